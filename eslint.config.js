@@ -1,0 +1,34 @@
+// The import walls of shared/design.md, enforced so a layer cannot be crossed by accident.
+import tseslint from 'typescript-eslint';
+
+const wall = (files, forbidden, why) => ({
+  files,
+  rules: {
+    'no-restricted-imports': ['error', {
+      patterns: forbidden.map((dir) => ({ group: [`**/${dir}/**`, `**/${dir}`], message: why })),
+    }],
+  },
+});
+
+const agents = ['apiserver', 'registry', 'storage', 'cli'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'generated/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  wall(['src/api/**/*.ts'], ['storage', 'registry', 'apiserver', 'client', 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'cli'], 'api imports nothing of ours'),
+  wall(['src/pki/**/*.ts'], ['storage', 'registry', 'apiserver', 'client', 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'cli'], 'pki is a leaf'),
+  wall(['src/storage/**/*.ts'], ['registry', 'apiserver', 'client', 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'cli'], 'storage imports api only'),
+  wall(['src/registry/**/*.ts'], ['apiserver', 'client', 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'cli'], 'registry imports api and storage only'),
+  wall(['src/apiserver/**/*.ts'], ['client', 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'cli'], 'apiserver imports registry, storage, api'),
+  wall(['src/client/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubelet', 'kubeadm'], 'client talks HTTP only'),
+  wall(['src/controllers/**/*.ts'], [...agents, 'scheduler', 'kubelet', 'kubeadm'], 'controllers use api and client only'),
+  wall(['src/scheduler/**/*.ts'], [...agents, 'controllers', 'kubelet', 'kubeadm'], 'scheduler uses api and client only'),
+  wall(['src/kubelet/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubeadm'], 'kubelet uses api and client only'),
+  wall(['src/kubeadm/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubelet'], 'kubeadm uses api, pki and client only'),
+);

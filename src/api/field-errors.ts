@@ -1,0 +1,63 @@
+/**
+ * Field errors as upstream's apimachinery `field.Error`: a type (reason), a path
+ * like `spec.template.spec.containers[0].image`, the bad value and a detail.
+ * Validation returns these as values; the apiserver turns them into a 422 Status.
+ */
+export type FieldErrorType =
+  | 'FieldValueRequired'
+  | 'FieldValueInvalid'
+  | 'FieldValueNotSupported'
+  | 'FieldValueDuplicate'
+  | 'FieldValueForbidden'
+  | 'FieldValueTooLong'
+  | 'FieldValueTooMany'
+  | 'FieldValueTypeInvalid'
+  | 'InternalError';
+
+export interface FieldError {
+  type: FieldErrorType;
+  field: string;
+  value?: unknown;
+  detail?: string;
+  /** For NotSupported: the allowed values. */
+  supported?: string[];
+}
+
+const typeWords: Record<FieldErrorType, string> = {
+  FieldValueRequired: 'Required value',
+  FieldValueInvalid: 'Invalid value',
+  FieldValueNotSupported: 'Unsupported value',
+  FieldValueDuplicate: 'Duplicate value',
+  FieldValueForbidden: 'Forbidden',
+  FieldValueTooLong: 'Too long',
+  FieldValueTooMany: 'Too many',
+  FieldValueTypeInvalid: 'Invalid value',
+  InternalError: 'Internal error',
+};
+
+function showValue(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+/** Renders like upstream's `(*field.Error).Error()`: `spec.x: Invalid value: "v": detail`. */
+export function fieldErrorMessage(e: FieldError): string {
+  const words = typeWords[e.type];
+  const parts = [`${e.field}: ${words}`];
+  const showsValue = e.type !== 'FieldValueRequired' && e.type !== 'FieldValueForbidden' && e.type !== 'FieldValueTooLong' && e.type !== 'InternalError';
+  if (showsValue && e.value !== undefined) parts.push(showValue(e.value));
+  if (e.type === 'FieldValueNotSupported' && e.supported) {
+    parts.push(`supported values: ${e.supported.map((s) => JSON.stringify(s)).join(', ')}`);
+  } else if (e.detail) {
+    parts.push(e.detail);
+  }
+  return parts.join(': ');
+}
+
+export const required = (field: string, detail = ''): FieldError => ({ type: 'FieldValueRequired', field, detail });
+export const invalid = (field: string, value: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field, value, detail });
+export const notSupported = (field: string, value: unknown, supported: string[]): FieldError => ({ type: 'FieldValueNotSupported', field, value, supported });
+export const forbidden = (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, detail });
+export const duplicate = (field: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field, value });

@@ -1,0 +1,100 @@
+/**
+ * The catalogue of served resources: names, scope, verbs, short names and
+ * categories as kube-apiserver 1.32 advertises them in discovery.
+ */
+
+export interface SubresourceInfo {
+  name: string;
+  /** The kind the subresource speaks (Scale, Binding, Eviction ...), with its group/version. */
+  group: string;
+  version: string;
+  kind: string;
+  verbs: string[];
+}
+
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  verbs: string[];
+  subresources: SubresourceInfo[];
+}
+
+const crud = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const statusSub = (group: string, version: string, kind: string): SubresourceInfo =>
+  ({ name: 'status', group, version, kind, verbs: ['get', 'patch', 'update'] });
+const scaleSub: SubresourceInfo = { name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] };
+
+interface Def {
+  group: string; version: string; kind: string; plural: string; namespaced: boolean;
+  shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; extra?: SubresourceInfo[];
+}
+
+function define(d: Def): ResourceInfo {
+  const subs: SubresourceInfo[] = [];
+  if (d.status) subs.push(statusSub(d.group, d.version, d.kind));
+  subs.push(...(d.extra ?? []));
+  return {
+    group: d.group, version: d.version, kind: d.kind, listKind: `${d.kind}List`,
+    plural: d.plural, singular: d.kind.toLowerCase(), namespaced: d.namespaced,
+    shortNames: d.shortNames ?? [], categories: d.categories ?? [], verbs: d.verbs ?? crud, subresources: subs,
+  };
+}
+
+export const resources: ResourceInfo[] = [
+  define({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, shortNames: ['ns'], status: true,
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    extra: [{ name: 'finalize', group: '', version: 'v1', kind: 'Namespace', verbs: ['update'] }] }),
+  define({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, shortNames: ['no'], status: true }),
+  define({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'], categories: ['all'], status: true,
+    extra: [
+      { name: 'binding', group: '', version: 'v1', kind: 'Binding', verbs: ['create'] },
+      { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
+    ] }),
+  define({ group: '', version: 'v1', kind: 'Binding', plural: 'bindings', namespaced: true, verbs: ['create'] }),
+  define({ group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true, shortNames: ['svc'], categories: ['all'], status: true }),
+  define({ group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', namespaced: true, shortNames: ['ep'] }),
+  define({ group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'] }),
+  define({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'] }),
+  define({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true }),
+  define({ group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, shortNames: ['sa'] }),
+  define({ group: '', version: 'v1', kind: 'PersistentVolume', plural: 'persistentvolumes', namespaced: false, shortNames: ['pv'], status: true }),
+  define({ group: '', version: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', namespaced: true, shortNames: ['pvc'], status: true }),
+  define({ group: 'apps', version: 'v1', kind: 'DaemonSet', plural: 'daemonsets', namespaced: true, shortNames: ['ds'], categories: ['all'], status: true }),
+  define({ group: 'apps', version: 'v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true, shortNames: ['sts'], categories: ['all'], status: true, extra: [scaleSub] }),
+  define({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true, shortNames: ['deploy'], categories: ['all'], status: true, extra: [scaleSub] }),
+  define({ group: 'apps', version: 'v1', kind: 'ReplicaSet', plural: 'replicasets', namespaced: true, shortNames: ['rs'], categories: ['all'], status: true, extra: [scaleSub] }),
+  define({ group: 'apps', version: 'v1', kind: 'ControllerRevision', plural: 'controllerrevisions', namespaced: true }),
+  define({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true }),
+  define({ group: 'certificates.k8s.io', version: 'v1', kind: 'CertificateSigningRequest', plural: 'certificatesigningrequests', namespaced: false, shortNames: ['csr'], status: true,
+    extra: [{ name: 'approval', group: 'certificates.k8s.io', version: 'v1', kind: 'CertificateSigningRequest', verbs: ['get', 'patch', 'update'] }] }),
+  define({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'] }),
+  define({ group: 'storage.k8s.io', version: 'v1', kind: 'StorageClass', plural: 'storageclasses', namespaced: false, shortNames: ['sc'] }),
+];
+
+/** `apps/v1` or `v1`. */
+export const apiVersionOf = (r: { group: string; version: string }) => (r.group ? `${r.group}/${r.version}` : r.version);
+
+/** The key validation, defaulting and printing are registered under: `apps/v1/DaemonSet`, `v1/Pod`. */
+export const kindKey = (r: { group: string; version: string; kind: string }) => `${apiVersionOf(r)}/${r.kind}`;
+
+export function findResource(group: string, version: string, plural: string): ResourceInfo | undefined {
+  return resources.find((r) => r.group === group && r.version === version && r.plural === plural);
+}
+
+export function findByKind(apiVersion: string, kind: string): ResourceInfo | undefined {
+  return resources.find((r) => apiVersionOf(r) === apiVersion && r.kind === kind);
+}
+
+/** Group versions in the order discovery lists them (core first). */
+export function groupVersions(): { group: string; version: string }[] {
+  const seen = new Map<string, { group: string; version: string }>();
+  for (const r of resources) seen.set(apiVersionOf(r), { group: r.group, version: r.version });
+  return [...seen.values()];
+}

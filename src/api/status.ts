@@ -1,0 +1,73 @@
+/**
+ * meta/v1 Status, the shape every API error takes on the wire, and the
+ * constructors for the reasons kubectl knows how to print.
+ */
+import { FieldError, fieldErrorMessage } from './field-errors.js';
+
+export interface StatusCause { reason?: string; message?: string; field?: string }
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, unknown>;
+  status: 'Success' | 'Failure';
+  message?: string;
+  reason?: string;
+  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: StatusCause[]; retryAfterSeconds?: number };
+  code: number;
+}
+
+/** Carries a Status through the apiserver's call stack to the response writer. */
+export class StatusError extends Error {
+  constructor(public readonly status: Status) {
+    super(status.message);
+  }
+  get code(): number { return this.status.code; }
+  get reason(): string | undefined { return this.status.reason; }
+}
+
+/** A group-qualified resource, e.g. {group: 'apps', resource: 'daemonsets'}. */
+export interface GroupResource { group: string; resource: string }
+const qualified = (gr: GroupResource) => (gr.group ? `${gr.resource}.${gr.group}` : gr.resource);
+
+function failure(code: number, reason: string, message: string, details?: Status['details']): StatusError {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  if (details) s.details = details;
+  return new StatusError(s);
+}
+
+export const notFound = (gr: GroupResource, name: string) =>
+  failure(404, 'NotFound', `${qualified(gr)} "${name}" not found`, { name, group: gr.group, kind: gr.resource });
+export const alreadyExists = (gr: GroupResource, name: string) =>
+  failure(409, 'AlreadyExists', `${qualified(gr)} "${name}" already exists`, { name, group: gr.group, kind: gr.resource });
+export const conflict = (gr: GroupResource, name: string, why = 'the object has been modified; please apply your changes to the latest version and try again') =>
+  failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(gr)} "${name}": ${why}`, { name, group: gr.group, kind: gr.resource });
+export const badRequest = (message: string) => failure(400, 'BadRequest', message);
+export const gone = (message: string) => failure(410, 'Expired', message);
+export const forbiddenStatus = (message: string, gr?: GroupResource, name?: string) =>
+  failure(403, 'Forbidden', message, gr ? { name, group: gr.group, kind: gr.resource } : undefined);
+export const unauthorized = () => failure(401, 'Unauthorized', 'Unauthorized');
+export const methodNotAllowed = (message = 'the server does not allow this method on the requested resource') =>
+  failure(405, 'MethodNotAllowed', message);
+export const tooLarge = (message = 'Request entity too large: limit is 3145728') => failure(413, 'RequestEntityTooLarge', message);
+export const unsupportedMediaType = (ct: string) => failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got ${ct})`);
+export const notAcceptable = (message: string) => failure(406, 'NotAcceptable', message);
+export const internalError = (message: string) => failure(500, 'InternalError', `Internal error occurred: ${message}`);
+export const serviceUnavailable = (message: string) => failure(503, 'ServiceUnavailable', message);
+export const pageNotFound = () => failure(404, 'NotFound', 'the server could not find the requested resource');
+
+/** 422 Invalid, worded like upstream: `DaemonSet.apps "x" is invalid: [a, b]`. */
+export function invalidObject(kind: string, group: string, name: string, errors: FieldError[]): StatusError {
+  const msgs = errors.map(fieldErrorMessage);
+  const joined = msgs.length === 1 ? msgs[0] : `[${msgs.join(', ')}]`;
+  const qualifiedKind = group ? `${kind}.${group}` : kind;
+  return failure(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${joined}`, {
+    name, group, kind,
+    causes: errors.map((e) => ({ reason: e.type, message: fieldErrorMessage(e).slice(e.field.length + 2), field: e.field })),
+  });
+}
+
+export function successStatus(details?: Status['details']): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
+  if (details) s.details = details;
+  return s;
+}

@@ -1,0 +1,96 @@
+/**
+ * The storage contract, shaped like etcd's KV + Watch API so that the SQLite
+ * backend (kine-style log table) and an etcd backend are interchangeable.
+ *
+ * Contract:
+ * - Every successful write (create, update, delete) gets a new revision from one
+ *   global, strictly increasing counter. The revision of the whole store is the
+ *   revision of its last write.
+ * - `modRevision` of a key is the revision of its last write; `createRevision`
+ *   is the revision that created it. These become `metadata.resourceVersion`.
+ * - Writes are guarded: create only if absent; update/delete only if the key's
+ *   current modRevision equals the expected one. A failed guard changes nothing
+ *   and reports the current value, so the caller can build a Conflict.
+ * - A write is durable before its promise resolves (SIGKILL loses nothing acknowledged).
+ * - Watches deliver, in revision order and without gaps, every event after
+ *   `fromRevision` for keys under a prefix. A revision older than the compacted
+ *   history fails with `CompactedError`.
+ */
+
+export interface KeyValue {
+  key: string;
+  /** The serialized object (JSON text). */
+  value: string;
+  createRevision: number;
+  modRevision: number;
+}
+
+export interface WatchEvent {
+  type: 'put' | 'delete';
+  /** For put: the new value. For delete: the last value, with modRevision = the delete's revision. */
+  kv: KeyValue;
+  /** The value before this event, when there was one. */
+  prevKv?: KeyValue;
+  /** True when the put created the key. */
+  created?: boolean;
+}
+
+export interface ListOptions {
+  /** Read at this revision (0 or absent: latest). Older than compacted -> CompactedError. */
+  revision?: number;
+  /** At most this many keys; `more` says whether keys remain. */
+  limit?: number;
+  /** Start from this key (inclusive), for pagination. */
+  startKey?: string;
+}
+
+export interface ListResult {
+  kvs: KeyValue[];
+  /** The revision the list was read at. */
+  revision: number;
+  /** True when limit cut the list short. */
+  more: boolean;
+}
+
+export type WriteResult =
+  | { ok: true; kv: KeyValue }
+  /** The guard failed; `current` is the key's value now (absent: key does not exist). */
+  | { ok: false; current?: KeyValue };
+
+export interface Watcher {
+  close(): void;
+}
+
+export interface WatchOptions {
+  /** Deliver events with revision > fromRevision. */
+  fromRevision: number;
+  onEvents(events: WatchEvent[]): void;
+  /** Called once if the watch cannot continue (e.g. compacted); no more events follow. */
+  onError?(err: Error): void;
+}
+
+export class CompactedError extends Error {
+  constructor(public readonly requested: number, public readonly compacted: number) {
+    super(`required revision ${requested} has been compacted (oldest available ${compacted + 1})`);
+  }
+}
+
+export interface Backend {
+  /** The revision of the last write. */
+  currentRevision(): Promise<number>;
+  /** The oldest revision still watchable/readable minus one (0 if none compacted). */
+  compactedRevision(): Promise<number>;
+  get(key: string, opts?: { revision?: number }): Promise<{ kv?: KeyValue; revision: number }>;
+  /** Keys starting with `prefix`, in key order. */
+  list(prefix: string, opts?: ListOptions): Promise<ListResult>;
+  /** Number of keys under a prefix at the latest revision. */
+  count(prefix: string): Promise<number>;
+  create(key: string, value: string): Promise<WriteResult>;
+  update(key: string, value: string, expectedModRevision: number): Promise<WriteResult>;
+  /** On success, kv is the deleted value with modRevision = the delete's revision. */
+  delete(key: string, expectedModRevision: number): Promise<WriteResult>;
+  watch(prefix: string, opts: WatchOptions): Watcher;
+  /** Forget history at or below `revision` (latest values are always kept). */
+  compact(revision: number): Promise<void>;
+  close(): Promise<void>;
+}
