@@ -1,0 +1,91 @@
+/**
+ * Guarded writes: each appends one kv_log row in its own IMMEDIATE transaction and keeps
+ * kv_current in step. The transaction is synchronous and has committed (and, with
+ * synchronous=FULL, been fsynced) before the caller sees the result.
+ *
+ * This process is assumed to be the only writer: the revision counter lives in memory (loaded
+ * from sqlite_sequence at open) and watch events are published from here.
+ */
+import type Database from 'better-sqlite3';
+import type { KeyValue, WatchEvent, WriteResult } from '../backend.js';
+import type { LogReader } from './log-reader.js';
+import { toKeyValue, toWatchEvent, type LogRow } from './rows.js';
+
+export interface WriteOutcome {
+  result: WriteResult;
+  /** The event to publish to watchers, when the write happened. */
+  event?: WatchEvent;
+}
+
+/** The row to append given the key's live value and the new row's id, or undefined: the guard failed. */
+type Plan = (current: KeyValue | undefined, id: number) => Omit<LogRow, 'id' | 'name'> | undefined;
+
+type Appended = { row: LogRow } | { conflict: KeyValue | undefined };
+
+export class LogWriter {
+  private revision: number;
+  private readonly appendTx: (key: string, plan: Plan) => Appended;
+
+  constructor(db: Database.Database, private readonly reader: LogReader) {
+    // AUTOINCREMENT keeps the highest id ever used here, so revisions continue after a restart
+    // even when compaction deleted the newest rows.
+    this.revision = db.prepare<[], number>(
+      "SELECT seq FROM sqlite_sequence WHERE name = 'kv_log'").pluck().get() ?? 0;
+    const insert = db.prepare<[LogRow]>(
+      `INSERT INTO kv_log (id, name, created, deleted, create_revision, prev_revision, value)
+       VALUES (@id, @name, @created, @deleted, @create_revision, @prev_revision, @value)`);
+    const setCurrent = db.prepare<[string, number]>(
+      'INSERT INTO kv_current (name, id) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET id = excluded.id');
+    const dropCurrent = db.prepare<[string]>('DELETE FROM kv_current WHERE name = ?');
+    const tx = db.transaction((key: string, plan: Plan): Appended => {
+      const current = this.reader.latest(key);
+      // The id is chosen here rather than by SQLite so a create can record it as create_revision.
+      const fields = plan(current, this.revision + 1);
+      if (!fields) return { conflict: current };
+      const row: LogRow = { id: this.revision + 1, name: key, ...fields };
+      insert.run(row);
+      if (row.deleted) dropCurrent.run(key);
+      else setCurrent.run(key, row.id);
+      return { row };
+    });
+    this.appendTx = tx.immediate;
+  }
+
+  /** The revision of the last write. */
+  get currentRevision(): number {
+    return this.revision;
+  }
+
+  create(key: string, value: string): WriteOutcome {
+    return this.append(key, (current, id) => current ? undefined : {
+      created: 1, deleted: 0, create_revision: id,
+      // After a delete the new row continues the key's chain from the tombstone.
+      prev_revision: this.reader.latestRowId(key), value, prev_value: null,
+    });
+  }
+
+  update(key: string, value: string, expectedModRevision: number): WriteOutcome {
+    return this.append(key, (current) => current?.modRevision !== expectedModRevision ? undefined : {
+      created: 0, deleted: 0, create_revision: current.createRevision,
+      prev_revision: current.modRevision, value, prev_value: current.value,
+    });
+  }
+
+  /** The tombstone keeps the last value: it is the delete event's kv and prevKv. */
+  delete(key: string, expectedModRevision: number): WriteOutcome {
+    return this.append(key, (current) => current?.modRevision !== expectedModRevision ? undefined : {
+      created: 0, deleted: 1, create_revision: current.createRevision,
+      prev_revision: current.modRevision, value: current.value, prev_value: current.value,
+    });
+  }
+
+  private append(key: string, plan: Plan): WriteOutcome {
+    const appended = this.appendTx(key, plan);
+    if ('conflict' in appended) {
+      const current = appended.conflict;
+      return { result: current ? { ok: false, current } : { ok: false } };
+    }
+    this.revision = appended.row.id;
+    return { result: { ok: true, kv: toKeyValue(appended.row) }, event: toWatchEvent(appended.row) };
+  }
+}
