@@ -21,6 +21,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  wall(['src/util/**/*.ts'], ['api', 'pki', 'storage', 'registry', 'apiserver', 'client', 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'cli'], 'util is a leaf'),
   wall(['src/api/**/*.ts'], ['storage', 'registry', 'apiserver', 'client', 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'cli'], 'api imports nothing of ours'),
   wall(['src/pki/**/*.ts'], ['storage', 'registry', 'apiserver', 'client', 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'cli'], 'pki is a leaf'),
   wall(['src/storage/**/*.ts'], ['registry', 'apiserver', 'client', 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'cli'], 'storage imports api only'),

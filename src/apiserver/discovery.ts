@@ -1,0 +1,87 @@
+/**
+ * Discovery documents, legacy (APIVersions, APIGroupList, APIResourceList) and
+ * aggregated (apidiscovery.k8s.io/v2), all derived from the resource catalogue.
+ */
+import { resources, ResourceInfo, groupVersions, apiVersionOf } from '../api/resources.js';
+
+export const aggregatedContentType = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+
+export function apiVersions(serverAddress: string) {
+  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+}
+
+function groups(): Map<string, string[]> {
+  const m = new Map<string, string[]>();
+  for (const gv of groupVersions()) {
+    if (!gv.group) continue;
+    const vs = m.get(gv.group) ?? [];
+    if (!vs.includes(gv.version)) vs.push(gv.version);
+    m.set(gv.group, vs);
+  }
+  return m;
+}
+
+function apiGroup(name: string, versions: string[]) {
+  const vs = versions.map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
+  return { name, versions: vs, preferredVersion: vs[0] };
+}
+
+export function apiGroupList() {
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups()].map(([n, vs]) => apiGroup(n, vs)) };
+}
+
+export function apiGroupDoc(name: string) {
+  const vs = groups().get(name);
+  return vs ? { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(name, vs) } : undefined;
+}
+
+export function apiResourceList(group: string, version: string) {
+  const rs = resources.filter((r) => r.group === group && r.version === version);
+  if (!rs.length) return undefined;
+  const out: any[] = [];
+  for (const r of rs) {
+    const entry: any = { name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
+    if (r.shortNames.length) entry.shortNames = r.shortNames;
+    if (r.categories.length) entry.categories = r.categories;
+    out.push(entry);
+    for (const s of r.subresources) {
+      const sub: any = { name: `${r.plural}/${s.name}`, singularName: '', namespaced: r.namespaced, kind: s.kind, verbs: s.verbs };
+      if (s.group !== r.group || s.version !== r.version) { sub.group = s.group; sub.version = s.version; }
+      out.push(sub);
+    }
+  }
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf({ group, version }), resources: out };
+}
+
+function discoveryResource(r: ResourceInfo) {
+  const d: any = {
+    resource: r.plural, responseKind: { group: r.group, version: r.version, kind: r.kind },
+    scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: r.verbs,
+  };
+  if (r.shortNames.length) d.shortNames = r.shortNames;
+  if (r.categories.length) d.categories = r.categories;
+  if (r.subresources.length) {
+    d.subresources = r.subresources.map((s) => ({
+      subresource: s.name, responseKind: { group: s.group, version: s.version, kind: s.kind }, verbs: s.verbs,
+    }));
+  }
+  return d;
+}
+
+/** `/api` (core only) or `/apis` (every named group) in the aggregated form. */
+export function aggregatedDiscovery(core: boolean) {
+  const byGroup = new Map<string, Map<string, ResourceInfo[]>>();
+  for (const r of resources) {
+    if ((r.group === '') !== core) continue;
+    const vs = byGroup.get(r.group) ?? new Map<string, ResourceInfo[]>();
+    const list = vs.get(r.version) ?? [];
+    list.push(r);
+    vs.set(r.version, list);
+    byGroup.set(r.group, vs);
+  }
+  const items = [...byGroup].map(([group, vs]) => ({
+    metadata: { name: group, creationTimestamp: null },
+    versions: [...vs].map(([version, rs]) => ({ version, resources: rs.map(discoveryResource), freshness: 'Current' })),
+  }));
+  return { kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items };
+}

@@ -1,0 +1,24 @@
+/** What every resource handler gets: the request, its parsed info and the store. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Store } from '../../registry/store.js';
+import type { Registry } from '../../registry/registry.js';
+import type { RequestInfo } from '../request-info.js';
+import type { Rendering } from '../negotiate.js';
+import type { Logger } from '../../util/log.js';
+
+export interface HandlerContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  info: RequestInfo;
+  store: Store;
+  registry: Registry;
+  rendering: Rendering;
+  now: Date;
+  logger: Logger;
+  /** Counts open watches for /metrics. */
+  watchGauge: { inc(): void; dec(): void };
+}
+
+export const query = (ctx: HandlerContext, name: string) => ctx.url.searchParams.get(name) ?? undefined;
+export const isDryRun = (ctx: HandlerContext) => ctx.url.searchParams.getAll('dryRun').includes('All');

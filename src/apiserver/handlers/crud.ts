@@ -1,0 +1,128 @@
+/** get, list, create, update, patch, delete and deletecollection on a resource. */
+import { kindKey, apiVersionOf } from '../../api/resources.js';
+import { badRequest, successStatus, unsupportedMediaType } from '../../api/status.js';
+import { applyPatch, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
+import type { DeleteOptions } from '../../registry/types.js';
+import { decodeBody, mediaType, readBody } from '../body.js';
+import { writeJSON } from '../respond.js';
+import { checkFields } from '../field-validation.js';
+import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
+import { HandlerContext, isDryRun, query } from './context.js';
+
+export async function handleGet(ctx: HandlerContext): Promise<void> {
+  const obj = await ctx.store.get(ctx.info.namespace, ctx.info.name!);
+  writeObject(ctx, 200, obj);
+}
+
+/** Renders one object as JSON, a one-row Table, or PartialObjectMetadata, as negotiated. */
+export function writeObject(ctx: HandlerContext, code: number, obj: any): void {
+  if (ctx.rendering === 'table') {
+    writeJSON(ctx.res, code, toTable(ctx.store.info, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now));
+  } else if (ctx.rendering === 'partial') {
+    writeJSON(ctx.res, code, partialObjectMetadata(obj));
+  } else {
+    writeJSON(ctx.res, code, obj);
+  }
+}
+
+export async function handleList(ctx: HandlerContext): Promise<void> {
+  const limit = query(ctx, 'limit');
+  const result = await ctx.store.list(ctx.info.namespace, {
+    labelSelector: query(ctx, 'labelSelector'), fieldSelector: query(ctx, 'fieldSelector'),
+    limit: limit ? parseInt(limit, 10) : undefined, continue: query(ctx, 'continue'),
+    resourceVersion: query(ctx, 'resourceVersion'), resourceVersionMatch: query(ctx, 'resourceVersionMatch'),
+  });
+  const listMeta: any = { resourceVersion: result.resourceVersion };
+  if (result.continue) listMeta.continue = result.continue;
+  if (ctx.rendering === 'table') {
+    writeJSON(ctx.res, 200, toTable(ctx.store.info, result.items, listMeta, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now));
+  } else if (ctx.rendering === 'partial') {
+    writeJSON(ctx.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: result.items.map(partialObjectMetadata) });
+  } else {
+    writeJSON(ctx.res, 200, { kind: ctx.store.info.listKind, apiVersion: ctx.store.apiVersion, metadata: listMeta, items: result.items });
+  }
+}
+
+/** Reads the body as an object of this endpoint's kind (missing apiVersion/kind default to it). */
+async function readObject(ctx: HandlerContext): Promise<any> {
+  const obj = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+  checkKind(ctx, obj);
+  return obj;
+}
+
+function checkKind(ctx: HandlerContext, obj: any) {
+  const want = ctx.store.apiVersion;
+  if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
+    throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`);
+  }
+  if (obj.kind !== undefined && obj.kind !== ctx.store.info.kind) {
+    throw badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${ctx.store.info.kind})`);
+  }
+}
+
+export async function handleCreate(ctx: HandlerContext): Promise<void> {
+  const obj = await readObject(ctx);
+  checkFields(kindKey(ctx.store.info), obj, query(ctx, 'fieldValidation'), ctx.res);
+  const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx) });
+  writeObject(ctx, 201, created);
+}
+
+export async function handleUpdate(ctx: HandlerContext): Promise<void> {
+  const obj = await readObject(ctx);
+  checkFields(kindKey(ctx.store.info), obj, query(ctx, 'fieldValidation'), ctx.res);
+  const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx) });
+  writeObject(ctx, 200, updated);
+}
+
+export async function handlePatch(ctx: HandlerContext): Promise<void> {
+  const ct = mediaType(ctx.req);
+  const type = patchTypeFromContentType(ct);
+  const key = kindKey(ctx.store.info);
+  if (!type || (type === 'strategic' && !supportsStrategicMerge(key))) throw unsupportedMediaType(ct);
+  const patch = decodeBody(await readBody(ctx.req), 'application/json', true);
+  const mode = query(ctx, 'fieldValidation');
+  const updated = await ctx.store.guaranteedUpdate(ctx.info.namespace, ctx.info.name!, (cur) => {
+    const next = applyPatch(type, cur, patch, key);
+    checkFields(key, next, mode, ctx.res);
+    return next;
+  }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx) });
+  writeObject(ctx, 200, updated);
+}
+
+/** DeleteOptions from the body (kubectl sends one) and the query string. */
+export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
+  const buf = await readBody(ctx.req);
+  const opts: DeleteOptions = buf.length && buf.toString().trim() ? decodeBody(buf, mediaType(ctx.req)) : {};
+  const grace = query(ctx, 'gracePeriodSeconds');
+  if (grace !== undefined) opts.gracePeriodSeconds = parseInt(grace, 10);
+  const policy = query(ctx, 'propagationPolicy');
+  if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  if (query(ctx, 'orphanDependents') === 'true') opts.orphanDependents = true;
+  if (opts.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {
+    throw badRequest(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"`);
+  }
+  return opts;
+}
+
+export async function handleDelete(ctx: HandlerContext): Promise<void> {
+  const opts = await readDeleteOptions(ctx);
+  const dry = isDryRun(ctx) || (opts.dryRun ?? []).includes('All');
+  const { obj, deleted } = await ctx.store.delete(ctx.info.namespace, ctx.info.name!, opts, dry);
+  if (!deleted) return writeObject(ctx, 200, obj);
+  writeJSON(ctx.res, 200, successStatus({ name: obj.metadata.name, group: ctx.store.info.group, kind: ctx.store.info.plural, uid: obj.metadata.uid }));
+}
+
+export async function handleDeleteCollection(ctx: HandlerContext): Promise<void> {
+  const opts = await readDeleteOptions(ctx);
+  const dry = isDryRun(ctx);
+  const { items } = await ctx.store.list(ctx.info.namespace, { labelSelector: query(ctx, 'labelSelector'), fieldSelector: query(ctx, 'fieldSelector') });
+  const out: any[] = [];
+  for (const item of items) {
+    try {
+      out.push((await ctx.store.delete(item.metadata.namespace, item.metadata.name, opts, dry)).obj);
+    } catch (e: any) {
+      if (e?.code !== 404) throw e;
+    }
+  }
+  writeJSON(ctx.res, 200, { kind: ctx.store.info.listKind, apiVersion: apiVersionOf(ctx.store.info), metadata: {}, items: out });
+}

@@ -1,0 +1,106 @@
+/**
+ * Subresources with a kind of their own: scale (autoscaling/v1 Scale),
+ * binding (pods/binding), eviction (policy/v1 Eviction), CSR approval and
+ * namespace finalize. status reuses the main handlers with subresource=status.
+ */
+import { badRequest, conflict, methodNotAllowed, successStatus, unsupportedMediaType } from '../../api/status.js';
+import { applyPatch, patchTypeFromContentType } from '../../api/patch/index.js';
+import { selectorFromLabelSelector, selectorToString } from '../../api/labels.js';
+import { prepareFinalize } from '../../registry/strategies/namespaces.js';
+import { decodeBody, mediaType, readBody } from '../body.js';
+import { writeJSON } from '../respond.js';
+import { HandlerContext, isDryRun } from './context.js';
+import { writeObject } from './crud.js';
+
+export function toScale(obj: any): any {
+  let selector = '';
+  try {
+    if (obj.spec?.selector) selector = selectorToString(selectorFromLabelSelector(obj.spec.selector));
+  } catch { /* an invalid selector cannot be stored; keep empty */ }
+  return {
+    kind: 'Scale', apiVersion: 'autoscaling/v1',
+    metadata: {
+      name: obj.metadata.name, namespace: obj.metadata.namespace, uid: obj.metadata.uid,
+      resourceVersion: obj.metadata.resourceVersion, creationTimestamp: obj.metadata.creationTimestamp,
+    },
+    spec: { replicas: obj.spec?.replicas ?? 0 },
+    status: { replicas: obj.status?.replicas ?? 0, selector },
+  };
+}
+
+export async function handleScale(ctx: HandlerContext): Promise<void> {
+  const { store, info } = ctx;
+  if (ctx.info.verb === 'get') return writeJSON(ctx.res, 200, toScale(await store.get(info.namespace, info.name!)));
+  let patchOrScale: any;
+  let patchType: ReturnType<typeof patchTypeFromContentType>;
+  if (ctx.info.verb === 'patch') {
+    patchType = patchTypeFromContentType(mediaType(ctx.req));
+    if (!patchType) throw unsupportedMediaType(mediaType(ctx.req));
+    patchOrScale = decodeBody(await readBody(ctx.req), 'application/json', true);
+  } else if (ctx.info.verb === 'update') {
+    patchOrScale = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+  } else {
+    throw methodNotAllowed();
+  }
+  const updated = await store.guaranteedUpdate(info.namespace, info.name!, (cur) => {
+    const scale = toScale(cur);
+    const next = patchType ? applyPatch(patchType, scale, patchOrScale, 'autoscaling/v1/Scale') : patchOrScale;
+    const replicas = next?.spec?.replicas;
+    if (!Number.isInteger(replicas) || replicas < 0) {
+      throw badRequest(`Scale.autoscaling "${info.name}" is invalid: spec.replicas: Invalid value: ${replicas}: must be greater than or equal to 0`);
+    }
+    const rv = next?.metadata?.resourceVersion;
+    if (rv && rv !== cur.metadata.resourceVersion) throw conflict(store.gr, info.name!);
+    cur.spec.replicas = replicas;
+    return cur;
+  }, { dryRun: isDryRun(ctx) });
+  writeJSON(ctx.res, 200, toScale(updated));
+}
+
+/** POST pods/x/binding: set spec.nodeName once, as the scheduler's bind does. */
+export async function handleBinding(ctx: HandlerContext, podName: string): Promise<void> {
+  if (ctx.info.verb !== 'create') throw methodNotAllowed();
+  const binding = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+  const node = binding?.target?.name;
+  if (!node) throw badRequest('Binding.target.name: Required value');
+  await ctx.store.guaranteedUpdate(ctx.info.namespace, podName, (pod) => {
+    if (pod.metadata.deletionTimestamp) throw conflict(ctx.store.gr, podName, 'pod is being deleted, cannot be assigned to a host');
+    if (pod.spec.nodeName) throw conflict(ctx.store.gr, podName, `pod ${podName} is already assigned to node "${pod.spec.nodeName}"`);
+    pod.spec.nodeName = node;
+    const conds = (pod.status.conditions ?? []).filter((c: any) => c.type !== 'PodScheduled');
+    conds.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z') });
+    pod.status.conditions = conds;
+    return pod;
+  }, { subresource: 'binding', dryRun: isDryRun(ctx) });
+  writeJSON(ctx.res, 201, { ...successStatus(), code: 201 });
+}
+
+/** POST pods/x/eviction: a delete with the eviction's options (no PodDisruptionBudgets yet). */
+export async function handleEviction(ctx: HandlerContext): Promise<void> {
+  if (ctx.info.verb !== 'create') throw methodNotAllowed();
+  const eviction = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+  await ctx.store.delete(ctx.info.namespace, ctx.info.name!, eviction.deleteOptions ?? {}, isDryRun(ctx));
+  writeJSON(ctx.res, 201, { ...successStatus(), code: 201 });
+}
+
+/** PUT certificatesigningrequests/x/approval: only the Approved/Denied conditions change. */
+export async function handleApproval(ctx: HandlerContext): Promise<void> {
+  if (ctx.info.verb === 'get') return writeObject(ctx, 200, await ctx.store.get(undefined, ctx.info.name!));
+  if (ctx.info.verb !== 'update') throw methodNotAllowed();
+  const body = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+  const updated = await ctx.store.guaranteedUpdate(undefined, ctx.info.name!, (cur) => {
+    if (body?.metadata?.resourceVersion) cur.metadata.resourceVersion = body.metadata.resourceVersion;
+    cur.status = { ...(cur.status ?? {}), conditions: body?.status?.conditions ?? [] };
+    return cur;
+  }, { subresource: 'status', dryRun: isDryRun(ctx) });
+  writeObject(ctx, 200, updated);
+}
+
+/** PUT namespaces/x/finalize: only spec.finalizers changes; an empty list lets deletion finish. */
+export async function handleFinalize(ctx: HandlerContext): Promise<void> {
+  if (ctx.info.verb !== 'update') throw methodNotAllowed();
+  const body = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+  const updated = await ctx.store.guaranteedUpdate(undefined, ctx.info.name!, (cur) => prepareFinalize(body, cur), { dryRun: isDryRun(ctx) });
+  writeObject(ctx, 200, updated);
+}
+

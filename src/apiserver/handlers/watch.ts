@@ -1,0 +1,74 @@
+/**
+ * Watch streams: one JSON event per line, flushed as it happens. Tables when
+ * kubectl asked for them, bookmarks when the client allows them, closed after
+ * timeoutSeconds or when the client goes away.
+ */
+import type { WatchEventOut } from '../../registry/types.js';
+import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
+import { HandlerContext, query } from './context.js';
+
+const bookmarkEveryMs = 30_000;
+
+export async function handleWatch(ctx: HandlerContext): Promise<void> {
+  const { res, store } = ctx;
+  const include = includeObjectParam(ctx.url.searchParams.get('includeObject'));
+  let lastRV = '0';
+  let open = true;
+  const render = (ev: WatchEventOut): string => {
+    let object = ev.object;
+    if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
+      if (ctx.rendering === 'table') object = toTable(store.info, [ev.object], { resourceVersion: ev.object.metadata.resourceVersion }, include, new Date());
+      else if (ctx.rendering === 'partial') object = partialObjectMetadata(ev.object);
+    }
+    return `{"type":"${ev.type}","object":${JSON.stringify(object)}}\n`;
+  };
+  const send = (ev: WatchEventOut) => {
+    if (!open) return;
+    if (ev.object?.metadata?.resourceVersion && ev.type !== 'ERROR') lastRV = ev.object.metadata.resourceVersion;
+    res.write(render(ev));
+  };
+  const timers: NodeJS.Timeout[] = [];
+  let watch: { close(): void } | undefined;
+  const finish = () => {
+    if (!open) return;
+    open = false;
+    for (const t of timers) clearTimeout(t);
+    watch?.close();
+    ctx.watchGauge.dec();
+    res.end();
+  };
+  ctx.watchGauge.inc();
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.flushHeaders();
+  ctx.req.socket.setNoDelay(true);
+  ctx.req.on('close', finish);
+  res.on('close', finish);
+  try {
+    watch = await store.watch(ctx.info.namespace, {
+      labelSelector: query(ctx, 'labelSelector'), fieldSelector: query(ctx, 'fieldSelector'),
+      resourceVersion: query(ctx, 'resourceVersion'),
+      sendInitialEvents: query(ctx, 'sendInitialEvents') === 'true' ? true : undefined,
+    }, send, () => finish());
+  } catch (e: any) {
+    if (e?.status) send({ type: 'ERROR', object: e.status });
+    finish();
+    return;
+  }
+  if (!open) { watch.close(); return; }
+  if (query(ctx, 'sendInitialEvents') === 'true' && query(ctx, 'allowWatchBookmarks') === 'true') {
+    // The end of the initial events, as the WatchList protocol marks it.
+    send({ type: 'BOOKMARK', object: bookmark(store, lastRV, true) });
+  }
+  const timeout = Number(query(ctx, 'timeoutSeconds') ?? 0);
+  if (timeout > 0) timers.push(setTimeout(finish, timeout * 1000));
+  if (query(ctx, 'allowWatchBookmarks') === 'true') {
+    const tick = () => { send({ type: 'BOOKMARK', object: bookmark(store, lastRV, false) }); timers.push(setTimeout(tick, bookmarkEveryMs)); };
+    timers.push(setTimeout(tick, bookmarkEveryMs));
+  }
+}
+
+function bookmark(store: HandlerContext['store'], rv: string, initialEnd: boolean): any {
+  const metadata: any = { resourceVersion: rv };
+  if (initialEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+  return { kind: store.info.kind, apiVersion: store.apiVersion, metadata };
+}

@@ -1,0 +1,29 @@
+/** Server-side printing: meta.k8s.io/v1 Table built from the registry's printers. */
+import { printTable } from '../registry/printers/index.js';
+import type { ResourceInfo } from '../api/resources.js';
+import { kindKey } from '../api/resources.js';
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+export function partialObjectMetadata(obj: any): any {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
+}
+
+export function toTable(info: ResourceInfo, objects: any[], listMeta: { resourceVersion?: string; continue?: string },
+  include: IncludeObject, now: Date): any {
+  const t = printTable(kindKey(info), objects, { now });
+  const rows = t.rows.map((r, i) => {
+    const row: any = { cells: r.cells };
+    if (r.conditions) row.conditions = r.conditions;
+    if (include === 'Metadata') row.object = partialObjectMetadata(objects[i]);
+    else if (include === 'Object') row.object = objects[i];
+    return row;
+  });
+  const metadata: any = { resourceVersion: listMeta.resourceVersion ?? '' };
+  if (listMeta.continue) metadata.continue = listMeta.continue;
+  return { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata, columnDefinitions: t.columnDefinitions, rows };
+}
+
+export function includeObjectParam(v: string | null): IncludeObject {
+  return v === 'None' || v === 'Object' ? v : 'Metadata';
+}

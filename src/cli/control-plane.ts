@@ -1,0 +1,85 @@
+/**
+ * Assembles a control plane: PKI, storage, registry, API server, and the
+ * in-process loops (system namespaces, default service accounts, namespace
+ * deletion). Shuts down cleanly on SIGTERM/SIGINT.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { ensureClusterPKI, buildKubeconfig, writeKubeconfig } from '../pki/index.js';
+import { openSqliteBackend } from '../storage/sqlite/index.js';
+import { Registry } from '../registry/registry.js';
+import { ensureSystemNamespaces, runServiceAccountsLoop } from '../registry/bootstrap.js';
+import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
+import { createApiServer } from '../apiserver/server.js';
+import { createMetrics } from '../apiserver/metrics.js';
+import { instrumentBackend } from '../apiserver/instrumented-backend.js';
+import { admit } from '../apiserver/admission/index.js';
+import { createAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
+import { createLogger, Logger } from '../util/log.js';
+import { realClock } from '../util/clock.js';
+
+export interface ControlPlaneOptions {
+  dataDir: string;
+  port: number;
+  bind: string;
+  tokenFile?: string;
+  advertiseAddress?: string;
+  logger?: Logger;
+}
+
+export interface ControlPlane {
+  url: string;
+  port: number;
+  kubeconfigPath: string;
+  close(): Promise<void>;
+  /** Resolves with the exit code once SIGTERM or SIGINT has shut everything down. */
+  waitForSignal(): Promise<number>;
+}
+
+export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
+  const started = Date.now();
+  const logger = opts.logger ?? createLogger('k8ts');
+  mkdirSync(opts.dataDir, { recursive: true });
+  const hosts = [opts.bind, opts.advertiseAddress, hostname()].filter((h): h is string => !!h && h !== '0.0.0.0' && h !== '::');
+  const pki = await ensureClusterPKI(opts.dataDir, { hosts });
+  const metrics = createMetrics();
+  const backend = instrumentBackend(openSqliteBackend(join(opts.dataDir, 'state.db'), { logger: logger.with('storage') }), metrics);
+  const registry = new Registry(backend, realClock, admit);
+  let ready = false;
+  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });
+  const server = createApiServer({ registry, tls: serverTLSOptions(pki), authenticate, metrics, logger: logger.with('apiserver'), ready: () => ready });
+  const addr = await server.listen(opts.port, opts.bind);
+  const host = opts.advertiseAddress ?? (opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : opts.bind);
+  const url = `https://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
+  const kubeconfigPath = join(opts.dataDir, 'admin.conf');
+  await writeKubeconfig(kubeconfigPath, buildKubeconfig({
+    server: url, caCertPem: pki.caCertPem, userName: 'kubernetes-admin', clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem,
+  }));
+  await ensureSystemNamespaces(registry);
+  const stopSA = await runServiceAccountsLoop(registry, logger);
+  const namespaces = new NamespaceLifecycle(registry, logger.with('namespace'));
+  await namespaces.start();
+  ready = true;
+  logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, kubeconfig: kubeconfigPath });
+
+  let closing: Promise<void> | undefined;
+  const close = () => closing ??= (async () => {
+    ready = false;
+    stopSA();
+    namespaces.close();
+    await server.close();
+    await backend.close();
+  })();
+  return {
+    url, port: addr.port, kubeconfigPath, close,
+    waitForSignal: () => new Promise<number>((resolve) => {
+      const onSignal = (sig: NodeJS.Signals) => {
+        logger.info('shutting down', { signal: sig });
+        close().then(() => resolve(0), (e) => { logger.error('shutdown failed', { err: e }); resolve(1); });
+      };
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+    }),
+  };
+}

@@ -1,0 +1,34 @@
+/** `k8ts server`: the API server on embedded SQLite, HTTPS only. */
+import { parseArgs } from 'node:util';
+import { startControlPlane } from './control-plane.js';
+
+export const serverHelp = `Run the k8ts API server.
+
+Usage:
+  k8ts server --data-dir DIR [flags]
+
+Flags:
+      --data-dir string          directory for the database, PKI and admin.conf (required)
+      --port int                 secure port to serve HTTPS on (default 6443)
+      --bind string              address to bind to (default 127.0.0.1)
+      --token-auth-file string   static bearer tokens, CSV: token,user,uid,"group1,group2"
+      --advertise-address string address written into admin.conf (default: the bind address)
+  -h, --help                     help for server`;
+
+export async function runServer(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args, strict: true, allowPositionals: false,
+    options: {
+      'data-dir': { type: 'string' }, port: { type: 'string', default: '6443' }, bind: { type: 'string', default: '127.0.0.1' },
+      'token-auth-file': { type: 'string' }, 'advertise-address': { type: 'string' },
+    },
+  });
+  if (!values['data-dir']) { console.error('Error: --data-dir is required'); return 1; }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) { console.error(`Error: invalid --port "${values.port}"`); return 1; }
+  const cp = await startControlPlane({
+    dataDir: values['data-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
+    advertiseAddress: values['advertise-address'],
+  });
+  return cp.waitForSignal();
+}

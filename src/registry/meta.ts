@@ -1,0 +1,31 @@
+/** Object metadata chores shared by every kind: identity, timestamps, spec comparison. */
+import { randomUUID, randomBytes } from 'node:crypto';
+
+const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** Upstream's names.SimpleNameGenerator: base + 5 random characters from a vowel-free alphabet. */
+export function generateName(base: string): string {
+  const trimmed = base.length > 63 - 5 ? base.slice(0, 63 - 5) : base;
+  const bytes = randomBytes(5);
+  let suffix = '';
+  for (const b of bytes) suffix += alphabet[b % alphabet.length];
+  return trimmed + suffix;
+}
+
+export const newUID = () => randomUUID();
+
+/** The parts of an object that count as "spec" for generation bumps: everything but metadata and status. */
+export function specOf(obj: any): string {
+  const { metadata: _m, status: _s, kind: _k, apiVersion: _a, ...rest } = obj ?? {};
+  return stableStringify(rest);
+}
+
+/** JSON with sorted keys, so equal objects compare equal regardless of key order. */
+export function stableStringify(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
+  const keys = Object.keys(v as object).filter((k) => (v as any)[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((v as any)[k])}`).join(',')}}`;
+}
+
+export const clone = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));

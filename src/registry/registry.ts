@@ -1,0 +1,68 @@
+/**
+ * The registry: one Store per served resource, plus the namespace lifecycle
+ * rules every namespaced create goes through.
+ */
+import type { Backend } from '../storage/backend.js';
+import { resources, ResourceInfo, apiVersionOf } from '../api/resources.js';
+import { forbiddenStatus, notFound } from '../api/status.js';
+import type { Clock } from '../util/clock.js';
+import { Store, StoreHooks } from './store.js';
+import type { Strategy } from './strategy.js';
+import { genericStrategy } from './strategies/generic.js';
+import { podStrategy } from './strategies/pods.js';
+import { nodeStrategy } from './strategies/nodes.js';
+import { namespaceStrategy } from './strategies/namespaces.js';
+import { initialStatusStrategy } from './strategies/simple-status.js';
+
+function strategyFor(info: ResourceInfo): Strategy {
+  switch (`${info.group}/${info.plural}`) {
+    case '/pods': return podStrategy(info);
+    case '/nodes': return nodeStrategy(info);
+    case '/namespaces': return namespaceStrategy(info);
+    case '/persistentvolumes':
+    case '/persistentvolumeclaims': return initialStatusStrategy(info, () => ({ phase: 'Pending' }));
+    case 'certificates.k8s.io/certificatesigningrequests': return initialStatusStrategy(info, () => ({}));
+    default: return genericStrategy(info);
+  }
+}
+
+export class Registry {
+  private readonly stores = new Map<string, Store>();
+
+  constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit']) {
+    const hooks: StoreHooks = { admit, checkNamespace: (ns) => this.checkNamespace(ns) };
+    for (const info of resources) {
+      if (info.plural === 'bindings') continue;
+      this.stores.set(storeKey(info.group, info.version, info.plural), new Store(info, strategyFor(info), { backend, clock, hooks }));
+    }
+  }
+
+  store(group: string, version: string, plural: string): Store | undefined {
+    return this.stores.get(storeKey(group, version, plural));
+  }
+
+  /** The store for `apps/v1` + `DaemonSet`. */
+  storeForKind(apiVersion: string, kind: string): Store | undefined {
+    for (const s of this.stores.values()) if (apiVersionOf(s.info) === apiVersion && s.info.kind === kind) return s;
+    return undefined;
+  }
+
+  all(): Store[] { return [...this.stores.values()]; }
+
+  get namespaces(): Store { return this.store('', 'v1', 'namespaces')!; }
+
+  /** NamespaceLifecycle admission: no content in absent or terminating namespaces. */
+  private async checkNamespace(ns: string): Promise<void> {
+    let obj: any;
+    try {
+      obj = await this.namespaces.get(undefined, ns);
+    } catch {
+      throw notFound({ group: '', resource: 'namespaces' }, ns);
+    }
+    if (obj.metadata.deletionTimestamp || obj.status?.phase === 'Terminating') {
+      throw forbiddenStatus(`unable to create new content in namespace ${ns} because it is being terminated`);
+    }
+  }
+}
+
+const storeKey = (g: string, v: string, p: string) => `${g}/${v}/${p}`;

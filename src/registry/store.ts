@@ -1,0 +1,354 @@
+/**
+ * The generic store: the create/get/list/update/delete/watch flow written once
+ * for every kind (upstream's genericregistry.Store). Kinds differ only through
+ * their Strategy. resourceVersion is the storage revision, set on every read.
+ */
+import type { Backend, KeyValue, WatchEvent } from '../storage/backend.js';
+import { CompactedError } from '../storage/backend.js';
+import type { ResourceInfo } from '../api/resources.js';
+import { apiVersionOf } from '../api/resources.js';
+import {
+  alreadyExists, badRequest, conflict, gone, invalidObject, notFound, StatusError, GroupResource,
+} from '../api/status.js';
+import { required } from '../api/field-errors.js';
+import type { Clock } from '../util/clock.js';
+import { rfc3339 } from '../util/clock.js';
+import type { Strategy } from './strategy.js';
+import type { DeleteOptions, ListOptions, WatchEventOut, WatchOptions } from './types.js';
+import { listPrefix, objectKey } from './keys.js';
+import { clone, generateName, newUID, stableStringify } from './meta.js';
+import { compileSelection, Selection } from './selection.js';
+
+/** Hooks the apiserver plugs in: admission, namespace lifecycle. */
+export interface StoreHooks {
+  /** Mutating then validating admission; may throw a StatusError. */
+  admit?(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void> | void;
+  /** Throws when objects may not be created in this namespace (absent or terminating). */
+  checkNamespace?(namespace: string): Promise<void>;
+}
+
+export interface StoreDeps { backend: Backend; clock: Clock; hooks?: StoreHooks }
+
+export interface ListResult { items: any[]; resourceVersion: string; continue?: string; remainingItemCount?: number }
+
+export interface UpdateOptions { subresource?: string; dryRun?: boolean }
+
+export interface Watch { close(): void }
+
+const maxConflictRetries = 8;
+
+export class Store {
+  readonly gr: GroupResource;
+  readonly apiVersion: string;
+
+  constructor(readonly info: ResourceInfo, readonly strategy: Strategy, private readonly deps: StoreDeps) {
+    this.gr = { group: info.group, resource: info.plural };
+    this.apiVersion = apiVersionOf(info);
+  }
+
+  key(namespace: string | undefined, name: string): string { return objectKey(this.info, namespace, name); }
+
+  decode(kv: KeyValue): any {
+    const obj = JSON.parse(kv.value);
+    obj.metadata.resourceVersion = String(kv.modRevision);
+    return obj;
+  }
+
+  private encode(obj: any): string {
+    const { resourceVersion: _rv, ...metadata } = obj.metadata;
+    return JSON.stringify({ apiVersion: this.apiVersion, kind: this.info.kind, ...obj, metadata });
+  }
+
+  async get(namespace: string | undefined, name: string): Promise<any> {
+    const { kv } = await this.deps.backend.get(this.key(namespace, name));
+    if (!kv) throw notFound(this.gr, name);
+    return this.decode(kv);
+  }
+
+  async list(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult> {
+    const sel = compileSelection(this.info, opts);
+    const prefix = listPrefix(this.info, namespace);
+    let revision = 0;
+    let startKey: string | undefined;
+    if (opts.continue) {
+      const token = decodeContinue(opts.continue, prefix);
+      revision = token.rv;
+      startKey = token.start;
+    } else if (opts.resourceVersionMatch === 'Exact' && opts.resourceVersion) {
+      revision = parseRV(opts.resourceVersion);
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const items: any[] = [];
+    const chunk = limit ? Math.max(limit, 100) : 0;
+    for (;;) {
+      const page = await this.readPage(prefix, revision, chunk, startKey);
+      revision = page.revision;
+      for (let i = 0; i < page.kvs.length; i++) {
+        const obj = this.decode(page.kvs[i]);
+        if (!sel.matches(obj)) continue;
+        items.push(obj);
+        if (limit && items.length === limit) {
+          const moreLeft = i < page.kvs.length - 1 || page.more;
+          if (!moreLeft) return { items, resourceVersion: String(revision) };
+          const next = page.kvs[i].key + '\u0000';
+          return { items, resourceVersion: String(revision), continue: encodeContinue(revision, next) };
+        }
+      }
+      if (!page.more || page.kvs.length === 0) break;
+      startKey = page.kvs[page.kvs.length - 1].key + '\u0000';
+    }
+    return { items, resourceVersion: String(revision) };
+  }
+
+  private async readPage(prefix: string, revision: number, limit: number, startKey?: string) {
+    try {
+      return await this.deps.backend.list(prefix, { revision, limit: limit || undefined, startKey });
+    } catch (e) {
+      if (e instanceof CompactedError) {
+        throw gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+      }
+      throw e;
+    }
+  }
+
+  async create(namespace: string | undefined, input: any, opts: { dryRun?: boolean } = {}): Promise<any> {
+    const obj = clone(input);
+    obj.metadata ??= {};
+    const meta = obj.metadata;
+    this.checkNamespaceMatch(namespace, meta);
+    if (this.info.namespaced) meta.namespace = namespace; else delete meta.namespace;
+    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+    if (!meta.name) {
+      throw invalidObject(this.info.kind, this.info.group, '', [required('metadata.name', 'name or generateName is required')]);
+    }
+    if (this.info.namespaced) await this.deps.hooks?.checkNamespace?.(namespace!);
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.info.kind;
+    this.strategy.applyDefaults(obj);
+    this.strategy.prepareForCreate(obj);
+    meta.uid = newUID();
+    meta.creationTimestamp = rfc3339(this.deps.clock.now());
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.resourceVersion;
+    await this.deps.hooks?.admit?.('create', this.info, obj);
+    const errs = this.strategy.validate(obj);
+    if (errs.length) throw invalidObject(this.info.kind, this.info.group, meta.name, errs);
+    if (opts.dryRun) return obj;
+    const res = await this.deps.backend.create(this.key(namespace, meta.name), this.encode(obj));
+    if (!res.ok) throw alreadyExists(this.gr, meta.name);
+    return this.decode(res.kv);
+  }
+
+  private checkNamespaceMatch(namespace: string | undefined, meta: any) {
+    if (this.info.namespaced && meta.namespace && namespace && meta.namespace !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+  }
+
+  /** PUT: replace the object; a resourceVersion in the body is a precondition. */
+  async update(namespace: string | undefined, name: string, input: any, opts: UpdateOptions = {}): Promise<any> {
+    if (input?.metadata?.name && input.metadata.name !== name) {
+      throw badRequest(`the name of the object (${input.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    this.checkNamespaceMatch(namespace, input?.metadata ?? {});
+    const wantRV: string | undefined = input?.metadata?.resourceVersion || undefined;
+    return this.guaranteedUpdate(namespace, name, () => clone(input), { ...opts, preconditionRV: wantRV });
+  }
+
+  /**
+   * Read-modify-write with retries on conflict. `mutate` gets a private copy of
+   * the current object and returns the desired one. Without a resourceVersion
+   * precondition a lost race is retried on fresh data, as upstream's
+   * GuaranteedUpdate does.
+   */
+  async guaranteedUpdate(
+    namespace: string | undefined, name: string,
+    mutate: (current: any) => any | Promise<any>,
+    opts: UpdateOptions & { preconditionRV?: string } = {},
+  ): Promise<any> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const { kv } = await this.deps.backend.get(key);
+      if (!kv) throw notFound(this.gr, name);
+      const old = this.decode(kv);
+      const next = await mutate(clone(old));
+      // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
+      const rv = next?.metadata?.resourceVersion;
+      if (rv && rv !== old.metadata.resourceVersion) throw conflict(this.gr, name);
+      const obj = await this.prepareUpdate(next, old, opts);
+      if (stableStringify(obj) === stableStringify(old)) return old;
+      if (opts.dryRun) return obj;
+      if (shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj)) {
+        const res = await this.deps.backend.delete(key, kv.modRevision);
+        if (res.ok) return this.decode(res.kv);
+      } else {
+        const res = await this.deps.backend.update(key, this.encode(obj), kv.modRevision);
+        if (res.ok) return this.decode(res.kv);
+      }
+      if (opts.preconditionRV || attempt >= maxConflictRetries) throw conflict(this.gr, name);
+    }
+  }
+
+  private async prepareUpdate(next: any, old: any, opts: UpdateOptions): Promise<any> {
+    if (!next || typeof next !== 'object') throw badRequest('the body of the request must be an object');
+    next.metadata ??= {};
+    next.apiVersion = this.apiVersion;
+    next.kind = this.info.kind;
+    const m = next.metadata;
+    const o = old.metadata;
+    // Identity and lifecycle fields belong to the server.
+    m.name = o.name;
+    if (this.info.namespaced) m.namespace = o.namespace; else delete m.namespace;
+    m.uid = o.uid;
+    m.creationTimestamp = o.creationTimestamp;
+    m.resourceVersion = o.resourceVersion;
+    for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
+      if (o[f] !== undefined) m[f] = o[f]; else delete m[f];
+    }
+    this.strategy.applyDefaults(next);
+    // Bindings are written by the apiserver itself (spec.nodeName plus the PodScheduled condition).
+    if (opts.subresource === 'status') this.strategy.prepareForStatusUpdate(next, old);
+    else if (opts.subresource !== 'binding') this.strategy.prepareForUpdate(next, old);
+    await this.deps.hooks?.admit?.('update', this.info, next, old);
+    const errs = this.strategy.validateUpdate(next, old);
+    if (errs.length) throw invalidObject(this.info.kind, this.info.group, m.name, errs);
+    return next;
+  }
+
+  /**
+   * DELETE with upstream's order: preconditions, graceful deletion (pods wait
+   * for their kubelet), finalizers (the object stays with a deletionTimestamp
+   * until they are gone), then removal. Returns the object and whether it is gone.
+   */
+  async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}, dryRun = false): Promise<{ obj: any; deleted: boolean }> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const { kv } = await this.deps.backend.get(key);
+      if (!kv) throw notFound(this.gr, name);
+      const cur = this.decode(kv);
+      checkPreconditions(this.gr, cur, options);
+      const next = clone(cur);
+      const pending = this.markDeleting(next, options);
+      if (dryRun) return { obj: pending ? next : cur, deleted: !pending };
+      const res = pending
+        ? await this.deps.backend.update(key, this.encode(next), kv.modRevision)
+        : await this.deps.backend.delete(key, kv.modRevision);
+      if (res.ok) return { obj: this.decode(res.kv), deleted: !pending };
+      if (options.preconditions?.resourceVersion || attempt >= maxConflictRetries) throw conflict(this.gr, name);
+    }
+  }
+
+  /** Sets deletion fields; returns true when the object must stay (grace period or finalizers). */
+  private markDeleting(obj: any, options: DeleteOptions): boolean {
+    const m = obj.metadata;
+    const now = this.deps.clock.now();
+    const finalizers: string[] = m.finalizers ?? [];
+    const policy = options.propagationPolicy ?? (options.orphanDependents ? 'Orphan' : undefined);
+    const addFinalizer = (f: string) => { if (!finalizers.includes(f)) finalizers.push(f); };
+    if (!m.deletionTimestamp) {
+      if (policy === 'Orphan') addFinalizer('orphan');
+      if (policy === 'Foreground') addFinalizer('foregroundDeletion');
+    }
+    if (finalizers.length) m.finalizers = finalizers;
+    const grace = this.strategy.gracePeriod?.(obj, options);
+    if (grace !== undefined && grace > 0) {
+      const until = new Date(now.getTime() + grace * 1000);
+      // A second delete may shorten the grace period, never lengthen it.
+      if (!m.deletionTimestamp || new Date(m.deletionTimestamp) > until) {
+        m.deletionTimestamp = rfc3339(until);
+        m.deletionGracePeriodSeconds = grace;
+      }
+      return true;
+    }
+    if (finalizers.length || this.strategy.holdDeletion?.(obj)) {
+      m.deletionTimestamp ??= rfc3339(now);
+      m.deletionGracePeriodSeconds = 0;
+      return true;
+    }
+    return false;
+  }
+
+  /** Watch from a resourceVersion; "" and "0" first replay the current state as ADDED events. */
+  async watch(namespace: string | undefined, opts: WatchOptions, send: (ev: WatchEventOut) => void, onEnd: (err?: Error) => void): Promise<Watch> {
+    const sel = compileSelection(this.info, opts);
+    const prefix = listPrefix(this.info, namespace);
+    let from: number;
+    const initial = opts.sendInitialEvents ?? (!opts.resourceVersion || opts.resourceVersion === '0');
+    if (initial) {
+      const cur = await this.list(namespace, { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector });
+      for (const item of cur.items) send({ type: 'ADDED', object: item });
+      from = Number(cur.resourceVersion);
+    } else {
+      from = parseRV(opts.resourceVersion!);
+    }
+    const w = this.deps.backend.watch(prefix, {
+      fromRevision: from,
+      onEvents: (events) => { for (const e of events) this.dispatch(e, sel, send); },
+      onError: (err) => {
+        if (err instanceof CompactedError) {
+          send({ type: 'ERROR', object: gone(`too old resource version: ${from} (${err.compacted + 1})`).status });
+        }
+        onEnd(err);
+      },
+    });
+    return w;
+  }
+
+  private dispatch(e: WatchEvent, sel: Selection, send: (ev: WatchEventOut) => void) {
+    const obj = decodeShared(this, e.kv);
+    if (e.type === 'delete') {
+      if (sel.matches(obj)) send({ type: 'DELETED', object: obj });
+      return;
+    }
+    const now = sel.matches(obj);
+    const before = !e.created && e.prevKv ? sel.matches(decodeShared(this, e.prevKv)) : false;
+    if (now && before) send({ type: 'MODIFIED', object: obj });
+    else if (now) send({ type: 'ADDED', object: obj });
+    else if (before) send({ type: 'DELETED', object: obj });
+  }
+}
+
+/** Many watchers see the same event: decode it once. Watch consumers must not mutate. */
+const decoded = new WeakMap<KeyValue, any>();
+function decodeShared(store: Store, kv: KeyValue): any {
+  let o = decoded.get(kv);
+  if (!o) { o = store.decode(kv); decoded.set(kv, o); }
+  return o;
+}
+
+function shouldDeleteNow(obj: any): boolean {
+  const m = obj.metadata;
+  return !!m.deletionTimestamp && !(m.finalizers?.length) && !(m.deletionGracePeriodSeconds > 0);
+}
+
+function checkPreconditions(gr: GroupResource, cur: any, options: DeleteOptions) {
+  const p = options.preconditions;
+  if (!p) return;
+  if (p.uid && p.uid !== cur.metadata.uid) {
+    throw conflict(gr, cur.metadata.name, `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${cur.metadata.uid}`);
+  }
+  if (p.resourceVersion && p.resourceVersion !== cur.metadata.resourceVersion) {
+    throw conflict(gr, cur.metadata.name, `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in meta: ${cur.metadata.resourceVersion}`);
+  }
+}
+
+export function parseRV(rv: string): number {
+  const n = Number(rv);
+  if (!Number.isInteger(n) || n < 0) throw badRequest(`Invalid value: "${rv}": resourceVersion must be a non-negative integer`);
+  return n;
+}
+
+function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'k8ts.1', rv, start })).toString('base64url');
+}
+
+function decodeContinue(token: string, prefix: string): { rv: number; start: string } {
+  try {
+    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (t.v === 'k8ts.1' && Number.isInteger(t.rv) && typeof t.start === 'string' && t.start.startsWith(prefix)) return t;
+  } catch { /* fall through */ }
+  throw badRequest('continue key is not valid: invalid continue token');
+}
+
+export { StatusError };

@@ -1,0 +1,46 @@
+/**
+ * Pods: status starts Pending and belongs to the kubelet (/status); deletion is
+ * graceful while a kubelet may be running the pod (upstream pod strategy's
+ * CheckGracefulDelete).
+ */
+import type { ResourceInfo } from '../../api/resources.js';
+import type { Strategy } from '../strategy.js';
+import type { DeleteOptions } from '../types.js';
+import { genericStrategy } from './generic.js';
+
+export function podStrategy(info: ResourceInfo): Strategy {
+  const base = genericStrategy(info);
+  return {
+    ...base,
+    prepareForCreate(obj) {
+      base.prepareForCreate(obj);
+      obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };
+    },
+    gracePeriod(obj: any, options: DeleteOptions): number {
+      // An unscheduled or finished pod has nothing to stop: delete at once.
+      if (!obj.spec?.nodeName) return 0;
+      const phase = obj.status?.phase;
+      if (phase === 'Succeeded' || phase === 'Failed') return 0;
+      const g = options.gracePeriodSeconds ?? obj.spec?.terminationGracePeriodSeconds ?? 30;
+      // A negative or zero grace period means now (upstream turns 0 into force deletion).
+      return g > 0 ? g : 0;
+    },
+  };
+}
+
+/** Upstream's qos.GetPodQOS, on cpu and memory of every container. */
+export function qosClass(spec: any): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  const containers = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
+  let any = false;
+  let guaranteed = true;
+  for (const c of containers) {
+    const req = c.resources?.requests ?? {};
+    const lim = c.resources?.limits ?? {};
+    for (const r of ['cpu', 'memory']) {
+      if (req[r] !== undefined || lim[r] !== undefined) any = true;
+      if (lim[r] === undefined || (req[r] !== undefined && String(req[r]) !== String(lim[r]))) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}

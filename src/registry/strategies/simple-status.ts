@@ -1,0 +1,18 @@
+/**
+ * Kinds whose status starts with a fixed phase (PersistentVolume and claim:
+ * Pending until bound; CSR: empty until approved and signed).
+ */
+import type { ResourceInfo } from '../../api/resources.js';
+import type { Strategy } from '../strategy.js';
+import { genericStrategy } from './generic.js';
+
+export function initialStatusStrategy(info: ResourceInfo, initial: () => any): Strategy {
+  const base = genericStrategy(info);
+  return {
+    ...base,
+    prepareForCreate(obj) {
+      base.prepareForCreate(obj);
+      obj.status = initial();
+    },
+  };
+}

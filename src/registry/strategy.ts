@@ -1,0 +1,32 @@
+/**
+ * Strategy: what differs between kinds in the generic create/update/delete flow
+ * (upstream's RESTCreateStrategy/RESTUpdateStrategy/RESTDeleteStrategy).
+ * `prepare*` may mutate; `validate*` returns field errors and never throws.
+ */
+import type { FieldError } from '../api/field-errors.js';
+import type { DeleteOptions } from './types.js';
+
+export interface Strategy {
+  /** The kind has a /status subresource: the main resource ignores status, /status ignores the rest. */
+  hasStatus: boolean;
+  /** Defaulting, as the decoder does on every request body. */
+  applyDefaults(obj: any): void;
+  /** Clear what a client may not set at creation (status when hasStatus), set generation. */
+  prepareForCreate(obj: any): void;
+  /** Keep old status on main-resource updates; bump generation when the spec changed. */
+  prepareForUpdate(obj: any, old: any): void;
+  /** /status updates keep the old spec (and everything but status and metadata). */
+  prepareForStatusUpdate(obj: any, old: any): void;
+  validate(obj: any): FieldError[];
+  validateUpdate(obj: any, old: any): FieldError[];
+  /**
+   * The grace period a delete waits for (pods: until the kubelet confirms); 0 deletes at once.
+   * Returns undefined for kinds without graceful deletion.
+   */
+  gracePeriod?(obj: any, options: DeleteOptions): number | undefined;
+  /**
+   * Kind-specific reasons to keep a deleted object (namespaces wait for their
+   * spec.finalizers). Called on delete; may mark the object (status.phase).
+   */
+  holdDeletion?(obj: any): boolean;
+}

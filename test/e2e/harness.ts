@@ -1,0 +1,98 @@
+/**
+ * Starts a real `k8ts server` process on a free loopback port and drives it
+ * with the real kubectl binary. Each cluster gets its own data dir and
+ * kubectl cache dir (stale discovery caches would fool the tests).
+ */
+import { spawn, ChildProcess, execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+export const seedsDir = join(repoRoot, '..', 'shared', 'seeds');
+
+export interface Cluster {
+  dataDir: string;
+  url: string;
+  kubeconfig: string;
+  proc: ChildProcess;
+  kubectl(args: string[], opts?: { input?: string; allowFail?: boolean }): Promise<KubectlResult>;
+  /** Starts `kubectl <args>` and returns the running process (for get -w). */
+  spawnKubectl(args: string[]): ChildProcess;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  cleanup(): Promise<void>;
+}
+
+export interface KubectlResult { stdout: string; stderr: string; code: number }
+
+export async function startCluster(opts: { dataDir?: string; extraArgs?: string[] } = {}): Promise<Cluster> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'k8ts-e2e-'));
+  const cacheDir = join(dataDir, 'kubectl-cache');
+  const proc = spawn(process.execPath, [cliPath, 'server', '--data-dir', dataDir, '--port', '0', ...(opts.extraArgs ?? [])], {
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info' },
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    const onData = (d: Buffer) => {
+      buf += d.toString();
+      for (const line of buf.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        try {
+          const rec = JSON.parse(line);
+          if (rec.msg === 'API server ready') { proc.stderr!.off('data', onData); resolve(rec.url); return; }
+        } catch { /* partial line */ }
+      }
+    };
+    proc.stderr!.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`server exited with ${code} before ready: ${buf}`)));
+    setTimeout(() => reject(new Error(`server not ready in 20s: ${buf}`)), 20_000).unref();
+  });
+  proc.stderr!.resume();
+  proc.stdout!.resume();
+  const kubeconfig = join(dataDir, 'admin.conf');
+  const base = ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir];
+  const cluster: Cluster = {
+    dataDir, url, kubeconfig, proc,
+    kubectl: (args, o = {}) => new Promise((resolve, reject) => {
+      const child = execFile('kubectl', [...base, ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+        const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0;
+        if (code !== 0 && !o.allowFail) {
+          reject(new Error(`kubectl ${args.join(' ')} failed (${code}): ${stderr}${stdout}`));
+          return;
+        }
+        resolve({ stdout, stderr, code });
+      });
+      if (o.input !== undefined) child.stdin!.end(o.input);
+    }),
+    spawnKubectl: (args) => spawn('kubectl', [...base, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
+    stop: (signal = 'SIGTERM') => new Promise((resolve) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) { resolve(proc.exitCode); return; }
+      proc.once('exit', (code) => resolve(code));
+      proc.kill(signal);
+    }),
+    cleanup: async () => {
+      await cluster.stop();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return cluster;
+}
+
+/** Polls `check` until it returns a truthy value or the deadline passes. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (e) { last = e; }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The YAML documents of a seed note, split on `---` and lines that are not YAML. */
+export { extractManifests } from './seed-manifests.js';
