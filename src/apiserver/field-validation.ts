@@ -1,18 +1,22 @@
 /**
- * Server-side field validation (fieldValidation=Strict|Warn|Ignore; Warn is
- * the default as upstream): unknown fields fail the request or become
- * Warning headers.
+ * Decoding checks on request bodies, as upstream's decoder makes them:
+ * wrong JSON types always fail (400), unknown fields fail under
+ * fieldValidation=Strict and become Warning headers under Warn (the default).
  */
 import type { ServerResponse } from 'node:http';
 import { badRequest } from '../api/status.js';
-import { findUnknownFields } from '../api/schema/index.js';
+import { findTypeErrors, findUnknownFields, strictDecodingError } from '../api/schema/index.js';
+import type { ResourceInfo } from '../api/resources.js';
+import { kindKey } from '../api/resources.js';
 
-export function checkFields(key: string, obj: unknown, mode: string | undefined, res: ServerResponse): void {
+export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind'>, obj: unknown, mode: string | undefined, res: ServerResponse): void {
+  const key = kindKey(info);
+  const cannotHandle = `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}`;
+  const typeErrors = findTypeErrors(key, obj);
+  if (typeErrors.length) throw badRequest(`${cannotHandle}: ${typeErrors[0]}`);
   if (mode === 'Ignore') return;
   const unknown = findUnknownFields(key, obj);
   if (!unknown.length) return;
-  if (mode === 'Strict') {
-    throw badRequest(`strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
-  }
+  if (mode === 'Strict') throw badRequest(`${cannotHandle}: ${strictDecodingError(unknown)}`);
   res.setHeader('Warning', unknown.map((f) => `299 - ${JSON.stringify(`unknown field "${f}"`)}`));
 }

@@ -62,14 +62,14 @@ function checkKind(ctx: HandlerContext, obj: any) {
 
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const obj = await readObject(ctx);
-  checkFields(kindKey(ctx.store.info), obj, query(ctx, 'fieldValidation'), ctx.res);
+  checkFields(ctx.store.info, obj, query(ctx, 'fieldValidation'), ctx.res);
   const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx) });
   writeObject(ctx, 201, created);
 }
 
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const obj = await readObject(ctx);
-  checkFields(kindKey(ctx.store.info), obj, query(ctx, 'fieldValidation'), ctx.res);
+  checkFields(ctx.store.info, obj, query(ctx, 'fieldValidation'), ctx.res);
   const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx) });
   writeObject(ctx, 200, updated);
 }
@@ -83,7 +83,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
   const mode = query(ctx, 'fieldValidation');
   const updated = await ctx.store.guaranteedUpdate(ctx.info.namespace, ctx.info.name!, (cur) => {
     const next = applyPatch(type, cur, patch, key);
-    checkFields(key, next, mode, ctx.res);
+    checkFields(ctx.store.info, next, mode, ctx.res);
     return next;
   }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx) });
   writeObject(ctx, 200, updated);

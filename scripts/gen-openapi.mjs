@@ -1,0 +1,274 @@
+#!/usr/bin/env node
+/**
+ * Derives the OpenAPI v3 schemas of the served API types from the npm package
+ * kubernetes-types (upstream's Go types with their field documentation, as
+ * TypeScript declarations) with ts-json-schema-generator, and writes
+ * generated/openapi-defs.json: `{ "<upstream definition name>": <schema> }`,
+ * sorted, in the form kube-apiserver publishes under /openapi/v3
+ * (`io.k8s.api.apps.v1.DaemonSet`, `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta` ...).
+ *
+ * This file is the one source for /openapi/v3, kubectl explain and the
+ * server's strict field validation (src/api/schema, src/apiserver/openapi).
+ *
+ * Steps:
+ * 1. One TypeScript program over the modules below and those they import.
+ * 2. Per module, every exported declaration is a root; the generator's
+ *    definitions are kept only for the module that declares them, so equal
+ *    short names in two modules (core/v1 Event, events/v1 Event) never meet.
+ * 3. JSON Schema -> OpenAPI v3 as upstream writes it: refs under
+ *    #/components/schemas, a described ref as `allOf: [{$ref}]`, numbers as
+ *    integers (the served types have no floating-point field), `number | string`
+ *    as IntOrString, Time/MicroTime as date-time strings, Quantity as
+ *    string-or-number, RawExtension as an object that keeps unknown fields,
+ *    and `x-kubernetes-group-version-kind` read from the literal
+ *    apiVersion/kind the package gives top-level kinds and their lists.
+ *
+ * Runs on every build; deterministic (sorted output, no timestamps).
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import tsj from 'ts-json-schema-generator';
+import ts from 'typescript';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const typesDir = path.join(root, 'node_modules', 'kubernetes-types');
+/** `--out <file>` writes elsewhere (the determinism test compares two runs). */
+const outArg = process.argv.indexOf('--out');
+const outFile = outArg > 0 && process.argv[outArg + 1]
+  ? path.resolve(process.argv[outArg + 1])
+  : path.join(root, 'generated', 'openapi-defs.json');
+
+/** The API groups we serve, their subresource kinds, and (found below) what they import. */
+const MODULES = [
+  'core/v1', 'apps/v1', 'meta/v1', 'coordination/v1', 'certificates/v1',
+  'events/v1', 'storage/v1', 'autoscaling/v1', 'policy/v1',
+];
+
+/** kubernetes-types module -> upstream Go package, as OpenAPI names it. */
+function packageOf(mod) {
+  switch (mod) {
+    case 'meta/v1': return 'io.k8s.apimachinery.pkg.apis.meta.v1';
+    case 'api/resource': return 'io.k8s.apimachinery.pkg.api.resource';
+    case 'runtime': return 'io.k8s.apimachinery.pkg.runtime';
+    case 'version': return 'io.k8s.apimachinery.pkg.version';
+    case 'apiextensions/v1': return 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1';
+    default: return `io.k8s.api.${mod.replace('/', '.')}`;
+  }
+}
+
+const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
+const REF_PREFIX = '#/components/schemas/';
+
+/**
+ * kubernetes-types inlines intstr.IntOrString as `number | string`, so the
+ * package has no declaration (nor doc comment) to derive it from; this is
+ * upstream's definition (apimachinery util/intstr), plus the CRD marker.
+ */
+const intOrStringDefinition = {
+  description: 'IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.',
+  format: 'int-or-string',
+  oneOf: [{ type: 'integer' }, { type: 'string' }],
+  'x-kubernetes-int-or-string': true,
+};
+
+const moduleFile = (mod) => path.join(typesDir, `${mod}.d.ts`);
+
+/** Module name of a kubernetes-types file: .../kubernetes-types/apps/v1.d.ts -> apps/v1. */
+const moduleOf = (fileName) => path.relative(typesDir, fileName).replace(/\\/g, '/').replace(/\.d\.ts$/, '');
+
+/** The modules to read: MODULES and everything they import, transitively. */
+function collectModules() {
+  const seen = new Set();
+  const queue = [...MODULES];
+  while (queue.length) {
+    const mod = queue.shift();
+    if (seen.has(mod)) continue;
+    seen.add(mod);
+    const text = readFileSync(moduleFile(mod), 'utf8');
+    const sf = ts.createSourceFile(moduleFile(mod), text, ts.ScriptTarget.Latest);
+    for (const imp of importsOf(sf)) queue.push(imp.module);
+  }
+  return [...seen].sort();
+}
+
+/** `import { A, B } from "../meta/v1"` -> [{module: 'meta/v1', names: ['A', 'B']}]. */
+function importsOf(sf) {
+  const out = [];
+  for (const st of sf.statements) {
+    if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier)) continue;
+    const target = path.resolve(path.dirname(sf.fileName), st.moduleSpecifier.text);
+    const names = [];
+    const bindings = st.importClause?.namedBindings;
+    if (bindings && ts.isNamedImports(bindings)) for (const el of bindings.elements) names.push(el.name.text);
+    out.push({ module: moduleOf(`${target}.d.ts`), names });
+  }
+  return out;
+}
+
+/** Generator definitions (short names) of the declarations one module exports. */
+function generateModule(ctx, sf) {
+  const nodes = sf.statements.filter((s) => (ts.isInterfaceDeclaration(s) || ts.isTypeAliasDeclaration(s))
+    && s.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword));
+  const own = new Set(nodes.map((n) => n.name.text));
+  const definitions = {};
+  for (const node of nodes) {
+    const name = node.name.text;
+    const type = new tsj.DefinitionType(name, ctx.parser.createType(node, new tsj.Context()));
+    definitions[name] = ctx.formatter.getDefinition(type.getType());
+  }
+  return { definitions, own };
+}
+
+/** Rewrites one module's JSON Schema definitions into upstream-named OpenAPI v3 ones. */
+function convertModule(mod, sf, generated, out) {
+  const pkg = packageOf(mod);
+  const refTarget = new Map();
+  for (const name of generated.own) refTarget.set(name, `${pkg}.${name}`);
+  for (const imp of importsOf(sf)) for (const name of imp.names) refTarget.set(name, `${packageOf(imp.module)}.${name}`);
+  const refName = (ref) => {
+    const short = decodeURIComponent(ref.replace(/^#\/definitions\//, ''));
+    const full = refTarget.get(short);
+    if (!full) throw new Error(`${mod}: cannot place reference to ${short}`);
+    return full;
+  };
+  for (const [name, def] of Object.entries(generated.definitions)) {
+    const full = `${pkg}.${name}`;
+    if (out[full]) throw new Error(`definition ${full} generated twice`);
+    out[full] = special(full, def) ?? topLevel(def, refName);
+  }
+}
+
+/** Types whose JSON form upstream defines by hand-written marshalling, not by their Go fields. */
+function special(full, def) {
+  const description = def.description;
+  switch (full) {
+    case 'io.k8s.apimachinery.pkg.apis.meta.v1.Time':
+    case 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime':
+      return { description, type: 'string', format: 'date-time' };
+    case 'io.k8s.apimachinery.pkg.api.resource.Quantity':
+      return { description, oneOf: [{ type: 'string' }, { type: 'number' }] };
+    case 'io.k8s.apimachinery.pkg.runtime.RawExtension':
+      return { description, type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    case 'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1':
+      return { description, type: 'object' };
+    default:
+      return undefined;
+  }
+}
+
+/** A definition: its schema, plus the GVK when the package gives literal apiVersion and kind. */
+function topLevel(def, refName) {
+  const schema = convert(def, refName);
+  const gvk = gvkOf(def);
+  if (gvk) schema['x-kubernetes-group-version-kind'] = [gvk];
+  return schema;
+}
+
+function gvkOf(def) {
+  const apiVersion = def.properties?.apiVersion?.const;
+  const kind = def.properties?.kind?.const;
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') return undefined;
+  const slash = apiVersion.indexOf('/');
+  return slash < 0
+    ? { group: '', kind, version: apiVersion }
+    : { group: apiVersion.slice(0, slash), kind, version: apiVersion.slice(slash + 1) };
+}
+
+/** One JSON Schema node -> OpenAPI v3, upstream's shape. */
+function convert(s, refName) {
+  const out = {};
+  if (s.description) out.description = s.description;
+  if (s.$ref) {
+    const ref = { $ref: REF_PREFIX + refName(s.$ref) };
+    // OpenAPI 3.0 ignores siblings of $ref; upstream wraps described refs in allOf.
+    return s.description ? { ...out, allOf: [ref] } : ref;
+  }
+  const types = Array.isArray(s.type) ? [...s.type].sort() : s.type ? [s.type] : [];
+  if (types.length === 2 && types[0] === 'number' && types[1] === 'string') {
+    const ref = { $ref: REF_PREFIX + INT_OR_STRING };
+    return s.description ? { ...out, allOf: [ref] } : ref;
+  }
+  if (types.length > 1 || s.anyOf || s.oneOf || s.allOf || (s.enum && types[0] !== 'string')) {
+    // Fail the build rather than publish a schema kubectl would misread.
+    throw new Error(`unsupported schema ${JSON.stringify(s).slice(0, 200)}`);
+  }
+  const type = types[0];
+  if (type === 'number') out.type = 'integer';
+  else if (type) out.type = type;
+  if (s.enum) out.enum = [...s.enum].sort();
+  if (type === 'object') convertObject(s, out, refName);
+  if (type === 'array') out.items = convert(s.items, refName);
+  return out;
+}
+
+function convertObject(s, out, refName) {
+  if (s.required?.length) out.required = [...s.required];
+  if (s.properties && Object.keys(s.properties).length) {
+    out.properties = {};
+    for (const key of Object.keys(s.properties).sort()) out.properties[key] = convert(s.properties[key], refName);
+  }
+  if (s.additionalProperties && typeof s.additionalProperties === 'object') {
+    out.additionalProperties = convert(s.additionalProperties, refName);
+  }
+}
+
+/** Every `$ref` must name a definition in the output. */
+function checkRefs(defs) {
+  const walk = (node, where) => {
+    if (Array.isArray(node)) return node.forEach((n) => walk(n, where));
+    if (!node || typeof node !== 'object') return;
+    if (typeof node.$ref === 'string' && !defs[node.$ref.slice(REF_PREFIX.length)]) {
+      throw new Error(`${where}: dangling ${node.$ref}`);
+    }
+    for (const v of Object.values(node)) walk(v, where);
+  };
+  for (const [name, def] of Object.entries(defs)) walk(def, name);
+}
+
+function main() {
+  const started = Date.now();
+  const modules = collectModules();
+  // ts-json-schema-generator's programmatic API over our own program: parser and formatter only.
+  const config = {
+    expose: 'export', jsDoc: 'extended', markdownDescription: true,
+    topRef: false, encodeRefs: false, sortProps: true, additionalProperties: false,
+  };
+  const program = ts.createProgram(modules.map(moduleFile), { noEmit: true, strict: true, skipLibCheck: true });
+  const ctx = { parser: tsj.createParser(program, config), formatter: tsj.createFormatter(config) };
+  const defs = {};
+  for (const mod of modules) {
+    const sf = program.getSourceFile(moduleFile(mod));
+    if (!sf) throw new Error(`kubernetes-types module ${mod} not found`);
+    convertModule(mod, sf, rawDescriptions(generateModule(ctx, sf)), defs);
+  }
+  defs[INT_OR_STRING] = intOrStringDefinition;
+  checkRefs(defs);
+  const sorted = Object.fromEntries(Object.keys(defs).sort().map((k) => [k, defs[k]]));
+  const body = `${JSON.stringify(sorted, null, 1)}\n`;
+  mkdirSync(path.dirname(outFile), { recursive: true });
+  writeFileSync(outFile, body);
+  const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
+  console.log(`gen-openapi: ${Object.keys(sorted).length} definitions from ${modules.length} modules -> ${path.relative(root, outFile)} (${(body.length / 1024).toFixed(0)} KiB, sha256 ${hash}, ${Date.now() - started} ms)`);
+}
+
+/**
+ * The generator's `description` folds single line breaks; `markdownDescription`
+ * is the doc comment as written, which is upstream's text. Keep that one.
+ */
+function rawDescriptions(generated) {
+  const fix = (node) => {
+    if (Array.isArray(node)) return node.forEach(fix);
+    if (!node || typeof node !== 'object') return;
+    if (typeof node.markdownDescription === 'string') {
+      node.description = node.markdownDescription;
+      delete node.markdownDescription;
+    }
+    for (const v of Object.values(node)) fix(v);
+  };
+  fix(generated.definitions);
+  return generated;
+}
+
+main();

@@ -1,0 +1,10 @@
+/**
+ * The API's schemas, derived at build time from kubernetes-types
+ * (scripts/gen-openapi.mjs -> generated/openapi-defs.json): the one source
+ * for /openapi/v3, kubectl explain and strict field validation.
+ */
+export {
+  definitionFor, definitionNameFor, gvkKey, openapiDefinitions, reachableDefinitions, refName, REF_PREFIX,
+  type GroupVersionKind, type OpenAPISchema,
+} from './definitions.js';
+export { findTypeErrors, findUnknownFields, strictDecodingError } from './check.js';
