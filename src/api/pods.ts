@@ -1,0 +1,35 @@
+/** Pod state predicates shared by controllers, the scheduler and the kubelet. */
+
+export function podCondition(pod: any, type: string): any | undefined {
+  return (pod?.status?.conditions ?? []).find((c: any) => c.type === type);
+}
+
+/** Ready condition True (upstream podutil.IsPodReady). */
+export function podIsReady(pod: any): boolean {
+  return podCondition(pod, 'Ready')?.status === 'True';
+}
+
+/** Ready for at least minReadySeconds at `now` (upstream podutil.IsPodAvailable). */
+export function podIsAvailable(pod: any, minReadySeconds: number, now: Date): boolean {
+  const c = podCondition(pod, 'Ready');
+  if (c?.status !== 'True') return false;
+  if (!minReadySeconds) return true;
+  const since = c.lastTransitionTime ? Date.parse(c.lastTransitionTime) : 0;
+  return since + minReadySeconds * 1000 <= now.getTime();
+}
+
+export const podIsTerminating = (pod: any) => !!pod?.metadata?.deletionTimestamp;
+export const podIsTerminal = (pod: any) => pod?.status?.phase === 'Succeeded' || pod?.status?.phase === 'Failed';
+export const podIsActive = (pod: any) => !podIsTerminating(pod) && !podIsTerminal(pod);
+
+/** The controlling ownerReference, if any. */
+export function controllerRef(obj: any): any | undefined {
+  return (obj?.metadata?.ownerReferences ?? []).find((r: any) => r.controller);
+}
+
+/** Node Ready condition status: 'True' | 'False' | 'Unknown' (absent counts as Unknown). */
+export function nodeReadyStatus(node: any): string {
+  return (node?.status?.conditions ?? []).find((c: any) => c.type === 'Ready')?.status ?? 'Unknown';
+}
+
+export const rfc3339Now = (now: Date) => now.toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -1,0 +1,50 @@
+/**
+ * Event recorder: writes core/v1 Events about objects, aggregating repeats of
+ * the same (object, reason, message) into one Event with a count, as
+ * client-go's recorder does, so `kubectl describe` and `get events` read as upstream.
+ */
+import type { Clientset } from './clientset.js';
+import { isNotFound } from './rest.js';
+import type { Logger } from '../util/log.js';
+
+export type EventType = 'Normal' | 'Warning';
+
+interface Seen { name: string; namespace: string; count: number }
+
+export class EventRecorder {
+  private readonly seen = new Map<string, Seen>();
+
+  constructor(private readonly clients: Clientset, private readonly component: string, private readonly logger?: Logger, private readonly host?: string) {}
+
+  event(obj: any, type: EventType, reason: string, message: string): void {
+    void this.record(obj, type, reason, message).catch((e) => this.logger?.debug('event not recorded', { reason, err: e }));
+  }
+
+  private async record(obj: any, type: EventType, reason: string, message: string): Promise<void> {
+    const namespace = obj.metadata.namespace || 'default';
+    const involved = {
+      kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name, uid: obj.metadata.uid,
+      apiVersion: obj.apiVersion, resourceVersion: obj.metadata.resourceVersion,
+    };
+    const key = `${involved.kind}/${namespace}/${involved.name}/${involved.uid}/${type}/${reason}/${message}`;
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const prev = this.seen.get(key);
+    if (prev) {
+      prev.count++;
+      try {
+        await this.clients.events.patch(prev.namespace, prev.name, { count: prev.count, lastTimestamp: now });
+        return;
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+    const name = `${involved.name}.${(Date.now() * 1000 + Math.floor(Math.random() * 1000)).toString(16)}`;
+    await this.clients.events.create(namespace, {
+      metadata: { name, namespace }, involvedObject: involved, reason, message, type, count: 1,
+      firstTimestamp: now, lastTimestamp: now, source: { component: this.component, host: this.host }, reportingComponent: this.component,
+      reportingInstance: this.host ?? '',
+    });
+    if (this.seen.size > 4096) this.seen.clear();
+    this.seen.set(key, { name, namespace, count: prev ? prev.count : 1 });
+  }
+}

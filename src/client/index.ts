@@ -1,0 +1,12 @@
+export { loadKubeconfig } from './kubeconfig.js';
+export type { ClientConfig } from './kubeconfig.js';
+export { RestClient, ApiError, isNotFound, isConflict, isAlreadyExists } from './rest.js';
+export { ResourceClient } from './resource.js';
+export type { GVR, WatchEvent, PatchType } from './resource.js';
+export { Clientset, InformerFactory, gvrs } from './clientset.js';
+export type { ResourceName } from './clientset.js';
+export { Informer, metaKey } from './informer.js';
+export type { EventHandlers } from './informer.js';
+export { WorkQueue, runWorkers } from './workqueue.js';
+export { EventRecorder } from './events.js';
+export { LeaderElector } from './leaderelection.js';

@@ -1,0 +1,159 @@
+/**
+ * A shared informer (client-go's reflector + store): list, then watch from the
+ * list's resourceVersion, keeping a local cache and calling handlers for each
+ * change. A closed stream resumes from the last seen resourceVersion; 410
+ * Expired relists and reconciles the cache (synthesizing deletes for objects
+ * that vanished meanwhile). Handlers must not mutate the objects they get.
+ */
+import type { ResourceClient, WatchHandle } from './resource.js';
+import { ApiError } from './rest.js';
+import type { Logger } from '../util/log.js';
+
+export interface EventHandlers {
+  add?(obj: any): void;
+  update?(oldObj: any, newObj: any): void;
+  delete?(obj: any): void;
+}
+
+export const metaKey = (obj: any) => (obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name);
+
+export interface InformerOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  logger?: Logger;
+}
+
+export class Informer {
+  private readonly cache = new Map<string, any>();
+  private readonly handlers: EventHandlers[] = [];
+  private readonly indexes = new Map<string, { fn: (obj: any) => string[]; map: Map<string, Set<string>> }>();
+  private rv = '';
+  private synced = false;
+  private stopped = false;
+  private handle?: WatchHandle;
+  private syncWaiters: (() => void)[] = [];
+  private retryTimer?: NodeJS.Timeout;
+
+  constructor(private readonly client: ResourceClient, private readonly opts: InformerOptions = {}) {}
+
+  addEventHandler(h: EventHandlers): void {
+    this.handlers.push(h);
+    if (this.synced) for (const obj of this.cache.values()) h.add?.(obj);
+  }
+
+  /** Adds an index (e.g. pods by spec.nodeName); must be called before start(). */
+  addIndex(name: string, fn: (obj: any) => string[]): void {
+    this.indexes.set(name, { fn, map: new Map() });
+  }
+
+  byIndex(name: string, value: string): any[] {
+    const keys = this.indexes.get(name)?.map.get(value);
+    if (!keys) return [];
+    const out: any[] = [];
+    for (const k of keys) { const o = this.cache.get(k); if (o) out.push(o); }
+    return out;
+  }
+
+  get(key: string): any | undefined { return this.cache.get(key); }
+  list(): any[] { return [...this.cache.values()]; }
+  get size(): number { return this.cache.size; }
+  hasSynced(): boolean { return this.synced; }
+  lastResourceVersion(): string { return this.rv; }
+
+  waitForSync(): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    return new Promise((r) => this.syncWaiters.push(r));
+  }
+
+  start(): void { void this.run(); }
+
+  stop(): void {
+    this.stopped = true;
+    this.handle?.close();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+  }
+
+  private async run(): Promise<void> {
+    let needList = true;
+    let backoff = 100;
+    while (!this.stopped) {
+      try {
+        if (needList) { await this.relist(); needList = false; }
+        let expired = false;
+        this.handle = await this.client.watch(this.opts.namespace, {
+          resourceVersion: this.rv, allowWatchBookmarks: true, labelSelector: this.opts.labelSelector,
+          fieldSelector: this.opts.fieldSelector, timeoutSeconds: 300 + Math.floor(Math.random() * 300),
+        }, (e) => {
+          if (e.type === 'ERROR') { if (e.object?.code === 410) expired = true; this.handle?.close(); return; }
+          this.apply(e.type, e.object);
+        });
+        if (this.stopped) this.handle.close();
+        await this.handle.done;
+        backoff = 100;
+        if (expired) needList = true;
+      } catch (e) {
+        if (this.stopped) return;
+        if (e instanceof ApiError && e.code === 410) needList = true;
+        this.opts.logger?.debug('informer retry', { resource: this.client.gvr.resource, err: e });
+        await new Promise<void>((r) => { this.retryTimer = setTimeout(r, backoff); });
+        backoff = Math.min(backoff * 2, 5000);
+      }
+    }
+  }
+
+  private async relist(): Promise<void> {
+    const list = await this.client.list(this.opts.namespace, { labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector });
+    const seen = new Set<string>();
+    for (const obj of list.items) {
+      seen.add(metaKey(obj));
+      this.apply('ADDED', obj);
+    }
+    for (const [k, old] of [...this.cache]) if (!seen.has(k)) this.apply('DELETED', old);
+    this.rv = list.metadata.resourceVersion;
+    if (!this.synced) {
+      this.synced = true;
+      for (const w of this.syncWaiters.splice(0)) w();
+    }
+  }
+
+  private apply(type: string, obj: any): void {
+    if (obj?.metadata?.resourceVersion) this.rv = obj.metadata.resourceVersion;
+    if (type === 'BOOKMARK') return;
+    const key = metaKey(obj);
+    const old = this.cache.get(key);
+    if (type === 'DELETED') {
+      if (!old) return;
+      this.cache.delete(key);
+      this.unindex(key, old);
+      for (const h of this.handlers) h.delete?.(obj);
+      return;
+    }
+    if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
+    this.cache.set(key, obj);
+    if (old) this.unindex(key, old);
+    this.index(key, obj);
+    for (const h of this.handlers) {
+      if (old) h.update?.(old, obj); else h.add?.(obj);
+    }
+  }
+
+  private index(key: string, obj: any): void {
+    for (const { fn, map } of this.indexes.values()) {
+      for (const v of fn(obj)) {
+        let s = map.get(v);
+        if (!s) map.set(v, (s = new Set()));
+        s.add(key);
+      }
+    }
+  }
+
+  private unindex(key: string, obj: any): void {
+    for (const { fn, map } of this.indexes.values()) {
+      for (const v of fn(obj)) {
+        const s = map.get(v);
+        if (s) { s.delete(key); if (!s.size) map.delete(v); }
+      }
+    }
+  }
+}

@@ -1,0 +1,33 @@
+/** Reads a kubeconfig (the current context) into what the REST client needs. */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+
+export interface ClientConfig {
+  server: string;
+  caPem?: string;
+  certPem?: string;
+  keyPem?: string;
+  token?: string;
+  insecureSkipTLSVerify?: boolean;
+}
+
+const b64 = (s: string | undefined) => (s ? Buffer.from(s, 'base64').toString('utf8') : undefined);
+const file = (p: string | undefined) => (p ? readFileSync(p, 'utf8') : undefined);
+
+export function loadKubeconfig(path: string, context?: string): ClientConfig {
+  const doc = parse(readFileSync(path, 'utf8'));
+  const ctxName = context ?? doc['current-context'];
+  const ctx = (doc.contexts ?? []).find((c: any) => c.name === ctxName)?.context;
+  if (!ctx) throw new Error(`kubeconfig ${path}: context "${ctxName}" not found`);
+  const cluster = (doc.clusters ?? []).find((c: any) => c.name === ctx.cluster)?.cluster;
+  const user = (doc.users ?? []).find((u: any) => u.name === ctx.user)?.user ?? {};
+  if (!cluster?.server) throw new Error(`kubeconfig ${path}: cluster "${ctx.cluster}" has no server`);
+  return {
+    server: cluster.server.replace(/\/$/, ''),
+    caPem: b64(cluster['certificate-authority-data']) ?? file(cluster['certificate-authority']),
+    insecureSkipTLSVerify: !!cluster['insecure-skip-tls-verify'],
+    certPem: b64(user['client-certificate-data']) ?? file(user['client-certificate']),
+    keyPem: b64(user['client-key-data']) ?? file(user['client-key']),
+    token: user.token ?? (user.tokenFile ? readFileSync(user.tokenFile, 'utf8').trim() : undefined),
+  };
+}

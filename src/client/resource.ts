@@ -1,0 +1,92 @@
+/**
+ * Per-resource operations (upstream's dynamic client): get/list/create/update/
+ * patch/delete and watch streams for one group/version/resource.
+ */
+import type { RestClient, RequestOptions } from './rest.js';
+import { ApiError } from './rest.js';
+
+export interface GVR { group: string; version: string; resource: string; namespaced: boolean }
+
+export interface ListOpts { labelSelector?: string; fieldSelector?: string; limit?: number; continue?: string; resourceVersion?: string }
+export interface WatchOpts { labelSelector?: string; fieldSelector?: string; resourceVersion?: string; allowWatchBookmarks?: boolean; timeoutSeconds?: number }
+export interface WatchEvent { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'; object: any }
+export interface WatchHandle { close(): void; done: Promise<void> }
+
+export type PatchType = 'merge' | 'strategic' | 'json';
+const patchContentType: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json', strategic: 'application/strategic-merge-patch+json', json: 'application/json-patch+json',
+};
+
+export class ResourceClient {
+  constructor(private readonly rest: RestClient, readonly gvr: GVR) {}
+
+  path(namespace?: string, name?: string, sub?: string): string {
+    const base = this.gvr.group ? `/apis/${this.gvr.group}/${this.gvr.version}` : `/api/${this.gvr.version}`;
+    const ns = this.gvr.namespaced && namespace ? `/namespaces/${namespace}` : '';
+    return `${base}${ns}/${this.gvr.resource}${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
+  }
+
+  get(namespace: string | undefined, name: string): Promise<any> { return this.rest.request('GET', this.path(namespace, name)); }
+
+  /** Lists everything, following continue tokens. */
+  async list(namespace?: string, opts: ListOpts = {}): Promise<{ items: any[]; metadata: { resourceVersion: string } }> {
+    const items: any[] = [];
+    let cont: string | undefined;
+    let rv = '';
+    do {
+      const page = await this.rest.request('GET', this.path(namespace), { query: { ...opts, limit: opts.limit ?? 500, continue: cont } });
+      items.push(...page.items);
+      rv = page.metadata.resourceVersion;
+      cont = page.metadata.continue;
+    } while (cont);
+    return { items, metadata: { resourceVersion: rv } };
+  }
+
+  create(namespace: string | undefined, obj: any, o: RequestOptions = {}): Promise<any> {
+    return this.rest.request('POST', this.path(namespace), { ...o, body: obj });
+  }
+  update(obj: any, sub?: string): Promise<any> {
+    return this.rest.request('PUT', this.path(obj.metadata.namespace, obj.metadata.name, sub), { body: obj });
+  }
+  updateStatus(obj: any): Promise<any> { return this.update(obj, 'status'); }
+  patch(namespace: string | undefined, name: string, patch: unknown, type: PatchType = 'merge', sub?: string): Promise<any> {
+    return this.rest.request('PATCH', this.path(namespace, name, sub), { body: patch, contentType: patchContentType[type] });
+  }
+  delete(namespace: string | undefined, name: string, opts: Record<string, unknown> = {}): Promise<any> {
+    return this.rest.request('DELETE', this.path(namespace, name), { body: { kind: 'DeleteOptions', apiVersion: 'v1', ...opts } });
+  }
+  /** POST to a subresource (pods/binding, pods/eviction). */
+  createSub(namespace: string | undefined, name: string, sub: string, body: unknown): Promise<any> {
+    return this.rest.request('POST', this.path(namespace, name, sub), { body });
+  }
+
+  /** Opens a watch stream; events are delivered in order; `done` resolves when the stream ends. */
+  async watch(namespace: string | undefined, opts: WatchOpts, onEvent: (e: WatchEvent) => void): Promise<WatchHandle> {
+    const res = await this.rest.raw('GET', this.path(namespace), { query: { ...opts, watch: 'true' } });
+    if (res.statusCode !== 200) {
+      const chunks: Buffer[] = [];
+      for await (const c of res) chunks.push(c as Buffer);
+      const text = Buffer.concat(chunks).toString();
+      let st: any;
+      try { st = JSON.parse(text); } catch { /* not a Status */ }
+      throw new ApiError(res.statusCode ?? 0, st?.reason ?? '', st?.message ?? text, st);
+    }
+    let buf = '';
+    res.setEncoding('utf8');
+    const done = new Promise<void>((resolve) => {
+      res.on('data', (chunk: string) => {
+        buf += chunk;
+        let i: number;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 1);
+          if (line.trim()) onEvent(JSON.parse(line));
+        }
+      });
+      res.on('end', resolve);
+      res.on('close', resolve);
+      res.on('error', () => resolve());
+    });
+    return { close: () => res.destroy(), done };
+  }
+}

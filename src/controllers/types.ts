@@ -1,0 +1,48 @@
+/**
+ * What every controller gets and must provide. Controllers talk to the API
+ * only through `client`, read through shared informers, and are level
+ * triggered: a sync recomputes everything from the caches.
+ */
+import type { Clientset, InformerFactory, EventRecorder } from '../client/index.js';
+import type { Logger } from '../util/log.js';
+import type { Clock } from '../util/clock.js';
+
+export interface ControllerConfig {
+  /** node-monitor-grace-period: heartbeat silence before a node is Unknown (upstream 50 s). */
+  nodeMonitorGracePeriodMs: number;
+  /** node-startup-grace-period (upstream 60 s). */
+  nodeStartupGracePeriodMs: number;
+  /** How often the node lifecycle controller checks heartbeats (upstream 5 s). */
+  nodeMonitorPeriodMs: number;
+  /** terminated-pod-gc-threshold (upstream 12500). */
+  terminatedPodGCThreshold: number;
+  /** Concurrent syncs per controller. */
+  workers: number;
+}
+
+export const defaultControllerConfig: ControllerConfig = {
+  nodeMonitorGracePeriodMs: 50_000,
+  nodeStartupGracePeriodMs: 60_000,
+  nodeMonitorPeriodMs: 5_000,
+  terminatedPodGCThreshold: 12_500,
+  workers: 4,
+};
+
+export interface ControllerContext {
+  clients: Clientset;
+  informers: InformerFactory;
+  recorder(component: string): EventRecorder;
+  logger: Logger;
+  clock: Clock;
+  config: ControllerConfig;
+}
+
+export interface Controller {
+  readonly name: string;
+  /** Called after the informers it registered have synced. */
+  run(): void;
+  stop(): void;
+}
+
+/** Each controller module exports one of these; it registers informers in the constructor. */
+export type ControllerFactory = (ctx: ControllerContext) => Controller;
