@@ -18,6 +18,8 @@ import { admit } from '../apiserver/admission/index.js';
 import { createAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
 import { createLogger, Logger } from '../util/log.js';
 import { realClock } from '../util/clock.js';
+import { startControllerManager, RunningControllers } from './controller-manager.js';
+import type { ControllerConfig } from '../controllers/types.js';
 
 export interface ControlPlaneOptions {
   dataDir: string;
@@ -26,6 +28,9 @@ export interface ControlPlaneOptions {
   tokenFile?: string;
   advertiseAddress?: string;
   logger?: Logger;
+  /** Controllers to run in-process: 'all' (default), 'none', or names ('daemonset,scheduler,...'). */
+  controllers?: string;
+  controllerConfig?: Partial<ControllerConfig>;
 }
 
 export interface ControlPlane {
@@ -60,12 +65,14 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const stopSA = await runServiceAccountsLoop(registry, logger);
   const namespaces = new NamespaceLifecycle(registry, logger.with('namespace'));
   await namespaces.start();
+  const controllers = startInProcessControllers(opts, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem }, logger);
   ready = true;
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, kubeconfig: kubeconfigPath });
 
   let closing: Promise<void> | undefined;
   const close = () => closing ??= (async () => {
     ready = false;
+    controllers?.stop();
     stopSA();
     namespaces.close();
     await server.close();
@@ -82,4 +89,14 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       process.once('SIGINT', onSignal);
     }),
   };
+}
+
+function startInProcessControllers(opts: ControlPlaneOptions, client: { server: string; caPem: string; certPem: string; keyPem: string }, logger: Logger): RunningControllers | undefined {
+  const which = opts.controllers ?? 'all';
+  if (which === 'none') return undefined;
+  const names = which === 'all' ? undefined : which.split(',').map((s) => s.trim()).filter(Boolean);
+  return startControllerManager({
+    client, logger: logger.with('controller-manager'), config: opts.controllerConfig,
+    controllers: names?.filter((n) => n !== 'scheduler'), scheduler: !names || names.includes('scheduler'),
+  });
 }

@@ -2,17 +2,19 @@
 /** k8ts: one binary, kubeadm-style subcommands. */
 import { runServer, serverHelp } from './server.js';
 import { runUp, upHelp } from './up.js';
+import { runControllerManager, controllerManagerHelp } from './controller-manager-cmd.js';
 
 interface Command { summary: string; help: string; run(args: string[]): Promise<number> }
 
 const commands: Record<string, Command> = {
   server: { summary: 'Run the API server (with its built-in controllers) on embedded SQLite', help: serverHelp, run: runServer },
+  'controller-manager': { summary: 'Run the controllers and the scheduler against an API server', help: controllerManagerHelp, run: runControllerManager },
   up: { summary: 'Start a local cluster in ./.k8ts (the control plane; nodes come with later releases)', help: upHelp, run: runUp },
 };
 
 function usage(): string {
   const lines = ['k8ts: a lightweight Kubernetes written in TypeScript', '', 'Usage:', '  k8ts [command] [flags]', '', 'Available Commands:'];
-  for (const [name, c] of Object.entries(commands)) lines.push(`  ${name.padEnd(10)} ${c.summary}`);
+  for (const [name, c] of Object.entries(commands)) lines.push(`  ${name.padEnd(20)} ${c.summary}`);
   lines.push('', 'Use "k8ts [command] --help" for more information about a command.');
   return lines.join('\n');
 }

@@ -1,6 +1,7 @@
 /** `k8ts server`: the API server on embedded SQLite, HTTPS only. */
 import { parseArgs } from 'node:util';
 import { startControlPlane } from './control-plane.js';
+import { parseDuration } from './duration.js';
 
 export const serverHelp = `Run the k8ts API server.
 
@@ -13,6 +14,10 @@ Flags:
       --bind string              address to bind to (default 127.0.0.1)
       --token-auth-file string   static bearer tokens, CSV: token,user,uid,"group1,group2"
       --advertise-address string address written into admin.conf (default: the bind address)
+      --controllers string       in-process controllers: all, none, or a list such as
+                                 daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,scheduler (default all)
+      --node-monitor-grace-period duration
+                                 heartbeat silence before a node is marked Unknown (default 50s)
   -h, --help                     help for server`;
 
 export async function runServer(args: string[]): Promise<number> {
@@ -21,6 +26,7 @@ export async function runServer(args: string[]): Promise<number> {
     options: {
       'data-dir': { type: 'string' }, port: { type: 'string', default: '6443' }, bind: { type: 'string', default: '127.0.0.1' },
       'token-auth-file': { type: 'string' }, 'advertise-address': { type: 'string' },
+      controllers: { type: 'string', default: 'all' }, 'node-monitor-grace-period': { type: 'string' },
     },
   });
   if (!values['data-dir']) { console.error('Error: --data-dir is required'); return 1; }
@@ -28,7 +34,8 @@ export async function runServer(args: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) { console.error(`Error: invalid --port "${values.port}"`); return 1; }
   const cp = await startControlPlane({
     dataDir: values['data-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
-    advertiseAddress: values['advertise-address'],
+    advertiseAddress: values['advertise-address'], controllers: values.controllers,
+    controllerConfig: values['node-monitor-grace-period'] ? { nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']) } : undefined,
   });
   return cp.waitForSignal();
 }

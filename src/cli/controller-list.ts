@@ -1,0 +1,7 @@
+/** The controllers k8ts runs, by the names `--controllers` takes. */
+import type { Controller, ControllerContext, ControllerFactory } from '../controllers/types.js';
+
+export const controllerFactories: Record<string, ControllerFactory> = {};
+
+/** The default scheduler, wrapped as a controller of the manager. */
+export const schedulerFactory: ((ctx: ControllerContext) => Controller) | undefined = undefined;

@@ -1,0 +1,43 @@
+/** `k8ts controller-manager`: the controllers and scheduler as a separate process. */
+import { parseArgs } from 'node:util';
+import { startControllerManager } from './controller-manager.js';
+import { parseDuration } from './duration.js';
+import { createLogger } from '../util/log.js';
+import { startMetricsServer } from '../util/metrics-server.js';
+
+export const controllerManagerHelp = `Run the k8ts controllers and scheduler against an API server.
+
+Usage:
+  k8ts controller-manager --kubeconfig FILE [flags]
+
+Flags:
+      --kubeconfig string                  kubeconfig of the API server to manage (required)
+      --controllers string                 all, or a list such as daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,scheduler (default all)
+      --leader-elect                       elect a leader on the Lease kube-system/k8ts-controller-manager (default true)
+      --node-monitor-grace-period duration heartbeat silence before a node is marked Unknown (default 50s)
+      --metrics-port int                   serve /metrics on 127.0.0.1:PORT (default 10257; 0 picks a free port)
+  -h, --help                               help for controller-manager`;
+
+export async function runControllerManager(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args, strict: true, options: {
+      kubeconfig: { type: 'string' }, controllers: { type: 'string', default: 'all' }, 'leader-elect': { type: 'string', default: 'true' },
+      'node-monitor-grace-period': { type: 'string' }, 'metrics-port': { type: 'string', default: '10257' },
+    },
+  });
+  if (!values.kubeconfig) { console.error('Error: --kubeconfig is required'); return 1; }
+  const logger = createLogger('controller-manager');
+  const metrics = await startMetricsServer(Number(values['metrics-port']));
+  const names = values.controllers === 'all' ? undefined : values.controllers!.split(',').map((s) => s.trim());
+  const cm = startControllerManager({
+    client: values.kubeconfig, logger, leaderElect: values['leader-elect'] !== 'false',
+    controllers: names?.filter((n) => n !== 'scheduler'), scheduler: !names || names.includes('scheduler'),
+    config: values['node-monitor-grace-period'] ? { nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']) } : undefined,
+  });
+  logger.info('controller manager started', { metricsPort: metrics.port });
+  await new Promise<void>((resolve) => { process.once('SIGTERM', () => resolve()); process.once('SIGINT', () => resolve()); });
+  logger.info('shutting down');
+  cm.stop();
+  await metrics.close();
+  return 0;
+}
