@@ -7,6 +7,7 @@ export type FieldErrorType =
   | 'FieldValueRequired'
   | 'FieldValueInvalid'
   | 'FieldValueNotSupported'
+  | 'FieldValueNotFound'
   | 'FieldValueDuplicate'
   | 'FieldValueForbidden'
   | 'FieldValueTooLong'
@@ -27,6 +28,7 @@ const typeWords: Record<FieldErrorType, string> = {
   FieldValueRequired: 'Required value',
   FieldValueInvalid: 'Invalid value',
   FieldValueNotSupported: 'Unsupported value',
+  FieldValueNotFound: 'Not found',
   FieldValueDuplicate: 'Duplicate value',
   FieldValueForbidden: 'Forbidden',
   FieldValueTooLong: 'Too long',
@@ -35,7 +37,17 @@ const typeWords: Record<FieldErrorType, string> = {
   InternalError: 'Internal error',
 };
 
+/**
+ * A bad value already rendered the way Go's `%#v` prints it (maps, structs such as
+ * `map[string]string{"app":"x"}` or `v1.LabelSelector{...}`); shown verbatim, as upstream does.
+ */
+export class GoValue {
+  constructor(readonly text: string) {}
+  toJSON(): string { return this.text; }
+}
+
 function showValue(v: unknown): string {
+  if (v instanceof GoValue) return v.text;
   if (typeof v === 'string') return JSON.stringify(v);
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'object') return JSON.stringify(v);
@@ -61,3 +73,8 @@ export const invalid = (field: string, value: unknown, detail: string): FieldErr
 export const notSupported = (field: string, value: unknown, supported: string[]): FieldError => ({ type: 'FieldValueNotSupported', field, value, supported });
 export const forbidden = (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, detail });
 export const duplicate = (field: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field, value });
+export const notFound = (field: string, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field, value });
+/** Upstream 1.32 wording: `Too long: may not be more than 262144 bytes`. */
+export const tooLong = (field: string, maxLength: number): FieldError =>
+  ({ type: 'FieldValueTooLong', field, detail: `may not be more than ${maxLength} ${maxLength === 1 ? 'byte' : 'bytes'}` });
+export const internal = (field: string, detail: string): FieldError => ({ type: 'InternalError', field, detail });

@@ -57,7 +57,8 @@ export const pageNotFound = () => failure(404, 'NotFound', 'the server could not
 
 /** 422 Invalid, worded like upstream: `DaemonSet.apps "x" is invalid: [a, b]`. */
 export function invalidObject(kind: string, group: string, name: string, errors: FieldError[]): StatusError {
-  const msgs = errors.map(fieldErrorMessage);
+  // Upstream's aggregate drops repeated messages from the text but keeps every cause.
+  const msgs = [...new Set(errors.map(fieldErrorMessage))];
   const joined = msgs.length === 1 ? msgs[0] : `[${msgs.join(', ')}]`;
   const qualifiedKind = group ? `${kind}.${group}` : kind;
   return failure(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${joined}`, {

@@ -2,7 +2,7 @@
 import type { ResourceInfo } from '../api/resources.js';
 import { kindKey } from '../api/resources.js';
 import { parseSelector, matchesSelector } from '../api/labels.js';
-import { parseFieldSelector, matchesFieldSelector, fieldsForObject } from '../api/fields.js';
+import { parseFieldSelector, matchesFieldSelector, fieldsForObject, checkFieldSelector } from '../api/fields.js';
 import { badRequest } from '../api/status.js';
 
 export interface Selection { matches(obj: any): boolean; everything: boolean }
@@ -19,10 +19,8 @@ export function compileSelection(info: ResourceInfo, opts: { labelSelector?: str
   }
   if (fieldSel) {
     // Reject unsupported field labels up front, as upstream's conversion funcs do.
-    const known = fieldsForObject(key, { metadata: {} });
-    for (const r of fieldSel.requirements) {
-      if (!(r.field in known)) throw badRequest(`field label not supported: ${r.field}`);
-    }
+    const err = checkFieldSelector(key, fieldSel);
+    if (err) throw badRequest(err);
   }
   const everything = !labelSel && !fieldSel;
   return {

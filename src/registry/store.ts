@@ -208,10 +208,11 @@ export class Store {
     }
     this.strategy.applyDefaults(next);
     // Bindings are written by the apiserver itself (spec.nodeName plus the PodScheduled condition).
-    if (opts.subresource === 'status') this.strategy.prepareForStatusUpdate(next, old);
+    if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old);
     else if (opts.subresource !== 'binding') this.strategy.prepareForUpdate(next, old);
     await this.deps.hooks?.admit?.('update', this.info, next, old);
-    const errs = this.strategy.validateUpdate(next, old);
+    // The binding subresource checks its own preconditions (upstream does not run pod update validation there).
+    const errs = opts.subresource === 'binding' ? [] : this.strategy.validateUpdate(next, old, opts.subresource);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, m.name, errs);
     return next;
   }

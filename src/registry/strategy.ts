@@ -18,7 +18,8 @@ export interface Strategy {
   /** /status updates keep the old spec (and everything but status and metadata). */
   prepareForStatusUpdate(obj: any, old: any): void;
   validate(obj: any): FieldError[];
-  validateUpdate(obj: any, old: any): FieldError[];
+  /** `subresource` is 'status', 'approval' ... for subresource writes. */
+  validateUpdate(obj: any, old: any, subresource?: string): FieldError[];
   /**
    * The grace period a delete waits for (pods: until the kubelet confirms); 0 deletes at once.
    * Returns undefined for kinds without graceful deletion.

@@ -92,7 +92,7 @@ export async function handleApproval(ctx: HandlerContext): Promise<void> {
     if (body?.metadata?.resourceVersion) cur.metadata.resourceVersion = body.metadata.resourceVersion;
     cur.status = { ...(cur.status ?? {}), conditions: body?.status?.conditions ?? [] };
     return cur;
-  }, { subresource: 'status', dryRun: isDryRun(ctx) });
+  }, { subresource: 'approval', dryRun: isDryRun(ctx) });
   writeObject(ctx, 200, updated);
 }
 

@@ -33,7 +33,7 @@ export function genericStrategy(info: ResourceInfo, overrides: Partial<Strategy>
       obj.metadata.generation = old.metadata.generation;
     },
     validate: (obj) => validateCreate(key, obj),
-    validateUpdate: (obj, old) => validateUpdate(key, obj, old),
+    validateUpdate: (obj, old, subresource) => validateUpdate(key, obj, old, subresource),
   };
   return { ...base, ...overrides };
 }

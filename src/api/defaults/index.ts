@@ -1,0 +1,32 @@
+/**
+ * Defaulting entry point, keyed like resources.ts's `kindKey`. Mutates the decoded
+ * object in place with upstream's v1 defaults; idempotent; kinds without
+ * defaults are left unchanged.
+ */
+import { defaultCSR, defaultEndpoints, defaultNamespace, defaultNode, defaultPersistentVolume, defaultPersistentVolumeClaim, defaultSecret, defaultStorageClass } from './core.js';
+import { defaultPod } from './pod.js';
+import { defaultService } from './service.js';
+import { Obj, isObj } from './util.js';
+import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultStatefulSet } from './workloads.js';
+
+const defaulters: Record<string, (obj: Obj) => void> = {
+  'v1/Pod': defaultPod,
+  'v1/Service': defaultService,
+  'v1/Namespace': defaultNamespace,
+  'v1/Node': defaultNode,
+  'v1/PersistentVolume': defaultPersistentVolume,
+  'v1/PersistentVolumeClaim': defaultPersistentVolumeClaim,
+  'v1/Secret': defaultSecret,
+  'v1/Endpoints': defaultEndpoints,
+  'apps/v1/DaemonSet': defaultDaemonSet,
+  'apps/v1/StatefulSet': defaultStatefulSet,
+  'apps/v1/Deployment': defaultDeployment,
+  'apps/v1/ReplicaSet': defaultReplicaSet,
+  'storage.k8s.io/v1/StorageClass': defaultStorageClass,
+  'certificates.k8s.io/v1/CertificateSigningRequest': defaultCSR,
+};
+
+export function applyDefaults(key: string, obj: any): void {
+  const defaulter = defaulters[key];
+  if (defaulter && isObj(obj)) defaulter(obj);
+}

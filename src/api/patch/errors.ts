@@ -1,0 +1,97 @@
+/**
+ * How patch failures reach the client, as upstream's apiserver
+ * (`endpoints/handlers/patch.go`) reports them:
+ *
+ *  - malformed patch documents: 400 BadRequest with the decoder's message;
+ *  - a JSON patch that does not apply, a strategic patch with a list of lists
+ *    or content outside `$retainKeys`: 422 built by `NewGenericServerResponse`,
+ *    which drops the detail and always says "the server rejected our request
+ *    due to an error in our request";
+ *  - more than 10000 JSON patch operations: 413 RequestEntityTooLarge;
+ *  - every other strategic-merge failure (missing merge key, mixed element
+ *    types, unknown `$patch` value ...): the bare Go error, which the response
+ *    writer turns into a 500 with no reason and the error text as message.
+ *
+ * The engines throw `PatchError` values; `toStatusError` makes the Status.
+ */
+import { Status, StatusError } from '../status.js';
+
+export type PatchErrorClass = 'BadRequest' | 'Unprocessable' | 'TooLarge' | 'Internal';
+
+/** A patch that cannot be applied; `toStatusError` turns it into the wire Status. */
+export class PatchError extends Error {
+  constructor(public readonly errorClass: PatchErrorClass, message: string) {
+    super(message);
+  }
+}
+
+export const badPatch = (message: string) => new PatchError('BadRequest', message);
+export const unprocessablePatch = (message: string) => new PatchError('Unprocessable', message);
+export const internalPatch = (message: string) => new PatchError('Internal', message);
+
+/** Upstream's `mergepatch` sentinel errors, worded as upstream words them. */
+export const errBadJSONDoc = 'invalid JSON document';
+export const errNoListOfLists = 'lists of lists are not supported';
+export const errBadPatchFormatForPrimitiveList = 'invalid patch format of primitive list';
+export const errBadPatchFormatForRetainKeys = 'invalid patch format of retainKeys';
+export const errBadPatchFormatForSetElementOrderList = 'invalid patch format of setElementOrder list';
+
+const genericUnprocessable = 'the server rejected our request due to an error in our request';
+
+/** The Status upstream's apiserver answers for a patch error. */
+export function toStatusError(err: PatchError): StatusError {
+  const base = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure' } as const;
+  let s: Status;
+  switch (err.errorClass) {
+    case 'BadRequest':
+      s = { ...base, message: err.message, reason: 'BadRequest', code: 400 };
+      break;
+    case 'Unprocessable':
+      s = { ...base, message: genericUnprocessable, reason: 'Invalid', details: {}, code: 422 };
+      break;
+    case 'TooLarge':
+      s = { ...base, message: `Request entity too large: ${err.message}`, reason: 'RequestEntityTooLarge', code: 413 };
+      break;
+    case 'Internal':
+      s = { ...base, message: err.message, code: 500 };
+      break;
+  }
+  return new StatusError(s);
+}
+
+/** Go's name for the dynamic type of a decoded JSON value, as `reflect.TypeOf(v).String()` prints it. */
+export function goTypeName(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return '[]interface {}';
+  switch (typeof v) {
+    case 'object': return 'map[string]interface {}';
+    case 'string': return 'string';
+    case 'boolean': return 'bool';
+    case 'number': return Number.isInteger(v) ? 'int64' : 'float64';
+    default: return typeof v;
+  }
+}
+
+/** Go's `%v` rendering of a decoded JSON value: `map[a:1 b:[x y]]`, keys sorted. */
+export function goFormat(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return `[${v.map(goFormat).join(' ')}]`;
+  if (typeof v === 'object') {
+    const obj = v as Record<string, unknown>;
+    const keys = Object.keys(obj).sort();
+    return `map[${keys.map((k) => `${k}:${goFormat(obj[k])}`).join(' ')}]`;
+  }
+  return String(v);
+}
+
+/** `mergepatch.ErrNoMergeKey`. */
+export const noMergeKey = (m: unknown, key: string) =>
+  internalPatch(`map: ${goFormat(m)} does not contain declared merge key: ${key}`);
+
+/** `mergepatch.ErrBadArgType`: expected is a Go type name such as `map[string]interface {}`. */
+export const badArgType = (expected: string, actual: unknown) =>
+  internalPatch(`expected a ${expected}, but received a ${goTypeName(actual)}`);
+
+/** `mergepatch.ErrBadPatchType`. */
+export const badPatchType = (directive: unknown, m: unknown) =>
+  internalPatch(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(m)}`);

@@ -1,0 +1,93 @@
+/**
+ * ConfigMaps, Secrets and ServiceAccounts: data keys are config keys, total data
+ * at most 1 MiB, type-specific Secret keys, and the `immutable` flag.
+ */
+import { FieldError, forbidden, invalid, required, tooLong } from '../field-errors.js';
+import { isConfigMapKey, nameIsDNSSubdomain } from '../names.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
+import { Obj, deepEqual, immutable, key, obj, str, strMap } from './util.js';
+
+const maxSecretSize = 1024 * 1024;
+
+const keyErrors = (data: unknown, path: string) =>
+  Object.keys(obj(data)).flatMap((k) => isConfigMapKey(k).map((msg) => invalid(key(path, k), k, msg)));
+
+/** Secret data is base64 on the wire; its size is the decoded length. */
+const decodedSize = (v: unknown) => Buffer.from(str(v), 'base64').length;
+
+export function validateConfigMapCreate(cm: Obj): FieldError[] {
+  const errs = validateObjectMeta(cm.metadata, true, nameIsDNSSubdomain);
+  const data = strMap(cm.data);
+  const binary = obj(cm.binaryData);
+  errs.push(...keyErrors(data, 'data'));
+  for (const k of Object.keys(data)) if (k in binary) errs.push(invalid(key('data', k), k, 'duplicate of key present in binaryData'));
+  errs.push(...keyErrors(binary, 'binaryData'));
+  const size = Object.values(data).reduce((n, v) => n + Buffer.byteLength(v), 0) + Object.values(binary).reduce((n: number, v) => n + decodedSize(v), 0);
+  if (size > maxSecretSize) errs.push(tooLong('', maxSecretSize));
+  return errs;
+}
+
+function immutableData(n: Obj, o: Obj, fields: string[]): FieldError[] {
+  if (o.immutable !== true) return [];
+  const errs: FieldError[] = [];
+  if (n.immutable !== true) errs.push(forbidden('immutable', 'field is immutable when `immutable` is set'));
+  for (const f of fields) if (!deepEqual(n[f], o[f])) errs.push(forbidden(f, 'field is immutable when `immutable` is set'));
+  return errs;
+}
+
+export const validateConfigMapUpdate = (cm: Obj, old: Obj) =>
+  [...validateObjectMetaUpdate(cm.metadata, old.metadata), ...immutableData(cm, old, ['data', 'binaryData']), ...validateConfigMapCreate(cm)];
+
+/** Required data keys per Secret type. */
+function validateSecretType(secret: Obj, data: Record<string, unknown>): FieldError[] {
+  const need = (k: string) => (k in data ? [] : [required(key('data', k))]);
+  switch (str(secret.type)) {
+    case 'kubernetes.io/service-account-token':
+      return str(obj(obj(secret.metadata).annotations)['kubernetes.io/service-account.name'])
+        ? [] : [required(key('metadata.annotations', 'kubernetes.io/service-account.name'))];
+    case 'kubernetes.io/dockercfg':
+      return validateJSONKey(data, '.dockercfg');
+    case 'kubernetes.io/dockerconfigjson':
+      return validateJSONKey(data, '.dockerconfigjson');
+    case 'kubernetes.io/basic-auth':
+      return 'username' in data || 'password' in data ? [] : [...need('username'), ...need('password')];
+    case 'kubernetes.io/ssh-auth':
+      return decodedSize(data['ssh-privatekey']) > 0 ? [] : [required(key('data', 'ssh-privatekey'))];
+    case 'kubernetes.io/tls':
+      return [...need('tls.crt'), ...need('tls.key')];
+    default:
+      return [];
+  }
+}
+
+function validateJSONKey(data: Record<string, unknown>, k: string): FieldError[] {
+  if (!(k in data)) return [required(key('data', k))];
+  try {
+    const parsed = JSON.parse(Buffer.from(str(data[k]), 'base64').toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('json: cannot unmarshal into Go value of type map[string]interface {}');
+    return [];
+  } catch (e) {
+    return [invalid(key('data', k), '<secret contents redacted>', (e as Error).message)];
+  }
+}
+
+export function validateSecretCreate(secret: Obj): FieldError[] {
+  const errs = validateObjectMeta(secret.metadata, true, nameIsDNSSubdomain);
+  const data = obj(secret.data);
+  errs.push(...keyErrors(data, 'data'));
+  const size = Object.values(data).reduce((n: number, v) => n + decodedSize(v), 0);
+  if (size > maxSecretSize) errs.push(tooLong('data', maxSecretSize));
+  errs.push(...validateSecretType(secret, data));
+  return errs;
+}
+
+export const validateSecretUpdate = (secret: Obj, old: Obj) => [
+  ...validateObjectMetaUpdate(secret.metadata, old.metadata),
+  ...immutable(str(secret.type), str(old.type), 'type'),
+  ...immutableData(secret, old, ['data']),
+  ...validateSecretCreate(secret),
+];
+
+export const validateServiceAccountCreate = (sa: Obj) => validateObjectMeta(sa.metadata, true, nameIsDNSSubdomain);
+export const validateServiceAccountUpdate = (sa: Obj, old: Obj) =>
+  [...validateObjectMetaUpdate(sa.metadata, old.metadata), ...validateServiceAccountCreate(sa)];

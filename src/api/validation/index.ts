@@ -1,0 +1,82 @@
+/**
+ * Validation entry points, keyed like resources.ts's `kindKey` ('v1/Pod',
+ * 'apps/v1/DaemonSet'). Each returns upstream's field errors for the object as the
+ * strategy would see it: defaults applied, generated name filled, namespace set
+ * from the request. They never throw; kinds without rules yield no errors.
+ */
+import { FieldError, internal } from '../field-errors.js';
+import { validateCSRCreate, validateCSRUpdate } from './csr.js';
+import { validateBindingCreate, validateControllerRevisionCreate, validateControllerRevisionUpdate } from './controllerrevision.js';
+import {
+  validateConfigMapCreate, validateConfigMapUpdate, validateSecretCreate, validateSecretUpdate,
+  validateServiceAccountCreate, validateServiceAccountUpdate,
+} from './configdata.js';
+import { validateDaemonSetCreate, validateDaemonSetUpdate } from './daemonset.js';
+import { validateDeploymentCreate, validateDeploymentUpdate, validateReplicaSetCreate, validateReplicaSetUpdate } from './deployment.js';
+import { validateEndpointsCreate, validateEndpointsUpdate } from './endpoints.js';
+import { validateCoreEventCreate, validateCoreEventUpdate, validateEventsV1Create, validateEventsV1Update } from './event.js';
+import { validateLeaseCreate, validateLeaseUpdate } from './lease.js';
+import { validateNamespaceCreate, validateNamespaceUpdate } from './namespace.js';
+import { validateNodeCreate, validateNodeUpdate } from './node.js';
+import { validatePVCCreate, validatePVCUpdate, validatePVCreate, validatePVUpdate } from './persistentvolume.js';
+import { validatePodCreate, validatePodUpdate } from './pod.js';
+import { validateServiceCreate, validateServiceUpdate } from './service.js';
+import { validateStatefulSetCreate, validateStatefulSetUpdate } from './statefulset.js';
+import { validateStorageClassCreate, validateStorageClassUpdate } from './storageclass.js';
+import { Obj, obj } from './util.js';
+
+interface KindValidator {
+  create(obj: Obj): FieldError[];
+  update?(obj: Obj, old: Obj, subresource?: string): FieldError[];
+}
+
+const validators: Record<string, KindValidator> = {
+  'v1/Pod': { create: validatePodCreate, update: validatePodUpdate },
+  'v1/Binding': { create: validateBindingCreate },
+  'v1/Service': { create: validateServiceCreate, update: validateServiceUpdate },
+  'v1/Endpoints': { create: validateEndpointsCreate, update: validateEndpointsUpdate },
+  'v1/Node': { create: validateNodeCreate, update: validateNodeUpdate },
+  'v1/Namespace': { create: validateNamespaceCreate, update: validateNamespaceUpdate },
+  'v1/Event': { create: validateCoreEventCreate, update: validateCoreEventUpdate },
+  'v1/ConfigMap': { create: validateConfigMapCreate, update: validateConfigMapUpdate },
+  'v1/Secret': { create: validateSecretCreate, update: validateSecretUpdate },
+  'v1/ServiceAccount': { create: validateServiceAccountCreate, update: validateServiceAccountUpdate },
+  'v1/PersistentVolume': { create: validatePVCreate, update: validatePVUpdate },
+  'v1/PersistentVolumeClaim': { create: validatePVCCreate, update: validatePVCUpdate },
+  'apps/v1/DaemonSet': { create: validateDaemonSetCreate, update: validateDaemonSetUpdate },
+  'apps/v1/StatefulSet': { create: validateStatefulSetCreate, update: validateStatefulSetUpdate },
+  'apps/v1/Deployment': { create: validateDeploymentCreate, update: validateDeploymentUpdate },
+  'apps/v1/ReplicaSet': { create: validateReplicaSetCreate, update: validateReplicaSetUpdate },
+  'apps/v1/ControllerRevision': { create: validateControllerRevisionCreate, update: validateControllerRevisionUpdate },
+  'coordination.k8s.io/v1/Lease': { create: validateLeaseCreate, update: validateLeaseUpdate },
+  'certificates.k8s.io/v1/CertificateSigningRequest': { create: validateCSRCreate, update: validateCSRUpdate },
+  'events.k8s.io/v1/Event': { create: validateEventsV1Create, update: validateEventsV1Update },
+  'storage.k8s.io/v1/StorageClass': { create: validateStorageClassCreate, update: validateStorageClassUpdate },
+};
+
+function guarded(run: () => FieldError[]): FieldError[] {
+  try {
+    return run();
+  } catch (e) {
+    return [internal('', `validation failed: ${(e as Error).message}`)];
+  }
+}
+
+/** Field errors for a new object (after defaulting). */
+export function validateCreate(key: string, object: any): FieldError[] {
+  const v = validators[key];
+  return v ? guarded(() => v.create(obj(object))) : [];
+}
+
+/**
+ * Field errors for an update of `old` to `object` (after defaulting). `subresource`
+ * ('status', 'approval') selects a subresource's rules where they differ (CSRs).
+ */
+export function validateUpdate(key: string, object: any, old: any, subresource?: string): FieldError[] {
+  const v = validators[key];
+  if (!v) return [];
+  return guarded(() => (v.update ? v.update(obj(object), obj(old), subresource) : v.create(obj(object))));
+}
+
+/** Whether validation rules exist for the kind. */
+export const hasValidation = (key: string) => key in validators;

@@ -1,0 +1,22 @@
+/** File-path rules for volume items, sub-paths and host paths (validateLocalDescendingPath and friends). */
+import { FieldError, invalid } from '../field-errors.js';
+
+/** validatePathNoBacksteps: no `..` element. */
+export function validatePathNoBacksteps(target: string, path: string): FieldError[] {
+  return target.replace(/\\/g, '/').split('/').includes('..') ? [invalid(path, target, "must not contain '..'")] : [];
+}
+
+/** validateLocalDescendingPath: relative, without `..` elements. */
+export function validateLocalDescendingPath(target: string, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (target.startsWith('/')) errs.push(invalid(path, target, 'must be a relative path'));
+  errs.push(...validatePathNoBacksteps(target, path));
+  return errs;
+}
+
+/** ValidateLocalNonReservedPath: also may not start with `..`. */
+export function validateLocalNonReservedPath(target: string, path: string): FieldError[] {
+  const errs = validateLocalDescendingPath(target, path);
+  if (target.startsWith('..') && !target.startsWith('../')) errs.push(invalid(path, target, "must not start with '..'"));
+  return errs;
+}
