@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYAML } from 'yaml';
-import { badRequest, tooLarge } from '../api/status.js';
+import { badRequest, tooLarge, StatusError } from '../api/status.js';
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 
@@ -27,6 +27,7 @@ export function mediaType(req: IncomingMessage): string {
 
 /** Decodes a JSON or YAML body into a value; objects only unless `anyValue`. */
 export function decodeBody(buf: Buffer, type: string, anyValue = false): any {
+  if (type.includes('protobuf') || type.includes('cbor')) throw unsupportedBody(type);
   const text = buf.toString('utf8');
   if (!text.trim()) throw badRequest('Object \'Kind\' is missing in \'\'');
   let value: unknown;
@@ -55,4 +56,12 @@ function jsonErrorWords(e: Error): string {
   if (m) return `invalid character '${m[1]}' looking for beginning of value`;
   if (/Unexpected end/.test(e.message)) return 'unexpected end of JSON input';
   return e.message;
+}
+
+/** Protobuf and CBOR bodies are not decoded (JSON and YAML only): 415, as upstream answers unknown types. */
+function unsupportedBody(type: string): StatusError {
+  return new StatusError({
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 415, reason: 'UnsupportedMediaType',
+    message: `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got ${type})`,
+  });
 }

@@ -9,8 +9,9 @@ import { hostname } from 'node:os';
 import { ensureClusterPKI, buildKubeconfig, writeKubeconfig } from '../pki/index.js';
 import { openSqliteBackend } from '../storage/sqlite/index.js';
 import { Registry } from '../registry/registry.js';
-import { ensureSystemNamespaces, runServiceAccountsLoop } from '../registry/bootstrap.js';
+import { ensureSystemNamespaces, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
+import { ServiceAllocator } from '../registry/service-allocation.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
@@ -50,7 +51,11 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const pki = await ensureClusterPKI(opts.dataDir, { hosts });
   const metrics = createMetrics();
   const backend = instrumentBackend(openSqliteBackend(join(opts.dataDir, 'state.db'), { logger: logger.with('storage') }), metrics);
-  const registry = new Registry(backend, realClock, admit);
+  const services = new ServiceAllocator(() => registry);
+  const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
+    admit(op, info, obj);
+    await services.admit(op, info, obj);
+  });
   let ready = false;
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });
   const server = createApiServer({ registry, tls: serverTLSOptions(pki), authenticate, metrics, logger: logger.with('apiserver'), ready: () => ready });
@@ -62,6 +67,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     server: url, caCertPem: pki.caCertPem, userName: 'kubernetes-admin', clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem,
   }));
   await ensureSystemNamespaces(registry);
+  await ensureKubernetesService(registry, opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : (opts.advertiseAddress ?? opts.bind), addr.port);
   const stopSA = await runServiceAccountsLoop(registry, logger);
   const namespaces = new NamespaceLifecycle(registry, logger.with('namespace'));
   await namespaces.start();
