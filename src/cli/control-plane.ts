@@ -15,7 +15,7 @@ import { ServiceAllocator } from '../registry/service-allocation.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
-import { admit } from '../apiserver/admission/index.js';
+import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/admission/index.js';
 import { createAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
 import { createLogger, Logger } from '../util/log.js';
 import { realClock } from '../util/clock.js';
@@ -32,6 +32,7 @@ export interface ControlPlaneOptions {
   /** Controllers to run in-process: 'all' (default), 'none', or names ('daemonset,scheduler,...'). */
   controllers?: string;
   controllerConfig?: Partial<ControllerConfig>;
+  admission?: Partial<AdmissionConfig>;
 }
 
 export interface ControlPlane {
@@ -52,8 +53,9 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const metrics = createMetrics();
   const backend = instrumentBackend(openSqliteBackend(join(opts.dataDir, 'state.db'), { logger: logger.with('storage') }), metrics);
   const services = new ServiceAllocator(() => registry);
+  const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
-    admit(op, info, obj);
+    admit(op, info, obj, admission);
     await services.admit(op, info, obj);
   });
   let ready = false;

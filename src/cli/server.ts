@@ -18,6 +18,10 @@ Flags:
                                  daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,scheduler (default all)
       --node-monitor-grace-period duration
                                  heartbeat silence before a node is marked Unknown (default 50s)
+      --default-not-ready-toleration-seconds int
+                                 tolerationSeconds of the not-ready:NoExecute toleration added to pods (default 300)
+      --default-unreachable-toleration-seconds int
+                                 tolerationSeconds of the unreachable:NoExecute toleration added to pods (default 300)
   -h, --help                     help for server`;
 
 export async function runServer(args: string[]): Promise<number> {
@@ -27,6 +31,8 @@ export async function runServer(args: string[]): Promise<number> {
       'data-dir': { type: 'string' }, port: { type: 'string', default: '6443' }, bind: { type: 'string', default: '127.0.0.1' },
       'token-auth-file': { type: 'string' }, 'advertise-address': { type: 'string' },
       controllers: { type: 'string', default: 'all' }, 'node-monitor-grace-period': { type: 'string' },
+      'default-not-ready-toleration-seconds': { type: 'string', default: '300' },
+      'default-unreachable-toleration-seconds': { type: 'string', default: '300' },
     },
   });
   if (!values['data-dir']) { console.error('Error: --data-dir is required'); return 1; }
@@ -35,6 +41,10 @@ export async function runServer(args: string[]): Promise<number> {
   const cp = await startControlPlane({
     dataDir: values['data-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
     advertiseAddress: values['advertise-address'], controllers: values.controllers,
+    admission: {
+      notReadyTolerationSeconds: Number(values['default-not-ready-toleration-seconds']),
+      unreachableTolerationSeconds: Number(values['default-unreachable-toleration-seconds']),
+    },
     controllerConfig: values['node-monitor-grace-period'] ? { nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']) } : undefined,
   });
   return cp.waitForSignal();

@@ -6,14 +6,22 @@
  */
 import type { ResourceInfo } from '../../api/resources.js';
 
-const defaultTolerationSeconds = 300;
 const notReadyTaint = 'node.kubernetes.io/not-ready';
 const unreachableTaint = 'node.kubernetes.io/unreachable';
 
-export function admit(op: 'create' | 'update', info: ResourceInfo, obj: any): void {
+export interface AdmissionConfig {
+  /** --default-not-ready-toleration-seconds (upstream 300). */
+  notReadyTolerationSeconds: number;
+  /** --default-unreachable-toleration-seconds (upstream 300). */
+  unreachableTolerationSeconds: number;
+}
+
+export const defaultAdmissionConfig: AdmissionConfig = { notReadyTolerationSeconds: 300, unreachableTolerationSeconds: 300 };
+
+export function admit(op: 'create' | 'update', info: ResourceInfo, obj: any, config: AdmissionConfig = defaultAdmissionConfig): void {
   if (op !== 'create' || info.group !== '' || info.plural !== 'pods') return;
   const spec = obj.spec ?? (obj.spec = {});
-  addDefaultTolerations(spec);
+  addDefaultTolerations(spec, config);
   if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';
   spec.serviceAccount = spec.serviceAccountName;
   if (spec.priority === undefined && !spec.priorityClassName) spec.priority = 0;
@@ -21,12 +29,13 @@ export function admit(op: 'create' | 'update', info: ResourceInfo, obj: any): vo
 }
 
 /** Adds each toleration unless one already tolerates the taint's NoExecute effect (upstream's check). */
-function addDefaultTolerations(spec: any): void {
+function addDefaultTolerations(spec: any, config: AdmissionConfig): void {
   const tolerations: any[] = spec.tolerations ?? [];
   const tolerates = (key: string) => tolerations.some((t) =>
     (t.effect === 'NoExecute' || !t.effect) && (t.key === key || (!t.key && t.operator === 'Exists')));
-  for (const key of [notReadyTaint, unreachableTaint]) {
-    if (!tolerates(key)) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: defaultTolerationSeconds });
+  const seconds: [string, number][] = [[notReadyTaint, config.notReadyTolerationSeconds], [unreachableTaint, config.unreachableTolerationSeconds]];
+  for (const [key, tolerationSeconds] of seconds) {
+    if (!tolerates(key)) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds });
   }
   spec.tolerations = tolerations;
 }
