@@ -1,7 +1,10 @@
 /** The controllers k8ts runs, by the names `--controllers` takes. */
 import type { Controller, ControllerContext, ControllerFactory } from '../controllers/types.js';
+import { daemonSetController } from '../controllers/daemonset/index.js';
 
-export const controllerFactories: Record<string, ControllerFactory> = {};
+export const controllerFactories: Record<string, ControllerFactory> = {
+  daemonset: daemonSetController,
+};
 
 /** The default scheduler, wrapped as a controller of the manager. */
 export const schedulerFactory: ((ctx: ControllerContext) => Controller) | undefined = undefined;

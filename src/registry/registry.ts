@@ -13,12 +13,14 @@ import { podStrategy } from './strategies/pods.js';
 import { nodeStrategy } from './strategies/nodes.js';
 import { namespaceStrategy } from './strategies/namespaces.js';
 import { initialStatusStrategy } from './strategies/simple-status.js';
+import { daemonSetStrategy } from './strategies/daemonsets.js';
 
 function strategyFor(info: ResourceInfo): Strategy {
   switch (`${info.group}/${info.plural}`) {
     case '/pods': return podStrategy(info);
     case '/nodes': return nodeStrategy(info);
     case '/namespaces': return namespaceStrategy(info);
+    case 'apps/daemonsets': return daemonSetStrategy(info);
     case '/persistentvolumes':
     case '/persistentvolumeclaims': return initialStatusStrategy(info, () => ({ phase: 'Pending' }));
     case 'certificates.k8s.io/certificatesigningrequests': return initialStatusStrategy(info, () => ({}));

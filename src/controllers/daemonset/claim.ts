@@ -1,0 +1,88 @@
+/**
+ * ControllerRef management (upstream controller_ref_manager.go ClaimPods /
+ * ClaimControllerRevisions), for one DaemonSet over objects from the cache:
+ *  1. Owned (controller ref with our uid): kept while the selector matches;
+ *     otherwise released (our reference removed), unless being deleted.
+ *  2. Owned by another controller: ignored.
+ *  3. Orphans matching the selector and not being deleted are adopted, after
+ *     one fresh read confirms the DaemonSet still exists and is not being
+ *     deleted (so a deleted DaemonSet never adopts).
+ * Writes are JSON merge patches of the whole ownerReferences list with the
+ * object's resourceVersion as a precondition; an object that has vanished
+ * meanwhile is skipped.
+ */
+import type { ResourceClient } from '../../client/index.js';
+import { isNotFound } from '../../client/index.js';
+import { matchesSelector } from '../../api/labels.js';
+import type { Selector } from '../../api/labels.js';
+import { controllerRef } from '../../api/pods.js';
+import { controllerRefTo, isDeleting } from './util.js';
+
+export interface ClaimInput {
+  ds: any;
+  selector: Selector;
+  /** Objects whose controller ref has the DaemonSet's uid. */
+  owned: readonly any[];
+  /** Objects in the namespace without a controller ref. */
+  orphans: readonly any[];
+  client: ResourceClient;
+  /** A fresh read of the DaemonSet; throws when it is gone or replaced. */
+  recheck: () => Promise<void>;
+}
+
+export async function claim(input: ClaimInput): Promise<any[]> {
+  const { ds, selector, client } = input;
+  const claimed: any[] = [];
+  const errors: unknown[] = [];
+  for (const obj of input.owned) {
+    if (matchesSelector(selector, obj.metadata.labels)) { claimed.push(obj); continue; }
+    if (isDeleting(obj)) continue;
+    await release(client, ds, obj).catch((e) => errors.push(e));
+  }
+  const adoptable = input.orphans.filter((o) => !controllerRef(o) && matchesSelector(selector, o.metadata.labels) && !isDeleting(o));
+  if (adoptable.length) {
+    try {
+      await input.recheck();
+      for (const obj of adoptable) {
+        if (await adopt(client, ds, obj).catch((e) => { errors.push(e); return false; })) claimed.push(obj);
+      }
+    } catch (e) {
+      errors.push(e);
+    }
+  }
+  if (errors.length) throw errors[0];
+  return claimed;
+}
+
+async function adopt(client: ResourceClient, ds: any, obj: any): Promise<boolean> {
+  const refs = [...(obj.metadata.ownerReferences ?? []), controllerRefTo(ds)];
+  try {
+    await client.patch(obj.metadata.namespace, obj.metadata.name, { metadata: { ownerReferences: refs, resourceVersion: obj.metadata.resourceVersion } });
+    return true;
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw e;
+  }
+}
+
+async function release(client: ResourceClient, ds: any, obj: any): Promise<void> {
+  const refs = (obj.metadata.ownerReferences ?? []).filter((r: any) => r.uid !== ds.metadata.uid);
+  try {
+    await client.patch(obj.metadata.namespace, obj.metadata.name, { metadata: { ownerReferences: refs, resourceVersion: obj.metadata.resourceVersion } });
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+}
+
+/** RecheckDeletionTimestamp over a fresh GET of the DaemonSet. */
+export function recheckDaemonSet(client: ResourceClient, ds: any): () => Promise<void> {
+  return async () => {
+    const fresh = await client.get(ds.metadata.namespace, ds.metadata.name);
+    if (fresh.metadata.uid !== ds.metadata.uid) {
+      throw new Error(`original DaemonSet ${ds.metadata.namespace}/${ds.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${ds.metadata.uid}`);
+    }
+    if (fresh.metadata.deletionTimestamp) {
+      throw new Error(`${ds.metadata.namespace}/${ds.metadata.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+    }
+  };
+}

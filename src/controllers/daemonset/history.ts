@@ -1,0 +1,129 @@
+/**
+ * ControllerRevisions of a DaemonSet (upstream update.go: getPatch, Match,
+ * snapshot, cleanupHistory; controller_utils.go: ComputeHash). Pure parts;
+ * the writes live in revisions.ts.
+ *
+ * - A revision is named `<ds>-<hash>`; the hash is FNV-32a over the template
+ *   (k8ts hashes canonical JSON, upstream a deep print of the Go struct) and
+ *   the collision count, printed in decimal and mapped onto upstream's
+ *   "safe" alphabet, so it has upstream's shape (e.g. `6d5bcd9f7b`).
+ * - Its data is the strategic merge patch that restores the template:
+ *   `{"spec":{"template":{..., "$patch":"replace"}}}`, which `kubectl rollout
+ *   undo` sends verbatim. Keys are sorted, as Go marshals maps, and the
+ *   template's metadata.creationTimestamp is null, as Go marshals a zero time.
+ * - Labels: the template's plus controller-revision-hash; annotations: the
+ *   DaemonSet's (so kubernetes.io/change-cause is carried).
+ */
+import { controllerRefTo, controllerRevisionHashLabel } from './util.js';
+
+/** rand.SafeEncodeString's alphabet: no vowels, no confusable characters. */
+const alphanums = 'bcdfghjklmnpqrstvwxz2456789';
+
+export function safeEncodeString(s: string): string {
+  let out = '';
+  for (const ch of s) out += alphanums[ch.codePointAt(0)! % alphanums.length];
+  return out;
+}
+
+/** JSON with object keys sorted at every level (Go's encoding of maps). */
+export function canonicalJSON(v: unknown): string {
+  return JSON.stringify(sortKeys(v));
+}
+
+export function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== undefined) out[k] = sortKeys(x);
+    }
+    return out;
+  }
+  return v;
+}
+
+function fnv32a(bytes: Uint8Array, h = 0x811c9dc5): number {
+  for (const b of bytes) {
+    h ^= b;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/** ComputeHash(template, collisionCount). */
+export function computeHash(template: unknown, collisionCount?: number | null): string {
+  let h = fnv32a(new TextEncoder().encode(canonicalJSON(template ?? {})));
+  if (collisionCount !== undefined && collisionCount !== null) {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setUint32(0, collisionCount >>> 0, true);
+    h = fnv32a(b, h);
+  }
+  return safeEncodeString(String(h));
+}
+
+/**
+ * getPatch: the data of a revision for the DaemonSet's current template, as
+ * Go marshals the typed template (so `metadata.creationTimestamp: null`), which
+ * lets kubectl's own byte comparison see an undo to the current template.
+ */
+export function revisionData(ds: any): any {
+  const template = ds.spec?.template ?? {};
+  const metadata = { ...(template.metadata ?? {}), creationTimestamp: null };
+  return sortKeys({ spec: { template: { ...template, metadata, $patch: 'replace' } } });
+}
+
+/** Match: the revision stores exactly the DaemonSet's current template. */
+export function revisionMatches(ds: any, revision: any): boolean {
+  return comparable(revisionData(ds)) === comparable(revision?.data ?? null);
+}
+
+/** Revision data as compared: a missing template creationTimestamp counts as null. */
+function comparable(data: any): string {
+  const t = data?.spec?.template;
+  if (!t || typeof t !== 'object') return canonicalJSON(data);
+  return canonicalJSON({ ...data, spec: { ...data.spec, template: { ...t, metadata: { ...(t.metadata ?? {}), creationTimestamp: null } } } });
+}
+
+export function maxRevision(revisions: readonly any[]): number {
+  let max = 0;
+  for (const r of revisions) if ((r.revision ?? 0) > max) max = r.revision;
+  return max;
+}
+
+/** The ControllerRevision snapshot creates for the DaemonSet's template. */
+export function newRevision(ds: any, hash: string, revision: number): any {
+  const metadata: any = {
+    name: `${ds.metadata.name}-${hash}`,
+    namespace: ds.metadata.namespace,
+    labels: { ...(ds.spec?.template?.metadata?.labels ?? {}), [controllerRevisionHashLabel]: hash },
+    ownerReferences: [controllerRefTo(ds)],
+  };
+  if (ds.metadata.annotations) metadata.annotations = { ...ds.metadata.annotations };
+  return { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata, data: revisionData(ds), revision };
+}
+
+/**
+ * cleanupHistory's choice: beyond revisionHistoryLimit, the old revisions to
+ * delete, lowest revision first, sparing those whose hash a live pod carries.
+ */
+export function revisionsToDelete(old: readonly any[], livePodHashes: ReadonlySet<string>, limit: number): string[] {
+  let toKill = old.length - limit;
+  if (toKill <= 0) return [];
+  const out: string[] = [];
+  for (const r of [...old].sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0))) {
+    if (toKill <= 0) break;
+    if (livePodHashes.has(r.metadata?.labels?.[controllerRevisionHashLabel])) continue;
+    out.push(r.metadata.name);
+    toKill--;
+  }
+  return out;
+}
+
+/** dedupCurHistories' choice: among revisions matching the template, the one with the highest revision (the last of equals). */
+export function pickCurrent(current: readonly any[]): any {
+  let keep = current[0];
+  let max = 0;
+  for (const r of current) if ((r.revision ?? 0) >= max) { keep = r; max = r.revision ?? 0; }
+  return keep;
+}

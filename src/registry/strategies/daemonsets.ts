@@ -1,0 +1,32 @@
+/**
+ * DaemonSets keep `deprecated.daemonset.template.generation` in step with the
+ * generation at which the template last changed (upstream's daemonset strategy),
+ * which the controller uses for the pod-template-generation label.
+ */
+import type { ResourceInfo } from '../../api/resources.js';
+import type { Strategy } from '../strategy.js';
+import { genericStrategy } from './generic.js';
+import { stableStringify } from '../meta.js';
+
+const templateGeneration = 'deprecated.daemonset.template.generation';
+
+export function daemonSetStrategy(info: ResourceInfo): Strategy {
+  const base = genericStrategy(info);
+  const set = (obj: any, gen: number) => {
+    obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [templateGeneration]: String(gen) };
+  };
+  return {
+    ...base,
+    prepareForCreate(obj) {
+      base.prepareForCreate(obj);
+      set(obj, obj.metadata.generation);
+    },
+    prepareForUpdate(obj, old) {
+      base.prepareForUpdate(obj, old);
+      const changed = stableStringify(obj.spec?.template) !== stableStringify(old.spec?.template);
+      const oldGen = old.metadata.annotations?.[templateGeneration];
+      if (changed || oldGen === undefined) set(obj, changed ? obj.metadata.generation : old.metadata.generation ?? 1);
+      else set(obj, Number(oldGen));
+    },
+  };
+}
