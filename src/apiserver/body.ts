@@ -41,7 +41,7 @@ export function decodeBody(buf: Buffer, type: string, anyValue = false): any {
     try {
       value = JSON.parse(text);
     } catch (e) {
-      throw badRequest(`couldn't get version/kind; json parse error: ${jsonErrorWords(e as Error)}`);
+      throw badRequest(`couldn't get version/kind; json parse error: ${jsonErrorWords(e as Error, text)}`);
     }
   }
   if (!anyValue && (value === null || typeof value !== 'object' || Array.isArray(value))) {
@@ -50,12 +50,25 @@ export function decodeBody(buf: Buffer, type: string, anyValue = false): any {
   return value;
 }
 
-function jsonErrorWords(e: Error): string {
-  // Node says "Unexpected token x in JSON at position n"; Go says "invalid character 'x' ...".
-  const m = /Unexpected token '?(.)'?,? .*?(?:at position|is not valid JSON)/.exec(e.message);
-  if (m) return `invalid character '${m[1]}' looking for beginning of value`;
-  if (/Unexpected end/.test(e.message)) return 'unexpected end of JSON input';
-  return e.message;
+/** Where Go's scanner was when it met a bad character, by the words of Node's JSON.parse error. */
+const goContexts: [RegExp, string][] = [
+  [/after property name/, 'after object key'],
+  [/after property value/, 'after object key:value pair'],
+  [/after array element/, 'after array element'],
+  [/property name/, 'looking for beginning of object key string'],
+  [/after JSON/, 'after top-level value'],
+  [/control character/, 'in string literal'],
+];
+
+/** Node's JSON.parse errors in the words of Go's encoding/json, which upstream decodes with. */
+function jsonErrorWords(e: Error, text: string): string {
+  const pos = /at position (\d+)/.exec(e.message);
+  const at = pos ? Number(pos[1]) : -1;
+  if (/Unexpected end|Unterminated string/.test(e.message) || (at >= 0 && !text.slice(at).trim())) return 'unexpected end of JSON input';
+  const ch = at >= 0 ? text[at] : /Unexpected token '?(.)'?/.exec(e.message)?.[1];
+  if (ch === undefined) return e.message;
+  const where = goContexts.find(([re]) => re.test(e.message))?.[1] ?? 'looking for beginning of value';
+  return `invalid character '${ch === '"' ? ch : JSON.stringify(ch).slice(1, -1)}' ${where}`;
 }
 
 /** Protobuf and CBOR bodies are not decoded (JSON and YAML only): 415, as upstream answers unknown types. */

@@ -1,10 +1,12 @@
-/** Prometheus metrics with upstream's names where upstream has one. */
+/** Prometheus metrics with upstream's names (and label values) where upstream has one. */
+import type { IncomingMessage } from 'node:http';
 import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
+import type { RequestInfo } from './request-info.js';
 
 export interface ApiMetrics {
   registry: Registry;
-  requests: Counter<'verb' | 'resource' | 'code'>;
-  latency: Histogram<'verb' | 'resource'>;
+  requests: Counter<'verb' | 'resource' | 'subresource' | 'code'>;
+  latency: Histogram<'verb' | 'resource' | 'subresource'>;
   storageLatency: Histogram<'operation'>;
   watchers: Gauge<string>;
 }
@@ -14,9 +16,28 @@ export function createMetrics(): ApiMetrics {
   collectDefaultMetrics({ register: registry });
   return {
     registry,
-    requests: new Counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out by verb, resource and HTTP response code.', labelNames: ['verb', 'resource', 'code'], registers: [registry] }),
-    latency: new Histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb and resource.', labelNames: ['verb', 'resource'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] }),
+    requests: new Counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, resource, subresource and HTTP response code.', labelNames: ['verb', 'resource', 'subresource', 'code'], registers: [registry] }),
+    latency: new Histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, resource and subresource.', labelNames: ['verb', 'resource', 'subresource'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] }),
     storageLatency: new Histogram({ name: 'k8ts_storage_request_duration_seconds', help: 'Storage backend operation latency in seconds.', labelNames: ['operation'], buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [registry] }),
     watchers: new Gauge({ name: 'apiserver_registered_watchers', help: 'Number of currently open watch requests.', registers: [registry] }),
   };
+}
+
+const connectSubresources = new Set(['exec', 'attach', 'portforward', 'proxy']);
+
+/**
+ * The verb label as upstream reports it (endpoints/metrics CanonicalVerb and
+ * CleanVerb): the HTTP method, except LIST for a GET of a collection, WATCH,
+ * APPLY for server-side apply patches and CONNECT for exec, attach, port-forward
+ * and proxy.
+ */
+export function reportedVerb(req: IncomingMessage, info: RequestInfo): string {
+  const method = (req.method ?? 'GET').toUpperCase();
+  if (!info.isResourceRequest) return method;
+  if (info.subresource && connectSubresources.has(info.subresource)) return 'CONNECT';
+  if (info.verb === 'watch') return 'WATCH';
+  if (info.verb === 'list') return 'LIST';
+  if (method === 'HEAD') return 'GET';
+  if (method === 'PATCH' && String(req.headers['content-type'] ?? '').startsWith('application/apply-patch+yaml')) return 'APPLY';
+  return method;
 }

@@ -16,7 +16,7 @@ import { negotiate } from './negotiate.js';
 import { writeJSON, writeStatus, toStatus } from './respond.js';
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { openapiV3Document, openapiV3Index } from './openapi/index.js';
-import type { ApiMetrics } from './metrics.js';
+import { reportedVerb, type ApiMetrics } from './metrics.js';
 import type { HandlerContext } from './handlers/context.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate } from './handlers/crud.js';
 import { handleWatch } from './handlers/watch.js';
@@ -64,10 +64,10 @@ async function serve(opts: ApiServerOptions, req: IncomingMessage, res: ServerRe
   const url = new URL(req.url ?? '/', 'https://localhost');
   const info = parseRequestInfo(req.method ?? 'GET', url);
   res.on('finish', () => {
-    const resource = info.resource ? (info.subresource ? `${info.resource}/${info.subresource}` : info.resource) : '';
-    if (info.verb === 'watch') return;
-    opts.metrics.requests.inc({ verb: info.verb.toUpperCase(), resource, code: String(res.statusCode) });
-    opts.metrics.latency.observe({ verb: info.verb.toUpperCase(), resource }, Number(process.hrtime.bigint() - started) / 1e9);
+    const labels = { verb: reportedVerb(req, info), resource: info.resource ?? '', subresource: info.subresource ?? '' };
+    opts.metrics.requests.inc({ ...labels, code: String(res.statusCode) });
+    // A watch lasts as long as the client wants: its duration is not a latency.
+    if (info.verb !== 'watch') opts.metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
   });
   try {
     if (!anonymousPaths.has(url.pathname)) {

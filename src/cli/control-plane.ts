@@ -54,7 +54,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const backend = instrumentBackend(openSqliteBackend(join(opts.dataDir, 'state.db'), { logger: logger.with('storage') }), metrics);
   const services = new ServiceAllocator(() => registry);
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
-  const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
+  const registry: Registry = new Registry(backend, realClock, async (op, info, obj) => {
     admit(op, info, obj, admission);
     await services.admit(op, info, obj);
   });

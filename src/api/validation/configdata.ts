@@ -23,7 +23,8 @@ export function validateConfigMapCreate(cm: Obj): FieldError[] {
   for (const k of Object.keys(data)) if (k in binary) errs.push(invalid(key('data', k), k, 'duplicate of key present in binaryData'));
   errs.push(...keyErrors(binary, 'binaryData'));
   const size = Object.values(data).reduce((n, v) => n + Buffer.byteLength(v), 0) + Object.values(binary).reduce((n: number, v) => n + decodedSize(v), 0);
-  if (size > maxSecretSize) errs.push(tooLong('', maxSecretSize));
+  // Upstream reports the whole object as field.NewPath(""), which prints as "[]".
+  if (size > maxSecretSize) errs.push(tooLong('[]', maxSecretSize));
   return errs;
 }
 

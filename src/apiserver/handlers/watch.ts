@@ -9,6 +9,20 @@ import { HandlerContext, query } from './context.js';
 
 const bookmarkEveryMs = 30_000;
 
+/**
+ * Every watcher of a resource gets the same decoded object for an event (the store decodes it
+ * once, and watch consumers never mutate it), so its JSON is rendered once for all of them.
+ */
+const renderedJSON = new WeakMap<object, string>();
+function objectJSON(object: object): string {
+  let json = renderedJSON.get(object);
+  if (json === undefined) {
+    json = JSON.stringify(object);
+    renderedJSON.set(object, json);
+  }
+  return json;
+}
+
 export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const { res, store } = ctx;
   const include = includeObjectParam(ctx.url.searchParams.get('includeObject'));
@@ -19,18 +33,29 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
       if (ctx.rendering === 'table') object = toTable(store.info, [ev.object], { resourceVersion: ev.object.metadata.resourceVersion }, include, new Date());
       else if (ctx.rendering === 'partial') object = partialObjectMetadata(ev.object);
+      else return `{"type":"${ev.type}","object":${objectJSON(object)}}\n`;
     }
     return `{"type":"${ev.type}","object":${JSON.stringify(object)}}\n`;
+  };
+  // The events of one storage batch go out in one write (one chunk), not one write each.
+  let pending: string[] = [];
+  const writePending = () => {
+    if (pending.length === 0) return;
+    const lines = pending.join('');
+    pending = [];
+    if (open && !res.destroyed) res.write(lines);
   };
   const send = (ev: WatchEventOut) => {
     if (!open) return;
     if (ev.object?.metadata?.resourceVersion && ev.type !== 'ERROR') lastRV = ev.object.metadata.resourceVersion;
-    res.write(render(ev));
+    if (pending.length === 0) process.nextTick(writePending);
+    pending.push(render(ev));
   };
   const timers: NodeJS.Timeout[] = [];
   let watch: { close(): void } | undefined;
   const finish = () => {
     if (!open) return;
+    writePending();
     open = false;
     for (const t of timers) clearTimeout(t);
     watch?.close();

@@ -1,9 +1,10 @@
 /**
  * The Backend contract (../backend.ts) on embedded SQLite, kine-style.
  *
- * Everything underneath is synchronous better-sqlite3: a write has committed and been fsynced
- * before its promise is even created, and watch events are published right after the commit.
- * The promises exist so this backend and an etcd one are interchangeable.
+ * Everything underneath is synchronous better-sqlite3. Writes are group-committed: those requested
+ * in one turn of the event loop share a transaction and an fsync (group-commit.ts); a write's
+ * promise settles after its commit, and watch events are published right after the commit. Reads
+ * are answered at once from committed data.
  */
 import type Database from 'better-sqlite3';
 import {
@@ -12,10 +13,11 @@ import {
 } from '../backend.js';
 import { AutoCompactor } from './auto-compaction.js';
 import { Compactor } from './compaction.js';
+import { GroupCommit } from './group-commit.js';
 import { BackendClosedError } from './errors.js';
 import { keyRange } from './key-range.js';
 import { LogReader, NO_LIMIT } from './log-reader.js';
-import { LogWriter, type WriteOutcome } from './log-writer.js';
+import { LogWriter } from './log-writer.js';
 import { resolveOptions, type SqliteBackendOptions } from './options.js';
 import { openDatabase } from './schema.js';
 import { WatchHub } from './watch-hub.js';
@@ -34,7 +36,8 @@ export function openSqliteBackend(path: string, opts?: SqliteBackendOptions): Ba
   }, options.logger);
   const auto = new AutoCompactor(db, compactor, () => writer.currentRevision, options);
   auto.start();
-  return new SqliteBackend({ db, reader, writer, compactor, auto, hub });
+  const commits = new GroupCommit(writer, (event) => hub.publish(event));
+  return new SqliteBackend({ db, reader, writer, compactor, auto, hub, commits });
 }
 
 interface Parts {
@@ -44,6 +47,7 @@ interface Parts {
   compactor: Compactor;
   auto: AutoCompactor;
   hub: WatchHub;
+  commits: GroupCommit;
 }
 
 class SqliteBackend implements Backend {
@@ -86,15 +90,18 @@ class SqliteBackend implements Backend {
   }
 
   async create(key: string, value: string): Promise<WriteResult> {
-    return this.publish(this.open().writer.create(key, value));
+    const { writer, commits } = this.open();
+    return commits.submit(() => writer.create(key, value));
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<WriteResult> {
-    return this.publish(this.open().writer.update(key, value, expectedModRevision));
+    const { writer, commits } = this.open();
+    return commits.submit(() => writer.update(key, value, expectedModRevision));
   }
 
   async delete(key: string, expectedModRevision: number): Promise<WriteResult> {
-    return this.publish(this.open().writer.delete(key, expectedModRevision));
+    const { writer, commits } = this.open();
+    return commits.submit(() => writer.delete(key, expectedModRevision));
   }
 
   /** On a closed backend the watch fails asynchronously with BackendClosedError, like every other call. */
@@ -111,11 +118,15 @@ class SqliteBackend implements Backend {
     await compactor.compact(Math.min(revision, writer.currentRevision));
   }
 
-  /** Idempotent. Open watches end with BackendClosedError after the events already queued for them. */
+  /**
+   * Idempotent. Writes already requested are committed first. Open watches end with
+   * BackendClosedError after the events already queued for them.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const { auto, compactor, hub, db } = this.parts;
+    const { auto, compactor, hub, db, commits } = this.parts;
+    commits.flush();
     auto.stop();
     compactor.close();
     hub.failAll(new BackendClosedError());
@@ -140,10 +151,5 @@ class SqliteBackend implements Backend {
     const compacted = this.parts.compactor.compactedRevision;
     if (requested < compacted) throw new CompactedError(requested, compacted);
     return requested;
-  }
-
-  private publish(outcome: WriteOutcome): WriteResult {
-    if (outcome.event) this.parts.hub.publish(outcome.event);
-    return outcome.result;
   }
 }

@@ -1,7 +1,8 @@
 /**
- * Guarded writes: each appends one kv_log row in its own IMMEDIATE transaction and keeps
- * kv_current in step. The transaction is synchronous and has committed (and, with
- * synchronous=FULL, been fsynced) before the caller sees the result.
+ * Guarded writes: each appends one kv_log row and keeps kv_current in step, in its own IMMEDIATE
+ * transaction, or in a savepoint of a batch (group commit: many writes, one commit, one fsync).
+ * Either way the transaction is synchronous and has committed (and, with synchronous=FULL, been
+ * fsynced) before the caller sees the result.
  *
  * This process is assumed to be the only writer: the revision counter lives in memory (loaded
  * from sqlite_sequence at open) and watch events are published from here.
@@ -22,9 +23,13 @@ type Plan = (current: KeyValue | undefined, id: number) => Omit<LogRow, 'id' | '
 
 type Appended = { row: LogRow } | { conflict: KeyValue | undefined };
 
+/** One write of a batch: what it did, or the error that undid it alone. */
+export type BatchResult = { outcome: WriteOutcome } | { error: unknown };
+
 export class LogWriter {
   private revision: number;
   private readonly appendTx: (key: string, plan: Plan) => Appended;
+  private readonly batchTx: (writes: Array<() => WriteOutcome>) => BatchResult[];
 
   constructor(db: Database.Database, private readonly reader: LogReader) {
     // AUTOINCREMENT keeps the highest id ever used here, so revisions continue after a restart
@@ -49,6 +54,30 @@ export class LogWriter {
       return { row };
     });
     this.appendTx = tx.immediate;
+    // Inside this transaction each append runs in a savepoint (better-sqlite3 nests that way), so
+    // a write that throws is rolled back alone and the others still commit.
+    this.batchTx = db.transaction((writes: Array<() => WriteOutcome>) => writes.map((write): BatchResult => {
+      try {
+        return { outcome: write() };
+      } catch (error) {
+        return { error };
+      }
+    })).immediate;
+  }
+
+  /**
+   * Runs `writes` (calls of create/update/delete) in one IMMEDIATE transaction: one commit and one
+   * fsync for all of them, each still guarded and given its own revision, in order. If the commit
+   * itself fails, nothing was written and it throws; the revision counter is put back.
+   */
+  batch(writes: Array<() => WriteOutcome>): BatchResult[] {
+    const before = this.revision;
+    try {
+      return this.batchTx(writes);
+    } catch (err) {
+      this.revision = before;
+      throw err;
+    }
   }
 
   /** The revision of the last write. */
