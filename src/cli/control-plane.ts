@@ -12,6 +12,7 @@ import { Registry } from '../registry/registry.js';
 import { ensureSystemNamespaces, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { ServiceAllocator } from '../registry/service-allocation.js';
+import { defaultStorageClassAdmission } from '../apiserver/admission/default-storage-class.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
@@ -53,10 +54,12 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const metrics = createMetrics();
   const backend = instrumentBackend(openSqliteBackend(join(opts.dataDir, 'state.db'), { logger: logger.with('storage') }), metrics);
   const services = new ServiceAllocator(() => registry);
+  const defaultStorageClass = defaultStorageClassAdmission(() => registry);
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj) => {
     admit(op, info, obj, admission);
     await services.admit(op, info, obj);
+    await defaultStorageClass(op, info, obj);
   });
   let ready = false;
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });

@@ -1,9 +1,13 @@
 /** The controllers k8ts runs, by the names `--controllers` takes. */
 import type { Controller, ControllerContext, ControllerFactory } from '../controllers/types.js';
 import { daemonSetController } from '../controllers/daemonset/index.js';
+import { persistentVolumeController } from '../controllers/volume/index.js';
+import { endpointsController } from '../controllers/endpoints/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
+  'persistentvolume-binder': persistentVolumeController,
+  endpoints: endpointsController,
 };
 
 /** The default scheduler, wrapped as a controller of the manager. */

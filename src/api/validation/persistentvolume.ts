@@ -109,6 +109,9 @@ export function validatePVCUpdate(pvc: Obj, old: Obj): FieldError[] {
   const n = clone(obj(pvc.spec));
   const o = clone(obj(old.spec));
   if (!str(o.volumeName)) o.volumeName = n.volumeName;
+  // Retroactive default StorageClass (GA in 1.28): nil may become a class when no beta annotation names one.
+  const betaClass = obj(obj(old.metadata).annotations)['volume.beta.kubernetes.io/storage-class'];
+  if (o.storageClassName === undefined && betaClass === undefined && str(n.storageClassName)) o.storageClassName = n.storageClassName;
   const bound = obj(pvc.status).phase === 'Bound';
   if (bound && isObj(obj(n.resources).requests)) n.resources.requests.storage = obj(obj(o.resources).requests).storage;
   if (bound && has(n.volumeAttributesClassName)) n.volumeAttributesClassName = o.volumeAttributesClassName;
