@@ -33,3 +33,34 @@ export function nodeReadyStatus(node: any): string {
 }
 
 export const rfc3339Now = (now: Date) => now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * Pod condition update as upstream's `pkg/api/v1/pod` UpdatePodCondition:
+ * the condition's lastTransitionTime is now unless the status is unchanged;
+ * returns whether anything changed.
+ */
+export interface PodCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string;
+}
+
+/** Sets `condition` in `status.conditions` (mutated); true when that changed the status. */
+export function updatePodCondition(status: { conditions?: PodCondition[] }, condition: PodCondition, now: Date): boolean {
+  const cond: PodCondition = { ...condition, lastTransitionTime: rfc3339Now(now) };
+  const conditions = (status.conditions ??= []);
+  const i = conditions.findIndex((c) => c.type === cond.type);
+  if (i < 0) {
+    conditions.push(cond);
+    return true;
+  }
+  const old = conditions[i];
+  if (cond.status === old.status) cond.lastTransitionTime = old.lastTransitionTime;
+  const equal = cond.status === old.status && (cond.reason ?? '') === (old.reason ?? '') && (cond.message ?? '') === (old.message ?? '')
+    && (cond.lastProbeTime ?? null) === (old.lastProbeTime ?? null) && cond.lastTransitionTime === old.lastTransitionTime;
+  conditions[i] = cond;
+  return !equal;
+}

@@ -3,11 +3,19 @@ import type { Controller, ControllerContext, ControllerFactory } from '../contro
 import { daemonSetController } from '../controllers/daemonset/index.js';
 import { persistentVolumeController } from '../controllers/volume/index.js';
 import { endpointsController } from '../controllers/endpoints/index.js';
+import { garbageCollectorController } from '../controllers/garbagecollector/index.js';
+import { nodeLifecycleController } from '../controllers/nodelifecycle/index.js';
+import { taintEvictionController } from '../controllers/tainteviction/index.js';
+import { podGCController } from '../controllers/podgc/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
   'persistentvolume-binder': persistentVolumeController,
   endpoints: endpointsController,
+  garbagecollector: garbageCollectorController,
+  nodelifecycle: nodeLifecycleController,
+  tainteviction: taintEvictionController,
+  podgc: podGCController,
 };
 
 /** The default scheduler, wrapped as a controller of the manager. */
