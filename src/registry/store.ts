@@ -24,7 +24,7 @@ export interface StoreHooks {
   /** Mutating then validating admission; may throw a StatusError. */
   admit?(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void> | void;
   /** Throws when objects may not be created in this namespace (absent or terminating). */
-  checkNamespace?(namespace: string): Promise<void>;
+  checkNamespace?(namespace: string, gr: GroupResource, name: string): Promise<void>;
 }
 
 export interface StoreDeps { backend: Backend; clock: Clock; hooks?: StoreHooks }
@@ -121,7 +121,7 @@ export class Store {
     if (!meta.name) {
       throw invalidObject(this.info.kind, this.info.group, '', [required('metadata.name', 'name or generateName is required')]);
     }
-    if (this.info.namespaced) await this.deps.hooks?.checkNamespace?.(namespace!);
+    if (this.info.namespaced) await this.deps.hooks?.checkNamespace?.(namespace!, this.gr, meta.name);
     obj.apiVersion = this.apiVersion;
     obj.kind = this.info.kind;
     this.strategy.applyDefaults(obj);
@@ -131,6 +131,7 @@ export class Store {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     delete meta.resourceVersion;
+    dropEmptyMetadata(meta);
     await this.deps.hooks?.admit?.('create', this.info, obj);
     const errs = this.strategy.validate(obj);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, meta.name, errs);
@@ -206,6 +207,7 @@ export class Store {
     for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
       if (o[f] !== undefined) m[f] = o[f]; else delete m[f];
     }
+    dropEmptyMetadata(m);
     this.strategy.applyDefaults(next);
     // Bindings are written by the apiserver itself (spec.nodeName plus the PodScheduled condition).
     if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old);
@@ -316,6 +318,12 @@ function decodeShared(store: Store, kv: KeyValue): any {
   let o = decoded.get(kv);
   if (!o) { o = store.decode(kv); decoded.set(kv, o); }
   return o;
+}
+
+/** Go's `omitempty`: empty metadata lists and maps are not stored (clients see them absent). */
+function dropEmptyMetadata(meta: any): void {
+  for (const f of ['ownerReferences', 'finalizers', 'managedFields']) if (Array.isArray(meta[f]) && meta[f].length === 0) delete meta[f];
+  for (const f of ['labels', 'annotations']) if (meta[f] && typeof meta[f] === 'object' && Object.keys(meta[f]).length === 0) delete meta[f];
 }
 
 function shouldDeleteNow(obj: any): boolean {
