@@ -3,12 +3,16 @@
 import { runServer, serverHelp } from './server.js';
 import { runUp, upHelp } from './up.js';
 import { runControllerManager, controllerManagerHelp } from './controller-manager-cmd.js';
+import { runAgent, agentHelp } from './agent.js';
+import { runSim, simHelp } from './sim.js';
 
 interface Command { summary: string; help: string; run(args: string[]): Promise<number> }
 
 const commands: Record<string, Command> = {
   server: { summary: 'Run the API server (with its built-in controllers) on embedded SQLite', help: serverHelp, run: runServer },
   'controller-manager': { summary: 'Run the controllers and the scheduler against an API server', help: controllerManagerHelp, run: runControllerManager },
+  agent: { summary: 'Run a node agent (kubelet) that registers a node and runs its pods', help: agentHelp, run: runAgent },
+  sim: { summary: 'Run many simulated nodes in one process (scale testing)', help: simHelp, run: runSim },
   up: { summary: 'Start a local cluster in ./.k8ts (the control plane; nodes come with later releases)', help: upHelp, run: runUp },
 };
 

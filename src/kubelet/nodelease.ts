@@ -1,0 +1,114 @@
+/**
+ * The node's heartbeat Lease (component-helpers apimachinery/lease
+ * controller.go, as the kubelet runs it), v1.32:
+ *
+ *  1. The Lease lives in kube-node-lease, named after the node, holder the
+ *     node name, leaseDurationSeconds 40, owned by the Node (an
+ *     ownerReference with the Node's UID, so deleting the Node collects it).
+ *  2. Renewal is an UPDATE of the last Lease the agent wrote (its cached
+ *     resourceVersion), setting spec.renewTime — no GET per heartbeat.
+ *  3. On a conflict or a missing Lease the agent falls back to "ensure":
+ *     GET it, or create it when absent. Creating needs the owner Node: while
+ *     the Node does not exist the Lease is not created (upstream's
+ *     setNodeOwnerFunc error blocks the CREATE), so a deleted Node stays
+ *     without a heartbeat until it is registered again.
+ */
+import type { Clientset } from '../client/index.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../client/index.js';
+
+export const nodeLeaseNamespace = 'kube-node-lease';
+export const defaultLeaseDurationSeconds = 40;
+
+/** metav1.MicroTime as JSON: RFC 3339 with microseconds. */
+export const microTime = (d: Date) => d.toISOString().replace(/Z$/, '000Z');
+
+export type RenewResult = 'renewed' | 'created' | 'no-node';
+
+export interface NodeLeaseOptions {
+  nodeName: string;
+  leaseDurationSeconds?: number;
+  /** The owning Node's UID, or undefined when the Node does not exist (then no Lease is created). */
+  nodeUID: () => Promise<string | undefined>;
+}
+
+export class NodeLease {
+  /** The last Lease written or read; renewals update from it. */
+  latest?: any;
+
+  constructor(private readonly clients: Clientset, private readonly opts: NodeLeaseOptions) {}
+
+  /** The desired Lease: a fresh one, or `base` with a new renewTime (and the owner when known). */
+  newLease(base: any | undefined, now: Date, ownerUID?: string): any {
+    const name = this.opts.nodeName;
+    const lease = base ? structuredClone(base) : {
+      apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+      metadata: { name, namespace: nodeLeaseNamespace },
+      spec: { holderIdentity: name, leaseDurationSeconds: this.opts.leaseDurationSeconds ?? defaultLeaseDurationSeconds },
+    };
+    lease.spec.renewTime = microTime(now);
+    if (ownerUID && !(lease.metadata.ownerReferences?.length)) {
+      lease.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name, uid: ownerUID }];
+    }
+    return lease;
+  }
+
+  /**
+   * Renews the Lease. `createFirst` (a node just registered, whose Lease is
+   * most likely absent) tries the CREATE before the GET, saving a request.
+   */
+  async renew(now: Date, opts: { createFirst?: boolean } = {}): Promise<RenewResult> {
+    if (!this.latest && opts.createFirst) {
+      const uid = await this.opts.nodeUID();
+      if (!uid) return 'no-node';
+      try {
+        this.latest = await this.clients.leases.create(nodeLeaseNamespace, this.newLease(undefined, now, uid));
+        return 'created';
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+      }
+    }
+    if (this.latest) {
+      try {
+        this.latest = await this.clients.leases.update(this.newLease(this.latest, now));
+        return 'renewed';
+      } catch (e) {
+        if (!isConflict(e) && !isNotFound(e)) throw e;
+        this.latest = undefined;
+      }
+    }
+    return this.ensureAndRenew(now);
+  }
+
+  private async ensureAndRenew(now: Date): Promise<RenewResult> {
+    let current: any;
+    try {
+      current = await this.clients.leases.get(nodeLeaseNamespace, this.opts.nodeName);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    if (!current) {
+      const uid = await this.opts.nodeUID();
+      if (!uid) return 'no-node';
+      try {
+        this.latest = await this.clients.leases.create(nodeLeaseNamespace, this.newLease(undefined, now, uid));
+        return 'created';
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+        current = await this.clients.leases.get(nodeLeaseNamespace, this.opts.nodeName);
+      }
+    }
+    const uid = current.metadata.ownerReferences?.length ? undefined : await this.opts.nodeUID();
+    this.latest = await this.clients.leases.update(this.newLease(current, now, uid));
+    return 'renewed';
+  }
+
+  /** Deletes the Lease (when a simulated node is removed for good). */
+  async delete(): Promise<void> {
+    this.latest = undefined;
+    try {
+      await this.clients.leases.delete(nodeLeaseNamespace, this.opts.nodeName);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+}

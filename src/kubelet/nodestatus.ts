@@ -1,0 +1,191 @@
+/**
+ * The Node object a kubelet registers and the status it keeps posting
+ * (pkg/kubelet/kubelet_node_status.go initialNode, registerWithAPIServer,
+ * updateDefaultLabels; pkg/kubelet/nodestatus/setters.go), v1.32:
+ *
+ *  1. Registration creates the Node with the default labels (hostname, os,
+ *     arch and their beta twins, instance type when known), the user's labels
+ *     and taints (--node-labels, --register-with-taints: applied at creation
+ *     only), and a full status.
+ *  2. If the Node already exists, only the default labels are reconciled; the
+ *     existing taints and user labels are left alone.
+ *  3. Status setters run in upstream's order: addresses, capacity and
+ *     allocatable, nodeInfo, daemon endpoints, then the conditions
+ *     MemoryPressure, DiskPressure, PIDPressure and Ready (Ready last). Every
+ *     condition gets lastHeartbeatTime = now; lastTransitionTime moves only
+ *     when its status changes (a new pressure condition starts Unknown, so it
+ *     transitions at once).
+ *  4. Ready is True, reason KubeletReady, "kubelet is posting ready status",
+ *     unless the agent reports a problem (False, KubeletNotReady) or a
+ *     required capacity (cpu, memory, pods, ephemeral-storage) is missing.
+ *  5. The status is posted when it changed (ignoring heartbeat times) or when
+ *     nodeStatusReportFrequency (5 min) has passed since the last post.
+ */
+import { rfc3339 } from '../util/clock.js';
+import type { Taint } from '../api/taints.js';
+import { semanticEqual } from './equal.js';
+
+export const kubeletVersion = 'v1.32.0';
+export const labelHostname = 'kubernetes.io/hostname';
+export const labelOS = 'kubernetes.io/os';
+export const labelArch = 'kubernetes.io/arch';
+export const labelInstanceType = 'node.kubernetes.io/instance-type';
+export const labelControlPlane = 'node-role.kubernetes.io/control-plane';
+export const labelExcludeFromLB = 'node.kubernetes.io/exclude-from-external-load-balancers';
+export const annotationSimulated = 'k8ts.io/simulated';
+export const controlPlaneTaint: Taint = { key: labelControlPlane, effect: 'NoSchedule' };
+
+export interface NodeConfig {
+  nodeName: string;
+  /** User labels (--node-labels); applied at registration only. */
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** --register-with-taints; applied at registration only. */
+  taints: Taint[];
+  instanceType?: string;
+  os: string;
+  arch: string;
+  internalIP: string;
+  podCIDR?: string;
+  /** cpu, memory, pods, ephemeral-storage (+ hugepages); allocatable equals capacity unless given. */
+  capacity: Record<string, string>;
+  allocatable?: Record<string, string>;
+  nodeInfo: NodeInfo;
+  kubeletPort: number;
+}
+
+export interface NodeInfo {
+  machineID: string;
+  systemUUID: string;
+  bootID: string;
+  kernelVersion: string;
+  osImage: string;
+  containerRuntimeVersion: string;
+  kubeletVersion: string;
+  kubeProxyVersion: string;
+  operatingSystem: string;
+  architecture: string;
+}
+
+/** What the agent knows about its own health, fed to the Ready setter. */
+export interface NodeHealth {
+  /** Runtime or network errors; empty when healthy. */
+  errors: string[];
+}
+
+export type RecordNodeEvent = (type: 'Normal' | 'Warning', reason: string) => void;
+
+/** Upstream's default labels (kubelet_node_status.go updateDefaultLabels' list). */
+export function defaultNodeLabels(cfg: Pick<NodeConfig, 'nodeName' | 'os' | 'arch' | 'instanceType'>): Record<string, string> {
+  const labels: Record<string, string> = {
+    'beta.kubernetes.io/arch': cfg.arch,
+    'beta.kubernetes.io/os': cfg.os,
+    [labelArch]: cfg.arch,
+    [labelHostname]: cfg.nodeName,
+    [labelOS]: cfg.os,
+  };
+  if (cfg.instanceType) {
+    labels[labelInstanceType] = cfg.instanceType;
+    labels['beta.kubernetes.io/instance-type'] = cfg.instanceType;
+  }
+  return labels;
+}
+
+/** The Node to create at registration, with its first status. */
+export function initialNode(cfg: NodeConfig, health: NodeHealth, now: Date, record?: RecordNodeEvent): any {
+  const node: any = {
+    apiVersion: 'v1', kind: 'Node',
+    metadata: {
+      name: cfg.nodeName,
+      labels: { ...cfg.labels, ...defaultNodeLabels(cfg) },
+      annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true', ...cfg.annotations },
+    },
+    spec: {
+      ...(cfg.podCIDR ? { podCIDR: cfg.podCIDR, podCIDRs: [cfg.podCIDR] } : {}),
+      ...(cfg.taints.length ? { taints: cfg.taints.map((t) => ({ ...t })) } : {}),
+    },
+  };
+  node.status = nodeStatus(node, cfg, health, now, record);
+  return node;
+}
+
+/** Labels to patch onto an existing Node so its default labels match (upstream updateDefaultLabels), or undefined. */
+export function reconcileDefaultLabels(existing: any, cfg: NodeConfig): Record<string, string> | undefined {
+  const want = defaultNodeLabels(cfg);
+  const have: Record<string, string> = existing?.metadata?.labels ?? {};
+  const patch: Record<string, string> = {};
+  for (const [k, v] of Object.entries(want)) if (have[k] !== v) patch[k] = v;
+  return Object.keys(patch).length ? patch : undefined;
+}
+
+/** Runs the status setters over (a copy of) node.status and returns the new status. */
+export function nodeStatus(node: any, cfg: NodeConfig, health: NodeHealth, now: Date, record?: RecordNodeEvent): any {
+  const prev = node?.status ?? {};
+  const capacity = { ...cfg.capacity };
+  const status: any = {
+    ...prev,
+    addresses: [{ type: 'InternalIP', address: cfg.internalIP }, { type: 'Hostname', address: cfg.nodeName }],
+    capacity,
+    allocatable: { ...(cfg.allocatable ?? capacity) },
+    nodeInfo: { ...cfg.nodeInfo },
+    daemonEndpoints: { kubeletEndpoint: { Port: cfg.kubeletPort } },
+    conditions: (prev.conditions ?? []).map((c: any) => ({ ...c })),
+  };
+  const ts = rfc3339(now);
+  const ev: RecordNodeEvent = record ?? (() => {});
+  setPressureCondition(status, 'MemoryPressure', ts, ['KubeletHasSufficientMemory', 'kubelet has sufficient memory available', 'NodeHasSufficientMemory'], ev);
+  setPressureCondition(status, 'DiskPressure', ts, ['KubeletHasNoDiskPressure', 'kubelet has no disk pressure', 'NodeHasNoDiskPressure'], ev);
+  setPressureCondition(status, 'PIDPressure', ts, ['KubeletHasSufficientPID', 'kubelet has sufficient PID available', 'NodeHasSufficientPID'], ev);
+  setReadyCondition(status, health, ts, ev);
+  return status;
+}
+
+/** A pressure condition the simulated node never has: False, with upstream's reason and message. */
+function setPressureCondition(status: any, type: string, ts: string, [reason, message, event]: [string, string, string], record: RecordNodeEvent): void {
+  let c = status.conditions.find((x: any) => x.type === type);
+  if (!c) {
+    c = { type, status: 'Unknown' };
+    status.conditions.push(c);
+  }
+  c.lastHeartbeatTime = ts;
+  if (c.status !== 'False') {
+    Object.assign(c, { status: 'False', reason, message, lastTransitionTime: ts });
+    record('Normal', event);
+  }
+}
+
+const requiredCapacities = ['cpu', 'memory', 'pods', 'ephemeral-storage'];
+
+function setReadyCondition(status: any, health: NodeHealth, ts: string, record: RecordNodeEvent): void {
+  const errors = [...health.errors];
+  const missing = requiredCapacities.filter((r) => status.capacity?.[r] === undefined);
+  if (missing.length) errors.push(`Missing node capacity for resources: ${missing.join(', ')}`);
+  const next: any = errors.length
+    ? { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: errors.join(','), lastHeartbeatTime: ts }
+    : { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: ts };
+  const i = status.conditions.findIndex((x: any) => x.type === 'Ready');
+  if (i < 0) {
+    status.conditions.push({ ...next, lastTransitionTime: ts });
+    return;
+  }
+  const prev = status.conditions[i];
+  if (prev.status === next.status && prev.lastTransitionTime) {
+    next.lastTransitionTime = prev.lastTransitionTime;
+  } else {
+    next.lastTransitionTime = ts;
+    record('Normal', next.status === 'True' ? 'NodeReady' : 'NodeNotReady');
+  }
+  status.conditions[i] = next;
+}
+
+/** Upstream nodeStatusHasChanged: any difference but the conditions' heartbeat times. */
+export function nodeStatusHasChanged(original: any, status: any): boolean {
+  const strip = (s: any) => ({ ...s, conditions: (s?.conditions ?? []).map((c: any) => ({ ...c, lastHeartbeatTime: undefined })) });
+  return !semanticEqual(strip(original ?? {}), strip(status ?? {}));
+}
+
+/** The strategic merge patch for nodes/<name>/status carrying the fields the kubelet owns. */
+export function nodeStatusPatch(status: any): any {
+  const { addresses, capacity, allocatable, nodeInfo, daemonEndpoints, conditions } = status;
+  return { status: { addresses, capacity, allocatable, nodeInfo, daemonEndpoints, conditions } };
+}

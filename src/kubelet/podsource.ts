@@ -1,0 +1,68 @@
+/**
+ * Where node agents learn about the pods bound to them. One informer feeds
+ * every agent of the process: a single kubelet watches with
+ * fieldSelector spec.nodeName=<node> (as upstream's kubelet does); a
+ * simulator of many nodes watches all scheduled pods once
+ * (spec.nodeName!=) and dispatches each event to the agent of its node,
+ * through an index by nodeName, instead of opening one watch per node.
+ */
+import type { Clientset } from '../client/index.js';
+import { Informer, metaKey } from '../client/index.js';
+import type { Logger } from '../util/log.js';
+
+export interface PodHandler {
+  /** A pod bound to the node was added or changed. */
+  upsert(pod: any): void;
+  /** A pod bound to the node is gone from the API (or moved away). */
+  remove(pod: any): void;
+}
+
+export const byNodeNameIndex = 'nodeName';
+
+export class PodSource {
+  readonly informer: Informer;
+  private readonly handlers = new Map<string, PodHandler>();
+  private started = false;
+
+  /** fieldSelector: `spec.nodeName=<node>` for one agent; the default selects every scheduled pod. */
+  constructor(clients: Clientset, opts: { fieldSelector?: string; logger?: Logger } = {}) {
+    this.informer = new Informer(clients.pods, { fieldSelector: opts.fieldSelector ?? 'spec.nodeName!=', logger: opts.logger });
+    this.informer.addIndex(byNodeNameIndex, (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []));
+    this.informer.addEventHandler({
+      add: (pod) => this.handlers.get(pod.spec?.nodeName)?.upsert(pod),
+      update: (old, pod) => {
+        const from = old.spec?.nodeName;
+        const to = pod.spec?.nodeName;
+        if (from && from !== to) this.handlers.get(from)?.remove(old);
+        this.handlers.get(to)?.upsert(pod);
+      },
+      delete: (pod) => this.handlers.get(pod.spec?.nodeName)?.remove(pod),
+    });
+  }
+
+  /**
+   * Routes the node's pod events to `handler`; the pods already known are
+   * replayed as upserts, oldest first (upstream admits pods in creation order).
+   */
+  subscribe(nodeName: string, handler: PodHandler): () => void {
+    this.handlers.set(nodeName, handler);
+    if (this.informer.hasSynced()) {
+      const pods = this.podsOn(nodeName).sort((a, b) => String(a.metadata.creationTimestamp ?? '').localeCompare(String(b.metadata.creationTimestamp ?? '')));
+      for (const pod of pods) handler.upsert(pod);
+    }
+    return () => { if (this.handlers.get(nodeName) === handler) this.handlers.delete(nodeName); };
+  }
+
+  podsOn(nodeName: string): any[] { return this.informer.byIndex(byNodeNameIndex, nodeName); }
+  get(key: string): any | undefined { return this.informer.get(key); }
+  keyOf(pod: any): string { return metaKey(pod); }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.informer.start();
+  }
+
+  waitForSync(): Promise<void> { return this.informer.waitForSync(); }
+  stop(): void { this.informer.stop(); }
+}

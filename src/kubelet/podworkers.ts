@@ -1,0 +1,224 @@
+/**
+ * What one node does with the pods bound to it (upstream's pod workers and
+ * the parts of syncPod that matter here):
+ *
+ *  1. A new pod is admitted once (admission.ts); a rejected pod is written
+ *     Failed with the reason and never runs.
+ *  2. An admitted, active pod is synced into the runtime on every change;
+ *     runtime events and pod changes regenerate its API status
+ *     (status/generate.ts), written by the status manager.
+ *  3. A pod with a deletionTimestamp is stopped within
+ *     min(deletionGracePeriodSeconds, deleteDelay) and then deleted with
+ *     gracePeriodSeconds 0 and a UID precondition — the kubelet's half of
+ *     graceful deletion. (Upstream also writes a final terminal status first;
+ *     the agent skips that write.)
+ *  4. A pod the API says is terminal (Succeeded, Failed) is stopped and its
+ *     sandbox removed; a pod gone from the API is stopped and forgotten.
+ *  5. While frozen (a partitioned or crashed kubelet) nothing is acted on;
+ *     events are kept, latest per pod, and replayed on thaw.
+ */
+import type { Clientset, EventRecorder } from '../client/index.js';
+import { isConflict, isNotFound } from '../client/index.js';
+import type { Logger } from '../util/log.js';
+import { podIsTerminal } from '../api/pods.js';
+import type { PodRuntime, RuntimePodStatus } from './runtime/runtime.js';
+import type { PodHandler } from './podsource.js';
+import type { PodStatusManager } from './status/manager.js';
+import { generatePodStatus, rejectedPodStatus } from './status/generate.js';
+import { canAdmitPod } from './admission.js';
+import type { Timers } from './timers.js';
+import type { KubeletMetrics } from './metrics.js';
+
+export interface PodWorkersDeps {
+  nodeName: string;
+  runtime: PodRuntime;
+  status: PodStatusManager;
+  clients: Clientset;
+  /** The node as last seen (for admission). */
+  node(): any;
+  hostIP: string;
+  timers: Timers;
+  logger: Logger;
+  recorder?: EventRecorder;
+  /** Upper bound on how long stopping a pod takes (the simulated SIGTERM → exit). */
+  deleteDelayMs: number;
+  metrics?: KubeletMetrics;
+}
+
+interface PodRecord {
+  uid: string;
+  key: string;
+  pod: any;
+  admitted?: boolean;
+  rejection?: { reason: string; message: string };
+  terminating?: boolean;
+  firstSeen: number;
+  started?: boolean;
+  /** Container IDs already announced with Pulled/Created/Started events. */
+  announced: Set<string>;
+}
+
+const podRef = (pod: any) => ({ apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata });
+
+export class PodWorkers implements PodHandler {
+  private readonly byUID = new Map<string, PodRecord>();
+  private frozen = false;
+  private readonly backlog = new Map<string, { op: 'upsert' | 'remove'; pod: any }>();
+  private closed = false;
+
+  constructor(private readonly deps: PodWorkersDeps) {
+    deps.runtime.onPodEvent((uid) => this.onRuntimeEvent(uid));
+  }
+
+  upsert(pod: any): void {
+    if (this.closed) return;
+    if (this.frozen) { this.backlog.set(pod.metadata.uid, { op: 'upsert', pod }); return; }
+    this.handleUpsert(pod);
+  }
+
+  remove(pod: any): void {
+    if (this.closed) return;
+    if (this.frozen) { this.backlog.set(pod.metadata.uid, { op: 'remove', pod }); return; }
+    this.handleRemove(pod);
+  }
+
+  freeze(): void { this.frozen = true; }
+
+  thaw(): void {
+    if (!this.frozen) return;
+    this.frozen = false;
+    const replay = [...this.backlog.values()];
+    this.backlog.clear();
+    for (const { op, pod } of replay) if (op === 'upsert') this.handleUpsert(pod); else this.handleRemove(pod);
+    for (const rec of this.byUID.values()) if (rec.admitted && !rec.terminating) this.requestStatus(rec);
+  }
+
+  /** Pods admitted and still active: what admission counts as used. */
+  activePods(): any[] {
+    const out: any[] = [];
+    for (const r of this.byUID.values()) if (r.admitted && !r.terminating && !podIsTerminal(r.pod)) out.push(r.pod);
+    return out;
+  }
+
+  get size(): number { return this.byUID.size; }
+
+  close(): void { this.closed = true; }
+
+  private handleUpsert(pod: any): void {
+    const uid: string = pod.metadata.uid;
+    let rec = this.byUID.get(uid);
+    if (!rec) {
+      rec = { uid, key: `${pod.metadata.namespace}/${pod.metadata.name}`, pod, firstSeen: this.deps.timers.now().getTime(), announced: new Set() };
+      this.byUID.set(uid, rec);
+    }
+    rec.pod = pod;
+    if (pod.metadata.deletionTimestamp) { void this.terminate(rec); return; }
+    if (podIsTerminal(pod)) { void this.stopFinished(rec); return; }
+    if (rec.admitted === undefined) this.admit(rec);
+    if (!rec.admitted) return;
+    this.deps.runtime.syncPod(pod);
+    this.requestStatus(rec);
+  }
+
+  private admit(rec: PodRecord): void {
+    const result = canAdmitPod(this.deps.node(), rec.pod, this.activePods());
+    if (result.admit) { rec.admitted = true; return; }
+    rec.admitted = false;
+    rec.rejection = { reason: result.reason, message: result.message };
+    this.deps.logger.info('pod rejected', { pod: rec.key, reason: result.reason, message: result.message });
+    this.deps.recorder?.event(podRef(rec.pod), 'Warning', result.reason, result.message);
+    this.deps.status.request(rec.key, rec.uid, (p) => rejectedPodStatus(p, result.reason, result.message, this.deps.timers.now()));
+  }
+
+  private requestStatus(rec: PodRecord): void {
+    const { runtime, timers, hostIP } = this.deps;
+    this.deps.status.request(rec.key, rec.uid, (p) => {
+      if (rec.terminating || p.metadata.deletionTimestamp || podIsTerminal(p)) return undefined;
+      return generatePodStatus(p, runtime.status(rec.uid), { hostIP, now: timers.now() });
+    });
+  }
+
+  private onRuntimeEvent(uid: string): void {
+    const rec = this.byUID.get(uid);
+    if (!rec || this.closed) return;
+    const rs = this.deps.runtime.status(uid);
+    if (rs) { this.announce(rec, rs); this.observeStart(rec, rs); }
+    if (!this.frozen && rec.admitted && !rec.terminating) this.requestStatus(rec);
+  }
+
+  /** Upstream's container events: Pulled, Created, Started, once per container instance. */
+  private announce(rec: PodRecord, rs: RuntimePodStatus): void {
+    const recorder = this.deps.recorder;
+    for (const c of [...rs.initContainers, ...rs.containers]) {
+      if (rec.announced.has(c.id) || (c.state !== 'running' && c.state !== 'exited')) continue;
+      rec.announced.add(c.id);
+      if (!recorder) continue;
+      const spec = [...(rec.pod.spec?.initContainers ?? []), ...(rec.pod.spec?.containers ?? [])].find((s: any) => s.name === c.name);
+      const ref = podRef(rec.pod);
+      recorder.event(ref, 'Normal', 'Pulled', `Container image "${spec?.image ?? c.image}" already present on machine`);
+      recorder.event(ref, 'Normal', 'Created', `Created container ${c.name}`);
+      recorder.event(ref, 'Normal', 'Started', `Started container ${c.name}`);
+    }
+  }
+
+  private observeStart(rec: PodRecord, rs: RuntimePodStatus): void {
+    if (rec.started || !rs.containers.length || !rs.containers.every((c) => c.state === 'running')) return;
+    rec.started = true;
+    this.deps.metrics?.runningPods.inc();
+    this.deps.metrics?.podStartDuration.observe((this.deps.timers.now().getTime() - rec.firstSeen) / 1000);
+  }
+
+  private async terminate(rec: PodRecord): Promise<void> {
+    if (rec.terminating) return;
+    rec.terminating = true;
+    const { runtime, recorder } = this.deps;
+    const pod = rec.pod;
+    const graceSeconds = pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    const graceMs = Math.max(0, Math.min(graceSeconds * 1000, this.deps.deleteDelayMs));
+    const rs = runtime.status(rec.uid);
+    for (const c of rs?.containers ?? []) {
+      if (c.state === 'running') recorder?.event(podRef(pod), 'Normal', 'Killing', `Stopping container ${c.name}`);
+    }
+    await runtime.killPod(rec.uid, graceMs);
+    this.released(rec);
+    await this.deleteFromAPI(rec);
+  }
+
+  /** DELETE with grace 0 once the containers are stopped; retried on server trouble. */
+  private async deleteFromAPI(rec: PodRecord): Promise<void> {
+    const { namespace, name } = rec.pod.metadata;
+    for (let attempt = 0; !this.closed; attempt++) {
+      try {
+        await this.deps.clients.pods.delete(namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: rec.uid } });
+        this.deps.metrics?.podDeletions.inc({ result: 'ok' });
+        return;
+      } catch (e) {
+        if (isNotFound(e) || isConflict(e) || (e as any)?.code === 409) { this.deps.metrics?.podDeletions.inc({ result: 'gone' }); return; }
+        this.deps.metrics?.podDeletions.inc({ result: 'error' });
+        this.deps.logger.warn('failed to delete pod', { pod: rec.key, err: e });
+        await new Promise((r) => setTimeout(r, Math.min(10_000, 500 * 2 ** attempt)).unref());
+      }
+    }
+  }
+
+  private async stopFinished(rec: PodRecord): Promise<void> {
+    if (!this.deps.runtime.status(rec.uid)) return;
+    await this.deps.runtime.killPod(rec.uid, 0);
+    this.released(rec);
+  }
+
+  private handleRemove(pod: any): void {
+    const uid: string = pod.metadata.uid;
+    const rec = this.byUID.get(uid);
+    this.byUID.delete(uid);
+    this.deps.status.forget(`${pod.metadata.namespace}/${pod.metadata.name}`);
+    if (!rec) return;
+    void this.deps.runtime.killPod(uid, 0).then(() => this.released(rec));
+  }
+
+  /** Frees the pod's sandbox (its IP) once it is stopped. */
+  private released(rec: PodRecord): void {
+    if (rec.started) { rec.started = false; this.deps.metrics?.runningPods.dec(); }
+    this.deps.runtime.removePod(rec.uid);
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The contract between the node agent and a container runtime (upstream's
+ * kubecontainer.Runtime plus its PLEG, cut down to what the agent drives).
+ *
+ * The agent owns the API: it decides which pods run (admission, deletion) and
+ * writes their status. A runtime only runs pods and reports what it sees:
+ *  - `syncPod` makes the pod's sandbox and containers match its spec
+ *    (create what is missing; idempotent; also called when the pod object
+ *    changes, e.g. its annotations);
+ *  - `killPod` stops every container and the sandbox within the grace period;
+ *  - `removePod` forgets a stopped pod and frees what it held (its IP);
+ *  - `status` reports the sandbox and containers as the runtime knows them;
+ *  - `onPodEvent` is the pod lifecycle event generator: the runtime calls the
+ *    listener with a pod's UID whenever that pod's runtime status changed.
+ * The agent turns runtime status into API status (phase, conditions,
+ * containerStatuses) in `status/generate.ts`, as the kubelet does, so every
+ * runtime (simulated, process, CRI) reports the same way.
+ */
+
+export type RuntimeContainerState = 'created' | 'running' | 'exited' | 'unknown';
+
+export interface RuntimeContainerStatus {
+  name: string;
+  /** `<runtime type>://<id>`, as containerStatuses[].containerID. */
+  id: string;
+  /** The image as the runtime resolved it (docker.io/library/nginx:latest). */
+  image: string;
+  imageID: string;
+  state: RuntimeContainerState;
+  createdAt: Date;
+  startedAt?: Date;
+  finishedAt?: Date;
+  exitCode?: number;
+  /** Terminated reason (Completed, Error, OOMKilled) and message. */
+  reason?: string;
+  message?: string;
+  restartCount: number;
+  /**
+   * Readiness as a readiness probe reports it. Undefined means the runtime has
+   * no opinion and a running container without a readiness probe is ready
+   * (upstream: no probe means ready once started).
+   */
+  ready?: boolean;
+}
+
+export interface RuntimeSandboxStatus {
+  id: string;
+  /** Ready: running with its network set up (PodReadyToStartContainers). */
+  ready: boolean;
+  /** The pod IP; for hostNetwork pods, the node's IP. */
+  ip?: string;
+  createdAt: Date;
+}
+
+export interface RuntimePodStatus {
+  uid: string;
+  namespace: string;
+  name: string;
+  sandbox?: RuntimeSandboxStatus;
+  initContainers: RuntimeContainerStatus[];
+  containers: RuntimeContainerStatus[];
+  /**
+   * A runtime that decides the pod's outcome itself (the simulator's injected
+   * failure and completion) sets this; otherwise the agent derives the phase
+   * from the container states and the restart policy.
+   */
+  terminalPhase?: 'Succeeded' | 'Failed';
+  /** Reason and message for the pod status when terminalPhase is set. */
+  reason?: string;
+  message?: string;
+}
+
+export interface PodRuntime {
+  /** The scheme of container IDs, e.g. 'sim' ("sim://..."). */
+  readonly type: string;
+  /** What nodeInfo.containerRuntimeVersion shows, e.g. 'k8ts-sim://0.1.0'. */
+  readonly version: string;
+  syncPod(pod: any): void;
+  killPod(uid: string, gracePeriodMs: number): Promise<void>;
+  removePod(uid: string): void;
+  status(uid: string): RuntimePodStatus | undefined;
+  /** UIDs of every pod the runtime holds (running or stopped but not removed). */
+  pods(): string[];
+  onPodEvent(listener: (uid: string) => void): void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,59 @@
+/**
+ * Pod annotations that steer the simulated runtime (the KWOK idea: a pod's
+ * lifecycle is scripted, no container runs). Durations are Go durations
+ * ("500ms", "5s", "1m"); an invalid value is ignored.
+ *
+ *   k8ts.io/sim-start-delay: "2s"      containers start this long after the pod
+ *                                       reaches the node (default: the node's
+ *                                       startDelay); until then the pod is
+ *                                       Pending with ContainerCreating
+ *   k8ts.io/sim-ready-delay: "3s"      containers become ready this long after
+ *                                       they start (default: the node's readyDelay)
+ *   k8ts.io/sim-ready: "false"         containers stay not ready (Running 0/1)
+ *                                       until the annotation is removed or set
+ *                                       to "true" (a failing readiness probe)
+ *   k8ts.io/sim-fail-after: "5s"       this long after starting, every container
+ *                                       exits with code 1 (reason Error) and the
+ *                                       pod's phase becomes Failed
+ *   k8ts.io/sim-complete-after: "3s"   this long after starting, every container
+ *                                       exits with code 0 (reason Completed) and
+ *                                       the pod's phase becomes Succeeded
+ *   k8ts.io/sim-exit-code: "2"         exit code for sim-fail-after (default 1)
+ *
+ * Failure and completion are injected outcomes: they end the pod whatever its
+ * restartPolicy (a real kubelet would restart containers of an Always pod).
+ * When both are set, the earlier one wins.
+ */
+import { parseDuration } from '../../duration.js';
+
+export const annotationStartDelay = 'k8ts.io/sim-start-delay';
+export const annotationReadyDelay = 'k8ts.io/sim-ready-delay';
+export const annotationReady = 'k8ts.io/sim-ready';
+export const annotationFailAfter = 'k8ts.io/sim-fail-after';
+export const annotationCompleteAfter = 'k8ts.io/sim-complete-after';
+export const annotationExitCode = 'k8ts.io/sim-exit-code';
+
+export interface SimScript {
+  startDelayMs?: number;
+  readyDelayMs?: number;
+  /** False while k8ts.io/sim-ready is "false". */
+  readinessAllowed: boolean;
+  end?: { afterMs: number; phase: 'Succeeded' | 'Failed'; exitCode: number };
+}
+
+export function simScript(pod: any): SimScript {
+  const a: Record<string, string> = pod?.metadata?.annotations ?? {};
+  const failAfter = parseDuration(a[annotationFailAfter]);
+  const completeAfter = parseDuration(a[annotationCompleteAfter]);
+  const code = Number(a[annotationExitCode]);
+  const exitCode = Number.isInteger(code) && code > 0 && code < 256 ? code : 1;
+  let end: SimScript['end'];
+  if (failAfter !== undefined && (completeAfter === undefined || failAfter <= completeAfter)) end = { afterMs: failAfter, phase: 'Failed', exitCode };
+  else if (completeAfter !== undefined) end = { afterMs: completeAfter, phase: 'Succeeded', exitCode: 0 };
+  return {
+    startDelayMs: parseDuration(a[annotationStartDelay]),
+    readyDelayMs: parseDuration(a[annotationReadyDelay]),
+    readinessAllowed: String(a[annotationReady] ?? '').toLowerCase() !== 'false',
+    end,
+  };
+}

@@ -1,0 +1,8 @@
+export { SimulatedRuntime, simulatedRuntimeType, simulatedRuntimeVersion } from './runtime.js';
+export type { SimulatedRuntimeOptions } from './runtime.js';
+export { podCIDRForIndex, nodeIPForIndex, indexFromName, IPPool } from './ipam.js';
+export {
+  simScript, annotationStartDelay, annotationReadyDelay, annotationReady, annotationFailAfter, annotationCompleteAfter, annotationExitCode,
+} from './annotations.js';
+export type { SimScript } from './annotations.js';
+export { normalizeImage, simulatedImageID } from './images.js';

@@ -1,0 +1,271 @@
+/**
+ * The simulated runtime: no process runs; each pod follows a script.
+ *
+ *  1. syncPod on a new pod waits startDelay (or k8ts.io/sim-start-delay), then
+ *     creates the sandbox with an IP from the node's pod CIDR (the node IP for
+ *     hostNetwork pods), runs init containers to completion (exit 0) — a
+ *     restartable init container (sidecar) keeps running — and starts every
+ *     container.
+ *  2. readyDelay after starting (or k8ts.io/sim-ready-delay) containers report
+ *     ready, unless k8ts.io/sim-ready is "false".
+ *  3. k8ts.io/sim-fail-after / sim-complete-after end the pod after that long
+ *     running: containers exit (1 / 0) and the pod is terminal.
+ *  4. killPod stops running containers after the grace period (exit 0) and
+ *     the sandbox; removePod frees the IP.
+ * Every change is announced through onPodEvent (coalesced per microtask).
+ * See annotations.ts for the annotation reference.
+ */
+import { randomBytes } from 'node:crypto';
+import type { PodRuntime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../runtime.js';
+import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
+import { IPPool } from './ipam.js';
+import { normalizeImage, simulatedImageID } from './images.js';
+import { simScript } from './annotations.js';
+
+export const simulatedRuntimeType = 'sim';
+export const simulatedRuntimeVersion = 'k8ts-sim://0.1.0';
+
+export interface SimulatedRuntimeOptions {
+  /** The node's pod CIDR, e.g. 10.244.3.0/24. */
+  podCIDR: string;
+  /** The node's InternalIP: hostIP, and podIP of hostNetwork pods. */
+  hostIP: string;
+  /** Pod on the node → containers running (default 0). */
+  startDelayMs?: number;
+  /** Containers running → ready (default 0). */
+  readyDelayMs?: number;
+  timers?: Timers;
+}
+
+interface SimPod {
+  uid: string;
+  namespace: string;
+  name: string;
+  pod: any;
+  sandbox?: RuntimeSandboxStatus;
+  initContainers: RuntimeContainerStatus[];
+  containers: RuntimeContainerStatus[];
+  startedAt?: Date;
+  readyAt?: Date;
+  terminalPhase?: 'Succeeded' | 'Failed';
+  timers: Map<'start' | 'ready' | 'end', TimerHandle>;
+  stopping?: Promise<void>;
+  stopped: boolean;
+  /** The end script the current 'end' timer was set for, to notice annotation changes. */
+  endKey?: string;
+}
+
+const newID = () => randomBytes(32).toString('hex');
+
+export class SimulatedRuntime implements PodRuntime {
+  readonly type = simulatedRuntimeType;
+  readonly version = simulatedRuntimeVersion;
+  private readonly pool: IPPool;
+  private readonly timers: Timers;
+  private readonly byUID = new Map<string, SimPod>();
+  private readonly listeners: ((uid: string) => void)[] = [];
+  private readonly changed = new Set<string>();
+  private closed = false;
+
+  constructor(private readonly opts: SimulatedRuntimeOptions) {
+    this.pool = new IPPool(opts.podCIDR);
+    this.timers = opts.timers ?? realTimers;
+  }
+
+  syncPod(pod: any): void {
+    if (this.closed) return;
+    const uid: string = pod.metadata.uid;
+    let p = this.byUID.get(uid);
+    if (!p) {
+      p = { uid, namespace: pod.metadata.namespace, name: pod.metadata.name, pod, initContainers: [], containers: [], timers: new Map(), stopped: false };
+      this.byUID.set(uid, p);
+      if (this.adopt(p, pod)) return;
+      const delay = simScript(pod).startDelayMs ?? this.opts.startDelayMs ?? 0;
+      this.after(p, 'start', delay, () => this.start(p!));
+      return;
+    }
+    p.pod = pod;
+    if (p.stopped || p.stopping || p.terminalPhase || !p.startedAt) return;
+    this.updateReadiness(p);
+    this.scheduleEnd(p);
+  }
+
+  killPod(uid: string, gracePeriodMs: number): Promise<void> {
+    const p = this.byUID.get(uid);
+    if (!p || p.stopped) return Promise.resolve();
+    if (p.stopping) return p.stopping;
+    for (const h of p.timers.values()) this.timers.clearTimeout(h);
+    p.timers.clear();
+    p.stopping = new Promise<void>((resolve) => {
+      const stop = () => { this.stop(p); resolve(); };
+      if (gracePeriodMs <= 0 || !p.containers.some((c) => c.state === 'running')) stop();
+      else p.timers.set('end', this.timers.setTimeout(stop, gracePeriodMs));
+    });
+    return p.stopping;
+  }
+
+  removePod(uid: string): void {
+    const p = this.byUID.get(uid);
+    if (!p) return;
+    for (const h of p.timers.values()) this.timers.clearTimeout(h);
+    if (p.sandbox?.ip && p.sandbox.ip !== this.opts.hostIP) this.pool.release(p.sandbox.ip);
+    this.byUID.delete(uid);
+  }
+
+  status(uid: string): RuntimePodStatus | undefined {
+    const p = this.byUID.get(uid);
+    if (!p) return undefined;
+    return {
+      uid, namespace: p.namespace, name: p.name,
+      sandbox: p.sandbox && { ...p.sandbox },
+      initContainers: p.initContainers.map((c) => ({ ...c })),
+      containers: p.containers.map((c) => ({ ...c })),
+      terminalPhase: p.terminalPhase,
+    };
+  }
+
+  pods(): string[] { return [...this.byUID.keys()]; }
+
+  onPodEvent(listener: (uid: string) => void): void { this.listeners.push(listener); }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const p of this.byUID.values()) for (const h of p.timers.values()) this.timers.clearTimeout(h);
+    this.byUID.clear();
+  }
+
+  /** Pods holding an IP from the node's range. */
+  get addressesInUse(): number { return this.pool.inUse; }
+
+  private after(p: SimPod, which: 'start' | 'ready' | 'end', ms: number, fn: () => void): void {
+    const old = p.timers.get(which);
+    if (old) this.timers.clearTimeout(old);
+    if (ms <= 0) { p.timers.delete(which); fn(); return; }
+    p.timers.set(which, this.timers.setTimeout(() => { p.timers.delete(which); fn(); }, ms));
+  }
+
+  private start(p: SimPod): void {
+    if (p.stopped || p.stopping) return;
+    const now = this.timers.now();
+    const spec = p.pod.spec ?? {};
+    const ip = spec.hostNetwork ? this.opts.hostIP : this.pool.allocate();
+    p.sandbox = { id: newID(), ready: true, ip, createdAt: now };
+    p.startedAt = now;
+    p.initContainers = (spec.initContainers ?? []).map((c: any) => {
+      const sidecar = c.restartPolicy === 'Always';
+      return sidecar ? this.container(c, now, 'running') : { ...this.container(c, now, 'exited'), exitCode: 0, reason: 'Completed', finishedAt: now, ready: false };
+    });
+    p.containers = (spec.containers ?? []).map((c: any) => this.container(c, now, 'running'));
+    const readyDelay = simScript(p.pod).readyDelayMs ?? this.opts.readyDelayMs ?? 0;
+    this.after(p, 'ready', readyDelay, () => { p.readyAt = this.timers.now(); this.updateReadiness(p); });
+    this.scheduleEnd(p);
+    this.emit(p.uid);
+  }
+
+  /**
+   * A pod already running in the API with simulated containers (the agent
+   * restarted) is taken over as it is: same IP, container IDs and start times.
+   */
+  private adopt(p: SimPod, pod: any): boolean {
+    const st = pod.status ?? {};
+    const statuses: any[] = st.containerStatuses ?? [];
+    if (st.phase !== 'Running' || !statuses.length) return false;
+    if (!statuses.every((s) => s.state?.running && String(s.containerID ?? '').startsWith(`${this.type}://`))) return false;
+    const now = this.timers.now();
+    const ip: string | undefined = st.podIP;
+    if (ip && ip !== this.opts.hostIP && !this.pool.reserve(ip)) return false;
+    const adoptOne = (s: any): RuntimeContainerStatus => ({
+      name: s.name, id: s.containerID, image: s.image, imageID: s.imageID, state: 'running',
+      createdAt: new Date(s.state.running.startedAt ?? now), startedAt: new Date(s.state.running.startedAt ?? now),
+      restartCount: s.restartCount ?? 0, ready: !!s.ready,
+    });
+    p.sandbox = { id: newID(), ready: true, ip, createdAt: now };
+    p.startedAt = new Date(Math.min(...statuses.map((s) => Date.parse(s.state.running.startedAt) || now.getTime())));
+    p.initContainers = (st.initContainerStatuses ?? []).map((s: any) => (s.state?.running ? adoptOne(s) : {
+      name: s.name, id: s.containerID ?? `${this.type}://${newID()}`, image: s.image, imageID: s.imageID, state: 'exited' as const,
+      createdAt: now, startedAt: now, finishedAt: now, exitCode: s.state?.terminated?.exitCode ?? 0, reason: s.state?.terminated?.reason ?? 'Completed',
+      restartCount: s.restartCount ?? 0, ready: false,
+    }));
+    p.containers = statuses.map(adoptOne);
+    if (statuses.every((s) => s.ready)) p.readyAt = now;
+    else {
+      const readyDelay = simScript(pod).readyDelayMs ?? this.opts.readyDelayMs ?? 0;
+      const left = p.startedAt.getTime() + readyDelay - now.getTime();
+      this.after(p, 'ready', left, () => { p.readyAt = this.timers.now(); this.updateReadiness(p); });
+    }
+    this.updateReadiness(p);
+    this.scheduleEnd(p);
+    this.emit(p.uid);
+    return true;
+  }
+
+  private container(c: any, now: Date, state: 'running' | 'exited'): RuntimeContainerStatus {
+    return {
+      name: c.name, id: `${this.type}://${newID()}`, image: normalizeImage(String(c.image ?? '')), imageID: simulatedImageID(String(c.image ?? '')),
+      state, createdAt: now, startedAt: now, restartCount: 0, ready: false,
+    };
+  }
+
+  private updateReadiness(p: SimPod): void {
+    const ready = !!p.readyAt && simScript(p.pod).readinessAllowed;
+    let changed = false;
+    for (const c of [...p.initContainers, ...p.containers]) {
+      if (c.state !== 'running') continue;
+      if (c.ready !== ready) { c.ready = ready; changed = true; }
+    }
+    if (changed) this.emit(p.uid);
+  }
+
+  /** (Re)arms the end timer when the pod's fail/complete annotation says so, counted from the start. */
+  private scheduleEnd(p: SimPod): void {
+    const end = simScript(p.pod).end;
+    const key = end ? `${end.phase}/${end.afterMs}/${end.exitCode}` : undefined;
+    if (key === p.endKey) return;
+    p.endKey = key;
+    const old = p.timers.get('end');
+    if (old) { this.timers.clearTimeout(old); p.timers.delete('end'); }
+    if (!end || !p.startedAt) return;
+    const left = p.startedAt.getTime() + end.afterMs - this.timers.now().getTime();
+    this.after(p, 'end', left, () => this.finish(p, end.phase, end.exitCode));
+  }
+
+  private finish(p: SimPod, phase: 'Succeeded' | 'Failed', exitCode: number): void {
+    if (p.stopped || p.stopping || p.terminalPhase) return;
+    const now = this.timers.now();
+    const ready = p.timers.get('ready');
+    if (ready) { this.timers.clearTimeout(ready); p.timers.delete('ready'); }
+    for (const c of [...p.initContainers, ...p.containers]) {
+      if (c.state !== 'running') continue;
+      Object.assign(c, { state: 'exited', exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', finishedAt: now, ready: false });
+    }
+    if (p.sandbox) p.sandbox.ready = false;
+    p.terminalPhase = phase;
+    this.emit(p.uid);
+  }
+
+  private stop(p: SimPod): void {
+    if (p.stopped) return;
+    const now = this.timers.now();
+    p.stopped = true;
+    p.timers.clear();
+    // Containers never started are simply not there; running ones exit as on SIGTERM.
+    for (const c of [...p.initContainers, ...p.containers]) {
+      if (c.state !== 'running') continue;
+      Object.assign(c, { state: 'exited', exitCode: 0, reason: 'Completed', finishedAt: now, ready: false });
+    }
+    if (p.sandbox) p.sandbox.ready = false;
+    this.emit(p.uid);
+  }
+
+  private emit(uid: string): void {
+    if (this.changed.has(uid)) return;
+    this.changed.add(uid);
+    if (this.changed.size === 1) {
+      queueMicrotask(() => {
+        const uids = [...this.changed];
+        this.changed.clear();
+        for (const u of uids) for (const l of this.listeners) l(u);
+      });
+    }
+  }
+}

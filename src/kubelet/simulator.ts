@@ -1,0 +1,233 @@
+/**
+ * NodeSimulator: many simulated nodes in one process (the KWOK idea, built
+ * in), cheap enough for thousands:
+ *
+ *  - one Clientset (its qps/burst limit everything), one pod informer over
+ *    all scheduled pods indexed by nodeName, one node informer;
+ *  - one heartbeat loop that spreads the Lease renewals evenly over the
+ *    renew interval, with a bounded number in flight; renewals are UPDATEs
+ *    from the cached Lease, no GET; node status is re-posted only when it
+ *    changed or every 5 minutes;
+ *  - one limiter on pod status writes across all nodes;
+ *  - each node a NodeAgent over its own SimulatedRuntime, with pod CIDR
+ *    10.244.<i>.0/24 and node IP from 172.16.0.0/12 by its index.
+ *
+ * Joining and leaving: addNode / removeNode (optionally deleting the Node
+ * and its Lease); stopNode stops a node's heartbeats (optionally freezing
+ * its pods, like a dead kubelet) and startNode brings it back.
+ */
+import type { Clientset } from '../client/index.js';
+import type { Taint } from '../api/taints.js';
+import { createLogger, type Logger } from '../util/log.js';
+import { NodeAgent, defaultRenewIntervalMs, type NodeAgentOptions } from './agent.js';
+import { HeartbeatScheduler } from './heartbeat.js';
+import { PodSource } from './podsource.js';
+import { NodeSource } from './nodesource.js';
+import { Semaphore } from './semaphore.js';
+import { realTimers, type Timers } from './timers.js';
+import { SimulatedRuntime } from './runtime/simulated/runtime.js';
+import { nodeIPForIndex, podCIDRForIndex } from './runtime/simulated/ipam.js';
+import type { KubeletMetrics } from './metrics.js';
+
+export interface SimulatedNodeOptions {
+  cpu?: string;
+  memory?: string;
+  pods?: number;
+  ephemeralStorage?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  taints?: Taint[];
+  controlPlane?: boolean;
+  instanceType?: string;
+  /** Pod on the node → containers running (default 0). */
+  startDelayMs?: number;
+  /** Containers running → ready (default 0). */
+  readyDelayMs?: number;
+  /** Upper bound of a pod's stop time on deletion (default 200 ms). */
+  deleteDelayMs?: number;
+  /** Index for the pod CIDR and node IP; default: the next free one. */
+  index?: number;
+}
+
+export interface NodeSimulatorOptions extends Omit<SimulatedNodeOptions, 'controlPlane' | 'index'> {
+  /** Nodes start() registers (default 0). */
+  count?: number;
+  /** Node names: `${namePrefix}${index}` (default "sim-node-"). */
+  namePrefix?: string;
+  /** First index (default 0). */
+  startIndex?: number;
+  /** The first `controlPlane` of the `count` nodes are control-plane nodes (label + NoSchedule taint, as kubeadm marks them). */
+  controlPlane?: number;
+  /** Lease renew interval (default 10 s; upstream: a quarter of the 40 s lease). */
+  renewIntervalMs?: number;
+  leaseDurationSeconds?: number;
+  /** Node status re-post period when unchanged (default 5 min). */
+  nodeStatusReportFrequencyMs?: number;
+  /** Heartbeats in flight at once (default 64). */
+  heartbeatConcurrency?: number;
+  /** Pod status writes in flight at once, all nodes together (default 64). */
+  statusConcurrency?: number;
+  /** Node registrations in flight at once during start() (default 64). */
+  registerConcurrency?: number;
+  /** Record kubelet events (default true; benchmarks at thousands of nodes turn them off). */
+  events?: boolean;
+  logger?: Logger;
+  timers?: Timers;
+  metrics?: KubeletMetrics;
+}
+
+export class NodeSimulator {
+  private readonly agents = new Map<string, NodeAgent>();
+  private readonly indexOf = new Map<string, number>();
+  private readonly usedIndexes = new Set<number>();
+  private readonly pods: PodSource;
+  private readonly nodes: NodeSource;
+  private readonly heartbeats: HeartbeatScheduler;
+  private readonly writeLimiter: Semaphore;
+  private readonly logger: Logger;
+  private readonly timers: Timers;
+  private nextIndex: number;
+  private started?: Promise<void>;
+  private closed = false;
+
+  constructor(private readonly clients: Clientset, private readonly opts: NodeSimulatorOptions = {}) {
+    this.logger = opts.logger ?? createLogger('sim');
+    this.timers = opts.timers ?? realTimers;
+    this.nextIndex = opts.startIndex ?? 0;
+    this.pods = new PodSource(clients, { logger: this.logger });
+    this.nodes = new NodeSource(clients, { logger: this.logger });
+    this.heartbeats = new HeartbeatScheduler({
+      periodMs: opts.renewIntervalMs ?? defaultRenewIntervalMs, concurrency: opts.heartbeatConcurrency ?? 64, logger: this.logger, timers: this.timers,
+    });
+    this.writeLimiter = new Semaphore(opts.statusConcurrency ?? 64);
+  }
+
+  /** Starts the informers and the heartbeat loop, then registers `count` nodes. Resolves when they are registered. */
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      this.pods.start();
+      this.nodes.start();
+      await Promise.all([this.pods.waitForSync(), this.nodes.waitForSync()]);
+      this.heartbeats.start();
+      const count = this.opts.count ?? 0;
+      const prefix = this.opts.namePrefix ?? 'sim-node-';
+      const first = this.opts.startIndex ?? 0;
+      const names = Array.from({ length: count }, (_, i) => ({ name: `${prefix}${first + i}`, index: first + i, cp: i < (this.opts.controlPlane ?? 0) }));
+      const began = Date.now();
+      await forEachLimit(names, this.opts.registerConcurrency ?? 64, ({ name, index, cp }) => this.addNode(name, { index, controlPlane: cp }));
+      if (count) this.logger.info('simulated nodes registered', { count, ms: Date.now() - began });
+    })();
+    return this.started;
+  }
+
+  /** Registers one more simulated node (a node joining). */
+  async addNode(name: string, nodeOpts: SimulatedNodeOptions = {}): Promise<NodeAgent> {
+    if (this.closed) throw new Error('node simulator is closed');
+    if (this.agents.has(name)) throw new Error(`simulated node "${name}" already exists`);
+    if (!this.started) await this.start();
+    const index = nodeOpts.index ?? this.freeIndex();
+    if (this.usedIndexes.has(index)) throw new Error(`simulated node index ${index} is in use`);
+    const o: SimulatedNodeOptions = { ...this.opts, controlPlane: undefined, ...nodeOpts };
+    const timers = this.timers;
+    const podCIDR = podCIDRForIndex(index);
+    const internalIP = nodeIPForIndex(index);
+    const runtime = new SimulatedRuntime({ podCIDR, hostIP: internalIP, startDelayMs: o.startDelayMs, readyDelayMs: o.readyDelayMs, timers });
+    const agentOpts: NodeAgentOptions = {
+      nodeName: name, labels: o.labels, annotations: o.annotations, taints: o.taints, controlPlane: o.controlPlane, instanceType: o.instanceType,
+      cpu: o.cpu, memory: o.memory, pods: o.pods, ephemeralStorage: o.ephemeralStorage, internalIP, podCIDR,
+      leaseDurationSeconds: this.opts.leaseDurationSeconds, nodeStatusReportFrequencyMs: this.opts.nodeStatusReportFrequencyMs,
+      deleteDelayMs: o.deleteDelayMs, events: this.opts.events ?? true,
+    };
+    const agent = new NodeAgent({
+      clients: this.clients, runtime, logger: this.logger, timers, pods: this.pods, nodes: this.nodes, heartbeats: this.heartbeats,
+      writeLimiter: this.writeLimiter, metrics: this.opts.metrics,
+    }, agentOpts);
+    this.agents.set(name, agent);
+    this.indexOf.set(name, index);
+    this.usedIndexes.add(index);
+    try {
+      await agent.start();
+    } catch (e) {
+      this.forget(name);
+      await agent.stop().catch(() => {});
+      throw e;
+    }
+    return agent;
+  }
+
+  /** A node leaving: stops its agent (pods stop without API writes); deleteNodeObject also deletes the Node and its Lease. */
+  async removeNode(name: string, opts: { deleteNodeObject?: boolean } = {}): Promise<void> {
+    const agent = this.agents.get(name);
+    if (!agent) throw new Error(`simulated node "${name}" not found`);
+    this.forget(name);
+    await agent.stop({ deleteNode: opts.deleteNodeObject });
+  }
+
+  /** Stops the node's heartbeats (Lease and status freeze; the control plane will see it go Unknown). freezePods also stops acting on its pods. */
+  stopNode(name: string, opts: { freezePods?: boolean } = {}): void {
+    const agent = this.mustGet(name);
+    agent.pauseHeartbeats();
+    if (opts.freezePods) agent.freezePods();
+  }
+
+  /** Resumes a stopped node: heartbeats at once and acts on its pods again. */
+  startNode(name: string): void {
+    const agent = this.mustGet(name);
+    agent.thawPods();
+    agent.resumeHeartbeats();
+  }
+
+  /** Reports the node Ready=False (or True again) through its status, as a kubelet with a broken runtime would. */
+  setNodeReady(name: string, ready: boolean, message?: string): Promise<void> {
+    return this.mustGet(name).setReady(ready, message);
+  }
+
+  node(name: string): NodeAgent | undefined { return this.agents.get(name); }
+  get nodeNames(): string[] { return [...this.agents.keys()]; }
+  get size(): number { return this.agents.size; }
+  heartbeatStats() { return this.heartbeats.stats(); }
+
+  /** Stops every agent and the shared loops; deleteNodes also deletes their Nodes and Leases (k8ts sim --cleanup). */
+  async close(opts: { deleteNodes?: boolean } = {}): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.heartbeats.stop();
+    const agents = [...this.agents.values()];
+    this.agents.clear();
+    await forEachLimit(agents, 32, (a) => a.stop({ deleteNode: opts.deleteNodes }).catch((e) => this.logger.warn('node cleanup failed', { node: a.nodeName, err: e })));
+    this.pods.stop();
+    this.nodes.stop();
+  }
+
+  private mustGet(name: string): NodeAgent {
+    const agent = this.agents.get(name);
+    if (!agent) throw new Error(`simulated node "${name}" not found`);
+    return agent;
+  }
+
+  private forget(name: string): void {
+    this.agents.delete(name);
+    const i = this.indexOf.get(name);
+    if (i !== undefined) this.usedIndexes.delete(i);
+    this.indexOf.delete(name);
+  }
+
+  private freeIndex(): number {
+    while (this.usedIndexes.has(this.nextIndex)) this.nextIndex++;
+    return this.nextIndex++;
+  }
+}
+
+/** Runs fn over items with at most `limit` at once; rejects with the first error after all settle. */
+async function forEachLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  let firstError: unknown;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++];
+      try { await fn(item); } catch (e) { firstError ??= e; }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (firstError) throw firstError;
+}

@@ -1,0 +1,232 @@
+/**
+ * API pod status from runtime status, as the kubelet generates it
+ * (pkg/kubelet/kubelet_pods.go generateAPIPodStatus, getPhase,
+ * convertToAPIContainerStatuses; pkg/kubelet/status/generate.go; the status
+ * manager's mergePodStatus and updateLastTransitionTime), v1.32:
+ *
+ *  1. Container statuses follow the spec order. A container the runtime does
+ *     not have yet is waiting: ContainerCreating, or PodInitializing when the
+ *     pod has init containers.
+ *  2. Phase (getPhase): a failed init container with restartPolicy Never →
+ *     Failed; init containers still to finish → Pending; any container
+ *     waiting → Pending; some running and none unknown → Running; all stopped
+ *     → Running under restartPolicy Always, Succeeded when all exited 0,
+ *     Failed under Never, else Running; otherwise Pending. A runtime-decided
+ *     terminal phase wins, and a terminal phase is never left.
+ *  3. Kubelet-owned conditions, in this order: PodReadyToStartContainers
+ *     (sandbox ready), Initialized, Ready, ContainersReady, PodScheduled=True.
+ *     Conditions owned by others (readiness gates, DisruptionTarget) are kept
+ *     ahead of them; Ready also needs every readiness gate condition True.
+ *  4. lastTransitionTime moves only when a condition's status changes;
+ *     startTime is set once; qosClass is kept; pod IPs, once known, stay.
+ */
+import type { RuntimeContainerStatus, RuntimePodStatus } from '../runtime/runtime.js';
+import { rfc3339 } from '../../util/clock.js';
+
+export const kubeletConditionTypes: ReadonlySet<string> = new Set(['PodScheduled', 'Ready', 'Initialized', 'ContainersReady', 'PodReadyToStartContainers']);
+
+export interface StatusContext {
+  hostIP: string;
+  now: Date;
+}
+
+/** Go's %s on a []string. */
+const goList = (names: string[]) => `[${names.join(' ')}]`;
+const isSidecar = (c: any) => c?.restartPolicy === 'Always';
+const isTerminalPhase = (p: unknown) => p === 'Succeeded' || p === 'Failed';
+
+function volumeMounts(spec: any): any[] | undefined {
+  const mounts = (spec.volumeMounts ?? []).map((m: any) => ({
+    name: m.name, mountPath: m.mountPath, ...(m.readOnly ? { readOnly: true, recursiveReadOnly: 'Disabled' } : {}),
+  }));
+  return mounts.length ? mounts : undefined;
+}
+
+/** One containerStatuses entry (upstream convertContainerStatus). */
+export function containerStatus(spec: any, rc: RuntimeContainerStatus | undefined, defaultWaiting: string, isInit = false): any {
+  if (!rc) {
+    return {
+      name: spec.name, image: spec.image, imageID: '', lastState: {}, ready: false, restartCount: 0, started: false,
+      state: { waiting: { reason: defaultWaiting } },
+    };
+  }
+  const out: any = {
+    containerID: rc.id, image: rc.image, imageID: rc.imageID, lastState: {}, name: spec.name,
+    ready: false, restartCount: rc.restartCount, started: false, state: {},
+  };
+  switch (rc.state) {
+    case 'running':
+      out.state = { running: { startedAt: rfc3339(rc.startedAt ?? rc.createdAt) } };
+      out.ready = rc.ready ?? true;
+      out.started = true;
+      out.volumeMounts = volumeMounts(spec);
+      break;
+    case 'exited':
+      out.state = {
+        terminated: {
+          containerID: rc.id, exitCode: rc.exitCode ?? 0, reason: rc.reason ?? (rc.exitCode ? 'Error' : 'Completed'),
+          ...(rc.message ? { message: rc.message } : {}),
+          startedAt: rfc3339(rc.startedAt ?? rc.createdAt), finishedAt: rfc3339(rc.finishedAt ?? rc.createdAt),
+        },
+      };
+      out.volumeMounts = volumeMounts(spec);
+      break;
+    case 'created':
+      out.state = { waiting: { reason: 'ContainerCreating' } };
+      break;
+    default:
+      out.state = { waiting: {} };
+  }
+  if (out.volumeMounts === undefined) delete out.volumeMounts;
+  // A regular init container is ready once it exited 0 (upstream convertToAPIContainerStatuses).
+  if (isInit && !isSidecar(spec)) out.ready = out.state.terminated?.exitCode === 0;
+  return out;
+}
+
+function byName(statuses: any[], name: string): any | undefined {
+  return statuses.find((s) => s.name === name);
+}
+
+/** Upstream getPhase (pkg/kubelet/kubelet_pods.go), without the podIsTerminal shortcut. */
+export function getPhase(spec: any, initStatuses: any[], statuses: any[]): string {
+  const restartPolicy = spec.restartPolicy ?? 'Always';
+  let pendingInit = 0;
+  let failedInit = 0;
+  for (const c of spec.initContainers ?? []) {
+    const s = byName(initStatuses, c.name);
+    if (isSidecar(c)) { if (!s?.state?.running) pendingInit++; continue; }
+    if (!s) { pendingInit++; continue; }
+    const t = s.state?.terminated;
+    if (s.state?.running) pendingInit++;
+    else if (t && t.exitCode === 0) { /* done */ } else if (t) { pendingInit++; failedInit++; } else if (s.state?.waiting) {
+      const last = s.lastState?.terminated;
+      if (!last) pendingInit++;
+      else if (last.exitCode !== 0) { pendingInit++; failedInit++; }
+    } else pendingInit++;
+  }
+  let unknown = 0; let running = 0; let waiting = 0; let stopped = 0; let succeeded = 0;
+  for (const c of spec.containers ?? []) {
+    const s = byName(statuses, c.name);
+    if (!s) { unknown++; continue; }
+    if (s.state?.running) running++;
+    else if (s.state?.terminated) { stopped++; if (s.state.terminated.exitCode === 0) succeeded++; } else if (s.state?.waiting) {
+      if (s.lastState?.terminated) stopped++; else waiting++;
+    } else unknown++;
+  }
+  if (failedInit > 0 && restartPolicy === 'Never') return 'Failed';
+  if (pendingInit > 0 && (restartPolicy !== 'Never' || failedInit === 0)) return 'Pending';
+  if (waiting > 0) return 'Pending';
+  if (running > 0 && unknown === 0) return 'Running';
+  if (running === 0 && stopped > 0 && unknown === 0) {
+    if (restartPolicy === 'Always') return 'Running';
+    if (stopped === succeeded) return 'Succeeded';
+    if (restartPolicy === 'Never') return 'Failed';
+    return 'Running';
+  }
+  return 'Pending';
+}
+
+type Condition = { type: string; status: 'True' | 'False' | 'Unknown'; reason?: string; message?: string };
+
+/** ContainersReady (upstream GenerateContainersReadyCondition). */
+export function containersReadyCondition(spec: any, statuses: any[], initStatuses: any[], phase: string): Condition {
+  if (phase === 'Succeeded') return { type: 'ContainersReady', status: 'False', reason: 'PodCompleted' };
+  if (phase === 'Failed') return { type: 'ContainersReady', status: 'False', reason: 'PodFailed' };
+  const unknown: string[] = [];
+  const unready: string[] = [];
+  const check = (c: any, list: any[]) => {
+    const s = byName(list, c.name);
+    if (!s) unknown.push(c.name); else if (!s.ready) unready.push(c.name);
+  };
+  for (const c of spec.initContainers ?? []) if (isSidecar(c)) check(c, initStatuses);
+  for (const c of spec.containers ?? []) check(c, statuses);
+  const msgs: string[] = [];
+  if (unknown.length) msgs.push(`containers with unknown status: ${goList(unknown)}`);
+  if (unready.length) msgs.push(`containers with unready status: ${goList(unready)}`);
+  if (msgs.length) return { type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', message: msgs.join(', ') };
+  return { type: 'ContainersReady', status: 'True' };
+}
+
+/** Ready (upstream GeneratePodReadyCondition): ContainersReady plus every readiness gate True. */
+export function podReadyCondition(spec: any, conditions: any[], containersReady: Condition): Condition {
+  if (containersReady.status !== 'True') return { ...containersReady, type: 'Ready' };
+  const msgs: string[] = [];
+  for (const gate of spec.readinessGates ?? []) {
+    const c = conditions.find((x) => x.type === gate.conditionType);
+    if (!c) msgs.push(`corresponding condition of pod readiness gate "${gate.conditionType}" does not exist.`);
+    else if (c.status !== 'True') msgs.push(`the status of pod readiness gate "${gate.conditionType}" is not "True", but ${c.status}`);
+  }
+  if (msgs.length) return { type: 'Ready', status: 'False', reason: 'ReadinessGatesNotReady', message: msgs.join(', ') };
+  return { type: 'Ready', status: 'True' };
+}
+
+/** Initialized (upstream GeneratePodInitializedCondition). */
+export function initializedCondition(spec: any, initStatuses: any[], statuses: any[], phase: string): Condition {
+  if (phase === 'Succeeded') return { type: 'Initialized', status: 'True', reason: 'PodCompleted' };
+  // Once a regular container has started the pod has been initialized, even while sidecars restart.
+  if (statuses.some((s) => s.state?.running || s.state?.terminated)) return { type: 'Initialized', status: 'True' };
+  const unknown: string[] = [];
+  const incomplete: string[] = [];
+  for (const c of spec.initContainers ?? []) {
+    const s = byName(initStatuses, c.name);
+    if (!s) unknown.push(c.name);
+    else if (!(isSidecar(c) ? s.started === true : s.ready === true)) incomplete.push(c.name);
+  }
+  const msgs: string[] = [];
+  if (unknown.length) msgs.push(`containers with unknown status: ${goList(unknown)}`);
+  if (incomplete.length) msgs.push(`containers with incomplete status: ${goList(incomplete)}`);
+  if (msgs.length) return { type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: msgs.join(', ') };
+  return { type: 'Initialized', status: 'True' };
+}
+
+/**
+ * The status the kubelet would write for `pod` (whose current API status is
+ * pod.status) given what the runtime reports. Pure; `now` stamps transitions.
+ */
+export function generatePodStatus(pod: any, rs: RuntimePodStatus | undefined, ctx: StatusContext): any {
+  const spec = pod.spec ?? {};
+  const old = pod.status ?? {};
+  const hasInit = (spec.initContainers ?? []).length > 0;
+  const defaultWaiting = hasInit ? 'PodInitializing' : 'ContainerCreating';
+  const initStatuses = (spec.initContainers ?? []).map((c: any) => containerStatus(c, rs?.initContainers.find((x) => x.name === c.name), defaultWaiting, true));
+  const statuses = (spec.containers ?? []).map((c: any) => containerStatus(c, rs?.containers.find((x) => x.name === c.name), defaultWaiting));
+  let phase = rs?.terminalPhase ?? getPhase(spec, initStatuses, statuses);
+  if (isTerminalPhase(old.phase)) phase = old.phase;
+
+  const foreign = (old.conditions ?? []).filter((c: any) => !kubeletConditionTypes.has(c.type));
+  const containersReady = containersReadyCondition(spec, statuses, initStatuses, phase);
+  const owned: Condition[] = [
+    { type: 'PodReadyToStartContainers', status: rs?.sandbox?.ready ? 'True' : 'False' },
+    initializedCondition(spec, initStatuses, statuses, phase),
+    podReadyCondition(spec, foreign, containersReady),
+    containersReady,
+    { type: 'PodScheduled', status: 'True' },
+  ];
+  const conditions = [...foreign, ...owned.map((c) => withTransitionTime(c, old.conditions ?? [], ctx.now))];
+
+  const podIP = rs?.sandbox?.ip ?? old.podIP;
+  const status: any = {
+    phase, conditions, hostIP: ctx.hostIP, hostIPs: [{ ip: ctx.hostIP }],
+    ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
+    startTime: old.startTime ?? rfc3339(ctx.now),
+    ...(hasInit ? { initContainerStatuses: initStatuses } : {}),
+    containerStatuses: statuses,
+    ...(old.qosClass ? { qosClass: old.qosClass } : {}),
+  };
+  if (rs?.terminalPhase && rs.reason) status.reason = rs.reason;
+  if (rs?.terminalPhase && rs.message) status.message = rs.message;
+  if (old.nominatedNodeName) status.nominatedNodeName = old.nominatedNodeName;
+  return status;
+}
+
+function withTransitionTime(c: Condition, oldConditions: any[], now: Date): any {
+  const prev = oldConditions.find((o: any) => o.type === c.type);
+  const lastTransitionTime = prev && prev.status === c.status && prev.lastTransitionTime ? prev.lastTransitionTime : rfc3339(now);
+  return { type: c.type, status: c.status, lastProbeTime: null, lastTransitionTime, ...(c.reason ? { reason: c.reason } : {}), ...(c.message ? { message: c.message } : {}) };
+}
+
+/** The status of a pod the kubelet refused to run (upstream rejectPod): Failed with the admission reason. */
+export function rejectedPodStatus(pod: any, reason: string, message: string, now: Date): any {
+  const old = pod.status ?? {};
+  return { ...old, phase: 'Failed', reason, message: `Pod was rejected: ${message}`, startTime: old.startTime ?? rfc3339(now) };
+}
