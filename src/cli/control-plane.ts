@@ -40,9 +40,11 @@ export interface ControlPlane {
   url: string;
   port: number;
   kubeconfigPath: string;
+  /** Admin credentials for in-process clients (simulated nodes). */
+  clientConfig: { server: string; caPem: string; certPem: string; keyPem: string };
   close(): Promise<void>;
-  /** Resolves with the exit code once SIGTERM or SIGINT has shut everything down. */
-  waitForSignal(): Promise<number>;
+  /** Resolves with the exit code once SIGTERM or SIGINT has shut everything down (after `before`). */
+  waitForSignal(before?: () => Promise<void>): Promise<number>;
 }
 
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
@@ -76,7 +78,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const stopSA = await runServiceAccountsLoop(registry, logger);
   const namespaces = new NamespaceLifecycle(registry, logger.with('namespace'));
   await namespaces.start();
-  const controllers = startInProcessControllers(opts, { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem }, logger);
+  const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
+  const controllers = startInProcessControllers(opts, clientConfig, logger);
   ready = true;
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, kubeconfig: kubeconfigPath });
 
@@ -90,11 +93,11 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     await backend.close();
   })();
   return {
-    url, port: addr.port, kubeconfigPath, close,
-    waitForSignal: () => new Promise<number>((resolve) => {
+    url, port: addr.port, kubeconfigPath, close, clientConfig,
+    waitForSignal: (before) => new Promise<number>((resolve) => {
       const onSignal = (sig: NodeJS.Signals) => {
         logger.info('shutting down', { signal: sig });
-        close().then(() => resolve(0), (e) => { logger.error('shutdown failed', { err: e }); resolve(1); });
+        (before ? before() : Promise.resolve()).then(close).then(() => resolve(0), (e) => { logger.error('shutdown failed', { err: e }); resolve(1); });
       };
       process.once('SIGTERM', onSignal);
       process.once('SIGINT', onSignal);
