@@ -6,7 +6,7 @@ import { endpointsController } from '../controllers/endpoints/index.js';
 import { garbageCollectorController } from '../controllers/garbagecollector/index.js';
 import { nodeLifecycleController } from '../controllers/nodelifecycle/index.js';
 import { taintEvictionController } from '../controllers/tainteviction/index.js';
-import { podGCController } from '../controllers/podgc/index.js';
+import { PodGCController } from '../controllers/podgc/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
@@ -15,7 +15,7 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   garbagecollector: garbageCollectorController,
   nodelifecycle: nodeLifecycleController,
   tainteviction: taintEvictionController,
-  podgc: podGCController,
+  podgc: (ctx) => new PodGCController(ctx, { gcCheckPeriodMs: ctx.config.podGCPeriodMs, quarantineTimeMs: ctx.config.podGCQuarantineMs }),
 };
 
 /** The default scheduler, wrapped as a controller of the manager. */

@@ -18,6 +18,8 @@ Flags:
                                  daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,scheduler (default all)
       --node-monitor-grace-period duration
                                  heartbeat silence before a node is marked Unknown (default 50s)
+      --pod-gc-quarantine duration
+                                 how long a deleted node's pods wait before pod GC removes them (default 40s)
       --default-not-ready-toleration-seconds int
                                  tolerationSeconds of the not-ready:NoExecute toleration added to pods (default 300)
       --default-unreachable-toleration-seconds int
@@ -32,6 +34,7 @@ export async function runServer(args: string[]): Promise<number> {
       'token-auth-file': { type: 'string' }, 'advertise-address': { type: 'string' },
       controllers: { type: 'string', default: 'all' }, 'node-monitor-grace-period': { type: 'string' },
       'default-not-ready-toleration-seconds': { type: 'string', default: '300' },
+      'pod-gc-quarantine': { type: 'string' },
       'default-unreachable-toleration-seconds': { type: 'string', default: '300' },
     },
   });
@@ -45,7 +48,23 @@ export async function runServer(args: string[]): Promise<number> {
       notReadyTolerationSeconds: Number(values['default-not-ready-toleration-seconds']),
       unreachableTolerationSeconds: Number(values['default-unreachable-toleration-seconds']),
     },
-    controllerConfig: values['node-monitor-grace-period'] ? { nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']) } : undefined,
+    controllerConfig: controllerConfig(values),
   });
   return cp.waitForSignal();
+}
+
+function controllerConfig(values: Record<string, string | boolean | undefined>) {
+  const c: Record<string, number> = {};
+  const grace = values['node-monitor-grace-period'];
+  if (typeof grace === 'string') {
+    c.nodeMonitorGracePeriodMs = parseDuration(grace);
+    // Check heartbeats often enough to notice within the grace period (upstream: every 5 s for 50 s).
+    c.nodeMonitorPeriodMs = Math.min(5000, Math.max(100, Math.floor(c.nodeMonitorGracePeriodMs / 4)));
+  }
+  const q = values['pod-gc-quarantine'];
+  if (typeof q === 'string') {
+    c.podGCQuarantineMs = parseDuration(q);
+    c.podGCPeriodMs = Math.min(20_000, Math.max(100, Math.floor(c.podGCQuarantineMs / 4)));
+  }
+  return c;
 }

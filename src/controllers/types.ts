@@ -18,6 +18,10 @@ export interface ControllerConfig {
   terminatedPodGCThreshold: number;
   /** Concurrent syncs per controller. */
   workers: number;
+  /** Pod GC: how often orphaned pods are looked for (upstream 20 s, not configurable there). */
+  podGCPeriodMs: number;
+  /** Pod GC: how long a node must stay missing before its pods are deleted (upstream 40 s). */
+  podGCQuarantineMs: number;
 }
 
 export const defaultControllerConfig: ControllerConfig = {
@@ -26,6 +30,8 @@ export const defaultControllerConfig: ControllerConfig = {
   nodeMonitorPeriodMs: 5_000,
   terminatedPodGCThreshold: 12_500,
   workers: 4,
+  podGCPeriodMs: 20_000,
+  podGCQuarantineMs: 40_000,
 };
 
 export interface ControllerContext {
