@@ -43,8 +43,10 @@ export const conflict = (gr: GroupResource, name: string, why = 'the object has 
   failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(gr)} "${name}": ${why}`, { name, group: gr.group, kind: gr.resource });
 export const badRequest = (message: string) => failure(400, 'BadRequest', message);
 export const gone = (message: string) => failure(410, 'Expired', message);
-export const forbiddenStatus = (message: string, gr?: GroupResource, name?: string) =>
-  failure(403, 'Forbidden', message, gr ? { name, group: gr.group, kind: gr.resource } : undefined);
+/** 403; with a resource, worded like upstream's NewForbidden: `configmaps "x" is forbidden: <why>`. */
+export const forbiddenStatus = (message: string, gr?: GroupResource, name?: string) => gr
+  ? failure(403, 'Forbidden', `${qualified(gr)}${name ? ` "${name}"` : ''} is forbidden: ${message}`, { name, group: gr.group, kind: gr.resource })
+  : failure(403, 'Forbidden', message);
 export const unauthorized = () => failure(401, 'Unauthorized', 'Unauthorized');
 export const methodNotAllowed = (message = 'the server does not allow this method on the requested resource') =>
   failure(405, 'MethodNotAllowed', message);

@@ -4,7 +4,7 @@
  */
 import type { Backend } from '../storage/backend.js';
 import { resources, ResourceInfo, apiVersionOf } from '../api/resources.js';
-import { forbiddenStatus, notFound } from '../api/status.js';
+import { forbiddenStatus, notFound, type GroupResource } from '../api/status.js';
 import type { Clock } from '../util/clock.js';
 import { Store, StoreHooks } from './store.js';
 import type { Strategy } from './strategy.js';
@@ -32,7 +32,7 @@ export class Registry {
   private readonly stores = new Map<string, Store>();
 
   constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit']) {
-    const hooks: StoreHooks = { admit, checkNamespace: (ns) => this.checkNamespace(ns) };
+    const hooks: StoreHooks = { admit, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
     for (const info of resources) {
       if (info.plural === 'bindings') continue;
       this.stores.set(storeKey(info.group, info.version, info.plural), new Store(info, strategyFor(info), { backend, clock, hooks }));
@@ -54,7 +54,7 @@ export class Registry {
   get namespaces(): Store { return this.store('', 'v1', 'namespaces')!; }
 
   /** NamespaceLifecycle admission: no content in absent or terminating namespaces. */
-  private async checkNamespace(ns: string): Promise<void> {
+  private async checkNamespace(ns: string, gr: GroupResource, name: string): Promise<void> {
     let obj: any;
     try {
       obj = await this.namespaces.get(undefined, ns);
@@ -62,7 +62,7 @@ export class Registry {
       throw notFound({ group: '', resource: 'namespaces' }, ns);
     }
     if (obj.metadata.deletionTimestamp || obj.status?.phase === 'Terminating') {
-      throw forbiddenStatus(`unable to create new content in namespace ${ns} because it is being terminated`);
+      throw forbiddenStatus(`unable to create new content in namespace ${ns} because it is being terminated`, gr, name);
     }
   }
 }

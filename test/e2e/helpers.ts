@@ -1,0 +1,116 @@
+/**
+ * Small tools the end-to-end tests share: manifests in temp files, raw HTTPS
+ * requests with or without the admin client certificate from admin.conf, and
+ * reading a child process's output line by line until an expected line shows.
+ */
+import https from 'node:https';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type { Cluster } from './harness.js';
+
+/**
+ * Server flags for tests of the API server alone: no in-process controllers or
+ * scheduler, so tables, statuses and taints are exactly what the tests wrote.
+ */
+export const apiServerOnly = { extraArgs: ['--controllers', 'none'] };
+
+/** A temp dir for manifests; `write` returns the file's path, `close` removes them all. */
+export function manifestDir(): { write(name: string, text: string): string; close(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'k8ts-e2e-manifests-'));
+  return {
+    write: (name, text) => { const p = join(dir, name); writeFileSync(p, text); return p; },
+    close: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export interface ApiResponse { status: number; headers: Record<string, unknown>; body: string; json(): any }
+
+export interface ApiRequest {
+  method?: string;
+  body?: string | Buffer;
+  contentType?: string;
+  /** Send no client certificate (and skip server verification, as `curl -k` does). */
+  anonymous?: boolean;
+}
+
+/** Credentials as kubectl reads them: the first cluster and user of admin.conf. */
+function adminCredentials(kubeconfig: string): { ca: string; cert: string; key: string } {
+  const cfg = parse(readFileSync(kubeconfig, 'utf8'));
+  const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
+  return {
+    ca: b64(cfg.clusters[0].cluster['certificate-authority-data']),
+    cert: b64(cfg.users[0].user['client-certificate-data']),
+    key: b64(cfg.users[0].user['client-key-data']),
+  };
+}
+
+/** One HTTPS request to the cluster's API server. */
+export function apiRequest(cluster: Cluster, path: string, opts: ApiRequest = {}): Promise<ApiResponse> {
+  const tls = opts.anonymous ? { rejectUnauthorized: false } : { ...adminCredentials(cluster.kubeconfig) };
+  const headers: Record<string, string | number> = { Accept: 'application/json' };
+  if (opts.body !== undefined) {
+    headers['Content-Type'] = opts.contentType ?? 'application/json';
+    headers['Content-Length'] = Buffer.byteLength(opts.body);
+  }
+  return new Promise((resolve, reject) => {
+    const req = https.request(new URL(path, cluster.url), { method: opts.method ?? 'GET', headers, ...tls, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+/** Collects a child's stdout as lines; `waitFor` resolves with the first line (from `from` on) that matches. */
+export function lineReader(child: ChildProcess): {
+  lines: string[];
+  waitFor(match: (line: string) => boolean, what: string, from?: number, timeoutMs?: number): Promise<number>;
+} {
+  const lines: string[] = [];
+  let partial = '';
+  const waiters = new Set<() => void>();
+  child.stdout!.on('data', (d: Buffer) => {
+    const parts = (partial + d.toString()).split('\n');
+    partial = parts.pop()!;
+    lines.push(...parts);
+    for (const w of waiters) w();
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+  return {
+    lines,
+    waitFor: (match, what, from = 0, timeoutMs = 10_000) => new Promise((resolve, reject) => {
+      const check = () => {
+        const i = lines.findIndex((l, idx) => idx >= from && match(l));
+        if (i < 0) return;
+        done();
+        resolve(i);
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`timed out waiting for ${what}; stdout so far:\n${lines.join('\n')}\nstderr: ${stderr}`));
+      }, timeoutMs);
+      const done = () => { clearTimeout(timer); waiters.delete(check); };
+      waiters.add(check);
+      check();
+    }),
+  };
+}
+
+/** A table line's cells: kubectl pads columns with at least three spaces; headers like `NOMINATED NODE` keep their one. */
+export const cells = (line: string): string[] => line.trim().split(/ {2,}/);
+
+/** Stops a child started by a test and waits until it is gone. */
+export function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); });
+}
