@@ -1,6 +1,7 @@
 /** The controllers k8ts runs, by the names `--controllers` takes. */
 import type { Controller, ControllerContext, ControllerFactory } from '../controllers/types.js';
 import { daemonSetController } from '../controllers/daemonset/index.js';
+import { statefulSetController } from '../controllers/statefulset/index.js';
 import { persistentVolumeController } from '../controllers/volume/index.js';
 import { endpointsController } from '../controllers/endpoints/index.js';
 import { garbageCollectorController } from '../controllers/garbagecollector/index.js';
@@ -10,6 +11,7 @@ import { PodGCController } from '../controllers/podgc/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
+  statefulset: statefulSetController,
   'persistentvolume-binder': persistentVolumeController,
   endpoints: endpointsController,
   garbagecollector: garbageCollectorController,
