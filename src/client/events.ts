@@ -10,14 +10,34 @@ import type { Logger } from '../util/log.js';
 export type EventType = 'Normal' | 'Warning';
 
 interface Seen { name: string; namespace: string; count: number }
+interface Bucket { tokens: number; last: number }
+
+/** client-go's EventSourceObjectSpamFilter: 25 events per object, then one per 5 minutes. */
+const spamBurst = 25;
+const spamRefillPerMs = 1 / 300_000;
 
 export class EventRecorder {
   private readonly seen = new Map<string, Seen>();
+  private readonly buckets = new Map<string, Bucket>();
 
   constructor(private readonly clients: Clientset, private readonly component: string, private readonly logger?: Logger, private readonly host?: string) {}
 
   event(obj: any, type: EventType, reason: string, message: string): void {
+    if (!this.allow(obj)) return;
     void this.record(obj, type, reason, message).catch((e) => this.logger?.debug('event not recorded', { reason, err: e }));
+  }
+
+  private allow(obj: any): boolean {
+    const key = obj.metadata?.uid ?? `${obj.kind}/${obj.metadata?.namespace}/${obj.metadata?.name}`;
+    const now = Date.now();
+    const b = this.buckets.get(key) ?? { tokens: spamBurst, last: now };
+    b.tokens = Math.min(spamBurst, b.tokens + (now - b.last) * spamRefillPerMs);
+    b.last = now;
+    this.buckets.set(key, b);
+    if (this.buckets.size > 8192) this.buckets.clear();
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
   }
 
   private async record(obj: any, type: EventType, reason: string, message: string): Promise<void> {
