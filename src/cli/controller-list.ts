@@ -2,6 +2,7 @@
 import type { Controller, ControllerContext, ControllerFactory } from '../controllers/types.js';
 import { daemonSetController } from '../controllers/daemonset/index.js';
 import { statefulSetController } from '../controllers/statefulset/index.js';
+import { Scheduler } from '../scheduler/scheduler.js';
 import { persistentVolumeController } from '../controllers/volume/index.js';
 import { endpointsController } from '../controllers/endpoints/index.js';
 import { garbageCollectorController } from '../controllers/garbagecollector/index.js';
@@ -21,4 +22,7 @@ export const controllerFactories: Record<string, ControllerFactory> = {
 };
 
 /** The default scheduler, wrapped as a controller of the manager. */
-export const schedulerFactory: ((ctx: ControllerContext) => Controller) | undefined = undefined;
+export const schedulerFactory: ((ctx: ControllerContext) => Controller) | undefined = (ctx) => {
+  const scheduler = new Scheduler({ ...ctx, logger: ctx.logger.with('scheduler') });
+  return { name: 'default-scheduler', run: () => scheduler.run(), stop: () => scheduler.stop() };
+};

@@ -139,8 +139,11 @@ describe('seed walkthrough: DaemonSets, node join/leave, taints, heartbeats (who
       const { stdout } = await cluster.kubectl(['get', 'node', nginxNode, '--no-headers']);
       return /NotReady/.test(stdout);
     }, 20_000, `${nginxNode} NotReady`);
-    const taints = JSON.parse((await cluster.kubectl(['get', 'node', nginxNode, '-o', 'jsonpath={.spec.taints}'])).stdout);
-    assert.ok(taints.some((t: any) => t.key === 'node.kubernetes.io/unreachable' && t.effect === 'NoExecute'), JSON.stringify(taints));
+    // The NoExecute taint goes through the node lifecycle controller's rate-limited eviction queue.
+    await eventually(async () => {
+      const taints = JSON.parse((await cluster.kubectl(['get', 'node', nginxNode, '-o', 'jsonpath={.spec.taints}'])).stdout || '[]');
+      return taints.some((t: any) => t.key === 'node.kubernetes.io/unreachable' && t.effect === 'NoExecute');
+    }, 20_000, 'unreachable:NoExecute taint');
     await eventually(async () => {
       const { stdout } = await cluster.kubectl(['get', 'pod', 'nginx', '-o', 'jsonpath={.metadata.deletionTimestamp}']);
       return stdout.trim() !== '';

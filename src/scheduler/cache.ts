@@ -1,0 +1,116 @@
+/**
+ * The scheduler cache (upstream `internal/cache`): NodeInfos kept up to date
+ * from the node and pod informers, plus assumed pods. A pod is assumed on
+ * its node the moment the scheduler decides, before the binding is written,
+ * so the next pods see its requests and ports at once; the informer's view
+ * of the bound pod later confirms it, a failed binding forgets it.
+ *
+ * A pod may name a node the cache has not seen (yet): its NodeInfo exists
+ * without a node and is left out of the scheduling list until the node comes.
+ */
+import { NodeInfo, NodeTable, reusePodResources } from './nodeinfo.js';
+import type { NodeSnapshot } from './runtime.js';
+import { metaKey } from '../client/informer.js';
+
+interface PodState { pod: any; nodeName: string; assumed: boolean }
+
+export class SchedulerCache implements NodeSnapshot {
+  /** The Hot rows of every NodeInfo of the cache. */
+  readonly table = new NodeTable();
+  private readonly nodes = new Map<string, NodeInfo>();
+  /** Nodes with a Node object, in the order they arrived: the order filters walk them; and their rows. */
+  private nodeList: NodeInfo[] = [];
+  private slotList: number[] = [];
+  private readonly podStates = new Map<string, PodState>();
+
+  get list(): readonly NodeInfo[] { return this.nodeList; }
+  get slots(): readonly number[] { return this.slotList; }
+  get(name: string): NodeInfo | undefined { return this.nodes.get(name); }
+  get nodeCount(): number { return this.nodeList.length; }
+
+  addNode(node: any): void {
+    const name = node.metadata.name;
+    const info = this.nodeInfo(name);
+    if (!info.node) { this.nodeList.push(info); this.slotList.push(info.slot); }
+    info.setNode(node);
+  }
+
+  updateNode(_old: any, node: any): void { this.addNode(node); }
+
+  removeNode(node: any): void {
+    const name = node.metadata.name;
+    const info = this.nodes.get(name);
+    if (!info?.node) return;
+    info.node = undefined;
+    this.nodeList = this.nodeList.filter((n) => n !== info);
+    this.slotList = this.nodeList.map((n) => n.slot);
+    if (info.pods.size === 0) this.dropNodeInfo(info);
+  }
+
+  isAssumed(key: string): boolean { return !!this.podStates.get(key)?.assumed; }
+
+  /** Counts the pod on the node now; `pod` is the pending pod, placed as if bound. */
+  assumePod(pod: any, nodeName: string): void {
+    const key = metaKey(pod);
+    if (this.podStates.has(key)) throw new Error(`pod ${key} is already in the scheduler cache`);
+    const assumed = { ...pod, spec: { ...pod.spec, nodeName } };
+    reusePodResources(pod, assumed);
+    this.addToNode(key, assumed, nodeName);
+    this.podStates.set(key, { pod: assumed, nodeName, assumed: true });
+  }
+
+  /** A failed binding: the assumed pod leaves its node. */
+  forgetPod(key: string): void {
+    const st = this.podStates.get(key);
+    if (!st?.assumed) return;
+    this.removeFromNode(key, st.nodeName);
+    this.podStates.delete(key);
+  }
+
+  /** A bound pod seen by the informer (confirms an assumed one). */
+  addPod(pod: any): void {
+    const key = metaKey(pod);
+    const st = this.podStates.get(key);
+    if (st) {
+      // The bound version of an assumed pod asks for the same resources (requests are immutable here).
+      if (st.assumed && st.pod.metadata?.uid === pod.metadata?.uid) reusePodResources(st.pod, pod);
+      this.removeFromNode(key, st.nodeName);
+    }
+    this.addToNode(key, pod, pod.spec.nodeName);
+    this.podStates.set(key, { pod, nodeName: pod.spec.nodeName, assumed: false });
+  }
+
+  updatePod(_old: any, pod: any): void { this.addPod(pod); }
+
+  removePod(pod: any): void {
+    const key = metaKey(pod);
+    const st = this.podStates.get(key);
+    if (!st) return;
+    this.removeFromNode(key, st.nodeName);
+    this.podStates.delete(key);
+  }
+
+  get podCount(): number { return this.podStates.size; }
+
+  private nodeInfo(name: string): NodeInfo {
+    let info = this.nodes.get(name);
+    if (!info) this.nodes.set(name, (info = new NodeInfo(name, this.table)));
+    return info;
+  }
+
+  private dropNodeInfo(info: NodeInfo): void {
+    this.nodes.delete(info.name);
+    this.table.release(info.slot);
+  }
+
+  private addToNode(key: string, pod: any, nodeName: string): void {
+    this.nodeInfo(nodeName).addPod(key, pod);
+  }
+
+  private removeFromNode(key: string, nodeName: string): void {
+    const info = this.nodes.get(nodeName);
+    if (!info) return;
+    info.removePod(key);
+    if (!info.node && info.pods.size === 0) this.dropNodeInfo(info);
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * NodeUnschedulable (upstream `plugins/nodeunschedulable`): a cordoned node
+ * (spec.unschedulable) rejects the pod unless the pod tolerates the taint
+ * node.kubernetes.io/unschedulable:NoSchedule, which stands for the flag.
+ */
+import { tolerationsTolerateTaint, type Taint } from '../../api/tolerations.js';
+import {
+  success, unresolvable, type ClusterEvent, type CycleState, type EnqueueExtensions, type FilterPlugin, type NodeBatch, type Status,
+} from '../framework.js';
+import { Hot, hotFields, type NodeInfo } from '../nodeinfo.js';
+
+export const nodeUnschedulableName = 'NodeUnschedulable';
+export const errReasonUnschedulable = 'node(s) were unschedulable';
+export const taintNodeUnschedulable: Taint = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
+
+const rejected = unresolvable(errReasonUnschedulable);
+
+const toleratesUnschedulable = (pod: any) => tolerationsTolerateTaint(pod?.spec?.tolerations, taintNodeUnschedulable);
+
+export class NodeUnschedulable implements FilterPlugin, EnqueueExtensions {
+  readonly name = nodeUnschedulableName;
+  readonly events = ['NodeAdd', 'NodeUpdate', 'UnscheduledPodUpdate'] as const;
+
+  filter(_state: CycleState, pod: any, node: NodeInfo): Status {
+    if (!node.unschedulable) return success;
+    return toleratesUnschedulable(pod) ? success : rejected;
+  }
+
+  filterNodes(_state: CycleState, pod: any, { slots, data, count }: NodeBatch, out: Status[]): void {
+    let tolerates: boolean | undefined;
+    for (let i = 0; i < count; i++) {
+      if (data[slots[i] * hotFields + Hot.Unschedulable] === 0) { out[i] = success; continue; }
+      tolerates ??= toleratesUnschedulable(pod);
+      out[i] = tolerates ? success : rejected;
+    }
+  }
+
+  /** A node that becomes (or is added) schedulable, or the pod newly tolerating the flag. */
+  queueingHint(event: ClusterEvent, pod: any): 'Queue' | 'QueueSkip' {
+    switch (event.type) {
+      case 'NodeAdd': return !event.node?.spec?.unschedulable ? 'Queue' : 'QueueSkip';
+      case 'NodeUpdate': return event.oldNode?.spec?.unschedulable && !event.newNode?.spec?.unschedulable ? 'Queue' : 'QueueSkip';
+      case 'UnscheduledPodUpdate': return !toleratesUnschedulable(event.oldPod) && toleratesUnschedulable(pod) ? 'Queue' : 'QueueSkip';
+      default: return 'QueueSkip';
+    }
+  }
+}

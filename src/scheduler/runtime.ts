@@ -1,0 +1,326 @@
+/**
+ * The framework runtime: runs one pod's scheduling cycle through the
+ * extension points of framework.ts over the cache's NodeInfos (upstream
+ * `schedule_one.go` schedulePod/findNodesThatFitPod/prioritizeNodes and
+ * `framework/runtime`). Synchronous: nothing else runs during a cycle, so
+ * the NodeInfos are a consistent snapshot without copying them.
+ *
+ *  1. No nodes: unschedulable, "no nodes available to schedule pods".
+ *  2. PreFilter: a rejection applies to every node; NodeNames narrow the
+ *     nodes, the rest counting as "node(s) didn't satisfy plugin(s) [..]".
+ *  3. Filter: from a rotating start index, each node through the filters
+ *     until the first rejection, stopping early once enough nodes are
+ *     feasible (numFeasibleNodesToFind). (Evaluated in chunks of nodes and
+ *     through the plugins' batch forms where they have them; the outcome is
+ *     the node-by-node one.)
+ *  4. None feasible: PostFilter (preemption's diagnosis) and the FitError
+ *     message.
+ *  5. One feasible node is taken as is; otherwise PreScore, Score,
+ *     NormalizeScore, the weighted sum, and the highest total wins, ties
+ *     broken uniformly at random.
+ */
+import {
+  CycleState, isRejected, statusMessage, success, unresolvable, type Diagnosis, type FilterPlugin, type NodeBatch, type NodeScore,
+  type PostFilterPlugin, type PreFilterPlugin, type PreScorePlugin, type Rejected, type RejectedCode, type ScorePlugin, type Status,
+} from './framework.js';
+import { fitErrorMessage, noNodesAvailableMsg } from './fiterror.js';
+import { hotFields, NodeTable, type NodeInfo } from './nodeinfo.js';
+
+export interface WeightedScorePlugin { readonly plugin: ScorePlugin; readonly weight: number }
+
+export interface PluginSet {
+  readonly preFilter: readonly PreFilterPlugin[];
+  readonly filter: readonly FilterPlugin[];
+  readonly postFilter: readonly PostFilterPlugin[];
+  readonly preScore: readonly PreScorePlugin[];
+  readonly score: readonly WeightedScorePlugin[];
+}
+
+export type ScheduleResult =
+  | { readonly kind: 'Scheduled'; readonly node: NodeInfo; readonly evaluatedNodes: number; readonly feasibleNodes: number }
+  | { readonly kind: 'Unschedulable'; readonly code: RejectedCode; readonly message: string; readonly unschedulablePlugins: ReadonlySet<string> }
+  | { readonly kind: 'Error'; readonly message: string };
+
+/**
+ * The nodes the cycle sees: all of them in a stable order, and lookup by
+ * name. A snapshot whose nodes share one NodeTable gives it, with each list
+ * entry's slot (the cache does); otherwise the cycle copies the rows.
+ */
+export interface NodeSnapshot {
+  readonly list: readonly NodeInfo[];
+  get(name: string): NodeInfo | undefined;
+  readonly table?: NodeTable;
+  readonly slots?: readonly number[];
+}
+
+/** Nodes with their Hot rows in one table: the snapshot's own, or a copy. */
+interface Rows { readonly nodes: readonly NodeInfo[]; readonly slots: ArrayLike<number>; readonly data: Float64Array }
+
+function rowsOf(nodes: readonly NodeInfo[], snapshot: NodeSnapshot, full: boolean): Rows {
+  const table = snapshot.table;
+  if (table && full && snapshot.slots) return { nodes, slots: snapshot.slots, data: table.data };
+  if (table && nodes.every((n) => n.table === table)) return { nodes, slots: nodes.map((n) => n.slot), data: table.data };
+  const copy = new NodeTable(nodes.length);
+  const slots = nodes.map((n) => {
+    const slot = copy.alloc();
+    for (let f = 0; f < hotFields; f++) copy.data[slot * hotFields + f] = n.hot(f);
+    return slot;
+  });
+  return { nodes, slots, data: copy.data };
+}
+
+export const minFeasibleNodesToFind = 100;
+const filterChunk = 32;
+export const minFeasibleNodesPercentageToFind = 5;
+
+/**
+ * numFeasibleNodesToFind: all nodes below 100; else the percentage (adaptive
+ * when 0: 50 - nodes/125, at least 5) of the nodes, at least 100.
+ */
+export function numFeasibleNodesToFind(percentageOfNodesToScore: number, numAllNodes: number): number {
+  if (numAllNodes < minFeasibleNodesToFind) return numAllNodes;
+  let percentage = percentageOfNodesToScore;
+  if (percentage <= 0) percentage = Math.max(minFeasibleNodesPercentageToFind, 50 - Math.trunc(numAllNodes / 125));
+  if (percentage >= 100) return numAllNodes;
+  const n = Math.trunc((numAllNodes * percentage) / 100);
+  return n < minFeasibleNodesToFind ? minFeasibleNodesToFind : n;
+}
+
+export interface FrameworkOptions {
+  /** 0 (default): adaptive, as upstream. */
+  percentageOfNodesToScore?: number;
+  /** Tie-breaking among equal best scores; Math.random by default. */
+  random?: () => number;
+}
+
+class PooledNodeScore implements NodeScore {
+  score = 0;
+  constructor(private readonly owner: Framework, private readonly index: number) {}
+  get name(): string { return this.owner.scoredNodes[this.index].name; }
+}
+
+const newDiagnosis = (): Diagnosis => ({ nodeToStatus: new Map(), unschedulablePlugins: new Set(), preFilterMsg: '', postFilterMsg: '' });
+
+export class Framework {
+  private nextStartNodeIndex = 0;
+  private readonly scorePool: NodeScore[] = [];
+  /** The nodes the pooled NodeScores of the current cycle stand for. */
+  scoredNodes: readonly NodeInfo[] = [];
+  /** Scratch space of the filter loop, reused from cycle to cycle. */
+  private readonly filterBuffers = {
+    chunk: new Array<NodeInfo>(filterChunk), chunkSlots: new Int32Array(filterChunk),
+    standing: new Array<NodeInfo>(filterChunk), standingSlots: new Int32Array(filterChunk),
+    index: new Int32Array(filterChunk), rejectedBy: new Int32Array(filterChunk),
+    statuses: new Array<Status>(filterChunk).fill(success), out: new Array<Status>(filterChunk).fill(success),
+  };
+  private readonly percentage: number;
+  private readonly random: () => number;
+
+  constructor(readonly plugins: PluginSet, opts: FrameworkOptions = {}) {
+    this.percentage = opts.percentageOfNodesToScore ?? 0;
+    this.random = opts.random ?? Math.random;
+  }
+
+  schedulePod(pod: any, nodes: NodeSnapshot): ScheduleResult {
+    const all = nodes.list;
+    if (all.length === 0) return { kind: 'Unschedulable', code: 'UnschedulableAndUnresolvable', message: noNodesAvailableMsg, unschedulablePlugins: new Set() }; // 1
+    const state = new CycleState();
+    const diagnosis = newDiagnosis();
+    const pre = this.runPreFilter(state, pod, nodes, diagnosis); // 2
+    if (pre.kind === 'Error') return pre;
+    let feasible: NodeInfo[] = [];
+    let feasibleSlots: number[] = [];
+    let data: Float64Array | undefined;
+    let evaluated = 0;
+    if (pre.kind === 'Nodes') {
+      const filters = this.plugins.filter.filter((p) => !state.skipFilter.has(p.name));
+      const rows = rowsOf(pre.nodes, nodes, pre.nodes === all);
+      const r = this.findNodesThatPassFilters(state, pod, rows, all.length, filters, diagnosis); // 3
+      if ('error' in r) return { kind: 'Error', message: r.error };
+      ({ feasible, feasibleSlots, evaluated } = r);
+      data = rows.data;
+    }
+    if (feasible.length === 0 || !data) return this.fitError(state, pod, all, diagnosis); // 4
+    if (feasible.length === 1) return { kind: 'Scheduled', node: feasible[0], evaluatedNodes: evaluated, feasibleNodes: 1 }; // 5
+    const chosen = this.prioritize(state, pod, { nodes: feasible, slots: Int32Array.from(feasibleSlots), data, count: feasible.length });
+    return { kind: 'Scheduled', node: chosen, evaluatedNodes: evaluated, feasibleNodes: feasible.length };
+  }
+
+  /** Runs the filters on one node as a cycle would (also preemption's dry run). */
+  runFilters(state: CycleState, pod: any, node: NodeInfo, filters: readonly FilterPlugin[] = this.plugins.filter): { status: Status; plugin?: string } {
+    for (const p of filters) {
+      if (state.skipFilter.has(p.name)) continue;
+      const s = p.filter(state, pod, node);
+      if (s.code !== 'Success') return { status: s, plugin: p.name };
+    }
+    return { status: success };
+  }
+
+  private runPreFilter(state: CycleState, pod: any, nodes: NodeSnapshot, d: Diagnosis):
+    { kind: 'Nodes'; nodes: readonly NodeInfo[] } | { kind: 'Rejected' } | { kind: 'Error'; message: string } {
+    let names: Set<string> | undefined;
+    const narrowing: string[] = [];
+    for (const p of this.plugins.preFilter) {
+      const { status, result } = p.preFilter(state, pod);
+      if (status.code === 'Skip') { state.skipFilter.add(p.name); continue; }
+      if (status.code === 'Error') return { kind: 'Error', message: `running PreFilter plugin "${p.name}": ${status.message}` };
+      if (isRejected(status)) return this.preFilterRejected(d, status, [p.name]);
+      if (!result?.nodeNames) continue;
+      narrowing.push(p.name);
+      names = names ? new Set([...names].filter((n) => result.nodeNames!.has(n))) : new Set(result.nodeNames);
+      if (names.size === 0) {
+        const msg = narrowing.length === 1 ? `node(s) didn't satisfy plugin ${narrowing[0]}` : `node(s) didn't satisfy plugin(s) [${narrowing.join(' ')}] simultaneously`;
+        return this.preFilterRejected(d, unresolvable(msg), narrowing);
+      }
+    }
+    if (!names) return { kind: 'Nodes', nodes: nodes.list };
+    const list: NodeInfo[] = [];
+    for (const n of names) {
+      const info = nodes.get(n);
+      if (info?.node) list.push(info);
+    }
+    const sorted = [...narrowing].sort();
+    d.absentNodesStatus = { status: unresolvable(`node(s) didn't satisfy plugin(s) [${sorted.join(' ')}]`), plugin: sorted.join(',') };
+    for (const n of narrowing) d.unschedulablePlugins.add(n);
+    return { kind: 'Nodes', nodes: list };
+  }
+
+  /** Every node gets the PreFilter's status; its message replaces the per-node histogram. */
+  private preFilterRejected(d: Diagnosis, status: Rejected, plugins: string[]): { kind: 'Rejected' } {
+    d.absentNodesStatus = { status, plugin: plugins.join(',') };
+    d.preFilterMsg = statusMessage(status);
+    for (const p of plugins) d.unschedulablePlugins.add(p);
+    return { kind: 'Rejected' };
+  }
+
+  /**
+   * The filter loop. Nodes are taken in chunks of 32 from the rotating start
+   * index; each filter runs over the chunk's nodes still standing (batched
+   * through filterNodes when the plugin has it), so a node's status is that
+   * of the first filter rejecting it, exactly as node-by-node evaluation
+   * gives. Feasible nodes are then taken in node order until enough are
+   * found; nodes after that point in the last chunk are not counted.
+   */
+  private findNodesThatPassFilters(state: CycleState, pod: any, rows: Rows, numAll: number, filters: readonly FilterPlugin[], d: Diagnosis):
+    { feasible: NodeInfo[]; feasibleSlots: number[]; evaluated: number } | { error: string } {
+    const { nodes, slots } = rows;
+    const n = nodes.length;
+    const toFind = numFeasibleNodesToFind(this.percentage, n);
+    const feasible: NodeInfo[] = [];
+    const feasibleSlots: number[] = [];
+    const start = this.nextStartNodeIndex;
+    const b = this.filterBuffers;
+    let processed = 0;
+    outer: for (let i = 0; i < n && feasible.length < toFind; i += filterChunk) {
+      const m = Math.min(filterChunk, n - i);
+      for (let k = 0; k < m; k++) {
+        const at = (start + i + k) % n;
+        b.chunk[k] = b.standing[k] = nodes[at];
+        b.chunkSlots[k] = b.standingSlots[k] = slots[at];
+        b.index[k] = k;
+        b.rejectedBy[k] = -1;
+      }
+      let alive = m;
+      for (let j = 0; j < filters.length && alive > 0; j++) {
+        const f = filters[j];
+        if (f.filterNodes) f.filterNodes(state, pod, { nodes: b.standing, slots: b.standingSlots, data: rows.data, count: alive }, b.out);
+        else for (let a = 0; a < alive; a++) b.out[a] = f.filter(state, pod, b.standing[a]);
+        let first = 0;
+        while (first < alive && b.out[first].code === 'Success') first++;
+        if (first === alive) continue; // all passed: nothing to compact
+        let w = first;
+        for (let a = first; a < alive; a++) {
+          const s = b.out[a];
+          if (s.code === 'Success') {
+            b.standing[w] = b.standing[a];
+            b.standingSlots[w] = b.standingSlots[a];
+            b.index[w++] = b.index[a];
+            continue;
+          }
+          b.rejectedBy[b.index[a]] = j;
+          b.statuses[b.index[a]] = s;
+        }
+        alive = w;
+      }
+      for (let k = 0; k < m; k++) {
+        processed++;
+        const j = b.rejectedBy[k];
+        if (j < 0) {
+          feasible.push(b.chunk[k]);
+          feasibleSlots.push(b.chunkSlots[k]);
+          if (feasible.length >= toFind) break outer;
+          continue;
+        }
+        const status = b.statuses[k];
+        const plugin = filters[j].name;
+        if (status.code === 'Error') return { error: `running "${plugin}" filter plugin: ${status.message}` };
+        if (!isRejected(status)) continue;
+        d.nodeToStatus.set(b.chunk[k].name, { status, plugin });
+        d.unschedulablePlugins.add(plugin);
+      }
+    }
+    this.nextStartNodeIndex = numAll ? (start + processed) % numAll : 0;
+    return { feasible, feasibleSlots, evaluated: processed };
+  }
+
+  private fitError(state: CycleState, pod: any, all: readonly NodeInfo[], d: Diagnosis): ScheduleResult {
+    for (const p of this.plugins.postFilter) {
+      const s = p.postFilter(pod, d, all, (pd, node) => this.runFilters(state, pd, node).status);
+      if (s.code === 'Success') break;
+      if (s.code === 'Error') return { kind: 'Error', message: `running PostFilter plugin "${p.name}": ${s.message}` };
+      const msg = statusMessage(s);
+      if (msg) d.postFilterMsg = msg;
+    }
+    return { kind: 'Unschedulable', code: 'Unschedulable', message: fitErrorMessage(all.length, d), unschedulablePlugins: d.unschedulablePlugins };
+  }
+
+  /**
+   * prioritizeNodes + selectHost: per plugin the raw scores (batched when the
+   * plugin offers scoreNodes), normalized when it has NormalizeScore, then
+   * added to the totals with its weight.
+   */
+  private prioritize(state: CycleState, pod: any, batch: NodeBatch): NodeInfo {
+    const feasible = batch.nodes;
+    for (const p of this.plugins.preScore) {
+      if (p.preScore(state, pod, feasible).code === 'Skip') state.skipScore.add(p.name);
+    }
+    const n = batch.count;
+    const totals = new Float64Array(n);
+    const raw = new Float64Array(n);
+    let scores: NodeScore[] | undefined;
+    for (const { plugin, weight } of this.plugins.score) {
+      if (state.skipScore.has(plugin.name)) continue;
+      if (plugin.scoreNodes) plugin.scoreNodes(state, pod, batch, raw);
+      else for (let i = 0; i < n; i++) raw[i] = plugin.score(state, pod, feasible[i]);
+      if (plugin.normalizeScore) {
+        scores ??= this.nodeScores(feasible);
+        for (let i = 0; i < n; i++) scores[i].score = raw[i];
+        plugin.normalizeScore(state, pod, scores);
+        for (let i = 0; i < n; i++) raw[i] = scores[i].score;
+      }
+      for (let i = 0; i < n; i++) totals[i] += raw[i] * weight;
+    }
+    return feasible[this.selectHost(totals)];
+  }
+
+  /**
+   * NodeScore entries for the nodes, reused from cycle to cycle (scoring
+   * allocates nothing per node); an entry's name is looked up only if asked.
+   */
+  private nodeScores(nodes: readonly NodeInfo[]): NodeScore[] {
+    this.scoredNodes = nodes;
+    while (this.scorePool.length < nodes.length) this.scorePool.push(new PooledNodeScore(this, this.scorePool.length));
+    return this.scorePool.length === nodes.length ? this.scorePool : this.scorePool.slice(0, nodes.length);
+  }
+
+  /** The index of the highest total; among equal ones each is equally likely (reservoir sampling). */
+  private selectHost(totals: ArrayLike<number>): number {
+    let best = 0;
+    let ties = 1;
+    for (let i = 1; i < totals.length; i++) {
+      if (totals[i] > totals[best]) { best = i; ties = 1; continue; }
+      if (totals[i] === totals[best] && Math.floor(this.random() * ++ties) === 0) best = i;
+    }
+    return best;
+  }
+}

@@ -1,0 +1,45 @@
+/** The scheduler's event sink: bounded queue that drops, token-bucket pacing, one write at a time. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventSink } from '../../src/scheduler/events.js';
+
+const pod = { metadata: { name: 'p', namespace: 'default' } };
+
+describe('EventSink', () => {
+  it('writes a burst at once, queues the rest, drops beyond the queue limit', () => {
+    const written: string[] = [];
+    const sink = new EventSink({ event: (_o, _t, reason) => { written.push(reason); } }, { qps: 1, burst: 2, maxQueued: 3 });
+    for (let i = 0; i < 6; i++) sink.event(pod, 'Normal', `e${i}`, 'm');
+    assert.deepEqual(written, ['e0', 'e1']);
+    assert.equal(sink.queued, 3);
+    assert.equal(sink.dropped, 1);
+    sink.close();
+  });
+
+  it('paces the queue at qps', async () => {
+    const written: string[] = [];
+    const sink = new EventSink({ event: (_o, _t, reason) => { written.push(reason); } }, { qps: 100, burst: 1 });
+    for (let i = 0; i < 4; i++) sink.event(pod, 'Normal', `e${i}`, 'm');
+    assert.equal(written.length, 1);
+    await new Promise((r) => setTimeout(r, 80));
+    assert.deepEqual(written, ['e0', 'e1', 'e2', 'e3']);
+    sink.close();
+  });
+
+  it('keeps one write in flight when the recorder returns a promise', async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let done = 0;
+    const sink = new EventSink({
+      event: () => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        return new Promise<void>((r) => setTimeout(() => { inFlight--; done++; r(); }, 2));
+      },
+    }, { qps: 0 });
+    for (let i = 0; i < 5; i++) sink.event(pod, 'Warning', 'FailedScheduling', `m${i}`);
+    while (done < 5) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(maxInFlight, 1);
+    sink.close();
+  });
+});
