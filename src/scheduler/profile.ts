@@ -14,6 +14,7 @@ import { NodePorts } from './plugins/nodeports.js';
 import { NodeResourcesFit } from './plugins/noderesourcesfit.js';
 import { BalancedAllocation } from './plugins/balancedallocation.js';
 import { DefaultPreemption } from './plugins/defaultpreemption.js';
+import type { VolumeBinding } from './plugins/volumebinding.js';
 
 export const defaultSchedulerName = 'default-scheduler';
 
@@ -22,9 +23,11 @@ export interface Profile {
   readonly plugins: PluginSet;
   /** Plugins whose queueing hints decide which cluster events retry a pod they rejected. */
   readonly enqueue: readonly (Plugin & EnqueueExtensions)[];
+  /** VolumeBinding also acts at PreBind (claims get their node before the pod is bound). */
+  readonly volumeBinding?: VolumeBinding;
 }
 
-export function defaultProfile(): Profile {
+export function defaultProfile(volumeBinding?: VolumeBinding): Profile {
   const unschedulable = new NodeUnschedulable();
   const nodeName = new NodeName();
   const taints = new TaintToleration();
@@ -35,8 +38,8 @@ export function defaultProfile(): Profile {
   return {
     schedulerName: defaultSchedulerName,
     plugins: {
-      preFilter: [affinity, ports, fit],
-      filter: [unschedulable, nodeName, taints, affinity, ports, fit],
+      preFilter: [affinity, ports, fit, ...(volumeBinding ? [volumeBinding] : [])],
+      filter: [unschedulable, nodeName, taints, affinity, ports, fit, ...(volumeBinding ? [volumeBinding] : [])],
       postFilter: [new DefaultPreemption()],
       preScore: [taints, affinity, fit, balanced],
       score: [
@@ -44,5 +47,6 @@ export function defaultProfile(): Profile {
       ],
     },
     enqueue: [unschedulable, nodeName, taints, affinity, ports, fit],
+    volumeBinding,
   };
 }

@@ -29,6 +29,7 @@ import { Framework, type ScheduleResult } from './runtime.js';
 import { defaultProfile, type Profile } from './profile.js';
 import type { ClusterEvent } from './framework.js';
 import { EventSink } from './events.js';
+import { VolumeBinding } from './plugins/volumebinding.js';
 
 export interface SchedulerContext {
   clients: Clientset;
@@ -113,7 +114,10 @@ export class Scheduler {
   private stopped = false;
 
   constructor(private readonly ctx: SchedulerContext, opts: SchedulerOptions = {}) {
-    this.profile = opts.profile ?? defaultProfile();
+    this.profile = opts.profile ?? defaultProfile(new VolumeBinding({
+      pvcs: ctx.informers.informer('persistentvolumeclaims'), pvs: ctx.informers.informer('persistentvolumes'),
+      classes: ctx.informers.informer('storageclasses'),
+    }));
     this.framework = new Framework(this.profile.plugins, { percentageOfNodesToScore: opts.percentageOfNodesToScore, random: opts.random });
     this.log = ctx.logger.with('scheduler');
     const recorder = typeof ctx.recorder === 'function' ? ctx.recorder(this.profile.schedulerName) : ctx.recorder;
@@ -168,8 +172,10 @@ export class Scheduler {
     if (nodeSchedulingChanged(oldNode, node)) this.queue.moveAllToActiveOrBackoffQueue({ type: 'NodeUpdate', oldNode, newNode: node });
   }
 
+  /** A pending pod for this scheduler: its schedulerName, not terminating, not finished. */
   private responsible(pod: any): boolean {
-    return (pod?.spec?.schedulerName ?? this.profile.schedulerName) === this.profile.schedulerName && !podIsTerminal(pod);
+    return (pod?.spec?.schedulerName ?? this.profile.schedulerName) === this.profile.schedulerName
+      && !pod?.metadata?.deletionTimestamp && !podIsTerminal(pod);
   }
 
   private onPodAdd(pod: any): void {
@@ -262,6 +268,8 @@ export class Scheduler {
   private async bind(info: QueuedPodInfo, nodeName: string): Promise<void> {
     const { namespace, name, uid } = info.pod.metadata;
     try {
+      const node = this.nodes.get(nodeName);
+      if (this.profile.volumeBinding && node) await this.profile.volumeBinding.preBind(this.ctx.clients, info.pod, node);
       await this.ctx.clients.pods.createSub(namespace, name, 'binding', {
         apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
       });
