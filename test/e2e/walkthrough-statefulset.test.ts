@@ -24,7 +24,11 @@ describe('seed walkthrough: StatefulSets and their volumes (whole system)', () =
   const manifests = seedManifests(seedsDir);
 
   before(async () => {
-    cluster = await startCluster({ controllers: 'all' });
+    cluster = await startCluster({
+      controllers: 'all',
+      extraArgs: ['--node-monitor-grace-period', '3s', '--pod-gc-quarantine', '1s',
+        '--default-not-ready-toleration-seconds', '2', '--default-unreachable-toleration-seconds', '2'],
+    });
     clients = new Clientset(loadKubeconfig(cluster.kubeconfig));
     sim = new NodeSimulator(clients, { count: 0, renewIntervalMs: 1000, events: false, readyDelayMs: 300, logger: silentLogger });
     await sim.start();
@@ -103,5 +107,51 @@ describe('seed walkthrough: StatefulSets and their volumes (whole system)', () =
       return addrs.length === 2 && addrs;
     }, 30_000, 'nginx endpoints');
     assert.deepEqual(ep.map((a: any) => a.hostname).sort(), ['web-0', 'web-1']);
+  });
+
+  it('with whenScaled: Delete, scaling web down deletes the condemned claim and its volume', async () => {
+    await cluster.kubectl(['patch', 'sts', 'web', '--type', 'merge', '-p', '{"spec":{"persistentVolumeClaimRetentionPolicy":{"whenScaled":"Delete"}}}']);
+    const pv = (await getJSON(cluster, ['pvc', 'www-web-1'])).spec.volumeName;
+    await cluster.kubectl(['scale', 'sts', 'web', '--replicas=1']);
+    await eventually(async () => {
+      const names = (await getJSON(cluster, ['pvc'])).items.map((c: any) => c.metadata.name);
+      return names.includes('www-web-0') && !names.includes('www-web-1');
+    }, 30_000, 'www-web-1 deleted');
+    await eventually(async () => !(await getJSON(cluster, ['pv'])).items.some((v: any) => v.metadata.name === pv), 30_000, `${pv} deleted`);
+  });
+
+  it('identity: a pod on a node that stops heartbeating is not replaced until its node is deleted; never two at once', async () => {
+    const victim = (await getJSON(cluster, ['pod', 'muzzi-4']));
+    const node = victim.spec.nodeName;
+    const events: { type: string; name: string; uid: string; rv: number }[] = [];
+    const list = await clients.pods.list('default');
+    const watch = await clients.pods.watch('default', { resourceVersion: list.metadata.resourceVersion }, (e) => {
+      if (e.object?.metadata?.name?.startsWith('muzzi-')) {
+        events.push({ type: e.type, name: e.object.metadata.name, uid: e.object.metadata.uid, rv: Number(e.object.metadata.resourceVersion) });
+      }
+    });
+    try {
+      sim.stopNode(node, { freezePods: true });
+      await eventually(async () => !!(await getJSON(cluster, ['pod', 'muzzi-4'])).metadata.deletionTimestamp, 30_000, 'muzzi-4 evicted (Terminating)');
+      // While its kubelet is gone the pod stays Terminating under the same uid: no replacement.
+      await new Promise((r) => setTimeout(r, 2000));
+      assert.equal((await getJSON(cluster, ['pod', 'muzzi-4'])).metadata.uid, victim.metadata.uid);
+      await cluster.kubectl(['delete', 'node', node]);
+      const back = await eventually(async () => {
+        const p = await getJSON(cluster, ['pod', 'muzzi-4']).catch(() => undefined);
+        return p && p.metadata.uid !== victim.metadata.uid && p.status.phase === 'Running' && p;
+      }, 30_000, 'muzzi-4 recreated');
+      assert.notEqual(back.spec.nodeName, node);
+    } finally {
+      watch.close();
+    }
+    // Per name, a new uid appears only after the previous uid's DELETED event.
+    const live = new Map<string, string>();
+    for (const e of events) {
+      if (e.type === 'DELETED') { if (live.get(e.name) === e.uid) live.delete(e.name); continue; }
+      const cur = live.get(e.name);
+      assert.ok(!cur || cur === e.uid, `${e.name}: ${e.uid} appeared while ${cur} still existed`);
+      live.set(e.name, e.uid);
+    }
   });
 });
