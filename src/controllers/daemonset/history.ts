@@ -15,40 +15,13 @@
  *   DaemonSet's (so kubernetes.io/change-cause is carried).
  */
 import { controllerRefTo, controllerRevisionHashLabel } from './util.js';
+import { fnv32a, safeEncodeString, sortKeys } from '../../api/history.js';
 
-/** rand.SafeEncodeString's alphabet: no vowels, no confusable characters. */
-const alphanums = 'bcdfghjklmnpqrstvwxz2456789';
-
-export function safeEncodeString(s: string): string {
-  let out = '';
-  for (const ch of s) out += alphanums[ch.codePointAt(0)! % alphanums.length];
-  return out;
-}
+export { safeEncodeString, sortKeys };
 
 /** JSON with object keys sorted at every level (Go's encoding of maps). */
 export function canonicalJSON(v: unknown): string {
   return JSON.stringify(sortKeys(v));
-}
-
-export function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined) out[k] = sortKeys(x);
-    }
-    return out;
-  }
-  return v;
-}
-
-function fnv32a(bytes: Uint8Array, h = 0x811c9dc5): number {
-  for (const b of bytes) {
-    h ^= b;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
 }
 
 /** ComputeHash(template, collisionCount). */
