@@ -131,7 +131,9 @@ export type ClusterEvent =
   | { readonly type: 'NodeUpdate'; readonly oldNode: any; readonly newNode: any }
   | { readonly type: 'AssignedPodDelete'; readonly pod: any }
   /** The unschedulable pod itself changed (labels, tolerations, requests...). */
-  | { readonly type: 'UnscheduledPodUpdate'; readonly oldPod: any; readonly newPod: any };
+  | { readonly type: 'UnscheduledPodUpdate'; readonly oldPod: any; readonly newPod: any }
+  /** A PersistentVolumeClaim, PersistentVolume or StorageClass was added or changed (VolumeBinding). */
+  | { readonly type: 'StorageChange'; readonly resource: string; readonly obj: any };
 
 export type ClusterEventType = ClusterEvent['type'];
 

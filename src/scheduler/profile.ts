@@ -4,7 +4,7 @@
  * upstream's score weights (TaintToleration 3, NodeAffinity 2,
  * NodeResourcesFit 1, NodeResourcesBalancedAllocation 1).
  */
-import type { EnqueueExtensions, Plugin } from './framework.js';
+import type { ClusterEvent, EnqueueExtensions, Plugin } from './framework.js';
 import type { PluginSet } from './runtime.js';
 import { NodeUnschedulable } from './plugins/nodeunschedulable.js';
 import { NodeName } from './plugins/nodename.js';
@@ -49,4 +49,18 @@ export function defaultProfile(volumeBinding?: VolumeBinding): Profile {
     enqueue: [unschedulable, nodeName, taints, affinity, ports, fit],
     volumeBinding,
   };
+}
+
+/**
+ * Whether a cluster event may help a pod the given plugins rejected: some
+ * rejecting plugin registered for the event says Queue; a rejecting plugin
+ * without EnqueueExtensions counts as interested in every event, as upstream.
+ */
+export function eventMayHelp(profile: Profile, rejectedBy: ReadonlySet<string>, event: ClusterEvent, pod: any): boolean {
+  for (const name of rejectedBy) {
+    const p = profile.enqueue.find((e) => e.name === name);
+    if (!p) return true;
+    if (p.events.includes(event.type) && p.queueingHint(event, pod) === 'Queue') return true;
+  }
+  return false;
 }

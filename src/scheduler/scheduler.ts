@@ -26,7 +26,7 @@ import { podCondition, podIsTerminal } from '../api/pods.js';
 import { SchedulerCache } from './cache.js';
 import { SchedulingQueue, type QueuedPodInfo } from './queue.js';
 import { Framework, type ScheduleResult } from './runtime.js';
-import { defaultProfile, type Profile } from './profile.js';
+import { defaultProfile, eventMayHelp, type Profile } from './profile.js';
 import type { ClusterEvent } from './framework.js';
 import { EventSink } from './events.js';
 import { VolumeBinding } from './plugins/volumebinding.js';
@@ -133,6 +133,12 @@ export class Scheduler {
       add: (n) => this.onNodeAdd(n), update: (o, n) => this.onNodeUpdate(o, n), delete: (n) => this.cache.removeNode(n),
     });
     this.pods.addEventHandler({ add: (p) => this.onPodAdd(p), update: (o, n) => this.onPodUpdate(o, n), delete: (p) => this.onPodDelete(p) });
+    if (this.profile.volumeBinding) {
+      for (const resource of ['persistentvolumeclaims', 'persistentvolumes', 'storageclasses'] as const) {
+        const changed = (obj: any) => this.queue.moveAllToActiveOrBackoffQueue({ type: 'StorageChange', resource, obj });
+        ctx.informers.informer(resource).addEventHandler({ add: changed, update: (_o, n) => changed(n) });
+      }
+    }
   }
 
   /** Starts scheduling once the node and pod informers have synced (the owner starts the informers). */
@@ -211,13 +217,9 @@ export class Scheduler {
     this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodDelete', pod });
   }
 
-  /** Whether any plugin that rejected the pod says the event may help it. */
+  /** Whether the plugins that rejected the pod say the event may help it. */
   private queueingHint(info: QueuedPodInfo, event: ClusterEvent): boolean {
-    for (const p of this.profile.enqueue) {
-      if (!info.unschedulablePlugins.has(p.name) || !p.events.includes(event.type)) continue;
-      if (p.queueingHint(event, info.pod) === 'Queue') return true;
-    }
-    return false;
+    return eventMayHelp(this.profile, info.unschedulablePlugins, event, info.pod);
   }
 
   // ---- the scheduling loop --------------------------------------------------

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SchedulingQueue, isPodUpdated, type QueuedPodInfo } from '../../src/scheduler/queue.js';
 import type { ClusterEvent } from '../../src/scheduler/framework.js';
-import { defaultProfile } from '../../src/scheduler/profile.js';
+import { defaultProfile, eventMayHelp } from '../../src/scheduler/profile.js';
 import { controlPlaneTaint, makeNode, makePod } from '../../src/scheduler/testing/wrappers.js';
 
 class FakeClock {
@@ -16,10 +16,9 @@ class FakeClock {
   advance(ms: number): void { this.t += ms; }
 }
 
-/** The scheduler's hint: any rejecting plugin registered for the event says Queue. */
-function profileHint(info: QueuedPodInfo, event: ClusterEvent): boolean {
-  return defaultProfile().enqueue.some((p) => info.unschedulablePlugins.has(p.name) && p.events.includes(event.type) && p.queueingHint(event, info.pod) === 'Queue');
-}
+/** The scheduler's hint over the default profile. */
+const profile = defaultProfile();
+const profileHint = (info: QueuedPodInfo, event: ClusterEvent) => eventMayHelp(profile, info.unschedulablePlugins, event, info.pod);
 
 function newQueue(clock = new FakeClock()) {
   return { clock, q: new SchedulingQueue({ clock, hint: profileHint }) };
@@ -77,6 +76,10 @@ describe('SchedulingQueue', () => {
     ['a deleted pod does not help a taint rejection', ['TaintToleration'], { type: 'AssignedPodDelete', pod: makePod('x', { nodeName: 'n' }) }, false],
     ['a new untainted node helps', ['TaintToleration', 'NodeResourcesFit'], { type: 'NodeAdd', node: makeNode('new') }, true],
     ['a new node too small does not help a pod short of cpu', ['NodeResourcesFit'], { type: 'NodeAdd', node: makeNode('new', { cpu: '1' }) }, false],
+    ['a storage change does not help a taint rejection', ['TaintToleration'], { type: 'StorageChange', resource: 'persistentvolumeclaims', obj: {} }, false],
+    ['a plugin without queueing hints (VolumeBinding) is retried on any event', ['VolumeBinding'],
+      { type: 'StorageChange', resource: 'persistentvolumeclaims', obj: {} }, true],
+    ['... on node events too', ['VolumeBinding', 'TaintToleration'], { type: 'NodeUpdate', oldNode: makeNode('n'), newNode: makeNode('n', { labels: { a: 'b' } }) }, true],
     ['uncordoning helps a NodeUnschedulable rejection', ['NodeUnschedulable'],
       { type: 'NodeUpdate', oldNode: makeNode('n', { unschedulable: true }), newNode: makeNode('n') }, true],
     ['a label that now matches helps a NodeAffinity rejection', ['NodeAffinity'],

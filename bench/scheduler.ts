@@ -1,0 +1,290 @@
+/**
+ * Scheduler benchmark, after upstream's scheduler_perf SchedulingBasic
+ * (5,000 nodes, 10,000 pods; CI minimum 680 pods/s; k8ts target 1,000):
+ * for each node count, a fresh `k8ts server --controllers none` (a child
+ * process) gets N Nodes (4 cpu, 32Gi, 110 pods, Ready; created concurrently)
+ * and 10,000 pending pods (pause, requests 100m / 500Mi, as
+ * scheduler_perf's pod-default), then the Scheduler starts in this process,
+ * against the server over HTTPS like any client, and binds them all.
+ *
+ * Measured: throughput from the first to the last successful binding, the
+ * wall time from Scheduler.run() (informer list of nodes and pods included)
+ * to the last binding, the server's peak RSS (VmHWM) and this process's.
+ * Results go to bench/RESULTS.md, section "scheduler" (other sections are
+ * left alone).
+ *
+ *   node dist/bench/scheduler.js [--nodes 1000,5000] [--pods 10000] [--runs 3] [--no-write] [--keep] [--no-events]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ApiClient, readAdminCredentials } from './lib/client.js';
+import { runConcurrent } from './lib/load.js';
+import { readMemory, RssSampler } from './lib/server.js';
+import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
+import { Clientset, EventRecorder, InformerFactory, loadKubeconfig } from '../src/client/index.js';
+import { Scheduler } from '../src/scheduler/scheduler.js';
+import { createLogger } from '../src/util/log.js';
+import { realClock } from '../src/util/clock.js';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
+const anchorPodsPerSec = 680;
+const targetPodsPerSec = 1000;
+const createConcurrency = 64;
+
+const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
+
+interface RunResult {
+  run: number;
+  nodes: number;
+  pods: number;
+  nodeCreateSec: number;
+  podCreateSec: number;
+  syncSec: number;
+  throughput: number;
+  bindSpanSec: number;
+  wallSec: number;
+  serverPeakMB: number;
+  serverPeakSchedulingMB: number;
+  schedulerPeakMB: number;
+  bindErrors: number;
+  /** CPU time per bound pod while scheduling: the server process and this (scheduler) process. */
+  serverCpuMsPerPod: number;
+  schedulerCpuMsPerPod: number;
+  maxPodsOnANode: number;
+  unbound: number;
+  eventsDropped: number;
+  /** 1-minute load average before and after the row (the machine is shared). */
+  loadBefore: number;
+  loadAfter: number;
+}
+
+/** `k8ts server --controllers none` on a free port; resolves once it logs "API server ready". */
+function startServer(dataDir: string): Promise<{ proc: ChildProcess; stop(): Promise<void> }> {
+  const proc = spawn(process.execPath, [cliPath, 'server', '--data-dir', dataDir, '--port', '0', '--bind', '127.0.0.1', '--controllers', 'none'], {
+    stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info' },
+  });
+  const stop = () => new Promise<void>((resolve) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) { resolve(); return; }
+    const t = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+    proc.once('exit', () => { clearTimeout(t); resolve(); });
+    proc.kill('SIGTERM');
+  });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`server not ready: ${buf}`)), 30_000);
+    proc.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited (${code}): ${buf}`)); });
+    proc.stderr!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.includes('"level":"error"')) process.stderr.write(`server: ${line}\n`);
+        if (line.includes('"msg":"API server ready"')) { clearTimeout(timer); resolve({ proc, stop }); }
+      }
+    });
+  });
+}
+
+/** scheduler_perf's node-default, with a Ready condition. */
+function benchNode(i: number): string {
+  const resources = { cpu: '4', memory: '32Gi', pods: '110' };
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return JSON.stringify({
+    apiVersion: 'v1', kind: 'Node',
+    metadata: { name: `node-${String(i).padStart(5, '0')}`, labels: { 'kubernetes.io/hostname': `node-${i}`, 'kubernetes.io/os': 'linux' } },
+    status: { capacity: resources, allocatable: resources, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: now, lastTransitionTime: now }] },
+  });
+}
+
+/** scheduler_perf's pod-default. */
+function benchPod(i: number): string {
+  return JSON.stringify({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: `pod-${String(i).padStart(6, '0')}`, namespace: 'default' },
+    spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10', ports: [{ containerPort: 80 }],
+      resources: { requests: { cpu: '100m', memory: '500Mi' }, limits: { cpu: '100m', memory: '500Mi' } } }] },
+  });
+}
+
+/** utime + stime of a process, in ms (clock ticks of 10 ms). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function create(client: ApiClient, path: string, count: number, body: (i: number) => string): Promise<number> {
+  const { wallMs } = await runConcurrent(0, count, createConcurrency, async (i) => (await client.expect(201, 'POST', path, { body: body(i) })).ms);
+  return wallMs / 1000;
+}
+
+async function runOnce(work: string, nodes: number, pods: number, events: boolean, run: number): Promise<RunResult> {
+  const dataDir = join(work, `n${nodes}-${run}`);
+  const server = await startServer(dataDir);
+  const pid = server.proc.pid!;
+  const kubeconfig = join(dataDir, 'admin.conf');
+  const api = new ApiClient(readAdminCredentials(kubeconfig), createConcurrency);
+  try {
+    log(`${nodes} nodes: creating nodes`);
+    const nodeCreateSec = await create(api, '/api/v1/nodes', nodes, benchNode);
+    log(`${nodes} nodes: created in ${nodeCreateSec.toFixed(1)} s; creating ${pods} pods`);
+    const podCreateSec = await create(api, '/api/v1/namespaces/default/pods', pods, benchPod);
+    log(`${nodes} nodes: ${pods} pods created in ${podCreateSec.toFixed(1)} s; scheduling`);
+
+    const loadBefore = loadavg()[0];
+    const clients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-scheduler' });
+    const logger = createLogger('bench', 'warn');
+    const informers = new InformerFactory(clients, { logger });
+    const recorder = events ? new EventRecorder(clients, 'default-scheduler', logger) : ({ event() {} } as unknown as EventRecorder);
+    const scheduler = new Scheduler({ clients, informers, recorder, logger, clock: realClock });
+    const serverRss = new RssSampler(pid).start();
+    let selfPeak = 0;
+    const selfTimer = setInterval(() => { selfPeak = Math.max(selfPeak, process.memoryUsage().rss); }, 100);
+    const t0 = performance.now();
+    const serverCpu0 = processCpuMs(pid);
+    const selfCpu0 = process.cpuUsage();
+    informers.start();
+    scheduler.run();
+    await Promise.all([informers.informer('nodes').waitForSync(), informers.informer('pods').waitForSync()]);
+    const syncSec = (performance.now() - t0) / 1000;
+    const deadline = Date.now() + 30 * 60_000;
+    let lastReport = Date.now();
+    while (scheduler.stats.bound < pods && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      if (Date.now() - lastReport > 5000) {
+        lastReport = Date.now();
+        log(`  bound ${scheduler.stats.bound}/${pods}, pending ${JSON.stringify(scheduler.pending)}`);
+      }
+    }
+    const { firstBindAt = 0, lastBindAt = 0, bindErrors, bound } = scheduler.stats;
+    const eventsDropped = scheduler.pending.eventsDropped;
+    const serverCpuMs = processCpuMs(pid) - serverCpu0;
+    const selfCpu = process.cpuUsage(selfCpu0);
+    const selfCpuMs = (selfCpu.user + selfCpu.system) / 1000;
+    const wallSec = (lastBindAt - t0) / 1000;
+    const bindSpanSec = (lastBindAt - firstBindAt) / 1000;
+    const serverPeakSchedulingKB = serverRss.stop();
+    clearInterval(selfTimer);
+    scheduler.stop();
+    informers.stop();
+    // Let the Scheduled events drain before checking placement.
+    await new Promise((r) => setTimeout(r, 2000));
+    const list = await clients.pods.list('default');
+    const perNode = new Map<string, number>();
+    let unbound = 0;
+    for (const p of list.items) {
+      if (!p.spec.nodeName) { unbound++; continue; }
+      perNode.set(p.spec.nodeName, (perNode.get(p.spec.nodeName) ?? 0) + 1);
+    }
+    clients.close();
+    const result: RunResult = {
+      run, nodes, pods, nodeCreateSec, podCreateSec, syncSec, bindSpanSec, wallSec,
+      throughput: bound > 1 ? (bound - 1) / bindSpanSec : 0,
+      serverPeakMB: readMemory(pid).hwmKB / 1024, serverPeakSchedulingMB: serverPeakSchedulingKB / 1024, schedulerPeakMB: selfPeak / 2 ** 20,
+      eventsDropped, loadBefore, loadAfter: loadavg()[0],
+      bindErrors, serverCpuMsPerPod: serverCpuMs / Math.max(1, bound), schedulerCpuMsPerPod: selfCpuMs / Math.max(1, bound), maxPodsOnANode: Math.max(0, ...perNode.values()), unbound,
+    };
+    log(`${nodes} nodes: ${bound} bound, ${result.throughput.toFixed(0)} pods/s over ${bindSpanSec.toFixed(1)} s (wall ${wallSec.toFixed(1)} s), `
+      + `CPU/pod server ${result.serverCpuMsPerPod.toFixed(2)} ms, scheduler ${result.schedulerCpuMsPerPod.toFixed(2)} ms, `
+      + `server peak ${result.serverPeakMB.toFixed(0)} MB, scheduler process peak ${result.schedulerPeakMB.toFixed(0)} MB, unbound ${unbound}, max/node ${result.maxPodsOnANode}`);
+    return result;
+  } finally {
+    api.close();
+    await server.stop();
+  }
+}
+
+/** Per node count: the median throughput and the runs, with the verdict. */
+function summary(results: RunResult[]): string {
+  const counts = [...new Set(results.map((r) => r.nodes))];
+  return counts.map((n) => {
+    const tp = results.filter((r) => r.nodes === n).map((r) => r.throughput).sort((a, b) => a - b);
+    const med = tp[Math.floor((tp.length - 1) / 2)];
+    const runs = tp.map((t) => t.toFixed(0)).join(', ');
+    const rows = results.filter((r) => r.nodes === n);
+    const cpu = rows.reduce((a, r) => a + r.serverCpuMsPerPod + r.schedulerCpuMsPerPod, 0) / rows.length;
+    return `${n.toLocaleString('en-US')} nodes **${med.toFixed(0)}** (runs ${runs}; ${(med / anchorPodsPerSec).toFixed(2)}× the ${anchorPodsPerSec} anchor, `
+      + `${med >= targetPodsPerSec ? 'meets' : 'misses'} the ${targetPodsPerSec.toLocaleString('en-US')} target; `
+      + `${cpu.toFixed(2)} ms of CPU per pod in both processes together, a ceiling of about ${(2000 / cpu).toFixed(0)} pods/s with both cores free)`;
+  }).join('; ');
+}
+
+function report(results: RunResult[], command: string): string {
+  const f0 = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+  const f1 = (n: number) => n.toFixed(1);
+  const verdict = (r: RunResult) => `${(r.throughput / anchorPodsPerSec).toFixed(2)}× / ${r.throughput >= targetPodsPerSec ? 'meets' : 'misses'}`;
+  const f2 = (n: number) => n.toFixed(2);
+  const rows = results.map((r) => [
+    f0(r.nodes), f0(r.pods), String(r.run), `**${f0(r.throughput)}**`, f1(r.bindSpanSec), f1(r.wallSec), f1(r.syncSec),
+    f2(r.serverCpuMsPerPod), f2(r.schedulerCpuMsPerPod), f0(r.serverPeakMB), f0(r.serverPeakSchedulingMB), f0(r.schedulerPeakMB),
+    `${r.unbound} / ${r.bindErrors}`, `${f1(r.loadBefore)} → ${f1(r.loadAfter)}`, verdict(r),
+  ]);
+  return [
+    '## Scheduler',
+    '',
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${machineLine()}`,
+    `- Revision: ${revisionLine(repoRoot)}`,
+    `- Command: \`${command}\``,
+    '- Setup (scheduler_perf SchedulingBasic shape): a fresh `k8ts server --controllers none` per row (separate process, SQLite, HTTPS); N Nodes with 4 cpu / 32Gi / 110 pods, Ready; '
+      + '10,000 pending pods (pause, requests 100m / 500Mi) created before the scheduler starts; the Scheduler runs in the benchmark process as an ordinary HTTPS client '
+      + '(qps unlimited, default profile, adaptive percentageOfNodesToScore: 42% of 1,000 nodes, 10% of 5,000). '
+      + 'Events go through the scheduler\'s upstream-style sink (kube-scheduler\'s default client rate 50/s, burst 100, at most 1,000 queued, the rest dropped, as client-go\'s broadcaster does): '
+      + `between ${f0(Math.min(...results.map((r) => r.eventsDropped)))} and ${f0(Math.max(...results.map((r) => r.eventsDropped)))} of the `
+      + `${f0(results[0]?.pods ?? 0)} \`Scheduled\` events of a run were dropped.`,
+    '- CPU ms/pod: CPU time (user + system) of each process from Scheduler.run() to the last binding, divided by the pods bound; '
+      + 'the two processes share the machine\'s 2 cores with whatever else runs on it, so throughput moves with the load average shown.',
+    `- Throughput: pods bound per second from the first to the last successful binding. Anchor: upstream scheduler_perf CI minimum ${anchorPodsPerSec} pods/s `
+      + `(5,000 nodes / 10,000 pods, in-process, no HTTP); target ${f0(targetPodsPerSec)} pods/s.`,
+    '',
+    table(['Nodes', 'Pods', 'Run', 'Pods/s', 'Bind span (s)', 'Wall from run() (s)', 'Informer sync (s)', 'Server CPU ms/pod', 'Scheduler CPU ms/pod',
+      'Server peak RSS, VmHWM (MB)', 'Server peak RSS while scheduling (MB)', 'Scheduler process peak RSS (MB)', 'Unbound / bind errors',
+      'Load avg (1 min) before → after', 'vs anchor / target'], rows),
+    '',
+    `Median pods/s over the runs: ${summary(results)}.`,
+    '',
+    `Setup cost (not part of the throughput): ${results.map((r) => `${f0(r.nodes)} nodes created in ${f1(r.nodeCreateSec)} s and ${f0(r.pods)} pods in ${f1(r.podCreateSec)} s`).join('; ')} `
+      + `(${createConcurrency} concurrent creates). Most pods on one node: ${results.map((r) => `${r.maxPodsOnANode} (${f0(r.nodes)} nodes)`).join(', ')}.`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      nodes: { type: 'string', default: '1000,5000' },
+      pods: { type: 'string', default: '10000' },
+      'no-write': { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+      /** Diagnostics: drop the Scheduled/FailedScheduling events (not upstream behaviour). */
+      'no-events': { type: 'boolean', default: false },
+      /** Runs per node count (each on a fresh server): the machine is shared, so one run is one sample. */
+      runs: { type: 'string', default: '3' },
+    },
+  });
+  const nodeCounts = values.nodes!.split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
+  const pods = Number(values.pods);
+  const work = mkdtempSync(join(tmpdir(), 'k8ts-bench-scheduler-'));
+  log(`data under ${work}`);
+  const command = `node ${relative(repoRoot, process.argv[1])} ${process.argv.slice(2).join(' ')}`.trim();
+  try {
+    const results: RunResult[] = [];
+    for (const n of nodeCounts) {
+      for (let run = 1; run <= Number(values.runs); run++) results.push(await runOnce(work, n, pods, !values['no-events'], run));
+    }
+    const md = report(results, command);
+    console.log(`\n${md}`);
+    if (!values['no-write']) {
+      writeSection(resultsFile, 'scheduler', md);
+      log(`wrote ${relative(process.cwd(), resultsFile)}`);
+    }
+  } finally {
+    if (!values.keep) rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
