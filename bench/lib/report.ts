@@ -134,6 +134,8 @@ function memorySection(r: Results): string[] {
   return [
     '### Server memory (VmRSS from /proc/<pid>/status, sampled every 100 ms)',
     '',
+    'One server process through all phases, so a phase\'s peak includes heap kept from the phases before it (V8 seldom gives memory back).',
+    '',
     table(['When', 'RSS'], [
       ['Idle, 1 s after ready', fmtMB(r.idleKB)],
       ['Idle, default `k8ts server` (in-process controllers on), 2 s after ready', fmtMB(r.defaultIdleKB)],

@@ -49,6 +49,7 @@ export class Store {
 
   key(namespace: string | undefined, name: string): string { return objectKey(this.info, namespace, name); }
 
+  /** decodedJSON (lists) relies on this being JSON.parse plus resourceVersion: change them together. */
   decode(kv: KeyValue): any {
     const obj = JSON.parse(kv.value);
     obj.metadata.resourceVersion = String(kv.modRevision);

@@ -3,8 +3,9 @@ import { kindKey, apiVersionOf } from '../../api/resources.js';
 import { badRequest, successStatus, unsupportedMediaType } from '../../api/status.js';
 import { applyPatch, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
 import type { DeleteOptions } from '../../registry/types.js';
+import type { ListResult } from '../../registry/store.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
-import { writeJSON } from '../respond.js';
+import { writeJSON, writeJSONItems } from '../respond.js';
 import { checkFields } from '../field-validation.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
@@ -27,11 +28,13 @@ export function writeObject(ctx: HandlerContext, code: number, obj: any): void {
 
 export async function handleList(ctx: HandlerContext): Promise<void> {
   const limit = query(ctx, 'limit');
-  const result = await ctx.store.list(ctx.info.namespace, {
+  const opts = {
     labelSelector: query(ctx, 'labelSelector'), fieldSelector: query(ctx, 'fieldSelector'),
     limit: limit ? parseInt(limit, 10) : undefined, continue: query(ctx, 'continue'),
     resourceVersion: query(ctx, 'resourceVersion'), resourceVersionMatch: query(ctx, 'resourceVersionMatch'),
-  });
+  };
+  if (ctx.rendering === 'json') return writeJSONList(ctx, await ctx.store.listJSON(ctx.info.namespace, opts));
+  const result = await ctx.store.list(ctx.info.namespace, opts);
   const listMeta: any = { resourceVersion: result.resourceVersion };
   if (result.continue) listMeta.continue = result.continue;
   if (ctx.rendering === 'table') {
@@ -41,6 +44,15 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
   } else {
     writeJSON(ctx.res, 200, { kind: ctx.store.info.listKind, apiVersion: ctx.store.apiVersion, metadata: listMeta, items: result.items });
   }
+}
+
+/** The JSON.stringify of the list object, put together from the items' JSON texts. */
+function writeJSONList(ctx: HandlerContext, result: ListResult<string>): Promise<void> {
+  const listMeta: any = { resourceVersion: result.resourceVersion };
+  if (result.continue) listMeta.continue = result.continue;
+  const { listKind } = ctx.store.info;
+  const head = `{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(ctx.store.apiVersion)},"metadata":${JSON.stringify(listMeta)}`;
+  return writeJSONItems(ctx.res, 200, `${head},"items":[`, result.items, ']}');
 }
 
 /** Reads the body as an object of this endpoint's kind (missing apiVersion/kind default to it). */
