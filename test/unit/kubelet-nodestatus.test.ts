@@ -87,8 +87,10 @@ describe('initialNode', () => {
 
 describe('nodeStatus setters', () => {
   it('moves heartbeats and keeps transition times while nothing changes', () => {
-    const n = initialNode(config(), healthy, t0);
-    const s = nodeStatus(n, config(), healthy, t1);
+    // One config: its bootID is per agent start (time-based), as a real boot ID is.
+    const cfg = config();
+    const n = initialNode(cfg, healthy, t0);
+    const s = nodeStatus(n, cfg, healthy, t1);
     for (const c of s.conditions) {
       assert.equal(c.lastHeartbeatTime, '2025-01-01T00:00:10Z');
       assert.equal(c.lastTransitionTime, '2025-01-01T00:00:00Z');
