@@ -21,7 +21,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ApiClient } from './lib/client.js';
-import { createPods, listSpecs, timeList, timePaginatedWalk, type CreateRun, type ListTiming } from './lib/load.js';
+import { combineRounds, createPods, listSpecs, timeList, timePaginatedWalk, type CreateRun, type ListTiming } from './lib/load.js';
 import { readCpuMs, readMemory, RssSampler, startServer, type ServerProcess, type StartOptions } from './lib/server.js';
 import { median } from './lib/stats.js';
 import { watchFanOut, type FanOutResult } from './lib/watch.js';
@@ -36,8 +36,11 @@ const namespace = 'bench';
 export interface Sizes {
   firstStarts: number;
   restarts: number;
-  /** In order; `warmUp` runs are reported but are not the measurement (the server's JIT is cold). */
-  creates: Array<{ concurrency: number; count: number; warmUp?: boolean }>;
+  /** Creates right after start, reported but not the measurement: V8 is still optimizing the request path. */
+  warmUp: { concurrency: number; count: number };
+  /** Rounds of `creates`, interleaved so that a burst of load from elsewhere on the machine hits every shape alike. */
+  createRounds: number;
+  creates: Array<{ concurrency: number; count: number }>;
   large: number;
   listRunsSmall: number;
   listRunsLarge: number;
@@ -50,18 +53,17 @@ export interface Sizes {
 const fullSizes: Sizes = {
   firstStarts: 3, restarts: 5,
   // 10,000 pods in all, so the first list measurements run at exactly 10,000.
-  creates: [
-    // V8 keeps optimizing the request path for a few thousand requests after start.
-    { concurrency: 16, count: 3_000, warmUp: true },
-    { concurrency: 1, count: 1_000 }, { concurrency: 16, count: 4_000 }, { concurrency: 64, count: 2_000 },
-  ],
+  warmUp: { concurrency: 16, count: 1_600 },
+  createRounds: 3,
+  creates: [{ concurrency: 1, count: 300 }, { concurrency: 16, count: 1_500 }, { concurrency: 64, count: 1_000 }],
   large: 100_000, listRunsSmall: 5, listRunsLarge: 3, walkRuns: 1,
   watchers: 100, watchEvents: 2_000, watchWriteConcurrency: 16,
 };
 
 const quickSizes: Sizes = {
   firstStarts: 1, restarts: 2,
-  creates: [{ concurrency: 16, count: 100, warmUp: true }, { concurrency: 1, count: 100 }, { concurrency: 16, count: 200 }, { concurrency: 64, count: 100 }],
+  warmUp: { concurrency: 16, count: 100 }, createRounds: 2,
+  creates: [{ concurrency: 1, count: 50 }, { concurrency: 16, count: 100 }, { concurrency: 64, count: 50 }],
   large: 2_000, listRunsSmall: 2, listRunsLarge: 2, walkRuns: 1,
   watchers: 20, watchEvents: 200, watchWriteConcurrency: 16,
 };
@@ -156,17 +158,22 @@ async function measureLoad(server: ServerProcess, sizes: Sizes) {
   const admin = new ApiClient(server.creds, 1);
   await admin.expect(201, 'POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }) });
   admin.close();
-  const creates: Array<CreateRun & { warmUp?: boolean }> = [];
   let made = 0;
   const createSampler = new RssSampler(server.pid).start();
-  for (const { concurrency, count, warmUp } of sizes.creates) {
+  const create = async (concurrency: number, count: number, what: string) => {
     const client = new ApiClient(server.creds, concurrency);
-    creates.push({ ...await createPods(client, cpu, { namespace, prefix: 'pod', from: made, count, concurrency }), warmUp });
+    const r = await createPods(client, cpu, { namespace, prefix: 'pod', from: made, count, concurrency });
     client.close();
     made += count;
-    const r = creates[creates.length - 1]!;
-    log(`${count} creates at ${concurrency} clients${warmUp ? ' (warm-up)' : ''}: ${r.perSec.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
+    log(`${count} creates at ${concurrency} clients${what}: ${r.perSec.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
+    return r;
+  };
+  const warmUp = await create(sizes.warmUp.concurrency, sizes.warmUp.count, ' (warm-up)');
+  const runs: CreateRun[][] = sizes.creates.map(() => []);
+  for (let round = 0; round < sizes.createRounds; round++) {
+    for (const [i, { concurrency, count }] of sizes.creates.entries()) runs[i]!.push(await create(concurrency, count, `, round ${round + 1}`));
   }
+  const creates = runs.map(combineRounds);
   const createPeakKB = createSampler.stop();
   const small = await measureLists(server, made, sizes.listRunsSmall, sizes.walkRuns);
   const fillClient = new ApiClient(server.creds, 64);
@@ -175,7 +182,7 @@ async function measureLoad(server: ServerProcess, sizes: Sizes) {
   log(`filled to ${sizes.large} pods in ${(fill.wallMs / 1000).toFixed(1)} s (${fill.perSec.toFixed(0)}/s, p99 ${fill.p99.toFixed(1)} ms)`);
   const large = await measureLists(server, sizes.large, sizes.listRunsLarge, sizes.walkRuns);
   const watch = await measureWatch(server, sizes);
-  return { creates, createPeakKB, small, fill, large, watch };
+  return { warmUp, creates, createPeakKB, small, fill, large, watch };
 }
 
 export interface ListPhase { pods: number; timings: ListTiming[]; peakKB: number }

@@ -17,6 +17,26 @@ export interface CreateRun {
   p99: number;
   /** Server CPU time per create, in µs. */
   cpuUsPerOp: number;
+  /** Every request's latency, ms. */
+  latencies: number[];
+}
+
+/** Several runs of one shape: median throughput and CPU, latency percentiles over all their requests. */
+export interface CreateRounds extends CreateRun {
+  rounds: number;
+  minPerSec: number;
+  maxPerSec: number;
+}
+
+export function combineRounds(runs: CreateRun[]): CreateRounds {
+  const latencies = runs.flatMap((r) => r.latencies);
+  const rates = runs.map((r) => r.perSec);
+  return {
+    count: runs.reduce((n, r) => n + r.count, 0), concurrency: runs[0]!.concurrency,
+    wallMs: runs.reduce((n, r) => n + r.wallMs, 0), perSec: median(rates), minPerSec: Math.min(...rates), maxPerSec: Math.max(...rates),
+    p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuUsPerOp: median(runs.map((r) => r.cpuUsPerOp)),
+    latencies, rounds: runs.length,
+  };
 }
 
 /** Runs `task(i)` for i in [from, from+count) with `concurrency` workers; returns each task's latency. */
@@ -50,7 +70,7 @@ export async function createPods(client: ApiClient, cpu: CpuMeter, o: { namespac
   });
   return {
     count: o.count, concurrency: o.concurrency, wallMs, perSec: (o.count / wallMs) * 1000,
-    p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuUsPerOp: ((cpu() - cpuBefore) * 1000) / o.count,
+    p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuUsPerOp: ((cpu() - cpuBefore) * 1000) / o.count, latencies,
   };
 }
 

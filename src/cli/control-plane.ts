@@ -20,7 +20,7 @@ import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/adm
 import { createAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
 import { createLogger, Logger } from '../util/log.js';
 import { realClock } from '../util/clock.js';
-import { startControllerManager, RunningControllers } from './controller-manager.js';
+import type { RunningControllers } from './controller-manager.js';
 import type { ControllerConfig } from '../controllers/types.js';
 
 export interface ControlPlaneOptions {
@@ -79,9 +79,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const namespaces = new NamespaceLifecycle(registry, logger.with('namespace'));
   await namespaces.start();
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
-  const controllers = startInProcessControllers(opts, clientConfig, logger);
   ready = true;
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, kubeconfig: kubeconfigPath });
+  // Controllers are clients of the ready server; they catch up through their informers.
+  const controllers = await startInProcessControllers(opts, clientConfig, logger);
 
   let closing: Promise<void> | undefined;
   const close = () => closing ??= (async () => {
@@ -105,10 +106,12 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   };
 }
 
-function startInProcessControllers(opts: ControlPlaneOptions, client: { server: string; caPem: string; certPem: string; keyPem: string }, logger: Logger): RunningControllers | undefined {
+async function startInProcessControllers(opts: ControlPlaneOptions, client: { server: string; caPem: string; certPem: string; keyPem: string }, logger: Logger): Promise<RunningControllers | undefined> {
   const which = opts.controllers ?? 'all';
   if (which === 'none') return undefined;
   const names = which === 'all' ? undefined : which.split(',').map((s) => s.trim()).filter(Boolean);
+  // Loaded here so a server without in-process controllers never loads them.
+  const { startControllerManager } = await import('./controller-manager.js');
   return startControllerManager({
     client, logger: logger.with('controller-manager'), config: opts.controllerConfig,
     controllers: names?.filter((n) => n !== 'scheduler'), scheduler: !names || names.includes('scheduler'),

@@ -1,19 +1,34 @@
 #!/usr/bin/env node
-/** k8ts: one binary, kubeadm-style subcommands. */
-import { runServer, serverHelp } from './server.js';
-import { runUp, upHelp } from './up.js';
-import { runControllerManager, controllerManagerHelp } from './controller-manager-cmd.js';
-import { runAgent, agentHelp } from './agent.js';
-import { runSim, simHelp } from './sim.js';
+/**
+ * k8ts: one binary, kubeadm-style subcommands. Each subcommand's module is
+ * loaded only when it runs, so `k8ts server` does not pay for loading the
+ * simulator or the controller manager's command line.
+ */
 
-interface Command { summary: string; help: string; run(args: string[]): Promise<number> }
+interface CommandModule { help: string; run(args: string[]): Promise<number> }
+interface Command { summary: string; load(): Promise<CommandModule> }
 
 const commands: Record<string, Command> = {
-  server: { summary: 'Run the API server (with its built-in controllers) on embedded SQLite', help: serverHelp, run: runServer },
-  'controller-manager': { summary: 'Run the controllers and the scheduler against an API server', help: controllerManagerHelp, run: runControllerManager },
-  agent: { summary: 'Run a node agent (kubelet) that registers a node and runs its pods', help: agentHelp, run: runAgent },
-  sim: { summary: 'Run many simulated nodes in one process (scale testing)', help: simHelp, run: runSim },
-  up: { summary: 'Start a local cluster in ./.k8ts (the control plane; nodes come with later releases)', help: upHelp, run: runUp },
+  server: {
+    summary: 'Run the API server (with its built-in controllers) on embedded SQLite',
+    load: async () => { const m = await import('./server.js'); return { help: m.serverHelp, run: m.runServer }; },
+  },
+  'controller-manager': {
+    summary: 'Run the controllers and the scheduler against an API server',
+    load: async () => { const m = await import('./controller-manager-cmd.js'); return { help: m.controllerManagerHelp, run: m.runControllerManager }; },
+  },
+  agent: {
+    summary: 'Run a node agent (kubelet) that registers a node and runs its pods',
+    load: async () => { const m = await import('./agent.js'); return { help: m.agentHelp, run: m.runAgent }; },
+  },
+  sim: {
+    summary: 'Run many simulated nodes in one process (scale testing)',
+    load: async () => { const m = await import('./sim.js'); return { help: m.simHelp, run: m.runSim }; },
+  },
+  up: {
+    summary: 'Start a local cluster in ./.k8ts: control plane plus simulated nodes',
+    load: async () => { const m = await import('./up.js'); return { help: m.upHelp, run: m.runUp }; },
+  },
 };
 
 function usage(): string {
@@ -28,8 +43,9 @@ async function main(argv: string[]): Promise<number> {
   if (!name || name === '--help' || name === '-h' || name === 'help') { console.log(usage()); return 0; }
   const cmd = commands[name];
   if (!cmd) { console.error(`Error: unknown command "${name}" for "k8ts"\nRun 'k8ts --help' for usage.`); return 1; }
-  if (rest.includes('--help') || rest.includes('-h')) { console.log(cmd.help); return 0; }
-  return cmd.run(rest);
+  const mod = await cmd.load();
+  if (rest.includes('--help') || rest.includes('-h')) { console.log(mod.help); return 0; }
+  return mod.run(rest);
 }
 
 main(process.argv.slice(2)).then((code) => { if (code !== 0) process.exitCode = code; }, (err) => {
