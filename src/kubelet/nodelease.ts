@@ -58,14 +58,8 @@ export class NodeLease {
    */
   async renew(now: Date, opts: { createFirst?: boolean } = {}): Promise<RenewResult> {
     if (!this.latest && opts.createFirst) {
-      const uid = await this.opts.nodeUID();
-      if (!uid) return 'no-node';
-      try {
-        this.latest = await this.clients.leases.create(nodeLeaseNamespace, this.newLease(undefined, now, uid));
-        return 'created';
-      } catch (e) {
-        if (!isAlreadyExists(e)) throw e;
-      }
+      const created = await this.create(now);
+      if (created !== 'exists') return created;
     }
     if (this.latest) {
       try {
@@ -79,6 +73,19 @@ export class NodeLease {
     return this.ensureAndRenew(now);
   }
 
+  /** Creates the Lease, owned by the Node; 'exists' when another write got there first. */
+  private async create(now: Date): Promise<'created' | 'no-node' | 'exists'> {
+    const uid = await this.opts.nodeUID();
+    if (!uid) return 'no-node';
+    try {
+      this.latest = await this.clients.leases.create(nodeLeaseNamespace, this.newLease(undefined, now, uid));
+      return 'created';
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+      return 'exists';
+    }
+  }
+
   private async ensureAndRenew(now: Date): Promise<RenewResult> {
     let current: any;
     try {
@@ -87,15 +94,9 @@ export class NodeLease {
       if (!isNotFound(e)) throw e;
     }
     if (!current) {
-      const uid = await this.opts.nodeUID();
-      if (!uid) return 'no-node';
-      try {
-        this.latest = await this.clients.leases.create(nodeLeaseNamespace, this.newLease(undefined, now, uid));
-        return 'created';
-      } catch (e) {
-        if (!isAlreadyExists(e)) throw e;
-        current = await this.clients.leases.get(nodeLeaseNamespace, this.opts.nodeName);
-      }
+      const created = await this.create(now);
+      if (created !== 'exists') return created;
+      current = await this.clients.leases.get(nodeLeaseNamespace, this.opts.nodeName);
     }
     const uid = current.metadata.ownerReferences?.length ? undefined : await this.opts.nodeUID();
     this.latest = await this.clients.leases.update(this.newLease(current, now, uid));
