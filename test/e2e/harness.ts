@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
-export const seedsDir = join(repoRoot, '..', 'shared', 'seeds');
+export const seedsDir = join(repoRoot, 'test', 'fixtures', 'seeds');
 
 export interface Cluster {
   dataDir: string;

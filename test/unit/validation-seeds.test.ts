@@ -15,7 +15,7 @@ import { fieldErrorMessage } from '../../src/api/field-errors.js';
 import { findByKind } from '../../src/api/resources.js';
 import { validateCreate } from '../../src/api/validation/index.js';
 
-const seedsDir = join(dirname(fileURLToPath(import.meta.url)), '../../../../shared/seeds');
+const seedsDir = join(dirname(fileURLToPath(import.meta.url)), '../../../test/fixtures/seeds');
 
 function extractDocs(text: string): string[] {
   const docs: string[] = [];
