@@ -5,7 +5,34 @@ import { internalError, Status, StatusError } from '../api/status.js';
 export function writeJSON(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
-  res.end(text);
+  void endFlushed(res, text);
+}
+
+/**
+ * The final write of a response is at most this many bytes, well below a socket's write
+ * high-water mark (16 KiB).
+ */
+const tailBytes = 4096;
+
+/**
+ * Ends the response so that its last write leaves the socket below its high-water mark.
+ *
+ * Why: a keep-alive client sends its next request as soon as it has the last byte. If the
+ * socket still "needs drain" from a large final write when that request arrives, Node's server
+ * takes it for a pipelined flood and pauses the socket, and on a TLS socket data already
+ * decrypted is still handed to the paused parser: HPE_PAUSED, and the connection is reset under
+ * the client's next request (which client-go does not retry for a POST). So everything but a
+ * small tail is flushed first, and the tail goes out into an empty buffer.
+ */
+export async function endFlushed(res: ServerResponse, text: string): Promise<void> {
+  if (text.length <= tailBytes / 4 || Buffer.byteLength(text) <= tailBytes) { res.end(text); return; }
+  const buf = Buffer.from(text);
+  const cut = buf.length - tailBytes;
+  await new Promise<void>((resolve) => {
+    res.once('close', resolve);
+    res.write(buf.subarray(0, cut), () => { res.off('close', resolve); resolve(); });
+  });
+  if (!res.destroyed) res.end(buf.subarray(cut));
 }
 
 /** A write of at most about this many characters at a time, so a large body is never one string or one buffer. */
@@ -28,7 +55,7 @@ export async function writeJSONItems(res: ServerResponse, code: number, prefix: 
     if (res.destroyed) return;
     slice = '';
   }
-  res.end(slice + suffix);
+  await endFlushed(res, slice + suffix);
 }
 
 function drained(res: ServerResponse): Promise<void> {

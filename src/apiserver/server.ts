@@ -7,7 +7,7 @@ import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { findResource } from '../api/resources.js';
-import { methodNotAllowed, pageNotFound, unauthorized, notAcceptable } from '../api/status.js';
+import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable } from '../api/status.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
 import type { UserInfo } from './auth/index.js';
@@ -22,6 +22,7 @@ import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleLi
 import { handleWatch } from './handlers/watch.js';
 import { handleApproval, handleBinding, handleEviction, handleFinalize, handleScale } from './handlers/subresources.js';
 import { versionInfo } from './version.js';
+import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
 export interface ApiServerOptions {
   registry: Registry;
@@ -31,6 +32,8 @@ export interface ApiServerOptions {
   logger: Logger;
   /** Reports readiness for /readyz (storage open, bootstrap objects written). */
   ready: () => boolean;
+  /** Connection and request time bounds; upstream's defaults when absent. */
+  timeouts?: Partial<ConnectionTimeouts>;
 }
 
 export interface ApiServer {
@@ -41,12 +44,15 @@ export interface ApiServer {
 const anonymousPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/', '/livez/', '/readyz/']);
 
 export function createApiServer(opts: ApiServerOptions): ApiServer {
-  const server = https.createServer(opts.tls, (req, res) => { void serve(opts, req, res); });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  // Watches are long-lived; upstream closes them itself, never on an idle timer.
-  server.requestTimeout = 0;
-  server.timeout = 0;
+  const timeouts = { ...defaultTimeouts, ...opts.timeouts };
+  // Node looks for connections past their header deadline only this often.
+  const checking = { connectionsCheckingInterval: Math.min(30_000, Math.max(250, timeouts.headersMs / 4)) };
+  // The one error boundary: whatever a request makes a handler throw or reject with, the
+  // process answers it (or drops that connection) and lives on.
+  const server = https.createServer({ ...opts.tls, ...checking }, (req, res) => {
+    serve(opts, timeouts, req, res).catch((err) => lastResort(opts.logger, req, res, err));
+  });
+  boundConnections(server, timeouts, opts.logger);
   return {
     listen: (port, host) => new Promise((resolve, reject) => {
       server.once('error', reject);
@@ -59,10 +65,12 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   };
 }
 
-async function serve(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = process.hrtime.bigint();
-  const url = new URL(req.url ?? '/', 'https://localhost');
+  const url = requestURL(req.url);
+  if (!url) { req.resume(); res.setHeader('Connection', 'close'); return writeStatus(res, badRequest(`malformed request URI ${JSON.stringify(req.url ?? '')}`).status); }
   const info = parseRequestInfo(req.method ?? 'GET', url);
+  if (!isLongRunning(info)) deadlineFor(req, res, timeouts.requestMs);
   res.on('finish', () => {
     const labels = { verb: reportedVerb(req, info), resource: info.resource ?? '', subresource: info.subresource ?? '' };
     opts.metrics.requests.inc({ ...labels, code: String(res.statusCode) });
@@ -72,7 +80,7 @@ async function serve(opts: ApiServerOptions, req: IncomingMessage, res: ServerRe
   try {
     if (!anonymousPaths.has(url.pathname)) {
       const user = await opts.authenticate(req);
-      if (!user) { req.resume(); return writeStatus(res, unauthorized().status); }
+      if (!user) { req.resume(); if (!req.complete) res.setHeader('Connection', 'close'); return writeStatus(res, unauthorized().status); }
     }
     if (!info.isResourceRequest) return await serveNonResource(opts, req, res, url, info);
     await serveResource(opts, req, res, url, info);
@@ -80,6 +88,7 @@ async function serve(opts: ApiServerOptions, req: IncomingMessage, res: ServerRe
     const status = toStatus(err);
     if (status.code >= 500) opts.logger.error('request failed', { method: req.method, path: url.pathname, err: (err as Error)?.stack ?? String(err) });
     if (res.headersSent) { res.end(); return; }
+    if (!req.complete) res.setHeader('Connection', 'close');
     writeStatus(res, status);
   }
 }

@@ -3,7 +3,6 @@
  * in-process loops (system namespaces, default service accounts, namespace
  * deletion). Shuts down cleanly on SIGTERM/SIGINT.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { ensureClusterPKI, buildKubeconfig, writeKubeconfig } from '../pki/index.js';
@@ -22,6 +21,7 @@ import { createLogger, Logger } from '../util/log.js';
 import { realClock } from '../util/clock.js';
 import type { RunningControllers } from './controller-manager.js';
 import type { ControllerConfig } from '../controllers/types.js';
+import { secureDataDir, secureDataDirLogged, startupError } from './data-dir.js';
 
 export interface ControlPlaneOptions {
   dataDir: string;
@@ -34,6 +34,8 @@ export interface ControlPlaneOptions {
   controllers?: string;
   controllerConfig?: Partial<ControllerConfig>;
   admission?: Partial<AdmissionConfig>;
+  /** kube-apiserver --request-timeout (default 60 s); also bounds the wait for a request's headers. */
+  requestTimeoutMs?: number;
 }
 
 export interface ControlPlane {
@@ -48,13 +50,30 @@ export interface ControlPlane {
 }
 
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
-  const started = Date.now();
   const logger = opts.logger ?? createLogger('k8ts');
-  mkdirSync(opts.dataDir, { recursive: true });
+  // Whatever fails part-way, nothing keeps running: a process that cannot serve must exit,
+  // never sit half-alive with /readyz failing for ever.
+  const cleanups: Array<() => unknown> = [];
+  try {
+    return await assemble(opts, logger, cleanups);
+  } catch (err) {
+    for (const undo of cleanups.reverse()) await Promise.resolve().then(undo).catch(() => undefined);
+    throw startupError(err, opts.dataDir);
+  }
+}
+
+async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Array<() => unknown>): Promise<ControlPlane> {
+  const started = Date.now();
+  // Files this process creates (the database, its WAL, kubeconfigs) are private from the start.
+  process.umask(0o077);
+  secureDataDirLogged(opts.dataDir, logger);
   const hosts = [opts.bind, opts.advertiseAddress, hostname()].filter((h): h is string => !!h && h !== '0.0.0.0' && h !== '::');
   const pki = await ensureClusterPKI(opts.dataDir, { hosts });
   const metrics = createMetrics();
   const backend = instrumentBackend(openSqliteBackend(join(opts.dataDir, 'state.db'), { logger: logger.with('storage') }), metrics);
+  cleanups.push(() => backend.close());
+  // Certificates are written 0644 by the PKI code; in the data directory they are 0600 too.
+  secureDataDir(opts.dataDir);
   const services = new ServiceAllocator(() => registry);
   const defaultStorageClass = defaultStorageClassAdmission(() => registry);
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
@@ -65,8 +84,13 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   });
   let ready = false;
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });
-  const server = createApiServer({ registry, tls: serverTLSOptions(pki), authenticate, metrics, logger: logger.with('apiserver'), ready: () => ready });
+  const requestMs = opts.requestTimeoutMs ?? 60_000;
+  const server = createApiServer({
+    registry, tls: serverTLSOptions(pki), authenticate, metrics, logger: logger.with('apiserver'), ready: () => ready,
+    timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) },
+  });
   const addr = await server.listen(opts.port, opts.bind);
+  cleanups.push(() => server.close());
   const host = opts.advertiseAddress ?? (opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : opts.bind);
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
   const kubeconfigPath = join(opts.dataDir, 'admin.conf');
@@ -76,7 +100,9 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   await ensureSystemNamespaces(registry);
   await ensureKubernetesService(registry, opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : (opts.advertiseAddress ?? opts.bind), addr.port);
   const stopSA = await runServiceAccountsLoop(registry, logger);
+  cleanups.push(stopSA);
   const namespaces = new NamespaceLifecycle(registry, logger.with('namespace'));
+  cleanups.push(() => namespaces.close());
   await namespaces.start();
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
   ready = true;

@@ -50,5 +50,7 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then((code) => { if (code !== 0) process.exitCode = code; }, (err) => {
   console.error(`Error: ${err instanceof Error ? err.message : String(err)}`);
-  process.exitCode = 1;
+  // Exit now: a listening socket or a timer left by the failed start must not keep a process
+  // that cannot do its job alive.
+  process.exit(1);
 });

@@ -24,6 +24,8 @@ Flags:
                                  tolerationSeconds of the not-ready:NoExecute toleration added to pods (default 300)
       --default-unreachable-toleration-seconds int
                                  tolerationSeconds of the unreachable:NoExecute toleration added to pods (default 300)
+      --request-timeout duration the longest a non-long-running request may take; a request still
+                                 unanswered then (e.g. its body stalled) gets 504 (default 1m0s)
   -h, --help                     help for server`;
 
 export async function runServer(args: string[]): Promise<number> {
@@ -36,12 +38,17 @@ export async function runServer(args: string[]): Promise<number> {
       'default-not-ready-toleration-seconds': { type: 'string', default: '300' },
       'pod-gc-quarantine': { type: 'string' },
       'default-unreachable-toleration-seconds': { type: 'string', default: '300' },
+      'request-timeout': { type: 'string', default: '1m0s' },
     },
   });
   if (!values['data-dir']) { console.error('Error: --data-dir is required'); return 1; }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) { console.error(`Error: invalid --port "${values.port}"`); return 1; }
+  let requestTimeoutMs: number;
+  try { requestTimeoutMs = parseDuration(values['request-timeout']!); } catch { requestTimeoutMs = NaN; }
+  if (!(requestTimeoutMs > 0)) { console.error(`Error: invalid --request-timeout "${values['request-timeout']}"`); return 1; }
   const cp = await startControlPlane({
+    requestTimeoutMs,
     dataDir: values['data-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
     advertiseAddress: values['advertise-address'], controllers: values.controllers,
     admission: {

@@ -34,10 +34,18 @@ export async function runUp(args: string[]): Promise<number> {
   const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger });
   const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim' });
   const sim = new NodeSimulator(clients, { count: 0, logger: logger.with('sim') });
-  await sim.start();
-  await sim.addNode(values['control-plane-name']!, { controlPlane: true });
   const workers = Number(values.workers);
-  for (let i = 1; i <= workers; i++) await sim.addNode(`worker${i}`);
+  try {
+    await sim.start();
+    await sim.addNode(values['control-plane-name']!, { controlPlane: true });
+    for (let i = 1; i <= workers; i++) await sim.addNode(`worker${i}`);
+  } catch (err) {
+    // A cluster whose nodes cannot register is not up: stop all of it (the caller reports why).
+    await sim.close().catch(() => undefined);
+    clients.close();
+    await cp.close();
+    throw err;
+  }
   console.log(`k8ts is up at ${cp.url}
 
   export KUBECONFIG=${cp.kubeconfigPath}

@@ -1,0 +1,116 @@
+/**
+ * What keeps one connection or one request from taking the server with it:
+ * the request URI parsed without ever throwing, a deadline on every request
+ * that is not long-running (upstream's WithTimeoutForNonLongRunningRequests,
+ * 60 s: a body that stalls half-way gets a 504, not a connection held for
+ * ever), bounded header and idle times, and a last-resort answer for any
+ * error that escaped a handler.
+ */
+import type { Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Status } from '../api/status.js';
+import type { Logger } from '../util/log.js';
+import type { RequestInfo } from './request-info.js';
+
+export interface ConnectionTimeouts {
+  /** kube-apiserver --request-timeout: the whole of a non-long-running request. */
+  requestMs: number;
+  /** From a connection's first byte of a request to the end of its headers. */
+  headersMs: number;
+  /** How long a keep-alive connection may sit between requests. */
+  keepAliveMs: number;
+}
+
+export const defaultTimeouts: ConnectionTimeouts = { requestMs: 60_000, headersMs: 60_000, keepAliveMs: 65_000 };
+
+/**
+ * The request-target as a URL, or undefined when it is not one. Origin-form
+ * (`/api/v1/pods`) is resolved against a fixed base, so `//`, `//[` and
+ * `//:99999/healthz` are paths (as Go's ParseRequestURI reads them), never
+ * authorities; absolute-form is accepted as Go's server accepts it.
+ */
+export function requestURL(raw: string | undefined): URL | undefined {
+  const target = raw ?? '/';
+  // Go refuses a request-target with a broken %-escape before any handler runs.
+  if (/%(?![0-9a-fA-F]{2})/.test(target)) return undefined;
+  try {
+    if (target.startsWith('/')) return new URL(`https://localhost${target}`);
+    const url = new URL(target);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const longRunningVerbs = new Set(['watch', 'proxy']);
+const longRunningSubresources = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
+
+/** Upstream's BasicLongRunningRequestCheck: these requests have no deadline. */
+export function isLongRunning(info: RequestInfo): boolean {
+  return longRunningVerbs.has(info.verb) || (info.subresource !== undefined && longRunningSubresources.has(info.subresource));
+}
+
+/** Upstream's timeout filter answer: 504, reason Timeout. */
+export function requestTimeoutStatus(): Status {
+  return {
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 504, reason: 'Timeout',
+    message: 'Timeout: request did not complete within requested timeout - context deadline exceeded', details: {},
+  };
+}
+
+/**
+ * Arms the request's deadline. When it passes before the response is done,
+ * the client gets the 504 if nothing was written yet, and the connection is
+ * closed either way (its request body may still be arriving, so it cannot
+ * carry another request).
+ */
+export function deadlineFor(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  const timer = setTimeout(() => {
+    if (res.writableEnded) return;
+    if (res.headersSent) { res.destroy(); return; }
+    const body = JSON.stringify(requestTimeoutStatus());
+    res.writeHead(504, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+    res.end(body, () => req.socket.destroy());
+  }, ms);
+  timer.unref();
+  res.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * For an error that escaped serve() itself (a bug): log it, answer 500 if
+ * the response has not started, otherwise drop this one connection.
+ */
+export function lastResort(logger: Logger, req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  logger.error('request handler failed', { method: req.method, url: req.url, err: err instanceof Error ? err.stack : String(err) });
+  try {
+    if (res.headersSent) { res.destroy(); return; }
+    const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'InternalError', code: 500, message: 'Internal error occurred: the request could not be served' });
+    res.writeHead(500, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+    res.end(body);
+  } catch {
+    res.destroy();
+  }
+}
+
+/**
+ * Header, keep-alive and handshake bounds on every connection, and answers
+ * for what the HTTP parser refuses (Node's own defaults, plus a log line).
+ * Node's whole-request timer stays off: watches and streams are long-lived,
+ * and deadlineFor bounds the others.
+ */
+export function boundConnections(server: Server, t: ConnectionTimeouts, logger: Logger): void {
+  server.keepAliveTimeout = t.keepAliveMs;
+  server.headersTimeout = t.headersMs;
+  server.requestTimeout = 0;
+  server.timeout = 0;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    logger.debug('client connection error', { code: err.code, err: err.message });
+    if (!socket.writable || err.code === 'ECONNRESET') { socket.destroy(); return; }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    socket.destroySoon();
+  });
+  server.on('tlsClientError', (err: NodeJS.ErrnoException) => logger.debug('TLS handshake failed', { code: err.code, err: err.message }));
+}
