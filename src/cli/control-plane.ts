@@ -34,6 +34,8 @@ export interface ControlPlaneOptions {
   controllers?: string;
   controllerConfig?: Partial<ControllerConfig>;
   admission?: Partial<AdmissionConfig>;
+  /** How long a read for a resourceVersion the store has not reached waits for it (default 3 s). */
+  freshnessWaitMs?: number;
 }
 
 export interface ControlPlane {
@@ -62,7 +64,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     admit(op, info, obj, admission);
     await services.admit(op, info, obj);
     await defaultStorageClass(op, info, obj);
-  });
+  }, { freshnessWaitMs: opts.freshnessWaitMs });
   let ready = false;
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });
   const server = createApiServer({ registry, tls: serverTLSOptions(pki), authenticate, metrics, logger: logger.with('apiserver'), ready: () => ready });

@@ -24,6 +24,9 @@ Flags:
                                  tolerationSeconds of the not-ready:NoExecute toleration added to pods (default 300)
       --default-unreachable-toleration-seconds int
                                  tolerationSeconds of the unreachable:NoExecute toleration added to pods (default 300)
+      --resource-version-wait duration
+                                 how long a list or watch for a resourceVersion newer than the store's waits for it
+                                 before answering 504 Too large resource version (default 3s, as upstream's watch cache)
   -h, --help                     help for server`;
 
 export async function runServer(args: string[]): Promise<number> {
@@ -36,6 +39,7 @@ export async function runServer(args: string[]): Promise<number> {
       'default-not-ready-toleration-seconds': { type: 'string', default: '300' },
       'pod-gc-quarantine': { type: 'string' },
       'default-unreachable-toleration-seconds': { type: 'string', default: '300' },
+      'resource-version-wait': { type: 'string' },
     },
   });
   if (!values['data-dir']) { console.error('Error: --data-dir is required'); return 1; }
@@ -49,6 +53,7 @@ export async function runServer(args: string[]): Promise<number> {
       unreachableTolerationSeconds: Number(values['default-unreachable-toleration-seconds']),
     },
     controllerConfig: controllerConfig(values),
+    freshnessWaitMs: values['resource-version-wait'] === undefined ? undefined : parseDuration(values['resource-version-wait']),
   });
   return cp.waitForSignal();
 }
