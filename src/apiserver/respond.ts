@@ -70,7 +70,10 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
+/** As upstream's ErrorNegotiated: a Status that asks the client to wait also says so in Retry-After. */
 export function writeStatus(res: ServerResponse, status: Status): void {
+  const retryAfter = status.details?.retryAfterSeconds;
+  if (retryAfter !== undefined && retryAfter > 0) res.setHeader('Retry-After', String(retryAfter));
   writeJSON(res, status.code, status);
 }
 

@@ -36,6 +36,8 @@ export interface ControlPlaneOptions {
   admission?: Partial<AdmissionConfig>;
   /** kube-apiserver --request-timeout (default 60 s); also bounds the wait for a request's headers. */
   requestTimeoutMs?: number;
+  /** How long a read for a resourceVersion the store has not reached waits for it (default 3 s). */
+  freshnessWaitMs?: number;
 }
 
 export interface ControlPlane {
@@ -81,7 +83,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     admit(op, info, obj, admission);
     await services.admit(op, info, obj);
     await defaultStorageClass(op, info, obj);
-  });
+  }, { freshnessWaitMs: opts.freshnessWaitMs });
   let ready = false;
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });
   const requestMs = opts.requestTimeoutMs ?? 60_000;

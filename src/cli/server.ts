@@ -26,6 +26,9 @@ Flags:
                                  tolerationSeconds of the unreachable:NoExecute toleration added to pods (default 300)
       --request-timeout duration the longest a non-long-running request may take; a request still
                                  unanswered then (e.g. its body stalled) gets 504 (default 1m0s)
+      --resource-version-wait duration
+                                 how long a list or watch for a resourceVersion newer than the store's waits for it
+                                 before answering 504 Too large resource version (default 3s, as upstream's watch cache)
   -h, --help                     help for server`;
 
 export async function runServer(args: string[]): Promise<number> {
@@ -39,6 +42,7 @@ export async function runServer(args: string[]): Promise<number> {
       'pod-gc-quarantine': { type: 'string' },
       'default-unreachable-toleration-seconds': { type: 'string', default: '300' },
       'request-timeout': { type: 'string', default: '1m0s' },
+      'resource-version-wait': { type: 'string' },
     },
   });
   if (!values['data-dir']) { console.error('Error: --data-dir is required'); return 1; }
@@ -56,6 +60,7 @@ export async function runServer(args: string[]): Promise<number> {
       unreachableTolerationSeconds: Number(values['default-unreachable-toleration-seconds']),
     },
     controllerConfig: controllerConfig(values),
+    freshnessWaitMs: values['resource-version-wait'] === undefined ? undefined : parseDuration(values['resource-version-wait']),
   });
   return cp.waitForSignal();
 }

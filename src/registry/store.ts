@@ -19,6 +19,8 @@ import { listPrefix, objectKey } from './keys.js';
 import { clone, generateName, newUID, stableStringify } from './meta.js';
 import { compileSelection, Selection } from './selection.js';
 import { withResourceVersion } from './stored-json.js';
+import { defaultFreshnessWaitMs, waitUntilFresh } from './fresh.js';
+import { parseResourceVersion } from '../api/list-options.js';
 
 /** Hooks the apiserver plugs in: admission, namespace lifecycle. */
 export interface StoreHooks {
@@ -28,13 +30,26 @@ export interface StoreHooks {
   checkNamespace?(namespace: string, gr: GroupResource, name: string): Promise<void>;
 }
 
-export interface StoreDeps { backend: Backend; clock: Clock; hooks?: StoreHooks }
+export interface StoreDeps {
+  backend: Backend;
+  clock: Clock;
+  hooks?: StoreHooks;
+  /** How long a read for a resourceVersion the store has not reached waits for it (upstream: 3 s). */
+  freshnessWaitMs?: number;
+}
 
 export interface ListResult<T = any> { items: T[]; resourceVersion: string; continue?: string; remainingItemCount?: number }
 
 export interface UpdateOptions { subresource?: string; dryRun?: boolean }
 
-export interface Watch { close(): void }
+export interface Watch {
+  close(): void;
+  /** Everything up to this revision is delivered (or not wanted): what a bookmark may claim before any event. */
+  readonly startRevision: number;
+}
+
+/** Larger limits mean "everything"; this keeps them exact integers on the way to SQLite. */
+const maxListLimit = Number.MAX_SAFE_INTEGER - 1;
 
 const maxConflictRetries = 8;
 
@@ -99,16 +114,21 @@ export class Store {
     let startKey: string | undefined;
     if (opts.continue) {
       const token = decodeContinue(opts.continue, prefix);
+      if (opts.resourceVersion && opts.resourceVersion !== '0') throw badRequest('specifying resource version is not allowed when using continue');
       revision = token.rv;
       startKey = token.start;
-    } else if (opts.resourceVersionMatch === 'Exact' && opts.resourceVersion) {
-      revision = parseRV(opts.resourceVersion);
+    } else {
+      const wanted = parseResourceVersion(opts.resourceVersion);
+      await this.waitUntilFresh(wanted);
+      // NotOlderThan (and no match) reads the latest revision, which is now at least the one asked for.
+      if (opts.resourceVersionMatch === 'Exact') revision = Number(wanted);
     }
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    // Upstream ignores a limit that is not positive.
+    const limit = opts.limit && opts.limit > 0 ? Math.min(opts.limit, maxListLimit) : 0;
     const items: T[] = [];
     const chunk = limit ? Math.max(limit, 100) : 0;
     for (;;) {
-      const page = await this.readPage(prefix, revision, chunk, startKey);
+      const page = await this.readPage(prefix, revision, chunk, startKey, !!opts.continue);
       revision = page.revision;
       for (let i = 0; i < page.kvs.length; i++) {
         const item = pick(page.kvs[i], sel);
@@ -127,15 +147,23 @@ export class Store {
     return { items, resourceVersion: String(revision) };
   }
 
-  private async readPage(prefix: string, revision: number, limit: number, startKey?: string) {
+  private async readPage(prefix: string, revision: number, limit: number, startKey: string | undefined, continuing: boolean) {
     try {
       return await this.deps.backend.list(prefix, { revision, limit: limit || undefined, startKey });
     } catch (e) {
       if (e instanceof CompactedError) {
-        throw gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+        throw gone(continuing
+          ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
+          : 'The resourceVersion for the provided list is too old.');
       }
       throw e;
     }
+  }
+
+  /** Waits until the store has reached `revision`, or throws upstream's 504 Too large resource version. */
+  private waitUntilFresh(revision: bigint): Promise<void> {
+    if (revision === 0n) return Promise.resolve();
+    return waitUntilFresh(this.deps.backend, revision, this.deps.freshnessWaitMs ?? defaultFreshnessWaitMs);
   }
 
   async create(namespace: string | undefined, input: any, opts: { dryRun?: boolean } = {}): Promise<any> {
@@ -299,18 +327,28 @@ export class Store {
     return false;
   }
 
-  /** Watch from a resourceVersion; "" and "0" first replay the current state as ADDED events. */
+  /**
+   * Watch from a resourceVersion; "" and "0" first replay the current state as ADDED events.
+   * As upstream's watch cache does, a watch from a revision the store has not reached yet is
+   * simply open until writes pass it; only with sendInitialEvents (the state at that revision
+   * is asked for) does it wait for the revision and fail with Too large resource version.
+   */
   async watch(namespace: string | undefined, opts: WatchOptions, send: (ev: WatchEventOut) => void, onEnd: (err?: Error) => void): Promise<Watch> {
     const sel = compileSelection(this.info, opts);
     const prefix = listPrefix(this.info, namespace);
+    const wanted = parseResourceVersion(opts.resourceVersion);
     let from: number;
-    const initial = opts.sendInitialEvents ?? (!opts.resourceVersion || opts.resourceVersion === '0');
+    let startRevision: number;
+    const initial = opts.sendInitialEvents ?? wanted === 0n;
     if (initial) {
+      await this.waitUntilFresh(wanted);
       const cur = await this.list(namespace, { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector });
       for (const item of cur.items) send({ type: 'ADDED', object: item });
-      from = Number(cur.resourceVersion);
+      from = startRevision = Number(cur.resourceVersion);
     } else {
-      from = parseRV(opts.resourceVersion!);
+      // Past 2^53 the number is no longer exact, but it is still beyond every revision there will be.
+      from = Number(wanted);
+      startRevision = Math.min(from, await this.deps.backend.currentRevision());
     }
     const w = this.deps.backend.watch(prefix, {
       fromRevision: from,
@@ -322,7 +360,7 @@ export class Store {
         onEnd(err);
       },
     });
-    return w;
+    return { close: () => w.close(), startRevision };
   }
 
   private dispatch(e: WatchEvent, sel: Selection, send: (ev: WatchEventOut) => void) {
@@ -367,12 +405,6 @@ function checkPreconditions(gr: GroupResource, cur: any, options: DeleteOptions)
   if (p.resourceVersion && p.resourceVersion !== cur.metadata.resourceVersion) {
     throw conflict(gr, cur.metadata.name, `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in meta: ${cur.metadata.resourceVersion}`);
   }
-}
-
-export function parseRV(rv: string): number {
-  const n = Number(rv);
-  if (!Number.isInteger(n) || n < 0) throw badRequest(`Invalid value: "${rv}": resourceVersion must be a non-negative integer`);
-  return n;
 }
 
 function encodeContinue(rv: number, start: string): string {

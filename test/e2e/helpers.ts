@@ -114,3 +114,52 @@ export function killChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); });
 }
+
+export interface ApiStream {
+  status: number;
+  headers: Record<string, unknown>;
+  /** The JSON lines received so far. */
+  events: any[];
+  /** Resolves with the index of the first event (from `from` on) that matches. */
+  waitFor(match: (ev: any) => boolean, what: string, from?: number, timeoutMs?: number): Promise<number>;
+  /** Resolves when the server ends the response. */
+  ended: Promise<void>;
+  close(): void;
+}
+
+/** A GET whose body is a stream of JSON lines (a watch), read as it arrives. */
+export function apiStream(cluster: Cluster, path: string): Promise<ApiStream> {
+  const tls = adminCredentials(cluster.kubeconfig);
+  return new Promise((resolve, reject) => {
+    const req = https.request(new URL(path, cluster.url), { method: 'GET', headers: { Accept: 'application/json' }, ...tls, agent: false }, (res) => {
+      const events: any[] = [];
+      const waiters = new Set<() => void>();
+      let partial = '';
+      let endedFlag = false;
+      const ended = new Promise<void>((done) => res.on('close', () => { endedFlag = true; done(); for (const w of waiters) w(); }));
+      res.on('data', (d: Buffer) => {
+        const parts = (partial + d.toString()).split('\n');
+        partial = parts.pop()!;
+        for (const p of parts) if (p.trim()) events.push(JSON.parse(p));
+        for (const w of waiters) w();
+      });
+      res.on('error', () => { /* ended by close() */ });
+      resolve({
+        status: res.statusCode ?? 0, headers: res.headers, events, ended,
+        close: () => req.destroy(),
+        waitFor: (match, what, from = 0, timeoutMs = 10_000) => new Promise((ok, fail) => {
+          const check = () => {
+            const i = events.findIndex((e, idx) => idx >= from && match(e));
+            if (i >= 0) { done(); ok(i); } else if (endedFlag) { done(); fail(new Error(`stream ended before ${what}: ${JSON.stringify(events)}`)); }
+          };
+          const timer = setTimeout(() => { done(); fail(new Error(`timed out waiting for ${what}: ${JSON.stringify(events)}`)); }, timeoutMs);
+          const done = () => { clearTimeout(timer); waiters.delete(check); };
+          waiters.add(check);
+          check();
+        }),
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -9,6 +9,8 @@ import { writeJSON, writeJSONItems } from '../respond.js';
 import { checkFields } from '../field-validation.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
+import { clampToNumber, int64Param } from './params.js';
+import { validateListOptions } from '../../api/list-options.js';
 
 export async function handleGet(ctx: HandlerContext): Promise<void> {
   const obj = await ctx.store.get(ctx.info.namespace, ctx.info.name!);
@@ -27,12 +29,15 @@ export function writeObject(ctx: HandlerContext, code: number, obj: any): void {
 }
 
 export async function handleList(ctx: HandlerContext): Promise<void> {
-  const limit = query(ctx, 'limit');
+  // As upstream's ListResource: integer parameters are parsed first (400), then ListOptions validated (422).
+  const limit = int64Param(ctx, 'limit');
+  int64Param(ctx, 'timeoutSeconds');
   const opts = {
     labelSelector: query(ctx, 'labelSelector'), fieldSelector: query(ctx, 'fieldSelector'),
-    limit: limit ? parseInt(limit, 10) : undefined, continue: query(ctx, 'continue'),
+    limit: limit === undefined ? undefined : clampToNumber(limit), continue: query(ctx, 'continue'),
     resourceVersion: query(ctx, 'resourceVersion'), resourceVersionMatch: query(ctx, 'resourceVersionMatch'),
   };
+  validateListOptions(opts);
   if (ctx.rendering === 'json') return writeJSONList(ctx, await ctx.store.listJSON(ctx.info.namespace, opts));
   const result = await ctx.store.list(ctx.info.namespace, opts);
   const listMeta: any = { resourceVersion: result.resourceVersion };

@@ -4,8 +4,12 @@
  * timeoutSeconds or when the client goes away.
  */
 import type { WatchEventOut } from '../../registry/types.js';
+import type { Watch } from '../../registry/store.js';
+import { parseResourceVersion } from '../../api/list-options.js';
+import { setLongTimeout, type LongTimeout } from '../../util/long-timeout.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, query } from './context.js';
+import { clampToNumber, int64Param } from './params.js';
 
 const bookmarkEveryMs = 30_000;
 
@@ -25,6 +29,10 @@ function objectJSON(object: object): string {
 
 export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const { res, store } = ctx;
+  // Bad parameters are a 400 before the stream starts, as upstream's parameter codec answers.
+  int64Param(ctx, 'limit');
+  const timeoutSeconds = int64Param(ctx, 'timeoutSeconds');
+  parseResourceVersion(query(ctx, 'resourceVersion'));
   const include = includeObjectParam(ctx.url.searchParams.get('includeObject'));
   let lastRV = '0';
   let open = true;
@@ -51,13 +59,13 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     if (pending.length === 0) process.nextTick(writePending);
     pending.push(render(ev));
   };
-  const timers: NodeJS.Timeout[] = [];
-  let watch: { close(): void } | undefined;
+  const timers: LongTimeout[] = [];
+  let watch: Watch | undefined;
   const finish = () => {
     if (!open) return;
     writePending();
     open = false;
-    for (const t of timers) clearTimeout(t);
+    for (const t of timers) t.cancel();
     watch?.close();
     ctx.watchGauge.dec();
     res.end();
@@ -80,15 +88,18 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     return;
   }
   if (!open) { watch.close(); return; }
+  // Before any event, a bookmark may claim the revision the watch started from.
+  if (Number(lastRV) < watch.startRevision) lastRV = String(watch.startRevision);
   if (query(ctx, 'sendInitialEvents') === 'true' && query(ctx, 'allowWatchBookmarks') === 'true') {
     // The end of the initial events, as the WatchList protocol marks it.
     send({ type: 'BOOKMARK', object: bookmark(store, lastRV, true) });
   }
-  const timeout = Number(query(ctx, 'timeoutSeconds') ?? 0);
-  if (timeout > 0) timers.push(setTimeout(finish, timeout * 1000));
+  // 0 (or none) means no limit. Upstream turns a negative timeout into a timer that has
+  // already fired, so such a watch ends at once; a huge one is just very long (setLongTimeout).
+  if (timeoutSeconds !== undefined && timeoutSeconds !== 0n) timers.push(setLongTimeout(finish, clampToNumber(timeoutSeconds) * 1000));
   if (query(ctx, 'allowWatchBookmarks') === 'true') {
-    const tick = () => { send({ type: 'BOOKMARK', object: bookmark(store, lastRV, false) }); timers.push(setTimeout(tick, bookmarkEveryMs)); };
-    timers.push(setTimeout(tick, bookmarkEveryMs));
+    const tick = () => { send({ type: 'BOOKMARK', object: bookmark(store, lastRV, false) }); timers.push(setLongTimeout(tick, bookmarkEveryMs)); };
+    timers.push(setLongTimeout(tick, bookmarkEveryMs));
   }
 }
 
