@@ -167,6 +167,38 @@ describe('keep-alive writes of large bodies (item 7)', () => {
   });
 });
 
+describe('a watcher that stops reading', () => {
+  let cluster: Cluster;
+  before(async () => { cluster = await startCluster({ extraArgs: ['--controllers', 'none'] }); });
+  after(async () => { await cluster?.cleanup(); });
+
+  test('is closed once 32 MiB of its events are unread, and the server lives', async () => {
+    const url = new URL(cluster.url);
+    const cfg = parse(readFileSync(cluster.kubeconfig, 'utf8'));
+    const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
+    const { connect } = await import('node:tls');
+    const socket = connect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false,
+      cert: b64(cfg.users[0].user['client-certificate-data']), key: b64(cfg.users[0].user['client-key-data']) });
+    const closed = new Promise<void>((resolve) => { socket.on('close', () => resolve()); socket.on('error', () => resolve()); });
+    await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+    socket.write('GET /api/v1/namespaces/default/configmaps?watch=1 HTTP/1.1\r\nHost: x\r\n\r\n');
+    // Read the response head, then never again.
+    await new Promise<void>((resolve) => socket.once('data', () => { socket.pause(); resolve(); }));
+    const filler = 'y'.repeat(1024 * 1024 - 200);
+    let closedEarly = false;
+    void closed.then(() => { closedEarly = true; });
+    for (let i = 0; i < 100 && !closedEarly; i++) {
+      const r = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps', { method: 'POST', body: JSON.stringify({ metadata: { name: `unread-${i}` }, data: { filler } }) });
+      assert.equal(r.status, 201, r.body);
+    }
+    // Reading again drains what the kernel holds; then the server's close shows, if it closed.
+    socket.resume();
+    await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('the unread watch was never closed')), 20_000))]);
+    socket.destroy();
+    await assertServing(cluster);
+  });
+});
+
 describe('data directory permissions (item 10)', () => {
   let cluster: Cluster | undefined;
   const dataDir = join(mkdtempSync(join(tmpdir(), 'k8ts-e2e-perm-')), 'data');

@@ -27,6 +27,9 @@ function objectJSON(object: object): string {
   return json;
 }
 
+/** Events written but not yet taken by the client's socket, past which the watch is closed. */
+const maxUnreadBytes = 32 * 1024 * 1024;
+
 export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const { res, store } = ctx;
   // Bad parameters are a 400 before the stream starts, as upstream's parameter codec answers.
@@ -51,7 +54,16 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     if (pending.length === 0) return;
     const lines = pending.join('');
     pending = [];
-    if (open && !res.destroyed) res.write(lines);
+    if (!open || res.destroyed) return;
+    res.write(lines);
+    // A client that stopped reading must not make the server buffer its events without end:
+    // upstream's cacher closes such a watcher ("Forcing watcher close due to unresponsiveness"),
+    // and the client resumes from its last resourceVersion.
+    if (res.writableLength > maxUnreadBytes) {
+      ctx.logger.warn('closing an unresponsive watcher', { resource: store.info.plural, unreadBytes: res.writableLength });
+      stop();
+      res.destroy();
+    }
   };
   const send = (ev: WatchEventOut) => {
     if (!open) return;
@@ -61,13 +73,17 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   };
   const timers: LongTimeout[] = [];
   let watch: Watch | undefined;
-  const finish = () => {
-    if (!open) return;
-    writePending();
+  const stop = () => {
     open = false;
     for (const t of timers) t.cancel();
     watch?.close();
     ctx.watchGauge.dec();
+  };
+  const finish = () => {
+    if (!open) return;
+    writePending();
+    if (!open) return;
+    stop();
     res.end();
   };
   ctx.watchGauge.inc();
