@@ -4,7 +4,7 @@
  * namespace finalize. status reuses the main handlers with subresource=status.
  */
 import { badRequest, conflict, methodNotAllowed, successStatus, unsupportedMediaType } from '../../api/status.js';
-import { applyPatch, patchTypeFromContentType } from '../../api/patch/index.js';
+import { applyPatch, patchMediaTypes, patchTypeFromContentType } from '../../api/patch/index.js';
 import { selectorFromLabelSelector, selectorToString } from '../../api/labels.js';
 import { prepareFinalize } from '../../registry/strategies/namespaces.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
@@ -35,7 +35,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
   let patchType: ReturnType<typeof patchTypeFromContentType>;
   if (ctx.info.verb === 'patch') {
     patchType = patchTypeFromContentType(mediaType(ctx.req));
-    if (!patchType) throw unsupportedMediaType(mediaType(ctx.req));
+    if (!patchType) throw unsupportedMediaType(patchMediaTypes(true));
     patchOrScale = decodeBody(await readBody(ctx.req), 'application/json', true);
   } else if (ctx.info.verb === 'update') {
     patchOrScale = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
