@@ -51,7 +51,9 @@ export const unauthorized = () => failure(401, 'Unauthorized', 'Unauthorized');
 export const methodNotAllowed = (message = 'the server does not allow this method on the requested resource') =>
   failure(405, 'MethodNotAllowed', message);
 export const tooLarge = (message = 'Request entity too large: limit is 3145728') => failure(413, 'RequestEntityTooLarge', message);
-export const unsupportedMediaType = (ct: string) => failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got ${ct})`);
+/** 415, worded as upstream's negotiation.NewUnsupportedMediaTypeError with the types this endpoint accepts. */
+export const unsupportedMediaType = (accepted: readonly string[]) =>
+  failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
 export const notAcceptable = (message: string) => failure(406, 'NotAcceptable', message);
 export const internalError = (message: string) => failure(500, 'InternalError', `Internal error occurred: ${message}`);
 export const serviceUnavailable = (message: string) => failure(503, 'ServiceUnavailable', message);

@@ -1,10 +1,12 @@
 /**
  * Request bodies: read with upstream's 3 MiB limit, decoded from JSON or YAML,
- * with upstream-shaped 400s for malformed input.
+ * with upstream-shaped 400s for malformed or too deeply nested input and 415
+ * for any other Content-Type.
  */
 import type { IncomingMessage } from 'node:http';
-import { parse as parseYAML } from 'yaml';
-import { badRequest, tooLarge, StatusError } from '../api/status.js';
+import { Lexer, Parser, parse as parseYAML } from 'yaml';
+import { badRequest, tooLarge, unsupportedMediaType } from '../api/status.js';
+import { jsonDepthError, jsonTextTooDeep, maxNestingDepth, valueTooDeep } from '../api/nesting.js';
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 
@@ -21,33 +23,90 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * The request's media type without parameters, lower-cased. An absent or
+ * empty Content-Type is JSON: upstream's NegotiateInputSerializer takes the
+ * first supported type then.
+ */
 export function mediaType(req: IncomingMessage): string {
-  return String(req.headers['content-type'] ?? 'application/json').split(';')[0].trim().toLowerCase();
+  return String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() || 'application/json';
 }
 
-/** Decodes a JSON or YAML body into a value; objects only unless `anyValue`. */
+/**
+ * The media types a create, update, delete or subresource body may have.
+ * Upstream also lists application/vnd.kubernetes.protobuf (and CBOR behind a
+ * feature gate); k8ts decodes neither, so it does not claim them.
+ */
+export const bodyMediaTypes = ['application/json', 'application/yaml'];
+
+/**
+ * Decodes a JSON or YAML body into a value; objects only unless `anyValue`.
+ * Any other media type is 415 UnsupportedMediaType, as upstream answers
+ * text/plain, form posts and the like (which also keeps a browser's
+ * cross-site form post from creating objects with the user's certificate).
+ */
 export function decodeBody(buf: Buffer, type: string, anyValue = false): any {
-  if (type.includes('protobuf') || type.includes('cbor')) throw unsupportedBody(type);
+  if (!bodyMediaTypes.includes(type)) throw unsupportedMediaType(bodyMediaTypes);
   const text = buf.toString('utf8');
   if (!text.trim()) throw badRequest('Object \'Kind\' is missing in \'\'');
-  let value: unknown;
-  if (type.includes('yaml')) {
-    try {
-      value = parseYAML(text, { uniqueKeys: false, intAsBigInt: false });
-    } catch (e) {
-      throw badRequest(`error converting YAML to JSON: yaml: ${(e as Error).message.split('\n')[0]}`);
-    }
-  } else {
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      throw badRequest(`couldn't get version/kind; json parse error: ${jsonErrorWords(e as Error, text)}`);
-    }
-  }
+  const value = type === 'application/yaml' ? decodeYAML(text) : decodeJSON(text);
   if (!anyValue && (value === null || typeof value !== 'object' || Array.isArray(value))) {
     throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
   }
   return value;
+}
+
+/** JSON.parse after a scan for nesting deeper than maxNestingDepth (upstream's decoder refuses it while scanning). */
+function decodeJSON(text: string): unknown {
+  const tooDeep = jsonTextTooDeep(text);
+  if (tooDeep >= 0) throw badRequest(`couldn't get version/kind; json parse error: ${jsonDepthError(text[tooDeep])}`);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw badRequest(`couldn't get version/kind; json parse error: ${jsonErrorWords(e as Error, text)}`);
+  }
+}
+
+/**
+ * YAML, refused past maxNestingDepth as go-yaml refuses past its own limit.
+ * The yaml package composes values recursively (it gives up near 800
+ * levels), so the depth is first bounded on its iterative CST parser, which
+ * stops reading as soon as the limit is passed; the composed value is then
+ * measured exactly (aliases can nest deeper than the text).
+ */
+function decodeYAML(text: string): unknown {
+  const tooDeep = (line?: number) => badRequest(`error converting YAML to JSON: yaml: ${line ? `line ${line}: ` : ''}exceeded max depth of ${maxNestingDepth}`);
+  const at = yamlTextTooDeep(text);
+  if (at >= 0) throw tooDeep(lineAt(text, at));
+  let value: unknown;
+  try {
+    value = parseYAML(text, { uniqueKeys: false, intAsBigInt: false });
+  } catch (e) {
+    throw badRequest(`error converting YAML to JSON: yaml: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (valueTooDeep(value)) throw tooDeep();
+  return value;
+}
+
+/**
+ * The offset where the CST parser's stack first grows past what a document of
+ * maxNestingDepth needs, or -1. The stack holds the document, each open
+ * collection and at most two more tokens (a scalar, a pending key).
+ */
+function yamlTextTooDeep(text: string): number {
+  const parser = new Parser();
+  for (const lexeme of new Lexer().lex(text)) {
+    const offset = parser.offset;
+    for (const _ of parser.next(lexeme)) { /* documents are composed later */ }
+    if (parser.stack.length > maxNestingDepth + 3) return offset;
+  }
+  return -1;
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
 
 /** Where Go's scanner was when it met a bad character, by the words of Node's JSON.parse error. */
@@ -69,12 +128,4 @@ function jsonErrorWords(e: Error, text: string): string {
   if (ch === undefined) return e.message;
   const where = goContexts.find(([re]) => re.test(e.message))?.[1] ?? 'looking for beginning of value';
   return `invalid character '${ch === '"' ? ch : JSON.stringify(ch).slice(1, -1)}' ${where}`;
-}
-
-/** Protobuf and CBOR bodies are not decoded (JSON and YAML only): 415, as upstream answers unknown types. */
-function unsupportedBody(type: string): StatusError {
-  return new StatusError({
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 415, reason: 'UnsupportedMediaType',
-    message: `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got ${type})`,
-  });
 }

@@ -2,10 +2,12 @@
  * Decoding checks on request bodies, as upstream's decoder makes them:
  * wrong JSON types always fail (400), unknown fields fail under
  * fieldValidation=Strict and become Warning headers under Warn (the default).
+ * Under Ignore and Warn the unknown fields are then dropped from `obj`, as
+ * decoding into the Go types drops them: they are never stored.
  */
 import type { ServerResponse } from 'node:http';
 import { badRequest } from '../api/status.js';
-import { findTypeErrors, findUnknownFields, strictDecodingError } from '../api/schema/index.js';
+import { findTypeErrors, findUnknownFields, pruneUnknownFields, strictDecodingError } from '../api/schema/index.js';
 import type { ResourceInfo } from '../api/resources.js';
 import { kindKey } from '../api/resources.js';
 
@@ -14,9 +16,10 @@ export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind
   const cannotHandle = `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}`;
   const typeErrors = findTypeErrors(key, obj);
   if (typeErrors.length) throw badRequest(`${cannotHandle}: ${typeErrors[0]}`);
-  if (mode === 'Ignore') return;
-  const unknown = findUnknownFields(key, obj);
-  if (!unknown.length) return;
-  if (mode === 'Strict') throw badRequest(`${cannotHandle}: ${strictDecodingError(unknown)}`);
-  res.setHeader('Warning', unknown.map((f) => `299 - ${JSON.stringify(`unknown field "${f}"`)}`));
+  if (mode !== 'Ignore') {
+    const unknown = findUnknownFields(key, obj);
+    if (unknown.length && mode === 'Strict') throw badRequest(`${cannotHandle}: ${strictDecodingError(unknown)}`);
+    if (unknown.length) res.setHeader('Warning', unknown.map((f) => `299 - ${JSON.stringify(`unknown field "${f}"`)}`));
+  }
+  pruneUnknownFields(key, obj);
 }

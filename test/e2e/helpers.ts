@@ -31,7 +31,8 @@ export interface ApiResponse { status: number; headers: Record<string, unknown>;
 export interface ApiRequest {
   method?: string;
   body?: string | Buffer;
-  contentType?: string;
+  /** Defaults to application/json; null sends no Content-Type header. */
+  contentType?: string | null;
   /** Send no client certificate (and skip server verification, as `curl -k` does). */
   anonymous?: boolean;
 }
@@ -52,7 +53,7 @@ export function apiRequest(cluster: Cluster, path: string, opts: ApiRequest = {}
   const tls = opts.anonymous ? { rejectUnauthorized: false } : { ...adminCredentials(cluster.kubeconfig) };
   const headers: Record<string, string | number> = { Accept: 'application/json' };
   if (opts.body !== undefined) {
-    headers['Content-Type'] = opts.contentType ?? 'application/json';
+    if (opts.contentType !== null) headers['Content-Type'] = opts.contentType ?? 'application/json';
     headers['Content-Length'] = Buffer.byteLength(opts.body);
   }
   return new Promise((resolve, reject) => {

@@ -14,7 +14,9 @@
  *
  * The engines throw `PatchError` values; `toStatusError` makes the Status.
  */
-import { Status, StatusError } from '../status.js';
+import { Status, StatusError, invalidObject } from '../status.js';
+import { invalid } from '../field-errors.js';
+import { jsonDepthError } from '../nesting.js';
 
 export type PatchErrorClass = 'BadRequest' | 'Unprocessable' | 'TooLarge' | 'Internal';
 
@@ -95,3 +97,13 @@ export const badArgType = (expected: string, actual: unknown) =>
 /** `mergepatch.ErrBadPatchType`. */
 export const badPatchType = (directive: unknown, m: unknown) =>
   internalPatch(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(m)}`);
+
+/**
+ * A patched object nested deeper than maxNestingDepth: upstream decodes the
+ * patched JSON into the kind and answers a decoding failure with 422 Invalid
+ * on the field `patch`, showing the patched document.
+ */
+export function patchedTooDeep(patched: unknown): StatusError {
+  const detail = `couldn't get version/kind; json parse error: ${jsonDepthError('{')}`;
+  return invalidObject('', '', '', [invalid('patch', JSON.stringify(patched), detail)]);
+}

@@ -7,7 +7,8 @@
  */
 import { invalid } from '../field-errors.js';
 import { StatusError, invalidObject } from '../status.js';
-import { PatchError, toStatusError } from './errors.js';
+import { PatchError, patchedTooDeep, toStatusError } from './errors.js';
+import { valueTooDeep } from '../nesting.js';
 import { applyJsonPatch, jsonKind } from './json-patch.js';
 import { applyMergePatch } from './merge-patch.js';
 import { schemaFor } from './schema.js';
@@ -29,6 +30,15 @@ const contentTypes: Readonly<Record<string, PatchType>> = {
 };
 
 /**
+ * The PATCH media types a kind accepts, in upstream's order (json, merge,
+ * strategic); strategic merge only for kinds with Go types. Upstream also
+ * lists application/apply-patch+yaml, which k8ts does not serve.
+ */
+export function patchMediaTypes(strategic: boolean): string[] {
+  return Object.keys(contentTypes).filter((ct) => strategic || contentTypes[ct] !== 'strategic');
+}
+
+/**
  * The patch type of a PATCH request's Content-Type. Like upstream, parameters
  * after ';' are dropped and the media type is matched exactly. Apply patches
  * (`application/apply-patch+yaml`) and anything else give undefined.
@@ -47,6 +57,13 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * touched. Throws `StatusError` (400, 413, 422 or 500) as upstream answers.
  */
 export function applyPatch(type: PatchType, original: any, patch: unknown, key: string): any {
+  const result = patched(type, original, patch, key);
+  // Decoding the patched object refuses nesting past the limit, as for any body.
+  if (valueTooDeep(result)) throw patchedTooDeep(result);
+  return result;
+}
+
+function patched(type: PatchType, original: any, patch: unknown, key: string): any {
   const doc = structuredClone(original);
   const body = structuredClone(patch);
   try {

@@ -18,7 +18,8 @@
  */
 import jsonpatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import { PatchError, badPatch, unprocessablePatch } from './errors.js';
+import { PatchError, badPatch, patchedTooDeep, unprocessablePatch } from './errors.js';
+import { maxNestingDepth, valueTooDeep } from '../nesting.js';
 
 const maxJSONPatchOperations = 10000;
 
@@ -143,9 +144,21 @@ function add(doc: unknown, path: string, value: unknown): unknown {
     if (i === undefined) throw unprocessablePatch(`value was not a proper array index: '${t.key}'`);
     if (i >= size || i < -size) throw unprocessablePatch(`Unable to access invalid index: ${i}`);
     if (i < 0) i += size;
-    return run(doc, { op: 'add', path: at(t, String(i)), value });
+    return placed(run(doc, { op: 'add', path: at(t, String(i)), value }), path, value);
   }
-  return run(doc, { op: 'add', path: at(t, t.key), value });
+  return placed(run(doc, { op: 'add', path: at(t, t.key), value }), path, value);
+}
+
+/**
+ * The document after `value` went to `path`, unless that nests it deeper than
+ * maxNestingDepth. Each operation is checked (not only the result) because
+ * adds, moves and copies into their own subtrees could otherwise deepen the
+ * document without bound before the last one, and the copies recurse.
+ */
+function placed(doc: unknown, path: string, value: unknown): unknown {
+  const segments = path.split('/').length - 1;
+  if (valueTooDeep(value, maxNestingDepth - segments)) throw patchedTooDeep(doc);
+  return doc;
 }
 
 function remove(doc: unknown, path: string): unknown {
@@ -170,11 +183,11 @@ function replace(doc: unknown, path: string, value: unknown): unknown {
   if (Array.isArray(t.container)) {
     const i = existingIndex(t.container, t.key);
     if (i === undefined) throw unprocessablePatch(`replace operation does not apply: doc is missing key: ${path}`);
-    return run(doc, { op: 'replace', path: at(t, String(i)), value });
+    return placed(run(doc, { op: 'replace', path: at(t, String(i)), value }), path, value);
   }
   // A missing object member is added: evanphx v4's get never fails on objects.
   const op = isObject(t.container) && Object.hasOwn(t.container, t.key) ? 'replace' : 'add';
-  return run(doc, { op, path: at(t, t.key), value });
+  return placed(run(doc, { op, path: at(t, t.key), value }), path, value);
 }
 
 /** The value at `from`: missing object members read as null, missing array elements fail. */

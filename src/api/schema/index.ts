@@ -8,3 +8,4 @@ export {
   type GroupVersionKind, type OpenAPISchema,
 } from './definitions.js';
 export { findTypeErrors, findUnknownFields, strictDecodingError } from './check.js';
+export { pruneUnknownFields } from './prune.js';

@@ -1,7 +1,7 @@
 /** get, list, create, update, patch, delete and deletecollection on a resource. */
 import { kindKey, apiVersionOf } from '../../api/resources.js';
 import { badRequest, successStatus, unsupportedMediaType } from '../../api/status.js';
-import { applyPatch, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
+import { applyPatch, patchMediaTypes, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
 import type { DeleteOptions } from '../../registry/types.js';
 import type { ListResult } from '../../registry/store.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
@@ -95,7 +95,8 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
   const ct = mediaType(ctx.req);
   const type = patchTypeFromContentType(ct);
   const key = kindKey(ctx.store.info);
-  if (!type || (type === 'strategic' && !supportsStrategicMerge(key))) throw unsupportedMediaType(ct);
+  const strategic = supportsStrategicMerge(key);
+  if (!type || (type === 'strategic' && !strategic)) throw unsupportedMediaType(patchMediaTypes(strategic));
   const patch = decodeBody(await readBody(ctx.req), 'application/json', true);
   const mode = query(ctx, 'fieldValidation');
   const updated = await ctx.store.guaranteedUpdate(ctx.info.namespace, ctx.info.name!, (cur) => {

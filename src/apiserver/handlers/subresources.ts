@@ -4,8 +4,10 @@
  * namespace finalize. status reuses the main handlers with subresource=status.
  */
 import { badRequest, conflict, methodNotAllowed, successStatus, unsupportedMediaType } from '../../api/status.js';
-import { applyPatch, patchTypeFromContentType } from '../../api/patch/index.js';
+import { applyPatch, patchMediaTypes, patchTypeFromContentType } from '../../api/patch/index.js';
 import { selectorFromLabelSelector, selectorToString } from '../../api/labels.js';
+import { pruneUnknownFields } from '../../api/schema/index.js';
+import { kindKey } from '../../api/resources.js';
 import { prepareFinalize } from '../../registry/strategies/namespaces.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
 import { writeJSON } from '../respond.js';
@@ -35,7 +37,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
   let patchType: ReturnType<typeof patchTypeFromContentType>;
   if (ctx.info.verb === 'patch') {
     patchType = patchTypeFromContentType(mediaType(ctx.req));
-    if (!patchType) throw unsupportedMediaType(mediaType(ctx.req));
+    if (!patchType) throw unsupportedMediaType(patchMediaTypes(true));
     patchOrScale = decodeBody(await readBody(ctx.req), 'application/json', true);
   } else if (ctx.info.verb === 'update') {
     patchOrScale = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
@@ -88,6 +90,7 @@ export async function handleApproval(ctx: HandlerContext): Promise<void> {
   if (ctx.info.verb === 'get') return writeObject(ctx, 200, await ctx.store.get(undefined, ctx.info.name!));
   if (ctx.info.verb !== 'update') throw methodNotAllowed();
   const body = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+  pruneUnknownFields(kindKey(ctx.store.info), body); // the conditions are kept as decoded into the Go type
   const updated = await ctx.store.guaranteedUpdate(undefined, ctx.info.name!, (cur) => {
     if (body?.metadata?.resourceVersion) cur.metadata.resourceVersion = body.metadata.resourceVersion;
     cur.status = { ...(cur.status ?? {}), conditions: body?.status?.conditions ?? [] };
