@@ -68,6 +68,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const started = Date.now();
   // Files this process creates (the database, its WAL, kubeconfigs) are private from the start.
   process.umask(0o077);
+  // A promise some background loop forgot to handle is a bug to log, not a reason to take the
+  // whole control plane down (Node's default); request handlers have their own boundary.
+  process.on('unhandledRejection', (reason) => logger.error('unhandled promise rejection', { err: reason instanceof Error ? reason.stack : String(reason) }));
   secureDataDirLogged(opts.dataDir, logger);
   const hosts = [opts.bind, opts.advertiseAddress, hostname()].filter((h): h is string => !!h && h !== '0.0.0.0' && h !== '::');
   const pki = await ensureClusterPKI(opts.dataDir, { hosts });
