@@ -79,3 +79,14 @@ export function tooLargeResourceVersion(requested: bigint, current: number): Sta
 function goQuote(s: string): string {
   return JSON.stringify(s);
 }
+
+/**
+ * A boolean query parameter as upstream's parameter codec reads it
+ * (apimachinery's Convert_Slice_string_To_bool): absent is false, `0` and any
+ * casing of `false` are false, and every other value, the empty string
+ * included, is true. So the Python client's `watch=True` is a watch.
+ */
+export function queryBool(value: string | null | undefined): boolean {
+  if (value === null || value === undefined) return false;
+  return !(value === '0' || value.toLowerCase() === 'false');
+}

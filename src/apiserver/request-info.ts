@@ -3,6 +3,8 @@
  * namespace, resource, name, subresource and a verb; anything else is a
  * non-resource path (/healthz, /version, /openapi/...).
  */
+import { queryBool } from '../api/list-options.js';
+
 export interface RequestInfo {
   isResourceRequest: boolean;
   path: string;
@@ -61,8 +63,7 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
 }
 
 function verbFor(method: string, hasName: boolean, url: URL, watchPath: boolean): string {
-  const watchParam = url.searchParams.get('watch');
-  const watching = watchPath || watchParam === 'true' || watchParam === '1';
+  const watching = watchPath || queryBool(url.searchParams.get('watch'));
   switch (method) {
     case 'GET': case 'HEAD':
       if (watching) return 'watch';

@@ -10,7 +10,7 @@ import { checkFields } from '../field-validation.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
 import { clampToNumber, int64Param } from './params.js';
-import { validateListOptions } from '../../api/list-options.js';
+import { queryBool, validateListOptions } from '../../api/list-options.js';
 
 export async function handleGet(ctx: HandlerContext): Promise<void> {
   const obj = await ctx.store.get(ctx.info.namespace, ctx.info.name!);
@@ -115,7 +115,7 @@ export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOpti
   if (grace !== undefined) opts.gracePeriodSeconds = parseInt(grace, 10);
   const policy = query(ctx, 'propagationPolicy');
   if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
-  if (query(ctx, 'orphanDependents') === 'true') opts.orphanDependents = true;
+  if (query(ctx, 'orphanDependents') !== undefined) opts.orphanDependents = queryBool(query(ctx, 'orphanDependents'));
   if (opts.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {
     throw badRequest(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"`);
   }

@@ -5,7 +5,7 @@
  */
 import type { WatchEventOut } from '../../registry/types.js';
 import type { Watch } from '../../registry/store.js';
-import { parseResourceVersion } from '../../api/list-options.js';
+import { parseResourceVersion, queryBool } from '../../api/list-options.js';
 import { setLongTimeout, type LongTimeout } from '../../util/long-timeout.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, query } from './context.js';
@@ -96,7 +96,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     watch = await store.watch(ctx.info.namespace, {
       labelSelector: query(ctx, 'labelSelector'), fieldSelector: query(ctx, 'fieldSelector'),
       resourceVersion: query(ctx, 'resourceVersion'),
-      sendInitialEvents: query(ctx, 'sendInitialEvents') === 'true' ? true : undefined,
+      sendInitialEvents: queryBool(query(ctx, 'sendInitialEvents')) ? true : undefined,
     }, send, () => finish());
   } catch (e: any) {
     if (e?.status) send({ type: 'ERROR', object: e.status });
@@ -106,16 +106,18 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   if (!open) { watch.close(); return; }
   // Before any event, a bookmark may claim the revision the watch started from.
   if (Number(lastRV) < watch.startRevision) lastRV = String(watch.startRevision);
-  if (query(ctx, 'sendInitialEvents') === 'true' && query(ctx, 'allowWatchBookmarks') === 'true') {
+  if (queryBool(query(ctx, 'sendInitialEvents')) && queryBool(query(ctx, 'allowWatchBookmarks'))) {
     // The end of the initial events, as the WatchList protocol marks it.
     send({ type: 'BOOKMARK', object: bookmark(store, lastRV, true) });
   }
   // 0 (or none) means no limit. Upstream turns a negative timeout into a timer that has
   // already fired, so such a watch ends at once; a huge one is just very long (setLongTimeout).
   if (timeoutSeconds !== undefined && timeoutSeconds !== 0n) timers.push(setLongTimeout(finish, clampToNumber(timeoutSeconds) * 1000));
-  if (query(ctx, 'allowWatchBookmarks') === 'true') {
-    const tick = () => { send({ type: 'BOOKMARK', object: bookmark(store, lastRV, false) }); timers.push(setLongTimeout(tick, bookmarkEveryMs)); };
-    timers.push(setLongTimeout(tick, bookmarkEveryMs));
+  if (queryBool(query(ctx, 'allowWatchBookmarks'))) {
+    // One slot, re-armed: a watch that lives for days keeps one bookmark timer, not one per tick.
+    const slot = timers.length;
+    const tick = () => { send({ type: 'BOOKMARK', object: bookmark(store, lastRV, false) }); timers[slot] = setLongTimeout(tick, bookmarkEveryMs); };
+    timers[slot] = setLongTimeout(tick, bookmarkEveryMs);
   }
 }
 
