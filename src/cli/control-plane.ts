@@ -19,6 +19,7 @@ import { instrumentBackend } from '../apiserver/instrumented-backend.js';
 import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/admission/index.js';
 import { createAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
 import { createLogger, Logger } from '../util/log.js';
+import type { PortRange } from '../util/port-range.js';
 import { realClock } from '../util/clock.js';
 import type { RunningControllers } from './controller-manager.js';
 import type { ControllerConfig } from '../controllers/types.js';
@@ -34,6 +35,8 @@ export interface ControlPlaneOptions {
   controllers?: string;
   controllerConfig?: Partial<ControllerConfig>;
   admission?: Partial<AdmissionConfig>;
+  /** --service-node-port-range (default 30000-32767). */
+  serviceNodePortRange?: PortRange;
 }
 
 export interface ControlPlane {
@@ -55,12 +58,12 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const pki = await ensureClusterPKI(opts.dataDir, { hosts });
   const metrics = createMetrics();
   const backend = instrumentBackend(openSqliteBackend(join(opts.dataDir, 'state.db'), { logger: logger.with('storage') }), metrics);
-  const services = new ServiceAllocator(() => registry);
+  const services = new ServiceAllocator(() => registry, opts.serviceNodePortRange);
   const defaultStorageClass = defaultStorageClassAdmission(() => registry);
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
-  const registry: Registry = new Registry(backend, realClock, async (op, info, obj) => {
+  const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
-    await services.admit(op, info, obj);
+    await services.admit(op, info, obj, old);
     await defaultStorageClass(op, info, obj);
   });
   let ready = false;

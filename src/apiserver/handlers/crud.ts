@@ -9,6 +9,7 @@ import { writeJSON, writeJSONItems } from '../respond.js';
 import { checkFields } from '../field-validation.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
+import { queryInt64 } from './query-int.js';
 
 export async function handleGet(ctx: HandlerContext): Promise<void> {
   const obj = await ctx.store.get(ctx.info.namespace, ctx.info.name!);
@@ -27,10 +28,9 @@ export function writeObject(ctx: HandlerContext, code: number, obj: any): void {
 }
 
 export async function handleList(ctx: HandlerContext): Promise<void> {
-  const limit = query(ctx, 'limit');
   const opts = {
     labelSelector: query(ctx, 'labelSelector'), fieldSelector: query(ctx, 'fieldSelector'),
-    limit: limit ? parseInt(limit, 10) : undefined, continue: query(ctx, 'continue'),
+    limit: queryInt64(ctx, 'limit'), continue: query(ctx, 'continue'),
     resourceVersion: query(ctx, 'resourceVersion'), resourceVersionMatch: query(ctx, 'resourceVersionMatch'),
   };
   if (ctx.rendering === 'json') return writeJSONList(ctx, await ctx.store.listJSON(ctx.info.namespace, opts));
@@ -105,8 +105,8 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
 export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   const buf = await readBody(ctx.req);
   const opts: DeleteOptions = buf.length && buf.toString().trim() ? decodeBody(buf, mediaType(ctx.req)) : {};
-  const grace = query(ctx, 'gracePeriodSeconds');
-  if (grace !== undefined) opts.gracePeriodSeconds = parseInt(grace, 10);
+  const grace = queryInt64(ctx, 'gracePeriodSeconds');
+  if (grace !== undefined) opts.gracePeriodSeconds = grace;
   const policy = query(ctx, 'propagationPolicy');
   if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   if (query(ctx, 'orphanDependents') === 'true') opts.orphanDependents = true;
