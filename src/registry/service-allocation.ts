@@ -25,6 +25,9 @@ const ipToString = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, 
 /** needsNodePort: NodePort and LoadBalancer services carry node ports. */
 const needsNodePorts = (svc: Service) => svc.spec?.type === 'NodePort' || svc.spec?.type === 'LoadBalancer';
 
+/** NeedsHealthCheck: a LoadBalancer that keeps traffic on the node gets a health check node port. */
+const needsHealthCheck = (svc: Service) => svc.spec?.type === 'LoadBalancer' && svc.spec.externalTrafficPolicy === 'Local';
+
 /** shouldAllocateNodePorts: a LoadBalancer may opt out; requested ports are still honoured. */
 const shouldAllocateNodePorts = (svc: Service) =>
   svc.spec?.type === 'NodePort' || (svc.spec?.type === 'LoadBalancer' && svc.spec.allocateLoadBalancerNodePorts !== false);
@@ -92,11 +95,16 @@ export class ServiceAllocator {
       spec.clusterIPs = [ip];
     }
     spec.ipFamilies ??= ['IPv4'];
-    if (needsNodePorts(svc)) initNodePorts(svc, this.nodePortOperation(items));
+    if (!needsNodePorts(svc)) return;
+    const op = this.nodePortOperation(items);
+    initNodePorts(svc, op);
+    if (needsHealthCheck(svc)) allocateHealthCheckNodePort(svc, op);
   }
 
   private async allocateUpdate(svc: Service, old: Service): Promise<void> {
-    updateNodePorts(old, svc, this.nodePortOperation(await this.services()));
+    const op = this.nodePortOperation(await this.services());
+    updateNodePorts(old, svc, op);
+    updateHealthCheckNodePort(old, svc, op);
   }
 
   private nodePortOperation(services: Service[]): NodePortOperation {
@@ -122,7 +130,9 @@ function nodePortsOf(svc: Service): number[] {
 
 /** A status write or an update that leaves type and ports alone allocates nothing. */
 function sameNodePortRequest(svc: Service, old: Service): boolean {
-  const shape = (s: Service) => JSON.stringify([s.spec?.type, s.spec?.allocateLoadBalancerNodePorts, s.spec?.ports]);
+  const shape = (s: Service) => JSON.stringify([
+    s.spec?.type, s.spec?.allocateLoadBalancerNodePorts, s.spec?.ports, s.spec?.externalTrafficPolicy, s.spec?.healthCheckNodePort,
+  ]);
   return shape(svc) === shape(old);
 }
 
@@ -192,4 +202,31 @@ function updateNodePorts(old: Service, svc: Service, op: NodePortOperation): voi
     if (err) refuse(svc, i, p.nodePort, err);
     allocated.add(p.nodePort);
   });
+}
+
+/** allocHealthCheckNodePort: a requested port is allocated or refused (as an internal error, upstream's choice), else one is picked. */
+function allocateHealthCheckNodePort(svc: Service, op: NodePortOperation): void {
+  const spec = svc.spec!;
+  const requested = spec.healthCheckNodePort ?? 0;
+  if (!requested) {
+    try {
+      spec.healthCheckNodePort = op.allocateNext();
+    } catch {
+      throw internalError('failed to allocate a HealthCheck NodePort 0: range is full');
+    }
+    return;
+  }
+  const err = op.allocate(requested);
+  if (err) throw internalError(`failed to allocate requested HealthCheck NodePort ${requested}: ${err}`);
+}
+
+/**
+ * updateHealthCheckNodePort: a Service that starts needing one gets one; one
+ * that keeps needing it keeps the old port when the update leaves it out
+ * (patchAllocatedValues), and validation refuses any other change.
+ */
+function updateHealthCheckNodePort(old: Service, svc: Service, op: NodePortOperation): void {
+  if (!needsHealthCheck(svc)) return;
+  if (!needsHealthCheck(old)) return allocateHealthCheckNodePort(svc, op);
+  if (!svc.spec!.healthCheckNodePort && old.spec?.healthCheckNodePort) svc.spec!.healthCheckNodePort = old.spec.healthCheckNodePort;
 }

@@ -105,6 +105,32 @@ describe('numbers, default node port range', () => {
     assert.ok(port >= 30000 && port <= 32767 && port !== 30080 && port !== 30090, `${port}`);
   });
 
+  test('a LoadBalancer with externalTrafficPolicy Local: its healthCheckNodePort is allocated or refused like a node port', async () => {
+    const lb = (name: string, healthCheckNodePort?: number) => JSON.stringify({
+      apiVersion: 'v1', kind: 'Service', metadata: { name },
+      spec: { type: 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{ port: 80 }], ...(healthCheckNodePort ? { healthCheckNodePort } : {}) },
+    });
+    const post = (name: string, hc?: number) => apiRequest(cluster, '/api/v1/namespaces/default/services', { method: 'POST', body: lb(name, hc) });
+    const out = await post('hc-out', 99999);
+    assert.equal(out.status, 500, out.body);
+    assert.equal(out.json().message, 'Internal error occurred: failed to allocate requested HealthCheck NodePort 99999: provided port is not in the valid range. The range of valid ports is 30000-32767');
+    await assertAbsent(cluster, '/api/v1/namespaces/default/services/hc-out');
+    const held = await post('hc-held', 30080);
+    assert.equal(held.json().message, 'Internal error occurred: failed to allocate requested HealthCheck NodePort 30080: provided port is already allocated');
+    await assertAbsent(cluster, '/api/v1/namespaces/default/services/hc-held');
+    const ok = await post('hc-ok');
+    assert.equal(ok.status, 201, ok.body);
+    const { healthCheckNodePort, ports } = ok.json().spec;
+    assert.ok(healthCheckNodePort >= 30000 && healthCheckNodePort <= 32767 && healthCheckNodePort !== ports[0].nodePort, `${healthCheckNodePort}`);
+    // A later update that leaves it out keeps it, as upstream's patchAllocatedValues does.
+    const stored = ok.json();
+    delete stored.spec.healthCheckNodePort;
+    const put = await apiRequest(cluster, '/api/v1/namespaces/default/services/hc-ok', { method: 'PUT', body: JSON.stringify(stored) });
+    assert.equal(put.status, 200, put.body);
+    const after = (await apiRequest(cluster, '/api/v1/namespaces/default/services/hc-ok')).json();
+    assert.equal(after.spec.healthCheckNodePort, healthCheckNodePort);
+  });
+
   test('replicas: 2147483648 does not fit int32: 400 from the decoder (kubectl create)', async () => {
     const path = files.write('deploy-big.yaml', `apiVersion: apps/v1
 kind: Deployment
