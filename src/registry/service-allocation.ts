@@ -70,10 +70,10 @@ export class ServiceAllocator {
   constructor(private readonly registry: () => Registry, private readonly nodePortRange: PortRange = defaultServiceNodePortRange) {}
 
   /** Admission hook: fills spec.clusterIP(s), ipFamilies and node ports on Service creates, node ports on updates. */
-  admit = (op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void> | void => {
+  admit = (op: 'create' | 'update', info: ResourceInfo, obj: Service, old?: Service): Promise<void> | void => {
     if (info.group !== '' || info.plural !== 'services') return;
     if (op === 'update' && (!old || !needsNodePorts(obj) || sameNodePortRequest(obj, old))) return;
-    const run = this.chain.then(() => (op === 'create' ? this.allocate(obj) : this.allocateUpdate(obj, old)));
+    const run = this.chain.then(() => (old ? this.allocateUpdate(obj, old) : this.allocate(obj)));
     this.chain = run.catch(() => undefined);
     return run;
   };
