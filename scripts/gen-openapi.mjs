@@ -285,9 +285,12 @@ function rawDescriptions(generated) {
 async function addIntegerFormats(defs) {
   const modelsDir = path.join(root, 'node_modules', '@kubernetes', 'client-node', 'dist', 'gen', 'models');
   const cap = (w) => w.charAt(0).toUpperCase() + w.slice(1);
+  const integerLeaf = (prop) => (prop.type === 'integer' ? prop : prop.items?.type === 'integer' ? prop.items
+    : prop.additionalProperties?.type === 'integer' ? prop.additionalProperties : undefined);
   let count = 0;
   for (const [full, def] of Object.entries(defs)) {
-    if (!def.properties) continue;
+    // Only definitions with integer fields need their model loaded.
+    if (!Object.values(def.properties ?? {}).some(integerLeaf)) continue;
     const parts = full.split('.');
     const [name, version, group] = [parts.at(-1), parts.at(-2), parts.at(-3)];
     const candidates = [`${cap(group)}${cap(version)}${name}`, `${cap(version)}${name}`];
@@ -298,8 +301,7 @@ async function addIntegerFormats(defs) {
     for (const [field, prop] of Object.entries(def.properties)) {
       const format = byJSONName.get(field);
       if (format !== 'int32' && format !== 'int64') continue;
-      const target = prop.type === 'integer' ? prop : prop.items?.type === 'integer' ? prop.items
-        : prop.additionalProperties?.type === 'integer' ? prop.additionalProperties : undefined;
+      const target = integerLeaf(prop);
       if (target) { target.format = format; count++; }
     }
   }
