@@ -26,9 +26,9 @@
  * Runs on every build; deterministic (sorted output, no timestamps).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import tsj from 'ts-json-schema-generator';
 import ts from 'typescript';
 
@@ -227,7 +227,7 @@ function checkRefs(defs) {
   for (const [name, def] of Object.entries(defs)) walk(def, name);
 }
 
-function main() {
+async function main() {
   const started = Date.now();
   const modules = collectModules();
   // ts-json-schema-generator's programmatic API over our own program: parser and formatter only.
@@ -244,13 +244,14 @@ function main() {
     convertModule(mod, sf, rawDescriptions(generateModule(ctx, sf)), defs);
   }
   defs[INT_OR_STRING] = intOrStringDefinition;
+  const formats = await addIntegerFormats(defs);
   checkRefs(defs);
   const sorted = Object.fromEntries(Object.keys(defs).sort().map((k) => [k, defs[k]]));
   const body = `${JSON.stringify(sorted, null, 1)}\n`;
   mkdirSync(path.dirname(outFile), { recursive: true });
   writeFileSync(outFile, body);
   const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
-  console.log(`gen-openapi: ${Object.keys(sorted).length} definitions from ${modules.length} modules -> ${path.relative(root, outFile)} (${(body.length / 1024).toFixed(0)} KiB, sha256 ${hash}, ${Date.now() - started} ms)`);
+  console.log(`gen-openapi: ${Object.keys(sorted).length} definitions from ${modules.length} modules -> ${path.relative(root, outFile)} (${(body.length / 1024).toFixed(0)} KiB, sha256 ${hash}, ${formats} integer formats, ${Date.now() - started} ms)`);
 }
 
 /**
@@ -271,4 +272,40 @@ function rawDescriptions(generated) {
   return generated;
 }
 
-main();
+/**
+ * kubernetes-types writes every integer as `number`, dropping the Go type;
+ * upstream's OpenAPI says int32 or int64 (`format`), which the server's
+ * decoder needs to refuse numbers a field cannot hold. @kubernetes/client-node
+ * is generated from upstream's OpenAPI and keeps the format per field
+ * (`attributeTypeMap`), so read it from there: `io.k8s.api.core.v1.PodSpec`
+ * is the model `CoreV1PodSpec` or `V1PodSpec`. Returns how many were set;
+ * an integer left without one decodes as int32 (test/unit/numbers.test.ts
+ * checks that none is left).
+ */
+async function addIntegerFormats(defs) {
+  const modelsDir = path.join(root, 'node_modules', '@kubernetes', 'client-node', 'dist', 'gen', 'models');
+  const cap = (w) => w.charAt(0).toUpperCase() + w.slice(1);
+  const integerLeaf = (prop) => (prop.type === 'integer' ? prop : prop.items?.type === 'integer' ? prop.items
+    : prop.additionalProperties?.type === 'integer' ? prop.additionalProperties : undefined);
+  let count = 0;
+  for (const [full, def] of Object.entries(defs)) {
+    // Only definitions with integer fields need their model loaded.
+    if (!Object.values(def.properties ?? {}).some(integerLeaf)) continue;
+    const parts = full.split('.');
+    const [name, version, group] = [parts.at(-1), parts.at(-2), parts.at(-3)];
+    const candidates = [`${cap(group)}${cap(version)}${name}`, `${cap(version)}${name}`];
+    const file = candidates.map((c) => path.join(modelsDir, `${c}.js`)).find((f) => existsSync(f));
+    if (!file) continue;
+    const model = Object.values(await import(pathToFileURL(file).href))[0];
+    const byJSONName = new Map((model.attributeTypeMap ?? []).map((a) => [a.baseName, a.format]));
+    for (const [field, prop] of Object.entries(def.properties)) {
+      const format = byJSONName.get(field);
+      if (format !== 'int32' && format !== 'int64') continue;
+      const target = integerLeaf(prop);
+      if (target) { target.format = format; count++; }
+    }
+  }
+  return count;
+}
+
+await main();

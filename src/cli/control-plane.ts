@@ -18,6 +18,7 @@ import { instrumentBackend } from '../apiserver/instrumented-backend.js';
 import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/admission/index.js';
 import { createAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
 import { createLogger, Logger } from '../util/log.js';
+import type { PortRange } from '../util/port-range.js';
 import { realClock } from '../util/clock.js';
 import type { RunningControllers } from './controller-manager.js';
 import type { ControllerConfig } from '../controllers/types.js';
@@ -38,6 +39,8 @@ export interface ControlPlaneOptions {
   requestTimeoutMs?: number;
   /** How long a read for a resourceVersion the store has not reached waits for it (default 3 s). */
   freshnessWaitMs?: number;
+  /** --service-node-port-range (default 30000-32767). */
+  serviceNodePortRange?: PortRange;
 }
 
 export interface ControlPlane {
@@ -79,12 +82,12 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   cleanups.push(() => backend.close());
   // Certificates are written 0644 by the PKI code; in the data directory they are 0600 too.
   secureDataDir(opts.dataDir);
-  const services = new ServiceAllocator(() => registry);
+  const services = new ServiceAllocator(() => registry, opts.serviceNodePortRange);
   const defaultStorageClass = defaultStorageClassAdmission(() => registry);
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
-  const registry: Registry = new Registry(backend, realClock, async (op, info, obj) => {
+  const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
-    await services.admit(op, info, obj);
+    await services.admit(op, info, obj, old);
     await defaultStorageClass(op, info, obj);
   }, { freshnessWaitMs: opts.freshnessWaitMs });
   let ready = false;

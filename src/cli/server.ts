@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { startControlPlane } from './control-plane.js';
 import { parseDuration } from './duration.js';
+import { parsePortRange, type PortRange } from '../util/port-range.js';
 
 export const serverHelp = `Run the k8ts API server.
 
@@ -14,6 +15,8 @@ Flags:
       --bind string              address to bind to (default 127.0.0.1)
       --token-auth-file string   static bearer tokens, CSV: token,user,uid,"group1,group2"
       --advertise-address string address written into admin.conf (default: the bind address)
+      --service-node-port-range string
+                                 ports reserved for NodePort services, e.g. 30000-32767 or 30000+2767 (default 30000-32767)
       --controllers string       in-process controllers: all, none, or a list such as
                                  daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,scheduler (default all)
       --node-monitor-grace-period duration
@@ -43,6 +46,7 @@ export async function runServer(args: string[]): Promise<number> {
       'default-unreachable-toleration-seconds': { type: 'string', default: '300' },
       'request-timeout': { type: 'string', default: '1m0s' },
       'resource-version-wait': { type: 'string' },
+      'service-node-port-range': { type: 'string', default: '30000-32767' },
     },
   });
   if (!values['data-dir']) { console.error('Error: --data-dir is required'); return 1; }
@@ -51,10 +55,17 @@ export async function runServer(args: string[]): Promise<number> {
   let requestTimeoutMs: number;
   try { requestTimeoutMs = parseDuration(values['request-timeout']!); } catch { requestTimeoutMs = NaN; }
   if (!(requestTimeoutMs > 0)) { console.error(`Error: invalid --request-timeout "${values['request-timeout']}"`); return 1; }
+  let serviceNodePortRange: PortRange;
+  try {
+    serviceNodePortRange = parsePortRange(values['service-node-port-range']!);
+  } catch (e) {
+    console.error(`Error: invalid argument "${values['service-node-port-range']}" for "--service-node-port-range" flag: ${(e as Error).message}`);
+    return 1;
+  }
   const cp = await startControlPlane({
     requestTimeoutMs,
     dataDir: values['data-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
-    advertiseAddress: values['advertise-address'], controllers: values.controllers,
+    advertiseAddress: values['advertise-address'], controllers: values.controllers, serviceNodePortRange,
     admission: {
       notReadyTolerationSeconds: Number(values['default-not-ready-toleration-seconds']),
       unreachableTolerationSeconds: Number(values['default-unreachable-toleration-seconds']),

@@ -1,48 +1,114 @@
 /**
- * Service cluster IPs and node ports, allocated on create as the service
- * registry does upstream: cluster IPs from the service CIDR (10.96.0.0/12;
- * 10.96.0.1 belongs to the `kubernetes` service), node ports from
- * 30000-32767. Allocations are serialized in-process and checked against
- * every existing Service, so two creates never get the same address.
+ * Service cluster IPs and node ports, allocated as the service registry does
+ * upstream (pkg/registry/core/service/storage/alloc.go): cluster IPs from the
+ * service CIDR (10.96.0.0/12; 10.96.0.1 belongs to the `kubernetes` service)
+ * on create, node ports from --service-node-port-range (30000-32767 by
+ * default) on create and on updates that add or change them. A requested
+ * node port must lie in the range and be free, else the write is refused
+ * with the port allocator's words. Allocations are serialized in-process and
+ * checked against every existing Service, so two writes never get the same
+ * address.
  */
+import type { Service, ServicePort } from 'kubernetes-types/core/v1.js';
 import type { ResourceInfo } from '../api/resources.js';
-import { invalidObject } from '../api/status.js';
+import { invalidObject, internalError } from '../api/status.js';
+import { invalid } from '../api/field-errors.js';
+import { defaultServiceNodePortRange, portRangeContains, portRangeString, type PortRange } from '../util/port-range.js';
 import type { Registry } from './registry.js';
 
 const serviceCIDRBase = (10 << 24) | (96 << 16);
 const serviceCIDRSize = 1 << 20;
 export const kubernetesServiceIP = '10.96.0.1';
-const nodePortMin = 30000;
-const nodePortMax = 32767;
 
 const ipToString = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+
+/** needsNodePort: NodePort and LoadBalancer services carry node ports. */
+const needsNodePorts = (svc: Service) => svc.spec?.type === 'NodePort' || svc.spec?.type === 'LoadBalancer';
+
+/** NeedsHealthCheck: a LoadBalancer that keeps traffic on the node gets a health check node port. */
+const needsHealthCheck = (svc: Service) => svc.spec?.type === 'LoadBalancer' && svc.spec.externalTrafficPolicy === 'Local';
+
+/** shouldAllocateNodePorts: a LoadBalancer may opt out; requested ports are still honoured. */
+const shouldAllocateNodePorts = (svc: Service) =>
+  svc.spec?.type === 'NodePort' || (svc.spec?.type === 'LoadBalancer' && svc.spec.allocateLoadBalancerNodePorts !== false);
+
+/**
+ * One allocation's view of the node port range (portallocator's
+ * PortAllocationOperation): the ports other Services hold plus those taken so far.
+ */
+class NodePortOperation {
+  constructor(private readonly range: PortRange, private readonly used: Set<number>) {}
+
+  /** Allocate(port): the port allocator's error text, or undefined once the port is taken. */
+  allocate(port: number): string | undefined {
+    if (!portRangeContains(this.range, port)) {
+      return `provided port is not in the valid range. The range of valid ports is ${portRangeString(this.range)}`;
+    }
+    if (this.used.has(port)) return 'provided port is already allocated';
+    this.used.add(port);
+    return undefined;
+  }
+
+  /** AllocateNext: a free port from a random offset, as upstream's bitmap allocator picks. */
+  allocateNext(): number {
+    const { base, size } = this.range;
+    const start = Math.floor(Math.random() * size);
+    for (let i = 0; i < size; i++) {
+      const port = base + ((start + i) % size);
+      if (!this.used.has(port)) {
+        this.used.add(port);
+        return port;
+      }
+    }
+    throw internalError('failed to allocate a nodePort: range is full');
+  }
+}
 
 export class ServiceAllocator {
   private chain: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly registry: () => Registry) {}
+  constructor(private readonly registry: () => Registry, private readonly nodePortRange: PortRange = defaultServiceNodePortRange) {}
 
-  /** Admission hook: fills spec.clusterIP(s), ipFamilies and node ports on Service creates. */
-  admit = (op: 'create' | 'update', info: ResourceInfo, obj: any): Promise<void> | void => {
-    if (op !== 'create' || info.group !== '' || info.plural !== 'services') return;
-    const run = this.chain.then(() => this.allocate(obj));
+  /** Admission hook: fills spec.clusterIP(s), ipFamilies and node ports on Service creates, node ports on updates. */
+  admit = (op: 'create' | 'update', info: ResourceInfo, obj: Service, old?: Service): Promise<void> | void => {
+    if (info.group !== '' || info.plural !== 'services') return;
+    if (op === 'update' && (!old || !needsNodePorts(obj) || sameNodePortRequest(obj, old))) return;
+    const run = this.chain.then(() => (old ? this.allocateUpdate(obj, old) : this.allocate(obj)));
     this.chain = run.catch(() => undefined);
     return run;
   };
 
-  private async allocate(svc: any): Promise<void> {
+  /** Every stored Service; on update that includes the old object, whose ports stay held as upstream's do until the write. */
+  private async services(): Promise<Service[]> {
+    const { items } = await this.registry().store('', 'v1', 'services')!.list(undefined);
+    return items as Service[];
+  }
+
+  private async allocate(svc: Service): Promise<void> {
     const spec = svc.spec ?? (svc.spec = {});
     if (spec.type === 'ExternalName') return;
-    const store = this.registry().store('', 'v1', 'services')!;
-    const { items } = await store.list(undefined);
+    const items = await this.services();
     if (!spec.clusterIP) {
-      const used = new Set(items.flatMap((s: any) => s.spec?.clusterIPs ?? [s.spec?.clusterIP]).filter(Boolean));
-      const ip = svc.metadata.namespace === 'default' && svc.metadata.name === 'kubernetes' ? kubernetesServiceIP : this.freeIP(used);
+      const used = new Set(items.flatMap((s) => s.spec?.clusterIPs ?? [s.spec?.clusterIP]).filter((ip): ip is string => !!ip));
+      const ip = svc.metadata?.namespace === 'default' && svc.metadata?.name === 'kubernetes' ? kubernetesServiceIP : this.freeIP(used);
       spec.clusterIP = ip;
       spec.clusterIPs = [ip];
     }
     spec.ipFamilies ??= ['IPv4'];
-    if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') this.allocateNodePorts(svc, items);
+    if (!needsNodePorts(svc)) return;
+    const op = this.nodePortOperation(items);
+    initNodePorts(svc, op);
+    if (needsHealthCheck(svc)) allocateHealthCheckNodePort(svc, op);
+  }
+
+  private async allocateUpdate(svc: Service, old: Service): Promise<void> {
+    const op = this.nodePortOperation(await this.services());
+    updateNodePorts(old, svc, op);
+    updateHealthCheckNodePort(old, svc, op);
+  }
+
+  private nodePortOperation(services: Service[]): NodePortOperation {
+    return new NodePortOperation(this.nodePortRange, new Set(services.flatMap(nodePortsOf)));
   }
 
   private freeIP(used: Set<string>): string {
@@ -54,15 +120,113 @@ export class ServiceAllocator {
     }
     throw invalidObject('Service', '', '', [{ type: 'InternalError', field: 'spec.clusterIPs', detail: 'failed to allocate a serviceIP: range is full' }]);
   }
+}
 
-  private allocateNodePorts(svc: any, items: any[]): void {
-    const used = new Set<number>(items.flatMap((s: any) => (s.spec?.ports ?? []).map((p: any) => p.nodePort)).filter(Boolean));
-    for (const p of svc.spec.ports ?? []) {
-      if (p.nodePort) { used.add(p.nodePort); continue; }
-      let port = nodePortMin + Math.floor(Math.random() * (nodePortMax - nodePortMin + 1));
-      for (let i = 0; used.has(port) && i <= nodePortMax - nodePortMin; i++) port = port === nodePortMax ? nodePortMin : port + 1;
-      p.nodePort = port;
-      used.add(port);
+function nodePortsOf(svc: Service): number[] {
+  const ports = (svc.spec?.ports ?? []).map((p) => p.nodePort ?? 0);
+  if (svc.spec?.healthCheckNodePort) ports.push(svc.spec.healthCheckNodePort);
+  return ports.filter((p) => p > 0);
+}
+
+/** A status write or an update that leaves type and ports alone allocates nothing. */
+function sameNodePortRequest(svc: Service, old: Service): boolean {
+  const shape = (s: Service) => JSON.stringify([
+    s.spec?.type, s.spec?.allocateLoadBalancerNodePorts, s.spec?.ports, s.spec?.externalTrafficPolicy, s.spec?.healthCheckNodePort,
+  ]);
+  return shape(svc) === shape(old);
+}
+
+function refuse(svc: Service, index: number, port: number, why: string): never {
+  throw invalidObject('Service', '', svc.metadata?.name ?? '', [invalid(`spec.ports[${index}].nodePort`, port, why)]);
+}
+
+/**
+ * initNodePorts: ports that share a port number (TCP and UDP 53) share a
+ * node port; a requested one is allocated or refused, the rest are picked.
+ */
+function initNodePorts(svc: Service, op: NodePortOperation): void {
+  const ports: ServicePort[] = svc.spec?.ports ?? [];
+  const byPort = new Map<number, number>();
+  const allocate = shouldAllocateNodePorts(svc);
+  ports.forEach((p, i) => {
+    if (!p.nodePort && !allocate) return;
+    const allocated = byPort.get(p.port);
+    if (allocated === undefined) {
+      const requested = ports.find((q) => q.port === p.port && q.nodePort)?.nodePort;
+      if (requested) {
+        const err = op.allocate(requested);
+        if (err) refuse(svc, i, requested, err);
+        p.nodePort = requested;
+      } else {
+        p.nodePort = op.allocateNext();
+      }
+      byPort.set(p.port, p.nodePort);
+    } else if (p.nodePort !== allocated) {
+      if (!p.nodePort) {
+        p.nodePort = allocated;
+      } else {
+        const err = op.allocate(p.nodePort);
+        if (err) refuse(svc, i, p.nodePort, err);
+      }
     }
+  });
+}
+
+/**
+ * updateNodePorts: ports the old object held are kept without a check, new
+ * requests are allocated or refused, and missing ones are taken back from the
+ * old port of the same name (patchAllocatedValues) or picked.
+ */
+function updateNodePorts(old: Service, svc: Service, op: NodePortOperation): void {
+  const oldPorts = new Set(needsNodePorts(old) ? (old.spec?.ports ?? []).map((p) => p.nodePort ?? 0).filter((p) => p > 0) : []);
+  const oldByName = new Map((old.spec?.ports ?? []).map((p) => [p.name ?? '', p.nodePort ?? 0]));
+  const ports: ServicePort[] = svc.spec?.ports ?? [];
+  const taken = new Set<number>(ports.map((p) => p.nodePort ?? 0).filter((p) => p > 0));
+  const allocated = new Set<number>();
+  const allocate = shouldAllocateNodePorts(svc);
+  ports.forEach((p, i) => {
+    if (!p.nodePort && needsNodePorts(old)) {
+      const before = oldByName.get(p.name ?? '') ?? 0;
+      if (before && !taken.has(before)) {
+        p.nodePort = before;
+        taken.add(before);
+      }
+    }
+    if (!p.nodePort && !allocate) return;
+    if (!p.nodePort) {
+      p.nodePort = op.allocateNext();
+      return;
+    }
+    if (oldPorts.has(p.nodePort) || allocated.has(p.nodePort)) return;
+    const err = op.allocate(p.nodePort);
+    if (err) refuse(svc, i, p.nodePort, err);
+    allocated.add(p.nodePort);
+  });
+}
+
+/** allocHealthCheckNodePort: a requested port is allocated or refused (as an internal error, upstream's choice), else one is picked. */
+function allocateHealthCheckNodePort(svc: Service, op: NodePortOperation): void {
+  const spec = svc.spec!;
+  const requested = spec.healthCheckNodePort ?? 0;
+  if (!requested) {
+    try {
+      spec.healthCheckNodePort = op.allocateNext();
+    } catch {
+      throw internalError('failed to allocate a HealthCheck NodePort 0: range is full');
+    }
+    return;
   }
+  const err = op.allocate(requested);
+  if (err) throw internalError(`failed to allocate requested HealthCheck NodePort ${requested}: ${err}`);
+}
+
+/**
+ * updateHealthCheckNodePort: a Service that starts needing one gets one; one
+ * that keeps needing it keeps the old port when the update leaves it out
+ * (patchAllocatedValues), and validation refuses any other change.
+ */
+function updateHealthCheckNodePort(old: Service, svc: Service, op: NodePortOperation): void {
+  if (!needsHealthCheck(svc)) return;
+  if (!needsHealthCheck(old)) return allocateHealthCheckNodePort(svc, op);
+  if (!svc.spec!.healthCheckNodePort && old.spec?.healthCheckNodePort) svc.spec!.healthCheckNodePort = old.spec.healthCheckNodePort;
 }

@@ -7,6 +7,7 @@
  * Maps and preserve-unknown-fields subtrees accept any key.
  */
 import { decodeTreeFor, goTypeOf, type DecodeNode } from './compile.js';
+import { fitsGoInt, goNumberText } from './goints.js';
 
 /** sigs.k8s.io/json stops collecting strict errors after 100. */
 const MAX_ERRORS = 100;
@@ -84,7 +85,8 @@ function isContainer(node: DecodeNode): boolean {
 
 /**
  * Values whose JSON type cannot decode into the field's Go type, each as
- * encoding/json words it. Upstream fails on the first (400 BadRequest,
+ * encoding/json words it; numbers must also fit the field's int32/int64
+ * (goints.ts). Upstream fails on the first (400 BadRequest,
  * `<Kind> in version "<v>" cannot be handled as a <Kind>: <message>`);
  * null is accepted everywhere, as Go does.
  */
@@ -150,12 +152,15 @@ function typesIn(node: DecodeNode, value: unknown, ctx: Context, out: string[]):
       return;
     case 'number':
       if (kind !== 'number') out.push(typeError(kind, node.goType, ctx));
+      // JSON.parse makes 1e400 Infinity; strconv.ParseFloat refuses it as out of range.
+      else if (!Number.isFinite(value)) out.push(typeError(`number ${goNumberText(value as number)}`, node.goType, ctx));
       return;
     case 'integer':
     case 'intOrString':
       if (kind === 'string' && node.kind === 'intOrString') return;
       if (kind !== 'number') out.push(typeError(kind, goTypeOf(node), ctx));
-      else if (!Number.isInteger(value)) out.push(typeError(`number ${String(value)}`, node.goType, ctx));
+      // A numeric IntOrString holds an int32 (its UnmarshalJSON decodes into IntVal).
+      else if (!fitsGoInt(value as number, node.goType)) out.push(typeError(`number ${goNumberText(value as number)}`, node.goType, ctx));
       return;
     case 'quantity':
       if (kind !== 'string' && kind !== 'number') out.push(quantityFormat);

@@ -89,7 +89,9 @@ function compile(s: OpenAPISchema, where: string): DecodeNode {
       return { kind: 'array', goType: `[]${goTypeOf(items)}`, items };
     }
     case 'string': return { kind: 'string', goType: 'string' };
-    case 'integer': return { kind: 'integer', goType: s.format === 'int64' ? 'int64' : 'int32' };
+    // Every served integer says int32 or int64 (scripts/gen-openapi.mjs); without one, take the wider
+    // type, so definitions generated before formats existed never refuse a valid int64.
+    case 'integer': return { kind: 'integer', goType: s.format === 'int32' ? 'int32' : 'int64' };
     case 'number': return { kind: 'number', goType: 'float64' };
     case 'boolean': return { kind: 'boolean', goType: 'bool' };
     default: return ANY;

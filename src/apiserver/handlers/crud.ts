@@ -111,8 +111,8 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
 export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   const buf = await readBody(ctx.req);
   const opts: DeleteOptions = buf.length && buf.toString().trim() ? decodeBody(buf, mediaType(ctx.req)) : {};
-  const grace = query(ctx, 'gracePeriodSeconds');
-  if (grace !== undefined) opts.gracePeriodSeconds = parseInt(grace, 10);
+  const grace = int64Param(ctx, 'gracePeriodSeconds');
+  if (grace !== undefined) opts.gracePeriodSeconds = clampToNumber(grace);
   const policy = query(ctx, 'propagationPolicy');
   if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   if (query(ctx, 'orphanDependents') !== undefined) opts.orphanDependents = queryBool(query(ctx, 'orphanDependents'));

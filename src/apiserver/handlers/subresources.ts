@@ -11,8 +11,11 @@ import { kindKey } from '../../api/resources.js';
 import { prepareFinalize } from '../../registry/strategies/namespaces.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
 import { writeJSON } from '../respond.js';
-import { HandlerContext, isDryRun } from './context.js';
+import { checkFields } from '../field-validation.js';
+import { HandlerContext, isDryRun, query } from './context.js';
 import { writeObject } from './crud.js';
+
+const scaleKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
 export function toScale(obj: any): any {
   let selector = '';
@@ -47,6 +50,8 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
   const updated = await store.guaranteedUpdate(info.namespace, info.name!, (cur) => {
     const scale = toScale(cur);
     const next = patchType ? applyPatch(patchType, scale, patchOrScale, 'autoscaling/v1/Scale') : patchOrScale;
+    // Decoded as an autoscaling/v1 Scale: spec.replicas must fit its int32.
+    checkFields(scaleKind, next, query(ctx, 'fieldValidation'), ctx.res);
     const replicas = next?.spec?.replicas;
     if (!Number.isInteger(replicas) || replicas < 0) {
       throw badRequest(`Scale.autoscaling "${info.name}" is invalid: spec.replicas: Invalid value: ${replicas}: must be greater than or equal to 0`);
