@@ -78,6 +78,27 @@ export function deadlineFor(req: IncomingMessage, res: ServerResponse, ms: numbe
 }
 
 /**
+ * Before an answer that did not read the whole body (401, 413, a decode error), the rest of the
+ * body is read and thrown away for up to `ms`: a client still writing it then gets the answer
+ * instead of a broken pipe (Node's client, unlike Go's, drops a response it got while its write
+ * failed), and the connection can carry its next request. A body still unfinished by then is
+ * not waited for: the answer goes out with Connection: close.
+ */
+export async function settleBody(req: IncomingMessage, res: ServerResponse, ms: number): Promise<void> {
+  if (!req.complete) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      const done = () => { clearTimeout(timer); resolve(); };
+      req.once('end', done);
+      req.once('close', done);
+      req.once('error', done);
+      req.resume();
+    });
+  }
+  if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close');
+}
+
+/**
  * For an error that escaped serve() itself (a bug): log it, answer 500 if
  * the response has not started, otherwise drop this one connection.
  */

@@ -22,7 +22,7 @@ import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleLi
 import { handleWatch } from './handlers/watch.js';
 import { handleApproval, handleBinding, handleEviction, handleFinalize, handleScale } from './handlers/subresources.js';
 import { versionInfo } from './version.js';
-import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
+import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
 export interface ApiServerOptions {
   registry: Registry;
@@ -40,6 +40,9 @@ export interface ApiServer {
   listen(port: number, host: string): Promise<AddressInfo>;
   close(): Promise<void>;
 }
+
+/** How long an error answer waits for the rest of a request body it will not use. */
+const settleBodyMs = 2_000;
 
 const anonymousPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/', '/livez/', '/readyz/']);
 
@@ -80,7 +83,7 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
   try {
     if (!anonymousPaths.has(url.pathname)) {
       const user = await opts.authenticate(req);
-      if (!user) { req.resume(); if (!req.complete) res.setHeader('Connection', 'close'); return writeStatus(res, unauthorized().status); }
+      if (!user) { await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2)); return writeStatus(res, unauthorized().status); }
     }
     if (!info.isResourceRequest) return await serveNonResource(opts, req, res, url, info);
     await serveResource(opts, req, res, url, info);
@@ -88,7 +91,8 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     const status = toStatus(err);
     if (status.code >= 500) opts.logger.error('request failed', { method: req.method, path: url.pathname, err: (err as Error)?.stack ?? String(err) });
     if (res.headersSent) { res.end(); return; }
-    if (!req.complete) res.setHeader('Connection', 'close');
+    await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2));
+    if (res.headersSent) return;
     writeStatus(res, status);
   }
 }

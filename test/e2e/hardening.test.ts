@@ -102,7 +102,7 @@ describe('stalled requests (item 8), with --request-timeout 2s', () => {
     await assertServing(cluster);
   });
 
-  test('an anonymous stalled body gets 401 and the connection is closed, not held', async () => {
+  test('an anonymous stalled body gets 401 and the connection is closed within the request timeout, not held', async () => {
     const head = 'POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
     const r = await rawRequest(cluster, `${head}{"apiVersi`, { anonymous: true, waitMs: 15_000 });
     assert.equal(r.status, 401, r.text);
