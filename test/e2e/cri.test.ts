@@ -135,7 +135,7 @@ describe('k8ts agent --runtime cri (containerd)', () => {
       if (w?.reason) seen.add(w.reason);
       assert.equal(p.status.phase, 'Pending');
       return seen.has('ErrImagePull') && seen.has('ImagePullBackOff');
-    }, 30_000, 'ErrImagePull and ImagePullBackOff');
+    }, 60_000, 'ErrImagePull and ImagePullBackOff');
     const table = (await cluster!.kubectl(['get', 'pod', 'noimage'])).stdout;
     assert.match(table, /ErrImagePull|ImagePullBackOff/);
   });

@@ -52,6 +52,10 @@ export interface PodEntry {
   waiting: Map<string, { reason: string; message?: string }>;
   /** Bumped by every change this runtime makes, so a relist that started before it does not overwrite it. */
   epoch: number;
+  /** The parts of the pod a sync depends on, to tell a real change from our own status write echoing back. */
+  specKey?: string;
+  /** The next resync (back-off retry or periodic). */
+  resyncTimer?: unknown;
   syncing: boolean;
   syncAgain: boolean;
   terminating: boolean;

@@ -19,8 +19,12 @@
  *     again. Older dead instances beyond the last one are removed.
  *  3. Every relistPeriod (1 s, as the PLEG) the sandboxes and containers
  *     labeled with this node are listed; new or changed ones are inspected,
- *     the pod's listener is called, and every known pod is synced again (the
- *     level-triggered loop that restarts crashed containers).
+ *     the pod's listener is called and the pod synced (a container that
+ *     exited is restarted or put in back-off). A pod is also synced when its
+ *     spec, labels, annotations or deletion change (not on status-only
+ *     updates, as upstream's pod config), 10-15 s after a sync that left a
+ *     container held back (upstream's workerBackOffPeriod with its jitter),
+ *     and every 60-90 s otherwise (syncFrequency).
  *  4. At start the same listing adopts what an earlier kubelet left running:
  *     the agent's next syncPod finds the sandbox and containers there and
  *     keeps them (same container IDs).
@@ -60,6 +64,13 @@ export interface CRIRuntimeOptions {
 
 /** Upstream minimumGracePeriodInSeconds: StopContainer never gets less. */
 const minimumGracePeriodSeconds = 2;
+/** Upstream pod workers: retry a failed sync after workerBackOffPeriod, resync after syncFrequency, both jittered by up to half. */
+const workerBackOffPeriodMs = 10_000;
+const syncFrequencyMs = 60_000;
+const jitter = (ms: number) => ms + Math.random() * ms * 0.5;
+
+/** What a sync depends on: a pod update that changes none of it (our own status write) needs no sync. */
+const syncKey = (pod: Pod) => JSON.stringify([pod.spec, pod.metadata?.labels, pod.metadata?.annotations, pod.metadata?.deletionTimestamp]);
 
 const restartable = (policy: string | undefined, exitCode: number | undefined) =>
   policy === 'Always' || policy === undefined || (policy === 'OnFailure' && exitCode !== 0);
@@ -112,6 +123,9 @@ export class CRIRuntime implements PodRuntime {
       this.byUID.set(p.uid, p);
     }
     p.pod = pod;
+    const key = syncKey(pod);
+    if (key === p.specKey) return;
+    p.specKey = key;
     this.requestSync(p);
   }
 
@@ -127,6 +141,7 @@ export class CRIRuntime implements PodRuntime {
     const p = this.byUID.get(uid);
     if (!p) return;
     this.byUID.delete(uid);
+    this.clearResync(p);
     this.removing.add(uid);
     this.images.forget(uid);
     this.crashBackoff.forget(`${uid}/`);
@@ -155,6 +170,7 @@ export class CRIRuntime implements PodRuntime {
   async close(): Promise<void> {
     this.closed = true;
     if (this.relistTimer) this.opts.timers.clearTimeout(this.relistTimer);
+    for (const p of this.byUID.values()) this.clearResync(p);
     await this.relisting?.catch(() => {});
     this.client.close();
   }
@@ -164,17 +180,30 @@ export class CRIRuntime implements PodRuntime {
   private requestSync(p: PodEntry): void {
     if (p.syncing) { p.syncAgain = true; return; }
     p.syncing = true;
+    this.clearResync(p);
     void (async () => {
+      let failed = false;
       try {
         do {
           p.syncAgain = false;
-          if (this.closed || p.terminating || !p.pod) break;
-          await this.syncOnce(p).catch((e) => this.opts.logger.warn('pod sync failed', { pod: `${p.namespace}/${p.name}`, err: goGRPCError(e) }));
+          if (this.closed || p.terminating || !p.pod) return;
+          failed = await this.syncOnce(p).then(() => false, (e) => {
+            this.opts.logger.warn('pod sync failed', { pod: `${p.namespace}/${p.name}`, err: goGRPCError(e) });
+            return true;
+          });
         } while (p.syncAgain);
       } finally {
         p.syncing = false;
       }
+      if (this.closed || p.terminating || this.byUID.get(p.uid) !== p) return;
+      const delay = failed || p.waiting.size ? jitter(workerBackOffPeriodMs) : jitter(syncFrequencyMs);
+      p.resyncTimer = this.opts.timers.setTimeout(() => { p.resyncTimer = undefined; this.requestSync(p); }, delay);
     })();
+  }
+
+  private clearResync(p: PodEntry): void {
+    if (p.resyncTimer) this.opts.timers.clearTimeout(p.resyncTimer as ReturnType<Timers['setTimeout']>);
+    p.resyncTimer = undefined;
   }
 
   /** What the container should do now: nothing, start (restartCount), or wait in back-off. */
@@ -363,9 +392,10 @@ export class CRIRuntime implements PodRuntime {
         this.opts.logger.info('adopted pod from the container runtime', { pod: `${p.namespace}/${p.name}`, sandboxes: listed.sandboxes.length, containers: listed.containers.length });
       }
       if (p.syncing || p.epoch !== (epochs.get(uid) ?? 0)) continue;
-      if (await this.applyListing(p, listed.sandboxes, listed.containers)) this.emit(uid);
+      if (!(await this.applyListing(p, listed.sandboxes, listed.containers))) continue;
+      this.emit(uid);
+      if (p.pod && !p.terminating) this.requestSync(p);
     }
-    for (const p of this.byUID.values()) if (p.pod && !p.terminating) this.requestSync(p);
   }
 
   /** Updates p from a listing; returns whether anything changed. Skips the update if p changed meanwhile. */
