@@ -12,6 +12,8 @@
  *    hiding the cgroup mounts runc needs: "no cgroup mount found in mountinfo".)
  *    The socket is a file, so the agent and the test reach it from the host
  *    network namespace, where the k8ts server listens on 127.0.0.1;
+ *  - pod network namespaces are mounted under the state dir
+ *    (netns_mounts_under_state_dir), so none is left in /run/netns;
  *  - the images of scripts/images.sh (k8ts.local/pause:1, k8ts.local/busybox:1)
  *    are imported into the CRI's k8s.io namespace.
  *
@@ -79,6 +81,8 @@ state = "${dir}/state"
   sandbox_image = "${pauseImage}"
   restrict_oom_score_adj = true
   enable_selinux = false
+  # Pod network namespaces under the state dir, not /run/netns: nothing of the test outlives its dir.
+  netns_mounts_under_state_dir = true
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "${dir}/cni"

@@ -308,6 +308,7 @@ export class CRIRuntime implements PodRuntime {
       throw e;
     }
     mkdirSync(join(podLogDirectory(this.opts.podLogsDir, pod), c.name), { recursive: true, mode: 0o755 });
+    const started = Date.now();
     let id: string;
     try {
       id = await this.client.createContainer(sandboxId, config, sandboxConfig);
@@ -328,6 +329,7 @@ export class CRIRuntime implements PodRuntime {
       return;
     }
     Object.assign(rec, { state: 'CONTAINER_RUNNING', startedAt: this.opts.timers.now() });
+    this.opts.logger.debug('container started', { pod: `${p.namespace}/${p.name}`, container: c.name, restartCount, durationMs: Date.now() - started });
     p.waiting.delete(c.name);
     p.epoch++;
     this.emit(p.uid);
