@@ -8,7 +8,7 @@ import {
   NodeAgent, SimulatedRuntime, createKubeletMetrics, realTimers, serveMetrics, indexFromName, nodeIPForIndex, podCIDRForIndex, mustParseDuration,
   type MetricsServer, type PodRuntime,
 } from '../kubelet/index.js';
-import { CRIRuntime } from '../kubelet/runtime/cri/index.js';
+import { CRIRuntime, goGRPCError } from '../kubelet/runtime/cri/index.js';
 import { hostInfo } from '../kubelet/hostinfo.js';
 import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
 
@@ -100,7 +100,8 @@ export async function runAgent(args: string[]): Promise<number> {
       });
   } catch (e) {
     clients.close();
-    console.error(`Error: container runtime at ${values['container-runtime-endpoint']}: ${(e as Error).message}`);
+    // Upstream kubelet's words when the runtime does not answer the CRI v1 Version call.
+    console.error(`Error: validate service connection: validate CRI v1 runtime API for endpoint "${values['container-runtime-endpoint']}": ${goGRPCError(e)}`);
     return 1;
   }
   const agent = new NodeAgent({ clients, runtime, logger, metrics }, {
