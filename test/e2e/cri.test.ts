@@ -124,6 +124,22 @@ describe('k8ts agent --runtime cri (containerd)', () => {
     assert.equal(out, 'hi from /tmp on vols\nkept\n');
   });
 
+  test('init containers run in order to completion before the containers', async () => {
+    await cluster!.kubectl(['create', '-f', '-'], {
+      input: podYAML('init', { command: ['sh', '-c', 'cat /work/order; sleep 3600'], volumeMounts: [{ name: 'work', mountPath: '/work' }] }, {
+        initContainers: [
+          { name: 'first', image: busyboxImage, command: ['sh', '-c', 'echo first >> /work/order'], volumeMounts: [{ name: 'work', mountPath: '/work' }] },
+          { name: 'second', image: busyboxImage, command: ['sh', '-c', 'sleep 1; echo second >> /work/order'], volumeMounts: [{ name: 'work', mountPath: '/work' }] },
+        ],
+        volumes: [{ name: 'work', emptyDir: {} }],
+      }),
+    });
+    const pod = await eventually(async () => { const p = await getPod('init'); return p.status?.phase === 'Running' && p; }, 30_000, 'init Running');
+    assert.deepEqual(pod.status.initContainerStatuses.map((s: any) => [s.name, s.state.terminated?.reason, s.state.terminated?.exitCode]), [['first', 'Completed', 0], ['second', 'Completed', 0]]);
+    const logFile = join(podLogsDir, `default_init_${pod.metadata.uid}`, 'main', '0.log');
+    await eventually(async () => { try { return /first\n.*second/.test(readFileSync(logFile, 'utf8')); } catch { return false; } }, 10_000, 'main saw both init outputs in order');
+  });
+
   test('a missing image: ErrImagePull, then ImagePullBackOff', async () => {
     await cluster!.kubectl(['create', '-f', '-'], { input: podYAML('noimage', { image: 'k8ts.local/does-not-exist:1', command: ['true'] }) });
     const seen = new Set<string>();
