@@ -59,6 +59,8 @@ export interface NodeAgentOptions {
   /** --max-pods (default 110). */
   pods?: number;
   ephemeralStorage?: string;
+  /** Allocatable where it differs from capacity (a real node: capacity minus eviction thresholds). */
+  allocatable?: Record<string, string>;
   /** The InternalIP address (and hostIP of its pods). */
   internalIP: string;
   /** spec.podCIDR set at registration (the simulated node IPAM). */
@@ -117,6 +119,12 @@ export function nodeConfigFor(opts: NodeAgentOptions, runtimeVersion: string): N
       cpu: opts.cpu ?? '4', 'ephemeral-storage': opts.ephemeralStorage ?? '100Gi', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0',
       memory: opts.memory ?? '8Gi', pods: String(opts.pods ?? 110),
     },
+    ...(opts.allocatable ? {
+      allocatable: {
+        cpu: opts.cpu ?? '4', 'ephemeral-storage': opts.ephemeralStorage ?? '100Gi', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0',
+        memory: opts.memory ?? '8Gi', pods: String(opts.pods ?? 110), ...opts.allocatable,
+      },
+    } : {}),
     nodeInfo: {
       machineID: id.slice(0, 32), systemUUID: `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20, 32)}`,
       bootID: hexDigest(`${opts.nodeName}/${Date.now()}`).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12}).*$/, '$1-$2-$3-$4-$5'),

@@ -17,11 +17,27 @@
  * runtime (simulated, process, CRI) reports the same way.
  */
 
-export type RuntimeContainerState = 'created' | 'running' | 'exited' | 'unknown';
+/**
+ * 'waiting': no instance runs and the runtime is holding the container back
+ * (an image that cannot be pulled, a restart in back-off, a failed create);
+ * `reason` and `message` say why, in upstream's words (ErrImagePull,
+ * ImagePullBackOff, CrashLoopBackOff, CreateContainerError...).
+ */
+export type RuntimeContainerState = 'created' | 'running' | 'exited' | 'waiting' | 'unknown';
+
+/** How the previous instance of a container ended (containerStatuses[].lastState.terminated). */
+export interface RuntimeTermination {
+  id: string;
+  exitCode: number;
+  reason: string;
+  message?: string;
+  startedAt?: Date;
+  finishedAt?: Date;
+}
 
 export interface RuntimeContainerStatus {
   name: string;
-  /** `<runtime type>://<id>`, as containerStatuses[].containerID. */
+  /** `<runtime type>://<id>`, as containerStatuses[].containerID; '' when no instance was ever created. */
   id: string;
   /** The image as the runtime resolved it (docker.io/library/nginx:latest). */
   image: string;
@@ -31,10 +47,12 @@ export interface RuntimeContainerStatus {
   startedAt?: Date;
   finishedAt?: Date;
   exitCode?: number;
-  /** Terminated reason (Completed, Error, OOMKilled) and message. */
+  /** Terminated reason (Completed, Error, OOMKilled) or waiting reason, and message. */
   reason?: string;
   message?: string;
   restartCount: number;
+  /** The previous instance, when the container was restarted. */
+  lastTermination?: RuntimeTermination;
   /**
    * Readiness as a readiness probe reports it. Undefined means the runtime has
    * no opinion and a running container without a readiness probe is ready

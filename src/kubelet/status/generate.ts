@@ -51,7 +51,7 @@ export function containerStatus(spec: any, rc: RuntimeContainerStatus | undefine
     };
   }
   const out: any = {
-    containerID: rc.id, image: rc.image, imageID: rc.imageID, lastState: {}, name: spec.name,
+    ...(rc.id ? { containerID: rc.id } : {}), image: rc.image || spec.image, imageID: rc.imageID, lastState: lastState(rc), name: spec.name,
     ready: false, restartCount: rc.restartCount, started: false, state: {},
   };
   switch (rc.state) {
@@ -74,6 +74,9 @@ export function containerStatus(spec: any, rc: RuntimeContainerStatus | undefine
     case 'created':
       out.state = { waiting: { reason: 'ContainerCreating' } };
       break;
+    case 'waiting':
+      out.state = { waiting: { reason: rc.reason ?? defaultWaiting, ...(rc.message ? { message: rc.message } : {}) } };
+      break;
     default:
       out.state = { waiting: {} };
   }
@@ -81,6 +84,17 @@ export function containerStatus(spec: any, rc: RuntimeContainerStatus | undefine
   // A regular init container is ready once it exited 0 (upstream convertToAPIContainerStatuses).
   if (isInit && !isSidecar(spec)) out.ready = out.state.terminated?.exitCode === 0;
   return out;
+}
+
+function lastState(rc: RuntimeContainerStatus): any {
+  const t = rc.lastTermination;
+  if (!t) return {};
+  return {
+    terminated: {
+      containerID: t.id, exitCode: t.exitCode, reason: t.reason, ...(t.message ? { message: t.message } : {}),
+      ...(t.startedAt ? { startedAt: rfc3339(t.startedAt) } : {}), ...(t.finishedAt ? { finishedAt: rfc3339(t.finishedAt) } : {}),
+    },
+  };
 }
 
 function byName(statuses: any[], name: string): any | undefined {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what the real-node tests (test/e2e/cri.test.ts) need from Debian's
+# packages and builds the local OCI images (scripts/images.sh). Idempotent:
+# installed packages and built images are left as they are. The tests start
+# their own private containerd; nothing here starts or configures the
+# machine's containerd service.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+packages=(containerd runc containernetworking-plugins busybox-static iproute2 util-linux)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+containerd --version
+runc --version | head -1
+[ -x /usr/lib/cni/bridge ] || { echo "CNI plugins missing in /usr/lib/cni" >&2; exit 1; }
+if [ ! -s build/images/pause.tar ] || [ ! -s build/images/busybox.tar ]; then
+  scripts/images.sh build/images
+fi

@@ -1,0 +1,462 @@
+/**
+ * The CRI runtime: pods run as sandboxes and containers of a CRI runtime
+ * (containerd) reached over its socket (upstream pkg/kubelet/kuberuntime,
+ * cut down; v1.32 behaviour):
+ *
+ *  1. syncPod records the pod and starts a sync, one at a time per pod
+ *     (computePodActions + SyncPod): create the sandbox when the pod has none
+ *     ready and something should run; run init containers one by one, each to
+ *     exit 0 (a sidecar, restartPolicy Always, is started and kept running);
+ *     then start every container that has no instance, and restart exited
+ *     ones as restartPolicy says (Always; OnFailure when the exit code is not
+ *     0), the second restart on waiting out the back-off (CrashLoopBackOff,
+ *     10 s doubling to 5 min).
+ *  2. Starting a container: ensure its image (images.ts), mount its volumes
+ *     (volumes.ts), CreateContainer with the config of config.ts, then
+ *     StartContainer; a failure holds the container back with upstream's
+ *     reason (ErrImagePull, ImagePullBackOff, CreateContainerConfigError,
+ *     CreateContainerError, RunContainerError) until the next sync tries
+ *     again. Older dead instances beyond the last one are removed.
+ *  3. Every relistPeriod (1 s, as the PLEG) the sandboxes and containers
+ *     labeled with this node are listed; new or changed ones are inspected,
+ *     the pod's listener is called and the pod synced (a container that
+ *     exited is restarted or put in back-off). A pod is also synced when its
+ *     spec, labels, annotations or deletion change (not on status-only
+ *     updates, as upstream's pod config), 10-15 s after a sync that left a
+ *     container held back (upstream's workerBackOffPeriod with its jitter),
+ *     and every 60-90 s otherwise (syncFrequency).
+ *  4. At start the same listing adopts what an earlier kubelet left running:
+ *     the agent's next syncPod finds the sandbox and containers there and
+ *     keeps them (same container IDs).
+ *  5. killPod stops the containers with the grace period (StopContainer's
+ *     timeout, at least upstream's 2 s minimum) then the sandbox; removePod
+ *     removes the sandbox (and with it the containers) and the pod's emptyDirs.
+ *  6. close() only stops listening: the containers keep running.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Logger } from '../../../util/log.js';
+import type { PodRuntime, RuntimePodStatus } from '../runtime.js';
+import type { Timers } from '../../timers.js';
+import { CRIClient } from './client.js';
+import { ContainerConfigError, containerConfig, labelNodeName, labelPodName, labelPodNamespace, labelPodUID, podLogDirectory, podSandboxConfig, type PodContext } from './config.js';
+import { ImageManager, goGRPCError } from './images.js';
+import { MountError, containerMounts, removePodDir } from './volumes.js';
+import { Backoff, goDuration } from './backoff.js';
+import { instances, latestSandbox, newPodEntry, nsToDate, podStatus, type ContainerRecord, type PodEntry } from './podstate.js';
+import type * as cri from './types.js';
+
+export interface CRIRuntimeOptions {
+  /** unix:///run/containerd/containerd.sock */
+  endpoint: string;
+  nodeName: string;
+  hostIP: string;
+  /** Where container logs go (/var/log/pods). */
+  podLogsDir: string;
+  /** The kubelet's directory (/var/lib/kubelet): emptyDir volumes live under it. */
+  rootDir: string;
+  logger: Logger;
+  timers: Timers;
+  /** PLEG relist period (1 s). */
+  relistPeriodMs?: number;
+}
+
+/** Upstream minimumGracePeriodInSeconds: StopContainer never gets less. */
+const minimumGracePeriodSeconds = 2;
+/** Upstream pod workers: retry a failed sync after workerBackOffPeriod, resync after syncFrequency, both jittered by up to half. */
+const workerBackOffPeriodMs = 10_000;
+const syncFrequencyMs = 60_000;
+const jitter = (ms: number) => ms + Math.random() * ms * 0.5;
+
+/** What a sync depends on: a pod update that changes none of it (our own status write) needs no sync. */
+const syncKey = (pod: Pod) => JSON.stringify([pod.spec, pod.metadata?.labels, pod.metadata?.annotations, pod.metadata?.deletionTimestamp]);
+
+const restartable = (policy: string | undefined, exitCode: number | undefined) =>
+  policy === 'Always' || policy === undefined || (policy === 'OnFailure' && exitCode !== 0);
+
+export class CRIRuntime implements PodRuntime {
+  readonly type: string;
+  readonly version: string;
+  private readonly byUID = new Map<string, PodEntry>();
+  /** Pods being removed: a relist must not adopt them again. */
+  private readonly removing = new Set<string>();
+  private readonly listeners: ((uid: string) => void)[] = [];
+  private readonly changed = new Set<string>();
+  private readonly images: ImageManager;
+  private readonly crashBackoff: Backoff;
+  private readonly ctx: PodContext;
+  private relistTimer?: ReturnType<Timers['setTimeout']>;
+  private relisting?: Promise<void>;
+  private closed = false;
+
+  /** Connects, reads the runtime's version and adopts what it already runs for this node. */
+  static async connect(opts: CRIRuntimeOptions): Promise<CRIRuntime> {
+    const client = new CRIClient(opts.endpoint);
+    try {
+      const v = await client.version();
+      const rt = new CRIRuntime(client, v, opts);
+      await rt.relist();
+      rt.scheduleRelist();
+      return rt;
+    } catch (e) {
+      client.close();
+      throw e;
+    }
+  }
+
+  private constructor(readonly client: CRIClient, v: cri.VersionResponse, private readonly opts: CRIRuntimeOptions) {
+    this.type = v.runtimeName;
+    this.version = `${v.runtimeName}://${v.runtimeVersion}`;
+    const now = () => opts.timers.now().getTime();
+    this.images = new ImageManager(client, now);
+    this.crashBackoff = new Backoff(now);
+    this.ctx = { nodeName: opts.nodeName, podLogsDir: opts.podLogsDir, hostIP: opts.hostIP };
+  }
+
+  syncPod(pod: any): void {
+    if (this.closed) return;
+    const m = (pod as Pod).metadata!;
+    let p = this.byUID.get(m.uid!);
+    if (!p) {
+      p = newPodEntry(m.uid!, m.namespace!, m.name!);
+      this.byUID.set(p.uid, p);
+    }
+    p.pod = pod;
+    const key = syncKey(pod);
+    if (key === p.specKey) return;
+    p.specKey = key;
+    this.requestSync(p);
+  }
+
+  killPod(uid: string, gracePeriodMs: number): Promise<void> {
+    const p = this.byUID.get(uid);
+    if (!p) return Promise.resolve();
+    p.terminating = true;
+    p.killing ??= this.stopPod(p, Math.max(minimumGracePeriodSeconds, Math.ceil(gracePeriodMs / 1000)));
+    return p.killing;
+  }
+
+  removePod(uid: string): void {
+    const p = this.byUID.get(uid);
+    if (!p) return;
+    this.byUID.delete(uid);
+    this.clearResync(p);
+    this.removing.add(uid);
+    this.images.forget(uid);
+    this.crashBackoff.forget(`${uid}/`);
+    void (async () => {
+      try {
+        for (const sb of p.sandboxes) await this.ignoreNotFound(this.client.removePodSandbox(sb.id));
+        for (const c of p.containers) await this.ignoreNotFound(this.client.removeContainer(c.id));
+        removePodDir(this.opts.rootDir, uid);
+      } catch (e) {
+        this.opts.logger.warn('failed to remove pod', { pod: `${p.namespace}/${p.name}`, err: e });
+      } finally {
+        this.removing.delete(uid);
+      }
+    })();
+  }
+
+  status(uid: string): RuntimePodStatus | undefined {
+    const p = this.byUID.get(uid);
+    return p && podStatus(p, this.type, this.opts.hostIP);
+  }
+
+  pods(): string[] { return [...this.byUID.keys()]; }
+
+  onPodEvent(listener: (uid: string) => void): void { this.listeners.push(listener); }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.relistTimer) this.opts.timers.clearTimeout(this.relistTimer);
+    for (const p of this.byUID.values()) this.clearResync(p);
+    await this.relisting?.catch(() => {});
+    this.client.close();
+  }
+
+  // --- sync ---------------------------------------------------------------
+
+  private requestSync(p: PodEntry): void {
+    if (p.syncing) { p.syncAgain = true; return; }
+    p.syncing = true;
+    this.clearResync(p);
+    void (async () => {
+      let failed = false;
+      try {
+        do {
+          p.syncAgain = false;
+          if (this.closed || p.terminating || !p.pod) return;
+          failed = await this.syncOnce(p).then(() => false, (e) => {
+            this.opts.logger.warn('pod sync failed', { pod: `${p.namespace}/${p.name}`, err: goGRPCError(e) });
+            return true;
+          });
+        } while (p.syncAgain);
+      } finally {
+        p.syncing = false;
+      }
+      if (this.closed || p.terminating || this.byUID.get(p.uid) !== p) return;
+      const delay = failed || p.waiting.size ? jitter(workerBackOffPeriodMs) : jitter(syncFrequencyMs);
+      p.resyncTimer = this.opts.timers.setTimeout(() => { p.resyncTimer = undefined; this.requestSync(p); }, delay);
+    })();
+  }
+
+  private clearResync(p: PodEntry): void {
+    if (p.resyncTimer) this.opts.timers.clearTimeout(p.resyncTimer as ReturnType<Timers['setTimeout']>);
+    p.resyncTimer = undefined;
+  }
+
+  /** What the container should do now: nothing, start (restartCount), or wait in back-off. */
+  private containerAction(p: PodEntry, c: Container, policy: string | undefined): { start: number } | 'keep' | 'done' {
+    const [latest] = instances(p, c.name);
+    if (!latest) return { start: 0 };
+    if (latest.state === 'CONTAINER_RUNNING' || latest.state === 'CONTAINER_CREATED') return 'keep';
+    if (!restartable(policy, latest.exitCode)) return 'done';
+    return { start: latest.attempt + 1 };
+  }
+
+  private async syncOnce(p: PodEntry): Promise<void> {
+    const pod = p.pod!;
+    const spec = pod.spec!;
+    const policy = spec.restartPolicy;
+    const init = spec.initContainers ?? [];
+    // Something still has to run (else a pod whose sandbox is gone stays down, as upstream).
+    const work = [...init, ...spec.containers].some((c) => this.containerAction(p, c, c.restartPolicy === 'Always' ? 'Always' : policy) !== 'done');
+    let sb = latestSandbox(p);
+    if (!sb || sb.state !== 'SANDBOX_READY') {
+      if (!work) return;
+      sb = await this.createSandbox(p, sb ? sb.attempt + 1 : 0);
+      if (!sb) return;
+    }
+    // Init containers, in order: each must exit 0 before the next (sidecars only need to start).
+    for (const c of init) {
+      const sidecar = c.restartPolicy === 'Always';
+      const action = this.containerAction(p, c, sidecar ? 'Always' : policy === 'Never' ? 'Never' : 'OnFailure');
+      const [latest] = instances(p, c.name);
+      if (action === 'keep') { if (sidecar) continue; return; }
+      if (action === 'done') {
+        if (latest?.exitCode === 0) continue;
+        return; // a failed init container under restartPolicy Never: the pod fails
+      }
+      await this.startWithBackoff(p, sb.id, c, action.start, latest);
+      if (!sidecar) return;
+    }
+    for (const c of spec.containers) {
+      const action = this.containerAction(p, c, policy);
+      if (typeof action !== 'object') continue;
+      await this.startWithBackoff(p, sb.id, c, action.start, instances(p, c.name)[0]);
+    }
+  }
+
+  /** Restarts honour the crash back-off (upstream doBackOff); the first start does not wait. */
+  private async startWithBackoff(p: PodEntry, sandboxId: string, c: Container, restartCount: number, latest?: ContainerRecord): Promise<void> {
+    const key = `${p.uid}/${c.name}`;
+    if (latest && latest.state === 'CONTAINER_EXITED') {
+      const finished = latest.finishedAt?.getTime() ?? 0;
+      if (this.crashBackoff.isInBackOffSince(key, finished)) {
+        const delay = goDuration(this.crashBackoff.get(key));
+        this.setWaiting(p, c.name, 'CrashLoopBackOff', `back-off ${delay} restarting failed container=${c.name} pod=${p.name}_${p.namespace}(${p.uid})`);
+        return;
+      }
+      this.crashBackoff.next(key);
+    }
+    await this.startContainer(p, sandboxId, c, restartCount);
+  }
+
+  private async createSandbox(p: PodEntry, attempt: number) {
+    const pod = p.pod!;
+    const config = podSandboxConfig(pod, this.ctx, attempt);
+    mkdirSync(config.logDirectory!, { recursive: true, mode: 0o755 });
+    const started = Date.now();
+    let id: string;
+    try {
+      id = await this.client.runPodSandbox(config);
+    } catch (e) {
+      // Upstream: CreatePodSandboxError; the containers stay ContainerCreating and the next sync retries.
+      this.opts.logger.warn('failed to create pod sandbox', { pod: `${p.namespace}/${p.name}`, err: goGRPCError(e) });
+      return undefined;
+    }
+    const st = await this.client.podSandboxStatus(id);
+    const sb = { id, attempt, state: st.state, createdAt: nsToDate(st.createdAt), ip: st.network?.ip || undefined };
+    p.sandboxes.push(sb);
+    p.epoch++;
+    this.opts.logger.debug('pod sandbox started', { pod: `${p.namespace}/${p.name}`, sandbox: id, ip: sb.ip, durationMs: Date.now() - started });
+    this.emit(p.uid);
+    return sb;
+  }
+
+  private setWaiting(p: PodEntry, name: string, reason: string, message?: string): void {
+    const old = p.waiting.get(name);
+    if (old?.reason === reason && old.message === message) return;
+    p.waiting.set(name, { reason, message });
+    p.epoch++;
+    this.emit(p.uid);
+  }
+
+  private async startContainer(p: PodEntry, sandboxId: string, c: Container, restartCount: number): Promise<void> {
+    const pod = p.pod!;
+    const sandboxConfig = podSandboxConfig(pod, this.ctx, latestSandbox(p)?.attempt ?? 0);
+    const image = await this.images.ensureImageExists(p.uid, c, sandboxConfig);
+    if ('reason' in image) { this.setWaiting(p, c.name, image.reason, image.message); return; }
+    let config: cri.ContainerConfig;
+    try {
+      const mounts = containerMounts(pod, c, this.opts.rootDir);
+      config = containerConfig({ pod, container: c, imageRef: image.imageRef, restartCount, mounts, podIP: latestSandbox(p)?.ip }, this.ctx);
+    } catch (e) {
+      if (e instanceof MountError) { this.setWaiting(p, c.name, 'ContainerCreating', e.message); return; }
+      if (e instanceof ContainerConfigError) { this.setWaiting(p, c.name, 'CreateContainerConfigError', e.message); return; }
+      throw e;
+    }
+    mkdirSync(join(podLogDirectory(this.opts.podLogsDir, pod), c.name), { recursive: true, mode: 0o755 });
+    const started = Date.now();
+    let id: string;
+    try {
+      id = await this.client.createContainer(sandboxId, config, sandboxConfig);
+    } catch (e) {
+      this.setWaiting(p, c.name, 'CreateContainerError', goGRPCError(e));
+      return;
+    }
+    const now = this.opts.timers.now();
+    const rec: ContainerRecord = {
+      id, name: c.name, attempt: restartCount, sandboxId, state: 'CONTAINER_CREATED', image: c.image ?? '', imageRef: image.imageRef, createdAt: now,
+    };
+    p.containers.push(rec);
+    p.epoch++;
+    try {
+      await this.client.startContainer(id);
+    } catch (e) {
+      this.setWaiting(p, c.name, 'RunContainerError', goGRPCError(e));
+      return;
+    }
+    Object.assign(rec, { state: 'CONTAINER_RUNNING', startedAt: this.opts.timers.now() });
+    this.opts.logger.debug('container started', { pod: `${p.namespace}/${p.name}`, container: c.name, restartCount, durationMs: Date.now() - started });
+    p.waiting.delete(c.name);
+    p.epoch++;
+    this.emit(p.uid);
+    await this.pruneDeadInstances(p, c.name);
+  }
+
+  /** Upstream container GC keeps one dead instance per container (for lastState and `logs --previous`). */
+  private async pruneDeadInstances(p: PodEntry, name: string): Promise<void> {
+    const dead = instances(p, name).slice(2).filter((c) => c.state === 'CONTAINER_EXITED');
+    for (const c of dead) {
+      await this.ignoreNotFound(this.client.removeContainer(c.id));
+      p.containers = p.containers.filter((x) => x.id !== c.id);
+      p.epoch++;
+    }
+  }
+
+  private async stopPod(p: PodEntry, timeoutSeconds: number): Promise<void> {
+    // Let an in-flight sync finish first: it may be creating a container this stop must see.
+    while (p.syncing) await new Promise((r) => setTimeout(r, 20));
+    const running = p.containers.filter((c) => c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_CREATED');
+    await Promise.all(running.map((c) => this.ignoreNotFound(this.client.stopContainer(c.id, timeoutSeconds))));
+    for (const sb of p.sandboxes) if (sb.state === 'SANDBOX_READY') await this.ignoreNotFound(this.client.stopPodSandbox(sb.id));
+    await this.refreshPod(p);
+    this.emit(p.uid);
+  }
+
+  private async ignoreNotFound(call: Promise<unknown>): Promise<void> {
+    try { await call; } catch (e) { if ((e as { code?: number }).code !== 5) throw e; }
+  }
+
+  // --- relist (PLEG) ------------------------------------------------------
+
+  private scheduleRelist(): void {
+    if (this.closed) return;
+    this.relistTimer = this.opts.timers.setTimeout(() => {
+      this.relisting = this.relist()
+        .catch((e) => this.opts.logger.warn('relist failed', { err: goGRPCError(e) }))
+        .finally(() => { this.relisting = undefined; this.scheduleRelist(); });
+    }, this.opts.relistPeriodMs ?? 1000);
+  }
+
+  /** One PLEG relist: list this node's sandboxes and containers, inspect changes, sync every pod. */
+  async relist(): Promise<void> {
+    const selector = { labelSelector: { [labelNodeName]: this.opts.nodeName } };
+    const epochs = new Map([...this.byUID].map(([uid, p]) => [uid, p.epoch]));
+    const [sandboxes, containers] = await Promise.all([this.client.listPodSandbox(selector), this.client.listContainers(selector)]);
+    const byPod = new Map<string, { sandboxes: cri.PodSandbox[]; containers: cri.Container[]; labels: Record<string, string> }>();
+    const group = (labels: Record<string, string>) => {
+      const uid = labels[labelPodUID];
+      if (!byPod.has(uid)) byPod.set(uid, { sandboxes: [], containers: [], labels });
+      return byPod.get(uid)!;
+    };
+    for (const s of sandboxes) group(s.labels).sandboxes.push(s);
+    for (const c of containers) group(c.labels).containers.push(c);
+    for (const uid of new Set([...byPod.keys(), ...this.byUID.keys()])) {
+      if (this.removing.has(uid) || this.closed) continue;
+      const listed = byPod.get(uid) ?? { sandboxes: [], containers: [], labels: {} };
+      let p = this.byUID.get(uid);
+      if (!p) {
+        p = newPodEntry(uid, listed.labels[labelPodNamespace], listed.labels[labelPodName]);
+        this.byUID.set(uid, p);
+        this.opts.logger.info('adopted pod from the container runtime', { pod: `${p.namespace}/${p.name}`, sandboxes: listed.sandboxes.length, containers: listed.containers.length });
+      }
+      if (p.syncing || p.epoch !== (epochs.get(uid) ?? 0)) continue;
+      if (!(await this.applyListing(p, listed.sandboxes, listed.containers))) continue;
+      this.emit(uid);
+      if (p.pod && !p.terminating) this.requestSync(p);
+    }
+  }
+
+  /** Updates p from a listing; returns whether anything changed. Skips the update if p changed meanwhile. */
+  private async applyListing(p: PodEntry, sandboxes: cri.PodSandbox[], containers: cri.Container[]): Promise<boolean> {
+    const epoch = p.epoch;
+    const sbChanged = sandboxes.filter((s) => p.sandboxes.find((x) => x.id === s.id)?.state !== s.state);
+    const cChanged = containers.filter((c) => p.containers.find((x) => x.id === c.id)?.state !== c.state);
+    const gone = p.sandboxes.length + p.containers.length !== sandboxes.length + containers.length;
+    if (!sbChanged.length && !cChanged.length && !gone) return false;
+    const sbStatus = new Map<string, cri.PodSandboxStatus>();
+    const cStatus = new Map<string, cri.ContainerStatus>();
+    // A sandbox or container removed meanwhile answers NOT_FOUND: it is simply left without details.
+    await Promise.all([
+      ...sbChanged.map((s) => this.client.podSandboxStatus(s.id).then((st) => { sbStatus.set(s.id, st); }, () => undefined)),
+      ...cChanged.map((c) => this.client.containerStatus(c.id).then((st) => { cStatus.set(c.id, st); }, () => undefined)),
+    ]);
+    if (p.epoch !== epoch || p.syncing) return false;
+    p.sandboxes = sandboxes.map((s) => {
+      const old = p.sandboxes.find((x) => x.id === s.id);
+      const st = sbStatus.get(s.id);
+      return { id: s.id, attempt: s.metadata.attempt, state: s.state, createdAt: nsToDate(s.createdAt), ip: st?.network?.ip || old?.ip };
+    });
+    p.containers = containers.map((c) => {
+      const old = p.containers.find((x) => x.id === c.id);
+      const st = cStatus.get(c.id);
+      if (!st) return old ? { ...old, state: c.state } : this.containerRecord(c);
+      return {
+        ...this.containerRecord(c), image: st.image?.image || old?.image || c.image?.image || '', imageRef: st.imageRef || c.imageRef,
+        startedAt: st.startedAt ? nsToDate(st.startedAt) : undefined, finishedAt: st.finishedAt ? nsToDate(st.finishedAt) : undefined,
+        exitCode: st.state === 'CONTAINER_EXITED' ? st.exitCode : undefined, reason: st.reason || undefined, message: st.message || undefined,
+      };
+    });
+    return true;
+  }
+
+  private containerRecord(c: cri.Container): ContainerRecord {
+    return {
+      id: c.id, name: c.metadata.name, attempt: c.metadata.attempt, sandboxId: c.podSandboxId, state: c.state,
+      image: c.image?.userSpecifiedImage || c.image?.image || '', imageRef: c.imageRef, createdAt: nsToDate(c.createdAt),
+    };
+  }
+
+  /** Re-reads one pod's sandboxes and containers now (after stopping it). */
+  private async refreshPod(p: PodEntry): Promise<void> {
+    const selector = { labelSelector: { [labelPodUID]: p.uid, [labelNodeName]: this.opts.nodeName } };
+    const [sandboxes, containers] = await Promise.all([this.client.listPodSandbox(selector), this.client.listContainers(selector)]);
+    p.epoch++;
+    await this.applyListing(p, sandboxes, containers);
+  }
+
+  private emit(uid: string): void {
+    if (this.changed.has(uid)) return;
+    this.changed.add(uid);
+    if (this.changed.size === 1) {
+      queueMicrotask(() => {
+        const uids = [...this.changed];
+        this.changed.clear();
+        for (const u of uids) for (const l of this.listeners) l(u);
+      });
+    }
+  }
+}
