@@ -162,7 +162,9 @@ describe('node lifecycle, taint eviction and pod GC (e2e)', { timeout: 90_000 },
     const t0 = Date.now();
     await cluster.kubectl(['taint', 'nodes', 'worker1', 'k=v:NoExecute']);
     await eventually(() => podGone('now'), 5_000, 'untolerating pod evicted');
-    assert.ok(Date.now() - t0 < 1500, `evicted at once (${Date.now() - t0} ms)`);
+    // "At once" is an order, not a stopwatch (the machine may be loaded): the untolerating pod
+    // is gone while the one that tolerates the taint for 2 s is still there.
+    assert.equal(await podGone('after2'), false, `the untolerating pod went only after the tolerating one (${Date.now() - t0} ms)`);
     await eventually(() => podGone('after2'), 8_000, 'pod with tolerationSeconds 2 evicted');
     const waited = Date.now() - t0;
     assert.ok(waited >= 1800, `evicted after its tolerationSeconds (${waited} ms)`);
