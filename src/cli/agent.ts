@@ -1,6 +1,8 @@
 /** `k8ts agent`: one node agent (kubelet) against any API server; the simulated runtime for now. */
 import { parseArgs } from 'node:util';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Clientset, loadKubeconfig } from '../client/index.js';
 import { createLogger } from '../util/log.js';
 import {
@@ -8,6 +10,7 @@ import {
   type MetricsServer,
 } from '../kubelet/index.js';
 import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
+import { createKubeletServer, selfSignedServingCertificate, type KubeletServer } from '../kubelet/server/index.js';
 
 export const agentHelp = `Run a node agent (kubelet) that registers a node and runs the pods bound to it.
 
@@ -40,6 +43,13 @@ Flags:
       --kube-api-qps int                    client QPS against the API server (default 50)
       --kube-api-burst int                  client burst (default 100)
       --metrics-port int                    serve Prometheus /metrics on 127.0.0.1:PORT (default: off)
+      --kubelet-port int                    port of the kubelet's HTTPS API (logs, health, pods); 0 picks a free one (default 10250)
+      --address string                      address the kubelet's API listens on (default "0.0.0.0")
+      --client-ca-file string               CA bundle whose client certificates may call the kubelet's API
+                                            (default: the cluster CA of --kubeconfig); other callers get 401
+      --tls-cert-file string                the kubelet API's serving certificate (default: a self-signed one made at start)
+      --tls-private-key-file string         its key
+      --pod-logs-dir string                 where container logs are written (default "$TMPDIR/k8ts-kubelet-<node>/pods")
       --no-events                           do not record kubelet events
   -h, --help                                help for agent`;
 
@@ -55,6 +65,8 @@ export async function runAgent(args: string[]): Promise<number> {
       'node-lease-duration-seconds': { type: 'string', default: '40' }, 'node-status-report-frequency': { type: 'string', default: '5m' },
       'kube-api-qps': { type: 'string', default: '50' }, 'kube-api-burst': { type: 'string', default: '100' },
       'metrics-port': { type: 'string' }, 'no-events': { type: 'boolean' },
+      'kubelet-port': { type: 'string', default: '10250' }, address: { type: 'string', default: '0.0.0.0' }, 'client-ca-file': { type: 'string' },
+      'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'pod-logs-dir': { type: 'string' },
     },
   });
   if (!values.kubeconfig) { console.error('Error: --kubeconfig is required'); return 1; }
@@ -63,18 +75,23 @@ export async function runAgent(args: string[]): Promise<number> {
   const index = indexFromName(nodeName);
   const leaseSeconds = parseCountFlag('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
   const logger = createLogger('kubelet');
-  const clients = new Clientset(loadKubeconfig(values.kubeconfig), {
+  const clientConfig = loadKubeconfig(values.kubeconfig);
+  const clients = new Clientset(clientConfig, {
     qps: parseCountFlag('kube-api-qps', values['kube-api-qps']), burst: parseCountFlag('kube-api-burst', values['kube-api-burst']), userAgent: `k8ts-agent/${nodeName}`,
   });
   const metrics = createKubeletMetrics();
   const internalIP = values['node-ip'] ?? nodeIPForIndex(index);
   const podCIDR = values['pod-cidr'] ?? podCIDRForIndex(index);
+  const podLogsDir = values['pod-logs-dir'] ?? join(tmpdir(), `k8ts-kubelet-${nodeName}`, 'pods');
   const runtime = new SimulatedRuntime({
-    podCIDR, hostIP: internalIP,
+    podCIDR, hostIP: internalIP, podLogsDir,
     startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
   });
+  // The kubelet's API listens before the node registers, so the node reports its real port.
+  const kubelet = await startKubeletServer(values, clientConfig.caPem, nodeName, internalIP, logger);
+  const kubeletPort = kubelet.port;
   const agent = new NodeAgent({ clients, runtime, logger, metrics }, {
-    nodeName, internalIP, podCIDR,
+    nodeName, internalIP, podCIDR, kubeletPort,
     labels: { ...parseLabelsFlag('labels', values.labels), ...parseLabelsFlag('node-labels', values['node-labels']) },
     taints: parseTaintsFlag('register-with-taints', values['register-with-taints']), controlPlane: !!values['control-plane'],
     pods: parseCountFlag('max-pods', values['max-pods'], 1), cpu: values.cpu, memory: values.memory, ephemeralStorage: values['ephemeral-storage'],
@@ -85,21 +102,46 @@ export async function runAgent(args: string[]): Promise<number> {
   let metricsServer: MetricsServer | undefined;
   try {
     if (values['metrics-port'] !== undefined) metricsServer = await serveMetrics(metrics.registry, parseCountFlag('metrics-port', values['metrics-port']));
+    kubelet.server.setHost(agent.kubeletHost());
     await agent.start();
   } catch (e) {
     await agent.stop().catch(() => {});
+    await kubelet.server.close();
     await metricsServer?.close();
     clients.close();
     throw e;
   }
   logger.info('node agent running (simulated runtime: no containers really run)', {
-    node: nodeName, internalIP, podCIDR, metricsPort: metricsServer?.port,
+    node: nodeName, internalIP, podCIDR, metricsPort: metricsServer?.port, kubeletPort, podLogsDir,
   });
   return waitForSignal(logger, async () => {
     await agent.stop();
+    await kubelet.server.close();
     await metricsServer?.close();
     clients.close();
   });
+}
+
+/**
+ * The kubelet's HTTPS API on --address:--kubelet-port: serving certificate
+ * from the flags or self-signed, callers authenticated against
+ * --client-ca-file or the cluster CA of the kubeconfig.
+ */
+async function startKubeletServer(values: Record<string, string | boolean | undefined>, clusterCAPem: string | undefined, nodeName: string, internalIP: string,
+  logger: ReturnType<typeof createLogger>): Promise<{ server: KubeletServer; port: number }> {
+  const caFile = values['client-ca-file'] as string | undefined;
+  const clientCAPem = caFile ? readFileSync(caFile, 'utf8') : clusterCAPem;
+  if (!clientCAPem) throw new Error('the kubelet API needs a client CA: pass --client-ca-file, or a kubeconfig with certificate-authority data');
+  const certFile = values['tls-cert-file'] as string | undefined;
+  const keyFile = values['tls-private-key-file'] as string | undefined;
+  if (!!certFile !== !!keyFile) throw new Error('--tls-cert-file and --tls-private-key-file go together');
+  const address = values.address as string;
+  const serving = certFile && keyFile
+    ? { certPem: readFileSync(certFile, 'utf8'), keyPem: readFileSync(keyFile, 'utf8') }
+    : await selfSignedServingCertificate(nodeName, [internalIP, address]);
+  const server = createKubeletServer({ clientCAPem, ...serving, logger: logger.with('server') });
+  const addr = await server.listen(parseCountFlag('kubelet-port', values['kubelet-port'] as string), address);
+  return { server, port: addr.port };
 }
 
 /** Resolves with the exit code once SIGTERM or SIGINT has run `shutdown`. */
