@@ -36,7 +36,13 @@ export async function handlePodLog(ctx: HandlerContext, kubelet: KubeletClient):
   const path = `/containerLogs/${encodeURIComponent(pod.metadata!.namespace!)}/${encodeURIComponent(pod.metadata!.name!)}/${encodeURIComponent(container)}${query ? `?${query}` : ''}`;
   const abort = new AbortController();
   res.once('close', () => abort.abort());
-  const upstream = await kubelet.request({ endpoint, method: 'GET', path, insecureSkipTLSVerify: opts.insecureSkipTLSVerifyBackend, signal: abort.signal });
+  let upstream;
+  try {
+    upstream = await kubelet.request({ endpoint, method: 'GET', path, insecureSkipTLSVerify: opts.insecureSkipTLSVerifyBackend, signal: abort.signal });
+  } catch (e) {
+    if (abort.signal.aborted) return; // the client went away first: nobody to answer
+    throw e;
+  }
   const failed = await checkKubeletResponse(upstream, 'pods/log', name);
   if (failed) throw failed;
   res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });

@@ -70,6 +70,7 @@ export async function handleNodeProxy(ctx: HandlerContext, kubelet: KubeletClien
   try {
     upstream = await kubelet.request({ endpoint, method: req.method ?? 'GET', path, headers: forwardHeaders(req.headers), body: req, signal: abort.signal });
   } catch (e) {
+    if (abort.signal.aborted) return;
     if (e instanceof StatusError && e.status.reason === undefined) throw unknownError(`error trying to reach service: ${e.message.replace(/^\w+ "[^"]*": /, '')}`);
     throw e;
   }
