@@ -10,6 +10,11 @@ export interface SubresourceInfo {
   version: string;
   kind: string;
   verbs: string[];
+  /**
+   * Served by the node's kubelet through the API server (pods/log,
+   * nodes/proxy): a stream, not an object, so no OpenAPI schema of its own.
+   */
+  streamed?: boolean;
 }
 
 export interface ResourceInfo {
@@ -51,11 +56,13 @@ export const resources: ResourceInfo[] = [
   define({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, shortNames: ['ns'], status: true,
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     extra: [{ name: 'finalize', group: '', version: 'v1', kind: 'Namespace', verbs: ['update'] }] }),
-  define({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, shortNames: ['no'], status: true }),
+  define({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, shortNames: ['no'], status: true,
+    extra: [{ name: 'proxy', group: '', version: 'v1', kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'], streamed: true }] }),
   define({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'], categories: ['all'], status: true,
     extra: [
       { name: 'binding', group: '', version: 'v1', kind: 'Binding', verbs: ['create'] },
       { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
+      { name: 'log', group: '', version: 'v1', kind: 'Pod', verbs: ['get'], streamed: true },
     ] }),
   define({ group: '', version: 'v1', kind: 'Binding', plural: 'bindings', namespaced: true, verbs: ['create'] }),
   define({ group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true, shortNames: ['svc'], categories: ['all'], status: true }),

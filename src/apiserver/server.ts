@@ -7,7 +7,7 @@ import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { findResource } from '../api/resources.js';
-import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable } from '../api/status.js';
+import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable, serviceUnavailable } from '../api/status.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
 import type { UserInfo } from './auth/index.js';
@@ -22,6 +22,9 @@ import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleLi
 import { handleWatch } from './handlers/watch.js';
 import { handleApproval, handleBinding, handleEviction, handleFinalize, handleScale } from './handlers/subresources.js';
 import { versionInfo } from './version.js';
+import { handlePodLog } from './handlers/logs.js';
+import { handleNodeProxy } from './handlers/node-proxy.js';
+import type { KubeletClient } from './kubelet-client/client.js';
 import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
 export interface ApiServerOptions {
@@ -34,6 +37,8 @@ export interface ApiServerOptions {
   ready: () => boolean;
   /** Connection and request time bounds; upstream's defaults when absent. */
   timeouts?: Partial<ConnectionTimeouts>;
+  /** How pods/log and nodes/proxy reach kubelets; without it they answer 503. */
+  kubelet?: KubeletClient;
 }
 
 export interface ApiServer {
@@ -170,6 +175,8 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
       case 'eviction': return handleEviction(ctx);
       case 'approval': return handleApproval(ctx);
       case 'finalize': return handleFinalize(ctx);
+      case 'log': return handlePodLog(ctx, kubeletOf(opts, req));
+      case 'proxy': return handleNodeProxy(ctx, kubeletOf(opts, req));
     }
   }
   if (!allowed(rinfo.verbs, info.verb, sub)) { req.resume(); throw methodNotAllowed(); }
@@ -187,6 +194,12 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
 }
 
 function notAllowed(): never { throw methodNotAllowed(); }
+
+function kubeletOf(opts: ApiServerOptions, req: IncomingMessage): KubeletClient {
+  if (opts.kubelet) return opts.kubelet;
+  req.resume();
+  throw serviceUnavailable('this API server has no kubelet client credentials');
+}
 
 function allowed(verbs: string[], verb: string, sub?: string): boolean {
   if (sub === 'status') return ['get', 'update', 'patch'].includes(verb);

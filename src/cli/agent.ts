@@ -1,7 +1,8 @@
 /** `k8ts agent`: one node agent (kubelet) against any API server, with the simulated runtime or a CRI runtime (containerd). */
 import { parseArgs } from 'node:util';
-import { hostname, networkInterfaces } from 'node:os';
-import { mkdirSync } from 'node:fs';
+import { hostname, networkInterfaces, tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Clientset, loadKubeconfig } from '../client/index.js';
 import { createLogger } from '../util/log.js';
 import {
@@ -11,6 +12,7 @@ import {
 import { CRIRuntime, goGRPCError } from '../kubelet/runtime/cri/index.js';
 import { hostInfo } from '../kubelet/hostinfo.js';
 import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
+import { createKubeletServer, selfSignedServingCertificate, type KubeletServer } from '../kubelet/server/index.js';
 
 export const agentHelp = `Run a node agent (kubelet) that registers a node and runs the pods bound to it.
 
@@ -30,7 +32,6 @@ Flags:
       --runtime string                      container runtime: simulated or cri (default "simulated")
       --container-runtime-endpoint string   cri: the runtime's socket (default "unix:///run/containerd/containerd.sock")
       --root-dir string                     cri: the kubelet's directory, emptyDir volumes live under it (default "/var/lib/kubelet")
-      --pod-logs-dir string                 cri: where container logs are written (default "/var/log/pods")
       --labels, --node-labels string        labels added at registration, k=v,k2=v2
       --register-with-taints string         taints added at registration, k=v:Effect,k2:Effect
       --control-plane                       register as a control-plane node (label node-role.kubernetes.io/control-plane
@@ -52,6 +53,14 @@ Flags:
       --kube-api-qps int                    client QPS against the API server (default 50)
       --kube-api-burst int                  client burst (default 100)
       --metrics-port int                    serve Prometheus /metrics on 127.0.0.1:PORT (default: off)
+      --kubelet-port int                    port of the kubelet's HTTPS API (logs, health, pods); 0 picks a free one (default 10250)
+      --address string                      address the kubelet's API listens on (default "0.0.0.0")
+      --client-ca-file string               CA bundle whose client certificates may call the kubelet's API
+                                            (default: the cluster CA of --kubeconfig); other callers get 401
+      --tls-cert-file string                the kubelet API's serving certificate (default: a self-signed one made at start)
+      --tls-private-key-file string         its key
+      --pod-logs-dir string                 where container logs are written (default: cri "/var/log/pods",
+                                            simulated "$TMPDIR/k8ts-kubelet-<node>/pods")
       --no-events                           do not record kubelet events
   -h, --help                                help for agent`;
 
@@ -65,10 +74,12 @@ export async function runAgent(args: string[]): Promise<number> {
       'ephemeral-storage': { type: 'string' }, 'node-ip': { type: 'string' }, 'pod-cidr': { type: 'string' },
       'start-delay': { type: 'string', default: '0s' }, 'ready-delay': { type: 'string', default: '0s' }, 'delete-delay': { type: 'string' },
       'container-runtime-endpoint': { type: 'string', default: 'unix:///run/containerd/containerd.sock' },
-      'root-dir': { type: 'string', default: '/var/lib/kubelet' }, 'pod-logs-dir': { type: 'string', default: '/var/log/pods' },
+      'root-dir': { type: 'string', default: '/var/lib/kubelet' },
       'node-lease-duration-seconds': { type: 'string', default: '40' }, 'node-status-report-frequency': { type: 'string', default: '5m' },
       'kube-api-qps': { type: 'string', default: '50' }, 'kube-api-burst': { type: 'string', default: '100' },
       'metrics-port': { type: 'string' }, 'no-events': { type: 'boolean' },
+      'kubelet-port': { type: 'string', default: '10250' }, address: { type: 'string', default: '0.0.0.0' }, 'client-ca-file': { type: 'string' },
+      'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'pod-logs-dir': { type: 'string' },
     },
   });
   if (!values.kubeconfig) { console.error('Error: --kubeconfig is required'); return 1; }
@@ -78,24 +89,26 @@ export async function runAgent(args: string[]): Promise<number> {
   const index = indexFromName(nodeName);
   const leaseSeconds = parseCountFlag('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
   const logger = createLogger('kubelet');
-  const clients = new Clientset(loadKubeconfig(values.kubeconfig), {
+  const clientConfig = loadKubeconfig(values.kubeconfig);
+  const clients = new Clientset(clientConfig, {
     qps: parseCountFlag('kube-api-qps', values['kube-api-qps']), burst: parseCountFlag('kube-api-burst', values['kube-api-burst']), userAgent: `k8ts-agent/${nodeName}`,
   });
   const metrics = createKubeletMetrics();
   const internalIP = values['node-ip'] ?? (real ? hostIPv4() : nodeIPForIndex(index));
   const podCIDR = values['pod-cidr'] ?? (real ? undefined : podCIDRForIndex(index));
   const rootDir = values['root-dir']!;
+  const podLogsDir = values['pod-logs-dir'] ?? (real ? '/var/log/pods' : join(tmpdir(), `k8ts-kubelet-${nodeName}`, 'pods'));
   const host = real ? (mkdirSync(rootDir, { recursive: true }), hostInfo(rootDir)) : undefined;
   const deleteDelay = values['delete-delay'] ?? (real ? undefined : '200ms');
   let runtime: PodRuntime;
   try {
     runtime = real
       ? await CRIRuntime.connect({
-        endpoint: values['container-runtime-endpoint']!, nodeName, hostIP: internalIP, podLogsDir: values['pod-logs-dir']!, rootDir,
+        endpoint: values['container-runtime-endpoint']!, nodeName, hostIP: internalIP, podLogsDir, rootDir,
         logger: logger.with('cri'), timers: realTimers,
       })
       : new SimulatedRuntime({
-        podCIDR: podCIDR!, hostIP: internalIP,
+        podCIDR: podCIDR!, hostIP: internalIP, podLogsDir,
         startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
       });
   } catch (e) {
@@ -104,8 +117,11 @@ export async function runAgent(args: string[]): Promise<number> {
     console.error(`Error: validate service connection: validate CRI v1 runtime API for endpoint "${values['container-runtime-endpoint']}": ${goGRPCError(e)}`);
     return 1;
   }
+  // The kubelet's API listens before the node registers, so the node reports its real port.
+  const kubelet = await startKubeletServer(values, clientConfig.caPem, nodeName, internalIP, logger);
+  const kubeletPort = kubelet.port;
   const agent = new NodeAgent({ clients, runtime, logger, metrics }, {
-    nodeName, internalIP, podCIDR, simulated: !real,
+    nodeName, internalIP, podCIDR, simulated: !real, kubeletPort,
     ...(host ? { osImage: host.osImage, kernelVersion: host.kernelVersion, allocatable: host.allocatable } : {}),
     labels: { ...parseLabelsFlag('labels', values.labels), ...parseLabelsFlag('node-labels', values['node-labels']) },
     taints: parseTaintsFlag('register-with-taints', values['register-with-taints']), controlPlane: !!values['control-plane'],
@@ -118,21 +134,46 @@ export async function runAgent(args: string[]): Promise<number> {
   let metricsServer: MetricsServer | undefined;
   try {
     if (values['metrics-port'] !== undefined) metricsServer = await serveMetrics(metrics.registry, parseCountFlag('metrics-port', values['metrics-port']));
+    kubelet.server.setHost(agent.kubeletHost());
     await agent.start();
   } catch (e) {
     await agent.stop().catch(() => {});
+    await kubelet.server.close();
     await metricsServer?.close();
     clients.close();
     throw e;
   }
   logger.info(real ? 'node agent running' : 'node agent running (simulated runtime: no containers really run)', {
-    node: nodeName, internalIP, podCIDR, runtime: runtime.version, metricsPort: metricsServer?.port,
+    node: nodeName, internalIP, podCIDR, runtime: runtime.version, metricsPort: metricsServer?.port, kubeletPort, podLogsDir,
   });
   return waitForSignal(logger, async () => {
     await agent.stop();
+    await kubelet.server.close();
     await metricsServer?.close();
     clients.close();
   });
+}
+
+/**
+ * The kubelet's HTTPS API on --address:--kubelet-port: serving certificate
+ * from the flags or self-signed, callers authenticated against
+ * --client-ca-file or the cluster CA of the kubeconfig.
+ */
+async function startKubeletServer(values: Record<string, string | boolean | undefined>, clusterCAPem: string | undefined, nodeName: string, internalIP: string,
+  logger: ReturnType<typeof createLogger>): Promise<{ server: KubeletServer; port: number }> {
+  const caFile = values['client-ca-file'] as string | undefined;
+  const clientCAPem = caFile ? readFileSync(caFile, 'utf8') : clusterCAPem;
+  if (!clientCAPem) throw new Error('the kubelet API needs a client CA: pass --client-ca-file, or a kubeconfig with certificate-authority data');
+  const certFile = values['tls-cert-file'] as string | undefined;
+  const keyFile = values['tls-private-key-file'] as string | undefined;
+  if (!!certFile !== !!keyFile) throw new Error('--tls-cert-file and --tls-private-key-file go together');
+  const address = values.address as string;
+  const serving = certFile && keyFile
+    ? { certPem: readFileSync(certFile, 'utf8'), keyPem: readFileSync(keyFile, 'utf8') }
+    : await selfSignedServingCertificate(nodeName, [internalIP, address]);
+  const server = createKubeletServer({ clientCAPem, ...serving, logger: logger.with('server') });
+  const addr = await server.listen(parseCountFlag('kubelet-port', values['kubelet-port'] as string), address);
+  return { server, port: addr.port };
 }
 
 /** Resolves with the exit code once SIGTERM or SIGINT has run `shutdown`. */

@@ -17,6 +17,7 @@ import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
 import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/admission/index.js';
 import { createAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
+import { createKubeletClient } from '../apiserver/kubelet-client/client.js';
 import { createLogger, Logger } from '../util/log.js';
 import type { PortRange } from '../util/port-range.js';
 import { realClock } from '../util/clock.js';
@@ -93,9 +94,12 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   let ready = false;
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });
   const requestMs = opts.requestTimeoutMs ?? 60_000;
+  // pods/log and nodes/proxy reach kubelets as kube-apiserver-kubelet-client (kubeadm's apiserver-kubelet-client.crt).
+  const kubelet = createKubeletClient(registry, { certPem: pki.kubeletClientCertPem, keyPem: pki.kubeletClientKeyPem });
+  cleanups.push(() => kubelet.close());
   const server = createApiServer({
     registry, tls: serverTLSOptions(pki), authenticate, metrics, logger: logger.with('apiserver'), ready: () => ready,
-    timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) },
+    timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) }, kubelet,
   });
   const addr = await server.listen(opts.port, opts.bind);
   cleanups.push(() => server.close());
@@ -125,6 +129,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     stopSA();
     namespaces.close();
     await server.close();
+    kubelet.close();
     await backend.close();
   })();
   return {

@@ -38,6 +38,8 @@ import { NodeLease, defaultLeaseDurationSeconds } from './nodelease.js';
 import { PodStatusManager } from './status/manager.js';
 import { PodWorkers } from './podworkers.js';
 import type { KubeletMetrics } from './metrics.js';
+import type { KubeletHost } from './server/host.js';
+import { generatePodStatus } from './status/generate.js';
 import {
   annotationSimulated, controlPlaneTaint, initialNode, kubeletVersion, labelControlPlane, labelExcludeFromLB,
   nodeStatus, nodeStatusHasChanged, nodeStatusPatch, reconcileDefaultLabels, type NodeConfig, type NodeHealth, type RecordNodeEvent,
@@ -79,6 +81,8 @@ export interface NodeAgentOptions {
   events?: boolean;
   /** Mark the Node as simulated (annotation k8ts.io/simulated=true). Default true. */
   simulated?: boolean;
+  /** The kubelet server's port, reported in status.daemonEndpoints (default 10250). */
+  kubeletPort?: number;
 }
 
 export interface NodeAgentDeps {
@@ -131,7 +135,7 @@ export function nodeConfigFor(opts: NodeAgentOptions, runtimeVersion: string): N
       kernelVersion: opts.kernelVersion ?? release(), osImage: opts.osImage ?? 'k8ts simulated node', containerRuntimeVersion: runtimeVersion,
       kubeletVersion, kubeProxyVersion: kubeletVersion, operatingSystem: 'linux', architecture: arch === 'arm64' ? 'arm64' : 'amd64',
     },
-    kubeletPort: 10250,
+    kubeletPort: opts.kubeletPort ?? 10250,
   };
 }
 
@@ -239,6 +243,24 @@ export class NodeAgent {
   get currentNode(): any | undefined { return this.node; }
   /** Pods this agent admitted and runs. */
   get podCount(): number { return this.workers.activePods().length; }
+
+  // --- kubelet server (src/kubelet/server): what it reads of this agent ---
+  /** The pods bound to this node and their status as computed now from the runtime. */
+  kubeletHost(): KubeletHost {
+    const podStatus = (pod: any) => {
+      const rs = this.runtime.status(pod.metadata.uid);
+      return rs ? generatePodStatus(pod, rs, { hostIP: this.opts.internalIP, now: this.timers.now() }) : pod.status;
+    };
+    return {
+      nodeName: this.nodeName, runtime: this.runtime, podStatus,
+      pods: () => this.pods.podsOn(this.nodeName).map((p) => ({ ...p, status: podStatus(p) })),
+      podByName: (namespace, name) => {
+        const pod = this.pods.get(`${namespace}/${name}`);
+        return pod?.spec?.nodeName === this.nodeName ? pod : undefined;
+      },
+    };
+  }
+  // --- end kubelet server ---
 
   async stop(opts: { deleteNode?: boolean } = {}): Promise<void> {
     if (this.state === 'stopped') return;

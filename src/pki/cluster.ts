@@ -1,7 +1,10 @@
 /**
  * The cluster's PKI directory, DATA/pki, in kubeadm's layout: ca.crt/ca.key,
  * apiserver.crt/.key (serving), admin.crt/.key (kubernetes-admin,
- * system:masters) and sa.key/sa.pub (service-account token signing).
+ * system:masters), apiserver-kubelet-client.crt/.key (the API server's
+ * client certificate towards kubelets: kube-apiserver-kubelet-client,
+ * system:masters, as kubeadm issues it) and sa.key/sa.pub (service-account
+ * token signing).
  *
  * ensureClusterPKI is idempotent. What exists is loaded and checked with
  * node:crypto only (a warm start costs a few ms); a leaf is (re)issued when it
@@ -25,6 +28,7 @@ export const LEAF_DAYS = 365;
 export const RENEW_BEFORE_DAYS = 30;
 export const ADMIN_USER = 'kubernetes-admin';
 export const ADMIN_GROUP = 'system:masters';
+export const KUBELET_CLIENT_USER = 'kube-apiserver-kubelet-client';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
@@ -36,13 +40,14 @@ export const DEFAULT_SERVING_HOSTS = [
   'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local',
 ];
 
-export type PKIComponent = 'ca' | 'apiserver' | 'admin' | 'sa';
+export type PKIComponent = 'ca' | 'apiserver' | 'admin' | 'apiserver-kubelet-client' | 'sa';
 
 export interface ClusterPKIPaths {
   dir: string;
   caCert: string; caKey: string;
   apiserverCert: string; apiserverKey: string;
   adminCert: string; adminKey: string;
+  kubeletClientCert: string; kubeletClientKey: string;
   serviceAccountKey: string; serviceAccountPublicKey: string;
 }
 
@@ -51,6 +56,7 @@ export interface ClusterPKI {
   caCertPem: string; caKeyPem: string;
   apiserverCertPem: string; apiserverKeyPem: string;
   adminCertPem: string; adminKeyPem: string;
+  kubeletClientCertPem: string; kubeletClientKeyPem: string;
   serviceAccountKeyPem: string; serviceAccountPublicKeyPem: string;
   /** What this call generated or reissued; empty when everything was current. Rewrite kubeconfigs when 'admin' or 'ca' is here. */
   issued: PKIComponent[];
@@ -64,6 +70,7 @@ export function clusterPKIPaths(dataDir: string): ClusterPKIPaths {
     caCert: f('ca.crt'), caKey: f('ca.key'),
     apiserverCert: f('apiserver.crt'), apiserverKey: f('apiserver.key'),
     adminCert: f('admin.crt'), adminKey: f('admin.key'),
+    kubeletClientCert: f('apiserver-kubelet-client.crt'), kubeletClientKey: f('apiserver-kubelet-client.key'),
     serviceAccountKey: f('sa.key'), serviceAccountPublicKey: f('sa.pub'),
   };
 }
@@ -155,7 +162,7 @@ export async function ensureClusterPKI(dataDir: string, opts: { hosts: string[] 
   const hosts = servingHosts(opts.hosts);
   const [ca, sa] = await Promise.all([ensureCA(paths, issued), ensureServiceAccountKey(paths, issued)]);
   const caCert = new X509Certificate(ca.certPem);
-  const [apiserver, admin] = await Promise.all([
+  const [apiserver, admin, kubeletClient] = await Promise.all([
     ensureLeaf({
       component: 'apiserver', certPath: paths.apiserverCert, keyPath: paths.apiserverKey,
       fits: (cert) => hasUsage(cert, SERVER_AUTH) && coversHosts(cert, hosts),
@@ -166,18 +173,28 @@ export async function ensureClusterPKI(dataDir: string, opts: { hosts: string[] 
       fits: (cert) => hasUsage(cert, CLIENT_AUTH) && isAdmin(cert),
       issue: () => issueCertificate({ ca, commonName: ADMIN_USER, organizations: [ADMIN_GROUP], usages: ['client'], days: LEAF_DAYS }),
     }, caCert, issued),
+    ensureLeaf({
+      component: 'apiserver-kubelet-client', certPath: paths.kubeletClientCert, keyPath: paths.kubeletClientKey,
+      fits: (cert) => hasUsage(cert, CLIENT_AUTH) && hasSubject(cert, KUBELET_CLIENT_USER, ADMIN_GROUP),
+      issue: () => issueCertificate({ ca, commonName: KUBELET_CLIENT_USER, organizations: [ADMIN_GROUP], usages: ['client'], days: LEAF_DAYS }),
+    }, caCert, issued),
   ]);
   return {
     paths,
     caCertPem: ca.certPem, caKeyPem: ca.keyPem,
     apiserverCertPem: apiserver.certPem, apiserverKeyPem: apiserver.keyPem,
     adminCertPem: admin.certPem, adminKeyPem: admin.keyPem,
+    kubeletClientCertPem: kubeletClient.certPem, kubeletClientKeyPem: kubeletClient.keyPem,
     serviceAccountKeyPem: sa.keyPem, serviceAccountPublicKeyPem: sa.publicKeyPem,
     issued,
   };
 }
 
 function isAdmin(cert: X509Certificate): boolean {
+  return hasSubject(cert, ADMIN_USER, ADMIN_GROUP);
+}
+
+function hasSubject(cert: X509Certificate, user: string, group: string): boolean {
   const { commonName, organizations } = subjectOf(cert);
-  return commonName === ADMIN_USER && organizations.includes(ADMIN_GROUP);
+  return commonName === user && organizations.includes(group);
 }

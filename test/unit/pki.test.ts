@@ -179,10 +179,10 @@ test('ensureClusterPKI: cold start creates kubeadm\'s files; warm start loads th
   const cold = await timeInFreshProcess(dir);
   const warm = await timeInFreshProcess(dir);
   t.diagnostic(`ensureClusterPKI cold ${cold.ms.toFixed(1)} ms, warm ${warm.ms.toFixed(1)} ms (fresh processes, module load excluded)`);
-  assert.deepEqual([...cold.issued].sort(), ['admin', 'apiserver', 'ca', 'sa']);
+  assert.deepEqual([...cold.issued].sort(), ['admin', 'apiserver', 'apiserver-kubelet-client', 'ca', 'sa']);
   assert.deepEqual(warm.issued, []);
   const files = (await readdir(join(dir, 'pki'))).sort();
-  assert.deepEqual(files, ['admin.crt', 'admin.key', 'apiserver.crt', 'apiserver.key', 'ca.crt', 'ca.key', 'sa.key', 'sa.pub']);
+  assert.deepEqual(files, ['admin.crt', 'admin.key', 'apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key', 'apiserver.crt', 'apiserver.key', 'ca.crt', 'ca.key', 'sa.key', 'sa.pub']);
   for (const f of files) {
     const mode = (await stat(join(dir, 'pki', f))).mode & 0o777;
     assert.equal(mode, f.endsWith('.key') ? 0o600 : 0o644, f);
@@ -201,6 +201,11 @@ test('ensureClusterPKI: idempotent, SANs, admin identity, and reissue only of wh
   assert.equal(admin.commonName, 'kubernetes-admin');
   assert.deepEqual(admin.organizations, ['system:masters']);
   assert.ok(isIssuedBy(first.adminCertPem, first.caCertPem) && isIssuedBy(first.apiserverCertPem, first.caCertPem));
+  // kubeadm's apiserver-kubelet-client.crt: the API server's identity towards kubelets.
+  const kubeletClient = certificateInfo(first.kubeletClientCertPem);
+  assert.equal(kubeletClient.commonName, 'kube-apiserver-kubelet-client');
+  assert.deepEqual(kubeletClient.organizations, ['system:masters']);
+  assert.ok(isIssuedBy(first.kubeletClientCertPem, first.caCertPem));
   assert.equal(createPublicKey(first.serviceAccountKeyPem).export({ type: 'spki', format: 'pem' }), first.serviceAccountPublicKeyPem);
 
   const again = await ensureClusterPKI(dir, { hosts: ['api.example.com', '10.96.0.1'] });
@@ -236,7 +241,7 @@ test('ensureClusterPKI: a new CA replaces every leaf signed by the old one', asy
   const first = await ensureClusterPKI(dir, { hosts: [] });
   await unlink(first.paths.caCert);
   const second = await ensureClusterPKI(dir, { hosts: [] });
-  assert.deepEqual([...second.issued].sort(), ['admin', 'apiserver', 'ca']);
+  assert.deepEqual([...second.issued].sort(), ['admin', 'apiserver', 'apiserver-kubelet-client', 'ca']);
   assert.ok(isIssuedBy(second.adminCertPem, second.caCertPem));
   assert.equal(second.serviceAccountKeyPem, first.serviceAccountKeyPem, 'the service-account key is kept');
 });

@@ -36,7 +36,7 @@ export function openapiGroupVersions(): GroupVersion[] {
 function documents(): Map<string, OpenAPIV3Document> {
   if (!cache) {
     const built = new Map<string, OpenAPIV3Document>();
-    const subresourceKinds = resources.flatMap((r) => r.subresources);
+    const subresourceKinds = resources.flatMap((r) => r.subresources).filter((s) => !s.streamed);
     for (const gv of openapiGroupVersions()) {
       const body = JSON.stringify(buildDocument(gv, subresourceKinds));
       built.set(gvPath(gv), { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase() });

@@ -114,7 +114,7 @@ class Builder {
     if (r.namespaced && has('list')) {
       this.add(`${prefix}/${r.plural}`, [pretty], 'get', { action: 'list', gvk, description: `list or watch objects of kind ${r.kind}`, operationId: `list${this.idPart}${r.kind}ForAllNamespaces`, parameters: listParameters, responses: { 200: list() } });
     }
-    for (const sub of r.subresources) this.subresource(r, sub, item, itemParams, id);
+    for (const sub of r.subresources) if (!sub.streamed) this.subresource(r, sub, item, itemParams, id);
   }
 
   private subresource(r: ResourceInfo, sub: SubresourceInfo, item: string, params: Parameter[], id: (verb: string, suffix?: string) => string): void {

@@ -12,10 +12,18 @@
  *  - `status` reports the sandbox and containers as the runtime knows them;
  *  - `onPodEvent` is the pod lifecycle event generator: the runtime calls the
  *    listener with a pod's UID whenever that pod's runtime status changed.
+ *  - `readLogs` (optional) serves one container instance's log, by its ID,
+ *    as a byte stream; the kubelet server resolves which instance (current
+ *    or previous) from the pod status first, as upstream's
+ *    validateContainerLogStatus does. Runtimes that keep CRI-format log
+ *    files serve them with logs/readCRILog.
  * The agent turns runtime status into API status (phase, conditions,
  * containerStatuses) in `status/generate.ts`, as the kubelet does, so every
  * runtime (simulated, process, CRI) reports the same way.
  */
+
+import type { Readable } from 'node:stream';
+import type { ContainerLogOptions } from '../logs/options.js';
 
 /**
  * 'waiting': no instance runs and the runtime is holding the container back
@@ -100,5 +108,11 @@ export interface PodRuntime {
   /** UIDs of every pod the runtime holds (running or stopped but not removed). */
   pods(): string[];
   onPodEvent(listener: (uid: string) => void): void;
+  /**
+   * The log of container `containerID` (`<type>://<id>`, as in
+   * containerStatuses) of pod `uid`. Throws when the runtime does not know
+   * that container.
+   */
+  readLogs?(uid: string, containerID: string, opts: ContainerLogOptions): Readable;
   close(): Promise<void>;
 }

@@ -13,14 +13,22 @@
  *  4. killPod stops running containers after the grace period (exit 0) and
  *     the sandbox; removePod frees the IP.
  * Every change is announced through onPodEvent (coalesced per microtask).
+ * With podLogsDir, each container gets a CRI-format log file there (as the
+ * kubelet lays them out) with its simulated lifecycle: "Created container
+ * x", "Started container x", "Stopping container x", "Container x exited
+ * with code N (Reason)"; readLogs serves it like any runtime's log.
  * See annotations.ts for the annotation reference.
  */
 import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { PodRuntime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../runtime.js';
 import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
 import { IPPool } from './ipam.js';
 import { normalizeImage, simulatedImageID } from './images.js';
 import { simScript } from './annotations.js';
+import { containerLogPath, formatCRILogLines, podLogsDirectory, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
 
 export const simulatedRuntimeType = 'sim';
 export const simulatedRuntimeVersion = 'k8ts-sim://0.1.0';
@@ -35,6 +43,8 @@ export interface SimulatedRuntimeOptions {
   /** Containers running → ready (default 0). */
   readyDelayMs?: number;
   timers?: Timers;
+  /** Write each container's simulated lifecycle as a CRI log under this directory (none when absent). */
+  podLogsDir?: string;
 }
 
 interface SimPod {
@@ -110,6 +120,17 @@ export class SimulatedRuntime implements PodRuntime {
     for (const h of p.timers.values()) this.timers.clearTimeout(h);
     if (p.sandbox?.ip && p.sandbox.ip !== this.opts.hostIP) this.pool.release(p.sandbox.ip);
     this.byUID.delete(uid);
+    // Upstream's container GC removes a removed pod's logs with it.
+    if (this.opts.podLogsDir) rmSync(podLogsDirectory(this.opts.podLogsDir, p), { recursive: true, force: true });
+  }
+
+  readLogs(uid: string, containerID: string, opts: ContainerLogOptions): Readable {
+    const p = this.byUID.get(uid);
+    const find = () => p && [...p.initContainers, ...p.containers].find((c) => c.id === containerID);
+    const c = find();
+    if (!p || !c) throw new Error(`container ${containerID} of pod ${uid} is not known to the runtime`);
+    if (!this.opts.podLogsDir) throw new Error('the simulated runtime keeps no logs (no pod logs directory)');
+    return readCRILog(containerLogPath(this.opts.podLogsDir, p, c.name, c.restartCount), opts, { isRunning: () => find()?.state === 'running' });
   }
 
   status(uid: string): RuntimePodStatus | undefined {
@@ -156,6 +177,10 @@ export class SimulatedRuntime implements PodRuntime {
       return sidecar ? this.container(c, now, 'running') : { ...this.container(c, now, 'exited'), exitCode: 0, reason: 'Completed', finishedAt: now, ready: false };
     });
     p.containers = (spec.containers ?? []).map((c: any) => this.container(c, now, 'running'));
+    for (const c of [...p.initContainers, ...p.containers]) {
+      this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
+      if (c.state === 'exited') this.logExit(p, c);
+    }
     const readyDelay = simScript(p.pod).readyDelayMs ?? this.opts.readyDelayMs ?? 0;
     this.after(p, 'ready', readyDelay, () => { p.readyAt = this.timers.now(); this.updateReadiness(p); });
     this.scheduleEnd(p);
@@ -237,6 +262,7 @@ export class SimulatedRuntime implements PodRuntime {
     for (const c of [...p.initContainers, ...p.containers]) {
       if (c.state !== 'running') continue;
       Object.assign(c, { state: 'exited', exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', finishedAt: now, ready: false });
+      this.logExit(p, c);
     }
     if (p.sandbox) p.sandbox.ready = false;
     p.terminalPhase = phase;
@@ -251,10 +277,26 @@ export class SimulatedRuntime implements PodRuntime {
     // Containers never started are simply not there; running ones exit as on SIGTERM.
     for (const c of [...p.initContainers, ...p.containers]) {
       if (c.state !== 'running') continue;
+      this.log(p, c, `Stopping container ${c.name}\n`);
       Object.assign(c, { state: 'exited', exitCode: 0, reason: 'Completed', finishedAt: now, ready: false });
+      this.logExit(p, c);
     }
     if (p.sandbox) p.sandbox.ready = false;
     this.emit(p.uid);
+  }
+
+  /** Appends to the container's CRI log; a log that cannot be written never stops the pod. */
+  private log(p: SimPod, c: RuntimeContainerStatus, text: string): void {
+    if (!this.opts.podLogsDir) return;
+    const path = containerLogPath(this.opts.podLogsDir, p, c.name, c.restartCount);
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      appendFileSync(path, formatCRILogLines(this.timers.now(), 'stdout', text));
+    } catch { /* the runtime status stays the truth */ }
+  }
+
+  private logExit(p: SimPod, c: RuntimeContainerStatus): void {
+    this.log(p, c, `Container ${c.name} exited with code ${c.exitCode ?? 0} (${c.reason ?? 'Completed'})\n`);
   }
 
   private emit(uid: string): void {

@@ -1,0 +1,33 @@
+/**
+ * Where a node's kubelet listens, as the API server's NodeConnectionInfoGetter
+ * finds it (pkg/kubelet/client/kubelet_client.go):
+ *
+ *  1. The host is the node's first address of the first preferred type that
+ *     has one. k8ts prefers InternalIP, ExternalIP, Hostname — kubeadm's
+ *     --kubelet-preferred-address-types — rather than kube-apiserver's own
+ *     default (Hostname first), since node names rarely resolve.
+ *  2. The port is status.daemonEndpoints.kubeletEndpoint.Port when it is
+ *     positive, else the default kubelet port 10250.
+ */
+import type { Node } from 'kubernetes-types/core/v1.js';
+
+export const defaultKubeletPort = 10250;
+export const kubeadmPreferredAddressTypes = ['InternalIP', 'ExternalIP', 'Hostname'] as const;
+
+export interface KubeletEndpoint { host: string; port: number }
+
+/** The endpoint, or a reason (upstream's NoMatchError words) when the node has no usable address. */
+export function kubeletEndpoint(node: Node, preferred: readonly string[] = kubeadmPreferredAddressTypes): KubeletEndpoint | { error: string } {
+  const addresses = node.status?.addresses ?? [];
+  let host: string | undefined;
+  for (const type of preferred) {
+    host = addresses.find((a) => a.type === type && a.address)?.address;
+    if (host) break;
+  }
+  if (!host) {
+    const known = addresses.map((a) => `{${a.type} ${a.address}}`).join(' ');
+    return { error: `no preferred addresses found; known addresses: [${known}]` };
+  }
+  const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0;
+  return { host, port: port > 0 ? port : defaultKubeletPort };
+}

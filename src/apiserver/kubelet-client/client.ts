@@ -1,0 +1,95 @@
+/**
+ * The API server's side of talking to kubelets (upstream's KubeletClientConfig
+ * and NodeConnectionInfoGetter, pkg/kubelet/client):
+ *
+ *  1. It authenticates with its own client certificate
+ *     (apiserver-kubelet-client.crt: kube-apiserver-kubelet-client,
+ *     system:masters), which kubelets check against the cluster CA.
+ *  2. It verifies the kubelet's serving certificate only when given a CA for
+ *     it (kube-apiserver --kubelet-certificate-authority); without one it
+ *     does not, as upstream does, since kubelets serve self-signed
+ *     certificates by default.
+ *  3. The node's address and port come from its status (api/kubelet-endpoint).
+ *  4. A kubelet that cannot be reached is an error in Go's words
+ *     (`Get "https://...": dial tcp ...: connect: connection refused`).
+ */
+import https from 'node:https';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Node } from 'kubernetes-types/core/v1.js';
+import { kubeletEndpoint, type KubeletEndpoint } from '../../api/kubelet-endpoint.js';
+import { StatusError } from '../../api/status.js';
+import type { Registry } from '../../registry/registry.js';
+
+export interface KubeletClientConfig {
+  certPem: string;
+  keyPem: string;
+  /** --kubelet-certificate-authority: verify kubelets' serving certificates against it. */
+  caPem?: string;
+}
+
+export interface KubeletClient {
+  /** Where the node's kubelet listens; 404 when the node does not exist. */
+  endpoint(nodeName: string): Promise<KubeletEndpoint>;
+  request(target: KubeletTarget): Promise<IncomingMessage>;
+  close(): void;
+}
+
+export interface KubeletTarget {
+  endpoint: KubeletEndpoint;
+  method: string;
+  /** Path and query, e.g. /containerLogs/ns/pod/c?follow=true. */
+  path: string;
+  headers?: OutgoingHttpHeaders;
+  body?: NodeJS.ReadableStream;
+  insecureSkipTLSVerify?: boolean;
+  /** Aborts the request (the client went away). */
+  signal?: AbortSignal;
+}
+
+/** A Status with no reason: kubectl prints `Error from server: <message>`, as for upstream's untyped errors. */
+export function unknownError(message: string, code = 500): StatusError {
+  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code });
+}
+
+const hostPort = (e: KubeletEndpoint) => `${e.host.includes(':') ? `[${e.host}]` : e.host}:${e.port}`;
+
+/** Go's net/http error text for a failed round trip. */
+export function roundTripError(method: string, url: string, e: KubeletEndpoint, err: NodeJS.ErrnoException): string {
+  const verb = method.charAt(0) + method.slice(1).toLowerCase();
+  const dial = `dial tcp ${hostPort(e)}`;
+  const why = err.code === 'ECONNREFUSED' ? `${dial}: connect: connection refused`
+    : err.code === 'ETIMEDOUT' ? `${dial}: i/o timeout`
+      : err.code === 'EHOSTUNREACH' ? `${dial}: connect: no route to host`
+        : err.message;
+  return `${verb} ${JSON.stringify(url)}: ${why}`;
+}
+
+export function createKubeletClient(registry: Registry, cfg: KubeletClientConfig): KubeletClient {
+  const agentOpts = { keepAlive: true, maxSockets: 256, cert: cfg.certPem, key: cfg.keyPem, ALPNProtocols: ['http/1.1'] };
+  const verifying = new https.Agent({ ...agentOpts, ca: cfg.caPem, rejectUnauthorized: !!cfg.caPem });
+  const insecure = cfg.caPem ? new https.Agent({ ...agentOpts, rejectUnauthorized: false }) : verifying;
+  return {
+    async endpoint(nodeName) {
+      const node: Node = await registry.store('', 'v1', 'nodes')!.get(undefined, nodeName);
+      const ep = kubeletEndpoint(node);
+      if ('error' in ep) throw unknownError(ep.error);
+      return ep;
+    },
+    request(t) {
+      const url = `https://${hostPort(t.endpoint)}${t.path}`;
+      return new Promise((resolve, reject) => {
+        const req = https.request(url, {
+          method: t.method, headers: t.headers, agent: t.insecureSkipTLSVerify ? insecure : verifying, signal: t.signal,
+          // A kubelet whose certificate names no address it is reached at is still the node's (upstream checks the CA only when it has one).
+          checkServerIdentity: () => undefined,
+        }, resolve);
+        req.on('error', (err: NodeJS.ErrnoException) => reject(err.name === 'AbortError' ? err : unknownError(roundTripError(t.method, url, t.endpoint, err))));
+        if (t.body) t.body.pipe(req); else req.end();
+      });
+    },
+    close() {
+      verifying.destroy();
+      insecure.destroy();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The kubelet's own API (upstream pkg/kubelet/server), on its TLS port
+ * (--port, 10250):
+ *
+ *  1. Every request must carry a client certificate the client CA issued;
+ *     anyone else gets 401 "Unauthorized" (anonymous auth is off).
+ *  2. GET /healthz: "ok". GET /pods: the pods bound to this node, a PodList.
+ *     GET /containerLogs/{namespace}/{pod}/{container}: a container's log
+ *     (containerlogs.ts).
+ *  3. Other paths: Go's "404 page not found"; other methods: 405.
+ * The API server reaches it for pods/log and nodes/proxy; exec, attach,
+ * portForward and stats/summary come later.
+ */
+import https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../util/log.js';
+import type { KubeletHost } from './host.js';
+import { createClientCertAuthenticator } from './authn.js';
+import { serveContainerLogs } from './containerlogs.js';
+import { writeJSON, writeText } from './respond.js';
+
+export interface KubeletServerOptions {
+  /** The kubelet it serves; may be set later (setHost), so the port is known before the node registers. */
+  host?: KubeletHost;
+  /** PEM bundle of the CAs whose client certificates authenticate callers. */
+  clientCAPem: string;
+  certPem: string;
+  keyPem: string;
+  logger: Logger;
+}
+
+export interface KubeletServer {
+  listen(port: number, address: string): Promise<AddressInfo>;
+  setHost(host: KubeletHost): void;
+  close(): Promise<void>;
+}
+
+export function createKubeletServer(options: KubeletServerOptions): KubeletServer {
+  const opts = { ...options };
+  const authenticate = createClientCertAuthenticator(opts.clientCAPem);
+  const server = https.createServer({
+    cert: opts.certPem, key: opts.keyPem, ca: opts.clientCAPem, requestCert: true, rejectUnauthorized: false,
+    minVersion: 'TLSv1.2', ALPNProtocols: ['http/1.1'],
+  }, (req, res) => {
+    try {
+      serve(opts, authenticate, req, res);
+    } catch (e) {
+      opts.logger.error('kubelet server request failed', { url: req.url, err: (e as Error)?.stack ?? String(e) });
+      if (!res.headersSent) writeText(res, 500, 'Internal Server Error'); else res.destroy();
+    }
+  });
+  server.headersTimeout = 60_000;
+  server.requestTimeout = 0;
+  server.on('tlsClientError', (err) => opts.logger.debug('kubelet TLS handshake failed', { err: err.message }));
+  return {
+    listen: (port, address) => new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, address, () => { server.off('error', reject); resolve(server.address() as AddressInfo); });
+    }),
+    setHost: (host) => { opts.host = host; },
+    close: () => new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+function serve(opts: KubeletServerOptions, authenticate: ReturnType<typeof createClientCertAuthenticator>, req: IncomingMessage, res: ServerResponse): void {
+  if (!authenticate(req)) { req.resume(); return writeText(res, 401, 'Unauthorized'); }
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'https://kubelet');
+  } catch {
+    return writeText(res, 400, '400 Bad Request');
+  }
+  const segs = url.pathname.split('/').filter(Boolean);
+  const route = segs[0] ?? '';
+  if (!['healthz', 'pods', 'containerLogs'].includes(route) || (route !== 'containerLogs' && segs.length > 1)) {
+    return writeText(res, 404, '404 page not found\n');
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') { req.resume(); return writeText(res, 405, '405: Method Not Allowed'); }
+  if (route === 'healthz') return writeText(res, 200, 'ok');
+  const host = opts.host;
+  if (!host) return writeText(res, 503, 'the kubelet is starting');
+  switch (route) {
+    case 'pods': return writeJSON(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: host.pods() });
+    case 'containerLogs': return serveContainerLogs(host, opts.logger, req, res, url, segs.slice(1));
+  }
+}
