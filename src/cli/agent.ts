@@ -8,18 +8,21 @@ import {
   type MetricsServer,
 } from '../kubelet/index.js';
 import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
+import type { NodeAgentOptions } from '../kubelet/index.js';
+import { runStandaloneAgent, staticPodFlagOptions, staticPodFlagsHelp, staticPodOptions } from './agent-staticpods.js';
 
 export const agentHelp = `Run a node agent (kubelet) that registers a node and runs the pods bound to it.
 
 Usage:
   k8ts agent --kubeconfig FILE [flags]
+  k8ts agent --pod-manifest-path DIR [flags]      (standalone: static pods only)
 
 With --runtime simulated (the only runtime so far) no container runs: pods move
 Pending → Running → Ready on a script (see src/kubelet/runtime/simulated/README.md),
 the node heartbeats through its Lease in kube-node-lease and posts its status.
 
 Flags:
-      --kubeconfig string                   kubeconfig with the API server and credentials (required)
+      --kubeconfig string                   kubeconfig with the API server and credentials (required unless standalone)
       --node-name string                    name of the Node (default: the host name)
       --runtime string                      container runtime: simulated (default "simulated")
       --labels, --node-labels string        labels added at registration, k=v,k2=v2
@@ -41,6 +44,7 @@ Flags:
       --kube-api-burst int                  client burst (default 100)
       --metrics-port int                    serve Prometheus /metrics on 127.0.0.1:PORT (default: off)
       --no-events                           do not record kubelet events
+${staticPodFlagsHelp}
   -h, --help                                help for agent`;
 
 export async function runAgent(args: string[]): Promise<number> {
@@ -55,15 +59,18 @@ export async function runAgent(args: string[]): Promise<number> {
       'node-lease-duration-seconds': { type: 'string', default: '40' }, 'node-status-report-frequency': { type: 'string', default: '5m' },
       'kube-api-qps': { type: 'string', default: '50' }, 'kube-api-burst': { type: 'string', default: '100' },
       'metrics-port': { type: 'string' }, 'no-events': { type: 'boolean' },
+      ...staticPodFlagOptions,
     },
   });
-  if (!values.kubeconfig) { console.error('Error: --kubeconfig is required'); return 1; }
+  const staticPods = staticPodOptions(values);
+  if (!values.kubeconfig && !staticPods) { console.error('Error: --kubeconfig is required (or --pod-manifest-path for a standalone kubelet)'); return 1; }
   if (values.runtime !== 'simulated') { console.error(`Error: runtime "${values.runtime}" is not supported yet (available: simulated)`); return 1; }
   const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
   const index = indexFromName(nodeName);
   const leaseSeconds = parseCountFlag('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
   const logger = createLogger('kubelet');
-  const clients = new Clientset(loadKubeconfig(values.kubeconfig), {
+  const kubeconfig = values.kubeconfig;
+  const clients = kubeconfig && new Clientset(loadKubeconfig(kubeconfig), {
     qps: parseCountFlag('kube-api-qps', values['kube-api-qps']), burst: parseCountFlag('kube-api-burst', values['kube-api-burst']), userAgent: `k8ts-agent/${nodeName}`,
   });
   const metrics = createKubeletMetrics();
@@ -73,15 +80,17 @@ export async function runAgent(args: string[]): Promise<number> {
     podCIDR, hostIP: internalIP,
     startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
   });
-  const agent = new NodeAgent({ clients, runtime, logger, metrics }, {
+  const nodeOpts: NodeAgentOptions = {
     nodeName, internalIP, podCIDR,
     labels: { ...parseLabelsFlag('labels', values.labels), ...parseLabelsFlag('node-labels', values['node-labels']) },
     taints: parseTaintsFlag('register-with-taints', values['register-with-taints']), controlPlane: !!values['control-plane'],
     pods: parseCountFlag('max-pods', values['max-pods'], 1), cpu: values.cpu, memory: values.memory, ephemeralStorage: values['ephemeral-storage'],
     leaseDurationSeconds: leaseSeconds, renewIntervalMs: (leaseSeconds * 1000) / 4,
     nodeStatusReportFrequencyMs: mustParseDuration('node-status-report-frequency', values['node-status-report-frequency']!),
-    deleteDelayMs: mustParseDuration('delete-delay', values['delete-delay']!), events: !values['no-events'],
-  });
+    deleteDelayMs: mustParseDuration('delete-delay', values['delete-delay']!), events: !values['no-events'], staticPods,
+  };
+  if (!clients) return runStandaloneAgent({ runtime, logger }, { ...nodeOpts, staticPods: staticPods! }, (stop) => waitForSignal(logger, stop));
+  const agent = new NodeAgent({ clients, runtime, logger, metrics }, nodeOpts);
   let metricsServer: MetricsServer | undefined;
   try {
     if (values['metrics-port'] !== undefined) metricsServer = await serveMetrics(metrics.registry, parseCountFlag('metrics-port', values['metrics-port']));
