@@ -75,7 +75,7 @@ function decodeText(text: string): { value?: unknown; extra: number; error?: str
     const list = Array.isArray(docs) ? docs : [docs];
     const first = list[0];
     if (!first) return { value: null, extra: 0 };
-    if (first.errors.length) return { extra: 0, error: first.errors[0].message };
+    if (first.errors.length) return { extra: 0, error: first.errors[0].message.split('\n')[0] };
     const extra = list.slice(1).filter((d) => d.contents !== null).length;
     return { value: first.toJS({ maxAliasCount: 100 }), extra };
   } catch (e) {
