@@ -16,6 +16,11 @@
  *  4. Once the manifest directory has been read and the pod cache synced,
  *     mirrors on this node without a static pod are deleted (orphans).
  *
+ * One departure: after deleting a mirror that a user was deleting, the new
+ * mirror waits recreateDelay (1 s) instead of following at once. Otherwise
+ * `kubectl delete` can see the new mirror (same name, new UID) when it starts
+ * waiting, and wait for that one to go too, until its timeout.
+ *
  * Syncs run on every change (static pods, mirror events) and every
  * resyncInterval (upstream's sync frequency), which also retries after the
  * API server was unreachable. The static pods themselves never depend on it.
@@ -44,6 +49,8 @@ export interface MirrorPodsDeps {
   logger: Logger;
   timers: Timers;
   resyncIntervalMs: number;
+  /** Delay before recreating a mirror a user deleted (default 1 s). */
+  recreateDelayMs?: number;
 }
 
 const keyOf = (p: Pod) => `${p.metadata!.namespace}/${p.metadata!.name}`;
@@ -76,6 +83,8 @@ export class MirrorPods {
   private stopped = true;
   /** Keys whose last write failed, so a server outage is logged once per pod, not every resync. */
   private readonly failing = new Set<string>();
+  /** Mirrors a user deleted: not recreated before this time (ms). */
+  private readonly holdUntil = new Map<string, number>();
 
   constructor(private readonly deps: MirrorPodsDeps) {}
 
@@ -143,7 +152,11 @@ export class MirrorPods {
       // Being deleted, or the mirror of an older version of the manifest: replace it.
       this.deps.logger.info('deleting mirror pod because it is outdated', { pod: key, mirrorUID: existing.metadata!.uid });
       if (!(await this.deleteMirror(existing, existing.metadata!.uid))) return;
+      if (existing.metadata!.deletionTimestamp) this.hold(key);
     }
+    const held = this.holdUntil.get(key);
+    if (held !== undefined && held > this.deps.timers.now().getTime()) return;
+    this.holdUntil.delete(key);
     if (!nodeUID) { this.once(key, 'no mirror pod yet: the Node is not registered', {}); return; }
     try {
       await this.deps.clients.pods.create(pod.metadata!.namespace, mirrorPodFor(pod, this.deps.nodeName, nodeUID));
@@ -166,6 +179,12 @@ export class MirrorPods {
       this.once(`${namespace}/${name}`, 'failed deleting mirror pod', { err: e });
       return false;
     }
+  }
+
+  private hold(key: string): void {
+    const delay = this.deps.recreateDelayMs ?? 1000;
+    this.holdUntil.set(key, this.deps.timers.now().getTime() + delay);
+    this.deps.timers.setTimeout(() => this.trigger(), delay);
   }
 
   private async deleteOrphans(wanted: Set<string>): Promise<void> {
