@@ -13,11 +13,14 @@ import { CRIRuntime, goGRPCError } from '../kubelet/runtime/cri/index.js';
 import { hostInfo } from '../kubelet/hostinfo.js';
 import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
 import { createKubeletServer, selfSignedServingCertificate, type KubeletServer } from '../kubelet/server/index.js';
+import type { NodeAgentOptions } from '../kubelet/index.js';
+import { runStandaloneAgent, staticPodFlagOptions, staticPodFlagsHelp, staticPodOptions } from './agent-staticpods.js';
 
 export const agentHelp = `Run a node agent (kubelet) that registers a node and runs the pods bound to it.
 
 Usage:
   k8ts agent --kubeconfig FILE [flags]
+  k8ts agent --pod-manifest-path DIR [flags]      (standalone: static pods only)
 
 With --runtime simulated (the default) no container runs: pods move
 Pending → Running → Ready on a script (see src/kubelet/runtime/simulated/README.md).
@@ -27,7 +30,7 @@ come from the host. Either way the node heartbeats through its Lease in
 kube-node-lease and posts its status.
 
 Flags:
-      --kubeconfig string                   kubeconfig with the API server and credentials (required)
+      --kubeconfig string                   kubeconfig with the API server and credentials (required unless standalone)
       --node-name string                    name of the Node (default: the host name)
       --runtime string                      container runtime: simulated or cri (default "simulated")
       --container-runtime-endpoint string   cri: the runtime's socket (default "unix:///run/containerd/containerd.sock")
@@ -62,6 +65,7 @@ Flags:
       --pod-logs-dir string                 where container logs are written (default: cri "/var/log/pods",
                                             simulated "$TMPDIR/k8ts-kubelet-<node>/pods")
       --no-events                           do not record kubelet events
+${staticPodFlagsHelp}
   -h, --help                                help for agent`;
 
 export async function runAgent(args: string[]): Promise<number> {
@@ -80,17 +84,19 @@ export async function runAgent(args: string[]): Promise<number> {
       'metrics-port': { type: 'string' }, 'no-events': { type: 'boolean' },
       'kubelet-port': { type: 'string', default: '10250' }, address: { type: 'string', default: '0.0.0.0' }, 'client-ca-file': { type: 'string' },
       'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'pod-logs-dir': { type: 'string' },
+      ...staticPodFlagOptions,
     },
   });
-  if (!values.kubeconfig) { console.error('Error: --kubeconfig is required'); return 1; }
+  const staticPods = staticPodOptions(values);
+  if (!values.kubeconfig && !staticPods) { console.error('Error: --kubeconfig is required (or --pod-manifest-path for a standalone kubelet)'); return 1; }
   if (values.runtime !== 'simulated' && values.runtime !== 'cri') { console.error(`Error: runtime "${values.runtime}" is not supported (available: simulated, cri)`); return 1; }
   const real = values.runtime === 'cri';
   const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
   const index = indexFromName(nodeName);
   const leaseSeconds = parseCountFlag('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
   const logger = createLogger('kubelet');
-  const clientConfig = loadKubeconfig(values.kubeconfig);
-  const clients = new Clientset(clientConfig, {
+  const clientConfig = values.kubeconfig ? loadKubeconfig(values.kubeconfig) : undefined;
+  const clients = clientConfig && new Clientset(clientConfig, {
     qps: parseCountFlag('kube-api-qps', values['kube-api-qps']), burst: parseCountFlag('kube-api-burst', values['kube-api-burst']), userAgent: `k8ts-agent/${nodeName}`,
   });
   const metrics = createKubeletMetrics();
@@ -112,16 +118,13 @@ export async function runAgent(args: string[]): Promise<number> {
         startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
       });
   } catch (e) {
-    clients.close();
+    clients?.close();
     // Upstream kubelet's words when the runtime does not answer the CRI v1 Version call.
     console.error(`Error: validate service connection: validate CRI v1 runtime API for endpoint "${values['container-runtime-endpoint']}": ${goGRPCError(e)}`);
     return 1;
   }
-  // The kubelet's API listens before the node registers, so the node reports its real port.
-  const kubelet = await startKubeletServer(values, clientConfig.caPem, nodeName, internalIP, logger);
-  const kubeletPort = kubelet.port;
-  const agent = new NodeAgent({ clients, runtime, logger, metrics }, {
-    nodeName, internalIP, podCIDR, simulated: !real, kubeletPort,
+  const nodeOpts: NodeAgentOptions = {
+    nodeName, internalIP, podCIDR, simulated: !real,
     ...(host ? { osImage: host.osImage, kernelVersion: host.kernelVersion, allocatable: host.allocatable } : {}),
     labels: { ...parseLabelsFlag('labels', values.labels), ...parseLabelsFlag('node-labels', values['node-labels']) },
     taints: parseTaintsFlag('register-with-taints', values['register-with-taints']), controlPlane: !!values['control-plane'],
@@ -129,8 +132,13 @@ export async function runAgent(args: string[]): Promise<number> {
     ephemeralStorage: values['ephemeral-storage'] ?? host?.capacity['ephemeral-storage'],
     leaseDurationSeconds: leaseSeconds, renewIntervalMs: (leaseSeconds * 1000) / 4,
     nodeStatusReportFrequencyMs: mustParseDuration('node-status-report-frequency', values['node-status-report-frequency']!),
-    deleteDelayMs: deleteDelay === undefined ? Number.MAX_SAFE_INTEGER : mustParseDuration('delete-delay', deleteDelay), events: !values['no-events'],
-  });
+    deleteDelayMs: deleteDelay === undefined ? Number.MAX_SAFE_INTEGER : mustParseDuration('delete-delay', deleteDelay), events: !values['no-events'], staticPods,
+  };
+  if (!clients || !clientConfig) return runStandaloneAgent({ runtime, logger }, { ...nodeOpts, staticPods: staticPods! }, (stop) => waitForSignal(logger, stop));
+  // The kubelet's API listens before the node registers, so the node reports its real port.
+  const kubelet = await startKubeletServer(values, clientConfig.caPem, nodeName, internalIP, logger);
+  const kubeletPort = kubelet.port;
+  const agent = new NodeAgent({ clients, runtime, logger, metrics }, { ...nodeOpts, kubeletPort });
   let metricsServer: MetricsServer | undefined;
   try {
     if (values['metrics-port'] !== undefined) metricsServer = await serveMetrics(metrics.registry, parseCountFlag('metrics-port', values['metrics-port']));

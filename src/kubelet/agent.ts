@@ -37,6 +37,7 @@ import { Semaphore } from './semaphore.js';
 import { NodeLease, defaultLeaseDurationSeconds } from './nodelease.js';
 import { PodStatusManager } from './status/manager.js';
 import { PodWorkers } from './podworkers.js';
+import { StaticPods, type StaticPodsOptions } from './staticpods/manager.js';
 import type { KubeletMetrics } from './metrics.js';
 import type { KubeletHost } from './server/host.js';
 import { generatePodStatus } from './status/generate.js';
@@ -83,6 +84,8 @@ export interface NodeAgentOptions {
   simulated?: boolean;
   /** The kubelet server's port, reported in status.daemonEndpoints (default 10250). */
   kubeletPort?: number;
+  /** Static pods from a manifest directory (--pod-manifest-path); see staticpods/manager.ts. */
+  staticPods?: Omit<StaticPodsOptions, 'nodeName' | 'deleteDelayMs'>;
 }
 
 export interface NodeAgentDeps {
@@ -153,6 +156,7 @@ export class NodeAgent {
   private readonly lease: NodeLease;
   private readonly statusManager: PodStatusManager;
   private readonly workers: PodWorkers;
+  private readonly staticPods?: StaticPods;
   private readonly recorder?: EventRecorder;
   private readonly metrics?: KubeletMetrics;
   private readonly reportFrequencyMs: number;
@@ -189,12 +193,18 @@ export class NodeAgent {
       clients: deps.clients, cached: (key) => this.pods.get(key), limiter: deps.writeLimiter ?? new Semaphore(16), logger: this.logger,
       onWrite: (r) => this.metrics?.podStatusUpdates.inc({ result: r }),
     });
+    // Static pods: their status is kept locally and written to their mirror pods.
+    this.staticPods = opts.staticPods && new StaticPods(
+      { runtime: deps.runtime, logger: this.logger, timers: this.timers, apiStatus: this.statusManager, recorder: this.recorder },
+      { ...opts.staticPods, nodeName: opts.nodeName, deleteDelayMs: opts.deleteDelayMs ?? 200 },
+    );
     this.workers = new PodWorkers({
-      nodeName: opts.nodeName, runtime: deps.runtime, status: this.statusManager, clients: deps.clients,
+      nodeName: opts.nodeName, runtime: deps.runtime, status: this.staticPods?.status ?? this.statusManager, clients: deps.clients,
       node: () => this.node ?? initialNode(this.config, this.health, this.timers.now()),
       hostIP: opts.internalIP, timers: this.timers, logger: this.logger, recorder: this.recorder,
       deleteDelayMs: opts.deleteDelayMs ?? 200, metrics: deps.metrics,
     });
+    this.staticPods?.attach(this.workers);
   }
 
   /** Registers the node, takes its first heartbeat, and starts running its pods. */
@@ -203,14 +213,51 @@ export class NodeAgent {
     this.state = 'running';
     if (this.owns.nodes) this.nodes.start();
     if (this.owns.pods) this.pods.start();
-    await this.register();
+    if (this.staticPods) {
+      // Static pods run before registration and whether or not the API server answers (upstream kubelet).
+      await this.staticPods.start();
+      if (!(await this.tryRegister())) { void this.registerInBackground(); return; }
+    } else {
+      await this.register();
+    }
+    await this.joined();
+  }
+
+  /** After registration: follow the Node, take the first heartbeat, run the node's API pods. */
+  private async joined(): Promise<void> {
+    if (this.state !== 'running') return;
     this.unsubscribe.push(this.nodes.subscribe(this.nodeName, { update: (n) => this.onNode(n), deleted: (n) => this.onNodeDeleted(n) }));
-    await this.renewLease();
-    this.unsubscribe.push(this.pods.subscribe(this.nodeName, this.workers));
+    if (this.staticPods) await this.renewLease().catch(() => { /* logged; the heartbeat retries */ });
+    else await this.renewLease();
+    this.unsubscribe.push(this.pods.subscribe(this.nodeName, this.staticPods?.apiPodHandler(this.workers) ?? this.workers));
+    this.staticPods?.connect({
+      clients: this.clients, nodeUID: () => this.nodeUID(), apiPod: (key) => this.pods.get(key),
+      apiPodsOnNode: () => this.pods.podsOn(this.nodeName), apiSynced: () => this.pods.informer.hasSynced(),
+    }, { nodeName: this.nodeName });
     this.resumeHeartbeats(false);
     if (this.owns.heartbeats) this.heartbeats.start();
     this.metrics?.nodes.inc();
     this.logger.debug('node registered', { node: this.nodeName, podCIDR: this.config.podCIDR, internalIP: this.config.internalIP });
+  }
+
+  /** One registration attempt; false when the API server could not be reached or refused. */
+  private async tryRegister(): Promise<boolean> {
+    try {
+      await this.register();
+      return true;
+    } catch (e) {
+      this.logger.warn('unable to register node with API server; static pods keep running', { node: this.nodeName, err: e });
+      return false;
+    }
+  }
+
+  /** Upstream registerWithAPIServer: retry with a delay doubling from 100 ms to 7 s until registered. */
+  private async registerInBackground(): Promise<void> {
+    for (let delay = 100; this.state === 'running'; delay = Math.min(delay * 2, 7000)) {
+      await new Promise((r) => this.timers.setTimeout(() => r(undefined), delay));
+      if (this.state !== 'running') return;
+      if (await this.tryRegister()) { await this.joined(); return; }
+    }
   }
 
   /** Stops renewing the Lease and posting status; pods keep running (the node looks dead to the control plane). */
@@ -268,6 +315,7 @@ export class NodeAgent {
     this.state = 'stopped';
     this.pauseHeartbeats();
     for (const u of this.unsubscribe.splice(0)) u();
+    this.staticPods?.stop();
     this.workers.close();
     this.statusManager.close();
     await this.runtime.close();

@@ -23,7 +23,7 @@ import type { Logger } from '../util/log.js';
 import { podIsTerminal } from '../api/pods.js';
 import type { PodRuntime, RuntimePodStatus } from './runtime/runtime.js';
 import type { PodHandler } from './podsource.js';
-import type { PodStatusManager } from './status/manager.js';
+import type { PodStatusWriter } from './staticpods/status.js';
 import { generatePodStatus, rejectedPodStatus } from './status/generate.js';
 import { canAdmitPod } from './admission.js';
 import type { Timers } from './timers.js';
@@ -32,8 +32,9 @@ import type { KubeletMetrics } from './metrics.js';
 export interface PodWorkersDeps {
   nodeName: string;
   runtime: PodRuntime;
-  status: PodStatusManager;
-  clients: Clientset;
+  status: PodStatusWriter;
+  /** Absent for a standalone kubelet (static pods only: nothing to delete from an API). */
+  clients?: Clientset;
   /** The node as last seen (for admission). */
   node(): any;
   hostIP: string;
@@ -187,9 +188,11 @@ export class PodWorkers implements PodHandler {
   /** DELETE with grace 0 once the containers are stopped; retried on server trouble. */
   private async deleteFromAPI(rec: PodRecord): Promise<void> {
     const { namespace, name } = rec.pod.metadata;
+    const clients = this.deps.clients;
+    if (!clients) return;
     for (let attempt = 0; !this.closed; attempt++) {
       try {
-        await this.deps.clients.pods.delete(namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: rec.uid } });
+        await clients.pods.delete(namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: rec.uid } });
         this.deps.metrics?.podDeletions.inc({ result: 'ok' });
         return;
       } catch (e) {

@@ -1,10 +1,12 @@
 /**
  * Admission: mutations upstream's default admission plugins make on create.
  * - DefaultTolerationSeconds: not-ready/unreachable NoExecute tolerations of 300 s.
- * - ServiceAccount: spec.serviceAccountName defaults to "default".
+ * - ServiceAccount: spec.serviceAccountName defaults to "default"; mirror pods are not
+ *   mutated and may not reference service accounts or secrets (mirror-pods.ts).
  * - Priority: spec.priority 0 and preemptionPolicy PreemptLowerPriority without a class.
  */
 import type { ResourceInfo } from '../../api/resources.js';
+import { isMirrorPod, validateMirrorPodReferences } from './mirror-pods.js';
 
 const notReadyTaint = 'node.kubernetes.io/not-ready';
 const unreachableTaint = 'node.kubernetes.io/unreachable';
@@ -22,8 +24,11 @@ export function admit(op: 'create' | 'update', info: ResourceInfo, obj: any, con
   if (op !== 'create' || info.group !== '' || info.plural !== 'pods') return;
   const spec = obj.spec ?? (obj.spec = {});
   addDefaultTolerations(spec, config);
-  if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';
-  spec.serviceAccount = spec.serviceAccountName;
+  if (isMirrorPod(obj)) validateMirrorPodReferences(obj);
+  else {
+    if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';
+    spec.serviceAccount = spec.serviceAccountName;
+  }
   if (spec.priority === undefined && !spec.priorityClassName) spec.priority = 0;
   if (!spec.preemptionPolicy) spec.preemptionPolicy = 'PreemptLowerPriority';
 }
