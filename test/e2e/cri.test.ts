@@ -34,6 +34,7 @@ function startAgent(): ChildProcess {
   const child = spawn(process.execPath, [
     cliPath, 'agent', '--kubeconfig', cluster!.kubeconfig, '--runtime', 'cri', '--container-runtime-endpoint', ctrd!.endpoint,
     '--node-name', nodeName, '--node-ip', '127.0.0.1', '--pod-cidr', ctrd!.podSubnet, '--root-dir', rootDir, '--pod-logs-dir', podLogsDir,
+    '--address', '127.0.0.1', '--kubelet-port', '0',
   ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'debug' } });
   child.stdout!.resume();
   child.stderr!.on('data', (d: Buffer) => { agentLog += d.toString(); });
@@ -102,6 +103,11 @@ describe('k8ts agent --runtime cri (containerd)', () => {
     const logFile = join(podLogsDir, `default_hello_${pod.metadata.uid}`, 'main', '0.log');
     const text = await eventually(async () => { try { const t = readFileSync(logFile, 'utf8'); return t.includes('hello') && t; } catch { return false; } }, 10_000, 'log line');
     assert.match(text, /stdout F hello/);
+    // The same log through the API server and the kubelet's API, as a user reads it.
+    const logs = await cluster!.kubectl(['logs', 'hello']);
+    assert.equal(logs.stdout, 'hello\n');
+    const stamped = await cluster!.kubectl(['logs', 'hello', '--timestamps']);
+    assert.match(stamped.stdout, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z hello\n$/);
     const sandbox = /"pod sandbox started".*"durationMs":(\d+)/.exec(agentLog);
     if (sandbox) timings.runPodSandbox = Number(sandbox[1]);
   });

@@ -20,6 +20,7 @@
  */
 import type { Container as APIContainer, EnvVar, Pod } from 'kubernetes-types/core/v1.js';
 import type * as cri from './types.js';
+import { podLogsDirectory } from '../../logs/index.js';
 
 export const labelPodName = 'io.kubernetes.pod.name';
 export const labelPodNamespace = 'io.kubernetes.pod.namespace';
@@ -41,7 +42,7 @@ export interface PodContext {
 export class ContainerConfigError extends Error {}
 
 export const podLogDirectory = (podLogsDir: string, pod: Pod) =>
-  `${podLogsDir}/${pod.metadata!.namespace}_${pod.metadata!.name}_${pod.metadata!.uid}`;
+  podLogsDirectory(podLogsDir, { namespace: pod.metadata!.namespace!, name: pod.metadata!.name!, uid: pod.metadata!.uid! });
 
 export const containerLogPath = (containerName: string, restartCount: number) => `${containerName}/${restartCount}.log`;
 

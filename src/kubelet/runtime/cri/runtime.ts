@@ -40,6 +40,8 @@ import type { Logger } from '../../../util/log.js';
 import type { PodRuntime, RuntimePodStatus } from '../runtime.js';
 import type { Timers } from '../../timers.js';
 import { CRIClient } from './client.js';
+import type { Readable } from 'node:stream';
+import { containerLogPath as criLogPath, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
 import { ContainerConfigError, containerConfig, labelNodeName, labelPodName, labelPodNamespace, labelPodUID, podLogDirectory, podSandboxConfig, type PodContext } from './config.js';
 import { ImageManager, goGRPCError } from './images.js';
 import { MountError, containerMounts, removePodDir } from './volumes.js';
@@ -164,6 +166,16 @@ export class CRIRuntime implements PodRuntime {
   }
 
   pods(): string[] { return [...this.byUID.keys()]; }
+
+  /** The instance's CRI log file, which containerd writes and the shared reader serves. */
+  readLogs(uid: string, containerID: string, opts: ContainerLogOptions): Readable {
+    const p = this.byUID.get(uid);
+    const id = containerID.slice(containerID.indexOf('://') + 3);
+    const find = () => p?.containers.find((c) => c.id === id);
+    const c = find();
+    if (!p || !c) throw new Error(`container ${containerID} of pod ${uid} is not known to the runtime`);
+    return readCRILog(criLogPath(this.opts.podLogsDir, p, c.name, c.attempt), opts, { isRunning: () => find()?.state === 'CONTAINER_RUNNING' });
+  }
 
   onPodEvent(listener: (uid: string) => void): void { this.listeners.push(listener); }
 
