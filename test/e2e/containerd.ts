@@ -164,9 +164,7 @@ export async function startContainerd(opts: { podSubnet?: string } = {}): Promis
       if (Date.now() > deadline) throw new Error(`containerd not ready in 20s: ${readFileSync(logFile, 'utf8').slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    for (const [name, file] of [[pauseImage, images.pause], [busyboxImage, images.busybox]]) {
-      await run('ctr', ['-a', socket, '-n', 'k8s.io', 'images', 'import', '--index-name', name, file]);
-    }
+    for (const [name, file] of [[pauseImage, images.pause], [busyboxImage, images.busybox]]) await importImage(socket, name, file);
   } catch (e) {
     await stop();
     throw e;
@@ -175,6 +173,22 @@ export async function startContainerd(opts: { podSubnet?: string } = {}): Promis
 }
 
 /** SIGKILLs containerd-shim processes serving this containerd (their -address is our socket). */
+/**
+ * `ctr images import`, tried up to three times: on a loaded machine containerd 1.6's content
+ * garbage collection can remove a blob the import wrote but had not yet referenced
+ * ("content digest sha256:...: not found"), and the same import then succeeds.
+ */
+async function importImage(socket: string, name: string, file: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run('ctr', ['-a', socket, '-n', 'k8s.io', 'images', 'import', '--index-name', name, file]);
+      return;
+    } catch (e) {
+      if (attempt >= 3 || !/content digest .* not found/.test(String((e as Error).message))) throw e;
+    }
+  }
+}
+
 function killShims(socket: string): void {
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     let cmdline: string;
