@@ -122,8 +122,8 @@ export class ProbeManager {
       container: () => {
         const rc = current();
         if (!rc || !rc.id) return undefined;
-        const startup = type === 'startup' ? undefined : this.result(pp, rc, 'startup');
-        return { id: rc.id, running: rc.state === 'running', startedAt: rc.startedAt, started: startup ?? true };
+        // Started: the startup probe (this worker's own result, for the startup worker) succeeded, or there is none.
+        return { id: rc.id, running: rc.state === 'running', startedAt: rc.startedAt, started: this.result(pp, rc, 'startup') ?? true };
       },
       run: (id) => (this.deps.run ?? runProbe)(probe, runtime.status(uid)?.sandbox?.ip ?? pp.pod.status?.podIP, c, id, runtime, timing.timeoutSeconds * 1000),
       onProbeFailure: (o) => this.unhealthy(pp, type, o),
