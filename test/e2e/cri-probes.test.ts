@@ -124,6 +124,7 @@ describe('probes on the CRI runtime', () => {
     assert.match(unhealthy.message, /^Liveness probe failed: /);
     const killing = events.find((e) => e.reason === 'Killing');
     assert.equal(killing.message, 'Container main failed liveness probe, will be restarted');
+    assert.equal(killing.involvedObject.fieldPath, 'spec.containers{main}');
     // Two started instances, so Started was recorded for each.
     const started = events.filter((e) => e.reason === 'Started').reduce((n, e) => n + (e.count ?? 1), 0);
     assert.ok(started >= 2, `Started events: ${started}`);

@@ -52,6 +52,11 @@ function probedContainers(pod: Pod): { c: Container; init: boolean }[] {
   ];
 }
 
+/** The event's object: the pod, narrowed to the container (upstream's container reference). */
+const containerRef = (pod: Pod, c: Container, init: boolean) => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata, fieldPath: `spec.${init ? 'initContainers' : 'containers'}{${c.name}}`,
+});
+
 export class ProbeManager {
   private readonly pods = new Map<string, PodProbes>();
 
@@ -126,11 +131,11 @@ export class ProbeManager {
         return { id: rc.id, running: rc.state === 'running', startedAt: rc.startedAt, started: this.result(pp, rc, 'startup') ?? true };
       },
       run: (id) => (this.deps.run ?? runProbe)(probe, runtime.status(uid)?.sandbox?.ip ?? pp.pod.status?.podIP, c, id, runtime, timing.timeoutSeconds * 1000),
-      onProbeFailure: (o) => this.unhealthy(pp, type, o),
+      onProbeFailure: (o) => this.unhealthy(pp, c, init, type, o),
       onResult: (id, result) => {
         // Only a running instance is killed (a stopped one also reads Failure).
         if ((type === 'liveness' || type === 'startup') && result === 'failure' && current()?.id === id && current()?.state === 'running') {
-          void this.kill(pp, uid, c, id, type, probe);
+          void this.kill(pp, uid, c, init, id, type, probe);
         }
         if (this.pods.get(uid) === pp) this.deps.onChange(uid);
       },
@@ -139,20 +144,20 @@ export class ProbeManager {
   }
 
   /** Upstream prober.recordContainerEvent: Unhealthy on every failed or errored probe. */
-  private unhealthy(pp: PodProbes, type: ProbeType, o: ProbeOutcome): void {
+  private unhealthy(pp: PodProbes, c: Container, init: boolean, type: ProbeType, o: ProbeOutcome): void {
     const msg = o.result === 'error'
       ? `${capitalized[type]} probe errored and resulted in unknown state: ${o.output}`
       : `${capitalized[type]} probe failed: ${o.output}`;
-    this.deps.recorder?.event({ apiVersion: 'v1', kind: 'Pod', metadata: pp.pod.metadata }, 'Warning', 'Unhealthy', msg);
+    this.deps.recorder?.event(containerRef(pp.pod, c, init), 'Warning', 'Unhealthy', msg);
   }
 
   /** Kills the failing instance (upstream computePodActions + killContainer's message). */
-  private async kill(pp: PodProbes, uid: string, c: Container, containerID: string, type: ProbeType, probe: Probe): Promise<void> {
+  private async kill(pp: PodProbes, uid: string, c: Container, init: boolean, containerID: string, type: ProbeType, probe: Probe): Promise<void> {
     if (pp.killed.has(containerID) || !this.deps.runtime.killContainer) return;
     pp.killed.add(containerID);
     const restarts = (pp.pod.spec?.restartPolicy ?? 'Always') !== 'Never' || c.restartPolicy === 'Always';
     const message = `Container ${c.name} failed ${type} probe${restarts ? ', will be restarted' : ''}`;
-    this.deps.recorder?.event({ apiVersion: 'v1', kind: 'Pod', metadata: pp.pod.metadata }, 'Normal', 'Killing', message);
+    this.deps.recorder?.event(containerRef(pp.pod, c, init), 'Normal', 'Killing', message);
     this.deps.logger.info('killing container after failed probe', { pod: `${pp.pod.metadata?.namespace}/${pp.pod.metadata?.name}`, container: c.name, probe: type });
     // The probe's own terminationGracePeriodSeconds wins over the pod's (upstream, liveness and startup).
     const grace = probe.terminationGracePeriodSeconds ?? pp.pod.spec?.terminationGracePeriodSeconds ?? 30;
