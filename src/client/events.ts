@@ -45,8 +45,10 @@ export class EventRecorder {
     const involved = {
       kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name, uid: obj.metadata.uid,
       apiVersion: obj.apiVersion, resourceVersion: obj.metadata.resourceVersion,
+      // A part of the object, e.g. a pod's container: spec.containers{name} (upstream's ObjectReference.fieldPath).
+      ...(obj.fieldPath ? { fieldPath: obj.fieldPath } : {}),
     };
-    const key = `${involved.kind}/${namespace}/${involved.name}/${involved.uid}/${type}/${reason}/${message}`;
+    const key = `${involved.kind}/${namespace}/${involved.name}/${involved.uid}/${involved.fieldPath ?? ''}/${type}/${reason}/${message}`;
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     const prev = this.seen.get(key);
     if (prev) {

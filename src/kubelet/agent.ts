@@ -295,7 +295,7 @@ export class NodeAgent {
   /** The pods bound to this node and their status as computed now from the runtime. */
   kubeletHost(): KubeletHost {
     const podStatus = (pod: any) => {
-      const rs = this.runtime.status(pod.metadata.uid);
+      const rs = this.workers.runtimeStatus(pod.metadata.uid);
       return rs ? generatePodStatus(pod, rs, { hostIP: this.opts.internalIP, now: this.timers.now() }) : pod.status;
     };
     return {

@@ -14,7 +14,10 @@
  *     the agent skips that write.)
  *  4. A pod the API says is terminal (Succeeded, Failed) is stopped and its
  *     sandbox removed; a pod gone from the API is stopped and forgotten.
- *  5. While frozen (a partitioned or crashed kubelet) nothing is acted on;
+ *  5. Probes (prober/manager.ts), when the runtime supports them, run for
+ *     every admitted pod until it stops; their results overlay the runtime
+ *     status the API status is generated from.
+ *  6. While frozen (a partitioned or crashed kubelet) nothing is acted on;
  *     events are kept, latest per pod, and replayed on thaw.
  */
 import type { Clientset, EventRecorder } from '../client/index.js';
@@ -28,6 +31,7 @@ import { generatePodStatus, rejectedPodStatus } from './status/generate.js';
 import { canAdmitPod } from './admission.js';
 import type { Timers } from './timers.js';
 import type { KubeletMetrics } from './metrics.js';
+import { ProbeManager } from './prober/manager.js';
 
 export interface PodWorkersDeps {
   nodeName: string;
@@ -66,9 +70,26 @@ export class PodWorkers implements PodHandler {
   private frozen = false;
   private readonly backlog = new Map<string, { op: 'upsert' | 'remove'; pod: any }>();
   private closed = false;
+  /** Present when the runtime can run probes (execSync and killContainer). */
+  readonly prober?: ProbeManager;
 
   constructor(private readonly deps: PodWorkersDeps) {
     deps.runtime.onPodEvent((uid) => this.onRuntimeEvent(uid));
+    if (deps.runtime.execSync && deps.runtime.killContainer) {
+      this.prober = new ProbeManager({
+        runtime: deps.runtime, timers: deps.timers, logger: deps.logger, recorder: deps.recorder,
+        onChange: (uid) => {
+          const rec = this.byUID.get(uid);
+          if (rec && !this.closed && !this.frozen && rec.admitted && !rec.terminating) this.requestStatus(rec);
+        },
+      });
+    }
+  }
+
+  /** The runtime status of a pod with the probe results applied. */
+  runtimeStatus(uid: string): RuntimePodStatus | undefined {
+    const rs = this.deps.runtime.status(uid);
+    return this.prober ? this.prober.apply(uid, rs) : rs;
   }
 
   upsert(pod: any): void {
@@ -103,7 +124,7 @@ export class PodWorkers implements PodHandler {
 
   get size(): number { return this.byUID.size; }
 
-  close(): void { this.closed = true; }
+  close(): void { this.closed = true; this.prober?.close(); }
 
   private handleUpsert(pod: any): void {
     const uid: string = pod.metadata.uid;
@@ -118,6 +139,7 @@ export class PodWorkers implements PodHandler {
     if (rec.admitted === undefined) this.admit(rec);
     if (!rec.admitted) return;
     this.deps.runtime.syncPod(pod);
+    this.prober?.sync(pod);
     this.requestStatus(rec);
   }
 
@@ -132,10 +154,10 @@ export class PodWorkers implements PodHandler {
   }
 
   private requestStatus(rec: PodRecord): void {
-    const { runtime, timers, hostIP } = this.deps;
+    const { timers, hostIP } = this.deps;
     this.deps.status.request(rec.key, rec.uid, (p) => {
       if (rec.terminating || p.metadata.deletionTimestamp || podIsTerminal(p)) return undefined;
-      return generatePodStatus(p, runtime.status(rec.uid), { hostIP, now: timers.now() });
+      return generatePodStatus(p, this.runtimeStatus(rec.uid), { hostIP, now: timers.now() });
     });
   }
 
@@ -172,6 +194,7 @@ export class PodWorkers implements PodHandler {
   private async terminate(rec: PodRecord): Promise<void> {
     if (rec.terminating) return;
     rec.terminating = true;
+    this.prober?.removePod(rec.uid);
     const { runtime, recorder } = this.deps;
     const pod = rec.pod;
     const graceSeconds = pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
@@ -205,6 +228,7 @@ export class PodWorkers implements PodHandler {
   }
 
   private async stopFinished(rec: PodRecord): Promise<void> {
+    this.prober?.removePod(rec.uid);
     if (!this.deps.runtime.status(rec.uid)) return;
     await this.deps.runtime.killPod(rec.uid, 0);
     this.released(rec);
@@ -215,6 +239,7 @@ export class PodWorkers implements PodHandler {
     const rec = this.byUID.get(uid);
     this.byUID.delete(uid);
     this.deps.status.forget(`${pod.metadata.namespace}/${pod.metadata.name}`);
+    this.prober?.removePod(uid);
     if (!rec) return;
     void this.deps.runtime.killPod(uid, 0).then(() => this.released(rec));
   }

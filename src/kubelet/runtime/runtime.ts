@@ -67,6 +67,8 @@ export interface RuntimeContainerStatus {
    * (upstream: no probe means ready once started).
    */
   ready?: boolean;
+  /** Started as a startup probe reports it; undefined means started once running. */
+  started?: boolean;
 }
 
 export interface RuntimeSandboxStatus {
@@ -114,5 +116,18 @@ export interface PodRuntime {
    * that container.
    */
   readLogs?(uid: string, containerID: string, opts: ContainerLogOptions): Readable;
+  /**
+   * The probing seam (src/kubelet/prober). A runtime offering both methods
+   * gets liveness, readiness and startup probes run by the agent; one
+   * without them (the simulated runtime, whose readiness is scripted) keeps
+   * reporting readiness itself.
+   *  - `execSync` runs a command in container `containerID` (`<type>://<id>`)
+   *    and reports its exit code and combined output; `timedOut` when it
+   *    outlived timeoutMs.
+   *  - `killContainer` stops that instance within the grace period; the
+   *    runtime then restarts it as the restart policy says.
+   */
+  execSync?(containerID: string, cmd: string[], timeoutMs: number): Promise<{ exitCode: number; output: string; timedOut?: boolean }>;
+  killContainer?(uid: string, containerID: string, gracePeriodMs: number): Promise<void>;
   close(): Promise<void>;
 }

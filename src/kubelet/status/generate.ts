@@ -57,8 +57,9 @@ export function containerStatus(spec: any, rc: RuntimeContainerStatus | undefine
   switch (rc.state) {
     case 'running':
       out.state = { running: { startedAt: rfc3339(rc.startedAt ?? rc.createdAt) } };
-      out.ready = rc.ready ?? true;
-      out.started = true;
+      // A startup probe holds both back until it succeeds (upstream: not ready before started).
+      out.started = rc.started ?? true;
+      out.ready = out.started && (rc.ready ?? true);
       out.volumeMounts = volumeMounts(spec);
       break;
     case 'exited':

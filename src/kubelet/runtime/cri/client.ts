@@ -16,6 +16,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import type * as cri from './types.js';
 
 /** gRPC status codes the runtime code tells apart. */
+export const grpcDeadlineExceeded = 4;
 export const grpcNotFound = 5;
 export const grpcUnavailable = 14;
 

@@ -39,7 +39,7 @@ import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../../../util/log.js';
 import type { PodRuntime, RuntimePodStatus } from '../runtime.js';
 import type { Timers } from '../../timers.js';
-import { CRIClient } from './client.js';
+import { CRIClient, grpcDeadlineExceeded } from './client.js';
 import type { Readable } from 'node:stream';
 import { containerLogPath as criLogPath, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
 import { ContainerConfigError, containerConfig, labelNodeName, labelPodName, labelPodNamespace, labelPodUID, podLogDirectory, podSandboxConfig, type PodContext } from './config.js';
@@ -178,6 +178,31 @@ export class CRIRuntime implements PodRuntime {
   }
 
   onPodEvent(listener: (uid: string) => void): void { this.listeners.push(listener); }
+
+  /** A probe's exec: CRI ExecSync with the probe's timeout (whole seconds, at least 1). */
+  async execSync(containerID: string, cmd: string[], timeoutMs: number): Promise<{ exitCode: number; output: string; timedOut?: boolean }> {
+    const id = containerID.slice(containerID.indexOf('://') + 3);
+    try {
+      const r = await this.client.execSync(id, cmd, Math.max(1, Math.ceil(timeoutMs / 1000)));
+      return { exitCode: r.exitCode, output: Buffer.concat([Buffer.from(r.stdout ?? []), Buffer.from(r.stderr ?? [])]).toString('utf8') };
+    } catch (e) {
+      // containerd answers DEADLINE_EXCEEDED when the command outlives the timeout.
+      if ((e as { code?: number }).code === grpcDeadlineExceeded) return { exitCode: -1, output: '', timedOut: true };
+      throw e;
+    }
+  }
+
+  /** Stops one instance (a failed liveness or startup probe); the next sync restarts it per the restart policy. */
+  async killContainer(uid: string, containerID: string, gracePeriodMs: number): Promise<void> {
+    const p = this.byUID.get(uid);
+    const id = containerID.slice(containerID.indexOf('://') + 3);
+    if (!p || !p.containers.some((c) => c.id === id)) throw new Error(`container ${containerID} of pod ${uid} is not known to the runtime`);
+    await this.ignoreNotFound(this.client.stopContainer(id, Math.max(minimumGracePeriodSeconds, Math.ceil(gracePeriodMs / 1000))));
+    if (this.closed || this.byUID.get(uid) !== p) return;
+    await this.refreshPod(p);
+    this.emit(uid);
+    if (p.pod && !p.terminating) this.requestSync(p);
+  }
 
   async close(): Promise<void> {
     this.closed = true;
