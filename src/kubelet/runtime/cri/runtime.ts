@@ -48,6 +48,7 @@ import { MountError, containerMounts, removePodDir } from './volumes.js';
 import { Backoff, goDuration } from './backoff.js';
 import { instances, latestSandbox, newPodEntry, nsToDate, podStatus, type ContainerRecord, type PodEntry } from './podstate.js';
 import type * as cri from './types.js';
+import { PodEventEmitter } from '../pod-events.js';
 
 export interface CRIRuntimeOptions {
   /** unix:///run/containerd/containerd.sock */
@@ -83,8 +84,7 @@ export class CRIRuntime implements PodRuntime {
   private readonly byUID = new Map<string, PodEntry>();
   /** Pods being removed: a relist must not adopt them again. */
   private readonly removing = new Set<string>();
-  private readonly listeners: ((uid: string) => void)[] = [];
-  private readonly changed = new Set<string>();
+  private readonly events = new PodEventEmitter();
   private readonly images: ImageManager;
   private readonly crashBackoff: Backoff;
   private readonly ctx: PodContext;
@@ -177,7 +177,7 @@ export class CRIRuntime implements PodRuntime {
     return readCRILog(criLogPath(this.opts.podLogsDir, p, c.name, c.attempt), opts, { isRunning: () => find()?.state === 'CONTAINER_RUNNING' });
   }
 
-  onPodEvent(listener: (uid: string) => void): void { this.listeners.push(listener); }
+  onPodEvent(listener: (uid: string) => void): void { this.events.on(listener); }
 
   /** A probe's exec: CRI ExecSync with the probe's timeout (whole seconds, at least 1). */
   async execSync(containerID: string, cmd: string[], timeoutMs: number): Promise<{ exitCode: number; output: string; timedOut?: boolean }> {
@@ -485,15 +485,5 @@ export class CRIRuntime implements PodRuntime {
     await this.applyListing(p, sandboxes, containers);
   }
 
-  private emit(uid: string): void {
-    if (this.changed.has(uid)) return;
-    this.changed.add(uid);
-    if (this.changed.size === 1) {
-      queueMicrotask(() => {
-        const uids = [...this.changed];
-        this.changed.clear();
-        for (const u of uids) for (const l of this.listeners) l(u);
-      });
-    }
-  }
+  private emit(uid: string): void { this.events.emit(uid); }
 }

@@ -29,6 +29,7 @@ import { IPPool } from './ipam.js';
 import { normalizeImage, simulatedImageID } from './images.js';
 import { simScript } from './annotations.js';
 import { containerLogPath, formatCRILogLines, podLogsDirectory, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
+import { PodEventEmitter } from '../pod-events.js';
 
 export const simulatedRuntimeType = 'sim';
 export const simulatedRuntimeVersion = 'k8ts-sim://0.1.0';
@@ -73,8 +74,7 @@ export class SimulatedRuntime implements PodRuntime {
   private readonly pool: IPPool;
   private readonly timers: Timers;
   private readonly byUID = new Map<string, SimPod>();
-  private readonly listeners: ((uid: string) => void)[] = [];
-  private readonly changed = new Set<string>();
+  private readonly events = new PodEventEmitter();
   private closed = false;
 
   constructor(private readonly opts: SimulatedRuntimeOptions) {
@@ -147,7 +147,7 @@ export class SimulatedRuntime implements PodRuntime {
 
   pods(): string[] { return [...this.byUID.keys()]; }
 
-  onPodEvent(listener: (uid: string) => void): void { this.listeners.push(listener); }
+  onPodEvent(listener: (uid: string) => void): void { this.events.on(listener); }
 
   async close(): Promise<void> {
     this.closed = true;
@@ -299,15 +299,5 @@ export class SimulatedRuntime implements PodRuntime {
     this.log(p, c, `Container ${c.name} exited with code ${c.exitCode ?? 0} (${c.reason ?? 'Completed'})\n`);
   }
 
-  private emit(uid: string): void {
-    if (this.changed.has(uid)) return;
-    this.changed.add(uid);
-    if (this.changed.size === 1) {
-      queueMicrotask(() => {
-        const uids = [...this.changed];
-        this.changed.clear();
-        for (const u of uids) for (const l of this.listeners) l(u);
-      });
-    }
-  }
+  private emit(uid: string): void { this.events.emit(uid); }
 }
