@@ -22,6 +22,7 @@ import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleLi
 import { handleWatch } from './handlers/watch.js';
 import { handleApproval, handleBinding, handleEviction, handleFinalize, handleScale } from './handlers/subresources.js';
 import { versionInfo } from './version.js';
+import { answerClientError } from './client-error.js';
 
 export interface ApiServerOptions {
   registry: Registry;
@@ -42,6 +43,7 @@ const anonymousPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/h
 
 export function createApiServer(opts: ApiServerOptions): ApiServer {
   const server = https.createServer(opts.tls, (req, res) => { void serve(opts, req, res); });
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   // Watches are long-lived; upstream closes them itself, never on an idle timer.
