@@ -18,12 +18,13 @@ export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind
   const unknown = findUnknownFields(key, obj);
   if (!unknown.length) return;
   if (mode === 'Strict') throw badRequest(`${cannotHandle}: ${strictDecodingError(unknown)}`);
-  res.setHeader('Warning', unknown.map((f) => headerBytes(`299 - ${JSON.stringify(`unknown field "${f}"`)}`)));
+  res.setHeader('Warning', unknown.map((f) => headerText(`299 - ${JSON.stringify(`unknown field "${f}"`)}`)));
 }
 
 /**
- * Go writes a header's UTF-8 bytes as they are; Node writes a header string as
- * Latin-1 and refuses characters past U+00FF, so a field named `Ā` would fail
- * the request. Handing Node the UTF-8 bytes as Latin-1 sends what Go sends.
+ * Header values must be ASCII here: Node refuses characters past U+00FF and
+ * re-encodes the others, so a field named `Ā` failed the whole request. Go
+ * would send the UTF-8 bytes; the warning carries JSON's \uXXXX escape
+ * instead (as strconv.QuoteToASCII would), for DEL too.
  */
-const headerBytes = (text: string) => Buffer.from(text.replace(/\x7f/g, '\\u007f'), 'utf8').toString('latin1');
+const headerText = (text: string) => text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -150,7 +150,7 @@ const listAndWatch: Property = {
       fc.tuple(fc.constantFrom(...seeds), namespaceChoice).map(([seed, ns]) => collectionPath(seed, ns)),
       fc.constantFrom('/api/v1/pods', '/api/v1/services', '/api/v1/configmaps', '/apis/apps/v1/deployments', '/apis/apps/v1/daemonsets', '/api/v1/events', '/apis/coordination.k8s.io/v1/leases'),
     ),
-    q: query, accept, watch: fc.constantFrom('no', 'no', 'no', 'no', 'param', 'path'), spelling: goBool, timeout: watchTimeout,
+    q: query, accept, watch: fc.constantFrom('no', 'no', 'no', 'no', 'no', 'param', 'path'), spelling: goBool, timeout: watchTimeout,
   }),
   async run(s, { collection, q, accept: acc, watch, spelling, timeout }) {
     let p = collection;

@@ -1,0 +1,67 @@
+/**
+ * Defects the fuzz suite (fuzz.test.ts) found, each replayed as the exact
+ * request that broke the server, followed by proof that it still serves.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import https from 'node:https';
+import { startCluster, Cluster } from './harness.js';
+import { apiServerOnly, apiRequest } from './helpers.js';
+
+let cluster: Cluster;
+
+before(async () => { cluster = await startCluster(apiServerOnly); });
+after(async () => { await cluster?.cleanup(); });
+
+async function stillServes() {
+  const res = await apiRequest(cluster, '/version');
+  assert.equal(res.status, 200);
+}
+
+describe('fuzz findings', () => {
+  test('an unknown field named past U+00FF is warned about, not a 500 (Node refused the Warning header)', async () => {
+    const res = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps', {
+      method: 'POST', body: JSON.stringify({ metadata: { name: 'fz-warning' }, 'Ā': '', 'del\x7f': 1 }),
+    });
+    assert.equal(res.status, 201, res.body);
+    assert.equal(res.headers.warning, '299 - "unknown field \\"\\u0100\\"", 299 - "unknown field \\"del\\u007f\\""');
+    await stillServes();
+  });
+
+  test('a method llhttp does not know gets a 405 Status, not a bare 400', async () => {
+    const res = await apiRequest(cluster, '/apis/apps/v1/namespaces/x/daemonsets', { method: 'FOO' });
+    assert.equal(res.status, 405);
+    assert.deepEqual(res.json(), {
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 405, reason: 'MethodNotAllowed',
+      message: 'the server does not allow this method on the requested resource',
+    });
+    await stillServes();
+  });
+
+  test('headers past the parser limit get a 431 Status', async () => {
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = https.request(new URL('/version', cluster.url), { rejectUnauthorized: false, headers: { 'X-Long': 'x'.repeat(20_000) }, agent: false }, (r) => {
+        let body = '';
+        r.on('data', (d) => { body += d; });
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(res.status, 431);
+    assert.equal(JSON.parse(res.body).reason, 'RequestHeaderFieldsTooLarge');
+    await stillServes();
+  });
+
+  test('DeleteOptions with a wrongly typed field is a 400, not a 500, and deletes nothing', async () => {
+    const created = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps', { method: 'POST', body: JSON.stringify({ metadata: { name: 'fz-delete' } }) });
+    assert.equal(created.status, 201, created.body);
+    const res = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps/fz-delete', {
+      method: 'DELETE', body: '{"propagationPolicy":"Orphan","preconditions":{"uid":"x","resourceVersion":"1"},"dryRun":1e+21}',
+    });
+    assert.equal(res.status, 400, res.body);
+    assert.equal(res.json().message, 'json: cannot unmarshal number into Go struct field DeleteOptions.dryRun of type []string');
+    assert.equal((await apiRequest(cluster, '/api/v1/namespaces/default/configmaps/fz-delete')).status, 200);
+    await stillServes();
+  });
+});
