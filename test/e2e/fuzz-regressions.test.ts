@@ -64,4 +64,23 @@ describe('fuzz findings', () => {
     assert.equal((await apiRequest(cluster, '/api/v1/namespaces/default/configmaps/fz-delete')).status, 200);
     await stillServes();
   });
+
+  test('a null toleration is refused as invalid (422), not a 500', async () => {
+    const res = await apiRequest(cluster, '/api/v1/namespaces/default/pods', {
+      method: 'POST',
+      body: '{"kind":"Pod","metadata":{"name":"pod-iw"},"spec":{"containers":[{"name":"main","image":"busybox:1.36"}],"tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300},null]}}',
+    });
+    assert.equal(res.status, 422, res.body);
+    assert.equal(res.json().details.causes[0].field, 'spec.tolerations[1].operator');
+    await stillServes();
+  });
+
+  test('an unknown field with a 70 KB name gets a bounded Warning header, which clients can read', async () => {
+    const res = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps', {
+      method: 'POST', body: JSON.stringify({ metadata: { name: 'fz-long-warning' }, ['x'.repeat(70_000)]: 1 }),
+    });
+    assert.equal(res.status, 201, res.body);
+    assert.equal(res.headers.warning, `299 - "unknown field \\"${'x'.repeat(241)}"`);
+    await stillServes();
+  });
 });

@@ -54,7 +54,7 @@ for (const property of selected) {
       await session.ensureServer();
       session.tally.cases++;
       try {
-        await property.run(session, input);
+        await property.run(session.forCase(), input);
       } catch (e) {
         if (ignore?.test((e as Error).message)) { ignored++; return; }
         firstFinding ??= (e as Error).message;
@@ -64,6 +64,7 @@ for (const property of selected) {
       // The property's share of the budget ends it, shrinking included; the first failure is kept above.
       seed, numRuns, path: replayPath, interruptAfterTimeLimit: seconds * 1000, markInterruptAsFailure: false,
     });
+    session.endProperty();
     const line = session.tally.line(property.name) + (ignored ? `, ${ignored} findings ignored (K8TS_FUZZ_IGNORE)` : '');
     t.diagnostic(line);
     console.log(line);

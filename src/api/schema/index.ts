@@ -8,3 +8,4 @@ export {
   type GroupVersionKind, type OpenAPISchema,
 } from './definitions.js';
 export { findTypeErrors, findUnknownFields, strictDecodingError } from './check.js';
+export { fillNullItems } from './zero-values.js';
