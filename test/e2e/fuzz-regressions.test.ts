@@ -83,4 +83,13 @@ describe('fuzz findings', () => {
     assert.equal(res.headers.warning, `299 - "unknown field \\"${'x'.repeat(241)}"`);
     await stillServes();
   });
+
+  test('a list limit past int64 is a 400 in strconv words, not a SQLite datatype mismatch (500)', async () => {
+    const res = await apiRequest(cluster, '/api/v1/pods?limit=99999999999999999999');
+    assert.equal(res.status, 400, res.body);
+    assert.equal(res.json().message, 'strconv.ParseInt: parsing "99999999999999999999": value out of range');
+    const max = await apiRequest(cluster, '/api/v1/pods?limit=9223372036854775807');
+    assert.equal(max.status, 200, max.body);
+    await stillServes();
+  });
 });

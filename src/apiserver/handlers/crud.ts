@@ -8,6 +8,7 @@ import { decodeBody, mediaType, readBody } from '../body.js';
 import { writeJSON, writeJSONItems } from '../respond.js';
 import { checkFields } from '../field-validation.js';
 import { findTypeErrors } from '../../api/schema/index.js';
+import { parseInt64Param } from '../query-int.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
 
@@ -28,10 +29,9 @@ export function writeObject(ctx: HandlerContext, code: number, obj: any): void {
 }
 
 export async function handleList(ctx: HandlerContext): Promise<void> {
-  const limit = query(ctx, 'limit');
   const opts = {
     labelSelector: query(ctx, 'labelSelector'), fieldSelector: query(ctx, 'fieldSelector'),
-    limit: limit ? parseInt(limit, 10) : undefined, continue: query(ctx, 'continue'),
+    limit: parseInt64Param(query(ctx, 'limit')), continue: query(ctx, 'continue'),
     resourceVersion: query(ctx, 'resourceVersion'), resourceVersionMatch: query(ctx, 'resourceVersionMatch'),
   };
   if (ctx.rendering === 'json') return writeJSONList(ctx, await ctx.store.listJSON(ctx.info.namespace, opts));

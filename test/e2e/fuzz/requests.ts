@@ -136,7 +136,8 @@ export const query: fc.Arbitrary<Query> = fc.tuple(fc.array(param, { maxLength: 
 export function queryText(q: Query, opts: { watch?: boolean } = {}, timeout = '1'): string {
   const params = [...q.params];
   if (opts.watch) params.unshift(['timeoutSeconds', timeout]);
-  const text = params.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&') + q.raw;
+  // The raw damage goes after its own `&`, so it cannot run into (and void) the watch's timeout.
+  const text = [...params.map(([k, v]) => `${encode(k)}=${encode(v)}`), ...(q.raw ? [q.raw] : [])].join('&');
   return text ? `?${text}` : '';
 }
 
