@@ -12,6 +12,7 @@ import type { Socket } from 'node:net';
 import type { Status } from '../api/status.js';
 import type { Logger } from '../util/log.js';
 import type { RequestInfo } from './request-info.js';
+import { answerClientError } from './client-error.js';
 
 export interface ConnectionTimeouts {
   /** kube-apiserver --request-timeout: the whole of a non-long-running request. */
@@ -127,11 +128,7 @@ export function boundConnections(server: Server, t: ConnectionTimeouts, logger: 
   server.timeout = 0;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     logger.debug('client connection error', { code: err.code, err: err.message });
-    if (!socket.writable || err.code === 'ECONNRESET') { socket.destroy(); return; }
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    socket.destroySoon();
+    answerClientError(err, socket);
   });
   server.on('tlsClientError', (err: NodeJS.ErrnoException) => logger.debug('TLS handshake failed', { code: err.code, err: err.message }));
 }

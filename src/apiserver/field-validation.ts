@@ -7,19 +7,23 @@
  */
 import type { ServerResponse } from 'node:http';
 import { badRequest } from '../api/status.js';
-import { findTypeErrors, findUnknownFields, pruneUnknownFields, strictDecodingError } from '../api/schema/index.js';
+import { fillNullItems, findTypeErrors, findUnknownFields, pruneUnknownFields, strictDecodingError } from '../api/schema/index.js';
 import type { ResourceInfo } from '../api/resources.js';
 import { kindKey } from '../api/resources.js';
+import { warningHeaderValues } from './warnings.js';
 
 export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind'>, obj: unknown, mode: string | undefined, res: ServerResponse): void {
   const key = kindKey(info);
   const cannotHandle = `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}`;
   const typeErrors = findTypeErrors(key, obj);
   if (typeErrors.length) throw badRequest(`${cannotHandle}: ${typeErrors[0]}`);
+  // Decoding, as Go does it, turns null list items into zero values; everything after expects them.
+  fillNullItems(key, obj);
   if (mode !== 'Ignore') {
     const unknown = findUnknownFields(key, obj);
     if (unknown.length && mode === 'Strict') throw badRequest(`${cannotHandle}: ${strictDecodingError(unknown)}`);
-    if (unknown.length) res.setHeader('Warning', unknown.map((f) => `299 - ${JSON.stringify(`unknown field "${f}"`)}`));
+    if (unknown.length) res.setHeader('Warning', warningHeaderValues(unknown.map((f) => `unknown field "${f}"`)));
   }
   pruneUnknownFields(key, obj);
 }
+

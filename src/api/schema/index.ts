@@ -9,3 +9,4 @@ export {
 } from './definitions.js';
 export { findTypeErrors, findUnknownFields, strictDecodingError } from './check.js';
 export { pruneUnknownFields } from './prune.js';
+export { fillNullItems } from './zero-values.js';

@@ -7,6 +7,7 @@ import type { ListResult } from '../../registry/store.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
 import { writeJSON, writeJSONItems } from '../respond.js';
 import { checkFields } from '../field-validation.js';
+import { findTypeErrors } from '../../api/schema/index.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
 import { clampToNumber, int64Param } from './params.js';
@@ -107,10 +108,15 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
   writeObject(ctx, 200, updated);
 }
 
+const deleteOptionsDefinition = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
+
 /** DeleteOptions from the body (kubectl sends one) and the query string. */
 export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   const buf = await readBody(ctx.req);
   const opts: DeleteOptions = buf.length && buf.toString().trim() ? decodeBody(buf, mediaType(ctx.req)) : {};
+  // Decoding into upstream's typed DeleteOptions refuses wrong JSON types (`"dryRun": 1`) before any use.
+  const typeErrors = findTypeErrors(deleteOptionsDefinition, opts);
+  if (typeErrors.length) throw badRequest(typeErrors[0]);
   const grace = int64Param(ctx, 'gracePeriodSeconds');
   if (grace !== undefined) opts.gracePeriodSeconds = clampToNumber(grace);
   const policy = query(ctx, 'propagationPolicy');
