@@ -192,7 +192,7 @@ describe('seed workloads on two real containerd nodes', () => {
     assert.equal(sts.spec.podManagementPolicy, undefined, 'OrderedReady by default');
     const c = sts.spec.template.spec.containers[0];
     c.image = busyboxImage;
-    c.command = loop('cat /usr/share/nginx/html/index.html 2>/dev/null; echo "served by $HOSTNAME $(date +%s%N)" >> /usr/share/nginx/html/index.html');
+    c.command = loop('cat /usr/share/nginx/html/index.html 2>/dev/null; echo "served by $(hostname) $(date +%s)" >> /usr/share/nginx/html/index.html');
     sts.spec.template.spec.terminationGracePeriodSeconds = 5;
     await apply(svc);
     await apply(sts);
@@ -222,7 +222,8 @@ describe('seed workloads on two real containerd nodes', () => {
       volumeDirs.push(otherPv.spec.hostPath?.path ?? otherPv.spec.local?.path);
     }
     const page = join(dir, 'index.html');
-    await eventually(async () => existsSync(page) && /served by web-0 \d+\n$/.test(readFileSync(page, 'utf8')), 10_000, `${page} written`);
+    await eventually(async () => existsSync(page) && /^served by web-0 \d+\n$/.test(readFileSync(page, 'utf8')), 10_000, `${page} written`)
+      .catch((e) => { throw new Error(`${(e as Error).message}: ${existsSync(page) ? JSON.stringify(readFileSync(page, 'utf8')) : 'no file'}`); });
     const firstLine = readFileSync(page, 'utf8');
 
     await cluster!.kubectl(['delete', 'pod', 'web-0']);
