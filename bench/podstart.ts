@@ -81,6 +81,7 @@ class PodWatch {
   async until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!check()) {
+      if (agentExit) throw new Error(`agent exited (${agentExit}) while waiting for ${what}`);
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
       await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, 500); });
     }
@@ -133,11 +134,20 @@ function startAgent(kubeconfig: string, endpoint: string, podCIDR: string, dir: 
     '--node-name', nodeName, '--node-ip', '127.0.0.1', '--pod-cidr', podCIDR, '--root-dir', join(dir, 'kubelet'), '--pod-logs-dir', join(dir, 'pods'),
     '--address', '127.0.0.1', '--kubelet-port', '0',
   ], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info' } });
-  proc.stderr!.on('data', (d: Buffer) => { if (d.toString().includes('"level":"error"')) process.stderr.write(`agent: ${d}`); });
+  let tail = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    tail = (tail + d.toString()).slice(-8000);
+    if (d.toString().includes('"level":"error"')) process.stderr.write(`agent: ${d}`);
+  });
+  proc.on('exit', (code, signal) => { agentExit = String(code ?? signal); if (!stopping) process.stderr.write(`agent exited (${code ?? signal}); its last output:\n${tail}\n`); });
   return proc;
 }
 
+let stopping = false;
+let agentExit: string | undefined;
+
 async function stop(proc: ChildProcess): Promise<void> {
+  stopping = true;
   if (proc.exitCode !== null || proc.signalCode !== null) return;
   const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
