@@ -16,6 +16,13 @@
  *    by other workers: it becomes a directory of this test. Both agents run
  *    on this one host, so each pod writes a file named after its node.
  *
+ * The StatefulSet's claims are provisioned by the built-in local-path
+ * provisioner as hostPath volumes (type DirectoryOrCreate) under
+ * /var/lib/k8ts/storage/<pv>_<namespace>_<claim>; the server makes
+ * directories only for a node named like this host, so the kubelet creates
+ * them when it mounts the claim (src/kubelet/runtime/cri/claims.ts). The
+ * test removes them at the end.
+ *
  * Pod addresses (10.244.x) exist only in containerd's network namespace:
  * nothing here sends traffic to them.
  */
