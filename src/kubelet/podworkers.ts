@@ -203,7 +203,7 @@ export class PodWorkers implements PodHandler {
     for (const c of rs?.containers ?? []) {
       if (c.state === 'running') recorder?.event(podRef(pod), 'Normal', 'Killing', `Stopping container ${c.name}`);
     }
-    await runtime.killPod(rec.uid, graceMs);
+    await this.kill(rec.uid, graceMs);
     this.released(rec);
     await this.deleteFromAPI(rec);
   }
@@ -230,7 +230,7 @@ export class PodWorkers implements PodHandler {
   private async stopFinished(rec: PodRecord): Promise<void> {
     this.prober?.removePod(rec.uid);
     if (!this.deps.runtime.status(rec.uid)) return;
-    await this.deps.runtime.killPod(rec.uid, 0);
+    await this.kill(rec.uid, 0);
     this.released(rec);
   }
 
@@ -241,7 +241,20 @@ export class PodWorkers implements PodHandler {
     this.deps.status.forget(`${pod.metadata.namespace}/${pod.metadata.name}`);
     this.prober?.removePod(uid);
     if (!rec) return;
-    void this.deps.runtime.killPod(uid, 0).then(() => this.released(rec));
+    void this.kill(uid, 0).then(() => this.released(rec));
+  }
+
+  /**
+   * Stops the pod's containers; a runtime error (e.g. containerd's "ttrpc: closed"
+   * when a shim died) is logged, not thrown: these run unawaited, and the
+   * removal that follows (RemovePodSandbox) stops whatever is left by force.
+   */
+  private async kill(uid: string, graceMs: number): Promise<void> {
+    try {
+      await this.deps.runtime.killPod(uid, graceMs);
+    } catch (e) {
+      this.deps.logger.warn('failed to stop pod', { uid, err: e });
+    }
   }
 
   /** Frees the pod's sandbox (its IP) once it is stopped. */

@@ -45,6 +45,7 @@ import { containerLogPath as criLogPath, readCRILog, type ContainerLogOptions } 
 import { ContainerConfigError, containerConfig, labelNodeName, labelPodName, labelPodNamespace, labelPodUID, podLogDirectory, podSandboxConfig, type PodContext } from './config.js';
 import { ImageManager, goGRPCError } from './images.js';
 import { MountError, containerMounts, removePodDir } from './volumes.js';
+import { resolveClaims, type VolumeGetter } from './claims.js';
 import { Backoff, goDuration } from './backoff.js';
 import { instances, latestSandbox, newPodEntry, nsToDate, podStatus, type ContainerRecord, type PodEntry } from './podstate.js';
 import type * as cri from './types.js';
@@ -59,6 +60,8 @@ export interface CRIRuntimeOptions {
   podLogsDir: string;
   /** The kubelet's directory (/var/lib/kubelet): emptyDir volumes live under it. */
   rootDir: string;
+  /** Claims and volumes for persistentVolumeClaim volumes (absent: such pods wait). */
+  volumes?: VolumeGetter;
   logger: Logger;
   timers: Timers;
   /** PLEG relist period (1 s). */
@@ -337,7 +340,7 @@ export class CRIRuntime implements PodRuntime {
     if ('reason' in image) { this.setWaiting(p, c.name, image.reason, image.message); return; }
     let config: cri.ContainerConfig;
     try {
-      const mounts = containerMounts(pod, c, this.opts.rootDir);
+      const mounts = containerMounts(await resolveClaims(pod, this.opts.volumes), c, this.opts.rootDir);
       config = containerConfig({ pod, container: c, imageRef: image.imageRef, restartCount, mounts, podIP: latestSandbox(p)?.ip }, this.ctx);
     } catch (e) {
       if (e instanceof MountError) { this.setWaiting(p, c.name, 'ContainerCreating', e.message); return; }

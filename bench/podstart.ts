@@ -1,0 +1,228 @@
+/**
+ * Pod start latency on containerd (issue #7): a `k8ts server`, one
+ * `k8ts agent --runtime cri` and a private containerd (test/e2e/containerd.ts:
+ * its own netns, socket and dirs, the local busybox and pause images).
+ *
+ *  - steady: 100 pods created at 10/s; create→Running and create→Ready;
+ *  - burst: 30 pods created at once (after the steady pods are gone);
+ *  - the agent's VmRSS (/proc/PID/status) idle, and with the 100 pods running.
+ *
+ * Pods name their node (spec.nodeName), so the numbers are the API server,
+ * the kubelet and containerd (sandbox, CNI, container), not the scheduler.
+ * "create" is the moment the POST is sent; Running and Ready are the moments
+ * this process's watch first sees the phase and the Ready condition.
+ *
+ *   node dist/bench/podstart.js [--steady N] [--rate N] [--burst N] [--no-write]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import https from 'node:https';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { ApiClient, type Credentials } from './lib/client.js';
+import { readMemory, startServer } from './lib/server.js';
+import { fmtMB, fmtMs, percentile } from './lib/stats.js';
+import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
+import { startContainerd, busyboxImage } from '../test/e2e/containerd.js';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
+const nodeName = 'bench-node';
+const namespace = 'default';
+
+interface Seen { created?: number; running?: number; ready?: number }
+
+/** Watches the namespace's pods and records when each is first Running and first Ready. */
+class PodWatch {
+  readonly seen = new Map<string, Seen>();
+  private req?: ReturnType<typeof https.get>;
+  private waiters: (() => void)[] = [];
+  count = 0;
+
+  start(creds: Credentials): Promise<void> {
+    const url = new URL(`/api/v1/namespaces/${namespace}/pods?watch=1&allowWatchBookmarks=false`, creds.server);
+    return new Promise((resolve, reject) => {
+      this.req = https.get(url, { ca: creds.ca, cert: creds.cert, key: creds.key, agent: false }, (res) => {
+        if (res.statusCode !== 200) { reject(new Error(`watch: HTTP ${res.statusCode}`)); return; }
+        resolve();
+        let buf = '';
+        res.on('data', (d: Buffer) => {
+          buf += d.toString();
+          let nl: number;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl);
+            buf = buf.slice(nl + 1);
+            if (line.trim()) this.onEvent(JSON.parse(line));
+          }
+        });
+      });
+      this.req.on('error', (e) => { if (!this.closed) reject(e); });
+    });
+  }
+
+  private closed = false;
+
+  private onEvent(ev: { type: string; object: Pod }): void {
+    const now = performance.now();
+    const name = ev.object.metadata?.name ?? '';
+    const s = this.seen.get(name);
+    if (!s || ev.type === 'DELETED') { if (ev.type === 'DELETED') this.seen.delete(name); this.notify(); return; }
+    if (s.running === undefined && ev.object.status?.phase === 'Running') s.running = now;
+    if (s.ready === undefined && ev.object.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) s.ready = now;
+    this.notify();
+  }
+
+  private notify(): void { const w = this.waiters; this.waiters = []; for (const f of w) f(); }
+
+  async until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!check()) {
+      if (agentExit) throw new Error(`agent exited (${agentExit}) while waiting for ${what}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, 500); });
+    }
+  }
+
+  close(): void { this.closed = true; this.req?.destroy(); }
+}
+
+function pod(name: string): string {
+  return JSON.stringify({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, labels: { bench: 'podstart' } },
+    spec: {
+      nodeName, terminationGracePeriodSeconds: 1,
+      containers: [{ name: 'main', image: busyboxImage, command: ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1 & wait $!; done"] }],
+    },
+  });
+}
+
+interface Phase { name: string; count: number; running: number[]; ready: number[]; wallMs: number }
+
+async function createAndWait(client: ApiClient, watch: PodWatch, prefix: string, count: number, perSec: number): Promise<Phase> {
+  const names = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(3, '0')}`);
+  const t0 = performance.now();
+  const posts: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    if (perSec > 0) {
+      const at = t0 + (i * 1000) / perSec;
+      const wait = at - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+    const name = names[i]!;
+    watch.seen.set(name, { created: performance.now() });
+    posts.push(client.expect(201, 'POST', `/api/v1/namespaces/${namespace}/pods`, { body: pod(name) }));
+  }
+  await Promise.all(posts);
+  await watch.until(() => names.every((n) => watch.seen.get(n)?.ready !== undefined), 300_000, `${prefix}: ${count} pods Ready`);
+  const wallMs = performance.now() - t0;
+  const s = names.map((n) => watch.seen.get(n)!);
+  return { name: prefix, count, running: s.map((x) => x.running! - x.created!), ready: s.map((x) => x.ready! - x.created!), wallMs };
+}
+
+async function deleteAll(client: ApiClient, watch: PodWatch): Promise<void> {
+  await client.expect(200, 'DELETE', `/api/v1/namespaces/${namespace}/pods?labelSelector=bench%3Dpodstart`);
+  await watch.until(() => watch.seen.size === 0, 300_000, 'pods deleted');
+}
+
+function startAgent(kubeconfig: string, endpoint: string, podCIDR: string, dir: string): ChildProcess {
+  const proc = spawn(process.execPath, [
+    cliPath, 'agent', '--kubeconfig', kubeconfig, '--runtime', 'cri', '--container-runtime-endpoint', endpoint,
+    '--node-name', nodeName, '--node-ip', '127.0.0.1', '--pod-cidr', podCIDR, '--root-dir', join(dir, 'kubelet'), '--pod-logs-dir', join(dir, 'pods'),
+    '--address', '127.0.0.1', '--kubelet-port', '0',
+  ], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info' } });
+  let tail = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    tail = (tail + d.toString()).slice(-8000);
+    if (d.toString().includes('"level":"error"')) process.stderr.write(`agent: ${d}`);
+  });
+  proc.on('exit', (code, signal) => { agentExit = String(code ?? signal); if (!stopping) process.stderr.write(`agent exited (${code ?? signal}); its last output:\n${tail}\n`); });
+  return proc;
+}
+
+let stopping = false;
+let agentExit: string | undefined;
+
+async function stop(proc: ChildProcess): Promise<void> {
+  stopping = true;
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  await exited;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: {
+    steady: { type: 'string', default: '100' }, rate: { type: 'string', default: '10' }, burst: { type: 'string', default: '30' }, 'no-write': { type: 'boolean', default: false },
+  } });
+  const steady = Number(values.steady);
+  const rate = Number(values.rate);
+  const burst = Number(values.burst);
+  const work = mkdtempSync(join(tmpdir(), 'k8ts-bench-podstart-'));
+  const ctrd = await startContainerd({ podSubnet: '10.244.0.0/22' });
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let agent: ChildProcess | undefined;
+  const watch = new PodWatch();
+  const phases: Phase[] = [];
+  let idleKB = 0;
+  let loadedKB = 0;
+  try {
+    server = await startServer({ cliPath, dataDir: join(work, 'server'), serverArgs: ['--controllers', 'none'] });
+    const client = new ApiClient(server.creds, 16);
+    agent = startAgent(join(work, 'server', 'admin.conf'), ctrd.endpoint, ctrd.podSubnet, join(work, 'agent'));
+    const nodeReady = async () => {
+      const r = await client.request('GET', `/api/v1/nodes/${nodeName}`);
+      return r.status === 200 && JSON.parse(r.body.toString()).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True');
+    };
+    for (const deadline = Date.now() + 60_000; !(await nodeReady());) {
+      if (Date.now() > deadline) throw new Error('node not Ready in 60 s');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await watch.start(server.creds);
+    // Warm-up: one pod first, so the numbers do not include the first image unpack.
+    await createAndWait(client, watch, 'warm', 1, 0);
+    await deleteAll(client, watch);
+    await new Promise((r) => setTimeout(r, 5000));
+    idleKB = readMemory(agent.pid!).rssKB;
+    phases.push(await createAndWait(client, watch, 'steady', steady, rate));
+    await new Promise((r) => setTimeout(r, 5000));
+    loadedKB = readMemory(agent.pid!).rssKB;
+    console.log(JSON.stringify({ phase: 'steady', wallMs: phases[0]!.wallMs, idleKB, loadedKB }));
+    await deleteAll(client, watch);
+    phases.push(await createAndWait(client, watch, 'burst', burst, 0));
+    console.log(JSON.stringify({ phase: 'burst', wallMs: phases[1]!.wallMs }));
+    await deleteAll(client, watch);
+    client.close();
+  } finally {
+    watch.close();
+    if (agent) await stop(agent);
+    await server?.stop();
+    await ctrd.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+  const command = `node ${relative(repoRoot, process.argv[1]!)} ${process.argv.slice(2).join(' ')}`.trim();
+  const body = [
+    '## Pod start latency on containerd (issue #7)',
+    '',
+    `- Command: \`${command}\``,
+    `- Date: ${new Date().toISOString()}; load average at end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    `- Machine: ${machineLine()}. The machine was shared with other workers (builds, tests) during the run: absolute numbers are pessimistic and noisy.`,
+    `- Revision: ${revisionLine(repoRoot)}`,
+    '- One `k8ts server --controllers none`, one `k8ts agent --runtime cri` and a private containerd (runc, CNI bridge) on the same host. Pods name their node (no scheduler); each runs k8ts.local/busybox:1 (`sh` looping on `sleep 1`), no probes, so Ready follows Running.',
+    '- create = POST sent; Running / Ready = first watch event with phase Running / condition Ready=True, seen by the benchmark.',
+    '',
+    table(['phase', 'pods', 'create→Running p50', 'p99', 'create→Ready p50', 'p99', 'all Ready after'], phases.map((p) => [
+      p.name === 'steady' ? `${p.count} pods at ${rate}/s` : `${p.count} pods at once`, String(p.count),
+      fmtMs(percentile(p.running, 50)), fmtMs(percentile(p.running, 99)), fmtMs(percentile(p.ready, 50)), fmtMs(percentile(p.ready, 99)), fmtMs(p.wallMs),
+    ])),
+    '',
+    `Agent VmRSS: idle (node registered, no pods) ${fmtMB(idleKB)}; with ${steady} pods running ${fmtMB(loadedKB)}.`,
+  ].join('\n');
+  console.log(body);
+  if (!values['no-write']) writeSection(resultsFile, 'podstart', body);
+}
+
+main().catch((e) => { console.error(e); process.exitCode = 1; });
