@@ -37,7 +37,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../../../util/log.js';
-import type { PodRuntime, RuntimePodStatus } from '../runtime.js';
+import type { PodRuntime, RuntimePodStatus, StreamRequest } from '../runtime.js';
 import type { Timers } from '../../timers.js';
 import { CRIClient } from './client.js';
 import type { Readable } from 'node:stream';
@@ -175,6 +175,15 @@ export class CRIRuntime implements PodRuntime {
     const c = find();
     if (!p || !c) throw new Error(`container ${containerID} of pod ${uid} is not known to the runtime`);
     return readCRILog(criLogPath(this.opts.podLogsDir, p, c.name, c.attempt), opts, { isRunning: () => find()?.state === 'CONTAINER_RUNNING' });
+  }
+
+  /** CRI Exec or Attach: the runtime's streaming server URL for it. */
+  async streamURL(uid: string, containerID: string, req: StreamRequest): Promise<string> {
+    const p = this.byUID.get(uid);
+    const id = containerID.slice(containerID.indexOf('://') + 3);
+    if (!p || !p.containers.some((c) => c.id === id)) throw new Error(`container ${containerID} of pod ${uid} is not known to the runtime`);
+    const streams = { stdin: req.stdin, stdout: req.stdout, stderr: req.stderr, tty: req.tty };
+    return req.cmd ? this.client.exec(id, req.cmd, streams) : this.client.attach(id, streams);
   }
 
   onPodEvent(listener: (uid: string) => void): void { this.listeners.push(listener); }
