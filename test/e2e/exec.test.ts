@@ -119,6 +119,25 @@ describe('kubectl exec through the API server and the kubelet (containerd)', () 
     assert.equal(readFileSync(dest, 'utf8'), 'payload\n');
   });
 
+  test('kubectl attach streams the main process output', async () => {
+    await cluster!.kubectl(['create', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1', kind: 'Pod', metadata: { name: 'ticker', namespace: 'default' },
+        spec: { nodeName, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: busyboxImage, command: ['sh', '-c', 'i=0; while true; do i=$((i+1)); echo tick-$i; sleep 0.2; done'] }] },
+      }),
+    });
+    await eventually(async () => JSON.parse((await cluster!.kubectl(['get', 'pod', 'ticker', '-o', 'json'])).stdout).status?.phase === 'Running', 60_000, 'ticker Running');
+    const child = cluster!.spawnKubectl(['attach', 'ticker']);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    try {
+      await eventually(async () => /tick-\d+\n.*tick-\d+\n/s.test(out), 20_000, `attach output, got: ${out}`);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
   test('the kubelet refuses an anonymous exec', async () => {
     const node = JSON.parse((await cluster!.kubectl(['get', 'node', nodeName, '-o', 'json'])).stdout);
     const port = node.status.daemonEndpoints.kubeletEndpoint.Port;
