@@ -13,6 +13,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCluster, eventually, cliPath, type Cluster } from './harness.js';
+import { adminCredentials } from './helpers.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
 
 const nodeName = 'exec-node';
@@ -71,8 +72,11 @@ function underTerminal(command: string, input: string[], timeoutMs = 30_000): Pr
 
 describe('kubectl exec through the API server and the kubelet (containerd)', () => {
   test('exec runs a command and prints its output', async () => {
-    const r = await cluster!.kubectl(['exec', 'box', '--', 'echo', 'hi']);
+    const r = await cluster!.kubectl(['-v=8', 'exec', 'box', '--', 'echo', 'hi']);
     assert.equal(r.stdout, 'hi\n');
+    // What kubectl 1.32 sends (its own request log at -v=8): a GET upgrade to WebSocket, v5 only.
+    assert.match(r.stderr, /GET https:\/\/[^ ]+\/api\/v1\/namespaces\/default\/pods\/box\/exec\?command=echo&command=hi&container=main&stderr=true&stdout=true/);
+    assert.match(r.stderr, /Sec-Websocket-Protocol: v5\.channel\.k8s\.io\n/i);
     const both = await cluster!.kubectl(['exec', 'box', '-c', 'main', '--', 'sh', '-c', 'echo out; echo err >&2']);
     assert.equal(both.stdout, 'out\n');
     assert.equal(both.stderr, 'err\n');
@@ -136,6 +140,21 @@ describe('kubectl exec through the API server and the kubelet (containerd)', () 
     } finally {
       child.kill('SIGTERM');
     }
+  });
+
+  test('an upgrade request to anything but exec/attach is served as plain HTTP', async () => {
+    const status = await new Promise<{ code: number; body: string }>((resolve, reject) => {
+      const req = https.request(new URL('/api/v1/namespaces/default/pods/box', cluster!.url), {
+        ...adminCredentials(cluster!.kubeconfig), agent: false,
+        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+      });
+      req.on('response', (res) => { let body = ''; res.on('data', (d: Buffer) => { body += d.toString(); }); res.on('end', () => resolve({ code: res.statusCode!, body })); });
+      req.on('upgrade', () => reject(new Error('upgraded a pod GET')));
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(status.code, 200);
+    assert.equal(JSON.parse(status.body).metadata.name, 'box');
   });
 
   test('the kubelet refuses an anonymous exec', async () => {
