@@ -68,6 +68,8 @@ export async function serveStream(host: KubeletHost, logger: Logger, req: Incomi
     upstream.once('error', (e) => resolve(`connecting to the runtime's streaming server: ${e.message}`));
   });
   if (opened) { upstream.terminate(); return rejectUpgrade(socket, 500, opened); }
+  // The caller went away while the runtime was being reached: end the session there too.
+  if (socket.destroyed) { upstream.terminate(); return; }
   // The caller gets its own protocol back: the runtime's choice, or v5 bridged onto a v4 runtime.
   const chosen = protocols.includes(upstream.protocol) ? upstream.protocol : v5;
   const dropClose = chosen === v5 && upstream.protocol !== v5;
