@@ -4,8 +4,9 @@
  * the registry's stores.
  */
 import https from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { findResource } from '../api/resources.js';
 import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable, serviceUnavailable } from '../api/status.js';
 import type { Registry } from '../registry/registry.js';
@@ -24,6 +25,8 @@ import { handleApproval, handleBinding, handleEviction, handleFinalize, handleSc
 import { versionInfo } from './version.js';
 import { handlePodLog } from './handlers/logs.js';
 import { handleNodeProxy } from './handlers/node-proxy.js';
+import { handlePodStream } from './handlers/exec.js';
+import { rejectUpgrade } from '../util/upgrade-response.js';
 import type { KubeletClient } from './kubelet-client/client.js';
 import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
@@ -59,6 +62,13 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   // process answers it (or drops that connection) and lives on.
   const server = https.createServer({ ...opts.tls, ...checking }, (req, res) => {
     serve(opts, timeouts, req, res).catch((err) => lastResort(opts.logger, req, res, err));
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    serveUpgrade(opts, timeouts, req, socket, head).catch((err) => {
+      opts.logger.error('upgrade request failed', { url: req.url, err: (err as Error)?.stack ?? String(err) });
+      rejectUpgrade(socket, 500, JSON.stringify(toStatus(err)), 'application/json');
+    });
   });
   boundConnections(server, timeouts, opts.logger);
   return {
@@ -99,6 +109,38 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2));
     if (res.headersSent) return;
     writeStatus(res, status);
+  }
+}
+
+/**
+ * A request asking to upgrade its connection. pods/exec and pods/attach
+ * upgrade to WebSocket (handlers/exec.ts); every other request is served as
+ * if it had not asked (as upstream's handlers ignore the header), on a
+ * response bound to the raw socket, which closes after it.
+ */
+async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  const url = requestURL(req.url);
+  const info = url && parseRequestInfo(req.method ?? 'GET', url);
+  const stream = info?.isResourceRequest && info.group === '' && info.resource === 'pods' && info.namespace && info.name && (info.subresource === 'exec' || info.subresource === 'attach');
+  if (!url || !info || !stream) {
+    if (head.length) socket.unshift(head);
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once('finish', () => socket.end());
+    return serve(opts, timeouts, req, res);
+  }
+  const count = (code: number) => opts.metrics.requests.inc({ verb: reportedVerb(req, info), resource: 'pods', subresource: info.subresource ?? '', code: String(code) });
+  const fail = (status: ReturnType<typeof toStatus>) => { count(status.code); rejectUpgrade(socket, status.code, JSON.stringify(status), 'application/json'); };
+  if (!(await opts.authenticate(req))) return fail(unauthorized().status);
+  if (!opts.kubelet) return fail(serviceUnavailable('this API server has no kubelet client credentials').status);
+  try {
+    await handlePodStream({ req, socket, head, url, info, store: opts.registry.store('', 'v1', 'pods')!, kubelet: opts.kubelet, logger: opts.logger });
+    count(101);
+  } catch (err) {
+    const status = toStatus(err);
+    if (status.code >= 500) opts.logger.error('request failed', { method: req.method, path: url.pathname, err: (err as Error)?.stack ?? String(err) });
+    fail(status);
   }
 }
 

@@ -14,6 +14,11 @@
  *    network namespace, where the k8ts server listens on 127.0.0.1;
  *  - pod network namespaces are mounted under the state dir
  *    (netns_mounts_under_state_dir), so none is left in /run/netns;
+ *  - with `streaming`, containerd's streaming server (CRI Exec/Attach URLs)
+ *    listens on a veth pair's namespace end (169.254.N.M+2/30, the host end
+ *    .M+1/30, both link-local and private to this machine): the agent in the
+ *    host namespace must reach it, and the namespace's 127.0.0.1 is not the
+ *    host's. Deleting the namespace deletes the pair;
  *  - the images of scripts/images.sh (k8ts.local/pause:1, k8ts.local/busybox:1)
  *    are imported into the CRI's k8s.io namespace.
  *
@@ -44,6 +49,8 @@ export interface PrivateContainerd {
   endpoint: string;
   netns: string;
   podSubnet: string;
+  /** Where containerd's streaming server listens (its address only; the port is its choice). */
+  streamAddress: string;
   client: CRIClient;
   /** containerd's own log (for failure messages). */
   log(): string;
@@ -65,7 +72,7 @@ export async function ensureImages(): Promise<{ pause: string; busybox: string }
   return { pause, busybox };
 }
 
-function config(dir: string): string {
+function config(dir: string, streamAddress: string): string {
   return `version = 2
 root = "${dir}/root"
 state = "${dir}/state"
@@ -79,6 +86,8 @@ state = "${dir}/state"
   address = ""
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "${pauseImage}"
+  stream_server_address = "${streamAddress}"
+  stream_server_port = "0"
   restrict_oom_score_adj = true
   enable_selinux = false
   # Pod network namespaces under the state dir, not /run/netns: nothing of the test outlives its dir.
@@ -103,7 +112,7 @@ function conflist(podSubnet: string): string {
   });
 }
 
-export async function startContainerd(opts: { podSubnet?: string } = {}): Promise<PrivateContainerd> {
+export async function startContainerd(opts: { podSubnet?: string; streaming?: boolean } = {}): Promise<PrivateContainerd> {
   for (const cmd of required) {
     if (!(await which(cmd))) throw new Error(`${cmd} not found: run scripts/ci-setup-containerd.sh (containerd, runc, containernetworking-plugins, busybox-static, iproute2)`);
   }
@@ -115,7 +124,9 @@ export async function startContainerd(opts: { podSubnet?: string } = {}): Promis
   const netns = `k8ts-e2e-${randomBytes(4).toString('hex')}`;
   mkdirSync(join(dir, 'cni'));
   writeFileSync(join(dir, 'cni', '10-k8ts.conflist'), conflist(podSubnet));
-  writeFileSync(join(dir, 'config.toml'), config(dir));
+  const [n, m] = [1 + (randomBytes(1)[0]! % 254), 4 * (randomBytes(1)[0]! % 63)];
+  const streamAddress = opts.streaming ? `169.254.${n}.${m + 2}` : '127.0.0.1';
+  writeFileSync(join(dir, 'config.toml'), config(dir, streamAddress));
   const logFile = join(dir, 'containerd.log');
   let proc: ChildProcess | undefined;
   let client: CRIClient | undefined;
@@ -152,6 +163,14 @@ export async function startContainerd(opts: { podSubnet?: string } = {}): Promis
     await run('ip', ['netns', 'add', netns]);
     netnsCreated = true;
     await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', 'lo', 'up']);
+    if (opts.streaming) {
+      const hostEnd = `k8tsv${netns.slice(-8)}`;
+      await run('ip', ['link', 'add', hostEnd, 'type', 'veth', 'peer', 'name', 'stream0', 'netns', netns]);
+      await run('ip', ['addr', 'add', `169.254.${n}.${m + 1}/30`, 'dev', hostEnd]);
+      await run('ip', ['link', 'set', hostEnd, 'up']);
+      await run('ip', ['netns', 'exec', netns, 'ip', 'addr', 'add', `${streamAddress}/30`, 'dev', 'stream0']);
+      await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', 'stream0', 'up']);
+    }
     const out = openSync(logFile, 'a');
     proc = spawn('nsenter', [`--net=/run/netns/${netns}`, 'containerd', '--config', join(dir, 'config.toml')], { stdio: ['ignore', out, out] });
     client = new CRIClient(`unix://${socket}`);
@@ -169,7 +188,7 @@ export async function startContainerd(opts: { podSubnet?: string } = {}): Promis
     await stop();
     throw e;
   }
-  return { dir, socket, endpoint: `unix://${socket}`, netns, podSubnet, client: client!, log: () => readFileSync(logFile, 'utf8'), stop };
+  return { dir, socket, endpoint: `unix://${socket}`, netns, podSubnet, streamAddress, client: client!, log: () => readFileSync(logFile, 'utf8'), stop };
 }
 
 /** SIGKILLs containerd-shim processes serving this containerd (their -address is our socket). */

@@ -38,7 +38,7 @@ export interface ApiRequest {
 }
 
 /** Credentials as kubectl reads them: the first cluster and user of admin.conf. */
-function adminCredentials(kubeconfig: string): { ca: string; cert: string; key: string } {
+export function adminCredentials(kubeconfig: string): { ca: string; cert: string; key: string } {
   const cfg = parse(readFileSync(kubeconfig, 'utf8'));
   const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
   return {

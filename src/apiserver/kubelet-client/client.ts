@@ -14,6 +14,7 @@
  *     (`Get "https://...": dial tcp ...: connect: connection refused`).
  */
 import https from 'node:https';
+import { WebSocket } from 'ws';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { kubeletEndpoint, type KubeletEndpoint } from '../../api/kubelet-endpoint.js';
@@ -31,6 +32,12 @@ export interface KubeletClient {
   /** Where the node's kubelet listens; 404 when the node does not exist. */
   endpoint(nodeName: string): Promise<KubeletEndpoint>;
   request(target: KubeletTarget): Promise<IncomingMessage>;
+  /**
+   * A WebSocket to the kubelet (exec, attach) with the API server's client
+   * certificate, offering `protocols`; resolves once open. A refused
+   * handshake rejects with the kubelet's status and body (KubeletRefusal).
+   */
+  webSocket(endpoint: KubeletEndpoint, path: string, protocols: string[]): Promise<WebSocket>;
   close(): void;
 }
 
@@ -64,6 +71,11 @@ export function roundTripError(method: string, url: string, e: KubeletEndpoint, 
   return `${verb} ${JSON.stringify(url)}: ${why}`;
 }
 
+/** The kubelet answered an upgrade with something other than 101. */
+export class KubeletRefusal extends Error {
+  constructor(readonly statusCode: number, readonly body: string) { super(body); }
+}
+
 export function createKubeletClient(registry: Registry, cfg: KubeletClientConfig): KubeletClient {
   const agentOpts = { keepAlive: true, maxSockets: 256, cert: cfg.certPem, key: cfg.keyPem, ALPNProtocols: ['http/1.1'] };
   const verifying = new https.Agent({ ...agentOpts, ca: cfg.caPem, rejectUnauthorized: !!cfg.caPem });
@@ -85,6 +97,23 @@ export function createKubeletClient(registry: Registry, cfg: KubeletClientConfig
         }, resolve);
         req.on('error', (err: NodeJS.ErrnoException) => reject(err.name === 'AbortError' ? err : unknownError(roundTripError(t.method, url, t.endpoint, err))));
         if (t.body) t.body.pipe(req); else req.end();
+      });
+    },
+    webSocket(endpoint, path, protocols) {
+      const url = `wss://${hostPort(endpoint)}${path}`;
+      const ws = new WebSocket(url, protocols, {
+        cert: cfg.certPem, key: cfg.keyPem, ca: cfg.caPem, rejectUnauthorized: !!cfg.caPem, checkServerIdentity: (() => undefined) as unknown as () => boolean,
+        perMessageDeflate: false, handshakeTimeout: 30_000,
+      });
+      return new Promise((resolve, reject) => {
+        ws.once('open', () => resolve(ws));
+        ws.once('unexpected-response', (_req, res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => { reject(new KubeletRefusal(res.statusCode ?? 500, Buffer.concat(chunks).toString())); ws.terminate(); });
+          res.on('error', () => reject(new KubeletRefusal(res.statusCode ?? 500, '')));
+        });
+        ws.once('error', (err: NodeJS.ErrnoException) => reject(unknownError(roundTripError('GET', url.replace(/^wss/, 'https'), endpoint, err))));
       });
     },
     close() {

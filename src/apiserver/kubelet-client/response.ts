@@ -36,7 +36,12 @@ const generic: Record<number, [string, string]> = {
 export async function checkKubeletResponse(res: IncomingMessage, resource: string, name: string): Promise<StatusError | undefined> {
   const code = res.statusCode ?? 500;
   if (code >= 200 && code <= 206) return undefined;
-  const body = await readSome(res);
+  return kubeletErrorStatus(code, await readSome(res), resource, name);
+}
+
+/** A kubelet's non-2xx answer (status code and body) as the Status the API server answers with. */
+export function kubeletErrorStatus(code: number, fullBody: string, resource: string, name: string): StatusError {
+  const body = fullBody.slice(0, maxReadLength);
   const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code };
   if (code === 500) return new StatusError({ ...status, reason: 'InternalError', message: `Internal error occurred: ${body}`, details: { causes: [{ message: body }] } });
   if (code === 400) return new StatusError({ ...status, reason: 'BadRequest', message: body });

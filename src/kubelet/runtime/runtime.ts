@@ -17,6 +17,11 @@
  *    or previous) from the pod status first, as upstream's
  *    validateContainerLogStatus does. Runtimes that keep CRI-format log
  *    files serve them with logs/readCRILog.
+ *  - `streamURL` (optional) prepares an exec or attach in a running
+ *    container and answers where its streams are served: a URL of the
+ *    runtime's streaming server (CRI Exec/Attach), which speaks the
+ *    channel.k8s.io WebSocket protocols; the kubelet server bridges the
+ *    API server's connection to it.
  * The agent turns runtime status into API status (phase, conditions,
  * containerStatuses) in `status/generate.ts`, as the kubelet does, so every
  * runtime (simulated, process, CRI) reports the same way.
@@ -98,6 +103,16 @@ export interface RuntimePodStatus {
   message?: string;
 }
 
+/** Which streams an exec or attach carries (PodExecOptions, PodAttachOptions). */
+export interface StreamRequest {
+  /** The command for an exec; absent for an attach. */
+  cmd?: string[];
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  tty: boolean;
+}
+
 export interface PodRuntime {
   /** The scheme of container IDs, e.g. 'sim' ("sim://..."). */
   readonly type: string;
@@ -129,5 +144,7 @@ export interface PodRuntime {
    */
   execSync?(containerID: string, cmd: string[], timeoutMs: number): Promise<{ exitCode: number; output: string; timedOut?: boolean }>;
   killContainer?(uid: string, containerID: string, gracePeriodMs: number): Promise<void>;
+  /** Where to connect for an exec (cmd given) or attach (no cmd) in container `containerID` of pod `uid`. */
+  streamURL?(uid: string, containerID: string, req: StreamRequest): Promise<string>;
   close(): Promise<void>;
 }

@@ -8,17 +8,22 @@
  *     GET /containerLogs/{namespace}/{pod}/{container}: a container's log
  *     (containerlogs.ts).
  *  3. Other paths: Go's "404 page not found"; other methods: 405.
- * The API server reaches it for pods/log and nodes/proxy; exec, attach,
- * portForward and stats/summary come later.
+ *  4. WebSocket upgrades of /exec/... and /attach/... (exec.ts), after the
+ *     same authentication; any other upgrade is refused.
+ * The API server reaches it for pods/log, nodes/proxy, pods/exec and
+ * pods/attach; portForward and stats/summary come later.
  */
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from '../../util/log.js';
 import type { KubeletHost } from './host.js';
 import { createClientCertAuthenticator } from './authn.js';
 import { serveContainerLogs } from './containerlogs.js';
 import { writeJSON, writeText } from './respond.js';
+import { serveStream } from './exec.js';
+import { rejectUpgrade } from '../../util/upgrade-response.js';
 
 export interface KubeletServerOptions {
   /** The kubelet it serves; may be set later (setHost), so the port is known before the node registers. */
@@ -50,6 +55,13 @@ export function createKubeletServer(options: KubeletServerOptions): KubeletServe
       if (!res.headersSent) writeText(res, 500, 'Internal Server Error'); else res.destroy();
     }
   });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    serveUpgrade(opts, authenticate, req, socket, head).catch((e) => {
+      opts.logger.error('kubelet upgrade request failed', { url: req.url, err: (e as Error)?.stack ?? String(e) });
+      rejectUpgrade(socket, 500, 'Internal Server Error');
+    });
+  });
   server.headersTimeout = 60_000;
   server.requestTimeout = 0;
   server.on('tlsClientError', (err) => opts.logger.debug('kubelet TLS handshake failed', { err: err.message }));
@@ -64,6 +76,24 @@ export function createKubeletServer(options: KubeletServerOptions): KubeletServe
       server.closeAllConnections();
     }),
   };
+}
+
+async function serveUpgrade(opts: KubeletServerOptions, authenticate: ReturnType<typeof createClientCertAuthenticator>, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  if (!authenticate(req)) return rejectUpgrade(socket, 401, 'Unauthorized');
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'https://kubelet');
+  } catch {
+    return rejectUpgrade(socket, 400, '400 Bad Request');
+  }
+  const segs = url.pathname.split('/').filter(Boolean);
+  const route = segs[0];
+  if (route !== 'exec' && route !== 'attach') return rejectUpgrade(socket, 404, '404 page not found\n');
+  if (!['GET', 'POST'].includes(req.method ?? '')) return rejectUpgrade(socket, 405, '405: Method Not Allowed');
+  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return rejectUpgrade(socket, 400, `only WebSocket upgrades are supported for ${route}`);
+  const host = opts.host;
+  if (!host) return rejectUpgrade(socket, 503, 'the kubelet is starting');
+  return serveStream(host, opts.logger, req, socket, head, url, route, segs.slice(1));
 }
 
 function serve(opts: KubeletServerOptions, authenticate: ReturnType<typeof createClientCertAuthenticator>, req: IncomingMessage, res: ServerResponse): void {

@@ -120,6 +120,18 @@ export class CRIClient {
     return this.call(this.runtime, 'ExecSync', { containerId, cmd, timeout: timeoutSeconds }, deadline);
   }
 
+  /** A URL of the runtime's streaming server that runs cmd in the container once connected to. */
+  async exec(containerId: string, cmd: string[], streams: { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }): Promise<string> {
+    const res = await this.call<any, { url: string }>(this.runtime, 'Exec', { containerId, cmd, ...streams });
+    return res.url;
+  }
+
+  /** A URL of the runtime's streaming server that attaches to the container's main process. */
+  async attach(containerId: string, streams: { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }): Promise<string> {
+    const res = await this.call<any, { url: string }>(this.runtime, 'Attach', { containerId, ...streams });
+    return res.url;
+  }
+
   async listImages(image?: string): Promise<cri.Image[]> {
     const res = await this.call<any, { images: cri.Image[] }>(this.images, 'ListImages', { filter: image ? { image: { image } } : {} });
     return res.images ?? [];

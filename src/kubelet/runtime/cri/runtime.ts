@@ -37,7 +37,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../../../util/log.js';
-import type { PodRuntime, RuntimePodStatus } from '../runtime.js';
+import type { PodRuntime, RuntimePodStatus, StreamRequest } from '../runtime.js';
 import type { Timers } from '../../timers.js';
 import { CRIClient, grpcDeadlineExceeded } from './client.js';
 import type { Readable } from 'node:stream';
@@ -206,6 +206,16 @@ export class CRIRuntime implements PodRuntime {
     this.emit(uid);
     if (p.pod && !p.terminating) this.requestSync(p);
   }
+
+  /** CRI Exec or Attach: the runtime's streaming server URL for it. */
+  async streamURL(uid: string, containerID: string, req: StreamRequest): Promise<string> {
+    const p = this.byUID.get(uid);
+    const id = containerID.slice(containerID.indexOf('://') + 3);
+    if (!p || !p.containers.some((c) => c.id === id)) throw new Error(`container ${containerID} of pod ${uid} is not known to the runtime`);
+    const streams = { stdin: req.stdin, stdout: req.stdout, stderr: req.stderr, tty: req.tty };
+    return req.cmd ? this.client.exec(id, req.cmd, streams) : this.client.attach(id, streams);
+  }
+
 
   async close(): Promise<void> {
     this.closed = true;

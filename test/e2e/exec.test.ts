@@ -1,0 +1,178 @@
+/**
+ * kubectl exec, exec -it, attach-free streaming and kubectl cp against pods
+ * of a real containerd (containerd.ts), through the API server and the
+ * kubelet's API: kubectl (v5.channel.k8s.io WebSocket) → API server →
+ * kubelet (WebSocket, client certificate) → containerd's streaming server
+ * (v4.channel.k8s.io WebSocket, reached over a private veth pair).
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCluster, eventually, cliPath, type Cluster } from './harness.js';
+import { adminCredentials } from './helpers.js';
+import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
+
+const nodeName = 'exec-node';
+let cluster: Cluster | undefined;
+let ctrd: PrivateContainerd | undefined;
+let agent: ChildProcess | undefined;
+let agentLog = '';
+const work = mkdtempSync(join(tmpdir(), 'k8ts-e2e-exec-'));
+
+before(async () => {
+  ctrd = await startContainerd({ streaming: true, podSubnet: '10.244.7.0/24' });
+  cluster = await startCluster();
+  agent = spawn(process.execPath, [
+    cliPath, 'agent', '--kubeconfig', cluster.kubeconfig, '--runtime', 'cri', '--container-runtime-endpoint', ctrd.endpoint,
+    '--node-name', nodeName, '--node-ip', '127.0.0.1', '--pod-cidr', ctrd.podSubnet, '--root-dir', join(work, 'kubelet'), '--pod-logs-dir', join(work, 'pods'),
+    '--address', '127.0.0.1', '--kubelet-port', '0',
+  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'debug' } });
+  agent.stdout!.resume();
+  agent.stderr!.on('data', (d: Buffer) => { agentLog += d.toString(); });
+  await cluster.kubectl(['create', '-f', '-'], {
+    input: JSON.stringify({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'box', namespace: 'default' },
+      spec: { nodeName, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: busyboxImage, command: ['sleep', '3600'] }] },
+    }),
+  });
+  await eventually(async () => JSON.parse((await cluster!.kubectl(['get', 'pod', 'box', '-o', 'json'])).stdout).status?.phase === 'Running', 60_000, 'box Running');
+});
+
+after(async () => {
+  if (agent && agent.exitCode === null) {
+    const exited = new Promise((r) => agent!.once('exit', r));
+    agent.kill('SIGTERM');
+    await exited;
+  }
+  await cluster?.cleanup().catch(() => {});
+  await ctrd?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Runs a command under a pseudo-terminal (util-linux script), feeding it `input` once started. */
+function underTerminal(command: string, input: string[], timeoutMs = 30_000): Promise<{ out: string; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    const pending = [...input];
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      // One line at a time, each once the shell has shown a prompt.
+      if (pending.length && /[#$] (\x1b\[6n)?$/.test(out)) child.stdin.write(pending.shift()!);
+    });
+    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`timed out under a terminal: ${out}`)); }, timeoutMs);
+    child.on('exit', (code) => { clearTimeout(timer); child.stdin.destroy(); resolve({ out, code }); });
+  });
+}
+
+describe('kubectl exec through the API server and the kubelet (containerd)', () => {
+  test('exec runs a command and prints its output', async () => {
+    const r = await cluster!.kubectl(['-v=8', 'exec', 'box', '--', 'echo', 'hi']);
+    assert.equal(r.stdout, 'hi\n');
+    // What kubectl 1.32 sends (its own request log at -v=8): a GET upgrade to WebSocket, v5 only.
+    assert.match(r.stderr, /GET https:\/\/[^ ]+\/api\/v1\/namespaces\/default\/pods\/box\/exec\?command=echo&command=hi&container=main&stderr=true&stdout=true/);
+    assert.match(r.stderr, /Sec-Websocket-Protocol: v5\.channel\.k8s\.io\n/i);
+    const both = await cluster!.kubectl(['exec', 'box', '-c', 'main', '--', 'sh', '-c', 'echo out; echo err >&2']);
+    assert.equal(both.stdout, 'out\n');
+    assert.equal(both.stderr, 'err\n');
+    assert.match(agentLog, /"exec session started".*"protocol":"v5\.channel\.k8s\.io".*"runtimeProtocol":"v4\.channel\.k8s\.io"/);
+  });
+
+  test('a non-zero exit code propagates', async () => {
+    const r = await cluster!.kubectl(['exec', 'box', '--', 'sh', '-c', 'exit 3'], { allowFail: true });
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /command terminated with exit code 3/);
+  });
+
+  test('stdin reaches the command (exec -i)', async () => {
+    const r = await cluster!.kubectl(['exec', '-i', 'box', '--', 'sh', '-c', 'read x; echo got:$x'], { input: 'abc\n' });
+    assert.equal(r.stdout, 'got:abc\n');
+  });
+
+  test('exec -it: an interactive shell on a terminal', async () => {
+    const kubectl = `kubectl --kubeconfig ${cluster!.kubeconfig} --cache-dir ${join(cluster!.dataDir, 'kubectl-cache')} exec -it box -- sh`;
+    const r = await underTerminal(kubectl, ['echo $((6*7)); tty\r', 'stty size\r', 'exit 4\r']);
+    assert.match(r.out, /\b42\b/);
+    assert.match(r.out, /\/dev\/pts\/\d+/, 'the command has a terminal');
+    assert.equal(r.code, 4, r.out);
+  });
+
+  test('errors in upstream words', async () => {
+    const badContainer = await cluster!.kubectl(['exec', 'box', '-c', 'nope', '--', 'true'], { allowFail: true });
+    assert.notEqual(badContainer.code, 0);
+    assert.match(badContainer.stderr, /container nope is not valid for pod box/);
+    await cluster!.kubectl(['create', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'unbound' }, spec: { containers: [{ name: 'main', image: busyboxImage }] } }),
+    });
+    const unbound = await cluster!.kubectl(['exec', 'unbound', '--', 'true'], { allowFail: true });
+    assert.notEqual(unbound.code, 0);
+    assert.match(unbound.stderr, /pod unbound does not have a host assigned/);
+    const missing = await cluster!.kubectl(['exec', 'ghost', '--', 'true'], { allowFail: true });
+    assert.match(missing.stderr, /pods "ghost" not found/);
+  });
+
+  test('kubectl cp copies out of the container', async () => {
+    await cluster!.kubectl(['exec', 'box', '--', 'sh', '-c', 'mkdir -p /data && echo payload > /data/f.txt']);
+    const dest = join(work, 'out.txt');
+    await cluster!.kubectl(['cp', 'box:/data/f.txt', dest]);
+    assert.equal(readFileSync(dest, 'utf8'), 'payload\n');
+  });
+
+  test('kubectl attach streams the main process output', async () => {
+    await cluster!.kubectl(['create', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1', kind: 'Pod', metadata: { name: 'ticker', namespace: 'default' },
+        spec: { nodeName, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: busyboxImage, command: ['sh', '-c', 'i=0; while true; do i=$((i+1)); echo tick-$i; sleep 0.2; done'] }] },
+      }),
+    });
+    await eventually(async () => JSON.parse((await cluster!.kubectl(['get', 'pod', 'ticker', '-o', 'json'])).stdout).status?.phase === 'Running', 60_000, 'ticker Running');
+    const child = cluster!.spawnKubectl(['attach', 'ticker']);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    try {
+      await eventually(async () => /tick-\d+\n.*tick-\d+\n/s.test(out), 20_000, `attach output, got: ${out}`);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  test('an upgrade request to anything but exec/attach is served as plain HTTP', async () => {
+    const status = await new Promise<{ code: number; body: string }>((resolve, reject) => {
+      const req = https.request(new URL('/api/v1/namespaces/default/pods/box', cluster!.url), {
+        ...adminCredentials(cluster!.kubeconfig), agent: false,
+        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+      });
+      req.on('response', (res) => { let body = ''; res.on('data', (d: Buffer) => { body += d.toString(); }); res.on('end', () => resolve({ code: res.statusCode!, body })); });
+      req.on('upgrade', () => reject(new Error('upgraded a pod GET')));
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(status.code, 200);
+    assert.equal(JSON.parse(status.body).metadata.name, 'box');
+  });
+
+  test('the kubelet refuses an anonymous exec', async () => {
+    const node = JSON.parse((await cluster!.kubectl(['get', 'node', nodeName, '-o', 'json'])).stdout);
+    const port = node.status.daemonEndpoints.kubeletEndpoint.Port;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = https.request({
+        host: '127.0.0.1', port, path: '/exec/default/box/main?command=id&output=1', rejectUnauthorized: false,
+        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Protocol': 'v5.channel.k8s.io' },
+      });
+      req.on('response', (res) => { res.resume(); resolve(res.statusCode!); });
+      req.on('upgrade', () => reject(new Error('an anonymous caller was upgraded')));
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(status, 401);
+    // The kubelet still serves afterwards.
+    const r = await cluster!.kubectl(['exec', 'box', '--', 'echo', 'still']);
+    assert.equal(r.stdout, 'still\n');
+  });
+});
