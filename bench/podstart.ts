@@ -209,7 +209,7 @@ async function main(): Promise<void> {
     '',
     `- Command: \`${command}\``,
     `- Date: ${new Date().toISOString()}; load average at end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
-    `- Machine: ${machineLine()}. The machine was shared with other workers (builds, tests) during the run: absolute numbers are pessimistic and noisy.`,
+    `- Machine: ${machineLine()}. The load average includes the benchmark's own pods: each is a containerd shim plus a busybox loop, so 100 pods keep 2 cores busy.`,
     `- Revision: ${revisionLine(repoRoot)}`,
     '- One `k8ts server --controllers none`, one `k8ts agent --runtime cri` and a private containerd (runc, CNI bridge) on the same host. Pods name their node (no scheduler); each runs k8ts.local/busybox:1 (`sh` looping on `sleep 1`), no probes, so Ready follows Running.',
     '- create = POST sent; Running / Ready = first watch event with phase Running / condition Ready=True, seen by the benchmark.',
