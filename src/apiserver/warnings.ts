@@ -28,7 +28,7 @@ const size = (values: string[]) => values.reduce((n, v) => n + v.length, 0);
 /**
  * Header values must be ASCII here: Node refuses characters past U+00FF and
  * re-encodes the others, so a field named `Ā` failed the whole request. Go
- * would send the UTF-8 bytes; the warning carries JSON's \uXXXX escape
+ * would send the UTF-8 bytes; the warning carries JSON's \u escape (\u0100)
  * instead (as strconv.QuoteToASCII would), for DEL too.
  */
 function headerValue(text: string): string {

@@ -11,33 +11,21 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster, eventually, cliPath, type Cluster } from './harness.js';
+import { startCluster, eventually, type Cluster } from './harness.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
+import { nodeReady, startCRIAgent, type CRIAgent } from './real-node.js';
 
 const nodeName = 'probe-node';
 let cluster: Cluster | undefined;
 let ctrd: PrivateContainerd | undefined;
-let agent: ChildProcess | undefined;
-let agentLog = '';
+let agent: CRIAgent | undefined;
 const work = mkdtempSync(join(tmpdir(), 'k8ts-e2e-probes-'));
 const timings: Record<string, number> = {};
-
-function startAgent(): ChildProcess {
-  const child = spawn(process.execPath, [
-    cliPath, 'agent', '--kubeconfig', cluster!.kubeconfig, '--runtime', 'cri', '--container-runtime-endpoint', ctrd!.endpoint,
-    '--node-name', nodeName, '--node-ip', '127.0.0.1', '--pod-cidr', ctrd!.podSubnet, '--root-dir', join(work, 'kubelet'),
-    '--pod-logs-dir', join(work, 'pods'), '--address', '127.0.0.1', '--kubelet-port', '0',
-  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'debug' } });
-  child.stdout!.resume();
-  child.stderr!.on('data', (d: Buffer) => { agentLog += d.toString(); });
-  return child;
-}
 
 const getPod = async (name: string): Promise<any> => JSON.parse((await cluster!.kubectl(['get', 'pod', name, '-o', 'json'])).stdout);
 const condition = (pod: any, type: string) => pod.status?.conditions?.find((c: any) => c.type === type)?.status;
@@ -58,19 +46,12 @@ async function podEvents(name: string): Promise<any[]> {
 before(async () => {
   ctrd = await startContainerd();
   cluster = await startCluster();
-  agent = startAgent();
-  await eventually(async () => {
-    const r = await cluster!.kubectl(['get', 'node', nodeName, '-o', 'json'], { allowFail: true });
-    return r.code === 0 && JSON.parse(r.stdout).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True');
-  }, 30_000, `node ${nodeName} Ready`);
+  agent = startCRIAgent({ cluster, ctrd, nodeName, work });
+  await nodeReady(cluster, nodeName);
 });
 
 after(async () => {
-  if (agent && agent.exitCode === null) {
-    const exited = new Promise((r) => agent!.once('exit', r));
-    agent.kill('SIGTERM');
-    await exited;
-  }
+  await agent?.stop();
   await cluster?.cleanup().catch(() => {});
   await ctrd?.stop();
   rmSync(work, { recursive: true, force: true });
@@ -114,7 +95,7 @@ describe('probes on the CRI runtime', () => {
     const s = restarted.status.containerStatuses[0];
     assert.equal(s.lastState.terminated.exitCode, 137, 'sh ignores SIGTERM: killed after the grace period');
     assert.equal(s.ready, true, 'no readiness probe: the new instance is ready');
-    assert.match(agentLog, /killing container after failed probe/);
+    assert.match(agent!.log(), /killing container after failed probe/);
     const events = await eventually(async () => {
       const ev = await podEvents('live-exec');
       return ev.some((e) => e.reason === 'Killing') && ev.some((e) => e.reason === 'Unhealthy') && ev;

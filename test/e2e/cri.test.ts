@@ -11,43 +11,30 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster, eventually, cliPath, type Cluster } from './harness.js';
+import { startCluster, eventually, type Cluster } from './harness.js';
+import { nodeReady, startCRIAgent, type CRIAgent } from './real-node.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
 import { labelNodeName, labelPodUID } from '../../src/kubelet/runtime/cri/config.js';
 
 const nodeName = 'cri-node';
 let cluster: Cluster | undefined;
 let ctrd: PrivateContainerd | undefined;
-let agent: ChildProcess | undefined;
-let agentLog = '';
+let agent: CRIAgent | undefined;
 const work = mkdtempSync(join(tmpdir(), 'k8ts-e2e-cri-'));
 const podLogsDir = join(work, 'pods');
 const rootDir = join(work, 'kubelet');
 const hostDir = join(work, 'host');
 mkdirSync(hostDir);
 
-function startAgent(): ChildProcess {
-  const child = spawn(process.execPath, [
-    cliPath, 'agent', '--kubeconfig', cluster!.kubeconfig, '--runtime', 'cri', '--container-runtime-endpoint', ctrd!.endpoint,
-    '--node-name', nodeName, '--node-ip', '127.0.0.1', '--pod-cidr', ctrd!.podSubnet, '--root-dir', rootDir, '--pod-logs-dir', podLogsDir,
-    '--address', '127.0.0.1', '--kubelet-port', '0',
-  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'debug' } });
-  child.stdout!.resume();
-  child.stderr!.on('data', (d: Buffer) => { agentLog += d.toString(); });
-  return child;
-}
+const startAgent = () => startCRIAgent({ cluster: cluster!, ctrd: ctrd!, nodeName, work, rootDir, podLogsDir });
 
 async function stopAgent(): Promise<void> {
   const a = agent;
   agent = undefined;
-  if (!a || a.exitCode !== null || a.signalCode !== null) return;
-  const exited = new Promise((r) => a.once('exit', r));
-  a.kill('SIGTERM');
-  await exited;
+  await a?.stop();
 }
 
 const getPod = async (name: string): Promise<any> => JSON.parse((await cluster!.kubectl(['get', 'pod', name, '-o', 'json'])).stdout);
@@ -65,10 +52,7 @@ before(async () => {
   ctrd = await startContainerd();
   cluster = await startCluster();
   agent = startAgent();
-  await eventually(async () => {
-    const r = await cluster!.kubectl(['get', 'node', nodeName, '-o', 'json'], { allowFail: true });
-    return r.code === 0 && JSON.parse(r.stdout).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True');
-  }, 30_000, `node ${nodeName} Ready`);
+  await nodeReady(cluster, nodeName);
 });
 
 after(async () => {
@@ -108,7 +92,7 @@ describe('k8ts agent --runtime cri (containerd)', () => {
     assert.equal(logs.stdout, 'hello\n');
     const stamped = await cluster!.kubectl(['logs', 'hello', '--timestamps']);
     assert.match(stamped.stdout, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z hello\n$/);
-    const sandbox = /"pod sandbox started".*"durationMs":(\d+)/.exec(agentLog);
+    const sandbox = /"pod sandbox started".*"durationMs":(\d+)/.exec(agent!.log());
     if (sandbox) timings.runPodSandbox = Number(sandbox[1]);
   });
 
@@ -185,11 +169,10 @@ describe('k8ts agent --runtime cri (containerd)', () => {
     await stopAgent();
     const running = await ctrd!.client.listContainers({ labelSelector: { [labelNodeName]: nodeName }, state: { state: 'CONTAINER_RUNNING' } });
     assert.ok(running.some((c) => `containerd://${c.id}` === before.containerID), 'the container keeps running without the agent');
-    agentLog = '';
     agent = startAgent();
-    await eventually(async () => agentLog.includes('adopted pod from the container runtime'), 20_000, 'adoption');
+    await eventually(async () => agent!.log().includes('adopted pod from the container runtime'), 20_000, 'adoption');
     await cluster!.kubectl(['label', 'pod', 'hello', 'touched=yes']);
-    await eventually(async () => /"node agent running"/.test(agentLog), 20_000, 'agent running');
+    await eventually(async () => /"node agent running"/.test(agent!.log()), 20_000, 'agent running');
     const after = (await getPod('hello')).status.containerStatuses[0];
     assert.equal(after.containerID, before.containerID);
     assert.equal(after.restartCount, 0);

@@ -7,32 +7,26 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster, eventually, cliPath, type Cluster } from './harness.js';
+import { startCluster, eventually, type Cluster } from './harness.js';
 import { adminCredentials } from './helpers.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
+import { startCRIAgent, type CRIAgent } from './real-node.js';
 
 const nodeName = 'exec-node';
 let cluster: Cluster | undefined;
 let ctrd: PrivateContainerd | undefined;
-let agent: ChildProcess | undefined;
-let agentLog = '';
+let agent: CRIAgent | undefined;
 const work = mkdtempSync(join(tmpdir(), 'k8ts-e2e-exec-'));
 
 before(async () => {
   ctrd = await startContainerd({ streaming: true, podSubnet: '10.244.7.0/24' });
   cluster = await startCluster();
-  agent = spawn(process.execPath, [
-    cliPath, 'agent', '--kubeconfig', cluster.kubeconfig, '--runtime', 'cri', '--container-runtime-endpoint', ctrd.endpoint,
-    '--node-name', nodeName, '--node-ip', '127.0.0.1', '--pod-cidr', ctrd.podSubnet, '--root-dir', join(work, 'kubelet'), '--pod-logs-dir', join(work, 'pods'),
-    '--address', '127.0.0.1', '--kubelet-port', '0',
-  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'debug' } });
-  agent.stdout!.resume();
-  agent.stderr!.on('data', (d: Buffer) => { agentLog += d.toString(); });
+  agent = startCRIAgent({ cluster, ctrd, nodeName, work });
   await cluster.kubectl(['create', '-f', '-'], {
     input: JSON.stringify({
       apiVersion: 'v1', kind: 'Pod', metadata: { name: 'box', namespace: 'default' },
@@ -43,11 +37,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (agent && agent.exitCode === null) {
-    const exited = new Promise((r) => agent!.once('exit', r));
-    agent.kill('SIGTERM');
-    await exited;
-  }
+  await agent?.stop();
   await cluster?.cleanup().catch(() => {});
   await ctrd?.stop();
   rmSync(work, { recursive: true, force: true });
@@ -80,7 +70,7 @@ describe('kubectl exec through the API server and the kubelet (containerd)', () 
     const both = await cluster!.kubectl(['exec', 'box', '-c', 'main', '--', 'sh', '-c', 'echo out; echo err >&2']);
     assert.equal(both.stdout, 'out\n');
     assert.equal(both.stderr, 'err\n');
-    assert.match(agentLog, /"exec session started".*"protocol":"v5\.channel\.k8s\.io".*"runtimeProtocol":"v4\.channel\.k8s\.io"/);
+    assert.match(agent!.log(), /"exec session started".*"protocol":"v5\.channel\.k8s\.io".*"runtimeProtocol":"v4\.channel\.k8s\.io"/);
   });
 
   test('a non-zero exit code propagates', async () => {
