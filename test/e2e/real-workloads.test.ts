@@ -28,13 +28,13 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { startCluster, eventually, cliPath, seedsDir, type Cluster } from './harness.js';
+import { startCluster, eventually, seedsDir, type Cluster } from './harness.js';
+import { startCRIAgent, type CRIAgent } from './real-node.js';
 import { seedManifests } from './seed-manifests.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
 import { labelNodeName } from '../../src/kubelet/runtime/cri/config.js';
@@ -45,29 +45,15 @@ mkdirSync(varLog);
 const nodes = ['real-a', 'real-b'] as const;
 let cluster: Cluster | undefined;
 let ctrd: PrivateContainerd | undefined;
-const agents = new Map<string, { proc: ChildProcess; log: string }>();
+const agents = new Map<string, CRIAgent>();
 const volumeDirs: string[] = [];
 
 function startAgent(name: string, controlPlane: boolean): void {
-  const dir = join(work, name);
-  const proc = spawn(process.execPath, [
-    cliPath, 'agent', '--kubeconfig', cluster!.kubeconfig, '--runtime', 'cri', '--container-runtime-endpoint', ctrd!.endpoint,
-    '--node-name', name, '--node-ip', '127.0.0.1', '--pod-cidr', ctrd!.podSubnet, '--root-dir', join(dir, 'kubelet'), '--pod-logs-dir', join(dir, 'pods'),
-    '--address', '127.0.0.1', '--kubelet-port', '0', ...(controlPlane ? ['--control-plane'] : []),
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const entry = { proc, log: '' };
-  proc.stdout!.resume();
-  proc.stderr!.on('data', (d: Buffer) => { entry.log = (entry.log + d.toString()).slice(-20_000); });
-  agents.set(name, entry);
+  agents.set(name, startCRIAgent({ cluster: cluster!, ctrd: ctrd!, nodeName: name, work: join(work, name), extraArgs: controlPlane ? ['--control-plane'] : [] }));
 }
 
 async function stopAgents(): Promise<void> {
-  for (const { proc } of agents.values()) {
-    if (proc.exitCode !== null || proc.signalCode !== null) continue;
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
-  }
+  for (const a of agents.values()) await a.stop();
 }
 
 /** A shell loop standing in for the seed's program: exits at once on SIGTERM. */
@@ -97,7 +83,7 @@ async function containersOn(node: string): Promise<number> {
 async function diagnose(): Promise<string> {
   const get = await cluster!.kubectl(['get', 'pods,pvc,pv', '-A', '-o', 'wide'], { allowFail: true });
   const events = await cluster!.kubectl(['get', 'events', '-A'], { allowFail: true });
-  const logs = [...agents].map(([n, a]) => `--- ${n}\n${a.log.split('\n').filter((l) => /warn|error/.test(l)).slice(-15).join('\n')}`);
+  const logs = [...agents].map(([n, a]) => `--- ${n}\n${a.log().split('\n').filter((l) => /warn|error/.test(l)).slice(-15).join('\n')}`);
   return [get.stdout, events.stdout, ...logs].join('\n');
 }
 
