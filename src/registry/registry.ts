@@ -24,6 +24,9 @@ function strategyFor(info: ResourceInfo): Strategy {
     case '/persistentvolumes':
     case '/persistentvolumeclaims': return initialStatusStrategy(info, () => ({ phase: 'Pending' }));
     case 'certificates.k8s.io/certificatesigningrequests': return initialStatusStrategy(info, () => ({}));
+    // Upstream's service strategy resets status to an empty ServiceStatus, whose
+    // loadBalancer struct is always serialized: clients read status.loadBalancer.
+    case '/services': return initialStatusStrategy(info, () => ({ loadBalancer: {} }));
     default: return genericStrategy(info);
   }
 }

@@ -39,3 +39,23 @@ describe('boolean query parameters', () => {
     assert.equal(bookmark?.object.metadata.annotations['k8s.io/initial-events-end'], 'true');
   });
 });
+
+describe('object shapes as upstream serializes them', () => {
+  let cluster: Cluster;
+  before(async () => { cluster = await startCluster({ extraArgs: ['--controllers', 'none'] }); });
+  after(async () => { await cluster?.cleanup(); });
+
+  test('a Service always carries status.loadBalancer, on create and on get', async () => {
+    const created = await apiRequest(cluster, '/api/v1/namespaces/default/services', {
+      method: 'POST', body: JSON.stringify({ metadata: { name: 'web' }, spec: { ports: [{ port: 80 }], selector: { app: 'web' } } }),
+    });
+    assert.equal(created.status, 201, created.body);
+    assert.deepEqual(created.json().status, { loadBalancer: {} });
+    const got = await apiRequest(cluster, '/api/v1/namespaces/default/services/web');
+    assert.deepEqual(got.json().status, { loadBalancer: {} });
+    const patched = await apiRequest(cluster, '/api/v1/namespaces/default/services/web', {
+      method: 'PATCH', contentType: 'application/merge-patch+json', body: JSON.stringify({ metadata: { labels: { a: 'b' } } }),
+    });
+    assert.deepEqual(patched.json().status, { loadBalancer: {} });
+  });
+});

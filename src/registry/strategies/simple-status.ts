@@ -1,6 +1,7 @@
 /**
- * Kinds whose status starts with a fixed phase (PersistentVolume and claim:
- * Pending until bound; CSR: empty until approved and signed).
+ * Kinds whose status starts with a fixed value (PersistentVolume and claim:
+ * Pending until bound; CSR: empty until approved and signed; Service: an
+ * empty loadBalancer).
  */
 import type { ResourceInfo } from '../../api/resources.js';
 import type { Strategy } from '../strategy.js';
