@@ -8,14 +8,14 @@
  *   node dist/bench/keepalive.js [--count N] [--clients N] [--no-write]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ApiClient } from './lib/client.js';
 import { startServer } from './lib/server.js';
 import { fmtMs, fmtRate, percentile } from './lib/stats.js';
-import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
+import { sectionHead, table, writeSection } from './lib/results.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -73,14 +73,8 @@ async function main(): Promise<void> {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  const command = `node ${relative(repoRoot, process.argv[1]!)} ${process.argv.slice(2).join(' ')}`.trim();
   const body = [
-    '## Keep-alive writes (issue #12, item 7)',
-    '',
-    `- Command: \`${command}\``,
-    `- Date: ${new Date().toISOString()}; load average at end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
-    `- Machine: ${machineLine()}`,
-    `- Revision: ${revisionLine(repoRoot)}`,
+    ...sectionHead(repoRoot, '## Keep-alive writes (issue #12, item 7)'),
     `- ${clients} keep-alive HTTPS clients (node:https Agent, maxSockets ${clients}) POST ${count} ConfigMaps per body size; "no answer" counts requests that ended without an HTTP response (ECONNRESET, socket hang up).`,
     '- Before the fix (commit fc6928b, `--count 800`): 0 unanswered at 8 KiB, 105 of 800 (13%) at 32 KiB and 218 of 800 (27%) at 256 KiB, all ECONNRESET after `HPE_PAUSED` on the server.',
     '',

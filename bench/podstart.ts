@@ -17,15 +17,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ApiClient, type Credentials } from './lib/client.js';
 import { readMemory, startServer } from './lib/server.js';
 import { fmtMB, fmtMs, percentile } from './lib/stats.js';
-import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
+import { sectionHead, table, writeSection } from './lib/results.js';
 import { startContainerd, busyboxImage } from '../test/e2e/containerd.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -203,14 +203,9 @@ async function main(): Promise<void> {
     await ctrd.stop();
     rmSync(work, { recursive: true, force: true });
   }
-  const command = `node ${relative(repoRoot, process.argv[1]!)} ${process.argv.slice(2).join(' ')}`.trim();
   const body = [
-    '## Pod start latency on containerd (issue #7)',
-    '',
-    `- Command: \`${command}\``,
-    `- Date: ${new Date().toISOString()}; load average at end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
-    `- Machine: ${machineLine()}. The load average includes the benchmark's own pods: each is a containerd shim plus a busybox loop, so 100 pods keep 2 cores busy.`,
-    `- Revision: ${revisionLine(repoRoot)}`,
+    ...sectionHead(repoRoot, '## Pod start latency on containerd (issue #7)',
+      '. The load average includes the benchmark\'s own pods: each is a containerd shim plus a busybox loop, so 100 pods keep 2 cores busy.'),
     '- One `k8ts server --controllers none`, one `k8ts agent --runtime cri` and a private containerd (runc, CNI bridge) on the same host. Pods name their node (no scheduler); each runs k8ts.local/busybox:1 (`sh` looping on `sleep 1`), no probes, so Ready follows Running.',
     '- create = POST sent; Running / Ready = first watch event with phase Running / condition Ready=True, seen by the benchmark.',
     '',

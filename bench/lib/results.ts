@@ -3,7 +3,8 @@
  * replaces its own section and leaves the others alone.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem, release } from 'node:os';
+import { cpus, loadavg, totalmem, release } from 'node:os';
+import { relative } from 'node:path';
 import { execFileSync } from 'node:child_process';
 
 const header = '# Benchmark results\n\nEach section is written by the benchmark it names, with the command that produced it. Numbers come from one run on a shared machine: compare ratios within a section, not across machines.\n';
@@ -45,4 +46,20 @@ export function revisionLine(repo: string): string {
 export function table(headers: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/**
+ * The head of a results section: title, the command that produced it, date and load, machine
+ * (with `machineNote` after it) and revision, one Markdown line each.
+ */
+export function sectionHead(repo: string, title: string, machineNote = ''): string[] {
+  const command = `node ${relative(repo, process.argv[1]!)} ${process.argv.slice(2).join(' ')}`.trim();
+  return [
+    title,
+    '',
+    `- Command: \`${command}\``,
+    `- Date: ${new Date().toISOString()}; load average at end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    `- Machine: ${machineLine()}${machineNote}`,
+    `- Revision: ${revisionLine(repo)}`,
+  ];
 }
