@@ -53,7 +53,7 @@ export function isLongRunning(info: RequestInfo): boolean {
 }
 
 /** Upstream's timeout filter answer: 504, reason Timeout. */
-export function requestTimeoutStatus(): Status {
+function requestTimeoutStatus(): Status {
   return {
     kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 504, reason: 'Timeout',
     message: 'Timeout: request did not complete within requested timeout - context deadline exceeded', details: {},
