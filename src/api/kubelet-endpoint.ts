@@ -8,16 +8,24 @@
  *     default (Hostname first), since node names rarely resolve.
  *  2. The port is status.daemonEndpoints.kubeletEndpoint.Port when it is
  *     positive, else the default kubelet port 10250.
+ *  3. k8ts only: a simulated node (annotation k8ts.io/simulated) that
+ *     advertises port 0 has no kubelet API at all. Its address is made up
+ *     (172.16.0.0/12), so it is never dialled: the caller gets a reason.
  */
 import type { Node } from 'kubernetes-types/core/v1.js';
 
 export const defaultKubeletPort = 10250;
+const annotationSimulated = 'k8ts.io/simulated';
 export const kubeadmPreferredAddressTypes = ['InternalIP', 'ExternalIP', 'Hostname'] as const;
 
 export interface KubeletEndpoint { host: string; port: number }
 
 /** The endpoint, or a reason (upstream's NoMatchError words) when the node has no usable address. */
 export function kubeletEndpoint(node: Node, preferred: readonly string[] = kubeadmPreferredAddressTypes): KubeletEndpoint | { error: string } {
+  const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0;
+  if (port <= 0 && node.metadata?.annotations?.[annotationSimulated] === 'true') {
+    return { error: `node "${node.metadata?.name}" is simulated by k8ts and serves no kubelet API: no container runs there` };
+  }
   const addresses = node.status?.addresses ?? [];
   let host: string | undefined;
   for (const type of preferred) {
@@ -28,6 +36,5 @@ export function kubeletEndpoint(node: Node, preferred: readonly string[] = kubea
     const known = addresses.map((a) => `{${a.type} ${a.address}}`).join(' ');
     return { error: `no preferred addresses found; known addresses: [${known}]` };
   }
-  const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0;
   return { host, port: port > 0 ? port : defaultKubeletPort };
 }

@@ -19,8 +19,10 @@ Starts the API server on 127.0.0.1 with the controllers and the scheduler, and
 registers simulated nodes: one control-plane node (label
 node-role.kubernetes.io/control-plane, taint node-role.kubernetes.io/control-plane:NoSchedule)
 and --workers workers named worker1, worker2, ... Their pods are simulated: they
-go Running and Ready, but no container runs. Ctrl-C stops everything; the data
-stays in the data directory.`;
+go Running and Ready, but no container runs. Each node serves the kubelet API on
+127.0.0.1 (its InternalIP): \`kubectl logs\` shows a pod's simulated lifecycle,
+and exec, attach and port-forward say that no process runs. Ctrl-C stops
+everything; the data stays in the data directory.`;
 
 export async function runUp(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -33,7 +35,9 @@ export async function runUp(args: string[]): Promise<number> {
   const logger = createLogger('k8ts');
   const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger });
   const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim' });
-  const sim = new NodeSimulator(clients, { count: 0, logger: logger.with('sim') });
+  // Each node serves the kubelet API on 127.0.0.1 (its InternalIP), so kubectl logs shows its pods' simulated lifecycle.
+  const kubelet = { address: '127.0.0.1', clientCAPem: cp.clientConfig.caPem, podLogsDir: resolve(dataDir, 'pod-logs') };
+  const sim = new NodeSimulator(clients, { count: 0, logger: logger.with('sim'), kubelet });
   const workers = Number(values.workers);
   try {
     await sim.start();
@@ -52,7 +56,7 @@ export async function runUp(args: string[]): Promise<number> {
   kubectl get nodes
 
 The ${workers + 1} nodes are SIMULATED: pods scheduled to them are reported Running and
-Ready, but no container runs. Ctrl-C stops the cluster; data stays in ${dataDir}.`);
+Ready, but no container runs (kubectl logs shows their simulated lifecycle). Ctrl-C stops the cluster; data stays in ${dataDir}.`);
   const code = await cp.waitForSignal(async () => { await sim.close(); clients.close(); });
   return code;
 }

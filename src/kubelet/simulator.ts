@@ -10,7 +10,14 @@
  *    changed or every 5 minutes;
  *  - one limiter on pod status writes across all nodes;
  *  - each node a NodeAgent over its own SimulatedRuntime, with pod CIDR
- *    10.244.<i>.0/24 and node IP from 172.16.0.0/12 by its index.
+ *    10.244.<i>.0/24 and node IP from 172.16.0.0/12 by its index;
+ *  - with `kubelet`, each node also serves the kubelet API (logs of its
+ *    simulated lifecycle, /pods, /healthz; exec answers that no process
+ *    runs) on its own port of a loopback address, which it advertises as its
+ *    InternalIP, so `kubectl logs` works on `k8ts up`. Without it a node
+ *    advertises kubelet port 0: it has no kubelet API, and the API server,
+ *    seeing a simulated node, says so instead of dialling its made-up
+ *    172.16.x address (which nobody on this machine may send to).
  *
  * Joining and leaving: addNode / removeNode (optionally deleting the Node
  * and its Lease); stopNode stops a node's heartbeats (optionally freezing
@@ -28,6 +35,7 @@ import { realTimers, type Timers } from './timers.js';
 import { SimulatedRuntime } from './runtime/simulated/runtime.js';
 import { nodeIPForIndex, podCIDRForIndex } from './runtime/simulated/ipam.js';
 import type { KubeletMetrics } from './metrics.js';
+import { createKubeletServer, selfSignedServingCertificate, type KubeletServer } from './server/index.js';
 
 export interface SimulatedNodeOptions {
   cpu?: string;
@@ -74,10 +82,20 @@ export interface NodeSimulatorOptions extends Omit<SimulatedNodeOptions, 'contro
   logger?: Logger;
   timers?: Timers;
   metrics?: KubeletMetrics;
+  /** Give every node a kubelet API on `address` (a loopback address), callers authenticated by `clientCAPem`. */
+  kubelet?: SimulatedKubeletOptions;
+}
+
+export interface SimulatedKubeletOptions {
+  address: string;
+  clientCAPem: string;
+  /** Container logs of node N go to `${podLogsDir}/N`. */
+  podLogsDir: string;
 }
 
 export class NodeSimulator {
   private readonly agents = new Map<string, NodeAgent>();
+  private readonly kubeletServers = new Map<string, KubeletServer>();
   private readonly indexOf = new Map<string, number>();
   private readonly usedIndexes = new Set<number>();
   private readonly pods: PodSource;
@@ -130,13 +148,15 @@ export class NodeSimulator {
     const o: SimulatedNodeOptions = { ...this.opts, controlPlane: undefined, ...nodeOpts };
     const timers = this.timers;
     const podCIDR = podCIDRForIndex(index);
-    const internalIP = nodeIPForIndex(index);
-    const runtime = new SimulatedRuntime({ podCIDR, hostIP: internalIP, startDelayMs: o.startDelayMs, readyDelayMs: o.readyDelayMs, timers });
+    const kubelet = this.opts.kubelet ? await this.startKubeletServer(name) : undefined;
+    const internalIP = kubelet ? this.opts.kubelet!.address : nodeIPForIndex(index);
+    const podLogsDir = kubelet ? `${this.opts.kubelet!.podLogsDir}/${name}` : undefined;
+    const runtime = new SimulatedRuntime({ podCIDR, hostIP: internalIP, startDelayMs: o.startDelayMs, readyDelayMs: o.readyDelayMs, timers, podLogsDir });
     const agentOpts: NodeAgentOptions = {
       nodeName: name, labels: o.labels, annotations: o.annotations, taints: o.taints, controlPlane: o.controlPlane, instanceType: o.instanceType,
       cpu: o.cpu, memory: o.memory, pods: o.pods, ephemeralStorage: o.ephemeralStorage, internalIP, podCIDR,
       leaseDurationSeconds: this.opts.leaseDurationSeconds, nodeStatusReportFrequencyMs: this.opts.nodeStatusReportFrequencyMs,
-      deleteDelayMs: o.deleteDelayMs, events: this.opts.events ?? true,
+      deleteDelayMs: o.deleteDelayMs, events: this.opts.events ?? true, kubeletPort: kubelet?.port ?? 0,
     };
     const agent = new NodeAgent({
       clients: this.clients, runtime, logger: this.logger, timers, pods: this.pods, nodes: this.nodes, heartbeats: this.heartbeats,
@@ -145,6 +165,7 @@ export class NodeSimulator {
     this.agents.set(name, agent);
     this.indexOf.set(name, index);
     this.usedIndexes.add(index);
+    kubelet?.server.setHost(agent.kubeletHost());
     try {
       await agent.start();
     } catch (e) {
@@ -194,6 +215,9 @@ export class NodeSimulator {
     this.heartbeats.stop();
     const agents = [...this.agents.values()];
     this.agents.clear();
+    const servers = [...this.kubeletServers.values()];
+    this.kubeletServers.clear();
+    await Promise.all(servers.map((srv) => srv.close().catch(() => undefined)));
     await forEachLimit(agents, 32, (a) => a.stop({ deleteNode: opts.deleteNodes }).catch((e) => this.logger.warn('node cleanup failed', { node: a.nodeName, err: e })));
     this.pods.stop();
     this.nodes.stop();
@@ -205,8 +229,21 @@ export class NodeSimulator {
     return agent;
   }
 
+  /** The node's kubelet API: a self-signed serving certificate for its name and address, a port of the kernel's choice. */
+  private async startKubeletServer(name: string): Promise<{ server: KubeletServer; port: number }> {
+    const k = this.opts.kubelet!;
+    const serving = await selfSignedServingCertificate(name, [k.address]);
+    const server = createKubeletServer({ clientCAPem: k.clientCAPem, ...serving, logger: this.logger.with('server') });
+    const addr = await server.listen(0, k.address);
+    this.kubeletServers.set(name, server);
+    return { server, port: addr.port };
+  }
+
   private forget(name: string): void {
     this.agents.delete(name);
+    const server = this.kubeletServers.get(name);
+    this.kubeletServers.delete(name);
+    server?.close().catch((e) => this.logger.warn('kubelet server close failed', { node: name, err: e }));
     const i = this.indexOf.get(name);
     if (i !== undefined) this.usedIndexes.delete(i);
     this.indexOf.delete(name);

@@ -234,4 +234,16 @@ describe('kubeletEndpoint', () => {
     assert.deepEqual(kubeletEndpoint(node([{ type: 'Hostname', address: 'n' }])), { host: 'n', port: 10250 });
     assert.deepEqual(kubeletEndpoint(node([{ type: 'InternalDNS', address: 'n.local' }])), { error: 'no preferred addresses found; known addresses: [{InternalDNS n.local}]' });
   });
+
+  it('never dials a simulated node that advertises port 0 (it has no kubelet API)', () => {
+    const simulated = (port?: number, value = 'true') => ({
+      metadata: { name: 'sim-node-1', annotations: { 'k8ts.io/simulated': value } },
+      status: { addresses: [{ type: 'InternalIP', address: '172.16.0.11' }], ...(port !== undefined ? { daemonEndpoints: { kubeletEndpoint: { Port: port } } } : {}) },
+    });
+    const reason = { error: 'node "sim-node-1" is simulated by k8ts and serves no kubelet API: no container runs there' };
+    assert.deepEqual(kubeletEndpoint(simulated(0)), reason);
+    assert.deepEqual(kubeletEndpoint(simulated()), reason);
+    assert.deepEqual(kubeletEndpoint(simulated(41000)), { host: '172.16.0.11', port: 41000 });
+    assert.deepEqual(kubeletEndpoint(simulated(0, 'false')), { host: '172.16.0.11', port: 10250 });
+  });
 });
