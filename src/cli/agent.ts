@@ -112,7 +112,12 @@ export async function runAgent(args: string[]): Promise<number> {
       ? await CRIRuntime.connect({
         endpoint: values['container-runtime-endpoint']!, nodeName, hostIP: internalIP, podLogsDir, rootDir,
         logger: logger.with('cri'), timers: realTimers,
-        ...(clients ? { volumes: { claim: (ns, name) => clients.resource('persistentvolumeclaims').get(ns, name), volume: (name) => clients.resource('persistentvolumes').get(undefined, name) } } : {}),
+        ...(clients ? {
+          volumes: {
+            claim: (ns, name) => clients.resource('persistentvolumeclaims').get(ns, name), volume: (name) => clients.resource('persistentvolumes').get(undefined, name),
+            configMap: (ns, name) => clients.resource('configmaps').get(ns, name), secret: (ns, name) => clients.resource('secrets').get(ns, name),
+          },
+        } : {}),
       })
       : new SimulatedRuntime({
         podCIDR: podCIDR!, hostIP: internalIP, podLogsDir,

@@ -99,7 +99,9 @@ describe('CRI volumes', () => {
       const m = containerMounts(mk([{ name: 'v', emptyDir: {} }]), c, root);
       assert.equal(m[0].hostPath, emptyDirPath(root, 'u-1', 'v'));
       assert.ok(existsSync(m[0].hostPath));
-      assert.throws(() => containerMounts(mk([{ name: 'v', configMap: { name: 'x' } }]), c, root), MountError);
+      const cm = containerMounts(mk([{ name: 'v', configMap: { name: 'x' } }]), c, root)[0];
+      assert.deepEqual([cm.hostPath, cm.readonly], [join(root, 'pods', 'u-1', 'volumes', 'kubernetes.io~configmap', 'v'), true]);
+      assert.throws(() => containerMounts(mk([{ name: 'v', iscsi: { targetPortal: 't', iqn: 'i', lun: 0 } }]), c, root), MountError);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

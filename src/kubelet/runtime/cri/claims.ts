@@ -13,13 +13,10 @@
  *  3. the claim source's readOnly makes every mount of it read-only.
  */
 import type { PersistentVolume, PersistentVolumeClaim, Pod, Volume } from 'kubernetes-types/core/v1.js';
-import { MountError } from './volumes.js';
+import { MountError, type PodObjectGetter } from '../../volumes/objects.js';
 
 /** Reads claims and volumes from the API server (the agent's clients). */
-export interface VolumeGetter {
-  claim(namespace: string, name: string): Promise<PersistentVolumeClaim>;
-  volume(name: string): Promise<PersistentVolume>;
-}
+export type VolumeGetter = Pick<PodObjectGetter, 'claim' | 'volume'>;
 
 /** The pod with each claim volume replaced by the hostPath of its bound volume. */
 export async function resolveClaims(pod: Pod, get: VolumeGetter | undefined): Promise<Pod> {

@@ -14,12 +14,14 @@
  *     (POD) or hostPID (NODE); IPC is the pod's unless hostIPC.
  *  4. $(VAR) in command and args expands from the container's env; $$(VAR)
  *     stays literal (upstream expansion.Expand).
- *  5. Env supports value and the downward-API fieldRefs the kubelet resolves
- *     itself; configMap/secret/resource refs are a CreateContainerConfigError
- *     here for now.
+ *  5. Env: envFrom, then env with value, downward-API fieldRefs,
+ *     resourceFieldRefs and ConfigMap/Secret keys (containerEnv).
  */
+import { cpus, totalmem } from 'node:os';
 import type { Container as APIContainer, EnvVar, Pod } from 'kubernetes-types/core/v1.js';
 import type * as cri from './types.js';
+import type { EnvSources } from '../../envsources.js';
+import { resourceFieldValue, type NodeAllocatable } from '../../volumes/downward.js';
 import { podLogsDirectory } from '../../logs/index.js';
 
 export const labelPodName = 'io.kubernetes.pod.name';
@@ -33,6 +35,8 @@ export const annotationTerminationGracePeriod = 'io.kubernetes.pod.terminationGr
 
 export interface PodContext {
   nodeName: string;
+  /** What an unset limit means to the downward API (default: the host's CPUs and memory). */
+  allocatable?: NodeAllocatable;
   /** --pod-logs-dir (/var/log/pods). */
   podLogsDir: string;
   hostIP: string;
@@ -102,17 +106,57 @@ export function expandVars(input: string, env: Map<string, string>): string {
   });
 }
 
-export function containerEnv(pod: Pod, c: APIContainer, ctx: PodContext, podIP?: string): { key: string; value: string }[] {
+/** v1.32 (RelaxedEnvironmentVariableValidation, beta and on): any printable ASCII but '='; other envFrom keys are skipped. */
+const envNameOK = (k: string) => /^[\x20-\x3c\x3e-\x7e]+$/.test(k);
+
+const decoded = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
+
+/**
+ * The container's environment, in upstream's order: envFrom sources first
+ * (later ones win, each key with the source's prefix), then env, where
+ * $(VAR) expands from what is defined so far and valueFrom reads the
+ * downward API, a resource, or a key of a ConfigMap or Secret that
+ * `sources` holds (fetched beforehand: envsources.ts).
+ */
+export function containerEnv(pod: Pod, c: APIContainer, ctx: PodContext, podIP?: string, sources: EnvSources = noSources): { key: string; value: string }[] {
   const env = new Map<string, string>();
+  const ns = pod.metadata!.namespace!;
+  for (const f of c.envFrom ?? []) {
+    const prefix = f.prefix ?? '';
+    const values = f.configMapRef ? Object.entries(sources.configMaps.get(f.configMapRef.name ?? '')?.data ?? {})
+      : f.secretRef ? Object.entries(sources.secrets.get(f.secretRef.name ?? '')?.data ?? {}).map(([k, v]) => [k, decoded(v)] as [string, string]) : [];
+    for (const [k, v] of values) if (envNameOK(prefix + k)) env.set(prefix + k, v);
+  }
   for (const e of c.env ?? ([] as EnvVar[])) {
-    if (e.valueFrom) {
-      if (!e.valueFrom.fieldRef) throw new ContainerConfigError(`couldn't find key for env ${e.name}: only value and fieldRef are supported by this kubelet yet`);
-      env.set(e.name, fieldRefValue(pod, e.valueFrom.fieldRef.fieldPath, ctx, podIP));
-    } else {
-      env.set(e.name, expandVars(e.value ?? '', env));
+    const from = e.valueFrom;
+    if (!from) { env.set(e.name, expandVars(e.value ?? '', env)); continue; }
+    if (from.fieldRef) env.set(e.name, fieldRefValue(pod, from.fieldRef.fieldPath, ctx, podIP));
+    else if (from.resourceFieldRef) {
+      const r = from.resourceFieldRef;
+      const target = r.containerName ? [...pod.spec!.containers, ...(pod.spec!.initContainers ?? [])].find((x) => x.name === r.containerName) : c;
+      if (!target) throw new ContainerConfigError(`container ${r.containerName} not found`);
+      env.set(e.name, resourceFieldValue(target, r.resource, r.divisor, ctx.allocatable ?? hostAllocatable()));
+    } else if (from.configMapKeyRef) {
+      const ref = from.configMapKeyRef;
+      const cm = sources.configMaps.get(ref.name ?? '');
+      const v = cm?.data?.[ref.key] ?? (cm?.binaryData?.[ref.key] !== undefined ? decoded(cm.binaryData[ref.key]) : undefined);
+      if (v !== undefined) env.set(e.name, v);
+      else if (!ref.optional) throw new ContainerConfigError(`couldn't find key ${ref.key} in ConfigMap ${ns}/${ref.name}`);
+    } else if (from.secretKeyRef) {
+      const ref = from.secretKeyRef;
+      const v = sources.secrets.get(ref.name ?? '')?.data?.[ref.key];
+      if (v !== undefined) env.set(e.name, decoded(v));
+      else if (!ref.optional) throw new ContainerConfigError(`couldn't find key ${ref.key} in Secret ${ns}/${ref.name}`);
     }
   }
   return [...env].map(([key, value]) => ({ key, value }));
+}
+
+const noSources: EnvSources = { configMaps: new Map(), secrets: new Map() };
+
+/** The host's CPUs and memory: a CRI node's capacity, and what an unset limit means to the downward API. */
+export function hostAllocatable(): NodeAllocatable {
+  return { cpu: String(cpus().length), memory: String(totalmem()) };
 }
 
 export interface ContainerConfigInput {
@@ -122,12 +166,14 @@ export interface ContainerConfigInput {
   restartCount: number;
   mounts: cri.Mount[];
   podIP?: string;
+  /** The ConfigMaps and Secrets the environment names (envsources.ts). */
+  envSources?: EnvSources;
 }
 
 export function containerConfig(input: ContainerConfigInput, ctx: PodContext): cri.ContainerConfig {
   const { pod, container: c, restartCount } = input;
   const m = pod.metadata!;
-  const envs = containerEnv(pod, c, ctx, input.podIP);
+  const envs = containerEnv(pod, c, ctx, input.podIP, input.envSources);
   const envMap = new Map(envs.map((e) => [e.key, e.value]));
   return {
     metadata: { name: c.name, attempt: restartCount },

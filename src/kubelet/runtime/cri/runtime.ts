@@ -42,10 +42,13 @@ import type { Timers } from '../../timers.js';
 import { CRIClient, grpcDeadlineExceeded } from './client.js';
 import type { Readable } from 'node:stream';
 import { containerLogPath as criLogPath, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
-import { ContainerConfigError, containerConfig, labelNodeName, labelPodName, labelPodNamespace, labelPodUID, podLogDirectory, podSandboxConfig, type PodContext } from './config.js';
+import { ContainerConfigError, containerConfig, hostAllocatable, labelNodeName, labelPodName, labelPodNamespace, labelPodUID, podLogDirectory, podSandboxConfig, type PodContext } from './config.js';
 import { ImageManager, goGRPCError } from './images.js';
 import { MountError, containerMounts, removePodDir } from './volumes.js';
-import { resolveClaims, type VolumeGetter } from './claims.js';
+import { resolveClaims } from './claims.js';
+import type { PodObjectGetter } from '../../volumes/objects.js';
+import { setUpProjectedVolumes } from '../../volumes/setup.js';
+import { EnvSourceError, fetchEnvSources } from '../../envsources.js';
 import { Backoff, goDuration } from './backoff.js';
 import { instances, latestSandbox, newPodEntry, nsToDate, podStatus, type ContainerRecord, type PodEntry } from './podstate.js';
 import type * as cri from './types.js';
@@ -61,7 +64,7 @@ export interface CRIRuntimeOptions {
   /** The kubelet's directory (/var/lib/kubelet): emptyDir volumes live under it. */
   rootDir: string;
   /** Claims and volumes for persistentVolumeClaim volumes (absent: such pods wait). */
-  volumes?: VolumeGetter;
+  volumes?: PodObjectGetter;
   logger: Logger;
   timers: Timers;
   /** PLEG relist period (1 s). */
@@ -350,11 +353,14 @@ export class CRIRuntime implements PodRuntime {
     if ('reason' in image) { this.setWaiting(p, c.name, image.reason, image.message); return; }
     let config: cri.ContainerConfig;
     try {
-      const mounts = containerMounts(await resolveClaims(pod, this.opts.volumes), c, this.opts.rootDir);
-      config = containerConfig({ pod, container: c, imageRef: image.imageRef, restartCount, mounts, podIP: latestSandbox(p)?.ip }, this.ctx);
+      const resolved = await resolveClaims(pod, this.opts.volumes);
+      await setUpProjectedVolumes(resolved, c, { get: this.opts.volumes, rootDir: this.opts.rootDir, node: this.ctx.allocatable ?? hostAllocatable() });
+      const mounts = containerMounts(resolved, c, this.opts.rootDir);
+      const envSources = await fetchEnvSources(pod.metadata!.namespace!, c, this.opts.volumes);
+      config = containerConfig({ pod, container: c, imageRef: image.imageRef, restartCount, mounts, podIP: latestSandbox(p)?.ip, envSources }, this.ctx);
     } catch (e) {
       if (e instanceof MountError) { this.setWaiting(p, c.name, 'ContainerCreating', e.message); return; }
-      if (e instanceof ContainerConfigError) { this.setWaiting(p, c.name, 'CreateContainerConfigError', e.message); return; }
+      if (e instanceof ContainerConfigError || e instanceof EnvSourceError) { this.setWaiting(p, c.name, 'CreateContainerConfigError', e.message); return; }
       throw e;
     }
     mkdirSync(join(podLogDirectory(this.opts.podLogsDir, pod), c.name), { recursive: true, mode: 0o755 });

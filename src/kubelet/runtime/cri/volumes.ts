@@ -10,17 +10,23 @@
  *     <root dir>/pods/<uid>/volumes/kubernetes.io~empty-dir/<name>, kept
  *     across container restarts and removed with the pod. (medium: Memory
  *     gets a plain directory too for now.)
- *  3. subPath mounts a directory under the volume, created when missing.
- *  4. Other volume types cannot be mounted by this kubelet yet: the error
+ *  3. configMap, secret, downwardAPI and projected volumes are the
+ *     directories ../../volumes/setup.ts wrote, mounted read-only (as
+ *     upstream mounts them since 1.10).
+ *  4. subPath mounts a directory under the volume, created when missing
+ *     (a file of a configMap volume is mounted as the file).
+ *  5. Other volume types cannot be mounted by this kubelet yet: the error
  *     keeps the container waiting (ContainerCreating) with the reason.
  */
 import { existsSync, mkdirSync, openSync, closeSync, statSync, rmSync } from 'node:fs';
 import { join, normalize } from 'node:path';
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type * as cri from './types.js';
+import { MountError } from '../../volumes/objects.js';
+import { isProjectedVolume } from '../../volumes/projection.js';
+import { projectedVolumeDir } from '../../volumes/setup.js';
 
-/** Mounting failed; the container waits (upstream: FailedMount, pod stays ContainerCreating). */
-export class MountError extends Error {}
+export { MountError };
 
 export const podDir = (rootDir: string, uid: string) => join(rootDir, 'pods', uid);
 export const emptyDirPath = (rootDir: string, uid: string, volume: string) => join(podDir(rootDir, uid), 'volumes', 'kubernetes.io~empty-dir', volume);
@@ -57,7 +63,8 @@ function volumeHostPath(v: Volume, pod: Pod, rootDir: string): string {
     mkdirSync(dir, { recursive: true, mode: 0o777 });
     return dir;
   }
-  throw new MountError(`MountVolume.SetUp failed for volume "${v.name}": volume type not supported by this kubelet yet (hostPath and emptyDir are)`);
+  if (isProjectedVolume(v)) return projectedVolumeDir(rootDir, pod.metadata!.uid!, v);
+  throw new MountError(`MountVolume.SetUp failed for volume "${v.name}": volume type not supported by this kubelet yet (hostPath, emptyDir, configMap, secret, downwardAPI, projected and persistentVolumeClaim are)`);
 }
 
 export function containerMounts(pod: Pod, c: Container, rootDir: string): cri.Mount[] {
@@ -73,7 +80,8 @@ export function containerMounts(pod: Pod, c: Container, rootDir: string): cri.Mo
       hostPath = join(hostPath, sub);
       if (!existsSync(hostPath)) mkdirSync(hostPath, { recursive: true, mode: 0o755 });
     }
-    mounts.push({ containerPath: vm.mountPath, hostPath, readonly: !!vm.readOnly, propagation: 'PROPAGATION_PRIVATE' });
+    const readonly = !!vm.readOnly || isProjectedVolume(v);
+    mounts.push({ containerPath: vm.mountPath, hostPath, readonly, propagation: 'PROPAGATION_PRIVATE' });
   }
   return mounts;
 }

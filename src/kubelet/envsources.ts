@@ -1,0 +1,55 @@
+/**
+ * The ConfigMaps and Secrets a container's environment names (env
+ * valueFrom configMapKeyRef/secretKeyRef, envFrom), fetched before the
+ * container is configured (upstream kubelet_pods.go makeEnvironmentVariables):
+ *
+ *  1. Each object once per container start, through the API server.
+ *  2. A missing object is an error (`configmap "x" not found`,
+ *     `secret "x" not found`) unless every reference to it is optional;
+ *     the container stays in CreateContainerConfigError with that message.
+ */
+import type { ConfigMap, Container, Secret } from 'kubernetes-types/core/v1.js';
+import { getOptional, type PodObjectGetter } from './volumes/objects.js';
+
+export interface EnvSources {
+  /** Name → object; undefined when it does not exist (only optional references get this far). */
+  configMaps: Map<string, ConfigMap | undefined>;
+  secrets: Map<string, Secret | undefined>;
+}
+
+export class EnvSourceError extends Error {}
+
+interface Ref { kind: 'configmap' | 'secret'; name: string; optional: boolean }
+
+function references(c: Container): Ref[] {
+  const refs: Ref[] = [];
+  for (const f of c.envFrom ?? []) {
+    if (f.configMapRef) refs.push({ kind: 'configmap', name: f.configMapRef.name ?? '', optional: !!f.configMapRef.optional });
+    if (f.secretRef) refs.push({ kind: 'secret', name: f.secretRef.name ?? '', optional: !!f.secretRef.optional });
+  }
+  for (const e of c.env ?? []) {
+    const cm = e.valueFrom?.configMapKeyRef;
+    if (cm) refs.push({ kind: 'configmap', name: cm.name ?? '', optional: !!cm.optional });
+    const s = e.valueFrom?.secretKeyRef;
+    if (s) refs.push({ kind: 'secret', name: s.name ?? '', optional: !!s.optional });
+  }
+  return refs;
+}
+
+export async function fetchEnvSources(namespace: string, c: Container, get: PodObjectGetter | undefined): Promise<EnvSources> {
+  const out: EnvSources = { configMaps: new Map(), secrets: new Map() };
+  const refs = references(c);
+  if (refs.length && !get) throw new EnvSourceError(`${refs[0].kind} references need the API server`);
+  for (const r of refs) {
+    const found = r.kind === 'configmap'
+      ? await cached(out.configMaps, r.name, () => get!.configMap(namespace, r.name))
+      : await cached(out.secrets, r.name, () => get!.secret(namespace, r.name));
+    if (!found && !r.optional) throw new EnvSourceError(`${r.kind} "${r.name}" not found`);
+  }
+  return out;
+}
+
+async function cached<T>(map: Map<string, T | undefined>, name: string, get: () => Promise<T>): Promise<T | undefined> {
+  if (!map.has(name)) map.set(name, await getOptional(get));
+  return map.get(name);
+}

@@ -1,0 +1,27 @@
+/**
+ * The API objects a pod's volumes and environment refer to, read through the
+ * agent's clients: claims and their volumes, ConfigMaps and Secrets. A
+ * standalone kubelet (no API server) has none, and pods that need them wait
+ * with the reason.
+ */
+import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Secret } from 'kubernetes-types/core/v1.js';
+
+export interface PodObjectGetter {
+  claim(namespace: string, name: string): Promise<PersistentVolumeClaim>;
+  volume(name: string): Promise<PersistentVolume>;
+  configMap(namespace: string, name: string): Promise<ConfigMap>;
+  secret(namespace: string, name: string): Promise<Secret>;
+}
+
+/** Setting up a volume failed; the container waits in ContainerCreating with this message (upstream FailedMount). */
+export class MountError extends Error {}
+
+/** A referenced object that does not exist is `undefined`; any other failure is thrown. */
+export async function getOptional<T>(get: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await get();
+  } catch (e) {
+    if ((e as { code?: number }).code === 404) return undefined;
+    throw e;
+  }
+}
