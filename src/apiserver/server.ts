@@ -13,7 +13,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
 import type { UserInfo } from './auth/index.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
-import { negotiate } from './negotiate.js';
+import { negotiate, negotiateMedia } from './negotiate.js';
 import { writeJSON, writeStatus, toStatus } from './respond.js';
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { openapiV3Document, openapiV3Index } from './openapi/index.js';
@@ -108,7 +108,8 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     if (res.headersSent) { res.end(); return; }
     await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2));
     if (res.headersSent) return;
-    writeStatus(res, status);
+    // Resource requests negotiate their errors as their objects (client-go decodes a protobuf Status).
+    writeStatus(res, status, info.isResourceRequest && negotiateMedia(req.headers.accept).protobuf);
   }
 }
 
@@ -249,8 +250,9 @@ function allowed(verbs: string[], verb: string, sub?: string): boolean {
 }
 
 function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, store: HandlerContext['store']): HandlerContext {
+  const media = negotiateMedia(req.headers.accept);
   return {
-    req, res, url, info, store, registry: opts.registry, rendering: negotiate(req.headers.accept), now: new Date(),
+    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf: media.protobuf, now: new Date(),
     logger: opts.logger, watchGauge: { inc: () => opts.metrics.watchers.inc(), dec: () => opts.metrics.watchers.dec() },
   };
 }
@@ -260,7 +262,7 @@ async function peekBindingName(req: IncomingMessage): Promise<{ name: string; re
   const { Readable } = await import('node:stream');
   const { readBody, decodeBody, mediaType } = await import('./body.js');
   const buf = await readBody(req);
-  const obj = decodeBody(buf, mediaType(req));
+  const obj = decodeBody(buf, mediaType(req), false, { apiVersion: 'v1', kind: 'Binding' });
   const replay = Readable.from([buf]) as unknown as IncomingMessage;
   replay.headers = req.headers;
   return { name: obj?.metadata?.name ?? '', req: replay };
