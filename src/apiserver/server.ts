@@ -17,6 +17,7 @@ import { negotiate, negotiateMedia } from './negotiate.js';
 import { writeJSON, writeStatus, toStatus } from './respond.js';
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { openapiV3Document, openapiV3Index } from './openapi/index.js';
+import { openapiV2Document } from './openapi/v2.js';
 import { reportedVerb, type ApiMetrics } from './metrics.js';
 import type { HandlerContext } from './handlers/context.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate } from './handlers/crud.js';
@@ -154,6 +155,7 @@ async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, re
     case '/version': return writeJSON(res, 200, versionInfo());
     case '/metrics': return text(res, 200, await opts.metrics.registry.metrics(), opts.metrics.registry.contentType);
     case '/openapi/v3': return writeJSON(res, 200, openapiV3Index());
+    case '/openapi/v2': return openapiV2(req, res);
     case '/api': return discovery(res, req, () => aggregatedDiscovery(true), () => apiVersions(hostOf(req)));
     case '/apis': return discovery(res, req, () => aggregatedDiscovery(false), () => apiGroupList());
   }
@@ -176,6 +178,17 @@ async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, re
     if (list) return writeJSON(res, 200, list);
   }
   throw pageNotFound();
+}
+
+/** As kube-openapi's v2 handler: JSON for an Accept that allows it, 406 (empty) for one that asks only for what k8ts does not encode. */
+function openapiV2(req: IncomingMessage, res: ServerResponse): void {
+  const accept = String(req.headers.accept ?? '*/*') || '*/*';
+  const json = accept.split(',').some((r) => ['application/json', 'application/*', '*/*'].includes(r.split(';')[0].trim().toLowerCase()));
+  res.setHeader('Vary', 'Accept');
+  if (!json) { res.writeHead(406, { 'Content-Length': 0 }); res.end(); return; }
+  const doc = openapiV2Document();
+  res.setHeader('Etag', doc.etag);
+  text(res, 200, doc.body, 'application/json');
 }
 
 function discovery(res: ServerResponse, req: IncomingMessage, aggregated: () => unknown, legacy: () => unknown): void {

@@ -266,3 +266,35 @@ describe('protobuf bodies that do not decode', () => {
     });
   }
 });
+
+describe('/openapi/v2', () => {
+  test('one Swagger 2.0 document in JSON whose references all resolve, from the definitions /openapi/v3 serves', async () => {
+    const res = await binaryRequest(cluster, '/openapi/v2', { accept: 'application/json' });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['content-type'], 'application/json');
+    assert.match(String(res.headers.etag), /^"[0-9A-F]{128}"$/);
+    const doc = JSON.parse(res.body.toString());
+    assert.equal(doc.swagger, '2.0');
+    const create = doc.paths['/api/v1/namespaces/{namespace}/pods'].post;
+    assert.deepEqual(create.parameters[0], { name: 'body', in: 'body', required: true, schema: { $ref: '#/definitions/io.k8s.api.core.v1.Pod' } });
+    assert.deepEqual(create['x-kubernetes-group-version-kind'], { group: '', version: 'v1', kind: 'Pod' });
+    assert.ok(create.produces.includes('application/vnd.kubernetes.protobuf'));
+    assert.equal(doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale'].put.parameters[0].schema.$ref, '#/definitions/io.k8s.api.autoscaling.v1.Scale');
+    assert.equal(doc.definitions['io.k8s.apimachinery.pkg.util.intstr.IntOrString'].format, 'int-or-string');
+    assert.equal(doc.definitions['io.k8s.api.core.v1.Pod'].properties.metadata.$ref, '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+    // Every reference resolves; nothing of v3's vocabulary is left.
+    const text = res.body.toString();
+    for (const [, name] of text.matchAll(/"\$ref":"#\/definitions\/([^"]+)"/g)) assert.ok(doc.definitions[name], `unresolved ${name}`);
+    for (const v3Word of ['components/schemas', '"oneOf"', '"requestBody"']) assert.equal(text.includes(v3Word), false, v3Word);
+    // The definitions are the v3 documents' (same descriptions).
+    const v3 = JSON.parse((await apiRequest(cluster, '/openapi/v3/api/v1')).body);
+    assert.equal(doc.definitions['io.k8s.api.core.v1.PodSpec'].description, v3.components.schemas['io.k8s.api.core.v1.PodSpec'].description);
+  });
+
+  test('a client accepting only the protobuf form gets 406, as upstream answers an Accept it cannot meet', async () => {
+    const res = await binaryRequest(cluster, '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
+    assert.equal(res.status, 406);
+    const any = await binaryRequest(cluster, '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf, */*' });
+    assert.equal(any.status, 200);
+  });
+});
