@@ -37,8 +37,41 @@ export class ProtoDecodeError extends Error {
 }
 
 const isScalar = (type: string) => /^[a-z0-9]+$/.test(type);
-const flag = (f: ProtoField, c: string) => f.go?.includes(c) ?? false;
-const jsonName = (name: string, f: ProtoField) => f.json ?? name;
+
+/** A table field with its Go facts resolved once, so the walks do no string work per value. */
+interface Field {
+  name: string;
+  json: string;
+  type: string;
+  scalar: boolean;
+  bytes: boolean;
+  map: boolean;
+  repeated: boolean;
+  inline: boolean;
+  /** Go's omitempty on a non-pointer scalar: a zero value is not in the JSON form. */
+  omitZero: boolean;
+}
+
+interface Compiled { fields: Field[]; slice: boolean }
+
+const compiled = new Map<string, Compiled | null>();
+
+function compile(type: string): Compiled | null {
+  let c = compiled.get(type);
+  if (c === undefined) {
+    const table = protoMessage(type);
+    c = table ? {
+      slice: !!table.slice,
+      fields: Object.entries(table.fields).map(([name, f]: [string, ProtoField]) => ({
+        name, json: f.json ?? name, type: f.type, scalar: isScalar(f.type), bytes: f.type === 'bytes',
+        map: !!f.keyType, repeated: f.rule === 'repeated', inline: f.go?.includes('i') ?? false,
+        omitZero: isScalar(f.type) && (f.go?.includes('o') ?? false) && !(f.go?.includes('p') ?? false),
+      })),
+    } : null;
+    compiled.set(type, c);
+  }
+  return c;
+}
 
 // ---- wire → JSON ----
 
@@ -47,28 +80,36 @@ export function messageToJSON(type: string, msg: any, raw: RawCodec, depth = 0):
   if (depth > maxMessageDepth) throw new ProtoDecodeError('exceeded max depth');
   const special = specialToJSON(type, msg, raw, depth);
   if (special !== noSpecial) return special;
-  const table = protoMessage(type);
+  const table = compile(type);
   if (!table) throw new ProtoDecodeError(`no schema for ${type}`);
-  if (table.slice) return (msg.items ?? []).map((v: unknown) => v);
+  if (table.slice) return [...(msg.items ?? [])];
   const out: Record<string, unknown> = {};
-  for (const [name, f] of Object.entries(table.fields)) {
-    const v = msg[name];
-    if (f.keyType) {
-      if (v && Object.keys(v).length) out[jsonName(name, f)] = mapValues(v, (x) => valueToJSON(f, x, raw, depth));
-    } else if (f.rule === 'repeated') {
-      if (v?.length) out[jsonName(name, f)] = v.map((x: unknown) => valueToJSON(f, x, raw, depth));
-    } else if (Object.prototype.hasOwnProperty.call(msg, name) && v != null) {
+  for (const f of table.fields) {
+    const v = msg[f.name];
+    if (v == null) continue;
+    if (f.map) {
+      const keys = Object.keys(v);
+      if (!keys.length) continue;
+      const m: Record<string, unknown> = {};
+      for (const k of keys) m[k] = valueToJSON(f, v[k], raw, depth);
+      out[f.json] = m;
+    } else if (f.repeated) {
+      if (!v.length) continue;
+      const a = new Array(v.length);
+      for (let i = 0; i < v.length; i++) a[i] = valueToJSON(f, v[i], raw, depth);
+      out[f.json] = a;
+    } else if (Object.prototype.hasOwnProperty.call(msg, f.name)) {
       const value = valueToJSON(f, v, raw, depth);
-      if (flag(f, 'i')) Object.assign(out, value);
-      else if (!(isScalar(f.type) && flag(f, 'o') && !flag(f, 'p') && isZero(value))) out[jsonName(name, f)] = value;
+      if (f.inline) Object.assign(out, value);
+      else if (!(f.omitZero && isZero(value))) out[f.json] = value;
     }
   }
   return out;
 }
 
-function valueToJSON(f: ProtoField, v: any, raw: RawCodec, depth: number): unknown {
-  if (!isScalar(f.type)) return messageToJSON(f.type, v, raw, depth + 1);
-  if (f.type === 'bytes') return Buffer.from(v as Uint8Array).toString('base64');
+function valueToJSON(f: Field, v: any, raw: RawCodec, depth: number): unknown {
+  if (!f.scalar) return messageToJSON(f.type, v, raw, depth + 1);
+  if (f.bytes) return Buffer.from(v as Uint8Array).toString('base64');
   // int64 decodes as a Long: the nearest double, as the JSON path holds integers past 2^53.
   if (typeof v === 'object' && v !== null) return Number(String(v));
   return v;
@@ -102,56 +143,54 @@ function formatTime(msg: any, micro: boolean): string | null {
   return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`;
 }
 
-function mapValues(obj: Record<string, unknown>, fn: (v: unknown) => unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) out[k] = fn(v);
-  return out;
-}
-
 // ---- JSON → wire ----
 
 /** The plain object protobufjs encodes as the message `type`, from its JSON form. Nulls and absent fields are left out. */
 export function messageFromJSON(type: string, json: any): any {
   const special = specialFromJSON(type, json);
   if (special !== noSpecial) return special;
-  const table = protoMessage(type);
+  const table = compile(type);
   if (!table) throw new Error(`no protobuf schema for ${type}`);
   if (table.slice) return { items: Array.isArray(json) ? json.map(String) : [] };
   const out: Record<string, unknown> = {};
   if (json === null || typeof json !== 'object') return out;
-  for (const [name, f] of Object.entries(table.fields)) {
-    if (flag(f, 'i')) { out[name] = messageFromJSON(f.type, json); continue; }
-    const v = json[jsonName(name, f)];
+  for (const f of table.fields) {
+    if (f.inline) { out[f.name] = messageFromJSON(f.type, json); continue; }
+    const v = json[f.json];
     if (v == null) continue;
-    if (f.keyType) {
-      if (typeof v === 'object' && !Array.isArray(v)) out[name] = mapValues(v, (x) => (x == null ? fieldDefault(f) : valueFromJSON(f, x)));
-    } else if (f.rule === 'repeated') {
-      if (Array.isArray(v)) out[name] = v.filter((x) => x != null).map((x) => valueFromJSON(f, x));
+    if (f.map) {
+      if (typeof v !== 'object' || Array.isArray(v)) continue;
+      const m: Record<string, unknown> = {};
+      for (const k of Object.keys(v)) m[k] = v[k] == null ? fieldDefault(f) : valueFromJSON(f, v[k]);
+      out[f.name] = m;
+    } else if (f.repeated) {
+      if (!Array.isArray(v)) continue;
+      const a: unknown[] = [];
+      for (const x of v) if (x != null) a.push(valueFromJSON(f, x));
+      out[f.name] = a;
     } else {
       const value = valueFromJSON(f, v);
-      if (value !== undefined) out[name] = value;
+      if (value !== undefined) out[f.name] = value;
     }
   }
   return out;
 }
 
-function fieldDefault(f: ProtoField): unknown {
-  if (!isScalar(f.type)) return {};
-  return f.type === 'string' ? '' : f.type === 'bool' ? false : f.type === 'bytes' ? Buffer.alloc(0) : 0;
+function fieldDefault(f: Field): unknown {
+  if (!f.scalar) return {};
+  return f.type === 'string' ? '' : f.type === 'bool' ? false : f.bytes ? Buffer.alloc(0) : 0;
 }
 
-function valueFromJSON(f: ProtoField, v: any): unknown {
+function valueFromJSON(f: Field, v: any): unknown {
+  if (!f.scalar) return messageFromJSON(f.type, v);
   switch (f.type) {
     case 'string': return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
     case 'bool': return v === true || v === 'true';
     case 'bytes': return Buffer.from(String(v), 'base64');
-    case 'int32': case 'int64': case 'uint32': case 'uint64': case 'sint32': case 'sint64': {
-      const n = typeof v === 'number' ? v : Number(v);
-      return Number.isFinite(n) ? Math.trunc(n) : undefined;
-    }
     case 'double': case 'float': return Number(v);
   }
-  return messageFromJSON(f.type, v);
+  const n = typeof v === 'number' ? v : Number(v);
+  return Number.isFinite(n) ? Math.trunc(n) : undefined;
 }
 
 function specialFromJSON(type: string, json: any): unknown {
