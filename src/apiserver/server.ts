@@ -180,12 +180,18 @@ async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, re
   throw pageNotFound();
 }
 
-/** As kube-openapi's v2 handler: JSON for an Accept that allows it, 406 (empty) for one that asks only for what k8ts does not encode. */
+/**
+ * As kube-openapi's v2 handler: JSON for an Accept that allows it (an Accept
+ * naming no media type at all accepts anything), 406 for one that asks only for what
+ * k8ts does not encode (the gnostic protobuf form). Upstream's 406 has an
+ * empty body; k8ts's is a Status, as every refusal here is.
+ */
 function openapiV2(req: IncomingMessage, res: ServerResponse): void {
-  const accept = String(req.headers.accept ?? '*/*') || '*/*';
-  const json = accept.split(',').some((r) => ['application/json', 'application/*', '*/*'].includes(r.split(';')[0].trim().toLowerCase()));
+  const ranges = String(req.headers.accept ?? '').split(',').map((r) => r.split(';')[0].trim().toLowerCase()).filter(Boolean);
   res.setHeader('Vary', 'Accept');
-  if (!json) { res.writeHead(406, { 'Content-Length': 0 }); res.end(); return; }
+  if (ranges.length && !ranges.some((r) => ['application/json', 'application/*', '*/*'].includes(r))) {
+    return writeStatus(res, notAcceptable('only the following media types are accepted: application/json').status);
+  }
   const doc = openapiV2Document();
   res.setHeader('Etag', doc.etag);
   text(res, 200, doc.body, 'application/json');

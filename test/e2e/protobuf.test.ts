@@ -294,6 +294,7 @@ describe('/openapi/v2', () => {
   test('a client accepting only the protobuf form gets 406, as upstream answers an Accept it cannot meet', async () => {
     const res = await binaryRequest(cluster, '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
     assert.equal(res.status, 406);
+    assert.equal(JSON.parse(res.body.toString()).reason, 'NotAcceptable');
     const any = await binaryRequest(cluster, '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf, */*' });
     assert.equal(any.status, 200);
   });
