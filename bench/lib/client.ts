@@ -19,7 +19,7 @@ export interface Reply {
 }
 
 export interface RequestOptions {
-  body?: string;
+  body?: string | Buffer;
   accept?: string;
   contentType?: string;
   /** Count the bytes but keep none (large lists). */

@@ -1,12 +1,14 @@
 /**
- * Request bodies: read with upstream's 3 MiB limit, decoded from JSON or YAML,
- * with upstream-shaped 400s for malformed or too deeply nested input and 415
- * for any other Content-Type.
+ * Request bodies: read with upstream's 3 MiB limit, decoded from JSON, YAML or
+ * protobuf, with upstream-shaped 400s for malformed or too deeply nested input
+ * and 415 for any other Content-Type.
  */
 import type { IncomingMessage } from 'node:http';
 import { Lexer, Parser, parse as parseYAML } from 'yaml';
 import { badRequest, tooLarge, unsupportedMediaType } from '../api/status.js';
 import { jsonDepthError, jsonTextTooDeep, maxNestingDepth, valueTooDeep } from '../api/nesting.js';
+import { decodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
+import { ProtoDecodeError } from '../api/protobuf/codec.js';
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 
@@ -33,20 +35,26 @@ export function mediaType(req: IncomingMessage): string {
 }
 
 /**
- * The media types a create, update, delete or subresource body may have.
- * Upstream also lists application/vnd.kubernetes.protobuf (and CBOR behind a
- * feature gate); k8ts decodes neither, so it does not claim them.
+ * The media types a create, update, delete or subresource body may have, in
+ * upstream's order. Upstream also lists CBOR behind a feature gate; k8ts does
+ * not decode it, so it does not claim it.
  */
-export const bodyMediaTypes = ['application/json', 'application/yaml'];
+export const bodyMediaTypes = ['application/json', 'application/yaml', protobufMediaType];
+
+/** The kind an endpoint decodes its body into (upstream's defaultGVK): `v1` / `Pod`. */
+export interface BodyKind { apiVersion: string; kind: string }
 
 /**
- * Decodes a JSON or YAML body into a value; objects only unless `anyValue`.
- * Any other media type is 415 UnsupportedMediaType, as upstream answers
- * text/plain, form posts and the like (which also keeps a browser's
- * cross-site form post from creating objects with the user's certificate).
+ * Decodes a JSON, YAML or protobuf body into a value; objects only unless
+ * `anyValue`. Protobuf needs `into`, the endpoint's kind, which a body without
+ * typeMeta takes. Any other media type is 415 UnsupportedMediaType, as
+ * upstream answers text/plain, form posts and the like (which also keeps a
+ * browser's cross-site form post from creating objects with the user's
+ * certificate).
  */
-export function decodeBody(buf: Buffer, type: string, anyValue = false): any {
-  if (!bodyMediaTypes.includes(type)) throw unsupportedMediaType(bodyMediaTypes);
+export function decodeBody(buf: Buffer, type: string, anyValue = false, into?: BodyKind): any {
+  if (!bodyMediaTypes.includes(type) || (type === protobufMediaType && !into)) throw unsupportedMediaType(bodyMediaTypes);
+  if (type === protobufMediaType) return decodeProtobuf(buf, into!);
   const text = buf.toString('utf8');
   if (!text.trim()) throw badRequest('Object \'Kind\' is missing in \'\'');
   const value = type === 'application/yaml' ? decodeYAML(text) : decodeJSON(text);
@@ -54,6 +62,29 @@ export function decodeBody(buf: Buffer, type: string, anyValue = false): any {
     throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
   }
   return value;
+}
+
+/**
+ * A `k8s\0`-prefixed protobuf body as the JSON object the JSON path would
+ * have read. Failures are upstream's transformDecodeError words: with the
+ * body's kind when its envelope named one, else a hex summary of the body.
+ */
+function decodeProtobuf(buf: Buffer, into: BodyKind): any {
+  try {
+    const { object } = decodeObject(buf, into);
+    if (valueTooDeep(object)) throw new ProtoDecodeError(`exceeded max depth of ${maxNestingDepth}`);
+    return object;
+  } catch (e) {
+    if (!(e instanceof ProtoDecodeError)) throw e;
+    if (e.gvk) throw badRequest(`${e.gvk.kind} in version ${JSON.stringify(e.gvk.version)} cannot be handled as a ${into.kind}: ${e.message}`);
+    throw badRequest(`the object provided is unrecognized (must be of type ${into.kind}): ${e.message} (${summarizeData(buf, 30)})`);
+  }
+}
+
+/** As upstream's summarizeData: the first bytes in hex. */
+function summarizeData(buf: Buffer, max: number): string {
+  if (buf.length === 0) return '<empty>';
+  return buf.length > max ? `${buf.subarray(0, max).toString('hex')} ...` : buf.toString('hex');
 }
 
 /** JSON.parse after a scan for nesting deeper than maxNestingDepth (upstream's decoder refuses it while scanning). */

@@ -1,7 +1,9 @@
 /**
  * Accept-header negotiation. kubectl asks for server-side Tables, controllers
  * may ask for PartialObjectMetadata, discovery asks for the aggregated form;
- * everything else gets JSON (including protobuf-first typed clients).
+ * typed clients (client-go, kubectl's typed paths, Helm) ask for
+ * application/vnd.kubernetes.protobuf first, which built-in kinds get (see
+ * `negotiateMedia`); everything else gets JSON.
  */
 export type Rendering = 'json' | 'table' | 'partial' | 'aggregated-discovery';
 
@@ -21,13 +23,28 @@ function parseAccept(header: string | undefined): MediaRange[] {
 }
 
 export function negotiate(accept: string | undefined): Rendering {
+  return negotiateMedia(accept).rendering;
+}
+
+const protobufType = 'application/vnd.kubernetes.protobuf';
+
+/**
+ * The rendering, and whether the client's first acceptable media range is
+ * protobuf. Tables and aggregated discovery have no protobuf form upstream,
+ * so such a range asking for protobuf is passed over; PartialObjectMetadata
+ * has one. Whether the answer really is protobuf also depends on the kind
+ * (custom resources have none): the writers fall back to JSON.
+ */
+export function negotiateMedia(accept: string | undefined): { rendering: Rendering; protobuf: boolean } {
   for (const m of parseAccept(accept)) {
     const as = m.params.as;
-    if (as === 'Table' && (m.params.g ?? 'meta.k8s.io') === 'meta.k8s.io') return 'table';
-    if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && (m.params.g ?? 'meta.k8s.io') === 'meta.k8s.io') return 'partial';
-    if (as === 'APIGroupDiscoveryList' && m.params.g === 'apidiscovery.k8s.io' && m.params.v === 'v2') return 'aggregated-discovery';
+    const protobuf = m.type === protobufType;
+    if (!protobuf && m.type !== 'application/json' && m.type !== '*/*' && m.type !== 'application/*') continue;
+    if (as === 'Table' && (m.params.g ?? 'meta.k8s.io') === 'meta.k8s.io' && !protobuf) return { rendering: 'table', protobuf };
+    if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && (m.params.g ?? 'meta.k8s.io') === 'meta.k8s.io') return { rendering: 'partial', protobuf };
+    if (as === 'APIGroupDiscoveryList' && m.params.g === 'apidiscovery.k8s.io' && m.params.v === 'v2' && !protobuf) return { rendering: 'aggregated-discovery', protobuf };
     if (as) continue;
-    if (m.type === 'application/json' || m.type === '*/*' || m.type === 'application/*') return 'json';
+    return { rendering: 'json', protobuf };
   }
-  return 'json';
+  return { rendering: 'json', protobuf: false };
 }

@@ -1,6 +1,7 @@
-/** Writing responses: JSON objects and Status errors, always with kind and apiVersion. */
+/** Writing responses: JSON or protobuf objects and Status errors, always with kind and apiVersion. */
 import type { ServerResponse } from 'node:http';
 import { internalError, Status, StatusError } from '../api/status.js';
+import { encodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 
 export function writeJSON(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -24,9 +25,9 @@ const tailBytes = 4096;
  * the client's next request (which client-go does not retry for a POST). So everything but a
  * small tail is flushed first, and the tail goes out into an empty buffer.
  */
-export async function endFlushed(res: ServerResponse, text: string): Promise<void> {
+export async function endFlushed(res: ServerResponse, text: string | Buffer): Promise<void> {
   if (text.length <= tailBytes / 4 || Buffer.byteLength(text) <= tailBytes) { res.end(text); return; }
-  const buf = Buffer.from(text);
+  const buf = typeof text === 'string' ? Buffer.from(text) : text;
   const cut = buf.length - tailBytes;
   await new Promise<void>((resolve) => {
     res.once('close', resolve);
@@ -70,11 +71,23 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/** As upstream's ErrorNegotiated: a Status that asks the client to wait also says so in Retry-After. */
-export function writeStatus(res: ServerResponse, status: Status): void {
+/**
+ * An API object in protobuf when the client prefers it and k8ts has the
+ * kind's message (built-in kinds and their lists, Status, Scale ...), else
+ * JSON, as upstream's negotiation falls back for kinds without protobuf.
+ */
+export function writeObjectAs(res: ServerResponse, code: number, obj: unknown, protobuf: boolean): void {
+  const buf = protobuf ? encodeObject(obj) : undefined;
+  if (!buf) return writeJSON(res, code, obj);
+  res.writeHead(code, { 'Content-Type': protobufMediaType, 'Content-Length': buf.length, 'Cache-Control': 'no-cache, private' });
+  void endFlushed(res, buf);
+}
+
+/** As upstream's ErrorNegotiated: a Status that asks the client to wait also says so in Retry-After; protobuf when the client prefers it. */
+export function writeStatus(res: ServerResponse, status: Status, protobuf = false): void {
   const retryAfter = status.details?.retryAfterSeconds;
   if (retryAfter !== undefined && retryAfter > 0) res.setHeader('Retry-After', String(retryAfter));
-  writeJSON(res, status.code, status);
+  writeObjectAs(res, status.code, status, protobuf);
 }
 
 /** Maps anything thrown in a handler to a Status; non-Status errors are 500s (bugs or I/O). */

@@ -13,10 +13,11 @@ import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
 import type { UserInfo } from './auth/index.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
-import { negotiate } from './negotiate.js';
+import { negotiate, negotiateMedia } from './negotiate.js';
 import { writeJSON, writeStatus, toStatus } from './respond.js';
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { openapiV3Document, openapiV3Index } from './openapi/index.js';
+import { openapiV2Document } from './openapi/v2.js';
 import { reportedVerb, type ApiMetrics } from './metrics.js';
 import type { HandlerContext } from './handlers/context.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate } from './handlers/crud.js';
@@ -108,7 +109,8 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     if (res.headersSent) { res.end(); return; }
     await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2));
     if (res.headersSent) return;
-    writeStatus(res, status);
+    // Resource requests negotiate their errors as their objects (client-go decodes a protobuf Status).
+    writeStatus(res, status, info.isResourceRequest && negotiateMedia(req.headers.accept).protobuf);
   }
 }
 
@@ -153,6 +155,7 @@ async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, re
     case '/version': return writeJSON(res, 200, versionInfo());
     case '/metrics': return text(res, 200, await opts.metrics.registry.metrics(), opts.metrics.registry.contentType);
     case '/openapi/v3': return writeJSON(res, 200, openapiV3Index());
+    case '/openapi/v2': return openapiV2(req, res);
     case '/api': return discovery(res, req, () => aggregatedDiscovery(true), () => apiVersions(hostOf(req)));
     case '/apis': return discovery(res, req, () => aggregatedDiscovery(false), () => apiGroupList());
   }
@@ -175,6 +178,23 @@ async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, re
     if (list) return writeJSON(res, 200, list);
   }
   throw pageNotFound();
+}
+
+/**
+ * As kube-openapi's v2 handler: JSON for an Accept that allows it (an Accept
+ * naming no media type at all accepts anything), 406 for one that asks only for what
+ * k8ts does not encode (the gnostic protobuf form). Upstream's 406 has an
+ * empty body; k8ts's is a Status, as every refusal here is.
+ */
+function openapiV2(req: IncomingMessage, res: ServerResponse): void {
+  const ranges = String(req.headers.accept ?? '').split(',').map((r) => r.split(';')[0].trim().toLowerCase()).filter(Boolean);
+  res.setHeader('Vary', 'Accept');
+  if (ranges.length && !ranges.some((r) => ['application/json', 'application/*', '*/*'].includes(r))) {
+    return writeStatus(res, notAcceptable('only the following media types are accepted: application/json').status);
+  }
+  const doc = openapiV2Document();
+  res.setHeader('Etag', doc.etag);
+  text(res, 200, doc.body, 'application/json');
 }
 
 function discovery(res: ServerResponse, req: IncomingMessage, aggregated: () => unknown, legacy: () => unknown): void {
@@ -249,8 +269,9 @@ function allowed(verbs: string[], verb: string, sub?: string): boolean {
 }
 
 function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, store: HandlerContext['store']): HandlerContext {
+  const media = negotiateMedia(req.headers.accept);
   return {
-    req, res, url, info, store, registry: opts.registry, rendering: negotiate(req.headers.accept), now: new Date(),
+    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf: media.protobuf, now: new Date(),
     logger: opts.logger, watchGauge: { inc: () => opts.metrics.watchers.inc(), dec: () => opts.metrics.watchers.dec() },
   };
 }
@@ -260,7 +281,7 @@ async function peekBindingName(req: IncomingMessage): Promise<{ name: string; re
   const { Readable } = await import('node:stream');
   const { readBody, decodeBody, mediaType } = await import('./body.js');
   const buf = await readBody(req);
-  const obj = decodeBody(buf, mediaType(req));
+  const obj = decodeBody(buf, mediaType(req), false, { apiVersion: 'v1', kind: 'Binding' });
   const replay = Readable.from([buf]) as unknown as IncomingMessage;
   replay.headers = req.headers;
   return { name: obj?.metadata?.name ?? '', req: replay };

@@ -106,11 +106,11 @@ describe('nesting depth', () => {
 
 describe('body media types', () => {
   const cm = Buffer.from('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}');
-  for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/vnd.kubernetes.protobuf', 'application/cbor', 'text/yaml']) {
+  for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/cbor', 'text/yaml']) {
     it(`refuses ${type} with 415`, () => {
       assert.deepEqual(status(() => decodeBody(cm, type)), {
         code: 415, reason: 'UnsupportedMediaType',
-        message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+        message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
       });
     });
   }

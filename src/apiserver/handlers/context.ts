@@ -14,6 +14,8 @@ export interface HandlerContext {
   store: Store;
   registry: Registry;
   rendering: Rendering;
+  /** The client prefers application/vnd.kubernetes.protobuf (answered so for kinds that have it). */
+  protobuf: boolean;
   now: Date;
   logger: Logger;
   /** Counts open watches for /metrics. */

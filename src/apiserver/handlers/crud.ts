@@ -5,29 +5,36 @@ import { applyPatch, patchMediaTypes, patchTypeFromContentType, supportsStrategi
 import type { DeleteOptions } from '../../registry/types.js';
 import type { ListResult } from '../../registry/store.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
-import { writeJSON, writeJSONItems } from '../respond.js';
+import { writeJSON, writeJSONItems, writeObjectAs } from '../respond.js';
 import { checkFields } from '../field-validation.js';
 import { findTypeErrors } from '../../api/schema/index.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
 import { clampToNumber, int64Param } from './params.js';
 import { queryBool, validateListOptions } from '../../api/list-options.js';
+import { hasProtobuf, protobufMediaType } from '../../api/protobuf/envelope.js';
 
 export async function handleGet(ctx: HandlerContext): Promise<void> {
   const obj = await ctx.store.get(ctx.info.namespace, ctx.info.name!);
   writeObject(ctx, 200, obj);
 }
 
-/** Renders one object as JSON, a one-row Table, or PartialObjectMetadata, as negotiated. */
+/** Renders one object as JSON or protobuf, a one-row Table, or PartialObjectMetadata, as negotiated. */
 export function writeObject(ctx: HandlerContext, code: number, obj: any): void {
   if (ctx.rendering === 'table') {
     writeJSON(ctx.res, code, toTable(ctx.store.info, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now));
   } else if (ctx.rendering === 'partial') {
-    writeJSON(ctx.res, code, partialObjectMetadata(obj));
+    writeObjectAs(ctx.res, code, partialObjectMetadata(obj), ctx.protobuf);
   } else {
-    writeJSON(ctx.res, code, obj);
+    writeObjectAs(ctx.res, code, obj, ctx.protobuf);
   }
 }
+
+/** An answer that is not the endpoint's object (a Status, a Scale, a deleted list), in the negotiated encoding. */
+export const writeAnswer = (ctx: HandlerContext, code: number, obj: unknown) => writeObjectAs(ctx.res, code, obj, ctx.protobuf);
+
+/** The kind of this endpoint's bodies (upstream's defaultGVK), for bodies without typeMeta. */
+const bodyKind = (ctx: HandlerContext) => ({ apiVersion: ctx.store.apiVersion, kind: ctx.store.info.kind });
 
 export async function handleList(ctx: HandlerContext): Promise<void> {
   // As upstream's ListResource: integer parameters are parsed first (400), then ListOptions validated (422).
@@ -39,16 +46,17 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
     resourceVersion: query(ctx, 'resourceVersion'), resourceVersionMatch: query(ctx, 'resourceVersionMatch'),
   };
   validateListOptions(opts);
-  if (ctx.rendering === 'json') return writeJSONList(ctx, await ctx.store.listJSON(ctx.info.namespace, opts));
+  const protobufList = ctx.protobuf && hasProtobuf({ apiVersion: ctx.store.apiVersion, kind: ctx.store.info.listKind });
+  if (ctx.rendering === 'json' && !protobufList) return writeJSONList(ctx, await ctx.store.listJSON(ctx.info.namespace, opts));
   const result = await ctx.store.list(ctx.info.namespace, opts);
   const listMeta: any = { resourceVersion: result.resourceVersion };
   if (result.continue) listMeta.continue = result.continue;
   if (ctx.rendering === 'table') {
     writeJSON(ctx.res, 200, toTable(ctx.store.info, result.items, listMeta, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now));
   } else if (ctx.rendering === 'partial') {
-    writeJSON(ctx.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: result.items.map(partialObjectMetadata) });
+    writeAnswer(ctx, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: result.items.map(partialObjectMetadata) });
   } else {
-    writeJSON(ctx.res, 200, { kind: ctx.store.info.listKind, apiVersion: ctx.store.apiVersion, metadata: listMeta, items: result.items });
+    writeAnswer(ctx, 200, { kind: ctx.store.info.listKind, apiVersion: ctx.store.apiVersion, metadata: listMeta, items: result.items });
   }
 }
 
@@ -63,7 +71,7 @@ function writeJSONList(ctx: HandlerContext, result: ListResult<string>): Promise
 
 /** Reads the body as an object of this endpoint's kind (missing apiVersion/kind default to it). */
 async function readObject(ctx: HandlerContext): Promise<any> {
-  const obj = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+  const obj = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, bodyKind(ctx));
   checkKind(ctx, obj);
   return obj;
 }
@@ -109,11 +117,14 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
 }
 
 const deleteOptionsDefinition = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
+const deleteOptionsKind = { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions' };
 
 /** DeleteOptions from the body (kubectl sends one) and the query string. */
 export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   const buf = await readBody(ctx.req);
-  const opts: DeleteOptions = buf.length && buf.toString().trim() ? decodeBody(buf, mediaType(ctx.req)) : {};
+  const opts: DeleteOptions = buf.length && buf.toString().trim() ? decodeBody(buf, mediaType(ctx.req), false, deleteOptionsKind) : {};
+  // The envelope's typeMeta is not an option (a JSON body may carry the same two fields).
+  if (mediaType(ctx.req) === protobufMediaType) { delete (opts as any).kind; delete (opts as any).apiVersion; }
   // Decoding into upstream's typed DeleteOptions refuses wrong JSON types (`"dryRun": 1`) before any use.
   const typeErrors = findTypeErrors(deleteOptionsDefinition, opts);
   if (typeErrors.length) throw badRequest(typeErrors[0]);
@@ -133,7 +144,7 @@ export async function handleDelete(ctx: HandlerContext): Promise<void> {
   const dry = isDryRun(ctx) || (opts.dryRun ?? []).includes('All');
   const { obj, deleted } = await ctx.store.delete(ctx.info.namespace, ctx.info.name!, opts, dry);
   if (!deleted) return writeObject(ctx, 200, obj);
-  writeJSON(ctx.res, 200, successStatus({ name: obj.metadata.name, group: ctx.store.info.group, kind: ctx.store.info.plural, uid: obj.metadata.uid }));
+  writeAnswer(ctx, 200, successStatus({ name: obj.metadata.name, group: ctx.store.info.group, kind: ctx.store.info.plural, uid: obj.metadata.uid }));
 }
 
 export async function handleDeleteCollection(ctx: HandlerContext): Promise<void> {
@@ -148,5 +159,5 @@ export async function handleDeleteCollection(ctx: HandlerContext): Promise<void>
       if (e?.code !== 404) throw e;
     }
   }
-  writeJSON(ctx.res, 200, { kind: ctx.store.info.listKind, apiVersion: apiVersionOf(ctx.store.info), metadata: {}, items: out });
+  writeAnswer(ctx, 200, { kind: ctx.store.info.listKind, apiVersion: apiVersionOf(ctx.store.info), metadata: {}, items: out });
 }

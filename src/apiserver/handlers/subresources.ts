@@ -10,10 +10,9 @@ import { pruneUnknownFields } from '../../api/schema/index.js';
 import { kindKey } from '../../api/resources.js';
 import { prepareFinalize } from '../../registry/strategies/namespaces.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
-import { writeJSON } from '../respond.js';
 import { checkFields } from '../field-validation.js';
 import { HandlerContext, isDryRun, query } from './context.js';
-import { writeObject } from './crud.js';
+import { writeAnswer, writeObject } from './crud.js';
 
 const scaleKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
@@ -35,7 +34,7 @@ export function toScale(obj: any): any {
 
 export async function handleScale(ctx: HandlerContext): Promise<void> {
   const { store, info } = ctx;
-  if (ctx.info.verb === 'get') return writeJSON(ctx.res, 200, toScale(await store.get(info.namespace, info.name!)));
+  if (ctx.info.verb === 'get') return writeAnswer(ctx, 200, toScale(await store.get(info.namespace, info.name!)));
   let patchOrScale: any;
   let patchType: ReturnType<typeof patchTypeFromContentType>;
   if (ctx.info.verb === 'patch') {
@@ -43,7 +42,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     if (!patchType) throw unsupportedMediaType(patchMediaTypes(true));
     patchOrScale = decodeBody(await readBody(ctx.req), 'application/json', true);
   } else if (ctx.info.verb === 'update') {
-    patchOrScale = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+    patchOrScale = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, { apiVersion: 'autoscaling/v1', kind: 'Scale' });
   } else {
     throw methodNotAllowed();
   }
@@ -52,7 +51,8 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     const next = patchType ? applyPatch(patchType, scale, patchOrScale, 'autoscaling/v1/Scale') : patchOrScale;
     // Decoded as an autoscaling/v1 Scale: spec.replicas must fit its int32.
     checkFields(scaleKind, next, query(ctx, 'fieldValidation'), ctx.res);
-    const replicas = next?.spec?.replicas;
+    // An absent spec.replicas is 0, as it decodes into ScaleSpec's int32 (Go clients omit a zero: omitempty).
+    const replicas = next?.spec?.replicas ?? 0;
     if (!Number.isInteger(replicas) || replicas < 0) {
       throw badRequest(`Scale.autoscaling "${info.name}" is invalid: spec.replicas: Invalid value: ${replicas}: must be greater than or equal to 0`);
     }
@@ -61,13 +61,13 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     cur.spec.replicas = replicas;
     return cur;
   }, { dryRun: isDryRun(ctx) });
-  writeJSON(ctx.res, 200, toScale(updated));
+  writeAnswer(ctx, 200, toScale(updated));
 }
 
 /** POST pods/x/binding: set spec.nodeName once, as the scheduler's bind does. */
 export async function handleBinding(ctx: HandlerContext, podName: string): Promise<void> {
   if (ctx.info.verb !== 'create') throw methodNotAllowed();
-  const binding = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+  const binding = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, { apiVersion: 'v1', kind: 'Binding' });
   const node = binding?.target?.name;
   if (!node) throw badRequest('Binding.target.name: Required value');
   await ctx.store.guaranteedUpdate(ctx.info.namespace, podName, (pod) => {
@@ -79,22 +79,22 @@ export async function handleBinding(ctx: HandlerContext, podName: string): Promi
     pod.status.conditions = conds;
     return pod;
   }, { subresource: 'binding', dryRun: isDryRun(ctx) });
-  writeJSON(ctx.res, 201, { ...successStatus(), code: 201 });
+  writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
 }
 
 /** POST pods/x/eviction: a delete with the eviction's options (no PodDisruptionBudgets yet). */
 export async function handleEviction(ctx: HandlerContext): Promise<void> {
   if (ctx.info.verb !== 'create') throw methodNotAllowed();
-  const eviction = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+  const eviction = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, { apiVersion: 'policy/v1', kind: 'Eviction' });
   await ctx.store.delete(ctx.info.namespace, ctx.info.name!, eviction.deleteOptions ?? {}, isDryRun(ctx));
-  writeJSON(ctx.res, 201, { ...successStatus(), code: 201 });
+  writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
 }
 
 /** PUT certificatesigningrequests/x/approval: only the Approved/Denied conditions change. */
 export async function handleApproval(ctx: HandlerContext): Promise<void> {
   if (ctx.info.verb === 'get') return writeObject(ctx, 200, await ctx.store.get(undefined, ctx.info.name!));
   if (ctx.info.verb !== 'update') throw methodNotAllowed();
-  const body = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+  const body = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest' });
   pruneUnknownFields(kindKey(ctx.store.info), body); // the conditions are kept as decoded into the Go type
   const updated = await ctx.store.guaranteedUpdate(undefined, ctx.info.name!, (cur) => {
     if (body?.metadata?.resourceVersion) cur.metadata.resourceVersion = body.metadata.resourceVersion;
@@ -107,7 +107,7 @@ export async function handleApproval(ctx: HandlerContext): Promise<void> {
 /** PUT namespaces/x/finalize: only spec.finalizers changes; an empty list lets deletion finish. */
 export async function handleFinalize(ctx: HandlerContext): Promise<void> {
   if (ctx.info.verb !== 'update') throw methodNotAllowed();
-  const body = decodeBody(await readBody(ctx.req), mediaType(ctx.req));
+  const body = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, { apiVersion: 'v1', kind: 'Namespace' });
   const updated = await ctx.store.guaranteedUpdate(undefined, ctx.info.name!, (cur) => prepareFinalize(body, cur), { dryRun: isDryRun(ctx) });
   writeObject(ctx, 200, updated);
 }

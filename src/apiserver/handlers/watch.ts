@@ -1,7 +1,8 @@
 /**
- * Watch streams: one JSON event per line, flushed as it happens. Tables when
- * kubectl asked for them, bookmarks when the client allows them, closed after
- * timeoutSeconds or when the client goes away.
+ * Watch streams: one JSON event per line, or length-prefixed protobuf
+ * WatchEvent frames when the client prefers protobuf and the kind has it,
+ * flushed as it happens. Tables when kubectl asked for them, bookmarks when
+ * the client allows them, closed after timeoutSeconds or when the client goes away.
  */
 import type { WatchEventOut } from '../../registry/types.js';
 import type { Watch } from '../../registry/store.js';
@@ -10,6 +11,7 @@ import { setLongTimeout, type LongTimeout } from '../../util/long-timeout.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, query } from './context.js';
 import { clampToNumber, int64Param } from './params.js';
+import { encodeObject, encodeWatchFrame, hasProtobuf, protobufWatchMediaType } from '../../api/protobuf/envelope.js';
 
 const bookmarkEveryMs = 30_000;
 
@@ -27,6 +29,17 @@ function objectJSON(object: object): string {
   return json;
 }
 
+/** The enveloped protobuf of a stored object, rendered once for all protobuf watchers. */
+const renderedProtobuf = new WeakMap<object, Buffer>();
+function objectProtobuf(object: object): Buffer {
+  let buf = renderedProtobuf.get(object);
+  if (buf === undefined) {
+    buf = encodeObject(object)!;
+    renderedProtobuf.set(object, buf);
+  }
+  return buf;
+}
+
 /** Events written but not yet taken by the client's socket, past which the watch is closed. */
 const maxUnreadBytes = 32 * 1024 * 1024;
 
@@ -39,7 +52,17 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const include = includeObjectParam(ctx.url.searchParams.get('includeObject'));
   let lastRV = '0';
   let open = true;
-  const render = (ev: WatchEventOut): string => {
+  // As upstream's watch handler: the stream is protobuf when the client prefers it and the kind has it.
+  const protobuf = ctx.protobuf && ctx.rendering !== 'table' && hasProtobuf({ apiVersion: store.apiVersion, kind: store.info.kind });
+  const renderProtobuf = (ev: WatchEventOut): Buffer => {
+    let object = ev.object;
+    if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return encodeWatchFrame(ev.type, encodeObject(object)!);
+    if (ctx.rendering === 'partial') object = partialObjectMetadata(ev.object);
+    else return encodeWatchFrame(ev.type, objectProtobuf(object));
+    return encodeWatchFrame(ev.type, encodeObject(object)!);
+  };
+  const render = (ev: WatchEventOut): string | Buffer => {
+    if (protobuf) return renderProtobuf(ev);
     let object = ev.object;
     if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
       if (ctx.rendering === 'table') object = toTable(store.info, [ev.object], { resourceVersion: ev.object.metadata.resourceVersion }, include, new Date());
@@ -49,10 +72,10 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     return `{"type":"${ev.type}","object":${JSON.stringify(object)}}\n`;
   };
   // The events of one storage batch go out in one write (one chunk), not one write each.
-  let pending: string[] = [];
+  let pending: (string | Buffer)[] = [];
   const writePending = () => {
     if (pending.length === 0) return;
-    const lines = pending.join('');
+    const lines = protobuf ? Buffer.concat(pending as Buffer[]) : pending.join('');
     pending = [];
     if (!open || res.destroyed) return;
     res.write(lines);
@@ -87,7 +110,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     res.end();
   };
   ctx.watchGauge.inc();
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.writeHead(200, { 'Content-Type': protobuf ? protobufWatchMediaType : 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   ctx.req.socket.setNoDelay(true);
   ctx.req.on('close', finish);

@@ -5,6 +5,7 @@
  * server stored, that it can be read, replaced with itself and patched.
  */
 import type { WireRequest, WireResult } from './wire.js';
+import { decodeObject, protobufMediaType } from '../../../src/api/protobuf/envelope.js';
 
 /** Refusals that upstream, too, writes as plain text: the health checks' `[-]check failed` bodies. */
 const textPaths = /^\/(healthz|livez|readyz)(\/|$|\?)/;
@@ -46,7 +47,9 @@ export function checkAnswer(req: WireRequest, res: WireResult, alive: boolean, d
   if (res.kind === 'hang') throw new Finding(`no answer within ${deadlineMs} ms (hang)\n  ${describe(req, res)}`);
   if (res.kind === 'error') throw new Finding(`connection failed without an answer\n  ${describe(req, res)}`);
   let parsed: unknown;
-  try { parsed = JSON.parse(res.body); } catch { parsed = undefined; }
+  // A client that prefers protobuf gets its objects and Status errors in protobuf (not its watch streams' frames).
+  const protobuf = String(res.headers['content-type'] ?? '') === protobufMediaType;
+  try { parsed = protobuf ? decodeObject(res.raw).object : JSON.parse(res.body); } catch { parsed = undefined; }
   const status = parsed as { kind?: string; apiVersion?: string; code?: number; message?: string; reason?: string } | undefined;
   const forgiven = storageFault.test(status?.message ?? res.body) || upstreamStrategicMerge500(req, status, res.status);
   if (res.status >= 500 && !(res.status < 600 && forgiven)) {

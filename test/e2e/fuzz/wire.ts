@@ -19,7 +19,7 @@ export interface WireRequest {
 }
 
 export type WireResult =
-  | { kind: 'response'; status: number; headers: Record<string, string | string[] | undefined>; body: string; ms: number }
+  | { kind: 'response'; status: number; headers: Record<string, string | string[] | undefined>; body: string; raw: Buffer; ms: number }
   | { kind: 'hang'; ms: number }
   | { kind: 'error'; message: string; ms: number };
 
@@ -78,7 +78,10 @@ export function wireFor(cluster: Cluster, deadlineMs: number): Wire {
       const req = https.request({ hostname, port, method: r.method, path: requestLine(r.path), headers, agent: r.anonymous ? anonymous : authenticated }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => settle({ kind: 'response', status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), ms: ms() }));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          settle({ kind: 'response', status: res.statusCode ?? 0, headers: res.headers, body: raw.toString('utf8'), raw, ms: ms() });
+        });
         res.on('error', (e) => settle({ kind: 'error', message: `response: ${e.message}`, ms: ms() }));
       });
       const timer = setTimeout(() => { settle({ kind: 'hang', ms: ms() }); req.destroy(); }, deadlineMs);

@@ -1,0 +1,63 @@
+/**
+ * The shape of k8ts's protobuf schema table (k8s-schema.ts, written by
+ * scripts/gen-protobuf-schema.mjs) and the protobufjs Root built from it
+ * once, on first use. The table keeps what protobufjs needs for the wire
+ * (numbers, types, rules) plus what the JSON form needs (names, omitempty,
+ * pointers, inline structs), which generated.proto alone does not say.
+ */
+import protobuf from 'protobufjs';
+import { k8sSchema } from './k8s-schema.js';
+
+export interface ProtoField {
+  id: number;
+  /** A scalar type or the full name of a message, without the leading dot. */
+  type: string;
+  rule?: 'repeated';
+  keyType?: string;
+  /** The Go field's JSON name when it is not the protobuf name ('' for an inline struct). */
+  json?: string;
+  /** Go struct tag facts: o = omitempty, p = pointer, i = inline. */
+  go?: string;
+}
+
+export interface ProtoMessage {
+  fields: Record<string, ProtoField>;
+  /** The message stands for a Go slice type: its JSON form is its `items`. */
+  slice?: boolean;
+}
+
+/** Messages by protobuf package (`k8s.io.api.core.v1`), then by name. */
+export type ProtoTable = Record<string, Record<string, ProtoMessage>>;
+
+let root: protobuf.Root | undefined;
+
+/** The protobufjs Root of every message in the table. */
+export function protoRoot(): protobuf.Root {
+  if (root) return root;
+  const nested: Record<string, any> = {};
+  for (const [pkg, messages] of Object.entries(k8sSchema)) {
+    let ns = nested;
+    for (const part of pkg.split('.')) {
+      ns[part] ??= { nested: {} };
+      ns = ns[part].nested;
+    }
+    for (const [name, m] of Object.entries(messages)) {
+      const fields: Record<string, any> = {};
+      for (const [fname, f] of Object.entries(m.fields)) {
+        const type = /^[a-z0-9]+$/.test(f.type) ? f.type : `.${f.type}`;
+        fields[fname] = { id: f.id, type, ...(f.rule ? { rule: f.rule } : {}), ...(f.keyType ? { keyType: f.keyType } : {}) };
+      }
+      // proto2, as generated.proto declares: explicit presence (a pointer's zero is written), repeated scalars unpacked.
+      ns[name] = { edition: 'proto2', fields };
+    }
+  }
+  root = protobuf.Root.fromJSON({ nested });
+  root.resolveAll();
+  return root;
+}
+
+/** The table entry of a message by full name, or undefined. */
+export function protoMessage(fullName: string): ProtoMessage | undefined {
+  const dot = fullName.lastIndexOf('.');
+  return k8sSchema[fullName.slice(0, dot)]?.[fullName.slice(dot + 1)];
+}

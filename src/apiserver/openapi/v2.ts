@@ -1,0 +1,111 @@
+/**
+ * /openapi/v2: one Swagger 2.0 document for every served group-version, as
+ * kube-apiserver 1.32 serves it, built from the same paths and definitions
+ * as the /openapi/v3 documents and converted to v2's shapes: body
+ * parameters instead of requestBody, `consumes`/`produces` instead of
+ * content maps, `#/definitions/` references, a description beside a `$ref`
+ * instead of a one-element allOf, IntOrString and Quantity as strings
+ * (IntOrString with `format: int-or-string`). Built once, on first request.
+ *
+ * Only JSON: upstream also answers
+ * `application/com.github.proto-openapi.spec.v2@v1.0+protobuf` (gnostic's
+ * message), which k8ts does not encode; a client that accepts only that gets
+ * 406, as kube-openapi answers an Accept it cannot meet.
+ */
+import { createHash } from 'node:crypto';
+import { resources } from '../../api/resources.js';
+import { openapiDefinitions, reachableDefinitions, REF_PREFIX, type OpenAPISchema } from '../../api/schema/index.js';
+import { buildPaths, type PathItem } from './paths.js';
+import { openapiGroupVersions } from './index.js';
+
+const V2_PREFIX = '#/definitions/';
+const KUBERNETES_VERSION = 'v1.32.0';
+const objectTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+const watchTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
+const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+
+let cached: { body: string; etag: string } | undefined;
+
+/** The JSON text of /openapi/v2 and its ETag. */
+export function openapiV2Document(): { body: string; etag: string } {
+  if (!cached) {
+    const paths: Record<string, unknown> = {};
+    const refs = new Set<string>();
+    for (const gv of openapiGroupVersions()) {
+      const built = buildPaths(gv, resources);
+      for (const r of built.refs) refs.add(r);
+      for (const [path, item] of Object.entries(built.paths)) paths[path] = pathItem(item);
+    }
+    const defs = openapiDefinitions();
+    const definitions: Record<string, unknown> = {};
+    for (const name of reachableDefinitions(refs)) definitions[name] = schema(defs[name]);
+    const doc = {
+      swagger: '2.0',
+      info: { title: 'Kubernetes', version: KUBERNETES_VERSION },
+      paths: Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p]])),
+      definitions,
+      securityDefinitions: { BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' } },
+      security: [{ BearerToken: [] }],
+    };
+    const body = JSON.stringify(doc);
+    cached = { body, etag: `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"` };
+  }
+  return cached;
+}
+
+function pathItem(item: PathItem): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const method of ['get', 'put', 'post', 'patch', 'delete'] as const) {
+    const op = item[method] as Record<string, any> | undefined;
+    if (op) out[method] = operation(method, op);
+  }
+  out.parameters = item.parameters.map(parameter);
+  return out;
+}
+
+function operation(method: string, op: Record<string, any>): Record<string, unknown> {
+  const { requestBody, responses, parameters, ...rest } = op;
+  const params = (parameters ?? []).map(parameter);
+  if (requestBody) params.unshift({ name: 'body', in: 'body', required: true, schema: ref(requestBody.content['*/*'].schema) });
+  const watch = op['x-kubernetes-action'] === 'list';
+  const out: Record<string, unknown> = {
+    description: rest.description,
+    consumes: method === 'patch' ? patchTypes : ['*/*'],
+    produces: watch ? watchTypes : objectTypes,
+    schemes: ['https'],
+    tags: rest.tags,
+    operationId: rest.operationId,
+  };
+  if (params.length) out.parameters = params;
+  const res: Record<string, unknown> = {};
+  for (const [code, r] of Object.entries<any>(responses)) {
+    const schemaOf = r.content?.['application/json']?.schema;
+    res[code] = schemaOf ? { description: r.description, schema: ref(schemaOf) } : { description: r.description };
+  }
+  out.responses = res;
+  for (const [k, v] of Object.entries(rest)) if (k.startsWith('x-')) out[k] = v;
+  return out;
+}
+
+/** A v3 parameter (`schema: {type, uniqueItems}`) as v2 writes it (type beside the name). */
+function parameter(p: { name: string; in: string; description: string; required?: boolean; schema: { type: string; uniqueItems: boolean } }): Record<string, unknown> {
+  return { uniqueItems: p.schema.uniqueItems, type: p.schema.type, description: p.description, name: p.name, in: p.in, ...(p.required ? { required: true } : {}) };
+}
+
+const ref = (s: { $ref: string }) => ({ $ref: V2_PREFIX + s.$ref.slice(REF_PREFIX.length) });
+
+/** A definition in v2's words. */
+function schema(s: OpenAPISchema): any {
+  if (s['x-kubernetes-int-or-string']) return { description: s.description, type: 'string', format: 'int-or-string' };
+  // Quantity is a number or a string in v3 (oneOf); v2 says string, as upstream's swagger.json does.
+  if (s.oneOf) { const { oneOf: _oneOf, ...rest } = s; return { ...rest, type: 'string' }; }
+  const out: Record<string, any> = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (k === '$ref') out.$ref = V2_PREFIX + String(v).slice(REF_PREFIX.length);
+    else if (k === 'allOf' && Array.isArray(v) && v.length === 1 && v[0].$ref) out.$ref = V2_PREFIX + v[0].$ref.slice(REF_PREFIX.length);
+    else if (k === 'properties') out.properties = Object.fromEntries(Object.entries(v as Record<string, OpenAPISchema>).map(([n, p]) => [n, schema(p)]));
+    else if (k === 'items' || k === 'additionalProperties') out[k] = typeof v === 'object' ? schema(v as OpenAPISchema) : v;
+    else out[k] = v;
+  }
+  return out;
+}
