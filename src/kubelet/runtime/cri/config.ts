@@ -21,7 +21,7 @@ import { cpus, totalmem } from 'node:os';
 import type { Container as APIContainer, EnvVar, Pod } from 'kubernetes-types/core/v1.js';
 import type * as cri from './types.js';
 import type { EnvSources } from '../../envsources.js';
-import { resourceFieldValue, type NodeAllocatable } from '../../volumes/downward.js';
+import { podFieldValue, resourceFieldValue, type NodeAllocatable } from '../../volumes/downward.js';
 import { podLogsDirectory } from '../../logs/index.js';
 
 export const labelPodName = 'io.kubernetes.pod.name';
@@ -79,23 +79,16 @@ export function podSandboxConfig(pod: Pod, ctx: PodContext, attempt: number): cr
 }
 
 function fieldRefValue(pod: Pod, path: string, ctx: PodContext, podIP: string | undefined): string {
-  const m = pod.metadata!;
   switch (path) {
-    case 'metadata.name': return m.name!;
-    case 'metadata.namespace': return m.namespace!;
-    case 'metadata.uid': return m.uid!;
     case 'spec.nodeName': return pod.spec?.nodeName ?? ctx.nodeName;
     case 'spec.serviceAccountName': return pod.spec?.serviceAccountName ?? '';
     case 'status.hostIP': return ctx.hostIP;
     case 'status.podIP': return podIP ?? '';
-    default: {
-      const label = /^metadata\.labels\['(.+)'\]$/.exec(path);
-      if (label) return m.labels?.[label[1]] ?? '';
-      const ann = /^metadata\.annotations\['(.+)'\]$/.exec(path);
-      if (ann) return m.annotations?.[ann[1]] ?? '';
-      throw new ContainerConfigError(`unsupported fieldRef ${path}`);
-    }
   }
+  // Whole label and annotation maps are for volumes only (API validation keeps them out of env).
+  const value = path === 'metadata.labels' || path === 'metadata.annotations' ? undefined : podFieldValue(pod, path);
+  if (value === undefined) throw new ContainerConfigError(`unsupported fieldRef ${path}`);
+  return value;
 }
 
 /** Upstream expansion.Expand: $(VAR) → value when defined, $$ → $, anything else literal. */
