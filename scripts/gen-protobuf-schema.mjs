@@ -44,7 +44,16 @@ const roots = [
   'k8s.io.api.batch.v1.Job', 'k8s.io.api.batch.v1.CronJob', 'k8s.io.api.policy.v1.PodDisruptionBudget',
   'k8s.io.api.scheduling.v1.PriorityClass', 'k8s.io.api.discovery.v1.EndpointSlice',
   'k8s.io.api.core.v1.ResourceQuota', 'k8s.io.api.core.v1.LimitRange',
-].flatMap((k) => (/\.(Binding|Eviction|Scale)$/.test(k) ? [k] : [k, `${k}List`])).concat([
+  // The groups every kubeadm cluster serves (ingress, policy, RBAC, autoscaling, runtime classes).
+  'k8s.io.api.core.v1.PodTemplate', 'k8s.io.api.core.v1.ReplicationController',
+  'k8s.io.api.networking.v1.Ingress', 'k8s.io.api.networking.v1.IngressClass', 'k8s.io.api.networking.v1.NetworkPolicy',
+  'k8s.io.api.rbac.v1.Role', 'k8s.io.api.rbac.v1.ClusterRole', 'k8s.io.api.rbac.v1.RoleBinding', 'k8s.io.api.rbac.v1.ClusterRoleBinding',
+  'k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler', 'k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler',
+  'k8s.io.api.node.v1.RuntimeClass', 'k8s.io.api.authentication.v1.TokenRequest',
+  'k8s.io.api.authorization.v1.SelfSubjectAccessReview', 'k8s.io.api.authorization.v1.SubjectAccessReview',
+  'k8s.io.api.authorization.v1.LocalSubjectAccessReview', 'k8s.io.api.authorization.v1.SelfSubjectRulesReview',
+  'k8s.io.api.authentication.v1.TokenReview', 'k8s.io.api.authentication.v1.SelfSubjectReview',
+].flatMap((k) => (/\.(Binding|Eviction|Scale|TokenRequest|\w*Review)$/.test(k) ? [k] : [k, `${k}List`])).concat([
   'k8s.io.apimachinery.pkg.apis.meta.v1.Status', 'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions',
   'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent', 'k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata',
   'k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList', 'k8s.io.apimachinery.pkg.runtime.Unknown',
@@ -80,7 +89,8 @@ function load(importPath) {
   }
   for (const imp of parsed.imports ?? []) load(imp);
 }
-for (const dir of ['core/v1', 'apps/v1', 'coordination/v1', 'certificates/v1', 'events/v1', 'storage/v1', 'policy/v1', 'autoscaling/v1', 'batch/v1', 'scheduling/v1', 'discovery/v1']) {
+for (const dir of ['core/v1', 'apps/v1', 'coordination/v1', 'certificates/v1', 'events/v1', 'storage/v1', 'policy/v1', 'autoscaling/v1', 'batch/v1', 'scheduling/v1', 'discovery/v1',
+  'networking/v1', 'rbac/v1', 'autoscaling/v2', 'node/v1', 'authentication/v1', 'authorization/v1']) {
   load(`k8s.io/api/${dir}/generated.proto`);
 }
 load('k8s.io/apimachinery/pkg/runtime/generated.proto');
