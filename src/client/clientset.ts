@@ -20,6 +20,8 @@ export const gvrs = {
   deployments: { group: 'apps', version: 'v1', resource: 'deployments', namespaced: true },
   replicasets: { group: 'apps', version: 'v1', resource: 'replicasets', namespaced: true },
   controllerrevisions: { group: 'apps', version: 'v1', resource: 'controllerrevisions', namespaced: true },
+  jobs: { group: 'batch', version: 'v1', resource: 'jobs', namespaced: true },
+  cronjobs: { group: 'batch', version: 'v1', resource: 'cronjobs', namespaced: true },
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true },
   certificatesigningrequests: { group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', namespaced: false },
   storageclasses: { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', namespaced: false },
@@ -46,6 +48,8 @@ export class Clientset {
   get daemonsets() { return this.resource('daemonsets'); }
   get statefulsets() { return this.resource('statefulsets'); }
   get controllerrevisions() { return this.resource('controllerrevisions'); }
+  get jobs() { return this.resource('jobs'); }
+  get cronjobs() { return this.resource('cronjobs'); }
   get leases() { return this.resource('leases'); }
   get events() { return this.resource('events'); }
 

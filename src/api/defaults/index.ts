@@ -3,6 +3,7 @@
  * object in place with upstream's v1 defaults; idempotent; kinds without
  * defaults are left unchanged.
  */
+import { defaultCronJob, defaultJob } from './batch.js';
 import { defaultCSR, defaultEndpoints, defaultNamespace, defaultNode, defaultPersistentVolume, defaultPersistentVolumeClaim, defaultSecret, defaultStorageClass } from './core.js';
 import { defaultPod } from './pod.js';
 import { defaultService } from './service.js';
@@ -22,6 +23,8 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'apps/v1/StatefulSet': defaultStatefulSet,
   'apps/v1/Deployment': defaultDeployment,
   'apps/v1/ReplicaSet': defaultReplicaSet,
+  'batch/v1/Job': defaultJob,
+  'batch/v1/CronJob': defaultCronJob,
   'storage.k8s.io/v1/StorageClass': defaultStorageClass,
   'certificates.k8s.io/v1/CertificateSigningRequest': defaultCSR,
 };

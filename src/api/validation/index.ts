@@ -11,10 +11,12 @@ import {
   validateConfigMapCreate, validateConfigMapUpdate, validateSecretCreate, validateSecretUpdate,
   validateServiceAccountCreate, validateServiceAccountUpdate,
 } from './configdata.js';
+import { validateCronJobCreate, validateCronJobUpdate } from './cronjob.js';
 import { validateDaemonSetCreate, validateDaemonSetUpdate } from './daemonset.js';
 import { validateDeploymentCreate, validateDeploymentUpdate, validateReplicaSetCreate, validateReplicaSetUpdate } from './deployment.js';
 import { validateEndpointsCreate, validateEndpointsUpdate } from './endpoints.js';
 import { validateCoreEventCreate, validateCoreEventUpdate, validateEventsV1Create, validateEventsV1Update } from './event.js';
+import { validateJobCreate, validateJobUpdate } from './job.js';
 import { validateLeaseCreate, validateLeaseUpdate } from './lease.js';
 import { validateNamespaceCreate, validateNamespaceUpdate } from './namespace.js';
 import { validateNodeCreate, validateNodeUpdate } from './node.js';
@@ -48,6 +50,8 @@ const validators: Record<string, KindValidator> = {
   'apps/v1/Deployment': { create: validateDeploymentCreate, update: validateDeploymentUpdate },
   'apps/v1/ReplicaSet': { create: validateReplicaSetCreate, update: validateReplicaSetUpdate },
   'apps/v1/ControllerRevision': { create: validateControllerRevisionCreate, update: validateControllerRevisionUpdate },
+  'batch/v1/Job': { create: validateJobCreate, update: validateJobUpdate },
+  'batch/v1/CronJob': { create: validateCronJobCreate, update: validateCronJobUpdate },
   'coordination.k8s.io/v1/Lease': { create: validateLeaseCreate, update: validateLeaseUpdate },
   'certificates.k8s.io/v1/CertificateSigningRequest': { create: validateCSRCreate, update: validateCSRUpdate },
   'events.k8s.io/v1/Event': { create: validateEventsV1Create, update: validateEventsV1Update },

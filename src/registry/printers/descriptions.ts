@@ -137,6 +137,20 @@ export const swaggerDoc = {
     "allowVolumeExpansion shows whether the storage class allow volume expand.",
   'appsv1beta1.ControllerRevision.revision':
     "revision indicates the revision of the state represented by Data.",
+  'batchv1.JobStatus.succeeded':
+    "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.",
+  'batchv1.JobSpec.selector':
+    "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+  'batchv1beta1.CronJobSpec.schedule':
+    "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.",
+  'batchv1beta1.CronJobSpec.timeZone':
+    "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones",
+  'batchv1beta1.CronJobSpec.suspend':
+    "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.",
+  'batchv1beta1.CronJobStatus.active':
+    "A list of pointers to currently running jobs.",
+  'batchv1beta1.CronJobStatus.lastScheduleTime':
+    "Information when was the last time the job was successfully scheduled.",
 } as const;
 
 export type SwaggerDocKey = keyof typeof swaggerDoc;

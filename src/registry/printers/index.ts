@@ -9,6 +9,7 @@
  */
 import { apiVersionOf } from '../../api/resources.js';
 import { controllerRevisionPrinter, daemonSetPrinter, deploymentPrinter, replicaSetPrinter, statefulSetPrinter } from './apps.js';
+import { cronJobPrinter, jobPrinter } from './batch.js';
 import { csrPrinter } from './certificates.js';
 import { leasePrinter } from './coordination.js';
 import { configMapPrinter, namespacePrinter, secretPrinter, serviceAccountPrinter } from './core.js';
@@ -43,6 +44,8 @@ const printers = new Map<string, KindPrinter>([
   [key('apps', 'v1', 'Deployment'), deploymentPrinter],
   [key('apps', 'v1', 'ReplicaSet'), replicaSetPrinter],
   [key('apps', 'v1', 'ControllerRevision'), controllerRevisionPrinter],
+  [key('batch', 'v1', 'Job'), jobPrinter],
+  [key('batch', 'v1', 'CronJob'), cronJobPrinter],
   [key('events.k8s.io', 'v1', 'Event'), eventsV1EventPrinter],
   [key('coordination.k8s.io', 'v1', 'Lease'), leasePrinter],
   [key('certificates.k8s.io', 'v1', 'CertificateSigningRequest'), csrPrinter],

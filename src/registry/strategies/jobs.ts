@@ -1,0 +1,40 @@
+/**
+ * Jobs generate their selector and pod labels from the uid, which the store
+ * assigns after prepareForCreate; so, like upstream's job strategy
+ * ("TODO: move UID generation earlier"), generation happens at validation.
+ */
+import type { ResourceInfo } from '../../api/resources.js';
+import { controllerUidLabel, jobNameLabel, legacyControllerUidLabel, legacyJobNameLabel } from '../../api/validation/job.js';
+import type { Strategy } from '../strategy.js';
+import { genericStrategy } from './generic.js';
+
+/**
+ * generateSelector: the job-name labels (friendly, nearly unique) and the
+ * controller-uid labels (unique) go on the template unless the user set them
+ * (a conflict then fails validation); the selector matches controller-uid.
+ */
+export function generateSelector(job: any): void {
+  const template = (job.spec.template ??= {});
+  const meta = (template.metadata ??= {});
+  const labels = (meta.labels ??= {});
+  for (const k of [legacyJobNameLabel, jobNameLabel]) labels[k] ??= job.metadata.name;
+  for (const k of [legacyControllerUidLabel, controllerUidLabel]) labels[k] ??= job.metadata.uid;
+  const selector = (job.spec.selector ??= {});
+  const matchLabels = (selector.matchLabels ??= {});
+  matchLabels[controllerUidLabel] ??= job.metadata.uid;
+}
+
+export function jobStrategy(info: ResourceInfo): Strategy {
+  const base = genericStrategy(info);
+  return {
+    ...base,
+    validate(obj) {
+      if (obj?.spec && typeof obj.spec === 'object' && obj.spec.manualSelector !== true) {
+        generateSelector(obj);
+        // Upstream defaults the Job's labels from the template again on every read, so the generated ones show there.
+        if (Object.keys(obj.metadata.labels ?? {}).length === 0) obj.metadata.labels = { ...obj.spec.template.metadata.labels };
+      }
+      return base.validate(obj);
+    },
+  };
+}
