@@ -9,12 +9,14 @@ import { garbageCollectorController } from '../controllers/garbagecollector/inde
 import { nodeLifecycleController } from '../controllers/nodelifecycle/index.js';
 import { taintEvictionController } from '../controllers/tainteviction/index.js';
 import { PodGCController } from '../controllers/podgc/index.js';
+import { jobController } from '../controllers/job/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
   statefulset: statefulSetController,
   'persistentvolume-binder': persistentVolumeController,
   endpoints: endpointsController,
+  job: jobController,
   garbagecollector: garbageCollectorController,
   nodelifecycle: nodeLifecycleController,
   tainteviction: taintEvictionController,

@@ -23,6 +23,12 @@
  * Failure and completion are injected outcomes: they end the pod whatever its
  * restartPolicy (a real kubelet would restart containers of an Always pod).
  * When both are set, the earlier one wins.
+ *
+ * Run-to-completion pods (restartPolicy Never or OnFailure, as Jobs make)
+ * without either annotation end by themselves `runToCompletionMs` (1 s) after
+ * starting: with exit code 0, or with k8ts.io/sim-exit-code when it is set
+ * (a non-zero code fails them). With OnFailure the runtime then restarts the
+ * failed containers instead of ending the pod.
  */
 import { parseDuration } from '../../duration.js';
 
@@ -33,6 +39,9 @@ export const annotationFailAfter = 'k8ts.io/sim-fail-after';
 export const annotationCompleteAfter = 'k8ts.io/sim-complete-after';
 export const annotationExitCode = 'k8ts.io/sim-exit-code';
 
+/** How long a run-to-completion container runs when no annotation says otherwise. */
+export const runToCompletionMs = 1000;
+
 export interface SimScript {
   startDelayMs?: number;
   readyDelayMs?: number;
@@ -41,15 +50,22 @@ export interface SimScript {
   end?: { afterMs: number; phase: 'Succeeded' | 'Failed'; exitCode: number };
 }
 
+/** restartPolicy Never or OnFailure: the containers are meant to finish. */
+export const runsToCompletion = (pod: any) => ['Never', 'OnFailure'].includes(pod?.spec?.restartPolicy);
+
 export function simScript(pod: any): SimScript {
   const a: Record<string, string> = pod?.metadata?.annotations ?? {};
   const failAfter = parseDuration(a[annotationFailAfter]);
   const completeAfter = parseDuration(a[annotationCompleteAfter]);
-  const code = Number(a[annotationExitCode]);
+  const code = a[annotationExitCode] === undefined ? NaN : Number(a[annotationExitCode]);
   const exitCode = Number.isInteger(code) && code > 0 && code < 256 ? code : 1;
   let end: SimScript['end'];
   if (failAfter !== undefined && (completeAfter === undefined || failAfter <= completeAfter)) end = { afterMs: failAfter, phase: 'Failed', exitCode };
   else if (completeAfter !== undefined) end = { afterMs: completeAfter, phase: 'Succeeded', exitCode: 0 };
+  else if (runsToCompletion(pod)) {
+    const fails = Number.isInteger(code) && code > 0 && code < 256;
+    end = { afterMs: runToCompletionMs, phase: fails ? 'Failed' : 'Succeeded', exitCode: fails ? code : 0 };
+  }
   return {
     startDelayMs: parseDuration(a[annotationStartDelay]),
     readyDelayMs: parseDuration(a[annotationReadyDelay]),

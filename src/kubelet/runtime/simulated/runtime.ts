@@ -9,7 +9,10 @@
  *  2. readyDelay after starting (or k8ts.io/sim-ready-delay) containers report
  *     ready, unless k8ts.io/sim-ready is "false".
  *  3. k8ts.io/sim-fail-after / sim-complete-after end the pod after that long
- *     running: containers exit (1 / 0) and the pod is terminal.
+ *     running: containers exit (1 / 0) and the pod is terminal. Pods with
+ *     restartPolicy Never or OnFailure end by themselves after 1 s (exit 0, or
+ *     k8ts.io/sim-exit-code); with OnFailure a failed container restarts
+ *     (restartCount + 1, lastState terminated) and runs its script again.
  *  4. killPod stops running containers after the grace period (exit 0) and
  *     the sandbox; removePod frees the IP.
  * Every change is announced through onPodEvent (coalesced per microtask).
@@ -256,6 +259,7 @@ export class SimulatedRuntime implements PodRuntime {
 
   private finish(p: SimPod, phase: 'Succeeded' | 'Failed', exitCode: number): void {
     if (p.stopped || p.stopping || p.terminalPhase) return;
+    if (phase === 'Failed' && p.pod.spec?.restartPolicy === 'OnFailure') { this.restartFailed(p, exitCode); return; }
     const now = this.timers.now();
     const ready = p.timers.get('ready');
     if (ready) { this.timers.clearTimeout(ready); p.timers.delete('ready'); }
@@ -266,6 +270,25 @@ export class SimulatedRuntime implements PodRuntime {
     }
     if (p.sandbox) p.sandbox.ready = false;
     p.terminalPhase = phase;
+    this.emit(p.uid);
+  }
+
+  /** restartPolicy OnFailure: each running container exits with the code and starts again at once. */
+  private restartFailed(p: SimPod, exitCode: number): void {
+    const now = this.timers.now();
+    for (const c of p.containers) {
+      if (c.state !== 'running') continue;
+      Object.assign(c, { exitCode, reason: 'Error', finishedAt: now });
+      this.logExit(p, c);
+      c.lastTermination = { id: c.id, exitCode, reason: 'Error', startedAt: c.startedAt, finishedAt: now };
+      Object.assign(c, { id: `${this.type}://${newID()}`, createdAt: now, startedAt: now, restartCount: c.restartCount + 1, ready: false });
+      delete c.finishedAt; delete c.exitCode; delete c.reason;
+      this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
+    }
+    p.startedAt = now;
+    p.endKey = undefined;
+    this.scheduleEnd(p);
+    this.updateReadiness(p);
     this.emit(p.uid);
   }
 
