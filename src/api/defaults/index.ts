@@ -5,6 +5,9 @@
  */
 import { defaultCSR, defaultEndpoints, defaultNamespace, defaultNode, defaultPersistentVolume, defaultPersistentVolumeClaim, defaultSecret, defaultStorageClass } from './core.js';
 import { defaultPod } from './pod.js';
+import {
+  defaultHPAv1, defaultHPAv2, defaultLimitRange, defaultNetworkPolicy, defaultPodTemplateObject, defaultResourceQuota, defaultRoleBinding,
+} from './groups.js';
 import { defaultService } from './service.js';
 import { Obj, isObj } from './util.js';
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultStatefulSet } from './workloads.js';
@@ -24,6 +27,14 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'apps/v1/ReplicaSet': defaultReplicaSet,
   'storage.k8s.io/v1/StorageClass': defaultStorageClass,
   'certificates.k8s.io/v1/CertificateSigningRequest': defaultCSR,
+  'v1/PodTemplate': defaultPodTemplateObject,
+  'v1/LimitRange': defaultLimitRange,
+  'v1/ResourceQuota': defaultResourceQuota,
+  'networking.k8s.io/v1/NetworkPolicy': defaultNetworkPolicy,
+  'rbac.authorization.k8s.io/v1/RoleBinding': defaultRoleBinding,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': defaultRoleBinding,
+  'autoscaling/v1/HorizontalPodAutoscaler': defaultHPAv1,
+  'autoscaling/v2/HorizontalPodAutoscaler': defaultHPAv2,
 };
 
 export function applyDefaults(key: string, obj: any): void {
