@@ -44,6 +44,7 @@ const outFile = outArg > 0 && process.argv[outArg + 1]
 const MODULES = [
   'core/v1', 'apps/v1', 'batch/v1', 'meta/v1', 'coordination/v1', 'certificates/v1',
   'events/v1', 'storage/v1', 'autoscaling/v1', 'policy/v1',
+  'networking/v1', 'node/v1', 'rbac/v1', 'autoscaling/v2',
 ];
 
 /** kubernetes-types module -> upstream Go package, as OpenAPI names it. */

@@ -10,6 +10,7 @@ import { openSqliteBackend } from '../storage/sqlite/index.js';
 import { Registry } from '../registry/registry.js';
 import { ensureSystemNamespaces, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
+import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
 import { ServiceAllocator } from '../registry/service-allocation.js';
 import { defaultStorageClassAdmission } from '../apiserver/admission/default-storage-class.js';
 import { createApiServer } from '../apiserver/server.js';
@@ -110,6 +111,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     server: url, caCertPem: pki.caCertPem, userName: 'kubernetes-admin', clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem,
   }));
   await ensureSystemNamespaces(registry);
+  await ensureBootstrapPolicy(registry);
   await ensureKubernetesService(registry, opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : (opts.advertiseAddress ?? opts.bind), addr.port);
   const stopSA = await runServiceAccountsLoop(registry, logger);
   cleanups.push(stopSA);

@@ -25,6 +25,8 @@ export const gvrs = {
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true },
   certificatesigningrequests: { group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', namespaced: false },
   storageclasses: { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', namespaced: false },
+  clusterroles: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', namespaced: false },
+  resourcequotas: { group: '', version: 'v1', resource: 'resourcequotas', namespaced: true },
 } satisfies Record<string, GVR>;
 
 export type ResourceName = keyof typeof gvrs;

@@ -19,7 +19,8 @@ export async function ensureDefaultServiceAccount(registry: Registry, namespace:
   await createIfAbsent(() => sa.create(namespace, { metadata: { name: 'default' } }));
 }
 
-async function createIfAbsent(create: () => Promise<unknown>): Promise<void> {
+/** Runs a create; an object that already exists (or a namespace being deleted) is fine. */
+export async function createIfAbsent(create: () => Promise<unknown>): Promise<void> {
   try {
     await create();
   } catch (e: any) {

@@ -15,6 +15,7 @@ import { namespaceStrategy } from './strategies/namespaces.js';
 import { initialStatusStrategy } from './strategies/simple-status.js';
 import { daemonSetStrategy } from './strategies/daemonsets.js';
 import { jobStrategy } from './strategies/jobs.js';
+import { hpaV1Strategy, hpaV2Strategy } from './strategies/hpa.js';
 
 function strategyFor(info: ResourceInfo): Strategy {
   switch (`${info.group}/${info.plural}`) {
@@ -29,6 +30,10 @@ function strategyFor(info: ResourceInfo): Strategy {
     // Upstream's service strategy resets status to an empty ServiceStatus, whose
     // loadBalancer struct is always serialized: clients read status.loadBalancer.
     case '/services': return initialStatusStrategy(info, () => ({ loadBalancer: {} }));
+    case 'autoscaling/horizontalpodautoscalers': return info.version === 'v1' ? hpaV1Strategy(info) : hpaV2Strategy(info);
+    // Go's IngressStatus.loadBalancer and ResourceQuotaStatus are structs: always serialized.
+    case 'networking.k8s.io/ingresses': return initialStatusStrategy(info, () => ({ loadBalancer: {} }));
+    case '/resourcequotas': return initialStatusStrategy(info, () => ({}));
     default: return genericStrategy(info);
   }
 }

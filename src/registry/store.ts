@@ -66,14 +66,16 @@ export class Store {
 
   /** decodedJSON (lists) relies on this being JSON.parse plus resourceVersion: change them together. */
   decode(kv: KeyValue): any {
-    const obj = JSON.parse(kv.value);
+    const conversion = this.strategy.conversion;
+    const obj = conversion ? conversion.fromStorage(JSON.parse(kv.value)) : JSON.parse(kv.value);
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
   }
 
   private encode(obj: any): string {
     const { resourceVersion: _rv, ...metadata } = obj.metadata;
-    return JSON.stringify({ apiVersion: this.apiVersion, kind: this.info.kind, ...obj, metadata });
+    const served = { apiVersion: this.apiVersion, kind: this.info.kind, ...obj, metadata };
+    return JSON.stringify(this.strategy.conversion ? this.strategy.conversion.toStorage(served) : served);
   }
 
   async get(namespace: string | undefined, name: string): Promise<any> {
@@ -84,6 +86,7 @@ export class Store {
 
   /** The JSON text of decode(kv), from the stored text when it can be spliced (stored-json.ts). */
   decodedJSON(kv: KeyValue): string {
+    if (this.strategy.conversion) return JSON.stringify(this.decode(kv));
     return withResourceVersion(kv.value, String(kv.modRevision)) ?? JSON.stringify(this.decode(kv));
   }
 

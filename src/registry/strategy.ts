@@ -30,4 +30,17 @@ export interface Strategy {
    * spec.finalizers). Called on delete; may mark the object (status.phase).
    */
   holdDeletion?(obj: any): boolean;
+  /**
+   * For a version served beside the kind's storage version (autoscaling/v1
+   * HorizontalPodAutoscalers over stored v2): objects are converted on every
+   * write and read, so both versions share one key space.
+   */
+  conversion?: StorageConversion;
+}
+
+export interface StorageConversion {
+  /** The served object in the storage version (apiVersion and kind set). */
+  toStorage(obj: any): any;
+  /** A stored object in the served version. */
+  fromStorage(obj: any): any;
 }

@@ -6,6 +6,9 @@
 import { defaultCronJob, defaultJob } from './batch.js';
 import { defaultCSR, defaultEndpoints, defaultNamespace, defaultNode, defaultPersistentVolume, defaultPersistentVolumeClaim, defaultSecret, defaultStorageClass } from './core.js';
 import { defaultPod } from './pod.js';
+import {
+  defaultHPAv1, defaultHPAv2, defaultLimitRange, defaultNetworkPolicy, defaultPodTemplateObject, defaultResourceQuota, defaultRoleBinding,
+} from './groups.js';
 import { defaultService } from './service.js';
 import { Obj, isObj } from './util.js';
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultStatefulSet } from './workloads.js';
@@ -27,6 +30,14 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'batch/v1/CronJob': defaultCronJob,
   'storage.k8s.io/v1/StorageClass': defaultStorageClass,
   'certificates.k8s.io/v1/CertificateSigningRequest': defaultCSR,
+  'v1/PodTemplate': defaultPodTemplateObject,
+  'v1/LimitRange': defaultLimitRange,
+  'v1/ResourceQuota': defaultResourceQuota,
+  'networking.k8s.io/v1/NetworkPolicy': defaultNetworkPolicy,
+  'rbac.authorization.k8s.io/v1/RoleBinding': defaultRoleBinding,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': defaultRoleBinding,
+  'autoscaling/v1/HorizontalPodAutoscaler': defaultHPAv1,
+  'autoscaling/v2/HorizontalPodAutoscaler': defaultHPAv2,
 };
 
 export function applyDefaults(key: string, obj: any): void {

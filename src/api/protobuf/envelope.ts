@@ -24,7 +24,9 @@ const groupPackages: Record<string, string> = {
   '': 'k8s.io.api.core', apps: 'k8s.io.api.apps', policy: 'k8s.io.api.policy', autoscaling: 'k8s.io.api.autoscaling',
   batch: 'k8s.io.api.batch', 'coordination.k8s.io': 'k8s.io.api.coordination', 'certificates.k8s.io': 'k8s.io.api.certificates',
   'events.k8s.io': 'k8s.io.api.events', 'storage.k8s.io': 'k8s.io.api.storage', 'scheduling.k8s.io': 'k8s.io.api.scheduling',
-  'discovery.k8s.io': 'k8s.io.api.discovery', 'meta.k8s.io': 'k8s.io.apimachinery.pkg.apis.meta',
+  'discovery.k8s.io': 'k8s.io.api.discovery',
+  'networking.k8s.io': 'k8s.io.api.networking', 'node.k8s.io': 'k8s.io.api.node', 'rbac.authorization.k8s.io': 'k8s.io.api.rbac',
+  'meta.k8s.io': 'k8s.io.apimachinery.pkg.apis.meta',
 };
 
 /** Kinds of meta.k8s.io that every group version carries (a Status from /api/v1 says apiVersion v1). */

@@ -25,6 +25,10 @@ import { validatePodCreate, validatePodUpdate } from './pod.js';
 import { validateServiceCreate, validateServiceUpdate } from './service.js';
 import { validateStatefulSetCreate, validateStatefulSetUpdate } from './statefulset.js';
 import { validateStorageClassCreate, validateStorageClassUpdate } from './storageclass.js';
+import { clusterRoleBindingValidation, clusterRoleValidation, roleBindingValidation, roleValidation } from './rbac.js';
+import { limitRangeValidation, resourceQuotaValidation } from './quota.js';
+import { ingressClassValidation, ingressValidation, networkPolicyValidation, runtimeClassValidation } from './networking.js';
+import { hpaValidation, podTemplateValidation } from './autoscaling.js';
 import { Obj, obj } from './util.js';
 
 interface KindValidator {
@@ -56,6 +60,18 @@ const validators: Record<string, KindValidator> = {
   'certificates.k8s.io/v1/CertificateSigningRequest': { create: validateCSRCreate, update: validateCSRUpdate },
   'events.k8s.io/v1/Event': { create: validateEventsV1Create, update: validateEventsV1Update },
   'storage.k8s.io/v1/StorageClass': { create: validateStorageClassCreate, update: validateStorageClassUpdate },
+  'v1/PodTemplate': podTemplateValidation,
+  'v1/ResourceQuota': resourceQuotaValidation,
+  'v1/LimitRange': limitRangeValidation,
+  'networking.k8s.io/v1/Ingress': ingressValidation,
+  'networking.k8s.io/v1/IngressClass': ingressClassValidation,
+  'networking.k8s.io/v1/NetworkPolicy': networkPolicyValidation,
+  'node.k8s.io/v1/RuntimeClass': runtimeClassValidation,
+  'autoscaling/v2/HorizontalPodAutoscaler': hpaValidation,
+  'rbac.authorization.k8s.io/v1/Role': roleValidation,
+  'rbac.authorization.k8s.io/v1/ClusterRole': clusterRoleValidation,
+  'rbac.authorization.k8s.io/v1/RoleBinding': roleBindingValidation,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': clusterRoleBindingValidation,
 };
 
 function guarded(run: () => FieldError[]): FieldError[] {

@@ -151,6 +151,22 @@ export const swaggerDoc = {
     "A list of pointers to currently running jobs.",
   'batchv1beta1.CronJobStatus.lastScheduleTime':
     "Information when was the last time the job was successfully scheduled.",
+  'autoscalingv2beta1.HorizontalPodAutoscalerSpec.scaleTargetRef':
+    "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.",
+  'autoscalingv2beta1.HorizontalPodAutoscalerSpec.metrics':
+    "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond.",
+  'autoscalingv2beta1.HorizontalPodAutoscalerSpec.minReplicas':
+    "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.",
+  'autoscalingv2beta1.HorizontalPodAutoscalerSpec.maxReplicas':
+    "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.",
+  'autoscalingv2beta1.HorizontalPodAutoscalerStatus.currentReplicas':
+    "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.",
+  'extensionsv1beta1.NetworkPolicySpec.podSelector':
+    "Selects the pods to which this NetworkPolicy object applies.  The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods.  In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.",
+  'rbacv1beta1.RoleBinding.roleRef':
+    "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.",
+  'rbacv1beta1.ClusterRoleBinding.roleRef':
+    "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.",
 } as const;
 
 export type SwaggerDocKey = keyof typeof swaggerDoc;

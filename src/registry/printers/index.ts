@@ -19,6 +19,10 @@ import { nodePrinter } from './nodes.js';
 import { podPrinter } from './pods.js';
 import { endpointsPrinter, servicePrinter } from './services.js';
 import { persistentVolumeClaimPrinter, persistentVolumePrinter, storageClassPrinter } from './storage.js';
+import { ingressClassPrinter, ingressPrinter, networkPolicyPrinter } from './networking.js';
+import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.js';
+import { horizontalPodAutoscalerPrinter, horizontalPodAutoscalerV1Printer } from './autoscaling.js';
+import { podTemplatePrinter, resourceQuotaPrinter, runtimeClassPrinter } from './policy.js';
 import type { ColumnDefinition, KindPrinter, TableRow } from './types.js';
 
 export type { ColumnDefinition, KindPrinter, PrintContext, TableRow, TableRowCondition } from './types.js';
@@ -50,6 +54,16 @@ const printers = new Map<string, KindPrinter>([
   [key('coordination.k8s.io', 'v1', 'Lease'), leasePrinter],
   [key('certificates.k8s.io', 'v1', 'CertificateSigningRequest'), csrPrinter],
   [key('storage.k8s.io', 'v1', 'StorageClass'), storageClassPrinter],
+  [key('', 'v1', 'PodTemplate'), podTemplatePrinter],
+  [key('', 'v1', 'ResourceQuota'), resourceQuotaPrinter],
+  [key('networking.k8s.io', 'v1', 'Ingress'), ingressPrinter],
+  [key('networking.k8s.io', 'v1', 'IngressClass'), ingressClassPrinter],
+  [key('networking.k8s.io', 'v1', 'NetworkPolicy'), networkPolicyPrinter],
+  [key('node.k8s.io', 'v1', 'RuntimeClass'), runtimeClassPrinter],
+  [key('autoscaling', 'v2', 'HorizontalPodAutoscaler'), horizontalPodAutoscalerPrinter],
+  [key('autoscaling', 'v1', 'HorizontalPodAutoscaler'), horizontalPodAutoscalerV1Printer],
+  [key('rbac.authorization.k8s.io', 'v1', 'RoleBinding'), roleBindingPrinter],
+  [key('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding'), clusterRoleBindingPrinter],
 ]);
 
 /** The printer for a kindKey; the default NAME / CREATED AT table for kinds without one. */

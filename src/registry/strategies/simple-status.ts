@@ -7,8 +7,8 @@ import type { ResourceInfo } from '../../api/resources.js';
 import type { Strategy } from '../strategy.js';
 import { genericStrategy } from './generic.js';
 
-export function initialStatusStrategy(info: ResourceInfo, initial: () => any): Strategy {
-  const base = genericStrategy(info);
+export function initialStatusStrategy(info: ResourceInfo, initial: () => any, overrides: Partial<Strategy> = {}): Strategy {
+  const base = genericStrategy(info, overrides);
   return {
     ...base,
     prepareForCreate(obj) {
