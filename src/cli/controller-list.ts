@@ -2,6 +2,7 @@
 import type { Controller, ControllerContext, ControllerFactory } from '../controllers/types.js';
 import { daemonSetController } from '../controllers/daemonset/index.js';
 import { statefulSetController } from '../controllers/statefulset/index.js';
+import { replicaSetController } from '../controllers/replicaset/index.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { persistentVolumeController } from '../controllers/volume/index.js';
 import { endpointsController } from '../controllers/endpoints/index.js';
@@ -15,6 +16,7 @@ import { clusterRoleAggregationController } from '../controllers/clusterroleaggr
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
   statefulset: statefulSetController,
+  replicaset: replicaSetController,
   'persistentvolume-binder': persistentVolumeController,
   endpoints: endpointsController,
   job: jobController,

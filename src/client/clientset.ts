@@ -10,6 +10,7 @@ export const gvrs = {
   pods: { group: '', version: 'v1', resource: 'pods', namespaced: true },
   services: { group: '', version: 'v1', resource: 'services', namespaced: true },
   endpoints: { group: '', version: 'v1', resource: 'endpoints', namespaced: true },
+  replicationcontrollers: { group: '', version: 'v1', resource: 'replicationcontrollers', namespaced: true },
   events: { group: '', version: 'v1', resource: 'events', namespaced: true },
   configmaps: { group: '', version: 'v1', resource: 'configmaps', namespaced: true },
   secrets: { group: '', version: 'v1', resource: 'secrets', namespaced: true },
