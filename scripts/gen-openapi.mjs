@@ -43,7 +43,7 @@ const outFile = outArg > 0 && process.argv[outArg + 1]
 /** The API groups we serve, their subresource kinds, and (found below) what they import. */
 const MODULES = [
   'core/v1', 'apps/v1', 'batch/v1', 'meta/v1', 'coordination/v1', 'certificates/v1',
-  'events/v1', 'storage/v1', 'autoscaling/v1', 'policy/v1',
+  'events/v1', 'storage/v1', 'autoscaling/v1', 'policy/v1', 'apiextensions/v1',
   'networking/v1', 'node/v1', 'rbac/v1', 'autoscaling/v2',
 ];
 
@@ -138,8 +138,25 @@ function convertModule(mod, sf, generated, out) {
     const full = `${pkg}.${name}`;
     if (out[full]) throw new Error(`definition ${full} generated twice`);
     out[full] = special(full, def) ?? topLevel(def, refName);
+    if (full === JSON_SCHEMA_PROPS) Object.assign(out[full].properties, schemaExtensions);
   }
 }
+
+const JSON_SCHEMA_PROPS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
+
+/**
+ * The x-kubernetes-* fields of JSONSchemaProps, which kubernetes-types leaves
+ * out (their names are not identifiers); upstream's types.go declares them.
+ */
+const schemaExtensions = {
+  'x-kubernetes-embedded-resource': { description: 'x-kubernetes-embedded-resource defines that the value is an embedded Kubernetes runtime.Object, with TypeMeta and ObjectMeta.', type: 'boolean' },
+  'x-kubernetes-int-or-string': { description: 'x-kubernetes-int-or-string specifies that this value is either an integer or a string.', type: 'boolean' },
+  'x-kubernetes-list-map-keys': { description: 'x-kubernetes-list-map-keys annotates an array with the x-kubernetes-list-type `map` by specifying the keys used as the index of the map.', type: 'array', items: { type: 'string' } },
+  'x-kubernetes-list-type': { description: 'x-kubernetes-list-type annotates an array to further describe its topology.', type: 'string' },
+  'x-kubernetes-map-type': { description: 'x-kubernetes-map-type annotates an object to further describe its topology.', type: 'string' },
+  'x-kubernetes-preserve-unknown-fields': { description: 'x-kubernetes-preserve-unknown-fields stops the API server decoding step from pruning fields which are not specified in the validation schema.', type: 'boolean' },
+  'x-kubernetes-validations': { description: 'x-kubernetes-validations describes a list of validation rules written in the CEL expression language.', type: 'array', items: { $ref: `${REF_PREFIX}io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule` } },
+};
 
 /** Types whose JSON form upstream defines by hand-written marshalling, not by their Go fields. */
 function special(full, def) {
@@ -154,6 +171,12 @@ function special(full, def) {
       return { description, type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
     case 'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1':
       return { description, type: 'object' };
+    // Hand-marshalled unions of apiextensions: any JSON value, as upstream publishes them.
+    case 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON':
+    case 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray':
+    case 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool':
+    case 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray':
+      return { description };
     default:
       return undefined;
   }

@@ -2,7 +2,17 @@
  * Discovery documents, legacy (APIVersions, APIGroupList, APIResourceList) and
  * aggregated (apidiscovery.k8s.io/v2), all derived from the resource catalogue.
  */
-import { resources, ResourceInfo, groupVersions, apiVersionOf } from '../api/resources.js';
+import { ResourceInfo, apiVersionOf } from '../api/resources.js';
+
+/** The served resources: the built-in catalogue and the custom resources (Registry.resources()). */
+type Served = readonly ResourceInfo[];
+
+/** Group versions in the order discovery lists them (core first, custom resources after the built-in groups). */
+function groupVersions(served: Served): { group: string; version: string }[] {
+  const seen = new Map<string, { group: string; version: string }>();
+  for (const r of served) if (!seen.has(apiVersionOf(r))) seen.set(apiVersionOf(r), { group: r.group, version: r.version });
+  return [...seen.values()];
+}
 
 export const aggregatedContentType = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
@@ -10,9 +20,9 @@ export function apiVersions(serverAddress: string) {
   return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
 }
 
-function groups(): Map<string, string[]> {
+function groups(served: Served): Map<string, string[]> {
   const m = new Map<string, string[]>();
-  for (const gv of groupVersions()) {
+  for (const gv of groupVersions(served)) {
     if (!gv.group) continue;
     const vs = m.get(gv.group) ?? [];
     if (!vs.includes(gv.version)) vs.push(gv.version);
@@ -26,17 +36,17 @@ function apiGroup(name: string, versions: string[]) {
   return { name, versions: vs, preferredVersion: vs[0] };
 }
 
-export function apiGroupList() {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups()].map(([n, vs]) => apiGroup(n, vs)) };
+export function apiGroupList(served: Served) {
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups(served)].map(([n, vs]) => apiGroup(n, vs)) };
 }
 
-export function apiGroupDoc(name: string) {
-  const vs = groups().get(name);
+export function apiGroupDoc(served: Served, name: string) {
+  const vs = groups(served).get(name);
   return vs ? { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(name, vs) } : undefined;
 }
 
-export function apiResourceList(group: string, version: string) {
-  const rs = resources.filter((r) => r.group === group && r.version === version);
+export function apiResourceList(served: Served, group: string, version: string) {
+  const rs = served.filter((r) => r.group === group && r.version === version);
   if (!rs.length) return undefined;
   const out: any[] = [];
   for (const r of rs) {
@@ -69,9 +79,9 @@ function discoveryResource(r: ResourceInfo) {
 }
 
 /** `/api` (core only) or `/apis` (every named group) in the aggregated form. */
-export function aggregatedDiscovery(core: boolean) {
+export function aggregatedDiscovery(core: boolean, served: Served) {
   const byGroup = new Map<string, Map<string, ResourceInfo[]>>();
-  for (const r of resources) {
+  for (const r of served) {
     if ((r.group === '') !== core) continue;
     const vs = byGroup.get(r.group) ?? new Map<string, ResourceInfo[]>();
     const list = vs.get(r.version) ?? [];

@@ -11,6 +11,39 @@ import { fillNullItems, findTypeErrors, findUnknownFields, pruneUnknownFields, s
 import type { ResourceInfo } from '../api/resources.js';
 import { kindKey } from '../api/resources.js';
 import { warningHeaderValues } from './warnings.js';
+import type { Store } from '../registry/store.js';
+import { CustomResourceStore } from '../registry/custom/store.js';
+import { pruneUnknown } from '../api/apiextensions/pruning.js';
+
+const objectMetaDefinition = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+
+/** The decoding checks of an endpoint's body: the Go types' for built-in kinds, the structural schema's for custom resources. */
+export function checkBodyFields(store: Store, obj: unknown, mode: string | undefined, res: ServerResponse): void {
+  if (store instanceof CustomResourceStore) checkCustomFields(store, obj, mode, res);
+  else checkFields(store.info, obj, mode, res);
+}
+
+/**
+ * A custom resource body: metadata decodes as ObjectMeta (its type errors are
+ * 400s), then fields the structural schema does not specify are pruned
+ * (upstream's unstructured decoder), reported as unknown fields under Warn and
+ * Strict. Wrong value types are left for schema validation (422), as upstream.
+ */
+export function checkCustomFields(store: CustomResourceStore, obj: any, mode: string | undefined, res: ServerResponse): void {
+  const { info } = store;
+  const cannotHandle = `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}`;
+  const meta = obj?.metadata;
+  const typeErrors = meta === undefined ? [] : findTypeErrors(objectMetaDefinition, meta);
+  if (typeErrors.length) throw badRequest(`${cannotHandle}: ${typeErrors[0]}`);
+  const unknown = [
+    ...(meta === undefined ? [] : findUnknownFields(objectMetaDefinition, meta).map((f) => `metadata.${f}`)),
+    ...pruneUnknown(store.custom.schema, obj),
+  ];
+  if (meta !== undefined) pruneUnknownFields(objectMetaDefinition, meta);
+  if (mode === 'Ignore' || !unknown.length) return;
+  if (mode === 'Strict') throw badRequest(`${cannotHandle}: ${strictDecodingError(unknown)}`);
+  res.setHeader('Warning', warningHeaderValues(unknown.map((f) => `unknown field "${f}"`)));
+}
 
 export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind'>, obj: unknown, mode: string | undefined, res: ServerResponse): void {
   const key = kindKey(info);

@@ -7,7 +7,7 @@ import https from 'node:https';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { findResource } from '../api/resources.js';
+import { CustomResourceStore } from '../registry/custom/store.js';
 import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable, serviceUnavailable } from '../api/status.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
@@ -148,33 +148,34 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
 
 async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
   const p = url.pathname.replace(/\/$/, '') || '/';
+  const served = opts.registry.resources();
   if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
   switch (p) {
     case '/healthz': case '/livez': return text(res, 200, 'ok');
     case '/readyz': return opts.ready() ? text(res, 200, 'ok') : text(res, 500, '[-]storage not ready\nreadyz check failed');
     case '/version': return writeJSON(res, 200, versionInfo());
     case '/metrics': return text(res, 200, await opts.metrics.registry.metrics(), opts.metrics.registry.contentType);
-    case '/openapi/v3': return writeJSON(res, 200, openapiV3Index());
+    case '/openapi/v3': return writeJSON(res, 200, openapiV3Index(opts.registry.custom));
     case '/openapi/v2': return openapiV2(req, res);
-    case '/api': return discovery(res, req, () => aggregatedDiscovery(true), () => apiVersions(hostOf(req)));
-    case '/apis': return discovery(res, req, () => aggregatedDiscovery(false), () => apiGroupList());
+    case '/api': return discovery(res, req, () => aggregatedDiscovery(true, served), () => apiVersions(hostOf(req)));
+    case '/apis': return discovery(res, req, () => aggregatedDiscovery(false, served), () => apiGroupList(served));
   }
   if (p.startsWith('/openapi/v3/')) {
-    const doc = openapiV3Document(p.slice('/openapi/v3/'.length));
+    const doc = openapiV3Document(p.slice('/openapi/v3/'.length), opts.registry.custom);
     if (!doc) throw pageNotFound();
     res.setHeader('Etag', `"${doc.hash}"`);
     return text(res, 200, doc.body, 'application/json');
   }
   if (info.apiPrefix === 'api' && info.version && !info.parts.length) {
-    const list = apiResourceList('', info.version);
+    const list = apiResourceList(served, '', info.version);
     if (list) return writeJSON(res, 200, list);
   }
   if (info.apiPrefix === 'apis' && info.group && !info.version) {
-    const g = apiGroupDoc(info.group);
+    const g = apiGroupDoc(served, info.group);
     if (g) return writeJSON(res, 200, g);
   }
   if (info.apiPrefix === 'apis' && info.version && !info.parts.length) {
-    const list = apiResourceList(info.group, info.version);
+    const list = apiResourceList(served, info.group, info.version);
     if (list) return writeJSON(res, 200, list);
   }
   throw pageNotFound();
@@ -220,7 +221,7 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
     const body = await peekBindingName(req);
     return handleBinding({ ...ctx, req: body.req }, body.name);
   }
-  const rinfo = findResource(info.group, info.version, resource);
+  const rinfo = opts.registry.findResource(info.group, info.version, resource);
   const store = rinfo && opts.registry.store(info.group, info.version, resource);
   if (!rinfo || !store) { req.resume(); throw pageNotFound(); }
   if ((info.namespace !== undefined && !rinfo.namespaced) || (rinfo.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb))) {
@@ -270,8 +271,10 @@ function allowed(verbs: string[], verb: string, sub?: string): boolean {
 
 function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, store: HandlerContext['store']): HandlerContext {
   const media = negotiateMedia(req.headers.accept);
+  // Custom resources have no protobuf form: they answer JSON whatever the client prefers.
+  const protobuf = media.protobuf && !(store instanceof CustomResourceStore);
   return {
-    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf: media.protobuf, now: new Date(),
+    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(),
     logger: opts.logger, watchGauge: { inc: () => opts.metrics.watchers.inc(), dec: () => opts.metrics.watchers.dec() },
   };
 }

@@ -1,7 +1,6 @@
 /** Server-side printing: meta.k8s.io/v1 Table built from the registry's printers. */
-import { printTable } from '../registry/printers/index.js';
-import type { ResourceInfo } from '../api/resources.js';
-import { kindKey } from '../api/resources.js';
+import { printTableWith } from '../registry/printers/index.js';
+import type { Store } from '../registry/store.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -9,9 +8,9 @@ export function partialObjectMetadata(obj: any): any {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
 }
 
-export function toTable(info: ResourceInfo, objects: any[], listMeta: { resourceVersion?: string; continue?: string },
+export function toTable(store: Store, objects: any[], listMeta: { resourceVersion?: string; continue?: string },
   include: IncludeObject, now: Date): any {
-  const t = printTable(kindKey(info), objects, { now });
+  const t = printTableWith(store.tablePrinter(), objects, { now });
   const rows = t.rows.map((r, i) => {
     const row: any = { cells: r.cells };
     if (r.conditions) row.conditions = r.conditions;

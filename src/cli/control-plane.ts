@@ -11,6 +11,7 @@ import { Registry } from '../registry/registry.js';
 import { ensureSystemNamespaces, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
+import { CRDController } from '../registry/custom/crd-controller.js';
 import { ServiceAllocator } from '../registry/service-allocation.js';
 import { defaultStorageClassAdmission } from '../apiserver/admission/default-storage-class.js';
 import { createApiServer } from '../apiserver/server.js';
@@ -118,6 +119,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const namespaces = new NamespaceLifecycle(registry, logger.with('namespace'));
   cleanups.push(() => namespaces.close());
   await namespaces.start();
+  const crds = new CRDController(registry, logger.with('apiextensions'));
+  cleanups.push(() => crds.close());
+  await crds.start();
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
   ready = true;
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, kubeconfig: kubeconfigPath });
@@ -130,6 +134,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     controllers?.stop();
     stopSA();
     namespaces.close();
+    crds.close();
     await server.close();
     kubelet.close();
     await backend.close();

@@ -6,7 +6,7 @@ import type { Backend } from '../storage/backend.js';
 import { resources, ResourceInfo, apiVersionOf } from '../api/resources.js';
 import { forbiddenStatus, notFound, type GroupResource } from '../api/status.js';
 import type { Clock } from '../util/clock.js';
-import { Store, StoreHooks } from './store.js';
+import { Store, StoreHooks, type StoreDeps } from './store.js';
 import type { Strategy } from './strategy.js';
 import { genericStrategy } from './strategies/generic.js';
 import { podStrategy } from './strategies/pods.js';
@@ -16,9 +16,14 @@ import { initialStatusStrategy } from './strategies/simple-status.js';
 import { daemonSetStrategy } from './strategies/daemonsets.js';
 import { jobStrategy } from './strategies/jobs.js';
 import { hpaV1Strategy, hpaV2Strategy } from './strategies/hpa.js';
+import { crdStrategy } from './custom/crd-strategy.js';
+import { CustomCatalogue, versionsOf } from './custom/catalogue.js';
+import { CustomResourceStore } from './custom/store.js';
+import type { CustomResourceDefinition } from '../api/apiextensions/types.js';
 
-function strategyFor(info: ResourceInfo): Strategy {
+function strategyFor(info: ResourceInfo, clock: Clock): Strategy {
   switch (`${info.group}/${info.plural}`) {
+    case 'apiextensions.k8s.io/customresourcedefinitions': return crdStrategy(info, () => clock.now());
     case '/pods': return podStrategy(info);
     case '/nodes': return nodeStrategy(info);
     case '/namespaces': return namespaceStrategy(info);
@@ -45,27 +50,59 @@ export interface RegistryOptions {
 
 export class Registry {
   private readonly stores = new Map<string, Store>();
+  /** The stores of served custom resource versions, by CRD name. */
+  private readonly customStores = new Map<string, CustomResourceStore[]>();
+  /** What custom resources are served: discovery, OpenAPI and routing read it. */
+  readonly custom = new CustomCatalogue();
+  private readonly deps: StoreDeps;
 
   constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit'], opts: RegistryOptions = {}) {
     const hooks: StoreHooks = { admit, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
     const deps = { backend, clock, hooks, freshnessWaitMs: opts.freshnessWaitMs };
+    this.deps = deps;
     for (const info of resources) {
       if (info.plural === 'bindings') continue;
-      this.stores.set(storeKey(info.group, info.version, info.plural), new Store(info, strategyFor(info), deps));
+      this.stores.set(storeKey(info.group, info.version, info.plural), new Store(info, strategyFor(info, clock), deps));
     }
   }
 
   store(group: string, version: string, plural: string): Store | undefined {
-    return this.stores.get(storeKey(group, version, plural));
+    return this.stores.get(storeKey(group, version, plural)) ?? this.customStore(group, version, plural);
+  }
+
+  private customStore(group: string, version: string, plural: string): Store | undefined {
+    for (const list of this.customStores.values()) {
+      for (const s of list) if (s.info.group === group && s.info.version === version && s.info.plural === plural) return s;
+    }
+    return undefined;
+  }
+
+  /** Every served resource: the built-in catalogue, then the custom resources. */
+  resources(): ResourceInfo[] { return [...resources, ...this.custom.resources()]; }
+
+  findResource(group: string, version: string, plural: string): ResourceInfo | undefined {
+    return this.resources().find((r) => r.group === group && r.version === version && r.plural === plural);
+  }
+
+  /** Serves the served versions of an Established CRD (again, after a change). */
+  serveCustomResources(crd: CustomResourceDefinition): void {
+    const versions = versionsOf(crd);
+    this.customStores.set(crd.metadata!.name!, versions.map((v) => new CustomResourceStore(v, this.deps)));
+    this.custom.set(crd.metadata!.name!, versions);
+  }
+
+  stopServingCustomResources(crdName: string): void {
+    this.customStores.delete(crdName);
+    this.custom.remove(crdName);
   }
 
   /** The store for `apps/v1` + `DaemonSet`. */
   storeForKind(apiVersion: string, kind: string): Store | undefined {
-    for (const s of this.stores.values()) if (apiVersionOf(s.info) === apiVersion && s.info.kind === kind) return s;
+    for (const s of this.all()) if (apiVersionOf(s.info) === apiVersion && s.info.kind === kind) return s;
     return undefined;
   }
 
-  all(): Store[] { return [...this.stores.values()]; }
+  all(): Store[] { return [...this.stores.values(), ...[...this.customStores.values()].flat()]; }
 
   get namespaces(): Store { return this.store('', 'v1', 'namespaces')!; }
 

@@ -7,7 +7,10 @@ import { badRequest } from '../api/status.js';
 
 export interface Selection { matches(obj: any): boolean; everything: boolean }
 
-export function compileSelection(info: ResourceInfo, opts: { labelSelector?: string; fieldSelector?: string }): Selection {
+/** A custom resource's selectableFields, beside metadata.name and metadata.namespace. */
+export interface ExtraFields { fields: string[]; get(obj: any, field: string): string }
+
+export function compileSelection(info: ResourceInfo, opts: { labelSelector?: string; fieldSelector?: string }, extra?: ExtraFields): Selection {
   const key = kindKey(info);
   let labelSel: ReturnType<typeof parseSelector> | undefined;
   let fieldSel: ReturnType<typeof parseFieldSelector> | undefined;
@@ -19,15 +22,20 @@ export function compileSelection(info: ResourceInfo, opts: { labelSelector?: str
   }
   if (fieldSel) {
     // Reject unsupported field labels up front, as upstream's conversion funcs do.
-    const err = checkFieldSelector(key, fieldSel);
+    const err = checkFieldSelector(key, { requirements: fieldSel.requirements.filter((r) => !extra?.fields.includes(r.field)) });
     if (err) throw badRequest(err);
   }
   const everything = !labelSel && !fieldSel;
+  const fieldsOf = (obj: any) => {
+    const fields = fieldsForObject(key, obj);
+    for (const f of extra?.fields ?? []) fields[f] = extra!.get(obj, f);
+    return fields;
+  };
   return {
     everything,
     matches(obj: any) {
       if (labelSel && !matchesSelector(labelSel, obj.metadata?.labels ?? {})) return false;
-      if (fieldSel && !matchesFieldSelector(fieldSel, fieldsForObject(key, obj))) return false;
+      if (fieldSel && !matchesFieldSelector(fieldSel, fieldsOf(obj))) return false;
       return true;
     },
   };

@@ -6,7 +6,8 @@
 import type { Backend, KeyValue, WatchEvent } from '../storage/backend.js';
 import { CompactedError } from '../storage/backend.js';
 import type { ResourceInfo } from '../api/resources.js';
-import { apiVersionOf } from '../api/resources.js';
+import { apiVersionOf, kindKey } from '../api/resources.js';
+import { printerFor, type KindPrinter } from './printers/index.js';
 import {
   alreadyExists, badRequest, conflict, gone, invalidObject, notFound, StatusError, GroupResource,
 } from '../api/status.js';
@@ -74,9 +75,20 @@ export class Store {
 
   private encode(obj: any): string {
     const { resourceVersion: _rv, ...metadata } = obj.metadata;
-    const served = { apiVersion: this.apiVersion, kind: this.info.kind, ...obj, metadata };
+    const served = { ...obj, apiVersion: this.encodeAs(), kind: this.info.kind, metadata };
     return JSON.stringify(this.strategy.conversion ? this.strategy.conversion.toStorage(served) : served);
   }
+
+  /** The apiVersion objects are stored with (custom resources: their storage version). */
+  protected encodeAs(): string { return this.apiVersion; }
+
+  /** The label and field selection of a list or watch (custom resources add their selectable fields). */
+  protected selection(opts: { labelSelector?: string; fieldSelector?: string }): Selection {
+    return compileSelection(this.info, opts);
+  }
+
+  /** The server-side printer of this resource's tables. */
+  tablePrinter(): KindPrinter { return printerFor(kindKey(this.info)); }
 
   async get(namespace: string | undefined, name: string): Promise<any> {
     const { kv } = await this.deps.backend.get(this.key(namespace, name));
@@ -111,7 +123,7 @@ export class Store {
 
   /** The list flow, with `pick` turning a stored value into an item, or undefined when the selection skips it. */
   private async listWith<T>(namespace: string | undefined, opts: ListOptions, pick: (kv: KeyValue, sel: Selection) => T | undefined): Promise<ListResult<T>> {
-    const sel = compileSelection(this.info, opts);
+    const sel = this.selection(opts);
     const prefix = listPrefix(this.info, namespace);
     let revision = 0;
     let startKey: string | undefined;
@@ -337,7 +349,7 @@ export class Store {
    * is asked for) does it wait for the revision and fail with Too large resource version.
    */
   async watch(namespace: string | undefined, opts: WatchOptions, send: (ev: WatchEventOut) => void, onEnd: (err?: Error) => void): Promise<Watch> {
-    const sel = compileSelection(this.info, opts);
+    const sel = this.selection(opts);
     const prefix = listPrefix(this.info, namespace);
     const wanted = parseResourceVersion(opts.resourceVersion);
     let from: number;
@@ -380,11 +392,16 @@ export class Store {
   }
 }
 
-/** Many watchers see the same event: decode it once. Watch consumers must not mutate. */
-const decoded = new WeakMap<KeyValue, any>();
+/**
+ * Many watchers see the same event: decode it once per store (the versions of a
+ * custom resource share keys but not apiVersion). Watch consumers must not mutate.
+ */
+const decoded = new WeakMap<Store, WeakMap<KeyValue, any>>();
 function decodeShared(store: Store, kv: KeyValue): any {
-  let o = decoded.get(kv);
-  if (!o) { o = store.decode(kv); decoded.set(kv, o); }
+  let cache = decoded.get(store);
+  if (!cache) { cache = new WeakMap(); decoded.set(store, cache); }
+  let o = cache.get(kv);
+  if (!o) { o = store.decode(kv); cache.set(kv, o); }
   return o;
 }
 

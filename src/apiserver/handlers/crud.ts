@@ -6,7 +6,8 @@ import type { DeleteOptions } from '../../registry/types.js';
 import type { ListResult } from '../../registry/store.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
 import { writeJSON, writeJSONItems, writeObjectAs } from '../respond.js';
-import { checkFields } from '../field-validation.js';
+import { checkBodyFields } from '../field-validation.js';
+import { CustomResourceStore } from '../../registry/custom/store.js';
 import { findTypeErrors } from '../../api/schema/index.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
@@ -22,7 +23,7 @@ export async function handleGet(ctx: HandlerContext): Promise<void> {
 /** Renders one object as JSON or protobuf, a one-row Table, or PartialObjectMetadata, as negotiated. */
 export function writeObject(ctx: HandlerContext, code: number, obj: any): void {
   if (ctx.rendering === 'table') {
-    writeJSON(ctx.res, code, toTable(ctx.store.info, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now));
+    writeJSON(ctx.res, code, toTable(ctx.store, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now));
   } else if (ctx.rendering === 'partial') {
     writeObjectAs(ctx.res, code, partialObjectMetadata(obj), ctx.protobuf);
   } else {
@@ -52,7 +53,7 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
   const listMeta: any = { resourceVersion: result.resourceVersion };
   if (result.continue) listMeta.continue = result.continue;
   if (ctx.rendering === 'table') {
-    writeJSON(ctx.res, 200, toTable(ctx.store.info, result.items, listMeta, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now));
+    writeJSON(ctx.res, 200, toTable(ctx.store, result.items, listMeta, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now));
   } else if (ctx.rendering === 'partial') {
     writeAnswer(ctx, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: result.items.map(partialObjectMetadata) });
   } else {
@@ -71,6 +72,11 @@ function writeJSONList(ctx: HandlerContext, result: ListResult<string>): Promise
 
 /** Reads the body as an object of this endpoint's kind (missing apiVersion/kind default to it). */
 async function readObject(ctx: HandlerContext): Promise<any> {
+  // Custom resources have no protobuf form: their bodies are JSON or YAML only.
+  if (ctx.store instanceof CustomResourceStore && mediaType(ctx.req) === protobufMediaType) {
+    ctx.req.resume();
+    throw unsupportedMediaType(customResourceMediaTypes);
+  }
   const obj = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, bodyKind(ctx));
   checkKind(ctx, obj);
   return obj;
@@ -88,14 +94,14 @@ function checkKind(ctx: HandlerContext, obj: any) {
 
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const obj = await readObject(ctx);
-  checkFields(ctx.store.info, obj, query(ctx, 'fieldValidation'), ctx.res);
+  checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res);
   const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx) });
   writeObject(ctx, 201, created);
 }
 
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const obj = await readObject(ctx);
-  checkFields(ctx.store.info, obj, query(ctx, 'fieldValidation'), ctx.res);
+  checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res);
   const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx) });
   writeObject(ctx, 200, updated);
 }
@@ -110,11 +116,13 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
   const mode = query(ctx, 'fieldValidation');
   const updated = await ctx.store.guaranteedUpdate(ctx.info.namespace, ctx.info.name!, (cur) => {
     const next = applyPatch(type, cur, patch, key);
-    checkFields(ctx.store.info, next, mode, ctx.res);
+    checkBodyFields(ctx.store, next, mode, ctx.res);
     return next;
   }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx) });
   writeObject(ctx, 200, updated);
 }
+
+const customResourceMediaTypes = ['application/json', 'application/yaml'];
 
 const deleteOptionsDefinition = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
 const deleteOptionsKind = { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions' };

@@ -13,13 +13,38 @@ import { decodeBody, mediaType, readBody } from '../body.js';
 import { checkFields } from '../field-validation.js';
 import { HandlerContext, isDryRun, query } from './context.js';
 import { writeAnswer, writeObject } from './crud.js';
+import { CustomResourceStore } from '../../registry/custom/store.js';
 
 const scaleKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
-export function toScale(obj: any): any {
+/** Where a kind keeps what Scale shows: built-in workloads' fields, or a CRD's scale subresource paths. */
+interface ScalePaths { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string }
+
+const workloadScale: ScalePaths = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' };
+
+const scalePathsOf = (ctx: HandlerContext): ScalePaths =>
+  (ctx.store instanceof CustomResourceStore && ctx.store.custom.scale) || workloadScale;
+
+const segments = (path: string) => path.replace(/^\./, '').split('.');
+
+function readPath(obj: any, path: string): unknown {
+  let cur = obj;
+  for (const p of segments(path)) cur = cur?.[p];
+  return cur;
+}
+
+function writePath(obj: any, path: string, value: unknown): void {
+  const parts = segments(path);
+  let cur = obj;
+  for (const p of parts.slice(0, -1)) cur = (cur[p] ??= {});
+  cur[parts[parts.length - 1]] = value;
+}
+
+export function toScale(obj: any, paths: ScalePaths = workloadScale): any {
   let selector = '';
   try {
-    if (obj.spec?.selector) selector = selectorToString(selectorFromLabelSelector(obj.spec.selector));
+    if (paths.labelSelectorPath) selector = String(readPath(obj, paths.labelSelectorPath) ?? '');
+    else if (paths === workloadScale && obj.spec?.selector) selector = selectorToString(selectorFromLabelSelector(obj.spec.selector));
   } catch { /* an invalid selector cannot be stored; keep empty */ }
   return {
     kind: 'Scale', apiVersion: 'autoscaling/v1',
@@ -27,14 +52,15 @@ export function toScale(obj: any): any {
       name: obj.metadata.name, namespace: obj.metadata.namespace, uid: obj.metadata.uid,
       resourceVersion: obj.metadata.resourceVersion, creationTimestamp: obj.metadata.creationTimestamp,
     },
-    spec: { replicas: obj.spec?.replicas ?? 0 },
-    status: { replicas: obj.status?.replicas ?? 0, selector },
+    spec: { replicas: readPath(obj, paths.specReplicasPath) ?? 0 },
+    status: { replicas: readPath(obj, paths.statusReplicasPath) ?? 0, selector },
   };
 }
 
 export async function handleScale(ctx: HandlerContext): Promise<void> {
   const { store, info } = ctx;
-  if (ctx.info.verb === 'get') return writeAnswer(ctx, 200, toScale(await store.get(info.namespace, info.name!)));
+  const paths = scalePathsOf(ctx);
+  if (ctx.info.verb === 'get') return writeAnswer(ctx, 200, toScale(await store.get(info.namespace, info.name!), paths));
   let patchOrScale: any;
   let patchType: ReturnType<typeof patchTypeFromContentType>;
   if (ctx.info.verb === 'patch') {
@@ -47,7 +73,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     throw methodNotAllowed();
   }
   const updated = await store.guaranteedUpdate(info.namespace, info.name!, (cur) => {
-    const scale = toScale(cur);
+    const scale = toScale(cur, paths);
     const next = patchType ? applyPatch(patchType, scale, patchOrScale, 'autoscaling/v1/Scale') : patchOrScale;
     // Decoded as an autoscaling/v1 Scale: spec.replicas must fit its int32.
     checkFields(scaleKind, next, query(ctx, 'fieldValidation'), ctx.res);
@@ -58,10 +84,10 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     }
     const rv = next?.metadata?.resourceVersion;
     if (rv && rv !== cur.metadata.resourceVersion) throw conflict(store.gr, info.name!);
-    cur.spec.replicas = replicas;
+    writePath(cur, paths.specReplicasPath, replicas);
     return cur;
   }, { dryRun: isDryRun(ctx) });
-  writeAnswer(ctx, 200, toScale(updated));
+  writeAnswer(ctx, 200, toScale(updated, paths));
 }
 
 /** POST pods/x/binding: set spec.nodeName once, as the scheduler's bind does. */

@@ -65,7 +65,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     if (protobuf) return renderProtobuf(ev);
     let object = ev.object;
     if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
-      if (ctx.rendering === 'table') object = toTable(store.info, [ev.object], { resourceVersion: ev.object.metadata.resourceVersion }, include, new Date());
+      if (ctx.rendering === 'table') object = toTable(store, [ev.object], { resourceVersion: ev.object.metadata.resourceVersion }, include, new Date());
       else if (ctx.rendering === 'partial') object = partialObjectMetadata(ev.object);
       else return `{"type":"${ev.type}","object":${objectJSON(object)}}\n`;
     }

@@ -5,21 +5,16 @@
  * subresource kinds (autoscaling/v1 Scale, policy/v1 Eviction), which carry
  * those kinds' schemas. Documents are built once, on first request, and cached.
  */
-import { createHash } from 'node:crypto';
 import { apiVersionOf, groupVersions, kindKey, resources } from '../../api/resources.js';
 import { definitionNameFor, openapiDefinitions, reachableDefinitions } from '../../api/schema/index.js';
 import { buildPaths, gvPath, type GroupVersion } from './paths.js';
+import type { CustomCatalogue } from '../../registry/custom/catalogue.js';
+import { customDocuments } from './custom.js';
+import { openapiInfo, withHash, type OpenAPIV3Document } from './document.js';
 
 export { gvPath } from './paths.js';
 
-export interface OpenAPIV3Document {
-  /** The JSON text served for `GET /openapi/v3/<gvPath>`. */
-  body: string;
-  /** Upper-case hex SHA-512 of `body`: the `?hash=` of the index and the ETag. */
-  hash: string;
-}
-
-const KUBERNETES_VERSION = 'v1.32.0';
+export type { OpenAPIV3Document } from './document.js';
 
 let cache: Map<string, OpenAPIV3Document> | undefined;
 
@@ -38,8 +33,7 @@ function documents(): Map<string, OpenAPIV3Document> {
     const built = new Map<string, OpenAPIV3Document>();
     const subresourceKinds = resources.flatMap((r) => r.subresources).filter((s) => !s.streamed);
     for (const gv of openapiGroupVersions()) {
-      const body = JSON.stringify(buildDocument(gv, subresourceKinds));
-      built.set(gvPath(gv), { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase() });
+      built.set(gvPath(gv), withHash(JSON.stringify(buildDocument(gv, subresourceKinds))));
     }
     cache = built;
   }
@@ -60,20 +54,27 @@ function buildDocument(gv: GroupVersion, subresourceKinds: { group: string; vers
   for (const name of reachableDefinitions(refs)) schemas[name] = defs[name];
   return {
     openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: KUBERNETES_VERSION },
+    info: openapiInfo,
     paths: Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p]])),
     components: { schemas },
   };
 }
 
+/** Built-in documents, then those of the served custom resources' group-versions. */
+function allDocuments(custom?: CustomCatalogue): Map<string, OpenAPIV3Document> {
+  if (!custom?.versions().length) return documents();
+  return new Map([...documents(), ...customDocuments(custom)]);
+}
+
 /** `GET /openapi/v3`: `{paths: {"apis/apps/v1": {serverRelativeURL: "/openapi/v3/apis/apps/v1?hash=..."}}}`. */
-export function openapiV3Index(): { paths: Record<string, { serverRelativeURL: string }> } {
+export function openapiV3Index(custom?: CustomCatalogue): { paths: Record<string, { serverRelativeURL: string }> } {
   const paths: Record<string, { serverRelativeURL: string }> = {};
-  for (const [path, doc] of documents()) paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${doc.hash}` };
+  for (const [path, doc] of allDocuments(custom)) paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${doc.hash}` };
   return { paths };
 }
 
 /** `GET /openapi/v3/<gvPath>` (`api/v1`, `apis/apps/v1`); undefined for an unknown group-version. */
-export function openapiV3Document(gvPathArg: string): OpenAPIV3Document | undefined {
-  return documents().get(gvPathArg.replace(/^\/+|\/+$/g, ''));
+export function openapiV3Document(gvPathArg: string, custom?: CustomCatalogue): OpenAPIV3Document | undefined {
+  return allDocuments(custom).get(gvPathArg.replace(/^\/+|\/+$/g, ''));
 }
+

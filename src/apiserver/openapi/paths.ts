@@ -53,8 +53,8 @@ export interface Built {
 }
 
 /** Paths of every resource in `gv` (plus the group-version's discovery path). */
-export function buildPaths(gv: GroupVersion, resources: readonly ResourceInfo[]): Built {
-  const b = new Builder(gv);
+export function buildPaths(gv: GroupVersion, resources: readonly ResourceInfo[], customName?: (kindKey: string) => string | undefined): Built {
+  const b = new Builder(gv, customName);
   b.discoveryPath();
   for (const r of resources) if (r.group === gv.group && r.version === gv.version) b.resource(r);
   return { paths: b.paths, refs: b.refs };
@@ -78,7 +78,7 @@ class Builder {
   private readonly tag: string;
   private readonly idPart: string;
 
-  constructor(private readonly gv: GroupVersion) {
+  constructor(private readonly gv: GroupVersion, private readonly customName?: (kindKey: string) => string | undefined) {
     const group = gv.group ? gv.group.replace(/\.k8s\.io$/, '').split('.').map(capitalize).join('') : 'Core';
     this.tag = `${group.toLowerCase()}_${gv.version}`;
     this.idPart = `${group}${capitalize(gv.version)}`;
@@ -133,7 +133,7 @@ class Builder {
 
   /** The definition name of a kind; every served kind must have one. */
   private definition(k: { group: string; version: string; kind: string }): string {
-    const name = definitionNameFor(kindKey(k));
+    const name = this.customName?.(kindKey(k)) ?? definitionNameFor(kindKey(k));
     if (!name) throw new Error(`no OpenAPI definition for ${apiVersionOf(k)} ${k.kind}; is its module in scripts/gen-openapi.mjs?`);
     return name;
   }

@@ -86,7 +86,11 @@ export interface PrintOptions {
 
 /** Builds the columns and one row per object (the same for a get of one object: pass `[obj]`). */
 export function printTable(kindKey: string, objects: any[], opts: PrintOptions): { columnDefinitions: ColumnDefinition[]; rows: TableRow[] } {
-  const printer = printerFor(kindKey);
+  return printTableWith(printerFor(kindKey), objects, opts);
+}
+
+/** printTable with a given printer (custom resources bring theirs from the CRD). */
+export function printTableWith(printer: KindPrinter, objects: any[], opts: PrintOptions): { columnDefinitions: ColumnDefinition[]; rows: TableRow[] } {
   const ctx = { now: opts.now };
   const rows = objects.map((o) => printer.row(o, ctx));
   const columns = printer.columns.map((c) => ({ ...c }));
