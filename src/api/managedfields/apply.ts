@@ -1,0 +1,128 @@
+/**
+ * Server-side apply (structured-merge-diff's Updater.Apply, with upstream's
+ * fieldmanager chain around it):
+ *  1. The configuration's field set (minus server-owned metadata and the
+ *     fields the endpoint ignores) becomes the applier's entry.
+ *  2. The configuration is merged into the live object (merge.ts).
+ *  3. Fields the applier owned last time, no longer applies, and nobody
+ *     else owns are removed (prune).
+ *  4. The result is compared with the live object: a changed field owned by
+ *     another manager is a conflict. Without force, conflicts fail with 409;
+ *     with force, the other managers lose those fields. Removed fields leave
+ *     every entry.
+ *  5. For the manager "kubectl" (kubectl apply --server-side), conflicts on
+ *     fields whose live value still equals the last-applied-configuration
+ *     annotation are allowed: that is client-side apply's own state being
+ *     taken over. The annotation is then rewritten from the configuration.
+ */
+import { FieldSet } from './set.js';
+import { compare, ensureNamedFieldsAreMembers, toFieldSet } from './fieldset.js';
+import { merge, removeItems } from './merge.js';
+import { capManagers, decodeManagedFields, encodeManagedFields, managedTime, managerIdentifier, strippedFields, type Managed } from './managers.js';
+import { applyConflictError, type Conflict } from './conflicts.js';
+import { typeForKind } from './schema.js';
+import { jsonEqual } from './walk.js';
+import { withoutManagedFields, type WriteContext } from './update.js';
+import type { TypeNode } from './types.js';
+
+export const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+
+export interface ApplyContext extends WriteContext {
+  force: boolean;
+  /** Top-level fields this endpoint resets (status on the main resource, spec on /status). */
+  ignoredFields?: readonly string[];
+}
+
+/** The object after applying `config` to `live` (undefined: create), with its managedFields. */
+export function applyConfiguration(live: any | undefined, config: any, ctx: ApplyContext): any {
+  const type = typeForKind(ctx.kindKey);
+  const current = live ? withoutManagedFields(live) : { apiVersion: config.apiVersion, kind: config.kind, metadata: {} };
+  let managed: Managed;
+  try { managed = decodeManagedFields(live?.metadata?.managedFields); } catch { managed = new Map(); }
+  const applied = withoutIgnored(config, ctx.ignoredFields);
+  const configSet = toFieldSet(applied, type).difference(strippedFields);
+  const merged = merge(current, applied, type);
+  const applierId = managerIdentifier({ manager: ctx.manager, operation: 'Apply', apiVersion: ctx.apiVersion, subresource: ctx.subresource });
+  const last = managed.get(applierId);
+  managed.set(applierId, { manager: ctx.manager, operation: 'Apply', apiVersion: ctx.apiVersion, subresource: ctx.subresource, time: last?.time, set: configSet });
+  const result = last ? prune(merged, managed, last.set, type) : merged;
+  resolveConflicts(current, result, managed, applierId, ctx, type);
+  const entry = managed.get(applierId)!;
+  if (!last || !jsonEqual(current, result) || !last.set.equals(configSet)) entry.time = managedTime(ctx.now);
+  for (const [id, e] of managed) if (e.set.isEmpty()) managed.delete(id);
+  capManagers(managed, ctx.now);
+  const out: any = result;
+  if (ctx.manager === 'kubectl' && current.metadata?.annotations?.[lastAppliedAnnotation] !== undefined) {
+    out.metadata.annotations = { ...out.metadata.annotations, [lastAppliedAnnotation]: buildLastApplied(config) };
+  }
+  out.metadata = { ...out.metadata, managedFields: encodeManagedFields(managed) };
+  return out;
+}
+
+function withoutIgnored(config: any, ignored: readonly string[] | undefined): any {
+  if (!ignored?.length) return config;
+  const out = { ...config };
+  for (const f of ignored) delete out[f];
+  return out;
+}
+
+/** Step 3, as upstream's prune with addBackOwnedItems and addBackDanglingItems. */
+function prune(merged: unknown, managed: Managed, lastSet: FieldSet, type: TypeNode): unknown {
+  let owned = new FieldSet();
+  for (const e of managed.values()) owned = owned.union(e.set);
+  const mergedSet = ensureNamedFieldsAreMembers(toFieldSet(merged, type), type);
+  const toRemove = mergedSet
+    .intersection(ensureNamedFieldsAreMembers(lastSet, type))
+    .difference(ensureNamedFieldsAreMembers(owned, type))
+    .difference(strippedFields);
+  return toRemove.isEmpty() ? merged : removeItems(merged, toRemove, type);
+}
+
+/** Step 4 and 5: throws the 409 unless forced or allowed; otherwise moves ownership. */
+function resolveConflicts(live: any, result: any, managed: Managed, applierId: string, ctx: ApplyContext, type: TypeNode): void {
+  const { added, modified, removed } = compare(live, result, type);
+  const changed = added.union(modified);
+  const conflicts = new Map<string, FieldSet>();
+  for (const [id, e] of managed) {
+    if (id === applierId) continue;
+    const overlap = e.set.intersection(changed);
+    if (!overlap.isEmpty()) conflicts.set(id, overlap);
+  }
+  if (conflicts.size && !ctx.force) {
+    const allowed = ctx.manager === 'kubectl' ? allowedByLastApplied(live, type) : undefined;
+    const remaining: Conflict[] = [];
+    for (const [managerId, set] of conflicts) {
+      for (const path of (allowed ? set.difference(allowed) : set).paths()) remaining.push({ managerId, path });
+    }
+    if (remaining.length) throw applyConflictError(remaining);
+  }
+  for (const [id, e] of managed) {
+    if (id === applierId) continue;
+    const lost = conflicts.get(id);
+    e.set = (lost ? e.set.difference(lost) : e.set).difference(removed);
+  }
+}
+
+/** Fields the last-applied annotation sets to the values they still have (upstream's lastAppliedManager). */
+function allowedByLastApplied(live: any, type: TypeNode): FieldSet | undefined {
+  const text = live?.metadata?.annotations?.[lastAppliedAnnotation];
+  if (!text) return undefined;
+  let lastApplied: unknown;
+  try { lastApplied = JSON.parse(text); } catch { return undefined; }
+  try {
+    const set = toFieldSet(lastApplied, type);
+    return set.difference(compare(lastApplied, live, type).modified);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The annotation's new value: the configuration without the annotation itself (upstream's buildLastApplied). */
+function buildLastApplied(config: any): string {
+  const copy = structuredClone(config);
+  if (copy.metadata?.annotations) {
+    delete copy.metadata.annotations[lastAppliedAnnotation];
+  }
+  return JSON.stringify(copy);
+}
+

@@ -1,0 +1,96 @@
+/**
+ * metadata.managedFields as upstream's fieldmanager keeps it: one entry per
+ * (manager, operation, subresource, and for updates apiVersion), each with the
+ * set of fields that manager owns (FieldsV1) and the time of its last change.
+ */
+import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
+import { FieldSet } from './set.js';
+import { fieldElement } from './path.js';
+
+export type Operation = 'Apply' | 'Update';
+
+export interface ManagerEntry {
+  manager: string;
+  operation: Operation;
+  apiVersion: string;
+  subresource?: string;
+  time?: string;
+  set: FieldSet;
+}
+
+/** Entries by identifier (see managerIdentifier). */
+export type Managed = Map<string, ManagerEntry>;
+
+/**
+ * Upstream's BuildManagerIdentifier: the entry's JSON without fields and time;
+ * appliers without apiVersion, so applying in another version keeps one entry.
+ */
+export function managerIdentifier(e: { manager: string; operation: Operation; apiVersion: string; subresource?: string }): string {
+  const id: Record<string, string> = { manager: e.manager, operation: e.operation };
+  if (e.operation !== 'Apply') id.apiVersion = e.apiVersion;
+  if (e.subresource) id.subresource = e.subresource;
+  return JSON.stringify(id);
+}
+
+/** Decodes metadata.managedFields; throws an Error with upstream's reason when an entry is malformed. */
+export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | undefined): Managed {
+  const out: Managed = new Map();
+  for (const [i, e] of (entries ?? []).entries()) {
+    if (e.operation !== 'Apply' && e.operation !== 'Update') throw new Error(`error decoding managed fields entry ${i}: operation must be "Apply" or "Update"`);
+    if (e.fieldsType !== 'FieldsV1') throw new Error(`error decoding managed fields entry ${i}: invalid fieldsType "${e.fieldsType ?? ''}"`);
+    const entry: ManagerEntry = {
+      manager: e.manager ?? '', operation: e.operation, apiVersion: e.apiVersion ?? '',
+      subresource: e.subresource || undefined, time: e.time, set: FieldSet.fromFieldsV1(e.fieldsV1 ?? {}),
+    };
+    const id = managerIdentifier(entry);
+    const prev = out.get(id);
+    // Duplicate identifiers are merged, as upstream decodes them into one map entry.
+    out.set(id, prev ? { ...entry, set: prev.set.union(entry.set) } : entry);
+  }
+  return out;
+}
+
+/** Encodes entries in upstream's order: Apply before Update, then by time, manager, apiVersion, subresource. */
+export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
+  const entries = [...managed.values()].filter((e) => !e.set.isEmpty());
+  const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  entries.sort((p, q) => cmp(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || cmp(p.manager, q.manager)
+    || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource ?? '', q.subresource ?? ''));
+  return entries.map((e) => {
+    const out: ManagedFieldsEntry = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion };
+    if (e.time) out.time = e.time;
+    out.fieldsType = 'FieldsV1';
+    out.fieldsV1 = e.set.toFieldsV1();
+    if (e.subresource) out.subresource = e.subresource;
+    return out;
+  });
+}
+
+/** metav1.Time: RFC 3339 in UTC with second precision. */
+export const managedTime = (now: Date): string => now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * Fields the server owns, never tracked for a manager (upstream's stripMetaManager).
+ * Removed as single paths (not with what is below them), as upstream does.
+ */
+export const strippedFields: FieldSet = FieldSet.of(
+  [fieldElement('apiVersion')], [fieldElement('kind')], [fieldElement('metadata')],
+  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion']
+    .map((f) => [fieldElement('metadata'), fieldElement(f)]),
+);
+
+/** Upstream caps Update entries at 10; older ones fold into "ancient-changes". */
+const maxUpdateManagers = 10;
+
+export function capManagers(managed: Managed, now: Date): void {
+  const updates = [...managed.entries()].filter(([, e]) => e.operation === 'Update' && e.manager !== 'ancient-changes');
+  if (updates.length <= maxUpdateManagers) return;
+  updates.sort(([, a], [, b]) => Date.parse(a.time ?? '') - Date.parse(b.time ?? ''));
+  for (const [id, e] of updates.slice(0, updates.length - maxUpdateManagers + 1)) {
+    const key = managerIdentifier({ manager: 'ancient-changes', operation: 'Update', apiVersion: e.apiVersion, subresource: e.subresource });
+    const prev = managed.get(key);
+    managed.set(key, { manager: 'ancient-changes', operation: 'Update', apiVersion: e.apiVersion, subresource: e.subresource, time: managedTime(now), set: prev ? prev.set.union(e.set) : e.set });
+    managed.delete(id);
+  }
+}

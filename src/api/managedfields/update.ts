@@ -1,0 +1,81 @@
+/**
+ * Managed fields for Update operations (create, PUT, json/merge/strategic
+ * patches, status and scale writes), as upstream's FieldManager.Update with
+ * its managedFieldsUpdater:
+ *  1. The managed fields come from the new object when it carries any (a
+ *     client may rewrite them; [{}] resets them), else from the live object;
+ *     subresource writes always take the live ones.
+ *  2. The live object (the kind's zero value on create) is compared with the
+ *     new one. Fields added or modified move to the writer: every other
+ *     entry loses them. Fields removed leave every entry.
+ *  3. The writer's entry (per manager, apiVersion and subresource) gains the
+ *     changed fields and the current time; a write that changes nothing
+ *     leaves its entry and time alone.
+ */
+import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
+import { compare } from './fieldset.js';
+import { capManagers, decodeManagedFields, encodeManagedFields, managedTime, managerIdentifier, strippedFields, type Managed } from './managers.js';
+import { typeForKind } from './schema.js';
+import { zeroObject } from './zero.js';
+
+export interface WriteContext {
+  /** `apps/v1/Deployment`. */
+  kindKey: string;
+  apiVersion: string;
+  manager: string;
+  subresource?: string;
+  now: Date;
+}
+
+/** Entries decoded from the new object unless absent, unreadable or a subresource write (rule 1). */
+function decodeLiveOrNew(live: any, next: any, isSubresource: boolean): Managed {
+  const liveEntries = live?.metadata?.managedFields;
+  const newEntries = next?.metadata?.managedFields;
+  if (!isSubresource) {
+    if (Array.isArray(newEntries) && newEntries.length === 1 && Object.keys(newEntries[0] ?? {}).length === 0) return new Map();
+    try {
+      const managed = decodeManagedFields(newEntries);
+      if (managed.size) return managed;
+    } catch { /* fall back to the live object's, as upstream does */ }
+  }
+  try {
+    return decodeManagedFields(liveEntries);
+  } catch {
+    return new Map();
+  }
+}
+
+/** A shallow copy without metadata.managedFields. */
+export function withoutManagedFields(obj: any): any {
+  if (!obj?.metadata?.managedFields) return obj;
+  const { managedFields: _m, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
+/**
+ * The managedFields `next` should carry after `live` (undefined on create)
+ * became `next`; undefined when they cannot be computed (upstream then drops them).
+ */
+export function updateManagedFields(live: any | undefined, next: any, ctx: WriteContext): ManagedFieldsEntry[] | undefined {
+  try {
+    const managed = decodeLiveOrNew(live, next, !!ctx.subresource);
+    const type = typeForKind(ctx.kindKey);
+    const before = live ? withoutManagedFields(live) : zeroObject(ctx.kindKey);
+    const { added, modified, removed } = compare(before, withoutManagedFields(next), type);
+    const changed = added.union(modified).difference(strippedFields);
+    for (const [id, e] of managed) {
+      e.set = e.set.difference(changed).difference(removed);
+      if (e.set.isEmpty()) managed.delete(id);
+    }
+    if (!changed.isEmpty()) {
+      const entry = { manager: ctx.manager, operation: 'Update' as const, apiVersion: ctx.apiVersion, subresource: ctx.subresource };
+      const id = managerIdentifier(entry);
+      const prev = managed.get(id);
+      managed.set(id, { ...entry, time: managedTime(ctx.now), set: prev ? prev.set.union(changed) : changed });
+      capManagers(managed, ctx.now);
+    }
+    return encodeManagedFields(managed);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The JSON of a kind's Go zero value (`objectCreater.New(gvk)` encoded):
+ * value structs as {}, slices and maps without omitempty as null. Upstream
+ * tracks a create as an update from this object, which is why a create owns
+ * `f:spec: {f:replicas: {}}` but `f:labels: {".": {}, ...}`: spec was there
+ * (empty) before, labels were not.
+ */
+import { definitionNameFor, openapiDefinitions, refName, type OpenAPISchema } from '../schema/definitions.js';
+import { zeroFields } from './list-types.js';
+
+const cache = new Map<string, Record<string, unknown>>();
+
+export function zeroObject(kindKey: string): Record<string, unknown> {
+  const name = definitionNameFor(kindKey);
+  if (name === undefined) return { metadata: {} };
+  let zero = cache.get(name);
+  if (!zero) {
+    zero = zeroOf(name) ?? {};
+    zero.metadata ??= {};
+    cache.set(name, zero);
+  }
+  return structuredClone(zero);
+}
+
+function refOf(schema: OpenAPISchema): string | undefined {
+  const ref = schema.$ref ?? schema.allOf?.[0]?.$ref;
+  return ref ? refName(ref) : undefined;
+}
+
+function zeroOf(definition: string): Record<string, unknown> | undefined {
+  const schema = openapiDefinitions()[definition];
+  if (!schema?.properties) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [field, how] of Object.entries(zeroFields[definition] ?? {})) {
+    const prop = schema.properties[field];
+    if (!prop) continue;
+    if (how === 'null') {
+      if (prop.type === 'array' || (prop.type === 'object' && prop.additionalProperties)) out[field] = null;
+      continue;
+    }
+    const ref = refOf(prop);
+    const child = ref ? zeroOf(ref) : undefined;
+    if (child) out[field] = child;
+  }
+  return out;
+}

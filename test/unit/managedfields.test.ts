@@ -1,0 +1,224 @@
+/**
+ * Managed fields and server-side apply: FieldsV1 encoding, set algebra,
+ * typed field sets and comparisons, merge, and the Update/Apply operations
+ * with upstream's conflict messages.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  FieldSet, applyConfiguration, compare, conflictMessage, merge, pathToString, toFieldSet, typeForKind, updateManagedFields,
+} from '../../src/api/managedfields/index.js';
+import { StatusError } from '../../src/api/status.js';
+
+const deployment = typeForKind('apps/v1/Deployment');
+const pod = typeForKind('v1/Pod');
+const unknownKind = typeForKind('example.com/v1/Widget');
+const now = new Date('2026-01-02T03:04:05.678Z');
+
+describe('FieldsV1 encoding', () => {
+  const cases: { name: string; fields: object }[] = [
+    { name: 'leaves', fields: { 'f:spec': { 'f:replicas': {} } } },
+    { name: 'member with children', fields: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } } },
+    { name: 'keys and values', fields: { 'f:spec': { 'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {} } } }, 'f:metadata': { 'f:finalizers': { 'v:"a"': {} } } } },
+    { name: 'index', fields: { 'f:items': { 'i:0': {} } } },
+  ];
+  for (const c of cases) {
+    it(`round-trips ${c.name}`, () => {
+      assert.deepEqual(FieldSet.fromFieldsV1(c.fields).toFieldsV1(), c.fields);
+    });
+  }
+  it('orders fields before keys, values and indexes, and keys by their values', () => {
+    const s = FieldSet.of(['i:1'], ['v:"b"'], ['k:{"port":443}'], ['k:{"port":80}'], ['f:z'], ['f:a']);
+    assert.deepEqual(Object.keys(s.toFieldsV1()), ['f:a', 'f:z', 'k:{"port":80}', 'k:{"port":443}', 'v:"b"', 'i:1']);
+  });
+  it('refuses a malformed element', () => {
+    assert.throws(() => FieldSet.fromFieldsV1({ 'x:y': {} }), /invalid path element/);
+    assert.throws(() => FieldSet.fromFieldsV1({ 'k:notjson': {} }), /invalid path element/);
+  });
+  it('prints paths as upstream', () => {
+    assert.equal(pathToString(['f:spec', 'f:containers', 'k:{"name":"x"}', 'f:image']), '.spec.containers[name="x"].image');
+    assert.equal(pathToString(['f:metadata', 'f:finalizers', 'v:"a"']), '.metadata.finalizers[="a"]');
+    assert.equal(pathToString(['f:spec', 'f:ports', 'k:{"port":80,"protocol":"TCP"}']), '.spec.ports[port=80,protocol="TCP"]');
+  });
+});
+
+describe('set algebra', () => {
+  const a = FieldSet.of(['f:a'], ['f:b', 'f:c'], ['f:b'], ['f:d', 'f:e']);
+  const b = FieldSet.of(['f:b'], ['f:d', 'f:e'], ['f:x']);
+  const cases: { name: string; got: FieldSet; want: object }[] = [
+    { name: 'union', got: a.union(b), want: { 'f:a': {}, 'f:b': { '.': {}, 'f:c': {} }, 'f:d': { 'f:e': {} }, 'f:x': {} } },
+    { name: 'intersection', got: a.intersection(b), want: { 'f:b': {}, 'f:d': { 'f:e': {} } } },
+    { name: 'difference keeps children of a removed member', got: a.difference(b), want: { 'f:a': {}, 'f:b': { 'f:c': {} } } },
+    { name: 'recursive difference drops them', got: a.recursiveDifference(b), want: { 'f:a': {} } },
+  ];
+  for (const c of cases) it(c.name, () => assert.deepEqual(c.got.toFieldsV1(), c.want));
+  it('empty and equality', () => {
+    assert.ok(a.difference(a).isEmpty());
+    assert.ok(a.union(b).equals(b.union(a)));
+    assert.ok(!a.equals(b));
+    assert.deepEqual(a.paths().map(pathToString), ['.a', '.b', '.b.c', '.d.e']);
+  });
+});
+
+describe('typed field sets', () => {
+  const cases: { name: string; type: typeof pod; value: object; want: object }[] = [
+    {
+      name: 'struct fields are leaves, map entries and list items members',
+      type: deployment,
+      value: { metadata: { name: 'x', labels: { app: 'a' } }, spec: { replicas: 2, selector: { matchLabels: { app: 'a' } }, template: { spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80 }] }] } } } },
+      want: {
+        'f:metadata': { 'f:labels': { 'f:app': {} }, 'f:name': {} },
+        'f:spec': {
+          'f:replicas': {}, 'f:selector': {},
+          'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {}, 'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } } } } } },
+        },
+      },
+    },
+    {
+      name: 'sets, atomic lists and empty structs',
+      type: pod,
+      value: { metadata: { finalizers: ['a', 'b'] }, spec: { tolerations: [{ key: 'k' }], securityContext: {} } },
+      want: { 'f:metadata': { 'f:finalizers': { 'v:"a"': {}, 'v:"b"': {} } }, 'f:spec': { 'f:securityContext': {}, 'f:tolerations': {} } },
+    },
+    {
+      name: 'no schema: maps granular, lists atomic',
+      type: unknownKind,
+      value: { spec: { size: 3, items: [1, 2], nested: { a: 'b' } } },
+      want: { 'f:spec': { '.': {}, 'f:items': {}, 'f:nested': { '.': {}, 'f:a': {} }, 'f:size': {} } },
+    },
+  ];
+  for (const c of cases) it(c.name, () => assert.deepEqual(toFieldSet(c.value, c.type).toFieldsV1(), c.want));
+
+  it('refuses an associative list item without its key', () => {
+    assert.throws(() => toFieldSet({ spec: { containers: [{ image: 'x' }] } }, pod), /omits key field "name"/);
+  });
+});
+
+describe('compare', () => {
+  const cases: { name: string; lhs: object; rhs: object; added: object; modified: object; removed: object }[] = [
+    {
+      name: 'a new map is added with its entries',
+      lhs: { metadata: {} }, rhs: { metadata: { labels: { a: '1' } } },
+      added: { 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } } }, modified: {}, removed: {},
+    },
+    {
+      name: 'changed and removed leaves',
+      lhs: { spec: { replicas: 1, paused: true } }, rhs: { spec: { replicas: 2 } },
+      added: {}, modified: { 'f:spec': { 'f:replicas': {} } }, removed: { 'f:spec': { 'f:paused': {} } },
+    },
+    {
+      name: 'list items by key',
+      lhs: { spec: { template: { spec: { containers: [{ name: 'a', image: '1' }] } } } },
+      rhs: { spec: { template: { spec: { containers: [{ name: 'a', image: '2' }, { name: 'b' }] } } } },
+      added: { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"b"}': { '.': {}, 'f:name': {} } } } } } },
+      modified: { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"a"}': { 'f:image': {} } } } } } },
+      removed: {},
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const got = compare(c.lhs, c.rhs, deployment);
+      assert.deepEqual(got.added.toFieldsV1(), c.added);
+      assert.deepEqual(got.modified.toFieldsV1(), c.modified);
+      assert.deepEqual(got.removed.toFieldsV1(), c.removed);
+    });
+  }
+});
+
+describe('merge', () => {
+  const cases: { name: string; live: unknown; config: unknown; want: unknown }[] = [
+    { name: 'maps merge', live: { spec: { replicas: 1, paused: true } }, config: { spec: { replicas: 3 } }, want: { spec: { replicas: 3, paused: true } } },
+    {
+      name: 'associative lists merge by key, config order first',
+      live: { spec: { template: { spec: { containers: [{ name: 'a', image: '1' }, { name: 'b', image: '1' }] } } } },
+      config: { spec: { template: { spec: { containers: [{ name: 'c', image: '3' }, { name: 'a', image: '2' }] } } } },
+      want: { spec: { template: { spec: { containers: [{ name: 'c', image: '3' }, { name: 'a', image: '2' }, { name: 'b', image: '1' }] } } } },
+    },
+    {
+      name: 'atomic lists and structs are replaced',
+      live: { spec: { selector: { matchLabels: { a: '1' } }, template: { spec: { tolerations: [{ key: 'x' }] } } } },
+      config: { spec: { selector: { matchLabels: { b: '2' } }, template: { spec: { tolerations: [{ key: 'y' }] } } } },
+      want: { spec: { selector: { matchLabels: { b: '2' } }, template: { spec: { tolerations: [{ key: 'y' }] } } } },
+    },
+    { name: 'sets union', live: { metadata: { finalizers: ['a', 'b'] } }, config: { metadata: { finalizers: ['c', 'a'] } }, want: { metadata: { finalizers: ['c', 'a', 'b'] } } },
+  ];
+  for (const c of cases) it(c.name, () => assert.deepEqual(merge(c.live, c.config, deployment), c.want));
+});
+
+const ctx = { kindKey: 'apps/v1/Deployment', apiVersion: 'apps/v1', now };
+const dep = (replicas: number, extra: object = {}) => ({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', ...extra },
+  spec: { replicas, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+});
+
+describe('update operations', () => {
+  it('a create owns what it set; value structs that were there empty carry no "."', () => {
+    const created = dep(1, { labels: { a: 'b' } });
+    const mf = updateManagedFields(undefined, created, { ...ctx, manager: 'kubectl-create' })!;
+    assert.equal(mf.length, 1);
+    assert.deepEqual({ ...mf[0], fieldsV1: undefined }, { manager: 'kubectl-create', operation: 'Update', apiVersion: 'apps/v1', time: '2026-01-02T03:04:05Z', fieldsType: 'FieldsV1', fieldsV1: undefined });
+    const f = mf[0].fieldsV1 as any;
+    assert.deepEqual(f['f:metadata'], { 'f:labels': { '.': {}, 'f:a': {} } });
+    assert.deepEqual(f['f:spec']['f:replicas'], {});
+    assert.ok(!('.' in f['f:spec']), 'spec existed in the zero object');
+    assert.deepEqual(f['f:spec']['f:template']['f:spec']['f:containers'], { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {} } });
+  });
+  it('another manager takes the fields it changes; a no-op keeps the time', () => {
+    const v1 = dep(1);
+    v1.metadata = { ...v1.metadata, managedFields: updateManagedFields(undefined, v1, { ...ctx, manager: 'a' }) } as any;
+    const v2 = structuredClone(v1);
+    v2.spec.replicas = 5;
+    const later = new Date('2026-01-02T04:00:00Z');
+    const mf = updateManagedFields(v1, v2, { ...ctx, manager: 'b', subresource: 'scale', now: later })!;
+    assert.deepEqual(mf.map((e) => [e.manager, e.subresource, e.time]), [['a', undefined, '2026-01-02T03:04:05Z'], ['b', 'scale', '2026-01-02T04:00:00Z']]);
+    assert.ok(!('f:replicas' in (mf[0].fieldsV1 as any)['f:spec']));
+    assert.deepEqual(mf[1].fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+    const same = updateManagedFields(v1, structuredClone(v1), { ...ctx, manager: 'a', now: later })!;
+    assert.equal(same[0].time, '2026-01-02T03:04:05Z');
+  });
+});
+
+describe('apply', () => {
+  const applyCtx = { ...ctx, manager: 'm', force: false, ignoredFields: ['status'] };
+  it('creates, then a changed apply moves values and prunes dropped fields', () => {
+    const first = applyConfiguration(undefined, dep(1, { labels: { a: '1', b: '2' } }), applyCtx);
+    assert.deepEqual(first.metadata.managedFields[0].operation, 'Apply');
+    const second = applyConfiguration(first, dep(2, { labels: { a: '1' } }), applyCtx);
+    assert.equal(second.spec.replicas, 2);
+    assert.deepEqual(second.metadata.labels, { a: '1' });
+  });
+  it('keeps a dropped field another manager also owns', () => {
+    const first = applyConfiguration(undefined, dep(1, { labels: { a: '1', b: '2' } }), applyCtx);
+    const other = applyConfiguration(first, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels: { b: '2' } } }, { ...applyCtx, manager: 'o' });
+    const third = applyConfiguration(other, dep(1, { labels: { a: '1' } }), applyCtx);
+    assert.deepEqual(third.metadata.labels, { a: '1', b: '2' });
+  });
+  it('conflicts with an updater, and force takes ownership', () => {
+    const first = applyConfiguration(undefined, dep(1), applyCtx);
+    const scaled = structuredClone(first);
+    scaled.spec.replicas = 3;
+    scaled.metadata.managedFields = updateManagedFields(first, scaled, { ...ctx, manager: 'kubectl-client-side-apply' });
+    assert.throws(() => applyConfiguration(scaled, dep(1), applyCtx), (e: unknown) => {
+      assert.ok(e instanceof StatusError);
+      assert.equal(e.code, 409);
+      assert.equal(e.status.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.replicas');
+      assert.deepEqual(e.status.details?.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-client-side-apply" using apps/v1', field: '.spec.replicas' }]);
+      return true;
+    });
+    const forced = applyConfiguration(scaled, dep(1), { ...applyCtx, force: true });
+    assert.equal(forced.spec.replicas, 1);
+    assert.deepEqual(forced.metadata.managedFields.map((e: any) => e.manager), ['m']);
+  });
+  it('formats several conflicts grouped by manager', () => {
+    const id = JSON.stringify({ manager: 'm', operation: 'Update', apiVersion: 'v1' });
+    assert.equal(conflictMessage([{ managerId: id, path: ['f:a'] }, { managerId: id, path: ['f:b'] }]),
+      'Apply failed with 2 conflicts: conflicts with "m" using v1:\n- .a\n- .b');
+    const applier = JSON.stringify({ manager: 'x', operation: 'Apply', subresource: 'status' });
+    assert.equal(conflictMessage([{ managerId: applier, path: ['f:a'] }]), 'Apply failed with 1 conflict: conflict with "x" with subresource "status": .a');
+  });
+  it('applying the same value as another owner shares the field without conflict', () => {
+    const first = applyConfiguration(undefined, dep(1), applyCtx);
+    const second = applyConfiguration(first, dep(1), { ...applyCtx, manager: 'n' });
+    assert.deepEqual(second.metadata.managedFields.map((e: any) => e.manager).sort(), ['m', 'n']);
+  });
+});
