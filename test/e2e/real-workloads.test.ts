@@ -191,18 +191,19 @@ describe('seed workloads on two real containerd nodes', () => {
     await apply(sts);
 
     // web-1 may only appear once web-0 is Running and Ready.
-    const seenBefore1: string[] = [];
     await eventually(async () => {
       const ps = await pods('app=nginx');
       const w0 = ps.find((p) => p.metadata!.name === 'web-0');
       const w1 = ps.find((p) => p.metadata!.name === 'web-1');
       if (w1) assert.ok(w0 && ready(w0), 'web-1 created while web-0 was not Ready');
-      else seenBefore1.push(w0 ? (ready(w0) ? 'ready' : 'pending') : 'none');
       return w0 && w1 && ready(w0) && ready(w1);
     }, 90_000, 'web-0 and web-1 Ready').catch(async (e) => { throw new Error(`${(e as Error).message}\n${await diagnose()}`); });
-    assert.ok(seenBefore1.includes('pending') || seenBefore1.includes('none'), `observed web-0 alone first: ${seenBefore1}`);
-
-    const first = (await pods('app=nginx')).find((p) => p.metadata!.name === 'web-0')!;
+    // Not only sampled: the recorded times say web-1 was created no earlier than web-0 became Ready (second precision).
+    const both = await pods('app=nginx');
+    const first = both.find((p) => p.metadata!.name === 'web-0')!;
+    const secondCreated = Date.parse(both.find((p) => p.metadata!.name === 'web-1')!.metadata!.creationTimestamp!);
+    const firstReady = Date.parse(first.status!.conditions!.find((c) => c.type === 'Ready')!.lastTransitionTime!);
+    assert.ok(secondCreated >= firstReady, `web-1 created at ${secondCreated}, web-0 Ready at ${firstReady}`);
     assert.equal(first.spec!.nodeName, 'real-b', 'the control-plane node is tainted NoSchedule');
     const pvc = JSON.parse((await cluster!.kubectl(['get', 'pvc', 'www-web-0', '-o', 'json'])).stdout);
     assert.equal(pvc.status.phase, 'Bound');
