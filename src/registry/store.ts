@@ -6,7 +6,8 @@
 import type { Backend, KeyValue, WatchEvent } from '../storage/backend.js';
 import { CompactedError } from '../storage/backend.js';
 import type { ResourceInfo } from '../api/resources.js';
-import { apiVersionOf } from '../api/resources.js';
+import { apiVersionOf, kindKey } from '../api/resources.js';
+import { updateManagedFields } from '../api/managedfields/index.js';
 import {
   alreadyExists, badRequest, conflict, gone, invalidObject, notFound, StatusError, GroupResource,
 } from '../api/status.js';
@@ -40,7 +41,16 @@ export interface StoreDeps {
 
 export interface ListResult<T = any> { items: T[]; resourceVersion: string; continue?: string; remainingItemCount?: number }
 
-export interface UpdateOptions { subresource?: string; dryRun?: boolean }
+/** Who a write is recorded for in metadata.managedFields (an Update operation). */
+export interface FieldManagerOptions {
+  manager: string;
+  /** 'status' or 'scale' for subresource writes. */
+  subresource?: string;
+}
+
+export interface CreateOptions { dryRun?: boolean; fieldManager?: FieldManagerOptions }
+
+export interface UpdateOptions { subresource?: string; dryRun?: boolean; fieldManager?: FieldManagerOptions }
 
 export interface Watch {
   close(): void;
@@ -166,7 +176,7 @@ export class Store {
     return waitUntilFresh(this.deps.backend, revision, this.deps.freshnessWaitMs ?? defaultFreshnessWaitMs);
   }
 
-  async create(namespace: string | undefined, input: any, opts: { dryRun?: boolean } = {}): Promise<any> {
+  async create(namespace: string | undefined, input: any, opts: CreateOptions = {}): Promise<any> {
     const obj = clone(input);
     obj.metadata ??= {};
     const meta = obj.metadata;
@@ -190,6 +200,7 @@ export class Store {
     await this.deps.hooks?.admit?.('create', this.info, obj);
     const errs = this.strategy.validate(obj);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, meta.name, errs);
+    if (opts.fieldManager) this.trackManagedFields(undefined, obj, opts.fieldManager);
     if (opts.dryRun) return obj;
     const res = await this.deps.backend.create(this.key(namespace, meta.name), this.encode(obj));
     if (!res.ok) throw alreadyExists(this.gr, meta.name);
@@ -233,6 +244,7 @@ export class Store {
       const rv = next?.metadata?.resourceVersion;
       if (rv && rv !== old.metadata.resourceVersion) throw conflict(this.gr, name);
       const obj = await this.prepareUpdate(next, old, opts);
+      if (opts.fieldManager) this.trackManagedFields(old, obj, opts.fieldManager);
       if (stableStringify(obj) === stableStringify(old)) return old;
       if (opts.dryRun) return obj;
       if (shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj)) {
@@ -244,6 +256,19 @@ export class Store {
       }
       if (opts.preconditionRV || attempt >= maxConflictRetries) throw conflict(this.gr, name);
     }
+  }
+
+  /**
+   * Records the write in metadata.managedFields as an Update operation, after
+   * defaulting and the strategy (so fields the strategy resets, such as status
+   * on the main resource, are never counted as changed by the writer).
+   */
+  private trackManagedFields(old: any | undefined, obj: any, fm: FieldManagerOptions): void {
+    const managedFields = updateManagedFields(old, obj, {
+      kindKey: kindKey(this.info), apiVersion: this.apiVersion, manager: fm.manager, subresource: fm.subresource, now: this.deps.clock.now(),
+    });
+    if (managedFields?.length) obj.metadata.managedFields = managedFields;
+    else delete obj.metadata.managedFields;
   }
 
   private async prepareUpdate(next: any, old: any, opts: UpdateOptions): Promise<any> {
