@@ -7,7 +7,7 @@ import type { Backend, KeyValue, WatchEvent } from '../storage/backend.js';
 import { CompactedError } from '../storage/backend.js';
 import type { ResourceInfo } from '../api/resources.js';
 import { apiVersionOf, kindKey } from '../api/resources.js';
-import { updateManagedFields } from '../api/managedfields/index.js';
+import { resetFields, updateManagedFields } from '../api/managedfields/index.js';
 import {
   alreadyExists, badRequest, conflict, gone, invalidObject, notFound, StatusError, GroupResource,
 } from '../api/status.js';
@@ -190,6 +190,8 @@ export class Store {
     obj.apiVersion = this.apiVersion;
     obj.kind = this.info.kind;
     this.strategy.applyDefaults(obj);
+    // Tracked as upstream does: on the decoded, defaulted object, before the strategy and admission.
+    const managedFields = opts.fieldManager && this.managedFieldsFor(undefined, obj, opts.fieldManager);
     this.strategy.prepareForCreate(obj);
     meta.uid = newUID();
     meta.creationTimestamp = rfc3339(this.deps.clock.now());
@@ -200,7 +202,7 @@ export class Store {
     await this.deps.hooks?.admit?.('create', this.info, obj);
     const errs = this.strategy.validate(obj);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, meta.name, errs);
-    if (opts.fieldManager) this.trackManagedFields(undefined, obj, opts.fieldManager);
+    if (managedFields !== undefined) setManagedFields(obj, managedFields);
     if (opts.dryRun) return obj;
     const res = await this.deps.backend.create(this.key(namespace, meta.name), this.encode(obj));
     if (!res.ok) throw alreadyExists(this.gr, meta.name);
@@ -244,7 +246,6 @@ export class Store {
       const rv = next?.metadata?.resourceVersion;
       if (rv && rv !== old.metadata.resourceVersion) throw conflict(this.gr, name);
       const obj = await this.prepareUpdate(next, old, opts);
-      if (opts.fieldManager) this.trackManagedFields(old, obj, opts.fieldManager);
       if (stableStringify(obj) === stableStringify(old)) return old;
       if (opts.dryRun) return obj;
       if (shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj)) {
@@ -259,16 +260,15 @@ export class Store {
   }
 
   /**
-   * Records the write in metadata.managedFields as an Update operation, after
-   * defaulting and the strategy (so fields the strategy resets, such as status
-   * on the main resource, are never counted as changed by the writer).
+   * The write as an Update operation in metadata.managedFields. Fields the
+   * endpoint resets (status on the main resource, all but status on /status)
+   * are not the writer's; null means upstream would drop the field.
    */
-  private trackManagedFields(old: any | undefined, obj: any, fm: FieldManagerOptions): void {
-    const managedFields = updateManagedFields(old, obj, {
-      kindKey: kindKey(this.info), apiVersion: this.apiVersion, manager: fm.manager, subresource: fm.subresource, now: this.deps.clock.now(),
-    });
-    if (managedFields?.length) obj.metadata.managedFields = managedFields;
-    else delete obj.metadata.managedFields;
+  private managedFieldsFor(old: any | undefined, obj: any, fm: FieldManagerOptions): any[] | null {
+    const ignoredFields = resetFields(this.strategy.hasStatus, fm.subresource, old, obj);
+    return updateManagedFields(old, obj, {
+      kindKey: kindKey(this.info), apiVersion: this.apiVersion, manager: fm.manager, subresource: fm.subresource, now: this.deps.clock.now(), ignoredFields,
+    }) ?? null;
   }
 
   private async prepareUpdate(next: any, old: any, opts: UpdateOptions): Promise<any> {
@@ -289,6 +289,7 @@ export class Store {
     }
     dropEmptyMetadata(m);
     this.strategy.applyDefaults(next);
+    const managedFields = opts.fieldManager && this.managedFieldsFor(old, next, opts.fieldManager);
     // Bindings are written by the apiserver itself (spec.nodeName plus the PodScheduled condition).
     if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old);
     else if (opts.subresource !== 'binding') this.strategy.prepareForUpdate(next, old);
@@ -296,6 +297,7 @@ export class Store {
     // The binding subresource checks its own preconditions (upstream does not run pod update validation there).
     const errs = opts.subresource === 'binding' ? [] : this.strategy.validateUpdate(next, old, opts.subresource);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, m.name, errs);
+    if (managedFields !== undefined) setManagedFields(next, managedFields);
     return next;
   }
 
@@ -445,3 +447,9 @@ function decodeContinue(token: string, prefix: string): { rv: number; start: str
 }
 
 export { StatusError };
+
+/** Writes computed managedFields (null or empty: none). */
+function setManagedFields(obj: any, managedFields: any[] | null): void {
+  if (managedFields?.length) obj.metadata.managedFields = managedFields;
+  else delete obj.metadata.managedFields;
+}

@@ -7,7 +7,7 @@
  */
 import { badRequest } from '../../api/status.js';
 import { kindKey } from '../../api/resources.js';
-import { applyConfiguration } from '../../api/managedfields/index.js';
+import { applyConfiguration, resetFields } from '../../api/managedfields/index.js';
 import { decodeBody, readBody } from '../body.js';
 import { checkFields } from '../field-validation.js';
 import { HandlerContext, isDryRun, query } from './context.js';
@@ -30,7 +30,7 @@ export async function handleApply(ctx: HandlerContext): Promise<void> {
   const subresource = info.subresource === 'status' ? 'status' : undefined;
   const applyCtx = {
     kindKey: kindKey(store.info), apiVersion: store.apiVersion, manager, force, subresource, now: ctx.now,
-    ignoredFields: store.strategy.hasStatus ? [subresource ? 'spec' : 'status'] : [],
+    ignoredFields: resetFields(store.strategy.hasStatus, subresource, config),
   };
   const dryRun = isDryRun(ctx);
   for (let attempt = 0; ; attempt++) {
