@@ -43,7 +43,10 @@ function parse(text, prefix) {
     }
     if (current && line === '}') { current = undefined; markers = []; continue; }
     if (current) {
-      const field = /^(\w+)\s+([^\s`]+)?\s*`([^`]*)`/.exec(line);
+      // `Name Type \`tags\`` or an embedded `pkg.Type \`tags\`` (field[1] then undefined).
+      const named = /^(\w+)\s+([^\s`]+)\s+`([^`]*)`/.exec(line);
+      const embedded = named ? null : /^(\*?[\w.]+)\s+`([^`]*)`/.exec(line);
+      const field = named ?? (embedded && [embedded[0], embedded[1], embedded[1], embedded[2]]);
       if (field) {
         const tagText = field[3];
         const json = /json:"([^"]*)"/.exec(tagText)?.[1] ?? '';
@@ -82,8 +85,8 @@ parse(show(machineryRepo, 'pkg/apis/meta/v1/types.go'), 'io.k8s.apimachinery.pkg
 // Inlined structs (EphemeralContainer embeds EphemeralContainerCommon) lend their fields.
 for (const [def, embedded] of Object.entries(inline)) {
   for (const e of embedded) {
-    fields[def] = { ...(fields[e] ?? {}), ...(fields[def] ?? {}) };
-    zero[def] = { ...(zero[e] ?? {}), ...(zero[def] ?? {}) };
+    if (fields[e]) fields[def] = { ...fields[e], ...(fields[def] ?? {}) };
+    if (zero[e]) zero[def] = { ...zero[e], ...(zero[def] ?? {}) };
   }
 }
 

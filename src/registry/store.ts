@@ -8,6 +8,7 @@ import { CompactedError } from '../storage/backend.js';
 import type { ResourceInfo } from '../api/resources.js';
 import { apiVersionOf, kindKey } from '../api/resources.js';
 import { printerFor, type KindPrinter } from './printers/index.js';
+import { resetFields, updateManagedFields } from '../api/managedfields/index.js';
 import {
   alreadyExists, badRequest, conflict, gone, invalidObject, notFound, StatusError, GroupResource,
 } from '../api/status.js';
@@ -41,7 +42,16 @@ export interface StoreDeps {
 
 export interface ListResult<T = any> { items: T[]; resourceVersion: string; continue?: string; remainingItemCount?: number }
 
-export interface UpdateOptions { subresource?: string; dryRun?: boolean }
+/** Who a write is recorded for in metadata.managedFields (an Update operation). */
+export interface FieldManagerOptions {
+  manager: string;
+  /** 'status' or 'scale' for subresource writes. */
+  subresource?: string;
+}
+
+export interface CreateOptions { dryRun?: boolean; fieldManager?: FieldManagerOptions }
+
+export interface UpdateOptions { subresource?: string; dryRun?: boolean; fieldManager?: FieldManagerOptions }
 
 export interface Watch {
   close(): void;
@@ -181,7 +191,7 @@ export class Store {
     return waitUntilFresh(this.deps.backend, revision, this.deps.freshnessWaitMs ?? defaultFreshnessWaitMs);
   }
 
-  async create(namespace: string | undefined, input: any, opts: { dryRun?: boolean } = {}): Promise<any> {
+  async create(namespace: string | undefined, input: any, opts: CreateOptions = {}): Promise<any> {
     const obj = clone(input);
     obj.metadata ??= {};
     const meta = obj.metadata;
@@ -195,6 +205,8 @@ export class Store {
     obj.apiVersion = this.apiVersion;
     obj.kind = this.info.kind;
     this.strategy.applyDefaults(obj);
+    // Tracked as upstream does: on the decoded, defaulted object, before the strategy and admission.
+    const managedFields = opts.fieldManager && this.managedFieldsFor(undefined, obj, opts.fieldManager);
     this.strategy.prepareForCreate(obj);
     meta.uid = newUID();
     meta.creationTimestamp = rfc3339(this.deps.clock.now());
@@ -205,6 +217,7 @@ export class Store {
     await this.deps.hooks?.admit?.('create', this.info, obj);
     const errs = this.strategy.validate(obj);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, meta.name, errs);
+    if (managedFields !== undefined) setManagedFields(obj, managedFields);
     if (opts.dryRun) return obj;
     const res = await this.deps.backend.create(this.key(namespace, meta.name), this.encode(obj));
     if (!res.ok) throw alreadyExists(this.gr, meta.name);
@@ -261,6 +274,18 @@ export class Store {
     }
   }
 
+  /**
+   * The write as an Update operation in metadata.managedFields. Fields the
+   * endpoint resets (status on the main resource, all but status on /status)
+   * are not the writer's; null means upstream would drop the field.
+   */
+  private managedFieldsFor(old: any | undefined, obj: any, fm: FieldManagerOptions): any[] | null {
+    const ignoredFields = resetFields(this.strategy.hasStatus, fm.subresource, old, obj);
+    return updateManagedFields(old, obj, {
+      kindKey: kindKey(this.info), apiVersion: this.apiVersion, manager: fm.manager, subresource: fm.subresource, now: this.deps.clock.now(), ignoredFields,
+    }) ?? null;
+  }
+
   private async prepareUpdate(next: any, old: any, opts: UpdateOptions): Promise<any> {
     if (!next || typeof next !== 'object') throw badRequest('the body of the request must be an object');
     next.metadata ??= {};
@@ -279,6 +304,7 @@ export class Store {
     }
     dropEmptyMetadata(m);
     this.strategy.applyDefaults(next);
+    const managedFields = opts.fieldManager && this.managedFieldsFor(old, next, opts.fieldManager);
     // Bindings are written by the apiserver itself (spec.nodeName plus the PodScheduled condition).
     if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old);
     else if (opts.subresource !== 'binding') this.strategy.prepareForUpdate(next, old);
@@ -286,6 +312,7 @@ export class Store {
     // The binding subresource checks its own preconditions (upstream does not run pod update validation there).
     const errs = opts.subresource === 'binding' ? [] : this.strategy.validateUpdate(next, old, opts.subresource);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, m.name, errs);
+    if (managedFields !== undefined) setManagedFields(next, managedFields);
     return next;
   }
 
@@ -440,3 +467,9 @@ function decodeContinue(token: string, prefix: string): { rv: number; start: str
 }
 
 export { StatusError };
+
+/** Writes computed managedFields (null or empty: none). */
+function setManagedFields(obj: any, managedFields: any[] | null): void {
+  if (managedFields?.length) obj.metadata.managedFields = managedFields;
+  else delete obj.metadata.managedFields;
+}

@@ -290,7 +290,7 @@ describe('body media types', () => {
   test('a PATCH with a body type that is not a patch type is 415 listing the patch types', async () => {
     const res = await apiRequest(cluster, `${configMaps}/ct-target`, { method: 'PATCH', body: '{"data":{"k":"x"}}', contentType: 'application/json' });
     assert.equal(res.status, 415);
-    assert.equal(res.json().message, 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json');
+    assert.equal(res.json().message, 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml');
   });
 
   test('kubectl create -f and apply -f still work', async () => {

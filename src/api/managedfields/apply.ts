@@ -22,15 +22,13 @@ import { capManagers, decodeManagedFields, encodeManagedFields, managedTime, man
 import { applyConflictError, type Conflict } from './conflicts.js';
 import { typeForKind } from './schema.js';
 import { jsonEqual } from './walk.js';
-import { withoutManagedFields, type WriteContext } from './update.js';
+import { withoutFields, withoutManagedFields, type WriteContext } from './update.js';
 import type { TypeNode } from './types.js';
 
 export const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
 
 export interface ApplyContext extends WriteContext {
   force: boolean;
-  /** Top-level fields this endpoint resets (status on the main resource, spec on /status). */
-  ignoredFields?: readonly string[];
 }
 
 /** The object after applying `config` to `live` (undefined: create), with its managedFields. */
@@ -39,7 +37,7 @@ export function applyConfiguration(live: any | undefined, config: any, ctx: Appl
   const current = live ? withoutManagedFields(live) : { apiVersion: config.apiVersion, kind: config.kind, metadata: {} };
   let managed: Managed;
   try { managed = decodeManagedFields(live?.metadata?.managedFields); } catch { managed = new Map(); }
-  const applied = withoutIgnored(config, ctx.ignoredFields);
+  const applied = withoutFields(config, ctx.ignoredFields);
   const configSet = toFieldSet(applied, type).difference(strippedFields);
   const merged = merge(current, applied, type);
   const applierId = managerIdentifier({ manager: ctx.manager, operation: 'Apply', apiVersion: ctx.apiVersion, subresource: ctx.subresource });
@@ -56,13 +54,6 @@ export function applyConfiguration(live: any | undefined, config: any, ctx: Appl
     out.metadata.annotations = { ...out.metadata.annotations, [lastAppliedAnnotation]: buildLastApplied(config) };
   }
   out.metadata = { ...out.metadata, managedFields: encodeManagedFields(managed) };
-  return out;
-}
-
-function withoutIgnored(config: any, ignored: readonly string[] | undefined): any {
-  if (!ignored?.length) return config;
-  const out = { ...config };
-  for (const f of ignored) delete out[f];
   return out;
 }
 
@@ -117,12 +108,23 @@ function allowedByLastApplied(live: any, type: TypeNode): FieldSet | undefined {
   }
 }
 
-/** The annotation's new value: the configuration without the annotation itself (upstream's buildLastApplied). */
+/**
+ * The annotation's new value: the configuration without the annotation itself,
+ * encoded as upstream's unstructured JSON encoder does (sorted keys, a final newline).
+ */
 function buildLastApplied(config: any): string {
   const copy = structuredClone(config);
   if (copy.metadata?.annotations) {
     delete copy.metadata.annotations[lastAppliedAnnotation];
   }
-  return JSON.stringify(copy);
+  return `${JSON.stringify(sortedKeys(copy))}\n`;
+}
+
+function sortedKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedKeys);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) out[k] = sortedKeys((v as Record<string, unknown>)[k]);
+  return out;
 }
 

@@ -8,7 +8,7 @@ export { pathToString, type Path, type PathElement } from './path.js';
 export { toFieldSet, compare } from './fieldset.js';
 export { merge, removeItems } from './merge.js';
 export { typeForKind, setSchemaSource, type SchemaSource } from './schema.js';
-export { updateManagedFields, type WriteContext } from './update.js';
+export { updateManagedFields, resetFields, type WriteContext } from './update.js';
 export { applyConfiguration, lastAppliedAnnotation, type ApplyContext } from './apply.js';
 export { decodeManagedFields, encodeManagedFields, managerIdentifier } from './managers.js';
 export { conflictMessage } from './conflicts.js';

@@ -25,6 +25,30 @@ export interface WriteContext {
   manager: string;
   subresource?: string;
   now: Date;
+  /** Top-level fields the endpoint resets (upstream's ResetFieldsStrategy): never tracked. */
+  ignoredFields?: readonly string[];
+}
+
+const statusKeeps = new Set(['apiVersion', 'kind', 'metadata', 'status']);
+
+/**
+ * The top-level fields a write to this endpoint cannot change: status on the
+ * main resource of a kind with a status subresource; everything but metadata
+ * and status on /status.
+ */
+export function resetFields(hasStatus: boolean, subresource: string | undefined, ...objs: any[]): string[] {
+  if (subresource === 'status') {
+    return [...new Set(objs.flatMap((o) => Object.keys(o ?? {})))].filter((k) => !statusKeeps.has(k));
+  }
+  return hasStatus ? ['status'] : [];
+}
+
+/** A shallow copy without the ignored top-level fields. */
+export function withoutFields(obj: any, fields: readonly string[] | undefined): any {
+  if (!fields?.length || !obj) return obj;
+  const out = { ...obj };
+  for (const f of fields) delete out[f];
+  return out;
 }
 
 /** Entries decoded from the new object unless absent, unreadable or a subresource write (rule 1). */
@@ -60,8 +84,8 @@ export function updateManagedFields(live: any | undefined, next: any, ctx: Write
   try {
     const managed = decodeLiveOrNew(live, next, !!ctx.subresource);
     const type = typeForKind(ctx.kindKey);
-    const before = live ? withoutManagedFields(live) : zeroObject(ctx.kindKey);
-    const { added, modified, removed } = compare(before, withoutManagedFields(next), type);
+    const before = withoutFields(live ? withoutManagedFields(live) : zeroObject(ctx.kindKey), ctx.ignoredFields);
+    const { added, modified, removed } = compare(before, withoutFields(withoutManagedFields(next), ctx.ignoredFields), type);
     const changed = added.union(modified).difference(strippedFields);
     for (const [id, e] of managed) {
       e.set = e.set.difference(changed).difference(removed);

@@ -8,6 +8,8 @@
 import { definitionNameFor, openapiDefinitions, refName, type OpenAPISchema } from '../schema/definitions.js';
 import { zeroFields } from './list-types.js';
 
+const timeDefinitions = new Set(['io.k8s.apimachinery.pkg.apis.meta.v1.Time', 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime']);
+
 const cache = new Map<string, Record<string, unknown>>();
 
 export function zeroObject(kindKey: string): Record<string, unknown> {
@@ -39,6 +41,8 @@ function zeroOf(definition: string): Record<string, unknown> | undefined {
       continue;
     }
     const ref = refOf(prop);
+    // metav1.Time is a struct whose zero value encodes as null.
+    if (ref && timeDefinitions.has(ref)) { out[field] = null; continue; }
     const child = ref ? zeroOf(ref) : undefined;
     if (child) out[field] = child;
   }

@@ -31,11 +31,11 @@ const contentTypes: Readonly<Record<string, PatchType>> = {
 
 /**
  * The PATCH media types a kind accepts, in upstream's order (json, merge,
- * strategic); strategic merge only for kinds with Go types. Upstream also
- * lists application/apply-patch+yaml, which k8ts does not serve.
+ * strategic, apply); strategic merge only for kinds with Go types. Apply
+ * patches are served by the apiserver's apply handler (api/managedfields).
  */
 export function patchMediaTypes(strategic: boolean): string[] {
-  return Object.keys(contentTypes).filter((ct) => strategic || contentTypes[ct] !== 'strategic');
+  return [...Object.keys(contentTypes).filter((ct) => strategic || contentTypes[ct] !== 'strategic'), 'application/apply-patch+yaml'];
 }
 
 /**

@@ -14,6 +14,8 @@ import { HandlerContext, isDryRun, query } from './context.js';
 import { clampToNumber, int64Param } from './params.js';
 import { queryBool, validateListOptions } from '../../api/list-options.js';
 import { hasProtobuf, protobufMediaType } from '../../api/protobuf/envelope.js';
+import { readWriteOptions } from './write-options.js';
+import { handleApply, isApplyPatch } from './apply.js';
 
 export async function handleGet(ctx: HandlerContext): Promise<void> {
   const obj = await ctx.store.get(ctx.info.namespace, ctx.info.name!);
@@ -93,32 +95,44 @@ function checkKind(ctx: HandlerContext, obj: any) {
 }
 
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
+  const { manager } = readWriteOptions(ctx, 'CreateOptions');
   const obj = await readObject(ctx);
   checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res);
-  const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx) });
+  const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx), fieldManager: { manager } });
   writeObject(ctx, 201, created);
 }
 
+/** Main resource and status writes are recorded in managedFields; other subresources are not. */
+function fieldManagerFor(ctx: HandlerContext, manager: string) {
+  const sub = ctx.info.subresource;
+  return sub === undefined || sub === 'status' ? { manager, subresource: sub } : undefined;
+}
+
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {
+  const { manager } = readWriteOptions(ctx, 'UpdateOptions');
   const obj = await readObject(ctx);
   checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res);
-  const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx) });
+  const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, {
+    subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager),
+  });
   writeObject(ctx, 200, updated);
 }
 
 export async function handlePatch(ctx: HandlerContext): Promise<void> {
   const ct = mediaType(ctx.req);
+  if (isApplyPatch(ct)) return handleApply(ctx);
   const type = patchTypeFromContentType(ct);
   const key = kindKey(ctx.store.info);
   const strategic = supportsStrategicMerge(key);
   if (!type || (type === 'strategic' && !strategic)) throw unsupportedMediaType(patchMediaTypes(strategic));
+  const { manager } = readWriteOptions(ctx, 'PatchOptions');
   const patch = decodeBody(await readBody(ctx.req), 'application/json', true);
   const mode = query(ctx, 'fieldValidation');
   const updated = await ctx.store.guaranteedUpdate(ctx.info.namespace, ctx.info.name!, (cur) => {
     const next = applyPatch(type, cur, patch, key);
     checkBodyFields(ctx.store, next, mode, ctx.res);
     return next;
-  }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx) });
+  }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager) });
   writeObject(ctx, 200, updated);
 }
 

@@ -14,6 +14,7 @@ import { checkFields } from '../field-validation.js';
 import { HandlerContext, isDryRun, query } from './context.js';
 import { writeAnswer, writeObject } from './crud.js';
 import { CustomResourceStore } from '../../registry/custom/store.js';
+import { readWriteOptions } from './write-options.js';
 
 const scaleKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
@@ -72,6 +73,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
   } else {
     throw methodNotAllowed();
   }
+  const { manager } = readWriteOptions(ctx, patchType ? 'PatchOptions' : 'UpdateOptions');
   const updated = await store.guaranteedUpdate(info.namespace, info.name!, (cur) => {
     const scale = toScale(cur, paths);
     const next = patchType ? applyPatch(patchType, scale, patchOrScale, 'autoscaling/v1/Scale') : patchOrScale;
@@ -86,7 +88,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     if (rv && rv !== cur.metadata.resourceVersion) throw conflict(store.gr, info.name!);
     writePath(cur, paths.specReplicasPath, replicas);
     return cur;
-  }, { dryRun: isDryRun(ctx) });
+  }, { dryRun: isDryRun(ctx), fieldManager: { manager, subresource: 'scale' } });
   writeAnswer(ctx, 200, toScale(updated, paths));
 }
 

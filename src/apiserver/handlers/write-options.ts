@@ -1,0 +1,63 @@
+/**
+ * The options of create, update and patch requests that managed fields need:
+ * the field manager (validated as upstream's ValidateFieldManager, with the
+ * User-Agent prefix as default) and apply's `force`.
+ */
+import { forbidden, invalid, required, tooLong, type FieldError } from '../../api/field-errors.js';
+import { queryBool } from '../../api/list-options.js';
+import { invalidObject } from '../../api/status.js';
+import { HandlerContext, query } from './context.js';
+
+const fieldManagerMaxLength = 128;
+
+export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
+
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+function fieldManagerErrors(manager: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (Buffer.byteLength(manager) > fieldManagerMaxLength) errs.push(tooLong('fieldManager', fieldManagerMaxLength));
+  let position = 0;
+  for (const ch of manager) {
+    if (!printable.test(ch)) {
+      const code = ch.codePointAt(0)!;
+      errs.push(invalid('fieldManager', manager, `invalid character U+${code.toString(16).toUpperCase().padStart(4, '0')} (at position ${position})`));
+    }
+    position += Buffer.byteLength(ch);
+  }
+  return errs;
+}
+
+/**
+ * Upstream's prefixFromUserAgent: the User-Agent up to its first '/',
+ * printable characters only, at most 128 bytes.
+ */
+export function managerFromUserAgent(userAgent: string | undefined): string {
+  let out = '';
+  for (const ch of (userAgent ?? '').split('/')[0]) {
+    if (!printable.test(ch)) continue;
+    if (Buffer.byteLength(out) >= fieldManagerMaxLength) break;
+    out += ch;
+  }
+  return out;
+}
+
+export interface WriteOptions {
+  /** The manager the write is recorded under. */
+  manager: string;
+  /** Apply only: take ownership of conflicting fields. */
+  force: boolean;
+}
+
+/** Reads and validates fieldManager and force; throws upstream's 422 for `<kind>.meta.k8s.io ""`. */
+export function readWriteOptions(ctx: HandlerContext, kind: WriteOptionsKind, apply = false): WriteOptions {
+  const given = query(ctx, 'fieldManager') ?? '';
+  const force = query(ctx, 'force');
+  const errs: FieldError[] = [];
+  if (apply && given === '') errs.push(required('fieldManager', 'is required for apply patch'));
+  if (kind === 'PatchOptions' && !apply && force !== undefined) errs.push(forbidden('force', 'may not be specified for non-apply patch'));
+  errs.push(...fieldManagerErrors(given));
+  if (errs.length) throw invalidObject(kind, 'meta.k8s.io', '', errs);
+  return { manager: given || managerFromUserAgent(ctx.req.headers['user-agent']), force: queryBool(force) };
+}
