@@ -324,8 +324,10 @@ async function addIntegerFormats(defs) {
     const byJSONName = new Map((model.attributeTypeMap ?? []).map((a) => [a.baseName, a.format]));
     for (const [field, prop] of Object.entries(def.properties)) {
       const format = byJSONName.get(field);
-      if (format !== 'int32' && format !== 'int64') continue;
       const target = integerLeaf(prop);
+      // A Go float64 (JSONSchemaProps.maximum): upstream says number/double.
+      if (target && format === 'double') { target.type = 'number'; target.format = format; continue; }
+      if (format !== 'int32' && format !== 'int64') continue;
       if (target) { target.format = format; count++; }
     }
   }
