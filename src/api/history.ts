@@ -190,3 +190,19 @@ export function newControllerRevision(o: NewRevisionOptions): any {
     revision: o.revision,
   };
 }
+
+/**
+ * controller.ComputeHash(template, collisionCount): FNV-32a over the template
+ * and the collision count (8 bytes, little endian), printed in decimal and
+ * mapped onto the safe alphabet. Upstream hashes a deep print of the Go
+ * struct; k8ts hashes the template's canonical JSON (sorted keys).
+ */
+export function computeHash(template: unknown, collisionCount?: number | null): string {
+  let h = fnv32a(new TextEncoder().encode(JSON.stringify(sortKeys(template ?? {}))));
+  if (collisionCount !== undefined && collisionCount !== null) {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setUint32(0, collisionCount >>> 0, true);
+    h = fnv32a(b, h);
+  }
+  return safeEncodeString(String(h));
+}

@@ -3,6 +3,7 @@ import type { Controller, ControllerContext, ControllerFactory } from '../contro
 import { daemonSetController } from '../controllers/daemonset/index.js';
 import { statefulSetController } from '../controllers/statefulset/index.js';
 import { replicaSetController } from '../controllers/replicaset/index.js';
+import { deploymentController } from '../controllers/deployment/index.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { persistentVolumeController } from '../controllers/volume/index.js';
 import { endpointsController } from '../controllers/endpoints/index.js';
@@ -17,6 +18,7 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
   statefulset: statefulSetController,
   replicaset: replicaSetController,
+  deployment: deploymentController,
   'persistentvolume-binder': persistentVolumeController,
   endpoints: endpointsController,
   job: jobController,

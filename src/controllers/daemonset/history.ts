@@ -15,24 +15,13 @@
  *   DaemonSet's (so kubernetes.io/change-cause is carried).
  */
 import { controllerRefTo, controllerRevisionHashLabel } from './util.js';
-import { fnv32a, safeEncodeString, sortKeys } from '../../api/history.js';
+import { computeHash, safeEncodeString, sortKeys } from '../../api/history.js';
 
-export { safeEncodeString, sortKeys };
+export { computeHash, safeEncodeString, sortKeys };
 
 /** JSON with object keys sorted at every level (Go's encoding of maps). */
 export function canonicalJSON(v: unknown): string {
   return JSON.stringify(sortKeys(v));
-}
-
-/** ComputeHash(template, collisionCount). */
-export function computeHash(template: unknown, collisionCount?: number | null): string {
-  let h = fnv32a(new TextEncoder().encode(canonicalJSON(template ?? {})));
-  if (collisionCount !== undefined && collisionCount !== null) {
-    const b = new Uint8Array(8);
-    new DataView(b.buffer).setUint32(0, collisionCount >>> 0, true);
-    h = fnv32a(b, h);
-  }
-  return safeEncodeString(String(h));
 }
 
 /**
