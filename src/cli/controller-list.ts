@@ -13,6 +13,8 @@ import { taintEvictionController } from '../controllers/tainteviction/index.js';
 import { PodGCController } from '../controllers/podgc/index.js';
 import { jobController } from '../controllers/job/index.js';
 import { clusterRoleAggregationController } from '../controllers/clusterroleaggregation/index.js';
+import { cronJobController } from '../controllers/cronjob/index.js';
+import { ttlAfterFinishedController } from '../controllers/ttlafterfinished/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
@@ -22,6 +24,8 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   'persistentvolume-binder': persistentVolumeController,
   endpoints: endpointsController,
   job: jobController,
+  cronjob: cronJobController,
+  'ttl-after-finished': ttlAfterFinishedController,
   garbagecollector: garbageCollectorController,
   nodelifecycle: nodeLifecycleController,
   tainteviction: taintEvictionController,

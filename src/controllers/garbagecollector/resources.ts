@@ -11,7 +11,7 @@ import { findResource, resources } from '../../api/resources.js';
 /** The resources whose objects the collector tracks (owners of other kinds are looked up on demand). */
 export const defaultMonitoredResources: ResourceName[] = [
   'pods', 'nodes', 'leases', 'daemonsets', 'statefulsets', 'replicasets', 'deployments', 'controllerrevisions',
-  'persistentvolumeclaims', 'configmaps', 'secrets', 'services', 'endpoints',
+  'persistentvolumeclaims', 'configmaps', 'secrets', 'services', 'endpoints', 'jobs', 'cronjobs',
 ];
 
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
