@@ -23,6 +23,9 @@ export const gvrs = {
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true },
   certificatesigningrequests: { group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', namespaced: false },
   storageclasses: { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', namespaced: false },
+  poddisruptionbudgets: { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', namespaced: true },
+  priorityclasses: { group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', namespaced: false },
+  endpointslices: { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', namespaced: true },
 } satisfies Record<string, GVR>;
 
 export type ResourceName = keyof typeof gvrs;

@@ -5,6 +5,7 @@
  */
 import { defaultCSR, defaultEndpoints, defaultNamespace, defaultNode, defaultPersistentVolume, defaultPersistentVolumeClaim, defaultSecret, defaultStorageClass } from './core.js';
 import { defaultPod } from './pod.js';
+import { defaultEndpointSlice, defaultPriorityClass } from './policy.js';
 import { defaultService } from './service.js';
 import { Obj, isObj } from './util.js';
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultStatefulSet } from './workloads.js';
@@ -24,6 +25,8 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'apps/v1/ReplicaSet': defaultReplicaSet,
   'storage.k8s.io/v1/StorageClass': defaultStorageClass,
   'certificates.k8s.io/v1/CertificateSigningRequest': defaultCSR,
+  'scheduling.k8s.io/v1/PriorityClass': defaultPriorityClass,
+  'discovery.k8s.io/v1/EndpointSlice': defaultEndpointSlice,
 };
 
 export function applyDefaults(key: string, obj: any): void {

@@ -23,6 +23,9 @@ import { validatePodCreate, validatePodUpdate } from './pod.js';
 import { validateServiceCreate, validateServiceUpdate } from './service.js';
 import { validateStatefulSetCreate, validateStatefulSetUpdate } from './statefulset.js';
 import { validateStorageClassCreate, validateStorageClassUpdate } from './storageclass.js';
+import { validatePodDisruptionBudgetCreate, validatePodDisruptionBudgetUpdate } from './poddisruptionbudget.js';
+import { validatePriorityClassCreate, validatePriorityClassUpdate } from './priorityclass.js';
+import { validateEndpointSliceCreate, validateEndpointSliceUpdate } from './endpointslice.js';
 import { Obj, obj } from './util.js';
 
 interface KindValidator {
@@ -52,6 +55,9 @@ const validators: Record<string, KindValidator> = {
   'certificates.k8s.io/v1/CertificateSigningRequest': { create: validateCSRCreate, update: validateCSRUpdate },
   'events.k8s.io/v1/Event': { create: validateEventsV1Create, update: validateEventsV1Update },
   'storage.k8s.io/v1/StorageClass': { create: validateStorageClassCreate, update: validateStorageClassUpdate },
+  'policy/v1/PodDisruptionBudget': { create: validatePodDisruptionBudgetCreate, update: validatePodDisruptionBudgetUpdate },
+  'scheduling.k8s.io/v1/PriorityClass': { create: validatePriorityClassCreate, update: validatePriorityClassUpdate },
+  'discovery.k8s.io/v1/EndpointSlice': { create: validateEndpointSliceCreate, update: validateEndpointSliceUpdate },
 };
 
 function guarded(run: () => FieldError[]): FieldError[] {

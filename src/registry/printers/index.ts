@@ -16,6 +16,7 @@ import { defaultPrinter } from './default.js';
 import { eventPrinter, eventsV1EventPrinter } from './events.js';
 import { nodePrinter } from './nodes.js';
 import { podPrinter } from './pods.js';
+import { endpointSlicePrinter, podDisruptionBudgetPrinter, priorityClassPrinter } from './policy.js';
 import { endpointsPrinter, servicePrinter } from './services.js';
 import { persistentVolumeClaimPrinter, persistentVolumePrinter, storageClassPrinter } from './storage.js';
 import type { ColumnDefinition, KindPrinter, TableRow } from './types.js';
@@ -47,6 +48,9 @@ const printers = new Map<string, KindPrinter>([
   [key('coordination.k8s.io', 'v1', 'Lease'), leasePrinter],
   [key('certificates.k8s.io', 'v1', 'CertificateSigningRequest'), csrPrinter],
   [key('storage.k8s.io', 'v1', 'StorageClass'), storageClassPrinter],
+  [key('policy', 'v1', 'PodDisruptionBudget'), podDisruptionBudgetPrinter],
+  [key('scheduling.k8s.io', 'v1', 'PriorityClass'), priorityClassPrinter],
+  [key('discovery.k8s.io', 'v1', 'EndpointSlice'), endpointSlicePrinter],
 ]);
 
 /** The printer for a kindKey; the default NAME / CREATED AT table for kinds without one. */
