@@ -43,7 +43,7 @@ const outFile = outArg > 0 && process.argv[outArg + 1]
 /** The API groups we serve, their subresource kinds, and (found below) what they import. */
 const MODULES = [
   'core/v1', 'apps/v1', 'batch/v1', 'meta/v1', 'coordination/v1', 'certificates/v1',
-  'events/v1', 'storage/v1', 'autoscaling/v1', 'policy/v1', 'apiextensions/v1',
+  'events/v1', 'storage/v1', 'autoscaling/v1', 'policy/v1', 'scheduling/v1', 'discovery/v1', 'apiextensions/v1',
   'networking/v1', 'node/v1', 'rbac/v1', 'autoscaling/v2',
 ];
 

@@ -8,12 +8,13 @@ import { hostname } from 'node:os';
 import { ensureClusterPKI, buildKubeconfig, writeKubeconfig } from '../pki/index.js';
 import { openSqliteBackend } from '../storage/sqlite/index.js';
 import { Registry } from '../registry/registry.js';
-import { ensureSystemNamespaces, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
+import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
 import { CRDController } from '../registry/custom/crd-controller.js';
 import { ServiceAllocator } from '../registry/service-allocation.js';
 import { defaultStorageClassAdmission } from '../apiserver/admission/default-storage-class.js';
+import { priorityAdmission } from '../apiserver/admission/priority.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
@@ -87,11 +88,13 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   secureDataDir(opts.dataDir);
   const services = new ServiceAllocator(() => registry, opts.serviceNodePortRange);
   const defaultStorageClass = defaultStorageClassAdmission(() => registry);
+  const priority = priorityAdmission(() => registry);
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
     await services.admit(op, info, obj, old);
     await defaultStorageClass(op, info, obj);
+    await priority(op, info, obj, old);
   }, { freshnessWaitMs: opts.freshnessWaitMs });
   let ready = false;
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });
@@ -113,6 +116,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   }));
   await ensureSystemNamespaces(registry);
   await ensureBootstrapPolicy(registry);
+  await ensureSystemPriorityClasses(registry);
   await ensureKubernetesService(registry, opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : (opts.advertiseAddress ?? opts.bind), addr.port);
   const stopSA = await runServiceAccountsLoop(registry, logger);
   cleanups.push(stopSA);

@@ -15,6 +15,7 @@ import { jobController } from '../controllers/job/index.js';
 import { clusterRoleAggregationController } from '../controllers/clusterroleaggregation/index.js';
 import { cronJobController } from '../controllers/cronjob/index.js';
 import { ttlAfterFinishedController } from '../controllers/ttlafterfinished/index.js';
+import { disruptionController } from '../controllers/disruption/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
@@ -30,6 +31,7 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   nodelifecycle: nodeLifecycleController,
   tainteviction: taintEvictionController,
   'clusterrole-aggregation': clusterRoleAggregationController,
+  disruption: disruptionController,
   podgc: (ctx) => new PodGCController(ctx, { gcCheckPeriodMs: ctx.config.podGCPeriodMs, quarantineTimeMs: ctx.config.podGCQuarantineMs }),
 };
 

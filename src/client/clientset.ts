@@ -28,6 +28,9 @@ export const gvrs = {
   storageclasses: { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', namespaced: false },
   clusterroles: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', namespaced: false },
   resourcequotas: { group: '', version: 'v1', resource: 'resourcequotas', namespaced: true },
+  poddisruptionbudgets: { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', namespaced: true },
+  priorityclasses: { group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', namespaced: false },
+  endpointslices: { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', namespaced: true },
 } satisfies Record<string, GVR>;
 
 export type ResourceName = keyof typeof gvrs;

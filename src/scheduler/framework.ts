@@ -118,9 +118,14 @@ export interface Diagnosis {
   postFilterMsg: string;
 }
 
+/** A node to nominate the pod to, and the pods to evict from it (preemption). */
+export interface Nomination { readonly nodeName: string; readonly victims: readonly any[] }
+
+export interface PostFilterResult { readonly status: Status; readonly nomination?: Nomination }
+
 export interface PostFilterPlugin extends Plugin {
   /** Runs when no node fits; its message joins the FitError (preemption's "preemption: ..."). */
-  postFilter(pod: any, diagnosis: Diagnosis, allNodes: readonly NodeInfo[], filters: (pod: any, node: NodeInfo) => Status): Status;
+  postFilter(pod: any, diagnosis: Diagnosis, allNodes: readonly NodeInfo[], filters: (pod: any, node: NodeInfo) => Status): PostFilterResult;
 }
 
 // ---- Queueing hints ---------------------------------------------------------

@@ -27,7 +27,8 @@ export interface Profile {
   readonly volumeBinding?: VolumeBinding;
 }
 
-export function defaultProfile(volumeBinding?: VolumeBinding): Profile {
+/** `pdbs` lists the PodDisruptionBudgets preemption honours (none by default). */
+export function defaultProfile(volumeBinding?: VolumeBinding, pdbs?: () => readonly any[]): Profile {
   const unschedulable = new NodeUnschedulable();
   const nodeName = new NodeName();
   const taints = new TaintToleration();
@@ -40,7 +41,7 @@ export function defaultProfile(volumeBinding?: VolumeBinding): Profile {
     plugins: {
       preFilter: [affinity, ports, fit, ...(volumeBinding ? [volumeBinding] : [])],
       filter: [unschedulable, nodeName, taints, affinity, ports, fit, ...(volumeBinding ? [volumeBinding] : [])],
-      postFilter: [new DefaultPreemption()],
+      postFilter: [new DefaultPreemption(pdbs)],
       preScore: [taints, affinity, fit, balanced],
       score: [
         { plugin: taints, weight: 3 }, { plugin: affinity, weight: 2 }, { plugin: fit, weight: 1 }, { plugin: balanced, weight: 1 },

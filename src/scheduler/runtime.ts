@@ -21,7 +21,7 @@
  */
 import {
   CycleState, isRejected, statusMessage, success, unresolvable, type Diagnosis, type FilterPlugin, type NodeBatch, type NodeScore,
-  type PostFilterPlugin, type PreFilterPlugin, type PreScorePlugin, type Rejected, type RejectedCode, type ScorePlugin, type Status,
+  type Nomination, type PostFilterPlugin, type PreFilterPlugin, type PreScorePlugin, type Rejected, type RejectedCode, type ScorePlugin, type Status,
 } from './framework.js';
 import { fitErrorMessage, noNodesAvailableMsg } from './fiterror.js';
 import { hotFields, NodeTable, type NodeInfo } from './nodeinfo.js';
@@ -38,7 +38,11 @@ export interface PluginSet {
 
 export type ScheduleResult =
   | { readonly kind: 'Scheduled'; readonly node: NodeInfo; readonly evaluatedNodes: number; readonly feasibleNodes: number }
-  | { readonly kind: 'Unschedulable'; readonly code: RejectedCode; readonly message: string; readonly unschedulablePlugins: ReadonlySet<string> }
+  | {
+    readonly kind: 'Unschedulable'; readonly code: RejectedCode; readonly message: string; readonly unschedulablePlugins: ReadonlySet<string>;
+    /** Preemption's choice: the node to nominate and the victims to evict there. */
+    readonly nomination?: Nomination;
+  }
   | { readonly kind: 'Error'; readonly message: string };
 
 /**
@@ -264,14 +268,16 @@ export class Framework {
   }
 
   private fitError(state: CycleState, pod: any, all: readonly NodeInfo[], d: Diagnosis): ScheduleResult {
+    let nomination: Nomination | undefined;
     for (const p of this.plugins.postFilter) {
-      const s = p.postFilter(pod, d, all, (pd, node) => this.runFilters(state, pd, node).status);
-      if (s.code === 'Success') break;
+      const r = p.postFilter(pod, d, all, (pd, node) => this.runFilters(state, pd, node).status);
+      const s = r.status;
+      if (s.code === 'Success') { nomination = r.nomination; break; }
       if (s.code === 'Error') return { kind: 'Error', message: `running PostFilter plugin "${p.name}": ${s.message}` };
       const msg = statusMessage(s);
       if (msg) d.postFilterMsg = msg;
     }
-    return { kind: 'Unschedulable', code: 'Unschedulable', message: fitErrorMessage(all.length, d), unschedulablePlugins: d.unschedulablePlugins };
+    return { kind: 'Unschedulable', code: 'Unschedulable', message: fitErrorMessage(all.length, d), unschedulablePlugins: d.unschedulablePlugins, nomination };
   }
 
   /**

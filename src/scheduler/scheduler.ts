@@ -30,6 +30,7 @@ import { defaultProfile, eventMayHelp, type Profile } from './profile.js';
 import type { ClusterEvent } from './framework.js';
 import { EventSink } from './events.js';
 import { VolumeBinding } from './plugins/volumebinding.js';
+import { Preemptor } from './preemptor.js';
 
 export interface SchedulerContext {
   clients: Clientset;
@@ -106,6 +107,7 @@ export class Scheduler {
   private readonly nodes: Informer;
   private readonly pods: Informer;
   private readonly events: EventSink;
+  private readonly preemption: Preemptor;
   private readonly log: Logger;
   private readonly maxInFlight: number;
   private inFlight = 0;
@@ -114,10 +116,12 @@ export class Scheduler {
   private stopped = false;
 
   constructor(private readonly ctx: SchedulerContext, opts: SchedulerOptions = {}) {
+    const pdbs = ctx.informers.informer('poddisruptionbudgets');
     this.profile = opts.profile ?? defaultProfile(new VolumeBinding({
       pvcs: ctx.informers.informer('persistentvolumeclaims'), pvs: ctx.informers.informer('persistentvolumes'),
       classes: ctx.informers.informer('storageclasses'),
-    }));
+    }), () => pdbs.list());
+    this.preemption = new Preemptor({ clients: ctx.clients, events: () => this.events, logger: ctx.logger.with('preemption'), clock: ctx.clock, schedulerName: this.profile.schedulerName });
     this.framework = new Framework(this.profile.plugins, { percentageOfNodesToScore: opts.percentageOfNodesToScore, random: opts.random });
     this.log = ctx.logger.with('scheduler');
     const recorder = typeof ctx.recorder === 'function' ? ctx.recorder(this.profile.schedulerName) : ctx.recorder;
@@ -307,6 +311,7 @@ export class Scheduler {
     } else {
       this.queue.addBackoff(info);
     }
+    if (unschedulable && result.nomination) void this.preemption.prepareCandidate(current, result.nomination);
     this.events.event(asPod(current), 'Warning', 'FailedScheduling', truncateMessage(result.message));
     void this.updatePodScheduledCondition(current, reason, result.message);
   }

@@ -9,6 +9,7 @@ import { defaultPod } from './pod.js';
 import {
   defaultHPAv1, defaultHPAv2, defaultLimitRange, defaultNetworkPolicy, defaultPodTemplateObject, defaultResourceQuota, defaultRoleBinding,
 } from './groups.js';
+import { defaultEndpointSlice, defaultPriorityClass } from './policy.js';
 import { defaultService } from './service.js';
 import { Obj, isObj } from './util.js';
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultStatefulSet } from './workloads.js';
@@ -38,6 +39,8 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': defaultRoleBinding,
   'autoscaling/v1/HorizontalPodAutoscaler': defaultHPAv1,
   'autoscaling/v2/HorizontalPodAutoscaler': defaultHPAv2,
+  'scheduling.k8s.io/v1/PriorityClass': defaultPriorityClass,
+  'discovery.k8s.io/v1/EndpointSlice': defaultEndpointSlice,
 };
 
 export function applyDefaults(key: string, obj: any): void {

@@ -29,6 +29,9 @@ import { clusterRoleBindingValidation, clusterRoleValidation, roleBindingValidat
 import { limitRangeValidation, resourceQuotaValidation } from './quota.js';
 import { ingressClassValidation, ingressValidation, networkPolicyValidation, runtimeClassValidation } from './networking.js';
 import { hpaValidation, podTemplateValidation } from './autoscaling.js';
+import { validatePodDisruptionBudgetCreate, validatePodDisruptionBudgetUpdate } from './poddisruptionbudget.js';
+import { validatePriorityClassCreate, validatePriorityClassUpdate } from './priorityclass.js';
+import { validateEndpointSliceCreate, validateEndpointSliceUpdate } from './endpointslice.js';
 import { Obj, obj } from './util.js';
 
 interface KindValidator {
@@ -72,6 +75,9 @@ const validators: Record<string, KindValidator> = {
   'rbac.authorization.k8s.io/v1/ClusterRole': clusterRoleValidation,
   'rbac.authorization.k8s.io/v1/RoleBinding': roleBindingValidation,
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': clusterRoleBindingValidation,
+  'policy/v1/PodDisruptionBudget': { create: validatePodDisruptionBudgetCreate, update: validatePodDisruptionBudgetUpdate },
+  'scheduling.k8s.io/v1/PriorityClass': { create: validatePriorityClassCreate, update: validatePriorityClassUpdate },
+  'discovery.k8s.io/v1/EndpointSlice': { create: validateEndpointSliceCreate, update: validateEndpointSliceUpdate },
 };
 
 function guarded(run: () => FieldError[]): FieldError[] {

@@ -3,7 +3,7 @@
  * - DefaultTolerationSeconds: not-ready/unreachable NoExecute tolerations of 300 s.
  * - ServiceAccount: spec.serviceAccountName defaults to "default"; mirror pods are not
  *   mutated and may not reference service accounts or secrets (mirror-pods.ts).
- * - Priority: spec.priority 0 and preemptionPolicy PreemptLowerPriority without a class.
+ * Priority (spec.priority from PriorityClasses) is priority.ts, which reads the registry.
  */
 import type { ResourceInfo } from '../../api/resources.js';
 import { isMirrorPod, validateMirrorPodReferences } from './mirror-pods.js';
@@ -29,8 +29,6 @@ export function admit(op: 'create' | 'update', info: ResourceInfo, obj: any, con
     if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';
     spec.serviceAccount = spec.serviceAccountName;
   }
-  if (spec.priority === undefined && !spec.priorityClassName) spec.priority = 0;
-  if (!spec.preemptionPolicy) spec.preemptionPolicy = 'PreemptLowerPriority';
 }
 
 /** Adds each toleration unless one already tolerates the taint's NoExecute effect (upstream's check). */

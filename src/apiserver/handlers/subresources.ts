@@ -15,6 +15,7 @@ import { HandlerContext, isDryRun, query } from './context.js';
 import { writeAnswer, writeObject } from './crud.js';
 import { CustomResourceStore } from '../../registry/custom/store.js';
 import { readWriteOptions } from './write-options.js';
+import { checkEvictionName, evictPod } from './eviction.js';
 
 const scaleKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
@@ -110,11 +111,16 @@ export async function handleBinding(ctx: HandlerContext, podName: string): Promi
   writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
 }
 
-/** POST pods/x/eviction: a delete with the eviction's options (no PodDisruptionBudgets yet). */
+/** POST pods/x/eviction: a delete that PodDisruptionBudgets may refuse (eviction.ts). */
 export async function handleEviction(ctx: HandlerContext): Promise<void> {
   if (ctx.info.verb !== 'create') throw methodNotAllowed();
   const eviction = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, { apiVersion: 'policy/v1', kind: 'Eviction' });
-  await ctx.store.delete(ctx.info.namespace, ctx.info.name!, eviction.deleteOptions ?? {}, isDryRun(ctx));
+  checkEvictionName(eviction, ctx.info.name!);
+  const pdbs = ctx.registry.store('policy', 'v1', 'poddisruptionbudgets')!;
+  const dryRun = isDryRun(ctx) || (eviction.deleteOptions?.dryRun ?? []).includes('All');
+  await evictPod({ pods: ctx.store, pdbs }, {
+    namespace: ctx.info.namespace!, name: ctx.info.name!, deleteOptions: eviction.deleteOptions ?? {}, dryRun, now: ctx.now,
+  });
   writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
 }
 

@@ -17,12 +17,13 @@ import { defaultPrinter } from './default.js';
 import { eventPrinter, eventsV1EventPrinter } from './events.js';
 import { nodePrinter } from './nodes.js';
 import { podPrinter } from './pods.js';
+import { endpointSlicePrinter, podDisruptionBudgetPrinter, priorityClassPrinter } from './policy.js';
 import { endpointsPrinter, servicePrinter } from './services.js';
 import { persistentVolumeClaimPrinter, persistentVolumePrinter, storageClassPrinter } from './storage.js';
 import { ingressClassPrinter, ingressPrinter, networkPolicyPrinter } from './networking.js';
 import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.js';
 import { horizontalPodAutoscalerPrinter, horizontalPodAutoscalerV1Printer } from './autoscaling.js';
-import { podTemplatePrinter, resourceQuotaPrinter, runtimeClassPrinter } from './policy.js';
+import { podTemplatePrinter, resourceQuotaPrinter, runtimeClassPrinter } from './quota-templates.js';
 import type { ColumnDefinition, KindPrinter, TableRow } from './types.js';
 
 export type { ColumnDefinition, KindPrinter, PrintContext, TableRow, TableRowCondition } from './types.js';
@@ -64,6 +65,9 @@ const printers = new Map<string, KindPrinter>([
   [key('autoscaling', 'v1', 'HorizontalPodAutoscaler'), horizontalPodAutoscalerV1Printer],
   [key('rbac.authorization.k8s.io', 'v1', 'RoleBinding'), roleBindingPrinter],
   [key('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding'), clusterRoleBindingPrinter],
+  [key('policy', 'v1', 'PodDisruptionBudget'), podDisruptionBudgetPrinter],
+  [key('scheduling.k8s.io', 'v1', 'PriorityClass'), priorityClassPrinter],
+  [key('discovery.k8s.io', 'v1', 'EndpointSlice'), endpointSlicePrinter],
 ]);
 
 /** The printer for a kindKey; the default NAME / CREATED AT table for kinds without one. */

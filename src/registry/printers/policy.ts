@@ -1,60 +1,77 @@
 /**
- * core/v1 PodTemplate and ResourceQuota, node.k8s.io/v1 RuntimeClass, as
- * upstream's printPodTemplate, printResourceQuota and printRuntimeClass.
- * LimitRanges have no printer upstream (NAME and CREATED AT).
+ * PodDisruptionBudget (policy/v1), PriorityClass (scheduling.k8s.io/v1) and
+ * EndpointSlice (discovery.k8s.io/v1), as upstream's
+ * printPodDisruptionBudget, printPriorityClass and printEndpointSlice.
  */
-import type { PodTemplate, ResourceQuota } from 'kubernetes-types/core/v1.js';
-import type { RuntimeClass } from 'kubernetes-types/node/v1.js';
-import { canonicalQuantity } from '../../api/quantity.js';
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { ageColumn, column, nameColumn } from './columns.js';
 import { timestampSince } from './duration.js';
-import { formatLabels, layoutContainerCells } from './format.js';
 import type { KindPrinter, TableRow } from './types.js';
 
-export const podTemplatePrinter: KindPrinter = {
+const intOrPercent = (v: number | string | undefined) => (v === undefined || v === null ? 'N/A' : String(v));
+
+export const podDisruptionBudgetPrinter: KindPrinter = {
   columns: [
     nameColumn(),
-    column('Containers', 'Names of each container in the template.'),
-    column('Images', 'Images referenced by each container in the template.'),
-    column('Pod Labels', 'The labels for the pod template.'),
-  ],
-  row(pt: PodTemplate): TableRow {
-    const [names, images] = layoutContainerCells(pt.template?.spec?.containers);
-    return { cells: [pt.metadata?.name ?? '', names, images, formatLabels(pt.template?.metadata?.labels)] };
-  },
-};
-
-const quantity = (v: string | number | undefined) => (v === undefined ? '0' : (canonicalQuantity(v) ?? String(v)));
-
-/** The REQUEST and LIMIT cells: `resource: used/hard` for every hard resource, sorted, limits.* in LIMIT. */
-export function quotaCells(rq: ResourceQuota): [string, string] {
-  const request: string[] = [];
-  const limit: string[] = [];
-  const hard = rq.status?.hard ?? {};
-  for (const name of Object.keys(hard).sort()) {
-    const pieces = name.split('.');
-    const into = pieces.length > 1 && pieces[0] === 'limits' ? limit : request;
-    into.push(`${name}: ${quantity(rq.status?.used?.[name])}/${quantity(hard[name])}`);
-  }
-  return [request.join(', '), limit.join(', ')];
-}
-
-export const resourceQuotaPrinter: KindPrinter = {
-  columns: [
-    nameColumn(),
-    column('Request', 'Request represents a minimum amount of cpu/memory that a container may consume.'),
-    column('Limit', 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.'),
+    column('Min Available', 'The minimum number or percentage of available pods this budget requires.'),
+    column('Max Unavailable', 'The maximum number or percentage of unavailable pods this budget requires.'),
+    column('Allowed Disruptions', 'Calculated number of pods that may be disrupted at this time.', { type: 'integer' }),
     ageColumn(),
   ],
-  row(rq: ResourceQuota, ctx): TableRow {
-    return { cells: [rq.metadata?.name ?? '', ...quotaCells(rq), timestampSince(rq.metadata?.creationTimestamp, ctx.now)] };
+  row(pdb: PodDisruptionBudget, ctx): TableRow {
+    return {
+      cells: [
+        pdb.metadata?.name ?? '', intOrPercent(pdb.spec?.minAvailable), intOrPercent(pdb.spec?.maxUnavailable),
+        pdb.status?.disruptionsAllowed ?? 0, timestampSince(pdb.metadata?.creationTimestamp, ctx.now),
+      ],
+    };
   },
 };
 
-export const runtimeClassPrinter: KindPrinter = {
-  // Upstream describes Handler with ObjectMeta's SwaggerDoc()["handler"], which does not exist: "".
-  columns: [nameColumn(), column('Handler', ''), ageColumn()],
-  row(rc: RuntimeClass, ctx): TableRow {
-    return { cells: [rc.metadata?.name ?? '', rc.handler ?? '', timestampSince(rc.metadata?.creationTimestamp, ctx.now)] };
+export const priorityClassPrinter: KindPrinter = {
+  columns: [
+    nameColumn(),
+    column('Value', 'value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.', { type: 'integer' }),
+    column('Global-Default', 'globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.', { type: 'boolean' }),
+    ageColumn(),
+    column('PreemptionPolicy', 'preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.'),
+  ],
+  row(pc: PriorityClass, ctx): TableRow {
+    return {
+      cells: [
+        pc.metadata?.name ?? '', pc.value ?? 0, pc.globalDefault ?? false, timestampSince(pc.metadata?.creationTimestamp, ctx.now),
+        pc.preemptionPolicy ?? '',
+      ],
+    };
+  },
+};
+
+/** listWithMoreString: at most three items, then "+ N more...", "<unset>" when empty. */
+function listWithMore(items: string[]): string {
+  const max = 3;
+  const shown = items.slice(0, max).join(',');
+  if (items.length > max) return `${shown} + ${items.length - max} more...`;
+  return shown || '<unset>';
+}
+
+export const endpointSlicePrinter: KindPrinter = {
+  columns: [
+    nameColumn(),
+    column('AddressType', 'addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.'),
+    column('Ports', 'ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates "all ports". Each slice may include a maximum of 100 ports.'),
+    column('Endpoints', 'endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.'),
+    ageColumn(),
+  ],
+  row(slice: EndpointSlice, ctx): TableRow {
+    const ports = (slice.ports ?? []).map((p) => (p.port !== undefined && p.port !== null ? String(p.port) : p.name ? p.name : '*'));
+    const addresses = (slice.endpoints ?? []).flatMap((e) => e.addresses ?? []);
+    return {
+      cells: [
+        slice.metadata?.name ?? '', slice.addressType ?? '', listWithMore(ports), listWithMore(addresses),
+        timestampSince(slice.metadata?.creationTimestamp, ctx.now),
+      ],
+    };
   },
 };

@@ -1,0 +1,65 @@
+/**
+ * Priority admission (upstream plugin/pkg/admission/priority):
+ * - a pod gets spec.priority and spec.preemptionPolicy from its
+ *   priorityClassName; without one, from the globalDefault class (the lowest
+ *   value when several claim it), else priority 0 and PreemptLowerPriority;
+ *   a class that does not exist is refused (`no PriorityClass with name x
+ *   was found`), and so is a pod spelling out a priority or policy that
+ *   differs from its class's;
+ * - a PriorityClass may be marked globalDefault only when no other one is.
+ */
+import type { ResourceInfo } from '../../api/resources.js';
+import { forbiddenStatus, type GroupResource } from '../../api/status.js';
+import type { Registry } from '../../registry/registry.js';
+
+const preemptLowerPriority = 'PreemptLowerPriority';
+
+interface Computed { className: string; priority: number; preemptionPolicy: string }
+
+/** getDefaultPriorityClass: the globalDefault class with the lowest value, if any. */
+export function defaultPriorityClass(classes: readonly any[]): any | undefined {
+  let best: any;
+  for (const pc of classes) if (pc.globalDefault && (!best || pc.value < best.value)) best = pc;
+  return best;
+}
+
+export function priorityAdmission(registry: () => Registry) {
+  const classes = async () => (await registry().store('scheduling.k8s.io', 'v1', 'priorityclasses')!.list(undefined)).items as any[];
+  return async (op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void> => {
+    if (info.group === 'scheduling.k8s.io' && info.plural === 'priorityclasses') {
+      await checkSingleDefault(obj, old, await classes(), { group: info.group, resource: info.plural });
+      return;
+    }
+    if (op !== 'create' || info.group !== '' || info.plural !== 'pods') return;
+    const gr = { group: '', resource: 'pods' };
+    const spec = obj.spec ?? (obj.spec = {});
+    const computed = computePriority(spec.priorityClassName, await classes());
+    const name = obj.metadata?.name;
+    if (!computed) throw forbiddenStatus(`no PriorityClass with name ${spec.priorityClassName} was found`, gr, name);
+    if (spec.priority !== undefined && spec.priority !== null && spec.priority !== computed.priority) {
+      throw forbiddenStatus(`the integer value of priority (${spec.priority}) must not be provided in pod spec; `
+        + `priority admission controller computed ${computed.priority} from the given PriorityClass name`, gr, name);
+    }
+    if (spec.preemptionPolicy && spec.preemptionPolicy !== computed.preemptionPolicy) {
+      throw forbiddenStatus(`the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; `
+        + `priority admission controller computed ${computed.preemptionPolicy} from the given PriorityClass name`, gr, name);
+    }
+    if (computed.className) spec.priorityClassName = computed.className;
+    spec.priority = computed.priority;
+    spec.preemptionPolicy = computed.preemptionPolicy;
+  };
+}
+
+/** The pod's priority from its class, the default class, or 0; undefined when the named class does not exist. */
+export function computePriority(className: string | undefined, classes: readonly any[]): Computed | undefined {
+  const pc = className ? classes.find((c) => c.metadata?.name === className) : defaultPriorityClass(classes);
+  if (className && !pc) return undefined;
+  if (!pc) return { className: '', priority: 0, preemptionPolicy: preemptLowerPriority };
+  return { className: pc.metadata.name, priority: pc.value ?? 0, preemptionPolicy: pc.preemptionPolicy ?? preemptLowerPriority };
+}
+
+async function checkSingleDefault(pc: any, old: any, classes: readonly any[], gr: GroupResource): Promise<void> {
+  if (!pc.globalDefault || old?.globalDefault) return;
+  const other = classes.find((c) => c.globalDefault && c.metadata?.name !== pc.metadata?.name);
+  if (other) throw forbiddenStatus(`PriorityClass ${other.metadata.name} is already marked as default. Only one default can exist`, gr, pc.metadata?.name);
+}

@@ -1,0 +1,114 @@
+/**
+ * The disruption controller (upstream "disruption"): keeps each
+ * PodDisruptionBudget's status current — currentHealthy, desiredHealthy,
+ * expectedPods, disruptionsAllowed, disruptedPods, observedGeneration and
+ * the DisruptionAllowed condition (budget.ts has the rules).
+ *
+ * The queue holds budget keys. A pod change enqueues the budgets of its
+ * namespace that select the old or the new pod; a scale change of a
+ * ReplicaSet, Deployment or StatefulSet enqueues its namespace's budgets.
+ * A sync that fails for any reason but a conflict writes the fail-safe
+ * status (no disruptions, DisruptionAllowed False/SyncFailed), so the
+ * eviction subresource refuses while the numbers are unknown. Pending
+ * disruptedPods entries are looked at again when they expire.
+ */
+import type { Informer } from '../../client/index.js';
+import { WorkQueue, isConflict, isNotFound, metaKey, runWorkers } from '../../client/index.js';
+import type { EventRecorder } from '../../client/index.js';
+import { podsSelectedByBudget } from '../../api/disruptionbudget.js';
+import type { Controller, ControllerContext } from '../types.js';
+import type { Logger } from '../../util/log.js';
+import { budgetStatus, buildDisruptedPodMap, countHealthyPods, expectedPodCount, failSafeStatus, type ScaleOf } from './budget.js';
+import { scaleFinder } from './scale.js';
+
+export const controllerName = 'disruption-controller';
+const namespaceIndex = 'metadata.namespace';
+const byNamespace = (o: any) => [o.metadata.namespace ?? ''];
+
+export class DisruptionController implements Controller {
+  readonly name = controllerName;
+  private readonly logger: Logger;
+  private readonly recorder: EventRecorder;
+  private readonly pdbs: Informer;
+  private readonly pods: Informer;
+  private readonly queue = new WorkQueue();
+  private readonly scaleOf: ScaleOf;
+
+  constructor(private readonly ctx: ControllerContext) {
+    this.logger = ctx.logger.with(controllerName);
+    this.recorder = ctx.recorder('controllermanager');
+    this.pdbs = ctx.informers.informer('poddisruptionbudgets');
+    this.pods = ctx.informers.informer('pods');
+    this.pdbs.addIndex(namespaceIndex, byNamespace);
+    this.pods.addIndex(namespaceIndex, byNamespace);
+    const [replicasets, deployments, statefulsets] = (['replicasets', 'deployments', 'statefulsets'] as const).map((r) => ctx.informers.informer(r));
+    this.scaleOf = scaleFinder({ clients: ctx.clients, replicasets, deployments, statefulsets });
+    const enqueue = (p: any) => this.queue.add(metaKey(p));
+    this.pdbs.addEventHandler({ add: enqueue, update: (_o, p) => enqueue(p) });
+    this.pods.addEventHandler({
+      add: (p) => this.enqueueBudgetsOf(p), update: (o, p) => this.enqueueBudgetsOf(p, o), delete: (p) => this.enqueueBudgetsOf(p),
+    });
+    for (const inf of [replicasets, deployments, statefulsets]) {
+      inf.addEventHandler({
+        update: (o, n) => { if (o.spec?.replicas !== n.spec?.replicas) this.enqueueNamespace(n.metadata.namespace); },
+        delete: (o) => this.enqueueNamespace(o.metadata.namespace),
+      });
+    }
+  }
+
+  run(): void {
+    this.logger.info('Starting controller', { controller: controllerName });
+    void runWorkers(this.queue, this.ctx.config.workers, (k) => this.sync(k),
+      (key, err) => this.logger.warn('Error syncing PodDisruptionBudget, requeuing', { pdb: key, err }));
+  }
+
+  stop(): void { this.queue.shutDown(); }
+
+  private enqueueNamespace(namespace: string): void {
+    for (const pdb of this.pdbs.byIndex(namespaceIndex, namespace)) this.queue.add(metaKey(pdb));
+  }
+
+  private enqueueBudgetsOf(pod: any, oldPod?: any): void {
+    for (const pdb of this.pdbs.byIndex(namespaceIndex, pod.metadata.namespace)) {
+      const selected = podsSelectedByBudget(pdb, oldPod ? [pod, oldPod] : [pod]);
+      if (selected.length > 0) this.queue.add(metaKey(pdb));
+    }
+  }
+
+  private async sync(key: string): Promise<void | { requeueAfterMs?: number }> {
+    const pdb = this.pdbs.get(key);
+    if (!pdb) return;
+    try {
+      return await this.trySync(pdb);
+    } catch (e) {
+      if (isConflict(e) || isNotFound(e)) throw e;
+      this.logger.warn('Failed to sync PDB', { pdb: key, err: e });
+      await this.writeStatus(pdb, failSafeStatus(pdb, e as Error, this.ctx.clock.now()));
+    }
+  }
+
+  private async trySync(pdb: any): Promise<void | { requeueAfterMs?: number }> {
+    const pods = podsSelectedByBudget(pdb, this.pods.byIndex(namespaceIndex, pdb.metadata.namespace));
+    if (pods.length === 0) this.recorder.event(asPDB(pdb), 'Normal', 'NoPods', 'No matching pods found');
+    let counts;
+    try {
+      counts = await expectedPodCount(pdb, pods, this.scaleOf);
+    } catch (e) {
+      this.recorder.event(asPDB(pdb), 'Warning', 'CalculateExpectedPodCountFailed', `Failed to calculate the number of expected pods: ${(e as Error).message}`);
+      throw e;
+    }
+    const now = this.ctx.clock.now();
+    const { disruptedPods, recheckAt } = buildDisruptedPodMap(pods, pdb, now);
+    const currentHealthy = countHealthyPods(pods, disruptedPods, now);
+    const status = budgetStatus(pdb, { currentHealthy, desiredHealthy: counts.desiredHealthy, expectedCount: counts.expectedCount, disruptedPods }, now);
+    if (status) await this.writeStatus(pdb, status);
+    return recheckAt === undefined ? undefined : { requeueAfterMs: Math.max(0, recheckAt - now.getTime()) };
+  }
+
+  private async writeStatus(pdb: any, status: any): Promise<void> {
+    await this.ctx.clients.resource('poddisruptionbudgets').updateStatus({ ...asPDB(pdb), status });
+  }
+}
+
+/** Informer objects may lack kind and apiVersion; events and PUTs carry them. */
+const asPDB = (pdb: any) => ({ ...pdb, kind: 'PodDisruptionBudget', apiVersion: 'policy/v1' });

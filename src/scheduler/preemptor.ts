@@ -1,0 +1,56 @@
+/**
+ * The writes of a preemption (upstream Evaluator.prepareCandidate and the
+ * nomination in handleSchedulingFailure): each victim gets the
+ * DisruptionTarget condition (reason PreemptionByScheduler) through
+ * pods/status, then is deleted with its default grace period, with a
+ * `Preempted` event; then the preemptor's status.nominatedNodeName names the
+ * node, which `kubectl get pods -o wide` shows as NOMINATED NODE.
+ */
+import type { Clientset } from '../client/index.js';
+import { isNotFound, metaKey } from '../client/index.js';
+import { disruptionTargetCondition } from '../api/disruptionbudget.js';
+import { rfc3339, type Clock } from '../util/clock.js';
+import type { Logger } from '../util/log.js';
+import type { EventSink } from './events.js';
+import type { Nomination } from './framework.js';
+
+export interface PreemptorContext {
+  clients: Clientset;
+  events: () => EventSink;
+  logger: Logger;
+  clock: Clock;
+  schedulerName: string;
+}
+
+const asPod = (pod: any) => (pod.kind ? pod : { ...pod, kind: 'Pod', apiVersion: 'v1' });
+
+export class Preemptor {
+  constructor(private readonly ctx: PreemptorContext) {}
+
+  async prepareCandidate(preemptor: any, nomination: Nomination): Promise<void> {
+    await Promise.all(nomination.victims.map((v) => this.evict(v, preemptor, nomination.nodeName)));
+    await this.ignoreNotFound(metaKey(preemptor), () => this.ctx.clients.pods.patch(preemptor.metadata.namespace, preemptor.metadata.name,
+      { status: { nominatedNodeName: nomination.nodeName } }, 'merge', 'status'));
+  }
+
+  private async evict(victim: any, preemptor: any, nodeName: string): Promise<void> {
+    const { namespace, name } = victim.metadata;
+    const condition = {
+      type: disruptionTargetCondition, status: 'True', reason: 'PreemptionByScheduler',
+      message: `${this.ctx.schedulerName}: preempting to accommodate a higher priority pod`, lastTransitionTime: rfc3339(this.ctx.clock.now()),
+    };
+    await this.ignoreNotFound(metaKey(victim), async () => {
+      await this.ctx.clients.pods.patch(namespace, name, { status: { conditions: [condition] } }, 'strategic', 'status');
+      await this.ctx.clients.pods.delete(namespace, name, { preconditions: { uid: victim.metadata.uid } });
+      this.ctx.events().event(asPod(victim), 'Normal', 'Preempted', `Preempted by pod ${preemptor.metadata.uid} on node ${nodeName}`);
+    });
+  }
+
+  private async ignoreNotFound(key: string, write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+    } catch (e) {
+      if (!isNotFound(e)) this.ctx.logger.warn('preemption write failed', { pod: key, err: e });
+    }
+  }
+}
