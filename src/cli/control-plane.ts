@@ -13,6 +13,8 @@ import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
 import { ServiceAllocator } from '../registry/service-allocation.js';
 import { defaultStorageClassAdmission } from '../apiserver/admission/default-storage-class.js';
+import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
+import { resourceQuotaAdmission } from '../apiserver/admission/resourcequota.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
@@ -87,11 +89,13 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const services = new ServiceAllocator(() => registry, opts.serviceNodePortRange);
   const defaultStorageClass = defaultStorageClassAdmission(() => registry);
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
+  const limitRanger = limitRangerAdmission(() => registry);
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
     await services.admit(op, info, obj, old);
     await defaultStorageClass(op, info, obj);
-  }, { freshnessWaitMs: opts.freshnessWaitMs });
+    await limitRanger(op, info, obj);
+  }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: resourceQuotaAdmission(() => registry, realClock) });
   let ready = false;
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });
   const requestMs = opts.requestTimeoutMs ?? 60_000;

@@ -10,6 +10,7 @@ import { nodeLifecycleController } from '../controllers/nodelifecycle/index.js';
 import { taintEvictionController } from '../controllers/tainteviction/index.js';
 import { PodGCController } from '../controllers/podgc/index.js';
 import { clusterRoleAggregationController } from '../controllers/clusterroleaggregation/index.js';
+import { resourceQuotaController } from '../controllers/resourcequota/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
@@ -20,6 +21,7 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   nodelifecycle: nodeLifecycleController,
   tainteviction: taintEvictionController,
   'clusterrole-aggregation': clusterRoleAggregationController,
+  resourcequota: resourceQuotaController,
   podgc: (ctx) => new PodGCController(ctx, { gcCheckPeriodMs: ctx.config.podGCPeriodMs, quarantineTimeMs: ctx.config.podGCQuarantineMs }),
 };
 

@@ -39,13 +39,15 @@ function strategyFor(info: ResourceInfo): Strategy {
 export interface RegistryOptions {
   /** How long a list or watch for a resourceVersion the store has not reached waits for it (default 3 s, as upstream). */
   freshnessWaitMs?: number;
+  /** Validating admission, run after validation (ResourceQuota). */
+  validateAdmission?: StoreHooks['validate'];
 }
 
 export class Registry {
   private readonly stores = new Map<string, Store>();
 
   constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit'], opts: RegistryOptions = {}) {
-    const hooks: StoreHooks = { admit, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
+    const hooks: StoreHooks = { admit, validate: opts.validateAdmission, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
     const deps = { backend, clock, hooks, freshnessWaitMs: opts.freshnessWaitMs };
     for (const info of resources) {
       if (info.plural === 'bindings') continue;
