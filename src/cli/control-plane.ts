@@ -15,6 +15,8 @@ import { CRDController } from '../registry/custom/crd-controller.js';
 import { ServiceAllocator } from '../registry/service-allocation.js';
 import { defaultStorageClassAdmission } from '../apiserver/admission/default-storage-class.js';
 import { priorityAdmission } from '../apiserver/admission/priority.js';
+import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
+import { resourceQuotaAdmission } from '../apiserver/admission/resourcequota.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
@@ -90,12 +92,14 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const defaultStorageClass = defaultStorageClassAdmission(() => registry);
   const priority = priorityAdmission(() => registry);
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
+  const limitRanger = limitRangerAdmission(() => registry);
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
     await services.admit(op, info, obj, old);
     await defaultStorageClass(op, info, obj);
     await priority(op, info, obj, old);
-  }, { freshnessWaitMs: opts.freshnessWaitMs });
+    await limitRanger(op, info, obj);
+  }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: resourceQuotaAdmission(() => registry, realClock) });
   let ready = false;
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });
   const requestMs = opts.requestTimeoutMs ?? 60_000;

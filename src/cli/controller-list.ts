@@ -16,6 +16,7 @@ import { clusterRoleAggregationController } from '../controllers/clusterroleaggr
 import { cronJobController } from '../controllers/cronjob/index.js';
 import { ttlAfterFinishedController } from '../controllers/ttlafterfinished/index.js';
 import { disruptionController } from '../controllers/disruption/index.js';
+import { resourceQuotaController } from '../controllers/resourcequota/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
@@ -32,6 +33,7 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   tainteviction: taintEvictionController,
   'clusterrole-aggregation': clusterRoleAggregationController,
   disruption: disruptionController,
+  resourcequota: resourceQuotaController,
   podgc: (ctx) => new PodGCController(ctx, { gcCheckPeriodMs: ctx.config.podGCPeriodMs, quarantineTimeMs: ctx.config.podGCQuarantineMs }),
 };
 

@@ -46,6 +46,8 @@ function strategyFor(info: ResourceInfo, clock: Clock): Strategy {
 export interface RegistryOptions {
   /** How long a list or watch for a resourceVersion the store has not reached waits for it (default 3 s, as upstream). */
   freshnessWaitMs?: number;
+  /** Validating admission, run after validation (ResourceQuota). */
+  validateAdmission?: StoreHooks['validate'];
 }
 
 export class Registry {
@@ -57,7 +59,7 @@ export class Registry {
   private readonly deps: StoreDeps;
 
   constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit'], opts: RegistryOptions = {}) {
-    const hooks: StoreHooks = { admit, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
+    const hooks: StoreHooks = { admit, validate: opts.validateAdmission, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
     const deps = { backend, clock, hooks, freshnessWaitMs: opts.freshnessWaitMs };
     this.deps = deps;
     for (const info of resources) {

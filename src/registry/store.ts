@@ -28,6 +28,11 @@ import { parseResourceVersion } from '../api/list-options.js';
 export interface StoreHooks {
   /** Mutating then validating admission; may throw a StatusError. */
   admit?(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void> | void;
+  /**
+   * Validating admission (ResourceQuota), after the object passed validation and just before
+   * it is written; may throw a StatusError. A dry run is checked, never charged.
+   */
+  validate?(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean }): Promise<void> | void;
   /** Throws when objects may not be created in this namespace (absent or terminating). */
   checkNamespace?(namespace: string, gr: GroupResource, name: string): Promise<void>;
 }
@@ -218,6 +223,7 @@ export class Store {
     const errs = this.strategy.validate(obj);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, meta.name, errs);
     if (managedFields !== undefined) setManagedFields(obj, managedFields);
+    await this.deps.hooks?.validate?.('create', this.info, obj, undefined, { dryRun: !!opts.dryRun });
     if (opts.dryRun) return obj;
     const res = await this.deps.backend.create(this.key(namespace, meta.name), this.encode(obj));
     if (!res.ok) throw alreadyExists(this.gr, meta.name);
@@ -313,6 +319,7 @@ export class Store {
     const errs = opts.subresource === 'binding' ? [] : this.strategy.validateUpdate(next, old, opts.subresource);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, m.name, errs);
     if (managedFields !== undefined) setManagedFields(next, managedFields);
+    await this.deps.hooks?.validate?.('update', this.info, next, old, { dryRun: !!opts.dryRun });
     return next;
   }
 
