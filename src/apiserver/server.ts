@@ -27,6 +27,7 @@ import { versionInfo } from './version.js';
 import { handlePodLog } from './handlers/logs.js';
 import { handleNodeProxy } from './handlers/node-proxy.js';
 import { handlePodStream } from './handlers/exec.js';
+import { handlePortForward } from './handlers/portforward.js';
 import { rejectUpgrade } from '../util/upgrade-response.js';
 import type { KubeletClient } from './kubelet-client/client.js';
 import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
@@ -116,14 +117,15 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
 
 /**
  * A request asking to upgrade its connection. pods/exec and pods/attach
- * upgrade to WebSocket (handlers/exec.ts); every other request is served as
+ * (handlers/exec.ts) and pods/portforward (handlers/portforward.ts) upgrade
+ * to WebSocket or SPDY; every other request is served as
  * if it had not asked (as upstream's handlers ignore the header), on a
  * response bound to the raw socket, which closes after it.
  */
 async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   const url = requestURL(req.url);
   const info = url && parseRequestInfo(req.method ?? 'GET', url);
-  const stream = info?.isResourceRequest && info.group === '' && info.resource === 'pods' && info.namespace && info.name && (info.subresource === 'exec' || info.subresource === 'attach');
+  const stream = info?.isResourceRequest && info.group === '' && info.resource === 'pods' && info.namespace && info.name && (info.subresource === 'exec' || info.subresource === 'attach' || info.subresource === 'portforward');
   if (!url || !info || !stream) {
     if (head.length) socket.unshift(head);
     const res = new ServerResponse(req);
@@ -137,7 +139,8 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
   if (!(await opts.authenticate(req))) return fail(unauthorized().status);
   if (!opts.kubelet) return fail(serviceUnavailable('this API server has no kubelet client credentials').status);
   try {
-    await handlePodStream({ req, socket, head, url, info, store: opts.registry.store('', 'v1', 'pods')!, kubelet: opts.kubelet, logger: opts.logger });
+    const ctx = { req, socket, head, url, info, store: opts.registry.store('', 'v1', 'pods')!, kubelet: opts.kubelet, logger: opts.logger };
+    await (info.subresource === 'portforward' ? handlePortForward(ctx) : handlePodStream(ctx));
     count(101);
   } catch (err) {
     const status = toStatus(err);

@@ -9,6 +9,8 @@
  *    v5 stream-close frames a v4 runtime would read as stdin data).
  *  - When either side closes, the other is closed with the same code
  *    (1000 when none was given); an error on either side ends both.
+ *  - `upstream` may arrive paused (ws.pause() on 'open'); it is resumed once
+ *    both directions are wired.
  *  - Backpressure: a side whose peer has more than `highWaterBytes` queued
  *    stops being read until the queue drains.
  */
@@ -46,4 +48,7 @@ export function bridgeWebSockets(client: WebSocket, upstream: WebSocket, opts: B
   };
   pipe(client, upstream, opts.inbound);
   pipe(upstream, client);
+  // Openers pause the upstream socket on 'open' so that what it sends before the bridge exists
+  // (containerd's port-forward writes each channel's port at once) is not emitted to no listener.
+  upstream.resume();
 }

@@ -6,10 +6,12 @@
  *  1. The pod must exist (404); the container is the one named, or the
  *     only one (400 in upstream's words otherwise, as for logs); a pod on
  *     no node: 400 `pod x does not have a host assigned`.
- *  2. Only WebSocket upgrades are served. A SPDY upgrade (kubectl's fallback
- *     when the WebSocket handshake fails) gets a 400 after the same checks,
- *     so kubectl shows the real reason the first attempt failed.
- *  3. The API server opens a WebSocket to the node's kubelet
+ *  2. A SPDY/3.1 upgrade (clients without WebSocket, and kubectl's fallback
+ *     when the WebSocket handshake fails) goes on to the kubelet as a SPDY
+ *     upgrade with the client's X-Stream-Protocol-Version list; after the
+ *     kubelet's 101 bytes pass unchanged both ways (upstream's
+ *     UpgradeAwareHandler).
+ *  3. For a WebSocket, the API server opens a WebSocket to the node's kubelet
  *     (/exec/{ns}/{pod}/{container}?command=..&input=1&output=1&error=1&tty=1,
  *     upstream's streamParams names) with its kubelet client certificate,
  *     offering the client's subprotocols; a kubelet refusal becomes a Status
@@ -31,6 +33,8 @@ import { KubeletRefusal, type KubeletClient } from '../kubelet-client/client.js'
 import { kubeletErrorStatus } from '../kubelet-client/response.js';
 import type { RequestInfo } from '../request-info.js';
 import { isWebSocketRequest } from '../auth/bearer.js';
+import { spliceUpgrade } from '../../util/upgrade-proxy.js';
+import type { KubeletEndpoint } from '../../api/kubelet-endpoint.js';
 
 const truthy = (v: string | null) => v !== null && ['true', '1', 'True'].includes(v);
 
@@ -69,25 +73,55 @@ export async function handlePodStream(ctx: PodStreamContext): Promise<void> {
   const container = streamContainer(pod, url.searchParams.get('container') ?? undefined);
   const nodeName = pod.spec?.nodeName;
   if (!nodeName) throw badRequest(`pod ${name} does not have a host assigned`);
-  if (!isWebSocketRequest(req)) throw badRequest(`pods/${sub} is served over WebSocket only (v5.channel.k8s.io); SPDY is not supported`);
-  const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  if (!protocols.length) throw badRequest('no WebSocket subprotocol offered: expected v5.channel.k8s.io');
-  const endpoint = await ctx.kubelet.endpoint(nodeName);
   const query = kubeletStreamQuery(url.searchParams, sub === 'exec').toString();
   const path = `/${sub}/${encodeURIComponent(pod.metadata!.namespace!)}/${encodeURIComponent(name)}/${encodeURIComponent(container)}${query ? `?${query}` : ''}`;
+  if (isSPDYRequest(req)) return proxySPDYToKubelet(ctx, nodeName, path);
+  if (!isWebSocketRequest(req)) throw badRequest(`unable to upgrade: pods/${sub} needs a WebSocket or SPDY/3.1 upgrade`);
+  const protocols = offeredProtocols(req);
+  if (!protocols.length) throw badRequest('no WebSocket subprotocol offered: expected v5.channel.k8s.io');
+  const endpoint = await ctx.kubelet.endpoint(nodeName);
+  return proxyWebSocketToKubelet(ctx, endpoint, path, protocols);
+}
+
+export const offeredProtocols = (req: IncomingMessage): string[] => String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+
+export const isSPDYRequest = (req: IncomingMessage): boolean => (req.headers.upgrade ?? '').toLowerCase().startsWith('spdy/');
+
+/** The client's X-Stream-Protocol-Version list (one header or several, comma-separated). */
+export function streamProtocolVersions(req: IncomingMessage): string[] {
+  const raw = req.headersDistinct['x-stream-protocol-version'] ?? [];
+  return raw.flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
+}
+
+/** A kubelet's refusal of an upgrade as the Status the client gets. */
+function refusal(ctx: PodStreamContext, e: unknown): unknown {
+  return e instanceof KubeletRefusal ? kubeletErrorStatus(e.statusCode, e.body, `pods/${ctx.info.subresource}`, ctx.info.name!) : e;
+}
+
+/** SPDY end to end: the kubelet's 101 (or refusal) answers the client, then bytes pass unchanged. */
+export async function proxySPDYToKubelet(ctx: PodStreamContext, nodeName: string, path: string): Promise<void> {
+  const endpoint = await ctx.kubelet.endpoint(nodeName);
+  const answer = await ctx.kubelet.upgradeSPDY(endpoint, path, streamProtocolVersions(ctx.req));
+  if (!answer.upgraded) throw refusal(ctx, new KubeletRefusal(answer.statusCode, answer.body));
+  if (ctx.socket.destroyed) { answer.socket.destroy(); return; }
+  spliceUpgrade(ctx.socket, ctx.head, answer);
+}
+
+/** A WebSocket to the kubelet offering the client's protocols; the client is accepted with the kubelet's choice. */
+export async function proxyWebSocketToKubelet(ctx: PodStreamContext, endpoint: KubeletEndpoint, path: string, protocols: string[]): Promise<void> {
+  const pod = `${ctx.info.namespace}/${ctx.info.name}`;
   let upstream;
   try {
     upstream = await ctx.kubelet.webSocket(endpoint, path, protocols);
   } catch (e) {
-    if (e instanceof KubeletRefusal) throw kubeletErrorStatus(e.statusCode, e.body, `pods/${sub}`, name);
-    throw e;
+    throw refusal(ctx, e);
   }
   if (ctx.socket.destroyed) { upstream.terminate(); return; }
   const chosen = upstream.protocol;
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => chosen || false });
-  upstream.on('error', (e) => ctx.logger.debug('kubelet stream failed', { pod: `${info.namespace}/${name}`, err: e.message }));
-  wss.handleUpgrade(req, ctx.socket, ctx.head, (client) => {
-    client.on('error', (e) => ctx.logger.debug('client stream failed', { pod: `${info.namespace}/${name}`, err: e.message }));
+  upstream.on('error', (e) => ctx.logger.debug('kubelet stream failed', { pod, err: e.message }));
+  wss.handleUpgrade(ctx.req, ctx.socket, ctx.head, (client) => {
+    client.on('error', (e) => ctx.logger.debug('client stream failed', { pod, err: e.message }));
     bridgeWebSockets(client, upstream);
   });
 }

@@ -15,6 +15,7 @@
  */
 import https from 'node:https';
 import { WebSocket } from 'ws';
+import { dialUpgrade, type UpgradeAnswer } from '../../util/upgrade-proxy.js';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { kubeletEndpoint, type KubeletEndpoint } from '../../api/kubelet-endpoint.js';
@@ -34,10 +35,16 @@ export interface KubeletClient {
   request(target: KubeletTarget): Promise<IncomingMessage>;
   /**
    * A WebSocket to the kubelet (exec, attach) with the API server's client
-   * certificate, offering `protocols`; resolves once open. A refused
+   * certificate, offering `protocols`; resolves once open, paused. A refused
    * handshake rejects with the kubelet's status and body (KubeletRefusal).
    */
   webSocket(endpoint: KubeletEndpoint, path: string, protocols: string[]): Promise<WebSocket>;
+  /**
+   * A SPDY/3.1 upgrade of `path` on the kubelet, offering `protocols`
+   * (X-Stream-Protocol-Version): the upgraded connection, or the kubelet's
+   * refusal; a kubelet that cannot be reached rejects in Go's words.
+   */
+  upgradeSPDY(endpoint: KubeletEndpoint, path: string, protocols: string[]): Promise<UpgradeAnswer>;
   close(): void;
 }
 
@@ -106,7 +113,8 @@ export function createKubeletClient(registry: Registry, cfg: KubeletClientConfig
         perMessageDeflate: false, handshakeTimeout: 30_000,
       });
       return new Promise((resolve, reject) => {
-        ws.once('open', () => resolve(ws));
+        // Paused until the caller wires its listeners (bridgeWebSockets resumes it).
+        ws.once('open', () => { ws.pause(); resolve(ws); });
         ws.once('unexpected-response', (_req, res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -115,6 +123,18 @@ export function createKubeletClient(registry: Registry, cfg: KubeletClientConfig
         });
         ws.once('error', (err: NodeJS.ErrnoException) => reject(unknownError(roundTripError('GET', url.replace(/^wss/, 'https'), endpoint, err))));
       });
+    },
+    async upgradeSPDY(endpoint, path, protocols) {
+      const url = `https://${hostPort(endpoint)}${path}`;
+      try {
+        return await dialUpgrade(url, {
+          method: 'POST',
+          headers: { Connection: 'Upgrade', Upgrade: 'SPDY/3.1', ...(protocols.length ? { 'X-Stream-Protocol-Version': protocols } : {}) },
+          tls: { cert: cfg.certPem, key: cfg.keyPem, ca: cfg.caPem, rejectUnauthorized: !!cfg.caPem, checkServerIdentity: () => undefined },
+        });
+      } catch (err) {
+        throw unknownError(roundTripError('POST', url, endpoint, err as NodeJS.ErrnoException));
+      }
     },
     close() {
       verifying.destroy();

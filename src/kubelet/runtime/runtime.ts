@@ -146,5 +146,7 @@ export interface PodRuntime {
   killContainer?(uid: string, containerID: string, gracePeriodMs: number): Promise<void>;
   /** Where to connect for an exec (cmd given) or attach (no cmd) in container `containerID` of pod `uid`. */
   streamURL?(uid: string, containerID: string, req: StreamRequest): Promise<string>;
+  /** Where to connect to forward `ports` (WebSocket; SPDY names ports per stream) into pod `uid`'s network namespace. */
+  portForwardURL?(uid: string, ports: number[]): Promise<string>;
   close(): Promise<void>;
 }

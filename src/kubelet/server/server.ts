@@ -8,10 +8,11 @@
  *     GET /containerLogs/{namespace}/{pod}/{container}: a container's log
  *     (containerlogs.ts).
  *  3. Other paths: Go's "404 page not found"; other methods: 405.
- *  4. WebSocket upgrades of /exec/... and /attach/... (exec.ts), after the
- *     same authentication; any other upgrade is refused.
- * The API server reaches it for pods/log, nodes/proxy, pods/exec and
- * pods/attach; portForward and stats/summary come later.
+ *  4. Upgrades (WebSocket or SPDY/3.1) of /exec/..., /attach/... (exec.ts)
+ *     and /portForward/... (portforward.ts), after the same authentication;
+ *     any other upgrade is refused.
+ * The API server reaches it for pods/log, nodes/proxy, pods/exec,
+ * pods/attach and pods/portforward; stats/summary comes later.
  */
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -23,6 +24,7 @@ import { createClientCertAuthenticator } from './authn.js';
 import { serveContainerLogs } from './containerlogs.js';
 import { writeJSON, writeText } from './respond.js';
 import { serveStream } from './exec.js';
+import { servePortForward } from './portforward.js';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 
 export interface KubeletServerOptions {
@@ -88,12 +90,12 @@ async function serveUpgrade(opts: KubeletServerOptions, authenticate: ReturnType
   }
   const segs = url.pathname.split('/').filter(Boolean);
   const route = segs[0];
-  if (route !== 'exec' && route !== 'attach') return rejectUpgrade(socket, 404, '404 page not found\n');
+  if (route !== 'exec' && route !== 'attach' && route !== 'portForward') return rejectUpgrade(socket, 404, '404 page not found\n');
   if (!['GET', 'POST'].includes(req.method ?? '')) return rejectUpgrade(socket, 405, '405: Method Not Allowed');
-  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return rejectUpgrade(socket, 400, `only WebSocket upgrades are supported for ${route}`);
   const host = opts.host;
   if (!host) return rejectUpgrade(socket, 503, 'the kubelet is starting');
-  return serveStream(host, opts.logger, req, socket, head, url, route, segs.slice(1));
+  const call = { host, logger: opts.logger, req, socket, head, url };
+  return route === 'portForward' ? servePortForward(call, segs.slice(1)) : serveStream(call, route, segs.slice(1));
 }
 
 function serve(opts: KubeletServerOptions, authenticate: ReturnType<typeof createClientCertAuthenticator>, req: IncomingMessage, res: ServerResponse): void {

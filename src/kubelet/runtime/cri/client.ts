@@ -132,6 +132,12 @@ export class CRIClient {
     return res.url;
   }
 
+  /** A URL of the runtime's streaming server that forwards connections into the sandbox's network namespace. */
+  async portForward(podSandboxId: string, ports: number[]): Promise<string> {
+    const res = await this.call<any, { url: string }>(this.runtime, 'PortForward', { podSandboxId, port: ports });
+    return res.url;
+  }
+
   async listImages(image?: string): Promise<cri.Image[]> {
     const res = await this.call<any, { images: cri.Image[] }>(this.images, 'ListImages', { filter: image ? { image: { image } } : {} });
     return res.images ?? [];

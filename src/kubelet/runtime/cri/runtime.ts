@@ -219,6 +219,14 @@ export class CRIRuntime implements PodRuntime {
     return req.cmd ? this.client.exec(id, req.cmd, streams) : this.client.attach(id, streams);
   }
 
+  /** CRI PortForward into the pod's newest sandbox, which must be ready. */
+  async portForwardURL(uid: string, ports: number[]): Promise<string> {
+    const p = this.byUID.get(uid);
+    const sandbox = p && latestSandbox(p);
+    if (!sandbox || sandbox.state !== 'SANDBOX_READY') throw new Error(`pod sandbox of pod ${uid} is not ready`);
+    return this.client.portForward(sandbox.id, ports);
+  }
+
 
   async close(): Promise<void> {
     this.closed = true;
