@@ -2,6 +2,7 @@
  * Discovery documents, legacy (APIVersions, APIGroupList, APIResourceList) and
  * aggregated (apidiscovery.k8s.io/v2), all derived from the resource catalogue.
  */
+import { createHash } from 'node:crypto';
 import { resources, ResourceInfo, groupVersions, apiVersionOf } from '../api/resources.js';
 
 export const aggregatedContentType = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
@@ -43,6 +44,7 @@ export function apiResourceList(group: string, version: string) {
     const entry: any = { name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
     if (r.shortNames.length) entry.shortNames = r.shortNames;
     if (r.categories.length) entry.categories = r.categories;
+    entry.storageVersionHash = storageVersionHash(storageKindOf(r));
     out.push(entry);
     for (const s of r.subresources) {
       const sub: any = { name: `${r.plural}/${s.name}`, singularName: '', namespaced: r.namespaced, kind: s.kind, verbs: s.verbs };
@@ -51,6 +53,26 @@ export function apiResourceList(group: string, version: string) {
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf({ group, version }), resources: out };
+}
+
+/**
+ * Upstream's discovery.StorageVersionHash: the first 8 bytes of the SHA-256
+ * of "<group>/<version>/<kind>" of the version the object is stored in, in
+ * base64. Clients (kubectl's RESTMapper, storage migrators) compare it to
+ * notice a storage version change; only the legacy APIResourceList has it.
+ */
+export function storageVersionHash(gvk: { group: string; version: string; kind: string }): string {
+  return createHash('sha256').update(`${gvk.group}/${gvk.version}/${gvk.kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+/**
+ * The kind a resource is stored as. events.k8s.io Events cohabit with core
+ * Events (upstream's storage factory keeps one "events" store in core v1), so
+ * both report the same hash.
+ */
+function storageKindOf(r: ResourceInfo): { group: string; version: string; kind: string } {
+  if (r.group === 'events.k8s.io' && r.plural === 'events') return { group: '', version: 'v1', kind: 'Event' };
+  return r;
 }
 
 function discoveryResource(r: ResourceInfo) {

@@ -4,10 +4,11 @@ import { badRequest, successStatus, unsupportedMediaType } from '../../api/statu
 import { applyPatch, patchMediaTypes, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
 import type { DeleteOptions } from '../../registry/types.js';
 import type { ListResult } from '../../registry/store.js';
-import { decodeBody, mediaType, readBody } from '../body.js';
+import { decodeBody, decodeObjectBody, mediaType, readBody } from '../body.js';
 import { writeJSON, writeJSONItems, writeObjectAs } from '../respond.js';
-import { checkFields } from '../field-validation.js';
-import { findTypeErrors } from '../../api/schema/index.js';
+import { checkFields, type RawBody } from '../field-validation.js';
+import { checkBodyKind } from './body-kind.js';
+import { findDuplicateFields, findTypeErrors } from '../../api/schema/index.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
 import { clampToNumber, int64Param } from './params.js';
@@ -49,8 +50,7 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
   const protobufList = ctx.protobuf && hasProtobuf({ apiVersion: ctx.store.apiVersion, kind: ctx.store.info.listKind });
   if (ctx.rendering === 'json' && !protobufList) return writeJSONList(ctx, await ctx.store.listJSON(ctx.info.namespace, opts));
   const result = await ctx.store.list(ctx.info.namespace, opts);
-  const listMeta: any = { resourceVersion: result.resourceVersion };
-  if (result.continue) listMeta.continue = result.continue;
+  const listMeta = listMetaOf(result);
   if (ctx.rendering === 'table') {
     writeJSON(ctx.res, 200, toTable(ctx.store.info, result.items, listMeta, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now));
   } else if (ctx.rendering === 'partial') {
@@ -60,42 +60,45 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
   }
 }
 
+/** ListMeta in upstream's field order: resourceVersion, continue, remainingItemCount. */
+function listMetaOf(result: ListResult<unknown>): Record<string, unknown> {
+  const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+  if (result.continue) listMeta.continue = result.continue;
+  if (result.remainingItemCount !== undefined) listMeta.remainingItemCount = result.remainingItemCount;
+  return listMeta;
+}
+
 /** The JSON.stringify of the list object, put together from the items' JSON texts. */
 function writeJSONList(ctx: HandlerContext, result: ListResult<string>): Promise<void> {
-  const listMeta: any = { resourceVersion: result.resourceVersion };
-  if (result.continue) listMeta.continue = result.continue;
+  const listMeta = listMetaOf(result);
   const { listKind } = ctx.store.info;
   const head = `{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(ctx.store.apiVersion)},"metadata":${JSON.stringify(listMeta)}`;
   return writeJSONItems(ctx.res, 200, `${head},"items":[`, result.items, ']}');
 }
 
-/** Reads the body as an object of this endpoint's kind (missing apiVersion/kind default to it). */
+/**
+ * Reads the body as an object of this endpoint's kind (missing apiVersion/kind
+ * default to it), checked as upstream's decoder checks it.
+ */
 async function readObject(ctx: HandlerContext): Promise<any> {
-  const obj = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, bodyKind(ctx));
-  checkKind(ctx, obj);
+  const buf = await readBody(ctx.req);
+  const type = mediaType(ctx.req);
+  const obj = decodeObjectBody(buf, type, bodyKind(ctx));
+  checkBodyKind(ctx.store.info, ctx.store.apiVersion, obj);
+  const raw: RawBody | undefined = type === protobufMediaType ? undefined : { text: buf.toString('utf8'), yaml: type === 'application/yaml' };
+  checkFields(ctx.store.info, obj, query(ctx, 'fieldValidation'), ctx.res, raw);
   return obj;
 }
 
-function checkKind(ctx: HandlerContext, obj: any) {
-  const want = ctx.store.apiVersion;
-  if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
-    throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`);
-  }
-  if (obj.kind !== undefined && obj.kind !== ctx.store.info.kind) {
-    throw badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${ctx.store.info.kind})`);
-  }
-}
 
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const obj = await readObject(ctx);
-  checkFields(ctx.store.info, obj, query(ctx, 'fieldValidation'), ctx.res);
   const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx) });
   writeObject(ctx, 201, created);
 }
 
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const obj = await readObject(ctx);
-  checkFields(ctx.store.info, obj, query(ctx, 'fieldValidation'), ctx.res);
   const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx) });
   writeObject(ctx, 200, updated);
 }
@@ -106,14 +109,25 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
   const key = kindKey(ctx.store.info);
   const strategic = supportsStrategicMerge(key);
   if (!type || (type === 'strategic' && !strategic)) throw unsupportedMediaType(patchMediaTypes(strategic));
-  const patch = decodeBody(await readBody(ctx.req), 'application/json', true);
+  const buf = await readBody(ctx.req);
+  const patch = decodeBody(buf, 'application/json', true);
   const mode = query(ctx, 'fieldValidation');
+  const duplicates = mode === 'Ignore' ? [] : patchDuplicateFields(type, buf.toString('utf8'), patch);
   const updated = await ctx.store.guaranteedUpdate(ctx.info.namespace, ctx.info.name!, (cur) => {
     const next = applyPatch(type, cur, patch, key);
-    checkFields(ctx.store.info, next, mode, ctx.res);
+    checkFields(ctx.store.info, next, mode, ctx.res, undefined, duplicates);
     return next;
   }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx) });
   writeObject(ctx, 200, updated);
+}
+
+/**
+ * The patch body's own duplicate fields, which upstream's patcher reports
+ * ahead of the patched object's unknown fields (a JSON patch's as `json patch duplicate field ...`).
+ */
+function patchDuplicateFields(type: string, text: string, patch: unknown): string[] {
+  const prefix = type === 'json' ? 'json patch ' : '';
+  return findDuplicateFields(text, patch).map((p) => `${prefix}duplicate field ${JSON.stringify(p)}`);
 }
 
 const deleteOptionsDefinition = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
