@@ -9,6 +9,7 @@ import { garbageCollectorController } from '../controllers/garbagecollector/inde
 import { nodeLifecycleController } from '../controllers/nodelifecycle/index.js';
 import { taintEvictionController } from '../controllers/tainteviction/index.js';
 import { PodGCController } from '../controllers/podgc/index.js';
+import { rootCACertPublisherController } from '../controllers/rootcacertpublisher/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
@@ -18,6 +19,7 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   garbagecollector: garbageCollectorController,
   nodelifecycle: nodeLifecycleController,
   tainteviction: taintEvictionController,
+  'root-ca-cert-publisher': rootCACertPublisherController,
   podgc: (ctx) => new PodGCController(ctx, { gcCheckPeriodMs: ctx.config.podGCPeriodMs, quarantineTimeMs: ctx.config.podGCQuarantineMs }),
 };
 
