@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the real-node tests (test/e2e/cri.test.ts) need from Debian's
-# packages and builds the local OCI images (scripts/images.sh). Idempotent:
+# packages (and the official Python client, python3-kubernetes, for
+# test/e2e/python-client.test.ts) and builds the local OCI images (scripts/images.sh). Idempotent:
 # installed packages and built images are left as they are. The tests start
 # their own private containerd; nothing here starts or configures the
 # machine's containerd service.
