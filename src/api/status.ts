@@ -76,3 +76,41 @@ export function successStatus(details?: Status['details']): Status {
   if (details) s.details = details;
   return s;
 }
+
+/**
+ * A Status as upstream's JSON encoder writes it: fields in the Go struct's
+ * order (kind, apiVersion, metadata, status, message, reason, details, code),
+ * and every omitempty field that is empty left out, so `details` never
+ * carries `"group": ""` for the core group. Clients that compare or parse the
+ * body (the Python client's create-from-YAML conflict handling) see upstream's text.
+ */
+export function statusWireForm(s: Status): Status {
+  const out: any = { kind: 'Status', apiVersion: 'v1', metadata: s.metadata ?? {} };
+  if (s.status) out.status = s.status;
+  if (s.message) out.message = s.message;
+  if (s.reason) out.reason = s.reason;
+  const details = s.details && detailsWireForm(s.details);
+  if (details) out.details = details;
+  if (s.code) out.code = s.code;
+  return out;
+}
+
+function detailsWireForm(d: NonNullable<Status['details']>): Status['details'] {
+  const out: NonNullable<Status['details']> = {};
+  if (d.name) out.name = d.name;
+  if (d.group) out.group = d.group;
+  if (d.kind) out.kind = d.kind;
+  if (d.uid) out.uid = d.uid;
+  if (d.causes?.length) out.causes = d.causes.map(causeWireForm);
+  if (d.retryAfterSeconds) out.retryAfterSeconds = d.retryAfterSeconds;
+  // An empty StatusDetails is still a non-nil pointer upstream: `"details": {}`.
+  return out;
+}
+
+function causeWireForm(c: StatusCause): StatusCause {
+  const out: StatusCause = {};
+  if (c.reason) out.reason = c.reason;
+  if (c.message) out.message = c.message;
+  if (c.field) out.field = c.field;
+  return out;
+}

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Lexer, Parser, parse as parseYAML } from 'yaml';
-import { badRequest, tooLarge, unsupportedMediaType } from '../api/status.js';
+import { StatusError, badRequest, tooLarge, unsupportedMediaType } from '../api/status.js';
 import { jsonDepthError, jsonTextTooDeep, maxNestingDepth, valueTooDeep } from '../api/nesting.js';
 import { decodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import { ProtoDecodeError } from '../api/protobuf/codec.js';
@@ -81,10 +81,29 @@ function decodeProtobuf(buf: Buffer, into: BodyKind): any {
   }
 }
 
-/** As upstream's summarizeData: the first bytes in hex. */
+/** As upstream's summarizeData: a body that looks like JSON as text, anything else in hex, cut after `max` bytes. */
 function summarizeData(buf: Buffer, max: number): string {
   if (buf.length === 0) return '<empty>';
-  return buf.length > max ? `${buf.subarray(0, max).toString('hex')} ...` : buf.toString('hex');
+  const head = buf.subarray(0, max);
+  const text = buf[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return buf.length > max ? `${text} ...` : text;
+}
+
+/**
+ * decodeBody for a create or update body. A JSON or YAML body whose
+ * apiVersion and kind cannot even be read fails as upstream's
+ * transformDecodeError words it, naming the endpoint's kind and showing the
+ * start of the body: `the object provided is unrecognized (must be of type
+ * Pod): couldn't get version/kind; json parse error: ... ({"kind":...)`.
+ */
+export function decodeObjectBody(buf: Buffer, type: string, into: BodyKind): any {
+  try {
+    return decodeBody(buf, type, false, into);
+  } catch (e) {
+    const unreadable = e instanceof StatusError && e.code === 400 && type !== protobufMediaType && buf.toString('utf8').trim() !== '';
+    if (!unreadable) throw e;
+    throw badRequest(`the object provided is unrecognized (must be of type ${into.kind}): ${e.message} (${summarizeData(buf, 30)})`);
+  }
 }
 
 /** JSON.parse after a scan for nesting deeper than maxNestingDepth (upstream's decoder refuses it while scanning). */

@@ -2,6 +2,7 @@
  * Discovery documents, legacy (APIVersions, APIGroupList, APIResourceList) and
  * aggregated (apidiscovery.k8s.io/v2), all derived from the resource catalogue.
  */
+import { createHash } from 'node:crypto';
 import { ResourceInfo, apiVersionOf } from '../api/resources.js';
 
 /** The served resources: the built-in catalogue and the custom resources (Registry.resources()). */
@@ -53,6 +54,7 @@ export function apiResourceList(served: Served, group: string, version: string) 
     const entry: any = { name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
     if (r.shortNames.length) entry.shortNames = r.shortNames;
     if (r.categories.length) entry.categories = r.categories;
+    entry.storageVersionHash = storageVersionHash(storageKindOf(r));
     out.push(entry);
     for (const s of r.subresources) {
       const sub: any = { name: `${r.plural}/${s.name}`, singularName: '', namespaced: r.namespaced, kind: s.kind, verbs: s.verbs };
@@ -61,6 +63,28 @@ export function apiResourceList(served: Served, group: string, version: string) 
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf({ group, version }), resources: out };
+}
+
+/**
+ * Upstream's discovery.StorageVersionHash: the first 8 bytes of the SHA-256
+ * of "<group>/<version>/<kind>" of the version the object is stored in, in
+ * base64. Clients (kubectl's RESTMapper, storage migrators) compare it to
+ * notice a storage version change; only the legacy APIResourceList has it.
+ */
+export function storageVersionHash(gvk: { group: string; version: string; kind: string }): string {
+  return createHash('sha256').update(`${gvk.group}/${gvk.version}/${gvk.kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+/**
+ * The kind a resource is stored as. events.k8s.io Events cohabit with core
+ * Events (upstream's storage factory keeps one "events" store in core v1), so
+ * both report the same hash; likewise both HorizontalPodAutoscaler versions.
+ */
+function storageKindOf(r: ResourceInfo): { group: string; version: string; kind: string } {
+  if (r.group === 'events.k8s.io' && r.plural === 'events') return { group: '', version: 'v1', kind: 'Event' };
+  // HorizontalPodAutoscalers are stored as autoscaling/v2, whichever version serves them.
+  if (r.group === 'autoscaling' && r.plural === 'horizontalpodautoscalers') return { ...r, version: 'v2' };
+  return r;
 }
 
 function discoveryResource(r: ResourceInfo) {

@@ -1,16 +1,17 @@
 /**
  * Decoding checks on request bodies, as upstream's decoder makes them:
- * wrong JSON types always fail (400), unknown fields fail under
+ * wrong JSON types always fail (400); unknown and duplicate fields fail under
  * fieldValidation=Strict and become Warning headers under Warn (the default).
  * Under Ignore and Warn the unknown fields are then dropped from `obj`, as
  * decoding into the Go types drops them: they are never stored.
  */
 import type { ServerResponse } from 'node:http';
 import { badRequest } from '../api/status.js';
-import { fillNullItems, findTypeErrors, findUnknownFields, pruneUnknownFields, strictDecodingError } from '../api/schema/index.js';
+import { fillNullItems, findTypeErrors, findUnknownFields, pruneUnknownFields, strictFieldErrors } from '../api/schema/index.js';
 import type { ResourceInfo } from '../api/resources.js';
 import { kindKey } from '../api/resources.js';
 import { warningHeaderValues } from './warnings.js';
+import { yamlDuplicateKeysError } from './yaml-duplicates.js';
 import type { Store } from '../registry/store.js';
 import { CustomResourceStore } from '../registry/custom/store.js';
 import { pruneUnknown } from '../api/apiextensions/pruning.js';
@@ -18,9 +19,9 @@ import { pruneUnknown } from '../api/apiextensions/pruning.js';
 const objectMetaDefinition = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
 /** The decoding checks of an endpoint's body: the Go types' for built-in kinds, the structural schema's for custom resources. */
-export function checkBodyFields(store: Store, obj: unknown, mode: string | undefined, res: ServerResponse): void {
-  if (store instanceof CustomResourceStore) checkCustomFields(store, obj, mode, res);
-  else checkFields(store.info, obj, mode, res);
+export function checkBodyFields(store: Store, obj: unknown, mode: string | undefined, res: ServerResponse, raw?: RawBody, leading: string[] = []): void {
+  if (store instanceof CustomResourceStore) checkCustomFields(store, obj, mode, res, raw, leading);
+  else checkFields(store.info, obj, mode, res, raw, leading);
 }
 
 /**
@@ -29,7 +30,7 @@ export function checkBodyFields(store: Store, obj: unknown, mode: string | undef
  * (upstream's unstructured decoder), reported as unknown fields under Warn and
  * Strict. Wrong value types are left for schema validation (422), as upstream.
  */
-export function checkCustomFields(store: CustomResourceStore, obj: any, mode: string | undefined, res: ServerResponse): void {
+export function checkCustomFields(store: CustomResourceStore, obj: any, mode: string | undefined, res: ServerResponse, raw?: RawBody, leading: string[] = []): void {
   const { info } = store;
   const cannotHandle = `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}`;
   const meta = obj?.metadata;
@@ -40,12 +41,20 @@ export function checkCustomFields(store: CustomResourceStore, obj: any, mode: st
     ...pruneUnknown(store.custom.schema, obj),
   ];
   if (meta !== undefined) pruneUnknownFields(objectMetaDefinition, meta);
-  if (mode === 'Ignore' || !unknown.length) return;
-  if (mode === 'Strict') throw badRequest(`${cannotHandle}: ${strictDecodingError(unknown)}`);
-  res.setHeader('Warning', warningHeaderValues(unknown.map((f) => `unknown field "${f}"`)));
+  if (mode === 'Ignore') return;
+  const errors = [...leading, ...strictErrors(unknown, obj, raw)];
+  if (errors.length && mode === 'Strict') throw badRequest(`${cannotHandle}: strict decoding error: ${errors.join(', ')}`);
+  if (errors.length) res.setHeader('Warning', warningHeaderValues(errors));
 }
 
-export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind'>, obj: unknown, mode: string | undefined, res: ServerResponse): void {
+/** The text a create or update body was decoded from (not protobuf), read again for duplicate keys. */
+export interface RawBody { text: string; yaml: boolean }
+
+/**
+ * `obj` must be the value decoded from `raw`, untouched. `leading` are strict
+ * errors found before decoding the object (a patch body's duplicate fields).
+ */
+export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind'>, obj: unknown, mode: string | undefined, res: ServerResponse, raw?: RawBody, leading: string[] = []): void {
   const key = kindKey(info);
   const cannotHandle = `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}`;
   const typeErrors = findTypeErrors(key, obj);
@@ -53,10 +62,23 @@ export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind
   // Decoding, as Go does it, turns null list items into zero values; everything after expects them.
   fillNullItems(key, obj);
   if (mode !== 'Ignore') {
-    const unknown = findUnknownFields(key, obj);
-    if (unknown.length && mode === 'Strict') throw badRequest(`${cannotHandle}: ${strictDecodingError(unknown)}`);
-    if (unknown.length) res.setHeader('Warning', warningHeaderValues(unknown.map((f) => `unknown field "${f}"`)));
+    const errors = [...leading, ...strictErrors(findUnknownFields(key, obj), obj, raw)];
+    if (errors.length && mode === 'Strict') throw badRequest(`${cannotHandle}: strict decoding error: ${errors.join(', ')}`);
+    if (errors.length) res.setHeader('Warning', warningHeaderValues(errors));
   }
   pruneUnknownFields(key, obj);
 }
 
+/**
+ * As upstream's strict serializer: a YAML body first goes through the strict
+ * YAML reader (its duplicate keys are one error), then the JSON is decoded
+ * strictly (unknown and duplicate fields in document order).
+ */
+function strictErrors(unknown: string[], obj: unknown, raw: RawBody | undefined): string[] {
+  if (!raw) return unknown.map((f) => `unknown field ${JSON.stringify(f)}`);
+  if (raw.yaml) {
+    const yamlError = yamlDuplicateKeysError(raw.text);
+    return [...(yamlError ? [yamlError] : []), ...unknown.map((f) => `unknown field ${JSON.stringify(f)}`)];
+  }
+  return strictFieldErrors(raw.text, obj, unknown);
+}

@@ -1,6 +1,6 @@
 /** Writing responses: JSON or protobuf objects and Status errors, always with kind and apiVersion. */
 import type { ServerResponse } from 'node:http';
-import { internalError, Status, StatusError } from '../api/status.js';
+import { internalError, Status, StatusError, statusWireForm } from '../api/status.js';
 import { encodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 
 export function writeJSON(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
@@ -77,8 +77,10 @@ function drained(res: ServerResponse): Promise<void> {
  * JSON, as upstream's negotiation falls back for kinds without protobuf.
  */
 export function writeObjectAs(res: ServerResponse, code: number, obj: unknown, protobuf: boolean): void {
+  if (isStatus(obj)) obj = statusWireForm(obj);
   const buf = protobuf ? encodeObject(obj) : undefined;
-  if (!buf) return writeJSON(res, code, obj);
+  // Upstream's JSON encoder ends a Status with a newline (json.Encoder.Encode); clients compare the text.
+  if (!buf) return writeJSON(res, code, isStatus(obj) ? `${JSON.stringify(obj)}\n` : obj);
   res.writeHead(code, { 'Content-Type': protobufMediaType, 'Content-Length': buf.length, 'Cache-Control': 'no-cache, private' });
   void endFlushed(res, buf);
 }
@@ -96,3 +98,5 @@ export function toStatus(err: unknown): Status {
   const msg = err instanceof Error ? err.message : String(err);
   return internalError(msg).status;
 }
+
+const isStatus = (obj: unknown): obj is Status => (obj as Status | null)?.kind === 'Status' && (obj as Status).apiVersion === 'v1';

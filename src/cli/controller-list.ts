@@ -17,6 +17,7 @@ import { cronJobController } from '../controllers/cronjob/index.js';
 import { ttlAfterFinishedController } from '../controllers/ttlafterfinished/index.js';
 import { disruptionController } from '../controllers/disruption/index.js';
 import { resourceQuotaController } from '../controllers/resourcequota/index.js';
+import { rootCACertPublisherController } from '../controllers/rootcacertpublisher/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
@@ -34,6 +35,7 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   'clusterrole-aggregation': clusterRoleAggregationController,
   disruption: disruptionController,
   resourcequota: resourceQuotaController,
+  'root-ca-cert-publisher': rootCACertPublisherController,
   podgc: (ctx) => new PodGCController(ctx, { gcCheckPeriodMs: ctx.config.podGCPeriodMs, quarantineTimeMs: ctx.config.podGCQuarantineMs }),
 };
 

@@ -36,7 +36,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     const informers = new InformerFactory(clients, { logger: logger.with('informer') });
     const ctx: ControllerContext = {
       clients, informers, logger, clock: realClock,
-      config: { ...defaultControllerConfig, ...(opts.config ?? {}) },
+      config: { ...defaultControllerConfig, rootCA: config.caPem, ...(opts.config ?? {}) },
       recorder: (component) => new EventRecorder(clients, component, logger, hostname()),
     };
     const wanted = opts.controllers;

@@ -1,6 +1,6 @@
 export { loadKubeconfig } from './kubeconfig.js';
 export type { ClientConfig } from './kubeconfig.js';
-export { RestClient, ApiError, isNotFound, isConflict, isAlreadyExists } from './rest.js';
+export { RestClient, ApiError, isNotFound, isConflict, isAlreadyExists, isNamespaceTerminating } from './rest.js';
 export { ResourceClient } from './resource.js';
 export type { GVR, WatchEvent, PatchType } from './resource.js';
 export { Clientset, InformerFactory, gvrs } from './clientset.js';

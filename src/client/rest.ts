@@ -17,6 +17,13 @@ export const isNotFound = (e: unknown) => e instanceof ApiError && e.code === 40
 export const isConflict = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === 'Conflict';
 export const isAlreadyExists = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === 'AlreadyExists';
 
+/** apierrors.HasStatusCause(err, NamespaceTerminatingCause), or the message namespace admission uses. */
+export function isNamespaceTerminating(e: unknown): boolean {
+  const st = (e as ApiError | undefined)?.status;
+  if ((st?.details?.causes ?? []).some((c: { type?: string }) => c.type === 'NamespaceTerminating')) return true;
+  return /because it is being terminated/.test((e as Error)?.message ?? '');
+}
+
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;

@@ -22,6 +22,8 @@ export interface ControllerConfig {
   podGCPeriodMs: number;
   /** Pod GC: how long a node must stay missing before its pods are deleted (upstream 40 s). */
   podGCQuarantineMs: number;
+  /** The cluster CA bundle (PEM) the root CA publisher puts in every namespace; upstream's --root-ca-file, else the client's CA. */
+  rootCA?: string;
 }
 
 export const defaultControllerConfig: ControllerConfig = {

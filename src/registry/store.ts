@@ -23,6 +23,7 @@ import { compileSelection, Selection } from './selection.js';
 import { withResourceVersion } from './stored-json.js';
 import { defaultFreshnessWaitMs, waitUntilFresh } from './fresh.js';
 import { parseResourceVersion } from '../api/list-options.js';
+import { dropOmittedZeros } from '../api/protobuf/omitempty.js';
 
 /** Hooks the apiserver plugs in: admission, namespace lifecycle. */
 export interface StoreHooks {
@@ -168,7 +169,10 @@ export class Store {
           const moreLeft = i < page.kvs.length - 1 || page.more;
           if (!moreLeft) return { items, resourceVersion: String(revision) };
           const next = page.kvs[i].key + '\u0000';
-          return { items, resourceVersion: String(revision), continue: encodeContinue(revision, next) };
+          const result: ListResult<T> = { items, resourceVersion: String(revision), continue: encodeContinue(revision, next) };
+          // As upstream's etcd3 store: only an unfiltered list knows how many items are left.
+          if (sel.everything) result.remainingItemCount = await this.deps.backend.count(prefix, { revision, startKey: next });
+          return result;
         }
       }
       if (!page.more || page.kvs.length === 0) break;
@@ -219,6 +223,7 @@ export class Store {
     delete meta.deletionGracePeriodSeconds;
     delete meta.resourceVersion;
     dropEmptyMetadata(meta);
+    dropOmittedZeros(obj);
     await this.deps.hooks?.admit?.('create', this.info, obj);
     const errs = this.strategy.validate(obj);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, meta.name, errs);
@@ -314,6 +319,7 @@ export class Store {
     // Bindings are written by the apiserver itself (spec.nodeName plus the PodScheduled condition).
     if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old);
     else if (opts.subresource !== 'binding') this.strategy.prepareForUpdate(next, old);
+    dropOmittedZeros(next);
     await this.deps.hooks?.admit?.('update', this.info, next, old);
     // The binding subresource checks its own preconditions (upstream does not run pod update validation there).
     const errs = opts.subresource === 'binding' ? [] : this.strategy.validateUpdate(next, old, opts.subresource);

@@ -83,8 +83,11 @@ export interface Backend {
   get(key: string, opts?: { revision?: number }): Promise<{ kv?: KeyValue; revision: number }>;
   /** Keys starting with `prefix`, in key order. */
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
-  /** Number of keys under a prefix at the latest revision. */
-  count(prefix: string): Promise<number>;
+  /**
+   * Number of keys under a prefix, at the latest revision or at `revision`,
+   * from `startKey` on when given (etcd's range count, which upstream turns into remainingItemCount).
+   */
+  count(prefix: string, opts?: Pick<ListOptions, 'revision' | 'startKey'>): Promise<number>;
   create(key: string, value: string): Promise<WriteResult>;
   update(key: string, value: string, expectedModRevision: number): Promise<WriteResult>;
   /** On success, kv is the deleted value with modRevision = the delete's revision. */

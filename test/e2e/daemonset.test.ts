@@ -249,7 +249,7 @@ describe('DaemonSet controller (e2e)', { timeout: 90_000 }, () => {
     await kubectl('set', 'image', 'ds/no-tol', 'http-go=gasbugs/http-go:v2');
     await eventually(async () => {
       const ds = await clients.daemonsets.get('default', 'no-tol');
-      return ds.status.observedGeneration === ds.metadata.generation && ds.status.updatedNumberScheduled === 0;
+      return ds.status.observedGeneration === ds.metadata.generation && (ds.status.updatedNumberScheduled ?? 0) === 0;
     }, 10_000, 'the new template observed, no pod updated');
     assert.deepEqual((await livePods('no-tol')).map((p) => p.metadata.name).sort(), before.map((p) => p.metadata.name).sort());
     const victim = before.find((p) => p.spec.nodeName === 'worker2');

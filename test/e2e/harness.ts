@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 export const seedsDir = join(repoRoot, 'test', 'fixtures', 'seeds');
 

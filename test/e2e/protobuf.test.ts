@@ -243,7 +243,7 @@ function envelope(apiVersion: string, kind: string, raw: Buffer): Buffer {
 
 describe('protobuf bodies that do not decode', () => {
   const cases: [string, Buffer, RegExp][] = [
-    ['no magic', Buffer.from('{"kind":"Pod"}'), /^the object provided is unrecognized \(must be of type Pod\): provided data does not appear to be a protobuf message, expected prefix \[107 56 115 0\] \(7b22/],
+    ['no magic', Buffer.from('{"kind":"Pod"}'), /^the object provided is unrecognized \(must be of type Pod\): provided data does not appear to be a protobuf message, expected prefix \[107 56 115 0\] \(\{"kind":"Pod"\}\)$/],
     ['an empty body', Buffer.alloc(0), /^the object provided is unrecognized \(must be of type Pod\): provided data does not appear to be a protobuf message/],
     ['a truncated envelope', Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x0a, 0x20, 0x0a]), /^the object provided is unrecognized \(must be of type Pod\): unexpected EOF/],
     // The envelope cut short: upstream cannot read its kind either.

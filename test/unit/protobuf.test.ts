@@ -220,10 +220,16 @@ describe('protobuf request bodies', () => {
     const cm = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x' }, data: { a: 'b' } };
     assert.deepEqual(decodeBody(encodeObject(cm)!, 'application/vnd.kubernetes.protobuf', false, into), cm);
   });
-  it('refuses a body without the magic with upstream\'s words and a hex summary', () => {
+  it('refuses a body without the magic with upstream\'s words and the start of a JSON-looking body as text', () => {
     assert.deepEqual(refusal(Buffer.from('{"kind":"ConfigMap"}')), {
       code: 400, reason: 'BadRequest',
-      message: 'the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (7b226b696e64223a22436f6e6669674d6170227d)',
+      message: 'the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] ({"kind":"ConfigMap"})',
+    });
+  });
+  it('summarizes any other body in hex, cut after 30 bytes', () => {
+    assert.deepEqual(refusal(Buffer.from('x'.repeat(40))), {
+      code: 400, reason: 'BadRequest',
+      message: `the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (${'78'.repeat(30)} ...)`,
     });
   });
   it('names the kind when the envelope did', () => {

@@ -39,7 +39,7 @@ export class ProtoDecodeError extends Error {
 const isScalar = (type: string) => /^[a-z0-9]+$/.test(type);
 
 /** A table field with its Go facts resolved once, so the walks do no string work per value. */
-interface Field {
+export interface Field {
   name: string;
   json: string;
   type: string;
@@ -50,11 +50,20 @@ interface Field {
   inline: boolean;
   /** Go's omitempty on a non-pointer scalar: a zero value is not in the JSON form. */
   omitZero: boolean;
+  /** Go's omitempty at all: an empty slice or map is not in the JSON form either. */
+  omitEmpty: boolean;
 }
 
 interface Compiled { fields: Field[]; slice: boolean }
 
 const compiled = new Map<string, Compiled | null>();
+
+/** The compiled fields of a message, or null without a schema or for the types with their own JSON form. */
+export function jsonFields(type: string): readonly Field[] | null {
+  if (specialTypes.has(type)) return null;
+  const c = compile(type);
+  return c && !c.slice ? c.fields : null;
+}
 
 function compile(type: string): Compiled | null {
   let c = compiled.get(type);
@@ -66,6 +75,7 @@ function compile(type: string): Compiled | null {
         name, json: f.json ?? name, type: f.type, scalar: isScalar(f.type), bytes: f.type === 'bytes',
         map: !!f.keyType, repeated: f.rule === 'repeated', inline: f.go?.includes('i') ?? false,
         omitZero: isScalar(f.type) && (f.go?.includes('o') ?? false) && !(f.go?.includes('p') ?? false),
+        omitEmpty: f.go?.includes('o') ?? false,
       })),
     } : null;
     compiled.set(type, c);
@@ -118,6 +128,7 @@ function valueToJSON(f: Field, v: any, raw: RawCodec, depth: number): unknown {
 const isZero = (v: unknown) => v === '' || v === 0 || v === false;
 
 const noSpecial = Symbol('noSpecial');
+const specialTypes = new Set([timeType, microTimeType, quantityType, intOrStringType, fieldsType, rawExtensionType]);
 
 function specialToJSON(type: string, msg: any, raw: RawCodec, depth: number): unknown {
   switch (type) {

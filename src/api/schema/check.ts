@@ -34,7 +34,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** `path` holds segments: a field name or map key, or a list index; upstream joins them as `a.b[0].c`. */
-function joinPath(path: readonly (string | number)[], last: string): string {
+export function joinPath(path: readonly (string | number)[], last: string): string {
   let s = '';
   for (const seg of path) s += typeof seg === 'number' ? `[${seg}]` : s === '' ? seg : `.${seg}`;
   return s === '' ? last : `${s}.${last}`;

@@ -9,4 +9,5 @@ export {
 } from './definitions.js';
 export { findTypeErrors, findUnknownFields, strictDecodingError } from './check.js';
 export { pruneUnknownFields } from './prune.js';
+export { findDuplicateFields, strictFieldErrors } from './duplicates.js';
 export { fillNullItems } from './zero-values.js';

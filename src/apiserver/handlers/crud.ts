@@ -4,11 +4,12 @@ import { badRequest, successStatus, unsupportedMediaType } from '../../api/statu
 import { applyPatch, patchMediaTypes, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
 import type { DeleteOptions } from '../../registry/types.js';
 import type { ListResult } from '../../registry/store.js';
-import { decodeBody, mediaType, readBody } from '../body.js';
+import { decodeBody, decodeObjectBody, mediaType, readBody } from '../body.js';
 import { writeJSON, writeJSONItems, writeObjectAs } from '../respond.js';
-import { checkBodyFields } from '../field-validation.js';
+import { checkBodyFields, type RawBody } from '../field-validation.js';
 import { CustomResourceStore } from '../../registry/custom/store.js';
-import { findTypeErrors } from '../../api/schema/index.js';
+import { checkBodyKind } from './body-kind.js';
+import { findDuplicateFields, findTypeErrors } from '../../api/schema/index.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
 import { clampToNumber, int64Param } from './params.js';
@@ -52,8 +53,7 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
   const protobufList = ctx.protobuf && hasProtobuf({ apiVersion: ctx.store.apiVersion, kind: ctx.store.info.listKind });
   if (ctx.rendering === 'json' && !protobufList) return writeJSONList(ctx, await ctx.store.listJSON(ctx.info.namespace, opts));
   const result = await ctx.store.list(ctx.info.namespace, opts);
-  const listMeta: any = { resourceVersion: result.resourceVersion };
-  if (result.continue) listMeta.continue = result.continue;
+  const listMeta = listMetaOf(result);
   if (ctx.rendering === 'table') {
     writeJSON(ctx.res, 200, toTable(ctx.store, result.items, listMeta, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now));
   } else if (ctx.rendering === 'partial') {
@@ -63,41 +63,45 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
   }
 }
 
+/** ListMeta in upstream's field order: resourceVersion, continue, remainingItemCount. */
+function listMetaOf(result: ListResult<unknown>): Record<string, unknown> {
+  const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+  if (result.continue) listMeta.continue = result.continue;
+  if (result.remainingItemCount !== undefined) listMeta.remainingItemCount = result.remainingItemCount;
+  return listMeta;
+}
+
 /** The JSON.stringify of the list object, put together from the items' JSON texts. */
 function writeJSONList(ctx: HandlerContext, result: ListResult<string>): Promise<void> {
-  const listMeta: any = { resourceVersion: result.resourceVersion };
-  if (result.continue) listMeta.continue = result.continue;
+  const listMeta = listMetaOf(result);
   const { listKind } = ctx.store.info;
   const head = `{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(ctx.store.apiVersion)},"metadata":${JSON.stringify(listMeta)}`;
   return writeJSONItems(ctx.res, 200, `${head},"items":[`, result.items, ']}');
 }
 
-/** Reads the body as an object of this endpoint's kind (missing apiVersion/kind default to it). */
+/**
+ * Reads the body as an object of this endpoint's kind (missing apiVersion/kind
+ * default to it), checked as upstream's decoder checks it.
+ */
 async function readObject(ctx: HandlerContext): Promise<any> {
   // Custom resources have no protobuf form: their bodies are JSON or YAML only.
   if (ctx.store instanceof CustomResourceStore && mediaType(ctx.req) === protobufMediaType) {
     ctx.req.resume();
     throw unsupportedMediaType(customResourceMediaTypes);
   }
-  const obj = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, bodyKind(ctx));
-  checkKind(ctx, obj);
+  const buf = await readBody(ctx.req);
+  const type = mediaType(ctx.req);
+  const obj = decodeObjectBody(buf, type, bodyKind(ctx));
+  checkBodyKind(ctx.store.info, ctx.store.apiVersion, obj);
+  const raw: RawBody | undefined = type === protobufMediaType ? undefined : { text: buf.toString('utf8'), yaml: type === 'application/yaml' };
+  checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res, raw);
   return obj;
 }
 
-function checkKind(ctx: HandlerContext, obj: any) {
-  const want = ctx.store.apiVersion;
-  if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
-    throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`);
-  }
-  if (obj.kind !== undefined && obj.kind !== ctx.store.info.kind) {
-    throw badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${ctx.store.info.kind})`);
-  }
-}
 
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const { manager } = readWriteOptions(ctx, 'CreateOptions');
   const obj = await readObject(ctx);
-  checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res);
   const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx), fieldManager: { manager } });
   writeObject(ctx, 201, created);
 }
@@ -111,7 +115,6 @@ function fieldManagerFor(ctx: HandlerContext, manager: string) {
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const { manager } = readWriteOptions(ctx, 'UpdateOptions');
   const obj = await readObject(ctx);
-  checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res);
   const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, {
     subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager),
   });
@@ -126,17 +129,28 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
   const strategic = supportsStrategicMerge(key);
   if (!type || (type === 'strategic' && !strategic)) throw unsupportedMediaType(patchMediaTypes(strategic));
   const { manager } = readWriteOptions(ctx, 'PatchOptions');
-  const patch = decodeBody(await readBody(ctx.req), 'application/json', true);
+  const buf = await readBody(ctx.req);
+  const patch = decodeBody(buf, 'application/json', true);
   const mode = query(ctx, 'fieldValidation');
+  const duplicates = mode === 'Ignore' ? [] : patchDuplicateFields(type, buf.toString('utf8'), patch);
   const updated = await ctx.store.guaranteedUpdate(ctx.info.namespace, ctx.info.name!, (cur) => {
     const next = applyPatch(type, cur, patch, key);
-    checkBodyFields(ctx.store, next, mode, ctx.res);
+    checkBodyFields(ctx.store, next, mode, ctx.res, undefined, duplicates);
     return next;
   }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager) });
   writeObject(ctx, 200, updated);
 }
 
 const customResourceMediaTypes = ['application/json', 'application/yaml'];
+
+/**
+ * The patch body's own duplicate fields, which upstream's patcher reports
+ * ahead of the patched object's unknown fields (a JSON patch's as `json patch duplicate field ...`).
+ */
+function patchDuplicateFields(type: string, text: string, patch: unknown): string[] {
+  const prefix = type === 'json' ? 'json patch ' : '';
+  return findDuplicateFields(text, patch).map((p) => `${prefix}duplicate field ${JSON.stringify(p)}`);
+}
 
 const deleteOptionsDefinition = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
 const deleteOptionsKind = { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions' };

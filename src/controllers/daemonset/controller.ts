@@ -15,7 +15,7 @@
  */
 import type { Controller, ControllerContext, ControllerFactory } from '../types.js';
 import type { Informer, EventRecorder } from '../../client/index.js';
-import { WorkQueue, runWorkers, metaKey, isNotFound, isConflict } from '../../client/index.js';
+import { WorkQueue, runWorkers, metaKey, isNotFound, isConflict, isNamespaceTerminating } from '../../client/index.js';
 import { selectorFromLabelSelector, isEverything, matchesSelector } from '../../api/labels.js';
 import type { Selector } from '../../api/labels.js';
 import type { Logger } from '../../util/log.js';
@@ -366,7 +366,7 @@ export class DaemonSetsController implements Controller {
       const created = await this.ctx.clients.pods.create(ds.metadata.namespace, pod);
       this.recorder.event(withKind(ds), 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
     } catch (e) {
-      if (namespaceTerminating(e)) return; // every later create fails the same way; upstream neither records nor lowers
+      if (isNamespaceTerminating(e)) return; // every later create fails the same way; upstream neither records nor lowers
       this.recorder.event(withKind(ds), 'Warning', 'FailedCreate', `Error creating: ${(e as Error).message}`);
       this.expectations.creationObserved(key);
       errors.push(e);
@@ -422,11 +422,5 @@ function safeSelector(ds: any): Selector | undefined {
   }
 }
 
-/** apierrors.HasStatusCause(err, NamespaceTerminatingCause), or the message admission uses. */
-function namespaceTerminating(e: unknown): boolean {
-  const st = (e as any)?.status;
-  if ((st?.details?.causes ?? []).some((c: any) => c.type === 'NamespaceTerminating')) return true;
-  return /because it is being terminated/.test((e as Error)?.message ?? '');
-}
 
 export const daemonSetController: ControllerFactory = (ctx) => new DaemonSetsController(ctx);

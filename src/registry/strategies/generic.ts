@@ -9,31 +9,39 @@ import { applyDefaults } from '../../api/defaults/index.js';
 import { validateCreate, validateUpdate } from '../../api/validation/index.js';
 import type { Strategy } from '../strategy.js';
 import { specOf } from '../meta.js';
+import { tracksGeneration } from './generation.js';
 
 export function genericStrategy(info: ResourceInfo, overrides: Partial<Strategy> = {}): Strategy {
   const key = kindKey(info);
   const hasStatus = info.subresources.some((s) => s.name === 'status');
+  const generation = tracksGeneration(info);
   const base: Strategy = {
     hasStatus,
     applyDefaults: (obj) => applyDefaults(key, obj),
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
-      obj.metadata.generation = 1;
+      if (generation) obj.metadata.generation = 1;
     },
     prepareForUpdate(obj, old) {
       if (hasStatus) {
         if (old.status === undefined) delete obj.status; else obj.status = old.status;
       }
-      const oldGen = old.metadata.generation ?? 1;
-      obj.metadata.generation = specOf(obj) === specOf(old) ? oldGen : oldGen + 1;
+      keepGeneration(obj, old);
+      if (generation && specOf(obj) !== specOf(old)) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
     },
     prepareForStatusUpdate(obj, old) {
       for (const k of Object.keys(obj)) if (!['metadata', 'status', 'apiVersion', 'kind'].includes(k)) delete obj[k];
       for (const k of Object.keys(old)) if (!['metadata', 'status', 'apiVersion', 'kind'].includes(k)) obj[k] = old[k];
-      obj.metadata.generation = old.metadata.generation;
+      keepGeneration(obj, old);
     },
     validate: (obj) => validateCreate(key, obj),
     validateUpdate: (obj, old, subresource) => validateUpdate(key, obj, old, subresource),
   };
   return { ...base, ...overrides };
+}
+
+/** rest.BeforeUpdate: requests cannot change the generation, only the strategy's bump can. */
+function keepGeneration(obj: any, old: any): void {
+  if (old.metadata.generation === undefined) delete obj.metadata.generation;
+  else obj.metadata.generation = old.metadata.generation;
 }

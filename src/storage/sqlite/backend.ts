@@ -85,8 +85,11 @@ class SqliteBackend implements Backend {
     return { kvs, revision, more };
   }
 
-  async count(prefix: string): Promise<number> {
-    return this.open().reader.countLatest(keyRange(prefix));
+  async count(prefix: string, opts: Pick<ListOptions, 'revision' | 'startKey'> = {}): Promise<number> {
+    const { reader, writer } = this.open();
+    const revision = this.readRevision(opts.revision);
+    const range = keyRange(prefix, opts.startKey);
+    return revision === writer.currentRevision ? reader.countLatest(range) : reader.countAt(range, revision);
   }
 
   async create(key: string, value: string): Promise<WriteResult> {

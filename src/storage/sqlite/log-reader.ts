@@ -20,6 +20,7 @@ export class LogReader {
   private readonly listLatestStmt: RangedStatement<KeyValue>;
   private readonly listAtStmt: RangedStatement<KeyValue>;
   private readonly countStmt: RangedStatement<number>;
+  private readonly countAtStmt: RangedStatement<number>;
   private readonly changesStmt: RangedStatement<LogRow>;
 
   constructor(db: Database.Database) {
@@ -47,6 +48,11 @@ export class LogReader {
        ORDER BY k.name LIMIT @limit`);
     this.countStmt = new RangedStatement(db, 'c.name', (upper) =>
       `SELECT count(*) FROM kv_current c WHERE c.name >= @from ${upper}`);
+    this.countAtStmt = new RangedStatement(db, 'k.name', (upper) =>
+      `SELECT count(*) FROM kv_log k
+       WHERE k.name >= @from ${upper} AND k.id <= @rev AND k.deleted = 0
+         AND NOT EXISTS (SELECT 1 FROM kv_log n
+                         WHERE n.name = k.name AND n.prev_revision = k.id AND n.id <= @rev)`);
     this.changesStmt = new RangedStatement(db, 'k.name', (upper) =>
       `SELECT k.*, p.value AS prev_value FROM kv_log k
        LEFT JOIN kv_log p ON p.id = k.prev_revision AND k.created = 0
@@ -82,6 +88,11 @@ export class LogReader {
 
   countLatest(range: KeyRange): number {
     return this.countStmt.pluck(range) as number;
+  }
+
+  /** The number of keys in the range that were live at `revision`. */
+  countAt(range: KeyRange, revision: number): number {
+    return this.countAtStmt.pluck(range, { rev: revision }) as number;
   }
 
   /** Rows in (after, until] under the range, in revision order: what a watch replays. */

@@ -1,0 +1,164 @@
+/**
+ * API machinery as clients other than kubectl meet it (issue #11): strict and
+ * warn decoding report duplicate fields, limited lists say how many items
+ * remain, objects carry generation only where upstream's strategy sets it and
+ * omit the zero status fields upstream omits, the Status error body is
+ * upstream's text, bodies of the wrong kind fail in upstream's words, and
+ * discovery carries storageVersionHash.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startCluster, type Cluster } from './harness.js';
+import { apiRequest, apiServerOnly } from './helpers.js';
+
+let cluster: Cluster;
+before(async () => { cluster = await startCluster(apiServerOnly); });
+after(async () => { await cluster?.cleanup(); });
+
+const deployments = '/apis/apps/v1/namespaces/default/deployments';
+const template = '"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}';
+const dupDeployment = (name: string) => `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"${name}"},"spec":{"foo":1,"replicas":1,"replicas":2,${template}}}`;
+const warnings = (r: { headers: Record<string, unknown> }) => [r.headers.warning ?? []].flat().join('\n');
+
+describe('duplicate fields', () => {
+  test('Strict refuses a JSON create with unknown and duplicate fields in one strict decoding error', async () => {
+    const r = await apiRequest(cluster, `${deployments}?fieldValidation=Strict`, { method: 'POST', body: dupDeployment('strict') });
+    assert.equal(r.status, 400, r.body);
+    assert.equal(r.json().message, 'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.foo", duplicate field "spec.replicas"');
+  });
+
+  test('Warn creates, keeps the last value, and warns about both', async () => {
+    const r = await apiRequest(cluster, `${deployments}?fieldValidation=Warn`, { method: 'POST', body: dupDeployment('warn') });
+    assert.equal(r.status, 201, r.body);
+    assert.equal(r.json().spec.replicas, 2);
+    assert.match(warnings(r), /unknown field \\?"spec\.foo\\?"/);
+    assert.match(warnings(r), /duplicate field \\?"spec\.replicas\\?"/);
+  });
+
+  test('Strict refuses a YAML create with go-yaml\'s duplicate key error first', async () => {
+    const yaml = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: yaml\nspec:\n  replicas: 1\n  replicas: 2\n  foo: 1\n'
+      + '  selector: {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d}}\n    spec: {containers: [{name: c, image: busybox}]}\n';
+    const r = await apiRequest(cluster, `${deployments}?fieldValidation=Strict`, { method: 'POST', body: yaml, contentType: 'application/yaml' });
+    assert.equal(r.status, 400, r.body);
+    assert.equal(r.json().message, 'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: yaml: unmarshal errors:\n  line 7: key "replicas" already set in map, unknown field "spec.foo"');
+  });
+
+  test('Strict refuses duplicates on update and in a merge patch', async () => {
+    const cur = (await apiRequest(cluster, `${deployments}/warn`)).json();
+    const put = await apiRequest(cluster, `${deployments}/warn?fieldValidation=Strict`, {
+      method: 'PUT', body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"warn","resourceVersion":"${cur.metadata.resourceVersion}"},"spec":{"replicas":1,"replicas":3,${template}}}`,
+    });
+    assert.equal(put.status, 400, put.body);
+    assert.match(put.json().message, /strict decoding error: duplicate field "spec\.replicas"$/);
+    const patch = await apiRequest(cluster, `${deployments}/warn?fieldValidation=Strict`, {
+      method: 'PATCH', contentType: 'application/merge-patch+json', body: '{"spec":{"replicas":4,"replicas":5}}',
+    });
+    assert.equal(patch.status, 400, patch.body);
+    assert.match(patch.json().message, /strict decoding error: duplicate field "spec\.replicas"$/);
+    assert.equal((await apiRequest(cluster, `${deployments}/warn`)).json().spec.replicas, 2);
+  });
+});
+
+describe('lists cut by limit', () => {
+  const cms = '/api/v1/namespaces/paging/configmaps';
+  before(async () => {
+    await apiRequest(cluster, '/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: 'paging' } }) });
+    for (let i = 0; i < 5; i++) {
+      await apiRequest(cluster, cms, { method: 'POST', body: JSON.stringify({ metadata: { name: `cm-${i}`, labels: { n: String(i) } } }) });
+    }
+  });
+
+  test('carry remainingItemCount on every page but the last', async () => {
+    const first = (await apiRequest(cluster, `${cms}?limit=2`)).json();
+    assert.equal(first.items.length, 2);
+    assert.equal(first.metadata.remainingItemCount, 3);
+    const second = (await apiRequest(cluster, `${cms}?limit=2&continue=${encodeURIComponent(first.metadata.continue)}`)).json();
+    assert.equal(second.metadata.remainingItemCount, 1);
+    const last = (await apiRequest(cluster, `${cms}?limit=2&continue=${encodeURIComponent(second.metadata.continue)}`)).json();
+    assert.equal(last.items.length, 1);
+    assert.equal(last.metadata.remainingItemCount, undefined);
+    assert.equal(last.metadata.continue, undefined);
+  });
+
+  test('leave it out when a selector filters the list', async () => {
+    const r = (await apiRequest(cluster, `${cms}?limit=2&labelSelector=n`)).json();
+    assert.ok(r.metadata.continue);
+    assert.equal(r.metadata.remainingItemCount, undefined);
+  });
+});
+
+describe('object shapes', () => {
+  test('ConfigMaps carry no generation, Deployments count spec changes', async () => {
+    const cm = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps', { method: 'POST', body: JSON.stringify({ metadata: { name: 'gen' }, data: { a: '1' } }) });
+    assert.equal(cm.json().metadata.generation, undefined);
+    const updated = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps/gen', {
+      method: 'PATCH', contentType: 'application/merge-patch+json', body: '{"data":{"a":"2"}}',
+    });
+    assert.equal(updated.json().metadata.generation, undefined);
+    const d = await apiRequest(cluster, deployments, { method: 'POST', body: `{"metadata":{"name":"gen"},"spec":{${template}}}` });
+    assert.equal(d.json().metadata.generation, 1);
+    const scaled = await apiRequest(cluster, `${deployments}/gen`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: '{"spec":{"replicas":3}}' });
+    assert.equal(scaled.json().metadata.generation, 2);
+  });
+
+  test('zero status fields tagged omitempty are not served', async () => {
+    const ds = await apiRequest(cluster, '/apis/apps/v1/namespaces/default/daemonsets', {
+      method: 'POST', body: `{"metadata":{"name":"zeros"},"spec":{${template}}}`,
+    });
+    assert.equal(ds.status, 201, ds.body);
+    const status = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0, numberUnavailable: 0, numberAvailable: 0, updatedNumberScheduled: 0, observedGeneration: 1 };
+    const r = await apiRequest(cluster, '/apis/apps/v1/namespaces/default/daemonsets/zeros/status', {
+      method: 'PUT', body: JSON.stringify({ ...ds.json(), status }),
+    });
+    assert.equal(r.status, 200, r.body);
+    assert.deepEqual(r.json().status, { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0, observedGeneration: 1 });
+  });
+
+  test('the Status error body is upstream\'s text: field order, no empty group, a final newline', async () => {
+    const r = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps/nope');
+    assert.equal(r.status, 404);
+    assert.equal(r.body, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \\"nope\\" not found","reason":"NotFound","details":{"name":"nope","kind":"configmaps"},"code":404}\n');
+    const apps = await apiRequest(cluster, `${deployments}/nope`);
+    assert.equal(apps.body, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"deployments.apps \\"nope\\" not found","reason":"NotFound","details":{"name":"nope","group":"apps","kind":"deployments"},"code":404}\n');
+  });
+});
+
+describe('bodies that do not fit the endpoint', () => {
+  const post = (path: string, body: string) => apiRequest(cluster, path, { method: 'POST', body });
+
+  test('another registered kind fails to convert', async () => {
+    const r = await post('/api/v1/namespaces', '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}');
+    assert.equal(r.status, 400);
+    assert.equal(r.json().message, 'ConfigMap in version "v1" cannot be handled as a Namespace: converting (v1.ConfigMap) to (core.Namespace): unknown conversion');
+  });
+
+  test('a kind no version registers', async () => {
+    const r = await post('/api/v1/namespaces', '{"apiVersion":"v1","kind":"Foo","metadata":{"name":"x"}}');
+    assert.equal(r.json().message, 'Foo in version "v1" cannot be handled as a Namespace: no kind "Foo" is registered for version "v1" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"');
+  });
+
+  test('an events.k8s.io Event on core events converts, then its API version is refused', async () => {
+    const r = await post('/api/v1/namespaces/default/events', '{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"x"}}');
+    assert.equal(r.json().message, 'the API version in the data (events.k8s.io/v1) does not match the expected API version (v1)');
+  });
+
+  test('a body whose kind cannot be read is unrecognized', async () => {
+    const r = await post('/api/v1/namespaces', '{"apiVersion":"v1","kind":"Namespace",');
+    assert.equal(r.status, 400);
+    assert.equal(r.json().message, 'the object provided is unrecognized (must be of type Namespace): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1","kind":"Nam ...)');
+  });
+});
+
+describe('discovery', () => {
+  test('legacy resource lists carry storageVersionHash of the stored kind', async () => {
+    const core = (await apiRequest(cluster, '/api/v1')).json();
+    const byName = (list: any, name: string) => list.resources.find((r: any) => r.name === name);
+    assert.equal(byName(core, 'pods').storageVersionHash, 'xPOwRZ+Yhw8=');
+    assert.equal(byName(core, 'events').storageVersionHash, 'r2yiGXH7wu8=');
+    assert.equal(byName(core, 'pods/status').storageVersionHash, undefined);
+    const events = (await apiRequest(cluster, '/apis/events.k8s.io/v1')).json();
+    assert.equal(byName(events, 'events').storageVersionHash, 'r2yiGXH7wu8=');
+    const apps = (await apiRequest(cluster, '/apis/apps/v1')).json();
+    assert.equal(byName(apps, 'deployments').storageVersionHash, '8aSe+NMegvE=');
+  });
+});
