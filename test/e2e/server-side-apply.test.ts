@@ -189,6 +189,13 @@ describe('managedFields on every write', () => {
     assert.deepEqual(entry(await getJSON('deployment', 'mf'), 'kubectl-patch'), before);
   });
 
+  test('an apply the schema cannot type is refused with upstream\'s words', async () => {
+    const body = JSON.stringify({ ...deployment('untyped'), spec: { ...deployment('untyped').spec, template: { metadata: { labels: { app: 'untyped' } }, spec: { containers: [{ image: 'nginx' }] } } } });
+    const res = await apiRequest(cluster, `${deployments}/untyped?fieldManager=m`, { method: 'PATCH', body, contentType: 'application/apply-patch+yaml' });
+    assert.equal(res.status, 400);
+    assert.equal(res.json().message, 'failed to create typed patch object (default/untyped; apps/v1, Kind=Deployment): associative list with keys has an element that omits key field "name" (and doesn\'t have default value)');
+  });
+
   test('fieldManager is validated as upstream validates it', async () => {
     const cm = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fm' } });
     const long = await apiRequest(cluster, `/api/v1/namespaces/default/configmaps?fieldManager=${'x'.repeat(129)}`, { method: 'POST', body: cm });
