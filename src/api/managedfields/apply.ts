@@ -43,7 +43,9 @@ export function applyConfiguration(live: any | undefined, config: any, ctx: Appl
   const applierId = managerIdentifier({ manager: ctx.manager, operation: 'Apply', apiVersion: ctx.apiVersion, subresource: ctx.subresource });
   const last = managed.get(applierId);
   managed.set(applierId, { manager: ctx.manager, operation: 'Apply', apiVersion: ctx.apiVersion, subresource: ctx.subresource, time: last?.time, set: configSet });
-  const result = last ? prune(merged, managed, last.set, type) : merged;
+  // Only fields the applier stopped applying can be pruned; usually there are none.
+  const dropped = last ? last.set.difference(configSet) : undefined;
+  const result = dropped && !dropped.isEmpty() ? prune(merged, managed, dropped, type) : merged;
   resolveConflicts(current, result, managed, applierId, ctx, type);
   const entry = managed.get(applierId)!;
   if (!last || !jsonEqual(current, result) || !last.set.equals(configSet)) entry.time = managedTime(ctx.now);
@@ -57,7 +59,10 @@ export function applyConfiguration(live: any | undefined, config: any, ctx: Appl
   return out;
 }
 
-/** Step 3, as upstream's prune with addBackOwnedItems and addBackDanglingItems. */
+/**
+ * Step 3, as upstream's prune with addBackOwnedItems and addBackDanglingItems;
+ * `lastSet` is what the applier owned before and no longer applies.
+ */
 function prune(merged: unknown, managed: Managed, lastSet: FieldSet, type: TypeNode): unknown {
   let owned = new FieldSet();
   for (const e of managed.values()) owned = owned.union(e.set);

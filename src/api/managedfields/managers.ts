@@ -58,7 +58,11 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
   entries.sort((p, q) => cmp(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || cmp(p.manager, q.manager)
     || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource ?? '', q.subresource ?? ''));
   return entries.map((e) => {
-    const out: ManagedFieldsEntry = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion };
+    // Go's omitempty: an empty manager (no fieldManager, no User-Agent) is not written.
+    const out: ManagedFieldsEntry = {};
+    if (e.manager) out.manager = e.manager;
+    out.operation = e.operation;
+    if (e.apiVersion) out.apiVersion = e.apiVersion;
     if (e.time) out.time = e.time;
     out.fieldsType = 'FieldsV1';
     out.fieldsV1 = e.set.toFieldsV1();

@@ -40,10 +40,9 @@ export class FieldSet {
     return this.children.get(path[0])?.has(path.slice(1)) ?? false;
   }
 
+  /** Children are never empty (every operation prunes them), so this is O(1). */
   isEmpty(): boolean {
-    if (this.members.size) return false;
-    for (const c of this.children.values()) if (!c.isEmpty()) return false;
-    return true;
+    return this.members.size === 0 && this.children.size === 0;
   }
 
   union(other: FieldSet): FieldSet {
@@ -85,12 +84,13 @@ export class FieldSet {
   }
 
   equals(other: FieldSet): boolean {
-    if (this.members.size !== other.members.size) return false;
+    if (this.members.size !== other.members.size || this.children.size !== other.children.size) return false;
     for (const m of this.members) if (!other.members.has(m)) return false;
-    const mine = [...this.children].filter(([, c]) => !c.isEmpty());
-    const theirs = [...other.children].filter(([, c]) => !c.isEmpty());
-    if (mine.length !== theirs.length) return false;
-    return mine.every(([pe, c]) => { const o = other.children.get(pe); return !!o && c.equals(o); });
+    for (const [pe, c] of this.children) {
+      const o = other.children.get(pe);
+      if (!o || !c.equals(o)) return false;
+    }
+    return true;
   }
 
   /** Every member path, members before children at each level, in upstream's element order. */
@@ -108,10 +108,10 @@ export class FieldSet {
   private emit(includeSelf: boolean): FieldsV1 {
     const out: FieldsV1 = {};
     if (includeSelf) out['.'] = {};
-    const keys = new Set<PathElement>([...this.members, ...[...this.children].filter(([, c]) => !c.isEmpty()).map(([pe]) => pe)]);
+    const keys = new Set<PathElement>([...this.members, ...this.children.keys()]);
     for (const pe of sorted(keys)) {
       const c = this.children.get(pe);
-      out[pe] = c && !c.isEmpty() ? c.emit(this.members.has(pe)) : {};
+      out[pe] = c ? c.emit(this.members.has(pe)) : {};
     }
     return out;
   }

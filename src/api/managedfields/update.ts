@@ -16,7 +16,7 @@ import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { compare } from './fieldset.js';
 import { capManagers, decodeManagedFields, encodeManagedFields, managedTime, managerIdentifier, strippedFields, type Managed } from './managers.js';
 import { typeForKind } from './schema.js';
-import { zeroObject } from './zero.js';
+import { withZeroValues, zeroObject } from './zero.js';
 
 export interface WriteContext {
   /** `apps/v1/Deployment`. */
@@ -84,8 +84,11 @@ export function updateManagedFields(live: any | undefined, next: any, ctx: Write
   try {
     const managed = decodeLiveOrNew(live, next, !!ctx.subresource);
     const type = typeForKind(ctx.kindKey);
-    const before = withoutFields(live ? withoutManagedFields(live) : zeroObject(ctx.kindKey), ctx.ignoredFields);
-    const { added, modified, removed } = compare(before, withoutFields(withoutManagedFields(next), ctx.ignoredFields), type);
+    // Both sides as upstream's typed objects see them: value structs are never absent.
+    const zero = zeroObject(ctx.kindKey);
+    const before = withoutFields(withZeroValues(live ? withoutManagedFields(live) : {}, zero), ctx.ignoredFields);
+    const after = withoutFields(withZeroValues(withoutManagedFields(next), zero), ctx.ignoredFields);
+    const { added, modified, removed } = compare(before, after, type);
     const changed = added.union(modified).difference(strippedFields);
     for (const [id, e] of managed) {
       e.set = e.set.difference(changed).difference(removed);

@@ -48,3 +48,22 @@ function zeroOf(definition: string): Record<string, unknown> | undefined {
   }
   return out;
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `obj` with the zero value's fields filled in where absent, as a decode into
+ * the Go type and back would give them (value structs {}, non-omitempty
+ * slices null). Shares unchanged subtrees with `obj`.
+ */
+export function withZeroValues(obj: Record<string, unknown>, zero: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const [k, z] of Object.entries(zero)) {
+    const v = obj[k];
+    let filled: unknown = v;
+    if (v === undefined) filled = structuredClone(z);
+    else if (isObject(v) && isObject(z)) filled = withZeroValues(v, z);
+    if (filled !== v) { out ??= { ...obj }; out[k] = filled; }
+  }
+  return out ?? obj;
+}

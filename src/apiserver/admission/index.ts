@@ -1,6 +1,7 @@
 /**
  * Admission: mutations upstream's default admission plugins make on create.
- * - DefaultTolerationSeconds: not-ready/unreachable NoExecute tolerations of 300 s.
+ * - DefaultTolerationSeconds: not-ready/unreachable NoExecute tolerations of 300 s, on
+ *   create and update (an apply that replaces the atomic tolerations list gets them back).
  * - ServiceAccount: spec.serviceAccountName defaults to "default"; mirror pods are not
  *   mutated and may not reference service accounts or secrets (mirror-pods.ts).
  * Priority (spec.priority from PriorityClasses) is priority.ts, which reads the registry.
@@ -21,9 +22,10 @@ export interface AdmissionConfig {
 export const defaultAdmissionConfig: AdmissionConfig = { notReadyTolerationSeconds: 300, unreachableTolerationSeconds: 300 };
 
 export function admit(op: 'create' | 'update', info: ResourceInfo, obj: any, config: AdmissionConfig = defaultAdmissionConfig): void {
-  if (op !== 'create' || info.group !== '' || info.plural !== 'pods') return;
+  if (info.group !== '' || info.plural !== 'pods') return;
   const spec = obj.spec ?? (obj.spec = {});
   addDefaultTolerations(spec, config);
+  if (op !== 'create') return;
   if (isMirrorPod(obj)) validateMirrorPodReferences(obj);
   else {
     if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';

@@ -3,7 +3,7 @@
  * the field manager (validated as upstream's ValidateFieldManager, with the
  * User-Agent prefix as default) and apply's `force`.
  */
-import { forbidden, invalid, required, tooLong, type FieldError } from '../../api/field-errors.js';
+import { GoValue, forbidden, invalid, required, tooLong, type FieldError } from '../../api/field-errors.js';
 import { queryBool } from '../../api/list-options.js';
 import { invalidObject } from '../../api/status.js';
 import { HandlerContext, query } from './context.js';
@@ -22,11 +22,27 @@ function fieldManagerErrors(manager: string): FieldError[] {
   for (const ch of manager) {
     if (!printable.test(ch)) {
       const code = ch.codePointAt(0)!;
-      errs.push(invalid('fieldManager', manager, `invalid character U+${code.toString(16).toUpperCase().padStart(4, '0')} (at position ${position})`));
+      errs.push(invalid('fieldManager', new GoValue(goQuote(manager)), `invalid character U+${code.toString(16).toUpperCase().padStart(4, '0')} (at position ${position})`));
     }
     position += Buffer.byteLength(ch);
   }
   return errs;
+}
+
+const goEscapes: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' };
+
+/** Go's strconv.Quote (%q), which field errors use to show a string value. */
+function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const code = ch.codePointAt(0)!;
+    if (goEscapes[ch]) out += goEscapes[ch];
+    else if (printable.test(ch)) out += ch;
+    else if (code < 0x80) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else if (code < 0x10000) out += `\\u${code.toString(16).padStart(4, '0')}`;
+    else out += `\\U${code.toString(16).padStart(8, '0')}`;
+  }
+  return `${out}"`;
 }
 
 /**
