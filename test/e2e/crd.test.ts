@@ -120,6 +120,7 @@ describe('CustomResourceDefinitions with kubectl', () => {
       ['crontab.stable.example.com/daily', 'crontab.stable.example.com/frozen']);
     assert.equal((await ok(['get', 'ct', '--field-selector', 'metadata.name=frozen', '-o', 'name'])).trim(), 'crontab.stable.example.com/frozen');
     assert.equal((await ok(['get', 'ct', '--field-selector', 'spec.image=busybox', '-o', 'name'])).trim(), 'crontab.stable.example.com/daily');
+    assert.match(await fails(['get', 'ct', '--field-selector', 'spec.cronSpec=x']), /field label not supported: spec\.cronSpec/);
   });
 
   it('answers JSON to a client that prefers protobuf', async () => {
