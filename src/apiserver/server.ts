@@ -246,6 +246,10 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
     }
   }
   if (!allowed(rinfo.verbs, info.verb, sub)) { req.resume(); throw methodNotAllowed(); }
+  if (info.verb === 'create' && store instanceof CustomResourceStore && opts.registry.custom.isTerminating(store.custom.crdName)) {
+    req.resume();
+    throw methodNotAllowed('create not allowed while custom resource definition is terminating');
+  }
   switch (info.verb) {
     case 'get': return handleGet(ctx);
     case 'list': return handleList(ctx);

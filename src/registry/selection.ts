@@ -2,13 +2,20 @@
 import type { ResourceInfo } from '../api/resources.js';
 import { kindKey } from '../api/resources.js';
 import { parseSelector, matchesSelector } from '../api/labels.js';
-import { parseFieldSelector, matchesFieldSelector, fieldsForObject, checkFieldSelector } from '../api/fields.js';
+import { parseFieldSelector, matchesFieldSelector, fieldsForObject, checkFieldSelector, type FieldSelector } from '../api/fields.js';
 import { badRequest } from '../api/status.js';
 
 export interface Selection { matches(obj: any): boolean; everything: boolean }
 
 /** A custom resource's selectableFields, beside metadata.name and metadata.namespace. */
 export interface ExtraFields { fields: string[]; get(obj: any, field: string): string }
+
+/** Upstream's crConverter.ConvertFieldLabel: metadata.name, metadata.namespace when namespaced, the selectable fields. */
+function customFieldLabelError(info: ResourceInfo, extra: ExtraFields, sel: FieldSelector): string | undefined {
+  const known = new Set(['metadata.name', ...(info.namespaced ? ['metadata.namespace'] : []), ...extra.fields]);
+  const bad = sel.requirements.find((r) => !known.has(r.field));
+  return bad && `field label not supported: ${bad.field}`;
+}
 
 export function compileSelection(info: ResourceInfo, opts: { labelSelector?: string; fieldSelector?: string }, extra?: ExtraFields): Selection {
   const key = kindKey(info);
@@ -22,7 +29,7 @@ export function compileSelection(info: ResourceInfo, opts: { labelSelector?: str
   }
   if (fieldSel) {
     // Reject unsupported field labels up front, as upstream's conversion funcs do.
-    const err = checkFieldSelector(key, { requirements: fieldSel.requirements.filter((r) => !extra?.fields.includes(r.field)) });
+    const err = extra ? customFieldLabelError(info, extra, fieldSel) : checkFieldSelector(key, fieldSel);
     if (err) throw badRequest(err);
   }
   const everything = !labelSel && !fieldSel;

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { startCluster, eventually } from './harness.js';
 import type { Cluster } from './harness.js';
 import https from 'node:https';
+import { rmSync } from 'node:fs';
 import { adminCredentials, apiRequest, cells, manifestDir } from './helpers.js';
 import { cronTab, cronTabCRD, crdName } from './crd-fixture.js';
 
@@ -33,7 +34,11 @@ describe('CustomResourceDefinitions with kubectl', () => {
     await ok(['apply', '-f', files.write('crd.yaml', cronTabCRD)]);
     await ok(['wait', '--for=condition=Established', `crd/${crdName}`, '--timeout=60s']);
   });
-  after(async () => { files.close(); await c?.cleanup(); });
+  after(async () => {
+    files.close();
+    await c?.cleanup();
+    if (c) rmSync(c.dataDir, { recursive: true, force: true });
+  });
 
   it('the CRD is accepted and established, printed NAME CREATED AT', async () => {
     const crd = JSON.parse(await ok(['get', 'crd', crdName, '-o', 'json']));
@@ -115,6 +120,7 @@ describe('CustomResourceDefinitions with kubectl', () => {
       ['crontab.stable.example.com/daily', 'crontab.stable.example.com/frozen']);
     assert.equal((await ok(['get', 'ct', '--field-selector', 'metadata.name=frozen', '-o', 'name'])).trim(), 'crontab.stable.example.com/frozen');
     assert.equal((await ok(['get', 'ct', '--field-selector', 'spec.image=busybox', '-o', 'name'])).trim(), 'crontab.stable.example.com/daily');
+    assert.match(await fails(['get', 'ct', '--field-selector', 'spec.cronSpec=x']), /field label not supported: spec\.cronSpec/);
   });
 
   it('answers JSON to a client that prefers protobuf', async () => {
@@ -124,6 +130,13 @@ describe('CustomResourceDefinitions with kubectl', () => {
       assert.match(String(res.type), /^application\/json/);
       assert.match(JSON.parse(res.body).kind, /^CronTab(List)?$/);
     }
+  });
+
+  it('a restarted server serves the CRD and its objects again', async () => {
+    await c.stop();
+    c = await startCluster({ dataDir: c.dataDir });
+    assert.equal(JSON.parse(await ok(['get', 'ct', 'daily', '-o', 'json'])).spec.replicas, 4);
+    assert.match(await ok(['explain', 'ct.spec.replicas']), /FIELD: replicas <integer>/);
   });
 
   it('refuses an invalid CRD with upstream messages', async () => {
@@ -137,10 +150,18 @@ describe('CustomResourceDefinitions with kubectl', () => {
     assert.match(err, /must have exactly one version marked as storage version/);
   });
 
-  it('deleting the CRD deletes its objects and stops serving them', async () => {
-    const uid = JSON.parse(await ok(['get', 'ct', 'daily', '-o', 'json'])).metadata.uid;
-    assert.ok(uid);
-    await ok(['delete', 'crd', crdName, '--timeout=60s']);
+  it('deleting the CRD deletes its objects (finalizers first) and stops serving them', async () => {
+    await ok(['apply', '-f', '-'], cronTab('held').replace('  labels:', '  finalizers: [example.com/hold]\n  labels:'));
+    await ok(['delete', 'crd', crdName, '--wait=false']);
+    const crd = await eventually(async () => {
+      const r = JSON.parse(await ok(['get', 'crd', crdName, '-o', 'json']));
+      return r.status.conditions.some((x: any) => x.type === 'Terminating' && x.status === 'True') && r;
+    }, 30_000, 'the CRD terminating');
+    assert.deepEqual(crd.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
+    await eventually(async () => (await c.kubectl(['get', 'ct', '-o', 'name'])).stdout.trim() === 'crontab.stable.example.com/held', 30_000, 'only the held CronTab left');
+    assert.match(await fails(['create', '-f', '-'], cronTab('late')),
+      /Error from server \(MethodNotAllowed\): error when creating "STDIN": create not allowed while custom resource definition is terminating/);
+    await ok(['patch', 'ct', 'held', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
     await eventually(async () => (await apiRequest(c, '/apis/stable.example.com/v1/namespaces/default/crontabs')).status === 404, 30_000, 'crontabs no longer served');
     assert.match(await ok(['get', 'crd']), /^$|No resources found/);
     // Created again, the CRD starts empty: the old objects were deleted, not hidden.

@@ -15,6 +15,7 @@ import type { ControllerContext } from '../../src/controllers/types.js';
 import { GarbageCollectorController } from '../../src/controllers/garbagecollector/index.js';
 import { silentLogger } from '../../src/util/log.js';
 import { realClock } from '../../src/util/clock.js';
+import { cronTab, cronTabCRD, crdName } from './crd-fixture.js';
 
 const dsYaml = (name: string) => `apiVersion: apps/v1
 kind: DaemonSet
@@ -67,7 +68,8 @@ describe('garbage collector (e2e)', { timeout: 90_000 }, () => {
       clients, informers, logger: silentLogger, clock: realClock,
       recorder: (component) => new EventRecorder(clients, component), config: { ...defaultControllerConfig },
     };
-    gc = new GarbageCollectorController(ctx);
+    // Discovery is read again every half second, so custom resources created by a test are monitored soon.
+    gc = new GarbageCollectorController(ctx, { discoveryPeriodMs: 500 });
     informers.start();
     await informers.waitForSync();
     gc.run();
@@ -156,5 +158,22 @@ describe('garbage collector (e2e)', { timeout: 90_000 }, () => {
     }
     await eventually(async () => (await kubectlJSON(['get', 'configmaps', '-l', 'app=dangling'])).items.length === 0, 10_000, 'dangling dependents deleted');
     assert.ok(await kubectlJSON(['get', 'ds', 'real']), 'the namesake with another uid is untouched');
+  });
+
+  it('custom resources own and are owned: deleting the owner deletes the dependent', async () => {
+    await cluster.kubectl(['apply', '-f', '-'], { input: cronTabCRD });
+    await cluster.kubectl(['wait', '--for=condition=Established', `crd/${crdName}`, '--timeout=60s']);
+    await cluster.kubectl(['apply', '-f', '-'], { input: cronTab('owner') });
+    const ct = await kubectlJSON(['get', 'crontab', 'owner']);
+    const toCronTab = { apiVersion: 'stable.example.com/v1', kind: 'CronTab', name: 'owner', uid: ct.metadata.uid };
+    await clients.resource('configmaps').create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned-by-ct', ownerReferences: [toCronTab] } });
+    const cm = await kubectlJSON(['get', 'configmap', 'owned-by-ct']);
+    const toConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owned-by-ct', uid: cm.metadata.uid };
+    await cluster.kubectl(['apply', '-f', '-'], { input: cronTab('dependent').replace('  name: dependent', `  name: dependent\n  ownerReferences: [${JSON.stringify(toConfigMap)}]`) });
+    const gone = async (args: string[]) => (await cluster.kubectl([...args, '--ignore-not-found', '-o', 'name'])).stdout.trim() === '';
+    // The CronTab goes, so its ConfigMap goes (owner is a custom resource), so the dependent CronTab goes (dependent is one).
+    await cluster.kubectl(['delete', 'crontab', 'owner']);
+    await eventually(() => gone(['get', 'configmap', 'owned-by-ct']), 60_000, 'the ConfigMap owned by a CronTab collected');
+    await eventually(() => gone(['get', 'crontab', 'dependent']), 60_000, 'the CronTab owned by the ConfigMap collected');
   });
 });

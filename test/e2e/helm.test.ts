@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startCluster, Cluster } from './harness.js';
 import { apiServerOnly } from './helpers.js';
+import { cronTabCRD } from './crd-fixture.js';
 
 let cluster: Cluster;
 let dir: string;
@@ -58,6 +59,21 @@ function helm(args: string[]): Promise<string> {
       else resolve(stdout);
     });
   });
+}
+
+/** A chart shipping the CronTab CRD in crds/ and a CronTab in templates/. */
+function writeCRDChart(root: string): string {
+  const chart = join(root, 'crontab');
+  mkdirSync(join(chart, 'templates'), { recursive: true });
+  mkdirSync(join(chart, 'crds'), { recursive: true });
+  writeFileSync(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: crontab\nversion: 0.1.0\n');
+  writeFileSync(join(chart, 'values.yaml'), 'replicas: 1\n');
+  writeFileSync(join(chart, 'crds', 'crontab.yaml'), cronTabCRD);
+  writeFileSync(join(chart, 'templates', 'crontab.yaml'), [
+    'apiVersion: stable.example.com/v1', 'kind: CronTab', 'metadata:', '  name: {{ .Release.Name }}-job', 'spec:',
+    '  cronSpec: "*/5 * * * *"', '  replicas: {{ .Values.replicas }}', '',
+  ].join('\n'));
+  return chart;
 }
 
 const get = async (what: string, path: string) => (await cluster.kubectl(['get', what, '-o', `jsonpath={${path}}`])).stdout;
@@ -110,5 +126,22 @@ describe('helm', () => {
     assert.equal(await get('serviceaccount/starter', '.metadata.name'), 'starter');
     assert.equal(await get('service/starter', '.spec.ports[0].name'), 'http');
     assert.match(await helm(['uninstall', 'starter']), /uninstalled/);
+  });
+
+  test('a chart with a CRD in crds/ and a custom resource: install, upgrade, rollback, uninstall with --wait', async () => {
+    const chart = writeCRDChart(dir);
+    const wait = ['--wait', '--timeout', '60s'];
+    assert.match(await helm(['install', 'cron', chart, ...wait]), /STATUS: deployed\nREVISION: 1\n/);
+    assert.equal(await get('crd/crontabs.stable.example.com', '.status.conditions[?(@.type=="Established")].status'), 'True');
+    assert.equal(await get('crontab/cron-job', '.spec.replicas'), '1');
+    assert.equal(await get('crontab/cron-job', '.spec.image'), 'nginx');
+    assert.match(await helm(['upgrade', 'cron', chart, ...wait, '--set', 'replicas=3']), /REVISION: 2\n/);
+    assert.equal(await get('crontab/cron-job', '.spec.replicas'), '3');
+    assert.match(await helm(['rollback', 'cron', '1', ...wait]), /Rollback was a success/);
+    assert.equal(await get('crontab/cron-job', '.spec.replicas'), '1');
+    assert.match(await helm(['uninstall', 'cron', ...wait]), /release "cron" uninstalled/);
+    assert.equal((await cluster.kubectl(['get', 'crontabs', '-o', 'name'])).stdout.trim(), '');
+    // Helm never deletes CRDs: the definition stays.
+    assert.equal(await get('crd/crontabs.stable.example.com', '.metadata.name'), 'crontabs.stable.example.com');
   });
 });

@@ -60,6 +60,7 @@ describe('custom resource value validation', () => {
     ['minItems', { cronSpec: '*', tags: [] }, ['spec.tags: Invalid value: 0: spec.tags in body should have at least 1 items']],
     ['nullable', { cronSpec: '*', note: null }, []],
     ['not nullable', { cronSpec: null }, ['spec.cronSpec: Invalid value: "null": spec.cronSpec in body must be of type string: "null"']],
+    ['embedded resources need apiVersion and kind', { cronSpec: '*', template: { kind: '' } }, ['spec.template.apiVersion: Required value', 'spec.template.kind: Invalid value: "": must not be empty']],
     ['map values', { cronSpec: '*', labels: { a: 1 } }, ['spec.labels.a: Invalid value: "integer": spec.labels.a in body must be of type string: "integer"']],
   ];
   for (const [name, spec, want] of cases) {
@@ -116,6 +117,12 @@ describe('CEL validation rules', () => {
       'spec: Invalid value: "object": failed rule: self.n > 1',
       'spec.m: Required value: m is required',
     ]);
+  });
+  it('messageExpression', () => {
+    const s: Schema = { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } }, 'x-kubernetes-validations': [
+      { rule: 'self.n < 3', messageExpression: "'n is ' + string(self.n) + ', at most 2 allowed'" },
+    ] } } };
+    assert.deepEqual(validateRules(s, { spec: { n: 5 } }, undefined, '').map(fieldErrorMessage), ['spec: Invalid value: "object": n is 5, at most 2 allowed']);
   });
   it('strings extension functions', () => {
     const s: Schema = { type: 'object', properties: { name: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.lowerAscii().startsWith('a')" }] } } };

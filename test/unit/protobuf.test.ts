@@ -137,7 +137,9 @@ function scalarSample(type: string, name: string): unknown {
 
 describe('round trip of every served kind, every field filled', () => {
   const kinds = new Map<string, { apiVersion: string; kind: string }>();
-  for (const r of resources) {
+  // CustomResourceDefinitions are answered in JSON: their messages (apiextensions-apiserver's
+  // generated.proto) are not in k8ts's protobuf schema yet.
+  for (const r of resources.filter((x) => x.group !== 'apiextensions.k8s.io')) {
     kinds.set(`${apiVersionOf(r)}/${r.kind}`, { apiVersion: apiVersionOf(r), kind: r.kind });
     for (const s of r.subresources) if (!s.streamed) kinds.set(`${apiVersionOf(s)}/${s.kind}`, { apiVersion: apiVersionOf(s), kind: s.kind });
     if (r.verbs.includes('list')) kinds.set(`${apiVersionOf(r)}/${r.listKind}`, { apiVersion: apiVersionOf(r), kind: r.listKind });

@@ -67,9 +67,10 @@ export function validateRules(schema: Schema, value: unknown, old: unknown, path
       if (transition && oldSelf === undefined && !rule.optionalOldSelf) continue;
       const { program, error } = compileRule(rule.rule);
       if (!program) { errs.push(invalid(path, schema.type ?? '', `compilation failed: ${error}`)); continue; }
-      const ok = truthy(program(transition ? { self, oldSelf: oldSelf ?? null } : { self }));
+      const vars = transition ? { self, oldSelf: oldSelf ?? null } : { self };
+      const ok = truthy(program(vars));
       if (ok === true) continue;
-      errs.push(ruleError(rule, schema, path, ok === false ? undefined : ok));
+      errs.push(ruleError({ ...rule, message: messageOf(rule, vars) }, schema, path, ok === false ? undefined : ok));
     }
   }
   if (Array.isArray(value) && schema.items) value.forEach((x, i) => errs.push(...validateRules(schema.items!, x, undefined, `${path}[${i}]`)));
@@ -82,6 +83,14 @@ export function validateRules(schema: Schema, value: unknown, old: unknown, path
     }
   }
   return errs;
+}
+
+/** messageExpression's string when it yields a non-empty one (upstream falls back to message otherwise). */
+function messageOf(rule: ValidationRule, vars: Record<string, unknown>): string | undefined {
+  if (!rule.messageExpression) return rule.message;
+  const { program } = compileRule(rule.messageExpression);
+  const r = program?.(vars);
+  return typeof r === 'string' && r.trim() && !/[\r\n]/.test(r) ? r : rule.message;
 }
 
 /** A failed rule as upstream reports it: its reason, at path + fieldPath, with the message or `failed rule: <rule>`. */

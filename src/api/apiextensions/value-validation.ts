@@ -92,6 +92,7 @@ function validateObject(s: Schema, v: Record<string, unknown>, path: string, nam
     errs.push({ type: 'FieldValueTooMany', field: path, value: n, detail: `must have at most ${s.maxProperties} items` });
   }
   if (s.minProperties !== undefined && n < s.minProperties) errs.push(invalid(path, n, `${name} in body should have at least ${s.minProperties} properties`));
+  if (path && s['x-kubernetes-embedded-resource']) errs.push(...validateEmbeddedTypeMeta(v, path));
   // metadata of the root and of embedded resources is ObjectMeta, validated as such elsewhere.
   const skipMeta = !path || s['x-kubernetes-embedded-resource'];
   for (const [k, x] of Object.entries(v)) {
@@ -108,4 +109,16 @@ function safeRegExp(pattern: string): RegExp | undefined {
     try { regexps.set(pattern, new RegExp(pattern, 'u')); } catch { regexps.set(pattern, undefined); }
   }
   return regexps.get(pattern);
+}
+
+/** An embedded resource needs apiVersion and kind, as upstream's objectmeta validateEmbeddedResource says. */
+function validateEmbeddedTypeMeta(v: Record<string, unknown>, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const k of ['apiVersion', 'kind']) {
+    const x = v[k];
+    if (!(k in v)) errs.push(required(join(path, k)));
+    else if (typeof x !== 'string') errs.push(invalid(join(path, k), x, 'must be a string'));
+    else if (!x) errs.push(invalid(join(path, k), x, 'must not be empty'));
+  }
+  return errs;
 }

@@ -11,8 +11,9 @@
  * object and its owners from the API server (never trusting the cache for a
  * deletion): an owner is gone only when a GET by name returns 404 or another uid.
  */
-import type { EventRecorder, ResourceName } from '../../client/index.js';
-import { ResourceClient, WorkQueue, isConflict, isNotFound } from '../../client/index.js';
+import type { EventRecorder, GVR, ResourceName } from '../../client/index.js';
+import { Informer, ResourceClient, WorkQueue, isConflict, isNotFound } from '../../client/index.js';
+import { discoverCustomResources, type DiscoveredResource } from './discovery.js';
 import type { Controller, ControllerContext } from '../types.js';
 import type { Logger } from '../../util/log.js';
 import { FinalizerDeleteDependents, FinalizerOrphanDependents, Graph, identityKey } from './graph.js';
@@ -30,10 +31,12 @@ export interface GarbageCollectorOptions {
   workers: number;
   /** Size of the cache of owners known to be absent (upstream 500). */
   absentOwnerCacheSize: number;
+  /** How often discovery is read again for custom resources to monitor (upstream's GC resync: 30 s). */
+  discoveryPeriodMs: number;
 }
 
 export const defaultGarbageCollectorOptions: GarbageCollectorOptions = {
-  resources: defaultMonitoredResources, workers: 20, absentOwnerCacheSize: 500,
+  resources: defaultMonitoredResources, workers: 20, absentOwnerCacheSize: 500, discoveryPeriodMs: 30_000,
 };
 
 type Outcome = 'forget' | 'requeue';
@@ -51,24 +54,64 @@ export class GarbageCollectorController implements Controller {
   private readonly recorder: EventRecorder;
   private readonly logger: Logger;
   private readonly opts: GarbageCollectorOptions;
+  /** Custom resources found by discovery, and the informers watching them (by group/resource). */
+  private discovered: DiscoveredResource[] = [];
+  private readonly dynamicInformers = new Map<string, Informer>();
+  private discoveryTimer?: NodeJS.Timeout;
+  private stopped = false;
 
   constructor(private readonly ctx: ControllerContext, opts: Partial<GarbageCollectorOptions> = {}) {
     this.opts = { ...defaultGarbageCollectorOptions, ...opts };
     this.logger = ctx.logger.with(controllerName);
     this.recorder = ctx.recorder(controllerName);
-    this.graph = new Graph((apiVersion, kind) => resolveKind(apiVersion, kind)?.namespaced);
+    this.graph = new Graph((apiVersion, kind) => this.resolve(apiVersion, kind)?.namespaced);
     for (const name of this.opts.resources) this.monitor(name);
+  }
+
+  private resolve(apiVersion: string, kind: string): GVR | undefined {
+    return resolveKind(apiVersion, kind, this.discovered);
   }
 
   run(): void {
     this.logger.info('Starting controller', { controller: controllerName });
+    void this.syncMonitors();
     for (let i = 0; i < this.opts.workers; i++) void this.loop(this.attemptToDelete, (uid) => this.attemptToDeleteWorker(uid));
     for (let i = 0; i < Math.max(1, Math.floor(this.opts.workers / 4)); i++) void this.loop(this.attemptToOrphan, (uid) => this.attemptToOrphanWorker(uid));
   }
 
   stop(): void {
+    this.stopped = true;
+    if (this.discoveryTimer) clearTimeout(this.discoveryTimer);
+    for (const inf of this.dynamicInformers.values()) inf.stop();
     this.attemptToDelete.shutDown();
     this.attemptToOrphan.shutDown();
+  }
+
+  /**
+   * Monitors the custom resources discovery lists now, and stops monitoring
+   * those that went away (upstream's resyncMonitors), then again after the period.
+   */
+  private async syncMonitors(): Promise<void> {
+    try {
+      this.discovered = await discoverCustomResources(this.ctx.clients.rest);
+      const wanted = new Map(this.discovered.map((d) => [`${d.group}/${d.resource}`, d]));
+      for (const [key, inf] of this.dynamicInformers) {
+        if (!wanted.has(key)) { inf.stop(); this.dynamicInformers.delete(key); }
+      }
+      for (const [key, d] of wanted) {
+        if (this.dynamicInformers.has(key) || this.stopped) continue;
+        const inf = new Informer(new ResourceClient(this.ctx.clients.rest, d), { logger: this.logger });
+        this.observe(inf, `${d.group}/${d.version}`, d.kind);
+        this.dynamicInformers.set(key, inf);
+        inf.start();
+      }
+    } catch (e) {
+      this.logger.warn('garbage collector discovery failed', { err: e });
+    }
+    if (!this.stopped) {
+      this.discoveryTimer = setTimeout(() => void this.syncMonitors(), this.opts.discoveryPeriodMs);
+      this.discoveryTimer.unref();
+    }
   }
 
   /** For tests: whether the graph knows a uid. */
@@ -76,8 +119,13 @@ export class GarbageCollectorController implements Controller {
 
   private monitor(name: ResourceName): void {
     const { apiVersion, kind } = kindOfResource(name);
+    this.observe(this.ctx.informers.informer(name), apiVersion, kind);
+  }
+
+  /** Feeds an informer's objects (of one apiVersion and kind) into the dependency graph. */
+  private observe(informer: Informer, apiVersion: string, kind: string): void {
     const identity = (o: any): ObjectIdentity => ({ apiVersion, kind, name: o.metadata.name, namespace: o.metadata.namespace ?? '', uid: o.metadata.uid });
-    this.ctx.informers.informer(name).addEventHandler({
+    informer.addEventHandler({
       add: (o) => this.apply(this.graph.observe(identity(o), o)),
       update: (old, o) => this.apply(this.graph.observe(identity(o), o, old)),
       delete: (o) => this.apply(this.graph.remove(identity(o), false)),
@@ -179,7 +227,7 @@ export class GarbageCollectorController implements Controller {
   private async lookUpOwner(ref: OwnerReference, item: GraphNode): Promise<any | undefined> {
     const coords = { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid };
     if (this.hasAbsent({ ...coords, namespace: '' }) || this.hasAbsent({ ...coords, namespace: item.identity.namespace })) return undefined;
-    const gvr = resolveKind(ref.apiVersion, ref.kind);
+    const gvr = this.resolve(ref.apiVersion, ref.kind);
     if (!gvr) throw new Error(`unable to get REST mapping for ${ref.apiVersion}/${ref.kind}`);
     if (!item.identity.namespace && gvr.namespaced) {
       this.logger.info('item is cluster-scoped, but refers to a namespaced owner', { item: identityKey(item.identity), owner: ref.name });
@@ -216,7 +264,7 @@ export class GarbageCollectorController implements Controller {
   // ---- API ----
 
   private client(apiVersion: string, kind: string): ResourceClient {
-    const gvr = resolveKind(apiVersion, kind);
+    const gvr = this.resolve(apiVersion, kind);
     if (!gvr) throw new Error(`unable to get REST mapping for ${apiVersion}/${kind}`);
     const key = `${gvr.group}/${gvr.resource}`;
     let c = this.clientCache.get(key);
@@ -225,7 +273,7 @@ export class GarbageCollectorController implements Controller {
   }
 
   private ns(id: ObjectIdentity): string | undefined {
-    return resolveKind(id.apiVersion, id.kind)?.namespaced ? id.namespace : undefined;
+    return this.resolve(id.apiVersion, id.kind)?.namespaced ? id.namespace : undefined;
   }
 
   /** The live object, or undefined when not found. */

@@ -55,6 +55,8 @@ function subresourcesOf(group: string, v: CustomResourceDefinitionVersion, kind:
 
 export class CustomCatalogue {
   private readonly byCRD = new Map<string, CustomVersion[]>();
+  /** CRDs being deleted: their objects are still served, but no new ones are created. */
+  private readonly terminating = new Set<string>();
   private readonly listeners: (() => void)[] = [];
   /** Bumped on every change, so cached documents (OpenAPI) know to rebuild. */
   generation = 0;
@@ -66,8 +68,13 @@ export class CustomCatalogue {
   }
 
   remove(crdName: string): void {
+    this.terminating.delete(crdName);
     if (this.byCRD.delete(crdName)) this.changed();
   }
+
+  markTerminating(crdName: string): void { this.terminating.add(crdName); }
+
+  isTerminating(crdName: string): boolean { return this.terminating.has(crdName); }
 
   versions(): CustomVersion[] { return [...this.byCRD.values()].flat(); }
 

@@ -99,6 +99,7 @@ export class CRDController {
   private async finalize(crd: CustomResourceDefinition): Promise<void> {
     const name = crd.metadata!.name!;
     if (!crd.metadata?.finalizers?.includes(customResourceCleanupFinalizer)) return;
+    this.registry.custom.markTerminating(name);
     const storage = crd.spec.versions.find((v) => v.storage)?.name ?? '';
     const store = this.registry.store(crd.spec.group, storage, crd.status?.acceptedNames?.plural || crd.spec.names.plural);
     if (store) {
