@@ -5,7 +5,7 @@
  */
 import { badRequest, conflict, methodNotAllowed, successStatus, unsupportedMediaType } from '../../api/status.js';
 import { applyPatch, patchMediaTypes, patchTypeFromContentType } from '../../api/patch/index.js';
-import { selectorFromLabelSelector, selectorToString } from '../../api/labels.js';
+import { selectorFromLabelSelector, selectorFromSet, selectorToString } from '../../api/labels.js';
 import { pruneUnknownFields } from '../../api/schema/index.js';
 import { kindKey } from '../../api/resources.js';
 import { prepareFinalize } from '../../registry/strategies/namespaces.js';
@@ -19,7 +19,8 @@ const scaleKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 export function toScale(obj: any): any {
   let selector = '';
   try {
-    if (obj.spec?.selector) selector = selectorToString(selectorFromLabelSelector(obj.spec.selector));
+    // A ReplicationController's selector is a plain label map, the apps kinds' a LabelSelector.
+    if (obj.spec?.selector) selector = selectorToString(obj.kind === 'ReplicationController' ? selectorFromSet(obj.spec.selector) : selectorFromLabelSelector(obj.spec.selector));
   } catch { /* an invalid selector cannot be stored; keep empty */ }
   return {
     kind: 'Scale', apiVersion: 'autoscaling/v1',

@@ -10,7 +10,7 @@ import { findResource, resources } from '../../api/resources.js';
 
 /** The resources whose objects the collector tracks (owners of other kinds are looked up on demand). */
 export const defaultMonitoredResources: ResourceName[] = [
-  'pods', 'nodes', 'leases', 'daemonsets', 'statefulsets', 'replicasets', 'deployments', 'controllerrevisions',
+  'pods', 'nodes', 'leases', 'daemonsets', 'statefulsets', 'replicasets', 'replicationcontrollers', 'deployments', 'controllerrevisions',
   'persistentvolumeclaims', 'configmaps', 'secrets', 'services', 'endpoints',
 ];
 

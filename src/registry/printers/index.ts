@@ -16,6 +16,7 @@ import { defaultPrinter } from './default.js';
 import { eventPrinter, eventsV1EventPrinter } from './events.js';
 import { nodePrinter } from './nodes.js';
 import { podPrinter } from './pods.js';
+import { replicationControllerPrinter } from './replicationcontrollers.js';
 import { endpointsPrinter, servicePrinter } from './services.js';
 import { persistentVolumeClaimPrinter, persistentVolumePrinter, storageClassPrinter } from './storage.js';
 import type { ColumnDefinition, KindPrinter, TableRow } from './types.js';
@@ -38,6 +39,7 @@ const printers = new Map<string, KindPrinter>([
   [key('', 'v1', 'Namespace'), namespacePrinter],
   [key('', 'v1', 'PersistentVolume'), persistentVolumePrinter],
   [key('', 'v1', 'PersistentVolumeClaim'), persistentVolumeClaimPrinter],
+  [key('', 'v1', 'ReplicationController'), replicationControllerPrinter],
   [key('apps', 'v1', 'DaemonSet'), daemonSetPrinter],
   [key('apps', 'v1', 'StatefulSet'), statefulSetPrinter],
   [key('apps', 'v1', 'Deployment'), deploymentPrinter],
