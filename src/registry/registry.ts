@@ -14,6 +14,7 @@ import { nodeStrategy } from './strategies/nodes.js';
 import { namespaceStrategy } from './strategies/namespaces.js';
 import { initialStatusStrategy } from './strategies/simple-status.js';
 import { daemonSetStrategy } from './strategies/daemonsets.js';
+import { deploymentStrategy } from './strategies/deployments.js';
 
 function strategyFor(info: ResourceInfo): Strategy {
   switch (`${info.group}/${info.plural}`) {
@@ -21,6 +22,7 @@ function strategyFor(info: ResourceInfo): Strategy {
     case '/nodes': return nodeStrategy(info);
     case '/namespaces': return namespaceStrategy(info);
     case 'apps/daemonsets': return daemonSetStrategy(info);
+    case 'apps/deployments': return deploymentStrategy(info);
     case '/persistentvolumes':
     case '/persistentvolumeclaims': return initialStatusStrategy(info, () => ({ phase: 'Pending' }));
     case 'certificates.k8s.io/certificatesigningrequests': return initialStatusStrategy(info, () => ({}));

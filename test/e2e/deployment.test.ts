@@ -151,6 +151,10 @@ describe('Deployments, ReplicaSets and ReplicationControllers on simulated nodes
     assert.deepEqual([progressing.status, progressing.reason, progressing.message], ['Unknown', 'DeploymentPaused', 'Deployment is paused']);
     assert.equal((await json('get', 'rs', '-l', 'app=web')).items.length, 2, 'no ReplicaSet for the paused template');
     assert.deepEqual(await images('web'), Array(6).fill('nginx:1.27'));
+    // An annotation-only change bumps the generation (upstream's strategy) and is observed.
+    const before = d.metadata.generation;
+    await kubectl('annotate', 'deployment', 'web', 'kubernetes.io/change-cause=pin nginx 1.28');
+    assert.equal((await observed('web')).metadata.generation, before + 1);
     watcher.start();
     assert.match(await kubectl('rollout', 'resume', 'deployment/web'), /deployment.apps\/web resumed/);
     await rolledOut('web');
@@ -172,7 +176,7 @@ describe('Deployments, ReplicaSets and ReplicationControllers on simulated nodes
     const current = rss.find((r: any) => r.spec.replicas === 6);
     assert.equal(current.metadata.annotations['deployment.kubernetes.io/revision'], '4');
     assert.equal(current.metadata.annotations['deployment.kubernetes.io/revision-history'], '2');
-    assert.match(await kubectl('rollout', 'history', 'deployment/web'), /REVISION\s+CHANGE-CAUSE\n1\s+<none>\n3\s+<none>\n4\s+<none>/);
+    assert.match(await kubectl('rollout', 'history', 'deployment/web'), /REVISION\s+CHANGE-CAUSE\n1\s+<none>\n3\s+pin nginx 1\.28\n4\s+<none>/);
   });
 
   it('scaling in the middle of a rollout scales the ReplicaSets proportionally and stays within bounds', async () => {
