@@ -2,7 +2,7 @@
 import type { Controller, ControllerContext, ControllerFactory } from '../controllers/types.js';
 import { daemonSetController } from '../controllers/daemonset/index.js';
 import { statefulSetController } from '../controllers/statefulset/index.js';
-import { replicaSetController } from '../controllers/replicaset/index.js';
+import { replicaSetController, replicationControllerController } from '../controllers/replicaset/index.js';
 import { deploymentController } from '../controllers/deployment/index.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { persistentVolumeController } from '../controllers/volume/index.js';
@@ -24,6 +24,7 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   statefulset: statefulSetController,
   replicaset: replicaSetController,
   deployment: deploymentController,
+  replicationcontroller: replicationControllerController,
   'persistentvolume-binder': persistentVolumeController,
   endpoints: endpointsController,
   job: jobController,

@@ -20,6 +20,7 @@ import { crdStrategy } from './custom/crd-strategy.js';
 import { CustomCatalogue, versionsOf } from './custom/catalogue.js';
 import { CustomResourceStore } from './custom/store.js';
 import type { CustomResourceDefinition } from '../api/apiextensions/types.js';
+import { deploymentStrategy } from './strategies/deployments.js';
 
 function strategyFor(info: ResourceInfo, clock: Clock): Strategy {
   switch (`${info.group}/${info.plural}`) {
@@ -29,6 +30,7 @@ function strategyFor(info: ResourceInfo, clock: Clock): Strategy {
     case '/namespaces': return namespaceStrategy(info);
     case 'apps/daemonsets': return daemonSetStrategy(info);
     case 'batch/jobs': return jobStrategy(info);
+    case 'apps/deployments': return deploymentStrategy(info);
     case '/persistentvolumes':
     case '/persistentvolumeclaims': return initialStatusStrategy(info, () => ({ phase: 'Pending' }));
     case 'certificates.k8s.io/certificatesigningrequests': return initialStatusStrategy(info, () => ({}));

@@ -12,7 +12,7 @@ import {
 import { defaultEndpointSlice, defaultPriorityClass } from './policy.js';
 import { defaultService } from './service.js';
 import { Obj, isObj } from './util.js';
-import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultStatefulSet } from './workloads.js';
+import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './workloads.js';
 
 const defaulters: Record<string, (obj: Obj) => void> = {
   'v1/Pod': defaultPod,
@@ -23,6 +23,7 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'v1/PersistentVolumeClaim': defaultPersistentVolumeClaim,
   'v1/Secret': defaultSecret,
   'v1/Endpoints': defaultEndpoints,
+  'v1/ReplicationController': defaultReplicationController,
   'apps/v1/DaemonSet': defaultDaemonSet,
   'apps/v1/StatefulSet': defaultStatefulSet,
   'apps/v1/Deployment': defaultDeployment,

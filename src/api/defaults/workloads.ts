@@ -65,3 +65,16 @@ export function defaultReplicaSet(rs: Obj): void {
   setDefault(spec, 'replicas', 1);
   defaultPodTemplate(spec.template);
 }
+
+/** SetDefaults_ReplicationController: selector and labels from the template's labels when empty; replicas 1. */
+export function defaultReplicationController(rc: Obj): void {
+  const spec = ensure(rc, 'spec');
+  const labels = isObj(spec.template) && isObj(spec.template.metadata) && isObj(spec.template.metadata.labels) ? spec.template.metadata.labels : undefined;
+  if (labels) {
+    if (!isObj(spec.selector) || Object.keys(spec.selector).length === 0) spec.selector = { ...labels };
+    const meta = ensure(rc, 'metadata');
+    if (!isObj(meta.labels) || Object.keys(meta.labels).length === 0) meta.labels = { ...labels };
+  }
+  setDefault(spec, 'replicas', 1);
+  if (isObj(spec.template)) defaultPodTemplate(spec.template);
+}

@@ -13,6 +13,7 @@ import {
 } from './configdata.js';
 import { validateCronJobCreate, validateCronJobUpdate } from './cronjob.js';
 import { validateDaemonSetCreate, validateDaemonSetUpdate } from './daemonset.js';
+import { validateReplicationControllerCreate, validateReplicationControllerUpdate } from './replicationcontroller.js';
 import { validateDeploymentCreate, validateDeploymentUpdate, validateReplicaSetCreate, validateReplicaSetUpdate } from './deployment.js';
 import { validateEndpointsCreate, validateEndpointsUpdate } from './endpoints.js';
 import { validateCoreEventCreate, validateCoreEventUpdate, validateEventsV1Create, validateEventsV1Update } from './event.js';
@@ -52,6 +53,7 @@ const validators: Record<string, KindValidator> = {
   'v1/ServiceAccount': { create: validateServiceAccountCreate, update: validateServiceAccountUpdate },
   'v1/PersistentVolume': { create: validatePVCreate, update: validatePVUpdate },
   'v1/PersistentVolumeClaim': { create: validatePVCCreate, update: validatePVCUpdate },
+  'v1/ReplicationController': { create: validateReplicationControllerCreate, update: validateReplicationControllerUpdate },
   'apps/v1/DaemonSet': { create: validateDaemonSetCreate, update: validateDaemonSetUpdate },
   'apps/v1/StatefulSet': { create: validateStatefulSetCreate, update: validateStatefulSetUpdate },
   'apps/v1/Deployment': { create: validateDeploymentCreate, update: validateDeploymentUpdate },

@@ -5,7 +5,7 @@
  */
 import { badRequest, conflict, methodNotAllowed, successStatus, unsupportedMediaType } from '../../api/status.js';
 import { applyPatch, patchMediaTypes, patchTypeFromContentType } from '../../api/patch/index.js';
-import { selectorFromLabelSelector, selectorToString } from '../../api/labels.js';
+import { selectorFromLabelSelector, selectorFromSet, selectorToString } from '../../api/labels.js';
 import { pruneUnknownFields } from '../../api/schema/index.js';
 import { kindKey } from '../../api/resources.js';
 import { prepareFinalize } from '../../registry/strategies/namespaces.js';
@@ -46,7 +46,10 @@ export function toScale(obj: any, paths: ScalePaths = workloadScale): any {
   let selector = '';
   try {
     if (paths.labelSelectorPath) selector = String(readPath(obj, paths.labelSelectorPath) ?? '');
-    else if (paths === workloadScale && obj.spec?.selector) selector = selectorToString(selectorFromLabelSelector(obj.spec.selector));
+    // A ReplicationController's selector is a plain label map, the apps kinds' a LabelSelector.
+    else if (paths === workloadScale && obj.spec?.selector) {
+      selector = selectorToString(obj.kind === 'ReplicationController' ? selectorFromSet(obj.spec.selector) : selectorFromLabelSelector(obj.spec.selector));
+    }
   } catch { /* an invalid selector cannot be stored; keep empty */ }
   return {
     kind: 'Scale', apiVersion: 'autoscaling/v1',

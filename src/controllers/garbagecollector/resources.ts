@@ -12,7 +12,7 @@ import type { DiscoveredResource } from './discovery.js';
 
 /** The resources whose objects the collector tracks (owners of other kinds are looked up on demand). */
 export const defaultMonitoredResources: ResourceName[] = [
-  'pods', 'nodes', 'leases', 'daemonsets', 'statefulsets', 'replicasets', 'deployments', 'controllerrevisions',
+  'pods', 'nodes', 'leases', 'daemonsets', 'statefulsets', 'replicasets', 'replicationcontrollers', 'deployments', 'controllerrevisions',
   'persistentvolumeclaims', 'configmaps', 'secrets', 'services', 'endpoints', 'jobs', 'cronjobs',
 ];
 

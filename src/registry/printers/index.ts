@@ -18,6 +18,7 @@ import { eventPrinter, eventsV1EventPrinter } from './events.js';
 import { nodePrinter } from './nodes.js';
 import { podPrinter } from './pods.js';
 import { endpointSlicePrinter, podDisruptionBudgetPrinter, priorityClassPrinter } from './policy.js';
+import { replicationControllerPrinter } from './replicationcontrollers.js';
 import { endpointsPrinter, servicePrinter } from './services.js';
 import { persistentVolumeClaimPrinter, persistentVolumePrinter, storageClassPrinter } from './storage.js';
 import { ingressClassPrinter, ingressPrinter, networkPolicyPrinter } from './networking.js';
@@ -44,6 +45,7 @@ const printers = new Map<string, KindPrinter>([
   [key('', 'v1', 'Namespace'), namespacePrinter],
   [key('', 'v1', 'PersistentVolume'), persistentVolumePrinter],
   [key('', 'v1', 'PersistentVolumeClaim'), persistentVolumeClaimPrinter],
+  [key('', 'v1', 'ReplicationController'), replicationControllerPrinter],
   [key('apps', 'v1', 'DaemonSet'), daemonSetPrinter],
   [key('apps', 'v1', 'StatefulSet'), statefulSetPrinter],
   [key('apps', 'v1', 'Deployment'), deploymentPrinter],
