@@ -35,6 +35,12 @@ function omitZeroCounters(status: JobStatus): JobStatus {
   return out;
 }
 
+/** k8ts resource versions are store revisions; another server's opaque ones compare as 0, and the cache wins. */
+function revision(obj: { metadata?: { resourceVersion?: string } }): bigint {
+  const rv = obj.metadata?.resourceVersion ?? '';
+  return /^[0-9]+$/.test(rv) ? BigInt(rv) : 0n;
+}
+
 export class JobController implements Controller {
   readonly name = 'job';
   private readonly queue = new WorkQueue();
@@ -46,6 +52,8 @@ export class JobController implements Controller {
   /** Pod keys by the uid of the Job controlling them. */
   private readonly podsByJob = new Map<string, Set<string>>();
   private readonly backoff = new Map<string, BackoffRecord>();
+  /** The Jobs as this controller last wrote them, until the cache catches up (a stale read would only conflict). */
+  private readonly written = new Map<string, Job>();
 
   constructor(private readonly ctx: ControllerContext) {
     this.logger = ctx.logger.with('job');
@@ -106,8 +114,8 @@ export class JobController implements Controller {
   }
 
   async syncJob(key: string): Promise<void | { requeueAfterMs?: number }> {
-    let job: Job | undefined = this.jobs.get(key);
-    if (!job) { this.expectations.delete(key); return; }
+    let job: Job | undefined = this.latest(key);
+    if (!job) { this.expectations.delete(key); this.written.delete(key); return; }
     const pods = this.podsOf(job);
     if (job.metadata?.deletionTimestamp) { await this.removeFinalizers(pods.filter(hasTrackingFinalizer)); return; }
     const now = this.ctx.clock.now().getTime();
@@ -130,8 +138,19 @@ export class JobController implements Controller {
     return plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : undefined;
   }
 
+  /** The cached Job, or the one this controller wrote when the cache has not seen it yet. */
+  private latest(key: string): Job | undefined {
+    const cached: Job | undefined = this.jobs.get(key);
+    const mine = this.written.get(key);
+    if (!cached || !mine || mine.metadata?.uid !== cached.metadata?.uid) { this.written.delete(key); return cached; }
+    if (revision(cached) >= revision(mine)) { this.written.delete(key); return cached; }
+    return { ...cached, status: mine.status, metadata: { ...cached.metadata, resourceVersion: mine.metadata?.resourceVersion } };
+  }
+
   private async writeStatus(job: Job, status: JobStatus): Promise<Job> {
-    return this.ctx.clients.jobs.updateStatus(withKind({ ...job, status: omitZeroCounters(status) }));
+    const updated = await this.ctx.clients.jobs.updateStatus(withKind({ ...job, status: omitZeroCounters(status) }));
+    this.written.set(metaKey(updated), updated);
+    return updated;
   }
 
   /** Removes the job-tracking finalizer; returns the uids it is gone from (also when the pod is gone). */
