@@ -35,6 +35,14 @@ function omitZeroCounters(status: JobStatus): JobStatus {
   return out;
 }
 
+/**
+ * Syncs in flight. Upstream's --concurrent-job-syncs is 5, but a k8ts sync
+ * waits on two or three sequential API round trips, so 1,000 new Jobs would
+ * queue their completions behind each other's creates; more syncs in flight
+ * keep the API server (and its group commit) busy instead.
+ */
+export const concurrentJobSyncs = 16;
+
 /** k8ts resource versions are store revisions; another server's opaque ones compare as 0, and the cache wins. */
 function revision(obj: { metadata?: { resourceVersion?: string } }): bigint {
   const rv = obj.metadata?.resourceVersion ?? '';
@@ -74,7 +82,7 @@ export class JobController implements Controller {
   }
 
   run(): void {
-    void runWorkers(this.queue, this.ctx.config.workers, (key) => this.syncJob(key),
+    void runWorkers(this.queue, Math.max(this.ctx.config.workers, concurrentJobSyncs), (key) => this.syncJob(key),
       (key, err) => (isConflict(err) ? this.logger.debug : this.logger.warn)('sync failed', { job: key, err }));
   }
 
@@ -121,7 +129,8 @@ export class JobController implements Controller {
     const now = this.ctx.clock.now().getTime();
     const satisfied = this.expectations.satisfied(key);
     const tracked = trackFinished(job, pods, now); // 1
-    if (!same(omitZeroCounters(tracked.status), job.status ?? {})) job = await this.writeStatus(job, tracked.status);
+    // Only newly finished pods need recording before their finalizers go.
+    if (tracked.finished.length > 0 || tracked.failureTarget) job = await this.writeStatus(job, tracked.status);
     const uid = job.metadata!.uid!;
     const backoff = nextBackoffRecord(this.backoff.get(uid) ?? emptyBackoff, tracked.finished.map((f) => ({ failed: f.failed, at: f.at })));
     this.backoff.set(uid, backoff);
