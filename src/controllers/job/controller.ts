@@ -35,6 +35,20 @@ function omitZeroCounters(status: JobStatus): JobStatus {
   return out;
 }
 
+/**
+ * Syncs in flight. Upstream's --concurrent-job-syncs is 5, but a k8ts sync
+ * waits on two or three sequential API round trips, so 1,000 new Jobs would
+ * queue their completions behind each other's creates; more syncs in flight
+ * keep the API server (and its group commit) busy instead.
+ */
+export const concurrentJobSyncs = 16;
+
+/** k8ts resource versions are store revisions; another server's opaque ones compare as 0, and the cache wins. */
+function revision(obj: { metadata?: { resourceVersion?: string } }): bigint {
+  const rv = obj.metadata?.resourceVersion ?? '';
+  return /^[0-9]+$/.test(rv) ? BigInt(rv) : 0n;
+}
+
 export class JobController implements Controller {
   readonly name = 'job';
   private readonly queue = new WorkQueue();
@@ -46,6 +60,8 @@ export class JobController implements Controller {
   /** Pod keys by the uid of the Job controlling them. */
   private readonly podsByJob = new Map<string, Set<string>>();
   private readonly backoff = new Map<string, BackoffRecord>();
+  /** The Jobs as this controller last wrote them, until the cache catches up (a stale read would only conflict). */
+  private readonly written = new Map<string, Job>();
 
   constructor(private readonly ctx: ControllerContext) {
     this.logger = ctx.logger.with('job');
@@ -66,7 +82,7 @@ export class JobController implements Controller {
   }
 
   run(): void {
-    void runWorkers(this.queue, this.ctx.config.workers, (key) => this.syncJob(key),
+    void runWorkers(this.queue, Math.max(this.ctx.config.workers, concurrentJobSyncs), (key) => this.syncJob(key),
       (key, err) => (isConflict(err) ? this.logger.debug : this.logger.warn)('sync failed', { job: key, err }));
   }
 
@@ -106,14 +122,15 @@ export class JobController implements Controller {
   }
 
   async syncJob(key: string): Promise<void | { requeueAfterMs?: number }> {
-    let job: Job | undefined = this.jobs.get(key);
-    if (!job) { this.expectations.delete(key); return; }
+    let job: Job | undefined = this.latest(key);
+    if (!job) { this.expectations.delete(key); this.written.delete(key); return; }
     const pods = this.podsOf(job);
     if (job.metadata?.deletionTimestamp) { await this.removeFinalizers(pods.filter(hasTrackingFinalizer)); return; }
     const now = this.ctx.clock.now().getTime();
     const satisfied = this.expectations.satisfied(key);
     const tracked = trackFinished(job, pods, now); // 1
-    if (!same(omitZeroCounters(tracked.status), job.status ?? {})) job = await this.writeStatus(job, tracked.status);
+    // Only newly finished pods need recording before their finalizers go.
+    if (tracked.finished.length > 0 || tracked.failureTarget) job = await this.writeStatus(job, tracked.status);
     const uid = job.metadata!.uid!;
     const backoff = nextBackoffRecord(this.backoff.get(uid) ?? emptyBackoff, tracked.finished.map((f) => ({ failed: f.failed, at: f.at })));
     this.backoff.set(uid, backoff);
@@ -130,8 +147,19 @@ export class JobController implements Controller {
     return plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : undefined;
   }
 
+  /** The cached Job, or the one this controller wrote when the cache has not seen it yet. */
+  private latest(key: string): Job | undefined {
+    const cached: Job | undefined = this.jobs.get(key);
+    const mine = this.written.get(key);
+    if (!cached || !mine || mine.metadata?.uid !== cached.metadata?.uid) { this.written.delete(key); return cached; }
+    if (revision(cached) >= revision(mine)) { this.written.delete(key); return cached; }
+    return { ...cached, status: mine.status, metadata: { ...cached.metadata, resourceVersion: mine.metadata?.resourceVersion } };
+  }
+
   private async writeStatus(job: Job, status: JobStatus): Promise<Job> {
-    return this.ctx.clients.jobs.updateStatus(withKind({ ...job, status: omitZeroCounters(status) }));
+    const updated = await this.ctx.clients.jobs.updateStatus(withKind({ ...job, status: omitZeroCounters(status) }));
+    this.written.set(metaKey(updated), updated);
+    return updated;
   }
 
   /** Removes the job-tracking finalizer; returns the uids it is gone from (also when the pod is gone). */
