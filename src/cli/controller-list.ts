@@ -10,6 +10,7 @@ import { nodeLifecycleController } from '../controllers/nodelifecycle/index.js';
 import { taintEvictionController } from '../controllers/tainteviction/index.js';
 import { PodGCController } from '../controllers/podgc/index.js';
 import { disruptionController } from '../controllers/disruption/index.js';
+import { endpointSliceController, endpointSliceMirroringController } from '../controllers/endpointslice/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
@@ -20,6 +21,8 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   nodelifecycle: nodeLifecycleController,
   tainteviction: taintEvictionController,
   disruption: disruptionController,
+  endpointslice: endpointSliceController,
+  endpointslicemirroring: endpointSliceMirroringController,
   podgc: (ctx) => new PodGCController(ctx, { gcCheckPeriodMs: ctx.config.podGCPeriodMs, quarantineTimeMs: ctx.config.podGCQuarantineMs }),
 };
 
