@@ -76,6 +76,11 @@ export class EndpointSliceMirroringController implements Controller {
       namespace, generateName: `${ep.metadata.name}-`, labels: sliceLabels(ep, mirroringManagedBy), ownerReference: controllerRefTo(ep, 'Endpoints'),
       maxEndpointsPerSlice: maxEndpointsPerSubset,
     });
-    await this.writer.apply(key, namespace, plan);
+    try {
+      await this.writer.apply(key, namespace, plan);
+    } catch (e) {
+      if ((e as any)?.code === 403 && /being terminated/.test((e as Error).message)) return;
+      throw e;
+    }
   }
 }
