@@ -52,6 +52,17 @@ describe('disruption budgets, priority and preemption, EndpointSlices', () => {
     await cluster?.cleanup();
   });
 
+  it('kubectl api-resources lists the groups, and kubectl explain knows their kinds', async () => {
+    const { stdout } = await kubectl(['api-resources', '--no-headers']);
+    const rowsByName = new Map(stdout.trim().split('\n').map((l) => l.trim().split(/\s+/)).map((r) => [r[0], r]));
+    assert.deepEqual(rowsByName.get('poddisruptionbudgets'), ['poddisruptionbudgets', 'pdb', 'policy/v1', 'true', 'PodDisruptionBudget']);
+    assert.deepEqual(rowsByName.get('priorityclasses'), ['priorityclasses', 'pc', 'scheduling.k8s.io/v1', 'false', 'PriorityClass']);
+    assert.deepEqual(rowsByName.get('endpointslices'), ['endpointslices', 'discovery.k8s.io/v1', 'true', 'EndpointSlice']);
+    assert.match((await kubectl(['explain', 'pdb.spec.unhealthyPodEvictionPolicy'])).stdout, /FIELD: unhealthyPodEvictionPolicy <string>/);
+    assert.match((await kubectl(['explain', 'priorityclass.preemptionPolicy'])).stdout, /FIELD: preemptionPolicy <string>/);
+    assert.match((await kubectl(['explain', 'endpointslices.endpoints.conditions'])).stdout, /FIELD: conditions <EndpointConditions>/);
+  });
+
   it('kubectl create poddisruptionbudget, and get pdb shows the budget', async () => {
     const out = await kubectl(['create', 'poddisruptionbudget', 'web-pdb', '--selector=app=web', '--min-available=2']);
     assert.match(out.stdout, /poddisruptionbudget.policy\/web-pdb created/);
