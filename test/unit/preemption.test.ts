@@ -96,3 +96,20 @@ describe('DefaultPreemption through the framework', () => {
     assert.ok(r.kind === 'Unschedulable' && !r.nomination);
   });
 });
+
+describe('room kept for nominated pods', () => {
+  const nominee = { ...makePod('nominee', { cpu: '1', priority: 100 }), status: { phase: 'Pending', nominatedNodeName: 'a' } };
+  const nominated = { size: 1, podsOn: (n: string) => (n === 'a' ? [nominee] : []) };
+  const nodes = () => snapshot([nodeInfo(makeNode('a', { cpu: '2' }), [makePod('running', { cpu: '1', priority: 100 })])]);
+  const fw = () => new Framework(defaultProfile().plugins, { nominated });
+
+  it('a pod of lower priority does not take the room', () => {
+    const r = fw().schedulePod(makePod('low', { cpu: '1', priority: 1, preemptionPolicy: 'Never' }), nodes());
+    assert.equal(r.kind, 'Unschedulable');
+  });
+
+  it('a pod of higher priority may, and the nominee itself fits', () => {
+    assert.equal(fw().schedulePod(makePod('higher', { cpu: '1', priority: 500 }), nodes()).kind, 'Scheduled');
+    assert.equal(fw().schedulePod(nominee, nodes()).kind, 'Scheduled');
+  });
+});
