@@ -1,4 +1,4 @@
-/** intstr.IntOrString helpers shared by controllers (rolling updates, disruption budgets). */
+/** intstr.IntOrString helpers (k8s.io/apimachinery/pkg/util/intstr), shared by the workload controllers. */
 
 export type IntOrString = number | string;
 export type Scaled = { value: number } | { error: string };
