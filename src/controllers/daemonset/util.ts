@@ -3,8 +3,7 @@
  * and the intstr arithmetic of apimachinery). Pure functions over plain API
  * objects.
  */
-import { scaledValueFromIntOrPercent } from '../../api/intstr.js';
-import type { Scaled } from '../../api/intstr.js';
+import { scaledValueFromIntOrPercent, type Scaled } from '../../api/intstr.js';
 import { addOrUpdateToleration } from '../../api/tolerations.js';
 import type { Toleration } from '../../api/tolerations.js';
 import { replaceNodeNameAffinity } from '../../api/nodeaffinity.js';
@@ -113,8 +112,8 @@ export function targetNodeName(pod: any): string | undefined {
   return undefined;
 }
 
-export type { IntOrString, Scaled } from '../../api/intstr.js';
 export { scaledValueFromIntOrPercent };
+export type { IntOrString, Scaled } from '../../api/intstr.js';
 
 const rollingUpdate = (ds: any) => (ds?.spec?.updateStrategy?.type === 'RollingUpdate' ? ds.spec.updateStrategy.rollingUpdate : undefined);
 
