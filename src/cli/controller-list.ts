@@ -18,6 +18,7 @@ import { ttlAfterFinishedController } from '../controllers/ttlafterfinished/inde
 import { disruptionController } from '../controllers/disruption/index.js';
 import { resourceQuotaController } from '../controllers/resourcequota/index.js';
 import { rootCACertPublisherController } from '../controllers/rootcacertpublisher/index.js';
+import { endpointSliceController, endpointSliceMirroringController } from '../controllers/endpointslice/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
@@ -37,6 +38,8 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   disruption: disruptionController,
   resourcequota: resourceQuotaController,
   'root-ca-cert-publisher': rootCACertPublisherController,
+  endpointslice: endpointSliceController,
+  endpointslicemirroring: endpointSliceMirroringController,
   podgc: (ctx) => new PodGCController(ctx, { gcCheckPeriodMs: ctx.config.podGCPeriodMs, quarantineTimeMs: ctx.config.podGCQuarantineMs }),
 };
 

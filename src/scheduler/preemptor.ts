@@ -13,6 +13,7 @@ import { rfc3339, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import type { EventSink } from './events.js';
 import type { Nomination } from './framework.js';
+import type { NominatedPods } from './runtime.js';
 
 export interface PreemptorContext {
   clients: Clientset;
@@ -52,5 +53,42 @@ export class Preemptor {
     } catch (e) {
       if (!isNotFound(e)) this.ctx.logger.warn('preemption write failed', { pod: key, err: e });
     }
+  }
+}
+
+/**
+ * The pending pods nominated to each node (upstream's nominator): a pod is
+ * listed while it is unassigned, not terminating, and its
+ * status.nominatedNodeName names the node.
+ */
+export class Nominator implements NominatedPods {
+  private readonly byNode = new Map<string, Map<string, any>>();
+  private readonly nodeOf = new Map<string, string>();
+
+  update(pod: any): void {
+    const key = metaKey(pod);
+    const node = !pod.spec?.nodeName && !pod.metadata?.deletionTimestamp ? pod.status?.nominatedNodeName : undefined;
+    const old = this.nodeOf.get(key);
+    if (old && old !== node) this.byNode.get(old)?.delete(key);
+    if (!node) { this.nodeOf.delete(key); return; }
+    this.nodeOf.set(key, node);
+    let pods = this.byNode.get(node);
+    if (!pods) { pods = new Map(); this.byNode.set(node, pods); }
+    pods.set(key, pod);
+  }
+
+  delete(pod: any): void {
+    const key = metaKey(pod);
+    const node = this.nodeOf.get(key);
+    if (node) this.byNode.get(node)?.delete(key);
+    this.nodeOf.delete(key);
+  }
+
+  /** How many pods are nominated. */
+  get size(): number { return this.nodeOf.size; }
+
+  podsOn(nodeName: string): any[] {
+    const pods = this.byNode.get(nodeName);
+    return pods ? [...pods.values()] : [];
   }
 }

@@ -95,6 +95,14 @@ export interface FrameworkOptions {
   percentageOfNodesToScore?: number;
   /** Tie-breaking among equal best scores; Math.random by default. */
   random?: () => number;
+  /** Pending pods nominated to nodes by preemption (their room is kept for them). */
+  nominated?: NominatedPods;
+}
+
+/** The pods preemption nominated, by node. */
+export interface NominatedPods {
+  readonly size: number;
+  podsOn(nodeName: string): readonly any[];
 }
 
 class PooledNodeScore implements NodeScore {
@@ -119,10 +127,12 @@ export class Framework {
   };
   private readonly percentage: number;
   private readonly random: () => number;
+  private readonly nominated?: NominatedPods;
 
   constructor(readonly plugins: PluginSet, opts: FrameworkOptions = {}) {
     this.percentage = opts.percentageOfNodesToScore ?? 0;
     this.random = opts.random ?? Math.random;
+    this.nominated = opts.nominated;
   }
 
   schedulePod(pod: any, nodes: NodeSnapshot): ScheduleResult {
@@ -144,6 +154,7 @@ export class Framework {
       ({ feasible, feasibleSlots, evaluated } = r);
       data = rows.data;
     }
+    if (this.nominated?.size && feasible.length > 0) ({ feasible, feasibleSlots } = this.keepRoomForNominated(state, pod, feasible, feasibleSlots, diagnosis));
     if (feasible.length === 0 || !data) return this.fitError(state, pod, all, diagnosis); // 4
     if (feasible.length === 1) return { kind: 'Scheduled', node: feasible[0], evaluatedNodes: evaluated, feasibleNodes: 1 }; // 5
     const chosen = this.prioritize(state, pod, { nodes: feasible, slots: Int32Array.from(feasibleSlots), data, count: feasible.length });
@@ -265,6 +276,28 @@ export class Framework {
     }
     this.nextStartNodeIndex = numAll ? (start + processed) % numAll : 0;
     return { feasible, feasibleSlots, evaluated: processed };
+  }
+
+  /**
+   * RunFilterPluginsWithNominatedPods, second pass: a node still fits only if
+   * the pod also fits beside the pods nominated there with a priority at
+   * least its own, so a preemptor's room is not taken by lesser pods.
+   */
+  private keepRoomForNominated(state: CycleState, pod: any, feasible: NodeInfo[], slots: number[], d: Diagnosis): { feasible: NodeInfo[]; feasibleSlots: number[] } {
+    const priority = pod.spec?.priority ?? 0;
+    const out = { feasible: [] as NodeInfo[], feasibleSlots: [] as number[] };
+    feasible.forEach((node, i) => {
+      const others = this.nominated!.podsOn(node.name).filter((p) => p.metadata.uid !== pod.metadata?.uid && (p.spec?.priority ?? 0) >= priority);
+      if (others.length > 0) {
+        const copy = node.clone();
+        for (const p of others) copy.addPod(`${p.metadata.namespace}/${p.metadata.name}`, p);
+        const r = this.runFilters(state, pod, copy);
+        if (isRejected(r.status)) { d.nodeToStatus.set(node.name, { status: r.status, plugin: r.plugin ?? '' }); return; }
+      }
+      out.feasible.push(node);
+      out.feasibleSlots.push(slots[i]);
+    });
+    return out;
   }
 
   private fitError(state: CycleState, pod: any, all: readonly NodeInfo[], d: Diagnosis): ScheduleResult {

@@ -30,7 +30,7 @@ import { defaultProfile, eventMayHelp, type Profile } from './profile.js';
 import type { ClusterEvent } from './framework.js';
 import { EventSink } from './events.js';
 import { VolumeBinding } from './plugins/volumebinding.js';
-import { Preemptor } from './preemptor.js';
+import { Nominator, Preemptor } from './preemptor.js';
 
 export interface SchedulerContext {
   clients: Clientset;
@@ -108,6 +108,7 @@ export class Scheduler {
   private readonly pods: Informer;
   private readonly events: EventSink;
   private readonly preemption: Preemptor;
+  private readonly nominator = new Nominator();
   private readonly log: Logger;
   private readonly maxInFlight: number;
   private inFlight = 0;
@@ -122,7 +123,9 @@ export class Scheduler {
       classes: ctx.informers.informer('storageclasses'),
     }), () => pdbs.list());
     this.preemption = new Preemptor({ clients: ctx.clients, events: () => this.events, logger: ctx.logger.with('preemption'), clock: ctx.clock, schedulerName: this.profile.schedulerName });
-    this.framework = new Framework(this.profile.plugins, { percentageOfNodesToScore: opts.percentageOfNodesToScore, random: opts.random });
+    this.framework = new Framework(this.profile.plugins, {
+      percentageOfNodesToScore: opts.percentageOfNodesToScore, random: opts.random, nominated: this.nominator,
+    });
     this.log = ctx.logger.with('scheduler');
     const recorder = typeof ctx.recorder === 'function' ? ctx.recorder(this.profile.schedulerName) : ctx.recorder;
     this.events = new EventSink(recorder, { qps: opts.eventQPS, burst: opts.eventBurst });
@@ -137,6 +140,7 @@ export class Scheduler {
       add: (n) => this.onNodeAdd(n), update: (o, n) => this.onNodeUpdate(o, n), delete: (n) => this.cache.removeNode(n),
     });
     this.pods.addEventHandler({ add: (p) => this.onPodAdd(p), update: (o, n) => this.onPodUpdate(o, n), delete: (p) => this.onPodDelete(p) });
+    this.pods.addEventHandler({ add: (p) => this.nominator.update(p), update: (_o, n) => this.nominator.update(n), delete: (p) => this.nominator.delete(p) });
     if (this.profile.volumeBinding) {
       for (const resource of ['persistentvolumeclaims', 'persistentvolumes', 'storageclasses'] as const) {
         const changed = (obj: any) => this.queue.moveAllToActiveOrBackoffQueue({ type: 'StorageChange', resource, obj });

@@ -2,7 +2,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  budgetStatus, buildDisruptedPodMap, countHealthyPods, deletionTimeoutMs, expectedPodCount, failSafeStatus, type ScaleOf,
+  budgetStatus, buildDisruptedPodMap, countHealthyPods, deletionTimeoutMs, expectedPodCount, failSafeStatus, staleDisruptionWait,
+  withDisruptionTargetCleared, type ScaleOf,
 } from '../../src/controllers/disruption/index.js';
 import { budgetsCoveringPod, evictionCanIgnoreBudget, podsSelectedByBudget, unhealthyPodMayBeEvicted } from '../../src/api/disruptionbudget.js';
 
@@ -119,5 +120,33 @@ describe('budget selection and eviction rules', () => {
     assert.ok(!unhealthyPodMayBeEvicted(pdb({ unhealthyPodEvictionPolicy: 'IfHealthyBudget' }, { currentHealthy: 1, desiredHealthy: 2 }), unready));
     assert.ok(!unhealthyPodMayBeEvicted(pdb({}, { currentHealthy: 0, desiredHealthy: 0 }), unready));
     assert.ok(!unhealthyPodMayBeEvicted(pdb({ unhealthyPodEvictionPolicy: 'AlwaysAllow' }, {}), pod('r')), 'ready pods spend a disruption');
+  });
+});
+
+describe('stale DisruptionTarget conditions', () => {
+  const marked = (o: { reason?: string; at?: string; deleting?: boolean; phase?: string } = {}) => ({
+    metadata: { name: 'p', namespace: 'default', ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:09:00Z' } : {}) },
+    status: {
+      phase: o.phase ?? 'Running',
+      conditions: [{ type: 'Ready', status: 'True' }, { type: 'DisruptionTarget', status: 'True', reason: o.reason ?? 'EvictionByEvictionAPI', message: 'x', lastTransitionTime: o.at ?? '2026-01-01T00:09:00Z' }],
+    },
+  });
+
+  it('waits out the two minutes from the condition, then is due', () => {
+    assert.equal(staleDisruptionWait(marked(), now), 60_000);
+    assert.equal(staleDisruptionWait(marked({ at: '2026-01-01T00:00:00Z' }), now), 0);
+  });
+
+  it('terminating or terminal pods, kubelet conditions and pods without one are left alone', () => {
+    assert.equal(staleDisruptionWait(marked({ deleting: true }), now), undefined);
+    assert.equal(staleDisruptionWait(marked({ phase: 'Failed' }), now), undefined);
+    assert.equal(staleDisruptionWait(marked({ reason: 'TerminationByKubelet' }), now), undefined);
+    assert.equal(staleDisruptionWait(pod('plain'), now), undefined);
+  });
+
+  it('resets the condition to False without reason or message', () => {
+    const cleared = withDisruptionTargetCleared(marked(), '2026-01-01T00:10:00Z');
+    assert.deepEqual(cleared.status.conditions[1], { type: 'DisruptionTarget', status: 'False', lastTransitionTime: '2026-01-01T00:10:00Z' });
+    assert.deepEqual(cleared.status.conditions[0], { type: 'Ready', status: 'True' });
   });
 });

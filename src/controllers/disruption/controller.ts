@@ -10,7 +10,8 @@
  * A sync that fails for any reason but a conflict writes the fail-safe
  * status (no disruptions, DisruptionAllowed False/SyncFailed), so the
  * eviction subresource refuses while the numbers are unknown. Pending
- * disruptedPods entries are looked at again when they expire.
+ * disruptedPods entries are looked at again when they expire. A second
+ * queue resets stale DisruptionTarget conditions of pods (stale.ts).
  */
 import type { Informer } from '../../client/index.js';
 import { WorkQueue, isConflict, isNotFound, metaKey, runWorkers } from '../../client/index.js';
@@ -20,6 +21,8 @@ import type { Controller, ControllerContext } from '../types.js';
 import type { Logger } from '../../util/log.js';
 import { budgetStatus, buildDisruptedPodMap, countHealthyPods, expectedPodCount, failSafeStatus, type ScaleOf } from './budget.js';
 import { scaleFinder } from './scale.js';
+import { staleDisruptionWait, withDisruptionTargetCleared } from './stale.js';
+import { rfc3339 } from '../../util/clock.js';
 
 export const controllerName = 'disruption-controller';
 const namespaceIndex = 'metadata.namespace';
@@ -32,6 +35,8 @@ export class DisruptionController implements Controller {
   private readonly pdbs: Informer;
   private readonly pods: Informer;
   private readonly queue = new WorkQueue();
+  /** Pods whose DisruptionTarget condition may go stale (stale.ts). */
+  private readonly staleQueue = new WorkQueue();
   private readonly scaleOf: ScaleOf;
 
   constructor(private readonly ctx: ControllerContext) {
@@ -46,7 +51,9 @@ export class DisruptionController implements Controller {
     const enqueue = (p: any) => this.queue.add(metaKey(p));
     this.pdbs.addEventHandler({ add: enqueue, update: (_o, p) => enqueue(p) });
     this.pods.addEventHandler({
-      add: (p) => this.enqueueBudgetsOf(p), update: (o, p) => this.enqueueBudgetsOf(p, o), delete: (p) => this.enqueueBudgetsOf(p),
+      add: (p) => { this.enqueueBudgetsOf(p); this.enqueueStale(p); },
+      update: (o, p) => { this.enqueueBudgetsOf(p, o); this.enqueueStale(p); },
+      delete: (p) => this.enqueueBudgetsOf(p),
     });
     for (const inf of [replicasets, deployments, statefulsets]) {
       inf.addEventHandler({
@@ -60,9 +67,25 @@ export class DisruptionController implements Controller {
     this.logger.info('Starting controller', { controller: controllerName });
     void runWorkers(this.queue, this.ctx.config.workers, (k) => this.sync(k),
       (key, err) => this.logger.warn('Error syncing PodDisruptionBudget, requeuing', { pdb: key, err }));
+    void runWorkers(this.staleQueue, 1, (k) => this.syncStalePodDisruption(k),
+      (key, err) => this.logger.warn('error syncing Pod to clear DisruptionTarget condition, requeueing', { pod: key, err }));
   }
 
-  stop(): void { this.queue.shutDown(); }
+  stop(): void { this.queue.shutDown(); this.staleQueue.shutDown(); }
+
+  private enqueueStale(pod: any): void {
+    const wait = staleDisruptionWait(pod, this.ctx.clock.now());
+    if (wait !== undefined) this.staleQueue.addAfter(metaKey(pod), wait);
+  }
+
+  private async syncStalePodDisruption(key: string): Promise<void | { requeueAfterMs?: number }> {
+    const pod = this.pods.get(key);
+    if (!pod) return;
+    const wait = staleDisruptionWait(pod, this.ctx.clock.now());
+    if (wait === undefined) return;
+    if (wait > 0) return { requeueAfterMs: wait };
+    await this.ctx.clients.pods.updateStatus(withDisruptionTargetCleared(pod, rfc3339(this.ctx.clock.now())));
+  }
 
   private enqueueNamespace(namespace: string): void {
     for (const pdb of this.pdbs.byIndex(namespaceIndex, namespace)) this.queue.add(metaKey(pdb));

@@ -8,5 +8,6 @@ export {
 } from './budget.js';
 export type { Counts, ExpectedCount, ScaleOf } from './budget.js';
 export { scaleFinder } from './scale.js';
+export { stalePodDisruptionTimeoutMs, staleDisruptionWait, withDisruptionTargetCleared } from './stale.js';
 
 export const disruptionController: ControllerFactory = (ctx) => new DisruptionController(ctx);

@@ -21,7 +21,10 @@
  * 6. Past 1000 addresses the list is truncated and annotated
  *    `endpoints.kubernetes.io/over-capacity: truncated`.
  */
-import { podIsReady, podIsTerminal } from '../../api/pods.js';
+import { podIsReady } from '../../api/pods.js';
+import { findPort, shouldPodBeInEndpoints } from '../../api/serviceendpoints.js';
+
+export { findPort, shouldPodBeInEndpoints } from '../../api/serviceendpoints.js';
 
 export const maxCapacity = 1000;
 export const annOverCapacity = 'endpoints.kubernetes.io/over-capacity';
@@ -34,14 +37,6 @@ export interface EndpointSubset { addresses?: EndpointAddress[]; notReadyAddress
 
 /** Rule 1. */
 export const serviceManagesEndpoints = (svc: any) => svc.spec?.type !== 'ExternalName' && svc.spec?.selector != null;
-
-/** Rule 2 (endpointsliceutil.ShouldPodBeInEndpoints). */
-export function shouldPodBeInEndpoints(pod: any, includeTerminating: boolean): boolean {
-  if (podIsTerminal(pod)) return false;
-  if (!pod.status?.podIP && !(pod.status?.podIPs ?? []).length) return false;
-  if (!includeTerminating && pod.metadata.deletionTimestamp) return false;
-  return true;
-}
 
 const isIPv6 = (ip: string | undefined) => !!ip && ip.includes(':');
 
@@ -62,18 +57,6 @@ export function podToEndpointAddress(svc: any, pod: any): EndpointAddress | unde
   if (pod.spec?.nodeName) addr.nodeName = pod.spec.nodeName;
   addr.targetRef = { kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid };
   return addr;
-}
-
-/** Rule 4 (podutil.FindPort): the port number, or undefined. */
-export function findPort(pod: any, svcPort: any): number | undefined {
-  const target = svcPort.targetPort ?? svcPort.port;
-  if (typeof target === 'number') return target;
-  const protocol = svcPort.protocol ?? 'TCP';
-  const sidecars = (pod.spec?.initContainers ?? []).filter((c: any) => c.restartPolicy === 'Always');
-  for (const c of [...(pod.spec?.containers ?? []), ...sidecars]) {
-    for (const p of c.ports ?? []) if (p.name === target && (p.protocol ?? 'TCP') === protocol) return p.containerPort;
-  }
-  return undefined;
 }
 
 function endpointPort(svcPort: any, port: number): EndpointPort {

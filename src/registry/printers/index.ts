@@ -17,7 +17,7 @@ import { defaultPrinter } from './default.js';
 import { eventPrinter, eventsV1EventPrinter } from './events.js';
 import { nodePrinter } from './nodes.js';
 import { podPrinter } from './pods.js';
-import { endpointSlicePrinter, podDisruptionBudgetPrinter, priorityClassPrinter } from './policy.js';
+import { endpointSlicePrinter, podDisruptionBudgetPrinter, priorityClassPrinter } from './disruption.js';
 import { replicationControllerPrinter } from './replicationcontrollers.js';
 import { endpointsPrinter, servicePrinter } from './services.js';
 import { persistentVolumeClaimPrinter, persistentVolumePrinter, storageClassPrinter } from './storage.js';
