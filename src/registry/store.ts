@@ -390,6 +390,8 @@ export class Store {
 /** Many watchers see the same event: decode it once. Watch consumers must not mutate. */
 const decoded = new WeakMap<KeyValue, any>();
 function decodeShared(store: Store, kv: KeyValue): any {
+  // A converting store (autoscaling/v1 over v2) sees the same events as the storage version's: never share its objects.
+  if (store.strategy.conversion) return store.decode(kv);
   let o = decoded.get(kv);
   if (!o) { o = store.decode(kv); decoded.set(kv, o); }
   return o;

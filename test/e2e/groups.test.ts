@@ -9,6 +9,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, eventually, Cluster } from './harness.js';
+import { apiStream } from './helpers.js';
 
 let cluster: Cluster;
 
@@ -188,6 +189,21 @@ spec:
     assert.deepEqual(JSON.parse(v1.metadata.annotations['autoscaling.alpha.kubernetes.io/metrics']),
       [{ type: 'Pods', pods: { metricName: 'requests-per-second', targetAverageValue: '10' } }]);
     assert.equal(v1.spec.targetCPUUtilizationPercentage, undefined);
+  });
+
+  test('watches of both versions see the same change, each in its own version', async () => {
+    const v1 = await apiStream(cluster, '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers?watch=1&resourceVersion=0');
+    const v2 = await apiStream(cluster, '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers?watch=1&resourceVersion=0');
+    try {
+      await ok(['patch', 'hpa', 'web', '--type=merge', '-p', '{"spec":{"maxReplicas":7}}']);
+      await v1.waitFor((e) => e.type === 'MODIFIED' && e.object.apiVersion === 'autoscaling/v1' && e.object.spec.maxReplicas === 7 &&
+        e.object.spec.targetCPUUtilizationPercentage === 60, 'v1 MODIFIED', 0, 30_000);
+      await v2.waitFor((e) => e.type === 'MODIFIED' && e.object.apiVersion === 'autoscaling/v2' && e.object.spec.maxReplicas === 7 &&
+        e.object.spec.metrics?.[0]?.resource?.target?.averageUtilization === 60, 'v2 MODIFIED', 0, 30_000);
+    } finally {
+      v1.close();
+      v2.close();
+    }
   });
 });
 
