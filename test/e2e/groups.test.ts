@@ -9,7 +9,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, eventually, Cluster } from './harness.js';
-import { apiStream } from './helpers.js';
+import { apiRequest, apiStream } from './helpers.js';
 
 let cluster: Cluster;
 
@@ -124,12 +124,66 @@ spec:
     await ok(['apply', '-n', 'quota', '-f', '-'], podWithCPU('big', '2'));
   });
 
+  test('concurrent creates cannot overshoot: exactly the quota\'s worth succeed', async () => {
+    await ok(['create', 'namespace', 'race']);
+    await ok(['create', 'quota', 'three', '-n', 'race', '--hard=configmaps=3']);
+    await eventually(async () => (await ok(['get', 'quota', 'three', '-n', 'race', '-o', 'jsonpath={.status.used.configmaps}'])) === '0', 30_000, 'quota counted');
+    const creates = Array.from({ length: 12 }, (_, i) => apiRequest(cluster, '/api/v1/namespaces/race/configmaps', {
+      method: 'POST', body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } }),
+    }));
+    const statuses = (await Promise.all(creates)).map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 201).length, 3, `statuses ${statuses.join(',')}`);
+    assert.ok(statuses.every((s) => s === 201 || s === 403), `statuses ${statuses.join(',')}`);
+    assert.equal((await ok(['get', 'configmaps', '-n', 'race', '--no-headers'])).trim().split('\n').length, 3);
+    assert.equal(await ok(['get', 'quota', 'three', '-n', 'race', '-o', 'jsonpath={.status.used.configmaps}']), '3');
+  });
+
   test('object counts of any group', async () => {
     await ok(['create', 'quota', 'objects', '-n', 'gen', '--hard=count/deployments.apps=1,configmaps=1']);
     await eventually(async () => (await ok(['get', 'quota', 'objects', '-n', 'gen', '-o', 'jsonpath={.status.used.count/deployments\\.apps}'])) === '0', 30_000, 'quota counted');
     await ok(['create', 'deployment', 'one', '-n', 'gen', '--image=nginx']);
     const refused = await fails(['create', 'deployment', 'two', '-n', 'gen', '--image=nginx']);
     assert.match(refused, /deployments.apps "two" is forbidden: exceeded quota: objects, requested: count\/deployments.apps=1, used: count\/deployments.apps=1, limited: count\/deployments.apps=1/);
+  });
+});
+
+describe('other kinds are stored and printed', () => {
+  test('PodTemplate, NetworkPolicy, IngressClass, RuntimeClass and Ingress status', async () => {
+    await ok(['apply', '-f', '-'], `apiVersion: v1
+kind: PodTemplate
+metadata: {name: tpl}
+template:
+  metadata: {labels: {app: x}}
+  spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny}
+spec:
+  podSelector: {matchLabels: {app: x}}
+  egress: [{ports: [{port: 53}]}]
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: nginx}
+spec: {controller: k8s.io/ingress-nginx}
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: gvisor}
+handler: runsc
+`);
+    assert.deepEqual((await ok(['get', 'podtemplate', 'tpl', '--no-headers'])).trim().split(/\s+/), ['tpl', 'c', 'nginx', 'app=x']);
+    const np = JSON.parse(await ok(['get', 'netpol', 'deny', '-o', 'json']));
+    assert.deepEqual(np.spec.policyTypes, ['Ingress', 'Egress']);
+    assert.equal(np.spec.egress[0].ports[0].protocol, 'TCP');
+    assert.deepEqual((await ok(['get', 'ingressclass', 'nginx', '--no-headers'])).trim().split(/\s+/).slice(0, 3), ['nginx', 'k8s.io/ingress-nginx', '<none>']);
+    assert.deepEqual((await ok(['get', 'runtimeclass', 'gvisor', '--no-headers'])).trim().split(/\s+/).slice(0, 2), ['gvisor', 'runsc']);
+    const bad = await fails(['create', '-f', '-'], 'apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: bad}\nhandler: Not_A_Label\n');
+    assert.match(bad, /The RuntimeClass "bad" is invalid: handler: Invalid value: "Not_A_Label": a lowercase RFC 1123 label/);
+    await ok(['create', 'ingress', 'lb', '--rule=a.example.com/=svc:80']);
+    await ok(['patch', 'ingress', 'lb', '--subresource=status', '--type=merge', '-p', '{"status":{"loadBalancer":{"ingress":[{"ip":"192.0.2.10"}]}}}']);
+    assert.deepEqual((await ok(['get', 'ingress', 'lb', '--no-headers'])).trim().split(/\s+/).slice(0, 4), ['lb', '<none>', 'a.example.com', '192.0.2.10']);
   });
 });
 
