@@ -45,7 +45,8 @@ export class ClusterRoleAggregationController implements Controller {
     const rules = aggregatedRules(role, this.roles.list() as ClusterRole[]);
     if (!rules || rulesEqual(role.rules, rules)) return;
     try {
-      await this.ctx.clients.resource('clusterroles').update({ ...role, rules });
+      // Go's ClusterRole.rules has no omitempty: no rules at all is `null`, as upstream stores it.
+      await this.ctx.clients.resource('clusterroles').update({ ...role, rules: rules.length ? rules : null });
     } catch (e) {
       // Deleted meanwhile: its delete event ends the matter. A conflict retries on fresher data.
       if (!isNotFound(e)) throw e;
