@@ -1,9 +1,10 @@
 /**
  * kubectl exec, exec -it, attach-free streaming and kubectl cp against pods
  * of a real containerd (containerd.ts), through the API server and the
- * kubelet's API: kubectl (v5.channel.k8s.io WebSocket) → API server →
- * kubelet (WebSocket, client certificate) → containerd's streaming server
- * (v4.channel.k8s.io WebSocket, reached over a private veth pair).
+ * kubelet's API: kubectl (v5.channel.k8s.io WebSocket, or SPDY/3.1 when
+ * forced) → API server → kubelet (client certificate) → containerd's
+ * streaming server (SPDY v4.channel.k8s.io, reached over a private veth
+ * pair). Also @kubernetes/client-node's Exec.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
