@@ -196,6 +196,18 @@ describe('kubectl exec through the API server and the kubelet (containerd)', () 
     } finally {
       child.kill('SIGTERM');
     }
+    // The same over SPDY.
+    const spdy = spawn('kubectl', ['--kubeconfig', cluster!.kubeconfig, '--cache-dir', join(cluster!.dataDir, 'kubectl-cache'), 'attach', 'ticker'], {
+      stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...spdyOnly },
+    });
+    let spdyOut = '';
+    spdy.stdout.on('data', (d: Buffer) => { spdyOut += d.toString(); });
+    spdy.stderr.on('data', (d: Buffer) => { spdyOut += d.toString(); });
+    try {
+      await eventually(async () => /tick-\d+\n.*tick-\d+\n/s.test(spdyOut), 20_000, `attach output over SPDY, got: ${spdyOut}`);
+    } finally {
+      spdy.kill('SIGTERM');
+    }
   });
 
   test('an upgrade request to anything but exec/attach is served as plain HTTP', async () => {
