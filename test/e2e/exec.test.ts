@@ -1,14 +1,17 @@
 /**
  * kubectl exec, exec -it, attach-free streaming and kubectl cp against pods
  * of a real containerd (containerd.ts), through the API server and the
- * kubelet's API: kubectl (v5.channel.k8s.io WebSocket) → API server →
- * kubelet (WebSocket, client certificate) → containerd's streaming server
- * (v4.channel.k8s.io WebSocket, reached over a private veth pair).
+ * kubelet's API: kubectl (v5.channel.k8s.io WebSocket, or SPDY/3.1 when
+ * forced) → API server → kubelet (client certificate) → containerd's
+ * streaming server (SPDY v4.channel.k8s.io, reached over a private veth
+ * pair). Also @kubernetes/client-node's Exec.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { PassThrough, Writable } from 'node:stream';
+import { Exec, KubeConfig } from '@kubernetes/client-node';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +45,18 @@ after(async () => {
   await ctrd?.stop();
   rmSync(work, { recursive: true, force: true });
 });
+
+/** kubectl with extra environment (e.g. KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false forces SPDY) and optional stdin. */
+function kubectlWith(env: Record<string, string>, args: string[], input?: string): Promise<{ stdout: string; stderr: string; code: number }> {
+  return new Promise((resolve) => {
+    const child = execFile('kubectl', ['--kubeconfig', cluster!.kubeconfig, '--cache-dir', join(cluster!.dataDir, 'kubectl-cache'), ...args], {
+      env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024, timeout: 60_000,
+    }, (err, stdout, stderr) => resolve({ stdout, stderr, code: err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0 }));
+    if (input !== undefined) child.stdin!.end(input); else child.stdin!.end();
+  });
+}
+
+const spdyOnly = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' };
 
 /** Runs a command under a pseudo-terminal (util-linux script), feeding it `input` once started. */
 function underTerminal(command: string, input: string[], timeoutMs = 30_000): Promise<{ out: string; code: number | null }> {
@@ -113,6 +128,57 @@ describe('kubectl exec through the API server and the kubelet (containerd)', () 
     assert.equal(readFileSync(dest, 'utf8'), 'payload\n');
   });
 
+  test('stdin EOF reaches the command: echo data | kubectl exec -i -- cat (WebSocket v5)', async () => {
+    const r = await kubectlWith({}, ['exec', '-i', 'box', '--', 'cat'], 'data\nmore\n');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'data\nmore\n');
+    const wc = await kubectlWith({}, ['exec', '-i', 'box', '--', 'wc', '-c'], 'x'.repeat(300_000));
+    assert.equal(wc.stdout.trim(), '300000');
+    assert.match(agent!.log(), /"exec session started".*"protocol":"v5\.channel\.k8s\.io".*"transport":"SPDY\/3\.1"/);
+  });
+
+  test('exec over SPDY (KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false): output, stdin EOF, exit code', async () => {
+    const r = await kubectlWith(spdyOnly, ['-v=6', 'exec', '-i', 'box', '--', 'cat'], 'spdy-data\n');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'spdy-data\n');
+    assert.match(r.stderr, /POST https:\/\/[^ ]+\/pods\/box\/exec\?[^ ]* 101 Switching Protocols/);
+    const both = await kubectlWith(spdyOnly, ['exec', 'box', '--', 'sh', '-c', 'echo out; echo err >&2; exit 5']);
+    assert.equal(both.stdout, 'out\n');
+    assert.equal(both.stderr, 'err\ncommand terminated with exit code 5\n');
+    assert.equal(both.code, 5);
+  });
+
+  test('kubectl cp copies into the container and back out (WebSocket and SPDY)', async () => {
+    const src = join(work, 'in.bin');
+    const payload = Buffer.alloc(200_000);
+    for (let i = 0; i < payload.length; i++) payload[i] = (i * 7919) % 251;
+    writeFileSync(src, payload);
+    for (const [env, name] of [[{}, 'ws'], [spdyOnly, 'spdy']] as const) {
+      const put = await kubectlWith(env, ['cp', src, `box:/tmp/in-${name}.bin`]);
+      assert.equal(put.code, 0, put.stderr);
+      const size = await cluster!.kubectl(['exec', 'box', '--', 'wc', '-c', `/tmp/in-${name}.bin`]);
+      assert.match(size.stdout, /^\s*200000 /);
+      const back = join(work, `back-${name}.bin`);
+      const get = await kubectlWith(env, ['cp', `box:/tmp/in-${name}.bin`, back]);
+      assert.equal(get.code, 0, get.stderr);
+      assert.ok(readFileSync(back).equals(payload), `the ${name} round trip kept every byte`);
+    }
+  });
+
+  test('@kubernetes/client-node Exec: stdout, stdin EOF and the exit Status', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(cluster!.kubeconfig);
+    let out = '';
+    const stdout = new Writable({ write(chunk, _enc, cb) { out += chunk.toString(); cb(); } });
+    const stdin = new PassThrough();
+    const status = new Promise<{ status?: string }>((resolve) => {
+      void new Exec(kc).exec('default', 'box', 'main', ['sh', '-c', 'cat; echo done'], stdout, null, stdin, false, (s) => resolve(s as { status?: string }));
+    });
+    stdin.end('from-client-node\n');
+    assert.equal((await status).status, 'Success');
+    await eventually(async () => out === 'from-client-node\ndone\n', 10_000, `client-node output, got ${JSON.stringify(out)}`);
+  });
+
   test('kubectl attach streams the main process output', async () => {
     await cluster!.kubectl(['create', '-f', '-'], {
       input: JSON.stringify({
@@ -130,6 +196,18 @@ describe('kubectl exec through the API server and the kubelet (containerd)', () 
     } finally {
       child.kill('SIGTERM');
     }
+    // The same over SPDY.
+    const spdy = spawn('kubectl', ['--kubeconfig', cluster!.kubeconfig, '--cache-dir', join(cluster!.dataDir, 'kubectl-cache'), 'attach', 'ticker'], {
+      stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...spdyOnly },
+    });
+    let spdyOut = '';
+    spdy.stdout.on('data', (d: Buffer) => { spdyOut += d.toString(); });
+    spdy.stderr.on('data', (d: Buffer) => { spdyOut += d.toString(); });
+    try {
+      await eventually(async () => /tick-\d+\n.*tick-\d+\n/s.test(spdyOut), 20_000, `attach output over SPDY, got: ${spdyOut}`);
+    } finally {
+      spdy.kill('SIGTERM');
+    }
   });
 
   test('an upgrade request to anything but exec/attach is served as plain HTTP', async () => {
@@ -145,6 +223,25 @@ describe('kubectl exec through the API server and the kubelet (containerd)', () 
     });
     assert.equal(status.code, 200);
     assert.equal(JSON.parse(status.body).metadata.name, 'box');
+  });
+
+  test('a garbage upgrade of pods/exec gets a 400 and the server keeps serving', async () => {
+    for (const upgrade of ['garbage', 'h2c', 'SPDY/3.1']) {
+      const status = await new Promise<{ code: number; body: string }>((resolve, reject) => {
+        const req = https.request(new URL('/api/v1/namespaces/default/pods/box/exec?command=true&stdout=true', cluster!.url), {
+          ...adminCredentials(cluster!.kubeconfig), agent: false, method: 'POST',
+          // SPDY without X-Stream-Protocol-Version is refused by the runtime's handshake, as upstream's.
+          headers: { Connection: 'Upgrade', Upgrade: upgrade },
+        });
+        req.on('response', (res) => { let body = ''; res.on('data', (d: Buffer) => { body += d.toString(); }); res.on('end', () => resolve({ code: res.statusCode!, body })); });
+        req.on('upgrade', (_res, socket) => { socket.destroy(); reject(new Error(`upgraded to ${upgrade}`)); });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(status.code, 400, `${upgrade}: ${status.body}`);
+    }
+    const r = await cluster!.kubectl(['exec', 'box', '--', 'echo', 'alive']);
+    assert.equal(r.stdout, 'alive\n');
   });
 
   test('the kubelet refuses an anonymous exec', async () => {

@@ -11,12 +11,14 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import https from 'node:https';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { KubeConfig, PortForward } from '@kubernetes/client-node';
 import { startCluster, eventually, type Cluster } from './harness.js';
+import { adminCredentials } from './helpers.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
 import { startCRIAgent, type CRIAgent } from './real-node.js';
 
@@ -143,6 +145,26 @@ describe('port-forward through the API server and the kubelet (containerd)', () 
       assert.match(got, /^HTTP\/1\.[01] 200 OK/);
     } finally {
       (ws as { close(): void }).close();
+    }
+  });
+
+  test('a garbage upgrade of pods/portforward gets a 400 and forwarding keeps working', async () => {
+    for (const headers of [{ Connection: 'Upgrade', Upgrade: 'garbage' }, { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Protocol': 'v4.channel.k8s.io' }]) {
+      const code = await new Promise<number>((resolve, reject) => {
+        // A WebSocket without ?ports= has nothing to forward: the kubelet's 400, as upstream's.
+        const req = https.request(new URL('/api/v1/namespaces/default/pods/web/portforward', cluster!.url), { ...adminCredentials(cluster!.kubeconfig), agent: false, headers });
+        req.on('response', (res) => { res.resume(); resolve(res.statusCode!); });
+        req.on('upgrade', (_res, socket) => { socket.destroy(); reject(new Error(`upgraded with ${headers.Upgrade}`)); });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(code, 400, headers.Upgrade);
+    }
+    const pf = await portForward(['pod/web', ':80']);
+    try {
+      assert.equal((await get(pf.port)).body, 'hello-from-pod\n');
+    } finally {
+      await stop(pf.child);
     }
   });
 

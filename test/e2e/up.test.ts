@@ -83,7 +83,13 @@ describe('k8ts up: a first look with kubectl', () => {
     assert.match(stamped, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z Started container web\n$/);
     const ex = await kubectl(['exec', 'web', '--', 'ls'], undefined, true);
     assert.notEqual(ex.code, 0);
-    assert.match(ex.stderr, /exec|simulated|sim container runtime/i);
+    assert.equal(ex.stderr, 'Error from server (InternalError): Internal error occurred: the sim container runtime runs no processes: exec is not supported\n');
+    const at = await kubectl(['attach', 'web'], undefined, true);
+    assert.notEqual(at.code, 0);
+    assert.match(at.stderr, /^Error from server \(InternalError\): Internal error occurred: the sim container runtime runs no processes: attach is not supported\n$/m);
+    const pf = await kubectl(['port-forward', 'pod/web', ':80'], undefined, true);
+    assert.notEqual(pf.code, 0);
+    assert.match(pf.stderr, /^error: error upgrading connection: Internal error occurred: the sim container runtime runs no processes: port-forward is not supported\n$/m);
   });
 });
 

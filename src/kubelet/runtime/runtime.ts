@@ -19,9 +19,10 @@
  *    files serve them with logs/readCRILog.
  *  - `streamURL` (optional) prepares an exec or attach in a running
  *    container and answers where its streams are served: a URL of the
- *    runtime's streaming server (CRI Exec/Attach), which speaks the
- *    channel.k8s.io WebSocket protocols; the kubelet server bridges the
- *    API server's connection to it.
+ *    runtime's streaming server (CRI Exec/Attach), which speaks SPDY and
+ *    the channel.k8s.io WebSocket protocols; the kubelet server joins the
+ *    API server's connection to it. `portForwardURL` does the same for
+ *    CRI PortForward.
  * The agent turns runtime status into API status (phase, conditions,
  * containerStatuses) in `status/generate.ts`, as the kubelet does, so every
  * runtime (simulated, process, CRI) reports the same way.

@@ -9,13 +9,12 @@
  *     URL of its streaming server; a runtime that runs no processes (the
  *     simulated one) is refused at once with a 500 saying so.
  *  3. A SPDY caller is passed through byte for byte (runtime-stream.ts).
- *  4. A WebSocket caller: the kubelet connects to the runtime offering the
- *     caller's subprotocols and, for a v5 caller, also v4.channel.k8s.io:
- *     containerd 1.6/1.7 serve only channel.k8s.io, base64.channel.k8s.io,
- *     v4.channel.k8s.io and v4.base64.channel.k8s.io. v5 and v4 frame
- *     identically (first byte the channel: 0 stdin, 1 stdout, 2 stderr, 3
- *     error Status, 4 resize); v5 adds 255 "close stream", which v4 cannot
- *     say, so toward a v4 runtime those frames are dropped.
+ *  4. A v5.channel.k8s.io WebSocket caller (kubectl 1.30+) is served by
+ *     speaking SPDY to the runtime (v5-over-spdy.ts): containerd 1.6/1.7
+ *     serve WebSocket only up to v4.channel.k8s.io, which has no way to
+ *     close stdin, while SPDY half-closes a stream.
+ *  5. Other WebSocket callers (v4 and older): the kubelet connects to the
+ *     runtime offering the caller's subprotocols, and frames pass both ways.
  *  Errors before the upgrade are plain HTTP answers (the caller sees the
  *  handshake fail with that status and body).
  */
@@ -23,11 +22,10 @@ import type { Logger } from '../../util/log.js';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 import type { StreamRequest } from '../runtime/runtime.js';
 import type { KubeletHost } from './host.js';
+import { serveV5OverSPDY } from './v5-over-spdy.js';
 import { isSPDYUpgrade, isWebSocketUpgrade, offeredSubprotocols, proxySPDY, proxyWebSocket, type UpgradeCall } from './runtime-stream.js';
 
 const v5 = 'v5.channel.k8s.io';
-const v4 = 'v4.channel.k8s.io';
-const closeStreamChannel = 255;
 
 /** The kubelet's query: upstream's api.ExecStdinParam etc. ("input", "output", "error", "tty", "command"). */
 export function streamRequest(query: URLSearchParams, exec: boolean): StreamRequest {
@@ -67,10 +65,6 @@ export async function serveStream(call: ExecCall, route: 'exec' | 'attach', part
   }
   const up: UpgradeCall = { ...call, what: route, pod: `${namespace}/${podName}` };
   if (spdy) return proxySPDY(up, target);
-  return proxyWebSocket(up, target, {
-    protocols: protocols.includes(v5) && !protocols.includes(v4) ? [...protocols, v4] : protocols,
-    // The caller gets its own protocol back: the runtime's choice, or v5 bridged onto a v4 runtime.
-    choose: (p) => (protocols.includes(p) ? p : v5),
-    inbound: (chosen, runtimeProtocol) => (chosen === v5 && runtimeProtocol !== v5 ? (d) => (d[0] === closeStreamChannel ? undefined : d) : undefined),
-  });
+  if (protocols.includes(v5)) return serveV5OverSPDY(up, target, request);
+  return proxyWebSocket(up, target, { protocols, choose: (p) => (protocols.includes(p) ? p : false) });
 }

@@ -9,7 +9,7 @@
  *    status and body), and after a 101 bytes pass unchanged both ways.
  *  - WebSocket: the kubelet connects to the runtime offering `protocols`,
  *    then accepts the caller with `choose(runtimeProtocol)` and frames pass
- *    both ways through `inbound`.
+ *    both ways unchanged.
  * Anything else is refused with 400, as upstream's httpstream handshake
  * does.
  */
@@ -17,7 +17,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../../util/log.js';
-import { bridgeWebSockets, type BridgeOptions } from '../../util/ws-bridge.js';
+import { bridgeWebSockets } from '../../util/ws-bridge.js';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 import { dialUpgrade, spliceUpgrade } from '../../util/upgrade-proxy.js';
 
@@ -59,7 +59,6 @@ export interface WebSocketProxyOptions {
   protocols: string[];
   /** The caller's protocol given the runtime's choice; false refuses. */
   choose: (runtimeProtocol: string) => string | false;
-  inbound?: (choice: string, runtimeProtocol: string) => BridgeOptions['inbound'];
 }
 
 /** Opens a WebSocket to the runtime's streaming server at `target` and joins the caller to it. */
@@ -78,7 +77,7 @@ export async function proxyWebSocket(call: UpgradeCall, target: string, opts: We
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => chosen });
   wss.handleUpgrade(call.req, call.socket, call.head, (client) => {
     client.on('error', (e) => call.logger.debug(`${call.what} client stream failed`, { pod: call.pod, err: e.message }));
-    bridgeWebSockets(client, upstream, { inbound: chosen ? opts.inbound?.(chosen, upstream.protocol) : undefined });
+    bridgeWebSockets(client, upstream);
     call.logger.debug(`${call.what} session started`, { pod: call.pod, protocol: chosen || '', runtimeProtocol: upstream.protocol });
   });
 }
