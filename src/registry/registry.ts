@@ -14,6 +14,7 @@ import { nodeStrategy } from './strategies/nodes.js';
 import { namespaceStrategy } from './strategies/namespaces.js';
 import { initialStatusStrategy } from './strategies/simple-status.js';
 import { daemonSetStrategy } from './strategies/daemonsets.js';
+import { coreEventStrategy, eventsV1StorageVersion } from './strategies/events.js';
 
 function strategyFor(info: ResourceInfo): Strategy {
   switch (`${info.group}/${info.plural}`) {
@@ -21,6 +22,7 @@ function strategyFor(info: ResourceInfo): Strategy {
     case '/nodes': return nodeStrategy(info);
     case '/namespaces': return namespaceStrategy(info);
     case 'apps/daemonsets': return daemonSetStrategy(info);
+    case '/events': return coreEventStrategy(info);
     case '/persistentvolumes':
     case '/persistentvolumeclaims': return initialStatusStrategy(info, () => ({ phase: 'Pending' }));
     case 'certificates.k8s.io/certificatesigningrequests': return initialStatusStrategy(info, () => ({}));
@@ -44,7 +46,8 @@ export class Registry {
     const deps = { backend, clock, hooks, freshnessWaitMs: opts.freshnessWaitMs };
     for (const info of resources) {
       if (info.plural === 'bindings') continue;
-      this.stores.set(storeKey(info.group, info.version, info.plural), new Store(info, strategyFor(info), deps));
+      const storage = info.group === 'events.k8s.io' && info.plural === 'events' ? eventsV1StorageVersion() : undefined;
+      this.stores.set(storeKey(info.group, info.version, info.plural), new Store(info, strategyFor(info), deps, storage));
     }
   }
 

@@ -39,6 +39,17 @@ export interface StoreDeps {
   freshnessWaitMs?: number;
 }
 
+/**
+ * The version a resource is stored in when it is not the one it is served
+ * in (upstream's storage version and cohabiting resources): its keys are
+ * `info`'s, objects are converted on every write and read.
+ */
+export interface StorageVersion {
+  info: ResourceInfo;
+  toStorage(obj: any): any;
+  fromStorage(obj: any): any;
+}
+
 export interface ListResult<T = any> { items: T[]; resourceVersion: string; continue?: string; remainingItemCount?: number }
 
 export interface UpdateOptions { subresource?: string; dryRun?: boolean }
@@ -58,23 +69,28 @@ export class Store {
   readonly gr: GroupResource;
   readonly apiVersion: string;
 
-  constructor(readonly info: ResourceInfo, readonly strategy: Strategy, private readonly deps: StoreDeps) {
+  private readonly keyInfo: ResourceInfo;
+
+  constructor(readonly info: ResourceInfo, readonly strategy: Strategy, private readonly deps: StoreDeps, private readonly storage?: StorageVersion) {
     this.gr = { group: info.group, resource: info.plural };
     this.apiVersion = apiVersionOf(info);
+    this.keyInfo = storage?.info ?? info;
   }
 
-  key(namespace: string | undefined, name: string): string { return objectKey(this.info, namespace, name); }
+  key(namespace: string | undefined, name: string): string { return objectKey(this.keyInfo, namespace, name); }
 
   /** decodedJSON (lists) relies on this being JSON.parse plus resourceVersion: change them together. */
   decode(kv: KeyValue): any {
     const obj = JSON.parse(kv.value);
     obj.metadata.resourceVersion = String(kv.modRevision);
-    return obj;
+    return this.storage ? this.storage.fromStorage(obj) : obj;
   }
 
-  private encode(obj: any): string {
+  private encode(input: any): string {
+    const obj = this.storage ? this.storage.toStorage(input) : input;
     const { resourceVersion: _rv, ...metadata } = obj.metadata;
-    return JSON.stringify({ apiVersion: this.apiVersion, kind: this.info.kind, ...obj, metadata });
+    const info = this.keyInfo;
+    return JSON.stringify({ apiVersion: apiVersionOf(info), kind: info.kind, ...obj, metadata });
   }
 
   async get(namespace: string | undefined, name: string): Promise<any> {
@@ -85,6 +101,7 @@ export class Store {
 
   /** The JSON text of decode(kv), from the stored text when it can be spliced (stored-json.ts). */
   decodedJSON(kv: KeyValue): string {
+    if (this.storage) return JSON.stringify(this.decode(kv));
     return withResourceVersion(kv.value, String(kv.modRevision)) ?? JSON.stringify(this.decode(kv));
   }
 
@@ -110,7 +127,7 @@ export class Store {
   /** The list flow, with `pick` turning a stored value into an item, or undefined when the selection skips it. */
   private async listWith<T>(namespace: string | undefined, opts: ListOptions, pick: (kv: KeyValue, sel: Selection) => T | undefined): Promise<ListResult<T>> {
     const sel = compileSelection(this.info, opts);
-    const prefix = listPrefix(this.info, namespace);
+    const prefix = listPrefix(this.keyInfo, namespace);
     let revision = 0;
     let startKey: string | undefined;
     if (opts.continue) {
@@ -341,7 +358,7 @@ export class Store {
    */
   async watch(namespace: string | undefined, opts: WatchOptions, send: (ev: WatchEventOut) => void, onEnd: (err?: Error) => void): Promise<Watch> {
     const sel = compileSelection(this.info, opts);
-    const prefix = listPrefix(this.info, namespace);
+    const prefix = listPrefix(this.keyInfo, namespace);
     const wanted = parseResourceVersion(opts.resourceVersion);
     let from: number;
     let startRevision: number;
@@ -383,11 +400,17 @@ export class Store {
   }
 }
 
-/** Many watchers see the same event: decode it once. Watch consumers must not mutate. */
-const decoded = new WeakMap<KeyValue, any>();
+/**
+ * Many watchers see the same event: decode it once per store (stores that
+ * share keys, like the two Event APIs, decode the same value differently).
+ * Watch consumers must not mutate.
+ */
+const decoded = new WeakMap<Store, WeakMap<KeyValue, any>>();
 function decodeShared(store: Store, kv: KeyValue): any {
-  let o = decoded.get(kv);
-  if (!o) { o = store.decode(kv); decoded.set(kv, o); }
+  let cache = decoded.get(store);
+  if (!cache) { cache = new WeakMap(); decoded.set(store, cache); }
+  let o = cache.get(kv);
+  if (!o) { o = store.decode(kv); cache.set(kv, o); }
   return o;
 }
 
