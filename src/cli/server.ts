@@ -18,7 +18,7 @@ Flags:
       --service-node-port-range string
                                  ports reserved for NodePort services, e.g. 30000-32767 or 30000+2767 (default 30000-32767)
       --controllers string       in-process controllers: all, none, or a list such as
-                                 daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,scheduler (default all)
+                                 daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,root-ca-cert-publisher,scheduler (default all)
       --node-monitor-grace-period duration
                                  heartbeat silence before a node is marked Unknown (default 50s)
       --pod-gc-quarantine duration

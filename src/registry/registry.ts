@@ -21,6 +21,7 @@ import { CustomCatalogue, versionsOf } from './custom/catalogue.js';
 import { CustomResourceStore } from './custom/store.js';
 import type { CustomResourceDefinition } from '../api/apiextensions/types.js';
 import { deploymentStrategy } from './strategies/deployments.js';
+import { coreEventStrategy, eventsV1StorageVersion } from './strategies/events.js';
 
 function strategyFor(info: ResourceInfo, clock: Clock): Strategy {
   switch (`${info.group}/${info.plural}`) {
@@ -31,6 +32,7 @@ function strategyFor(info: ResourceInfo, clock: Clock): Strategy {
     case 'apps/daemonsets': return daemonSetStrategy(info);
     case 'batch/jobs': return jobStrategy(info);
     case 'apps/deployments': return deploymentStrategy(info);
+    case '/events': return coreEventStrategy(info);
     case '/persistentvolumes':
     case '/persistentvolumeclaims': return initialStatusStrategy(info, () => ({ phase: 'Pending' }));
     case 'certificates.k8s.io/certificatesigningrequests': return initialStatusStrategy(info, () => ({}));
@@ -66,7 +68,8 @@ export class Registry {
     this.deps = deps;
     for (const info of resources) {
       if (info.plural === 'bindings') continue;
-      this.stores.set(storeKey(info.group, info.version, info.plural), new Store(info, strategyFor(info, clock), deps));
+      const storage = info.group === 'events.k8s.io' && info.plural === 'events' ? eventsV1StorageVersion() : undefined;
+      this.stores.set(storeKey(info.group, info.version, info.plural), new Store(info, strategyFor(info, clock), deps, storage));
     }
   }
 

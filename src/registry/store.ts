@@ -46,6 +46,17 @@ export interface StoreDeps {
   freshnessWaitMs?: number;
 }
 
+/**
+ * The version a resource is stored in when it is not the one it is served
+ * in (upstream's storage version and cohabiting resources): its keys are
+ * `info`'s, objects are converted on every write and read.
+ */
+export interface StorageVersion {
+  info: ResourceInfo;
+  toStorage(obj: any): any;
+  fromStorage(obj: any): any;
+}
+
 export interface ListResult<T = any> { items: T[]; resourceVersion: string; continue?: string; remainingItemCount?: number }
 
 /** Who a write is recorded for in metadata.managedFields (an Update operation). */
@@ -74,29 +85,33 @@ export class Store {
   readonly gr: GroupResource;
   readonly apiVersion: string;
 
-  constructor(readonly info: ResourceInfo, readonly strategy: Strategy, private readonly deps: StoreDeps) {
+  private readonly keyInfo: ResourceInfo;
+
+  constructor(readonly info: ResourceInfo, readonly strategy: Strategy, private readonly deps: StoreDeps, private readonly storage?: StorageVersion) {
     this.gr = { group: info.group, resource: info.plural };
     this.apiVersion = apiVersionOf(info);
+    this.keyInfo = storage?.info ?? info;
   }
 
-  key(namespace: string | undefined, name: string): string { return objectKey(this.info, namespace, name); }
+  key(namespace: string | undefined, name: string): string { return objectKey(this.keyInfo, namespace, name); }
 
   /** decodedJSON (lists) relies on this being JSON.parse plus resourceVersion: change them together. */
   decode(kv: KeyValue): any {
     const conversion = this.strategy.conversion;
     const obj = conversion ? conversion.fromStorage(JSON.parse(kv.value)) : JSON.parse(kv.value);
     obj.metadata.resourceVersion = String(kv.modRevision);
-    return obj;
+    return this.storage ? this.storage.fromStorage(obj) : obj;
   }
 
-  private encode(obj: any): string {
+  private encode(input: any): string {
+    const obj = this.storage ? this.storage.toStorage(input) : input;
     const { resourceVersion: _rv, ...metadata } = obj.metadata;
-    const served = { ...obj, apiVersion: this.encodeAs(), kind: this.info.kind, metadata };
+    const served = { ...obj, apiVersion: this.encodeAs(), kind: this.keyInfo.kind, metadata };
     return JSON.stringify(this.strategy.conversion ? this.strategy.conversion.toStorage(served) : served);
   }
 
   /** The apiVersion objects are stored with (custom resources: their storage version). */
-  protected encodeAs(): string { return this.apiVersion; }
+  protected encodeAs(): string { return apiVersionOf(this.keyInfo); }
 
   /** The label and field selection of a list or watch (custom resources add their selectable fields). */
   protected selection(opts: { labelSelector?: string; fieldSelector?: string }): Selection {
@@ -114,7 +129,7 @@ export class Store {
 
   /** The JSON text of decode(kv), from the stored text when it can be spliced (stored-json.ts). */
   decodedJSON(kv: KeyValue): string {
-    if (this.strategy.conversion) return JSON.stringify(this.decode(kv));
+    if (this.strategy.conversion || this.storage) return JSON.stringify(this.decode(kv));
     return withResourceVersion(kv.value, String(kv.modRevision)) ?? JSON.stringify(this.decode(kv));
   }
 
@@ -140,7 +155,7 @@ export class Store {
   /** The list flow, with `pick` turning a stored value into an item, or undefined when the selection skips it. */
   private async listWith<T>(namespace: string | undefined, opts: ListOptions, pick: (kv: KeyValue, sel: Selection) => T | undefined): Promise<ListResult<T>> {
     const sel = this.selection(opts);
-    const prefix = listPrefix(this.info, namespace);
+    const prefix = listPrefix(this.keyInfo, namespace);
     let revision = 0;
     let startKey: string | undefined;
     if (opts.continue) {
@@ -390,7 +405,7 @@ export class Store {
    */
   async watch(namespace: string | undefined, opts: WatchOptions, send: (ev: WatchEventOut) => void, onEnd: (err?: Error) => void): Promise<Watch> {
     const sel = this.selection(opts);
-    const prefix = listPrefix(this.info, namespace);
+    const prefix = listPrefix(this.keyInfo, namespace);
     const wanted = parseResourceVersion(opts.resourceVersion);
     let from: number;
     let startRevision: number;
@@ -434,7 +449,8 @@ export class Store {
 
 /**
  * Many watchers see the same event: decode it once per store (the versions of a
- * custom resource share keys but not apiVersion). Watch consumers must not mutate.
+ * custom resource, and the two Event APIs, share keys but decode the same value
+ * differently). Watch consumers must not mutate.
  */
 const decoded = new WeakMap<Store, WeakMap<KeyValue, any>>();
 function decodeShared(store: Store, kv: KeyValue): any {

@@ -2,11 +2,12 @@
  * @kubernetes/client-node, unmodified, against the API server: an informer
  * (list, then watch from the list's resourceVersion) sees the adds, updates
  * and deletes that kubectl makes, and a label-selected informer sees a pod
- * leave its selection as a delete.
+ * leave its selection as a delete; the Watch example (examples/typescript/watch)
+ * streams namespace and ConfigMap events with bookmarks allowed.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { CoreV1Api, KubeConfig, makeInformer, type Informer, type ObjectCache, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, Watch, makeInformer, type Informer, type ObjectCache, type V1Pod } from '@kubernetes/client-node';
 import { startCluster, eventually, Cluster } from './harness.js';
 import { apiServerOnly } from './helpers.js';
 
@@ -86,5 +87,27 @@ describe('client-node informer', () => {
     assert.deepEqual(events.map((e) => e.split(' ').slice(0, 2).join(' ')), ['add api-1', 'delete api-1', 'add before-start']);
     assert.deepEqual(informer.list().map((p) => p.metadata!.name), ['before-start']);
     assert.deepEqual(errors, []);
+  });
+});
+
+describe('client-node Watch, as its watch example uses it', () => {
+  test('streams the existing namespaces, then a ConfigMap created and deleted with kubectl, until aborted', async () => {
+    const seen: string[] = [];
+    let ended: unknown = 'still running';
+    const watch = new Watch(kc);
+    const req = await watch.watch('/api/v1/namespaces/default/configmaps', { allowWatchBookmarks: true },
+      (type, obj) => { if (type !== 'BOOKMARK') seen.push(`${type} ${obj.metadata.name}`); },
+      (err) => { ended = err; });
+    await cluster.kubectl(['create', 'configmap', 'watched', '--from-literal=a=1']);
+    await eventually(async () => seen.includes('ADDED watched'), 10_000, 'ADDED watched');
+    await cluster.kubectl(['delete', 'configmap', 'watched']);
+    await eventually(async () => seen.includes('DELETED watched'), 10_000, 'DELETED watched');
+    req.abort();
+    await eventually(async () => ended !== 'still running', 10_000, 'the watch to end');
+
+    const namespaces: string[] = [];
+    const nsReq = await new Watch(kc).watch('/api/v1/namespaces', {}, (type, obj) => { namespaces.push(`${type} ${obj.metadata.name}`); }, () => {});
+    await eventually(async () => namespaces.includes('ADDED default'), 10_000, 'the default namespace');
+    nsReq.abort();
   });
 });

@@ -9,16 +9,9 @@ import { FieldError, invalid, required } from '../field-errors.js';
 import { isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain } from '../names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, has, immutable, obj, str } from './util.js';
+import { eventsV1ToCore as toCore } from '../events.js';
 
-/** events.k8s.io/v1 -> the core shape upstream validates. */
-export function eventsV1ToCore(ev: Obj): Obj {
-  return {
-    metadata: ev.metadata, involvedObject: ev.regarding, related: ev.related, message: ev.note, reason: ev.reason,
-    type: ev.type, eventTime: ev.eventTime, series: ev.series, action: ev.action,
-    reportingComponent: ev.reportingController, reportingInstance: ev.reportingInstance,
-    source: ev.deprecatedSource, firstTimestamp: ev.deprecatedFirstTimestamp, lastTimestamp: ev.deprecatedLastTimestamp, count: ev.deprecatedCount,
-  };
-}
+const eventsV1ToCore = (ev: Obj): Obj => toCore(ev) as Obj;
 
 const limit = (value: unknown, max: number, path: string) =>
   (str(value).length > max ? [invalid(path, '', `can have at most ${max} characters`)] : []);

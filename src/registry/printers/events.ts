@@ -6,30 +6,10 @@
  */
 import type { Event as CoreEvent } from 'kubernetes-types/core/v1.js';
 import type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
+import { eventsV1ToCore } from '../../api/events.js';
 import { docColumn } from './columns.js';
 import { parseTime, timestampSince } from './duration.js';
 import type { KindPrinter, PrintContext, TableRow } from './types.js';
-
-/** The events.k8s.io/v1 → internal field mapping that upstream's conversion performs. */
-export function eventsV1ToCore(e: EventsV1Event): CoreEvent {
-  return {
-    metadata: e.metadata ?? {},
-    involvedObject: e.regarding ?? {},
-    related: e.related,
-    reason: e.reason,
-    message: e.note,
-    type: e.type,
-    action: e.action,
-    source: e.deprecatedSource,
-    firstTimestamp: e.deprecatedFirstTimestamp,
-    lastTimestamp: e.deprecatedLastTimestamp,
-    count: e.deprecatedCount,
-    eventTime: e.eventTime,
-    series: e.series ? { count: e.series.count, lastObservedTime: e.series.lastObservedTime } : undefined,
-    reportingComponent: e.reportingController ?? '',
-    reportingInstance: e.reportingInstance ?? '',
-  };
-}
 
 /** formatEventSource: component (or reportingController), then `, host` (or reportingInstance) when known. */
 export function formatEventSource(e: CoreEvent): string {
