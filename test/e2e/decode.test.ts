@@ -118,17 +118,16 @@ describe('deeply nested bodies', () => {
   });
 
   // managedFields[].fieldsV1 is the other any-typed field, and unlike ControllerRevision.data it may change.
-  // It must be valid FieldsV1 (`f:` keys, {} leaves): like upstream, the server replaces managedFields it cannot decode.
   test(`an object ${L} levels deep is updated, patched three ways and deleted`, async () => {
-    /** `leaf` under L-6 objects: metadata.managedFields[0].fieldsV1 is at level 5, so the leaf's {} values are at level L. */
+    /** `leaf` under L-5 objects: metadata.managedFields[0].fieldsV1 is at level 5, so the leaf is at level L. */
     const fields = (leaf: object) => {
       let v: any = leaf;
-      for (let i = 0; i < L - 6; i++) v = { 'f:a': v };
+      for (let i = 0; i < L - 5; i++) v = { a: v };
       return { metadata: { managedFields: [{ manager: 'e2e', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: v }] } };
     };
     const leafOf = (obj: any) => {
       let v = obj.metadata.managedFields[0].fieldsV1;
-      for (let i = 0; i < L - 6; i++) v = v['f:a'];
+      for (let i = 0; i < L - 5; i++) v = v.a;
       return v;
     };
     const path = `${configMaps}/deep-fields`;
@@ -144,12 +143,12 @@ describe('deeply nested bodies', () => {
     assert.equal(updated.status, 200, updated.body.slice(0, 300));
 
     const jsonPatch = [
-      { op: 'add', path: '/metadata/managedFields/0/fieldsV1' + '/f:a'.repeat(L - 6) + '/f:json', value: {} },
-      { op: 'test', path: '/metadata/managedFields/0/fieldsV1' + '/f:a'.repeat(L - 7), value: { 'f:a': { 'f:strategic': {}, 'f:json': {} } } },
+      { op: 'add', path: '/metadata/managedFields/0/fieldsV1' + '/a'.repeat(L - 5) + '/json', value: true },
+      { op: 'test', path: '/metadata/managedFields/0/fieldsV1' + '/a'.repeat(L - 6), value: { a: { strategic: true, json: true } } },
     ];
     const patches: [string, unknown][] = [
-      ['application/merge-patch+json', fields({ 'f:merge': {} })],
-      ['application/strategic-merge-patch+json', fields({ 'f:strategic': {} })],
+      ['application/merge-patch+json', fields({ merge: true })],
+      ['application/strategic-merge-patch+json', fields({ strategic: true })],
       ['application/json-patch+json', jsonPatch],
     ];
     for (const [contentType, patch] of patches) {
@@ -158,19 +157,19 @@ describe('deeply nested bodies', () => {
     }
     const patched = (await apiRequest(cluster, path)).json();
     assert.equal(patched.data.k, 'updated');
-    assert.deepEqual(leafOf(patched), { 'f:strategic': {}, 'f:json': {} });
+    assert.deepEqual(leafOf(patched), { strategic: true, json: true });
 
     // One level more is refused: in a patch body at decode time (400), and in a patched object (422 on
     // the field patch, as upstream answers when decoding the patched JSON fails).
-    const deepBody = await apiRequest(cluster, path, { method: 'PATCH', body: JSON.stringify(fields({ 'f:x': { 'f:y': {} } })), contentType: 'application/merge-patch+json' });
+    const deepBody = await apiRequest(cluster, path, { method: 'PATCH', body: JSON.stringify(fields({ x: {} })), contentType: 'application/merge-patch+json' });
     assert.equal(deepBody.status, 400);
     assert.equal(deepBody.json().message, depthError);
-    const tooDeep = [{ op: 'add', path: '/metadata/managedFields/0/fieldsV1' + '/f:a'.repeat(L - 6) + '/f:x', value: { 'f:y': {} } }];
+    const tooDeep = [{ op: 'add', path: '/metadata/managedFields/0/fieldsV1' + '/a'.repeat(L - 5) + '/x', value: {} }];
     const deeper = await apiRequest(cluster, path, { method: 'PATCH', body: JSON.stringify(tooDeep), contentType: 'application/json-patch+json' });
     assert.equal(deeper.status, 422);
     assert.equal(deeper.json().reason, 'Invalid');
     assert.match(deeper.json().message, /^ "" is invalid: patch: Invalid value: ".*": couldn't get version\/kind; json parse error: invalid character '\{' exceeded max depth$/s);
-    assert.deepEqual(leafOf((await apiRequest(cluster, path)).json()), { 'f:strategic': {}, 'f:json': {} });
+    assert.deepEqual(leafOf((await apiRequest(cluster, path)).json()), { strategic: true, json: true });
 
     assert.equal((await apiRequest(cluster, path, { method: 'DELETE' })).status, 200);
     await assertGone(path);
