@@ -9,7 +9,8 @@
  * on its pods (an informer in this process) checks at every single event
  * that the non-terminating pods never exceed replicas + maxSurge and the
  * available ones never drop below replicas − maxUnavailable, for the
- * replicas in force during the phase (both ends while it changes).
+ * replicas in force during the phase (both ends while it changes). A
+ * Recreate Deployment never has an old and a new pod at once.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -208,6 +209,35 @@ describe('Deployments, ReplicaSets and ReplicationControllers on simulated nodes
     assert.match(await kubectl('expose', 'deployment', 'web', '--port=80'), /service\/web exposed/);
     const svc = await json('get', 'service', 'web');
     assert.deepEqual(svc.spec.selector, { app: 'web' });
+  });
+
+  it('Recreate removes every old pod before the first new one exists', async () => {
+    await cluster.kubectl(['apply', '-f', '-'], {
+      input: stringify({
+        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'rec' },
+        spec: {
+          replicas: 3, strategy: { type: 'Recreate' }, selector: { matchLabels: { app: 'rec' } },
+          template: { metadata: { labels: { app: 'rec' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.26' }] } },
+        },
+      }),
+    });
+    await rolledOut('rec');
+    const pods = informers.informer('pods');
+    let overlap = 0;
+    let sawNew = false;
+    const check = () => {
+      const mine = pods.list().filter((p) => p.metadata.labels?.app === 'rec');
+      const olds = mine.filter((p) => p.spec.containers[0].image === 'nginx:1.26').length;
+      const news = mine.filter((p) => p.spec.containers[0].image === 'nginx:1.27').length;
+      if (news > 0) sawNew = true;
+      overlap = Math.max(overlap, Math.min(olds, news));
+    };
+    pods.addEventHandler({ add: check, update: check, delete: check });
+    await kubectl('set', 'image', 'deployment/rec', 'c=nginx:1.27');
+    await rolledOut('rec');
+    await eventually(async () => (await images('rec')).join() === 'nginx:1.27,nginx:1.27,nginx:1.27', timeout, 'recreated');
+    assert.equal(sawNew, true);
+    assert.equal(overlap, 0, 'an old pod (even terminating) and a new pod never existed together');
   });
 
   it('a ReplicaSet adopts matching orphan pods and creates only the missing ones', async () => {
