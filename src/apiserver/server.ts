@@ -201,9 +201,9 @@ function openapiV2(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(304);
     return void res.end();
   }
-  if (form === 'json') return text(res, 200, doc.body as string, 'application/json');
-  res.writeHead(200, { 'Content-Type': openapiV2ProtobufType, 'Content-Length': doc.body.length, 'X-Content-Type-Options': 'nosniff' });
-  res.end(doc.body);
+  const body = Buffer.from(doc.body);
+  res.writeHead(200, { 'Content-Type': form === 'json' ? 'application/json' : openapiV2ProtobufType, 'Content-Length': body.length, 'X-Content-Type-Options': 'nosniff' });
+  res.end(body);
 }
 
 function discovery(res: ServerResponse, req: IncomingMessage, aggregated: () => unknown, legacy: () => unknown): void {

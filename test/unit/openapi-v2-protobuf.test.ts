@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import { encodeOpenAPIV2, gnosticDocument } from '../../src/apiserver/openapi/v2-protobuf.js';
 import { gnosticV2Root } from '../../src/apiserver/openapi/gnostic-v2.js';
 import { negotiateOpenAPIV2 } from '../../src/apiserver/negotiate.js';
+import { gnosticYAML } from '../../src/apiserver/openapi/gnostic-yaml.js';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
@@ -80,6 +81,19 @@ describe('gnostic openapi.v2.Document encoding', () => {
     assert.deepEqual(gnosticDocument({ definitions: { F: { additionalProperties: false } } }).definitions.additional_properties[0].value.additional_properties, { boolean: false });
     assert.deepEqual(props.e.enum.map((a: any) => parse(a.yaml)), ['One', 'Two']);
     assert.equal(parse(props.e.default.yaml), 'One');
+  });
+});
+
+describe('the YAML of gnostic\'s Any', () => {
+  it('lays values out as yaml.v3 marshals them', () => {
+    assert.equal(gnosticYAML('v'), 'v\n');
+    assert.equal(gnosticYAML('true'), '"true"\n');
+    assert.equal(gnosticYAML(3), '3\n');
+    assert.equal(gnosticYAML({ group: '', version: 'v1', kind: 'Pod' }), 'group: ""\nversion: v1\nkind: Pod\n');
+    assert.equal(gnosticYAML([{ group: 'apps', kind: 'Deployment' }]), '-   group: apps\n    kind: Deployment\n');
+    assert.equal(gnosticYAML({ a: ['x', { b: 1, c: [2] }], d: {}, e: [] }), 'a:\n    - x\n    -   b: 1\n        c:\n            - 2\nd: {}\ne: []\n');
+    const nested = { a: ['x', { b: 1, c: [2, 'two\nlines'] }], d: {}, e: [], 'k: v': 'a: b' };
+    assert.deepEqual(parse(gnosticYAML(nested)), nested);
   });
 });
 

@@ -9,8 +9,8 @@
  * (`x-*` extensions, enum, default, example) is an Any holding its YAML text.
  * Proto3: zero scalars are left out, as Go's Marshal leaves them out.
  */
-import { stringify } from 'yaml';
 import { gnosticV2Root } from './gnostic-v2.js';
+import { gnosticYAML } from './gnostic-yaml.js';
 
 type Json = Record<string, any>;
 
@@ -18,7 +18,7 @@ type Json = Record<string, any>;
 const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** A free-form value as gnostic's Any: its YAML text. */
-const any = (v: unknown) => ({ yaml: stringify(v) });
+const any = (v: unknown) => ({ yaml: gnosticYAML(v) });
 
 /** The `x-*` keys of a JSON object as gnostic's vendor extensions. */
 function extensions(o: Json): Json[] | undefined {
