@@ -222,6 +222,15 @@ describe('round trip of every served kind, every field filled', () => {
     });
   }
 
+  it('encodes a CRD whose schema nests deeper than the decoder\'s limit (a JSON-created one is served in protobuf)', () => {
+    let schema: object = { type: 'string' };
+    for (let i = 0; i < 150; i++) schema = { not: schema };
+    const deep = { kind: 'CustomResourceDefinition', apiVersion: 'apiextensions.k8s.io/v1', metadata: { name: 'd' }, spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: schema } }] } };
+    const buf = encodeObject(deep)!;
+    assert.ok(buf.length > 300);
+    assert.throws(() => decodeObject(buf), /max depth/);
+  });
+
   it('keeps int64 values past 2^32 and negative numbers', () => {
     const obj = { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'n', generation: 2 ** 40 }, spec: { containers: [], activeDeadlineSeconds: -5 } };
     assert.deepEqual(decodeObject(encodeObject(obj)!).object, { ...obj, spec: { activeDeadlineSeconds: -5 } });
