@@ -3,7 +3,8 @@
  * reads it: every `kubectl create <generator>` for the kinds k8ts serves
  * (kubectl 1.32 posts them in protobuf), protobuf and JSON bodies storing the
  * same object, protobuf answers (objects, lists, Status errors, Scale, watch
- * frames), Tables and custom renderings staying JSON, and bodies that do not
+ * frames), CustomResourceDefinitions in protobuf while their custom resources
+ * stay JSON, Tables and custom renderings staying JSON, and bodies that do not
  * decode answered with a 400 while the server keeps serving.
  */
 import { describe, test, before, after } from 'node:test';
@@ -230,6 +231,94 @@ describe('protobuf and JSON bodies', () => {
     } finally {
       watch.close();
     }
+  });
+});
+
+describe('CustomResourceDefinitions in protobuf (custom resources stay JSON)', () => {
+  const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  const crd = (group: string) => ({
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `widgets.${group}`, labels: { via: 'test' } },
+    spec: {
+      group, scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'], categories: ['all'] },
+      versions: [{
+        name: 'v1', served: true, storage: true,
+        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+        additionalPrinterColumns: [{ name: 'Mode', type: 'string', jsonPath: '.spec.mode' }],
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object', additionalProperties: false, required: ['mode'],
+                properties: {
+                  mode: { type: 'string', enum: ['fast', 'slow', null], default: 'slow', nullable: true },
+                  port: { 'x-kubernetes-int-or-string': true, example: 8080 },
+                  replicas: { type: 'integer', minimum: 0, maximum: 10.5, format: 'int32' },
+                  labels: { type: 'object', additionalProperties: { type: 'string' } },
+                  tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+                  blob: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, default: { a: [1, 'x'] } },
+                },
+                'x-kubernetes-validations': [{ rule: 'self.mode != "bad"', message: 'no bad mode' }],
+              },
+              status: { type: 'object', properties: { replicas: { type: 'integer' } } },
+            },
+          },
+        },
+      }],
+    },
+  });
+  /** What differs between two CRDs of different groups however they were sent. */
+  const normalize = (c: any) => {
+    const { uid: _u, name: _n, resourceVersion: _r, creationTimestamp: _c, generation: _g, managedFields: _m, ...meta } = c.metadata;
+    const conditions = c.status?.conditions?.map(({ lastTransitionTime: _t, ...rest }: any) => rest);
+    return { ...c, metadata: meta, spec: { ...c.spec, group: 'g' }, status: { ...c.status, conditions } };
+  };
+  const established = (name: string) => eventually(async () => {
+    const got = (await apiRequest(cluster, `${crds}/${name}`)).json();
+    return got.status?.conditions?.some((x: any) => x.type === 'Established' && x.status === 'True') && got;
+  }, 30_000, `${name} Established`);
+
+  test('a CRD posted as protobuf is stored as the same CRD posted as JSON, and is answered in protobuf', async () => {
+    const res = await binaryRequest(cluster, crds, { method: 'POST', body: encodeObject(crd('pb.example.com')) });
+    assert.equal(res.status, 201, res.body.toString());
+    assert.equal(res.headers['content-type'], protobufType);
+    assert.equal((decodeObject(res.body).object as any).metadata.name, 'widgets.pb.example.com');
+    const json = await apiRequest(cluster, crds, { method: 'POST', body: JSON.stringify(crd('json.example.com')) });
+    assert.equal(json.status, 201, json.body);
+    const viaProtobuf = await established('widgets.pb.example.com');
+    const viaJSON = await established('widgets.json.example.com');
+    assert.deepEqual(normalize(viaProtobuf), normalize(viaJSON));
+    const props = viaProtobuf.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+    assert.deepEqual(props.properties.mode.enum, ['fast', 'slow', null]);
+    assert.equal(props.additionalProperties, false);
+    assert.deepEqual(props.properties.labels.additionalProperties, { type: 'string' });
+    assert.deepEqual(props.properties.blob.default, { a: [1, 'x'] });
+    assert.equal(props.properties.port['x-kubernetes-int-or-string'], true);
+
+    // GET with a protobuf Accept: the same object as the JSON GET; the list too.
+    const got = await binaryRequest(cluster, `${crds}/widgets.pb.example.com`);
+    assert.equal(got.headers['content-type'], protobufType);
+    assert.deepEqual(decodeObject(got.body).object, (await apiRequest(cluster, `${crds}/widgets.pb.example.com`)).json());
+    const list = await binaryRequest(cluster, `${crds}?labelSelector=via%3Dtest`);
+    assert.equal(list.headers['content-type'], protobufType);
+    const items = (decodeObject(list.body).object as any).items.map((x: any) => x.metadata.name).sort();
+    assert.deepEqual(items, ['widgets.json.example.com', 'widgets.pb.example.com']);
+
+    // kubectl reads it as before.
+    const yaml = (await cluster.kubectl(['get', 'crd', 'widgets.pb.example.com', '-o', 'yaml'])).stdout;
+    assert.match(yaml, /^kind: CustomResourceDefinition$/m);
+    assert.match(yaml, /x-kubernetes-int-or-string: true/);
+    assert.match(yaml, /additionalProperties: false/);
+
+    // The custom resources themselves have no protobuf form: a protobuf body is refused, a protobuf Accept gets JSON.
+    const widgets = '/apis/pb.example.com/v1/namespaces/default/widgets';
+    const widget = { apiVersion: 'pb.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { mode: 'fast' } };
+    const refused = await binaryRequest(cluster, widgets, { method: 'POST', body: envelope('pb.example.com/v1', 'Widget', Buffer.from('{}')) });
+    assert.equal(refused.status, 415, refused.body.toString());
+    const created = await binaryRequest(cluster, widgets, { method: 'POST', body: JSON.stringify(widget), contentType: 'application/json' });
+    assert.equal(created.status, 201, created.body.toString());
+    assert.match(String(created.headers['content-type']), /^application\/json/);
+    assert.equal(JSON.parse(created.body.toString()).spec.mode, 'fast');
   });
 });
 

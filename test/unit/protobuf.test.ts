@@ -78,6 +78,60 @@ describe('fixed vectors (field numbers from generated.proto)', () => {
     assert.deepEqual(decodeObject(envelope('v1', 'ConfigMap', cm)).object, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'z', creationTimestamp: null } });
   });
 
+  // CustomResourceDefinition{metadata=1{name=1 "ts.e.io"}, spec=2{group=1 "e.io", names=3{plural=1 "ts", kind=4 "T"},
+  //   scope=4 "Namespaced", versions=7{name=1 "v1", served=2 true, storage=3 true, schema=4 CustomResourceValidation{
+  //     openAPIV3Schema=1 JSONSchemaProps{type=5 "object", properties=29 (map entries key=1, value=2, keys sorted as Go writes them):
+  //       labels: {type=5 "object", additionalProperties=30 JSONSchemaPropsOrBool{allows=1 false}},
+  //       mode: {type=5 "string", default=8 JSON{raw=1 `"a"`}, enum=20 [JSON{raw `"a"`}, JSON{raw `"b"`}]},
+  //       port: {xKubernetesIntOrString=40 true}}}}}}.
+  // JSON messages hold JSON text; an OrBool without a schema is its bool.
+  const crd = hex(`0a09 0a07 74732e652e696f
+    128301
+      0a04 652e696f
+      1a07 0a02 7473 2201 54
+      220a 4e616d65737061636564
+      3a66 0a02 7631 1001 1801
+        225c 0a5a 2a06 6f626a656374
+          ea01 17 0a06 6c6162656c73 120d 2a06 6f626a656374 f201 02 0800
+          ea01 27 0a04 6d6f6465 121f 2a06 737472696e67 4205 0a03 226122 a201 05 0a03 226122 a201 05 0a03 226222
+          ea01 0b 0a04 706f7274 1203 c00201`);
+  const crdJSON = {
+    kind: 'CustomResourceDefinition', apiVersion: 'apiextensions.k8s.io/v1', metadata: { name: 'ts.e.io' },
+    spec: {
+      group: 'e.io', names: { plural: 'ts', kind: 'T' }, scope: 'Namespaced',
+      versions: [{
+        name: 'v1', served: true, storage: true, schema: {
+          openAPIV3Schema: {
+            type: 'object', properties: {
+              labels: { type: 'object', additionalProperties: false },
+              mode: { type: 'string', default: 'a', enum: ['a', 'b'] },
+              port: { 'x-kubernetes-int-or-string': true },
+            },
+          },
+        },
+      }],
+    },
+  };
+  it('decodes a CustomResourceDefinition\'s schema: JSON raw text, a bool additionalProperties, int-or-string', () => {
+    assert.deepEqual(decodeObject(envelope('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd)).object, crdJSON);
+  });
+  it('encodes the same CustomResourceDefinition to the same bytes', () => {
+    const expected = Buffer.concat([envelope('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd), hex('1a00 2200')]);
+    assert.equal(encodeObject(crdJSON)!.toString('hex'), expected.toString('hex'));
+  });
+  // What Go writes for non-pointer schema fields always (exclusiveMaximum=10 false, nullable=37 false, an empty
+  // description=4) is dropped by omitempty; items=24 with a schema=1 is that schema, with jSONSchemas=2 the list.
+  it('reads items as a schema or a list, and drops the zero values Go always writes', () => {
+    // JSONSchemaProps{type=5 "string", description=4 "", exclusiveMaximum=10 false, nullable=37 false}.
+    const leaf = hex('2a06 737472696e67 2200 5000 a80200');
+    const arrayOf = (orArray: Buffer) => Buffer.concat([hex('2a05 6172726179'), ld(24, orArray)]);
+    for (const [items, json] of [[ld(1, leaf), { type: 'string' }], [Buffer.concat([ld(2, leaf), ld(2, leaf)]), [{ type: 'string' }, { type: 'string' }]]] as const) {
+      const version = Buffer.concat([ld(1, Buffer.from('v1')), ld(4, ld(1, arrayOf(items)))]);
+      const obj: any = decodeObject(envelope('apiextensions.k8s.io/v1', 'CustomResourceDefinition', ld(2, ld(7, version)))).object;
+      assert.deepEqual(obj.spec.versions[0].schema.openAPIV3Schema, { type: 'array', items: json });
+    }
+  });
+
   it('takes the endpoint\'s kind when the envelope names none', () => {
     const bare = Buffer.concat([hex('6b387300'), hex('1205'), hex('0a03 0a0165')]);
     assert.deepEqual(decodeObject(bare, { apiVersion: 'v1', kind: 'ConfigMap' }).object, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'e' } });
@@ -86,9 +140,13 @@ describe('fixed vectors (field numbers from generated.proto)', () => {
 
 /** `k8s\0` + Unknown{typeMeta, raw}, written by hand. */
 function envelope(apiVersion: string, kind: string, raw: Buffer): Buffer {
-  const ld = (field: number, b: Buffer) => Buffer.concat([Buffer.from([(field << 3) | 2]), varint(b.length), b]);
   const typeMeta = Buffer.concat([ld(1, Buffer.from(apiVersion)), ld(2, Buffer.from(kind))]);
   return Buffer.concat([hex('6b387300'), ld(1, typeMeta), ld(2, raw)]);
+}
+
+/** A length-delimited field (wire type 2): tag, length, bytes. */
+function ld(field: number, b: Buffer): Buffer {
+  return Buffer.concat([varint((field << 3) | 2), varint(b.length), b]);
 }
 
 function varint(n: number): Buffer {
@@ -97,6 +155,10 @@ function varint(n: number): Buffer {
   out.push(n);
   return Buffer.from(out);
 }
+
+const extensions = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1';
+/** A nested schema: a null in enum is kept (an empty JSON message). */
+const schemaLeaf = { type: 'string', enum: ['a', 1, null], default: 'a', maximum: 2.5 };
 
 /**
  * A JSON object of message `type` with every field set to a non-zero value
@@ -110,6 +172,12 @@ function sample(type: string, depth = 0, counter = { n: 0 }): unknown {
     case 'k8s.io.apimachinery.pkg.util.intstr.IntOrString': return counter.n++ % 2 ? 8080 : 'http';
     case 'k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1': return { 'f:metadata': { 'f:labels': { '.': {} } } };
     case rawExtensionType: return { apiVersion: 'v1', kind: 'ConfigMap', data: { a: 'b' } };
+    // A CRD's schema: its own fields filled once, nested schemas (recursive, as every shape of the "or" types) small.
+    case `${extensions}.JSON`: return { a: [1, 'x', true, null] };
+    case `${extensions}.JSONSchemaPropsOrArray`: return counter.n++ % 2 ? [schemaLeaf, schemaLeaf] : schemaLeaf;
+    case `${extensions}.JSONSchemaPropsOrBool`: return counter.n++ % 2 ? false : schemaLeaf;
+    case `${extensions}.JSONSchemaPropsOrStringArray`: return counter.n++ % 2 ? ['a', 'b'] : schemaLeaf;
+    case `${extensions}.JSONSchemaProps`: if (depth > 5) return schemaLeaf;
   }
   const table = protoMessage(type)!;
   if (table.slice) return ['x', 'y'];
@@ -130,6 +198,7 @@ function scalarSample(type: string, name: string): unknown {
     case 'bool': return true;
     case 'int32': return 7;
     case 'int64': return 1234567890123;
+    case 'double': return 1.5;
     case 'bytes': return Buffer.from([1, 2, 3, 254]).toString('base64');
   }
   throw new Error(`unexpected scalar ${type}`);
@@ -137,9 +206,7 @@ function scalarSample(type: string, name: string): unknown {
 
 describe('round trip of every served kind, every field filled', () => {
   const kinds = new Map<string, { apiVersion: string; kind: string }>();
-  // CustomResourceDefinitions are answered in JSON: their messages (apiextensions-apiserver's
-  // generated.proto) are not in k8ts's protobuf schema yet.
-  for (const r of resources.filter((x) => x.group !== 'apiextensions.k8s.io')) {
+  for (const r of resources) {
     kinds.set(`${apiVersionOf(r)}/${r.kind}`, { apiVersion: apiVersionOf(r), kind: r.kind });
     for (const s of r.subresources) if (!s.streamed) kinds.set(`${apiVersionOf(s)}/${s.kind}`, { apiVersion: apiVersionOf(s), kind: s.kind });
     if (r.verbs.includes('list')) kinds.set(`${apiVersionOf(r)}/${r.listKind}`, { apiVersion: apiVersionOf(r), kind: r.listKind });
@@ -154,6 +221,15 @@ describe('round trip of every served kind, every field filled', () => {
       assert.deepEqual(decodeObject(buf).object, obj);
     });
   }
+
+  it('encodes a CRD whose schema nests deeper than the decoder\'s limit (a JSON-created one is served in protobuf)', () => {
+    let schema: object = { type: 'string' };
+    for (let i = 0; i < 150; i++) schema = { not: schema };
+    const deep = { kind: 'CustomResourceDefinition', apiVersion: 'apiextensions.k8s.io/v1', metadata: { name: 'd' }, spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: schema } }] } };
+    const buf = encodeObject(deep)!;
+    assert.ok(buf.length > 300);
+    assert.throws(() => decodeObject(buf), /max depth/);
+  });
 
   it('keeps int64 values past 2^32 and negative numbers', () => {
     const obj = { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'n', generation: 2 ** 40 }, spec: { containers: [], activeDeadlineSeconds: -5 } };
@@ -241,7 +317,6 @@ describe('protobuf request bodies', () => {
   });
   it('refuses JSON inside a RawExtension nested past the depth limit', () => {
     const deep = Buffer.from(`${'['.repeat(500)}${']'.repeat(500)}`);
-    const ld = (field: number, b: Buffer) => Buffer.concat([Buffer.from([(field << 3) | 2]), varint(b.length), b]);
     const revision = Buffer.concat([ld(1, hex('0a0178')), ld(2, ld(1, deep))]);
     const e = (() => { try { decodeBody(envelope('apps/v1', 'ControllerRevision', revision), 'application/vnd.kubernetes.protobuf', false, { apiVersion: 'apps/v1', kind: 'ControllerRevision' }); } catch (err) { return err as StatusError; } })();
     assert.equal(e?.status.code, 400);

@@ -9,8 +9,10 @@
  * nanos ↔ RFC 3339), Quantity (its string), IntOrString (a number or a
  * string), FieldsV1 and RawExtension (raw bytes holding JSON, or a
  * `k8s\0`-prefixed protobuf object inside watch events), and slice-wrapper
- * messages such as ExtraValue (the list itself). Bytes are base64 in JSON.
+ * messages such as ExtraValue (the list itself); apiextensions' JSON and
+ * JSONSchemaPropsOr* messages (json-schema.ts). Bytes are base64 in JSON.
  */
+import { jsonValueType, schemaPropsType, schemaUnionFromJSON, schemaUnionToJSON, schemaUnionTypes } from './json-schema.js';
 import { protoMessage, type ProtoField } from './table.js';
 
 const meta = 'k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -128,7 +130,7 @@ function valueToJSON(f: Field, v: any, raw: RawCodec, depth: number): unknown {
 const isZero = (v: unknown) => v === '' || v === 0 || v === false;
 
 const noSpecial = Symbol('noSpecial');
-const specialTypes = new Set([timeType, microTimeType, quantityType, intOrStringType, fieldsType, rawExtensionType]);
+const specialTypes = new Set([timeType, microTimeType, quantityType, intOrStringType, fieldsType, rawExtensionType, jsonValueType, ...schemaUnionTypes]);
 
 function specialToJSON(type: string, msg: any, raw: RawCodec, depth: number): unknown {
   switch (type) {
@@ -137,8 +139,9 @@ function specialToJSON(type: string, msg: any, raw: RawCodec, depth: number): un
     case quantityType: return msg.string || '0';
     case intOrStringType: return Number(msg.type ?? 0) === 1 ? (msg.strVal ?? '') : (msg.intVal ?? 0);
     case fieldsType: return msg.Raw?.length ? raw.decodeRaw(msg.Raw, depth + 1) : null;
-    case rawExtensionType: return msg.raw?.length ? raw.decodeRaw(msg.raw, depth + 1) : null;
+    case rawExtensionType: case jsonValueType: return msg.raw?.length ? raw.decodeRaw(msg.raw, depth + 1) : null;
   }
+  if (schemaUnionTypes.has(type)) return schemaUnionToJSON(type, msg, (m) => messageToJSON(schemaPropsType, m, raw, depth + 1));
   return noSpecial;
 }
 
@@ -177,7 +180,8 @@ export function messageFromJSON(type: string, json: any): any {
     } else if (f.repeated) {
       if (!Array.isArray(v)) continue;
       const a: unknown[] = [];
-      for (const x of v) if (x != null) a.push(valueFromJSON(f, x));
+      // A null in a list of JSON values (enum: [null]) is kept: an empty JSON message.
+      for (const x of v) if (x != null || f.type === jsonValueType) a.push(valueFromJSON(f, x));
       out[f.name] = a;
     } else {
       const value = valueFromJSON(f, v);
@@ -211,7 +215,10 @@ function specialFromJSON(type: string, json: any): unknown {
     case intOrStringType: return typeof json === 'number' ? { type: 0, intVal: json } : { type: 1, strVal: String(json) };
     case fieldsType: return { Raw: Buffer.from(JSON.stringify(json)) };
     case rawExtensionType: return { raw: Buffer.from(JSON.stringify(json)) };
+    // A JSON null is no raw bytes, as JSON.UnmarshalJSON leaves Raw empty for it.
+    case jsonValueType: return json === null ? {} : { raw: Buffer.from(JSON.stringify(json)) };
   }
+  if (schemaUnionTypes.has(type)) return schemaUnionFromJSON(type, json, (j) => messageFromJSON(schemaPropsType, j));
   return noSpecial;
 }
 

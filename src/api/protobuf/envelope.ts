@@ -26,6 +26,7 @@ const groupPackages: Record<string, string> = {
   'events.k8s.io': 'k8s.io.api.events', 'storage.k8s.io': 'k8s.io.api.storage', 'scheduling.k8s.io': 'k8s.io.api.scheduling',
   'discovery.k8s.io': 'k8s.io.api.discovery',
   'networking.k8s.io': 'k8s.io.api.networking', 'node.k8s.io': 'k8s.io.api.node', 'rbac.authorization.k8s.io': 'k8s.io.api.rbac',
+  'apiextensions.k8s.io': 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions',
   'meta.k8s.io': 'k8s.io.apimachinery.pkg.apis.meta',
 };
 

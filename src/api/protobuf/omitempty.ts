@@ -9,6 +9,7 @@
  */
 import { jsonFields } from './codec.js';
 import { messageTypeFor } from './envelope.js';
+import { schemaPropsType, schemasInUnion, schemaUnionTypes } from './json-schema.js';
 
 export function dropOmittedZeros(obj: any): void {
   const type = messageTypeFor(obj?.apiVersion, obj?.kind);
@@ -18,6 +19,11 @@ export function dropOmittedZeros(obj: any): void {
 const maxDepth = 100;
 
 function dropIn(type: string, json: any, depth: number): void {
+  // A CRD schema's items or additionalProperties: the schemas among its shapes.
+  if (schemaUnionTypes.has(type)) {
+    for (const s of schemasInUnion(json)) dropIn(schemaPropsType, s, depth + 1);
+    return;
+  }
   if (json === null || typeof json !== 'object' || Array.isArray(json) || depth > maxDepth) return;
   const fields = jsonFields(type);
   if (!fields) return;

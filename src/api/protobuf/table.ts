@@ -31,6 +31,9 @@ export type ProtoTable = Record<string, Record<string, ProtoMessage>>;
 
 let root: protobuf.Root | undefined;
 
+/** Past JSON's nesting limit (maxNestingDepth), with room for the messages a JSON level can stand for. */
+const maxEncodeDepth = 1000;
+
 /** The protobufjs Root of every message in the table. */
 export function protoRoot(): protobuf.Root {
   if (root) return root;
@@ -51,6 +54,9 @@ export function protoRoot(): protobuf.Root {
       ns[name] = { edition: 'proto2', fields };
     }
   }
+  // Anything storable encodes: JSON is at most 400 deep, so a CRD's nested schemas can be deeper than
+  // protobufjs's 100 (Go's marshalling has no limit). Decoding keeps its own limit (Reader.recursionLimit).
+  protobuf.util.recursionLimit = maxEncodeDepth;
   root = protobuf.Root.fromJSON({ nested });
   root.resolveAll();
   return root;
