@@ -134,3 +134,50 @@ describe('SimulatedRuntime: an injected failure obeys restartPolicy', () => {
     assert.notEqual(rt.status(p.metadata.uid)!.containers[0].state, 'running');
   });
 });
+
+describe('SimulatedRuntime: probe timing gates started and ready', () => {
+  const probe = (p: any) => ({ tcpSocket: { port: 80 }, ...p });
+  const cases: Array<[string, any, number | undefined, number]> = [
+    // name, container fields, ms until started (undefined: no startup probe), ms until ready
+    ['no probe: ready at once', {}, undefined, 0],
+    ['readinessProbe with defaults: one 10 s period', { readinessProbe: probe({}) }, undefined, 10_000],
+    ['readinessProbe initialDelaySeconds 5, periodSeconds 2', { readinessProbe: probe({ initialDelaySeconds: 5, periodSeconds: 2 }) }, undefined, 7000],
+    ['readinessProbe successThreshold 3, periodSeconds 1', { readinessProbe: probe({ periodSeconds: 1, successThreshold: 3 }) }, undefined, 3000],
+    ['startupProbe alone gates started and ready', { startupProbe: probe({ initialDelaySeconds: 4, periodSeconds: 1 }) }, 5000, 5000],
+    ['startupProbe then readinessProbe', { startupProbe: probe({ periodSeconds: 3 }), readinessProbe: probe({ initialDelaySeconds: 1, periodSeconds: 2 }) }, 3000, 5000],
+  ];
+  for (const [name, fields, startedAt, readyAt] of cases) {
+    it(name, () => {
+      const { rt, timers } = setup();
+      const p = pod({}, { containers: [{ name: 'c', image: 'nginx', ...fields }] });
+      rt.syncPod(p);
+      const api = () => generatePodStatus(p, rt.status(p.metadata.uid), { hostIP: 'h', now: timers.now() }).containerStatuses[0];
+      // Step to each boundary: just before it nothing changed, at it the flag flips.
+      const steps = [...(startedAt !== undefined ? [[startedAt, 'started'] as const] : []), [readyAt, 'ready'] as const];
+      let t = 0;
+      for (const [at, field] of steps) {
+        if (at > t) {
+          timers.advance(at - 1 - t);
+          assert.equal(api()[field], false, `${field} before ${at} ms`);
+          timers.advance(1);
+          t = at;
+        }
+        assert.equal(api()[field], true, `${field} at ${at} ms`);
+      }
+      assert.equal(api().state.running !== undefined, true);
+    });
+  }
+
+  it('a restarted container waits for its readiness probe again', () => {
+    const { rt, timers } = setup();
+    const p = pod({ 'k8ts.io/sim-fail-after': '30s' }, { containers: [{ name: 'c', image: 'nginx', readinessProbe: probe({ periodSeconds: 5 }) }] });
+    rt.syncPod(p);
+    timers.advance(5000);
+    assert.equal(rt.status(p.metadata.uid)!.containers[0].ready, true);
+    timers.advance(25_000);
+    const c = rt.status(p.metadata.uid)!.containers[0];
+    assert.deepEqual([c.state, c.restartCount, c.ready], ['running', 1, false]);
+    timers.advance(5000);
+    assert.equal(rt.status(p.metadata.uid)!.containers[0].ready, true);
+  });
+});

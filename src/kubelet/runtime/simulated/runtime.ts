@@ -36,6 +36,7 @@ import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
 import { IPPool } from './ipam.js';
 import { normalizeImage, simulatedImageID } from './images.js';
 import { simScript } from './annotations.js';
+import { probeDelays } from './probes.js';
 import { containerLogPath, formatCRILogLines, podLogsDirectory, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
 import { PodEventEmitter } from '../pod-events.js';
 import { Backoff, goDuration } from '../cri/backoff.js';
@@ -81,7 +82,7 @@ interface SimPod {
   deadlineKey?: number;
 }
 
-type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline';
+type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'probe';
 
 /** Upstream's pod status message for a pod past spec.activeDeadlineSeconds (pkg/kubelet/active_deadline.go). */
 export const deadlineExceededMessage = 'Pod was active on the node longer than the specified deadline';
@@ -260,13 +261,31 @@ export class SimulatedRuntime implements PodRuntime {
     };
   }
 
+  /**
+   * Readiness is the pod's script (ready delay, k8ts.io/sim-ready) and, per
+   * container, its startup and readiness probes' timing (probes.ts); a timer
+   * comes back when the next probe would first succeed.
+   */
   private updateReadiness(p: SimPod): void {
-    const ready = !!p.readyAt && simScript(p.pod).readinessAllowed;
+    if (p.stopped || p.stopping || p.terminalPhase) return;
+    const allowed = !!p.readyAt && simScript(p.pod).readinessAllowed;
+    const spec = p.pod.spec ?? {};
+    const specs = new Map<string, any>([...(spec.initContainers ?? []), ...(spec.containers ?? [])].map((c: any) => [c.name, c]));
+    const now = this.timers.now().getTime();
+    let next = Infinity;
     let changed = false;
     for (const c of [...p.initContainers, ...p.containers]) {
       if (c.state !== 'running') continue;
+      const d = probeDelays(specs.get(c.name));
+      const since = (c.startedAt ?? c.createdAt).getTime();
+      const due = [d.startedAfterMs, d.readyAfterMs].filter((ms): ms is number => ms !== undefined).map((ms) => since + ms).filter((t) => t > now);
+      next = Math.min(next, ...due);
+      const started = d.startedAfterMs === undefined ? undefined : now >= since + d.startedAfterMs;
+      const ready = allowed && now >= since + d.readyAfterMs;
+      if (c.started !== started) { c.started = started; changed = true; }
       if (c.ready !== ready) { c.ready = ready; changed = true; }
     }
+    if (next < Infinity) this.after(p, 'probe', next - now, () => this.updateReadiness(p));
     if (changed) this.emit(p.uid);
   }
 
