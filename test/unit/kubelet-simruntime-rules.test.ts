@@ -181,3 +181,21 @@ describe('SimulatedRuntime: probe timing gates started and ready', () => {
     assert.equal(rt.status(p.metadata.uid)!.containers[0].ready, true);
   });
 });
+
+describe('SimulatedRuntime: logs of a restarted container', () => {
+  it('serves the previous instance by its ID (kubectl logs --previous)', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const timers = new FakeTimers();
+    const rt = new SimulatedRuntime({ podCIDR: '10.244.7.0/24', hostIP: 'h', timers, podLogsDir: mkdtempSync(join(tmpdir(), 'simlogs-')) });
+    const p = pod({ 'k8ts.io/sim-fail-after': '1s' });
+    rt.syncPod(p);
+    timers.advance(1000);
+    const c = rt.status(p.metadata.uid)!.containers[0];
+    let text = '';
+    for await (const chunk of rt.readLogs(p.metadata.uid, c.lastTermination!.id, {} as any)) text += chunk.toString();
+    assert.match(text, /Container c exited with code 1 \(Error\)/);
+    assert.throws(() => rt.readLogs(p.metadata.uid, 'sim://unknown', {} as any), /is not known to the runtime/);
+  });
+});

@@ -158,9 +158,12 @@ export class SimulatedRuntime implements PodRuntime {
     const p = this.byUID.get(uid);
     const find = () => p && [...p.initContainers, ...p.containers].find((c) => c.id === containerID);
     const c = find();
-    if (!p || !c) throw new Error(`container ${containerID} of pod ${uid} is not known to the runtime`);
+    // The previous instance of a restarted container (kubectl logs --previous) logged to the previous restart's file.
+    const prev = !c && p ? p.containers.find((x) => x.lastTermination?.id === containerID) : undefined;
+    if (!p || (!c && !prev)) throw new Error(`container ${containerID} of pod ${uid} is not known to the runtime`);
     if (!this.opts.podLogsDir) throw new Error('the simulated runtime keeps no logs (no pod logs directory)');
-    return readCRILog(containerLogPath(this.opts.podLogsDir, p, c.name, c.restartCount), opts, { isRunning: () => find()?.state === 'running' });
+    if (prev) return readCRILog(containerLogPath(this.opts.podLogsDir, p, prev.name, prev.restartCount - 1), opts, { isRunning: () => false });
+    return readCRILog(containerLogPath(this.opts.podLogsDir, p, c!.name, c!.restartCount), opts, { isRunning: () => find()?.state === 'running' });
   }
 
   status(uid: string): RuntimePodStatus | undefined {
