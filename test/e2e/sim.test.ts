@@ -117,7 +117,7 @@ describe('simulated nodes (NodeSimulator, k8ts agent)', () => {
     await cluster.kubectl(['delete', 'pod', 'deadline', '--timeout=20s']);
   });
 
-  it('a readinessProbe holds Ready for initialDelaySeconds plus a period', async () => {
+  it('a readinessProbe holds Ready until its first probe at or after initialDelaySeconds', async () => {
     const probe = { tcpSocket: { port: 80 }, initialDelaySeconds: 2, periodSeconds: 1 };
     const manifest = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'probed' }, spec: { nodeName: 'sim-node-2', containers: [{ name: 'app', image: 'nginx:1.27', readinessProbe: probe }] } };
     await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify(manifest) });
@@ -125,7 +125,7 @@ describe('simulated nodes (NodeSimulator, k8ts agent)', () => {
     const pod = JSON.parse((await cluster.kubectl(['get', 'pod', 'probed', '-o', 'json'])).stdout);
     const ready = pod.status.conditions.find((c: any) => c.type === 'Ready');
     const started = Date.parse(pod.status.containerStatuses[0].state.running.startedAt);
-    // RFC 3339 times are whole seconds: 3 s after the start is at least 2 s apart on the wire.
+    // Ready 2 s after the start (the probe at t=2 s); both RFC 3339 times are cut to whole seconds alike.
     assert.ok(Date.parse(ready.lastTransitionTime) - started >= 2000, `Ready at ${ready.lastTransitionTime}, started ${pod.status.containerStatuses[0].state.running.startedAt}`);
     await cluster.kubectl(['delete', 'pod', 'probed', '--timeout=20s']);
   });

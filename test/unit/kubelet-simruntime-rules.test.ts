@@ -137,14 +137,15 @@ describe('SimulatedRuntime: an injected failure obeys restartPolicy', () => {
 
 describe('SimulatedRuntime: probe timing gates started and ready', () => {
   const probe = (p: any) => ({ tcpSocket: { port: 80 }, ...p });
+  // Upstream probes at once and every periodSeconds, skipping ticks before initialDelaySeconds.
   const cases: Array<[string, any, number | undefined, number]> = [
     // name, container fields, ms until started (undefined: no startup probe), ms until ready
     ['no probe: ready at once', {}, undefined, 0],
-    ['readinessProbe with defaults: one 10 s period', { readinessProbe: probe({}) }, undefined, 10_000],
-    ['readinessProbe initialDelaySeconds 5, periodSeconds 2', { readinessProbe: probe({ initialDelaySeconds: 5, periodSeconds: 2 }) }, undefined, 7000],
-    ['readinessProbe successThreshold 3, periodSeconds 1', { readinessProbe: probe({ periodSeconds: 1, successThreshold: 3 }) }, undefined, 3000],
-    ['startupProbe alone gates started and ready', { startupProbe: probe({ initialDelaySeconds: 4, periodSeconds: 1 }) }, 5000, 5000],
-    ['startupProbe then readinessProbe', { startupProbe: probe({ periodSeconds: 3 }), readinessProbe: probe({ initialDelaySeconds: 1, periodSeconds: 2 }) }, 3000, 5000],
+    ['readinessProbe with defaults: its first probe, at once', { readinessProbe: probe({}) }, undefined, 0],
+    ['readinessProbe initialDelaySeconds 5, periodSeconds 2', { readinessProbe: probe({ initialDelaySeconds: 5, periodSeconds: 2 }) }, undefined, 6000],
+    ['readinessProbe successThreshold 3, periodSeconds 1', { readinessProbe: probe({ periodSeconds: 1, successThreshold: 3 }) }, undefined, 2000],
+    ['startupProbe alone gates started and ready', { startupProbe: probe({ initialDelaySeconds: 4, periodSeconds: 1 }) }, 4000, 4000],
+    ['startupProbe then readinessProbe', { startupProbe: probe({ initialDelaySeconds: 2, periodSeconds: 3 }), readinessProbe: probe({ initialDelaySeconds: 1, periodSeconds: 2 }) }, 3000, 4000],
   ];
   for (const [name, fields, startedAt, readyAt] of cases) {
     it(name, () => {
@@ -170,7 +171,7 @@ describe('SimulatedRuntime: probe timing gates started and ready', () => {
 
   it('a restarted container waits for its readiness probe again', () => {
     const { rt, timers } = setup();
-    const p = pod({ 'k8ts.io/sim-fail-after': '30s' }, { containers: [{ name: 'c', image: 'nginx', readinessProbe: probe({ periodSeconds: 5 }) }] });
+    const p = pod({ 'k8ts.io/sim-fail-after': '30s' }, { containers: [{ name: 'c', image: 'nginx', readinessProbe: probe({ initialDelaySeconds: 5, periodSeconds: 5 }) }] });
     rt.syncPod(p);
     timers.advance(5000);
     assert.equal(rt.status(p.metadata.uid)!.containers[0].ready, true);

@@ -1,12 +1,12 @@
 /**
  * Probe timing on a simulated node: no probe runs, every probe succeeds, but
- * only when the kubelet's first successful probes would: a startup probe
- * after initialDelaySeconds plus one periodSeconds tick (successThreshold is
- * 1 for startup probes), a readiness probe after its initialDelaySeconds
- * plus successThreshold ticks, counted from when the container started or,
- * with a startup probe, from when that succeeded if later (upstream runs no
- * readiness probe before the container is started). Liveness probes succeed
- * and never restart a simulated container.
+ * only when the kubelet's first successful probes would. Upstream's prober
+ * worker probes at once and then every periodSeconds; a probe before
+ * initialDelaySeconds is skipped, so the first success is at the first tick
+ * at or after the initial delay, and the container counts as ready or started
+ * after successThreshold consecutive successes (1 for startup probes). A
+ * readiness probe only counts once the startup probe has succeeded. Liveness
+ * probes succeed and never restart a simulated container.
  */
 import type { Container, Probe } from 'kubernetes-types/core/v1.js';
 
@@ -17,11 +17,16 @@ export interface ProbeDelays {
   readyAfterMs: number;
 }
 
-const firstSuccessMs = (p: Probe, ticks = p.successThreshold ?? 1) => ((p.initialDelaySeconds ?? 0) + (p.periodSeconds ?? 10) * Math.max(1, ticks)) * 1000;
+/** Seconds from container start to the probe's successThreshold-th success, its first counted tick at or after `notBefore`. */
+function successAfterSeconds(p: Probe, notBefore: number, threshold = p.successThreshold ?? 1): number {
+  const period = p.periodSeconds ?? 10;
+  const first = Math.ceil(Math.max(notBefore, p.initialDelaySeconds ?? 0) / period) * period;
+  return first + period * (Math.max(1, threshold) - 1);
+}
 
 export function probeDelays(c: Container | undefined): ProbeDelays {
-  const startedAfterMs = c?.startupProbe ? firstSuccessMs(c.startupProbe, 1) : undefined;
+  const started = c?.startupProbe ? successAfterSeconds(c.startupProbe, 0, 1) : undefined;
   const r = c?.readinessProbe;
-  const readyAfterMs = r ? Math.max(startedAfterMs ?? 0, (r.initialDelaySeconds ?? 0) * 1000) + firstSuccessMs({ ...r, initialDelaySeconds: 0 }) : startedAfterMs ?? 0;
-  return { startedAfterMs, readyAfterMs };
+  const ready = r ? successAfterSeconds(r, started ?? 0) : started ?? 0;
+  return { startedAfterMs: started === undefined ? undefined : started * 1000, readyAfterMs: ready * 1000 };
 }
