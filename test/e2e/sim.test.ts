@@ -82,7 +82,7 @@ describe('simulated nodes (NodeSimulator, k8ts agent)', () => {
     assert.match(gone.stderr, /pods "web" not found/);
   });
 
-  it('injected outcomes: sim-complete-after → Completed, sim-fail-after → Error, sim-ready "false" → 0/1', async () => {
+  it('injected outcomes: sim-complete-after → Completed, sim-fail-after → CrashLoopBackOff (restartPolicy Always), sim-ready "false" → 0/1', async () => {
     await cluster.kubectl(['apply', '-f', '-'], {
       input: [
         podYAML('done', 'sim-node-1', { 'k8ts.io/sim-complete-after': '1s' }),
@@ -92,11 +92,42 @@ describe('simulated nodes (NodeSimulator, k8ts agent)', () => {
     });
     await eventually(async () => {
       const byName = Object.fromEntries((await rows(cluster, ['pods'])).map((r) => [r[0], `${r[1]} ${r[2]}`]));
-      return byName.done === '0/1 Completed' && byName.broken === '0/1 Error' && byName.unready === '0/1 Running' ? byName : undefined;
-    }, 10_000, 'Completed, Error and 0/1 Running');
+      return byName.done === '0/1 Completed' && byName.broken === '0/1 CrashLoopBackOff' && byName.unready === '0/1 Running' ? byName : undefined;
+    }, 20_000, 'Completed, CrashLoopBackOff and 0/1 Running');
+    const broken = JSON.parse((await cluster.kubectl(['get', 'pod', 'broken', '-o', 'json'])).stdout);
+    assert.ok(broken.status.containerStatuses[0].restartCount >= 1);
+    assert.equal(broken.status.containerStatuses[0].lastState.terminated.reason, 'Error');
+    assert.match(broken.status.containerStatuses[0].state.waiting.message, /^back-off \d+s restarting failed container=app pod=broken_default\(/);
     await cluster.kubectl(['annotate', 'pod', 'unready', 'k8ts.io/sim-ready-']);
     await eventually(async () => (await rows(cluster, ['pod', 'unready']))[0][1] === '1/1', 5_000, 'unready turns 1/1');
     await cluster.kubectl(['delete', 'pod', 'done', 'broken', 'unready', '--timeout=20s']);
+  });
+
+  it('activeDeadlineSeconds ends a pod Failed with DeadlineExceeded', async () => {
+    const manifest = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'deadline' }, spec: { nodeName: 'sim-node-1', activeDeadlineSeconds: 3, containers: [{ name: 'app', image: 'nginx:1.27' }] } };
+    await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify(manifest) });
+    const pod = await eventually(async () => {
+      const p = JSON.parse((await cluster.kubectl(['get', 'pod', 'deadline', '-o', 'json'])).stdout);
+      return p.status.phase === 'Failed' ? p : undefined;
+    }, 30_000, 'deadline pod Failed');
+    assert.equal(pod.status.reason, 'DeadlineExceeded');
+    assert.equal(pod.status.message, 'Pod was active on the node longer than the specified deadline');
+    assert.ok(pod.status.containerStatuses[0].state.terminated);
+    assert.ok(Date.parse(pod.status.containerStatuses[0].state.terminated.finishedAt) - Date.parse(pod.status.startTime) >= 3000);
+    await cluster.kubectl(['delete', 'pod', 'deadline', '--timeout=20s']);
+  });
+
+  it('a readinessProbe holds Ready until its first probe at or after initialDelaySeconds', async () => {
+    const probe = { tcpSocket: { port: 80 }, initialDelaySeconds: 2, periodSeconds: 1 };
+    const manifest = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'probed' }, spec: { nodeName: 'sim-node-2', containers: [{ name: 'app', image: 'nginx:1.27', readinessProbe: probe }] } };
+    await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify(manifest) });
+    await cluster.kubectl(['wait', '--for=condition=Ready', 'pod/probed', '--timeout=60s']);
+    const pod = JSON.parse((await cluster.kubectl(['get', 'pod', 'probed', '-o', 'json'])).stdout);
+    const ready = pod.status.conditions.find((c: any) => c.type === 'Ready');
+    const started = Date.parse(pod.status.containerStatuses[0].state.running.startedAt);
+    // Ready 2 s after the start (the probe at t=2 s); both RFC 3339 times are cut to whole seconds alike.
+    assert.ok(Date.parse(ready.lastTransitionTime) - started >= 2000, `Ready at ${ready.lastTransitionTime}, started ${pod.status.containerStatuses[0].state.running.startedAt}`);
+    await cluster.kubectl(['delete', 'pod', 'probed', '--timeout=20s']);
   });
 
   it('a pod that does not fit is rejected as the kubelet rejects it (OutOfcpu)', async () => {

@@ -77,9 +77,9 @@ describe('SimulatedRuntime', () => {
     assert.equal(rt.status(p.metadata.uid)!.containers[0].ready, false);
   });
 
-  it('k8ts.io/sim-fail-after ends the pod Failed with exit code 1 (or sim-exit-code)', () => {
+  it('k8ts.io/sim-fail-after ends a restartPolicy Never pod Failed with exit code 1 (or sim-exit-code)', () => {
     const { rt, timers } = setup();
-    const p = pod({ 'k8ts.io/sim-fail-after': '5s', 'k8ts.io/sim-exit-code': '3' });
+    const p = pod({ 'k8ts.io/sim-fail-after': '5s', 'k8ts.io/sim-exit-code': '3' }, { restartPolicy: 'Never' });
     rt.syncPod(p);
     timers.advance(4999);
     assert.equal(rt.status(p.metadata.uid)!.terminalPhase, undefined);
@@ -108,10 +108,10 @@ describe('SimulatedRuntime', () => {
     rt.syncPod(p);
     timers.advance(2000);
     assert.equal(rt.status(p.metadata.uid)!.terminalPhase, 'Succeeded');
-    const q = pod();
+    const q = pod({ 'k8ts.io/sim-complete-after': '1h' }, { restartPolicy: 'Never' });
     rt.syncPod(q);
     timers.advance(5000);
-    rt.syncPod({ ...q, metadata: { ...q.metadata, annotations: { 'k8ts.io/sim-fail-after': '3s' } } });
+    rt.syncPod({ ...q, metadata: { ...q.metadata, annotations: { 'k8ts.io/sim-complete-after': '1h', 'k8ts.io/sim-fail-after': '3s' } } });
     assert.equal(rt.status(q.metadata.uid)!.terminalPhase, 'Failed', 'already past 3s since start: at once');
   });
 

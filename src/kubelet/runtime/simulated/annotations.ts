@@ -13,22 +13,24 @@
  *                                       until the annotation is removed or set
  *                                       to "true" (a failing readiness probe)
  *   k8ts.io/sim-fail-after: "5s"       this long after starting, every container
- *                                       exits with code 1 (reason Error) and the
- *                                       pod's phase becomes Failed
+ *                                       exits with code 1 (reason Error): see
+ *                                       restartPolicy below
  *   k8ts.io/sim-complete-after: "3s"   this long after starting, every container
  *                                       exits with code 0 (reason Completed) and
  *                                       the pod's phase becomes Succeeded
  *   k8ts.io/sim-exit-code: "2"         exit code for sim-fail-after (default 1)
  *
- * Failure and completion are injected outcomes: they end the pod whatever its
- * restartPolicy (a real kubelet would restart containers of an Always pod).
- * When both are set, the earlier one wins.
+ * An injected failure is a crash and obeys restartPolicy as the kubelet does:
+ * Always and OnFailure restart the containers with the crash back-off (10 s
+ * doubling to 5 min, CrashLoopBackOff while waiting, restartCount grows);
+ * only Never ends the pod Failed. Completion ends the pod Succeeded whatever
+ * its restartPolicy (a scripted finish). When both are set, the earlier wins;
+ * after a restart the script runs again from the new start.
  *
  * Run-to-completion pods (restartPolicy Never or OnFailure, as Jobs make)
  * without either annotation end by themselves `runToCompletionMs` (1 s) after
  * starting: with exit code 0, or with k8ts.io/sim-exit-code when it is set
- * (a non-zero code fails them). With OnFailure the runtime then restarts the
- * failed containers instead of ending the pod.
+ * (a non-zero code fails them, or under OnFailure crash-loops them).
  */
 import { parseDuration } from '../../duration.js';
 

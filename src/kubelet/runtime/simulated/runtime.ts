@@ -8,11 +8,16 @@
  *     container.
  *  2. readyDelay after starting (or k8ts.io/sim-ready-delay) containers report
  *     ready, unless k8ts.io/sim-ready is "false".
- *  3. k8ts.io/sim-fail-after / sim-complete-after end the pod after that long
- *     running: containers exit (1 / 0) and the pod is terminal. Pods with
- *     restartPolicy Never or OnFailure end by themselves after 1 s (exit 0, or
- *     k8ts.io/sim-exit-code); with OnFailure a failed container restarts
- *     (restartCount + 1, lastState terminated) and runs its script again.
+ *  3. k8ts.io/sim-complete-after ends the pod Succeeded after that long
+ *     running; k8ts.io/sim-fail-after crashes its containers (exit 1): under
+ *     restartPolicy Never the pod ends Failed, under Always and OnFailure
+ *     they restart with the kubelet's crash back-off (CrashLoopBackOff while
+ *     waiting, restartCount + 1, lastState terminated) and run the script
+ *     again. Pods with restartPolicy Never or OnFailure end by themselves
+ *     after 1 s (exit 0, or k8ts.io/sim-exit-code).
+ *  3b. spec.activeDeadlineSeconds after status.startTime (or when the pod
+ *     reached the runtime) ends the pod Failed, DeadlineExceeded, as the
+ *     kubelet's activeDeadlineHandler does.
  *  4. killPod stops running containers after the grace period (exit 0) and
  *     the sandbox; removePod frees the IP.
  * Every change is announced through onPodEvent (coalesced per microtask).
@@ -31,8 +36,10 @@ import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
 import { IPPool } from './ipam.js';
 import { normalizeImage, simulatedImageID } from './images.js';
 import { simScript } from './annotations.js';
+import { probeDelays } from './probes.js';
 import { containerLogPath, formatCRILogLines, podLogsDirectory, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
 import { PodEventEmitter } from '../pod-events.js';
+import { Backoff, goDuration } from '../cri/backoff.js';
 
 export const simulatedRuntimeType = 'sim';
 export const simulatedRuntimeVersion = 'k8ts-sim://0.1.0';
@@ -62,12 +69,23 @@ interface SimPod {
   startedAt?: Date;
   readyAt?: Date;
   terminalPhase?: 'Succeeded' | 'Failed';
-  timers: Map<'start' | 'ready' | 'end', TimerHandle>;
+  reason?: string;
+  message?: string;
+  /** When the kubelet first saw the pod (status.startTime): activeDeadlineSeconds counts from here. */
+  activeSince: Date;
+  timers: Map<TimerName, TimerHandle>;
   stopping?: Promise<void>;
   stopped: boolean;
   /** The end script the current 'end' timer was set for, to notice annotation changes. */
   endKey?: string;
+  /** The activeDeadlineSeconds the 'deadline' timer was set for. */
+  deadlineKey?: number;
 }
+
+type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'probe';
+
+/** Upstream's pod status message for a pod past spec.activeDeadlineSeconds (pkg/kubelet/active_deadline.go). */
+export const deadlineExceededMessage = 'Pod was active on the node longer than the specified deadline';
 
 const newID = () => randomBytes(32).toString('hex');
 
@@ -78,11 +96,14 @@ export class SimulatedRuntime implements PodRuntime {
   private readonly timers: Timers;
   private readonly byUID = new Map<string, SimPod>();
   private readonly events = new PodEventEmitter();
+  /** The kubelet's crash-loop back-off: 10 s doubling to 5 min, forgotten after 10 min of running. */
+  private readonly crashBackoff: Backoff;
   private closed = false;
 
   constructor(private readonly opts: SimulatedRuntimeOptions) {
     this.pool = new IPPool(opts.podCIDR);
     this.timers = opts.timers ?? realTimers;
+    this.crashBackoff = new Backoff(() => this.timers.now().getTime());
   }
 
   syncPod(pod: any): void {
@@ -90,15 +111,20 @@ export class SimulatedRuntime implements PodRuntime {
     const uid: string = pod.metadata.uid;
     let p = this.byUID.get(uid);
     if (!p) {
-      p = { uid, namespace: pod.metadata.namespace, name: pod.metadata.name, pod, initContainers: [], containers: [], timers: new Map(), stopped: false };
+      const since = Date.parse(pod.status?.startTime ?? '');
+      const activeSince = Number.isNaN(since) ? this.timers.now() : new Date(since);
+      p = { uid, namespace: pod.metadata.namespace, name: pod.metadata.name, pod, activeSince, initContainers: [], containers: [], timers: new Map(), stopped: false };
       this.byUID.set(uid, p);
+      this.scheduleDeadline(p);
       if (this.adopt(p, pod)) return;
       const delay = simScript(pod).startDelayMs ?? this.opts.startDelayMs ?? 0;
       this.after(p, 'start', delay, () => this.start(p!));
       return;
     }
     p.pod = pod;
-    if (p.stopped || p.stopping || p.terminalPhase || !p.startedAt) return;
+    if (p.stopped || p.stopping || p.terminalPhase) return;
+    this.scheduleDeadline(p);
+    if (!p.startedAt) return;
     this.updateReadiness(p);
     this.scheduleEnd(p);
   }
@@ -123,6 +149,7 @@ export class SimulatedRuntime implements PodRuntime {
     for (const h of p.timers.values()) this.timers.clearTimeout(h);
     if (p.sandbox?.ip && p.sandbox.ip !== this.opts.hostIP) this.pool.release(p.sandbox.ip);
     this.byUID.delete(uid);
+    this.crashBackoff.forget(`${uid}/`);
     // Upstream's container GC removes a removed pod's logs with it.
     if (this.opts.podLogsDir) rmSync(podLogsDirectory(this.opts.podLogsDir, p), { recursive: true, force: true });
   }
@@ -131,9 +158,12 @@ export class SimulatedRuntime implements PodRuntime {
     const p = this.byUID.get(uid);
     const find = () => p && [...p.initContainers, ...p.containers].find((c) => c.id === containerID);
     const c = find();
-    if (!p || !c) throw new Error(`container ${containerID} of pod ${uid} is not known to the runtime`);
+    // The previous instance of a restarted container (kubectl logs --previous) logged to the previous restart's file.
+    const prev = !c && p ? p.containers.find((x) => x.lastTermination?.id === containerID) : undefined;
+    if (!p || (!c && !prev)) throw new Error(`container ${containerID} of pod ${uid} is not known to the runtime`);
     if (!this.opts.podLogsDir) throw new Error('the simulated runtime keeps no logs (no pod logs directory)');
-    return readCRILog(containerLogPath(this.opts.podLogsDir, p, c.name, c.restartCount), opts, { isRunning: () => find()?.state === 'running' });
+    if (prev) return readCRILog(containerLogPath(this.opts.podLogsDir, p, prev.name, prev.restartCount - 1), opts, { isRunning: () => false });
+    return readCRILog(containerLogPath(this.opts.podLogsDir, p, c!.name, c!.restartCount), opts, { isRunning: () => find()?.state === 'running' });
   }
 
   status(uid: string): RuntimePodStatus | undefined {
@@ -144,7 +174,7 @@ export class SimulatedRuntime implements PodRuntime {
       sandbox: p.sandbox && { ...p.sandbox },
       initContainers: p.initContainers.map((c) => ({ ...c })),
       containers: p.containers.map((c) => ({ ...c })),
-      terminalPhase: p.terminalPhase,
+      terminalPhase: p.terminalPhase, reason: p.reason, message: p.message,
     };
   }
 
@@ -161,7 +191,7 @@ export class SimulatedRuntime implements PodRuntime {
   /** Pods holding an IP from the node's range. */
   get addressesInUse(): number { return this.pool.inUse; }
 
-  private after(p: SimPod, which: 'start' | 'ready' | 'end', ms: number, fn: () => void): void {
+  private after(p: SimPod, which: TimerName, ms: number, fn: () => void): void {
     const old = p.timers.get(which);
     if (old) this.timers.clearTimeout(old);
     if (ms <= 0) { p.timers.delete(which); fn(); return; }
@@ -234,13 +264,31 @@ export class SimulatedRuntime implements PodRuntime {
     };
   }
 
+  /**
+   * Readiness is the pod's script (ready delay, k8ts.io/sim-ready) and, per
+   * container, its startup and readiness probes' timing (probes.ts); a timer
+   * comes back when the next probe would first succeed.
+   */
   private updateReadiness(p: SimPod): void {
-    const ready = !!p.readyAt && simScript(p.pod).readinessAllowed;
+    if (p.stopped || p.stopping || p.terminalPhase) return;
+    const allowed = !!p.readyAt && simScript(p.pod).readinessAllowed;
+    const spec = p.pod.spec ?? {};
+    const specs = new Map<string, any>([...(spec.initContainers ?? []), ...(spec.containers ?? [])].map((c: any) => [c.name, c]));
+    const now = this.timers.now().getTime();
+    let next = Infinity;
     let changed = false;
     for (const c of [...p.initContainers, ...p.containers]) {
       if (c.state !== 'running') continue;
+      const d = probeDelays(specs.get(c.name));
+      const since = (c.startedAt ?? c.createdAt).getTime();
+      const due = [d.startedAfterMs, d.readyAfterMs].filter((ms): ms is number => ms !== undefined).map((ms) => since + ms).filter((t) => t > now);
+      next = Math.min(next, ...due);
+      const started = d.startedAfterMs === undefined ? undefined : now >= since + d.startedAfterMs;
+      const ready = allowed && now >= since + d.readyAfterMs;
+      if (c.started !== started) { c.started = started; changed = true; }
       if (c.ready !== ready) { c.ready = ready; changed = true; }
     }
+    if (next < Infinity) this.after(p, 'probe', next - now, () => this.updateReadiness(p));
     if (changed) this.emit(p.uid);
   }
 
@@ -259,37 +307,84 @@ export class SimulatedRuntime implements PodRuntime {
 
   private finish(p: SimPod, phase: 'Succeeded' | 'Failed', exitCode: number): void {
     if (p.stopped || p.stopping || p.terminalPhase) return;
-    if (phase === 'Failed' && p.pod.spec?.restartPolicy === 'OnFailure') { this.restartFailed(p, exitCode); return; }
+    // An injected failure obeys the restart policy as a crash would; only Never ends the pod.
+    if (phase === 'Failed' && (p.pod.spec?.restartPolicy ?? 'Always') !== 'Never') { this.crash(p, exitCode); return; }
+    this.end(p, phase, exitCode);
+  }
+
+  /** Every running container exits with the code and the pod is terminal (its reason and message, if given). */
+  private end(p: SimPod, phase: 'Succeeded' | 'Failed', exitCode: number, reason?: string, message?: string): void {
     const now = this.timers.now();
-    const ready = p.timers.get('ready');
-    if (ready) { this.timers.clearTimeout(ready); p.timers.delete('ready'); }
+    for (const h of p.timers.values()) this.timers.clearTimeout(h);
+    p.timers.clear();
     for (const c of [...p.initContainers, ...p.containers]) {
-      if (c.state !== 'running') continue;
+      if (c.state !== 'running' && c.state !== 'waiting') continue;
       Object.assign(c, { state: 'exited', exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', finishedAt: now, ready: false });
+      delete c.message;
       this.logExit(p, c);
     }
     if (p.sandbox) p.sandbox.ready = false;
-    p.terminalPhase = phase;
+    Object.assign(p, { terminalPhase: phase, reason, message });
     this.emit(p.uid);
   }
 
-  /** restartPolicy OnFailure: each running container exits with the code and starts again at once. */
-  private restartFailed(p: SimPod, exitCode: number): void {
+  /** restartPolicy Always or OnFailure: each running container exits with the code, then restarts after the crash back-off. */
+  private crash(p: SimPod, exitCode: number): void {
     const now = this.timers.now();
     for (const c of p.containers) {
       if (c.state !== 'running') continue;
-      Object.assign(c, { exitCode, reason: 'Error', finishedAt: now });
+      Object.assign(c, { state: 'exited', exitCode, reason: 'Error', finishedAt: now, ready: false });
       this.logExit(p, c);
       c.lastTermination = { id: c.id, exitCode, reason: 'Error', startedAt: c.startedAt, finishedAt: now };
-      Object.assign(c, { id: `${this.type}://${newID()}`, createdAt: now, startedAt: now, restartCount: c.restartCount + 1, ready: false });
-      delete c.finishedAt; delete c.exitCode; delete c.reason;
+    }
+    this.restartCrashed(p);
+  }
+
+  /**
+   * Upstream doBackOff: a container restarts at once unless it is in back-off
+   * since it last finished; then it waits (CrashLoopBackOff) and tries again.
+   */
+  private restartCrashed(p: SimPod): void {
+    if (p.stopped || p.stopping || p.terminalPhase) return;
+    const now = this.timers.now();
+    let waitMs = 0;
+    for (const c of p.containers) {
+      if (c.state === 'running') continue;
+      const key = `${p.uid}/${c.name}`;
+      const finished = c.lastTermination?.finishedAt?.getTime() ?? now.getTime();
+      if (this.crashBackoff.isInBackOffSince(key, finished)) {
+        const message = `back-off ${goDuration(this.crashBackoff.get(key))} restarting failed container=${c.name} pod=${p.name}_${p.namespace}(${p.uid})`;
+        Object.assign(c, { state: 'waiting', reason: 'CrashLoopBackOff', message, ready: false });
+        delete c.exitCode; delete c.finishedAt;
+        waitMs = Math.max(waitMs, finished + this.crashBackoff.get(key) - now.getTime());
+        continue;
+      }
+      this.crashBackoff.next(key);
+      Object.assign(c, { state: 'running', id: `${this.type}://${newID()}`, createdAt: now, startedAt: now, restartCount: c.restartCount + 1, ready: false });
+      delete c.finishedAt; delete c.exitCode; delete c.reason; delete c.message;
       this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
     }
-    p.startedAt = now;
-    p.endKey = undefined;
-    this.scheduleEnd(p);
+    if (waitMs > 0) this.after(p, 'restart', waitMs, () => this.restartCrashed(p));
+    else {
+      p.startedAt = now;
+      p.endKey = undefined;
+      this.scheduleEnd(p);
+    }
     this.updateReadiness(p);
     this.emit(p.uid);
+  }
+
+  /** (Re)arms the activeDeadlineSeconds timer, counted from status.startTime (upstream activeDeadlineHandler). */
+  private scheduleDeadline(p: SimPod): void {
+    const seconds = p.pod.spec?.activeDeadlineSeconds;
+    const key = typeof seconds === 'number' && seconds > 0 ? seconds : undefined;
+    if (key === p.deadlineKey) return;
+    p.deadlineKey = key;
+    const old = p.timers.get('deadline');
+    if (old) { this.timers.clearTimeout(old); p.timers.delete('deadline'); }
+    if (key === undefined) return;
+    const left = p.activeSince.getTime() + key * 1000 - this.timers.now().getTime();
+    this.after(p, 'deadline', left, () => this.end(p, 'Failed', 137, 'DeadlineExceeded', deadlineExceededMessage));
   }
 
   private stop(p: SimPod): void {
