@@ -1,7 +1,7 @@
 /**
  * Jobs generate their selector and pod labels from the uid, which the store
- * assigns after prepareForCreate; so, like upstream's job strategy
- * ("TODO: move UID generation earlier"), generation happens at validation.
+ * assigns after prepareForCreate; so, like upstream's job strategy (whose
+ * comment wishes UID generation came earlier), generation happens at validation.
  */
 import type { ResourceInfo } from '../../api/resources.js';
 import { controllerUidLabel, jobNameLabel, legacyControllerUidLabel, legacyJobNameLabel } from '../../api/validation/job.js';
