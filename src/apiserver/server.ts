@@ -12,6 +12,8 @@ import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
 import type { UserInfo } from './auth/index.js';
+import { attributesOf, forbidden, type Authorizer } from './authz/index.js';
+import { runAsRequestUser } from './request-user.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia } from './negotiate.js';
 import { writeJSON, writeStatus, toStatus } from './respond.js';
@@ -44,6 +46,8 @@ export interface ApiServerOptions {
   timeouts?: Partial<ConnectionTimeouts>;
   /** How pods/log and nodes/proxy reach kubelets; without it they answer 503. */
   kubelet?: KubeletClient;
+  /** The authorizer chain (--authorization-mode); absent means every authenticated request is allowed (AlwaysAllow). */
+  authorize?: Authorizer;
 }
 
 export interface ApiServer {
@@ -98,12 +102,14 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     if (info.verb !== 'watch') opts.metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
   });
   try {
+    let user: UserInfo | undefined;
     if (!anonymousPaths.has(url.pathname)) {
-      const user = await opts.authenticate(req);
+      user = await opts.authenticate(req);
       if (!user) { await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2)); return writeStatus(res, unauthorized().status); }
+      await authorizeRequest(opts, user, info);
     }
-    if (!info.isResourceRequest) return await serveNonResource(opts, req, res, url, info);
-    await serveResource(opts, req, res, url, info);
+    const handle = () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info);
+    await (user ? runAsRequestUser(user, handle) : handle());
   } catch (err) {
     const status = toStatus(err);
     if (status.code >= 500) opts.logger.error('request failed', { method: req.method, path: url.pathname, err: (err as Error)?.stack ?? String(err) });
@@ -136,17 +142,27 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
   }
   const count = (code: number) => opts.metrics.requests.inc({ verb: reportedVerb(req, info), resource: 'pods', subresource: info.subresource ?? '', code: String(code) });
   const fail = (status: ReturnType<typeof toStatus>) => { count(status.code); rejectUpgrade(socket, status.code, JSON.stringify(status), 'application/json'); };
-  if (!(await opts.authenticate(req))) return fail(unauthorized().status);
+  const user = await opts.authenticate(req);
+  if (!user) return fail(unauthorized().status);
   if (!opts.kubelet) return fail(serviceUnavailable('this API server has no kubelet client credentials').status);
   try {
+    await authorizeRequest(opts, user, info);
     const ctx = { req, socket, head, url, info, store: opts.registry.store('', 'v1', 'pods')!, kubelet: opts.kubelet, logger: opts.logger };
-    await (info.subresource === 'portforward' ? handlePortForward(ctx) : handlePodStream(ctx));
+    await runAsRequestUser(user, () => info.subresource === 'portforward' ? handlePortForward(ctx) : handlePodStream(ctx));
     count(101);
   } catch (err) {
     const status = toStatus(err);
     if (status.code >= 500) opts.logger.error('request failed', { method: req.method, path: url.pathname, err: (err as Error)?.stack ?? String(err) });
     fail(status);
   }
+}
+
+/** WithAuthorization: anything but an allow is a 403 in upstream's words. */
+async function authorizeRequest(opts: ApiServerOptions, user: UserInfo, info: RequestInfo): Promise<void> {
+  if (!opts.authorize) return;
+  const attrs = attributesOf(user, info);
+  const d = await opts.authorize(attrs);
+  if (d.decision !== 'allow') throw forbidden(attrs, d.reason);
 }
 
 async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {

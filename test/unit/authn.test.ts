@@ -43,7 +43,7 @@ before(async () => {
   pki = await ensureClusterPKI(dir, { hosts: [] });
   const tokenFile = join(dir, 'tokens.csv');
   await writeFile(tokenFile, TOKEN_FILE);
-  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile, extraTokenLookup: bootstrapLookup });
+  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile, tokenAuthenticators: [bootstrapLookup] });
   const respond = async (req: IncomingMessage) => JSON.stringify({
     user: (await authenticate(req)) ?? null,
     alpn: (req.socket as TLSSocket).alpnProtocol,
@@ -92,7 +92,7 @@ test('authn: client certificate -> CN as user, O as groups', async () => {
   assert.deepEqual(answer.user, { name: 'kubernetes-admin', groups: ['system:masters', authenticated] });
 });
 
-test('authn: bearer tokens from the token file and from extraTokenLookup', async () => {
+test('authn: bearer tokens from the token file and from the token authenticators', async () => {
   const bearer = (token: string) => request({ headers: { authorization: `Bearer ${token}` } });
   assert.deepEqual((await bearer('static-token-1')).user, { name: 'alice', uid: 'uid-alice', groups: ['dev', 'ops', authenticated] });
   assert.deepEqual((await bearer('static-token-2')).user, { name: 'bob', uid: 'uid-bob', groups: [authenticated] });

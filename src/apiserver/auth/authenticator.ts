@@ -2,8 +2,8 @@
  * The request authenticator: the union of upstream's authenticators in their
  * order: client certificate, then bearer token from the Authorization header,
  * then from a websocket subprotocol. Tokens are looked up in the static token
- * file first, then in `extraTokenLookup` (bootstrap tokens, service-account
- * tokens). Every user found gets the group system:authenticated. Undefined
+ * file first, then by each of `tokenAuthenticators` in turn (bootstrap tokens,
+ * service-account tokens): the first that knows the token decides. Every user found gets the group system:authenticated. Undefined
  * means unauthenticated; the server answers 401 (k8ts has no anonymous user).
  */
 import type { IncomingMessage } from 'node:http';
@@ -19,7 +19,7 @@ export interface AuthenticatorOptions {
   clientCAPem: string;
   /** kube-apiserver --token-auth-file; read once, here. */
   tokenFile?: string;
-  extraTokenLookup?: TokenLookup;
+  tokenAuthenticators?: TokenLookup[];
 }
 
 export type Authenticator = (req: IncomingMessage) => Promise<UserInfo | undefined>;
@@ -28,7 +28,11 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
   const byCertificate = createX509Authenticator(opts.clientCAPem);
   const staticTokens = opts.tokenFile === undefined ? new Map<string, UserInfo>() : readTokenFile(opts.tokenFile);
   const lookup = async (token: string): Promise<UserInfo | undefined> => {
-    const user = staticTokens.get(token) ?? (await opts.extraTokenLookup?.(token));
+    let user = staticTokens.get(token);
+    for (const authenticateToken of opts.tokenAuthenticators ?? []) {
+      if (user) break;
+      user = await authenticateToken(token);
+    }
     return user && withAuthenticatedGroup(user);
   };
   return async (req) => {

@@ -3,6 +3,8 @@ export interface UserInfo {
   name: string;
   uid?: string;
   groups: string[];
+  /** Extra attributes (service-account tokens carry authentication.kubernetes.io/pod-name ...; impersonation sets them). */
+  extra?: Record<string, string[]>;
 }
 
 /** Every authenticated user is in this group (upstream's AuthenticatedGroupAdder). */
@@ -11,5 +13,5 @@ export const AUTHENTICATED_GROUP = 'system:authenticated';
 /** A copy of `user` that is in system:authenticated. */
 export function withAuthenticatedGroup(user: UserInfo): UserInfo {
   const groups = user.groups.includes(AUTHENTICATED_GROUP) ? [...user.groups] : [...user.groups, AUTHENTICATED_GROUP];
-  return user.uid === undefined ? { name: user.name, groups } : { name: user.name, uid: user.uid, groups };
+  return { ...user, groups };
 }

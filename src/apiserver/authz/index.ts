@@ -1,0 +1,6 @@
+/** Authorization: attributes of a request, the authorizer chain, and upstream's 403. */
+export type { AuthorizationAttributes, Authorizer, Decision, DecisionKind } from './types.js';
+export { allow, deny, noOpinion } from './types.js';
+export { unionAuthorizer } from './union.js';
+export { attributesOf } from './attributes.js';
+export { forbidden, forbiddenMessage } from './forbidden.js';
