@@ -51,7 +51,7 @@ export async function startCluster(opts: { dataDir?: string; extraArgs?: string[
     };
     proc.stderr!.on('data', onData);
     proc.once('exit', (code) => reject(new Error(`server exited with ${code} before ready: ${buf}`)));
-    setTimeout(() => reject(new Error(`server not ready in 20s: ${buf}`)), 20_000).unref();
+    setTimeout(() => reject(new Error(`server not ready in 60s: ${buf}`)), 60_000).unref();
   });
   proc.stderr!.resume();
   proc.stdout!.resume();
