@@ -22,7 +22,7 @@ import { metadataErrors } from './review-meta.js';
 
 export type AccessReviewKind = 'SubjectAccessReview' | 'SelfSubjectAccessReview' | 'LocalSubjectAccessReview';
 
-interface AccessReview {
+export interface AccessReview {
   metadata?: Record<string, unknown>;
   spec?: SubjectAccessReviewSpec;
   status?: SubjectAccessReviewStatus;
@@ -80,7 +80,7 @@ export const userOfSpec = (spec: SubjectAccessReviewSpec): UserInfo =>
  * checks a LocalSubjectAccessReview's namespace against the request's, asks
  * the authorizer (absent: AlwaysAllow) and returns the review with its status.
  */
-export async function reviewAccess<T extends AccessReview>(kind: AccessReviewKind, review: T, ctx: { requestor: UserInfo; namespace?: string; authorize?: Authorizer }): Promise<T> {
+export async function reviewAccess<T extends AccessReview>(kind: AccessReviewKind, review: T, ctx: { requestor: UserInfo; namespace?: string; authorize?: Authorizer }): Promise<T & Required<Pick<AccessReview, 'metadata' | 'status'>>> {
   const errs = validateAccessReview(kind, review);
   if (errs.length) throw invalidObject(kind, 'authorization.k8s.io', '', errs);
   if (kind === 'LocalSubjectAccessReview') {
