@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../../src/api/status.js';
-import { allow, deny, noOpinion, unionAuthorizer, unionRulesResolver, alwaysAllowRules, type Authorizer, type AuthorizationAttributes } from '../../src/apiserver/authz/index.js';
+import { allow, deny, noOpinion, unionAuthorizer, unionRulesResolver, alwaysAllowRules, rulesResolverFor, type Authorizer, type AuthorizationAttributes } from '../../src/apiserver/authz/index.js';
 import { attributesFromSpec, reviewAccess, validateAccessReview, type AccessReview } from '../../src/apiserver/reviews/access-review.js';
 import { reviewRules } from '../../src/apiserver/reviews/rules-review.js';
 import { reviewSelf, reviewToken } from '../../src/apiserver/reviews/identity-review.js';
@@ -139,4 +139,16 @@ test('TokenReview: authenticated with the user and the audiences asked for; unkn
   assert.deepEqual((await reviewToken(review({ token: 'good' }), { authenticateToken })).status, { authenticated: true, user: { username: 'alice', uid: 'a1', groups: ['dev', 'system:authenticated'] } });
   assert.deepEqual((await reviewToken(review({ token: 'bad' }), { authenticateToken })).status, { user: {} });
   assert.deepEqual(await rejection(reviewToken(review({} as TokenReview['spec']), { authenticateToken })), { code: 400, message: 'token is required for TokenReview in authentication' });
+});
+
+test('rulesResolverFor: the chain\'s resolvers in mode order; a node\'s rules are incomplete', async () => {
+  const rbac = () => ({ resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], nonResourceRules: [], incomplete: false });
+  const node: UserInfo = { name: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] };
+  assert.deepEqual(await rulesResolverFor(['Node', 'RBAC'], { rbac })(node, 'default'), {
+    resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], nonResourceRules: [],
+    incomplete: true, evaluationError: 'node authorizer does not support user rule resolution',
+  });
+  assert.deepEqual(await rulesResolverFor(['Node', 'RBAC'], { rbac })(admin, 'default'), await rbac());
+  assert.deepEqual(await rulesResolverFor(['AlwaysDeny'], { rbac })(admin, 'default'), { resourceRules: [], nonResourceRules: [], incomplete: false });
+  assert.deepEqual((await rulesResolverFor(['RBAC', 'AlwaysAllow'], { rbac })(admin, 'default')).resourceRules.length, 2);
 });

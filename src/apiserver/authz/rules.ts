@@ -43,3 +43,33 @@ export function unionRulesResolver(resolvers: RulesResolver[]): RulesResolver {
     return out;
   };
 }
+
+/** AlwaysDeny's rules: nothing, and that is all of it. */
+export const alwaysDenyRules: RulesResolver = () => ({ resourceRules: [], nonResourceRules: [], incomplete: false });
+
+/**
+ * The Node authorizer's RulesFor: a node's permissions follow from the pods
+ * bound to it and cannot be listed, so a node's review is incomplete; anyone
+ * else gets nothing from it.
+ */
+export const nodeRules: RulesResolver = (user) => {
+  const isNode = user.name.startsWith('system:node:') && user.groups.includes('system:nodes');
+  return isNode
+    ? { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' }
+    : alwaysDenyRules(user, '');
+};
+
+/**
+ * The rule resolvers of an --authorization-mode chain, in its order (the
+ * system:masters authorizer in front of the chain has none, as upstream).
+ */
+export function rulesResolverFor(modes: readonly string[], resolvers: { rbac: RulesResolver; node?: RulesResolver }): RulesResolver {
+  return unionRulesResolver(modes.map((m) => {
+    switch (m) {
+      case 'AlwaysAllow': return alwaysAllowRules;
+      case 'Node': return resolvers.node ?? nodeRules;
+      case 'RBAC': return resolvers.rbac;
+      default: return alwaysDenyRules;
+    }
+  }));
+}
