@@ -106,7 +106,20 @@ export const resources: ResourceInfo[] = [
   define({ group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets', namespaced: true, shortNames: ['pdb'], status: true }),
   define({ group: 'scheduling.k8s.io', version: 'v1', kind: 'PriorityClass', plural: 'priorityclasses', namespaced: false, shortNames: ['pc'] }),
   define({ group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true }),
+  // Access and identity reviews (issue #8): create-only, answered at once, never stored.
+  define({ group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', namespaced: false, verbs: ['create'] }),
+  define({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenReview', plural: 'tokenreviews', namespaced: false, verbs: ['create'] }),
+  define({ group: 'authorization.k8s.io', version: 'v1', kind: 'LocalSubjectAccessReview', plural: 'localsubjectaccessreviews', namespaced: true, verbs: ['create'] }),
+  define({ group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview', plural: 'selfsubjectaccessreviews', namespaced: false, verbs: ['create'] }),
+  define({ group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectRulesReview', plural: 'selfsubjectrulesreviews', namespaced: false, verbs: ['create'] }),
+  define({ group: 'authorization.k8s.io', version: 'v1', kind: 'SubjectAccessReview', plural: 'subjectaccessreviews', namespaced: false, verbs: ['create'] }),
 ];
+
+/**
+ * Create-only resources (bindings, the access and token reviews) have no
+ * storage: a handler answers them, as upstream's rest.Creater without a store.
+ */
+export const hasStorage = (r: Pick<ResourceInfo, 'verbs'>) => r.verbs.some((v) => v !== 'create');
 
 /** `apps/v1` or `v1`. */
 export const apiVersionOf = (r: { group: string; version: string }) => (r.group ? `${r.group}/${r.version}` : r.version);

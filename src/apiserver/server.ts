@@ -12,7 +12,9 @@ import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
 import type { UserInfo } from './auth/index.js';
-import { attributesOf, forbidden, type Authorizer } from './authz/index.js';
+import { impersonate, internalErrorText } from './auth/impersonation.js';
+import { attributesOf, forbidden, type Authorizer, type RulesResolver } from './authz/index.js';
+import { handleReview, isReview } from './reviews/handler.js';
 import { runAsRequestUser } from './request-user.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia } from './negotiate.js';
@@ -48,6 +50,12 @@ export interface ApiServerOptions {
   kubelet?: KubeletClient;
   /** The authorizer chain (--authorization-mode); absent means every authenticated request is allowed (AlwaysAllow). */
   authorize?: Authorizer;
+  /** The chain's rules of a user in a namespace, for SelfSubjectRulesReview (`kubectl auth can-i --list`). */
+  rulesResolver?: RulesResolver;
+  /** The bearer-token authenticators on a bare token, for TokenReview. */
+  authenticateToken?: (token: string) => Promise<UserInfo | undefined>;
+  /** kube-apiserver --api-audiences: the audiences a TokenReview without any asks for. */
+  apiAudiences?: string[];
 }
 
 export interface ApiServer {
@@ -106,6 +114,9 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     if (!anonymousPaths.has(url.pathname)) {
       user = await opts.authenticate(req);
       if (!user) { await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2)); return writeStatus(res, unauthorized().status); }
+      const acting = await actingUser(opts, req, user);
+      if ('internalError' in acting) { await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2)); return text(res, 500, acting.internalError); }
+      user = acting;
       await authorizeRequest(opts, user, info);
     }
     const handle = () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info);
@@ -146,15 +157,29 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
   if (!user) return fail(unauthorized().status);
   if (!opts.kubelet) return fail(serviceUnavailable('this API server has no kubelet client credentials').status);
   try {
-    await authorizeRequest(opts, user, info);
+    const acting = await actingUser(opts, req, user);
+    if ('internalError' in acting) { count(500); return rejectUpgrade(socket, 500, acting.internalError, 'text/plain; charset=utf-8'); }
+    await authorizeRequest(opts, acting, info);
     const ctx = { req, socket, head, url, info, store: opts.registry.store('', 'v1', 'pods')!, kubelet: opts.kubelet, logger: opts.logger };
-    await runAsRequestUser(user, () => info.subresource === 'portforward' ? handlePortForward(ctx) : handlePodStream(ctx));
+    await runAsRequestUser(acting, () => info.subresource === 'portforward' ? handlePortForward(ctx) : handlePodStream(ctx));
     count(101);
   } catch (err) {
     const status = toStatus(err);
     if (status.code >= 500) opts.logger.error('request failed', { method: req.method, path: url.pathname, err: (err as Error)?.stack ?? String(err) });
     fail(status);
   }
+}
+
+/**
+ * WithImpersonation (auth/impersonation.ts): the user the request acts as.
+ * A refused impersonation throws its 403; headers that ask for groups, extras
+ * or a uid without a user get upstream's text/plain 500, returned here.
+ */
+async function actingUser(opts: ApiServerOptions, req: IncomingMessage, user: UserInfo): Promise<UserInfo | { internalError: string }> {
+  const acting = await impersonate(req, user, opts.authorize);
+  if (acting.kind === 'forbidden') throw acting.error;
+  if (acting.kind === 'internalError') return { internalError: `${internalErrorText(req.url ?? '', acting.message)}\n` };
+  return acting.kind === 'user' ? acting.user : user;
 }
 
 /** WithAuthorization: anything but an allow is a 403 in upstream's words. */
@@ -242,11 +267,14 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
   }
   const rinfo = opts.registry.findResource(info.group, info.version, resource);
   const store = rinfo && opts.registry.store(info.group, info.version, resource);
-  if (!rinfo || !store) { req.resume(); throw pageNotFound(); }
+  const review = rinfo && isReview(rinfo);
+  if (!rinfo || (!store && !review)) { req.resume(); throw pageNotFound(); }
   if ((info.namespace !== undefined && !rinfo.namespaced) || (rinfo.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb))) {
     req.resume();
     throw pageNotFound();
   }
+  // Access and identity reviews have no store: answered at once (reviews/).
+  if (review || !store) return handleReview({ req, res, url, info, resource: rinfo }, opts);
   const ctx = context(opts, req, res, url, info, store);
   const sub = info.subresource;
   if (sub) {

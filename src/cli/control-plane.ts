@@ -107,7 +107,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const kubelet = createKubeletClient(registry, { certPem: pki.kubeletClientCertPem, keyPem: pki.kubeletClientKeyPem });
   cleanups.push(() => kubelet.close());
   const server = createApiServer({
-    registry, tls: serverTLSOptions(pki), authenticate, metrics, logger: logger.with('apiserver'), ready: () => ready,
+    registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
     timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) }, kubelet,
   });
   const addr = await server.listen(opts.port, opts.bind);

@@ -3,7 +3,7 @@
  * rules every namespaced create goes through.
  */
 import type { Backend } from '../storage/backend.js';
-import { resources, ResourceInfo, apiVersionOf } from '../api/resources.js';
+import { resources, ResourceInfo, apiVersionOf, hasStorage } from '../api/resources.js';
 import { forbiddenStatus, notFound, type GroupResource } from '../api/status.js';
 import type { Clock } from '../util/clock.js';
 import { Store, StoreHooks, type StoreDeps } from './store.js';
@@ -67,7 +67,7 @@ export class Registry {
     const deps = { backend, clock, hooks, freshnessWaitMs: opts.freshnessWaitMs };
     this.deps = deps;
     for (const info of resources) {
-      if (info.plural === 'bindings') continue;
+      if (!hasStorage(info)) continue;
       const storage = info.group === 'events.k8s.io' && info.plural === 'events' ? eventsV1StorageVersion() : undefined;
       this.stores.set(storeKey(info.group, info.version, info.plural), new Store(info, strategyFor(info, clock), deps, storage));
     }

@@ -25,6 +25,7 @@ const groupPackages: Record<string, string> = {
   batch: 'k8s.io.api.batch', 'coordination.k8s.io': 'k8s.io.api.coordination', 'certificates.k8s.io': 'k8s.io.api.certificates',
   'events.k8s.io': 'k8s.io.api.events', 'storage.k8s.io': 'k8s.io.api.storage', 'scheduling.k8s.io': 'k8s.io.api.scheduling',
   'discovery.k8s.io': 'k8s.io.api.discovery',
+  'authentication.k8s.io': 'k8s.io.api.authentication', 'authorization.k8s.io': 'k8s.io.api.authorization',
   'networking.k8s.io': 'k8s.io.api.networking', 'node.k8s.io': 'k8s.io.api.node', 'rbac.authorization.k8s.io': 'k8s.io.api.rbac',
   'apiextensions.k8s.io': 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions',
   'meta.k8s.io': 'k8s.io.apimachinery.pkg.apis.meta',

@@ -22,7 +22,14 @@ export interface AuthenticatorOptions {
   tokenAuthenticators?: TokenLookup[];
 }
 
-export type Authenticator = (req: IncomingMessage) => Promise<UserInfo | undefined>;
+export interface Authenticator {
+  (req: IncomingMessage): Promise<UserInfo | undefined>;
+  /**
+   * The same token authenticators on a bare token, as TokenReview asks them
+   * (upstream hands them a request carrying only `Authorization: Bearer <token>`).
+   */
+  authenticateToken(token: string): Promise<UserInfo | undefined>;
+}
 
 export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
   const byCertificate = createX509Authenticator(opts.clientCAPem);
@@ -35,7 +42,7 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
     }
     return user && withAuthenticatedGroup(user);
   };
-  return async (req) => {
+  const authenticate = async (req: IncomingMessage): Promise<UserInfo | undefined> => {
     const certUser = byCertificate(req);
     if (certUser) return certUser;
     const headerToken = bearerTokenFromHeader(req);
@@ -47,4 +54,5 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
     if (wsUser) ws.accept();
     return wsUser;
   };
+  return Object.assign(authenticate, { authenticateToken: lookup });
 }

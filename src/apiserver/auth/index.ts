@@ -8,3 +8,6 @@ export { parseTokenFile, readTokenFile, parseCSV } from './token-file.js';
 export { bearerTokenFromHeader, webSocketBearerToken, isWebSocketRequest, BEARER_PROTOCOL_PREFIX } from './bearer.js';
 export type { WebSocketToken } from './bearer.js';
 export { createX509Authenticator } from './x509.js';
+export { impersonate, impersonationRequests, impersonateAttributes, impersonatedUser, internalErrorText } from './impersonation.js';
+export type { Impersonation, ImpersonationRequest } from './impersonation.js';
+export { serviceAccountUsername, serviceAccountGroups, splitServiceAccountUsername } from './serviceaccount-user.js';

@@ -4,3 +4,5 @@ export { allow, deny, noOpinion } from './types.js';
 export { unionAuthorizer } from './union.js';
 export { attributesOf } from './attributes.js';
 export { forbidden, forbiddenMessage } from './forbidden.js';
+export { alwaysAllowRules, alwaysDenyRules, nodeRules, rulesResolverFor, unionRulesResolver } from './rules.js';
+export type { RulesResolver, SubjectRules, ResourceRule, NonResourceRule } from './rules.js';

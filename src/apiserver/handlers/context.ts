@@ -22,5 +22,5 @@ export interface HandlerContext {
   watchGauge: { inc(): void; dec(): void };
 }
 
-export const query = (ctx: HandlerContext, name: string) => ctx.url.searchParams.get(name) ?? undefined;
-export const isDryRun = (ctx: HandlerContext) => ctx.url.searchParams.getAll('dryRun').includes('All');
+export const query = (ctx: Pick<HandlerContext, 'url'>, name: string) => ctx.url.searchParams.get(name) ?? undefined;
+export const isDryRun = (ctx: Pick<HandlerContext, 'url'>) => ctx.url.searchParams.getAll('dryRun').includes('All');

@@ -67,7 +67,7 @@ export interface WriteOptions {
 }
 
 /** Reads and validates fieldManager and force; throws upstream's 422 for `<kind>.meta.k8s.io ""`. */
-export function readWriteOptions(ctx: HandlerContext, kind: WriteOptionsKind, apply = false): WriteOptions {
+export function readWriteOptions(ctx: Pick<HandlerContext, 'url' | 'req'>, kind: WriteOptionsKind, apply = false): WriteOptions {
   const given = query(ctx, 'fieldManager') ?? '';
   const force = query(ctx, 'force');
   const errs: FieldError[] = [];
