@@ -14,6 +14,7 @@ import type { Logger } from '../util/log.js';
 import type { UserInfo } from './auth/index.js';
 import { attributesOf, forbidden, type Authorizer } from './authz/index.js';
 import { runAsRequestUser } from './request-user.js';
+import { runInRequestScope } from './request-scope.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia } from './negotiate.js';
 import { writeJSON, writeStatus, toStatus } from './respond.js';
@@ -108,7 +109,7 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
       if (!user) { await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2)); return writeStatus(res, unauthorized().status); }
       await authorizeRequest(opts, user, info);
     }
-    const handle = () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info);
+    const handle = () => runInRequestScope(info, () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info));
     await (user ? runAsRequestUser(user, handle) : handle());
   } catch (err) {
     const status = toStatus(err);
