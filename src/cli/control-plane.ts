@@ -21,6 +21,8 @@ import { nodeRestrictionAdmission } from '../apiserver/admission/noderestriction
 import { createNodeAuthorizer } from '../apiserver/authz/node/index.js';
 import { allow, noOpinion, unionAuthorizer, type Authorizer } from '../apiserver/authz/index.js';
 import { nodeIdentity } from '../apiserver/auth/node-identity.js';
+import { rulesAllow } from '../apiserver/authz/rule-allows.js';
+import type { PolicyRule } from 'kubernetes-types/rbac/v1.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
@@ -172,12 +174,20 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
 
 /**
  * Node first, as kubeadm's --authorization-mode=Node,RBAC. Until RBAC is
- * wired, users who are not nodes keep today's AlwaysAllow; nodes get only
- * what the Node authorizer allows.
+ * wired, users who are not nodes keep today's AlwaysAllow, and nodes get what
+ * the Node authorizer allows plus what RBAC's bootstrap bindings give every
+ * authenticated user (system:discovery, system:public-info-viewer,
+ * system:basic-user).
  */
+const everyAuthenticatedUser: PolicyRule[] = [
+  { verbs: ['get'], nonResourceURLs: ['/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi', '/openapi/*', '/api', '/api/*', '/apis', '/apis/*'] },
+  { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+  { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
+];
+
 function authorizerChain(node: Authorizer): Authorizer {
-  const othersAllowed: Authorizer = (a) => (nodeIdentity(a.user).isNode ? noOpinion() : allow());
-  return unionAuthorizer([node, othersAllowed]);
+  const interim: Authorizer = (a) => (!nodeIdentity(a.user).isNode || rulesAllow(a, everyAuthenticatedUser) ? allow() : noOpinion());
+  return unionAuthorizer([node, interim]);
 }
 
 async function startInProcessControllers(opts: ControlPlaneOptions, client: { server: string; caPem: string; certPem: string; keyPem: string }, logger: Logger): Promise<RunningControllers | undefined> {
