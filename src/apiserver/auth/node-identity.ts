@@ -1,7 +1,7 @@
 /**
  * Which node a request comes from (upstream's nodeidentifier): a user named
  * `system:node:<name>` in the `system:nodes` group. Anyone else is not a node;
- * a member of the group with another name is a node we cannot name.
+ * `system:node:` with no name is a node we cannot name.
  */
 import type { UserInfo } from './types.js';
 
