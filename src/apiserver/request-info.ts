@@ -16,6 +16,8 @@ export interface RequestInfo {
   resource?: string;
   name?: string;
   subresource?: string;
+  /** list, watch and deletecollection: the fieldSelector query parameter, which authorization sees (KEP-4601). */
+  fieldSelector?: string;
   /** Path segments after the group-version, for discovery. */
   parts: string[];
 }
@@ -59,6 +61,8 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
   info.name = rest[1];
   info.subresource = rest[2];
   info.verb = verbFor(method, info.name !== undefined, url, watchPath);
+  const selector = url.searchParams.get('fieldSelector');
+  if (selector && (info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection')) info.fieldSelector = selector;
   return info;
 }
 

@@ -16,6 +16,7 @@ import { impersonate, internalErrorText } from './auth/impersonation.js';
 import { attributesOf, forbidden, type Authorizer, type RulesResolver } from './authz/index.js';
 import { handleReview, isReview } from './reviews/handler.js';
 import { runAsRequestUser } from './request-user.js';
+import { runInRequestScope } from './request-scope.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia } from './negotiate.js';
 import { writeJSON, writeStatus, toStatus } from './respond.js';
@@ -119,7 +120,7 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
       user = acting;
       await authorizeRequest(opts, user, info);
     }
-    const handle = () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info);
+    const handle = () => runInRequestScope(info, () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info));
     await (user ? runAsRequestUser(user, handle) : handle());
   } catch (err) {
     const status = toStatus(err);

@@ -17,6 +17,12 @@ import { defaultStorageClassAdmission } from '../apiserver/admission/default-sto
 import { priorityAdmission } from '../apiserver/admission/priority.js';
 import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
 import { resourceQuotaAdmission } from '../apiserver/admission/resourcequota.js';
+import { nodeRestrictionAdmission } from '../apiserver/admission/noderestriction.js';
+import { createNodeAuthorizer } from '../apiserver/authz/node/index.js';
+import { allow, noOpinion, unionAuthorizer, type Authorizer } from '../apiserver/authz/index.js';
+import { nodeIdentity } from '../apiserver/auth/node-identity.js';
+import { rulesAllow } from '../apiserver/authz/rule-allows.js';
+import type { PolicyRule } from 'kubernetes-types/rbac/v1.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
@@ -93,22 +99,27 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const priority = priorityAdmission(() => registry);
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
   const limitRanger = limitRangerAdmission(() => registry);
+  const nodeRestriction = nodeRestrictionAdmission(() => registry);
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
     await services.admit(op, info, obj, old);
     await defaultStorageClass(op, info, obj);
     await priority(op, info, obj, old);
     await limitRanger(op, info, obj);
-  }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: resourceQuotaAdmission(() => registry, realClock) });
+    await nodeRestriction.admit(op, info, obj, old);
+  }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: resourceQuotaAdmission(() => registry, realClock), admitDelete: nodeRestriction.admitDelete });
   let ready = false;
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });
   const requestMs = opts.requestTimeoutMs ?? 60_000;
   // pods/log and nodes/proxy reach kubelets as kube-apiserver-kubelet-client (kubeadm's apiserver-kubelet-client.crt).
   const kubelet = createKubeletClient(registry, { certPem: pki.kubeletClientCertPem, keyPem: pki.kubeletClientKeyPem });
   cleanups.push(() => kubelet.close());
+  const nodeAuthz = createNodeAuthorizer(registry, logger.with('authorizer'));
+  cleanups.push(() => nodeAuthz.close());
+  await nodeAuthz.start();
   const server = createApiServer({
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
-    timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) }, kubelet,
+    timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) }, kubelet, authorize: authorizerChain(nodeAuthz.authorize),
   });
   const addr = await server.listen(opts.port, opts.bind);
   cleanups.push(() => server.close());
@@ -144,6 +155,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     namespaces.close();
     crds.close();
     await server.close();
+    nodeAuthz.close();
     kubelet.close();
     await backend.close();
   })();
@@ -158,6 +170,24 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
       process.once('SIGINT', onSignal);
     }),
   };
+}
+
+/**
+ * Node first, as kubeadm's --authorization-mode=Node,RBAC. Until RBAC is
+ * wired, users who are not nodes keep today's AlwaysAllow, and nodes get what
+ * the Node authorizer allows plus what RBAC's bootstrap bindings give every
+ * authenticated user (system:discovery, system:public-info-viewer,
+ * system:basic-user).
+ */
+const everyAuthenticatedUser: PolicyRule[] = [
+  { verbs: ['get'], nonResourceURLs: ['/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi', '/openapi/*', '/api', '/api/*', '/apis', '/apis/*'] },
+  { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+  { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
+];
+
+function authorizerChain(node: Authorizer): Authorizer {
+  const interim: Authorizer = (a) => (!nodeIdentity(a.user).isNode || rulesAllow(a, everyAuthenticatedUser) ? allow() : noOpinion());
+  return unionAuthorizer([node, interim]);
 }
 
 async function startInProcessControllers(opts: ControlPlaneOptions, client: { server: string; caPem: string; certPem: string; keyPem: string }, logger: Logger): Promise<RunningControllers | undefined> {

@@ -52,6 +52,8 @@ export interface RegistryOptions {
   freshnessWaitMs?: number;
   /** Validating admission, run after validation (ResourceQuota). */
   validateAdmission?: StoreHooks['validate'];
+  /** Admission of deletes (NodeRestriction). */
+  admitDelete?: StoreHooks['admitDelete'];
 }
 
 export class Registry {
@@ -63,7 +65,7 @@ export class Registry {
   private readonly deps: StoreDeps;
 
   constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit'], opts: RegistryOptions = {}) {
-    const hooks: StoreHooks = { admit, validate: opts.validateAdmission, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
+    const hooks: StoreHooks = { admit, validate: opts.validateAdmission, admitDelete: opts.admitDelete, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
     const deps = { backend, clock, hooks, freshnessWaitMs: opts.freshnessWaitMs };
     this.deps = deps;
     for (const info of resources) {

@@ -34,6 +34,8 @@ export interface StoreHooks {
    * it is written; may throw a StatusError. A dry run is checked, never charged.
    */
   validate?(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean }): Promise<void> | void;
+  /** Admission of a DELETE (NodeRestriction), given the object as stored; may throw a StatusError. */
+  admitDelete?(info: ResourceInfo, obj: any): Promise<void> | void;
   /** Throws when objects may not be created in this namespace (absent or terminating). */
   checkNamespace?(namespace: string, gr: GroupResource, name: string): Promise<void>;
 }
@@ -356,6 +358,7 @@ export class Store {
       if (!kv) throw notFound(this.gr, name);
       const cur = this.decode(kv);
       checkPreconditions(this.gr, cur, options);
+      await this.deps.hooks?.admitDelete?.(this.info, cur);
       const next = clone(cur);
       const pending = this.markDeleting(next, options);
       if (dryRun) return { obj: pending ? next : cur, deleted: !pending };

@@ -11,35 +11,17 @@
  *  3. a projected service account token:
  *     "a mirror pod may not use ServiceAccountToken volume projections".
  * ConfigMaps and PVCs are refused only by NodeRestriction, for node
- * identities, which k8ts does not authenticate yet.
+ * identities (noderestriction.ts).
  */
-import type { Container, EphemeralContainer, Pod, Volume } from 'kubernetes-types/core/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { forbiddenStatus } from '../../api/status.js';
+import { podSecretNames } from '../../api/pod-references.js';
 
 export const mirrorPodAnnotation = 'kubernetes.io/config.mirror';
 
 export const isMirrorPod = (pod: Pod) => !!pod.metadata?.annotations && mirrorPodAnnotation in pod.metadata.annotations;
 
-function containerReferencesSecret(c: Container | EphemeralContainer): boolean {
-  if ((c.envFrom ?? []).some((e) => e.secretRef?.name)) return true;
-  return (c.env ?? []).some((e) => e.valueFrom?.secretKeyRef?.name);
-}
-
-/** The volume sources VisitPodSecretNames walks. */
-function volumeReferencesSecret(v: Volume): boolean {
-  return !!(v.secret?.secretName || v.azureFile?.secretName || v.cephfs?.secretRef?.name || v.cinder?.secretRef?.name
-    || v.flexVolume?.secretRef?.name || v.rbd?.secretRef?.name || v.scaleIO?.secretRef?.name || v.iscsi?.secretRef?.name
-    || v.storageos?.secretRef?.name || v.csi?.nodePublishSecretRef?.name
-    || (v.projected?.sources ?? []).some((s) => s.secret?.name));
-}
-
-export function podReferencesSecrets(pod: Pod): boolean {
-  const spec = pod.spec;
-  if (!spec) return false;
-  if ((spec.imagePullSecrets ?? []).some((s) => s.name)) return true;
-  const containers = [...(spec.initContainers ?? []), ...(spec.containers ?? []), ...(spec.ephemeralContainers ?? [])];
-  return containers.some(containerReferencesSecret) || (spec.volumes ?? []).some(volumeReferencesSecret);
-}
+export const podReferencesSecrets = (pod: Pod): boolean => podSecretNames(pod).length > 0;
 
 /** Throws upstream's Forbidden when a mirror pod references what it may not. */
 export function validateMirrorPodReferences(pod: Pod): void {

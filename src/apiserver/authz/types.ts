@@ -5,6 +5,7 @@
  * the chain denies when nobody allowed.
  */
 import type { UserInfo } from '../auth/types.js';
+import type { FieldSelector } from '../../api/fields.js';
 
 export interface AuthorizationAttributes {
   user: UserInfo;
@@ -20,6 +21,8 @@ export interface AuthorizationAttributes {
   resource: string;
   subresource: string;
   name: string;
+  /** list, watch and deletecollection: the parsed fieldSelector (absent when none or unparsable), as upstream's GetFieldSelector. */
+  fieldSelector?: FieldSelector;
 }
 
 export type DecisionKind = 'allow' | 'deny' | 'noOpinion';

@@ -1,0 +1,82 @@
+/**
+ * Keeps the Node authorizer's graph from watches of pods, persistent volumes
+ * and volume attachments (upstream's graph_populator informers), never by
+ * listing per request. A watch that ends (compaction, storage restart) is
+ * followed by a fresh list that replaces what the graph knew of that kind.
+ */
+import type { Registry } from '../../../registry/registry.js';
+import type { Store, Watch } from '../../../registry/store.js';
+import type { Logger } from '../../../util/log.js';
+import type { NodeGraph } from './graph.js';
+
+interface Feed {
+  store: Store;
+  set(obj: any): void;
+  remove(obj: any): void;
+}
+
+const relistDelayMs = 1000;
+
+export class GraphPopulator {
+  private readonly watches = new Set<Watch>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(private readonly registry: Registry, private readonly graph: NodeGraph, private readonly logger?: Logger) {}
+
+  private feeds(): Feed[] {
+    const g = this.graph;
+    const feeds: Array<Feed | undefined> = [
+      this.feed('', 'v1', 'pods', (o) => g.setPod(o), (o) => g.deletePod(o.metadata.namespace, o.metadata.name)),
+      this.feed('', 'v1', 'persistentvolumes', (o) => g.setPV(o), (o) => g.deletePV(o.metadata.name)),
+      this.feed('storage.k8s.io', 'v1', 'volumeattachments', (o) => g.setVolumeAttachment(o), (o) => g.deleteVolumeAttachment(o.metadata.name)),
+    ];
+    return feeds.filter((f): f is Feed => !!f);
+  }
+
+  private feed(group: string, version: string, plural: string, set: (o: any) => void, remove: (o: any) => void): Feed | undefined {
+    const store = this.registry.store(group, version, plural);
+    return store && { store, set, remove };
+  }
+
+  /** Resolves once every kind has been listed into the graph. */
+  async start(): Promise<void> {
+    await Promise.all(this.feeds().map((f) => this.follow(f)));
+  }
+
+  private async follow(f: Feed, known = new Map<string, any>()): Promise<void> {
+    if (this.closed) return;
+    const { items, resourceVersion } = await f.store.list(undefined);
+    const fresh = new Map(items.map((o: any) => [`${o.metadata.namespace ?? ''}/${o.metadata.name}`, o]));
+    for (const [k, o] of known) if (!fresh.has(k)) f.remove(o);
+    known.clear();
+    for (const [k, o] of fresh) { known.set(k, o); f.set(o); }
+    let w: Watch | undefined = undefined;
+    w = await f.store.watch(undefined, { resourceVersion }, (ev) => {
+      const o = ev.object;
+      const k = `${o?.metadata?.namespace ?? ''}/${o?.metadata?.name}`;
+      if (ev.type === 'ADDED' || ev.type === 'MODIFIED') { known.set(k, o); f.set(o); }
+      if (ev.type === 'DELETED') { known.delete(k); f.remove(o); }
+    }, (err) => {
+      if (w) this.watches.delete(w);
+      if (this.closed) return;
+      if (err) this.logger?.warn('node authorizer graph watch ended, relisting', { resource: f.store.info.plural, err: String(err) });
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        this.follow(f, known).catch((e) => this.logger?.error('node authorizer graph relist failed', { err: String(e) }));
+      }, relistDelayMs);
+      t.unref();
+      this.timers.add(t);
+    });
+    this.watches.add(w);
+    if (this.closed) w.close();
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const w of this.watches) w.close();
+    for (const t of this.timers) clearTimeout(t);
+    this.watches.clear();
+    this.timers.clear();
+  }
+}
