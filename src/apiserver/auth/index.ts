@@ -8,3 +8,5 @@ export { parseTokenFile, readTokenFile, parseCSV } from './token-file.js';
 export { bearerTokenFromHeader, webSocketBearerToken, isWebSocketRequest, BEARER_PROTOCOL_PREFIX } from './bearer.js';
 export type { WebSocketToken } from './bearer.js';
 export { createX509Authenticator } from './x509.js';
+export { createBootstrapTokenAuthenticator, authenticateBootstrapToken } from './bootstrap-token.js';
+export type { BootstrapTokenAuthenticator, SecretWatchSource } from './bootstrap-token.js';
