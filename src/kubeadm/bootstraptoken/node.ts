@@ -5,7 +5,7 @@
  * and have that CSR (and later renewals by the node) approved automatically.
  */
 import type { ClusterRole, ClusterRoleBinding } from 'kubernetes-types/rbac/v1.js';
-import { isNotFound, type Clientset } from '../../client/index.js';
+import type { Clientset } from '../../client/index.js';
 import {
   bootstrapTokenSecretName, bootstrapTokenToSecret, goQuote, nodeBootstrapTokenAuthGroup, tokenSecretNamespace, type BootstrapToken,
 } from '../../api/bootstraptoken/index.js';
@@ -78,8 +78,8 @@ export async function updateOrCreateTokens(clients: Clientset, failIfExists: boo
   const secrets = resourceClient(clients, 'secrets');
   for (const token of tokens) {
     if (failIfExists) {
-      let exists = true;
-      try { await secrets.get(tokenSecretNamespace, bootstrapTokenSecretName(token.token.id)); } catch (e) { if (!isNotFound(e)) throw e; exists = false; }
+      // As kubeadm: only a Secret actually read counts; a failed read is left to the write below to report.
+      const exists = await secrets.get(tokenSecretNamespace, bootstrapTokenSecretName(token.token.id)).then(() => true, () => false);
       if (exists) throw new Error(`a token with id ${goQuote(token.token.id)} already exists`);
     }
     try {
