@@ -27,7 +27,7 @@ import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
 import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/admission/index.js';
-import { createAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
+import { createAuthenticator, createBootstrapTokenAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
 import { createKubeletClient } from '../apiserver/kubelet-client/client.js';
 import { createLogger, Logger } from '../util/log.js';
 import type { PortRange } from '../util/port-range.js';
@@ -109,7 +109,11 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     await nodeRestriction.admit(op, info, obj, old);
   }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: resourceQuotaAdmission(() => registry, realClock), admitDelete: nodeRestriction.admitDelete });
   let ready = false;
-  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });
+  // Bootstrap tokens (kube-apiserver --enable-bootstrap-token-auth, which kubeadm sets) read a watch-kept cache of kube-system's token Secrets.
+  const bootstrapTokens = createBootstrapTokenAuthenticator(registry.store('', 'v1', 'secrets')!, { clock: realClock, logger: logger.with('bootstrap-token') });
+  await bootstrapTokens.start();
+  cleanups.push(() => bootstrapTokens.close());
+  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile, tokenAuthenticators: [bootstrapTokens.authenticate] });
   const requestMs = opts.requestTimeoutMs ?? 60_000;
   // pods/log and nodes/proxy reach kubelets as kube-apiserver-kubelet-client (kubeadm's apiserver-kubelet-client.crt).
   const kubelet = createKubeletClient(registry, { certPem: pki.kubeletClientCertPem, keyPem: pki.kubeletClientKeyPem });
@@ -151,6 +155,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const close = () => closing ??= (async () => {
     ready = false;
     controllers?.stop();
+    bootstrapTokens.close();
     stopSA();
     namespaces.close();
     crds.close();

@@ -29,6 +29,10 @@ const commands: Record<string, Command> = {
     summary: 'Start a local cluster in ./.k8ts: control plane plus simulated nodes',
     load: async () => { const m = await import('./up.js'); return { help: m.upHelp, run: m.runUp }; },
   },
+  token: {
+    summary: 'Manage bootstrap tokens',
+    load: async () => { const m = await import('./token.js'); return { help: m.tokenHelp, run: m.runToken }; },
+  },
 };
 
 function usage(): string {

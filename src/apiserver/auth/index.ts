@@ -11,3 +11,5 @@ export { createX509Authenticator } from './x509.js';
 export { impersonate, impersonationRequests, impersonateAttributes, impersonatedUser, internalErrorText } from './impersonation.js';
 export type { Impersonation, ImpersonationRequest } from './impersonation.js';
 export { serviceAccountUsername, serviceAccountGroups, splitServiceAccountUsername } from './serviceaccount-user.js';
+export { createBootstrapTokenAuthenticator, authenticateBootstrapToken } from './bootstrap-token.js';
+export type { BootstrapTokenAuthenticator, SecretWatchSource } from './bootstrap-token.js';
