@@ -30,6 +30,8 @@ import { handlePodLog } from './handlers/logs.js';
 import { handleNodeProxy } from './handlers/node-proxy.js';
 import { handlePodStream } from './handlers/exec.js';
 import { handlePortForward } from './handlers/portforward.js';
+import { handleTokenRequest } from './handlers/token-request.js';
+import type { TokenIssuer } from './serviceaccount/token-request.js';
 import { rejectUpgrade } from '../util/upgrade-response.js';
 import type { KubeletClient } from './kubelet-client/client.js';
 import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
@@ -48,6 +50,8 @@ export interface ApiServerOptions {
   kubelet?: KubeletClient;
   /** The authorizer chain (--authorization-mode); absent means every authenticated request is allowed (AlwaysAllow). */
   authorize?: Authorizer;
+  /** Signs serviceaccounts/x/token answers; without it they answer 503. */
+  serviceAccountTokens?: TokenIssuer;
 }
 
 export interface ApiServer {
@@ -259,6 +263,7 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
       case 'finalize': return handleFinalize(ctx);
       case 'log': return handlePodLog(ctx, kubeletOf(opts, req));
       case 'proxy': return handleNodeProxy(ctx, kubeletOf(opts, req));
+      case 'token': return handleTokenRequest(ctx, opts.serviceAccountTokens);
     }
   }
   if (!allowed(rinfo.verbs, info.verb, sub)) { req.resume(); throw methodNotAllowed(); }
