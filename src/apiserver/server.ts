@@ -33,6 +33,8 @@ import { handlePodLog } from './handlers/logs.js';
 import { handleNodeProxy } from './handlers/node-proxy.js';
 import { handlePodStream } from './handlers/exec.js';
 import { handlePortForward } from './handlers/portforward.js';
+import { handleTokenRequest } from './handlers/token-request.js';
+import type { TokenIssuer } from './serviceaccount/token-request.js';
 import { rejectUpgrade } from '../util/upgrade-response.js';
 import type { KubeletClient } from './kubelet-client/client.js';
 import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
@@ -57,6 +59,8 @@ export interface ApiServerOptions {
   authenticateToken?: (token: string) => Promise<UserInfo | undefined>;
   /** kube-apiserver --api-audiences: the audiences a TokenReview without any asks for. */
   apiAudiences?: string[];
+  /** Signs serviceaccounts/x/token answers; without it they answer 503. */
+  serviceAccountTokens?: TokenIssuer;
 }
 
 export interface ApiServer {
@@ -288,6 +292,7 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
       case 'finalize': return handleFinalize(ctx);
       case 'log': return handlePodLog(ctx, kubeletOf(opts, req));
       case 'proxy': return handleNodeProxy(ctx, kubeletOf(opts, req));
+      case 'token': return handleTokenRequest(ctx, opts.serviceAccountTokens);
     }
   }
   if (!allowed(rinfo.verbs, info.verb, sub)) { req.resume(); throw methodNotAllowed(); }

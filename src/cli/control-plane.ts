@@ -28,6 +28,8 @@ import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
 import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/admission/index.js';
 import { createAuthenticator, createBootstrapTokenAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
+import { registryObjectGetter, serviceAccountKeys } from '../apiserver/serviceaccount/index.js';
+import { serviceAccountTokenAuthenticator } from '../apiserver/auth/serviceaccount-token.js';
 import { createKubeletClient } from '../apiserver/kubelet-client/client.js';
 import { createLogger, Logger } from '../util/log.js';
 import type { PortRange } from '../util/port-range.js';
@@ -113,7 +115,12 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const bootstrapTokens = createBootstrapTokenAuthenticator(registry.store('', 'v1', 'secrets')!, { clock: realClock, logger: logger.with('bootstrap-token') });
   await bootstrapTokens.start();
   cleanups.push(() => bootstrapTokens.close());
-  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile, tokenAuthenticators: [bootstrapTokens.authenticate] });
+  const sa = serviceAccountKeys(pki.serviceAccountKeyPem, pki.serviceAccountPublicKeyPem);
+  const tokenAuthenticators = [
+    bootstrapTokens.authenticate,
+    serviceAccountTokenAuthenticator({ issuers: [sa.issuer.issuer], audiences: sa.issuer.audiences, keys: sa.keys, get: registryObjectGetter(registry) }),
+  ];
+  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile, tokenAuthenticators });
   const requestMs = opts.requestTimeoutMs ?? 60_000;
   // pods/log and nodes/proxy reach kubelets as kube-apiserver-kubelet-client (kubeadm's apiserver-kubelet-client.crt).
   const kubelet = createKubeletClient(registry, { certPem: pki.kubeletClientCertPem, keyPem: pki.kubeletClientKeyPem });
@@ -123,7 +130,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   await nodeAuthz.start();
   const server = createApiServer({
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
-    timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) }, kubelet, authorize: authorizerChain(nodeAuthz.authorize),
+    timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) }, kubelet, authorize: authorizerChain(nodeAuthz.authorize), serviceAccountTokens: sa.issuer,
   });
   const addr = await server.listen(opts.port, opts.bind);
   cleanups.push(() => server.close());
