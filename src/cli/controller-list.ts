@@ -19,6 +19,7 @@ import { disruptionController } from '../controllers/disruption/index.js';
 import { resourceQuotaController } from '../controllers/resourcequota/index.js';
 import { rootCACertPublisherController } from '../controllers/rootcacertpublisher/index.js';
 import { endpointSliceController, endpointSliceMirroringController } from '../controllers/endpointslice/index.js';
+import { csrApprovingController, csrCleanerController, csrSigningController } from '../controllers/certificates/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
@@ -40,6 +41,9 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   'root-ca-cert-publisher': rootCACertPublisherController,
   endpointslice: endpointSliceController,
   endpointslicemirroring: endpointSliceMirroringController,
+  csrapproving: csrApprovingController,
+  csrsigning: csrSigningController,
+  csrcleaner: csrCleanerController,
   podgc: (ctx) => new PodGCController(ctx, { gcCheckPeriodMs: ctx.config.podGCPeriodMs, quarantineTimeMs: ctx.config.podGCQuarantineMs }),
 };
 
