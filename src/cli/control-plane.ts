@@ -23,6 +23,7 @@ import { allow, noOpinion, unionAuthorizer, type Authorizer } from '../apiserver
 import { nodeIdentity } from '../apiserver/auth/node-identity.js';
 import { rulesAllow } from '../apiserver/authz/rule-allows.js';
 import type { PolicyRule } from 'kubernetes-types/rbac/v1.js';
+import { admitCSRRequester } from '../apiserver/admission/csr-requester.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
@@ -104,6 +105,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const nodeRestriction = nodeRestrictionAdmission(() => registry);
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
+    admitCSRRequester(op, info, obj);
     await services.admit(op, info, obj, old);
     await defaultStorageClass(op, info, obj);
     await priority(op, info, obj, old);
@@ -208,8 +210,10 @@ async function startInProcessControllers(opts: ControlPlaneOptions, client: { se
   const names = which === 'all' ? undefined : which.split(',').map((s) => s.trim()).filter(Boolean);
   // Loaded here so a server without in-process controllers never loads them.
   const { startControllerManager } = await import('./controller-manager.js');
+  // csrsigning signs with the cluster CA unless told otherwise (kubeadm passes the same files).
+  const signing = { clusterSigningCertFile: join(opts.dataDir, 'pki', 'ca.crt'), clusterSigningKeyFile: join(opts.dataDir, 'pki', 'ca.key') };
   return startControllerManager({
-    client, logger: logger.with('controller-manager'), config: opts.controllerConfig,
+    client, logger: logger.with('controller-manager'), config: { ...signing, ...opts.controllerConfig },
     controllers: names?.filter((n) => n !== 'scheduler'), scheduler: !names || names.includes('scheduler'),
   });
 }

@@ -20,6 +20,7 @@ import { resourceQuotaController } from '../controllers/resourcequota/index.js';
 import { rootCACertPublisherController } from '../controllers/rootcacertpublisher/index.js';
 import { endpointSliceController, endpointSliceMirroringController } from '../controllers/endpointslice/index.js';
 import { bootstrapSignerController, tokenCleanerController } from '../controllers/bootstrap/index.js';
+import { csrApprovingController, csrCleanerController, csrSigningController } from '../controllers/certificates/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
   daemonset: daemonSetController,
@@ -44,6 +45,9 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   // Off by default in kube-controller-manager, but kubeadm turns both on; k8ts runs them by default.
   tokencleaner: tokenCleanerController,
   bootstrapsigner: bootstrapSignerController,
+  csrapproving: csrApprovingController,
+  csrsigning: csrSigningController,
+  csrcleaner: csrCleanerController,
   podgc: (ctx) => new PodGCController(ctx, { gcCheckPeriodMs: ctx.config.podGCPeriodMs, quarantineTimeMs: ctx.config.podGCQuarantineMs }),
 };
 

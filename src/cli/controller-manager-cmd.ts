@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { startControllerManager } from './controller-manager.js';
 import { parseDuration } from './duration.js';
+import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signing.js';
 import { createLogger } from '../util/log.js';
 import { startMetricsServer } from '../util/metrics-server.js';
 
@@ -16,6 +17,9 @@ Flags:
       --leader-elect                       elect a leader on the Lease kube-system/k8ts-controller-manager (default true)
       --node-monitor-grace-period duration heartbeat silence before a node is marked Unknown (default 50s)
       --metrics-port int                   serve /metrics on 127.0.0.1:PORT (default 10257; 0 picks a free port)
+      --cluster-signing-cert-file string   csrsigning: the CA certificate that signs approved CSRs
+      --cluster-signing-key-file string    csrsigning: its key (without both, csrsigning does not start)
+      --cluster-signing-duration duration  csrsigning: the longest certificate it issues (default 8760h0m0s)
   -h, --help                               help for controller-manager`;
 
 export async function runControllerManager(args: string[]): Promise<number> {
@@ -23,6 +27,7 @@ export async function runControllerManager(args: string[]): Promise<number> {
     args, strict: true, options: {
       kubeconfig: { type: 'string' }, controllers: { type: 'string', default: 'all' }, 'leader-elect': { type: 'string', default: 'true' },
       'node-monitor-grace-period': { type: 'string' }, 'metrics-port': { type: 'string', default: '10257' },
+      ...clusterSigningFlagOptions,
     },
   });
   if (!values.kubeconfig) { console.error('Error: --kubeconfig is required'); return 1; }
@@ -32,7 +37,10 @@ export async function runControllerManager(args: string[]): Promise<number> {
   const cm = startControllerManager({
     client: values.kubeconfig, logger, leaderElect: values['leader-elect'] !== 'false',
     controllers: names?.filter((n) => n !== 'scheduler'), scheduler: !names || names.includes('scheduler'),
-    config: values['node-monitor-grace-period'] ? { nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']) } : undefined,
+    config: {
+      ...(values['node-monitor-grace-period'] ? { nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']) } : {}),
+      ...clusterSigningConfig(values),
+    },
   });
   logger.info('controller manager started', { metricsPort: metrics.port });
   await new Promise<void>((resolve) => { process.once('SIGTERM', () => resolve()); process.once('SIGINT', () => resolve()); });

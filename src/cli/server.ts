@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { startControlPlane } from './control-plane.js';
 import { parseDuration } from './duration.js';
+import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signing.js';
 import { parsePortRange, type PortRange } from '../util/port-range.js';
 
 export const serverHelp = `Run the k8ts API server.
@@ -29,6 +30,12 @@ Flags:
                                  tolerationSeconds of the unreachable:NoExecute toleration added to pods (default 300)
       --request-timeout duration the longest a non-long-running request may take; a request still
                                  unanswered then (e.g. its body stalled) gets 504 (default 1m0s)
+      --cluster-signing-cert-file string
+                                 csrsigning: the CA certificate that signs approved CSRs (default DATA/pki/ca.crt)
+      --cluster-signing-key-file string
+                                 csrsigning: its key (default DATA/pki/ca.key)
+      --cluster-signing-duration duration
+                                 csrsigning: the longest certificate it issues (default 8760h0m0s)
       --resource-version-wait duration
                                  how long a list or watch for a resourceVersion newer than the store's waits for it
                                  before answering 504 Too large resource version (default 3s, as upstream's watch cache)
@@ -47,6 +54,7 @@ export async function runServer(args: string[]): Promise<number> {
       'request-timeout': { type: 'string', default: '1m0s' },
       'resource-version-wait': { type: 'string' },
       'service-node-port-range': { type: 'string', default: '30000-32767' },
+      ...clusterSigningFlagOptions,
     },
   });
   if (!values['data-dir']) { console.error('Error: --data-dir is required'); return 1; }
@@ -77,7 +85,8 @@ export async function runServer(args: string[]): Promise<number> {
 }
 
 function controllerConfig(values: Record<string, string | boolean | undefined>) {
-  const c: Record<string, number> = {};
+  const c: Record<string, number | string> = {};
+  Object.assign(c, clusterSigningConfig(values));
   const grace = values['node-monitor-grace-period'];
   if (typeof grace === 'string') {
     c.nodeMonitorGracePeriodMs = parseDuration(grace);

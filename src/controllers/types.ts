@@ -24,6 +24,13 @@ export interface ControllerConfig {
   podGCQuarantineMs: number;
   /** The cluster CA bundle (PEM) the root CA publisher puts in every namespace; upstream's --root-ca-file, else the client's CA. */
   rootCA?: string;
+  /** csrsigning: the CA that signs approved CSRs (--cluster-signing-cert-file / --cluster-signing-key-file). */
+  clusterSigningCertFile?: string;
+  clusterSigningKeyFile?: string;
+  /** csrsigning: --cluster-signing-duration, the longest certificate it issues (upstream 8760h). */
+  clusterSigningDurationMs: number;
+  /** csrcleaner: how often every CSR is checked for deletion (upstream 1 h, not configurable there). */
+  csrCleanerPollingIntervalMs: number;
 }
 
 export const defaultControllerConfig: ControllerConfig = {
@@ -34,6 +41,8 @@ export const defaultControllerConfig: ControllerConfig = {
   workers: 4,
   podGCPeriodMs: 20_000,
   podGCQuarantineMs: 40_000,
+  clusterSigningDurationMs: 8760 * 3600_000,
+  csrCleanerPollingIntervalMs: 3600_000,
 };
 
 export interface ControllerContext {

@@ -77,6 +77,17 @@ interface LeafRequest {
   ipAddresses: string[];
   usages: CertificateUsage[];
   days: number;
+  /** A CSR signer's profile instead of the fixed one: its key usages, extended usage OIDs and expiry. */
+  profile?: { keyUsage: number; extKeyUsages: string[]; notAfterMs: number };
+}
+
+/** Go leaves the extension out when no key usage bit is set (a CSR asking only for "client auth"). */
+function keyUsageExtension(x: X509Module, flags: number): X509.Extension[] {
+  return flags ? [new x.KeyUsagesExtension(flags, true)] : [];
+}
+
+function extKeyUsageExtension(x: X509Module, oids: string[]): X509.Extension[] {
+  return oids.length ? [new x.ExtendedKeyUsageExtension(oids, false)] : [];
 }
 
 /** Signs one leaf certificate with the CA. The single place that sets a leaf's profile. */
@@ -85,7 +96,7 @@ async function signLeaf(x: X509Module, req: LeafRequest): Promise<string> {
   const caKey = await importSigningKey(req.ca.keyPem);
   const caSki = caCert.getExtension(x.SubjectKeyIdentifierExtension);
   const now = Date.now();
-  const notAfter = Math.min(now + req.days * DAY_MS, caCert.notAfter.getTime());
+  const notAfter = Math.min(req.profile?.notAfterMs ?? now + req.days * DAY_MS, caCert.notAfter.getTime());
   const cert = await x.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
     subject: req.subject,
@@ -96,8 +107,8 @@ async function signLeaf(x: X509Module, req: LeafRequest): Promise<string> {
     signingKey: caKey.privateKey,
     signingAlgorithm: caKey.signingAlgorithm,
     extensions: [
-      new x.KeyUsagesExtension(x.KeyUsageFlags.digitalSignature | x.KeyUsageFlags.keyEncipherment, true),
-      new x.ExtendedKeyUsageExtension(req.usages.map((u) => EXT_KEY_USAGE[u]), false),
+      ...keyUsageExtension(x, req.profile?.keyUsage ?? (x.KeyUsageFlags.digitalSignature | x.KeyUsageFlags.keyEncipherment)),
+      ...extKeyUsageExtension(x, req.profile?.extKeyUsages ?? req.usages.map((u) => EXT_KEY_USAGE[u])),
       new x.BasicConstraintsExtension(false, undefined, true),
       await x.SubjectKeyIdentifierExtension.create(req.publicKey),
       caSki
@@ -146,13 +157,26 @@ export type SignRequestResult =
   | { ok: true; certPem: string; subject: CertificateSubject; dnsNames: string[]; ipAddresses: string[] }
   | { ok: false; message: string };
 
-function requestedNames(x: X509Module, csr: X509.Pkcs10CertificateRequest): { dnsNames: string[]; ipAddresses: string[] } {
+function requestedNames(x: X509Module, csr: X509.Pkcs10CertificateRequest): { dnsNames: string[]; ipAddresses: string[]; emailAddresses: string[]; uris: string[] } {
   const san = csr.getExtension(SUBJECT_ALT_NAME);
   const items = san instanceof x.SubjectAlternativeNameExtension ? san.names.items : [];
-  return {
-    dnsNames: items.filter((n) => n.type === 'dns').map((n) => n.value),
-    ipAddresses: items.filter((n) => n.type === 'ip').map((n) => n.value),
-  };
+  const of = (type: string) => items.filter((n) => n.type === type).map((n) => n.value);
+  return { dnsNames: of('dns'), ipAddresses: of('ip'), emailAddresses: of('email'), uris: of('url') };
+}
+
+/** What a CSR asks for: its subject and subject alternative names (Go's x509.CertificateRequest fields the approvers read). */
+export interface RequestedCertificate extends CertificateSubject { dnsNames: string[]; ipAddresses: string[]; emailAddresses: string[]; uris: string[] }
+
+/** Parses a PEM CSR; undefined when it does not parse. */
+export async function parseCertificateRequest(csrPem: string): Promise<RequestedCertificate | undefined> {
+  const x = await loadX509();
+  let csr: X509.Pkcs10CertificateRequest;
+  try {
+    csr = new x.Pkcs10CertificateRequest(csrPem);
+  } catch {
+    return undefined;
+  }
+  return { commonName: csr.subjectName.getField('CN').at(-1) ?? '', organizations: csr.subjectName.getField('O'), ...requestedNames(x, csr) };
 }
 
 /**
@@ -166,6 +190,8 @@ export async function signCertificateRequest(opts: {
   csrPem: string;
   usages: CertificateUsage[];
   days: number;
+  /** Overrides usages and days (the CSR signing controller's profile, csr-profile.ts). */
+  profile?: LeafRequest['profile'];
 }): Promise<SignRequestResult> {
   const x = await loadX509();
   let csr: X509.Pkcs10CertificateRequest;
@@ -179,8 +205,11 @@ export async function signCertificateRequest(opts: {
     commonName: csr.subjectName.getField('CN').at(-1) ?? '',
     organizations: csr.subjectName.getField('O'),
   };
-  const names = requestedNames(x, csr);
-  const certPem = await signLeaf(x, { ca: opts.ca, subject: csr.subjectName, publicKey: csr.publicKey, ...names, usages: opts.usages, days: opts.days });
+  const { dnsNames, ipAddresses } = requestedNames(x, csr);
+  const names = { dnsNames, ipAddresses };
+  const certPem = await signLeaf(x, {
+    ca: opts.ca, subject: csr.subjectName, publicKey: csr.publicKey, ...names, usages: opts.usages, days: opts.days, profile: opts.profile,
+  });
   return { ok: true, certPem, subject, ...names };
 }
 

@@ -2,8 +2,11 @@
  * k8ts PKI: keys, certificates, CSR signing, the cluster's PKI directory and
  * kubeconfigs. A leaf layer: it imports nothing of ours.
  */
-export { createCA, issueCertificate, signCertificateRequest, createCertificateRequest } from './certificates.js';
-export type { CertificateAuthority, CertificateSubject, CertificateUsage, IssueCertificateOptions, SignRequestResult } from './certificates.js';
+export { createCA, issueCertificate, signCertificateRequest, createCertificateRequest, parseCertificateRequest } from './certificates.js';
+export type { CertificateAuthority, CertificateSubject, CertificateUsage, IssueCertificateOptions, SignRequestResult, RequestedCertificate } from './certificates.js';
+export { checkCertificateRequest } from './request.js';
+export { signingProfile, signingDurationMs } from './csr-profile.js';
+export type { SigningProfile } from './csr-profile.js';
 export { caCertHash, certificateInfo, isIssuedBy, pemBlocks, parseSubjectAltName, subjectOf } from './info.js';
 export type { CertificateInfo } from './info.js';
 export { canonicalIP, coversHosts, splitHosts } from './hosts.js';

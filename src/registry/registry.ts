@@ -13,6 +13,7 @@ import { podStrategy } from './strategies/pods.js';
 import { nodeStrategy } from './strategies/nodes.js';
 import { namespaceStrategy } from './strategies/namespaces.js';
 import { initialStatusStrategy } from './strategies/simple-status.js';
+import { csrStrategy } from './strategies/csr.js';
 import { daemonSetStrategy } from './strategies/daemonsets.js';
 import { jobStrategy } from './strategies/jobs.js';
 import { hpaV1Strategy, hpaV2Strategy } from './strategies/hpa.js';
@@ -35,7 +36,7 @@ function strategyFor(info: ResourceInfo, clock: Clock): Strategy {
     case '/events': return coreEventStrategy(info);
     case '/persistentvolumes':
     case '/persistentvolumeclaims': return initialStatusStrategy(info, () => ({ phase: 'Pending' }));
-    case 'certificates.k8s.io/certificatesigningrequests': return initialStatusStrategy(info, () => ({}));
+    case 'certificates.k8s.io/certificatesigningrequests': return csrStrategy(info, () => clock.now());
     // Upstream's service strategy resets status to an empty ServiceStatus, whose
     // loadBalancer struct is always serialized: clients read status.loadBalancer.
     case '/services': return initialStatusStrategy(info, () => ({ loadBalancer: {} }));

@@ -334,7 +334,7 @@ export class Store {
     this.strategy.applyDefaults(next);
     const managedFields = opts.fieldManager && this.managedFieldsFor(old, next, opts.fieldManager);
     // Bindings are written by the apiserver itself (spec.nodeName plus the PodScheduled condition).
-    if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old);
+    if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old, opts.subresource);
     else if (opts.subresource !== 'binding') this.strategy.prepareForUpdate(next, old);
     dropOmittedZeros(next);
     await this.deps.hooks?.admit?.('update', this.info, next, old);

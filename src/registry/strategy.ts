@@ -15,8 +15,8 @@ export interface Strategy {
   prepareForCreate(obj: any): void;
   /** Keep old status on main-resource updates; bump generation when the spec changed. */
   prepareForUpdate(obj: any, old: any): void;
-  /** /status updates keep the old spec (and everything but status and metadata). */
-  prepareForStatusUpdate(obj: any, old: any): void;
+  /** /status updates keep the old spec (and everything but status and metadata); `subresource` is 'status' or 'approval' (CSRs). */
+  prepareForStatusUpdate(obj: any, old: any, subresource?: string): void;
   validate(obj: any): FieldError[];
   /** `subresource` is 'status', 'approval' ... for subresource writes. */
   validateUpdate(obj: any, old: any, subresource?: string): FieldError[];

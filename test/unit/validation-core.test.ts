@@ -3,8 +3,18 @@ import { test } from 'node:test';
 import { applyDefaults } from '../../src/api/defaults/index.js';
 import { fieldErrorMessage } from '../../src/api/field-errors.js';
 import { validateCreate, validateUpdate } from '../../src/api/validation/index.js';
+import { createCA } from '../../src/pki/index.js';
 
-const csrPEM = Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\nMIIBADCBpwIBADAAMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END CERTIFICATE REQUEST-----\n').toString('base64');
+// openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/O=system:nodes/CN=system:node:node-1"
+const csrPEM = Buffer.from(`-----BEGIN CERTIFICATE REQUEST-----
+MIHvMIGWAgEAMDQxFTATBgNVBAoMDHN5c3RlbTpub2RlczEbMBkGA1UEAwwSc3lz
+dGVtOm5vZGU6bm9kZS0xMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEusqfHVYm
+Sv3k1x2S9AxprqqesdKwO8gZ09fdObAj4v/7H7DjGF7Vvy6E531/eZRg75D9Fhl3
+gtf3Y5eUwsGwqqAAMAoGCCqGSM49BAMCA0gAMEUCID5rR7fDNTrDQm3e8wjIYeUG
+i9vz7egpJgRs0VzCRd9VAiEA8ZiNZA84P670t/S+GK73nBoR9+UPtDRrPwzwF4zh
+8cw=
+-----END CERTIFICATE REQUEST-----
+`).toString('base64');
 
 const bases: Record<string, () => any> = {
   'v1/Node': () => ({ metadata: { name: 'node-1' }, spec: {} }),
@@ -150,9 +160,9 @@ const updateCases: [string, string, (o: any) => void, ((o: any) => void) | undef
     ['spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation\n']],
   ['storage.k8s.io/v1/StorageClass', 'provisioner is immutable', (o) => { o.provisioner = 'other.io/x'; }, undefined,
     ['provisioner: Forbidden: updates to provisioner are forbidden.']],
-  ['certificates.k8s.io/v1/CertificateSigningRequest', 'approval may be added (approval subresource)', (o) => {
+  ['certificates.k8s.io/v1/CertificateSigningRequest', 'approval may not be added but through the approval subresource', (o) => {
     o.status = { conditions: [{ type: 'Approved', reason: 'AutoApproved' }] };
-  }, undefined, []],
+  }, undefined, ['status.conditions: Forbidden: updates may not add a condition of type "Approved"']],
   ['certificates.k8s.io/v1/CertificateSigningRequest', 'approval may not be removed', (o) => { o.status = {}; },
     (o) => { o.status = { conditions: [{ type: 'Approved', status: 'True' }] }; }, ['status.conditions: Forbidden: updates may not remove a condition of type "Approved"']],
   ['v1/Namespace', 'labels may change', (o) => { o.metadata.labels.team = 'a'; }, undefined, []],
@@ -160,11 +170,12 @@ const updateCases: [string, string, (o: any) => void, ((o: any) => void) | undef
 ];
 for (const [key, name, mutate, prepare, want] of updateCases) test(`${key} update: ${name}`, () => assert.deepEqual(update(key, mutate, prepare), want));
 
-test('CSR status update may set the certificate once', () => {
+test('CSR status update may set the certificate once', async () => {
   const old: any = bases['certificates.k8s.io/v1/CertificateSigningRequest']();
   Object.assign(old.metadata, { uid: 'u', resourceVersion: '1' });
   const next = structuredClone(old);
-  next.status = { certificate: 'Y2VydA==' };
+  const ca = await createCA({ commonName: 'ca', days: 1 });
+  next.status = { certificate: Buffer.from(ca.certPem).toString('base64') };
   assert.deepEqual(validateUpdate('certificates.k8s.io/v1/CertificateSigningRequest', next, old, 'status'), []);
   assert.deepEqual(validateUpdate('certificates.k8s.io/v1/CertificateSigningRequest', next, old, 'approval').map(fieldErrorMessage),
     ['status.certificate: Forbidden: updates may not set certificate content']);

@@ -12,7 +12,7 @@ import { prepareFinalize } from '../../registry/strategies/namespaces.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
 import { checkFields } from '../field-validation.js';
 import { HandlerContext, isDryRun, query } from './context.js';
-import { writeAnswer, writeObject } from './crud.js';
+import { handlePatch, writeAnswer, writeObject } from './crud.js';
 import { CustomResourceStore } from '../../registry/custom/store.js';
 import { readWriteOptions } from './write-options.js';
 import { checkEvictionName, evictPod } from './eviction.js';
@@ -127,9 +127,13 @@ export async function handleEviction(ctx: HandlerContext): Promise<void> {
   writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
 }
 
-/** PUT certificatesigningrequests/x/approval: only the Approved/Denied conditions change. */
+/**
+ * PUT or PATCH certificatesigningrequests/x/approval: only the Approved/Denied
+ * conditions change (the CSR strategy keeps everything else as stored).
+ */
 export async function handleApproval(ctx: HandlerContext): Promise<void> {
   if (ctx.info.verb === 'get') return writeObject(ctx, 200, await ctx.store.get(undefined, ctx.info.name!));
+  if (ctx.info.verb === 'patch') return handlePatch(ctx);
   if (ctx.info.verb !== 'update') throw methodNotAllowed();
   const body = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest' });
   pruneUnknownFields(kindKey(ctx.store.info), body); // the conditions are kept as decoded into the Go type
