@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Taint } from 'kubernetes-types/core/v1.js';
 import { caCertHash } from '../../pki/index.js';
@@ -124,6 +124,7 @@ export async function runInit(args: string[]): Promise<number> {
       log(`[dryrun] Would start the kubelet (node "${nodeName}", ${runtime} runtime) and wait for the control plane at ${server}`);
       log(`[dryrun] Would mark the node ${nodeName} as control-plane and create the bootstrap token ${token}`);
       log('[dryrun] Finished dry-running successfully. Above are the resources that would be created');
+      rmSync(layout.prefix, { recursive: true, force: true });
       return 0;
     }
     phase = 'kubelet-start';
