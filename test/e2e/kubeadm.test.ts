@@ -113,6 +113,16 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     }, 60_000, 'the fluentd pod Running on control-plane');
   });
 
+  it('the supervisor restarts a killed kubelet, and the node stays Ready', async () => {
+    const logFile = join(prefix, 'var/log/k8ts-kubelet.log');
+    const started = () => [...readFileSync(logFile, 'utf8').matchAll(/supervise: started \S+ \(pid (\d+)\)/g)].map((m) => Number(m[1]));
+    const [first] = started();
+    assert.ok(first, 'the supervisor logged the agent\'s pid');
+    process.kill(first, 'SIGKILL');
+    await eventually(async () => started().length === 2, 30_000, 'a restarted agent');
+    await eventually(async () => /^control-plane\s+Ready\s/.test((await kubectl(admin, ['get', 'nodes', '--no-headers'])).stdout), 60_000, 'the node Ready');
+  });
+
   it('a second init fails preflight with kubeadm\'s errors and writes nothing', async () => {
     const before = filesUnder(prefix);
     const again = await k8ts(initArgs);
