@@ -41,6 +41,8 @@ import { secureDataDir, secureDataDirLogged, startupError } from './data-dir.js'
 
 export interface ControlPlaneOptions {
   dataDir: string;
+  /** The PKI directory (default DATA/pki); kubeadm-style nodes keep it in /etc/kubernetes/pki. */
+  certDir?: string;
   port: number;
   bind: string;
   tokenFile?: string;
@@ -91,7 +93,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   process.on('unhandledRejection', (reason) => logger.error('unhandled promise rejection', { err: reason instanceof Error ? reason.stack : String(reason) }));
   secureDataDirLogged(opts.dataDir, logger);
   const hosts = [opts.bind, opts.advertiseAddress, hostname()].filter((h): h is string => !!h && h !== '0.0.0.0' && h !== '::');
-  const pki = await ensureClusterPKI(opts.dataDir, { hosts });
+  const pki = await ensureClusterPKI(opts.dataDir, { hosts, certDir: opts.certDir });
   const metrics = createMetrics();
   const backend = instrumentBackend(openSqliteBackend(join(opts.dataDir, 'state.db'), { logger: logger.with('storage') }), metrics);
   cleanups.push(() => backend.close());

@@ -1,6 +1,6 @@
 /** `k8ts controller-manager`: the controllers and scheduler as a separate process. */
 import { parseArgs } from 'node:util';
-import { startControllerManager } from './controller-manager.js';
+import { parseControllersFlag, startControllerManager } from './controller-manager.js';
 import { parseDuration } from './duration.js';
 import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signing.js';
 import { createLogger } from '../util/log.js';
@@ -13,7 +13,8 @@ Usage:
 
 Flags:
       --kubeconfig string                  kubeconfig of the API server to manage (required)
-      --controllers string                 all, or a list such as daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,root-ca-cert-publisher,scheduler (default all)
+      --controllers string                 all (or *), a list such as daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,root-ca-cert-publisher,scheduler,
+                                           or all but some: *,-scheduler (default all)
       --leader-elect                       elect a leader on the Lease kube-system/k8ts-controller-manager (default true)
       --node-monitor-grace-period duration heartbeat silence before a node is marked Unknown (default 50s)
       --metrics-port int                   serve /metrics on 127.0.0.1:PORT (default 10257; 0 picks a free port)
@@ -22,27 +23,46 @@ Flags:
       --cluster-signing-duration duration  csrsigning: the longest certificate it issues (default 8760h0m0s)
   -h, --help                               help for controller-manager`;
 
-export async function runControllerManager(args: string[]): Promise<number> {
+export const schedulerHelp = `Run the k8ts scheduler alone against an API server (kube-scheduler).
+
+Usage:
+  k8ts scheduler --kubeconfig FILE [flags]
+
+Flags:
+      --kubeconfig string   kubeconfig of the API server (required)
+      --leader-elect        elect a leader on the Lease kube-system/kube-scheduler (default true)
+      --metrics-port int    serve /metrics and /healthz on 127.0.0.1:PORT (default 10259; 0 picks a free port)
+  -h, --help                help for scheduler`;
+
+export function runControllerManager(args: string[]): Promise<number> {
+  return run(args, { component: 'controller-manager', metricsPort: '10257' });
+}
+
+/** `k8ts scheduler`: the same process with only the scheduler, on its own Lease as kube-scheduler has. */
+export function runScheduler(args: string[]): Promise<number> {
+  return run(args, { component: 'scheduler', metricsPort: '10259', controllers: 'scheduler', leaseName: 'kube-scheduler' });
+}
+
+async function run(args: string[], d: { component: string; metricsPort: string; controllers?: string; leaseName?: string }): Promise<number> {
   const { values } = parseArgs({
     args, strict: true, options: {
-      kubeconfig: { type: 'string' }, controllers: { type: 'string', default: 'all' }, 'leader-elect': { type: 'string', default: 'true' },
-      'node-monitor-grace-period': { type: 'string' }, 'metrics-port': { type: 'string', default: '10257' },
+      kubeconfig: { type: 'string' }, 'leader-elect': { type: 'string', default: 'true' }, 'metrics-port': { type: 'string', default: d.metricsPort },
+      controllers: { type: 'string', default: 'all' }, 'node-monitor-grace-period': { type: 'string' },
       ...clusterSigningFlagOptions,
     },
   });
   if (!values.kubeconfig) { console.error('Error: --kubeconfig is required'); return 1; }
-  const logger = createLogger('controller-manager');
+  const logger = createLogger(d.component);
   const metrics = await startMetricsServer(Number(values['metrics-port']));
-  const names = values.controllers === 'all' ? undefined : values.controllers!.split(',').map((s) => s.trim());
   const cm = startControllerManager({
-    client: values.kubeconfig, logger, leaderElect: values['leader-elect'] !== 'false',
-    controllers: names?.filter((n) => n !== 'scheduler'), scheduler: !names || names.includes('scheduler'),
+    client: values.kubeconfig, logger, leaderElect: values['leader-elect'] !== 'false', leaseName: d.leaseName,
+    ...parseControllersFlag(d.controllers ?? values.controllers!), // the scheduler command ignores --controllers
     config: {
       ...(values['node-monitor-grace-period'] ? { nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']) } : {}),
       ...clusterSigningConfig(values),
     },
   });
-  logger.info('controller manager started', { metricsPort: metrics.port });
+  logger.info(`${d.component} started`, { metricsPort: metrics.port });
   await new Promise<void>((resolve) => { process.once('SIGTERM', () => resolve()); process.once('SIGINT', () => resolve()); });
   logger.info('shutting down');
   cm.stop();

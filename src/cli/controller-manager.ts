@@ -21,6 +21,27 @@ export interface ControllerManagerOptions {
   controllers?: string[];
   scheduler?: boolean;
   leaderElect?: boolean;
+  /** The leader-election Lease in kube-system (default k8ts-controller-manager; the scheduler alone uses kube-scheduler). */
+  leaseName?: string;
+}
+
+/**
+ * `--controllers` as kube-controller-manager reads it: `all` or `*` for every
+ * controller, names to enable, `-name` to disable (`*,-scheduler`).
+ * `scheduler` selects k8ts's in-process scheduler.
+ */
+export function parseControllersFlag(value: string): { controllers?: string[]; scheduler: boolean } {
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const all = items.some((i) => i === 'all' || i === '*');
+  const off = new Set(items.filter((i) => i.startsWith('-')).map((i) => i.slice(1)));
+  if (all) {
+    return {
+      controllers: off.size ? Object.keys(controllerFactories).filter((n) => !off.has(n)) : undefined,
+      scheduler: !off.has('scheduler'),
+    };
+  }
+  const on = items.filter((i) => !i.startsWith('-') && !off.has(i));
+  return { controllers: on.filter((n) => n !== 'scheduler'), scheduler: on.includes('scheduler') };
 }
 
 export interface RunningControllers { stop(): void }
@@ -63,7 +84,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     return { stop: () => { stopAll(); clients.close(); } };
   }
   const elector = new LeaderElector(clients, {
-    namespace: 'kube-system', name: 'k8ts-controller-manager', identity, logger,
+    namespace: 'kube-system', name: opts.leaseName ?? 'k8ts-controller-manager', identity, logger,
     onStartedLeading: () => { startAll().catch(fail); },
     onStoppedLeading: () => stopAll(),
   });

@@ -33,6 +33,26 @@ const commands: Record<string, Command> = {
     summary: 'Manage bootstrap tokens',
     load: async () => { const m = await import('./token.js'); return { help: m.tokenHelp, run: m.runToken }; },
   },
+  scheduler: {
+    summary: 'Run the scheduler alone against an API server (kube-scheduler)',
+    load: async () => { const m = await import('./controller-manager-cmd.js'); return { help: m.schedulerHelp, run: m.runScheduler }; },
+  },
+  init: {
+    summary: 'Run this command in order to set up the Kubernetes control plane (kubeadm init)',
+    load: async () => { const m = await import('./kubeadm/init.js'); return { help: m.initHelp, run: m.runInit }; },
+  },
+  join: {
+    summary: 'Run this on any machine you wish to join an existing cluster (kubeadm join)',
+    load: async () => { const m = await import('./kubeadm/join.js'); return { help: m.joinHelp, run: m.runJoin }; },
+  },
+  reset: {
+    summary: 'Performs a best effort revert of changes made to this host by \'k8ts init\' or \'k8ts join\'',
+    load: async () => { const m = await import('./kubeadm/reset.js'); return { help: m.resetHelp, run: m.runReset }; },
+  },
+  supervise: {
+    summary: 'Run a command, restarting it when it exits (init and join use it where there is no systemd)',
+    load: async () => { const m = await import('./kubeadm/supervisor.js'); return { help: m.superviseHelp, run: m.runSupervise }; },
+  },
 };
 
 function usage(): string {

@@ -12,6 +12,7 @@ Usage:
 
 Flags:
       --data-dir string          directory for the database, PKI and admin.conf (required)
+      --cert-dir string          directory of the cluster PKI (ca, apiserver, sa, ...) in kubeadm's layout (default DATA/pki)
       --port int                 secure port to serve HTTPS on (default 6443)
       --bind string              address to bind to (default 127.0.0.1)
       --token-auth-file string   static bearer tokens, CSV: token,user,uid,"group1,group2"
@@ -45,7 +46,7 @@ export async function runServer(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args, strict: true, allowPositionals: false,
     options: {
-      'data-dir': { type: 'string' }, port: { type: 'string', default: '6443' }, bind: { type: 'string', default: '127.0.0.1' },
+      'data-dir': { type: 'string' }, 'cert-dir': { type: 'string' }, port: { type: 'string', default: '6443' }, bind: { type: 'string', default: '127.0.0.1' },
       'token-auth-file': { type: 'string' }, 'advertise-address': { type: 'string' },
       controllers: { type: 'string', default: 'all' }, 'node-monitor-grace-period': { type: 'string' },
       'default-not-ready-toleration-seconds': { type: 'string', default: '300' },
@@ -72,7 +73,7 @@ export async function runServer(args: string[]): Promise<number> {
   }
   const cp = await startControlPlane({
     requestTimeoutMs,
-    dataDir: values['data-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
+    dataDir: values['data-dir'], certDir: values['cert-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
     advertiseAddress: values['advertise-address'], controllers: values.controllers, serviceNodePortRange,
     admission: {
       notReadyTolerationSeconds: Number(values['default-not-ready-toleration-seconds']),

@@ -63,7 +63,11 @@ export interface ClusterPKI {
 }
 
 export function clusterPKIPaths(dataDir: string): ClusterPKIPaths {
-  const dir = join(dataDir, 'pki');
+  return clusterPKIPathsIn(join(dataDir, 'pki'));
+}
+
+/** The PKI files in `dir` itself (kubeadm's --cert-dir, /etc/kubernetes/pki). */
+export function clusterPKIPathsIn(dir: string): ClusterPKIPaths {
   const f = (name: string) => join(dir, name);
   return {
     dir,
@@ -155,8 +159,9 @@ function hasUsage(cert: X509Certificate, oid: string): boolean {
   return cert.keyUsage?.includes(oid) ?? false;
 }
 
-export async function ensureClusterPKI(dataDir: string, opts: { hosts: string[] }): Promise<ClusterPKI> {
-  const paths = clusterPKIPaths(dataDir);
+/** `certDir` (default DATA/pki) is where the files live, as kubeadm's and kube-apiserver's --cert-dir. */
+export async function ensureClusterPKI(dataDir: string, opts: { hosts: string[]; certDir?: string }): Promise<ClusterPKI> {
+  const paths = opts.certDir ? clusterPKIPathsIn(opts.certDir) : clusterPKIPaths(dataDir);
   await mkdir(paths.dir, { recursive: true, mode: 0o700 });
   const issued: PKIComponent[] = [];
   const hosts = servingHosts(opts.hosts);

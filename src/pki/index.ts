@@ -13,7 +13,7 @@ export { canonicalIP, coversHosts, splitHosts } from './hosts.js';
 export { generateKeyPair, publicKeyPemOf } from './keys.js';
 export type { KeyPairPem } from './keys.js';
 export {
-  ensureClusterPKI, clusterPKIPaths, servingHosts,
+  ensureClusterPKI, clusterPKIPaths, clusterPKIPathsIn, servingHosts,
   ADMIN_GROUP, ADMIN_USER, KUBELET_CLIENT_USER, CA_DAYS, DEFAULT_SERVING_HOSTS, LEAF_DAYS, RENEW_BEFORE_DAYS,
 } from './cluster.js';
 export type { ClusterPKI, ClusterPKIPaths, PKIComponent } from './cluster.js';

@@ -1,0 +1,87 @@
+/**
+ * kubeadm-style cluster bring-up: wall time of `k8ts init` (which returns
+ * once the control-plane node is Ready) and of `k8ts join` (returns once the
+ * worker is Ready), each on a fresh prefix in a temp dir, reset afterwards.
+ * Target: under 10 s each (kubeadm takes minutes). Runs: `--runs N` (default 3).
+ *
+ * Results go to bench/RESULTS.md, section "kubeadm".
+ */
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sectionHead, table, writeSection } from './lib/results.js';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
+
+function k8ts(args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cli, ...args], { maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      resolve({ code: err ? 1 : 0, stdout, stderr, ms: performance.now() - started });
+    });
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); });
+  });
+}
+
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)]! : NaN; };
+
+async function run(): Promise<{ initMs: number; joinMs?: number; joinError?: string }> {
+  const cp = mkdtempSync(join(tmpdir(), 'k8ts-bench-cp-'));
+  const worker = mkdtempSync(join(tmpdir(), 'k8ts-bench-w-'));
+  const api = await freePort();
+  try {
+    const init = await k8ts(['init', '--prefix', cp, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(api), '--node-name', 'cp',
+      '--kubelet-port', String(await freePort()), '--controller-manager-port', String(await freePort()), '--scheduler-port', String(await freePort())]);
+    if (init.code !== 0) throw new Error(`init failed: ${init.stderr}`);
+    const joinCmd = /k8ts join (\S+) --token (\S+) \\\n\t--discovery-token-ca-cert-hash (\S+)/.exec(init.stdout)!;
+    const join = await k8ts(['join', joinCmd[1]!, '--token', joinCmd[2]!, '--discovery-token-ca-cert-hash', joinCmd[3]!, '--prefix', worker,
+      '--node-name', 'worker1', '--node-ip', '127.0.0.2', '--kubelet-port', String(await freePort())]);
+    return join.code === 0 ? { initMs: init.ms, joinMs: join.ms } : { initMs: init.ms, joinError: join.stderr.trim().split('\n')[0] };
+  } finally {
+    await k8ts(['reset', '--force', '--prefix', worker]);
+    await k8ts(['reset', '--force', '--prefix', cp]);
+    rmSync(cp, { recursive: true, force: true });
+    rmSync(worker, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const runsArg = process.argv.indexOf('--runs');
+  const runs = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
+  const results = [];
+  for (let i = 0; i < runs; i++) {
+    const r = await run();
+    console.log(`run ${i + 1}: init ${(r.initMs / 1000).toFixed(2)} s, join ${r.joinMs ? `${(r.joinMs / 1000).toFixed(2)} s` : `failed: ${r.joinError}`}`);
+    results.push(r);
+  }
+  const inits = results.map((r) => r.initMs);
+  const joins = results.flatMap((r) => (r.joinMs === undefined ? [] : [r.joinMs]));
+  const fmt = (ms: number) => (Number.isNaN(ms) ? 'n/a' : `${(ms / 1000).toFixed(2)} s`);
+  const body = [
+    ...sectionHead(repoRoot, '## kubeadm-style bring-up: `k8ts init` to a Ready control-plane node, `k8ts join` to a Ready worker (bench/kubeadm.ts)'),
+    '- Setup: each run on fresh prefixes in a temp dir, loopback addresses (control plane 127.0.0.1, worker 127.0.0.2), free ports, simulated runtime; '
+      + 'init returns once its node is Ready, join once the worker is Ready; both nodes reset after each run. Target: under 10 s each.',
+    '',
+    table(['Step', 'Runs', 'Median', 'Min', 'Max'], [
+      ['init → control-plane node Ready', String(inits.length), fmt(median(inits)), fmt(Math.min(...inits)), fmt(Math.max(...inits))],
+      ['join → worker Ready', String(joins.length), fmt(median(joins)), joins.length ? fmt(Math.min(...joins)) : 'n/a', joins.length ? fmt(Math.max(...joins)) : 'n/a'],
+    ]),
+    '',
+    ...results.flatMap((r, i) => (r.joinError ? [`Run ${i + 1}: join failed: \`${r.joinError}\``] : [])),
+  ].join('\n');
+  writeSection(resultsFile, 'kubeadm', body);
+  console.log(body);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });

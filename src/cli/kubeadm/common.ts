@@ -1,0 +1,37 @@
+/** Flag parsing and checks shared by init and join. */
+import { CRIClient, goGRPCError } from '../../kubelet/runtime/cri/index.js';
+import { containerRuntime, type Check } from './preflight.js';
+import type { AgentRuntime } from './kubelet-start.js';
+
+export const DEFAULT_CRI_SOCKET = 'unix:///run/containerd/containerd.sock';
+
+export function parseRuntime(value: string): AgentRuntime {
+  if (value === 'simulated' || value === 'cri' || value === 'process') return value;
+  throw new Error(`runtime "${value}" is not supported (available: simulated, cri, process)`);
+}
+
+/** The first address of the service CIDR, the `kubernetes` Service's ClusterIP (kubeadm's GetAPIServerVirtualIP). */
+export function serviceIPOf(cidr: string): string {
+  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(cidr);
+  const octets = m ? m.slice(1, 5).map(Number) : [];
+  const bits = m ? Number(m[5]) : -1;
+  if (!m || octets.some((o) => o > 255) || bits < 0 || bits > 30) throw new Error(`couldn't parse service CIDR "${cidr}"`);
+  const base = (octets.reduce((a, o) => a * 256 + o, 0) >>> 0) & (bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0);
+  const ip = (base + 1) >>> 0;
+  return [24, 16, 8, 0].map((s) => (ip >>> s) & 255).join('.');
+}
+
+/** kubeadm's CRI check: the runtime must answer the CRI Version call. */
+export function criCheck(socket = DEFAULT_CRI_SOCKET): Check {
+  return containerRuntime(async () => {
+    const client = new CRIClient(socket);
+    try {
+      await client.version();
+      return undefined;
+    } catch (e) {
+      return `validate CRI v1 runtime API for endpoint "${socket}": ${goGRPCError(e)}`;
+    } finally {
+      client.close();
+    }
+  });
+}

@@ -1,0 +1,251 @@
+/**
+ * `k8ts init`: kubeadm init's phases with kubeadm's progress lines —
+ * preflight, certs, kubeconfig, control-plane (static pod manifests),
+ * kubelet-start, wait-control-plane, mark-control-plane, bootstrap-token —
+ * and its closing message with the join command.
+ */
+import { parseArgs } from 'node:util';
+import { hostname, networkInterfaces, tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Taint } from 'kubernetes-types/core/v1.js';
+import { caCertHash } from '../../pki/index.js';
+import { Clientset, ResourceClient, isAlreadyExists, loadKubeconfig as loadKubeconfigSync } from '../../client/index.js';
+import { parseDuration } from '../duration.js';
+import { nodeLayout, KUBECONFIG_NAMES, type NodeLayout } from './layout.js';
+import { PreflightError, runChecks, parseIgnored, isPrivilegedUser, portOpen, fileAvailable, dirAvailable, type Check } from './preflight.js';
+import { certsPhase } from './certs.js';
+import { kubeconfigPhase, CLUSTER_ADMINS_GROUP } from './kubeconfigs.js';
+import { controlPlanePhase, manifestPath, CONTROL_PLANE_COMPONENTS, type ControlPlaneConfig } from './manifests.js';
+import { kubeletStartPhase, type AgentRuntime } from './kubelet-start.js';
+import { startService } from './service.js';
+import { bootstrapTokenPhase, generateToken, TOKEN_PATTERN } from './bootstrap-token.js';
+import { waitForAPIServer, waitForNodeReady, poll, getNode } from './wait.js';
+import { criCheck, parseRuntime, serviceIPOf } from './common.js';
+
+export const initHelp = `Run this command in order to set up the Kubernetes control plane
+
+The "init" command executes the following phases:
+  preflight            Run pre-flight checks
+  certs                Certificate generation
+  kubeconfig           Generate all kubeconfig files necessary to establish the control plane and the admin kubeconfig file
+  control-plane        Generate all static Pod manifest files necessary to establish the control plane
+  kubelet-start        Write kubelet settings and (re)start the kubelet
+  wait-control-plane   Wait for the control plane to start
+  mark-control-plane   Mark a node as a control-plane
+  bootstrap-token      Generates bootstrap tokens used to join a node to a cluster
+
+Usage:
+  k8ts init [flags]
+
+Flags:
+      --apiserver-advertise-address string   The IP address the API Server will advertise it's listening on (default: the host's first non-loopback IPv4 address)
+      --apiserver-bind-port int              Port for the API Server to bind to (default 6443)
+      --cert-dir string                      The path where to save and store the certificates (default "/etc/kubernetes/pki")
+      --cri-socket string                    Path to the CRI socket to connect (with --runtime cri)
+      --dry-run                              Don't apply any changes; just output what would be done
+      --ignore-preflight-errors strings      A list of checks whose errors will be shown as warnings, e.g. 'IsPrivilegedUser,Swap'. Value 'all' ignores errors from all checks
+      --node-name string                     Specify the node name (default: the host name)
+      --pod-network-cidr string              Specify range of IP addresses for the pod network
+      --service-cidr string                  Use alternative range of IP address for service VIPs (default "10.96.0.0/12")
+      --skip-phases strings                  List of phases to be skipped
+      --token string                         The token to use for establishing bidirectional trust between nodes and control-plane nodes. The format is [a-z0-9]{6}\\.[a-z0-9]{16}
+      --token-ttl duration                   The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire (default 24h0m0s)
+
+k8ts flags:
+      --prefix string                        Root of this node's files: PREFIX/etc/kubernetes, PREFIX/var/lib/kubelet, PREFIX/var/lib/k8ts (default "/")
+      --runtime string                       The agent's runtime: simulated, cri or process (default "simulated")
+      --kubelet-port int                     Port of the kubelet API (default 10250)
+      --controller-manager-port int          Port of the controller manager's /healthz (default 10257)
+      --scheduler-port int                   Port of the scheduler's /healthz (default 10259)
+      --timeout duration                     How long to wait for the control plane and the node (default 4m0s)
+  -h, --help                                 help for init`;
+
+/**
+ * TEMPORARY: until the agent's host-process runtime (`--runtime process`)
+ * lands, init starts each control-plane manifest's command as a supervised
+ * service itself instead of leaving it to the kubelet; the manifests are
+ * written all the same. Set to true (and delete the fallback) with that runtime.
+ */
+const KUBELET_RUNS_STATIC_CONTROL_PLANE = false;
+
+export async function runInit(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args, strict: true, options: {
+      'apiserver-advertise-address': { type: 'string' }, 'apiserver-bind-port': { type: 'string', default: '6443' },
+      'pod-network-cidr': { type: 'string' }, 'service-cidr': { type: 'string', default: '10.96.0.0/12' },
+      'node-name': { type: 'string' }, token: { type: 'string' }, 'token-ttl': { type: 'string', default: '24h0m0s' },
+      'cert-dir': { type: 'string' }, 'skip-phases': { type: 'string' }, 'dry-run': { type: 'boolean' },
+      'ignore-preflight-errors': { type: 'string' }, 'cri-socket': { type: 'string' },
+      prefix: { type: 'string', default: '/' }, runtime: { type: 'string', default: 'simulated' },
+      'kubelet-port': { type: 'string', default: '10250' }, 'controller-manager-port': { type: 'string', default: '10257' },
+      'scheduler-port': { type: 'string', default: '10259' }, timeout: { type: 'string', default: '4m' },
+    },
+  });
+  const log = (line: string) => console.log(line);
+  const token = values.token ?? generateToken();
+  if (!TOKEN_PATTERN.test(token)) { console.error(`the bootstrap token "${token}" was not of the form "${TOKEN_PATTERN.source}"`); return 1; }
+  const runtime = parseRuntime(values.runtime!);
+  const serviceIP = serviceIPOf(values['service-cidr']!);
+  const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
+  const advertiseAddress = values['apiserver-advertise-address'] ?? hostIPv4();
+  const port = Number(values['apiserver-bind-port']);
+  const skip = new Set((values['skip-phases'] ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  const dryRun = !!values['dry-run'];
+  // A dry run writes into a temporary directory and starts nothing, as kubeadm's does.
+  const layout = dryRun ? nodeLayout(mkdtempSync(join(tmpdir(), 'k8ts-init-dryrun-'))) : nodeLayout(values.prefix, values['cert-dir']);
+  const server = `https://${advertiseAddress.includes(':') ? `[${advertiseAddress}]` : advertiseAddress}:${port}`;
+  const cp: ControlPlaneConfig = {
+    layout, advertiseAddress, bindPort: port,
+    controllerManagerPort: Number(values['controller-manager-port']), schedulerPort: Number(values['scheduler-port']),
+  };
+  const timeoutMs = parseDuration(values.timeout!);
+  let phase = 'preflight';
+  try {
+    log(`[init] Using Kubernetes version: ${KUBERNETES_VERSION}`);
+    if (!skip.has('preflight')) {
+      log('[preflight] Running pre-flight checks');
+      const real = nodeLayout(values.prefix, values['cert-dir']);
+      await runChecks(initChecks(real, cp, Number(values['kubelet-port']), runtime, values['cri-socket']), parseIgnored(values['ignore-preflight-errors']));
+    }
+    if (dryRun) log(`[dryrun] Writing files to the temporary directory "${layout.prefix}" instead of the real ones`);
+    mkdirSync(layout.kubernetesDir, { recursive: true, mode: 0o755 });
+    mkdirSync(layout.manifestsDir, { recursive: true, mode: 0o700 });
+    phase = 'certs';
+    const pki = skip.has('certs') ? undefined : await certsPhase({ certDir: layout.certDir, dataDir: layout.dataDir, nodeName, advertiseAddress, serviceIP, log });
+    const ca = pki ? { certPem: pki.caCertPem, keyPem: pki.caKeyPem }
+      : { certPem: readFileSync(join(layout.certDir, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(layout.certDir, 'ca.key'), 'utf8') };
+    phase = 'kubeconfig';
+    if (!skip.has('kubeconfig')) await kubeconfigPhase({ layout, ca, server, nodeName, log });
+    phase = 'control-plane';
+    const pods = skip.has('control-plane') ? undefined : await controlPlanePhase(cp, log);
+    if (dryRun) {
+      for (const c of CONTROL_PLANE_COMPONENTS) log(`[dryrun] Would write file "${manifestPath(nodeLayout(values.prefix), c)}" with content:\n${readFileSync(manifestPath(layout, c), 'utf8')}`);
+      log(`[dryrun] Would start the kubelet (node "${nodeName}", ${runtime} runtime) and wait for the control plane at ${server}`);
+      log(`[dryrun] Would mark the node ${nodeName} as control-plane and create the bootstrap token ${token}`);
+      log('[dryrun] Finished dry-running successfully. Above are the resources that would be created');
+      rmSync(layout.prefix, { recursive: true, force: true });
+      return 0;
+    }
+    phase = 'kubelet-start';
+    const agentConfig = { layout, nodeName, nodeIP: advertiseAddress, kubeletPort: Number(values['kubelet-port']), runtime, criSocket: values['cri-socket'] };
+    let stopHint = '';
+    if (!skip.has('kubelet-start')) {
+      if (!KUBELET_RUNS_STATIC_CONTROL_PLANE && pods) {
+        // TEMPORARY fallback (see KUBELET_RUNS_STATIC_CONTROL_PLANE): the manifests' commands run as supervised services.
+        for (const c of CONTROL_PLANE_COMPONENTS) startService(layout, `k8ts-${c}`, pods[c].spec!.containers[0]!.command!.slice(2));
+      }
+      stopHint = kubeletStartPhase({ ...agentConfig, staticPods: KUBELET_RUNS_STATIC_CONTROL_PLANE }, log).howToStop;
+    }
+    phase = 'wait-control-plane';
+    const admin = new Clientset(clientConfigOf(layout, 'super-admin.conf'), { userAgent: 'k8ts-init' });
+    try {
+      if (!skip.has('wait-control-plane')) {
+        log(`[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from directory "${layout.manifestsDir}"`);
+        log(`[api-check] Waiting for a healthy API server. This can take up to ${values.timeout}`);
+        const started = Date.now();
+        await waitForAPIServer(server, ca.certPem, timeoutMs);
+        log(`[api-check] The API server is healthy after ${seconds(Date.now() - started)}`);
+      }
+      phase = 'upload-config';
+      await bindClusterAdmins(admin);
+      phase = 'mark-control-plane';
+      if (!skip.has('mark-control-plane')) await markControlPlane(admin, nodeName, timeoutMs, log);
+      phase = 'bootstrap-token';
+      if (!skip.has('bootstrap-token')) await bootstrapTokenPhase(admin, { token, ttlMs: parseDuration(values['token-ttl']!), server, caCertPem: ca.certPem, log });
+      phase = 'wait-control-plane';
+      await waitForNodeReady(admin, nodeName, timeoutMs);
+    } finally {
+      admin.close();
+    }
+    log(closingMessage(layout, server, token, caCertHash(ca.certPem), stopHint));
+    return 0;
+  } catch (e) {
+    if (e instanceof PreflightError) console.error(`error execution phase preflight: ${e.message}`);
+    else console.error(`error execution phase ${phase}: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+}
+
+/** The version k8ts serves (kubectl 1.32 is its reference client). */
+const KUBERNETES_VERSION = 'v1.32.0';
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(3)}s`;
+
+function initChecks(l: NodeLayout, cp: ControlPlaneConfig, kubeletPort: number, runtime: AgentRuntime, criSocket?: string): Check[] {
+  return [
+    isPrivilegedUser(),
+    ...(runtime === 'cri' ? [criCheck(criSocket)] : []),
+    portOpen(cp.bindPort), portOpen(cp.controllerManagerPort), portOpen(cp.schedulerPort), portOpen(kubeletPort),
+    ...CONTROL_PLANE_COMPONENTS.map((c) => fileAvailable(manifestPath(l, c))),
+    ...KUBECONFIG_NAMES.map((k) => fileAvailable(l.kubeconfig(k))),
+    dirAvailable(l.dataDir),
+  ];
+}
+
+function clientConfigOf(layout: NodeLayout, file: 'super-admin.conf') {
+  return loadKubeconfigSync(layout.kubeconfig(file));
+}
+
+
+/** kubeadm's ClusterRoleBinding giving admin.conf's group cluster-admin. */
+async function bindClusterAdmins(clients: Clientset): Promise<void> {
+  const crbs = new ResourceClient(clients.rest, { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings', namespaced: false });
+  try {
+    await crbs.create(undefined, {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: CLUSTER_ADMINS_GROUP },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: CLUSTER_ADMINS_GROUP }],
+    });
+  } catch (e) {
+    if (!isAlreadyExists(e)) throw e;
+  }
+}
+
+export const CONTROL_PLANE_LABELS = ['node-role.kubernetes.io/control-plane', 'node.kubernetes.io/exclude-from-external-load-balancers'];
+export const CONTROL_PLANE_TAINT: Taint = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' };
+
+async function markControlPlane(clients: Clientset, nodeName: string, timeoutMs: number, log: (line: string) => void): Promise<void> {
+  log(`[mark-control-plane] Marking the node ${nodeName} as control-plane by adding the labels: [${CONTROL_PLANE_LABELS.join(' ')}]`);
+  log(`[mark-control-plane] Marking the node ${nodeName} as control-plane by adding the taints [${CONTROL_PLANE_TAINT.key}:${CONTROL_PLANE_TAINT.effect}]`);
+  const node = await poll(() => getNode(clients, nodeName), timeoutMs, () => `timed out waiting for the node "${nodeName}" to register`);
+  const taints = node.spec?.taints ?? [];
+  const hasTaint = taints.some((t) => t.key === CONTROL_PLANE_TAINT.key && t.effect === CONTROL_PLANE_TAINT.effect);
+  await clients.nodes.patch(undefined, nodeName, {
+    metadata: { labels: Object.fromEntries(CONTROL_PLANE_LABELS.map((l) => [l, ''])), resourceVersion: node.metadata?.resourceVersion },
+    spec: { taints: hasTaint ? taints : [...taints, CONTROL_PLANE_TAINT] },
+  });
+}
+
+function closingMessage(layout: NodeLayout, server: string, token: string, hash: string, stopHint: string): string {
+  const admin = layout.kubeconfig('admin.conf');
+  return `
+Your Kubernetes control-plane has initialized successfully!
+
+To start using your cluster, you need to run the following as a regular user:
+
+  mkdir -p $HOME/.kube
+  sudo cp -i ${admin} $HOME/.kube/config
+  sudo chown $(id -u):$(id -g) $HOME/.kube/config
+
+Alternatively, if you are the root user, you can run:
+
+  export KUBECONFIG=${admin}
+
+You should now deploy a pod network to the cluster.
+Run "kubectl apply -f [podnetwork].yaml" with one of the options listed at:
+  https://kubernetes.io/docs/concepts/cluster-administration/addons/
+${stopHint ? `\nThe kubelet runs in the background without systemd; to stop it: ${stopHint} (or k8ts reset)\n` : ''}
+Then you can join any number of worker nodes by running the following on each as root:
+
+k8ts join ${server.replace(/^https:\/\//, '')} --token ${token} \\
+\t--discovery-token-ca-cert-hash ${hash} `;
+}
+
+/** The host's first non-internal IPv4 address, else 127.0.0.1 (kubeadm picks the default route's address). */
+function hostIPv4(): string {
+  for (const addrs of Object.values(networkInterfaces())) {
+    for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return '127.0.0.1';
+}

@@ -1,0 +1,154 @@
+/**
+ * `k8ts join HOST:PORT --token T --discovery-token-ca-cert-hash sha256:H`:
+ * kubeadm join for a worker — preflight, discovery of the cluster's CA through
+ * cluster-info pinned by its hash, the node-name check, the bootstrap
+ * kubeconfig, and the agent started with --bootstrap-kubeconfig, which
+ * obtains the node's client certificate through a CertificateSigningRequest
+ * (TLS bootstrap). A join that fails undoes what it did: nothing is left.
+ */
+import { parseArgs } from 'node:util';
+import { hostname } from 'node:os';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildKubeconfig, writeFileAtomic, writeKubeconfig } from '../../pki/index.js';
+import { ApiError, Clientset, loadKubeconfig } from '../../client/index.js';
+import { parseDuration } from '../duration.js';
+import { nodeLayout, type NodeLayout } from './layout.js';
+import { PreflightError, runChecks, parseIgnored, isPrivilegedUser, portOpen, fileAvailable } from './preflight.js';
+import { kubeletStartPhase } from './kubelet-start.js';
+import { KUBELET_SERVICE, stopService } from './service.js';
+import { discoverClusterInfo, type ClusterInfo } from './discovery.js';
+import { TOKEN_PATTERN } from './bootstrap-token.js';
+import { criCheck, parseRuntime } from './common.js';
+import { getNode, isReady, poll } from './wait.js';
+
+export const joinHelp = `Run this on any machine you wish to join an existing cluster
+
+Usage:
+  k8ts join [api-server-endpoint] [flags]
+
+Flags:
+      --cri-socket string                                 Path to the CRI socket to connect (with --runtime cri)
+      --discovery-token string                            For token-based discovery, the token used to validate cluster information fetched from the API server
+      --discovery-token-ca-cert-hash strings              For token-based discovery, validate that the root CA public key matches this hash (format: "<type>:<value>")
+      --discovery-token-unsafe-skip-ca-verification       For token-based discovery, allow joining without --discovery-token-ca-cert-hash pinning
+      --ignore-preflight-errors strings                   A list of checks whose errors will be shown as warnings. Value 'all' ignores errors from all checks
+      --node-name string                                  Specify the node name (default: the host name)
+      --tls-bootstrap-token string                        Specify the token used to temporarily authenticate with the Kubernetes Control Plane while joining the node
+      --token string                                      Use this token for both discovery-token and tls-bootstrap-token when those values are not provided
+
+k8ts flags:
+      --prefix string                                     Root of this node's files (default "/")
+      --runtime string                                    The agent's runtime: simulated, cri or process (default "simulated")
+      --node-ip string                                    The node's address; the kubelet API listens on it (default 127.0.0.1 with a prefix, else the host's)
+      --kubelet-port int                                  Port of the kubelet API (default 10250)
+      --timeout duration                                  How long to wait for discovery, the TLS bootstrap and a Ready node (default 4m0s)
+  -h, --help                                              help for join`;
+
+export async function runJoin(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args, strict: true, allowPositionals: true, options: {
+      token: { type: 'string' }, 'discovery-token': { type: 'string' }, 'tls-bootstrap-token': { type: 'string' },
+      'discovery-token-ca-cert-hash': { type: 'string', multiple: true }, 'discovery-token-unsafe-skip-ca-verification': { type: 'boolean' },
+      'node-name': { type: 'string' }, 'cri-socket': { type: 'string' }, 'ignore-preflight-errors': { type: 'string' },
+      prefix: { type: 'string', default: '/' }, runtime: { type: 'string', default: 'simulated' }, 'node-ip': { type: 'string' },
+      'kubelet-port': { type: 'string', default: '10250' }, timeout: { type: 'string', default: '4m' },
+    },
+  });
+  const endpoint = positionals[0];
+  const discoveryToken = values['discovery-token'] ?? values.token;
+  const bootstrapToken = values['tls-bootstrap-token'] ?? values.token;
+  if (!endpoint || !discoveryToken || !bootstrapToken) {
+    console.error('discovery: Invalid value: "": bootstrapToken or file must be set');
+    return 1;
+  }
+  for (const t of [discoveryToken, bootstrapToken]) {
+    if (!TOKEN_PATTERN.test(t)) { console.error(`the bootstrap token "${t}" was not of the form "${TOKEN_PATTERN.source}"`); return 1; }
+  }
+  const runtime = parseRuntime(values.runtime!);
+  const layout = nodeLayout(values.prefix);
+  const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
+  const kubeletPort = Number(values['kubelet-port']);
+  const timeoutMs = parseDuration(values.timeout!);
+  const log = (line: string) => console.log(line);
+  const written: string[] = [];
+  const kubeletDirExisted = existsSync(layout.kubeletDir);
+  let started = false;
+  let phase = 'preflight';
+  try {
+    log('[preflight] Running pre-flight checks');
+    await runChecks([
+      isPrivilegedUser(), ...(runtime === 'cri' ? [criCheck(values['cri-socket'])] : []),
+      fileAvailable(layout.kubeconfig('kubelet.conf')), fileAvailable(layout.kubeconfig('bootstrap-kubelet.conf')), portOpen(kubeletPort, values['node-ip']),
+      fileAvailable(join(layout.certDir, 'ca.crt')),
+    ], parseIgnored(values['ignore-preflight-errors']));
+    const info = await discoverClusterInfo({
+      endpoint, token: discoveryToken, caCertHashes: values['discovery-token-ca-cert-hash'] ?? [],
+      unsafeSkipCAVerification: !!values['discovery-token-unsafe-skip-ca-verification'], timeoutMs,
+    });
+    log('[preflight] Reading configuration from the cluster...');
+    phase = 'kubelet-start';
+    await checkNodeName(info, bootstrapToken, nodeName);
+    mkdirSync(layout.certDir, { recursive: true, mode: 0o755 });
+    const caPath = join(layout.certDir, 'ca.crt');
+    await writeFileAtomic(caPath, info.caCertPem, 0o644);
+    written.push(caPath);
+    const bootstrapConf = layout.kubeconfig('bootstrap-kubelet.conf');
+    await writeKubeconfig(bootstrapConf, buildKubeconfig({ server: info.server, caCertPem: info.caCertPem, userName: 'tls-bootstrap-token-user', token: bootstrapToken }));
+    written.push(bootstrapConf);
+    const nodeIP = values['node-ip'] ?? '127.0.0.1';
+    started = true;
+    kubeletStartPhase({ layout, nodeName, nodeIP, kubeletPort, runtime, criSocket: values['cri-socket'], bootstrap: true }, log);
+    log(`[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap`);
+    const kubeletConf = layout.kubeconfig('kubelet.conf');
+    await poll(async () => (existsSync(kubeletConf) ? true : undefined), timeoutMs,
+      () => `timed out waiting for the kubelet to perform the TLS Bootstrap (no ${kubeletConf} after ${values.timeout}); see ${layout.logFile(KUBELET_SERVICE)}`);
+    const clients = new Clientset(loadKubeconfig(kubeletConf), { userAgent: 'k8ts-join' });
+    try {
+      await poll(async () => (isReady(await getNode(clients, nodeName)) ? true : undefined), timeoutMs, () => `the node "${nodeName}" did not become Ready within ${values.timeout}`);
+    } finally {
+      clients.close();
+    }
+  } catch (e) {
+    if (started) await stopService(layout, KUBELET_SERVICE).catch(() => undefined);
+    if (started) cleanAgentState(layout, kubeletDirExisted);
+    for (const f of written) rmSync(f, { force: true });
+    const msg = e instanceof PreflightError ? e.message : e instanceof Error ? e.message : String(e);
+    console.error(`error execution phase ${phase}: ${msg}`);
+    return 1;
+  }
+  log(`
+This node has joined the cluster:
+* Certificate signing request was sent to apiserver and a response was received.
+* The Kubelet was informed of the new secure connection details.
+
+Run 'kubectl get nodes' on the control-plane to see this node join the cluster.
+`);
+  return 0;
+}
+
+/**
+ * kubeadm refuses to join under the name of a Node that is Ready (a stale,
+ * NotReady one may be replaced). The bootstrap token may get nodes.
+ */
+async function checkNodeName(info: ClusterInfo, token: string, nodeName: string): Promise<void> {
+  const clients = new Clientset({ server: info.server, caPem: info.caCertPem, token }, { userAgent: 'k8ts-join' });
+  try {
+    const node = await getNode(clients, nodeName);
+    if (node && isReady(node)) {
+      throw new Error(`a Node with name "${nodeName}" and status "Ready" already exists in the cluster. You must delete the existing Node or change the name of this new joining Node`);
+    }
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 401) throw new Error(`the bootstrap token was refused by the API server (Unauthorized): it is wrong, expired or deleted; create a new one with 'k8ts token create --print-join-command' on the control plane`);
+    throw e;
+  } finally {
+    clients.close();
+  }
+}
+
+/** What the agent may have written before a failed join was undone. */
+function cleanAgentState(layout: NodeLayout, kubeletDirExisted: boolean): void {
+  rmSync(layout.kubeconfig('kubelet.conf'), { force: true });
+  if (!kubeletDirExisted) rmSync(layout.kubeletDir, { recursive: true, force: true });
+  rmSync(layout.logFile(KUBELET_SERVICE), { force: true });
+}

@@ -1,0 +1,46 @@
+/**
+ * The kubelet-start phase shared by init and join: the agent's flags written
+ * to PREFIX/var/lib/kubelet/kubeadm-flags.env (as kubeadm writes
+ * KUBELET_KUBEADM_ARGS there), then the agent started as a service.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NodeLayout } from './layout.js';
+import { KUBELET_SERVICE, startService, type ServiceHandle } from './service.js';
+
+export type AgentRuntime = 'simulated' | 'cri' | 'process';
+
+export interface AgentConfig {
+  layout: NodeLayout;
+  nodeName: string;
+  nodeIP: string;
+  kubeletPort: number;
+  runtime: AgentRuntime;
+  criSocket?: string;
+  /** join: the bootstrap kubeconfig the agent TLS-bootstraps with. */
+  bootstrap?: boolean;
+  /** init: run the static pods of the manifest directory. */
+  staticPods?: boolean;
+}
+
+export function agentArgs(c: AgentConfig): string[] {
+  const l = c.layout;
+  return [
+    'agent', `--kubeconfig=${l.kubeconfig('kubelet.conf')}`,
+    ...(c.bootstrap ? [`--bootstrap-kubeconfig=${l.kubeconfig('bootstrap-kubelet.conf')}`] : []),
+    `--node-name=${c.nodeName}`, `--node-ip=${c.nodeIP}`, `--address=${c.nodeIP}`, `--kubelet-port=${c.kubeletPort}`,
+    `--runtime=${c.runtime}`, `--root-dir=${l.kubeletDir}`, `--pod-logs-dir=${l.podLogsDir}`,
+    ...(c.criSocket ? [`--container-runtime-endpoint=${c.criSocket}`] : []),
+    ...(c.staticPods ? [`--pod-manifest-path=${l.manifestsDir}`, '--file-check-frequency=1s'] : []),
+  ];
+}
+
+export function kubeletStartPhase(c: AgentConfig, log: (line: string) => void): ServiceHandle {
+  const args = agentArgs(c);
+  mkdirSync(c.layout.kubeletDir, { recursive: true, mode: 0o700 });
+  const envFile = join(c.layout.kubeletDir, 'kubeadm-flags.env');
+  log(`[kubelet-start] Writing kubelet environment file with flags to file "${envFile}"`);
+  writeFileSync(envFile, `KUBELET_KUBEADM_ARGS="${args.slice(1).join(' ')}"\n`, { mode: 0o644 });
+  log('[kubelet-start] Starting the kubelet');
+  return startService(c.layout, KUBELET_SERVICE, args);
+}

@@ -1,0 +1,91 @@
+/**
+ * `k8ts reset`: kubeadm reset's best-effort revert of init or join — asks for
+ * confirmation (--force skips it), stops the agent (and, while the control
+ * plane runs as services of its own, those), deletes the database, the
+ * contents of the manifest, kubelet and certificate directories and the
+ * kubeconfigs, and says what it does not clean, with kubeadm's words.
+ */
+import { parseArgs } from 'node:util';
+import { createInterface } from 'node:readline';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { nodeLayout, KUBECONFIG_NAMES } from './layout.js';
+import { KUBELET_SERVICE, stopService } from './service.js';
+import { CONTROL_PLANE_COMPONENTS } from './manifests.js';
+
+export const resetHelp = `Performs a best effort revert of changes made to this host by 'k8ts init' or 'k8ts join'
+
+Usage:
+  k8ts reset [flags]
+
+Flags:
+      --cert-dir string   The path to the directory where the certificates are stored (default "/etc/kubernetes/pki")
+  -f, --force             Reset the node without prompting for confirmation.
+      --dry-run           Don't apply any changes; just output what would be done.
+
+k8ts flags:
+      --prefix string     Root of this node's files, as given to init or join (default "/")
+  -h, --help              help for reset`;
+
+async function confirm(): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: false });
+  process.stdout.write('[reset] Are you sure you want to proceed? [y/N]: ');
+  const answer = await new Promise<string>((resolve) => {
+    rl.once('line', resolve);
+    rl.once('close', () => resolve(''));
+  });
+  rl.close();
+  return /^y(es)?$/i.test(answer.trim());
+}
+
+/** Deletes what is inside `dir` (kubeadm's CleanDir keeps the directory itself). */
+function cleanDir(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir)) rmSync(join(dir, entry), { recursive: true, force: true });
+}
+
+export async function runReset(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args, strict: true, options: {
+      force: { type: 'boolean', short: 'f' }, 'dry-run': { type: 'boolean' }, 'cert-dir': { type: 'string' }, prefix: { type: 'string', default: '/' },
+      'ignore-preflight-errors': { type: 'string' },
+    },
+  });
+  const l = nodeLayout(values.prefix, values['cert-dir']);
+  const dry = !!values['dry-run'];
+  console.error("W [reset] WARNING: Changes made to this host by 'k8ts init' or 'k8ts join' will be reverted.");
+  if (!values.force && !(await confirm())) {
+    console.error('error execution phase preflight: aborted reset operation');
+    return 1;
+  }
+  console.log('[preflight] Running pre-flight checks');
+  const say = (line: string) => console.log(dry ? `[dryrun] Would ${line.replace(/^\[reset\] /, '').replace(/^./, (c) => c.toLowerCase())}` : line);
+  say('[reset] Stopping the kubelet service');
+  if (!dry) {
+    await stopService(l, KUBELET_SERVICE);
+    // While the control plane runs as init's own services (no host-process runtime yet), stop those too.
+    for (const c of CONTROL_PLANE_COMPONENTS) await stopService(l, `k8ts-${c}`);
+  }
+  if (existsSync(l.dataDir)) {
+    if (!dry) cleanDir(l.dataDir);
+    say(`[reset] Deleted contents of the datastore directory: ${l.dataDir}`);
+  }
+  const dirs = [l.manifestsDir, l.kubeletDir, l.certDir, l.podLogsDir];
+  say(`[reset] Deleting contents of directories: [${dirs.join(' ')}]`);
+  if (!dry) dirs.forEach(cleanDir);
+  const files = KUBECONFIG_NAMES.map((k) => l.kubeconfig(k));
+  say(`[reset] Deleting files: [${files.join(' ')}]`);
+  if (!dry) for (const f of files) rmSync(f, { force: true });
+  console.log(`
+The reset process does not clean CNI configuration. To do so, you must remove /etc/cni/net.d
+
+The reset process does not reset or clean up iptables rules or IPVS tables.
+If you wish to reset iptables, you must do so manually by using the "iptables" command.
+
+If your cluster was setup to utilize IPVS, run ipvsadm --clear (or similar)
+to reset your system's IPVS tables.
+
+The reset process does not clean your kubeconfig files and you must remove them manually.
+Please, check the contents of the $HOME/.kube/config file.`);
+  return 0;
+}

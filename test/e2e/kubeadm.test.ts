@@ -1,0 +1,195 @@
+/**
+ * kubeadm-style clusters (issue #8): `k8ts init` on a prefix in a temp dir,
+ * with kubeadm's phases and output, the node Ready and marked control-plane,
+ * the seed DaemonSet on it, `k8ts reset`; preflight and join failures that
+ * write nothing. Nodes share the host network on loopback with their own ports.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import { parse } from 'yaml';
+import { eventually, seedsDir } from './harness.js';
+import { seedManifests } from './seed-manifests.js';
+import { k8ts, freePort, tempPrefix, filesUnder, kubectl, type RunResult } from './kubeadm-node.js';
+import { subjectOf } from '../../src/pki/index.js';
+
+const kubeconfigUser = (file: string) => {
+  const cfg = parse(readFileSync(file, 'utf8'));
+  return subjectOf(new X509Certificate(Buffer.from(cfg.users[0].user['client-certificate-data'], 'base64').toString('utf8')));
+};
+
+describe('k8ts init and reset (kubeadm-style control plane)', () => {
+  const prefix = tempPrefix('cp');
+  const etc = join(prefix, 'etc/kubernetes');
+  const admin = join(etc, 'admin.conf');
+  let ports: { api: number; kubelet: number; cm: number; sched: number };
+  let init: RunResult;
+  let initArgs: string[];
+
+  before(async () => {
+    ports = { api: await freePort(), kubelet: await freePort(), cm: await freePort(), sched: await freePort() };
+    initArgs = ['init', '--prefix', prefix, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(ports.api),
+      '--node-name', 'control-plane', '--kubelet-port', String(ports.kubelet), '--controller-manager-port', String(ports.cm),
+      '--scheduler-port', String(ports.sched), '--token-ttl', '2h'];
+    init = await k8ts(initArgs);
+  });
+  after(async () => {
+    await k8ts(['reset', '--force', '--prefix', prefix]);
+    rmSync(prefix, { recursive: true, force: true });
+  });
+
+  it('prints kubeadm\'s phases and the join command with the CA hash', () => {
+    assert.equal(init.code, 0, init.stderr + init.stdout);
+    for (const line of [
+      '[init] Using Kubernetes version: v1.32.0',
+      '[preflight] Running pre-flight checks',
+      '[certs] Generating "ca" certificate and key',
+      '[certs] Generating "apiserver" certificate and key',
+      '[certs] Generating "apiserver-kubelet-client" certificate and key',
+      '[certs] Generating "front-proxy-ca" certificate and key',
+      '[certs] Generating "front-proxy-client" certificate and key',
+      '[certs] Generating "sa" key and public key',
+      '[kubeconfig] Writing "admin.conf" kubeconfig file',
+      '[kubeconfig] Writing "super-admin.conf" kubeconfig file',
+      '[kubeconfig] Writing "kubelet.conf" kubeconfig file',
+      '[kubeconfig] Writing "controller-manager.conf" kubeconfig file',
+      '[kubeconfig] Writing "scheduler.conf" kubeconfig file',
+      '[control-plane] Creating static Pod manifest for "kube-apiserver"',
+      '[control-plane] Creating static Pod manifest for "kube-controller-manager"',
+      '[control-plane] Creating static Pod manifest for "kube-scheduler"',
+      '[kubelet-start] Starting the kubelet',
+      '[mark-control-plane] Marking the node control-plane as control-plane by adding the labels: [node-role.kubernetes.io/control-plane node.kubernetes.io/exclude-from-external-load-balancers]',
+      '[mark-control-plane] Marking the node control-plane as control-plane by adding the taints [node-role.kubernetes.io/control-plane:NoSchedule]',
+      'Your Kubernetes control-plane has initialized successfully!',
+    ]) assert.ok(init.stdout.includes(line), `missing line: ${line}\n${init.stdout}`);
+    assert.match(init.stdout, /\[certs\] apiserver serving cert is signed for DNS names \[.*kubernetes\.default\.svc\.cluster\.local.*control-plane\] and IPs \[127\.0\.0\.1 .*10\.96\.0\.1\]/);
+    assert.match(init.stdout, new RegExp(`k8ts join 127\\.0\\.0\\.1:${ports.api} --token [a-z0-9]{6}\\.[a-z0-9]{16} \\\\\\n\\t--discovery-token-ca-cert-hash sha256:[0-9a-f]{64}`));
+  });
+
+  it('writes kubeadm\'s layout: pki, one kubeconfig per identity, static pod manifests', () => {
+    const pki = filesUnder(join(etc, 'pki'));
+    for (const f of ['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key', 'apiserver-kubelet-client.crt', 'front-proxy-ca.crt', 'front-proxy-client.crt', 'sa.key', 'sa.pub']) {
+      assert.ok(pki.includes(f), `pki/${f} missing: ${pki.join(' ')}`);
+    }
+    assert.deepEqual(kubeconfigUser(join(etc, 'super-admin.conf')), { commonName: 'kubernetes-super-admin', organizations: ['system:masters'] });
+    assert.deepEqual(kubeconfigUser(admin), { commonName: 'kubernetes-admin', organizations: ['kubeadm:cluster-admins'] });
+    assert.deepEqual(kubeconfigUser(join(etc, 'kubelet.conf')), { commonName: 'system:node:control-plane', organizations: ['system:nodes'] });
+    assert.equal(kubeconfigUser(join(etc, 'controller-manager.conf')).commonName, 'system:kube-controller-manager');
+    assert.equal(kubeconfigUser(join(etc, 'scheduler.conf')).commonName, 'system:kube-scheduler');
+    const apiserver = parse(readFileSync(join(etc, 'manifests/kube-apiserver.yaml'), 'utf8'));
+    assert.deepEqual(apiserver.metadata.labels, { component: 'kube-apiserver', tier: 'control-plane' });
+    assert.equal(apiserver.spec.hostNetwork, true);
+    assert.deepEqual(apiserver.spec.containers[0].livenessProbe.httpGet, { host: '127.0.0.1', port: ports.api, path: '/livez', scheme: 'HTTPS' });
+    assert.deepEqual(apiserver.spec.containers[0].readinessProbe.httpGet.path, '/readyz');
+    const scheduler = parse(readFileSync(join(etc, 'manifests/kube-scheduler.yaml'), 'utf8'));
+    assert.ok(scheduler.spec.containers[0].command.includes('scheduler'));
+  });
+
+  it('the node is Ready and marked control-plane; the bootstrap token is stored as kubeadm stores it', async () => {
+    const nodes = await kubectl(admin, ['get', 'nodes', '--no-headers']);
+    assert.match(nodes.stdout, /^control-plane\s+Ready\s+control-plane\s/);
+    const taints = await kubectl(admin, ['get', 'node', 'control-plane', '-o', 'jsonpath={.spec.taints}']);
+    assert.match(taints.stdout, /"effect":"NoSchedule","key":"node-role.kubernetes.io\/control-plane"/);
+    const token = /--token ([a-z0-9]{6})\.([a-z0-9]{16})/.exec(init.stdout)!;
+    const secret = await kubectl(admin, ['get', 'secret', '-n', 'kube-system', `bootstrap-token-${token[1]}`, '-o', 'json']);
+    const s = JSON.parse(secret.stdout);
+    assert.equal(s.type, 'bootstrap.kubernetes.io/token');
+    assert.equal(Buffer.from(s.data['token-secret'], 'base64').toString(), token[2]);
+    assert.equal(Buffer.from(s.data['auth-extra-groups'], 'base64').toString(), 'system:bootstrappers:kubeadm:default-node-token');
+    const info = await kubectl(admin, ['get', 'configmap', '-n', 'kube-public', 'cluster-info', '-o', 'jsonpath={.data.kubeconfig}']);
+    assert.match(info.stdout, new RegExp(`server: https://127.0.0.1:${ports.api}`));
+  });
+
+  it('the seed DaemonSet (with the control-plane toleration) lands on the control-plane node', async () => {
+    const ds = seedManifests(seedsDir).find((m) => m.obj.kind === 'DaemonSet' && m.obj.metadata.name === 'fluentd-elasticsearch')!;
+    const file = join(prefix, 'fluentd.yaml');
+    writeFileSync(file, ds.yaml);
+    assert.equal((await kubectl(admin, ['apply', '-f', file])).code, 0);
+    await eventually(async () => {
+      const r = await kubectl(admin, ['get', 'pods', '-n', 'kube-system', '-l', 'name=fluentd-elasticsearch', '-o', 'wide', '--no-headers']);
+      return /\s1\/1\s+Running\s.*\scontrol-plane\s/.test(r.stdout);
+    }, 60_000, 'the fluentd pod Running on control-plane');
+  });
+
+  it('the supervisor restarts a killed kubelet, and the node stays Ready', async () => {
+    const logFile = join(prefix, 'var/log/k8ts-kubelet.log');
+    const started = () => [...readFileSync(logFile, 'utf8').matchAll(/supervise: started \S+ \(pid (\d+)\)/g)].map((m) => Number(m[1]));
+    const [first] = started();
+    assert.ok(first, 'the supervisor logged the agent\'s pid');
+    process.kill(first, 'SIGKILL');
+    await eventually(async () => started().length === 2, 30_000, 'a restarted agent');
+    await eventually(async () => /^control-plane\s+Ready\s/.test((await kubectl(admin, ['get', 'nodes', '--no-headers'])).stdout), 60_000, 'the node Ready');
+  });
+
+  it('a second init fails preflight with kubeadm\'s errors and writes nothing', async () => {
+    const before = filesUnder(prefix);
+    const again = await k8ts(initArgs);
+    assert.equal(again.code, 1);
+    const manifest = join(etc, 'manifests/kube-apiserver.yaml');
+    const name = `FileAvailable-${manifest.replace(/\//g, '-')}`;
+    assert.ok(again.stderr.includes('error execution phase preflight: [preflight] Some fatal errors occurred:'), again.stderr);
+    assert.ok(again.stderr.includes(`\t[ERROR ${name}]: ${manifest} already exists`), again.stderr);
+    assert.ok(again.stderr.includes(`\t[ERROR Port-${ports.api}]: Port ${ports.api} is in use`), again.stderr);
+    assert.ok(again.stderr.includes('[preflight] If you know what you are doing, you can make a check non-fatal with `--ignore-preflight-errors=...`'), again.stderr);
+    assert.deepEqual(filesUnder(prefix), before);
+  });
+
+  it('join against an unreachable server fails with the cause and writes nothing', async () => {
+    const worker = tempPrefix('unreachable');
+    try {
+      const dead = await freePort();
+      const r = await k8ts(['join', `127.0.0.1:${dead}`, '--token', 'abcdef.0123456789abcdef', '--discovery-token-ca-cert-hash', `sha256:${'0'.repeat(64)}`,
+        '--prefix', worker, '--node-name', 'worker9', '--kubelet-port', String(await freePort()), '--timeout', '5s']);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, new RegExp(`^error execution phase preflight: couldn't validate the identity of the API Server: Get "https://127.0.0.1:${dead}/api/v1/namespaces/kube-public/configmaps/cluster-info\\?timeout=10s": dial tcp 127.0.0.1:${dead}: connect: connection refused`, 'm'));
+      assert.deepEqual(filesUnder(worker), []);
+    } finally {
+      rmSync(worker, { recursive: true, force: true });
+    }
+  });
+
+  it('reset asks first, and without a yes changes nothing', async () => {
+    const before = filesUnder(prefix);
+    const r = await k8ts(['reset', '--prefix', prefix], 'n\n');
+    assert.equal(r.code, 1);
+    assert.ok(r.stdout.includes('[reset] Are you sure you want to proceed? [y/N]: '));
+    assert.match(r.stderr, /aborted reset operation/);
+    assert.deepEqual(filesUnder(prefix), before);
+  });
+
+  it('reset (answering y) stops the kubelet and the control plane and removes certs, kubeconfigs, manifests and state', async () => {
+    const pidFile = join(prefix, 'var/lib/kubelet/k8ts-kubelet.pid');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const r = await k8ts(['reset', '--prefix', prefix], 'y\n');
+    assert.equal(r.code, 0, r.stderr);
+    for (const line of ['[reset] Stopping the kubelet service', `[reset] Deleting contents of directories: [${join(etc, 'manifests')} ${join(prefix, 'var/lib/kubelet')} ${join(etc, 'pki')}`,
+      `[reset] Deleting files: [${admin}`, 'The reset process does not clean CNI configuration. To do so, you must remove /etc/cni/net.d',
+      'The reset process does not clean your kubeconfig files and you must remove them manually.']) {
+      assert.ok(r.stdout.includes(line), `missing: ${line}\n${r.stdout}`);
+    }
+    assert.throws(() => process.kill(pid, 0), 'the supervised kubelet is gone');
+    const left = filesUnder(prefix).filter((f) => !f.startsWith('var/log/') && f !== 'fluentd.yaml');
+    assert.deepEqual(left, []);
+    assert.equal(existsSync(admin), false);
+    const down = await kubectl(join(prefix, 'nope'), ['--server', `https://127.0.0.1:${ports.api}`, '--insecure-skip-tls-verify', 'get', '--raw', '/livez']);
+    assert.equal(down.code, 1, 'the API server is stopped');
+  });
+});
+
+describe('k8ts init --dry-run', () => {
+  it('prints the manifests and writes nothing under the prefix', async () => {
+    const prefix = tempPrefix('dry');
+    try {
+      const r = await k8ts(['init', '--dry-run', '--prefix', prefix, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(await freePort()),
+        '--node-name', 'dry', '--kubelet-port', String(await freePort()), '--controller-manager-port', String(await freePort()), '--scheduler-port', String(await freePort())]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.stdout.includes(`[dryrun] Would write file "${join(prefix, 'etc/kubernetes/manifests/kube-apiserver.yaml')}" with content:`), r.stdout);
+      assert.match(r.stdout, /component: kube-apiserver/);
+      assert.deepEqual(filesUnder(prefix), []);
+    } finally {
+      rmSync(prefix, { recursive: true, force: true });
+    }
+  });
+});
