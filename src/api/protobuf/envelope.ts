@@ -29,7 +29,6 @@ const groupPackages: Record<string, string> = {
   'networking.k8s.io': 'k8s.io.api.networking', 'node.k8s.io': 'k8s.io.api.node', 'rbac.authorization.k8s.io': 'k8s.io.api.rbac',
   'apiextensions.k8s.io': 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions',
   'meta.k8s.io': 'k8s.io.apimachinery.pkg.apis.meta',
-  'authentication.k8s.io': 'k8s.io.api.authentication',
 };
 
 /** Kinds of meta.k8s.io that every group version carries (a Status from /api/v1 says apiVersion v1). */
