@@ -25,6 +25,17 @@ function upstreamStrategicMerge500(req: WireRequest, status: { reason?: string }
   return code === 500 && req.method === 'PATCH' && type === 'application/strategic-merge-patch+json' && status !== undefined && status.reason === undefined;
 }
 
+/**
+ * Upstream's other deliberate 500: Impersonate-Group or -Extra without
+ * Impersonate-User is answered by responsewriters.InternalError, in plain text
+ * (`Internal Server Error: "<path>": requested [...] without impersonating a user`),
+ * in filters/impersonation.go. k8ts answers the same.
+ */
+function upstreamImpersonation500(req: WireRequest, res: WireResult): boolean {
+  const asks = Object.keys(req.headers).some((h) => /^impersonate-/i.test(h)) && !Object.keys(req.headers).some((h) => /^impersonate-user$/i.test(h));
+  return asks && res.kind === 'response' && res.status === 500 && /^Internal Server Error: .* without impersonating a user\n?$/s.test(res.body);
+}
+
 export class Finding extends Error {}
 
 export function describe(req: WireRequest, res?: WireResult): string {
@@ -51,6 +62,7 @@ export function checkAnswer(req: WireRequest, res: WireResult, alive: boolean, d
   const protobuf = String(res.headers['content-type'] ?? '') === protobufMediaType;
   try { parsed = protobuf ? decodeObject(res.raw).object : JSON.parse(res.body); } catch { parsed = undefined; }
   const status = parsed as { kind?: string; apiVersion?: string; code?: number; message?: string; reason?: string } | undefined;
+  if (upstreamImpersonation500(req, res)) return undefined;
   const forgiven = storageFault.test(status?.message ?? res.body) || upstreamStrategicMerge500(req, status, res.status);
   if (res.status >= 500 && !(res.status < 600 && forgiven)) {
     throw new Finding(`answered ${res.status}\n  ${describe(req, res)}`);
