@@ -4,3 +4,5 @@ export { allow, deny, noOpinion } from './types.js';
 export { unionAuthorizer } from './union.js';
 export { attributesOf } from './attributes.js';
 export { forbidden, forbiddenMessage } from './forbidden.js';
+export { parseAuthorizationModes, authorizerFor, anonymousAllowed, DEFAULT_AUTHORIZATION_MODES, AUTHORIZATION_MODES } from './modes.js';
+export type { AuthorizationMode, ModeAuthorizers } from './modes.js';
