@@ -19,10 +19,6 @@ import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
 import { resourceQuotaAdmission } from '../apiserver/admission/resourcequota.js';
 import { nodeRestrictionAdmission } from '../apiserver/admission/noderestriction.js';
 import { createNodeAuthorizer } from '../apiserver/authz/node/index.js';
-import { allow, noOpinion, unionAuthorizer, type Authorizer } from '../apiserver/authz/index.js';
-import { nodeIdentity } from '../apiserver/auth/node-identity.js';
-import { rulesAllow } from '../apiserver/authz/rule-allows.js';
-import type { PolicyRule } from 'kubernetes-types/rbac/v1.js';
 import { admitCSRRequester } from '../apiserver/admission/csr-requester.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
@@ -31,6 +27,9 @@ import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/adm
 import { createAuthenticator, createBootstrapTokenAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
 import { registryObjectGetter, serviceAccountKeys } from '../apiserver/serviceaccount/index.js';
 import { serviceAccountTokenAuthenticator } from '../apiserver/auth/serviceaccount-token.js';
+import { anonymousAllowed, authorizerFor, rulesResolverFor, DEFAULT_AUTHORIZATION_MODES, type AuthorizationMode } from '../apiserver/authz/index.js';
+import { PolicyCache, rbacAuthorizer, rbacEscalationAdmission, rulesFor } from '../apiserver/authz/rbac/index.js';
+import type { Authorizer } from '../apiserver/authz/index.js';
 import { createKubeletClient } from '../apiserver/kubelet-client/client.js';
 import { createLogger, Logger } from '../util/log.js';
 import type { PortRange } from '../util/port-range.js';
@@ -58,6 +57,10 @@ export interface ControlPlaneOptions {
   freshnessWaitMs?: number;
   /** --service-node-port-range (default 30000-32767). */
   serviceNodePortRange?: PortRange;
+  /** --authorization-mode (default Node,RBAC). */
+  authorizationModes?: AuthorizationMode[];
+  /** --anonymous-auth (default true; off with AlwaysAllow, as upstream). */
+  anonymousAuth?: boolean;
 }
 
 export interface ControlPlane {
@@ -105,6 +108,13 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
   const limitRanger = limitRangerAdmission(() => registry);
   const nodeRestriction = nodeRestrictionAdmission(() => registry);
+  // RBAC's escalation checks read the policy and the authorizer chain, both made once the registry exists.
+  let policy: PolicyCache | undefined;
+  const authz: { authorize?: Authorizer } = {};
+  const rbacEscalation = rbacEscalationAdmission({
+    clusterRole: (n) => policy?.clusterRole(n), role: (ns, n) => policy?.role(ns, n),
+    clusterRoleBindings: () => policy?.clusterRoleBindings() ?? [], roleBindings: (ns) => policy?.roleBindings(ns) ?? [],
+  }, () => authz.authorize);
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
     admitCSRRequester(op, info, obj);
@@ -113,6 +123,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     await priority(op, info, obj, old);
     await limitRanger(op, info, obj);
     await nodeRestriction.admit(op, info, obj, old);
+    await rbacEscalation(op, info, obj);
   }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: resourceQuotaAdmission(() => registry, realClock), admitDelete: nodeRestriction.admitDelete });
   let ready = false;
   // Bootstrap tokens (kube-apiserver --enable-bootstrap-token-auth, which kubeadm sets) read a watch-kept cache of kube-system's token Secrets.
@@ -124,7 +135,14 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     bootstrapTokens.authenticate,
     serviceAccountTokenAuthenticator({ issuers: [sa.issuer.issuer], audiences: sa.issuer.audiences, keys: sa.keys, get: registryObjectGetter(registry) }),
   ];
-  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile, tokenAuthenticators });
+  const modes = opts.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES;
+  const anonymous = anonymousAllowed(modes, opts.anonymousAuth ?? true);
+  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile, tokenAuthenticators, anonymous });
+  // The bootstrap policy is in place and cached before the first request is authorized.
+  await ensureBootstrapPolicy(registry);
+  const cache = policy = new PolicyCache(registry, logger.with('rbac'));
+  cleanups.push(() => cache.close());
+  await cache.start();
   const requestMs = opts.requestTimeoutMs ?? 60_000;
   // pods/log and nodes/proxy reach kubelets as kube-apiserver-kubelet-client (kubeadm's apiserver-kubelet-client.crt).
   const kubelet = createKubeletClient(registry, { certPem: pki.kubeletClientCertPem, keyPem: pki.kubeletClientKeyPem });
@@ -132,9 +150,11 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const nodeAuthz = createNodeAuthorizer(registry, logger.with('authorizer'));
   cleanups.push(() => nodeAuthz.close());
   await nodeAuthz.start();
+  const authorize = authz.authorize = authorizerFor(modes, { rbac: rbacAuthorizer(cache), node: nodeAuthz.authorize });
   const server = createApiServer({
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
-    timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) }, kubelet, authorize: authorizerChain(nodeAuthz.authorize), serviceAccountTokens: sa.issuer,
+    timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) }, kubelet, authorize, serviceAccountTokens: sa.issuer,
+    rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }),
   });
   const addr = await server.listen(opts.port, opts.bind);
   cleanups.push(() => server.close());
@@ -145,7 +165,6 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     server: url, caCertPem: pki.caCertPem, userName: 'kubernetes-admin', clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem,
   }));
   await ensureSystemNamespaces(registry);
-  await ensureBootstrapPolicy(registry);
   await ensureSystemPriorityClasses(registry);
   await ensureKubernetesService(registry, opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : (opts.advertiseAddress ?? opts.bind), addr.port);
   const stopSA = await runServiceAccountsLoop(registry, logger);
@@ -159,15 +178,20 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
   ready = true;
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, kubeconfig: kubeconfigPath });
-  // Controllers are clients of the ready server; they catch up through their informers.
-  const controllers = await startInProcessControllers(opts, clientConfig, logger);
+  // Controllers are clients of the ready server; they catch up through their informers,
+  // each component under its own identity (RBAC binds it to its bootstrap role).
+  const controllers = await startInProcessControllers(opts, {
+    controllerManager: { ...clientConfig, certPem: pki.controllerManagerCertPem, keyPem: pki.controllerManagerKeyPem },
+    scheduler: { ...clientConfig, certPem: pki.schedulerCertPem, keyPem: pki.schedulerKeyPem },
+  }, logger);
 
   let closing: Promise<void> | undefined;
   const close = () => closing ??= (async () => {
     ready = false;
-    controllers?.stop();
+    for (const c of controllers) c.stop();
     bootstrapTokens.close();
     stopSA();
+    cache.close();
     namespaces.close();
     crds.close();
     await server.close();
@@ -188,34 +212,31 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   };
 }
 
-/**
- * Node first, as kubeadm's --authorization-mode=Node,RBAC. Until RBAC is
- * wired, users who are not nodes keep today's AlwaysAllow, and nodes get what
- * the Node authorizer allows plus what RBAC's bootstrap bindings give every
- * authenticated user (system:discovery, system:public-info-viewer,
- * system:basic-user).
- */
-const everyAuthenticatedUser: PolicyRule[] = [
-  { verbs: ['get'], nonResourceURLs: ['/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi', '/openapi/*', '/api', '/api/*', '/apis', '/apis/*'] },
-  { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
-  { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
-];
+type ClientCredentials = { server: string; caPem: string; certPem: string; keyPem: string };
 
-function authorizerChain(node: Authorizer): Authorizer {
-  const interim: Authorizer = (a) => (!nodeIdentity(a.user).isNode || rulesAllow(a, everyAuthenticatedUser) ? allow() : noOpinion());
-  return unionAuthorizer([node, interim]);
-}
-
-async function startInProcessControllers(opts: ControlPlaneOptions, client: { server: string; caPem: string; certPem: string; keyPem: string }, logger: Logger): Promise<RunningControllers | undefined> {
+/** The controller manager and the scheduler as kubeadm runs them: two clients, two identities, two leader Leases. */
+async function startInProcessControllers(opts: ControlPlaneOptions, clients: { controllerManager: ClientCredentials; scheduler: ClientCredentials }, logger: Logger): Promise<RunningControllers[]> {
   const which = opts.controllers ?? 'all';
-  if (which === 'none') return undefined;
+  if (which === 'none') return [];
   const names = which === 'all' ? undefined : which.split(',').map((s) => s.trim()).filter(Boolean);
+  const controllerNames = names?.filter((n) => n !== 'scheduler');
   // Loaded here so a server without in-process controllers never loads them.
   const { startControllerManager } = await import('./controller-manager.js');
   // csrsigning signs with the cluster CA unless told otherwise (kubeadm passes the same files).
-  const signing = { clusterSigningCertFile: join(opts.dataDir, 'pki', 'ca.crt'), clusterSigningKeyFile: join(opts.dataDir, 'pki', 'ca.key') };
-  return startControllerManager({
-    client, logger: logger.with('controller-manager'), config: { ...signing, ...opts.controllerConfig },
-    controllers: names?.filter((n) => n !== 'scheduler'), scheduler: !names || names.includes('scheduler'),
-  });
+  const pkiDir = opts.certDir ?? join(opts.dataDir, 'pki');
+  const config = { clusterSigningCertFile: join(pkiDir, 'ca.crt'), clusterSigningKeyFile: join(pkiDir, 'ca.key'), ...opts.controllerConfig };
+  const running: RunningControllers[] = [];
+  if (!controllerNames || controllerNames.length > 0) {
+    running.push(startControllerManager({
+      client: clients.controllerManager, logger: logger.with('controller-manager'), config,
+      controllers: controllerNames, scheduler: false,
+    }));
+  }
+  if (!names || names.includes('scheduler')) {
+    running.push(startControllerManager({
+      client: clients.scheduler, logger: logger.with('scheduler'), config,
+      controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: 'k8ts-scheduler',
+    }));
+  }
+  return running;
 }

@@ -23,6 +23,7 @@ export interface ControllerManagerOptions {
   leaderElect?: boolean;
   /** The leader-election Lease in kube-system (default k8ts-controller-manager; the scheduler alone uses kube-scheduler). */
   leaseName?: string;
+  userAgent?: string;
 }
 
 /**
@@ -48,7 +49,7 @@ export interface RunningControllers { stop(): void }
 
 export function startControllerManager(opts: ControllerManagerOptions): RunningControllers {
   const config = typeof opts.client === 'string' ? loadKubeconfig(opts.client) : opts.client;
-  const clients = new Clientset(config, { qps: 0, userAgent: 'k8ts-controller-manager' });
+  const clients = new Clientset(config, { qps: 0, userAgent: opts.userAgent ?? 'k8ts-controller-manager' });
   const logger = opts.logger;
   const identity = `${hostname()}_${randomUUID()}`;
   let running: { informers: InformerFactory; controllers: Controller[] } | undefined;
