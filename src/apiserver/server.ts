@@ -111,7 +111,9 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
   });
   try {
     let user: UserInfo | undefined;
-    if (!anonymousPaths.has(url.pathname)) {
+    // Without an authorizer the health and version paths are open to all; with one, anonymous
+    // requests are authenticated as system:anonymous and authorized like any other (upstream).
+    if (opts.authorize || !anonymousPaths.has(url.pathname)) {
       user = await opts.authenticate(req);
       if (!user) { await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2)); return writeStatus(res, unauthorized().status); }
       const acting = await actingUser(opts, req, user);

@@ -22,6 +22,9 @@ import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
 import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/admission/index.js';
 import { createAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
+import { anonymousAllowed, authorizerFor, DEFAULT_AUTHORIZATION_MODES, rulesResolverFor, type AuthorizationMode } from '../apiserver/authz/index.js';
+import { PolicyCache, rbacAuthorizer, rulesFor, rbacEscalationAdmission } from '../apiserver/authz/rbac/index.js';
+import type { Authorizer } from '../apiserver/authz/index.js';
 import { createKubeletClient } from '../apiserver/kubelet-client/client.js';
 import { createLogger, Logger } from '../util/log.js';
 import type { PortRange } from '../util/port-range.js';
@@ -47,6 +50,10 @@ export interface ControlPlaneOptions {
   freshnessWaitMs?: number;
   /** --service-node-port-range (default 30000-32767). */
   serviceNodePortRange?: PortRange;
+  /** --authorization-mode (default Node,RBAC). */
+  authorizationModes?: AuthorizationMode[];
+  /** --anonymous-auth (default true; off with AlwaysAllow, as upstream). */
+  anonymousAuth?: boolean;
 }
 
 export interface ControlPlane {
@@ -93,22 +100,40 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const priority = priorityAdmission(() => registry);
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
   const limitRanger = limitRangerAdmission(() => registry);
+  // RBAC's escalation checks read the policy and the authorizer chain, both made once the registry exists.
+  let policy: PolicyCache | undefined;
+  const authz: { authorize?: Authorizer } = {};
+  const rbacEscalation = rbacEscalationAdmission({
+    clusterRole: (n) => policy?.clusterRole(n), role: (ns, n) => policy?.role(ns, n),
+    clusterRoleBindings: () => policy?.clusterRoleBindings() ?? [], roleBindings: (ns) => policy?.roleBindings(ns) ?? [],
+  }, () => authz.authorize);
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
     await services.admit(op, info, obj, old);
     await defaultStorageClass(op, info, obj);
     await priority(op, info, obj, old);
     await limitRanger(op, info, obj);
+    await rbacEscalation(op, info, obj);
   }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: resourceQuotaAdmission(() => registry, realClock) });
   let ready = false;
-  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile });
+  const modes = opts.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES;
+  const anonymous = anonymousAllowed(modes, opts.anonymousAuth ?? true);
+  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile, anonymous });
+  // The bootstrap policy is in place and cached before the first request is authorized.
+  await ensureBootstrapPolicy(registry);
+  const cache = policy = new PolicyCache(registry, logger.with('rbac'));
+  cleanups.push(() => cache.close());
+  await cache.start();
+  // The Node authorizer joins the chain here once it exists (authorizers.node).
+  const authorize = authz.authorize = authorizerFor(modes, { rbac: rbacAuthorizer(cache) });
   const requestMs = opts.requestTimeoutMs ?? 60_000;
   // pods/log and nodes/proxy reach kubelets as kube-apiserver-kubelet-client (kubeadm's apiserver-kubelet-client.crt).
   const kubelet = createKubeletClient(registry, { certPem: pki.kubeletClientCertPem, keyPem: pki.kubeletClientKeyPem });
   cleanups.push(() => kubelet.close());
   const server = createApiServer({
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
-    timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) }, kubelet,
+    timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) }, kubelet, authorize,
+    rulesResolver: rulesResolverFor(modes, { rbac: (user, namespace) => rulesFor(cache, user, namespace) }),
   });
   const addr = await server.listen(opts.port, opts.bind);
   cleanups.push(() => server.close());
@@ -119,7 +144,6 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     server: url, caCertPem: pki.caCertPem, userName: 'kubernetes-admin', clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem,
   }));
   await ensureSystemNamespaces(registry);
-  await ensureBootstrapPolicy(registry);
   await ensureSystemPriorityClasses(registry);
   await ensureKubernetesService(registry, opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : (opts.advertiseAddress ?? opts.bind), addr.port);
   const stopSA = await runServiceAccountsLoop(registry, logger);
@@ -133,14 +157,19 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
   ready = true;
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, kubeconfig: kubeconfigPath });
-  // Controllers are clients of the ready server; they catch up through their informers.
-  const controllers = await startInProcessControllers(opts, clientConfig, logger);
+  // Controllers are clients of the ready server; they catch up through their informers,
+  // each component under its own identity (RBAC binds it to its bootstrap role).
+  const controllers = await startInProcessControllers(opts, {
+    controllerManager: { ...clientConfig, certPem: pki.controllerManagerCertPem, keyPem: pki.controllerManagerKeyPem },
+    scheduler: { ...clientConfig, certPem: pki.schedulerCertPem, keyPem: pki.schedulerKeyPem },
+  }, logger);
 
   let closing: Promise<void> | undefined;
   const close = () => closing ??= (async () => {
     ready = false;
-    controllers?.stop();
+    for (const c of controllers) c.stop();
     stopSA();
+    cache.close();
     namespaces.close();
     crds.close();
     await server.close();
@@ -160,14 +189,28 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   };
 }
 
-async function startInProcessControllers(opts: ControlPlaneOptions, client: { server: string; caPem: string; certPem: string; keyPem: string }, logger: Logger): Promise<RunningControllers | undefined> {
+type ClientCredentials = { server: string; caPem: string; certPem: string; keyPem: string };
+
+/** The controller manager and the scheduler as kubeadm runs them: two clients, two identities, two leader Leases. */
+async function startInProcessControllers(opts: ControlPlaneOptions, clients: { controllerManager: ClientCredentials; scheduler: ClientCredentials }, logger: Logger): Promise<RunningControllers[]> {
   const which = opts.controllers ?? 'all';
-  if (which === 'none') return undefined;
+  if (which === 'none') return [];
   const names = which === 'all' ? undefined : which.split(',').map((s) => s.trim()).filter(Boolean);
+  const controllerNames = names?.filter((n) => n !== 'scheduler');
   // Loaded here so a server without in-process controllers never loads them.
   const { startControllerManager } = await import('./controller-manager.js');
-  return startControllerManager({
-    client, logger: logger.with('controller-manager'), config: opts.controllerConfig,
-    controllers: names?.filter((n) => n !== 'scheduler'), scheduler: !names || names.includes('scheduler'),
-  });
+  const running: RunningControllers[] = [];
+  if (!controllerNames || controllerNames.length > 0) {
+    running.push(startControllerManager({
+      client: clients.controllerManager, logger: logger.with('controller-manager'), config: opts.controllerConfig,
+      controllers: controllerNames, scheduler: false,
+    }));
+  }
+  if (!names || names.includes('scheduler')) {
+    running.push(startControllerManager({
+      client: clients.scheduler, logger: logger.with('scheduler'), config: opts.controllerConfig,
+      controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: 'k8ts-scheduler',
+    }));
+  }
+  return running;
 }

@@ -21,13 +21,16 @@ export interface ControllerManagerOptions {
   controllers?: string[];
   scheduler?: boolean;
   leaderElect?: boolean;
+  /** The Lease in kube-system the leader holds (default k8ts-controller-manager; the scheduler alone: kube-scheduler). */
+  leaseName?: string;
+  userAgent?: string;
 }
 
 export interface RunningControllers { stop(): void }
 
 export function startControllerManager(opts: ControllerManagerOptions): RunningControllers {
   const config = typeof opts.client === 'string' ? loadKubeconfig(opts.client) : opts.client;
-  const clients = new Clientset(config, { qps: 0, userAgent: 'k8ts-controller-manager' });
+  const clients = new Clientset(config, { qps: 0, userAgent: opts.userAgent ?? 'k8ts-controller-manager' });
   const logger = opts.logger;
   const identity = `${hostname()}_${randomUUID()}`;
   let running: { informers: InformerFactory; controllers: Controller[] } | undefined;
@@ -63,7 +66,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     return { stop: () => { stopAll(); clients.close(); } };
   }
   const elector = new LeaderElector(clients, {
-    namespace: 'kube-system', name: 'k8ts-controller-manager', identity, logger,
+    namespace: 'kube-system', name: opts.leaseName ?? 'k8ts-controller-manager', identity, logger,
     onStartedLeading: () => { startAll().catch(fail); },
     onStoppedLeading: () => stopAll(),
   });

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { startControlPlane } from './control-plane.js';
 import { parseDuration } from './duration.js';
 import { parsePortRange, type PortRange } from '../util/port-range.js';
+import { parseAuthorizationModes, type AuthorizationMode } from '../apiserver/authz/index.js';
 
 export const serverHelp = `Run the k8ts API server.
 
@@ -32,6 +33,11 @@ Flags:
       --resource-version-wait duration
                                  how long a list or watch for a resourceVersion newer than the store's waits for it
                                  before answering 504 Too large resource version (default 3s, as upstream's watch cache)
+      --authorization-mode strings
+                                 ordered list of authorization plug-ins: Node, RBAC, AlwaysAllow, AlwaysDeny
+                                 (default Node,RBAC; members of system:masters are always allowed)
+      --anonymous-auth           requests without credentials are system:anonymous, group system:unauthenticated,
+                                 and get what RBAC grants them (default true; false with AlwaysAllow)
   -h, --help                     help for server`;
 
 export async function runServer(args: string[]): Promise<number> {
@@ -47,6 +53,8 @@ export async function runServer(args: string[]): Promise<number> {
       'request-timeout': { type: 'string', default: '1m0s' },
       'resource-version-wait': { type: 'string' },
       'service-node-port-range': { type: 'string', default: '30000-32767' },
+      'authorization-mode': { type: 'string', default: 'Node,RBAC' },
+      'anonymous-auth': { type: 'string', default: 'true' },
     },
   });
   if (!values['data-dir']) { console.error('Error: --data-dir is required'); return 1; }
@@ -62,7 +70,20 @@ export async function runServer(args: string[]): Promise<number> {
     console.error(`Error: invalid argument "${values['service-node-port-range']}" for "--service-node-port-range" flag: ${(e as Error).message}`);
     return 1;
   }
+  let authorizationModes: AuthorizationMode[];
+  try {
+    authorizationModes = parseAuthorizationModes(values['authorization-mode']!);
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}`);
+    return 1;
+  }
+  const anonymousAuth = values['anonymous-auth'];
+  if (anonymousAuth !== 'true' && anonymousAuth !== 'false') {
+    console.error(`Error: invalid argument "${anonymousAuth}" for "--anonymous-auth" flag: strconv.ParseBool: parsing "${anonymousAuth}": invalid syntax`);
+    return 1;
+  }
   const cp = await startControlPlane({
+    authorizationModes, anonymousAuth: anonymousAuth === 'true',
     requestTimeoutMs,
     dataDir: values['data-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
     advertiseAddress: values['advertise-address'], controllers: values.controllers, serviceNodePortRange,

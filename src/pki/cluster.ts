@@ -3,8 +3,11 @@
  * apiserver.crt/.key (serving), admin.crt/.key (kubernetes-admin,
  * system:masters), apiserver-kubelet-client.crt/.key (the API server's
  * client certificate towards kubelets: kube-apiserver-kubelet-client,
- * system:masters, as kubeadm issues it) and sa.key/sa.pub (service-account
- * token signing).
+ * system:masters, as kubeadm issues it), controller-manager.crt/.key and
+ * scheduler.crt/.key (the client identities system:kube-controller-manager and
+ * system:kube-scheduler that RBAC binds to their roles; kubeadm embeds them in
+ * controller-manager.conf and scheduler.conf) and sa.key/sa.pub
+ * (service-account token signing).
  *
  * ensureClusterPKI is idempotent. What exists is loaded and checked with
  * node:crypto only (a warm start costs a few ms); a leaf is (re)issued when it
@@ -29,6 +32,8 @@ export const RENEW_BEFORE_DAYS = 30;
 export const ADMIN_USER = 'kubernetes-admin';
 export const ADMIN_GROUP = 'system:masters';
 export const KUBELET_CLIENT_USER = 'kube-apiserver-kubelet-client';
+export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
+export const SCHEDULER_USER = 'system:kube-scheduler';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
@@ -40,7 +45,7 @@ export const DEFAULT_SERVING_HOSTS = [
   'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local',
 ];
 
-export type PKIComponent = 'ca' | 'apiserver' | 'admin' | 'apiserver-kubelet-client' | 'sa';
+export type PKIComponent = 'ca' | 'apiserver' | 'admin' | 'apiserver-kubelet-client' | 'controller-manager' | 'scheduler' | 'sa';
 
 export interface ClusterPKIPaths {
   dir: string;
@@ -48,6 +53,8 @@ export interface ClusterPKIPaths {
   apiserverCert: string; apiserverKey: string;
   adminCert: string; adminKey: string;
   kubeletClientCert: string; kubeletClientKey: string;
+  controllerManagerCert: string; controllerManagerKey: string;
+  schedulerCert: string; schedulerKey: string;
   serviceAccountKey: string; serviceAccountPublicKey: string;
 }
 
@@ -57,6 +64,8 @@ export interface ClusterPKI {
   apiserverCertPem: string; apiserverKeyPem: string;
   adminCertPem: string; adminKeyPem: string;
   kubeletClientCertPem: string; kubeletClientKeyPem: string;
+  controllerManagerCertPem: string; controllerManagerKeyPem: string;
+  schedulerCertPem: string; schedulerKeyPem: string;
   serviceAccountKeyPem: string; serviceAccountPublicKeyPem: string;
   /** What this call generated or reissued; empty when everything was current. Rewrite kubeconfigs when 'admin' or 'ca' is here. */
   issued: PKIComponent[];
@@ -71,6 +80,8 @@ export function clusterPKIPaths(dataDir: string): ClusterPKIPaths {
     apiserverCert: f('apiserver.crt'), apiserverKey: f('apiserver.key'),
     adminCert: f('admin.crt'), adminKey: f('admin.key'),
     kubeletClientCert: f('apiserver-kubelet-client.crt'), kubeletClientKey: f('apiserver-kubelet-client.key'),
+    controllerManagerCert: f('controller-manager.crt'), controllerManagerKey: f('controller-manager.key'),
+    schedulerCert: f('scheduler.crt'), schedulerKey: f('scheduler.key'),
     serviceAccountKey: f('sa.key'), serviceAccountPublicKey: f('sa.pub'),
   };
 }
@@ -162,22 +173,21 @@ export async function ensureClusterPKI(dataDir: string, opts: { hosts: string[] 
   const hosts = servingHosts(opts.hosts);
   const [ca, sa] = await Promise.all([ensureCA(paths, issued), ensureServiceAccountKey(paths, issued)]);
   const caCert = new X509Certificate(ca.certPem);
-  const [apiserver, admin, kubeletClient] = await Promise.all([
+  const clientLeaf = (component: PKIComponent, certPath: string, keyPath: string, user: string, groups: string[]): LeafSpec => ({
+    component, certPath, keyPath,
+    fits: (cert) => hasUsage(cert, CLIENT_AUTH) && hasSubject(cert, user, groups[0]),
+    issue: () => issueCertificate({ ca, commonName: user, organizations: groups, usages: ['client'], days: LEAF_DAYS }),
+  });
+  const [apiserver, admin, kubeletClient, controllerManager, scheduler] = await Promise.all([
     ensureLeaf({
       component: 'apiserver', certPath: paths.apiserverCert, keyPath: paths.apiserverKey,
       fits: (cert) => hasUsage(cert, SERVER_AUTH) && coversHosts(cert, hosts),
       issue: () => issueCertificate({ ca, commonName: 'kube-apiserver', ...splitHosts(hosts), usages: ['server'], days: LEAF_DAYS }),
     }, caCert, issued),
-    ensureLeaf({
-      component: 'admin', certPath: paths.adminCert, keyPath: paths.adminKey,
-      fits: (cert) => hasUsage(cert, CLIENT_AUTH) && isAdmin(cert),
-      issue: () => issueCertificate({ ca, commonName: ADMIN_USER, organizations: [ADMIN_GROUP], usages: ['client'], days: LEAF_DAYS }),
-    }, caCert, issued),
-    ensureLeaf({
-      component: 'apiserver-kubelet-client', certPath: paths.kubeletClientCert, keyPath: paths.kubeletClientKey,
-      fits: (cert) => hasUsage(cert, CLIENT_AUTH) && hasSubject(cert, KUBELET_CLIENT_USER, ADMIN_GROUP),
-      issue: () => issueCertificate({ ca, commonName: KUBELET_CLIENT_USER, organizations: [ADMIN_GROUP], usages: ['client'], days: LEAF_DAYS }),
-    }, caCert, issued),
+    ensureLeaf(clientLeaf('admin', paths.adminCert, paths.adminKey, ADMIN_USER, [ADMIN_GROUP]), caCert, issued),
+    ensureLeaf(clientLeaf('apiserver-kubelet-client', paths.kubeletClientCert, paths.kubeletClientKey, KUBELET_CLIENT_USER, [ADMIN_GROUP]), caCert, issued),
+    ensureLeaf(clientLeaf('controller-manager', paths.controllerManagerCert, paths.controllerManagerKey, CONTROLLER_MANAGER_USER, []), caCert, issued),
+    ensureLeaf(clientLeaf('scheduler', paths.schedulerCert, paths.schedulerKey, SCHEDULER_USER, []), caCert, issued),
   ]);
   return {
     paths,
@@ -185,16 +195,15 @@ export async function ensureClusterPKI(dataDir: string, opts: { hosts: string[] 
     apiserverCertPem: apiserver.certPem, apiserverKeyPem: apiserver.keyPem,
     adminCertPem: admin.certPem, adminKeyPem: admin.keyPem,
     kubeletClientCertPem: kubeletClient.certPem, kubeletClientKeyPem: kubeletClient.keyPem,
+    controllerManagerCertPem: controllerManager.certPem, controllerManagerKeyPem: controllerManager.keyPem,
+    schedulerCertPem: scheduler.certPem, schedulerKeyPem: scheduler.keyPem,
     serviceAccountKeyPem: sa.keyPem, serviceAccountPublicKeyPem: sa.publicKeyPem,
     issued,
   };
 }
 
-function isAdmin(cert: X509Certificate): boolean {
-  return hasSubject(cert, ADMIN_USER, ADMIN_GROUP);
-}
-
-function hasSubject(cert: X509Certificate, user: string, group: string): boolean {
+/** The certificate names `user`, and `group` when there is one (a component identity has no group). */
+function hasSubject(cert: X509Certificate, user: string, group: string | undefined): boolean {
   const { commonName, organizations } = subjectOf(cert);
-  return commonName === user && organizations.includes(group);
+  return commonName === user && (group === undefined ? organizations.length === 0 : organizations.includes(group));
 }

@@ -11,7 +11,7 @@ export { generateKeyPair, publicKeyPemOf } from './keys.js';
 export type { KeyPairPem } from './keys.js';
 export {
   ensureClusterPKI, clusterPKIPaths, servingHosts,
-  ADMIN_GROUP, ADMIN_USER, KUBELET_CLIENT_USER, CA_DAYS, DEFAULT_SERVING_HOSTS, LEAF_DAYS, RENEW_BEFORE_DAYS,
+  ADMIN_GROUP, ADMIN_USER, KUBELET_CLIENT_USER, CONTROLLER_MANAGER_USER, SCHEDULER_USER, CA_DAYS, DEFAULT_SERVING_HOSTS, LEAF_DAYS, RENEW_BEFORE_DAYS,
 } from './cluster.js';
 export type { ClusterPKI, ClusterPKIPaths, PKIComponent } from './cluster.js';
 export { buildKubeconfig, buildClusterInfoKubeconfig, writeKubeconfig } from './kubeconfig.js';

@@ -1,7 +1,7 @@
 /**
  * Refusals in upstream's words, with nothing written: invalid objects (422),
  * unknown fields under strict validation, malformed JSON and YAML (400),
- * oversized bodies (413), unknown resources, anonymous requests (401 except
+ * oversized bodies (413), unknown resources, anonymous requests (403 except
  * the health and version endpoints), stale updates (409 Conflict), duplicate
  * creates (409 AlreadyExists). Also /metrics.
  */
@@ -186,9 +186,29 @@ describe('unknown resources and paths', () => {
 });
 
 describe('authentication', () => {
-  test('anonymous requests to the API get 401', async () => {
-    for (const path of ['/api', '/apis', '/api/v1/namespaces/default/pods', '/metrics', '/openapi/v3']) {
+  test('anonymous requests are system:anonymous and get 403 in upstream words', async () => {
+    const paths: Array<[string, string]> = [
+      ['/api', 'forbidden: User "system:anonymous" cannot get path "/api"'],
+      ['/apis', 'forbidden: User "system:anonymous" cannot get path "/apis"'],
+      ['/metrics', 'forbidden: User "system:anonymous" cannot get path "/metrics"'],
+      ['/openapi/v3', 'forbidden: User "system:anonymous" cannot get path "/openapi/v3"'],
+    ];
+    for (const [path, message] of paths) {
       const res = await apiRequest(cluster, path, { anonymous: true });
+      assert.equal(res.status, 403, path);
+      assert.deepEqual(res.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'Forbidden', details: {}, code: 403 });
+    }
+    const pods = await apiRequest(cluster, '/api/v1/namespaces/default/pods', { anonymous: true });
+    assert.equal(pods.status, 403);
+    assert.deepEqual(pods.json(), {
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Forbidden', details: { kind: 'pods' }, code: 403,
+      message: 'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default"',
+    });
+  });
+
+  test('an invalid bearer token is 401 even where anonymous requests are allowed', async () => {
+    for (const path of ['/version', '/api/v1/namespaces/default/pods']) {
+      const res = await apiRequest(cluster, path, { anonymous: true, headers: { Authorization: 'Bearer bogus' } });
       assert.equal(res.status, 401, path);
       assert.deepEqual(res.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
     }

@@ -41,10 +41,10 @@ describe('request-targets that are not URLs (item 1)', () => {
   after(async () => { await cluster?.cleanup(); });
 
   for (const target of ['//', '//[', '//:99999/healthz', '//[::1]:6443/version', '//api/v1/pods']) {
-    test(`GET ${target} anonymously gets 401, and the server lives`, async () => {
+    test(`GET ${target} anonymously gets 403 (system:anonymous may not), and the server lives`, async () => {
       const r = await rawRequest(cluster, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, { anonymous: true });
-      assert.equal(r.status, 401, r.text);
-      assertStatus(r.json, 401);
+      assert.equal(r.status, 403, r.text);
+      assertStatus(r.json, 403);
       await assertServing(cluster);
     });
     test(`GET ${target} as admin gets an answer, and the server lives`, async () => {
@@ -58,7 +58,7 @@ describe('request-targets that are not URLs (item 1)', () => {
   test('the exact request of the report: curl -sk --path-as-is https://127.0.0.1:PORT//', async () => {
     const port = new URL(cluster.url).port;
     const out = execFileSync('curl', ['-sk', '--path-as-is', '-o', '/dev/null', '-w', '%{http_code}', `https://127.0.0.1:${port}//`], { encoding: 'utf8' });
-    assert.equal(out, '401');
+    assert.equal(out, '403');
     await assertServing(cluster);
   });
 
@@ -102,10 +102,10 @@ describe('stalled requests (item 8), with --request-timeout 2s', () => {
     await assertServing(cluster);
   });
 
-  test('an anonymous stalled body gets 401 and the connection is closed within the request timeout, not held', async () => {
+  test('an anonymous stalled body gets 403 and the connection is closed within the request timeout, not held', async () => {
     const head = 'POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
     const r = await rawRequest(cluster, `${head}{"apiVersi`, { anonymous: true, waitMs: 15_000 });
-    assert.equal(r.status, 401, r.text);
+    assert.equal(r.status, 403, r.text);
     assert.ok(r.closed, 'the server should close the connection');
     assert.ok(r.ms < 10_000);
   });

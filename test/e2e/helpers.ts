@@ -35,6 +35,8 @@ export interface ApiRequest {
   contentType?: string | null;
   /** Send no client certificate (and skip server verification, as `curl -k` does). */
   anonymous?: boolean;
+  /** More request headers (an Authorization header, say). */
+  headers?: Record<string, string>;
 }
 
 /** Credentials as kubectl reads them: the first cluster and user of admin.conf. */
@@ -51,7 +53,7 @@ export function adminCredentials(kubeconfig: string): { ca: string; cert: string
 /** One HTTPS request to the cluster's API server. */
 export function apiRequest(cluster: Cluster, path: string, opts: ApiRequest = {}): Promise<ApiResponse> {
   const tls = opts.anonymous ? { rejectUnauthorized: false } : { ...adminCredentials(cluster.kubeconfig) };
-  const headers: Record<string, string | number> = { Accept: 'application/json' };
+  const headers: Record<string, string | number> = { Accept: 'application/json', ...opts.headers };
   if (opts.body !== undefined) {
     if (opts.contentType !== null) headers['Content-Type'] = opts.contentType ?? 'application/json';
     headers['Content-Length'] = Buffer.byteLength(opts.body);

@@ -217,3 +217,30 @@ test('kubectl authenticates with the kubeconfig we write: client certificate and
   const viaToken = JSON.parse((await run('kubectl', ['--kubeconfig', alice, 'get', '--raw', '/whoami'])).stdout) as Answer;
   assert.deepEqual(viaToken.user, { name: 'alice', uid: 'uid-alice', groups: ['dev', 'ops', authenticated] });
 });
+
+test('createAuthenticator with anonymous: no credential is system:anonymous, an invalid one stays unauthenticated', async () => {
+  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, anonymous: true });
+  assert.deepEqual(await authenticate(fakeRequest({})), { name: 'system:anonymous', groups: ['system:unauthenticated'] });
+  assert.deepEqual(await authenticate(fakeRequest({ authorization: 'Basic YTpi' })), { name: 'system:anonymous', groups: ['system:unauthenticated'] },
+    'another scheme is no bearer credential');
+  assert.equal(await authenticate(fakeRequest({ authorization: 'Bearer wrong' })), undefined);
+});
+
+test('authn with anonymous over TLS: a foreign client certificate is 401, not anonymous', async () => {
+  const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, anonymous: true });
+  const anon = https.createServer(serverTLSOptions(pki), (req, res) => {
+    void authenticate(req).then((u) => res.end(JSON.stringify({ user: u ?? null })));
+  });
+  anon.listen(0, '127.0.0.1');
+  await once(anon, 'listening');
+  const anonPort = (anon.address() as AddressInfo).port;
+  try {
+    assert.deepEqual((await request({ port: anonPort })).user, { name: 'system:anonymous', groups: ['system:unauthenticated'] });
+    const foreign = await createCA({ commonName: 'other', days: 1 });
+    const mallory = await issueCertificate({ ca: foreign, commonName: 'kubernetes-admin', organizations: ['system:masters'], usages: ['client'], days: 1 });
+    assert.equal((await request({ port: anonPort, cert: mallory.certPem, key: mallory.keyPem })).user, null);
+  } finally {
+    anon.closeAllConnections();
+    anon.close();
+  }
+});

@@ -4,7 +4,8 @@
  * and controller_policy.go), the part of them a k8ts cluster uses: the
  * user-facing roles (cluster-admin; admin, edit and view aggregated from the
  * `system:aggregate-to-*` roles through their labels) and the discovery
- * roles every user is bound to. Each carries upstream's
+ * roles every user is bound to, and the roles of the controller manager and
+ * the scheduler bound to their users. Each carries upstream's
  * `kubernetes.io/bootstrapping: rbac-defaults` label and autoupdate annotation.
  */
 import type { ClusterRole, ClusterRoleBinding, PolicyRule } from 'kubernetes-types/rbac/v1.js';
@@ -65,6 +66,76 @@ const editRules: PolicyRule[] = [
   rule(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], ['coordination.k8s.io'], ['leases']),
 ];
 
+const named = (verbs: string[], apiGroups: string[], resources: string[], resourceNames: string[]): PolicyRule => ({ apiGroups, resources, verbs, resourceNames });
+const eventsRule = rule(['create', 'update', 'patch'], ['', 'events.k8s.io'], ['events']);
+
+/** Upstream's system:kube-scheduler role (policy.go), with get/update on the Lease the scheduler elects its leader on. */
+const schedulerRules: PolicyRule[] = [
+  eventsRule,
+  rule(['create'], ['coordination.k8s.io'], ['leases']),
+  named(['get', 'update'], ['coordination.k8s.io'], ['leases'], ['kube-scheduler']),
+  rule(['create'], [''], ['endpoints']),
+  named(['get', 'update'], [''], ['endpoints'], ['kube-scheduler']),
+  rule(read, [''], ['nodes']),
+  rule(['get', 'list', 'watch', 'delete'], [''], ['pods']),
+  rule(['create'], [''], ['pods/binding', 'bindings']),
+  rule(['patch', 'update'], [''], ['pods/status']),
+  rule(read, [''], ['services', 'replicationcontrollers']),
+  rule(read, ['apps', 'extensions'], ['replicasets']),
+  rule(read, ['apps'], ['statefulsets']),
+  rule(read, ['policy'], ['poddisruptionbudgets']),
+  rule(read, [''], ['persistentvolumeclaims', 'persistentvolumes']),
+  rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+  rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+  rule(read, ['storage.k8s.io'], ['csinodes']),
+  rule(read, [''], ['namespaces']),
+  rule(read, ['storage.k8s.io'], ['csidrivers']),
+  rule(read, ['storage.k8s.io'], ['csistoragecapacities']),
+];
+
+/** Upstream's system:volume-scheduler role, bound to the scheduler too. */
+const volumeSchedulerRules: PolicyRule[] = [
+  rule(['get', 'list', 'patch', 'update', 'watch'], [''], ['persistentvolumes']),
+  rule(read, ['storage.k8s.io'], ['storageclasses']),
+  rule(['get', 'list', 'patch', 'update', 'watch'], [''], ['persistentvolumeclaims']),
+];
+
+/**
+ * Upstream's system:kube-controller-manager role (policy.go) followed by what
+ * k8ts's controllers do under that one identity. Upstream runs each controller
+ * as its own service account (--use-service-account-credentials, the
+ * system:controller:* roles); until k8ts does, the component role carries the
+ * union of those roles for the controllers k8ts runs: the garbage collector
+ * and namespace controller read, patch and delete everything, the workload
+ * controllers create pods and their own objects, clusterrole-aggregation
+ * escalates.
+ */
+const controllerManagerRules: PolicyRule[] = [
+  eventsRule,
+  rule(['create'], ['coordination.k8s.io'], ['leases']),
+  named(['get', 'update'], ['coordination.k8s.io'], ['leases'], ['kube-controller-manager', 'k8ts-controller-manager']),
+  rule(['create'], [''], ['endpoints']),
+  named(['get', 'update'], [''], ['endpoints'], ['kube-controller-manager']),
+  rule(['create'], [''], ['secrets', 'serviceaccounts']),
+  rule(['delete'], [''], ['secrets']),
+  rule(['get'], [''], ['namespaces', 'secrets', 'serviceaccounts', 'configmaps']),
+  rule(['update'], [''], ['secrets', 'serviceaccounts']),
+  rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+  rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+  rule(['list', 'watch'], ['*'], ['*']),
+  rule(['create'], [''], ['serviceaccounts/token']),
+  // k8ts: the system:controller:* roles of the controllers it runs, folded in.
+  rule(['get', 'list', 'watch', 'patch', 'update', 'delete', 'deletecollection'], ['*'], ['*']),
+  rule(['create'], [''], ['pods', 'pods/eviction', 'configmaps', 'endpoints', 'persistentvolumes', 'persistentvolumeclaims']),
+  rule(['create'], ['apps'], ['replicasets', 'controllerrevisions']),
+  rule(['create'], ['batch'], ['jobs']),
+  rule(['create'], ['discovery.k8s.io'], ['endpointslices']),
+  rule(['create'], ['storage.k8s.io'], ['storageclasses']),
+  rule(['escalate'], ['rbac.authorization.k8s.io'], ['clusterroles']),
+  rule(['approve'], ['certificates.k8s.io'], ['signers']),
+  rule(['sign'], ['certificates.k8s.io'], ['signers']),
+];
+
 const adminRules: PolicyRule[] = [
   rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']),
   rule([...read, ...write], ['rbac.authorization.k8s.io'], ['roles', 'rolebindings']),
@@ -79,6 +150,9 @@ export function bootstrapClusterRoles(): ClusterRole[] {
       rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
     ]),
     role('system:public-info-viewer', [urls(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/'])]),
+    role('system:kube-scheduler', schedulerRules),
+    role('system:volume-scheduler', volumeSchedulerRules),
+    role('system:kube-controller-manager', controllerManagerRules),
     aggregated('admin', aggregateToAdmin),
     aggregated('edit', aggregateToEdit, { [aggregateToAdmin]: 'true' }),
     aggregated('view', aggregateToView, { [aggregateToEdit]: 'true' }),
@@ -88,11 +162,14 @@ export function bootstrapClusterRoles(): ClusterRole[] {
   ];
 }
 
-const binding = (name: string, roleName: string, groups: string[]): ClusterRoleBinding => ({
+const binding = (name: string, roleName: string, names: string[], kind: 'Group' | 'User' = 'Group'): ClusterRoleBinding => ({
   apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: bootstrapMeta(name),
   roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName },
-  subjects: groups.map((g) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: g })),
+  subjects: names.map((n) => ({ apiGroup: 'rbac.authorization.k8s.io', kind, name: n })),
 });
+
+export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
+export const SCHEDULER_USER = 'system:kube-scheduler';
 
 export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
   return [
@@ -100,5 +177,8 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     binding('system:discovery', 'system:discovery', ['system:authenticated']),
     binding('system:basic-user', 'system:basic-user', ['system:authenticated']),
     binding('system:public-info-viewer', 'system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+    binding('system:kube-controller-manager', 'system:kube-controller-manager', [CONTROLLER_MANAGER_USER], 'User'),
+    binding('system:kube-scheduler', 'system:kube-scheduler', [SCHEDULER_USER], 'User'),
+    binding('system:volume-scheduler', 'system:volume-scheduler', [SCHEDULER_USER], 'User'),
   ];
 }

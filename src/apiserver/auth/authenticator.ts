@@ -4,9 +4,13 @@
  * then from a websocket subprotocol. Tokens are looked up in the static token
  * file first, then by each of `tokenAuthenticators` in turn (bootstrap tokens,
  * service-account tokens): the first that knows the token decides. Every user found gets the group system:authenticated. Undefined
- * means unauthenticated; the server answers 401 (k8ts has no anonymous user).
+ * means unauthenticated; the server answers 401. With `anonymous` (kube-apiserver
+ * --anonymous-auth), a request that presents no credential at all is
+ * system:anonymous in system:unauthenticated (authenticator/request/anonymous);
+ * one whose credential is invalid is still undefined: 401, as upstream.
  */
 import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import { bearerTokenFromHeader, webSocketBearerToken } from './bearer.js';
 import { readTokenFile } from './token-file.js';
 import { withAuthenticatedGroup, type UserInfo } from './types.js';
@@ -20,6 +24,28 @@ export interface AuthenticatorOptions {
   /** kube-apiserver --token-auth-file; read once, here. */
   tokenFile?: string;
   tokenAuthenticators?: TokenLookup[];
+  /** --anonymous-auth: requests without credentials are system:anonymous (the authorizer decides what it may do). */
+  anonymous?: boolean;
+}
+
+export const ANONYMOUS_USER = 'system:anonymous';
+export const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
+
+export function anonymousUser(): UserInfo {
+  return { name: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] };
+}
+
+/**
+ * Did the request bring a credential: a client certificate, a bearer token in
+ * the Authorization header (another scheme is not one, as upstream's
+ * bearertoken authenticator ignores it), a websocket bearer protocol.
+ */
+function presentsCredential(req: IncomingMessage): boolean {
+  if (bearerTokenFromHeader(req) !== undefined) return true;
+  if (webSocketBearerToken(req).kind !== 'none') return true;
+  const socket = req.socket as Partial<TLSSocket>;
+  const cert = typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
+  return !!cert && Object.keys(cert).length > 0;
 }
 
 export interface Authenticator {
@@ -54,5 +80,6 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
     if (wsUser) ws.accept();
     return wsUser;
   };
-  return Object.assign(authenticate, { authenticateToken: lookup });
+  const orAnonymous = async (req: IncomingMessage) => (await authenticate(req)) ?? (presentsCredential(req) ? undefined : anonymousUser());
+  return Object.assign(opts.anonymous ? orAnonymous : authenticate, { authenticateToken: lookup });
 }

@@ -1,5 +1,5 @@
 /** Authentication for the API server: client certificates and bearer tokens. */
-export { createAuthenticator } from './authenticator.js';
+export { createAuthenticator, anonymousUser, ANONYMOUS_USER, UNAUTHENTICATED_GROUP } from './authenticator.js';
 export type { Authenticator, AuthenticatorOptions, TokenLookup } from './authenticator.js';
 export { serverTLSOptions } from './tls.js';
 export { AUTHENTICATED_GROUP, withAuthenticatedGroup } from './types.js';

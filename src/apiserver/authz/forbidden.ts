@@ -22,6 +22,11 @@ export function forbiddenMessage(a: AuthorizationAttributes, reason: string): st
 
 export function forbidden(a: AuthorizationAttributes, reason: string): StatusError {
   const msg = forbiddenMessage(a, reason);
-  if (!a.isResourceRequest) return forbiddenStatus(`forbidden: ${msg}`);
+  if (!a.isResourceRequest) {
+    // NewForbidden with an empty GroupResource: its details serialize as {}.
+    const e = forbiddenStatus(`forbidden: ${msg}`);
+    e.status.details = {};
+    return e;
+  }
   return forbiddenStatus(msg, { group: a.apiGroup, resource: a.resource }, a.name || undefined);
 }

@@ -6,3 +6,5 @@ export { attributesOf } from './attributes.js';
 export { forbidden, forbiddenMessage } from './forbidden.js';
 export { alwaysAllowRules, alwaysDenyRules, nodeRules, rulesResolverFor, unionRulesResolver } from './rules.js';
 export type { RulesResolver, SubjectRules, ResourceRule, NonResourceRule } from './rules.js';
+export { parseAuthorizationModes, authorizerFor, anonymousAllowed, DEFAULT_AUTHORIZATION_MODES, AUTHORIZATION_MODES } from './modes.js';
+export type { AuthorizationMode, ModeAuthorizers } from './modes.js';
