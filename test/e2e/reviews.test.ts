@@ -22,7 +22,8 @@ before(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'k8ts-e2e-reviews-'));
   const tokenFile = join(dataDir, 'tokens.csv');
   writeFileSync(tokenFile, `${TOKEN},alice,uid-alice,"dev,ops"\n`);
-  cluster = await startCluster({ dataDir, extraArgs: ['--token-auth-file', tokenFile] });
+  // AlwaysAllow: every review answers allowed; test/e2e/reviews-rbac.test.ts has the Node,RBAC default.
+  cluster = await startCluster({ dataDir, extraArgs: ['--token-auth-file', tokenFile, '--authorization-mode', 'AlwaysAllow'] });
 });
 after(async () => {
   await cluster?.cleanup();

@@ -20,6 +20,7 @@ import { forbidden } from '../authz/forbidden.js';
 import type { AuthorizationAttributes, Authorizer } from '../authz/types.js';
 import type { StatusError } from '../../api/status.js';
 import { AUTHENTICATED_GROUP, type UserInfo } from './types.js';
+import { ANONYMOUS_USER, UNAUTHENTICATED_GROUP } from './authenticator.js';
 import { serviceAccountGroups, serviceAccountUsername, splitServiceAccountUsername } from './serviceaccount-user.js';
 
 export const IMPERSONATE_USER = 'impersonate-user';
@@ -27,8 +28,6 @@ export const IMPERSONATE_GROUP = 'impersonate-group';
 export const IMPERSONATE_UID = 'impersonate-uid';
 export const IMPERSONATE_EXTRA_PREFIX = 'impersonate-extra-';
 
-const ANONYMOUS = 'system:anonymous';
-const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 
 /** One thing to impersonate, as upstream's ObjectReference (kind, namespace, name, apiVersion, fieldPath = the extra key). */
 export interface ImpersonationRequest {
@@ -112,7 +111,7 @@ export function impersonatedUser(requests: ImpersonationRequest[]): UserInfo {
     else if (r.kind === 'UserExtra') (extra[r.extraKey] ??= []).push(r.name);
     else uid = r.name;
   }
-  if (name !== ANONYMOUS) {
+  if (name !== ANONYMOUS_USER) {
     if (!groups.includes(AUTHENTICATED_GROUP) && !groups.includes(UNAUTHENTICATED_GROUP)) groups.push(AUTHENTICATED_GROUP);
   } else if (!groups.includes(UNAUTHENTICATED_GROUP)) {
     groups.push(UNAUTHENTICATED_GROUP);
