@@ -22,7 +22,7 @@ import { createNodeAuthorizer } from '../apiserver/authz/node/index.js';
 import { allow, noOpinion, unionAuthorizer, type Authorizer } from '../apiserver/authz/index.js';
 import { nodeIdentity } from '../apiserver/auth/node-identity.js';
 import { rulesAllow } from '../apiserver/authz/rule-allows.js';
-import type { PolicyRule } from 'kubernetes-types/rbac/v1.js';
+import { bootstrapClusterRoles } from '../api/rbac/bootstrap-policy.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
@@ -179,11 +179,8 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
  * authenticated user (system:discovery, system:public-info-viewer,
  * system:basic-user).
  */
-const everyAuthenticatedUser: PolicyRule[] = [
-  { verbs: ['get'], nonResourceURLs: ['/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi', '/openapi/*', '/api', '/api/*', '/apis', '/apis/*'] },
-  { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
-  { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
-];
+const authenticatedUserRoles = new Set(['system:discovery', 'system:public-info-viewer', 'system:basic-user']);
+const everyAuthenticatedUser = bootstrapClusterRoles().filter((r) => authenticatedUserRoles.has(r.metadata!.name!)).flatMap((r) => r.rules ?? []);
 
 function authorizerChain(node: Authorizer): Authorizer {
   const interim: Authorizer = (a) => (!nodeIdentity(a.user).isNode || rulesAllow(a, everyAuthenticatedUser) ? allow() : noOpinion());

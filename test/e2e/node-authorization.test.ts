@@ -170,6 +170,14 @@ describe('node authorization with node credentials', () => {
     assert.equal(gone.code, 0, gone.stderr);
   });
 
+  it('bootstraps the system:node ClusterRole, bound to no one', async () => {
+    const role = JSON.parse((await cluster.kubectl(['get', 'clusterrole', 'system:node', '-o', 'json'])).stdout);
+    assert.ok(role.rules.some((r: any) => r.resources.includes('pods/status') && r.verbs.includes('patch')));
+    const binding = JSON.parse((await cluster.kubectl(['get', 'clusterrolebinding', 'system:node', '-o', 'json'])).stdout);
+    assert.equal(binding.roleRef.name, 'system:node');
+    assert.equal(binding.subjects, undefined);
+  });
+
   it('leaves users that are not nodes alone', async () => {
     const r = await cluster.kubectl(['label', 'node', 'n2', 'node-restriction.kubernetes.io/trusted=yes']);
     assert.equal(r.code, 0);

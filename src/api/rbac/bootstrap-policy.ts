@@ -8,6 +8,7 @@
  * `kubernetes.io/bootstrapping: rbac-defaults` label and autoupdate annotation.
  */
 import type { ClusterRole, ClusterRoleBinding, PolicyRule } from 'kubernetes-types/rbac/v1.js';
+import { nodeRules } from './node-rules.js';
 
 export const aggregateToAdmin = 'rbac.authorization.k8s.io/aggregate-to-admin';
 export const aggregateToEdit = 'rbac.authorization.k8s.io/aggregate-to-edit';
@@ -79,6 +80,8 @@ export function bootstrapClusterRoles(): ClusterRole[] {
       rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
     ]),
     role('system:public-info-viewer', [urls(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/'])]),
+    // Nodes are authorized by the Node authorizer with these same rules; the role is there to bind to other kubelets.
+    role('system:node', nodeRules()),
     aggregated('admin', aggregateToAdmin),
     aggregated('edit', aggregateToEdit, { [aggregateToAdmin]: 'true' }),
     aggregated('view', aggregateToView, { [aggregateToEdit]: 'true' }),
@@ -100,5 +103,7 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     binding('system:discovery', 'system:discovery', ['system:authenticated']),
     binding('system:basic-user', 'system:basic-user', ['system:authenticated']),
     binding('system:public-info-viewer', 'system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+    // Bound to no one: system:nodes is served by the Node authorizer (upstream since 1.8).
+    { ...binding('system:node', 'system:node', []), subjects: undefined },
   ];
 }
