@@ -91,6 +91,14 @@ describe('node authorization with node credentials', () => {
     assertForbidden(await asNode('n1', ['taint', 'node', 'n1', 'k=v:NoSchedule']), 'nodes "n1" is forbidden: node "n1" is not allowed to modify taints');
   });
 
+  it('cannot register with labels only an administrator sets', async () => {
+    kubeconfigs.n3 = await nodeKubeconfig(cluster, 'n3');
+    const n3 = JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n3', labels: { 'node-role.kubernetes.io/control-plane': '', 'kubernetes.io/os': 'linux' } } });
+    assertForbidden(await asNode('n3', ['create', '-f', '-'], n3),
+      'nodes "n3" is forbidden: node "n3" is not allowed to set the following labels: node-role.kubernetes.io/control-plane');
+    assertForbidden(await asNode('n3', ['create', '-f', '-'], nodeManifest('n4')), 'nodes "n4" is forbidden: node "n3" is not allowed to modify node "n4"');
+  });
+
   it("cannot read or write another node's Lease", async () => {
     const reason = 'can only access node lease with the same name as the requesting node';
     const refused = (verb: string) =>
