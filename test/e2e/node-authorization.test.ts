@@ -91,6 +91,14 @@ describe('node authorization with node credentials', () => {
     assertForbidden(await asNode('n1', ['taint', 'node', 'n1', 'k=v:NoSchedule']), 'nodes "n1" is forbidden: node "n1" is not allowed to modify taints');
   });
 
+  it('cannot register with labels only an administrator sets', async () => {
+    kubeconfigs.n3 = await nodeKubeconfig(cluster, 'n3');
+    const n3 = JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n3', labels: { 'node-role.kubernetes.io/control-plane': '', 'kubernetes.io/os': 'linux' } } });
+    assertForbidden(await asNode('n3', ['create', '-f', '-'], n3),
+      'nodes "n3" is forbidden: node "n3" is not allowed to set the following labels: node-role.kubernetes.io/control-plane');
+    assertForbidden(await asNode('n3', ['create', '-f', '-'], nodeManifest('n4')), 'nodes "n4" is forbidden: node "n3" is not allowed to modify node "n4"');
+  });
+
   it("cannot read or write another node's Lease", async () => {
     const reason = 'can only access node lease with the same name as the requesting node';
     const refused = (verb: string) =>
@@ -168,6 +176,14 @@ describe('node authorization with node credentials', () => {
     assert.equal(ok.code, 0, ok.stderr);
     const gone = await asNode('n1', ['delete', 'pod', 'static-n1', '--grace-period=0', '--wait=false']);
     assert.equal(gone.code, 0, gone.stderr);
+  });
+
+  it('bootstraps the system:node ClusterRole, bound to no one', async () => {
+    const role = JSON.parse((await cluster.kubectl(['get', 'clusterrole', 'system:node', '-o', 'json'])).stdout);
+    assert.ok(role.rules.some((r: any) => r.resources.includes('pods/status') && r.verbs.includes('patch')));
+    const binding = JSON.parse((await cluster.kubectl(['get', 'clusterrolebinding', 'system:node', '-o', 'json'])).stdout);
+    assert.equal(binding.roleRef.name, 'system:node');
+    assert.equal(binding.subjects, undefined);
   });
 
   it('leaves users that are not nodes alone', async () => {

@@ -9,6 +9,7 @@
  * `kubernetes.io/bootstrapping: rbac-defaults` label and autoupdate annotation.
  */
 import type { ClusterRole, ClusterRoleBinding, PolicyRule } from 'kubernetes-types/rbac/v1.js';
+import { nodeRules } from './node-rules.js';
 
 export const aggregateToAdmin = 'rbac.authorization.k8s.io/aggregate-to-admin';
 export const aggregateToEdit = 'rbac.authorization.k8s.io/aggregate-to-edit';
@@ -153,6 +154,8 @@ export function bootstrapClusterRoles(): ClusterRole[] {
     role('system:kube-scheduler', schedulerRules),
     role('system:volume-scheduler', volumeSchedulerRules),
     role('system:kube-controller-manager', controllerManagerRules),
+    // Nodes are authorized by the Node authorizer with these same rules; the role is there to bind to other kubelets.
+    role('system:node', nodeRules()),
     aggregated('admin', aggregateToAdmin),
     aggregated('edit', aggregateToEdit, { [aggregateToAdmin]: 'true' }),
     aggregated('view', aggregateToView, { [aggregateToEdit]: 'true' }),
@@ -180,5 +183,7 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     binding('system:kube-controller-manager', 'system:kube-controller-manager', [CONTROLLER_MANAGER_USER], 'User'),
     binding('system:kube-scheduler', 'system:kube-scheduler', [SCHEDULER_USER], 'User'),
     binding('system:volume-scheduler', 'system:volume-scheduler', [SCHEDULER_USER], 'User'),
+    // Bound to no one: system:nodes is served by the Node authorizer (upstream since 1.8).
+    { ...binding('system:node', 'system:node', []), subjects: undefined },
   ];
 }

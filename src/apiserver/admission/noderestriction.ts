@@ -10,13 +10,17 @@
  *    no labels outside the kubelet's set (kubernetes.io/k8s.io labels the
  *    kubelet does not own, node-restriction.kubernetes.io/ ones);
  *  - PVCs: only status.capacity and status.conditions;
- *  - leases: only its own, in kube-node-lease; CSINodes: only its own.
+ *  - leases: only its own, in kube-node-lease; CSINodes: only its own;
+ *  - TokenRequests (serviceaccounts/x/token, served outside the store, so
+ *    its handler calls `admitTokenRequest`): only bound to a pod, with its
+ *    uid, that is scheduled to the node.
  * Everyone else passes. Refusals are upstream's 403 (`pods "x" is
  * forbidden: node "n" can only ...`). The subresource comes from the request
  * being served (request-scope.ts): a pod's status write made by an eviction
  * is judged as the eviction.
  */
 import type { Node, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { forbiddenStatus, type StatusError } from '../../api/status.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import { podConfigMapNames, podSecretNames } from '../../api/pod-references.js';
@@ -74,6 +78,8 @@ function refuse(a: Attrs, why: string): StatusError {
 export interface NodeRestriction {
   admit(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void>;
   admitDelete(info: ResourceInfo, obj: any): Promise<void>;
+  /** POST serviceaccounts/<name>/token by a node. */
+  admitTokenRequest(namespace: string, serviceAccountName: string, tr: TokenRequest): Promise<void>;
 }
 
 export function nodeRestrictionAdmission(registry: () => Registry): NodeRestriction {
@@ -103,6 +109,20 @@ export function nodeRestrictionAdmission(registry: () => Registry): NodeRestrict
   return {
     admit: (op, info, obj, old) => check(op, info, obj, old),
     admitDelete: (info, obj) => check('delete', info, obj),
+    admitTokenRequest: async (namespace, serviceAccountName, tr) => {
+      const { isNode, nodeName } = nodeIdentity(requestUser());
+      if (!isNode) return;
+      const refuseToken = (why: string) => forbiddenStatus(why, { group: '', resource: 'serviceaccounts' }, serviceAccountName);
+      if (!nodeName) throw refuseToken(`could not determine node from user "${requestUser()!.name}"`);
+      const ref = tr.spec?.boundObjectRef;
+      if (!ref || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || !ref.name) throw refuseToken('node requested token not bound to a pod');
+      if (!ref.uid) throw refuseToken('node requested token with a pod binding without a uid');
+      const pod: Pod = await registry().store('', 'v1', 'pods')!.get(namespace, ref.name);
+      if (ref.uid !== pod.metadata?.uid) {
+        throw refuseToken(`the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+      }
+      if (pod.spec?.nodeName !== nodeName) throw refuseToken('node requested token bound to a pod scheduled on a different node');
+    },
   };
 }
 
