@@ -104,7 +104,7 @@ test('a token authenticates until it is deleted; unknown and non-authentication 
   await eventually(async () => (await kubectlWithToken(tok)).stderr.includes('(Unauthorized)'), 15_000, 'deleted token refused');
 });
 
-test('an expired token is refused at once, and the token cleaner deletes its Secret', async () => {
+test('the token cleaner deletes an expired token\'s Secret on time, and the token is refused', async () => {
   const tok = (await token(['create', '--ttl', '4s'])).stdout.trim();
   const name = `bootstrap-token-${tok.split('.')[0]}`;
   // The Secret stays until it expires (the cleaner waits for its expiration)...
