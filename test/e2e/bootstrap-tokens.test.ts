@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { startCluster, cliPath, eventually, type Cluster } from './harness.js';
 import { Clientset, loadKubeconfig } from '../../src/client/index.js';
-import { createBootstrapConfigMapIfNotExists } from '../../src/kubeadm/bootstraptoken/index.js';
+import { createBootstrapConfigMapIfNotExists, runBootstrapTokenPhase } from '../../src/kubeadm/bootstraptoken/index.js';
 import { buildKubeconfig, caCertHash, writeKubeconfig } from '../../src/pki/index.js';
 import { join } from 'node:path';
 
@@ -133,4 +133,41 @@ test('the bootstrap signer signs cluster-info for each signing token and drops s
   await eventually(async () => { const c = await cm(); return c.data['jws-kubeconfig-aaaaaa'] === signed.data['jws-kubeconfig-aaaaaa'] && !c.data['jws-kubeconfig-cccccc']; }, 15_000, 'resigned');
   await token(['delete', a, b]);
   await eventually(async () => !('jws-kubeconfig-aaaaaa' in (await cm()).data), 15_000, 'signature removed');
+});
+
+test('kubeadm\'s bootstrap-token phase: its lines, the token, the RBAC objects by kubeadm\'s names, and cluster-info', async () => {
+  const cfg = loadKubeconfig(cluster.kubeconfig);
+  const lines: string[] = [];
+  const tokens = [{ token: { id: 'iiiiii', secret: 'iiiiiiiiiiiiiiii' }, ttlMs: 3_600_000, usages: ['signing', 'authentication'], groups: ['system:bootstrappers:kubeadm:default-node-token'] }];
+  const phase = { tokens, clusterInfo: { server: cfg.server, caCertPem: cfg.caPem! }, now: new Date(), print: (l: string) => lines.push(l) };
+  await runBootstrapTokenPhase(clients, phase);
+  assert.deepEqual(lines, [
+    '[bootstrap-token] Using token: iiiiii.iiiiiiiiiiiiiiii',
+    '[bootstrap-token] Configuring bootstrap tokens, cluster-info ConfigMap, RBAC Roles',
+    '[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to get nodes',
+    '[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to post CSRs in order for nodes to get long term certificate credentials',
+    '[bootstrap-token] Configured RBAC rules to allow the csrapprover controller automatically approve CSRs from a Node Bootstrap Token',
+    '[bootstrap-token] Configured RBAC rules to allow certificate rotation for all node client certificates in the cluster',
+    '[bootstrap-token] Creating the "cluster-info" ConfigMap in the "kube-public" namespace',
+  ]);
+  // Running it again (init re-run) is fine: everything exists and is updated or kept.
+  await runBootstrapTokenPhase(clients, { ...phase, print: () => {} });
+  const get = async (args: string[]) => JSON.parse((await cluster.kubectl(['get', ...args, '-o', 'json'])).stdout);
+  const crb = async (name: string) => { const b = await get(['clusterrolebinding', name]); return [b.roleRef.name, b.subjects.map((s: any) => `${s.kind}:${s.name}`)]; };
+  assert.deepEqual(await crb('kubeadm:kubelet-bootstrap'), ['system:node-bootstrapper', ['Group:system:bootstrappers:kubeadm:default-node-token']]);
+  assert.deepEqual(await crb('kubeadm:get-nodes'), ['kubeadm:get-nodes', ['Group:system:bootstrappers:kubeadm:default-node-token']]);
+  assert.deepEqual(await crb('kubeadm:node-autoapprove-bootstrap'),
+    ['system:certificates.k8s.io:certificatesigningrequests:nodeclient', ['Group:system:bootstrappers:kubeadm:default-node-token']]);
+  assert.deepEqual(await crb('kubeadm:node-autoapprove-certificate-rotation'),
+    ['system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', ['Group:system:nodes']]);
+  assert.deepEqual((await get(['clusterrole', 'kubeadm:get-nodes'])).rules, [{ verbs: ['get'], apiGroups: [''], resources: ['nodes'] }]);
+  const role = await get(['role', '-n', 'kube-public', 'kubeadm:bootstrap-signer-clusterinfo']);
+  assert.deepEqual(role.rules, [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['cluster-info'] }]);
+  const rb = await get(['rolebinding', '-n', 'kube-public', 'kubeadm:bootstrap-signer-clusterinfo']);
+  assert.deepEqual(rb.subjects.map((s: any) => `${s.kind}:${s.name}`), ['User:system:anonymous']);
+  assert.equal(rb.roleRef.name, 'kubeadm:bootstrap-signer-clusterinfo');
+  const cm = await get(['configmap', '-n', 'kube-public', 'cluster-info']);
+  assert.match(cm.data.kubeconfig, /^apiVersion: v1\nclusters:\n- cluster:\n    certificate-authority-data: \S+\n    server: \S+\n  name: ""\ncontexts: null\ncurrent-context: ""\nkind: Config\npreferences: \{\}\nusers: null\n$/);
+  const list = await token(['list']);
+  assert.match(list.stdout, /^iiiiii\.iiiiiiiiiiiiiiii {3}/m);
 });
