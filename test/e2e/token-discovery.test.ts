@@ -129,3 +129,19 @@ test('join\'s checks before discovery: no CA hash without the unsafe flag, a mal
   assert.deepEqual(validateDiscoveryBootstrapToken({ apiServerEndpoint: '10.0.0.1:6443', token: 'x', caCertHashes: [], unsafeSkipCAVerification: true }).map(fieldErrorMessage),
     ['discovery.bootstrapToken.token: Invalid value: "x": the bootstrap token is invalid']);
 });
+
+// This cluster runs no token cleaner, so an expired token's Secret stays: the API server must refuse the
+// token by its expiration alone, and the signer must drop its signature on time by itself.
+test('without the cleaner: an expired token is refused (401) though its Secret remains, and its signature goes', async () => {
+  const id = 'eeeeee';
+  await createNewTokens(clients, [{ token: { id, secret: 'eeeeeeeeeeeeeeee' }, ttlMs: 3_000, usages: ['signing', 'authentication'], groups: [] }], new Date());
+  const cm = () => clients.resource('configmaps').get('kube-public', 'cluster-info');
+  const tokenClient = new Clientset({ server, caPem, token: `${id}.eeeeeeeeeeeeeeee` });
+  try {
+    const status = () => tokenClient.resource('namespaces').get(undefined, 'default').then(() => 200, (e) => e.code as number);
+    // Refused once expired, while the Secret is still there (acceptance of a live token: bootstrap-tokens.test.ts).
+    await eventually(async () => (await status()) === 401, 15_000, 'expired token refused');
+    assert.equal((await clients.resource('secrets').get('kube-system', `bootstrap-token-${id}`)).metadata.name, `bootstrap-token-${id}`);
+    await eventually(async () => !(`jws-kubeconfig-${id}` in (await cm()).data), 15_000, 'signature of the expired token removed');
+  } finally { tokenClient.close(); }
+});
