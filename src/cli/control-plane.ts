@@ -17,6 +17,7 @@ import { defaultStorageClassAdmission } from '../apiserver/admission/default-sto
 import { priorityAdmission } from '../apiserver/admission/priority.js';
 import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
 import { resourceQuotaAdmission } from '../apiserver/admission/resourcequota.js';
+import { serviceAccountAdmission } from '../apiserver/admission/serviceaccount.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
@@ -95,8 +96,10 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const priority = priorityAdmission(() => registry);
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
   const limitRanger = limitRangerAdmission(() => registry);
+  const serviceAccounts = serviceAccountAdmission(() => registry);
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
+    await serviceAccounts(op, info, obj);
     await services.admit(op, info, obj, old);
     await defaultStorageClass(op, info, obj);
     await priority(op, info, obj, old);
