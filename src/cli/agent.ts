@@ -15,6 +15,7 @@ import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/fla
 import { createKubeletServer, selfSignedServingCertificate, type KubeletServer } from '../kubelet/server/index.js';
 import type { NodeAgentOptions } from '../kubelet/index.js';
 import { runStandaloneAgent, staticPodFlagOptions, staticPodFlagsHelp, staticPodOptions } from './agent-staticpods.js';
+import { ServiceAccountTokenManager } from '../kubelet/token/manager.js';
 
 export const agentHelp = `Run a node agent (kubelet) that registers a node and runs the pods bound to it.
 
@@ -106,6 +107,8 @@ export async function runAgent(args: string[]): Promise<number> {
   const podLogsDir = values['pod-logs-dir'] ?? (real ? '/var/log/pods' : join(tmpdir(), `k8ts-kubelet-${nodeName}`, 'pods'));
   const host = real ? (mkdirSync(rootDir, { recursive: true }), hostInfo(rootDir)) : undefined;
   const deleteDelay = values['delete-delay'] ?? (real ? undefined : '200ms');
+  const tokens = clients && new ServiceAccountTokenManager((ns, name, tr) =>
+    clients.resource('serviceaccounts').createSub(ns, name, 'token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', ...tr }));
   let runtime: PodRuntime;
   try {
     runtime = real
@@ -116,7 +119,10 @@ export async function runAgent(args: string[]): Promise<number> {
           volumes: {
             claim: (ns, name) => clients.resource('persistentvolumeclaims').get(ns, name), volume: (name) => clients.resource('persistentvolumes').get(undefined, name),
             configMap: (ns, name) => clients.resource('configmaps').get(ns, name), secret: (ns, name) => clients.resource('secrets').get(ns, name),
+            service: (ns, name) => clients.resource('services').get(ns, name),
+            serviceAccountToken: (ns, name, tr) => tokens!.getServiceAccountToken(ns, name, tr),
           },
+          tokens,
         } : {}),
       })
       : new SimulatedRuntime({

@@ -20,6 +20,7 @@ import { resourceQuotaAdmission } from '../apiserver/admission/resourcequota.js'
 import { nodeRestrictionAdmission } from '../apiserver/admission/noderestriction.js';
 import { createNodeAuthorizer } from '../apiserver/authz/node/index.js';
 import { admitCSRRequester } from '../apiserver/admission/csr-requester.js';
+import { serviceAccountAdmission } from '../apiserver/admission/serviceaccount.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
@@ -115,9 +116,11 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     clusterRole: (n) => policy?.clusterRole(n), role: (ns, n) => policy?.role(ns, n),
     clusterRoleBindings: () => policy?.clusterRoleBindings() ?? [], roleBindings: (ns) => policy?.roleBindings(ns) ?? [],
   }, () => authz.authorize);
+  const serviceAccounts = serviceAccountAdmission(() => registry);
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
     admitCSRRequester(op, info, obj);
+    await serviceAccounts(op, info, obj);
     await services.admit(op, info, obj, old);
     await defaultStorageClass(op, info, obj);
     await priority(op, info, obj, old);

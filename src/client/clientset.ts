@@ -31,6 +31,7 @@ export const gvrs = {
   poddisruptionbudgets: { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', namespaced: true },
   priorityclasses: { group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', namespaced: false },
   endpointslices: { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', namespaced: true },
+  serviceaccounts: { group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true },
 } satisfies Record<string, GVR>;
 
 export type ResourceName = keyof typeof gvrs;

@@ -10,11 +10,14 @@
  */
 import type { ConfigMap, Container, Secret } from 'kubernetes-types/core/v1.js';
 import { getOptional, type PodObjectGetter } from './volumes/objects.js';
+import { serviceEnvVars } from './serviceenv.js';
 
 export interface EnvSources {
   /** Name → object; undefined when it does not exist (only optional references get this far). */
   configMaps: Map<string, ConfigMap | undefined>;
   secrets: Map<string, Secret | undefined>;
+  /** The master service's variables (serviceenv.ts); absent without an API server. */
+  services?: Map<string, string>;
 }
 
 export class EnvSourceError extends Error {}
@@ -37,7 +40,8 @@ function references(c: Container): Ref[] {
 }
 
 export async function fetchEnvSources(namespace: string, c: Container, get: PodObjectGetter | undefined): Promise<EnvSources> {
-  const out: EnvSources = { configMaps: new Map(), secrets: new Map() };
+  const master = get?.service && await getOptional(() => get.service!('default', 'kubernetes'));
+  const out: EnvSources = { configMaps: new Map(), secrets: new Map(), ...(master ? { services: serviceEnvVars(master) } : {}) };
   const refs = references(c);
   if (refs.length && !get) throw new EnvSourceError(`${refs[0].kind} references need the API server`);
   for (const r of refs) {

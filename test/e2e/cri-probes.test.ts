@@ -45,7 +45,7 @@ async function podEvents(name: string): Promise<any[]> {
 
 before(async () => {
   ctrd = await startContainerd();
-  cluster = await startCluster();
+  cluster = await startCluster({ controllers: 'root-ca-cert-publisher' }); // pods mount kube-root-ca.crt (kube-api-access)
   agent = startCRIAgent({ cluster, ctrd, nodeName, work });
   await nodeReady(cluster, nodeName);
 });

@@ -27,7 +27,7 @@ const getPod = async (name: string): Promise<Pod> => JSON.parse((await cluster.k
 
 before(async () => {
   ctrd = await startContainerd();
-  cluster = await startCluster();
+  cluster = await startCluster({ controllers: 'root-ca-cert-publisher' }); // pods mount kube-root-ca.crt (kube-api-access)
   agent = startCRIAgent({ cluster, ctrd, nodeName, work });
   await nodeReady(cluster, nodeName);
   await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'game' }, data: { 'game.properties': 'lives=3\n', 'ui.mode': 'dark', '1st.key': 'x' }, binaryData: { 'blob.bin': Buffer.from([0, 1, 2, 255]).toString('base64') } });

@@ -50,7 +50,7 @@ const timings: Record<string, number> = {};
 
 before(async () => {
   ctrd = await startContainerd();
-  cluster = await startCluster();
+  cluster = await startCluster({ controllers: 'root-ca-cert-publisher' }); // pods mount kube-root-ca.crt (kube-api-access)
   agent = startAgent();
   await nodeReady(cluster, nodeName);
 });

@@ -28,7 +28,7 @@ const work = mkdtempSync(join(tmpdir(), 'k8ts-e2e-exec-'));
 
 before(async () => {
   ctrd = await startContainerd({ streaming: true, podSubnet: '10.244.7.0/24' });
-  cluster = await startCluster();
+  cluster = await startCluster({ controllers: 'root-ca-cert-publisher' }); // pods mount kube-root-ca.crt (kube-api-access)
   agent = startCRIAgent({ cluster, ctrd, nodeName, work });
   await cluster.kubectl(['create', '-f', '-'], {
     input: JSON.stringify({

@@ -54,7 +54,7 @@ describe('volumePayload', () => {
         name: 'v', projected: { defaultMode: 0o440, sources: [{ configMap: { name: 'game', items: [{ key: 'a', path: 'a' }] } }, { secret: { name: 'creds' } }, { downwardAPI: { items: [{ path: 'n', fieldRef: { fieldPath: 'metadata.name' } }] } }] },
       }, want: { a: `${hex('A')}/440`, pw: `${hex('s3')}/440`, n: `${hex('p')}/440` },
     },
-    { name: 'projected service account tokens are not issued', volume: { name: 'v', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } }, error: 'MountVolume.SetUp failed for volume "v" : serviceAccountToken projections are not served: k8ts issues no service account tokens yet' },
+    { name: 'projected service account tokens need a token source', volume: { name: 'v', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } }, error: 'MountVolume.SetUp failed for volume "v" : serviceAccountToken volumes need the API server' },
     { name: 'an item path may not climb out of the volume', volume: { name: 'v', configMap: { name: 'game', items: [{ key: 'a', path: '../a' }] } }, error: 'MountVolume.SetUp failed for volume "v" : invalid path "../a"' },
   ];
   for (const c of cases) {

@@ -100,7 +100,7 @@ function schemaOfKind(d: Doc, gvk: Gvk): Schema | undefined {
 describe('openapi v3 index', () => {
   it('lists every served group-version and the subresource kinds\' ones', () => {
     const index = openapiV3Index();
-    const want = [...groupVersions(), { group: 'autoscaling', version: 'v1' }, { group: 'policy', version: 'v1' }].map(gvPathOf);
+    const want = [...groupVersions(), { group: 'autoscaling', version: 'v1' }, { group: 'policy', version: 'v1' }, { group: 'authentication.k8s.io', version: 'v1' }].map(gvPathOf);
     for (const p of want) assert.ok(index.paths[p], `index lacks ${p}`);
     assert.deepEqual(Object.keys(index.paths).sort(), [...new Set(want)].sort());
     assert.deepEqual(openapiGroupVersions().map(gvPathOf).sort(), Object.keys(index.paths).sort());

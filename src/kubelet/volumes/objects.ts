@@ -4,13 +4,18 @@
  * standalone kubelet (no API server) has none, and pods that need them wait
  * with the reason.
  */
-import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Secret } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Secret, Service } from 'kubernetes-types/core/v1.js';
+import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 
 export interface PodObjectGetter {
   claim(namespace: string, name: string): Promise<PersistentVolumeClaim>;
   volume(name: string): Promise<PersistentVolume>;
   configMap(namespace: string, name: string): Promise<ConfigMap>;
   secret(namespace: string, name: string): Promise<Secret>;
+  /** A Service (the master service `kubernetes`, for containers' environment). */
+  service?(namespace: string, name: string): Promise<Service>;
+  /** A token of the pod's service account (through the kubelet's token cache, token/manager.ts). */
+  serviceAccountToken?(namespace: string, serviceAccount: string, tr: TokenRequest): Promise<TokenRequest>;
 }
 
 /** Setting up a volume failed; the container waits in ContainerCreating with this message (upstream FailedMount). */

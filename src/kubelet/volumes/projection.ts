@@ -12,10 +12,13 @@
  *  2. downwardAPI: one file per item, from fieldRef (downward.ts) or
  *     resourceFieldRef of a named container.
  *  3. projected: the files of each source together, under the projected
- *     volume's defaultMode. serviceAccountToken and clusterTrustBundle
- *     sources cannot be served yet: k8ts issues no service account tokens.
+ *     volume's defaultMode. A serviceAccountToken source is a token of the
+ *     pod's service account bound to the pod (its audience, else the API
+ *     server's; expirationSeconds), mode 0600 when the pod has an fsGroup;
+ *     clusterTrustBundle sources are not served yet.
  *  4. Modes: item mode, else the source's defaultMode, else 0644.
  */
+import type { ServiceAccountTokenProjection } from 'kubernetes-types/core/v1.js';
 import type { ConfigMap, ConfigMapProjection, DownwardAPIVolumeFile, KeyToPath, Pod, Secret, SecretProjection, Volume } from 'kubernetes-types/core/v1.js';
 import { MountError, getOptional, type PodObjectGetter } from './objects.js';
 import { podFieldValue, resourceFieldValue, type NodeAllocatable } from './downward.js';
@@ -107,6 +110,25 @@ function downwardFiles(out: Payload, ctx: Ctx, items: DownwardAPIVolumeFile[], m
   }
 }
 
+async function serviceAccountTokenFile(out: Payload, ctx: Ctx, src: ServiceAccountTokenProjection, mode: number): Promise<void> {
+  const request = ctx.get?.serviceAccountToken;
+  if (!request) throw setUpFailed(ctx, 'serviceAccountToken volumes need the API server');
+  const pod = ctx.pod;
+  let token: string;
+  try {
+    const tr = await request(pod.metadata!.namespace!, pod.spec?.serviceAccountName ?? 'default', {
+      spec: {
+        audiences: src.audience ? [src.audience] : [], expirationSeconds: src.expirationSeconds ?? 3600,
+        boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata!.name!, uid: pod.metadata!.uid! },
+      },
+    });
+    token = tr.status?.token ?? '';
+  } catch (e) {
+    throw setUpFailed(ctx, `failed to fetch token: ${(e as Error).message}`);
+  }
+  put(out, src.path, Buffer.from(token, 'utf8'), pod.spec?.securityContext?.fsGroup !== undefined ? 0o600 : mode, ctx);
+}
+
 /** The files of one configMap, secret, downwardAPI or projected volume of `pod`. */
 export async function volumePayload(pod: Pod, v: Volume, get: PodObjectGetter | undefined, node: NodeAllocatable): Promise<Payload> {
   const ctx: Ctx = { pod, volume: v.name, get, node };
@@ -120,8 +142,8 @@ export async function volumePayload(pod: Pod, v: Volume, get: PodObjectGetter | 
       if (s.configMap) await configMapFiles(out, ctx, s.configMap, mode);
       else if (s.secret) await secretFiles(out, ctx, s.secret.name ?? '', s.secret, mode);
       else if (s.downwardAPI) downwardFiles(out, ctx, s.downwardAPI.items ?? [], mode);
-      else if (s.serviceAccountToken) throw setUpFailed(ctx, 'serviceAccountToken projections are not served: k8ts issues no service account tokens yet');
-      else throw setUpFailed(ctx, 'projected source type not supported by this kubelet yet (configMap, secret and downwardAPI are)');
+      else if (s.serviceAccountToken) await serviceAccountTokenFile(out, ctx, s.serviceAccountToken, mode);
+      else throw setUpFailed(ctx, 'projected source type not supported by this kubelet yet (configMap, secret, downwardAPI and serviceAccountToken are)');
     }
   }
   return out;

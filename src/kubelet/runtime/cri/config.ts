@@ -109,7 +109,9 @@ const decoded = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
  * (later ones win, each key with the source's prefix), then env, where
  * $(VAR) expands from what is defined so far and valueFrom reads the
  * downward API, a resource, or a key of a ConfigMap or Secret that
- * `sources` holds (fetched beforehand: envsources.ts).
+ * `sources` holds (fetched beforehand: envsources.ts). The master
+ * service's variables (KUBERNETES_SERVICE_HOST ...) expand too and come
+ * last, for names the container does not define.
  */
 export function containerEnv(pod: Pod, c: APIContainer, ctx: PodContext, podIP?: string, sources: EnvSources = noSources): { key: string; value: string }[] {
   const env = new Map<string, string>();
@@ -122,7 +124,7 @@ export function containerEnv(pod: Pod, c: APIContainer, ctx: PodContext, podIP?:
   }
   for (const e of c.env ?? ([] as EnvVar[])) {
     const from = e.valueFrom;
-    if (!from) { env.set(e.name, expandVars(e.value ?? '', env)); continue; }
+    if (!from) { env.set(e.name, expandVars(e.value ?? '', sources.services ? new Map([...sources.services, ...env]) : env)); continue; }
     if (from.fieldRef) env.set(e.name, fieldRefValue(pod, from.fieldRef.fieldPath, ctx, podIP));
     else if (from.resourceFieldRef) {
       const r = from.resourceFieldRef;
@@ -142,6 +144,7 @@ export function containerEnv(pod: Pod, c: APIContainer, ctx: PodContext, podIP?:
       else if (!ref.optional) throw new ContainerConfigError(`couldn't find key ${ref.key} in Secret ${ns}/${ref.name}`);
     }
   }
+  for (const [k, v] of sources.services ?? []) if (!env.has(k)) env.set(k, v);
   return [...env].map(([key, value]) => ({ key, value }));
 }
 

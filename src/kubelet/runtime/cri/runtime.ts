@@ -69,6 +69,8 @@ export interface CRIRuntimeOptions {
   timers: Timers;
   /** PLEG relist period (1 s). */
   relistPeriodMs?: number;
+  /** The kubelet's service-account token cache: a removed pod's tokens are dropped. */
+  tokens?: { forgetPod(uid: string): void };
 }
 
 /** Upstream minimumGracePeriodInSeconds: StopContainer never gets less. */
@@ -153,6 +155,7 @@ export class CRIRuntime implements PodRuntime {
     this.removing.add(uid);
     this.images.forget(uid);
     this.crashBackoff.forget(`${uid}/`);
+    this.opts.tokens?.forgetPod(uid);
     void (async () => {
       try {
         for (const sb of p.sandboxes) await this.ignoreNotFound(this.client.removePodSandbox(sb.id));
@@ -288,6 +291,8 @@ export class CRIRuntime implements PodRuntime {
       if (!work) return;
       sb = await this.createSandbox(p, sb ? sb.attempt + 1 : 0);
       if (!sb) return;
+    } else {
+      await this.refreshVolumes(p);
     }
     // Init containers, in order: each must exit 0 before the next (sidecars only need to start).
     for (const c of init) {
@@ -306,6 +311,24 @@ export class CRIRuntime implements PodRuntime {
       const action = this.containerAction(p, c, policy);
       if (typeof action !== 'object') continue;
       await this.startWithBackoff(p, sb.id, c, action.start, instances(p, c.name)[0]);
+    }
+  }
+
+  /**
+   * Every sync of a running pod sets up its running containers' projected
+   * volumes again, as upstream's volume manager remounts them: service
+   * account tokens rotate (the token cache decides when) and ConfigMap and
+   * Secret changes show. A failure keeps the files as they are.
+   */
+  private async refreshVolumes(p: PodEntry): Promise<void> {
+    const pod = p.pod!;
+    const running = [...(pod.spec!.initContainers ?? []), ...pod.spec!.containers].filter((c) => instances(p, c.name)[0]?.state === 'CONTAINER_RUNNING');
+    if (!running.length) return;
+    const all = { name: '', volumeMounts: running.flatMap((c) => c.volumeMounts ?? []) };
+    try {
+      await setUpProjectedVolumes(pod, all, { get: this.opts.volumes, rootDir: this.opts.rootDir, node: this.ctx.allocatable ?? hostAllocatable() });
+    } catch (e) {
+      this.opts.logger.warn('failed to refresh volumes', { pod: `${p.namespace}/${p.name}`, err: (e as Error).message });
     }
   }
 

@@ -1,0 +1,94 @@
+/**
+ * The ServiceAccount admission plugin's lookups and mount (upstream
+ * plugin/pkg/admission/serviceaccount/admission.go, v1.32), on pod create;
+ * the default name and the mirror-pod rules are in index.ts/mirror-pods.ts:
+ *  1. the pod's service account must exist, else Forbidden
+ *     `error looking up service account <ns>/<name>: serviceaccount "<name>" not found`;
+ *     `default`, which the service-account loop creates just after its
+ *     namespace, is looked up 10 times, 100-200 ms apart, before giving up;
+ *  2. unless automountServiceAccountToken is false (the pod's setting wins
+ *     over the service account's), every init and app container without a
+ *     mount at /var/run/secrets/kubernetes.io/serviceaccount gets a read-only
+ *     one of the projected volume `kube-api-access-<5 random>` (a token of
+ *     3607 s, kube-root-ca.crt's ca.crt, the namespace), added once;
+ *  3. a pod without imagePullSecrets gets the service account's.
+ */
+import type { Pod, ServiceAccount, Volume, VolumeMount } from 'kubernetes-types/core/v1.js';
+import type { ResourceInfo } from '../../api/resources.js';
+import { forbiddenStatus } from '../../api/status.js';
+import { generateName } from '../../registry/meta.js';
+import type { Registry } from '../../registry/registry.js';
+import { isMirrorPod } from './mirror-pods.js';
+
+export const defaultAPITokenMountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
+const volumePrefix = 'kube-api-access-';
+const defaultServiceAccountName = 'default';
+const defaultLookupAttempts = 10;
+
+/** The projected volume source upstream's TokenVolumeSource builds. */
+export function tokenVolumeSource(): NonNullable<Volume['projected']> {
+  return {
+    defaultMode: 0o644,
+    sources: [
+      { serviceAccountToken: { path: 'token', expirationSeconds: 3607 } },
+      { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+      { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+    ],
+  };
+}
+
+export interface ServiceAccountAdmissionOptions {
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export function serviceAccountAdmission(registry: () => Registry, opts: ServiceAccountAdmissionOptions = {}) {
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const lookup = async (namespace: string, name: string): Promise<ServiceAccount | undefined> => {
+    const store = registry().store('', 'v1', 'serviceaccounts')!;
+    const attempts = name === defaultServiceAccountName ? defaultLookupAttempts : 1;
+    const interval = 100 + Math.floor(Math.random() * 100);
+    for (let i = 0; i < attempts; i++) {
+      if (i) await sleep(interval);
+      try {
+        return await store.get(namespace, name);
+      } catch (e) {
+        if ((e as { code?: number }).code !== 404) throw e;
+      }
+    }
+    return undefined;
+  };
+  return async (op: 'create' | 'update', info: ResourceInfo, pod: Pod): Promise<void> => {
+    if (op !== 'create' || info.group !== '' || info.plural !== 'pods' || isMirrorPod(pod)) return;
+    const spec = pod.spec!;
+    const namespace = pod.metadata!.namespace!;
+    const name = spec.serviceAccountName ?? defaultServiceAccountName;
+    const sa = await lookup(namespace, name); // 1
+    if (!sa) {
+      throw forbiddenStatus(`error looking up service account ${namespace}/${name}: serviceaccount "${name}" not found`, { group: '', resource: 'pods' }, pod.metadata?.name);
+    }
+    if (shouldAutomount(sa, pod)) mountServiceAccountToken(pod); // 2
+    if (!spec.imagePullSecrets?.length && sa.imagePullSecrets?.length) spec.imagePullSecrets = sa.imagePullSecrets.map((s) => ({ name: s.name })); // 3
+  };
+}
+
+export function shouldAutomount(sa: ServiceAccount, pod: Pod): boolean {
+  return pod.spec?.automountServiceAccountToken ?? sa.automountServiceAccountToken ?? true;
+}
+
+/** 2: mounts the token volume in every container that has nothing at the default path. */
+export function mountServiceAccountToken(pod: Pod): void {
+  const spec = pod.spec!;
+  const volumes = spec.volumes ?? [];
+  const existing = volumes.find((v) => v.name.startsWith(volumePrefix));
+  const names = new Set(volumes.map((v) => v.name));
+  let volumeName = existing?.name;
+  while (!volumeName || (!existing && names.has(volumeName))) volumeName = generateName(volumePrefix);
+  const mount: VolumeMount = { name: volumeName, readOnly: true, mountPath: defaultAPITokenMountPath };
+  let needsVolume = false;
+  for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
+    if ((c.volumeMounts ?? []).some((m) => m.mountPath === defaultAPITokenMountPath)) continue;
+    c.volumeMounts = [...(c.volumeMounts ?? []), { ...mount }];
+    needsVolume = true;
+  }
+  if (!existing && needsVolume) spec.volumes = [...volumes, { name: volumeName, projected: tokenVolumeSource() }];
+}
