@@ -47,15 +47,39 @@ async function approveNextFrom(username: string, seen: Set<string>): Promise<any
   return csr;
 }
 
+/** kubeadm's bootstrap-kubelet.conf: the cluster and the bootstrap token. */
+function writeBootstrapKubeconfig(): string {
+  const path = join(cluster.dataDir, 'bootstrap-kubelet.conf');
+  writeFileSync(path, stringify({
+    apiVersion: 'v1', kind: 'Config', 'current-context': 'tls-bootstrap-token-user@kubernetes',
+    clusters: [{ name: 'kubernetes', cluster: { server: cluster.url, 'certificate-authority-data': Buffer.from(adminCredentials(cluster.kubeconfig).ca).toString('base64') } }],
+    users: [{ name: 'tls-bootstrap-token-user', user: { token } }],
+    contexts: [{ name: 'tls-bootstrap-token-user@kubernetes', context: { cluster: 'kubernetes', user: 'tls-bootstrap-token-user' } }],
+  }));
+  return path;
+}
+
 describe('kubelet TLS bootstrap', () => {
+  test('a denied bootstrap request stops the agent with upstream\'s words', async () => {
+    const dir = join(cluster.dataDir, 'denied');
+    const proc = spawn(process.execPath, [cliPath, 'agent', '--bootstrap-kubeconfig', writeBootstrapKubeconfig(), '--kubeconfig', join(dir, 'kubelet.conf'),
+      '--cert-dir', join(dir, 'pki'), '--node-name', 'denied-1', '--runtime', 'simulated', '--root-dir', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    proc.stderr!.on('data', (d) => { stderr += d; });
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve));
+    try {
+      const csr = await eventually(async () => (await csrs()).find((c) => c.spec.username === 'system:bootstrap:abcdef'), 60_000, `a bootstrap CSR (agent: ${stderr})`);
+      await cluster.kubectl(['certificate', 'deny', csr.metadata.name]);
+      assert.equal(await exited, 1);
+      assert.match(stderr, /Error: certificate signing request is denied, reason: KubectlDeny, message: This CSR was denied by kubectl certificate deny\./);
+      await cluster.kubectl(['delete', 'csr', csr.metadata.name]);
+    } finally {
+      await killChild(proc);
+    }
+  });
+
   test('bootstraps with a token, registers as system:node:<name>, and rotates its certificate', async () => {
-    const bootstrapKubeconfig = join(cluster.dataDir, 'bootstrap-kubelet.conf');
-    writeFileSync(bootstrapKubeconfig, stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': 'tls-bootstrap-token-user@kubernetes',
-      clusters: [{ name: 'kubernetes', cluster: { server: cluster.url, 'certificate-authority-data': Buffer.from(adminCredentials(cluster.kubeconfig).ca).toString('base64') } }],
-      users: [{ name: 'tls-bootstrap-token-user', user: { token } }],
-      contexts: [{ name: 'tls-bootstrap-token-user@kubernetes', context: { cluster: 'kubernetes', user: 'tls-bootstrap-token-user' } }],
-    }));
+    const bootstrapKubeconfig = writeBootstrapKubeconfig();
     const kubeconfig = join(cluster.dataDir, 'kubelet.conf');
     const certDir = join(cluster.dataDir, 'kubelet-pki');
     agent = spawn(process.execPath, [cliPath, 'agent', '--bootstrap-kubeconfig', bootstrapKubeconfig, '--kubeconfig', kubeconfig, '--cert-dir', certDir,
