@@ -14,6 +14,7 @@ import { hostInfo } from '../kubelet/hostinfo.js';
 import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
 import { createKubeletServer, selfSignedServingCertificate, type KubeletServer } from '../kubelet/server/index.js';
 import type { NodeAgentOptions } from '../kubelet/index.js';
+import { ClientCertificateRotation, ClientCertificateStore, loadOrBootstrapClientConfig } from '../kubelet/certificate/index.js';
 import { runStandaloneAgent, staticPodFlagOptions, staticPodFlagsHelp, staticPodOptions } from './agent-staticpods.js';
 import { ServiceAccountTokenManager } from '../kubelet/token/manager.js';
 
@@ -32,6 +33,11 @@ kube-node-lease and posts its status.
 
 Flags:
       --kubeconfig string                   kubeconfig with the API server and credentials (required unless standalone)
+      --bootstrap-kubeconfig string         kubeconfig with a bootstrap token: used when --kubeconfig is missing or its client
+                                            certificate has expired, to get a certificate through a CSR; --kubeconfig is then
+                                            written pointing at it, and the certificate is rotated before it expires
+      --cert-dir string                     where the client certificate is kept, as kubelet-client-current.pem
+                                            (default "<root-dir>/pki")
       --node-name string                    name of the Node (default: the host name)
       --runtime string                      container runtime: simulated or cri (default "simulated")
       --container-runtime-endpoint string   cri: the runtime's socket (default "unix:///run/containerd/containerd.sock")
@@ -73,7 +79,7 @@ export async function runAgent(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args, strict: true, allowPositionals: false,
     options: {
-      kubeconfig: { type: 'string' }, 'node-name': { type: 'string' }, runtime: { type: 'string', default: 'simulated' },
+      kubeconfig: { type: 'string' }, 'bootstrap-kubeconfig': { type: 'string' }, 'cert-dir': { type: 'string' }, 'node-name': { type: 'string' }, runtime: { type: 'string', default: 'simulated' },
       labels: { type: 'string' }, 'node-labels': { type: 'string' }, 'register-with-taints': { type: 'string' }, 'control-plane': { type: 'boolean' },
       'max-pods': { type: 'string', default: '110' }, cpu: { type: 'string' }, memory: { type: 'string' },
       'ephemeral-storage': { type: 'string' }, 'node-ip': { type: 'string' }, 'pod-cidr': { type: 'string' },
@@ -96,7 +102,11 @@ export async function runAgent(args: string[]): Promise<number> {
   const index = indexFromName(nodeName);
   const leaseSeconds = parseCountFlag('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
   const logger = createLogger('kubelet');
-  const clientConfig = values.kubeconfig ? loadKubeconfig(values.kubeconfig) : undefined;
+  const certDir = values['cert-dir'] ?? join(values['root-dir']!, 'pki');
+  const bootstrapping = !!values['bootstrap-kubeconfig'];
+  const clientConfig = !values.kubeconfig ? undefined : bootstrapping
+    ? await loadOrBootstrapClientConfig({ kubeconfigPath: values.kubeconfig, bootstrapKubeconfigPath: values['bootstrap-kubeconfig']!, certDir, nodeName, logger })
+    : loadKubeconfig(values.kubeconfig);
   const clients = clientConfig && new Clientset(clientConfig, {
     qps: parseCountFlag('kube-api-qps', values['kube-api-qps']), burst: parseCountFlag('kube-api-burst', values['kube-api-burst']), userAgent: `k8ts-agent/${nodeName}`,
   });
@@ -152,11 +162,18 @@ export async function runAgent(args: string[]): Promise<number> {
   const kubeletPort = kubelet.port;
   const agent = new NodeAgent({ clients, runtime, logger, metrics }, { ...nodeOpts, kubeletPort });
   let metricsServer: MetricsServer | undefined;
+  // A bootstrapped kubelet renews its client certificate itself and switches its connections to the new one.
+  const rotation = bootstrapping ? new ClientCertificateRotation({
+    csrs: clients.resource('certificatesigningrequests'), store: new ClientCertificateStore(certDir), nodeName, logger: logger.with('certificate'),
+    onRotated: (certPem, keyPem) => clients.rest.setClientCertificate(certPem, keyPem),
+  }) : undefined;
   try {
     if (values['metrics-port'] !== undefined) metricsServer = await serveMetrics(metrics.registry, parseCountFlag('metrics-port', values['metrics-port']));
     kubelet.server.setHost(agent.kubeletHost());
     await agent.start();
+    rotation?.start();
   } catch (e) {
+    rotation?.stop();
     await agent.stop().catch(() => {});
     await kubelet.server.close();
     await metricsServer?.close();
@@ -167,6 +184,7 @@ export async function runAgent(args: string[]): Promise<number> {
     node: nodeName, internalIP, podCIDR, runtime: runtime.version, metricsPort: metricsServer?.port, kubeletPort, podLogsDir,
   });
   return waitForSignal(logger, async () => {
+    rotation?.stop();
     await agent.stop();
     await kubelet.server.close();
     await metricsServer?.close();

@@ -39,18 +39,35 @@ export interface RestClientOptions {
 }
 
 export class RestClient {
-  private readonly agent: https.Agent;
+  private agent: https.Agent;
   private tokens: number;
   private lastRefill = Date.now();
   private readonly waiters: (() => void)[] = [];
   private refillTimer?: NodeJS.Timeout;
 
   constructor(readonly config: ClientConfig, private readonly opts: RestClientOptions = {}) {
-    this.agent = new https.Agent({
+    this.agent = RestClient.agentFor(config);
+    this.tokens = opts.burst ?? 100;
+  }
+
+  private static agentFor(config: ClientConfig): https.Agent {
+    return new https.Agent({
       keepAlive: true, maxSockets: 64, ca: config.caPem, cert: config.certPem, key: config.keyPem,
       rejectUnauthorized: !config.insecureSkipTLSVerify,
     });
-    this.tokens = opts.burst ?? 100;
+  }
+
+  /**
+   * Switches to a new client certificate (the kubelet's rotation): new
+   * requests use it, and every open connection of the old one is closed, so
+   * long-running watches reconnect with it too (upstream's connrotation dialer).
+   */
+  setClientCertificate(certPem: string, keyPem: string): void {
+    const old = this.agent;
+    (this.config as ClientConfig).certPem = certPem;
+    (this.config as ClientConfig).keyPem = keyPem;
+    this.agent = RestClient.agentFor(this.config);
+    old.destroy();
   }
 
   /** Client-side rate limiting, so thousands of simulated nodes cannot flood the server. */

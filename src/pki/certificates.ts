@@ -78,7 +78,7 @@ interface LeafRequest {
   usages: CertificateUsage[];
   days: number;
   /** A CSR signer's profile instead of the fixed one: its key usages, extended usage OIDs and expiry. */
-  profile?: { keyUsage: number; extKeyUsages: string[]; notAfterMs: number };
+  profile?: { keyUsage: number; extKeyUsages: string[]; notBeforeMs: number; notAfterMs: number };
 }
 
 /** Go leaves the extension out when no key usage bit is set (a CSR asking only for "client auth"). */
@@ -101,7 +101,7 @@ async function signLeaf(x: X509Module, req: LeafRequest): Promise<string> {
     serialNumber: randomSerial(),
     subject: req.subject,
     issuer: caCert.subjectName,
-    notBefore: new Date(now - BACKDATE_MS),
+    notBefore: new Date(req.profile?.notBeforeMs ?? now - BACKDATE_MS),
     notAfter: new Date(notAfter),
     publicKey: req.publicKey,
     signingKey: caKey.privateKey,

@@ -23,7 +23,7 @@ const extKeyUsageOIDs: Record<string, string> = {
   'ocsp signing': '1.3.6.1.5.5.7.3.9', 'microsoft sgc': '1.3.6.1.4.1.311.10.3.3', 'netscape sgc': '2.16.840.1.113730.4.1',
 };
 
-export interface SigningProfile { keyUsage: number; extKeyUsages: string[]; notAfterMs: number }
+export interface SigningProfile { keyUsage: number; extKeyUsages: string[]; notBeforeMs: number; notAfterMs: number }
 
 /** keyUsagesFromStrings: an unknown usage name is an error, in upstream's words. */
 export function signingProfile(usages: string[], ttlMs: number, nowMs: number): SigningProfile | { error: string } {
@@ -38,7 +38,7 @@ export function signingProfile(usages: string[], ttlMs: number, nowMs: number): 
   // Go's %q of a []string: ["a" "b"].
   if (unrecognized.length) return { error: `unrecognized usage values: [${unrecognized.map((u) => JSON.stringify(u)).join(' ')}]` };
   const notAfterMs = ttlMs < SHORT_MS ? nowMs + ttlMs : nowMs + ttlMs - BACKDATE_MS;
-  return { keyUsage, extKeyUsages, notAfterMs };
+  return { keyUsage, extKeyUsages, notBeforeMs: nowMs - BACKDATE_MS, notAfterMs };
 }
 
 /**

@@ -83,7 +83,7 @@ test('cleanupReason: upstream\'s deadlines', async () => {
 test('signing profile: usages, upstream\'s duration and backdating', () => {
   const now = 1_000_000_000_000;
   const p = signingProfile(['digital signature', 'key encipherment', 'client auth'], 3600_000, now);
-  assert.deepEqual(p, { keyUsage: 1 | 4, extKeyUsages: ['1.3.6.1.5.5.7.3.2'], notAfterMs: now + 3600_000 });
+  assert.deepEqual(p, { keyUsage: 1 | 4, extKeyUsages: ['1.3.6.1.5.5.7.3.2'], notBeforeMs: now - 300_000, notAfterMs: now + 3600_000 });
   const long = signingProfile(['client auth'], 8760 * 3600_000, now);
   assert.equal('notAfterMs' in long && long.notAfterMs, now + 8760 * 3600_000 - 5 * 60_000);
   assert.deepEqual(signingProfile(['client auth', 'fly'], 1, now), { error: 'unrecognized usage values: ["fly"]' });

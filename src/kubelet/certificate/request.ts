@@ -1,0 +1,96 @@
+/**
+ * Asking the API for a kubelet client certificate (upstream
+ * k8s.io/client-go/util/certificate/csr): a CSR for CN system:node:<name>,
+ * O system:nodes, signer kubernetes.io/kube-apiserver-client-kubelet, usages
+ * digital signature + client auth (an ECDSA key needs no key encipherment);
+ * then wait, on a watch, until it is issued, denied or failed.
+ */
+import { createHash, createPublicKey } from 'node:crypto';
+import type { CertificateSigningRequest } from 'kubernetes-types/certificates/v1.js';
+import { isAlreadyExists, type ResourceClient } from '../../client/index.js';
+import { createCertificateRequest } from '../../pki/index.js';
+import { kubeAPIServerClientKubeletSignerName } from '../../api/csr.js';
+
+export const nodeClientUsages = ['digital signature', 'client auth'];
+const nodesGroup = 'system:nodes';
+
+/**
+ * digestedName: node-csr- and a hash of the public key, subject and usages,
+ * so a kubelet that restarts mid-bootstrap finds its own request again.
+ */
+export function digestedName(keyPem: string, commonName: string, organizations: string[], usages: string[]): string {
+  const hash = createHash('sha512-256');
+  const write = (data: Buffer | string) => { hash.update(Buffer.from(data).toString('base64url')); hash.update('|'); };
+  write(createPublicKey(keyPem).export({ type: 'spki', format: 'der' }));
+  write(commonName);
+  for (const o of organizations) write(o);
+  for (const u of usages) write(u);
+  return `node-csr-${hash.digest('base64url')}`;
+}
+
+export interface NodeCertificateRequest {
+  csrs: ResourceClient;
+  nodeName: string;
+  keyPem: string;
+  /** Bootstrap: node-csr-<digest>; rotation: generated (csr-xxxxx), as upstream. */
+  digestName: boolean;
+  timeoutMs: number;
+}
+
+/** Creates (or finds) the request and resolves with the issued certificate PEM. */
+export async function requestNodeCertificate(r: NodeCertificateRequest): Promise<string> {
+  const commonName = `system:node:${r.nodeName}`;
+  const pem = await createCertificateRequest({ keyPem: r.keyPem, commonName, organizations: [nodesGroup] });
+  const name = r.digestName ? digestedName(r.keyPem, commonName, [nodesGroup], nodeClientUsages) : undefined;
+  const csr: CertificateSigningRequest = {
+    apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest',
+    metadata: name ? { name } : { generateName: 'csr-' },
+    spec: { request: Buffer.from(pem).toString('base64'), signerName: kubeAPIServerClientKubeletSignerName, usages: nodeClientUsages },
+  };
+  let created: CertificateSigningRequest;
+  try {
+    created = await r.csrs.create(undefined, csr);
+  } catch (e) {
+    if (!name || !isAlreadyExists(e)) throw e;
+    created = await r.csrs.get(undefined, name);
+  }
+  return waitForCertificate(r.csrs, created.metadata!.name!, r.timeoutMs);
+}
+
+/** The certificate, or upstream's words for a denied or failed request; undefined while pending. */
+export function certificateOutcome(csr: CertificateSigningRequest): { certPem: string } | { error: string } | undefined {
+  for (const c of csr.status?.conditions ?? []) {
+    if (c.type === 'Denied') return { error: `certificate signing request is denied, reason: ${c.reason ?? ''}, message: ${c.message ?? ''}` };
+    if (c.type === 'Failed') return { error: `certificate signing request failed, reason: ${c.reason ?? ''}, message: ${c.message ?? ''}` };
+  }
+  if (csr.status?.certificate) return { certPem: Buffer.from(csr.status.certificate, 'base64').toString('utf8') };
+  return undefined;
+}
+
+/** Waits on a watch of the one request; the timeout error names it and says what to do. */
+export async function waitForCertificate(csrs: ResourceClient, name: string, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const csr: CertificateSigningRequest = await csrs.get(undefined, name);
+    const outcome = certificateOutcome(csr);
+    if (outcome && 'error' in outcome) throw new Error(outcome.error);
+    if (outcome) return outcome.certPem;
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      throw new Error(`timed out waiting for certificate signing request "${name}" to be approved and issued `
+        + `(approve it with: kubectl certificate approve ${name}; or let csrapproving approve it)`);
+    }
+    await nextChange(csrs, name, csr.metadata!.resourceVersion!, remaining);
+  }
+}
+
+/** Resolves at the first watch event on the request after `resourceVersion`, when the watch ends, or after `ms`. */
+async function nextChange(csrs: ResourceClient, name: string, resourceVersion: string, ms: number): Promise<void> {
+  let wake!: () => void;
+  const woken = new Promise<void>((resolve) => { wake = resolve; });
+  const watch = await csrs.watch(undefined, { fieldSelector: `metadata.name=${name}`, resourceVersion, timeoutSeconds: Math.max(1, Math.ceil(ms / 1000)) }, () => wake());
+  const timer = setTimeout(wake, ms);
+  await Promise.race([woken, watch.done.catch(() => undefined)]);
+  clearTimeout(timer);
+  watch.close();
+}
