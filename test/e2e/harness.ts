@@ -37,6 +37,7 @@ export async function startCluster(opts: { dataDir?: string; extraArgs?: string[
   const proc = spawn(process.execPath, [cliPath, 'server', '--data-dir', dataDir, '--port', '0', '--controllers', opts.controllers ?? 'none', ...(opts.extraArgs ?? [])], {
     stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info' },
   });
+  // A server that never got ready must not outlive the test file and keep its runner waiting.
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
     const onData = (d: Buffer) => {
@@ -51,8 +52,8 @@ export async function startCluster(opts: { dataDir?: string; extraArgs?: string[
     };
     proc.stderr!.on('data', onData);
     proc.once('exit', (code) => reject(new Error(`server exited with ${code} before ready: ${buf}`)));
-    setTimeout(() => reject(new Error(`server not ready in 20s: ${buf}`)), 20_000).unref();
-  });
+    setTimeout(() => reject(new Error(`server not ready in 60s: ${buf}`)), 60_000).unref();
+  }).catch((err) => { proc.kill('SIGKILL'); throw err; });
   proc.stderr!.resume();
   proc.stdout!.resume();
   const kubeconfig = join(dataDir, 'admin.conf');
