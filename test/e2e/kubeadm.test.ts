@@ -14,6 +14,7 @@ import { eventually, seedsDir } from './harness.js';
 import { seedManifests } from './seed-manifests.js';
 import { k8ts, freePort, tempPrefix, filesUnder, kubectl, type RunResult } from './kubeadm-node.js';
 import { subjectOf } from '../../src/pki/index.js';
+import { processAlive, type InstanceRecord } from '../../src/kubelet/runtime/process/records.js';
 
 const kubeconfigUser = (file: string) => {
   const cfg = parse(readFileSync(file, 'utf8'));
@@ -102,15 +103,42 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     assert.match(info.stdout, new RegExp(`server: https://127.0.0.1:${ports.api}`));
   });
 
-  it('the seed DaemonSet (with the control-plane toleration) lands on the control-plane node', async () => {
+  it('kube-system shows the control plane as mirror pods, Running and Ready from their probes', async () => {
+    for (const c of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
+      await eventually(async () => {
+        const r = await kubectl(admin, ['get', 'pod', '-n', 'kube-system', `${c}-control-plane`, '--no-headers', '-L', 'component,tier']);
+        return new RegExp(`^${c}-control-plane\\s+1/1\\s+Running\\s+\\d+\\s+\\S+\\s+${c}\\s+control-plane\\s*$`).test(r.stdout.trim());
+      }, 90_000, `${c}-control-plane Running and Ready`);
+    }
+    const mirror = await kubectl(admin, ['get', 'pod', '-n', 'kube-system', 'kube-apiserver-control-plane', '-o', 'jsonpath={.metadata.annotations.kubernetes\\.io/config\\.mirror}']);
+    assert.match(mirror.stdout, /^[0-9a-f]{32}$/);
+  });
+
+  it('editing a control-plane manifest restarts that component', async () => {
+    const get = async () => JSON.parse((await kubectl(admin, ['get', 'pod', '-n', 'kube-system', 'kube-scheduler-control-plane', '-o', 'json'])).stdout || '{}');
+    const before = await get();
+    const file = join(etc, 'manifests/kube-scheduler.yaml');
+    const pod = parse(readFileSync(file, 'utf8'));
+    pod.metadata.annotations = { 'k8ts.test/edited': 'yes' };
+    writeFileSync(file, JSON.stringify(pod));
+    await eventually(async () => {
+      const now = await get();
+      return now.metadata?.uid && now.metadata.uid !== before.metadata.uid && now.metadata.annotations?.['k8ts.test/edited'] === 'yes'
+        && now.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True');
+    }, 90_000, 'a new kube-scheduler pod, Ready');
+  });
+
+  it('the seed DaemonSet (with the control-plane toleration) is placed on the control-plane node', async () => {
     const ds = seedManifests(seedsDir).find((m) => m.obj.kind === 'DaemonSet' && m.obj.metadata.name === 'fluentd-elasticsearch')!;
     const file = join(prefix, 'fluentd.yaml');
     writeFileSync(file, ds.yaml);
     assert.equal((await kubectl(admin, ['apply', '-f', file])).code, 0);
+    // The control-plane node runs the host-process runtime, which runs commands, not images: the pod is
+    // placed there but its command-less container cannot start (workers, on the simulated runtime, run it).
     await eventually(async () => {
       const r = await kubectl(admin, ['get', 'pods', '-n', 'kube-system', '-l', 'name=fluentd-elasticsearch', '-o', 'wide', '--no-headers']);
-      return /\s1\/1\s+Running\s.*\scontrol-plane\s/.test(r.stdout);
-    }, 60_000, 'the fluentd pod Running on control-plane');
+      return /^fluentd-elasticsearch-\S+\s.*\scontrol-plane\s/.test(r.stdout);
+    }, 60_000, 'the fluentd pod on control-plane');
   });
 
   it('the supervisor restarts a killed kubelet, and the node stays Ready', async () => {
@@ -162,6 +190,9 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
   it('reset (answering y) stops the kubelet and the control plane and removes certs, kubeconfigs, manifests and state', async () => {
     const pidFile = join(prefix, 'var/lib/kubelet/k8ts-kubelet.pid');
     const pid = Number(readFileSync(pidFile, 'utf8'));
+    const records = filesUnder(join(prefix, 'var/lib/kubelet')).filter((f) => f.endsWith('/record.json'));
+    const podRecords = records.map((f) => JSON.parse(readFileSync(join(prefix, 'var/lib/kubelet', f), 'utf8')) as InstanceRecord).filter(processAlive);
+    assert.ok(podRecords.length >= 3, `the control plane's processes are recorded: ${records.join(' ')}`);
     const r = await k8ts(['reset', '--prefix', prefix], 'y\n');
     assert.equal(r.code, 0, r.stderr);
     for (const line of ['[reset] Stopping the kubelet service', `[reset] Deleting contents of directories: [${join(etc, 'manifests')} ${join(prefix, 'var/lib/kubelet')} ${join(etc, 'pki')}`,
@@ -170,6 +201,8 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
       assert.ok(r.stdout.includes(line), `missing: ${line}\n${r.stdout}`);
     }
     assert.throws(() => process.kill(pid, 0), 'the supervised kubelet is gone');
+    assert.ok(r.stdout.includes('[reset] Stopped the processes of pods: ['), r.stdout);
+    for (const rec of podRecords) assert.equal(processAlive(rec), false, `the pod process ${rec.pid} (${rec.name}) is gone`);
     const left = filesUnder(prefix).filter((f) => !f.startsWith('var/log/') && f !== 'fluentd.yaml');
     assert.deepEqual(left, []);
     assert.equal(existsSync(admin), false);

@@ -18,10 +18,9 @@ import { certsPhase } from './certs.js';
 import { kubeconfigPhase, CLUSTER_ADMINS_GROUP } from './kubeconfigs.js';
 import { controlPlanePhase, manifestPath, CONTROL_PLANE_COMPONENTS, type ControlPlaneConfig } from './manifests.js';
 import { kubeletStartPhase, type AgentRuntime } from './kubelet-start.js';
-import { startService } from './service.js';
 import { bootstrapTokenPhase, generateToken, TOKEN_PATTERN } from './bootstrap-token.js';
 import { waitForAPIServer, waitForNodeReady, poll, getNode } from './wait.js';
-import { criCheck, parseRuntime, serviceIPOf } from './common.js';
+import { serviceIPOf } from './common.js';
 
 export const initHelp = `Run this command in order to set up the Kubernetes control plane
 
@@ -42,7 +41,6 @@ Flags:
       --apiserver-advertise-address string   The IP address the API Server will advertise it's listening on (default: the host's first non-loopback IPv4 address)
       --apiserver-bind-port int              Port for the API Server to bind to (default 6443)
       --cert-dir string                      The path where to save and store the certificates (default "/etc/kubernetes/pki")
-      --cri-socket string                    Path to the CRI socket to connect (with --runtime cri)
       --dry-run                              Don't apply any changes; just output what would be done
       --ignore-preflight-errors strings      A list of checks whose errors will be shown as warnings, e.g. 'IsPrivilegedUser,Swap'. Value 'all' ignores errors from all checks
       --node-name string                     Specify the node name (default: the host name)
@@ -54,20 +52,12 @@ Flags:
 
 k8ts flags:
       --prefix string                        Root of this node's files: PREFIX/etc/kubernetes, PREFIX/var/lib/kubelet, PREFIX/var/lib/k8ts (default "/")
-      --runtime string                       The agent's runtime: simulated, cri or process (default "simulated")
       --kubelet-port int                     Port of the kubelet API (default 10250)
       --controller-manager-port int          Port of the controller manager's /healthz (default 10257)
       --scheduler-port int                   Port of the scheduler's /healthz (default 10259)
       --timeout duration                     How long to wait for the control plane and the node (default 4m0s)
   -h, --help                                 help for init`;
 
-/**
- * TEMPORARY: until the agent's host-process runtime (`--runtime process`)
- * lands, init starts each control-plane manifest's command as a supervised
- * service itself instead of leaving it to the kubelet; the manifests are
- * written all the same. Set to true (and delete the fallback) with that runtime.
- */
-const KUBELET_RUNS_STATIC_CONTROL_PLANE = false;
 
 export async function runInit(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -76,8 +66,8 @@ export async function runInit(args: string[]): Promise<number> {
       'pod-network-cidr': { type: 'string' }, 'service-cidr': { type: 'string', default: '10.96.0.0/12' },
       'node-name': { type: 'string' }, token: { type: 'string' }, 'token-ttl': { type: 'string', default: '24h0m0s' },
       'cert-dir': { type: 'string' }, 'skip-phases': { type: 'string' }, 'dry-run': { type: 'boolean' },
-      'ignore-preflight-errors': { type: 'string' }, 'cri-socket': { type: 'string' },
-      prefix: { type: 'string', default: '/' }, runtime: { type: 'string', default: 'simulated' },
+      'ignore-preflight-errors': { type: 'string' },
+      prefix: { type: 'string', default: '/' },
       'kubelet-port': { type: 'string', default: '10250' }, 'controller-manager-port': { type: 'string', default: '10257' },
       'scheduler-port': { type: 'string', default: '10259' }, timeout: { type: 'string', default: '4m' },
     },
@@ -85,7 +75,8 @@ export async function runInit(args: string[]): Promise<number> {
   const log = (line: string) => console.log(line);
   const token = values.token ?? generateToken();
   if (!TOKEN_PATTERN.test(token)) { console.error(`the bootstrap token "${token}" was not of the form "${TOKEN_PATTERN.source}"`); return 1; }
-  const runtime = parseRuntime(values.runtime!);
+  // The control plane's static pods are host processes: the control-plane node's agent runs the process runtime.
+  const runtime: AgentRuntime = 'process';
   const serviceIP = serviceIPOf(values['service-cidr']!);
   const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
   const advertiseAddress = values['apiserver-advertise-address'] ?? hostIPv4();
@@ -106,7 +97,7 @@ export async function runInit(args: string[]): Promise<number> {
     if (!skip.has('preflight')) {
       log('[preflight] Running pre-flight checks');
       const real = nodeLayout(values.prefix, values['cert-dir']);
-      await runChecks(initChecks(real, cp, Number(values['kubelet-port']), runtime, values['cri-socket']), parseIgnored(values['ignore-preflight-errors']));
+      await runChecks(initChecks(real, cp, Number(values['kubelet-port'])), parseIgnored(values['ignore-preflight-errors']));
     }
     if (dryRun) log(`[dryrun] Writing files to the temporary directory "${layout.prefix}" instead of the real ones`);
     mkdirSync(layout.kubernetesDir, { recursive: true, mode: 0o755 });
@@ -118,7 +109,7 @@ export async function runInit(args: string[]): Promise<number> {
     phase = 'kubeconfig';
     if (!skip.has('kubeconfig')) await kubeconfigPhase({ layout, ca, server, nodeName, log });
     phase = 'control-plane';
-    const pods = skip.has('control-plane') ? undefined : await controlPlanePhase(cp, log);
+    if (!skip.has('control-plane')) await controlPlanePhase(cp, log);
     if (dryRun) {
       for (const c of CONTROL_PLANE_COMPONENTS) log(`[dryrun] Would write file "${manifestPath(nodeLayout(values.prefix), c)}" with content:\n${readFileSync(manifestPath(layout, c), 'utf8')}`);
       log(`[dryrun] Would start the kubelet (node "${nodeName}", ${runtime} runtime) and wait for the control plane at ${server}`);
@@ -128,14 +119,10 @@ export async function runInit(args: string[]): Promise<number> {
       return 0;
     }
     phase = 'kubelet-start';
-    const agentConfig = { layout, nodeName, nodeIP: advertiseAddress, kubeletPort: Number(values['kubelet-port']), runtime, criSocket: values['cri-socket'] };
+    const agentConfig = { layout, nodeName, nodeIP: advertiseAddress, kubeletPort: Number(values['kubelet-port']), runtime };
     let stopHint = '';
     if (!skip.has('kubelet-start')) {
-      if (!KUBELET_RUNS_STATIC_CONTROL_PLANE && pods) {
-        // TEMPORARY fallback (see KUBELET_RUNS_STATIC_CONTROL_PLANE): the manifests' commands run as supervised services.
-        for (const c of CONTROL_PLANE_COMPONENTS) startService(layout, `k8ts-${c}`, pods[c].spec!.containers[0]!.command!.slice(2));
-      }
-      stopHint = kubeletStartPhase({ ...agentConfig, staticPods: KUBELET_RUNS_STATIC_CONTROL_PLANE }, log).howToStop;
+      stopHint = kubeletStartPhase({ ...agentConfig, staticPods: true }, log).howToStop;
     }
     phase = 'wait-control-plane';
     const admin = new Clientset(clientConfigOf(layout, 'super-admin.conf'), { userAgent: 'k8ts-init' });
@@ -172,10 +159,9 @@ const KUBERNETES_VERSION = 'v1.32.0';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(3)}s`;
 
-function initChecks(l: NodeLayout, cp: ControlPlaneConfig, kubeletPort: number, runtime: AgentRuntime, criSocket?: string): Check[] {
+function initChecks(l: NodeLayout, cp: ControlPlaneConfig, kubeletPort: number): Check[] {
   return [
     isPrivilegedUser(),
-    ...(runtime === 'cri' ? [criCheck(criSocket)] : []),
     portOpen(cp.bindPort), portOpen(cp.controllerManagerPort), portOpen(cp.schedulerPort), portOpen(kubeletPort),
     ...CONTROL_PLANE_COMPONENTS.map((c) => fileAvailable(manifestPath(l, c))),
     ...KUBECONFIG_NAMES.map((k) => fileAvailable(l.kubeconfig(k))),

@@ -1,7 +1,7 @@
 /**
  * `k8ts reset`: kubeadm reset's best-effort revert of init or join — asks for
- * confirmation (--force skips it), stops the agent (and, while the control
- * plane runs as services of its own, those), deletes the database, the
+ * confirmation (--force skips it), stops the agent and the processes of the
+ * pods it ran (the control plane's static pods), deletes the database, the
  * contents of the manifest, kubelet and certificate directories and the
  * kubeconfigs, and says what it does not clean, with kubeadm's words.
  */
@@ -11,7 +11,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeLayout, KUBECONFIG_NAMES } from './layout.js';
 import { KUBELET_SERVICE, stopService } from './service.js';
-import { CONTROL_PLANE_COMPONENTS } from './manifests.js';
+import { stopHostProcessPods } from './host-processes.js';
 
 export const resetHelp = `Performs a best effort revert of changes made to this host by 'k8ts init' or 'k8ts join'
 
@@ -63,8 +63,11 @@ export async function runReset(args: string[]): Promise<number> {
   say('[reset] Stopping the kubelet service');
   if (!dry) {
     await stopService(l, KUBELET_SERVICE);
-    // While the control plane runs as init's own services (no host-process runtime yet), stop those too.
-    for (const c of CONTROL_PLANE_COMPONENTS) await stopService(l, `k8ts-${c}`);
+  }
+  say('[reset] Removing the pods the kubelet ran (host processes)');
+  if (!dry) {
+    const stopped = await stopHostProcessPods(l.kubeletDir);
+    if (stopped.length) console.log(`[reset] Stopped the processes of pods: [${stopped.join(' ')}]`);
   }
   if (existsSync(l.dataDir)) {
     if (!dry) cleanDir(l.dataDir);
