@@ -86,7 +86,8 @@ async function kubectlWithToken(tok: string): Promise<Run> {
   const path = join(cluster.dataDir, `token-${tok.split('.')[0]}.conf`);
   await writeKubeconfig(path, buildKubeconfig({ server: cfg.server, caCertPem: cfg.caPem!, userName: 'tls-bootstrap-token-user', token: tok }));
   return new Promise((resolve) => {
-    execFile('kubectl', ['--kubeconfig', path, '--cache-dir', join(cluster.dataDir, 'kubectl-cache'), 'get', 'namespaces', '-o', 'name'],
+    // Who the server says the token is: every authenticated user may ask (system:basic-user), a bootstrap token included.
+    execFile('kubectl', ['--kubeconfig', path, '--cache-dir', join(cluster.dataDir, 'kubectl-cache'), 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username} {.status.userInfo.groups}'],
       (err, stdout, stderr) => resolve({ stdout, stderr, code: err ? (err as any).code ?? 1 : 0 }));
   });
 }
@@ -94,7 +95,7 @@ async function kubectlWithToken(tok: string): Promise<Run> {
 test('a token authenticates until it is deleted; unknown and non-authentication tokens are refused (401)', async () => {
   const tok = (await token(['create'])).stdout.trim();
   const ok = await eventually(async () => { const r = await kubectlWithToken(tok); return r.code === 0 && r; }, 15_000, 'token accepted');
-  assert.match(ok.stdout, /namespace\/kube-system/);
+  assert.equal(ok.stdout, `system:bootstrap:${tok.split('.')[0]} ["system:bootstrappers","system:bootstrappers:kubeadm:default-node-token","system:authenticated"]`);
   const unknown = await kubectlWithToken('aaaaaa.0123456789abcdef');
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /error: You must be logged in to the server \(Unauthorized\)/);

@@ -79,7 +79,11 @@ describe('service account token volume on containerd', () => {
     assert.equal(claims['kubernetes.io'].serviceaccount.name, 'app');
     assert.equal(claims['kubernetes.io'].node.name, nodeName);
     assert.equal(claims['kubernetes.io'].warnafter - claims.iat, 3607, 'the kubelet\'s token is extended with warnafter');
-    assert.equal(await bearerStatus(token, '/api/v1/namespaces/default/pods'), 200);
+    // Authenticated, but RBAC grants a service account nothing until it is bound (upstream's 403)...
+    assert.equal(await bearerStatus(token, '/api/v1/namespaces/default/pods'), 403);
+    await cluster.kubectl(['create', 'rolebinding', 'app-view', '--clusterrole=view', '--serviceaccount=default:app', '-n', 'default']);
+    // ...and the binding reaches the authorizer's watch-fed cache.
+    await eventually(async () => (await bearerStatus(token, '/api/v1/namespaces/default/pods')) === 200, 30_000, 'the bound service account to list pods');
     const svcIP = (await cluster.kubectl(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;
     const env = await exec('client', ['sh', '-c', 'echo "$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT $KUBERNETES_PORT"']);
     assert.equal(env.trim(), `${svcIP}:443 tcp://${svcIP}:443`);

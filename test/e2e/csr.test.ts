@@ -76,10 +76,13 @@ describe('CertificateSigningRequest', () => {
     assert.equal(cert.issuer, ca.subject);
     assert.ok(cert.verify(ca.publicKey));
 
-    // The new certificate authenticates as jane: a CSR it creates is stamped with that user.
+    // The new certificate authenticates as jane: once RBAC lets jane create CSRs, a CSR it creates is stamped with that user.
+    await cluster.kubectl(['create', 'clusterrole', 'csr-creator', '--verb=create,get', '--resource=certificatesigningrequests.certificates.k8s.io']);
+    await cluster.kubectl(['create', 'clusterrolebinding', 'jane-csr', '--clusterrole=csr-creator', '--user=jane']);
     const { csr: second } = opensslRequest('jane2', '/CN=jane2');
     const asJane = kubeconfigFor('jane', certPem, key);
-    await cluster.kubectl(['--kubeconfig', asJane, 'create', '-f', '-'], { input: csrManifest('by-jane', second) });
+    // The binding reaches the authorizer through its watch: retry until it has.
+    await eventually(async () => (await cluster.kubectl(['--kubeconfig', asJane, 'create', '-f', '-'], { allowFail: true, input: csrManifest('by-jane', second) })).code === 0, 30_000, 'jane may create a CSR');
     const byJane = await getCSR('by-jane');
     assert.equal(byJane.spec.username, 'jane');
     assert.deepEqual(byJane.spec.groups, ['devs', 'system:authenticated']);

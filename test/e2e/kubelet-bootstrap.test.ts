@@ -30,6 +30,8 @@ before(async () => {
   const tokenFile = join(dir, 'tokens.csv');
   writeFileSync(tokenFile, `${token},system:bootstrap:abcdef,,"system:bootstrappers,system:bootstrappers:kubeadm:default-node-token"\n`);
   cluster = await startCluster({ dataDir: dir, controllers: 'csrsigning', extraArgs: ['--token-auth-file', tokenFile, '--cluster-signing-duration', '45s'] });
+  // kubeadm's bootstrap-token phase binds its token group to system:node-bootstrapper; the bootstrap token may do nothing else.
+  await cluster.kubectl(['create', 'clusterrolebinding', 'kubeadm:kubelet-bootstrap', '--clusterrole=system:node-bootstrapper', '--group=system:bootstrappers:kubeadm:default-node-token']);
 });
 after(async () => {
   if (agent) await killChild(agent);

@@ -59,8 +59,14 @@ describe('kubectl create token', () => {
     assert.equal(c.sub, 'system:serviceaccount:default:default');
     assert.equal(c.exp - c.iat, 3600);
     assert.deepEqual(c['kubernetes.io'], { namespace: 'default', serviceaccount: { name: 'default', uid } });
-    const r = await asBearer(token, '/api/v1/namespaces/default/pods');
-    assert.equal(r.status, 200, r.body);
+    // A service account without a binding is authenticated and refused, in upstream's words.
+    const refused = await asBearer(token, '/api/v1/namespaces/default/pods');
+    assert.equal(refused.status, 403, refused.body);
+    assert.equal(JSON.parse(refused.body).message,
+      'pods is forbidden: User "system:serviceaccount:default:default" cannot list resource "pods" in API group "" in the namespace "default"');
+    // Bound to view (for every service account, as the rest of this file needs), it reads.
+    await cluster.kubectl(['create', 'clusterrolebinding', 'serviceaccounts-view', '--clusterrole=view', '--group=system:serviceaccounts']);
+    await eventually(async () => (await asBearer(token, '/api/v1/namespaces/default/pods')).status === 200, 30_000, 'the bound service account to list pods');
     const k = await kubectlWithToken(token, ['get', 'serviceaccounts', '-n', 'default', '-o', 'name']);
     assert.equal(k.code, 0, k.stderr);
     assert.match(k.stdout, /serviceaccount\/default/);

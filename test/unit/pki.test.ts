@@ -179,10 +179,11 @@ test('ensureClusterPKI: cold start creates kubeadm\'s files; warm start loads th
   const cold = await timeInFreshProcess(dir);
   const warm = await timeInFreshProcess(dir);
   t.diagnostic(`ensureClusterPKI cold ${cold.ms.toFixed(1)} ms, warm ${warm.ms.toFixed(1)} ms (fresh processes, module load excluded)`);
-  assert.deepEqual([...cold.issued].sort(), ['admin', 'apiserver', 'apiserver-kubelet-client', 'ca', 'sa']);
+  assert.deepEqual([...cold.issued].sort(), ['admin', 'apiserver', 'apiserver-kubelet-client', 'ca', 'controller-manager', 'sa', 'scheduler']);
   assert.deepEqual(warm.issued, []);
   const files = (await readdir(join(dir, 'pki'))).sort();
-  assert.deepEqual(files, ['admin.crt', 'admin.key', 'apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key', 'apiserver.crt', 'apiserver.key', 'ca.crt', 'ca.key', 'sa.key', 'sa.pub']);
+  assert.deepEqual(files, ['admin.crt', 'admin.key', 'apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key', 'apiserver.crt', 'apiserver.key', 'ca.crt', 'ca.key',
+    'controller-manager.crt', 'controller-manager.key', 'sa.key', 'sa.pub', 'scheduler.crt', 'scheduler.key']);
   for (const f of files) {
     const mode = (await stat(join(dir, 'pki', f))).mode & 0o777;
     assert.equal(mode, f.endsWith('.key') ? 0o600 : 0o644, f);
@@ -241,7 +242,7 @@ test('ensureClusterPKI: a new CA replaces every leaf signed by the old one', asy
   const first = await ensureClusterPKI(dir, { hosts: [] });
   await unlink(first.paths.caCert);
   const second = await ensureClusterPKI(dir, { hosts: [] });
-  assert.deepEqual([...second.issued].sort(), ['admin', 'apiserver', 'apiserver-kubelet-client', 'ca']);
+  assert.deepEqual([...second.issued].sort(), ['admin', 'apiserver', 'apiserver-kubelet-client', 'ca', 'controller-manager', 'scheduler']);
   assert.ok(isIssuedBy(second.adminCertPem, second.caCertPem));
   assert.equal(second.serviceAccountKeyPem, first.serviceAccountKeyPem, 'the service-account key is kept');
 });

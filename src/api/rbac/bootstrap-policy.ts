@@ -156,6 +156,10 @@ export function bootstrapClusterRoles(): ClusterRole[] {
     role('system:kube-controller-manager', controllerManagerRules),
     // Nodes are authorized by the Node authorizer with these same rules; the role is there to bind to other kubelets.
     role('system:node', nodeRules()),
+    // TLS bootstrap (upstream's bootstrap policy): what a bootstrap token may do, and the two CSR kinds csrapproving approves.
+    role('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests'])]),
+    role('system:certificates.k8s.io:certificatesigningrequests:nodeclient', [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'])]),
+    role('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/selfnodeclient'])]),
     aggregated('admin', aggregateToAdmin),
     aggregated('edit', aggregateToEdit, { [aggregateToAdmin]: 'true' }),
     aggregated('view', aggregateToView, { [aggregateToEdit]: 'true' }),
