@@ -81,7 +81,9 @@ describe('service account token volume on containerd', () => {
     assert.equal(claims['kubernetes.io'].warnafter - claims.iat, 3607, 'the kubelet\'s token is extended with warnafter');
     // Authenticated, but RBAC grants a service account nothing until it is bound (upstream's 403)...
     assert.equal(await bearerStatus(token, '/api/v1/namespaces/default/pods'), 403);
-    await cluster.kubectl(['create', 'rolebinding', 'app-view', '--clusterrole=view', '--serviceaccount=default:app', '-n', 'default']);
+    // (A role of its own: this cluster runs no clusterrole-aggregation controller to fill in `view`.)
+    await cluster.kubectl(['create', 'clusterrole', 'pod-reader', '--verb=get,list,watch', '--resource=pods']);
+    await cluster.kubectl(['create', 'rolebinding', 'app-pod-reader', '--clusterrole=pod-reader', '--serviceaccount=default:app', '-n', 'default']);
     // ...and the binding reaches the authorizer's watch-fed cache.
     await eventually(async () => (await bearerStatus(token, '/api/v1/namespaces/default/pods')) === 200, 30_000, 'the bound service account to list pods');
     const svcIP = (await cluster.kubectl(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;

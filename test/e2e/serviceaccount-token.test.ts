@@ -64,8 +64,10 @@ describe('kubectl create token', () => {
     assert.equal(refused.status, 403, refused.body);
     assert.equal(JSON.parse(refused.body).message,
       'pods is forbidden: User "system:serviceaccount:default:default" cannot list resource "pods" in API group "" in the namespace "default"');
-    // Bound to view (for every service account, as the rest of this file needs), it reads.
-    await cluster.kubectl(['create', 'clusterrolebinding', 'serviceaccounts-view', '--clusterrole=view', '--group=system:serviceaccounts']);
+    // Bound to a reader role (for every service account, as the rest of this file needs), it reads. (A role of its own:
+    // this cluster runs no clusterrole-aggregation controller to fill in `view`.)
+    await cluster.kubectl(['create', 'clusterrole', 'reader', '--verb=get,list,watch', '--resource=pods,serviceaccounts']);
+    await cluster.kubectl(['create', 'clusterrolebinding', 'serviceaccounts-reader', '--clusterrole=reader', '--group=system:serviceaccounts']);
     await eventually(async () => (await asBearer(token, '/api/v1/namespaces/default/pods')).status === 200, 30_000, 'the bound service account to list pods');
     const k = await kubectlWithToken(token, ['get', 'serviceaccounts', '-n', 'default', '-o', 'name']);
     assert.equal(k.code, 0, k.stderr);

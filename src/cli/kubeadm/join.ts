@@ -84,7 +84,7 @@ export async function runJoin(args: string[]): Promise<number> {
     ], parseIgnored(values['ignore-preflight-errors']));
     const info = await discoverClusterInfo({
       endpoint, token: discoveryToken, caCertHashes: values['discovery-token-ca-cert-hash'] ?? [],
-      unsafeSkipCAVerification: !!values['discovery-token-unsafe-skip-ca-verification'], timeoutMs,
+      unsafeSkipCAVerification: !!values['discovery-token-unsafe-skip-ca-verification'], timeoutMs, log,
     });
     log('[preflight] Reading configuration from the cluster...');
     phase = 'kubelet-start';

@@ -84,6 +84,8 @@ export function controlPlanePods(c: ControlPlaneConfig): Record<ControlPlaneComp
     'kube-controller-manager': staticPod('kube-controller-manager', [
       'controller-manager', `--kubeconfig=${l.kubeconfig('controller-manager.conf')}`, '--controllers=*,-scheduler',
       '--leader-elect=true', `--metrics-port=${c.controllerManagerPort}`,
+      // csrsigning issues the joining kubelets' client certificates with the cluster CA, as kubeadm's flags say.
+      `--cluster-signing-cert-file=${join(l.certDir, 'ca.crt')}`, `--cluster-signing-key-file=${join(l.certDir, 'ca.key')}`,
     ], {
       livenessProbe: healthz(c.controllerManagerPort, { failureThreshold: 8, initialDelaySeconds: 10, periodSeconds: 10 }),
       startupProbe: healthz(c.controllerManagerPort, { failureThreshold: 24, initialDelaySeconds: 10, periodSeconds: 10 }),
