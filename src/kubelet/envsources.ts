@@ -40,7 +40,9 @@ function references(c: Container): Ref[] {
 }
 
 export async function fetchEnvSources(namespace: string, c: Container, get: PodObjectGetter | undefined): Promise<EnvSources> {
-  const master = get?.service && await getOptional(() => get.service!('default', 'kubernetes'));
+  // Best effort, as upstream lets static pods start before services were ever read: the control plane's
+  // own static pods (kube-apiserver among them) start while no API server answers yet.
+  const master = get?.service && await get.service('default', 'kubernetes').catch(() => undefined);
   const out: EnvSources = { configMaps: new Map(), secrets: new Map(), ...(master ? { services: serviceEnvVars(master) } : {}) };
   const refs = references(c);
   if (refs.length && !get) throw new EnvSourceError(`${refs[0].kind} references need the API server`);

@@ -171,7 +171,7 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
       const r = await k8ts(['join', `127.0.0.1:${dead}`, '--token', 'abcdef.0123456789abcdef', '--discovery-token-ca-cert-hash', `sha256:${'0'.repeat(64)}`,
         '--prefix', worker, '--node-name', 'worker9', '--kubelet-port', String(await freePort()), '--timeout', '5s']);
       assert.equal(r.code, 1);
-      assert.match(r.stderr, new RegExp(`^error execution phase preflight: couldn't validate the identity of the API Server: Get "https://127.0.0.1:${dead}/api/v1/namespaces/kube-public/configmaps/cluster-info\\?timeout=10s": dial tcp 127.0.0.1:${dead}: connect: connection refused`, 'm'));
+      assert.match(r.stderr, new RegExp(`^error execution phase preflight: couldn't validate the identity of the API Server: failed to request the cluster-info ConfigMap: Get "https://127.0.0.1:${dead}/api/v1/namespaces/kube-public/configmaps/cluster-info\\?timeout=10s": dial tcp 127.0.0.1:${dead}: connect: connection refused`, 'm'));
       assert.deepEqual(filesUnder(worker), []);
     } finally {
       rmSync(worker, { recursive: true, force: true });
