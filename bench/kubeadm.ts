@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   const fmt = (ms: number) => (Number.isNaN(ms) ? 'n/a' : `${(ms / 1000).toFixed(2)} s`);
   const body = [
     ...sectionHead(repoRoot, '## kubeadm-style bring-up: `k8ts init` to a Ready control-plane node, `k8ts join` to a Ready worker (bench/kubeadm.ts)'),
-    '- Setup: each run on fresh prefixes in a temp dir, loopback addresses (control plane 127.0.0.1, worker 127.0.0.2), free ports, simulated runtime; '
+    '- Setup: each run on fresh prefixes in a temp dir, loopback addresses (control plane 127.0.0.1, worker 127.0.0.2), free ports; the control plane runs as static pods on the host-process runtime, the worker on the simulated runtime; '
       + 'init returns once its node is Ready, join once the worker is Ready; both nodes reset after each run. Target: under 10 s each.',
     '',
     table(['Step', 'Runs', 'Median', 'Min', 'Max'], [
