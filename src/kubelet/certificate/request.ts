@@ -84,13 +84,18 @@ export async function waitForCertificate(csrs: ResourceClient, name: string, tim
   }
 }
 
-/** Resolves at the first watch event on the request after `resourceVersion`, when the watch ends, or after `ms`. */
+/** How long one wait trusts its watch before reading the request again: a missed event must not stall a rotation. */
+const RECHECK_MS = 5_000;
+
+/** Resolves at the first watch event on the request after `resourceVersion`, when the watch ends, or after `ms` (at most RECHECK_MS). */
 async function nextChange(csrs: ResourceClient, name: string, resourceVersion: string, ms: number): Promise<void> {
   let wake!: () => void;
   const woken = new Promise<void>((resolve) => { wake = resolve; });
-  const watch = await csrs.watch(undefined, { fieldSelector: `metadata.name=${name}`, resourceVersion, timeoutSeconds: Math.max(1, Math.ceil(ms / 1000)) }, () => wake());
-  const timer = setTimeout(wake, ms);
-  await Promise.race([woken, watch.done.catch(() => undefined)]);
+  const waitMs = Math.min(ms, RECHECK_MS);
+  const timer = setTimeout(() => wake(), waitMs);
+  // Even a watch that never opens cannot hold the wait past waitMs.
+  const watching = csrs.watch(undefined, { fieldSelector: `metadata.name=${name}`, resourceVersion, timeoutSeconds: Math.max(1, Math.ceil(waitMs / 1000)) }, () => wake());
+  await Promise.race([woken, watching.then((w) => w.done).catch(() => undefined)]);
   clearTimeout(timer);
-  watch.close();
+  watching.then((w) => w.close(), () => undefined);
 }
