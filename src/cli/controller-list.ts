@@ -20,6 +20,7 @@ import { resourceQuotaController } from '../controllers/resourcequota/index.js';
 import { rootCACertPublisherController } from '../controllers/rootcacertpublisher/index.js';
 import { endpointSliceController, endpointSliceMirroringController } from '../controllers/endpointslice/index.js';
 import { bootstrapSignerController, tokenCleanerController } from '../controllers/bootstrap/index.js';
+import { nodeIPAMController } from '../controllers/nodeipam/index.js';
 import { csrApprovingController, csrCleanerController, csrSigningController } from '../controllers/certificates/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
@@ -35,6 +36,7 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   'ttl-after-finished': ttlAfterFinishedController,
   garbagecollector: garbageCollectorController,
   nodelifecycle: nodeLifecycleController,
+  nodeipam: nodeIPAMController,
   tainteviction: taintEvictionController,
   'clusterrole-aggregation': clusterRoleAggregationController,
   disruption: disruptionController,

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { parseControllersFlag, startControllerManager } from './controller-manager.js';
 import { parseDuration } from './duration.js';
 import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signing.js';
+import { bareBoolFlags, nodeCIDRConfig, nodeCIDRFlagOptions } from './node-cidrs.js';
 import { createLogger } from '../util/log.js';
 import { startMetricsServer } from '../util/metrics-server.js';
 
@@ -21,6 +22,10 @@ Flags:
       --cluster-signing-cert-file string   csrsigning: the CA certificate that signs approved CSRs
       --cluster-signing-key-file string    csrsigning: its key (without both, csrsigning does not start)
       --cluster-signing-duration duration  csrsigning: the longest certificate it issues (default 8760h0m0s)
+      --allocate-node-cidrs                nodeipam: give every Node a spec.podCIDR from --cluster-cidr
+      --cluster-cidr string                nodeipam: the pod network, e.g. 10.244.0.0/16 (IPv4,IPv6 for dual stack)
+      --node-cidr-mask-size int32          nodeipam: prefix length of each node's subnet (default 24 for IPv4, 64 for IPv6;
+                                           also --node-cidr-mask-size-ipv4 / -ipv6)
   -h, --help                               help for controller-manager`;
 
 export const schedulerHelp = `Run the k8ts scheduler alone against an API server (kube-scheduler).
@@ -45,13 +50,21 @@ export function runScheduler(args: string[]): Promise<number> {
 
 async function run(args: string[], d: { component: string; metricsPort: string; controllers?: string; leaseName?: string }): Promise<number> {
   const { values } = parseArgs({
-    args, strict: true, options: {
+    args: bareBoolFlags(args, ['allocate-node-cidrs']), strict: true, options: {
       kubeconfig: { type: 'string' }, 'leader-elect': { type: 'string', default: 'true' }, 'metrics-port': { type: 'string', default: d.metricsPort },
       controllers: { type: 'string', default: 'all' }, 'node-monitor-grace-period': { type: 'string' },
       ...clusterSigningFlagOptions,
+      ...nodeCIDRFlagOptions,
     },
   });
   if (!values.kubeconfig) { console.error('Error: --kubeconfig is required'); return 1; }
+  let nodeCIDRs: ReturnType<typeof nodeCIDRConfig>;
+  try {
+    nodeCIDRs = nodeCIDRConfig(values);
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}`);
+    return 1;
+  }
   const logger = createLogger(d.component);
   const metrics = await startMetricsServer(Number(values['metrics-port']));
   const cm = startControllerManager({
@@ -60,6 +73,7 @@ async function run(args: string[], d: { component: string; metricsPort: string; 
     config: {
       ...(values['node-monitor-grace-period'] ? { nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']) } : {}),
       ...clusterSigningConfig(values),
+      ...nodeCIDRs,
     },
   });
   logger.info(`${d.component} started`, { metricsPort: metrics.port });

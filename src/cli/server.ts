@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { startControlPlane } from './control-plane.js';
 import { parseDuration } from './duration.js';
 import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signing.js';
+import { bareBoolFlags, nodeCIDRConfig, nodeCIDRFlagOptions } from './node-cidrs.js';
 import { parsePortRange, type PortRange } from '../util/port-range.js';
 import { parseAuthorizationModes, type AuthorizationMode } from '../apiserver/authz/index.js';
 
@@ -38,6 +39,11 @@ Flags:
                                  csrsigning: its key (default DATA/pki/ca.key)
       --cluster-signing-duration duration
                                  csrsigning: the longest certificate it issues (default 8760h0m0s)
+      --allocate-node-cidrs      nodeipam: give every Node a spec.podCIDR from --cluster-cidr (default false)
+      --cluster-cidr string      nodeipam: the pod network, e.g. 10.244.0.0/16 (IPv4,IPv6 for dual stack)
+      --node-cidr-mask-size int32
+                                 nodeipam: prefix length of each node's subnet (default 24 for IPv4, 64 for IPv6;
+                                 also --node-cidr-mask-size-ipv4 / -ipv6)
       --resource-version-wait duration
                                  how long a list or watch for a resourceVersion newer than the store's waits for it
                                  before answering 504 Too large resource version (default 3s, as upstream's watch cache)
@@ -50,7 +56,7 @@ Flags:
 
 export async function runServer(args: string[]): Promise<number> {
   const { values } = parseArgs({
-    args, strict: true, allowPositionals: false,
+    args: bareBoolFlags(args, ['allocate-node-cidrs']), strict: true, allowPositionals: false,
     options: {
       'data-dir': { type: 'string' }, 'cert-dir': { type: 'string' }, port: { type: 'string', default: '6443' }, bind: { type: 'string', default: '127.0.0.1' },
       'token-auth-file': { type: 'string' }, 'advertise-address': { type: 'string' },
@@ -62,6 +68,7 @@ export async function runServer(args: string[]): Promise<number> {
       'resource-version-wait': { type: 'string' },
       'service-node-port-range': { type: 'string', default: '30000-32767' },
       ...clusterSigningFlagOptions,
+      ...nodeCIDRFlagOptions,
       'authorization-mode': { type: 'string', default: 'Node,RBAC' },
       'anonymous-auth': { type: 'string', default: 'true' },
     },
@@ -91,6 +98,13 @@ export async function runServer(args: string[]): Promise<number> {
     console.error(`Error: invalid argument "${anonymousAuth}" for "--anonymous-auth" flag: strconv.ParseBool: parsing "${anonymousAuth}": invalid syntax`);
     return 1;
   }
+  let nodeCIDRs: ReturnType<typeof nodeCIDRConfig>;
+  try {
+    nodeCIDRs = nodeCIDRConfig(values);
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}`);
+    return 1;
+  }
   const cp = await startControlPlane({
     authorizationModes, anonymousAuth: anonymousAuth === 'true',
     requestTimeoutMs,
@@ -100,7 +114,7 @@ export async function runServer(args: string[]): Promise<number> {
       notReadyTolerationSeconds: Number(values['default-not-ready-toleration-seconds']),
       unreachableTolerationSeconds: Number(values['default-unreachable-toleration-seconds']),
     },
-    controllerConfig: controllerConfig(values),
+    controllerConfig: { ...controllerConfig(values), ...nodeCIDRs },
     freshnessWaitMs: values['resource-version-wait'] === undefined ? undefined : parseDuration(values['resource-version-wait']),
   });
   return cp.waitForSignal();

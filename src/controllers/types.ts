@@ -31,6 +31,13 @@ export interface ControllerConfig {
   clusterSigningDurationMs: number;
   /** csrcleaner: how often every CSR is checked for deletion (upstream 1 h, not configurable there). */
   csrCleanerPollingIntervalMs: number;
+  /** nodeipam: --allocate-node-cidrs (upstream default false; kubeadm sets it with --pod-network-cidr). */
+  allocateNodeCIDRs: boolean;
+  /** nodeipam: --cluster-cidr, comma-separated (one per IP family). */
+  clusterCIDRs: string[];
+  /** nodeipam: --node-cidr-mask-size(-ipv4|-ipv6), upstream 24 and 64. */
+  nodeCIDRMaskSizeIPv4: number;
+  nodeCIDRMaskSizeIPv6: number;
 }
 
 export const defaultControllerConfig: ControllerConfig = {
@@ -43,6 +50,10 @@ export const defaultControllerConfig: ControllerConfig = {
   podGCQuarantineMs: 40_000,
   clusterSigningDurationMs: 8760 * 3600_000,
   csrCleanerPollingIntervalMs: 3600_000,
+  allocateNodeCIDRs: false,
+  clusterCIDRs: [],
+  nodeCIDRMaskSizeIPv4: 24,
+  nodeCIDRMaskSizeIPv6: 64,
 };
 
 export interface ControllerContext {

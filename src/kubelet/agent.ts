@@ -28,6 +28,7 @@ import type { Clientset } from '../client/index.js';
 import { EventRecorder, isAlreadyExists, isNotFound } from '../client/index.js';
 import type { Taint } from '../api/taints.js';
 import { createLogger, type Logger } from '../util/log.js';
+import type { Node } from 'kubernetes-types/core/v1.js';
 import type { PodRuntime } from './runtime/runtime.js';
 import { realTimers, type Timers } from './timers.js';
 import { HeartbeatScheduler } from './heartbeat.js';
@@ -171,6 +172,8 @@ export class NodeAgent {
   private freshNode = false;
   private statusInFlight?: Promise<void>;
   private unsubscribe: (() => void)[] = [];
+  /** The pod CIDRs last handed to the runtime. */
+  private podCIDRPassed?: string;
   private state: 'new' | 'running' | 'stopped' = 'new';
   private heartbeating = false;
 
@@ -367,6 +370,19 @@ export class NodeAgent {
     if (this.node && this.node.metadata.uid === n.metadata.uid && Number(n.metadata.resourceVersion) < Number(this.node.metadata.resourceVersion)) return;
     this.node = n;
     this.nodeDeleted = false;
+    this.passPodCIDR(n as Node);
+  }
+
+  /** Hands the node's pod CIDRs (set by the node IPAM controller) to the runtime once per change; a failure is retried on the next node update. */
+  private passPodCIDR(n: Node): void {
+    const cidrs = n.spec?.podCIDRs?.length ? n.spec.podCIDRs : n.spec?.podCIDR ? [n.spec.podCIDR] : [];
+    const key = cidrs.join(',');
+    if (!this.runtime.updatePodCIDR || !key || key === this.podCIDRPassed) return;
+    this.podCIDRPassed = key;
+    this.runtime.updatePodCIDR(cidrs).then(
+      () => this.logger.info('updated the runtime\'s pod CIDR', { podCIDR: key }),
+      (e) => { this.podCIDRPassed = undefined; this.logger.warn('failed to update the runtime\'s pod CIDR', { podCIDR: key, err: e }); },
+    );
   }
 
   private onNodeDeleted(n: any): void {

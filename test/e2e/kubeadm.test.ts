@@ -33,7 +33,7 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     ports = { api: await freePort(), kubelet: await freePort(), cm: await freePort(), sched: await freePort() };
     initArgs = ['init', '--prefix', prefix, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(ports.api),
       '--node-name', 'control-plane', '--kubelet-port', String(ports.kubelet), '--controller-manager-port', String(ports.cm),
-      '--scheduler-port', String(ports.sched), '--token-ttl', '2h'];
+      '--scheduler-port', String(ports.sched), '--token-ttl', '2h', '--pod-network-cidr', '10.244.0.0/16'];
     init = await k8ts(initArgs);
   });
   after(async () => {
@@ -91,6 +91,10 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
   it('the node is Ready and marked control-plane; the bootstrap token is stored as kubeadm stores it', async () => {
     const nodes = await kubectl(admin, ['get', 'nodes', '--no-headers']);
     assert.match(nodes.stdout, /^control-plane\s+Ready\s+control-plane\s/);
+    // --pod-network-cidr: the controller manager's node IPAM gives the node the first /24 of it.
+    const cm = parse(readFileSync(join(etc, 'manifests/kube-controller-manager.yaml'), 'utf8'));
+    assert.ok(cm.spec.containers[0].command.includes('--cluster-cidr=10.244.0.0/16'), cm.spec.containers[0].command.join(' '));
+    await eventually(async () => (await kubectl(admin, ['get', 'node', 'control-plane', '-o', 'jsonpath={.spec.podCIDR}'])).stdout === '10.244.0.0/24', 60_000, 'the node\'s pod CIDR');
     const taints = await kubectl(admin, ['get', 'node', 'control-plane', '-o', 'jsonpath={.spec.taints}']);
     assert.match(taints.stdout, /"effect":"NoSchedule","key":"node-role.kubernetes.io\/control-plane"/);
     const token = /--token ([a-z0-9]{6})\.([a-z0-9]{16})/.exec(init.stdout)!;
@@ -221,6 +225,9 @@ describe('k8ts init --dry-run', () => {
       assert.ok(r.stdout.includes(`[dryrun] Would write file "${join(prefix, 'etc/kubernetes/manifests/kube-apiserver.yaml')}" with content:`), r.stdout);
       assert.match(r.stdout, /component: kube-apiserver/);
       assert.deepEqual(filesUnder(prefix), []);
+      const bad = await k8ts(['init', '--dry-run', '--prefix', prefix, '--pod-network-cidr', '10.244.0.0/99']);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /networking.podSubnet: Invalid value: "10.244.0.0\/99": couldn't parse subnet/);
     } finally {
       rmSync(prefix, { recursive: true, force: true });
     }

@@ -16,6 +16,7 @@ import { nodeLayout, KUBECONFIG_NAMES, type NodeLayout } from './layout.js';
 import { PreflightError, runChecks, parseIgnored, isPrivilegedUser, portOpen, fileAvailable, dirAvailable, type Check } from './preflight.js';
 import { certsPhase } from './certs.js';
 import { kubeconfigPhase, CLUSTER_ADMINS_GROUP } from './kubeconfigs.js';
+import { parseCIDR } from '../../controllers/nodeipam/index.js';
 import { controlPlanePhase, manifestPath, CONTROL_PLANE_COMPONENTS, type ControlPlaneConfig } from './manifests.js';
 import { kubeletStartPhase, type AgentRuntime } from './kubelet-start.js';
 import { bootstrapTokenPhase, generateToken, TOKEN_PATTERN } from './bootstrap-token.js';
@@ -86,8 +87,13 @@ export async function runInit(args: string[]): Promise<number> {
   // A dry run writes into a temporary directory and starts nothing, as kubeadm's does.
   const layout = dryRun ? nodeLayout(mkdtempSync(join(tmpdir(), 'k8ts-init-dryrun-'))) : nodeLayout(values.prefix, values['cert-dir']);
   const server = `https://${advertiseAddress.includes(':') ? `[${advertiseAddress}]` : advertiseAddress}:${port}`;
+  const podSubnet = values['pod-network-cidr']?.trim() || undefined;
+  // kubeadm's check: networking.podSubnet must parse, as one CIDR per IP family.
+  for (const c of podSubnet?.split(',') ?? []) {
+    if (!parseCIDR(c)) { console.error(`networking.podSubnet: Invalid value: "${podSubnet}": couldn't parse subnet`); return 1; }
+  }
   const cp: ControlPlaneConfig = {
-    layout, advertiseAddress, bindPort: port,
+    layout, advertiseAddress, bindPort: port, podSubnet,
     controllerManagerPort: Number(values['controller-manager-port']), schedulerPort: Number(values['scheduler-port']),
   };
   const timeoutMs = parseDuration(values.timeout!);

@@ -28,6 +28,8 @@ export interface ControlPlaneConfig {
   bindPort: number;
   controllerManagerPort: number;
   schedulerPort: number;
+  /** --pod-network-cidr: the controller manager then gives every node a pod CIDR from it, as kubeadm sets it up. */
+  podSubnet?: string;
 }
 
 export const CONTROL_PLANE_COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
@@ -86,6 +88,7 @@ export function controlPlanePods(c: ControlPlaneConfig): Record<ControlPlaneComp
       '--leader-elect=true', `--metrics-port=${c.controllerManagerPort}`,
       // csrsigning issues the joining kubelets' client certificates with the cluster CA, as kubeadm's flags say.
       `--cluster-signing-cert-file=${join(l.certDir, 'ca.crt')}`, `--cluster-signing-key-file=${join(l.certDir, 'ca.key')}`,
+      ...(c.podSubnet ? ['--allocate-node-cidrs=true', `--cluster-cidr=${c.podSubnet}`] : []),
     ], {
       livenessProbe: healthz(c.controllerManagerPort, { failureThreshold: 8, initialDelaySeconds: 10, periodSeconds: 10 }),
       startupProbe: healthz(c.controllerManagerPort, { failureThreshold: 24, initialDelaySeconds: 10, periodSeconds: 10 }),

@@ -127,6 +127,12 @@ export interface PodRuntime {
   pods(): string[];
   onPodEvent(listener: (uid: string) => void): void;
   /**
+   * The node's spec.podCIDRs, passed on when they are first seen or change
+   * (upstream's UpdatePodCIDR → CRI UpdateRuntimeConfig): a runtime whose
+   * network plugin takes pod addresses from the node's range needs it.
+   */
+  updatePodCIDR?(podCIDRs: string[]): Promise<void>;
+  /**
    * The log of container `containerID` (`<type>://<id>`, as in
    * containerStatuses) of pod `uid`. Throws when the runtime does not know
    * that container.

@@ -73,6 +73,11 @@ export class CRIClient {
 
   version(): Promise<cri.VersionResponse> { return this.call(this.runtime, 'Version', { version: 'v1' }); }
 
+  /** The node's pod CIDRs, comma-separated as the kubelet sends them. */
+  async updateRuntimeConfig(podCIDR: string): Promise<void> {
+    await this.call(this.runtime, 'UpdateRuntimeConfig', { runtimeConfig: { networkConfig: { podCidr: podCIDR } } });
+  }
+
   async runPodSandbox(config: cri.PodSandboxConfig, runtimeHandler = ''): Promise<string> {
     const res = await this.call<any, { podSandboxId: string }>(this.runtime, 'RunPodSandbox', { config, runtimeHandler }, 4 * 60_000);
     return res.podSandboxId;

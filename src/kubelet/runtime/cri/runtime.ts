@@ -121,6 +121,10 @@ export class CRIRuntime implements PodRuntime {
     this.ctx = { nodeName: opts.nodeName, podLogsDir: opts.podLogsDir, hostIP: opts.hostIP };
   }
 
+  async updatePodCIDR(podCIDRs: string[]): Promise<void> {
+    await this.client.updateRuntimeConfig(podCIDRs.join(','));
+  }
+
   syncPod(pod: any): void {
     if (this.closed) return;
     const m = (pod as Pod).metadata!;

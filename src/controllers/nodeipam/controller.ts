@@ -1,0 +1,130 @@
+/**
+ * The node IPAM controller's range allocator (upstream "nodeipam" with
+ * --allocate-node-cidrs and --cluster-cidr, which kubeadm sets from
+ * --pod-network-cidr): every Node gets spec.podCIDR(s), a subnet of the
+ * cluster CIDR of --node-cidr-mask-size bits, which the node's network plugin
+ * takes its pod addresses from. Subnets nodes already have are marked taken
+ * before anything is handed out; a deleted node's subnet is released. The
+ * field is immutable once set (the API server refuses a change), so a node
+ * that already has one is only recorded.
+ */
+import type { Node } from 'kubernetes-types/core/v1.js';
+import type { EventRecorder, Informer } from '../../client/index.js';
+import { WorkQueue, runWorkers, isNotFound } from '../../client/index.js';
+import type { Controller, ControllerContext } from '../types.js';
+import type { Logger } from '../../util/log.js';
+import { CIDRSet } from './cidrset.js';
+
+export const controllerName = 'nodeipam';
+/** Upstream's event source for the allocator. */
+const eventSource = 'cidrAllocator';
+/** Upstream's cidrUpdateRetries. */
+const updateRetries = 3;
+
+const podCIDRsOf = (n: Node): string[] => n.spec?.podCIDRs?.length ? n.spec.podCIDRs : n.spec?.podCIDR ? [n.spec.podCIDR] : [];
+
+export class NodeIPAMController implements Controller {
+  readonly name = controllerName;
+  private readonly logger: Logger;
+  private readonly recorder: EventRecorder;
+  private readonly nodes: Informer;
+  private readonly queue = new WorkQueue();
+  /** Nodes a subnet was taken for and not yet written: an update event must not take a second. */
+  private readonly inProcessing = new Map<string, string[]>();
+
+  constructor(private readonly ctx: ControllerContext, private readonly cidrSets: CIDRSet[]) {
+    this.logger = ctx.logger.with(controllerName);
+    this.recorder = ctx.recorder(eventSource);
+    this.nodes = ctx.informers.informer('nodes');
+    this.nodes.addEventHandler({
+      add: (n: Node) => this.queue.add(n.metadata!.name!),
+      update: (_old: Node, n: Node) => { if (podCIDRsOf(n).length === 0) this.queue.add(n.metadata!.name!); },
+      delete: (n: Node) => this.release(n),
+    });
+  }
+
+  run(): void {
+    this.logger.info('Starting range CIDR allocator', { controller: controllerName, free: this.cidrSets.map((s) => s.free) });
+    // What nodes hold already is taken before the first allocation (upstream does this before it starts).
+    for (const n of this.nodes.list() as Node[]) this.occupy(n);
+    void runWorkers(this.queue, 1, (name) => this.sync(name),
+      (name, err) => this.logger.warn('error allocating a pod CIDR', { node: name, err }));
+  }
+
+  stop(): void { this.queue.shutDown(); }
+
+  private occupy(n: Node): void {
+    for (const [i, cidr] of podCIDRsOf(n).entries()) {
+      const err = this.cidrSets[i]?.occupy(cidr);
+      if (err) this.logger.warn('node has a pod CIDR the allocator does not manage', { node: n.metadata?.name, podCIDR: cidr, err });
+    }
+  }
+
+  private release(n: Node): void {
+    for (const [i, cidr] of podCIDRsOf(n).entries()) this.cidrSets[i]?.release(cidr);
+  }
+
+  private nodeStatusEvent(n: Node, status: string): void {
+    // Upstream's RecordNodeStatusChange: the reference's UID is the node's name.
+    this.recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name: n.metadata!.name, uid: n.metadata!.name } }, 'Normal', status,
+      `Node ${n.metadata!.name} status is now: ${status}`);
+  }
+
+  private async sync(name: string): Promise<void> {
+    const node = this.nodes.get(name) as Node | undefined;
+    if (!node || node.metadata?.deletionTimestamp) return;
+    if (podCIDRsOf(node).length > 0) { this.occupy(node); return; }
+    if (this.inProcessing.has(name)) return;
+    const allocated: string[] = [];
+    for (const set of this.cidrSets) {
+      const cidr = set.allocateNext();
+      if (!cidr) {
+        for (const [i, c] of allocated.entries()) this.cidrSets[i].release(c);
+        this.nodeStatusEvent(node, 'CIDRNotAvailable');
+        // An error, so the node is tried again with back-off and takes a subnet a deleted node gives back.
+        throw new Error(`failed to allocate cidr from cluster cidr: CIDR allocation failed; there are no remaining CIDRs left to allocate in the accepted range`);
+      }
+      allocated.push(cidr);
+    }
+    this.inProcessing.set(name, allocated);
+    try {
+      await this.write(name, allocated);
+    } finally {
+      this.inProcessing.delete(name);
+    }
+  }
+
+  /** Writes the subnets to the node, or gives them back when the node has others or cannot take them. */
+  private async write(name: string, allocated: string[]): Promise<void> {
+    const giveBack = () => { for (const [i, c] of allocated.entries()) this.cidrSets[i].release(c); };
+    for (let attempt = 1; attempt <= updateRetries; attempt++) {
+      let current: Node;
+      try {
+        current = await this.ctx.clients.nodes.get(undefined, name);
+      } catch (e) {
+        giveBack();
+        if (isNotFound(e)) return;
+        throw e;
+      }
+      const existing = podCIDRsOf(current);
+      if (existing.length > 0) {
+        // Someone set it meanwhile (an earlier write of ours, or the kubelet's --pod-cidr): keep theirs.
+        if (existing.join(',') !== allocated.join(',')) { giveBack(); this.occupy(current); }
+        return;
+      }
+      try {
+        await this.ctx.clients.nodes.patch(undefined, name,
+          { metadata: { uid: current.metadata!.uid }, spec: { podCIDR: allocated[0], podCIDRs: allocated } }, 'strategic');
+        this.logger.info('set node pod CIDR', { node: name, podCIDRs: allocated });
+        return;
+      } catch (e) {
+        if (isNotFound(e)) { giveBack(); return; }
+        if (attempt === updateRetries) {
+          giveBack();
+          this.nodeStatusEvent(current, 'CIDRAssignmentFailed');
+          throw e;
+        }
+      }
+    }
+  }
+}
