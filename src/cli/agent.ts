@@ -10,6 +10,8 @@ import {
   type MetricsServer, type PodRuntime,
 } from '../kubelet/index.js';
 import { CRIRuntime, goGRPCError } from '../kubelet/runtime/cri/index.js';
+import { ProcessRuntime } from '../kubelet/runtime/process/index.js';
+import type { PodObjectGetter } from '../kubelet/volumes/objects.js';
 import { hostInfo } from '../kubelet/hostinfo.js';
 import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
 import { createKubeletServer, selfSignedServingCertificate, type KubeletServer } from '../kubelet/server/index.js';
@@ -25,28 +27,30 @@ Usage:
 With --runtime simulated (the default) no container runs: pods move
 Pending → Running → Ready on a script (see src/kubelet/runtime/simulated/README.md).
 With --runtime cri the pods run as real containers of the CRI runtime at
---container-runtime-endpoint (containerd 1.6+); capacity, OS image and kernel
-come from the host. Either way the node heartbeats through its Lease in
+--container-runtime-endpoint (containerd 1.6+); with --runtime process each
+container's command and args run as host processes in the host's network (the
+image is not used; see src/kubelet/runtime/process/README.md). With either,
+capacity, OS image and kernel come from the host. Either way the node heartbeats through its Lease in
 kube-node-lease and posts its status.
 
 Flags:
       --kubeconfig string                   kubeconfig with the API server and credentials (required unless standalone)
       --node-name string                    name of the Node (default: the host name)
-      --runtime string                      container runtime: simulated or cri (default "simulated")
+      --runtime string                      container runtime: simulated, cri or process (default "simulated")
       --container-runtime-endpoint string   cri: the runtime's socket (default "unix:///run/containerd/containerd.sock")
-      --root-dir string                     cri: the kubelet's directory, emptyDir volumes live under it (default "/var/lib/kubelet")
+      --root-dir string                     cri, process: the kubelet's directory, volumes live under it (default "/var/lib/kubelet")
       --labels, --node-labels string        labels added at registration, k=v,k2=v2
       --register-with-taints string         taints added at registration, k=v:Effect,k2:Effect
       --control-plane                       register as a control-plane node (label node-role.kubernetes.io/control-plane
                                             and taint node-role.kubernetes.io/control-plane:NoSchedule)
       --max-pods int                        pods the node can run (default 110)
-      --cpu string                          cpu capacity (default "4"; cri: the host's)
-      --memory string                       memory capacity (default "8Gi"; cri: the host's)
-      --ephemeral-storage string            ephemeral-storage capacity (default "100Gi"; cri: the root dir's filesystem)
+      --cpu string                          cpu capacity (default "4"; cri, process: the host's)
+      --memory string                       memory capacity (default "8Gi"; cri, process: the host's)
+      --ephemeral-storage string            ephemeral-storage capacity (default "100Gi"; cri, process: the root dir's filesystem)
       --node-ip string                      InternalIP of the node (default: derived from the name, in 172.16.0.0/12;
-                                            cri: the host's first non-loopback IPv4 address, else 127.0.0.1)
+                                            cri, process: the host's first non-loopback IPv4 address, else 127.0.0.1)
       --pod-cidr string                     pod CIDR of the node (default: derived from the name, 10.244.x.0/24;
-                                            cri: none, the CNI configuration decides pod addresses)
+                                            cri, process: none, the CNI configuration decides pod addresses)
       --start-delay duration                simulated: pod bound → containers running (default 0s)
       --ready-delay duration                simulated: containers running → ready (default 0s)
       --delete-delay duration               longest time a pod takes to stop when deleted (default: simulated 200ms,
@@ -62,7 +66,7 @@ Flags:
                                             (default: the cluster CA of --kubeconfig); other callers get 401
       --tls-cert-file string                the kubelet API's serving certificate (default: a self-signed one made at start)
       --tls-private-key-file string         its key
-      --pod-logs-dir string                 where container logs are written (default: cri "/var/log/pods",
+      --pod-logs-dir string                 where container logs are written (default: cri, process "/var/log/pods",
                                             simulated "$TMPDIR/k8ts-kubelet-<node>/pods")
       --no-events                           do not record kubelet events
 ${staticPodFlagsHelp}
@@ -89,8 +93,8 @@ export async function runAgent(args: string[]): Promise<number> {
   });
   const staticPods = staticPodOptions(values);
   if (!values.kubeconfig && !staticPods) { console.error('Error: --kubeconfig is required (or --pod-manifest-path for a standalone kubelet)'); return 1; }
-  if (values.runtime !== 'simulated' && values.runtime !== 'cri') { console.error(`Error: runtime "${values.runtime}" is not supported (available: simulated, cri)`); return 1; }
-  const real = values.runtime === 'cri';
+  if (!['simulated', 'cri', 'process'].includes(values.runtime!)) { console.error(`Error: runtime "${values.runtime}" is not supported (available: simulated, cri, process)`); return 1; }
+  const real = values.runtime !== 'simulated';
   const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
   const index = indexFromName(nodeName);
   const leaseSeconds = parseCountFlag('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
@@ -106,23 +110,22 @@ export async function runAgent(args: string[]): Promise<number> {
   const podLogsDir = values['pod-logs-dir'] ?? (real ? '/var/log/pods' : join(tmpdir(), `k8ts-kubelet-${nodeName}`, 'pods'));
   const host = real ? (mkdirSync(rootDir, { recursive: true }), hostInfo(rootDir)) : undefined;
   const deleteDelay = values['delete-delay'] ?? (real ? undefined : '200ms');
+  const volumes: PodObjectGetter | undefined = clients && {
+    claim: (ns, name) => clients.resource('persistentvolumeclaims').get(ns, name), volume: (name) => clients.resource('persistentvolumes').get(undefined, name),
+    configMap: (ns, name) => clients.resource('configmaps').get(ns, name), secret: (ns, name) => clients.resource('secrets').get(ns, name),
+  };
   let runtime: PodRuntime;
   try {
-    runtime = real
+    runtime = values.runtime === 'cri'
       ? await CRIRuntime.connect({
-        endpoint: values['container-runtime-endpoint']!, nodeName, hostIP: internalIP, podLogsDir, rootDir,
-        logger: logger.with('cri'), timers: realTimers,
-        ...(clients ? {
-          volumes: {
-            claim: (ns, name) => clients.resource('persistentvolumeclaims').get(ns, name), volume: (name) => clients.resource('persistentvolumes').get(undefined, name),
-            configMap: (ns, name) => clients.resource('configmaps').get(ns, name), secret: (ns, name) => clients.resource('secrets').get(ns, name),
-          },
-        } : {}),
+        endpoint: values['container-runtime-endpoint']!, nodeName, hostIP: internalIP, podLogsDir, rootDir, logger: logger.with('cri'), timers: realTimers, volumes,
       })
-      : new SimulatedRuntime({
-        podCIDR: podCIDR!, hostIP: internalIP, podLogsDir,
-        startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
-      });
+      : values.runtime === 'process'
+        ? new ProcessRuntime({ nodeName, hostIP: internalIP, podLogsDir, rootDir, logger: logger.with('process'), timers: realTimers, volumes })
+        : new SimulatedRuntime({
+          podCIDR: podCIDR!, hostIP: internalIP, podLogsDir,
+          startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
+        });
   } catch (e) {
     clients?.close();
     // Upstream kubelet's words when the runtime does not answer the CRI v1 Version call.

@@ -38,6 +38,8 @@ import { NodeLease, defaultLeaseDurationSeconds } from './nodelease.js';
 import { PodStatusManager } from './status/manager.js';
 import { PodWorkers } from './podworkers.js';
 import { StaticPods, type StaticPodsOptions } from './staticpods/manager.js';
+import { isMirrorPod } from './staticpods/manifest.js';
+import { isMirrorPodOf } from './staticpods/mirror.js';
 import type { KubeletMetrics } from './metrics.js';
 import type { KubeletHost } from './server/host.js';
 import { generatePodStatus } from './status/generate.js';
@@ -234,6 +236,7 @@ export class NodeAgent {
       clients: this.clients, nodeUID: () => this.nodeUID(), apiPod: (key) => this.pods.get(key),
       apiPodsOnNode: () => this.pods.podsOn(this.nodeName), apiSynced: () => this.pods.informer.hasSynced(),
     }, { nodeName: this.nodeName });
+    this.workers.startHousekeeping(() => this.pods.informer.hasSynced() && (this.staticPods?.synced ?? true));
     this.resumeHeartbeats(false);
     if (this.owns.heartbeats) this.heartbeats.start();
     this.metrics?.nodes.inc();
@@ -303,7 +306,9 @@ export class NodeAgent {
       pods: () => this.pods.podsOn(this.nodeName).map((p) => ({ ...p, status: podStatus(p) })),
       podByName: (namespace, name) => {
         const pod = this.pods.get(`${namespace}/${name}`);
-        return pod?.spec?.nodeName === this.nodeName ? pod : undefined;
+        if (pod?.spec?.nodeName !== this.nodeName) return undefined;
+        // A mirror stands for its static pod, which is what the runtime runs (upstream GetPodByName → static pod).
+        return (isMirrorPod(pod) && this.staticPods?.pods().find((p) => isMirrorPodOf(pod, p))) || pod;
       },
     };
   }

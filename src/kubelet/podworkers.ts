@@ -124,7 +124,39 @@ export class PodWorkers implements PodHandler {
 
   get size(): number { return this.byUID.size; }
 
-  close(): void { this.closed = true; this.prober?.close(); }
+  /**
+   * Upstream HandlePodCleanups, for the runtimes that adopt what an earlier
+   * kubelet left running: every 2 s once `sourcesReady` (the manifest
+   * directory scanned, the API pods listed), a pod the runtime holds that no
+   * source wants (a static pod edited or removed while the agent was down,
+   * an API pod deleted meanwhile) is stopped with upstream's minimum grace
+   * period (2 s: there is no spec to take one from) and removed.
+   */
+  startHousekeeping(sourcesReady: () => boolean): void {
+    const tick = () => {
+      if (this.closed) return;
+      if (sourcesReady() && !this.frozen) {
+        for (const uid of this.deps.runtime.pods()) {
+          if (this.byUID.has(uid) || this.cleaning.has(uid)) continue;
+          this.cleaning.add(uid);
+          const st = this.deps.runtime.status(uid);
+          this.deps.logger.info('stopping orphaned pod: no source wants it', { pod: st ? `${st.namespace}/${st.name}` : undefined, uid });
+          void this.kill(uid, 2000).then(() => { if (!this.byUID.has(uid)) this.deps.runtime.removePod(uid); }).finally(() => this.cleaning.delete(uid));
+        }
+      }
+      this.housekeepingTimer = this.deps.timers.setTimeout(tick, 2000);
+    };
+    tick();
+  }
+
+  private readonly cleaning = new Set<string>();
+  private housekeepingTimer?: ReturnType<Timers['setTimeout']>;
+
+  close(): void {
+    this.closed = true;
+    this.prober?.close();
+    if (this.housekeepingTimer) this.deps.timers.clearTimeout(this.housekeepingTimer);
+  }
 
   private handleUpsert(pod: any): void {
     const uid: string = pod.metadata.uid;
@@ -241,7 +273,8 @@ export class PodWorkers implements PodHandler {
     this.deps.status.forget(`${pod.metadata.namespace}/${pod.metadata.name}`);
     this.prober?.removePod(uid);
     if (!rec) return;
-    void this.kill(uid, 0).then(() => this.released(rec));
+    this.cleaning.add(uid);
+    void this.kill(uid, 0).then(() => this.released(rec)).finally(() => this.cleaning.delete(uid));
   }
 
   /**

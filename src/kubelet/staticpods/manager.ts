@@ -122,6 +122,9 @@ export class StaticPods {
   /** The static pods running now. */
   pods(): Pod[] { return [...this.running.values()]; }
 
+  /** Whether the manifest directory has been read once (a source ready, for orphan cleanup). */
+  get synced(): boolean { return this.source.hasSynced; }
+
   /** Resolves once the latest scan has been applied and no mirror sync runs (tests). */
   async settled(): Promise<void> {
     await this.applying;

@@ -53,6 +53,7 @@ export class StandaloneKubelet {
     if (this.state !== 'new') throw new Error(`standalone kubelet ${this.nodeName} already started`);
     this.state = 'running';
     await this.staticPods.start();
+    this.workers.startHousekeeping(() => this.staticPods.synced);
   }
 
   /** The local status of each static pod, by namespace/name. */

