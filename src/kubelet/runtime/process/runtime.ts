@@ -49,7 +49,7 @@ import { LogPump } from './logpump.js';
 import {
   instanceDir, listRecords, processAlive, procStat, readExitCode, writeInstanceRecord, writePodRecord, type InstanceRecord,
 } from './records.js';
-import { execInContainer, type ExecResult } from './exec.js';
+import { execInContainer, spawnInContainer, type ExecResult } from './exec.js';
 
 export interface ProcessRuntimeOptions {
   nodeName: string;
@@ -175,11 +175,11 @@ export class ProcessRuntime implements PodRuntime {
     await this.stopInstance(inst, Math.max(minimumGracePeriodMs, gracePeriodMs));
   }
 
-  /** The running instance behind a containerID, for the kubelet server's exec. */
-  runningInstance(uid: string, containerID: string): InstanceRecord {
+  /** `kubectl exec`: the command in the container, its stdio piped to the kubelet server. */
+  spawnExec(uid: string, containerID: string, cmd: string[]): ChildProcess {
     const inst = this.instance(uid, containerID);
     if (inst.state.state !== 'CONTAINER_RUNNING') throw new Error(`container ${containerID} is not running`);
-    return inst.rec;
+    return spawnInContainer(inst.rec, cmd);
   }
 
   async close(): Promise<void> {
