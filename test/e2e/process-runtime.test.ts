@@ -190,7 +190,7 @@ describe('the process runtime', () => {
     await eventually(async () => !pidAlive(pid), 30_000, 'process gone');
   });
 
-  it('a Deployment pod scheduled to the node runs, with env from a ConfigMap and a configMap volume at its mountPath', async () => {
+  it('a Deployment pod scheduled to the node runs, with env from a ConfigMap, a configMap volume at its mountPath and an exec readiness probe', async () => {
     const mnt = join(work, 'mnt', 'config');
     await cluster.kubectl(['create', 'configmap', 'app-config', '--from-literal=greeting=bonjour', '--from-literal=file.txt=from the volume']);
     const deploy = {
@@ -206,6 +206,8 @@ describe('the process runtime', () => {
               name: 'main', image: 'busybox', command: ['sh', '-c', 'echo "$GREETING"; cat "$CFG/file.txt"; echo; echo written > /tmp/never-here 2>/dev/null; ls "$SCRATCH"; sleep 3600'],
               env: [{ name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'app-config', key: 'greeting' } } }, { name: 'CFG', value: mnt }, { name: 'SCRATCH', value: join(work, 'mnt', 'scratch') }],
               volumeMounts: [{ name: 'config', mountPath: mnt }, { name: 'scratch', mountPath: join(work, 'mnt', 'scratch') }],
+              // An exec probe runs in the container's mount namespace: the file is there only.
+              readinessProbe: { exec: { command: ['test', '-f', join(mnt, 'file.txt')] }, periodSeconds: 1 },
             }],
           },
         },
