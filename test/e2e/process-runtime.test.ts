@@ -142,6 +142,16 @@ describe('the process runtime', () => {
     assert.match(logs, new RegExp(`^listening on ${port}\n`));
   });
 
+  it('kubectl exec runs a command with the container\'s env and working dir; exit codes come back', async () => {
+    const r = await cluster.kubectl(['exec', mirror, '--', 'sh', '-c', 'echo "$GREETING in $(pwd)"; echo oops >&2']);
+    assert.equal(r.stdout, `hello in ${work}\n`);
+    assert.equal(r.stderr, 'oops\n');
+    const fail = await cluster.kubectl(['exec', mirror, '--', 'sh', '-c', 'exit 3'], { allowFail: true });
+    assert.equal(fail.code, 3, fail.stderr);
+    const piped = await cluster.kubectl(['exec', '-i', mirror, '--', 'cat'], { input: 'through stdin\n' });
+    assert.equal(piped.stdout, 'through stdin\n');
+  });
+
   it('an agent restart adopts the running process: same container ID, no second process', async () => {
     const pid = recordedPid(containerID);
     await killChild(agent!);
@@ -178,5 +188,97 @@ describe('the process runtime', () => {
     unlinkSync(join(manifests, 'web.json'));
     await eventually(async () => !(await getPod(mirror)), 60_000, 'mirror gone');
     await eventually(async () => !pidAlive(pid), 30_000, 'process gone');
+  });
+
+  it('a Deployment pod scheduled to the node runs, with env from a ConfigMap, a configMap volume at its mountPath and an exec readiness probe', async () => {
+    const mnt = join(work, 'mnt', 'config');
+    await cluster.kubectl(['create', 'configmap', 'app-config', '--from-literal=greeting=bonjour', '--from-literal=file.txt=from the volume']);
+    const deploy = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'app', namespace: 'default' },
+      spec: {
+        replicas: 1, selector: { matchLabels: { app: 'app' } },
+        template: {
+          metadata: { labels: { app: 'app' } },
+          spec: {
+            terminationGracePeriodSeconds: 2,
+            volumes: [{ name: 'config', configMap: { name: 'app-config' } }, { name: 'scratch', emptyDir: {} }],
+            containers: [{
+              name: 'main', image: 'busybox', command: ['sh', '-c', 'echo "$GREETING"; cat "$CFG/file.txt"; echo; echo written > /tmp/never-here 2>/dev/null; ls "$SCRATCH"; sleep 3600'],
+              env: [{ name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'app-config', key: 'greeting' } } }, { name: 'CFG', value: mnt }, { name: 'SCRATCH', value: join(work, 'mnt', 'scratch') }],
+              volumeMounts: [{ name: 'config', mountPath: mnt }, { name: 'scratch', mountPath: join(work, 'mnt', 'scratch') }],
+              // An exec probe runs in the container's mount namespace: the file is there only.
+              readinessProbe: { exec: { command: ['test', '-f', join(mnt, 'file.txt')] }, periodSeconds: 1 },
+            }],
+          },
+        },
+      },
+    };
+    await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify(deploy) });
+    const pod = await eventually(async () => {
+      const list = JSON.parse((await cluster.kubectl(['get', 'pods', '-l', 'app=app', '-o', 'json'])).stdout).items;
+      return list.find((p: any) => condition(p, 'Ready') === 'True');
+    }, 60_000, 'the Deployment pod Ready');
+    assert.equal(pod.spec.nodeName, node);
+    assert.equal(pod.status.podIP, '127.0.0.1', 'no pod network: the node IP');
+    const logs = await eventually(async () => {
+      const r = await cluster.kubectl(['logs', pod.metadata.name]);
+      return r.stdout.includes('from the volume') && r.stdout;
+    }, 30_000, 'logs');
+    assert.match(logs, /^bonjour\nfrom the volume\n/);
+    // The bind mount is private to the container: the host sees an empty mount point.
+    assert.deepEqual(readdirSync(mnt), []);
+    const inside = await cluster.kubectl(['exec', pod.metadata.name, '--', 'cat', join(mnt, 'file.txt')]);
+    assert.equal(inside.stdout, 'from the volume');
+    await cluster.kubectl(['delete', 'deployment', 'app']);
+    await eventually(async () => JSON.parse((await cluster.kubectl(['get', 'pods', '-l', 'app=app', '-o', 'json'])).stdout).items.length === 0, 60_000, 'pods gone');
+  });
+
+  it('restartPolicy Always: a failing container restarts with back-off (CrashLoopBackOff) and keeps its last exit', async () => {
+    await cluster.kubectl(['run', 'crasher', '--image=busybox', '--restart=Always', `--overrides=${JSON.stringify({ spec: { nodeName: node } })}`, '--command', '--', 'sh', '-c', 'echo try; exit 3']);
+    const pod = await eventually(async () => {
+      const p = await getPod('crasher');
+      const cs = p?.status?.containerStatuses?.[0];
+      return cs?.state?.waiting?.reason === 'CrashLoopBackOff' && cs.restartCount >= 1 && p;
+    }, 60_000, 'CrashLoopBackOff');
+    const cs = pod.status.containerStatuses[0];
+    assert.equal(cs.lastState.terminated.exitCode, 3);
+    assert.equal(cs.lastState.terminated.reason, 'Error');
+    assert.match(cs.state.waiting.message, /^back-off 10s restarting failed container=crasher pod=crasher_default/);
+    const previous = await cluster.kubectl(['logs', 'crasher', '--previous']);
+    assert.equal(previous.stdout, 'try\n');
+    await cluster.kubectl(['delete', 'pod', 'crasher', '--wait=false']);
+  });
+
+  it('restartPolicy Never: a command that exits 0 leaves the pod Succeeded, Completed', async () => {
+    await cluster.kubectl(['run', 'once', '--image=busybox', '--restart=Never', `--overrides=${JSON.stringify({ spec: { nodeName: node } })}`, '--command', '--', 'sh', '-c', 'echo done']);
+    const pod = await eventually(async () => { const p = await getPod('once'); return p?.status?.phase === 'Succeeded' && p; }, 60_000, 'Succeeded');
+    assert.equal(pod.status.containerStatuses[0].state.terminated.reason, 'Completed');
+    assert.equal(pod.status.containerStatuses[0].state.terminated.exitCode, 0);
+  });
+
+  it('a container without a command waits with a reason instead of hanging', async () => {
+    await cluster.kubectl(['run', 'nocmd', '--image=busybox', `--overrides=${JSON.stringify({ spec: { nodeName: node } })}`]);
+    const pod = await eventually(async () => { const p = await getPod('nocmd'); return p?.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerError' && p; }, 60_000, 'CreateContainerError');
+    assert.match(pod.status.containerStatuses[0].state.waiting.message, /has no command/);
+    await cluster.kubectl(['delete', 'pod', 'nocmd', '--wait=false']);
+  });
+
+  it('deletion sends SIGTERM to the process group and SIGKILL once the grace period runs out', async () => {
+    const spec = (name: string, script: string) => ({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' },
+      spec: { nodeName: node, terminationGracePeriodSeconds: 3, containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', script] }] },
+    });
+    await cluster.kubectl(['create', '-f', '-'], { input: JSON.stringify(spec('polite', 'trap "echo got TERM; exit 0" TERM; echo up; while :; do sleep 0.1; done')) });
+    await cluster.kubectl(['create', '-f', '-'], { input: JSON.stringify(spec('stubborn', 'trap "echo ignoring TERM" TERM; echo up; while :; do sleep 0.1; done')) });
+    const pids: Record<string, number> = {};
+    for (const name of ['polite', 'stubborn']) {
+      const p = await eventually(async () => { const x = await getPod(name); return x?.status?.containerStatuses?.[0]?.state?.running && x; }, 60_000, `${name} running`);
+      pids[name] = recordedPid(p.status.containerStatuses[0].containerID);
+      await eventually(async () => (await cluster.kubectl(['logs', name])).stdout.includes('up'), 30_000, `${name} logging`);
+    }
+    const started = Date.now();
+    await Promise.all(['polite', 'stubborn'].map((n) => cluster.kubectl(['delete', 'pod', n])));
+    assert.ok(!pidAlive(pids.polite) && !pidAlive(pids.stubborn), 'both processes are gone once the pods are');
+    assert.ok(Date.now() - started >= 3000, 'the stubborn one was killed only after its 3 s grace period');
   });
 });

@@ -29,6 +29,7 @@
  */
 
 import type { Readable } from 'node:stream';
+import type { ChildProcess } from 'node:child_process';
 import type { ContainerLogOptions } from '../logs/options.js';
 
 /**
@@ -151,6 +152,12 @@ export interface PodRuntime {
    */
   execSync?(containerID: string, cmd: string[], timeoutMs: number): Promise<{ exitCode: number; output: string; timedOut?: boolean }>;
   killContainer?(uid: string, containerID: string, gracePeriodMs: number): Promise<void>;
+  /**
+   * For a runtime without a streaming server (process): starts `cmd` in
+   * container `containerID` of pod `uid` with piped stdio; the kubelet
+   * server carries its streams over the caller's WebSocket itself.
+   */
+  spawnExec?(uid: string, containerID: string, cmd: string[]): ChildProcess;
   /** Where to connect for an exec (cmd given) or attach (no cmd) in container `containerID` of pod `uid`. */
   streamURL?(uid: string, containerID: string, req: StreamRequest): Promise<string>;
   /** Where to connect to forward `ports` (WebSocket; SPDY names ports per stream) into pod `uid`'s network namespace. */

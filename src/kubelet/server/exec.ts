@@ -23,6 +23,7 @@ import { rejectUpgrade } from '../../util/upgrade-response.js';
 import type { StreamRequest } from '../runtime/runtime.js';
 import type { KubeletHost } from './host.js';
 import { serveV5OverSPDY } from './v5-over-spdy.js';
+import { serveLocalExec } from './local-exec.js';
 import { isSPDYUpgrade, isWebSocketUpgrade, offeredSubprotocols, proxySPDY, proxyWebSocket, type UpgradeCall } from './runtime-stream.js';
 
 const v5 = 'v5.channel.k8s.io';
@@ -49,7 +50,8 @@ export async function serveStream(call: ExecCall, route: 'exec' | 'attach', part
   if (!request.stdin && !request.stdout && !request.stderr) return rejectUpgrade(socket, 400, 'you must specify at least 1 of stdin, stdout, stderr');
   const pod = host.podByName(namespace, podName);
   if (!pod) return rejectUpgrade(socket, 404, `pod ${podName} not found`);
-  if (!host.runtime.streamURL) return rejectUpgrade(socket, 500, noProcessesMessage(host.runtime.type, route));
+  const { runtime } = host;
+  if (!runtime.streamURL && !(runtime.spawnExec && request.cmd)) return rejectUpgrade(socket, 500, noProcessesMessage(runtime.type, route));
   const status = host.podStatus(pod) ?? pod.status;
   const cs = [...(status?.containerStatuses ?? []), ...(status?.initContainerStatuses ?? []), ...(status?.ephemeralContainerStatuses ?? [])].find((s) => s.name === container);
   if (!cs?.state?.running || !cs.containerID) return rejectUpgrade(socket, 500, `container not found (${JSON.stringify(container)})`);
@@ -57,9 +59,15 @@ export async function serveStream(call: ExecCall, route: 'exec' | 'attach', part
   const protocols = offeredSubprotocols(req);
   if (!spdy && !isWebSocketUpgrade(req)) return rejectUpgrade(socket, 400, `unable to upgrade: ${route} needs a SPDY/3.1 or WebSocket upgrade`);
   if (!spdy && !protocols.length) return rejectUpgrade(socket, 400, 'no WebSocket subprotocol offered');
+  if (runtime.spawnExec && request.cmd) {
+    const spawnExec = runtime.spawnExec.bind(runtime);
+    const uid = pod.metadata!.uid!;
+    const id = cs.containerID;
+    return serveLocalExec({ ...call, what: route, pod: `${namespace}/${podName}` }, protocols, request, () => spawnExec(uid, id, request.cmd!));
+  }
   let target: string;
   try {
-    target = await host.runtime.streamURL(pod.metadata!.uid!, cs.containerID, request);
+    target = await runtime.streamURL!(pod.metadata!.uid!, cs.containerID, request);
   } catch (e) {
     return rejectUpgrade(socket, 500, (e as Error).message);
   }

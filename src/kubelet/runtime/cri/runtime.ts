@@ -48,7 +48,8 @@ import { removePodDir } from './volumes.js';
 import { holdReason, prepareContainer } from './prepare.js';
 import type { PodObjectGetter } from '../../volumes/objects.js';
 import { setUpProjectedVolumes } from '../../volumes/setup.js';
-import { Backoff, goDuration } from './backoff.js';
+import { Backoff } from './backoff.js';
+import { PodSyncLoop, crashLoopWait } from './podsync.js';
 import { computePodActions } from './actions.js';
 import { instances, latestSandbox, newPodEntry, nsToDate, podStatus, type ContainerRecord, type PodEntry } from './podstate.js';
 import type * as cri from './types.js';
@@ -75,13 +76,6 @@ export interface CRIRuntimeOptions {
 
 /** Upstream minimumGracePeriodInSeconds: StopContainer never gets less. */
 const minimumGracePeriodSeconds = 2;
-/** Upstream pod workers: retry a failed sync after workerBackOffPeriod, resync after syncFrequency, both jittered by up to half. */
-const workerBackOffPeriodMs = 10_000;
-const syncFrequencyMs = 60_000;
-const jitter = (ms: number) => ms + Math.random() * ms * 0.5;
-
-/** What a sync depends on: a pod update that changes none of it (our own status write) needs no sync. */
-const syncKey = (pod: Pod) => JSON.stringify([pod.spec, pod.metadata?.labels, pod.metadata?.annotations, pod.metadata?.deletionTimestamp]);
 
 export class CRIRuntime implements PodRuntime {
   readonly type: string;
@@ -92,6 +86,7 @@ export class CRIRuntime implements PodRuntime {
   private readonly events = new PodEventEmitter();
   private readonly images: ImageManager;
   private readonly crashBackoff: Backoff;
+  private readonly syncLoop: PodSyncLoop;
   private readonly ctx: PodContext;
   private relistTimer?: ReturnType<Timers['setTimeout']>;
   private relisting?: Promise<void>;
@@ -117,6 +112,10 @@ export class CRIRuntime implements PodRuntime {
     this.version = `${v.runtimeName}://${v.runtimeVersion}`;
     const now = () => opts.timers.now().getTime();
     this.images = new ImageManager(client, now);
+    this.syncLoop = new PodSyncLoop({
+      timers: opts.timers, logger: opts.logger, closed: () => this.closed, current: (p) => this.byUID.get(p.uid) === p,
+      syncOnce: (p) => this.syncOnce(p), describe: goGRPCError,
+    });
     this.crashBackoff = new Backoff(now);
     this.ctx = { nodeName: opts.nodeName, podLogsDir: opts.podLogsDir, hostIP: opts.hostIP };
   }
@@ -125,20 +124,7 @@ export class CRIRuntime implements PodRuntime {
     await this.client.updateRuntimeConfig(podCIDRs.join(','));
   }
 
-  syncPod(pod: any): void {
-    if (this.closed) return;
-    const m = (pod as Pod).metadata!;
-    let p = this.byUID.get(m.uid!);
-    if (!p) {
-      p = newPodEntry(m.uid!, m.namespace!, m.name!);
-      this.byUID.set(p.uid, p);
-    }
-    p.pod = pod;
-    const key = syncKey(pod);
-    if (key === p.specKey) return;
-    p.specKey = key;
-    this.requestSync(p);
-  }
+  syncPod(pod: any): void { this.syncLoop.podChanged(this.byUID, pod as Pod); }
 
   killPod(uid: string, gracePeriodMs: number): Promise<void> {
     const p = this.byUID.get(uid);
@@ -152,7 +138,7 @@ export class CRIRuntime implements PodRuntime {
     const p = this.byUID.get(uid);
     if (!p) return;
     this.byUID.delete(uid);
-    this.clearResync(p);
+    this.syncLoop.clear(p);
     this.removing.add(uid);
     this.images.forget(uid);
     this.crashBackoff.forget(`${uid}/`);
@@ -211,7 +197,7 @@ export class CRIRuntime implements PodRuntime {
     if (this.closed || this.byUID.get(uid) !== p) return;
     await this.refreshPod(p);
     this.emit(uid);
-    if (p.pod && !p.terminating) this.requestSync(p);
+    if (p.pod && !p.terminating) this.syncLoop.request(p);
   }
 
   /** CRI Exec or Attach: the runtime's streaming server URL for it. */
@@ -235,41 +221,12 @@ export class CRIRuntime implements PodRuntime {
   async close(): Promise<void> {
     this.closed = true;
     if (this.relistTimer) this.opts.timers.clearTimeout(this.relistTimer);
-    for (const p of this.byUID.values()) this.clearResync(p);
+    for (const p of this.byUID.values()) this.syncLoop.clear(p);
     await this.relisting?.catch(() => {});
     this.client.close();
   }
 
   // --- sync ---------------------------------------------------------------
-
-  private requestSync(p: PodEntry): void {
-    if (p.syncing) { p.syncAgain = true; return; }
-    p.syncing = true;
-    this.clearResync(p);
-    void (async () => {
-      let failed = false;
-      try {
-        do {
-          p.syncAgain = false;
-          if (this.closed || p.terminating || !p.pod) return;
-          failed = await this.syncOnce(p).then(() => false, (e) => {
-            this.opts.logger.warn('pod sync failed', { pod: `${p.namespace}/${p.name}`, err: goGRPCError(e) });
-            return true;
-          });
-        } while (p.syncAgain);
-      } finally {
-        p.syncing = false;
-      }
-      if (this.closed || p.terminating || this.byUID.get(p.uid) !== p) return;
-      const delay = failed || p.waiting.size ? jitter(workerBackOffPeriodMs) : jitter(syncFrequencyMs);
-      p.resyncTimer = this.opts.timers.setTimeout(() => { p.resyncTimer = undefined; this.requestSync(p); }, delay);
-    })();
-  }
-
-  private clearResync(p: PodEntry): void {
-    if (p.resyncTimer) this.opts.timers.clearTimeout(p.resyncTimer as ReturnType<Timers['setTimeout']>);
-    p.resyncTimer = undefined;
-  }
 
   private async syncOnce(p: PodEntry): Promise<void> {
     const { work, starts } = computePodActions(p, p.pod!);
@@ -304,16 +261,8 @@ export class CRIRuntime implements PodRuntime {
 
   /** Restarts honour the crash back-off (upstream doBackOff); the first start does not wait. */
   private async startWithBackoff(p: PodEntry, sandboxId: string, c: Container, restartCount: number, latest?: ContainerRecord): Promise<void> {
-    const key = `${p.uid}/${c.name}`;
-    if (latest && latest.state === 'CONTAINER_EXITED') {
-      const finished = latest.finishedAt?.getTime() ?? 0;
-      if (this.crashBackoff.isInBackOffSince(key, finished)) {
-        const delay = goDuration(this.crashBackoff.get(key));
-        this.setWaiting(p, c.name, 'CrashLoopBackOff', `back-off ${delay} restarting failed container=${c.name} pod=${p.name}_${p.namespace}(${p.uid})`);
-        return;
-      }
-      this.crashBackoff.next(key);
-    }
+    const wait = crashLoopWait(this.crashBackoff, p, c.name, latest);
+    if (wait) { this.setWaiting(p, c.name, 'CrashLoopBackOff', wait); return; }
     await this.startContainer(p, sandboxId, c, restartCount);
   }
 
@@ -450,7 +399,7 @@ export class CRIRuntime implements PodRuntime {
       if (p.syncing || p.epoch !== (epochs.get(uid) ?? 0)) continue;
       if (!(await this.applyListing(p, listed.sandboxes, listed.containers))) continue;
       this.emit(uid);
-      if (p.pod && !p.terminating) this.requestSync(p);
+      if (p.pod && !p.terminating) this.syncLoop.request(p);
     }
   }
 

@@ -32,14 +32,14 @@ import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import type { Logger } from '../../../util/log.js';
 import type { Timers } from '../../timers.js';
 import type { PodRuntime, RuntimePodStatus } from '../runtime.js';
 import { PodEventEmitter } from '../pod-events.js';
 import { containerLogPath, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
-import type { PodObjectGetter } from '../../volumes/objects.js';
+import type { CRIRuntimeOptions } from '../cri/runtime.js';
 import { computePodActions, type ContainerStart } from '../cri/actions.js';
-import { Backoff, goDuration } from '../cri/backoff.js';
+import { Backoff } from '../cri/backoff.js';
+import { PodSyncLoop, crashLoopWait } from '../cri/podsync.js';
 import { containerEnv, expandVars, hostAllocatable, type PodContext } from '../cri/config.js';
 import { instances, latestSandbox, newPodEntry, podStatus, type ContainerRecord, type PodEntry } from '../cri/podstate.js';
 import { holdReason, prepareContainer } from '../cri/prepare.js';
@@ -49,30 +49,16 @@ import { LogPump } from './logpump.js';
 import {
   instanceDir, listRecords, processAlive, procStat, readExitCode, writeInstanceRecord, writePodRecord, type InstanceRecord,
 } from './records.js';
-import { execInContainer, type ExecResult } from './exec.js';
+import { execInContainer, spawnInContainer, type ExecResult } from './exec.js';
 
-export interface ProcessRuntimeOptions {
-  nodeName: string;
-  hostIP: string;
-  /** Where container logs go (/var/log/pods). */
-  podLogsDir: string;
-  /** The kubelet's directory: volumes and the process records live under it. */
-  rootDir: string;
-  volumes?: PodObjectGetter;
-  logger: Logger;
-  timers: Timers;
-  relistPeriodMs?: number;
-}
+/** As the CRI runtime's, without a socket: the root dir also holds the process records. */
+export type ProcessRuntimeOptions = Omit<CRIRuntimeOptions, 'endpoint'>;
 
 export const processRuntimeType = 'process';
 export const processRuntimeVersion = 'k8ts-process://0.1.0';
 
 /** Upstream minimumGracePeriodInSeconds. */
 const minimumGracePeriodMs = 2000;
-const workerBackOffPeriodMs = 10_000;
-const syncFrequencyMs = 60_000;
-const jitter = (ms: number) => ms + Math.random() * ms * 0.5;
-const syncKey = (pod: Pod) => JSON.stringify([pod.spec, pod.metadata?.labels, pod.metadata?.annotations, pod.metadata?.deletionTimestamp]);
 const defaultPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** One process instance of a container. */
@@ -97,11 +83,16 @@ export class ProcessRuntime implements PodRuntime {
   private readonly byID = new Map<string, Instance>();
   private readonly events = new PodEventEmitter();
   private readonly crashBackoff: Backoff;
+  private readonly syncLoop: PodSyncLoop;
   private readonly ctx: PodContext;
   private relistTimer?: ReturnType<Timers['setTimeout']>;
   private closed = false;
 
   constructor(private readonly opts: ProcessRuntimeOptions) {
+    this.syncLoop = new PodSyncLoop({
+      timers: opts.timers, logger: opts.logger, closed: () => this.closed, current: (p) => this.byUID.get(p.uid) === p,
+      syncOnce: (p) => this.syncOnce(p),
+    });
     this.crashBackoff = new Backoff(() => opts.timers.now().getTime());
     this.ctx = { nodeName: opts.nodeName, podLogsDir: opts.podLogsDir, hostIP: opts.hostIP };
     mkdirSync(opts.rootDir, { recursive: true });
@@ -109,20 +100,7 @@ export class ProcessRuntime implements PodRuntime {
     this.scheduleRelist();
   }
 
-  syncPod(pod: any): void {
-    if (this.closed) return;
-    const m = (pod as Pod).metadata!;
-    let p = this.byUID.get(m.uid!);
-    if (!p) {
-      p = newPodEntry(m.uid!, m.namespace!, m.name!);
-      this.byUID.set(p.uid, p);
-    }
-    p.pod = pod;
-    const key = syncKey(pod);
-    if (key === p.specKey) return;
-    p.specKey = key;
-    this.requestSync(p);
-  }
+  syncPod(pod: any): void { this.syncLoop.podChanged(this.byUID, pod as Pod); }
 
   killPod(uid: string, gracePeriodMs: number): Promise<void> {
     const p = this.byUID.get(uid);
@@ -136,7 +114,7 @@ export class ProcessRuntime implements PodRuntime {
     const p = this.byUID.get(uid);
     if (!p) return;
     this.byUID.delete(uid);
-    this.clearResync(p);
+    this.syncLoop.clear(p);
     this.crashBackoff.forget(`${uid}/`);
     for (const c of p.containers) {
       const inst = this.byID.get(c.id);
@@ -175,50 +153,21 @@ export class ProcessRuntime implements PodRuntime {
     await this.stopInstance(inst, Math.max(minimumGracePeriodMs, gracePeriodMs));
   }
 
-  /** The running instance behind a containerID, for the kubelet server's exec. */
-  runningInstance(uid: string, containerID: string): InstanceRecord {
+  /** `kubectl exec`: the command in the container, its stdio piped to the kubelet server. */
+  spawnExec(uid: string, containerID: string, cmd: string[]): ChildProcess {
     const inst = this.instance(uid, containerID);
     if (inst.state.state !== 'CONTAINER_RUNNING') throw new Error(`container ${containerID} is not running`);
-    return inst.rec;
+    return spawnInContainer(inst.rec, cmd);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.relistTimer) this.opts.timers.clearTimeout(this.relistTimer);
-    for (const p of this.byUID.values()) this.clearResync(p);
+    for (const p of this.byUID.values()) this.syncLoop.clear(p);
     for (const inst of this.byID.values()) { inst.pump.pump(); inst.pump.close(); }
   }
 
   // --- sync ---------------------------------------------------------------
-
-  private requestSync(p: PodEntry): void {
-    if (p.syncing) { p.syncAgain = true; return; }
-    p.syncing = true;
-    this.clearResync(p);
-    void (async () => {
-      let failed = false;
-      try {
-        do {
-          p.syncAgain = false;
-          if (this.closed || p.terminating || !p.pod) return;
-          failed = await this.syncOnce(p).then(() => false, (e) => {
-            this.opts.logger.warn('pod sync failed', { pod: `${p.namespace}/${p.name}`, err: e });
-            return true;
-          });
-        } while (p.syncAgain);
-      } finally {
-        p.syncing = false;
-      }
-      if (this.closed || p.terminating || this.byUID.get(p.uid) !== p) return;
-      const delay = failed || p.waiting.size ? jitter(workerBackOffPeriodMs) : jitter(syncFrequencyMs);
-      p.resyncTimer = this.opts.timers.setTimeout(() => { p.resyncTimer = undefined; this.requestSync(p); }, delay);
-    })();
-  }
-
-  private clearResync(p: PodEntry): void {
-    if (p.resyncTimer) this.opts.timers.clearTimeout(p.resyncTimer as ReturnType<Timers['setTimeout']>);
-    p.resyncTimer = undefined;
-  }
 
   private async syncOnce(p: PodEntry): Promise<void> {
     const { work, starts } = computePodActions(p, p.pod!);
@@ -236,15 +185,8 @@ export class ProcessRuntime implements PodRuntime {
   /** Restarts honour the crash back-off (upstream doBackOff); the first start does not wait. */
   private async startWithBackoff(p: PodEntry, s: ContainerStart): Promise<void> {
     const { container: c, latest } = s;
-    const key = `${p.uid}/${c.name}`;
-    if (latest && latest.state === 'CONTAINER_EXITED') {
-      if (this.crashBackoff.isInBackOffSince(key, latest.finishedAt?.getTime() ?? 0)) {
-        const delay = goDuration(this.crashBackoff.get(key));
-        this.setWaiting(p, c.name, 'CrashLoopBackOff', `back-off ${delay} restarting failed container=${c.name} pod=${p.name}_${p.namespace}(${p.uid})`);
-        return;
-      }
-      this.crashBackoff.next(key);
-    }
+    const wait = crashLoopWait(this.crashBackoff, p, c.name, latest);
+    if (wait) { this.setWaiting(p, c.name, 'CrashLoopBackOff', wait); return; }
     await this.startContainer(p, c, s.restartCount);
   }
 
@@ -367,7 +309,7 @@ export class ProcessRuntime implements PodRuntime {
     if (!p) return;
     this.opts.logger.debug('container exited', { pod: `${p.namespace}/${p.name}`, container: inst.rec.name, exitCode });
     this.emit(p);
-    if (p.pod && !p.terminating && !this.closed) this.requestSync(p);
+    if (p.pod && !p.terminating && !this.closed) this.syncLoop.request(p);
   }
 
   /** An instance this agent did not start: ended when its pid is gone (or reused); finished when its exit file was written. */
