@@ -5,7 +5,7 @@
  */
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { PodRuntime } from '../runtime/runtime.js';
-import type { Summary } from '../stats/summary.js';
+import type { Summary } from '../../api/stats-summary.js';
 
 export interface KubeletHost {
   readonly nodeName: string;

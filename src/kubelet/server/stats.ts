@@ -8,7 +8,7 @@
  * A kubelet whose host offers no summary answers both with Go's 404.
  */
 import type { ServerResponse } from 'node:http';
-import type { Summary } from '../stats/summary.js';
+import type { Summary } from '../../api/stats-summary.js';
 import type { KubeletHost } from './host.js';
 import { writeJSON, writeText } from './respond.js';
 

@@ -13,7 +13,7 @@
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeContainerStats } from '../runtime/runtime.js';
-import type { ContainerStats, CPUStats, MemoryStats, PodStats } from './summary.js';
+import type { ContainerStats, CPUStats, MemoryStats, PodStats } from '../../api/stats-summary.js';
 
 export type RateOf = (r: RuntimeContainerStats) => number | undefined;
 

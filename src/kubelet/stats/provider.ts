@@ -17,7 +17,7 @@ import type { Timers, TimerHandle } from '../timers.js';
 import { CPURateSampler } from './sampler.js';
 import { podStatsOf } from './podstats.js';
 import { readMachineCPU, readMachineMemory, type MachineMemory } from './procfs.js';
-import type { NodeStats, Summary } from './summary.js';
+import type { NodeStats, Summary } from '../../api/stats-summary.js';
 
 export interface MachineReader {
   cpuNanoSeconds(): number | undefined;
