@@ -37,6 +37,7 @@ import { handleTokenRequest } from './handlers/token-request.js';
 import type { TokenIssuer } from './serviceaccount/token-request.js';
 import { rejectUpgrade } from '../util/upgrade-response.js';
 import type { KubeletClient } from './kubelet-client/client.js';
+import { handleMetrics, metricsGroup, metricsResources, SummaryScraper } from './metrics-api/index.js';
 import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
 export interface ApiServerOptions {
@@ -61,6 +62,8 @@ export interface ApiServerOptions {
   apiAudiences?: string[];
   /** Signs serviceaccounts/x/token answers; without it they answer 503. */
   serviceAccountTokens?: TokenIssuer;
+  /** metrics.k8s.io's source; made from `kubelet` when absent (no kubelet client: no metrics API). */
+  resourceMetrics?: SummaryScraper;
 }
 
 export interface ApiServer {
@@ -73,7 +76,8 @@ const settleBodyMs = 2_000;
 
 const anonymousPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/', '/livez/', '/readyz/']);
 
-export function createApiServer(opts: ApiServerOptions): ApiServer {
+export function createApiServer(options: ApiServerOptions): ApiServer {
+  const opts = { ...options, resourceMetrics: options.resourceMetrics ?? resourceMetricsOf(options) };
   const timeouts = { ...defaultTimeouts, ...opts.timeouts };
   // Node looks for connections past their header deadline only this often.
   const checking = { connectionsCheckingInterval: Math.min(30_000, Math.max(250, timeouts.headersMs / 4)) };
@@ -199,7 +203,7 @@ async function authorizeRequest(opts: ApiServerOptions, user: UserInfo, info: Re
 
 async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
   const p = url.pathname.replace(/\/$/, '') || '/';
-  const served = opts.registry.resources();
+  const served = opts.resourceMetrics ? [...opts.registry.resources(), ...metricsResources] : opts.registry.resources();
   if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
   switch (p) {
     case '/healthz': case '/livez': return text(res, 200, 'ok');
@@ -272,6 +276,9 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
     const body = await peekBindingName(req);
     return handleBinding({ ...ctx, req: body.req }, body.name);
   }
+  if (info.group === metricsGroup && opts.resourceMetrics) {
+    return handleMetrics({ req, res, url, info, registry: opts.registry, scraper: opts.resourceMetrics, now: new Date() });
+  }
   const rinfo = opts.registry.findResource(info.group, info.version, resource);
   const store = rinfo && opts.registry.store(info.group, info.version, resource);
   const review = rinfo && isReview(rinfo);
@@ -313,6 +320,14 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
     case 'deletecollection': return handleDeleteCollection(ctx);
     default: req.resume(); throw methodNotAllowed();
   }
+}
+
+/** metrics-server's scraper, reading kubelets through the API server's kubelet client. */
+function resourceMetricsOf(opts: ApiServerOptions): SummaryScraper | undefined {
+  const kubelet = opts.kubelet;
+  if (!kubelet) return undefined;
+  const nodes = async () => (await opts.registry.store('', 'v1', 'nodes')!.list(undefined)).items;
+  return new SummaryScraper({ kubelet, nodes, logger: opts.logger });
 }
 
 function notAllowed(): never { throw methodNotAllowed(); }

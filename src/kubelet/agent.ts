@@ -43,6 +43,7 @@ import { isMirrorPod } from './staticpods/manifest.js';
 import { isMirrorPodOf } from './staticpods/mirror.js';
 import type { KubeletMetrics } from './metrics.js';
 import type { KubeletHost } from './server/host.js';
+import { procMachine, SummaryProvider } from './stats/provider.js';
 import { generatePodStatus } from './status/generate.js';
 import {
   annotationSimulated, controlPlaneTaint, initialNode, kubeletVersion, labelControlPlane, labelExcludeFromLB,
@@ -161,6 +162,7 @@ export class NodeAgent {
   private readonly workers: PodWorkers;
   private readonly staticPods?: StaticPods;
   private readonly recorder?: EventRecorder;
+  private readonly stats: SummaryProvider;
   private readonly metrics?: KubeletMetrics;
   private readonly reportFrequencyMs: number;
   private health: NodeHealth = { errors: [] };
@@ -210,12 +212,24 @@ export class NodeAgent {
       deleteDelayMs: opts.deleteDelayMs ?? 200, metrics: deps.metrics,
     });
     this.staticPods?.attach(this.workers);
+    this.stats = new SummaryProvider({
+      nodeName: opts.nodeName, runtime: deps.runtime, timers: this.timers, logger: this.logger,
+      machine: opts.simulated === false ? procMachine : undefined, pods: () => this.podsForStats(),
+    });
+  }
+
+  /** API pods and static pods (the runtime runs the static pod, by its own UID), each once. */
+  private podsForStats(): any[] {
+    const byUID = new Map<string, any>();
+    for (const p of [...this.pods.podsOn(this.nodeName), ...(this.staticPods?.pods() ?? [])]) byUID.set(p.metadata?.uid, p);
+    return [...byUID.values()];
   }
 
   /** Registers the node, takes its first heartbeat, and starts running its pods. */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`node agent ${this.nodeName} already started`);
     this.state = 'running';
+    this.stats.start();
     if (this.owns.nodes) this.nodes.start();
     if (this.owns.pods) this.pods.start();
     if (this.staticPods) {
@@ -305,7 +319,7 @@ export class NodeAgent {
       return rs ? generatePodStatus(pod, rs, { hostIP: this.opts.internalIP, now: this.timers.now() }) : pod.status;
     };
     return {
-      nodeName: this.nodeName, runtime: this.runtime, podStatus,
+      nodeName: this.nodeName, runtime: this.runtime, podStatus, summary: () => this.stats.summary(),
       pods: () => this.pods.podsOn(this.nodeName).map((p) => ({ ...p, status: podStatus(p) })),
       podByName: (namespace, name) => {
         const pod = this.pods.get(`${namespace}/${name}`);
@@ -323,6 +337,7 @@ export class NodeAgent {
     this.state = 'stopped';
     this.pauseHeartbeats();
     for (const u of this.unsubscribe.splice(0)) u();
+    this.stats.close();
     this.staticPods?.stop();
     this.workers.close();
     this.statusManager.close();

@@ -162,5 +162,36 @@ export interface PodRuntime {
   streamURL?(uid: string, containerID: string, req: StreamRequest): Promise<string>;
   /** Where to connect to forward `ports` (WebSocket; SPDY names ports per stream) into pod `uid`'s network namespace. */
   portForwardURL?(uid: string, ports: number[]): Promise<string>;
+  /** Usage of the running containers (ContainerStatsProvider); absent when the runtime measures none. */
+  containerStats?(): Promise<RuntimeContainerStats[]>;
   close(): Promise<void>;
+}
+
+/**
+ * One running container's resource usage as the runtime measured it (CRI
+ * ContainerStats, cut to what the summary API serves). Cumulative CPU only:
+ * the kubelet's sampler (stats/sampler.ts) turns two readings into a rate.
+ */
+export interface RuntimeContainerStats {
+  podUID: string;
+  /** The container's name in the pod spec. */
+  name: string;
+  /** When it was measured. */
+  timestamp: Date;
+  /** CPU time used since the container started, summed over cores. */
+  usageCoreNanoSeconds?: number;
+  /** Memory in use minus what the kernel can reclaim at once (cgroup usage - inactive_file). */
+  workingSetBytes?: number;
+  usageBytes?: number;
+  rssBytes?: number;
+}
+
+/**
+ * The stats seam: a runtime that can measure its containers offers
+ * `containerStats` (running containers only). One without it (the simulated
+ * runtime) has no usage to report, and the summary API lists its pods with no
+ * container stats, so metrics.k8s.io leaves them out.
+ */
+export interface ContainerStatsProvider {
+  containerStats(): Promise<RuntimeContainerStats[]>;
 }

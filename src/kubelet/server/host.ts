@@ -5,6 +5,7 @@
  */
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { PodRuntime } from '../runtime/runtime.js';
+import type { Summary } from '../../api/stats-summary.js';
 
 export interface KubeletHost {
   readonly nodeName: string;
@@ -12,4 +13,6 @@ export interface KubeletHost {
   podByName(namespace: string, name: string): Pod | undefined;
   podStatus(pod: Pod): PodStatus | undefined;
   readonly runtime: PodRuntime;
+  /** The resource summary (GET /stats/summary); absent: the route answers 404 as for an unknown path. */
+  summary?(): Promise<Summary>;
 }

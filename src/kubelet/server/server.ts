@@ -12,7 +12,8 @@
  *     and /portForward/... (portforward.ts), after the same authentication;
  *     any other upgrade is refused.
  * The API server reaches it for pods/log, nodes/proxy, pods/exec,
- * pods/attach and pods/portforward; stats/summary comes later.
+ * pods/attach and pods/portforward. GET /stats/summary and /metrics/resource
+ * (stats.ts) serve the node's and its pods' CPU and memory.
  */
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -25,6 +26,7 @@ import { serveContainerLogs } from './containerlogs.js';
 import { writeJSON, writeText } from './respond.js';
 import { serveStream } from './exec.js';
 import { servePortForward } from './portforward.js';
+import { isStatsPath, serveStats } from './stats.js';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 
 export interface KubeletServerOptions {
@@ -107,8 +109,8 @@ function serve(opts: KubeletServerOptions, authenticate: ReturnType<typeof creat
     return writeText(res, 400, '400 Bad Request');
   }
   const segs = url.pathname.split('/').filter(Boolean);
-  const route = segs[0] ?? '';
-  if (!['healthz', 'pods', 'containerLogs'].includes(route) || (route !== 'containerLogs' && segs.length > 1)) {
+  const route = isStatsPath(segs) ? 'stats' : segs[0] ?? '';
+  if (!['healthz', 'pods', 'containerLogs', 'stats'].includes(route) || (route !== 'containerLogs' && route !== 'stats' && segs.length > 1)) {
     return writeText(res, 404, '404 page not found\n');
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') { req.resume(); return writeText(res, 405, '405: Method Not Allowed'); }
@@ -118,5 +120,9 @@ function serve(opts: KubeletServerOptions, authenticate: ReturnType<typeof creat
   switch (route) {
     case 'pods': return writeJSON(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: host.pods() });
     case 'containerLogs': return serveContainerLogs(host, opts.logger, req, res, url, segs.slice(1));
+    case 'stats': return void serveStats(host, res, segs).catch((e) => {
+      opts.logger.error('kubelet stats failed', { err: (e as Error)?.stack ?? String(e) });
+      if (!res.headersSent) writeText(res, 500, 'Internal Server Error'); else res.destroy();
+    });
   }
 }

@@ -143,6 +143,12 @@ export class CRIClient {
     return res.url;
   }
 
+  /** Resource usage of the containers the filter selects (running ones; the runtime reads their cgroups). */
+  async listContainerStats(filter: cri.ContainerStatsFilter = {}): Promise<cri.ContainerStats[]> {
+    const res = await this.call<any, { stats: cri.ContainerStats[] }>(this.runtime, 'ListContainerStats', { filter }, 30_000);
+    return res.stats ?? [];
+  }
+
   async listImages(image?: string): Promise<cri.Image[]> {
     const res = await this.call<any, { images: cri.Image[] }>(this.images, 'ListImages', { filter: image ? { image: { image } } : {} });
     return res.images ?? [];

@@ -37,9 +37,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../../../util/log.js';
-import type { PodRuntime, RuntimePodStatus, StreamRequest } from '../runtime.js';
+import type { PodRuntime, RuntimeContainerStats, RuntimePodStatus, StreamRequest } from '../runtime.js';
 import type { Timers } from '../../timers.js';
 import { CRIClient, grpcDeadlineExceeded } from './client.js';
+import { criContainerStats } from './stats.js';
 import type { Readable } from 'node:stream';
 import { containerLogPath as criLogPath, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
 import { containerConfig, hostAllocatable, labelNodeName, labelPodName, labelPodNamespace, labelPodUID, podLogDirectory, podSandboxConfig, type PodContext } from './config.js';
@@ -216,6 +217,8 @@ export class CRIRuntime implements PodRuntime {
     if (!sandbox || sandbox.state !== 'SANDBOX_READY') throw new Error(`pod sandbox of pod ${uid} is not ready`);
     return this.client.portForward(sandbox.id, ports);
   }
+
+  containerStats(): Promise<RuntimeContainerStats[]> { return criContainerStats(this.client, this.opts.nodeName); }
 
 
   async close(): Promise<void> {

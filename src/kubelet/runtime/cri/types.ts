@@ -128,3 +128,15 @@ export interface Image {
   size: number;
   pinned: boolean;
 }
+
+/** A wrapped uint64: null (unset) tells "not measured" from zero. */
+export interface UInt64Value { value: number }
+
+export interface ContainerStatsFilter { id?: string; podSandboxId?: string; labelSelector?: Record<string, string> }
+
+/** Timestamps in nanoseconds since the epoch; a runtime leaves what it does not measure null. */
+export interface ContainerStats {
+  attributes: { id: string; metadata: ContainerMetadata | null; labels: Record<string, string>; annotations: Record<string, string> } | null;
+  cpu: { timestamp: number; usageCoreNanoSeconds: UInt64Value | null; usageNanoCores: UInt64Value | null } | null;
+  memory: { timestamp: number; workingSetBytes: UInt64Value | null; usageBytes: UInt64Value | null; rssBytes: UInt64Value | null } | null;
+}

@@ -33,7 +33,8 @@ import type { Readable } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { Timers } from '../../timers.js';
-import type { PodRuntime, RuntimePodStatus } from '../runtime.js';
+import type { PodRuntime, RuntimeContainerStats, RuntimePodStatus } from '../runtime.js';
+import { processContainerStats } from './stats.js';
 import { PodEventEmitter } from '../pod-events.js';
 import { containerLogPath, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
 import type { CRIRuntimeOptions } from '../cri/runtime.js';
@@ -158,6 +159,12 @@ export class ProcessRuntime implements PodRuntime {
     const inst = this.instance(uid, containerID);
     if (inst.state.state !== 'CONTAINER_RUNNING') throw new Error(`container ${containerID} is not running`);
     return spawnInContainer(inst.rec, cmd);
+  }
+
+  /** Usage of every running instance, read from its process group (stats.ts). */
+  async containerStats(): Promise<RuntimeContainerStats[]> {
+    const running = [...this.byID.values()].filter((i) => i.state.state === 'CONTAINER_RUNNING' && processAlive(i.rec));
+    return processContainerStats(running.map((i) => ({ podUID: i.uid, name: i.rec.name, pid: i.rec.pid })), () => this.opts.timers.now());
   }
 
   async close(): Promise<void> {
