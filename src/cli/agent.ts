@@ -13,6 +13,7 @@ import { CRIRuntime, goGRPCError } from '../kubelet/runtime/cri/index.js';
 import { ProcessRuntime } from '../kubelet/runtime/process/index.js';
 import type { PodObjectGetter } from '../kubelet/volumes/objects.js';
 import { hostInfo } from '../kubelet/hostinfo.js';
+import { measureHost } from '../kubelet/hostpressure.js';
 import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
 import { createKubeletServer, selfSignedServingCertificate, type KubeletServer } from '../kubelet/server/index.js';
 import type { NodeAgentOptions } from '../kubelet/index.js';
@@ -151,7 +152,7 @@ export async function runAgent(args: string[]): Promise<number> {
   }
   const nodeOpts: NodeAgentOptions = {
     nodeName, internalIP, podCIDR, simulated: !real,
-    ...(host ? { osImage: host.osImage, kernelVersion: host.kernelVersion, allocatable: host.allocatable } : {}),
+    ...(host ? { osImage: host.osImage, kernelVersion: host.kernelVersion, allocatable: host.allocatable, measurePressure: () => measureHost(rootDir) } : {}),
     labels: { ...parseLabelsFlag('labels', values.labels), ...parseLabelsFlag('node-labels', values['node-labels']) },
     taints: parseTaintsFlag('register-with-taints', values['register-with-taints']), controlPlane: !!values['control-plane'],
     pods: parseCountFlag('max-pods', values['max-pods'], 1), cpu: values.cpu ?? host?.capacity.cpu, memory: values.memory ?? host?.capacity.memory,

@@ -45,6 +45,7 @@ import type { KubeletMetrics } from './metrics.js';
 import type { KubeletHost } from './server/host.js';
 import { procMachine, SummaryProvider } from './stats/provider.js';
 import { generatePodStatus } from './status/generate.js';
+import { PressureTracker, type NodeMeasurements } from './pressure.js';
 import {
   annotationSimulated, controlPlaneTaint, initialNode, kubeletVersion, labelControlPlane, labelExcludeFromLB,
   nodeStatus, nodeStatusHasChanged, nodeStatusPatch, reconcileDefaultLabels, type NodeConfig, type NodeHealth, type RecordNodeEvent,
@@ -88,6 +89,8 @@ export interface NodeAgentOptions {
   simulated?: boolean;
   /** The kubelet server's port, reported in status.daemonEndpoints (default 10250). */
   kubeletPort?: number;
+  /** A real node's measurements behind MemoryPressure and DiskPressure (hostpressure.ts); absent: never under pressure. */
+  measurePressure?: () => NodeMeasurements;
   /** Static pods from a manifest directory (--pod-manifest-path); see staticpods/manager.ts. */
   staticPods?: Omit<StaticPodsOptions, 'nodeName' | 'deleteDelayMs'>;
 }
@@ -166,6 +169,7 @@ export class NodeAgent {
   private readonly metrics?: KubeletMetrics;
   private readonly reportFrequencyMs: number;
   private health: NodeHealth = { errors: [] };
+  private readonly pressure = new PressureTracker();
   /** The newest Node we know: from the informer or from our own writes. */
   private node?: any;
   private nodeDeleted = false;
@@ -361,7 +365,7 @@ export class NodeAgent {
     const now = this.timers.now();
     this.recorder?.event({ apiVersion: 'v1', kind: 'Node', metadata: { name: this.nodeName, uid: this.nodeName } }, 'Normal', 'Starting', 'Starting kubelet.');
     try {
-      this.node = await this.clients.nodes.create(undefined, initialNode(this.config, this.health, now, this.recordNodeEvent));
+      this.node = await this.clients.nodes.create(undefined, initialNode(this.config, this.currentHealth(now), now, this.recordNodeEvent));
       this.freshNode = true;
       this.lastReportMs = now.getTime();
       this.metrics?.nodeStatusUpdates.inc({ result: 'ok' });
@@ -438,13 +442,19 @@ export class NodeAgent {
     }
   }
 
+  /** The reported errors plus, on a real node, the pressure measured now. */
+  private currentHealth(now: Date): NodeHealth {
+    const measure = this.opts.measurePressure;
+    return measure ? { ...this.health, pressure: this.pressure.observe(measure(), now.getTime()) } : this.health;
+  }
+
   /** Upstream tryUpdateNodeStatus: recompute from the Node as seen; post if changed or the report is due. */
   private async syncNodeStatus(force: boolean): Promise<void> {
     if (this.statusInFlight) await this.statusInFlight;
     if (this.nodeDeleted || !this.node || this.state !== 'running') return;
     const now = this.timers.now();
     const base = this.node;
-    const status = nodeStatus(base, this.config, this.health, now, this.recordNodeEvent);
+    const status = nodeStatus(base, this.config, this.currentHealth(now), now, this.recordNodeEvent);
     const due = now.getTime() - this.lastReportMs >= this.reportFrequencyMs;
     if (!force && !due && !nodeStatusHasChanged(base.status, status)) return;
     this.statusInFlight = (async () => {

@@ -15,6 +15,9 @@
  *     condition gets lastHeartbeatTime = now; lastTransitionTime moves only
  *     when its status changes (a new pressure condition starts Unknown, so it
  *     transitions at once).
+ *     MemoryPressure and DiskPressure are True while the agent reports that
+ *     pressure (a real node measures it: pressure.ts); the simulated node
+ *     never has any.
  *  4. Ready is True, reason KubeletReady, "kubelet is posting ready status",
  *     unless the agent reports a problem (False, KubeletNotReady) or a
  *     required capacity (cpu, memory, pods, ephemeral-storage) is missing.
@@ -71,6 +74,8 @@ export interface NodeInfo {
 export interface NodeHealth {
   /** Runtime or network errors; empty when healthy. */
   errors: string[];
+  /** Memory and disk pressure as measured (absent: none). */
+  pressure?: { memory: boolean; disk: boolean };
 }
 
 export type RecordNodeEvent = (type: 'Normal' | 'Warning', reason: string) => void;
@@ -133,23 +138,36 @@ export function nodeStatus(node: any, cfg: NodeConfig, health: NodeHealth, now: 
   };
   const ts = rfc3339(now);
   const ev: RecordNodeEvent = record ?? (() => {});
-  setPressureCondition(status, 'MemoryPressure', ts, ['KubeletHasSufficientMemory', 'kubelet has sufficient memory available', 'NodeHasSufficientMemory'], ev);
-  setPressureCondition(status, 'DiskPressure', ts, ['KubeletHasNoDiskPressure', 'kubelet has no disk pressure', 'NodeHasNoDiskPressure'], ev);
-  setPressureCondition(status, 'PIDPressure', ts, ['KubeletHasSufficientPID', 'kubelet has sufficient PID available', 'NodeHasSufficientPID'], ev);
+  setPressureCondition(status, 'MemoryPressure', ts, !!health.pressure?.memory, pressureWords.memory, ev);
+  setPressureCondition(status, 'DiskPressure', ts, !!health.pressure?.disk, pressureWords.disk, ev);
+  setPressureCondition(status, 'PIDPressure', ts, false, pressureWords.pid, ev);
   setReadyCondition(status, health, ts, ev);
   return status;
 }
 
-/** A pressure condition the simulated node never has: False, with upstream's reason and message. */
-function setPressureCondition(status: any, type: string, ts: string, [reason, message, event]: [string, string, string], record: RecordNodeEvent): void {
+/** Reason, message and event of each pressure condition, [when False, when True] (upstream setters.go). */
+type Words = [string, string, string];
+const pressureWords: Record<'memory' | 'disk' | 'pid', [Words, Words]> = {
+  memory: [['KubeletHasSufficientMemory', 'kubelet has sufficient memory available', 'NodeHasSufficientMemory'],
+    ['KubeletHasInsufficientMemory', 'kubelet has insufficient memory available', 'NodeHasInsufficientMemory']],
+  disk: [['KubeletHasNoDiskPressure', 'kubelet has no disk pressure', 'NodeHasNoDiskPressure'],
+    ['KubeletHasDiskPressure', 'kubelet has disk pressure', 'NodeHasDiskPressure']],
+  pid: [['KubeletHasSufficientPID', 'kubelet has sufficient PID available', 'NodeHasSufficientPID'],
+    ['KubeletHasInsufficientPID', 'kubelet has insufficient PID available', 'NodeHasInsufficientPID']],
+};
+
+/** A pressure condition: True or False with upstream's reason and message; the event on each transition. */
+function setPressureCondition(status: any, type: string, ts: string, under: boolean, words: [Words, Words], record: RecordNodeEvent): void {
   let c = status.conditions.find((x: any) => x.type === type);
   if (!c) {
     c = { type, status: 'Unknown' };
     status.conditions.push(c);
   }
   c.lastHeartbeatTime = ts;
-  if (c.status !== 'False') {
-    Object.assign(c, { status: 'False', reason, message, lastTransitionTime: ts });
+  const want = under ? 'True' : 'False';
+  if (c.status !== want) {
+    const [reason, message, event] = words[under ? 1 : 0];
+    Object.assign(c, { status: want, reason, message, lastTransitionTime: ts });
     record('Normal', event);
   }
 }

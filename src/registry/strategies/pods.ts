@@ -7,6 +7,7 @@ import type { ResourceInfo } from '../../api/resources.js';
 import type { Strategy } from '../strategy.js';
 import type { DeleteOptions } from '../types.js';
 import { genericStrategy } from './generic.js';
+import { podQOSClass } from '../../api/qos.js';
 
 export function podStrategy(info: ResourceInfo): Strategy {
   const base = genericStrategy(info);
@@ -14,7 +15,7 @@ export function podStrategy(info: ResourceInfo): Strategy {
     ...base,
     prepareForCreate(obj) {
       base.prepareForCreate(obj);
-      obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };
+      obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec) };
     },
     gracePeriod(obj: any, options: DeleteOptions): number {
       // An unscheduled or finished pod has nothing to stop: delete at once.
@@ -26,21 +27,4 @@ export function podStrategy(info: ResourceInfo): Strategy {
       return g > 0 ? g : 0;
     },
   };
-}
-
-/** Upstream's qos.GetPodQOS, on cpu and memory of every container. */
-export function qosClass(spec: any): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const containers = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
-  let any = false;
-  let guaranteed = true;
-  for (const c of containers) {
-    const req = c.resources?.requests ?? {};
-    const lim = c.resources?.limits ?? {};
-    for (const r of ['cpu', 'memory']) {
-      if (req[r] !== undefined || lim[r] !== undefined) any = true;
-      if (lim[r] === undefined || (req[r] !== undefined && String(req[r]) !== String(lim[r]))) guaranteed = false;
-    }
-  }
-  if (!any) return 'BestEffort';
-  return guaranteed ? 'Guaranteed' : 'Burstable';
 }

@@ -14,7 +14,9 @@
  *     (POD) or hostPID (NODE); IPC is the pod's unless hostIPC.
  *  4. $(VAR) in command and args expands from the container's env; $$(VAR)
  *     stays literal (upstream expansion.Expand).
- *  5. Env: envFrom, then env with value, downward-API fieldRefs,
+ *  5. Resources become cgroup limits and oom_score_adj (resources.ts), against
+ *     the host's memory as the memory capacity.
+ *  6. Env: envFrom, then env with value, downward-API fieldRefs,
  *     resourceFieldRefs and ConfigMap/Secret keys (containerEnv).
  */
 import { cpus, totalmem } from 'node:os';
@@ -23,6 +25,7 @@ import type * as cri from './types.js';
 import type { EnvSources } from '../../envsources.js';
 import { podFieldValue, resourceFieldValue, type NodeAllocatable } from '../../volumes/downward.js';
 import { podLogsDirectory } from '../../logs/index.js';
+import { linuxContainerResources } from './resources.js';
 
 export const labelPodName = 'io.kubernetes.pod.name';
 export const labelPodNamespace = 'io.kubernetes.pod.namespace';
@@ -186,6 +189,9 @@ export function containerConfig(input: ContainerConfigInput, ctx: PodContext): c
     },
     logPath: containerLogPath(c.name, restartCount),
     stdin: !!c.stdin, stdinOnce: !!c.stdinOnce, tty: !!c.tty,
-    linux: { securityContext: { privileged: !!c.securityContext?.privileged, namespaceOptions: namespaceOptions(pod) } },
+    linux: {
+      resources: linuxContainerResources(pod, c, totalmem()),
+      securityContext: { privileged: !!c.securityContext?.privileged, namespaceOptions: namespaceOptions(pod) },
+    },
   };
 }
