@@ -2,18 +2,35 @@
  * `k8ts up`: a local cluster in ./.k8ts for a first look with kubectl — the
  * control plane (API server, controllers, scheduler) plus simulated nodes:
  * one control-plane node, tainted as kubeadm taints it, and two workers.
+ * With --runtime cri or process, one real node instead (up-node.ts).
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { startControlPlane } from './control-plane.js';
 import { Clientset } from '../client/index.js';
 import { NodeSimulator } from '../kubelet/index.js';
-import { createLogger } from '../util/log.js';
+import { createLogger, type Logger } from '../util/log.js';
+import { realNodePreflight, startRealNode } from './up-node.js';
+import type { ControlPlane } from './control-plane.js';
 
-export const upHelp = `Start a local k8ts cluster with simulated nodes.
+export const upHelp = `Start a local k8ts cluster: simulated nodes, or one real node.
 
 Usage:
   k8ts up [--data-dir .k8ts] [--port 6443] [--workers 2] [--control-plane-name control-plane]
+  sudo k8ts up --runtime cri [--container-runtime-endpoint unix:///run/containerd/containerd.sock]
+          [--node-name NAME] [--node-ip IP] [--pod-cidr 10.244.0.0/24] [--kubelet-port 10250]
+  k8ts up --runtime process [--node-name NAME] ...
+
+--runtime cri runs one real node (a \`k8ts agent\` child process) whose pods
+are containers: on the runtime at --container-runtime-endpoint when given, else
+on a private containerd that k8ts starts under DATA_DIR/containerd (its own
+config, socket, images and CNI bridge k8ts0 with host-local addresses from
+--pod-cidr; nothing of the machine's containerd is used or changed). It needs
+root, containerd, runc and the CNI plugins in /usr/lib/cni
+(sudo bash scripts/ci-setup-containerd.sh installs them). The images
+k8ts.local/pause:1 and k8ts.local/busybox:1 (build/images) are imported; more
+with \`k8ts images import FILE\`. --runtime process runs each container's
+command as a host process (no image, no isolation).
 
 Starts the API server on 127.0.0.1 with the controllers and the scheduler, and
 registers simulated nodes: one control-plane node (label
@@ -29,11 +46,17 @@ export async function runUp(args: string[]): Promise<number> {
     args, strict: true, options: {
       'data-dir': { type: 'string', default: '.k8ts' }, port: { type: 'string', default: '6443' },
       workers: { type: 'string', default: '2' }, 'control-plane-name': { type: 'string', default: 'control-plane' },
+      runtime: { type: 'string', default: 'simulated' }, 'container-runtime-endpoint': { type: 'string' },
+      'node-name': { type: 'string' }, 'node-ip': { type: 'string' }, 'pod-cidr': { type: 'string', default: '10.244.0.0/24' },
+      'kubelet-port': { type: 'string', default: '10250' },
     },
   });
+  if (!['simulated', 'cri', 'process'].includes(values.runtime!)) { console.error(`Error: runtime "${values.runtime}" is not supported (available: simulated, cri, process)`); return 1; }
   const dataDir = resolve(values['data-dir']!);
   const logger = createLogger('k8ts');
+  if (values.runtime !== 'simulated') await realNodePreflight({ runtime: values.runtime as 'cri' | 'process', endpoint: values['container-runtime-endpoint'] });
   const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger });
+  if (values.runtime !== 'simulated') return upRealNode(cp, { ...values, dataDir, runtime: values.runtime as 'cri' | 'process' }, logger);
   const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim' });
   // Each node serves the kubelet API on 127.0.0.1 (its InternalIP), so kubectl logs shows its pods' simulated lifecycle.
   const kubelet = { address: '127.0.0.1', clientCAPem: cp.clientConfig.caPem, podLogsDir: resolve(dataDir, 'pod-logs') };
@@ -59,4 +82,38 @@ The ${workers + 1} nodes are SIMULATED: pods scheduled to them are reported Runn
 Ready, but no container runs (kubectl logs shows their simulated lifecycle). Ctrl-C stops the cluster; data stays in ${dataDir}.`);
   const code = await cp.waitForSignal(async () => { await sim.close(); clients.close(); });
   return code;
+}
+
+interface RealNodeFlags {
+  runtime: 'cri' | 'process';
+  dataDir: string;
+  'container-runtime-endpoint'?: string;
+  'node-name'?: string;
+  'node-ip'?: string;
+  'pod-cidr'?: string;
+  'kubelet-port'?: string;
+}
+
+async function upRealNode(cp: ControlPlane, f: RealNodeFlags, logger: Logger): Promise<number> {
+  let node;
+  try {
+    node = await startRealNode({
+      runtime: f.runtime, dataDir: f.dataDir, kubeconfigPath: cp.kubeconfigPath, nodeName: f['node-name'], nodeIP: f['node-ip'],
+      podCIDR: f['pod-cidr']!, endpoint: f['container-runtime-endpoint'], kubeletPort: Number(f['kubelet-port']), logger: logger.with('node'),
+    });
+  } catch (err) {
+    await cp.close();
+    throw err;
+  }
+  const runtime = f.runtime === 'process' ? 'the process runtime (each container\'s command runs as a host process)'
+    : node.privateContainerd ? `a private containerd (${node.endpoint}, data in ${f.dataDir}/containerd)` : `the container runtime at ${node.endpoint}`;
+  console.log(`k8ts is up at ${cp.url}
+
+  export KUBECONFIG=${cp.kubeconfigPath}
+  kubectl get nodes
+  kubectl create deployment web --image=k8ts.local/busybox:1 -- httpd -f -p 8080
+
+Node ${node.nodeName} (${node.nodeIP}) runs its pods on ${runtime}.
+Ctrl-C stops the cluster and its pods; data stays in ${f.dataDir}.`);
+  return cp.waitForSignal(() => node.close());
 }

@@ -47,6 +47,22 @@ describe('CRI configs', () => {
     }
   });
 
+  it('port mappings: every app container port, TCP by default, a repeated name left out (MakePortMappings)', () => {
+    const cfg = podSandboxConfig(pod({
+      containers: [
+        { name: 'a', image: 'i', ports: [{ name: 'http', containerPort: 80, hostPort: 8080 }, { name: 'http', containerPort: 81 }, { containerPort: 53, protocol: 'UDP', hostIP: '127.0.0.1', hostPort: 53 }] },
+        { name: 'b', image: 'i', ports: [{ name: 'http', containerPort: 9090 }] },
+      ],
+      initContainers: [{ name: 'init', image: 'i', ports: [{ containerPort: 7 }] }],
+    }), ctx, 0);
+    assert.deepEqual(cfg.portMappings, [
+      { protocol: 'TCP', containerPort: 80, hostPort: 8080, hostIp: '' },
+      { protocol: 'UDP', containerPort: 53, hostPort: 53, hostIp: '127.0.0.1' },
+      { protocol: 'TCP', containerPort: 9090, hostPort: 0, hostIp: '' },
+    ]);
+    assert.deepEqual(podSandboxConfig(pod(), ctx, 0).portMappings, []);
+  });
+
   it('expands $(VAR) as upstream: defined → value, undefined → literal, $$ → $', () => {
     const env = new Map([['A', 'x'], ['B', 'y']]);
     const table: [string, string][] = [

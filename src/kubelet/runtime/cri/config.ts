@@ -18,6 +18,9 @@
  *     the host's memory as the memory capacity.
  *  6. Env: envFrom, then env with value, downward-API fieldRefs,
  *     resourceFieldRefs and ConfigMap/Secret keys (containerEnv).
+ *  6. Every container port of the app containers becomes a sandbox port
+ *     mapping (MakePortMappings); the runtime's CNI portmap plugin publishes
+ *     the ones with a hostPort on the node.
  */
 import { cpus, totalmem } from 'node:os';
 import type { Container as APIContainer, EnvVar, Pod } from 'kubernetes-types/core/v1.js';
@@ -77,8 +80,29 @@ export function podSandboxConfig(pod: Pod, ctx: PodContext, attempt: number): cr
     logDirectory: podLogDirectory(ctx.podLogsDir, pod),
     labels: sandboxLabels(pod, ctx.nodeName),
     annotations: { ...(m.annotations ?? {}) },
+    portMappings: portMappings(pod),
     linux: { securityContext: { namespaceOptions: namespaceOptions(pod) } },
   };
+}
+
+/**
+ * Upstream MakePortMappings over spec.containers (not init containers): the
+ * protocol defaults to TCP, and a port whose name repeats one already seen
+ * is left out (upstream logs "Port name conflicted").
+ */
+export function portMappings(pod: Pod): cri.PortMapping[] {
+  const out: cri.PortMapping[] = [];
+  for (const c of pod.spec?.containers ?? []) {
+    const names = new Set<string>();
+    for (const p of c.ports ?? []) {
+      if (p.name) {
+        if (names.has(p.name)) continue;
+        names.add(p.name);
+      }
+      out.push({ protocol: (p.protocol ?? 'TCP') as cri.PortMapping['protocol'], containerPort: p.containerPort, hostPort: p.hostPort ?? 0, hostIp: p.hostIP ?? '' });
+    }
+  }
+  return out;
 }
 
 function fieldRefValue(pod: Pod, path: string, ctx: PodContext, podIP: string | undefined): string {

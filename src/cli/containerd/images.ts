@@ -1,0 +1,54 @@
+/**
+ * Images for a node that pulls nothing: OCI or docker archives imported into
+ * containerd's k8s.io namespace, the one its CRI plugin serves. The CRI has
+ * no import call, so this goes through `ctr` (containerd's own client), as
+ * `kind load image-archive` and `k3s ctr images import` do.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { CRIClient } from '../../kubelet/runtime/cri/client.js';
+import { busyboxImage, pauseImage } from './config.js';
+
+const run = promisify(execFile);
+
+export interface LocalImage { name: string; file: string }
+
+/** build/images of this checkout (dist/src/cli/containerd → ../../../..). */
+export const localImagesDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'build', 'images');
+
+/** The images of scripts/images.sh: the sandbox's pause image and busybox. */
+export function localImages(dir = localImagesDir): LocalImage[] {
+  return [{ name: pauseImage, file: join(dir, 'pause.tar') }, { name: busyboxImage, file: join(dir, 'busybox.tar') }];
+}
+
+/** The local images whose archive is missing (build them with scripts/images.sh). */
+export const missingArchives = (images: LocalImage[]) => images.filter((i) => !existsSync(i.file));
+
+/** Imports each image the runtime does not have yet. */
+export async function importLocalImages(socket: string, client: CRIClient, images: LocalImage[]): Promise<void> {
+  for (const image of images) {
+    if (await client.imageStatus(image.name)) continue;
+    await importImageArchive(socket, image.file, image.name);
+  }
+}
+
+/**
+ * `ctr -n k8s.io images import [--index-name NAME] FILE`, tried up to three
+ * times: on a loaded machine containerd 1.6's content garbage collection can
+ * remove a blob the import wrote but had not yet referenced ("content digest
+ * sha256:...: not found"), and the same import then succeeds. Returns ctr's output.
+ */
+export async function importImageArchive(socket: string, file: string, indexName?: string): Promise<string> {
+  const args = ['-a', socket, '-n', 'k8s.io', 'images', 'import', ...(indexName ? ['--index-name', indexName] : []), file];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { stdout } = await run('ctr', args);
+      return stdout;
+    } catch (e) {
+      if (attempt >= 3 || !/content digest .* not found/.test(String((e as Error).message))) throw e;
+    }
+  }
+}
