@@ -112,7 +112,11 @@ function conflist(podSubnet: string): string {
   });
 }
 
-export async function startContainerd(opts: { podSubnet?: string; streaming?: boolean } = {}): Promise<PrivateContainerd> {
+/**
+ * `netns`: run in that existing namespace (a node of a multi-node test, which
+ * owns it: it is neither created nor deleted here) instead of a new one.
+ */
+export async function startContainerd(opts: { podSubnet?: string; streaming?: boolean; netns?: string } = {}): Promise<PrivateContainerd> {
   for (const cmd of required) {
     if (!(await which(cmd))) throw new Error(`${cmd} not found: run scripts/ci-setup-containerd.sh (containerd, runc, containernetworking-plugins, busybox-static, iproute2)`);
   }
@@ -121,7 +125,7 @@ export async function startContainerd(opts: { podSubnet?: string; streaming?: bo
   const podSubnet = opts.podSubnet ?? '10.244.0.0/24';
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-ctrd-'));
   const socket = join(dir, 'containerd.sock');
-  const netns = `k8ts-e2e-${randomBytes(4).toString('hex')}`;
+  const netns = opts.netns ?? `k8ts-e2e-${randomBytes(4).toString('hex')}`;
   mkdirSync(join(dir, 'cni'));
   writeFileSync(join(dir, 'cni', '10-k8ts.conflist'), conflist(podSubnet));
   const [n, m] = [1 + (randomBytes(1)[0]! % 254), 4 * (randomBytes(1)[0]! % 63)];
@@ -160,9 +164,11 @@ export async function startContainerd(opts: { podSubnet?: string; streaming?: bo
   };
 
   try {
-    await run('ip', ['netns', 'add', netns]);
-    netnsCreated = true;
-    await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', 'lo', 'up']);
+    if (!opts.netns) {
+      await run('ip', ['netns', 'add', netns]);
+      netnsCreated = true;
+      await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', 'lo', 'up']);
+    }
     if (opts.streaming) {
       const hostEnd = `k8tsv${netns.slice(-8)}`;
       await run('ip', ['link', 'add', hostEnd, 'type', 'veth', 'peer', 'name', 'stream0', 'netns', netns]);
