@@ -11,6 +11,7 @@ import {
 } from '../kubelet/index.js';
 import { CRIRuntime, goGRPCError } from '../kubelet/runtime/cri/index.js';
 import { ProcessRuntime } from '../kubelet/runtime/process/index.js';
+import { SplitRuntime } from '../kubelet/runtime/split.js';
 import type { PodObjectGetter } from '../kubelet/volumes/objects.js';
 import { hostInfo } from '../kubelet/hostinfo.js';
 import { measureHost } from '../kubelet/hostpressure.js';
@@ -46,6 +47,9 @@ Flags:
       --node-name string                    name of the Node (default: the host name)
       --runtime string                      container runtime: simulated, cri or process (default "simulated")
       --container-runtime-endpoint string   cri: the runtime's socket (default "unix:///run/containerd/containerd.sock")
+      --static-pod-runtime string           the runtime of the static pods (--pod-manifest-path) when it is not --runtime's:
+                                            e.g. process, so a control plane runs as host processes while the node's
+                                            API pods run on --runtime cri (default: --runtime)
       --root-dir string                     cri, process: the kubelet's directory, volumes live under it (default "/var/lib/kubelet")
       --labels, --node-labels string        labels added at registration, k=v,k2=v2
       --register-with-taints string         taints added at registration, k=v:Effect,k2:Effect
@@ -85,6 +89,7 @@ export async function runAgent(args: string[]): Promise<number> {
     args, strict: true, allowPositionals: false,
     options: {
       kubeconfig: { type: 'string' }, 'bootstrap-kubeconfig': { type: 'string' }, 'cert-dir': { type: 'string' }, 'node-name': { type: 'string' }, runtime: { type: 'string', default: 'simulated' },
+      'static-pod-runtime': { type: 'string' },
       labels: { type: 'string' }, 'node-labels': { type: 'string' }, 'register-with-taints': { type: 'string' }, 'control-plane': { type: 'boolean' },
       'max-pods': { type: 'string', default: '110' }, cpu: { type: 'string' }, memory: { type: 'string' },
       'ephemeral-storage': { type: 'string' }, 'node-ip': { type: 'string' }, 'pod-cidr': { type: 'string' },
@@ -101,7 +106,9 @@ export async function runAgent(args: string[]): Promise<number> {
   });
   const staticPods = staticPodOptions(values);
   if (!values.kubeconfig && !staticPods) { console.error('Error: --kubeconfig is required (or --pod-manifest-path for a standalone kubelet)'); return 1; }
-  if (!['simulated', 'cri', 'process'].includes(values.runtime!)) { console.error(`Error: runtime "${values.runtime}" is not supported (available: simulated, cri, process)`); return 1; }
+  for (const r of [values.runtime!, values['static-pod-runtime'] ?? values.runtime!]) {
+    if (!['simulated', 'cri', 'process'].includes(r)) { console.error(`Error: runtime "${r}" is not supported (available: simulated, cri, process)`); return 1; }
+  }
   const real = values.runtime !== 'simulated';
   const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
   const index = indexFromName(nodeName);
@@ -130,20 +137,23 @@ export async function runAgent(args: string[]): Promise<number> {
     service: (ns, name) => clients.resource('services').get(ns, name),
     serviceAccountToken: (ns, name, tr) => tokens!.getServiceAccountToken(ns, name, tr),
   };
+  const makeRuntime = async (kind: string): Promise<PodRuntime> => kind === 'cri'
+    ? CRIRuntime.connect({
+      endpoint: values['container-runtime-endpoint']!, nodeName, hostIP: internalIP, podLogsDir, rootDir,
+      logger: logger.with('cri'), timers: realTimers,
+      ...(clients ? { volumes, tokens } : {}),
+    })
+    : kind === 'process'
+      ? new ProcessRuntime({ nodeName, hostIP: internalIP, podLogsDir, rootDir, logger: logger.with('process'), timers: realTimers, volumes })
+      : new SimulatedRuntime({
+        podCIDR: podCIDR!, hostIP: internalIP, podLogsDir,
+        startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
+      });
   let runtime: PodRuntime;
   try {
-    runtime = values.runtime === 'cri'
-      ? await CRIRuntime.connect({
-        endpoint: values['container-runtime-endpoint']!, nodeName, hostIP: internalIP, podLogsDir, rootDir,
-        logger: logger.with('cri'), timers: realTimers,
-        ...(clients ? { volumes, tokens } : {}),
-      })
-      : values.runtime === 'process'
-        ? new ProcessRuntime({ nodeName, hostIP: internalIP, podLogsDir, rootDir, logger: logger.with('process'), timers: realTimers, volumes })
-        : new SimulatedRuntime({
-          podCIDR: podCIDR!, hostIP: internalIP, podLogsDir,
-          startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
-        });
+    runtime = await makeRuntime(values.runtime!);
+    const staticPodRuntime = values['static-pod-runtime'];
+    if (staticPodRuntime && staticPodRuntime !== values.runtime) runtime = new SplitRuntime(runtime, await makeRuntime(staticPodRuntime));
   } catch (e) {
     clients?.close();
     // Upstream kubelet's words when the runtime does not answer the CRI v1 Version call.

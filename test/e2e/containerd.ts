@@ -58,7 +58,11 @@ export async function ensureImages(): Promise<{ pause: string; busybox: string }
   return { pause: images[0]!.file, busybox: images[1]!.file };
 }
 
-export async function startContainerd(opts: { podSubnet?: string; streaming?: boolean } = {}): Promise<PrivateContainerd> {
+/**
+ * `netns`: run in that existing namespace (a node of a multi-node test, which
+ * owns it: it is neither created nor deleted here) instead of a new one.
+ */
+export async function startContainerd(opts: { podSubnet?: string; streaming?: boolean; netns?: string } = {}): Promise<PrivateContainerd> {
   for (const cmd of required) {
     if (!inPath(cmd)) throw new Error(`${cmd} not found: run scripts/ci-setup-containerd.sh (containerd, runc, containernetworking-plugins, busybox-static, iproute2)`);
   }
@@ -66,7 +70,7 @@ export async function startContainerd(opts: { podSubnet?: string; streaming?: bo
   await ensureImages();
   const podSubnet = opts.podSubnet ?? '10.244.0.0/24';
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-ctrd-'));
-  const netns = `k8ts-e2e-${randomBytes(4).toString('hex')}`;
+  const netns = opts.netns ?? `k8ts-e2e-${randomBytes(4).toString('hex')}`;
   const [n, m] = [1 + (randomBytes(1)[0]! % 254), 4 * (randomBytes(1)[0]! % 63)];
   const streamAddress = opts.streaming ? `169.254.${n}.${m + 2}` : '127.0.0.1';
   let ctrd: RunningContainerd | undefined;
@@ -82,9 +86,11 @@ export async function startContainerd(opts: { podSubnet?: string; streaming?: bo
   };
 
   try {
-    await run('ip', ['netns', 'add', netns]);
-    netnsCreated = true;
-    await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', 'lo', 'up']);
+    if (!opts.netns) {
+      await run('ip', ['netns', 'add', netns]);
+      netnsCreated = true;
+      await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', 'lo', 'up']);
+    }
     if (opts.streaming) {
       const hostEnd = `k8tsv${netns.slice(-8)}`;
       await run('ip', ['link', 'add', hostEnd, 'type', 'veth', 'peer', 'name', 'stream0', 'netns', netns]);

@@ -1,7 +1,8 @@
 /**
  * Test tools for kubeadm-style nodes on one machine: each node keeps its files
- * under its own --prefix and listens on its own loopback address and ports
- * (no network namespaces: every node shares the host's, on 127.0.0.x).
+ * under its own --prefix and either listens on its own loopback address and
+ * ports in the host's network namespace, or runs inside a network namespace
+ * the test created (`inNode`), as a separate machine would.
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -12,14 +13,30 @@ import { cliPath } from './harness.js';
 
 export interface RunResult { stdout: string; stderr: string; code: number }
 
-/** Runs `k8ts ARGS` to completion (init, join, reset, token). */
-export function k8ts(args: string[], input?: string): Promise<RunResult> {
+/** Turns a command line into one that runs on a given node (identity: this machine). */
+export type OnNode = (argv: string[]) => string[];
+
+/**
+ * A command line run on a node of a multi-node test: inside network namespace
+ * `netns` (entered with `nsenter --net` only; `ip netns exec` would remount
+ * /sys), in a UTS namespace of its own whose host name is `hostName`, so
+ * kubeadm's defaults (the node name is the host name) hold as on a machine.
+ */
+export const inNode = (netns: string, hostName: string): OnNode => (argv) =>
+  ['nsenter', `--net=/run/netns/${netns}`, 'unshare', '--uts', 'sh', '-c', 'hostname "$0" && exec "$@"', hostName, ...argv];
+
+function runCommand(argv: string[], input?: string): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [cliPath, ...args], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    const child = execFile(argv[0]!, argv.slice(1), { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       resolve({ stdout, stderr, code: err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0 });
     });
     child.stdin!.end(input ?? '');
   });
+}
+
+/** Runs `k8ts ARGS` to completion (init, join, reset, token), on `node` when given. */
+export function k8ts(args: string[], input?: string, node: OnNode = (a) => a): Promise<RunResult> {
+  return runCommand(node([process.execPath, cliPath, ...args]), input);
 }
 
 /** A port nothing listens on right now. */
@@ -52,11 +69,8 @@ export function filesUnder(dir: string): string[] {
   return out.sort();
 }
 
-/** `kubectl ARGS` with a kubeconfig. */
-export function kubectl(kubeconfig: string, args: string[]): Promise<RunResult> {
-  return new Promise((resolve) => {
-    execFile('kubectl', ['--kubeconfig', kubeconfig, ...args], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ stdout, stderr, code: err ? 1 : 0 });
-    });
-  });
+/** `kubectl ARGS` with a kubeconfig, on `node` when given. */
+export async function kubectl(kubeconfig: string, args: string[], node: OnNode = (a) => a): Promise<RunResult> {
+  const r = await runCommand(node(['kubectl', '--kubeconfig', kubeconfig, ...args]));
+  return { ...r, code: r.code === 0 ? 0 : 1 };
 }

@@ -1,4 +1,5 @@
 /** Flag parsing and checks shared by init and join. */
+import { createSocket } from 'node:dgram';
 import { CRIClient, goGRPCError } from '../../kubelet/runtime/cri/index.js';
 import { containerRuntime, type Check } from './preflight.js';
 import type { AgentRuntime } from './kubelet-start.js';
@@ -33,5 +34,27 @@ export function criCheck(socket = DEFAULT_CRI_SOCKET): Check {
     } finally {
       client.close();
     }
+  });
+}
+
+/**
+ * The address this host uses to reach the API server at `endpoint`
+ * (HOST:PORT): the node's IP when none is given, as the kubelet picks the
+ * address of the interface that routes to the cluster. A connected UDP
+ * socket asks the kernel's routing table and sends nothing. No route:
+ * 127.0.0.1 (discovery then fails with its own message).
+ */
+export function sourceAddressTo(endpoint: string): Promise<string> {
+  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(endpoint);
+  if (!m) return Promise.resolve('127.0.0.1');
+  const host = m[1]!;
+  const socket = createSocket(host.includes(':') ? 'udp6' : 'udp4');
+  return new Promise((resolve) => {
+    socket.once('error', () => { socket.close(); resolve('127.0.0.1'); });
+    socket.connect(Number(m[2]), host, () => {
+      const address = socket.address().address;
+      socket.close();
+      resolve(address);
+    });
   });
 }

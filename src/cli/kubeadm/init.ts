@@ -21,7 +21,7 @@ import { controlPlanePhase, manifestPath, CONTROL_PLANE_COMPONENTS, type Control
 import { kubeletStartPhase, type AgentRuntime } from './kubelet-start.js';
 import { bootstrapTokenPhase, generateToken, TOKEN_PATTERN } from './bootstrap-token.js';
 import { waitForAPIServer, waitForNodeReady, poll, getNode } from './wait.js';
-import { serviceIPOf } from './common.js';
+import { criCheck, serviceIPOf } from './common.js';
 
 export const initHelp = `Run this command in order to set up the Kubernetes control plane
 
@@ -42,6 +42,8 @@ Flags:
       --apiserver-advertise-address string   The IP address the API Server will advertise it's listening on (default: the host's first non-loopback IPv4 address)
       --apiserver-bind-port int              Port for the API Server to bind to (default 6443)
       --cert-dir string                      The path where to save and store the certificates (default "/etc/kubernetes/pki")
+      --cri-socket string                    Path to the CRI socket to connect: the node's pods run there (the control plane's
+                                             static pods stay host processes); without it every pod runs as a host process
       --dry-run                              Don't apply any changes; just output what would be done
       --ignore-preflight-errors strings      A list of checks whose errors will be shown as warnings, e.g. 'IsPrivilegedUser,Swap'. Value 'all' ignores errors from all checks
       --node-name string                     Specify the node name (default: the host name)
@@ -66,7 +68,7 @@ export async function runInit(args: string[]): Promise<number> {
       'apiserver-advertise-address': { type: 'string' }, 'apiserver-bind-port': { type: 'string', default: '6443' },
       'pod-network-cidr': { type: 'string' }, 'service-cidr': { type: 'string', default: '10.96.0.0/12' },
       'node-name': { type: 'string' }, token: { type: 'string' }, 'token-ttl': { type: 'string', default: '24h0m0s' },
-      'cert-dir': { type: 'string' }, 'skip-phases': { type: 'string' }, 'dry-run': { type: 'boolean' },
+      'cert-dir': { type: 'string' }, 'cri-socket': { type: 'string' }, 'skip-phases': { type: 'string' }, 'dry-run': { type: 'boolean' },
       'ignore-preflight-errors': { type: 'string' },
       prefix: { type: 'string', default: '/' },
       'kubelet-port': { type: 'string', default: '10250' }, 'controller-manager-port': { type: 'string', default: '10257' },
@@ -76,8 +78,10 @@ export async function runInit(args: string[]): Promise<number> {
   const log = (line: string) => console.log(line);
   const token = values.token ?? generateToken();
   if (!TOKEN_PATTERN.test(token)) { console.error(`the bootstrap token "${token}" was not of the form "${TOKEN_PATTERN.source}"`); return 1; }
-  // The control plane's static pods are host processes: the control-plane node's agent runs the process runtime.
-  const runtime: AgentRuntime = 'process';
+  // The control plane's static pods are host processes. With a CRI socket the node's other pods (a DaemonSet that
+  // tolerates the control-plane taint) run there as containers; without one, on the process runtime too.
+  const criSocket = values['cri-socket'];
+  const runtime: AgentRuntime = criSocket ? 'cri' : 'process';
   const serviceIP = serviceIPOf(values['service-cidr']!);
   const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
   const advertiseAddress = values['apiserver-advertise-address'] ?? hostIPv4();
@@ -103,7 +107,7 @@ export async function runInit(args: string[]): Promise<number> {
     if (!skip.has('preflight')) {
       log('[preflight] Running pre-flight checks');
       const real = nodeLayout(values.prefix, values['cert-dir']);
-      await runChecks(initChecks(real, cp, Number(values['kubelet-port'])), parseIgnored(values['ignore-preflight-errors']));
+      await runChecks([...initChecks(real, cp, Number(values['kubelet-port'])), ...(criSocket ? [criCheck(criSocket)] : [])], parseIgnored(values['ignore-preflight-errors']));
     }
     if (dryRun) log(`[dryrun] Writing files to the temporary directory "${layout.prefix}" instead of the real ones`);
     mkdirSync(layout.kubernetesDir, { recursive: true, mode: 0o755 });
@@ -125,7 +129,10 @@ export async function runInit(args: string[]): Promise<number> {
       return 0;
     }
     phase = 'kubelet-start';
-    const agentConfig = { layout, nodeName, nodeIP: advertiseAddress, kubeletPort: Number(values['kubelet-port']), runtime };
+    const agentConfig = {
+      layout, nodeName, nodeIP: advertiseAddress, kubeletPort: Number(values['kubelet-port']), runtime,
+      ...(criSocket ? { criSocket, staticPodRuntime: 'process' as const } : {}),
+    };
     let stopHint = '';
     if (!skip.has('kubelet-start')) {
       stopHint = kubeletStartPhase({ ...agentConfig, staticPods: true }, log).howToStop;

@@ -19,7 +19,7 @@ import { kubeletStartPhase } from './kubelet-start.js';
 import { KUBELET_SERVICE, stopService } from './service.js';
 import { discoverClusterInfo, type ClusterInfo } from './discovery.js';
 import { TOKEN_PATTERN } from './bootstrap-token.js';
-import { criCheck, parseRuntime } from './common.js';
+import { criCheck, parseRuntime, sourceAddressTo } from './common.js';
 import { getNode, isReady, poll } from './wait.js';
 
 export const joinHelp = `Run this on any machine you wish to join an existing cluster
@@ -28,7 +28,7 @@ Usage:
   k8ts join [api-server-endpoint] [flags]
 
 Flags:
-      --cri-socket string                                 Path to the CRI socket to connect (with --runtime cri)
+      --cri-socket string                                 Path to the CRI socket to connect (implies --runtime cri)
       --discovery-token string                            For token-based discovery, the token used to validate cluster information fetched from the API server
       --discovery-token-ca-cert-hash strings              For token-based discovery, validate that the root CA public key matches this hash (format: "<type>:<value>")
       --discovery-token-unsafe-skip-ca-verification       For token-based discovery, allow joining without --discovery-token-ca-cert-hash pinning
@@ -39,8 +39,8 @@ Flags:
 
 k8ts flags:
       --prefix string                                     Root of this node's files (default "/")
-      --runtime string                                    The agent's runtime: simulated, cri or process (default "simulated")
-      --node-ip string                                    The node's address; the kubelet API listens on it (default 127.0.0.1 with a prefix, else the host's)
+      --runtime string                                    The agent's runtime: simulated, cri or process (default "cri" with --cri-socket, else "simulated")
+      --node-ip string                                    The node's address; the kubelet API listens on it (default: this host's address on the route to the API server)
       --kubelet-port int                                  Port of the kubelet API (default 10250)
       --timeout duration                                  How long to wait for discovery, the TLS bootstrap and a Ready node (default 4m0s)
   -h, --help                                              help for join`;
@@ -51,7 +51,7 @@ export async function runJoin(args: string[]): Promise<number> {
       token: { type: 'string' }, 'discovery-token': { type: 'string' }, 'tls-bootstrap-token': { type: 'string' },
       'discovery-token-ca-cert-hash': { type: 'string', multiple: true }, 'discovery-token-unsafe-skip-ca-verification': { type: 'boolean' },
       'node-name': { type: 'string' }, 'cri-socket': { type: 'string' }, 'ignore-preflight-errors': { type: 'string' },
-      prefix: { type: 'string', default: '/' }, runtime: { type: 'string', default: 'simulated' }, 'node-ip': { type: 'string' },
+      prefix: { type: 'string', default: '/' }, runtime: { type: 'string' }, 'node-ip': { type: 'string' },
       'kubelet-port': { type: 'string', default: '10250' }, timeout: { type: 'string', default: '4m' },
     },
   });
@@ -65,7 +65,8 @@ export async function runJoin(args: string[]): Promise<number> {
   for (const t of [discoveryToken, bootstrapToken]) {
     if (!TOKEN_PATTERN.test(t)) { console.error(`the bootstrap token "${t}" was not of the form "${TOKEN_PATTERN.source}"`); return 1; }
   }
-  const runtime = parseRuntime(values.runtime!);
+  // kubeadm's --cri-socket names the runtime to use, so it alone selects the CRI runtime.
+  const runtime = parseRuntime(values.runtime ?? (values['cri-socket'] ? 'cri' : 'simulated'));
   const layout = nodeLayout(values.prefix);
   const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
   const kubeletPort = Number(values['kubelet-port']);
@@ -76,10 +77,11 @@ export async function runJoin(args: string[]): Promise<number> {
   let started = false;
   let phase = 'preflight';
   try {
+    const nodeIP = values['node-ip'] ?? await sourceAddressTo(endpoint);
     log('[preflight] Running pre-flight checks');
     await runChecks([
       isPrivilegedUser(), ...(runtime === 'cri' ? [criCheck(values['cri-socket'])] : []),
-      fileAvailable(layout.kubeconfig('kubelet.conf')), fileAvailable(layout.kubeconfig('bootstrap-kubelet.conf')), portOpen(kubeletPort, values['node-ip']),
+      fileAvailable(layout.kubeconfig('kubelet.conf')), fileAvailable(layout.kubeconfig('bootstrap-kubelet.conf')), portOpen(kubeletPort, nodeIP),
       fileAvailable(join(layout.certDir, 'ca.crt')),
     ], parseIgnored(values['ignore-preflight-errors']));
     const info = await discoverClusterInfo({
@@ -96,7 +98,6 @@ export async function runJoin(args: string[]): Promise<number> {
     const bootstrapConf = layout.kubeconfig('bootstrap-kubelet.conf');
     await writeKubeconfig(bootstrapConf, buildKubeconfig({ server: info.server, caCertPem: info.caCertPem, userName: 'tls-bootstrap-token-user', token: bootstrapToken }));
     written.push(bootstrapConf);
-    const nodeIP = values['node-ip'] ?? '127.0.0.1';
     started = true;
     kubeletStartPhase({ layout, nodeName, nodeIP, kubeletPort, runtime, criSocket: values['cri-socket'], bootstrap: true }, log);
     log(`[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap`);

@@ -21,6 +21,8 @@ export interface AgentConfig {
   bootstrap?: boolean;
   /** init: run the static pods of the manifest directory. */
   staticPods?: boolean;
+  /** init with a CRI socket: the static pods (the control plane) stay host processes while API pods run on the CRI. */
+  staticPodRuntime?: AgentRuntime;
 }
 
 export function agentArgs(c: AgentConfig): string[] {
@@ -32,6 +34,7 @@ export function agentArgs(c: AgentConfig): string[] {
     `--runtime=${c.runtime}`, `--root-dir=${l.kubeletDir}`, `--pod-logs-dir=${l.podLogsDir}`,
     ...(c.criSocket ? [`--container-runtime-endpoint=${c.criSocket}`] : []),
     ...(c.staticPods ? [`--pod-manifest-path=${l.manifestsDir}`, '--file-check-frequency=1s'] : []),
+    ...(c.staticPodRuntime ? [`--static-pod-runtime=${c.staticPodRuntime}`] : []),
   ];
 }
 

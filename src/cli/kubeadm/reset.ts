@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { nodeLayout, KUBECONFIG_NAMES } from './layout.js';
 import { KUBELET_SERVICE, stopService } from './service.js';
 import { stopHostProcessPods } from './host-processes.js';
+import { criSocketOfKubelet, removeCRIPods } from './cri-containers.js';
 
 export const resetHelp = `Performs a best effort revert of changes made to this host by 'k8ts init' or 'k8ts join'
 
@@ -20,6 +21,7 @@ Usage:
 
 Flags:
       --cert-dir string   The path to the directory where the certificates are stored (default "/etc/kubernetes/pki")
+      --cri-socket string Path to the CRI socket to connect. If empty k8ts uses the one the kubelet was started with by init or join
   -f, --force             Reset the node without prompting for confirmation.
       --dry-run           Don't apply any changes; just output what would be done.
 
@@ -47,7 +49,7 @@ function cleanDir(dir: string): void {
 export async function runReset(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args, strict: true, options: {
-      force: { type: 'boolean', short: 'f' }, 'dry-run': { type: 'boolean' }, 'cert-dir': { type: 'string' }, prefix: { type: 'string', default: '/' },
+      force: { type: 'boolean', short: 'f' }, 'dry-run': { type: 'boolean' }, 'cert-dir': { type: 'string' }, 'cri-socket': { type: 'string' }, prefix: { type: 'string', default: '/' },
       'ignore-preflight-errors': { type: 'string' },
     },
   });
@@ -60,6 +62,8 @@ export async function runReset(args: string[]): Promise<number> {
   }
   console.log('[preflight] Running pre-flight checks');
   const say = (line: string) => console.log(dry ? `[dryrun] Would ${line.replace(/^\[reset\] /, '').replace(/^./, (c) => c.toLowerCase())}` : line);
+  // Read before the kubelet directory is cleaned: the socket the kubelet ran its pods on.
+  const criSocket = values['cri-socket'] ?? criSocketOfKubelet(l.kubeletDir);
   say('[reset] Stopping the kubelet service');
   if (!dry) {
     await stopService(l, KUBELET_SERVICE);
@@ -68,6 +72,14 @@ export async function runReset(args: string[]): Promise<number> {
   if (!dry) {
     const stopped = await stopHostProcessPods(l.kubeletDir);
     if (stopped.length) console.log(`[reset] Stopped the processes of pods: [${stopped.join(' ')}]`);
+  }
+  if (criSocket) {
+    say(`[reset] Removing Kubernetes-managed containers (CRI socket ${criSocket})`);
+    if (!dry) {
+      const { removed, error } = await removeCRIPods(criSocket);
+      if (removed.length) console.log(`[reset] Removed the pod sandboxes of: [${removed.join(' ')}]`);
+      if (error) console.error(`W [reset] Failed to remove containers: ${error}`);
+    }
   }
   if (existsSync(l.dataDir)) {
     if (!dry) cleanDir(l.dataDir);
