@@ -37,17 +37,21 @@ async function reconcileWithRetry(run: () => Promise<void>): Promise<void> {
   }
 }
 
-async function existing<T>(store: Store, name: string): Promise<T | undefined> {
-  try { return await store.get(undefined, name); } catch (e: any) { if (e?.code === 404) return undefined; throw e; }
+/** The stored object; undefined when it was absent and the default has just been created. */
+async function storedOrCreated<T extends ClusterRole | ClusterRoleBinding>(store: Store, expected: T): Promise<T | undefined> {
+  try {
+    return await store.get(undefined, expected.metadata!.name!);
+  } catch (e: any) {
+    if (e?.code !== 404) throw e;
+  }
+  await store.create(undefined, expected);
+  return undefined;
 }
 
 async function reconcileRole(store: Store, expected: ClusterRole, logger: Logger): Promise<void> {
   const name = expected.metadata!.name!;
-  const current = await existing<ClusterRole>(store, name);
-  if (!current) {
-    await store.create(undefined, expected);
-    return;
-  }
+  const current = await storedOrCreated(store, expected);
+  if (!current) return;
   const r = reconcileClusterRole(current, expected);
   if (r.operation === 'none') return;
   const missing = `[${r.missingRules.map(compactString).join(' ')}]`;
@@ -61,11 +65,8 @@ async function reconcileRole(store: Store, expected: ClusterRole, logger: Logger
 
 async function reconcileBinding(store: Store, expected: ClusterRoleBinding, logger: Logger): Promise<void> {
   const name = expected.metadata!.name!;
-  const current = await existing<ClusterRoleBinding>(store, name);
-  if (!current) {
-    await store.create(undefined, expected);
-    return;
-  }
+  const current = await storedOrCreated(store, expected);
+  if (!current) return;
   const r = reconcileClusterRoleBinding(current, expected);
   if (r.operation === 'none') return;
   const missing = `[${r.missingSubjects.map((s) => `${s.kind}/${s.namespace ? `${s.namespace}/` : ''}${s.name}`).join(' ')}]`;
