@@ -142,7 +142,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const anonymous = anonymousAllowed(modes, opts.anonymousAuth ?? true);
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile, tokenAuthenticators, anonymous });
   // The bootstrap policy is in place and cached before the first request is authorized.
-  await ensureBootstrapPolicy(registry);
+  await ensureBootstrapPolicy(registry, logger.with('rbac'));
   const cache = policy = new PolicyCache(registry, logger.with('rbac'));
   cleanups.push(() => cache.close());
   await cache.start();

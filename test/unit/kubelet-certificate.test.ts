@@ -5,9 +5,11 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  ClientCertificateStore, certificateOutcome, digestedName, kubeconfigStillValid, rotationDeadline, writeNodeKubeconfig,
+  ClientCertificateStore, certificateOutcome, digestedName, kubeconfigStillValid, rotationDeadline, waitForCertificate, writeNodeKubeconfig,
 } from '../../src/kubelet/certificate/index.js';
+import { ApiError, type ResourceClient } from '../../src/client/index.js';
 import { createCA, generateKeyPair, issueCertificate } from '../../src/pki/index.js';
+import { silentLogger } from '../../src/util/log.js';
 
 test('rotationDeadline: between 70 % and 90 % of the lifetime', () => {
   assert.equal(rotationDeadline(1000, 2000, 0), 1700);
@@ -67,4 +69,37 @@ test('the store and the kubeconfig: current pair, symlink switch, expired certif
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** A CSR client whose reads answer from a script; its watches never open (as behind a proxy that holds them). */
+function scriptedCSRs(reads: (() => unknown)[]): { csrs: ResourceClient; reads: () => number } {
+  let n = 0;
+  const csrs = {
+    get: async () => reads[Math.min(n++, reads.length - 1)](),
+    watch: () => new Promise(() => {}),
+  } as unknown as ResourceClient;
+  return { csrs, reads: () => n };
+}
+
+test('waitForCertificate: a failed read is logged and retried, not fatal; a deleted request ends the wait', async () => {
+  const pending = { metadata: { name: 'csr-1', resourceVersion: '5' }, spec: { request: '', signerName: 's' } };
+  const issued = { ...pending, status: { certificate: Buffer.from('PEM').toString('base64') } };
+  const warnings: string[] = [];
+  const logger = { ...silentLogger, warn: (msg: string, kv?: Record<string, unknown>) => { warnings.push(`${msg}: ${kv?.err}`); } };
+  const forbidden = () => { throw new ApiError(403, 'Forbidden', 'certificatesigningrequests.certificates.k8s.io "csr-1" is forbidden'); };
+  const { csrs } = scriptedCSRs([forbidden, () => pending, () => issued]);
+  assert.equal(await waitForCertificate(csrs, 'csr-1', { timeoutMs: 60_000, logger }), 'PEM');
+  assert.deepEqual(warnings, ['Unable to read the certificate signing request, retrying: certificatesigningrequests.certificates.k8s.io "csr-1" is forbidden']);
+  const gone = scriptedCSRs([() => { throw new ApiError(404, 'NotFound', 'not found'); }]);
+  await assert.rejects(waitForCertificate(gone.csrs, 'csr-1', { timeoutMs: 60_000, logger }), /^Error: csr "csr-1" was deleted$/);
+});
+
+test('waitForCertificate: stopping the kubelet ends a wait at once', async () => {
+  const pending = { metadata: { name: 'csr-2', resourceVersion: '5' }, spec: { request: '', signerName: 's' } };
+  const { csrs, reads } = scriptedCSRs([() => pending]);
+  const abort = new AbortController();
+  const waiting = waitForCertificate(csrs, 'csr-2', { timeoutMs: 3600_000, logger: silentLogger, signal: abort.signal });
+  while (reads() === 0) await new Promise((r) => setImmediate(r));
+  abort.abort();
+  await assert.rejects(waiting, /stopped waiting for certificate signing request "csr-2"/);
 });

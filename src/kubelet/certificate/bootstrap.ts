@@ -51,7 +51,7 @@ export async function loadOrBootstrapClientConfig(opts: BootstrapOptions): Promi
   let certPem: string;
   try {
     certPem = await requestNodeCertificate({
-      csrs: clients.resource('certificatesigningrequests'), nodeName: opts.nodeName, keyPem, digestName: true, timeoutMs: opts.timeoutMs ?? 3600_000,
+      csrs: clients.resource('certificatesigningrequests'), nodeName: opts.nodeName, keyPem, digestName: true, timeoutMs: opts.timeoutMs ?? 3600_000, logger: opts.logger,
     });
   } finally {
     clients.close();

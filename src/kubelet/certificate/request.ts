@@ -7,9 +7,10 @@
  */
 import { createHash, createPublicKey } from 'node:crypto';
 import type { CertificateSigningRequest } from 'kubernetes-types/certificates/v1.js';
-import { isAlreadyExists, type ResourceClient } from '../../client/index.js';
+import { isAlreadyExists, isNotFound, type ResourceClient } from '../../client/index.js';
 import { createCertificateRequest } from '../../pki/index.js';
 import { kubeAPIServerClientKubeletSignerName } from '../../api/csr.js';
+import type { Logger } from '../../util/log.js';
 
 export const nodeClientUsages = ['digital signature', 'client auth'];
 const nodesGroup = 'system:nodes';
@@ -35,6 +36,9 @@ export interface NodeCertificateRequest {
   /** Bootstrap: node-csr-<digest>; rotation: generated (csr-xxxxx), as upstream. */
   digestName: boolean;
   timeoutMs: number;
+  logger: Logger;
+  /** Aborted when the kubelet stops: the wait ends at once instead of holding the process. */
+  signal?: AbortSignal;
 }
 
 /** Creates (or finds) the request and resolves with the issued certificate PEM. */
@@ -54,7 +58,7 @@ export async function requestNodeCertificate(r: NodeCertificateRequest): Promise
     if (!name || !isAlreadyExists(e)) throw e;
     created = await r.csrs.get(undefined, name);
   }
-  return waitForCertificate(r.csrs, created.metadata!.name!, r.timeoutMs);
+  return waitForCertificate(r.csrs, created.metadata!.name!, r);
 }
 
 /** The certificate, or upstream's words for a denied or failed request; undefined while pending. */
@@ -67,12 +71,26 @@ export function certificateOutcome(csr: CertificateSigningRequest): { certPem: s
   return undefined;
 }
 
-/** Waits on a watch of the one request; the timeout error names it and says what to do. */
-export async function waitForCertificate(csrs: ResourceClient, name: string, timeoutMs: number): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
+export interface WaitOptions {
+  timeoutMs: number;
+  logger: Logger;
+  signal?: AbortSignal;
+}
+
+/**
+ * Waits on a watch of the one request, reading it again at every event and
+ * at least every RECHECK_MS. A failed read or watch (a dropped connection, a
+ * 403) is logged and retried until the deadline, as upstream's
+ * UntilWithSync retries its list and watch: it never ends the wait silently
+ * nor makes the caller abandon an approved request for a new one. The
+ * timeout error names the request and says what to do.
+ */
+export async function waitForCertificate(csrs: ResourceClient, name: string, o: WaitOptions): Promise<string> {
+  const deadline = Date.now() + o.timeoutMs;
   for (;;) {
-    const csr: CertificateSigningRequest = await csrs.get(undefined, name);
-    const outcome = certificateOutcome(csr);
+    if (o.signal?.aborted) throw new Error(`stopped waiting for certificate signing request "${name}"`);
+    const csr = await readRequest(csrs, name, o.logger);
+    const outcome = csr && certificateOutcome(csr);
     if (outcome && 'error' in outcome) throw new Error(outcome.error);
     if (outcome) return outcome.certPem;
     const remaining = deadline - Date.now();
@@ -80,22 +98,40 @@ export async function waitForCertificate(csrs: ResourceClient, name: string, tim
       throw new Error(`timed out waiting for certificate signing request "${name}" to be approved and issued `
         + `(approve it with: kubectl certificate approve ${name}; or let csrapproving approve it)`);
     }
-    await nextChange(csrs, name, csr.metadata!.resourceVersion!, remaining);
+    await nextChange(csrs, name, csr?.metadata?.resourceVersion, Math.min(remaining, RECHECK_MS), o);
+  }
+}
+
+/** The request, or undefined after a logged transient failure; a deleted request ends the wait in upstream's words. */
+async function readRequest(csrs: ResourceClient, name: string, logger: Logger): Promise<CertificateSigningRequest | undefined> {
+  try {
+    return await csrs.get(undefined, name);
+  } catch (e) {
+    if (isNotFound(e)) throw new Error(`csr "${name}" was deleted`);
+    logger.warn('Unable to read the certificate signing request, retrying', { csr: name, err: (e as Error).message });
+    return undefined;
   }
 }
 
 /** How long one wait trusts its watch before reading the request again: a missed event must not stall a rotation. */
 const RECHECK_MS = 5_000;
 
-/** Resolves at the first watch event on the request after `resourceVersion`, when the watch ends, or after `ms` (at most RECHECK_MS). */
-async function nextChange(csrs: ResourceClient, name: string, resourceVersion: string, ms: number): Promise<void> {
+/**
+ * Resolves at the first watch event on the request after `resourceVersion`,
+ * when the watch ends, on abort, or after `ms`; without a resourceVersion
+ * (the read failed) it only waits.
+ */
+async function nextChange(csrs: ResourceClient, name: string, resourceVersion: string | undefined, ms: number, o: WaitOptions): Promise<void> {
   let wake!: () => void;
   const woken = new Promise<void>((resolve) => { wake = resolve; });
-  const waitMs = Math.min(ms, RECHECK_MS);
-  const timer = setTimeout(() => wake(), waitMs);
-  // Even a watch that never opens cannot hold the wait past waitMs.
-  const watching = csrs.watch(undefined, { fieldSelector: `metadata.name=${name}`, resourceVersion, timeoutSeconds: Math.max(1, Math.ceil(waitMs / 1000)) }, () => wake());
-  await Promise.race([woken, watching.then((w) => w.done).catch(() => undefined)]);
+  const timer = setTimeout(() => wake(), ms);
+  o.signal?.addEventListener('abort', wake);
+  // Even a watch that never opens cannot hold the wait past `ms`; one that fails to open waits for the timer.
+  const watching = resourceVersion === undefined ? undefined
+    : csrs.watch(undefined, { fieldSelector: `metadata.name=${name}`, resourceVersion, timeoutSeconds: Math.max(1, Math.ceil(ms / 1000)) }, () => wake());
+  watching?.catch((e) => o.logger.warn('Unable to watch the certificate signing request, retrying', { csr: name, err: (e as Error).message }));
+  await Promise.race([woken, ...(watching ? [watching.then((w) => w.done, () => woken)] : [])]);
   clearTimeout(timer);
-  watching.then((w) => w.close(), () => undefined);
+  o.signal?.removeEventListener('abort', wake);
+  watching?.then((w) => w.close(), () => undefined);
 }

@@ -37,6 +37,8 @@ export class ClientCertificateRotation {
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private backoffMs = 2_000;
+  /** Ends a wait for a request in flight when the kubelet stops. */
+  private readonly abort = new AbortController();
 
   constructor(private readonly opts: RotationOptions) {}
 
@@ -46,6 +48,7 @@ export class ClientCertificateRotation {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    this.abort.abort();
   }
 
   private now(): number { return (this.opts.now ?? Date.now)(); }
@@ -72,6 +75,7 @@ export class ClientCertificateRotation {
       const { keyPem } = generateKeyPair();
       const certPem = await requestNodeCertificate({
         csrs: this.opts.csrs, nodeName: this.opts.nodeName, keyPem, digestName: false, timeoutMs: this.opts.waitTimeoutMs ?? 15 * 60_000,
+        logger: this.opts.logger, signal: this.abort.signal,
       });
       if (this.stopped) return;
       this.opts.store.update(certPem, keyPem);

@@ -4,6 +4,8 @@
  * with its key as kubelet-client-<YYYY-MM-DD-HH-MM-SS>.pem, and the symlink
  * kubelet-client-current.pem is switched to it atomically; the kubeconfig the
  * bootstrap writes points at that symlink, so it always names the live pair.
+ * Readers never see a half-written pair: the pair and the link are both
+ * switched by rename.
  * The key of a request still waiting for its certificate is kept in
  * kubelet-client.key.tmp, so a restarted kubelet asks again with the same key
  * (and finds the same node-csr-<digest> request).
@@ -40,7 +42,10 @@ export class ClientCertificateStore {
   /** Writes the pair and points kubelet-client-current.pem at it; returns the current path. */
   update(certPem: string, keyPem: string, now = new Date()): string {
     const file = join(this.dir, `kubelet-client-${stamp(now)}.pem`);
-    writeFileSync(file, `${certPem.trimEnd()}\n${keyPem.trimEnd()}\n`, { mode: 0o600 });
+    // Two renewals in one second share a name: the file too is replaced by a rename, never rewritten in place.
+    const tmpFile = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmpFile, `${certPem.trimEnd()}\n${keyPem.trimEnd()}\n`, { mode: 0o600 });
+    renameSync(tmpFile, file);
     const tmpLink = join(this.dir, `.${currentFileName}.${process.pid}`);
     rmSync(tmpLink, { force: true });
     symlinkSync(file, tmpLink);

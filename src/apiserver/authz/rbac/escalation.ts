@@ -13,7 +13,7 @@ import { forbiddenStatus } from '../../../api/status.js';
 import type { UserInfo } from '../../auth/types.js';
 import { requestUser } from '../../request-user.js';
 import type { Authorizer } from '../types.js';
-import { compactRules, compactString, covers, goQuotedList } from './covers.js';
+import { compactRules, compactString, covers, goQuotedList } from '../../../api/rbac/covers.js';
 import type { PolicyGetter } from './policy-cache.js';
 import { SYSTEM_PRIVILEGED_GROUP } from './privileged.js';
 import { rulesFor, roleReferenceRules } from './resolver.js';

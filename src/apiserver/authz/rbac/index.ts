@@ -5,4 +5,4 @@ export { visitRulesFor, roleReferenceRules } from './resolver.js';
 export { ruleAllows } from './rules.js';
 export { privilegedGroupsAuthorizer, SYSTEM_PRIVILEGED_GROUP } from './privileged.js';
 export { rbacEscalationAdmission, escalationError } from './escalation.js';
-export { covers, compactRules, compactString } from './covers.js';
+export { covers, compactRules, compactString } from '../../../api/rbac/covers.js';
