@@ -18,10 +18,21 @@ import { pruneUnknown } from '../api/apiextensions/pruning.js';
 
 const objectMetaDefinition = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
+/**
+ * The error a Strict check fails with, given the strict decoding errors:
+ * by default a body's 400 `... cannot be handled as ...: strict decoding
+ * error: ...`; a patch answers its own (patchStrictDecodingError).
+ */
+export type StrictFailure = (errors: string[]) => Error;
+
+const cannotHandle = (info: Pick<ResourceInfo, 'version' | 'kind'>) => `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}`;
+const bodyStrictFailure = (info: Pick<ResourceInfo, 'version' | 'kind'>): StrictFailure =>
+  (errors) => badRequest(`${cannotHandle(info)}: strict decoding error: ${errors.join(', ')}`);
+
 /** The decoding checks of an endpoint's body: the Go types' for built-in kinds, the structural schema's for custom resources. */
-export function checkBodyFields(store: Store, obj: unknown, mode: string | undefined, res: ServerResponse, raw?: RawBody, leading: string[] = []): void {
-  if (store instanceof CustomResourceStore) checkCustomFields(store, obj, mode, res, raw, leading);
-  else checkFields(store.info, obj, mode, res, raw, leading);
+export function checkBodyFields(store: Store, obj: unknown, mode: string | undefined, res: ServerResponse, raw?: RawBody, leading: string[] = [], strictFailure?: StrictFailure): void {
+  if (store instanceof CustomResourceStore) checkCustomFields(store, obj, mode, res, raw, leading, strictFailure);
+  else checkFields(store.info, obj, mode, res, raw, leading, strictFailure);
 }
 
 /**
@@ -30,12 +41,12 @@ export function checkBodyFields(store: Store, obj: unknown, mode: string | undef
  * (upstream's unstructured decoder), reported as unknown fields under Warn and
  * Strict. Wrong value types are left for schema validation (422), as upstream.
  */
-export function checkCustomFields(store: CustomResourceStore, obj: any, mode: string | undefined, res: ServerResponse, raw?: RawBody, leading: string[] = []): void {
+export function checkCustomFields(store: CustomResourceStore, obj: any, mode: string | undefined, res: ServerResponse, raw?: RawBody, leading: string[] = [],
+  strictFailure = bodyStrictFailure(store.info)): void {
   const { info } = store;
-  const cannotHandle = `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}`;
   const meta = obj?.metadata;
   const typeErrors = meta === undefined ? [] : findTypeErrors(objectMetaDefinition, meta);
-  if (typeErrors.length) throw badRequest(`${cannotHandle}: ${typeErrors[0]}`);
+  if (typeErrors.length) throw badRequest(`${cannotHandle(info)}: ${typeErrors[0]}`);
   const unknown = [
     ...(meta === undefined ? [] : findUnknownFields(objectMetaDefinition, meta).map((f) => `metadata.${f}`)),
     ...pruneUnknown(store.custom.schema, obj),
@@ -43,7 +54,7 @@ export function checkCustomFields(store: CustomResourceStore, obj: any, mode: st
   if (meta !== undefined) pruneUnknownFields(objectMetaDefinition, meta);
   if (mode === 'Ignore') return;
   const errors = [...leading, ...strictErrors(unknown, obj, raw)];
-  if (errors.length && mode === 'Strict') throw badRequest(`${cannotHandle}: strict decoding error: ${errors.join(', ')}`);
+  if (errors.length && mode === 'Strict') throw strictFailure(errors);
   if (errors.length) res.setHeader('Warning', warningHeaderValues(errors));
 }
 
@@ -54,16 +65,16 @@ export interface RawBody { text: string; yaml: boolean }
  * `obj` must be the value decoded from `raw`, untouched. `leading` are strict
  * errors found before decoding the object (a patch body's duplicate fields).
  */
-export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind'>, obj: unknown, mode: string | undefined, res: ServerResponse, raw?: RawBody, leading: string[] = []): void {
+export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind'>, obj: unknown, mode: string | undefined, res: ServerResponse, raw?: RawBody, leading: string[] = [],
+  strictFailure = bodyStrictFailure(info)): void {
   const key = kindKey(info);
-  const cannotHandle = `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}`;
   const typeErrors = findTypeErrors(key, obj);
-  if (typeErrors.length) throw badRequest(`${cannotHandle}: ${typeErrors[0]}`);
+  if (typeErrors.length) throw badRequest(`${cannotHandle(info)}: ${typeErrors[0]}`);
   // Decoding, as Go does it, turns null list items into zero values; everything after expects them.
   fillNullItems(key, obj);
   if (mode !== 'Ignore') {
     const errors = [...leading, ...strictErrors(findUnknownFields(key, obj), obj, raw)];
-    if (errors.length && mode === 'Strict') throw badRequest(`${cannotHandle}: strict decoding error: ${errors.join(', ')}`);
+    if (errors.length && mode === 'Strict') throw strictFailure(errors);
     if (errors.length) res.setHeader('Warning', warningHeaderValues(errors));
   }
   pruneUnknownFields(key, obj);

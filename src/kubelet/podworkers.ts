@@ -70,12 +70,12 @@ export class PodWorkers implements PodHandler {
   private frozen = false;
   private readonly backlog = new Map<string, { op: 'upsert' | 'remove'; pod: any }>();
   private closed = false;
-  /** Present when the runtime can run probes (execSync and killContainer). */
+  /** Present when the runtime can run probes (execSync or simulateProbe, and killContainer). */
   readonly prober?: ProbeManager;
 
   constructor(private readonly deps: PodWorkersDeps) {
     deps.runtime.onPodEvent((uid) => this.onRuntimeEvent(uid));
-    if (deps.runtime.execSync && deps.runtime.killContainer) {
+    if ((deps.runtime.execSync || deps.runtime.simulateProbe) && deps.runtime.killContainer) {
       this.prober = new ProbeManager({
         runtime: deps.runtime, timers: deps.timers, logger: deps.logger, recorder: deps.recorder,
         onChange: (uid) => {

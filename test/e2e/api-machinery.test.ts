@@ -53,9 +53,49 @@ describe('duplicate fields', () => {
     const patch = await apiRequest(cluster, `${deployments}/warn?fieldValidation=Strict`, {
       method: 'PATCH', contentType: 'application/merge-patch+json', body: '{"spec":{"replicas":4,"replicas":5}}',
     });
-    assert.equal(patch.status, 400, patch.body);
-    assert.match(patch.json().message, /strict decoding error: duplicate field "spec\.replicas"$/);
+    // A patch's strict decoding error is upstream's 422 on the field `patch` (handlers/patch.go).
+    assert.equal(patch.status, 422, patch.body);
+    assert.match(patch.json().message, /^ "" is invalid: patch: Invalid value: "\{.*\}": strict decoding error: duplicate field "spec\.replicas"$/);
     assert.equal((await apiRequest(cluster, `${deployments}/warn`)).json().spec.replicas, 2);
+  });
+});
+
+describe('a patch refused by strict decoding is 422 Invalid on the field patch', () => {
+  const url = `${deployments}/warn?fieldValidation=Strict`;
+  const cases: Array<[string, string, string, RegExp]> = [
+    // patch type, content type, body, the Invalid value and detail
+    ['merge', 'application/merge-patch+json', '{"spec":{"replicass":1}}', /^"\{.*\\"replicass\\":1.*\}": strict decoding error: unknown field "spec\.replicass"$/],
+    ['json', 'application/json-patch+json', '[{"op":"add","path":"/spec/replicass","value":1}]', /^"\{.*\\"replicass\\":1.*\}": strict decoding error: unknown field "spec\.replicass"$/],
+    ['json, a duplicate in an operation', 'application/json-patch+json', '[{"op":"add","op":"add","path":"/spec/replicas","value":1}]', /strict decoding error: json patch duplicate field ".*op"$/],
+    // Upstream shows the strategic patch as Go's %+v prints the decoded map.
+    ['strategic', 'application/strategic-merge-patch+json', '{"spec":{"replicass":1,"replicas":2,"replicas":3}}',
+      /^"map\[spec:map\[replicas:3 replicass:1\]\]": strict decoding error: duplicate field "spec\.replicas", unknown field "spec\.replicass"$/],
+  ];
+  for (const [type, contentType, body, value] of cases) {
+    test(type, async () => {
+      const r = await apiRequest(cluster, url, { method: 'PATCH', contentType, body });
+      assert.equal(r.status, 422, r.body);
+      const s = r.json();
+      assert.equal(s.reason, 'Invalid');
+      assert.match(s.message, /^ "" is invalid: patch: Invalid value: /);
+      assert.equal(s.details.name, undefined);
+      assert.equal(s.details.causes.length, 1);
+      assert.equal(s.details.causes[0].field, 'patch');
+      assert.equal(s.details.causes[0].reason, 'FieldValueInvalid');
+      assert.match(s.details.causes[0].message.replace(/^Invalid value: /, ''), value);
+    });
+  }
+
+  test('kubectl apply --validate=strict (a strategic merge patch) shows upstream\'s words, and Warn still patches', async () => {
+    const manifest = (extra: string) => `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: applied\nspec:\n  replicas: 1\n${extra}`
+      + '  selector: {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d}}\n    spec: {containers: [{name: c, image: busybox}]}\n';
+    await cluster.kubectl(['apply', '-f', '-'], { input: manifest('') });
+    const r = await cluster.kubectl(['apply', '--validate=strict', '-f', '-'], { input: manifest('  replicass: 2\n'), allowFail: true });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /is invalid: patch: Invalid value: "map\[.*spec:map\[replicass:2\]\]": strict decoding error: unknown field "spec\.replicass"/);
+    const ok = await cluster.kubectl(['apply', '--validate=warn', '-f', '-'], { input: manifest('  replicass: 2\n').replace('replicas: 1', 'replicas: 3') });
+    assert.match(ok.stderr, /unknown field "spec\.replicass"/);
+    assert.equal((await apiRequest(cluster, `${deployments}/applied`)).json().spec.replicas, 3);
   });
 });
 

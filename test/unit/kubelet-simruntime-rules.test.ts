@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import { SimulatedRuntime, deadlineExceededMessage } from '../../src/kubelet/runtime/simulated/runtime.js';
 import { FakeTimers } from '../../src/kubelet/timers.js';
 import { generatePodStatus } from '../../src/kubelet/status/generate.js';
+import { ProbeManager } from '../../src/kubelet/prober/manager.js';
+import { silentLogger } from '../../src/util/log.js';
+import type { EventRecorder } from '../../src/client/index.js';
 
 let seq = 0;
 function pod(annotations: Record<string, string> = {}, spec: any = {}, status: any = { phase: 'Pending' }): any {
@@ -135,7 +138,24 @@ describe('SimulatedRuntime: an injected failure obeys restartPolicy', () => {
   });
 });
 
-describe('SimulatedRuntime: probe timing gates started and ready', () => {
+/** The runtime with the agent's prober over it, as PodWorkers wires them; Killing and Unhealthy events are kept. */
+function probed(opts: { startDelayMs?: number } = {}) {
+  const { rt, timers } = setup(opts);
+  const events: string[] = [];
+  const recorder = { event: (_ref: unknown, _type: string, reason: string, message: string) => { events.push(`${reason}: ${message}`); } } as unknown as EventRecorder;
+  const prober = new ProbeManager({ runtime: rt, timers, logger: silentLogger, recorder, onChange: () => undefined });
+  const flush = () => new Promise((r) => setImmediate(r));
+  return {
+    rt, timers, prober, events,
+    run(p: any) { rt.syncPod(p); prober.sync(p); },
+    /** Advances in 100 ms steps, letting the probes' promises settle first and between them (a probe re-arms its timer once it settled). */
+    async advance(ms: number) { await flush(); for (let left = ms; left > 0; left -= 100) { timers.advance(Math.min(100, left)); await flush(); } },
+    status: (p: any) => prober.apply(p.metadata.uid, rt.status(p.metadata.uid))!,
+    api: (p: any, i = 0) => generatePodStatus(p, prober.apply(p.metadata.uid, rt.status(p.metadata.uid)), { hostIP: 'h', now: timers.now() }).containerStatuses[i],
+  };
+}
+
+describe('SimulatedRuntime under the prober: probe timing gates started and ready', () => {
   const probe = (p: any) => ({ tcpSocket: { port: 80 }, ...p });
   // Upstream probes at once and every periodSeconds, skipping ticks before initialDelaySeconds.
   const cases: Array<[string, any, number | undefined, number]> = [
@@ -148,39 +168,167 @@ describe('SimulatedRuntime: probe timing gates started and ready', () => {
     ['startupProbe then readinessProbe', { startupProbe: probe({ initialDelaySeconds: 2, periodSeconds: 3 }), readinessProbe: probe({ initialDelaySeconds: 1, periodSeconds: 2 }) }, 3000, 4000],
   ];
   for (const [name, fields, startedAt, readyAt] of cases) {
-    it(name, () => {
-      const { rt, timers } = setup();
+    it(name, async () => {
+      const h = probed();
       const p = pod({}, { containers: [{ name: 'c', image: 'nginx', ...fields }] });
-      rt.syncPod(p);
-      const api = () => generatePodStatus(p, rt.status(p.metadata.uid), { hostIP: 'h', now: timers.now() }).containerStatuses[0];
+      h.run(p);
+      await h.advance(0);
       // Step to each boundary: just before it nothing changed, at it the flag flips.
       const steps = [...(startedAt !== undefined ? [[startedAt, 'started'] as const] : []), [readyAt, 'ready'] as const];
       let t = 0;
       for (const [at, field] of steps) {
         if (at > t) {
-          timers.advance(at - 1 - t);
-          assert.equal(api()[field], false, `${field} before ${at} ms`);
-          timers.advance(1);
+          await h.advance(at - 100 - t);
+          assert.equal(h.api(p)[field], false, `${field} before ${at} ms`);
+          await h.advance(100);
           t = at;
         }
-        assert.equal(api()[field], true, `${field} at ${at} ms`);
+        assert.equal(h.api(p)[field], true, `${field} at ${at} ms`);
       }
-      assert.equal(api().state.running !== undefined, true);
+      assert.equal(h.api(p).state.running !== undefined, true);
+      h.prober.close();
     });
   }
 
-  it('a restarted container waits for its readiness probe again', () => {
-    const { rt, timers } = setup();
+  it('a restarted container waits for its readiness probe again', async () => {
+    const h = probed();
     const p = pod({ 'k8ts.io/sim-fail-after': '30s' }, { containers: [{ name: 'c', image: 'nginx', readinessProbe: probe({ initialDelaySeconds: 5, periodSeconds: 5 }) }] });
-    rt.syncPod(p);
-    timers.advance(5000);
-    assert.equal(rt.status(p.metadata.uid)!.containers[0].ready, true);
-    timers.advance(25_000);
-    const c = rt.status(p.metadata.uid)!.containers[0];
+    h.run(p);
+    await h.advance(5000);
+    assert.equal(h.status(p).containers[0].ready, true);
+    await h.advance(25_000);
+    const c = h.status(p).containers[0];
     assert.deepEqual([c.state, c.restartCount, c.ready], ['running', 1, false]);
-    timers.advance(5000);
-    assert.equal(rt.status(p.metadata.uid)!.containers[0].ready, true);
+    await h.advance(5000);
+    assert.equal(h.status(p).containers[0].ready, true);
+    h.prober.close();
   });
+});
+
+describe('SimulatedRuntime under the prober: steered probe outcomes', () => {
+  const probe = (p: any) => ({ httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 1, ...p });
+
+  it('a liveness probe failing failureThreshold times in a row kills and restarts that container only', async () => {
+    const h = probed();
+    const p = pod({ 'k8ts.io/sim-liveness-fail': 'web=3s' }, {
+      containers: [{ name: 'web', image: 'nginx', livenessProbe: probe({ failureThreshold: 2 }) }, { name: 'side', image: 'nginx', livenessProbe: probe({}) }],
+    });
+    h.run(p);
+    // Probes at 0, 1, 2 succeed; 3 fails (1 of 2); 4 fails (2 of 2): killed, restarted at once (the first restart).
+    await h.advance(3500);
+    assert.equal(h.status(p).containers[0].restartCount, 0);
+    await h.advance(1000);
+    const [web, side] = h.status(p).containers;
+    assert.deepEqual([web.state, web.restartCount, web.lastTermination?.exitCode, side.restartCount], ['running', 1, 137, 0]);
+    assert.ok(h.events.includes('Killing: Container web failed liveness probe, will be restarted'), h.events.join('\n'));
+    assert.ok(h.events.includes('Unhealthy: Liveness probe failed: HTTP probe failed with statuscode: 500'));
+    // The new instance fails again 3 s after its start, 2 probes later: the restart waits the 10 s back-off.
+    await h.advance(5000);
+    const api = h.api(p);
+    assert.equal(api.state.waiting?.reason, 'CrashLoopBackOff');
+    assert.match(api.state.waiting?.message ?? '', /^back-off 10s restarting failed container=web pod=/);
+    await h.advance(10_000);
+    assert.deepEqual([h.status(p).containers[0].state, h.status(p).containers[0].restartCount], ['running', 2]);
+    assert.equal(h.status(p).containers[1].restartCount, 0);
+    h.prober.close();
+  });
+
+  it('restartPolicy Never: a liveness failure ends the container, not the pod, without "will be restarted"', async () => {
+    const h = probed();
+    const p = pod({ 'k8ts.io/sim-liveness-fail': 'web=0s', 'k8ts.io/sim-complete-after': '1h' }, {
+      restartPolicy: 'Never',
+      containers: [{ name: 'web', image: 'nginx', livenessProbe: probe({ failureThreshold: 1 }) }, { name: 'side', image: 'nginx' }],
+    });
+    h.run(p);
+    await h.advance(500);
+    const s = generatePodStatus(p, h.status(p), { hostIP: 'h', now: h.timers.now() });
+    assert.equal(s.phase, 'Running');
+    assert.deepEqual([s.containerStatuses[0].state.terminated?.exitCode, s.containerStatuses[0].restartCount], [137, 0]);
+    assert.ok(s.containerStatuses[1].state.running);
+    assert.ok(h.events.includes('Killing: Container web failed liveness probe'), h.events.join('\n'));
+    h.prober.close();
+  });
+
+  it('a readiness window flips ready off and on without a restart (failureThreshold, successThreshold)', async () => {
+    const h = probed();
+    const p = pod({ 'k8ts.io/sim-readiness-fail': '2s-5s' }, { containers: [{ name: 'c', image: 'nginx', readinessProbe: probe({ failureThreshold: 2, successThreshold: 2 }) }] });
+    h.run(p);
+    // Succeeds at 0 and 1 (2 of 2): ready from 1 s; fails at 2 (1 of 2) and 3 (2 of 2): not ready from 3 s;
+    // succeeds at 5 (1 of 2) and 6 (2 of 2): ready from 6 s.
+    await h.advance(500);
+    assert.equal(h.api(p).ready, false);
+    await h.advance(1000);
+    assert.equal(h.api(p).ready, true);
+    await h.advance(1000);
+    assert.equal(h.api(p).ready, true);
+    await h.advance(1000);
+    assert.equal(h.api(p).ready, false);
+    await h.advance(2000);
+    assert.equal(h.api(p).ready, false);
+    await h.advance(1000);
+    assert.deepEqual([h.api(p).ready, h.api(p).restartCount], [true, 0]);
+    h.prober.close();
+  });
+
+  it('a startup probe failing for a window holds started, liveness and readiness back', async () => {
+    const h = probed();
+    const p = pod({ 'k8ts.io/sim-startup-fail': '0s-3s', 'k8ts.io/sim-liveness-fail': '0s-3s' }, {
+      containers: [{ name: 'c', image: 'nginx', startupProbe: probe({ failureThreshold: 10 }), livenessProbe: probe({ failureThreshold: 1 }), readinessProbe: probe({}) }],
+    });
+    h.run(p);
+    await h.advance(2500);
+    assert.deepEqual([h.api(p).started, h.api(p).ready], [false, false]);
+    await h.advance(1000);
+    assert.deepEqual([h.api(p).started, h.api(p).restartCount], [true, 0]);
+    await h.advance(1000);
+    assert.equal(h.api(p).ready, true);
+    h.prober.close();
+  });
+
+  it('a startup probe failing failureThreshold times kills the container', async () => {
+    const h = probed();
+    const p = pod({ 'k8ts.io/sim-startup-fail': 'c=0s' }, { containers: [{ name: 'c', image: 'nginx', startupProbe: probe({ failureThreshold: 3 }) }] });
+    h.run(p);
+    await h.advance(2500);
+    assert.equal(h.status(p).containers[0].restartCount, 1);
+    assert.ok(h.events.includes('Killing: Container c failed startup probe, will be restarted'), h.events.join('\n'));
+    h.prober.close();
+  });
+});
+
+describe('SimulatedRuntime: a crash that names a container', () => {
+  const two = (restartPolicy: string) => ({ restartPolicy, containers: [{ name: 'a', image: 'nginx' }, { name: 'b', image: 'nginx' }] });
+
+  it('restartPolicy Never: the named container ends Error, the other runs on, the pod stays Running', () => {
+    const { rt, timers } = setup();
+    // sim-complete-after holds off the 1 s run-to-completion script of a Never pod.
+    const p = pod({ 'k8ts.io/sim-fail-after': 'a=2s', 'k8ts.io/sim-exit-code': '3', 'k8ts.io/sim-complete-after': '1h' }, two('Never'));
+    rt.syncPod(p);
+    timers.advance(2000);
+    const s = generatePodStatus(p, rt.status(p.metadata.uid), { hostIP: 'h', now: timers.now() });
+    assert.equal(s.phase, 'Running');
+    assert.deepEqual([s.containerStatuses[0].state.terminated?.exitCode, s.containerStatuses[0].state.terminated?.reason], [3, 'Error']);
+    assert.ok(s.containerStatuses[1].state.running);
+    timers.advance(60_000);
+    assert.equal(rt.status(p.metadata.uid)!.containers[0].restartCount, 0);
+  });
+
+  for (const policy of ['Always', 'OnFailure']) {
+    it(`restartPolicy ${policy}: only the named container restarts, with the crash back-off`, () => {
+      const { rt, timers } = setup();
+      const p = pod({ 'k8ts.io/sim-fail-after': 'a=2s,b=1h', 'k8ts.io/sim-complete-after': '1h' }, two(policy));
+      rt.syncPod(p);
+      timers.advance(2000);
+      let [a, b] = rt.status(p.metadata.uid)!.containers;
+      assert.deepEqual([a.state, a.restartCount, a.lastTermination?.exitCode, b.restartCount, b.state], ['running', 1, 1, 0, 'running']);
+      timers.advance(2000);
+      a = rt.status(p.metadata.uid)!.containers[0];
+      assert.deepEqual([a.state, a.reason], ['waiting', 'CrashLoopBackOff']);
+      timers.advance(10_000);
+      [a, b] = rt.status(p.metadata.uid)!.containers;
+      assert.deepEqual([a.state, a.restartCount, b.restartCount], ['running', 2, 0]);
+    });
+  }
 });
 
 describe('SimulatedRuntime: logs of a restarted container', () => {

@@ -107,3 +107,15 @@ export function patchedTooDeep(patched: unknown): StatusError {
   const detail = `couldn't get version/kind; json parse error: ${jsonDepthError('{')}`;
   return invalidObject('', '', '', [invalid('patch', JSON.stringify(patched), detail)]);
 }
+
+/**
+ * fieldValidation=Strict refusing a patch (upstream jsonPatcher and
+ * applyPatchToObject): 422 Invalid on the field `patch`, with no kind or
+ * name (` "" is invalid: patch: Invalid value: ...`), showing the patched
+ * document for JSON and merge patches, and the patch as Go's %+v prints the
+ * decoded map for strategic merge patches.
+ */
+export function patchStrictDecodingError(type: 'json' | 'merge' | 'strategic', patch: unknown, patched: unknown, errors: string[]): StatusError {
+  const value = type === 'strategic' ? goFormat(patch) : JSON.stringify(patched);
+  return invalidObject('', '', '', [invalid('patch', value, `strict decoding error: ${errors.join(', ')}`)]);
+}

@@ -4,7 +4,7 @@
  * namespace finalize. status reuses the main handlers with subresource=status.
  */
 import { badRequest, conflict, methodNotAllowed, successStatus, unsupportedMediaType } from '../../api/status.js';
-import { applyPatch, patchMediaTypes, patchTypeFromContentType } from '../../api/patch/index.js';
+import { applyPatch, patchMediaTypes, patchStrictDecodingError, patchTypeFromContentType } from '../../api/patch/index.js';
 import { selectorFromLabelSelector, selectorFromSet, selectorToString } from '../../api/labels.js';
 import { pruneUnknownFields } from '../../api/schema/index.js';
 import { kindKey } from '../../api/resources.js';
@@ -82,7 +82,8 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     const scale = toScale(cur, paths);
     const next = patchType ? applyPatch(patchType, scale, patchOrScale, 'autoscaling/v1/Scale') : patchOrScale;
     // Decoded as an autoscaling/v1 Scale: spec.replicas must fit its int32.
-    checkFields(scaleKind, next, query(ctx, 'fieldValidation'), ctx.res);
+    checkFields(scaleKind, next, query(ctx, 'fieldValidation'), ctx.res, undefined, [],
+      patchType ? (errors) => patchStrictDecodingError(patchType!, patchOrScale, next, errors) : undefined);
     // An absent spec.replicas is 0, as it decodes into ScaleSpec's int32 (Go clients omit a zero: omitempty).
     const replicas = next?.spec?.replicas ?? 0;
     if (!Number.isInteger(replicas) || replicas < 0) {

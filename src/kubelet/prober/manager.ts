@@ -13,6 +13,8 @@
  *    be restarted"; the runtime restarts it per the restart policy. Every
  *    failed probe records Unhealthy "Liveness probe failed: <output>".
  *  - `onChange` tells the agent to regenerate the pod's status.
+ *  - A runtime that runs no process (simulateProbe) answers each probe
+ *    itself; the workers, thresholds and kills are the same.
  */
 import type { Container, Pod, Probe } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/index.js';
@@ -130,7 +132,9 @@ export class ProbeManager {
         // Started: the startup probe (this worker's own result, for the startup worker) succeeded, or there is none.
         return { id: rc.id, running: rc.state === 'running', startedAt: rc.startedAt, started: this.result(pp, rc, 'startup') ?? true };
       },
-      run: (id) => (this.deps.run ?? runProbe)(probe, runtime.status(uid)?.sandbox?.ip ?? pp.pod.status?.podIP, c, id, runtime, timing.timeoutSeconds * 1000),
+      run: async (id) => runtime.simulateProbe
+        ? runtime.simulateProbe(uid, id, type, probe)
+        : (this.deps.run ?? runProbe)(probe, runtime.status(uid)?.sandbox?.ip ?? pp.pod.status?.podIP, c, id, runtime, timing.timeoutSeconds * 1000),
       onProbeFailure: (o) => this.unhealthy(pp, c, init, type, o),
       onResult: (id, result) => {
         // Only a running instance is killed (a stopped one also reads Failure).

@@ -31,6 +31,7 @@
 import type { Readable } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
 import type { ContainerLogOptions } from '../logs/options.js';
+import type { Probe } from 'kubernetes-types/core/v1.js';
 
 /**
  * 'waiting': no instance runs and the runtime is holding the container back
@@ -142,8 +143,7 @@ export interface PodRuntime {
   /**
    * The probing seam (src/kubelet/prober). A runtime offering both methods
    * gets liveness, readiness and startup probes run by the agent; one
-   * without them (the simulated runtime, whose readiness is scripted) keeps
-   * reporting readiness itself.
+   * without them keeps reporting readiness itself.
    *  - `execSync` runs a command in container `containerID` (`<type>://<id>`)
    *    and reports its exit code and combined output; `timedOut` when it
    *    outlived timeoutMs.
@@ -158,6 +158,13 @@ export interface PodRuntime {
    * server carries its streams over the caller's WebSocket itself.
    */
   spawnExec?(uid: string, containerID: string, cmd: string[]): ChildProcess;
+  /**
+   * A runtime that runs no process (the simulated one) answers probes
+   * itself: the outcome of one probe of that type against instance
+   * `containerID`. With killContainer it gets the agent's prober too, so
+   * thresholds, periods and restarts follow the kubelet's rules.
+   */
+  simulateProbe?(uid: string, containerID: string, type: 'liveness' | 'readiness' | 'startup', probe: Probe): { result: 'success' | 'failure'; output: string };
   /** Where to connect for an exec (cmd given) or attach (no cmd) in container `containerID` of pod `uid`. */
   streamURL?(uid: string, containerID: string, req: StreamRequest): Promise<string>;
   /** Where to connect to forward `ports` (WebSocket; SPDY names ports per stream) into pod `uid`'s network namespace. */

@@ -1,32 +1,14 @@
 /**
- * Probe timing on a simulated node: no probe runs, every probe succeeds, but
- * only when the kubelet's first successful probes would. Upstream's prober
- * worker probes at once and then every periodSeconds; a probe before
- * initialDelaySeconds is skipped, so the first success is at the first tick
- * at or after the initial delay, and the container counts as ready or started
- * after successThreshold consecutive successes (1 for startup probes). A
- * readiness probe only counts once the startup probe has succeeded. Liveness
- * probes succeed and never restart a simulated container.
+ * What a failed simulated probe says (the output in the kubelet's Unhealthy
+ * event "Liveness probe failed: <output>"), in the words the real probe of
+ * that handler would use: an HTTP 500, a refused connection, a gRPC
+ * NOT_SERVING, or an exec command's (empty) output.
  */
-import type { Container, Probe } from 'kubernetes-types/core/v1.js';
+import type { Probe } from 'kubernetes-types/core/v1.js';
 
-export interface ProbeDelays {
-  /** Container start → started (startup probe succeeded); undefined without a startup probe. */
-  startedAfterMs?: number;
-  /** Container start → ready as far as the readiness probe is concerned (0 without one). */
-  readyAfterMs: number;
-}
-
-/** Seconds from container start to the probe's successThreshold-th success, its first counted tick at or after `notBefore`. */
-function successAfterSeconds(p: Probe, notBefore: number, threshold = p.successThreshold ?? 1): number {
-  const period = p.periodSeconds ?? 10;
-  const first = Math.ceil(Math.max(notBefore, p.initialDelaySeconds ?? 0) / period) * period;
-  return first + period * (Math.max(1, threshold) - 1);
-}
-
-export function probeDelays(c: Container | undefined): ProbeDelays {
-  const started = c?.startupProbe ? successAfterSeconds(c.startupProbe, 0, 1) : undefined;
-  const r = c?.readinessProbe;
-  const ready = r ? successAfterSeconds(r, started ?? 0) : started ?? 0;
-  return { startedAfterMs: started === undefined ? undefined : started * 1000, readyAfterMs: ready * 1000 };
+export function probeFailureOutput(probe: Probe, podIP: string | undefined): string {
+  if (probe.httpGet) return 'HTTP probe failed with statuscode: 500';
+  if (probe.tcpSocket) return `dial tcp ${probe.tcpSocket.host || podIP || ''}:${String(probe.tcpSocket.port)}: connect: connection refused`;
+  if (probe.grpc) return 'service unhealthy (responded with "NOT_SERVING")';
+  return '';
 }

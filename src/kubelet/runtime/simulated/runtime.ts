@@ -15,6 +15,13 @@
  *     waiting, restartCount + 1, lastState terminated) and run the script
  *     again. Pods with restartPolicy Never or OnFailure end by themselves
  *     after 1 s (exit 0, or k8ts.io/sim-exit-code).
+ *  3a. k8ts.io/sim-fail-after "web=5s" crashes only the named container,
+ *     counted from its own start; the others run on, and it restarts (or,
+ *     under Never, stays terminated) by its restart policy.
+ *  3c. Probes are run by the agent's prober (src/kubelet/prober) like any
+ *     runtime's: simulateProbe answers each one (k8ts.io/sim-liveness-fail,
+ *     -readiness-fail, -startup-fail), killContainer ends an instance whose
+ *     liveness or startup probe failed failureThreshold times in a row.
  *  3b. spec.activeDeadlineSeconds after status.startTime (or when the pod
  *     reached the runtime) ends the pod Failed, DeadlineExceeded, as the
  *     kubelet's activeDeadlineHandler does.
@@ -31,12 +38,13 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
+import type { Probe } from 'kubernetes-types/core/v1.js';
 import type { PodRuntime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../runtime.js';
 import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
 import { IPPool } from './ipam.js';
 import { normalizeImage, simulatedImageID } from './images.js';
-import { simScript } from './annotations.js';
-import { probeDelays } from './probes.js';
+import { containerCrashes, probeFails, simScript } from './annotations.js';
+import { probeFailureOutput } from './probes.js';
 import { containerLogPath, formatCRILogLines, podLogsDirectory, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
 import { PodEventEmitter } from '../pod-events.js';
 import { Backoff, goDuration } from '../cri/backoff.js';
@@ -80,9 +88,13 @@ interface SimPod {
   endKey?: string;
   /** The activeDeadlineSeconds the 'deadline' timer was set for. */
   deadlineKey?: number;
+  /** Per container, the instance and crash script its 'crash:<name>' timer was set for. */
+  crashKeys: Map<string, string>;
+  /** Every container crashed together (the pod-wide script): its clock restarts once they all run again. */
+  podRestart?: boolean;
 }
 
-type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'probe';
+type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | `crash:${string}`;
 
 /** Upstream's pod status message for a pod past spec.activeDeadlineSeconds (pkg/kubelet/active_deadline.go). */
 export const deadlineExceededMessage = 'Pod was active on the node longer than the specified deadline';
@@ -113,7 +125,7 @@ export class SimulatedRuntime implements PodRuntime {
     if (!p) {
       const since = Date.parse(pod.status?.startTime ?? '');
       const activeSince = Number.isNaN(since) ? this.timers.now() : new Date(since);
-      p = { uid, namespace: pod.metadata.namespace, name: pod.metadata.name, pod, activeSince, initContainers: [], containers: [], timers: new Map(), stopped: false };
+      p = { uid, namespace: pod.metadata.namespace, name: pod.metadata.name, pod, activeSince, initContainers: [], containers: [], timers: new Map(), stopped: false, crashKeys: new Map() };
       this.byUID.set(uid, p);
       this.scheduleDeadline(p);
       if (this.adopt(p, pod)) return;
@@ -127,6 +139,36 @@ export class SimulatedRuntime implements PodRuntime {
     if (!p.startedAt) return;
     this.updateReadiness(p);
     this.scheduleEnd(p);
+    this.scheduleCrashes(p);
+  }
+
+  /**
+   * One simulated probe: it fails while the pod's k8ts.io/sim-<type>-fail
+   * window covers how long this instance has run; a readiness probe also
+   * fails while the pod's script holds readiness (ready delay, sim-ready).
+   */
+  simulateProbe(uid: string, containerID: string, type: 'liveness' | 'readiness' | 'startup', probe: Probe): { result: 'success' | 'failure'; output: string } {
+    const p = this.byUID.get(uid);
+    const c = p && [...p.initContainers, ...p.containers].find((x) => x.id === containerID);
+    if (!p || !c || c.state !== 'running') return { result: 'failure', output: `container ${containerID} is not running` };
+    const ranMs = this.timers.now().getTime() - (c.startedAt ?? c.createdAt).getTime();
+    const held = type === 'readiness' && !(p.readyAt && simScript(p.pod).readinessAllowed);
+    if (held || probeFails(p.pod, type, c.name, ranMs)) return { result: 'failure', output: probeFailureOutput(probe, p.sandbox?.ip) };
+    return { result: 'success', output: '' };
+  }
+
+  /**
+   * The prober kills an instance whose liveness or startup probe failed: it
+   * exits at once (137, as on SIGKILL: a simulated process has no SIGTERM
+   * handler) and restarts unless restartPolicy is Never — whatever its exit
+   * code, as upstream's computePodActions restarts it.
+   */
+  killContainer(uid: string, containerID: string): Promise<void> {
+    const p = this.byUID.get(uid);
+    const c = p && [...p.initContainers, ...p.containers].find((x) => x.id === containerID);
+    if (!p || !c || c.state !== 'running' || p.stopping || p.stopped || p.terminalPhase) return Promise.resolve();
+    this.exitContainer(p, c, 137, true);
+    return Promise.resolve();
   }
 
   killPod(uid: string, gracePeriodMs: number): Promise<void> {
@@ -217,6 +259,7 @@ export class SimulatedRuntime implements PodRuntime {
     const readyDelay = simScript(p.pod).readyDelayMs ?? this.opts.readyDelayMs ?? 0;
     this.after(p, 'ready', readyDelay, () => { p.readyAt = this.timers.now(); this.updateReadiness(p); });
     this.scheduleEnd(p);
+    this.scheduleCrashes(p);
     this.emit(p.uid);
   }
 
@@ -253,6 +296,7 @@ export class SimulatedRuntime implements PodRuntime {
     }
     this.updateReadiness(p);
     this.scheduleEnd(p);
+    this.scheduleCrashes(p);
     this.emit(p.uid);
     return true;
   }
@@ -265,31 +309,64 @@ export class SimulatedRuntime implements PodRuntime {
   }
 
   /**
-   * Readiness is the pod's script (ready delay, k8ts.io/sim-ready) and, per
-   * container, its startup and readiness probes' timing (probes.ts); a timer
-   * comes back when the next probe would first succeed.
+   * Readiness as the pod's script says (ready delay, k8ts.io/sim-ready);
+   * probes are the agent's prober's (simulateProbe), whose results overlay
+   * this for containers that have a startup or readiness probe.
    */
   private updateReadiness(p: SimPod): void {
     if (p.stopped || p.stopping || p.terminalPhase) return;
-    const allowed = !!p.readyAt && simScript(p.pod).readinessAllowed;
-    const spec = p.pod.spec ?? {};
-    const specs = new Map<string, any>([...(spec.initContainers ?? []), ...(spec.containers ?? [])].map((c: any) => [c.name, c]));
-    const now = this.timers.now().getTime();
-    let next = Infinity;
+    const ready = !!p.readyAt && simScript(p.pod).readinessAllowed;
     let changed = false;
     for (const c of [...p.initContainers, ...p.containers]) {
-      if (c.state !== 'running') continue;
-      const d = probeDelays(specs.get(c.name));
-      const since = (c.startedAt ?? c.createdAt).getTime();
-      const due = [d.startedAfterMs, d.readyAfterMs].filter((ms): ms is number => ms !== undefined).map((ms) => since + ms).filter((t) => t > now);
-      next = Math.min(next, ...due);
-      const started = d.startedAfterMs === undefined ? undefined : now >= since + d.startedAfterMs;
-      const ready = allowed && now >= since + d.readyAfterMs;
-      if (c.started !== started) { c.started = started; changed = true; }
-      if (c.ready !== ready) { c.ready = ready; changed = true; }
+      if (c.state !== 'running' || c.ready === ready) continue;
+      c.ready = ready;
+      changed = true;
     }
-    if (next < Infinity) this.after(p, 'probe', next - now, () => this.updateReadiness(p));
     if (changed) this.emit(p.uid);
+  }
+
+  /**
+   * (Re)arms each named container's crash timer (k8ts.io/sim-fail-after
+   * "web=5s"), counted from that instance's start.
+   */
+  private scheduleCrashes(p: SimPod): void {
+    const crashes = containerCrashes(p.pod);
+    for (const c of [...p.initContainers, ...p.containers]) {
+      const crash = c.state === 'running' ? crashes.get(c.name) : undefined;
+      const key = crash ? `${c.id}/${crash.afterMs}/${crash.exitCode}` : undefined;
+      if (key === p.crashKeys.get(c.name)) continue;
+      const timer: TimerName = `crash:${c.name}`;
+      const old = p.timers.get(timer);
+      if (old) { this.timers.clearTimeout(old); p.timers.delete(timer); }
+      if (!crash || !key) { p.crashKeys.delete(c.name); continue; }
+      p.crashKeys.set(c.name, key);
+      const left = (c.startedAt ?? c.createdAt).getTime() + crash.afterMs - this.timers.now().getTime();
+      this.after(p, timer, left, () => { if (c.state === 'running') this.exitContainer(p, c, crash.exitCode, false); });
+    }
+  }
+
+  /** Whether a stopped container starts again (upstream ShouldContainerBeRestarted; sidecars always do). */
+  private restarts(p: SimPod, c: RuntimeContainerStatus, killed: boolean): boolean {
+    const spec = p.pod.spec ?? {};
+    if (p.initContainers.includes(c)) return (spec.initContainers ?? []).some((x: any) => x.name === c.name && x.restartPolicy === 'Always');
+    const policy = spec.restartPolicy ?? 'Always';
+    return policy === 'Always' || (policy === 'OnFailure' && (killed || c.exitCode !== 0));
+  }
+
+  /**
+   * One container exits (an injected crash, or killed after a failed probe);
+   * the others run on. It restarts with the crash back-off when its restart
+   * policy says so; otherwise it stays terminated and the agent derives the
+   * pod's phase from its containers.
+   */
+  private exitContainer(p: SimPod, c: RuntimeContainerStatus, exitCode: number, killed: boolean): void {
+    const now = this.timers.now();
+    Object.assign(c, { state: 'exited', exitCode, reason: 'Error', finishedAt: now, ready: false });
+    delete c.message;
+    this.logExit(p, c);
+    if (!this.restarts(p, c, killed)) { this.emit(p.uid); return; }
+    c.lastTermination = { id: c.id, exitCode, reason: 'Error', startedAt: c.startedAt, finishedAt: now };
+    this.restartCrashed(p);
   }
 
   /** (Re)arms the end timer when the pod's fail/complete annotation says so, counted from the start. */
@@ -331,6 +408,7 @@ export class SimulatedRuntime implements PodRuntime {
   /** restartPolicy Always or OnFailure: each running container exits with the code, then restarts after the crash back-off. */
   private crash(p: SimPod, exitCode: number): void {
     const now = this.timers.now();
+    p.podRestart = true;
     for (const c of p.containers) {
       if (c.state !== 'running') continue;
       Object.assign(c, { state: 'exited', exitCode, reason: 'Error', finishedAt: now, ready: false });
@@ -348,15 +426,19 @@ export class SimulatedRuntime implements PodRuntime {
     if (p.stopped || p.stopping || p.terminalPhase) return;
     const now = this.timers.now();
     let waitMs = 0;
-    for (const c of p.containers) {
+    for (const c of [...p.initContainers, ...p.containers]) {
       if (c.state === 'running') continue;
+      // Waiting in back-off, or exited with a restart due (lastTermination is this instance).
+      if (c.state !== 'waiting' && !(c.state === 'exited' && c.lastTermination?.id === c.id)) continue;
       const key = `${p.uid}/${c.name}`;
       const finished = c.lastTermination?.finishedAt?.getTime() ?? now.getTime();
       if (this.crashBackoff.isInBackOffSince(key, finished)) {
         const message = `back-off ${goDuration(this.crashBackoff.get(key))} restarting failed container=${c.name} pod=${p.name}_${p.namespace}(${p.uid})`;
         Object.assign(c, { state: 'waiting', reason: 'CrashLoopBackOff', message, ready: false });
         delete c.exitCode; delete c.finishedAt;
-        waitMs = Math.max(waitMs, finished + this.crashBackoff.get(key) - now.getTime());
+        // The earliest restart due re-arms the timer; the others are looked at again then.
+        const left = finished + this.crashBackoff.get(key) - now.getTime();
+        waitMs = waitMs > 0 ? Math.min(waitMs, left) : left;
         continue;
       }
       this.crashBackoff.next(key);
@@ -365,11 +447,13 @@ export class SimulatedRuntime implements PodRuntime {
       this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
     }
     if (waitMs > 0) this.after(p, 'restart', waitMs, () => this.restartCrashed(p));
-    else {
+    else if (p.podRestart) {
+      p.podRestart = false;
       p.startedAt = now;
       p.endKey = undefined;
       this.scheduleEnd(p);
     }
+    this.scheduleCrashes(p);
     this.updateReadiness(p);
     this.emit(p.uid);
   }
