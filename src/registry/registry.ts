@@ -1,6 +1,6 @@
 /**
  * The registry: one Store per served resource, plus the namespace lifecycle
- * rules every namespaced create goes through.
+ * rules every namespaced create (and every namespace delete) goes through.
  */
 import type { Backend } from '../storage/backend.js';
 import { resources, ResourceInfo, apiVersionOf, hasStorage } from '../api/resources.js';
@@ -66,7 +66,11 @@ export class Registry {
   private readonly deps: StoreDeps;
 
   constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit'], opts: RegistryOptions = {}) {
-    const hooks: StoreHooks = { admit, validate: opts.validateAdmission, admitDelete: opts.admitDelete, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
+    const admitDelete: StoreHooks['admitDelete'] = (info, obj) => {
+      checkNamespaceDeletion(info, obj);
+      return opts.admitDelete?.(info, obj);
+    };
+    const hooks: StoreHooks = { admit, validate: opts.validateAdmission, admitDelete, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
     const deps = { backend, clock, hooks, freshnessWaitMs: opts.freshnessWaitMs };
     this.deps = deps;
     for (const info of resources) {
@@ -128,6 +132,14 @@ export class Registry {
       throw forbiddenStatus(`unable to create new content in namespace ${ns} because it is being terminated`, gr, name);
     }
   }
+}
+
+/** Upstream's NamespaceLifecycle admission keeps these namespaces: the cluster's own objects live there. */
+const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
+
+function checkNamespaceDeletion(info: ResourceInfo, obj: any): void {
+  if (info.group !== '' || info.plural !== 'namespaces' || !immortalNamespaces.has(obj.metadata.name)) return;
+  throw forbiddenStatus('this namespace may not be deleted', { group: '', resource: 'namespaces' }, obj.metadata.name);
 }
 
 const storeKey = (g: string, v: string, p: string) => `${g}/${v}/${p}`;

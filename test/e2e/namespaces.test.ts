@@ -1,7 +1,8 @@
 /**
  * Namespace deletion removes the namespace's content: the namespace goes
  * Terminating (watched, not polled), refuses new content, stays while an
- * object holds a finalizer, and disappears with everything in it.
+ * object holds a finalizer, and disappears with everything in it. The
+ * cluster's own namespaces may not be deleted (upstream's NamespaceLifecycle).
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -131,5 +132,23 @@ describe('namespace deletion', () => {
       await killChild(watch.child);
     }
     assert.equal((await cluster.kubectl(['get', 'namespaces', 'held', '--ignore-not-found'])).stdout, '');
+  });
+
+  test('default, kube-system and kube-public may not be deleted, a user namespace among them still goes', async () => {
+    for (const ns of ['default', 'kube-system', 'kube-public']) {
+      const refused = await cluster.kubectl(['delete', 'namespace', ns, '--wait=false'], { allowFail: true });
+      assert.equal(refused.code, 1);
+      assert.equal(refused.stderr, `Error from server (Forbidden): namespaces "${ns}" is forbidden: this namespace may not be deleted\n`);
+    }
+    const dryRun = await cluster.kubectl(['delete', 'namespace', 'default', '--dry-run=server'], { allowFail: true });
+    assert.equal(dryRun.stderr, 'Error from server (Forbidden): namespaces "default" is forbidden: this namespace may not be deleted\n');
+    // upstream test/cmd deletes every namespace with --all: the immortal ones refuse, the others go.
+    await cluster.kubectl(['create', 'namespace', 'mortal']);
+    const all = await cluster.kubectl(['delete', 'namespace', '--all', '--wait=false'], { allowFail: true });
+    assert.equal(all.code, 1);
+    assert.match(all.stdout, /namespace "mortal" deleted/);
+    assert.match(all.stderr, /namespaces "kube-system" is forbidden: this namespace may not be deleted/);
+    const raw = (await cluster.kubectl(['get', 'namespaces', 'default', 'kube-system', 'kube-public', '-o', 'jsonpath={.items[*].status.phase}'])).stdout;
+    assert.equal(raw, 'Active Active Active');
   });
 });

@@ -105,3 +105,14 @@ test('defaulting is idempotent', () => {
   applyDefaults('v1/Pod', pod);
   assert.deepEqual(pod, once);
 });
+
+test('serviceAccount is the alias of serviceAccountName, as v1 conversion keeps it', () => {
+  const spec = (s: any) => defaulted('v1/Pod', { metadata: { name: 'p' }, spec: { containers: [], ...s } }).spec;
+  const pick = (s: any) => ({ serviceAccount: s.serviceAccount, serviceAccountName: s.serviceAccountName });
+  assert.deepEqual(pick(spec({ serviceAccountName: 'builder' })), { serviceAccount: 'builder', serviceAccountName: 'builder' });
+  assert.deepEqual(pick(spec({ serviceAccount: 'old-style' })), { serviceAccount: 'old-style', serviceAccountName: 'old-style' });
+  assert.deepEqual(pick(spec({ serviceAccount: 'ignored', serviceAccountName: 'wins' })), { serviceAccount: 'wins', serviceAccountName: 'wins' });
+  assert.ok(!('serviceAccount' in spec({ serviceAccount: '' })));
+  const template = defaulted('apps/v1/Deployment', { metadata: { name: 'd' }, spec: { template: { spec: { serviceAccountName: 'sa', containers: [] } } } });
+  assert.equal(template.spec.template.spec.serviceAccount, 'sa');
+});

@@ -96,8 +96,21 @@ export function defaultPVCSpec(spec: Obj): void {
   }
 }
 
+/**
+ * v1 conversion (Convert_v1_PodSpec_To_core_PodSpec and back): serviceAccount is
+ * the deprecated alias of serviceAccountName; the name wins when both are set,
+ * and the alias is always written back equal to it. Upstream's internal PodSpec
+ * has no alias field, so an update that leaves the alias out changes nothing.
+ */
+function aliasServiceAccount(spec: Obj): void {
+  if (!spec.serviceAccountName && spec.serviceAccount) spec.serviceAccountName = spec.serviceAccount;
+  if (spec.serviceAccountName) spec.serviceAccount = spec.serviceAccountName;
+  else delete spec.serviceAccount;
+}
+
 /** SetDefaults_PodSpec and the walk over volumes and containers; templates get exactly this. */
 export function defaultPodSpec(spec: Obj): void {
+  aliasServiceAccount(spec);
   setDefault(spec, 'dnsPolicy', 'ClusterFirst');
   setDefault(spec, 'restartPolicy', 'Always');
   if (!isObj(spec.securityContext)) spec.securityContext = {};

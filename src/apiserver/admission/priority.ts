@@ -6,6 +6,9 @@
  *   a class that does not exist is refused (`no PriorityClass with name x
  *   was found`), and so is a pod spelling out a priority or policy that
  *   differs from its class's;
+ * - an update that leaves spec.priority or spec.preemptionPolicy out keeps
+ *   the values set at creation (so `kubectl replace` of the original
+ *   manifest is not refused as a spec change);
  * - a PriorityClass may be marked globalDefault only when no other one is.
  */
 import type { ResourceInfo } from '../../api/resources.js';
@@ -30,7 +33,11 @@ export function priorityAdmission(registry: () => Registry) {
       await checkSingleDefault(obj, old, await classes(), { group: info.group, resource: info.plural });
       return;
     }
-    if (op !== 'create' || info.group !== '' || info.plural !== 'pods') return;
+    if (info.group !== '' || info.plural !== 'pods') return;
+    if (op === 'update') {
+      preserveOnUpdate(obj, old);
+      return;
+    }
     const gr = { group: '', resource: 'pods' };
     const spec = obj.spec ?? (obj.spec = {});
     const computed = computePriority(spec.priorityClassName, await classes());
@@ -48,6 +55,13 @@ export function priorityAdmission(registry: () => Registry) {
     spec.priority = computed.priority;
     spec.preemptionPolicy = computed.preemptionPolicy;
   };
+}
+
+/** Upstream keeps what this plugin set on create; validation refuses any other change of these fields. */
+function preserveOnUpdate(pod: any, old: any): void {
+  const spec = pod.spec ?? (pod.spec = {});
+  if ((spec.priority === undefined || spec.priority === null) && old?.spec?.priority !== undefined) spec.priority = old.spec.priority;
+  if (!spec.preemptionPolicy && old?.spec?.preemptionPolicy) spec.preemptionPolicy = old.spec.preemptionPolicy;
 }
 
 /** The pod's priority from its class, the default class, or 0; undefined when the named class does not exist. */
