@@ -62,7 +62,7 @@ describe('kubeadm-style cluster of three network namespaces on containerd: join,
 
   const podsOf = async () => {
     const r = await kc(['get', 'pods', '-n', 'kube-system', '-l', 'name=fluentd-elasticsearch', '-o', 'wide', '--no-headers']);
-    return r.stdout.trim().split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/)).map((c) => ({ status: c[2], ip: c[5], node: c[6] }));
+    return r.stdout.trim().split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/)).map((c) => ({ name: c[0]!, status: c[2], ip: c[5], node: c[6] }));
   };
   /** The running containers of the fluentd pod in a node's containerd. */
   const fluentdContainers = async (w: Machine) =>
@@ -148,6 +148,9 @@ describe('kubeadm-style cluster of three network namespaces on containerd: join,
       assert.equal((await fluentdContainers(w)).length, 1, `fluentd container running in ${w.name}'s containerd`);
       const pod = (await podsOf()).find((p) => p.node === w.name)!;
       assert.ok(pod.ip!.startsWith(w.podSubnet.split('.').slice(0, 3).join('.') + '.'), `${w.name}'s pod IP ${pod.ip} is in ${w.podSubnet}`);
+      // The API server (cp's namespace) reaches the node's kubelet at its address across the bridge.
+      const exec = await kc(['exec', '-n', 'kube-system', pod.name, '--', 'echo', `from ${w.name}`]);
+      assert.equal(exec.stdout, `from ${w.name}\n`, exec.stderr);
     }
   });
 
