@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Clientset, loadKubeconfig } from '../client/index.js';
+import { Clientset, EventRecorder, loadKubeconfig } from '../client/index.js';
 import { createLogger } from '../util/log.js';
 import {
   NodeAgent, SimulatedRuntime, createKubeletMetrics, realTimers, serveMetrics, indexFromName, nodeIPForIndex, podCIDRForIndex, mustParseDuration,
@@ -142,6 +142,7 @@ export async function runAgent(args: string[]): Promise<number> {
       endpoint: values['container-runtime-endpoint']!, nodeName, hostIP: internalIP, podLogsDir, rootDir,
       logger: logger.with('cri'), timers: realTimers,
       ...(clients ? { volumes, tokens } : {}),
+      ...(clients && !values['no-events'] ? { recorder: new EventRecorder(clients, 'kubelet', logger, nodeName) } : {}),
     })
     : kind === 'process'
       ? new ProcessRuntime({ nodeName, hostIP: internalIP, podLogsDir, rootDir, logger: logger.with('process'), timers: realTimers, volumes })

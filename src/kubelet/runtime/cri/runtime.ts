@@ -32,6 +32,8 @@
  *     timeout, at least upstream's 2 s minimum) then the sandbox; removePod
  *     removes the sandbox (and with it the containers) and the pod's emptyDirs.
  *  6. close() only stops listening: the containers keep running.
+ *  7. Lifecycle hooks (hooks.ts): postStart after StartContainer (a failure
+ *     kills the instance), preStop before StopContainer within the grace period.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,6 +57,7 @@ import { computePodActions } from './actions.js';
 import { instances, latestSandbox, newPodEntry, nsToDate, podStatus, type ContainerRecord, type PodEntry } from './podstate.js';
 import type * as cri from './types.js';
 import { PodEventEmitter } from '../pod-events.js';
+import { runLifecycleHandler, runPreStopHook, type HookTarget } from './hooks.js';
 
 export interface CRIRuntimeOptions {
   /** unix:///run/containerd/containerd.sock */
@@ -73,6 +76,8 @@ export interface CRIRuntimeOptions {
   relistPeriodMs?: number;
   /** The kubelet's service-account token cache: a removed pod's tokens are dropped. */
   tokens?: { forgetPod(uid: string): void };
+  /** Records the lifecycle hooks' events (FailedPostStartHook, FailedPreStopHook). */
+  recorder?: { event(obj: unknown, type: 'Normal' | 'Warning', reason: string, message: string): void };
 }
 
 /** Upstream minimumGracePeriodInSeconds: StopContainer never gets less. */
@@ -193,8 +198,9 @@ export class CRIRuntime implements PodRuntime {
   async killContainer(uid: string, containerID: string, gracePeriodMs: number): Promise<void> {
     const p = this.byUID.get(uid);
     const id = containerID.slice(containerID.indexOf('://') + 3);
-    if (!p || !p.containers.some((c) => c.id === id)) throw new Error(`container ${containerID} of pod ${uid} is not known to the runtime`);
-    await this.ignoreNotFound(this.client.stopContainer(id, Math.max(minimumGracePeriodSeconds, Math.ceil(gracePeriodMs / 1000))));
+    const rec = p?.containers.find((c) => c.id === id);
+    if (!p || !rec) throw new Error(`container ${containerID} of pod ${uid} is not known to the runtime`);
+    await this.stopContainer(p, rec, Math.max(minimumGracePeriodSeconds, Math.ceil(gracePeriodMs / 1000)));
     if (this.closed || this.byUID.get(uid) !== p) return;
     await this.refreshPod(p);
     this.emit(uid);
@@ -339,7 +345,48 @@ export class CRIRuntime implements PodRuntime {
     p.waiting.delete(c.name);
     p.epoch++;
     this.emit(p.uid);
+    if (c.lifecycle?.postStart) await this.runPostStart(p, c, rec);
     await this.pruneDeadInstances(p, c.name);
+  }
+
+  private hookTarget(p: PodEntry, c: Container, rec: ContainerRecord): HookTarget {
+    return {
+      pod: p.pod!, container: c, podIP: latestSandbox(p)?.ip,
+      exec: async (cmd) => {
+        const r = await this.client.execSync(rec.id, cmd, 0);
+        return { exitCode: r.exitCode, output: Buffer.concat([Buffer.from(r.stdout ?? []), Buffer.from(r.stderr ?? [])]).toString('utf8') };
+      },
+    };
+  }
+
+  /** The event's object: the pod, narrowed to the container (upstream's container reference). */
+  private containerRef(p: PodEntry, name: string) {
+    const init = (p.pod?.spec?.initContainers ?? []).some((x) => x.name === name);
+    return { apiVersion: 'v1', kind: 'Pod', metadata: p.pod?.metadata, fieldPath: `spec.${init ? 'initContainers' : 'containers'}{${name}}` };
+  }
+
+  /** Upstream startContainer step 4: a failed postStart hook kills the instance (restarted per the restart policy). */
+  private async runPostStart(p: PodEntry, c: Container, rec: ContainerRecord): Promise<void> {
+    const failure = await runLifecycleHandler(c.lifecycle!.postStart!, this.hookTarget(p, c, rec));
+    if (!failure) return;
+    this.opts.recorder?.event(this.containerRef(p, c.name), 'Warning', 'FailedPostStartHook', failure);
+    this.opts.logger.info('postStart hook failed, killing the container', { pod: `${p.namespace}/${p.name}`, container: c.name });
+    const grace = Math.max(minimumGracePeriodSeconds, p.pod?.spec?.terminationGracePeriodSeconds ?? 30);
+    // The next relist (after this sync) sees the instance exited and restarts it per the restart policy.
+    await this.ignoreNotFound(this.client.stopContainer(rec.id, grace));
+  }
+
+  /** Upstream killContainer: the preStop hook within the grace period, then StopContainer with what is left (at least 2 s). */
+  private async stopContainer(p: PodEntry, rec: ContainerRecord, gracePeriodSeconds: number): Promise<void> {
+    const c = [...(p.pod?.spec?.initContainers ?? []), ...(p.pod?.spec?.containers ?? [])].find((x) => x.name === rec.name);
+    let grace = gracePeriodSeconds;
+    if (c?.lifecycle?.preStop && rec.state === 'CONTAINER_RUNNING') {
+      const started = Date.now();
+      const failure = await runPreStopHook(c.lifecycle.preStop, this.hookTarget(p, c, rec), gracePeriodSeconds);
+      if (failure && failure !== 'timeout') this.opts.recorder?.event(this.containerRef(p, c.name), 'Warning', 'FailedPreStopHook', failure);
+      grace = Math.max(minimumGracePeriodSeconds, gracePeriodSeconds - Math.floor((Date.now() - started) / 1000));
+    }
+    await this.ignoreNotFound(this.client.stopContainer(rec.id, grace));
   }
 
   /** Upstream container GC keeps one dead instance per container (for lastState and `logs --previous`). */
@@ -356,7 +403,7 @@ export class CRIRuntime implements PodRuntime {
     // Let an in-flight sync finish first: it may be creating a container this stop must see.
     while (p.syncing) await new Promise((r) => setTimeout(r, 20));
     const running = p.containers.filter((c) => c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_CREATED');
-    await Promise.all(running.map((c) => this.ignoreNotFound(this.client.stopContainer(c.id, timeoutSeconds))));
+    await Promise.all(running.map((c) => this.stopContainer(p, c, timeoutSeconds)));
     for (const sb of p.sandboxes) if (sb.state === 'SANDBOX_READY') await this.ignoreNotFound(this.client.stopPodSandbox(sb.id));
     await this.refreshPod(p);
     this.emit(p.uid);
