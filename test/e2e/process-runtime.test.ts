@@ -290,6 +290,14 @@ describe('exec -it, attach and port-forward on the process runtime', () => {
   });
   const running = (name: string) => eventually(async () => { const p = await getPod(name); return p?.status?.containerStatuses?.[0]?.state?.running && p; }, 60_000, `${name} running`);
   const kubectlArgs = () => ['--kubeconfig', cluster.kubeconfig, '--cache-dir', join(cluster.dataDir, 'kubectl-cache')];
+  /** A long-running kubectl (attach, port-forward) with its stdin piped and its output collected. */
+  const longKubectl = (args: string[]) => {
+    const child = spawn('kubectl', [...kubectlArgs(), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const seen = { out: '' };
+    child.stdout.on('data', (d: Buffer) => { seen.out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { seen.out += d.toString(); });
+    return { child, seen };
+  };
 
   it('kubectl exec -it gets a pseudo-terminal of the caller\'s size; the exit code comes back', async () => {
     await cluster.kubectl(['create', '-f', '-'], { input: onNode('shell', { command: ['sleep', '3600'] }) });
@@ -312,13 +320,10 @@ describe('exec -it, attach and port-forward on the process runtime', () => {
     await cluster.kubectl(['create', '-f', '-'], { input: onNode('echoer', { stdin: true, command: ['sh', '-c', 'echo ready; while read l; do echo "got $l"; done; echo eof'] }) });
     const pod = await running('echoer');
     for (const word of ['hello', 'again']) {
-      const child = spawn('kubectl', [...kubectlArgs(), 'attach', '-i', 'echoer'], { stdio: ['pipe', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-      child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+      const { child, seen } = longKubectl(['attach', '-i', 'echoer']);
       try {
         // Input is written until the container echoes it: the first lines may arrive before the attach is served.
-        await eventually(async () => { child.stdin.write(`${word}\n`); return out.includes(`got ${word}`); }, 60_000, `attach echo of ${word}, got: ${out}`);
+        await eventually(async () => { child.stdin.write(`${word}\n`); return seen.out.includes(`got ${word}`); }, 60_000, `attach echo of ${word}`);
       } finally {
         await killChild(child);
       }
@@ -337,33 +342,27 @@ describe('exec -it, attach and port-forward on the process runtime', () => {
     await running('fwd');
     await eventually(async () => (await cluster.kubectl(['logs', 'fwd'])).stdout.includes('listening'), 60_000, 'fwd listening');
     const localPort = await freePort();
-    const pf = spawn('kubectl', [...kubectlArgs(), 'port-forward', 'pod/fwd', `${localPort}:${podPort}`], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    pf.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    pf.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    const pf = longKubectl(['port-forward', 'pod/fwd', `${localPort}:${podPort}`]);
     try {
-      await eventually(async () => out.includes('Forwarding from'), 60_000, `port-forward ready, got: ${out}`);
+      await eventually(async () => pf.seen.out.includes('Forwarding from'), 60_000, 'port-forward ready');
       for (let i = 0; i < 3; i++) {
         const body = await (await fetch(`http://127.0.0.1:${localPort}/hello-${i}`)).text();
         assert.equal(body, `forwarded from ${work}`);
       }
       assert.match((await cluster.kubectl(['logs', 'fwd'])).stdout, /GET \/hello-2/);
     } finally {
-      await killChild(pf);
+      await killChild(pf.child);
     }
     // A port nothing listens on: kubectl shows the kubelet's error.
     const closedPort = await freePort();
-    const bad = spawn('kubectl', [...kubectlArgs(), 'port-forward', 'pod/fwd', `${localPort}:${closedPort}`], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let badOut = '';
-    bad.stdout.on('data', (d: Buffer) => { badOut += d.toString(); });
-    bad.stderr.on('data', (d: Buffer) => { badOut += d.toString(); });
+    const bad = longKubectl(['port-forward', 'pod/fwd', `${localPort}:${closedPort}`]);
     try {
-      await eventually(async () => badOut.includes('Forwarding from'), 60_000, `port-forward ready, got: ${badOut}`);
+      await eventually(async () => bad.seen.out.includes('Forwarding from'), 60_000, 'port-forward ready');
       await fetch(`http://127.0.0.1:${localPort}/`).catch(() => undefined);
-      await eventually(async () => badOut.includes(`error forwarding port ${closedPort} to pod default/fwd`), 60_000, `the forwarding error, got: ${badOut}`);
-      assert.match(badOut, /connection refused/);
+      await eventually(async () => bad.seen.out.includes(`error forwarding port ${closedPort} to pod default/fwd`), 60_000, 'the forwarding error');
+      assert.match(bad.seen.out, /connection refused/);
     } finally {
-      await killChild(bad);
+      await killChild(bad.child);
     }
     await cluster.kubectl(['delete', 'pod', 'fwd', 'echoer', 'shell', '--wait=false']);
   });

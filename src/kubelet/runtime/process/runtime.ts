@@ -24,6 +24,9 @@
  *     previous agent started and that still run are adopted (same container
  *     IDs); ended ones are reported with the exit code their wrapper wrote.
  *     close() leaves every process running.
+ *  7. exec (a pty from `script` for -t), attach and port-forward are local
+ *     streams and sockets the kubelet server carries (streams.ts; ports
+ *     are the host's, at 127.0.0.1).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
