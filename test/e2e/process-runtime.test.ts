@@ -291,8 +291,8 @@ describe('exec -it, attach and port-forward on the process runtime', () => {
   const running = (name: string) => eventually(async () => { const p = await getPod(name); return p?.status?.containerStatuses?.[0]?.state?.running && p; }, 60_000, `${name} running`);
   const kubectlArgs = () => ['--kubeconfig', cluster.kubeconfig, '--cache-dir', join(cluster.dataDir, 'kubectl-cache')];
   /** A long-running kubectl (attach, port-forward) with its stdin piped and its output collected. */
-  const longKubectl = (args: string[]) => {
-    const child = spawn('kubectl', [...kubectlArgs(), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const longKubectl = (args: string[], env: Record<string, string> = {}) => {
+    const child = spawn('kubectl', [...kubectlArgs(), ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     const seen = { out: '' };
     child.stdout.on('data', (d: Buffer) => { seen.out += d.toString(); });
     child.stderr.on('data', (d: Buffer) => { seen.out += d.toString(); });
@@ -342,16 +342,19 @@ describe('exec -it, attach and port-forward on the process runtime', () => {
     await running('fwd');
     await eventually(async () => (await cluster.kubectl(['logs', 'fwd'])).stdout.includes('listening'), 60_000, 'fwd listening');
     const localPort = await freePort();
-    const pf = longKubectl(['port-forward', 'pod/fwd', `${localPort}:${podPort}`]);
-    try {
-      await eventually(async () => pf.seen.out.includes('Forwarding from'), 60_000, 'port-forward ready');
-      for (let i = 0; i < 3; i++) {
-        const body = await (await fetch(`http://127.0.0.1:${localPort}/hello-${i}`)).text();
-        assert.equal(body, `forwarded from ${work}`);
+    // kubectl 1.32 tunnels SPDY through a WebSocket; plain SPDY is its fallback. The API server speaks SPDY to the kubelet either way.
+    for (const [transport, env] of [['tunneled', {}], ['SPDY', { KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' }]] as const) {
+      const pf = longKubectl(['port-forward', 'pod/fwd', `${localPort}:${podPort}`], env);
+      try {
+        await eventually(async () => pf.seen.out.includes('Forwarding from'), 60_000, `port-forward ready (${transport})`);
+        for (let i = 0; i < 3; i++) {
+          const body = await (await fetch(`http://127.0.0.1:${localPort}/${transport}-${i}`)).text();
+          assert.equal(body, `forwarded from ${work}`);
+        }
+        assert.match((await cluster.kubectl(['logs', 'fwd'])).stdout, new RegExp(`GET /${transport}-2`));
+      } finally {
+        await killChild(pf.child);
       }
-      assert.match((await cluster.kubectl(['logs', 'fwd'])).stdout, /GET \/hello-2/);
-    } finally {
-      await killChild(pf.child);
     }
     // A port nothing listens on: kubectl shows the kubelet's error.
     const closedPort = await freePort();
