@@ -16,7 +16,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCluster, eventually, type Cluster } from './harness.js';
-import { adminCredentials } from './helpers.js';
+import { adminCredentials, underTerminal } from './helpers.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
 import { startCRIAgent, type CRIAgent } from './real-node.js';
 
@@ -57,23 +57,6 @@ function kubectlWith(env: Record<string, string>, args: string[], input?: string
 }
 
 const spdyOnly = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' };
-
-/** Runs a command under a pseudo-terminal (util-linux script), feeding it `input` once started. */
-function underTerminal(command: string, input: string[], timeoutMs = 30_000): Promise<{ out: string; code: number | null }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    const pending = [...input];
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      // One line at a time, each once the shell has shown a prompt.
-      if (pending.length && /[#$] (\x1b\[6n)?$/.test(out)) child.stdin.write(pending.shift()!);
-    });
-    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`timed out under a terminal: ${out}`)); }, timeoutMs);
-    child.on('exit', (code) => { clearTimeout(timer); child.stdin.destroy(); resolve({ out, code }); });
-  });
-}
 
 describe('kubectl exec through the API server and the kubelet (containerd)', () => {
   test('exec runs a command and prints its output', async () => {

@@ -4,7 +4,7 @@
  * reading a child process's output line by line until an expected line shows.
  */
 import https from 'node:https';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,5 +164,22 @@ export function apiStream(cluster: Cluster, path: string): Promise<ApiStream> {
     });
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** Runs a command under a pseudo-terminal (util-linux script), feeding it `input` once started. */
+export function underTerminal(command: string, input: string[], timeoutMs = 30_000): Promise<{ out: string; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    const pending = [...input];
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      // One line at a time, each once the shell has shown a prompt.
+      if (pending.length && /[#$] (\x1b\[6n)?$/.test(out)) child.stdin.write(pending.shift()!);
+    });
+    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`timed out under a terminal: ${out}`)); }, timeoutMs);
+    child.on('exit', (code) => { clearTimeout(timer); child.stdin.destroy(); resolve({ out, code }); });
   });
 }

@@ -21,7 +21,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, eventually, startCluster, type Cluster } from './harness.js';
-import { killChild } from './helpers.js';
+import { killChild, underTerminal } from './helpers.js';
 import { nodeReady } from './real-node.js';
 
 const node = 'proc-node';
@@ -280,5 +280,93 @@ describe('the process runtime', () => {
     await Promise.all(['polite', 'stubborn'].map((n) => cluster.kubectl(['delete', 'pod', n])));
     assert.ok(!pidAlive(pids.polite) && !pidAlive(pids.stubborn), 'both processes are gone once the pods are');
     assert.ok(Date.now() - started >= 3000, 'the stubborn one was killed only after its 3 s grace period');
+  });
+});
+
+describe('exec -it, attach and port-forward on the process runtime', () => {
+  const onNode = (name: string, container: object) => JSON.stringify({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' },
+    spec: { nodeName: node, terminationGracePeriodSeconds: 2, containers: [{ name: 'main', image: 'busybox', ...container }] },
+  });
+  const running = (name: string) => eventually(async () => { const p = await getPod(name); return p?.status?.containerStatuses?.[0]?.state?.running && p; }, 60_000, `${name} running`);
+  const kubectlArgs = () => ['--kubeconfig', cluster.kubeconfig, '--cache-dir', join(cluster.dataDir, 'kubectl-cache')];
+  /** A long-running kubectl (attach, port-forward) with its stdin piped and its output collected. */
+  const longKubectl = (args: string[], env: Record<string, string> = {}) => {
+    const child = spawn('kubectl', [...kubectlArgs(), ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const seen = { out: '' };
+    child.stdout.on('data', (d: Buffer) => { seen.out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { seen.out += d.toString(); });
+    return { child, seen };
+  };
+
+  it('kubectl exec -it gets a pseudo-terminal of the caller\'s size; the exit code comes back', async () => {
+    await cluster.kubectl(['create', '-f', '-'], { input: onNode('shell', { command: ['sleep', '3600'] }) });
+    await running('shell');
+    // The outer terminal is 33x101: kubectl sends that size, which the container's terminal takes.
+    const r = await underTerminal(`stty rows 33 cols 101; kubectl ${kubectlArgs().join(' ')} exec -it shell -- sh`, [
+      'until [ "$(stty size)" = "33 101" ]; do sleep 0.2; done; echo "SIZE-$(stty size | tr " " x)"; tty; [ -t 0 ] && echo STDIN-IS-A-TTY\n',
+      'exit 7\n',
+    ], 60_000);
+    assert.match(r.out, /SIZE-33x101/);
+    assert.match(r.out, /\/dev\/pts\/\d+/);
+    assert.match(r.out, /STDIN-IS-A-TTY/);
+    assert.equal(r.code, 7, r.out);
+    // Without -t there is no terminal.
+    const plain = await cluster.kubectl(['exec', '-i', 'shell', '--', 'sh', '-c', '[ -t 0 ] && echo tty || echo no-tty'], { input: '' });
+    assert.equal(plain.stdout, 'no-tty\n');
+  });
+
+  it('kubectl attach -i writes to the stdin of a container started with stdin: true and shows its output; detaching leaves it running', async () => {
+    await cluster.kubectl(['create', '-f', '-'], { input: onNode('echoer', { stdin: true, command: ['sh', '-c', 'echo ready; while read l; do echo "got $l"; done; echo eof'] }) });
+    const pod = await running('echoer');
+    for (const word of ['hello', 'again']) {
+      const { child, seen } = longKubectl(['attach', '-i', 'echoer']);
+      try {
+        // Input is written until the container echoes it: the first lines may arrive before the attach is served.
+        await eventually(async () => { child.stdin.write(`${word}\n`); return seen.out.includes(`got ${word}`); }, 60_000, `attach echo of ${word}`);
+      } finally {
+        await killChild(child);
+      }
+    }
+    const after = await getPod('echoer');
+    assert.equal(after.status.containerStatuses[0].containerID, pod.status.containerStatuses[0].containerID, 'the same instance runs after two detaches');
+    assert.equal(after.status.containerStatuses[0].restartCount, 0);
+    assert.match((await cluster.kubectl(['logs', 'echoer'])).stdout, /^ready\ngot hello\n(got hello\n)*got again\n/);
+  });
+
+  it('kubectl port-forward reaches a port of a process pod; a closed port is reported', async () => {
+    const podPort = await freePort();
+    await cluster.kubectl(['create', '-f', '-'], {
+      input: onNode('fwd', { command: ['node', '-e', httpServer, String(podPort)], env: [{ name: 'GREETING', value: 'forwarded' }], workingDir: work }),
+    });
+    await running('fwd');
+    await eventually(async () => (await cluster.kubectl(['logs', 'fwd'])).stdout.includes('listening'), 60_000, 'fwd listening');
+    const localPort = await freePort();
+    // kubectl 1.32 tunnels SPDY through a WebSocket; plain SPDY is its fallback. The API server speaks SPDY to the kubelet either way.
+    for (const [transport, env] of [['tunneled', {}], ['SPDY', { KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' }]] as const) {
+      const pf = longKubectl(['port-forward', 'pod/fwd', `${localPort}:${podPort}`], env);
+      try {
+        await eventually(async () => pf.seen.out.includes('Forwarding from'), 60_000, `port-forward ready (${transport})`);
+        for (let i = 0; i < 3; i++) {
+          const body = await (await fetch(`http://127.0.0.1:${localPort}/${transport}-${i}`)).text();
+          assert.equal(body, `forwarded from ${work}`);
+        }
+        assert.match((await cluster.kubectl(['logs', 'fwd'])).stdout, new RegExp(`GET /${transport}-2`));
+      } finally {
+        await killChild(pf.child);
+      }
+    }
+    // A port nothing listens on: kubectl shows the kubelet's error.
+    const closedPort = await freePort();
+    const bad = longKubectl(['port-forward', 'pod/fwd', `${localPort}:${closedPort}`]);
+    try {
+      await eventually(async () => bad.seen.out.includes('Forwarding from'), 60_000, 'port-forward ready');
+      await fetch(`http://127.0.0.1:${localPort}/`).catch(() => undefined);
+      await eventually(async () => bad.seen.out.includes(`error forwarding port ${closedPort} to pod default/fwd`), 60_000, 'the forwarding error');
+      assert.match(bad.seen.out, /connection refused/);
+    } finally {
+      await killChild(bad.child);
+    }
+    await cluster.kubectl(['delete', 'pod', 'fwd', 'echoer', 'shell', '--wait=false']);
   });
 });

@@ -28,7 +28,14 @@ describe('process runtime', () => {
       assert.equal(readFileSync(join(dir, 'stderr'), 'utf8'), 'err\n');
       const killed = launch({ argv: ['sleep', '60'], env: { PATH: process.env.PATH! }, workingDir: '', mounts: [], dir });
       killed.child.ref();
-      await eventually(async () => procStat(killed.child.pid!)?.state !== undefined, 5000, 'started');
+      // Once the command runs, the wrapper traps TERM (sent earlier, it would end the wrapper itself).
+      const pid = killed.child.pid!;
+      const command = () => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
+        .some((c) => { try { return readFileSync(`/proc/${c}/comm`, 'utf8').trim() === 'sleep'; } catch { return false; } });
+      await eventually(async () => command(), 5000, 'started');
+      // The trap follows the command's start by a few shell steps: wait until the wrapper catches TERM (bit 15-1 of SigCgt).
+      const catchesTerm = () => (BigInt(`0x${/^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]}`) & (1n << 14n)) !== 0n;
+      await eventually(async () => catchesTerm(), 5000, 'TERM trapped');
       process.kill(-killed.child.pid!, 'SIGTERM');
       await new Promise((r) => killed.child.once('exit', r));
       assert.equal(readExitCode(dir), 143);

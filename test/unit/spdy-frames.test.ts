@@ -6,6 +6,8 @@ import { FrameReader, HeaderWriter, controlStreamId, controlType, dataFrame, pin
 import { plannedStreams } from '../../src/kubelet/server/v5-over-spdy.js';
 import { forwardedPorts } from '../../src/kubelet/server/portforward.js';
 import { kubeletPortForwardQuery, tunneledSPDYProtocols } from '../../src/apiserver/handlers/portforward.js';
+import { HeaderReader, spdyDictionary as headerDictionary } from '../../src/util/spdy/header-reader.js';
+import { terminalSize } from '../../src/kubelet/server/local-exec.js';
 
 // spdy-transport's copy of the SPDY/3 header dictionary: an independent source for the DICTID.
 const spdyDictionary: Record<number, Buffer> = createRequire(import.meta.url)('spdy-transport/lib/spdy-transport/protocol/spdy/dictionary.js');
@@ -68,4 +70,39 @@ test('port-forward parameters', () => {
   assert.match(String(forwardedPorts(new URLSearchParams('port=0'))), /unable to parse "0" as a port/);
   assert.match(String(forwardedPorts(new URLSearchParams('port=http'))), /unable to parse "http" as a port/);
   assert.deepEqual(tunneledSPDYProtocols(['SPDY/3.1+portforward.k8s.io', 'v4.channel.k8s.io', 'SPDY/3.1+other.example']), ['portforward.k8s.io']);
+});
+
+test('header-reader: the dictionary is SPDY/3\'s (its Adler-32 is the DICTID the writer names)', () => {
+  let a = 1;
+  let b = 0;
+  for (const byte of headerDictionary) { a = (a + byte) % 65521; b = (b + a) % 65521; }
+  assert.equal(headerDictionary.length, 1423);
+  assert.equal(((b << 16) | a) >>> 0, 0xe3c6a7c2);
+});
+
+test('header-reader: reads the blocks of one direction in turn, as a peer compressed them (one zlib stream, sync flushes)', async () => {
+  const z = zlib.createDeflate({ dictionary: spdyDictionary[3] });
+  const u32 = (n: number) => { const x = Buffer.alloc(4); x.writeUInt32BE(n, 0); return x; };
+  const raw = (h: Record<string, string>) => Buffer.concat([u32(Object.keys(h).length), ...Object.entries(h).flatMap(([k, v]) => [u32(k.length), Buffer.from(k), u32(v.length), Buffer.from(v)])]);
+  const reader = new HeaderReader();
+  for (const h of [{ streamtype: 'error', port: '8080', requestid: '0' }, { streamtype: 'data', port: '8080', requestid: '0' }]) {
+    const out: Buffer[] = [];
+    const onData = (d: Buffer) => out.push(d);
+    z.on('data', onData);
+    z.write(raw(h));
+    await new Promise<void>((r) => z.flush(zlib.constants.Z_SYNC_FLUSH, () => r()));
+    z.off('data', onData);
+    assert.deepEqual(reader.block(Buffer.concat(out)), h);
+  }
+  // Our own writer's blocks read back too.
+  const w = new HeaderWriter();
+  const mine = new HeaderReader();
+  assert.deepEqual(mine.block(w.block({ a: '1' })), { a: '1' });
+  assert.deepEqual(mine.block(w.block({ streamType: 'data' })), { streamtype: 'data' });
+});
+
+test('local exec: terminal sizes from channel 4', () => {
+  assert.deepEqual(terminalSize(Buffer.from('{"Width":101,"Height":33}')), { cols: 101, rows: 33 });
+  assert.equal(terminalSize(Buffer.from('{"Width":0,"Height":33}')), undefined);
+  assert.equal(terminalSize(Buffer.from('nope')), undefined);
 });

@@ -22,14 +22,16 @@
  *    runtime's streaming server (CRI Exec/Attach), which speaks SPDY and
  *    the channel.k8s.io WebSocket protocols; the kubelet server joins the
  *    API server's connection to it. `portForwardURL` does the same for
- *    CRI PortForward.
+ *    CRI PortForward. A runtime without a streaming server offers
+ *    `openStream` and `dialPort` instead and the kubelet server speaks the
+ *    callers' protocols itself.
  * The agent turns runtime status into API status (phase, conditions,
  * containerStatuses) in `status/generate.ts`, as the kubelet does, so every
  * runtime (simulated, process, CRI) reports the same way.
  */
 
-import type { Readable } from 'node:stream';
-import type { ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import type { Socket } from 'node:net';
 import type { ContainerLogOptions } from '../logs/options.js';
 import type { Probe } from 'kubernetes-types/core/v1.js';
 
@@ -116,6 +118,23 @@ export interface StreamRequest {
   tty: boolean;
 }
 
+/**
+ * An exec or attach a runtime serves without a streaming server: the
+ * caller's stdin goes to `stdin` (absent when the container takes none),
+ * `stdout` and `stderr` come back (with a tty, everything is on stdout).
+ */
+export interface LocalStream {
+  stdin?: Writable;
+  stdout: Readable;
+  stderr?: Readable;
+  /** A terminal size message (channel 4); only with a tty. */
+  resize?(cols: number, rows: number): void;
+  /** The exec's exit code; for an attach, 0 when the container ends. Rejects when the command could not start. */
+  done: Promise<number>;
+  /** The caller went away: an exec's command is killed, an attach only detaches. */
+  close(): void;
+}
+
 export interface PodRuntime {
   /** The scheme of container IDs, e.g. 'sim' ("sim://..."). */
   readonly type: string;
@@ -153,11 +172,13 @@ export interface PodRuntime {
   execSync?(containerID: string, cmd: string[], timeoutMs: number): Promise<{ exitCode: number; output: string; timedOut?: boolean }>;
   killContainer?(uid: string, containerID: string, gracePeriodMs: number): Promise<void>;
   /**
-   * For a runtime without a streaming server (process): starts `cmd` in
-   * container `containerID` of pod `uid` with piped stdio; the kubelet
-   * server carries its streams over the caller's WebSocket itself.
+   * For a runtime without a streaming server (process): an exec (req.cmd)
+   * or attach in container `containerID` of pod `uid` as local streams;
+   * the kubelet server carries them over the caller's connection itself.
    */
-  spawnExec?(uid: string, containerID: string, cmd: string[]): ChildProcess;
+  openStream?(uid: string, containerID: string, req: StreamRequest): LocalStream;
+  /** For a runtime without a streaming server: a connection to `port` in pod `uid`'s network. */
+  dialPort?(uid: string, port: number): Socket;
   /**
    * A runtime that runs no process (the simulated one) answers probes
    * itself: the outcome of one probe of that type against instance

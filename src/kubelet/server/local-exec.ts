@@ -1,24 +1,26 @@
 /**
- * An exec the kubelet serves itself, for a runtime that has no streaming
- * server (the process runtime: the command is a host process the kubelet
- * starts): the caller's WebSocket speaks v5.channel.k8s.io (kubectl 1.30+)
- * or v4.channel.k8s.io, as upstream's remotecommand server does:
+ * An exec or attach the kubelet serves itself, for a runtime that has no
+ * streaming server (the process runtime: the command is a host process the
+ * kubelet starts, runtime.ts LocalStream): the caller's WebSocket speaks
+ * v5.channel.k8s.io (kubectl 1.30+) or v4.channel.k8s.io, as upstream's
+ * remotecommand server does:
  *
  *  - caller → command: channel 0 is stdin; the v5 close frame [255, 0] ends
- *    it (EOF); resize frames (4) are ignored (no terminal: `-t` runs the
- *    command without a pseudo-terminal).
+ *    it (EOF); with a tty, channel 4 carries terminal sizes
+ *    (`{"Width":..,"Height":..}`).
  *  - command → caller: stdout on 1, stderr on 2, then the outcome on 3 as a
  *    metav1.Status (Success, or Failure with reason NonZeroExitCode and the
  *    exit code as an ExitCode cause, which kubectl turns into its own exit
  *    code), then a normal close.
- *  - The caller going away kills the command's process group.
+ *    An attach ends with Success when the container ends.
+ *  - The caller going away kills an exec's command; an attach detaches.
  * SPDY callers are refused (kubectl falls back to SPDY only when the
  * WebSocket upgrade is refused, which this does not do).
  */
-import type { ChildProcess } from 'node:child_process';
+import { finished, type Readable } from 'node:stream';
 import { WebSocketServer, type RawData } from 'ws';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
-import type { StreamRequest } from '../runtime/runtime.js';
+import type { LocalStream, StreamRequest } from '../runtime/runtime.js';
 import type { UpgradeCall } from './runtime-stream.js';
 
 const channelProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
@@ -34,9 +36,19 @@ export function execStatus(cmd: string[], exitCode: number): object {
   };
 }
 
-export function serveLocalExec(call: UpgradeCall, protocols: string[], request: StreamRequest, start: () => ChildProcess): void {
+/** A resize message on channel 4: `{"Width":80,"Height":24}` (remotecommand.TerminalSize). */
+export function terminalSize(data: Buffer): { cols: number; rows: number } | undefined {
+  try {
+    const { Width, Height } = JSON.parse(data.toString('utf8')) as { Width?: unknown; Height?: unknown };
+    return typeof Width === 'number' && typeof Height === 'number' && Width > 0 && Height > 0 ? { cols: Width, rows: Height } : undefined;
+  } catch { return undefined; }
+}
+
+const ended = (s: Readable | undefined) => (s && !s.readableEnded ? new Promise<void>((r) => finished(s, () => r())) : Promise.resolve());
+
+export function serveLocalExec(call: UpgradeCall, protocols: string[], request: StreamRequest, open: () => LocalStream): void {
   const protocol = channelProtocols.find((p) => protocols.includes(p));
-  if (!protocol) return rejectUpgrade(call.socket, 400, `exec in this runtime needs a WebSocket speaking ${channelProtocols.join(' or ')}`);
+  if (!protocol) return rejectUpgrade(call.socket, 400, `${call.what} in this runtime needs a WebSocket speaking ${channelProtocols.join(' or ')}`);
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => protocol });
   wss.handleUpgrade(call.req, call.socket, call.head, (ws) => {
     const send = (channel: number, data: Buffer) => { if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([channel]), data])); };
@@ -44,34 +56,38 @@ export function serveLocalExec(call: UpgradeCall, protocols: string[], request: 
       send(3, Buffer.from(JSON.stringify(status)));
       ws.close(1000);
     };
-    let child: ChildProcess;
+    const failure = (e: unknown) => ({ metadata: {}, status: 'Failure', message: (e as Error).message, reason: 'InternalError', code: 500 });
+    let stream: LocalStream;
     try {
-      child = start();
+      stream = open();
     } catch (e) {
-      finish({ metadata: {}, status: 'Failure', message: (e as Error).message, reason: 'InternalError', code: 500 });
+      finish(failure(e));
       return;
     }
     let done = false;
-    child.once('error', (e) => { done = true; finish({ metadata: {}, status: 'Failure', message: e.message, reason: 'InternalError', code: 500 }); });
-    if (!request.stdin) child.stdin?.end();
-    child.stdin?.on('error', () => {});
-    child.stdout?.on('data', (d: Buffer) => { if (request.stdout) send(1, d); });
-    child.stderr?.on('data', (d: Buffer) => { if (request.stderr) send(request.tty ? 1 : 2, d); });
-    child.once('close', (code, signal) => {
-      if (done) return;
-      done = true;
-      finish(execStatus(request.cmd ?? [], code ?? 128 + (signal ? 9 : 0)));
-    });
+    const { stdin, stdout, stderr } = stream;
+    if (!request.stdin) stdin?.end();
+    stdin?.on('error', () => {});
+    stdout.on('data', (d: Buffer) => { if (request.stdout) send(1, d); });
+    stderr?.on('data', (d: Buffer) => { if (request.stderr) send(request.tty ? 1 : 2, d); });
+    stream.done.then(
+      async (code) => {
+        await Promise.all([ended(stdout), ended(stderr)]);
+        if (!done) finish(execStatus(request.cmd ?? [], code));
+        done = true;
+      },
+      (e) => { if (!done) finish(failure(e)); done = true; },
+    );
     ws.on('message', (data) => {
       const buf = asBuffer(data);
-      if (buf[0] === 0 && request.stdin) child.stdin?.write(buf.subarray(1));
-      else if (buf[0] === 255 && buf[1] === 0) child.stdin?.end();
+      if (buf[0] === 0 && request.stdin) stdin?.write(buf.subarray(1));
+      else if (buf[0] === 4 && request.tty) {
+        const size = terminalSize(buf.subarray(1));
+        if (size) stream.resize?.(size.cols, size.rows);
+      } else if (buf[0] === 255 && buf[1] === 0) stdin?.end();
     });
-    ws.on('error', (e) => call.logger.debug('exec client stream failed', { pod: call.pod, err: e.message }));
-    ws.on('close', () => {
-      if (done || child.pid === undefined) return;
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
-    });
-    call.logger.debug('exec session started', { pod: call.pod, protocol, transport: 'local process' });
+    ws.on('error', (e) => call.logger.debug(`${call.what} client stream failed`, { pod: call.pod, err: e.message }));
+    ws.on('close', () => { if (!done) stream.close(); });
+    call.logger.debug(`${call.what} session started`, { pod: call.pod, protocol, transport: 'local', tty: request.tty });
   });
 }

@@ -14,10 +14,13 @@
  *     or WebSocket v4.channel.k8s.io channels (per port a data and an error
  *     channel, each opened by the port as 2 bytes little-endian), frame for
  *     frame.
- *  A runtime that runs no processes is refused at once with a 500.
+ *  A runtime without a streaming server but with `dialPort` (process) is
+ *  served by the kubelet itself (local-portforward.ts). A runtime that runs
+ *  no processes is refused at once with a 500.
  */
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 import { noProcessesMessage, type ExecCall } from './exec.js';
+import { serveLocalPortForwardSPDY, serveLocalPortForwardWebSocket } from './local-portforward.js';
 import { isSPDYUpgrade, isWebSocketUpgrade, offeredSubprotocols, proxySPDY, proxyWebSocket } from './runtime-stream.js';
 
 /** The ports of a WebSocket port-forward (`port` query values), or the reason they are invalid. */
@@ -40,15 +43,22 @@ export async function servePortForward(call: ExecCall, parts: string[]): Promise
   const pod = host.podByName(namespace, podName);
   if (!pod) return rejectUpgrade(socket, 404, 'pod does not exist');
   if (uid && pod.metadata?.uid !== uid) return rejectUpgrade(socket, 404, 'pod not found');
-  if (!host.runtime.portForwardURL) return rejectUpgrade(socket, 500, noProcessesMessage(host.runtime.type, 'port-forward'));
+  const { runtime } = host;
+  if (!runtime.portForwardURL && !runtime.dialPort) return rejectUpgrade(socket, 500, noProcessesMessage(runtime.type, 'port-forward'));
   const spdy = isSPDYUpgrade(req);
   if (!spdy && !isWebSocketUpgrade(req)) return rejectUpgrade(socket, 400, 'unable to upgrade: port-forward needs a SPDY/3.1 or WebSocket upgrade');
   const ports = spdy ? [] : forwardedPorts(call.url.searchParams);
   if (typeof ports === 'string') return rejectUpgrade(socket, 400, ports);
   if (!spdy && ports.length === 0) return rejectUpgrade(socket, 400, 'query parameter "port" is required');
+  if (runtime.dialPort) {
+    const podUID = pod.metadata!.uid!;
+    const dial = (port: number) => runtime.dialPort!(podUID, port);
+    const local = { ...call, what: 'portforward', pod: `${namespace}/${podName}` };
+    return spdy ? serveLocalPortForwardSPDY(local, dial) : serveLocalPortForwardWebSocket(local, offeredSubprotocols(req), ports, dial);
+  }
   let target: string;
   try {
-    target = await host.runtime.portForwardURL(pod.metadata!.uid!, ports);
+    target = await runtime.portForwardURL!(pod.metadata!.uid!, ports);
   } catch (e) {
     return rejectUpgrade(socket, 500, (e as Error).message);
   }

@@ -10,7 +10,7 @@
  *    dictionary. This side writes its blocks as uncompressed ("stored")
  *    deflate blocks: a valid zlib stream whose header names the dictionary
  *    by its Adler-32, so no state need be kept but "header written".
- *    Incoming header blocks are not read: nothing here depends on them.
+ *    Incoming header blocks are read by header-reader.ts where needed.
  *  - Stream IDs a client opens are odd.
  */
 
@@ -83,6 +83,12 @@ export function synStreamFrame(streamId: number, headerBlock: Buffer, fin = fals
   p.writeUInt32BE(0, 4); // associated-to-stream-id
   p.writeUInt16BE(0, 8); // priority 0, slot 0
   return controlFrame(controlType.synStream, fin ? flagFin : 0, Buffer.concat([p, headerBlock]));
+}
+
+export function synReplyFrame(streamId: number, headerBlock: Buffer, fin = false): Buffer {
+  const p = Buffer.alloc(4);
+  p.writeUInt32BE(streamId & 0x7fffffff, 0);
+  return controlFrame(controlType.synReply, fin ? flagFin : 0, Buffer.concat([p, headerBlock]));
 }
 
 export function pingFrame(id: number): Buffer {

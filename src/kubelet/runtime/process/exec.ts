@@ -22,12 +22,18 @@ export function containerEnvironment(rec: InstanceRecord): Record<string, string
   return env;
 }
 
-/** Spawns cmd in the container; stdio as given. */
+/** cmd as run inside the container: through nsenter when it has a private mount namespace. */
+export const containerArgv = (rec: InstanceRecord, cmd: string[]): string[] =>
+  (rec.mountNamespace ? ['nsenter', `--target=${rec.pid}`, '--mount', '--wd', '--', ...cmd] : cmd);
+
+/** Spawns cmd in the container (its own process group); stdio as given. */
 export function spawnInContainer(rec: InstanceRecord, cmd: string[], stdio: 'pipe' | ['pipe' | 'ignore', 'pipe', 'pipe'] = 'pipe'): ChildProcess {
-  const env = containerEnvironment(rec);
-  const argv = rec.mountNamespace ? ['nsenter', `--target=${rec.pid}`, '--mount', '--wd', '--', ...cmd] : cmd;
-  return spawn(argv[0], argv.slice(1), { env, cwd: rec.mountNamespace ? '/' : rec.workingDir || '/', stdio, detached: true });
+  const argv = containerArgv(rec, cmd);
+  return spawn(argv[0], argv.slice(1), { env: containerEnvironment(rec), cwd: containerCwd(rec), stdio, detached: true });
 }
+
+/** Where a command starts: nsenter --wd takes the container's own directory inside its namespace. */
+export const containerCwd = (rec: InstanceRecord): string => (rec.mountNamespace ? '/' : rec.workingDir || '/');
 
 export function execInContainer(rec: InstanceRecord, cmd: string[], timeoutMs: number): Promise<ExecResult> {
   return new Promise((resolve, reject) => {

@@ -19,9 +19,12 @@
  *     sh starts background commands with SIGINT and SIGQUIT ignored: a
  *     process container does not die of those two.)
  *  4. stdout and stderr go to files (append); the log pump turns them into
- *     the CRI log. stdin is /dev/null.
+ *     the CRI log (and attach tails them). stdin is /dev/null, or with
+ *     `stdin: true` a FIFO in the instance's directory that the command
+ *     holds open for reading and writing, so it never reads EOF and an
+ *     attach (even of a restarted agent) can write to it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type * as cri from '../cri/types.js';
@@ -32,11 +35,16 @@ export interface LaunchSpec {
   env: Record<string, string>;
   workingDir: string;
   mounts: cri.Mount[];
-  /** The instance's directory (stdout, stderr, exit). */
+  /** The instance's directory (stdout, stderr, exit, stdin). */
   dir: string;
+  /** The container asked for stdin (`stdin: true`): its stdin is the FIFO `stdin` in dir, which attach writes to. */
+  stdin?: boolean;
 }
 
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+/** The FIFO an instance started with stdin reads. */
+export const stdinFifo = (dir: string) => join(dir, 'stdin');
+
+export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Mounts whose volume is not already at its mountPath (hostPath at the same path needs nothing). */
 export const bindMounts = (mounts: cri.Mount[]) => mounts.filter((m) => m.hostPath !== m.containerPath);
@@ -51,15 +59,17 @@ function ensureMountPoint(m: cri.Mount): void {
   }
 }
 
-export function wrapperScript(mounts: cri.Mount[], workingDir: string): string {
+export function wrapperScript(mounts: cri.Mount[], workingDir: string, stdin = false): string {
   const lines = ['e=$1; shift'];
+  if (stdin) lines.push('i=$1; shift');
   for (const m of mounts) {
-    lines.push(`mount --bind ${quote(m.hostPath)} ${quote(m.containerPath)} || exit 128`);
-    if (m.readonly) lines.push(`mount -o remount,bind,ro ${quote(m.containerPath)} || exit 128`);
+    lines.push(`mount --bind ${shellQuote(m.hostPath)} ${shellQuote(m.containerPath)} || exit 128`);
+    if (m.readonly) lines.push(`mount -o remount,bind,ro ${shellQuote(m.containerPath)} || exit 128`);
   }
-  if (workingDir) lines.push(`cd ${quote(workingDir)} || exit 128`);
+  if (workingDir) lines.push(`cd ${shellQuote(workingDir)} || exit 128`);
   lines.push(
-    '"$@" &', 'c=$!', 'trap : TERM INT HUP QUIT',
+    // stdin read and written: the command's own write end means no EOF between attaches (stdinOnce is not honoured).
+    stdin ? '"$@" 0<>"$i" &' : '"$@" &', 'c=$!', 'trap : TERM INT HUP QUIT',
     // wait returns early when a trapped signal arrives: wait again while the command runs.
     'while :; do wait "$c"; s=$?; kill -0 "$c" 2>/dev/null || break; done',
     'echo "$s" > "$e.tmp" && mv "$e.tmp" "$e"', 'exit "$s"',
@@ -70,8 +80,9 @@ export function wrapperScript(mounts: cri.Mount[], workingDir: string): string {
 export function launch(spec: LaunchSpec): { child: ChildProcess; mountNamespace: boolean } {
   const mounts = bindMounts(spec.mounts);
   for (const m of mounts) ensureMountPoint(m);
-  const script = wrapperScript(mounts, spec.workingDir);
-  const sh = ['/bin/sh', '-c', script, 'k8ts-process', join(spec.dir, 'exit'), ...spec.argv];
+  const script = wrapperScript(mounts, spec.workingDir, spec.stdin);
+  if (spec.stdin) execFileSync('mkfifo', ['-m', '600', stdinFifo(spec.dir)]);
+  const sh = ['/bin/sh', '-c', script, 'k8ts-process', join(spec.dir, 'exit'), ...(spec.stdin ? [stdinFifo(spec.dir)] : []), ...spec.argv];
   const argv = mounts.length ? ['unshare', '--mount', '--propagation', 'private', '--', ...sh] : sh;
   const out = openSync(join(spec.dir, 'stdout'), 'a', 0o600);
   const err = openSync(join(spec.dir, 'stderr'), 'a', 0o600);

@@ -24,6 +24,9 @@
  *     previous agent started and that still run are adopted (same container
  *     IDs); ended ones are reported with the exit code their wrapper wrote.
  *     close() leaves every process running.
+ *  7. exec (a pty from `script` for -t), attach and port-forward are local
+ *     streams and sockets the kubelet server carries (streams.ts; ports
+ *     are the host's, at 127.0.0.1).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
@@ -31,9 +34,10 @@ import { constants, homedir, hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { Timers } from '../../timers.js';
-import type { PodRuntime, RuntimeContainerStats, RuntimePodStatus } from '../runtime.js';
+import type { LocalStream, PodRuntime, RuntimeContainerStats, RuntimePodStatus, StreamRequest } from '../runtime.js';
 import { processContainerStats } from './stats.js';
 import { PodEventEmitter } from '../pod-events.js';
 import { containerLogPath, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
@@ -50,7 +54,8 @@ import { LogPump } from './logpump.js';
 import {
   instanceDir, listRecords, processAlive, procStat, readExitCode, writeInstanceRecord, writePodRecord, type InstanceRecord,
 } from './records.js';
-import { execInContainer, spawnInContainer, type ExecResult } from './exec.js';
+import { execInContainer, type ExecResult } from './exec.js';
+import { attachStream, execStream } from './streams.js';
 
 /** As the CRI runtime's, without a socket: the root dir also holds the process records. */
 export type ProcessRuntimeOptions = Omit<CRIRuntimeOptions, 'endpoint'>;
@@ -154,11 +159,16 @@ export class ProcessRuntime implements PodRuntime {
     await this.stopInstance(inst, Math.max(minimumGracePeriodMs, gracePeriodMs));
   }
 
-  /** `kubectl exec`: the command in the container, its stdio piped to the kubelet server. */
-  spawnExec(uid: string, containerID: string, cmd: string[]): ChildProcess {
+  /** `kubectl exec` (a command, with or without a tty) and `kubectl attach`, served by the kubelet server (streams.ts). */
+  openStream(uid: string, containerID: string, req: StreamRequest): LocalStream {
     const inst = this.instance(uid, containerID);
     if (inst.state.state !== 'CONTAINER_RUNNING') throw new Error(`container ${containerID} is not running`);
-    return spawnInContainer(inst.rec, cmd);
+    return req.cmd ? execStream(inst.rec, req.cmd, req.tty) : attachStream(inst.dir, inst.exited, req);
+  }
+
+  /** `kubectl port-forward`: every pod is in the host's network, so its ports are the host's. */
+  dialPort(_uid: string, port: number): Socket {
+    return connect({ host: '127.0.0.1', port });
   }
 
   /** Usage of every running instance, read from its process group (stats.ts). */
@@ -245,7 +255,7 @@ export class ProcessRuntime implements PodRuntime {
     };
     let launched: ReturnType<typeof launch>;
     try {
-      launched = launch({ argv, env, workingDir: c.workingDir ?? '', mounts: prepared.mounts, dir });
+      launched = launch({ argv, env, workingDir: c.workingDir ?? '', mounts: prepared.mounts, dir, stdin: !!c.stdin });
     } catch (e) {
       this.setWaiting(p, c.name, 'RunContainerError', (e as Error).message);
       return;
