@@ -24,6 +24,7 @@ import { withResourceVersion } from './stored-json.js';
 import { defaultFreshnessWaitMs, waitUntilFresh } from './fresh.js';
 import { parseResourceVersion } from '../api/list-options.js';
 import { dropOmittedZeros } from '../api/protobuf/omitempty.js';
+import { fillGoZeroValues } from '../api/go-zero-values.js';
 
 /** Hooks the apiserver plugs in: admission, namespace lifecycle. */
 export interface StoreHooks {
@@ -241,6 +242,7 @@ export class Store {
     delete meta.resourceVersion;
     dropEmptyMetadata(meta);
     dropOmittedZeros(obj);
+    fillGoZeroValues(obj);
     await this.deps.hooks?.admit?.('create', this.info, obj);
     const errs = this.strategy.validate(obj);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, meta.name, errs);
@@ -337,6 +339,7 @@ export class Store {
     if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old, opts.subresource);
     else if (opts.subresource !== 'binding') this.strategy.prepareForUpdate(next, old);
     dropOmittedZeros(next);
+    fillGoZeroValues(next);
     await this.deps.hooks?.admit?.('update', this.info, next, old);
     // The binding subresource checks its own preconditions (upstream does not run pod update validation there).
     const errs = opts.subresource === 'binding' ? [] : this.strategy.validateUpdate(next, old, opts.subresource);

@@ -202,3 +202,28 @@ describe('discovery', () => {
     assert.equal(byName(apps, 'deployments').storageVersionHash, '8aSe+NMegvE=');
   });
 });
+
+describe('Go zero values are served as upstream serializes them', () => {
+  const tpl = { metadata: { labels: { app: 'z' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+  test('pod templates carry creationTimestamp null; workload status and Node spec/status their zero structs and counters', async () => {
+    const create = async (path: string, obj: unknown) => {
+      const r = await apiRequest(cluster, path, { method: 'POST', body: JSON.stringify(obj) });
+      assert.equal(r.status, 201, r.body);
+      return r.json();
+    };
+    const ds = await create('/apis/apps/v1/namespaces/default/daemonsets', { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'zero' }, spec: { selector: { matchLabels: { app: 'z' } }, template: tpl } });
+    assert.equal(ds.spec.template.metadata.creationTimestamp, null);
+    assert.deepEqual(ds.status, { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 });
+    const ss = await create('/apis/apps/v1/namespaces/default/statefulsets', { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'zero' }, spec: { serviceName: 'z', selector: { matchLabels: { app: 'z' } }, template: tpl } });
+    assert.deepEqual(ss.status, { replicas: 0, availableReplicas: 0 });
+    const node = await create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'zero' } });
+    assert.deepEqual(node.spec, {});
+    assert.deepEqual(node.status.daemonEndpoints, { kubeletEndpoint: { Port: 0 } });
+    assert.equal(node.status.nodeInfo.kubeletVersion, '');
+    // kubectl shows them as upstream's does.
+    const { stdout } = await cluster.kubectl(['get', 'daemonset', 'zero', '-o', 'yaml']);
+    assert.match(stdout, /\n {4}metadata:\n {6}creationTimestamp: null\n/);
+    const dep = (await cluster.kubectl(['create', 'deployment', 'zero', '--image=busybox', '-o', 'json'])).stdout;
+    assert.deepEqual(JSON.parse(dep).status, {});
+  });
+});

@@ -18,13 +18,13 @@
  *  3a. k8ts.io/sim-fail-after "web=5s" crashes only the named container,
  *     counted from its own start; the others run on, and it restarts (or,
  *     under Never, stays terminated) by its restart policy.
+ *  3b. spec.activeDeadlineSeconds after status.startTime (or when the pod
+ *     reached the runtime) ends the pod Failed, DeadlineExceeded, as the
+ *     kubelet's activeDeadlineHandler does.
  *  3c. Probes are run by the agent's prober (src/kubelet/prober) like any
  *     runtime's: simulateProbe answers each one (k8ts.io/sim-liveness-fail,
  *     -readiness-fail, -startup-fail), killContainer ends an instance whose
  *     liveness or startup probe failed failureThreshold times in a row.
- *  3b. spec.activeDeadlineSeconds after status.startTime (or when the pod
- *     reached the runtime) ends the pod Failed, DeadlineExceeded, as the
- *     kubelet's activeDeadlineHandler does.
  *  4. killPod stops running containers after the grace period (exit 0) and
  *     the sandbox; removePod frees the IP.
  * Every change is announced through onPodEvent (coalesced per microtask).
