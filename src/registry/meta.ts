@@ -14,18 +14,28 @@ export function generateName(base: string): string {
 
 export const newUID = () => randomUUID();
 
-/** The parts of an object that count as "spec" for generation bumps: everything but metadata and status. */
+/**
+ * The parts of an object that count as "spec" for generation bumps: everything
+ * but metadata and status, compared as apimachinery's Semantic.DeepEqual does:
+ * an empty list or a null is the same as an absent field (Go's nil and empty
+ * slices are equal there), so re-applying `namespaces: []` changes nothing.
+ */
 export function specOf(obj: any): string {
   const { metadata: _m, status: _s, kind: _k, apiVersion: _a, ...rest } = obj ?? {};
-  return stableStringify(rest);
+  return semanticStringify(rest);
 }
 
-/** JSON with sorted keys, so equal objects compare equal regardless of key order. */
-export function stableStringify(v: unknown): string {
+const semanticallyAbsent = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.length === 0);
+
+/** stableStringify where empty lists and nulls count as absent (Semantic.DeepEqual's view). */
+export const semanticStringify = (v: unknown): string => stableStringify(v, semanticallyAbsent);
+
+/** JSON with sorted keys, so equal objects compare equal regardless of key order; `absent` fields are left out. */
+export function stableStringify(v: unknown, absent: (v: unknown) => boolean = (x) => x === undefined): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
-  const keys = Object.keys(v as object).filter((k) => (v as any)[k] !== undefined).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((v as any)[k])}`).join(',')}}`;
+  if (Array.isArray(v)) return `[${v.map((x) => stableStringify(x, absent)).join(',')}]`;
+  const keys = Object.keys(v as object).filter((k) => !absent((v as any)[k])).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((v as any)[k], absent)}`).join(',')}}`;
 }
 
 export const clone = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));

@@ -6,7 +6,7 @@
 import type { ResourceInfo } from '../../api/resources.js';
 import type { Strategy } from '../strategy.js';
 import { genericStrategy } from './generic.js';
-import { stableStringify } from '../meta.js';
+import { semanticStringify } from '../meta.js';
 
 const templateGeneration = 'deprecated.daemonset.template.generation';
 
@@ -23,7 +23,7 @@ export function daemonSetStrategy(info: ResourceInfo): Strategy {
     },
     prepareForUpdate(obj, old) {
       base.prepareForUpdate(obj, old);
-      const changed = stableStringify(obj.spec?.template) !== stableStringify(old.spec?.template);
+      const changed = semanticStringify(obj.spec?.template) !== semanticStringify(old.spec?.template);
       const oldGen = old.metadata.annotations?.[templateGeneration];
       if (changed || oldGen === undefined) set(obj, changed ? obj.metadata.generation : old.metadata.generation ?? 1);
       else set(obj, Number(oldGen));
