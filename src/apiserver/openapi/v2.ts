@@ -7,16 +7,16 @@
  * instead of a one-element allOf, IntOrString and Quantity as strings
  * (IntOrString with `format: int-or-string`). Built once, on first request.
  *
- * Only JSON: upstream also answers
- * `application/com.github.proto-openapi.spec.v2@v1.0+protobuf` (gnostic's
- * message), which k8ts does not encode; a client that accepts only that gets
- * 406, as kube-openapi answers an Accept it cannot meet.
+ * The same document is also served in protobuf (gnostic's message, see
+ * v2-protobuf.ts), encoded from the JSON text on first request for it, under
+ * the JSON form's ETag as kube-openapi does (the response varies by Accept).
  */
 import { createHash } from 'node:crypto';
 import { resources } from '../../api/resources.js';
 import { openapiDefinitions, reachableDefinitions, REF_PREFIX, type OpenAPISchema } from '../../api/schema/index.js';
 import { buildPaths, type PathItem } from './paths.js';
 import { openapiGroupVersions } from './index.js';
+import { encodeOpenAPIV2 } from './v2-protobuf.js';
 
 const V2_PREFIX = '#/definitions/';
 const KUBERNETES_VERSION = 'v1.32.0';
@@ -25,6 +25,14 @@ const watchTypes = ['application/json', 'application/yaml', 'application/vnd.kub
 const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 let cached: { body: string; etag: string } | undefined;
+let cachedProtobuf: Buffer | undefined;
+
+/** /openapi/v2 as gnostic's openapi.v2.Document, and the JSON form's ETag. */
+export function openapiV2Protobuf(): { body: Buffer; etag: string } {
+  const json = openapiV2Document();
+  cachedProtobuf ??= encodeOpenAPIV2(JSON.parse(json.body));
+  return { body: cachedProtobuf, etag: json.etag };
+}
 
 /** The JSON text of /openapi/v2 and its ETag. */
 export function openapiV2Document(): { body: string; etag: string } {
