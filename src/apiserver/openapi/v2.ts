@@ -17,6 +17,7 @@ import { openapiDefinitions, reachableDefinitions, REF_PREFIX, type OpenAPISchem
 import { buildPaths, type PathItem } from './paths.js';
 import { openapiGroupVersions } from './index.js';
 import { encodeOpenAPIV2 } from './v2-protobuf.js';
+import { atomicDefinitions, fieldTags } from '../../api/managedfields/list-types.js';
 
 const V2_PREFIX = '#/definitions/';
 const KUBERNETES_VERSION = 'v1.32.0';
@@ -46,7 +47,7 @@ export function openapiV2Document(): { body: string; etag: string } {
     }
     const defs = openapiDefinitions();
     const definitions: Record<string, unknown> = {};
-    for (const name of reachableDefinitions(refs)) definitions[name] = schema(defs[name]);
+    for (const name of reachableDefinitions(refs)) definitions[name] = withListTags(name, schema(defs[name]));
     const doc = {
       swagger: '2.0',
       info: { title: 'Kubernetes', version: KUBERNETES_VERSION },
@@ -116,4 +117,26 @@ function schema(s: OpenAPISchema): any {
     else out[k] = v;
   }
   return out;
+}
+
+/**
+ * Upstream's list, map and patch markers on a definition's properties, as
+ * swagger.json carries them: kubectl's client-side apply reads
+ * x-kubernetes-patch-strategy / -patch-merge-key from this document to merge
+ * lists such as containers by name instead of replacing them.
+ */
+function withListTags(name: string, def: Record<string, any>): Record<string, any> {
+  if (atomicDefinitions.has(name)) def['x-kubernetes-map-type'] = 'atomic';
+  const tags = fieldTags[name];
+  if (!tags || !def.properties) return def;
+  for (const [field, t] of Object.entries(tags)) {
+    const prop = def.properties[field];
+    if (!prop) continue;
+    if (t.listMapKeys) prop['x-kubernetes-list-map-keys'] = t.listMapKeys;
+    if (t.listType) prop['x-kubernetes-list-type'] = t.listType;
+    if (t.mapType) prop['x-kubernetes-map-type'] = t.mapType;
+    if (t.patchMergeKey) prop['x-kubernetes-patch-merge-key'] = t.patchMergeKey;
+    if (t.patchStrategy) prop['x-kubernetes-patch-strategy'] = t.patchStrategy;
+  }
+  return def;
 }
