@@ -48,3 +48,31 @@ export function negotiateMedia(accept: string | undefined): { rendering: Renderi
   }
   return { rendering: 'json', protobuf: false };
 }
+
+/** The content type kube-openapi answers a request for gnostic's protobuf form with (the undeprecated spelling). */
+export const openapiV2ProtobufType = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const openapiV2Forms: [string, 'json' | 'protobuf'][] = [
+  ['application/json', 'json'],
+  ['application/com.github.proto-openapi.spec.v2@v1.0+protobuf', 'protobuf'],
+  [openapiV2ProtobufType, 'protobuf'],
+];
+
+/**
+ * /openapi/v2's form as kube-openapi picks it: the Accept's ranges sorted as
+ * goautoneg sorts them (by q, then exact types before wildcards), the first
+ * range either form matches wins, JSON first; no Accept accepts anything;
+ * undefined when nothing is acceptable (406). A range with q=0 refuses.
+ */
+export function negotiateOpenAPIV2(accept: string | undefined): 'json' | 'protobuf' | undefined {
+  const specificity = (t: string) => (t === '*/*' ? 0 : t.endsWith('/*') ? 1 : 2);
+  const ranges = parseAccept(accept || '*/*')
+    .map((m, i) => ({ type: m.type, q: m.params.q === undefined ? 1 : Number(m.params.q), i }))
+    .filter((m) => m.q > 0)
+    .sort((a, b) => b.q - a.q || specificity(b.type) - specificity(a.type) || a.i - b.i);
+  for (const { type } of ranges) {
+    const [major, minor] = type.split('/');
+    const form = openapiV2Forms.find(([t]) => (major === '*' || t.startsWith(`${major}/`)) && (minor === '*' || t.endsWith(`/${minor}`)));
+    if (form) return form[1];
+  }
+  return undefined;
+}

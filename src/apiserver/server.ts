@@ -18,11 +18,11 @@ import { handleReview, isReview } from './reviews/handler.js';
 import { runAsRequestUser } from './request-user.js';
 import { runInRequestScope } from './request-scope.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
-import { negotiate, negotiateMedia } from './negotiate.js';
+import { negotiate, negotiateMedia, negotiateOpenAPIV2, openapiV2ProtobufType } from './negotiate.js';
 import { writeJSON, writeStatus, toStatus } from './respond.js';
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { openapiV3Document, openapiV3Index } from './openapi/index.js';
-import { openapiV2Document } from './openapi/v2.js';
+import { openapiV2Document, openapiV2Protobuf } from './openapi/v2.js';
 import { reportedVerb, type ApiMetrics } from './metrics.js';
 import type { HandlerContext } from './handlers/context.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate } from './handlers/crud.js';
@@ -237,20 +237,25 @@ async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, re
 }
 
 /**
- * As kube-openapi's v2 handler: JSON for an Accept that allows it (an Accept
- * naming no media type at all accepts anything), 406 for one that asks only for what
- * k8ts does not encode (the gnostic protobuf form). Upstream's 406 has an
- * empty body; k8ts's is a Status, as every refusal here is.
+ * As kube-openapi's v2 handler: JSON or gnostic's protobuf form by the
+ * Accept (see negotiateOpenAPIV2), both under the JSON form's ETag with
+ * `Vary: Accept`, 304 for a matching If-None-Match (http.ServeContent's
+ * answer); 406 when neither form is acceptable. Upstream's 406 has an empty
+ * body; k8ts's is a Status, as every refusal here is.
  */
 function openapiV2(req: IncomingMessage, res: ServerResponse): void {
-  const ranges = String(req.headers.accept ?? '').split(',').map((r) => r.split(';')[0].trim().toLowerCase()).filter(Boolean);
   res.setHeader('Vary', 'Accept');
-  if (ranges.length && !ranges.some((r) => ['application/json', 'application/*', '*/*'].includes(r))) {
-    return writeStatus(res, notAcceptable('only the following media types are accepted: application/json').status);
-  }
-  const doc = openapiV2Document();
+  const form = negotiateOpenAPIV2(req.headers.accept);
+  if (!form) return writeStatus(res, notAcceptable(`only the following media types are accepted: application/json, ${openapiV2ProtobufType}`).status);
+  const doc = form === 'json' ? openapiV2Document() : openapiV2Protobuf();
   res.setHeader('Etag', doc.etag);
-  text(res, 200, doc.body, 'application/json');
+  if (String(req.headers['if-none-match'] ?? '').split(',').some((t) => t.trim() === doc.etag)) {
+    res.writeHead(304);
+    return void res.end();
+  }
+  const body = Buffer.from(doc.body);
+  res.writeHead(200, { 'Content-Type': form === 'json' ? 'application/json' : openapiV2ProtobufType, 'Content-Length': body.length, 'X-Content-Type-Options': 'nosniff' });
+  res.end(body);
 }
 
 function discovery(res: ServerResponse, req: IncomingMessage, aggregated: () => unknown, legacy: () => unknown): void {

@@ -11,8 +11,8 @@ export const typedAccept = `${protobufType},application/json`;
 
 export interface BinaryResponse { status: number; headers: Record<string, unknown>; body: Buffer }
 
-export function binaryRequest(cluster: Cluster, path: string, opts: { method?: string; body?: Buffer | string; contentType?: string; accept?: string } = {}): Promise<BinaryResponse> {
-  const headers: Record<string, string | number> = { Accept: opts.accept ?? typedAccept };
+export function binaryRequest(cluster: Cluster, path: string, opts: { method?: string; body?: Buffer | string; contentType?: string; accept?: string; headers?: Record<string, string> } = {}): Promise<BinaryResponse> {
+  const headers: Record<string, string | number> = { Accept: opts.accept ?? typedAccept, ...opts.headers };
   if (opts.body !== undefined) {
     headers['Content-Type'] = opts.contentType ?? protobufType;
     headers['Content-Length'] = Buffer.byteLength(opts.body);

@@ -15,6 +15,8 @@ import { apiRequest, apiServerOnly, lineReader, killChild, manifestDir } from '.
 import { binaryRequest, binaryStream, protobufType } from './protobuf-client.js';
 import { decodeObject, decodeWatchFrames, encodeObject, protobufWatchMediaType } from '../../src/api/protobuf/envelope.js';
 import { protoRoot } from '../../src/api/protobuf/table.js';
+import { gnosticV2Root } from '../../src/apiserver/openapi/gnostic-v2.js';
+import { parse } from 'yaml';
 
 let cluster: Cluster;
 const files = manifestDir();
@@ -385,12 +387,47 @@ describe('/openapi/v2', () => {
     assert.equal(doc.definitions['io.k8s.api.core.v1.PodSpec'].description, v3.components.schemas['io.k8s.api.core.v1.PodSpec'].description);
   });
 
-  test('a client accepting only the protobuf form gets 406, as upstream answers an Accept it cannot meet', async () => {
-    const res = await binaryRequest(cluster, '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
-    assert.equal(res.status, 406);
-    assert.equal(JSON.parse(res.body.toString()).reason, 'NotAcceptable');
-    const any = await binaryRequest(cluster, '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf, */*' });
-    assert.equal(any.status, 200);
+  test('gnostic\'s protobuf form for a client that asks for it, under the JSON form\'s ETag; 406 only when neither form is acceptable', async () => {
+    const json = await binaryRequest(cluster, '/openapi/v2', { accept: 'application/json' });
+    const doc = JSON.parse(json.body.toString());
+    const Document = gnosticV2Root().lookupType('openapi.v2.Document');
+    for (const accept of ['application/com.github.proto-openapi.spec.v2@v1.0+protobuf', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+      'application/json;q=0.5, application/com.github.proto-openapi.spec.v2@v1.0+protobuf']) {
+      const res = await binaryRequest(cluster, '/openapi/v2', { accept });
+      assert.equal(res.status, 200, accept);
+      assert.equal(res.headers['content-type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', accept);
+      assert.equal(res.headers.etag, json.headers.etag);
+      assert.equal(res.headers.vary, 'Accept');
+      const msg = Document.toObject(Document.decode(res.body)) as any;
+      assert.equal(msg.swagger, '2.0');
+      assert.equal(msg.info.title, 'Kubernetes');
+      const paths = msg.paths.path.map((p: any) => p.name);
+      assert.deepEqual(paths, Object.keys(doc.paths));
+      const create = msg.paths.path.find((p: any) => p.name === '/api/v1/namespaces/{namespace}/pods').value.post;
+      assert.equal(create.operation_id, doc.paths['/api/v1/namespaces/{namespace}/pods'].post.operationId);
+      assert.equal(create.parameters[0].parameter.body_parameter.schema._ref, '#/definitions/io.k8s.api.core.v1.Pod');
+      const gvk = create.vendor_extension.find((e: any) => e.name === 'x-kubernetes-group-version-kind');
+      assert.deepEqual(parse(gvk.value.yaml), { group: '', version: 'v1', kind: 'Pod' });
+      assert.deepEqual(msg.definitions.additional_properties.map((d: any) => d.name), Object.keys(doc.definitions));
+      const pod = msg.definitions.additional_properties.find((d: any) => d.name === 'io.k8s.api.core.v1.Pod').value;
+      const props = Object.fromEntries(pod.properties.additional_properties.map((p: any) => [p.name, p.value]));
+      assert.deepEqual(props.kind.type.value, ['string']);
+      assert.equal(props.metadata._ref, '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+      assert.deepEqual(parse(pod.vendor_extension.find((e: any) => e.name === 'x-kubernetes-group-version-kind').value.yaml),
+        doc.definitions['io.k8s.api.core.v1.Pod']['x-kubernetes-group-version-kind']);
+    }
+    // The client's cached copy is still good: 304, as http.ServeContent answers.
+    const again = await binaryRequest(cluster, '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf', headers: { 'If-None-Match': String(json.headers.etag) } });
+    assert.equal(again.status, 304);
+    assert.equal(again.body.length, 0);
+    // JSON stays the default, and the first acceptable range wins.
+    for (const accept of ['*/*', 'application/*', 'application/json, application/com.github.proto-openapi.spec.v2@v1.0+protobuf']) {
+      const res = await binaryRequest(cluster, '/openapi/v2', { accept });
+      assert.equal(res.headers['content-type'], 'application/json', accept);
+    }
+    const refused = await binaryRequest(cluster, '/openapi/v2', { accept: 'application/xml' });
+    assert.equal(refused.status, 406);
+    assert.equal(JSON.parse(refused.body.toString()).reason, 'NotAcceptable');
   });
 });
 

@@ -7,16 +7,17 @@
  * instead of a one-element allOf, IntOrString and Quantity as strings
  * (IntOrString with `format: int-or-string`). Built once, on first request.
  *
- * Only JSON: upstream also answers
- * `application/com.github.proto-openapi.spec.v2@v1.0+protobuf` (gnostic's
- * message), which k8ts does not encode; a client that accepts only that gets
- * 406, as kube-openapi answers an Accept it cannot meet.
+ * The same document is also served in protobuf (gnostic's message, see
+ * v2-protobuf.ts), encoded from the JSON text on first request for it, under
+ * the JSON form's ETag as kube-openapi does (the response varies by Accept).
  */
 import { createHash } from 'node:crypto';
 import { resources } from '../../api/resources.js';
 import { openapiDefinitions, reachableDefinitions, REF_PREFIX, type OpenAPISchema } from '../../api/schema/index.js';
 import { buildPaths, type PathItem } from './paths.js';
 import { openapiGroupVersions } from './index.js';
+import { encodeOpenAPIV2 } from './v2-protobuf.js';
+import { atomicDefinitions, fieldTags } from '../../api/managedfields/list-types.js';
 
 const V2_PREFIX = '#/definitions/';
 const KUBERNETES_VERSION = 'v1.32.0';
@@ -25,6 +26,14 @@ const watchTypes = ['application/json', 'application/yaml', 'application/vnd.kub
 const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 let cached: { body: string; etag: string } | undefined;
+let cachedProtobuf: Buffer | undefined;
+
+/** /openapi/v2 as gnostic's openapi.v2.Document, and the JSON form's ETag. */
+export function openapiV2Protobuf(): { body: Buffer; etag: string } {
+  const json = openapiV2Document();
+  cachedProtobuf ??= encodeOpenAPIV2(JSON.parse(json.body));
+  return { body: cachedProtobuf, etag: json.etag };
+}
 
 /** The JSON text of /openapi/v2 and its ETag. */
 export function openapiV2Document(): { body: string; etag: string } {
@@ -38,7 +47,7 @@ export function openapiV2Document(): { body: string; etag: string } {
     }
     const defs = openapiDefinitions();
     const definitions: Record<string, unknown> = {};
-    for (const name of reachableDefinitions(refs)) definitions[name] = schema(defs[name]);
+    for (const name of reachableDefinitions(refs)) definitions[name] = withListTags(name, schema(defs[name]));
     const doc = {
       swagger: '2.0',
       info: { title: 'Kubernetes', version: KUBERNETES_VERSION },
@@ -108,4 +117,26 @@ function schema(s: OpenAPISchema): any {
     else out[k] = v;
   }
   return out;
+}
+
+/**
+ * Upstream's list, map and patch markers on a definition's properties, as
+ * swagger.json carries them: kubectl's client-side apply reads
+ * x-kubernetes-patch-strategy / -patch-merge-key from this document to merge
+ * lists such as containers by name instead of replacing them.
+ */
+function withListTags(name: string, def: Record<string, any>): Record<string, any> {
+  if (atomicDefinitions.has(name)) def['x-kubernetes-map-type'] = 'atomic';
+  const tags = fieldTags[name];
+  if (!tags || !def.properties) return def;
+  for (const [field, t] of Object.entries(tags)) {
+    const prop = def.properties[field];
+    if (!prop) continue;
+    if (t.listMapKeys) prop['x-kubernetes-list-map-keys'] = t.listMapKeys;
+    if (t.listType) prop['x-kubernetes-list-type'] = t.listType;
+    if (t.mapType) prop['x-kubernetes-map-type'] = t.mapType;
+    if (t.patchMergeKey) prop['x-kubernetes-patch-merge-key'] = t.patchMergeKey;
+    if (t.patchStrategy) prop['x-kubernetes-patch-strategy'] = t.patchStrategy;
+  }
+  return def;
 }
