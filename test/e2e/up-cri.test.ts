@@ -14,7 +14,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,12 +141,48 @@ describe('k8ts up --runtime cri: one command, a real containerd node', () => {
     assert.equal(await eventually(async () => (await kubectl(['logs', 'mybox'])) === 'from mybox\n', 60_000, 'the log line'), true);
   });
 
+  it('a private containerd that dies is started again, and the running pods stay reachable', async () => {
+    const config = join(dataDir, 'containerd', 'config.toml');
+    const [first] = await pidsMentioning(config);
+    assert.ok(first, 'containerd runs with the config under the data dir');
+    process.kill(first, 'SIGKILL');
+    await eventually(async () => (await pidsMentioning(config)).some((p) => p !== first), 60_000, 'a new containerd');
+    assert.equal(await eventually(async () => (await kubectl(['exec', 'deploy/web', '--', 'cat', '/www/index.html']).catch(() => '')) === 'hello web\n', 60_000, 'exec after the restart'), true);
+  });
+
   it('SIGTERM stops the agent, the pods and the private containerd, and leaves nothing mounted', async () => {
     const code = await new Promise<number | null>((resolve) => { up!.once('exit', (c) => resolve(c)); up!.kill('SIGTERM'); });
     assert.equal(code, 0, upErr.slice(-3000));
     assert.deepEqual(await pidsMentioning(dir), []);
     const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.includes(`${dir}/`));
     assert.deepEqual(mounts, []);
+  });
+});
+
+describe('k8ts up --runtime cri: pre-flight errors before anything starts', () => {
+  const tryUp = async (cmd: string, args: string[], env: NodeJS.ProcessEnv) => {
+    const dir = mkdtempSync(join(tmpdir(), 'k8ts-e2e-upcri-pf-'));
+    try {
+      const r = await run(cmd, [...args, process.execPath, cliPath, 'up', '--runtime', 'cri', '--data-dir', join(dir, 'data')], { env }).then(() => ({ code: 0, stderr: '' }), (e) => ({ code: e.code as number, stderr: String(e.stderr) }));
+      return { ...r, dataDirMade: existsSync(join(dir, 'data')) };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('not root: kubeadm\'s IsPrivilegedUser error and the fix; nothing started', async () => {
+    const r = await tryUp('setpriv', ['--reuid', '65534', '--regid', '65534', '--clear-groups'], process.env);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^Error: \[preflight\] Some fatal errors occurred:\n\t\[ERROR IsPrivilegedUser\]: user is not running as root\n/);
+    assert.match(r.stderr, /run: sudo bash scripts\/ci-setup-containerd\.sh/);
+    assert.equal(r.dataDirMade, false);
+  });
+
+  it('no containerd on the PATH: FileExisting errors for each missing binary', async () => {
+    const r = await tryUp('/usr/bin/env', [], { PATH: '/nonexistent' });
+    assert.equal(r.code, 1);
+    for (const cmd of ['containerd', 'runc', 'ctr']) assert.ok(r.stderr.includes(`\t[ERROR FileExisting-${cmd}]: ${cmd} not found in system path\n`), r.stderr);
+    assert.equal(r.dataDirMade, false);
   });
 });
 
