@@ -26,8 +26,12 @@ const commands: Record<string, Command> = {
     load: async () => { const m = await import('./sim.js'); return { help: m.simHelp, run: m.runSim }; },
   },
   up: {
-    summary: 'Start a local cluster in ./.k8ts: control plane plus simulated nodes',
+    summary: 'Start a local cluster in ./.k8ts: control plane plus simulated nodes, or one real node (--runtime cri)',
     load: async () => { const m = await import('./up.js'); return { help: m.upHelp, run: m.runUp }; },
+  },
+  images: {
+    summary: 'Import and list the images of a node\'s container runtime (containerd)',
+    load: async () => { const m = await import('./images.js'); return { help: m.imagesHelp, run: m.runImages }; },
   },
   token: {
     summary: 'Manage bootstrap tokens',

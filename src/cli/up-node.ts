@@ -48,7 +48,7 @@ const cliMain = join(dirname(fileURLToPath(import.meta.url)), 'main.js');
 export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
   const nodeName = (o.nodeName ?? hostname()).toLowerCase();
   const nodeIP = o.nodeIP ?? nodeIPv4();
-  let ctrd: RunningContainerd | undefined;
+  let ctrd: SupervisedContainerd | undefined;
   let endpoint: string | undefined;
   if (o.runtime === 'cri') {
     if (o.endpoint) {
@@ -58,9 +58,8 @@ export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
     } else {
       const images = localImages();
       await containerdPreflight(images); // again: up checked before the control plane started, but the machine may have changed
-      ctrd = await startContainerd({ dir: join(o.dataDir, 'containerd'), podSubnet: o.podCIDR, images });
+      ctrd = await superviseContainerd(() => startContainerd({ dir: join(o.dataDir, 'containerd'), podSubnet: o.podCIDR, images }), o.logger);
       endpoint = ctrd.endpoint;
-      o.logger.info('private containerd running', { pid: ctrd.proc.pid, endpoint, log: ctrd.layout.log });
     }
   }
   const args = [
@@ -106,6 +105,42 @@ async function importIntoExisting(endpoint: string, logger: Logger): Promise<voi
   } finally {
     client.close();
   }
+}
+
+interface SupervisedContainerd { endpoint: string; stop(): Promise<void> }
+
+/**
+ * The private containerd, started again 1 s after an exit nobody asked for
+ * (same socket, so the agent reconnects; its pods' shims outlive containerd
+ * and are found again). The first start's failure is the caller's.
+ */
+async function superviseContainerd(start: () => Promise<RunningContainerd>, logger: Logger): Promise<SupervisedContainerd> {
+  let current = await start();
+  let stopping = false;
+  let restart: NodeJS.Timeout | undefined;
+  const watch = (c: RunningContainerd) => {
+    logger.info('private containerd running', { pid: c.proc.pid, endpoint: c.endpoint, log: c.layout.log });
+    c.proc.once('exit', (code, signal) => {
+      if (stopping) return;
+      logger.error('private containerd exited; restarting it in 1s', { code, signal, log: c.layout.log });
+      restart = setTimeout(() => {
+        if (stopping) return;
+        start().then((next) => {
+          current = next;
+          if (stopping) void next.stop(); else watch(next);
+        }, (e) => logger.error('private containerd did not start again', { err: (e as Error).message }));
+      }, 1000);
+    });
+  };
+  watch(current);
+  return {
+    endpoint: current.endpoint,
+    stop: async () => {
+      stopping = true;
+      clearTimeout(restart);
+      await current.stop();
+    },
+  };
 }
 
 /** The agent child, restarted 1 s after an exit nobody asked for. */

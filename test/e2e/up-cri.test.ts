@@ -1,0 +1,207 @@
+/**
+ * `sudo k8ts up --runtime cri` as a new user meets it: one command, then the
+ * real kubectl against a real containerd node.
+ *
+ * Arrangement: the whole of `up` (API server on 127.0.0.1, the agent, the
+ * private containerd it starts under its data dir) runs inside a network
+ * namespace this test creates, entered with `nsenter --net` (not `ip netns
+ * exec`, which remounts /sys and hides the cgroup mounts runc needs). The
+ * namespace has lo and a veth pair whose end carries the node's address
+ * (10.99.0.2): the CNI bridge, the pod addresses and the hostPort DNAT rules
+ * exist only there, and kubectl and wget run there too. `k8ts images` talks
+ * to containerd through its socket, a file.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { eventually, cliPath } from './harness.js';
+import { killChild, lineReader } from './helpers.js';
+import { ensureImages } from './containerd.js';
+import { unmountUnder } from '../../src/cli/containerd/launch.js';
+
+const run = promisify(execFile);
+const nodeIP = '10.99.0.2';
+
+const hostPortPod = (name: string) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  containers:
+  - name: web
+    image: k8ts.local/busybox:1
+    command: [sh, -c, 'mkdir -p /www && echo hello from ${name} > /www/index.html && exec httpd -f -p 8080 -h /www']
+    ports:
+    - containerPort: 8080
+      hostPort: 18080
+`;
+
+describe('k8ts up --runtime cri: one command, a real containerd node', () => {
+  const netns = `k8ts-e2e-up-${randomBytes(4).toString('hex')}`;
+  let dir: string;
+  let dataDir: string;
+  let up: ChildProcess | undefined;
+  let upErr = '';
+  let kubeconfig: string;
+  const inNetns = (cmd: string, args: string[]) => run('nsenter', [`--net=/run/netns/${netns}`, cmd, ...args], { timeout: 60_000, maxBuffer: 16 << 20 });
+  const kubectl = async (args: string[], input?: string) => {
+    const child = execFile('nsenter', [`--net=/run/netns/${netns}`, 'kubectl', '--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'kubectl-cache'), ...args], { timeout: 60_000 });
+    if (input !== undefined) child.stdin!.end(input);
+    return new Promise<string>((resolve, reject) => {
+      let stdout = ''; let stderr = '';
+      child.stdout!.on('data', (d) => { stdout += d; });
+      child.stderr!.on('data', (d) => { stderr += d; });
+      child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`kubectl ${args.join(' ')} exited ${code}: ${stderr}`))));
+    });
+  };
+  const getJSON = async (args: string[]) => JSON.parse(await kubectl([...args, '-o', 'json']));
+  const wget = (url: string) => inNetns('wget', ['-qO-', '-T', '5', url]).then((r) => r.stdout);
+
+  before(async () => {
+    await ensureImages();
+    dir = mkdtempSync(join(tmpdir(), 'k8ts-e2e-upcri-'));
+    dataDir = join(dir, 'data');
+    await run('ip', ['netns', 'add', netns]);
+    await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', 'lo', 'up']);
+    await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'add', 'node0', 'type', 'veth', 'peer', 'name', 'node1']);
+    await run('ip', ['netns', 'exec', netns, 'ip', 'addr', 'add', `${nodeIP}/24`, 'dev', 'node0']);
+    for (const dev of ['node0', 'node1']) await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', dev, 'up']);
+    up = spawn('nsenter', [`--net=/run/netns/${netns}`, process.execPath, cliPath, 'up', '--runtime', 'cri', '--data-dir', dataDir, '--port', '0', '--node-name', 'box'],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+    up.stderr!.on('data', (d: Buffer) => { upErr = (upErr + d.toString()).slice(-20_000); });
+    const out = lineReader(up);
+    const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, 120_000);
+    kubeconfig = out.lines[at]!.trim().replace('export KUBECONFIG=', '');
+  });
+
+  after(async () => {
+    if (up) await killChild(up);
+    // Whatever a failed run left: containerd and its shims (by the data dir in their command line), mounts, the namespace.
+    for (const pid of await pidsMentioning(dir)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    await unmountUnder(dir);
+    await run('ip', ['netns', 'del', netns]).catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('registers the machine as one Ready node with the node address and containerd', async () => {
+    const node = await eventually(async () => {
+      const n = await getJSON(['get', 'node', 'box']);
+      return n.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True') ? n : undefined;
+    }, 120_000, 'node box Ready');
+    assert.equal(node.status.addresses.find((a: any) => a.type === 'InternalIP')?.address, nodeIP);
+    assert.match(node.status.nodeInfo.containerRuntimeVersion, /^containerd:\/\//);
+    assert.equal(node.spec.podCIDR, '10.244.0.0/24');
+  });
+
+  it('kubectl create deployment runs busybox httpd on a CNI bridge address; logs and exec reach it', async () => {
+    await kubectl(['create', 'deployment', 'web', '--image=k8ts.local/busybox:1', '--',
+      'sh', '-c', 'echo serving; mkdir -p /www && echo hello web > /www/index.html && exec httpd -f -p 8080 -h /www']);
+    await kubectl(['rollout', 'status', 'deployment/web', '--timeout=120s']);
+    const pod = (await getJSON(['get', 'pods', '-l', 'app=web'])).items[0];
+    assert.match(pod.status.podIP, /^10\.244\.0\.\d+$/);
+    assert.equal(pod.status.hostIP, nodeIP);
+    assert.equal(await wget(`http://${pod.status.podIP}:8080/`), 'hello web\n');
+    assert.equal(await eventually(async () => (await kubectl(['logs', 'deploy/web'])).includes('serving'), 60_000, 'the log line'), true);
+    assert.equal(await kubectl(['exec', 'deploy/web', '--', 'cat', '/www/index.html']), 'hello web\n');
+  });
+
+  it('a hostPort pod answers on the node address; a second one for the same port stays Pending as upstream', async () => {
+    await kubectl(['apply', '-f', '-'], hostPortPod('hp1'));
+    await kubectl(['wait', '--for=condition=Ready', 'pod/hp1', '--timeout=120s']);
+    assert.equal(await wget(`http://${nodeIP}:18080/`), 'hello from hp1\n');
+    await kubectl(['apply', '-f', '-'], hostPortPod('hp2'));
+    const message = await eventually(async () => {
+      const events = (await getJSON(['get', 'events', '--field-selector', 'involvedObject.name=hp2,reason=FailedScheduling'])).items;
+      return events[0]?.message as string | undefined;
+    }, 60_000, 'FailedScheduling for hp2');
+    assert.match(message, /^0\/1 nodes are available: 1 node\(s\) didn't have free ports for the requested pod ports\./);
+    assert.equal((await getJSON(['get', 'pod', 'hp2'])).status.phase, 'Pending');
+    // Freeing the port lets the scheduler place the second pod, and the port now leads to it.
+    await kubectl(['delete', 'pod', 'hp1', '--wait=true']);
+    await kubectl(['wait', '--for=condition=Ready', 'pod/hp2', '--timeout=120s']);
+    assert.equal(await eventually(async () => (await wget(`http://${nodeIP}:18080/`).catch(() => '')) === 'hello from hp2\n', 60_000, 'hp2 behind the hostPort'), true);
+  });
+
+  it('k8ts images import loads an archive that a pod then runs without a registry; images list shows it', async () => {
+    const archive = await retaggedBusybox(dir, 'k8ts.local/mybox:2');
+    const imported = await run(process.execPath, [cliPath, 'images', 'import', archive, '--data-dir', dataDir]);
+    assert.match(imported.stdout, /k8ts\.local\/mybox:2/);
+    const list = (await run(process.execPath, [cliPath, 'images', 'list', '--data-dir', dataDir])).stdout.split('\n');
+    assert.match(list[0]!, /^IMAGE\s+TAG\s+IMAGE ID\s+SIZE$/);
+    for (const [image, tag] of [['k8ts.local/mybox', '2'], ['k8ts.local/busybox', '1'], ['k8ts.local/pause', '1']]) {
+      assert.ok(list.some((l) => l.split(/\s+/)[0] === image && l.split(/\s+/)[1] === tag), `${image}:${tag} listed:\n${list.join('\n')}`);
+    }
+    await kubectl(['run', 'mybox', '--image=k8ts.local/mybox:2', '--', 'sh', '-c', 'echo from mybox; exec sleep 3600']);
+    await kubectl(['wait', '--for=condition=Ready', 'pod/mybox', '--timeout=120s']);
+    assert.equal(await eventually(async () => (await kubectl(['logs', 'mybox'])) === 'from mybox\n', 60_000, 'the log line'), true);
+  });
+
+  it('a private containerd that dies is started again, and the running pods stay reachable', async () => {
+    const config = join(dataDir, 'containerd', 'config.toml');
+    const [first] = await pidsMentioning(config);
+    assert.ok(first, 'containerd runs with the config under the data dir');
+    process.kill(first, 'SIGKILL');
+    await eventually(async () => (await pidsMentioning(config)).some((p) => p !== first), 60_000, 'a new containerd');
+    assert.equal(await eventually(async () => (await kubectl(['exec', 'deploy/web', '--', 'cat', '/www/index.html']).catch(() => '')) === 'hello web\n', 60_000, 'exec after the restart'), true);
+  });
+
+  it('SIGTERM stops the agent, the pods and the private containerd, and leaves nothing mounted', async () => {
+    const code = await new Promise<number | null>((resolve) => { up!.once('exit', (c) => resolve(c)); up!.kill('SIGTERM'); });
+    assert.equal(code, 0, upErr.slice(-3000));
+    assert.deepEqual(await pidsMentioning(dir), []);
+    const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.includes(`${dir}/`));
+    assert.deepEqual(mounts, []);
+  });
+});
+
+describe('k8ts up --runtime cri: pre-flight errors before anything starts', () => {
+  const tryUp = async (cmd: string, args: string[], env: NodeJS.ProcessEnv) => {
+    const dir = mkdtempSync(join(tmpdir(), 'k8ts-e2e-upcri-pf-'));
+    try {
+      const r = await run(cmd, [...args, process.execPath, cliPath, 'up', '--runtime', 'cri', '--data-dir', join(dir, 'data')], { env }).then(() => ({ code: 0, stderr: '' }), (e) => ({ code: e.code as number, stderr: String(e.stderr) }));
+      return { ...r, dataDirMade: existsSync(join(dir, 'data')) };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('not root: kubeadm\'s IsPrivilegedUser error and the fix; nothing started', async () => {
+    const r = await tryUp('setpriv', ['--reuid', '65534', '--regid', '65534', '--clear-groups'], process.env);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^Error: \[preflight\] Some fatal errors occurred:\n\t\[ERROR IsPrivilegedUser\]: user is not running as root\n/);
+    assert.match(r.stderr, /run: sudo bash scripts\/ci-setup-containerd\.sh/);
+    assert.equal(r.dataDirMade, false);
+  });
+
+  it('no containerd on the PATH: FileExisting errors for each missing binary', async () => {
+    const r = await tryUp('/usr/bin/env', [], { PATH: '/nonexistent' });
+    assert.equal(r.code, 1);
+    for (const cmd of ['containerd', 'runc', 'ctr']) assert.ok(r.stderr.includes(`\t[ERROR FileExisting-${cmd}]: ${cmd} not found in system path\n`), r.stderr);
+    assert.equal(r.dataDirMade, false);
+  });
+});
+
+/** Processes whose command line names a path under dir (containerd, its shims, the agent). */
+async function pidsMentioning(dir: string): Promise<number[]> {
+  const { stdout } = await run('ps', ['-eo', 'pid=,args=']);
+  return stdout.split('\n').filter((l) => l.includes(dir) && !l.includes('ps -eo')).map((l) => Number(l.trim().split(/\s+/)[0])).filter((p) => p !== process.pid);
+}
+
+/** build/images/busybox.tar under another name (its index's org.opencontainers.image.ref.name), as a user's own archive. */
+async function retaggedBusybox(dir: string, name: string): Promise<string> {
+  const { busybox } = await ensureImages();
+  const work = join(dir, 'mybox');
+  mkdirSync(work);
+  await run('tar', ['-xf', busybox, '-C', work]);
+  const index = JSON.parse(readFileSync(join(work, 'index.json'), 'utf8'));
+  index.manifests[0].annotations['org.opencontainers.image.ref.name'] = name;
+  writeFileSync(join(work, 'index.json'), JSON.stringify(index));
+  const archive = join(dir, 'mybox.tar');
+  await run('tar', ['-cf', archive, '-C', work, 'oci-layout', 'index.json', 'blobs']);
+  return archive;
+}
