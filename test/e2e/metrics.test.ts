@@ -39,7 +39,7 @@ const rows = (out: string) => out.trim().split('\n').map((l) => l.trim().split(/
 
 before(async () => {
   ctrd = await startContainerd();
-  cluster = await startCluster({ controllers: 'root-ca-cert-publisher' });
+  cluster = await startCluster({ controllers: 'root-ca-cert-publisher,clusterrole-aggregation' });
   agent = startCRIAgent({ cluster, ctrd, nodeName, work });
   await nodeReady(cluster, nodeName, 60_000);
   await cluster.kubectl(['create', '-f', '-'], { input: podJSON('spinner', [{ name: 'spin', command: busy }, { name: 'nap', command: idle }], { app: 'spin' }) });
@@ -140,7 +140,7 @@ describe('resource metrics (kubelet summary, metrics.k8s.io, kubectl top)', () =
     assert.deepEqual(all[0], ['NAMESPACE', 'NAME', 'CPU(cores)', 'MEMORY(bytes)']);
   });
 
-  test('pods without metrics: a finished pod is "not available", a missing one not found (metrics-server\'s words)', async () => {
+  test('pods without metrics: a finished pod and a missing one are not found, in metrics-server\'s words', async () => {
     await cluster!.kubectl(['create', '-f', '-'], { input: JSON.stringify({
       apiVersion: 'v1', kind: 'Pod', metadata: { name: 'done', namespace: 'default' },
       spec: { nodeName, restartPolicy: 'Never', containers: [{ name: 'main', image: busyboxImage, command: ['true'] }] },
@@ -148,9 +148,22 @@ describe('resource metrics (kubelet summary, metrics.k8s.io, kubectl top)', () =
     await eventually(async () => JSON.parse((await cluster!.kubectl(['get', 'pod', 'done', '-o', 'json'])).stdout).status?.phase === 'Succeeded', 60_000, 'done Succeeded');
     const done = await cluster!.kubectl(['top', 'pod', 'done'], { allowFail: true });
     assert.notEqual(done.code, 0);
-    assert.match(done.stderr, /^error: Metrics not available for pod default\/done, age: /);
+    assert.equal(done.stderr, 'Error from server (NotFound): podmetrics.metrics.k8s.io "done" not found\n');
+    const listed = rows((await cluster!.kubectl(['top', 'pods'])).stdout).slice(1).map((l) => l[0]).sort();
+    assert.deepEqual(listed, ['sleeper', 'spinner'], 'a list leaves out the pod without metrics');
     const absent = await cluster!.kubectl(['top', 'pod', 'absent'], { allowFail: true });
     assert.notEqual(absent.code, 0);
     assert.equal(absent.stderr, 'Error from server (NotFound): podmetrics.metrics.k8s.io "absent" not found\n');
+  });
+
+  test('RBAC: system:aggregated-metrics-reader is aggregated into view, so a viewer may read pod metrics', async () => {
+    const reader = JSON.parse((await cluster!.kubectl(['get', 'clusterrole', 'system:aggregated-metrics-reader', '-o', 'json'])).stdout);
+    assert.deepEqual(reader.rules, [{ apiGroups: ['metrics.k8s.io'], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] }]);
+    await cluster!.kubectl(['create', 'rolebinding', 'viewer', '--clusterrole=view', '--user=viewer', '-n', 'default']);
+    await eventually(async () => (await cluster!.kubectl(['auth', 'can-i', 'list', 'pods.metrics.k8s.io', '--as', 'viewer', '-n', 'default'], { allowFail: true })).stdout.trim() === 'yes', 60_000, 'view aggregates the metrics reader');
+    const top = await cluster!.kubectl(['top', 'pods', '--as', 'viewer', '-l', 'app=sleep']);
+    assert.equal(rows(top.stdout)[1]?.[0], 'sleeper');
+    const elsewhere = await cluster!.kubectl(['auth', 'can-i', 'list', 'pods.metrics.k8s.io', '--as', 'viewer', '-n', 'kube-system'], { allowFail: true });
+    assert.equal(elsewhere.stdout.trim(), 'no');
   });
 });
