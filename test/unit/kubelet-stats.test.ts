@@ -1,11 +1,13 @@
 /** The kubelet's resource summary: /proc parsing, the CPU rate sampler, pod entries and the resource metrics text. */
 import { describe, it } from 'node:test';
+import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { machineMemory, parseMeminfo, parseProcessStat, parseProcStatCPU, parseStatusRSS } from '../../src/kubelet/stats/procfs.js';
 import { CPURateSampler } from '../../src/kubelet/stats/sampler.js';
 import { podStatsOf } from '../../src/kubelet/stats/podstats.js';
 import { fromCRIStats } from '../../src/kubelet/runtime/cri/stats.js';
+import { processContainerStats } from '../../src/kubelet/runtime/process/stats.js';
 import { resourceMetricsText } from '../../src/kubelet/server/stats.js';
 import type { RuntimeContainerStats } from '../../src/kubelet/runtime/runtime.js';
 
@@ -108,5 +110,31 @@ describe('/metrics/resource', () => {
     assert.ok(text.includes(`node_cpu_usage_seconds_total 2.5 ${ms}\n`));
     assert.ok(text.includes(`pod_memory_working_set_bytes{namespace="ns",pod="p"} 512 ${ms}\n`));
     assert.ok(text.endsWith('scrape_error 0\n'));
+  });
+});
+
+describe('process runtime container stats (a real process group)', () => {
+  it('sums CPU and resident memory over the group led by the recorded pid; a gone group gives nothing', async () => {
+    // A group leader and a busy child, as `sh -c` containers are.
+    const child = spawn('sh', ['-c', 'sh -c "while :; do :; done" & wait'], { detached: true, stdio: 'ignore' });
+    try {
+      const running = [{ podUID: 'u1', name: 'busy', pid: child.pid! }];
+      let stats = processContainerStats(running, () => at);
+      for (let i = 0; i < 200 && !((stats[0]?.usageCoreNanoSeconds ?? 0) > 0); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        stats = processContainerStats(running, () => at);
+      }
+      assert.equal(stats.length, 1);
+      assert.equal(stats[0].podUID, 'u1');
+      assert.equal(stats[0].name, 'busy');
+      assert.ok(stats[0].usageCoreNanoSeconds! > 0, "the busy child's CPU time is counted");
+      assert.ok(stats[0].workingSetBytes! > 0);
+      assert.equal(stats[0].rssBytes, stats[0].workingSetBytes);
+    } finally {
+      process.kill(-child.pid!, 'SIGKILL');
+    }
+    await new Promise((r) => child.once('exit', r));
+    for (let i = 0; i < 200 && processContainerStats([{ podUID: 'u1', name: 'busy', pid: child.pid! }], () => at).length; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(processContainerStats([{ podUID: 'u1', name: 'busy', pid: child.pid! }], () => at), []);
   });
 });
