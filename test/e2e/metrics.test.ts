@@ -7,24 +7,56 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster, eventually, type Cluster } from './harness.js';
+import { cliPath, startCluster, eventually, type Cluster } from './harness.js';
 import { nodeReady, startCRIAgent, type CRIAgent } from './real-node.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
 
 const nodeName = 'metrics-node';
+/** A node of the process runtime (containers are host process groups) and a simulated one (no usage at all). */
+const procNode = 'metrics-proc';
+const simNode = 'metrics-sim';
 let cluster: Cluster | undefined;
 let ctrd: PrivateContainerd | undefined;
 let agent: CRIAgent | undefined;
+const others: ChildProcess[] = [];
 const work = mkdtempSync(join(tmpdir(), 'k8ts-e2e-metrics-'));
+/** Marks the process runtime's busy loop, so after() can find it if the agent left it behind. */
+const marker = `k8ts-metrics-e2e-${process.pid}`;
 
-function podJSON(name: string, containers: { name: string; command: string[] }[], labels: Record<string, string> = {}): string {
+function podJSON(name: string, containers: { name: string; command: string[] }[], labels: Record<string, string> = {}, node = nodeName): string {
   return JSON.stringify({
     apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels },
-    spec: { nodeName, terminationGracePeriodSeconds: 1, containers: containers.map((c) => ({ image: busyboxImage, ...c })) },
+    spec: { nodeName: node, terminationGracePeriodSeconds: 1, containers: containers.map((c) => ({ image: busyboxImage, ...c })) },
   });
+}
+
+function startAgent(node: string, runtime: 'process' | 'simulated'): ChildProcess {
+  const proc = spawn(process.execPath, [
+    cliPath, 'agent', '--kubeconfig', cluster!.kubeconfig, '--runtime', runtime, '--node-name', node, '--node-ip', '127.0.0.1',
+    '--root-dir', join(work, node), '--pod-logs-dir', join(work, `${node}-pods`), '--address', '127.0.0.1', '--kubelet-port', '0',
+  ], { stdio: 'ignore' });
+  others.push(proc);
+  return proc;
+}
+
+async function stopProcess(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  await exited;
+}
+
+/** Pids of processes whose command line carries the marker (the process runtime leaves containers running when it stops). */
+function markedPids(): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try { if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(marker)) out.push(Number(d)); } catch { /* gone */ }
+  }
+  return out;
 }
 
 const busy = ['sh', '-c', 'while true; do :; done'];
@@ -39,16 +71,27 @@ const rows = (out: string) => out.trim().split('\n').map((l) => l.trim().split(/
 
 before(async () => {
   ctrd = await startContainerd();
-  cluster = await startCluster({ controllers: 'root-ca-cert-publisher' });
+  cluster = await startCluster({ controllers: 'root-ca-cert-publisher,clusterrole-aggregation' });
   agent = startCRIAgent({ cluster, ctrd, nodeName, work });
   await nodeReady(cluster, nodeName, 60_000);
-  await cluster.kubectl(['create', '-f', '-'], { input: podJSON('spinner', [{ name: 'spin', command: busy }, { name: 'nap', command: idle }], { app: 'spin' }) });
-  await cluster.kubectl(['create', '-f', '-'], { input: podJSON('sleeper', [{ name: 'main', command: idle }], { app: 'sleep' }) });
+  await cluster.kubectl(['create', '-f', '-'], { input: podJSON('spinner', [{ name: 'spin', command: busy }, { name: 'nap', command: idle }], { app: 'spin', e2e: 'top' }) });
+  await cluster.kubectl(['create', '-f', '-'], { input: podJSON('sleeper', [{ name: 'main', command: idle }], { app: 'sleep', e2e: 'top' }) });
+  startAgent(procNode, 'process');
+  startAgent(simNode, 'simulated');
+  await nodeReady(cluster, procNode, 60_000);
+  await nodeReady(cluster, simNode, 60_000);
+  await cluster.kubectl(['create', '-f', '-'], { input: podJSON('proc-spinner', [{ name: 'spin', command: ['sh', '-c', `while :; do :; done # ${marker}`] }], {}, procNode) });
+  await cluster.kubectl(['create', '-f', '-'], { input: podJSON('sim-pod', [{ name: 'main', command: idle }], {}, simNode) });
   await running('spinner');
   await running('sleeper');
+  await running('proc-spinner');
+  await running('sim-pod');
 });
 
 after(async () => {
+  await cluster?.kubectl(['delete', 'pod', 'proc-spinner', '--wait=true', '--timeout=60s'], { allowFail: true }).catch(() => {});
+  for (const p of others) await stopProcess(p).catch(() => {});
+  for (const pid of markedPids()) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
   await agent?.stop().catch(() => {});
   await cluster?.cleanup().catch(() => {});
   await ctrd?.stop();
@@ -90,7 +133,7 @@ describe('resource metrics (kubelet summary, metrics.k8s.io, kubectl top)', () =
     }, 60_000, 'spinner PodMetrics');
     assert.equal(pm.kind, 'PodMetrics');
     assert.equal(pm.window, '10s');
-    assert.deepEqual(pm.metadata.labels, { app: 'spin' });
+    assert.deepEqual(pm.metadata.labels, { app: 'spin', e2e: 'top' });
     assert.match(pm.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.deepEqual(pm.containers.map((c: any) => c.name), ['nap', 'spin']);
     for (const c of pm.containers) {
@@ -99,7 +142,12 @@ describe('resource metrics (kubelet summary, metrics.k8s.io, kubectl top)', () =
     }
     const nodes = JSON.parse((await cluster!.kubectl(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/nodes'])).stdout);
     assert.equal(nodes.kind, 'NodeMetricsList');
-    assert.deepEqual(nodes.items.map((n: any) => n.metadata.name), [nodeName]);
+    const names = nodes.items.map((n: any) => n.metadata.name);
+    assert.ok(names.includes(nodeName) && !names.includes(simNode), `NodeMetrics of ${names}: the simulated node has none`);
+    const one = JSON.parse((await cluster!.kubectl(['get', '--raw', `/apis/metrics.k8s.io/v1beta1/nodes/${nodeName}`])).stdout);
+    assert.equal(one.kind, 'NodeMetrics');
+    assert.match(one.usage.cpu, /^\d+[num]?$/);
+    assert.match(one.usage.memory, /^\d+(Ki|Mi)?$/);
     const selected = JSON.parse((await cluster!.kubectl(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=app%3Dsleep'])).stdout);
     assert.deepEqual(selected.items.map((p: any) => p.metadata.name), ['sleeper']);
     const missing = await cluster!.kubectl(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/nope'], { allowFail: true });
@@ -127,7 +175,7 @@ describe('resource metrics (kubelet summary, metrics.k8s.io, kubectl top)', () =
     }, 60_000, 'spinner CPU >= 100m in kubectl top pods');
     assert.match(spinnerCPU[2], /^\d+Mi$/);
     assert.ok(Number(spinnerCPU[2].replace('Mi', '')) < 512, `memory ${spinnerCPU[2]}`);
-    const sorted = rows((await cluster!.kubectl(['top', 'pods', '--sort-by', 'cpu'])).stdout).slice(1).map((l) => l[0]);
+    const sorted = rows((await cluster!.kubectl(['top', 'pods', '-l', 'e2e=top', '--sort-by', 'cpu'])).stdout).slice(1).map((l) => l[0]);
     assert.deepEqual(sorted, ['spinner', 'sleeper']);
     const containers = rows((await cluster!.kubectl(['top', 'pods', 'spinner', '--containers'])).stdout);
     assert.deepEqual(containers[0], ['POD', 'NAME', 'CPU(cores)', 'MEMORY(bytes)']);
@@ -140,17 +188,46 @@ describe('resource metrics (kubelet summary, metrics.k8s.io, kubectl top)', () =
     assert.deepEqual(all[0], ['NAMESPACE', 'NAME', 'CPU(cores)', 'MEMORY(bytes)']);
   });
 
-  test('pods without metrics: a finished pod is "not available", a missing one not found (metrics-server\'s words)', async () => {
+  test('pods without metrics: a finished pod and a missing one are not found, in metrics-server\'s words', async () => {
     await cluster!.kubectl(['create', '-f', '-'], { input: JSON.stringify({
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'done', namespace: 'default' },
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'done', namespace: 'default', labels: { e2e: 'top' } },
       spec: { nodeName, restartPolicy: 'Never', containers: [{ name: 'main', image: busyboxImage, command: ['true'] }] },
     }) });
     await eventually(async () => JSON.parse((await cluster!.kubectl(['get', 'pod', 'done', '-o', 'json'])).stdout).status?.phase === 'Succeeded', 60_000, 'done Succeeded');
     const done = await cluster!.kubectl(['top', 'pod', 'done'], { allowFail: true });
     assert.notEqual(done.code, 0);
-    assert.match(done.stderr, /^error: Metrics not available for pod default\/done, age: /);
+    assert.equal(done.stderr, 'Error from server (NotFound): podmetrics.metrics.k8s.io "done" not found\n');
+    const listed = rows((await cluster!.kubectl(['top', 'pods', '-l', 'e2e=top'])).stdout).slice(1).map((l) => l[0]).sort();
+    assert.deepEqual(listed, ['sleeper', 'spinner'], 'a list leaves out the pod without metrics');
     const absent = await cluster!.kubectl(['top', 'pod', 'absent'], { allowFail: true });
     assert.notEqual(absent.code, 0);
     assert.equal(absent.stderr, 'Error from server (NotFound): podmetrics.metrics.k8s.io "absent" not found\n');
+  });
+
+  test('RBAC: system:aggregated-metrics-reader is aggregated into view, so a viewer may read pod metrics', async () => {
+    const reader = JSON.parse((await cluster!.kubectl(['get', 'clusterrole', 'system:aggregated-metrics-reader', '-o', 'json'])).stdout);
+    assert.deepEqual(reader.rules, [{ apiGroups: ['metrics.k8s.io'], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] }]);
+    await cluster!.kubectl(['create', 'rolebinding', 'viewer', '--clusterrole=view', '--user=viewer', '-n', 'default']);
+    await eventually(async () => (await cluster!.kubectl(['auth', 'can-i', 'list', 'pods.metrics.k8s.io', '--as', 'viewer', '-n', 'default'], { allowFail: true })).stdout.trim() === 'yes', 60_000, 'view aggregates the metrics reader');
+    const top = await cluster!.kubectl(['top', 'pods', '--as', 'viewer', '-l', 'app=sleep']);
+    assert.equal(rows(top.stdout)[1]?.[0], 'sleeper');
+    const elsewhere = await cluster!.kubectl(['auth', 'can-i', 'list', 'pods.metrics.k8s.io', '--as', 'viewer', '-n', 'kube-system'], { allowFail: true });
+    assert.equal(elsewhere.stdout.trim(), 'no');
+  });
+
+  test('every runtime: a process runtime pod shows its CPU; a simulated node and its pods have no metrics', async () => {
+    const row = await eventually(async () => {
+      const r = await cluster!.kubectl(['top', 'pod', 'proc-spinner'], { allowFail: true });
+      const line = r.code === 0 && rows(r.stdout)[1];
+      return line && Number(line[1].replace('m', '')) >= 100 && line;
+    }, 60_000, 'proc-spinner CPU >= 100m');
+    assert.match(row[2], /^\d+Mi$/);
+    const nodes = await eventually(async () => {
+      const r = rows((await cluster!.kubectl(['top', 'nodes'])).stdout);
+      return r.find((l) => l[0] === procNode)?.[1]?.endsWith('m') && r;
+    }, 60_000, 'the process node has metrics');
+    assert.deepEqual(nodes.find((l) => l[0] === simNode), [simNode, '<unknown>', '<unknown>', '<unknown>', '<unknown>']);
+    const sim = await cluster!.kubectl(['top', 'pod', 'sim-pod'], { allowFail: true });
+    assert.equal(sim.stderr, 'Error from server (NotFound): podmetrics.metrics.k8s.io "sim-pod" not found\n');
   });
 });

@@ -166,6 +166,10 @@ export function bootstrapClusterRoles(): ClusterRole[] {
     role('system:aggregate-to-admin', adminRules, { [aggregateToAdmin]: 'true' }),
     role('system:aggregate-to-edit', editRules, { [aggregateToEdit]: 'true' }),
     role('system:aggregate-to-view', viewRules, { [aggregateToView]: 'true' }),
+    // metrics.k8s.io is served by the API server here (metrics-server's role): its manifest's
+    // reader role, aggregated into view, edit and admin.
+    role('system:aggregated-metrics-reader', [rule(read, ['metrics.k8s.io'], ['pods', 'nodes'])],
+      { [aggregateToView]: 'true', [aggregateToEdit]: 'true', [aggregateToAdmin]: 'true' }),
   ];
 }
 

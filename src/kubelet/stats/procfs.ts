@@ -81,22 +81,25 @@ export function readMachineMemory(): MachineMemory | undefined {
 }
 
 /**
- * CPU and resident memory of every live process in process group `pgrp`
- * (a process runtime container is its leader's group: `sh -c` and what it
- * forks). Undefined when none is left.
+ * CPU and resident memory of the live processes of each process group in
+ * `pgrps` (a process runtime container is its leader's group: `sh -c` and
+ * what it forks), from one pass over /proc. A group with no process left is
+ * absent from the answer.
  */
-export function readProcessGroupUsage(pgrp: number): { cpuNanoSeconds: number; rssBytes: number } | undefined {
-  let cpu = 0, rss = 0, found = false;
+export function readProcessGroupsUsage(pgrps: ReadonlySet<number>): Map<number, { cpuNanoSeconds: number; rssBytes: number }> {
+  const out = new Map<number, { cpuNanoSeconds: number; rssBytes: number }>();
+  if (!pgrps.size) return out;
   let pids: string[];
-  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return undefined; }
+  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return out; }
   for (const pid of pids) {
     const stat = read(`/proc/${pid}/stat`);
     if (stat === undefined) continue;
     const s = parseProcessStat(stat);
-    if (s.pgrp !== pgrp) continue;
-    found = true;
-    cpu += s.cpuNanoSeconds;
-    rss += parseStatusRSS(read(`/proc/${pid}/status`) ?? '');
+    if (!pgrps.has(s.pgrp)) continue;
+    const u = out.get(s.pgrp) ?? { cpuNanoSeconds: 0, rssBytes: 0 };
+    u.cpuNanoSeconds += s.cpuNanoSeconds;
+    u.rssBytes += parseStatusRSS(read(`/proc/${pid}/status`) ?? '');
+    out.set(s.pgrp, u);
   }
-  return found ? { cpuNanoSeconds: cpu, rssBytes: rss } : undefined;
+  return out;
 }

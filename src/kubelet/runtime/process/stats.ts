@@ -7,14 +7,15 @@
  * sampler then starts over.
  */
 import type { RuntimeContainerStats } from '../runtime.js';
-import { readProcessGroupUsage } from '../../stats/procfs.js';
+import { readProcessGroupsUsage } from '../../stats/procfs.js';
 
 export interface RunningProcess { podUID: string; name: string; pid: number }
 
 export function processContainerStats(running: RunningProcess[], now: () => Date): RuntimeContainerStats[] {
+  const usage = readProcessGroupsUsage(new Set(running.map((r) => r.pid)));
   const out: RuntimeContainerStats[] = [];
   for (const r of running) {
-    const u = readProcessGroupUsage(r.pid);
+    const u = usage.get(r.pid);
     if (!u) continue;
     out.push({ podUID: r.podUID, name: r.name, timestamp: now(), usageCoreNanoSeconds: u.cpuNanoSeconds, workingSetBytes: u.rssBytes, rssBytes: u.rssBytes });
   }
