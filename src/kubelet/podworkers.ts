@@ -12,8 +12,9 @@
  *     gracePeriodSeconds 0 and a UID precondition — the kubelet's half of
  *     graceful deletion. (Upstream also writes a final terminal status first;
  *     the agent skips that write.)
- *  4. A pod the API says is terminal (Succeeded, Failed) is stopped and its
- *     sandbox removed; a pod gone from the API is stopped and forgotten.
+ *  4. A pod the API says is terminal (Succeeded, Failed) is stopped (its
+ *     containers and logs stay until the pod is deleted); a pod gone from the
+ *     API is stopped and removed.
  *  5. Probes (prober/manager.ts), when the runtime supports them, run for
  *     every admitted pod until it stops; their results overlay the runtime
  *     status the API status is generated from.
@@ -259,11 +260,17 @@ export class PodWorkers implements PodHandler {
     }
   }
 
+  /**
+   * A terminal pod's containers and sandbox are stopped (its address goes back),
+   * but kept until the pod is deleted, as upstream's kubelet keeps dead
+   * containers for an existing pod: `kubectl logs` of a finished Job's pod
+   * still reads what it wrote.
+   */
   private async stopFinished(rec: PodRecord): Promise<void> {
     this.prober?.removePod(rec.uid);
     if (!this.deps.runtime.status(rec.uid)) return;
     await this.kill(rec.uid, 0);
-    this.released(rec);
+    if (rec.started) { rec.started = false; this.deps.metrics?.runningPods.dec(); }
   }
 
   private handleRemove(pod: any): void {

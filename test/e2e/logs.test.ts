@@ -158,6 +158,20 @@ describe('kubectl logs through the kubelet of a simulated node', () => {
     assert.equal((await cluster.kubectl(['logs', 'web', '--tail=1'])).stdout, 'Started container web\n');
   });
 
+  it('a finished pod keeps its logs until it is deleted, as upstream keeps its dead containers', async () => {
+    const done = stringify({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'finished' },
+      spec: { nodeName: node, restartPolicy: 'Never', containers: [{ name: 'job', image: 'busybox' }] },
+    });
+    await cluster.kubectl(['apply', '-f', '-'], { input: done });
+    await eventually(async () => (await cluster.kubectl(['get', 'pod', 'finished', '-o', 'jsonpath={.status.phase}'])).stdout === 'Succeeded', 30_000, 'finished Succeeded');
+    // Give the kubelet time to act on the terminal phase (it stops the pod) before reading.
+    await new Promise((r) => setTimeout(r, 1500));
+    const logs = await cluster.kubectl(['logs', 'finished']);
+    assert.match(logs.stdout, /^Created container job\nStarted container job\n/);
+    assert.match(logs.stdout, /Container job exited with code 0 \(Completed\)\n$/);
+  });
+
   it('nodes/proxy reaches the kubelet: healthz and the node\'s pods', async () => {
     assert.equal((await cluster.kubectl(['get', '--raw', `/api/v1/nodes/${node}/proxy/healthz`])).stdout, 'ok');
     const pods = JSON.parse((await cluster.kubectl(['get', '--raw', `/api/v1/nodes/${node}/proxy/pods`])).stdout);

@@ -72,6 +72,8 @@ interface SimPod {
   name: string;
   pod: any;
   sandbox?: RuntimeSandboxStatus;
+  /** The sandbox address went back to the pool (the sandbox stopped). */
+  ipReleased?: boolean;
   initContainers: RuntimeContainerStatus[];
   containers: RuntimeContainerStatus[];
   startedAt?: Date;
@@ -189,7 +191,7 @@ export class SimulatedRuntime implements PodRuntime {
     const p = this.byUID.get(uid);
     if (!p) return;
     for (const h of p.timers.values()) this.timers.clearTimeout(h);
-    if (p.sandbox?.ip && p.sandbox.ip !== this.opts.hostIP) this.pool.release(p.sandbox.ip);
+    this.releaseIP(p);
     this.byUID.delete(uid);
     this.crashBackoff.forget(`${uid}/`);
     // Upstream's container GC removes a removed pod's logs with it.
@@ -484,7 +486,15 @@ export class SimulatedRuntime implements PodRuntime {
       this.logExit(p, c);
     }
     if (p.sandbox) p.sandbox.ready = false;
+    // A stopped sandbox gives its address back (CNI DEL at StopPodSandbox); the pod keeps showing it.
+    this.releaseIP(p);
     this.emit(p.uid);
+  }
+
+  private releaseIP(p: SimPod): void {
+    if (p.ipReleased || !p.sandbox?.ip || p.sandbox.ip === this.opts.hostIP) return;
+    p.ipReleased = true;
+    this.pool.release(p.sandbox.ip);
   }
 
   /** Appends to the container's CRI log; a log that cannot be written never stops the pod. */
