@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { parseControllersFlag, startControllerManager } from './controller-manager.js';
 import { parseDuration } from './duration.js';
 import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signing.js';
-import { bareBoolFlags, nodeCIDRConfig, nodeCIDRFlagOptions } from './node-cidrs.js';
+import { bareBoolFlags, nodeCIDRConfigOrReport, nodeCIDRFlagOptions } from './node-cidrs.js';
 import { createLogger } from '../util/log.js';
 import { startMetricsServer } from '../util/metrics-server.js';
 
@@ -58,13 +58,8 @@ async function run(args: string[], d: { component: string; metricsPort: string; 
     },
   });
   if (!values.kubeconfig) { console.error('Error: --kubeconfig is required'); return 1; }
-  let nodeCIDRs: ReturnType<typeof nodeCIDRConfig>;
-  try {
-    nodeCIDRs = nodeCIDRConfig(values);
-  } catch (e) {
-    console.error(`Error: ${(e as Error).message}`);
-    return 1;
-  }
+  const nodeCIDRs = nodeCIDRConfigOrReport(values);
+  if (!nodeCIDRs) return 1;
   const logger = createLogger(d.component);
   const metrics = await startMetricsServer(Number(values['metrics-port']));
   const cm = startControllerManager({

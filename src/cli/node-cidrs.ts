@@ -46,3 +46,13 @@ export function nodeCIDRConfig(values: Record<string, string | boolean | undefin
   if (sets.length === 2 && sets[0].isIPv4 === sets[1].isIPv4) throw new Error('--cluster-cidr: a dual-stack configuration needs one IPv4 and one IPv6 CIDR');
   return { allocateNodeCIDRs: true, clusterCIDRs, nodeCIDRMaskSizeIPv4: v4, nodeCIDRMaskSizeIPv6: v6 };
 }
+
+/** nodeCIDRConfig for a command's start: a bad flag is printed as the error and gives undefined (exit 1). */
+export function nodeCIDRConfigOrReport(values: Record<string, string | boolean | undefined>): Partial<ControllerConfig> | undefined {
+  try {
+    return nodeCIDRConfig(values);
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}`);
+    return undefined;
+  }
+}

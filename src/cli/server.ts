@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { startControlPlane } from './control-plane.js';
 import { parseDuration } from './duration.js';
 import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signing.js';
-import { bareBoolFlags, nodeCIDRConfig, nodeCIDRFlagOptions } from './node-cidrs.js';
+import { bareBoolFlags, nodeCIDRConfigOrReport, nodeCIDRFlagOptions } from './node-cidrs.js';
 import { parsePortRange, type PortRange } from '../util/port-range.js';
 import { parseAuthorizationModes, type AuthorizationMode } from '../apiserver/authz/index.js';
 
@@ -98,13 +98,8 @@ export async function runServer(args: string[]): Promise<number> {
     console.error(`Error: invalid argument "${anonymousAuth}" for "--anonymous-auth" flag: strconv.ParseBool: parsing "${anonymousAuth}": invalid syntax`);
     return 1;
   }
-  let nodeCIDRs: ReturnType<typeof nodeCIDRConfig>;
-  try {
-    nodeCIDRs = nodeCIDRConfig(values);
-  } catch (e) {
-    console.error(`Error: ${(e as Error).message}`);
-    return 1;
-  }
+  const nodeCIDRs = nodeCIDRConfigOrReport(values);
+  if (!nodeCIDRs) return 1;
   const cp = await startControlPlane({
     authorizationModes, anonymousAuth: anonymousAuth === 'true',
     requestTimeoutMs,
