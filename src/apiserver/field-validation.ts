@@ -30,10 +30,14 @@ const bodyStrictFailure = (info: Pick<ResourceInfo, 'version' | 'kind'>): Strict
   (errors) => badRequest(`${cannotHandle(info)}: strict decoding error: ${errors.join(', ')}`);
 
 /** The decoding checks of an endpoint's body: the Go types' for built-in kinds, the structural schema's for custom resources. */
-export function checkBodyFields(store: Store, obj: unknown, mode: string | undefined, res: ServerResponse, raw?: RawBody, leading: string[] = [], strictFailure?: StrictFailure): void {
+export function checkBodyFields(store: Store, obj: unknown, mode: string | undefined, res: ServerResponse, raw?: RawBody, leading: string[] = [], strictFailure?: StrictFailure,
+  typeFailure?: TypeFailure): void {
   if (store instanceof CustomResourceStore) checkCustomFields(store, obj, mode, res, raw, leading, strictFailure);
-  else checkFields(store.info, obj, mode, res, raw, leading, strictFailure);
+  else checkFields(store.info, obj, mode, res, raw, leading, strictFailure, typeFailure);
 }
+
+/** The error a value of the wrong JSON type fails with: a body's 400 `... cannot be handled as ...` by default; a patch answers its own (patchTypeError). */
+export type TypeFailure = (error: string) => Error;
 
 /**
  * A custom resource body: metadata decodes as ObjectMeta (its type errors are
@@ -66,10 +70,10 @@ export interface RawBody { text: string; yaml: boolean }
  * errors found before decoding the object (a patch body's duplicate fields).
  */
 export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind'>, obj: unknown, mode: string | undefined, res: ServerResponse, raw?: RawBody, leading: string[] = [],
-  strictFailure = bodyStrictFailure(info)): void {
+  strictFailure = bodyStrictFailure(info), typeFailure: TypeFailure = (e) => badRequest(`${cannotHandle(info)}: ${e}`)): void {
   const key = kindKey(info);
   const typeErrors = findTypeErrors(key, obj);
-  if (typeErrors.length) throw badRequest(`${cannotHandle(info)}: ${typeErrors[0]}`);
+  if (typeErrors.length) throw typeFailure(typeErrors[0]);
   // Decoding, as Go does it, turns null list items into zero values; everything after expects them.
   fillNullItems(key, obj);
   if (mode !== 'Ignore') {

@@ -86,6 +86,18 @@ describe('a patch refused by strict decoding is 422 Invalid on the field patch',
     });
   }
 
+  test('a value of the wrong type: 422 on patch with the converter\'s words for strategic patches, encoding/json\'s for merge patches', async () => {
+    const smp = await cluster.kubectl(['patch', 'deployment', 'warn', '-p', '{"metadata":{"labels":"invalid"}}'], { allowFail: true });
+    assert.notEqual(smp.code, 0);
+    assert.match(smp.stderr, /patch: Invalid value: "map\[metadata:map\[labels:invalid\]\]": cannot restore map from string/);
+    const struct = await apiRequest(cluster, `${deployments}/warn`, { method: 'PATCH', contentType: 'application/strategic-merge-patch+json', body: '{"spec":"x"}' });
+    assert.equal(struct.status, 422, struct.body);
+    assert.equal(struct.json().details.causes[0].message, 'Invalid value: "map[spec:x]": cannot restore struct from: string');
+    const merge = await apiRequest(cluster, `${deployments}/warn`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: '{"metadata":{"labels":"invalid"}}' });
+    assert.equal(merge.status, 422, merge.body);
+    assert.match(merge.json().details.causes[0].message, /: json: cannot unmarshal string into Go struct field ObjectMeta\.metadata\.labels of type map\[string\]string$/);
+  });
+
   test('kubectl apply --validate=strict (a strategic merge patch) shows upstream\'s words, and Warn still patches', async () => {
     const manifest = (extra: string) => `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: applied\nspec:\n  replicas: 1\n${extra}`
       + '  selector: {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d}}\n    spec: {containers: [{name: c, image: busybox}]}\n';

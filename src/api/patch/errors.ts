@@ -119,3 +119,26 @@ export function patchStrictDecodingError(type: 'json' | 'merge' | 'strategic', p
   const value = type === 'strategic' ? goFormat(patch) : JSON.stringify(patched);
   return invalidObject('', '', '', [invalid('patch', value, `strict decoding error: ${errors.join(', ')}`)]);
 }
+
+/** The kind of a JSON value as Go's reflect names it once decoded into an unstructured map. */
+const unstructuredKinds: Record<string, string> = { string: 'string', bool: 'bool', array: 'slice', object: 'map' };
+
+/**
+ * A patched object that does not decode into its kind (a string where a map
+ * belongs): upstream answers 422 Invalid on the field `patch`. JSON and merge
+ * patches decode the patched JSON, so the detail is encoding/json's error;
+ * a strategic merge patch converts the patched map instead, whose error is
+ * the unstructured converter's (`cannot restore map from string`).
+ */
+export function patchTypeError(type: 'json' | 'merge' | 'strategic', patch: unknown, patched: unknown, jsonError: string): StatusError {
+  if (type !== 'strategic') return invalidObject('', '', '', [invalid('patch', JSON.stringify(patched), jsonError)]);
+  const m = /^json: cannot unmarshal (\w+)(?: [^ ]+)? into Go (?:struct field \S+|value) of type (\S+)$/.exec(jsonError);
+  const from = m ? (unstructuredKinds[m[1]] ?? (m[1] === 'number' ? 'float64' : m[1])) : '';
+  const to = m?.[2] ?? '';
+  const detail = !m ? jsonError
+    : to.startsWith('map[') ? `cannot restore map from ${from}`
+      : to.startsWith('[]') ? `cannot restore slice from ${from}`
+        : /^[a-z0-9]+\.[A-Z]/.test(to) ? `cannot restore struct from: ${from}`
+          : jsonError;
+  return invalidObject('', '', '', [invalid('patch', goFormat(patch), detail)]);
+}

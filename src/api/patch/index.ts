@@ -19,7 +19,7 @@ export type { FieldPatchMeta, PatchSchema, PatchTypeGraph } from './schema.js';
 export { strategicMergePatch } from './strategic.js';
 export { applyJsonPatch } from './json-patch.js';
 export { applyMergePatch } from './merge-patch.js';
-export { PatchError, toStatusError, patchStrictDecodingError } from './errors.js';
+export { PatchError, toStatusError, patchStrictDecodingError, patchTypeError } from './errors.js';
 
 export type PatchType = 'json' | 'merge' | 'strategic';
 

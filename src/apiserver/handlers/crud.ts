@@ -1,7 +1,7 @@
 /** get, list, create, update, patch, delete and deletecollection on a resource. */
 import { kindKey, apiVersionOf } from '../../api/resources.js';
 import { badRequest, successStatus, unsupportedMediaType } from '../../api/status.js';
-import { applyPatch, patchMediaTypes, patchStrictDecodingError, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
+import { applyPatch, patchMediaTypes, patchStrictDecodingError, patchTypeError, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
 import type { DeleteOptions } from '../../registry/types.js';
 import type { ListResult } from '../../registry/store.js';
 import { decodeBody, decodeObjectBody, mediaType, readBody } from '../body.js';
@@ -136,7 +136,8 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
   const updated = await ctx.store.guaranteedUpdate(ctx.info.namespace, ctx.info.name!, (cur) => {
     const next = applyPatch(type, cur, patch, key);
     // Upstream answers a patch's strict decoding errors with 422 on the field `patch`, not a body's 400.
-    checkBodyFields(ctx.store, next, mode, ctx.res, undefined, duplicates, (errors) => patchStrictDecodingError(type, patch, next, errors));
+    checkBodyFields(ctx.store, next, mode, ctx.res, undefined, duplicates, (errors) => patchStrictDecodingError(type, patch, next, errors),
+      (error) => patchTypeError(type, patch, next, error));
     return next;
   }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager) });
   writeObject(ctx, 200, updated);
