@@ -171,7 +171,8 @@ describe('k8ts up --runtime cri: pre-flight errors before anything starts', () =
   };
 
   it('not root: kubeadm\'s IsPrivilegedUser error and the fix; nothing started', async () => {
-    const r = await tryUp('setpriv', ['--reuid', '65534', '--regid', '65534', '--clear-groups'], process.env);
+    // CAP_DAC_READ_SEARCH (ambient): the checkout may sit in a directory only root can enter (mktemp -d makes it 0700).
+    const r = await tryUp('setpriv', ['--reuid', '65534', '--regid', '65534', '--clear-groups', '--inh-caps', '+dac_read_search', '--ambient-caps', '+dac_read_search'], process.env);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /^Error: \[preflight\] Some fatal errors occurred:\n\t\[ERROR IsPrivilegedUser\]: user is not running as root\n/);
     assert.match(r.stderr, /run: sudo bash scripts\/ci-setup-containerd\.sh/);
