@@ -95,7 +95,7 @@ function pod(name: string): string {
     apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, labels: { bench: 'podstart' } },
     spec: {
       nodeName, terminationGracePeriodSeconds: 1,
-      containers: [{ name: 'main', image: busyboxImage, command: ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1 & wait $!; done"] }],
+      containers: [{ name: 'main', image: busyboxImage, command: ['sh', '-c', "trap 'exit 0' TERM; sleep 2147483647 & wait $!"] }],
     },
   });
 }
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
   let idleKB = 0;
   let loadedKB = 0;
   try {
-    server = await startServer({ cliPath, dataDir: join(work, 'server'), serverArgs: ['--controllers', 'none'] });
+    server = await startServer({ cliPath, dataDir: join(work, 'server'), serverArgs: ['--controllers', 'root-ca-cert-publisher'] });
     const client = new ApiClient(server.creds, 16);
     agent = startAgent(join(work, 'server', 'admin.conf'), ctrd.endpoint, ctrd.podSubnet, join(work, 'agent'));
     const nodeReady = async () => {
@@ -205,8 +205,8 @@ async function main(): Promise<void> {
   }
   const body = [
     ...sectionHead(repoRoot, '## Pod start latency on containerd (issue #7)',
-      '. The load average includes the benchmark\'s own pods: each is a containerd shim plus a busybox loop, so 100 pods keep 2 cores busy.'),
-    '- One `k8ts server --controllers none`, one `k8ts agent --runtime cri` and a private containerd (runc, CNI bridge) on the same host. Pods name their node (no scheduler); each runs k8ts.local/busybox:1 (`sh` looping on `sleep 1`), no probes, so Ready follows Running.',
+      '. The load average includes the benchmark\'s own pods: each is a containerd shim and an idle sh; the load is the creation (runc, CNI) itself.'),
+    '- One `k8ts server --controllers root-ca-cert-publisher` (pods mount the service-account token volume, whose kube-root-ca.crt that controller publishes), one `k8ts agent --runtime cri` and a private containerd (runc, CNI bridge) on the same host. Pods name their node (no scheduler); each runs k8ts.local/busybox:1 (`sh` waiting on one `sleep`: an idle pod, as upstream\'s density test uses pause pods), no probes, so Ready follows Running.',
     '- create = POST sent; Running / Ready = first watch event with phase Running / condition Ready=True, seen by the benchmark.',
     '',
     table(['phase', 'pods', 'create→Running p50', 'p99', 'create→Ready p50', 'p99', 'all Ready after'], phases.map((p) => [
