@@ -5,28 +5,40 @@
  *
  *  - steady: 100 pods created at 10/s; create→Running and create→Ready;
  *  - burst: 30 pods created at once (after the steady pods are gone);
- *  - the agent's VmRSS (/proc/PID/status) idle, and with the 100 pods running.
+ *  - the agent's VmRSS (/proc/PID/status) idle, and with the 100 pods running;
+ *  - the floor: the same two phases sent straight to containerd over the CRI
+ *    (RunPodSandbox, PodSandboxStatus, CreateContainer, StartContainer with
+ *    the configs the kubelet builds), no API server and no kubelet: what the
+ *    runtime alone takes on this machine;
+ *  - CPU per pod in each phase: the server, the agent, containerd, and the
+ *    rest of the machine (shims, runc, CNI plugins, the pods), from
+ *    /proc/PID/stat and /proc/stat.
  *
  * Pods name their node (spec.nodeName), so the numbers are the API server,
  * the kubelet and containerd (sandbox, CNI, container), not the scheduler.
  * "create" is the moment the POST is sent; Running and Ready are the moments
  * this process's watch first sees the phase and the Ready condition.
  *
- *   node dist/bench/podstart.js [--steady N] [--rate N] [--burst N] [--no-write]
+ *   node dist/bench/podstart.js [--steady N] [--rate N] [--burst N] [--no-write] [--cpu-prof DIR]
+ *
+ * --cpu-prof DIR: the server and the agent write V8 CPU profiles into DIR.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ApiClient, type Credentials } from './lib/client.js';
-import { readMemory, startServer } from './lib/server.js';
+import { readCpuMs, readMemory, startServer } from './lib/server.js';
 import { fmtMB, fmtMs, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { startContainerd, busyboxImage } from '../test/e2e/containerd.js';
+import type { CRIClient } from '../src/kubelet/runtime/cri/client.js';
+import { containerConfig, podSandboxConfig, type PodContext } from '../src/kubelet/runtime/cri/config.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -90,28 +102,56 @@ class PodWatch {
   close(): void { this.closed = true; this.req?.destroy(); }
 }
 
+const benchContainer = { name: 'main', image: busyboxImage, command: ['sh', '-c', "trap 'exit 0' TERM; sleep 2147483647 & wait $!"] };
+
 function pod(name: string): string {
   return JSON.stringify({
     apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, labels: { bench: 'podstart' } },
-    spec: {
-      nodeName, terminationGracePeriodSeconds: 1,
-      containers: [{ name: 'main', image: busyboxImage, command: ['sh', '-c', "trap 'exit 0' TERM; sleep 2147483647 & wait $!"] }],
-    },
+    spec: { nodeName, terminationGracePeriodSeconds: 1, containers: [benchContainer] },
   });
 }
 
-interface Phase { name: string; count: number; running: number[]; ready: number[]; wallMs: number }
+interface Phase { name: string; label: string; count: number; running: number[]; ready: number[]; wallMs: number; cpu?: CpuPerPod }
 
-async function createAndWait(client: ApiClient, watch: PodWatch, prefix: string, count: number, perSec: number): Promise<Phase> {
+interface CpuPids { server?: number; agent?: number; containerd: number }
+interface CpuPerPod { server: number; agent: number; containerd: number; rest: number }
+
+/** Busy CPU time of the whole machine (every core; all but idle and iowait), in ms, from /proc/stat. */
+function machineBusyMs(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = f as [number, number, number, number, number, number, number, number];
+  return ((user + nice + system + irq + softirq + steal) * 1000) / 100;
+}
+
+/** Starts counting CPU; the returned function gives each process's CPU per pod since, and the rest of the machine's. */
+function countCpu(pids: CpuPids, pods: number): () => CpuPerPod {
+  const read = (pid?: number) => (pid ? readCpuMs(pid) : 0);
+  const start = { server: read(pids.server), agent: read(pids.agent), containerd: read(pids.containerd), machine: machineBusyMs() };
+  return () => {
+    const server = read(pids.server) - start.server;
+    const agent = read(pids.agent) - start.agent;
+    const containerd = read(pids.containerd) - start.containerd;
+    const rest = machineBusyMs() - start.machine - server - agent - containerd;
+    return { server: server / pods, agent: agent / pods, containerd: containerd / pods, rest: rest / pods };
+  };
+}
+
+/** Waits until `at` (performance.now() time), for a steady creation rate. */
+async function pace(t0: number, i: number, perSec: number): Promise<void> {
+  if (perSec <= 0) return;
+  const wait = t0 + (i * 1000) / perSec - performance.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}
+
+const phaseLabel = (count: number, perSec: number) => (perSec > 0 ? `${count} pods at ${perSec}/s` : `${count} pods at once`);
+
+async function createAndWait(client: ApiClient, watch: PodWatch, prefix: string, count: number, perSec: number, pids?: CpuPids): Promise<Phase> {
   const names = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(3, '0')}`);
+  const cpu = pids && countCpu(pids, count);
   const t0 = performance.now();
   const posts: Promise<unknown>[] = [];
   for (let i = 0; i < count; i++) {
-    if (perSec > 0) {
-      const at = t0 + (i * 1000) / perSec;
-      const wait = at - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
+    await pace(t0, i, perSec);
     const name = names[i]!;
     watch.seen.set(name, { created: performance.now() });
     posts.push(client.expect(201, 'POST', `/api/v1/namespaces/${namespace}/pods`, { body: pod(name) }));
@@ -120,7 +160,44 @@ async function createAndWait(client: ApiClient, watch: PodWatch, prefix: string,
   await watch.until(() => names.every((n) => watch.seen.get(n)?.ready !== undefined), 300_000, `${prefix}: ${count} pods Ready`);
   const wallMs = performance.now() - t0;
   const s = names.map((n) => watch.seen.get(n)!);
-  return { name: prefix, count, running: s.map((x) => x.running! - x.created!), ready: s.map((x) => x.ready! - x.created!), wallMs };
+  return {
+    name: prefix, label: phaseLabel(count, perSec), count, running: s.map((x) => x.running! - x.created!), ready: s.map((x) => x.ready! - x.created!), wallMs, cpu: cpu?.(),
+  };
+}
+
+/**
+ * The floor: pods sent straight to containerd as the kubelet would send them
+ * (same sandbox and container configs, no volumes), timed from the first call
+ * to StartContainer's answer. The sandboxes are removed afterwards.
+ */
+async function criFloor(cri: CRIClient, logsDir: string, count: number, perSec: number, pids: CpuPids): Promise<Phase> {
+  const imageRef = (await cri.imageStatus(busyboxImage))!.id;
+  const ctx: PodContext = { nodeName: 'bench-floor', podLogsDir: logsDir, hostIP: '127.0.0.1' };
+  const sandboxes: string[] = [];
+  const startOne = async (name: string): Promise<number> => {
+    const started = performance.now();
+    const p: Pod = { metadata: { name, namespace: 'floor', uid: randomUUID() }, spec: { terminationGracePeriodSeconds: 1, containers: [benchContainer] } };
+    const sandboxConfig = podSandboxConfig(p, ctx, 0);
+    mkdirSync(join(sandboxConfig.logDirectory!, benchContainer.name), { recursive: true });
+    const id = await cri.runPodSandbox(sandboxConfig);
+    sandboxes.push(id);
+    const st = await cri.podSandboxStatus(id);
+    const config = containerConfig({ pod: p, container: benchContainer, imageRef, restartCount: 0, mounts: [], podIP: st.network?.ip }, ctx);
+    await cri.startContainer(await cri.createContainer(id, config, sandboxConfig));
+    return performance.now() - started;
+  };
+  const cpu = countCpu(pids, count);
+  const t0 = performance.now();
+  const runs: Promise<number>[] = [];
+  for (let i = 0; i < count; i++) {
+    await pace(t0, i, perSec);
+    runs.push(startOne(`floor-${String(i).padStart(3, '0')}`));
+  }
+  const times = await Promise.all(runs);
+  const wallMs = performance.now() - t0;
+  const used = cpu();
+  for (const id of sandboxes) { await cri.stopPodSandbox(id); await cri.removePodSandbox(id); }
+  return { name: 'floor', label: `${phaseLabel(count, perSec)}, CRI only`, count, running: times, ready: times, wallMs, cpu: used };
 }
 
 async function deleteAll(client: ApiClient, watch: PodWatch): Promise<void> {
@@ -128,9 +205,9 @@ async function deleteAll(client: ApiClient, watch: PodWatch): Promise<void> {
   await watch.until(() => watch.seen.size === 0, 300_000, 'pods deleted');
 }
 
-function startAgent(kubeconfig: string, endpoint: string, podCIDR: string, dir: string): ChildProcess {
+function startAgent(kubeconfig: string, endpoint: string, podCIDR: string, dir: string, nodeArgs: string[]): ChildProcess {
   const proc = spawn(process.execPath, [
-    cliPath, 'agent', '--kubeconfig', kubeconfig, '--runtime', 'cri', '--container-runtime-endpoint', endpoint,
+    ...nodeArgs, cliPath, 'agent', '--kubeconfig', kubeconfig, '--runtime', 'cri', '--container-runtime-endpoint', endpoint,
     '--node-name', nodeName, '--node-ip', '127.0.0.1', '--pod-cidr', podCIDR, '--root-dir', join(dir, 'kubelet'), '--pod-logs-dir', join(dir, 'pods'),
     '--address', '127.0.0.1', '--kubelet-port', '0',
   ], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info' } });
@@ -157,7 +234,9 @@ async function stop(proc: ChildProcess): Promise<void> {
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: {
     steady: { type: 'string', default: '100' }, rate: { type: 'string', default: '10' }, burst: { type: 'string', default: '30' }, 'no-write': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
   } });
+  const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
   const steady = Number(values.steady);
   const rate = Number(values.rate);
   const burst = Number(values.burst);
@@ -170,9 +249,9 @@ async function main(): Promise<void> {
   let idleKB = 0;
   let loadedKB = 0;
   try {
-    server = await startServer({ cliPath, dataDir: join(work, 'server'), serverArgs: ['--controllers', 'root-ca-cert-publisher'] });
+    server = await startServer({ cliPath, dataDir: join(work, 'server'), serverArgs: ['--controllers', 'root-ca-cert-publisher'], nodeArgs });
     const client = new ApiClient(server.creds, 16);
-    agent = startAgent(join(work, 'server', 'admin.conf'), ctrd.endpoint, ctrd.podSubnet, join(work, 'agent'));
+    agent = startAgent(join(work, 'server', 'admin.conf'), ctrd.endpoint, ctrd.podSubnet, join(work, 'agent'), nodeArgs);
     const nodeReady = async () => {
       const r = await client.request('GET', `/api/v1/nodes/${nodeName}`);
       return r.status === 200 && JSON.parse(r.body.toString()).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True');
@@ -187,15 +266,23 @@ async function main(): Promise<void> {
     await deleteAll(client, watch);
     await new Promise((r) => setTimeout(r, 5000));
     idleKB = readMemory(agent.pid!).rssKB;
-    phases.push(await createAndWait(client, watch, 'steady', steady, rate));
+    const pids: CpuPids = { server: server.pid, agent: agent.pid!, containerd: ctrd.pid };
+    phases.push(await createAndWait(client, watch, 'steady', steady, rate, pids));
     await new Promise((r) => setTimeout(r, 5000));
     loadedKB = readMemory(agent.pid!).rssKB;
     console.log(JSON.stringify({ phase: 'steady', wallMs: phases[0]!.wallMs, idleKB, loadedKB }));
     await deleteAll(client, watch);
-    phases.push(await createAndWait(client, watch, 'burst', burst, 0));
+    phases.push(await createAndWait(client, watch, 'burst', burst, 0, pids));
     console.log(JSON.stringify({ phase: 'burst', wallMs: phases[1]!.wallMs }));
     await deleteAll(client, watch);
     client.close();
+    // The agent is idle now (no pods); the floor's sandboxes carry another node's label, which it leaves alone.
+    await new Promise((r) => setTimeout(r, 5000));
+    phases.push(await criFloor(ctrd.client, join(work, 'floor-logs'), steady, rate, pids));
+    console.log(JSON.stringify({ phase: 'floor steady', wallMs: phases[2]!.wallMs }));
+    await new Promise((r) => setTimeout(r, 5000));
+    phases.push(await criFloor(ctrd.client, join(work, 'floor-logs'), burst, 0, pids));
+    console.log(JSON.stringify({ phase: 'floor burst', wallMs: phases[3]!.wallMs }));
   } finally {
     watch.close();
     if (agent) await stop(agent);
@@ -210,9 +297,16 @@ async function main(): Promise<void> {
     '- create = POST sent; Running / Ready = first watch event with phase Running / condition Ready=True, seen by the benchmark.',
     '',
     table(['phase', 'pods', 'create→Running p50', 'p99', 'create→Ready p50', 'p99', 'all Ready after'], phases.map((p) => [
-      p.name === 'steady' ? `${p.count} pods at ${rate}/s` : `${p.count} pods at once`, String(p.count),
+      p.label, String(p.count),
       fmtMs(percentile(p.running, 50)), fmtMs(percentile(p.running, 99)), fmtMs(percentile(p.ready, 50)), fmtMs(percentile(p.ready, 99)), fmtMs(p.wallMs),
     ])),
+    '',
+    'CRI only: the time from RunPodSandbox sent to StartContainer answered, for pods sent straight to the same containerd. CPU per pod over each phase (ms; the rest is the machine\'s other busy time: shims, runc, CNI plugins, the pods themselves):',
+    '',
+    table(['phase', 'server', 'agent', 'containerd', 'rest', 'all'], phases.map((p) => {
+      const c = p.cpu!;
+      return [p.label, c.server.toFixed(0), c.agent.toFixed(0), c.containerd.toFixed(0), c.rest.toFixed(0), (c.server + c.agent + c.containerd + c.rest).toFixed(0)];
+    })),
     '',
     `Agent VmRSS: idle (node registered, no pods) ${fmtMB(idleKB)}; with ${steady} pods running ${fmtMB(loadedKB)}.`,
   ].join('\n');

@@ -44,6 +44,8 @@ export interface PrivateContainerd {
   /** Where containerd's streaming server listens (its address only; the port is its choice). */
   streamAddress: string;
   client: CRIClient;
+  /** containerd's process (for the benchmarks' CPU accounting). */
+  pid: number;
   /** containerd's own log (for failure messages). */
   log(): string;
   stop(): Promise<void>;
@@ -106,5 +108,5 @@ export async function startContainerd(opts: { podSubnet?: string; streaming?: bo
     await stop();
     throw e;
   }
-  return { dir, socket: ctrd.socket, endpoint: ctrd.endpoint, netns, podSubnet, streamAddress, client: ctrd.client, log: ctrd.log, stop };
+  return { dir, socket: ctrd.socket, endpoint: ctrd.endpoint, netns, podSubnet, streamAddress, client: ctrd.client, pid: ctrd.proc.pid!, log: ctrd.log, stop };
 }
