@@ -19,9 +19,11 @@
  * "create" is the moment the POST is sent; Running and Ready are the moments
  * this process's watch first sees the phase and the Ready condition.
  *
- *   node dist/bench/podstart.js [--steady N] [--rate N] [--burst N] [--no-write] [--cpu-prof DIR]
+ *   node dist/bench/podstart.js [--steady N] [--rate N] [--burst N] [--no-write] [--no-floor] [--cpu-prof DIR] [--agent-node-args '...']
  *
  * --cpu-prof DIR: the server and the agent write V8 CPU profiles into DIR.
+ * --agent-node-args=...: node flags for the agent instead of the ones a real node's agent
+ *   ships with (src/cli/agent-node-flags.ts), for memory experiments.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
@@ -39,6 +41,7 @@ import { sectionHead, table, writeSection } from './lib/results.js';
 import { startContainerd, busyboxImage } from '../test/e2e/containerd.js';
 import type { CRIClient } from '../src/kubelet/runtime/cri/client.js';
 import { containerConfig, podSandboxConfig, type PodContext } from '../src/kubelet/runtime/cri/config.js';
+import { realAgentNodeFlags } from '../src/cli/agent-node-flags.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -234,7 +237,7 @@ async function stop(proc: ChildProcess): Promise<void> {
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: {
     steady: { type: 'string', default: '100' }, rate: { type: 'string', default: '10' }, burst: { type: 'string', default: '30' }, 'no-write': { type: 'boolean', default: false },
-    'cpu-prof': { type: 'string' },
+    'cpu-prof': { type: 'string' }, 'no-floor': { type: 'boolean', default: false }, 'agent-node-args': { type: 'string' },
   } });
   const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
   const steady = Number(values.steady);
@@ -248,10 +251,13 @@ async function main(): Promise<void> {
   const phases: Phase[] = [];
   let idleKB = 0;
   let loadedKB = 0;
+  let peakKB = 0;
   try {
     server = await startServer({ cliPath, dataDir: join(work, 'server'), serverArgs: ['--controllers', 'root-ca-cert-publisher'], nodeArgs });
     const client = new ApiClient(server.creds, 16);
-    agent = startAgent(join(work, 'server', 'admin.conf'), ctrd.endpoint, ctrd.podSubnet, join(work, 'agent'), nodeArgs);
+    agent = startAgent(join(work, 'server', 'admin.conf'), ctrd.endpoint, ctrd.podSubnet, join(work, 'agent'), [
+      ...(values['agent-node-args'] !== undefined ? values['agent-node-args'].split(' ').filter(Boolean) : realAgentNodeFlags), ...nodeArgs,
+    ]);
     const nodeReady = async () => {
       const r = await client.request('GET', `/api/v1/nodes/${nodeName}`);
       return r.status === 200 && JSON.parse(r.body.toString()).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True');
@@ -268,21 +274,24 @@ async function main(): Promise<void> {
     idleKB = readMemory(agent.pid!).rssKB;
     const pids: CpuPids = { server: server.pid, agent: agent.pid!, containerd: ctrd.pid };
     phases.push(await createAndWait(client, watch, 'steady', steady, rate, pids));
-    await new Promise((r) => setTimeout(r, 5000));
-    loadedKB = readMemory(agent.pid!).rssKB;
-    console.log(JSON.stringify({ phase: 'steady', wallMs: phases[0]!.wallMs, idleKB, loadedKB }));
+    // Steady state: 30 s after the last pod became Ready (relists, heartbeats and status syncs go on; the start-up garbage is collected).
+    await new Promise((r) => setTimeout(r, 30_000));
+    ({ rssKB: loadedKB, hwmKB: peakKB } = readMemory(agent.pid!));
+    console.log(JSON.stringify({ phase: 'steady', wallMs: phases[0]!.wallMs, idleKB, loadedKB, peakKB }));
     await deleteAll(client, watch);
     phases.push(await createAndWait(client, watch, 'burst', burst, 0, pids));
     console.log(JSON.stringify({ phase: 'burst', wallMs: phases[1]!.wallMs }));
     await deleteAll(client, watch);
     client.close();
     // The agent is idle now (no pods); the floor's sandboxes carry another node's label, which it leaves alone.
+    if (!values['no-floor']) {
     await new Promise((r) => setTimeout(r, 5000));
     phases.push(await criFloor(ctrd.client, join(work, 'floor-logs'), steady, rate, pids));
     console.log(JSON.stringify({ phase: 'floor steady', wallMs: phases[2]!.wallMs }));
     await new Promise((r) => setTimeout(r, 5000));
     phases.push(await criFloor(ctrd.client, join(work, 'floor-logs'), burst, 0, pids));
     console.log(JSON.stringify({ phase: 'floor burst', wallMs: phases[3]!.wallMs }));
+    }
   } finally {
     watch.close();
     if (agent) await stop(agent);
@@ -308,7 +317,7 @@ async function main(): Promise<void> {
       return [p.label, c.server.toFixed(0), c.agent.toFixed(0), c.containerd.toFixed(0), c.rest.toFixed(0), (c.server + c.agent + c.containerd + c.rest).toFixed(0)];
     })),
     '',
-    `Agent VmRSS: idle (node registered, no pods) ${fmtMB(idleKB)}; with ${steady} pods running ${fmtMB(loadedKB)}.`,
+    `Agent VmRSS (node flags \`${(values['agent-node-args'] ?? realAgentNodeFlags.join(' ')) || 'none'}\`): idle (node registered, no pods) ${fmtMB(idleKB)}; with ${steady} pods running, 30 s after the last became Ready, ${fmtMB(loadedKB)}; peak (VmHWM) up to then ${fmtMB(peakKB)}.`,
   ].join('\n');
   console.log(body);
   if (!values['no-write']) writeSection(resultsFile, 'podstart', body);

@@ -20,6 +20,7 @@ import { cniBridge } from './containerd/config.js';
 import { importLocalImages, localImages } from './containerd/images.js';
 import { startContainerd, type RunningContainerd } from './containerd/launch.js';
 import { containerdPreflight } from './containerd/preflight.js';
+import { agentNodeFlags } from './agent-node-flags.js';
 
 export interface RealNodeOptions {
   runtime: 'cri' | 'process';
@@ -63,7 +64,7 @@ export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
     }
   }
   const args = [
-    cliMain, 'agent', '--kubeconfig', o.kubeconfigPath, '--runtime', o.runtime, '--node-name', nodeName, '--node-ip', nodeIP,
+    ...agentNodeFlags(o.runtime), cliMain, 'agent', '--kubeconfig', o.kubeconfigPath, '--runtime', o.runtime, '--node-name', nodeName, '--node-ip', nodeIP,
     '--pod-cidr', o.podCIDR, '--root-dir', join(o.dataDir, 'kubelet'), '--pod-logs-dir', join(o.dataDir, 'pods'),
     '--kubelet-port', String(o.kubeletPort), ...(endpoint ? ['--container-runtime-endpoint', endpoint] : []),
   ];

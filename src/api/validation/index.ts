@@ -4,7 +4,7 @@
  * strategy would see it: defaults applied, generated name filled, namespace set
  * from the request. They never throw; kinds without rules yield no errors.
  */
-import { FieldError, internal } from '../field-errors.js';
+import { FieldError } from '../field-errors.js';
 import { validateCSRCreate, validateCSRUpdate } from './csr.js';
 import { validateBindingCreate, validateControllerRevisionCreate, validateControllerRevisionUpdate } from './controllerrevision.js';
 import {
@@ -34,6 +34,7 @@ import { validatePodDisruptionBudgetCreate, validatePodDisruptionBudgetUpdate } 
 import { validatePriorityClassCreate, validatePriorityClassUpdate } from './priorityclass.js';
 import { validateEndpointSliceCreate, validateEndpointSliceUpdate } from './endpointslice.js';
 import { Obj, obj } from './util.js';
+import { guarded } from './guarded.js';
 
 interface KindValidator {
   create(obj: Obj): FieldError[];
@@ -81,14 +82,6 @@ const validators: Record<string, KindValidator> = {
   'scheduling.k8s.io/v1/PriorityClass': { create: validatePriorityClassCreate, update: validatePriorityClassUpdate },
   'discovery.k8s.io/v1/EndpointSlice': { create: validateEndpointSliceCreate, update: validateEndpointSliceUpdate },
 };
-
-function guarded(run: () => FieldError[]): FieldError[] {
-  try {
-    return run();
-  } catch (e) {
-    return [internal('', `validation failed: ${(e as Error).message}`)];
-  }
-}
 
 /** Field errors for a new object (after defaulting). */
 export function validateCreate(key: string, object: any): FieldError[] {

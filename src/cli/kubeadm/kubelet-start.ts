@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NodeLayout } from './layout.js';
 import { KUBELET_SERVICE, startService, type ServiceHandle } from './service.js';
+import { agentNodeFlags } from '../agent-node-flags.js';
 
 export type AgentRuntime = 'simulated' | 'cri' | 'process';
 
@@ -45,5 +46,5 @@ export function kubeletStartPhase(c: AgentConfig, log: (line: string) => void): 
   log(`[kubelet-start] Writing kubelet environment file with flags to file "${envFile}"`);
   writeFileSync(envFile, `KUBELET_KUBEADM_ARGS="${args.slice(1).join(' ')}"\n`, { mode: 0o644 });
   log('[kubelet-start] Starting the kubelet');
-  return startService(c.layout, KUBELET_SERVICE, args);
+  return startService(c.layout, KUBELET_SERVICE, args, agentNodeFlags(c.runtime));
 }

@@ -23,9 +23,9 @@ export function hasSystemd(layout: NodeLayout): boolean {
 
 const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`);
 
-/** Starts `k8ts ARGS` as the service NAME; returns how to stop it. */
-export function startService(layout: NodeLayout, name: string, k8tsArgs: string[]): ServiceHandle {
-  const command = [process.execPath, k8tsMain(), ...k8tsArgs];
+/** Starts `node NODEFLAGS k8ts ARGS` as the service NAME; returns how to stop it. */
+export function startService(layout: NodeLayout, name: string, k8tsArgs: string[], nodeFlags: readonly string[] = []): ServiceHandle {
+  const command = [process.execPath, ...nodeFlags, k8tsMain(), ...k8tsArgs];
   if (hasSystemd(layout)) {
     writeFileSync(`${UNIT_DIR}/${name}.service`, [
       '[Unit]', `Description=k8ts ${name} (written by k8ts init/join)`, 'Wants=network-online.target', 'After=network-online.target', '',

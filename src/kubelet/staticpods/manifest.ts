@@ -24,7 +24,10 @@ import { createHash } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import type { Pod, Toleration } from 'kubernetes-types/core/v1.js';
 import { applyDefaults } from '../../api/defaults/index.js';
-import { validateCreate } from '../../api/validation/index.js';
+// The pod rules alone: the index of every kind would load the whole API's validation into each node's agent.
+import { validatePodCreate } from '../../api/validation/pod.js';
+import { guarded } from '../../api/validation/guarded.js';
+import { obj } from '../../api/validation/util.js';
 import { fieldErrorMessage } from '../../api/field-errors.js';
 import { findTypeErrors, pruneUnknownFields } from '../../api/schema/index.js';
 import { valueTooDeep } from '../../api/nesting.js';
@@ -120,7 +123,7 @@ export function parseStaticPodManifest(text: string, ctx: ManifestContext): Mani
   pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [annotationConfigHash]: uid, [annotationConfigSource]: configSourceFile };
   tolerateNoExecute(pod.spec);
   (pod as { status?: Pod['status'] }).status = { phase: 'Pending' };
-  const errs = validateCreate(podKey, pod);
+  const errs = guarded(() => validatePodCreate(obj(pod)));
   if (errs.length) return { ok: false, error: `invalid pod: [${errs.map(fieldErrorMessage).join(', ')}]` };
   const warnings = decoded.extra > 0 ? [`only the first YAML document is read; ${decoded.extra} more ignored`] : [];
   return { ok: true, pod, warnings };
