@@ -135,6 +135,7 @@ export async function runAgent(args: string[]): Promise<number> {
     claim: (ns, name) => clients.resource('persistentvolumeclaims').get(ns, name), volume: (name) => clients.resource('persistentvolumes').get(undefined, name),
     configMap: (ns, name) => clients.resource('configmaps').get(ns, name), secret: (ns, name) => clients.resource('secrets').get(ns, name),
     service: (ns, name) => clients.resource('services').get(ns, name),
+    services: async (ns) => (await clients.resource('services').list(ns)).items,
     serviceAccountToken: (ns, name, tr) => tokens!.getServiceAccountToken(ns, name, tr),
   };
   const makeRuntime = async (kind: string): Promise<PodRuntime> => kind === 'cri'

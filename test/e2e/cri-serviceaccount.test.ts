@@ -4,7 +4,10 @@
  * fills it with a pod-bound token, the cluster CA and the namespace, the
  * container has KUBERNETES_SERVICE_HOST/PORT, the token authenticates as the
  * pod's service account, and @kubernetes/client-node's in-cluster config
- * (loadFromCluster) works from those files.
+ * (loadFromCluster) works from those files. Service links: a container gets
+ * the variables of every Service of its namespace (the "Connecting
+ * Applications with Services" tutorial's `printenv | grep SERVICE`), and only
+ * the master service's with enableServiceLinks: false.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -119,5 +122,29 @@ describe('service account token volume on containerd', () => {
     assert.equal(optedOut.spec!.containers[0].volumeMounts, undefined);
     await cluster.kubectl(['delete', 'pod', 'client', '--wait=true']);
     await eventually(async () => (await bearerStatus(token, '/api/v1/namespaces/default/pods')) === 401, 60_000, 'the deleted pod\'s token to be refused');
+  });
+
+  test('service links: `kubectl exec POD -- env` shows the namespace\'s Services, as the tutorial does', async () => {
+    await cluster.kubectl(['create', 'namespace', 'links']);
+    await cluster.kubectl(['create', 'service', 'clusterip', 'my-nginx', '--tcp=80:80', '-n', 'links']);
+    await cluster.kubectl(['create', 'service', 'clusterip', 'headless', '--clusterip=None', '--tcp=80:80', '-n', 'links']);
+    const ip = (await cluster.kubectl(['get', 'service', 'my-nginx', '-n', 'links', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;
+    const master = (await cluster.kubectl(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;
+    const sleeper = (name: string, links?: boolean) => stringify({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'links' },
+      spec: { nodeName, terminationGracePeriodSeconds: 1, ...(links === undefined ? {} : { enableServiceLinks: links }), containers: [{ name: 'c', image: busyboxImage, command: ['sleep', '3600'] }] },
+    });
+    await cluster.kubectl(['apply', '-f', '-'], { input: sleeper('linked') });
+    await cluster.kubectl(['apply', '-f', '-'], { input: sleeper('unlinked', false) });
+    for (const name of ['linked', 'unlinked']) {
+      await eventually(async () => JSON.parse((await cluster.kubectl(['get', 'pod', name, '-n', 'links', '-o', 'json'])).stdout).status?.phase === 'Running', 120_000, `${name} Running`);
+    }
+    const serviceVars = async (pod: string) => (await cluster.kubectl(['exec', pod, '-n', 'links', '--', 'env'])).stdout
+      .split('\n').filter((l) => l.includes('_SERVICE_')).sort();
+    assert.deepEqual(await serviceVars('linked'), [
+      `KUBERNETES_SERVICE_HOST=${master}`, 'KUBERNETES_SERVICE_PORT=443', 'KUBERNETES_SERVICE_PORT_HTTPS=443',
+      `MY_NGINX_SERVICE_HOST=${ip}`, 'MY_NGINX_SERVICE_PORT=80', 'MY_NGINX_SERVICE_PORT_80_80=80',
+    ]);
+    assert.deepEqual(await serviceVars('unlinked'), [`KUBERNETES_SERVICE_HOST=${master}`, 'KUBERNETES_SERVICE_PORT=443', 'KUBERNETES_SERVICE_PORT_HTTPS=443']);
   });
 });

@@ -137,3 +137,46 @@ describe('environment from ConfigMaps and Secrets', () => {
     assert.throws(() => containerEnv(pod, noKey, ctx, undefined, { configMaps: new Map(), secrets: new Map([['creds', secrets.creds]]) }), /couldn't find key k in Secret ns\/creds/);
   });
 });
+
+describe('service links (upstream getServiceEnvVarMap)', () => {
+  const svc = (namespace: string, name: string, clusterIP: string, port = 80) => ({ metadata: { namespace, name }, spec: { clusterIP, ports: [{ port, protocol: 'TCP' }] } });
+  const services: Record<string, ReturnType<typeof svc>[]> = {
+    default: [svc('default', 'kubernetes', '10.96.0.1', 443), svc('default', 'other', '10.96.0.9')],
+    shop: [svc('shop', 'my-nginx', '10.96.0.20'), svc('shop', 'headless', 'None'), svc('shop', 'kubernetes', '10.96.0.30')],
+    web: [svc('web', 'front', '10.96.0.40')],
+  };
+  const lister = {
+    ...getter,
+    service: async (ns: string, name: string) => {
+      const s = services[ns]?.find((x) => x.metadata.name === name);
+      if (!s) throw Object.assign(new Error('not found'), { code: 404 });
+      return s;
+    },
+    services: async (ns: string) => services[ns] ?? [],
+  };
+  const c = { name: 'c' };
+  const env = async (ns: string, links = true) => (await fetchEnvSources(ns, c, lister, links)).services ?? new Map();
+
+  it('every Service of the pod namespace with a cluster IP, and the master service', async () => {
+    const web = await env('web');
+    assert.equal(web.get('FRONT_SERVICE_HOST'), '10.96.0.40');
+    assert.equal(web.get('FRONT_PORT_80_TCP_ADDR'), '10.96.0.40');
+    assert.equal(web.get('KUBERNETES_SERVICE_HOST'), '10.96.0.1');
+    assert.equal(web.get('OTHER_SERVICE_HOST'), undefined, 'a Service of another namespace gives nothing');
+  });
+  it('headless Services give nothing; the namespace own `kubernetes` wins over the master', async () => {
+    const shop = await env('shop');
+    assert.equal(shop.get('MY_NGINX_SERVICE_HOST'), '10.96.0.20');
+    assert.equal([...shop.keys()].some((k) => k.startsWith('HEADLESS_')), false);
+    assert.equal(shop.get('KUBERNETES_SERVICE_HOST'), '10.96.0.30');
+  });
+  it('enableServiceLinks: false leaves only the master service', async () => {
+    const web = await env('web', false);
+    assert.deepEqual([...web.keys()].filter((k) => k.endsWith('_SERVICE_HOST')), ['KUBERNETES_SERVICE_HOST']);
+  });
+  it('in default, both come from one list', async () => {
+    const d = await env('default');
+    assert.equal(d.get('OTHER_SERVICE_HOST'), '10.96.0.9');
+    assert.equal(d.get('KUBERNETES_SERVICE_PORT'), '443');
+  });
+});

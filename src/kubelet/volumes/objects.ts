@@ -14,6 +14,8 @@ export interface PodObjectGetter {
   secret(namespace: string, name: string): Promise<Secret>;
   /** A Service (the master service `kubernetes`, for containers' environment). */
   service?(namespace: string, name: string): Promise<Service>;
+  /** The Services of a namespace (service links: containers' environment). */
+  services?(namespace: string): Promise<Service[]>;
   /** A token of the pod's service account (through the kubelet's token cache, token/manager.ts). */
   serviceAccountToken?(namespace: string, serviceAccount: string, tr: TokenRequest): Promise<TokenRequest>;
 }

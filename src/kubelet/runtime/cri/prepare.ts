@@ -24,7 +24,7 @@ export async function prepareContainer(pod: Pod, c: Container, deps: { volumes?:
   const resolved = await resolveClaims(pod, deps.volumes);
   await setUpProjectedVolumes(resolved, c, { get: deps.volumes, rootDir: deps.rootDir, node: deps.node });
   const mounts = containerMounts(resolved, c, deps.rootDir);
-  const envSources = await fetchEnvSources(pod.metadata!.namespace!, c, deps.volumes);
+  const envSources = await fetchEnvSources(pod.metadata!.namespace!, c, deps.volumes, pod.spec?.enableServiceLinks ?? true);
   return { mounts, envSources };
 }
 
