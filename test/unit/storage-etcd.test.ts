@@ -1,0 +1,52 @@
+/** The Backend contract on a real etcd (a private /usr/bin/etcd per file), and what only etcd shows. */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openEtcdBackend } from '../../src/storage/etcd/index.js';
+import { startEtcd, type PrivateEtcd } from '../e2e/etcd.js';
+import { backendContract, ok, record, until } from '../storage/contract.js';
+
+const quiet = { info() {}, error() {} };
+let etcd: PrivateEtcd;
+before(async () => { etcd = await startEtcd(); });
+after(() => etcd.stop());
+
+const open = () => openEtcdBackend({ servers: [etcd.url], compactIntervalMs: 0, logger: quiet });
+
+backendContract('etcd', async (t) => {
+  const backend = open();
+  t.after(() => backend.close());
+  return backend;
+});
+
+test('etcd: two backends on one etcd share revisions, guards and watches', async (t) => {
+  const one = open();
+  const two = open();
+  t.after(() => Promise.all([one.close(), two.close()]));
+  const base = await one.currentRevision();
+  const w = record(two, '/shared/', base);
+  t.after(() => w.watcher.close());
+  const a = ok(await one.create('/shared/a', '"from one"'));
+  assert.deepEqual((await two.get('/shared/a')).kv, a);
+  assert.deepEqual(await two.create('/shared/a', '"from two"'), { ok: false, current: a });
+  const a2 = ok(await two.update('/shared/a', '"from two"', a.modRevision));
+  assert.deepEqual(await one.update('/shared/a', '"stale"', a.modRevision), { ok: false, current: a2 });
+  await until(() => w.seen.events.length === 2, 'both writes');
+  assert.deepEqual(w.revisions(), [a.modRevision, a2.modRevision]);
+});
+
+test('etcd: compaction by another client is learned from etcd', async (t) => {
+  const one = open();
+  const two = open();
+  t.after(() => Promise.all([one.close(), two.close()]));
+  const a = ok(await one.create('/learn/a', '"1"'));
+  const a2 = ok(await one.update('/learn/a', '"2"', a.modRevision));
+  ok(await one.update('/learn/a', '"3"', a2.modRevision));
+  await one.compact(a2.modRevision);
+  assert.equal(await two.compactedRevision(), a2.modRevision);
+});
+
+test('etcd: calls after close reject', async () => {
+  const backend = open();
+  await backend.close();
+  await assert.rejects(backend.currentRevision());
+});
