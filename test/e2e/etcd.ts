@@ -4,16 +4,38 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createCA, issueCertificate } from '../../src/pki/certificates.js';
 
 export interface PrivateEtcd {
   /** The client URL, for --etcd-servers. */
   url: string;
   dataDir: string;
+  /** With `tls`: the files for --etcd-cafile, --etcd-certfile and --etcd-keyfile. */
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
   stop(): Promise<void>;
+}
+
+/** A CA, etcd's serving certificate for 127.0.0.1 and a client certificate, as files in `dir`. */
+async function writeTLSFiles(dir: string) {
+  const ca = await createCA({ commonName: 'etcd-ca', days: 1 });
+  const server = await issueCertificate({ ca, commonName: 'etcd', ipAddresses: ['127.0.0.1'], usages: ['server'], days: 1 });
+  const client = await issueCertificate({ ca, commonName: 'kube-apiserver-etcd-client', usages: ['client'], days: 1 });
+  const files = {
+    caFile: join(dir, 'ca.crt'), serverCert: join(dir, 'server.crt'), serverKey: join(dir, 'server.key'),
+    certFile: join(dir, 'client.crt'), keyFile: join(dir, 'client.key'),
+  };
+  writeFileSync(files.caFile, ca.certPem);
+  writeFileSync(files.serverCert, server.certPem);
+  writeFileSync(files.serverKey, server.keyPem);
+  writeFileSync(files.certFile, client.certPem);
+  writeFileSync(files.keyFile, client.keyPem);
+  return files;
 }
 
 async function freePort(): Promise<number> {
@@ -26,15 +48,19 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startEtcd(): Promise<PrivateEtcd> {
+/** `tls`: clients must present a certificate of a private CA (etcd's --client-cert-auth). */
+export async function startEtcd(opts: { tls?: boolean } = {}): Promise<PrivateEtcd> {
   const dataDir = mkdtempSync(join(tmpdir(), 'k8ts-etcd-'));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
-  const url = `http://127.0.0.1:${clientPort}`;
+  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
+  const tls = opts.tls ? await writeTLSFiles(dataDir) : undefined;
+  const tlsArgs = tls ? ['--cert-file', tls.serverCert, '--key-file', tls.serverKey, '--trusted-ca-file', tls.caFile, '--client-cert-auth'] : [];
   const peer = `http://127.0.0.1:${peerPort}`;
   const proc: ChildProcess = spawn('etcd', [
     '--name', 'k8ts-test', '--data-dir', join(dataDir, 'data'),
     '--listen-client-urls', url, '--advertise-client-urls', url,
     '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer, '--initial-cluster', `k8ts-test=${peer}`,
+    ...tlsArgs,
   ], { stdio: ['ignore', 'ignore', 'pipe'] });
   const stop = async () => {
     if (proc.exitCode === null && proc.signalCode === null) {
@@ -61,5 +87,5 @@ export async function startEtcd(): Promise<PrivateEtcd> {
     throw err;
   }
   proc.stderr!.resume();
-  return { url, dataDir, stop };
+  return { url, dataDir, stop, ...(tls && { caFile: tls.caFile, certFile: tls.certFile, keyFile: tls.keyFile }) };
 }

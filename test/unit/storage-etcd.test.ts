@@ -50,3 +50,16 @@ test('etcd: calls after close reject', async () => {
   await backend.close();
   await assert.rejects(backend.currentRevision());
 });
+
+test('etcd: TLS with a client certificate (--etcd-cafile, --etcd-certfile, --etcd-keyfile)', async (t) => {
+  const secure = await startEtcd({ tls: true });
+  t.after(() => secure.stop());
+  const backend = openEtcdBackend({ servers: [secure.url], caFile: secure.caFile, certFile: secure.certFile, keyFile: secure.keyFile, compactIntervalMs: 0, logger: quiet });
+  t.after(() => backend.close());
+  const a = ok(await backend.create('/tls/a', '"over TLS"'));
+  assert.deepEqual((await backend.get('/tls/a')).kv, a);
+  // Without a client certificate etcd refuses the connection.
+  const anonymous = openEtcdBackend({ servers: [secure.url], caFile: secure.caFile, compactIntervalMs: 0, logger: quiet });
+  t.after(() => anonymous.close());
+  await assert.rejects(anonymous.ping());
+});
