@@ -63,3 +63,13 @@ test('etcd: TLS with a client certificate (--etcd-cafile, --etcd-certfile, --etc
   t.after(() => anonymous.close());
   await assert.rejects(anonymous.ping());
 });
+
+test('etcd: a list bigger than gRPC\'s default 4 MiB message limit', async (t) => {
+  const backend = open();
+  t.after(() => backend.close());
+  const big = JSON.stringify({ data: 'x'.repeat(300_000) });
+  for (let i = 0; i < 20; i++) ok(await backend.create(`/big/${i}`, big));
+  const { kvs } = await backend.list('/big/');
+  assert.equal(kvs.length, 20);
+  assert.ok(kvs.every((kv) => kv.value === big));
+});

@@ -35,6 +35,9 @@ export function createClient(opts: EtcdBackendOptions): Etcd3 {
   }
   return new Etcd3({
     hosts: opts.servers,
+    // A list answers every object in one message; grpc's 4 MiB default would fail big lists
+    // (upstream's client lifts the limit the same way: MaxCallRecvMsgSize = math.MaxInt32).
+    grpcOptions: { 'grpc.max_receive_message_length': -1 },
     // Without credentials an https:// server is verified against the system's roots.
     credentials: ca || opts.certFile ? {
       // grpc's createSsl takes null as "the system's roots".
