@@ -2,7 +2,8 @@
  * `k8ts server --etcd-servers` on a private etcd, driven by kubectl: objects live in etcd
  * (not in the data directory's SQLite file), resourceVersions are etcd's revisions, watches
  * deliver, a restart or a SIGKILL loses nothing acknowledged, and two servers sharing the
- * etcd and the PKI serve one cluster: each sees the other's writes and watch events.
+ * etcd and the PKI serve one cluster: each sees the other's writes and watch events. A server
+ * outlives an etcd outage.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
-import { startCluster, type Cluster } from './harness.js';
+import { eventually, startCluster, type Cluster } from './harness.js';
 import { cells, killChild, lineReader } from './helpers.js';
 import { startEtcd, type PrivateEtcd } from './etcd.js';
 
@@ -114,6 +115,26 @@ describe('k8ts server on etcd', () => {
     const listed = await json(cluster, ['get', 'configmaps']);
     const present = new Set(listed.items.map((i: any) => i.metadata.name));
     assert.deepEqual(names.filter((n) => !present.has(n)), []);
+  });
+
+  test('a server outlives an etcd outage: it answers 500 while etcd is down and serves again after', async () => {
+    await etcd.kill();
+    const down = await cluster.kubectl(['get', 'configmap', 'cfg'], { allowFail: true });
+    assert.notEqual(down.code, 0);
+    assert.match(down.stderr, /Error from server \(InternalError\)/);
+    await etcd.restart();
+    await eventually(async () => (await cluster.kubectl(['get', 'configmap', 'cfg'], { allowFail: true })).code === 0, 120_000, 'reads after the restart');
+    await eventually(async () => (await cluster.kubectl(['create', '-f', '-'], { input: configMap('after-outage', '1'), allowFail: true })).code === 0, 120_000, 'a write after the restart');
+    // The watch of a client that starts now sees live changes again.
+    const watcher = cluster.spawnKubectl(['get', 'configmaps', '-w', '--output-watch-events']);
+    try {
+      const out = lineReader(watcher);
+      await out.waitFor((l) => cells(l)[1] === 'after-outage', 'the initial rows', 0, 60_000);
+      await cluster.kubectl(['label', 'configmap', 'after-outage', 'seen=yes']);
+      await out.waitFor((l) => cells(l)[0] === 'MODIFIED' && cells(l)[1] === 'after-outage', 'the change', 0, 60_000);
+    } finally {
+      await killChild(watcher);
+    }
   });
 
   test('two servers on one etcd see each other\'s writes and watch events', async () => {

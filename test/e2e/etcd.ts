@@ -18,6 +18,11 @@ export interface PrivateEtcd {
   caFile?: string;
   certFile?: string;
   keyFile?: string;
+  /** SIGKILL, keeping the data: etcd is down until restart(). */
+  kill(): Promise<void>;
+  /** Starts etcd again on the same ports and data (killing it first if it runs). */
+  restart(): Promise<void>;
+  /** Kills etcd and removes its data. */
   stop(): Promise<void>;
 }
 
@@ -48,28 +53,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `tls`: clients must present a certificate of a private CA (etcd's --client-cert-auth). */
-export async function startEtcd(opts: { tls?: boolean } = {}): Promise<PrivateEtcd> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'k8ts-etcd-'));
-  const [clientPort, peerPort] = [await freePort(), await freePort()];
-  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
-  const tls = opts.tls ? await writeTLSFiles(dataDir) : undefined;
-  const tlsArgs = tls ? ['--cert-file', tls.serverCert, '--key-file', tls.serverKey, '--trusted-ca-file', tls.caFile, '--client-cert-auth'] : [];
-  const peer = `http://127.0.0.1:${peerPort}`;
-  const proc: ChildProcess = spawn('etcd', [
-    '--name', 'k8ts-test', '--data-dir', join(dataDir, 'data'),
-    '--listen-client-urls', url, '--advertise-client-urls', url,
-    '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer, '--initial-cluster', `k8ts-test=${peer}`,
-    ...tlsArgs,
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const stop = async () => {
-    if (proc.exitCode === null && proc.signalCode === null) {
-      const exited = once(proc, 'exit');
-      proc.kill('SIGKILL');
-      await exited;
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  };
+/** Spawns etcd and resolves once it serves clients; a failed start leaves no process behind. */
+async function spawnEtcd(args: string[]): Promise<ChildProcess> {
+  const proc = spawn('etcd', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   try {
     await new Promise<void>((resolve, reject) => {
       let log = '';
@@ -83,9 +69,40 @@ export async function startEtcd(opts: { tls?: boolean } = {}): Promise<PrivateEt
       setTimeout(() => reject(new Error(`etcd not ready in 60s: ${log}`)), 60_000).unref();
     });
   } catch (err) {
-    await stop();
+    await kill(proc);
     throw err;
   }
   proc.stderr!.resume();
-  return { url, dataDir, stop, ...(tls && { caFile: tls.caFile, certFile: tls.certFile, keyFile: tls.keyFile }) };
+  return proc;
+}
+
+async function kill(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = once(proc, 'exit');
+  proc.kill('SIGKILL');
+  await exited;
+}
+
+/** `tls`: clients must present a certificate of a private CA (etcd's --client-cert-auth). */
+export async function startEtcd(opts: { tls?: boolean } = {}): Promise<PrivateEtcd> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'k8ts-etcd-'));
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
+  const tls = opts.tls ? await writeTLSFiles(dataDir) : undefined;
+  const tlsArgs = tls ? ['--cert-file', tls.serverCert, '--key-file', tls.serverKey, '--trusted-ca-file', tls.caFile, '--client-cert-auth'] : [];
+  const peer = `http://127.0.0.1:${peerPort}`;
+  const args = [
+    '--name', 'k8ts-test', '--data-dir', join(dataDir, 'data'),
+    '--listen-client-urls', url, '--advertise-client-urls', url,
+    '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer, '--initial-cluster', `k8ts-test=${peer}`,
+    ...tlsArgs,
+  ];
+  let proc = await spawnEtcd(args).catch((err) => { rmSync(dataDir, { recursive: true, force: true }); throw err; });
+  return {
+    url, dataDir,
+    ...(tls && { caFile: tls.caFile, certFile: tls.certFile, keyFile: tls.keyFile }),
+    kill: () => kill(proc),
+    restart: async () => { await kill(proc); proc = await spawnEtcd(args); },
+    stop: async () => { await kill(proc); rmSync(dataDir, { recursive: true, force: true }); },
+  };
 }
