@@ -73,3 +73,17 @@ test('etcd: a list bigger than gRPC\'s default 4 MiB message limit', async (t) =
   assert.equal(kvs.length, 20);
   assert.ok(kvs.every((kv) => kv.value === big));
 });
+
+test('etcd: automatic compaction compacts to the revision seen one interval earlier', async (t) => {
+  const backend = openEtcdBackend({ servers: [etcd.url], compactIntervalMs: 200, logger: quiet });
+  t.after(() => backend.close());
+  const written = ok(await backend.create('/auto/a', '"a"'));
+  const deadline = Date.now() + 60_000;
+  while (await backend.compactedRevision() < written.modRevision) {
+    if (Date.now() > deadline) assert.fail('never compacted');
+    ok(await backend.update('/auto/a', '"again"', (await backend.get('/auto/a')).kv!.modRevision));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  // The history of the last interval is kept: the latest revision is never compacted right away.
+  assert.ok(await backend.compactedRevision() < await backend.currentRevision());
+});
