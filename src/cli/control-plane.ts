@@ -37,7 +37,7 @@ import { realClock } from '../util/clock.js';
 import type { RunningControllers } from './controller-manager.js';
 import type { ControllerConfig } from '../controllers/types.js';
 import { secureDataDir, secureDataDirLogged, startupError } from './data-dir.js';
-import { openStorage, type EtcdConfig } from './storage.js';
+import { EtcdUnreachableError, openStorage, type EtcdConfig } from './storage.js';
 
 export interface ControlPlaneOptions {
   dataDir: string;
@@ -86,7 +86,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     return await assemble(opts, logger, cleanups);
   } catch (err) {
     for (const undo of cleanups.reverse()) await Promise.resolve().then(undo).catch(() => undefined);
-    throw startupError(err, opts.dataDir);
+    throw err instanceof EtcdUnreachableError ? err : startupError(err, opts.dataDir);
   }
 }
 

@@ -11,6 +11,9 @@ import { parseDuration } from './duration.js';
 
 export type EtcdConfig = Omit<EtcdBackendOptions, 'logger'>;
 
+/** etcd did not answer at start: nothing to do with the data directory, so reported as it is. */
+export class EtcdUnreachableError extends Error {}
+
 export async function openStorage(dataDir: string, etcd: EtcdConfig | undefined, logger: Logger): Promise<Backend> {
   const storageLogger = logger.with('storage');
   if (!etcd) {
@@ -24,7 +27,7 @@ export async function openStorage(dataDir: string, etcd: EtcdConfig | undefined,
     await backend.ping();
   } catch (err) {
     await backend.close();
-    throw new Error(`cannot reach etcd at ${etcd.servers.join(',')}: ${(err as Error).message}`);
+    throw new EtcdUnreachableError(`cannot start: cannot reach etcd at ${etcd.servers.join(',')}: ${(err as Error).message}`);
   }
   return backend;
 }

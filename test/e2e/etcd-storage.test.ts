@@ -137,6 +137,17 @@ describe('k8ts server on etcd', () => {
     }
   });
 
+  test('a server that cannot reach etcd at start exits saying so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'k8ts-e2e-etcd-none-'));
+    try {
+      // Port 1 on loopback: nothing listens there.
+      await assert.rejects(startCluster({ dataDir: dir, controllers: 'none', extraArgs: ['--etcd-servers', 'http://127.0.0.1:1'] }),
+        /server exited with 1 before ready: [^]*Error: cannot start: cannot reach etcd at http:\/\/127\.0\.0\.1:1: /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('two servers on one etcd see each other\'s writes and watch events', async () => {
     // The second server shares the cluster's PKI (its CA signed the admin credentials) and the etcd.
     const otherDir = mkdtempSync(join(tmpdir(), 'k8ts-e2e-etcd-other-'));
