@@ -6,7 +6,6 @@
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { ensureClusterPKI, buildKubeconfig, writeKubeconfig } from '../pki/index.js';
-import { openSqliteBackend } from '../storage/sqlite/index.js';
 import { Registry } from '../registry/registry.js';
 import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
@@ -38,6 +37,7 @@ import { realClock } from '../util/clock.js';
 import type { RunningControllers } from './controller-manager.js';
 import type { ControllerConfig } from '../controllers/types.js';
 import { secureDataDir, secureDataDirLogged, startupError } from './data-dir.js';
+import { EtcdUnreachableError, openStorage, type EtcdConfig } from './storage.js';
 
 export interface ControlPlaneOptions {
   dataDir: string;
@@ -62,6 +62,8 @@ export interface ControlPlaneOptions {
   authorizationModes?: AuthorizationMode[];
   /** --anonymous-auth (default true; off with AlwaysAllow, as upstream). */
   anonymousAuth?: boolean;
+  /** --etcd-servers and friends: store in etcd instead of DATA/state.db. */
+  etcd?: EtcdConfig;
 }
 
 export interface ControlPlane {
@@ -84,7 +86,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     return await assemble(opts, logger, cleanups);
   } catch (err) {
     for (const undo of cleanups.reverse()) await Promise.resolve().then(undo).catch(() => undefined);
-    throw startupError(err, opts.dataDir);
+    throw err instanceof EtcdUnreachableError ? err : startupError(err, opts.dataDir);
   }
 }
 
@@ -99,7 +101,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const hosts = [opts.bind, opts.advertiseAddress, hostname()].filter((h): h is string => !!h && h !== '0.0.0.0' && h !== '::');
   const pki = await ensureClusterPKI(opts.dataDir, { hosts, certDir: opts.certDir });
   const metrics = createMetrics();
-  const backend = instrumentBackend(openSqliteBackend(join(opts.dataDir, 'state.db'), { logger: logger.with('storage') }), metrics);
+  const backend = instrumentBackend(await openStorage(opts.dataDir, opts.etcd, logger), metrics);
   cleanups.push(() => backend.close());
   // Certificates are written 0644 by the PKI code; in the data directory they are 0600 too.
   secureDataDir(opts.dataDir);

@@ -1,4 +1,4 @@
-/** `k8ts server`: the API server on embedded SQLite, HTTPS only. */
+/** `k8ts server`: the API server on embedded SQLite (or etcd with --etcd-servers), HTTPS only. */
 import { parseArgs } from 'node:util';
 import { startControlPlane } from './control-plane.js';
 import { parseDuration } from './duration.js';
@@ -6,6 +6,7 @@ import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signi
 import { bareBoolFlags, nodeCIDRConfigOrReport, nodeCIDRFlagOptions } from './node-cidrs.js';
 import { parsePortRange, type PortRange } from '../util/port-range.js';
 import { parseAuthorizationModes, type AuthorizationMode } from '../apiserver/authz/index.js';
+import { etcdConfig, etcdFlagOptions, etcdFlagsHelp, type EtcdConfig } from './storage.js';
 
 export const serverHelp = `Run the k8ts API server.
 
@@ -14,6 +15,7 @@ Usage:
 
 Flags:
       --data-dir string          directory for the database, PKI and admin.conf (required)
+${etcdFlagsHelp}
       --cert-dir string          directory of the cluster PKI (ca, apiserver, sa, ...) in kubeadm's layout (default DATA/pki)
       --port int                 secure port to serve HTTPS on (default 6443)
       --bind string              address to bind to (default 127.0.0.1)
@@ -71,6 +73,7 @@ export async function runServer(args: string[]): Promise<number> {
       ...nodeCIDRFlagOptions,
       'authorization-mode': { type: 'string', default: 'Node,RBAC' },
       'anonymous-auth': { type: 'string', default: 'true' },
+      ...etcdFlagOptions,
     },
   });
   if (!values['data-dir']) { console.error('Error: --data-dir is required'); return 1; }
@@ -100,8 +103,15 @@ export async function runServer(args: string[]): Promise<number> {
   }
   const nodeCIDRs = nodeCIDRConfigOrReport(values);
   if (!nodeCIDRs) return 1;
+  let etcd: EtcdConfig | undefined;
+  try {
+    etcd = etcdConfig(values);
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}`);
+    return 1;
+  }
   const cp = await startControlPlane({
-    authorizationModes, anonymousAuth: anonymousAuth === 'true',
+    authorizationModes, anonymousAuth: anonymousAuth === 'true', etcd,
     requestTimeoutMs,
     dataDir: values['data-dir'], certDir: values['cert-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
     advertiseAddress: values['advertise-address'], controllers: values.controllers, serviceNodePortRange,

@@ -1,0 +1,75 @@
+/**
+ * One watch on etcd: its own Watch stream, created from `fromRevision + 1` with prev_kv, as
+ * upstream's etcd3 watcher asks. A stream per watch keeps the created/canceled answers
+ * unambiguous; they share the client's HTTP/2 connection. Events arrive in revision order;
+ * a cancel with compact_revision (the start, or a slow watcher, fell behind compaction)
+ * becomes CompactedError. A broken stream ends the watch with its error: the caller
+ * (the registry) ends the client's watch and the client re-lists, as with any watch that ends.
+ */
+import type { Etcd3, IEvent, IWatchResponse } from 'etcd3';
+import { CompactedError, type WatchEvent, type WatchOptions, type Watcher } from '../backend.js';
+import type { StorageLogger } from '../sqlite/options.js';
+import { prefixRange, toKeyValue } from './keys.js';
+
+export function watchEtcd(
+  client: Etcd3, prefix: string, opts: WatchOptions, logger: StorageLogger, learnCompacted: (rev: number) => void,
+): Watcher {
+  let closed = false;
+  let cancel = () => {};
+  let delivered = opts.fromRevision;
+  const fail = (err: Error) => {
+    if (closed) return;
+    closed = true;
+    cancel();
+    opts.onError?.(err);
+  };
+  const onResponse = (res: IWatchResponse) => {
+    if (closed) return;
+    const compacted = Number(res.compact_revision ?? 0);
+    if (compacted > 0) {
+      learnCompacted(compacted);
+      fail(new CompactedError(delivered, compacted));
+      return;
+    }
+    if (res.canceled) { fail(new Error(`etcd canceled the watch: ${res.cancel_reason}`)); return; }
+    if (!res.events?.length) return;
+    let events: WatchEvent[];
+    try {
+      events = res.events.map(toWatchEvent);
+    } catch (err) {
+      fail(err as Error);
+      return;
+    }
+    delivered = events[events.length - 1].kv.modRevision;
+    try {
+      opts.onEvents(events);
+    } catch (err) {
+      logger.error('watch onEvents callback threw', { err });
+    }
+  };
+  client.watchClient.watch().then((stream) => {
+    cancel = () => stream.cancel();
+    if (closed) { cancel(); return; }
+    stream.on('data', onResponse);
+    stream.on('error', (err: Error) => fail(err));
+    stream.on('end', () => fail(new Error('etcd ended the watch stream')));
+    stream.write({ create_request: { ...prefixRange(prefix), start_revision: String(opts.fromRevision + 1), prev_kv: true } });
+  }, (err: Error) => fail(err));
+  return { close: () => { if (!closed) { closed = true; cancel(); } } };
+}
+
+/**
+ * Our event shape: a delete carries the deleted value at the delete's revision (etcd sends only
+ * the key and revision, with prev_kv holding the value), a put says whether it created the key.
+ */
+function toWatchEvent(ev: IEvent): WatchEvent {
+  const kv = toKeyValue(ev.kv);
+  const prevKv = ev.prev_kv ? toKeyValue(ev.prev_kv) : undefined;
+  if (String(ev.type).toLowerCase() === 'delete') {
+    // Upstream fails the same way: without the previous value there is nothing to send as DELETED.
+    if (!prevKv) throw new Error(`etcd event received with PrevKv=nil (key=${kv.key}, modRevision=${kv.modRevision}, type=DELETE)`);
+    return { type: 'delete', kv: { ...prevKv, modRevision: kv.modRevision }, prevKv };
+  }
+  if (kv.createRevision === kv.modRevision) return { type: 'put', kv, created: true };
+  return prevKv ? { type: 'put', kv, prevKv } : { type: 'put', kv };
+}
