@@ -37,6 +37,7 @@ import { handleTokenRequest } from './handlers/token-request.js';
 import type { TokenIssuer } from './serviceaccount/token-request.js';
 import { rejectUpgrade } from '../util/upgrade-response.js';
 import type { KubeletClient } from './kubelet-client/client.js';
+import { healthAnswer, type HealthCheck, type HealthEndpoint } from './health.js';
 import { handleMetrics, metricsGroup, metricsResources, SummaryScraper } from './metrics-api/index.js';
 import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
@@ -206,14 +207,18 @@ async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, re
   const served = opts.resourceMetrics ? [...opts.registry.resources(), ...metricsResources] : opts.registry.resources();
   if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
   switch (p) {
-    case '/healthz': case '/livez': return text(res, 200, 'ok');
-    case '/readyz': return opts.ready() ? text(res, 200, 'ok') : text(res, 500, '[-]storage not ready\nreadyz check failed');
     case '/version': return writeJSON(res, 200, versionInfo());
     case '/metrics': return text(res, 200, await opts.metrics.registry.metrics(), opts.metrics.registry.contentType);
     case '/openapi/v3': return writeJSON(res, 200, openapiV3Index(opts.registry.custom));
     case '/openapi/v2': return openapiV2(req, res);
     case '/api': return discovery(res, req, () => aggregatedDiscovery(true, served), () => apiVersions(hostOf(req)));
     case '/apis': return discovery(res, req, () => aggregatedDiscovery(false, served), () => apiGroupList(served));
+  }
+  const health = /^\/(healthz|livez|readyz)(\/|$)/.exec(p);
+  if (health) {
+    const answer = healthAnswer(health[1] as HealthEndpoint, healthChecks(opts, health[1] as HealthEndpoint), url);
+    if (!answer) throw pageNotFound();
+    return text(res, answer.code, answer.body);
   }
   if (p.startsWith('/openapi/v3/')) {
     const doc = openapiV3Document(p.slice('/openapi/v3/'.length), opts.registry.custom);
@@ -266,6 +271,13 @@ function discovery(res: ServerResponse, req: IncomingMessage, aggregated: () => 
 }
 
 const hostOf = (req: IncomingMessage) => String(req.headers.host ?? 'localhost:6443');
+
+/** The checks of each health endpoint: liveness is the server answering; readiness adds storage open and bootstrap written. */
+function healthChecks(opts: ApiServerOptions, endpoint: HealthEndpoint): HealthCheck[] {
+  const ping: HealthCheck = { name: 'ping', check: () => undefined };
+  if (endpoint !== 'readyz') return [ping];
+  return [ping, { name: 'storage', check: () => (opts.ready() ? undefined : 'storage not ready') }];
+}
 
 function text(res: ServerResponse, code: number, body: string, type = 'text/plain; charset=utf-8'): void {
   res.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });

@@ -32,6 +32,12 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
   });
   after(async () => { await up?.close(); });
 
+  it('kubectl get --raw=\'/readyz?verbose\' lists the checks as the API health docs show', async () => {
+    assert.equal((await kubectl(['get', '--raw=/readyz?verbose'])).stdout, '[+]ping ok\n[+]storage ok\nreadyz check passed\n');
+    assert.equal((await kubectl(['get', '--raw=/livez?verbose'])).stdout, '[+]ping ok\nlivez check passed\n');
+    assert.equal((await kubectl(['get', '--raw=/readyz/ping'])).stdout, 'ok');
+  });
+
   it('kubectl exec POD -- ls and exec -it name the simulated node and the way to a real one', async () => {
     const ex = await kubectl(['exec', pod, '--', 'ls'], true);
     assert.equal(ex.code, 1);
