@@ -38,6 +38,15 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
     assert.equal((await kubectl(['get', '--raw=/readyz/ping'])).stdout, 'ok');
   });
 
+  it('kubectl describe pod lists the kubelet\'s events in the order they happened', async () => {
+    const reasons = await eventually(async () => {
+      const out = (await kubectl(['describe', 'pod', pod])).stdout;
+      const events = out.slice(out.indexOf('\nEvents:')).split('\n').slice(4).map((l) => l.trim().split(/\s+/)[1]).filter(Boolean);
+      return events.includes('Started') && events;
+    }, 60_000, 'the Started event');
+    assert.deepEqual(reasons, ['Scheduled', 'Pulled', 'Created', 'Started']);
+  });
+
   it('kubectl exec POD -- ls and exec -it name the simulated node and the way to a real one', async () => {
     const ex = await kubectl(['exec', pod, '--', 'ls'], true);
     assert.equal(ex.code, 1);
