@@ -37,6 +37,7 @@ import { handleTokenRequest } from './handlers/token-request.js';
 import type { TokenIssuer } from './serviceaccount/token-request.js';
 import { rejectUpgrade } from '../util/upgrade-response.js';
 import type { KubeletClient } from './kubelet-client/client.js';
+import { componentStatusResource, handleComponentStatuses } from './componentstatuses.js';
 import { healthAnswer, type HealthCheck, type HealthEndpoint } from './health.js';
 import { handleMetrics, metricsGroup, metricsResources, SummaryScraper } from './metrics-api/index.js';
 import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
@@ -204,7 +205,7 @@ async function authorizeRequest(opts: ApiServerOptions, user: UserInfo, info: Re
 
 async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
   const p = url.pathname.replace(/\/$/, '') || '/';
-  const served = opts.resourceMetrics ? [...opts.registry.resources(), ...metricsResources] : opts.registry.resources();
+  const served = [...opts.registry.resources(), componentStatusResource, ...(opts.resourceMetrics ? metricsResources : [])];
   if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
   switch (p) {
     case '/version': return writeJSON(res, 200, versionInfo());
@@ -292,6 +293,10 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
     const ctx = context(opts, req, res, url, info, store);
     const body = await peekBindingName(req);
     return handleBinding({ ...ctx, req: body.req }, body.name);
+  }
+  if (info.group === '' && resource === 'componentstatuses' && info.namespace === undefined && !info.subresource) {
+    req.resume();
+    return handleComponentStatuses({ res, url, info, rendering: negotiateMedia(req.headers.accept).rendering, registry: opts.registry, ready: opts.ready, now: new Date() });
   }
   if (info.group === metricsGroup && opts.resourceMetrics) {
     return handleMetrics({ req, res, url, info, registry: opts.registry, scraper: opts.resourceMetrics, now: new Date() });
