@@ -56,6 +56,7 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
       ['NAME', 'STATUS', 'MESSAGE', 'ERROR'], ['scheduler', 'Healthy', 'ok'], ['controller-manager', 'Healthy', 'ok'], ['storage', 'Healthy', 'ok'],
     ]);
     assert.equal((await kubectl(['get', 'cs', 'scheduler', '-o', 'jsonpath={.conditions[0].type}={.conditions[0].status}'])).stdout, 'Healthy=True');
+    assert.match((await kubectl(['explain', 'componentstatus'])).stdout, /^KIND: +ComponentStatus\nVERSION: +v1\n/);
     const del = await kubectl(['delete', 'cs', 'scheduler'], true);
     assert.match(del.stderr, /Error from server \(MethodNotAllowed\): the server does not allow this method on the requested resource\n$/);
   });
