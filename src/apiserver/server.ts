@@ -208,7 +208,8 @@ async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, re
   const served = [...opts.registry.resources(), componentStatusResource, ...(opts.resourceMetrics ? metricsResources : [])];
   if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
   switch (p) {
-    case '/version': return writeJSON(res, 200, versionInfo());
+    // responsewriters.WriteRawJSON: indented, as `curl -k https://127.0.0.1:6443/version` shows it upstream.
+    case '/version': return writeJSON(res, 200, JSON.stringify(versionInfo(), null, 2));
     case '/metrics': return text(res, 200, await opts.metrics.registry.metrics(), opts.metrics.registry.contentType);
     case '/openapi/v3': return writeJSON(res, 200, openapiV3Index(opts.registry.custom));
     case '/openapi/v2': return openapiV2(req, res);

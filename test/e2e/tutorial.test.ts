@@ -61,6 +61,12 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
     assert.match(del.stderr, /Error from server \(MethodNotAllowed\): the server does not allow this method on the requested resource\n$/);
   });
 
+  it('kubectl get --raw /version is indented JSON, as kube-apiserver writes it', async () => {
+    const raw = (await kubectl(['get', '--raw', '/version'])).stdout;
+    assert.match(raw, /^\{\n {2}"major": "1",\n {2}"minor": "32",\n {2}"gitVersion": "v1\.32\.\d+/);
+    assert.equal(raw, JSON.stringify(JSON.parse(raw), null, 2));
+  });
+
   it('kubectl exec POD -- ls and exec -it name the simulated node and the way to a real one', async () => {
     const ex = await kubectl(['exec', pod, '--', 'ls'], true);
     assert.equal(ex.code, 1);
