@@ -18,12 +18,18 @@ export const defaultKubeletPort = 10250;
 const annotationSimulated = 'k8ts.io/simulated';
 export const kubeadmPreferredAddressTypes = ['InternalIP', 'ExternalIP', 'Hostname'] as const;
 
+/** A node whose kubelet runs the simulated runtime (`k8ts up`'s nodes, `k8ts sim`). */
+export const isSimulatedNode = (node: Node) => node.metadata?.annotations?.[annotationSimulated] === 'true';
+
+/** How a user gets a node that runs containers, said wherever a simulated node cannot do something. */
+export const realNodeHint = 'for a node that runs containers start k8ts with "sudo npm start -- --runtime cri"';
+
 export interface KubeletEndpoint { host: string; port: number }
 
 /** The endpoint, or a reason (upstream's NoMatchError words) when the node has no usable address. */
 export function kubeletEndpoint(node: Node, preferred: readonly string[] = kubeadmPreferredAddressTypes): KubeletEndpoint | { error: string } {
   const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0;
-  if (port <= 0 && node.metadata?.annotations?.[annotationSimulated] === 'true') {
+  if (port <= 0 && isSimulatedNode(node)) {
     return { error: `node "${node.metadata?.name}" is simulated by k8ts and serves no kubelet API: no container runs there` };
   }
   const addresses = node.status?.addresses ?? [];

@@ -57,7 +57,14 @@ export const unsupportedMediaType = (accepted: readonly string[]) =>
 export const notAcceptable = (message: string) => failure(406, 'NotAcceptable', message);
 export const internalError = (message: string) => failure(500, 'InternalError', `Internal error occurred: ${message}`);
 export const serviceUnavailable = (message: string) => failure(503, 'ServiceUnavailable', message);
-export const pageNotFound = () => failure(404, 'NotFound', 'the server could not find the requested resource');
+/**
+ * 404 for a path no route serves, as upstream's go-restful service error
+ * handler answers it (NewGenericServerResponse): `details` is present and
+ * empty. kubectl reads it: `kubectl debug` dereferences details.name to
+ * tell "ephemeral containers are disabled" from a missing pod, and panics
+ * when details is absent.
+ */
+export const pageNotFound = () => failure(404, 'NotFound', 'the server could not find the requested resource', {});
 
 /** 422 Invalid, worded like upstream: `DaemonSet.apps "x" is invalid: [a, b]`. */
 export function invalidObject(kind: string, group: string, name: string, errors: FieldError[]): StatusError {

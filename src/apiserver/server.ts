@@ -37,6 +37,8 @@ import { handleTokenRequest } from './handlers/token-request.js';
 import type { TokenIssuer } from './serviceaccount/token-request.js';
 import { rejectUpgrade } from '../util/upgrade-response.js';
 import type { KubeletClient } from './kubelet-client/client.js';
+import { componentStatusResource, handleComponentStatuses } from './componentstatuses.js';
+import { healthAnswer, type HealthCheck, type HealthEndpoint } from './health.js';
 import { handleMetrics, metricsGroup, metricsResources, SummaryScraper } from './metrics-api/index.js';
 import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
@@ -203,17 +205,22 @@ async function authorizeRequest(opts: ApiServerOptions, user: UserInfo, info: Re
 
 async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
   const p = url.pathname.replace(/\/$/, '') || '/';
-  const served = opts.resourceMetrics ? [...opts.registry.resources(), ...metricsResources] : opts.registry.resources();
+  const served = [...opts.registry.resources(), componentStatusResource, ...(opts.resourceMetrics ? metricsResources : [])];
   if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
   switch (p) {
-    case '/healthz': case '/livez': return text(res, 200, 'ok');
-    case '/readyz': return opts.ready() ? text(res, 200, 'ok') : text(res, 500, '[-]storage not ready\nreadyz check failed');
-    case '/version': return writeJSON(res, 200, versionInfo());
+    // responsewriters.WriteRawJSON: indented, as `curl -k https://127.0.0.1:6443/version` shows it upstream.
+    case '/version': return writeJSON(res, 200, JSON.stringify(versionInfo(), null, 2));
     case '/metrics': return text(res, 200, await opts.metrics.registry.metrics(), opts.metrics.registry.contentType);
     case '/openapi/v3': return writeJSON(res, 200, openapiV3Index(opts.registry.custom));
     case '/openapi/v2': return openapiV2(req, res);
     case '/api': return discovery(res, req, () => aggregatedDiscovery(true, served), () => apiVersions(hostOf(req)));
     case '/apis': return discovery(res, req, () => aggregatedDiscovery(false, served), () => apiGroupList(served));
+  }
+  const health = /^\/(healthz|livez|readyz)(\/|$)/.exec(p);
+  if (health) {
+    const answer = healthAnswer(health[1] as HealthEndpoint, healthChecks(opts, health[1] as HealthEndpoint), url);
+    if (!answer) throw pageNotFound();
+    return text(res, answer.code, answer.body);
   }
   if (p.startsWith('/openapi/v3/')) {
     const doc = openapiV3Document(p.slice('/openapi/v3/'.length), opts.registry.custom);
@@ -267,6 +274,13 @@ function discovery(res: ServerResponse, req: IncomingMessage, aggregated: () => 
 
 const hostOf = (req: IncomingMessage) => String(req.headers.host ?? 'localhost:6443');
 
+/** The checks of each health endpoint: liveness is the server answering; readiness adds storage open and bootstrap written. */
+function healthChecks(opts: ApiServerOptions, endpoint: HealthEndpoint): HealthCheck[] {
+  const ping: HealthCheck = { name: 'ping', check: () => undefined };
+  if (endpoint !== 'readyz') return [ping];
+  return [ping, { name: 'storage', check: () => (opts.ready() ? undefined : 'storage not ready') }];
+}
+
 function text(res: ServerResponse, code: number, body: string, type = 'text/plain; charset=utf-8'): void {
   res.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
   res.end(body);
@@ -280,6 +294,10 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
     const ctx = context(opts, req, res, url, info, store);
     const body = await peekBindingName(req);
     return handleBinding({ ...ctx, req: body.req }, body.name);
+  }
+  if (info.group === '' && resource === 'componentstatuses' && info.namespace === undefined && !info.subresource) {
+    req.resume();
+    return handleComponentStatuses({ res, url, info, rendering: negotiateMedia(req.headers.accept).rendering, registry: opts.registry, ready: opts.ready, now: new Date() });
   }
   if (info.group === metricsGroup && opts.resourceMetrics) {
     return handleMetrics({ req, res, url, info, registry: opts.registry, scraper: opts.resourceMetrics, now: new Date() });

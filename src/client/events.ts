@@ -16,6 +16,23 @@ interface Bucket { tokens: number; last: number }
 const spamBurst = 25;
 const spamRefillPerMs = 1 / 300_000;
 
+let lastStamp = 0n;
+
+/**
+ * An Event's name: the object's name and a hex time stamp in nanoseconds, as
+ * client-go's recorder makes it (`%v.%x` of UnixNano). The stamps of one
+ * process strictly increase, so events listed in name order (what
+ * `kubectl describe` keeps for events of the same second) read in the order
+ * they happened: Pulled, Created, Started. The sub-millisecond part comes
+ * from the monotonic clock so that two processes rarely pick the same name.
+ */
+export function eventName(objectName: string, nowMs = Date.now()): string {
+  let stamp = BigInt(nowMs) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
+  if (stamp <= lastStamp) stamp = lastStamp + 1n;
+  lastStamp = stamp;
+  return `${objectName}.${stamp.toString(16)}`;
+}
+
 export class EventRecorder {
   private readonly seen = new Map<string, Seen>();
   private readonly buckets = new Map<string, Bucket>();
@@ -60,7 +77,7 @@ export class EventRecorder {
         if (!isNotFound(e)) throw e;
       }
     }
-    const name = `${involved.name}.${(Date.now() * 1000 + Math.floor(Math.random() * 1000)).toString(16)}`;
+    const name = eventName(involved.name);
     await this.clients.events.create(namespace, {
       metadata: { name, namespace }, involvedObject: involved, reason, message, type, count: 1,
       firstTimestamp: now, lastTimestamp: now, source: { component: this.component, host: this.host }, reportingComponent: this.component,

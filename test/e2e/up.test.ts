@@ -8,12 +8,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startCluster, eventually, cliPath, type Cluster } from './harness.js';
-import { killChild, lineReader } from './helpers.js';
+import { killChild } from './helpers.js';
+import { startUp, type UpCluster } from './up-cluster.js';
 
 const exec = promisify(execFile);
 
@@ -28,36 +26,11 @@ ${extra}  containers:
 `;
 
 describe('k8ts up: a first look with kubectl', () => {
-  let dir: string;
-  let up: ChildProcess;
-  let kubeconfig: string;
+  let up: UpCluster;
+  const kubectl = (args: string[], input?: string, allowFail = false) => up.kubectl(args, input, allowFail);
 
-  const kubectl = async (args: string[], input?: string, allowFail = false) => {
-    const child = execFile('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 60_000 });
-    if (input !== undefined) child.stdin!.end(input);
-    return new Promise<{ stdout: string; stderr: string; code: number }>((resolve, reject) => {
-      let stdout = ''; let stderr = '';
-      child.stdout!.on('data', (d) => { stdout += d; });
-      child.stderr!.on('data', (d) => { stderr += d; });
-      child.on('close', (code) => {
-        if (code !== 0 && !allowFail) reject(new Error(`kubectl ${args.join(' ')} exited ${code}: ${stderr}`));
-        else resolve({ stdout, stderr, code: code ?? -1 });
-      });
-    });
-  };
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'k8ts-e2e-up-'));
-    up = spawn(process.execPath, [cliPath, 'up', '--data-dir', join(dir, 'data'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = lineReader(up);
-    const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, 60_000);
-    kubeconfig = out.lines[at].trim().replace('export KUBECONFIG=', '');
-  });
-
-  after(async () => {
-    await killChild(up);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  before(async () => { up = await startUp('k8ts-e2e-up-'); });
+  after(async () => { await up.close(); });
 
   it('registers three Ready nodes whose kubelets listen on 127.0.0.1', async () => {
     const nodes = await eventually(async () => {
@@ -81,15 +54,16 @@ describe('k8ts up: a first look with kubectl', () => {
     assert.match(logs, /^Created container web\nStarted container web\n/);
     const stamped = (await kubectl(['logs', 'web', '--timestamps', '--tail', '1'])).stdout;
     assert.match(stamped, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z Started container web\n$/);
+    const node = (await kubectl(['get', 'pod', 'web', '-o', 'jsonpath={.spec.nodeName}'])).stdout;
     const ex = await kubectl(['exec', 'web', '--', 'ls'], undefined, true);
     assert.notEqual(ex.code, 0);
-    assert.equal(ex.stderr, 'Error from server (InternalError): Internal error occurred: the sim container runtime runs no processes: exec is not supported\n');
+    assert.equal(ex.stderr, `Error from server (InternalError): Internal error occurred: exec is not supported: node "${node}" is simulated by k8ts (container runtime sim) and runs no processes; for a node that runs containers start k8ts with "sudo npm start -- --runtime cri"\n`);
     const at = await kubectl(['attach', 'web'], undefined, true);
     assert.notEqual(at.code, 0);
-    assert.match(at.stderr, /^Error from server \(InternalError\): Internal error occurred: the sim container runtime runs no processes: attach is not supported\n$/m);
+    assert.match(at.stderr, /^Error from server \(InternalError\): Internal error occurred: attach is not supported: node "\w+" is simulated by k8ts \(container runtime sim\) and runs no processes; for a node that runs containers start k8ts with "sudo npm start -- --runtime cri"\n$/m);
     const pf = await kubectl(['port-forward', 'pod/web', ':80'], undefined, true);
     assert.notEqual(pf.code, 0);
-    assert.match(pf.stderr, /^error: error upgrading connection: Internal error occurred: the sim container runtime runs no processes: port-forward is not supported\n$/m);
+    assert.match(pf.stderr, /^error: error upgrading connection: Internal error occurred: port-forward is not supported: node "\w+" is simulated by k8ts \(container runtime sim\) and runs no processes; for a node that runs containers start k8ts with "sudo npm start -- --runtime cri"\n$/m);
   });
 });
 

@@ -8,11 +8,17 @@
  *  2. A get of an object without usage, or of one that does not exist, is
  *     404 `nodemetrics.metrics.k8s.io "x" not found` (podmetrics for pods);
  *     kubectl top turns that into "metrics not available yet".
- *  3. Only get and list: a watch or a write is 405.
+ *  3. k8ts only: when nothing is measured because the objects asked for
+ *     are on simulated nodes (which run no process and report no usage),
+ *     the answer is 503 saying so and how to get a real node, rather than
+ *     the 404 or empty list that kubectl turns into "metrics not available
+ *     yet", which would never change.
+ *  4. Only get and list: a watch or a write is 405.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import { methodNotAllowed, notFound, pageNotFound, StatusError } from '../../api/status.js';
+import { isSimulatedNode, realNodeHint } from '../../api/kubelet-endpoint.js';
+import { methodNotAllowed, notFound, pageNotFound, serviceUnavailable, StatusError } from '../../api/status.js';
 import type { PodStats, Summary } from '../../api/stats-summary.js';
 import type { Registry } from '../../registry/registry.js';
 import type { RequestInfo } from '../request-info.js';
@@ -63,9 +69,26 @@ async function objects<T>(r: MetricsRequest, plural: 'nodes' | 'pods', kind: str
   return (await store.list(r.info.namespace, { labelSelector: q('labelSelector'), fieldSelector: q('fieldSelector') })).items as T[];
 }
 
-function measured<T>(r: MetricsRequest, kind: string, items: (T | undefined)[]): T[] {
+/** The names of the simulated nodes among `names` (the nodes asked for, or the asked pods' nodes). */
+async function simulatedAmong(r: MetricsRequest, names: Set<string>): Promise<string[]> {
+  if (!names.size) return [];
+  const nodes = (await r.registry.store('', 'v1', 'nodes')!.list(undefined, {})).items as Node[];
+  return nodes.filter((n) => names.has(n.metadata!.name!) && isSimulatedNode(n)).map((n) => n.metadata!.name!).sort();
+}
+
+/** Rule 3: 503 naming the simulated nodes when none of the objects asked for was measured. */
+function simulatedNodesUnavailable(names: string[]): StatusError {
+  const quoted = names.map((n) => `"${n}"`).join(', ');
+  const which = names.length === 1 ? `node ${quoted} is` : `nodes ${quoted} are`;
+  return serviceUnavailable(`metrics not available: ${which} simulated by k8ts and run${names.length === 1 ? 's' : ''} no processes, so no usage is measured; ${realNodeHint}`);
+}
+
+async function measured<T>(r: MetricsRequest, kind: string, items: (T | undefined)[], nodeNames: Set<string>): Promise<T[]> {
   const out = items.filter((i): i is T => !!i);
-  if (r.info.verb === 'get' && !out.length) throw notFound({ group: metricsGroup, resource: kind }, r.info.name!);
+  if (out.length) return out;
+  const simulated = await simulatedAmong(r, nodeNames);
+  if (simulated.length) throw simulatedNodesUnavailable(simulated);
+  if (r.info.verb === 'get') throw notFound({ group: metricsGroup, resource: kind }, r.info.name!);
   return out;
 }
 
@@ -74,7 +97,7 @@ async function nodeItems(r: MetricsRequest, summaries: Map<string, Summary>, o: 
   return measured(r, 'nodemetrics', nodes.map((n) => {
     const s = summaries.get(n.metadata!.name!);
     return s && nodeMetricsOf(n, s, o);
-  }));
+  }), new Set(nodes.map((n) => n.metadata!.name!)));
 }
 
 async function podItems(r: MetricsRequest, summaries: Map<string, Summary>, o: ConvertOptions) {
@@ -84,5 +107,5 @@ async function podItems(r: MetricsRequest, summaries: Map<string, Summary>, o: C
   return measured(r, 'podmetrics', pods.map((p) => {
     const ps = byName.get(`${p.metadata!.namespace}/${p.metadata!.name}`);
     return ps && podMetricsOf(p, ps, o);
-  }));
+  }), new Set(pods.flatMap((p) => (p.spec?.nodeName ? [p.spec.nodeName] : []))));
 }

@@ -7,7 +7,7 @@
  */
 import { apiVersionOf, groupVersions, kindKey, resources } from '../../api/resources.js';
 import { definitionNameFor, openapiDefinitions, reachableDefinitions } from '../../api/schema/index.js';
-import { buildPaths, gvPath, type GroupVersion } from './paths.js';
+import { buildPaths, documentedResources, gvPath, type GroupVersion } from './paths.js';
 import type { CustomCatalogue } from '../../registry/custom/catalogue.js';
 import { customDocuments } from './custom.js';
 import { openapiInfo, withHash, type OpenAPIV3Document } from './document.js';
@@ -41,7 +41,7 @@ function documents(): Map<string, OpenAPIV3Document> {
 }
 
 function buildDocument(gv: GroupVersion, subresourceKinds: { group: string; version: string; kind: string }[]): object {
-  const { paths, refs } = buildPaths(gv, resources);
+  const { paths, refs } = buildPaths(gv, documentedResources);
   // Kinds of this group-version that only subresources speak (Scale, Eviction) still get their schema.
   for (const s of subresourceKinds) {
     if (s.group === gv.group && s.version === gv.version) {

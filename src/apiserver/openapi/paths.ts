@@ -16,7 +16,8 @@
  * - explain (kubectl pkg/explain/v2 plaintext.tmpl): finds the GVK on an
  *   operation of `/<prefix>/<version>[/namespaces/{namespace}]/<plural>[/{name}]`.
  */
-import { apiVersionOf, kindKey, type ResourceInfo, type SubresourceInfo } from '../../api/resources.js';
+import { apiVersionOf, kindKey, resources, type ResourceInfo, type SubresourceInfo } from '../../api/resources.js';
+import { componentStatusResource } from '../componentstatuses.js';
 import { definitionNameFor, REF_PREFIX } from '../../api/schema/index.js';
 import {
   deleteParameters, listParameters, pathName, pathNamespace, patchParameters, pretty, writeParameters, type Parameter,
@@ -53,6 +54,9 @@ export interface Built {
 }
 
 /** Paths of every resource in `gv` (plus the group-version's discovery path). */
+/** The built-in resources the documents describe: the registry's catalogue and those served without storage (ComponentStatus). */
+export const documentedResources: readonly ResourceInfo[] = [...resources, componentStatusResource];
+
 export function buildPaths(gv: GroupVersion, resources: readonly ResourceInfo[], customName?: (kindKey: string) => string | undefined): Built {
   const b = new Builder(gv, customName);
   b.discoveryPath();

@@ -12,9 +12,8 @@
  * the JSON form's ETag as kube-openapi does (the response varies by Accept).
  */
 import { createHash } from 'node:crypto';
-import { resources } from '../../api/resources.js';
 import { openapiDefinitions, reachableDefinitions, REF_PREFIX, type OpenAPISchema } from '../../api/schema/index.js';
-import { buildPaths, type PathItem } from './paths.js';
+import { buildPaths, documentedResources, type PathItem } from './paths.js';
 import { openapiGroupVersions } from './index.js';
 import { encodeOpenAPIV2 } from './v2-protobuf.js';
 import { atomicDefinitions, fieldTags } from '../../api/managedfields/list-types.js';
@@ -41,7 +40,7 @@ export function openapiV2Document(): { body: string; etag: string } {
     const paths: Record<string, unknown> = {};
     const refs = new Set<string>();
     for (const gv of openapiGroupVersions()) {
-      const built = buildPaths(gv, resources);
+      const built = buildPaths(gv, documentedResources);
       for (const r of built.refs) refs.add(r);
       for (const [path, item] of Object.entries(built.paths)) paths[path] = pathItem(item);
     }

@@ -19,6 +19,7 @@
  *  Errors before the upgrade are plain HTTP answers (the caller sees the
  *  handshake fail with that status and body).
  */
+import { realNodeHint } from '../../api/kubelet-endpoint.js';
 import type { Logger } from '../../util/log.js';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 import type { StreamRequest } from '../runtime/runtime.js';
@@ -35,9 +36,14 @@ export function streamRequest(query: URLSearchParams, exec: boolean): StreamRequ
   return { cmd: exec ? query.getAll('command') : undefined, stdin: on('input'), stdout: on('output'), stderr: on('error'), tty: on('tty') };
 }
 
-/** What a runtime without a streaming server answers (the simulated runtime runs no processes). */
-export function noProcessesMessage(runtimeType: string, route: string): string {
-  return `the ${runtimeType} container runtime runs no processes: ${route} is not supported`;
+/**
+ * What a runtime without a streaming server answers (the simulated runtime
+ * runs no processes). It names the node, the runtime and the way to a node
+ * that runs containers, since a new user meets it on `npm start`'s nodes.
+ */
+export function noProcessesMessage(nodeName: string, runtimeType: string, route: string): string {
+  return `${route} is not supported: node "${nodeName}" is simulated by k8ts (container runtime ${runtimeType}) and runs no processes;` +
+    ` ${realNodeHint}`;
 }
 
 export type ExecCall = Omit<UpgradeCall, 'what' | 'pod' | 'logger'> & { host: KubeletHost; logger: Logger; url: URL };
@@ -52,7 +58,7 @@ export async function serveStream(call: ExecCall, route: 'exec' | 'attach', part
   const pod = host.podByName(namespace, podName);
   if (!pod) return rejectUpgrade(socket, 404, `pod ${podName} not found`);
   const { runtime } = host;
-  if (!runtime.streamURL && !runtime.openStream) return rejectUpgrade(socket, 500, noProcessesMessage(runtime.type, route));
+  if (!runtime.streamURL && !runtime.openStream) return rejectUpgrade(socket, 500, noProcessesMessage(host.nodeName, runtime.type, route));
   const status = host.podStatus(pod) ?? pod.status;
   const cs = [...(status?.containerStatuses ?? []), ...(status?.initContainerStatuses ?? []), ...(status?.ephemeralContainerStatuses ?? [])].find((s) => s.name === container);
   if (!cs?.state?.running || !cs.containerID) return rejectUpgrade(socket, 500, `container not found (${JSON.stringify(container)})`);

@@ -44,7 +44,7 @@ export async function servePortForward(call: ExecCall, parts: string[]): Promise
   if (!pod) return rejectUpgrade(socket, 404, 'pod does not exist');
   if (uid && pod.metadata?.uid !== uid) return rejectUpgrade(socket, 404, 'pod not found');
   const { runtime } = host;
-  if (!runtime.portForwardURL && !runtime.dialPort) return rejectUpgrade(socket, 500, noProcessesMessage(runtime.type, 'port-forward'));
+  if (!runtime.portForwardURL && !runtime.dialPort) return rejectUpgrade(socket, 500, noProcessesMessage(host.nodeName, runtime.type, 'port-forward'));
   const spdy = isSPDYUpgrade(req);
   if (!spdy && !isWebSocketUpgrade(req)) return rejectUpgrade(socket, 400, 'unable to upgrade: port-forward needs a SPDY/3.1 or WebSocket upgrade');
   const ports = spdy ? [] : forwardedPorts(call.url.searchParams);

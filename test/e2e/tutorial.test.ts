@@ -1,0 +1,119 @@
+/**
+ * A new user's first ten minutes on `npm start` (k8ts up: three simulated
+ * nodes), driven with the commands of the Kubernetes tutorials and the real
+ * kubectl. Each test runs the exact command a user types where k8ts once
+ * answered unlike upstream: what cannot work on a simulated node (exec,
+ * attach, port-forward, `run --rm -it`, `top`, `debug`) must fail the way
+ * upstream fails, name the simulated node and say how to get a real one.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually } from './harness.js';
+import { underTerminal } from './helpers.js';
+import { startUp, type UpCluster } from './up-cluster.js';
+
+const realNodeHint = 'for a node that runs containers start k8ts with "sudo npm start -- --runtime cri"';
+const notSupported = (route: string, node: string) =>
+  `${route} is not supported: node "${node}" is simulated by k8ts (container runtime sim) and runs no processes; ${realNodeHint}`;
+
+describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
+  let up: UpCluster;
+  let pod: string;
+  let node: string;
+  const kubectl = (args: string[], allowFail = false) => up.kubectl(args, undefined, allowFail);
+  const terminal = (command: string) => underTerminal(`kubectl --kubeconfig ${up.kubeconfig} ${command}`, [], 120_000);
+
+  before(async () => {
+    up = await startUp('k8ts-e2e-tutorial-');
+    await kubectl(['create', 'deployment', 'nginx', '--image=nginx', '--replicas=3']);
+    await kubectl(['rollout', 'status', 'deployment/nginx', '--timeout=120s']);
+    pod = (await kubectl(['get', 'pod', '-l', 'app=nginx', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout;
+    node = (await kubectl(['get', 'pod', pod, '-o', 'jsonpath={.spec.nodeName}'])).stdout;
+  });
+  after(async () => { await up?.close(); });
+
+  it('kubectl get --raw=\'/readyz?verbose\' lists the checks as the API health docs show', async () => {
+    assert.equal((await kubectl(['get', '--raw=/readyz?verbose'])).stdout, '[+]ping ok\n[+]storage ok\nreadyz check passed\n');
+    assert.equal((await kubectl(['get', '--raw=/livez?verbose'])).stdout, '[+]ping ok\nlivez check passed\n');
+    assert.equal((await kubectl(['get', '--raw=/readyz/ping'])).stdout, 'ok');
+  });
+
+  it('kubectl describe pod lists the kubelet\'s events in the order they happened', async () => {
+    const reasons = await eventually(async () => {
+      const out = (await kubectl(['describe', 'pod', pod])).stdout;
+      const events = out.slice(out.indexOf('\nEvents:')).split('\n').slice(4).map((l) => l.trim().split(/\s+/)[1]).filter(Boolean);
+      return events.includes('Started') && events;
+    }, 60_000, 'the Started event');
+    // The scheduler's Scheduled event races the simulated kubelet (which starts a pod within
+    // milliseconds of its binding); the kubelet's own events keep their order.
+    assert.deepEqual(reasons.filter((r: string) => r !== 'Scheduled'), ['Pulled', 'Created', 'Started']);
+  });
+
+  it('kubectl get cs shows the scheduler, the controller manager and storage, with upstream\'s deprecation warning', async () => {
+    const cs = await kubectl(['get', 'componentstatuses']);
+    assert.equal(cs.stderr, 'Warning: v1 ComponentStatus is deprecated in v1.19+\n');
+    assert.deepEqual(cs.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/)), [
+      ['NAME', 'STATUS', 'MESSAGE', 'ERROR'], ['scheduler', 'Healthy', 'ok'], ['controller-manager', 'Healthy', 'ok'], ['storage', 'Healthy', 'ok'],
+    ]);
+    assert.equal((await kubectl(['get', 'cs', 'scheduler', '-o', 'jsonpath={.conditions[0].type}={.conditions[0].status}'])).stdout, 'Healthy=True');
+    assert.match((await kubectl(['explain', 'componentstatus'])).stdout, /^KIND: +ComponentStatus\nVERSION: +v1\n/);
+    const del = await kubectl(['delete', 'cs', 'scheduler'], true);
+    assert.match(del.stderr, /Error from server \(MethodNotAllowed\): the server does not allow this method on the requested resource\n$/);
+  });
+
+  it('kubectl get --raw /version is indented JSON, as kube-apiserver writes it', async () => {
+    const raw = (await kubectl(['get', '--raw', '/version'])).stdout;
+    assert.match(raw, /^\{\n {2}"major": "1",\n {2}"minor": "32",\n {2}"gitVersion": "v1\.32\.\d+/);
+    assert.equal(raw, JSON.stringify(JSON.parse(raw), null, 2));
+  });
+
+  it('kubectl exec POD -- ls and exec -it name the simulated node and the way to a real one', async () => {
+    const ex = await kubectl(['exec', pod, '--', 'ls'], true);
+    assert.equal(ex.code, 1);
+    assert.equal(ex.stderr, `Error from server (InternalError): Internal error occurred: ${notSupported('exec', node)}\n`);
+    const it = await terminal(`exec -it ${pod} -- sh`);
+    assert.equal(it.code, 1);
+    assert.match(it.out, new RegExp(`^Error from server \\(InternalError\\): Internal error occurred: ${escape(notSupported('exec', node))}\\r?$`, 'm'));
+  });
+
+  it('kubectl port-forward deploy/nginx fails at the upgrade with the same reason', async () => {
+    const pf = await kubectl(['port-forward', 'deploy/nginx', ':80'], true);
+    assert.equal(pf.code, 1);
+    assert.match(pf.stderr, /^error: error upgrading connection: Internal error occurred: port-forward is not supported: node "\w+" is simulated by k8ts/m);
+    assert.ok(pf.stderr.includes(realNodeHint), pf.stderr);
+  });
+
+  it('kubectl run tmp --image=busybox --rm -it --restart=Never -- sh falls back to logs, says why, and deletes the pod', async () => {
+    const run = await terminal('run tmp --image=busybox --rm -it --restart=Never -- sh');
+    assert.match(run.out, /warning: couldn't attach to pod\/tmp, falling back to streaming logs: Internal error occurred: attach is not supported: node "\w+" is simulated by k8ts \(container runtime sim\) and runs no processes;/);
+    assert.ok(run.out.includes(realNodeHint), run.out);
+    assert.match(run.out, /pod "tmp" deleted/);
+    await eventually(async () => (await kubectl(['get', 'pod', 'tmp'], true)).stderr.includes('pods "tmp" not found'), 60_000, 'pod tmp gone');
+  });
+
+  it('kubectl top nodes and top pods say the nodes are simulated (503), not "metrics not available yet"', async () => {
+    const nodes = await kubectl(['top', 'nodes'], true);
+    assert.equal(nodes.code, 1);
+    assert.equal(nodes.stderr, 'Error from server (ServiceUnavailable): metrics not available: nodes "control-plane", "worker1", "worker2" are simulated by k8ts' +
+      ` and run no processes, so no usage is measured; ${realNodeHint}\n`);
+    const pods = await kubectl(['top', 'pods'], true);
+    assert.equal(pods.code, 1);
+    assert.match(pods.stderr, /^Error from server \(ServiceUnavailable\): metrics not available: nodes? "worker\d"(, "worker\d")? (are|is) simulated by k8ts/);
+    const one = await kubectl(['top', 'pod', pod], true);
+    assert.equal(one.stderr, `Error from server (ServiceUnavailable): metrics not available: node "${node}" is simulated by k8ts and runs no processes, so no usage is measured; ${realNodeHint}\n`);
+    // An empty namespace is still an empty answer.
+    await kubectl(['create', 'namespace', 'empty']);
+    assert.equal((await kubectl(['top', 'pods', '-n', 'empty'], true)).stderr, 'No resources found in empty namespace.\n');
+  });
+
+  it('kubectl debug POD -it --image=busybox says ephemeral containers are disabled instead of crashing kubectl', async () => {
+    const dbg = await kubectl(['debug', pod, '-it', '--image=busybox'], true);
+    assert.equal(dbg.code, 1);
+    assert.doesNotMatch(dbg.stderr, /panic/);
+    assert.match(dbg.stderr, /^error: ephemeral containers are disabled for this cluster \(error from server: "the server could not find the requested resource"\)\n$/m);
+  });
+});
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

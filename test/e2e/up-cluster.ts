@@ -1,0 +1,44 @@
+/**
+ * `k8ts up` (what `npm start` runs) as a test fixture: the real process with
+ * its own data directory and a free port, and the real kubectl with the
+ * kubeconfig it prints.
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cliPath, type KubectlResult } from './harness.js';
+import { killChild, lineReader } from './helpers.js';
+
+export interface UpCluster {
+  dir: string;
+  kubeconfig: string;
+  kubectl(args: string[], input?: string, allowFail?: boolean): Promise<KubectlResult>;
+  close(): Promise<void>;
+}
+
+export async function startUp(prefix: string): Promise<UpCluster> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const up: ChildProcess = spawn(process.execPath, [cliPath, 'up', '--data-dir', join(dir, 'data'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = lineReader(up);
+  const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, 60_000);
+  const kubeconfig = out.lines[at].trim().replace('export KUBECONFIG=', '');
+  const kubectl = (args: string[], input?: string, allowFail = false) => {
+    const child = execFile('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 60_000 });
+    if (input !== undefined) child.stdin!.end(input);
+    return new Promise<KubectlResult>((resolve, reject) => {
+      let stdout = ''; let stderr = '';
+      child.stdout!.on('data', (d) => { stdout += d; });
+      child.stderr!.on('data', (d) => { stderr += d; });
+      child.on('close', (code) => {
+        if (code !== 0 && !allowFail) reject(new Error(`kubectl ${args.join(' ')} exited ${code}: ${stderr}`));
+        else resolve({ stdout, stderr, code: code ?? -1 });
+      });
+    });
+  };
+  const close = async () => {
+    await killChild(up);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { dir, kubeconfig, kubectl, close };
+}

@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { healthAnswer, type HealthCheck } from '../../src/apiserver/health.js';
+
+const ok = (name: string): HealthCheck => ({ name, check: () => undefined });
+const bad = (name: string): HealthCheck => ({ name, check: () => `${name} is down` });
+const at = (path: string) => new URL(`https://x${path}`);
+
+test('health endpoints answer as upstream\'s healthz handlers', () => {
+  const cases: { path: string; checks: HealthCheck[]; code?: number; body?: string; none?: true }[] = [
+    { path: '/readyz', checks: [ok('ping'), ok('storage')], code: 200, body: 'ok' },
+    { path: '/readyz?verbose', checks: [ok('ping'), ok('storage')], code: 200, body: '[+]ping ok\n[+]storage ok\nreadyz check passed\n' },
+    { path: '/livez?verbose', checks: [ok('ping')], code: 200, body: '[+]ping ok\nlivez check passed\n' },
+    { path: '/readyz', checks: [ok('ping'), bad('storage')], code: 500, body: '[+]ping ok\n[-]storage failed: reason withheld\nreadyz check failed\n' },
+    { path: '/readyz?verbose&exclude=storage', checks: [ok('ping'), bad('storage')], code: 200, body: '[+]ping ok\n[+]storage excluded: ok\nreadyz check passed\n' },
+    { path: '/readyz?verbose&exclude=etcd', checks: [ok('ping')], code: 200,
+      body: '[+]ping ok\nwarn: some health checks cannot be excluded: no matches for "etcd"\nreadyz check passed\n' },
+    { path: '/readyz/ping', checks: [ok('ping')], code: 200, body: 'ok' },
+    { path: '/readyz/storage/', checks: [bad('storage')], code: 500, body: 'internal server error: storage is down\n' },
+    { path: '/healthz/nope', checks: [ok('ping')], none: true },
+  ];
+  for (const c of cases) {
+    const endpoint = c.path.split(/[/?]/)[1] as 'readyz';
+    const got = healthAnswer(endpoint, c.checks, at(c.path));
+    if (c.none) assert.equal(got, undefined, c.path);
+    else assert.deepEqual(got, { code: c.code, body: c.body }, c.path);
+  }
+});
