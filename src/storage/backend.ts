@@ -69,6 +69,20 @@ export interface WatchOptions {
   onError?(err: Error): void;
 }
 
+/** Every call on a closed backend rejects with this, and open watches end with it. */
+export class BackendClosedError extends Error {
+  constructor() {
+    super('storage backend is closed');
+    this.name = 'BackendClosedError';
+  }
+}
+
+/** The slice of a logger a backend needs; `console` fits. */
+export interface StorageLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
 export class CompactedError extends Error {
   constructor(public readonly requested: number, public readonly compacted: number) {
     super(`required revision ${requested} has been compacted (oldest available ${compacted + 1})`);

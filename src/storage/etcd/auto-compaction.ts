@@ -4,7 +4,7 @@
  * Every server on the etcd runs its own; compacting what another server already compacted is
  * answered "required revision has been compacted", which is harmless and ignored.
  */
-import type { StorageLogger } from '../sqlite/options.js';
+import type { StorageLogger } from '../backend.js';
 
 export interface Compactable {
   currentRevision(): Promise<number>;

@@ -18,8 +18,8 @@ import {
   CompactedError, type Backend, type KeyValue, type ListOptions, type ListResult, type Watcher,
   type WatchOptions, type WriteResult,
 } from '../backend.js';
-import { BackendClosedError } from '../sqlite/errors.js';
-import type { StorageLogger } from '../sqlite/options.js';
+import { BackendClosedError } from '../backend.js';
+import type { StorageLogger } from '../backend.js';
 import { startAutoCompaction } from './auto-compaction.js';
 import { isCompactedError, isFutureRevisionError } from './errors.js';
 import { prefixRange, toKeyValue } from './keys.js';

@@ -1,7 +1,7 @@
 /** What callers may tune on the etcd backend (kube-apiserver's --etcd-* flags), and its defaults. */
 import { readFileSync } from 'node:fs';
 import { Etcd3 } from 'etcd3';
-import type { StorageLogger } from '../sqlite/options.js';
+import type { StorageLogger } from '../backend.js';
 
 export interface EtcdBackendOptions {
   /** --etcd-servers: client URLs, http:// or https://. */

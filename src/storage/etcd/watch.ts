@@ -8,7 +8,7 @@
  */
 import type { Etcd3, IEvent, IWatchResponse } from 'etcd3';
 import { CompactedError, type WatchEvent, type WatchOptions, type Watcher } from '../backend.js';
-import type { StorageLogger } from '../sqlite/options.js';
+import type { StorageLogger } from '../backend.js';
 import { prefixRange, toKeyValue } from './keys.js';
 
 export function watchEtcd(

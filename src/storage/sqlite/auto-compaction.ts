@@ -9,7 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Compactor } from './compaction.js';
-import { BackendClosedError } from './errors.js';
+import { BackendClosedError } from '../backend.js';
 import type { ResolvedOptions } from './options.js';
 
 export class AutoCompactor {

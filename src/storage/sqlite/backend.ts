@@ -14,7 +14,7 @@ import {
 import { AutoCompactor } from './auto-compaction.js';
 import { Compactor } from './compaction.js';
 import { GroupCommit } from './group-commit.js';
-import { BackendClosedError } from './errors.js';
+import { BackendClosedError } from '../backend.js';
 import { keyRange } from './key-range.js';
 import { LogReader, NO_LIMIT } from './log-reader.js';
 import { LogWriter } from './log-writer.js';

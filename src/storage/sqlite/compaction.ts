@@ -9,7 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { BackendClosedError } from './errors.js';
+import { BackendClosedError } from '../backend.js';
 
 /** Revisions per transaction, so a large compaction never blocks writers (or the event loop) for long. */
 const STEP = 10_000;

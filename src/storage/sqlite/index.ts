@@ -1,3 +1,4 @@
 export { openSqliteBackend } from './backend.js';
-export { BackendClosedError } from './errors.js';
-export type { SqliteBackendOptions, StorageLogger } from './options.js';
+export { BackendClosedError } from '../backend.js';
+export type { SqliteBackendOptions } from './options.js';
+export type { StorageLogger } from '../backend.js';

@@ -1,10 +1,6 @@
 /** What callers may tune on the SQLite backend, and the defaults the design asks for. */
 
-/** The slice of a logger the backend needs; `console` fits. */
-export interface StorageLogger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
+import type { StorageLogger } from '../backend.js';
 
 export interface SqliteBackendOptions {
   /** History kept for watches and reads at old revisions; older superseded rows are compacted. */

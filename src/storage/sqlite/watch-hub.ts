@@ -13,7 +13,7 @@
  */
 import { CompactedError, type WatchEvent, type Watcher, type WatchOptions } from '../backend.js';
 import { keyRange, type KeyRange } from './key-range.js';
-import type { StorageLogger } from './options.js';
+import type { StorageLogger } from '../backend.js';
 import { PrefixIndex } from './prefix-index.js';
 import { toWatchEvent, type LogRow } from './rows.js';
 
