@@ -8,6 +8,7 @@ import type { Registry } from '../../../registry/registry.js';
 import type { Store, Watch } from '../../../registry/store.js';
 import type { Logger } from '../../../util/log.js';
 import type { NodeGraph } from './graph.js';
+import { RelistBackoff } from '../../../util/relist-backoff.js';
 
 interface Feed {
   store: Store;
@@ -44,7 +45,7 @@ export class GraphPopulator {
     await Promise.all(this.feeds().map((f) => this.follow(f)));
   }
 
-  private async follow(f: Feed, known = new Map<string, any>()): Promise<void> {
+  private async follow(f: Feed, known = new Map<string, any>(), backoff = new RelistBackoff(relistDelayMs)): Promise<void> {
     if (this.closed) return;
     const { items, resourceVersion } = await f.store.list(undefined);
     const fresh = new Map(items.map((o: any) => [`${o.metadata.namespace ?? ''}/${o.metadata.name}`, o]));
@@ -59,17 +60,26 @@ export class GraphPopulator {
       if (ev.type === 'DELETED') { known.delete(k); f.remove(o); }
     }, (err) => {
       if (w) this.watches.delete(w);
-      if (this.closed) return;
       if (err) this.logger?.warn('node authorizer graph watch ended, relisting', { resource: f.store.info.plural, err: String(err) });
-      const t = setTimeout(() => {
-        this.timers.delete(t);
-        this.follow(f, known).catch((e) => this.logger?.error('node authorizer graph relist failed', { err: String(e) }));
-      }, relistDelayMs);
-      t.unref();
-      this.timers.add(t);
+      this.retry(f, known, backoff);
     });
+    backoff.watching();
     this.watches.add(w);
     if (this.closed) w.close();
+  }
+
+  /** Lists and watches the kind again after the back-off; a failed list (storage down) is retried the same way, never given up. */
+  private retry(f: Feed, known: Map<string, any>, backoff: RelistBackoff): void {
+    if (this.closed) return;
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      this.follow(f, known, backoff).catch((e) => {
+        this.logger?.error('node authorizer graph relist failed', { resource: f.store.info.plural, err: String(e) });
+        this.retry(f, known, backoff);
+      });
+    }, backoff.next());
+    t.unref();
+    this.timers.add(t);
   }
 
   close(): void {

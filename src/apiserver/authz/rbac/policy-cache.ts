@@ -9,6 +9,7 @@ import type { Registry } from '../../../registry/registry.js';
 import type { Watch } from '../../../registry/store.js';
 import type { WatchEventOut } from '../../../registry/types.js';
 import type { Logger } from '../../../util/log.js';
+import { RelistBackoff } from '../../../util/relist-backoff.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
@@ -68,12 +69,13 @@ export class PolicyCache implements PolicyGetter {
     for (const w of this.watches.splice(0)) w.close();
   }
 
-  private async follow(plural: string, index: Index<any>): Promise<void> {
+  private async follow(plural: string, index: Index<any>, backoff = new RelistBackoff()): Promise<void> {
     const store = this.registry.store(RBAC_GROUP, 'v1', plural)!;
     const restart = (err?: Error) => {
       if (this.closed) return;
-      this.logger?.warn('rbac cache: watch ended, listing again', { resource: plural, err: err?.message });
-      setTimeout(() => { if (!this.closed) this.follow(plural, index).catch((e) => restart(e)); }, 100).unref();
+      const delayMs = backoff.next();
+      this.logger?.warn('rbac cache: watch ended, listing again', { resource: plural, err: err?.message, delayMs });
+      setTimeout(() => { if (!this.closed) this.follow(plural, index, backoff).catch((e) => restart(e)); }, delayMs).unref();
     };
     // The initial ADDED events replace what an earlier watch left.
     let fresh = true;
@@ -82,6 +84,7 @@ export class PolicyCache implements PolicyGetter {
       index.apply(ev);
     }, restart);
     if (fresh) index.clear();
+    backoff.watching();
     this.watches.push(w);
   }
 
