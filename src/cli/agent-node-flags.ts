@@ -13,11 +13,14 @@
  *  - --max-semi-space-size=1 (MB): a small young generation; the agent's allocations
  *    are short request and response objects, and the default (up to 16 MB per
  *    semi-space) mostly holds garbage between scavenges.
+ *  - --optimize-for-size: V8 grows the old generation less eagerly and gives memory
+ *    back sooner (measured: a median of 74 MB instead of 80 MB with 100 pods, 30 s
+ *    after they started).
  *
  * Simulated agents keep the defaults: `k8ts sim` runs thousands of nodes in one process,
  * where the JIT pays.
  */
-export const realAgentNodeFlags: readonly string[] = ['--jitless', '--no-expose-wasm', '--max-semi-space-size=1'];
+export const realAgentNodeFlags: readonly string[] = ['--jitless', '--no-expose-wasm', '--max-semi-space-size=1', '--optimize-for-size'];
 
 export function agentNodeFlags(runtime: string): readonly string[] {
   return runtime === 'simulated' ? [] : realAgentNodeFlags;
