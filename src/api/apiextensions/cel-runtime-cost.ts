@@ -68,6 +68,7 @@ export function sizeCost(v: unknown): number {
 
 /** Equality and `in` walk their operands: the deep size, walked only as far as the budget allows. */
 function deepCost(v: unknown, budget: number): number {
+  if (typeof v !== 'object' || v === null) return 1 + (typeof v === 'string' ? Math.ceil(v.length * 0.1) : 0);
   let cost = 0;
   const stack: unknown[] = [v];
   while (stack.length && cost <= budget) {
@@ -83,36 +84,39 @@ function deepCost(v: unknown, budget: number): number {
 const constantCalls = new Set(['size', '_[_]', '_?_:_', 'has', 'int', 'uint', 'double', 'bool', 'type', 'dyn', 'duration', 'timestamp',
   '_<_', '_<=_', '_>_', '_>=_', '_-_', '_*_', '_/_', '_%_', '-_', '!_']);
 const deepCalls = new Set(['_==_', '_!=_', '@in']);
+const enum Charging { Constant, Deep, Size }
 
 interface EvalCallNode {
   id: number; name: string; target?: { eval(ctx: unknown): unknown };
   func?: { call(id: number, target: unknown, args: unknown[]): CelResult | undefined };
   args: { eval(ctx: unknown): unknown }[];
+  k8tsCharging?: Charging;
 }
+
+const operandCost = (how: Charging, v: unknown) => (how === Charging.Deep ? deepCost(v, current!.limit - current!.used + 1) : sizeCost(v));
 
 /** EvalCall.eval with charges for the operands before the call and the result after it. */
 function evalCall(this: EvalCallNode, ctx: unknown): CelResult {
-  charge(1);
+  const how = this.k8tsCharging ??= constantCalls.has(this.name) ? Charging.Constant : deepCalls.has(this.name) ? Charging.Deep : Charging.Size;
+  const metering = current !== undefined && how !== Charging.Constant;
+  if (current) charge(1);
   if (this.func === undefined) return celError(`unbound function: ${this.name}`, this.id);
   const target = this.target?.eval(ctx);
   if (isCelError(target)) return target;
+  if (metering && target !== undefined) charge(operandCost(how, target));
   const vals: unknown[] = [];
   for (const arg of this.args) {
     const val = arg.eval(ctx);
     if (isCelError(val)) return val;
+    if (metering) charge(operandCost(how, val));
     vals.push(val);
-  }
-  if (current && !constantCalls.has(this.name)) {
-    const operands = target === undefined ? vals : [target, ...vals];
-    const remaining = current.limit - current.used + 1;
-    for (const v of operands) charge(deepCalls.has(this.name) ? deepCost(v, remaining) : sizeCost(v));
   }
   const result = this.func.call(this.id, target, vals as never);
   if (result === undefined) {
     const shown = vals.map((x) => celType(x as never).name).join(', ');
     return celError(`found no matching overload for '${this.name}' applied to '${target !== undefined ? `${celType(target as never).name}.` : ''}(${shown})'`, this.id);
   }
-  if (current && !constantCalls.has(this.name)) charge(sizeCost(result));
+  if (metering) charge(sizeCost(result));
   return result;
 }
 
