@@ -9,6 +9,9 @@ import { strings } from '@bufbuild/cel/ext';
 import { FieldError, forbidden, invalid, required } from '../field-errors.js';
 import { additionalSchema, isObject, type Schema, type ValidationRule } from './types.js';
 import { costLimitExceeded, metered, perCallLimit, runtimeCELCostBudget } from './cel-runtime-cost.js';
+
+/** An object's rules stop after this much evaluation time in all, as after RuntimeCELCostBudget (see cel-runtime-cost.ts). */
+export const objectTimeLimitMs = 500;
 import { boundedFuncs } from './cel-bounded-funcs.js';
 
 /**
@@ -55,8 +58,8 @@ function truthy(r: CelResult): boolean | string {
   return 'rule did not evaluate to a boolean';
 }
 
-/** What is left of RuntimeCELCostBudget for one object; -1 once validation stopped. */
-interface Budget { remaining: number }
+/** What is left of RuntimeCELCostBudget for one object (-1 once validation stopped), and its time limit. */
+interface Budget { remaining: number; deadline: number }
 
 /**
  * Evaluates every rule of `schema` (and of its children) on `value`; `old`
@@ -66,7 +69,7 @@ interface Budget { remaining: number }
  * as upstream's celvalidation counts them; past either, no further rule runs.
  */
 export function validateRules(schema: Schema, value: unknown, old: unknown, path: string): FieldError[] {
-  return walkRules(schema, value, old, path, { remaining: runtimeCELCostBudget });
+  return walkRules(schema, value, old, path, { remaining: runtimeCELCostBudget, deadline: performance.now() + objectTimeLimitMs });
 }
 
 function walkRules(schema: Schema, value: unknown, old: unknown, path: string, budget: Budget): FieldError[] {
@@ -82,7 +85,8 @@ function walkRules(schema: Schema, value: unknown, old: unknown, path: string, b
       const { program, error } = compileRule(rule.rule);
       if (!program) { errs.push(invalid(path, schema.type ?? '', `compilation failed: ${error}`)); continue; }
       const vars = transition ? { self, oldSelf: oldSelf ?? null } : { self };
-      const run = metered(perCallLimit, () => program(vars));
+      if (performance.now() > budget.deadline) return stop(errs, budget, invalid(path, schema.type ?? '', outOfBudget));
+      const run = metered(perCallLimit, () => program(vars), budget.deadline);
       if (run.cost > budget.remaining) return stop(errs, budget, invalid(path, schema.type ?? '', outOfBudget));
       budget.remaining -= run.cost;
       if (run.exceeded) {
@@ -128,8 +132,8 @@ function messageOf(rule: ValidationRule, vars: Record<string, unknown>, budget: 
   if (!rule.messageExpression) return rule.message;
   const { program } = compileRule(rule.messageExpression);
   if (!program) return rule.message;
-  const run = metered(perCallLimit, () => program(vars));
-  if (run.cost > budget.remaining) return stopped;
+  const run = metered(perCallLimit, () => program(vars), budget.deadline);
+  if (run.cost > budget.remaining || run.exceeded) return stopped;
   budget.remaining -= run.cost;
   const r = run.result;
   return typeof r === 'string' && r.trim() && !/[\r\n]/.test(r) ? r : rule.message;
