@@ -98,6 +98,16 @@ describe('CEL cost and RE2 patterns (hardening findings 1 and 2)', () => {
     assert.ok(ms < 5_000, `answered in ${Math.round(ms)} ms`);
   });
 
+  it('rules do not run on an object over its schema\'s bounds (upstream\'s blocking errors)', async () => {
+    const l = Array.from({ length: 5000 }, (_, i) => `v${i}`);
+    const r = await duringAttack(c, () => createCR('pairs', 'over', { l }));
+    assert.equal(r.status, 422, r.body);
+    assert.deepEqual(r.json().details.causes, [
+      { reason: 'FieldValueTooMany', field: 'spec.l', message: 'Too many: 5000: must have at most 1000 items' },
+      { reason: 'FieldValueInvalid', field: '<nil>', message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' },
+    ]);
+  });
+
   it('finding 2: ^(a+)+$ with a×27+! and a×40+! is answered at once with the pattern error while others are served', async () => {
     const created = await createCRD(crd('patterns', { s: { type: 'string', pattern: '^(a+)+$' } }));
     assert.equal(created.status, 201, created.body);

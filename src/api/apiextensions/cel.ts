@@ -150,3 +150,11 @@ function ruleError(rule: ValidationRule, schema: Schema, path: string): FieldErr
     default: return invalid(at, schema.type ?? '', message);
   }
 }
+
+/** Whether any node of the schema declares x-kubernetes-validations (upstream builds a CEL validator only then). */
+export function schemaHasRules(s: Schema | undefined): boolean {
+  if (!s) return false;
+  if (s['x-kubernetes-validations']?.length) return true;
+  const values = additionalSchema(s);
+  return schemaHasRules(s.items) || (values !== undefined && schemaHasRules(values)) || Object.values(s.properties ?? {}).some(schemaHasRules);
+}
