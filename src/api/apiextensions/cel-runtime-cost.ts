@@ -98,7 +98,8 @@ function deepCost(v: unknown, budget: number): number {
 const constantCalls = new Set(['size', '_[_]', '_?_:_', 'has', 'int', 'uint', 'double', 'bool', 'type', 'dyn', 'duration', 'timestamp',
   '_<_', '_<=_', '_>_', '_>=_', '_-_', '_*_', '_/_', '_%_', '-_', '!_']);
 const deepCalls = new Set(['_==_', '_!=_', '@in']);
-const enum Charging { Constant, Deep, Size }
+/** `+` charges strings here; list concatenation charges its copy itself (cel-bounded-funcs.ts). */
+const enum Charging { Constant, Deep, Size, Concat }
 
 interface EvalCallNode {
   id: number; name: string; target?: { eval(ctx: unknown): unknown };
@@ -107,11 +108,11 @@ interface EvalCallNode {
   k8tsCharging?: Charging;
 }
 
-const operandCost = (how: Charging, v: unknown) => (how === Charging.Deep ? deepCost(v, current!.limit - current!.used + 1) : sizeCost(v));
+const operandCost = (how: Charging, v: unknown) => (how === Charging.Deep ? deepCost(v, current!.limit - current!.used + 1) : how === Charging.Concat && typeof v !== 'string' ? 0 : sizeCost(v));
 
 /** EvalCall.eval with charges for the operands before the call and the result after it. */
 function evalCall(this: EvalCallNode, ctx: unknown): CelResult {
-  const how = this.k8tsCharging ??= constantCalls.has(this.name) ? Charging.Constant : deepCalls.has(this.name) ? Charging.Deep : Charging.Size;
+  const how = this.k8tsCharging ??= constantCalls.has(this.name) ? Charging.Constant : deepCalls.has(this.name) ? Charging.Deep : this.name === '_+_' ? Charging.Concat : Charging.Size;
   const metering = current !== undefined && how !== Charging.Constant;
   if (current) charge(1);
   if (this.func === undefined) return celError(`unbound function: ${this.name}`, this.id);
@@ -130,7 +131,7 @@ function evalCall(this: EvalCallNode, ctx: unknown): CelResult {
     const shown = vals.map((x) => celType(x as never).name).join(', ');
     return celError(`found no matching overload for '${this.name}' applied to '${target !== undefined ? `${celType(target as never).name}.` : ''}(${shown})'`, this.id);
   }
-  if (metering) charge(sizeCost(result));
+  if (metering) charge(operandCost(how, result));
   return result;
 }
 
