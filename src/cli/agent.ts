@@ -16,7 +16,7 @@ import type { PodObjectGetter } from '../kubelet/volumes/objects.js';
 import { hostInfo } from '../kubelet/hostinfo.js';
 import { measureHost } from '../kubelet/hostpressure.js';
 import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
-import { createKubeletServer, selfSignedServingCertificate, type KubeletServer } from '../kubelet/server/index.js';
+import { createKubeletAuth, createKubeletServer, reviewerFor, selfSignedServingCertificate, type KubeletServer } from '../kubelet/server/index.js';
 import type { NodeAgentOptions } from '../kubelet/index.js';
 import { ClientCertificateRotation, ClientCertificateStore, loadOrBootstrapClientConfig } from '../kubelet/certificate/index.js';
 import { runStandaloneAgent, staticPodFlagOptions, staticPodFlagsHelp, staticPodOptions } from './agent-staticpods.js';
@@ -175,7 +175,7 @@ export async function runAgent(args: string[]): Promise<number> {
   };
   if (!clients || !clientConfig) return runStandaloneAgent({ runtime, logger }, { ...nodeOpts, staticPods: staticPods! }, (stop) => waitForSignal(logger, stop));
   // The kubelet's API listens before the node registers, so the node reports its real port.
-  const kubelet = await startKubeletServer(values, clientConfig.caPem, nodeName, internalIP, logger);
+  const kubelet = await startKubeletServer(values, { clusterCAPem: clientConfig.caPem, clients, nodeName, internalIP }, logger);
   const kubeletPort = kubelet.port;
   const agent = new NodeAgent({ clients, runtime, logger, metrics }, { ...nodeOpts, kubeletPort });
   let metricsServer: MetricsServer | undefined;
@@ -212,10 +212,14 @@ export async function runAgent(args: string[]): Promise<number> {
 /**
  * The kubelet's HTTPS API on --address:--kubelet-port: serving certificate
  * from the flags or self-signed, callers authenticated against
- * --client-ca-file or the cluster CA of the kubeconfig.
+ * --client-ca-file or the cluster CA of the kubeconfig, or by a bearer token
+ * the API server's TokenReview knows, and authorized by SubjectAccessReview;
+ * both reviews are sent with the agent's own credentials.
  */
-async function startKubeletServer(values: Record<string, string | boolean | undefined>, clusterCAPem: string | undefined, nodeName: string, internalIP: string,
+async function startKubeletServer(values: Record<string, string | boolean | undefined>,
+  node: { clusterCAPem: string | undefined; clients: Clientset; nodeName: string; internalIP: string },
   logger: ReturnType<typeof createLogger>): Promise<{ server: KubeletServer; port: number }> {
+  const { clusterCAPem, clients, nodeName, internalIP } = node;
   const caFile = values['client-ca-file'] as string | undefined;
   const clientCAPem = caFile ? readFileSync(caFile, 'utf8') : clusterCAPem;
   if (!clientCAPem) throw new Error('the kubelet API needs a client CA: pass --client-ca-file, or a kubeconfig with certificate-authority data');
@@ -226,7 +230,8 @@ async function startKubeletServer(values: Record<string, string | boolean | unde
   const serving = certFile && keyFile
     ? { certPem: readFileSync(certFile, 'utf8'), keyPem: readFileSync(keyFile, 'utf8') }
     : await selfSignedServingCertificate(nodeName, [internalIP, address]);
-  const server = createKubeletServer({ clientCAPem, ...serving, logger: logger.with('server') });
+  const auth = createKubeletAuth(clientCAPem, reviewerFor(clients));
+  const server = createKubeletServer({ nodeName, clientCAPem, auth, ...serving, logger: logger.with('server') });
   const addr = await server.listen(parseCountFlag('kubelet-port', values['kubelet-port'] as string), address);
   return { server, port: addr.port };
 }
