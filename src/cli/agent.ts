@@ -75,7 +75,9 @@ Flags:
       --kubelet-port int                    port of the kubelet's HTTPS API (logs, health, pods); 0 picks a free one (default 10250)
       --address string                      address the kubelet's API listens on (default "0.0.0.0")
       --client-ca-file string               CA bundle whose client certificates may call the kubelet's API
-                                            (default: the cluster CA of --kubeconfig); other callers get 401
+                                            (default: the cluster CA of --kubeconfig); bearer tokens are checked
+                                            by TokenReview; other callers get 401. Every request is authorized
+                                            by a SubjectAccessReview (nodes/proxy, nodes/stats, ...; else 403)
       --tls-cert-file string                the kubelet API's serving certificate (default: a self-signed one made at start)
       --tls-private-key-file string         its key
       --pod-logs-dir string                 where container logs are written (default: cri, process "/var/log/pods",
