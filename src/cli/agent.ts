@@ -177,14 +177,20 @@ export async function runAgent(args: string[]): Promise<number> {
   };
   if (!clients || !clientConfig) return runStandaloneAgent({ runtime, logger }, { ...nodeOpts, staticPods: staticPods! }, (stop) => waitForSignal(logger, stop));
   // The kubelet's API listens before the node registers, so the node reports its real port.
-  const kubelet = await startKubeletServer(values, { clusterCAPem: clientConfig.caPem, clients, nodeName, internalIP }, logger);
+  // The kubelet API's reviews get their own client and rate limit: a caller spraying bearer tokens then queues
+  // TokenReviews behind each other, not the node's heartbeats and status (upstream keeps heartbeats on a client of their own).
+  const reviewClients = new Clientset(clientConfig, {
+    qps: parseCountFlag('kube-api-qps', values['kube-api-qps']), burst: parseCountFlag('kube-api-burst', values['kube-api-burst']), userAgent: `k8ts-agent/${nodeName}/auth`,
+  });
+  const kubelet = await startKubeletServer(values, { clusterCAPem: clientConfig.caPem, clients: reviewClients, nodeName, internalIP }, logger)
+    .catch((e) => { reviewClients.close(); throw e; });
   const kubeletPort = kubelet.port;
   const agent = new NodeAgent({ clients, runtime, logger, metrics }, { ...nodeOpts, kubeletPort });
   let metricsServer: MetricsServer | undefined;
   // A bootstrapped kubelet renews its client certificate itself and switches its connections to the new one.
   const rotation = bootstrapping ? new ClientCertificateRotation({
     csrs: clients.resource('certificatesigningrequests'), store: new ClientCertificateStore(certDir), nodeName, logger: logger.with('certificate'),
-    onRotated: (certPem, keyPem) => clients.rest.setClientCertificate(certPem, keyPem),
+    onRotated: (certPem, keyPem) => { clients.rest.setClientCertificate(certPem, keyPem); reviewClients.rest.setClientCertificate(certPem, keyPem); },
   }) : undefined;
   try {
     if (values['metrics-port'] !== undefined) metricsServer = await serveMetrics(metrics.registry, parseCountFlag('metrics-port', values['metrics-port']));
@@ -197,6 +203,7 @@ export async function runAgent(args: string[]): Promise<number> {
     await kubelet.server.close();
     await metricsServer?.close();
     clients.close();
+    reviewClients.close();
     throw e;
   }
   logger.info(real ? 'node agent running' : 'node agent running (simulated runtime: no containers really run)', {
@@ -208,6 +215,7 @@ export async function runAgent(args: string[]): Promise<number> {
     await kubelet.server.close();
     await metricsServer?.close();
     clients.close();
+    reviewClients.close();
   });
 }
 

@@ -35,7 +35,7 @@ import { realTimers, type Timers } from './timers.js';
 import { SimulatedRuntime } from './runtime/simulated/runtime.js';
 import { nodeIPForIndex, podCIDRForIndex } from './runtime/simulated/ipam.js';
 import type { KubeletMetrics } from './metrics.js';
-import { createKubeletAuth, createKubeletServer, reviewerFor, selfSignedServingCertificate, type KubeletAuth, type KubeletServer } from './server/index.js';
+import { createKubeletAuth, createKubeletServer, reviewerFor, selfSignedServingCertificate, type KubeletAuth, type KubeletReviewer, type KubeletServer } from './server/index.js';
 
 export interface SimulatedNodeOptions {
   cpu?: string;
@@ -91,6 +91,8 @@ export interface SimulatedKubeletOptions {
   clientCAPem: string;
   /** Container logs of node N go to `${podLogsDir}/N`. */
   podLogsDir: string;
+  /** Where the kubelet API's TokenReviews and SubjectAccessReviews go (default: the simulator's clientset). */
+  reviewer?: KubeletReviewer;
 }
 
 export class NodeSimulator {
@@ -235,7 +237,7 @@ export class NodeSimulator {
     const k = this.opts.kubelet!;
     const serving = await selfSignedServingCertificate(name, [k.address]);
     // One authenticator and authorizer for all nodes: their caches are shared, and a review names its node.
-    this.kubeletAuth ??= createKubeletAuth(k.clientCAPem, reviewerFor(this.clients));
+    this.kubeletAuth ??= createKubeletAuth(k.clientCAPem, k.reviewer ?? reviewerFor(this.clients));
     const server = createKubeletServer({ nodeName: name, clientCAPem: k.clientCAPem, auth: this.kubeletAuth, ...serving, logger: this.logger.with('server') });
     const addr = await server.listen(0, k.address);
     this.kubeletServers.set(name, server);
