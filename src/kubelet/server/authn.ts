@@ -35,17 +35,27 @@ const tokenCacheSize = 4096;
 
 export type KubeletAuthenticator = (req: IncomingMessage) => Promise<KubeletUser | undefined>;
 
+/**
+ * The user of the connection's client certificate. A connection keeps its
+ * certificate, so the signature check is made once per connection and the
+ * answer remembered with it; the expiry is checked on every request.
+ */
 export function createClientCertAuthenticator(clientCAPem: string): (req: IncomingMessage) => KubeletUser | undefined {
   const cas = pemBlocks(clientCAPem).map((pem) => new X509Certificate(pem));
   if (cas.length === 0) throw new Error('kubelet: the client CA bundle holds no certificate');
+  const byConnection = new WeakMap<object, { user?: KubeletUser; notAfter: number }>();
+  const verify = (socket: TLSSocket): { user?: KubeletUser; notAfter: number } => {
+    const cert = socket.getPeerX509Certificate();
+    if (!cert || !cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey))) return { notAfter: 0 };
+    const { commonName, organizations } = subjectOf(cert);
+    return { user: commonName ? { name: commonName, groups: organizations } : undefined, notAfter: Date.parse(cert.validTo) };
+  };
   return (req) => {
     const socket = req.socket as Partial<TLSSocket>;
     if (!socket.authorized || typeof socket.getPeerX509Certificate !== 'function') return undefined;
-    const cert = socket.getPeerX509Certificate();
-    if (!cert || Date.parse(cert.validTo) < Date.now()) return undefined;
-    if (!cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey))) return undefined;
-    const { commonName, organizations } = subjectOf(cert);
-    return commonName ? { name: commonName, groups: organizations } : undefined;
+    let known = byConnection.get(socket);
+    if (!known) byConnection.set(socket, known = verify(socket as TLSSocket));
+    return known.notAfter >= Date.now() ? known.user : undefined;
   };
 }
 
