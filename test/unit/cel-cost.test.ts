@@ -115,6 +115,12 @@ describe('CEL runtime cost', () => {
     assert.deepEqual(errs, [`: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.l.all(a, self.l.all(b, a != b || a == b))`]);
   });
 
+  it('a messageExpression past PerCallLimit stops validation with upstream\'s words', () => {
+    const s: Schema = { type: 'object', properties: { l: strings() }, 'x-kubernetes-validations': [{ rule: 'false', messageExpression: "self.l.all(a, self.l.all(b, a != b || a == b)) ? 'x' : 'y'" }] };
+    const l = Array.from({ length: 2000 }, (_, i) => `v${i}`);
+    assert.deepEqual(validateRules(s, { l }, undefined, '').map(fieldErrorMessage), [': Invalid value: "object": messageExpression evaluation failed due to: operation cancelled: actual cost limit exceeded']);
+  });
+
   it('chained replace() is metered before it builds its result', () => {
     const rule = `self.s${".replace('a','aaaaaaaaaa')".repeat(7)}.size() > 0`;
     const started = performance.now();

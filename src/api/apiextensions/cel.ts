@@ -96,7 +96,7 @@ function walkRules(schema: Schema, value: unknown, old: unknown, path: string, b
       if (ok === true) continue;
       if (ok !== false) { errs.push(invalid(path, schema.type ?? '', `${ok} evaluating rule: ${ruleText(rule)}`)); continue; }
       const message = messageOf(rule, vars, budget);
-      if (message === stopped) return stop(errs, budget, invalid(path, schema.type ?? '', `messageExpression ${outOfBudget}`));
+      if (typeof message === 'object') return stop(errs, budget, invalid(path, schema.type ?? '', message.stopped));
       errs.push(ruleError({ ...rule, message }, schema, path));
     }
   }
@@ -116,7 +116,6 @@ function walkRules(schema: Schema, value: unknown, old: unknown, path: string, b
 }
 
 const outOfBudget = 'validation failed due to running out of cost budget, no further validation rules will be run';
-const stopped = Symbol('stopped');
 
 function stop(errs: FieldError[], budget: Budget, err: FieldError): FieldError[] {
   budget.remaining = -1;
@@ -128,12 +127,14 @@ function stop(errs: FieldError[], budget: Budget, err: FieldError): FieldError[]
 const ruleText = (rule: ValidationRule) => (rule.message ? rule.message.trim() : rule.rule.trim());
 
 /** messageExpression's string when it yields a non-empty one (upstream falls back to message otherwise). */
-function messageOf(rule: ValidationRule, vars: Record<string, unknown>, budget: Budget): string | undefined | typeof stopped {
+function messageOf(rule: ValidationRule, vars: Record<string, unknown>, budget: Budget): string | undefined | { stopped: string } {
   if (!rule.messageExpression) return rule.message;
   const { program } = compileRule(rule.messageExpression);
   if (!program) return rule.message;
   const run = metered(perCallLimit, () => program(vars), budget.deadline);
-  if (run.cost > budget.remaining || run.exceeded) return stopped;
+  // Upstream's evalMessageExpression words, for the object's budget and for the call's limit.
+  if (run.cost > budget.remaining) return { stopped: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' };
+  if (run.exceeded) return { stopped: `messageExpression evaluation failed due to: ${costLimitExceeded}` };
   budget.remaining -= run.cost;
   const r = run.result;
   return typeof r === 'string' && r.trim() && !/[\r\n]/.test(r) ? r : rule.message;
