@@ -145,7 +145,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const sa = serviceAccountKeys(pki.serviceAccountKeyPem, pki.serviceAccountPublicKeyPem);
   const tokenAuthenticators = [
     bootstrapTokens.authenticate,
-    serviceAccountTokenAuthenticator({ issuers: [sa.issuer.issuer], audiences: sa.issuer.audiences, keys: sa.keys, get: registryObjectGetter(registry) }),
+    serviceAccountTokenAuthenticator({ issuers: [sa.issuer.issuer], audiences: sa.issuer.audiences, keys: sa.keys, get: registryObjectGetter(registry, { serviceaccounts: listers.serviceAccounts, nodes: listers.nodes }) }),
   ];
   const modes = opts.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES;
   const anonymous = anonymousAllowed(modes, opts.anonymousAuth ?? true);

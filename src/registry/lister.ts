@@ -46,6 +46,8 @@ class Index<T extends Named> {
 
   get(namespace: string, name: string): T | undefined { return this.byNamespace.get(namespace)?.get(name); }
 
+  inNamespace(namespace: string): Iterable<T> { return this.byNamespace.get(namespace)?.values() ?? []; }
+
   list(namespace: string | undefined): T[] {
     if (namespace !== undefined) return [...(this.byNamespace.get(namespace)?.values() ?? [])];
     const all: T[] = [];
@@ -84,6 +86,9 @@ export class Lister<T extends Named = any> {
 
   /** The cached objects of one namespace, or of all when namespace is undefined (cluster-scoped kinds: ''). */
   list(namespace?: string): T[] { return this.index.list(namespace); }
+
+  /** One namespace's cached objects without copying them into an array (per-request hot paths: RBAC). */
+  inNamespace(namespace: string): Iterable<T> { return this.index.inNamespace(namespace); }
 
   close(): void {
     this.closed = true;
