@@ -169,10 +169,10 @@ async function createsOnly(work: string, sizes: Sizes, flags: ServerFlags): Prom
   try {
     const { warmUp, creates } = await measureCreates(server, sizes);
     const row = (r: CreateRun, clients: string) =>
-      `| ${clients} | ${r.count.toLocaleString('en-US')} | ${r.perSec.toFixed(0)}/s | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms |`;
+      `| ${clients} | ${r.count.toLocaleString('en-US')} | ${r.perSec.toFixed(0)}/s | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms | ${r.cpuUsPerOp.toFixed(0)} µs |`;
     return [
       `- Command: \`${commandLine()}\`; ${revisionLine(repoRoot)}; load average (1 min) ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
-      '', '| Clients | Creates | Throughput (median round) | p50 | p99 |', '| --- | --- | --- | --- | --- |',
+      '', '| Clients | Creates | Throughput (median round) | p50 | p99 | Server CPU per create (median round) |', '| --- | --- | --- | --- | --- | --- |',
       row(warmUp, `${sizes.warmUp.concurrency} (warm-up)`),
       ...creates.map((r, i) => row(r, String(sizes.creates[i]!.concurrency))),
     ].join('\n');
@@ -193,7 +193,7 @@ async function measureCreates(server: ServerProcess, sizes: Sizes) {
     const r = await createPods(client, cpu, { namespace, prefix: 'pod', from: made, count, concurrency });
     client.close();
     made += count;
-    log(`${count} creates at ${concurrency} clients${what}: ${r.perSec.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
+    log(`${count} creates at ${concurrency} clients${what}: ${r.perSec.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, server CPU ${r.cpuUsPerOp.toFixed(0)} µs/create`);
     return r;
   };
   const warmUp = await create(sizes.warmUp.concurrency, sizes.warmUp.count, ' (warm-up)');
