@@ -5,7 +5,7 @@
  * Deployment, a ConfigMap or a Service with the default admission chain
  * makes exactly one storage write (the object) and no storage read.
  *
- * Counted at the Backend seam: the server's /metrics counts every storage
+ * Counted on SQLite and on etcd at the Backend seam: the server's /metrics counts every storage
  * operation (k8ts_storage_request_duration_seconds_count by operation),
  * read before and after each kubectl run. kubectl's own discovery and
  * OpenAPI requests are part of the run and read nothing either.
@@ -19,6 +19,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, type Cluster } from './harness.js';
 import { apiRequest, manifestDir } from './helpers.js';
+import { startEtcd, type PrivateEtcd } from './etcd.js';
 
 const reads = ['get', 'list', 'count'] as const;
 const writes = ['create', 'update', 'delete'] as const;
@@ -57,12 +58,15 @@ async function settled(cluster: Cluster, quietMs = 1500, timeoutMs = 30_000): Pr
   }
 }
 
-describe('one create costs one storage write and no storage read', () => {
+/** The same counts on both backends: on etcd every read the request path made was a network round trip. */
+for (const storage of ['sqlite', 'etcd'] as const) describe(`one create costs one storage write and no storage read (${storage})`, () => {
   let cluster: Cluster;
+  let etcd: PrivateEtcd | undefined;
   const files = manifestDir();
 
   before(async () => {
-    cluster = await startCluster();
+    if (storage === 'etcd') etcd = await startEtcd();
+    cluster = await startCluster(etcd ? { extraArgs: ['--etcd-servers', etcd.url] } : {});
     // Objects the admission plugins look at, so the counts cover their cache hits, not empty namespaces:
     // a LimitRange and a ResourceQuota (its status filled as the quota controller would), a PriorityClass, a StorageClass.
     await cluster.kubectl(['create', 'namespace', 'counted']);
@@ -94,6 +98,7 @@ provisioner: example.com/none
     files.close();
     await cluster?.stop();
     await cluster?.cleanup();
+    await etcd?.stop();
   });
 
   test('a Pod: 1 write, 0 reads, and the cached LimitRange and PriorityClass were applied', async () => {
