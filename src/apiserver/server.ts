@@ -370,8 +370,10 @@ function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerRespon
   const media = negotiateMedia(req.headers.accept);
   // Custom resources have no protobuf form: they answer JSON whatever the client prefers.
   const protobuf = media.protobuf && !(store instanceof CustomResourceStore);
+  const done = new AbortController();
+  res.once('close', () => done.abort());
   return {
-    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(),
+    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(), signal: done.signal,
     logger: opts.logger, watchGauge: { inc: () => opts.metrics.watchers.inc(), dec: () => opts.metrics.watchers.dec() },
   };
 }

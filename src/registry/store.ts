@@ -71,7 +71,14 @@ export interface FieldManagerOptions {
 
 export interface CreateOptions { dryRun?: boolean; fieldManager?: FieldManagerOptions }
 
-export interface UpdateOptions { subresource?: string; dryRun?: boolean; fieldManager?: FieldManagerOptions }
+export interface UpdateOptions {
+  subresource?: string; dryRun?: boolean; fieldManager?: FieldManagerOptions;
+  /**
+   * The request's context: once aborted (its deadline passed, its client left), a write that
+   * lost a race stops retrying. Without it a write without precondition retries until it succeeds.
+   */
+  signal?: AbortSignal;
+}
 
 export interface Watch {
   close(): void;
@@ -81,8 +88,6 @@ export interface Watch {
 
 /** Larger limits mean "everything"; this keeps them exact integers on the way to SQLite. */
 const maxListLimit = Number.MAX_SAFE_INTEGER - 1;
-
-const maxConflictRetries = 8;
 
 export class Store {
   readonly gr: GroupResource;
@@ -271,10 +276,12 @@ export class Store {
   }
 
   /**
-   * Read-modify-write with retries on conflict. `mutate` gets a private copy of
-   * the current object and returns the desired one. Without a resourceVersion
-   * precondition a lost race is retried on fresh data, as upstream's
-   * GuaranteedUpdate does.
+   * Read-modify-write, as upstream's etcd3 GuaranteedUpdate: `mutate` gets a
+   * private copy of the current object and returns the desired one. A write
+   * whose guard lost a race is tried again on the value that won (the failed
+   * guard's answer: no second read; absent when it was deleted) until it succeeds: there is no count,
+   * only the request's deadline (opts.signal). A write with a precondition (a
+   * resourceVersion in the PUT body or in the patched object) answers 409 at once.
    */
   async guaranteedUpdate(
     namespace: string | undefined, name: string,
@@ -282,8 +289,8 @@ export class Store {
     opts: UpdateOptions & { preconditionRV?: string } = {},
   ): Promise<any> {
     const key = this.key(namespace, name);
-    for (let attempt = 0; ; attempt++) {
-      const { kv } = await this.deps.backend.get(key);
+    let kv = (await this.deps.backend.get(key)).kv;
+    for (;;) {
       if (!kv) throw notFound(this.gr, name);
       const old = this.decode(kv);
       const next = await mutate(clone(old));
@@ -293,14 +300,13 @@ export class Store {
       const obj = await this.prepareUpdate(next, old, opts);
       if (stableStringify(obj) === stableStringify(old)) return old;
       if (opts.dryRun) return obj;
-      if (shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj)) {
-        const res = await this.deps.backend.delete(key, kv.modRevision);
-        if (res.ok) return this.decode(res.kv);
-      } else {
-        const res = await this.deps.backend.update(key, this.encode(obj), kv.modRevision);
-        if (res.ok) return this.decode(res.kv);
-      }
-      if (opts.preconditionRV || attempt >= maxConflictRetries) throw conflict(this.gr, name);
+      const res = shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj)
+        ? await this.deps.backend.delete(key, kv.modRevision)
+        : await this.deps.backend.update(key, this.encode(obj), kv.modRevision);
+      if (res.ok) return this.decode(res.kv);
+      if (opts.preconditionRV) throw conflict(this.gr, name);
+      throwIfGivenUp(opts.signal, this.gr, name);
+      kv = res.current;
     }
   }
 
@@ -354,10 +360,10 @@ export class Store {
    * for their kubelet), finalizers (the object stays with a deletionTimestamp
    * until they are gone), then removal. Returns the object and whether it is gone.
    */
-  async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}, dryRun = false): Promise<{ obj: any; deleted: boolean }> {
+  async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}, dryRun = false, signal?: AbortSignal): Promise<{ obj: any; deleted: boolean }> {
     const key = this.key(namespace, name);
-    for (let attempt = 0; ; attempt++) {
-      const { kv } = await this.deps.backend.get(key);
+    let kv = (await this.deps.backend.get(key)).kv;
+    for (;;) {
       if (!kv) throw notFound(this.gr, name);
       const cur = this.decode(kv);
       checkPreconditions(this.gr, cur, options);
@@ -369,7 +375,9 @@ export class Store {
         ? await this.deps.backend.update(key, this.encode(next), kv.modRevision)
         : await this.deps.backend.delete(key, kv.modRevision);
       if (res.ok) return { obj: this.decode(res.kv), deleted: !pending };
-      if (options.preconditions?.resourceVersion || attempt >= maxConflictRetries) throw conflict(this.gr, name);
+      // As upstream's conditional delete: a lost race is checked again on the winner (preconditions included).
+      throwIfGivenUp(signal, this.gr, name);
+      kv = res.current;
     }
   }
 
@@ -476,6 +484,15 @@ function dropEmptyMetadata(meta: any): void {
 function shouldDeleteNow(obj: any): boolean {
   const m = obj.metadata;
   return !!m.deletionTimestamp && !(m.finalizers?.length) && !(m.deletionGracePeriodSeconds > 0);
+}
+
+/**
+ * A write that keeps losing races stops when its request is over (upstream's
+ * GuaranteedUpdate returns the context's error; the timeout filter has
+ * already answered the client 504 by then).
+ */
+function throwIfGivenUp(signal: AbortSignal | undefined, gr: GroupResource, name: string): void {
+  if (signal?.aborted) throw conflict(gr, name);
 }
 
 function checkPreconditions(gr: GroupResource, cur: any, options: DeleteOptions) {
