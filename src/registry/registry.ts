@@ -4,7 +4,8 @@
  */
 import type { Backend } from '../storage/backend.js';
 import { resources, ResourceInfo, apiVersionOf, hasStorage } from '../api/resources.js';
-import { forbiddenStatus, notFound, type GroupResource } from '../api/status.js';
+import type { Namespace } from 'kubernetes-types/core/v1.js';
+import { forbiddenStatus, type GroupResource } from '../api/status.js';
 import type { Clock } from '../util/clock.js';
 import { Store, StoreHooks, type StoreDeps } from './store.js';
 import type { Strategy } from './strategy.js';
@@ -120,15 +121,14 @@ export class Registry {
 
   get namespaces(): Store { return this.store('', 'v1', 'namespaces')!; }
 
-  /** NamespaceLifecycle admission: no content in absent or terminating namespaces. */
+  /**
+   * NamespaceLifecycle admission: no content in absent or terminating namespaces. Only a
+   * namespace that is not there is a 404; a read that failed (storage down) is the read's
+   * own 5xx, as upstream's plugin answers NewInternalError for any error but NotFound.
+   */
   private async checkNamespace(ns: string, gr: GroupResource, name: string): Promise<void> {
-    let obj: any;
-    try {
-      obj = await this.namespaces.get(undefined, ns);
-    } catch {
-      throw notFound({ group: '', resource: 'namespaces' }, ns);
-    }
-    if (obj.metadata.deletionTimestamp || obj.status?.phase === 'Terminating') {
+    const obj: Namespace = await this.namespaces.get(undefined, ns);
+    if (obj.metadata?.deletionTimestamp || obj.status?.phase === 'Terminating') {
       throw forbiddenStatus(`unable to create new content in namespace ${ns} because it is being terminated`, gr, name);
     }
   }
