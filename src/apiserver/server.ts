@@ -41,7 +41,7 @@ import { componentStatusResource, handleComponentStatuses } from './componentsta
 import { healthAnswer, type HealthCheck, type HealthEndpoint } from './health.js';
 import { handleMetrics, metricsGroup, metricsResources, SummaryScraper } from './metrics-api/index.js';
 import { storageHealthCheck, type StorageHealth } from './storage-health.js';
-import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
+import { boundConnections, tlsServerDeadlineOptions, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
 export interface ApiServerOptions {
   registry: Registry;
@@ -87,8 +87,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     storageHealth: options.storageHealth ?? storageHealthCheck(options.registry.backend),
   };
   const timeouts = { ...defaultTimeouts, ...opts.timeouts };
-  // Node looks for connections past their header deadline only this often.
-  const checking = { connectionsCheckingInterval: Math.min(30_000, Math.max(250, timeouts.headersMs / 4)) };
+  // The handshake and header deadlines of upstream's http.Server (util/serving-deadlines.ts).
+  const checking = tlsServerDeadlineOptions(timeouts);
   // The one error boundary: whatever a request makes a handler throw or reject with, the
   // process answers it (or drops that connection) and lives on.
   const server = https.createServer({ ...opts.tls, ...checking }, (req, res) => {
