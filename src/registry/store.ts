@@ -21,6 +21,7 @@ import { listPrefix, objectKey } from './keys.js';
 import { clone, generateName, newUID, stableStringify } from './meta.js';
 import { compileSelection, Selection } from './selection.js';
 import { withResourceVersion } from './stored-json.js';
+import { KeyTurns } from './key-turns.js';
 import { defaultFreshnessWaitMs, waitUntilFresh } from './fresh.js';
 import { parseResourceVersion } from '../api/list-options.js';
 import { dropOmittedZeros } from '../api/protobuf/omitempty.js';
@@ -94,6 +95,7 @@ export class Store {
   readonly apiVersion: string;
 
   private readonly keyInfo: ResourceInfo;
+  private readonly writers = new KeyTurns();
 
   constructor(readonly info: ResourceInfo, readonly strategy: Strategy, private readonly deps: StoreDeps, private readonly storage?: StorageVersion) {
     this.gr = { group: info.group, resource: info.plural };
@@ -289,6 +291,17 @@ export class Store {
     opts: UpdateOptions & { preconditionRV?: string } = {},
   ): Promise<any> {
     const key = this.key(namespace, name);
+    return this.writers.inTurn(key, async () => {
+      throwIfGivenUp(opts.signal, this.gr, name);
+      return this.readModifyWrite(key, name, mutate, opts);
+    });
+  }
+
+  private async readModifyWrite(
+    key: string, name: string,
+    mutate: (current: any) => any | Promise<any>,
+    opts: UpdateOptions & { preconditionRV?: string },
+  ): Promise<any> {
     let kv = (await this.deps.backend.get(key)).kv;
     for (;;) {
       if (!kv) throw notFound(this.gr, name);
