@@ -21,7 +21,7 @@ import { listPrefix, objectKey } from './keys.js';
 import { clone, generateName, newUID, stableStringify } from './meta.js';
 import { compileSelection, Selection } from './selection.js';
 import { withResourceVersion } from './stored-json.js';
-import { KeyTurns } from './key-turns.js';
+import { KeyTurnAbandoned, KeyTurns } from './key-turns.js';
 import { defaultFreshnessWaitMs, waitUntilFresh } from './fresh.js';
 import { parseResourceVersion } from '../api/list-options.js';
 import { dropOmittedZeros } from '../api/protobuf/omitempty.js';
@@ -291,10 +291,13 @@ export class Store {
     opts: UpdateOptions & { preconditionRV?: string } = {},
   ): Promise<any> {
     const key = this.key(namespace, name);
-    return this.writers.inTurn(key, async () => {
-      throwIfGivenUp(opts.signal, this.gr, name);
-      return this.readModifyWrite(key, name, mutate, opts);
-    });
+    try {
+      return await this.writers.inTurn(key, () => this.readModifyWrite(key, name, mutate, opts), opts.signal);
+    } catch (e) {
+      // Left the line because the request is over (its 504 is already sent): as a lost race.
+      if (e instanceof KeyTurnAbandoned) throw conflict(this.gr, name);
+      throw e;
+    }
   }
 
   private async readModifyWrite(
