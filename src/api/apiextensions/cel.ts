@@ -8,6 +8,7 @@ import { celEnv, parse, plan, isCelError, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { FieldError, forbidden, invalid, required } from '../field-errors.js';
 import { additionalSchema, isObject, type Schema, type ValidationRule } from './types.js';
+import { appendAll } from '../append.js';
 
 /** Upstream's CRD environment includes the strings extension library. */
 const env = celEnv({ funcs: strings });
@@ -73,13 +74,13 @@ export function validateRules(schema: Schema, value: unknown, old: unknown, path
       errs.push(ruleError({ ...rule, message: messageOf(rule, vars) }, schema, path, ok === false ? undefined : ok));
     }
   }
-  if (Array.isArray(value) && schema.items) value.forEach((x, i) => errs.push(...validateRules(schema.items!, x, undefined, `${path}[${i}]`)));
+  if (Array.isArray(value) && schema.items) value.forEach((x, i) => appendAll(errs, validateRules(schema.items!, x, undefined, `${path}[${i}]`)));
   if (isObject(value)) {
     const o = isObject(old) ? old : undefined;
     for (const [k, x] of Object.entries(value)) {
       const sub = schema.properties?.[k];
-      if (sub) errs.push(...validateRules(sub, x, o?.[k], path ? `${path}.${k}` : k));
-      else if (additionalSchema(schema)) errs.push(...validateRules(additionalSchema(schema)!, x, o?.[k], `${path}[${k}]`));
+      if (sub) appendAll(errs, validateRules(sub, x, o?.[k], path ? `${path}.${k}` : k));
+      else if (additionalSchema(schema)) appendAll(errs, validateRules(additionalSchema(schema)!, x, o?.[k], `${path}[${k}]`));
     }
   }
   return errs;

@@ -12,6 +12,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/obje
 import { GoValue } from '../field-errors.js';
 import { validateStructuralSchema } from './schema-validation.js';
 import type { Schema } from './types.js';
+import { appendAll } from '../append.js';
 
 const printerColumnTypes = ['boolean', 'date', 'integer', 'number', 'string'];
 const printerColumnFormats = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
@@ -62,7 +63,7 @@ function validateSpec(crd: CustomResourceDefinition): FieldError[] {
     seen.add(v.name);
     const nameErrs = isDNS1035Label(v.name ?? '');
     if (nameErrs.length) errs.push(invalid(`spec.versions[${i}].name`, v.name, nameErrs.join(',')));
-    errs.push(...validateVersion(v, `spec.versions[${i}]`));
+    appendAll(errs, validateVersion(v, `spec.versions[${i}]`));
   });
   const shown = new GoValue('[]apiextensions.CustomResourceDefinitionVersion{...}');
   if (!unique) errs.push(invalid('spec.versions', shown, 'must contain unique version names'));
@@ -72,7 +73,7 @@ function validateSpec(crd: CustomResourceDefinition): FieldError[] {
   if (!names.singular) errs.push(required('spec.names.singular'));
   if (!names.kind) errs.push(required('spec.names.kind'));
   if (!names.listKind) errs.push(required('spec.names.listKind'));
-  errs.push(...validateNames(names, 'spec.names'));
+  appendAll(errs, validateNames(names, 'spec.names'));
   const strategy = spec.conversion?.strategy;
   if (strategy !== undefined && !['None', 'Webhook'].includes(strategy)) errs.push(notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
   if (strategy === 'Webhook' && !spec.conversion?.webhook?.clientConfig) errs.push(required('spec.conversion.webhookClientConfig', 'required when strategy is set to Webhook'));
@@ -88,9 +89,9 @@ function validateVersion(v: CustomResourceDefinitionVersion, path: string): Fiel
       errs.push(invalid(`${path}.schema.openAPIV3Schema.type`, schema.type, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
     }
     if (schema.nullable) errs.push(forbidden(`${path}.schema.openAPIV3Schema.nullable`, 'nullable cannot be true at the root'));
-    errs.push(...validateStructuralSchema(schema as Schema, `${path}.schema.openAPIV3Schema`));
+    appendAll(errs, validateStructuralSchema(schema as Schema, `${path}.schema.openAPIV3Schema`));
   }
-  (v.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validateColumn(c, `${path}.additionalPrinterColumns[${i}]`)));
+  (v.additionalPrinterColumns ?? []).forEach((c, i) => appendAll(errs, validateColumn(c, `${path}.additionalPrinterColumns[${i}]`)));
   const scale = v.subresources?.scale;
   if (scale) {
     if (!scale.specReplicasPath) errs.push(required(`${path}.subresources.scale.specReplicasPath`));
