@@ -59,6 +59,10 @@ export const methodNotAllowed = (message = 'the server does not allow this metho
  */
 export const maxStoredRequestBytes = 1.5 * 1024 * 1024;
 export const storageRequestTooLarge = () => failure(500, '', 'etcdserver: request is too large');
+/** 429 as upstream's max-in-flight filter answers it (the caller adds Retry-After: 1). */
+export const tooManyRequests = () => failure(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 });
+/** 504 as upstream's timeout filter answers a request past its deadline (NewTimeoutError). */
+export const requestTimeout = () => failure(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', { retryAfterSeconds: 0 });
 export const tooLarge = (message = 'Request entity too large: limit is 3145728') => failure(413, 'RequestEntityTooLarge', message);
 /** 415, worded as upstream's negotiation.NewUnsupportedMediaTypeError with the types this endpoint accepts. */
 export const unsupportedMediaType = (accepted: readonly string[]) =>

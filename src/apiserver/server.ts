@@ -40,6 +40,7 @@ import type { KubeletClient } from './kubelet-client/client.js';
 import { componentStatusResource, handleComponentStatuses } from './componentstatuses.js';
 import { healthAnswer, type HealthCheck, type HealthEndpoint } from './health.js';
 import { handleMetrics, metricsGroup, metricsResources, SummaryScraper } from './metrics-api/index.js';
+import { closeHeavyLane } from './heavy/index.js';
 import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
 export interface ApiServerOptions {
@@ -101,10 +102,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       server.once('error', reject);
       server.listen(port, host, () => resolve(server.address() as AddressInfo));
     }),
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await closeHeavyLane();
+    },
   };
 }
 
