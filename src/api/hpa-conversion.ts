@@ -12,6 +12,7 @@
  */
 import type { HorizontalPodAutoscaler as HPAv1 } from 'kubernetes-types/autoscaling/v1.js';
 import type { HorizontalPodAutoscaler as HPAv2, MetricSpec, MetricStatus } from 'kubernetes-types/autoscaling/v2.js';
+import { appendAll } from './append.js';
 
 export const otherMetricsAnnotation = 'autoscaling.alpha.kubernetes.io/metrics';
 export const currentMetricsAnnotation = 'autoscaling.alpha.kubernetes.io/current-metrics';
@@ -143,7 +144,7 @@ export function hpaV1ToV2(hpa: HPAv1): HPAv2 {
     if (spec.targetCPUUtilizationPercentage !== undefined) {
       metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } } });
     }
-    if (Array.isArray(others)) metrics.push(...others.map(metricSpecFromV1));
+    if (Array.isArray(others)) appendAll(metrics, others.map(metricSpecFromV1));
     out.spec = defined({ scaleTargetRef: spec.scaleTargetRef, minReplicas: spec.minReplicas, maxReplicas: spec.maxReplicas, metrics: metrics.length ? metrics : undefined, behavior });
   }
   const status = hpa.status;

@@ -1,3 +1,4 @@
+import { appendAll } from './append.js';
 /**
  * Name and value formats of apimachinery's `pkg/util/validation` (v1.32), each
  * returning upstream's messages (empty when valid). Lengths count UTF-8 bytes, as Go does.
@@ -78,7 +79,7 @@ export function isQualifiedName(value: string): string[] {
     const prefix = parts[0];
     name = parts[1];
     if (prefix.length === 0) errs.push(`prefix part ${emptyError()}`);
-    else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
+    else appendAll(errs, isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
   } else {
     return [`a qualified name ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
   }
@@ -116,7 +117,7 @@ export function isConfigMapKey(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > DNS1123SubdomainMaxLength) errs.push(maxLenError(DNS1123SubdomainMaxLength));
   if (!configMapKeyRe.test(value)) errs.push(regexError(configMapKeyErrMsg, configMapKeyFmt, 'key.name', 'KEY_NAME', 'key-name'));
-  errs.push(...hasChDirPrefix(value));
+  appendAll(errs, hasChDirPrefix(value));
   return errs;
 }
 
@@ -161,7 +162,7 @@ export function isEnvVarName(value: string): string[] {
     errs.push(regexError("a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit",
       envVarNameFmt, 'my.env-name', 'MY_ENV.NAME', 'MyEnvName1'));
   }
-  errs.push(...hasChDirPrefix(value));
+  appendAll(errs, hasChDirPrefix(value));
   return errs;
 }
 

@@ -6,6 +6,7 @@
  * and admission of mirror pods both read a pod's references through these.
  */
 import type { Container, EphemeralContainer, Pod, Volume } from 'kubernetes-types/core/v1.js';
+import { appendAll } from './append.js';
 
 const containersOf = (pod: Pod): Array<Container | EphemeralContainer> =>
   [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? []), ...(pod.spec?.ephemeralContainers ?? [])];
@@ -28,7 +29,7 @@ export function podSecretNames(pod: Pod): string[] {
     for (const e of c.envFrom ?? []) names.push(e.secretRef?.name);
     for (const e of c.env ?? []) names.push(e.valueFrom?.secretKeyRef?.name);
   }
-  for (const v of pod.spec?.volumes ?? []) names.push(...volumeSecretNames(v));
+  for (const v of pod.spec?.volumes ?? []) appendAll(names, volumeSecretNames(v));
   return distinct(names);
 }
 

@@ -1,3 +1,4 @@
+import { appendAll } from './append.js';
 /**
  * The catalogue of served resources: names, scope, verbs, short names and
  * categories as kube-apiserver 1.32 advertises them in discovery.
@@ -44,7 +45,7 @@ interface Def {
 function define(d: Def): ResourceInfo {
   const subs: SubresourceInfo[] = [];
   if (d.status) subs.push(statusSub(d.group, d.version, d.kind));
-  subs.push(...(d.extra ?? []));
+  appendAll(subs, (d.extra ?? []));
   return {
     group: d.group, version: d.version, kind: d.kind, listKind: `${d.kind}List`,
     plural: d.plural, singular: d.kind.toLowerCase(), namespaced: d.namespaced,

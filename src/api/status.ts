@@ -50,6 +50,19 @@ export const forbiddenStatus = (message: string, gr?: GroupResource, name?: stri
 export const unauthorized = () => failure(401, 'Unauthorized', 'Unauthorized');
 export const methodNotAllowed = (message = 'the server does not allow this method on the requested resource') =>
   failure(405, 'MethodNotAllowed', message);
+/**
+ * etcd's --max-request-bytes (1.5 MiB by default) refuses a write whose
+ * request is larger, and kube-apiserver passes etcd's error through
+ * ErrorToAPIStatus unchanged: a 500 with no reason and etcd's words
+ * (kubernetes/kubernetes#74600, #112152 keep it so). kubectl prints
+ * `Error from server: etcdserver: request is too large`.
+ */
+export const maxStoredRequestBytes = 1.5 * 1024 * 1024;
+export const storageRequestTooLarge = () => failure(500, '', 'etcdserver: request is too large');
+/** 429 as upstream's max-in-flight filter answers it (the caller adds Retry-After: 1). */
+export const tooManyRequests = () => failure(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 });
+/** 504 as upstream's timeout filter answers a request past its deadline (NewTimeoutError). */
+export const requestTimeout = () => failure(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', { retryAfterSeconds: 0 });
 export const tooLarge = (message = 'Request entity too large: limit is 3145728') => failure(413, 'RequestEntityTooLarge', message);
 /** 415, worded as upstream's negotiation.NewUnsupportedMediaTypeError with the types this endpoint accepts. */
 export const unsupportedMediaType = (accepted: readonly string[]) =>

@@ -41,6 +41,7 @@ import { componentStatusResource, handleComponentStatuses } from './componentsta
 import { healthAnswer, type HealthCheck, type HealthEndpoint } from './health.js';
 import { handleMetrics, metricsGroup, metricsResources, SummaryScraper } from './metrics-api/index.js';
 import { storageHealthCheck, type StorageHealth } from './storage-health.js';
+import { closeHeavyLane } from './heavy/index.js';
 import { boundConnections, tlsServerDeadlineOptions, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
 export interface ApiServerOptions {
@@ -107,10 +108,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       server.once('error', reject);
       server.listen(port, host, () => resolve(server.address() as AddressInfo));
     }),
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await closeHeavyLane();
+    },
   };
 }
 

@@ -13,6 +13,7 @@ import { costLimitExceeded, metered, perCallLimit, runtimeCELCostBudget } from '
 /** An object's rules stop after this much evaluation time in all, as after RuntimeCELCostBudget (see cel-runtime-cost.ts). */
 export const objectTimeLimitMs = 500;
 import { boundedFuncs } from './cel-bounded-funcs.js';
+import { appendAll } from '../append.js';
 
 /**
  * Upstream's CRD environment includes the strings extension library; the
@@ -101,15 +102,15 @@ function walkRules(schema: Schema, value: unknown, old: unknown, path: string, b
     }
   }
   if (Array.isArray(value) && schema.items) {
-    for (let i = 0; i < value.length && budget.remaining >= 0; i++) errs.push(...walkRules(schema.items, value[i], undefined, `${path}[${i}]`, budget));
+    for (let i = 0; i < value.length && budget.remaining >= 0; i++) appendAll(errs, walkRules(schema.items, value[i], undefined, `${path}[${i}]`, budget));
   }
   if (isObject(value)) {
     const o = isObject(old) ? old : undefined;
     for (const [k, x] of Object.entries(value)) {
       if (budget.remaining < 0) break;
       const sub = schema.properties?.[k];
-      if (sub) errs.push(...walkRules(sub, x, o?.[k], path ? `${path}.${k}` : k, budget));
-      else if (additionalSchema(schema)) errs.push(...walkRules(additionalSchema(schema)!, x, o?.[k], `${path}[${k}]`, budget));
+      if (sub) appendAll(errs, walkRules(sub, x, o?.[k], path ? `${path}.${k}` : k, budget));
+      else if (additionalSchema(schema)) appendAll(errs, walkRules(additionalSchema(schema)!, x, o?.[k], `${path}[${k}]`, budget));
     }
   }
   return errs;

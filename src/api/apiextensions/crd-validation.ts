@@ -14,6 +14,7 @@ import { validateStructuralSchema } from './schema-validation.js';
 import { validateSchemaCost } from './cel-cost-check.js';
 import { deepEqual } from '../validation/util.js';
 import type { Schema } from './types.js';
+import { appendAll } from '../append.js';
 
 const printerColumnTypes = ['boolean', 'date', 'integer', 'number', 'string'];
 const printerColumnFormats = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
@@ -66,7 +67,7 @@ function validateSpec(crd: CustomResourceDefinition, old?: CustomResourceDefinit
     const nameErrs = isDNS1035Label(v.name ?? '');
     if (nameErrs.length) errs.push(invalid(`spec.versions[${i}].name`, v.name, nameErrs.join(',')));
     const oldSchema = old?.spec?.versions?.find((o) => o.name === v.name)?.schema?.openAPIV3Schema;
-    errs.push(...validateVersion(v, `spec.versions[${i}]`, oldSchema !== undefined && deepEqual(oldSchema, v.schema?.openAPIV3Schema)));
+    appendAll(errs, validateVersion(v, `spec.versions[${i}]`, oldSchema !== undefined && deepEqual(oldSchema, v.schema?.openAPIV3Schema)));
   });
   const shown = new GoValue('[]apiextensions.CustomResourceDefinitionVersion{...}');
   if (!unique) errs.push(invalid('spec.versions', shown, 'must contain unique version names'));
@@ -76,7 +77,7 @@ function validateSpec(crd: CustomResourceDefinition, old?: CustomResourceDefinit
   if (!names.singular) errs.push(required('spec.names.singular'));
   if (!names.kind) errs.push(required('spec.names.kind'));
   if (!names.listKind) errs.push(required('spec.names.listKind'));
-  errs.push(...validateNames(names, 'spec.names'));
+  appendAll(errs, validateNames(names, 'spec.names'));
   const strategy = spec.conversion?.strategy;
   if (strategy !== undefined && !['None', 'Webhook'].includes(strategy)) errs.push(notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
   if (strategy === 'Webhook' && !spec.conversion?.webhook?.clientConfig) errs.push(required('spec.conversion.webhookClientConfig', 'required when strategy is set to Webhook'));
@@ -93,11 +94,11 @@ function validateVersion(v: CustomResourceDefinitionVersion, path: string, schem
     }
     if (schema.nullable) errs.push(forbidden(`${path}.schema.openAPIV3Schema.nullable`, 'nullable cannot be true at the root'));
     const structural = validateStructuralSchema(schema as Schema, `${path}.schema.openAPIV3Schema`);
-    errs.push(...structural);
+    appendAll(errs, structural);
     // Upstream estimates CEL costs only on a valid structural schema.
-    if (!structural.length) errs.push(...validateSchemaCost(schema as Schema, `${path}.schema.openAPIV3Schema`, schemaUnchanged));
+    if (!structural.length) appendAll(errs, validateSchemaCost(schema as Schema, `${path}.schema.openAPIV3Schema`, schemaUnchanged));
   }
-  (v.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validateColumn(c, `${path}.additionalPrinterColumns[${i}]`)));
+  (v.additionalPrinterColumns ?? []).forEach((c, i) => appendAll(errs, validateColumn(c, `${path}.additionalPrinterColumns[${i}]`)));
   const scale = v.subresources?.scale;
   if (scale) {
     if (!scale.specReplicasPath) errs.push(required(`${path}.subresources.scale.specReplicasPath`));

@@ -10,6 +10,7 @@ import type { Schema } from './types.js';
 import { FieldError, forbidden, invalid, notSupported, required } from '../field-errors.js';
 import { compileRule } from './cel.js';
 import { patternError } from './re2.js';
+import { appendAll } from '../append.js';
 
 type Level = 'root' | 'item' | 'field';
 const openapiTypes = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
@@ -41,11 +42,11 @@ function walk(s: Schema | undefined, lvl: Level, path: string): FieldError[] {
   const patternErr = s.pattern !== undefined ? patternError(s.pattern) : undefined;
   if (patternErr) errs.push(invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${patternErr}`));
   if (s.type === 'array' && !s.items) errs.push(required(`${path}.items`, 'must be specified'));
-  if (s.items && !Array.isArray(x.items)) errs.push(...walk(s.items as Schema, 'item', `${path}.items`));
-  for (const [k, v] of Object.entries(s.properties ?? {})) errs.push(...walk(v, 'field', `${path}.properties[${k}]`));
+  if (s.items && !Array.isArray(x.items)) appendAll(errs, walk(s.items as Schema, 'item', `${path}.items`));
+  for (const [k, v] of Object.entries(s.properties ?? {})) appendAll(errs, walk(v, 'field', `${path}.properties[${k}]`));
   if (s.additionalProperties && typeof s.additionalProperties === 'object') {
     if (lvl === 'root') errs.push(forbidden(`${path}.additionalProperties`, 'must not be used at the root'));
-    errs.push(...walk(s.additionalProperties as Schema, 'field', `${path}.additionalProperties`));
+    appendAll(errs, walk(s.additionalProperties as Schema, 'field', `${path}.additionalProperties`));
   }
   const embedded = s['x-kubernetes-embedded-resource'];
   if (embedded && s.type !== 'object') {
@@ -58,7 +59,7 @@ function walk(s: Schema | undefined, lvl: Level, path: string): FieldError[] {
   if (s['x-kubernetes-int-or-string'] && s['x-kubernetes-preserve-unknown-fields']) {
     errs.push(invalid(`${path}.x-kubernetes-preserve-unknown-fields`, true, 'must be false if x-kubernetes-int-or-string is true'));
   }
-  errs.push(...validateRules(s, path));
+  appendAll(errs, validateRules(s, path));
   return errs;
 }
 

@@ -8,6 +8,7 @@ import { FieldError, invalid, notSupported, required, tooLong } from '../field-e
 import { additionalSchema, isObject, type Schema } from './types.js';
 import { checkFormat } from './formats.js';
 import { patternMatches } from './re2.js';
+import { appendAll } from '../append.js';
 
 const join = (path: string, k: string) => (path ? `${path}.${k}` : k);
 
@@ -43,9 +44,9 @@ export function validateValue(s: Schema, v: unknown, path: string): FieldError[]
     return [{ type: 'FieldValueTypeInvalid', field: path, value: typeName(v), detail: `${name} in body must be of type ${want}: "${typeName(v)}"` }];
   }
   const errs = validateScalar(s, v, path, name);
-  for (const sub of s.allOf ?? []) errs.push(...validateValue(sub, v, path));
-  if (Array.isArray(v)) errs.push(...validateArray(s, v, path, name));
-  if (isObject(v)) errs.push(...validateObject(s, v, path, name));
+  for (const sub of s.allOf ?? []) appendAll(errs, validateValue(sub, v, path));
+  if (Array.isArray(v)) appendAll(errs, validateArray(s, v, path, name));
+  if (isObject(v)) appendAll(errs, validateObject(s, v, path, name));
   return errs;
 }
 
@@ -81,7 +82,7 @@ function validateArray(s: Schema, v: unknown[], path: string, name: string): Fie
     errs.push({ type: 'FieldValueTooMany', field: path, value: v.length, detail: `must have at most ${s.maxItems} items` });
   }
   if (s.minItems !== undefined && v.length < s.minItems) errs.push(invalid(path, v.length, `${name} in body should have at least ${s.minItems} items`));
-  if (s.items) v.forEach((x, i) => errs.push(...validateValue(s.items!, x, `${path}[${i}]`)));
+  if (s.items) v.forEach((x, i) => appendAll(errs, validateValue(s.items!, x, `${path}[${i}]`)));
   return errs;
 }
 
@@ -93,13 +94,13 @@ function validateObject(s: Schema, v: Record<string, unknown>, path: string, nam
     errs.push({ type: 'FieldValueTooMany', field: path, value: n, detail: `must have at most ${s.maxProperties} items` });
   }
   if (s.minProperties !== undefined && n < s.minProperties) errs.push(invalid(path, n, `${name} in body should have at least ${s.minProperties} properties`));
-  if (path && s['x-kubernetes-embedded-resource']) errs.push(...validateEmbeddedTypeMeta(v, path));
+  if (path && s['x-kubernetes-embedded-resource']) appendAll(errs, validateEmbeddedTypeMeta(v, path));
   // metadata of the root and of embedded resources is ObjectMeta, validated as such elsewhere.
   const skipMeta = !path || s['x-kubernetes-embedded-resource'];
   for (const [k, x] of Object.entries(v)) {
     if (skipMeta && k === 'metadata') continue;
     const sub = s.properties?.[k] ?? additionalSchema(s);
-    if (sub) errs.push(...validateValue(sub, x, join(path, k)));
+    if (sub) appendAll(errs, validateValue(sub, x, join(path, k)));
   }
   return errs;
 }

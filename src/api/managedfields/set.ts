@@ -6,6 +6,7 @@
  * writes the node itself as `".": {}`.
  */
 import { comparePathElements, isValidPathElement, Path, PathElement } from './path.js';
+import { appendAll } from '../append.js';
 
 /** FieldsV1 JSON: every key a path element (or "."), every value an object. */
 export type FieldsV1 = { [key: string]: FieldsV1 };
@@ -97,7 +98,7 @@ export class FieldSet {
   paths(prefix: PathElement[] = []): Path[] {
     const out: Path[] = [];
     for (const m of sorted(this.members)) out.push([...prefix, m]);
-    for (const pe of sorted(this.children.keys())) out.push(...this.children.get(pe)!.paths([...prefix, pe]));
+    for (const pe of sorted(this.children.keys())) appendAll(out, this.children.get(pe)!.paths([...prefix, pe]));
     return out;
   }
 

@@ -6,6 +6,7 @@
  * escalation message lists them.
  */
 import type { PolicyRule } from 'kubernetes-types/rbac/v1.js';
+import { appendAll } from '../append.js';
 
 const has = (set: string[] | undefined, x: string) => (set ?? []).includes(x);
 const hasAll = (set: string[] | undefined, xs: string[] | undefined) => (xs ?? []).every((x) => has(set, x));
@@ -64,7 +65,7 @@ export function compactRules(rules: PolicyRule[]): PolicyRule[] {
     if (!isSimple) { compacted.push(r); continue; }
     const key = JSON.stringify([r.apiGroups![0], r.resources![0], r.resourceNames?.[0] ?? '']);
     const existing = simple.get(key);
-    if (existing) existing.verbs.push(...r.verbs);
+    if (existing) appendAll(existing.verbs, r.verbs);
     else simple.set(key, { ...r, verbs: [...r.verbs] });
   }
   return [...compacted, ...simple.values()];

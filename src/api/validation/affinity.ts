@@ -7,6 +7,7 @@ import { FieldError, forbidden, invalid, required } from '../field-errors.js';
 import { isValidLabelValue, nameIsDNSSubdomain, validateNamespaceName } from '../names.js';
 import { validateLabelName, validateLabelSelector } from './labels.js';
 import { arr, child, index, isObj, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 /** ValidateNodeSelectorRequirement. */
 function nodeSelectorRequirement(r: unknown, allowInvalidValues: boolean, path: string): FieldError[] {
@@ -29,9 +30,9 @@ function nodeSelectorRequirement(r: unknown, allowInvalidValues: boolean, path: 
     default:
       errs.push(invalid(child(path, 'operator'), str(rq.operator), 'not a valid selector operator'));
   }
-  errs.push(...validateLabelName(str(rq.key), child(path, 'key')));
+  appendAll(errs, validateLabelName(str(rq.key), child(path, 'key')));
   if (!allowInvalidValues) {
-    values.forEach((v, i) => errs.push(...isValidLabelValue(v).map((msg) => invalid(index(child(path, 'values'), i), v, msg))));
+    values.forEach((v, i) => appendAll(errs, isValidLabelValue(v).map((msg) => invalid(index(child(path, 'values'), i), v, msg))));
   }
   return errs;
 }
@@ -47,7 +48,7 @@ function nodeFieldSelectorRequirement(r: unknown, path: string): FieldError[] {
     errs.push(invalid(child(path, 'operator'), str(rq.operator), 'not a valid selector operator'));
   }
   if (rq.key !== 'metadata.name') errs.push(invalid(child(path, 'key'), str(rq.key), 'not a valid field selector key'));
-  else values.forEach((v, i) => errs.push(...nameIsDNSSubdomain(v, false).map((msg) => invalid(index(child(path, 'values'), i), v, msg))));
+  else values.forEach((v, i) => appendAll(errs, nameIsDNSSubdomain(v, false).map((msg) => invalid(index(child(path, 'values'), i), v, msg))));
   return errs;
 }
 
@@ -77,15 +78,15 @@ function podAffinityTerm(term: unknown, path: string): FieldError[] {
     ...validateLabelSelector(t.labelSelector, child(path, 'labelSelector')),
     ...validateLabelSelector(t.namespaceSelector, child(path, 'namespaceSelector')),
   ];
-  for (const ns of arr(t.namespaces).map(str)) errs.push(...validateNamespaceName(ns, false).map((msg) => invalid(child(path, 'namespace'), ns, msg)));
+  for (const ns of arr(t.namespaces).map(str)) appendAll(errs, validateNamespaceName(ns, false).map((msg) => invalid(child(path, 'namespace'), ns, msg)));
   for (const field of ['matchLabelKeys', 'mismatchLabelKeys']) {
     const keys = arr(t[field]).map(str);
     if (keys.length === 0) continue;
     if (!isObj(t.labelSelector)) errs.push(forbidden(child(path, field), 'must not be specified when labelSelector is not set'));
-    else keys.forEach((k, i) => errs.push(...validateLabelName(k, index(child(path, field), i))));
+    else keys.forEach((k, i) => appendAll(errs, validateLabelName(k, index(child(path, field), i))));
   }
   if (!str(t.topologyKey)) errs.push(required(child(path, 'topologyKey'), 'can not be empty'));
-  errs.push(...validateLabelName(str(t.topologyKey), child(path, 'topologyKey')));
+  appendAll(errs, validateLabelName(str(t.topologyKey), child(path, 'topologyKey')));
   return errs;
 }
 
@@ -109,14 +110,14 @@ export function validateAffinity(affinity: unknown, path: string): FieldError[] 
     const na = affinity.nodeAffinity;
     const p = child(path, 'nodeAffinity');
     if (isObj(na.requiredDuringSchedulingIgnoredDuringExecution)) {
-      errs.push(...validateNodeSelector(na.requiredDuringSchedulingIgnoredDuringExecution, false, child(p, 'requiredDuringSchedulingIgnoredDuringExecution')));
+      appendAll(errs, validateNodeSelector(na.requiredDuringSchedulingIgnoredDuringExecution, false, child(p, 'requiredDuringSchedulingIgnoredDuringExecution')));
     }
     arr(na.preferredDuringSchedulingIgnoredDuringExecution).forEach((t, i) => {
       const tp = index(child(p, 'preferredDuringSchedulingIgnoredDuringExecution'), i);
       errs.push(...weightErr(obj(t).weight, child(tp, 'weight')), ...validateNodeSelectorTerm(obj(t).preference, true, child(tp, 'preference')));
     });
   }
-  if (isObj(affinity.podAffinity)) errs.push(...podAffinity(affinity.podAffinity, child(path, 'podAffinity')));
-  if (isObj(affinity.podAntiAffinity)) errs.push(...podAffinity(affinity.podAntiAffinity, child(path, 'podAntiAffinity')));
+  if (isObj(affinity.podAffinity)) appendAll(errs, podAffinity(affinity.podAffinity, child(path, 'podAffinity')));
+  if (isObj(affinity.podAntiAffinity)) appendAll(errs, podAffinity(affinity.podAntiAffinity, child(path, 'podAntiAffinity')));
   return errs;
 }

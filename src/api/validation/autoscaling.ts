@@ -8,6 +8,7 @@ import { isValidPathSegmentName, nameIsDNSSubdomain } from '../names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { validatePodTemplateSpec } from './podtemplate.js';
 import { Obj, arr, child, has, index, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 const metricTypes = ['ContainerResource', 'External', 'Object', 'Pods', 'Resource'];
 
@@ -17,7 +18,7 @@ function validateScaleTargetRef(raw: unknown, path: string): FieldError[] {
   for (const f of ['kind', 'name'] as const) {
     const v = str(ref[f]);
     if (!v) errs.push(required(child(path, f)));
-    else errs.push(...isValidPathSegmentName(v).map((m) => invalid(child(path, f), v, m)));
+    else appendAll(errs, isValidPathSegmentName(v).map((m) => invalid(child(path, f), v, m)));
   }
   return errs;
 }

@@ -6,6 +6,7 @@ import { FieldError, forbidden, invalid, required, tooLong } from '../field-erro
 import { isConfigMapKey, nameIsDNSSubdomain } from '../names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, deepEqual, immutable, key, obj, str, strMap } from './util.js';
+import { appendAll } from '../append.js';
 
 const maxSecretSize = 1024 * 1024;
 
@@ -19,9 +20,9 @@ export function validateConfigMapCreate(cm: Obj): FieldError[] {
   const errs = validateObjectMeta(cm.metadata, true, nameIsDNSSubdomain);
   const data = strMap(cm.data);
   const binary = obj(cm.binaryData);
-  errs.push(...keyErrors(data, 'data'));
+  appendAll(errs, keyErrors(data, 'data'));
   for (const k of Object.keys(data)) if (k in binary) errs.push(invalid(key('data', k), k, 'duplicate of key present in binaryData'));
-  errs.push(...keyErrors(binary, 'binaryData'));
+  appendAll(errs, keyErrors(binary, 'binaryData'));
   const size = Object.values(data).reduce((n, v) => n + Buffer.byteLength(v), 0) + Object.values(binary).reduce((n: number, v) => n + decodedSize(v), 0);
   // Upstream reports the whole object as field.NewPath(""), which prints as "[]".
   if (size > maxSecretSize) errs.push(tooLong('[]', maxSecretSize));
@@ -75,10 +76,10 @@ function validateJSONKey(data: Record<string, unknown>, k: string): FieldError[]
 export function validateSecretCreate(secret: Obj): FieldError[] {
   const errs = validateObjectMeta(secret.metadata, true, nameIsDNSSubdomain);
   const data = obj(secret.data);
-  errs.push(...keyErrors(data, 'data'));
+  appendAll(errs, keyErrors(data, 'data'));
   const size = Object.values(data).reduce((n: number, v) => n + decodedSize(v), 0);
   if (size > maxSecretSize) errs.push(tooLong('data', maxSecretSize));
-  errs.push(...validateSecretType(secret, data));
+  appendAll(errs, validateSecretType(secret, data));
   return errs;
 }
 

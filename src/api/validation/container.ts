@@ -12,6 +12,7 @@ import { validateLifecycle, validateProbe } from './probes.js';
 import { validateResourceRequirements } from './resources.js';
 import { validateContainerSecurityContext } from './securitycontext.js';
 import { Obj, arr, child, has, index, isObj, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 export const supportedPortProtocols = ['SCTP', 'TCP', 'UDP'];
 
@@ -31,13 +32,13 @@ function validatePorts(ports: unknown, path: string): FieldError[] {
     const name = str(port.name);
     if (name) {
       const msgs = isValidPortName(name);
-      if (msgs.length > 0) errs.push(...msgs.map((msg) => invalid(child(p, 'name'), name, msg)));
+      if (msgs.length > 0) appendAll(errs, msgs.map((msg) => invalid(child(p, 'name'), name, msg)));
       else if (names.has(name)) errs.push(duplicate(child(p, 'name'), name));
       else names.add(name);
     }
     if (!port.containerPort) errs.push(required(child(p, 'containerPort')));
-    else errs.push(...isValidPortNum(port.containerPort).map((msg) => invalid(child(p, 'containerPort'), port.containerPort, msg)));
-    if (port.hostPort) errs.push(...isValidPortNum(port.hostPort).map((msg) => invalid(child(p, 'hostPort'), port.hostPort, msg)));
+    else appendAll(errs, isValidPortNum(port.containerPort).map((msg) => invalid(child(p, 'containerPort'), port.containerPort, msg)));
+    if (port.hostPort) appendAll(errs, isValidPortNum(port.hostPort).map((msg) => invalid(child(p, 'hostPort'), port.hostPort, msg)));
     const protocol = str(port.protocol);
     if (!protocol) errs.push(required(child(p, 'protocol')));
     else if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(child(p, 'protocol'), protocol, supportedPortProtocols));
@@ -62,13 +63,13 @@ function validateVolumeMounts(ctr: Obj, volumes: Map<string, Obj>, path: string)
     mountPoints.add(mountPath);
     if (devices.has(name)) errs.push(invalid(child(p, 'name'), name, 'must not already exist in volumeDevices'));
     if ([...devices.values()].includes(mountPath)) errs.push(invalid(child(p, 'mountPath'), mountPath, 'must not already exist as a path in volumeDevices'));
-    if (str(m.subPath)) errs.push(...validateLocalDescendingPath(str(m.subPath), child(path, 'subPath')));
+    if (str(m.subPath)) appendAll(errs, validateLocalDescendingPath(str(m.subPath), child(path, 'subPath')));
     if (str(m.subPathExpr)) {
       if (str(m.subPath)) errs.push(invalid(child(p, 'subPathExpr'), str(m.subPathExpr), 'subPathExpr and subPath are mutually exclusive'));
-      errs.push(...validateLocalDescendingPath(str(m.subPathExpr), child(path, 'subPathExpr')));
+      appendAll(errs, validateLocalDescendingPath(str(m.subPathExpr), child(path, 'subPathExpr')));
     }
-    if (has(m.mountPropagation)) errs.push(...validateMountPropagation(str(m.mountPropagation), ctr, child(path, 'mountPropagation')));
-    errs.push(...validateRecursiveReadOnly(m, child(path, 'recursiveReadOnly')));
+    if (has(m.mountPropagation)) appendAll(errs, validateMountPropagation(str(m.mountPropagation), ctr, child(path, 'mountPropagation')));
+    appendAll(errs, validateRecursiveReadOnly(m, child(path, 'recursiveReadOnly')));
   });
   return errs;
 }
@@ -128,21 +129,21 @@ export function validateContainerCommon(raw: unknown, ctx: ContainerContext, pat
   const errs: FieldError[] = [];
   const name = str(ctr.name);
   if (!name) errs.push(required(child(path, 'name')));
-  else errs.push(...isDNS1123Label(name).map((msg) => invalid(child(path, 'name'), name, msg)));
+  else appendAll(errs, isDNS1123Label(name).map((msg) => invalid(child(path, 'name'), name, msg)));
   if (!str(ctr.image)) errs.push(required(child(path, 'image')));
   const tmp = str(ctr.terminationMessagePolicy);
   if (!tmp) errs.push(required(child(path, 'terminationMessagePolicy')));
   else if (tmp !== 'File' && tmp !== 'FallbackToLogsOnError') errs.push(notSupported(child(path, 'terminationMessagePolicy'), tmp, ['File', 'FallbackToLogsOnError']));
-  errs.push(...validatePorts(ctr.ports, child(path, 'ports')));
-  errs.push(...validateEnv(ctr.env, child(path, 'env')));
-  errs.push(...validateEnvFrom(ctr.envFrom, child(path, 'envFrom')));
-  errs.push(...validateVolumeMounts(ctr, ctx.volumes, child(path, 'volumeMounts')));
-  errs.push(...validateVolumeDevices(ctr, ctx.volumes, child(path, 'volumeDevices')));
+  appendAll(errs, validatePorts(ctr.ports, child(path, 'ports')));
+  appendAll(errs, validateEnv(ctr.env, child(path, 'env')));
+  appendAll(errs, validateEnvFrom(ctr.envFrom, child(path, 'envFrom')));
+  appendAll(errs, validateVolumeMounts(ctr, ctx.volumes, child(path, 'volumeMounts')));
+  appendAll(errs, validateVolumeDevices(ctr, ctx.volumes, child(path, 'volumeDevices')));
   const pull = str(ctr.imagePullPolicy);
   if (!pull) errs.push(required(child(path, 'imagePullPolicy')));
   else if (!['Always', 'IfNotPresent', 'Never'].includes(pull)) errs.push(notSupported(child(path, 'imagePullPolicy'), pull, ['Always', 'IfNotPresent', 'Never']));
-  errs.push(...validateResourceRequirements(ctr.resources, child(path, 'resources')));
-  errs.push(...validateContainerSecurityContext(ctr.securityContext, ctx.hostUsers, child(path, 'securityContext')));
+  appendAll(errs, validateResourceRequirements(ctr.resources, child(path, 'resources')));
+  appendAll(errs, validateContainerSecurityContext(ctr.securityContext, ctx.hostUsers, child(path, 'securityContext')));
   return errs;
 }
 
@@ -171,16 +172,16 @@ export function validateContainers(containers: unknown, ctx: ContainerContext, p
   list.forEach((raw, i) => {
     const ctr = obj(raw);
     const p = index(path, i);
-    errs.push(...validateContainerCommon(ctr, ctx, p));
+    appendAll(errs, validateContainerCommon(ctr, ctx, p));
     if (names.has(str(ctr.name))) errs.push(duplicate(child(p, 'name'), str(ctr.name)));
     else names.add(str(ctr.name));
-    if (isObj(ctr.lifecycle)) errs.push(...validateLifecycle(ctr.lifecycle, ctx.gracePeriod, child(p, 'lifecycle')));
-    errs.push(...validateProbe(ctr.livenessProbe, 'liveness', ctx.gracePeriod, child(p, 'livenessProbe')));
-    errs.push(...validateProbe(ctr.readinessProbe, 'readiness', ctx.gracePeriod, child(p, 'readinessProbe')));
-    errs.push(...validateProbe(ctr.startupProbe, 'startup', ctx.gracePeriod, child(p, 'startupProbe')));
+    if (isObj(ctr.lifecycle)) appendAll(errs, validateLifecycle(ctr.lifecycle, ctx.gracePeriod, child(p, 'lifecycle')));
+    appendAll(errs, validateProbe(ctr.livenessProbe, 'liveness', ctx.gracePeriod, child(p, 'livenessProbe')));
+    appendAll(errs, validateProbe(ctr.readinessProbe, 'readiness', ctx.gracePeriod, child(p, 'readinessProbe')));
+    appendAll(errs, validateProbe(ctr.startupProbe, 'startup', ctx.gracePeriod, child(p, 'startupProbe')));
     if (has(ctr.restartPolicy)) errs.push(forbidden(child(p, 'restartPolicy'), 'may not be set for non-init containers'));
   });
-  errs.push(...checkHostPortConflicts(list, path));
+  appendAll(errs, checkHostPortConflicts(list, path));
   return errs;
 }
 
@@ -191,7 +192,7 @@ export function validateInitContainers(initContainers: unknown, containers: unkn
   arr(initContainers).forEach((raw, i) => {
     const ctr = obj(raw);
     const p = index(path, i);
-    errs.push(...validateContainerCommon(ctr, ctx, p));
+    appendAll(errs, validateContainerCommon(ctr, ctx, p));
     let sidecar = false;
     if (has(ctr.restartPolicy)) {
       if (ctr.restartPolicy !== 'Always') errs.push(notSupported(child(p, 'restartPolicy'), str(ctr.restartPolicy), ['Always']));
@@ -200,12 +201,12 @@ export function validateInitContainers(initContainers: unknown, containers: unkn
     const name = str(ctr.name);
     if (names.has(name)) errs.push(duplicate(child(p, 'name'), name));
     else if (name) names.add(name);
-    errs.push(...checkHostPortConflicts([ctr], path));
+    appendAll(errs, checkHostPortConflicts([ctr], path));
     if (sidecar) {
-      if (isObj(ctr.lifecycle)) errs.push(...validateLifecycle(ctr.lifecycle, ctx.gracePeriod, child(p, 'lifecycle')));
-      errs.push(...validateProbe(ctr.livenessProbe, 'liveness', ctx.gracePeriod, child(p, 'livenessProbe')));
-      errs.push(...validateProbe(ctr.readinessProbe, 'readiness', ctx.gracePeriod, child(p, 'readinessProbe')));
-      errs.push(...validateProbe(ctr.startupProbe, 'startup', ctx.gracePeriod, child(p, 'startupProbe')));
+      if (isObj(ctr.lifecycle)) appendAll(errs, validateLifecycle(ctr.lifecycle, ctx.gracePeriod, child(p, 'lifecycle')));
+      appendAll(errs, validateProbe(ctr.livenessProbe, 'liveness', ctx.gracePeriod, child(p, 'livenessProbe')));
+      appendAll(errs, validateProbe(ctr.readinessProbe, 'readiness', ctx.gracePeriod, child(p, 'readinessProbe')));
+      appendAll(errs, validateProbe(ctr.startupProbe, 'startup', ctx.gracePeriod, child(p, 'startupProbe')));
     } else {
       for (const f of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe']) {
         if (has(ctr[f])) errs.push(forbidden(child(p, f), 'may not be set for init containers without restartPolicy=Always'));

@@ -3,11 +3,12 @@ import { FieldError, notSupported, required } from '../field-errors.js';
 import { nameIsDNSSubdomain } from '../names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, has, immutable, nonNegative, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 export function validateControllerRevisionCreate(cr: Obj): FieldError[] {
   const errs = validateObjectMeta(cr.metadata, true, nameIsDNSSubdomain);
   if (!has(cr.data)) errs.push(required('data', 'data is mandatory'));
-  errs.push(...nonNegative(cr.revision, 'revision'));
+  appendAll(errs, nonNegative(cr.revision, 'revision'));
   return errs;
 }
 

@@ -11,6 +11,7 @@ import { goLabelSelector } from './govalue.js';
 import { validateJobSpecFields } from './job.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, child, goValue, has, isObj, nonNegative, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 const maxCronJobNameLength = 52;
 const validTimeZoneCharacters = /^[A-Za-z.\-_0-9+]{1,14}$/;
@@ -57,13 +58,13 @@ function validateCronJobSpec(specRaw: unknown, oldRaw: Obj | undefined, path: st
   const errs: FieldError[] = [];
   const schedule = str(spec.schedule);
   if (!schedule) errs.push(required(child(path, 'schedule')));
-  else errs.push(...validateSchedule(schedule, oldRaw ? str(oldRaw.schedule).includes('TZ') : false, spec.timeZone, child(path, 'schedule')));
-  errs.push(...nonNegative(spec.startingDeadlineSeconds, child(path, 'startingDeadlineSeconds')));
-  if (!oldRaw || oldRaw.timeZone !== spec.timeZone) errs.push(...validateTimeZone(spec.timeZone, child(path, 'timeZone')));
-  errs.push(...validateConcurrencyPolicy(spec.concurrencyPolicy, child(path, 'concurrencyPolicy')));
-  errs.push(...validateJobTemplate(spec.jobTemplate, child(path, 'jobTemplate')));
-  errs.push(...nonNegative(spec.successfulJobsHistoryLimit, child(path, 'successfulJobsHistoryLimit')));
-  errs.push(...nonNegative(spec.failedJobsHistoryLimit, child(path, 'failedJobsHistoryLimit')));
+  else appendAll(errs, validateSchedule(schedule, oldRaw ? str(oldRaw.schedule).includes('TZ') : false, spec.timeZone, child(path, 'schedule')));
+  appendAll(errs, nonNegative(spec.startingDeadlineSeconds, child(path, 'startingDeadlineSeconds')));
+  if (!oldRaw || oldRaw.timeZone !== spec.timeZone) appendAll(errs, validateTimeZone(spec.timeZone, child(path, 'timeZone')));
+  appendAll(errs, validateConcurrencyPolicy(spec.concurrencyPolicy, child(path, 'concurrencyPolicy')));
+  appendAll(errs, validateJobTemplate(spec.jobTemplate, child(path, 'jobTemplate')));
+  appendAll(errs, nonNegative(spec.successfulJobsHistoryLimit, child(path, 'successfulJobsHistoryLimit')));
+  appendAll(errs, nonNegative(spec.failedJobsHistoryLimit, child(path, 'failedJobsHistoryLimit')));
   return errs;
 }
 

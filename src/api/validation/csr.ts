@@ -19,6 +19,7 @@ import { checkCertificateRequest, firstPemBlock } from '../../pki/request.js';
 import { validateSignerName } from './signername.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, arr, child, deepEqual, goValue, has, index, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 export const validUsages = ['any', 'cert sign', 'client auth', 'code signing', 'content commitment', 'crl sign', 'data encipherment',
   'decipher only', 'digital signature', 'email protection', 'encipher only', 'ipsec end system', 'ipsec tunnel', 'ipsec user',
@@ -105,16 +106,16 @@ function validateCSR(csr: Obj, opts: Options): FieldError[] {
   const request = bytesOf(spec.request);
   const err = checkCertificateRequest(request);
   if (err) errs.push(invalid('spec.request', goBytes(request), err));
-  errs.push(...validateUsages(arr(spec.usages).map(str), opts));
+  appendAll(errs, validateUsages(arr(spec.usages).map(str), opts));
   if (!opts.allowLegacySignerName && spec.signerName === legacyUnknownSignerName) {
     errs.push(invalid('spec.signerName', spec.signerName, 'the legacy signerName is not allowed via this API version'));
   } else {
-    errs.push(...validateSignerName('spec.signerName', str(spec.signerName)));
+    appendAll(errs, validateSignerName('spec.signerName', str(spec.signerName)));
   }
   if (has(spec.expirationSeconds) && spec.expirationSeconds < 600) {
     errs.push(invalid('spec.expirationSeconds', spec.expirationSeconds, 'may not specify a duration less than 600 seconds (10 minutes)'));
   }
-  errs.push(...validateConditions(obj(csr.status).conditions, opts));
+  appendAll(errs, validateConditions(obj(csr.status).conditions, opts));
   if (!opts.allowArbitraryCertificate) {
     const certErr = certificateError(bytesOf(obj(csr.status).certificate));
     if (certErr) errs.push(invalid('status.certificate', '<certificate data>', certErr));

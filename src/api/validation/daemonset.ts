@@ -12,6 +12,7 @@ import { labelSelectorAsSelector, selectorIsEmpty, validateLabelSelector } from 
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { selectorMismatch, templateRestartRules, validatePodTemplateSpec } from './podtemplate.js';
 import { Obj, child, goQuote, has, immutable, isObj, nonNegative, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 /** ValidateRollingUpdateDaemonSet. */
 function validateRollingUpdate(ru: Obj, path: string): FieldError[] {
@@ -45,15 +46,15 @@ export function validateDaemonSetSpec(specRaw: unknown, path: string): FieldErro
   const spec = obj(specRaw);
   const errs = validateLabelSelector(spec.selector, child(path, 'selector'));
   const selector = labelSelectorAsSelector(spec.selector);
-  if (selector) errs.push(...selectorMismatch(selector, spec.template, child(child(child(path, 'template'), 'metadata'), 'labels')));
+  if (selector) appendAll(errs, selectorMismatch(selector, spec.template, child(child(child(path, 'template'), 'metadata'), 'labels')));
   if (isObj(spec.selector) && selectorIsEmpty(spec.selector)) {
     errs.push(invalid(child(path, 'selector'), goLabelSelector(spec.selector), 'empty selector is invalid for daemonset'));
   }
-  errs.push(...validatePodTemplateSpec(spec.template, child(path, 'template')));
-  errs.push(...templateRestartRules(spec.template, child(path, 'template'), 'DaemonSet'));
-  errs.push(...nonNegative(spec.minReadySeconds, child(path, 'minReadySeconds')));
-  errs.push(...validateUpdateStrategy(spec.updateStrategy, child(path, 'updateStrategy')));
-  if (has(spec.revisionHistoryLimit)) errs.push(...nonNegative(spec.revisionHistoryLimit, child(path, 'revisionHistoryLimit')));
+  appendAll(errs, validatePodTemplateSpec(spec.template, child(path, 'template')));
+  appendAll(errs, templateRestartRules(spec.template, child(path, 'template'), 'DaemonSet'));
+  appendAll(errs, nonNegative(spec.minReadySeconds, child(path, 'minReadySeconds')));
+  appendAll(errs, validateUpdateStrategy(spec.updateStrategy, child(path, 'updateStrategy')));
+  if (has(spec.revisionHistoryLimit)) appendAll(errs, nonNegative(spec.revisionHistoryLimit, child(path, 'revisionHistoryLimit')));
   return errs;
 }
 

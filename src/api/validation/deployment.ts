@@ -13,6 +13,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { validateTemplateForReplicaSet } from './podtemplate.js';
 import { selectorShown } from './daemonset.js';
 import { Obj, child, goQuote, has, immutable, isObj, nonNegative, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 /** The selector rules shared by Deployments and ReplicaSets. */
 function validateSelectorAndTemplate(spec: Obj, path: string, kind: string): FieldError[] {
@@ -20,12 +21,12 @@ function validateSelectorAndTemplate(spec: Obj, path: string, kind: string): Fie
   if (!isObj(spec.selector)) {
     errs.push(required(child(path, 'selector')));
   } else {
-    errs.push(...validateLabelSelector(spec.selector, child(path, 'selector')));
+    appendAll(errs, validateLabelSelector(spec.selector, child(path, 'selector')));
     if (selectorIsEmpty(spec.selector)) errs.push(invalid(child(path, 'selector'), goLabelSelector(spec.selector), 'empty selector is invalid for deployment'));
   }
   const selector = labelSelectorAsSelector(spec.selector);
   if (!selector) errs.push(invalid(child(path, 'selector'), goLabelSelector(spec.selector), 'invalid label selector'));
-  else errs.push(...validateTemplateForReplicaSet(spec.template, selector, child(path, 'template'), kind));
+  else appendAll(errs, validateTemplateForReplicaSet(spec.template, selector, child(path, 'template'), kind));
   return errs;
 }
 
@@ -45,7 +46,7 @@ function validateStrategy(strategy: unknown, path: string): FieldError[] {
     if (intOrPercentValue(ru.maxUnavailable) === 0 && intOrPercentValue(ru.maxSurge) === 0) {
       errs.push(invalid(child(p, 'maxUnavailable'), goIntOrString(ru.maxUnavailable), 'may not be 0 when `maxSurge` is 0'));
     }
-    errs.push(...isNotMoreThan100Percent(ru.maxUnavailable, child(p, 'maxUnavailable')));
+    appendAll(errs, isNotMoreThan100Percent(ru.maxUnavailable, child(p, 'maxUnavailable')));
     return errs;
   }
   const shown = goStruct('apps.DeploymentStrategy', [['Type', goQuote(str(s.type))], ['RollingUpdate', goPointer('apps.RollingUpdateDeployment', s.rollingUpdate)]]);
@@ -56,11 +57,11 @@ function validateStrategy(strategy: unknown, path: string): FieldError[] {
 export function validateDeploymentSpec(specRaw: unknown, path: string): FieldError[] {
   const spec = obj(specRaw);
   const errs = [...nonNegative(spec.replicas, child(path, 'replicas')), ...validateSelectorAndTemplate(spec, path, 'ReplicaSet')];
-  errs.push(...validateStrategy(spec.strategy, child(path, 'strategy')));
-  errs.push(...nonNegative(spec.minReadySeconds, child(path, 'minReadySeconds')));
-  if (has(spec.revisionHistoryLimit)) errs.push(...nonNegative(spec.revisionHistoryLimit, child(path, 'revisionHistoryLimit')));
+  appendAll(errs, validateStrategy(spec.strategy, child(path, 'strategy')));
+  appendAll(errs, nonNegative(spec.minReadySeconds, child(path, 'minReadySeconds')));
+  if (has(spec.revisionHistoryLimit)) appendAll(errs, nonNegative(spec.revisionHistoryLimit, child(path, 'revisionHistoryLimit')));
   if (has(spec.progressDeadlineSeconds)) {
-    errs.push(...nonNegative(spec.progressDeadlineSeconds, child(path, 'progressDeadlineSeconds')));
+    appendAll(errs, nonNegative(spec.progressDeadlineSeconds, child(path, 'progressDeadlineSeconds')));
     if (spec.progressDeadlineSeconds <= (spec.minReadySeconds ?? 0)) {
       errs.push(invalid(child(path, 'progressDeadlineSeconds'), spec.progressDeadlineSeconds, 'must be greater than minReadySeconds'));
     }

@@ -6,6 +6,7 @@ import { FieldError, invalid, notSupported, required } from '../field-errors.js'
 import { canonicalQuantity } from '../quantity.js';
 import { validateLabelName } from './labels.js';
 import { child, has, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 export const envFieldPaths = ['metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName', 'spec.serviceAccountName',
   'status.hostIP', 'status.hostIPs', 'status.podIP', 'status.podIPs'];
@@ -86,6 +87,6 @@ export function validateResourceFieldSelector(ref: unknown, path: string, volume
   } else if (!resourcePaths.includes(resource) && !resource.startsWith('requests.hugepages-') && !resource.startsWith('limits.hugepages-')) {
     errs.push(notSupported(child(path, 'resource'), resource, resourcePaths));
   }
-  errs.push(...validateDivisor(resource, fs.divisor, path));
+  appendAll(errs, validateDivisor(resource, fs.divisor, path));
   return errs;
 }

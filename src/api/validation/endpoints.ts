@@ -5,6 +5,7 @@ import { supportedPortProtocols } from './container.js';
 import { isIP, validateIP } from './ip.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, arr, child, has, index, obj, str, validateName } from './util.js';
+import { appendAll } from '../append.js';
 
 /** ValidateNonSpecialIP: not unspecified, loopback or link-local. */
 function validateNonSpecialIP(ip: string, path: string): FieldError[] {
@@ -23,9 +24,9 @@ function validateNonSpecialIP(ip: string, path: string): FieldError[] {
 function validateAddress(a: unknown, path: string): FieldError[] {
   const addr = obj(a);
   const errs = validateIP(child(path, 'ip'), str(addr.ip));
-  if (str(addr.hostname)) errs.push(...isDNS1123Label(str(addr.hostname)).map((msg) => invalid(child(path, 'hostname'), str(addr.hostname), msg)));
-  if (has(addr.nodeName)) errs.push(...validateName(str(addr.nodeName), child(path, 'nodeName'), nameIsDNSSubdomain));
-  errs.push(...validateNonSpecialIP(str(addr.ip), child(path, 'ip')));
+  if (str(addr.hostname)) appendAll(errs, isDNS1123Label(str(addr.hostname)).map((msg) => invalid(child(path, 'hostname'), str(addr.hostname), msg)));
+  if (has(addr.nodeName)) appendAll(errs, validateName(str(addr.nodeName), child(path, 'nodeName'), nameIsDNSSubdomain));
+  appendAll(errs, validateNonSpecialIP(str(addr.ip), child(path, 'ip')));
   return errs;
 }
 
@@ -33,11 +34,11 @@ function validatePort(p: unknown, requireName: boolean, path: string): FieldErro
   const port = obj(p);
   const errs: FieldError[] = [];
   if (requireName && !str(port.name)) errs.push(required(child(path, 'name')));
-  else if (str(port.name)) errs.push(...isDNS1123Label(str(port.name)).map((msg) => invalid(child(path, 'name'), str(port.name), msg)));
-  errs.push(...isValidPortNum(port.port ?? 0).map((msg) => invalid(child(path, 'port'), port.port ?? 0, msg)));
+  else if (str(port.name)) appendAll(errs, isDNS1123Label(str(port.name)).map((msg) => invalid(child(path, 'name'), str(port.name), msg)));
+  appendAll(errs, isValidPortNum(port.port ?? 0).map((msg) => invalid(child(path, 'port'), port.port ?? 0, msg)));
   if (!str(port.protocol)) errs.push(required(child(path, 'protocol')));
   else if (!supportedPortProtocols.includes(str(port.protocol))) errs.push(notSupported(child(path, 'protocol'), str(port.protocol), supportedPortProtocols));
-  if (has(port.appProtocol)) errs.push(...isQualifiedName(str(port.appProtocol)).map((msg) => invalid(child(path, 'appProtocol'), str(port.appProtocol), msg)));
+  if (has(port.appProtocol)) appendAll(errs, isQualifiedName(str(port.appProtocol)).map((msg) => invalid(child(path, 'appProtocol'), str(port.appProtocol), msg)));
   return errs;
 }
 
@@ -47,9 +48,9 @@ export function validateEndpointsCreate(ep: Obj): FieldError[] {
     const ss = obj(raw);
     const p = index('subsets', i);
     if (arr(ss.addresses).length === 0 && arr(ss.notReadyAddresses).length === 0) errs.push(required(p, 'must specify `addresses` or `notReadyAddresses`'));
-    arr(ss.addresses).forEach((a, j) => errs.push(...validateAddress(a, index(child(p, 'addresses'), j))));
-    arr(ss.notReadyAddresses).forEach((a, j) => errs.push(...validateAddress(a, index(child(p, 'notReadyAddresses'), j))));
-    arr(ss.ports).forEach((port, j) => errs.push(...validatePort(port, arr(ss.ports).length > 1, index(child(p, 'ports'), j))));
+    arr(ss.addresses).forEach((a, j) => appendAll(errs, validateAddress(a, index(child(p, 'addresses'), j))));
+    arr(ss.notReadyAddresses).forEach((a, j) => appendAll(errs, validateAddress(a, index(child(p, 'notReadyAddresses'), j))));
+    arr(ss.ports).forEach((port, j) => appendAll(errs, validatePort(port, arr(ss.ports).length > 1, index(child(p, 'ports'), j))));
   });
   return errs;
 }

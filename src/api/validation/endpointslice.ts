@@ -10,6 +10,7 @@ import { supportedPortProtocols } from './container.js';
 import { isIPv6String } from './ip.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, arr, child, has, immutable, index, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 export const supportedAddressTypes = ['IPv4', 'IPv6', 'FQDN'];
 const maxEndpoints = 1000;
@@ -33,8 +34,8 @@ function validateEndpoint(ep: Obj, addressType: string, path: string): FieldErro
   const ap = child(path, 'addresses');
   if (addresses.length === 0) errs.push(required(ap, 'must contain at least 1 address'));
   else if (addresses.length > maxAddresses) errs.push(tooMany(ap, addresses.length, maxAddresses));
-  else addresses.forEach((a, i) => errs.push(...validateAddress(addressType, str(a), index(ap, i))));
-  if (has(ep.hostname)) errs.push(...isDNS1123Label(str(ep.hostname)).map((m) => invalid(child(path, 'hostname'), str(ep.hostname), m)));
+  else addresses.forEach((a, i) => appendAll(errs, validateAddress(addressType, str(a), index(ap, i))));
+  if (has(ep.hostname)) appendAll(errs, isDNS1123Label(str(ep.hostname)).map((m) => invalid(child(path, 'hostname'), str(ep.hostname), m)));
   return errs;
 }
 
@@ -46,10 +47,10 @@ function validatePorts(ports: unknown[]): FieldError[] {
     const port = obj(p);
     const path = index('ports', i);
     const name = str(port.name);
-    if (name) errs.push(...isDNS1123Label(name).map((m) => invalid(child(path, 'name'), name, m)));
+    if (name) appendAll(errs, isDNS1123Label(name).map((m) => invalid(child(path, 'name'), name, m)));
     if (names.has(name)) errs.push(duplicate(child(path, 'name'), name));
     names.add(name);
-    if (typeof port.port === 'number') errs.push(...isValidPortNum(port.port).map((m) => invalid(child(path, 'port'), port.port, m)));
+    if (typeof port.port === 'number') appendAll(errs, isValidPortNum(port.port).map((m) => invalid(child(path, 'port'), port.port, m)));
     const protocol = str(port.protocol);
     if (!protocol) errs.push(required(child(path, 'protocol')));
     else if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(child(path, 'protocol'), protocol, supportedPortProtocols));
@@ -64,8 +65,8 @@ export function validateEndpointSliceCreate(slice: Obj): FieldError[] {
   else if (!supportedAddressTypes.includes(addressType)) errs.push(notSupported('addressType', addressType, supportedAddressTypes));
   const endpoints = arr(slice.endpoints);
   if (endpoints.length > maxEndpoints) errs.push(tooMany('endpoints', endpoints.length, maxEndpoints));
-  else endpoints.forEach((e, i) => errs.push(...validateEndpoint(obj(e), addressType, index('endpoints', i))));
-  errs.push(...validatePorts(arr(slice.ports)));
+  else endpoints.forEach((e, i) => appendAll(errs, validateEndpoint(obj(e), addressType, index('endpoints', i))));
+  appendAll(errs, validatePorts(arr(slice.ports)));
   return errs;
 }
 

@@ -10,6 +10,7 @@ import { isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain } from '../name
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, has, immutable, obj, str } from './util.js';
 import { eventsV1ToCore as toCore } from '../events.js';
+import { appendAll } from '../append.js';
 
 const eventsV1ToCore = (ev: Obj): Obj => toCore(ev) as Obj;
 
@@ -30,22 +31,22 @@ function legacyValidateEvent(ev: Obj): FieldError[] {
     if (known && !involvedNs && ns !== 'default' && ns !== 'kube-system') errs.push(invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
     const controller = str(ev.reportingComponent);
     if (!controller) errs.push(required('reportingController'));
-    errs.push(...isQualifiedName(controller).map((msg) => invalid('reportingController', controller, msg)));
+    appendAll(errs, isQualifiedName(controller).map((msg) => invalid('reportingController', controller, msg)));
     if (!str(ev.reportingInstance)) errs.push(required('reportingInstance'));
-    errs.push(...limit(ev.reportingInstance, 128, 'reportingInstance'));
+    appendAll(errs, limit(ev.reportingInstance, 128, 'reportingInstance'));
     if (!str(ev.action)) errs.push(required('action'));
-    errs.push(...limit(ev.action, 128, 'action'));
+    appendAll(errs, limit(ev.action, 128, 'action'));
     if (!str(ev.reason)) errs.push(required('reason'));
-    errs.push(...limit(ev.reason, 128, 'reason'));
-    errs.push(...limit(ev.message, 1024, 'message'));
+    appendAll(errs, limit(ev.reason, 128, 'reason'));
+    appendAll(errs, limit(ev.message, 1024, 'message'));
   }
-  if (known) errs.push(...isDNS1123Subdomain(str(ns)).map((msg) => invalid('namespace', str(ns), msg)));
+  if (known) appendAll(errs, isDNS1123Subdomain(str(ns)).map((msg) => invalid('namespace', str(ns), msg)));
   return errs;
 }
 
 function strictValidateEvent(ev: Obj): FieldError[] {
   const errs = validateObjectMeta(ev.metadata, true, nameIsDNSSubdomain);
-  errs.push(...validateSeries(ev));
+  appendAll(errs, validateSeries(ev));
   if (!has(ev.eventTime)) errs.push(required('eventTime'));
   if (ev.type !== 'Normal' && ev.type !== 'Warning') errs.push(invalid('type', '', `has invalid value: ${str(ev.type)}`));
   if (has(ev.firstTimestamp)) errs.push(invalid('firstTimestamp', '', 'needs to be unset'));
@@ -77,11 +78,11 @@ export function validateEventsV1Update(ev: Obj, old: Obj): FieldError[] {
   const n = eventsV1ToCore(ev);
   const o = eventsV1ToCore(old);
   const errs = [...legacyValidateEvent(n), ...validateObjectMetaUpdate(n.metadata, o.metadata)];
-  if (JSON.stringify(n.series) !== JSON.stringify(o.series)) errs.push(...validateSeries(n));
+  if (JSON.stringify(n.series) !== JSON.stringify(o.series)) appendAll(errs, validateSeries(n));
   const fields: [string, string][] = [['involvedObject', 'involvedObject'], ['reason', 'reason'], ['message', 'message'], ['source', 'source'],
     ['firstTimestamp', 'firstTimestamp'], ['lastTimestamp', 'lastTimestamp'], ['count', 'count'], ['reason', 'reason'], ['type', 'type'],
     ['eventTime', 'eventTime'], ['action', 'action'], ['related', 'related'], ['reportingComponent', 'reportingController'],
     ['reportingInstance', 'reportingInstance']];
-  for (const [f, path] of fields) errs.push(...immutable(n[f], o[f], path));
+  for (const [f, path] of fields) appendAll(errs, immutable(n[f], o[f], path));
   return errs;
 }

@@ -12,6 +12,7 @@ import { labelSelectorAsSelector, validateLabelSelector } from './labels.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { validatePodTemplateSpec } from './podtemplate.js';
 import { Obj, arr, child, clone, goValue, has, immutable, index, isObj, key, nonNegative, num, obj, str, strMap } from './util.js';
+import { appendAll } from '../append.js';
 
 export const legacyControllerUidLabel = 'controller-uid';
 export const legacyJobNameLabel = 'job-name';
@@ -74,11 +75,11 @@ function validateFailurePolicyRule(spec: Obj, rule: Obj, path: string, container
   else if (action === 'FailIndex') {
     if (!has(spec.backoffLimitPerIndex)) errs.push(invalid(child(path, 'action'), action, 'requires the backoffLimitPerIndex to be set'));
   } else if (!failurePolicyActions.includes(action)) errs.push(notSupported(child(path, 'action'), action, failurePolicyActions));
-  if (isObj(rule.onExitCodes)) errs.push(...validateOnExitCodes(rule.onExitCodes, child(path, 'onExitCodes'), containers));
+  if (isObj(rule.onExitCodes)) appendAll(errs, validateOnExitCodes(rule.onExitCodes, child(path, 'onExitCodes'), containers));
   const patterns = arr(rule.onPodConditions).map(obj);
   patterns.forEach((p, j) => {
     const pp = index(child(path, 'onPodConditions'), j);
-    errs.push(...isQualifiedName(str(p.type)).map((m) => invalid(child(pp, 'type'), str(p.type), m)));
+    appendAll(errs, isQualifiedName(str(p.type)).map((m) => invalid(child(pp, 'type'), str(p.type), m)));
     if (!['True', 'False', 'Unknown'].includes(str(p.status))) errs.push(notSupported(child(pp, 'status'), str(p.status), ['False', 'True', 'Unknown']));
   });
   if (isObj(rule.onExitCodes) && patterns.length > 0) errs.push(invalid(path, goValue(''), 'specifying both OnExitCodes and OnPodConditions is not supported'));
@@ -92,7 +93,7 @@ function validatePodFailurePolicy(spec: Obj, path: string): FieldError[] {
   if (rules.length > maxPodFailurePolicyRules) errs.push({ type: 'FieldValueTooMany', field: child(path, 'rules'), value: rules.length, detail: `must have at most ${maxPodFailurePolicyRules} items` });
   const podSpec = obj(obj(spec.template).spec);
   const containers = new Set([...arr(podSpec.containers), ...arr(podSpec.initContainers)].map((c) => str(obj(c).name)));
-  rules.forEach((r, i) => errs.push(...validateFailurePolicyRule(spec, r, index(child(path, 'rules'), i), containers)));
+  rules.forEach((r, i) => appendAll(errs, validateFailurePolicyRule(spec, r, index(child(path, 'rules'), i), containers)));
   return errs;
 }
 
@@ -105,7 +106,7 @@ function validateSuccessPolicy(spec: Obj, path: string): FieldError[] {
     const rp = index(child(path, 'rules'), i);
     if (!has(r.succeededCount) && !has(r.succeededIndexes)) errs.push(required(rp, 'at least one of succeededCount or succeededIndexes must be specified'));
     if (has(r.succeededCount)) {
-      errs.push(...nonNegative(r.succeededCount, child(rp, 'succeededCount')));
+      appendAll(errs, nonNegative(r.succeededCount, child(rp, 'succeededCount')));
       if (r.succeededCount > completions) {
         errs.push(invalid(child(rp, 'succeededCount'), r.succeededCount, `must be less than or equal to ${completions} (the number of specified completions)`));
       }
@@ -140,28 +141,28 @@ export function validateJobSpecFields(specRaw: unknown, path: string): FieldErro
   const spec = obj(specRaw);
   const errs: FieldError[] = [];
   for (const f of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex', 'maxFailedIndexes']) {
-    errs.push(...nonNegative(spec[f], child(path, f)));
+    appendAll(errs, nonNegative(spec[f], child(path, f)));
   }
   if (has(spec.maxFailedIndexes) && !has(spec.backoffLimitPerIndex)) errs.push(required(child(path, 'backoffLimitPerIndex'), 'when maxFailedIndexes is specified'));
   const mode = str(spec.completionMode) || 'NonIndexed';
   if (mode !== 'NonIndexed' && mode !== 'Indexed') errs.push(notSupported(child(path, 'completionMode'), mode, ['NonIndexed', 'Indexed']));
-  if (mode === 'Indexed') errs.push(...validateIndexedSpec(spec, path));
+  if (mode === 'Indexed') appendAll(errs, validateIndexedSpec(spec, path));
   if (mode === 'NonIndexed') {
     if (has(spec.backoffLimitPerIndex)) errs.push(invalid(child(path, 'backoffLimitPerIndex'), spec.backoffLimitPerIndex, 'requires indexed completion mode'));
     if (has(spec.maxFailedIndexes)) errs.push(invalid(child(path, 'maxFailedIndexes'), spec.maxFailedIndexes, 'requires indexed completion mode'));
   }
-  if (isObj(spec.podFailurePolicy)) errs.push(...validatePodFailurePolicy(spec, child(path, 'podFailurePolicy')));
+  if (isObj(spec.podFailurePolicy)) appendAll(errs, validatePodFailurePolicy(spec, child(path, 'podFailurePolicy')));
   if (isObj(spec.successPolicy)) {
     if (mode !== 'Indexed') errs.push(invalid(child(path, 'successPolicy'), goValue('batch.SuccessPolicy{...}'), 'requires indexed completion mode'));
-    else errs.push(...validateSuccessPolicy(spec, child(path, 'successPolicy')));
+    else appendAll(errs, validateSuccessPolicy(spec, child(path, 'successPolicy')));
   }
   if (has(spec.podReplacementPolicy)) {
     const p = str(spec.podReplacementPolicy);
     if (isObj(spec.podFailurePolicy) && p !== 'Failed') errs.push(notSupported(child(path, 'podReplacementPolicy'), p, ['Failed']));
     else if (!['Failed', 'TerminatingOrFailed'].includes(p)) errs.push(notSupported(child(path, 'podReplacementPolicy'), p, ['Failed', 'TerminatingOrFailed']));
   }
-  errs.push(...validatePodTemplateSpec(spec.template, child(path, 'template')));
-  errs.push(...validateRestartPolicy(spec, child(child(child(path, 'template'), 'spec'), 'restartPolicy')));
+  appendAll(errs, validatePodTemplateSpec(spec.template, child(path, 'template')));
+  appendAll(errs, validateRestartPolicy(spec, child(child(child(path, 'template'), 'spec'), 'restartPolicy')));
   return errs;
 }
 
@@ -170,7 +171,7 @@ function validateJobSpec(specRaw: unknown, path: string): FieldError[] {
   const spec = obj(specRaw);
   const errs = validateJobSpecFields(spec, path);
   if (!isObj(spec.selector)) errs.push(required(child(path, 'selector')));
-  else errs.push(...validateLabelSelector(spec.selector, child(path, 'selector')));
+  else appendAll(errs, validateLabelSelector(spec.selector, child(path, 'selector')));
   const selector = labelSelectorAsSelector(spec.selector);
   const labels = obj(obj(spec.template).metadata).labels;
   if (selector && !selector.matches(strMap(labels))) {

@@ -6,6 +6,7 @@
 import { FieldError, forbidden, invalid, required } from '../field-errors.js';
 import { isQualifiedName, isValidLabelValue } from '../names.js';
 import { arr, child, index, isObj, obj, str, strMap } from './util.js';
+import { appendAll } from '../append.js';
 
 /** ValidateLabelName: the key is a qualified name. */
 export function validateLabelName(name: string, path: string): FieldError[] {
@@ -16,8 +17,8 @@ export function validateLabelName(name: string, path: string): FieldError[] {
 export function validateLabels(labels: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const [k, v] of Object.entries(strMap(labels))) {
-    errs.push(...validateLabelName(k, path));
-    errs.push(...isValidLabelValue(v).map((msg) => invalid(path, v, msg)));
+    appendAll(errs, validateLabelName(k, path));
+    appendAll(errs, isValidLabelValue(v).map((msg) => invalid(path, v, msg)));
   }
   return errs;
 }
@@ -39,9 +40,9 @@ function validateRequirement(r: unknown, path: string, allowInvalidValues: boole
     default:
       errs.push(invalid(child(path, 'operator'), str(req.operator), 'not a valid selector operator'));
   }
-  errs.push(...validateLabelName(str(req.key), child(path, 'key')));
+  appendAll(errs, validateLabelName(str(req.key), child(path, 'key')));
   if (!allowInvalidValues) {
-    values.forEach((v, i) => errs.push(...isValidLabelValue(str(v)).map((msg) => invalid(index(child(path, 'values'), i), str(v), msg))));
+    values.forEach((v, i) => appendAll(errs, isValidLabelValue(str(v)).map((msg) => invalid(index(child(path, 'values'), i), str(v), msg))));
   }
   return errs;
 }
@@ -50,7 +51,7 @@ function validateRequirement(r: unknown, path: string, allowInvalidValues: boole
 export function validateLabelSelector(sel: unknown, path: string, allowInvalidValues = false): FieldError[] {
   if (!isObj(sel)) return [];
   const errs = validateLabels(sel.matchLabels, child(path, 'matchLabels'));
-  arr(sel.matchExpressions).forEach((r, i) => errs.push(...validateRequirement(r, index(child(path, 'matchExpressions'), i), allowInvalidValues)));
+  arr(sel.matchExpressions).forEach((r, i) => appendAll(errs, validateRequirement(r, index(child(path, 'matchExpressions'), i), allowInvalidValues)));
   return errs;
 }
 

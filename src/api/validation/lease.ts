@@ -3,6 +3,7 @@ import { FieldError, forbidden, invalid, notSupported } from '../field-errors.js
 import { isQualifiedName, nameIsDNSSubdomain } from '../names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, has, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 function validateLeaseSpec(specRaw: unknown): FieldError[] {
   const spec = obj(specRaw);
@@ -18,7 +19,7 @@ function validateLeaseSpec(specRaw: unknown): FieldError[] {
     if (!s.includes('/')) {
       if (s !== 'OldestEmulationVersion') errs.push(notSupported('spec.strategy.strategy', s, ['OldestEmulationVersion']));
     } else {
-      errs.push(...isQualifiedName(s).map((msg) => invalid('spec.strategy.strategy', s, msg)));
+      appendAll(errs, isQualifiedName(s).map((msg) => invalid('spec.strategy.strategy', s, msg)));
     }
   }
   if (str(spec.preferredHolder) && !str(spec.strategy)) errs.push(forbidden('spec.preferredHolder', 'may only be specified if `strategy` is defined'));

@@ -3,6 +3,7 @@ import { FieldError, invalid } from '../field-errors.js';
 import { isQualifiedName, validateNamespaceName } from '../names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, arr, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 const standardFinalizers = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
 
@@ -17,7 +18,7 @@ function validateFinalizerName(name: string, path: string): FieldError[] {
 
 export function validateNamespaceCreate(ns: Obj): FieldError[] {
   const errs = validateObjectMeta(ns.metadata, false, validateNamespaceName);
-  for (const f of arr(obj(ns.spec).finalizers)) errs.push(...validateFinalizerName(str(f), 'spec.finalizers'));
+  for (const f of arr(obj(ns.spec).finalizers)) appendAll(errs, validateFinalizerName(str(f), 'spec.finalizers'));
   return errs;
 }
 

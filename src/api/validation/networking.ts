@@ -9,6 +9,7 @@ import { isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum, na
 import { validateLabelSelector } from './labels.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, arr, child, has, immutable, index, isObj, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 function validateBackend(raw: unknown, path: string): FieldError[] {
   const b = obj(raw);
@@ -22,8 +23,8 @@ function validateBackend(raw: unknown, path: string): FieldError[] {
     const port = obj(svc.port);
     const pp = child(sp, 'port');
     if (str(port.name) && has(port.number)) errs.push(invalid(pp, '', 'cannot set both port name & port number'));
-    else if (str(port.name)) errs.push(...isValidPortName(str(port.name)).map((m) => invalid(child(pp, 'name'), port.name, m)));
-    else if (has(port.number)) errs.push(...isValidPortNum(port.number).map((m) => invalid(child(pp, 'number'), port.number, m)));
+    else if (str(port.name)) appendAll(errs, isValidPortName(str(port.name)).map((m) => invalid(child(pp, 'name'), port.name, m)));
+    else if (has(port.number)) appendAll(errs, isValidPortNum(port.number).map((m) => invalid(child(pp, 'number'), port.number, m)));
     else errs.push(required(pp, 'port name or number is required'));
   }
   return errs;
@@ -38,7 +39,7 @@ function validateHTTPPath(raw: unknown, path: string): FieldError[] {
   if (!pathType) errs.push(required(child(path, 'pathType'), 'pathType must be specified'));
   else if (!pathTypes.includes(pathType)) errs.push(notSupported(child(path, 'pathType'), pathType, pathTypes));
   else if (pathType !== 'ImplementationSpecific' && !str(p.path).startsWith('/')) errs.push(invalid(child(path, 'path'), str(p.path), 'must be an absolute path'));
-  errs.push(...validateBackend(p.backend, child(path, 'backend')));
+  appendAll(errs, validateBackend(p.backend, child(path, 'backend')));
   return errs;
 }
 
@@ -52,19 +53,19 @@ function validateIngressSpec(raw: unknown): FieldError[] {
   const errs: FieldError[] = [];
   const rules = arr(spec.rules);
   if (!isObj(spec.defaultBackend) && rules.length === 0) errs.push(invalid('spec', '', 'either `defaultBackend` or `rules` must be specified'));
-  if (isObj(spec.defaultBackend)) errs.push(...validateBackend(spec.defaultBackend, 'spec.defaultBackend'));
+  if (isObj(spec.defaultBackend)) appendAll(errs, validateBackend(spec.defaultBackend, 'spec.defaultBackend'));
   rules.forEach((r, i) => {
     const rp = index('spec.rules', i);
     const rule = obj(r);
-    if (str(rule.host)) errs.push(...validateHost(str(rule.host), child(rp, 'host')));
+    if (str(rule.host)) appendAll(errs, validateHost(str(rule.host), child(rp, 'host')));
     if (isObj(rule.http)) {
       const paths = arr(rule.http.paths);
       if (paths.length === 0) errs.push(required(child(rp, 'http.paths')));
-      paths.forEach((p, j) => errs.push(...validateHTTPPath(p, index(child(rp, 'http.paths'), j))));
+      paths.forEach((p, j) => appendAll(errs, validateHTTPPath(p, index(child(rp, 'http.paths'), j))));
     }
   });
   if (str(spec.ingressClassName)) {
-    errs.push(...isDNS1123Subdomain(str(spec.ingressClassName)).map((m) => invalid('spec.ingressClassName', spec.ingressClassName, m)));
+    appendAll(errs, isDNS1123Subdomain(str(spec.ingressClassName)).map((m) => invalid('spec.ingressClassName', spec.ingressClassName, m)));
   }
   return errs;
 }
@@ -103,8 +104,8 @@ function validateNetworkPolicyPorts(ports: unknown, path: string): FieldError[] 
     const p = obj(raw);
     const pp = index(path, i);
     if (has(p.protocol) && !['TCP', 'UDP', 'SCTP'].includes(str(p.protocol))) errs.push(notSupported(child(pp, 'protocol'), str(p.protocol), ['SCTP', 'TCP', 'UDP']));
-    if (typeof p.port === 'number') errs.push(...isValidPortNum(p.port).map((m) => invalid(child(pp, 'port'), p.port, m)));
-    else if (typeof p.port === 'string') errs.push(...isValidPortName(p.port).map((m) => invalid(child(pp, 'port'), p.port, m)));
+    if (typeof p.port === 'number') appendAll(errs, isValidPortNum(p.port).map((m) => invalid(child(pp, 'port'), p.port, m)));
+    else if (typeof p.port === 'string') appendAll(errs, isValidPortName(p.port).map((m) => invalid(child(pp, 'port'), p.port, m)));
     if (has(p.endPort)) {
       if (typeof p.port !== 'number') errs.push(required(child(pp, 'port'), 'must specify port when endPort is specified'));
       else if (p.endPort < p.port) errs.push(invalid(child(pp, 'endPort'), p.endPort, 'must be greater than or equal to `port`'));
@@ -117,7 +118,7 @@ function validateNetworkPolicy(np: Obj): FieldError[] {
   const spec = obj(np.spec);
   const errs = [...validateObjectMeta(np.metadata, true, nameIsDNSSubdomain), ...validateLabelSelector(spec.podSelector, 'spec.podSelector')];
   for (const dir of ['ingress', 'egress'] as const) {
-    arr(spec[dir]).forEach((r, i) => errs.push(...validateNetworkPolicyPorts(obj(r).ports, child(index(`spec.${dir}`, i), 'ports'))));
+    arr(spec[dir]).forEach((r, i) => appendAll(errs, validateNetworkPolicyPorts(obj(r).ports, child(index(`spec.${dir}`, i), 'ports'))));
   }
   const types = arr(spec.policyTypes).map(str);
   types.forEach((t, i) => { if (!policyTypes.includes(t)) errs.push(notSupported(index('spec.policyTypes', i), t, policyTypes)); });
@@ -134,7 +135,7 @@ function validateRuntimeClass(rc: Obj): FieldError[] {
   const errs = validateObjectMeta(rc.metadata, false, nameIsDNSSubdomain);
   const handler = str(rc.handler);
   if (!handler) errs.push(required('handler'));
-  else errs.push(...isDNS1123Label(handler).map((m) => invalid('handler', handler, m)));
+  else appendAll(errs, isDNS1123Label(handler).map((m) => invalid('handler', handler, m)));
   return errs;
 }
 

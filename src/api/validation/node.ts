@@ -12,6 +12,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { resourceList, validateResourceQuantityValue } from './resources.js';
 import { validateTaintEffect } from './tolerations.js';
 import { Obj, arr, child, index, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 /** validateNodeTaints. */
 export function validateNodeTaints(taints: unknown, path: string): FieldError[] {
@@ -22,10 +23,10 @@ export function validateNodeTaints(taints: unknown, path: string): FieldError[] 
     const p = index(path, i);
     const keyName = str(t.key);
     const effect = str(t.effect);
-    errs.push(...validateLabelName(keyName, child(p, 'key')));
+    appendAll(errs, validateLabelName(keyName, child(p, 'key')));
     const msgs = isValidLabelValue(str(t.value));
     if (msgs.length > 0) errs.push(invalid(child(p, 'value'), str(t.value), msgs.join(';')));
-    errs.push(...validateTaintEffect(effect, false, child(p, 'effect')));
+    appendAll(errs, validateTaintEffect(effect, false, child(p, 'effect')));
     const keys = unique.get(effect) ?? new Set<string>();
     if (keys.has(keyName)) {
       errs.push({ ...duplicate(p, goTaint(t)), detail: 'taints must be unique by key and effect pair' });
@@ -62,7 +63,7 @@ function validateNodeResources(node: Obj): FieldError[] {
   for (const field of ['capacity', 'allocatable']) {
     const base = `status.${field}`;
     for (const [name, { input, q }] of resourceList(status[field], base, errs)) {
-      errs.push(...validateResourceQuantityValue(name, input, q, `${base}.${name}`));
+      appendAll(errs, validateResourceQuantityValue(name, input, q, `${base}.${name}`));
     }
   }
   return errs;

@@ -9,6 +9,7 @@ import { NameValidator, isQualifiedName, validateNamespaceName } from '../names.
 import { goJSON, goStringSlice, goTime } from './govalue.js';
 import { validateLabels } from './labels.js';
 import { arr, child, fieldImmutableErrorMsg, has, immutable, index, nonNegative, obj, str, strMap, validateName } from './util.js';
+import { appendAll } from '../append.js';
 
 export const totalAnnotationSizeLimitB = 256 * (1 << 10);
 const standardFinalizers = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
@@ -18,7 +19,7 @@ export function validateAnnotations(annotations: unknown, path: string): FieldEr
   const errs: FieldError[] = [];
   let size = 0;
   for (const [k, v] of Object.entries(strMap(annotations))) {
-    errs.push(...isQualifiedName(k.toLowerCase()).map((msg) => invalid(path, k, msg)));
+    appendAll(errs, isQualifiedName(k.toLowerCase()).map((msg) => invalid(path, k, msg)));
     size += Buffer.byteLength(k) + Buffer.byteLength(v);
   }
   if (size > totalAnnotationSizeLimitB) errs.push(tooLong(path, totalAnnotationSizeLimitB));
@@ -53,7 +54,7 @@ export function validateOwnerReferences(refs: unknown, path: string): FieldError
   const errs: FieldError[] = [];
   let firstController = '';
   for (const ref of arr(refs)) {
-    errs.push(...validateOwnerReference(ref, path));
+    appendAll(errs, validateOwnerReference(ref, path));
     if (obj(ref).controller === true) {
       const name = `${str(obj(ref).kind)}/${str(obj(ref).name)}`;
       if (firstController) {
@@ -70,7 +71,7 @@ export function validateOwnerReferences(refs: unknown, path: string): FieldError
 export function validateFinalizers(finalizers: unknown, path: string): FieldError[] {
   const list = arr(finalizers).map(str);
   const errs: FieldError[] = [];
-  for (const f of list) errs.push(...isQualifiedName(f).map((msg) => invalid(path, f, msg)));
+  for (const f of list) appendAll(errs, isQualifiedName(f).map((msg) => invalid(path, f, msg)));
   if (list.includes('orphan') && list.includes('foregroundDeletion')) {
     errs.push(invalid(path, goStringSlice(list), 'finalizer orphan and foregroundDeletion cannot be both set'));
   }
@@ -85,10 +86,10 @@ export function validateFinalizers(finalizers: unknown, path: string): FieldErro
 /** The parts shared by create and update: labels, annotations, owners, finalizers. */
 function validateMetaContent(meta: Record<string, any>, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  errs.push(...validateLabels(meta.labels, child(path, 'labels')));
-  errs.push(...validateAnnotations(meta.annotations, child(path, 'annotations')));
-  errs.push(...validateOwnerReferences(meta.ownerReferences, child(path, 'ownerReferences')));
-  errs.push(...validateFinalizers(meta.finalizers, child(path, 'finalizers')));
+  appendAll(errs, validateLabels(meta.labels, child(path, 'labels')));
+  appendAll(errs, validateAnnotations(meta.annotations, child(path, 'annotations')));
+  appendAll(errs, validateOwnerReferences(meta.ownerReferences, child(path, 'ownerReferences')));
+  appendAll(errs, validateFinalizers(meta.finalizers, child(path, 'finalizers')));
   return errs;
 }
 
@@ -100,13 +101,13 @@ export function validateObjectMeta(metadata: unknown, namespaced: boolean, nameF
   const meta = obj(metadata);
   const errs: FieldError[] = [];
   const generateName = str(meta.generateName);
-  if (generateName) errs.push(...validateName(generateName, child(path, 'generateName'), nameFn, true));
+  if (generateName) appendAll(errs, validateName(generateName, child(path, 'generateName'), nameFn, true));
   const name = str(meta.name);
   if (!name) errs.push(required(child(path, 'name'), 'name or generateName is required'));
-  else errs.push(...validateName(name, child(path, 'name'), nameFn));
-  if (namespaced && str(meta.namespace)) errs.push(...validateName(str(meta.namespace), child(path, 'namespace'), validateNamespaceName));
-  errs.push(...nonNegative(meta.generation, child(path, 'generation')));
-  errs.push(...validateMetaContent(meta, path));
+  else appendAll(errs, validateName(name, child(path, 'name'), nameFn));
+  if (namespaced && str(meta.namespace)) appendAll(errs, validateName(str(meta.namespace), child(path, 'namespace'), validateNamespaceName));
+  appendAll(errs, nonNegative(meta.generation, child(path, 'generation')));
+  appendAll(errs, validateMetaContent(meta, path));
   return errs;
 }
 
@@ -129,14 +130,14 @@ export function validateObjectMetaUpdate(newMetadata: unknown, oldMetadata: unkn
     errs.push(invalid(child(path, 'generation'), n.generation, 'must not be decremented'));
   }
   const keep = (field: string) => (has(n[field]) ? n[field] : o[field]);
-  errs.push(...immutable(str(n.name), str(o.name), child(path, 'name')));
-  errs.push(...immutable(str(n.namespace), str(o.namespace), child(path, 'namespace')));
-  errs.push(...immutable(str(keep('uid')), str(o.uid), child(path, 'uid')));
+  appendAll(errs, immutable(str(n.name), str(o.name), child(path, 'name')));
+  appendAll(errs, immutable(str(n.namespace), str(o.namespace), child(path, 'namespace')));
+  appendAll(errs, immutable(str(keep('uid')), str(o.uid), child(path, 'uid')));
   for (const field of ['creationTimestamp', 'deletionTimestamp']) {
     if (!sameInstant(keep(field), o[field])) errs.push(invalid(child(path, field), goTime(keep(field)), fieldImmutableErrorMsg));
   }
-  errs.push(...immutable(keep('deletionGracePeriodSeconds'), o.deletionGracePeriodSeconds, child(path, 'deletionGracePeriodSeconds')));
-  errs.push(...validateMetaContent(n, path));
+  appendAll(errs, immutable(keep('deletionGracePeriodSeconds'), o.deletionGracePeriodSeconds, child(path, 'deletionGracePeriodSeconds')));
+  appendAll(errs, validateMetaContent(n, path));
   return errs;
 }
 

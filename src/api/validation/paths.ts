@@ -1,5 +1,6 @@
 /** File-path rules for volume items, sub-paths and host paths (validateLocalDescendingPath and friends). */
 import { FieldError, invalid } from '../field-errors.js';
+import { appendAll } from '../append.js';
 
 /** validatePathNoBacksteps: no `..` element. */
 export function validatePathNoBacksteps(target: string, path: string): FieldError[] {
@@ -10,7 +11,7 @@ export function validatePathNoBacksteps(target: string, path: string): FieldErro
 export function validateLocalDescendingPath(target: string, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (target.startsWith('/')) errs.push(invalid(path, target, 'must be a relative path'));
-  errs.push(...validatePathNoBacksteps(target, path));
+  appendAll(errs, validatePathNoBacksteps(target, path));
   return errs;
 }
 

@@ -14,6 +14,7 @@ import { supportedVolumeModes, validateAccessModes, validatePersistentVolumeClai
 import { parseQuantityField, validateResourceQuantityValue } from './resources.js';
 import { Obj, arr, child, clone, deepEqual, has, immutable, isObj, key, obj, str, validateName } from './util.js';
 import { validateCSIDriverName, validateHostPathSource } from './volumes.js';
+import { appendAll } from '../append.js';
 
 const pvSources = ['hostPath', 'gcePersistentDisk', 'awsElasticBlockStore', 'glusterfs', 'flocker', 'nfs', 'rbd', 'quobyte', 'cephfs',
   'iscsi', 'cinder', 'fc', 'flexVolume', 'azureFile', 'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk',
@@ -30,7 +31,7 @@ function validatePVSource(spec: Obj, path: string): FieldError[] {
       continue;
     }
     const p = child(path, src);
-    if (src === 'hostPath') errs.push(...validateHostPathSource(spec.hostPath, p));
+    if (src === 'hostPath') appendAll(errs, validateHostPathSource(spec.hostPath, p));
     if (src === 'nfs') {
       for (const f of ['server', 'path']) if (!str(spec.nfs[f])) errs.push(required(child(p, f)));
       if (!str(spec.nfs.path).startsWith('/')) errs.push(invalid(child(p, 'path'), str(spec.nfs.path), 'must be an absolute path'));
@@ -40,7 +41,7 @@ function validatePVSource(spec: Obj, path: string): FieldError[] {
       if (!isObj(spec.nodeAffinity)) errs.push(required(child(path, 'nodeAffinity'), 'Local volume requires node affinity'));
     }
     if (src === 'csi') {
-      errs.push(...validateCSIDriverName(str(spec.csi.driver), child(p, 'driver')));
+      appendAll(errs, validateCSIDriverName(str(spec.csi.driver), child(p, 'driver')));
       if (!str(spec.csi.volumeHandle)) errs.push(required(child(p, 'volumeHandle')));
     }
   }
@@ -53,7 +54,7 @@ function validatePVSpec(specRaw: unknown, path: string): FieldError[] {
   const spec = obj(specRaw);
   const errs: FieldError[] = [];
   if (arr(spec.accessModes).length === 0) errs.push(required(child(path, 'accessModes')));
-  errs.push(...validateAccessModes(spec.accessModes, child(path, 'accessModes')));
+  appendAll(errs, validateAccessModes(spec.accessModes, child(path, 'accessModes')));
   const capacity = obj(spec.capacity);
   const capPath = child(path, 'capacity');
   if (Object.keys(capacity).length === 0) errs.push(required(capPath));
@@ -63,21 +64,21 @@ function validatePVSpec(specRaw: unknown, path: string): FieldError[] {
   for (const [name, input] of Object.entries(capacity)) {
     const q = parseQuantityField(input, key(capPath, name), errs);
     if (!q) continue;
-    errs.push(...validateResourceQuantityValue(name, input, q, key(capPath, name)));
+    appendAll(errs, validateResourceQuantityValue(name, input, q, key(capPath, name)));
     if (compareQuantities(q, quantityFromInt(0)) <= 0) errs.push(invalid(key(capPath, name), formatQuantity(q), 'must be greater than zero'));
   }
   if (str(spec.persistentVolumeReclaimPolicy) && !reclaimPolicies.includes(str(spec.persistentVolumeReclaimPolicy))) {
     errs.push(notSupported(child(path, 'persistentVolumeReclaimPolicy'), str(spec.persistentVolumeReclaimPolicy), reclaimPolicies));
   }
   if (isObj(spec.nodeAffinity)) {
-    if (isObj(spec.nodeAffinity.required)) errs.push(...validateNodeSelector(spec.nodeAffinity.required, false, child(child(path, 'nodeAffinity'), 'required')));
+    if (isObj(spec.nodeAffinity.required)) appendAll(errs, validateNodeSelector(spec.nodeAffinity.required, false, child(child(path, 'nodeAffinity'), 'required')));
     else errs.push(required(child(child(path, 'nodeAffinity'), 'required'), 'must specify required node constraints'));
   }
-  errs.push(...validatePVSource(spec, path));
+  appendAll(errs, validatePVSource(spec, path));
   if (isObj(spec.hostPath) && str(spec.hostPath.path).replace(/\/+$/, '') === '' && spec.persistentVolumeReclaimPolicy === 'Recycle') {
     errs.push(forbidden(child(path, 'persistentVolumeReclaimPolicy'), "may not be 'recycle' for a hostPath mount of '/'"));
   }
-  if (str(spec.storageClassName)) errs.push(...validateName(str(spec.storageClassName), child(path, 'storageClassName'), nameIsDNSSubdomain));
+  if (str(spec.storageClassName)) appendAll(errs, validateName(str(spec.storageClassName), child(path, 'storageClassName'), nameIsDNSSubdomain));
   if (has(spec.volumeMode) && !supportedVolumeModes.includes(str(spec.volumeMode))) {
     errs.push(notSupported(child(path, 'volumeMode'), str(spec.volumeMode), supportedVolumeModes));
   }
@@ -94,7 +95,7 @@ export function validatePVUpdate(pv: Obj, old: Obj): FieldError[] {
   const ns = source(n);
   if (isObj(ns.csi) && isObj(o.csi) && !has(o.csi.controllerExpandSecretRef)) ns.csi = { ...ns.csi, controllerExpandSecretRef: undefined };
   if (!deepEqual(ns, source(o))) errs.push(forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation\n'));
-  errs.push(...immutable(n.volumeMode, o.volumeMode, 'volumeMode'));
+  appendAll(errs, immutable(n.volumeMode, o.volumeMode, 'volumeMode'));
   if (isObj(o.nodeAffinity) && !deepEqual(n.nodeAffinity, o.nodeAffinity)) {
     errs.push(invalid('nodeAffinity', n.nodeAffinity ?? 'null', 'field is immutable, except for updating from beta label to GA'));
   }
@@ -125,6 +126,6 @@ export function validatePVCUpdate(pvc: Obj, old: Obj): FieldError[] {
   if (newSize && oldSize && compareQuantities(newSize, oldSize) < 0 && compareQuantities(newSize, statusSize) <= 0) {
     errs.push(forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
   }
-  errs.push(...immutable(obj(pvc.spec).volumeMode, obj(old.spec).volumeMode, 'volumeMode'));
+  appendAll(errs, immutable(obj(pvc.spec).volumeMode, obj(old.spec).volumeMode, 'volumeMode'));
   return errs;
 }

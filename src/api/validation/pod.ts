@@ -16,6 +16,7 @@ import { validatePodSpec } from './podspec.js';
 import { mirrorPodAnnotation, validatePodSpecificAnnotations } from './podtemplate.js';
 import { validateTolerations } from './tolerations.js';
 import { Obj, arr, child, clone, deepEqual, has, index, isObj, key, obj, str, strMap } from './util.js';
+import { appendAll } from '../append.js';
 
 const updatablePodSpecFields = [
   '`spec.containers[*].image`',
@@ -43,8 +44,8 @@ function validatePodMetadataAndSpec(pod: Obj): FieldError[] {
       });
     });
   }
-  errs.push(...validateContainersOnlyForPod(spec.containers, 'spec.containers'));
-  errs.push(...validateContainersOnlyForPod(spec.initContainers, 'spec.initContainers'));
+  appendAll(errs, validateContainersOnlyForPod(spec.containers, 'spec.containers'));
+  appendAll(errs, validateContainersOnlyForPod(spec.initContainers, 'spec.initContainers'));
   return errs;
 }
 
@@ -144,16 +145,16 @@ export function validatePodUpdate(newPod: Obj, oldPod: Obj): FieldError[] {
   ];
   for (const field of ['containers', 'initContainers']) {
     const r = validateContainerUpdates(n[field], o[field], `spec.${field}`);
-    errs.push(...r.errs);
+    appendAll(errs, r.errs);
     if (r.stop) return errs;
   }
   const deadline = validateActiveDeadlineUpdate(n, o);
   if (deadline) {
-    errs.push(...deadline);
+    appendAll(errs, deadline);
     if (deadline[0].detail !== 'must not update from a positive integer to nil value') return errs;
   }
-  errs.push(...validateOnlyAddedTolerations(n.tolerations, o.tolerations, 'spec.tolerations'));
-  errs.push(...validateOnlyDeletedSchedulingGates(n.schedulingGates, o.schedulingGates, 'spec.schedulingGates'));
+  appendAll(errs, validateOnlyAddedTolerations(n.tolerations, o.tolerations, 'spec.tolerations'));
+  appendAll(errs, validateOnlyDeletedSchedulingGates(n.schedulingGates, o.schedulingGates, 'spec.schedulingGates'));
   if (deepEqual(n, o)) return errs;
   const munged = mungeSpec(n, o, errs);
   if (!deepEqual(munged, o)) {

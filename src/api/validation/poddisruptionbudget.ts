@@ -11,6 +11,7 @@ import { isNotMoreThan100Percent, validatePositiveIntOrPercent } from './intorpe
 import { validateLabelSelector } from './labels.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, child, goValue, has, nonNegative, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 export const unhealthyPodEvictionPolicies = ['IfHealthyBudget', 'AlwaysAllow'];
 
@@ -25,9 +26,9 @@ export function validatePodDisruptionBudgetSpec(spec: Obj, path = 'spec'): Field
   if (has(spec.minAvailable) && has(spec.maxUnavailable)) {
     errs.push(invalid(path, goValue('policy.PodDisruptionBudgetSpec{...}'), 'minAvailable and maxUnavailable cannot be both set'));
   }
-  errs.push(...validateIntOrPercent(spec.minAvailable, child(path, 'minAvailable')));
-  errs.push(...validateIntOrPercent(spec.maxUnavailable, child(path, 'maxUnavailable')));
-  errs.push(...validateLabelSelector(spec.selector, child(path, 'selector')));
+  appendAll(errs, validateIntOrPercent(spec.minAvailable, child(path, 'minAvailable')));
+  appendAll(errs, validateIntOrPercent(spec.maxUnavailable, child(path, 'maxUnavailable')));
+  appendAll(errs, validateLabelSelector(spec.selector, child(path, 'selector')));
   const policy = str(spec.unhealthyPodEvictionPolicy);
   if (has(spec.unhealthyPodEvictionPolicy) && !unhealthyPodEvictionPolicies.includes(policy)) {
     errs.push(notSupported(child(path, 'unhealthyPodEvictionPolicy'), policy, unhealthyPodEvictionPolicies));

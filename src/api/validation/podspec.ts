@@ -15,6 +15,7 @@ import { goJSON } from './govalue.js';
 import { validateTolerations } from './tolerations.js';
 import { Obj, arr, child, has, index, isObj, obj, str, validateName } from './util.js';
 import { validateVolumes } from './volumes.js';
+import { appendAll } from '../append.js';
 
 export interface PodSpecOptions { resourceIsPod: boolean }
 
@@ -53,10 +54,10 @@ function validateDNSConfig(spec: Obj, path: string): FieldError[] {
   const nameservers = arr(cfg.nameservers).map(str);
   const searches = arr(cfg.searches).map(str);
   if (nameservers.length > 3) errs.push(invalid(child(path, 'nameservers'), goJSON(nameservers), 'must not have more than 3 nameservers'));
-  nameservers.forEach((ns, i) => errs.push(...validateIP(index(child(path, 'nameservers'), i), ns)));
+  nameservers.forEach((ns, i) => appendAll(errs, validateIP(index(child(path, 'nameservers'), i), ns)));
   if (searches.length > 32) errs.push(invalid(child(path, 'searches'), goJSON(searches), 'must not have more than 32 search paths'));
   if (searches.join(' ').length > 2048) errs.push(invalid(child(path, 'searches'), goJSON(searches), 'must not have more than 2048 characters (including spaces) in the search list'));
-  searches.forEach((s, i) => errs.push(...validateName(s.replace(/\.$/, ''), index(child(path, 'searches'), i), nameIsDNSSubdomain)));
+  searches.forEach((s, i) => appendAll(errs, validateName(s.replace(/\.$/, ''), index(child(path, 'searches'), i), nameIsDNSSubdomain)));
   arr(cfg.options).forEach((o, i) => {
     if (!str(obj(o).name)) errs.push(required(index(child(path, 'options'), i), 'must not be empty'));
   });
@@ -87,8 +88,8 @@ function validateTopologySpread(constraints: unknown, path: string): FieldError[
     }
     const keys = arr(c.matchLabelKeys).map(str);
     if (keys.length > 0 && !isObj(c.labelSelector)) errs.push(forbidden(child(p, 'matchLabelKeys'), 'must not be specified when labelSelector is not set'));
-    keys.forEach((k, j) => errs.push(...validateLabelName(k, index(child(p, 'matchLabelKeys'), j))));
-    errs.push(...validateLabelSelector(c.labelSelector, child(p, 'labelSelector')));
+    keys.forEach((k, j) => appendAll(errs, validateLabelName(k, index(child(p, 'matchLabelKeys'), j))));
+    appendAll(errs, validateLabelSelector(c.labelSelector, child(p, 'labelSelector')));
   });
   return errs;
 }
@@ -97,13 +98,13 @@ function validateGates(spec: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   arr(spec.readinessGates).forEach((g, i) => {
     const t = str(obj(g).conditionType);
-    errs.push(...isQualifiedName(t).map((msg) => invalid(child(index(child(path, 'readinessGates'), i), 'conditionType'), t, msg)));
+    appendAll(errs, isQualifiedName(t).map((msg) => invalid(child(index(child(path, 'readinessGates'), i), 'conditionType'), t, msg)));
   });
   const seen = new Set<string>();
   arr(spec.schedulingGates).forEach((g, i) => {
     const name = str(obj(g).name);
     const p = index(child(path, 'schedulingGates'), i);
-    errs.push(...isQualifiedName(name).map((msg) => invalid(p, name, msg)));
+    appendAll(errs, isQualifiedName(name).map((msg) => invalid(p, name, msg)));
     if (seen.has(name)) errs.push(duplicate(p, name));
     seen.add(name);
   });
@@ -112,28 +113,28 @@ function validateGates(spec: Obj, path: string): FieldError[] {
 
 function validateNames(spec: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const f of ['serviceAccountName', 'nodeName']) if (str(spec[f])) errs.push(...validateName(str(spec[f]), child(path, f), nameIsDNSSubdomain));
+  for (const f of ['serviceAccountName', 'nodeName']) if (str(spec[f])) appendAll(errs, validateName(str(spec[f]), child(path, f), nameIsDNSSubdomain));
   if (has(spec.activeDeadlineSeconds) && (spec.activeDeadlineSeconds < 1 || spec.activeDeadlineSeconds > maxInt32)) {
     errs.push(invalid(child(path, 'activeDeadlineSeconds'), spec.activeDeadlineSeconds, inclusiveRangeError(1, maxInt32)));
   }
   for (const f of ['hostname', 'subdomain']) {
-    if (str(spec[f])) errs.push(...isDNS1123Label(str(spec[f])).map((msg) => invalid(child(path, f), str(spec[f]), msg)));
+    if (str(spec[f])) appendAll(errs, isDNS1123Label(str(spec[f])).map((msg) => invalid(child(path, f), str(spec[f]), msg)));
   }
   return errs;
 }
 
 function validateScheduling(spec: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  if (arr(spec.tolerations).length > 0) errs.push(...validateTolerations(spec.tolerations, child(path, 'tolerations')));
+  if (arr(spec.tolerations).length > 0) appendAll(errs, validateTolerations(spec.tolerations, child(path, 'tolerations')));
   arr(spec.hostAliases).forEach((a, i) => {
     const p = index(child(path, 'hostAliases'), i);
-    errs.push(...validateIP(child(p, 'ip'), str(obj(a).ip)));
-    arr(obj(a).hostnames).forEach((h, j) => errs.push(...validateName(str(h), index(child(p, 'hostnames'), j), nameIsDNSSubdomain)));
+    appendAll(errs, validateIP(child(p, 'ip'), str(obj(a).ip)));
+    arr(obj(a).hostnames).forEach((h, j) => appendAll(errs, validateName(str(h), index(child(p, 'hostnames'), j), nameIsDNSSubdomain)));
   });
-  if (str(spec.priorityClassName)) errs.push(...validateName(str(spec.priorityClassName), child(path, 'priorityClassName'), nameIsDNSSubdomain));
-  if (has(spec.runtimeClassName)) errs.push(...validateName(str(spec.runtimeClassName), child(path, 'runtimeClassName'), nameIsDNSSubdomain));
-  if (has(spec.preemptionPolicy)) errs.push(...validateEnum(spec.preemptionPolicy, ['PreemptLowerPriority', 'Never'], child(path, 'preemptionPolicy')));
-  if (has(spec.overhead)) errs.push(...validateResourceRequirements({ limits: spec.overhead }, child(path, 'overhead')));
+  if (str(spec.priorityClassName)) appendAll(errs, validateName(str(spec.priorityClassName), child(path, 'priorityClassName'), nameIsDNSSubdomain));
+  if (has(spec.runtimeClassName)) appendAll(errs, validateName(str(spec.runtimeClassName), child(path, 'runtimeClassName'), nameIsDNSSubdomain));
+  if (has(spec.preemptionPolicy)) appendAll(errs, validateEnum(spec.preemptionPolicy, ['PreemptLowerPriority', 'Never'], child(path, 'preemptionPolicy')));
+  if (has(spec.overhead)) appendAll(errs, validateResourceRequirements({ limits: spec.overhead }, child(path, 'overhead')));
   if (isObj(spec.os)) {
     if (!str(spec.os.name)) errs.push(required(child(child(path, 'os'), 'name'), 'cannot be empty'));
     else if (!['linux', 'windows'].includes(str(spec.os.name))) errs.push(notSupported(child(path, 'os'), str(spec.os.name), ['linux', 'windows']));
@@ -157,24 +158,24 @@ export function validatePodSpec(specRaw: unknown, podName: string, path: string,
   if (!has(spec.terminationGracePeriodSeconds)) errs.push(required(child(path, 'terminationGracePeriodSeconds')));
   const gracePeriod = typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : undefined;
   const vols = validateVolumes(spec.volumes, podName, child(path, 'volumes'));
-  errs.push(...vols.errors);
+  appendAll(errs, vols.errors);
   const ctx: ContainerContext = { volumes: vols.volumes, gracePeriod, hostUsers: spec.hostUsers !== false };
-  errs.push(...validateContainers(spec.containers, ctx, child(path, 'containers')));
-  errs.push(...validateInitContainers(spec.initContainers, spec.containers, ctx, child(path, 'initContainers')));
-  errs.push(...validateHostNetworkDeps(spec, path, opts));
-  errs.push(...validateEnum(spec.restartPolicy, ['Always', 'OnFailure', 'Never'], child(path, 'restartPolicy')));
-  errs.push(...validateEnum(spec.dnsPolicy, ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'], child(path, 'dnsPolicy')));
-  errs.push(...validateLabels(spec.nodeSelector, child(path, 'nodeSelector')));
-  errs.push(...validatePodSecurityContext(spec, child(path, 'securityContext')));
+  appendAll(errs, validateContainers(spec.containers, ctx, child(path, 'containers')));
+  appendAll(errs, validateInitContainers(spec.initContainers, spec.containers, ctx, child(path, 'initContainers')));
+  appendAll(errs, validateHostNetworkDeps(spec, path, opts));
+  appendAll(errs, validateEnum(spec.restartPolicy, ['Always', 'OnFailure', 'Never'], child(path, 'restartPolicy')));
+  appendAll(errs, validateEnum(spec.dnsPolicy, ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'], child(path, 'dnsPolicy')));
+  appendAll(errs, validateLabels(spec.nodeSelector, child(path, 'nodeSelector')));
+  appendAll(errs, validatePodSecurityContext(spec, child(path, 'securityContext')));
   arr(spec.imagePullSecrets).forEach((s, i) => {
     if (Object.keys(obj(s)).some((k) => k !== 'name')) errs.push(invalid(index(child(path, 'imagePullSecrets'), i), goJSON(s), 'only name may be set'));
   });
-  errs.push(...validateAffinity(spec.affinity, child(path, 'affinity')));
-  errs.push(...validateDNSConfig(spec, child(path, 'dnsConfig')));
-  errs.push(...validateGates(spec, path));
-  errs.push(...validateTopologySpread(spec.topologySpreadConstraints, child(path, 'topologySpreadConstraints')));
-  errs.push(...validateHostUsers(spec, path));
-  errs.push(...validateNames(spec, path));
-  errs.push(...validateScheduling(spec, path));
+  appendAll(errs, validateAffinity(spec.affinity, child(path, 'affinity')));
+  appendAll(errs, validateDNSConfig(spec, child(path, 'dnsConfig')));
+  appendAll(errs, validateGates(spec, path));
+  appendAll(errs, validateTopologySpread(spec.topologySpreadConstraints, child(path, 'topologySpreadConstraints')));
+  appendAll(errs, validateHostUsers(spec, path));
+  appendAll(errs, validateNames(spec, path));
+  appendAll(errs, validateScheduling(spec, path));
   return errs;
 }

@@ -9,6 +9,7 @@ import { Selector, validateLabels } from './labels.js';
 import { validateAnnotations } from './objectmeta.js';
 import { validatePodSpec } from './podspec.js';
 import { arr, child, key, obj, str, strMap } from './util.js';
+import { appendAll } from '../append.js';
 
 export const mirrorPodAnnotation = 'kubernetes.io/config.mirror';
 const deletionCostAnnotation = 'controller.kubernetes.io/pod-deletion-cost';
@@ -53,9 +54,9 @@ export function selectorMismatch(selector: Selector, template: unknown, path: st
 /** ValidatePodTemplateSpecForReplicaSet (also Deployments): matching labels, restartPolicy Always, no activeDeadlineSeconds. */
 export function validateTemplateForReplicaSet(template: unknown, selector: Selector, path: string, kind: string): FieldError[] {
   const errs: FieldError[] = [];
-  if (!selector.empty) errs.push(...selectorMismatch(selector, template, child(child(path, 'metadata'), 'labels')));
-  errs.push(...validatePodTemplateSpec(template, path));
-  errs.push(...templateRestartRules(template, path, kind));
+  if (!selector.empty) appendAll(errs, selectorMismatch(selector, template, child(child(path, 'metadata'), 'labels')));
+  appendAll(errs, validatePodTemplateSpec(template, path));
+  appendAll(errs, templateRestartRules(template, path, kind));
   return errs;
 }
 

@@ -8,6 +8,7 @@ import { FieldError, forbidden, notSupported } from '../field-errors.js';
 import { nameIsDNSSubdomain } from '../names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, has, immutable, str } from './util.js';
+import { appendAll } from '../append.js';
 
 export const highestUserDefinablePriority = 1_000_000_000;
 export const systemPriorityClassPrefix = 'system-';
@@ -45,6 +46,6 @@ export function validatePriorityClassCreate(pc: Obj): FieldError[] {
 export function validatePriorityClassUpdate(pc: Obj, old: Obj): FieldError[] {
   const errs = validateObjectMetaUpdate(pc.metadata, old.metadata);
   if (pc.value !== old.value) errs.push(forbidden('value', 'may not be changed in an update.'));
-  errs.push(...immutable(pc.preemptionPolicy, old.preemptionPolicy, 'preemptionPolicy'));
+  appendAll(errs, immutable(pc.preemptionPolicy, old.preemptionPolicy, 'preemptionPolicy'));
   return errs;
 }

@@ -6,6 +6,7 @@
 import { FieldError, forbidden, invalid, notSupported, required } from '../field-errors.js';
 import { isHTTPHeaderName, isValidPortName, isValidPortNum } from '../names.js';
 import { arr, child, has, isObj, nonNegative, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 /** ValidatePortNumOrName for an int-or-string port. */
 export function validatePortNumOrName(port: unknown, path: string): FieldError[] {
@@ -17,10 +18,10 @@ export function validatePortNumOrName(port: unknown, path: string): FieldError[]
 function validateHTTPGet(h: Record<string, any>, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!str(h.path)) errs.push(required(child(path, 'path')));
-  errs.push(...validatePortNumOrName(h.port, child(path, 'port')));
+  appendAll(errs, validatePortNumOrName(h.port, child(path, 'port')));
   if (!['HTTP', 'HTTPS'].includes(str(h.scheme))) errs.push(notSupported(child(path, 'scheme'), str(h.scheme), ['HTTP', 'HTTPS']));
   for (const header of arr(h.httpHeaders)) {
-    errs.push(...isHTTPHeaderName(str(obj(header).name)).map((msg) => invalid(child(path, 'httpHeaders'), str(obj(header).name), msg)));
+    appendAll(errs, isHTTPHeaderName(str(obj(header).name)).map((msg) => invalid(child(path, 'httpHeaders'), str(obj(header).name), msg)));
   }
   return errs;
 }
@@ -40,9 +41,9 @@ function validateHandler(h: Record<string, any>, kinds: Kind[], gracePeriod: num
     }
     const v = h[kind];
     if (kind === 'exec' && arr(v.command).length === 0) errs.push(required(child(p, 'command')));
-    if (kind === 'httpGet') errs.push(...validateHTTPGet(v, p));
-    if (kind === 'tcpSocket') errs.push(...validatePortNumOrName(v.port, child(p, 'port')));
-    if (kind === 'grpc') errs.push(...validatePortNumOrName(typeof v.port === 'number' ? v.port : 0, child(p, 'port')));
+    if (kind === 'httpGet') appendAll(errs, validateHTTPGet(v, p));
+    if (kind === 'tcpSocket') appendAll(errs, validatePortNumOrName(v.port, child(p, 'port')));
+    if (kind === 'grpc') appendAll(errs, validatePortNumOrName(typeof v.port === 'number' ? v.port : 0, child(p, 'port')));
     if (kind === 'sleep' && gracePeriod !== undefined) {
       const seconds = typeof v.seconds === 'number' ? v.seconds : 0;
       if (seconds <= 0 || seconds > gracePeriod) {
@@ -59,7 +60,7 @@ export function validateProbe(probe: unknown, kind: 'liveness' | 'readiness' | '
   if (!isObj(probe)) return [];
   const errs = validateHandler(probe, ['exec', 'httpGet', 'tcpSocket', 'grpc'], gracePeriod, path);
   for (const f of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) {
-    errs.push(...nonNegative(probe[f], child(path, f)));
+    appendAll(errs, nonNegative(probe[f], child(path, f)));
   }
   if (has(probe.terminationGracePeriodSeconds) && probe.terminationGracePeriodSeconds <= 0) {
     errs.push(invalid(child(path, 'terminationGracePeriodSeconds'), probe.terminationGracePeriodSeconds, 'must be greater than 0'));
@@ -76,7 +77,7 @@ export function validateLifecycle(lifecycle: unknown, gracePeriod: number | unde
   const l = obj(lifecycle);
   const errs: FieldError[] = [];
   for (const hook of ['postStart', 'preStop']) {
-    if (isObj(l[hook])) errs.push(...validateHandler(l[hook], ['exec', 'httpGet', 'tcpSocket', 'sleep'], gracePeriod, child(path, hook)));
+    if (isObj(l[hook])) appendAll(errs, validateHandler(l[hook], ['exec', 'httpGet', 'tcpSocket', 'sleep'], gracePeriod, child(path, hook)));
   }
   return errs;
 }

@@ -8,6 +8,7 @@ import { compareQuantities, formatQuantity, quantityFromInt } from '../quantity.
 import { validateLabelSelector } from './labels.js';
 import { parseQuantityField, validateResourceQuantityValue } from './resources.js';
 import { arr, child, has, isObj, key, obj, str, validateName } from './util.js';
+import { appendAll } from '../append.js';
 
 export const supportedAccessModes = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 export const supportedVolumeModes = ['Block', 'Filesystem'];
@@ -34,8 +35,8 @@ function validateDataSource(ds: unknown, path: string, typed: boolean): FieldErr
   if (!str(d.kind)) errs.push(required(child(path, 'kind')));
   const apiGroup = str(d.apiGroup);
   if (!apiGroup && d.kind !== 'PersistentVolumeClaim') errs.push(invalid(path, str(d.kind), "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
-  if (apiGroup) errs.push(...validateName(apiGroup, child(path, 'apiGroup'), nameIsDNSSubdomain));
-  if (typed && str(d.namespace)) errs.push(...validateName(str(d.namespace), child(path, 'namespace'), validateNamespaceName));
+  if (apiGroup) appendAll(errs, validateName(apiGroup, child(path, 'apiGroup'), nameIsDNSSubdomain));
+  if (typed && str(d.namespace)) appendAll(errs, validateName(str(d.namespace), child(path, 'namespace'), validateNamespaceName));
   return errs;
 }
 
@@ -44,8 +45,8 @@ export function validatePersistentVolumeClaimSpec(specRaw: unknown, path: string
   const spec = obj(specRaw);
   const errs: FieldError[] = [];
   if (arr(spec.accessModes).length === 0) errs.push(required(child(path, 'accessModes'), 'at least 1 access mode is required'));
-  if (isObj(spec.selector)) errs.push(...validateLabelSelector(spec.selector, child(path, 'selector')));
-  errs.push(...validateAccessModes(spec.accessModes, child(path, 'accessModes')));
+  if (isObj(spec.selector)) appendAll(errs, validateLabelSelector(spec.selector, child(path, 'selector')));
+  appendAll(errs, validateAccessModes(spec.accessModes, child(path, 'accessModes')));
   const storagePath = key(child(path, 'resources'), 'storage');
   const requests = obj(obj(spec.resources).requests);
   if (!has(requests.storage)) {
@@ -53,13 +54,13 @@ export function validatePersistentVolumeClaimSpec(specRaw: unknown, path: string
   } else {
     const q = parseQuantityField(requests.storage, storagePath, errs);
     if (q && compareQuantities(q, quantityFromInt(0)) <= 0) errs.push(invalid(storagePath, formatQuantity(q), 'must be greater than zero'));
-    else if (q) errs.push(...validateResourceQuantityValue('storage', requests.storage, q, storagePath));
+    else if (q) appendAll(errs, validateResourceQuantityValue('storage', requests.storage, q, storagePath));
   }
-  if (str(spec.storageClassName)) errs.push(...validateName(str(spec.storageClassName), child(path, 'storageClassName'), nameIsDNSSubdomain));
+  if (str(spec.storageClassName)) appendAll(errs, validateName(str(spec.storageClassName), child(path, 'storageClassName'), nameIsDNSSubdomain));
   if (has(spec.volumeMode) && !supportedVolumeModes.includes(str(spec.volumeMode))) {
     errs.push(notSupported(child(path, 'volumeMode'), str(spec.volumeMode), supportedVolumeModes));
   }
-  if (isObj(spec.dataSource)) errs.push(...validateDataSource(spec.dataSource, child(path, 'dataSource'), false));
-  if (isObj(spec.dataSourceRef)) errs.push(...validateDataSource(spec.dataSourceRef, child(path, 'dataSourceRef'), true));
+  if (isObj(spec.dataSource)) appendAll(errs, validateDataSource(spec.dataSource, child(path, 'dataSource'), false));
+  if (isObj(spec.dataSourceRef)) appendAll(errs, validateDataSource(spec.dataSourceRef, child(path, 'dataSourceRef'), true));
   return errs;
 }

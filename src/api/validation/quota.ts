@@ -11,6 +11,7 @@ import { goStringSlice } from './govalue.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { resourceList, validateResourceName, validateResourceQuantityValue } from './resources.js';
 import { Obj, arr, child, index, key, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 const standardQuotaResources = new Set([
   'pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets', 'configmaps', 'persistentvolumeclaims',
@@ -121,7 +122,7 @@ function validateLimitRangeItem(itemRaw: unknown, path: string, seen: Set<string
     errs.push(required(child(path, 'limits'), 'either minimum or maximum storage value is required, but neither was provided'));
   }
   const names = new Set(Object.values(parsed).flatMap((m) => [...m.keys()]));
-  for (const name of names) errs.push(...limitOrderErrors(name, parsed, path));
+  for (const name of names) appendAll(errs, limitOrderErrors(name, parsed, path));
   return errs;
 }
 
@@ -131,7 +132,7 @@ function validateLimitRange(lr: Obj): FieldError[] {
   arr(obj(lr.spec).limits).forEach((item, i) => {
     const path = index('spec.limits', i);
     if (!str(obj(item).type)) errs.push(required(child(path, 'type')));
-    errs.push(...validateLimitRangeItem(item, path, seen));
+    appendAll(errs, validateLimitRangeItem(item, path, seen));
   });
   return errs;
 }

@@ -4,6 +4,7 @@ import { isValidPathSegmentName, nameIsDNSSubdomain, type NameValidator } from '
 import { goStringSlice, goStruct } from './govalue.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, arr, child, deepEqual, goQuote, index, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
 
@@ -49,7 +50,7 @@ function validateSubject(subjectRaw: unknown, namespaced: boolean, path: string)
   if (!name) errs.push(required(child(path, 'name')));
   switch (s.kind) {
     case 'ServiceAccount':
-      if (name) errs.push(...nameIsDNSSubdomain(name, false).map((m) => invalid(child(path, 'name'), name, m)));
+      if (name) appendAll(errs, nameIsDNSSubdomain(name, false).map((m) => invalid(child(path, 'name'), name, m)));
       if (apiGroup) errs.push(notSupported(child(path, 'apiGroup'), apiGroup, ['']));
       if (!namespaced && !str(s.namespace)) errs.push(required(child(path, 'namespace')));
       break;
@@ -77,8 +78,8 @@ function bindingValidator(namespaced: boolean) {
     if (!kinds.includes(str(ref.kind))) errs.push(notSupported('roleRef.kind', str(ref.kind), kinds));
     const name = str(ref.name);
     if (!name) errs.push(required('roleRef.name'));
-    else errs.push(...minimalName(name, false).map((m) => invalid('roleRef.name', name, m)));
-    arr(b.subjects).forEach((s, i) => errs.push(...validateSubject(s, namespaced, index('subjects', i))));
+    else appendAll(errs, minimalName(name, false).map((m) => invalid('roleRef.name', name, m)));
+    arr(b.subjects).forEach((s, i) => appendAll(errs, validateSubject(s, namespaced, index('subjects', i))));
     return errs;
   };
   const update = (b: Obj, old: Obj): FieldError[] => {

@@ -9,19 +9,20 @@ import { nameIsDNSSubdomain } from '../names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { validateTemplateForReplicaSet } from './podtemplate.js';
 import { Obj, child, isObj, nonNegative, obj, strMap } from './util.js';
+import { appendAll } from '../append.js';
 
 export function validateReplicationControllerSpec(specRaw: unknown, path: string): FieldError[] {
   const spec = obj(specRaw);
   const selector = strMap(spec.selector);
   const errs = [...nonNegative(spec.minReadySeconds, child(path, 'minReadySeconds'))];
   if (Object.keys(selector).length === 0) errs.push(required(child(path, 'selector'), ''));
-  errs.push(...nonNegative(spec.replicas, child(path, 'replicas')));
+  appendAll(errs, nonNegative(spec.replicas, child(path, 'replicas')));
   if (!isObj(spec.template)) {
     errs.push(required(child(path, 'template'), ''));
     return errs;
   }
   const matches = (labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
-  errs.push(...validateTemplateForReplicaSet(spec.template, { empty: Object.keys(selector).length === 0, matches }, child(path, 'template'), 'ReplicationController'));
+  appendAll(errs, validateTemplateForReplicaSet(spec.template, { empty: Object.keys(selector).length === 0, matches }, child(path, 'template'), 'ReplicationController'));
   return errs;
 }
 

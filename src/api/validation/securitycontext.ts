@@ -8,6 +8,7 @@ import { isValidGroupID, isValidUserID } from '../names.js';
 import { goJSON } from './govalue.js';
 import { validateLocalDescendingPath } from './paths.js';
 import { arr, child, has, index, isObj, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 const sysctlSegmentFmt = '[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
 const sysctlRegexText = `^(${sysctlSegmentFmt}[\\./])*${sysctlSegmentFmt}$`;
@@ -27,7 +28,7 @@ export function validateSeccompProfile(sp: unknown, path: string): FieldError[] 
   else if (!types.includes(type)) errs.push(notSupported(child(path, 'type'), type, types));
   if (type === 'Localhost') {
     if (!has(sp.localhostProfile)) errs.push(required(child(path, 'localhostProfile'), 'must be set when seccomp type is Localhost'));
-    else errs.push(...validateLocalDescendingPath(str(sp.localhostProfile), child(path, 'localhostProfile')));
+    else appendAll(errs, validateLocalDescendingPath(str(sp.localhostProfile), child(path, 'localhostProfile')));
   } else if (has(sp.localhostProfile)) {
     errs.push(invalid(child(path, 'localhostProfile'), goJSON(sp), 'can only be set when seccomp type is Localhost'));
   }
@@ -90,16 +91,16 @@ export function validatePodSecurityContext(spec: Record<string, any>, path: stri
     ...ids(sc.runAsUser, child(path, 'runAsUser'), isValidUserID),
     ...ids(sc.runAsGroup, child(path, 'runAsGroup'), isValidGroupID),
   ];
-  arr(sc.supplementalGroups).forEach((g, i) => errs.push(...ids(g, index(child(path, 'supplementalGroups'), i), isValidGroupID)));
+  arr(sc.supplementalGroups).forEach((g, i) => appendAll(errs, ids(g, index(child(path, 'supplementalGroups'), i), isValidGroupID)));
   if (spec.shareProcessNamespace === true && spec.hostPID === true) {
     errs.push(invalid(child(path, 'shareProcessNamespace'), true, 'ShareProcessNamespace and HostPID cannot both be enabled'));
   }
-  if (arr(sc.sysctls).length > 0) errs.push(...validateSysctls(spec, sc.sysctls, child(path, 'sysctls')));
+  if (arr(sc.sysctls).length > 0) appendAll(errs, validateSysctls(spec, sc.sysctls, child(path, 'sysctls')));
   if (has(sc.fsGroupChangePolicy) && !['Always', 'OnRootMismatch'].includes(str(sc.fsGroupChangePolicy))) {
     errs.push(notSupported(child(path, 'fsGroupChangePolicy'), str(sc.fsGroupChangePolicy), ['Always', 'OnRootMismatch']));
   }
-  errs.push(...validateSeccompProfile(sc.seccompProfile, child(path, 'seccompProfile')));
-  errs.push(...validateAppArmorProfile(sc.appArmorProfile, child(path, 'appArmorProfile')));
+  appendAll(errs, validateSeccompProfile(sc.seccompProfile, child(path, 'seccompProfile')));
+  appendAll(errs, validateAppArmorProfile(sc.appArmorProfile, child(path, 'appArmorProfile')));
   if (has(sc.supplementalGroupsPolicy) && !['Merge', 'Strict'].includes(str(sc.supplementalGroupsPolicy))) {
     errs.push(notSupported(child(path, 'supplementalGroupsPolicy'), str(sc.supplementalGroupsPolicy), ['Merge', 'Strict']));
   }
@@ -117,13 +118,13 @@ export function validateContainerSecurityContext(sc: unknown, hostUsers: boolean
     if (!['Default', 'Unmasked'].includes(str(sc.procMount))) errs.push(notSupported(child(path, 'procMount'), str(sc.procMount), ['Default', 'Unmasked']));
     if (hostUsers && sc.procMount === 'Unmasked') errs.push(invalid(child(path, 'procMount'), 'Unmasked', '`hostUsers` must be false to use `Unmasked`'));
   }
-  errs.push(...validateSeccompProfile(sc.seccompProfile, child(path, 'seccompProfile')));
+  appendAll(errs, validateSeccompProfile(sc.seccompProfile, child(path, 'seccompProfile')));
   if (sc.allowPrivilegeEscalation === false) {
     if (sc.privileged === true) errs.push(invalid(path, goJSON(sc), 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
     if (arr(obj(sc.capabilities).add).includes('CAP_SYS_ADMIN')) {
       errs.push(invalid(path, goJSON(sc), 'cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN'));
     }
   }
-  errs.push(...validateAppArmorProfile(sc.appArmorProfile, child(path, 'appArmorProfile')));
+  appendAll(errs, validateAppArmorProfile(sc.appArmorProfile, child(path, 'appArmorProfile')));
   return errs;
 }

@@ -13,6 +13,7 @@ import { validateLabels } from './labels.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { validatePortNumOrName } from './probes.js';
 import { Obj, arr, child, has, index, isObj, obj, str, validateName } from './util.js';
+import { appendAll } from '../append.js';
 
 const serviceTypes = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 
@@ -27,16 +28,16 @@ function validateServicePort(sp: Obj, requireName: boolean, names: Set<string>, 
   if (requireName && !name) {
     errs.push(required(child(path, 'name')));
   } else if (name) {
-    errs.push(...isDNS1123Label(name).map((msg) => invalid(child(path, 'name'), name, msg)));
+    appendAll(errs, isDNS1123Label(name).map((msg) => invalid(child(path, 'name'), name, msg)));
     if (names.has(name)) errs.push(duplicate(child(path, 'name'), name));
     else names.add(name);
   }
-  errs.push(...isValidPortNum(sp.port ?? 0).map((msg) => invalid(child(path, 'port'), sp.port ?? 0, msg)));
+  appendAll(errs, isValidPortNum(sp.port ?? 0).map((msg) => invalid(child(path, 'port'), sp.port ?? 0, msg)));
   const protocol = str(sp.protocol);
   if (!protocol) errs.push(required(child(path, 'protocol')));
   else if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(child(path, 'protocol'), protocol, supportedPortProtocols));
-  errs.push(...validatePortNumOrName(sp.targetPort, child(path, 'targetPort')));
-  if (has(sp.appProtocol)) errs.push(...isQualifiedName(str(sp.appProtocol)).map((msg) => invalid(child(path, 'appProtocol'), str(sp.appProtocol), msg)));
+  appendAll(errs, validatePortNumOrName(sp.targetPort, child(path, 'targetPort')));
+  if (has(sp.appProtocol)) appendAll(errs, isQualifiedName(str(sp.appProtocol)).map((msg) => invalid(child(path, 'appProtocol'), str(sp.appProtocol), msg)));
   return errs;
 }
 
@@ -72,7 +73,7 @@ function validateClusterIPs(spec: Obj): FieldError[] {
     }
     const e = validateIP(index(ipsPath, i), ip);
     if (e.length > 0) badIPs = true;
-    errs.push(...e);
+    appendAll(errs, e);
   });
   if (ips.length > 2) errs.push(invalid(ipsPath, goStringSlice(ips), 'may only hold up to 2 values'));
   if (badIPs) return errs;
@@ -98,7 +99,7 @@ function validateTypeRules(spec: Obj): FieldError[] {
     if (arr(spec.ipFamilies).length > 0) errs.push(forbidden('spec.ipFamilies', 'may not be set for ExternalName services'));
     if (has(spec.ipFamilyPolicy)) errs.push(forbidden('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
     const cname = str(spec.externalName).replace(/\.$/, '');
-    if (cname) errs.push(...validateName(cname, 'spec.externalName', nameIsDNSSubdomain));
+    if (cname) appendAll(errs, validateName(cname, 'spec.externalName', nameIsDNSSubdomain));
     else errs.push(required('spec.externalName'));
   }
   return errs;
@@ -122,7 +123,7 @@ function validatePortsAndNodePorts(spec: Obj): FieldError[] {
   const ports = arr(spec.ports).map(obj);
   const errs: FieldError[] = [];
   const names = new Set<string>();
-  ports.forEach((p, i) => errs.push(...validateServicePort(p, ports.length > 1, names, index('spec.ports', i))));
+  ports.forEach((p, i) => appendAll(errs, validateServicePort(p, ports.length > 1, names, index('spec.ports', i))));
   return errs;
 }
 
@@ -175,12 +176,12 @@ function validateLoadBalancerFields(spec: Obj): FieldError[] {
   const ranges = arr(spec.loadBalancerSourceRanges).map(str);
   if (ranges.length > 0) {
     if (!lb) errs.push(forbidden('spec.LoadBalancerSourceRanges', "may only be used when `type` is 'LoadBalancer'"));
-    ranges.forEach((r, i) => errs.push(...validateCIDR(index('spec.LoadBalancerSourceRanges', i), r.trim())));
+    ranges.forEach((r, i) => appendAll(errs, validateCIDR(index('spec.LoadBalancerSourceRanges', i), r.trim())));
   }
   if (has(spec.allocateLoadBalancerNodePorts) && !lb) errs.push(forbidden('spec.allocateLoadBalancerNodePorts', "may only be used when `type` is 'LoadBalancer'"));
   if (lb && !has(spec.allocateLoadBalancerNodePorts)) errs.push(required('allocateLoadBalancerNodePorts'));
   if (has(spec.loadBalancerClass)) {
-    if (lb) errs.push(...isQualifiedName(str(spec.loadBalancerClass)).map((msg) => invalid('spec.loadBalancerClass', str(spec.loadBalancerClass), msg)));
+    if (lb) appendAll(errs, isQualifiedName(str(spec.loadBalancerClass)).map((msg) => invalid('spec.loadBalancerClass', str(spec.loadBalancerClass), msg)));
     else errs.push(forbidden('spec.loadBalancerClass', "may only be used when `type` is 'LoadBalancer'"));
   }
   return errs;
@@ -191,17 +192,17 @@ export function validateServiceCreate(svc: Obj): FieldError[] {
   const spec = obj(svc.spec);
   const errs = validateObjectMeta(svc.metadata, true, nameIsDNS1035Label);
   if (arr(spec.ports).length === 0 && !isHeadless(spec) && spec.type !== 'ExternalName') errs.push(required('spec.ports'));
-  errs.push(...validateTypeRules(spec));
-  errs.push(...validatePortsAndNodePorts(spec));
-  if (isObj(spec.selector)) errs.push(...validateLabels(spec.selector, 'spec.selector'));
-  errs.push(...validateSessionAffinity(spec));
-  errs.push(...validateClusterIPs(spec));
-  arr(spec.externalIPs).forEach((ip, i) => errs.push(...validateIP(index('spec.externalIPs', i), str(ip))));
+  appendAll(errs, validateTypeRules(spec));
+  appendAll(errs, validatePortsAndNodePorts(spec));
+  if (isObj(spec.selector)) appendAll(errs, validateLabels(spec.selector, 'spec.selector'));
+  appendAll(errs, validateSessionAffinity(spec));
+  appendAll(errs, validateClusterIPs(spec));
+  arr(spec.externalIPs).forEach((ip, i) => appendAll(errs, validateIP(index('spec.externalIPs', i), str(ip))));
   if (!str(spec.type)) errs.push(required('spec.type'));
   else if (!serviceTypes.includes(str(spec.type))) errs.push(notSupported('spec.type', str(spec.type), serviceTypes));
-  errs.push(...validateDuplicatePorts(spec));
-  errs.push(...validateLoadBalancerFields(spec));
-  errs.push(...validateTrafficPolicies(spec));
+  appendAll(errs, validateDuplicatePorts(spec));
+  appendAll(errs, validateLoadBalancerFields(spec));
+  appendAll(errs, validateTrafficPolicies(spec));
   return errs;
 }
 

@@ -1,6 +1,7 @@
 /** ValidateSignerName: `example.com/signer-name` with DNS-label domain parts and DNS-subdomain path parts. */
 import { FieldError, invalid, required } from '../field-errors.js';
 import { DNS1123LabelMaxLength, DNS1123SubdomainMaxLength, isDNS1123Label, isDNS1123Subdomain } from '../names.js';
+import { appendAll } from '../append.js';
 
 const tooLong = (path: string, max: number): FieldError => ({ type: 'FieldValueTooLong', field: path, detail: `may not be more than ${max} bytes` });
 
@@ -15,7 +16,7 @@ export function validateSignerName(path: string, signerName: string): FieldError
   for (const lbl of labels) {
     const msgs = isDNS1123Label(lbl);
     if (msgs.length > 0) {
-      errs.push(...msgs.map((m) => invalid(path, domain, `validating label "${lbl}": ${m}`)));
+      appendAll(errs, msgs.map((m) => invalid(path, domain, `validating label "${lbl}": ${m}`)));
       break;
     }
   }
@@ -23,7 +24,7 @@ export function validateSignerName(path: string, signerName: string): FieldError
   for (const part of rest.split('.')) {
     const msgs = isDNS1123Subdomain(part);
     if (msgs.length > 0) {
-      errs.push(...msgs.map((m) => invalid(path, rest, `validating component "${part}": ${m}`)));
+      appendAll(errs, msgs.map((m) => invalid(path, rest, `validating component "${part}": ${m}`)));
       break;
     }
   }

@@ -13,6 +13,7 @@ import { labelSelectorAsSelector, selectorIsEmpty, validateLabelSelector, valida
 import { validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { selectorMismatch, templateRestartRules, validatePodSpecificAnnotations } from './podtemplate.js';
 import { Obj, child, clone, deepEqual, goQuote, has, isObj, nonNegative, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 const updateForbidden = "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', "
   + "'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden";
@@ -32,9 +33,9 @@ function validateUpdateStrategy(strategy: unknown, path: string): FieldError[] {
       const p = child(path, 'rollingUpdate');
       const errs = nonNegative(ru.partition, child(p, 'partition'));
       if (has(ru.maxUnavailable)) {
-        errs.push(...validatePositiveIntOrPercent(ru.maxUnavailable, child(p, 'maxUnavailable')));
+        appendAll(errs, validatePositiveIntOrPercent(ru.maxUnavailable, child(p, 'maxUnavailable')));
         if (intOrPercentValue(ru.maxUnavailable) === 0) errs.push(invalid(child(p, 'maxUnavailable'), goIntOrString(ru.maxUnavailable), 'cannot be 0'));
-        errs.push(...isNotMoreThan100Percent(ru.maxUnavailable, child(p, 'maxUnavailable')));
+        appendAll(errs, isNotMoreThan100Percent(ru.maxUnavailable, child(p, 'maxUnavailable')));
       }
       return errs;
     }
@@ -58,16 +59,16 @@ export function validateStatefulSetSpec(specRaw: unknown, path: string): FieldEr
   const policy = str(spec.podManagementPolicy);
   if (!policy) errs.push(required(child(path, 'podManagementPolicy')));
   else if (policy !== 'OrderedReady' && policy !== 'Parallel') errs.push(invalid(child(path, 'podManagementPolicy'), policy, "must be 'OrderedReady' or 'Parallel'"));
-  errs.push(...validateUpdateStrategy(spec.updateStrategy, child(path, 'updateStrategy')));
-  errs.push(...validateRetentionPolicy(spec.persistentVolumeClaimRetentionPolicy, child(path, 'persistentVolumeClaimRetentionPolicy')));
-  errs.push(...nonNegative(spec.replicas, child(path, 'replicas')));
-  errs.push(...nonNegative(spec.minReadySeconds, child(path, 'minReadySeconds')));
-  if (has(spec.revisionHistoryLimit)) errs.push(...nonNegative(spec.revisionHistoryLimit, child(path, 'revisionHistoryLimit')));
-  if (isObj(spec.ordinals)) errs.push(...nonNegative(spec.ordinals.start, child(path, 'ordinals.start')));
+  appendAll(errs, validateUpdateStrategy(spec.updateStrategy, child(path, 'updateStrategy')));
+  appendAll(errs, validateRetentionPolicy(spec.persistentVolumeClaimRetentionPolicy, child(path, 'persistentVolumeClaimRetentionPolicy')));
+  appendAll(errs, nonNegative(spec.replicas, child(path, 'replicas')));
+  appendAll(errs, nonNegative(spec.minReadySeconds, child(path, 'minReadySeconds')));
+  if (has(spec.revisionHistoryLimit)) appendAll(errs, nonNegative(spec.revisionHistoryLimit, child(path, 'revisionHistoryLimit')));
+  if (isObj(spec.ordinals)) appendAll(errs, nonNegative(spec.ordinals.start, child(path, 'ordinals.start')));
   if (!isObj(spec.selector)) {
     errs.push(required(child(path, 'selector')));
   } else {
-    errs.push(...validateLabelSelector(spec.selector, child(path, 'selector')));
+    appendAll(errs, validateLabelSelector(spec.selector, child(path, 'selector')));
     if (selectorIsEmpty(spec.selector)) errs.push(invalid(child(path, 'selector'), goLabelSelector(spec.selector), 'empty selector is invalid for statefulset'));
   }
   const selector = labelSelectorAsSelector(spec.selector);
@@ -75,13 +76,13 @@ export function validateStatefulSetSpec(specRaw: unknown, path: string): FieldEr
   if (!selector) {
     errs.push(invalid(child(path, 'selector'), goLabelSelector(spec.selector), ''));
   } else {
-    if (!selector.empty) errs.push(...selectorMismatch(selector, spec.template, child(child(tplPath, 'metadata'), 'labels')));
+    if (!selector.empty) appendAll(errs, selectorMismatch(selector, spec.template, child(child(tplPath, 'metadata'), 'labels')));
     const meta = obj(obj(spec.template).metadata);
-    errs.push(...validateLabels(meta.labels, child(tplPath, 'labels')));
-    errs.push(...validateAnnotations(meta.annotations, child(tplPath, 'annotations')));
-    errs.push(...validatePodSpecificAnnotations(meta.annotations, obj(spec.template).spec, child(tplPath, 'annotations')));
+    appendAll(errs, validateLabels(meta.labels, child(tplPath, 'labels')));
+    appendAll(errs, validateAnnotations(meta.annotations, child(tplPath, 'annotations')));
+    appendAll(errs, validatePodSpecificAnnotations(meta.annotations, obj(spec.template).spec, child(tplPath, 'annotations')));
   }
-  errs.push(...templateRestartRules(spec.template, tplPath, 'StatefulSet'));
+  appendAll(errs, templateRestartRules(spec.template, tplPath, 'StatefulSet'));
   return errs;
 }
 

@@ -4,12 +4,13 @@ import { isQualifiedName, nameIsDNSSubdomain } from '../names.js';
 import { validateNodeSelectorTerm } from './affinity.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, arr, deepEqual, has, immutable, index, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 export function validateStorageClassCreate(sc: Obj): FieldError[] {
   const errs = validateObjectMeta(sc.metadata, false, nameIsDNSSubdomain);
   const provisioner = str(sc.provisioner);
   if (!provisioner) errs.push(required('provisioner'));
-  else errs.push(...isQualifiedName(provisioner.toLowerCase()).map((msg) => invalid('provisioner', provisioner.toLowerCase(), msg)));
+  else appendAll(errs, isQualifiedName(provisioner.toLowerCase()).map((msg) => invalid('provisioner', provisioner.toLowerCase(), msg)));
   const params = obj(sc.parameters);
   if (Object.keys(params).length > 512) {
     errs.push({ type: 'FieldValueTooLong', field: 'parameters', detail: 'may not be more than 512 bytes' });
@@ -27,7 +28,7 @@ export function validateStorageClassCreate(sc: Obj): FieldError[] {
   }
   arr(sc.allowedTopologies).forEach((t, i) => {
     const exprs = arr(obj(t).matchLabelExpressions);
-    errs.push(...validateNodeSelectorTerm({ matchExpressions: exprs.map((e) => ({ key: obj(e).key, operator: 'In', values: obj(e).values })) }, true, index('allowedTopologies', i)));
+    appendAll(errs, validateNodeSelectorTerm({ matchExpressions: exprs.map((e) => ({ key: obj(e).key, operator: 'In', values: obj(e).values })) }, true, index('allowedTopologies', i)));
   });
   return errs;
 }
@@ -37,6 +38,6 @@ export function validateStorageClassUpdate(sc: Obj, old: Obj): FieldError[] {
   if (!deepEqual(sc.parameters, old.parameters)) errs.push(forbidden('parameters', 'updates to parameters are forbidden.'));
   if (str(sc.provisioner) !== str(old.provisioner)) errs.push(forbidden('provisioner', 'updates to provisioner are forbidden.'));
   if (str(sc.reclaimPolicy) !== str(old.reclaimPolicy)) errs.push(forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
-  errs.push(...immutable(sc.volumeBindingMode, old.volumeBindingMode, 'volumeBindingMode'));
+  appendAll(errs, immutable(sc.volumeBindingMode, old.volumeBindingMode, 'volumeBindingMode'));
   return errs;
 }

@@ -10,6 +10,7 @@ import { FieldError, invalid, notSupported, required } from '../field-errors.js'
 import { isValidLabelValue } from '../names.js';
 import { validateLabelName } from './labels.js';
 import { arr, child, has, index, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 export const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
@@ -28,7 +29,7 @@ export function validateTolerations(tolerations: unknown, path: string): FieldEr
     const operator = str(t.operator);
     const value = str(t.value);
     const effect = str(t.effect);
-    if (keyName.length > 0) errs.push(...validateLabelName(keyName, child(p, 'key')));
+    if (keyName.length > 0) appendAll(errs, validateLabelName(keyName, child(p, 'key')));
     if (keyName.length === 0 && operator !== 'Exists') {
       errs.push(invalid(child(p, 'operator'), operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
     }
@@ -43,7 +44,7 @@ export function validateTolerations(tolerations: unknown, path: string): FieldEr
     } else {
       errs.push(notSupported(child(p, 'operator'), operator, ['Equal', 'Exists']));
     }
-    if (effect.length > 0) errs.push(...validateTaintEffect(effect, true, child(p, 'effect')));
+    if (effect.length > 0) appendAll(errs, validateTaintEffect(effect, true, child(p, 'effect')));
   });
   return errs;
 }

@@ -12,6 +12,7 @@ import { validateLocalDescendingPath, validateLocalNonReservedPath, validatePath
 import { validatePersistentVolumeClaimSpec } from './pvcspec.js';
 import { parseQuantityField } from './resources.js';
 import { Obj, arr, child, has, index, isObj, obj, str, validateName } from './util.js';
+import { appendAll } from '../append.js';
 
 const fileModeErrorMsg = 'must be a number between 0 and 0777 (octal), both inclusive';
 const hostPathTypes = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];
@@ -27,8 +28,8 @@ function keyToPath(item: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!str(kp.key)) errs.push(required(child(path, 'key')));
   if (!str(kp.path)) errs.push(required(child(path, 'path')));
-  errs.push(...validateLocalNonReservedPath(str(kp.path), child(path, 'path')));
-  errs.push(...mode(kp.mode, child(path, 'mode')));
+  appendAll(errs, validateLocalNonReservedPath(str(kp.path), child(path, 'path')));
+  appendAll(errs, mode(kp.mode, child(path, 'mode')));
   return errs;
 }
 
@@ -41,16 +42,16 @@ function downwardAPIFile(file: unknown, path: string): FieldError[] {
   const f = obj(file);
   const errs: FieldError[] = [];
   if (!str(f.path)) errs.push(required(child(path, 'path')));
-  errs.push(...validateLocalNonReservedPath(str(f.path), child(path, 'path')));
+  appendAll(errs, validateLocalNonReservedPath(str(f.path), child(path, 'path')));
   if (isObj(f.fieldRef)) {
-    errs.push(...validateObjectFieldSelector(f.fieldRef, volumeFieldPaths, child(path, 'fieldRef')));
+    appendAll(errs, validateObjectFieldSelector(f.fieldRef, volumeFieldPaths, child(path, 'fieldRef')));
     if (isObj(f.resourceFieldRef)) errs.push(invalid(path, 'resource', 'fieldRef and resourceFieldRef can not be specified simultaneously'));
   } else if (isObj(f.resourceFieldRef)) {
-    errs.push(...validateResourceFieldSelector(f.resourceFieldRef, child(path, 'resourceFieldRef'), true));
+    appendAll(errs, validateResourceFieldSelector(f.resourceFieldRef, child(path, 'resourceFieldRef'), true));
   } else {
     errs.push(required(path, 'one of fieldRef and resourceFieldRef is required'));
   }
-  errs.push(...mode(f.mode, child(path, 'mode')));
+  appendAll(errs, mode(f.mode, child(path, 'mode')));
   return errs;
 }
 
@@ -71,14 +72,14 @@ function projectedSources(src: Obj, path: string): FieldError[] {
       const p = child(srcPath, kind);
       if (!str(s[kind].name)) errs.push(required(child(p, 'name')));
       arr(s[kind].items).forEach((it, j) => {
-        errs.push(...keyToPath(it, index(child(p, 'items'), j)));
+        appendAll(errs, keyToPath(it, index(child(p, 'items'), j)));
         if (str(obj(it).path)) note(str(obj(it).path), str(s[kind].name));
       });
     }
     if (isObj(s.downwardAPI)) {
       count++;
       for (const f of arr(s.downwardAPI.items)) {
-        errs.push(...downwardAPIFile(f, child(srcPath, 'downwardAPI')));
+        appendAll(errs, downwardAPIFile(f, child(srcPath, 'downwardAPI')));
         if (str(obj(f).path)) note(str(obj(f).path), str(obj(f).path));
       }
     }
@@ -90,7 +91,7 @@ function projectedSources(src: Obj, path: string): FieldError[] {
       if (seconds < 600) errs.push(invalid(child(p, 'expirationSeconds'), seconds, 'may not specify a duration less than 10 minutes'));
       if (seconds > 2 ** 32) errs.push(invalid(child(p, 'expirationSeconds'), seconds, 'may not specify a duration larger than 2^32 seconds'));
       if (!str(t.path)) errs.push(required(child(path, 'path')));
-      else errs.push(...validateLocalNonReservedPath(str(t.path), child(path, 'path')));
+      else appendAll(errs, validateLocalNonReservedPath(str(t.path), child(path, 'path')));
     }
     if (isObj(s.clusterTrustBundle)) count++;
     if (count > 1) errs.push(forbidden(srcPath, 'may not specify more than 1 volume type per source'));
@@ -172,7 +173,7 @@ export function validateCSIDriverName(driver: string, path: string): FieldError[
   const errs: FieldError[] = [];
   if (!driver) errs.push(required(path));
   if (driver.length > 63) errs.push({ type: 'FieldValueTooLong', field: path, detail: 'may not be more than 63 bytes' });
-  errs.push(...validateName(driver.toLowerCase(), path, nameIsDNSSubdomain).map((e) => ({ ...e, value: driver })));
+  appendAll(errs, validateName(driver.toLowerCase(), path, nameIsDNSSubdomain).map((e) => ({ ...e, value: driver })));
   return errs;
 }
 
@@ -189,7 +190,7 @@ function validateEphemeral(src: Obj, path: string, volName: string, podName: str
   ];
   if (podName && volName) {
     const pvcName = `${podName}-${volName}`;
-    errs.push(...nameIsDNSSubdomain(pvcName, false).map((msg) => invalid(child(path.replace(/\.ephemeral$/, ''), 'name'), volName, `PVC name "${pvcName}": ${msg}`)));
+    appendAll(errs, nameIsDNSSubdomain(pvcName, false).map((msg) => invalid(child(path.replace(/\.ephemeral$/, ''), 'name'), volName, `PVC name "${pvcName}": ${msg}`)));
   }
   return errs;
 }
@@ -205,7 +206,7 @@ function validateVolumeSource(vol: Obj, path: string, podName: string): FieldErr
       continue;
     }
     count++;
-    errs.push(...validate(vol[field], child(path, errName), str(vol.name), podName));
+    appendAll(errs, validate(vol[field], child(path, errName), str(vol.name), podName));
   }
   if (count === 0) errs.push(required(path, 'must specify a volume type'));
   return errs;
@@ -223,13 +224,13 @@ export function validateVolumes(volumes: unknown, podName: string, path: string)
     const name = str(vol.name);
     const el = validateVolumeSource(vol, p, podName);
     if (!name) el.push(required(child(p, 'name')));
-    else el.push(...isDNS1123Label(name).map((msg) => invalid(child(p, 'name'), name, msg)));
+    else appendAll(el, isDNS1123Label(name).map((msg) => invalid(child(p, 'name'), name, msg)));
     if (names.has(name)) el.push(duplicate(child(p, 'name'), name));
     if (el.length === 0) {
       names.add(name);
       valid.set(name, vol);
     } else {
-      errors.push(...el);
+      appendAll(errors, el);
     }
     const claim = str(obj(vol.persistentVolumeClaim).claimName);
     if (isObj(vol.persistentVolumeClaim) && ephemeralPVCs.has(claim)) {

@@ -4,11 +4,11 @@ import { badRequest, successStatus, unsupportedMediaType } from '../../api/statu
 import { applyPatch, patchMediaTypes, patchStrictDecodingError, patchTypeError, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
 import type { DeleteOptions } from '../../registry/types.js';
 import type { ListResult } from '../../registry/store.js';
-import { decodeBody, decodeObjectBody, mediaType, readBody } from '../body.js';
+import { decodeBody, mediaType, readBody } from '../body.js';
 import { writeJSON, writeJSONItems, writeObjectAs } from '../respond.js';
 import { checkBodyFields, type RawBody } from '../field-validation.js';
 import { CustomResourceStore } from '../../registry/custom/store.js';
-import { checkBodyKind } from './body-kind.js';
+import { readObjectBodyOffLoop } from '../heavy/index.js';
 import { findDuplicateFields, findTypeErrors } from '../../api/schema/index.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
@@ -91,8 +91,14 @@ async function readObject(ctx: HandlerContext): Promise<any> {
   }
   const buf = await readBody(ctx.req);
   const type = mediaType(ctx.req);
-  const obj = decodeObjectBody(buf, type, bodyKind(ctx));
-  checkBodyKind(ctx.store.info, ctx.store.apiVersion, obj);
+  const builtIn = !(ctx.store instanceof CustomResourceStore);
+  // A large body is decoded and checked in the heavy lane; the loop serves others meanwhile.
+  const { obj, warnings } = await readObjectBodyOffLoop({
+    body: buf, type, into: bodyKind(ctx), endpoint: ctx.store.info, endpointApiVersion: ctx.store.apiVersion,
+    fieldValidation: query(ctx, 'fieldValidation'), builtIn,
+  });
+  if (warnings !== undefined) ctx.res.setHeader('Warning', warnings);
+  if (builtIn) return obj;
   const raw: RawBody | undefined = type === protobufMediaType ? undefined : { text: buf.toString('utf8'), yaml: type === 'application/yaml' };
   checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res, raw);
   return obj;

@@ -1,0 +1,168 @@
+/**
+ * Bystander benchmark (docs/threads.md, "How it is checked"): a client GETs
+ * the `default` namespace every 100 ms on its own keep-alive connection and
+ * records each answer's latency, first on an idle server, then while each
+ * attack of the hardening issue runs in a loop:
+ *   1. finding 1's CEL CRD (three nested all() over `l`) and a custom resource with 160 items
+ *      (if the CRD is refused at create, that is the outcome recorded);
+ *   2. a CRD pattern `^(a+)+$` and a custom resource with 'a'×27 + '!';
+ *   3. the three large bodies of finding 3 (test/e2e/large-bodies.ts);
+ *   4. sixteen concurrent server-side applies of disjoint keys to one ConfigMap, no resourceVersion.
+ * Then pod creates/s at 16 and 64 clients (bench/lib/load.ts, as bench/apiserver.ts).
+ * Results go to bench/RESULTS.md (section `bystander`) with the command.
+ *
+ *   node dist/bench/bystander.js [--seconds=8] [--attack-timeout=60] [--no-write]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ApiClient } from './lib/client.js';
+import { createPods } from './lib/load.js';
+import { readCpuMs, startServer } from './lib/server.js';
+import { fmtMs, fmtRate, percentile } from './lib/stats.js';
+import { sectionHead, table, writeSection } from './lib/results.js';
+import { jsonConfigMap, protobufPod, yamlConfigMap, type LargeBody } from '../test/e2e/large-bodies.js';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Row { name: string; outcome: string; attacks: number; samples: number[] }
+
+/** GETs every 100 ms until stopped; latencies in ms (a request still open at stop counts from its start). */
+function bystander(client: ApiClient): { stop(): Promise<number[]> } {
+  const samples: number[] = [];
+  const open = new Set<number>();
+  let stopped = false;
+  const ask = () => {
+    const started = performance.now();
+    open.add(started);
+    client.request('GET', '/api/v1/namespaces/default').then(() => samples.push(performance.now() - started), () => samples.push(Infinity))
+      .finally(() => open.delete(started));
+  };
+  const timer = setInterval(() => { if (!stopped) ask(); }, 100);
+  ask();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      const deadline = performance.now() + 5_000;
+      while (open.size && performance.now() < deadline) await sleep(20);
+      for (const s of open) samples.push(performance.now() - s);
+      return samples;
+    },
+  };
+}
+
+/** Runs `attack` in a loop for `seconds` (at least once, each capped at `timeoutMs`) with the bystander alongside. */
+async function measure(by: ApiClient, name: string, seconds: number, timeoutMs: number, attack: () => Promise<string>): Promise<Row> {
+  log(`attack: ${name}`);
+  const b = bystander(by);
+  const until = performance.now() + seconds * 1000;
+  let attacks = 0;
+  let outcome = '';
+  do {
+    const started = performance.now();
+    outcome = await Promise.race([attack(), sleep(timeoutMs).then(() => `no answer in ${timeoutMs / 1000} s`)]);
+    outcome += ` (${fmtMs(performance.now() - started)})`;
+    attacks++;
+    if (outcome.startsWith('no answer')) break;
+  } while (performance.now() < until);
+  const samples = await b.stop();
+  log(`  ${outcome}; bystander p99 ${fmtMs(percentile(samples, 99))}`);
+  return { name, outcome, attacks, samples };
+}
+
+const said = (r: { status: number; body: Buffer }) => {
+  let message = '';
+  try { message = JSON.parse(r.body.toString()).message ?? ''; } catch { /* not JSON */ }
+  return `${r.status}${message ? ` ${message.slice(0, 90)}` : ''}`;
+};
+
+function crd(plural: string, spec: Record<string, unknown>, rules?: object[]) {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${plural}.bench.example.com` },
+    spec: {
+      group: 'bench.example.com', scope: 'Namespaced', names: { plural, singular: plural.slice(0, -1), kind: plural[0].toUpperCase() + plural.slice(1, -1) },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: spec, 'x-kubernetes-validations': rules } } } } }],
+    },
+  };
+}
+
+async function customResourceAttack(client: ApiClient, plural: string, spec: Record<string, unknown>, rules: object[] | undefined, value: object): Promise<() => Promise<string>> {
+  const def = crd(plural, spec, rules);
+  const created = await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(def) });
+  if (created.status !== 201) return async () => `CRD refused: ${said(created)}`;
+  await sleep(1500); // discovery and the new endpoint
+  let n = 0;
+  return async () => said(await client.request('POST', `/apis/bench.example.com/v1/namespaces/default/${plural}`, {
+    body: JSON.stringify({ apiVersion: 'bench.example.com/v1', kind: def.spec.names.kind, metadata: { name: `x${n++}` }, spec: value }),
+  }));
+}
+
+const largeBodyAttack = (client: ApiClient, make: () => LargeBody) => {
+  const b = make();
+  return async () => said(await client.request('POST', b.path, { body: b.body, contentType: b.contentType }));
+};
+
+function applies(client: ApiClient): () => Promise<string> {
+  return async () => {
+    const replies = await Promise.all(Array.from({ length: 16 }, (_, i) => client.request('PATCH', `/api/v1/namespaces/default/configmaps/ssa?fieldManager=m${i}`, {
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { [`k${i}`]: String(Date.now()) } }),
+      contentType: 'application/apply-patch+yaml',
+    })));
+    const codes = new Map<number, number>();
+    for (const r of replies) codes.set(r.status, (codes.get(r.status) ?? 0) + 1);
+    return [...codes].map(([c, n]) => `${n}×${c}`).join(', ');
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, 'attack-timeout': { type: 'string', default: '60' }, 'no-write': { type: 'boolean', default: false } } });
+  const seconds = Number(values.seconds);
+  const timeoutMs = Number(values['attack-timeout']) * 1000;
+  const work = mkdtempSync(join(tmpdir(), 'k8ts-bench-bystander-'));
+  const server = await startServer({ cliPath, dataDir: join(work, 'data'), serverArgs: ['--controllers', 'none'] });
+  const load = loadavg()[0];
+  try {
+    const attacker = new ApiClient(server.creds, 64);
+    const by = new ApiClient(server.creds, 1);
+    await by.expect(200, 'GET', '/api/v1/namespaces/default');
+    const rows: Row[] = [await measure(by, 'idle', seconds, timeoutMs, async () => { await sleep(seconds * 1000); return 'no attack'; })];
+    const cel = await customResourceAttack(attacker, 'celtriples', { l: { type: 'array', items: { type: 'string' } } },
+      [{ rule: 'self.l.all(a, self.l.all(b, self.l.all(c, a != b || b != c || c == a)))' }], { l: Array.from({ length: 160 }, (_, i) => `i${i}`) });
+    rows.push(await measure(by, '1. CEL rule, 160 items', seconds, timeoutMs, cel));
+    const re = await customResourceAttack(attacker, 'patterns', { s: { type: 'string', pattern: '^(a+)+$' } }, undefined, { s: `${'a'.repeat(27)}!` });
+    rows.push(await measure(by, "2. pattern ^(a+)+$, 'a'×27+'!'", seconds, timeoutMs, re));
+    rows.push(await measure(by, '4. 16 concurrent applies, one ConfigMap', seconds, timeoutMs, applies(attacker)));
+    rows.push(await measure(by, '3a. YAML ConfigMap, 200,000 keys', seconds, timeoutMs, largeBodyAttack(attacker, yamlConfigMap)));
+    rows.push(await measure(by, '3b. JSON ConfigMap, 250,000 keys', seconds, timeoutMs, largeBodyAttack(attacker, jsonConfigMap)));
+    const creates = [];
+    for (const concurrency of [16, 64]) {
+      log(`pod creates at ${concurrency} clients`);
+      creates.push(await createPods(attacker, () => readCpuMs(server.pid), { namespace: 'default', prefix: `c${concurrency}`, from: 0, count: 20 * concurrency, concurrency }));
+    }
+    // Last: past its cap it may still be running on the server.
+    rows.push(await measure(by, '3c. protobuf Pod, 1,000,000 containers', seconds, timeoutMs, largeBodyAttack(attacker, protobufPod)));
+    const md = [
+      ...sectionHead(repoRoot, '## Bystander: a GET every 100 ms while each attack runs (bench/bystander.ts)'),
+      `- Load average when the run started: ${load.toFixed(1)} (other work on the machine inflates every figure).`,
+      '',
+      table(['attack', 'outcome of the last attack (its time)', 'attacks', 'bystander GETs', 'p50', 'p99', 'worst'], rows.map((r) => [
+        r.name, r.outcome, String(r.attacks), String(r.samples.length), fmtMs(percentile(r.samples, 50)), fmtMs(percentile(r.samples, 99)), fmtMs(Math.max(...r.samples)),
+      ])),
+      '',
+      table(['pod creates', 'count', 'creates/s', 'p50', 'p99'], creates.map((c) => [`${c.concurrency} clients`, String(c.count), fmtRate(c.perSec), fmtMs(c.p50), fmtMs(c.p99)])),
+    ].join('\n');
+    console.log(md);
+    if (!values['no-write']) writeSection(join(repoRoot, 'bench', 'RESULTS.md'), 'bystander', md);
+  } finally {
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();

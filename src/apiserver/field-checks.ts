@@ -1,0 +1,68 @@
+/**
+ * The decoding checks of a built-in kind's body, as upstream's decoder makes
+ * them: wrong JSON types always fail (400); unknown and duplicate fields fail
+ * under fieldValidation=Strict and become Warning headers under Warn (the
+ * default); under Ignore and Warn the unknown fields are then dropped from
+ * `obj`. Pure (no registry, no storage), so the heavy lane's worker runs
+ * them on large bodies (src/apiserver/heavy/).
+ */
+import type { ServerResponse } from 'node:http';
+import { badRequest } from '../api/status.js';
+import { fillNullItems, findTypeErrors, findUnknownFields, pruneUnknownFields, strictFieldErrors } from '../api/schema/index.js';
+import type { ResourceInfo } from '../api/resources.js';
+import { kindKey } from '../api/resources.js';
+import { warningHeaderValues } from './warnings.js';
+import { yamlDuplicateKeysError } from './yaml-duplicates.js';
+
+/** Where a Warn check's warnings go: the response, or a worker's answer. */
+export type WarningSink = Pick<ServerResponse, 'setHeader'>;
+
+/**
+ * The error a Strict check fails with, given the strict decoding errors:
+ * by default a body's 400 `... cannot be handled as ...: strict decoding
+ * error: ...`; a patch answers its own (patchStrictDecodingError).
+ */
+export type StrictFailure = (errors: string[]) => Error;
+
+export const cannotHandle = (info: Pick<ResourceInfo, 'version' | 'kind'>) => `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}`;
+export const bodyStrictFailure = (info: Pick<ResourceInfo, 'version' | 'kind'>): StrictFailure =>
+  (errors) => badRequest(`${cannotHandle(info)}: strict decoding error: ${errors.join(', ')}`);
+
+/** The error a value of the wrong JSON type fails with: a body's 400 `... cannot be handled as ...` by default; a patch answers its own (patchTypeError). */
+export type TypeFailure = (error: string) => Error;
+
+/** The text a create or update body was decoded from (not protobuf), read again for duplicate keys. */
+export interface RawBody { text: string; yaml: boolean }
+
+/**
+ * `obj` must be the value decoded from `raw`, untouched. `leading` are strict
+ * errors found before decoding the object (a patch body's duplicate fields).
+ */
+export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind'>, obj: unknown, mode: string | undefined, res: WarningSink, raw?: RawBody, leading: string[] = [],
+  strictFailure = bodyStrictFailure(info), typeFailure: TypeFailure = (e) => badRequest(`${cannotHandle(info)}: ${e}`)): void {
+  const key = kindKey(info);
+  const typeErrors = findTypeErrors(key, obj);
+  if (typeErrors.length) throw typeFailure(typeErrors[0]);
+  // Decoding, as Go does it, turns null list items into zero values; everything after expects them.
+  fillNullItems(key, obj);
+  if (mode !== 'Ignore') {
+    const errors = [...leading, ...strictErrors(findUnknownFields(key, obj), obj, raw)];
+    if (errors.length && mode === 'Strict') throw strictFailure(errors);
+    if (errors.length) res.setHeader('Warning', warningHeaderValues(errors));
+  }
+  pruneUnknownFields(key, obj);
+}
+
+/**
+ * As upstream's strict serializer: a YAML body first goes through the strict
+ * YAML reader (its duplicate keys are one error), then the JSON is decoded
+ * strictly (unknown and duplicate fields in document order).
+ */
+export function strictErrors(unknown: string[], obj: unknown, raw: RawBody | undefined): string[] {
+  if (!raw) return unknown.map((f) => `unknown field ${JSON.stringify(f)}`);
+  if (raw.yaml) {
+    const yamlError = yamlDuplicateKeysError(raw.text);
+    return [...(yamlError ? [yamlError] : []), ...unknown.map((f) => `unknown field ${JSON.stringify(f)}`)];
+  }
+  return strictFieldErrors(raw.text, obj, unknown);
+}

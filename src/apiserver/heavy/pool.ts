@@ -1,0 +1,142 @@
+/**
+ * The heavy lane's pool of worker threads (docs/threads.md, point 3). The
+ * loop hands a job over and awaits it, serving other requests meanwhile.
+ * - Size: the cores the loop leaves over, at least one.
+ * - The queue is bounded: a job that finds every worker busy and the queue
+ *   full is refused at once with upstream's max-in-flight 429.
+ * - A job has a time budget from the moment a worker takes it; past it the
+ *   worker is terminated (the only way to stop a thread mid-computation), the
+ *   job answers upstream's 504 timeout, and a fresh worker takes the slot.
+ * Workers start on first use, so a server that never sees a large body pays
+ * nothing for them, and are unref'd so they never keep a process alive.
+ */
+import { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
+import { StatusError, internalError, requestTimeout, serviceUnavailable, tooManyRequests } from '../../api/status.js';
+import type { ObjectBodyJob, ObjectBodyResult } from './object-body.js';
+import type { HeavyResponse } from './protocol.js';
+
+export interface HeavyPoolOptions {
+  /** Worker threads (default: cores - 1, at least 1). */
+  size?: number;
+  /** Jobs waiting for a worker beyond those running (default 4 per worker). */
+  maxQueue?: number;
+  /** A running job's budget in milliseconds (default 30 s). */
+  budgetMs?: number;
+}
+
+interface Pending {
+  id: number;
+  job: ObjectBodyJob;
+  resolve(value: ObjectBodyResult): void;
+  reject(err: Error): void;
+  timer?: NodeJS.Timeout;
+}
+
+interface Slot { worker?: Worker; running?: Pending }
+
+export const defaultHeavyPoolSize = (): number => Math.max(1, availableParallelism() - 1);
+
+const workerURL = new URL('./worker.js', import.meta.url);
+
+export class HeavyPool {
+  readonly size: number;
+  private readonly maxQueue: number;
+  private readonly budgetMs: number;
+  private readonly slots: Slot[];
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+  private closed = false;
+  /** Workers terminated for overrunning their budget or crashing (for tests and metrics). */
+  replaced = 0;
+
+  constructor(opts: HeavyPoolOptions = {}) {
+    this.size = Math.max(1, opts.size ?? defaultHeavyPoolSize());
+    this.maxQueue = opts.maxQueue ?? 4 * this.size;
+    this.budgetMs = opts.budgetMs ?? 30_000;
+    this.slots = Array.from({ length: this.size }, () => ({}));
+  }
+
+  /** Runs a job on a worker; rejects with a StatusError (the job's own, or 429/504/500 from the pool). */
+  run(job: ObjectBodyJob): Promise<ObjectBodyResult> {
+    if (this.closed) return Promise.reject(serviceUnavailable('the server is shutting down'));
+    const idle = this.slots.some((s) => !s.running);
+    if (!idle && this.queue.length >= this.maxQueue) return Promise.reject(tooManyRequests());
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, job, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const p of this.queue.splice(0)) p.reject(serviceUnavailable('the server is shutting down'));
+    await Promise.all(this.slots.map(async (slot) => {
+      const running = slot.running;
+      slot.running = undefined;
+      if (running) { clearTimeout(running.timer); running.reject(serviceUnavailable('the server is shutting down')); }
+      const worker = slot.worker;
+      slot.worker = undefined;
+      await worker?.terminate();
+    }));
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (!this.queue.length) return;
+      if (slot.running) continue;
+      const p = this.queue.shift()!;
+      slot.running = p;
+      p.timer = setTimeout(() => this.overrun(slot, p), this.budgetMs);
+      this.workerOf(slot).postMessage({ id: p.id, job: p.job });
+    }
+  }
+
+  private workerOf(slot: Slot): Worker {
+    if (slot.worker) return slot.worker;
+    const worker = new Worker(workerURL);
+    worker.unref();
+    worker.on('message', (res: HeavyResponse) => this.answered(slot, res));
+    // A worker that dies mid-job (out of memory, a bug outside the job's try) fails that job only.
+    worker.on('error', (err) => this.lost(slot, worker, internalError(`heavy lane worker failed: ${err.message}`)));
+    worker.on('exit', () => this.lost(slot, worker, internalError('heavy lane worker exited')));
+    slot.worker = worker;
+    return worker;
+  }
+
+  private answered(slot: Slot, res: HeavyResponse): void {
+    const p = slot.running;
+    if (!p || p.id !== res.id) return;
+    clearTimeout(p.timer);
+    slot.running = undefined;
+    if (res.ok) p.resolve(res.value);
+    else if ('status' in res) p.reject(new StatusError(res.status));
+    else p.reject(internalError(res.error.split('\n')[0]));
+    this.dispatch();
+  }
+
+  /** Past its budget: stop the thread, answer 504, and let a fresh worker take the slot. */
+  private overrun(slot: Slot, p: Pending): void {
+    if (slot.running !== p) return;
+    slot.running = undefined;
+    this.retire(slot);
+    p.reject(requestTimeout());
+    this.dispatch();
+  }
+
+  private lost(slot: Slot, worker: Worker, err: Error): void {
+    if (slot.worker !== worker) return;
+    const p = slot.running;
+    slot.running = undefined;
+    this.retire(slot);
+    if (p) { clearTimeout(p.timer); p.reject(err); }
+    if (!this.closed) this.dispatch();
+  }
+
+  private retire(slot: Slot): void {
+    const worker = slot.worker;
+    slot.worker = undefined;
+    this.replaced++;
+    void worker?.terminate();
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * A heavy-lane worker thread: runs one job at a time and answers a value or
+ * a Status, never shared state. It imports only pure modules (src/api, the
+ * body decoder, the decoding checks).
+ */
+import { parentPort } from 'node:worker_threads';
+import { StatusError } from '../../api/status.js';
+import { readObjectBody } from './object-body.js';
+import type { HeavyRequest, HeavyResponse } from './protocol.js';
+
+parentPort!.on('message', (req: HeavyRequest) => {
+  let res: HeavyResponse;
+  try {
+    res = { id: req.id, ok: true, value: readObjectBody(req.job) };
+  } catch (e) {
+    res = e instanceof StatusError
+      ? { id: req.id, ok: false, status: e.status }
+      : { id: req.id, ok: false, error: (e as Error)?.stack ?? String(e) };
+  }
+  parentPort!.postMessage(res);
+});
