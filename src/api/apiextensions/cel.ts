@@ -4,13 +4,17 @@
  * declares them, as upstream's apiextensions-apiserver celvalidation does.
  * Integers of the schema become CEL ints (bigint), as upstream types them.
  */
-import { celEnv, parse, plan, isCelError, type CelResult } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
+import type { CelResult } from '@bufbuild/cel';
+import { lazyRequire } from '../../util/lazy-require.js';
 import { FieldError, forbidden, invalid, required } from '../field-errors.js';
 import { additionalSchema, isObject, type Schema, type ValidationRule } from './types.js';
 
 /** Upstream's CRD environment includes the strings extension library. */
-const env = celEnv({ funcs: strings });
+// Loaded with the first rule compiled: a cluster without CEL rules never loads the CEL library.
+const cel = lazyRequire<typeof import('@bufbuild/cel')>('@bufbuild/cel');
+const celExt = lazyRequire<typeof import('@bufbuild/cel/ext')>('@bufbuild/cel/ext');
+let env: ReturnType<typeof import('@bufbuild/cel').celEnv> | undefined;
+const celEnvironment = () => env ??= cel().celEnv({ funcs: celExt().strings });
 type Program = (ctx: Record<string, unknown>) => CelResult;
 const compiled = new Map<string, { program?: Program; error?: string }>();
 
@@ -19,7 +23,7 @@ export function compileRule(rule: string): { program?: Program; error?: string }
   let c = compiled.get(rule);
   if (!c) {
     try {
-      c = { program: plan(env, parse(rule)) as unknown as Program };
+      c = { program: cel().plan(celEnvironment(), cel().parse(rule)) as unknown as Program };
     } catch (e) {
       c = { error: (e as Error).message.replace(/^.*?<input>:/, '<input>:') };
     }
@@ -45,7 +49,7 @@ export function toCel(schema: Schema | undefined, v: unknown): unknown {
 }
 
 function truthy(r: CelResult): boolean | string {
-  if (isCelError(r)) return `${(r as Error).message}`;
+  if (cel().isCelError(r)) return `${(r as Error).message}`;
   if (typeof r === 'boolean') return r;
   return 'rule did not evaluate to a boolean';
 }
