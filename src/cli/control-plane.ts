@@ -184,7 +184,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   await crds.start();
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
   ready = true;
-  logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, kubeconfig: kubeconfigPath });
+  logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, sinceProcessStartMs: Math.round(performance.now()), kubeconfig: kubeconfigPath });
   // Controllers are clients of the ready server; they catch up through their informers,
   // each component under its own identity (RBAC binds it to its bootstrap role).
   const controlLoops = startInProcessControllers(opts, {
