@@ -14,6 +14,7 @@
  * left alone).
  *
  *   node dist/bench/scheduler.js [--nodes 1000,5000] [--pods 10000] [--runs 3] [--no-write] [--keep] [--no-events]
+ *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -66,7 +67,7 @@ interface RunResult {
 
 /** `k8ts server --controllers none` on a free port; resolves once it logs "API server ready". */
 function startServer(dataDir: string): Promise<{ proc: ChildProcess; stop(): Promise<void> }> {
-  const proc = spawn(process.execPath, [cliPath, 'server', '--data-dir', dataDir, '--port', '0', '--bind', '127.0.0.1', '--controllers', 'none'], {
+  const proc = spawn(process.execPath, [...(process.env.K8TS_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cliPath, 'server', '--data-dir', dataDir, '--port', '0', '--bind', '127.0.0.1', '--controllers', 'none'], {
     stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info' },
   });
   const stop = () => new Promise<void>((resolve) => {

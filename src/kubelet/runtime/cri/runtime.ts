@@ -58,6 +58,7 @@ import { instances, latestSandbox, newPodEntry, nsToDate, podStatus, type Contai
 import type * as cri from './types.js';
 import { PodEventEmitter } from '../pod-events.js';
 import { runLifecycleHandler, runPreStopHook, type HookTarget } from './hooks.js';
+import { podDNSConfig, type KubeletDNSOptions } from '../../dns.js';
 
 export interface CRIRuntimeOptions {
   /** unix:///run/containerd/containerd.sock */
@@ -76,7 +77,9 @@ export interface CRIRuntimeOptions {
   relistPeriodMs?: number;
   /** The kubelet's service-account token cache: a removed pod's tokens are dropped. */
   tokens?: { forgetPod(uid: string): void };
-  /** Records the lifecycle hooks' events (FailedPostStartHook, FailedPreStopHook). */
+  /** The pods' resolv.conf (--cluster-dns, --cluster-domain, --resolv-conf); absent: the host's, as the runtime copies it. */
+  dns?: KubeletDNSOptions;
+  /** Records the lifecycle hooks' events (FailedPostStartHook, FailedPreStopHook) and DNS warnings (MissingClusterDNS, DNSConfigForming). */
   recorder?: { event(obj: unknown, type: 'Normal' | 'Warning', reason: string, message: string): void };
 }
 
@@ -123,7 +126,7 @@ export class CRIRuntime implements PodRuntime {
       syncOnce: (p) => this.syncOnce(p), describe: goGRPCError,
     });
     this.crashBackoff = new Backoff(now);
-    this.ctx = { nodeName: opts.nodeName, podLogsDir: opts.podLogsDir, hostIP: opts.hostIP };
+    this.ctx = { nodeName: opts.nodeName, podLogsDir: opts.podLogsDir, hostIP: opts.hostIP, dns: opts.dns };
   }
 
   async updatePodCIDR(podCIDRs: string[]): Promise<void> {
@@ -279,6 +282,8 @@ export class CRIRuntime implements PodRuntime {
     const pod = p.pod!;
     const config = podSandboxConfig(pod, this.ctx, attempt);
     mkdirSync(config.logDirectory!, { recursive: true, mode: 0o755 });
+    // Upstream reports these from GetPodDNS each time it builds the sandbox config; once per sandbox says the same.
+    if (this.ctx.dns) for (const w of podDNSConfig(pod, this.ctx.dns).warnings) this.opts.recorder?.event({ apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata }, 'Warning', w.reason, w.message);
     const started = Date.now();
     let id: string;
     try {

@@ -1,0 +1,224 @@
+/**
+ * k8ts beside the storage under it, in one run: pod creates through HTTPS
+ * with C keep-alive clients against a fresh `k8ts server --controllers none`
+ * on SQLite and on a private etcd, and the same number of same-size
+ * create-if-absent transactions sent straight to a fresh private etcd through
+ * its JSON gateway (`/v3/kv/txn`, as kube-apiserver writes a new object), in
+ * interleaved rounds. `--baseline DIR` adds the same k8ts rows for another
+ * built checkout (before/after a change in one run); `--watchers W` adds a
+ * SQLite row with W watchers of the pods attached, for the fan-out's cost.
+ * Medians over the rounds; ratios against raw etcd at the same concurrency.
+ *
+ *   node dist/bench/side-by-side.js [--rounds 2] [--pods 2000] [--concurrency 16,64]
+ *     [--watchers 100] [--baseline /path/to/other/checkout] [--no-etcd] [--no-write]
+ *
+ * Needs /usr/bin/etcd (Debian's etcd-server); everything binds to 127.0.0.1.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import https from 'node:https';
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startServer, type ServerProcess } from './lib/server.js';
+import { median, percentile } from './lib/stats.js';
+import { sectionHead, table, writeSection } from './lib/results.js';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
+
+interface Sample { perSec: number; p50: number; p99: number; errors: number }
+type Row = { name: string; concurrency: number; samples: Sample[] };
+
+const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address() as { port: number }; s.close(() => resolve(port)); });
+  });
+}
+
+interface Etcd { url: string; stop(): Promise<void> }
+
+async function startEtcd(dir: string): Promise<Etcd> {
+  const [client, peer] = [await freePort(), await freePort()];
+  const url = `http://127.0.0.1:${client}`;
+  const proc: ChildProcess = spawn('etcd', [
+    '--data-dir', dir, '--listen-client-urls', url, '--advertise-client-urls', url,
+    '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`,
+    '--initial-cluster', `default=http://127.0.0.1:${peer}`,
+  ], { stdio: 'ignore' });
+  const stop = () => new Promise<void>((resolve) => {
+    if (proc.exitCode !== null) return resolve();
+    proc.once('exit', () => resolve());
+    proc.kill('SIGTERM');
+  });
+  for (let i = 0; i < 200; i++) {
+    const healthy = await new Promise<boolean>((resolve) => {
+      http.get(`${url}/health`, (res) => { let b = ''; res.on('data', (c) => { b += c; }); res.on('end', () => resolve(b.includes('true'))); })
+        .on('error', () => resolve(false));
+    });
+    if (healthy) return { url, stop };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error('etcd did not become healthy');
+}
+
+/** Runs `count` tasks with `concurrency` workers; each answers whether it succeeded, and is timed. */
+async function drive(count: number, concurrency: number, task: (i: number) => Promise<boolean>): Promise<Sample> {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const t0 = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < count) {
+      const i = next++;
+      const s = process.hrtime.bigint();
+      if (!(await task(i))) errors++;
+      latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
+    }
+  }));
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  return { perSec: count / secs, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+}
+
+function post(agent: http.Agent | https.Agent, url: URL, path: string, body: string, extra: https.RequestOptions = {}): Promise<{ status: number; body: string }> {
+  const mod = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.request({
+      host: url.hostname, port: url.port, path, method: 'POST', agent, ...extra,
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(body) },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The storage ceiling: pod-sized create-if-absent transactions straight into etcd. */
+async function rawEtcd(pods: number, concurrency: number): Promise<Sample> {
+  const dir = mkdtempSync(join(tmpdir(), 'k8ts-sbs-etcd-'));
+  const etcd = await startEtcd(dir);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency + 2 });
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const filler = 'x'.repeat(1400);
+  const stamp = Date.now();
+  try {
+    return await drive(pods, concurrency, async (i) => {
+      const key = b64(`/registry/pods/load/p-${stamp}-${i}`);
+      const value = b64(JSON.stringify({ kind: 'Pod', metadata: { name: `p-${stamp}-${i}` }, pad: filler }));
+      const r = await post(agent, new URL(etcd.url), '/v3/kv/txn', JSON.stringify({
+        compare: [{ key, target: 'MOD', result: 'EQUAL', mod_revision: '0' }], success: [{ request_put: { key, value } }],
+      }));
+      return r.status === 200 && JSON.parse(r.body).succeeded === true;
+    });
+  } finally {
+    agent.destroy();
+    await etcd.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Pod creates through a fresh k8ts server of the checkout at `checkout`, on SQLite or on a fresh etcd. */
+async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, concurrency: number, watchers: number): Promise<Sample> {
+  const dir = mkdtempSync(join(tmpdir(), 'k8ts-sbs-'));
+  const etcd = storage === 'etcd' ? await startEtcd(join(dir, 'etcd')) : undefined;
+  let server: ServerProcess | undefined;
+  const streams: http.ClientRequest[] = [];
+  try {
+    server = await startServer({
+      cliPath: join(checkout, 'dist', 'src', 'cli', 'main.js'), dataDir: join(dir, 'data'),
+      serverArgs: ['--controllers', 'none', ...(etcd ? ['--etcd-servers', etcd.url] : [])],
+    });
+    const url = new URL(server.creds.server);
+    const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency + watchers + 4, ca: server.creds.ca, cert: server.creds.cert, key: server.creds.key });
+    const ns = await post(agent, url, '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'load' } }));
+    if (ns.status !== 201) throw new Error(`namespace: ${ns.status} ${ns.body}`);
+    for (let i = 0; i < watchers; i++) {
+      const req = https.get({ host: url.hostname, port: url.port, path: '/api/v1/namespaces/load/pods?watch=1', agent }, (res) => res.resume());
+      req.on('error', () => undefined);
+      streams.push(req);
+    }
+    // Warm connections first, as kubectl and controllers hold theirs.
+    await Promise.all(Array.from({ length: concurrency }, () => post(agent, url, '/api/v1/namespaces/load/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'warm-' } }))));
+    const stamp = Date.now();
+    const sample = await drive(pods, concurrency, async (i) => {
+      const pod = {
+        apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${stamp}-${i}`, labels: { load: 'yes' } },
+        spec: { containers: [{ name: 'c', image: 'busybox' }], schedulerName: 'no-such-scheduler' },
+      };
+      return (await post(agent, url, '/api/v1/namespaces/load/pods', JSON.stringify(pod))).status === 201;
+    });
+    for (const s of streams) s.destroy();
+    agent.destroy();
+    return sample;
+  } finally {
+    for (const s of streams) s.destroy();
+    await server?.stop();
+    await etcd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      rounds: { type: 'string', default: '2' }, pods: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '16,64' },
+      watchers: { type: 'string', default: '100' }, baseline: { type: 'string' }, 'no-etcd': { type: 'boolean', default: false },
+      'no-write': { type: 'boolean', default: false },
+    },
+  });
+  const rounds = Number(values.rounds);
+  const pods = Number(values.pods);
+  const watchers = Number(values.watchers);
+  const levels = values.concurrency!.split(',').map(Number);
+  const rows = new Map<string, Row>();
+  const record = (name: string, concurrency: number, s: Sample) => {
+    const key = `${name}@${concurrency}`;
+    if (!rows.has(key)) rows.set(key, { name, concurrency, samples: [] });
+    rows.get(key)!.samples.push(s);
+    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}`);
+  };
+  const load0 = loadavg()[0]!;
+  for (let r = 1; r <= rounds; r++) {
+    for (const c of levels) {
+      log(`round ${r}, ${c} clients`);
+      if (!values['no-etcd']) record('raw etcd txn', c, await rawEtcd(pods, c));
+      record('k8ts on SQLite', c, await k8ts(repoRoot, 'sqlite', pods, c, 0));
+      if (values.baseline) record('baseline on SQLite', c, await k8ts(values.baseline, 'sqlite', pods, c, 0));
+      if (watchers > 0) record(`k8ts on SQLite, ${watchers} watchers`, c, await k8ts(repoRoot, 'sqlite', pods, c, watchers));
+      if (!values['no-etcd']) {
+        record('k8ts on etcd', c, await k8ts(repoRoot, 'etcd', pods, c, 0));
+        if (values.baseline) record('baseline on etcd', c, await k8ts(values.baseline, 'etcd', pods, c, 0));
+      }
+    }
+  }
+  const raw = (c: number) => rows.get(`raw etcd txn@${c}`);
+  const tableRows = [...rows.values()].map((row) => {
+    const perSec = median(row.samples.map((s) => s.perSec));
+    const ref = raw(row.concurrency);
+    const ratio = ref && row.name !== 'raw etcd txn' ? `${(perSec / median(ref.samples.map((s) => s.perSec))).toFixed(2)}×` : '';
+    return [row.name, String(row.concurrency), `**${Math.round(perSec).toLocaleString('en-US')}**`, row.samples.map((s) => Math.round(s.perSec)).join(', '),
+      `${median(row.samples.map((s) => s.p50)).toFixed(1)} ms`, `${median(row.samples.map((s) => s.p99)).toFixed(1)} ms`,
+      String(row.samples.reduce((a, s) => a + s.errors, 0)), ratio];
+  });
+  const body = [
+    ...sectionHead(repoRoot, '## Side by side: k8ts and raw etcd'),
+    `- Setup: ${pods} pod creates (HTTPS, keep-alive, admin client certificate) per cell against a fresh \`k8ts server --controllers none\`; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${values.baseline ? ` Baseline: the checkout at \`${values.baseline}\` (built), same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
+    '',
+    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd'], tableRows),
+  ].join('\n');
+  console.log(body);
+  if (!values['no-write']) writeSection(resultsFile, 'side-by-side', body);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
