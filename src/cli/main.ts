@@ -62,6 +62,18 @@ const commands: Record<string, Command> = {
     summary: 'Performs a best effort revert of changes made to this host by \'k8ts init\' or \'k8ts join\'',
     load: async () => { const m = await import('./kubeadm/reset.js'); return { help: m.resetHelp, run: m.runReset }; },
   },
+  version: {
+    summary: 'Print the version of k8ts and of the Kubernetes API it serves',
+    load: async () => ({
+      help: 'Print the version of k8ts and of the Kubernetes API it serves.\n\nUsage:\n  k8ts version',
+      run: async (args) => {
+        if (args.length) throw Object.assign(new Error(`Unexpected argument '${args[0]}'`), { code: 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' });
+        const { versionInfo, k8tsVersion, kubernetesVersion } = await import('../apiserver/version.js');
+        console.log(`k8ts ${k8tsVersion} (Kubernetes API ${kubernetesVersion}, ${versionInfo().goVersion}, ${versionInfo().platform})`);
+        return 0;
+      },
+    }),
+  },
   supervise: {
     summary: 'Run a command, restarting it when it exits (init and join use it where there is no systemd)',
     load: async () => { const m = await import('./kubeadm/supervisor.js'); return { help: m.superviseHelp, run: m.runSupervise }; },
@@ -86,8 +98,9 @@ async function main(argv: string[]): Promise<number> {
   return mod.run(rest);
 }
 
-main(process.argv.slice(2)).then((code) => { if (code !== 0) process.exitCode = code; }, (err) => {
-  console.error(`Error: ${err instanceof Error ? err.message : String(err)}`);
+main(process.argv.slice(2)).then((code) => { if (code !== 0) process.exitCode = code; }, async (err) => {
+  const { commandErrorText } = await import('./flag-errors.js');
+  console.error(commandErrorText(process.argv[2], err));
   // Exit now: a listening socket or a timer left by the failed start must not keep a process
   // that cannot do its job alive.
   process.exit(1);

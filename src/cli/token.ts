@@ -8,6 +8,7 @@ import { Clientset, loadKubeconfig } from '../client/index.js';
 import { defaultTokenGroups, defaultTokenUsages, generateBootstrapToken } from '../api/bootstraptoken/index.js';
 import { createToken, deleteTokens, joinWorkerCommandFromKubeconfig, listTokens, tokenToCreate } from '../kubeadm/token/index.js';
 import { parseDuration } from './duration.js';
+import { flagErrorMessage } from './flag-errors.js';
 
 const defaultKubeconfig = '/etc/kubernetes/admin.conf';
 
@@ -47,7 +48,7 @@ Create flags:
 
 /** kubeadm's CheckErr: the message, then the hint, on stderr; exit code 1. */
 function fail(err: unknown): number {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\nTo see the stack trace of this error execute with --v=5 or higher\n`);
+  process.stderr.write(`${flagErrorMessage(err) ?? (err instanceof Error ? err.message : String(err))}\nTo see the stack trace of this error execute with --v=5 or higher\n`);
   return 1;
 }
 

@@ -161,8 +161,8 @@ export async function runInit(args: string[]): Promise<number> {
     log(closingMessage(layout, server, token, caCertHash(ca.certPem), stopHint));
     return 0;
   } catch (e) {
-    if (e instanceof PreflightError) console.error(`error execution phase preflight: ${e.message}`);
-    else console.error(`error execution phase ${phase}: ${e instanceof Error ? e.message : String(e)}`);
+    if (e instanceof PreflightError) console.error(`error execution phase preflight: ${e.message}\nTo see the stack trace of this error execute with --v=5 or higher`);
+    else console.error(`error execution phase ${phase}: ${e instanceof Error ? e.message : String(e)}\nTo see the stack trace of this error execute with --v=5 or higher`);
     return 1;
   }
 }

@@ -115,7 +115,7 @@ export async function runJoin(args: string[]): Promise<number> {
     if (started) cleanAgentState(layout, kubeletDirExisted);
     for (const f of written) rmSync(f, { force: true });
     const msg = e instanceof PreflightError ? e.message : e instanceof Error ? e.message : String(e);
-    console.error(`error execution phase ${phase}: ${msg}`);
+    console.error(`error execution phase ${phase}: ${msg}\nTo see the stack trace of this error execute with --v=5 or higher`);
     return 1;
   }
   log(`

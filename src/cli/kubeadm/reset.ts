@@ -57,7 +57,7 @@ export async function runReset(args: string[]): Promise<number> {
   const dry = !!values['dry-run'];
   console.error("W [reset] WARNING: Changes made to this host by 'k8ts init' or 'k8ts join' will be reverted.");
   if (!values.force && !(await confirm())) {
-    console.error('error execution phase preflight: aborted reset operation');
+    console.error('error execution phase preflight: aborted reset operation\nTo see the stack trace of this error execute with --v=5 or higher');
     return 1;
   }
   console.log('[preflight] Running pre-flight checks');
