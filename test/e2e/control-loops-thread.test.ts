@@ -5,7 +5,7 @@
  * closes (exit 0, nothing left running), and a thread that dies (here: it
  * reaches its --controllers-heap-limit-mb, a real out-of-memory) is restarted
  * after the kubelet's first CrashLoopBackOff delay (10 s) while the server
- * keeps answering.
+ * keeps answering (a bystander, from the crash until the new thread runs).
  */
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -83,7 +83,6 @@ describe('control loops in their own thread', () => {
     clusters.push(cluster);
     const lines = logLines(cluster);
     await eventually(async () => running(lines)[0], 20_000, 'the control loops thread');
-    const bystander = startBystander(cluster);
     // The root CA publisher's informer caches every ConfigMap: 900 KiB ones fill the thread's 48 MiB heap.
     const value = 'x'.repeat(900 * 1024);
     const crashed = () => lines.find((l) => l.msg === 'control loops thread exited; restarting it');
@@ -95,6 +94,8 @@ describe('control loops in their own thread', () => {
       }));
     }
     const exit = await eventually(async () => crashed(), 20_000, 'the thread to run out of memory');
+    // From the crash until the restarted thread runs, another client is answered within 1 s.
+    const bystander = startBystander(cluster);
     assert.match(exit.err ?? '', /memory/);
     assert.equal(exit.restartInMs, 10_000);
     // The cause goes away, as an operator would remove it; the restarted thread must then stay up.
