@@ -71,7 +71,19 @@ export interface FieldManagerOptions {
 
 export interface CreateOptions { dryRun?: boolean; fieldManager?: FieldManagerOptions }
 
-export interface UpdateOptions { subresource?: string; dryRun?: boolean; fieldManager?: FieldManagerOptions }
+export interface UpdateOptions {
+  subresource?: string;
+  dryRun?: boolean;
+  fieldManager?: FieldManagerOptions;
+  /**
+   * The object as stored at its resourceVersion, from a watch-fed cache
+   * (upstream's cachedExistingObject): the first attempt starts from it
+   * instead of reading storage, and its revision guards the write, so a
+   * stale copy only costs the read a lost race costs anyway. Callers must
+   * not mutate it.
+   */
+  current?: any;
+}
 
 export interface Watch {
   close(): void;
@@ -283,25 +295,37 @@ export class Store {
   ): Promise<any> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
-      const { kv } = await this.deps.backend.get(key);
-      if (!kv) throw notFound(this.gr, name);
-      const old = this.decode(kv);
+      const cached = attempt === 0 && !!opts.current;
+      const { old, modRevision } = cached ? fromCache(opts.current) : await this.readCurrent(key, name);
       const next = await mutate(clone(old));
       // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
       const rv = next?.metadata?.resourceVersion;
-      if (rv && rv !== old.metadata.resourceVersion) throw conflict(this.gr, name);
+      // Against a cached copy a mismatch or a no-op may only mean the copy is stale: decide on storage's.
+      if (rv && rv !== old.metadata.resourceVersion) {
+        if (cached) continue;
+        throw conflict(this.gr, name);
+      }
       const obj = await this.prepareUpdate(next, old, opts);
-      if (stableStringify(obj) === stableStringify(old)) return old;
+      if (stableStringify(obj) === stableStringify(old)) {
+        if (cached) continue;
+        return old;
+      }
       if (opts.dryRun) return obj;
       if (shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj)) {
-        const res = await this.deps.backend.delete(key, kv.modRevision);
+        const res = await this.deps.backend.delete(key, modRevision);
         if (res.ok) return this.decode(res.kv);
       } else {
-        const res = await this.deps.backend.update(key, this.encode(obj), kv.modRevision);
+        const res = await this.deps.backend.update(key, this.encode(obj), modRevision);
         if (res.ok) return this.decode(res.kv);
       }
       if (opts.preconditionRV || attempt >= maxConflictRetries) throw conflict(this.gr, name);
     }
+  }
+
+  private async readCurrent(key: string, name: string): Promise<{ old: any; modRevision: number }> {
+    const { kv } = await this.deps.backend.get(key);
+    if (!kv) throw notFound(this.gr, name);
+    return { old: this.decode(kv), modRevision: kv.modRevision };
   }
 
   /**
@@ -465,6 +489,11 @@ function decodeShared(store: Store, kv: KeyValue): any {
   let o = cache.get(kv);
   if (!o) { o = store.decode(kv); cache.set(kv, o); }
   return o;
+}
+
+/** A cached object as the first attempt's current state: its resourceVersion is the revision the write is guarded by. */
+function fromCache(current: any): { old: any; modRevision: number } {
+  return { old: current, modRevision: Number(current.metadata.resourceVersion) };
 }
 
 /** Go's `omitempty`: empty metadata lists and maps are not stored (clients see them absent). */

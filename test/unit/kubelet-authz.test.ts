@@ -15,6 +15,8 @@ import { createWebhookAuthorizer, subjectAccessReviewSpec } from '../../src/kube
 import { bearerToken, createTokenAuthenticator } from '../../src/kubelet/server/authn.js';
 import type { KubeletReviewer } from '../../src/kubelet/server/reviews.js';
 import type { IncomingMessage } from 'node:http';
+import { ApiError } from '../../src/client/index.js';
+import { defaultAuthWebhookRetryBackoff, shouldRetry, withBackoff } from '../../src/kubelet/server/retry.js';
 
 const mallory = { name: 'mallory', groups: ['system:authenticated'] };
 
@@ -176,5 +178,32 @@ describe('token authenticator', () => {
     assert.equal(bearerToken(req('Basic abc')), undefined);
     assert.equal(bearerToken(req('Bearer ')), undefined);
     assert.equal(bearerToken(req()), undefined);
+  });
+});
+
+describe('webhook retry (upstream DefaultShouldRetry, DefaultAuthWebhookRetryBackoff)', () => {
+  const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+  const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+  const table: [string, unknown, boolean][] = [
+    ['connection reset', reset, true],
+    ['429 TooManyRequests', new ApiError(429, 'TooManyRequests', 'slow down'), true],
+    ['500 InternalError', new ApiError(500, 'InternalError', 'oops'), true],
+    ['504 Timeout', new ApiError(504, 'Timeout', 'timeout'), true],
+    ['connection refused', refused, false],
+    ['403 Forbidden', new ApiError(403, 'Forbidden', 'no'), false],
+  ];
+  for (const [name, err, retried] of table) it(`${name}: ${retried ? 'retried' : 'fails at once'}`, () => assert.equal(shouldRetry(err), retried));
+
+  it('5 tries at most, 500 ms apart first and 1.5 times longer each time', async () => {
+    const slept: number[] = [];
+    let calls = 0;
+    await assert.rejects(withBackoff(async () => { calls++; throw reset; }, defaultAuthWebhookRetryBackoff, async (ms) => { slept.push(ms); }, () => 0), /socket hang up/);
+    assert.equal(calls, 5);
+    assert.deepEqual(slept, [500, 750, 1125, 1687.5]);
+    calls = 0;
+    assert.equal(await withBackoff(async () => { if (++calls < 3) throw reset; return 'ok'; }, defaultAuthWebhookRetryBackoff, async () => {}), 'ok');
+    calls = 0;
+    await assert.rejects(withBackoff(async () => { calls++; throw refused; }, defaultAuthWebhookRetryBackoff, async () => {}), /ECONNREFUSED/);
+    assert.equal(calls, 1);
   });
 });
