@@ -28,7 +28,10 @@ function statusFor(code: string | undefined): Status {
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
   // A response already under way on this connection cannot be followed by another.
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
-  if (err.code === 'ECONNRESET' || !socket.writable || inFlight) {
+  // A TLS failure (a handshake past its deadline, one the client broke off) has no HTTP to
+  // answer in: the connection is closed, as Go's server closes it.
+  const tlsFailure = err.code?.startsWith('ERR_TLS_') || err.code?.startsWith('ERR_SSL_');
+  if (err.code === 'ECONNRESET' || tlsFailure || !socket.writable || inFlight) {
     socket.destroy();
     return;
   }

@@ -13,17 +13,22 @@ import type { Status } from '../api/status.js';
 import type { Logger } from '../util/log.js';
 import type { RequestInfo } from './request-info.js';
 import { answerClientError } from './client-error.js';
+import { boundHeaderRead, upstreamServingDeadlines } from '../util/serving-deadlines.js';
+
+export { tlsServerDeadlineOptions } from '../util/serving-deadlines.js';
 
 export interface ConnectionTimeouts {
   /** kube-apiserver --request-timeout: the whole of a non-long-running request. */
   requestMs: number;
-  /** From a connection's first byte of a request to the end of its headers. */
+  /** From a connection's first byte of a request to the end of its headers (upstream's ReadHeaderTimeout, 32 s). */
   headersMs: number;
+  /** From accept to the end of the TLS handshake (Go bounds it by ReadHeaderTimeout too). */
+  handshakeMs: number;
   /** How long a keep-alive connection may sit between requests. */
   keepAliveMs: number;
 }
 
-export const defaultTimeouts: ConnectionTimeouts = { requestMs: 60_000, headersMs: 60_000, keepAliveMs: 65_000 };
+export const defaultTimeouts: ConnectionTimeouts = { requestMs: 60_000, ...upstreamServingDeadlines, keepAliveMs: 65_000 };
 
 /**
  * The request-target as a URL, or undefined when it is not one. Origin-form
@@ -116,15 +121,15 @@ export function lastResort(logger: Logger, req: IncomingMessage, res: ServerResp
 }
 
 /**
- * Header, keep-alive and handshake bounds on every connection, and answers
+ * Header and keep-alive bounds on every connection (the handshake's is a server option:
+ * tlsServerDeadlineOptions), and answers
  * for what the HTTP parser refuses (Node's own defaults, plus a log line).
  * Node's whole-request timer stays off: watches and streams are long-lived,
  * and deadlineFor bounds the others.
  */
 export function boundConnections(server: Server, t: ConnectionTimeouts, logger: Logger): void {
   server.keepAliveTimeout = t.keepAliveMs;
-  server.headersTimeout = t.headersMs;
-  server.requestTimeout = 0;
+  boundHeaderRead(server, t);
   server.timeout = 0;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     logger.debug('client connection error', { code: err.code, err: err.message });

@@ -14,26 +14,29 @@
  *  4. /<endpoint>/<check> runs one check: `ok`, or 500
  *     `internal server error: <reason>`.
  */
-export interface HealthCheck { name: string; check: () => string | undefined }
+/** A check answers undefined when healthy, else the reason (a probe of storage answers later). */
+export interface HealthCheck { name: string; check: () => string | undefined | Promise<string | undefined> }
 
 export type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
 
 export interface HealthAnswer { code: number; body: string }
 
-export function healthAnswer(endpoint: HealthEndpoint, checks: HealthCheck[], url: URL): HealthAnswer | undefined {
+export async function healthAnswer(endpoint: HealthEndpoint, checks: HealthCheck[], url: URL): Promise<HealthAnswer | undefined> {
   const sub = url.pathname.replace(/\/$/, '').split('/').slice(2);
   if (sub.length) {
     const one = sub.length === 1 ? checks.find((c) => c.name === sub[0]) : undefined;
     if (!one) return undefined;
-    const failed = one.check();
+    const failed = await one.check();
     return failed === undefined ? { code: 200, body: 'ok' } : { code: 500, body: `internal server error: ${failed}\n` };
   }
   const excluded = new Set(url.searchParams.getAll('exclude'));
+  // Upstream runs the checks one after another; they are independent, so here they run at once.
+  const results = await Promise.all(checks.map((c) => (excluded.has(c.name) ? undefined : c.check())));
   let lines = '';
   let failed = false;
-  for (const c of checks) {
+  for (const [i, c] of checks.entries()) {
     if (excluded.delete(c.name)) { lines += `[+]${c.name} excluded: ok\n`; continue; }
-    if (c.check() === undefined) { lines += `[+]${c.name} ok\n`; continue; }
+    if (results[i] === undefined) { lines += `[+]${c.name} ok\n`; continue; }
     lines += `[-]${c.name} failed: reason withheld\n`;
     failed = true;
   }

@@ -40,7 +40,8 @@ import type { KubeletClient } from './kubelet-client/client.js';
 import { componentStatusResource, handleComponentStatuses } from './componentstatuses.js';
 import { healthAnswer, type HealthCheck, type HealthEndpoint } from './health.js';
 import { handleMetrics, metricsGroup, metricsResources, SummaryScraper } from './metrics-api/index.js';
-import { boundConnections, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
+import { storageHealthCheck, type StorageHealth } from './storage-health.js';
+import { boundConnections, tlsServerDeadlineOptions, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
 export interface ApiServerOptions {
   registry: Registry;
@@ -50,6 +51,8 @@ export interface ApiServerOptions {
   logger: Logger;
   /** Reports readiness for /readyz (storage open, bootstrap objects written). */
   ready: () => boolean;
+  /** The `etcd` health check's probe; a read of the registry's backend when absent (storage-health.ts). */
+  storageHealth?: StorageHealth;
   /** Connection and request time bounds; upstream's defaults when absent. */
   timeouts?: Partial<ConnectionTimeouts>;
   /** How pods/log and nodes/proxy reach kubelets; without it they answer 503. */
@@ -79,10 +82,13 @@ const settleBodyMs = 2_000;
 const anonymousPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/', '/livez/', '/readyz/']);
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
-  const opts = { ...options, resourceMetrics: options.resourceMetrics ?? resourceMetricsOf(options) };
+  const opts = {
+    ...options, resourceMetrics: options.resourceMetrics ?? resourceMetricsOf(options),
+    storageHealth: options.storageHealth ?? storageHealthCheck(options.registry.backend),
+  };
   const timeouts = { ...defaultTimeouts, ...opts.timeouts };
-  // Node looks for connections past their header deadline only this often.
-  const checking = { connectionsCheckingInterval: Math.min(30_000, Math.max(250, timeouts.headersMs / 4)) };
+  // The handshake and header deadlines of upstream's http.Server (util/serving-deadlines.ts).
+  const checking = tlsServerDeadlineOptions(timeouts);
   // The one error boundary: whatever a request makes a handler throw or reject with, the
   // process answers it (or drops that connection) and lives on.
   const server = https.createServer({ ...opts.tls, ...checking }, (req, res) => {
@@ -218,7 +224,7 @@ async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, re
   }
   const health = /^\/(healthz|livez|readyz)(\/|$)/.exec(p);
   if (health) {
-    const answer = healthAnswer(health[1] as HealthEndpoint, healthChecks(opts, health[1] as HealthEndpoint), url);
+    const answer = await healthAnswer(health[1] as HealthEndpoint, healthChecks(opts, health[1] as HealthEndpoint), url);
     if (!answer) throw pageNotFound();
     return text(res, answer.code, answer.body);
   }
@@ -274,11 +280,17 @@ function discovery(res: ServerResponse, req: IncomingMessage, aggregated: () => 
 
 const hostOf = (req: IncomingMessage) => String(req.headers.host ?? 'localhost:6443');
 
-/** The checks of each health endpoint: liveness is the server answering; readiness adds storage open and bootstrap written. */
+/**
+ * The checks of each health endpoint, in kube-apiserver's order: `ping`; `etcd` (a real read of
+ * storage) on all three, as upstream's AddHealthChecks puts it; /readyz adds `etcd-readiness`
+ * (--etcd-readycheck-timeout) and `storage` (k8ts's own: storage open and bootstrap written).
+ */
 function healthChecks(opts: ApiServerOptions, endpoint: HealthEndpoint): HealthCheck[] {
   const ping: HealthCheck = { name: 'ping', check: () => undefined };
-  if (endpoint !== 'readyz') return [ping];
-  return [ping, { name: 'storage', check: () => (opts.ready() ? undefined : 'storage not ready') }];
+  const etcd: HealthCheck = { name: 'etcd', check: () => opts.storageHealth?.() };
+  if (endpoint !== 'readyz') return [ping, etcd];
+  return [ping, etcd, { name: 'etcd-readiness', check: () => opts.storageHealth?.() },
+    { name: 'storage', check: () => (opts.ready() ? undefined : 'storage not ready') }];
 }
 
 function text(res: ServerResponse, code: number, body: string, type = 'text/plain; charset=utf-8'): void {
@@ -370,8 +382,10 @@ function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerRespon
   const media = negotiateMedia(req.headers.accept);
   // Custom resources have no protobuf form: they answer JSON whatever the client prefers.
   const protobuf = media.protobuf && !(store instanceof CustomResourceStore);
+  const done = new AbortController();
+  res.once('close', () => done.abort());
   return {
-    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(),
+    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(), signal: done.signal,
     logger: opts.logger, watchGauge: { inc: () => opts.metrics.watchers.inc(), dec: () => opts.metrics.watchers.dec() },
   };
 }

@@ -39,6 +39,7 @@ import { startControlLoopsThread, type ClientCredentials, type ControlLoopsThrea
 import type { ControllerConfig } from '../controllers/types.js';
 import { secureDataDir, secureDataDirLogged, startupError } from './data-dir.js';
 import { EtcdUnreachableError, openStorage, type EtcdConfig } from './storage.js';
+import { readHeaderTimeoutMs } from '../util/serving-deadlines.js';
 
 export interface ControlPlaneOptions {
   dataDir: string;
@@ -167,7 +168,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const authorize = authz.authorize = authorizerFor(modes, { rbac: rbacAuthorizer(cache), node: nodeAuthz.authorize });
   const server = createApiServer({
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
-    timeouts: { requestMs, headersMs: Math.min(requestMs, 60_000) }, kubelet, authorize, serviceAccountTokens: sa.issuer,
+    timeouts: { requestMs, headersMs: Math.min(requestMs, readHeaderTimeoutMs), handshakeMs: readHeaderTimeoutMs }, kubelet, authorize, serviceAccountTokens: sa.issuer,
     rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }),
   });
   const addr = await server.listen(opts.port, opts.bind);

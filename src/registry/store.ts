@@ -21,6 +21,7 @@ import { listPrefix, objectKey } from './keys.js';
 import { clone, generateName, newUID, stableStringify } from './meta.js';
 import { compileSelection, Selection } from './selection.js';
 import { withResourceVersion } from './stored-json.js';
+import { KeyTurnAbandoned, KeyTurns } from './key-turns.js';
 import { defaultFreshnessWaitMs, waitUntilFresh } from './fresh.js';
 import { parseResourceVersion } from '../api/list-options.js';
 import { dropOmittedZeros } from '../api/protobuf/omitempty.js';
@@ -83,6 +84,11 @@ export interface UpdateOptions {
    * not mutate it.
    */
   current?: any;
+  /**
+   * The request's context: once aborted (its deadline passed, its client left), a write that
+   * lost a race stops retrying. Without it a write without precondition retries until it succeeds.
+   */
+  signal?: AbortSignal;
 }
 
 export interface Watch {
@@ -94,13 +100,12 @@ export interface Watch {
 /** Larger limits mean "everything"; this keeps them exact integers on the way to SQLite. */
 const maxListLimit = Number.MAX_SAFE_INTEGER - 1;
 
-const maxConflictRetries = 8;
-
 export class Store {
   readonly gr: GroupResource;
   readonly apiVersion: string;
 
   private readonly keyInfo: ResourceInfo;
+  private readonly writers = new KeyTurns();
 
   constructor(readonly info: ResourceInfo, readonly strategy: Strategy, private readonly deps: StoreDeps, private readonly storage?: StorageVersion) {
     this.gr = { group: info.group, resource: info.plural };
@@ -283,10 +288,12 @@ export class Store {
   }
 
   /**
-   * Read-modify-write with retries on conflict. `mutate` gets a private copy of
-   * the current object and returns the desired one. Without a resourceVersion
-   * precondition a lost race is retried on fresh data, as upstream's
-   * GuaranteedUpdate does.
+   * Read-modify-write, as upstream's etcd3 GuaranteedUpdate: `mutate` gets a
+   * private copy of the current object and returns the desired one. A write
+   * whose guard lost a race is tried again on the value that won (the failed
+   * guard's answer: no second read; absent when it was deleted) until it succeeds: there is no count,
+   * only the request's deadline (opts.signal). A write with a precondition (a
+   * resourceVersion in the PUT body or in the patched object) answers 409 at once.
    */
   async guaranteedUpdate(
     namespace: string | undefined, name: string,
@@ -294,31 +301,47 @@ export class Store {
     opts: UpdateOptions & { preconditionRV?: string } = {},
   ): Promise<any> {
     const key = this.key(namespace, name);
-    for (let attempt = 0; ; attempt++) {
-      const cached = attempt === 0 && !!opts.current;
-      const { old, modRevision } = cached ? fromCache(opts.current) : await this.readCurrent(key, name);
+    try {
+      return await this.writers.inTurn(key, () => this.readModifyWrite(key, name, mutate, opts), opts.signal);
+    } catch (e) {
+      // Left the line because the request is over (its 504 is already sent): as a lost race.
+      if (e instanceof KeyTurnAbandoned) throw conflict(this.gr, name);
+      throw e;
+    }
+  }
+
+  private async readModifyWrite(
+    key: string, name: string,
+    mutate: (current: any) => any | Promise<any>,
+    opts: UpdateOptions & { preconditionRV?: string },
+  ): Promise<any> {
+    const fromStorage = async () => ({ ...(await this.readCurrent(key, name)), cached: false });
+    // The first attempt may start from a watch-fed copy; a lost race starts over from the value that won.
+    let cur = opts.current ? { ...fromCache(opts.current), cached: true } : await fromStorage();
+    for (;;) {
+      const { old, modRevision, cached } = cur;
       const next = await mutate(clone(old));
       // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
       const rv = next?.metadata?.resourceVersion;
       // Against a cached copy a mismatch or a no-op may only mean the copy is stale: decide on storage's.
       if (rv && rv !== old.metadata.resourceVersion) {
-        if (cached) continue;
+        if (cached) { cur = await fromStorage(); continue; }
         throw conflict(this.gr, name);
       }
       const obj = await this.prepareUpdate(next, old, opts);
       if (stableStringify(obj) === stableStringify(old)) {
-        if (cached) continue;
+        if (cached) { cur = await fromStorage(); continue; }
         return old;
       }
       if (opts.dryRun) return obj;
-      if (shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj)) {
-        const res = await this.deps.backend.delete(key, modRevision);
-        if (res.ok) return this.decode(res.kv);
-      } else {
-        const res = await this.deps.backend.update(key, this.encode(obj), modRevision);
-        if (res.ok) return this.decode(res.kv);
-      }
-      if (opts.preconditionRV || attempt >= maxConflictRetries) throw conflict(this.gr, name);
+      const res = shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj)
+        ? await this.deps.backend.delete(key, modRevision)
+        : await this.deps.backend.update(key, this.encode(obj), modRevision);
+      if (res.ok) return this.decode(res.kv);
+      if (opts.preconditionRV) throw conflict(this.gr, name);
+      throwIfGivenUp(opts.signal, this.gr, name);
+      if (!res.current) throw notFound(this.gr, name);
+      cur = { old: this.decode(res.current), modRevision: res.current.modRevision, cached: false };
     }
   }
 
@@ -378,10 +401,10 @@ export class Store {
    * for their kubelet), finalizers (the object stays with a deletionTimestamp
    * until they are gone), then removal. Returns the object and whether it is gone.
    */
-  async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}, dryRun = false): Promise<{ obj: any; deleted: boolean }> {
+  async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}, dryRun = false, signal?: AbortSignal): Promise<{ obj: any; deleted: boolean }> {
     const key = this.key(namespace, name);
-    for (let attempt = 0; ; attempt++) {
-      const { kv } = await this.deps.backend.get(key);
+    let kv = (await this.deps.backend.get(key)).kv;
+    for (;;) {
       if (!kv) throw notFound(this.gr, name);
       const cur = this.decode(kv);
       checkPreconditions(this.gr, cur, options);
@@ -393,7 +416,9 @@ export class Store {
         ? await this.deps.backend.update(key, this.encode(next), kv.modRevision)
         : await this.deps.backend.delete(key, kv.modRevision);
       if (res.ok) return { obj: this.decode(res.kv), deleted: !pending };
-      if (options.preconditions?.resourceVersion || attempt >= maxConflictRetries) throw conflict(this.gr, name);
+      // As upstream's conditional delete: a lost race is checked again on the winner (preconditions included).
+      throwIfGivenUp(signal, this.gr, name);
+      kv = res.current;
     }
   }
 
@@ -505,6 +530,15 @@ function dropEmptyMetadata(meta: any): void {
 function shouldDeleteNow(obj: any): boolean {
   const m = obj.metadata;
   return !!m.deletionTimestamp && !(m.finalizers?.length) && !(m.deletionGracePeriodSeconds > 0);
+}
+
+/**
+ * A write that keeps losing races stops when its request is over (upstream's
+ * GuaranteedUpdate returns the context's error; the timeout filter has
+ * already answered the client 504 by then).
+ */
+function throwIfGivenUp(signal: AbortSignal | undefined, gr: GroupResource, name: string): void {
+  if (signal?.aborted) throw conflict(gr, name);
 }
 
 function checkPreconditions(gr: GroupResource, cur: any, options: DeleteOptions) {

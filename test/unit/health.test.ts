@@ -4,9 +4,10 @@ import { healthAnswer, type HealthCheck } from '../../src/apiserver/health.js';
 
 const ok = (name: string): HealthCheck => ({ name, check: () => undefined });
 const bad = (name: string): HealthCheck => ({ name, check: () => `${name} is down` });
+const later = (name: string, reason: string | undefined): HealthCheck => ({ name, check: async () => reason });
 const at = (path: string) => new URL(`https://x${path}`);
 
-test('health endpoints answer as upstream\'s healthz handlers', () => {
+test('health endpoints answer as upstream\'s healthz handlers', async () => {
   const cases: { path: string; checks: HealthCheck[]; code?: number; body?: string; none?: true }[] = [
     { path: '/readyz', checks: [ok('ping'), ok('storage')], code: 200, body: 'ok' },
     { path: '/readyz?verbose', checks: [ok('ping'), ok('storage')], code: 200, body: '[+]ping ok\n[+]storage ok\nreadyz check passed\n' },
@@ -18,10 +19,15 @@ test('health endpoints answer as upstream\'s healthz handlers', () => {
     { path: '/readyz/ping', checks: [ok('ping')], code: 200, body: 'ok' },
     { path: '/readyz/storage/', checks: [bad('storage')], code: 500, body: 'internal server error: storage is down\n' },
     { path: '/healthz/nope', checks: [ok('ping')], none: true },
+    // A probe that answers later (the etcd check) counts the same.
+    { path: '/readyz?verbose', checks: [ok('ping'), later('etcd', 'error getting data from etcd: down')], code: 500,
+      body: '[+]ping ok\n[-]etcd failed: reason withheld\nreadyz check failed\n' },
+    { path: '/livez/etcd', checks: [later('etcd', 'error getting data from etcd: down')], code: 500, body: 'internal server error: error getting data from etcd: down\n' },
+    { path: '/livez/etcd', checks: [later('etcd', undefined)], code: 200, body: 'ok' },
   ];
   for (const c of cases) {
     const endpoint = c.path.split(/[/?]/)[1] as 'readyz';
-    const got = healthAnswer(endpoint, c.checks, at(c.path));
+    const got = await healthAnswer(endpoint, c.checks, at(c.path));
     if (c.none) assert.equal(got, undefined, c.path);
     else assert.deepEqual(got, { code: c.code, body: c.body }, c.path);
   }

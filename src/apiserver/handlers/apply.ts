@@ -46,7 +46,7 @@ export async function handleApply(ctx: HandlerContext): Promise<void> {
   };
   for (let attempt = 0; ; attempt++) {
     try {
-      const updated = await store.guaranteedUpdate(info.namespace, info.name!, apply, { subresource, dryRun });
+      const updated = await store.guaranteedUpdate(info.namespace, info.name!, apply, { subresource, dryRun, signal: ctx.signal });
       return writeObject(ctx, 200, updated);
     } catch (e: any) {
       if (e?.code !== 404 || subresource) throw e;

@@ -18,6 +18,8 @@ export interface HandlerContext {
   protobuf: boolean;
   now: Date;
   logger: Logger;
+  /** Aborted when the response is over: answered, timed out (the 504 of the request deadline) or its client gone. */
+  signal: AbortSignal;
   /** Counts open watches for /metrics. */
   watchGauge: { inc(): void; dec(): void };
 }

@@ -116,7 +116,7 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const { manager } = readWriteOptions(ctx, 'UpdateOptions');
   const obj = await readObject(ctx);
   const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, {
-    subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager),
+    subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal,
   });
   writeObject(ctx, 200, updated);
 }
@@ -139,7 +139,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
     checkBodyFields(ctx.store, next, mode, ctx.res, undefined, duplicates, (errors) => patchStrictDecodingError(type, patch, next, errors),
       (error) => patchTypeError(type, patch, next, error));
     return next;
-  }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager) });
+  }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal });
   writeObject(ctx, 200, updated);
 }
 
@@ -180,7 +180,7 @@ export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOpti
 export async function handleDelete(ctx: HandlerContext): Promise<void> {
   const opts = await readDeleteOptions(ctx);
   const dry = isDryRun(ctx) || (opts.dryRun ?? []).includes('All');
-  const { obj, deleted } = await ctx.store.delete(ctx.info.namespace, ctx.info.name!, opts, dry);
+  const { obj, deleted } = await ctx.store.delete(ctx.info.namespace, ctx.info.name!, opts, dry, ctx.signal);
   if (!deleted) return writeObject(ctx, 200, obj);
   writeAnswer(ctx, 200, successStatus({ name: obj.metadata.name, group: ctx.store.info.group, kind: ctx.store.info.plural, uid: obj.metadata.uid }));
 }
@@ -192,7 +192,7 @@ export async function handleDeleteCollection(ctx: HandlerContext): Promise<void>
   const out: any[] = [];
   for (const item of items) {
     try {
-      out.push((await ctx.store.delete(item.metadata.namespace, item.metadata.name, opts, dry)).obj);
+      out.push((await ctx.store.delete(item.metadata.namespace, item.metadata.name, opts, dry, ctx.signal)).obj);
     } catch (e: any) {
       if (e?.code !== 404) throw e;
     }

@@ -93,7 +93,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     if (rv && rv !== cur.metadata.resourceVersion) throw conflict(store.gr, info.name!);
     writePath(cur, paths.specReplicasPath, replicas);
     return cur;
-  }, { dryRun: isDryRun(ctx), fieldManager: { manager, subresource: 'scale' } });
+  }, { dryRun: isDryRun(ctx), fieldManager: { manager, subresource: 'scale' }, signal: ctx.signal });
   writeAnswer(ctx, 200, toScale(updated, paths));
 }
 
@@ -111,7 +111,7 @@ export async function handleBinding(ctx: HandlerContext, podName: string): Promi
     conds.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z') });
     pod.status.conditions = conds;
     return pod;
-  }, { subresource: 'binding', dryRun: isDryRun(ctx) });
+  }, { subresource: 'binding', dryRun: isDryRun(ctx), signal: ctx.signal });
   writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
 }
 
@@ -142,7 +142,7 @@ export async function handleApproval(ctx: HandlerContext): Promise<void> {
     if (body?.metadata?.resourceVersion) cur.metadata.resourceVersion = body.metadata.resourceVersion;
     cur.status = { ...(cur.status ?? {}), conditions: body?.status?.conditions ?? [] };
     return cur;
-  }, { subresource: 'approval', dryRun: isDryRun(ctx) });
+  }, { subresource: 'approval', dryRun: isDryRun(ctx), signal: ctx.signal });
   writeObject(ctx, 200, updated);
 }
 
@@ -150,7 +150,7 @@ export async function handleApproval(ctx: HandlerContext): Promise<void> {
 export async function handleFinalize(ctx: HandlerContext): Promise<void> {
   if (ctx.info.verb !== 'update') throw methodNotAllowed();
   const body = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, { apiVersion: 'v1', kind: 'Namespace' });
-  const updated = await ctx.store.guaranteedUpdate(undefined, ctx.info.name!, (cur) => prepareFinalize(body, cur), { dryRun: isDryRun(ctx) });
+  const updated = await ctx.store.guaranteedUpdate(undefined, ctx.info.name!, (cur) => prepareFinalize(body, cur), { dryRun: isDryRun(ctx), signal: ctx.signal });
   writeObject(ctx, 200, updated);
 }
 

@@ -20,6 +20,7 @@
  * pods/attach and pods/portforward. GET /stats/summary and /metrics/resource
  * (stats.ts) serve the node's and its pods' CPU and memory.
  */
+import { boundHeaderRead, tlsServerDeadlineOptions, upstreamServingDeadlines } from '../../util/serving-deadlines.js';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -67,6 +68,8 @@ export function createKubeletServer(options: KubeletServerOptions): KubeletServe
   const server = https.createServer({
     cert: opts.certPem, key: opts.keyPem, ca: opts.clientCAPem, requestCert: true, rejectUnauthorized: false,
     minVersion: 'TLSv1.2', ALPNProtocols: ['http/1.1'],
+    // kube-apiserver's handshake and header deadlines (32 s); upstream's kubelet has only a 4 h ReadTimeout.
+    ...tlsServerDeadlineOptions(upstreamServingDeadlines),
   }, (req, res) => {
     serve(opts, req, res).catch((e) => {
       opts.logger.error('kubelet server request failed', { url: req.url, err: (e as Error)?.stack ?? String(e) });
@@ -80,8 +83,7 @@ export function createKubeletServer(options: KubeletServerOptions): KubeletServe
       rejectUpgrade(socket, 500, 'Internal Server Error');
     });
   });
-  server.headersTimeout = 60_000;
-  server.requestTimeout = 0;
+  boundHeaderRead(server, upstreamServingDeadlines);
   server.on('tlsClientError', (err) => opts.logger.debug('kubelet TLS handshake failed', { err: err.message }));
   return {
     listen: (port, address) => new Promise((resolve, reject) => {

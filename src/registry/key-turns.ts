@@ -1,0 +1,52 @@
+/**
+ * Writers of one key in this process take turns. A guaranteed update that
+ * loses its guard runs its whole mutate again (for an apply: decode, merge,
+ * ownership of every manager); N writers racing for one key would cost about
+ * N² of them, and on one event loop every retry delays every other client.
+ * In turn, each reads the value the previous one wrote and wins at once.
+ * Writers in other processes (servers sharing one etcd) still race; the
+ * store's retry covers them, as upstream's GuaranteedUpdate does.
+ *
+ * A turn is waited for until the request is over (its signal): a writer whose
+ * request timed out leaves the line. A mutate that writes its own key again
+ * runs at once (it already holds the turn), so it cannot wait on itself.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** The keys whose turn the current async call chain holds. */
+const holding = new AsyncLocalStorage<ReadonlySet<string>>();
+
+export class KeyTurnAbandoned extends Error {
+  constructor(key: string) { super(`the request ended while waiting to write ${key}`); }
+}
+
+export class KeyTurns {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  async inTurn<T>(key: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const held = holding.getStore();
+    if (held?.has(key)) return fn();
+    const before = this.tails.get(key);
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => { release = resolve; });
+    const tail = before ? before.then(() => mine) : mine;
+    this.tails.set(key, tail);
+    try {
+      if (before) await waitUnlessAborted(before, signal, key);
+      return await holding.run(new Set([...(held ?? []), key]), fn);
+    } finally {
+      release();
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}
+
+function waitUnlessAborted(turn: Promise<void>, signal: AbortSignal | undefined, key: string): Promise<void> {
+  if (!signal) return turn;
+  if (signal.aborted) return Promise.reject(new KeyTurnAbandoned(key));
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(new KeyTurnAbandoned(key));
+    signal.addEventListener('abort', onAbort, { once: true });
+    turn.then(() => { signal.removeEventListener('abort', onAbort); resolve(); });
+  });
+}

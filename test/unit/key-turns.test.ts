@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KeyTurnAbandoned, KeyTurns } from '../../src/registry/key-turns.js';
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+test('writers of one key run one at a time, in arrival order; other keys do not wait', async () => {
+  const turns = new KeyTurns();
+  const log: string[] = [];
+  const job = (name: string) => async () => { log.push(`${name} start`); await tick(); await tick(); log.push(`${name} end`); return name; };
+  const results = await Promise.all([turns.inTurn('a', job('a1')), turns.inTurn('a', job('a2')), turns.inTurn('b', job('b1')), turns.inTurn('a', job('a3'))]);
+  assert.deepEqual(results, ['a1', 'a2', 'b1', 'a3']);
+  const onA = log.filter((l) => l.startsWith('a'));
+  assert.deepEqual(onA, ['a1 start', 'a1 end', 'a2 start', 'a2 end', 'a3 start', 'a3 end']);
+  assert.ok(log.indexOf('b1 start') < log.indexOf('a1 end'), 'b does not wait for a');
+});
+
+test('a writer that writes its own key again inside its turn does not wait on itself', async () => {
+  const turns = new KeyTurns();
+  const inner = await turns.inTurn('a', () => turns.inTurn('a', async () => 'inner'));
+  assert.equal(inner, 'inner');
+});
+
+test('a failed writer passes the turn on', async () => {
+  const turns = new KeyTurns();
+  const first = turns.inTurn('a', async () => { throw new Error('boom'); });
+  const second = turns.inTurn('a', async () => 'second');
+  await assert.rejects(first, /boom/);
+  assert.equal(await second, 'second');
+});
+
+test('a writer whose request ended leaves the line; the ones behind it keep their order', async () => {
+  const turns = new KeyTurns();
+  let release!: () => void;
+  const holder = turns.inTurn('a', () => new Promise<string>((resolve) => { release = () => resolve('holder'); }));
+  const ended = new AbortController();
+  const leaving = turns.inTurn('a', async () => 'never', ended.signal);
+  const after = turns.inTurn('a', async () => 'after');
+  ended.abort();
+  await assert.rejects(leaving, KeyTurnAbandoned);
+  let afterDone = false;
+  void after.then(() => { afterDone = true; });
+  await tick();
+  assert.equal(afterDone, false, 'the holder still has the turn');
+  release();
+  assert.equal(await holder, 'holder');
+  assert.equal(await after, 'after');
+});
