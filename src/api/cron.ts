@@ -5,7 +5,9 @@
  * @hourly, or `@every <duration>`. Times are computed by cron-parser in the
  * given IANA time zone (UTC when none, as a controller manager in UTC would).
  */
-import { CronExpressionParser } from 'cron-parser';
+import { lazyRequire } from '../util/lazy-require.js';
+
+const cronParser = lazyRequire<typeof import('cron-parser')>('cron-parser');
 
 const descriptors: Record<string, string> = {
   '@yearly': '0 0 1 1 *',
@@ -44,7 +46,7 @@ function everySchedule(ms: number): Schedule {
 function cronSchedule(expr: string, tz: string | undefined): Schedule {
   return {
     next(after) {
-      const it = CronExpressionParser.parse(expr, { currentDate: new Date(after), tz: tz ?? 'UTC' });
+      const it = cronParser().CronExpressionParser.parse(expr, { currentDate: new Date(after), tz: tz ?? 'UTC' });
       return it.next().getTime();
     },
   };
@@ -64,7 +66,7 @@ export function parseSchedule(text: string, timeZone?: string): ParsedSchedule {
   const fields = spec.split(/\s+/).filter(Boolean);
   if (fields.length !== 5) return { ok: false, error: `expected exactly 5 fields, found ${fields.length}: [${fields.join(' ')}]` };
   try {
-    CronExpressionParser.parse(fields.join(' '), { tz: timeZone ?? 'UTC' });
+    cronParser().CronExpressionParser.parse(fields.join(' '), { tz: timeZone ?? 'UTC' });
   } catch (e) {
     return { ok: false, error: (e as Error).message };
   }

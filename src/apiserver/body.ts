@@ -4,11 +4,13 @@
  * and 415 for any other Content-Type.
  */
 import type { IncomingMessage } from 'node:http';
-import { Lexer, Parser, parse as parseYAML } from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
 import { StatusError, badRequest, tooLarge, unsupportedMediaType } from '../api/status.js';
 import { jsonDepthError, jsonTextTooDeep, maxNestingDepth, valueTooDeep } from '../api/nesting.js';
 import { decodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import { ProtoDecodeError } from '../api/protobuf/codec.js';
+
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 
@@ -130,7 +132,7 @@ function decodeYAML(text: string): unknown {
   if (at >= 0) throw tooDeep(lineAt(text, at));
   let value: unknown;
   try {
-    value = parseYAML(text, { uniqueKeys: false, intAsBigInt: false });
+    value = yaml().parse(text, { uniqueKeys: false, intAsBigInt: false });
   } catch (e) {
     throw badRequest(`error converting YAML to JSON: yaml: ${(e as Error).message.split('\n')[0]}`);
   }
@@ -144,8 +146,8 @@ function decodeYAML(text: string): unknown {
  * collection and at most two more tokens (a scalar, a pending key).
  */
 function yamlTextTooDeep(text: string): number {
-  const parser = new Parser();
-  for (const lexeme of new Lexer().lex(text)) {
+  const parser = new (yaml().Parser)();
+  for (const lexeme of new (yaml().Lexer)().lex(text)) {
     const offset = parser.offset;
     for (const _ of parser.next(lexeme)) { /* documents are composed later */ }
     if (parser.stack.length > maxNestingDepth + 3) return offset;

@@ -6,13 +6,16 @@
  * `yaml: unmarshal errors:\n  line 6: key "replicas" already set in map`
  * (the line of the repeated key's value, as go-yaml's setMapIndex reports it).
  */
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml';
+import type { LineCounter, Node } from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
+
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 export function yamlDuplicateKeysError(text: string): string | undefined {
-  const lineCounter = new LineCounter();
+  const lineCounter = new (yaml().LineCounter)();
   let doc;
   try {
-    doc = parseDocument(text, { uniqueKeys: false, lineCounter });
+    doc = yaml().parseDocument(text, { uniqueKeys: false, lineCounter });
   } catch {
     return undefined;
   }
@@ -23,6 +26,7 @@ export function yamlDuplicateKeysError(text: string): string | undefined {
 
 /** Depth first in document order: a value's own duplicates come before its key's, as go-yaml decodes. Depth is bounded by the decoder's nesting limit. */
 function collect(node: unknown, counter: LineCounter, out: string[]): void {
+  const { isMap, isScalar, isSeq } = yaml();
   if (isSeq(node)) { for (const item of node.items) collect(item, counter, out); return; }
   if (!isMap(node)) return;
   const seen = new Set<unknown>();

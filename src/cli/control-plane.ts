@@ -35,7 +35,7 @@ import { createKubeletClient } from '../apiserver/kubelet-client/client.js';
 import { createLogger, Logger } from '../util/log.js';
 import type { PortRange } from '../util/port-range.js';
 import { realClock } from '../util/clock.js';
-import type { RunningControllers } from './controller-manager.js';
+import { startControlLoopsThread, type ClientCredentials, type ControlLoopsThread } from './control-loops-thread.js';
 import type { ControllerConfig } from '../controllers/types.js';
 import { secureDataDir, secureDataDirLogged, startupError } from './data-dir.js';
 import { EtcdUnreachableError, openStorage, type EtcdConfig } from './storage.js';
@@ -53,6 +53,8 @@ export interface ControlPlaneOptions {
   /** Controllers to run in-process: 'all' (default), 'none', or names ('daemonset,scheduler,...'). */
   controllers?: string;
   controllerConfig?: Partial<ControllerConfig>;
+  /** The controllers' thread's heap limit in MiB (default: Node's); reaching it restarts the thread. */
+  controllersHeapLimitMb?: number;
   admission?: Partial<AdmissionConfig>;
   /** kube-apiserver --request-timeout (default 60 s); also bounds the wait for a request's headers. */
   requestTimeoutMs?: number;
@@ -190,10 +192,10 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   await crds.start();
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
   ready = true;
-  logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, kubeconfig: kubeconfigPath });
+  logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, sinceProcessStartMs: Math.round(performance.now()), kubeconfig: kubeconfigPath });
   // Controllers are clients of the ready server; they catch up through their informers,
   // each component under its own identity (RBAC binds it to its bootstrap role).
-  const controllers = await startInProcessControllers(opts, {
+  const controlLoops = startInProcessControllers(opts, {
     controllerManager: { ...clientConfig, certPem: pki.controllerManagerCertPem, keyPem: pki.controllerManagerKeyPem },
     scheduler: { ...clientConfig, certPem: pki.schedulerCertPem, keyPem: pki.schedulerKeyPem },
   }, logger);
@@ -201,7 +203,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   let closing: Promise<void> | undefined;
   const close = () => closing ??= (async () => {
     ready = false;
-    for (const c of controllers) c.stop();
+    await controlLoops?.stop();
     bootstrapTokens.close();
     stopSA();
     cache.close();
@@ -226,31 +228,12 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   };
 }
 
-type ClientCredentials = { server: string; caPem: string; certPem: string; keyPem: string };
-
-/** The controller manager and the scheduler as kubeadm runs them: two clients, two identities, two leader Leases. */
-async function startInProcessControllers(opts: ControlPlaneOptions, clients: { controllerManager: ClientCredentials; scheduler: ClientCredentials }, logger: Logger): Promise<RunningControllers[]> {
-  const which = opts.controllers ?? 'all';
-  if (which === 'none') return [];
-  const names = which === 'all' ? undefined : which.split(',').map((s) => s.trim()).filter(Boolean);
-  const controllerNames = names?.filter((n) => n !== 'scheduler');
-  // Loaded here so a server without in-process controllers never loads them.
-  const { startControllerManager } = await import('./controller-manager.js');
+/** The controller manager and the scheduler as kubeadm runs them: two clients, two identities, two leader Leases, in their own thread. */
+function startInProcessControllers(opts: ControlPlaneOptions, clients: { controllerManager: ClientCredentials; scheduler: ClientCredentials }, logger: Logger): ControlLoopsThread | undefined {
+  const controllers = opts.controllers ?? 'all';
+  if (controllers === 'none') return undefined;
   // csrsigning signs with the cluster CA unless told otherwise (kubeadm passes the same files).
   const pkiDir = opts.certDir ?? join(opts.dataDir, 'pki');
   const config = { clusterSigningCertFile: join(pkiDir, 'ca.crt'), clusterSigningKeyFile: join(pkiDir, 'ca.key'), ...opts.controllerConfig };
-  const running: RunningControllers[] = [];
-  if (!controllerNames || controllerNames.length > 0) {
-    running.push(startControllerManager({
-      client: clients.controllerManager, logger: logger.with('controller-manager'), config,
-      controllers: controllerNames, scheduler: false,
-    }));
-  }
-  if (!names || names.includes('scheduler')) {
-    running.push(startControllerManager({
-      client: clients.scheduler, logger: logger.with('scheduler'), config,
-      controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: 'k8ts-scheduler',
-    }));
-  }
-  return running;
+  return startControlLoopsThread({ component: 'k8ts', controllers, config, clients, logger: logger.with('control-loops'), heapLimitMb: opts.controllersHeapLimitMb });
 }

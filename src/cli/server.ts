@@ -24,7 +24,11 @@ ${etcdFlagsHelp}
       --service-node-port-range string
                                  ports reserved for NodePort services, e.g. 30000-32767 or 30000+2767 (default 30000-32767)
       --controllers string       in-process controllers: all, none, or a list such as
-                                 daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,root-ca-cert-publisher,scheduler (default all)
+                                 daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,root-ca-cert-publisher,scheduler (default all);
+                                 they run in a thread of their own, restarted with back-off if it ends
+      --controllers-heap-limit-mb int
+                                 heap limit of the controllers' thread in MiB; reaching it restarts the thread,
+                                 as a memory limit restarts a container (default 0: Node's limit)
       --node-monitor-grace-period duration
                                  heartbeat silence before a node is marked Unknown (default 50s)
       --pod-gc-quarantine duration
@@ -62,7 +66,7 @@ export async function runServer(args: string[]): Promise<number> {
     options: {
       'data-dir': { type: 'string' }, 'cert-dir': { type: 'string' }, port: { type: 'string', default: '6443' }, bind: { type: 'string', default: '127.0.0.1' },
       'token-auth-file': { type: 'string' }, 'advertise-address': { type: 'string' },
-      controllers: { type: 'string', default: 'all' }, 'node-monitor-grace-period': { type: 'string' },
+      controllers: { type: 'string', default: 'all' }, 'controllers-heap-limit-mb': { type: 'string', default: '0' }, 'node-monitor-grace-period': { type: 'string' },
       'default-not-ready-toleration-seconds': { type: 'string', default: '300' },
       'pod-gc-quarantine': { type: 'string' },
       'default-unreachable-toleration-seconds': { type: 'string', default: '300' },
@@ -79,6 +83,8 @@ export async function runServer(args: string[]): Promise<number> {
   if (!values['data-dir']) { console.error('Error: --data-dir is required'); return 1; }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) { console.error(`Error: invalid --port "${values.port}"`); return 1; }
+  const controllersHeapLimitMb = Number(values['controllers-heap-limit-mb']);
+  if (!Number.isInteger(controllersHeapLimitMb) || controllersHeapLimitMb < 0) { console.error(`Error: invalid --controllers-heap-limit-mb "${values['controllers-heap-limit-mb']}"`); return 1; }
   let requestTimeoutMs: number;
   try { requestTimeoutMs = parseDuration(values['request-timeout']!); } catch { requestTimeoutMs = NaN; }
   if (!(requestTimeoutMs > 0)) { console.error(`Error: invalid --request-timeout "${values['request-timeout']}"`); return 1; }
@@ -119,7 +125,7 @@ export async function runServer(args: string[]): Promise<number> {
       notReadyTolerationSeconds: Number(values['default-not-ready-toleration-seconds']),
       unreachableTolerationSeconds: Number(values['default-unreachable-toleration-seconds']),
     },
-    controllerConfig: { ...controllerConfig(values), ...nodeCIDRs },
+    controllerConfig: { ...controllerConfig(values), ...nodeCIDRs }, controllersHeapLimitMb,
     freshnessWaitMs: values['resource-version-wait'] === undefined ? undefined : parseDuration(values['resource-version-wait']),
   });
   return cp.waitForSignal();

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { Backend } from '../storage/backend.js';
-import { openEtcdBackend, type EtcdBackendOptions } from '../storage/etcd/index.js';
+import type { EtcdBackendOptions } from '../storage/etcd/index.js';
 import { openSqliteBackend } from '../storage/sqlite/index.js';
 import type { Logger } from '../util/log.js';
 import { parseDuration } from './duration.js';
@@ -22,6 +22,8 @@ export async function openStorage(dataDir: string, etcd: EtcdConfig | undefined,
     return openSqliteBackend(path, { logger: storageLogger });
   }
   logger.info('storage', { backend: 'etcd3', servers: etcd.servers, compactionIntervalMs: etcd.compactIntervalMs });
+  // Loaded only when etcd is configured: etcd3 and its gRPC stack take about 0.5 s to load.
+  const { openEtcdBackend } = await import('../storage/etcd/index.js');
   const backend = openEtcdBackend({ ...etcd, logger: storageLogger });
   try {
     await backend.ping();

@@ -8,10 +8,9 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { startControlPlane } from './control-plane.js';
 import { Clientset } from '../client/index.js';
-import { NodeSimulator } from '../kubelet/index.js';
+import { NodeSimulator } from '../kubelet/simulator.js';
 import { reviewerFor } from '../kubelet/server/index.js';
 import { createLogger, type Logger } from '../util/log.js';
-import { realNodePreflight, startRealNode } from './up-node.js';
 import type { ControlPlane } from './control-plane.js';
 
 export const upHelp = `Start a local k8ts cluster: simulated nodes, or one real node.
@@ -55,9 +54,11 @@ export async function runUp(args: string[]): Promise<number> {
   if (!['simulated', 'cri', 'process'].includes(values.runtime!)) { console.error(`Error: runtime "${values.runtime}" is not supported (available: simulated, cri, process)`); return 1; }
   const dataDir = resolve(values['data-dir']!);
   const logger = createLogger('k8ts');
-  if (values.runtime !== 'simulated') await realNodePreflight({ runtime: values.runtime as 'cri' | 'process', endpoint: values['container-runtime-endpoint'] });
+  // The real node's code (CRI over gRPC, containerd) loads only for --runtime cri|process.
+  const realNode = values.runtime === 'simulated' ? undefined : await import('./up-node.js');
+  if (realNode) await realNode.realNodePreflight({ runtime: values.runtime as 'cri' | 'process', endpoint: values['container-runtime-endpoint'] });
   const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger });
-  if (values.runtime !== 'simulated') return upRealNode(cp, { ...values, dataDir, runtime: values.runtime as 'cri' | 'process' }, logger);
+  if (realNode) return upRealNode(realNode.startRealNode, cp, { ...values, dataDir, runtime: values.runtime as 'cri' | 'process' }, logger);
   const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim' });
   // Each node serves the kubelet API on 127.0.0.1 (its InternalIP), so kubectl logs shows its pods' simulated lifecycle.
   // Their reviews (TokenReview, SubjectAccessReview) go through a client of their own, so a token spray cannot delay heartbeats.
@@ -98,7 +99,7 @@ interface RealNodeFlags {
   'kubelet-port'?: string;
 }
 
-async function upRealNode(cp: ControlPlane, f: RealNodeFlags, logger: Logger): Promise<number> {
+async function upRealNode(startRealNode: typeof import('./up-node.js').startRealNode, cp: ControlPlane, f: RealNodeFlags, logger: Logger): Promise<number> {
   let node;
   try {
     node = await startRealNode({

@@ -1,6 +1,8 @@
 /** Reads a kubeconfig (the current context) into what the REST client needs. */
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
+
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 export interface ClientConfig {
   server: string;
@@ -15,7 +17,7 @@ const b64 = (s: string | undefined) => (s ? Buffer.from(s, 'base64').toString('u
 const file = (p: string | undefined) => (p ? readFileSync(p, 'utf8') : undefined);
 
 export function loadKubeconfig(path: string, context?: string): ClientConfig {
-  const doc = parse(readFileSync(path, 'utf8'));
+  const doc = yaml().parse(readFileSync(path, 'utf8'));
   const ctxName = context ?? doc['current-context'];
   const ctx = (doc.contexts ?? []).find((c: any) => c.name === ctxName)?.context;
   if (!ctx) throw new Error(`kubeconfig ${path}: context "${ctxName}" not found`);

@@ -16,8 +16,10 @@
  * generic one; decoding failures are 400s worded like Go's json decoder.
  * The document is mutated by fast-json-patch; callers pass a copy.
  */
-import jsonpatch from 'fast-json-patch';
+import { lazyRequire } from '../../util/lazy-require.js';
 import type { Operation } from 'fast-json-patch';
+
+const jsonpatch = lazyRequire<typeof import('fast-json-patch')>('fast-json-patch');
 import { PatchError, badPatch, patchedTooDeep, unprocessablePatch } from './errors.js';
 import { maxNestingDepth, valueTooDeep } from '../nesting.js';
 
@@ -130,7 +132,7 @@ function at(t: Target, key: string): string {
 /** Runs one fast-json-patch operation whose preconditions were checked here. */
 function run(doc: unknown, operation: Operation): unknown {
   try {
-    return jsonpatch.applyOperation(doc, operation, true, true, true).newDocument;
+    return jsonpatch().applyOperation(doc, operation, true, true, true).newDocument;
   } catch (e) {
     throw unprocessablePatch(e instanceof Error ? e.message : String(e));
   }

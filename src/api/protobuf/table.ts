@@ -5,7 +5,10 @@
  * (numbers, types, rules) plus what the JSON form needs (names, omitempty,
  * pointers, inline structs), which generated.proto alone does not say.
  */
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
+import { lazyRequire } from '../../util/lazy-require.js';
+
+const protobufjs = lazyRequire<typeof protobuf>('protobufjs');
 import { k8sSchema } from './k8s-schema.js';
 
 export interface ProtoField {
@@ -56,8 +59,9 @@ export function protoRoot(): protobuf.Root {
   }
   // Anything storable encodes: JSON is at most 400 deep, so a CRD's nested schemas can be deeper than
   // protobufjs's 100 (Go's marshalling has no limit). Decoding keeps its own limit (Reader.recursionLimit).
-  protobuf.util.recursionLimit = maxEncodeDepth;
-  root = protobuf.Root.fromJSON({ nested });
+  const pb = protobufjs();
+  pb.util.recursionLimit = maxEncodeDepth;
+  root = pb.Root.fromJSON({ nested });
   root.resolveAll();
   return root;
 }

@@ -5,7 +5,10 @@
  * Each field is `number type`, or `number repeated type`; a type that starts
  * with a capital is a message of this package. proto3, as the file declares.
  */
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
+import { lazyRequire } from '../../util/lazy-require.js';
+
+const protobufjs = lazyRequire<typeof protobuf>('protobufjs');
 
 type FieldSpec = `${number} ${string}`;
 
@@ -98,7 +101,7 @@ export function gnosticV2Root(): protobuf.Root {
     }
     nested[name] = { edition: 'proto3', fields: out };
   }
-  root = protobuf.Root.fromJSON({ nested: { openapi: { nested: { v2: { nested } } } } });
+  root = protobufjs().Root.fromJSON({ nested: { openapi: { nested: { v2: { nested } } } } });
   root.resolveAll();
   return root;
 }

@@ -8,7 +8,9 @@
  * Scalars are quoted as the yaml package decides; a multi-line string is
  * written double-quoted, which needs no indentation of its own.
  */
-import { stringify } from 'yaml';
+import { lazyRequire } from '../../util/lazy-require.js';
+
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 const pad = (n: number) => ' '.repeat(n);
 const isBlock = (v: unknown): v is Record<string, unknown> | unknown[] =>
@@ -16,7 +18,7 @@ const isBlock = (v: unknown): v is Record<string, unknown> | unknown[] =>
 
 function scalar(v: unknown): string {
   if (typeof v === 'string' && v.includes('\n')) return JSON.stringify(v);
-  return stringify(v, { lineWidth: 0 }).replace(/\n$/, '');
+  return yaml().stringify(v, { lineWidth: 0 }).replace(/\n$/, '');
 }
 
 function lines(v: Record<string, unknown> | unknown[], indent: number): string[] {

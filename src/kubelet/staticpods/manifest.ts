@@ -21,7 +21,9 @@
  *     `invalid pod: [<field errors>]` as upstream's do.
  */
 import { createHash } from 'node:crypto';
-import { parseAllDocuments } from 'yaml';
+import { lazyRequire } from '../../util/lazy-require.js';
+
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 import type { Pod, Toleration } from 'kubernetes-types/core/v1.js';
 import { applyDefaults } from '../../api/defaults/index.js';
 // The pod rules alone: the index of every kind would load the whole API's validation into each node's agent.
@@ -74,7 +76,7 @@ function decodeText(text: string): { value?: unknown; extra: number; error?: str
     try { return { value: JSON.parse(text), extra: 0 }; } catch (e) { return { extra: 0, error: (e as Error).message }; }
   }
   try {
-    const docs = parseAllDocuments(text);
+    const docs = yaml().parseAllDocuments(text);
     const list = Array.isArray(docs) ? docs : [docs];
     const first = list[0];
     if (!first) return { value: null, extra: 0 };
