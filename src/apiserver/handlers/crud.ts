@@ -1,6 +1,6 @@
 /** get, list, create, update, patch, delete and deletecollection on a resource. */
 import { kindKey, apiVersionOf } from '../../api/resources.js';
-import { badRequest, successStatus, unsupportedMediaType } from '../../api/status.js';
+import { badRequest, invalidObject, storageRequestTooLarge, successStatus, unsupportedMediaType } from '../../api/status.js';
 import { applyPatch, patchMediaTypes, patchStrictDecodingError, patchTypeError, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
 import type { DeleteOptions } from '../../registry/types.js';
 import type { ListResult } from '../../registry/store.js';
@@ -83,7 +83,7 @@ function writeJSONList(ctx: HandlerContext, result: ListResult<string>): Promise
  * Reads the body as an object of this endpoint's kind (missing apiVersion/kind
  * default to it), checked as upstream's decoder checks it.
  */
-async function readObject(ctx: HandlerContext): Promise<any> {
+async function readObject(ctx: HandlerContext, create = false): Promise<any> {
   // Custom resources have no protobuf form: their bodies are JSON or YAML only.
   if (ctx.store instanceof CustomResourceStore && mediaType(ctx.req) === protobufMediaType) {
     ctx.req.resume();
@@ -93,11 +93,15 @@ async function readObject(ctx: HandlerContext): Promise<any> {
   const type = mediaType(ctx.req);
   const builtIn = !(ctx.store instanceof CustomResourceStore);
   // A large body is decoded and checked in the heavy lane; the loop serves others meanwhile.
-  const { obj, warnings } = await readObjectBodyOffLoop({
+  const { obj, warnings, refusal } = await readObjectBodyOffLoop({
     body: buf, type, into: bodyKind(ctx), endpoint: ctx.store.info, endpointApiVersion: ctx.store.apiVersion,
-    fieldValidation: query(ctx, 'fieldValidation'), builtIn,
+    fieldValidation: query(ctx, 'fieldValidation'), builtIn, create: create && !isDryRun(ctx),
   });
   if (warnings !== undefined) ctx.res.setHeader('Warning', warnings);
+  if (refusal) {
+    const { kind, group } = ctx.store.info;
+    throw 'invalid' in refusal ? invalidObject(kind, group, refusal.name, refusal.invalid) : storageRequestTooLarge();
+  }
   if (builtIn) return obj;
   const raw: RawBody | undefined = type === protobufMediaType ? undefined : { text: buf.toString('utf8'), yaml: type === 'application/yaml' };
   checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res, raw);
@@ -107,7 +111,7 @@ async function readObject(ctx: HandlerContext): Promise<any> {
 
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const { manager } = readWriteOptions(ctx, 'CreateOptions');
-  const obj = await readObject(ctx);
+  const obj = await readObject(ctx, true);
   const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx), fieldManager: { manager } });
   writeObject(ctx, 201, created);
 }

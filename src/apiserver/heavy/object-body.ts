@@ -11,6 +11,11 @@ import { decodeObjectBody, type BodyKind } from '../body.js';
 import { checkBodyKind } from '../handlers/body-kind.js';
 import { checkFields, type RawBody } from '../field-checks.js';
 import { protobufMediaType } from '../../api/protobuf/envelope.js';
+import { kindKey } from '../../api/resources.js';
+import { applyDefaults } from '../../api/defaults/index.js';
+import { validateCreate } from '../../api/validation/index.js';
+import { maxStoredRequestBytes } from '../../api/status.js';
+import type { FieldError } from '../../api/field-errors.js';
 
 export interface ObjectBodyJob {
   body: Uint8Array;
@@ -22,10 +27,19 @@ export interface ObjectBodyJob {
   /** The fieldValidation query parameter; undefined for custom resources, whose checks need their store's schema. */
   fieldValidation?: string;
   builtIn: boolean;
+  /**
+   * A create that will be stored (not a dry run): when the decoded object
+   * alone is already over the stored-object limit, the worker also settles
+   * what upstream would answer it (see storagePreflight), so the loop never
+   * defaults, tracks or validates an object that storage will refuse.
+   */
+  create?: boolean;
 }
 
 export interface ObjectBodyResult {
+  /** The decoded object; absent when `refusal` already says how the request ends. */
   obj: any;
+  refusal?: { name: string } & ({ invalid: FieldError[] } | { tooLarge: true });
   /** The Warning header values the checks asked for. */
   warnings?: string | number | readonly string[];
 }
@@ -38,5 +52,25 @@ export function readObjectBody(job: ObjectBodyJob): ObjectBodyResult {
   if (!job.builtIn) return result;
   const raw: RawBody | undefined = job.type === protobufMediaType ? undefined : { text: buf.toString('utf8'), yaml: job.type === 'application/yaml' };
   checkFields(job.endpoint, obj, job.fieldValidation, { setHeader: (_name, value) => { result.warnings = value; return undefined as never; } }, raw);
-  return result;
+  const refusal = job.create ? storagePreflight(job, obj, buf.length) : undefined;
+  return refusal ? { obj: undefined, warnings: result.warnings, refusal } : result;
+}
+
+/**
+ * Upstream validates a create, then etcd refuses what is over its request
+ * limit (500 "etcdserver: request is too large"). Defaulting and metadata
+ * only make an object larger, so a decoded object already over the limit
+ * ends in one of those two answers: its validation errors (422), or the
+ * refusal. Worked out here, off the loop; objects under the limit, and
+ * objects whose name the store must still generate, take the usual path.
+ */
+function storagePreflight(job: ObjectBodyJob, obj: any, bodyBytes: number): ObjectBodyResult['refusal'] {
+  if (bodyBytes < maxStoredRequestBytes / 2 || !obj?.metadata?.name) return undefined;
+  if (Buffer.byteLength(JSON.stringify(obj)) <= maxStoredRequestBytes) return undefined;
+  const key = kindKey(job.endpoint);
+  const copy = { ...obj, apiVersion: job.endpointApiVersion, kind: job.endpoint.kind };
+  applyDefaults(key, copy);
+  const invalid = validateCreate(key, copy);
+  const name = String(obj.metadata.name);
+  return invalid.length ? { name, invalid } : { name, tooLarge: true };
 }
