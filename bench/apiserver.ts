@@ -12,8 +12,12 @@
  * the API server's, and in-process controllers (the scheduler above all) would act on every
  * benchmark pod. Idle RSS is also read from a default `k8ts server`, controllers and all.
  *
- *   node dist/bench/apiserver.js [--quick] [--no-write] [--keep]
+ *   node dist/bench/apiserver.js [--quick] [--no-write] [--keep] [--creates-only]
  *     [--server-node-args="--cpu-prof --cpu-prof-dir=DIR"] [--server-args="--controllers none"]
+ *
+ * --creates-only runs step 2 alone (warm-up and the rounds of creates on one fresh server) and
+ * prints its table without writing RESULTS.md: a before/after comparison of the create path
+ * in a few minutes, e.g. on a busy machine where the full run takes too long.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -78,6 +82,7 @@ async function main(): Promise<void> {
       keep: { type: 'boolean', default: false },
       'server-node-args': { type: 'string', default: '' },
       'server-args': { type: 'string', default: '--controllers none' },
+      'creates-only': { type: 'boolean', default: false },
     },
   });
   const sizes = values.quick ? quickSizes : fullSizes;
@@ -87,6 +92,10 @@ async function main(): Promise<void> {
   };
   const work = mkdtempSync(join(tmpdir(), 'k8ts-bench-'));
   log(`data under ${work}`);
+  if (values['creates-only']) {
+    try { console.log(`\n${await createsOnly(work, sizes, flags)}`); } finally { if (!values.keep) rmSync(work, { recursive: true, force: true }); }
+    return;
+  }
   try {
     const loadBefore = loadavg()[0]!;
     const results = await run(work, sizes, flags);
@@ -153,7 +162,26 @@ async function measureStarts(work: string, sizes: Sizes, flags: ServerFlags) {
   };
 }
 
-async function measureLoad(server: ServerProcess, sizes: Sizes) {
+/** Step 2 alone: the creates table of a fresh server, with the command and load average. */
+async function createsOnly(work: string, sizes: Sizes, flags: ServerFlags): Promise<string> {
+  const loadBefore = loadavg()[0]!;
+  const server = await startServer({ cliPath, dataDir: join(work, 'main'), ...flags });
+  try {
+    const { warmUp, creates } = await measureCreates(server, sizes);
+    const row = (r: CreateRun, clients: string) =>
+      `| ${clients} | ${r.count.toLocaleString('en-US')} | ${r.perSec.toFixed(0)}/s | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms | ${r.cpuUsPerOp.toFixed(0)} µs |`;
+    return [
+      `- Command: \`${commandLine()}\`; ${revisionLine(repoRoot)}; load average (1 min) ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`,
+      '', '| Clients | Creates | Throughput (median round) | p50 | p99 | Server CPU per create (median round) |', '| --- | --- | --- | --- | --- | --- |',
+      row(warmUp, `${sizes.warmUp.concurrency} (warm-up)`),
+      ...creates.map((r, i) => row(r, String(sizes.creates[i]!.concurrency))),
+    ].join('\n');
+  } finally {
+    await server.stop();
+  }
+}
+
+async function measureCreates(server: ServerProcess, sizes: Sizes) {
   const cpu = () => readCpuMs(server.pid);
   const admin = new ApiClient(server.creds, 1);
   await admin.expect(201, 'POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }) });
@@ -165,7 +193,7 @@ async function measureLoad(server: ServerProcess, sizes: Sizes) {
     const r = await createPods(client, cpu, { namespace, prefix: 'pod', from: made, count, concurrency });
     client.close();
     made += count;
-    log(`${count} creates at ${concurrency} clients${what}: ${r.perSec.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
+    log(`${count} creates at ${concurrency} clients${what}: ${r.perSec.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, server CPU ${r.cpuUsPerOp.toFixed(0)} µs/create`);
     return r;
   };
   const warmUp = await create(sizes.warmUp.concurrency, sizes.warmUp.count, ' (warm-up)');
@@ -173,8 +201,12 @@ async function measureLoad(server: ServerProcess, sizes: Sizes) {
   for (let round = 0; round < sizes.createRounds; round++) {
     for (const [i, { concurrency, count }] of sizes.creates.entries()) runs[i]!.push(await create(concurrency, count, `, round ${round + 1}`));
   }
-  const creates = runs.map(combineRounds);
-  const createPeakKB = createSampler.stop();
+  return { warmUp, creates: runs.map(combineRounds), createPeakKB: createSampler.stop(), made };
+}
+
+async function measureLoad(server: ServerProcess, sizes: Sizes) {
+  const cpu = () => readCpuMs(server.pid);
+  const { warmUp, creates, createPeakKB, made } = await measureCreates(server, sizes);
   const small = await measureLists(server, made, sizes.listRunsSmall, sizes.walkRuns);
   const fillClient = new ApiClient(server.creds, 64);
   const fill = await createPods(fillClient, cpu, { namespace, prefix: 'pod', from: made, count: sizes.large - made, concurrency: 64 });

@@ -18,7 +18,7 @@ import type { PodObjectGetter } from '../kubelet/volumes/objects.js';
 import { hostInfo } from '../kubelet/hostinfo.js';
 import { measureHost } from '../kubelet/hostpressure.js';
 import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
-import { createKubeletServer, selfSignedServingCertificate, type KubeletServer } from '../kubelet/server/index.js';
+import { createKubeletAuth, createKubeletServer, reviewerFor, selfSignedServingCertificate, type KubeletServer } from '../kubelet/server/index.js';
 import type { NodeAgentOptions } from '../kubelet/index.js';
 import { ClientCertificateRotation, ClientCertificateStore, loadOrBootstrapClientConfig } from '../kubelet/certificate/index.js';
 import { runStandaloneAgent, staticPodFlagOptions, staticPodFlagsHelp, staticPodOptions } from './agent-staticpods.js';
@@ -77,7 +77,9 @@ Flags:
       --kubelet-port int                    port of the kubelet's HTTPS API (logs, health, pods); 0 picks a free one (default 10250)
       --address string                      address the kubelet's API listens on (default "0.0.0.0")
       --client-ca-file string               CA bundle whose client certificates may call the kubelet's API
-                                            (default: the cluster CA of --kubeconfig); other callers get 401
+                                            (default: the cluster CA of --kubeconfig); bearer tokens are checked
+                                            by TokenReview; other callers get 401. Every request is authorized
+                                            by a SubjectAccessReview (nodes/proxy, nodes/stats, ...; else 403)
       --tls-cert-file string                the kubelet API's serving certificate (default: a self-signed one made at start)
       --tls-private-key-file string         its key
       --pod-logs-dir string                 where container logs are written (default: cri, process "/var/log/pods",
@@ -184,14 +186,20 @@ export async function runAgent(args: string[]): Promise<number> {
   };
   if (!clients || !clientConfig) return runStandaloneAgent({ runtime, logger }, { ...nodeOpts, staticPods: staticPods! }, (stop) => waitForSignal(logger, stop));
   // The kubelet's API listens before the node registers, so the node reports its real port.
-  const kubelet = await startKubeletServer(values, clientConfig.caPem, nodeName, internalIP, logger);
+  // The kubelet API's reviews get their own client and rate limit: a caller spraying bearer tokens then queues
+  // TokenReviews behind each other, not the node's heartbeats and status (upstream keeps heartbeats on a client of their own).
+  const reviewClients = new Clientset(clientConfig, {
+    qps: parseCountFlag('kube-api-qps', values['kube-api-qps']), burst: parseCountFlag('kube-api-burst', values['kube-api-burst']), userAgent: `k8ts-agent/${nodeName}/auth`,
+  });
+  const kubelet = await startKubeletServer(values, { clusterCAPem: clientConfig.caPem, clients: reviewClients, nodeName, internalIP }, logger)
+    .catch((e) => { reviewClients.close(); throw e; });
   const kubeletPort = kubelet.port;
   const agent = new NodeAgent({ clients, runtime, logger, metrics }, { ...nodeOpts, kubeletPort });
   let metricsServer: MetricsServer | undefined;
   // A bootstrapped kubelet renews its client certificate itself and switches its connections to the new one.
   const rotation = bootstrapping ? new ClientCertificateRotation({
     csrs: clients.resource('certificatesigningrequests'), store: new ClientCertificateStore(certDir), nodeName, logger: logger.with('certificate'),
-    onRotated: (certPem, keyPem) => clients.rest.setClientCertificate(certPem, keyPem),
+    onRotated: (certPem, keyPem) => { clients.rest.setClientCertificate(certPem, keyPem); reviewClients.rest.setClientCertificate(certPem, keyPem); },
   }) : undefined;
   try {
     if (values['metrics-port'] !== undefined) metricsServer = await serveMetrics(metrics.registry, parseCountFlag('metrics-port', values['metrics-port']));
@@ -204,6 +212,7 @@ export async function runAgent(args: string[]): Promise<number> {
     await kubelet.server.close();
     await metricsServer?.close();
     clients.close();
+    reviewClients.close();
     throw e;
   }
   logger.info(real ? 'node agent running' : 'node agent running (simulated runtime: no containers really run)', {
@@ -215,16 +224,21 @@ export async function runAgent(args: string[]): Promise<number> {
     await kubelet.server.close();
     await metricsServer?.close();
     clients.close();
+    reviewClients.close();
   });
 }
 
 /**
  * The kubelet's HTTPS API on --address:--kubelet-port: serving certificate
  * from the flags or self-signed, callers authenticated against
- * --client-ca-file or the cluster CA of the kubeconfig.
+ * --client-ca-file or the cluster CA of the kubeconfig, or by a bearer token
+ * the API server's TokenReview knows, and authorized by SubjectAccessReview;
+ * both reviews are sent with the agent's own credentials.
  */
-async function startKubeletServer(values: Record<string, string | boolean | undefined>, clusterCAPem: string | undefined, nodeName: string, internalIP: string,
+async function startKubeletServer(values: Record<string, string | boolean | undefined>,
+  node: { clusterCAPem: string | undefined; clients: Clientset; nodeName: string; internalIP: string },
   logger: ReturnType<typeof createLogger>): Promise<{ server: KubeletServer; port: number }> {
+  const { clusterCAPem, clients, nodeName, internalIP } = node;
   const caFile = values['client-ca-file'] as string | undefined;
   const clientCAPem = caFile ? readFileSync(caFile, 'utf8') : clusterCAPem;
   if (!clientCAPem) throw new Error('the kubelet API needs a client CA: pass --client-ca-file, or a kubeconfig with certificate-authority data');
@@ -235,7 +249,8 @@ async function startKubeletServer(values: Record<string, string | boolean | unde
   const serving = certFile && keyFile
     ? { certPem: readFileSync(certFile, 'utf8'), keyPem: readFileSync(keyFile, 'utf8') }
     : await selfSignedServingCertificate(nodeName, [internalIP, address]);
-  const server = createKubeletServer({ clientCAPem, ...serving, logger: logger.with('server') });
+  const auth = createKubeletAuth(clientCAPem, reviewerFor(clients));
+  const server = createKubeletServer({ nodeName, clientCAPem, auth, ...serving, logger: logger.with('server') });
   const addr = await server.listen(parseCountFlag('kubelet-port', values['kubelet-port'] as string), address);
   return { server, port: addr.port };
 }

@@ -21,6 +21,7 @@ import { createNodeAuthorizer } from '../apiserver/authz/node/index.js';
 import { admitCSRRequester } from '../apiserver/admission/csr-requester.js';
 import { serviceAccountAdmission } from '../apiserver/admission/serviceaccount.js';
 import { createApiServer } from '../apiserver/server.js';
+import { createListers } from '../apiserver/listers.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
 import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/admission/index.js';
@@ -106,12 +107,8 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   cleanups.push(() => backend.close());
   // Certificates are written 0644 by the PKI code; in the data directory they are 0600 too.
   secureDataDir(opts.dataDir);
-  const services = new ServiceAllocator(() => registry, opts.serviceNodePortRange);
-  const defaultStorageClass = defaultStorageClassAdmission(() => registry);
-  const priority = priorityAdmission(() => registry);
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
-  const limitRanger = limitRangerAdmission(() => registry);
-  const nodeRestriction = nodeRestrictionAdmission(() => registry);
+  const nodeRestriction = nodeRestrictionAdmission(() => registry, { get: (ns, name) => listers.nodes.get(ns, name) });
   // RBAC's escalation checks read the policy and the authorizer chain, both made once the registry exists.
   let policy: PolicyCache | undefined;
   const authz: { authorize?: Authorizer } = {};
@@ -119,18 +116,28 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     clusterRole: (n) => policy?.clusterRole(n), role: (ns, n) => policy?.role(ns, n),
     clusterRoleBindings: () => policy?.clusterRoleBindings() ?? [], roleBindings: (ns) => policy?.roleBindings(ns) ?? [],
   }, () => authz.authorize);
-  const serviceAccounts = serviceAccountAdmission(() => registry);
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
     admitCSRRequester(op, info, obj);
     await serviceAccounts(op, info, obj);
-    await services.admit(op, info, obj, old);
-    await defaultStorageClass(op, info, obj);
-    await priority(op, info, obj, old);
-    await limitRanger(op, info, obj);
+    services.admit(op, info, obj, old);
+    defaultStorageClass(op, info, obj);
+    priority(op, info, obj, old);
+    limitRanger(op, info, obj);
     await nodeRestriction.admit(op, info, obj, old);
     await rbacEscalation(op, info, obj);
-  }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: resourceQuotaAdmission(() => registry, realClock), admitDelete: nodeRestriction.admitDelete });
+  }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: (...a) => resourceQuota(...a), admitDelete: nodeRestriction.admitDelete });
+  // Admission reads the watch-fed caches (listers), synced before the server serves.
+  const listers = createListers(registry, logger.with('cache'));
+  cleanups.push(() => listers.close());
+  await listers.start();
+  registry.useNamespaceCache(listers.namespaces);
+  const services = new ServiceAllocator(listers.services, opts.serviceNodePortRange);
+  const defaultStorageClass = defaultStorageClassAdmission(listers.storageClasses);
+  const priority = priorityAdmission(listers.priorityClasses);
+  const limitRanger = limitRangerAdmission(listers.limitRanges);
+  const serviceAccounts = serviceAccountAdmission(() => registry, listers.serviceAccounts);
+  const resourceQuota = resourceQuotaAdmission(() => registry, listers.resourceQuotas, realClock);
   let ready = false;
   // Bootstrap tokens (kube-apiserver --enable-bootstrap-token-auth, which kubeadm sets) read a watch-kept cache of kube-system's token Secrets.
   const bootstrapTokens = createBootstrapTokenAuthenticator(registry.store('', 'v1', 'secrets')!, { clock: realClock, logger: logger.with('bootstrap-token') });
@@ -139,7 +146,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const sa = serviceAccountKeys(pki.serviceAccountKeyPem, pki.serviceAccountPublicKeyPem);
   const tokenAuthenticators = [
     bootstrapTokens.authenticate,
-    serviceAccountTokenAuthenticator({ issuers: [sa.issuer.issuer], audiences: sa.issuer.audiences, keys: sa.keys, get: registryObjectGetter(registry) }),
+    serviceAccountTokenAuthenticator({ issuers: [sa.issuer.issuer], audiences: sa.issuer.audiences, keys: sa.keys, get: registryObjectGetter(registry, { serviceaccounts: listers.serviceAccounts, nodes: listers.nodes }) }),
   ];
   const modes = opts.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES;
   const anonymous = anonymousAllowed(modes, opts.anonymousAuth ?? true);
@@ -198,6 +205,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     bootstrapTokens.close();
     stopSA();
     cache.close();
+    listers.close();
     namespaces.close();
     crds.close();
     await server.close();

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { startControlPlane } from './control-plane.js';
 import { Clientset } from '../client/index.js';
 import { NodeSimulator } from '../kubelet/index.js';
+import { reviewerFor } from '../kubelet/server/index.js';
 import { createLogger, type Logger } from '../util/log.js';
 import { realNodePreflight, startRealNode } from './up-node.js';
 import type { ControlPlane } from './control-plane.js';
@@ -59,7 +60,9 @@ export async function runUp(args: string[]): Promise<number> {
   if (values.runtime !== 'simulated') return upRealNode(cp, { ...values, dataDir, runtime: values.runtime as 'cri' | 'process' }, logger);
   const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim' });
   // Each node serves the kubelet API on 127.0.0.1 (its InternalIP), so kubectl logs shows its pods' simulated lifecycle.
-  const kubelet = { address: '127.0.0.1', clientCAPem: cp.clientConfig.caPem, podLogsDir: resolve(dataDir, 'pod-logs') };
+  // Their reviews (TokenReview, SubjectAccessReview) go through a client of their own, so a token spray cannot delay heartbeats.
+  const reviewClients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim/auth' });
+  const kubelet = { address: '127.0.0.1', clientCAPem: cp.clientConfig.caPem, podLogsDir: resolve(dataDir, 'pod-logs'), reviewer: reviewerFor(reviewClients) };
   const sim = new NodeSimulator(clients, { count: 0, logger: logger.with('sim'), kubelet });
   const workers = Number(values.workers);
   try {
@@ -70,6 +73,7 @@ export async function runUp(args: string[]): Promise<number> {
     // A cluster whose nodes cannot register is not up: stop all of it (the caller reports why).
     await sim.close().catch(() => undefined);
     clients.close();
+    reviewClients.close();
     await cp.close();
     throw err;
   }
@@ -80,7 +84,7 @@ export async function runUp(args: string[]): Promise<number> {
 
 The ${workers + 1} nodes are SIMULATED: pods scheduled to them are reported Running and
 Ready, but no container runs (kubectl logs shows their simulated lifecycle). Ctrl-C stops the cluster; data stays in ${dataDir}.`);
-  const code = await cp.waitForSignal(async () => { await sim.close(); clients.close(); });
+  const code = await cp.waitForSignal(async () => { await sim.close(); clients.close(); reviewClients.close(); });
   return code;
 }
 

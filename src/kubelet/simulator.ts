@@ -35,7 +35,7 @@ import { realTimers, type Timers } from './timers.js';
 import { SimulatedRuntime } from './runtime/simulated/runtime.js';
 import { nodeIPForIndex, podCIDRForIndex } from './runtime/simulated/ipam.js';
 import type { KubeletMetrics } from './metrics.js';
-import { createKubeletServer, selfSignedServingCertificate, type KubeletServer } from './server/index.js';
+import { createKubeletAuth, createKubeletServer, reviewerFor, selfSignedServingCertificate, type KubeletAuth, type KubeletReviewer, type KubeletServer } from './server/index.js';
 
 export interface SimulatedNodeOptions {
   cpu?: string;
@@ -91,11 +91,14 @@ export interface SimulatedKubeletOptions {
   clientCAPem: string;
   /** Container logs of node N go to `${podLogsDir}/N`. */
   podLogsDir: string;
+  /** Where the kubelet API's TokenReviews and SubjectAccessReviews go (default: the simulator's clientset). */
+  reviewer?: KubeletReviewer;
 }
 
 export class NodeSimulator {
   private readonly agents = new Map<string, NodeAgent>();
   private readonly kubeletServers = new Map<string, KubeletServer>();
+  private kubeletAuth?: KubeletAuth;
   private readonly indexOf = new Map<string, number>();
   private readonly usedIndexes = new Set<number>();
   private readonly pods: PodSource;
@@ -233,7 +236,9 @@ export class NodeSimulator {
   private async startKubeletServer(name: string): Promise<{ server: KubeletServer; port: number }> {
     const k = this.opts.kubelet!;
     const serving = await selfSignedServingCertificate(name, [k.address]);
-    const server = createKubeletServer({ clientCAPem: k.clientCAPem, ...serving, logger: this.logger.with('server') });
+    // One authenticator and authorizer for all nodes: their caches are shared, and a review names its node.
+    this.kubeletAuth ??= createKubeletAuth(k.clientCAPem, k.reviewer ?? reviewerFor(this.clients));
+    const server = createKubeletServer({ nodeName: name, clientCAPem: k.clientCAPem, auth: this.kubeletAuth, ...serving, logger: this.logger.with('server') });
     const addr = await server.listen(0, k.address);
     this.kubeletServers.set(name, server);
     return { server, port: addr.port };

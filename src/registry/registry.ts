@@ -4,11 +4,12 @@
  */
 import type { Backend } from '../storage/backend.js';
 import { resources, ResourceInfo, apiVersionOf, hasStorage } from '../api/resources.js';
-import type { Namespace } from 'kubernetes-types/core/v1.js';
 import { forbiddenStatus, type GroupResource } from '../api/status.js';
 import type { Clock } from '../util/clock.js';
 import { Store, StoreHooks, type StoreDeps } from './store.js';
 import type { Strategy } from './strategy.js';
+import type { Lister } from './lister.js';
+import type { Namespace } from 'kubernetes-types/core/v1.js';
 import { genericStrategy } from './strategies/generic.js';
 import { podStrategy } from './strategies/pods.js';
 import { nodeStrategy } from './strategies/nodes.js';
@@ -65,6 +66,7 @@ export class Registry {
   /** What custom resources are served: discovery, OpenAPI and routing read it. */
   readonly custom = new CustomCatalogue();
   private readonly deps: StoreDeps;
+  private namespaceCache?: Lister<Namespace>;
 
   constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit'], opts: RegistryOptions = {}) {
     const admitDelete: StoreHooks['admitDelete'] = (info, obj) => {
@@ -121,13 +123,17 @@ export class Registry {
 
   get namespaces(): Store { return this.store('', 'v1', 'namespaces')!; }
 
+  /** NamespaceLifecycle reads namespaces from this watch-fed cache from now on. */
+  useNamespaceCache(lister: Lister<Namespace>): void { this.namespaceCache = lister; }
+
   /**
-   * NamespaceLifecycle admission: no content in absent or terminating namespaces. Only a
-   * namespace that is not there is a 404; a read that failed (storage down) is the read's
-   * own 5xx, as upstream's plugin answers NewInternalError for any error but NotFound.
+   * NamespaceLifecycle admission: no content in absent or terminating
+   * namespaces. The namespace comes from the cache; on a miss (one created
+   * just now) from storage, as upstream's plugin falls back to a live GET.
+   * Only storage's own 404 means absent: a failed read stays an error.
    */
   private async checkNamespace(ns: string, gr: GroupResource, name: string): Promise<void> {
-    const obj: Namespace = await this.namespaces.get(undefined, ns);
+    const obj: Namespace = this.namespaceCache?.get(undefined, ns) ?? await this.namespaces.get(undefined, ns);
     if (obj.metadata?.deletionTimestamp || obj.status?.phase === 'Terminating') {
       throw forbiddenStatus(`unable to create new content in namespace ${ns} because it is being terminated`, gr, name);
     }

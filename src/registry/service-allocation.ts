@@ -8,13 +8,20 @@
  * with the port allocator's words. Allocations are serialized in-process and
  * checked against every existing Service, so two writes never get the same
  * address.
+ *
+ * The existing Services are read from a watch-fed cache, so a create reads
+ * nothing from storage. A Service just allocated may not be in the cache yet
+ * when the next allocation runs: what this server handed out stays reserved
+ * (Reservations) until the cache shows the Service or the reservation
+ * expires, which a write that failed after its allocation leaves to happen.
  */
 import type { Service, ServicePort } from 'kubernetes-types/core/v1.js';
 import type { ResourceInfo } from '../api/resources.js';
 import { invalidObject, internalError } from '../api/status.js';
 import { invalid } from '../api/field-errors.js';
 import { defaultServiceNodePortRange, portRangeContains, portRangeString, type PortRange } from '../util/port-range.js';
-import type { Registry } from './registry.js';
+import type { Lister } from './lister.js';
+import { Reservations } from './reservations.js';
 
 const serviceCIDRBase = (10 << 24) | (96 << 16);
 const serviceCIDRSize = 1 << 20;
@@ -37,6 +44,9 @@ const shouldAllocateNodePorts = (svc: Service) =>
  * PortAllocationOperation): the ports other Services hold plus those taken so far.
  */
 class NodePortOperation {
+  /** The ports this operation took, which the allocator reserves until the cache shows them. */
+  readonly taken: number[] = [];
+
   constructor(private readonly range: PortRange, private readonly used: Set<number>) {}
 
   /** Allocate(port): the port allocator's error text, or undefined once the port is taken. */
@@ -46,6 +56,7 @@ class NodePortOperation {
     }
     if (this.used.has(port)) return 'provided port is already allocated';
     this.used.add(port);
+    this.taken.push(port);
     return undefined;
   }
 
@@ -57,6 +68,7 @@ class NodePortOperation {
       const port = base + ((start + i) % size);
       if (!this.used.has(port)) {
         this.used.add(port);
+        this.taken.push(port);
         return port;
       }
     }
@@ -65,50 +77,51 @@ class NodePortOperation {
 }
 
 export class ServiceAllocator {
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly clusterIPs = new Reservations<string>();
+  private readonly nodePorts = new Reservations<number>();
 
-  constructor(private readonly registry: () => Registry, private readonly nodePortRange: PortRange = defaultServiceNodePortRange) {}
+  constructor(private readonly services: Lister<Service>, private readonly nodePortRange: PortRange = defaultServiceNodePortRange) {}
 
   /** Admission hook: fills spec.clusterIP(s), ipFamilies and node ports on Service creates, node ports on updates. */
-  admit = (op: 'create' | 'update', info: ResourceInfo, obj: Service, old?: Service): Promise<void> | void => {
+  admit = (op: 'create' | 'update', info: ResourceInfo, obj: Service, old?: Service): void => {
     if (info.group !== '' || info.plural !== 'services') return;
     if (op === 'update' && (!old || !needsNodePorts(obj) || sameNodePortRequest(obj, old))) return;
-    const run = this.chain.then(() => (old ? this.allocateUpdate(obj, old) : this.allocate(obj)));
-    this.chain = run.catch(() => undefined);
-    return run;
+    // Synchronous on the one event loop: two allocations never interleave.
+    if (old) this.allocateUpdate(obj, old);
+    else this.allocate(obj);
   };
 
-  /** Every stored Service; on update that includes the old object, whose ports stay held as upstream's do until the write. */
-  private async services(): Promise<Service[]> {
-    const { items } = await this.registry().store('', 'v1', 'services')!.list(undefined);
-    return items as Service[];
-  }
-
-  private async allocate(svc: Service): Promise<void> {
+  private allocate(svc: Service): void {
     const spec = svc.spec ?? (svc.spec = {});
     if (spec.type === 'ExternalName') return;
-    const items = await this.services();
+    // Every cached Service; on update that includes the old object, whose ports stay held as upstream's do until the write.
+    const items = this.services.list();
+    const owner = ownerOf(svc);
     if (!spec.clusterIP) {
-      const used = new Set(items.flatMap((s) => s.spec?.clusterIPs ?? [s.spec?.clusterIP]).filter((ip): ip is string => !!ip));
+      const used = this.clusterIPs.with(items.flatMap((s) => s.spec?.clusterIPs ?? [s.spec?.clusterIP]).filter((ip): ip is string => !!ip), owner);
       const ip = svc.metadata?.namespace === 'default' && svc.metadata?.name === 'kubernetes' ? kubernetesServiceIP : this.freeIP(used);
       spec.clusterIP = ip;
       spec.clusterIPs = [ip];
+      this.clusterIPs.reserve(ip, owner);
     }
     spec.ipFamilies ??= ['IPv4'];
     if (!needsNodePorts(svc)) return;
-    const op = this.nodePortOperation(items);
+    const op = this.nodePortOperation(items, owner);
     initNodePorts(svc, op);
     if (needsHealthCheck(svc)) allocateHealthCheckNodePort(svc, op);
+    for (const port of op.taken) this.nodePorts.reserve(port, owner);
   }
 
-  private async allocateUpdate(svc: Service, old: Service): Promise<void> {
-    const op = this.nodePortOperation(await this.services());
+  private allocateUpdate(svc: Service, old: Service): void {
+    const owner = ownerOf(svc);
+    const op = this.nodePortOperation(this.services.list(), owner);
     updateNodePorts(old, svc, op);
     updateHealthCheckNodePort(old, svc, op);
+    for (const port of op.taken) this.nodePorts.reserve(port, owner);
   }
 
-  private nodePortOperation(services: Service[]): NodePortOperation {
-    return new NodePortOperation(this.nodePortRange, new Set(services.flatMap(nodePortsOf)));
+  private nodePortOperation(services: Service[], owner: string): NodePortOperation {
+    return new NodePortOperation(this.nodePortRange, this.nodePorts.with(services.flatMap(nodePortsOf), owner));
   }
 
   private freeIP(used: Set<string>): string {
@@ -121,6 +134,8 @@ export class ServiceAllocator {
     throw invalidObject('Service', '', '', [{ type: 'InternalError', field: 'spec.clusterIPs', detail: 'failed to allocate a serviceIP: range is full' }]);
   }
 }
+
+const ownerOf = (svc: Service) => `${svc.metadata?.namespace}/${svc.metadata?.name}`;
 
 function nodePortsOf(svc: Service): number[] {
   const ports = (svc.spec?.ports ?? []).map((p) => p.nodePort ?? 0);

@@ -73,7 +73,17 @@ export interface FieldManagerOptions {
 export interface CreateOptions { dryRun?: boolean; fieldManager?: FieldManagerOptions }
 
 export interface UpdateOptions {
-  subresource?: string; dryRun?: boolean; fieldManager?: FieldManagerOptions;
+  subresource?: string;
+  dryRun?: boolean;
+  fieldManager?: FieldManagerOptions;
+  /**
+   * The object as stored at its resourceVersion, from a watch-fed cache
+   * (upstream's cachedExistingObject): the first attempt starts from it
+   * instead of reading storage, and its revision guards the write, so a
+   * stale copy only costs the read a lost race costs anyway. Callers must
+   * not mutate it.
+   */
+  current?: any;
   /**
    * The request's context: once aborted (its deadline passed, its client left), a write that
    * lost a race stops retrying. Without it a write without precondition retries until it succeeds.
@@ -305,25 +315,40 @@ export class Store {
     mutate: (current: any) => any | Promise<any>,
     opts: UpdateOptions & { preconditionRV?: string },
   ): Promise<any> {
-    let kv = (await this.deps.backend.get(key)).kv;
+    const fromStorage = async () => ({ ...(await this.readCurrent(key, name)), cached: false });
+    // The first attempt may start from a watch-fed copy; a lost race starts over from the value that won.
+    let cur = opts.current ? { ...fromCache(opts.current), cached: true } : await fromStorage();
     for (;;) {
-      if (!kv) throw notFound(this.gr, name);
-      const old = this.decode(kv);
+      const { old, modRevision, cached } = cur;
       const next = await mutate(clone(old));
       // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
       const rv = next?.metadata?.resourceVersion;
-      if (rv && rv !== old.metadata.resourceVersion) throw conflict(this.gr, name);
+      // Against a cached copy a mismatch or a no-op may only mean the copy is stale: decide on storage's.
+      if (rv && rv !== old.metadata.resourceVersion) {
+        if (cached) { cur = await fromStorage(); continue; }
+        throw conflict(this.gr, name);
+      }
       const obj = await this.prepareUpdate(next, old, opts);
-      if (stableStringify(obj) === stableStringify(old)) return old;
+      if (stableStringify(obj) === stableStringify(old)) {
+        if (cached) { cur = await fromStorage(); continue; }
+        return old;
+      }
       if (opts.dryRun) return obj;
       const res = shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj)
-        ? await this.deps.backend.delete(key, kv.modRevision)
-        : await this.deps.backend.update(key, this.encode(obj), kv.modRevision);
+        ? await this.deps.backend.delete(key, modRevision)
+        : await this.deps.backend.update(key, this.encode(obj), modRevision);
       if (res.ok) return this.decode(res.kv);
       if (opts.preconditionRV) throw conflict(this.gr, name);
       throwIfGivenUp(opts.signal, this.gr, name);
-      kv = res.current;
+      if (!res.current) throw notFound(this.gr, name);
+      cur = { old: this.decode(res.current), modRevision: res.current.modRevision, cached: false };
     }
+  }
+
+  private async readCurrent(key: string, name: string): Promise<{ old: any; modRevision: number }> {
+    const { kv } = await this.deps.backend.get(key);
+    if (!kv) throw notFound(this.gr, name);
+    return { old: this.decode(kv), modRevision: kv.modRevision };
   }
 
   /**
@@ -489,6 +514,11 @@ function decodeShared(store: Store, kv: KeyValue): any {
   let o = cache.get(kv);
   if (!o) { o = store.decode(kv); cache.set(kv, o); }
   return o;
+}
+
+/** A cached object as the first attempt's current state: its resourceVersion is the revision the write is guarded by. */
+function fromCache(current: any): { old: any; modRevision: number } {
+  return { old: current, modRevision: Number(current.metadata.resourceVersion) };
 }
 
 /** Go's `omitempty`: empty metadata lists and maps are not stored (clients see them absent). */

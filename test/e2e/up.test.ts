@@ -1,13 +1,15 @@
 /**
  * `k8ts up` as a new user meets it: the real process, then the real kubectl
  * with the kubeconfig it prints. Its simulated nodes serve the kubelet API on
- * 127.0.0.1, so `kubectl logs` shows a pod's simulated lifecycle; `k8ts sim`
+ * 127.0.0.1, so `kubectl logs` shows a pod's simulated lifecycle, and
+ * authorize every caller as upstream's kubelets do; `k8ts sim`
  * nodes have no kubelet API, and the API server says so rather than dialling
  * their made-up 172.16.x addresses.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import https from 'node:https';
 import { promisify } from 'node:util';
 import { startCluster, eventually, cliPath, type Cluster } from './harness.js';
 import { killChild } from './helpers.js';
@@ -64,6 +66,44 @@ describe('k8ts up: a first look with kubectl', () => {
     const pf = await kubectl(['port-forward', 'pod/web', ':80'], undefined, true);
     assert.notEqual(pf.code, 0);
     assert.match(pf.stderr, /^error: error upgrading connection: Internal error occurred: port-forward is not supported: node "\w+" is simulated by k8ts \(container runtime sim\) and runs no processes; for a node that runs containers start k8ts with "sudo npm start -- --runtime cri"\n$/m);
+  });
+});
+
+/** A GET to a kubelet's port with a bearer token. */
+function kubeletGet(port: number, path: string, token: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port, path, headers: { Authorization: `Bearer ${token}` }, rejectUnauthorized: false, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('k8ts up: the simulated nodes\' kubelet API authorizes its callers', () => {
+  let up: UpCluster;
+
+  before(async () => { up = await startUp('k8ts-e2e-up-authz-'); });
+  after(async () => { await up.close(); });
+
+  it('a service account token is refused with upstream\'s 403 until bound to system:kubelet-api-admin; an unknown token gets 401', async () => {
+    const node = await eventually(async () => JSON.parse((await up.kubectl(['get', 'node', 'worker1', '-o', 'json'], undefined, true)).stdout || 'null'), 30_000, 'worker1');
+    const port = node.status.daemonEndpoints.kubeletEndpoint.Port;
+    await up.kubectl(['create', 'serviceaccount', 'peeker']);
+    const token = (await up.kubectl(['create', 'token', 'peeker'])).stdout.trim();
+    assert.deepEqual(await kubeletGet(port, '/pods', token),
+      { status: 403, body: 'Forbidden (user=system:serviceaccount:default:peeker, verb=get, resource=nodes, subresource=proxy)' });
+    assert.deepEqual(await kubeletGet(port, '/pods', 'no-such-token'), { status: 401, body: 'Unauthorized' });
+    // Upstream's system:kubelet-api-admin opens every kubelet path (nodes/stats here, never asked before, so no refusal is cached).
+    await up.kubectl(['create', 'clusterrolebinding', 'peeker-kubelet-admin', '--clusterrole=system:kubelet-api-admin', '--serviceaccount=default:peeker']);
+    const stats = await eventually(async () => {
+      const r = await kubeletGet(port, '/stats/summary', token);
+      return r.status !== 403 ? r : undefined;
+    }, 10_000, 'the grant');
+    assert.equal(stats.status, 200);
+    assert.equal(JSON.parse(stats.body).node.nodeName, 'worker1');
   });
 });
 

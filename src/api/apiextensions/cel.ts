@@ -8,9 +8,17 @@ import { celEnv, parse, plan, isCelError, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { FieldError, forbidden, invalid, required } from '../field-errors.js';
 import { additionalSchema, isObject, type Schema, type ValidationRule } from './types.js';
+import { costLimitExceeded, metered, perCallLimit, runtimeCELCostBudget } from './cel-runtime-cost.js';
 
-/** Upstream's CRD environment includes the strings extension library. */
-const env = celEnv({ funcs: strings });
+/** An object's rules stop after this much evaluation time in all, as after RuntimeCELCostBudget (see cel-runtime-cost.ts). */
+export const objectTimeLimitMs = 500;
+import { boundedFuncs } from './cel-bounded-funcs.js';
+
+/**
+ * Upstream's CRD environment includes the strings extension library; the
+ * bounded overrides come last, so they replace @bufbuild/cel's versions.
+ */
+const env = celEnv({ funcs: [...strings, ...boundedFuncs] });
 type Program = (ctx: Record<string, unknown>) => CelResult;
 const compiled = new Map<string, { program?: Program; error?: string }>();
 
@@ -50,13 +58,22 @@ function truthy(r: CelResult): boolean | string {
   return 'rule did not evaluate to a boolean';
 }
 
+/** What is left of RuntimeCELCostBudget for one object (-1 once validation stopped), and its time limit. */
+interface Budget { remaining: number; deadline: number }
+
 /**
  * Evaluates every rule of `schema` (and of its children) on `value`; `old`
  * is the value before an update (undefined on create), matched by field name
  * and by map key as upstream correlates them (list items are not correlated).
+ * Each call may cost PerCallLimit and the object RuntimeCELCostBudget in all,
+ * as upstream's celvalidation counts them; past either, no further rule runs.
  */
 export function validateRules(schema: Schema, value: unknown, old: unknown, path: string): FieldError[] {
-  if (value === undefined || value === null) return [];
+  return walkRules(schema, value, old, path, { remaining: runtimeCELCostBudget, deadline: performance.now() + objectTimeLimitMs });
+}
+
+function walkRules(schema: Schema, value: unknown, old: unknown, path: string, budget: Budget): FieldError[] {
+  if (value === undefined || value === null || budget.remaining < 0) return [];
   const errs: FieldError[] = [];
   const rules = schema['x-kubernetes-validations'] ?? [];
   if (rules.length) {
@@ -68,35 +85,64 @@ export function validateRules(schema: Schema, value: unknown, old: unknown, path
       const { program, error } = compileRule(rule.rule);
       if (!program) { errs.push(invalid(path, schema.type ?? '', `compilation failed: ${error}`)); continue; }
       const vars = transition ? { self, oldSelf: oldSelf ?? null } : { self };
-      const ok = truthy(program(vars));
+      if (performance.now() > budget.deadline) return stop(errs, budget, invalid(path, schema.type ?? '', outOfBudget));
+      const run = metered(perCallLimit, () => program(vars), budget.deadline);
+      if (run.cost > budget.remaining) return stop(errs, budget, invalid(path, schema.type ?? '', outOfBudget));
+      budget.remaining -= run.cost;
+      if (run.exceeded) {
+        return stop(errs, budget, invalid(path, schema.type ?? '', `'${costLimitExceeded}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(rule)}`));
+      }
+      const ok = truthy(run.result);
       if (ok === true) continue;
-      errs.push(ruleError({ ...rule, message: messageOf(rule, vars) }, schema, path, ok === false ? undefined : ok));
+      if (ok !== false) { errs.push(invalid(path, schema.type ?? '', `${ok} evaluating rule: ${ruleText(rule)}`)); continue; }
+      const message = messageOf(rule, vars, budget);
+      if (typeof message === 'object') return stop(errs, budget, invalid(path, schema.type ?? '', message.stopped));
+      errs.push(ruleError({ ...rule, message }, schema, path));
     }
   }
-  if (Array.isArray(value) && schema.items) value.forEach((x, i) => errs.push(...validateRules(schema.items!, x, undefined, `${path}[${i}]`)));
+  if (Array.isArray(value) && schema.items) {
+    for (let i = 0; i < value.length && budget.remaining >= 0; i++) errs.push(...walkRules(schema.items, value[i], undefined, `${path}[${i}]`, budget));
+  }
   if (isObject(value)) {
     const o = isObject(old) ? old : undefined;
     for (const [k, x] of Object.entries(value)) {
+      if (budget.remaining < 0) break;
       const sub = schema.properties?.[k];
-      if (sub) errs.push(...validateRules(sub, x, o?.[k], path ? `${path}.${k}` : k));
-      else if (additionalSchema(schema)) errs.push(...validateRules(additionalSchema(schema)!, x, o?.[k], `${path}[${k}]`));
+      if (sub) errs.push(...walkRules(sub, x, o?.[k], path ? `${path}.${k}` : k, budget));
+      else if (additionalSchema(schema)) errs.push(...walkRules(additionalSchema(schema)!, x, o?.[k], `${path}[${k}]`, budget));
     }
   }
   return errs;
 }
 
+const outOfBudget = 'validation failed due to running out of cost budget, no further validation rules will be run';
+
+function stop(errs: FieldError[], budget: Budget, err: FieldError): FieldError[] {
+  budget.remaining = -1;
+  errs.push(err);
+  return errs;
+}
+
+/** Upstream's ruleErrorString: the message when there is one, else the rule. */
+const ruleText = (rule: ValidationRule) => (rule.message ? rule.message.trim() : rule.rule.trim());
+
 /** messageExpression's string when it yields a non-empty one (upstream falls back to message otherwise). */
-function messageOf(rule: ValidationRule, vars: Record<string, unknown>): string | undefined {
+function messageOf(rule: ValidationRule, vars: Record<string, unknown>, budget: Budget): string | undefined | { stopped: string } {
   if (!rule.messageExpression) return rule.message;
   const { program } = compileRule(rule.messageExpression);
-  const r = program?.(vars);
+  if (!program) return rule.message;
+  const run = metered(perCallLimit, () => program(vars), budget.deadline);
+  // Upstream's evalMessageExpression words, for the object's budget and for the call's limit.
+  if (run.cost > budget.remaining) return { stopped: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' };
+  if (run.exceeded) return { stopped: `messageExpression evaluation failed due to: ${costLimitExceeded}` };
+  budget.remaining -= run.cost;
+  const r = run.result;
   return typeof r === 'string' && r.trim() && !/[\r\n]/.test(r) ? r : rule.message;
 }
 
 /** A failed rule as upstream reports it: its reason, at path + fieldPath, with the message or `failed rule: <rule>`. */
-function ruleError(rule: ValidationRule, schema: Schema, path: string, evalError?: string): FieldError {
+function ruleError(rule: ValidationRule, schema: Schema, path: string): FieldError {
   const at = rule.fieldPath ? `${path}${rule.fieldPath}` : path;
-  if (evalError) return invalid(at, schema.type ?? '', evalError);
   const message = rule.message || `failed rule: ${rule.rule}`;
   switch (rule.reason) {
     case 'FieldValueRequired': return required(at, message);
@@ -104,4 +150,12 @@ function ruleError(rule: ValidationRule, schema: Schema, path: string, evalError
     case 'FieldValueDuplicate': return { type: 'FieldValueDuplicate', field: at, value: schema.type ?? '', detail: message };
     default: return invalid(at, schema.type ?? '', message);
   }
+}
+
+/** Whether any node of the schema declares x-kubernetes-validations (upstream builds a CEL validator only then). */
+export function schemaHasRules(s: Schema | undefined): boolean {
+  if (!s) return false;
+  if (s['x-kubernetes-validations']?.length) return true;
+  const values = additionalSchema(s);
+  return schemaHasRules(s.items) || (values !== undefined && schemaHasRules(values)) || Object.values(s.properties ?? {}).some(schemaHasRules);
 }

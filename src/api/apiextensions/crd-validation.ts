@@ -11,12 +11,15 @@ import { isDNS1035Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../names
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/objectmeta.js';
 import { GoValue } from '../field-errors.js';
 import { validateStructuralSchema } from './schema-validation.js';
+import { validateSchemaCost } from './cel-cost-check.js';
+import { deepEqual } from '../validation/util.js';
 import type { Schema } from './types.js';
 
 const printerColumnTypes = ['boolean', 'date', 'integer', 'number', 'string'];
 const printerColumnFormats = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
 
-export function validateCRDCreate(crd: CustomResourceDefinition): FieldError[] {
+/** `old` is the CRD before an update: versions whose schema it shares skip the per-rule CEL cost limits, as upstream. */
+export function validateCRDCreate(crd: CustomResourceDefinition, old?: CustomResourceDefinition): FieldError[] {
   const spec = crd.spec ?? ({} as CustomResourceDefinition['spec']);
   const wantName = `${spec.names?.plural ?? ''}.${spec.group ?? ''}`;
   const nameFn = (name: string, prefix: boolean) => {
@@ -26,14 +29,14 @@ export function validateCRDCreate(crd: CustomResourceDefinition): FieldError[] {
   };
   return [
     ...validateObjectMeta(crd.metadata, false, nameFn),
-    ...validateSpec(crd),
+    ...validateSpec(crd, old),
     ...validateNames(crd.status?.acceptedNames, 'status.acceptedNames'),
     ...validateStoredVersions(crd),
   ];
 }
 
 export function validateCRDUpdate(crd: CustomResourceDefinition, old: CustomResourceDefinition): FieldError[] {
-  const errs = validateObjectMetaUpdate(crd.metadata, old.metadata).concat(validateCRDCreate(crd).filter((e) => !e.field.startsWith('metadata.')));
+  const errs = validateObjectMetaUpdate(crd.metadata, old.metadata).concat(validateCRDCreate(crd, old).filter((e) => !e.field.startsWith('metadata.')));
   if (crd.spec?.scope !== old.spec?.scope && (old.status?.storedVersions?.length ?? 0) > 0) {
     // Upstream: scope may only change while nothing is stored.
     errs.push(invalid('spec.scope', crd.spec?.scope, 'field is immutable'));
@@ -41,7 +44,7 @@ export function validateCRDUpdate(crd: CustomResourceDefinition, old: CustomReso
   return errs;
 }
 
-function validateSpec(crd: CustomResourceDefinition): FieldError[] {
+function validateSpec(crd: CustomResourceDefinition, old?: CustomResourceDefinition): FieldError[] {
   const spec: any = crd.spec ?? {};
   const errs: FieldError[] = [];
   if (!spec.group) errs.push(required('spec.group'));
@@ -62,7 +65,8 @@ function validateSpec(crd: CustomResourceDefinition): FieldError[] {
     seen.add(v.name);
     const nameErrs = isDNS1035Label(v.name ?? '');
     if (nameErrs.length) errs.push(invalid(`spec.versions[${i}].name`, v.name, nameErrs.join(',')));
-    errs.push(...validateVersion(v, `spec.versions[${i}]`));
+    const oldSchema = old?.spec?.versions?.find((o) => o.name === v.name)?.schema?.openAPIV3Schema;
+    errs.push(...validateVersion(v, `spec.versions[${i}]`, oldSchema !== undefined && deepEqual(oldSchema, v.schema?.openAPIV3Schema)));
   });
   const shown = new GoValue('[]apiextensions.CustomResourceDefinitionVersion{...}');
   if (!unique) errs.push(invalid('spec.versions', shown, 'must contain unique version names'));
@@ -79,7 +83,7 @@ function validateSpec(crd: CustomResourceDefinition): FieldError[] {
   return errs;
 }
 
-function validateVersion(v: CustomResourceDefinitionVersion, path: string): FieldError[] {
+function validateVersion(v: CustomResourceDefinitionVersion, path: string, schemaUnchanged: boolean): FieldError[] {
   const errs: FieldError[] = [];
   const schema: any = v.schema?.openAPIV3Schema;
   const hasStatus = !!v.subresources?.status;
@@ -88,7 +92,10 @@ function validateVersion(v: CustomResourceDefinitionVersion, path: string): Fiel
       errs.push(invalid(`${path}.schema.openAPIV3Schema.type`, schema.type, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
     }
     if (schema.nullable) errs.push(forbidden(`${path}.schema.openAPIV3Schema.nullable`, 'nullable cannot be true at the root'));
-    errs.push(...validateStructuralSchema(schema as Schema, `${path}.schema.openAPIV3Schema`));
+    const structural = validateStructuralSchema(schema as Schema, `${path}.schema.openAPIV3Schema`);
+    errs.push(...structural);
+    // Upstream estimates CEL costs only on a valid structural schema.
+    if (!structural.length) errs.push(...validateSchemaCost(schema as Schema, `${path}.schema.openAPIV3Schema`, schemaUnchanged));
   }
   (v.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validateColumn(c, `${path}.additionalPrinterColumns[${i}]`)));
   const scale = v.subresources?.scale;

@@ -9,6 +9,7 @@
 import type { Schema } from './types.js';
 import { FieldError, forbidden, invalid, notSupported, required } from '../field-errors.js';
 import { compileRule } from './cel.js';
+import { patternError } from './re2.js';
 
 type Level = 'root' | 'item' | 'field';
 const openapiTypes = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
@@ -36,11 +37,9 @@ function walk(s: Schema | undefined, lvl: Level, path: string): FieldError[] {
     errs.push(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }
   if (s['x-kubernetes-preserve-unknown-fields'] === false) errs.push(invalid(`${path}.x-kubernetes-preserve-unknown-fields`, false, 'must be true or undefined'));
-  if (s.pattern !== undefined) {
-    try { new RegExp(s.pattern, 'u'); } catch (e) {
-      errs.push(invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`));
-    }
-  }
+  // Upstream compiles it with Go's regexp (RE2): lookarounds and backreferences are refused.
+  const patternErr = s.pattern !== undefined ? patternError(s.pattern) : undefined;
+  if (patternErr) errs.push(invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${patternErr}`));
   if (s.type === 'array' && !s.items) errs.push(required(`${path}.items`, 'must be specified'));
   if (s.items && !Array.isArray(x.items)) errs.push(...walk(s.items as Schema, 'item', `${path}.items`));
   for (const [k, v] of Object.entries(s.properties ?? {})) errs.push(...walk(v, 'field', `${path}.properties[${k}]`));

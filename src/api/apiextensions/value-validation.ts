@@ -7,6 +7,7 @@
 import { FieldError, invalid, notSupported, required, tooLong } from '../field-errors.js';
 import { additionalSchema, isObject, type Schema } from './types.js';
 import { checkFormat } from './formats.js';
+import { patternMatches } from './re2.js';
 
 const join = (path: string, k: string) => (path ? `${path}.${k}` : k);
 
@@ -66,7 +67,7 @@ function validateScalar(s: Schema, v: unknown, path: string, name: string): Fiel
     const length = [...v].length;
     if (s.maxLength !== undefined && length > s.maxLength) errs.push(tooLong(path, s.maxLength));
     if (s.minLength !== undefined && length < s.minLength) errs.push(invalid(path, v, `${name} in body should be at least ${s.minLength} chars long`));
-    if (s.pattern !== undefined && !safeRegExp(s.pattern)?.test(v)) errs.push(invalid(path, v, `${name} in body should match '${s.pattern}'`));
+    if (s.pattern !== undefined && !patternMatches(s.pattern, v)) errs.push(invalid(path, v, `${name} in body should match '${s.pattern}'`));
     if (s.format && !checkFormat(s.format, v)) {
       errs.push({ type: 'FieldValueTypeInvalid', field: path, value: v, detail: `${name} in body must be of type ${s.format}: ${JSON.stringify(v)}` });
     }
@@ -101,14 +102,6 @@ function validateObject(s: Schema, v: Record<string, unknown>, path: string, nam
     if (sub) errs.push(...validateValue(sub, x, join(path, k)));
   }
   return errs;
-}
-
-const regexps = new Map<string, RegExp | undefined>();
-function safeRegExp(pattern: string): RegExp | undefined {
-  if (!regexps.has(pattern)) {
-    try { regexps.set(pattern, new RegExp(pattern, 'u')); } catch { regexps.set(pattern, undefined); }
-  }
-  return regexps.get(pattern);
 }
 
 /** An embedded resource needs apiVersion and kind, as upstream's objectmeta validateEmbeddedResource says. */

@@ -156,6 +156,12 @@ export function bootstrapClusterRoles(): ClusterRole[] {
     role('system:kube-controller-manager', controllerManagerRules),
     // Nodes are authorized by the Node authorizer with these same rules; the role is there to bind to other kubelets.
     role('system:node', nodeRules()),
+    // Full access to the kubelet API (upstream's policy.go); bound to no one by default, kubeadm binds its apiserver-kubelet-client user.
+    role('system:kubelet-api-admin', [
+      rule(read, [''], ['nodes']),
+      rule(['proxy'], [''], ['nodes']),
+      rule(['*'], [''], ['nodes/proxy', 'nodes/metrics', 'nodes/spec', 'nodes/stats', 'nodes/log']),
+    ]),
     // TLS bootstrap (upstream's bootstrap policy): what a bootstrap token may do, and the two CSR kinds csrapproving approves.
     role('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests'])]),
     role('system:certificates.k8s.io:certificatesigningrequests:nodeclient', [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'])]),

@@ -3,20 +3,22 @@
  * namespace first defaults the containers' requests and limits and then
  * validates them; claims are validated on create and update
  * (limitrange-rules.ts). Pod updates are not checked, as upstream: their
- * containers' resources cannot change.
+ * containers' resources cannot change. The namespace's LimitRanges come from
+ * the watch-fed cache, as upstream's plugin reads its lister.
  */
 import type { ResourceInfo } from '../../api/resources.js';
 import { forbiddenStatus } from '../../api/status.js';
-import type { Registry } from '../../registry/registry.js';
+import type { LimitRange } from 'kubernetes-types/core/v1.js';
+import type { Lister } from '../../registry/lister.js';
 import { aggregateMessage, applyLimitRangeDefaults, validatePVCLimits, validatePodLimits } from './limitrange-rules.js';
 
-export function limitRangerAdmission(registry: () => Registry) {
-  return async (op: 'create' | 'update', info: ResourceInfo, obj: any): Promise<void> => {
+export function limitRangerAdmission(limitRanges: Lister<LimitRange>) {
+  return (op: 'create' | 'update', info: ResourceInfo, obj: any): void => {
     if (info.group !== '') return;
     const isPod = info.plural === 'pods' && op === 'create';
     const isClaim = info.plural === 'persistentvolumeclaims';
     if (!isPod && !isClaim) return;
-    const { items } = await registry().store('', 'v1', 'limitranges')!.list(obj.metadata.namespace);
+    const items = limitRanges.list(obj.metadata.namespace);
     const errs: string[] = [];
     for (const lr of items) {
       if (isPod) {

@@ -25,6 +25,7 @@ import { forbiddenStatus, type StatusError } from '../../api/status.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import { podConfigMapNames, podSecretNames } from '../../api/pod-references.js';
 import { deepEqual as equalJSON } from '../../api/validation/util.js';
+import type { Lister } from '../../registry/lister.js';
 import type { Registry } from '../../registry/registry.js';
 import { nodeIdentity } from '../auth/node-identity.js';
 import { currentRequestInfo } from '../request-scope.js';
@@ -82,7 +83,7 @@ export interface NodeRestriction {
   admitTokenRequest(namespace: string, serviceAccountName: string, tr: TokenRequest): Promise<void>;
 }
 
-export function nodeRestrictionAdmission(registry: () => Registry): NodeRestriction {
+export function nodeRestrictionAdmission(registry: () => Registry, nodes?: Pick<Lister<Node>, 'get'>): NodeRestriction {
   const check = async (op: NodeRestrictionOperation, info: ResourceInfo, obj: any, old?: any) => {
     const { isNode, nodeName } = nodeIdentity(requestUser());
     if (!isNode) return;
@@ -94,7 +95,7 @@ export function nodeRestrictionAdmission(registry: () => Registry): NodeRestrict
     };
     if (!nodeName) throw refuse(a, `could not determine node from user "${requestUser()!.name}"`);
     switch (`${info.plural}.${info.group}`) {
-      case 'pods.': return admitPod(registry, nodeName, a);
+      case 'pods.': return admitPod(registry, nodes, nodeName, a);
       case 'nodes.': return admitNode(nodeName, a);
       case 'persistentvolumeclaims.':
         if (a.subresource !== 'status') throw refuse(a, 'may only update PVC status');
@@ -126,11 +127,11 @@ export function nodeRestrictionAdmission(registry: () => Registry): NodeRestrict
   };
 }
 
-async function admitPod(registry: () => Registry, nodeName: string, a: Attrs): Promise<void> {
+async function admitPod(registry: () => Registry, nodes: Pick<Lister<Node>, 'get'> | undefined, nodeName: string, a: Attrs): Promise<void> {
   const pod: Pod = a.op === 'create' ? a.obj : (a.old ?? a.obj);
   switch (a.subresource) {
     case '':
-      if (a.op === 'create') return admitPodCreate(registry, nodeName, a);
+      if (a.op === 'create') return admitPodCreate(registry, nodes, nodeName, a);
       if (a.op === 'delete') {
         if (pod.spec?.nodeName !== nodeName) throw refuse(a, `node "${nodeName}" can only delete pods with spec.nodeName set to itself`);
         return;
@@ -150,7 +151,7 @@ async function admitPod(registry: () => Registry, nodeName: string, a: Attrs): P
   }
 }
 
-async function admitPodCreate(registry: () => Registry, nodeName: string, a: Attrs): Promise<void> {
+async function admitPodCreate(registry: () => Registry, nodes: Pick<Lister<Node>, 'get'> | undefined, nodeName: string, a: Attrs): Promise<void> {
   const pod: Pod = a.obj;
   if (!pod.metadata?.annotations || !(mirrorPodAnnotation in pod.metadata.annotations)) {
     throw refuse(a, `pod does not have "${mirrorPodAnnotation}" annotation, node "${nodeName}" can only create mirror pods`);
@@ -165,7 +166,8 @@ async function admitPodCreate(registry: () => Registry, nodeName: string, a: Att
   }
   if (!owner.controller) throw refuse(a, `node "${nodeName}" can only create pods with a controller owner reference set to itself`);
   if (owner.blockOwnerDeletion) throw refuse(a, `node "${nodeName}" must not set blockOwnerDeletion on an owner reference`);
-  const node: Node = await registry().store('', 'v1', 'nodes')!.get(undefined, nodeName);
+  // The Node from the watch-fed cache (upstream's node lister); one created just now may only be in storage.
+  const node: Node = nodes?.get(undefined, nodeName) ?? await registry().store('', 'v1', 'nodes')!.get(undefined, nodeName);
   if (owner.uid !== node.metadata?.uid) throw refuse(a, `node ${nodeName} UID mismatch: expected ${owner.uid} got ${node.metadata?.uid}`);
   if (pod.spec?.serviceAccountName) throw refuse(a, `node "${nodeName}" can not create pods that reference a service account`);
   if (podSecretNames(pod).length) throw refuse(a, `node "${nodeName}" can not create pods that reference secrets`);

@@ -10,10 +10,13 @@
  *   the values set at creation (so `kubectl replace` of the original
  *   manifest is not refused as a spec change);
  * - a PriorityClass may be marked globalDefault only when no other one is.
+ * Classes are read from the watch-fed cache, as upstream's plugin reads its
+ * PriorityClass lister: a pod create lists nothing.
  */
 import type { ResourceInfo } from '../../api/resources.js';
 import { forbiddenStatus, type GroupResource } from '../../api/status.js';
-import type { Registry } from '../../registry/registry.js';
+import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
+import type { Lister } from '../../registry/lister.js';
 
 const preemptLowerPriority = 'PreemptLowerPriority';
 
@@ -26,11 +29,11 @@ export function defaultPriorityClass(classes: readonly any[]): any | undefined {
   return best;
 }
 
-export function priorityAdmission(registry: () => Registry) {
-  const classes = async () => (await registry().store('scheduling.k8s.io', 'v1', 'priorityclasses')!.list(undefined)).items as any[];
+export function priorityAdmission(priorityClasses: Lister<PriorityClass>) {
+  const classes = () => priorityClasses.list() as any[];
   return async (op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void> => {
     if (info.group === 'scheduling.k8s.io' && info.plural === 'priorityclasses') {
-      await checkSingleDefault(obj, old, await classes(), { group: info.group, resource: info.plural });
+      checkSingleDefault(obj, old, classes(), { group: info.group, resource: info.plural });
       return;
     }
     if (info.group !== '' || info.plural !== 'pods') return;
@@ -40,7 +43,7 @@ export function priorityAdmission(registry: () => Registry) {
     }
     const gr = { group: '', resource: 'pods' };
     const spec = obj.spec ?? (obj.spec = {});
-    const computed = computePriority(spec.priorityClassName, await classes());
+    const computed = computePriority(spec.priorityClassName, classes());
     const name = obj.metadata?.name;
     if (!computed) throw forbiddenStatus(`no PriorityClass with name ${spec.priorityClassName} was found`, gr, name);
     if (spec.priority !== undefined && spec.priority !== null && spec.priority !== computed.priority) {
@@ -72,7 +75,7 @@ export function computePriority(className: string | undefined, classes: readonly
   return { className: pc.metadata.name, priority: pc.value ?? 0, preemptionPolicy: pc.preemptionPolicy ?? preemptLowerPriority };
 }
 
-async function checkSingleDefault(pc: any, old: any, classes: readonly any[], gr: GroupResource): Promise<void> {
+function checkSingleDefault(pc: any, old: any, classes: readonly any[], gr: GroupResource): void {
   if (!pc.globalDefault || old?.globalDefault) return;
   const other = classes.find((c) => c.globalDefault && c.metadata?.name !== pc.metadata?.name);
   if (other) throw forbiddenStatus(`PriorityClass ${other.metadata.name} is already marked as default. Only one default can exist`, gr, pc.metadata?.name);

@@ -7,27 +7,38 @@
  * the quotas and decides again. A create that fails after its charge leaves
  * the quota over-counted until the resourcequota controller recounts, as
  * upstream.
+ *
+ * The quotas come from the watch-fed cache (upstream's quotaAccessor reads
+ * its lister), so a create in a namespace without quotas reads nothing. A
+ * quota this plugin has just charged is preferred over an older cached copy
+ * (upstream's updatedQuotas), and after a lost race the quotas are read from
+ * storage, where the winner's charge already is.
  */
+import type { ResourceQuota } from 'kubernetes-types/core/v1.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import { evaluatorFor, resourceListJSON } from '../../api/quota/index.js';
 import { conflict, forbiddenStatus, StatusError } from '../../api/status.js';
+import type { Lister } from '../../registry/lister.js';
 import type { Registry } from '../../registry/registry.js';
 import type { Clock } from '../../util/clock.js';
 import { checkQuotas } from './quota-check.js';
+import { ChargedQuotas } from './charged-quotas.js';
 
 const maxAttempts = 10;
 
-export function resourceQuotaAdmission(registry: () => Registry, clock: Clock) {
+export function resourceQuotaAdmission(registry: () => Registry, resourceQuotas: Lister<ResourceQuota>, clock: Clock) {
+  const charged = new ChargedQuotas();
   return async (op: 'create' | 'update', info: ResourceInfo, obj: any, _old: any, opts: { dryRun: boolean }): Promise<void> => {
     if (op !== 'create' || !info.namespaced) return;
     const namespace: string = obj.metadata.namespace;
     const quotas = registry().store('', 'v1', 'resourcequotas')!;
     const ev = evaluatorFor(info.group, info.plural);
-    const charged = new Set<string>();
+    const done = new Set<string>();
+    let live = false;
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
-      const { items } = await quotas.list(namespace);
+      const items: ResourceQuota[] = live ? (await quotas.list(namespace)).items : charged.newest(resourceQuotas.list(namespace));
       if (items.length === 0) return;
-      const decision = checkQuotas(items.filter((q: any) => !charged.has(q.metadata.name)), ev, obj, clock.now());
+      const decision = checkQuotas(items.filter((q) => !done.has(q.metadata!.name!)), ev, obj, clock.now());
       if (!decision.allowed) throw forbiddenStatus(decision.message, { group: info.group, resource: info.plural }, obj.metadata.name);
       if (opts.dryRun) return;
       let lost = false;
@@ -35,14 +46,15 @@ export function resourceQuotaAdmission(registry: () => Registry, clock: Clock) {
         const next = { ...quota, status: { ...quota.status, used: resourceListJSON(used) } };
         try {
           // The body's resourceVersion is the guard: a quota charged meanwhile answers 409.
-          await quotas.update(namespace, quota.metadata!.name!, next, { subresource: 'status' });
-          charged.add(quota.metadata!.name!);
+          charged.observe(await quotas.update(namespace, quota.metadata!.name!, next, { subresource: 'status', current: quota }));
+          done.add(quota.metadata!.name!);
         } catch (e) {
           if (!(e instanceof StatusError) || e.status.code !== 409) throw e;
           lost = true;
         }
       }
       if (!lost) return;
+      live = true;
     }
     throw conflict({ group: '', resource: 'resourcequotas' }, namespace, 'too many concurrent changes to the namespace\'s quotas; please try again');
   };

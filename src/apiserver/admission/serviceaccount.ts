@@ -2,7 +2,9 @@
  * The ServiceAccount admission plugin's lookups and mount (upstream
  * plugin/pkg/admission/serviceaccount/admission.go, v1.32), on pod create;
  * the default name and the mirror-pod rules are in index.ts/mirror-pods.ts:
- *  1. the pod's service account must exist, else Forbidden
+ *  1. the pod's service account must exist (read from the watch-fed cache;
+ *     on a miss, from storage, as upstream falls back to a live GET for an
+ *     account created just before the pod), else Forbidden
  *     `error looking up service account <ns>/<name>: serviceaccount "<name>" not found`;
  *     `default`, which the service-account loop creates just after its
  *     namespace, is looked up 10 times, 100-200 ms apart, before giving up;
@@ -17,6 +19,7 @@ import type { Pod, ServiceAccount, Volume, VolumeMount } from 'kubernetes-types/
 import type { ResourceInfo } from '../../api/resources.js';
 import { forbiddenStatus } from '../../api/status.js';
 import { generateName } from '../../registry/meta.js';
+import type { Lister } from '../../registry/lister.js';
 import type { Registry } from '../../registry/registry.js';
 import { isMirrorPod } from './mirror-pods.js';
 
@@ -41,9 +44,11 @@ export interface ServiceAccountAdmissionOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export function serviceAccountAdmission(registry: () => Registry, opts: ServiceAccountAdmissionOptions = {}) {
+export function serviceAccountAdmission(registry: () => Registry, serviceAccounts: Lister<ServiceAccount>, opts: ServiceAccountAdmissionOptions = {}) {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const lookup = async (namespace: string, name: string): Promise<ServiceAccount | undefined> => {
+    const cached = serviceAccounts.get(namespace, name);
+    if (cached) return cached;
     const store = registry().store('', 'v1', 'serviceaccounts')!;
     const attempts = name === defaultServiceAccountName ? defaultLookupAttempts : 1;
     const interval = 100 + Math.floor(Math.random() * 100);

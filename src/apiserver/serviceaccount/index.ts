@@ -1,7 +1,8 @@
 /** Service-account tokens: signing, claims, TokenRequest; the authenticator is auth/serviceaccount-token.ts. */
+import type { Lister } from '../../registry/lister.js';
 import type { Registry } from '../../registry/registry.js';
 import { signingKey, verifyingKey, type VerifyingKey } from './jwt.js';
-import type { ObjectGetter, TokenIssuer } from './token-request.js';
+import type { BoundResource, ObjectGetter, TokenIssuer } from './token-request.js';
 
 export { createToken, validateTokenRequest, defaultTokenExpirationSeconds } from './token-request.js';
 export type { TokenIssuer, ObjectGetter, BoundResource } from './token-request.js';
@@ -19,7 +20,11 @@ export function serviceAccountKeys(keyPem: string, publicKeyPem: string, issuer 
   };
 }
 
-/** The objects a token names, read from the registry. */
-export function registryObjectGetter(registry: Registry): ObjectGetter {
-  return (resource, namespace, name) => registry.store('', 'v1', resource)!.get(namespace, name);
+/**
+ * The objects a token names, read from the registry; from a watch-fed cache
+ * first where one is given (upstream's token getter reads its listers and
+ * falls back to a live GET, for an object created just now).
+ */
+export function registryObjectGetter(registry: Registry, caches: Partial<Record<BoundResource, Lister>> = {}): ObjectGetter {
+  return async (resource, namespace, name) => caches[resource]?.get(namespace, name) ?? registry.store('', 'v1', resource)!.get(namespace, name);
 }

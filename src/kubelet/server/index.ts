@@ -1,5 +1,7 @@
-/** The kubelet's HTTPS API: logs now; exec, attach, port-forward and stats later. */
-export { createKubeletServer } from './server.js';
+/** The kubelet's HTTPS API: logs, exec, attach, port-forward and stats, behind authentication and SubjectAccessReview authorization. */
+export { createKubeletServer, createKubeletAuth } from './server.js';
+export { reviewerFor, type KubeletReviewer } from './reviews.js';
+export type { KubeletAuth } from './auth-filter.js';
 export type { KubeletServer, KubeletServerOptions } from './server.js';
 export type { KubeletHost } from './host.js';
 export { selfSignedServingCertificate } from './serving-cert.js';
