@@ -31,7 +31,7 @@ export function defaultPriorityClass(classes: readonly any[]): any | undefined {
 
 export function priorityAdmission(priorityClasses: Lister<PriorityClass>) {
   const classes = () => priorityClasses.list() as any[];
-  return async (op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void> => {
+  return (op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): void => {
     if (info.group === 'scheduling.k8s.io' && info.plural === 'priorityclasses') {
       checkSingleDefault(obj, old, classes(), { group: info.group, resource: info.plural });
       return;
