@@ -27,11 +27,19 @@ export function localImages(dir = localImagesDir): LocalImage[] {
 /** The local images whose archive is missing (build them with scripts/images.sh). */
 export const missingArchives = (images: LocalImage[]) => images.filter((i) => !existsSync(i.file));
 
-/** Imports each image the runtime does not have yet. */
+/**
+ * Imports each image the runtime does not have yet. The archives name their
+ * image themselves (org.opencontainers.image.ref.name in index.json, see
+ * scripts/images.sh), so no --index-name is passed: with it, ctr also wrote
+ * an index of its own under the same name, the manifest's image record then
+ * replaced it, and containerd 1.6's garbage collector could take the index
+ * blob while ctr was still unpacking it ("content digest sha256:9fb08c...:
+ * not found", the same digest on every failing CI run).
+ */
 export async function importLocalImages(socket: string, client: CRIClient, images: LocalImage[]): Promise<void> {
   for (const image of images) {
     if (await client.imageStatus(image.name)) continue;
-    await importImageArchive(socket, image.file, image.name);
+    await importImageArchive(socket, image.file);
   }
 }
 

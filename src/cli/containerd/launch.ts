@@ -13,12 +13,12 @@
  * dir itself stays (images, logs). Safe to call twice and after a failed start.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CRIClient } from '../../kubelet/runtime/cri/client.js';
 import { cniConflist, containerdConfig, containerdLayout, type ContainerdLayout } from './config.js';
-import { importLocalImages, isContentRace, type LocalImage } from './images.js';
+import { importLocalImages, type LocalImage } from './images.js';
 
 const run = promisify(execFile);
 
@@ -45,25 +45,7 @@ export interface RunningContainerd {
   stop(): Promise<void>;
 }
 
-/**
- * Starts containerd and imports the local images. containerd 1.6 sometimes
- * loses a blob of a fresh store during `ctr images import` ("content digest
- * sha256:...: not found") and then keeps failing that import however often it
- * is tried (seen in CI: six tries over ten seconds on one instance). Such a
- * start is given up, its content store removed, and containerd started once
- * more on a fresh one.
- */
 export async function startContainerd(opts: ContainerdOptions): Promise<RunningContainerd> {
-  try {
-    return await startContainerdOnce(opts);
-  } catch (e) {
-    if (!isContentRace(e)) throw e;
-    rmSync(join(opts.dir, 'root'), { recursive: true, force: true });
-    return startContainerdOnce(opts);
-  }
-}
-
-async function startContainerdOnce(opts: ContainerdOptions): Promise<RunningContainerd> {
   const layout = containerdLayout(opts.dir);
   mkdirSync(layout.cniConfDir, { recursive: true });
   writeFileSync(join(layout.cniConfDir, '10-k8ts.conflist'), cniConflist(opts.podSubnet, layout.ipamDataDir));
