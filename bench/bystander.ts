@@ -95,7 +95,9 @@ function crd(plural: string, spec: Record<string, unknown>, rules?: object[]) {
 async function customResourceAttack(client: ApiClient, plural: string, spec: Record<string, unknown>, rules: object[] | undefined, value: object): Promise<() => Promise<string>> {
   const def = crd(plural, spec, rules);
   const created = await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(def) });
-  if (created.status !== 201) return async () => `CRD refused: ${said(created)}`;
+  // Refused at create (the cost limits): the attack is then the create itself, sent again and again.
+  const createCRD = () => client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(def) });
+  if (created.status !== 201) return async () => `CRD refused: ${said(await createCRD())}`;
   await sleep(1500); // discovery and the new endpoint
   let n = 0;
   return async () => said(await client.request('POST', `/apis/bench.example.com/v1/namespaces/default/${plural}`, {
