@@ -5,7 +5,8 @@
  * With --runtime cri or process, one real node instead (up-node.ts).
  */
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { startControlPlane } from './control-plane.js';
 import { Clientset } from '../client/index.js';
 import { NodeSimulator } from '../kubelet/simulator.js';
@@ -16,7 +17,7 @@ import type { ControlPlane } from './control-plane.js';
 export const upHelp = `Start a local k8ts cluster: simulated nodes, or one real node.
 
 Usage:
-  k8ts up [--data-dir .k8ts] [--port 6443] [--workers 2] [--control-plane-name control-plane]
+  k8ts up [--data-dir .k8ts] [--port 6443] [--workers 2] [--control-plane-name control-plane] [--log-format text|json]
   sudo k8ts up --runtime cri [--container-runtime-endpoint unix:///run/containerd/containerd.sock]
           [--node-name NAME] [--node-ip IP] [--pod-cidr 10.244.0.0/24] [--kubelet-port 10250]
   k8ts up --runtime process [--node-name NAME] ...
@@ -39,7 +40,11 @@ and --workers workers named worker1, worker2, ... Their pods are simulated: they
 go Running and Ready, but no container runs. Each node serves the kubelet API on
 127.0.0.1 (its InternalIP): \`kubectl logs\` shows a pod's simulated lifecycle,
 and exec, attach and port-forward say that no process runs. Ctrl-C stops
-everything; the data stays in the data directory.`;
+everything; the data stays in the data directory.
+
+On a terminal the JSON log lines go to DATA_DIR/k8ts.log (errors are also
+shown); --log-format json keeps them on stderr, as when stderr is not a
+terminal.`;
 
 export async function runUp(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -48,17 +53,19 @@ export async function runUp(args: string[]): Promise<number> {
       workers: { type: 'string', default: '2' }, 'control-plane-name': { type: 'string', default: 'control-plane' },
       runtime: { type: 'string', default: 'simulated' }, 'container-runtime-endpoint': { type: 'string' },
       'node-name': { type: 'string' }, 'node-ip': { type: 'string' }, 'pod-cidr': { type: 'string', default: '10.244.0.0/24' },
-      'kubelet-port': { type: 'string', default: '10250' },
+      'kubelet-port': { type: 'string', default: '10250' }, 'log-format': { type: 'string' },
     },
   });
   if (!['simulated', 'cri', 'process'].includes(values.runtime!)) { console.error(`Error: runtime "${values.runtime}" is not supported (available: simulated, cri, process)`); return 1; }
   const dataDir = resolve(values['data-dir']!);
+  const logNote = routeLogs(values['log-format'], dataDir);
+  if (logNote === undefined) { console.error(`Error: invalid argument "${values['log-format']}" for "--log-format" flag: must be json or text`); return 1; }
   const logger = createLogger('k8ts');
   // The real node's code (CRI over gRPC, containerd) loads only for --runtime cri|process.
   const realNode = values.runtime === 'simulated' ? undefined : await import('./up-node.js');
   if (realNode) await realNode.realNodePreflight({ runtime: values.runtime as 'cri' | 'process', endpoint: values['container-runtime-endpoint'] });
   const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger });
-  if (realNode) return upRealNode(realNode.startRealNode, cp, { ...values, dataDir, runtime: values.runtime as 'cri' | 'process' }, logger);
+  if (realNode) return upRealNode(realNode.startRealNode, cp, { ...values, dataDir, logNote, runtime: values.runtime as 'cri' | 'process' }, logger);
   const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim' });
   // Each node serves the kubelet API on 127.0.0.1 (its InternalIP), so kubectl logs shows its pods' simulated lifecycle.
   // Their reviews (TokenReview, SubjectAccessReview) go through a client of their own, so a token spray cannot delay heartbeats.
@@ -84,7 +91,7 @@ export async function runUp(args: string[]): Promise<number> {
   kubectl get nodes
 
 The ${workers + 1} nodes are SIMULATED: pods scheduled to them are reported Running and
-Ready, but no container runs (kubectl logs shows their simulated lifecycle). Ctrl-C stops the cluster; data stays in ${dataDir}.`);
+Ready, but no container runs (kubectl logs shows their simulated lifecycle). Ctrl-C stops the cluster; data stays in ${dataDir}.${logNote}`);
   const code = await cp.waitForSignal(async () => { await sim.close(); clients.close(); reviewClients.close(); });
   return code;
 }
@@ -97,6 +104,7 @@ interface RealNodeFlags {
   'node-ip'?: string;
   'pod-cidr'?: string;
   'kubelet-port'?: string;
+  logNote: string;
 }
 
 async function upRealNode(startRealNode: typeof import('./up-node.js').startRealNode, cp: ControlPlane, f: RealNodeFlags, logger: Logger): Promise<number> {
@@ -119,6 +127,23 @@ async function upRealNode(startRealNode: typeof import('./up-node.js').startReal
   kubectl create deployment web --image=k8ts.local/busybox:1 -- httpd -f -p 8080
 
 Node ${node.nodeName} (${node.nodeIP}) runs its pods on ${runtime}.
-Ctrl-C stops the cluster and its pods; data stays in ${f.dataDir}.`);
+Ctrl-C stops the cluster and its pods; data stays in ${f.dataDir}.${f.logNote}`);
   return cp.waitForSignal(() => node.close());
+}
+
+/**
+ * --log-format: `json` keeps every JSON log line on stderr (for machines and
+ * pipes, and the default when stderr is not a terminal); `text` (the default
+ * on a terminal) sends them to DATA/k8ts.log and leaves the terminal to the
+ * few lines a person needs, errors included. Threads started later inherit
+ * the choice through the environment. Returns the line to add to the
+ * summary, or undefined for a value that is neither.
+ */
+function routeLogs(format: string | undefined, dataDir: string): string | undefined {
+  const chosen = format ?? (process.stderr.isTTY ? 'text' : 'json');
+  if (chosen === 'json') return '';
+  if (chosen !== 'text') return undefined;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  process.env.K8TS_LOG_FILE = join(dataDir, 'k8ts.log');
+  return `\nLogs (JSON lines) go to ${process.env.K8TS_LOG_FILE}; --log-format json keeps them on stderr.`;
 }
