@@ -18,7 +18,7 @@ import { rfc3339 } from '../util/clock.js';
 import type { Strategy } from './strategy.js';
 import type { DeleteOptions, ListOptions, WatchEventOut, WatchOptions } from './types.js';
 import { listPrefix, objectKey } from './keys.js';
-import { clone, generateName, newUID, stableStringify } from './meta.js';
+import { clone, generateName, jsonEqual, newUID } from './meta.js';
 import { compileSelection, Selection } from './selection.js';
 import { withResourceVersion } from './stored-json.js';
 import { KeyTurnAbandoned, KeyTurns } from './key-turns.js';
@@ -330,10 +330,11 @@ export class Store {
   ): Promise<any> {
     const fromStorage = async () => ({ ...(await this.readCurrent(key, name)), cached: false });
     // The first attempt may start from a watch-fed copy; a lost race starts over from the value that won.
-    let cur = opts.current ? { ...fromCache(opts.current), cached: true } : await fromStorage();
+    let cur: { old: any; modRevision: number; cached: boolean; kv?: KeyValue } = opts.current ? { ...fromCache(opts.current), cached: true } : await fromStorage();
     for (;;) {
-      const { old, modRevision, cached } = cur;
-      const next = await mutate(clone(old));
+      const { old, modRevision, cached, kv } = cur;
+      // The private copy: decoding the stored value again costs one parse, a clone a stringify and a parse.
+      const next = await mutate(kv ? this.decode(kv) : clone(old));
       // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
       const rv = next?.metadata?.resourceVersion;
       // Against a cached copy a mismatch or a no-op may only mean the copy is stale: decide on storage's.
@@ -342,7 +343,7 @@ export class Store {
         throw conflict(this.gr, name);
       }
       const obj = await this.prepareUpdate(next, old, opts);
-      if (stableStringify(obj) === stableStringify(old)) {
+      if (jsonEqual(obj, old)) {
         if (cached) { cur = await fromStorage(); continue; }
         return old;
       }
@@ -354,14 +355,14 @@ export class Store {
       if (opts.preconditionRV) throw conflict(this.gr, name);
       throwIfGivenUp(opts.signal, this.gr, name);
       if (!res.current) throw notFound(this.gr, name);
-      cur = { old: this.decode(res.current), modRevision: res.current.modRevision, cached: false };
+      cur = { old: this.decode(res.current), modRevision: res.current.modRevision, cached: false, kv: res.current };
     }
   }
 
-  private async readCurrent(key: string, name: string): Promise<{ old: any; modRevision: number }> {
+  private async readCurrent(key: string, name: string): Promise<{ old: any; modRevision: number; kv: KeyValue }> {
     const { kv } = await this.deps.backend.get(key);
     if (!kv) throw notFound(this.gr, name);
-    return { old: this.decode(kv), modRevision: kv.modRevision };
+    return { old: this.decode(kv), modRevision: kv.modRevision, kv };
   }
 
   /**
