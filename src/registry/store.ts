@@ -348,15 +348,27 @@ export class Store {
         return old;
       }
       if (opts.dryRun) return obj;
-      const res = shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj)
+      const deleting = shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj);
+      const res = deleting
         ? await this.deps.backend.delete(key, modRevision)
         : await this.deps.backend.update(key, this.encodeForWrite(key, obj), modRevision);
-      if (res.ok) return this.decode(res.kv);
+      if (res.ok) return cached || deleting ? this.decode(res.kv) : this.written(obj, res.kv);
       if (opts.preconditionRV) throw conflict(this.gr, name);
       throwIfGivenUp(opts.signal, this.gr, name);
       if (!res.current) throw notFound(this.gr, name);
       cur = { old: this.decode(res.current), modRevision: res.current.modRevision, cached: false, kv: res.current };
     }
+  }
+
+  /**
+   * The object just written, as a read of `kv` would decode it, without parsing
+   * the value again where storage keeps it as served (no conversion): `obj` is
+   * the write's own copy (decoded from storage for this write, shared with no cache).
+   */
+  private written(obj: any, kv: KeyValue): any {
+    if (this.storage || this.strategy.conversion || this.encodeAs() !== this.apiVersion) return this.decode(kv);
+    obj.metadata.resourceVersion = String(kv.modRevision);
+    return obj;
   }
 
   private async readCurrent(key: string, name: string): Promise<{ old: any; modRevision: number; kv: KeyValue }> {
