@@ -406,13 +406,18 @@ export class Store {
       if (o[f] !== undefined) m[f] = o[f]; else delete m[f];
     }
     dropEmptyMetadata(m);
-    this.strategy.applyDefaults(next);
+    // A binding sets spec.nodeName and the PodScheduled condition on the stored pod, which its
+    // create already defaulted and normalized: upstream's binding REST writes storage directly too.
+    const binding = opts.subresource === 'binding';
+    if (!binding) this.strategy.applyDefaults(next);
     const managedFields = opts.fieldManager && this.managedFieldsFor(old, next, opts.fieldManager);
     // Bindings are written by the apiserver itself (spec.nodeName plus the PodScheduled condition).
     if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old, opts.subresource);
     else if (opts.subresource !== 'binding') this.strategy.prepareForUpdate(next, old);
-    dropOmittedZeros(next);
-    fillGoZeroValues(next);
+    if (!binding) {
+      dropOmittedZeros(next);
+      fillGoZeroValues(next);
+    }
     await this.deps.hooks?.admit?.('update', this.info, next, old);
     // The binding subresource checks its own preconditions (upstream does not run pod update validation there).
     const errs = opts.subresource === 'binding' ? [] : this.strategy.validateUpdate(next, old, opts.subresource);
