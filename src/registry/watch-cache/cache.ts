@@ -70,6 +70,8 @@ export class WatchCache implements FeedMember {
   private closed = false;
   /** A watch from below this revision is too old (events of this resource after it are all in the ring). */
   oldest = 0;
+  /** The revision the cache was listed at: it has no history from before. */
+  listedAt = 0;
 
   constructor(
     readonly prefix: string, private source: CacheSource, private readonly feed: CacheFeed,
@@ -178,7 +180,7 @@ export class WatchCache implements FeedMember {
     this.objects = fresh;
     this.keys.invalidate();
     this.ring = new EventRing(this.capacity);
-    this.oldest = revision;
+    this.oldest = this.listedAt = revision;
     const pending = this.pending ?? [];
     this.pending = undefined;
     for (const e of pending) if (e.kv.modRevision > revision) this.applyNow(e);
