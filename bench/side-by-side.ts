@@ -10,10 +10,10 @@
  * Medians over the rounds; ratios against raw etcd at the same concurrency.
  *
  *   node dist/bench/side-by-side.js [--rounds 2] [--pods 2000] [--concurrency 16,64]
- *     [--watchers 100] [--baseline /path/to/other/checkout] [--baseline-args "--default-watch-cache-size 0"]
+ *     [--watchers 100] [--baseline /path/to/other/checkout] [--baseline-args default-watch-cache-size=0]
  *     [--no-etcd] [--no-write]
  *
- * `--baseline-args` adds server flags to the baseline rows (alone: the baseline is this checkout
+ * `--baseline-args` adds server flags, written without their dashes (NAME=VALUE,...), to the baseline rows (alone: the baseline is this checkout
  * with those flags, e.g. the watch cache off); with a baseline and watchers the baseline gets a
  * watchers row too.
  *
@@ -151,7 +151,8 @@ async function main(): Promise<void> {
   const pods = Number(values.pods);
   const watchers = Number(values.watchers);
   const levels = values.concurrency!.split(',').map(Number);
-  const baselineArgs = values['baseline-args']?.split(' ').filter(Boolean) ?? [];
+  // Without dashes, so that node's parseArgs does not take the value for an option of its own.
+  const baselineArgs = values['baseline-args']?.split(',').filter(Boolean).map((f) => `--${f}`) ?? [];
   const baseline = values.baseline ?? (baselineArgs.length ? repoRoot : undefined);
   const rows = new Map<string, Row>();
   const record = (name: string, concurrency: number, s: Sample) => {
