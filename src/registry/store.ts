@@ -234,7 +234,9 @@ export class Store {
     }
     // resourceVersion "0" is a list from the cache whatever its limit (the 1.32 cacher ignores limit there).
     const limit = opts.resourceVersion !== '0' && opts.limit && opts.limit > 0 ? opts.limit : 0;
-    const page = await cache.list(listPrefix(this.keyInfo, namespace), sel, limit, pick);
+    // A metadata.name field selector in one namespace (or of a cluster-scoped kind) names one key.
+    const name = sel.name !== undefined && (!this.info.namespaced || namespace) ? sel.name : undefined;
+    const page = await cache.list(listPrefix(this.keyInfo, namespace), sel, limit, pick, name);
     const result: ListResult<T> = { items: page.items, resourceVersion: String(page.revision) };
     if (page.continueFrom !== undefined) {
       // The next page is read from storage at the cache's revision, as upstream's token says.

@@ -121,12 +121,16 @@ export class WatchCache implements FeedMember {
     this.endWatchers();
   }
 
-  /** The matching objects under `prefix` in key order, at most `limit` (0: all). */
-  async list<T>(prefix: string, selection: Selection, limit: number, pick: (obj: any) => T): Promise<CacheListPage<T>> {
+  /**
+   * The matching objects under `prefix` in key order, at most `limit` (0: all). `name`: the one
+   * name a field selector allows, when `prefix + name` is a key (upstream's cacher serves such
+   * lists by key too).
+   */
+  async list<T>(prefix: string, selection: Selection, limit: number, pick: (obj: any) => T, name?: string): Promise<CacheListPage<T>> {
     await this.ready;
     const revision = this.feed.revision;
     const items: T[] = [];
-    const { keys, start, end } = this.keys.range(this.objects, prefix);
+    const { keys, start, end } = this.keys.range(this.objects, prefix, name);
     for (let i = start; i < end; i++) {
       const obj = this.objects.get(keys[i]);
       if (!selection.everything && !selection.matches(obj)) continue;

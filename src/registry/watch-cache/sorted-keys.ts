@@ -7,8 +7,15 @@ export class SortedKeys {
 
   invalidate(): void { this.sorted = undefined; }
 
-  /** The sorted keys and the index range [start, end) of the keys under `prefix`. */
-  range(objects: Map<string, unknown>, prefix: string): { keys: string[]; start: number; end: number } {
+  /**
+   * The sorted keys and the index range [start, end) of the keys under `prefix`; with `name`
+   * (the prefix is then a namespace's, or a cluster-scoped kind's), of the one key `prefix + name`.
+   */
+  range(objects: Map<string, unknown>, prefix: string, name?: string): { keys: string[]; start: number; end: number } {
+    if (name !== undefined) {
+      const key = prefix + name;
+      return objects.has(key) ? { keys: [key], start: 0, end: 1 } : { keys: [], start: 0, end: 0 };
+    }
     // Keys are ASCII (names are DNS labels), so code-unit order is storage's byte order.
     this.sorted ??= [...objects.keys()].sort();
     const keys = this.sorted;
@@ -31,3 +38,4 @@ function lowerBound(keys: string[], key: string): number {
 function prefixEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
+
