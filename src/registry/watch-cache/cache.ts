@@ -205,7 +205,14 @@ export class WatchCache implements FeedMember {
     const ev: CachedEvent = { type: e.type, key, obj, prev, revision: e.kv.modRevision };
     const dropped = this.ring.push(ev);
     if (dropped) this.oldest = dropped.revision;
-    for (const w of this.watchers) deliver(w, ev);
+    for (const w of this.watchers) {
+      // One watcher's failure must not cost the others (or the cache) this event.
+      try {
+        deliver(w, ev);
+      } catch (err) {
+        this.logger?.error('watch cache: a watcher failed to take an event', { prefix: this.prefix, err: (err as Error).message });
+      }
+    }
   }
 
   private endWatchers(err?: Error): void {
