@@ -9,8 +9,10 @@
  *     the cluster's own answers. A query with EDNS0 gets an OPT back
  *     (RFC 6891 7).
  *  3. Over UDP an answer larger than the client's payload size (512 without
- *     EDNS0) is sent empty with TC set, so the client asks again over TCP
- *     (RFC 2181 9).
+ *     EDNS0) first loses its additional section, and if still too large is
+ *     sent empty with TC set, so the client asks again over TCP (RFC 2181 9).
+ *     dns-packet does not compress names, so answers are larger than
+ *     CoreDNS's and truncate sooner.
  *  4. Answers are kept as bytes, keyed by the query's bytes after its ID, and
  *     served again with the new ID: cluster answers while the records'
  *     generation is unchanged, forwarded ones for at most a second (so their
@@ -144,6 +146,10 @@ export class DnsServer {
     const bytes = dnsPacket.encode(p);
     const limit = proto === 'tcp' ? 65535 : opt ? Math.max(512, Math.min(opt.udpPayloadSize, ednsPayload)) : 512;
     if (bytes.length <= limit) return bytes;
+    // Additional data may be left out without truncating (RFC 2181 9): the SRV targets' addresses go first.
+    const opts = (p.additionals ?? []).filter((a) => a.type === 'OPT');
+    const lean = dnsPacket.encode({ ...p, additionals: opts });
+    if (lean.length <= limit) return lean;
     return dnsPacket.encode({ ...p, flags: (p.flags ?? 0) | dnsPacket.TRUNCATED_RESPONSE, answers: [], authorities: [], additionals: (p.additionals ?? []).filter((a) => a.type === 'OPT') });
   }
 
