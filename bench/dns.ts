@@ -54,7 +54,7 @@ async function load(name: string, clients: number, seconds: number, pid: number)
       sent = performance.now();
       sock.send(msg, port, host);
       // A lost datagram (a full socket buffer) is counted and asked again, as a stub resolver would after its timeout.
-      timer?.refresh() ?? (timer = setTimeout(() => { if (counting) lost++; send(); }, 1000));
+      if (timer) timer.refresh(); else timer = setTimeout(() => { if (counting) lost++; send(); }, 1000);
     };
     sock.on('message', (m) => {
       if (m.readUInt16BE(0) !== id) return;
