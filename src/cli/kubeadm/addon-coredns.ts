@@ -13,6 +13,8 @@
  * (image `k8ts.local/k8ts:<version>`) as a host process with the host
  * network, so its ports are host ports: two replicas need two nodes (on one
  * node the second stays Pending, as the scheduler's NodePorts filter says).
+ * It listens on the pod's (the node's) address, not on every address, so a
+ * node resolver on 127.0.0.53:53 (systemd-resolved) keeps its port.
  * It reaches the API server at the control plane's address given here
  * rather than through the `kubernetes` Service, so DNS does not wait for
  * kube-proxy; it authenticates with its service-account token.
@@ -38,9 +40,12 @@ const ns = 'kube-system';
 
 export function coreDNSObjects(c: CoreDNSAddonConfig): [ServiceAccount, ClusterRole, ClusterRoleBinding, Deployment, Service] {
   const domain = c.clusterDomain ?? 'cluster.local';
-  const env = c.apiServerHost ? [
-    { name: 'KUBERNETES_SERVICE_HOST', value: c.apiServerHost }, { name: 'KUBERNETES_SERVICE_PORT', value: String(c.apiServerPort ?? 6443) },
-  ] : [];
+  const env = [
+    { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+    ...(c.apiServerHost ? [
+      { name: 'KUBERNETES_SERVICE_HOST', value: c.apiServerHost }, { name: 'KUBERNETES_SERVICE_PORT', value: String(c.apiServerPort ?? 6443) },
+    ] : []),
+  ];
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'coredns', namespace: ns } },
     {
@@ -81,7 +86,7 @@ export function coreDNSObjects(c: CoreDNSAddonConfig): [ServiceAccount, ClusterR
             containers: [{
               name: 'coredns',
               image: `k8ts.local/k8ts:${k8tsVersion}`,
-              command: ['k8ts', 'dns', `--cluster-domain=${domain}`, '--port=53', '--health-port=8080', '--ready-port=8181', '--metrics-port=9153'],
+              command: ['k8ts', 'dns', '--bind-address=$(POD_IP)', `--cluster-domain=${domain}`, '--port=53', '--health-port=8080', '--ready-port=8181', '--metrics-port=9153'],
               env,
               resources: { limits: { memory: '170Mi' }, requests: { cpu: '100m', memory: '70Mi' } },
               ports: [
