@@ -53,6 +53,7 @@ const commands: Record<string, Command> = {
     load: async () => { const m = await import('./up.js'); return { help: m.upHelp, run: m.runUp }; },
   },
   dns: {
+    group: 'components',
     summary: 'Run the cluster DNS server (the Kubernetes DNS specification, as CoreDNS)',
     load: async () => { const m = await import('./dns.js'); return { help: m.dnsHelp, run: m.runDns }; },
   },
