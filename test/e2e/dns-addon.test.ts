@@ -40,7 +40,7 @@ describe('the CoreDNS addon of k8ts up', () => {
     const c = pod.containers[0];
     assert.match(c.image!, /^k8ts\.local\/k8ts:\S+$/);
     assert.deepEqual(c.command!.slice(0, 3), ['k8ts', 'dns', '--bind-address=$(POD_IP)']);
-    assert.deepEqual(c.env!.find((e) => e.name === 'POD_IP')?.valueFrom, { fieldRef: { fieldPath: 'status.podIP' } });
+    assert.deepEqual(c.env!.find((e) => e.name === 'POD_IP')?.valueFrom, { fieldRef: { apiVersion: 'v1', fieldPath: 'status.podIP' } });
     assert.deepEqual(c.readinessProbe!.httpGet, { path: '/ready', port: 8181, scheme: 'HTTP' });
     assert.deepEqual(c.livenessProbe!.httpGet, { path: '/health', port: 8080, scheme: 'HTTP' });
     assert.deepEqual(c.ports!.map((p) => `${p.name} ${p.containerPort}/${p.protocol}`), ['dns 53/UDP', 'dns-tcp 53/TCP', 'metrics 9153/TCP']);
