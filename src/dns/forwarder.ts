@@ -10,7 +10,9 @@
  *  4. Answers are cached by (name, type, class) for their smallest TTL, a
  *     denial for its SOA's minimum, both at most 30 s; SERVFAIL and
  *     timeouts are not cached. A cached answer is served with its TTLs
- *     counted down. Concurrent questions for one name share one upstream query.
+ *     counted down. Concurrent questions for one name share one upstream query;
+ *     at most 10,000 upstream queries are in flight (past that: SERVFAIL
+ *     without asking, so a flood of names cannot use up the 65,536 IDs).
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
@@ -39,6 +41,9 @@ export interface ForwarderOptions {
 }
 
 interface Pending { resolve(p: DecodedPacket): void; host: string; port: number; question: Question }
+
+/** Upstream queries in flight at most. */
+const maxPending = 10_000;
 
 const cacheKey = (q: Question) => `${q.name.toLowerCase().replace(/\.$/, '')} ${q.type} ${q.class ?? 'IN'}`;
 
@@ -105,6 +110,9 @@ export class Forwarder {
   }
 
   private askUDP(q: Question, up: Upstream): Promise<DecodedPacket | undefined> {
+    // A flood of distinct names must not use up the 65,536 IDs (the search for a free one would never end):
+    // past the bound a query is not sent and its asker gets SERVFAIL.
+    if (this.pending.size >= maxPending) return Promise.resolve(undefined);
     const sock = this.udpSocket();
     let id = randomInt(0, 65536);
     while (this.pending.has(id)) id = randomInt(0, 65536);
