@@ -5,6 +5,7 @@
  */
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import { readFileSync } from 'node:fs';
 import type { ClientConfig } from './kubeconfig.js';
 
 export class ApiError extends Error {
@@ -113,6 +114,18 @@ export class RestClient {
 
   private server?: { raw: string; hostname: string; port: string; base: string };
 
+  private fileToken?: { value: string; readAt: number };
+
+  /** The static token, or the token file's contents, read again once a minute. */
+  private bearerToken(): string | undefined {
+    const file = this.config.tokenFile;
+    if (!file) return this.config.token;
+    if (!this.fileToken || Date.now() - this.fileToken.readAt > 60_000) {
+      try { this.fileToken = { value: readFileSync(file, 'utf8').trim(), readAt: Date.now() }; } catch { /* keep the last one */ }
+    }
+    return this.fileToken?.value ?? this.config.token;
+  }
+
   /** Sends a request and returns the raw response (for streams). */
   async raw(method: string, path: string, o: RequestOptions = {}): Promise<IncomingMessage> {
     await this.throttle();
@@ -120,7 +133,8 @@ export class RestClient {
     const body = o.body === undefined ? undefined : Buffer.from(typeof o.body === 'string' ? o.body : JSON.stringify(o.body));
     const headers: Record<string, string | number> = { Accept: o.accept ?? 'application/json', 'User-Agent': this.opts.userAgent ?? 'k8ts' };
     if (body) { headers['Content-Type'] = o.contentType ?? 'application/json'; headers['Content-Length'] = body.length; }
-    if (this.config.token) headers.Authorization = `Bearer ${this.config.token}`;
+    const token = this.bearerToken();
+    if (token) headers.Authorization = `Bearer ${token}`;
     return new Promise((resolve, reject) => {
       const req = https.request({ ...target, method, headers, agent: this.agent }, resolve);
       req.on('error', reject);
