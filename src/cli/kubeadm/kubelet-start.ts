@@ -24,6 +24,8 @@ export interface AgentConfig {
   staticPods?: boolean;
   /** init with a CRI socket: the static pods (the control plane) stay host processes while API pods run on the CRI. */
   staticPodRuntime?: AgentRuntime;
+  /** The built-in pod network's backend (init's --pod-network-backend, recorded for joining nodes); "none" or absent: none. */
+  podNetworkBackend?: string;
 }
 
 export function agentArgs(c: AgentConfig): string[] {
@@ -36,6 +38,7 @@ export function agentArgs(c: AgentConfig): string[] {
     ...(c.criSocket ? [`--container-runtime-endpoint=${c.criSocket}`] : []),
     ...(c.staticPods ? [`--pod-manifest-path=${l.manifestsDir}`, '--file-check-frequency=1s'] : []),
     ...(c.staticPodRuntime ? [`--static-pod-runtime=${c.staticPodRuntime}`] : []),
+    ...(c.podNetworkBackend && c.podNetworkBackend !== 'none' ? [`--pod-network-backend=${c.podNetworkBackend}`] : []),
   ];
 }
 
