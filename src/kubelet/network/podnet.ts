@@ -17,6 +17,7 @@
  * pods off); reset removes it (teardown.ts).
  */
 import type { Node } from 'kubernetes-types/core/v1.js';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Informer, type Clientset } from '../../client/index.js';
 import type { Logger } from '../../util/log.js';
 import { ensureBridge } from './bridge.js';
@@ -117,6 +118,7 @@ export class PodNetwork {
     const key = JSON.stringify([local, plan.routes, peers.sort(), vxlanPublished(self, this.opts.nodeIP)]);
     if (key === this.applied) return;
     this.syncs++;
+    enableIPForwarding();
     const removed = await ensureBridge(r, cidr);
     if (removed.length) logger.info('re-addressed the pod bridge for the node\'s podCIDR', { podCIDR: local, removed });
     const before = configuredSubnet(this.opts.cniConfDir);
@@ -145,4 +147,10 @@ export class PodNetwork {
     }, 'merge');
     this.deps.logger.info('published the node\'s VXLAN endpoint', { mac, publicIP: this.opts.nodeIP });
   }
+}
+
+/** The node forwards between its bridge, its uplink and the overlay (the bridge plugin sets it only at a pod's first ADD). */
+function enableIPForwarding(): void {
+  const path = '/proc/sys/net/ipv4/ip_forward';
+  if (readFileSync(path, 'utf8').trim() !== '1') writeFileSync(path, '1');
 }
