@@ -24,7 +24,7 @@ import { ClientCertificateRotation, ClientCertificateStore, loadOrBootstrapClien
 import { runStandaloneAgent, staticPodFlagOptions, staticPodFlagsHelp, staticPodOptions } from './agent-staticpods.js';
 import { ServiceAccountTokenManager } from '../kubelet/token/manager.js';
 import { parsePodNetworkBackend, podNetworkFlagHelp, startPodNetwork } from './agent-podnet.js';
-import type { PodNetwork } from '../kubelet/network/index.js';
+import { runtimeCNIConfDir, type PodNetwork } from '../kubelet/network/index.js';
 
 export const agentHelp = `Run a node agent (kubelet) that registers a node and runs the pods bound to it.
 
@@ -211,10 +211,11 @@ export async function runAgent(args: string[]): Promise<number> {
   try {
     if (values['metrics-port'] !== undefined) metricsServer = await serveMetrics(metrics.registry, parseCountFlag('metrics-port', values['metrics-port']));
     kubelet.server.setHost(agent.kubeletHost());
-    // The pod network first: a stale CNI network is gone (or rewritten for the Node's podCIDR) before a pod starts.
+    // The pod network first: a stale CNI network is gone before a pod starts.
     if (podNetworkBackend !== 'none') {
-      podNetwork = await startPodNetwork({
-        backend: podNetworkBackend, clients, endpoint: values['container-runtime-endpoint']!, rootDir, nodeName, nodeIP: internalIP, logger: logger.with('podnet'),
+      podNetwork = startPodNetwork({
+        backend: podNetworkBackend, clients, cniConfDir: await runtimeCNIConfDir(values['container-runtime-endpoint']!), rootDir, nodeName,
+        nodeIP: internalIP, logger: logger.with('podnet'),
       });
     }
     await agent.start();

@@ -38,6 +38,8 @@ export interface PodNetworkOptions {
   backend: PodNetworkBackend;
   cniConfDir: string;
   ipamDataDir: string;
+  /** Called after the conflist was (re)written for a podCIDR, to record it (state.ts). */
+  onConfigured?(podCIDR: string): void;
   /** Delay before retrying a failed sync (default 1 s). */
   retryMs?: number;
 }
@@ -127,6 +129,7 @@ export class PodNetwork {
       logger.info('wrote the CNI network for the node\'s podCIDR', { podCIDR: local, previous: before ?? null, releasedAddresses: released.length });
     }
     writeCNIConfig(this.opts.cniConfDir, local, this.opts.ipamDataDir);
+    this.opts.onConfigured?.(local);
     const overlay = this.opts.backend !== 'host-gw';
     if (overlay) await this.ensureOverlay(self, vtepAddressOf(cidr));
     await applyPeerRoutes(r, plan.routes, overlay);

@@ -6,7 +6,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface PodNetworkState { cniConfDir: string; ipamDataDir: string }
+export interface PodNetworkState {
+  cniConfDir: string;
+  ipamDataDir: string;
+  /** The podCIDR the conflist was last written for. */
+  podCIDR?: string;
+}
 
 export const podNetworkStateFile = (rootDir: string) => join(rootDir, 'pod-network.json');
 
@@ -18,7 +23,8 @@ export function writePodNetworkState(rootDir: string, s: PodNetworkState): void 
 export function readPodNetworkState(rootDir: string): PodNetworkState | undefined {
   try {
     const s = JSON.parse(readFileSync(podNetworkStateFile(rootDir), 'utf8')) as Partial<PodNetworkState>;
-    return typeof s.cniConfDir === 'string' && typeof s.ipamDataDir === 'string' ? { cniConfDir: s.cniConfDir, ipamDataDir: s.ipamDataDir } : undefined;
+    if (typeof s.cniConfDir !== 'string' || typeof s.ipamDataDir !== 'string') return undefined;
+    return { cniConfDir: s.cniConfDir, ipamDataDir: s.ipamDataDir, ...(typeof s.podCIDR === 'string' ? { podCIDR: s.podCIDR } : {}) };
   } catch {
     return undefined;
   }
