@@ -113,6 +113,8 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
   });
   after(async () => {
     outside?.kill();
+    // K8TS_PODNET_KEEP=1 keeps the cluster for a look (it prints how to remove it).
+    if (process.env.K8TS_PODNET_KEEP) { console.error(`kept: ${[cp, w1, w2].map((m) => `${m.netns} ${m.prefix}`).join(' ')}`); return; }
     for (const m of [w1, w2, cp]) if (m) await k8ts(['reset', '--force', '--prefix', m.prefix], undefined, m.on);
     for (const m of [cp, w1, w2]) await m?.ctrd?.stop();
     await topo?.remove();
@@ -135,8 +137,8 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
     }, 30_000, 'a podCIDR on every node');
     assert.equal(new Set(cidrs).size, 3);
     // worker2 is reached through the router: its VXLAN endpoint is published, and the others route to it over the overlay.
-    const w2Node = await node('worker2');
-    assert.match(w2Node.metadata!.annotations!['podnet.k8ts.io/backend-data']!, /^\{"VNI":1,"VtepMAC":"([0-9a-f]{2}:){5}[0-9a-f]{2}"\}$/);
+    const data = await eventually(async () => (await node('worker2')).metadata?.annotations?.['podnet.k8ts.io/backend-data'], 15_000, 'worker2 publishes its VTEP');
+    assert.match(data, /^\{"VNI":1,"VtepMAC":"([0-9a-f]{2}:){5}[0-9a-f]{2}"\}$/);
     const [cpCIDR, w1CIDR, w2CIDR] = cidrs as [string, string, string];
     await eventually(async () => {
       const [onCP, onW1, onW2] = await Promise.all([routes(cp), routes(w1), routes(w2)]);

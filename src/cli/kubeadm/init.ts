@@ -5,6 +5,7 @@
  * and its closing message with the join command.
  */
 import { uploadConfigPhase } from './upload-config.js';
+import { podNetworkRBACPhase } from './pod-network-rbac.js';
 import { parsePodNetworkBackend } from '../agent-podnet.js';
 import { parseArgs } from 'node:util';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
@@ -164,6 +165,7 @@ export async function runInit(args: string[]): Promise<number> {
           kubernetesVersion: KUBERNETES_VERSION, controlPlaneEndpoint: server.replace(/^https:\/\//, ''), podSubnet, serviceSubnet: values['service-cidr']!, podNetworkBackend,
         }, log);
       }
+      if (podNetworkBackend !== 'none') await podNetworkRBACPhase(admin, log);
       phase = 'mark-control-plane';
       if (!skip.has('mark-control-plane')) await markControlPlane(admin, nodeName, timeoutMs, log);
       phase = 'bootstrap-token';

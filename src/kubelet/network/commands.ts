@@ -23,6 +23,8 @@ export const execRunner: CommandRunner = {
         if (err) reject(new CommandError([cmd, ...args], String(stderr), (err as NodeJS.ErrnoException).code ?? undefined));
         else resolve(String(stdout));
       });
+      // A command that exits before reading its input (or reads none) closes the pipe: EPIPE is its exit status's business.
+      child.stdin?.on('error', () => undefined);
       child.stdin?.end(input ?? '');
     });
   },

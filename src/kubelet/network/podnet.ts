@@ -60,7 +60,11 @@ export class PodNetwork {
     this.informer.addEventHandler({ add: kick, update: kick, delete: kick });
   }
 
-  start(): void { this.informer.start(); }
+  start(): void {
+    this.informer.start();
+    // Events of the initial list arrive before the cache counts as synced: the first sync follows the sync itself.
+    this.informer.waitForSync().then(() => this.requestSync(), () => undefined);
+  }
 
   /** Resolves once the informer has listed and the first sync ran. */
   async waitForSync(): Promise<void> {
