@@ -87,11 +87,15 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
       return p.status?.phase === 'Running' && p.status.podIP ? p.status.podIP : undefined;
     }, 120_000, `pod ${name} Running with an IP`);
   };
-  /** What `from`'s wget gets from url (the caller address the server saw). */
-  const fetchFrom = async (from: string, url: string) => {
-    const r = await kc(['exec', from, '--', 'wget', '-qO-', '-T', '5', url]);
-    assert.equal(r.code, 0, `${from} → ${url}: ${r.stderr}`);
-    return r.stdout.trim();
+  /**
+   * The body `from` gets for `GET /cgi-bin/ip` from host:8080 (the caller address the server saw), sent with nc: the
+   * image's static busybox wget crashes (SIGSEGV) resolving even a numeric address without the host's NSS libraries.
+   */
+  const fetchFrom = async (from: string, host: string) => {
+    const r = await kc(['exec', from, '--', 'sh', '-c', `printf 'GET /cgi-bin/ip HTTP/1.0\\r\\n\\r\\n' | nc -w 5 ${host} 8080`]);
+    assert.equal(r.code, 0, `${from} → ${host}: ${r.stderr}`);
+    assert.match(r.stdout, /^HTTP\/1\.[01] 200/, `${from} → ${host}: ${r.stdout}`);
+    return r.stdout.trim().split(/\r?\n/).pop()!.trim();
   };
   const routes = async (m: Machine) => (await sh(m, ['ip', 'route', 'show', 'proto', '77'])).stdout;
 
@@ -158,15 +162,15 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
     }
     // control-plane → worker1: host-gw; worker1 → worker2 and worker2 → control-plane: VXLAN through the router.
     for (const [from, to] of [['control-plane', 'worker1'], ['worker1', 'control-plane'], ['worker1', 'worker2'], ['worker2', 'control-plane'], ['control-plane', 'worker2']] as const) {
-      assert.equal(await fetchFrom(`web-${from}`, `http://${ips[to]}:8080/cgi-bin/ip`), ips[from], `${from} → ${to}: the server sees the client pod's own address`);
+      assert.equal(await fetchFrom(`web-${from}`, ips[to]!), ips[from], `${from} → ${to}: the server sees the client pod's own address`);
     }
     const ping = await kc(['exec', 'web-worker2', '--', 'ping', '-c', '1', '-W', '3', ips['worker1']!]);
     assert.equal(ping.code, 0, ping.stderr + ping.stdout);
   });
 
   it('pod-to-outside traffic is masqueraded to the node\'s address (table ip k8ts-podnet)', async () => {
-    assert.equal(await fetchFrom('web-worker1', `http://${topo.router.linkAddress}:8080/cgi-bin/ip`), w1.address);
-    assert.equal(await fetchFrom('web-control-plane', `http://${topo.router.linkAddress}:8080/cgi-bin/ip`), cp.address);
+    assert.equal(await fetchFrom('web-worker1', topo.router.linkAddress), w1.address);
+    assert.equal(await fetchFrom('web-control-plane', topo.router.linkAddress), cp.address);
     const table = await sh(w1, ['nft', 'list', 'table', 'ip', 'k8ts-podnet']);
     assert.match(table.stdout, /masquerade/);
   });
@@ -197,8 +201,8 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
     }, 15_000, 'control-plane routes the new podCIDR, not the old one');
     const cpIP = JSON.parse((await kc(['get', 'pod', 'web-control-plane', '-o', 'json'])).stdout).status.podIP as string;
     const w2IP = JSON.parse((await kc(['get', 'pod', 'web-worker2', '-o', 'json'])).stdout).status.podIP as string;
-    assert.equal(await fetchFrom('web-worker1-again', `http://${cpIP}:8080/cgi-bin/ip`), ip);
-    assert.equal(await fetchFrom('web-worker1-again', `http://${w2IP}:8080/cgi-bin/ip`), ip);
-    assert.equal(await fetchFrom('web-worker2', `http://${ip}:8080/cgi-bin/ip`), w2IP);
+    assert.equal(await fetchFrom('web-worker1-again', cpIP), ip);
+    assert.equal(await fetchFrom('web-worker1-again', w2IP), ip);
+    assert.equal(await fetchFrom('web-worker2', ip), w2IP);
   });
 });
