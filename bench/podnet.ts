@@ -22,6 +22,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { join, dirname } from 'node:path';
 import { promisify, parseArgs } from 'node:util';
@@ -109,13 +110,14 @@ async function measure(serverNetns: string, clientNetns: string, host: string, m
   }
 }
 
-async function addPod(tag: string, nodeNetns: string, name: string, cidr: string): Promise<{ netns: string; ip: string }> {
+/** A pod as the CNI bridge plugin attaches it with the pod network's conflist (its veth at the overlay's MTU). */
+async function addPod(tag: string, nodeNetns: string, name: string, cidr: string, mtu: number): Promise<{ netns: string; ip: string }> {
   const netns = `k8ts-pb-${tag}-${name}`;
   const c = parseIPv4CIDR(cidr)!;
   const ip = formatIPv4(c.network + 2);
   await run('ip', ['netns', 'add', netns]);
   await run('ip', ['-n', netns, 'link', 'set', 'lo', 'up']);
-  await run('ip', ['-n', nodeNetns, 'link', 'add', `veth${name}`.slice(0, 15), 'type', 'veth', 'peer', 'name', 'eth0', 'netns', netns]);
+  await run('ip', ['-n', nodeNetns, 'link', 'add', `veth${name}`.slice(0, 15), 'mtu', String(mtu), 'type', 'veth', 'peer', 'name', 'eth0', 'mtu', String(mtu), 'netns', netns]);
   await run('ip', ['-n', nodeNetns, 'link', 'set', `veth${name}`.slice(0, 15), 'master', 'k8ts0', 'up']);
   await run('ip', ['-n', netns, 'addr', 'add', `${ip}/${c.prefix}`, 'dev', 'eth0']);
   await run('ip', ['-n', netns, 'link', 'set', 'eth0', 'up']);
@@ -137,10 +139,11 @@ async function main(): Promise<void> {
   try {
     const cidrs: Record<string, string> = { 'control-plane': '10.244.0.0/24', worker1: '10.244.1.0/24', worker2: '10.244.2.0/24' };
     const macs: Record<string, string> = {};
+    let mtu = 1500;
     for (const m of topo.machines) {
       await run('nsenter', [`--net=/run/netns/${m.netns}`, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
       await ensureBridge(inNetns(m.netns), parseIPv4CIDR(cidrs[m.name]!)!);
-      macs[m.name] = await ensureVXLAN(inNetns(m.netns), m.address, cidrs[m.name]!.split('/')[0]!);
+      ({ mac: macs[m.name]!, mtu } = await ensureVXLAN(inNetns(m.netns), m.address, cidrs[m.name]!.split('/')[0]!));
     }
     const nodes: Node[] = topo.machines.map((m) => ({
       metadata: { name: m.name, annotations: { [backendDataAnnotation]: JSON.stringify({ VNI: 1, VtepMAC: macs[m.name] }) } },
@@ -153,7 +156,7 @@ async function main(): Promise<void> {
       await applyPeerRoutes(r, planPeerRoutes(m.name, nodes, 'auto', (ip) => direct.get(ip) ?? false).routes, true);
     }
     const pods: Record<string, { netns: string; ip: string }> = {};
-    for (const m of topo.machines) { pods[m.name] = await addPod(tag, m.netns, m.name.replace('control-plane', 'cp'), cidrs[m.name]!); extra.push(pods[m.name]!.netns); }
+    for (const m of topo.machines) { pods[m.name] = await addPod(tag, m.netns, m.name.replace('control-plane', 'cp'), cidrs[m.name]!, mtu); extra.push(pods[m.name]!.netns); }
     // The baseline: two namespaces joined by one bare veth pair.
     const [bx, by] = [`k8ts-pb-${tag}-bx`, `k8ts-pb-${tag}-by`];
     for (const ns of [bx, by]) { await run('ip', ['netns', 'add', ns]); extra.push(ns); await run('ip', ['-n', ns, 'link', 'set', 'lo', 'up']); }
@@ -168,11 +171,11 @@ async function main(): Promise<void> {
       { name: 'VXLAN (control-plane pod → worker2 pod, through the router)', server: pods.worker2!.netns, client: pods['control-plane']!.netns, host: pods.worker2!.ip },
     ];
     const runs = Number(values.runs);
-    const rows: { name: string; m: Measure }[] = [];
+    const rows: { name: string; m: Measure; runs: number[] }[] = [];
     for (const p of paths) {
       const ms: Measure[] = [];
       for (let i = 0; i < runs; i++) ms.push(await measure(p.server, p.client, p.host, mb, pings));
-      rows.push({ name: p.name, m: { gbps: median(ms.map((x) => x.gbps)), rttMedianUs: median(ms.map((x) => x.rttMedianUs)), rttP99Us: median(ms.map((x) => x.rttP99Us)) } });
+      rows.push({ name: p.name, runs: ms.map((x) => x.gbps), m: { gbps: median(ms.map((x) => x.gbps)), rttMedianUs: median(ms.map((x) => x.rttMedianUs)), rttP99Us: median(ms.map((x) => x.rttP99Us)) } });
       console.error(`${p.name}: ${JSON.stringify(rows.at(-1)!.m)} (runs: ${ms.map((x) => x.gbps.toFixed(2)).join(', ')} Gbit/s)`);
     }
     const base = rows[0]!.m;
@@ -183,6 +186,7 @@ async function main(): Promise<void> {
 - Date: ${new Date().toISOString()}
 - Machine: ${machineLine()}
 - Revision: ${revisionLine(repo)}
+- Load average (1 min) at the end: ${loadavg()[0]!.toFixed(1)} (a shared machine: the runs spread, see the per-run numbers below)
 - Command: \`node dist/bench/podnet.js --mb ${mb} --pings ${pings} --runs ${runs}\` (as root)
 - Setup: three node network namespaces (control-plane and worker1 on one bridge, worker2 behind a router namespace), the pod network's own code programming them (bridge k8ts0, VXLAN device k8ts.1, backend auto: host-gw between control-plane and worker1, VXLAN to worker2), one pod namespace per node on its bridge through a veth; the baseline is two namespaces joined by one bare veth pair. TCP, Node.js sockets at both ends; ${mb} MiB per transfer, ${pings} one-byte round trips; the median of ${runs} runs.
 - Ratio: throughput ÷ the bare veth pair's; round-trip ratio: the bare pair's median ÷ the path's (1.00 = as fast).
@@ -190,6 +194,8 @@ async function main(): Promise<void> {
 | Path | Throughput (Gbit/s) | vs bare veth | RTT median (µs) | RTT p99 (µs) | RTT vs bare veth |
 | --- | --- | --- | --- | --- | --- |
 ${table}
+
+Per run (Gbit/s): ${rows.map((r) => `${r.name.split(' (')[0]} ${r.runs.map((x) => x.toFixed(2)).join(', ')}`).join('; ')}. Pods' MTU ${mtu} (the VXLAN device's, as the conflist sets it with backend auto); the bare pair 1500.
 
 host-gw: ${hostgw.toFixed(2)} of the bare veth pair's throughput (target >= 0.9: ${hostgw >= 0.9 ? 'met' : 'missed'}).`;
     console.log(body);

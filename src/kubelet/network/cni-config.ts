@@ -18,15 +18,19 @@ export const cniNetworkName = 'k8ts';
 export const cniBridge = 'k8ts0';
 export const cniConflistName = '10-k8ts.conflist';
 
-/** The conflist of a node whose pods take addresses from podSubnet. */
-export function cniConflist(podSubnet: string, ipamDataDir: string): string {
+/**
+ * The conflist of a node whose pods take addresses from podSubnet. `mtu`: the pods' interface MTU, the VXLAN
+ * device's when pods may talk over the overlay (flannel hands its subnet.env MTU to the bridge plugin the same way),
+ * so a full-size segment is not cut down by path MTU discovery at the overlay.
+ */
+export function cniConflist(podSubnet: string, ipamDataDir: string, mtu?: number): string {
   return JSON.stringify({
     cniVersion: '0.4.0', name: cniNetworkName,
     plugins: [
       {
         // forceAddress: a bridge left with another subnet's address is re-addressed, not refused
         // (the bridge plugin otherwise fails with `"k8ts0" already has an IP address different from ...`).
-        type: 'bridge', bridge: cniBridge, isGateway: true, ipMasq: false, hairpinMode: true, forceAddress: true,
+        type: 'bridge', bridge: cniBridge, isGateway: true, ipMasq: false, hairpinMode: true, forceAddress: true, ...(mtu ? { mtu } : {}),
         ipam: { type: 'host-local', ranges: [[{ subnet: podSubnet }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: ipamDataDir },
       },
       { type: 'portmap', capabilities: { portMappings: true }, snat: true },
@@ -46,8 +50,8 @@ export function configuredSubnet(confDir: string): string | undefined {
 }
 
 /** Writes the conflist (through a rename, so the runtime never loads half a file); true when it changed. */
-export function writeCNIConfig(confDir: string, podSubnet: string, ipamDataDir: string): boolean {
-  const text = cniConflist(podSubnet, ipamDataDir);
+export function writeCNIConfig(confDir: string, podSubnet: string, ipamDataDir: string, mtu?: number): boolean {
+  const text = cniConflist(podSubnet, ipamDataDir, mtu);
   const path = join(confDir, cniConflistName);
   if (existsSync(path) && readFileSync(path, 'utf8') === text) return false;
   mkdirSync(confDir, { recursive: true });

@@ -8,8 +8,8 @@
  *     conflist's range, the bridge's address, host-local's stale
  *     reservations removed; no podCIDR yet → no conflist, so the runtime
  *     creates no sandbox and no pod gets an address outside it;
- *  2. the overlay device (backends vxlan and auto) and its MAC in this
- *     Node's annotations;
+ *  2. the overlay device (backends vxlan and auto), its MAC in this Node's
+ *     annotations, its MTU the pods' (in the conflist);
  *  3. a route to every other node's podCIDR (backend.ts), stale ones removed;
  *  4. masquerade of pod-to-outside traffic (masquerade.ts).
  *
@@ -127,15 +127,15 @@ export class PodNetwork {
     enableIPForwarding();
     const removed = await ensureBridge(r, cidr);
     if (removed.length) logger.info('re-addressed the pod bridge for the node\'s podCIDR', { podCIDR: local, removed });
+    const overlay = this.opts.backend !== 'host-gw';
+    const mtu = overlay ? await this.ensureOverlay(self, vtepAddressOf(cidr)) : undefined;
     const before = configuredSubnet(this.opts.cniConfDir);
     if (before !== local) {
       const released = removeStaleAllocations(this.opts.ipamDataDir, cidr);
       logger.info('wrote the CNI network for the node\'s podCIDR', { podCIDR: local, previous: before ?? null, releasedAddresses: released.length });
     }
-    writeCNIConfig(this.opts.cniConfDir, local, this.opts.ipamDataDir);
+    writeCNIConfig(this.opts.cniConfDir, local, this.opts.ipamDataDir, mtu);
     this.opts.onConfigured?.(local);
-    const overlay = this.opts.backend !== 'host-gw';
-    if (overlay) await this.ensureOverlay(self, vtepAddressOf(cidr));
     await applyPeerRoutes(r, plan.routes, overlay);
     await applyMasquerade(r, local, peers);
     for (const w of plan.waiting) logger.warn('no route to a node\'s pods yet', w);
@@ -144,15 +144,16 @@ export class PodNetwork {
   }
 
   /** The VXLAN device, and its MAC published as flannel publishes it, so peers can program their fdb. */
-  private async ensureOverlay(self: Node, vtep: string): Promise<void> {
-    const mac = await ensureVXLAN(this.deps.runner, this.opts.nodeIP, vtep);
+  private async ensureOverlay(self: Node, vtep: string): Promise<number> {
+    const { mac, mtu } = await ensureVXLAN(this.deps.runner, this.opts.nodeIP, vtep);
     const data = JSON.stringify({ VNI: vxlanVNI, VtepMAC: mac });
     const a = self.metadata?.annotations ?? {};
-    if (a[backendDataAnnotation] === data && a[publicIPAnnotation] === this.opts.nodeIP && a[backendTypeAnnotation] === 'vxlan') return;
+    if (a[backendDataAnnotation] === data && a[publicIPAnnotation] === this.opts.nodeIP && a[backendTypeAnnotation] === 'vxlan') return mtu;
     await this.deps.clients.nodes.patch(undefined, this.opts.nodeName, {
       metadata: { annotations: { [backendDataAnnotation]: data, [backendTypeAnnotation]: 'vxlan', [publicIPAnnotation]: this.opts.nodeIP } },
     }, 'merge');
     this.deps.logger.info('published the node\'s VXLAN endpoint', { mac, publicIP: this.opts.nodeIP });
+    return mtu;
   }
 }
 

@@ -24,8 +24,8 @@ export async function deviceWithAddress(r: CommandRunner, ip: string): Promise<L
   return links.find((l) => (l.addr_info ?? []).some((a) => a.family === 'inet' && a.local === ip));
 }
 
-/** Ensures the device exists with this local address and VTEP address; returns its MAC (the one peers program). */
-export async function ensureVXLAN(r: CommandRunner, localIP: string, vtepAddress: string): Promise<string> {
+/** Ensures the device exists with this local address and VTEP address; returns its MAC (the one peers program) and MTU. */
+export async function ensureVXLAN(r: CommandRunner, localIP: string, vtepAddress: string): Promise<{ mac: string; mtu: number }> {
   const parent = await deviceWithAddress(r, localIP);
   if (!parent) throw new Error(`no interface has the node address ${localIP}: cannot create the VXLAN device`);
   let link: Link | undefined = (await ipJSON<Link>(r, ['-d', 'addr', 'show', 'dev', vxlanDevice]).catch(() => []))[0];
@@ -50,7 +50,7 @@ export async function ensureVXLAN(r: CommandRunner, localIP: string, vtepAddress
   if (!present) await r.run('ip', ['addr', 'add', want, 'dev', vxlanDevice]);
   await r.run('ip', ['link', 'set', vxlanDevice, 'up']);
   if (!link?.address) throw new Error(`the VXLAN device ${vxlanDevice} has no MAC address`);
-  return link.address;
+  return { mac: link.address, mtu: link.mtu ?? (parent.mtu ?? 1500) - encapsulationBytes };
 }
 
 export const deleteVXLAN = (r: CommandRunner) => ignoreAbsent(r.run('ip', ['link', 'del', vxlanDevice]));
