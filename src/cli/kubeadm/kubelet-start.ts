@@ -26,6 +26,8 @@ export interface AgentConfig {
   staticPodRuntime?: AgentRuntime;
   /** KubeletConfiguration clusterDNS: the kube-dns Service's address, the service CIDR's tenth. */
   clusterDNS?: string;
+  /** The built-in pod network's backend (init's --pod-network-backend, recorded for joining nodes); "none" or absent: none. */
+  podNetworkBackend?: string;
 }
 
 export function agentArgs(c: AgentConfig): string[] {
@@ -39,6 +41,7 @@ export function agentArgs(c: AgentConfig): string[] {
     ...(c.staticPods ? [`--pod-manifest-path=${l.manifestsDir}`, '--file-check-frequency=1s'] : []),
     ...(c.staticPodRuntime ? [`--static-pod-runtime=${c.staticPodRuntime}`] : []),
     ...(c.clusterDNS ? [`--cluster-dns=${c.clusterDNS}`] : []),
+    ...(c.podNetworkBackend && c.podNetworkBackend !== 'none' ? [`--pod-network-backend=${c.podNetworkBackend}`] : []),
   ];
 }
 
