@@ -10,7 +10,7 @@ import type { NodeAction } from './node-actions.js';
 
 interface MapProps {
   nodes: Node[]; pods: Pod[]; canPatchNodes: boolean; selected?: string;
-  onSelect(key: string): void; onAction(a: NodeAction): void;
+  onSelect(key: string): void; onSelectOwner(o: { kind: string; namespace: string; name: string }): void; onAction(a: NodeAction): void;
 }
 
 export function ClusterMap(p: MapProps) {
@@ -83,7 +83,10 @@ function Groups(props: { groups: PodGroup[] } & MapProps) {
     <>
       {props.groups.map((g) => (
         <div class="group" key={`${g.kind}/${g.namespace}/${g.name}`}>
-          <h3>{g.kind === 'Pod' ? 'Pods' : g.kind === 'Static' ? 'Static pods' : `${g.kind} ${g.name}`}</h3>
+          <h3>{g.kind === 'Pod' ? 'Pods' : g.kind === 'Static' ? 'Static pods' : (
+            <button type="button" class="owner" data-owner={`${g.kind}/${g.namespace}/${g.name}`}
+              onClick={() => props.onSelectOwner({ kind: g.kind, namespace: g.namespace, name: g.name })}>{g.kind} {g.name}</button>
+          )}</h3>
           <ul>
             {g.pods.map((pod) => (
               <li key={podKey(pod)}>

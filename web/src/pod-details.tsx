@@ -24,7 +24,20 @@ export function PodDetails(props: { pod: Pod; onClose(): void }) {
       </div>
       <p>{podState(pod)} · {pod.spec?.nodeName ? `on ${pod.spec.nodeName}` : 'not scheduled'}</p>
       <PlacementTable namespace={ns} name={name} version={pod.metadata?.resourceVersion ?? ''} />
-      <Timeline namespace={ns} name={name} />
+      <Timeline kind="Pod" namespace={ns} name={name} />
+    </aside>
+  );
+}
+
+/** A controller (StatefulSet, DaemonSet, ...) selected from its group's heading: its own events, in order. */
+export function OwnerDetails(props: { kind: string; namespace: string; name: string; onClose(): void }) {
+  return (
+    <aside class="details" aria-label={`${props.kind} ${props.namespace}/${props.name}`}>
+      <div class="details-head">
+        <h2>{props.kind} {props.namespace}/{props.name}</h2>
+        <button type="button" onClick={props.onClose}>Close</button>
+      </div>
+      <Timeline kind={props.kind} namespace={props.namespace} name={props.name} />
     </aside>
   );
 }
@@ -64,13 +77,21 @@ function PlacementTable(props: { namespace: string; name: string; version: strin
   );
 }
 
-/** events.k8s.io orders by eventTime; core events by lastTimestamp; either, else creation. */
-const eventTime = (e: Event) => e.eventTime ?? e.lastTimestamp ?? e.firstTimestamp ?? e.metadata?.creationTimestamp ?? '';
+/** events.k8s.io orders by eventTime; core events by firstTimestamp (when it first happened); either, else creation. */
+const eventTime = (e: Event) => e.eventTime ?? e.firstTimestamp ?? e.lastTimestamp ?? e.metadata?.creationTimestamp ?? '';
 
-function Timeline(props: { namespace: string; name: string }) {
-  const selector = encodeURIComponent(`involvedObject.kind=Pod,involvedObject.name=${props.name}`);
+/**
+ * Timestamps have whole seconds, and a controller records several events in
+ * one; within a second the order they were stored in decides, which is their
+ * creation order as long as they have not been updated since (a repeated
+ * event's count bumps its resourceVersion).
+ */
+const byTime = (a: Event, b: Event) => eventTime(a).localeCompare(eventTime(b)) || Number(a.metadata?.resourceVersion) - Number(b.metadata?.resourceVersion);
+
+function Timeline(props: { kind: string; namespace: string; name: string }) {
+  const selector = encodeURIComponent(`involvedObject.kind=${props.kind},involvedObject.name=${props.name}`);
   const events = useCollection<Event>(`/api/v1/namespaces/${encodeURIComponent(props.namespace)}/events?fieldSelector=${selector}`);
-  const list = [...events.items.values()].sort((a, b) => eventTime(a).localeCompare(eventTime(b)) || (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
+  const list = [...events.items.values()].sort(byTime);
   return (
     <section aria-label="events">
       <h3>Events</h3>
