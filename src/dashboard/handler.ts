@@ -6,6 +6,7 @@
  * credentials of its own: it calls the API with the caller's bearer token,
  * so what a user sees here is exactly what RBAC lets them read.
  */
+import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Clientset, ApiError } from '../client/index.js';
 import { methodNotAllowed, pageNotFound, type Status } from '../api/status.js';
@@ -25,6 +26,9 @@ const placementPath = /^\/dashboard\/api\/placement\/namespaces\/([^/]+)\/pods\/
 
 export function dashboardHandler(opts: DashboardOptions) {
   const files = loadStaticFiles(opts.webRoot);
+  // One pool of keep-alive connections to the API for every caller's requests (the token is per request).
+  let agent: https.Agent | undefined;
+  const shared = () => agent ??= new https.Agent({ keepAlive: true, maxSockets: 16, ca: opts.apiServer().caPem });
   return {
     prefix: dashboardPrefix,
     async serve(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -32,7 +36,7 @@ export function dashboardHandler(opts: DashboardOptions) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return writeStatus(res, methodNotAllowed().status);
       if (url.pathname === '/dashboard') { res.writeHead(301, { Location: dashboardPrefix }); res.end(); return; }
       const m = placementPath.exec(url.pathname);
-      if (m) return servePlacement(opts, req, res, decodeURIComponent(m[1]), decodeURIComponent(m[2]));
+      if (m) return servePlacement(opts, shared(), req, res, decodeURIComponent(m[1]), decodeURIComponent(m[2]));
       if (url.pathname.startsWith(`${dashboardPrefix}api/`)) return writeStatus(res, pageNotFound().status);
       // Anything else is the single page (its own routes live in the URL's hash).
       const name = url.pathname.slice(dashboardPrefix.length) || 'index.html';
@@ -59,9 +63,9 @@ function sendFile(req: IncomingMessage, res: ServerResponse, file: StaticFile): 
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-async function servePlacement(opts: DashboardOptions, req: IncomingMessage, res: ServerResponse, namespace: string, name: string): Promise<void> {
+async function servePlacement(opts: DashboardOptions, agent: https.Agent, req: IncomingMessage, res: ServerResponse, namespace: string, name: string): Promise<void> {
   const auth = /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''));
-  const clients = new Clientset({ ...opts.apiServer(), token: auth?.[1] }, { userAgent: 'k8ts-dashboard' });
+  const clients = new Clientset({ ...opts.apiServer(), token: auth?.[1] }, { userAgent: 'k8ts-dashboard', agent });
   try {
     const placement = await readPlacement(clients, namespace, name);
     const body = JSON.stringify(placement);
