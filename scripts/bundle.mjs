@@ -6,7 +6,7 @@
 // The worker threads are entries too: their code finds them beside itself
 // (`new URL('./worker.js', import.meta.url)`), in either layout.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 
 rmSync('dist/bundle', { recursive: true, force: true });
 await build({
@@ -21,3 +21,6 @@ await build({
   packages: 'external',
   logLevel: 'warning',
 });
+// The CRI client's protocol, read at run time (src/kubelet/runtime/cri/client.ts
+// looks beside itself first), so the packed package needs no sources.
+copyFileSync('src/kubelet/runtime/cri/api.proto', 'dist/bundle/api.proto');
