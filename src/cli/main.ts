@@ -83,6 +83,7 @@ const commands: Record<string, Command> = {
     load: async () => { const m = await import('./kubeadm/reset.js'); return { help: m.resetHelp, run: m.runReset }; },
   },
   'explain-placement': {
+    group: 'other',
     summary: 'Show each scheduler filter\'s verdict on each node for a pod (why here, why not there)',
     load: async () => { const m = await import('./explain-placement.js'); return { help: m.explainPlacementHelp, run: m.runExplainPlacement }; },
   },
