@@ -70,7 +70,22 @@ export interface ApiServerOptions {
   serviceAccountTokens?: TokenIssuer;
   /** metrics.k8s.io's source; made from `kubelet` when absent (no kubelet client: no metrics API). */
   resourceMetrics?: SummaryScraper;
+  /**
+   * Handlers of paths outside the API (the dashboard's `/dashboard/`), served
+   * before authentication: they hold no privilege of their own and must reach
+   * the API as clients, with the caller's credentials, so authn and RBAC
+   * apply there. Matched by prefix (a prefix "/x/" also takes "/x").
+   */
+  nonApiHandlers?: readonly NonApiHandler[];
 }
+
+export interface NonApiHandler {
+  readonly prefix: string;
+  serve(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+}
+
+const nonApiHandlerFor = (handlers: readonly NonApiHandler[] | undefined, path: string) =>
+  handlers?.find((h) => path.startsWith(h.prefix) || `${path}/` === h.prefix);
 
 export interface ApiServer {
   listen(port: number, host: string): Promise<AddressInfo>;
@@ -131,6 +146,8 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     if (info.verb !== 'watch') opts.metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
   });
   try {
+    const extra = nonApiHandlerFor(opts.nonApiHandlers, url.pathname);
+    if (extra) return await extra.serve(req, res, url);
     let user: UserInfo | undefined;
     // Without an authorizer the health and version paths are open to all; with one, anonymous
     // requests are authenticated as system:anonymous and authorized like any other (upstream).

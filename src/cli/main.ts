@@ -87,6 +87,11 @@ const commands: Record<string, Command> = {
     summary: 'Performs a best effort revert of changes made to this host by \'k8ts init\' or \'k8ts join\'',
     load: async () => { const m = await import('./kubeadm/reset.js'); return { help: m.resetHelp, run: m.runReset }; },
   },
+  'explain-placement': {
+    group: 'other',
+    summary: 'Show each scheduler filter\'s verdict on each node for a pod (why here, why not there)',
+    load: async () => { const m = await import('./explain-placement.js'); return { help: m.explainPlacementHelp, run: m.runExplainPlacement }; },
+  },
   version: {
     group: 'other',
     summary: 'Print the version of k8ts and of the Kubernetes API it serves',

@@ -81,7 +81,7 @@ export async function runUp(args: string[]): Promise<number> {
   // The real node's code (CRI over gRPC, containerd) loads only for --runtime cri|process.
   const realNode = values.runtime === 'simulated' ? undefined : await import('./up-node.js');
   if (realNode) await realNode.realNodePreflight({ runtime: values.runtime as 'cri' | 'process', endpoint: values['container-runtime-endpoint'] });
-  const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger });
+  const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger, dashboard: true });
   await applyAddons(cp);
   if (realNode) return upRealNode(realNode.startRealNode, cp, { ...values, dataDir, logNote, runtime: values.runtime as 'cri' | 'process' }, logger);
   const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim' });
@@ -107,6 +107,11 @@ export async function runUp(args: string[]): Promise<number> {
 
   export KUBECONFIG=${cp.kubeconfigPath}
   kubectl get nodes
+
+Dashboard: ${cp.url}/dashboard/ (log in with a bearer token; for the cluster-admin view:
+  kubectl create serviceaccount dashboard-admin -n kube-system
+  kubectl create clusterrolebinding dashboard-admin --clusterrole=cluster-admin --serviceaccount=kube-system:dashboard-admin
+  kubectl create token dashboard-admin -n kube-system)
 
 The ${workers + 1} nodes are SIMULATED: pods scheduled to them are reported Running and
 Ready, but no container runs (kubectl logs shows their simulated lifecycle). Ctrl-C stops the cluster; data stays in ${dataDir}.${logNote}`);
@@ -144,6 +149,8 @@ async function upRealNode(startRealNode: typeof import('./up-node.js').startReal
   export KUBECONFIG=${cp.kubeconfigPath}
   kubectl get nodes
   kubectl create deployment web --image=k8ts.local/busybox:1 -- httpd -f -p 8080
+
+Dashboard: ${cp.url}/dashboard/ (log in with a bearer token, e.g. from \`kubectl create token\`)
 
 Node ${node.nodeName} (${node.nodeIP}) runs its pods on ${runtime}.
 Ctrl-C stops the cluster and its pods; data stays in ${f.dataDir}.${f.logNote}`);

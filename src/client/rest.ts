@@ -37,6 +37,13 @@ export interface RestClientOptions {
   qps?: number;
   burst?: number;
   userAgent?: string;
+  /**
+   * Connections shared with other clients of the same server and CA (the
+   * dashboard's per-request clients, each with a caller's token): kept open
+   * across them, and left open by close(). The config's client certificate
+   * is then not used.
+   */
+  agent?: https.Agent;
 }
 
 export class RestClient {
@@ -47,7 +54,7 @@ export class RestClient {
   private refillTimer?: NodeJS.Timeout;
 
   constructor(readonly config: ClientConfig, private readonly opts: RestClientOptions = {}) {
-    this.agent = RestClient.agentFor(config);
+    this.agent = opts.agent ?? RestClient.agentFor(config);
     this.tokens = opts.burst ?? 100;
   }
 
@@ -157,6 +164,6 @@ export class RestClient {
 
   close(): void {
     if (this.refillTimer) clearTimeout(this.refillTimer);
-    this.agent.destroy();
+    if (this.agent !== this.opts.agent) this.agent.destroy();
   }
 }
