@@ -31,5 +31,6 @@ export default tseslint.config(
   wall(['src/controllers/**/*.ts'], [...agents, 'scheduler', 'kubelet', 'kubeadm'], 'controllers use api and client only'),
   wall(['src/scheduler/**/*.ts'], [...agents, 'controllers', 'kubelet', 'kubeadm'], 'scheduler uses api and client only'),
   wall(['src/kubelet/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubeadm'], 'kubelet uses api and client only'),
+  wall(['src/proxy/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'pki'], 'kube-proxy uses api, client and util only: it runs against any API server'),
   wall(['src/kubeadm/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubelet'], 'kubeadm uses api, pki and client only'),
 );

@@ -62,6 +62,10 @@ const commands: Record<string, Command> = {
     summary: 'Performs a best effort revert of changes made to this host by \'k8ts init\' or \'k8ts join\'',
     load: async () => { const m = await import('./kubeadm/reset.js'); return { help: m.resetHelp, run: m.runReset }; },
   },
+  proxy: {
+    summary: 'Run kube-proxy (nftables mode): program this node\'s Service rules',
+    load: async () => { const m = await import('./proxy.js'); return { help: m.proxyHelp, run: m.runProxy }; },
+  },
   version: {
     summary: 'Print the version of k8ts and of the Kubernetes API it serves',
     load: async () => ({
