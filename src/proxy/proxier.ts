@@ -45,6 +45,7 @@ export class Proxier {
   private readonly conntrack: UDPConntrackCleaner;
   private needFull = true;
   private lastSync = 0;
+  private previousSync = 0;
   private lastFull = 0;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -122,10 +123,14 @@ export class Proxier {
     return true;
   }
 
-  /** BoundedFrequencyRunner: run now if the last sync is minSyncPeriod old, else when it will be. */
+  /**
+   * BoundedFrequencyRunner with upstream's burst of 2: a sync runs at once
+   * unless two already ran within minSyncPeriod, else when the older of
+   * them is minSyncPeriod old.
+   */
   private schedule(): void {
     if (this.stopped || this.timer || !this.services.hasSynced()) return;
-    const wait = Math.max(0, this.lastSync + this.opts.minSyncPeriodMs - Date.now());
+    const wait = Math.max(0, this.previousSync + this.opts.minSyncPeriodMs - Date.now());
     this.timer = setTimeout(() => { this.timer = undefined; void this.syncNow(); }, wait);
   }
 
@@ -170,9 +175,11 @@ export class Proxier {
       for (const k of changedKeys) this.dirty.add(k);
       this.opts.metrics?.syncFailures.inc();
       this.opts.logger.error('nftables sync failed', { err: (e as Error).message.slice(0, 2000), full });
+      this.previousSync = this.lastSync;
       this.lastSync = Date.now();
       return;
     }
+    this.previousSync = this.lastSync;
     this.lastSync = Date.now();
     for (const k of changedKeys) this.conntrack.record(k, infos.get(k) ?? this.servicePortsOf(k));
     const seconds = (this.lastSync - start) / 1000;

@@ -8,7 +8,7 @@
  * and deletes what no Service owns any more.
  */
 import { table } from './names.js';
-import { baseMaps, baseTableStatements, isSet } from './base-table.js';
+import { baseChainRules, baseMaps, baseTableStatements, isSet } from './base-table.js';
 import type { ElementRef, PortRules } from './rules.js';
 
 /** Per Service (ns/name), the rules of each of its ports (by service port name). */
@@ -26,7 +26,8 @@ export class TableState {
 
   /** Chains and sets found in the table at start that this state does not know (a previous run's). */
   adopt(chains: string[], sets: string[]): void {
-    for (const c of chains) if (!this.chains.has(c)) this.chains.set(c, '');
+    const base = new Set(baseChainRules.map(([name]) => name));
+    for (const c of chains) if (!base.has(c) && !this.chains.has(c)) this.chains.set(c, '');
     for (const s of sets) if (!baseMaps.some(([m]) => m === s)) this.sets.add(s);
   }
 
