@@ -40,7 +40,8 @@ export class TableState {
     for (const [m] of baseMaps) lines.push(`flush ${isSet(m) ? 'set' : 'map'} ${table} ${m}`);
     for (const [svc, rules] of all) next.record(svc, rules);
     for (const s of next.sets) if (!this.sets.has(s)) lines.push(...addSet(s, findTimeout(all, s)));
-    for (const [name, body] of next.chains) lines.push(`add chain ${table} ${name}`, `flush chain ${table} ${name}`, ...bodyLines(name, body));
+    // add + flush: idempotent whatever the table holds (a full sync also repairs a table changed behind our back).
+    for (const [name, body] of next.chains) lines.push(`add chain ${table} ${name}`, ...writeChain(name, body, true));
     for (const [k, owners] of next.elements) lines.push(addElement(k, first(owners)));
     for (const ip of nodePortIPs) lines.push(`add element ${table} nodeport-ips { ${ip} }`);
     const staleChains = [...this.chains.keys()].filter((c) => !next.chains.has(c));
@@ -70,7 +71,7 @@ export class TableState {
       for (const [name, body] of newObjs.chains) {
         if (this.chains.get(name) === body) continue;
         next.set(name, body);
-        chainWrites.push(`add chain ${table} ${name}`, `flush chain ${table} ${name}`, ...bodyLines(name, body));
+        chainWrites.push(...writeChain(name, body, this.chains.has(name)));
       }
       for (const name of oldObjs.chains.keys()) if (!newObjs.chains.has(name)) removals.chains.push(name);
       for (const s of oldObjs.sets.keys()) if (!newObjs.sets.has(s)) removals.sets.push(s);
@@ -163,6 +164,10 @@ function findTimeout(all: Map<string, ServiceRules>, set: string): number {
 }
 
 const first = <V>(m: Map<string, V>): V => m.values().next().value as V;
+
+/** A chain's statements: a new chain is added, a known one flushed (its old rules go in the same transaction). */
+const writeChain = (name: string, body: string, exists: boolean) =>
+  [exists ? `flush chain ${table} ${name}` : `add chain ${table} ${name}`, ...bodyLines(name, body)];
 
 const bodyLines = (name: string, body: string) => (body ? body.split('\n').map((r) => `add rule ${table} ${name} ${r}`) : []);
 
