@@ -97,7 +97,7 @@ export async function runInit(args: string[]): Promise<number> {
     if (!parseCIDR(c)) { console.error(`networking.podSubnet: Invalid value: "${podSubnet}": couldn't parse subnet`); return 1; }
   }
   const cp: ControlPlaneConfig = {
-    layout, advertiseAddress, bindPort: port, podSubnet,
+    layout, advertiseAddress, bindPort: port, podSubnet, serviceSubnet: values['service-cidr'],
     controllerManagerPort: Number(values['controller-manager-port']), schedulerPort: Number(values['scheduler-port']),
   };
   const timeoutMs = parseDuration(values.timeout!);
