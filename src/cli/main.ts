@@ -83,6 +83,7 @@ const commands: Record<string, Command> = {
     load: async () => { const m = await import('./kubeadm/reset.js'); return { help: m.resetHelp, run: m.runReset }; },
   },
   proxy: {
+    group: 'components',
     summary: 'Run kube-proxy (nftables mode): program this node\'s Service rules',
     load: async () => { const m = await import('./proxy.js'); return { help: m.proxyHelp, run: m.runProxy }; },
   },
