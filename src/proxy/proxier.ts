@@ -50,6 +50,8 @@ export class Proxier {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
+  /** No sync before start() has the caches and the node's addresses (an early one would program no NodePort address). */
+  private started = false;
   private nodeIPs: string[] = [];
   /** The time of the oldest change not yet programmed, for the latency log field. */
   private pendingSince?: number;
@@ -89,6 +91,7 @@ export class Proxier {
     await this.informers.waitForSync();
     if (this.opts.nodePortAddresses === 'primary') await Promise.race([this.node.waitForSync(), new Promise((r) => setTimeout(r, 5000))]);
     this.refreshNodeIPs();
+    this.started = true;
     await this.syncNow();
   }
 
@@ -109,7 +112,7 @@ export class Proxier {
   }
 
   private nodeChanged(): void {
-    if (this.refreshNodeIPs()) { this.needFull = true; this.schedule(); }
+    if (this.refreshNodeIPs()) this.schedule();
   }
 
   /** Recomputes the NodePort addresses; true when they changed. */
@@ -119,6 +122,7 @@ export class Proxier {
       : localAddressesIn(this.opts.nodePortAddresses);
     if (ips.join(',') === this.nodeIPs.join(',')) return false;
     this.nodeIPs = ips;
+    this.needFull = true; // nodeport-ips is written by full syncs
     this.opts.logger.info('node port addresses', { addresses: ips });
     return true;
   }
@@ -129,7 +133,7 @@ export class Proxier {
    * them is minSyncPeriod old.
    */
   private schedule(): void {
-    if (this.stopped || this.timer || !this.services.hasSynced()) return;
+    if (this.stopped || this.timer || !this.started) return;
     const wait = Math.max(0, this.previousSync + this.opts.minSyncPeriodMs - Date.now());
     this.timer = setTimeout(() => { this.timer = undefined; void this.syncNow(); }, wait);
   }

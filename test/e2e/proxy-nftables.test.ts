@@ -39,10 +39,18 @@ describe('kube-proxy nftables mode in network namespaces: ClusterIP, NodePort, L
   const apply = (doc: string) => room.kubectl(['apply', '-f', '-'], doc);
   const getService = async (name: string): Promise<Service> => JSON.parse(await room.kubectl(['get', 'svc', name, '-o', 'json']));
   /** Waits until the client reaches `host:port` and gets an answer from a backend. */
-  const reachable = (host: string, port: number, what: string) => eventually(async () => {
-    const [r] = await room.fromClient.get(host, port);
-    return r!.startsWith('b') ? r : undefined;
-  }, 10_000, what);
+  const reachable = async (host: string, port: number, what: string) => {
+    let last = '';
+    try {
+      return await eventually(async () => {
+        [last] = await room.fromClient.get(host, port) as [string];
+        return last.startsWith('b') ? last : undefined;
+      }, 10_000, what);
+    } catch (e) {
+      // What the node held when it failed: the table and the proxy's last lines.
+      throw new Error(`${(e as Error).message} (last: ${last})\n${await room.nft(['list', 'table', 'ip', 'kube-proxy'])}\n${room.proxyLog.slice(-5).join('\n')}`);
+    }
+  };
 
   before(async () => {
     room = await buildProxyRoom(3);
