@@ -32,5 +32,6 @@ export default tseslint.config(
   wall(['src/scheduler/**/*.ts'], [...agents, 'controllers', 'kubelet', 'kubeadm'], 'scheduler uses api and client only'),
   wall(['src/kubelet/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubeadm'], 'kubelet uses api and client only'),
   wall(['src/proxy/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'pki'], 'kube-proxy uses api, client and util only: it runs against any API server'),
+  wall(['src/dns/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'pki'], 'dns uses api, client and util only: it must run against any API server'),
   wall(['src/kubeadm/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubelet'], 'kubeadm uses api, pki and client only'),
 );

@@ -386,13 +386,26 @@ function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerRespon
   const media = negotiateMedia(req.headers.accept);
   // Custom resources have no protobuf form: they answer JSON whatever the client prefers.
   const protobuf = media.protobuf && !(store instanceof CustomResourceStore);
-  const done = new AbortController();
-  res.once('close', () => done.abort());
+  // The request's signal is made when a handler first asks for it, and aborted with a shared reason:
+  // an abort() without one builds a DOMException with a stack on every response.
+  let done: AbortController | undefined;
+  let over = false;
+  res.once('close', () => { over = true; done?.abort(requestOver); });
   return {
-    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(), signal: done.signal,
+    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(),
+    get signal(): AbortSignal {
+      if (!done) {
+        done = new AbortController();
+        if (over) done.abort(requestOver);
+      }
+      return done.signal;
+    },
     logger: opts.logger, watchGauge: { inc: () => opts.metrics.watchers.inc(), dec: () => opts.metrics.watchers.dec() },
   };
 }
+
+/** The reason every request's signal is aborted with: its response is closed (answered, or its client left). */
+const requestOver = Object.freeze(Object.assign(new Error('the request is over'), { name: 'AbortError' }));
 
 /** Reads a Binding body to learn the pod name, then hands the body on as a fresh stream. */
 async function peekBindingName(req: IncomingMessage): Promise<{ name: string; req: IncomingMessage }> {

@@ -41,6 +41,9 @@ import { secureDataDir, secureDataDirLogged, startupError } from './data-dir.js'
 import { EtcdUnreachableError, openStorage, type EtcdConfig } from './storage.js';
 import { readHeaderTimeoutMs } from '../util/serving-deadlines.js';
 
+/** Events kept per resource for watches that resume (upstream sizes its ring between 100 and 100 Ki events by their age). */
+export const defaultWatchCacheSize = 1024;
+
 export interface ControlPlaneOptions {
   dataDir: string;
   /** The PKI directory (default DATA/pki); kubeadm-style nodes keep it in /etc/kubernetes/pki. */
@@ -60,6 +63,8 @@ export interface ControlPlaneOptions {
   requestTimeoutMs?: number;
   /** How long a read for a resourceVersion the store has not reached waits for it (default 3 s). */
   freshnessWaitMs?: number;
+  /** Events kept per resource by the watch cache (default 1024; 0: no watch cache, lists and watches read storage). */
+  watchCacheSize?: number;
   /** --service-node-port-range (default 30000-32767). */
   serviceNodePortRange?: PortRange;
   /** --service-cluster-ip-range (default 10.96.0.0/12). */
@@ -131,6 +136,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     await nodeRestriction.admit(op, info, obj, old);
     await rbacEscalation(op, info, obj);
   }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: (...a) => resourceQuota(...a), admitDelete: nodeRestriction.admitDelete });
+  // Lists and watches are served from the watch cache; the listers below are its first watchers.
+  await registry.startWatchCache({ capacity: opts.watchCacheSize ?? defaultWatchCacheSize, logger: logger.with('watch-cache') });
+  cleanups.push(() => registry.closeWatchCache());
   // Admission reads the watch-fed caches (listers), synced before the server serves.
   const listers = createListers(registry, logger.with('cache'));
   cleanups.push(() => listers.close());

@@ -52,6 +52,11 @@ const commands: Record<string, Command> = {
     v8Flags: '--optimize-for-size',
     load: async () => { const m = await import('./up.js'); return { help: m.upHelp, run: m.runUp }; },
   },
+  dns: {
+    group: 'components',
+    summary: 'Run the cluster DNS server (the Kubernetes DNS specification, as CoreDNS)',
+    load: async () => { const m = await import('./dns.js'); return { help: m.dnsHelp, run: m.runDns }; },
+  },
   images: {
     group: 'other',
     summary: 'Import and list the images of a node\'s container runtime (containerd)',

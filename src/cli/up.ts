@@ -13,6 +13,23 @@ import { NodeSimulator } from '../kubelet/simulator.js';
 import { reviewerFor } from '../kubelet/server/index.js';
 import { createLogger, type Logger } from '../util/log.js';
 import type { ControlPlane } from './control-plane.js';
+import { applyCoreDNSAddon } from './kubeadm/addon-coredns.js';
+
+/** The kube-dns Service's address: the tenth of the API server's service CIDR, 10.96.0.0/12 (up has no --service-cidr). */
+const upClusterDNS = '10.96.0.10';
+
+/** kubeadm's addon phase, so `kubectl get -n kube-system deploy,svc` shows what a kubeadm cluster has. */
+async function applyAddons(cp: ControlPlane): Promise<void> {
+  const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-up' });
+  try {
+    await applyCoreDNSAddon(clients, { dnsIP: upClusterDNS, apiServerHost: '127.0.0.1', apiServerPort: cp.port });
+  } catch (err) {
+    await cp.close();
+    throw err;
+  } finally {
+    clients.close();
+  }
+}
 
 export const upHelp = `Start a local k8ts cluster: simulated nodes, or one real node.
 
@@ -65,6 +82,7 @@ export async function runUp(args: string[]): Promise<number> {
   const realNode = values.runtime === 'simulated' ? undefined : await import('./up-node.js');
   if (realNode) await realNode.realNodePreflight({ runtime: values.runtime as 'cri' | 'process', endpoint: values['container-runtime-endpoint'] });
   const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger });
+  await applyAddons(cp);
   if (realNode) return upRealNode(realNode.startRealNode, cp, { ...values, dataDir, logNote, runtime: values.runtime as 'cri' | 'process' }, logger);
   const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim' });
   // Each node serves the kubelet API on 127.0.0.1 (its InternalIP), so kubectl logs shows its pods' simulated lifecycle.
@@ -113,6 +131,7 @@ async function upRealNode(startRealNode: typeof import('./up-node.js').startReal
     node = await startRealNode({
       runtime: f.runtime, dataDir: f.dataDir, kubeconfigPath: cp.kubeconfigPath, nodeName: f['node-name'], nodeIP: f['node-ip'],
       podCIDR: f['pod-cidr']!, endpoint: f['container-runtime-endpoint'], kubeletPort: Number(f['kubelet-port']), logger: logger.with('node'),
+      clusterDNS: upClusterDNS,
     });
   } catch (err) {
     await cp.close();

@@ -18,6 +18,7 @@ import { certsPhase } from './certs.js';
 import { kubeconfigPhase, CLUSTER_ADMINS_GROUP } from './kubeconfigs.js';
 import { parseCIDR } from '../../controllers/nodeipam/index.js';
 import { controlPlanePhase, manifestPath, CONTROL_PLANE_COMPONENTS, type ControlPlaneConfig } from './manifests.js';
+import { applyCoreDNSAddon } from './addon-coredns.js';
 import { kubeletStartPhase, type AgentRuntime } from './kubelet-start.js';
 import { bootstrapTokenPhase, generateToken, TOKEN_PATTERN } from './bootstrap-token.js';
 import { waitForAPIServer, waitForNodeReady, poll, getNode } from './wait.js';
@@ -83,6 +84,7 @@ export async function runInit(args: string[]): Promise<number> {
   const criSocket = values['cri-socket'];
   const runtime: AgentRuntime = criSocket ? 'cri' : 'process';
   const serviceIP = serviceIPOf(values['service-cidr']!);
+  const dnsIP = serviceIPOf(values['service-cidr']!, 10);
   const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
   const advertiseAddress = values['apiserver-advertise-address'] ?? hostIPv4();
   const port = Number(values['apiserver-bind-port']);
@@ -130,7 +132,7 @@ export async function runInit(args: string[]): Promise<number> {
     }
     phase = 'kubelet-start';
     const agentConfig = {
-      layout, nodeName, nodeIP: advertiseAddress, kubeletPort: Number(values['kubelet-port']), runtime,
+      layout, nodeName, nodeIP: advertiseAddress, kubeletPort: Number(values['kubelet-port']), runtime, clusterDNS: dnsIP,
       ...(criSocket ? { criSocket, staticPodRuntime: 'process' as const } : {}),
     };
     let stopHint = '';
@@ -153,6 +155,10 @@ export async function runInit(args: string[]): Promise<number> {
       if (!skip.has('mark-control-plane')) await markControlPlane(admin, nodeName, timeoutMs, log);
       phase = 'bootstrap-token';
       if (!skip.has('bootstrap-token')) await bootstrapTokenPhase(admin, { token, ttlMs: parseDuration(values['token-ttl']!), server, caCertPem: ca.certPem, log });
+      phase = 'addon';
+      if (!skip.has('addon') && !skip.has('addon/coredns')) {
+        await applyCoreDNSAddon(admin, { dnsIP, apiServerHost: advertiseAddress, apiServerPort: port }, log);
+      }
       phase = 'wait-control-plane';
       await waitForNodeReady(admin, nodeName, timeoutMs);
     } finally {

@@ -24,6 +24,8 @@ export interface AgentConfig {
   staticPods?: boolean;
   /** init with a CRI socket: the static pods (the control plane) stay host processes while API pods run on the CRI. */
   staticPodRuntime?: AgentRuntime;
+  /** KubeletConfiguration clusterDNS: the kube-dns Service's address, the service CIDR's tenth. */
+  clusterDNS?: string;
 }
 
 export function agentArgs(c: AgentConfig): string[] {
@@ -36,6 +38,7 @@ export function agentArgs(c: AgentConfig): string[] {
     ...(c.criSocket ? [`--container-runtime-endpoint=${c.criSocket}`] : []),
     ...(c.staticPods ? [`--pod-manifest-path=${l.manifestsDir}`, '--file-check-frequency=1s'] : []),
     ...(c.staticPodRuntime ? [`--static-pod-runtime=${c.staticPodRuntime}`] : []),
+    ...(c.clusterDNS ? [`--cluster-dns=${c.clusterDNS}`] : []),
   ];
 }
 
