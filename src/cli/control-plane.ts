@@ -11,7 +11,7 @@ import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureKubernetesSe
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
 import { CRDController } from '../registry/custom/crd-controller.js';
-import { ServiceAllocator } from '../registry/service-allocation.js';
+import { ServiceAllocator, type ServiceIPRange } from '../registry/service-allocation.js';
 import { defaultStorageClassAdmission } from '../apiserver/admission/default-storage-class.js';
 import { priorityAdmission } from '../apiserver/admission/priority.js';
 import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
@@ -69,6 +69,8 @@ export interface ControlPlaneOptions {
   watchCacheSize?: number;
   /** --service-node-port-range (default 30000-32767). */
   serviceNodePortRange?: PortRange;
+  /** --service-cluster-ip-range (default 10.96.0.0/12). */
+  serviceClusterIPRange?: ServiceIPRange;
   /** --authorization-mode (default Node,RBAC). */
   authorizationModes?: AuthorizationMode[];
   /** --anonymous-auth (default true; off with AlwaysAllow, as upstream). */
@@ -146,7 +148,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   cleanups.push(() => listers.close());
   await listers.start();
   registry.useNamespaceCache(listers.namespaces);
-  const services = new ServiceAllocator(listers.services, opts.serviceNodePortRange);
+  const services = new ServiceAllocator(listers.services, opts.serviceNodePortRange, opts.serviceClusterIPRange);
   const defaultStorageClass = defaultStorageClassAdmission(listers.storageClasses);
   const priority = priorityAdmission(listers.priorityClasses);
   const limitRanger = limitRangerAdmission(listers.limitRanges);

@@ -21,6 +21,7 @@ import { rootCACertPublisherController } from '../controllers/rootcacertpublishe
 import { endpointSliceController, endpointSliceMirroringController } from '../controllers/endpointslice/index.js';
 import { bootstrapSignerController, tokenCleanerController } from '../controllers/bootstrap/index.js';
 import { nodeIPAMController } from '../controllers/nodeipam/index.js';
+import { serviceLBController } from '../controllers/servicelb/index.js';
 import { csrApprovingController, csrCleanerController, csrSigningController } from '../controllers/certificates/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
@@ -50,6 +51,8 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   csrapproving: csrApprovingController,
   csrsigning: csrSigningController,
   csrcleaner: csrCleanerController,
+  // k3s's ServiceLB idea: LoadBalancer Services get the nodes' addresses (no cloud provider here).
+  servicelb: serviceLBController,
   podgc: (ctx) => new PodGCController(ctx, { gcCheckPeriodMs: ctx.config.podGCPeriodMs, quarantineTimeMs: ctx.config.podGCQuarantineMs }),
 };
 

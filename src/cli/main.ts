@@ -92,6 +92,11 @@ const commands: Record<string, Command> = {
     summary: 'Show each scheduler filter\'s verdict on each node for a pod (why here, why not there)',
     load: async () => { const m = await import('./explain-placement.js'); return { help: m.explainPlacementHelp, run: m.runExplainPlacement }; },
   },
+  proxy: {
+    group: 'components',
+    summary: 'Run kube-proxy (nftables mode): program this node\'s Service rules',
+    load: async () => { const m = await import('./proxy.js'); return { help: m.proxyHelp, run: m.runProxy }; },
+  },
   version: {
     group: 'other',
     summary: 'Print the version of k8ts and of the Kubernetes API it serves',

@@ -5,6 +5,7 @@ import { parseDuration } from './duration.js';
 import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signing.js';
 import { bareBoolFlags, nodeCIDRConfigOrReport, nodeCIDRFlagOptions } from './node-cidrs.js';
 import { parsePortRange, type PortRange } from '../util/port-range.js';
+import { parseServiceIPRange, type ServiceIPRange } from '../registry/service-allocation.js';
 import { parseAuthorizationModes, type AuthorizationMode } from '../apiserver/authz/index.js';
 import { etcdConfig, etcdFlagOptions, etcdFlagsHelp, type EtcdConfig } from './storage.js';
 
@@ -23,6 +24,8 @@ ${etcdFlagsHelp}
       --advertise-address string address written into admin.conf (default: the bind address)
       --service-node-port-range string
                                  ports reserved for NodePort services, e.g. 30000-32767 or 30000+2767 (default 30000-32767)
+      --service-cluster-ip-range string
+                                 the CIDR cluster IPs are allocated from; its first address is the kubernetes Service's (default 10.96.0.0/12)
       --controllers string       in-process controllers: all, none, or a list such as
                                  daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,root-ca-cert-publisher,scheduler (default all);
                                  they run in a thread of their own, restarted with back-off if it ends
@@ -77,6 +80,7 @@ export async function runServer(args: string[]): Promise<number> {
       'resource-version-wait': { type: 'string' },
       'default-watch-cache-size': { type: 'string' },
       'service-node-port-range': { type: 'string', default: '30000-32767' },
+      'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
       ...clusterSigningFlagOptions,
       ...nodeCIDRFlagOptions,
       'authorization-mode': { type: 'string', default: 'Node,RBAC' },
@@ -97,6 +101,13 @@ export async function runServer(args: string[]): Promise<number> {
     serviceNodePortRange = parsePortRange(values['service-node-port-range']!);
   } catch (e) {
     console.error(`Error: invalid argument "${values['service-node-port-range']}" for "--service-node-port-range" flag: ${(e as Error).message}`);
+    return 1;
+  }
+  let serviceClusterIPRange: ServiceIPRange;
+  try {
+    serviceClusterIPRange = parseServiceIPRange(values['service-cluster-ip-range']!);
+  } catch (e) {
+    console.error(`Error: invalid argument "${values['service-cluster-ip-range']}" for "--service-cluster-ip-range" flag: ${(e as Error).message}`);
     return 1;
   }
   let authorizationModes: AuthorizationMode[];
@@ -129,7 +140,7 @@ export async function runServer(args: string[]): Promise<number> {
     authorizationModes, anonymousAuth: anonymousAuth === 'true', etcd,
     requestTimeoutMs,
     dataDir: values['data-dir'], certDir: values['cert-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
-    advertiseAddress: values['advertise-address'], controllers: values.controllers, serviceNodePortRange,
+    advertiseAddress: values['advertise-address'], controllers: values.controllers, serviceNodePortRange, serviceClusterIPRange,
     admission: {
       notReadyTolerationSeconds: Number(values['default-not-ready-toleration-seconds']),
       unreachableTolerationSeconds: Number(values['default-unreachable-toleration-seconds']),

@@ -1,8 +1,9 @@
 /**
  * Service cluster IPs and node ports, allocated as the service registry does
  * upstream (pkg/registry/core/service/storage/alloc.go): cluster IPs from the
- * service CIDR (10.96.0.0/12; 10.96.0.1 belongs to the `kubernetes` service)
- * on create, node ports from --service-node-port-range (30000-32767 by
+ * service CIDR (--service-cluster-ip-range, default 10.96.0.0/12; its first
+ * address belongs to the `kubernetes` service) on create, a requested one
+ * refused outside the range with the allocator's words, node ports from --service-node-port-range (30000-32767 by
  * default) on create and on updates that add or change them. A requested
  * node port must lie in the range and be free, else the write is refused
  * with the port allocator's words. Allocations are serialized in-process and
@@ -18,16 +19,35 @@
 import type { Service, ServicePort } from 'kubernetes-types/core/v1.js';
 import type { ResourceInfo } from '../api/resources.js';
 import { invalidObject, internalError } from '../api/status.js';
-import { invalid } from '../api/field-errors.js';
+import { invalid, GoValue } from '../api/field-errors.js';
 import { defaultServiceNodePortRange, portRangeContains, portRangeString, type PortRange } from '../util/port-range.js';
 import type { Lister } from './lister.js';
 import { Reservations } from './reservations.js';
 
-const serviceCIDRBase = (10 << 24) | (96 << 16);
-const serviceCIDRSize = 1 << 20;
-export const kubernetesServiceIP = '10.96.0.1';
+/** An IPv4 service CIDR: network address, size, and its text for messages. */
+export interface ServiceIPRange { base: number; size: number; cidr: string }
 
 const ipToString = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+const ipToInt = (ip: string) => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+
+/** --service-cluster-ip-range: an IPv4 CIDR of at least 8 addresses (upstream refuses /30 and smaller for IPv4: /29 is the least). */
+export function parseServiceIPRange(cidr: string): ServiceIPRange {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/.exec(cidr);
+  const octets = m ? m.slice(1, 5).map(Number) : [];
+  const bits = m ? Number(m[5]) : -1;
+  if (!m || octets.some((o) => o > 255) || bits < 1 || bits > 29) throw new Error(`invalid service CIDR "${cidr}"`);
+  const size = 2 ** (32 - bits);
+  const base = Math.floor(ipToInt(octets.join('.')) / size) * size;
+  return { base, size, cidr: `${ipToString(base)}/${bits}` };
+}
+
+export const defaultServiceIPRange = parseServiceIPRange('10.96.0.0/12');
+
+/** The `kubernetes` Service's ClusterIP: the range's first address (kube-apiserver's GetIndexedIP(range, 1)). */
+export const kubernetesServiceIPOf = (r: ServiceIPRange) => ipToString(r.base + 1);
+export const kubernetesServiceIP = kubernetesServiceIPOf(defaultServiceIPRange);
+
+const inRange = (r: ServiceIPRange, ip: string) => /^\d{1,3}(\.\d{1,3}){3}$/.test(ip) && ipToInt(ip) >= r.base && ipToInt(ip) < r.base + r.size;
 
 /** needsNodePort: NodePort and LoadBalancer services carry node ports. */
 const needsNodePorts = (svc: Service) => svc.spec?.type === 'NodePort' || svc.spec?.type === 'LoadBalancer';
@@ -80,7 +100,8 @@ export class ServiceAllocator {
   private readonly clusterIPs = new Reservations<string>();
   private readonly nodePorts = new Reservations<number>();
 
-  constructor(private readonly services: Lister<Service>, private readonly nodePortRange: PortRange = defaultServiceNodePortRange) {}
+  constructor(private readonly services: Lister<Service>, private readonly nodePortRange: PortRange = defaultServiceNodePortRange,
+    private readonly ipRange: ServiceIPRange = defaultServiceIPRange) {}
 
   /** Admission hook: fills spec.clusterIP(s), ipFamilies and node ports on Service creates, node ports on updates. */
   admit = (op: 'create' | 'update', info: ResourceInfo, obj: Service, old?: Service): void => {
@@ -99,10 +120,15 @@ export class ServiceAllocator {
     const owner = ownerOf(svc);
     if (!spec.clusterIP) {
       const used = this.clusterIPs.with(items.flatMap((s) => s.spec?.clusterIPs ?? [s.spec?.clusterIP]).filter((ip): ip is string => !!ip), owner);
-      const ip = svc.metadata?.namespace === 'default' && svc.metadata?.name === 'kubernetes' ? kubernetesServiceIP : this.freeIP(used);
+      const ip = svc.metadata?.namespace === 'default' && svc.metadata?.name === 'kubernetes' ? kubernetesServiceIPOf(this.ipRange) : this.freeIP(used);
       spec.clusterIP = ip;
       spec.clusterIPs = [ip];
       this.clusterIPs.reserve(ip, owner);
+    } else if (spec.clusterIP !== 'None' && !inRange(this.ipRange, spec.clusterIP)) {
+      // allocClusterIPs: a requested address outside the range is ErrNotInRange.
+      const ips = spec.clusterIPs?.length ? spec.clusterIPs : [spec.clusterIP];
+      throw invalidObject('Service', '', svc.metadata?.name ?? '', [invalid('spec.clusterIPs', new GoValue(`[]string{${ips.map((i) => JSON.stringify(i)).join(', ')}}`),
+        `failed to allocate IP ${spec.clusterIP}: the provided IP (${spec.clusterIP}) is not in the valid range. The range of valid IPs is ${this.ipRange.cidr}`)]);
     }
     spec.ipFamilies ??= ['IPv4'];
     if (!needsNodePorts(svc)) return;
@@ -126,9 +152,10 @@ export class ServiceAllocator {
 
   private freeIP(used: Set<string>): string {
     // Start at a random offset as upstream's allocator does, skipping the network address and .1.
-    const start = 2 + Math.floor(Math.random() * (serviceCIDRSize - 3));
-    for (let i = 0; i < serviceCIDRSize - 3; i++) {
-      const ip = ipToString(serviceCIDRBase + 2 + ((start - 2 + i) % (serviceCIDRSize - 3)));
+    const { base, size } = this.ipRange;
+    const start = 2 + Math.floor(Math.random() * (size - 3));
+    for (let i = 0; i < size - 3; i++) {
+      const ip = ipToString(base + 2 + ((start - 2 + i) % (size - 3)));
       if (!used.has(ip)) return ip;
     }
     throw invalidObject('Service', '', '', [{ type: 'InternalError', field: 'spec.clusterIPs', detail: 'failed to allocate a serviceIP: range is full' }]);

@@ -110,7 +110,7 @@ export async function runInit(args: string[]): Promise<number> {
   try { parsePodNetworkBackend(podNetworkBackend); } catch (e) { console.error((e as Error).message); return 1; }
   if (podNetworkBackend !== 'none' && !(podSubnet && criSocket)) { console.error('--pod-network-backend needs --pod-network-cidr and --cri-socket'); return 1; }
   const cp: ControlPlaneConfig = {
-    layout, advertiseAddress, bindPort: port, podSubnet,
+    layout, advertiseAddress, bindPort: port, podSubnet, serviceSubnet: values['service-cidr'],
     controllerManagerPort: Number(values['controller-manager-port']), schedulerPort: Number(values['scheduler-port']),
   };
   const timeoutMs = parseDuration(values.timeout!);

@@ -30,6 +30,8 @@ export interface ControlPlaneConfig {
   schedulerPort: number;
   /** --pod-network-cidr: the controller manager then gives every node a pod CIDR from it, as kubeadm sets it up. */
   podSubnet?: string;
+  /** --service-cidr: the API server allocates cluster IPs from it (kubeadm's networking.serviceSubnet). */
+  serviceSubnet?: string;
 }
 
 export const CONTROL_PLANE_COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
@@ -78,6 +80,7 @@ export function controlPlanePods(c: ControlPlaneConfig): Record<ControlPlaneComp
     'kube-apiserver': staticPod('kube-apiserver', [
       'server', `--data-dir=${l.dataDir}`, `--cert-dir=${l.certDir}`, `--advertise-address=${c.advertiseAddress}`,
       '--bind=0.0.0.0', `--port=${c.bindPort}`, '--controllers=none',
+      ...(c.serviceSubnet ? [`--service-cluster-ip-range=${c.serviceSubnet}`] : []),
     ], {
       livenessProbe: apiserverProbe('/livez', { failureThreshold: 8, initialDelaySeconds: 10, periodSeconds: 10 }),
       readinessProbe: apiserverProbe('/readyz', { failureThreshold: 3, periodSeconds: 1 }),

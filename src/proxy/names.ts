@@ -1,0 +1,50 @@
+/**
+ * nftables object names, as upstream's nftables proxier forms them
+ * (pkg/proxy/nftables/proxier.go servicePortChainNameBase and friends):
+ * a prefix, a short hash that keeps names unique, and the readable
+ * "namespace/name/protocol/portname" so `nft list table ip kube-proxy`
+ * tells a person which Service a chain belongs to.
+ */
+import { createHash } from 'node:crypto';
+
+export const tableName = 'kube-proxy';
+export const tableFamily = 'ip';
+export const table = `${tableFamily} ${tableName}`;
+
+/** nft's identifiers are at most 256 bytes (NFT_NAME_MAXLEN); upstream keeps well under it. */
+const chainNameMaxLen = 200;
+
+const base32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** hashAndTruncate: 8 base32 characters of the SHA-256 of the full name. */
+function shortHash(s: string): string {
+  const d = createHash('sha256').update(s).digest();
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const byte of d) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5 && out.length < 8) { out += base32[(value >>> (bits - 5)) & 31]; bits -= 5; }
+    if (out.length === 8) break;
+  }
+  return out;
+}
+
+/** nft identifiers take letters, digits and `/-_.`; anything else becomes `_`. */
+const sanitize = (s: string) => s.replace(/[^A-Za-z0-9/_.-]/g, '_');
+
+function chainName(prefix: string, base: string): string {
+  const name = `${prefix}-${shortHash(base)}-${sanitize(base)}`;
+  return name.length > chainNameMaxLen ? name.slice(0, chainNameMaxLen) : name;
+}
+
+/** "ns/name/tcp/portname": the ServicePortName of upstream, with the protocol lower-cased. */
+export const servicePortNameBase = (ns: string, name: string, protocol: string, portName: string) =>
+  `${ns}/${name}/${protocol.toLowerCase()}/${portName}`;
+
+export const serviceChain = (spn: string) => chainName('service', spn);
+export const externalChain = (spn: string) => chainName('external', spn);
+export const clusterLocalChain = (spn: string) => chainName('local', spn);
+export const endpointChain = (spn: string, ip: string, port: number) => chainName('endpoint', `${spn}__${ip}/${port}`);
+export const affinitySet = (spn: string, ip: string, port: number) => chainName('affinity', `${spn}__${ip}/${port}`);

@@ -1,0 +1,110 @@
+/**
+ * The nftables objects of one service port, as upstream's nftables proxier
+ * writes them (pkg/proxy/nftables/proxier.go syncProxyRules):
+ *
+ *  - the verdict map `service-ips` sends (clusterIP|externalIP|LB IP, proto,
+ *    port) to the port's chain and `service-nodeports` sends (proto, nodePort)
+ *    on the node's addresses to its `external-` chain: a packet costs one map
+ *    lookup however many Services there are;
+ *  - `service-` picks one of the cluster endpoints with
+ *    `numgen random mod N vmap`, after the session-affinity sets;
+ *  - `local-` does the same among this node's endpoints (the Local policies);
+ *  - `external-` marks external traffic for masquerade (Cluster policy) or
+ *    keeps the client address and sends it to `local-` (Local policy);
+ *  - each `endpoint-` chain DNATs, marks hairpin traffic (an endpoint reaching
+ *    itself) for masquerade and records the client in its affinity set;
+ *  - a port without endpoints gets an element in `no-endpoint-services` /
+ *    `no-endpoint-nodeports` that rejects it in the filter hooks.
+ */
+import type { ProxyEndpoint, ServicePortInfo } from './service-port.js';
+import { affinitySet, clusterLocalChain, endpointChain, externalChain, serviceChain } from './names.js';
+
+export interface ElementRef { map: string; key: string; value?: string }
+
+export interface PortRules {
+  chains: Map<string, string[]>;
+  /** Affinity sets: name → timeout in seconds. */
+  sets: Map<string, number>;
+  elements: ElementRef[];
+}
+
+export interface RuleContext {
+  /** --cluster-cidr: traffic from it is pod traffic (upstream's LocalTrafficDetector). */
+  clusterCIDR?: string;
+}
+
+function endpointRules(info: ServicePortInfo, ep: ProxyEndpoint, out: PortRules): string {
+  const name = endpointChain(info.spn, ep.ip, ep.port);
+  if (out.chains.has(name)) return name;
+  const rules = [`ip saddr ${ep.ip} jump mark-for-masquerade`];
+  if (info.affinitySeconds !== undefined) {
+    const set = affinitySet(info.spn, ep.ip, ep.port);
+    out.sets.set(set, info.affinitySeconds);
+    rules.push(`update @${set} { ip saddr }`);
+  }
+  rules.push(`meta l4proto ${info.protocol} dnat to ${ep.ip}:${ep.port}`);
+  out.chains.set(name, rules);
+  return name;
+}
+
+/** The rules that pick an endpoint: affinity first (a known client keeps its endpoint), then at random. */
+function balance(info: ServicePortInfo, eps: ProxyEndpoint[], out: PortRules): string[] {
+  if (!eps.length) return ['drop'];
+  const chains = eps.map((ep) => endpointRules(info, ep, out));
+  const rules: string[] = [];
+  if (info.affinitySeconds !== undefined) {
+    eps.forEach((ep, i) => rules.push(`ip saddr @${affinitySet(info.spn, ep.ip, ep.port)} goto ${chains[i]}`));
+  }
+  rules.push(`numgen random mod ${chains.length} vmap { ${chains.map((c, i) => `${i} : goto ${c}`).join(', ')} }`);
+  return rules;
+}
+
+const key = (ip: string, info: ServicePortInfo) => `${ip} . ${info.protocol} . ${info.port}`;
+
+/** Every object of one service port; the same input always gives the same output. */
+export function portRules(info: ServicePortInfo, ctx: RuleContext): PortRules {
+  const out: PortRules = { chains: new Map(), sets: new Map(), elements: [] };
+  const hasEndpoints = info.clusterEndpoints.length > 0;
+  const svcChain = serviceChain(info.spn);
+  const localChain = clusterLocalChain(info.spn);
+  const extChain = externalChain(info.spn);
+  const usesLocal = info.internalLocal || info.externalLocal;
+  const hasExternal = info.nodePort !== undefined || info.externalIPs.length > 0 || info.loadBalancerIPs.length > 0;
+
+  if (info.clusterIP) out.elements.push({ map: 'cluster-ips', key: info.clusterIP });
+  if (!hasEndpoints) {
+    // Upstream: "vmap to drop or reject packets to services with no endpoints".
+    for (const ip of [info.clusterIP, ...info.externalIPs, ...info.loadBalancerIPs]) {
+      if (ip) out.elements.push({ map: 'no-endpoint-services', key: key(ip, info), value: 'goto reject-chain' });
+    }
+    if (info.nodePort) out.elements.push({ map: 'no-endpoint-nodeports', key: `${info.protocol} . ${info.nodePort}`, value: 'goto reject-chain' });
+    return out;
+  }
+
+  // Traffic to the cluster IP from outside the pod network is masqueraded, so replies come back through this node.
+  const svcRules: string[] = [];
+  if (info.clusterIP && ctx.clusterCIDR) {
+    svcRules.push(`ip daddr ${info.clusterIP} ${info.protocol} dport ${info.port} ip saddr != ${ctx.clusterCIDR} jump mark-for-masquerade`);
+  }
+  out.chains.set(svcChain, [...svcRules, ...balance(info, info.clusterEndpoints, out)]);
+  if (usesLocal) out.chains.set(localChain, balance(info, info.localEndpoints, out));
+
+  const internal = info.internalLocal ? localChain : svcChain;
+  if (info.clusterIP) out.elements.push({ map: 'service-ips', key: key(info.clusterIP, info), value: `goto ${internal}` });
+  if (!hasExternal) return out;
+
+  out.chains.set(extChain, info.externalLocal
+    ? [
+      // Pods and the node itself reach the Service as cluster traffic; others keep their source address.
+      ...(ctx.clusterCIDR ? [`ip saddr ${ctx.clusterCIDR} goto ${svcChain}`] : []),
+      'fib saddr type local jump mark-for-masquerade',
+      `fib saddr type local goto ${svcChain}`,
+      `goto ${localChain}`,
+    ]
+    : ['jump mark-for-masquerade', `goto ${svcChain}`]);
+  for (const ip of [...info.externalIPs, ...info.loadBalancerIPs]) {
+    out.elements.push({ map: 'service-ips', key: key(ip, info), value: `goto ${extChain}` });
+  }
+  if (info.nodePort) out.elements.push({ map: 'service-nodeports', key: `${info.protocol} . ${info.nodePort}`, value: `goto ${extChain}` });
+  return out;
+}

@@ -1,0 +1,10 @@
+/**
+ * A Service backend for the kube-proxy tests: an HTTP server on 0.0.0.0:PORT
+ * (in the backend's network namespace) answering `NAME CLIENT-ADDRESS`, so a
+ * test sees which endpoint it reached and whether its source address was kept.
+ */
+import http from 'node:http';
+
+const [name, port] = process.argv.slice(2);
+http.createServer((req, res) => { res.end(`${name} ${req.socket.remoteAddress}\n`); })
+  .listen(Number(port ?? 8080), '0.0.0.0', () => process.stdout.write('listening\n'));

@@ -1,0 +1,86 @@
+/**
+ * kube-proxy's pure parts: which endpoints a service port uses
+ * (CategorizeEndpoints) and what one nft transaction writes when Services
+ * come, change and go (the partial sync's diff).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Service } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice, Endpoint } from 'kubernetes-types/discovery/v1.js';
+import { servicePorts } from '../../src/proxy/service-port.js';
+import { portRules } from '../../src/proxy/rules.js';
+import { TableState, type ServiceRules } from '../../src/proxy/transaction.js';
+
+const svc = (spec: Partial<NonNullable<Service['spec']>> = {}): Service => ({
+  metadata: { name: 'web', namespace: 'ns' },
+  spec: { clusterIP: '10.96.0.10', ports: [{ name: 'http', port: 80, protocol: 'TCP' }], ...spec },
+});
+const ep = (ip: string, conditions: Endpoint['conditions'] = {}, nodeName = 'n1'): Endpoint => ({ addresses: [ip], conditions, nodeName });
+const slice = (...endpoints: Endpoint[]): EndpointSlice => ({
+  addressType: 'IPv4', endpoints, ports: [{ name: 'http', port: 8080, protocol: 'TCP' }], metadata: { name: 's' },
+});
+const ips = (eps: { ip: string }[]) => eps.map((e) => e.ip);
+
+describe('servicePorts: the endpoints a port uses', () => {
+  const cases: [string, Endpoint[], string[], string[]][] = [
+    ['ready endpoints only', [ep('1.1.1.1'), ep('1.1.1.2', { ready: false })], ['1.1.1.1'], ['1.1.1.1']],
+    ['nil ready is ready', [ep('1.1.1.1', undefined)], ['1.1.1.1'], ['1.1.1.1']],
+    ['terminating serving ones when none is ready', [ep('1.1.1.1', { ready: false, serving: true, terminating: true }), ep('1.1.1.2', { ready: false, serving: false, terminating: true })], ['1.1.1.1'], ['1.1.1.1']],
+    ['terminating ones unused while one is ready', [ep('1.1.1.1', { ready: false, serving: true, terminating: true }), ep('1.1.1.2')], ['1.1.1.2'], ['1.1.1.2']],
+    ['local ones: this node only, with their own fallback', [ep('1.1.1.1', {}, 'n2'), ep('1.1.1.2', { ready: false, serving: true, terminating: true })], ['1.1.1.1'], ['1.1.1.2']],
+  ];
+  for (const [name, eps, cluster, local] of cases) {
+    it(name, () => {
+      const [p] = servicePorts(svc(), [slice(...eps)], 'n1');
+      assert.deepEqual(ips(p!.clusterEndpoints), cluster);
+      assert.deepEqual(ips(p!.localEndpoints), local);
+    });
+  }
+  it('ignores headless and ExternalName Services', () => {
+    assert.deepEqual(servicePorts(svc({ clusterIP: 'None' }), [], 'n1'), []);
+    assert.deepEqual(servicePorts(svc({ type: 'ExternalName', externalName: 'x.example' }), [], 'n1'), []);
+  });
+});
+
+describe('portRules and TableState: the partial sync', () => {
+  const rulesOf = (s: Service, sl: EndpointSlice[]): ServiceRules => new Map(servicePorts(s, sl, 'n1').map((p) => [p.spn, portRules(p, { clusterCIDR: '10.244.0.0/16' })]));
+
+  it('a Service without endpoints rejects; endpoints move it to service-ips', () => {
+    const st = new TableState();
+    const empty = st.partial(new Map([['ns/web', rulesOf(svc(), [])]]))!;
+    assert.match(empty.script, /add element ip kube-proxy no-endpoint-services \{ 10\.96\.0\.10 \. tcp \. 80 : goto reject-chain \}/);
+    empty.commit();
+    const tx = st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'))])]]))!;
+    assert.match(tx.script, /delete element ip kube-proxy no-endpoint-services \{ 10\.96\.0\.10 \. tcp \. 80 \}/);
+    assert.match(tx.script, /add element ip kube-proxy service-ips \{ 10\.96\.0\.10 \. tcp \. 80 : goto service-[A-Z2-7]{8}-ns\/web\/tcp\/http \}/);
+    assert.doesNotMatch(tx.script, /cluster-ips/, 'the cluster IP element is unchanged');
+    tx.commit();
+  });
+
+  it('a second change touches only the chains that changed, and a deleted Service leaves nothing', () => {
+    const st = new TableState();
+    st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'))])], ['ns/other', rulesOf({ ...svc(), metadata: { name: 'other', namespace: 'ns' }, spec: { ...svc().spec, clusterIP: '10.96.0.11' } }, [slice(ep('2.2.2.2'))])]]))!.commit();
+    const tx = st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'), ep('1.1.1.2'))])]]))!;
+    assert.doesNotMatch(tx.script, /other/);
+    assert.doesNotMatch(tx.script, /(add|flush) chain \S+ \S+ endpoint-\S+1\.1\.1\.1\/8080/, 'the existing endpoint chain is not rewritten');
+    assert.match(tx.script, /add chain ip kube-proxy endpoint-[A-Z2-7]{8}-ns\/web\/tcp\/http__1\.1\.1\.2\/8080/);
+    assert.match(tx.script, /flush chain ip kube-proxy service-[A-Z2-7]{8}-ns\/web\/tcp\/http/);
+    tx.commit();
+    const del = st.partial(new Map([['ns/web', undefined]]))!;
+    const lines = del.script.trim().split('\n');
+    assert.ok(lines.some((l) => /^delete element ip kube-proxy service-ips \{ 10\.96\.0\.10 \. tcp \. 80 \}$/.test(l)));
+    assert.ok(lines.some((l) => /^delete element ip kube-proxy cluster-ips \{ 10\.96\.0\.10 \}$/.test(l)));
+    assert.equal(lines.filter((l) => l.startsWith('delete chain')).length, 3, 'service chain and two endpoint chains');
+    const firstDelete = lines.findIndex((l) => l.startsWith('delete chain'));
+    assert.ok(lines.slice(0, firstDelete).filter((l) => l.startsWith('flush chain')).length === 3, 'each is flushed before any is deleted');
+  });
+
+  it('session affinity: a timeout set per endpoint, checked before the random pick', () => {
+    const r = rulesOf(svc({ sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } } }), [slice(ep('1.1.1.1'))]);
+    const [rules] = [...r.values()];
+    assert.deepEqual([...rules!.sets.values()], [60]);
+    const svcChain = [...rules!.chains].find(([n]) => n.startsWith('service-'))![1];
+    assert.match(svcChain[1]!, /^ip saddr @affinity-[A-Z2-7]{8}-ns\/web\/tcp\/http__1\.1\.1\.1\/8080 goto endpoint-/);
+    assert.match(svcChain[2]!, /^numgen random mod 1 vmap/);
+  });
+});
