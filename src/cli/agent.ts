@@ -14,6 +14,9 @@ import {
 import { CRIRuntime, goGRPCError } from '../kubelet/runtime/cri/index.js';
 import { ProcessRuntime } from '../kubelet/runtime/process/index.js';
 import { SplitRuntime } from '../kubelet/runtime/split.js';
+import { isAddonPod } from '../kubelet/runtime/addon-image.js';
+import { isStaticPod } from '../kubelet/staticpods/manifest.js';
+import { cliEntry } from '../util/package-root.js';
 import type { PodObjectGetter } from '../kubelet/volumes/objects.js';
 import { hostInfo } from '../kubelet/hostinfo.js';
 import { measureHost } from '../kubelet/hostpressure.js';
@@ -37,7 +40,10 @@ Pending → Running → Ready on a script (see src/kubelet/runtime/simulated/REA
 With --runtime cri the pods run as real containers of the CRI runtime at
 --container-runtime-endpoint (containerd 1.6+); with --runtime process each
 container's command and args run as host processes in the host's network (the
-image is not used; see src/kubelet/runtime/process/README.md). With either,
+image is not used; see src/kubelet/runtime/process/README.md). Add-on pods
+(every container on the image k8ts.local/k8ts:<tag>, e.g. kube-proxy and
+coredns) run on the process runtime on a cri node too, their command "k8ts"
+being this installation's binary. With either,
 capacity, OS image and kernel come from the host. Either way the node heartbeats through its Lease in
 kube-node-lease and posts its status.
 
@@ -163,7 +169,9 @@ export async function runAgent(args: string[]): Promise<number> {
       ...(clients && !values['no-events'] ? { recorder: new EventRecorder(clients, 'kubelet', logger, nodeName) } : {}),
     })
     : kind === 'process'
-      ? new ProcessRuntime({ nodeName, hostIP: internalIP, podLogsDir, rootDir, logger: logger.with('process'), timers: realTimers, volumes })
+      ? new ProcessRuntime({
+        nodeName, hostIP: internalIP, podLogsDir, rootDir, logger: logger.with('process'), timers: realTimers, volumes, k8tsCommand: [process.execPath, cliEntry()],
+      })
       : new SimulatedRuntime({
         podCIDR: podCIDR!, hostIP: internalIP, podLogsDir,
         startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
@@ -171,8 +179,16 @@ export async function runAgent(args: string[]): Promise<number> {
   let runtime: PodRuntime;
   try {
     runtime = await makeRuntime(values.runtime!);
-    const staticPodRuntime = values['static-pod-runtime'];
-    if (staticPodRuntime && staticPodRuntime !== values.runtime) runtime = new SplitRuntime(runtime, await makeRuntime(staticPodRuntime));
+    const staticPodRuntime = values['static-pod-runtime'] ?? values.runtime!;
+    // Add-on pods (issue #21: every container on the k8ts.local/k8ts image) run as host processes of this
+    // installation on a cri node; on the process and simulated runtimes they run where every pod runs.
+    const addonRuntime = values.runtime === 'cri' ? 'process' : values.runtime!;
+    if (staticPodRuntime === addonRuntime && addonRuntime !== values.runtime) {
+      runtime = new SplitRuntime(runtime, await makeRuntime(addonRuntime), (pod) => isStaticPod(pod) || isAddonPod(pod));
+    } else {
+      if (addonRuntime !== values.runtime) runtime = new SplitRuntime(runtime, await makeRuntime(addonRuntime), isAddonPod);
+      if (staticPodRuntime !== values.runtime) runtime = new SplitRuntime(runtime, await makeRuntime(staticPodRuntime));
+    }
   } catch (e) {
     clients?.close();
     // Upstream kubelet's words when the runtime does not answer the CRI v1 Version call.

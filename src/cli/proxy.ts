@@ -7,7 +7,7 @@ import http from 'node:http';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Registry } from 'prom-client';
-import { Clientset, loadKubeconfig } from '../client/index.js';
+import { Clientset, inClusterConfig, loadKubeconfig, type ClientConfig } from '../client/index.js';
 import { createLogger } from '../util/log.js';
 import { startMetricsServer } from '../util/metrics-server.js';
 import { Proxier } from '../proxy/proxier.js';
@@ -18,10 +18,10 @@ import { parseDuration } from './duration.js';
 export const proxyHelp = `Run kube-proxy (nftables mode): program this node's Service rules from Services and EndpointSlices.
 
 Usage:
-  k8ts proxy --kubeconfig FILE [flags]
+  k8ts proxy [--kubeconfig FILE] [flags]
 
 Flags:
-      --kubeconfig string              kubeconfig of the API server (required)
+      --kubeconfig string              kubeconfig of the API server (default: in-cluster service account)
       --hostname-override string       the name of this node (default: the host name)
       --cluster-cidr string            the pod network; traffic from outside it to a cluster IP is masqueraded
       --nodeport-addresses strings     "primary" (the node's InternalIP, the default) or CIDRs whose local addresses accept NodePorts
@@ -66,7 +66,6 @@ export async function runProxy(args: string[]): Promise<number> {
       'healthz-bind-address': { type: 'string', default: '0.0.0.0:10256' }, 'min-sync-period': { type: 'string', default: '1s' },
     },
   });
-  if (!values.kubeconfig) { console.error('Error: --kubeconfig is required'); return 1; }
   const clusterCIDR = values['cluster-cidr'];
   if (clusterCIDR && !isIPv4CIDR(clusterCIDR)) { console.error(`Error: invalid --cluster-cidr "${clusterCIDR}"`); return 1; }
   let npa: 'primary' | string[];
@@ -79,11 +78,13 @@ export async function runProxy(args: string[]): Promise<number> {
     healthzAddr = hostPort(values['healthz-bind-address']!, '--healthz-bind-address');
     minSync = parseDuration(values['min-sync-period']!);
   } catch (e) { console.error(`Error: ${(e as Error).message}`); return 1; }
+  let config: ClientConfig;
+  try { config = values.kubeconfig ? loadKubeconfig(values.kubeconfig) : inClusterConfig(); } catch (e) { console.error(`Error: ${(e as Error).message}`); return 1; }
   const logger = createLogger('kube-proxy');
   const registry = new Registry();
   const metrics = await startMetricsServer(metricsAddr.port, metricsAddr.host, registry);
   const nodeName = (values['hostname-override'] ?? hostname()).toLowerCase();
-  const clientset = new Clientset(loadKubeconfig(values.kubeconfig), { userAgent: 'k8ts-proxy' });
+  const clientset = new Clientset(config, { userAgent: 'k8ts-proxy' });
   let lastOk = 0;
   const pm = proxyMetrics(registry);
   const proxier = new Proxier({

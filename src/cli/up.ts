@@ -14,15 +14,19 @@ import { reviewerFor } from '../kubelet/server/index.js';
 import { createLogger, type Logger } from '../util/log.js';
 import type { ControlPlane } from './control-plane.js';
 import { applyCoreDNSAddon } from './kubeadm/addon-coredns.js';
+import { applyKubeProxyAddon } from './kubeadm/addon-kube-proxy.js';
 
 /** The kube-dns Service's address: the tenth of the API server's service CIDR, 10.96.0.0/12 (up has no --service-cidr). */
 const upClusterDNS = '10.96.0.10';
 
 /** kubeadm's addon phase, so `kubectl get -n kube-system deploy,svc` shows what a kubeadm cluster has. */
-async function applyAddons(cp: ControlPlane): Promise<void> {
+async function applyAddons(cp: ControlPlane, runtime: string, podCIDR: string): Promise<void> {
   const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-up' });
   try {
     await applyCoreDNSAddon(clients, { dnsIP: upClusterDNS, apiServerHost: '127.0.0.1', apiServerPort: cp.port });
+    // kube-proxy on simulated nodes (simulated, as every pod there) and on a cri node (its nftables serve the
+    // containers' Services); not with --runtime process, whose pods share the host's network and rules.
+    if (runtime !== 'process') await applyKubeProxyAddon(clients, { apiServerHost: '127.0.0.1', apiServerPort: cp.port, clusterCIDR: podCIDR });
   } catch (err) {
     await cp.close();
     throw err;
@@ -82,7 +86,7 @@ export async function runUp(args: string[]): Promise<number> {
   const realNode = values.runtime === 'simulated' ? undefined : await import('./up-node.js');
   if (realNode) await realNode.realNodePreflight({ runtime: values.runtime as 'cri' | 'process', endpoint: values['container-runtime-endpoint'] });
   const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger, dashboard: true });
-  await applyAddons(cp);
+  await applyAddons(cp, values.runtime!, values['pod-cidr']!);
   if (realNode) return upRealNode(realNode.startRealNode, cp, { ...values, dataDir, logNote, runtime: values.runtime as 'cri' | 'process' }, logger);
   const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim' });
   // Each node serves the kubelet API on 127.0.0.1 (its InternalIP), so kubectl logs shows its pods' simulated lifecycle.

@@ -162,6 +162,13 @@ export function bootstrapClusterRoles(): ClusterRole[] {
       rule(['proxy'], [''], ['nodes']),
       rule(['*'], [''], ['nodes/proxy', 'nodes/metrics', 'nodes/spec', 'nodes/stats', 'nodes/log']),
     ]),
+    // kube-proxy's access (upstream's policy.go): its Service and EndpointSlice informers, its own Node, its events.
+    role('system:node-proxier', [
+      rule(['list', 'watch'], [''], ['services', 'endpoints']),
+      rule(['get', 'list', 'watch'], [''], ['nodes']),
+      eventsRule,
+      rule(['list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
+    ]),
     // TLS bootstrap (upstream's bootstrap policy): what a bootstrap token may do, and the two CSR kinds csrapproving approves.
     role('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests'])]),
     role('system:certificates.k8s.io:certificatesigningrequests:nodeclient', [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'])]),
@@ -197,6 +204,7 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     binding('system:kube-controller-manager', 'system:kube-controller-manager', [CONTROLLER_MANAGER_USER], 'User'),
     binding('system:kube-scheduler', 'system:kube-scheduler', [SCHEDULER_USER], 'User'),
     binding('system:volume-scheduler', 'system:volume-scheduler', [SCHEDULER_USER], 'User'),
+    binding('system:node-proxier', 'system:node-proxier', ['system:kube-proxy'], 'User'),
     // Bound to no one: system:nodes is served by the Node authorizer (upstream since 1.8).
     { ...binding('system:node', 'system:node', []), subjects: undefined },
   ];

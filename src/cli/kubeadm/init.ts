@@ -22,6 +22,7 @@ import { kubeconfigPhase, CLUSTER_ADMINS_GROUP } from './kubeconfigs.js';
 import { parseCIDR } from '../../controllers/nodeipam/index.js';
 import { controlPlanePhase, manifestPath, CONTROL_PLANE_COMPONENTS, type ControlPlaneConfig } from './manifests.js';
 import { applyCoreDNSAddon } from './addon-coredns.js';
+import { applyKubeProxyAddon } from './addon-kube-proxy.js';
 import { kubeletStartPhase, type AgentRuntime } from './kubelet-start.js';
 import { bootstrapTokenPhase, generateToken, TOKEN_PATTERN } from './bootstrap-token.js';
 import { waitForAPIServer, waitForNodeReady, poll, getNode } from './wait.js';
@@ -175,6 +176,11 @@ export async function runInit(args: string[]): Promise<number> {
       phase = 'addon';
       if (!skip.has('addon') && !skip.has('addon/coredns')) {
         await applyCoreDNSAddon(admin, { dnsIP, apiServerHost: advertiseAddress, apiServerPort: port }, log);
+      }
+      // kube-proxy rewrites the node's nftables: only on a cri node, whose pods have a network of their own. Without
+      // --cri-socket every pod is a host process in the host's network, and the host's rules are left alone.
+      if (criSocket && !skip.has('addon') && !skip.has('addon/kube-proxy')) {
+        await applyKubeProxyAddon(admin, { apiServerHost: advertiseAddress, apiServerPort: port, clusterCIDR: podSubnet?.split(',')[0] }, log);
       }
       phase = 'wait-control-plane';
       await waitForNodeReady(admin, nodeName, timeoutMs);

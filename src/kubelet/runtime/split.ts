@@ -12,6 +12,10 @@
  * that holds it. A pod the agent finds after a restart belongs to the runtime
  * that lists it. Node status reports the API pods' runtime (its version is
  * the node's containerRuntimeVersion).
+ *
+ * The route is a predicate: by default the static pods; the agent also sends
+ * the add-on pods (every container on the k8ts image, addon-image.ts) of a
+ * cri node to its process runtime this way.
  */
 import type { Readable } from 'node:stream';
 import type { Pod } from 'kubernetes-types/core/v1.js';
@@ -24,7 +28,8 @@ export class SplitRuntime implements PodRuntime {
   readonly version: string;
   private readonly owner = new Map<string, PodRuntime>();
 
-  constructor(private readonly apiPods: PodRuntime, private readonly staticPods: PodRuntime) {
+  /** `staticPods` holds the pods `route` picks (the static pods unless told otherwise), `apiPods` the rest. */
+  constructor(private readonly apiPods: PodRuntime, private readonly staticPods: PodRuntime, private readonly route: (pod: Pod) => boolean = isStaticPod) {
     this.type = apiPods.type;
     this.version = apiPods.version;
   }
@@ -41,7 +46,7 @@ export class SplitRuntime implements PodRuntime {
 
   syncPod(pod: Pod): void {
     const uid = pod.metadata!.uid!;
-    const runtime = this.owner.get(uid) ?? (isStaticPod(pod) ? this.staticPods : this.apiPods);
+    const runtime = this.owner.get(uid) ?? (this.route(pod) ? this.staticPods : this.apiPods);
     this.owner.set(uid, runtime);
     runtime.syncPod(pod);
   }

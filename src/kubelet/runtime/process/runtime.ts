@@ -50,6 +50,7 @@ import { instances, latestSandbox, newPodEntry, podStatus, type ContainerRecord,
 import { holdReason, prepareContainer } from '../cri/prepare.js';
 import { removePodDir } from '../cri/volumes.js';
 import { launch, lookPath } from './launch.js';
+import { addonCommand, isAddonImage } from '../addon-image.js';
 import { LogPump } from './logpump.js';
 import {
   instanceDir, listRecords, processAlive, procStat, readExitCode, writeInstanceRecord, writePodRecord, type InstanceRecord,
@@ -58,7 +59,15 @@ import { execInContainer, type ExecResult } from './exec.js';
 import { attachStream, execStream } from './streams.js';
 
 /** As the CRI runtime's, without a socket: the root dir also holds the process records. */
-export type ProcessRuntimeOptions = Omit<CRIRuntimeOptions, 'endpoint'>;
+export type ProcessRuntimeOptions = Omit<CRIRuntimeOptions, 'endpoint'> & {
+  /**
+   * The argv that runs this installation's CLI (process.execPath and its
+   * entry script): an add-on container (image k8ts.local/k8ts, addon-image.ts)
+   * whose command is `k8ts ...` runs it, so the node's own binary serves the
+   * add-on whether or not a `k8ts` is in PATH.
+   */
+  k8tsCommand?: string[];
+};
 
 export const processRuntimeType = 'process';
 export const processRuntimeVersion = 'k8ts-process://0.1.0';
@@ -241,6 +250,7 @@ export class ProcessRuntime implements PodRuntime {
     if (this.closed || p.terminating || this.byUID.get(p.uid) !== p) return;
     const vars = new Map(Object.entries(env));
     const argv = [...(c.command ?? []), ...(c.args ?? [])].map((s) => expandVars(s, vars));
+    if (argv[0] === addonCommand && isAddonImage(c.image) && this.opts.k8tsCommand) argv.splice(0, 1, ...this.opts.k8tsCommand);
     if (!lookPath(argv[0], env.PATH)) {
       this.setWaiting(p, c.name, 'RunContainerError', `exec: "${argv[0]}": executable file not found in $PATH`);
       return;

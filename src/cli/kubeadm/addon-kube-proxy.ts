@@ -1,0 +1,94 @@
+/**
+ * kubeadm's kube-proxy addon phase (cmd/kubeadm/app/phases/addons/proxy),
+ * with `k8ts proxy` (nftables mode) in kube-proxy's place: the
+ * ServiceAccount `kube-proxy`, the ClusterRoleBinding `kubeadm:node-proxier`
+ * to the bootstrap role `system:node-proxier`, and the `kube-proxy`
+ * DaemonSet (k8s-app=kube-proxy, hostNetwork, system-node-critical,
+ * tolerating every taint, the node's name from the downward API as
+ * --hostname-override, the cluster's pod CIDR as --cluster-cidr).
+ *
+ * Departures (add-on convention of issue #21): the pod runs the k8ts binary
+ * (image `k8ts.local/k8ts:<version>`) as a host process, so there is no
+ * kube-proxy ConfigMap or /lib/modules and xtables-lock volumes; the flags
+ * say what the ConfigMap would. Like the CoreDNS addon, it reaches the API
+ * server at the control plane's address given here (in-cluster config with
+ * KUBERNETES_SERVICE_HOST/PORT set to it: kubeadm's kube-proxy kubeconfig
+ * also names the control-plane endpoint, never the `kubernetes` Service that
+ * kube-proxy itself programs) and authenticates with its service-account token.
+ */
+import type { ServiceAccount } from 'kubernetes-types/core/v1.js';
+import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { ClusterRoleBinding } from 'kubernetes-types/rbac/v1.js';
+import { isAlreadyExists, ResourceClient, type Clientset, type GVR } from '../../client/index.js';
+import { k8tsVersion } from '../../apiserver/version.js';
+
+export interface KubeProxyAddonConfig {
+  /** host:port of the API server the kube-proxy pods talk to. */
+  apiServerHost: string;
+  apiServerPort: number;
+  /** The cluster's pod CIDR (kubeadm's networking.podSubnet), kube-proxy's clusterCIDR; absent: none. */
+  clusterCIDR?: string;
+}
+
+const labels = { 'k8s-app': 'kube-proxy' };
+const ns = 'kube-system';
+
+export function kubeProxyObjects(c: KubeProxyAddonConfig): [ServiceAccount, ClusterRoleBinding, DaemonSet] {
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'kube-proxy', namespace: ns } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'kubeadm:node-proxier' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:node-proxier' },
+      subjects: [{ kind: 'ServiceAccount', name: 'kube-proxy', namespace: ns }],
+    },
+    {
+      apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'kube-proxy', namespace: ns, labels },
+      spec: {
+        selector: { matchLabels: labels },
+        updateStrategy: { type: 'RollingUpdate' },
+        template: {
+          metadata: { labels },
+          spec: {
+            priorityClassName: 'system-node-critical',
+            serviceAccountName: 'kube-proxy',
+            hostNetwork: true,
+            tolerations: [{ operator: 'Exists' }],
+            nodeSelector: { 'kubernetes.io/os': 'linux' },
+            containers: [{
+              name: 'kube-proxy',
+              image: `k8ts.local/k8ts:${k8tsVersion}`,
+              command: [
+                'k8ts', 'proxy', '--hostname-override=$(NODE_NAME)',
+                ...(c.clusterCIDR ? [`--cluster-cidr=${c.clusterCIDR}`] : []),
+              ],
+              env: [
+                { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                { name: 'KUBERNETES_SERVICE_HOST', value: c.apiServerHost },
+                { name: 'KUBERNETES_SERVICE_PORT', value: String(c.apiServerPort) },
+              ],
+              securityContext: { privileged: true },
+            }],
+          },
+        },
+      },
+    },
+  ];
+}
+
+const gvrOf = (apiVersion: string, kind: string): GVR => {
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  return { group, version, resource: kind.toLowerCase() + 's', namespaced: kind !== 'ClusterRoleBinding' };
+};
+
+/** Creates the objects, leaving any that already exist as they are (kubeadm init run again, or a restarted `k8ts up`). */
+export async function applyKubeProxyAddon(clients: Clientset, c: KubeProxyAddonConfig, log?: (line: string) => void): Promise<void> {
+  for (const obj of kubeProxyObjects(c)) {
+    const client = new ResourceClient(clients.rest, gvrOf(obj.apiVersion!, obj.kind!));
+    try {
+      await client.create(obj.metadata?.namespace, obj);
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+  log?.('[addons] Applied essential addon: kube-proxy');
+}
