@@ -4,7 +4,8 @@
  * (1 s back-off, as `k8ts supervise`), and for cri the container runtime:
  * the one at --container-runtime-endpoint when given, else a private
  * containerd under DATA_DIR/containerd (src/cli/containerd/). close() stops
- * the agent (SIGTERM) and then the private containerd with its pods.
+ * the agent (SIGTERM), the add-on pods it ran as host processes, and then the
+ * private containerd with its pods.
  *
  * Children run in their own process group, so a terminal's Ctrl-C reaches
  * only `up`, which stops them in that order.
@@ -21,6 +22,7 @@ import { importLocalImages, localImages } from './containerd/images.js';
 import { startContainerd, type RunningContainerd } from './containerd/launch.js';
 import { containerdPreflight } from './containerd/preflight.js';
 import { agentNodeFlags } from './agent-node-flags.js';
+import { stopHostProcessPods } from './kubeadm/host-processes.js';
 
 export interface RealNodeOptions {
   runtime: 'cri' | 'process';
@@ -76,6 +78,9 @@ export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
     nodeName, nodeIP, endpoint, privateContainerd: !!ctrd,
     close: async () => {
       await agent.stop();
+      // The add-on pods (kube-proxy, coredns) of a cri node are host processes the stopped agent leaves running
+      // (as a kubelet leaves its containers): they stop with the node, as the private containerd's containers do.
+      if (o.runtime === 'cri') await stopHostProcessPods(join(o.dataDir, 'kubelet'));
       await ctrd?.stop();
     },
   };

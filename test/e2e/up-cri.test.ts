@@ -110,6 +110,39 @@ describe('k8ts up --runtime cri: one command, a real containerd node', () => {
     assert.equal(await kubectl(['exec', 'deploy/web', '--', 'cat', '/www/index.html']), 'hello web\n');
   });
 
+  it('the add-ons run as host processes of this k8ts: kube-proxy 1/1 with logs, coredns Running; a pod resolves Services through 10.96.0.10 and reaches a ClusterIP', async () => {
+    await eventually(async () => {
+      const ds = await getJSON(['get', 'ds', '-n', 'kube-system', 'kube-proxy']);
+      return ds.status?.desiredNumberScheduled === 1 && ds.status?.numberReady === 1;
+    }, 120_000, 'kube-proxy 1/1 Ready');
+    assert.match(await kubectl(['get', 'ds', '-n', 'kube-system', 'kube-proxy', '--no-headers']), /^kube-proxy\s+1\s+1\s+1\s+1\s+1\s/);
+    const proxyPod = (await getJSON(['get', 'pods', '-n', 'kube-system', '-l', 'k8s-app=kube-proxy'])).items[0];
+    assert.match(proxyPod.status.containerStatuses[0].containerID, /^process:\/\//, 'the add-on runs on the process runtime, not in containerd');
+    assert.equal(await eventually(async () => (await kubectl(['logs', '-n', 'kube-system', 'ds/kube-proxy'])).includes('kube-proxy running'), 60_000, 'kube-proxy\'s log'), true);
+    // Two replicas, host ports 53: on one node one runs and the other waits for a second node (the NodePorts filter).
+    await eventually(async () => {
+      const pods = (await getJSON(['get', 'pods', '-n', 'kube-system', '-l', 'k8s-app=kube-dns'])).items;
+      return pods.some((p: any) => p.status.phase === 'Running' && p.status.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'));
+    }, 120_000, 'a coredns pod Running and Ready');
+    await kubectl(['expose', 'deployment', 'web', '--port=80', '--target-port=8080']);
+    const clusterIP = (await getJSON(['get', 'service', 'web'])).spec.clusterIP as string;
+    await kubectl(['run', 'client', '--image=k8ts.local/busybox:1', '--', 'sleep', '3600']);
+    await kubectl(['wait', '--for=condition=Ready', 'pod/client', '--timeout=120s']);
+    assert.match(await kubectl(['exec', 'client', '--', 'cat', '/etc/resolv.conf']), /^nameserver 10\.96\.0\.10$/m);
+    const lookup = (name: string) => eventually(async () => {
+      const out = await kubectl(['exec', 'client', '--', 'nslookup', name]).catch(() => '');
+      return out.includes('Name:') ? out : undefined;
+    }, 60_000, `nslookup ${name}`);
+    assert.match(await lookup('kubernetes.default.svc.cluster.local'), /Address:\s*10\.96\.0\.1$/m);
+    assert.match(await lookup('kubernetes.default'), /Address:\s*10\.96\.0\.1$/m);
+    assert.match(await lookup('web.default.svc.cluster.local'), new RegExp(`Address:\\s*${clusterIP.replaceAll('.', '\\.')}$`, 'm'));
+    const get = await eventually(async () => {
+      const out = await kubectl(['exec', 'client', '--', 'sh', '-c', `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 5 ${clusterIP} 80`]).catch(() => '');
+      return out.includes('hello web') ? out : undefined;
+    }, 60_000, 'the web Service through its ClusterIP');
+    assert.match(get, /^HTTP\/1\.[01] 200 /);
+  });
+
   it('a hostPort pod answers on the node address; a second one for the same port stays Pending as upstream', async () => {
     await kubectl(['apply', '-f', '-'], hostPortPod('hp1'));
     await kubectl(['wait', '--for=condition=Ready', 'pod/hp1', '--timeout=120s']);

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { SimulatedRuntime } from '../../src/kubelet/runtime/simulated/runtime.js';
 import { SplitRuntime } from '../../src/kubelet/runtime/split.js';
 import { FakeTimers } from '../../src/kubelet/timers.js';
-import { annotationConfigSource, configSourceFile } from '../../src/kubelet/staticpods/manifest.js';
+import { annotationConfigSource, configSourceFile, isStaticPod } from '../../src/kubelet/staticpods/manifest.js';
+import { isAddonPod } from '../../src/kubelet/runtime/addon-image.js';
 
 const flush = () => new Promise<void>((r) => setImmediate(r));
 let seq = 0;
@@ -66,5 +67,25 @@ describe('SplitRuntime', () => {
     const s = staticPod();
     staticPods.syncPod(s);
     assert.match(rt.status(s.metadata.uid)!.sandbox!.ip!, /^10\.2\.0\./);
+  });
+
+  it('with the agent\'s add-on route, a pod whose every container runs k8ts.local/k8ts goes to the other runtime, a mixed pod does not', () => {
+    const timers = new FakeTimers();
+    const main = new SimulatedRuntime({ podCIDR: '10.1.0.0/24', hostIP: '172.16.0.1', timers });
+    const addons = new SimulatedRuntime({ podCIDR: '10.2.0.0/24', hostIP: '172.16.0.1', timers });
+    const rt = new SplitRuntime(main, addons, (p) => isStaticPod(p) || isAddonPod(p));
+    const withImages = (...images: string[]) => {
+      const p = pod();
+      p.spec.containers = images.map((image, i) => ({ name: `c${i}`, image }));
+      return p;
+    };
+    const proxy = withImages('k8ts.local/k8ts:0.1.0');
+    const untagged = withImages('k8ts.local/k8ts');
+    const mixed = withImages('k8ts.local/k8ts:0.1.0', 'k8ts.local/busybox:1');
+    const lookalike = withImages('k8ts.local/k8ts-extra:1');
+    const s = staticPod();
+    for (const p of [proxy, untagged, mixed, lookalike, s]) rt.syncPod(p);
+    assert.deepEqual(addons.pods().sort(), [proxy, untagged, s].map((p) => p.metadata.uid).sort());
+    assert.deepEqual(main.pods().sort(), [mixed, lookalike].map((p) => p.metadata.uid).sort());
   });
 });
