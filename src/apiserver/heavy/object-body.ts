@@ -15,7 +15,7 @@ import { kindKey } from '../../api/resources.js';
 import { applyDefaults } from '../../api/defaults/index.js';
 import { validateCreate } from '../../api/validation/index.js';
 import { maxStoredRequestBytes } from '../../api/status.js';
-import type { FieldError } from '../../api/field-errors.js';
+import { encodeInvalidStatus, type EncodedStatus } from './invalid-status.js';
 
 export interface ObjectBodyJob {
   body: Uint8Array;
@@ -34,12 +34,18 @@ export interface ObjectBodyJob {
    * defaults, tracks or validates an object that storage will refuse.
    */
   create?: boolean;
+  /** The client prefers a protobuf answer (its Accept), for a Status encoded here. */
+  protobufAnswer?: boolean;
 }
 
 export interface ObjectBodyResult {
   /** The decoded object; absent when `refusal` already says how the request ends. */
   obj: any;
-  refusal?: { name: string } & ({ invalid: FieldError[] } | { tooLarge: true });
+  /**
+   * How the request ends: its 422 already encoded (so the loop never builds
+   * or serialises a Status of millions of causes), or etcd's size refusal.
+   */
+  refusal?: { name: string } & ({ invalid: EncodedStatus } | { tooLarge: true });
   /** The Warning header values the checks asked for. */
   warnings?: string | number | readonly string[];
 }
@@ -70,7 +76,8 @@ function storagePreflight(job: ObjectBodyJob, obj: any, bodyBytes: number): Obje
   const key = kindKey(job.endpoint);
   const copy = { ...obj, apiVersion: job.endpointApiVersion, kind: job.endpoint.kind };
   applyDefaults(key, copy);
-  const invalid = validateCreate(key, copy);
+  const errors = validateCreate(key, copy);
   const name = String(obj.metadata.name);
-  return invalid.length ? { name, invalid } : { name, tooLarge: true };
+  if (!errors.length) return { name, tooLarge: true };
+  return { name, invalid: encodeInvalidStatus(job.endpoint.kind, job.endpoint.group, name, errors, job.protobufAnswer === true) };
 }
