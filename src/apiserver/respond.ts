@@ -111,20 +111,24 @@ export function writeError(res: ServerResponse, err: unknown, protobuf: boolean)
 }
 
 /**
- * A body already encoded in buffers of about 1 MiB, each written after the
- * socket took the one before: one write of hundreds of MiB would be
- * encrypted in one go on the loop, and buffered whole beside the body.
+ * A body already encoded, written in slices of 1 MiB, each after the socket
+ * took the one before: one write of hundreds of MiB would be encrypted in one
+ * go on the loop (seconds), and buffered whole beside the body.
  */
 export async function writeBytes(res: ServerResponse, code: number, contentType: string, parts: readonly Uint8Array[]): Promise<void> {
   let length = 0;
   for (const p of parts) length += p.byteLength;
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': length, 'Cache-Control': 'no-cache, private' });
-  const last = parts.length - 1;
+  const slices: Buffer[] = [];
+  for (const p of parts) {
+    for (let at = 0; at < p.byteLength; at += sliceChars) slices.push(Buffer.from(p.buffer, p.byteOffset + at, Math.min(sliceChars, p.byteLength - at)));
+  }
+  const last = slices.length - 1;
   for (let i = 0; i < last; i++) {
-    if (!res.write(parts[i])) await drained(res);
+    if (!res.write(slices[i])) await drained(res);
     if (res.destroyed) return;
   }
-  await endFlushed(res, Buffer.from(parts[last].buffer, parts[last].byteOffset, parts[last].byteLength));
+  await endFlushed(res, slices[last] ?? Buffer.alloc(0));
 }
 
 /** Maps anything thrown in a handler to a Status; non-Status errors are 500s (bugs or I/O). */

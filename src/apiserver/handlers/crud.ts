@@ -95,7 +95,7 @@ async function readObject(ctx: HandlerContext, create = false): Promise<any> {
   // A large body is decoded and checked in the heavy lane; the loop serves others meanwhile.
   const { obj, warnings, refusal } = await readObjectBodyOffLoop({
     body: buf, type, into: bodyKind(ctx), endpoint: ctx.store.info, endpointApiVersion: ctx.store.apiVersion,
-    fieldValidation: query(ctx, 'fieldValidation'), builtIn, create: create && !isDryRun(ctx), protobufAnswer: ctx.protobuf,
+    fieldValidation: query(ctx, 'fieldValidation'), builtIn, create, dryRun: isDryRun(ctx), protobufAnswer: ctx.protobuf,
   });
   if (warnings !== undefined) ctx.res.setHeader('Warning', warnings);
   if (refusal) throw 'invalid' in refusal ? new EncodedStatusError(refusal.invalid, `${ctx.store.info.kind} "${refusal.name}" is invalid`) : storageRequestTooLarge();
