@@ -7,7 +7,8 @@
  * Target: `k8ts up` spawn → /readyz 200 under 0.5 s, idle RSS under 100 MB.
  *
  * Options: `--runs N` (default 5; the median is reported), `--baseline PATH`
- * (another build's dist/src/cli/main.js, measured first, to compare). Results go to
+ * (another build's main.js — e.g. dist/src/cli/main.js, the unbundled tree —
+ * measured first, to compare). Results go to
  * bench/RESULTS.md, section "startup".
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -23,7 +24,8 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
 const arg = (name: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
 const runs = Number(arg('--runs') ?? 5);
-const thisBuild = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+/** What `k8ts` and `npm start` run: the bundle (scripts/bundle.mjs). */
+const thisBuild = join(repoRoot, 'dist', 'bundle', 'main.js');
 /** Builds measured: this one, and with `--baseline PATH` another build's main.js (before/after in one run). */
 const clis = [...(arg('--baseline') ? [resolve(arg('--baseline')!)] : []), thisBuild];
 const clockTicks = 100; // USER_HZ on Linux

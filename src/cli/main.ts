@@ -7,8 +7,17 @@
 import { setFlagsFromString } from 'node:v8';
 
 interface CommandModule { help: string; run(args: string[]): Promise<number> }
+/** The groups of `k8ts --help`, in order (kubectl's "Basic Commands", "Cluster Management Commands"...). */
+const groups = {
+  start: 'Start a cluster:',
+  kubeadm: 'Build a cluster the kubeadm way:',
+  components: 'Run one component:',
+  other: 'Other Commands:',
+} as const;
+
 interface Command {
   summary: string;
+  group: keyof typeof groups;
   load(): Promise<CommandModule>;
   /** V8 flags set before the command's modules load. */
   v8Flags?: string;
@@ -16,22 +25,27 @@ interface Command {
 
 const commands: Record<string, Command> = {
   server: {
+    group: 'components',
     summary: 'Run the API server (with its built-in controllers) on embedded SQLite',
     load: async () => { const m = await import('./server.js'); return { help: m.serverHelp, run: m.runServer }; },
   },
   'controller-manager': {
+    group: 'components',
     summary: 'Run the controllers and the scheduler against an API server',
     load: async () => { const m = await import('./controller-manager-cmd.js'); return { help: m.controllerManagerHelp, run: m.runControllerManager }; },
   },
   agent: {
+    group: 'components',
     summary: 'Run a node agent (kubelet) that registers a node and runs its pods',
     load: async () => { const m = await import('./agent.js'); return { help: m.agentHelp, run: m.runAgent }; },
   },
   sim: {
+    group: 'components',
     summary: 'Run many simulated nodes in one process (scale testing)',
     load: async () => { const m = await import('./sim.js'); return { help: m.simHelp, run: m.runSim }; },
   },
   up: {
+    group: 'start',
     summary: 'Start a local cluster in ./.k8ts: control plane plus simulated nodes, or one real node (--runtime cri)',
     // The quick start favours a small footprint over throughput: 25 MB less idle RSS (bench/startup.ts).
     // `k8ts server` keeps V8's defaults: it is the one that must keep up with thousands of nodes.
@@ -39,30 +53,37 @@ const commands: Record<string, Command> = {
     load: async () => { const m = await import('./up.js'); return { help: m.upHelp, run: m.runUp }; },
   },
   images: {
+    group: 'other',
     summary: 'Import and list the images of a node\'s container runtime (containerd)',
     load: async () => { const m = await import('./images.js'); return { help: m.imagesHelp, run: m.runImages }; },
   },
   token: {
+    group: 'kubeadm',
     summary: 'Manage bootstrap tokens',
     load: async () => { const m = await import('./token.js'); return { help: m.tokenHelp, run: m.runToken }; },
   },
   scheduler: {
+    group: 'components',
     summary: 'Run the scheduler alone against an API server (kube-scheduler)',
     load: async () => { const m = await import('./controller-manager-cmd.js'); return { help: m.schedulerHelp, run: m.runScheduler }; },
   },
   init: {
+    group: 'kubeadm',
     summary: 'Run this command in order to set up the Kubernetes control plane (kubeadm init)',
     load: async () => { const m = await import('./kubeadm/init.js'); return { help: m.initHelp, run: m.runInit }; },
   },
   join: {
+    group: 'kubeadm',
     summary: 'Run this on any machine you wish to join an existing cluster (kubeadm join)',
     load: async () => { const m = await import('./kubeadm/join.js'); return { help: m.joinHelp, run: m.runJoin }; },
   },
   reset: {
+    group: 'kubeadm',
     summary: 'Performs a best effort revert of changes made to this host by \'k8ts init\' or \'k8ts join\'',
     load: async () => { const m = await import('./kubeadm/reset.js'); return { help: m.resetHelp, run: m.runReset }; },
   },
   version: {
+    group: 'other',
     summary: 'Print the version of k8ts and of the Kubernetes API it serves',
     load: async () => ({
       help: 'Print the version of k8ts and of the Kubernetes API it serves.\n\nUsage:\n  k8ts version',
@@ -74,16 +95,30 @@ const commands: Record<string, Command> = {
       },
     }),
   },
+  completion: {
+    group: 'other',
+    summary: 'Output shell completion code for the specified shell (bash or zsh)',
+    load: async () => {
+      const m = await import('./completion.js');
+      const named = Object.entries(commands).map(([name, c]) => ({ name, help: async () => (await c.load()).help }));
+      return { help: m.completionHelp, run: (args) => m.runCompletion(args, named) };
+    },
+  },
   supervise: {
+    group: 'kubeadm',
     summary: 'Run a command, restarting it when it exits (init and join use it where there is no systemd)',
     load: async () => { const m = await import('./kubeadm/supervisor.js'); return { help: m.superviseHelp, run: m.runSupervise }; },
   },
 };
 
 function usage(): string {
-  const lines = ['k8ts: a lightweight Kubernetes written in TypeScript', '', 'Usage:', '  k8ts [command] [flags]', '', 'Available Commands:'];
-  for (const [name, c] of Object.entries(commands)) lines.push(`  ${name.padEnd(20)} ${c.summary}`);
-  lines.push('', 'Use "k8ts [command] --help" for more information about a command.');
+  const lines = ['k8ts: a lightweight Kubernetes written in TypeScript', ''];
+  for (const [group, title] of Object.entries(groups)) {
+    lines.push(title);
+    for (const [name, c] of Object.entries(commands)) if (c.group === group) lines.push(`  ${name.padEnd(20)} ${c.summary}`);
+    lines.push('');
+  }
+  lines.push('Usage:', '  k8ts [command] [flags]', '', 'Use "k8ts [command] --help" for more information about a command.');
   return lines.join('\n');
 }
 

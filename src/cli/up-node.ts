@@ -11,8 +11,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { networkInterfaces, hostname } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { cliEntry } from '../util/package-root.js';
 import { CRIClient } from '../kubelet/runtime/cri/client.js';
 import { goGRPCError } from '../kubelet/runtime/cri/index.js';
 import type { Logger } from '../util/log.js';
@@ -44,7 +44,7 @@ export interface RealNode {
   close(): Promise<void>;
 }
 
-const cliMain = join(dirname(fileURLToPath(import.meta.url)), 'main.js');
+const cliMain = cliEntry();
 
 export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
   const nodeName = (o.nodeName ?? hostname()).toLowerCase();

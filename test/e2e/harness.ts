@@ -4,13 +4,22 @@
  * kubectl cache dir (stale discovery caches would fool the tests).
  */
 import { spawn, ChildProcess, execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+/**
+ * The CLI as users run it: the bundle (dist/bundle, `npm run build`), unless
+ * only tsc has run since (a bundle older than the compiled tree would test
+ * stale code), then the compiled tree's entry.
+ */
+export const cliPath = ((): string => {
+  const compiled = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+  const bundle = join(repoRoot, 'dist', 'bundle', 'main.js');
+  return existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(compiled).mtimeMs ? bundle : compiled;
+})();
 export const seedsDir = join(repoRoot, 'test', 'fixtures', 'seeds');
 
 export interface Cluster {

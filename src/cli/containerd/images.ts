@@ -6,8 +6,8 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from '../../util/package-root.js';
 import { promisify } from 'node:util';
 import type { CRIClient } from '../../kubelet/runtime/cri/client.js';
 import { busyboxImage, pauseImage } from './config.js';
@@ -16,8 +16,8 @@ const run = promisify(execFile);
 
 export interface LocalImage { name: string; file: string }
 
-/** build/images of this checkout (dist/src/cli/containerd → ../../../..). */
-export const localImagesDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'build', 'images');
+/** build/images of this checkout. */
+export const localImagesDir = join(packageRoot(), 'build', 'images');
 
 /** The images of scripts/images.sh: the sandbox's pause image and busybox. */
 export function localImages(dir = localImagesDir): LocalImage[] {

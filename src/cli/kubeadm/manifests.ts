@@ -9,8 +9,8 @@
  * Departure: the controller manager and scheduler serve /healthz over plain
  * HTTP on 127.0.0.1 (k8ts's metrics server), not HTTPS as upstream's do.
  */
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { cliEntry } from '../../util/package-root.js';
 import type { Container, Pod, Probe, Volume, VolumeMount } from 'kubernetes-types/core/v1.js';
 import { stringify } from 'yaml';
 import { writeFileAtomic } from '../../pki/index.js';
@@ -20,7 +20,7 @@ import type { NodeLayout } from './layout.js';
 export const HOST_PROCESS_IMAGE = 'k8ts';
 
 /** dist/src/cli/main.js of this build: the control-plane pods run the same k8ts. */
-export const k8tsMain = (): string => resolve(dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
+export const k8tsMain = (): string => cliEntry();
 
 export interface ControlPlaneConfig {
   layout: NodeLayout;

@@ -11,6 +11,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../../../util/package-root.js';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type * as cri from './types.js';
@@ -25,14 +26,14 @@ const pullTimeoutMs = 15 * 60_000;
 
 /**
  * api.proto lives in src/ next to this file's source. The compiled file is
- * dist/src/kubelet/runtime/cri/client.js, so the source is found from the
- * repository root; a copy beside the compiled file (a packaged build) wins.
+ * dist/src/kubelet/runtime/cri/client.js or part of the bundle
+ * (dist/bundle), so the source is found from the package root; a copy beside the compiled file (a packaged build) wins.
  */
 export function protoPath(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const beside = join(here, 'api.proto');
   if (existsSync(beside)) return beside;
-  return join(here, '..', '..', '..', '..', '..', 'src', 'kubelet', 'runtime', 'cri', 'api.proto');
+  return join(packageRoot(), 'src', 'kubelet', 'runtime', 'cri', 'api.proto');
 }
 
 let loaded: grpc.GrpcObject | undefined;
