@@ -85,8 +85,6 @@ function owned(b: Uint8Array): Uint8Array {
 class SeenMessages {
   private readonly slots: Int32Array;
   private readonly hashes: Uint32Array;
-  private readonly fields: string[] = [];
-  private readonly bodies: string[] = [];
   private readonly mask: number;
   constructor(count: number) {
     let size = 16;
@@ -103,7 +101,6 @@ class SeenMessages {
       const held = this.slots[slot];
       if (held === 0) {
         this.slots[slot] = i + 1;
-        // Only the texts whose hash is already taken are kept, to compare the next one alike.
         return true;
       }
       const j = held - 1;
