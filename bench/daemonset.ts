@@ -16,6 +16,7 @@
  * left alone).
  *
  *   node dist/bench/daemonset.js [--nodes 1000,5000] [--runs 1] [--cutoff-s 300] [--renew-ms 20000] [--no-write] [--keep]
+ *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -87,7 +88,7 @@ const isReady = (n: any) => (n.status?.conditions ?? []).some((c: any) => c.type
 
 async function runOnce(work: string, nodes: number, run: number, cutoffMs: number, renewMs: number): Promise<RunResult> {
   const dataDir = join(work, `n${nodes}-${run}`);
-  const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'all'] });
+  const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'all'], nodeArgs: process.env.K8TS_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) });
   const pid = server.pid;
   const kubeconfig = join(dataDir, 'admin.conf');
   const simClients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-node-simulator' });

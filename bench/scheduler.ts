@@ -145,7 +145,7 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const scheduler = new Scheduler({ clients, informers, recorder, logger, clock: realClock });
     const serverRss = new RssSampler(pid).start();
     let selfPeak = 0;
-    const selfTimer = setInterval(() => { selfPeak = Math.max(selfPeak, process.memoryUsage().rss); }, 100);
+    const selfTimer = setInterval(() => { selfPeak = Math.max(selfPeak, process.memoryUsage.rss()); }, 100);
     const t0 = performance.now();
     const serverCpu0 = processCpuMs(pid);
     const selfCpu0 = process.cpuUsage();

@@ -10,20 +10,24 @@
  * Medians over the rounds; ratios against raw etcd at the same concurrency.
  *
  *   node dist/bench/side-by-side.js [--rounds 2] [--pods 2000] [--concurrency 16,64]
- *     [--watchers 100] [--baseline /path/to/other/checkout] [--no-etcd] [--no-write]
+ *     [--watchers 100] [--baseline /path/to/other/checkout] [--baseline-args default-watch-cache-size=0]
+ *     [--no-etcd] [--no-write]
+ *
+ * `--baseline-args` adds server flags, written without their dashes (NAME=VALUE,...), to the baseline rows (alone: the baseline is this checkout
+ * with those flags, e.g. the watch cache off); with a baseline and watchers the baseline gets a
+ * watchers row too.
  *
  * Needs /usr/bin/etcd (Debian's etcd-server); everything binds to 127.0.0.1.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import https from 'node:https';
-import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startServer, type ServerProcess } from './lib/server.js';
+import { startEtcd } from './lib/etcd.js';
 import { median, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 
@@ -35,40 +39,6 @@ type Row = { name: string; concurrency: number; samples: Sample[] };
 
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address() as { port: number }; s.close(() => resolve(port)); });
-  });
-}
-
-interface Etcd { url: string; stop(): Promise<void> }
-
-async function startEtcd(dir: string): Promise<Etcd> {
-  const [client, peer] = [await freePort(), await freePort()];
-  const url = `http://127.0.0.1:${client}`;
-  const proc: ChildProcess = spawn('etcd', [
-    '--data-dir', dir, '--listen-client-urls', url, '--advertise-client-urls', url,
-    '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`,
-    '--initial-cluster', `default=http://127.0.0.1:${peer}`,
-  ], { stdio: 'ignore' });
-  const stop = () => new Promise<void>((resolve) => {
-    if (proc.exitCode !== null) return resolve();
-    proc.once('exit', () => resolve());
-    proc.kill('SIGTERM');
-  });
-  for (let i = 0; i < 200; i++) {
-    const healthy = await new Promise<boolean>((resolve) => {
-      http.get(`${url}/health`, (res) => { let b = ''; res.on('data', (c) => { b += c; }); res.on('end', () => resolve(b.includes('true'))); })
-        .on('error', () => resolve(false));
-    });
-    if (healthy) return { url, stop };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await stop();
-  throw new Error('etcd did not become healthy');
-}
 
 /** Runs `count` tasks with `concurrency` workers; each answers whether it succeeded, and is timed. */
 async function drive(count: number, concurrency: number, task: (i: number) => Promise<boolean>): Promise<Sample> {
@@ -129,7 +99,7 @@ async function rawEtcd(pods: number, concurrency: number): Promise<Sample> {
 }
 
 /** Pod creates through a fresh k8ts server of the checkout at `checkout`, on SQLite or on a fresh etcd. */
-async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, concurrency: number, watchers: number): Promise<Sample> {
+async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, concurrency: number, watchers: number, extraArgs: string[] = []): Promise<Sample> {
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-sbs-'));
   const etcd = storage === 'etcd' ? await startEtcd(join(dir, 'etcd')) : undefined;
   let server: ServerProcess | undefined;
@@ -137,7 +107,7 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
   try {
     server = await startServer({
       cliPath: join(checkout, 'dist', 'src', 'cli', 'main.js'), dataDir: join(dir, 'data'),
-      serverArgs: ['--controllers', 'none', ...(etcd ? ['--etcd-servers', etcd.url] : [])],
+      serverArgs: ['--controllers', 'none', ...(etcd ? ['--etcd-servers', etcd.url] : []), ...extraArgs],
     });
     const url = new URL(server.creds.server);
     const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency + watchers + 4, ca: server.creds.ca, cert: server.creds.cert, key: server.creds.key });
@@ -173,7 +143,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       rounds: { type: 'string', default: '2' }, pods: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '16,64' },
-      watchers: { type: 'string', default: '100' }, baseline: { type: 'string' }, 'no-etcd': { type: 'boolean', default: false },
+      watchers: { type: 'string', default: '100' }, baseline: { type: 'string' }, 'baseline-args': { type: 'string' }, 'no-etcd': { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
     },
   });
@@ -181,6 +151,9 @@ async function main(): Promise<void> {
   const pods = Number(values.pods);
   const watchers = Number(values.watchers);
   const levels = values.concurrency!.split(',').map(Number);
+  // Without dashes, so that node's parseArgs does not take the value for an option of its own.
+  const baselineArgs = values['baseline-args']?.split(',').filter(Boolean).map((f) => `--${f}`) ?? [];
+  const baseline = values.baseline ?? (baselineArgs.length ? repoRoot : undefined);
   const rows = new Map<string, Row>();
   const record = (name: string, concurrency: number, s: Sample) => {
     const key = `${name}@${concurrency}`;
@@ -194,11 +167,12 @@ async function main(): Promise<void> {
       log(`round ${r}, ${c} clients`);
       if (!values['no-etcd']) record('raw etcd txn', c, await rawEtcd(pods, c));
       record('k8ts on SQLite', c, await k8ts(repoRoot, 'sqlite', pods, c, 0));
-      if (values.baseline) record('baseline on SQLite', c, await k8ts(values.baseline, 'sqlite', pods, c, 0));
+      if (baseline) record('baseline on SQLite', c, await k8ts(baseline, 'sqlite', pods, c, 0, baselineArgs));
       if (watchers > 0) record(`k8ts on SQLite, ${watchers} watchers`, c, await k8ts(repoRoot, 'sqlite', pods, c, watchers));
+      if (watchers > 0 && baseline) record(`baseline on SQLite, ${watchers} watchers`, c, await k8ts(baseline, 'sqlite', pods, c, watchers, baselineArgs));
       if (!values['no-etcd']) {
         record('k8ts on etcd', c, await k8ts(repoRoot, 'etcd', pods, c, 0));
-        if (values.baseline) record('baseline on etcd', c, await k8ts(values.baseline, 'etcd', pods, c, 0));
+        if (baseline) record('baseline on etcd', c, await k8ts(baseline, 'etcd', pods, c, 0, baselineArgs));
       }
     }
   }
@@ -213,7 +187,7 @@ async function main(): Promise<void> {
   });
   const body = [
     ...sectionHead(repoRoot, '## Side by side: k8ts and raw etcd'),
-    `- Setup: ${pods} pod creates (HTTPS, keep-alive, admin client certificate) per cell against a fresh \`k8ts server --controllers none\`; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${values.baseline ? ` Baseline: the checkout at \`${values.baseline}\` (built), same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
+    `- Setup: ${pods} pod creates (HTTPS, keep-alive, admin client certificate) per cell against a fresh \`k8ts server --controllers none\`; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${baseline ? ` Baseline: ${values.baseline ? `the checkout at \`${values.baseline}\` (built)` : 'this checkout'}${baselineArgs.length ? ` with \`${baselineArgs.join(' ')}\`` : ''}, same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
     '',
     table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd'], tableRows),
   ].join('\n');

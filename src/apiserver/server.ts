@@ -70,7 +70,22 @@ export interface ApiServerOptions {
   serviceAccountTokens?: TokenIssuer;
   /** metrics.k8s.io's source; made from `kubelet` when absent (no kubelet client: no metrics API). */
   resourceMetrics?: SummaryScraper;
+  /**
+   * Handlers of paths outside the API (the dashboard's `/dashboard/`), served
+   * before authentication: they hold no privilege of their own and must reach
+   * the API as clients, with the caller's credentials, so authn and RBAC
+   * apply there. Matched by prefix (a prefix "/x/" also takes "/x").
+   */
+  nonApiHandlers?: readonly NonApiHandler[];
 }
+
+export interface NonApiHandler {
+  readonly prefix: string;
+  serve(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+}
+
+const nonApiHandlerFor = (handlers: readonly NonApiHandler[] | undefined, path: string) =>
+  handlers?.find((h) => path.startsWith(h.prefix) || `${path}/` === h.prefix);
 
 export interface ApiServer {
   listen(port: number, host: string): Promise<AddressInfo>;
@@ -131,6 +146,8 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     if (info.verb !== 'watch') opts.metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
   });
   try {
+    const extra = nonApiHandlerFor(opts.nonApiHandlers, url.pathname);
+    if (extra) return await extra.serve(req, res, url);
     let user: UserInfo | undefined;
     // Without an authorizer the health and version paths are open to all; with one, anonymous
     // requests are authenticated as system:anonymous and authorized like any other (upstream).
@@ -386,13 +403,26 @@ function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerRespon
   const media = negotiateMedia(req.headers.accept);
   // Custom resources have no protobuf form: they answer JSON whatever the client prefers.
   const protobuf = media.protobuf && !(store instanceof CustomResourceStore);
-  const done = new AbortController();
-  res.once('close', () => done.abort());
+  // The request's signal is made when a handler first asks for it, and aborted with a shared reason:
+  // an abort() without one builds a DOMException with a stack on every response.
+  let done: AbortController | undefined;
+  let over = false;
+  res.once('close', () => { over = true; done?.abort(requestOver); });
   return {
-    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(), signal: done.signal,
+    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(),
+    get signal(): AbortSignal {
+      if (!done) {
+        done = new AbortController();
+        if (over) done.abort(requestOver);
+      }
+      return done.signal;
+    },
     logger: opts.logger, watchGauge: { inc: () => opts.metrics.watchers.inc(), dec: () => opts.metrics.watchers.dec() },
   };
 }
+
+/** The reason every request's signal is aborted with: its response is closed (answered, or its client left). */
+const requestOver = Object.freeze(Object.assign(new Error('the request is over'), { name: 'AbortError' }));
 
 /** Reads a Binding body to learn the pod name, then hands the body on as a fresh stream. */
 async function peekBindingName(req: IncomingMessage): Promise<{ name: string; req: IncomingMessage }> {

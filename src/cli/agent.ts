@@ -23,6 +23,8 @@ import type { NodeAgentOptions } from '../kubelet/index.js';
 import { ClientCertificateRotation, ClientCertificateStore, loadOrBootstrapClientConfig } from '../kubelet/certificate/index.js';
 import { runStandaloneAgent, staticPodFlagOptions, staticPodFlagsHelp, staticPodOptions } from './agent-staticpods.js';
 import { ServiceAccountTokenManager } from '../kubelet/token/manager.js';
+import { parsePodNetworkBackend, podNetworkFlagHelp, startPodNetwork } from './agent-podnet.js';
+import { runtimeCNIConfDir, type PodNetwork } from '../kubelet/network/index.js';
 
 export const agentHelp = `Run a node agent (kubelet) that registers a node and runs the pods bound to it.
 
@@ -90,6 +92,7 @@ Flags:
       --cluster-domain string               cri: the cluster's DNS domain, for the search paths of ClusterFirst pods (default "cluster.local")
       --resolv-conf string                  cri: the node's resolver configuration, the base of dnsPolicy Default; "" for none
                                             (default "/etc/resolv.conf")
+${podNetworkFlagHelp}
 ${staticPodFlagsHelp}
   -h, --help                                help for agent`;
 
@@ -111,7 +114,7 @@ export async function runAgent(args: string[]): Promise<number> {
       'kubelet-port': { type: 'string', default: '10250' }, address: { type: 'string', default: '0.0.0.0' }, 'client-ca-file': { type: 'string' },
       'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'pod-logs-dir': { type: 'string' },
       'cluster-dns': { type: 'string', default: '' }, 'cluster-domain': { type: 'string', default: 'cluster.local' },
-      'resolv-conf': { type: 'string', default: '/etc/resolv.conf' },
+      'resolv-conf': { type: 'string', default: '/etc/resolv.conf' }, 'pod-network-backend': { type: 'string', default: 'none' },
       ...staticPodFlagOptions,
     },
   });
@@ -121,6 +124,9 @@ export async function runAgent(args: string[]): Promise<number> {
     if (!['simulated', 'cri', 'process'].includes(r)) { console.error(`Error: runtime "${r}" is not supported (available: simulated, cri, process)`); return 1; }
   }
   const real = values.runtime !== 'simulated';
+  let podNetworkBackend: ReturnType<typeof parsePodNetworkBackend>;
+  try { podNetworkBackend = parsePodNetworkBackend(values['pod-network-backend']); } catch (e) { console.error(`Error: ${(e as Error).message}`); return 1; }
+  if (podNetworkBackend !== 'none' && values.runtime !== 'cri') { console.error('Error: --pod-network-backend needs --runtime cri'); return 1; }
   const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
   const index = indexFromName(nodeName);
   const leaseSeconds = parseCountFlag('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
@@ -196,6 +202,7 @@ export async function runAgent(args: string[]): Promise<number> {
   const kubeletPort = kubelet.port;
   const agent = new NodeAgent({ clients, runtime, logger, metrics }, { ...nodeOpts, kubeletPort });
   let metricsServer: MetricsServer | undefined;
+  let podNetwork: PodNetwork | undefined;
   // A bootstrapped kubelet renews its client certificate itself and switches its connections to the new one.
   const rotation = bootstrapping ? new ClientCertificateRotation({
     csrs: clients.resource('certificatesigningrequests'), store: new ClientCertificateStore(certDir), nodeName, logger: logger.with('certificate'),
@@ -204,9 +211,17 @@ export async function runAgent(args: string[]): Promise<number> {
   try {
     if (values['metrics-port'] !== undefined) metricsServer = await serveMetrics(metrics.registry, parseCountFlag('metrics-port', values['metrics-port']));
     kubelet.server.setHost(agent.kubeletHost());
+    // The pod network first: a stale CNI network is gone before a pod starts.
+    if (podNetworkBackend !== 'none') {
+      podNetwork = startPodNetwork({
+        backend: podNetworkBackend, clients, cniConfDir: await runtimeCNIConfDir(values['container-runtime-endpoint']!), rootDir, nodeName,
+        nodeIP: internalIP, logger: logger.with('podnet'),
+      });
+    }
     await agent.start();
     rotation?.start();
   } catch (e) {
+    await podNetwork?.stop();
     rotation?.stop();
     await agent.stop().catch(() => {});
     await kubelet.server.close();
@@ -219,6 +234,7 @@ export async function runAgent(args: string[]): Promise<number> {
     node: nodeName, internalIP, podCIDR, runtime: runtime.version, metricsPort: metricsServer?.port, kubeletPort, podLogsDir,
   });
   return waitForSignal(logger, async () => {
+    await podNetwork?.stop();
     rotation?.stop();
     await agent.stop();
     await kubelet.server.close();

@@ -40,6 +40,11 @@ import type { ControllerConfig } from '../controllers/types.js';
 import { secureDataDir, secureDataDirLogged, startupError } from './data-dir.js';
 import { EtcdUnreachableError, openStorage, type EtcdConfig } from './storage.js';
 import { readHeaderTimeoutMs } from '../util/serving-deadlines.js';
+import { packageRoot } from '../util/package-root.js';
+import { dashboardHandler } from '../dashboard/handler.js';
+
+/** Events kept per resource for watches that resume (upstream sizes its ring between 100 and 100 Ki events by their age). */
+export const defaultWatchCacheSize = 1024;
 
 export interface ControlPlaneOptions {
   dataDir: string;
@@ -60,6 +65,8 @@ export interface ControlPlaneOptions {
   requestTimeoutMs?: number;
   /** How long a read for a resourceVersion the store has not reached waits for it (default 3 s). */
   freshnessWaitMs?: number;
+  /** Events kept per resource by the watch cache (default 1024; 0: no watch cache, lists and watches read storage). */
+  watchCacheSize?: number;
   /** --service-node-port-range (default 30000-32767). */
   serviceNodePortRange?: PortRange;
   /** --authorization-mode (default Node,RBAC). */
@@ -68,6 +75,8 @@ export interface ControlPlaneOptions {
   anonymousAuth?: boolean;
   /** --etcd-servers and friends: store in etcd instead of DATA/state.db. */
   etcd?: EtcdConfig;
+  /** Serve the dashboard (dist/web) at /dashboard/ on the API server's port (`k8ts up`). */
+  dashboard?: boolean;
 }
 
 export interface ControlPlane {
@@ -129,6 +138,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     await nodeRestriction.admit(op, info, obj, old);
     await rbacEscalation(op, info, obj);
   }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: (...a) => resourceQuota(...a), admitDelete: nodeRestriction.admitDelete });
+  // Lists and watches are served from the watch cache; the listers below are its first watchers.
+  await registry.startWatchCache({ capacity: opts.watchCacheSize ?? defaultWatchCacheSize, logger: logger.with('watch-cache') });
+  cleanups.push(() => registry.closeWatchCache());
   // Admission reads the watch-fed caches (listers), synced before the server serves.
   const listers = createListers(registry, logger.with('cache'));
   cleanups.push(() => listers.close());
@@ -166,15 +178,20 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   cleanups.push(() => nodeAuthz.close());
   await nodeAuthz.start();
   const authorize = authz.authorize = authorizerFor(modes, { rbac: rbacAuthorizer(cache), node: nodeAuthz.authorize });
+  // The dashboard reaches the API as a client (with each caller's token), at the URL known after listen.
+  let apiServer = { server: '', caPem: pki.caCertPem };
+  const nonApiHandlers = opts.dashboard ? [dashboardHandler({ apiServer: () => apiServer, webRoot: join(packageRoot(), 'dist', 'web') })] : [];
   const server = createApiServer({
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
     timeouts: { requestMs, headersMs: Math.min(requestMs, readHeaderTimeoutMs), handshakeMs: readHeaderTimeoutMs }, kubelet, authorize, serviceAccountTokens: sa.issuer,
-    rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }),
+    rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }), nonApiHandlers,
   });
   const addr = await server.listen(opts.port, opts.bind);
   cleanups.push(() => server.close());
   const host = opts.advertiseAddress ?? (opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : opts.bind);
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
+  // In-process calls go to the loopback address the server listens on, whatever it advertises.
+  apiServer = { server: `https://${opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : opts.bind.includes(':') ? `[${opts.bind}]` : opts.bind}:${addr.port}`, caPem: pki.caCertPem };
   const kubeconfigPath = join(opts.dataDir, 'admin.conf');
   await writeKubeconfig(kubeconfigPath, buildKubeconfig({
     server: url, caCertPem: pki.caCertPem, userName: 'kubernetes-admin', clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem,

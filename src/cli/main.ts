@@ -52,6 +52,11 @@ const commands: Record<string, Command> = {
     v8Flags: '--optimize-for-size',
     load: async () => { const m = await import('./up.js'); return { help: m.upHelp, run: m.runUp }; },
   },
+  dns: {
+    group: 'components',
+    summary: 'Run the cluster DNS server (the Kubernetes DNS specification, as CoreDNS)',
+    load: async () => { const m = await import('./dns.js'); return { help: m.dnsHelp, run: m.runDns }; },
+  },
   images: {
     group: 'other',
     summary: 'Import and list the images of a node\'s container runtime (containerd)',
@@ -81,6 +86,11 @@ const commands: Record<string, Command> = {
     group: 'kubeadm',
     summary: 'Performs a best effort revert of changes made to this host by \'k8ts init\' or \'k8ts join\'',
     load: async () => { const m = await import('./kubeadm/reset.js'); return { help: m.resetHelp, run: m.runReset }; },
+  },
+  'explain-placement': {
+    group: 'other',
+    summary: 'Show each scheduler filter\'s verdict on each node for a pod (why here, why not there)',
+    load: async () => { const m = await import('./explain-placement.js'); return { help: m.explainPlacementHelp, run: m.runExplainPlacement }; },
   },
   version: {
     group: 'other',

@@ -53,6 +53,9 @@ ${etcdFlagsHelp}
       --resource-version-wait duration
                                  how long a list or watch for a resourceVersion newer than the store's waits for it
                                  before answering 504 Too large resource version (default 3s, as upstream's watch cache)
+      --default-watch-cache-size int
+                                 events kept per resource by the watch cache that serves lists and watches; a watch
+                                 from an older resourceVersion is 410 Expired; 0 disables the cache (default 1024)
       --authorization-mode strings
                                  ordered list of authorization plug-ins: Node, RBAC, AlwaysAllow, AlwaysDeny
                                  (default Node,RBAC; members of system:masters are always allowed)
@@ -72,6 +75,7 @@ export async function runServer(args: string[]): Promise<number> {
       'default-unreachable-toleration-seconds': { type: 'string', default: '300' },
       'request-timeout': { type: 'string', default: '1m0s' },
       'resource-version-wait': { type: 'string' },
+      'default-watch-cache-size': { type: 'string' },
       'service-node-port-range': { type: 'string', default: '30000-32767' },
       ...clusterSigningFlagOptions,
       ...nodeCIDRFlagOptions,
@@ -116,6 +120,11 @@ export async function runServer(args: string[]): Promise<number> {
     console.error(`Error: ${(e as Error).message}`);
     return 1;
   }
+  const watchCacheSize = values['default-watch-cache-size'] === undefined ? undefined : Number(values['default-watch-cache-size']);
+  if (watchCacheSize !== undefined && !(Number.isInteger(watchCacheSize) && watchCacheSize >= 0)) {
+    console.error(`Error: invalid argument "${values['default-watch-cache-size']}" for "--default-watch-cache-size" flag: must be a non-negative integer`);
+    return 1;
+  }
   const cp = await startControlPlane({
     authorizationModes, anonymousAuth: anonymousAuth === 'true', etcd,
     requestTimeoutMs,
@@ -127,6 +136,7 @@ export async function runServer(args: string[]): Promise<number> {
     },
     controllerConfig: { ...controllerConfig(values), ...nodeCIDRs }, controllersHeapLimitMb,
     freshnessWaitMs: values['resource-version-wait'] === undefined ? undefined : parseDuration(values['resource-version-wait']),
+    watchCacheSize,
   });
   return cp.waitForSignal();
 }

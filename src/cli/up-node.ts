@@ -33,6 +33,8 @@ export interface RealNodeOptions {
   endpoint?: string;
   kubeletPort: number;
   logger: Logger;
+  /** --cluster-dns for the node agent: the kube-dns Service address (KubeletConfiguration clusterDNS). */
+  clusterDNS?: string;
 }
 
 export interface RealNode {
@@ -67,6 +69,7 @@ export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
     ...agentNodeFlags(o.runtime), cliMain, 'agent', '--kubeconfig', o.kubeconfigPath, '--runtime', o.runtime, '--node-name', nodeName, '--node-ip', nodeIP,
     '--pod-cidr', o.podCIDR, '--root-dir', join(o.dataDir, 'kubelet'), '--pod-logs-dir', join(o.dataDir, 'pods'),
     '--kubelet-port', String(o.kubeletPort), ...(endpoint ? ['--container-runtime-endpoint', endpoint] : []),
+    ...(o.clusterDNS ? ['--cluster-dns', o.clusterDNS] : []),
   ];
   const agent = superviseAgent(args, o.logger);
   return {

@@ -13,6 +13,23 @@ import { NodeSimulator } from '../kubelet/simulator.js';
 import { reviewerFor } from '../kubelet/server/index.js';
 import { createLogger, type Logger } from '../util/log.js';
 import type { ControlPlane } from './control-plane.js';
+import { applyCoreDNSAddon } from './kubeadm/addon-coredns.js';
+
+/** The kube-dns Service's address: the tenth of the API server's service CIDR, 10.96.0.0/12 (up has no --service-cidr). */
+const upClusterDNS = '10.96.0.10';
+
+/** kubeadm's addon phase, so `kubectl get -n kube-system deploy,svc` shows what a kubeadm cluster has. */
+async function applyAddons(cp: ControlPlane): Promise<void> {
+  const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-up' });
+  try {
+    await applyCoreDNSAddon(clients, { dnsIP: upClusterDNS, apiServerHost: '127.0.0.1', apiServerPort: cp.port });
+  } catch (err) {
+    await cp.close();
+    throw err;
+  } finally {
+    clients.close();
+  }
+}
 
 export const upHelp = `Start a local k8ts cluster: simulated nodes, or one real node.
 
@@ -64,7 +81,8 @@ export async function runUp(args: string[]): Promise<number> {
   // The real node's code (CRI over gRPC, containerd) loads only for --runtime cri|process.
   const realNode = values.runtime === 'simulated' ? undefined : await import('./up-node.js');
   if (realNode) await realNode.realNodePreflight({ runtime: values.runtime as 'cri' | 'process', endpoint: values['container-runtime-endpoint'] });
-  const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger });
+  const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger, dashboard: true });
+  await applyAddons(cp);
   if (realNode) return upRealNode(realNode.startRealNode, cp, { ...values, dataDir, logNote, runtime: values.runtime as 'cri' | 'process' }, logger);
   const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim' });
   // Each node serves the kubelet API on 127.0.0.1 (its InternalIP), so kubectl logs shows its pods' simulated lifecycle.
@@ -90,6 +108,11 @@ export async function runUp(args: string[]): Promise<number> {
   export KUBECONFIG=${cp.kubeconfigPath}
   kubectl get nodes
 
+Dashboard: ${cp.url}/dashboard/ (log in with a bearer token; for the cluster-admin view:
+  kubectl create serviceaccount dashboard-admin -n kube-system
+  kubectl create clusterrolebinding dashboard-admin --clusterrole=cluster-admin --serviceaccount=kube-system:dashboard-admin
+  kubectl create token dashboard-admin -n kube-system)
+
 The ${workers + 1} nodes are SIMULATED: pods scheduled to them are reported Running and
 Ready, but no container runs (kubectl logs shows their simulated lifecycle). Ctrl-C stops the cluster; data stays in ${dataDir}.${logNote}`);
   const code = await cp.waitForSignal(async () => { await sim.close(); clients.close(); reviewClients.close(); });
@@ -113,6 +136,7 @@ async function upRealNode(startRealNode: typeof import('./up-node.js').startReal
     node = await startRealNode({
       runtime: f.runtime, dataDir: f.dataDir, kubeconfigPath: cp.kubeconfigPath, nodeName: f['node-name'], nodeIP: f['node-ip'],
       podCIDR: f['pod-cidr']!, endpoint: f['container-runtime-endpoint'], kubeletPort: Number(f['kubelet-port']), logger: logger.with('node'),
+      clusterDNS: upClusterDNS,
     });
   } catch (err) {
     await cp.close();
@@ -125,6 +149,8 @@ async function upRealNode(startRealNode: typeof import('./up-node.js').startReal
   export KUBECONFIG=${cp.kubeconfigPath}
   kubectl get nodes
   kubectl create deployment web --image=k8ts.local/busybox:1 -- httpd -f -p 8080
+
+Dashboard: ${cp.url}/dashboard/ (log in with a bearer token, e.g. from \`kubectl create token\`)
 
 Node ${node.nodeName} (${node.nodeIP}) runs its pods on ${runtime}.
 Ctrl-C stops the cluster and its pods; data stays in ${f.dataDir}.${f.logNote}`);

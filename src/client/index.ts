@@ -1,4 +1,5 @@
 export { loadKubeconfig } from './kubeconfig.js';
+export { inClusterConfig } from './incluster.js';
 export type { ClientConfig } from './kubeconfig.js';
 export { RestClient, ApiError, isNotFound, isConflict, isAlreadyExists, isNamespaceTerminating } from './rest.js';
 export { ResourceClient } from './resource.js';

@@ -10,6 +10,8 @@ export interface ClientConfig {
   certPem?: string;
   keyPem?: string;
   token?: string;
+  /** A token file read again each minute (client-go's cachingTokenSource): bound service-account tokens rotate. */
+  tokenFile?: string;
   insecureSkipTLSVerify?: boolean;
 }
 

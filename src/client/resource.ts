@@ -76,12 +76,15 @@ export class ResourceClient {
     const done = new Promise<void>((resolve) => {
       res.on('data', (chunk: string) => {
         buf += chunk;
+        // One pass over the chunk's lines; only the unfinished last line is kept.
+        let start = 0;
         let i: number;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (line.trim()) onEvent(JSON.parse(line));
+        while ((i = buf.indexOf('\n', start)) >= 0) {
+          const line = buf.slice(start, i);
+          start = i + 1;
+          if (line.charCodeAt(0) === 123 /* { */ || line.trim()) onEvent(JSON.parse(line));
         }
+        if (start > 0) buf = buf.slice(start);
       });
       res.on('end', resolve);
       res.on('close', resolve);

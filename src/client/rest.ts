@@ -5,6 +5,7 @@
  */
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import { readFileSync } from 'node:fs';
 import type { ClientConfig } from './kubeconfig.js';
 
 export class ApiError extends Error {
@@ -36,6 +37,13 @@ export interface RestClientOptions {
   qps?: number;
   burst?: number;
   userAgent?: string;
+  /**
+   * Connections shared with other clients of the same server and CA (the
+   * dashboard's per-request clients, each with a caller's token): kept open
+   * across them, and left open by close(). The config's client certificate
+   * is then not used.
+   */
+  agent?: https.Agent;
 }
 
 export class RestClient {
@@ -46,7 +54,7 @@ export class RestClient {
   private refillTimer?: NodeJS.Timeout;
 
   constructor(readonly config: ClientConfig, private readonly opts: RestClientOptions = {}) {
-    this.agent = RestClient.agentFor(config);
+    this.agent = opts.agent ?? RestClient.agentFor(config);
     this.tokens = opts.burst ?? 100;
   }
 
@@ -94,17 +102,48 @@ export class RestClient {
     }, Math.max(1, Math.ceil(1000 / qps)));
   }
 
+  /**
+   * Host, port and path of a request, as `new URL(server + path)` with the query
+   * set on it gives them; the server's part is parsed once, not per request.
+   */
+  private requestTarget(path: string, query: RequestOptions['query']): { hostname: string; port: string; path: string } {
+    if (!this.server || this.server.raw !== this.config.server) {
+      const u = new URL(this.config.server);
+      this.server = { raw: this.config.server, hostname: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: u.port, base: u.pathname.replace(/\/$/, '') };
+    }
+    const { hostname, port, base } = this.server;
+    const hasQuery = query && Object.values(query).some((v) => v !== undefined && v !== '');
+    if (!hasQuery && /^\/[A-Za-z0-9._~\-/:@]*$/.test(path) && !path.includes("/.")) return { hostname, port, path: base + path };
+    const url = new URL(this.config.server + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+    return { hostname, port, path: url.pathname + url.search };
+  }
+
+  private server?: { raw: string; hostname: string; port: string; base: string };
+
+  private fileToken?: { value: string; readAt: number };
+
+  /** The static token, or the token file's contents, read again once a minute. */
+  private bearerToken(): string | undefined {
+    const file = this.config.tokenFile;
+    if (!file) return this.config.token;
+    if (!this.fileToken || Date.now() - this.fileToken.readAt > 60_000) {
+      try { this.fileToken = { value: readFileSync(file, 'utf8').trim(), readAt: Date.now() }; } catch { /* keep the last one */ }
+    }
+    return this.fileToken?.value ?? this.config.token;
+  }
+
   /** Sends a request and returns the raw response (for streams). */
   async raw(method: string, path: string, o: RequestOptions = {}): Promise<IncomingMessage> {
     await this.throttle();
-    const url = new URL(this.config.server + path);
-    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+    const target = this.requestTarget(path, o.query);
     const body = o.body === undefined ? undefined : Buffer.from(typeof o.body === 'string' ? o.body : JSON.stringify(o.body));
     const headers: Record<string, string | number> = { Accept: o.accept ?? 'application/json', 'User-Agent': this.opts.userAgent ?? 'k8ts' };
     if (body) { headers['Content-Type'] = o.contentType ?? 'application/json'; headers['Content-Length'] = body.length; }
-    if (this.config.token) headers.Authorization = `Bearer ${this.config.token}`;
+    const token = this.bearerToken();
+    if (token) headers.Authorization = `Bearer ${token}`;
     return new Promise((resolve, reject) => {
-      const req = https.request(url, { method, headers, agent: this.agent }, resolve);
+      const req = https.request({ ...target, method, headers, agent: this.agent }, resolve);
       req.on('error', reject);
       req.end(body);
     });
@@ -125,6 +164,6 @@ export class RestClient {
 
   close(): void {
     if (this.refillTimer) clearTimeout(this.refillTimer);
-    this.agent.destroy();
+    if (this.agent !== this.opts.agent) this.agent.destroy();
   }
 }

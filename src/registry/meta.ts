@@ -39,3 +39,32 @@ export function stableStringify(v: unknown, absent: (v: unknown) => boolean = (x
 }
 
 export const clone = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
+
+/**
+ * Whether `a` and `b` encode to the same JSON, key order aside: what
+ * `stableStringify(a) === stableStringify(b)` answers, without building either
+ * string (an update's no-op check runs on every write; upstream compares the
+ * encoded bytes it has to produce anyway).
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
+    return (JSON.stringify(a) ?? 'null') === (JSON.stringify(b) ?? 'null');
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    if (a.length !== bb.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], bb[i])) return false;
+    return true;
+  }
+  const ao = a as Record<string, unknown>, bo = b as Record<string, unknown>;
+  let defined = 0;
+  for (const k in ao) {
+    if (ao[k] === undefined) continue;
+    defined++;
+    if (bo[k] === undefined || !jsonEqual(ao[k], bo[k])) return false;
+  }
+  for (const k in bo) if (bo[k] !== undefined) defined--;
+  return defined === 0;
+}

@@ -25,6 +25,9 @@ import { CustomResourceStore } from './custom/store.js';
 import type { CustomResourceDefinition } from '../api/apiextensions/types.js';
 import { deploymentStrategy } from './strategies/deployments.js';
 import { coreEventStrategy, eventsV1StorageVersion } from './strategies/events.js';
+import { CacheFeed } from './watch-cache/feed.js';
+import { WatchCache } from './watch-cache/cache.js';
+import type { Logger } from '../util/log.js';
 
 function strategyFor(info: ResourceInfo, clock: Clock): Strategy {
   switch (`${info.group}/${info.plural}`) {
@@ -59,6 +62,20 @@ export interface RegistryOptions {
   admitDelete?: StoreHooks['admitDelete'];
 }
 
+export interface WatchCacheOptions {
+  /** Events kept per resource for watches that resume from a resourceVersion (0: no watch cache). */
+  capacity: number;
+  logger?: Logger;
+}
+
+/**
+ * Upstream's default watch cache sizes leave Events out (kube-apiserver's
+ * DefaultWatchCacheSizes: events 0): they are many, short-lived and rarely watched.
+ */
+function hasWatchCache(info: ResourceInfo): boolean {
+  return !(info.plural === 'events' && (info.group === '' || info.group === 'events.k8s.io'));
+}
+
 export class Registry {
   private readonly stores = new Map<string, Store>();
   /** The stores of served custom resource versions, by CRD name. */
@@ -67,6 +84,8 @@ export class Registry {
   readonly custom = new CustomCatalogue();
   private readonly deps: StoreDeps;
   private namespaceCache?: Lister<Namespace>;
+  private feed?: CacheFeed;
+  private cacheOptions?: WatchCacheOptions;
 
   constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit'], opts: RegistryOptions = {}) {
     const admitDelete: StoreHooks['admitDelete'] = (info, obj) => {
@@ -81,6 +100,32 @@ export class Registry {
       const storage = info.group === 'events.k8s.io' && info.plural === 'events' ? eventsV1StorageVersion() : undefined;
       this.stores.set(storeKey(info.group, info.version, info.plural), new Store(info, strategyFor(info, clock), deps, storage));
     }
+  }
+
+  /**
+   * Gives every resource (but Events) a watch cache fed by one storage watch, and resolves
+   * once each holds the current state: from then on lists and watches are served from memory.
+   */
+  async startWatchCache(opts: WatchCacheOptions): Promise<void> {
+    if (opts.capacity <= 0 || this.feed) return;
+    this.cacheOptions = opts;
+    this.feed = new CacheFeed(this.backend, opts.logger);
+    await this.feed.start();
+    const caches = this.all().filter((s) => hasWatchCache(s.info)).map((s) => this.attachWatchCache(s));
+    await Promise.all(caches.map((c) => c.whenReady()));
+  }
+
+  /** Ends every cache's watchers and the storage watch. */
+  closeWatchCache(): void {
+    for (const s of this.all()) { s.watchCache?.close(); s.useWatchCache(undefined); }
+    this.feed?.close();
+  }
+
+  private attachWatchCache(store: Store): WatchCache {
+    const cache = new WatchCache(store.resourcePrefix, store.cacheSource(), this.feed!, this.cacheOptions!.capacity, this.cacheOptions!.logger);
+    store.useWatchCache(cache);
+    this.feed!.register(cache).catch((err) => this.cacheOptions?.logger?.error('watch cache: start failed', { prefix: cache.prefix, err: (err as Error).message }));
+    return cache;
   }
 
   store(group: string, version: string, plural: string): Store | undefined {
@@ -104,11 +149,34 @@ export class Registry {
   /** Serves the served versions of an Established CRD (again, after a change). */
   serveCustomResources(crd: CustomResourceDefinition): void {
     const versions = versionsOf(crd);
-    this.customStores.set(crd.metadata!.name!, versions.map((v) => new CustomResourceStore(v, this.deps)));
+    const stores = versions.map((v) => new CustomResourceStore(v, this.deps));
+    this.handOverWatchCaches(this.customStores.get(crd.metadata!.name!) ?? [], stores);
+    this.customStores.set(crd.metadata!.name!, stores);
     this.custom.set(crd.metadata!.name!, versions);
   }
 
+  /**
+   * A CRD served again (a change of columns, versions or schema) keeps the watch cache of each
+   * version still served, so its watchers go on; the caches of versions no longer served end.
+   */
+  private handOverWatchCaches(before: Store[], after: Store[]): void {
+    if (!this.feed) return;
+    for (const next of after) {
+      const prev = before.find((s) => s.info.version === next.info.version && s.resourcePrefix === next.resourcePrefix && s.watchCache);
+      const cache = prev?.watchCache;
+      if (cache) {
+        cache.rebind(next.cacheSource());
+        next.useWatchCache(cache);
+        prev!.useWatchCache(undefined);
+      } else {
+        this.attachWatchCache(next);
+      }
+    }
+    for (const old of before) { old.watchCache?.close(); old.useWatchCache(undefined); }
+  }
+
   stopServingCustomResources(crdName: string): void {
+    for (const s of this.customStores.get(crdName) ?? []) { s.watchCache?.close(); s.useWatchCache(undefined); }
     this.customStores.delete(crdName);
     this.custom.remove(crdName);
   }

@@ -5,7 +5,12 @@ import { parseSelector, matchesSelector } from '../api/labels.js';
 import { parseFieldSelector, matchesFieldSelector, fieldsForObject, checkFieldSelector, type FieldSelector } from '../api/fields.js';
 import { badRequest } from '../api/status.js';
 
-export interface Selection { matches(obj: any): boolean; everything: boolean }
+export interface Selection {
+  matches(obj: any): boolean;
+  everything: boolean;
+  /** The one name a `metadata.name=` field selector allows (a cache looks the key up instead of scanning). */
+  name?: string;
+}
 
 /** A custom resource's selectableFields, beside metadata.name and metadata.namespace. */
 export interface ExtraFields { fields: string[]; get(obj: any, field: string): string }
@@ -40,6 +45,7 @@ export function compileSelection(info: ResourceInfo, opts: { labelSelector?: str
   };
   return {
     everything,
+    name: fieldSel?.requirements.find((r) => r.field === 'metadata.name' && r.operator === '=')?.value,
     matches(obj: any) {
       if (labelSel && !matchesSelector(labelSel, obj.metadata?.labels ?? {})) return false;
       if (fieldSel && !matchesFieldSelector(fieldSel, fieldsOf(obj))) return false;

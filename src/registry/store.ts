@@ -18,12 +18,17 @@ import { rfc3339 } from '../util/clock.js';
 import type { Strategy } from './strategy.js';
 import type { DeleteOptions, ListOptions, WatchEventOut, WatchOptions } from './types.js';
 import { listPrefix, objectKey } from './keys.js';
-import { clone, generateName, newUID, stableStringify } from './meta.js';
+import { clone, generateName, jsonEqual, newUID } from './meta.js';
 import { compileSelection, Selection } from './selection.js';
 import { withResourceVersion } from './stored-json.js';
 import { KeyTurnAbandoned, KeyTurns } from './key-turns.js';
 import { defaultFreshnessWaitMs, waitUntilFresh } from './fresh.js';
 import { parseResourceVersion } from '../api/list-options.js';
+import { decodeContinue, encodeContinue } from './continue-token.js';
+import type { CacheSource, WatchCache } from './watch-cache/cache.js';
+import { cachedListMode } from './watch-cache/list-mode.js';
+import { renderedJSON } from './watch-cache/rendered-json.js';
+import { tooLargeResourceVersion } from '../api/list-options.js';
 import { dropOmittedZeros } from '../api/protobuf/omitempty.js';
 import { fillGoZeroValues } from '../api/go-zero-values.js';
 
@@ -95,6 +100,8 @@ export interface Watch {
   close(): void;
   /** Everything up to this revision is delivered (or not wanted): what a bookmark may claim before any event. */
   readonly startRevision: number;
+  /** Served from the watch cache: every event up to this revision has been delivered (what a bookmark may claim now). */
+  progress?(): number;
 }
 
 /** Larger limits mean "everything"; this keeps them exact integers on the way to SQLite. */
@@ -106,6 +113,8 @@ export class Store {
 
   private readonly keyInfo: ResourceInfo;
   private readonly writers = new KeyTurns();
+  /** The resource's watch cache, when the registry gave it one: lists and watches are served from it. */
+  private cache?: WatchCache;
 
   constructor(readonly info: ResourceInfo, readonly strategy: Strategy, private readonly deps: StoreDeps, private readonly storage?: StorageVersion) {
     this.gr = { group: info.group, resource: info.plural };
@@ -142,6 +151,22 @@ export class Store {
     return value;
   }
 
+  /** Serve lists and watches from this cache from now on (undefined: from storage again). */
+  useWatchCache(cache: WatchCache | undefined): void { this.cache = cache; }
+
+  get watchCache(): WatchCache | undefined { return this.cache; }
+
+  /** The key prefix of the whole resource (every namespace). */
+  get resourcePrefix(): string { return listPrefix(this.keyInfo, undefined); }
+
+  /** What a watch cache of this resource reads: this store's decoding, storage's list at a revision. */
+  cacheSource(): CacheSource {
+    return {
+      decode: (kv) => this.decode(kv),
+      listAt: (prefix, revision, startKey) => this.deps.backend.list(prefix, { revision, limit: 10_000, startKey }),
+    };
+  }
+
   /** The apiVersion objects are stored with (custom resources: their storage version). */
   protected encodeAs(): string { return apiVersionOf(this.keyInfo); }
 
@@ -166,6 +191,8 @@ export class Store {
   }
 
   async list(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult> {
+    const cached = await this.listFromCache(namespace, opts, (obj) => obj);
+    if (cached) return cached;
     return this.listWith(namespace, opts, (kv, sel) => {
       const obj = this.decode(kv);
       return sel.matches(obj) ? obj : undefined;
@@ -177,11 +204,46 @@ export class Store {
    * objects are never decoded: a large list costs a scan of the stored text, not a parse.
    */
   async listJSON(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult<string>> {
+    const cached = await this.listFromCache(namespace, opts, renderedJSON);
+    if (cached) return cached;
     return this.listWith(namespace, opts, (kv, sel) => {
       if (sel.everything) return this.decodedJSON(kv);
       const obj = this.decode(kv);
       return sel.matches(obj) ? JSON.stringify(obj) : undefined;
     });
+  }
+
+  /**
+   * A list served by the watch cache, or undefined when storage must answer (upstream's
+   * CacheDelegator.GetList and shouldDelegateList: continue tokens and Exact reads go to
+   * storage; a consistent read goes there too when the cache does not catch up in time).
+   */
+  private async listFromCache<T>(namespace: string | undefined, opts: ListOptions, pick: (obj: any) => T): Promise<ListResult<T> | undefined> {
+    const cache = this.cache;
+    const mode = cache ? cachedListMode(opts) : 'storage';
+    if (!cache || mode === 'storage') return undefined;
+    const sel = this.selection(opts);
+    const wanted = parseResourceVersion(opts.resourceVersion);
+    const waitMs = this.deps.freshnessWaitMs ?? defaultFreshnessWaitMs;
+    await cache.whenReady();
+    if (mode === 'consistent') {
+      // 1.31+ ConsistentListFromCache: storage's current revision, then wait for the cache to reach it.
+      if (!await cache.waitFor(await this.deps.backend.currentRevision(), waitMs)) return undefined;
+    } else if (wanted > 0n && !await cache.waitFor(Number(wanted), waitMs)) {
+      throw tooLargeResourceVersion(wanted, cache.revision);
+    }
+    // resourceVersion "0" is a list from the cache whatever its limit (the 1.32 cacher ignores limit there).
+    const limit = opts.resourceVersion !== '0' && opts.limit && opts.limit > 0 ? opts.limit : 0;
+    // A metadata.name field selector in one namespace (or of a cluster-scoped kind) names one key.
+    const name = sel.name !== undefined && (!this.info.namespaced || namespace) ? sel.name : undefined;
+    const page = await cache.list(listPrefix(this.keyInfo, namespace), sel, limit, pick, name);
+    const result: ListResult<T> = { items: page.items, resourceVersion: String(page.revision) };
+    if (page.continueFrom !== undefined) {
+      // The next page is read from storage at the cache's revision, as upstream's token says.
+      result.continue = encodeContinue(page.revision, page.continueFrom);
+      if (page.remainingItemCount !== undefined) result.remainingItemCount = page.remainingItemCount;
+    }
+    return result;
   }
 
   /** The list flow, with `pick` turning a stored value into an item, or undefined when the selection skips it. */
@@ -330,10 +392,11 @@ export class Store {
   ): Promise<any> {
     const fromStorage = async () => ({ ...(await this.readCurrent(key, name)), cached: false });
     // The first attempt may start from a watch-fed copy; a lost race starts over from the value that won.
-    let cur = opts.current ? { ...fromCache(opts.current), cached: true } : await fromStorage();
+    let cur: { old: any; modRevision: number; cached: boolean; kv?: KeyValue } = opts.current ? { ...fromCache(opts.current), cached: true } : await fromStorage();
     for (;;) {
-      const { old, modRevision, cached } = cur;
-      const next = await mutate(clone(old));
+      const { old, modRevision, cached, kv } = cur;
+      // The private copy: decoding the stored value again costs one parse, a clone a stringify and a parse.
+      const next = await mutate(kv ? this.decode(kv) : clone(old));
       // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
       const rv = next?.metadata?.resourceVersion;
       // Against a cached copy a mismatch or a no-op may only mean the copy is stale: decide on storage's.
@@ -342,26 +405,38 @@ export class Store {
         throw conflict(this.gr, name);
       }
       const obj = await this.prepareUpdate(next, old, opts);
-      if (stableStringify(obj) === stableStringify(old)) {
+      if (jsonEqual(obj, old)) {
         if (cached) { cur = await fromStorage(); continue; }
         return old;
       }
       if (opts.dryRun) return obj;
-      const res = shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj)
+      const deleting = shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj);
+      const res = deleting
         ? await this.deps.backend.delete(key, modRevision)
         : await this.deps.backend.update(key, this.encodeForWrite(key, obj), modRevision);
-      if (res.ok) return this.decode(res.kv);
+      if (res.ok) return cached || deleting ? this.decode(res.kv) : this.written(obj, res.kv);
       if (opts.preconditionRV) throw conflict(this.gr, name);
       throwIfGivenUp(opts.signal, this.gr, name);
       if (!res.current) throw notFound(this.gr, name);
-      cur = { old: this.decode(res.current), modRevision: res.current.modRevision, cached: false };
+      cur = { old: this.decode(res.current), modRevision: res.current.modRevision, cached: false, kv: res.current };
     }
   }
 
-  private async readCurrent(key: string, name: string): Promise<{ old: any; modRevision: number }> {
+  /**
+   * The object just written, as a read of `kv` would decode it, without parsing
+   * the value again where storage keeps it as served (no conversion): `obj` is
+   * the write's own copy (decoded from storage for this write, shared with no cache).
+   */
+  private written(obj: any, kv: KeyValue): any {
+    if (this.storage || this.strategy.conversion || this.encodeAs() !== this.apiVersion) return this.decode(kv);
+    obj.metadata.resourceVersion = String(kv.modRevision);
+    return obj;
+  }
+
+  private async readCurrent(key: string, name: string): Promise<{ old: any; modRevision: number; kv: KeyValue }> {
     const { kv } = await this.deps.backend.get(key);
     if (!kv) throw notFound(this.gr, name);
-    return { old: this.decode(kv), modRevision: kv.modRevision };
+    return { old: this.decode(kv), modRevision: kv.modRevision, kv };
   }
 
   /**
@@ -393,13 +468,18 @@ export class Store {
       if (o[f] !== undefined) m[f] = o[f]; else delete m[f];
     }
     dropEmptyMetadata(m);
-    this.strategy.applyDefaults(next);
+    // A binding sets spec.nodeName and the PodScheduled condition on the stored pod, which its
+    // create already defaulted and normalized: upstream's binding REST writes storage directly too.
+    const binding = opts.subresource === 'binding';
+    if (!binding) this.strategy.applyDefaults(next);
     const managedFields = opts.fieldManager && this.managedFieldsFor(old, next, opts.fieldManager);
     // Bindings are written by the apiserver itself (spec.nodeName plus the PodScheduled condition).
     if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old, opts.subresource);
     else if (opts.subresource !== 'binding') this.strategy.prepareForUpdate(next, old);
-    dropOmittedZeros(next);
-    fillGoZeroValues(next);
+    if (!binding) {
+      dropOmittedZeros(next);
+      fillGoZeroValues(next);
+    }
     await this.deps.hooks?.admit?.('update', this.info, next, old);
     // The binding subresource checks its own preconditions (upstream does not run pod update validation there).
     const errs = opts.subresource === 'binding' ? [] : this.strategy.validateUpdate(next, old, opts.subresource);
@@ -475,9 +555,15 @@ export class Store {
     const sel = this.selection(opts);
     const prefix = listPrefix(this.keyInfo, namespace);
     const wanted = parseResourceVersion(opts.resourceVersion);
+    const initial = opts.sendInitialEvents ?? wanted === 0n;
+    if (this.cache) {
+      await this.cache.whenReady();
+      // Departure (docs/design-notes.md): history from before the cache started (a client resuming
+      // across a server restart) is still in storage, so such a watch is served from there.
+      if (initial || wanted >= BigInt(this.cache.listedAt)) return this.watchFromCache(this.cache, prefix, sel, wanted, opts, send, onEnd);
+    }
     let from: number;
     let startRevision: number;
-    const initial = opts.sendInitialEvents ?? wanted === 0n;
     if (initial) {
       await this.waitUntilFresh(wanted);
       const cur = await this.list(namespace, { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector });
@@ -499,6 +585,27 @@ export class Store {
       },
     });
     return { close: () => w.close(), startRevision };
+  }
+
+  /**
+   * A watch served by the watch cache (upstream's Cacher.Watch). With sendInitialEvents the
+   * state must be at least as fresh as the resourceVersion asked for (unset: storage's
+   * current revision, a consistent read), or it is 504 Too large resource version.
+   */
+  private async watchFromCache(
+    cache: WatchCache, prefix: string, sel: Selection, wanted: bigint, opts: WatchOptions,
+    send: (ev: WatchEventOut) => void, onEnd: (err?: Error) => void,
+  ): Promise<Watch> {
+    const initial = opts.sendInitialEvents ?? wanted === 0n;
+    await cache.whenReady();
+    if (opts.sendInitialEvents) {
+      const waitMs = this.deps.freshnessWaitMs ?? defaultFreshnessWaitMs;
+      const needed = opts.resourceVersion ? wanted : BigInt(await this.deps.backend.currentRevision());
+      if (needed > 0n && !await cache.waitFor(Number(needed), waitMs)) throw tooLargeResourceVersion(needed, cache.revision);
+    }
+    // Past 2^53 the number is no longer exact, but it is still beyond every revision there will be.
+    const w = await cache.watch({ prefix, selection: sel, initial, fromRevision: Number(wanted), send, onEnd });
+    return { close: w.close, startRevision: w.startRevision, progress: () => cache.revision };
   }
 
   private dispatch(e: WatchEvent, sel: Selection, send: (ev: WatchEventOut) => void) {
@@ -563,18 +670,6 @@ function checkPreconditions(gr: GroupResource, cur: any, options: DeleteOptions)
   if (p.resourceVersion && p.resourceVersion !== cur.metadata.resourceVersion) {
     throw conflict(gr, cur.metadata.name, `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in meta: ${cur.metadata.resourceVersion}`);
   }
-}
-
-function encodeContinue(rv: number, start: string): string {
-  return Buffer.from(JSON.stringify({ v: 'k8ts.1', rv, start })).toString('base64url');
-}
-
-function decodeContinue(token: string, prefix: string): { rv: number; start: string } {
-  try {
-    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (t.v === 'k8ts.1' && Number.isInteger(t.rv) && typeof t.start === 'string' && t.start.startsWith(prefix)) return t;
-  } catch { /* fall through */ }
-  throw badRequest('continue key is not valid: invalid continue token');
 }
 
 export { StatusError };

@@ -69,6 +69,15 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     assert.match(init.stdout, new RegExp(`k8ts join 127\\.0\\.0\\.1:${ports.api} --token [a-z0-9]{6}\\.[a-z0-9]{16} \\\\\\n\\t--discovery-token-ca-cert-hash sha256:[0-9a-f]{64}`));
   });
 
+  it('applies the CoreDNS addon: kube-dns at the service CIDR\'s tenth address, and the kubelet\'s --cluster-dns', async () => {
+    assert.ok(init.stdout.includes('[addons] Applied essential addon: CoreDNS'), init.stdout);
+    const svc = await kubectl(admin, ['get', 'service', 'kube-dns', '-n', 'kube-system', '-o', 'jsonpath={.spec.clusterIP}']);
+    assert.equal(svc.stdout, '10.96.0.10');
+    const deploy = await kubectl(admin, ['get', 'deployment', 'coredns', '-n', 'kube-system', '-o', 'jsonpath={.spec.template.spec.containers[0].env[?(@.name=="KUBERNETES_SERVICE_HOST")].value}']);
+    assert.equal(deploy.stdout, '127.0.0.1', 'the DNS pods reach the API server at the advertise address');
+    assert.match(readFileSync(join(prefix, 'var/lib/kubelet/kubeadm-flags.env'), 'utf8'), / --cluster-dns=10\.96\.0\.10( |")/);
+  });
+
   it('writes kubeadm\'s layout: pki, one kubeconfig per identity, static pod manifests', () => {
     const pki = filesUnder(join(etc, 'pki'));
     for (const f of ['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key', 'apiserver-kubelet-client.crt', 'front-proxy-ca.crt', 'front-proxy-client.crt', 'sa.key', 'sa.pub']) {

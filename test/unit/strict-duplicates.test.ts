@@ -16,6 +16,10 @@ describe('duplicate fields in JSON', () => {
     { name: 'string values that look like keys are not keys', text: '{"data":{"k":"\\"x\\": 1, \\"k\\":"}}', want: [] },
     { name: 'escaped keys compare decoded', text: '{"a\\u0062":1,"ab":2}', want: ['ab'] },
     { name: 'the same key in sibling objects is fine', text: '{"a":{"x":1},"b":{"x":1}}', want: [] },
+    // managedFields keys hold escaped quotes followed by colons; a key ending in a backslash still counts.
+    { name: 'escaped quotes inside keys, no duplicate', text: '{"f:status":{"k:{\\"type\\":\\"Ready\\"}":{}}}', want: [] },
+    { name: 'escaped quotes inside keys, then a duplicate', text: '{"k:{\\"type\\":\\"Ready\\"}":{},"x":1,"x":2}', want: ['x'] },
+    { name: 'a key ending in an escaped backslash, repeated', text: '{"a\\\\":1,"a\\\\":2}', want: ['a\\'] },
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(dups(c.text), c.want));
 

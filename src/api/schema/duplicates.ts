@@ -10,13 +10,18 @@ import { joinPath } from './check.js';
 /**
  * Whether `text` may repeat a key of the `value` it parses to. Every key in the
  * text is a string followed by a colon, so when the text has no more `"...:`
- * than the value has keys, no key was repeated; a string value holding `":`
- * only sends the body to the exact scan.
+ * than the value has keys, no key was repeated. A quote escaped inside a
+ * string (an odd run of backslashes before it) ends no key, so it is not
+ * counted: managedFields' `k:{\"type\":\"Ready\"}` keys, in every status
+ * write, would otherwise send each such body to the exact scan.
  */
 function mayHaveDuplicates(text: string, value: unknown): boolean {
-  const colons = text.match(/"\s*:/g)?.length ?? 0;
+  const colons = text.match(keyEnds)?.length ?? 0;
   return colons > countKeys(value);
 }
+
+/** A quote preceded by an even number of backslashes (none included), then a colon. */
+const keyEnds = /(?<!\\)(?:\\\\)*"\s*:/g;
 
 function countKeys(value: unknown): number {
   let n = 0;

@@ -6,6 +6,7 @@
  */
 import type { WatchEventOut } from '../../registry/types.js';
 import type { Watch } from '../../registry/store.js';
+import { renderedJSON } from '../../registry/watch-cache/rendered-json.js';
 import { parseResourceVersion, queryBool } from '../../api/list-options.js';
 import { setLongTimeout, type LongTimeout } from '../../util/long-timeout.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
@@ -16,18 +17,11 @@ import { encodeObject, encodeWatchFrame, hasProtobuf, protobufWatchMediaType } f
 const bookmarkEveryMs = 30_000;
 
 /**
- * Every watcher of a resource gets the same decoded object for an event (the store decodes it
- * once, and watch consumers never mutate it), so its JSON is rendered once for all of them.
+ * Every watcher of a resource gets the same decoded object for an event (the watch cache, or
+ * the store, decodes it once, and watch consumers never mutate it), so its JSON is rendered
+ * once for all of them, and for the cache's list pages too.
  */
-const renderedJSON = new WeakMap<object, string>();
-function objectJSON(object: object): string {
-  let json = renderedJSON.get(object);
-  if (json === undefined) {
-    json = JSON.stringify(object);
-    renderedJSON.set(object, json);
-  }
-  return json;
-}
+const objectJSON = renderedJSON;
 
 /** The enveloped protobuf of a stored object, rendered once for all protobuf watchers. */
 const renderedProtobuf = new WeakMap<object, Buffer>();
@@ -139,7 +133,10 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   if (queryBool(query(ctx, 'allowWatchBookmarks'))) {
     // One slot, re-armed: a watch that lives for days keeps one bookmark timer, not one per tick.
     const slot = timers.length;
-    const tick = () => { send({ type: 'BOOKMARK', object: bookmark(store, lastRV, false) }); timers[slot] = setLongTimeout(tick, bookmarkEveryMs); };
+    // From the watch cache a bookmark claims the cache's revision (upstream's cacher: the last
+    // revision it processed), so an idle watcher's resume point still moves forward.
+    const claim = () => String(Math.max(Number(lastRV), watch?.progress?.() ?? 0));
+    const tick = () => { send({ type: 'BOOKMARK', object: bookmark(store, claim(), false) }); timers[slot] = setLongTimeout(tick, bookmarkEveryMs); };
     timers[slot] = setLongTimeout(tick, bookmarkEveryMs);
   }
 }

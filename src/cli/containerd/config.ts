@@ -19,7 +19,7 @@ import { join } from 'node:path';
 export const pauseImage = 'k8ts.local/pause:1';
 export const busyboxImage = 'k8ts.local/busybox:1';
 export const cniBinDir = '/usr/lib/cni';
-export const cniBridge = 'k8ts0';
+export { cniBridge } from '../../kubelet/network/cni-config.js';
 
 export interface ContainerdLayout {
   /** Everything of this containerd lives under it. */
@@ -69,17 +69,5 @@ state = "${dir}/state"
 `;
 }
 
-/** The CNI network of the node's pods: bridge + host-local IPAM over podSubnet, portmap for hostPort, loopback. */
-export function cniConflist(podSubnet: string, ipamDataDir: string): string {
-  return JSON.stringify({
-    cniVersion: '0.4.0', name: 'k8ts',
-    plugins: [
-      {
-        type: 'bridge', bridge: cniBridge, isGateway: true, ipMasq: false, hairpinMode: true,
-        ipam: { type: 'host-local', ranges: [[{ subnet: podSubnet }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: ipamDataDir },
-      },
-      { type: 'portmap', capabilities: { portMappings: true }, snat: true },
-      { type: 'loopback' },
-    ],
-  }, null, 2);
-}
+/** The CNI network of the node's pods (bridge + host-local over podSubnet, portmap, loopback): the pod network's own conflist. */
+export { cniConflist } from '../../kubelet/network/cni-config.js';

@@ -11,14 +11,17 @@ export function parseRuntime(value: string): AgentRuntime {
   throw new Error(`runtime "${value}" is not supported (available: simulated, cri, process)`);
 }
 
-/** The first address of the service CIDR, the `kubernetes` Service's ClusterIP (kubeadm's GetAPIServerVirtualIP). */
-export function serviceIPOf(cidr: string): string {
+/**
+ * The first address of the service CIDR, the `kubernetes` Service's ClusterIP (kubeadm's GetAPIServerVirtualIP);
+ * with n = 10 the tenth, the kube-dns Service's (kubeadm's GetDNSIP).
+ */
+export function serviceIPOf(cidr: string, n = 1): string {
   const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(cidr);
   const octets = m ? m.slice(1, 5).map(Number) : [];
   const bits = m ? Number(m[5]) : -1;
   if (!m || octets.some((o) => o > 255) || bits < 0 || bits > 30) throw new Error(`couldn't parse service CIDR "${cidr}"`);
   const base = (octets.reduce((a, o) => a * 256 + o, 0) >>> 0) & (bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0);
-  const ip = (base + 1) >>> 0;
+  const ip = (base + n) >>> 0;
   return [24, 16, 8, 0].map((s) => (ip >>> s) & 255).join('.');
 }
 

@@ -4,6 +4,9 @@
  * kubelet-start, wait-control-plane, mark-control-plane, bootstrap-token —
  * and its closing message with the join command.
  */
+import { uploadConfigPhase } from './upload-config.js';
+import { podNetworkRBACPhase } from './pod-network-rbac.js';
+import { parsePodNetworkBackend } from '../agent-podnet.js';
 import { parseArgs } from 'node:util';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,6 +21,7 @@ import { certsPhase } from './certs.js';
 import { kubeconfigPhase, CLUSTER_ADMINS_GROUP } from './kubeconfigs.js';
 import { parseCIDR } from '../../controllers/nodeipam/index.js';
 import { controlPlanePhase, manifestPath, CONTROL_PLANE_COMPONENTS, type ControlPlaneConfig } from './manifests.js';
+import { applyCoreDNSAddon } from './addon-coredns.js';
 import { kubeletStartPhase, type AgentRuntime } from './kubelet-start.js';
 import { bootstrapTokenPhase, generateToken, TOKEN_PATTERN } from './bootstrap-token.js';
 import { waitForAPIServer, waitForNodeReady, poll, getNode } from './wait.js';
@@ -48,6 +52,10 @@ Flags:
       --ignore-preflight-errors strings      A list of checks whose errors will be shown as warnings, e.g. 'IsPrivilegedUser,Swap'. Value 'all' ignores errors from all checks
       --node-name string                     Specify the node name (default: the host name)
       --pod-network-cidr string              Specify range of IP addresses for the pod network
+      --pod-network-backend string           k8ts: with --pod-network-cidr and --cri-socket, the built-in pod network's backend:
+                                             host-gw, vxlan or auto (host-gw between nodes on one link, VXLAN otherwise);
+                                             recorded in the kubeadm-config ConfigMap, joining nodes use it; "none" for none
+                                             (default "auto" with both flags, else "none")
       --service-cidr string                  Use alternative range of IP address for service VIPs (default "10.96.0.0/12")
       --skip-phases strings                  List of phases to be skipped
       --token string                         The token to use for establishing bidirectional trust between nodes and control-plane nodes. The format is [a-z0-9]{6}\\.[a-z0-9]{16}
@@ -66,7 +74,7 @@ export async function runInit(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args, strict: true, options: {
       'apiserver-advertise-address': { type: 'string' }, 'apiserver-bind-port': { type: 'string', default: '6443' },
-      'pod-network-cidr': { type: 'string' }, 'service-cidr': { type: 'string', default: '10.96.0.0/12' },
+      'pod-network-cidr': { type: 'string' }, 'pod-network-backend': { type: 'string' }, 'service-cidr': { type: 'string', default: '10.96.0.0/12' },
       'node-name': { type: 'string' }, token: { type: 'string' }, 'token-ttl': { type: 'string', default: '24h0m0s' },
       'cert-dir': { type: 'string' }, 'cri-socket': { type: 'string' }, 'skip-phases': { type: 'string' }, 'dry-run': { type: 'boolean' },
       'ignore-preflight-errors': { type: 'string' },
@@ -83,6 +91,7 @@ export async function runInit(args: string[]): Promise<number> {
   const criSocket = values['cri-socket'];
   const runtime: AgentRuntime = criSocket ? 'cri' : 'process';
   const serviceIP = serviceIPOf(values['service-cidr']!);
+  const dnsIP = serviceIPOf(values['service-cidr']!, 10);
   const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
   const advertiseAddress = values['apiserver-advertise-address'] ?? hostIPv4();
   const port = Number(values['apiserver-bind-port']);
@@ -96,6 +105,10 @@ export async function runInit(args: string[]): Promise<number> {
   for (const c of podSubnet?.split(',') ?? []) {
     if (!parseCIDR(c)) { console.error(`networking.podSubnet: Invalid value: "${podSubnet}": couldn't parse subnet`); return 1; }
   }
+  // The built-in pod network needs node pod CIDRs (the node IPAM controller, --pod-network-cidr) and containers (--cri-socket).
+  const podNetworkBackend = values['pod-network-backend'] ?? (podSubnet && criSocket ? 'auto' : 'none');
+  try { parsePodNetworkBackend(podNetworkBackend); } catch (e) { console.error((e as Error).message); return 1; }
+  if (podNetworkBackend !== 'none' && !(podSubnet && criSocket)) { console.error('--pod-network-backend needs --pod-network-cidr and --cri-socket'); return 1; }
   const cp: ControlPlaneConfig = {
     layout, advertiseAddress, bindPort: port, podSubnet,
     controllerManagerPort: Number(values['controller-manager-port']), schedulerPort: Number(values['scheduler-port']),
@@ -130,8 +143,8 @@ export async function runInit(args: string[]): Promise<number> {
     }
     phase = 'kubelet-start';
     const agentConfig = {
-      layout, nodeName, nodeIP: advertiseAddress, kubeletPort: Number(values['kubelet-port']), runtime,
-      ...(criSocket ? { criSocket, staticPodRuntime: 'process' as const } : {}),
+      layout, nodeName, nodeIP: advertiseAddress, kubeletPort: Number(values['kubelet-port']), runtime, clusterDNS: dnsIP,
+      ...(criSocket ? { criSocket, staticPodRuntime: 'process' as const } : {}), podNetworkBackend,
     };
     let stopHint = '';
     if (!skip.has('kubelet-start')) {
@@ -149,10 +162,20 @@ export async function runInit(args: string[]): Promise<number> {
       }
       phase = 'upload-config';
       await bindClusterAdmins(admin);
+      if (!skip.has('upload-config')) {
+        await uploadConfigPhase(admin, {
+          kubernetesVersion: KUBERNETES_VERSION, controlPlaneEndpoint: server.replace(/^https:\/\//, ''), podSubnet, serviceSubnet: values['service-cidr']!, podNetworkBackend,
+        }, log);
+      }
+      if (podNetworkBackend !== 'none') await podNetworkRBACPhase(admin, log);
       phase = 'mark-control-plane';
       if (!skip.has('mark-control-plane')) await markControlPlane(admin, nodeName, timeoutMs, log);
       phase = 'bootstrap-token';
       if (!skip.has('bootstrap-token')) await bootstrapTokenPhase(admin, { token, ttlMs: parseDuration(values['token-ttl']!), server, caCertPem: ca.certPem, log });
+      phase = 'addon';
+      if (!skip.has('addon') && !skip.has('addon/coredns')) {
+        await applyCoreDNSAddon(admin, { dnsIP, apiServerHost: advertiseAddress, apiServerPort: port }, log);
+      }
       phase = 'wait-control-plane';
       await waitForNodeReady(admin, nodeName, timeoutMs);
     } finally {

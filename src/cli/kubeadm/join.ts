@@ -6,6 +6,7 @@
  * obtains the node's client certificate through a CertificateSigningRequest
  * (TLS bootstrap). A join that fails undoes what it did: nothing is left.
  */
+import { downloadPodNetworkBackend } from './upload-config.js';
 import { parseArgs } from 'node:util';
 import { hostname } from 'node:os';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -90,7 +91,7 @@ export async function runJoin(args: string[]): Promise<number> {
     });
     log('[preflight] Reading configuration from the cluster...');
     phase = 'kubelet-start';
-    await checkNodeName(info, bootstrapToken, nodeName);
+    const podNetworkBackend = await checkNodeName(info, bootstrapToken, nodeName);
     mkdirSync(layout.certDir, { recursive: true, mode: 0o755 });
     const caPath = join(layout.certDir, 'ca.crt');
     await writeFileAtomic(caPath, info.caCertPem, 0o644);
@@ -99,7 +100,9 @@ export async function runJoin(args: string[]): Promise<number> {
     await writeKubeconfig(bootstrapConf, buildKubeconfig({ server: info.server, caCertPem: info.caCertPem, userName: 'tls-bootstrap-token-user', token: bootstrapToken }));
     written.push(bootstrapConf);
     started = true;
-    kubeletStartPhase({ layout, nodeName, nodeIP, kubeletPort, runtime, criSocket: values['cri-socket'], bootstrap: true }, log);
+    kubeletStartPhase({
+      layout, nodeName, nodeIP, kubeletPort, runtime, criSocket: values['cri-socket'], bootstrap: true, ...(runtime === 'cri' ? { podNetworkBackend } : {}),
+    }, log);
     log(`[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap`);
     const kubeletConf = layout.kubeconfig('kubelet.conf');
     await poll(async () => (existsSync(kubeletConf) ? true : undefined), timeoutMs,
@@ -130,15 +133,18 @@ Run 'kubectl get nodes' on the control-plane to see this node join the cluster.
 
 /**
  * kubeadm refuses to join under the name of a Node that is Ready (a stale,
- * NotReady one may be replaced). The bootstrap token may get nodes.
+ * NotReady one may be replaced). The bootstrap token may get nodes. Returns
+ * the pod network backend that init recorded in kubeadm-config.
  */
-async function checkNodeName(info: ClusterInfo, token: string, nodeName: string): Promise<void> {
+async function checkNodeName(info: ClusterInfo, token: string, nodeName: string): Promise<string> {
   const clients = new Clientset({ server: info.server, caPem: info.caCertPem, token }, { userAgent: 'k8ts-join' });
   try {
     const node = await getNode(clients, nodeName);
     if (node && isReady(node)) {
       throw new Error(`a Node with name "${nodeName}" and status "Ready" already exists in the cluster. You must delete the existing Node or change the name of this new joining Node`);
     }
+    // kubeadm reads the cluster's configuration here ("Reading configuration from the cluster..."): the pod network's backend.
+    return await downloadPodNetworkBackend(clients);
   } catch (e) {
     if (e instanceof ApiError && e.code === 401) throw new Error(`the bootstrap token was refused by the API server (Unauthorized): it is wrong, expired or deleted; create a new one with 'k8ts token create --print-join-command' on the control plane`);
     throw e;

@@ -24,6 +24,10 @@ export interface AgentConfig {
   staticPods?: boolean;
   /** init with a CRI socket: the static pods (the control plane) stay host processes while API pods run on the CRI. */
   staticPodRuntime?: AgentRuntime;
+  /** KubeletConfiguration clusterDNS: the kube-dns Service's address, the service CIDR's tenth. */
+  clusterDNS?: string;
+  /** The built-in pod network's backend (init's --pod-network-backend, recorded for joining nodes); "none" or absent: none. */
+  podNetworkBackend?: string;
 }
 
 export function agentArgs(c: AgentConfig): string[] {
@@ -36,6 +40,8 @@ export function agentArgs(c: AgentConfig): string[] {
     ...(c.criSocket ? [`--container-runtime-endpoint=${c.criSocket}`] : []),
     ...(c.staticPods ? [`--pod-manifest-path=${l.manifestsDir}`, '--file-check-frequency=1s'] : []),
     ...(c.staticPodRuntime ? [`--static-pod-runtime=${c.staticPodRuntime}`] : []),
+    ...(c.clusterDNS ? [`--cluster-dns=${c.clusterDNS}`] : []),
+    ...(c.podNetworkBackend && c.podNetworkBackend !== 'none' ? [`--pod-network-backend=${c.podNetworkBackend}`] : []),
   ];
 }
 

@@ -13,6 +13,7 @@ import { nodeLayout, KUBECONFIG_NAMES } from './layout.js';
 import { KUBELET_SERVICE, stopService } from './service.js';
 import { stopHostProcessPods } from './host-processes.js';
 import { criSocketOfKubelet, removeCRIPods } from './cri-containers.js';
+import { execRunner, readPodNetworkState, teardownPodNetwork } from '../../kubelet/network/index.js';
 
 export const resetHelp = `Performs a best effort revert of changes made to this host by 'k8ts init' or 'k8ts join'
 
@@ -80,6 +81,12 @@ export async function runReset(args: string[]): Promise<number> {
       if (removed.length) console.log(`[reset] Removed the pod sandboxes of: [${removed.join(' ')}]`);
       if (error) console.error(`W [reset] Failed to remove containers: ${error}`);
     }
+  }
+  // After the pods are gone (their veths hang off the bridge); read before the kubelet directory is cleaned.
+  const podNetwork = readPodNetworkState(l.kubeletDir);
+  if (podNetwork) {
+    say(`[reset] Removing the pod network: bridge, VXLAN device, routes, CNI configuration (${podNetwork.cniConfDir}) and the nftables table ip k8ts-podnet`);
+    if (!dry) for (const err of await teardownPodNetwork(execRunner, podNetwork)) console.error(`W [reset] Failed to remove part of the pod network: ${err}`);
   }
   if (existsSync(l.dataDir)) {
     if (!dry) cleanDir(l.dataDir);

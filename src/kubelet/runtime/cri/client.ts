@@ -79,6 +79,12 @@ export class CRIClient {
     await this.call(this.runtime, 'UpdateRuntimeConfig', { runtimeConfig: { networkConfig: { podCidr: podCIDR } } });
   }
 
+  /** The runtime's conditions (RuntimeReady, NetworkReady) and, verbose, its configuration as JSON strings. */
+  async status(verbose = false): Promise<{ conditions: { type: string; status: boolean; reason: string; message: string }[]; info: Record<string, string> }> {
+    const res = await this.call<any, { status?: { conditions?: any[] }; info?: Record<string, string> }>(this.runtime, 'Status', { verbose });
+    return { conditions: res.status?.conditions ?? [], info: res.info ?? {} };
+  }
+
   async runPodSandbox(config: cri.PodSandboxConfig, runtimeHandler = ''): Promise<string> {
     const res = await this.call<any, { podSandboxId: string }>(this.runtime, 'RunPodSandbox', { config, runtimeHandler }, 4 * 60_000);
     return res.podSandboxId;

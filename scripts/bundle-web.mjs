@@ -1,0 +1,25 @@
+// The dashboard (web/) as k8ts serves it at /dashboard/: web/src/main.tsx and its
+// imports (Preact included) bundled and minified by esbuild into dist/web/app.js,
+// beside index.html and style.css. Nothing is fetched from elsewhere at run time.
+// The page is type-checked separately (its own tsconfig: DOM, JSX for Preact).
+import { build } from 'esbuild';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+
+execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'web/tsconfig.json'], { stdio: 'inherit' });
+rmSync('dist/web', { recursive: true, force: true });
+mkdirSync('dist/web', { recursive: true });
+await build({
+  entryPoints: { app: 'web/src/main.tsx' },
+  outdir: 'dist/web',
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+for (const f of ['index.html', 'style.css']) copyFileSync(`web/${f}`, `dist/web/${f}`);

@@ -1,0 +1,87 @@
+/**
+ * The dashboard's part of the API server's port (wired by cli as a
+ * non-API handler): `/dashboard/` serves the page's static files, and
+ * `/dashboard/api/placement/namespaces/NS/pods/NAME` answers every filter's
+ * verdict on every node for that pod (placement.ts). The handler has no
+ * credentials of its own: it calls the API with the caller's bearer token,
+ * so what a user sees here is exactly what RBAC lets them read.
+ */
+import https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Clientset, ApiError } from '../client/index.js';
+import { methodNotAllowed, pageNotFound, type Status } from '../api/status.js';
+import { loadStaticFiles, type StaticFile } from './static-files.js';
+import { readPlacement } from './read-placement.js';
+
+export const dashboardPrefix = '/dashboard/';
+
+export interface DashboardOptions {
+  /** The API server as the dashboard's server side reaches it (its own URL and CA). */
+  apiServer: () => { server: string; caPem?: string };
+  /** The built page (dist/web). */
+  webRoot: string;
+}
+
+const placementPath = /^\/dashboard\/api\/placement\/namespaces\/([^/]+)\/pods\/([^/]+)$/;
+
+export function dashboardHandler(opts: DashboardOptions) {
+  const files = loadStaticFiles(opts.webRoot);
+  // One pool of keep-alive connections to the API for every caller's requests (the token is per request).
+  let agent: https.Agent | undefined;
+  const shared = () => agent ??= new https.Agent({ keepAlive: true, maxSockets: 16, ca: opts.apiServer().caPem });
+  return {
+    prefix: dashboardPrefix,
+    async serve(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+      req.resume();
+      if (req.method !== 'GET' && req.method !== 'HEAD') return writeStatus(res, methodNotAllowed().status);
+      if (url.pathname === '/dashboard') { res.writeHead(301, { Location: dashboardPrefix }); res.end(); return; }
+      const m = placementPath.exec(url.pathname);
+      if (m) return servePlacement(opts, shared(), req, res, decodeURIComponent(m[1]), decodeURIComponent(m[2]));
+      if (url.pathname.startsWith(`${dashboardPrefix}api/`)) return writeStatus(res, pageNotFound().status);
+      // Anything else is the single page (its own routes live in the URL's hash).
+      const name = url.pathname.slice(dashboardPrefix.length) || 'index.html';
+      const file = files.get(name) ?? (name.includes('.') ? undefined : files.get('index.html'));
+      if (!file) return writeStatus(res, pageNotFound().status);
+      sendFile(req, res, file);
+    },
+  };
+}
+
+function sendFile(req: IncomingMessage, res: ServerResponse, file: StaticFile): void {
+  const headers: Record<string, string | number> = {
+    'Content-Type': file.type, ETag: file.etag, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding',
+    // The page runs only its own bundled script and talks only to this origin.
+    'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'",
+    'X-Content-Type-Options': 'nosniff',
+  };
+  if (req.headers['if-none-match'] === file.etag) { res.writeHead(304, headers); res.end(); return; }
+  const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  const body = gzip ? file.gzip : file.body;
+  if (gzip) headers['Content-Encoding'] = 'gzip';
+  headers['Content-Length'] = body.length;
+  res.writeHead(200, headers);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+async function servePlacement(opts: DashboardOptions, agent: https.Agent, req: IncomingMessage, res: ServerResponse, namespace: string, name: string): Promise<void> {
+  const auth = /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''));
+  const clients = new Clientset({ ...opts.apiServer(), token: auth?.[1] }, { userAgent: 'k8ts-dashboard', agent });
+  try {
+    const placement = await readPlacement(clients, namespace, name);
+    const body = JSON.stringify(placement);
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+    res.end(body);
+  } catch (err) {
+    // The API's own answer (401, 403, 404 ...) goes back as it came.
+    if (err instanceof ApiError && err.status?.kind === 'Status') return writeStatus(res, err.status as Status);
+    throw err;
+  } finally {
+    clients.close();
+  }
+}
+
+function writeStatus(res: ServerResponse, status: Status): void {
+  const body = JSON.stringify(status);
+  res.writeHead(status.code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}

@@ -1,0 +1,250 @@
+/**
+ * The watch cache of one resource (upstream's cacher + watchCache, storage/cacher): the
+ * current objects, decoded once, and a bounded ring of the latest events, fed by the
+ * CacheFeed. Lists and watches are served from here; storage only sees the cache's own
+ * list at start and the reads the cache cannot answer (continue tokens, Exact reads).
+ *
+ * Contract:
+ *  - Objects are decoded once and shared by every list, watcher and lister: nobody mutates them.
+ *  - A watch from resourceVersion N is served when every event of this resource after N is
+ *    still in the ring (N >= `oldest`); otherwise it is 410 Expired "too old resource version",
+ *    as upstream's watchCache answers. `oldest` starts at the revision the cache was listed at
+ *    and moves to the revision of each event the ring drops.
+ *  - Events reach a watcher in revision order, once, with the ADDED/MODIFIED/DELETED a
+ *    selector's view calls for (an object that stops matching is DELETED for that watcher).
+ *  - When storage's watch ends (reset) every watcher ends; clients watch again from their
+ *    last resourceVersion, which may now be 410, exactly as after upstream's cacher re-lists.
+ */
+import type { KeyValue, WatchEvent } from '../../storage/backend.js';
+import { gone } from '../../api/status.js';
+import type { WatchEventOut } from '../types.js';
+import type { Selection } from '../selection.js';
+import type { Logger } from '../../util/log.js';
+import type { CacheFeed, FeedMember } from './feed.js';
+import { EventRing, type CachedEvent } from './ring.js';
+import { SortedKeys } from './sorted-keys.js';
+
+/** What the cache needs of its store. */
+export interface CacheSource {
+  decode(kv: KeyValue): any;
+  /** Storage's list of a prefix at a revision, in key order (one page from `startKey`). */
+  listAt(prefix: string, revision: number, startKey?: string): Promise<{ kvs: KeyValue[]; more: boolean }>;
+}
+
+export interface CacheWatchOptions {
+  /** Keys under this prefix (one namespace, or the whole resource). */
+  prefix: string;
+  selection: Selection;
+  /** Start with the current state as ADDED events (resourceVersion 0 or sendInitialEvents). */
+  initial: boolean;
+  /** Without `initial`: deliver events after this revision. */
+  fromRevision: number;
+  send(ev: WatchEventOut): void;
+  onEnd(err?: Error): void;
+}
+
+export interface CacheListPage<T> { items: T[]; revision: number; continueFrom?: string; remainingItemCount?: number }
+
+interface CacheWatcher {
+  readonly prefix: string;
+  readonly selection: Selection;
+  /** Events at or below this revision have been sent (or were not wanted). */
+  after: number;
+  send(ev: WatchEventOut): void;
+  onEnd(err?: Error): void;
+}
+
+/** Time before a failed start list is tried again. */
+const relistDelayMs = 1000;
+
+export class WatchCache implements FeedMember {
+  private objects = new Map<string, any>();
+  private readonly keys = new SortedKeys();
+  private ring: EventRing;
+  private readonly watchers = new Set<CacheWatcher>();
+  /** While the start list runs: the feed's events, applied once it is in. */
+  private pending?: WatchEvent[];
+  private ready!: Promise<void>;
+  private markReady!: () => void;
+  private generation = 0;
+  private closed = false;
+  /** A watch from below this revision is too old (events of this resource after it are all in the ring). */
+  oldest = 0;
+  /** The revision the cache was listed at: it has no history from before. */
+  listedAt = 0;
+
+  constructor(
+    readonly prefix: string, private source: CacheSource, private readonly feed: CacheFeed,
+    private readonly capacity: number, private readonly logger?: Logger,
+  ) {
+    this.ring = new EventRing(capacity);
+    this.newReadiness();
+  }
+
+  /** The store serving through this cache changed (a CRD re-served): decode with the new one from now on. */
+  rebind(source: CacheSource): void { this.source = source; }
+
+  /** Resolves once the cache holds the state at the feed's revision. */
+  whenReady(): Promise<void> { return this.ready; }
+
+  /** Resolves true once the cache holds every write up to `revision`, false after `waitMs`. */
+  waitFor(revision: number, waitMs: number): Promise<boolean> { return this.feed.waitFor(revision, waitMs); }
+
+  /** The revision everything in the cache is current to. */
+  get revision(): number { return this.feed.revision; }
+
+  restart(revision: number): void {
+    const generation = ++this.generation;
+    this.pending = [];
+    this.relist(revision, generation).catch((err) => {
+      if (generation !== this.generation || this.closed) return;
+      this.logger?.warn('watch cache: list failed, trying again', { prefix: this.prefix, err: (err as Error).message, delayMs: relistDelayMs });
+      setTimeout(() => { if (generation === this.generation && !this.closed) this.restart(this.feed.revision); }, relistDelayMs).unref();
+    });
+  }
+
+  apply(event: WatchEvent): void {
+    if (this.pending) this.pending.push(event); else this.applyNow(event);
+  }
+
+  reset(err: Error): void {
+    this.generation++;
+    this.pending = [];
+    if (this.readyResolved) this.newReadiness();
+    this.endWatchers(err);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.generation++;
+    this.feed.unregister(this);
+    this.endWatchers();
+  }
+
+  /**
+   * The matching objects under `prefix` in key order, at most `limit` (0: all). `name`: the one
+   * name a field selector allows, when `prefix + name` is a key (upstream's cacher serves such
+   * lists by key too).
+   */
+  async list<T>(prefix: string, selection: Selection, limit: number, pick: (obj: any) => T, name?: string): Promise<CacheListPage<T>> {
+    await this.ready;
+    const revision = this.feed.revision;
+    const items: T[] = [];
+    const { keys, start, end } = this.keys.range(this.objects, prefix, name);
+    for (let i = start; i < end; i++) {
+      const obj = this.objects.get(keys[i]);
+      if (!selection.everything && !selection.matches(obj)) continue;
+      items.push(pick(obj));
+      if (limit && items.length === limit && i < end - 1) {
+        // As upstream: only an unfiltered list knows how many items are left.
+        return { items, revision, continueFrom: keys[i] + '\u0000', remainingItemCount: selection.everything ? end - i - 1 : undefined };
+      }
+    }
+    return { items, revision };
+  }
+
+  /** Serves a watch from memory; throws the 410 when its resourceVersion is older than the ring. */
+  async watch(opts: CacheWatchOptions): Promise<{ close(): void; startRevision: number }> {
+    await this.ready;
+    const w: CacheWatcher = { prefix: opts.prefix, selection: opts.selection, after: 0, send: opts.send, onEnd: opts.onEnd };
+    let startRevision: number;
+    if (opts.initial) {
+      const { keys, start, end } = this.keys.range(this.objects, opts.prefix);
+      for (let i = start; i < end; i++) {
+        const obj = this.objects.get(keys[i]);
+        if (opts.selection.matches(obj)) opts.send({ type: 'ADDED', object: obj });
+      }
+      w.after = startRevision = this.feed.revision;
+    } else {
+      if (opts.fromRevision < this.oldest) {
+        // Upstream's words (watchCache.getAllEventsSinceLocked): the oldest revision still known.
+        throw gone(`too old resource version: ${opts.fromRevision} (${this.oldest})`);
+      }
+      w.after = opts.fromRevision;
+      for (const ev of this.ring.since(opts.fromRevision)) deliver(w, ev);
+      startRevision = Math.min(opts.fromRevision, this.feed.revision);
+    }
+    this.watchers.add(w);
+    return { close: () => { this.watchers.delete(w); }, startRevision };
+  }
+
+  /** Number of open watchers (metrics, tests). */
+  get watcherCount(): number { return this.watchers.size; }
+
+  private async relist(revision: number, generation: number): Promise<void> {
+    const fresh = new Map<string, any>();
+    let startKey: string | undefined;
+    for (;;) {
+      const page = await this.source.listAt(this.prefix, revision, startKey);
+      if (generation !== this.generation) return;
+      for (const kv of page.kvs) fresh.set(kv.key, this.source.decode(kv));
+      if (!page.more || page.kvs.length === 0) break;
+      startKey = page.kvs[page.kvs.length - 1].key + '\u0000';
+    }
+    this.objects = fresh;
+    this.keys.invalidate();
+    this.ring = new EventRing(this.capacity);
+    this.oldest = this.listedAt = revision;
+    const pending = this.pending ?? [];
+    this.pending = undefined;
+    for (const e of pending) if (e.kv.modRevision > revision) this.applyNow(e);
+    this.markReady();
+  }
+
+  private applyNow(e: WatchEvent): void {
+    const key = e.kv.key;
+    const prev = this.objects.get(key);
+    const obj = this.source.decode(e.kv);
+    if (e.type === 'delete') {
+      this.objects.delete(key);
+      this.keys.invalidate();
+    } else {
+      if (prev === undefined) this.keys.invalidate();
+      this.objects.set(key, obj);
+    }
+    const ev: CachedEvent = { type: e.type, key, obj, prev, revision: e.kv.modRevision };
+    const dropped = this.ring.push(ev);
+    if (dropped) this.oldest = dropped.revision;
+    for (const w of this.watchers) {
+      // One watcher's failure must not cost the others (or the cache) this event.
+      try {
+        deliver(w, ev);
+      } catch (err) {
+        this.logger?.error('watch cache: a watcher failed to take an event', { prefix: this.prefix, err: (err as Error).message });
+      }
+    }
+  }
+
+  private endWatchers(err?: Error): void {
+    const all = [...this.watchers];
+    this.watchers.clear();
+    for (const w of all) w.onEnd(err);
+  }
+
+  private readyResolved = false;
+
+  private newReadiness(): void {
+    this.readyResolved = false;
+    this.ready = new Promise((resolve) => { this.markReady = () => { this.readyResolved = true; resolve(); }; });
+  }
+}
+
+/** One event to one watcher, as its selection sees it (upstream's cacheWatcher.convertToWatchEvent). */
+function deliver(w: CacheWatcher, ev: CachedEvent): void {
+  if (ev.revision <= w.after || !ev.key.startsWith(w.prefix)) return;
+  w.after = ev.revision;
+  const sel = w.selection;
+  if (ev.type === 'delete') {
+    if (sel.everything || sel.matches(ev.obj)) w.send({ type: 'DELETED', object: ev.obj });
+    return;
+  }
+  if (sel.everything) {
+    w.send({ type: ev.prev === undefined ? 'ADDED' : 'MODIFIED', object: ev.obj });
+    return;
+  }
+  const now = sel.matches(ev.obj);
+  const before = ev.prev !== undefined && sel.matches(ev.prev);
+  if (now && before) w.send({ type: 'MODIFIED', object: ev.obj });
+  else if (now) w.send({ type: 'ADDED', object: ev.obj });
+  else if (before) w.send({ type: 'DELETED', object: ev.obj });
+}

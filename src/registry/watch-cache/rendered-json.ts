@@ -1,0 +1,16 @@
+/**
+ * The JSON text of a cached object, rendered once and kept beside it for as long as the
+ * object is current: every list page and every JSON watcher that sends it reuses the text
+ * instead of calling JSON.stringify again. Cached objects are never mutated, so the text
+ * cannot go stale; a WeakMap lets both go when the cache replaces the object.
+ */
+const rendered = new WeakMap<object, string>();
+
+export function renderedJSON(object: object): string {
+  let json = rendered.get(object);
+  if (json === undefined) {
+    json = JSON.stringify(object);
+    rendered.set(object, json);
+  }
+  return json;
+}

@@ -1,0 +1,216 @@
+/**
+ * The built-in dashboard (issue #24) in a real browser (dashboard-browser.ts)
+ * against `k8ts up` (three simulated nodes), changed with the real kubectl:
+ * the seed DaemonSet's one card per eligible node, a taint's badge and a
+ * NoExecute eviction, a StatefulSet scaled 3→5→2 in ordinal order with its
+ * ordered events, a pending pod's per-node reasons, an RBAC-limited token's
+ * view, and the page's own node actions. Screenshots go to docs/dashboard/.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type { Browser, Page } from 'playwright-core';
+import { eventually, repoRoot, seedsDir } from './harness.js';
+import { extractManifests } from './seed-manifests.js';
+import { startUp, type UpCluster } from './up-cluster.js';
+import { launchBrowser, loggedInPage } from './dashboard-browser.js';
+
+let up: UpCluster;
+let browser: Browser;
+let page: Page;
+let dashboard: string;
+
+const shot = (p: Page, name: string) => p.screenshot({ path: join(repoRoot, 'docs', 'dashboard', `${name}.png`) });
+/** The data-pod keys of the cards in a column ('pending pods' or 'node NAME'), in page order. */
+const cardsIn = (p: Page, column: string) => p.locator(`section[aria-label="${column}"] [data-pod]`).evaluateAll((els) => els.map((e) => e.getAttribute('data-pod')!));
+const kubectl = (...args: string[]) => up.kubectl(args);
+
+before(async () => {
+  up = await startUp('k8ts-dashboard-');
+  const server = parse(readFileSync(up.kubeconfig, 'utf8')).clusters[0].cluster.server;
+  dashboard = `${server}/dashboard/`;
+  // What `k8ts up` tells a user to run for a cluster-admin token.
+  await kubectl('create', 'serviceaccount', 'dashboard-admin', '-n', 'kube-system');
+  await kubectl('create', 'clusterrolebinding', 'dashboard-admin', '--clusterrole=cluster-admin', '--serviceaccount=kube-system:dashboard-admin');
+  const token = (await kubectl('create', 'token', 'dashboard-admin', '-n', 'kube-system')).stdout.trim();
+  browser = await launchBrowser();
+  page = await loggedInPage(browser, dashboard, token);
+});
+
+after(async () => {
+  await browser?.close();
+  await up?.close();
+});
+
+test('the static page needs no credentials; the placement API answers with the caller\'s identity', async () => {
+  const ca = Buffer.from(parse(readFileSync(up.kubeconfig, 'utf8')).clusters[0].cluster['certificate-authority-data'], 'base64');
+  const get = (path: string) => new Promise<{ status: number; headers: Record<string, unknown>; bytes: number }>((resolve, reject) => {
+    https.get(new URL(path, dashboard), { ca, headers: { 'Accept-Encoding': 'gzip' } }, (res) => {
+      let bytes = 0;
+      res.on('data', (d: Buffer) => { bytes += d.length; });
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes }));
+    }).on('error', reject);
+  });
+  const index = await get('/dashboard/');
+  assert.equal(index.status, 200);
+  assert.equal(index.headers['content-type'], 'text/html; charset=utf-8');
+  const app = await get('/dashboard/app.js');
+  assert.equal(app.status, 200);
+  assert.equal(app.headers['content-encoding'], 'gzip');
+  assert.ok(app.bytes < 300 * 1024, `app.js is ${app.bytes} bytes compressed`);
+  assert.equal((await get('/dashboard/nothing.js')).status, 404);
+  const anonymous = await page.evaluate(async () => {
+    const r = await fetch('/dashboard/api/placement/namespaces/default/pods/nothing', { credentials: 'omit' });
+    return { status: r.status, body: await r.json() };
+  });
+  assert.equal(anonymous.status, 403);
+  assert.equal(anonymous.body.message, 'pods "nothing" is forbidden: User "system:anonymous" cannot get resource "pods" in API group "" in the namespace "default"');
+});
+
+test('the seed DaemonSet shows one card on each eligible node', async () => {
+  const ds = extractManifests(readFileSync(join(seedsDir, '000_79921c3a89c462f0.txt'), 'utf8')).find((y) => parse(y).metadata.name === 'fluentd-elasticsearch')!;
+  await up.kubectl(['apply', '-f', '-'], ds);
+  // It tolerates the control plane's NoSchedule taint: all three nodes are eligible.
+  for (const node of ['control-plane', 'worker1', 'worker2']) {
+    await eventually(async () => (await cardsIn(page, `node ${node}`)).filter((k) => k.startsWith('kube-system/fluentd-elasticsearch-')).length === 1, 30_000, `the DaemonSet's card on ${node}`);
+    const group = page.locator(`section[aria-label="node ${node}"] [data-owner="DaemonSet/kube-system/fluentd-elasticsearch"]`);
+    assert.equal(await group.count(), 1);
+  }
+  await eventually(async () => await page.locator('[data-pod^="kube-system/fluentd-elasticsearch-"].ready').count() === 3, 30_000, 'three Ready cards');
+  await shot(page, 'daemonset');
+});
+
+test('a taint shows as a badge with its effect, and a NoExecute taint evicts the card', async () => {
+  await kubectl('run', 'plain', '--image=busybox', '--overrides={"spec":{"nodeName":"worker2"}}');
+  await eventually(async () => (await cardsIn(page, 'node worker2')).includes('default/plain'), 20_000, 'the plain pod on worker2');
+  await kubectl('taint', 'nodes', 'worker2', 'dedicated=demo:NoSchedule');
+  await page.waitForSelector('section[aria-label="node worker2"] [data-taint="dedicated=demo:NoSchedule"]');
+  // NoSchedule leaves running pods alone.
+  assert.ok((await cardsIn(page, 'node worker2')).includes('default/plain'));
+  await kubectl('taint', 'nodes', 'worker2', 'evict=now:NoExecute');
+  await page.waitForSelector('section[aria-label="node worker2"] [data-taint="evict=now:NoExecute"]');
+  await eventually(async () => {
+    const cards = await cardsIn(page, 'node worker2');
+    return !cards.includes('default/plain') && !cards.some((k) => k.startsWith('kube-system/fluentd-elasticsearch-'));
+  }, 30_000, 'the NoExecute eviction of worker2\'s cards');
+  await shot(page, 'taints');
+  await kubectl('taint', 'nodes', 'worker2', 'evict=now:NoExecute-', 'dedicated=demo:NoSchedule-');
+  await eventually(async () => await page.locator('section[aria-label="node worker2"] [data-taint]').count() === 0, 10_000, 'the badges gone');
+});
+
+test('a StatefulSet scaled 3→5→2 shows its pods in ordinal order and its ordered events', async () => {
+  const sts = extractManifests(readFileSync(join(seedsDir, '001_039ba886abd0a3e0.txt'), 'utf8')).find((y) => parse(y).metadata.name === 'muzzi')!;
+  await up.kubectl(['apply', '-f', '-'], sts);
+  const ordinals = async () => {
+    const nums: number[][] = [];
+    for (const col of ['node control-plane', 'node worker1', 'node worker2']) {
+      nums.push((await cardsIn(page, col)).filter((k) => k.startsWith('default/muzzi-')).map((k) => Number(k.slice('default/muzzi-'.length))));
+    }
+    return nums;
+  };
+  const expectOrdinals = async (want: number[]) => eventually(async () => {
+    const cols = await ordinals();
+    // Within each node's column, the StatefulSet's cards are in ordinal order.
+    for (const c of cols) assert.deepEqual(c, [...c].sort((a, b) => a - b));
+    return JSON.stringify(cols.flat().sort((a, b) => a - b)) === JSON.stringify(want);
+  }, 60_000, `ordinals ${want}`);
+  await expectOrdinals([0, 1, 2]);
+  await kubectl('scale', 'statefulset', 'muzzi', '--replicas=5');
+  await expectOrdinals([0, 1, 2, 3, 4]);
+  await kubectl('scale', 'statefulset', 'muzzi', '--replicas=2');
+  await expectOrdinals([0, 1]);
+  await page.locator('[data-owner="StatefulSet/default/muzzi"]').first().click();
+  const timeline = page.locator('aside[aria-label="StatefulSet default/muzzi"] .timeline li');
+  await eventually(async () => await timeline.count() >= 8, 20_000, 'the StatefulSet\'s eight events');
+  const texts = await timeline.allTextContents();
+  const order = texts.map((t) => /(create|delete) Pod muzzi-(\d)/.exec(t)).filter((m) => m).map((m) => `${m![1]} ${m![2]}`);
+  // Created 0,1,2 then 3,4 in order; scaled down from the highest ordinal first.
+  assert.deepEqual(order, ['create 0', 'create 1', 'create 2', 'create 3', 'create 4', 'delete 4', 'delete 3', 'delete 2']);
+  await shot(page, 'statefulset');
+  await page.keyboard.press('Escape');
+  await page.locator('aside .details-head button').click();
+});
+
+test('a pending pod shows each node\'s reason, from the scheduler\'s own filters', async () => {
+  await kubectl('run', 'too-big', '--image=busybox', '--overrides={"spec":{"containers":[{"name":"too-big","image":"busybox","resources":{"requests":{"cpu":"100"}}}]}}');
+  await eventually(async () => (await cardsIn(page, 'pending pods')).includes('default/too-big'), 10_000, 'the pending card');
+  // Keyboard: the card is a button; focus it and press Enter.
+  await page.focus('[data-pod="default/too-big"]');
+  await page.keyboard.press('Enter');
+  const row = (node: string) => page.locator(`aside [data-placement-node="${node}"]`);
+  await page.waitForSelector('aside [data-placement-node="worker1"]');
+  assert.match(await row('control-plane').innerText(), /TaintToleration: node\(s\) had untolerated taint \{node-role\.kubernetes\.io\/control-plane: \}/);
+  for (const node of ['control-plane', 'worker1', 'worker2']) {
+    assert.match(await row(node).innerText(), /does not fit\s+.*NodeResourcesFit: Insufficient cpu/s);
+  }
+  // The scheduler's own message (its FailedScheduling event) says the same, folded.
+  await eventually(async () => /0\/3 nodes are available: 1 node\(s\) had untolerated taint \{node-role\.kubernetes\.io\/control-plane: \}, 3 Insufficient cpu|0\/3 nodes are available: 1 node\(s\) had untolerated taint \{node-role\.kubernetes\.io\/control-plane: \}, 2 Insufficient cpu/.test(await page.locator('aside .timeline').innerText()), 20_000, 'the FailedScheduling event');
+  await shot(page, 'placement');
+  // The CLI prints the same verdicts.
+  const { execFileSync } = await import('node:child_process');
+  const { cliPath } = await import('./harness.js');
+  const table = execFileSync(process.execPath, [cliPath, 'explain-placement', 'too-big', '--kubeconfig', up.kubeconfig], { encoding: 'utf8' });
+  assert.match(table, /^control-plane\s+TaintToleration\s+Fail\s+node\(s\) had untolerated taint \{node-role\.kubernetes\.io\/control-plane: \}$/m);
+  assert.match(table, /^worker1\s+NodeResourcesFit\s+Fail\s+Insufficient cpu$/m);
+  assert.match(table, /pod default\/too-big fits 0\/3 nodes$/m);
+  await page.locator('aside .details-head button').click();
+});
+
+test('the page\'s own actions: taint and cordon a node, with the kubectl command shown', async () => {
+  const col = page.locator('section[aria-label="node worker1"]');
+  await col.getByRole('button', { name: 'Taint…' }).click();
+  const dialog = page.locator('dialog[aria-label="taint worker1"]');
+  await dialog.locator('input[name=key]').fill('team');
+  await dialog.locator('input[name=value]').fill('blue');
+  await dialog.locator('select[name=effect]').selectOption('PreferNoSchedule');
+  assert.equal(await dialog.locator('.command').innerText(), 'kubectl taint nodes worker1 team=blue:PreferNoSchedule');
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  await eventually(async () => (await kubectl('get', 'node', 'worker1', '-o', 'jsonpath={.spec.taints}')).stdout.includes('"key":"team"'), 10_000, 'the taint written');
+  await col.locator('[data-taint="team=blue:PreferNoSchedule"]').waitFor();
+  await col.getByRole('button', { name: 'Cordon' }).click();
+  assert.equal(await page.locator('dialog[aria-label="cordon worker1"] .command').innerText(), 'kubectl cordon worker1');
+  await page.locator('dialog[aria-label="cordon worker1"]').getByRole('button', { name: 'Confirm' }).click();
+  await col.locator('.cordoned').waitFor();
+  assert.equal((await kubectl('get', 'node', 'worker1', '-o', 'jsonpath={.spec.unschedulable}')).stdout, 'true');
+  await col.getByRole('button', { name: 'remove taint team=blue:PreferNoSchedule from worker1' }).click();
+  assert.equal(await page.locator('dialog .command').innerText(), 'kubectl taint nodes worker1 team:PreferNoSchedule-');
+  await page.locator('dialog').getByRole('button', { name: 'Confirm' }).click();
+  await col.getByRole('button', { name: 'Uncordon' }).click();
+  await page.locator('dialog').getByRole('button', { name: 'Confirm' }).click();
+  await eventually(async () => (await kubectl('get', 'node', 'worker1', '-o', 'jsonpath={.spec.unschedulable}{.spec.taints}')).stdout === '', 10_000, 'worker1 untainted and uncordoned');
+});
+
+test('an RBAC-limited token sees only its namespace and has no node actions', async () => {
+  await kubectl('create', 'namespace', 'team-a');
+  await kubectl('create', 'serviceaccount', 'viewer', '-n', 'team-a');
+  await kubectl('create', 'role', 'pod-viewer', '-n', 'team-a', '--verb=get,list,watch', '--resource=pods,events');
+  await kubectl('create', 'rolebinding', 'viewer', '-n', 'team-a', '--role=pod-viewer', '--serviceaccount=team-a:viewer');
+  await kubectl('run', 'mine', '-n', 'team-a', '--image=busybox');
+  const token = (await kubectl('create', 'token', 'viewer', '-n', 'team-a')).stdout.trim();
+  const limited = await loggedInPage(browser, dashboard, token);
+  try {
+    await limited.waitForSelector('[data-pod="team-a/mine"]', { timeout: 20_000 });
+    assert.equal(await limited.locator('header .scope').innerText(), 'namespace team-a');
+    const keys = await limited.locator('[data-pod]').evaluateAll((els) => els.map((e) => e.getAttribute('data-pod')!));
+    assert.ok(keys.length > 0 && keys.every((k) => k.startsWith('team-a/')), `only team-a pods: ${keys}`);
+    assert.equal(await limited.getByRole('button', { name: 'Taint…' }).count(), 0);
+    assert.equal(await limited.getByRole('button', { name: /^(Cordon|Uncordon)$/ }).count(), 0);
+    // And the API refuses it if it tries anyway, in upstream's words.
+    const refused = await limited.evaluate(async (t) => {
+      const r = await fetch('/api/v1/nodes/worker1', { method: 'PATCH', headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/merge-patch+json' }, body: '{"spec":{"unschedulable":true}}' });
+      return { status: r.status, message: (await r.json()).message };
+    }, token);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.message, 'nodes "worker1" is forbidden: User "system:serviceaccount:team-a:viewer" cannot patch resource "nodes" in API group "" at the cluster scope');
+    // Its placement question is refused at the nodes list, by the API.
+    await limited.click('[data-pod="team-a/mine"]');
+    await limited.waitForSelector('aside [aria-label="placement"] [role=alert]');
+    assert.match(await limited.locator('aside [aria-label="placement"] [role=alert]').innerText(), /nodes is forbidden: User "system:serviceaccount:team-a:viewer" cannot list resource "nodes"/);
+    await shot(limited, 'rbac-limited');
+  } finally {
+    await limited.context().close();
+  }
+});

@@ -1,0 +1,209 @@
+/**
+ * Issue #21's pod network on three "machines" (network namespaces this test
+ * creates, each with its own private containerd, kubeadm-style init/join as
+ * in kubeadm-netns.test.ts): control-plane and worker1 share a link
+ * (10.77.0.0/24), worker2 sits on 10.78.0.0/24 behind a router namespace. With
+ * init's default backend (auto): control-plane ↔ worker1 over host-gw routes,
+ * both ↔ worker2 over the VXLAN overlay through the routed hop.
+ *
+ * Each containerd starts with a CNI network over a wrong range (10.250.x.0/24):
+ * the pods must still take addresses from their Node's podCIDR. Busybox httpd
+ * pods, pinned with nodeName, answer a CGI script that prints REMOTE_ADDR, so
+ * a request shows both reachability and that pod-to-pod keeps the source
+ * address while pod-to-outside (a server in the router namespace) is
+ * masqueraded to the node's address.
+ *
+ * The seed's failure (issue #21): worker1 is reset, its Node deleted, and it
+ * joins again; it gets a new podCIDR, its bridge carries the new gateway only,
+ * a new pod there takes an address in the new range and reaches the others,
+ * and the other nodes route the new range (and not the old one).
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import { eventually } from './harness.js';
+import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
+import { k8ts, kubectl, tempPrefix, inNode, type OnNode } from './kubeadm-node.js';
+import { buildTopology, type Topology } from './podnet-topology.js';
+
+const run = promisify(execFile);
+
+interface Machine { name: string; netns: string; address: string; prefix: string; on: OnNode; ctrd?: PrivateContainerd }
+
+/** A CGI script that answers the caller's address. */
+const cgi = '#!/bin/sh\necho Content-Type: text/plain\necho\necho "$REMOTE_ADDR"\n';
+
+describe('pod network (issue #21): pods reach pods across nodes by host-gw and VXLAN, outside traffic masqueraded, reset and rejoin with a new podCIDR', () => {
+  const tag = randomBytes(3).toString('hex');
+  let topo: Topology;
+  let cp: Machine;
+  let w1: Machine;
+  let w2: Machine;
+  let admin: string;
+  let outside: ChildProcess | undefined;
+  const outsideDir = mkdtempSync(join(tmpdir(), 'k8ts-podnet-outside-'));
+
+  const kc = (args: string[]) => kubectl(admin, args, cp.on);
+  const sh = (m: { netns: string }, args: string[]) => run('nsenter', [`--net=/run/netns/${m.netns}`, ...args]);
+  const parseJoin = (out: string) => {
+    const m = /k8ts (join [^\n]*?)(?: \\\n\s*)?(--discovery-token-ca-cert-hash \S+)/.exec(out);
+    assert.ok(m, `no join command in: ${out}`);
+    return `${m[1]} ${m[2]}`.split(/\s+/).filter(Boolean);
+  };
+  const join_ = async (w: Machine) => {
+    const t = await k8ts(['token', 'create', '--print-join-command', '--kubeconfig', admin], undefined, cp.on);
+    assert.equal(t.code, 0, t.stderr);
+    const r = await k8ts([...parseJoin(t.stdout), '--prefix', w.prefix, '--cri-socket', w.ctrd!.endpoint], undefined, w.on);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+  };
+  const node = async (name: string): Promise<Node> => JSON.parse((await kc(['get', 'node', name, '-o', 'json'])).stdout) as Node;
+  const podCIDR = async (name: string) => (await node(name)).spec?.podCIDR;
+  const inCIDR = (ip: string, cidr: string) => ip.startsWith(cidr.split('.').slice(0, 3).join('.') + '.') && cidr.endsWith('/24');
+
+  /** A busybox httpd pod on `nodeName` whose /cgi-bin/ip answers the caller's address. */
+  const serve = async (name: string, nodeName: string): Promise<string> => {
+    const pod: Pod = {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' },
+      spec: {
+        nodeName, terminationGracePeriodSeconds: 0,
+        containers: [{
+          name: 'web', image: busyboxImage,
+          command: ['sh', '-c', `mkdir -p /www/cgi-bin && printf '${cgi.replace(/\n/g, '\\n')}' > /www/cgi-bin/ip && chmod +x /www/cgi-bin/ip && exec httpd -f -p 8080 -h /www`],
+        }],
+      },
+    };
+    const file = join(cp.prefix, `${name}.json`);
+    writeFileSync(file, JSON.stringify(pod));
+    const r = await kc(['apply', '-f', file]);
+    assert.equal(r.code, 0, r.stderr);
+    return eventually(async () => {
+      const p = JSON.parse((await kc(['get', 'pod', name, '-o', 'json'])).stdout) as Pod;
+      return p.status?.phase === 'Running' && p.status.podIP ? p.status.podIP : undefined;
+    }, 120_000, `pod ${name} Running with an IP`);
+  };
+  /**
+   * The body `from` gets for `GET /cgi-bin/ip` from host:8080 (the caller address the server saw), sent with nc: the
+   * image's static busybox wget crashes (SIGSEGV) resolving even a numeric address without the host's NSS libraries.
+   */
+  const fetchFrom = async (from: string, host: string) => {
+    const r = await kc(['exec', from, '--', 'sh', '-c', `printf 'GET /cgi-bin/ip HTTP/1.0\\r\\n\\r\\n' | nc -w 5 ${host} 8080`]);
+    assert.equal(r.code, 0, `${from} → ${host}: ${r.stderr}`);
+    assert.match(r.stdout, /^HTTP\/1\.[01] 200/, `${from} → ${host}: ${r.stdout}`);
+    // busybox httpd listening on [::] reports an IPv4 caller as [::ffff:a.b.c.d].
+    return r.stdout.trim().split(/\r?\n/).pop()!.trim().replace(/^\[::ffff:(.*)\]$/, '$1');
+  };
+  const routes = async (m: Machine) => (await sh(m, ['ip', 'route', 'show', 'proto', '77'])).stdout;
+
+  before(async () => {
+    topo = await buildTopology(tag, ['control-plane', 'worker1'], ['worker2']);
+    const machine = (name: string): Machine => {
+      const t = topo.machines.find((x) => x.name === name)!;
+      return { ...t, prefix: tempPrefix(`pn-${name}`), on: inNode(t.netns, name) };
+    };
+    [cp, w1, w2] = [machine('control-plane'), machine('worker1'), machine('worker2')];
+    admin = join(cp.prefix, 'etc/kubernetes/admin.conf');
+    // A wrong range in every runtime's CNI network: the pod network must replace it with the Node's podCIDR.
+    for (const [i, m] of [cp, w1, w2].entries()) m.ctrd = await startContainerd({ netns: m.netns, podSubnet: `10.250.${i}.0/24` });
+    // "The outside": a server in the router namespace, on the link's address, answering the caller's address.
+    mkdirSync(join(outsideDir, 'cgi-bin'));
+    writeFileSync(join(outsideDir, 'cgi-bin', 'ip'), cgi);
+    chmodSync(join(outsideDir, 'cgi-bin', 'ip'), 0o755);
+    outside = spawn('nsenter', [`--net=/run/netns/${topo.router.netns}`, 'busybox', 'httpd', '-f', '-p', `${topo.router.linkAddress}:8080`, '-h', outsideDir], { stdio: 'ignore' });
+  });
+  after(async () => {
+    outside?.kill();
+    // K8TS_PODNET_KEEP=1 keeps the cluster for a look (it prints how to remove it).
+    if (process.env.K8TS_PODNET_KEEP) { console.error(`kept: ${[cp, w1, w2].map((m) => `${m.netns} ${m.prefix}`).join(' ')}`); return; }
+    for (const m of [w1, w2, cp]) if (m) await k8ts(['reset', '--force', '--prefix', m.prefix], undefined, m.on);
+    for (const m of [cp, w1, w2]) await m?.ctrd?.stop();
+    await topo?.remove();
+    for (const m of [cp, w1, w2]) if (m) rmSync(m.prefix, { recursive: true, force: true });
+    rmSync(outsideDir, { recursive: true, force: true });
+  });
+
+  it('init with --pod-network-cidr records backend auto; two workers join (one behind a router); every node gets a podCIDR and its routes', async () => {
+    const init = await k8ts(['init', '--prefix', cp.prefix, '--apiserver-advertise-address', cp.address, '--cri-socket', cp.ctrd!.endpoint,
+      '--pod-network-cidr', '10.244.0.0/16'], undefined, cp.on);
+    assert.equal(init.code, 0, init.stderr + init.stdout);
+    assert.match(init.stdout, /\[upload-config\] Storing the configuration used in ConfigMap "kubeadm-config" in the "kube-system" Namespace/);
+    const cm = await kc(['get', 'configmap', '-n', 'kube-system', 'kubeadm-config', '-o', 'jsonpath={.data.podNetworkBackend}']);
+    assert.equal(cm.stdout, 'auto');
+    await join_(w1);
+    await join_(w2);
+    const cidrs = await eventually(async () => {
+      const c = await Promise.all([cp, w1, w2].map((m) => podCIDR(m.name)));
+      return c.every(Boolean) ? c as string[] : undefined;
+    }, 30_000, 'a podCIDR on every node');
+    assert.equal(new Set(cidrs).size, 3);
+    // worker2 is reached through the router: its VXLAN endpoint is published, and the others route to it over the overlay.
+    const data = await eventually(async () => (await node('worker2')).metadata?.annotations?.['podnet.k8ts.io/backend-data'], 15_000, 'worker2 publishes its VTEP');
+    assert.match(data, /^\{"VNI":1,"VtepMAC":"([0-9a-f]{2}:){5}[0-9a-f]{2}"\}$/);
+    const [cpCIDR, w1CIDR, w2CIDR] = cidrs as [string, string, string];
+    await eventually(async () => {
+      const [onCP, onW1, onW2] = await Promise.all([routes(cp), routes(w1), routes(w2)]);
+      return onCP.includes(`${w1CIDR} via ${w1.address}`)
+        && onCP.includes(`${w2CIDR} via ${w2CIDR.split('/')[0]} dev k8ts.1`) && onCP.includes('onlink')
+        && onW1.includes(`${cpCIDR} via ${cp.address}`) && onW1.includes(`${w2CIDR} via ${w2CIDR.split('/')[0]} dev k8ts.1`)
+        && onW2.includes(`${cpCIDR} via ${cpCIDR.split('/')[0]} dev k8ts.1`) && onW2.includes(`${w1CIDR} via ${w1CIDR.split('/')[0]} dev k8ts.1`);
+    }, 15_000, 'host-gw routes between control-plane and worker1, VXLAN routes to and from worker2');
+  });
+
+  it('pods take addresses from their node\'s podCIDR and reach each other by IP without NAT, over host-gw and over VXLAN', async () => {
+    const ips: Record<string, string> = {};
+    for (const m of [cp, w1, w2]) {
+      ips[m.name] = await serve(`web-${m.name}`, m.name);
+      const cidr = (await podCIDR(m.name))!;
+      assert.ok(inCIDR(ips[m.name]!, cidr), `${m.name}'s pod ${ips[m.name]} is in its podCIDR ${cidr}`);
+    }
+    // control-plane → worker1: host-gw; worker1 → worker2 and worker2 → control-plane: VXLAN through the router.
+    for (const [from, to] of [['control-plane', 'worker1'], ['worker1', 'control-plane'], ['worker1', 'worker2'], ['worker2', 'control-plane'], ['control-plane', 'worker2']] as const) {
+      assert.equal(await fetchFrom(`web-${from}`, ips[to]!), ips[from], `${from} → ${to}: the server sees the client pod's own address`);
+    }
+    const ping = await kc(['exec', 'web-worker2', '--', 'ping', '-c', '1', '-W', '3', ips['worker1']!]);
+    assert.equal(ping.code, 0, ping.stderr + ping.stdout);
+  });
+
+  it('pod-to-outside traffic is masqueraded to the node\'s address (table ip k8ts-podnet)', async () => {
+    assert.equal(await fetchFrom('web-worker1', topo.router.linkAddress), w1.address);
+    assert.equal(await fetchFrom('web-control-plane', topo.router.linkAddress), cp.address);
+    const table = await sh(w1, ['nft', 'list', 'table', 'ip', 'k8ts-podnet']);
+    assert.match(table.stdout, /masquerade/);
+  });
+
+  it('the seed walk: worker1 reset, its Node deleted, joins again with a new podCIDR; the bridge, its pods and the others\' routes follow', async () => {
+    const oldCIDR = (await podCIDR('worker1'))!;
+    assert.equal((await kc(['delete', 'pod', 'web-worker1', '--wait=false'])).code, 0);
+    assert.equal((await kc(['delete', 'node', 'worker1'])).code, 0);
+    const reset = await k8ts(['reset', '--force', '--prefix', w1.prefix], undefined, w1.on);
+    assert.equal(reset.code, 0, reset.stderr);
+    assert.match(reset.stdout, /\[reset\] Removing the pod network/);
+    // reset removed what the pod network set up on worker1.
+    const links = (await sh(w1, ['ip', '-o', 'link', 'show'])).stdout;
+    assert.doesNotMatch(links, /k8ts0|k8ts\.1/);
+    assert.equal(await routes(w1), '');
+    assert.notEqual((await sh(w1, ['nft', 'list', 'tables'])).stdout.includes('k8ts-podnet'), true);
+    await join_(w1);
+    const newCIDR = await eventually(async () => podCIDR('worker1'), 30_000, 'worker1 has a podCIDR again');
+    assert.notEqual(newCIDR, oldCIDR, 'the rejoined node gets a new podCIDR (the seed: 10.244.1.0/24 → 10.244.4.0/24)');
+    const ip = await serve('web-worker1-again', 'worker1');
+    assert.ok(inCIDR(ip, newCIDR), `the new pod's ${ip} is in the new podCIDR ${newCIDR}`);
+    const bridge = (await sh(w1, ['ip', '-4', '-o', 'addr', 'show', 'dev', 'k8ts0'])).stdout;
+    assert.match(bridge, new RegExp(`inet ${newCIDR.replace(/0\/24$/, '1').replace(/\./g, '\\.')}/24`));
+    assert.equal(bridge.trim().split('\n').length, 1, `only the new gateway on k8ts0: ${bridge}`);
+    await eventually(async () => {
+      const onCP = await routes(cp);
+      return onCP.includes(`${newCIDR} via ${w1.address}`) && !onCP.includes(oldCIDR);
+    }, 15_000, 'control-plane routes the new podCIDR, not the old one');
+    const cpIP = JSON.parse((await kc(['get', 'pod', 'web-control-plane', '-o', 'json'])).stdout).status.podIP as string;
+    const w2IP = JSON.parse((await kc(['get', 'pod', 'web-worker2', '-o', 'json'])).stdout).status.podIP as string;
+    assert.equal(await fetchFrom('web-worker1-again', cpIP), ip);
+    assert.equal(await fetchFrom('web-worker1-again', w2IP), ip);
+    assert.equal(await fetchFrom('web-worker2', ip), w2IP);
+  });
+});

@@ -1,0 +1,39 @@
+/** The logged-in page: the cluster map, the selected pod's details, the node action dialog. */
+import { useState } from 'preact/hooks';
+import type { Node, Pod } from 'kubernetes-types/core/v1';
+import { useCollection } from './use-collection.js';
+import { useScope } from './scope.js';
+import { ClusterMap } from './cluster-map.js';
+import { OwnerDetails, PodDetails } from './pod-details.js';
+import { NodeActionDialog, type NodeAction } from './node-actions.js';
+
+export function Dashboard(props: { namespace: string; onLogout(): void }) {
+  const scope = useScope(props.namespace);
+  const pods = useCollection<Pod>(scope?.podsPath);
+  const nodes = useCollection<Node>(scope?.listNodes ? '/api/v1/nodes' : undefined);
+  const [selected, setSelectedPod] = useState<string>();
+  const [owner, setOwner] = useState<{ kind: string; namespace: string; name: string }>();
+  const setSelected = (key: string | undefined) => { setOwner(undefined); setSelectedPod(key); };
+  const selectOwner = (o: { kind: string; namespace: string; name: string }) => { setSelectedPod(undefined); setOwner(o); };
+  const [action, setAction] = useState<NodeAction>();
+  const pod = selected ? pods.items.get(selected) : undefined;
+  return (
+    <div class="layout">
+      <header>
+        <h1>k8ts</h1>
+        <span class="scope">{scope ? (scope.namespace ? `namespace ${scope.namespace}` : 'all namespaces') : 'checking access…'}</span>
+        <span class="counts">{nodes.items.size} nodes · {pods.items.size} pods</span>
+        <button type="button" onClick={props.onLogout}>Log out</button>
+      </header>
+      {pods.error && <p role="alert" class="error">{pods.error.message}</p>}
+      {nodes.error && <p role="alert" class="error">{nodes.error.message}</p>}
+      <main>
+        {scope && <ClusterMap nodes={[...nodes.items.values()]} pods={[...pods.items.values()]} canPatchNodes={scope.patchNodes}
+          selected={selected} onSelect={setSelected} onSelectOwner={selectOwner} onAction={setAction} />}
+      </main>
+      {pod && <PodDetails pod={pod} onClose={() => setSelected(undefined)} />}
+      {owner && <OwnerDetails key={`${owner.kind}/${owner.namespace}/${owner.name}`} {...owner} onClose={() => setOwner(undefined)} />}
+      {action && <NodeActionDialog action={action} onClose={() => setAction(undefined)} />}
+    </div>
+  );
+}

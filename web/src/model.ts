@@ -1,0 +1,90 @@
+/**
+ * What the cluster map shows, derived from the pods and nodes the page
+ * watches: pure functions, so the rules are in one place.
+ */
+import type { Node, Pod, Taint } from 'kubernetes-types/core/v1';
+
+export type OwnerKind = 'DaemonSet' | 'StatefulSet' | 'Deployment' | 'ReplicaSet' | 'Job' | 'Static' | 'Pod';
+
+/** The order groups take inside a node's column. */
+const kindOrder: OwnerKind[] = ['Static', 'DaemonSet', 'StatefulSet', 'Deployment', 'ReplicaSet', 'Job', 'Pod'];
+
+export const podKey = (p: Pod) => `${p.metadata?.namespace}/${p.metadata?.name}`;
+
+/** The kubelet's mirror pods carry this annotation (kubetypes.ConfigMirrorAnnotationKey). */
+export const isMirrorPod = (p: Pod) => !!p.metadata?.annotations?.['kubernetes.io/config.mirror'];
+
+/**
+ * The controlling owner's kind; a ReplicaSet whose pods carry
+ * pod-template-hash is a Deployment's (the Deployment controller's label).
+ */
+export function ownerOf(p: Pod): { kind: OwnerKind; name: string } {
+  const ref = p.metadata?.ownerReferences?.find((r) => r.controller) ?? p.metadata?.ownerReferences?.[0];
+  if (isMirrorPod(p) || ref?.kind === 'Node') return { kind: 'Static', name: p.spec?.nodeName ?? '' };
+  if (!ref) return { kind: 'Pod', name: '' };
+  if (ref.kind === 'ReplicaSet' && p.metadata?.labels?.['pod-template-hash']) {
+    const hash = p.metadata.labels['pod-template-hash'];
+    return { kind: 'Deployment', name: ref.name.endsWith(`-${hash}`) ? ref.name.slice(0, -hash.length - 1) : ref.name };
+  }
+  const known: OwnerKind[] = ['DaemonSet', 'StatefulSet', 'ReplicaSet', 'Job'];
+  return { kind: known.includes(ref.kind as OwnerKind) ? ref.kind as OwnerKind : 'Pod', name: ref.name };
+}
+
+/** A StatefulSet pod's ordinal: the number after its set's name (statefulset's getOrdinal). */
+export function ordinalOf(p: Pod): number {
+  const m = /-(\d+)$/.exec(p.metadata?.name ?? '');
+  return m ? Number(m[1]) : -1;
+}
+
+export type PodState = 'ready' | 'running' | 'pending' | 'succeeded' | 'failed' | 'terminating';
+
+/** The card's colour: terminating first (deletionTimestamp), then the phase, Running split by the Ready condition. */
+export function podState(p: Pod): PodState {
+  if (p.metadata?.deletionTimestamp) return 'terminating';
+  switch (p.status?.phase) {
+    case 'Succeeded': return 'succeeded';
+    case 'Failed': return 'failed';
+    case 'Running': return p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? 'ready' : 'running';
+    default: return 'pending';
+  }
+}
+
+export interface PodGroup { kind: OwnerKind; name: string; namespace: string; pods: Pod[] }
+
+/** A column's pods grouped by owner, groups in kindOrder then by name, StatefulSet pods by ordinal. */
+export function groupPods(pods: readonly Pod[]): PodGroup[] {
+  const groups = new Map<string, PodGroup>();
+  for (const p of pods) {
+    const o = ownerOf(p);
+    const ns = p.metadata?.namespace ?? '';
+    const key = `${o.kind}/${ns}/${o.name}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { kind: o.kind, name: o.name, namespace: ns, pods: [] }));
+    g.pods.push(p);
+  }
+  const out = [...groups.values()];
+  for (const g of out) {
+    g.pods.sort(g.kind === 'StatefulSet' ? (a, b) => ordinalOf(a) - ordinalOf(b) : (a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
+  }
+  return out.sort((a, b) => kindOrder.indexOf(a.kind) - kindOrder.indexOf(b.kind) || `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+}
+
+/** node-role.kubernetes.io/<role> labels, as kubectl get nodes' ROLES column. */
+export function nodeRoles(n: Node): string[] {
+  const roles: string[] = [];
+  for (const k of Object.keys(n.metadata?.labels ?? {})) {
+    if (k.startsWith('node-role.kubernetes.io/')) roles.push(k.slice('node-role.kubernetes.io/'.length));
+  }
+  return roles.length ? roles.sort() : ['<none>'];
+}
+
+export function nodeReady(n: Node): 'True' | 'False' | 'Unknown' {
+  const c = n.status?.conditions?.find((x) => x.type === 'Ready');
+  return (c?.status as 'True' | 'False' | undefined) ?? 'Unknown';
+}
+
+/** containerRuntimeVersion's scheme: simulated, containerd, process. */
+export const nodeRuntime = (n: Node) => (n.status?.nodeInfo?.containerRuntimeVersion ?? '').split('://')[0] || 'unknown';
+
+/** kubectl taint's spelling: key=value:Effect (key:Effect without a value). */
+export const taintText = (t: Taint) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
