@@ -56,16 +56,24 @@ function showValue(v: unknown): string {
 
 /** Renders like upstream's `(*field.Error).Error()`: `spec.x: Invalid value: "v": detail`. */
 export function fieldErrorMessage(e: FieldError): string {
-  const words = typeWords[e.type];
-  const parts = [`${e.field}: ${words}`];
+  return `${e.field}: ${fieldErrorBody(e)}`;
+}
+
+/**
+ * Upstream's `(*field.Error).ErrorBody()`, the text after `field: ` (a cause's
+ * message). The bare words (a Required value without detail) are one shared
+ * string, not a new one per error: a Pod of 1,000,000 containers has millions.
+ */
+export function fieldErrorBody(e: FieldError): string {
+  let body = typeWords[e.type];
   const showsValue = e.type !== 'FieldValueRequired' && e.type !== 'FieldValueForbidden' && e.type !== 'FieldValueTooLong' && e.type !== 'InternalError';
-  if (showsValue && e.value !== undefined) parts.push(showValue(e.value));
+  if (showsValue && e.value !== undefined) body += `: ${showValue(e.value)}`;
   if (e.type === 'FieldValueNotSupported' && e.supported) {
-    parts.push(`supported values: ${e.supported.map((s) => JSON.stringify(s)).join(', ')}`);
+    body += `: supported values: ${e.supported.map((s) => JSON.stringify(s)).join(', ')}`;
   } else if (e.detail) {
-    parts.push(e.detail);
+    body += `: ${e.detail}`;
   }
-  return parts.join(': ');
+  return body;
 }
 
 export const required = (field: string, detail = ''): FieldError => ({ type: 'FieldValueRequired', field, detail });

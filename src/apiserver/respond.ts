@@ -2,6 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import { internalError, Status, StatusError, statusWireForm } from '../api/status.js';
 import { encodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
+import type { EncodedStatus } from './heavy/invalid-status.js';
 
 export function writeJSON(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -90,6 +91,44 @@ export function writeStatus(res: ServerResponse, status: Status, protobuf = fals
   const retryAfter = status.details?.retryAfterSeconds;
   if (retryAfter !== undefined && retryAfter > 0) res.setHeader('Retry-After', String(retryAfter));
   writeObjectAs(res, status.code, status, protobuf);
+}
+
+/**
+ * A Status the heavy lane already encoded (a 422 of millions of causes):
+ * thrown like any StatusError, written as its bytes. Its `status` is a short
+ * stand-in for logs and metrics; the client gets `encoded`.
+ */
+export class EncodedStatusError extends StatusError {
+  constructor(readonly encoded: EncodedStatus, summary: string) {
+    super({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: summary, reason: encoded.reason, code: encoded.code });
+  }
+}
+
+/** The error of a failed request as its Status, or as the bytes already encoded for it. */
+export function writeError(res: ServerResponse, err: unknown, protobuf: boolean): void {
+  if (err instanceof EncodedStatusError) return void writeBytes(res, err.encoded.code, err.encoded.contentType, err.encoded.body);
+  writeStatus(res, toStatus(err), protobuf);
+}
+
+/**
+ * A body already encoded, written in slices of 1 MiB, each after the socket
+ * took the one before: one write of hundreds of MiB would be encrypted in one
+ * go on the loop (seconds), and buffered whole beside the body.
+ */
+export async function writeBytes(res: ServerResponse, code: number, contentType: string, parts: readonly Uint8Array[]): Promise<void> {
+  let length = 0;
+  for (const p of parts) length += p.byteLength;
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': length, 'Cache-Control': 'no-cache, private' });
+  const slices: Buffer[] = [];
+  for (const p of parts) {
+    for (let at = 0; at < p.byteLength; at += sliceChars) slices.push(Buffer.from(p.buffer, p.byteOffset + at, Math.min(sliceChars, p.byteLength - at)));
+  }
+  const last = slices.length - 1;
+  for (let i = 0; i < last; i++) {
+    if (!res.write(slices[i])) await drained(res);
+    if (res.destroyed) return;
+  }
+  await endFlushed(res, slices[last] ?? Buffer.alloc(0));
 }
 
 /** Maps anything thrown in a handler to a Status; non-Status errors are 500s (bugs or I/O). */

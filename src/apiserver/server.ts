@@ -19,7 +19,7 @@ import { runAsRequestUser } from './request-user.js';
 import { runInRequestScope } from './request-scope.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia, negotiateOpenAPIV2, openapiV2ProtobufType } from './negotiate.js';
-import { writeJSON, writeStatus, toStatus } from './respond.js';
+import { writeJSON, writeStatus, writeError, toStatus } from './respond.js';
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { openapiV3Document, openapiV3Index } from './openapi/index.js';
 import { openapiV2Document, openapiV2Protobuf } from './openapi/v2.js';
@@ -168,7 +168,7 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2));
     if (res.headersSent) return;
     // Resource requests negotiate their errors as their objects (client-go decodes a protobuf Status).
-    writeStatus(res, status, info.isResourceRequest && negotiateMedia(req.headers.accept).protobuf);
+    writeError(res, err, info.isResourceRequest && negotiateMedia(req.headers.accept).protobuf);
   }
 }
 

@@ -14,6 +14,7 @@ import { CRDController } from '../registry/custom/crd-controller.js';
 import { ServiceAllocator, type ServiceIPRange } from '../registry/service-allocation.js';
 import { defaultStorageClassAdmission } from '../apiserver/admission/default-storage-class.js';
 import { priorityAdmission } from '../apiserver/admission/priority.js';
+import { configureHeavyLane } from '../apiserver/heavy/index.js';
 import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
 import { resourceQuotaAdmission } from '../apiserver/admission/resourcequota.js';
 import { nodeRestrictionAdmission } from '../apiserver/admission/noderestriction.js';
@@ -173,6 +174,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   cleanups.push(() => cache.close());
   await cache.start();
   const requestMs = opts.requestTimeoutMs ?? 60_000;
+  // A heavy-lane job gets what any request gets (--request-timeout, upstream's 1m by default), no less:
+  // a large body on a busy machine must not be cut off sooner than a small one would be.
+  configureHeavyLane({ budgetMs: requestMs });
   // pods/log and nodes/proxy reach kubelets as kube-apiserver-kubelet-client (kubeadm's apiserver-kubelet-client.crt).
   const kubelet = createKubeletClient(registry, { certPem: pki.kubeletClientCertPem, keyPem: pki.kubeletClientKeyPem });
   cleanups.push(() => kubelet.close());

@@ -1,11 +1,11 @@
 /** get, list, create, update, patch, delete and deletecollection on a resource. */
 import { kindKey, apiVersionOf } from '../../api/resources.js';
-import { badRequest, invalidObject, storageRequestTooLarge, successStatus, unsupportedMediaType } from '../../api/status.js';
+import { badRequest, storageRequestTooLarge, successStatus, unsupportedMediaType } from '../../api/status.js';
 import { applyPatch, patchMediaTypes, patchStrictDecodingError, patchTypeError, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
 import type { DeleteOptions } from '../../registry/types.js';
 import type { ListResult } from '../../registry/store.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
-import { writeJSON, writeJSONItems, writeObjectAs } from '../respond.js';
+import { EncodedStatusError, writeJSON, writeJSONItems, writeObjectAs } from '../respond.js';
 import { checkBodyFields, type RawBody } from '../field-validation.js';
 import { CustomResourceStore } from '../../registry/custom/store.js';
 import { readObjectBodyOffLoop } from '../heavy/index.js';
@@ -95,13 +95,10 @@ async function readObject(ctx: HandlerContext, create = false): Promise<any> {
   // A large body is decoded and checked in the heavy lane; the loop serves others meanwhile.
   const { obj, warnings, refusal } = await readObjectBodyOffLoop({
     body: buf, type, into: bodyKind(ctx), endpoint: ctx.store.info, endpointApiVersion: ctx.store.apiVersion,
-    fieldValidation: query(ctx, 'fieldValidation'), builtIn, create: create && !isDryRun(ctx),
+    fieldValidation: query(ctx, 'fieldValidation'), builtIn, create, dryRun: isDryRun(ctx), protobufAnswer: ctx.protobuf,
   });
   if (warnings !== undefined) ctx.res.setHeader('Warning', warnings);
-  if (refusal) {
-    const { kind, group } = ctx.store.info;
-    throw 'invalid' in refusal ? invalidObject(kind, group, refusal.name, refusal.invalid) : storageRequestTooLarge();
-  }
+  if (refusal) throw 'invalid' in refusal ? new EncodedStatusError(refusal.invalid, `${ctx.store.info.kind} "${refusal.name}" is invalid`) : storageRequestTooLarge();
   if (builtIn) return obj;
   const raw: RawBody | undefined = type === protobufMediaType ? undefined : { text: buf.toString('utf8'), yaml: type === 'application/yaml' };
   checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res, raw);

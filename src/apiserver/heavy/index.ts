@@ -35,7 +35,8 @@ export async function closeHeavyLane(): Promise<void> {
   await p?.close();
 }
 
-/** Reads a create or update body, in a worker when it is large. */
+/** Reads a create or update body, in a worker when it is large (and there, a create is also validated). */
 export function readObjectBodyOffLoop(job: ObjectBodyJob): Promise<ObjectBodyResult> | ObjectBodyResult {
-  return job.body.byteLength >= heavyBodyBytes ? heavyLane().run(job) : readObjectBody(job);
+  // A small create is defaulted and validated where it always was, after admission.
+  return job.body.byteLength >= heavyBodyBytes ? heavyLane().run(job) : readObjectBody({ ...job, create: false });
 }

@@ -15,7 +15,7 @@ import { kindKey } from '../../api/resources.js';
 import { applyDefaults } from '../../api/defaults/index.js';
 import { validateCreate } from '../../api/validation/index.js';
 import { maxStoredRequestBytes } from '../../api/status.js';
-import type { FieldError } from '../../api/field-errors.js';
+import { encodeInvalidStatus, type EncodedStatus } from './invalid-status.js';
 
 export interface ObjectBodyJob {
   body: Uint8Array;
@@ -28,18 +28,25 @@ export interface ObjectBodyJob {
   fieldValidation?: string;
   builtIn: boolean;
   /**
-   * A create that will be stored (not a dry run): when the decoded object
-   * alone is already over the stored-object limit, the worker also settles
-   * what upstream would answer it (see storagePreflight), so the loop never
-   * defaults, tracks or validates an object that storage will refuse.
+   * A create of a built-in kind read here: the worker also defaults and
+   * validates it (see createPreflight), so an invalid one is answered from
+   * here and the loop never validates it or builds its Status.
    */
   create?: boolean;
+  /** The create is a dry run: storage's size limit does not apply. */
+  dryRun?: boolean;
+  /** The client prefers a protobuf answer (its Accept), for a Status encoded here. */
+  protobufAnswer?: boolean;
 }
 
 export interface ObjectBodyResult {
   /** The decoded object; absent when `refusal` already says how the request ends. */
   obj: any;
-  refusal?: { name: string } & ({ invalid: FieldError[] } | { tooLarge: true });
+  /**
+   * How the request ends: its 422 already encoded (so the loop never builds
+   * or serialises a Status of millions of causes), or etcd's size refusal.
+   */
+  refusal?: { name: string } & ({ invalid: EncodedStatus } | { tooLarge: true });
   /** The Warning header values the checks asked for. */
   warnings?: string | number | readonly string[];
 }
@@ -52,25 +59,30 @@ export function readObjectBody(job: ObjectBodyJob): ObjectBodyResult {
   if (!job.builtIn) return result;
   const raw: RawBody | undefined = job.type === protobufMediaType ? undefined : { text: buf.toString('utf8'), yaml: job.type === 'application/yaml' };
   checkFields(job.endpoint, obj, job.fieldValidation, { setHeader: (_name, value) => { result.warnings = value; return undefined as never; } }, raw);
-  const refusal = job.create ? storagePreflight(job, obj, buf.length) : undefined;
+  const refusal = job.create ? createPreflight(job, obj) : undefined;
   return refusal ? { obj: undefined, warnings: result.warnings, refusal } : result;
 }
 
 /**
- * Upstream validates a create, then etcd refuses what is over its request
- * limit (500 "etcdserver: request is too large"). Defaulting and metadata
- * only make an object larger, so a decoded object already over the limit
- * ends in one of those two answers: its validation errors (422), or the
- * refusal. Worked out here, off the loop; objects under the limit, and
- * objects whose name the store must still generate, take the usual path.
+ * Upstream decodes a create with its defaults, validates it, then etcd
+ * refuses what is over its request limit (500 "etcdserver: request is too
+ * large"). For a body large enough to be read here, the defaulting and
+ * validation run here too: an invalid object is answered with its 422, all
+ * causes encoded here (a Pod of 300,000 empty containers validated on the
+ * loop held it for seconds). A valid object over the limit gets etcd's
+ * refusal (defaulting and metadata only make it larger). Any other object
+ * takes the usual path, admission first. Departure: an invalid large body is
+ * answered before admission, so a missing namespace is not NamespaceLifecycle's
+ * 404 for it. Objects whose name the store must still generate take the usual path.
  */
-function storagePreflight(job: ObjectBodyJob, obj: any, bodyBytes: number): ObjectBodyResult['refusal'] {
-  if (bodyBytes < maxStoredRequestBytes / 2 || !obj?.metadata?.name) return undefined;
-  if (Buffer.byteLength(JSON.stringify(obj)) <= maxStoredRequestBytes) return undefined;
+function createPreflight(job: ObjectBodyJob, obj: any): ObjectBodyResult['refusal'] {
+  if (!obj?.metadata?.name) return undefined;
   const key = kindKey(job.endpoint);
   const copy = { ...obj, apiVersion: job.endpointApiVersion, kind: job.endpoint.kind };
   applyDefaults(key, copy);
-  const invalid = validateCreate(key, copy);
+  const errors = validateCreate(key, copy);
   const name = String(obj.metadata.name);
-  return invalid.length ? { name, invalid } : { name, tooLarge: true };
+  if (errors.length) return { name, invalid: encodeInvalidStatus(job.endpoint.kind, job.endpoint.group, name, errors, job.protobufAnswer === true) };
+  if (job.dryRun || Buffer.byteLength(JSON.stringify(obj)) <= maxStoredRequestBytes) return undefined;
+  return { name, tooLarge: true };
 }

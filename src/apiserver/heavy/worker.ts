@@ -17,5 +17,8 @@ parentPort!.on('message', (req: HeavyRequest) => {
       ? { id: req.id, ok: false, status: e.status }
       : { id: req.id, ok: false, error: (e as Error)?.stack ?? String(e) };
   }
-  parentPort!.postMessage(res);
+  // An encoded Status is handed over, not copied: the loop receives it without cloning its bytes.
+  const encoded = res.ok ? res.value.refusal : undefined;
+  const transfer = encoded && 'invalid' in encoded ? encoded.invalid.body.map((b) => b.buffer as ArrayBuffer) : [];
+  parentPort!.postMessage(res, transfer);
 });
