@@ -154,6 +154,19 @@ describe('kubeadm-style cluster of three network namespaces on containerd: join,
     }
   });
 
+  it('init\'s kube-proxy DaemonSet runs on all three nodes as host processes, each programming its own namespace\'s nftables', async () => {
+    await eventually(async () => {
+      const r = await kc(['get', 'ds', '-n', 'kube-system', 'kube-proxy', '--no-headers']);
+      return /^kube-proxy\s+3\s+3\s+3\s+3\s+3\s/.test(r.stdout);
+    }, 120_000, 'kube-proxy 3/3 Ready');
+    for (const m of [cp, ...workers]) {
+      // Not in containerd (the add-on runs on the node's process runtime), and its rules exist in the node's own namespace.
+      assert.deepEqual((await m.ctrd!.client.listContainers()).filter((c) => c.metadata?.name === 'kube-proxy'), []);
+      const table = await ip('ip', ['netns', 'exec', m.netns, 'nft', 'list', 'table', 'ip', 'kube-proxy']);
+      assert.match(table.stdout, /10\.96\.0\.10 \. udp \. 53/, `${m.name}'s kube-proxy table routes kube-dns`);
+    }
+  });
+
   it('kubectl delete node worker1 and reset on worker1: its pod and its containers go', async () => {
     const [w1] = workers as [Machine, Machine];
     assert.equal((await kc(['delete', 'node', 'worker1'])).code, 0);
