@@ -8,7 +8,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import https from 'node:https';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -23,7 +24,12 @@ let browser: Browser;
 let page: Page;
 let dashboard: string;
 
-const shot = (p: Page, name: string) => p.screenshot({ path: join(repoRoot, 'docs', 'dashboard', `${name}.png`) });
+/**
+ * Screenshots of the screens under test: into docs/dashboard (the README's pictures) when
+ * K8TS_SCREENSHOTS=docs, else into a temporary folder, so a test run leaves the tree as it was.
+ */
+const shotsDir = process.env.K8TS_SCREENSHOTS === 'docs' ? join(repoRoot, 'docs', 'dashboard') : mkdtempSync(join(tmpdir(), 'k8ts-dashboard-shots-'));
+const shot = (p: Page, name: string) => p.screenshot({ path: join(shotsDir, `${name}.png`) });
 /** The data-pod keys of the cards in a column ('pending pods' or 'node NAME'), in page order. */
 const cardsIn = (p: Page, column: string) => p.locator(`section[aria-label="${column}"] [data-pod]`).evaluateAll((els) => els.map((e) => e.getAttribute('data-pod')!));
 const kubectl = (...args: string[]) => up.kubectl(args);

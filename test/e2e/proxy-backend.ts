@@ -6,5 +6,8 @@
 import http from 'node:http';
 
 const [name, port] = process.argv.slice(2);
+// `node --test dist/test/` runs every .js file under a test/ folder; without its arguments this
+// is that run, not a backend, so it must end instead of serving forever.
+if (!name) process.exit(0);
 http.createServer((req, res) => { res.end(`${name} ${req.socket.remoteAddress}\n`); })
   .listen(Number(port ?? 8080), '0.0.0.0', () => process.stdout.write('listening\n'));

@@ -35,7 +35,7 @@ const inNs = (ns: string, argv: string[]) => ['nsenter', `--net=/run/netns/${ns}
 export interface Probe { get(host: string, port: number, count?: number): Promise<string[]>; close(): void }
 
 function startProbe(ns: string): Promise<Probe> {
-  const child = spawn(inNs(ns, [])[0]!, [...inNs(ns, []).slice(1), process.execPath, join(here, 'proxy-probe.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(inNs(ns, [])[0]!, [...inNs(ns, []).slice(1), process.execPath, join(here, 'proxy-probe.js'), 'serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const waiting = new Map<string, (r: string[]) => void>();
   createInterface({ input: child.stdout! }).on('line', (line) => {
     const { id, results } = JSON.parse(line);

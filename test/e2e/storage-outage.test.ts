@@ -55,6 +55,17 @@ describe('an etcd outage', () => {
       return r.status === 500 && r.body.includes('[-]etcd failed: reason withheld\n') ? r : undefined;
     }, 15_000, '/readyz reporting the etcd check failed');
     assert.match(failing.body, /readyz check failed\n$/);
+    // Issue #19's invariant while the outage lasts: /readyz and another client's GET are answered
+    // (a failure, not a hang) within 1 s, however long etcd stays away.
+    for (let i = 0; i < 5; i++) {
+      for (const path of ['/readyz', '/api/v1/namespaces/x/configmaps/before']) {
+        const started = performance.now();
+        const r = await apiRequest(cluster, path);
+        const ms = performance.now() - started;
+        assert.ok(r.status >= 500, `${path} answered ${r.status} during the outage`);
+        assert.ok(ms < 1_000, `${path} answered in ${Math.round(ms)} ms during the outage (limit 1,000 ms)`);
+      }
+    }
     const one = await apiRequest(cluster, '/readyz/etcd');
     assert.equal(one.status, 500);
     assert.match(one.body, /^internal server error: error getting data from etcd: /);
