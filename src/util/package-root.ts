@@ -6,26 +6,22 @@
  * lives in dist/bundle, not at its source depth), so they start from the
  * package root instead.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-let root: string | undefined;
-
-/** The directory holding k8ts's package.json. */
-export function packageRoot(): string {
-  if (root) return root;
-  for (let dir = here; ; dir = dirname(dir)) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'k8ts') return (root = dir);
-    if (dirname(dir) === dir) throw new Error(`k8ts's package.json not found above ${here}`);
-  }
-}
-
 /** True when this code runs from the bundle (dist/bundle). */
 export const bundled = basename(here) === 'bundle';
+
+/**
+ * The directory holding k8ts's package.json, from the layout alone (dist/bundle, or
+ * dist/src/util): no file is read, so a user who may run the files but not read the
+ * package's directory listing (a non-root user of a root's checkout) gets the same answer.
+ */
+export function packageRoot(): string {
+  return bundled ? join(here, '..', '..') : join(here, '..', '..', '..');
+}
 
 /**
  * The CLI entry of the running layout, for child processes (`k8ts agent`,

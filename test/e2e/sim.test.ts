@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startCluster, eventually, cliPath, type Cluster } from './harness.js';
+import { startCluster, eventually, repoRoot, type Cluster } from './harness.js';
 import { Clientset, loadKubeconfig } from '../../src/client/index.js';
 import { NodeSimulator } from '../../src/kubelet/index.js';
 import { silentLogger } from '../../src/util/log.js';
@@ -192,7 +192,8 @@ describe('simulated nodes (NodeSimulator, k8ts agent)', () => {
   });
 
   it('k8ts agent registers its node, runs a pod, and exits 0 on SIGTERM', async () => {
-    const runner = `import { runAgent } from ${JSON.stringify(join(cliPath, '..', 'agent.js'))};
+    // The compiled tree's module (the bundle has no agent.js of its own name).
+    const runner = `import { runAgent } from ${JSON.stringify(join(repoRoot, 'dist', 'src', 'cli', 'agent.js'))};
       runAgent(process.argv.slice(1)).then((c) => { process.exitCode = c; }, (e) => { console.error(e); process.exitCode = 1; });`;
     const proc = spawn(process.execPath, ['--input-type=module', '-e', runner, '--', '--kubeconfig', cluster.kubeconfig, '--node-name', 'agent-1',
       '--runtime', 'simulated', '--labels', 'tier=edge', '--register-with-taints', 'dedicated=edge:NoSchedule', '--max-pods', '20', '--cpu', '2', '--memory', '4Gi'],

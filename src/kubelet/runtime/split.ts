@@ -21,17 +21,31 @@ import type { Readable } from 'node:stream';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ContainerLogOptions } from '../logs/options.js';
 import { isStaticPod } from '../staticpods/manifest.js';
-import type { PodRuntime, RuntimePodStatus, StreamRequest } from './runtime.js';
+import type { PodRuntime, RuntimeContainerStats, RuntimePodStatus, StreamRequest } from './runtime.js';
 
 export class SplitRuntime implements PodRuntime {
   readonly type: string;
   readonly version: string;
   private readonly owner = new Map<string, PodRuntime>();
 
+  /** Usage of both runtimes' containers; absent when neither measures any (the stats provider then serves none). */
+  readonly containerStats?: () => Promise<RuntimeContainerStats[]>;
+  /** The node's podCIDR for both runtimes (the CRI's UpdateRuntimeConfig); absent when neither takes it. */
+  readonly updatePodCIDR?: (podCIDRs: string[]) => Promise<void>;
+
   /** `staticPods` holds the pods `route` picks (the static pods unless told otherwise), `apiPods` the rest. */
   constructor(private readonly apiPods: PodRuntime, private readonly staticPods: PodRuntime, private readonly route: (pod: Pod) => boolean = isStaticPod) {
     this.type = apiPods.type;
     this.version = apiPods.version;
+    // The node-wide optional calls exist on the split exactly when one of its runtimes has them, so
+    // callers that test for a call (the stats provider, the podCIDR update) see what the node can do.
+    const both = [apiPods, staticPods];
+    if (both.some((r) => r.containerStats)) {
+      this.containerStats = async () => (await Promise.all(both.map((r) => r.containerStats?.() ?? Promise.resolve([])))).flat();
+    }
+    if (both.some((r) => r.updatePodCIDR)) {
+      this.updatePodCIDR = async (podCIDRs) => { await Promise.all(both.map((r) => r.updatePodCIDR?.(podCIDRs))); };
+    }
   }
 
   /** The runtime holding pod `uid` (the API pods' runtime for a pod neither holds). */
