@@ -29,6 +29,26 @@ export async function createIfNotExists(clients: Clientset, kind: KubeadmKind, o
   }
 }
 
+/** The kinds an addon creates that are cluster-scoped; every other one lives in a namespace. */
+const clusterScoped = new Set(['ClusterRole', 'ClusterRoleBinding', 'Namespace', 'PriorityClass']);
+
+/** The resource of a built-in object from its apiVersion and kind (the lower-cased plural: true of every kind an addon creates). */
+function gvrOf(apiVersion: string, kind: string): GVR {
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
+  return { group, version, resource: `${kind.toLowerCase()}s`, namespaced: !clusterScoped.has(kind) };
+}
+
+/** Creates each object in order, keeping any that already exists as it is (an addon phase run again, or a restarted `k8ts up`). */
+export async function createAllIfNotExist(clients: Clientset, objects: { apiVersion?: string; kind?: string; metadata?: { namespace?: string } }[]): Promise<void> {
+  for (const obj of objects) {
+    try {
+      await new ResourceClient(clients.rest, gvrOf(obj.apiVersion!, obj.kind!)).create(obj.metadata?.namespace, obj);
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+}
+
 /** Creates `obj`, or replaces the existing one's content with it (keeping its resourceVersion for the update). */
 export async function createOrUpdate(clients: Clientset, kind: KubeadmKind, obj: any): Promise<void> {
   const client = resourceClient(clients, kind);

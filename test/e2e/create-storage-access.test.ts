@@ -18,22 +18,12 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, type Cluster } from './harness.js';
-import { apiRequest, manifestDir } from './helpers.js';
+import { manifestDir, storageCounts } from './helpers.js';
 import { startEtcd, type PrivateEtcd } from './etcd.js';
 
 const reads = ['get', 'list', 'count'] as const;
 const writes = ['create', 'update', 'delete'] as const;
 
-type Counts = Record<string, number>;
-
-async function storageCounts(cluster: Cluster): Promise<Counts> {
-  const res = await apiRequest(cluster, '/metrics');
-  assert.equal(res.status, 200);
-  const counts: Counts = {};
-  for (const m of res.body.matchAll(/^k8ts_storage_request_duration_seconds_count\{operation="(\w+)"\} (\d+)$/gm)) counts[m[1]!] = Number(m[2]);
-  assert.ok('create' in counts, 'the server counts storage operations in /metrics');
-  return counts;
-}
 
 /** Storage operations made while `run` ran, as { reads, writes, by operation }. */
 async function storageAccess(cluster: Cluster, run: () => Promise<unknown>) {

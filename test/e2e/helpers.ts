@@ -3,6 +3,7 @@
  * requests with or without the admin client certificate from admin.conf, and
  * reading a child process's output line by line until an expected line shows.
  */
+import assert from 'node:assert/strict';
 import https from 'node:https';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -182,4 +183,15 @@ export function underTerminal(command: string, input: string[], timeoutMs = 30_0
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`timed out under a terminal: ${out}`)); }, timeoutMs);
     child.on('exit', (code) => { clearTimeout(timer); child.stdin.destroy(); resolve({ out, code }); });
   });
+}
+
+/** Storage operations the server has counted so far (k8ts_storage_request_duration_seconds_count by operation, from /metrics). */
+export async function storageCounts(cluster: Cluster): Promise<Record<string, number>> {
+  const res = await apiRequest(cluster, '/metrics');
+  assert.equal(res.status, 200);
+  const counts: Record<string, number> = {};
+  for (const m of res.body.matchAll(/^k8ts_storage_request_duration_seconds_count\{operation="(\w+)"\} (\d+)$/gm)) counts[m[1]!] = Number(m[2]);
+  // The bootstrap objects are created at start, so a server that counts at all has counted creates.
+  assert.ok('create' in counts, 'the server counts storage operations in /metrics');
+  return counts;
 }

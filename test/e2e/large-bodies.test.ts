@@ -20,7 +20,7 @@ import { startCluster, type Cluster } from './harness.js';
 import { apiRequest, apiServerOnly } from './helpers.js';
 import { duringAttack } from './bystander.js';
 import { jsonConfigMap, protobufPod, yamlConfigMap, type LargeBody } from './large-bodies.js';
-import { bytesRequest } from './bytes-request.js';
+import { binaryRequest } from './protobuf-client.js';
 
 let cluster: Cluster;
 
@@ -51,7 +51,7 @@ test('a protobuf Pod with 1,000,000 empty containers: the bystander is served; 4
   const pod = protobufPod();
   assert.ok(pod.body.length > 1.9 * 1024 * 1024 && pod.body.length < 2.1 * 1024 * 1024);
   // The answer is about 430 MiB of JSON: read as bytes, not as one string.
-  const res = await duringAttack(cluster, () => bytesRequest(cluster, pod.path, { method: 'POST', body: pod.body, contentType: pod.contentType }));
+  const res = await duringAttack(cluster, () => binaryRequest(cluster, pod.path, { method: 'POST', body: pod.body, contentType: pod.contentType, accept: 'application/json' }));
   assert.equal(res.status, 422, res.body.subarray(0, 300).toString());
   assert.equal(res.headers['content-type'], 'application/json');
   const head = res.body.subarray(0, 400).toString();

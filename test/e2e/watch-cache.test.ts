@@ -10,21 +10,13 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, type Cluster } from './harness.js';
-import { apiRequest, apiServerOnly, apiStream } from './helpers.js';
+import { apiRequest, apiServerOnly, apiStream, storageCounts } from './helpers.js';
 import { startEtcd, type PrivateEtcd } from './etcd.js';
 
 const ringSize = 10;
 const cms = '/api/v1/namespaces/default/configmaps';
 
 type Counts = Record<string, number>;
-
-async function storageCounts(cluster: Cluster): Promise<Counts> {
-  const res = await apiRequest(cluster, '/metrics');
-  assert.equal(res.status, 200);
-  const counts: Counts = {};
-  for (const m of res.body.matchAll(/^k8ts_storage_request_duration_seconds_count\{operation="(\w+)"\} (\d+)$/gm)) counts[m[1]!] = Number(m[2]);
-  return counts;
-}
 
 /** Storage reads (get, list, count) made while `run` ran. */
 async function storageReads(cluster: Cluster, run: () => Promise<unknown>): Promise<Counts> {

@@ -22,7 +22,8 @@
 import type { Service, ServiceAccount } from 'kubernetes-types/core/v1.js';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { ClusterRole, ClusterRoleBinding } from 'kubernetes-types/rbac/v1.js';
-import { isAlreadyExists, ResourceClient, type Clientset, type GVR } from '../../client/index.js';
+import type { Clientset } from '../../client/index.js';
+import { createAllIfNotExist } from '../../kubeadm/apiclient.js';
 import { k8tsVersion } from '../../apiserver/version.js';
 
 export interface CoreDNSAddonConfig {
@@ -120,21 +121,9 @@ export function coreDNSObjects(c: CoreDNSAddonConfig): [ServiceAccount, ClusterR
   ];
 }
 
-const gvrOf = (apiVersion: string, kind: string): GVR => {
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
-  const resource = kind.toLowerCase() + 's';
-  return { group, version, resource, namespaced: kind !== 'ClusterRole' && kind !== 'ClusterRoleBinding' };
-};
 
 /** Creates the objects, leaving any that already exist as they are (kubeadm init run again, or a restarted `k8ts up`). */
 export async function applyCoreDNSAddon(clients: Clientset, c: CoreDNSAddonConfig, log?: (line: string) => void): Promise<void> {
-  for (const obj of coreDNSObjects(c)) {
-    const client = new ResourceClient(clients.rest, gvrOf(obj.apiVersion!, obj.kind!));
-    try {
-      await client.create(obj.metadata?.namespace, obj);
-    } catch (e) {
-      if (!isAlreadyExists(e)) throw e;
-    }
-  }
+  await createAllIfNotExist(clients, coreDNSObjects(c));
   log?.('[addons] Applied essential addon: CoreDNS');
 }

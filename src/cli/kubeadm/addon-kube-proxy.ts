@@ -19,7 +19,8 @@
 import type { ServiceAccount } from 'kubernetes-types/core/v1.js';
 import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 import type { ClusterRoleBinding } from 'kubernetes-types/rbac/v1.js';
-import { isAlreadyExists, ResourceClient, type Clientset, type GVR } from '../../client/index.js';
+import type { Clientset } from '../../client/index.js';
+import { createAllIfNotExist } from '../../kubeadm/apiclient.js';
 import { k8tsVersion } from '../../apiserver/version.js';
 
 export interface KubeProxyAddonConfig {
@@ -75,20 +76,9 @@ export function kubeProxyObjects(c: KubeProxyAddonConfig): [ServiceAccount, Clus
   ];
 }
 
-const gvrOf = (apiVersion: string, kind: string): GVR => {
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
-  return { group, version, resource: kind.toLowerCase() + 's', namespaced: kind !== 'ClusterRoleBinding' };
-};
 
 /** Creates the objects, leaving any that already exist as they are (kubeadm init run again, or a restarted `k8ts up`). */
 export async function applyKubeProxyAddon(clients: Clientset, c: KubeProxyAddonConfig, log?: (line: string) => void): Promise<void> {
-  for (const obj of kubeProxyObjects(c)) {
-    const client = new ResourceClient(clients.rest, gvrOf(obj.apiVersion!, obj.kind!));
-    try {
-      await client.create(obj.metadata?.namespace, obj);
-    } catch (e) {
-      if (!isAlreadyExists(e)) throw e;
-    }
-  }
+  await createAllIfNotExist(clients, kubeProxyObjects(c));
   log?.('[addons] Applied essential addon: kube-proxy');
 }
