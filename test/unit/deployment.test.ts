@@ -113,6 +113,15 @@ describe('rolling update step sizes', () => {
     // minAvailable 8, new unavailable 3: 13 - 8 - 3 = 2 may go, the unhealthy ones.
     assert.deepEqual(planOldReplicaSets(d, [old, neu], [old], neu).map((a) => a.replicas), [8]);
   });
+  it('pods of an old ReplicaSet not yet deleted count against maxSurge', () => {
+    const d = deployment(6, 2, 1);
+    const old = rs('old', 6);
+    const neu = rs('new', 2);
+    old.spec!.replicas = 3; // just scaled down; its controller has not deleted the pods yet
+    assert.equal(planNewReplicaSet(d, [old, neu], neu), undefined);
+    old.status!.replicas = 3;
+    assert.equal(planNewReplicaSet(d, [old, neu], neu), 5);
+  });
   it('the new ReplicaSet is scaled down to replicas when larger', () => {
     assert.equal(planNewReplicaSet(deployment(3), [rs('new', 5)], rs('new2', 5)), 3);
   });

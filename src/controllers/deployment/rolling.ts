@@ -1,9 +1,14 @@
 /**
  * RollingUpdate planning (upstream rolling.go and deployment_util.go
  * NewRSNewReplicas), pure: every function returns the sizes to write.
- *  1. Scale the new ReplicaSet up while the total (sum of spec.replicas)
- *     stays within replicas + maxSurge, never past replicas; or down to
- *     replicas when it is larger.
+ *  1. Scale the new ReplicaSet up while the total stays within replicas +
+ *     maxSurge, never past replicas; or down to replicas when it is larger.
+ *     Upstream totals spec.replicas alone, so an old ReplicaSet just scaled
+ *     down still has its pods while the new one creates more: for a moment
+ *     more than replicas + maxSurge pods exist. Each ReplicaSet counts here
+ *     as the larger of spec and status.replicas (its pods not yet deleted),
+ *     so the documented bound holds for pods, at the cost of one status
+ *     round trip per step.
  *  2. Otherwise scale old ReplicaSets down, keeping replicas − maxUnavailable
  *     available: first the unhealthy replicas of old ReplicaSets (oldest
  *     first, bounded by what may go), then available ones while the
@@ -19,7 +24,7 @@ export function newRSNewReplicas(d: Deployment, allRSs: readonly ReplicaSet[], n
   const replicas = d.spec?.replicas ?? 1;
   if ((d.spec?.strategy?.type ?? 'RollingUpdate') === 'Recreate') return replicas;
   const maxTotal = replicas + maxSurge(d);
-  const current = sumSpec(allRSs);
+  const current = allRSs.reduce((n, rs) => n + Math.max(replicasOf(rs), rs.status?.replicas ?? 0), 0);
   if (current >= maxTotal) return replicasOf(newRS);
   return replicasOf(newRS) + Math.min(maxTotal - current, replicas - replicasOf(newRS));
 }
