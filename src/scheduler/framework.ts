@@ -70,7 +70,12 @@ export interface Plugin { readonly name: string }
 export interface PreFilterResult { readonly nodeNames?: ReadonlySet<string> }
 
 /** Every node of the cycle's snapshot (InterPodAffinity and PodTopologySpread count pods across all of them). */
-export interface AllNodes { readonly list: readonly NodeInfo[] }
+export interface AllNodes {
+  readonly list: readonly NodeInfo[];
+  /** The nodes running pods with pod affinity / required anti-affinity, when the snapshot tracks them (else the plugin walks `list`). */
+  havePodsWithAffinity?(): readonly NodeInfo[];
+  havePodsWithRequiredAntiAffinity?(): readonly NodeInfo[];
+}
 
 export interface PreFilterPlugin extends Plugin {
   preFilter(state: CycleState, pod: any, nodes: AllNodes): { status: Status; result?: PreFilterResult };

@@ -79,7 +79,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const terms = podAffinityTerms(pod);
     const { requiredAffinity, requiredAntiAffinity } = terms;
     const existingAntiAffinity: TopologyCounts = new Map();
-    for (const info of all.list) {
+    for (const info of all.havePodsWithRequiredAntiAffinity?.() ?? all.list) {
       if (info.podsWithRequiredAntiAffinity.size === 0) continue;
       const labels = info.labels;
       for (const existing of info.podsWithRequiredAntiAffinity.values()) {
@@ -142,7 +142,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     };
     const weight = (t: AffinityTerm) => t.weight;
     const negative = (t: AffinityTerm) => -t.weight;
-    for (const info of all.list) {
+    for (const info of hasConstraints ? all.list : all.havePodsWithAffinity?.() ?? all.list) {
       if (!info.node) continue;
       const existingPods = hasConstraints ? info.pods : info.podsWithAffinity;
       if (existingPods.size === 0) continue;
