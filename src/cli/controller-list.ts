@@ -22,6 +22,7 @@ import { endpointSliceController, endpointSliceMirroringController } from '../co
 import { bootstrapSignerController, tokenCleanerController } from '../controllers/bootstrap/index.js';
 import { nodeIPAMController } from '../controllers/nodeipam/index.js';
 import { serviceLBController } from '../controllers/servicelb/index.js';
+import { horizontalPodAutoscalerController } from '../controllers/podautoscaler/index.js';
 import { csrApprovingController, csrCleanerController, csrSigningController } from '../controllers/certificates/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
@@ -53,6 +54,7 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   csrcleaner: csrCleanerController,
   // k3s's ServiceLB idea: LoadBalancer Services get the nodes' addresses (no cloud provider here).
   servicelb: serviceLBController,
+  horizontalpodautoscaling: horizontalPodAutoscalerController,
   podgc: (ctx) => new PodGCController(ctx, { gcCheckPeriodMs: ctx.config.podGCPeriodMs, quarantineTimeMs: ctx.config.podGCQuarantineMs }),
 };
 
