@@ -168,6 +168,16 @@ export class WatchCache implements FeedMember {
     return { close: () => { this.watchers.delete(w); }, startRevision };
   }
 
+  /**
+   * The object under `key` as the cache holds it now (shared: callers must not mutate it), or
+   * undefined when the cache is not serving (listing, reset) or has no such key. Upstream's
+   * Cacher.GuaranteedUpdate hands the same copy to storage as cachedExistingObject.
+   */
+  current(key: string): any | undefined {
+    if (!this.readyResolved || this.pending) return undefined;
+    return this.objects.get(key);
+  }
+
   /** Number of open watchers (metrics, tests). */
   get watcherCount(): number { return this.watchers.size; }
 
