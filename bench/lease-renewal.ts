@@ -13,6 +13,7 @@
  *
  *   node dist/bench/lease-renewal.js [--leases 2000] [--passes 3] [--concurrency 64] [--rounds 3]
  *     [--cli-b /path/to/other/dist/src/cli/main.js --label-b main] [--write]
+ *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -40,7 +41,7 @@ async function forEachLimit<T>(items: T[], limit: number, fn: (t: T) => Promise<
 
 async function runRound(work: string, cliPath: string, label: string, round: number, leases: number, passes: number, concurrency: number): Promise<Round> {
   const dataDir = join(work, `${label}-${round}`);
-  const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'none'] });
+  const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'none'], nodeArgs: process.env.K8TS_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) });
   const clients = new Clientset(loadKubeconfig(join(dataDir, 'admin.conf')), { qps: 0, userAgent: 'kubelet/v1.32.0 (linux/amd64) kubernetes' });
   try {
     const names = Array.from({ length: leases }, (_, i) => `node-${i}`);

@@ -401,12 +401,17 @@ export class Store {
     // The first attempt may start from a watch-fed copy; a lost race starts over from the value that won.
     let cur: { old: any; modRevision: number; cached: boolean; kv?: KeyValue } = opts.current ? { ...fromCache(opts.current), cached: true } : await fromStorage();
     for (;;) {
-      const { old, modRevision, cached, kv } = cur;
+      const { modRevision, cached, kv } = cur;
+      // Strategies copy parts of the old object into the new one (the spec on /status, the status on the
+      // main resource) and later steps normalize the new one in place: the cache's shared copy must not be
+      // reachable from it, so a cached current state is used through a private copy, parsed from its
+      // rendered JSON (usually rendered already for its watchers).
+      const old = cached ? JSON.parse(renderedJSON(cur.old)) : cur.old;
       let obj: any;
       try {
         // The private copy: decoding the stored value again costs one parse, a clone a stringify and a parse.
         // A cached copy's JSON is usually rendered already (its watchers were sent it): one parse then too.
-        const next = await mutate(opts.replace ? undefined : kv ? this.decode(kv) : cached ? JSON.parse(renderedJSON(old)) : clone(old));
+        const next = await mutate(opts.replace ? undefined : kv ? this.decode(kv) : cached ? JSON.parse(renderedJSON(cur.old)) : clone(old));
         // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
         const rv = next?.metadata?.resourceVersion;
         // Against a cached copy a mismatch or a no-op may only mean the copy is stale: decide on storage's.
