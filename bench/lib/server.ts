@@ -125,6 +125,13 @@ export function readCpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
 }
 
+/** CPU time (user + system) of one thread of a process, in ms; the main thread's id is the pid. */
+export function readThreadCpuMs(pid: number, tid: number = pid): number {
+  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+}
+
 /** USER_HZ: 100 on every Linux architecture node runs on. */
 const clockTicksPerSecond = 100;
 

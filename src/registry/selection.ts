@@ -10,6 +10,12 @@ export interface Selection {
   everything: boolean;
   /** The one name a `metadata.name=` field selector allows (a cache looks the key up instead of scanning). */
   name?: string;
+  /**
+   * Pods: the one spec.nodeName a `spec.nodeName=` field selector allows ('' for unscheduled pods). Every
+   * match has it, so a watch cache delivers a pod's events only to the watchers of its node (a kubelet's
+   * watch), not to every node's watcher.
+   */
+  nodeName?: string;
 }
 
 /** A custom resource's selectableFields, beside metadata.name and metadata.namespace. */
@@ -46,6 +52,7 @@ export function compileSelection(info: ResourceInfo, opts: { labelSelector?: str
   return {
     everything,
     name: fieldSel?.requirements.find((r) => r.field === 'metadata.name' && r.operator === '=')?.value,
+    nodeName: key === 'v1/Pod' ? fieldSel?.requirements.find((r) => r.field === 'spec.nodeName' && r.operator === '=')?.value : undefined,
     matches(obj: any) {
       if (labelSel && !matchesSelector(labelSel, obj.metadata?.labels ?? {})) return false;
       if (fieldSel && !matchesFieldSelector(fieldSel, fieldsOf(obj))) return false;

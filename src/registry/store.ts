@@ -359,7 +359,8 @@ export class Store {
     }
     this.checkNamespaceMatch(namespace, input?.metadata ?? {});
     const wantRV: string | undefined = input?.metadata?.resourceVersion || undefined;
-    return this.guaranteedUpdate(namespace, name, () => clone(input), { ...opts, preconditionRV: wantRV });
+    // A replacement never reads the current object: no private copy of it is made for the mutation.
+    return this.guaranteedUpdate(namespace, name, () => clone(input), { ...opts, preconditionRV: wantRV, replace: true });
   }
 
   /**
@@ -373,10 +374,16 @@ export class Store {
   async guaranteedUpdate(
     namespace: string | undefined, name: string,
     mutate: (current: any) => any | Promise<any>,
-    opts: UpdateOptions & { preconditionRV?: string } = {},
+    opts: UpdateOptions & { preconditionRV?: string; replace?: boolean } = {},
   ): Promise<any> {
     const key = this.key(namespace, name);
     try {
+      // Upstream's Cacher.GuaranteedUpdate: the watch cache's copy, when it has one, is the first attempt's
+      // current state (cachedExistingObject); a stale copy costs one lost race, then storage's value is used.
+      if (!opts.current && this.cache) {
+        const cached = this.cache.current(key);
+        if (cached) opts = { ...opts, current: cached };
+      }
       return await this.writers.inTurn(key, () => this.readModifyWrite(key, name, mutate, opts), opts.signal);
     } catch (e) {
       // Left the line because the request is over (its 504 is already sent): as a lost race.
@@ -388,23 +395,36 @@ export class Store {
   private async readModifyWrite(
     key: string, name: string,
     mutate: (current: any) => any | Promise<any>,
-    opts: UpdateOptions & { preconditionRV?: string },
+    opts: UpdateOptions & { preconditionRV?: string; replace?: boolean },
   ): Promise<any> {
     const fromStorage = async () => ({ ...(await this.readCurrent(key, name)), cached: false });
     // The first attempt may start from a watch-fed copy; a lost race starts over from the value that won.
     let cur: { old: any; modRevision: number; cached: boolean; kv?: KeyValue } = opts.current ? { ...fromCache(opts.current), cached: true } : await fromStorage();
     for (;;) {
-      const { old, modRevision, cached, kv } = cur;
-      // The private copy: decoding the stored value again costs one parse, a clone a stringify and a parse.
-      const next = await mutate(kv ? this.decode(kv) : clone(old));
-      // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
-      const rv = next?.metadata?.resourceVersion;
-      // Against a cached copy a mismatch or a no-op may only mean the copy is stale: decide on storage's.
-      if (rv && rv !== old.metadata.resourceVersion) {
+      const { modRevision, cached, kv } = cur;
+      // Strategies copy parts of the old object into the new one (the spec on /status, the status on the
+      // main resource) and later steps normalize the new one in place: the cache's shared copy must not be
+      // reachable from it, so a cached current state is used through a private copy, parsed from its
+      // rendered JSON (usually rendered already for its watchers).
+      const old = cached ? JSON.parse(renderedJSON(cur.old)) : cur.old;
+      let obj: any;
+      try {
+        // The private copy: decoding the stored value again costs one parse, a clone a stringify and a parse.
+        // A cached copy's JSON is usually rendered already (its watchers were sent it): one parse then too.
+        const next = await mutate(opts.replace ? undefined : kv ? this.decode(kv) : cached ? JSON.parse(renderedJSON(cur.old)) : clone(old));
+        // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
+        const rv = next?.metadata?.resourceVersion;
+        // Against a cached copy a mismatch or a no-op may only mean the copy is stale: decide on storage's.
+        if (rv && rv !== old.metadata.resourceVersion) {
+          if (cached) { cur = await fromStorage(); continue; }
+          throw conflict(this.gr, name);
+        }
+        obj = await this.prepareUpdate(next, old, opts);
+      } catch (e) {
+        // Upstream's GuaranteedUpdate: an error against a cached copy may come from its staleness; try the live value.
         if (cached) { cur = await fromStorage(); continue; }
-        throw conflict(this.gr, name);
+        throw e;
       }
-      const obj = await this.prepareUpdate(next, old, opts);
       if (jsonEqual(obj, old)) {
         if (cached) { cur = await fromStorage(); continue; }
         return old;
@@ -414,7 +434,8 @@ export class Store {
       const res = deleting
         ? await this.deps.backend.delete(key, modRevision)
         : await this.deps.backend.update(key, this.encodeForWrite(key, obj), modRevision);
-      if (res.ok) return cached || deleting ? this.decode(res.kv) : this.written(obj, res.kv);
+      // A replacement's object is the request's own copy (cloned from its body) even when the first attempt started from the cache.
+      if (res.ok) return (cached && !opts.replace) || deleting ? this.decode(res.kv) : this.written(obj, res.kv);
       if (opts.preconditionRV) throw conflict(this.gr, name);
       throwIfGivenUp(opts.signal, this.gr, name);
       if (!res.current) throw notFound(this.gr, name);

@@ -50,15 +50,23 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
   return out;
 }
 
-/** Encodes entries in upstream's order: Apply before Update, then by time, manager, apiVersion, subresource. */
-export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
+type Sortable = { operation?: string; time?: string; manager?: string; apiVersion?: string; subresource?: string };
+
+/** Upstream's order of entries: Apply before Update, then by time (seconds), manager, apiVersion, subresource. */
+export function sortedForEncoding<T extends Sortable>(entries: readonly T[]): T[] {
   // Each time is parsed once, not once per comparison: a sort of M entries compares M log M times.
   const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
-  const entries = [...managed.values()].filter((e) => !e.set.isEmpty()).map((e) => ({ e, at: seconds(e.time) }));
+  const keyed = entries.map((e) => ({ e, at: seconds(e.time) }));
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  entries.sort(({ e: p, at: pt }, { e: q, at: qt }) => cmp(p.operation, q.operation) || pt - qt || cmp(p.manager, q.manager)
-    || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource ?? '', q.subresource ?? ''));
-  return entries.map(({ e }) => {
+  keyed.sort(({ e: p, at: pt }, { e: q, at: qt }) => cmp(p.operation ?? '', q.operation ?? '') || pt - qt || cmp(p.manager ?? '', q.manager ?? '')
+    || cmp(p.apiVersion ?? '', q.apiVersion ?? '') || cmp(p.subresource ?? '', q.subresource ?? ''));
+  return keyed.map(({ e }) => e);
+}
+
+/** Encodes entries in upstream's order: Apply before Update, then by time, manager, apiVersion, subresource. */
+export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
+  const entries = sortedForEncoding([...managed.values()].filter((e) => !e.set.isEmpty()));
+  return entries.map((e) => {
     // Go's omitempty: an empty manager (no fieldManager, no User-Agent) is not written.
     const out: ManagedFieldsEntry = {};
     if (e.manager) out.manager = e.manager;

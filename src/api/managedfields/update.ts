@@ -14,7 +14,9 @@
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { compare } from './fieldset.js';
-import { capManagers, decodeManagedFields, encodeManagedFields, managedTime, managerIdentifier, strippedFields, type Managed } from './managers.js';
+import { capManagers, decodeManagedFields, encodeManagedFields, managedTime, managerIdentifier, sortedForEncoding, strippedFields, type Managed } from './managers.js';
+import { jsonEqual } from './walk.js';
+import type { FieldSet } from './set.js';
 import { typeForKind } from './schema.js';
 import { withZeroValues, zeroObject } from './zero.js';
 
@@ -69,6 +71,40 @@ function decodeLiveOrNew(live: any, next: any, isSubresource: boolean): Managed 
   }
 }
 
+/** Update entries past which capManagers folds the oldest into "ancient-changes" (managers.ts). */
+const maxUpdateEntries = 10;
+
+/**
+ * The answer of the general path when it cannot change any entry's set: nothing was removed and
+ * every changed field belongs to the writer's entry alone (a Lease renewal, a status heartbeat).
+ * Then the stored entries stay as they are, the writer's time renewed when something changed,
+ * in encoding order; the sets are not re-encoded. Only for entries this server encoded itself (the
+ * live object's, or the same sent back), so their FieldsV1 is already in canonical form.
+ * Undefined when the general path must decide.
+ */
+function unchangedOwnership(live: any, next: any, managed: Managed, changed: FieldSet, removed: FieldSet, ctx: WriteContext): ManagedFieldsEntry[] | undefined {
+  const stored: ManagedFieldsEntry[] | undefined = live?.metadata?.managedFields;
+  if (!Array.isArray(stored) || stored.length === 0 || stored.length !== managed.size || !removed.isEmpty()) return undefined;
+  const sent = next?.metadata?.managedFields;
+  if (!ctx.subresource && sent !== undefined && sent !== stored && !jsonEqual(sent, stored)) return undefined;
+  const id = managerIdentifier({ manager: ctx.manager, operation: 'Update', apiVersion: ctx.apiVersion, subresource: ctx.subresource });
+  let updates = 0;
+  for (const [eid, e] of managed) {
+    if (e.set.isEmpty()) return undefined;
+    if (e.operation === 'Update') updates++;
+    if (changed.isEmpty()) continue;
+    if (eid === id ? !changed.difference(e.set).isEmpty() : !e.set.intersection(changed).isEmpty()) return undefined;
+  }
+  if (updates > maxUpdateEntries) return undefined;
+  // Copies of the entries (the live object may be the watch cache's, shared); their FieldsV1 is only ever read.
+  const out = stored.map((e) => ({ ...e }));
+  if (changed.isEmpty()) return sortedForEncoding(out);
+  const writer = out.findIndex((e) => managerIdentifier({ manager: e.manager ?? '', operation: e.operation as 'Update', apiVersion: e.apiVersion ?? '', subresource: e.subresource || undefined }) === id);
+  if (writer < 0) return undefined;
+  out[writer].time = managedTime(ctx.now);
+  return sortedForEncoding(out);
+}
+
 /** A shallow copy without metadata.managedFields. */
 export function withoutManagedFields(obj: any): any {
   if (!obj?.metadata?.managedFields) return obj;
@@ -90,6 +126,8 @@ export function updateManagedFields(live: any | undefined, next: any, ctx: Write
     const after = withoutFields(withZeroValues(withoutManagedFields(next), zero), ctx.ignoredFields);
     const { added, modified, removed } = compare(before, after, type);
     const changed = added.union(modified).difference(strippedFields);
+    const same = unchangedOwnership(live, next, managed, changed, removed, ctx);
+    if (same) return same;
     for (const [id, e] of managed) {
       e.set = e.set.difference(changed).difference(removed);
       if (e.set.isEmpty()) managed.delete(id);

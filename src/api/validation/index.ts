@@ -23,6 +23,7 @@ import { validateNamespaceCreate, validateNamespaceUpdate } from './namespace.js
 import { validateNodeCreate, validateNodeUpdate } from './node.js';
 import { validatePVCCreate, validatePVCUpdate, validatePVCreate, validatePVUpdate } from './persistentvolume.js';
 import { validatePodCreate, validatePodUpdate } from './pod.js';
+import { validatePodStatusUpdate } from './pod-status.js';
 import { validateServiceCreate, validateServiceUpdate } from './service.js';
 import { validateStatefulSetCreate, validateStatefulSetUpdate } from './statefulset.js';
 import { validateStorageClassCreate, validateStorageClassUpdate } from './storageclass.js';
@@ -42,7 +43,8 @@ interface KindValidator {
 }
 
 const validators: Record<string, KindValidator> = {
-  'v1/Pod': { create: validatePodCreate, update: validatePodUpdate },
+  // Upstream's podStatusStrategy validates a status write with ValidatePodStatusUpdate, not ValidatePodUpdate.
+  'v1/Pod': { create: validatePodCreate, update: (n, o, subresource) => (subresource === 'status' ? validatePodStatusUpdate(n, o) : validatePodUpdate(n, o)) },
   'v1/Binding': { create: validateBindingCreate },
   'v1/Service': { create: validateServiceCreate, update: validateServiceUpdate },
   'v1/Endpoints': { create: validateEndpointsCreate, update: validateEndpointsUpdate },

@@ -60,7 +60,7 @@ export function validatePodCreate(pod: Obj): FieldError[] {
 }
 
 /** ValidatePodSpecificAnnotationUpdates: the mirror-pod annotation cannot be added, changed or removed. */
-function validateAnnotationUpdates(newPod: Obj, oldPod: Obj): FieldError[] {
+export function validateAnnotationUpdates(newPod: Obj, oldPod: Obj): FieldError[] {
   const n = strMap(obj(newPod.metadata).annotations);
   const o = strMap(obj(oldPod.metadata).annotations);
   const path = 'metadata.annotations';

@@ -62,6 +62,10 @@ export class WatchCache implements FeedMember {
   private readonly keys = new SortedKeys();
   private ring: EventRing;
   private readonly watchers = new Set<CacheWatcher>();
+  /** Pod watchers selecting one spec.nodeName, by that name: an event goes to its pod's node's watchers only. */
+  private readonly byNode = new Map<string, Set<CacheWatcher>>();
+  /** Every other watcher: each event is offered to each of them. */
+  private readonly unindexed = new Set<CacheWatcher>();
   /** While the start list runs: the feed's events, applied once it is in. */
   private pending?: WatchEvent[];
   private ready!: Promise<void>;
@@ -164,8 +168,35 @@ export class WatchCache implements FeedMember {
       for (const ev of this.ring.since(opts.fromRevision)) deliver(w, ev);
       startRevision = Math.min(opts.fromRevision, this.feed.revision);
     }
+    this.add(w);
+    return { close: () => { this.remove(w); }, startRevision };
+  }
+
+  /**
+   * The object under `key` as the cache holds it now (shared: callers must not mutate it), or
+   * undefined when the cache is not serving (listing, reset) or has no such key. Upstream's
+   * Cacher.GuaranteedUpdate hands the same copy to storage as cachedExistingObject.
+   */
+  current(key: string): any | undefined {
+    if (!this.readyResolved || this.pending) return undefined;
+    return this.objects.get(key);
+  }
+
+  private add(w: CacheWatcher): void {
     this.watchers.add(w);
-    return { close: () => { this.watchers.delete(w); }, startRevision };
+    const node = w.selection.nodeName;
+    if (node === undefined) { this.unindexed.add(w); return; }
+    let set = this.byNode.get(node);
+    if (!set) { set = new Set(); this.byNode.set(node, set); }
+    set.add(w);
+  }
+
+  private remove(w: CacheWatcher): void {
+    this.watchers.delete(w);
+    this.unindexed.delete(w);
+    const node = w.selection.nodeName;
+    const set = node === undefined ? undefined : this.byNode.get(node);
+    if (set?.delete(w) && set.size === 0) this.byNode.delete(node!);
   }
 
   /** Number of open watchers (metrics, tests). */
@@ -205,7 +236,19 @@ export class WatchCache implements FeedMember {
     const ev: CachedEvent = { type: e.type, key, obj, prev, revision: e.kv.modRevision };
     const dropped = this.ring.push(ev);
     if (dropped) this.oldest = dropped.revision;
-    for (const w of this.watchers) {
+    this.offer(this.unindexed, ev);
+    if (this.byNode.size === 0) return;
+    // A node's watcher can only see this event if the pod is, or was, on its node (ADDED/MODIFIED or DELETED for it).
+    const node = nodeNameOf(obj);
+    const before = prev === undefined ? node : nodeNameOf(prev);
+    const onNode = this.byNode.get(node);
+    if (onNode) this.offer(onNode, ev);
+    const wasOn = before !== node ? this.byNode.get(before) : undefined;
+    if (wasOn) this.offer(wasOn, ev);
+  }
+
+  private offer(watchers: Set<CacheWatcher>, ev: CachedEvent): void {
+    for (const w of watchers) {
       // One watcher's failure must not cost the others (or the cache) this event.
       try {
         deliver(w, ev);
@@ -218,6 +261,8 @@ export class WatchCache implements FeedMember {
   private endWatchers(err?: Error): void {
     const all = [...this.watchers];
     this.watchers.clear();
+    this.unindexed.clear();
+    this.byNode.clear();
     for (const w of all) w.onEnd(err);
   }
 
@@ -228,6 +273,9 @@ export class WatchCache implements FeedMember {
     this.ready = new Promise((resolve) => { this.markReady = () => { this.readyResolved = true; resolve(); }; });
   }
 }
+
+/** The field selector's view of a pod's node: '' when unscheduled. */
+const nodeNameOf = (obj: any): string => (typeof obj?.spec?.nodeName === 'string' ? obj.spec.nodeName : '');
 
 /** One event to one watcher, as its selection sees it (upstream's cacheWatcher.convertToWatchEvent). */
 function deliver(w: CacheWatcher, ev: CachedEvent): void {
