@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { ensureClusterPKI, buildKubeconfig, writeKubeconfig } from '../pki/index.js';
 import { Registry } from '../registry/registry.js';
+import { APIServiceAutoregister } from '../apiserver/aggregation/autoregister.js';
 import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
@@ -213,6 +214,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const crds = new CRDController(registry, logger.with('apiextensions'));
   cleanups.push(() => crds.close());
   await crds.start();
+  const autoregister = new APIServiceAutoregister(registry, logger.with('autoregister'), () => new Date());
+  cleanups.push(() => autoregister.close());
+  await autoregister.start();
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
   ready = true;
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, sinceProcessStartMs: Math.round(performance.now()), kubeconfig: kubeconfigPath });
@@ -233,6 +237,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     listers.close();
     namespaces.close();
     crds.close();
+    autoregister.close();
     await server.close();
     nodeAuthz.close();
     kubelet.close();
