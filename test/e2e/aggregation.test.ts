@@ -9,7 +9,7 @@ import { startCluster, eventually, type Cluster } from './harness.js';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { apiRequest, apiServerOnly, cells } from './helpers.js';
+import { apiRequest, apiServerOnly, apiStream, cells } from './helpers.js';
 import { createCA, issueCertificate } from '../../src/pki/index.js';
 
 let cluster: Cluster;
@@ -74,6 +74,14 @@ async function startBackend(frontProxyCAPem: string): Promise<Backend> {
     const send = (code: number, body: unknown) => { res.writeHead(code, { 'Content-Type': 'application/json' }); res.end(JSON.stringify(body)); };
     if (req.url === '/apis/wardle.example.com/v1alpha1') return send(200, resources);
     seen.push({ user: req.headers['x-remote-user'] as string | undefined, groups, clientCN: peer?.subject?.CN === undefined ? undefined : String(peer.subject.CN), authorization: req.headers.authorization });
+    if (req.url?.startsWith('/apis/wardle.example.com/v1alpha1/namespaces/default/flunders?watch=true')) {
+      // A watch: one event now, a second a little later, the stream kept open.
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(`${JSON.stringify({ type: 'ADDED', object: flunder })}\n`);
+      const later = setTimeout(() => res.write(`${JSON.stringify({ type: 'MODIFIED', object: { ...flunder, metadata: { ...flunder.metadata, labels: { v: '2' } } } })}\n`), 300);
+      res.on('close', () => clearTimeout(later));
+      return;
+    }
     if (req.url?.startsWith('/apis/wardle.example.com/v1alpha1/namespaces/default/flunders/my-flunder')) return send(200, flunder);
     if (req.url?.startsWith('/apis/wardle.example.com/v1alpha1/namespaces/default/flunders')) return send(200, { apiVersion: 'wardle.example.com/v1alpha1', kind: 'FlunderList', metadata: {}, items: [flunder] });
     send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 404, reason: 'NotFound' });
@@ -138,6 +146,18 @@ describe('the aggregation layer', () => {
     assert.ok(last.groups.includes('system:masters') && last.groups.includes('system:authenticated'), JSON.stringify(last.groups));
     assert.equal(last.clientCN, 'front-proxy-client');
     assert.equal(last.authorization, undefined);
+  });
+
+  test('a watch streams through the proxy event by event', async () => {
+    const w = await apiStream(cluster, '/apis/wardle.example.com/v1alpha1/namespaces/default/flunders?watch=true');
+    try {
+      assert.equal(w.status, 200);
+      await w.waitFor((ev) => ev.type === 'ADDED', 'ADDED');
+      // The second event arrives while the response is still open.
+      await w.waitFor((ev) => ev.type === 'MODIFIED' && ev.object.metadata.labels.v === '2', 'MODIFIED');
+    } finally {
+      w.close();
+    }
   });
 
   test('the front server authorizes first: a user without RBAC on flunders is refused before the backend is asked', async () => {
