@@ -123,9 +123,13 @@ describe('the aggregation layer', () => {
     assert.equal(r.body, 'service unavailable\n');
   });
 
-  test('with a selectorless Service and an EndpointSlice to the backend: Available, listed by kubectl api-resources, read by kubectl get, with the caller in X-Remote headers', async () => {
+  test('a selectorless Service without endpoints: Available False MissingEndpoints', async () => {
     await cluster.kubectl(['create', 'namespace', 'wardle']);
     await cluster.kubectl(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'api', namespace: 'wardle' }, spec: { ports: [{ port: 443, targetPort: backend.port }] } }) });
+    await eventually(async () => (await available('v1alpha1.wardle.example.com')) === 'False/MissingEndpoints/endpoints for service/api in "wardle" have no addresses with port name ""', 15_000, 'MissingEndpoints');
+  });
+
+  test('with an EndpointSlice to the backend: Available, listed by kubectl api-resources, read by kubectl get, with the caller in X-Remote headers', async () => {
     await cluster.kubectl(['create', '-f', '-'], { input: JSON.stringify({
       apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'api-1', namespace: 'wardle', labels: { 'kubernetes.io/service-name': 'api' } },
       addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ port: backend.port, protocol: 'TCP' }],
