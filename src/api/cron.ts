@@ -52,6 +52,12 @@ function cronSchedule(expr: string, tz: string | undefined): Schedule {
   };
 }
 
+/** cron-parser's refusal of a day of month that never occurs (which robfig accepts). */
+const unreachableDayOfMonth = 'Invalid explicit day of month definition';
+
+/** A schedule with no activation (robfig's Next returns the zero time). */
+const neverSchedule: Schedule = { next: () => Number.POSITIVE_INFINITY };
+
 /** Parses a schedule; errors read like robfig/cron's where k8ts can tell them apart. */
 export function parseSchedule(text: string, timeZone?: string): ParsedSchedule {
   const spec = text.trim();
@@ -68,7 +74,12 @@ export function parseSchedule(text: string, timeZone?: string): ParsedSchedule {
   try {
     cronParser().CronExpressionParser.parse(fields.join(' '), { tz: timeZone ?? 'UTC' });
   } catch (e) {
-    return { ok: false, error: (e as Error).message };
+    const message = (e as Error).message;
+    // robfig/cron checks each field's range only: `59 23 31 2 *` parses and
+    // simply never fires (its Next gives up after five years). cron-parser
+    // refuses a day of month no listed month has; upstream accepts it.
+    if (message === unreachableDayOfMonth) return { ok: true, schedule: neverSchedule };
+    return { ok: false, error: message };
   }
   return { ok: true, schedule: cronSchedule(fields.join(' '), timeZone) };
 }

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ResourceInfo, apiVersionOf } from '../api/resources.js';
+import { compareKubeAwareVersions } from '../api/version-priority.js';
 
 /** The served resources: the built-in catalogue and the custom resources (Registry.resources()). */
 type Served = readonly ResourceInfo[];
@@ -29,6 +30,10 @@ function groups(served: Served): Map<string, string[]> {
     if (!vs.includes(gv.version)) vs.push(gv.version);
     m.set(gv.group, vs);
   }
+  // Upstream lists a group's versions by kube-aware priority and prefers the
+  // first (the CRD discovery controller's sortGroupDiscoveryByKubeAwareVersion;
+  // the built-in groups' priorities agree with it), not in the CRD's order.
+  for (const vs of m.values()) vs.sort(compareKubeAwareVersions);
   return m;
 }
 
@@ -115,7 +120,7 @@ export function aggregatedDiscovery(core: boolean, served: Served) {
   }
   const items = [...byGroup].map(([group, vs]) => ({
     metadata: { name: group, creationTimestamp: null },
-    versions: [...vs].map(([version, rs]) => ({ version, resources: rs.map(discoveryResource), freshness: 'Current' })),
+    versions: [...vs].sort(([a], [b]) => compareKubeAwareVersions(a, b)).map(([version, rs]) => ({ version, resources: rs.map(discoveryResource), freshness: 'Current' })),
   }));
   return { kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items };
 }

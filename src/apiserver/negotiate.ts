@@ -49,6 +49,24 @@ export function negotiateMedia(accept: string | undefined): { rendering: Renderi
   return { rendering: 'json', protobuf: false };
 }
 
+/**
+ * The Accept header without its Table ranges, for an endpoint that has no
+ * table convertor (upstream's RequestScope.AllowsMediaTypeTransform refuses
+ * Table there, so only the other ranges can match); undefined when nothing is
+ * left, which upstream answers 406.
+ */
+export function acceptWithoutTable(accept: string | undefined): string | undefined {
+  if (!accept) return accept;
+  const kept = accept.split(',').filter((part) => {
+    const [{ params }] = parseAccept(part);
+    return params.as !== 'Table';
+  });
+  return kept.length ? kept.join(',') : undefined;
+}
+
+/** Upstream's NotAcceptable message for the built-in kinds' serializers. */
+export const builtinMediaTypesNotAcceptable = 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf';
+
 /** The content type kube-openapi answers a request for gnostic's protobuf form with (the undeprecated spelling). */
 export const openapiV2ProtobufType = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 const openapiV2Forms: [string, 'json' | 'protobuf'][] = [

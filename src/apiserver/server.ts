@@ -20,6 +20,8 @@ import { runInRequestScope } from './request-scope.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia, negotiateOpenAPIV2, openapiV2ProtobufType } from './negotiate.js';
 import { writeJSON, writeStatus, writeError, toStatus } from './respond.js';
+import type { Aggregator } from './aggregation/aggregator.js';
+import { withAggregated, withAggregatedGroups } from './aggregation/discovery-merge.js';
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { openapiV3Document, openapiV3Index } from './openapi/index.js';
 import { openapiV2Document, openapiV2Protobuf } from './openapi/v2.js';
@@ -77,6 +79,8 @@ export interface ApiServerOptions {
    * apply there. Matched by prefix (a prefix "/x/" also takes "/x").
    */
   nonApiHandlers?: readonly NonApiHandler[];
+  /** The aggregation layer (APIServices with a service): proxied group versions and their discovery. */
+  aggregator?: Aggregator;
 }
 
 export interface NonApiHandler {
@@ -159,6 +163,9 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
       user = acting;
       await authorizeRequest(opts, user, info);
     }
+    // A group version served by an extension API server goes there, authorized here first (kube-aggregator).
+    const remote = user && info.apiPrefix === 'apis' && info.group && info.version ? opts.aggregator?.remoteFor(info.group, info.version) : undefined;
+    if (remote) return await opts.aggregator!.proxy(req, res, user!, remote);
     const handle = () => runInRequestScope(info, () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info));
     await (user ? runAsRequestUser(user, handle) : handle());
   } catch (err) {
@@ -241,7 +248,7 @@ async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, re
     case '/openapi/v3': return writeJSON(res, 200, openapiV3Index(opts.registry.custom));
     case '/openapi/v2': return openapiV2(req, res);
     case '/api': return discovery(res, req, () => aggregatedDiscovery(true, served), () => apiVersions(hostOf(req)));
-    case '/apis': return discovery(res, req, () => aggregatedDiscovery(false, served), () => apiGroupList(served));
+    case '/apis': return discovery(res, req, () => withAggregated(aggregatedDiscovery(false, served), opts.aggregator), () => withAggregatedGroups(apiGroupList(served), opts.aggregator));
   }
   const health = /^\/(healthz|livez|readyz)(\/|$)/.exec(p);
   if (health) {
@@ -260,7 +267,7 @@ async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, re
     if (list) return writeJSON(res, 200, list);
   }
   if (info.apiPrefix === 'apis' && info.group && !info.version) {
-    const g = apiGroupDoc(served, info.group);
+    const g = apiGroupDoc(served, info.group) ?? opts.aggregator?.groupDoc(info.group);
     if (g) return writeJSON(res, 200, g);
   }
   if (info.apiPrefix === 'apis' && info.version && !info.parts.length) {

@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { ensureClusterPKI, buildKubeconfig, writeKubeconfig } from '../pki/index.js';
 import { Registry } from '../registry/registry.js';
+import { APIServiceAutoregister } from '../apiserver/aggregation/autoregister.js';
+import { Aggregator } from '../apiserver/aggregation/aggregator.js';
+import { defaultRequestHeaders, publishAuthenticationConfigMap } from '../apiserver/aggregation/authentication-configmap.js';
+import { ensureFrontProxyPKI } from './front-proxy.js';
 import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
@@ -187,7 +191,11 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   // The dashboard reaches the API as a client (with each caller's token), at the URL known after listen.
   let apiServer = { server: '', caPem: pki.caCertPem };
   const nonApiHandlers = opts.dashboard ? [dashboardHandler({ apiServer: () => apiServer, webRoot: join(packageRoot(), 'dist', 'web') })] : [];
-  const server = createApiServer({
+  // The aggregation layer: the front-proxy client certificate kubeadm's layout has (made here when absent).
+  const frontProxy = await ensureFrontProxyPKI(opts.certDir ?? join(opts.dataDir, 'pki'));
+  const aggregator = new Aggregator(registry, { proxyClient: { certPem: frontProxy.clientCertPem, keyPem: frontProxy.clientKeyPem }, logger: logger.with('aggregator') });
+  cleanups.push(() => aggregator.close());
+  const server = createApiServer({ aggregator,
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
     timeouts: { requestMs, headersMs: Math.min(requestMs, readHeaderTimeoutMs), handshakeMs: readHeaderTimeoutMs }, kubelet, authorize, serviceAccountTokens: sa.issuer,
     rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }), nonApiHandlers,
@@ -213,6 +221,11 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const crds = new CRDController(registry, logger.with('apiextensions'));
   cleanups.push(() => crds.close());
   await crds.start();
+  const autoregister = new APIServiceAutoregister(registry, logger.with('autoregister'), () => new Date());
+  cleanups.push(() => autoregister.close());
+  await autoregister.start();
+  await publishAuthenticationConfigMap(registry, { clientCAPem: pki.caCertPem, requestHeaderCAPem: frontProxy.caPem, ...defaultRequestHeaders });
+  await aggregator.start();
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
   ready = true;
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, sinceProcessStartMs: Math.round(performance.now()), kubeconfig: kubeconfigPath });
@@ -233,6 +246,8 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     listers.close();
     namespaces.close();
     crds.close();
+    autoregister.close();
+    aggregator.close();
     await server.close();
     nodeAuthz.close();
     kubelet.close();

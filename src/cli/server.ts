@@ -62,13 +62,15 @@ ${etcdFlagsHelp}
       --authorization-mode strings
                                  ordered list of authorization plug-ins: Node, RBAC, AlwaysAllow, AlwaysDeny
                                  (default Node,RBAC; members of system:masters are always allowed)
+      --default-storage-class    create the default StorageClass local-path (rancher.io/local-path) when absent, as k3s
+                                 does; upstream creates none (default true)
       --anonymous-auth           requests without credentials are system:anonymous, group system:unauthenticated,
                                  and get what RBAC grants them (default true; false with AlwaysAllow)
   -h, --help                     help for server`;
 
 export async function runServer(args: string[]): Promise<number> {
   const { values } = parseArgs({
-    args: bareBoolFlags(args, ['allocate-node-cidrs']), strict: true, allowPositionals: false,
+    args: bareBoolFlags(args, ['allocate-node-cidrs', 'default-storage-class']), strict: true, allowPositionals: false,
     options: {
       'data-dir': { type: 'string' }, 'cert-dir': { type: 'string' }, port: { type: 'string', default: '6443' }, bind: { type: 'string', default: '127.0.0.1' },
       'token-auth-file': { type: 'string' }, 'advertise-address': { type: 'string' },
@@ -85,6 +87,7 @@ export async function runServer(args: string[]): Promise<number> {
       ...nodeCIDRFlagOptions,
       'authorization-mode': { type: 'string', default: 'Node,RBAC' },
       'anonymous-auth': { type: 'string', default: 'true' },
+      'default-storage-class': { type: 'string', default: 'true' },
       ...etcdFlagOptions,
     },
   });
@@ -122,6 +125,11 @@ export async function runServer(args: string[]): Promise<number> {
     console.error(`Error: invalid argument "${anonymousAuth}" for "--anonymous-auth" flag: strconv.ParseBool: parsing "${anonymousAuth}": invalid syntax`);
     return 1;
   }
+  const defaultStorageClass = values['default-storage-class'];
+  if (defaultStorageClass !== 'true' && defaultStorageClass !== 'false') {
+    console.error(`Error: invalid argument "${defaultStorageClass}" for "--default-storage-class" flag: strconv.ParseBool: parsing "${defaultStorageClass}": invalid syntax`);
+    return 1;
+  }
   const nodeCIDRs = nodeCIDRConfigOrReport(values);
   if (!nodeCIDRs) return 1;
   let etcd: EtcdConfig | undefined;
@@ -145,7 +153,7 @@ export async function runServer(args: string[]): Promise<number> {
       notReadyTolerationSeconds: Number(values['default-not-ready-toleration-seconds']),
       unreachableTolerationSeconds: Number(values['default-unreachable-toleration-seconds']),
     },
-    controllerConfig: { ...controllerConfig(values), ...nodeCIDRs }, controllersHeapLimitMb,
+    controllerConfig: { ...controllerConfig(values), ...nodeCIDRs, defaultStorageClass: defaultStorageClass === 'true' }, controllersHeapLimitMb,
     freshnessWaitMs: values['resource-version-wait'] === undefined ? undefined : parseDuration(values['resource-version-wait']),
     watchCacheSize,
   });

@@ -38,6 +38,12 @@ export interface ControllerConfig {
   /** nodeipam: --node-cidr-mask-size(-ipv4|-ipv6), upstream 24 and 64. */
   nodeCIDRMaskSizeIPv4: number;
   nodeCIDRMaskSizeIPv6: number;
+  /**
+   * Create the `local-path` default StorageClass when absent (k3s and kind
+   * ship one; upstream kube-controller-manager creates none, so upstream's
+   * own suites start the server with --default-storage-class=false).
+   */
+  defaultStorageClass?: boolean;
 }
 
 export const defaultControllerConfig: ControllerConfig = {

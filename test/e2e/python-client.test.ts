@@ -79,4 +79,16 @@ describe('the official Python client', () => {
     const status = (resource: string, group?: string) => `Error from server (Conflict): {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"${resource}${group ? `.${group}` : ''} \\"mock\\" already exists","reason":"AlreadyExists","details":{"name":"mock",${group ? `"group":"${group}",` : ''}"kind":"${resource}"},"code":409}\n`;
     assert.equal(out.failure.message, status('services') + status('configmaps') + status('deployments', 'apps'));
   });
+
+  test('utils.create_from_yaml of an APIService: 201, then 409 with the Status as sent (the client\'s test_create_apiservice_from_yaml_with_conflict)', async () => {
+    const path = files.write('api-service.yaml', [
+      'apiVersion: apiregistration.k8s.io/v1', 'kind: APIService', 'metadata:', '  name: v1alpha1.wardle.k8s.io', 'spec:',
+      '  group: wardle.k8s.io', '  groupPriorityMinimum: 1000', '  insecureSkipTLSVerify: true', '  service:', '    name: api', '    namespace: wardle',
+      '  version: v1alpha1', '  versionPriority: 15', '',
+    ].join('\n'));
+    const out = await runScript('create_from_yaml.py', ['default', path]);
+    assert.deepEqual(out.created, ['V1APIService']);
+    assert.deepEqual(out.failure.statuses, [409]);
+    assert.equal(out.failure.message, 'Error from server (Conflict): {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"apiservices.apiregistration.k8s.io \\"v1alpha1.wardle.k8s.io\\" already exists","reason":"AlreadyExists","details":{"name":"v1alpha1.wardle.k8s.io","group":"apiregistration.k8s.io","kind":"apiservices"},"code":409}\n');
+  });
 });

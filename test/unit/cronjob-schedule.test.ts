@@ -156,3 +156,17 @@ describe('planCronJob', () => {
     assert.deepEqual(plan.deleteJobs.map((j) => j.metadata!.name), ['ok-1', 'bad-1']);
   });
 });
+
+describe('a schedule whose day of month never comes (robfig/cron checks ranges only)', () => {
+  it('59 23 31 2 * parses and never fires', () => {
+    const p = parseSchedule('59 23 31 2 *');
+    assert.ok(p.ok);
+    assert.equal(p.schedule.next(at('2026-01-01T00:00:00Z')), Number.POSITIVE_INFINITY);
+  });
+  it('the plan creates nothing and asks for no requeue', () => {
+    const plan = planCronJob(cronJob({ schedule: '59 23 31 2 *' }), [], at('2026-03-01T00:00:05Z'));
+    assert.equal(plan.create, undefined);
+    assert.equal(plan.requeueAfterMs, undefined);
+    assert.deepEqual(plan.events, []);
+  });
+});

@@ -189,10 +189,16 @@ describe('local-path provisioner', () => {
     assert.equal(pickNodeForImmediateClaim(nodes, [onA], () => true)?.metadata.name, 'b');
     assert.equal(pickNodeForImmediateClaim(nodes, [], (n) => n.metadata.name === 'd'), undefined);
   });
-  it('the default StorageClass is what k3s ships', () => {
+  it('the default StorageClass is what k3s ships, saying how to go without it', () => {
     assert.deepEqual(localPathStorageClass(), {
       apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass',
-      metadata: { name: 'local-path', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+      metadata: {
+        name: 'local-path',
+        annotations: {
+          'storageclass.kubernetes.io/is-default-class': 'true',
+          'kubernetes.io/description': 'Created by k8ts (as k3s and kind ship local-path; upstream creates none). Start the server with --default-storage-class=false to go without it.',
+        },
+      },
       provisioner: 'rancher.io/local-path', reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer',
     });
   });

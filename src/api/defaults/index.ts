@@ -14,6 +14,8 @@ import { defaultService } from './service.js';
 import { Obj, isObj } from './util.js';
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './workloads.js';
 
+import { defaultAPIService } from '../validation/apiservice.js';
+
 const defaulters: Record<string, (obj: Obj) => void> = {
   'v1/Pod': defaultPod,
   'v1/Service': defaultService,
@@ -31,6 +33,7 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'batch/v1/Job': defaultJob,
   'batch/v1/CronJob': defaultCronJob,
   'storage.k8s.io/v1/StorageClass': defaultStorageClass,
+  'apiregistration.k8s.io/v1/APIService': defaultAPIService,
   'certificates.k8s.io/v1/CertificateSigningRequest': defaultCSR,
   'v1/PodTemplate': defaultPodTemplateObject,
   'v1/LimitRange': defaultLimitRange,

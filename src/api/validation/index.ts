@@ -34,6 +34,7 @@ import { hpaValidation, podTemplateValidation } from './autoscaling.js';
 import { validatePodDisruptionBudgetCreate, validatePodDisruptionBudgetUpdate } from './poddisruptionbudget.js';
 import { validatePriorityClassCreate, validatePriorityClassUpdate } from './priorityclass.js';
 import { validateEndpointSliceCreate, validateEndpointSliceUpdate } from './endpointslice.js';
+import { validateAPIServiceCreate, validateAPIServiceUpdate } from './apiservice.js';
 import { Obj, obj } from './util.js';
 import { guarded } from './guarded.js';
 
@@ -83,6 +84,7 @@ const validators: Record<string, KindValidator> = {
   'policy/v1/PodDisruptionBudget': { create: validatePodDisruptionBudgetCreate, update: validatePodDisruptionBudgetUpdate },
   'scheduling.k8s.io/v1/PriorityClass': { create: validatePriorityClassCreate, update: validatePriorityClassUpdate },
   'discovery.k8s.io/v1/EndpointSlice': { create: validateEndpointSliceCreate, update: validateEndpointSliceUpdate },
+  'apiregistration.k8s.io/v1/APIService': { create: validateAPIServiceCreate, update: validateAPIServiceUpdate },
 };
 
 /** Field errors for a new object (after defaulting). */

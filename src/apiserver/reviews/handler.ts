@@ -6,14 +6,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { apiVersionOf, type ResourceInfo } from '../../api/resources.js';
-import { badRequest, methodNotAllowed } from '../../api/status.js';
+import { badRequest, methodNotAllowed, notAcceptable } from '../../api/status.js';
 import { protobufMediaType } from '../../api/protobuf/envelope.js';
 import { decodeObjectBody, mediaType, readBody } from '../body.js';
 import { checkFields, type RawBody } from '../field-validation.js';
 import { checkBodyKind } from '../handlers/body-kind.js';
 import { query } from '../handlers/context.js';
 import { readWriteOptions } from '../handlers/write-options.js';
-import { negotiateMedia } from '../negotiate.js';
+import { acceptWithoutTable, builtinMediaTypesNotAcceptable, negotiateMedia } from '../negotiate.js';
 import type { RequestInfo } from '../request-info.js';
 import { requestUser } from '../request-user.js';
 import { writeObjectAs } from '../respond.js';
@@ -75,11 +75,16 @@ function answer(resource: ResourceInfo, obj: any, requestor: UserInfo, r: Review
 
 export async function handleReview(r: ReviewRequest, opts: ReviewOptions): Promise<void> {
   if (r.info.verb !== 'create' || r.info.name || r.info.subresource) { r.req.resume(); throw methodNotAllowed(); }
+  // Reviews have no table convertor: a Table is not acceptable, and upstream
+  // negotiates the output before reading the body (conformance: "should return
+  // a 406 for a backend which does not implement metadata").
+  const accept = r.req.headers.accept === undefined ? undefined : acceptWithoutTable(r.req.headers.accept);
+  if (r.req.headers.accept !== undefined && accept === undefined) { r.req.resume(); throw notAcceptable(builtinMediaTypesNotAcceptable); }
   readWriteOptions(r, 'CreateOptions');
   const obj = await readReview(r);
   takeNamespace(obj, r.resource.namespaced ? r.info.namespace : undefined);
   const requestor = requestUser();
   if (!requestor) throw badRequest('no user present on request');
   const reviewed = await answer(r.resource, obj, requestor, r, opts);
-  writeObjectAs(r.res, 201, reviewed, negotiateMedia(r.req.headers.accept).protobuf);
+  writeObjectAs(r.res, 201, reviewed, negotiateMedia(accept).protobuf);
 }

@@ -100,7 +100,8 @@ export function planCronJob(cj: CronJob, jobs: Job[], now: number): CronJobPlan 
     return plan;
   }
   const schedule = parsed.schedule;
-  plan.requeueAfterMs = schedule.next(now) - now + 100; // 5
+  const next = schedule.next(now);
+  if (Number.isFinite(next)) plan.requeueAfterMs = next - now + 100; // 5 (a schedule that never fires waits for an update)
   const recent = mostRecentScheduleTime(cj, schedule, now); // 4
   if (recent.missed > tooManyMissed) {
     plan.events.push({ type: 'Warning', reason: 'TooManyMissedTimes', message: `too many missed start times: ${recent.missed}. Set or decrease .spec.startingDeadlineSeconds or check clock skew` });

@@ -137,6 +137,7 @@ export class PersistentVolumeController implements Controller {
   /** The default StorageClass k3s and kind ship, created when absent (kept if a user changed it). */
   private async ensureDefaultStorageClass(): Promise<void> {
     const name = this.opts.defaultStorageClassName;
+    if (this.ctx.config.defaultStorageClass === false) return;
     for (let delay = 200; !this.stopped; delay = Math.min(delay * 2, 10_000)) {
       if (this.classes.get(name)) return;
       try {

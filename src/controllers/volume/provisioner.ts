@@ -28,11 +28,22 @@ export const defaultLocalPathBase = '/var/lib/k8ts/storage';
 export const annLocalPathSelectedNode = 'local.path.provisioner/selected-node';
 export const labelHostname = 'kubernetes.io/hostname';
 
+export const storageClassDescriptionAnnotation = 'kubernetes.io/description';
+export const storageClassDescription = 'Created by k8ts (as k3s and kind ship local-path; upstream creates none). '
+  + 'Start the server with --default-storage-class=false to go without it.';
+
 /** The default StorageClass, as k3s installs it. */
 export function localPathStorageClass(provisioner = localPathProvisionerName, name = defaultStorageClassName): any {
   return {
     apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass',
-    metadata: { name, annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+    metadata: {
+      name,
+      annotations: {
+        'storageclass.kubernetes.io/is-default-class': 'true',
+        // Upstream creates no StorageClass; say where this one comes from and how to go without it.
+        [storageClassDescriptionAnnotation]: storageClassDescription,
+      },
+    },
     provisioner, reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer',
   };
 }

@@ -17,6 +17,14 @@ export interface CustomVersion {
   schema: Schema;
   /** The version objects are stored as (conversion None: only apiVersion differs). */
   storageVersion: string;
+  /**
+   * The schemas of the CRD's versions that declare defaults, by version
+   * name: an object read from storage gets the defaults of the version it
+   * is stored in (upstream's storage codec runs the structural defaulter
+   * before converting), so an object written before a default was added
+   * reads with it.
+   */
+  defaultingSchemas: Record<string, Schema>;
   columns: CustomResourceColumnDefinition[];
   selectableFields: string[];
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
@@ -30,6 +38,11 @@ export function versionsOf(crd: CustomResourceDefinition): CustomVersion[] {
   const spec = crd.spec;
   const names = crd.status?.acceptedNames ?? spec.names;
   const storageVersion = spec.versions.find((v) => v.storage)?.name ?? spec.versions[0]?.name;
+  const defaultingSchemas: Record<string, Schema> = {};
+  for (const v of spec.versions) {
+    const schema = v.schema?.openAPIV3Schema as Schema | undefined;
+    if (schema && schemaHasDefaults(schema)) defaultingSchemas[v.name] = schema;
+  }
   return spec.versions.filter((v) => v.served).map((v) => ({
     info: {
       group: spec.group, version: v.name, kind: names.kind, listKind: names.listKind ?? `${names.kind}List`,
@@ -39,11 +52,17 @@ export function versionsOf(crd: CustomResourceDefinition): CustomVersion[] {
     crdName: crd.metadata!.name!,
     schema: (v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }) as Schema,
     storageVersion: storageVersion!,
+    defaultingSchemas,
     columns: v.additionalPrinterColumns ?? [],
     selectableFields: (v.selectableFields ?? []).map((f) => f.jsonPath.replace(/^\./, '')),
     scale: v.subresources?.scale as CustomVersion['scale'],
     deprecationWarning: v.deprecated ? (v.deprecationWarning ?? `${spec.group}/${v.name} ${names.kind} is deprecated`) : undefined,
   }));
+}
+
+/** Whether a `default` appears anywhere in the schema (most schemas have none: reads then skip defaulting). */
+function schemaHasDefaults(s: Schema): boolean {
+  return JSON.stringify(s).includes('"default"');
 }
 
 function subresourcesOf(group: string, v: CustomResourceDefinitionVersion, kind: string): SubresourceInfo[] {

@@ -13,7 +13,17 @@ import type { Strategy } from '../strategy.js';
 import { setCondition } from './conditions.js';
 
 export function crdStrategy(info: ResourceInfo, now: () => Date): Strategy {
+  const generic = genericStrategy(info);
   return genericStrategy(info, {
+    prepareForUpdate(crd, old) {
+      generic.prepareForUpdate(crd, old);
+      // Upstream's PrepareForUpdate: a new storage version joins
+      // status.storedVersions (objects will be written in it from now on).
+      const storage = crd.spec?.versions?.find?.((v: any) => v.storage)?.name;
+      if (!storage || !crd.status) return;
+      const stored: string[] = crd.status.storedVersions ?? [];
+      if (!stored.includes(storage)) crd.status = { ...crd.status, storedVersions: [...stored, storage] };
+    },
     applyDefaults(crd) {
       const spec = crd.spec;
       if (!spec || typeof spec !== 'object') return;

@@ -7,6 +7,7 @@
 import { Store, type StoreDeps } from '../store.js';
 import type { KeyValue } from '../../storage/backend.js';
 import { apiVersionOf } from '../../api/resources.js';
+import { applySchemaDefaults } from '../../api/apiextensions/defaulting.js';
 import { compileSelection, type Selection } from '../selection.js';
 import type { CustomVersion } from './catalogue.js';
 import { customResourceStrategy } from './strategy.js';
@@ -25,6 +26,9 @@ export class CustomResourceStore extends Store {
 
   override decode(kv: KeyValue): any {
     const obj = super.decode(kv);
+    const storedVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : this.custom.storageVersion;
+    const schema = this.custom.defaultingSchemas[storedVersion];
+    if (schema) applySchemaDefaults(schema, obj);
     obj.apiVersion = this.apiVersion;
     return obj;
   }

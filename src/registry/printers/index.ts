@@ -25,6 +25,7 @@ import { ingressClassPrinter, ingressPrinter, networkPolicyPrinter } from './net
 import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.js';
 import { horizontalPodAutoscalerPrinter, horizontalPodAutoscalerV1Printer } from './autoscaling.js';
 import { podTemplatePrinter, resourceQuotaPrinter, runtimeClassPrinter } from './quota-templates.js';
+import { apiServicePrinter } from './apiregistration.js';
 import type { ColumnDefinition, KindPrinter, TableRow } from './types.js';
 
 export type { ColumnDefinition, KindPrinter, PrintContext, TableRow, TableRowCondition } from './types.js';
@@ -57,6 +58,7 @@ const printers = new Map<string, KindPrinter>([
   [key('coordination.k8s.io', 'v1', 'Lease'), leasePrinter],
   [key('certificates.k8s.io', 'v1', 'CertificateSigningRequest'), csrPrinter],
   [key('storage.k8s.io', 'v1', 'StorageClass'), storageClassPrinter],
+  [key('apiregistration.k8s.io', 'v1', 'APIService'), apiServicePrinter],
   [key('', 'v1', 'PodTemplate'), podTemplatePrinter],
   [key('', 'v1', 'ResourceQuota'), resourceQuotaPrinter],
   [key('networking.k8s.io', 'v1', 'Ingress'), ingressPrinter],

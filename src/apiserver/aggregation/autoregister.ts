@@ -1,0 +1,79 @@
+/**
+ * kube-aggregator's autoregister controller, as kube-apiserver runs it: every
+ * group version the server serves itself has a local APIService (no
+ * service), Available with reason Local. The built-in ones are created at
+ * start-up (label `kube-aggregator.kubernetes.io/automanaged: onstart`); the
+ * custom resource groups' ones follow the CRDs (label `true`: removed when
+ * the group version is no longer served), as the crdRegistrationController
+ * does.
+ */
+import { apiVersionOf, resources as builtinResources, type ResourceInfo } from '../../api/resources.js';
+import { rfc3339 } from '../../util/clock.js';
+import { apiRegistrationGroup, apiServiceName, type APIService, type APIServiceCondition } from '../../api/apiregistration.js';
+import { createIfAbsent } from '../../registry/bootstrap.js';
+import type { Registry } from '../../registry/registry.js';
+import type { Store } from '../../registry/store.js';
+import type { Logger } from '../../util/log.js';
+import { priorityOf } from './priorities.js';
+
+export const automanagedLabel = 'kube-aggregator.kubernetes.io/automanaged';
+
+/** Upstream's condition for a local APIService (availability controller). */
+export function localAvailable(now: string): APIServiceCondition {
+  return { type: 'Available', status: 'True', lastTransitionTime: now, reason: 'Local', message: 'Local APIServices are always available' };
+}
+
+function localAPIService(r: Pick<ResourceInfo, 'group' | 'version'>, custom: boolean): APIService {
+  const p = priorityOf(apiVersionOf(r), custom);
+  return {
+    apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService',
+    metadata: { name: apiServiceName(r.group, r.version), labels: { [automanagedLabel]: custom ? 'true' : 'onstart' } },
+    spec: { group: r.group, version: r.version, groupPriorityMinimum: p.group, versionPriority: p.version },
+  };
+}
+
+export class APIServiceAutoregister {
+  private readonly store: Store;
+  private syncing = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly registry: Registry, private readonly logger: Logger, private readonly now: () => Date) {
+    this.store = registry.store(apiRegistrationGroup, 'v1', 'apiservices')!;
+  }
+
+  /** Registers every served group version now, then follows the CRDs. */
+  async start(): Promise<void> {
+    this.registry.custom.onChange(() => { if (!this.closed) this.syncing = this.syncing.then(() => this.sync()).catch((e) => this.logger.warn('autoregister', { err: e })); });
+    await this.sync();
+  }
+
+  close(): void { this.closed = true; }
+
+  private async sync(): Promise<void> {
+    const builtin = new Set(builtinResources.map(apiVersionOf));
+    const wanted = new Map<string, APIService>();
+    for (const r of this.registry.resources()) {
+      const name = apiServiceName(r.group, r.version);
+      if (!wanted.has(name)) wanted.set(name, localAPIService(r, !builtin.has(apiVersionOf(r))));
+    }
+    for (const svc of wanted.values()) await this.ensure(svc);
+    // A custom resource group version no longer served loses its APIService.
+    const existing = await this.store.list(undefined, { labelSelector: `${automanagedLabel}=true` });
+    for (const svc of existing.items as APIService[]) {
+      if (!wanted.has(svc.metadata!.name!)) await this.store.delete(undefined, svc.metadata!.name!).catch(() => undefined);
+    }
+  }
+
+  private async ensure(svc: APIService): Promise<void> {
+    const name = svc.metadata!.name!;
+    await createIfAbsent(() => this.store.create(undefined, svc));
+    const cur = await this.store.get(undefined, name) as APIService;
+    if (cur.spec.service) return; // a user's APIService took the name: not ours to mark
+    const cond = cur.status?.conditions?.find((c) => c.type === 'Available');
+    if (cond?.status === 'True' && cond.reason === 'Local') return;
+    await this.store.guaranteedUpdate(undefined, name, (obj: APIService) => {
+      obj.status = { conditions: [localAvailable(rfc3339(this.now()))] };
+      return obj;
+    }, { subresource: 'status' });
+  }
+}
