@@ -8,6 +8,7 @@ import { parsePortRange, type PortRange } from '../util/port-range.js';
 import { parseServiceIPRange, type ServiceIPRange } from '../registry/service-allocation.js';
 import { parseAuthorizationModes, type AuthorizationMode } from '../apiserver/authz/index.js';
 import { etcdConfig, etcdFlagOptions, etcdFlagsHelp, type EtcdConfig } from './storage.js';
+import { enabledAdmissionPlugins, pluginList, type AdmissionPluginName } from '../apiserver/admission/plugins.js';
 
 export const serverHelp = `Run the k8ts API server.
 
@@ -62,6 +63,12 @@ ${etcdFlagsHelp}
       --authorization-mode strings
                                  ordered list of authorization plug-ins: Node, RBAC, AlwaysAllow, AlwaysDeny
                                  (default Node,RBAC; members of system:masters are always allowed)
+      --enable-admission-plugins strings
+                                 admission plugins to enable beside the default ones, by upstream's names
+                                 (NamespaceLifecycle, LimitRanger, ServiceAccount, NodeRestriction, Priority,
+                                 DefaultTolerationSeconds, DefaultStorageClass, ValidatingAdmissionPolicy, ResourceQuota, ...)
+      --disable-admission-plugins strings
+                                 admission plugins to disable, even if on by default
       --anonymous-auth           requests without credentials are system:anonymous, group system:unauthenticated,
                                  and get what RBAC grants them (default true; false with AlwaysAllow)
   -h, --help                     help for server`;
@@ -85,6 +92,7 @@ export async function runServer(args: string[]): Promise<number> {
       ...nodeCIDRFlagOptions,
       'authorization-mode': { type: 'string', default: 'Node,RBAC' },
       'anonymous-auth': { type: 'string', default: 'true' },
+      'enable-admission-plugins': { type: 'string' }, 'disable-admission-plugins': { type: 'string' },
       ...etcdFlagOptions,
     },
   });
@@ -122,6 +130,13 @@ export async function runServer(args: string[]): Promise<number> {
     console.error(`Error: invalid argument "${anonymousAuth}" for "--anonymous-auth" flag: strconv.ParseBool: parsing "${anonymousAuth}": invalid syntax`);
     return 1;
   }
+  let admissionPlugins: ReadonlySet<AdmissionPluginName>;
+  try {
+    admissionPlugins = enabledAdmissionPlugins(pluginList(values['enable-admission-plugins']), pluginList(values['disable-admission-plugins']));
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}`);
+    return 1;
+  }
   const nodeCIDRs = nodeCIDRConfigOrReport(values);
   if (!nodeCIDRs) return 1;
   let etcd: EtcdConfig | undefined;
@@ -137,7 +152,7 @@ export async function runServer(args: string[]): Promise<number> {
     return 1;
   }
   const cp = await startControlPlane({
-    authorizationModes, anonymousAuth: anonymousAuth === 'true', etcd,
+    authorizationModes, anonymousAuth: anonymousAuth === 'true', etcd, admissionPlugins,
     requestTimeoutMs,
     dataDir: values['data-dir'], certDir: values['cert-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
     advertiseAddress: values['advertise-address'], controllers: values.controllers, serviceNodePortRange, serviceClusterIPRange,
