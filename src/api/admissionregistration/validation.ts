@@ -10,7 +10,7 @@ import type {
   AuditAnnotation, MatchCondition, MatchResources, ParamKind, ParamRef, Validation, ValidatingAdmissionPolicy,
   ValidatingAdmissionPolicyBinding, Variable,
 } from 'kubernetes-types/admissionregistration/v1.js';
-import { duplicate, FieldError, forbidden, invalid, notSupported, required } from '../field-errors.js';
+import { duplicate, FieldError, forbidden, GoValue, invalid, notSupported, required } from '../field-errors.js';
 import { isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName, nameIsDNSSubdomain } from '../names.js';
 import { appendAll } from '../append.js';
 import { validateLabelSelector } from '../validation/labels.js';
@@ -207,7 +207,9 @@ function validateActions(actions: string[], path: string): FieldError[] {
     seen.add(a);
   });
   if (seen.has('Deny') && seen.has('Warn')) {
-    errs.push(invalid(path, actions, 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)'));
+    // Go's %#v of the []ValidationAction (internal type) upstream passes.
+    const shown = new GoValue(`[]admissionregistration.ValidationAction{${actions.map((a) => JSON.stringify(a)).join(', ')}}`);
+    errs.push(invalid(path, shown, 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)'));
   }
   if (seen.size === 0) errs.push(required(path, 'at least one validation action is required'));
   return errs;

@@ -10,12 +10,14 @@
  * Every expression runs under the CEL cost meter of CRD rules: a call may
  * cost PerCallLimit, the policy evaluation RuntimeCELCostBudget in all, and
  * (k8ts' bound, docs/threads.md) the request's policy evaluations together
- * stop at a deadline, after which they answer the out-of-budget error.
+ * may take 500 ms of evaluation time, after which they answer the
+ * out-of-budget error; each expression waits for its turn (turns.ts).
  */
 import type { ValidatingAdmissionPolicy } from 'kubernetes-types/admissionregistration/v1.js';
 import { isCelError, type CelResult } from '@bufbuild/cel';
 import { compilePolicyExpression } from '../../../api/admissionregistration/policy-cel.js';
 import { costLimitExceeded, metered, perCallLimit } from '../../../api/apiextensions/cel-runtime-cost.js';
+import { takeTurn } from './turns.js';
 
 export const outOfBudget = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
@@ -33,25 +35,51 @@ export interface Evaluation {
   auditAnnotations: { key: string; value: string }[];
 }
 
-export interface Meter { remaining: number; deadline: number }
+/** The policy's cost left (RuntimeCELCostBudget) and the request's evaluation time left, in ms. */
+export interface Meter { remaining: number; timeLeftMs: number }
 
 class VariableFailed extends Error {}
 
+/**
+ * One call's evaluation time, at most (k8ts' bound): a call that has not
+ * finished by then is cancelled as past its cost limit. Shorter than CRD
+ * rules' 250 ms because a policy call holds the loop for every request, and
+ * a bystander's request needs several turns of the loop (TLS, parse,
+ * handler, write) between two calls (turns.ts).
+ */
+export const sliceMs = 50;
+
+type Outcome = { value?: unknown; error?: string; outOfBudget?: boolean };
+
+/** One expression in its turn on the loop (turns.ts). */
+async function evaluate(expression: string, activation: Record<string, unknown>, meter: Meter): Promise<Outcome> {
+  const release = await takeTurn();
+  const started = performance.now();
+  try {
+    return evaluateNow(expression, activation, meter);
+  } finally {
+    release(performance.now() - started);
+  }
+}
+
 /** Runs one expression under the meter; a CelError, a cancellation or a failed variable come back as `error`. */
-function evaluate(expression: string, activation: Record<string, unknown>, meter: Meter): { value?: unknown; error?: string; outOfBudget?: boolean } {
+function evaluateNow(expression: string, activation: Record<string, unknown>, meter: Meter): Outcome {
   const { program, error } = compilePolicyExpression(expression);
   if (!program) return { error };
-  if (meter.remaining < 0 || performance.now() > meter.deadline) return { error: outOfBudget, outOfBudget: true };
+  if (meter.remaining < 0 || meter.timeLeftMs <= 0) return { error: outOfBudget, outOfBudget: true };
   let run: { result: CelResult; cost: number; exceeded: boolean };
+  const started = performance.now();
   try {
-    run = metered(Math.min(perCallLimit, meter.remaining + 1), () => program(activation), meter.deadline);
+    run = metered(Math.min(perCallLimit, meter.remaining + 1), () => program(activation), started + Math.min(sliceMs, meter.timeLeftMs));
   } catch (e) {
     if (e instanceof VariableFailed) return { error: e.message };
     throw e;
+  } finally {
+    meter.timeLeftMs -= performance.now() - started;
   }
   meter.remaining -= run.cost;
   if (run.exceeded) {
-    if (meter.remaining < 0 || performance.now() > meter.deadline) return { error: outOfBudget, outOfBudget: true };
+    if (meter.remaining < 0 || meter.timeLeftMs <= 0) return { error: outOfBudget, outOfBudget: true };
     return { error: `expression '${expression}' resulted in error: ${costLimitExceeded}` };
   }
   if (isCelError(run.result)) return { error: `expression '${expression}' resulted in error: ${(run.result as Error).message}` };
@@ -66,7 +94,8 @@ function lazyVariables(policy: ValidatingAdmissionPolicy, activation: Record<str
     Object.defineProperty(vars, v.name, {
       enumerable: true,
       get() {
-        done ??= evaluate(v.expression, activation, meter);
+        // Read inside another expression's evaluation, in its turn.
+        done ??= evaluateNow(v.expression, activation, meter);
         if (done.error !== undefined) throw new VariableFailed(done.error);
         return done.value;
       },
@@ -78,7 +107,7 @@ function lazyVariables(policy: ValidatingAdmissionPolicy, activation: Record<str
 const errorAction = (failurePolicy: string | undefined): Decision['action'] => (failurePolicy === 'Ignore' ? 'admit' : 'deny');
 
 /** Evaluates `policy` in `base` (object, oldObject, request, params, namespaceObject). */
-export function evaluatePolicy(policy: ValidatingAdmissionPolicy, base: Record<string, unknown>, meter: Meter): Evaluation {
+export async function evaluatePolicy(policy: ValidatingAdmissionPolicy, base: Record<string, unknown>, meter: Meter): Promise<Evaluation> {
   const spec = policy.spec ?? {};
   const activation: Record<string, unknown> = { ...base };
   activation.variables = lazyVariables(policy, activation, meter);
@@ -86,7 +115,7 @@ export function evaluatePolicy(policy: ValidatingAdmissionPolicy, base: Record<s
   // matchConditions: a false one means the policy does not apply; errors are aggregated as upstream's matcher does.
   const conditionErrors: string[] = [];
   for (const c of spec.matchConditions ?? []) {
-    const r = evaluate(c.expression, activation, meter);
+    const r = await evaluate(c.expression, activation, meter);
     if (r.error !== undefined) { conditionErrors.push(r.error); continue; }
     if (r.value === false) return { decisions: [], auditAnnotations: [] };
   }
@@ -95,14 +124,14 @@ export function evaluatePolicy(policy: ValidatingAdmissionPolicy, base: Record<s
     return { decisions: [{ action: onError, error: true, message, index: 0 }], auditAnnotations: [] };
   }
   const decisions: Decision[] = [];
-  (spec.validations ?? []).forEach((v, index) => {
-    const r = evaluate(v.expression, activation, meter);
-    if (r.error !== undefined) { decisions.push({ action: onError, error: true, message: r.error, index }); return; }
-    if (r.value === true) { decisions.push({ action: 'admit', message: '', index }); return; }
+  for (const [index, v] of (spec.validations ?? []).entries()) {
+    const r = await evaluate(v.expression, activation, meter);
+    if (r.error !== undefined) { decisions.push({ action: onError, error: true, message: r.error, index }); continue; }
+    if (r.value === true) { decisions.push({ action: 'admit', message: '', index }); continue; }
     let message = '';
     if (v.messageExpression) {
-      const m = evaluate(v.messageExpression, activation, meter);
-      if (m.outOfBudget) { decisions.push({ action: onError, error: true, message: `failed messageExpression: ${outOfBudget}`, index }); return; }
+      const m = await evaluate(v.messageExpression, activation, meter);
+      if (m.outOfBudget) { decisions.push({ action: onError, error: true, message: `failed messageExpression: ${outOfBudget}`, index }); continue; }
       // upstream: a non-string, blank, multi-line or over-long (5,000 bytes) result falls back to message.
       if (typeof m.value === 'string') {
         const t = m.value.trim();
@@ -112,10 +141,10 @@ export function evaluatePolicy(policy: ValidatingAdmissionPolicy, base: Record<s
     if (!message && v.message) message = v.message.trim();
     if (!message) message = `failed expression: ${v.expression.trim()}`;
     decisions.push({ action: 'deny', message, reason: v.reason ?? 'Invalid', index });
-  });
+  }
   const auditAnnotations: Evaluation['auditAnnotations'] = [];
   for (const a of spec.auditAnnotations ?? []) {
-    const r = evaluate(a.valueExpression, activation, meter);
+    const r = await evaluate(a.valueExpression, activation, meter);
     if (r.error !== undefined) {
       if (onError === 'deny') decisions.push({ action: 'deny', error: true, message: r.error, index: decisions.length });
       continue;
