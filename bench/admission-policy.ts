@@ -48,8 +48,6 @@ async function prepare(label: string, withPolicy: boolean): Promise<Target> {
   const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'none'] });
   const client = new ApiClient(server.creds, 64);
   await client.expect(201, 'POST', '/api/v1/namespaces', json({ metadata: { name: namespace } }));
-  // No service-account controller runs: the ServiceAccount admission plugin needs `default` to exist.
-  await client.expect(201, 'POST', `/api/v1/namespaces/${namespace}/serviceaccounts`, json({ metadata: { name: 'default' } }));
   await client.expect(201, 'POST', `/api/v1/namespaces/${namespace}/configmaps`, json({ metadata: { name: 'limits' }, data: { maxContainers: '4' } }));
   if (withPolicy) {
     await client.expect(201, 'POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', json(policy));
