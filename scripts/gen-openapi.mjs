@@ -46,6 +46,7 @@ const MODULES = [
   'events/v1', 'storage/v1', 'autoscaling/v1', 'policy/v1', 'scheduling/v1', 'discovery/v1', 'apiextensions/v1',
   'networking/v1', 'node/v1', 'rbac/v1', 'autoscaling/v2',
   'authentication/v1', 'authorization/v1',
+  'admissionregistration/v1',
 ];
 
 /** kubernetes-types module -> upstream Go package, as OpenAPI names it. */
@@ -269,6 +270,7 @@ async function main() {
     convertModule(mod, sf, rawDescriptions(generateModule(ctx, sf)), defs);
   }
   defs[INT_OR_STRING] = intOrStringDefinition;
+  embedRuleFields(defs);
   const formats = await addIntegerFormats(defs);
   // kube-aggregator's types are not in kubernetes-types: upstream's definitions, written down once.
   Object.assign(defs, JSON.parse(readFileSync(path.join(root, 'scripts', 'openapi-apiregistration.json'), 'utf8')));
@@ -279,6 +281,31 @@ async function main() {
   writeFileSync(outFile, body);
   const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
   console.log(`gen-openapi: ${Object.keys(sorted).length} definitions from ${modules.length} modules -> ${path.relative(root, outFile)} (${(body.length / 1024).toFixed(0)} KiB, sha256 ${hash}, ${formats} integer formats, ${Date.now() - started} ms)`);
+}
+
+/**
+ * kubernetes-types 1.30 leaves out of RuleWithOperations and
+ * NamedRuleWithOperations the fields Go embeds from Rule (`resources`,
+ * `scope`); upstream's OpenAPI lists them, with these words, and strict
+ * field validation must accept them.
+ */
+function embedRuleFields(defs) {
+  const fields = {
+    resources: {
+      description: "Resources is a list of resources this rule applies to.\n\nFor example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.\n\nIf wildcard is present, the validation rule will ensure resources do not overlap with each other.\n\nDepending on the enclosing object, subresources might not be allowed. Required.",
+      type: 'array', items: { type: 'string', default: '' },
+    },
+    scope: {
+      description: 'scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".',
+      type: 'string',
+    },
+  };
+  for (const name of ['RuleWithOperations', 'NamedRuleWithOperations']) {
+    const def = defs[`io.k8s.api.admissionregistration.v1.${name}`];
+    if (!def) continue;
+    for (const [f, schema] of Object.entries(fields)) def.properties[f] ??= schema;
+    def.properties = Object.fromEntries(Object.entries(def.properties).sort(([a], [b]) => a.localeCompare(b)));
+  }
 }
 
 /**

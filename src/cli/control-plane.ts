@@ -30,6 +30,8 @@ import { createListers } from '../apiserver/listers.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
 import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/admission/index.js';
+import { enabledAdmissionPlugins, k8tsSteps, type AdmissionPluginName } from '../apiserver/admission/plugins.js';
+import { ValidatingAdmissionPolicyPlugin } from '../apiserver/admission/policy/plugin.js';
 import { createAuthenticator, createBootstrapTokenAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
 import { registryObjectGetter, serviceAccountKeys } from '../apiserver/serviceaccount/index.js';
 import { serviceAccountTokenAuthenticator } from '../apiserver/auth/serviceaccount-token.js';
@@ -66,6 +68,8 @@ export interface ControlPlaneOptions {
   /** The controllers' thread's heap limit in MiB (default: Node's); reaching it restarts the thread. */
   controllersHeapLimitMb?: number;
   admission?: Partial<AdmissionConfig>;
+  /** --enable-admission-plugins / --disable-admission-plugins, resolved (default: upstream's defaults and NodeRestriction). */
+  admissionPlugins?: ReadonlySet<AdmissionPluginName>;
   /** kube-apiserver --request-timeout (default 60 s); also bounds the wait for a request's headers. */
   requestTimeoutMs?: number;
   /** How long a read for a resourceVersion the store has not reached waits for it (default 3 s). */
@@ -125,7 +129,10 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   cleanups.push(() => backend.close());
   // Certificates are written 0644 by the PKI code; in the data directory they are 0600 too.
   secureDataDir(opts.dataDir);
-  const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}) };
+  const plugins = opts.admissionPlugins ?? enabledAdmissionPlugins([], []);
+  const on = (name: AdmissionPluginName) => plugins.has(name);
+  for (const name of plugins) if (!k8tsSteps[name]) logger.warn('admission plugin enabled by name only: k8ts has no step for it', { plugin: name });
+  const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}), plugins };
   const nodeRestriction = nodeRestrictionAdmission(() => registry, { get: (ns, name) => listers.nodes.get(ns, name) });
   // RBAC's escalation checks read the policy and the authorizer chain, both made once the registry exists.
   let policy: PolicyCache | undefined;
@@ -134,17 +141,30 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     clusterRole: (n) => policy?.clusterRole(n), role: (ns, n) => policy?.role(ns, n),
     clusterRoleBindings: () => policy?.clusterRoleBindings() ?? [], roleBindings: (ns) => policy?.roleBindings(ns) ?? [],
   }, () => authz.authorize);
+  // Made once the namespace cache exists; writes before that (none) would skip it.
+  const vap: { plugin?: ValidatingAdmissionPolicyPlugin } = {};
   const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
     admit(op, info, obj, admission);
     admitCSRRequester(op, info, obj);
-    await serviceAccounts(op, info, obj);
+    if (on('ServiceAccount')) await serviceAccounts(op, info, obj);
     services.admit(op, info, obj, old);
-    defaultStorageClass(op, info, obj);
-    priority(op, info, obj, old);
-    limitRanger(op, info, obj);
-    await nodeRestriction.admit(op, info, obj, old);
+    if (on('DefaultStorageClass')) defaultStorageClass(op, info, obj);
+    if (on('Priority')) priority(op, info, obj, old);
+    if (on('LimitRanger')) limitRanger(op, info, obj);
+    if (on('NodeRestriction')) await nodeRestriction.admit(op, info, obj, old);
     await rbacEscalation(op, info, obj);
-  }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: (...a) => resourceQuota(...a), admitDelete: nodeRestriction.admitDelete });
+  }, {
+    freshnessWaitMs: opts.freshnessWaitMs,
+    // Validating admission in upstream's order: ValidatingAdmissionPolicy, then ResourceQuota last.
+    validateAdmission: async (...a) => {
+      await vap.plugin?.validate(...a);
+      if (on('ResourceQuota')) await resourceQuota(...a);
+    },
+    admitDelete: async (info, obj) => {
+      if (on('NodeRestriction')) await nodeRestriction.admitDelete(info, obj);
+      await vap.plugin?.validateDelete(info, obj);
+    },
+  });
   // Lists and watches are served from the watch cache; the listers below are its first watchers.
   await registry.startWatchCache({ capacity: opts.watchCacheSize ?? defaultWatchCacheSize, logger: logger.with('watch-cache') });
   cleanups.push(() => registry.closeWatchCache());
@@ -159,6 +179,13 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const limitRanger = limitRangerAdmission(listers.limitRanges);
   const serviceAccounts = serviceAccountAdmission(() => registry, listers.serviceAccounts);
   const resourceQuota = resourceQuotaAdmission(() => registry, listers.resourceQuotas, realClock);
+  // ValidatingAdmissionPolicy reads policies, bindings and params from caches of its own, synced before serving.
+  if (on('ValidatingAdmissionPolicy')) {
+    const plugin = new ValidatingAdmissionPolicyPlugin({ registry: () => registry, namespaces: listers.namespaces, logger: logger.with('admission') });
+    cleanups.push(() => plugin.close());
+    await plugin.start();
+    vap.plugin = plugin;
+  }
   let ready = false;
   // Bootstrap tokens (kube-apiserver --enable-bootstrap-token-auth, which kubeadm sets) read a watch-kept cache of kube-system's token Secrets.
   const bootstrapTokens = createBootstrapTokenAuthenticator(registry.store('', 'v1', 'secrets')!, { clock: realClock, logger: logger.with('bootstrap-token') });

@@ -8,6 +8,7 @@ import { parsePortRange, type PortRange } from '../util/port-range.js';
 import { parseServiceIPRange, type ServiceIPRange } from '../registry/service-allocation.js';
 import { parseAuthorizationModes, type AuthorizationMode } from '../apiserver/authz/index.js';
 import { etcdConfig, etcdFlagOptions, etcdFlagsHelp, type EtcdConfig } from './storage.js';
+import { enabledAdmissionPlugins, pluginList, type AdmissionPluginName } from '../apiserver/admission/plugins.js';
 
 export const serverHelp = `Run the k8ts API server.
 
@@ -64,6 +65,12 @@ ${etcdFlagsHelp}
                                  (default Node,RBAC; members of system:masters are always allowed)
       --default-storage-class    create the default StorageClass local-path (rancher.io/local-path) when absent, as k3s
                                  does; upstream creates none (default true)
+      --enable-admission-plugins strings
+                                 admission plugins to enable beside the default ones, by upstream's names
+                                 (NamespaceLifecycle, LimitRanger, ServiceAccount, NodeRestriction, Priority,
+                                 DefaultTolerationSeconds, DefaultStorageClass, ValidatingAdmissionPolicy, ResourceQuota, ...)
+      --disable-admission-plugins strings
+                                 admission plugins to disable, even if on by default
       --anonymous-auth           requests without credentials are system:anonymous, group system:unauthenticated,
                                  and get what RBAC grants them (default true; false with AlwaysAllow)
   -h, --help                     help for server`;
@@ -88,6 +95,7 @@ export async function runServer(args: string[]): Promise<number> {
       'authorization-mode': { type: 'string', default: 'Node,RBAC' },
       'anonymous-auth': { type: 'string', default: 'true' },
       'default-storage-class': { type: 'string', default: 'true' },
+      'enable-admission-plugins': { type: 'string' }, 'disable-admission-plugins': { type: 'string' },
       ...etcdFlagOptions,
     },
   });
@@ -130,6 +138,13 @@ export async function runServer(args: string[]): Promise<number> {
     console.error(`Error: invalid argument "${defaultStorageClass}" for "--default-storage-class" flag: strconv.ParseBool: parsing "${defaultStorageClass}": invalid syntax`);
     return 1;
   }
+  let admissionPlugins: ReadonlySet<AdmissionPluginName>;
+  try {
+    admissionPlugins = enabledAdmissionPlugins(pluginList(values['enable-admission-plugins']), pluginList(values['disable-admission-plugins']));
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}`);
+    return 1;
+  }
   const nodeCIDRs = nodeCIDRConfigOrReport(values);
   if (!nodeCIDRs) return 1;
   let etcd: EtcdConfig | undefined;
@@ -145,7 +160,7 @@ export async function runServer(args: string[]): Promise<number> {
     return 1;
   }
   const cp = await startControlPlane({
-    authorizationModes, anonymousAuth: anonymousAuth === 'true', etcd,
+    authorizationModes, anonymousAuth: anonymousAuth === 'true', etcd, admissionPlugins,
     requestTimeoutMs,
     dataDir: values['data-dir'], certDir: values['cert-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
     advertiseAddress: values['advertise-address'], controllers: values.controllers, serviceNodePortRange, serviceClusterIPRange,

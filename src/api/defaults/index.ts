@@ -12,6 +12,7 @@ import {
 import { defaultEndpointSlice, defaultPriorityClass } from './policy.js';
 import { defaultService } from './service.js';
 import { Obj, isObj } from './util.js';
+import { defaultValidatingAdmissionPolicy, defaultValidatingAdmissionPolicyBinding } from '../admissionregistration/defaults.js';
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './workloads.js';
 
 import { defaultAPIService } from '../validation/apiservice.js';
@@ -45,6 +46,8 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'autoscaling/v2/HorizontalPodAutoscaler': defaultHPAv2,
   'scheduling.k8s.io/v1/PriorityClass': defaultPriorityClass,
   'discovery.k8s.io/v1/EndpointSlice': defaultEndpointSlice,
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': defaultValidatingAdmissionPolicy,
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': defaultValidatingAdmissionPolicyBinding,
 };
 
 export function applyDefaults(key: string, obj: any): void {

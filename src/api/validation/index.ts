@@ -5,6 +5,7 @@
  * from the request. They never throw; kinds without rules yield no errors.
  */
 import { FieldError } from '../field-errors.js';
+import { validateBindingCreate as validateVAPBindingCreate, validateBindingUpdate as validateVAPBindingUpdate, validatePolicyCreate, validatePolicyUpdate } from '../admissionregistration/validation.js';
 import { validateCSRCreate, validateCSRUpdate } from './csr.js';
 import { validateBindingCreate, validateControllerRevisionCreate, validateControllerRevisionUpdate } from './controllerrevision.js';
 import {
@@ -85,6 +86,8 @@ const validators: Record<string, KindValidator> = {
   'scheduling.k8s.io/v1/PriorityClass': { create: validatePriorityClassCreate, update: validatePriorityClassUpdate },
   'discovery.k8s.io/v1/EndpointSlice': { create: validateEndpointSliceCreate, update: validateEndpointSliceUpdate },
   'apiregistration.k8s.io/v1/APIService': { create: validateAPIServiceCreate, update: validateAPIServiceUpdate },
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': { create: validatePolicyCreate, update: validatePolicyUpdate },
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': { create: validateVAPBindingCreate, update: validateVAPBindingUpdate },
 };
 
 /** Field errors for a new object (after defaulting). */

@@ -17,15 +17,18 @@ export interface AdmissionConfig {
   notReadyTolerationSeconds: number;
   /** --default-unreachable-toleration-seconds (upstream 300). */
   unreachableTolerationSeconds: number;
+  /** The enabled admission plugins (plugins.ts); undefined: all of these steps run. */
+  plugins?: ReadonlySet<string>;
 }
 
 export const defaultAdmissionConfig: AdmissionConfig = { notReadyTolerationSeconds: 300, unreachableTolerationSeconds: 300 };
 
 export function admit(op: 'create' | 'update', info: ResourceInfo, obj: any, config: AdmissionConfig = defaultAdmissionConfig): void {
   if (info.group !== '' || info.plural !== 'pods') return;
+  const on = (plugin: string) => !config.plugins || config.plugins.has(plugin);
   const spec = obj.spec ?? (obj.spec = {});
-  addDefaultTolerations(spec, config);
-  if (op !== 'create') return;
+  if (on('DefaultTolerationSeconds')) addDefaultTolerations(spec, config);
+  if (op !== 'create' || !on('ServiceAccount')) return;
   if (isMirrorPod(obj)) validateMirrorPodReferences(obj);
   else {
     if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';
