@@ -11,6 +11,7 @@ import {
 } from './groups.js';
 import { defaultEndpointSlice, defaultPriorityClass } from './policy.js';
 import { defaultService } from './service.js';
+import { defaultMutatingWebhookConfiguration, defaultValidatingWebhookConfiguration } from './admissionregistration.js';
 import { Obj, isObj } from './util.js';
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './workloads.js';
 
@@ -42,6 +43,8 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'autoscaling/v2/HorizontalPodAutoscaler': defaultHPAv2,
   'scheduling.k8s.io/v1/PriorityClass': defaultPriorityClass,
   'discovery.k8s.io/v1/EndpointSlice': defaultEndpointSlice,
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': defaultMutatingWebhookConfiguration,
+  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': defaultValidatingWebhookConfiguration,
 };
 
 export function applyDefaults(key: string, obj: any): void {

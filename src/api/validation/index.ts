@@ -33,6 +33,10 @@ import { hpaValidation, podTemplateValidation } from './autoscaling.js';
 import { validatePodDisruptionBudgetCreate, validatePodDisruptionBudgetUpdate } from './poddisruptionbudget.js';
 import { validatePriorityClassCreate, validatePriorityClassUpdate } from './priorityclass.js';
 import { validateEndpointSliceCreate, validateEndpointSliceUpdate } from './endpointslice.js';
+import {
+  validateMutatingWebhookConfigurationCreate, validateMutatingWebhookConfigurationUpdate,
+  validateValidatingWebhookConfigurationCreate, validateValidatingWebhookConfigurationUpdate,
+} from './webhookconfiguration.js';
 import { Obj, obj } from './util.js';
 import { guarded } from './guarded.js';
 
@@ -81,6 +85,8 @@ const validators: Record<string, KindValidator> = {
   'policy/v1/PodDisruptionBudget': { create: validatePodDisruptionBudgetCreate, update: validatePodDisruptionBudgetUpdate },
   'scheduling.k8s.io/v1/PriorityClass': { create: validatePriorityClassCreate, update: validatePriorityClassUpdate },
   'discovery.k8s.io/v1/EndpointSlice': { create: validateEndpointSliceCreate, update: validateEndpointSliceUpdate },
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': { create: validateMutatingWebhookConfigurationCreate, update: validateMutatingWebhookConfigurationUpdate },
+  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': { create: validateValidatingWebhookConfigurationCreate, update: validateValidatingWebhookConfigurationUpdate },
 };
 
 /** Field errors for a new object (after defaulting). */
