@@ -17,6 +17,7 @@ import { attributesOf, forbidden, type Authorizer, type RulesResolver } from './
 import { handleReview, isReview } from './reviews/handler.js';
 import { runAsRequestUser } from './request-user.js';
 import { runInRequestScope } from './request-scope.js';
+import { runInWebhookScope } from './admission/webhook/request-scope.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia, negotiateOpenAPIV2, openapiV2ProtobufType } from './negotiate.js';
 import { writeJSON, writeStatus, writeError, toStatus } from './respond.js';
@@ -159,7 +160,7 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
       user = acting;
       await authorizeRequest(opts, user, info);
     }
-    const handle = () => runInRequestScope(info, () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info));
+    const handle = () => runInRequestScope(info, () => runInWebhookScope({ url, res }, () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info)));
     await (user ? runAsRequestUser(user, handle) : handle());
   } catch (err) {
     const status = toStatus(err);

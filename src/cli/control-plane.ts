@@ -21,6 +21,7 @@ import { nodeRestrictionAdmission } from '../apiserver/admission/noderestriction
 import { createNodeAuthorizer } from '../apiserver/authz/node/index.js';
 import { admitCSRRequester } from '../apiserver/admission/csr-requester.js';
 import { serviceAccountAdmission } from '../apiserver/admission/serviceaccount.js';
+import { createWebhookMetrics, webhookAdmission } from '../apiserver/admission/webhook/index.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createListers } from '../apiserver/listers.js';
 import { createMetrics } from '../apiserver/metrics.js';
@@ -140,7 +141,13 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     limitRanger(op, info, obj);
     await nodeRestriction.admit(op, info, obj, old);
     await rbacEscalation(op, info, obj);
-  }, { freshnessWaitMs: opts.freshnessWaitMs, validateAdmission: (...a) => resourceQuota(...a), admitDelete: nodeRestriction.admitDelete });
+    // MutatingAdmissionWebhook comes last among upstream's mutating plugins; ValidatingAdmissionWebhook before ResourceQuota.
+    await webhooks.admit(op, info, obj, old);
+  }, {
+    freshnessWaitMs: opts.freshnessWaitMs,
+    validateAdmission: async (...a) => { await webhooks.validate(...a); await resourceQuota(...a); },
+    admitDelete: async (info, obj) => { await nodeRestriction.admitDelete(info, obj); await webhooks.admitDelete(info, obj); },
+  });
   // Lists and watches are served from the watch cache; the listers below are its first watchers.
   await registry.startWatchCache({ capacity: opts.watchCacheSize ?? defaultWatchCacheSize, logger: logger.with('watch-cache') });
   cleanups.push(() => registry.closeWatchCache());
@@ -155,6 +162,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const limitRanger = limitRangerAdmission(listers.limitRanges);
   const serviceAccounts = serviceAccountAdmission(() => registry, listers.serviceAccounts);
   const resourceQuota = resourceQuotaAdmission(() => registry, listers.resourceQuotas, realClock);
+  const webhooks = webhookAdmission(registry, { namespaces: listers.namespaces, services: listers.services, metrics: createWebhookMetrics(metrics.registry), logger: logger.with('admission-webhook') });
+  cleanups.push(() => webhooks.close());
+  await webhooks.start();
   let ready = false;
   // Bootstrap tokens (kube-apiserver --enable-bootstrap-token-auth, which kubeadm sets) read a watch-kept cache of kube-system's token Secrets.
   const bootstrapTokens = createBootstrapTokenAuthenticator(registry.store('', 'v1', 'secrets')!, { clock: realClock, logger: logger.with('bootstrap-token') });
@@ -231,6 +241,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     stopSA();
     cache.close();
     listers.close();
+    webhooks.close();
     namespaces.close();
     crds.close();
     await server.close();

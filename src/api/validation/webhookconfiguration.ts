@@ -17,9 +17,12 @@ import { appendAll } from '../append.js';
 import { validateLabelSelector } from './labels.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { validateWebhookClientConfig } from './webhook-client-config.js';
-import { Obj, arr, has, isObj, str } from './util.js';
+import { Obj, arr, goValue, has, isObj, str } from './util.js';
 
-const acceptedReviewVersions = ['v1', 'v1beta1', 'v1alpha1'];
+/** A list as Go's %#v prints it in a field error: `[]string{"*", "pods"}`. */
+const goList = (type: string, values: unknown[]) => goValue(`[]${type}{${values.map((v) => JSON.stringify(str(v))).join(', ')}}`);
+
+const acceptedReviewVersions = ['v1', 'v1beta1'];
 const failurePolicies = ['Fail', 'Ignore'];
 const matchPolicies = ['Equivalent', 'Exact'];
 const noSideEffectClasses = ['None', 'NoneOnDryRun'];
@@ -104,7 +107,7 @@ function validateRuleWithOperations(rule: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const ops = arr(rule.operations).map(str);
   if (!ops.length) errs.push(required(`${path}.operations`, ''));
-  if (ops.length > 1 && ops.includes('*')) errs.push(invalid(`${path}.operations`, ops, "if '*' is present, must not specify other operations"));
+  if (ops.length > 1 && ops.includes('*')) errs.push(invalid(`${path}.operations`, goList('admissionregistration.OperationType', ops), "if '*' is present, must not specify other operations"));
   ops.forEach((op, i) => oneOf(errs, op, operations, `${path}.operations[${i}]`));
   appendAll(errs, validateRule(rule, path));
   return errs;
@@ -115,9 +118,9 @@ function validateRule(rule: Obj, path: string): FieldError[] {
   const groups = arr(rule.apiGroups).map(str);
   const versions = arr(rule.apiVersions).map(str);
   if (!groups.length) errs.push(required(`${path}.apiGroups`, ''));
-  if (groups.length > 1 && groups.includes('*')) errs.push(invalid(`${path}.apiGroups`, groups, "if '*' is present, must not specify other API groups"));
+  if (groups.length > 1 && groups.includes('*')) errs.push(invalid(`${path}.apiGroups`, goList('string', groups), "if '*' is present, must not specify other API groups"));
   if (!versions.length) errs.push(required(`${path}.apiVersions`, ''));
-  if (versions.length > 1 && versions.includes('*')) errs.push(invalid(`${path}.apiVersions`, versions, "if '*' is present, must not specify other API versions"));
+  if (versions.length > 1 && versions.includes('*')) errs.push(invalid(`${path}.apiVersions`, goList('string', versions), "if '*' is present, must not specify other API versions"));
   versions.forEach((v, i) => { if (!v) errs.push(required(`${path}.apiVersions[${i}]`, '')); });
   appendAll(errs, validateResources(arr(rule.resources).map(str), `${path}.resources`));
   oneOf(errs, rule.scope, scopes, `${path}.scope`);
@@ -145,8 +148,8 @@ function validateResources(resources: string[], path: string): FieldError[] {
     if (sub === '*') wildSub.add(res);
     if (res === '*') wildRes.add(sub);
   });
-  if (resources.length > 1 && doubleWildcard) errs.push(invalid(path, resources, "if '*/*' is present, must not specify other resources"));
-  if (singleWildcard && plain) errs.push(invalid(path, resources, "if '*' is present, must not specify other resources without subresources"));
+  if (resources.length > 1 && doubleWildcard) errs.push(invalid(path, goList('string', resources), "if '*/*' is present, must not specify other resources"));
+  if (singleWildcard && plain) errs.push(invalid(path, goList('string', resources), "if '*' is present, must not specify other resources without subresources"));
   return errs;
 }
 
@@ -160,7 +163,7 @@ function validateAdmissionReviewVersions(versions: unknown[], requireRecognized:
     for (const msg of isDNS1035Label(v)) errs.push(invalid(`${path}[${i}]`, v, msg));
   });
   if (requireRecognized && ![...seen].some((v) => acceptedReviewVersions.includes(v))) {
-    errs.push(invalid(path, versions, `must include at least one of ${acceptedReviewVersions.join(', ')}`));
+    errs.push(invalid(path, goList('string', versions), `must include at least one of ${acceptedReviewVersions.join(', ')}`));
   }
   return errs;
 }
