@@ -284,6 +284,22 @@ endpoints: [{addresses: ["127.0.0.1"]}]
     assert.equal(review.oldObject.metadata.name, 'to-delete');
   });
 
+  test('subresources: pods/* matches a status update, pods alone does not', async () => {
+    assert.equal((await createPod('with-status')).code, 0);
+    await install('main-only', { name: 'main-only.example.com', path: '/deny', operations: 'UPDATE', resources: 'pods' });
+    const status = JSON.stringify({ status: { phase: 'Running' } });
+    const patchStatus = () => apiRequest(cluster, '/api/v1/namespaces/default/pods/with-status/status', { method: 'PATCH', body: status, contentType: 'application/merge-patch+json' });
+    assert.equal((await patchStatus()).status, 200);
+    await install('all-subresources', { name: 'subresources.example.com', path: '/deny', operations: 'UPDATE', resources: '"pods/*"' });
+    const refused = await patchStatus();
+    assert.equal(refused.status, 403);
+    assert.equal(refused.json().message, 'admission webhook "subresources.example.com" denied the request: pods named with-status are not welcome');
+    const review = hooks.reviews.get('/deny')!.at(-1)!;
+    assert.equal(review.subResource, 'status');
+    assert.equal(review.operation, 'UPDATE');
+    assert.equal(review.oldObject.metadata.name, 'with-status');
+  });
+
   test('configurations are validated with upstream\'s field errors and defaulted', async () => {
     const res = await cluster.kubectl(['create', '-f', '-'], { allowFail: true, input: `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
