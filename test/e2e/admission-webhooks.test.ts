@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { startCluster, type Cluster } from './harness.js';
 import { apiRequest, apiServerOnly } from './helpers.js';
 import { startWebhookServer, type ReviewRequest, type WebhookServer } from './webhook-server.js';
+import { duringAttack } from './bystander.js';
 
 let cluster: Cluster;
 let hooks: WebhookServer;
@@ -163,6 +164,15 @@ describe('admission webhooks', () => {
     assert.equal(res.code, 1);
     assert.match(res.stderr, /failed calling webhook "hang\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/hang\?timeout=1s": context deadline exceeded/);
     assert.ok(Date.now() - started < 8000, 'answered soon after the timeout');
+  });
+
+  test('creates held by a webhook that never answers do not stall other clients', async () => {
+    await install('hang-many', { name: 'hang-many.example.com', path: '/hang', timeoutSeconds: 3 });
+    const body = (i: number) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `held-${i}` }, spec: { containers: [{ name: 'a', image: 'a' }] } });
+    const answers = await duringAttack(cluster, () => Promise.all(Array.from({ length: 30 }, (_, i) =>
+      apiRequest(cluster, '/api/v1/namespaces/default/pods', { method: 'POST', body: body(i) }))));
+    assert.deepEqual([...new Set(answers.map((a) => a.status))], [500]);
+    assert.match(answers[0].json().message, /failed calling webhook "hang-many\.example\.com": .*context deadline exceeded$/);
   });
 
   test('reinvocationPolicy IfNeeded: a webhook called before another that changed the object is called again', async () => {

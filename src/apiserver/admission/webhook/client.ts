@@ -83,9 +83,23 @@ function hostnameError(err: { host?: string; cert?: PeerCertificate }): string {
 export interface WebhookCall { clientConfig: WebhookClientConfig; timeoutSeconds: number; body: string; resolver: ServiceResolver }
 
 /** The webhook's decoded answer; throws CallError when there is none to use. */
-export function callWebhook(call: WebhookCall): Promise<unknown> {
-  const { shown, connectTo, serverName } = targetOf(call.clientConfig, call.timeoutSeconds, call.resolver);
+export async function callWebhook(call: WebhookCall): Promise<unknown> {
+  const target = targetOf(call.clientConfig, call.timeoutSeconds, call.resolver);
   const caPem = call.clientConfig.caBundle ? Buffer.from(call.clientConfig.caBundle, 'base64').toString('utf8') : undefined;
+  const deadline = Date.now() + call.timeoutSeconds * 1000;
+  try {
+    return await post(call, target, caPem, deadline);
+  } catch (e) {
+    // A kept-alive connection the server closed while idle fails before the request is sent:
+    // send it once more on a new one, as Go's transport does (errServerClosedIdle).
+    if (!(e instanceof StaleConnection)) throw e;
+    return post(call, target, caPem, deadline);
+  }
+}
+
+class StaleConnection extends Error {}
+
+function post(call: WebhookCall, { shown, connectTo, serverName }: Target, caPem: string | undefined, deadline: number): Promise<unknown> {
   const post = `Post "${shown}"`;
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -111,8 +125,12 @@ export function callWebhook(call: WebhookCall): Promise<unknown> {
         try { resolve(JSON.parse(text)); } catch (e) { reject(new CallError(`received invalid webhook response: ${(e as Error).message}`)); }
       });
     });
-    const timer = setTimeout(() => { fail('context deadline exceeded'); req.destroy(); }, call.timeoutSeconds * 1000);
-    req.on('error', (e) => { clearTimeout(timer); fail(goError(e, connectTo)); });
+    const timer = setTimeout(() => { fail('context deadline exceeded'); req.destroy(); }, Math.max(0, deadline - Date.now()));
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      if (req.reusedSocket && !settled && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) { settled = true; reject(new StaleConnection()); return; }
+      fail(goError(e, connectTo));
+    });
     req.end(call.body);
   });
 }
