@@ -141,8 +141,24 @@ function convertModule(mod, sf, generated, out) {
     if (out[full]) throw new Error(`definition ${full} generated twice`);
     out[full] = special(full, def) ?? topLevel(def, refName);
     if (full === JSON_SCHEMA_PROPS) Object.assign(out[full].properties, schemaExtensions);
+    if (embeddedRuleHolders.has(full)) Object.assign(out[full].properties, embeddedRuleFields);
   }
 }
+
+/**
+ * admissionregistration's RuleWithOperations and NamedRuleWithOperations embed Rule
+ * (Go `Rule \`json:",inline"\``), whose resources and scope kubernetes-types leaves
+ * out; without them strict field validation refused every webhook rule. Upstream's
+ * descriptions (k8s.io/api admissionregistration/v1 Rule).
+ */
+const embeddedRuleHolders = new Set([
+  'io.k8s.api.admissionregistration.v1.RuleWithOperations',
+  'io.k8s.api.admissionregistration.v1.NamedRuleWithOperations',
+]);
+const embeddedRuleFields = {
+  resources: { description: "Resources is a list of resources this rule applies to.\n\nFor example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.\n\nIf wildcard is present, the validation rule will ensure resources do not overlap with each other.\n\nDepending on the enclosing object, subresources might not be allowed. Required.", type: 'array', items: { type: 'string' } },
+  scope: { description: 'scope specifies the scope of this rule. Valid values are \"Cluster\", \"Namespaced\", and \"*\" \"Cluster\" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. \"Namespaced\" means that only namespaced resources will match this rule. \"*\" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is \"*\".', type: 'string' },
+};
 
 const JSON_SCHEMA_PROPS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
 

@@ -18,6 +18,7 @@ import { handleReview, isReview } from './reviews/handler.js';
 import { runAsRequestUser } from './request-user.js';
 import { runInRequestScope } from './request-scope.js';
 import { runWithWarnings } from './request-warnings.js';
+import { runInWebhookScope } from './admission/webhook/request-scope.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia, negotiateOpenAPIV2, openapiV2ProtobufType } from './negotiate.js';
 import { writeJSON, writeStatus, writeError, toStatus } from './respond.js';
@@ -167,7 +168,7 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     // A group version served by an extension API server goes there, authorized here first (kube-aggregator).
     const remote = user && info.apiPrefix === 'apis' && info.group && info.version ? opts.aggregator?.remoteFor(info.group, info.version) : undefined;
     if (remote) return await opts.aggregator!.proxy(req, res, user!, remote);
-    const handle = () => runInRequestScope(info, () => runWithWarnings(res, () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info)));
+    const handle = () => runInRequestScope(info, () => runInWebhookScope({ url, res }, () => runWithWarnings(res, () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info))));
     await (user ? runAsRequestUser(user, handle) : handle());
   } catch (err) {
     const status = toStatus(err);

@@ -25,6 +25,7 @@ import { nodeRestrictionAdmission } from '../apiserver/admission/noderestriction
 import { createNodeAuthorizer } from '../apiserver/authz/node/index.js';
 import { admitCSRRequester } from '../apiserver/admission/csr-requester.js';
 import { serviceAccountAdmission } from '../apiserver/admission/serviceaccount.js';
+import { createWebhookMetrics, webhookAdmission } from '../apiserver/admission/webhook/index.js';
 import { createApiServer } from '../apiserver/server.js';
 import { createListers } from '../apiserver/listers.js';
 import { createMetrics } from '../apiserver/metrics.js';
@@ -153,16 +154,20 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     if (on('LimitRanger')) limitRanger(op, info, obj);
     if (on('NodeRestriction')) await nodeRestriction.admit(op, info, obj, old);
     await rbacEscalation(op, info, obj);
+    // MutatingAdmissionWebhook comes last among upstream's mutating plugins.
+    if (on('MutatingAdmissionWebhook')) await webhooks.admit(op, info, obj, old);
   }, {
     freshnessWaitMs: opts.freshnessWaitMs,
-    // Validating admission in upstream's order: ValidatingAdmissionPolicy, then ResourceQuota last.
+    // Validating admission in upstream's order: ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, then ResourceQuota last.
     validateAdmission: async (...a) => {
       await vap.plugin?.validate(...a);
+      if (on('ValidatingAdmissionWebhook')) await webhooks.validate(...a);
       if (on('ResourceQuota')) await resourceQuota(...a);
     },
     admitDelete: async (info, obj) => {
       if (on('NodeRestriction')) await nodeRestriction.admitDelete(info, obj);
       await vap.plugin?.validateDelete(info, obj);
+      if (on('ValidatingAdmissionWebhook') || on('MutatingAdmissionWebhook')) await webhooks.admitDelete(info, obj);
     },
   });
   // Lists and watches are served from the watch cache; the listers below are its first watchers.
@@ -186,6 +191,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     await plugin.start();
     vap.plugin = plugin;
   }
+  const webhooks = webhookAdmission(registry, { namespaces: listers.namespaces, services: listers.services, metrics: createWebhookMetrics(metrics.registry), logger: logger.with('admission-webhook') });
+  cleanups.push(() => webhooks.close());
+  await webhooks.start();
   let ready = false;
   // Bootstrap tokens (kube-apiserver --enable-bootstrap-token-auth, which kubeadm sets) read a watch-kept cache of kube-system's token Secrets.
   const bootstrapTokens = createBootstrapTokenAuthenticator(registry.store('', 'v1', 'secrets')!, { clock: realClock, logger: logger.with('bootstrap-token') });
@@ -271,6 +279,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     stopSA();
     cache.close();
     listers.close();
+    webhooks.close();
     namespaces.close();
     crds.close();
     autoregister.close();

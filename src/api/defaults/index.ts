@@ -11,6 +11,7 @@ import {
 } from './groups.js';
 import { defaultEndpointSlice, defaultPriorityClass } from './policy.js';
 import { defaultService } from './service.js';
+import { defaultMutatingWebhookConfiguration, defaultValidatingWebhookConfiguration } from './admissionregistration.js';
 import { Obj, isObj } from './util.js';
 import { defaultValidatingAdmissionPolicy, defaultValidatingAdmissionPolicyBinding } from '../admissionregistration/defaults.js';
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './workloads.js';
@@ -48,6 +49,8 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'discovery.k8s.io/v1/EndpointSlice': defaultEndpointSlice,
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': defaultValidatingAdmissionPolicy,
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': defaultValidatingAdmissionPolicyBinding,
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': defaultMutatingWebhookConfiguration,
+  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': defaultValidatingWebhookConfiguration,
 };
 
 export function applyDefaults(key: string, obj: any): void {

@@ -129,6 +129,10 @@ export const builtinTypes: PatchTypeGraph = {
   HorizontalPodAutoscaler: { ...meta, status: t('Conditions') },
   CSINode: { ...meta, spec: t('CSINodeSpec') },
   CSINodeSpec: { drivers: merge('name') },
+
+  // admissionregistration.k8s.io/v1: webhooks merge by name.
+  MutatingWebhookConfiguration: { ...meta, webhooks: merge('name') },
+  ValidatingWebhookConfiguration: { ...meta, webhooks: merge('name') },
 };
 
 /** Served and well-known kinds (kindKey → root Go type). Other built-in kinds are `Object`. */
@@ -151,6 +155,8 @@ const kindRoots: Readonly<Record<string, string>> = {
   'policy/v1/PodDisruptionBudget': 'PodDisruptionBudget',
   'autoscaling/v2/HorizontalPodAutoscaler': 'HorizontalPodAutoscaler',
   'storage.k8s.io/v1/CSINode': 'CSINode',
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': 'MutatingWebhookConfiguration',
+  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': 'ValidatingWebhookConfiguration',
 };
 
 /**

@@ -36,6 +36,10 @@ import { validatePodDisruptionBudgetCreate, validatePodDisruptionBudgetUpdate } 
 import { validatePriorityClassCreate, validatePriorityClassUpdate } from './priorityclass.js';
 import { validateEndpointSliceCreate, validateEndpointSliceUpdate } from './endpointslice.js';
 import { validateAPIServiceCreate, validateAPIServiceUpdate } from './apiservice.js';
+import {
+  validateMutatingWebhookConfigurationCreate, validateMutatingWebhookConfigurationUpdate,
+  validateValidatingWebhookConfigurationCreate, validateValidatingWebhookConfigurationUpdate,
+} from './webhookconfiguration.js';
 import { Obj, obj } from './util.js';
 import { guarded } from './guarded.js';
 
@@ -88,6 +92,8 @@ const validators: Record<string, KindValidator> = {
   'apiregistration.k8s.io/v1/APIService': { create: validateAPIServiceCreate, update: validateAPIServiceUpdate },
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': { create: validatePolicyCreate, update: validatePolicyUpdate },
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': { create: validateVAPBindingCreate, update: validateVAPBindingUpdate },
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': { create: validateMutatingWebhookConfigurationCreate, update: validateMutatingWebhookConfigurationUpdate },
+  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': { create: validateValidatingWebhookConfigurationCreate, update: validateValidatingWebhookConfigurationUpdate },
 };
 
 /** Field errors for a new object (after defaulting). */

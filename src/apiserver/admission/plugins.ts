@@ -36,6 +36,8 @@ export const k8tsSteps: Partial<Record<AdmissionPluginName, string>> = {
   DefaultStorageClass: 'storageClassName of new PVCs',
   CertificateSubjectRestriction: 'the CSR requester fields',
   ValidatingAdmissionPolicy: 'ValidatingAdmissionPolicies and their bindings',
+  MutatingAdmissionWebhook: 'MutatingWebhookConfigurations called',
+  ValidatingAdmissionWebhook: 'ValidatingWebhookConfigurations called',
   ResourceQuota: 'ResourceQuota checks and charges',
 };
 

@@ -26,6 +26,7 @@ import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.js';
 import { horizontalPodAutoscalerPrinter, horizontalPodAutoscalerV1Printer } from './autoscaling.js';
 import { podTemplatePrinter, resourceQuotaPrinter, runtimeClassPrinter } from './quota-templates.js';
 import { apiServicePrinter } from './apiregistration.js';
+import { webhookConfigurationPrinter } from './admissionregistration.js';
 import type { ColumnDefinition, KindPrinter, TableRow } from './types.js';
 
 export type { ColumnDefinition, KindPrinter, PrintContext, TableRow, TableRowCondition } from './types.js';
@@ -72,6 +73,8 @@ const printers = new Map<string, KindPrinter>([
   [key('policy', 'v1', 'PodDisruptionBudget'), podDisruptionBudgetPrinter],
   [key('scheduling.k8s.io', 'v1', 'PriorityClass'), priorityClassPrinter],
   [key('discovery.k8s.io', 'v1', 'EndpointSlice'), endpointSlicePrinter],
+  [key('admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration'), webhookConfigurationPrinter],
+  [key('admissionregistration.k8s.io', 'v1', 'ValidatingWebhookConfiguration'), webhookConfigurationPrinter],
 ]);
 
 /** The printer for a kindKey; the default NAME / CREATED AT table for kinds without one. */

@@ -1,0 +1,99 @@
+/**
+ * MutatingAdmissionWebhook and ValidatingAdmissionWebhook, the admission plugins
+ * that call the webhooks of admissionregistration.k8s.io/v1 configurations:
+ *  - admit (after the built-in mutating plugins): mutating webhooks;
+ *  - validate (after validation, before ResourceQuota): validating webhooks;
+ *  - admitDelete: both kinds for DELETE (no object; patches have nothing to change).
+ * Webhooks come from watch-fed caches (configurations, Services, EndpointSlices,
+ * Endpoints, Namespaces): with none installed a request costs one empty-array check.
+ * Only requests served over HTTP are sent to webhooks: the server's own writes
+ * (bootstrap, in-process loops) carry no request scope and are not.
+ */
+import type { MutatingWebhook, MutatingWebhookConfiguration, ValidatingWebhook, ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
+import type { Endpoints, Namespace, Service } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { ResourceInfo } from '../../../api/resources.js';
+import { Lister } from '../../../registry/lister.js';
+import type { Registry } from '../../../registry/registry.js';
+import type { Logger } from '../../../util/log.js';
+import { ServiceResolver } from '../../service-resolver.js';
+import { currentRequestInfo } from '../../request-scope.js';
+import { requestUser } from '../../request-user.js';
+import { isExemptResource, type AdmissionAttributes, type AdmissionOperation } from './attributes.js';
+import { closeWebhookConnections } from './client.js';
+import { WebhookSource, type Accessor } from './configurations.js';
+import type { WebhookMetrics } from './metrics.js';
+import { dispatchMutating } from './mutating.js';
+import { currentWebhookScope } from './request-scope.js';
+import { dispatchValidating } from './validating.js';
+
+export { runInWebhookScope } from './request-scope.js';
+export { createWebhookMetrics } from './metrics.js';
+
+export interface WebhookAdmission {
+  admit(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void>;
+  validate(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean }): Promise<void>;
+  admitDelete(info: ResourceInfo, obj: any): Promise<void>;
+  start(): Promise<void>;
+  close(): void;
+}
+
+export interface WebhookAdmissionOptions {
+  metrics?: WebhookMetrics;
+  logger?: Logger;
+  namespaces: Pick<Lister<Namespace>, 'get'>;
+  services: Pick<Lister<Service>, 'get'>;
+}
+
+export function webhookAdmission(registry: Registry, opts: WebhookAdmissionOptions): WebhookAdmission {
+  const lister = <T>(group: string, plural: string) => new Lister<T & { metadata?: { name?: string; namespace?: string } }>(registry.store(group, 'v1', plural)!, { logger: opts.logger });
+  const mutatingConfigs = lister<MutatingWebhookConfiguration>('admissionregistration.k8s.io', 'mutatingwebhookconfigurations');
+  const validatingConfigs = lister<ValidatingWebhookConfiguration>('admissionregistration.k8s.io', 'validatingwebhookconfigurations');
+  const slices = lister<EndpointSlice>('discovery.k8s.io', 'endpointslices');
+  const endpoints = lister<Endpoints>('', 'endpoints');
+  const mutating = new WebhookSource<MutatingWebhook>(mutatingConfigs);
+  const validating = new WebhookSource<ValidatingWebhook>(validatingConfigs);
+  const resolver = new ServiceResolver({
+    service: (ns, name) => opts.services.get(ns, name),
+    endpointSlices: (ns) => slices.inNamespace(ns),
+    endpoints: (ns, name) => endpoints.get(ns, name),
+  });
+  const deps = { resolver, metrics: opts.metrics, logger: opts.logger, getNamespace: (name: string) => opts.namespaces.get(undefined, name) };
+  const all = [mutatingConfigs, validatingConfigs, slices, endpoints];
+
+  const run = async (op: AdmissionOperation, info: ResourceInfo, obj: any, old: any, phases: { m?: readonly Accessor<MutatingWebhook>[]; v?: readonly Accessor<ValidatingWebhook>[] }, dryRun?: boolean) => {
+    if (!phases.m?.length && !phases.v?.length) return;
+    const a = attributes(op, info, obj, old, dryRun);
+    if (!a) return;
+    if (phases.m?.length) await dispatchMutating(phases.m, a, deps);
+    if (phases.v?.length) await dispatchValidating(phases.v, a, deps);
+  };
+  return {
+    admit: (op, info, obj, old) => run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, { m: mutating.webhooks() }),
+    validate: (op, info, obj, old, o) => run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, { v: validating.webhooks() }, o.dryRun),
+    admitDelete: (info, obj) => run('DELETE', info, undefined, obj, { m: mutating.webhooks(), v: validating.webhooks() }),
+    start: async () => { await Promise.all(all.map((l) => l.start())); },
+    close: () => { for (const l of all) l.close(); closeWebhookConnections(); },
+  };
+}
+
+/** The attributes of this write, or undefined when webhooks do not apply (exempt, or not a served request). */
+function attributes(operation: AdmissionOperation, info: ResourceInfo, object: any, oldObject: any, dryRun?: boolean): AdmissionAttributes | undefined {
+  if (isExemptResource(info)) return undefined;
+  const scope = currentWebhookScope();
+  if (!scope) return undefined;
+  const req = currentRequestInfo();
+  const sameResource = req?.resource === info.plural && req.group === info.group;
+  const meta = (object ?? oldObject)?.metadata ?? {};
+  const q = scope.url.searchParams;
+  const isDry = dryRun ?? q.getAll('dryRun').includes('All');
+  const optionsKind = operation === 'CREATE' ? 'CreateOptions' : operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions';
+  const options: Record<string, unknown> = { kind: optionsKind, apiVersion: 'meta.k8s.io/v1' };
+  if (isDry) options.dryRun = ['All'];
+  if (q.get('fieldManager') && operation !== 'DELETE') options.fieldManager = q.get('fieldManager');
+  if (q.get('propagationPolicy') && operation === 'DELETE') options.propagationPolicy = q.get('propagationPolicy');
+  return {
+    operation, info, subresource: sameResource ? req?.subresource ?? '' : '', namespace: info.namespaced ? meta.namespace ?? '' : '',
+    name: meta.name ?? '', object, oldObject, dryRun: isDry, options, user: requestUser(),
+  };
+}
