@@ -32,6 +32,7 @@ export const gvrs = {
   priorityclasses: { group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', namespaced: false },
   endpointslices: { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', namespaced: true },
   serviceaccounts: { group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true },
+  networkpolicies: { group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', namespaced: true },
 } satisfies Record<string, GVR>;
 
 export type ResourceName = keyof typeof gvrs;
