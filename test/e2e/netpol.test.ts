@@ -10,6 +10,7 @@
 import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
+import { eventually } from './harness.js';
 import { buildNetpolRoom, grid, podAddress, type NetpolRoom } from './netpol-netns.js';
 
 type Expect = (from: string, to: string) => boolean;
@@ -156,6 +157,22 @@ describe('NetworkPolicy: the 3×3 truth table on real nftables', () => {
     await expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || f === 'z/c', 'z/c is a client');
     await room.kubectl(['label', 'pod', '-n', 'z', pod('z/c'), 'role-']);
     await expectTruthTable('tcp', 80, (_f, to) => ns(to) !== 'x', 'z/c is no client any more');
+  });
+
+  it('traffic to a Service is policed after kube-proxy\'s DNAT, against the backend pod', async () => {
+    await room.kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [
+      { apiVersion: 'v1', kind: 'Service', metadata: { namespace: 'x', name: 'web' }, spec: { ports: [{ name: 'http', port: 8080, targetPort: 80, protocol: 'TCP' }] } },
+      { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { namespace: 'x', name: 'web-1', labels: { 'kubernetes.io/service-name': 'web' } },
+        addressType: 'IPv4', ports: [{ name: 'http', port: 80, protocol: 'TCP' }],
+        endpoints: [{ addresses: [podAddress('x/a')], conditions: { ready: true }, targetRef: { kind: 'Pod', namespace: 'x', name: 'a' } }] },
+    ] }));
+    const clusterIP = (await room.kubectl(['get', 'svc', '-n', 'x', 'web', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+    const through = (from: string) => room.pods.get(from)!.send(`probe tcp ${clusterIP} 8080`);
+    await eventually(async () => (await through('z/b')) && (await through('y/b')), 10_000, 'the Service answers without policies');
+    await apply(policy('x', 'a-from-y', { podSelector: { matchLabels: { pod: 'a' } }, ingress: [{ from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'y' } } }] }] }));
+    await eventually(async () => !(await through('z/b')), 10_000, 'z/b refused through the Service');
+    assert.equal(await through('y/b'), true, 'y/b still reaches the backend through the Service');
+    assert.equal(await through('x/c'), false, 'x/c (not in y) refused through the Service');
   });
 
   it('an established connection keeps working after a deny-all; new ones are refused', async () => {
