@@ -37,7 +37,7 @@ function cluster(nodeCount: number): Snapshot {
   }));
   const pods: Pod[] = Array.from({ length: podCount }, (_, i) => ({
     metadata: { namespace: `ns-${i % nsCount}`, name: `pod-${i}`, labels: { app: `app-${Math.floor(i / nsCount) % 10}`, tier: i % 3 ? 'backend' : 'frontend' } },
-    spec: { nodeName: `node-${i % nodeCount}`, containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8080 }, { name: 'metrics', containerPort: 9090 }] }] },
+    spec: { nodeName: `node-${Math.floor(i / Math.ceil(podCount / nodeCount))}`, containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8080 }, { name: 'metrics', containerPort: 9090 }] }] },
     status: { phase: 'Running', podIP: `10.${64 + Math.floor(i / 65536)}.${Math.floor(i / 256) % 256}.${i % 256}` },
   }));
   const shapes = [

@@ -105,13 +105,17 @@ export async function runProxy(args: string[]): Promise<number> {
   const netpol = networkPolicy === 'true'
     ? new NetworkPolicyAgent({ clientset, nodeName, logger: createLogger('network-policy'), nft: nftRunner(), minSyncPeriodMs: Math.min(minSync, 250) })
     : undefined;
-  await Promise.all([proxier.start(), netpol?.start()]);
+  // The agent starts beside the proxier, not before it: Services must not wait for a NetworkPolicy
+  // informer (one the proxy's credentials may not be allowed to list).
+  const netpolStarted = netpol?.start().then(() => logger.info('network policy agent running', { node: nodeName }),
+    (e: Error) => logger.error('network policy agent failed', { err: e.message }));
+  await proxier.start();
   logger.info('kube-proxy running', { networkPolicy: !!netpol });
   await new Promise<void>((resolve) => { process.once('SIGTERM', () => resolve()); process.once('SIGINT', () => resolve()); });
   logger.info('shutting down; nftables rules stay in place');
   proxier.stop();
   netpol?.stop();
-  await Promise.all([proxier.idle(), netpol?.idle()]);
+  await Promise.all([proxier.idle(), netpol?.idle(), netpolStarted]);
   healthz.close();
   healthz.closeAllConnections();
   await metrics.close();
