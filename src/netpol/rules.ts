@@ -32,7 +32,7 @@ export function policyRules(dir: Direction, rules: Rule[], ctx: RuleContext): st
   for (const rule of rules) {
     const peers = rule.peers?.length ? rule.peers.map((p) => peerMatch(dir, p, ctx)).filter((m): m is string => m !== undefined) : [''];
     const ports = rule.ports?.length ? rule.ports.map((p) => portMatch(p, ctx)) : [''];
-    for (const peer of peers) for (const port of ports) out.push(`${[peer, port].filter(Boolean).join(' ')} accept`);
+    for (const peer of peers) for (const port of ports) out.push([peer, port, 'accept'].filter(Boolean).join(' '));
   }
   return [...new Set(out)];
 }
