@@ -32,6 +32,7 @@ export default tseslint.config(
   wall(['src/scheduler/**/*.ts'], [...agents, 'controllers', 'kubelet', 'kubeadm', 'dashboard'], 'scheduler uses api and client only'),
   wall(['src/kubelet/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubeadm', 'dashboard'], 'kubelet uses api and client only'),
   wall(['src/proxy/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'pki', 'dashboard'], 'kube-proxy uses api, client and util only: it runs against any API server'),
+  wall(['src/netpol/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'pki', 'dashboard', 'proxy', 'dns'], 'the NetworkPolicy agent uses api, client and util only: it runs against any API server'),
   wall(['src/dns/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubelet', 'kubeadm', 'pki', 'dashboard'], 'dns uses api, client and util only: it must run against any API server'),
   wall(['src/dashboard/**/*.ts'], [...agents, 'controllers', 'kubelet', 'kubeadm', 'pki', 'dns', 'proxy'], 'dashboard uses api, client, scheduler and util only'),
   wall(['src/kubeadm/**/*.ts'], [...agents, 'controllers', 'scheduler', 'kubelet', 'dashboard'], 'kubeadm uses api, pki and client only'),

@@ -14,6 +14,8 @@ import { Proxier } from '../proxy/proxier.js';
 import { proxyMetrics } from '../proxy/metrics.js';
 import { isIPv4CIDR } from '../proxy/node-addresses.js';
 import { parseDuration } from './duration.js';
+import { NetworkPolicyAgent } from '../netpol/agent.js';
+import { nftRunner } from '../util/nft.js';
 
 export const proxyHelp = `Run kube-proxy (nftables mode): program this node's Service rules from Services and EndpointSlices.
 
@@ -28,6 +30,7 @@ Flags:
       --metrics-bind-address string    /metrics on this address (default "127.0.0.1:10249")
       --healthz-bind-address string    /healthz on this address (default "0.0.0.0:10256")
       --min-sync-period duration       the shortest time between two syncs of the rules (default 1s)
+      --network-policy string          "true" (default): also enforce NetworkPolicies for this node's pods (table inet k8ts-netpol), as kube-router does beside its proxy; "false": do not
   -h, --help                           help for proxy`;
 
 function hostPort(s: string, flag: string): { host: string; port: number } {
@@ -64,6 +67,7 @@ export async function runProxy(args: string[]): Promise<number> {
       kubeconfig: { type: 'string' }, 'hostname-override': { type: 'string' }, 'cluster-cidr': { type: 'string' },
       'nodeport-addresses': { type: 'string' }, 'metrics-bind-address': { type: 'string', default: '127.0.0.1:10249' },
       'healthz-bind-address': { type: 'string', default: '0.0.0.0:10256' }, 'min-sync-period': { type: 'string', default: '1s' },
+      'network-policy': { type: 'string', default: 'true' },
     },
   });
   const clusterCIDR = values['cluster-cidr'];
@@ -78,6 +82,8 @@ export async function runProxy(args: string[]): Promise<number> {
     healthzAddr = hostPort(values['healthz-bind-address']!, '--healthz-bind-address');
     minSync = parseDuration(values['min-sync-period']!);
   } catch (e) { console.error(`Error: ${(e as Error).message}`); return 1; }
+  const networkPolicy = values['network-policy'];
+  if (networkPolicy !== 'true' && networkPolicy !== 'false') { console.error(`Error: invalid argument "${networkPolicy}" for "--network-policy" flag: strconv.ParseBool: parsing "${networkPolicy}": invalid syntax`); return 1; }
   let config: ClientConfig;
   try { config = values.kubeconfig ? loadKubeconfig(values.kubeconfig) : inClusterConfig(); } catch (e) { console.error(`Error: ${(e as Error).message}`); return 1; }
   const logger = createLogger('kube-proxy');
@@ -94,12 +100,22 @@ export async function runProxy(args: string[]): Promise<number> {
   });
   const healthz = await startHealthz(healthzAddr, () => lastOk);
   logger.info('kube-proxy starting', { mode: 'nftables', node: nodeName, clusterCIDR, nodePortAddresses: npa, metricsPort: metrics.port });
+  // NetworkPolicy enforcement rides on the proxy DaemonSet (one agent per node, as kube-router's), so
+  // every node that runs Services enforces policies with nothing more to deploy.
+  const netpol = networkPolicy === 'true'
+    ? new NetworkPolicyAgent({ clientset, nodeName, logger: createLogger('network-policy'), nft: nftRunner(), minSyncPeriodMs: Math.min(minSync, 250) })
+    : undefined;
+  // The agent starts beside the proxier, not before it: Services must not wait for a NetworkPolicy
+  // informer (one the proxy's credentials may not be allowed to list).
+  const netpolStarted = netpol?.start().then(() => logger.info('network policy agent running', { node: nodeName }),
+    (e: Error) => logger.error('network policy agent failed', { err: e.message }));
   await proxier.start();
-  logger.info('kube-proxy running');
+  logger.info('kube-proxy running', { networkPolicy: !!netpol });
   await new Promise<void>((resolve) => { process.once('SIGTERM', () => resolve()); process.once('SIGINT', () => resolve()); });
   logger.info('shutting down; nftables rules stay in place');
   proxier.stop();
-  await proxier.idle();
+  netpol?.stop();
+  await Promise.all([proxier.idle(), netpol?.idle(), netpolStarted]);
   healthz.close();
   healthz.closeAllConnections();
   await metrics.close();

@@ -33,6 +33,7 @@ export const gvrs = {
   endpointslices: { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', namespaced: true },
   serviceaccounts: { group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true },
   horizontalpodautoscalers: { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', namespaced: true },
+  networkpolicies: { group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', namespaced: true },
 } satisfies Record<string, GVR>;
 
 export type ResourceName = keyof typeof gvrs;

@@ -1,19 +1,7 @@
-/** Runs one nftables transaction (`nft -f -`): all of it applies, or none of it. */
+/** nft listings for kube-proxy; the transaction runner lives in util (the NetworkPolicy agent uses it too). */
 import { spawn } from 'node:child_process';
 
-export type NftRunner = (script: string) => Promise<void>;
-
-export function nftRunner(binary = 'nft'): NftRunner {
-  return (script) => new Promise((resolve, reject) => {
-    const child = spawn(binary, ['-f', '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => { if (stderr.length < 8192) stderr += d.toString(); });
-    child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`nft -f - failed (exit ${code}): ${stderr.trim()}`))));
-    child.stdin.on('error', () => { /* nft exited early; its stderr says why */ });
-    child.stdin.end(script);
-  });
-}
+export { nftRunner, type NftRunner } from '../util/nft.js';
 
 /** Output of an nft command (listing), or undefined when it fails (e.g. the table does not exist). */
 export function nftList(args: string[], binary = 'nft'): Promise<string | undefined> {

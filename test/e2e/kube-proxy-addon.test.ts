@@ -59,4 +59,14 @@ describe('the kube-proxy addon of k8ts up', () => {
     // Upstream's bootstrap binding for kube-proxy's own certificate user.
     assert.equal((await up.kubectl(['auth', 'can-i', 'list', 'endpointslices.discovery.k8s.io', '-A', '--as=system:kube-proxy'], undefined, true)).stdout.trim(), 'yes');
   });
+  it('binds it also to k8ts:network-policy-agent: list and watch of pods, namespaces and NetworkPolicies, no more (the agent inside k8ts proxy)', async () => {
+    const binding = await getJSON<ClusterRoleBinding>(['get', 'clusterrolebinding', 'k8ts:network-policy-agent']);
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'kube-proxy', namespace: 'kube-system' }]);
+    const can = async (...args: string[]) => (await up.kubectl(['auth', 'can-i', ...args, '--as=system:serviceaccount:kube-system:kube-proxy'], undefined, true)).stdout.trim();
+    assert.equal(await can('watch', 'networkpolicies.networking.k8s.io', '-A'), 'yes');
+    assert.equal(await can('list', 'pods', '-A'), 'yes');
+    assert.equal(await can('watch', 'namespaces'), 'yes');
+    assert.equal(await can('get', 'pods', '-n', 'default'), 'no');
+    assert.equal(await can('update', 'networkpolicies.networking.k8s.io', '-n', 'default'), 'no');
+  });
 });

@@ -18,7 +18,7 @@
  */
 import type { ServiceAccount } from 'kubernetes-types/core/v1.js';
 import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
-import type { ClusterRoleBinding } from 'kubernetes-types/rbac/v1.js';
+import type { ClusterRole, ClusterRoleBinding } from 'kubernetes-types/rbac/v1.js';
 import type { Clientset } from '../../client/index.js';
 import { createAllIfNotExist } from '../../kubeadm/apiclient.js';
 import { k8tsVersion } from '../../apiserver/version.js';
@@ -34,12 +34,25 @@ export interface KubeProxyAddonConfig {
 const labels = { 'k8s-app': 'kube-proxy' };
 const ns = 'kube-system';
 
-export function kubeProxyObjects(c: KubeProxyAddonConfig): [ServiceAccount, ClusterRoleBinding, DaemonSet] {
+export function kubeProxyObjects(c: KubeProxyAddonConfig): [ServiceAccount, ClusterRoleBinding, ClusterRole, ClusterRoleBinding, DaemonSet] {
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'kube-proxy', namespace: ns } },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'kubeadm:node-proxier' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:node-proxier' },
+      subjects: [{ kind: 'ServiceAccount', name: 'kube-proxy', namespace: ns }],
+    },
+    // `k8ts proxy` also enforces NetworkPolicies (src/netpol), which reads what kube-router's ClusterRole lets it read.
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'k8ts:network-policy-agent' },
+      rules: [
+        { apiGroups: [''], resources: ['pods', 'namespaces'], verbs: ['list', 'watch'] },
+        { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list', 'watch'] },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'k8ts:network-policy-agent' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'k8ts:network-policy-agent' },
       subjects: [{ kind: 'ServiceAccount', name: 'kube-proxy', namespace: ns }],
     },
     {

@@ -1,0 +1,60 @@
+/**
+ * Upstream's netpol e2e "probe all pods against all pods": each pod of the
+ * 3×3 grid probes every pod with a real TCP or UDP exchange, and the
+ * observed truth table must equal the expected one. A pod reaching itself
+ * goes through its own loopback, never through a node, so the diagonal is
+ * always reachable (as in upstream's tables).
+ */
+import assert from 'node:assert/strict';
+import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
+import { grid, podAddress, type NetpolRoom } from './netpol-netns.js';
+
+export type Expect = (from: string, to: string) => boolean;
+export const ns = (id: string) => id.split('/')[0]!;
+export const pod = (id: string) => id.split('/')[1]!;
+export const policy = (namespace: string, name: string, spec: NetworkPolicy['spec']): NetworkPolicy =>
+  ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { namespace, name }, spec });
+
+export interface Matrix {
+  /** Waits (policies take effect within seconds) until the observed table is the expected one twice in a row; the time it took. */
+  expectTruthTable(proto: 'tcp' | 'udp', port: number, want: Expect, what: string, withinMs?: number): Promise<number>;
+  apply(...policies: NetworkPolicy[]): Promise<string>;
+}
+
+export function matrix(room: NetpolRoom, twoNodes = false): Matrix {
+  /** Probes all 81 pairs at once; the table of what connected. */
+  const observe = async (proto: 'tcp' | 'udp', port: number): Promise<Map<string, boolean>> => {
+    const out = new Map<string, boolean>();
+    await Promise.all(grid.flatMap((from) => grid.map(async (to) => {
+      out.set(`${from}>${to}`, await room.pods.get(from)!.send(`probe ${proto} ${podAddress(to, twoNodes)} ${port}`));
+    })));
+    return out;
+  };
+
+  const render = (t: Map<string, boolean>, want?: Expect) => ['      ' + grid.join('  '),
+    ...grid.map((from) => `${from}  ${grid.map((to) => {
+      const got = t.get(`${from}>${to}`);
+      const mark = got ? ' . ' : ' X ';
+      return want && want(from, to) !== got ? `[${mark.trim()}]` : mark;
+    }).join('  ')}`)].join('\n');
+
+  /** Waits (policies take effect within seconds) until the observed table is the expected one, twice in a row. */
+  const expectTruthTable = async (proto: 'tcp' | 'udp', port: number, want: Expect, what: string, withinMs = 8000) => {
+    const t0 = Date.now();
+    let last: Map<string, boolean> | undefined;
+    let good = 0;
+    while (Date.now() - t0 < withinMs) {
+      last = await observe(proto, port);
+      const ok = grid.every((f) => grid.every((to) => last!.get(`${f}>${to}`) === (f === to || want(f, to))));
+      good = ok ? good + 1 : 0;
+      if (good === 2) return Date.now() - t0;
+    }
+    const full: Expect = (f, to) => f === to || want(f, to);
+    assert.fail(`${what}, ${proto}/${port}: truth table differs ([ ] = wrong; . = connected, X = blocked; rows are clients)\n${render(last!, full)}\n` +
+      `${(await room.nft(['list', 'table', 'inet', 'k8ts-netpol']).catch((e) => String(e))).slice(0, 6000)}\n${room.proxyLog.slice(-5).join('\n')}`);
+  };
+
+  const apply = (...policies: NetworkPolicy[]) => room.kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: policies }));
+
+  return { expectTruthTable, apply };
+}
