@@ -119,6 +119,11 @@ const commands: Record<string, Command> = {
       return { help: m.completionHelp, run: (args) => m.runCompletion(args, named) };
     },
   },
+  etcd: {
+    group: 'other',
+    summary: 'Save and restore snapshots of the etcd a cluster stores its objects in (etcdctl snapshot)',
+    load: async () => { const m = await import('./etcd/index.js'); return { help: m.etcdHelp, run: m.runEtcd }; },
+  },
   supervise: {
     group: 'kubeadm',
     summary: 'Run a command, restarting it when it exits (init and join use it where there is no systemd)',
