@@ -124,6 +124,11 @@ const commands: Record<string, Command> = {
     summary: 'Save and restore snapshots of the etcd a cluster stores its objects in (etcdctl snapshot)',
     load: async () => { const m = await import('./etcd/index.js'); return { help: m.etcdHelp, run: m.runEtcd }; },
   },
+  datastore: {
+    group: 'other',
+    summary: 'Export a cluster\'s objects from its datastore and import them into another (SQLite to etcd)',
+    load: async () => { const m = await import('./datastore.js'); return { help: m.datastoreHelp, run: m.runDatastore }; },
+  },
   supervise: {
     group: 'kubeadm',
     summary: 'Run a command, restarting it when it exits (init and join use it where there is no systemd)',
