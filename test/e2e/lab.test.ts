@@ -2,7 +2,8 @@
  * `k8ts lab` as a user runs it (root, real containerd, real kubectl): `lab up --nodes 2`
  * makes two machines and runs init on the first; the printed join command pasted into
  * `lab exec worker1 -- ...` joins the worker; kubectl (run on the master with lab exec) sees
- * both nodes Ready on containerd at their lab addresses; a pod runs its image on the worker;
+ * both nodes Ready on containerd at their lab addresses; a pod runs its image on the worker
+ * and a pod on the master reaches it across the machines (the pod network);
  * `lab down` leaves no namespace, bridge, process, mount or file of the lab behind.
  */
 import { describe, it, after } from 'node:test';
@@ -86,6 +87,21 @@ describe('k8ts lab: two machines on this host, init, join, a pod on the worker, 
     }, 60_000, 'web Running on worker1 with a worker1 pod address');
     const logs = await lab(['exec', 'master', '--', 'kubectl', 'logs', 'web']);
     assert.equal(logs.stdout, 'hello from web\n', logs.stderr);
+  });
+
+  it('the pod network (init --pod-network-cidr 10.244.0.0/16, lab up\'s default) joins the machines: a pod on master reaches the worker\'s pod', async () => {
+    const run = await lab(['exec', 'master', '--', 'kubectl', 'run', 'probe', '--image', 'k8ts.local/busybox:1',
+      '--overrides', '{"apiVersion":"v1","spec":{"nodeSelector":{"kubernetes.io/hostname":"master"},"tolerations":[{"operator":"Exists"}]}}',
+      '--command', '--', 'sleep', '100000']);
+    assert.equal(run.code, 0, run.stderr);
+    await eventually(async () => {
+      const r = await lab(['exec', 'master', '--', 'kubectl', 'get', 'pod', 'probe', '-o', 'wide', '--no-headers']);
+      return /^probe\s+1\/1\s+Running\s+\d+\s+\S+\s+10\.244\.0\.\d+\s+master\s/.test(r.stdout);
+    }, 60_000, 'probe Running on master with a master pod address');
+    const web = JSON.parse((await lab(['exec', 'master', '--', 'kubectl', 'get', 'pod', 'web', '-o', 'json'])).stdout);
+    const ping = await lab(['exec', 'master', '--', 'kubectl', 'exec', 'probe', '--', 'ping', '-c', '1', '-W', '5', web.status.podIP]);
+    assert.equal(ping.code, 0, ping.stderr + ping.stdout);
+    assert.match(ping.stdout, /1 packets transmitted, 1 packets received/);
   });
 
   it('lab down leaves no namespace, bridge, process, mount or file behind', async () => {

@@ -38,7 +38,9 @@ Flags:
       --dir string     where the lab keeps its state and the machines' files (default "${defaultLabDir}")
       --names strings  the machines' names (host names and node names); the first runs the control plane
                        (default master,worker1,...)
-      --nodes int      how many machines (default 3)`;
+      --nodes int      how many machines (default 3)
+      --pod-network-cidr string   init's pod network: a /24 of it per machine, routed between them
+                       ("" for none: each machine's pods on its own bridge only) (default "10.244.0.0/16")`;
 
 export async function runLab(args: string[]): Promise<number> {
   const dash = args.indexOf('--');
@@ -46,7 +48,7 @@ export async function runLab(args: string[]): Promise<number> {
   const command = dash < 0 ? [] : args.slice(dash + 1);
   const { values, positionals } = parseArgs({
     args: own, strict: true, allowPositionals: true,
-    options: { dir: { type: 'string', default: defaultLabDir }, nodes: { type: 'string' }, names: { type: 'string' } },
+    options: { dir: { type: 'string', default: defaultLabDir }, nodes: { type: 'string' }, names: { type: 'string' }, 'pod-network-cidr': { type: 'string', default: '10.244.0.0/16' } },
   });
   const [verb, ...rest] = positionals;
   const dir = values.dir!;
@@ -61,7 +63,7 @@ export async function runLab(args: string[]): Promise<number> {
       const bad = checkNames(names);
       if (bad) return fail(bad);
       // Namespace names carry a random tag so a lab never takes a namespace something else owns.
-      return labUp({ dir, names, netnsPrefix: `k8ts-lab-${randomBytes(2).toString('hex')}` });
+      return labUp({ dir, names, netnsPrefix: `k8ts-lab-${randomBytes(2).toString('hex')}`, podNetworkCIDR: values['pod-network-cidr']! });
     }
     case 'exec': {
       if (rest.length !== 1 || command.length === 0) return fail('usage: k8ts lab exec NAME -- COMMAND [ARGS...]');

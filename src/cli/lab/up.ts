@@ -15,7 +15,13 @@ import { captureOnMachine } from './exec.js';
 import { createMachineNetwork, createSwitch, netnsList } from './machine.js';
 import { readLab, writeLab, type Lab, type LabMachine } from './state.js';
 
-export interface LabUpOptions { dir: string; names: string[]; netnsPrefix: string }
+export interface LabUpOptions {
+  dir: string;
+  names: string[];
+  netnsPrefix: string;
+  /** init's --pod-network-cidr (the pod network between machines); empty: none. */
+  podNetworkCIDR: string;
+}
 
 /** master, worker1, worker2, ... (the seed notes' names). */
 export const defaultNames = (n: number) => Array.from({ length: n }, (_, i) => (i === 0 ? 'master' : `worker${i}`));
@@ -63,7 +69,9 @@ export async function labUp(o: LabUpOptions): Promise<number> {
     }
     const master = lab.machines[0]!;
     console.log(`[lab] running k8ts init on ${master.name}`);
-    const init = await captureOnMachine(master, ['k8ts', 'init', '--apiserver-advertise-address', master.address]);
+    const init = await captureOnMachine(master, [
+      'k8ts', 'init', '--apiserver-advertise-address', master.address, ...(o.podNetworkCIDR ? ['--pod-network-cidr', o.podNetworkCIDR] : []),
+    ]);
     process.stdout.write(init.stdout);
     process.stderr.write(init.stderr);
     if (init.code !== 0) throw new Error(`k8ts init on ${master.name} failed (exit ${init.code})`);
