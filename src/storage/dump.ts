@@ -50,12 +50,19 @@ export async function importStore(backend: Backend, lines: AsyncIterable<string>
   let header: DumpHeader | undefined;
   let imported = 0;
   let lineNo = 0;
+  // Take the iterator before the first await: a readline interface emits lines as soon as its
+  // input flows, and lines emitted before anyone iterates are lost.
+  const iterator = lines[Symbol.asyncIterator]();
   const held = await backend.count('');
-  if (held > 0) throw new ImportError(`the target datastore holds ${held} keys: import needs an empty one`);
+  if (held > 0) {
+    await iterator.return?.();
+    throw new ImportError(`the target datastore holds ${held} keys: import needs an empty one`);
+  }
   let batch: DumpRecord[] = [];
   // A batch of creates in flight together: etcd commits them in one raft round and fsync.
   const flush = async () => { await Promise.all(batch.map((r) => createKey(backend, r))); imported += batch.length; batch = []; };
-  for await (const line of lines) {
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+    const line = next.value;
     lineNo++;
     if (!line.trim()) continue;
     let parsed: unknown;

@@ -96,6 +96,15 @@ describe('k8ts datastore export | import: a SQLite cluster moved onto etcd', () 
     assert.match(denied.stderr, /secrets "pw" is forbidden: User "system:serviceaccount:shop:robot" cannot get resource "secrets"/);
     // And the moved cluster takes writes on etcd.
     await onEtcd.kubectl(['create', 'configmap', 'after-move', '-n', 'shop']);
+
+    // The way back: an export of the etcd datastore holds every key of the first export, and the new one.
+    const back = join(work, 'from-etcd.jsonl');
+    const fromEtcd = await k8ts(['datastore', 'export', '--datastore', 'etcd', '--etcd-servers', etcd.url, '-o', back]);
+    assert.equal(fromEtcd.code, 0, fromEtcd.stderr);
+    const keysOf = (f: string) => new Set(readFileSync(f, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l).key as string));
+    const backKeys = keysOf(back);
+    for (const key of keysOf(file)) assert.ok(backKeys.has(key), `${key} in the export from etcd`);
+    assert.ok(backKeys.has('/registry/core/configmaps/shop/after-move'));
   });
 
   test('export of a directory without a database and import of a file that is not an export fail plainly', async () => {
