@@ -31,6 +31,7 @@ test('exec completes k8ts init/join/reset with the machine\'s --prefix and --cri
   assert.deepEqual(tail(['k8ts', 'join', '10.77.0.1:6443']), ['join', '10.77.0.1:6443', '--prefix', '/lab/worker1', '--cri-socket', m.criSocket]);
   assert.deepEqual(tail(['k8ts', 'reset', '--prefix=/elsewhere']), ['reset', '--prefix=/elsewhere', '--cri-socket', m.criSocket]);
   assert.deepEqual(tail(['k8ts', 'token', 'list']), ['token', 'list', '--kubeconfig', '/lab/worker1/etc/kubernetes/admin.conf']);
+  assert.deepEqual(tail(['k8ts', 'etcd', 'snapshot', 'save', 's.db']), ['etcd', 'snapshot', 'save', 's.db', '--prefix', '/lab/worker1']);
   assert.deepEqual(tail(['k8ts', 'version']), ['version']);
   assert.equal(machineCommand(m, ['k8ts'])[0], process.execPath);
   assert.deepEqual(machineCommand(m, ['kubectl', 'get', 'nodes']), ['kubectl', 'get', 'nodes']);

@@ -4,7 +4,7 @@
  * they are:
  *  - `k8ts init|join|reset` get `--prefix` (the machines share one file system) and
  *    `--cri-socket` (each machine's containerd has a private socket) unless given;
- *    `k8ts token` gets `--kubeconfig PREFIX/etc/kubernetes/admin.conf`;
+ *    `k8ts token` gets `--kubeconfig PREFIX/etc/kubernetes/admin.conf`, `k8ts etcd` `--prefix`;
  *  - `k8ts` is this k8ts (the same node and entry point), wherever it is installed;
  *  - KUBECONFIG is the machine's admin.conf when it has one (after init), for kubectl.
  */
@@ -26,6 +26,8 @@ export function machineCommand(m: LabMachine, argv: string[]): string[] {
     if (!given(rest, '--prefix')) extra.push('--prefix', m.prefix);
     if (!given(rest, '--cri-socket')) extra.push('--cri-socket', m.criSocket);
   }
+  // etcd snapshot's TLS files default to kubeadm's under --prefix.
+  if (verb === 'etcd' && !given(rest, '--prefix')) extra.push('--prefix', m.prefix);
   if (verb === 'token' && !given(rest, '--kubeconfig')) extra.push('--kubeconfig', adminConf(m));
   return [process.execPath, cliEntry(), ...(verb === undefined ? [] : [verb]), ...rest, ...extra];
 }

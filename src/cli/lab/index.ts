@@ -31,7 +31,7 @@ machines, a private containerd with the local pause image and CNI), runs k8ts in
 first and prints the commands to enter each machine and join the workers. exec runs a
 command on a machine: its network, its host name, KUBECONFIG=its admin.conf when it has one;
 "k8ts init|join|reset" get the machine's --prefix and --cri-socket, "k8ts token" its
---kubeconfig. down removes everything up made (reset on every machine, containerds,
+--kubeconfig, "k8ts etcd" its --prefix. down removes everything up made (reset on every machine, containerds,
 namespaces, the bridge, nftables tables, DIR). Needs root (sudo).
 
 Flags:
