@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
-packages=(containerd runc containernetworking-plugins busybox-static iproute2 util-linux unzip python3-kubernetes etcd-server)
+packages=(containerd runc containernetworking-plugins busybox-static iproute2 util-linux unzip python3-kubernetes etcd-server etcd-client)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

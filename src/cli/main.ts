@@ -119,6 +119,21 @@ const commands: Record<string, Command> = {
       return { help: m.completionHelp, run: (args) => m.runCompletion(args, named) };
     },
   },
+  etcd: {
+    group: 'other',
+    summary: 'Save and restore snapshots of the etcd a cluster stores its objects in (etcdctl snapshot)',
+    load: async () => { const m = await import('./etcd/index.js'); return { help: m.etcdHelp, run: m.runEtcd }; },
+  },
+  datastore: {
+    group: 'other',
+    summary: 'Export a cluster\'s objects from its datastore and import them into another (SQLite to etcd)',
+    load: async () => { const m = await import('./datastore.js'); return { help: m.datastoreHelp, run: m.runDatastore }; },
+  },
+  lab: {
+    group: 'start',
+    summary: 'Make several kubeadm-style machines on this host (network namespaces with containerd): up, exec, status, down',
+    load: async () => { const m = await import('./lab/index.js'); return { help: m.labHelp, run: m.runLab }; },
+  },
   supervise: {
     group: 'kubeadm',
     summary: 'Run a command, restarting it when it exits (init and join use it where there is no systemd)',
@@ -144,7 +159,9 @@ async function main(argv: string[]): Promise<number> {
   if (!cmd) { console.error(`Error: unknown command "${name}" for "k8ts"\nRun 'k8ts --help' for usage.`); return 1; }
   if (cmd.v8Flags) setFlagsFromString(cmd.v8Flags);
   const mod = await cmd.load();
-  if (rest.includes('--help') || rest.includes('-h')) { console.log(mod.help); return 0; }
+  // Flags after "--" belong to a command k8ts runs (k8ts lab exec NAME -- kubectl --help).
+  const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (own.includes('--help') || own.includes('-h')) { console.log(mod.help); return 0; }
   return mod.run(rest);
 }
 

@@ -83,8 +83,14 @@ async function kill(proc: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** `tls`: clients must present a certificate of a private CA (etcd's --client-cert-auth). */
-export async function startEtcd(opts: { tls?: boolean } = {}): Promise<PrivateEtcd> {
+/** etcd's --data-dir, --name and peer URL, for a `prepare` step that writes the data directory first. */
+export interface EtcdMember { dataDir: string; name: string; peerUrl: string }
+
+/**
+ * `tls`: clients must present a certificate of a private CA (etcd's --client-cert-auth).
+ * `prepare`: runs before etcd first starts, e.g. to restore a snapshot into its --data-dir.
+ */
+export async function startEtcd(opts: { tls?: boolean; prepare?: (member: EtcdMember) => Promise<void> } = {}): Promise<PrivateEtcd> {
   const dataDir = mkdtempSync(join(tmpdir(), 'k8ts-etcd-'));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
@@ -97,6 +103,10 @@ export async function startEtcd(opts: { tls?: boolean } = {}): Promise<PrivateEt
     '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer, '--initial-cluster', `k8ts-test=${peer}`,
     ...tlsArgs,
   ];
+  if (opts.prepare) {
+    await opts.prepare({ dataDir: join(dataDir, 'data'), name: 'k8ts-test', peerUrl: peer })
+      .catch((err) => { rmSync(dataDir, { recursive: true, force: true }); throw err; });
+  }
   let proc = await spawnEtcd(args).catch((err) => { rmSync(dataDir, { recursive: true, force: true }); throw err; });
   return {
     url, dataDir,

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inMachine } from '../../src/cli/lab/machine.js';
 import { cliPath } from './harness.js';
 
 export interface RunResult { stdout: string; stderr: string; code: number }
@@ -18,12 +19,10 @@ export type OnNode = (argv: string[]) => string[];
 
 /**
  * A command line run on a node of a multi-node test: inside network namespace
- * `netns` (entered with `nsenter --net` only; `ip netns exec` would remount
- * /sys), in a UTS namespace of its own whose host name is `hostName`, so
- * kubeadm's defaults (the node name is the host name) hold as on a machine.
+ * `netns`, with host name `hostName`, exactly as `k8ts lab exec` runs it
+ * (src/cli/lab/machine.ts says how and why).
  */
-export const inNode = (netns: string, hostName: string): OnNode => (argv) =>
-  ['nsenter', `--net=/run/netns/${netns}`, 'unshare', '--uts', 'sh', '-c', 'hostname "$0" && exec "$@"', hostName, ...argv];
+export const inNode = (netns: string, hostName: string): OnNode => inMachine(netns, hostName);
 
 function runCommand(argv: string[], input?: string): Promise<RunResult> {
   return new Promise((resolve) => {

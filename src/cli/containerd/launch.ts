@@ -31,6 +31,11 @@ export interface ContainerdOptions {
   images: LocalImage[];
   /** How long containerd may take to answer (default 30 s). */
   readyTimeoutMs?: number;
+  /**
+   * Outlives this process (`k8ts lab up`): its own session, not waited for; stop it later
+   * with stopContainerdByPid.
+   */
+  detached?: boolean;
 }
 
 export interface RunningContainerd {
@@ -52,8 +57,9 @@ export async function startContainerd(opts: ContainerdOptions): Promise<RunningC
   writeFileSync(layout.config, containerdConfig(layout, opts.streamAddress));
   const out = openSync(layout.log, 'a');
   const [cmd, ...args] = [...(opts.wrap ?? []), 'containerd', '--config', layout.config];
-  const proc = spawn(cmd!, args, { stdio: ['ignore', out, out] });
+  const proc = spawn(cmd!, args, { stdio: ['ignore', out, out], detached: opts.detached });
   closeSync(out);
+  if (opts.detached) proc.unref();
   const client = new CRIClient(`unix://${layout.socket}`);
   const log = () => { try { return readFileSync(layout.log, 'utf8'); } catch { return ''; } };
   let stopping: Promise<void> | undefined;
@@ -104,6 +110,36 @@ async function stopContainerd(proc: ChildProcess, client: CRIClient, layout: Con
   }
   killShims(layout.socket);
   await unmountUnder(layout.dir);
+}
+
+/**
+ * stop() for a containerd this process did not start (a lab machine's, by its recorded pid):
+ * its pod sandboxes through the CRI, SIGTERM (SIGKILL after 5 s), its shims, its mounts.
+ */
+export async function stopContainerdByPid(pid: number, dir: string): Promise<void> {
+  const layout = containerdLayout(dir);
+  const alive = () => { try { process.kill(pid, 0); return isContainerd(pid); } catch { return false; } };
+  if (alive()) {
+    const client = new CRIClient(`unix://${layout.socket}`);
+    try {
+      for (const s of await client.listPodSandbox()) {
+        await client.stopPodSandbox(s.id).catch(() => {});
+        await client.removePodSandbox(s.id).catch(() => {});
+      }
+    } catch { /* not answering: the shims are killed below */ }
+    client.close();
+    process.kill(pid, 'SIGTERM');
+    const deadline = Date.now() + 5000;
+    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (alive()) process.kill(pid, 'SIGKILL');
+  }
+  killShims(layout.socket);
+  await unmountUnder(layout.dir);
+}
+
+/** A recorded pid may have been reused by now: only a containerd is signalled. */
+function isContainerd(pid: number): boolean {
+  try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('containerd'); } catch { return false; }
 }
 
 /** SIGKILLs containerd-shim processes serving this containerd (their -address is our socket). */
