@@ -13,6 +13,7 @@ import { parse } from 'yaml';
 import { eventually, seedsDir } from './harness.js';
 import { seedManifests } from './seed-manifests.js';
 import { k8ts, freePort, tempPrefix, filesUnder, kubectl, type RunResult } from './kubeadm-node.js';
+import { etcdPortArgs } from './kubeadm-node.js';
 import { subjectOf } from '../../src/pki/index.js';
 import { processAlive, type InstanceRecord } from '../../src/kubelet/runtime/process/records.js';
 
@@ -33,7 +34,7 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     ports = { api: await freePort(), kubelet: await freePort(), cm: await freePort(), sched: await freePort() };
     initArgs = ['init', '--prefix', prefix, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(ports.api),
       '--node-name', 'control-plane', '--kubelet-port', String(ports.kubelet), '--controller-manager-port', String(ports.cm),
-      '--scheduler-port', String(ports.sched), '--token-ttl', '2h', '--pod-network-cidr', '10.244.0.0/16'];
+      '--scheduler-port', String(ports.sched), '--token-ttl', '2h', '--pod-network-cidr', '10.244.0.0/16', ...await etcdPortArgs()];
     init = await k8ts(initArgs);
   });
   after(async () => {
