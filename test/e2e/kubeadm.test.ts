@@ -209,7 +209,7 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     assert.ok(podRecords.length >= 3, `the control plane's processes are recorded: ${records.join(' ')}`);
     const r = await k8ts(['reset', '--prefix', prefix], 'y\n');
     assert.equal(r.code, 0, r.stderr);
-    for (const line of ['[reset] Stopping the kubelet service', `[reset] Deleting contents of directories: [${join(etc, 'manifests')} ${join(prefix, 'var/lib/kubelet')} ${join(etc, 'pki')}`,
+    for (const line of ['[reset] Stopping the kubelet service', `[reset] Deleting contents of directories: [${join(prefix, 'var/lib/etcd')} ${join(etc, 'manifests')} ${join(prefix, 'var/lib/kubelet')} ${join(etc, 'pki')}`,
       `[reset] Deleting files: [${admin}`, 'The reset process does not clean CNI configuration. To do so, you must remove /etc/cni/net.d',
       'The reset process does not clean your kubeconfig files and you must remove them manually.']) {
       assert.ok(r.stdout.includes(line), `missing: ${line}\n${r.stdout}`);

@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Taint } from 'kubernetes-types/core/v1.js';
 import { caCertHash } from '../../pki/index.js';
-import { Clientset, ResourceClient, isAlreadyExists, loadKubeconfig as loadKubeconfigSync } from '../../client/index.js';
+import { Clientset, ResourceClient, isAlreadyExists, isConflict, loadKubeconfig as loadKubeconfigSync } from '../../client/index.js';
 import { parseDuration } from '../duration.js';
 import { nodeLayout, KUBECONFIG_NAMES, type NodeLayout } from './layout.js';
 import { PreflightError, runChecks, parseIgnored, isPrivilegedUser, portOpen, fileAvailable, dirAvailable, type Check } from './preflight.js';
@@ -279,13 +279,21 @@ export const CONTROL_PLANE_TAINT: Taint = { key: 'node-role.kubernetes.io/contro
 async function markControlPlane(clients: Clientset, nodeName: string, timeoutMs: number, log: (line: string) => void): Promise<void> {
   log(`[mark-control-plane] Marking the node ${nodeName} as control-plane by adding the labels: [${CONTROL_PLANE_LABELS.join(' ')}]`);
   log(`[mark-control-plane] Marking the node ${nodeName} as control-plane by adding the taints [${CONTROL_PLANE_TAINT.key}:${CONTROL_PLANE_TAINT.effect}]`);
-  const node = await poll(() => getNode(clients, nodeName), timeoutMs, () => `timed out waiting for the node "${nodeName}" to register`);
-  const taints = node.spec?.taints ?? [];
-  const hasTaint = taints.some((t) => t.key === CONTROL_PLANE_TAINT.key && t.effect === CONTROL_PLANE_TAINT.effect);
-  await clients.nodes.patch(undefined, nodeName, {
-    metadata: { labels: Object.fromEntries(CONTROL_PLANE_LABELS.map((l) => [l, ''])), resourceVersion: node.metadata?.resourceVersion },
-    spec: { taints: hasTaint ? taints : [...taints, CONTROL_PLANE_TAINT] },
-  });
+  // kubeadm's PatchNode retries on conflict: the kubelet and the node IPAM controller write the Node meanwhile.
+  for (;;) {
+    const node = await poll(() => getNode(clients, nodeName), timeoutMs, () => `timed out waiting for the node "${nodeName}" to register`);
+    const taints = node.spec?.taints ?? [];
+    const hasTaint = taints.some((t) => t.key === CONTROL_PLANE_TAINT.key && t.effect === CONTROL_PLANE_TAINT.effect);
+    try {
+      await clients.nodes.patch(undefined, nodeName, {
+        metadata: { labels: Object.fromEntries(CONTROL_PLANE_LABELS.map((l) => [l, ''])), resourceVersion: node.metadata?.resourceVersion },
+        spec: { taints: hasTaint ? taints : [...taints, CONTROL_PLANE_TAINT] },
+      });
+      return;
+    } catch (e) {
+      if (!isConflict(e)) throw e;
+    }
+  }
 }
 
 function closingMessage(layout: NodeLayout, server: string, token: string, hash: string, stopHint: string): string {
