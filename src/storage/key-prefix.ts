@@ -11,8 +11,10 @@ import type { Backend, KeyValue, ListOptions, WatchEvent, WatchOptions, WriteRes
 export const DEFAULT_ETCD_PREFIX = '/registry';
 
 export function withKeyPrefix(inner: Backend, prefix: string): Backend {
-  const root = normalizePrefix(prefix);
-  if (root === DEFAULT_ETCD_PREFIX) return inner;
+  const normal = normalizePrefix(prefix);
+  if (normal === DEFAULT_ETCD_PREFIX) return inner;
+  // "/" puts objects at the top: /core/pods/..., as path.Join("/", "/", key) does.
+  const root = normal === '/' ? '' : normal;
   const inward = (k: string) => (k.startsWith(DEFAULT_ETCD_PREFIX) ? root + k.slice(DEFAULT_ETCD_PREFIX.length) : k);
   const outward = (k: string) => (k.startsWith(root) ? DEFAULT_ETCD_PREFIX + k.slice(root.length) : k);
   const kvOut = (kv: KeyValue): KeyValue => ({ ...kv, key: outward(kv.key) });
