@@ -18,6 +18,7 @@ import { parse } from 'yaml';
 import { eventually } from './harness.js';
 import { k8ts, freePort, tempPrefix, filesUnder, kubectl, type RunResult } from './kubeadm-node.js';
 import { certificateInfo, subjectOf } from '../../src/pki/index.js';
+import { decryptWithKey } from '../../src/cli/kubeadm/upload-certs.js';
 import { listRecords, processAlive, type InstanceRecord } from '../../src/kubelet/runtime/process/records.js';
 
 const run = promisify(execFile);
@@ -43,7 +44,7 @@ describe('k8ts init with local etcd as a static pod', () => {
       '--scheduler-port', String(ports.sched), '--etcd-client-port', String(ports.etcd), '--etcd-peer-port', String(ports.peer),
       '--etcd-metrics-port', String(ports.metrics)];
 
-    init = await k8ts(['init', '--prefix', prefix, ...baseArgs]);
+    init = await k8ts(['init', '--prefix', prefix, ...baseArgs, '--upload-certs']);
   });
   after(async () => {
     await k8ts(['reset', '--force', '--prefix', prefix]);
@@ -170,6 +171,29 @@ describe('k8ts init with local etcd as a static pod', () => {
     process.kill(-pid, 'SIGKILL');
     await eventually(async () => { const p = runningPid('kube-apiserver', false); return p !== 0 && p !== pid; }, 60_000, 'a new kube-apiserver process');
     await eventually(async () => (await kubectl(admin, ['get', 'configmap', 'kept', '-o', 'jsonpath={.data.v}'])).stdout === '1', 60_000, 'the configmap after the restart');
+  });
+
+  it('--upload-certs stores the shared keys in kubeadm-certs, readable only with the printed certificate key', async () => {
+    const key = /\[upload-certs\] Storing the certificates in Secret "kubeadm-certs" in the "kube-system" Namespace\n\[upload-certs\] Using certificate key:\n([0-9a-f]{64})\n/.exec(init.stdout);
+    assert.ok(key, init.stdout);
+    const secret = JSON.parse((await kubectl(admin, ['get', 'secret', '-n', 'kube-system', 'kubeadm-certs', '-o', 'json'])).stdout);
+    assert.deepEqual(Object.keys(secret.data).sort(),
+      ['ca.crt', 'ca.key', 'etcd-ca.crt', 'etcd-ca.key', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'sa.key', 'sa.pub']);
+    for (const [k, file] of [['ca.key', 'ca.key'], ['etcd-ca.crt', 'etcd/ca.crt'], ['sa.key', 'sa.key']]) {
+      const sealed = Buffer.from(secret.data[k], 'base64');
+      assert.ok(!sealed.toString().includes('PRIVATE KEY') && !sealed.toString().includes('CERTIFICATE'), `${k} is not stored in clear`);
+      assert.equal(decryptWithKey(sealed, key[1]!).toString(), readFileSync(join(pki, file), 'utf8'), k);
+      assert.throws(() => decryptWithKey(sealed, 'ab'.repeat(32)), `${k} cannot be read with another key`);
+    }
+    // Owned by a 2-hour bootstrap token, as kubeadm manages the Secret's lifetime.
+    const owner = secret.metadata.ownerReferences[0];
+    assert.match(owner.name, /^bootstrap-token-[a-z0-9]{6}$/);
+    const token = JSON.parse((await kubectl(admin, ['get', 'secret', '-n', 'kube-system', owner.name, '-o', 'json'])).stdout);
+    assert.equal(token.metadata.uid, owner.uid);
+    assert.equal(Buffer.from(token.data.description, 'base64').toString(), 'Proxy for managing TTL for the kubeadm-certs secret');
+    const can = await kubectl(admin, ['auth', 'can-i', 'get', 'secret/kubeadm-certs', '-n', 'kube-system',
+      '--as', 'system:bootstrap:abcdef', '--as-group', 'system:bootstrappers:kubeadm:default-node-token']);
+    assert.equal(can.stdout.trim(), 'yes');
   });
 
   it('reset stops etcd and deletes the contents of its data directory', async () => {

@@ -21,6 +21,7 @@ import { certsPhase, type Datastore } from './certs.js';
 import { etcdClientFiles } from './etcd-certs.js';
 import { etcdPhase, etcdManifestPath, etcdClientURL, type LocalEtcdConfig } from './etcd-manifest.js';
 import { readInitConfig, type InitFileConfig } from './init-config.js';
+import { uploadCertsPhase, generateCertificateKey } from './upload-certs.js';
 import { kubeconfigPhase, CLUSTER_ADMINS_GROUP } from './kubeconfigs.js';
 import { parseCIDR } from '../../controllers/nodeipam/index.js';
 import { controlPlanePhase, manifestPath, CONTROL_PLANE_COMPONENTS, type ControlPlaneConfig } from './manifests.js';
@@ -51,6 +52,7 @@ Flags:
       --apiserver-advertise-address string   The IP address the API Server will advertise it's listening on (default: the host's first non-loopback IPv4 address)
       --apiserver-bind-port int              Port for the API Server to bind to (default 6443)
       --cert-dir string                      The path where to save and store the certificates (default "/etc/kubernetes/pki")
+      --certificate-key string               Key used to encrypt the control-plane certificates in the kubeadm-certs Secret. The certificate key is a hex encoded string that is an AES key of size 32 bytes.
       --config string                        Path to a kubeadm configuration file (k8ts reads ClusterConfiguration's etcd: external or local.dataDir)
       --cri-socket string                    Path to the CRI socket to connect: the node's pods run there (the control plane's
                                              static pods stay host processes); without it every pod runs as a host process
@@ -65,6 +67,7 @@ Flags:
       --service-cidr string                  Use alternative range of IP address for service VIPs (default "10.96.0.0/12")
       --skip-phases strings                  List of phases to be skipped
       --token string                         The token to use for establishing bidirectional trust between nodes and control-plane nodes. The format is [a-z0-9]{6}\\.[a-z0-9]{16}
+      --upload-certs                         Upload control-plane certificates to the kubeadm-certs Secret.
       --token-ttl duration                   The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire (default 24h0m0s)
 
 k8ts flags:
@@ -87,7 +90,7 @@ export async function runInit(args: string[]): Promise<number> {
       'apiserver-advertise-address': { type: 'string' }, 'apiserver-bind-port': { type: 'string', default: '6443' },
       'pod-network-cidr': { type: 'string' }, 'pod-network-backend': { type: 'string' }, 'service-cidr': { type: 'string', default: '10.96.0.0/12' },
       'node-name': { type: 'string' }, token: { type: 'string' }, 'token-ttl': { type: 'string', default: '24h0m0s' },
-      'cert-dir': { type: 'string' }, config: { type: 'string' }, datastore: { type: 'string', default: 'etcd' },
+      'cert-dir': { type: 'string' }, 'upload-certs': { type: 'boolean' }, 'certificate-key': { type: 'string' }, config: { type: 'string' }, datastore: { type: 'string', default: 'etcd' },
       'etcd-client-port': { type: 'string', default: '2379' }, 'etcd-peer-port': { type: 'string', default: '2380' },
       'etcd-metrics-port': { type: 'string', default: '2381' }, 'cri-socket': { type: 'string' }, 'skip-phases': { type: 'string' }, 'dry-run': { type: 'boolean' },
       'ignore-preflight-errors': { type: 'string' },
@@ -127,6 +130,8 @@ export async function runInit(args: string[]): Promise<number> {
     if (values.config) fileConfig = readInitConfig(values.config);
   } catch (e) { console.error(`${(e as Error).message}\nTo see the stack trace of this error execute with --v=5 or higher`); return 1; }
   if (values.datastore !== 'etcd' && values.datastore !== 'sqlite') { console.error(`invalid argument "${values.datastore}" for "--datastore" flag: must be etcd or sqlite`); return 1; }
+  const certificateKey = values['certificate-key'] ?? generateCertificateKey();
+  if (!/^[0-9a-f]{64}$/i.test(certificateKey)) { console.error('the certificate key must be a hex encoded AES key of 32 bytes'); return 1; }
   const datastore: Datastore = values.datastore === 'sqlite' ? 'sqlite' : fileConfig.externalEtcd ? 'external-etcd' : 'etcd';
   if (fileConfig.localEtcdDataDir) layout.etcdDataDir = fileConfig.localEtcdDataDir;
   const localEtcd: LocalEtcdConfig | undefined = datastore === 'etcd' ? {
@@ -195,6 +200,12 @@ export async function runInit(args: string[]): Promise<number> {
         await uploadConfigPhase(admin, {
           kubernetesVersion: KUBERNETES_VERSION, controlPlaneEndpoint: server.replace(/^https:\/\//, ''), podSubnet, serviceSubnet: values['service-cidr']!, podNetworkBackend,
         }, log);
+      }
+      phase = 'upload-certs';
+      if (values['upload-certs'] && !skip.has('upload-certs')) {
+        await uploadCertsPhase(admin, { certDir: layout.certDir, certificateKey, externalEtcd: fileConfig.externalEtcd, log });
+      } else {
+        log('[upload-certs] Skipping phase. Please see --upload-certs');
       }
       if (podNetworkBackend !== 'none') await podNetworkRBACPhase(admin, log);
       phase = 'mark-control-plane';
