@@ -2,7 +2,8 @@
  * kubeadm-style cluster bring-up: wall time of `k8ts init` (which returns
  * once the control-plane node is Ready) and of `k8ts join` (returns once the
  * worker is Ready), each on a fresh prefix in a temp dir, reset afterwards.
- * Target: under 10 s each (kubeadm takes minutes). Runs: `--runs N` (default 3).
+ * Target: under 10 s each (kubeadm takes minutes). Runs: `--runs N` (default 3), each
+ * once on init's default local etcd (a static pod) and once with `--datastore sqlite`.
  *
  * Results go to bench/RESULTS.md, section "kubeadm".
  */
@@ -36,13 +37,16 @@ function freePort(): Promise<number> {
 
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)]! : NaN; };
 
-async function run(): Promise<{ initMs: number; joinMs?: number; joinError?: string }> {
+type Datastore = 'etcd' | 'sqlite';
+
+async function run(datastore: Datastore): Promise<{ initMs: number; joinMs?: number; joinError?: string }> {
   const cp = mkdtempSync(join(tmpdir(), 'k8ts-bench-cp-'));
   const worker = mkdtempSync(join(tmpdir(), 'k8ts-bench-w-'));
   const api = await freePort();
   try {
     const init = await k8ts(['init', '--prefix', cp, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(api), '--node-name', 'cp',
-      '--kubelet-port', String(await freePort()), '--controller-manager-port', String(await freePort()), '--scheduler-port', String(await freePort())]);
+      '--kubelet-port', String(await freePort()), '--controller-manager-port', String(await freePort()), '--scheduler-port', String(await freePort()),
+      '--datastore', datastore, '--etcd-client-port', String(await freePort()), '--etcd-peer-port', String(await freePort()), '--etcd-metrics-port', String(await freePort())]);
     if (init.code !== 0) throw new Error(`init failed: ${init.stderr}`);
     const joinCmd = /k8ts join (\S+) --token (\S+) \\\n\t--discovery-token-ca-cert-hash (\S+)/.exec(init.stdout)!;
     const join = await k8ts(['join', joinCmd[1]!, '--token', joinCmd[2]!, '--discovery-token-ca-cert-hash', joinCmd[3]!, '--prefix', worker,
@@ -59,26 +63,31 @@ async function run(): Promise<{ initMs: number; joinMs?: number; joinError?: str
 async function main(): Promise<void> {
   const runsArg = process.argv.indexOf('--runs');
   const runs = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
-  const results = [];
+  const results: Record<Datastore, Awaited<ReturnType<typeof run>>[]> = { etcd: [], sqlite: [] };
   for (let i = 0; i < runs; i++) {
-    const r = await run();
-    console.log(`run ${i + 1}: init ${(r.initMs / 1000).toFixed(2)} s, join ${r.joinMs ? `${(r.joinMs / 1000).toFixed(2)} s` : `failed: ${r.joinError}`}`);
-    results.push(r);
+    for (const ds of ['etcd', 'sqlite'] as const) {
+      const r = await run(ds);
+      console.log(`run ${i + 1} (${ds}): init ${(r.initMs / 1000).toFixed(2)} s, join ${r.joinMs ? `${(r.joinMs / 1000).toFixed(2)} s` : `failed: ${r.joinError}`}`);
+      results[ds].push(r);
+    }
   }
-  const inits = results.map((r) => r.initMs);
-  const joins = results.flatMap((r) => (r.joinMs === undefined ? [] : [r.joinMs]));
   const fmt = (ms: number) => (Number.isNaN(ms) ? 'n/a' : `${(ms / 1000).toFixed(2)} s`);
+  const rows = (ds: Datastore) => {
+    const inits = results[ds].map((r) => r.initMs);
+    const joins = results[ds].flatMap((r) => (r.joinMs === undefined ? [] : [r.joinMs]));
+    return [
+      [`init → control-plane node Ready (${ds})`, String(inits.length), fmt(median(inits)), fmt(Math.min(...inits)), fmt(Math.max(...inits))],
+      [`join → worker Ready (${ds})`, String(joins.length), fmt(median(joins)), joins.length ? fmt(Math.min(...joins)) : 'n/a', joins.length ? fmt(Math.max(...joins)) : 'n/a'],
+    ];
+  };
   const body = [
     ...sectionHead(repoRoot, '## kubeadm-style bring-up: `k8ts init` to a Ready control-plane node, `k8ts join` to a Ready worker (bench/kubeadm.ts)'),
-    '- Setup: each run on fresh prefixes in a temp dir, loopback addresses (control plane 127.0.0.1, worker 127.0.0.2), free ports; the control plane runs as static pods on the host-process runtime, the worker on the simulated runtime; '
+    '- Setup: each run on fresh prefixes in a temp dir, loopback addresses (control plane 127.0.0.1, worker 127.0.0.2), free ports; the control plane runs as static pods on the host-process runtime (etcd: Debian\'s etcd 3.4 as the etcd static pod; sqlite: `--datastore sqlite`), the worker on the simulated runtime; '
       + 'init returns once its node is Ready, join once the worker is Ready; both nodes reset after each run. Target: under 10 s each.',
     '',
-    table(['Step', 'Runs', 'Median', 'Min', 'Max'], [
-      ['init → control-plane node Ready', String(inits.length), fmt(median(inits)), fmt(Math.min(...inits)), fmt(Math.max(...inits))],
-      ['join → worker Ready', String(joins.length), fmt(median(joins)), joins.length ? fmt(Math.min(...joins)) : 'n/a', joins.length ? fmt(Math.max(...joins)) : 'n/a'],
-    ]),
+    table(['Step', 'Runs', 'Median', 'Min', 'Max'], [...rows('etcd'), ...rows('sqlite')]),
     '',
-    ...results.flatMap((r, i) => (r.joinError ? [`Run ${i + 1}: join failed: \`${r.joinError}\``] : [])),
+    ...(['etcd', 'sqlite'] as const).flatMap((ds) => results[ds].flatMap((r, i) => (r.joinError ? [`Run ${i + 1} (${ds}): join failed: \`${r.joinError}\``] : []))),
   ].join('\n');
   writeSection(resultsFile, 'kubeadm', body);
   console.log(body);

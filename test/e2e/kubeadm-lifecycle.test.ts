@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { eventually, seedsDir } from './harness.js';
 import { seedManifests } from './seed-manifests.js';
 import { k8ts, freePort, tempPrefix, filesUnder, kubectl, type RunResult } from './kubeadm-node.js';
+import { etcdPortArgs } from './kubeadm-node.js';
 
 interface Worker { name: string; prefix: string; ip: string }
 
@@ -46,7 +47,7 @@ describe('kubeadm-style cluster: join, delete and reset a worker, rejoin (seed n
   before(async () => {
     const init = await k8ts(['init', '--prefix', cp, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(await freePort()),
       '--node-name', 'control-plane', '--kubelet-port', String(await freePort()), '--controller-manager-port', String(await freePort()),
-      '--scheduler-port', String(await freePort())]);
+      '--scheduler-port', String(await freePort()), ...await etcdPortArgs()]);
     assert.equal(init.code, 0, init.stderr + init.stdout);
   });
   after(async () => {

@@ -73,3 +73,8 @@ export async function kubectl(kubeconfig: string, args: string[], node: OnNode =
   const r = await runCommand(node(['kubectl', '--kubeconfig', kubeconfig, ...args]));
   return { ...r, code: r.code === 0 ? 0 : 1 };
 }
+
+/** init's local etcd on free ports, so that nodes sharing the host's network do not meet on kubeadm's 2379-2381. */
+export async function etcdPortArgs(): Promise<string[]> {
+  return ['--etcd-client-port', String(await freePort()), '--etcd-peer-port', String(await freePort()), '--etcd-metrics-port', String(await freePort())];
+}

@@ -13,6 +13,7 @@ import { parse } from 'yaml';
 import { eventually, seedsDir } from './harness.js';
 import { seedManifests } from './seed-manifests.js';
 import { k8ts, freePort, tempPrefix, filesUnder, kubectl, type RunResult } from './kubeadm-node.js';
+import { etcdPortArgs } from './kubeadm-node.js';
 import { subjectOf } from '../../src/pki/index.js';
 import { processAlive, type InstanceRecord } from '../../src/kubelet/runtime/process/records.js';
 
@@ -33,7 +34,7 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     ports = { api: await freePort(), kubelet: await freePort(), cm: await freePort(), sched: await freePort() };
     initArgs = ['init', '--prefix', prefix, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(ports.api),
       '--node-name', 'control-plane', '--kubelet-port', String(ports.kubelet), '--controller-manager-port', String(ports.cm),
-      '--scheduler-port', String(ports.sched), '--token-ttl', '2h', '--pod-network-cidr', '10.244.0.0/16'];
+      '--scheduler-port', String(ports.sched), '--token-ttl', '2h', '--pod-network-cidr', '10.244.0.0/16', ...await etcdPortArgs()];
     init = await k8ts(initArgs);
   });
   after(async () => {
@@ -208,7 +209,7 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     assert.ok(podRecords.length >= 3, `the control plane's processes are recorded: ${records.join(' ')}`);
     const r = await k8ts(['reset', '--prefix', prefix], 'y\n');
     assert.equal(r.code, 0, r.stderr);
-    for (const line of ['[reset] Stopping the kubelet service', `[reset] Deleting contents of directories: [${join(etc, 'manifests')} ${join(prefix, 'var/lib/kubelet')} ${join(etc, 'pki')}`,
+    for (const line of ['[reset] Stopping the kubelet service', `[reset] Deleting contents of directories: [${join(prefix, 'var/lib/etcd')} ${join(etc, 'manifests')} ${join(prefix, 'var/lib/kubelet')} ${join(etc, 'pki')}`,
       `[reset] Deleting files: [${admin}`, 'The reset process does not clean CNI configuration. To do so, you must remove /etc/cni/net.d',
       'The reset process does not clean your kubeconfig files and you must remove them manually.']) {
       assert.ok(r.stdout.includes(line), `missing: ${line}\n${r.stdout}`);

@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
+import { etcdCertsPhase } from './etcd-certs.js';
 import { ensureClusterPKI, certificateInfo, createCA, issueCertificate, writeFileAtomic, CA_DAYS, LEAF_DAYS, type ClusterPKI, type PKIComponent } from '../../pki/index.js';
 
 export interface CertsOptions {
@@ -15,8 +16,12 @@ export interface CertsOptions {
   advertiseAddress: string;
   /** First address of the service CIDR: the `kubernetes` Service's ClusterIP. */
   serviceIP: string;
+  /** Where the API server stores: stacked etcd (its PKI is made here), external etcd (the user's files), or SQLite. */
+  datastore: Datastore;
   log(line: string): void;
 }
+
+export type Datastore = 'etcd' | 'external-etcd' | 'sqlite';
 
 export async function certsPhase(o: CertsOptions): Promise<ClusterPKI> {
   o.log(`[certs] Using certificateDir folder "${o.certDir}"`);
@@ -28,7 +33,13 @@ export async function certsPhase(o: CertsOptions): Promise<ClusterPKI> {
   o.log(`[certs] apiserver serving cert is signed for DNS names [${info.dnsNames.join(' ')}] and IPs [${info.ipAddresses.join(' ')}]`);
   said('apiserver-kubelet-client', 'certificate and key');
   await frontProxy(o);
-  o.log('[certs] External etcd mode: Skipping etcd/ca certificate authority generation (k8ts serves from SQLite)');
+  if (o.datastore === 'etcd') await etcdCertsPhase(o);
+  else if (o.datastore === 'sqlite') o.log('[certs] External etcd mode: Skipping etcd/ca certificate authority generation (k8ts serves from SQLite)');
+  else {
+    // kubeadm's words when ClusterConfiguration names etcd.external: the user brings etcd's PKI.
+    o.log('[certs] External etcd mode: Skipping etcd/ca certificate authority generation');
+    for (const c of ['etcd/server', 'etcd/peer', 'etcd/healthcheck-client', 'apiserver-etcd-client']) o.log(`[certs] External etcd mode: Skipping ${c} certificate generation`);
+  }
   if (pki.issued.includes('sa')) o.log('[certs] Generating "sa" key and public key');
   else o.log('[certs] Using the existing "sa" key');
   return pki;

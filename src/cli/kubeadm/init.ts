@@ -13,11 +13,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Taint } from 'kubernetes-types/core/v1.js';
 import { caCertHash } from '../../pki/index.js';
-import { Clientset, ResourceClient, isAlreadyExists, loadKubeconfig as loadKubeconfigSync } from '../../client/index.js';
+import { Clientset, ResourceClient, isAlreadyExists, isConflict, loadKubeconfig as loadKubeconfigSync } from '../../client/index.js';
 import { parseDuration } from '../duration.js';
 import { nodeLayout, KUBECONFIG_NAMES, type NodeLayout } from './layout.js';
 import { PreflightError, runChecks, parseIgnored, isPrivilegedUser, portOpen, fileAvailable, dirAvailable, type Check } from './preflight.js';
-import { certsPhase } from './certs.js';
+import { certsPhase, type Datastore } from './certs.js';
+import { etcdClientFiles } from './etcd-certs.js';
+import { etcdPhase, etcdManifestPath, etcdClientURL, type LocalEtcdConfig } from './etcd-manifest.js';
+import { readInitConfig, type InitFileConfig } from './init-config.js';
+import { uploadCertsPhase, generateCertificateKey } from './upload-certs.js';
 import { kubeconfigPhase, CLUSTER_ADMINS_GROUP } from './kubeconfigs.js';
 import { parseCIDR } from '../../controllers/nodeipam/index.js';
 import { controlPlanePhase, manifestPath, CONTROL_PLANE_COMPONENTS, type ControlPlaneConfig } from './manifests.js';
@@ -34,6 +38,7 @@ The "init" command executes the following phases:
   preflight            Run pre-flight checks
   certs                Certificate generation
   kubeconfig           Generate all kubeconfig files necessary to establish the control plane and the admin kubeconfig file
+  etcd                 Generate static Pod manifest file for local etcd
   control-plane        Generate all static Pod manifest files necessary to establish the control plane
   kubelet-start        Write kubelet settings and (re)start the kubelet
   wait-control-plane   Wait for the control plane to start
@@ -47,6 +52,8 @@ Flags:
       --apiserver-advertise-address string   The IP address the API Server will advertise it's listening on (default: the host's first non-loopback IPv4 address)
       --apiserver-bind-port int              Port for the API Server to bind to (default 6443)
       --cert-dir string                      The path where to save and store the certificates (default "/etc/kubernetes/pki")
+      --certificate-key string               Key used to encrypt the control-plane certificates in the kubeadm-certs Secret. The certificate key is a hex encoded string that is an AES key of size 32 bytes.
+      --config string                        Path to a kubeadm configuration file (k8ts reads ClusterConfiguration's etcd: external or local.dataDir)
       --cri-socket string                    Path to the CRI socket to connect: the node's pods run there (the control plane's
                                              static pods stay host processes); without it every pod runs as a host process
       --dry-run                              Don't apply any changes; just output what would be done
@@ -60,6 +67,7 @@ Flags:
       --service-cidr string                  Use alternative range of IP address for service VIPs (default "10.96.0.0/12")
       --skip-phases strings                  List of phases to be skipped
       --token string                         The token to use for establishing bidirectional trust between nodes and control-plane nodes. The format is [a-z0-9]{6}\\.[a-z0-9]{16}
+      --upload-certs                         Upload control-plane certificates to the kubeadm-certs Secret.
       --token-ttl duration                   The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire (default 24h0m0s)
 
 k8ts flags:
@@ -68,6 +76,11 @@ k8ts flags:
       --controller-manager-port int          Port of the controller manager's /healthz (default 10257)
       --scheduler-port int                   Port of the scheduler's /healthz (default 10259)
       --timeout duration                     How long to wait for the control plane and the node (default 4m0s)
+      --datastore string                     etcd (local etcd as a static pod, kubeadm's stacked etcd) or sqlite (the API server's
+                                             embedded database, single control plane) (default "etcd")
+      --etcd-client-port int                 Port of local etcd's client URLs (default 2379)
+      --etcd-peer-port int                   Port of local etcd's peer URL (default 2380)
+      --etcd-metrics-port int                Port of local etcd's metrics and health URL on 127.0.0.1 (default 2381)
   -h, --help                                 help for init`;
 
 
@@ -77,7 +90,9 @@ export async function runInit(args: string[]): Promise<number> {
       'apiserver-advertise-address': { type: 'string' }, 'apiserver-bind-port': { type: 'string', default: '6443' },
       'pod-network-cidr': { type: 'string' }, 'pod-network-backend': { type: 'string' }, 'service-cidr': { type: 'string', default: '10.96.0.0/12' },
       'node-name': { type: 'string' }, token: { type: 'string' }, 'token-ttl': { type: 'string', default: '24h0m0s' },
-      'cert-dir': { type: 'string' }, 'cri-socket': { type: 'string' }, 'skip-phases': { type: 'string' }, 'dry-run': { type: 'boolean' },
+      'cert-dir': { type: 'string' }, 'upload-certs': { type: 'boolean' }, 'certificate-key': { type: 'string' }, config: { type: 'string' }, datastore: { type: 'string', default: 'etcd' },
+      'etcd-client-port': { type: 'string', default: '2379' }, 'etcd-peer-port': { type: 'string', default: '2380' },
+      'etcd-metrics-port': { type: 'string', default: '2381' }, 'cri-socket': { type: 'string' }, 'skip-phases': { type: 'string' }, 'dry-run': { type: 'boolean' },
       'ignore-preflight-errors': { type: 'string' },
       prefix: { type: 'string', default: '/' },
       'kubelet-port': { type: 'string', default: '10250' }, 'controller-manager-port': { type: 'string', default: '10257' },
@@ -110,9 +125,23 @@ export async function runInit(args: string[]): Promise<number> {
   const podNetworkBackend = values['pod-network-backend'] ?? (podSubnet && criSocket ? 'auto' : 'none');
   try { parsePodNetworkBackend(podNetworkBackend); } catch (e) { console.error((e as Error).message); return 1; }
   if (podNetworkBackend !== 'none' && !(podSubnet && criSocket)) { console.error('--pod-network-backend needs --pod-network-cidr and --cri-socket'); return 1; }
+  let fileConfig: InitFileConfig = {};
+  try {
+    if (values.config) fileConfig = readInitConfig(values.config);
+  } catch (e) { console.error(`${(e as Error).message}\nTo see the stack trace of this error execute with --v=5 or higher`); return 1; }
+  if (values.datastore !== 'etcd' && values.datastore !== 'sqlite') { console.error(`invalid argument "${values.datastore}" for "--datastore" flag: must be etcd or sqlite`); return 1; }
+  const certificateKey = values['certificate-key'] ?? generateCertificateKey();
+  if (!/^[0-9a-f]{64}$/i.test(certificateKey)) { console.error('the certificate key must be a hex encoded AES key of 32 bytes'); return 1; }
+  const datastore: Datastore = values.datastore === 'sqlite' ? 'sqlite' : fileConfig.externalEtcd ? 'external-etcd' : 'etcd';
+  if (fileConfig.localEtcdDataDir) layout.etcdDataDir = fileConfig.localEtcdDataDir;
+  const localEtcd: LocalEtcdConfig | undefined = datastore === 'etcd' ? {
+    layout, nodeName, advertiseAddress, clientPort: Number(values['etcd-client-port']),
+    peerPort: Number(values['etcd-peer-port']), metricsPort: Number(values['etcd-metrics-port']),
+  } : undefined;
   const cp: ControlPlaneConfig = {
     layout, advertiseAddress, bindPort: port, podSubnet, serviceSubnet: values['service-cidr'],
     controllerManagerPort: Number(values['controller-manager-port']), schedulerPort: Number(values['scheduler-port']),
+    etcd: apiServerEtcd(datastore, layout, localEtcd, fileConfig),
   };
   const timeoutMs = parseDuration(values.timeout!);
   let phase = 'preflight';
@@ -121,20 +150,24 @@ export async function runInit(args: string[]): Promise<number> {
     if (!skip.has('preflight')) {
       log('[preflight] Running pre-flight checks');
       const real = nodeLayout(values.prefix, values['cert-dir']);
-      await runChecks([...initChecks(real, cp, Number(values['kubelet-port'])), ...(criSocket ? [criCheck(criSocket)] : [])], parseIgnored(values['ignore-preflight-errors']));
+      if (fileConfig.localEtcdDataDir) real.etcdDataDir = fileConfig.localEtcdDataDir;
+      await runChecks([...initChecks(real, cp, Number(values['kubelet-port'])), ...(localEtcd ? etcdChecks(real, localEtcd) : []), ...(criSocket ? [criCheck(criSocket)] : [])], parseIgnored(values['ignore-preflight-errors']));
     }
     if (dryRun) log(`[dryrun] Writing files to the temporary directory "${layout.prefix}" instead of the real ones`);
     mkdirSync(layout.kubernetesDir, { recursive: true, mode: 0o755 });
     mkdirSync(layout.manifestsDir, { recursive: true, mode: 0o700 });
     phase = 'certs';
-    const pki = skip.has('certs') ? undefined : await certsPhase({ certDir: layout.certDir, dataDir: layout.dataDir, nodeName, advertiseAddress, serviceIP, log });
+    const pki = skip.has('certs') ? undefined : await certsPhase({ certDir: layout.certDir, dataDir: layout.dataDir, nodeName, advertiseAddress, serviceIP, datastore, log });
     const ca = pki ? { certPem: pki.caCertPem, keyPem: pki.caKeyPem }
       : { certPem: readFileSync(join(layout.certDir, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(layout.certDir, 'ca.key'), 'utf8') };
     phase = 'kubeconfig';
     if (!skip.has('kubeconfig')) await kubeconfigPhase({ layout, ca, server, nodeName, log });
+    phase = 'etcd';
+    if (localEtcd && !skip.has('etcd') && !skip.has('etcd/local')) await etcdPhase(localEtcd, log);
     phase = 'control-plane';
     if (!skip.has('control-plane')) await controlPlanePhase(cp, log);
     if (dryRun) {
+      if (localEtcd) log(`[dryrun] Would write file "${etcdManifestPath(nodeLayout(values.prefix))}" with content:\n${readFileSync(etcdManifestPath(layout), 'utf8')}`);
       for (const c of CONTROL_PLANE_COMPONENTS) log(`[dryrun] Would write file "${manifestPath(nodeLayout(values.prefix), c)}" with content:\n${readFileSync(manifestPath(layout, c), 'utf8')}`);
       log(`[dryrun] Would start the kubelet (node "${nodeName}", ${runtime} runtime) and wait for the control plane at ${server}`);
       log(`[dryrun] Would mark the node ${nodeName} as control-plane and create the bootstrap token ${token}`);
@@ -167,6 +200,12 @@ export async function runInit(args: string[]): Promise<number> {
         await uploadConfigPhase(admin, {
           kubernetesVersion: KUBERNETES_VERSION, controlPlaneEndpoint: server.replace(/^https:\/\//, ''), podSubnet, serviceSubnet: values['service-cidr']!, podNetworkBackend,
         }, log);
+      }
+      phase = 'upload-certs';
+      if (values['upload-certs'] && !skip.has('upload-certs')) {
+        await uploadCertsPhase(admin, { certDir: layout.certDir, certificateKey, externalEtcd: fileConfig.externalEtcd, log });
+      } else {
+        log('[upload-certs] Skipping phase. Please see --upload-certs');
       }
       if (podNetworkBackend !== 'none') await podNetworkRBACPhase(admin, log);
       phase = 'mark-control-plane';
@@ -211,6 +250,21 @@ function initChecks(l: NodeLayout, cp: ControlPlaneConfig, kubeletPort: number):
   ];
 }
 
+/** kubeadm's local etcd checks: its two ports free, no etcd.yaml, an empty data directory. */
+function etcdChecks(l: NodeLayout, e: LocalEtcdConfig): Check[] {
+  return [portOpen(e.clientPort), portOpen(e.peerPort), fileAvailable(etcdManifestPath(l)), dirAvailable(l.etcdDataDir)];
+}
+
+/** The API server's etcd: local etcd on loopback with the apiserver-etcd-client pair, or the file's etcd.external. */
+function apiServerEtcd(datastore: Datastore, layout: NodeLayout, local: LocalEtcdConfig | undefined, file: InitFileConfig): ControlPlaneConfig['etcd'] {
+  if (datastore === 'sqlite') return undefined;
+  if (datastore === 'external-etcd') {
+    const e = file.externalEtcd!;
+    return { servers: e.endpoints, caFile: e.caFile, certFile: e.certFile, keyFile: e.keyFile };
+  }
+  return { servers: [etcdClientURL('127.0.0.1', local!.clientPort)], ...etcdClientFiles(layout.certDir) };
+}
+
 function clientConfigOf(layout: NodeLayout, file: 'super-admin.conf') {
   return loadKubeconfigSync(layout.kubeconfig(file));
 }
@@ -236,13 +290,21 @@ export const CONTROL_PLANE_TAINT: Taint = { key: 'node-role.kubernetes.io/contro
 async function markControlPlane(clients: Clientset, nodeName: string, timeoutMs: number, log: (line: string) => void): Promise<void> {
   log(`[mark-control-plane] Marking the node ${nodeName} as control-plane by adding the labels: [${CONTROL_PLANE_LABELS.join(' ')}]`);
   log(`[mark-control-plane] Marking the node ${nodeName} as control-plane by adding the taints [${CONTROL_PLANE_TAINT.key}:${CONTROL_PLANE_TAINT.effect}]`);
-  const node = await poll(() => getNode(clients, nodeName), timeoutMs, () => `timed out waiting for the node "${nodeName}" to register`);
-  const taints = node.spec?.taints ?? [];
-  const hasTaint = taints.some((t) => t.key === CONTROL_PLANE_TAINT.key && t.effect === CONTROL_PLANE_TAINT.effect);
-  await clients.nodes.patch(undefined, nodeName, {
-    metadata: { labels: Object.fromEntries(CONTROL_PLANE_LABELS.map((l) => [l, ''])), resourceVersion: node.metadata?.resourceVersion },
-    spec: { taints: hasTaint ? taints : [...taints, CONTROL_PLANE_TAINT] },
-  });
+  // kubeadm's PatchNode retries on conflict: the kubelet and the node IPAM controller write the Node meanwhile.
+  for (;;) {
+    const node = await poll(() => getNode(clients, nodeName), timeoutMs, () => `timed out waiting for the node "${nodeName}" to register`);
+    const taints = node.spec?.taints ?? [];
+    const hasTaint = taints.some((t) => t.key === CONTROL_PLANE_TAINT.key && t.effect === CONTROL_PLANE_TAINT.effect);
+    try {
+      await clients.nodes.patch(undefined, nodeName, {
+        metadata: { labels: Object.fromEntries(CONTROL_PLANE_LABELS.map((l) => [l, ''])), resourceVersion: node.metadata?.resourceVersion },
+        spec: { taints: hasTaint ? taints : [...taints, CONTROL_PLANE_TAINT] },
+      });
+      return;
+    } catch (e) {
+      if (!isConflict(e)) throw e;
+    }
+  }
 }
 
 function closingMessage(layout: NodeLayout, server: string, token: string, hash: string, stopHint: string): string {

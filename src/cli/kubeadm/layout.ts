@@ -5,7 +5,8 @@
  *   PREFIX/etc/kubernetes/pki        certificates and keys (--cert-dir)
  *   PREFIX/etc/kubernetes/manifests  static pod manifests
  *   PREFIX/var/lib/kubelet           the kubelet's state, its pid and log files
- *   PREFIX/var/lib/k8ts              the API server's database (kubeadm: /var/lib/etcd)
+ *   PREFIX/var/lib/k8ts              the API server's SQLite database (init --datastore sqlite)
+ *   PREFIX/var/lib/etcd              local etcd's data directory (kubeadm's)
  */
 import { join, resolve } from 'node:path';
 
@@ -16,6 +17,7 @@ export interface NodeLayout {
   manifestsDir: string;
   kubeletDir: string;
   dataDir: string;
+  etcdDataDir: string;
   podLogsDir: string;
   /** A supervised service's pid file (no systemd): PREFIX/var/lib/kubelet/NAME.pid. */
   pidFile(service: string): string;
@@ -37,6 +39,7 @@ export function nodeLayout(prefix = '/', certDir?: string): NodeLayout {
     certDir: certDir ? resolve(certDir) : join(kubernetesDir, 'pki'),
     manifestsDir: join(kubernetesDir, 'manifests'),
     dataDir: join(root, 'var/lib/k8ts'),
+    etcdDataDir: join(root, 'var/lib/etcd'),
     podLogsDir: join(root, 'var/log/pods'),
     pidFile: (service) => join(kubeletDir, `${service}.pid`),
     logFile: (service) => join(root, 'var/log', `${service}.log`),

@@ -32,6 +32,19 @@ export interface ControlPlaneConfig {
   podSubnet?: string;
   /** --service-cidr: the API server allocates cluster IPs from it (kubeadm's networking.serviceSubnet). */
   serviceSubnet?: string;
+  /** Where the API server stores: local or external etcd (kubeadm's --etcd-* flags); absent: SQLite in --data-dir. */
+  etcd?: APIServerEtcd;
+}
+
+export interface APIServerEtcd { servers: string[]; caFile?: string; certFile?: string; keyFile?: string }
+
+/** kube-apiserver's etcd flags as kubeadm writes them (controlplane/manifests.go getAPIServerCommand). */
+function etcdFlags(e: APIServerEtcd | undefined): string[] {
+  if (!e) return [];
+  return [
+    ...(e.caFile ? [`--etcd-cafile=${e.caFile}`] : []), ...(e.certFile ? [`--etcd-certfile=${e.certFile}`] : []),
+    ...(e.keyFile ? [`--etcd-keyfile=${e.keyFile}`] : []), `--etcd-servers=${e.servers.join(',')}`,
+  ];
 }
 
 export const CONTROL_PLANE_COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
@@ -81,6 +94,7 @@ export function controlPlanePods(c: ControlPlaneConfig): Record<ControlPlaneComp
       'server', `--data-dir=${l.dataDir}`, `--cert-dir=${l.certDir}`, `--advertise-address=${c.advertiseAddress}`,
       '--bind=0.0.0.0', `--port=${c.bindPort}`, '--controllers=none',
       ...(c.serviceSubnet ? [`--service-cluster-ip-range=${c.serviceSubnet}`] : []),
+      ...etcdFlags(c.etcd),
     ], {
       livenessProbe: apiserverProbe('/livez', { failureThreshold: 8, initialDelaySeconds: 10, periodSeconds: 10 }),
       readinessProbe: apiserverProbe('/readyz', { failureThreshold: 3, periodSeconds: 1 }),

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { nodeLayout, KUBECONFIG_NAMES } from './layout.js';
 import { KUBELET_SERVICE, stopService } from './service.js';
 import { stopHostProcessPods } from './host-processes.js';
+import { localEtcdDataDir } from './etcd-manifest.js';
 import { criSocketOfKubelet, removeCRIPods } from './cri-containers.js';
 import { execRunner, readPodNetworkState, teardownPodNetwork } from '../../kubelet/network/index.js';
 
@@ -65,6 +66,8 @@ export async function runReset(args: string[]): Promise<number> {
   const say = (line: string) => console.log(dry ? `[dryrun] Would ${line.replace(/^\[reset\] /, '').replace(/^./, (c) => c.toLowerCase())}` : line);
   // Read before the kubelet directory is cleaned: the socket the kubelet ran its pods on.
   const criSocket = values['cri-socket'] ?? criSocketOfKubelet(l.kubeletDir);
+  // Read before the manifests are deleted: kubeadm's remove-etcd-member phase adds local etcd's data directory to the cleanup.
+  const etcdDataDir = localEtcdDataDir(l);
   say('[reset] Stopping the kubelet service');
   if (!dry) {
     await stopService(l, KUBELET_SERVICE);
@@ -92,7 +95,7 @@ export async function runReset(args: string[]): Promise<number> {
     if (!dry) cleanDir(l.dataDir);
     say(`[reset] Deleted contents of the datastore directory: ${l.dataDir}`);
   }
-  const dirs = [l.manifestsDir, l.kubeletDir, l.certDir, l.podLogsDir];
+  const dirs = [...(etcdDataDir ? [etcdDataDir] : []), l.manifestsDir, l.kubeletDir, l.certDir, l.podLogsDir];
   say(`[reset] Deleting contents of directories: [${dirs.join(' ')}]`);
   if (!dry) dirs.forEach(cleanDir);
   const files = KUBECONFIG_NAMES.map((k) => l.kubeconfig(k));
