@@ -33,7 +33,7 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     ports = { api: await freePort(), kubelet: await freePort(), cm: await freePort(), sched: await freePort() };
     initArgs = ['init', '--prefix', prefix, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(ports.api),
       '--node-name', 'control-plane', '--kubelet-port', String(ports.kubelet), '--controller-manager-port', String(ports.cm),
-      '--scheduler-port', String(ports.sched), '--token-ttl', '2h', '--pod-network-cidr', '10.244.0.0/16'];
+      '--scheduler-port', String(ports.sched), '--token-ttl', '2h', '--pod-network-cidr', '10.244.0.0/16', '--runtime', 'process'];
     init = await k8ts(initArgs);
   });
   after(async () => {
@@ -182,7 +182,7 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     try {
       const dead = await freePort();
       const r = await k8ts(['join', `127.0.0.1:${dead}`, '--token', 'abcdef.0123456789abcdef', '--discovery-token-ca-cert-hash', `sha256:${'0'.repeat(64)}`,
-        '--prefix', worker, '--node-name', 'worker9', '--kubelet-port', String(await freePort()), '--timeout', '5s']);
+        '--prefix', worker, '--node-name', 'worker9', '--kubelet-port', String(await freePort()), '--timeout', '5s', '--runtime', 'simulated']);
       assert.equal(r.code, 1);
       assert.match(r.stderr, new RegExp(`^error execution phase preflight: couldn't validate the identity of the API Server: failed to request the cluster-info ConfigMap: Get "https://127.0.0.1:${dead}/api/v1/namespaces/kube-public/configmaps/cluster-info\\?timeout=10s": dial tcp 127.0.0.1:${dead}: connect: connection refused`, 'm'));
       assert.deepEqual(filesUnder(worker), []);
@@ -229,7 +229,8 @@ describe('k8ts init --dry-run', () => {
     const prefix = tempPrefix('dry');
     try {
       const r = await k8ts(['init', '--dry-run', '--prefix', prefix, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(await freePort()),
-        '--node-name', 'dry', '--kubelet-port', String(await freePort()), '--controller-manager-port', String(await freePort()), '--scheduler-port', String(await freePort())]);
+        '--node-name', 'dry', '--kubelet-port', String(await freePort()), '--controller-manager-port', String(await freePort()), '--scheduler-port', String(await freePort()),
+        '--runtime', 'process']);
       assert.equal(r.code, 0, r.stderr);
       assert.ok(r.stdout.includes(`[dryrun] Would write file "${join(prefix, 'etc/kubernetes/manifests/kube-apiserver.yaml')}" with content:`), r.stdout);
       assert.match(r.stdout, /component: kube-apiserver/);

@@ -24,8 +24,27 @@ export function goGRPCError(e: unknown): string {
   const err = e as { code?: number; details?: string; message?: string };
   if (typeof err?.code !== 'number') return String(err?.message ?? e);
   const name = (Status[err.code] ?? 'UNKNOWN').toLowerCase().replace(/(^|_)([a-z])/g, (_m, _u, ch: string) => ch.toUpperCase());
-  return `rpc error: code = ${name} desc = ${err.details ?? ''}`;
+  return `rpc error: code = ${name} desc = ${goDialError(err.details) ?? err.details ?? ''}`;
 }
+
+/** Go's syscall texts for the errors a dial to a unix socket meets. */
+const goErrno: Record<string, string> = {
+  ENOENT: 'no such file or directory', ECONNREFUSED: 'connection refused', EACCES: 'permission denied', ENOTSOCK: 'socket operation on non-socket',
+};
+
+/**
+ * grpc-js's "No connection established. Last error: Error: connect ENOENT /run/x.sock"
+ * as grpc-go says it: `connection error: desc = "transport: Error while dialing: dial unix
+ * /run/x.sock: connect: no such file or directory"` (what kubeadm and the kubelet print).
+ */
+function goDialError(details: string | undefined): string | undefined {
+  const m = /connect (E[A-Z]+) (\/\S+?)\.?(?:\s|$)/.exec(details ?? '');
+  if (!m || !goErrno[m[1]!]) return undefined;
+  return `connection error: desc = "transport: Error while dialing: dial unix ${m[2]}: connect: ${goErrno[m[1]!]}"`;
+}
+
+/** An event about the container whose image is ensured: the kubelet's recorder, narrowed to the container. */
+
 
 export class ImageManager {
   private readonly backoff: Backoff;
