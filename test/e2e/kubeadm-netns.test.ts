@@ -30,6 +30,8 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { stringify } from 'yaml';
 import { eventually, seedsDir } from './harness.js';
 import { seedManifests } from './seed-manifests.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
@@ -162,6 +164,28 @@ describe('kubeadm-style cluster of three network namespaces on containerd: join,
       // The API server (cp's namespace) reaches the node's kubelet at its address across the bridge.
       const exec = await kc(['exec', '-n', 'kube-system', pod.name, '--', 'echo', `from ${w.name}`]);
       assert.equal(exec.stdout, `from ${w.name}\n`, exec.stderr);
+    }
+  });
+
+  it('the seed\'s static web pod dropped into worker2\'s and the control plane\'s manifest directory runs in their containerd, with a mirror pod', async () => {
+    const seed = seedManifests(seedsDir).find((m) => m.obj.kind === 'Pod' && m.obj.metadata.name === 'static-web')!;
+    const pod = seed.obj as Pod;
+    // The seed's nginx cannot be pulled here: the local busybox's httpd serves instead.
+    const container = pod.spec!.containers[0]!;
+    container.image = busyboxImage;
+    container.command = ['httpd', '-f', '-p', '80'];
+    const nodes = [workers[1]!, cp];
+    for (const m of nodes) writeFileSync(join(m.prefix, 'etc/kubernetes/manifests/static-web.yaml'), stringify(pod));
+    for (const m of nodes) {
+      await eventually(async () => {
+        const r = await kc(['get', 'pod', `static-web-${m.name}`, '-o', 'wide', '--no-headers']);
+        return new RegExp(`^static-web-${m.name}\\s+1/1\\s+Running\\s.*\\s${m.name}\\s`).test(r.stdout);
+      }, 120_000, `static-web-${m.name} Running on ${m.name}`);
+      const running = (await m.ctrd!.client.listContainers()).filter((c) => c.metadata?.name === 'web-container' && c.state === 'CONTAINER_RUNNING');
+      assert.equal(running.length, 1, `static-web's container runs in ${m.name}'s containerd`);
+      const mirror = JSON.parse((await kc(['get', 'pod', `static-web-${m.name}`, '-o', 'json'])).stdout) as Pod;
+      assert.equal(mirror.metadata!.annotations!['kubernetes.io/config.source'], 'file');
+      assert.ok(mirror.metadata!.annotations!['kubernetes.io/config.mirror'], 'a mirror pod');
     }
   });
 

@@ -15,7 +15,7 @@ import { buildKubeconfig, writeFileAtomic, writeKubeconfig } from '../../pki/ind
 import { ApiError, Clientset, loadKubeconfig } from '../../client/index.js';
 import { parseDuration } from '../duration.js';
 import { nodeLayout, type NodeLayout } from './layout.js';
-import { PreflightError, runChecks, parseIgnored, isPrivilegedUser, portOpen, fileAvailable } from './preflight.js';
+import { PreflightError, runChecks, parseIgnored, isPrivilegedUser, portOpen, fileAvailable, dirAvailable } from './preflight.js';
 import { kubeletStartPhase } from './kubelet-start.js';
 import { KUBELET_SERVICE, stopService } from './service.js';
 import { discoverClusterInfo, type ClusterInfo } from './discovery.js';
@@ -86,13 +86,14 @@ export async function runJoin(args: string[]): Promise<number> {
   const log = (line: string) => console.log(line);
   const written: string[] = [];
   const kubeletDirExisted = existsSync(layout.kubeletDir);
+  const manifestsDirExisted = existsSync(layout.manifestsDir);
   let started = false;
   let phase = 'preflight';
   try {
     const nodeIP = values['node-ip'] ?? await sourceAddressTo(endpoint);
     log('[preflight] Running pre-flight checks');
     await runChecks([
-      isPrivilegedUser(), ...(runtime === 'cri' ? [criCheck(criSocket!)] : []),
+      isPrivilegedUser(), ...(runtime === 'cri' ? [criCheck(criSocket!)] : []), dirAvailable(layout.manifestsDir),
       fileAvailable(layout.kubeconfig('kubelet.conf')), fileAvailable(layout.kubeconfig('bootstrap-kubelet.conf')), portOpen(kubeletPort, nodeIP),
       fileAvailable(join(layout.certDir, 'ca.crt')),
     ], parseIgnored(values['ignore-preflight-errors']));
@@ -110,9 +111,12 @@ export async function runJoin(args: string[]): Promise<number> {
     const bootstrapConf = layout.kubeconfig('bootstrap-kubelet.conf');
     await writeKubeconfig(bootstrapConf, buildKubeconfig({ server: info.server, caCertPem: info.caCertPem, userName: 'tls-bootstrap-token-user', token: bootstrapToken }));
     written.push(bootstrapConf);
+    // Every kubeadm node's kubelet has staticPodPath /etc/kubernetes/manifests (kubeadm's KubeletConfiguration
+    // default), workers included: a manifest dropped there becomes a pod with a mirror pod.
+    mkdirSync(layout.manifestsDir, { recursive: true, mode: 0o700 });
     started = true;
     kubeletStartPhase({
-      layout, nodeName, nodeIP, kubeletPort, runtime, criSocket, bootstrap: true, ...(runtime === 'cri' ? { podNetworkBackend } : {}),
+      layout, nodeName, nodeIP, kubeletPort, runtime, criSocket, bootstrap: true, staticPods: true, ...(runtime === 'cri' ? { podNetworkBackend } : {}),
     }, log);
     log(`[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap`);
     const kubeletConf = layout.kubeconfig('kubelet.conf');
@@ -126,7 +130,7 @@ export async function runJoin(args: string[]): Promise<number> {
     }
   } catch (e) {
     if (started) await stopService(layout, KUBELET_SERVICE).catch(() => undefined);
-    if (started) cleanAgentState(layout, kubeletDirExisted);
+    if (started) cleanAgentState(layout, kubeletDirExisted, manifestsDirExisted);
     for (const f of written) rmSync(f, { force: true });
     const msg = e instanceof PreflightError ? e.message : e instanceof Error ? e.message : String(e);
     console.error(`error execution phase ${phase}: ${msg}\nTo see the stack trace of this error execute with --v=5 or higher`);
@@ -165,8 +169,9 @@ async function checkNodeName(info: ClusterInfo, token: string, nodeName: string)
 }
 
 /** What the agent may have written before a failed join was undone. */
-function cleanAgentState(layout: NodeLayout, kubeletDirExisted: boolean): void {
+function cleanAgentState(layout: NodeLayout, kubeletDirExisted: boolean, manifestsDirExisted: boolean): void {
   rmSync(layout.kubeconfig('kubelet.conf'), { force: true });
+  if (!manifestsDirExisted) rmSync(layout.manifestsDir, { recursive: true, force: true });
   if (!kubeletDirExisted) rmSync(layout.kubeletDir, { recursive: true, force: true });
   rmSync(layout.logFile(KUBELET_SERVICE), { force: true });
 }
