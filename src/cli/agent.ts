@@ -1,4 +1,5 @@
 /** `k8ts agent`: one node agent (kubelet) against any API server, with the simulated runtime or a CRI runtime (containerd). */
+import { requireOneOf } from './flag-errors.js';
 import { parseArgs } from 'node:util';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { isIP } from 'node:net';
@@ -126,7 +127,7 @@ export async function runAgent(args: string[]): Promise<number> {
     },
   });
   const staticPods = staticPodOptions(values);
-  if (!values.kubeconfig && !staticPods) { console.error('Error: --kubeconfig is required (or --pod-manifest-path for a standalone kubelet)'); return 1; }
+  requireOneOf(values, ['kubeconfig', 'pod-manifest-path']);
   for (const r of [values.runtime!, values['static-pod-runtime'] ?? values.runtime!]) {
     if (!['simulated', 'cri', 'process'].includes(r)) { console.error(`Error: runtime "${r}" is not supported (available: simulated, cri, process)`); return 1; }
   }

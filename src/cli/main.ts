@@ -145,7 +145,14 @@ async function main(argv: string[]): Promise<number> {
   if (cmd.v8Flags) setFlagsFromString(cmd.v8Flags);
   const mod = await cmd.load();
   if (rest.includes('--help') || rest.includes('-h')) { console.log(mod.help); return 0; }
-  return mod.run(rest);
+  try {
+    return await mod.run(rest);
+  } catch (err) {
+    // cobra: a flag error prints the command's usage after it.
+    const { commandErrorText } = await import('./flag-errors.js');
+    console.error(commandErrorText(name, err, mod.help));
+    process.exit(1);
+  }
 }
 
 main(process.argv.slice(2)).then((code) => { if (code !== 0) process.exitCode = code; }, async (err) => {
