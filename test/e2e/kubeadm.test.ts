@@ -208,11 +208,31 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     assert.ok(podRecords.length >= 3, `the control plane's processes are recorded: ${records.join(' ')}`);
     const r = await k8ts(['reset', '--prefix', prefix], 'y\n');
     assert.equal(r.code, 0, r.stderr);
-    for (const line of ['[reset] Stopping the kubelet service', `[reset] Deleting contents of directories: [${join(etc, 'manifests')} ${join(prefix, 'var/lib/kubelet')} ${join(etc, 'pki')}`,
-      `[reset] Deleting files: [${admin}`, 'The reset process does not clean CNI configuration. To do so, you must remove /etc/cni/net.d',
-      'The reset process does not clean your kubeconfig files and you must remove them manually.']) {
-      assert.ok(r.stdout.includes(line), `missing: ${line}\n${r.stdout}`);
+    // kubeadm 1.32's lines, in its order (k8ts adds what it stopped and the SQLite datastore it deleted).
+    const files = ['admin.conf', 'super-admin.conf', 'kubelet.conf', 'bootstrap-kubelet.conf', 'controller-manager.conf', 'scheduler.conf'].map((f) => join(etc, f));
+    let at = 0;
+    for (const line of [
+      '[reset] Reading configuration from the cluster...',
+      '[reset] FYI: You can look at this config file with \'kubectl -n kube-system get cm kubeadm-config -o yaml\'',
+      '[reset] Are you sure you want to proceed? [y/N]: ',
+      '[preflight] Running pre-flight checks',
+      '[reset] Stopping the kubelet service',
+      `[reset] Unmounting mounted directories in "${join(prefix, 'var/lib/kubelet')}"`,
+      `[reset] Deleting contents of directories: [${join(etc, 'manifests')} ${join(prefix, 'var/lib/kubelet')} ${join(etc, 'pki')}]\n`,
+      `[reset] Deleting files: [${files.join(' ')}]\n`,
+      '\nThe reset process does not clean CNI configuration. To do so, you must remove /etc/cni/net.d\n\n'
+        + 'The reset process does not reset or clean up iptables rules or IPVS tables.\n'
+        + 'If you wish to reset iptables, you must do so manually by using the "iptables" command.\n\n'
+        + 'If your cluster was setup to utilize IPVS, run ipvsadm --clear (or similar)\nto reset your system\'s IPVS tables.\n\n'
+        + 'The reset process does not clean your kubeconfig files and you must remove them manually.\n'
+        + 'Please, check the contents of the $HOME/.kube/config file.\n',
+    ]) {
+      const found = r.stdout.indexOf(line, at);
+      assert.ok(found >= at, `missing, or out of order: ${line}\n${r.stdout}`);
+      at = found + line.length;
     }
+    // kubeadm's warning is a klog line: severity, date, time with microseconds, thread id, file:line.
+    assert.match(r.stderr, /^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ reset\.ts:\d+\] \[reset\] WARNING: Changes made to this host by 'k8ts init' or 'k8ts join' will be reverted\.$/m);
     assert.throws(() => process.kill(pid, 0), 'the supervised kubelet is gone');
     assert.ok(r.stdout.includes('[reset] Stopped the processes of pods: ['), r.stdout);
     for (const rec of podRecords) assert.equal(processAlive(rec), false, `the pod process ${rec.pid} (${rec.name}) is gone`);
