@@ -77,12 +77,13 @@ export function explainPlacement(bound: Pod, nodes: readonly Node[], assigned: r
   const pod: Pod = { ...bound, spec: { ...bound.spec!, nodeName: undefined } };
   const state = new CycleState();
   const preRejected = new Map<string, Status>();
+  const infos = nodeInfosFor(pod, nodes, assigned);
   for (const p of plugins.preFilter) {
-    const { status } = p.preFilter(state, pod);
+    const { status } = p.preFilter(state, pod, { list: infos });
     if (status.code === 'Skip') state.skipFilter.add(p.name);
     else if (status.code !== 'Success') preRejected.set(p.name, status);
   }
-  const placements = nodeInfosFor(pod, nodes, assigned).map((info): NodePlacement => {
+  const placements = infos.map((info): NodePlacement => {
     const filters = plugins.filter.map((f) => {
       if (state.skipFilter.has(f.name)) return verdictOf(f.name, { code: 'Skip' });
       return verdictOf(f.name, preRejected.get(f.name) ?? f.filter(state, pod, info));

@@ -22,6 +22,14 @@ export class SchedulerCache implements NodeSnapshot {
   private nodeList: NodeInfo[] = [];
   private slotList: number[] = [];
   private readonly podStates = new Map<string, PodState>();
+  /** Nodes running pods with pod affinity, and with required anti-affinity (upstream's HavePodsWith*AffinityList). */
+  private readonly withAffinity = new Set<NodeInfo>();
+  private readonly withRequiredAntiAffinity = new Set<NodeInfo>();
+
+  /** Nodes (with a Node object) running pods that have pod affinity or anti-affinity. */
+  havePodsWithAffinity(): readonly NodeInfo[] { return [...this.withAffinity].filter((n) => n.node); }
+  /** Nodes (with a Node object) running pods that have required anti-affinity. */
+  havePodsWithRequiredAntiAffinity(): readonly NodeInfo[] { return [...this.withRequiredAntiAffinity].filter((n) => n.node); }
 
   get list(): readonly NodeInfo[] { return this.nodeList; }
   get slots(): readonly number[] { return this.slotList; }
@@ -104,13 +112,21 @@ export class SchedulerCache implements NodeSnapshot {
   }
 
   private addToNode(key: string, pod: any, nodeName: string): void {
-    this.nodeInfo(nodeName).addPod(key, pod);
+    const info = this.nodeInfo(nodeName);
+    info.addPod(key, pod);
+    this.trackAffinity(info);
+  }
+
+  private trackAffinity(info: NodeInfo): void {
+    if (info.podsWithAffinity.size > 0) this.withAffinity.add(info); else this.withAffinity.delete(info);
+    if (info.podsWithRequiredAntiAffinity.size > 0) this.withRequiredAntiAffinity.add(info); else this.withRequiredAntiAffinity.delete(info);
   }
 
   private removeFromNode(key: string, nodeName: string): void {
     const info = this.nodes.get(nodeName);
     if (!info) return;
     info.removePod(key);
+    this.trackAffinity(info);
     if (!info.node && info.pods.size === 0) this.dropNodeInfo(info);
   }
 }

@@ -69,8 +69,16 @@ export interface Plugin { readonly name: string }
 /** Node names the pod may go to; undefined means all nodes. */
 export interface PreFilterResult { readonly nodeNames?: ReadonlySet<string> }
 
+/** Every node of the cycle's snapshot (InterPodAffinity and PodTopologySpread count pods across all of them). */
+export interface AllNodes {
+  readonly list: readonly NodeInfo[];
+  /** The nodes running pods with pod affinity / required anti-affinity, when the snapshot tracks them (else the plugin walks `list`). */
+  havePodsWithAffinity?(): readonly NodeInfo[];
+  havePodsWithRequiredAntiAffinity?(): readonly NodeInfo[];
+}
+
 export interface PreFilterPlugin extends Plugin {
-  preFilter(state: CycleState, pod: any): { status: Status; result?: PreFilterResult };
+  preFilter(state: CycleState, pod: any, nodes: AllNodes): { status: Status; result?: PreFilterResult };
 }
 
 /**
@@ -92,7 +100,8 @@ export interface FilterPlugin extends Plugin {
 }
 
 export interface PreScorePlugin extends Plugin {
-  preScore(state: CycleState, pod: any, nodes: readonly NodeInfo[]): Status;
+  /** `nodes` are the feasible nodes, `all` every node of the snapshot. */
+  preScore(state: CycleState, pod: any, nodes: readonly NodeInfo[], all: AllNodes): Status;
 }
 
 export interface NodeScore { readonly name: string; score: number }
@@ -135,6 +144,8 @@ export type ClusterEvent =
   | { readonly type: 'NodeAdd'; readonly node: any }
   | { readonly type: 'NodeUpdate'; readonly oldNode: any; readonly newNode: any }
   | { readonly type: 'AssignedPodDelete'; readonly pod: any }
+  /** A pod was bound, or a bound pod's labels changed (pod affinity, topology spread). */
+  | { readonly type: 'AssignedPodAdd'; readonly pod: any }
   /** The unschedulable pod itself changed (labels, tolerations, requests...). */
   | { readonly type: 'UnscheduledPodUpdate'; readonly oldPod: any; readonly newPod: any }
   /** A PersistentVolumeClaim, PersistentVolume or StorageClass was added or changed (VolumeBinding). */

@@ -5,6 +5,7 @@
  * non-zero requests for scoring, the host ports in use, its taints.
  */
 import type { Taint } from '../api/tolerations.js';
+import { hasPodAffinity, hasRequiredAntiAffinity } from './plugins/affinity-terms.js';
 import { emptyResources, podNonZeroRequests, podRequests, resourceListAmounts, type ResourceAmounts } from '../api/resource-helpers.js';
 
 export interface HostPort { hostIP: string; protocol: string; port: number }
@@ -142,6 +143,9 @@ export class NodeInfo {
   readonly requested: ResourceAmounts = emptyResources();
   readonly nonZeroRequested = { milliCPU: 0, memory: 0 };
   readonly pods = new Map<string, any>();
+  /** Pods with pod affinity or anti-affinity, and those with required anti-affinity: what InterPodAffinity walks. */
+  readonly podsWithAffinity = new Map<string, any>();
+  readonly podsWithRequiredAntiAffinity = new Map<string, any>();
   usedPorts = new HostPortInfo();
   taints: readonly Taint[] = [];
   unschedulable = false;
@@ -177,6 +181,10 @@ export class NodeInfo {
   addPod(key: string, pod: any): void {
     if (this.pods.has(key)) this.removePod(key);
     this.pods.set(key, pod);
+    if (hasPodAffinity(pod)) {
+      this.podsWithAffinity.set(key, pod);
+      if (hasRequiredAntiAffinity(pod)) this.podsWithRequiredAntiAffinity.set(key, pod);
+    }
     this.update(podResources(pod), 1);
     this.generation++;
   }
@@ -185,6 +193,8 @@ export class NodeInfo {
     const pod = this.pods.get(key);
     if (!pod) return false;
     this.pods.delete(key);
+    this.podsWithAffinity.delete(key);
+    this.podsWithRequiredAntiAffinity.delete(key);
     this.update(podResources(pod), -1);
     this.generation++;
     return true;
@@ -222,6 +232,8 @@ export class NodeInfo {
     Object.assign(c.requested, { ...this.requested, scalar: new Map(this.requested.scalar) });
     Object.assign(c.nonZeroRequested, this.nonZeroRequested);
     for (const [k, p] of this.pods) c.pods.set(k, p);
+    for (const [k, p] of this.podsWithAffinity) c.podsWithAffinity.set(k, p);
+    for (const [k, p] of this.podsWithRequiredAntiAffinity) c.podsWithRequiredAntiAffinity.set(k, p);
     c.usedPorts = this.usedPorts.clone();
     c.generation = this.generation;
     for (let f = 0; f < hotFields; f++) c.setHot(f, this.hot(f));

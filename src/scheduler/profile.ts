@@ -2,7 +2,8 @@
  * The default-scheduler profile: upstream's default plugins (v1
  * default_plugins.go) that k8ts implements, in upstream's order, with
  * upstream's score weights (TaintToleration 3, NodeAffinity 2,
- * NodeResourcesFit 1, NodeResourcesBalancedAllocation 1).
+ * PodTopologySpread 2, InterPodAffinity 2, NodeResourcesFit 1,
+ * NodeResourcesBalancedAllocation 1).
  */
 import type { ClusterEvent, EnqueueExtensions, Plugin } from './framework.js';
 import type { PluginSet } from './runtime.js';
@@ -14,6 +15,9 @@ import { NodePorts } from './plugins/nodeports.js';
 import { NodeResourcesFit } from './plugins/noderesourcesfit.js';
 import { BalancedAllocation } from './plugins/balancedallocation.js';
 import { DefaultPreemption } from './plugins/defaultpreemption.js';
+import { PodTopologySpread, type DefaultSelector } from './plugins/podtopologyspread.js';
+import { InterPodAffinity } from './plugins/interpodaffinity.js';
+import type { NamespaceLabels } from './plugins/affinity-terms.js';
 import type { VolumeBinding } from './plugins/volumebinding.js';
 
 export const defaultSchedulerName = 'default-scheduler';
@@ -27,8 +31,17 @@ export interface Profile {
   readonly volumeBinding?: VolumeBinding;
 }
 
-/** `pdbs` lists the PodDisruptionBudgets preemption honours (none by default). */
-export function defaultProfile(volumeBinding?: VolumeBinding, pdbs?: () => readonly any[]): Profile {
+/** What the plugins read besides nodes and pods; without it, no namespace labels and no default spreading. */
+export interface ProfileListers {
+  /** The PodDisruptionBudgets preemption honours (none by default). */
+  pdbs?: () => readonly any[];
+  /** Namespace labels for pod affinity terms' namespaceSelector. */
+  namespaceLabels?: NamespaceLabels;
+  /** The workload selector PodTopologySpread's system defaults spread over. */
+  defaultSelector?: DefaultSelector;
+}
+
+export function defaultProfile(volumeBinding?: VolumeBinding, listers: ProfileListers = {}): Profile {
   const unschedulable = new NodeUnschedulable();
   const nodeName = new NodeName();
   const taints = new TaintToleration();
@@ -36,18 +49,22 @@ export function defaultProfile(volumeBinding?: VolumeBinding, pdbs?: () => reado
   const ports = new NodePorts();
   const fit = new NodeResourcesFit();
   const balanced = new BalancedAllocation();
+  const spread = new PodTopologySpread(listers.defaultSelector);
+  const interPod = new InterPodAffinity(listers.namespaceLabels);
+  const volume = volumeBinding ? [volumeBinding] : [];
   return {
     schedulerName: defaultSchedulerName,
     plugins: {
-      preFilter: [affinity, ports, fit, ...(volumeBinding ? [volumeBinding] : [])],
-      filter: [unschedulable, nodeName, taints, affinity, ports, fit, ...(volumeBinding ? [volumeBinding] : [])],
-      postFilter: [new DefaultPreemption(pdbs)],
-      preScore: [taints, affinity, fit, balanced],
+      preFilter: [affinity, ports, fit, ...volume, spread, interPod],
+      filter: [unschedulable, nodeName, taints, affinity, ports, fit, ...volume, spread, interPod],
+      postFilter: [new DefaultPreemption(listers.pdbs)],
+      preScore: [taints, affinity, fit, spread, interPod, balanced],
       score: [
-        { plugin: taints, weight: 3 }, { plugin: affinity, weight: 2 }, { plugin: fit, weight: 1 }, { plugin: balanced, weight: 1 },
+        { plugin: taints, weight: 3 }, { plugin: affinity, weight: 2 }, { plugin: fit, weight: 1 }, { plugin: spread, weight: 2 },
+        { plugin: interPod, weight: 2 }, { plugin: balanced, weight: 1 },
       ],
     },
-    enqueue: [unschedulable, nodeName, taints, affinity, ports, fit],
+    enqueue: [unschedulable, nodeName, taints, affinity, ports, fit, spread, interPod],
     volumeBinding,
   };
 }

@@ -157,7 +157,7 @@ export class Framework {
     if (this.nominated?.size && feasible.length > 0) ({ feasible, feasibleSlots } = this.keepRoomForNominated(state, pod, feasible, feasibleSlots, diagnosis));
     if (feasible.length === 0 || !data) return this.fitError(state, pod, all, diagnosis); // 4
     if (feasible.length === 1) return { kind: 'Scheduled', node: feasible[0], evaluatedNodes: evaluated, feasibleNodes: 1 }; // 5
-    const chosen = this.prioritize(state, pod, { nodes: feasible, slots: Int32Array.from(feasibleSlots), data, count: feasible.length });
+    const chosen = this.prioritize(state, pod, nodes, { nodes: feasible, slots: Int32Array.from(feasibleSlots), data, count: feasible.length });
     return { kind: 'Scheduled', node: chosen, evaluatedNodes: evaluated, feasibleNodes: feasible.length };
   }
 
@@ -176,7 +176,7 @@ export class Framework {
     let names: Set<string> | undefined;
     const narrowing: string[] = [];
     for (const p of this.plugins.preFilter) {
-      const { status, result } = p.preFilter(state, pod);
+      const { status, result } = p.preFilter(state, pod, nodes);
       if (status.code === 'Skip') { state.skipFilter.add(p.name); continue; }
       if (status.code === 'Error') return { kind: 'Error', message: `running PreFilter plugin "${p.name}": ${status.message}` };
       if (isRejected(status)) return this.preFilterRejected(d, status, [p.name]);
@@ -318,10 +318,10 @@ export class Framework {
    * plugin offers scoreNodes), normalized when it has NormalizeScore, then
    * added to the totals with its weight.
    */
-  private prioritize(state: CycleState, pod: any, batch: NodeBatch): NodeInfo {
+  private prioritize(state: CycleState, pod: any, all: NodeSnapshot, batch: NodeBatch): NodeInfo {
     const feasible = batch.nodes;
     for (const p of this.plugins.preScore) {
-      if (p.preScore(state, pod, feasible).code === 'Skip') state.skipScore.add(p.name);
+      if (p.preScore(state, pod, feasible, all).code === 'Skip') state.skipScore.add(p.name);
     }
     const n = batch.count;
     const totals = new Float64Array(n);

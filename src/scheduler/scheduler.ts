@@ -31,6 +31,7 @@ import type { ClusterEvent } from './framework.js';
 import { EventSink } from './events.js';
 import { VolumeBinding } from './plugins/volumebinding.js';
 import { Nominator, Preemptor } from './preemptor.js';
+import { DefaultSelectorSource } from './default-selector.js';
 
 export interface SchedulerContext {
   clients: Clientset;
@@ -118,10 +119,15 @@ export class Scheduler {
 
   constructor(private readonly ctx: SchedulerContext, opts: SchedulerOptions = {}) {
     const pdbs = ctx.informers.informer('poddisruptionbudgets');
+    const namespaces = ctx.informers.informer('namespaces');
+    const workloads = new DefaultSelectorSource({
+      services: ctx.informers.informer('services'), replicationcontrollers: ctx.informers.informer('replicationcontrollers'),
+      replicasets: ctx.informers.informer('replicasets'), statefulsets: ctx.informers.informer('statefulsets'),
+    });
     this.profile = opts.profile ?? defaultProfile(new VolumeBinding({
       pvcs: ctx.informers.informer('persistentvolumeclaims'), pvs: ctx.informers.informer('persistentvolumes'),
       classes: ctx.informers.informer('storageclasses'),
-    }), () => pdbs.list());
+    }), { pdbs: () => pdbs.list(), namespaceLabels: (ns) => namespaces.get(ns)?.metadata?.labels, defaultSelector: workloads.selectorFor });
     this.preemption = new Preemptor({ clients: ctx.clients, events: () => this.events, logger: ctx.logger.with('preemption'), clock: ctx.clock, schedulerName: this.profile.schedulerName });
     this.framework = new Framework(this.profile.plugins, {
       percentageOfNodesToScore: opts.percentageOfNodesToScore, random: opts.random, nominated: this.nominator,
@@ -194,7 +200,10 @@ export class Scheduler {
 
   private onPodAdd(pod: any): void {
     if (assigned(pod)) {
-      if (!podIsTerminal(pod)) this.cache.addPod(pod);
+      if (!podIsTerminal(pod)) {
+        this.cache.addPod(pod);
+        this.assignedPodAdded(pod);
+      }
       return;
     }
     if (this.responsible(pod) && !this.cache.isAssumed(metaKey(pod))) this.queue.add(pod);
@@ -208,6 +217,7 @@ export class Scheduler {
         return;
       }
       this.cache.updatePod(oldPod, pod);
+      if (!assigned(oldPod) || JSON.stringify(oldPod.metadata?.labels ?? {}) !== JSON.stringify(pod.metadata?.labels ?? {})) this.assignedPodAdded(pod);
       return;
     }
     if (!this.responsible(pod)) { this.queue.delete(pod); return; }
@@ -218,6 +228,11 @@ export class Scheduler {
   private onPodDelete(pod: any): void {
     if (assigned(pod)) { this.onAssignedPodGone(pod); return; }
     this.queue.delete(pod);
+  }
+
+  /** A pod bound or relabelled may satisfy a waiting pod's affinity or spreading; only worth a pass when pods wait. */
+  private assignedPodAdded(pod: any): void {
+    if (this.queue.sizes.unschedulable > 0) this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodAdd', pod });
   }
 
   private onAssignedPodGone(pod: any): void {

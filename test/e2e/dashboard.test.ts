@@ -220,3 +220,57 @@ test('an RBAC-limited token sees only its namespace and has no node actions', as
     await limited.context().close();
   }
 });
+
+test('a pod\'s log follows in its details, as kubectl logs -f shows it', async () => {
+  await kubectl('run', 'chatty', '--image=busybox');
+  await eventually(async () => (await kubectl('get', 'pod', 'chatty', '-o', 'jsonpath={.status.phase}')).stdout === 'Running', 20_000, 'chatty running');
+  await page.click('[data-pod="default/chatty"]');
+  const logs = page.locator('aside [aria-label="logs"]');
+  assert.equal(await logs.locator('.command').innerText(), 'kubectl logs -f --tail=200 -n default chatty');
+  const expected = (await kubectl('logs', 'chatty')).stdout;
+  assert.match(expected, /Started container chatty/);
+  await eventually(async () => (await logs.locator('pre').innerText()).includes('Started container chatty'), 10_000, 'the log in the page');
+  assert.equal((await logs.locator('pre').innerText()).trim(), expected.trim());
+  await page.locator('aside .details-head button').click();
+});
+
+test('Objects: every served resource; a ConfigMap as YAML, applied server-side, a conflict shown in upstream\'s words, then forced', async () => {
+  await kubectl('create', 'configmap', 'dash-cm', '--from-literal=color=blue');
+  await page.getByRole('button', { name: 'Objects' }).click();
+  const picker = page.locator('select[aria-label=resource]');
+  await eventually(async () => (await picker.locator('option').count()) > 40, 10_000, 'discovery read');
+  const kinds = await picker.locator('option').allInnerTexts();
+  for (const k of ['ConfigMap', 'Deployment (apps)', 'CustomResourceDefinition (apiextensions.k8s.io)', 'Node', 'StatefulSet (apps)']) assert.ok(kinds.includes(k), `${k} in ${kinds}`);
+  await picker.selectOption('/configmaps');
+  await page.getByRole('button', { name: 'dash-cm' }).click();
+  const editor = page.locator('aside[aria-label="ConfigMap default/dash-cm"]');
+  const yaml = editor.locator('textarea[aria-label=YAML]');
+  await eventually(async () => (await yaml.inputValue()).includes('color: blue'), 10_000, 'the YAML');
+  assert.ok(!(await yaml.inputValue()).includes('managedFields'), 'managedFields hidden as kubectl hides them');
+  // A new key is ours alone: applied at once.
+  await yaml.fill((await yaml.inputValue()).replace('color: blue', 'color: blue\n  size: big'));
+  await editor.getByRole('button', { name: 'Apply', exact: true }).click();
+  await editor.locator('[role=status]').waitFor();
+  assert.equal(await editor.locator('[role=status]').innerText(), 'configmaps/dash-cm serverside-applied');
+  assert.equal((await kubectl('get', 'configmap', 'dash-cm', '-o', 'jsonpath={.data.size}')).stdout, 'big');
+  // color belongs to kubectl create: changing it is a conflict, shown as the API words it.
+  await yaml.fill((await yaml.inputValue()).replace('color: blue', 'color: green'));
+  await editor.getByRole('button', { name: 'Apply', exact: true }).click();
+  await editor.locator('[role=alert]').waitFor();
+  assert.equal(await editor.locator('[role=alert]').innerText(), 'Apply failed with 1 conflict: conflict with "kubectl-create" using v1: .data.color');
+  assert.equal((await kubectl('get', 'configmap', 'dash-cm', '-o', 'jsonpath={.data.color}')).stdout, 'blue');
+  await shot(page, 'objects-conflict');
+  await editor.getByRole('button', { name: 'Apply with --force-conflicts' }).click();
+  await editor.locator('[role=status]').waitFor();
+  assert.equal((await kubectl('get', 'configmap', 'dash-cm', '-o', 'jsonpath={.data.color}')).stdout, 'green');
+  const managers = JSON.parse((await kubectl('get', 'configmap', 'dash-cm', '-o', 'json', '--show-managed-fields')).stdout).metadata.managedFields;
+  assert.ok(managers.some((m: any) => m.manager === 'k8ts-dashboard' && m.operation === 'Apply'), JSON.stringify(managers));
+  // A YAML mistake is said before anything is sent.
+  await yaml.fill('data: [unclosed');
+  await editor.getByRole('button', { name: 'Apply', exact: true }).click();
+  await editor.locator('[role=alert]').waitFor();
+  assert.match(await editor.locator('[role=alert]').innerText(), /^YAML: /);
+  await editor.getByRole('button', { name: 'Close' }).click();
+  await page.getByRole('button', { name: 'Cluster map' }).click();
+  await page.waitForSelector('.map');
+});

@@ -6,6 +6,7 @@ import { useScope } from './scope.js';
 import { ClusterMap } from './cluster-map.js';
 import { OwnerDetails, PodDetails } from './pod-details.js';
 import { NodeActionDialog, type NodeAction } from './node-actions.js';
+import { ObjectsView } from './objects.js';
 
 export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const scope = useScope(props.namespace);
@@ -16,11 +17,16 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const setSelected = (key: string | undefined) => { setOwner(undefined); setSelectedPod(key); };
   const selectOwner = (o: { kind: string; namespace: string; name: string }) => { setSelectedPod(undefined); setOwner(o); };
   const [action, setAction] = useState<NodeAction>();
+  const [view, setView] = useState<'map' | 'objects'>('map');
   const pod = selected ? pods.items.get(selected) : undefined;
   return (
     <div class="layout">
       <header>
         <h1>k8ts</h1>
+        <nav class="views" aria-label="views">
+          <button type="button" aria-pressed={view === 'map'} onClick={() => setView('map')}>Cluster map</button>
+          <button type="button" aria-pressed={view === 'objects'} onClick={() => setView('objects')}>Objects</button>
+        </nav>
         <span class="scope">{scope ? (scope.namespace ? `namespace ${scope.namespace}` : 'all namespaces') : 'checking access…'}</span>
         <span class="counts">{nodes.items.size} nodes · {pods.items.size} pods</span>
         <button type="button" onClick={props.onLogout}>Log out</button>
@@ -28,11 +34,12 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
       {pods.error && <p role="alert" class="error">{pods.error.message}</p>}
       {nodes.error && <p role="alert" class="error">{nodes.error.message}</p>}
       <main>
-        {scope && <ClusterMap nodes={[...nodes.items.values()]} pods={[...pods.items.values()]} canPatchNodes={scope.patchNodes}
+        {scope && view === 'objects' && <ObjectsView namespace={scope.namespace} />}
+        {scope && view === 'map' && <ClusterMap nodes={[...nodes.items.values()]} pods={[...pods.items.values()]} canPatchNodes={scope.patchNodes}
           selected={selected} onSelect={setSelected} onSelectOwner={selectOwner} onAction={setAction} />}
       </main>
-      {pod && <PodDetails pod={pod} onClose={() => setSelected(undefined)} />}
-      {owner && <OwnerDetails key={`${owner.kind}/${owner.namespace}/${owner.name}`} {...owner} onClose={() => setOwner(undefined)} />}
+      {view === 'map' && pod && <PodDetails pod={pod} onClose={() => setSelected(undefined)} />}
+      {view === 'map' && owner && <OwnerDetails key={`${owner.kind}/${owner.namespace}/${owner.name}`} {...owner} onClose={() => setOwner(undefined)} />}
       {action && <NodeActionDialog action={action} onClose={() => setAction(undefined)} />}
     </div>
   );

@@ -8,6 +8,7 @@ import type { Event, Pod } from 'kubernetes-types/core/v1';
 import { api, ApiFailure } from './api.js';
 import { useCollection } from './use-collection.js';
 import { podState } from './model.js';
+import { PodLogs } from './pod-logs.js';
 
 interface FilterVerdict { filter: string; verdict: 'Pass' | 'Fail' | 'Skip' | 'Error'; reasons: string[] }
 interface Placement { pod: { nodeName?: string }; nodes: { node: string; fits: boolean; filters: FilterVerdict[] }[] }
@@ -25,6 +26,7 @@ export function PodDetails(props: { pod: Pod; onClose(): void }) {
       <p>{podState(pod)} · {pod.spec?.nodeName ? `on ${pod.spec.nodeName}` : 'not scheduled'}</p>
       <PlacementTable namespace={ns} name={name} version={pod.metadata?.resourceVersion ?? ''} />
       <Timeline kind="Pod" namespace={ns} name={name} />
+      {pod.spec?.nodeName && <PodLogs pod={pod} />}
     </aside>
   );
 }
