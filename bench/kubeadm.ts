@@ -46,11 +46,12 @@ async function run(datastore: Datastore): Promise<{ initMs: number; joinMs?: num
   try {
     const init = await k8ts(['init', '--prefix', cp, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(api), '--node-name', 'cp',
       '--kubelet-port', String(await freePort()), '--controller-manager-port', String(await freePort()), '--scheduler-port', String(await freePort()),
-      '--datastore', datastore, '--etcd-client-port', String(await freePort()), '--etcd-peer-port', String(await freePort()), '--etcd-metrics-port', String(await freePort())]);
+      '--datastore', datastore, '--etcd-client-port', String(await freePort()), '--etcd-peer-port', String(await freePort()), '--etcd-metrics-port', String(await freePort()),
+      '--runtime', 'process']);
     if (init.code !== 0) throw new Error(`init failed: ${init.stderr}`);
     const joinCmd = /k8ts join (\S+) --token (\S+) \\\n\t--discovery-token-ca-cert-hash (\S+)/.exec(init.stdout)!;
     const join = await k8ts(['join', joinCmd[1]!, '--token', joinCmd[2]!, '--discovery-token-ca-cert-hash', joinCmd[3]!, '--prefix', worker,
-      '--node-name', 'worker1', '--node-ip', '127.0.0.2', '--kubelet-port', String(await freePort())]);
+      '--node-name', 'worker1', '--node-ip', '127.0.0.2', '--kubelet-port', String(await freePort()), '--runtime', 'simulated']);
     return join.code === 0 ? { initMs: init.ms, joinMs: join.ms } : { initMs: init.ms, joinError: join.stderr.trim().split('\n')[0] };
   } finally {
     await k8ts(['reset', '--force', '--prefix', worker]);

@@ -1,4 +1,5 @@
 /** `k8ts agent`: one node agent (kubelet) against any API server, with the simulated runtime or a CRI runtime (containerd). */
+import { requireOneOf } from './flag-errors.js';
 import { parseArgs } from 'node:util';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { isIP } from 'node:net';
@@ -15,7 +16,7 @@ import { CRIRuntime, goGRPCError } from '../kubelet/runtime/cri/index.js';
 import { ProcessRuntime } from '../kubelet/runtime/process/index.js';
 import { SplitRuntime } from '../kubelet/runtime/split.js';
 import { isAddonPod } from '../kubelet/runtime/addon-image.js';
-import { isStaticPod } from '../kubelet/staticpods/manifest.js';
+import { isControlPlaneStaticPod } from '../kubelet/runtime/control-plane-pod.js';
 import { cliEntry } from '../util/package-root.js';
 import type { PodObjectGetter } from '../kubelet/volumes/objects.js';
 import { hostInfo } from '../kubelet/hostinfo.js';
@@ -57,9 +58,10 @@ Flags:
       --node-name string                    name of the Node (default: the host name)
       --runtime string                      container runtime: simulated, cri or process (default "simulated")
       --container-runtime-endpoint string   cri: the runtime's socket (default "unix:///run/containerd/containerd.sock")
-      --static-pod-runtime string           the runtime of the static pods (--pod-manifest-path) when it is not --runtime's:
-                                            e.g. process, so a control plane runs as host processes while the node's
-                                            API pods run on --runtime cri (default: --runtime)
+      --static-pod-runtime string           the runtime of the control plane's static pods (--pod-manifest-path, labelled
+                                            tier=control-plane as kubeadm's) when it is not --runtime's: e.g. process, so a
+                                            control plane runs as host processes while the node's other pods, user static
+                                            pods included, run on --runtime cri (default: --runtime)
       --root-dir string                     cri, process: the kubelet's directory, volumes live under it (default "/var/lib/kubelet")
       --labels, --node-labels string        labels added at registration, k=v,k2=v2
       --register-with-taints string         taints added at registration, k=v:Effect,k2:Effect
@@ -125,7 +127,7 @@ export async function runAgent(args: string[]): Promise<number> {
     },
   });
   const staticPods = staticPodOptions(values);
-  if (!values.kubeconfig && !staticPods) { console.error('Error: --kubeconfig is required (or --pod-manifest-path for a standalone kubelet)'); return 1; }
+  requireOneOf(values, ['kubeconfig', 'pod-manifest-path']);
   for (const r of [values.runtime!, values['static-pod-runtime'] ?? values.runtime!]) {
     if (!['simulated', 'cri', 'process'].includes(r)) { console.error(`Error: runtime "${r}" is not supported (available: simulated, cri, process)`); return 1; }
   }
@@ -184,10 +186,10 @@ export async function runAgent(args: string[]): Promise<number> {
     // installation on a cri node; on the process and simulated runtimes they run where every pod runs.
     const addonRuntime = values.runtime === 'cri' ? 'process' : values.runtime!;
     if (staticPodRuntime === addonRuntime && addonRuntime !== values.runtime) {
-      runtime = new SplitRuntime(runtime, await makeRuntime(addonRuntime), (pod) => isStaticPod(pod) || isAddonPod(pod));
+      runtime = new SplitRuntime(runtime, await makeRuntime(addonRuntime), (pod) => isControlPlaneStaticPod(pod) || isAddonPod(pod));
     } else {
       if (addonRuntime !== values.runtime) runtime = new SplitRuntime(runtime, await makeRuntime(addonRuntime), isAddonPod);
-      if (staticPodRuntime !== values.runtime) runtime = new SplitRuntime(runtime, await makeRuntime(staticPodRuntime));
+      if (staticPodRuntime !== values.runtime) runtime = new SplitRuntime(runtime, await makeRuntime(staticPodRuntime), isControlPlaneStaticPod);
     }
   } catch (e) {
     clients?.close();

@@ -1,4 +1,5 @@
 /** `k8ts controller-manager`: the controllers and scheduler as a separate process. */
+import { requireFlags } from './flag-errors.js';
 import { parseArgs } from 'node:util';
 import { parseControllersFlag, startControllerManager } from './controller-manager.js';
 import { parseDuration } from './duration.js';
@@ -57,7 +58,7 @@ async function run(args: string[], d: { component: string; metricsPort: string; 
       ...nodeCIDRFlagOptions,
     },
   });
-  if (!values.kubeconfig) { console.error('Error: --kubeconfig is required'); return 1; }
+  requireFlags(values, ['kubeconfig']);
   const nodeCIDRs = nodeCIDRConfigOrReport(values);
   if (!nodeCIDRs) return 1;
   const logger = createLogger(d.component);

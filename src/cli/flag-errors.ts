@@ -7,8 +7,27 @@
  *  - kubeadm's verbs (init, join, reset, token) as kubeadm's CheckErr does:
  *    the error, then "To see the stack trace of this error execute with
  *    --v=5 or higher", exit 1 (kubeadm's root command silences cobra's usage);
- *  - the others as a cobra command: "Error: ..." and where to find usage.
+ *  - the others as a cobra command: "Error: ..." followed by the command's
+ *    usage (cobra's UsageString: from "Usage:" on), exit 1.
+ * Required flags are checked with `requireFlags` / `requireOneOf`, which throw
+ * cobra's errors (ValidateRequiredFlags, ValidateFlagGroups) for the same path.
  */
+
+const REQUIRED_FLAG = 'ERR_K8TS_REQUIRED_FLAG';
+
+/** cobra's `required flag(s) "a", "b" not set` when any of `names` has no value. */
+export function requireFlags<T extends object, K extends keyof T & string>(values: T, names: K[]): asserts values is T & { [P in K]-?: NonNullable<T[P]> } {
+  const missing = names.filter((n) => values[n] === undefined || values[n] === '' as unknown);
+  if (missing.length) {
+    throw Object.assign(new Error(`required flag(s) ${missing.map((n) => `"${n}"`).join(', ')} not set`), { code: REQUIRED_FLAG });
+  }
+}
+
+/** cobra's MarkFlagsOneRequired: `at least one of the flags in the group [a b] is required`. */
+export function requireOneOf(values: Record<string, unknown>, names: string[]): void {
+  if (names.some((n) => values[n] !== undefined && values[n] !== '')) return;
+  throw Object.assign(new Error(`at least one of the flags in the group [${names.join(' ')}] is required`), { code: REQUIRED_FLAG });
+}
 
 const kubeadmVerbs = new Set(['init', 'join', 'reset', 'token']);
 
@@ -34,15 +53,25 @@ export function flagErrorMessage(err: unknown): string | undefined {
       const arg = /Unexpected argument '([^']*)'/.exec(message)?.[1] ?? '';
       return `unknown command "${arg}"`;
     }
+    case REQUIRED_FLAG: return message;
     default: return undefined;
   }
 }
 
-/** The lines a failed command prints to stderr: a flag error in upstream's form, else `Error: message`. */
-export function commandErrorText(command: string | undefined, err: unknown): string {
+/** cobra's UsageString from a command's help text: the part from "Usage:" on. */
+function usageOf(help: string): string {
+  const at = help.indexOf('Usage:');
+  return at < 0 ? help : help.slice(at);
+}
+
+/**
+ * The lines a failed command prints to stderr: a flag error in upstream's form (with the command's
+ * usage when its `help` is known, else where to find it), else `Error: message`.
+ */
+export function commandErrorText(command: string | undefined, err: unknown, help?: string): string {
   const flagError = flagErrorMessage(err);
   const message = flagError ?? (err instanceof Error ? err.message : String(err));
   if (command && kubeadmVerbs.has(command)) return `${message}\nTo see the stack trace of this error execute with --v=5 or higher`;
-  if (flagError && command) return `Error: ${flagError}\nRun 'k8ts ${command} --help' for usage.`;
+  if (flagError && command) return `Error: ${flagError}\n${help ? `${usageOf(help)}\n` : `Run 'k8ts ${command} --help' for usage.`}`;
   return `Error: ${message}`;
 }

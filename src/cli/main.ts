@@ -162,7 +162,14 @@ async function main(argv: string[]): Promise<number> {
   // Flags after "--" belong to a command k8ts runs (k8ts lab exec NAME -- kubectl --help).
   const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
   if (own.includes('--help') || own.includes('-h')) { console.log(mod.help); return 0; }
-  return mod.run(rest);
+  try {
+    return await mod.run(rest);
+  } catch (err) {
+    // cobra: a flag error prints the command's usage after it.
+    const { commandErrorText } = await import('./flag-errors.js');
+    console.error(commandErrorText(name, err, mod.help));
+    process.exit(1);
+  }
 }
 
 main(process.argv.slice(2)).then((code) => { if (code !== 0) process.exitCode = code; }, async (err) => {

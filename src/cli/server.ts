@@ -1,4 +1,5 @@
 /** `k8ts server`: the API server on embedded SQLite (or etcd with --etcd-servers), HTTPS only. */
+import { requireFlags } from './flag-errors.js';
 import { parseArgs } from 'node:util';
 import { startControlPlane } from './control-plane.js';
 import { parseDuration } from './duration.js';
@@ -99,7 +100,7 @@ export async function runServer(args: string[]): Promise<number> {
       ...etcdFlagOptions,
     },
   });
-  if (!values['data-dir']) { console.error('Error: --data-dir is required'); return 1; }
+  requireFlags(values, ['data-dir']);
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) { console.error(`Error: invalid --port "${values.port}"`); return 1; }
   const controllersHeapLimitMb = Number(values['controllers-heap-limit-mb']);

@@ -1,4 +1,5 @@
 /** `k8ts sim`: many simulated nodes in one process (KWOK-style), for scale tests and demos. */
+import { requireFlags } from './flag-errors.js';
 import { parseArgs } from 'node:util';
 import { Clientset, loadKubeconfig } from '../client/index.js';
 import { createLogger } from '../util/log.js';
@@ -57,8 +58,7 @@ export async function runSim(args: string[]): Promise<number> {
       cleanup: { type: 'boolean' }, 'no-events': { type: 'boolean' }, 'metrics-port': { type: 'string' },
     },
   });
-  if (!values.kubeconfig) { console.error('Error: --kubeconfig is required'); return 1; }
-  if (values.nodes === undefined) { console.error('Error: --nodes is required'); return 1; }
+  requireFlags(values, ['kubeconfig', 'nodes']);
   const count = parseCountFlag('nodes', values.nodes);
   const leaseSeconds = parseCountFlag('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
   const qps = parseCountFlag('kube-api-qps', values['kube-api-qps']);

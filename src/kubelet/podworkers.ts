@@ -211,7 +211,7 @@ export class PodWorkers implements PodHandler {
       if (!recorder) continue;
       const spec = [...(rec.pod.spec?.initContainers ?? []), ...(rec.pod.spec?.containers ?? [])].find((s: any) => s.name === c.name);
       const ref = podRef(rec.pod);
-      recorder.event(ref, 'Normal', 'Pulled', `Container image "${spec?.image ?? c.image}" already present on machine`);
+      if (!this.deps.runtime.recordsImageEvents?.(rec.uid)) recorder.event(ref, 'Normal', 'Pulled', `Container image "${spec?.image ?? c.image}" already present on machine`);
       recorder.event(ref, 'Normal', 'Created', `Created container ${c.name}`);
       recorder.event(ref, 'Normal', 'Started', `Started container ${c.name}`);
     }

@@ -28,13 +28,32 @@ describe('flag errors in upstream\'s words', () => {
     assert.match(k8ts('token', 'lst').stderr, /^unknown command "lst" for "k8ts token"/);
   });
 
-  test('other commands answer as cobra commands, and point at their help', () => {
+  test('other commands answer as cobra commands: the error, then the command\'s usage', () => {
+    // cobra prints UsageString (from "Usage:" on, ending in a newline) with Println: a blank line closes it.
+    const usage = (command: string) => {
+      const help = k8ts(command, '--help').stdout;
+      return `${help.slice(help.indexOf('Usage:'))}\n`;
+    };
     const unknown = k8ts('agent', '--no-such-flag');
     assert.equal(unknown.code, 1);
-    assert.equal(unknown.stderr, 'Error: unknown flag: --no-such-flag\nRun \'k8ts agent --help\' for usage.\n');
-    assert.equal(k8ts('up', '-z').stderr, 'Error: unknown shorthand flag: \'z\' in -z\nRun \'k8ts up --help\' for usage.\n');
-    assert.equal(k8ts('server', '--port').stderr, 'Error: flag needs an argument: --port\nRun \'k8ts server --help\' for usage.\n');
+    assert.equal(unknown.stderr, `Error: unknown flag: --no-such-flag\n${usage('agent')}`);
+    assert.equal(unknown.stdout, '');
+    assert.equal(k8ts('up', '-z').stderr, `Error: unknown shorthand flag: 'z' in -z\n${usage('up')}`);
+    assert.equal(k8ts('server', '--port').stderr, `Error: flag needs an argument: --port\n${usage('server')}`);
+    assert.match(usage('server'), /^Usage:\n  k8ts server --data-dir DIR \[flags\]\n/);
     assert.equal(k8ts('frobnicate').stderr, 'Error: unknown command "frobnicate" for "k8ts"\nRun \'k8ts --help\' for usage.\n');
+  });
+
+  test('required flags in cobra\'s words: one, several, one of a group', () => {
+    const server = k8ts('server');
+    assert.equal(server.code, 1);
+    assert.equal(server.stderr, `Error: required flag(s) "data-dir" not set\n${k8ts('server', '--help').stdout.replace(/^[^]*?(?=Usage:)/, '')}\n`);
+    assert.match(k8ts('sim').stderr, /^Error: required flag\(s\) "kubeconfig", "nodes" not set\nUsage:\n  k8ts sim /);
+    assert.match(k8ts('sim', '--kubeconfig', '/nonexistent').stderr, /^Error: required flag\(s\) "nodes" not set\n/);
+    assert.match(k8ts('controller-manager').stderr, /^Error: required flag\(s\) "kubeconfig" not set\nUsage:\n  k8ts controller-manager /);
+    const agent = k8ts('agent');
+    assert.equal(agent.code, 1);
+    assert.match(agent.stderr, /^Error: at least one of the flags in the group \[kubeconfig pod-manifest-path\] is required\nUsage:\n  k8ts agent /);
   });
 
   test('k8ts version names k8ts and the API version it serves', () => {

@@ -42,7 +42,7 @@ describe('k8ts init with local etcd as a static pod', () => {
     baseArgs = ['--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(ports.api),
       '--node-name', NODE, '--kubelet-port', String(ports.kubelet), '--controller-manager-port', String(ports.cm),
       '--scheduler-port', String(ports.sched), '--etcd-client-port', String(ports.etcd), '--etcd-peer-port', String(ports.peer),
-      '--etcd-metrics-port', String(ports.metrics)];
+      '--etcd-metrics-port', String(ports.metrics), '--runtime', 'process'];
 
     init = await k8ts(['init', '--prefix', prefix, ...baseArgs, '--upload-certs']);
   });
@@ -226,7 +226,7 @@ describe('k8ts init --dry-run: --datastore sqlite and an external etcd from --co
   const dry = async (args: string[]) => k8ts(['init', '--dry-run', '--prefix', prefix, '--apiserver-advertise-address', '127.0.0.1',
     '--apiserver-bind-port', String(await freePort()), '--kubelet-port', String(await freePort()), '--controller-manager-port', String(await freePort()),
     '--scheduler-port', String(await freePort()), '--etcd-client-port', String(await freePort()), '--etcd-peer-port', String(await freePort()),
-    '--node-name', 'dry', ...args]);
+    '--node-name', 'dry', '--runtime', 'process', ...args]);
 
   it('--datastore sqlite writes no etcd.yaml and no etcd certificates; the API server keeps its database', async () => {
     const r = await dry(['--datastore', 'sqlite']);

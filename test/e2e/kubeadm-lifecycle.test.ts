@@ -30,7 +30,7 @@ describe('kubeadm-style cluster: join, delete and reset a worker, rejoin (seed n
   let joinCommand: string[];
 
   const joinAs = async (w: { prefix: string; name: string; ip: string }, command: string[], extra: string[] = []): Promise<RunResult> =>
-    k8ts([...command, '--prefix', w.prefix, '--node-name', w.name, '--node-ip', w.ip, '--kubelet-port', String(await freePort()), ...extra]);
+    k8ts([...command, '--prefix', w.prefix, '--node-name', w.name, '--node-ip', w.ip, '--kubelet-port', String(await freePort()), '--runtime', 'simulated', ...extra]);
 
   /** `k8ts join ...` from a printed join command (line continuation and tabs as printed). */
   const parseJoin = (out: string) => {
@@ -47,7 +47,7 @@ describe('kubeadm-style cluster: join, delete and reset a worker, rejoin (seed n
   before(async () => {
     const init = await k8ts(['init', '--prefix', cp, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(await freePort()),
       '--node-name', 'control-plane', '--kubelet-port', String(await freePort()), '--controller-manager-port', String(await freePort()),
-      '--scheduler-port', String(await freePort()), ...await etcdPortArgs()]);
+      '--scheduler-port', String(await freePort()), ...await etcdPortArgs(), '--runtime', 'process']);
     assert.equal(init.code, 0, init.stderr + init.stdout);
   });
   after(async () => {

@@ -13,10 +13,11 @@
  * containers go); token list shows the TTLs; worker1 joins again with a new
  * token (its pod comes back).
  *
- * The printed join command gets two flags a real machine would not need:
- * --prefix (the three nodes share one file system) and --cri-socket (each
- * node's containerd listens on a private socket, not the default one); init
- * gets the same two.
+ * The printed join command gets one flag a real machine would not need:
+ * --prefix (the three nodes share one file system); init gets it too. Neither
+ * names a runtime: each node's private containerd socket is linked at the
+ * default path under its prefix (PREFIX/var/run/containerd/containerd.sock),
+ * where init and join find it as kubeadm finds /var/run/containerd/containerd.sock.
  * The seed DaemonSet's image (quay.io fluentd, not pullable here) is swapped
  * for k8ts.local/busybox:1 with a command that keeps it running.
  * join's failure cases are in kubeadm.test.ts and kubeadm-lifecycle.test.ts.
@@ -25,10 +26,12 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { stringify } from 'yaml';
 import { eventually, seedsDir } from './harness.js';
 import { seedManifests } from './seed-manifests.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
@@ -51,7 +54,9 @@ describe('kubeadm-style cluster of three network namespaces on containerd: join,
   let joinCommand: string[];
 
   const kc = (args: string[]) => kubectl(admin, args, cp.on);
-  const joinAs = (w: Machine, command: string[]) => k8ts([...command, '--prefix', w.prefix, '--cri-socket', w.ctrd!.endpoint], undefined, w.on);
+  const joinAs = (w: Machine, command: string[]) => k8ts([...command, '--prefix', w.prefix], undefined, w.on);
+  /** The socket a node's kubeadm finds by default: kubeadm's DefaultCRISocket under the node's prefix. */
+  const defaultSocket = (m: Machine) => join(m.prefix, 'var/run/containerd/containerd.sock');
 
   /** `k8ts join ...` from a printed join command (line continuation and tabs as printed). */
   const parseJoin = (out: string) => {
@@ -86,7 +91,12 @@ describe('kubeadm-style cluster of three network namespaces on containerd: join,
       await sh('-n', w.netns, 'addr', 'add', `${w.address}/24`, 'dev', 'eth0');
       await sh('-n', w.netns, 'link', 'set', 'eth0', 'up');
     }
-    for (const m of [cp, ...workers]) m.ctrd = await startContainerd({ netns: m.netns, podSubnet: m.podSubnet });
+    for (const m of [cp, ...workers]) {
+      m.ctrd = await startContainerd({ netns: m.netns, podSubnet: m.podSubnet });
+      // The machine's containerd at the default path, as a distribution's package puts it.
+      mkdirSync(dirname(defaultSocket(m)), { recursive: true });
+      symlinkSync(m.ctrd.socket, defaultSocket(m));
+    }
   });
   after(async () => {
     for (const w of workers) await k8ts(['reset', '--force', '--prefix', w.prefix], undefined, w.on);
@@ -97,8 +107,11 @@ describe('kubeadm-style cluster of three network namespaces on containerd: join,
   });
 
   it('init in the cp namespace; the control-plane mirror pods are Running in kube-system', async () => {
-    const init = await k8ts(['init', '--prefix', cp.prefix, '--apiserver-advertise-address', cp.address, '--cri-socket', cp.ctrd!.endpoint], undefined, cp.on);
+    const init = await k8ts(['init', '--prefix', cp.prefix, '--apiserver-advertise-address', cp.address], undefined, cp.on);
     assert.equal(init.code, 0, init.stderr + init.stdout);
+    // No runtime flag: the kubelet runs the node's pods on the containerd found at the default socket.
+    const flags = readFileSync(join(cp.prefix, 'var/lib/kubelet/kubeadm-flags.env'), 'utf8');
+    assert.ok(flags.includes(`--runtime=cri --root-dir=`) && flags.includes(`--container-runtime-endpoint=unix://${defaultSocket(cp)}`), flags);
     // The control plane runs as host processes, not in containerd.
     assert.deepEqual(await cp.ctrd!.client.listPodSandbox(), []);
     await eventually(async () => {
@@ -154,6 +167,28 @@ describe('kubeadm-style cluster of three network namespaces on containerd: join,
     }
   });
 
+  it('the seed\'s static web pod dropped into worker2\'s and the control plane\'s manifest directory runs in their containerd, with a mirror pod', async () => {
+    const seed = seedManifests(seedsDir).find((m) => m.obj.kind === 'Pod' && m.obj.metadata.name === 'static-web')!;
+    const pod = seed.obj as Pod;
+    // The seed's nginx cannot be pulled here: the local busybox's httpd serves instead.
+    const container = pod.spec!.containers[0]!;
+    container.image = busyboxImage;
+    container.command = ['httpd', '-f', '-p', '80'];
+    const nodes = [workers[1]!, cp];
+    for (const m of nodes) writeFileSync(join(m.prefix, 'etc/kubernetes/manifests/static-web.yaml'), stringify(pod));
+    for (const m of nodes) {
+      await eventually(async () => {
+        const r = await kc(['get', 'pod', `static-web-${m.name}`, '-o', 'wide', '--no-headers']);
+        return new RegExp(`^static-web-${m.name}\\s+1/1\\s+Running\\s.*\\s${m.name}\\s`).test(r.stdout);
+      }, 120_000, `static-web-${m.name} Running on ${m.name}`);
+      const running = (await m.ctrd!.client.listContainers()).filter((c) => c.metadata?.name === 'web-container' && c.state === 'CONTAINER_RUNNING');
+      assert.equal(running.length, 1, `static-web's container runs in ${m.name}'s containerd`);
+      const mirror = JSON.parse((await kc(['get', 'pod', `static-web-${m.name}`, '-o', 'json'])).stdout) as Pod;
+      assert.equal(mirror.metadata!.annotations!['kubernetes.io/config.source'], 'file');
+      assert.ok(mirror.metadata!.annotations!['kubernetes.io/config.mirror'], 'a mirror pod');
+    }
+  });
+
   it('init\'s kube-proxy DaemonSet runs on all three nodes as host processes, each programming its own namespace\'s nftables', async () => {
     await eventually(async () => {
       const r = await kc(['get', 'ds', '-n', 'kube-system', 'kube-proxy', '--no-headers']);
@@ -173,7 +208,7 @@ describe('kubeadm-style cluster of three network namespaces on containerd: join,
     const r = await k8ts(['reset', '--prefix', w1.prefix], 'y\n', w1.on);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stdout.includes('[reset] Stopping the kubelet service'), r.stdout);
-    assert.ok(r.stdout.includes(`[reset] Removing Kubernetes-managed containers (CRI socket ${w1.ctrd!.endpoint})`), r.stdout);
+    assert.ok(r.stdout.includes(`[reset] Removing Kubernetes-managed containers (CRI socket unix://${defaultSocket(w1)})`), r.stdout);
     await eventually(async () => {
       const pods = await podsOf();
       return pods.length === 2 && !pods.some((p) => p.node === 'worker1');

@@ -34,7 +34,7 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     ports = { api: await freePort(), kubelet: await freePort(), cm: await freePort(), sched: await freePort() };
     initArgs = ['init', '--prefix', prefix, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(ports.api),
       '--node-name', 'control-plane', '--kubelet-port', String(ports.kubelet), '--controller-manager-port', String(ports.cm),
-      '--scheduler-port', String(ports.sched), '--token-ttl', '2h', '--pod-network-cidr', '10.244.0.0/16', ...await etcdPortArgs()];
+      '--scheduler-port', String(ports.sched), '--token-ttl', '2h', '--pod-network-cidr', '10.244.0.0/16', ...await etcdPortArgs(), '--runtime', 'process'];
     init = await k8ts(initArgs);
   });
   after(async () => {
@@ -183,7 +183,7 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     try {
       const dead = await freePort();
       const r = await k8ts(['join', `127.0.0.1:${dead}`, '--token', 'abcdef.0123456789abcdef', '--discovery-token-ca-cert-hash', `sha256:${'0'.repeat(64)}`,
-        '--prefix', worker, '--node-name', 'worker9', '--kubelet-port', String(await freePort()), '--timeout', '5s']);
+        '--prefix', worker, '--node-name', 'worker9', '--kubelet-port', String(await freePort()), '--timeout', '5s', '--runtime', 'simulated']);
       assert.equal(r.code, 1);
       assert.match(r.stderr, new RegExp(`^error execution phase preflight: couldn't validate the identity of the API Server: failed to request the cluster-info ConfigMap: Get "https://127.0.0.1:${dead}/api/v1/namespaces/kube-public/configmaps/cluster-info\\?timeout=10s": dial tcp 127.0.0.1:${dead}: connect: connection refused`, 'm'));
       assert.deepEqual(filesUnder(worker), []);
@@ -209,11 +209,31 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     assert.ok(podRecords.length >= 3, `the control plane's processes are recorded: ${records.join(' ')}`);
     const r = await k8ts(['reset', '--prefix', prefix], 'y\n');
     assert.equal(r.code, 0, r.stderr);
-    for (const line of ['[reset] Stopping the kubelet service', `[reset] Deleting contents of directories: [${join(prefix, 'var/lib/etcd')} ${join(etc, 'manifests')} ${join(prefix, 'var/lib/kubelet')} ${join(etc, 'pki')}`,
-      `[reset] Deleting files: [${admin}`, 'The reset process does not clean CNI configuration. To do so, you must remove /etc/cni/net.d',
-      'The reset process does not clean your kubeconfig files and you must remove them manually.']) {
-      assert.ok(r.stdout.includes(line), `missing: ${line}\n${r.stdout}`);
+    // kubeadm 1.32's lines, in its order (k8ts adds what it stopped and the SQLite datastore it deleted).
+    const files = ['admin.conf', 'super-admin.conf', 'kubelet.conf', 'bootstrap-kubelet.conf', 'controller-manager.conf', 'scheduler.conf'].map((f) => join(etc, f));
+    let at = 0;
+    for (const line of [
+      '[reset] Reading configuration from the cluster...',
+      '[reset] FYI: You can look at this config file with \'kubectl -n kube-system get cm kubeadm-config -o yaml\'',
+      '[reset] Are you sure you want to proceed? [y/N]: ',
+      '[preflight] Running pre-flight checks',
+      '[reset] Stopping the kubelet service',
+      `[reset] Unmounting mounted directories in "${join(prefix, 'var/lib/kubelet')}"`,
+      `[reset] Deleting contents of directories: [${join(prefix, 'var/lib/etcd')} ${join(etc, 'manifests')} ${join(prefix, 'var/lib/kubelet')} ${join(etc, 'pki')}]\n`,
+      `[reset] Deleting files: [${files.join(' ')}]\n`,
+      '\nThe reset process does not clean CNI configuration. To do so, you must remove /etc/cni/net.d\n\n'
+        + 'The reset process does not reset or clean up iptables rules or IPVS tables.\n'
+        + 'If you wish to reset iptables, you must do so manually by using the "iptables" command.\n\n'
+        + 'If your cluster was setup to utilize IPVS, run ipvsadm --clear (or similar)\nto reset your system\'s IPVS tables.\n\n'
+        + 'The reset process does not clean your kubeconfig files and you must remove them manually.\n'
+        + 'Please, check the contents of the $HOME/.kube/config file.\n',
+    ]) {
+      const found = r.stdout.indexOf(line, at);
+      assert.ok(found >= at, `missing, or out of order: ${line}\n${r.stdout}`);
+      at = found + line.length;
     }
+    // kubeadm's warning is a klog line: severity, date, time with microseconds, thread id, file:line.
+    assert.match(r.stderr, /^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ reset\.ts:\d+\] \[reset\] WARNING: Changes made to this host by 'k8ts init' or 'k8ts join' will be reverted\.$/m);
     assert.throws(() => process.kill(pid, 0), 'the supervised kubelet is gone');
     assert.ok(r.stdout.includes('[reset] Stopped the processes of pods: ['), r.stdout);
     for (const rec of podRecords) assert.equal(processAlive(rec), false, `the pod process ${rec.pid} (${rec.name}) is gone`);
@@ -230,7 +250,8 @@ describe('k8ts init --dry-run', () => {
     const prefix = tempPrefix('dry');
     try {
       const r = await k8ts(['init', '--dry-run', '--prefix', prefix, '--apiserver-advertise-address', '127.0.0.1', '--apiserver-bind-port', String(await freePort()),
-        '--node-name', 'dry', '--kubelet-port', String(await freePort()), '--controller-manager-port', String(await freePort()), '--scheduler-port', String(await freePort())]);
+        '--node-name', 'dry', '--kubelet-port', String(await freePort()), '--controller-manager-port', String(await freePort()), '--scheduler-port', String(await freePort()),
+        '--runtime', 'process']);
       assert.equal(r.code, 0, r.stderr);
       assert.ok(r.stdout.includes(`[dryrun] Would write file "${join(prefix, 'etc/kubernetes/manifests/kube-apiserver.yaml')}" with content:`), r.stdout);
       assert.match(r.stdout, /component: kube-apiserver/);

@@ -1,14 +1,30 @@
 /** Flag parsing and checks shared by init and join. */
 import { createSocket } from 'node:dgram';
-import { CRIClient, goGRPCError } from '../../kubelet/runtime/cri/index.js';
-import { containerRuntime, type Check } from './preflight.js';
 import type { AgentRuntime } from './kubelet-start.js';
-
-export const DEFAULT_CRI_SOCKET = 'unix:///run/containerd/containerd.sock';
+import { detectCRISocket } from './cri-socket.js';
 
 export function parseRuntime(value: string): AgentRuntime {
   if (value === 'simulated' || value === 'cri' || value === 'process') return value;
-  throw new Error(`runtime "${value}" is not supported (available: simulated, cri, process)`);
+  throw new Error(`runtime "${value}" is not supported (available: cri, process, simulated)`);
+}
+
+/**
+ * The node's runtime from init's and join's flags. Real by default, as
+ * kubeadm: containerd (the CRI) at --cri-socket, else at the socket
+ * kubeadm's detection finds under --prefix; `--runtime process` (host
+ * processes) and `--runtime simulated` (no containers) are opt-in.
+ * Throws with the user's message when the flags disagree or detection fails.
+ */
+export function nodeRuntimeOf(flags: { runtime?: string; 'cri-socket'?: string }, prefix: string): { runtime: AgentRuntime; criSocket?: string } {
+  const runtime = parseRuntime(flags.runtime ?? 'cri');
+  if (runtime !== 'cri') {
+    if (flags['cri-socket']) throw new Error(`--cri-socket names a CRI runtime and cannot be used with --runtime ${runtime}`);
+    return { runtime };
+  }
+  if (flags['cri-socket']) return { runtime, criSocket: flags['cri-socket'] };
+  const found = detectCRISocket(prefix);
+  if ('error' in found) throw new Error(found.error);
+  return { runtime, criSocket: found.endpoint };
 }
 
 /**
@@ -23,21 +39,6 @@ export function serviceIPOf(cidr: string, n = 1): string {
   const base = (octets.reduce((a, o) => a * 256 + o, 0) >>> 0) & (bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0);
   const ip = (base + n) >>> 0;
   return [24, 16, 8, 0].map((s) => (ip >>> s) & 255).join('.');
-}
-
-/** kubeadm's CRI check: the runtime must answer the CRI Version call. */
-export function criCheck(socket = DEFAULT_CRI_SOCKET): Check {
-  return containerRuntime(async () => {
-    const client = new CRIClient(socket);
-    try {
-      await client.version();
-      return undefined;
-    } catch (e) {
-      return `validate CRI v1 runtime API for endpoint "${socket}": ${goGRPCError(e)}`;
-    } finally {
-      client.close();
-    }
-  });
 }
 
 /**

@@ -30,7 +30,8 @@ import { applyKubeProxyAddon } from './addon-kube-proxy.js';
 import { kubeletStartPhase, type AgentRuntime } from './kubelet-start.js';
 import { bootstrapTokenPhase, generateToken, TOKEN_PATTERN } from './bootstrap-token.js';
 import { waitForAPIServer, waitForNodeReady, poll, getNode } from './wait.js';
-import { criCheck, serviceIPOf } from './common.js';
+import { nodeRuntimeOf, serviceIPOf } from './common.js';
+import { criCheck } from './cri-socket.js';
 
 export const initHelp = `Run this command in order to set up the Kubernetes control plane
 
@@ -54,8 +55,10 @@ Flags:
       --cert-dir string                      The path where to save and store the certificates (default "/etc/kubernetes/pki")
       --certificate-key string               Key used to encrypt the control-plane certificates in the kubeadm-certs Secret. The certificate key is a hex encoded string that is an AES key of size 32 bytes.
       --config string                        Path to a kubeadm configuration file (k8ts reads ClusterConfiguration's etcd: external or local.dataDir)
-      --cri-socket string                    Path to the CRI socket to connect: the node's pods run there (the control plane's
-                                             static pods stay host processes); without it every pod runs as a host process
+      --cri-socket string                    Path to the CRI socket to connect. If empty k8ts will try to auto-detect this value
+                                             (kubeadm's known sockets, under --prefix); use this option only if you have more than
+                                             one CRI installed or if you have non-standard CRI socket. The control plane's static
+                                             pods stay host processes
       --dry-run                              Don't apply any changes; just output what would be done
       --ignore-preflight-errors strings      A list of checks whose errors will be shown as warnings, e.g. 'IsPrivilegedUser,Swap'. Value 'all' ignores errors from all checks
       --node-name string                     Specify the node name (default: the host name)
@@ -71,6 +74,9 @@ Flags:
       --token-ttl duration                   The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire (default 24h0m0s)
 
 k8ts flags:
+      --runtime string                       The node's pods run on: cri (containerd or another CRI runtime at --cri-socket),
+                                             process (host processes, the image is not used) or simulated (no containers)
+                                             (default "cri")
       --prefix string                        Root of this node's files: PREFIX/etc/kubernetes, PREFIX/var/lib/kubelet, PREFIX/var/lib/k8ts (default "/")
       --kubelet-port int                     Port of the kubelet API (default 10250)
       --controller-manager-port int          Port of the controller manager's /healthz (default 10257)
@@ -92,7 +98,7 @@ export async function runInit(args: string[]): Promise<number> {
       'node-name': { type: 'string' }, token: { type: 'string' }, 'token-ttl': { type: 'string', default: '24h0m0s' },
       'cert-dir': { type: 'string' }, 'upload-certs': { type: 'boolean' }, 'certificate-key': { type: 'string' }, config: { type: 'string' }, datastore: { type: 'string', default: 'etcd' },
       'etcd-client-port': { type: 'string', default: '2379' }, 'etcd-peer-port': { type: 'string', default: '2380' },
-      'etcd-metrics-port': { type: 'string', default: '2381' }, 'cri-socket': { type: 'string' }, 'skip-phases': { type: 'string' }, 'dry-run': { type: 'boolean' },
+      'etcd-metrics-port': { type: 'string', default: '2381' }, 'cri-socket': { type: 'string' }, runtime: { type: 'string' }, 'skip-phases': { type: 'string' }, 'dry-run': { type: 'boolean' },
       'ignore-preflight-errors': { type: 'string' },
       prefix: { type: 'string', default: '/' },
       'kubelet-port': { type: 'string', default: '10250' }, 'controller-manager-port': { type: 'string', default: '10257' },
@@ -102,10 +108,16 @@ export async function runInit(args: string[]): Promise<number> {
   const log = (line: string) => console.log(line);
   const token = values.token ?? generateToken();
   if (!TOKEN_PATTERN.test(token)) { console.error(`the bootstrap token "${token}" was not of the form "${TOKEN_PATTERN.source}"`); return 1; }
-  // The control plane's static pods are host processes. With a CRI socket the node's other pods (a DaemonSet that
-  // tolerates the control-plane taint) run there as containers; without one, on the process runtime too.
-  const criSocket = values['cri-socket'];
-  const runtime: AgentRuntime = criSocket ? 'cri' : 'process';
+  // The control plane's static pods are host processes. The node's other pods (a DaemonSet that tolerates the
+  // control-plane taint) run on the node's runtime: containerd by default, as kubeadm's; --runtime picks another.
+  let runtime: AgentRuntime;
+  let criSocket: string | undefined;
+  try {
+    ({ runtime, criSocket } = nodeRuntimeOf(values, values.prefix!));
+  } catch (e) {
+    console.error(`${(e as Error).message}\nTo see the stack trace of this error execute with --v=5 or higher`);
+    return 1;
+  }
   const serviceIP = serviceIPOf(values['service-cidr']!);
   const dnsIP = serviceIPOf(values['service-cidr']!, 10);
   const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
@@ -121,10 +133,10 @@ export async function runInit(args: string[]): Promise<number> {
   for (const c of podSubnet?.split(',') ?? []) {
     if (!parseCIDR(c)) { console.error(`networking.podSubnet: Invalid value: "${podSubnet}": couldn't parse subnet`); return 1; }
   }
-  // The built-in pod network needs node pod CIDRs (the node IPAM controller, --pod-network-cidr) and containers (--cri-socket).
+  // The built-in pod network needs node pod CIDRs (the node IPAM controller, --pod-network-cidr) and containers (the cri runtime).
   const podNetworkBackend = values['pod-network-backend'] ?? (podSubnet && criSocket ? 'auto' : 'none');
   try { parsePodNetworkBackend(podNetworkBackend); } catch (e) { console.error((e as Error).message); return 1; }
-  if (podNetworkBackend !== 'none' && !(podSubnet && criSocket)) { console.error('--pod-network-backend needs --pod-network-cidr and --cri-socket'); return 1; }
+  if (podNetworkBackend !== 'none' && !(podSubnet && criSocket)) { console.error('--pod-network-backend needs --pod-network-cidr and --runtime cri'); return 1; }
   let fileConfig: InitFileConfig = {};
   try {
     if (values.config) fileConfig = readInitConfig(values.config);
@@ -151,7 +163,7 @@ export async function runInit(args: string[]): Promise<number> {
       log('[preflight] Running pre-flight checks');
       const real = nodeLayout(values.prefix, values['cert-dir']);
       if (fileConfig.localEtcdDataDir) real.etcdDataDir = fileConfig.localEtcdDataDir;
-      await runChecks([...initChecks(real, cp, Number(values['kubelet-port'])), ...(localEtcd ? etcdChecks(real, localEtcd) : []), ...(criSocket ? [criCheck(criSocket)] : [])], parseIgnored(values['ignore-preflight-errors']));
+      await runChecks([...initChecks(real, cp, Number(values['kubelet-port'])), ...(localEtcd ? etcdChecks(real, localEtcd) : []), ...(runtime === 'cri' ? [criCheck(criSocket!)] : [])], parseIgnored(values['ignore-preflight-errors']));
     }
     if (dryRun) log(`[dryrun] Writing files to the temporary directory "${layout.prefix}" instead of the real ones`);
     mkdirSync(layout.kubernetesDir, { recursive: true, mode: 0o755 });
@@ -178,7 +190,7 @@ export async function runInit(args: string[]): Promise<number> {
     phase = 'kubelet-start';
     const agentConfig = {
       layout, nodeName, nodeIP: advertiseAddress, kubeletPort: Number(values['kubelet-port']), runtime, clusterDNS: dnsIP,
-      ...(criSocket ? { criSocket, staticPodRuntime: 'process' as const } : {}), podNetworkBackend,
+      ...(criSocket ? { criSocket } : {}), ...(runtime !== 'process' ? { staticPodRuntime: 'process' as const } : {}), podNetworkBackend,
     };
     let stopHint = '';
     if (!skip.has('kubelet-start')) {
@@ -216,8 +228,8 @@ export async function runInit(args: string[]): Promise<number> {
       if (!skip.has('addon') && !skip.has('addon/coredns')) {
         await applyCoreDNSAddon(admin, { dnsIP, apiServerHost: advertiseAddress, apiServerPort: port }, log);
       }
-      // kube-proxy rewrites the node's nftables: only on a cri node, whose pods have a network of their own. Without
-      // --cri-socket every pod is a host process in the host's network, and the host's rules are left alone.
+      // kube-proxy rewrites the node's nftables: only on a cri node, whose pods have a network of their own. With
+      // --runtime process every pod is a host process in the host's network, and the host's rules are left alone.
       if (criSocket && !skip.has('addon') && !skip.has('addon/kube-proxy')) {
         await applyKubeProxyAddon(admin, { apiServerHost: advertiseAddress, apiServerPort: port, clusterCIDR: podSubnet?.split(',')[0] }, log);
       }

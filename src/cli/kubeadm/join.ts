@@ -15,12 +15,13 @@ import { buildKubeconfig, writeFileAtomic, writeKubeconfig } from '../../pki/ind
 import { ApiError, Clientset, loadKubeconfig } from '../../client/index.js';
 import { parseDuration } from '../duration.js';
 import { nodeLayout, type NodeLayout } from './layout.js';
-import { PreflightError, runChecks, parseIgnored, isPrivilegedUser, portOpen, fileAvailable } from './preflight.js';
+import { PreflightError, runChecks, parseIgnored, isPrivilegedUser, portOpen, fileAvailable, dirAvailable } from './preflight.js';
 import { kubeletStartPhase } from './kubelet-start.js';
 import { KUBELET_SERVICE, stopService } from './service.js';
 import { discoverClusterInfo, type ClusterInfo } from './discovery.js';
 import { TOKEN_PATTERN } from './bootstrap-token.js';
-import { criCheck, parseRuntime, sourceAddressTo } from './common.js';
+import { nodeRuntimeOf, sourceAddressTo } from './common.js';
+import { criCheck } from './cri-socket.js';
 import { getNode, isReady, poll } from './wait.js';
 
 export const joinHelp = `Run this on any machine you wish to join an existing cluster
@@ -29,7 +30,9 @@ Usage:
   k8ts join [api-server-endpoint] [flags]
 
 Flags:
-      --cri-socket string                                 Path to the CRI socket to connect (implies --runtime cri)
+      --cri-socket string                                 Path to the CRI socket to connect. If empty k8ts will try to auto-detect this value
+                                                          (kubeadm's known sockets, under --prefix); use this option only if you have more
+                                                          than one CRI installed or if you have non-standard CRI socket
       --discovery-token string                            For token-based discovery, the token used to validate cluster information fetched from the API server
       --discovery-token-ca-cert-hash strings              For token-based discovery, validate that the root CA public key matches this hash (format: "<type>:<value>")
       --discovery-token-unsafe-skip-ca-verification       For token-based discovery, allow joining without --discovery-token-ca-cert-hash pinning
@@ -40,7 +43,8 @@ Flags:
 
 k8ts flags:
       --prefix string                                     Root of this node's files (default "/")
-      --runtime string                                    The agent's runtime: simulated, cri or process (default "cri" with --cri-socket, else "simulated")
+      --runtime string                                    The node's pods run on: cri (containerd or another CRI runtime at --cri-socket),
+                                                          process (host processes) or simulated (no containers) (default "cri")
       --node-ip string                                    The node's address; the kubelet API listens on it (default: this host's address on the route to the API server)
       --kubelet-port int                                  Port of the kubelet API (default 10250)
       --timeout duration                                  How long to wait for discovery, the TLS bootstrap and a Ready node (default 4m0s)
@@ -66,8 +70,15 @@ export async function runJoin(args: string[]): Promise<number> {
   for (const t of [discoveryToken, bootstrapToken]) {
     if (!TOKEN_PATTERN.test(t)) { console.error(`the bootstrap token "${t}" was not of the form "${TOKEN_PATTERN.source}"`); return 1; }
   }
-  // kubeadm's --cri-socket names the runtime to use, so it alone selects the CRI runtime.
-  const runtime = parseRuntime(values.runtime ?? (values['cri-socket'] ? 'cri' : 'simulated'));
+  // Real by default, as kubeadm: containerd at --cri-socket or the detected socket; --runtime picks another.
+  let node: ReturnType<typeof nodeRuntimeOf>;
+  try {
+    node = nodeRuntimeOf(values, values.prefix!);
+  } catch (e) {
+    console.error(`${(e as Error).message}\nTo see the stack trace of this error execute with --v=5 or higher`);
+    return 1;
+  }
+  const { runtime, criSocket } = node;
   const layout = nodeLayout(values.prefix);
   const nodeName = (values['node-name'] ?? hostname()).toLowerCase();
   const kubeletPort = Number(values['kubelet-port']);
@@ -75,13 +86,14 @@ export async function runJoin(args: string[]): Promise<number> {
   const log = (line: string) => console.log(line);
   const written: string[] = [];
   const kubeletDirExisted = existsSync(layout.kubeletDir);
+  const manifestsDirExisted = existsSync(layout.manifestsDir);
   let started = false;
   let phase = 'preflight';
   try {
     const nodeIP = values['node-ip'] ?? await sourceAddressTo(endpoint);
     log('[preflight] Running pre-flight checks');
     await runChecks([
-      isPrivilegedUser(), ...(runtime === 'cri' ? [criCheck(values['cri-socket'])] : []),
+      isPrivilegedUser(), ...(runtime === 'cri' ? [criCheck(criSocket!)] : []), dirAvailable(layout.manifestsDir),
       fileAvailable(layout.kubeconfig('kubelet.conf')), fileAvailable(layout.kubeconfig('bootstrap-kubelet.conf')), portOpen(kubeletPort, nodeIP),
       fileAvailable(join(layout.certDir, 'ca.crt')),
     ], parseIgnored(values['ignore-preflight-errors']));
@@ -99,9 +111,12 @@ export async function runJoin(args: string[]): Promise<number> {
     const bootstrapConf = layout.kubeconfig('bootstrap-kubelet.conf');
     await writeKubeconfig(bootstrapConf, buildKubeconfig({ server: info.server, caCertPem: info.caCertPem, userName: 'tls-bootstrap-token-user', token: bootstrapToken }));
     written.push(bootstrapConf);
+    // Every kubeadm node's kubelet has staticPodPath /etc/kubernetes/manifests (kubeadm's KubeletConfiguration
+    // default), workers included: a manifest dropped there becomes a pod with a mirror pod.
+    mkdirSync(layout.manifestsDir, { recursive: true, mode: 0o700 });
     started = true;
     kubeletStartPhase({
-      layout, nodeName, nodeIP, kubeletPort, runtime, criSocket: values['cri-socket'], bootstrap: true, ...(runtime === 'cri' ? { podNetworkBackend } : {}),
+      layout, nodeName, nodeIP, kubeletPort, runtime, criSocket, bootstrap: true, staticPods: true, ...(runtime === 'cri' ? { podNetworkBackend } : {}),
     }, log);
     log(`[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap`);
     const kubeletConf = layout.kubeconfig('kubelet.conf');
@@ -115,7 +130,7 @@ export async function runJoin(args: string[]): Promise<number> {
     }
   } catch (e) {
     if (started) await stopService(layout, KUBELET_SERVICE).catch(() => undefined);
-    if (started) cleanAgentState(layout, kubeletDirExisted);
+    if (started) cleanAgentState(layout, kubeletDirExisted, manifestsDirExisted);
     for (const f of written) rmSync(f, { force: true });
     const msg = e instanceof PreflightError ? e.message : e instanceof Error ? e.message : String(e);
     console.error(`error execution phase ${phase}: ${msg}\nTo see the stack trace of this error execute with --v=5 or higher`);
@@ -154,8 +169,9 @@ async function checkNodeName(info: ClusterInfo, token: string, nodeName: string)
 }
 
 /** What the agent may have written before a failed join was undone. */
-function cleanAgentState(layout: NodeLayout, kubeletDirExisted: boolean): void {
+function cleanAgentState(layout: NodeLayout, kubeletDirExisted: boolean, manifestsDirExisted: boolean): void {
   rmSync(layout.kubeconfig('kubelet.conf'), { force: true });
+  if (!manifestsDirExisted) rmSync(layout.manifestsDir, { recursive: true, force: true });
   if (!kubeletDirExisted) rmSync(layout.kubeletDir, { recursive: true, force: true });
   rmSync(layout.logFile(KUBELET_SERVICE), { force: true });
 }

@@ -20,7 +20,7 @@ export interface AgentConfig {
   criSocket?: string;
   /** join: the bootstrap kubeconfig the agent TLS-bootstraps with. */
   bootstrap?: boolean;
-  /** init: run the static pods of the manifest directory. */
+  /** Run the static pods of the manifest directory (every kubeadm node: init and join). */
   staticPods?: boolean;
   /** init with a CRI socket: the static pods (the control plane) stay host processes while API pods run on the CRI. */
   staticPodRuntime?: AgentRuntime;

@@ -15,6 +15,9 @@ import { stopHostProcessPods } from './host-processes.js';
 import { localEtcdDataDir } from './etcd-manifest.js';
 import { criSocketOfKubelet, removeCRIPods } from './cri-containers.js';
 import { execRunner, readPodNetworkState, teardownPodNetwork } from '../../kubelet/network/index.js';
+import { Clientset, loadKubeconfig } from '../../client/index.js';
+import { klogLine } from './klog.js';
+import { unmountKubeletDirectory } from './unmount.js';
 
 export const resetHelp = `Performs a best effort revert of changes made to this host by 'k8ts init' or 'k8ts join'
 
@@ -57,7 +60,9 @@ export async function runReset(args: string[]): Promise<number> {
   });
   const l = nodeLayout(values.prefix, values['cert-dir']);
   const dry = !!values['dry-run'];
-  console.error("W [reset] WARNING: Changes made to this host by 'k8ts init' or 'k8ts join' will be reverted.");
+  // kubeadm reads the cluster's configuration where this node has admin.conf (a control plane).
+  if (existsSync(l.kubeconfig('admin.conf'))) await readConfigurationFromCluster(l.kubeconfig('admin.conf'));
+  console.error(klogLine('W', "[reset] WARNING: Changes made to this host by 'k8ts init' or 'k8ts join' will be reverted."));
   if (!values.force && !(await confirm())) {
     console.error('error execution phase preflight: aborted reset operation\nTo see the stack trace of this error execute with --v=5 or higher');
     return 1;
@@ -72,7 +77,8 @@ export async function runReset(args: string[]): Promise<number> {
   if (!dry) {
     await stopService(l, KUBELET_SERVICE);
   }
-  say('[reset] Removing the pods the kubelet ran (host processes)');
+  // Said where kubeadm says it; done once the pods that use the volumes are gone (below).
+  console.log(`[reset] ${dry ? 'Would unmount' : 'Unmounting'} mounted directories in "${l.kubeletDir}"`);
   if (!dry) {
     const stopped = await stopHostProcessPods(l.kubeletDir);
     if (stopped.length) console.log(`[reset] Stopped the processes of pods: [${stopped.join(' ')}]`);
@@ -82,20 +88,22 @@ export async function runReset(args: string[]): Promise<number> {
     if (!dry) {
       const { removed, error } = await removeCRIPods(criSocket);
       if (removed.length) console.log(`[reset] Removed the pod sandboxes of: [${removed.join(' ')}]`);
-      if (error) console.error(`W [reset] Failed to remove containers: ${error}`);
+      if (error) console.error(klogLine('W', `[reset] Failed to remove containers: ${error}`));
     }
   }
   // After the pods are gone (their veths hang off the bridge); read before the kubelet directory is cleaned.
   const podNetwork = readPodNetworkState(l.kubeletDir);
   if (podNetwork) {
     say(`[reset] Removing the pod network: bridge, VXLAN device, routes, CNI configuration (${podNetwork.cniConfDir}) and the nftables table ip k8ts-podnet`);
-    if (!dry) for (const err of await teardownPodNetwork(execRunner, podNetwork)) console.error(`W [reset] Failed to remove part of the pod network: ${err}`);
+    if (!dry) for (const err of await teardownPodNetwork(execRunner, podNetwork)) console.error(klogLine('W', `[reset] Failed to remove part of the pod network: ${err}`));
   }
+  if (!dry) for (const err of unmountKubeletDirectory(l.kubeletDir)) console.error(klogLine('W', `[reset] Failed to unmount mounted directories in ${l.kubeletDir}: ${err}`));
   if (existsSync(l.dataDir)) {
     if (!dry) cleanDir(l.dataDir);
     say(`[reset] Deleted contents of the datastore directory: ${l.dataDir}`);
   }
-  const dirs = [...(etcdDataDir ? [etcdDataDir] : []), l.manifestsDir, l.kubeletDir, l.certDir, l.podLogsDir];
+  // kubeadm 1.32's list, local etcd's data directory first; like kubeadm, the pods' logs (/var/log/pods) are left.
+  const dirs = [...(etcdDataDir ? [etcdDataDir] : []), l.manifestsDir, l.kubeletDir, l.certDir];
   say(`[reset] Deleting contents of directories: [${dirs.join(' ')}]`);
   if (!dry) dirs.forEach(cleanDir);
   const files = KUBECONFIG_NAMES.map((k) => l.kubeconfig(k));
@@ -113,4 +121,27 @@ to reset your system's IPVS tables.
 The reset process does not clean your kubeconfig files and you must remove them manually.
 Please, check the contents of the $HOME/.kube/config file.`);
   return 0;
+}
+
+/**
+ * kubeadm's FetchInitConfigurationFromCluster at the start of reset: the
+ * kubeadm-config ConfigMap through admin.conf, with its two lines, or its
+ * warning when the cluster does not answer (reset goes on either way).
+ */
+async function readConfigurationFromCluster(adminConf: string): Promise<void> {
+  let clients: Clientset | undefined;
+  try {
+    clients = new Clientset(loadKubeconfig(adminConf), { userAgent: 'k8ts-reset' });
+    const c = clients;
+    await Promise.race([
+      c.resource('configmaps').get('kube-system', 'kubeadm-config'),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('context deadline exceeded')), 10_000).unref()),
+    ]);
+    console.log('[reset] Reading configuration from the cluster...');
+    console.log("[reset] FYI: You can look at this config file with 'kubectl -n kube-system get cm kubeadm-config -o yaml'");
+  } catch (e) {
+    console.error(klogLine('W', `[reset] Unable to fetch the kubeadm-config ConfigMap from cluster: failed to get config map: ${(e as Error).message}`));
+  } finally {
+    clients?.close();
+  }
 }

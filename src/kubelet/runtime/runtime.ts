@@ -192,6 +192,11 @@ export interface PodRuntime {
   portForwardURL?(uid: string, ports: number[]): Promise<string>;
   /** Usage of the running containers (ContainerStatsProvider); absent when the runtime measures none. */
   containerStats?(): Promise<RuntimeContainerStats[]>;
+  /**
+   * True when the runtime records pod `uid`'s image events itself (the CRI runtime's image manager:
+   * Pulling, Pulled, Failed, BackOff); otherwise the pod workers say "already present on machine".
+   */
+  recordsImageEvents?(uid: string): boolean;
   close(): Promise<void>;
 }
 

@@ -73,6 +73,7 @@ export class SplitRuntime implements PodRuntime {
   }
 
   status(uid: string): RuntimePodStatus | undefined { return this.of(uid).status(uid); }
+  recordsImageEvents(uid: string): boolean { return this.of(uid).recordsImageEvents?.(uid) ?? false; }
 
   pods(): string[] { return [...new Set([...this.apiPods.pods(), ...this.staticPods.pods()])]; }
 

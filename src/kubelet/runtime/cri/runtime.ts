@@ -184,6 +184,9 @@ export class CRIRuntime implements PodRuntime {
 
   onPodEvent(listener: (uid: string) => void): void { this.events.on(listener); }
 
+  /** The image manager records the pull events (Pulling, Pulled, Failed, BackOff) of this runtime's pods. */
+  recordsImageEvents(): boolean { return true; }
+
   /** A probe's exec: CRI ExecSync with the probe's timeout (whole seconds, at least 1). */
   async execSync(containerID: string, cmd: string[], timeoutMs: number): Promise<{ exitCode: number; output: string; timedOut?: boolean }> {
     const id = containerID.slice(containerID.indexOf('://') + 3);
@@ -313,8 +316,14 @@ export class CRIRuntime implements PodRuntime {
   private async startContainer(p: PodEntry, sandboxId: string, c: Container, restartCount: number): Promise<void> {
     const pod = p.pod!;
     const sandboxConfig = podSandboxConfig(pod, this.ctx, latestSandbox(p)?.attempt ?? 0);
-    const image = await this.images.ensureImageExists(p.uid, c, sandboxConfig);
-    if ('reason' in image) { this.setWaiting(p, c.name, image.reason, image.message); return; }
+    const ref = this.containerRef(p, c.name);
+    const image = await this.images.ensureImageExists(p.uid, c, sandboxConfig, (type, reason, message) => this.opts.recorder?.event(ref, type, reason, message));
+    if ('reason' in image) {
+      // kuberuntime's startContainer: a failed EnsureImageExists is also a Failed "Error: <reason>" event.
+      this.opts.recorder?.event(ref, 'Warning', 'Failed', `Error: ${image.reason}`);
+      this.setWaiting(p, c.name, image.reason, image.message);
+      return;
+    }
     let config: cri.ContainerConfig;
     try {
       const { mounts, envSources } = await prepareContainer(pod, c, { volumes: this.opts.volumes, rootDir: this.opts.rootDir, node: this.ctx.allocatable ?? hostAllocatable() });
