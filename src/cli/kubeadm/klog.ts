@@ -11,7 +11,8 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 function caller(): string {
   const frame = (new Error().stack ?? '').split('\n')[3] ?? '';
   const m = /([^/\s(]+):(\d+):\d+\)?$/.exec(frame.trim());
-  return m ? `${basename(m[1]!).replace(/\.js$/, '.ts')}:${m[2]}` : 'k8ts:0';
+  // The bundle's chunks are named NAME-HASH.js (esbuild): the source file is NAME.ts.
+  return m ? `${basename(m[1]!).replace(/-[A-Z0-9]{8}\.js$/, '.js').replace(/\.js$/, '.ts')}:${m[2]}` : 'k8ts:0';
 }
 
 export function klogLine(severity: 'I' | 'W' | 'E', message: string, now = new Date()): string {
