@@ -19,12 +19,13 @@ export async function ensureFrontProxyPKI(certDir: string): Promise<FrontProxyPK
   } else {
     ca = await createCA({ commonName: 'front-proxy-ca', days: CA_DAYS });
     await writeFileAtomic(f('front-proxy-ca.key'), ca.keyPem, 0o600);
-    await writeFileAtomic(f('front-proxy-ca.crt'), ca.certPem, 0o644);
+    // 0600 like everything else in a server's data directory (kubeadm's init writes its own, 0644, before).
+    await writeFileAtomic(f('front-proxy-ca.crt'), ca.certPem, 0o600);
   }
   if (!existsSync(f('front-proxy-client.crt')) || !existsSync(f('front-proxy-client.key'))) {
     const client = await issueCertificate({ ca, commonName: 'front-proxy-client', usages: ['client'], days: LEAF_DAYS });
     await writeFileAtomic(f('front-proxy-client.key'), client.keyPem, 0o600);
-    await writeFileAtomic(f('front-proxy-client.crt'), client.certPem, 0o644);
+    await writeFileAtomic(f('front-proxy-client.crt'), client.certPem, 0o600);
   }
   return { caPem: ca.certPem, clientCertPem: readFileSync(f('front-proxy-client.crt'), 'utf8'), clientKeyPem: readFileSync(f('front-proxy-client.key'), 'utf8') };
 }

@@ -75,6 +75,11 @@ export function wireFor(cluster: Cluster, deadlineMs: number): Wire {
       const headers: Record<string, string | number> = {};
       for (const [k, v] of Object.entries(r.headers)) headers[k] = headerValue(v);
       if (r.body !== undefined) headers['Content-Length'] = Buffer.byteLength(r.body);
+      // A kept-alive connection the server closed while it was idle fails the request written on it at once
+      // (ECONNRESET / socket hang up, nothing answered): like Go's client and Node's documented
+      // req.reusedSocket pattern, the request is sent again once, on a new connection. A failure on a fresh
+      // connection, or a second one, is a finding.
+      const attempt = (retried: boolean): void => {
       const req = https.request({ hostname, port, method: r.method, path: requestLine(r.path), headers, agent: r.anonymous ? anonymous : authenticated }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -84,9 +89,16 @@ export function wireFor(cluster: Cluster, deadlineMs: number): Wire {
         });
         res.on('error', (e) => settle({ kind: 'error', message: `response: ${e.message}`, ms: ms() }));
       });
-      const timer = setTimeout(() => { settle({ kind: 'hang', ms: ms() }); req.destroy(); }, deadlineMs);
-      req.on('error', (e) => settle({ kind: 'error', message: e.message, ms: ms() }));
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        if (!retried && req.reusedSocket && !settled && (e.code === 'ECONNRESET' || e.message === 'socket hang up')) { attempt(true); return; }
+        settle({ kind: 'error', message: e.message, ms: ms() });
+      });
+      current = req;
       req.end(r.body);
+      };
+      let current: ReturnType<typeof https.request> | undefined;
+      const timer = setTimeout(() => { settle({ kind: 'hang', ms: ms() }); current?.destroy(); }, deadlineMs);
+      attempt(false);
     }),
   };
 }
