@@ -95,11 +95,16 @@ export async function runUp(args: string[]): Promise<number> {
   const kubelet = { address: '127.0.0.1', clientCAPem: cp.clientConfig.caPem, podLogsDir: resolve(dataDir, 'pod-logs'), reviewer: reviewerFor(reviewClients) };
   const sim = new NodeSimulator(clients, { count: 0, logger: logger.with('sim'), kubelet });
   const workers = Number(values.workers);
+  // Listening for SIGTERM/SIGINT before the nodes register: a signal while they do stops the cluster cleanly
+  // instead of killing the process (Node's default for a signal nobody handles).
+  let signalled = false;
+  const stopped = cp.waitForSignal(async () => { signalled = true; await sim.close(); clients.close(); reviewClients.close(); });
   try {
     await sim.start();
     await sim.addNode(values['control-plane-name']!, { controlPlane: true });
     for (let i = 1; i <= workers; i++) await sim.addNode(`worker${i}`);
   } catch (err) {
+    if (signalled) return stopped;
     // A cluster whose nodes cannot register is not up: stop all of it (the caller reports why).
     await sim.close().catch(() => undefined);
     clients.close();
@@ -119,8 +124,7 @@ Dashboard: ${cp.url}/dashboard/ (log in with a bearer token; for the cluster-adm
 
 The ${workers + 1} nodes are SIMULATED: pods scheduled to them are reported Running and
 Ready, but no container runs (kubectl logs shows their simulated lifecycle). Ctrl-C stops the cluster; data stays in ${dataDir}.${logNote}`);
-  const code = await cp.waitForSignal(async () => { await sim.close(); clients.close(); reviewClients.close(); });
-  return code;
+  return stopped;
 }
 
 interface RealNodeFlags {
