@@ -279,6 +279,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     stopSA();
     cache.close();
     listers.close();
+    vap.plugin?.close();
     webhooks.close();
     namespaces.close();
     crds.close();
