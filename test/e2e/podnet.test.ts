@@ -169,6 +169,21 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
     assert.equal(ping.code, 0, ping.stderr + ping.stdout);
   });
 
+  it('pods on the joined workers resolve kubernetes.default through the cluster DNS: join took clusterDNS from the kubelet-config ConfigMap', async () => {
+    for (const pod of ['web-worker1', 'web-worker2']) {
+      const conf = await kc(['exec', pod, '--', 'cat', '/etc/resolv.conf']);
+      assert.match(conf.stdout, /^nameserver 10\.96\.0\.10$/m, `${pod}: ${conf.stdout}`);
+      assert.match(conf.stdout, /^search default\.svc\.cluster\.local svc\.cluster\.local cluster\.local\b/m, `${pod}: ${conf.stdout}`);
+      // Through the kube-dns Service: kube-proxy on the worker DNATs to a coredns pod (a host process on some node).
+      let last = '';
+      await eventually(async () => {
+        const r = await kc(['exec', pod, '--', 'sh', '-c', 'nslookup kubernetes.default.svc.cluster.local 2>&1']);
+        last = r.stdout + r.stderr;
+        return /^Address:\s*10\.96\.0\.1$/m.test(r.stdout) ? true : undefined;
+      }, 120_000, `${pod} resolves kubernetes.default.svc.cluster.local`).catch((e) => { throw new Error(`${(e as Error).message}; the last answer: ${last}`); });
+    }
+  });
+
   it('pod-to-outside traffic is masqueraded to the node\'s address (table ip k8ts-podnet)', async () => {
     assert.equal(await fetchFrom('web-worker1', topo.router.linkAddress), w1.address);
     assert.equal(await fetchFrom('web-control-plane', topo.router.linkAddress), cp.address);
