@@ -92,6 +92,11 @@ const commands: Record<string, Command> = {
     summary: 'Show each scheduler filter\'s verdict on each node for a pod (why here, why not there)',
     load: async () => { const m = await import('./explain-placement.js'); return { help: m.explainPlacementHelp, run: m.runExplainPlacement }; },
   },
+  dashboard: {
+    group: 'other',
+    summary: 'Serve the dashboard locally with a kubeconfig\'s credentials (client certificate or token), as kubectl proxy',
+    load: async () => { const m = await import('./dashboard.js'); return { help: m.dashboardHelp, run: m.runDashboard }; },
+  },
   proxy: {
     group: 'components',
     summary: 'Run kube-proxy (nftables mode): program this node\'s Service rules',

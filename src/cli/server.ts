@@ -72,13 +72,15 @@ ${etcdFlagsHelp}
                                  DefaultTolerationSeconds, DefaultStorageClass, ValidatingAdmissionPolicy, ResourceQuota, ...)
       --disable-admission-plugins strings
                                  admission plugins to disable, even if on by default
+      --dashboard                serve the dashboard at https://ADDRESS:PORT/dashboard/, as \`k8ts up\` does; users log in
+                                 with a bearer token (default false)
       --anonymous-auth           requests without credentials are system:anonymous, group system:unauthenticated,
                                  and get what RBAC grants them (default true; false with AlwaysAllow)
   -h, --help                     help for server`;
 
 export async function runServer(args: string[]): Promise<number> {
   const { values } = parseArgs({
-    args: bareBoolFlags(args, ['allocate-node-cidrs', 'default-storage-class']), strict: true, allowPositionals: false,
+    args: bareBoolFlags(args, ['allocate-node-cidrs', 'default-storage-class', 'dashboard']), strict: true, allowPositionals: false,
     options: {
       'data-dir': { type: 'string' }, 'cert-dir': { type: 'string' }, port: { type: 'string', default: '6443' }, bind: { type: 'string', default: '127.0.0.1' },
       'token-auth-file': { type: 'string' }, 'advertise-address': { type: 'string' },
@@ -96,6 +98,7 @@ export async function runServer(args: string[]): Promise<number> {
       'authorization-mode': { type: 'string', default: 'Node,RBAC' },
       'anonymous-auth': { type: 'string', default: 'true' },
       'default-storage-class': { type: 'string', default: 'true' },
+      dashboard: { type: 'string', default: 'false' },
       'enable-admission-plugins': { type: 'string' }, 'disable-admission-plugins': { type: 'string' },
       ...etcdFlagOptions,
     },
@@ -139,6 +142,11 @@ export async function runServer(args: string[]): Promise<number> {
     console.error(`Error: invalid argument "${defaultStorageClass}" for "--default-storage-class" flag: strconv.ParseBool: parsing "${defaultStorageClass}": invalid syntax`);
     return 1;
   }
+  const dashboard = values.dashboard;
+  if (dashboard !== 'true' && dashboard !== 'false') {
+    console.error(`Error: invalid argument "${dashboard}" for "--dashboard" flag: strconv.ParseBool: parsing "${dashboard}": invalid syntax`);
+    return 1;
+  }
   let admissionPlugins: ReadonlySet<AdmissionPluginName>;
   try {
     admissionPlugins = enabledAdmissionPlugins(pluginList(values['enable-admission-plugins']), pluginList(values['disable-admission-plugins']));
@@ -171,7 +179,7 @@ export async function runServer(args: string[]): Promise<number> {
     },
     controllerConfig: { ...controllerConfig(values), ...nodeCIDRs, defaultStorageClass: defaultStorageClass === 'true' }, controllersHeapLimitMb,
     freshnessWaitMs: values['resource-version-wait'] === undefined ? undefined : parseDuration(values['resource-version-wait']),
-    watchCacheSize,
+    watchCacheSize, dashboard: dashboard === 'true',
   });
   return cp.waitForSignal();
 }

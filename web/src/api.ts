@@ -10,7 +10,21 @@ const tokenKey = 'k8ts-dashboard-token';
 export const session = {
   get token(): string | null { return sessionStorage.getItem(tokenKey); },
   set token(t: string | null) { if (t) sessionStorage.setItem(tokenKey, t); else sessionStorage.removeItem(tokenKey); },
+  /** Set when `k8ts dashboard` serves the page: it adds the kubeconfig's credentials itself, so no login. */
+  proxy: undefined as ProxyConfig | undefined,
 };
+
+/** `k8ts dashboard`'s GET /dashboard/config; the API server's port has no such file (it answers the page's HTML). */
+export interface ProxyConfig { credentials: 'kubeconfig'; context?: string; namespace?: string }
+
+export async function proxyConfig(): Promise<ProxyConfig | undefined> {
+  try {
+    const res = await fetch('/dashboard/config', { credentials: 'omit' });
+    if (!res.ok || !res.headers.get('content-type')?.startsWith('application/json')) return undefined;
+    const c = await res.json();
+    return c?.credentials === 'kubeconfig' ? c as ProxyConfig : undefined;
+  } catch { return undefined; }
+}
 
 /** A Status the API answered, kept whole so the page can show upstream's words. */
 export class ApiFailure extends Error {

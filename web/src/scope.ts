@@ -22,7 +22,7 @@ export function useScope(asked: string): Scope | undefined {
   useEffect(() => {
     (async () => {
       const [allPods, listNodes, patchNodes] = await Promise.all([canI('list', 'pods'), canI('list', 'nodes'), canI('patch', 'nodes')]);
-      const namespace = asked || (allPods ? undefined : tokenNamespace(session.token) ?? 'default');
+      const namespace = asked || (allPods ? undefined : tokenNamespace(session.token) ?? session.proxy?.namespace ?? 'default');
       setScope({ podsPath: namespace ? `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods` : '/api/v1/pods', namespace, listNodes, patchNodes });
     })();
   }, [asked]);
