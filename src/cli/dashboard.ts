@@ -49,6 +49,8 @@ export async function runDashboard(args: string[]): Promise<number> {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) { console.error(`error: invalid argument "${values.port}" for "-p, --port" flag: must be 0-65535`); return 1; }
   if (!isIP(values.address!)) { console.error(`error: invalid argument "${values.address}" for "--address" flag: not an IP address`); return 1; }
+  const metricsAt = values['metrics-bind-address'] === undefined ? undefined : hostPort(values['metrics-bind-address']);
+  if (metricsAt === null) { console.error(`error: invalid argument "${values['metrics-bind-address']}" for "--metrics-bind-address" flag: want host:port`); return 1; }
   const path = kubeconfigPath(values.kubeconfig);
   if (!existsSync(path)) { console.error(`error: stat ${path}: no such file or directory`); return 1; }
   let config: ClientConfig;
@@ -74,8 +76,7 @@ export async function runDashboard(args: string[]): Promise<number> {
     if (err.code === 'EADDRINUSE') { console.error(`error: listen tcp ${values.address}:${port}: bind: address already in use`); return 1; }
     throw err;
   }
-  const metricsAddr = values['metrics-bind-address'];
-  const metrics = metricsAddr ? await startMetricsServer(Number(metricsAddr.slice(metricsAddr.lastIndexOf(':') + 1)), metricsAddr.slice(0, metricsAddr.lastIndexOf(':')) || '127.0.0.1', registry) : undefined;
+  const metrics = metricsAt ? await startMetricsServer(metricsAt.port, metricsAt.host, registry) : undefined;
   console.log(`Starting to serve the dashboard on ${proxy.url}`);
   logger.info('dashboard proxy ready', { url: proxy.url, server: config.server, context, metricsPort: metrics?.port });
   const signal = await new Promise<NodeJS.Signals>((resolve) => { process.once('SIGTERM', resolve); process.once('SIGINT', resolve); });
@@ -105,4 +106,12 @@ function contextOf(path: string, asked: string | undefined): { context?: string;
 function hostPattern(address: string): string {
   const host = address.includes(':') ? `[${address}]` : address;
   return host.replace(/[.[\]]/g, '\\$&');
+}
+
+/** "127.0.0.1:9090" → host and port; null when it is not that shape. */
+function hostPort(s: string): { host: string; port: number } | null {
+  const i = s.lastIndexOf(':');
+  const port = Number(s.slice(i + 1));
+  if (i < 0 || s.slice(i + 1) === '' || !Number.isInteger(port) || port < 0 || port > 65535) return null;
+  return { host: s.slice(0, i).replace(/^\[(.*)\]$/, '$1') || '127.0.0.1', port };
 }

@@ -220,6 +220,55 @@ test('an RBAC-limited user (client certificate from the CSR API) sees only what 
   assert.equal(code, 0);
 });
 
+/** `k8ts dashboard ARGS` run to its end: exit code and output. */
+function runDashboard(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cliPath, 'dashboard', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = ''; let stderr = '';
+    child.stdout!.on('data', (d) => { stdout += d; });
+    child.stderr!.on('data', (d) => { stderr += d; });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('bad input gets kubectl\'s words and nothing is served', async () => {
+  const missing = await runDashboard(['--kubeconfig', join(cluster.dataDir, 'nope.conf')]);
+  assert.equal(missing.code, 1);
+  assert.equal(missing.stderr, `error: stat ${join(cluster.dataDir, 'nope.conf')}: no such file or directory\n`);
+  const context = await runDashboard(['--kubeconfig', cluster.kubeconfig, '--context', 'nope']);
+  assert.equal(context.stderr, 'error: context was not found for specified context: nope\n');
+  const badPort = await runDashboard(['--kubeconfig', cluster.kubeconfig, '--port', '70000']);
+  assert.equal(badPort.stderr, 'error: invalid argument "70000" for "-p, --port" flag: must be 0-65535\n');
+  const badMetrics = await runDashboard(['--kubeconfig', cluster.kubeconfig, '--metrics-bind-address', '9090']);
+  assert.equal(badMetrics.stderr, 'error: invalid argument "9090" for "--metrics-bind-address" flag: want host:port\n');
+  const inUse = await runDashboard(['--kubeconfig', cluster.kubeconfig, '--port', String(admin.port)]);
+  assert.equal(inUse.stderr, `error: listen tcp 127.0.0.1:${admin.port}: bind: address already in use\n`);
+  assert.equal(inUse.stdout, '');
+});
+
+test('--metrics-bind-address serves /metrics: requests served and refused', async () => {
+  const child = spawn(process.execPath, [cliPath, 'dashboard', '--kubeconfig', cluster.kubeconfig, '--port', '0', '--metrics-bind-address', '127.0.0.1:0'],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info' } });
+  proxies.push(child);
+  let log = '';
+  child.stderr!.on('data', (d) => { log += d; });
+  const out = lineReader(child);
+  const at = await out.waitFor((l) => l.startsWith('Starting to serve the dashboard on '), 'the URL line', 0, 60_000);
+  const port = Number(new URL(out.lines[at].replace('Starting to serve the dashboard on ', '').trim()).port);
+  const ready = await eventually(async () => log.split('\n').map((l) => { try { return JSON.parse(l); } catch { return undefined; } })
+    .find((r) => r?.msg === 'dashboard proxy ready'), 30_000, 'the ready log record');
+  assert.equal((await request(port, '/api', { headers: { Host: 'evil.example' } })).status, 403);
+  assert.equal((await request(port, '/api')).status, 200);
+  const text = await new Promise<string>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port: ready.metricsPort, path: '/metrics' }, (res) => { let b = ''; res.on('data', (d) => { b += d; }); res.on('end', () => resolve(b)); }).on('error', reject);
+  });
+  assert.match(text, /^k8ts_dashboard_proxy_refused_total\{reason="host"\} 1$/m);
+  assert.match(text, /^k8ts_dashboard_proxy_requests_total\{route="api"\} 1$/m);
+  assert.match(log, /"msg":"request refused","reason":"host","value":"evil.example"/);
+  await killChild(child);
+  assert.equal(child.exitCode, 0);
+});
+
 test('k8ts server --dashboard serves the page on the API server\'s port; it asks for a token there', async () => {
   const ca = Buffer.from(parse(readFileSync(cluster.kubeconfig, 'utf8')).clusters[0].cluster['certificate-authority-data'], 'base64');
   const get = (path: string) => new Promise<{ status: number; type: string }>((resolve, reject) => {
