@@ -65,6 +65,8 @@ export async function runDashboard(args: string[]): Promise<number> {
   // A specific address the user chose is a host they mean to use; 0.0.0.0 names no host.
   if (!values['accept-hosts'] && !['0.0.0.0', '::'].includes(values.address!)) acceptHosts.push(`^${hostPattern(values.address!)}$`);
   if (!/^(127\.|::1$)/.test(values.address!)) logger.warn('serving beyond loopback: anyone who reaches this address acts as the kubeconfig\'s user', { address: values.address });
+  // exec plugins and auth-providers are not read (loadKubeconfig): say so rather than serve anonymously unnoticed.
+  if (!(config.certPem && config.keyPem) && !config.token) logger.warn('the kubeconfig\'s user has no client certificate or token k8ts can use: requests go as system:anonymous', { kubeconfig: path, context });
   const registry = new Registry();
   let proxy;
   try {
