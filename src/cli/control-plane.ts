@@ -3,6 +3,7 @@
  * in-process loops (system namespaces, default service accounts, namespace
  * deletion). Shuts down cleanly on SIGTERM/SIGINT.
  */
+import { conversionWebhook } from '../apiserver/conversion/webhook-converter.js';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { ensureClusterPKI, buildKubeconfig, writeKubeconfig } from '../pki/index.js';
@@ -194,6 +195,8 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const webhooks = webhookAdmission(registry, { namespaces: listers.namespaces, services: listers.services, metrics: createWebhookMetrics(metrics.registry), logger: logger.with('admission-webhook') });
   cleanups.push(() => webhooks.close());
   await webhooks.start();
+  // CRD conversion webhooks reach their Services the way admission webhooks do.
+  registry.useConversionWebhook(conversionWebhook({ resolver: webhooks.resolver }));
   let ready = false;
   // Bootstrap tokens (kube-apiserver --enable-bootstrap-token-auth, which kubeadm sets) read a watch-kept cache of kube-system's token Secrets.
   const bootstrapTokens = createBootstrapTokenAuthenticator(registry.store('', 'v1', 'secrets')!, { clock: realClock, logger: logger.with('bootstrap-token') });

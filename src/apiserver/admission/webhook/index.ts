@@ -34,6 +34,8 @@ export interface WebhookAdmission {
   admit(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void>;
   validate(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean }): Promise<void>;
   admitDelete(info: ResourceInfo, obj: any): Promise<void>;
+  /** The Service resolution webhook calls go through (CRD conversion webhooks use it too). */
+  readonly resolver: ServiceResolver;
   start(): Promise<void>;
   close(): void;
 }
@@ -72,6 +74,7 @@ export function webhookAdmission(registry: Registry, opts: WebhookAdmissionOptio
     admit: (op, info, obj, old) => run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, { m: mutating.webhooks() }),
     validate: (op, info, obj, old, o) => run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, { v: validating.webhooks() }, o.dryRun),
     admitDelete: (info, obj) => run('DELETE', info, undefined, obj, { m: mutating.webhooks(), v: validating.webhooks() }),
+    resolver,
     start: async () => { await Promise.all(all.map((l) => l.start())); },
     close: () => { for (const l of all) l.close(); closeWebhookConnections(); },
   };
