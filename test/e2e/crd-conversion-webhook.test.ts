@@ -16,8 +16,8 @@ import { createCA, issueCertificate } from '../../src/pki/index.js';
 
 interface ConversionRequest { uid: string; desiredAPIVersion: string; objects: any[] }
 
-/** The test's conversion webhook: v1 {host, port} <-> v2 {address}; `failWith` makes it answer a Failure. */
-const webhook = { reviews: [] as ConversionRequest[], failWith: '' };
+/** The test's conversion webhook: v1 {host, port} <-> v2 {address}; `failWith` makes it answer a Failure, `hang` never answer. */
+const webhook = { reviews: [] as ConversionRequest[], failWith: '', hang: false };
 
 function convert(obj: any, desired: string): any {
   const out = { ...obj, apiVersion: desired, spec: { ...obj.spec } };
@@ -113,6 +113,7 @@ before(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (webhook.hang) return; // the caller gives up after its 30 s; closing the server ends the socket
       res.setHeader('Content-Type', 'application/json');
       res.end(JSON.stringify(answer(review.request)));
     });
@@ -201,6 +202,17 @@ describe('CRD conversion webhook', () => {
       assert.match(r.stderr, /Error from server: conversion webhook for conv\.example\.com\/v1, Kind=Backend failed: cannot convert today/);
     } finally {
       webhook.failWith = '';
+    }
+  });
+
+  test('a webhook that never answers: the call is cut after 30 s with upstream\'s words', async () => {
+    webhook.hang = true;
+    try {
+      const r = await cluster.kubectl(['get', 'backends.v2.conv.example.com', 'db'], { allowFail: true });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, new RegExp(`conversion webhook for conv\\.example\\.com/v1, Kind=Backend failed: Post "https://127\\.0\\.0\\.1:${port}/convert\\?timeout=30s": context deadline exceeded`));
+    } finally {
+      webhook.hang = false;
     }
   });
 
