@@ -12,7 +12,7 @@ import type { NodeAction } from './node-actions.js';
 
 interface MapProps {
   nodes: ReadonlyMap<string, Node>; nodesVersion: number; pods: ReadonlyMap<string, Pod>; podsVersion: number;
-  canPatchNodes: boolean; selected?: string;
+  canPatchNodes: boolean; canDrainNodes: boolean; canDeleteNodes: boolean; selected?: string;
   onSelect(key: string): void; onSelectOwner(o: { kind: string; namespace: string; name: string }): void; onAction(a: NodeAction): void;
 }
 
@@ -104,12 +104,14 @@ function NodeHeader(props: MapProps & { name: string; node?: Node; here: Pod[] }
           </li>
         ))}
       </ul>
-      {props.canPatchNodes && (
+      {(props.canPatchNodes || props.canDeleteNodes) && (
         <div class="node-actions">
-          <button type="button" onClick={() => act({ kind: 'taint', node })}>Taint…</button>
-          <button type="button" onClick={() => act({ kind: node.spec?.unschedulable ? 'uncordon' : 'cordon', node })}>
+          {props.canPatchNodes && <button type="button" onClick={() => act({ kind: 'taint', node })}>Taint…</button>}
+          {props.canPatchNodes && <button type="button" onClick={() => act({ kind: node.spec?.unschedulable ? 'uncordon' : 'cordon', node })}>
             {node.spec?.unschedulable ? 'Uncordon' : 'Cordon'}
-          </button>
+          </button>}
+          {props.canDrainNodes && <button type="button" onClick={() => act({ kind: 'drain', node })}>Drain…</button>}
+          {props.canDeleteNodes && <button type="button" onClick={() => act({ kind: 'delete', node })}>Delete…</button>}
         </div>
       )}
     </div>

@@ -35,7 +35,7 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
       {nodes.error && <p role="alert" class="error">{nodes.error.message}</p>}
       <main>
         {scope && view === 'objects' && <ObjectsView namespace={scope.namespace} />}
-        {scope && view === 'map' && <ClusterMap nodes={nodes.items} nodesVersion={nodes.version} pods={pods.items} podsVersion={pods.version} canPatchNodes={scope.patchNodes}
+        {scope && view === 'map' && <ClusterMap nodes={nodes.items} nodesVersion={nodes.version} pods={pods.items} podsVersion={pods.version} canPatchNodes={scope.patchNodes} canDrainNodes={scope.drainNodes} canDeleteNodes={scope.deleteNodes}
           selected={selected} onSelect={setSelected} onSelectOwner={selectOwner} onAction={setAction} />}
       </main>
       {view === 'map' && pod && <PodDetails pod={pod} onClose={() => setSelected(undefined)} />}
