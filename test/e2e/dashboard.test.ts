@@ -281,7 +281,7 @@ const bareNode = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: 
   status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' }, capacity: { cpu: '4', memory: '8Gi', pods: '110' } } });
 
 test('drain: cordons, keeps the DaemonSet pod, refuses a bare pod without --force, waits on a PodDisruptionBudget, then evicts', async () => {
-  await kubectl('apply', '-f', '-', JSON.stringify({
+  await up.kubectl(['apply', '-f', '-'], JSON.stringify({
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'drainme' },
     spec: { replicas: 2, selector: { matchLabels: { app: 'drainme' } }, template: { metadata: { labels: { app: 'drainme' } },
       spec: { nodeName: 'worker1', containers: [{ name: 'c', image: 'busybox' }] } } },
@@ -318,7 +318,7 @@ test('drain: cordons, keeps the DaemonSet pod, refuses a bare pod without --forc
 });
 
 test('delete node: a confirmation with kubectl delete node, and the column goes', async () => {
-  await kubectl('apply', '-f', '-', JSON.stringify(bareNode('spare')));
+  await up.kubectl(['apply', '-f', '-'], JSON.stringify(bareNode('spare')));
   const col = page.locator('section[aria-label="node spare"]');
   await col.waitFor();
   await col.getByRole('button', { name: 'Delete…' }).click();
@@ -361,7 +361,7 @@ test('a Deployment from its panel: scale (the scale subresource), rollout restar
 
 test('the map at scale: only the columns in view are drawn, the filter finds any node, a large group is counted', async () => {
   const names = Array.from({ length: 80 }, (_, i) => `virt-${String(i).padStart(3, '0')}`);
-  await kubectl('apply', '-f', '-', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map(bareNode) }));
+  await up.kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map(bareNode) }));
   await eventually(async () => /\b83 nodes\b/.test(await page.locator('header .counts').innerText()), 30_000, '83 nodes counted');
   const drawn = await page.locator('.map section[aria-label^="node "]').count();
   assert.ok(drawn < 20, `${drawn} node columns drawn of 83`);
@@ -374,7 +374,7 @@ test('the map at scale: only the columns in view are drawn, the filter finds any
   await page.locator('input[aria-label="filter nodes"]').fill('virt-042');
   await page.locator('section[aria-label="node virt-042"]').waitFor();
   // 30 pods on one node (no kubelet: they stay Pending there): 24 cards, the rest counted.
-  await kubectl('apply', '-f', '-', JSON.stringify({
+  await up.kubectl(['apply', '-f', '-'], JSON.stringify({
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'many' },
     spec: { replicas: 30, selector: { matchLabels: { app: 'many' } }, template: { metadata: { labels: { app: 'many' } },
       spec: { nodeName: 'virt-042', tolerations: [{ operator: 'Exists' }], containers: [{ name: 'c', image: 'busybox' }] } } },
@@ -386,4 +386,36 @@ test('the map at scale: only the columns in view are drawn, the filter finds any
   await page.locator('input[aria-label="filter nodes"]').fill('');
   await kubectl('delete', 'deployment', 'many');
   await kubectl('delete', 'nodes', ...names);
+});
+
+test('join tokens: create with a TTL, the join command with the CA pin, delete', async () => {
+  await page.getByRole('button', { name: 'Join tokens' }).click();
+  const view = page.locator('section[aria-label="join tokens"]');
+  await view.locator('input[name=ttl]').fill('2h');
+  await view.locator('input[name=description]').fill('from the page');
+  await view.getByRole('button', { name: 'Create token…' }).click();
+  const command = await page.locator('dialog[aria-label="token action"] .command').innerText();
+  const m = /^k8ts token create ([a-z0-9]{6})\.([a-z0-9]{16}) --ttl 2h --description "from the page"$/.exec(command);
+  assert.ok(m, command);
+  await page.locator('dialog[aria-label="token action"]').getByRole('button', { name: 'Confirm' }).click();
+  const row = view.locator(`tr[data-token="${m[1]}"]`);
+  await row.waitFor();
+  const secret = JSON.parse((await kubectl('get', 'secret', '-n', 'kube-system', `bootstrap-token-${m[1]}`, '-o', 'json')).stdout);
+  assert.equal(secret.type, 'bootstrap.kubernetes.io/token');
+  assert.equal(Buffer.from(secret.data['token-secret'], 'base64').toString(), m[2]);
+  assert.equal(Buffer.from(secret.data['auth-extra-groups'], 'base64').toString(), 'system:bootstrappers:kubeadm:default-node-token');
+  const expires = Date.parse(Buffer.from(secret.data.expiration, 'base64').toString());
+  assert.ok(Math.abs(expires - Date.now() - 2 * 3600_000) < 10 * 60_000, 'expires in two hours');
+  assert.match(await row.innerText(), /\b2h\b[\s\S]*authentication,signing[\s\S]*from the page/);
+  // The pin is kubeadm's: SHA-256 of the cluster CA's public key, as the CLI computes it.
+  const { caCertHash } = await import('../../src/pki/index.js');
+  const cfg = parse(readFileSync(up.kubeconfig, 'utf8')).clusters[0].cluster;
+  const pin = caCertHash(Buffer.from(cfg['certificate-authority-data'], 'base64').toString());
+  assert.equal(await row.locator('code.join').innerText(), `k8ts join ${cfg.server.replace('https://', '')} --token ${m[1]}.${m[2]} --discovery-token-ca-cert-hash ${pin}`);
+  await row.getByRole('button', { name: `delete token ${m[1]}` }).click();
+  assert.equal(await page.locator('dialog[aria-label="token action"] .command').innerText(), `k8ts token delete ${m[1]}`);
+  await page.locator('dialog[aria-label="token action"]').getByRole('button', { name: 'Confirm' }).click();
+  await row.waitFor({ state: 'detached' });
+  assert.equal((await kubectl('get', 'secret', '-n', 'kube-system', `bootstrap-token-${m[1]}`, '--ignore-not-found', '-o', 'name')).stdout, '');
+  await page.getByRole('button', { name: 'Cluster map' }).click();
 });
