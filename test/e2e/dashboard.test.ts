@@ -317,7 +317,7 @@ test('drain: cordons, keeps the DaemonSet pod, refuses a bare pod without --forc
   await kubectl('uncordon', 'worker1');
 });
 
-test('delete node: a confirmation with kubectl delete node, and the column goes', async () => {
+test('delete node: a confirmation with kubectl delete node, and the node\'s details go', async () => {
   await up.kubectl(['apply', '-f', '-'], JSON.stringify(bareNode('spare')));
   const col = page.locator('section[aria-label="node spare"]');
   await col.waitFor();
@@ -325,8 +325,11 @@ test('delete node: a confirmation with kubectl delete node, and the column goes'
   const dialog = page.locator('dialog[aria-label="delete spare"]');
   assert.equal(await dialog.locator('.command').innerText(), 'kubectl delete node spare');
   await dialog.getByRole('button', { name: 'Confirm' }).click();
-  await col.waitFor({ state: 'detached' });
+  await dialog.waitFor({ state: 'detached' });
   assert.equal((await kubectl('get', 'node', 'spare', '--ignore-not-found', '-o', 'name')).stdout, '');
+  // The node's details go at once; the column itself stays while pods still name the node (the DaemonSet's, until the
+  // pod garbage collector removes orphans), as for any node the page cannot read.
+  await col.locator('.node-facts').waitFor({ state: 'detached' });
 });
 
 test('a Deployment from its panel: scale (the scale subresource), rollout restart, rollout undo', async () => {
@@ -337,13 +340,17 @@ test('a Deployment from its panel: scale (the scale subresource), rollout restar
   const act = async (button: string, dialogLabel: string, command: string, done: string, fill?: () => Promise<void>) => {
     await panel.getByRole('button', { name: button }).click();
     const dialog = page.locator(`dialog[aria-label="${dialogLabel}"]`);
-    await dialog.locator('.confirm:not([disabled])').waitFor();
-    if (fill) await fill();
-    assert.equal(await dialog.locator('.command').innerText(), command);
-    await dialog.getByRole('button', { name: 'Confirm' }).click();
-    await dialog.locator('[role=status], [role=alert]').waitFor();
-    assert.equal(await dialog.locator('[role=status], [role=alert]').innerText(), done);
-    await dialog.getByRole('button', { name: 'Close' }).click();
+    try {
+      await dialog.locator('.confirm:not([disabled])').waitFor();
+      if (fill) await fill();
+      assert.equal(await dialog.locator('.command').innerText(), command);
+      await dialog.getByRole('button', { name: 'Confirm' }).click();
+      await dialog.locator('[role=status], [role=alert]').waitFor();
+      assert.equal(await dialog.locator('[role=status], [role=alert]').innerText(), done);
+    } finally {
+      // Closed whatever happened, so a failure here does not leave a modal over the page for the next test.
+      await dialog.locator('.dialog-buttons button').first().click();
+    }
   };
   await act('Scale…', 'scale Deployment default/web', 'kubectl scale deployment/web --replicas=3 -n default', 'deployment.apps/web scaled',
     () => page.locator('dialog input[name=replicas]').fill('3'));

@@ -11,9 +11,9 @@
  *    ReplicaSets (annotation deployment.kubernetes.io/revision; the template
  *    without the pod-template-hash label); a StatefulSet's are its
  *    ControllerRevisions (.revision, the template in .data.spec.template).
- *    The write is a JSON patch that first tests the resourceVersion read, so
- *    a workload changed meanwhile answers a conflict rather than being
- *    rolled back on stale history.
+ *    The write is a JSON patch replacing spec.template, as kubectl's
+ *    rollbacker sends it, without a resourceVersion test: the controller
+ *    writes status all through a rollout, and that must not refuse an undo.
  */
 import type { PodTemplateSpec } from 'kubernetes-types/core/v1';
 import type { ControllerRevision, ReplicaSet } from 'kubernetes-types/apps/v1';
@@ -61,11 +61,8 @@ export function revisionsOf(k: WorkloadKind, uid: string, items: (ReplicaSet | C
 export type UndoPlan = { ok: true; to: number; patch: object[] } | { ok: false; message: string };
 
 /** The previous revision's template, written over the current one; kubectl's words when there is none. */
-export function planUndo(k: WorkloadKind, name: string, resourceVersion: string, revs: Revision[]): UndoPlan {
+export function planUndo(k: WorkloadKind, name: string, revs: Revision[]): UndoPlan {
   if (revs.length < 2) return { ok: false, message: `no rollout history found for ${k.toLowerCase()} "${name}"` };
   const previous = revs[1];
-  return { ok: true, to: previous.revision, patch: [
-    { op: 'test', path: '/metadata/resourceVersion', value: resourceVersion },
-    { op: 'replace', path: '/spec/template', value: previous.template },
-  ] };
+  return { ok: true, to: previous.revision, patch: [{ op: 'replace', path: '/spec/template', value: previous.template }] };
 }

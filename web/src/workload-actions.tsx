@@ -38,7 +38,7 @@ async function undo(kind: WorkloadKind, ns: string, name: string, w: Workload): 
   const list = kind === 'Deployment'
     ? await api<{ items: ReplicaSet[] }>(`/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/replicasets`)
     : await api<{ items: ControllerRevision[] }>(`/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/controllerrevisions`);
-  const plan = planUndo(kind, name, w.metadata!.resourceVersion!, revisionsOf(kind, w.metadata!.uid!, list.items));
+  const plan = planUndo(kind, name, revisionsOf(kind, w.metadata!.uid!, list.items));
   if (!plan.ok) throw new Error(plan.message);
   await send(workloadPath(kind, ns, name), 'PATCH', plan.patch, 'application/json-patch+json');
   return `${kind.toLowerCase()}.apps/${name} rolled back`;
