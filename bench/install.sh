@@ -36,7 +36,8 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 size="$(du -sh --apparent-size node_modules | cut -f1)"
 sqlite_how="prebuilt download"
 [ -d node_modules/better-sqlite3/build/Release/obj ] && sqlite_how="compiled from source (no prebuilt reachable)"
-top="$(cd node_modules && du -s --apparent-size -- * @*/* 2>/dev/null | grep -v '^[0-9]*	@[^/]*$' | sort -rn | head -8 \
+# Scoped packages one by one (du counts a directory once, so not their scope as well).
+top="$(cd node_modules && du -s --apparent-size -- $(ls -d -- * | grep -v '^@') @*/* 2>/dev/null | sort -rn | head -8 \
   | awk '{printf "%s%s %.0f MB", (NR>1?", ":""), $2, $1/1024}')"
 
 section="$(cat <<EOF
