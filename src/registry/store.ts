@@ -75,7 +75,12 @@ export interface FieldManagerOptions {
   subresource?: string;
 }
 
-export interface CreateOptions { dryRun?: boolean; fieldManager?: FieldManagerOptions }
+export interface CreateOptions {
+  dryRun?: boolean;
+  fieldManager?: FieldManagerOptions;
+  /** As UpdateOptions.resultShared. */
+  resultShared?: boolean;
+}
 
 export interface UpdateOptions {
   subresource?: string;
@@ -95,10 +100,11 @@ export interface UpdateOptions {
    */
   signal?: AbortSignal;
   /**
-   * The caller drops the result (a binding answers a Status): the written object may go to the
-   * watch cache as the write's event's object, which saves parsing the stored value again.
+   * The caller only reads the result (renders it, or drops it as a binding does) and never
+   * mutates it: the written object may become the watch cache's own copy for the write's event
+   * (and the caller's rendered JSON its watchers'), which saves parsing the stored value again.
    */
-  resultUnused?: boolean;
+  resultShared?: boolean;
 }
 
 export interface Watch {
@@ -346,8 +352,14 @@ export class Store {
     await this.deps.hooks?.validate?.('create', this.info, obj, undefined, { dryRun: !!opts.dryRun });
     if (opts.dryRun) return obj;
     const key = this.key(namespace, meta.name);
-    const res = await this.deps.backend.create(key, this.encodeForWrite(key, obj));
-    if (!res.ok) throw alreadyExists(this.gr, meta.name);
+    const value = this.encodeForWrite(key, obj);
+    const cache = this.handOverTo(opts);
+    cache?.expectWrite(key, value, obj);
+    const res = await this.deps.backend.create(key, value);
+    if (!res.ok) {
+      cache?.forgetWrite(key, value);
+      throw alreadyExists(this.gr, meta.name);
+    }
     // obj is the request's own copy (cloned from its body): answered as written, not parsed back from storage.
     return this.written(obj, res.kv);
   }
@@ -453,11 +465,16 @@ export class Store {
   /** An update's storage write; the object goes to the watch cache when the caller drops it. */
   private async writeUpdate(key: string, obj: any, modRevision: number, opts: UpdateOptions) {
     const value = this.encodeForWrite(key, obj);
-    const cache = opts.resultUnused && this.storedAsServed() ? this.cache : undefined;
+    const cache = this.handOverTo(opts);
     cache?.expectWrite(key, value, obj);
     const res = await this.deps.backend.update(key, value, modRevision);
     if (!res.ok) cache?.forgetWrite(key, value);
     return res;
+  }
+
+  /** The watch cache that may keep the object being written as is (see UpdateOptions.resultShared). */
+  private handOverTo(opts: { resultShared?: boolean }): WatchCache | undefined {
+    return opts.resultShared && this.storedAsServed() ? this.cache : undefined;
   }
 
   /** Whether storage keeps objects as served (no conversion, no other storage version): decode is JSON.parse plus resourceVersion. */
