@@ -28,6 +28,7 @@ import { ClientCertificateRotation, ClientCertificateStore, loadOrBootstrapClien
 import { runStandaloneAgent, staticPodFlagOptions, staticPodFlagsHelp, staticPodOptions } from './agent-staticpods.js';
 import { ServiceAccountTokenManager } from '../kubelet/token/manager.js';
 import { parsePodNetworkBackend, podNetworkFlagHelp, startPodNetwork } from './agent-podnet.js';
+import { readKubeletConfigFile } from './kubelet-config-file.js';
 import { runtimeCNIConfDir, type PodNetwork } from '../kubelet/network/index.js';
 
 export const agentHelp = `Run a node agent (kubelet) that registers a node and runs the pods bound to it.
@@ -98,6 +99,8 @@ Flags:
       --cluster-dns strings                 cri: the cluster DNS servers, comma-separated, for pods with dnsPolicy ClusterFirst
                                             (default: none; such pods then use the node's resolver, with a MissingClusterDNS warning)
       --cluster-domain string               cri: the cluster's DNS domain, for the search paths of ClusterFirst pods (default "cluster.local")
+      --config string                       a KubeletConfiguration file (kubeadm's /var/lib/kubelet/config.yaml): clusterDNS and
+                                            clusterDomain are read from it; the flags above win over it
       --resolv-conf string                  cri: the node's resolver configuration, the base of dnsPolicy Default; "" for none
                                             (default "/etc/resolv.conf")
 ${podNetworkFlagHelp}
@@ -121,7 +124,7 @@ export async function runAgent(args: string[]): Promise<number> {
       'metrics-port': { type: 'string' }, 'no-events': { type: 'boolean' },
       'kubelet-port': { type: 'string', default: '10250' }, address: { type: 'string', default: '0.0.0.0' }, 'client-ca-file': { type: 'string' },
       'tls-cert-file': { type: 'string' }, 'tls-private-key-file': { type: 'string' }, 'pod-logs-dir': { type: 'string' },
-      'cluster-dns': { type: 'string', default: '' }, 'cluster-domain': { type: 'string', default: 'cluster.local' },
+      'cluster-dns': { type: 'string' }, 'cluster-domain': { type: 'string' }, config: { type: 'string' },
       'resolv-conf': { type: 'string', default: '/etc/resolv.conf' }, 'pod-network-backend': { type: 'string', default: 'none' },
       ...staticPodFlagOptions,
     },
@@ -131,6 +134,8 @@ export async function runAgent(args: string[]): Promise<number> {
   for (const r of [values.runtime!, values['static-pod-runtime'] ?? values.runtime!]) {
     if (!['simulated', 'cri', 'process'].includes(r)) { console.error(`Error: runtime "${r}" is not supported (available: simulated, cri, process)`); return 1; }
   }
+  let dnsFlags: typeof values;
+  try { dnsFlags = withKubeletConfigFile(values); } catch (e) { console.error(`Error: ${(e as Error).message}`); return 1; }
   const real = values.runtime !== 'simulated';
   let podNetworkBackend: ReturnType<typeof parsePodNetworkBackend>;
   try { podNetworkBackend = parsePodNetworkBackend(values['pod-network-backend']); } catch (e) { console.error(`Error: ${(e as Error).message}`); return 1; }
@@ -166,7 +171,7 @@ export async function runAgent(args: string[]): Promise<number> {
   const makeRuntime = async (kind: string): Promise<PodRuntime> => kind === 'cri'
     ? CRIRuntime.connect({
       endpoint: values['container-runtime-endpoint']!, nodeName, hostIP: internalIP, podLogsDir, rootDir,
-      logger: logger.with('cri'), timers: realTimers, dns: kubeletDNSOptions(values, internalIP, logger),
+      logger: logger.with('cri'), timers: realTimers, dns: kubeletDNSOptions(dnsFlags, internalIP, logger),
       ...(clients ? { volumes, tokens } : {}),
       ...(clients && !values['no-events'] ? { recorder: new EventRecorder(clients, 'kubelet', logger, nodeName) } : {}),
     })
@@ -309,6 +314,17 @@ function hostIPv4(): string {
     for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
   }
   return '127.0.0.1';
+}
+
+/** The DNS flags, filled from --config's KubeletConfiguration where the command line does not give them. */
+function withKubeletConfigFile<T extends { config?: string; 'cluster-dns'?: string; 'cluster-domain'?: string }>(values: T): T {
+  if (!values.config) return values;
+  const file = readKubeletConfigFile(values.config);
+  return {
+    ...values,
+    'cluster-dns': values['cluster-dns'] ?? file.clusterDNS?.join(','),
+    'cluster-domain': values['cluster-domain'] ?? file.clusterDomain,
+  };
 }
 
 /** --cluster-dns, --cluster-domain and --resolv-conf; the resolver file is read once, at start. */

@@ -16,6 +16,7 @@ import { isIPv4CIDR } from '../proxy/node-addresses.js';
 import { parseDuration } from './duration.js';
 import { NetworkPolicyAgent } from '../netpol/agent.js';
 import { nftRunner } from '../util/nft.js';
+import { kubeProxyFlagsFromConfig, readKubeProxyConfigFile } from './kube-proxy-config-file.js';
 
 export const proxyHelp = `Run kube-proxy (nftables mode): program this node's Service rules from Services and EndpointSlices.
 
@@ -23,6 +24,8 @@ Usage:
   k8ts proxy [--kubeconfig FILE] [flags]
 
 Flags:
+      --config string                  a KubeProxyConfiguration file (kubeadm's kube-proxy ConfigMap, config.conf); its values
+                                       replace the flags below, except --hostname-override and --network-policy
       --kubeconfig string              kubeconfig of the API server (default: in-cluster service account)
       --hostname-override string       the name of this node (default: the host name)
       --cluster-cidr string            the pod network; traffic from outside it to a cluster IP is masqueraded
@@ -62,14 +65,20 @@ function startHealthz(addr: { host: string; port: number }, lastOk: () => number
 }
 
 export async function runProxy(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values: flags } = parseArgs({
     args, strict: true, options: {
       kubeconfig: { type: 'string' }, 'hostname-override': { type: 'string' }, 'cluster-cidr': { type: 'string' },
       'nodeport-addresses': { type: 'string' }, 'metrics-bind-address': { type: 'string', default: '127.0.0.1:10249' },
       'healthz-bind-address': { type: 'string', default: '0.0.0.0:10256' }, 'min-sync-period': { type: 'string', default: '1s' },
-      'network-policy': { type: 'string', default: 'true' },
+      'network-policy': { type: 'string', default: 'true' }, config: { type: 'string' },
     },
   });
+  let values: Record<string, string | undefined> = flags;
+  if (flags.config) {
+    try {
+      values = { ...kubeProxyFlagsFromConfig(readKubeProxyConfigFile(flags.config), flags['hostname-override']), 'network-policy': flags['network-policy'] };
+    } catch (e) { console.error(`Error: ${(e as Error).message}`); return 1; }
+  }
   const clusterCIDR = values['cluster-cidr'];
   if (clusterCIDR && !isIPv4CIDR(clusterCIDR)) { console.error(`Error: invalid --cluster-cidr "${clusterCIDR}"`); return 1; }
   let npa: 'primary' | string[];

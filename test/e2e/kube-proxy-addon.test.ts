@@ -10,6 +10,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 import type { ClusterRole, ClusterRoleBinding } from 'kubernetes-types/rbac/v1.js';
+import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import { parse } from 'yaml';
 import { startUp, type UpCluster } from './up-cluster.js';
 
 let up: UpCluster;
@@ -30,9 +32,25 @@ describe('the kube-proxy addon of k8ts up', () => {
     assert.deepEqual(pod.tolerations, [{ operator: 'Exists' }]);
     const c = pod.containers[0];
     assert.match(c.image!, /^k8ts\.local\/k8ts:\S+$/);
-    assert.deepEqual(c.command, ['k8ts', 'proxy', '--hostname-override=$(NODE_NAME)', '--cluster-cidr=10.244.0.0/24']);
+    // kubeadm's: the configuration comes from the kube-proxy ConfigMap mounted at /var/lib/kube-proxy.
+    assert.deepEqual(c.command, ['k8ts', 'proxy', '--config=/var/lib/kube-proxy/config.conf', '--hostname-override=$(NODE_NAME)']);
+    assert.deepEqual(c.volumeMounts, [{ name: 'kube-proxy', mountPath: '/var/lib/kube-proxy' }]);
+    assert.deepEqual(pod.volumes, [{ name: 'kube-proxy', configMap: { name: 'kube-proxy', defaultMode: 420 } }]);
     assert.deepEqual(c.env!.find((e) => e.name === 'NODE_NAME')?.valueFrom, { fieldRef: { apiVersion: 'v1', fieldPath: 'spec.nodeName' } });
     assert.equal(c.env!.find((e) => e.name === 'KUBERNETES_SERVICE_HOST')?.value, '127.0.0.1');
+  });
+
+  it('stores kube-proxy\'s KubeProxyConfiguration in the kube-proxy ConfigMap (mode nftables, clusterCIDR), readable by joining nodes\' bootstrap tokens', async () => {
+    const cm = await getJSON<ConfigMap>(['get', 'configmap', 'kube-proxy', '-n', 'kube-system']);
+    const config = parse(cm.data!['config.conf']!) as Record<string, unknown>;
+    assert.equal(config.apiVersion, 'kubeproxy.config.k8s.io/v1alpha1');
+    assert.equal(config.kind, 'KubeProxyConfiguration');
+    assert.equal(config.mode, 'nftables');
+    assert.equal(config.clusterCIDR, '10.244.0.0/24');
+    const can = async (name: string) => (await up.kubectl(['auth', 'can-i', 'get', `configmap/${name}`, '-n', 'kube-system', '--as=system:bootstrap:abcdef',
+      '--as-group=system:bootstrappers:kubeadm:default-node-token'], undefined, true)).stdout.trim();
+    assert.equal(await can('kube-proxy'), 'yes');
+    assert.equal(await can('other'), 'no');
   });
 
   it('runs one Ready pod on each of the three nodes, the tainted control-plane node included', async () => {

@@ -13,8 +13,9 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { eventually, seedsDir } from './harness.js';
 import { seedManifests } from './seed-manifests.js';
 import { k8ts, freePort, tempPrefix, filesUnder, kubectl, type RunResult } from './kubeadm-node.js';
@@ -76,6 +77,23 @@ describe('kubeadm-style cluster: join, delete and reset a worker, rejoin (seed n
     const nodes = await kubectl(admin, ['get', 'nodes', '--no-headers']);
     assert.match(nodes.stdout, /^worker1\s+Ready\s+<none>/m);
     assert.match(nodes.stdout, /^worker2\s+Ready\s+<none>/m);
+  });
+
+  it('joined workers start with the cluster\'s KubeletConfiguration from the kubelet-config ConfigMap (clusterDNS, clusterDomain)', async () => {
+    const cm = await kubectl(admin, ['get', 'configmap', 'kubelet-config', '-n', 'kube-system', '-o', 'jsonpath={.data.kubelet}']);
+    assert.equal(cm.code, 0, cm.stderr);
+    const cluster = parse(cm.stdout) as { kind: string; clusterDNS: string[]; clusterDomain: string };
+    assert.deepEqual([cluster.kind, cluster.clusterDNS, cluster.clusterDomain], ['KubeletConfiguration', ['10.96.0.10'], 'cluster.local']);
+    for (const w of workers) {
+      const config = join(w.prefix, 'var/lib/kubelet/config.yaml');
+      assert.deepEqual(parse(readFileSync(config, 'utf8')), cluster, `${w.name}'s config.yaml is the cluster's`);
+      assert.equal(/ --config=(\S+?)[ "]/.exec(readFileSync(join(w.prefix, 'var/lib/kubelet/kubeadm-flags.env'), 'utf8'))?.[1], config, `${w.name}'s kubelet runs with --config`);
+    }
+    // kubeadm's Role kubeadm:kubelet-config: joining nodes read it with their bootstrap token, and nothing else in kube-system.
+    const can = async (...args: string[]) => (await kubectl(admin, ['auth', 'can-i', ...args, '-n', 'kube-system', '--as=system:bootstrap:abcdef',
+      '--as-group=system:bootstrappers', '--as-group=system:bootstrappers:kubeadm:default-node-token'])).stdout.trim();
+    assert.equal(await can('get', 'configmap/kubelet-config'), 'yes');
+    assert.equal(await can('get', 'configmap/coredns-other'), 'no');
   });
 
   it('the seed DaemonSet lands on all three nodes', async () => {

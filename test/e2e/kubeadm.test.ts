@@ -70,13 +70,20 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     assert.match(init.stdout, new RegExp(`k8ts join 127\\.0\\.0\\.1:${ports.api} --token [a-z0-9]{6}\\.[a-z0-9]{16} \\\\\\n\\t--discovery-token-ca-cert-hash sha256:[0-9a-f]{64}`));
   });
 
-  it('applies the CoreDNS addon: kube-dns at the service CIDR\'s tenth address, and the kubelet\'s --cluster-dns', async () => {
+  it('applies the CoreDNS addon: kube-dns at the service CIDR\'s tenth address, and the kubelet\'s clusterDNS in config.yaml and the kubelet-config ConfigMap', async () => {
     assert.ok(init.stdout.includes('[addons] Applied essential addon: CoreDNS'), init.stdout);
     const svc = await kubectl(admin, ['get', 'service', 'kube-dns', '-n', 'kube-system', '-o', 'jsonpath={.spec.clusterIP}']);
     assert.equal(svc.stdout, '10.96.0.10');
     const deploy = await kubectl(admin, ['get', 'deployment', 'coredns', '-n', 'kube-system', '-o', 'jsonpath={.spec.template.spec.containers[0].env[?(@.name=="KUBERNETES_SERVICE_HOST")].value}']);
     assert.equal(deploy.stdout, '127.0.0.1', 'the DNS pods reach the API server at the advertise address');
-    assert.match(readFileSync(join(prefix, 'var/lib/kubelet/kubeadm-flags.env'), 'utf8'), / --cluster-dns=10\.96\.0\.10( |")/);
+    // kubeadm's kubelet configuration: /var/lib/kubelet/config.yaml (--config), the same as the kubelet-config ConfigMap.
+    const config = join(prefix, 'var/lib/kubelet/config.yaml');
+    assert.equal(/ --config=(\S+?)[ "]/.exec(readFileSync(join(prefix, 'var/lib/kubelet/kubeadm-flags.env'), 'utf8'))?.[1], config);
+    const file = parse(readFileSync(config, 'utf8')) as { kind: string; clusterDNS: string[]; clusterDomain: string };
+    assert.deepEqual([file.kind, file.clusterDNS, file.clusterDomain], ['KubeletConfiguration', ['10.96.0.10'], 'cluster.local']);
+    assert.ok(init.stdout.includes('[kubelet] Creating a ConfigMap "kubelet-config" in namespace kube-system with the configuration for the kubelets in the cluster'), init.stdout);
+    const cm = await kubectl(admin, ['get', 'configmap', 'kubelet-config', '-n', 'kube-system', '-o', 'jsonpath={.data.kubelet}']);
+    assert.deepEqual(parse(cm.stdout), file);
   });
 
   it('writes kubeadm\'s layout: pki, one kubeconfig per identity, static pod manifests', () => {

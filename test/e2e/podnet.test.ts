@@ -11,7 +11,10 @@
  * pods, pinned with nodeName, answer a CGI script that prints REMOTE_ADDR, so
  * a request shows both reachability and that pod-to-pod keeps the source
  * address while pod-to-outside (a server in the router namespace) is
- * masqueraded to the node's address.
+ * masqueraded to the node's address. The joined workers' pods resolve
+ * kubernetes.default through the kube-dns Service (their kubelets took
+ * clusterDNS from the kubelet-config ConfigMap), and a NetworkPolicy on the
+ * control plane's pod admits a pod over host-gw and drops one over VXLAN.
  *
  * The seed's failure (issue #21): worker1 is reset, its Node deleted, and it
  * joins again; it gets a new podCIDR, its bridge carries the new gateway only,
@@ -167,6 +170,40 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
     }
     const ping = await kc(['exec', 'web-worker2', '--', 'ping', '-c', '1', '-W', '3', ips['worker1']!]);
     assert.equal(ping.code, 0, ping.stderr + ping.stdout);
+  });
+
+  it('pods on the joined workers resolve kubernetes.default through the cluster DNS: join took clusterDNS from the kubelet-config ConfigMap', async () => {
+    for (const pod of ['web-worker1', 'web-worker2']) {
+      const conf = await kc(['exec', pod, '--', 'cat', '/etc/resolv.conf']);
+      assert.match(conf.stdout, /^nameserver 10\.96\.0\.10$/m, `${pod}: ${conf.stdout}`);
+      assert.match(conf.stdout, /^search default\.svc\.cluster\.local svc\.cluster\.local cluster\.local\b/m, `${pod}: ${conf.stdout}`);
+      // Through the kube-dns Service: kube-proxy on the worker DNATs to a coredns pod (a host process on some node).
+      let last = '';
+      await eventually(async () => {
+        const r = await kc(['exec', pod, '--', 'sh', '-c', 'nslookup kubernetes.default.svc.cluster.local 2>&1']);
+        last = r.stdout + r.stderr;
+        return /^Address:\s*10\.96\.0\.1$/m.test(r.stdout) ? true : undefined;
+      }, 120_000, `${pod} resolves kubernetes.default.svc.cluster.local`).catch((e) => { throw new Error(`${(e as Error).message}; the last answer: ${last}`); });
+    }
+  });
+
+  it('a NetworkPolicy holds across nodes: web-control-plane admits web-worker1 (host-gw) and drops web-worker2 (VXLAN) until it is deleted', async () => {
+    const cpIP = JSON.parse((await kc(['get', 'pod', 'web-control-plane', '-o', 'json'])).stdout).status.podIP as string;
+    /** Whether `from` gets an HTTP answer from host:8080; false when dropped (nc gives up after 3 s). */
+    const reaches = async (from: string, host: string) =>
+      /^HTTP\/1\.[01] 200/.test((await kc(['exec', from, '--', 'sh', '-c', `printf 'GET /cgi-bin/ip HTTP/1.0\\r\\n\\r\\n' | nc -w 3 ${host} 8080; true`])).stdout);
+    assert.equal((await kc(['label', 'pod', 'web-control-plane', 'netpol=target'])).code, 0);
+    assert.equal((await kc(['label', 'pod', 'web-worker1', 'netpol=client'])).code, 0);
+    const file = join(cp.prefix, 'netpol.json');
+    writeFileSync(file, JSON.stringify({
+      apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'target-from-client', namespace: 'default' },
+      spec: { podSelector: { matchLabels: { netpol: 'target' } }, ingress: [{ from: [{ podSelector: { matchLabels: { netpol: 'client' } } }] }] },
+    }));
+    assert.equal((await kc(['apply', '-f', file])).code, 0);
+    await eventually(async () => !(await reaches('web-worker2', cpIP)), 60_000, 'web-worker2 is dropped once the control plane\'s agent enforces the policy');
+    assert.equal(await reaches('web-worker1', cpIP), true, 'web-worker1 is admitted');
+    assert.equal((await kc(['delete', '-f', file])).code, 0);
+    await eventually(async () => reaches('web-worker2', cpIP), 60_000, 'web-worker2 reaches web-control-plane once the policy is gone');
   });
 
   it('pod-to-outside traffic is masqueraded to the node\'s address (table ip k8ts-podnet)', async () => {

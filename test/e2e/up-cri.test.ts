@@ -149,6 +149,30 @@ describe('k8ts up --runtime cri: one command, a real containerd node', () => {
     }, 60_000, 'the web Service by its short name').catch((e) => { throw new Error(`${(e as Error).message}; the last answer: ${lastByName}`); });
   });
 
+  it('a NetworkPolicy holds for containerd pods: web admits only the client pod, by pod IP and by ClusterIP; deleting it opens web again', async () => {
+    // The pods of the test above: deployment web (app=web) behind Service web, pod client (run=client).
+    const webIP = (await getJSON(['get', 'pods', '-l', 'app=web'])).items[0].status.podIP as string;
+    const clusterIP = (await getJSON(['get', 'service', 'web'])).spec.clusterIP as string;
+    await kubectl(['run', 'intruder', '--image=k8ts.local/busybox:1', '--', 'sleep', '3600']);
+    await kubectl(['wait', '--for=condition=Ready', 'pod/intruder', '--timeout=120s']);
+    /** What `from` gets for GET / from host:port; '' when the connection is dropped (nc gives up after 3 s). */
+    const get = (from: string, host: string, port: number) =>
+      kubectl(['exec', from, '--', 'sh', '-c', `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 3 ${host} ${port} 2>&1; true`]).catch((e) => String(e));
+    const reaches = async (from: string, host: string, port: number) => (await get(from, host, port)).includes('hello web');
+    assert.equal(await reaches('intruder', webIP, 8080), true, 'no policy: every pod reaches web');
+    await kubectl(['apply', '-f', '-'], JSON.stringify({
+      apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'web-from-client', namespace: 'default' },
+      spec: { podSelector: { matchLabels: { app: 'web' } }, ingress: [{ from: [{ podSelector: { matchLabels: { run: 'client' } } }], ports: [{ port: 8080 }] }] },
+    }));
+    await eventually(async () => !(await reaches('intruder', webIP, 8080)), 60_000, 'the intruder is dropped once the policy is enforced');
+    assert.equal(await reaches('intruder', clusterIP, 80), false, 'through the Service too: the policy is checked after kube-proxy\'s DNAT');
+    assert.equal(await reaches('client', webIP, 8080), true, 'the client is admitted by pod IP');
+    assert.equal(await reaches('client', clusterIP, 80), true, 'and through the Service');
+    await kubectl(['delete', 'networkpolicy', 'web-from-client']);
+    await eventually(async () => reaches('intruder', webIP, 8080), 60_000, 'the intruder reaches web once the policy is gone');
+    await kubectl(['delete', 'pod', 'intruder', '--wait=false']);
+  });
+
   it('a hostPort pod answers on the node address; a second one for the same port stays Pending as upstream', async () => {
     await kubectl(['apply', '-f', '-'], hostPortPod('hp1'));
     await kubectl(['wait', '--for=condition=Ready', 'pod/hp1', '--timeout=120s']);

@@ -5,6 +5,8 @@
  * and its closing message with the join command.
  */
 import { uploadConfigPhase } from './upload-config.js';
+import { uploadKubeletConfigPhase } from './upload-kubelet-config.js';
+import { defaultKubeletConfiguration } from '../kubelet-config-file.js';
 import { podNetworkRBACPhase } from './pod-network-rbac.js';
 import { parsePodNetworkBackend } from '../agent-podnet.js';
 import { parseArgs } from 'node:util';
@@ -188,8 +190,10 @@ export async function runInit(args: string[]): Promise<number> {
       return 0;
     }
     phase = 'kubelet-start';
+    // kubeadm's cluster-wide KubeletConfiguration: this node's config.yaml, and the kubelet-config ConfigMap joining nodes read.
+    const kubeletConfiguration = defaultKubeletConfiguration(dnsIP);
     const agentConfig = {
-      layout, nodeName, nodeIP: advertiseAddress, kubeletPort: Number(values['kubelet-port']), runtime, clusterDNS: dnsIP,
+      layout, nodeName, nodeIP: advertiseAddress, kubeletPort: Number(values['kubelet-port']), runtime, kubeletConfiguration,
       ...(criSocket ? { criSocket } : {}), ...(runtime !== 'process' ? { staticPodRuntime: 'process' as const } : {}), podNetworkBackend,
     };
     let stopHint = '';
@@ -213,6 +217,7 @@ export async function runInit(args: string[]): Promise<number> {
           kubernetesVersion: KUBERNETES_VERSION, controlPlaneEndpoint: server.replace(/^https:\/\//, ''), podSubnet, serviceSubnet: values['service-cidr']!, podNetworkBackend,
         }, log);
       }
+      if (!skip.has('upload-config') && !skip.has('upload-config/kubelet')) await uploadKubeletConfigPhase(admin, kubeletConfiguration, log);
       phase = 'upload-certs';
       if (values['upload-certs'] && !skip.has('upload-certs')) {
         await uploadCertsPhase(admin, { certDir: layout.certDir, certificateKey, externalEtcd: fileConfig.externalEtcd, log });

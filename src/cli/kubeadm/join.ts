@@ -7,6 +7,8 @@
  * (TLS bootstrap). A join that fails undoes what it did: nothing is left.
  */
 import { downloadPodNetworkBackend } from './upload-config.js';
+import { downloadKubeletConfig } from './upload-kubelet-config.js';
+import type { KubeletConfiguration } from '../kubelet-config-file.js';
 import { parseArgs } from 'node:util';
 import { hostname } from 'node:os';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -16,7 +18,7 @@ import { ApiError, Clientset, loadKubeconfig } from '../../client/index.js';
 import { parseDuration } from '../duration.js';
 import { nodeLayout, type NodeLayout } from './layout.js';
 import { PreflightError, runChecks, parseIgnored, isPrivilegedUser, portOpen, fileAvailable, dirAvailable } from './preflight.js';
-import { kubeletStartPhase } from './kubelet-start.js';
+import { kubeletConfigPath, kubeletStartPhase } from './kubelet-start.js';
 import { KUBELET_SERVICE, stopService } from './service.js';
 import { discoverClusterInfo, type ClusterInfo } from './discovery.js';
 import { TOKEN_PATTERN } from './bootstrap-token.js';
@@ -103,7 +105,7 @@ export async function runJoin(args: string[]): Promise<number> {
     });
     log('[preflight] Reading configuration from the cluster...');
     phase = 'kubelet-start';
-    const podNetworkBackend = await checkNodeName(info, bootstrapToken, nodeName);
+    const { podNetworkBackend, kubeletConfiguration } = await checkNodeName(info, bootstrapToken, nodeName);
     mkdirSync(layout.certDir, { recursive: true, mode: 0o755 });
     const caPath = join(layout.certDir, 'ca.crt');
     await writeFileAtomic(caPath, info.caCertPem, 0o644);
@@ -117,6 +119,7 @@ export async function runJoin(args: string[]): Promise<number> {
     started = true;
     kubeletStartPhase({
       layout, nodeName, nodeIP, kubeletPort, runtime, criSocket, bootstrap: true, staticPods: true, ...(runtime === 'cri' ? { podNetworkBackend } : {}),
+      ...(kubeletConfiguration ? { kubeletConfiguration } : {}),
     }, log);
     log(`[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap`);
     const kubeletConf = layout.kubeconfig('kubelet.conf');
@@ -149,17 +152,20 @@ Run 'kubectl get nodes' on the control-plane to see this node join the cluster.
 /**
  * kubeadm refuses to join under the name of a Node that is Ready (a stale,
  * NotReady one may be replaced). The bootstrap token may get nodes. Returns
- * the pod network backend that init recorded in kubeadm-config.
+ * the pod network backend that init recorded in kubeadm-config and the
+ * cluster's KubeletConfiguration (kubelet-config), both readable with the token.
  */
-async function checkNodeName(info: ClusterInfo, token: string, nodeName: string): Promise<string> {
+async function checkNodeName(info: ClusterInfo, token: string, nodeName: string): Promise<{ podNetworkBackend: string; kubeletConfiguration?: KubeletConfiguration }> {
   const clients = new Clientset({ server: info.server, caPem: info.caCertPem, token }, { userAgent: 'k8ts-join' });
   try {
     const node = await getNode(clients, nodeName);
     if (node && isReady(node)) {
       throw new Error(`a Node with name "${nodeName}" and status "Ready" already exists in the cluster. You must delete the existing Node or change the name of this new joining Node`);
     }
-    // kubeadm reads the cluster's configuration here ("Reading configuration from the cluster..."): the pod network's backend.
-    return await downloadPodNetworkBackend(clients);
+    // kubeadm reads the cluster's configuration here ("Reading configuration from the cluster..."): the pod network's
+    // backend and the kubelets' configuration (clusterDNS, clusterDomain).
+    const kubeletConfiguration = await downloadKubeletConfig(clients);
+    return { podNetworkBackend: await downloadPodNetworkBackend(clients), ...(kubeletConfiguration ? { kubeletConfiguration } : {}) };
   } catch (e) {
     if (e instanceof ApiError && e.code === 401) throw new Error(`the bootstrap token was refused by the API server (Unauthorized): it is wrong, expired or deleted; create a new one with 'k8ts token create --print-join-command' on the control plane`);
     throw e;
@@ -171,6 +177,7 @@ async function checkNodeName(info: ClusterInfo, token: string, nodeName: string)
 /** What the agent may have written before a failed join was undone. */
 function cleanAgentState(layout: NodeLayout, kubeletDirExisted: boolean, manifestsDirExisted: boolean): void {
   rmSync(layout.kubeconfig('kubelet.conf'), { force: true });
+  rmSync(kubeletConfigPath(layout), { force: true });
   if (!manifestsDirExisted) rmSync(layout.manifestsDir, { recursive: true, force: true });
   if (!kubeletDirExisted) rmSync(layout.kubeletDir, { recursive: true, force: true });
   rmSync(layout.logFile(KUBELET_SERVICE), { force: true });
