@@ -88,7 +88,12 @@ export interface FieldManagerOptions {
   subresource?: string;
 }
 
-export interface CreateOptions { dryRun?: boolean; fieldManager?: FieldManagerOptions }
+export interface CreateOptions {
+  dryRun?: boolean;
+  fieldManager?: FieldManagerOptions;
+  /** As UpdateOptions.resultShared. */
+  resultShared?: boolean;
+}
 
 export interface UpdateOptions {
   subresource?: string;
@@ -107,6 +112,12 @@ export interface UpdateOptions {
    * lost a race stops retrying. Without it a write without precondition retries until it succeeds.
    */
   signal?: AbortSignal;
+  /**
+   * The caller only reads the result (renders it, or drops it as a binding does) and never
+   * mutates it: the written object may become the watch cache's own copy for the write's event
+   * (and the caller's rendered JSON its watchers'), which saves parsing the stored value again.
+   */
+  resultShared?: boolean;
 }
 
 export interface Watch {
@@ -367,9 +378,16 @@ export class Store {
     await this.deps.hooks?.validate?.('create', this.info, obj, undefined, { dryRun: !!opts.dryRun });
     if (opts.dryRun) return obj;
     const key = this.key(namespace, meta.name);
-    const res = await this.deps.backend.create(key, this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj));
-    if (!res.ok) throw alreadyExists(this.gr, meta.name);
-    return this.asyncConversion ? this.decodeServed(res.kv) : this.decode(res.kv);
+    const value = this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj);
+    const cache = this.handOverTo(opts);
+    cache?.expectWrite(key, value, obj);
+    const res = await this.deps.backend.create(key, value);
+    if (!res.ok) {
+      cache?.forgetWrite(key, value);
+      throw alreadyExists(this.gr, meta.name);
+    }
+    // obj is the request's own copy (cloned from its body): answered as written, not parsed back from storage.
+    return this.written(obj, res.kv);
   }
 
   private checkNamespaceMatch(namespace: string | undefined, meta: any) {
@@ -432,8 +450,10 @@ export class Store {
       // Strategies copy parts of the old object into the new one (the spec on /status, the status on the
       // main resource) and later steps normalize the new one in place: the cache's shared copy must not be
       // reachable from it, so a cached current state is used through a private copy, parsed from its
-      // rendered JSON (usually rendered already for its watchers).
-      const old = cached ? JSON.parse(renderedJSON(cur.old)) : cur.old;
+      // rendered JSON (usually rendered already for its watchers). A binding only reads it (no strategy
+      // copies from it, nothing normalizes the new object in place: upstream's binding REST writes storage
+      // directly), so it uses the shared copy, a parse less per scheduled pod.
+      const old = cached && opts.subresource !== 'binding' ? JSON.parse(renderedJSON(cur.old)) : cur.old;
       let obj: any;
       try {
         // The private copy: decoding the stored value again costs one parse, a clone a stringify and a parse.
@@ -458,16 +478,35 @@ export class Store {
       }
       if (opts.dryRun) return obj;
       const deleting = shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj);
-      const res = deleting
-        ? await this.deps.backend.delete(key, modRevision)
-        : await this.deps.backend.update(key, await this.storedValue(key, obj), modRevision);
-      // A replacement's object is the request's own copy (cloned from its body) even when the first attempt started from the cache.
-      if (res.ok) return (cached && !opts.replace) || deleting ? this.decodeServed(res.kv) : this.written(obj, res.kv);
+      const res = deleting ? await this.deps.backend.delete(key, modRevision) : await this.writeUpdate(key, obj, modRevision, opts);
+      // The written object is this write's own copy (the request's body, or parsed for this write from the
+      // stored value or the cache's rendered JSON): answered as written, not parsed back from storage.
+      if (res.ok) return deleting ? this.decodeServed(res.kv) : this.written(obj, res.kv);
       if (opts.preconditionRV) throw conflict(this.gr, name);
       throwIfGivenUp(opts.signal, this.gr, name);
       if (!res.current) throw notFound(this.gr, name);
       cur = { old: await this.decodeServed(res.current), modRevision: res.current.modRevision, cached: false, kv: res.current };
     }
+  }
+
+  /** An update's storage write; the object goes to the watch cache when the caller drops it. */
+  private async writeUpdate(key: string, obj: any, modRevision: number, opts: UpdateOptions) {
+    const value = this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj);
+    const cache = this.handOverTo(opts);
+    cache?.expectWrite(key, value, obj);
+    const res = await this.deps.backend.update(key, value, modRevision);
+    if (!res.ok) cache?.forgetWrite(key, value);
+    return res;
+  }
+
+  /** The watch cache that may keep the object being written as is (see UpdateOptions.resultShared). */
+  private handOverTo(opts: { resultShared?: boolean }): WatchCache | undefined {
+    return opts.resultShared && this.storedAsServed() ? this.cache : undefined;
+  }
+
+  /** Whether storage keeps objects as served (no conversion, no other storage version): decode is JSON.parse plus resourceVersion. */
+  private storedAsServed(): boolean {
+    return !this.storage && !this.strategy.conversion && !this.asyncConversion && this.encodeAs() === this.apiVersion;
   }
 
   /**
@@ -476,7 +515,7 @@ export class Store {
    * the write's own copy (decoded from storage for this write, shared with no cache).
    */
   private written(obj: any, kv: KeyValue): any {
-    if (this.storage || this.strategy.conversion || this.encodeAs() !== this.apiVersion) return this.decodeServed(kv);
+    if (!this.storedAsServed()) return this.decodeServed(kv);
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
   }
