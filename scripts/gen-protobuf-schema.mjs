@@ -10,13 +10,15 @@
  * names, numbers and types, and three flags per field.
  *
  * Usage:
- *   node scripts/gen-protobuf-schema.mjs <kubernetes/api git dir> <kubernetes/apimachinery git dir> [kubernetes/apiextensions-apiserver git dir] [ref] [out]
+ *   node scripts/gen-protobuf-schema.mjs <kubernetes/api git dir> <kubernetes/apimachinery git dir> [kubernetes/apiextensions-apiserver git dir [kubernetes/kube-aggregator git dir]] [ref] [out]
  * e.g.
  *   node scripts/gen-protobuf-schema.mjs /work/.mirror/kubernetes+api/repo /work/.mirror/kubernetes+apimachinery/repo \
- *     /work/.mirror/kubernetes+apiextensions-apiserver/repo v0.32.9
+ *     /work/.mirror/kubernetes+apiextensions-apiserver/repo /work/.mirror/kubernetes+kube-aggregator/repo v0.32.9
  * All may be bare repositories: files are read with `git show <ref>:<path>`. The
  * apiextensions-apiserver repository (an existing directory in third place)
  * brings CustomResourceDefinition; without it the table has no CRD messages.
+ * The kube-aggregator repository (an existing directory in fourth place) brings
+ * APIService; without it the table has no apiregistration messages.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -27,6 +29,8 @@ import protobuf from 'protobufjs';
 const [apiRepo, machineryRepo, ...rest] = process.argv.slice(2);
 // The third argument is the apiextensions-apiserver repository when it is a directory, else the ref.
 const extensionsRepo = rest[0] && existsSync(rest[0]) ? rest.shift() : undefined;
+// Then the kube-aggregator repository, when the next argument is a directory too.
+const aggregatorRepo = extensionsRepo && rest[0] && existsSync(rest[0]) ? rest.shift() : undefined;
 const [ref = 'v0.32.9', outArg] = rest;
 if (!apiRepo || !machineryRepo) {
   console.error('usage: gen-protobuf-schema.mjs <kubernetes/api git dir> <kubernetes/apimachinery git dir> [kubernetes/apiextensions-apiserver git dir] [ref] [out]');
@@ -37,6 +41,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const out = outArg ?? path.join(here, '..', 'src', 'api', 'protobuf', 'k8s-schema.ts');
 
 const extensionsPackage = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1';
+const aggregatorPackage = 'k8s.io.kube_aggregator.pkg.apis.apiregistration.v1';
 
 /** The served kinds and the envelope/option kinds their requests and answers use. */
 const roots = [
@@ -62,11 +67,15 @@ const roots = [
   'k8s.io.api.authorization.v1.SelfSubjectAccessReview', 'k8s.io.api.authorization.v1.SubjectAccessReview',
   'k8s.io.api.authorization.v1.LocalSubjectAccessReview', 'k8s.io.api.authorization.v1.SelfSubjectRulesReview',
   'k8s.io.api.authentication.v1.TokenReview', 'k8s.io.api.authentication.v1.SelfSubjectReview',
+  // The extension points: webhook configurations and ValidatingAdmissionPolicy.
+  'k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration', 'k8s.io.api.admissionregistration.v1.ValidatingWebhookConfiguration',
+  'k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicy', 'k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding',
 ].flatMap((k) => (/\.(Binding|Eviction|Scale|TokenRequest|\w*Review)$/.test(k) ? [k] : [k, `${k}List`])).concat([
   'k8s.io.apimachinery.pkg.apis.meta.v1.Status', 'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions',
   'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent', 'k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata',
   'k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList', 'k8s.io.apimachinery.pkg.runtime.Unknown',
-]).concat(extensionsRepo ? [`${extensionsPackage}.CustomResourceDefinition`, `${extensionsPackage}.CustomResourceDefinitionList`] : []);
+]).concat(extensionsRepo ? [`${extensionsPackage}.CustomResourceDefinition`, `${extensionsPackage}.CustomResourceDefinitionList`] : [])
+  .concat(aggregatorRepo ? [`${aggregatorPackage}.APIService`, `${aggregatorPackage}.APIServiceList`] : []);
 
 function git(repo, ...args) {
   return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -78,6 +87,9 @@ function locate(importPath) {
   if (importPath.startsWith('k8s.io/apimachinery/')) return { repo: machineryRepo, file: importPath.slice('k8s.io/apimachinery/'.length) };
   if (extensionsRepo && importPath.startsWith('k8s.io/apiextensions-apiserver/')) {
     return { repo: extensionsRepo, file: importPath.slice('k8s.io/apiextensions-apiserver/'.length) };
+  }
+  if (aggregatorRepo && importPath.startsWith('k8s.io/kube-aggregator/')) {
+    return { repo: aggregatorRepo, file: importPath.slice('k8s.io/kube-aggregator/'.length) };
   }
   throw new Error(`unexpected import ${importPath}`);
 }
@@ -102,11 +114,12 @@ function load(importPath) {
   for (const imp of parsed.imports ?? []) load(imp);
 }
 for (const dir of ['core/v1', 'apps/v1', 'coordination/v1', 'certificates/v1', 'events/v1', 'storage/v1', 'policy/v1', 'autoscaling/v1', 'batch/v1', 'scheduling/v1', 'discovery/v1',
-  'networking/v1', 'rbac/v1', 'autoscaling/v2', 'node/v1', 'authentication/v1', 'authorization/v1']) {
+  'networking/v1', 'rbac/v1', 'autoscaling/v2', 'node/v1', 'authentication/v1', 'authorization/v1', 'admissionregistration/v1']) {
   load(`k8s.io/api/${dir}/generated.proto`);
 }
 load('k8s.io/apimachinery/pkg/runtime/generated.proto');
 if (extensionsRepo) load('k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated.proto');
+if (aggregatorRepo) load('k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/generated.proto');
 root.resolveAll();
 
 /** Go struct fields by struct name, keyed by protobuf field name: { json, omitempty, pointer }. */
@@ -177,10 +190,11 @@ for (const full of [...keep].sort()) {
 const commit = (repo) => git(repo, 'rev-parse', `${ref}^{commit}`).trim();
 const header = `/**
  * GENERATED by scripts/gen-protobuf-schema.mjs; do not edit. Regenerate with:
- *   node scripts/gen-protobuf-schema.mjs <kubernetes/api git dir> <kubernetes/apimachinery git dir> ${extensionsRepo ? '<kubernetes/apiextensions-apiserver git dir> ' : ''}${ref}
- * from kubernetes/api ${ref} (commit ${commit(apiRepo)})${extensionsRepo ? ',' : ' and'}
- * kubernetes/apimachinery ${ref} (commit ${commit(machineryRepo)})${extensionsRepo ? ` and
- * kubernetes/apiextensions-apiserver ${ref} (commit ${commit(extensionsRepo)})` : ''}.
+ *   node scripts/gen-protobuf-schema.mjs <kubernetes/api git dir> <kubernetes/apimachinery git dir> ${extensionsRepo ? '<kubernetes/apiextensions-apiserver git dir> ' : ''}${aggregatorRepo ? '<kubernetes/kube-aggregator git dir> ' : ''}${ref}
+ * from kubernetes/api ${ref} (commit ${commit(apiRepo)}),
+ * kubernetes/apimachinery ${ref} (commit ${commit(machineryRepo)})${extensionsRepo ? `,
+ * kubernetes/apiextensions-apiserver ${ref} (commit ${commit(extensionsRepo)})` : ''}${aggregatorRepo ? `,
+ * kubernetes/kube-aggregator ${ref} (commit ${commit(aggregatorRepo)})` : ''}.
  *
  * k8ts's table of the protobuf messages of the served kinds: per package, per
  * message, its fields with number, type, rule or map key type, the JSON name

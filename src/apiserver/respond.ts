@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { internalError, Status, StatusError, statusWireForm } from '../api/status.js';
 import { encodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import type { EncodedStatus } from './heavy/invalid-status.js';
+import { pullSlice, type PulledBytes } from './heavy/pulled-bytes.js';
 
 export function writeJSON(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -115,7 +116,8 @@ export function writeError(res: ServerResponse, err: unknown, protobuf: boolean)
  * took the one before: one write of hundreds of MiB would be encrypted in one
  * go on the loop (seconds), and buffered whole beside the body.
  */
-export async function writeBytes(res: ServerResponse, code: number, contentType: string, parts: readonly Uint8Array[]): Promise<void> {
+export async function writeBytes(res: ServerResponse, code: number, contentType: string, parts: readonly Uint8Array[] | PulledBytes): Promise<void> {
+  if (!Array.isArray(parts)) return writePulled(res, code, contentType, parts as PulledBytes);
   let length = 0;
   for (const p of parts) length += p.byteLength;
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': length, 'Cache-Control': 'no-cache, private' });
@@ -129,6 +131,28 @@ export async function writeBytes(res: ServerResponse, code: number, contentType:
     if (res.destroyed) return;
   }
   await endFlushed(res, slices[last] ?? Buffer.alloc(0));
+}
+
+/**
+ * A body the heavy lane keeps in its worker, pulled a slice at a time, each
+ * written after the socket took the one before; the port is closed at the end
+ * (which frees the worker's copy), and a worker gone mid-way cuts the answer.
+ */
+async function writePulled(res: ServerResponse, code: number, contentType: string, body: PulledBytes): Promise<void> {
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': body.length, 'Cache-Control': 'no-cache, private' });
+  let sent = 0;
+  try {
+    while (sent < body.length && !res.destroyed) {
+      const slice = await pullSlice(body.port);
+      if (!slice) { res.destroy(); return; }
+      const buf = Buffer.from(slice.buffer, slice.byteOffset, slice.byteLength);
+      sent += buf.length;
+      if (sent >= body.length) await endFlushed(res, buf);
+      else if (!res.write(buf)) await drained(res);
+    }
+  } finally {
+    body.port.close();
+  }
 }
 
 /** Maps anything thrown in a handler to a Status; non-Status errors are 500s (bugs or I/O). */

@@ -1,5 +1,6 @@
 /**
- * Service -> URL for webhook calls (admission, later conversion and aggregation):
+ * Service -> address, the one resolution behind admission webhooks, CRD
+ * conversion webhooks and the aggregation layer (proxying and availability):
  * kube-apiserver's endpoint routing (apiserver/pkg/util/proxy ResolveEndpoint),
  * reading the watch-fed caches, never storage:
  *  1. the Service must exist and be ClusterIP, NodePort or LoadBalancer;
@@ -10,10 +11,17 @@
  *  4. one address at random among them (upstream picks at random too).
  * The caller connects to that address and verifies the serving certificate for
  * `NAME.NAMESPACE.svc` (the name upstream's webhook client sets as ServerName).
+ * `resolve` throws (webhook callers word the failure); `route` answers a value
+ * with the reasons and messages of kube-aggregator's availability controller,
+ * and also routes an ExternalName Service to its name (as the aggregator's
+ * cluster routing does).
  */
 import type { Endpoints, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { notFound, serviceUnavailable } from '../api/status.js';
+import { Lister } from '../registry/lister.js';
+import type { Registry } from '../registry/registry.js';
+import type { Logger } from '../util/log.js';
 
 export interface ServiceResolverSources {
   service(namespace: string, name: string): Service | undefined;
@@ -27,6 +35,13 @@ export interface ResolvedService {
   /** The name the serving certificate must carry. */
   serverName: string;
 }
+
+export interface ServiceRef { namespace: string; name: string; port: number }
+
+/** `route`'s answer: where to connect, or why not (an APIService's Available condition). */
+export type Resolution =
+  | { ok: true; host: string; port: number; serverName: string }
+  | { ok: false; reason: 'ServiceNotFound' | 'MissingEndpoints'; message: string };
 
 const serviceNameLabel = 'kubernetes.io/service-name';
 const routable = new Set(['ClusterIP', 'NodePort', 'LoadBalancer']);
@@ -49,6 +64,23 @@ export class ServiceResolver {
     const pick = addresses[Math.floor(this.random() * addresses.length)];
     const host = pick.ip.includes(':') ? `[${pick.ip}]` : pick.ip;
     return { url: `https://${host}:${pick.port}`, serverName: `${name}.${namespace}.svc` };
+  }
+
+  /** The aggregation layer's form: a value, with kube-aggregator's reasons and messages. */
+  route(ref: ServiceRef): Resolution {
+    const { namespace, name, port } = ref;
+    const svc = this.sources.service(namespace, name);
+    if (!svc) return { ok: false, reason: 'ServiceNotFound', message: `service/${name} in "${namespace}" is not present` };
+    const serverName = `${name}.${namespace}.svc`;
+    if (svc.spec?.type === 'ExternalName' && svc.spec.externalName) return { ok: true, host: svc.spec.externalName, port, serverName };
+    const svcPort = (svc.spec?.ports ?? []).find((p) => p.port === port);
+    if (!svcPort) return { ok: false, reason: 'ServiceNotFound', message: `service/${name} in "${namespace}" is not listening on port ${port}` };
+    const portName = svcPort.name ?? '';
+    const candidates = this.fromSlices(namespace, name, portName);
+    const addresses = candidates.length ? candidates : this.fromEndpoints(namespace, name, portName);
+    if (!addresses.length) return { ok: false, reason: 'MissingEndpoints', message: `endpoints for service/${name} in "${namespace}" have no addresses with port name "${portName}"` };
+    const pick = addresses[Math.floor(this.random() * addresses.length)];
+    return { ok: true, host: pick.ip, port: pick.port, serverName };
   }
 
   private fromSlices(namespace: string, name: string, portName: string): { ip: string; port: number }[] {
@@ -75,4 +107,29 @@ export class ServiceResolver {
     }
     return out;
   }
+}
+
+export interface ServiceResolution {
+  resolver: ServiceResolver;
+  start(): Promise<void>;
+  close(): void;
+}
+
+/**
+ * The server's one ServiceResolver, over watch-fed caches of Services (given:
+ * the server already keeps one), EndpointSlices and Endpoints.
+ */
+export function createServiceResolution(registry: Registry, opts: { services: { get(namespace: string, name: string): Service | undefined }; logger?: Logger }): ServiceResolution {
+  const slices = new Lister<EndpointSlice>(registry.store('discovery.k8s.io', 'v1', 'endpointslices')!, { logger: opts.logger });
+  const endpoints = new Lister<Endpoints>(registry.store('', 'v1', 'endpoints')!, { logger: opts.logger });
+  const resolver = new ServiceResolver({
+    service: (ns, name) => opts.services.get(ns, name),
+    endpointSlices: (ns) => slices.inNamespace(ns),
+    endpoints: (ns, name) => endpoints.get(ns, name),
+  });
+  return {
+    resolver,
+    start: async () => { await Promise.all([slices.start(), endpoints.start()]); },
+    close: () => { slices.close(); endpoints.close(); },
+  };
 }

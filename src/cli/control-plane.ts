@@ -3,6 +3,8 @@
  * in-process loops (system namespaces, default service accounts, namespace
  * deletion). Shuts down cleanly on SIGTERM/SIGINT.
  */
+import { conversionWebhook } from '../apiserver/conversion/webhook-converter.js';
+import { createServiceResolution } from '../apiserver/service-resolver.js';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { ensureClusterPKI, buildKubeconfig, writeKubeconfig } from '../pki/index.js';
@@ -191,9 +193,15 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     await plugin.start();
     vap.plugin = plugin;
   }
-  const webhooks = webhookAdmission(registry, { namespaces: listers.namespaces, services: listers.services, metrics: createWebhookMetrics(metrics.registry), logger: logger.with('admission-webhook') });
+  // One Service resolution for admission webhooks, CRD conversion webhooks and the aggregation layer.
+  const serviceResolution = createServiceResolution(registry, { services: listers.services, logger: logger.with('service-resolver') });
+  cleanups.push(() => serviceResolution.close());
+  await serviceResolution.start();
+  const webhooks = webhookAdmission(registry, { namespaces: listers.namespaces, resolver: serviceResolution.resolver, metrics: createWebhookMetrics(metrics.registry), logger: logger.with('admission-webhook') });
   cleanups.push(() => webhooks.close());
   await webhooks.start();
+  // CRD conversion webhooks reach their Services the way admission webhooks do.
+  registry.useConversionWebhook(conversionWebhook({ resolver: serviceResolution.resolver }));
   let ready = false;
   // Bootstrap tokens (kube-apiserver --enable-bootstrap-token-auth, which kubeadm sets) read a watch-kept cache of kube-system's token Secrets.
   const bootstrapTokens = createBootstrapTokenAuthenticator(registry.store('', 'v1', 'secrets')!, { clock: realClock, logger: logger.with('bootstrap-token') });
@@ -228,7 +236,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const nonApiHandlers = opts.dashboard ? [dashboardHandler({ apiServer: () => apiServer, webRoot: join(packageRoot(), 'dist', 'web') })] : [];
   // The aggregation layer: the front-proxy client certificate kubeadm's layout has (made here when absent).
   const frontProxy = await ensureFrontProxyPKI(opts.certDir ?? join(opts.dataDir, 'pki'));
-  const aggregator = new Aggregator(registry, { proxyClient: { certPem: frontProxy.clientCertPem, keyPem: frontProxy.clientKeyPem }, logger: logger.with('aggregator') });
+  const aggregator = new Aggregator(registry, { resolver: serviceResolution.resolver, proxyClient: { certPem: frontProxy.clientCertPem, keyPem: frontProxy.clientKeyPem }, logger: logger.with('aggregator') });
   cleanups.push(() => aggregator.close());
   const server = createApiServer({ aggregator,
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,

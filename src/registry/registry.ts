@@ -22,6 +22,8 @@ import { hpaV1Strategy, hpaV2Strategy } from './strategies/hpa.js';
 import { crdStrategy } from './custom/crd-strategy.js';
 import { CustomCatalogue, versionsOf } from './custom/catalogue.js';
 import { CustomResourceStore } from './custom/store.js';
+import { WebhookConvertedStore } from './custom/webhook-converted-store.js';
+import { StatusError } from '../api/status.js';
 import type { CustomResourceDefinition } from '../api/apiextensions/types.js';
 import { deploymentStrategy } from './strategies/deployments.js';
 import { coreEventStrategy, eventsV1StorageVersion } from './strategies/events.js';
@@ -62,6 +64,13 @@ export interface RegistryOptions {
   admitDelete?: StoreHooks['admitDelete'];
 }
 
+/**
+ * Calls the CRD's conversion webhook for `objects` (those not yet in
+ * `desiredAPIVersion`) and answers them all in that version; throws a
+ * StatusError with upstream's words. The apiserver provides it.
+ */
+export type ConversionWebhook = (crd: CustomResourceDefinition, objects: any[], desiredAPIVersion: string) => Promise<any[]>;
+
 export interface WatchCacheOptions {
   /** Events kept per resource for watches that resume from a resourceVersion (0: no watch cache). */
   capacity: number;
@@ -86,6 +95,7 @@ export class Registry {
   private namespaceCache?: Lister<Namespace>;
   private feed?: CacheFeed;
   private cacheOptions?: WatchCacheOptions;
+  private conversionWebhook?: ConversionWebhook;
 
   constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit'], opts: RegistryOptions = {}) {
     const admitDelete: StoreHooks['admitDelete'] = (info, obj) => {
@@ -149,20 +159,33 @@ export class Registry {
   /** Serves the served versions of an Established CRD (again, after a change). */
   serveCustomResources(crd: CustomResourceDefinition): void {
     const versions = versionsOf(crd);
-    const stores = versions.map((v) => new CustomResourceStore(v, this.deps));
+    const convert = (objects: any[], desired: string) => this.convertThroughWebhook(crd, objects, desired);
+    const stores = versions.map((v) => (crd.spec.conversion?.strategy === 'Webhook' ? new WebhookConvertedStore(v, this.deps, convert) : new CustomResourceStore(v, this.deps)));
     this.handOverWatchCaches(this.customStores.get(crd.metadata!.name!) ?? [], stores);
     this.customStores.set(crd.metadata!.name!, stores);
     this.custom.set(crd.metadata!.name!, versions);
   }
 
+  /** CRD conversion webhooks are called through `webhook` from now on (the apiserver sets it once its Service resolution runs). */
+  useConversionWebhook(webhook: ConversionWebhook): void { this.conversionWebhook = webhook; }
+
+  private convertThroughWebhook(crd: CustomResourceDefinition, objects: any[], desired: string): Promise<any[]> {
+    if (objects.every((o) => o?.apiVersion === desired)) return Promise.resolve(objects);
+    if (!this.conversionWebhook) {
+      return Promise.reject(new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 500, reason: '', message: `conversion webhook for ${crd.metadata!.name} is not available yet` }));
+    }
+    return this.conversionWebhook(crd, objects, desired);
+  }
+
   /**
    * A CRD served again (a change of columns, versions or schema) keeps the watch cache of each
    * version still served, so its watchers go on; the caches of versions no longer served end.
+   * A change of conversion strategy changes what the cache holds (served or stored forms): new caches then.
    */
   private handOverWatchCaches(before: Store[], after: Store[]): void {
     if (!this.feed) return;
     for (const next of after) {
-      const prev = before.find((s) => s.info.version === next.info.version && s.resourcePrefix === next.resourcePrefix && s.watchCache);
+      const prev = before.find((s) => s.info.version === next.info.version && s.resourcePrefix === next.resourcePrefix && s.constructor === next.constructor && s.watchCache);
       const cache = prev?.watchCache;
       if (cache) {
         cache.rebind(next.cacheSource());

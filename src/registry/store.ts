@@ -66,6 +66,19 @@ export interface StorageVersion {
   fromStorage(obj: any): any;
 }
 
+/**
+ * Conversion that needs I/O (a CRD's conversion webhook). A store that has one
+ * decodes objects to their stored form and converts them here on the way out,
+ * and converts what is written to the storage version on the way in. Every
+ * other store has none, and its decoding stays synchronous.
+ */
+export interface AsyncConversion {
+  /** Stored-form objects in the served version, in one call for the lot (a list is one ConversionReview). */
+  toServed(objs: any[]): Promise<any[]>;
+  /** A served-version object in the storage version. */
+  toStored(obj: any): Promise<any>;
+}
+
 export interface ListResult<T = any> { items: T[]; resourceVersion: string; continue?: string; remainingItemCount?: number }
 
 /** Who a write is recorded for in metadata.managedFields (an Update operation). */
@@ -75,7 +88,12 @@ export interface FieldManagerOptions {
   subresource?: string;
 }
 
-export interface CreateOptions { dryRun?: boolean; fieldManager?: FieldManagerOptions }
+export interface CreateOptions {
+  dryRun?: boolean;
+  fieldManager?: FieldManagerOptions;
+  /** As UpdateOptions.resultShared. */
+  resultShared?: boolean;
+}
 
 export interface UpdateOptions {
   subresource?: string;
@@ -94,6 +112,12 @@ export interface UpdateOptions {
    * lost a race stops retrying. Without it a write without precondition retries until it succeeds.
    */
   signal?: AbortSignal;
+  /**
+   * The caller only reads the result (renders it, or drops it as a binding does) and never
+   * mutates it: the written object may become the watch cache's own copy for the write's event
+   * (and the caller's rendered JSON its watchers'), which saves parsing the stored value again.
+   */
+  resultShared?: boolean;
 }
 
 export interface Watch {
@@ -115,6 +139,8 @@ export class Store {
   private readonly writers = new KeyTurns();
   /** The resource's watch cache, when the registry gave it one: lists and watches are served from it. */
   private cache?: WatchCache;
+  /** Set by stores whose conversion calls a webhook (custom resources with strategy Webhook). */
+  protected asyncConversion?: AsyncConversion;
 
   constructor(readonly info: ResourceInfo, readonly strategy: Strategy, private readonly deps: StoreDeps, private readonly storage?: StorageVersion) {
     this.gr = { group: info.group, resource: info.plural };
@@ -181,7 +207,18 @@ export class Store {
   async get(namespace: string | undefined, name: string): Promise<any> {
     const { kv } = await this.deps.backend.get(this.key(namespace, name));
     if (!kv) throw notFound(this.gr, name);
-    return this.decode(kv);
+    return this.asyncConversion ? this.decodeServed(kv) : this.decode(kv);
+  }
+
+  /** decode(kv) in the served version: the same as decode() unless the store converts through a webhook. */
+  private async decodeServed(kv: KeyValue): Promise<any> {
+    const obj = this.decode(kv);
+    return this.asyncConversion ? (await this.asyncConversion.toServed([obj]))[0] : obj;
+  }
+
+  /** The stored form of a write: encodeForWrite, after a webhook's conversion to the storage version when the store has one. */
+  private async storedValue(key: string, obj: any): Promise<string> {
+    return this.encodeForWrite(key, this.asyncConversion ? await this.asyncConversion.toStored(obj) : obj);
   }
 
   /** The JSON text of decode(kv), from the stored text when it can be spliced (stored-json.ts). */
@@ -341,9 +378,16 @@ export class Store {
     await this.deps.hooks?.validate?.('create', this.info, obj, undefined, { dryRun: !!opts.dryRun });
     if (opts.dryRun) return obj;
     const key = this.key(namespace, meta.name);
-    const res = await this.deps.backend.create(key, this.encodeForWrite(key, obj));
-    if (!res.ok) throw alreadyExists(this.gr, meta.name);
-    return this.decode(res.kv);
+    const value = this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj);
+    const cache = this.handOverTo(opts);
+    cache?.expectWrite(key, value, obj);
+    const res = await this.deps.backend.create(key, value);
+    if (!res.ok) {
+      cache?.forgetWrite(key, value);
+      throw alreadyExists(this.gr, meta.name);
+    }
+    // obj is the request's own copy (cloned from its body): answered as written, not parsed back from storage.
+    return this.written(obj, res.kv);
   }
 
   private checkNamespaceMatch(namespace: string | undefined, meta: any) {
@@ -380,7 +424,8 @@ export class Store {
     try {
       // Upstream's Cacher.GuaranteedUpdate: the watch cache's copy, when it has one, is the first attempt's
       // current state (cachedExistingObject); a stale copy costs one lost race, then storage's value is used.
-      if (!opts.current && this.cache) {
+      // A converting store's cache holds stored forms, not the served objects a write starts from.
+      if (!opts.current && this.cache && !this.asyncConversion) {
         const cached = this.cache.current(key);
         if (cached) opts = { ...opts, current: cached };
       }
@@ -405,13 +450,15 @@ export class Store {
       // Strategies copy parts of the old object into the new one (the spec on /status, the status on the
       // main resource) and later steps normalize the new one in place: the cache's shared copy must not be
       // reachable from it, so a cached current state is used through a private copy, parsed from its
-      // rendered JSON (usually rendered already for its watchers).
-      const old = cached ? JSON.parse(renderedJSON(cur.old)) : cur.old;
+      // rendered JSON (usually rendered already for its watchers). A binding only reads it (no strategy
+      // copies from it, nothing normalizes the new object in place: upstream's binding REST writes storage
+      // directly), so it uses the shared copy, a parse less per scheduled pod.
+      const old = cached && opts.subresource !== 'binding' ? JSON.parse(renderedJSON(cur.old)) : cur.old;
       let obj: any;
       try {
         // The private copy: decoding the stored value again costs one parse, a clone a stringify and a parse.
         // A cached copy's JSON is usually rendered already (its watchers were sent it): one parse then too.
-        const next = await mutate(opts.replace ? undefined : kv ? this.decode(kv) : cached ? JSON.parse(renderedJSON(cur.old)) : clone(old));
+        const next = await mutate(opts.replace ? undefined : kv ? await this.decodeServed(kv) : cached ? JSON.parse(renderedJSON(cur.old)) : clone(old));
         // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
         const rv = next?.metadata?.resourceVersion;
         // Against a cached copy a mismatch or a no-op may only mean the copy is stale: decide on storage's.
@@ -431,16 +478,35 @@ export class Store {
       }
       if (opts.dryRun) return obj;
       const deleting = shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj);
-      const res = deleting
-        ? await this.deps.backend.delete(key, modRevision)
-        : await this.deps.backend.update(key, this.encodeForWrite(key, obj), modRevision);
-      // A replacement's object is the request's own copy (cloned from its body) even when the first attempt started from the cache.
-      if (res.ok) return (cached && !opts.replace) || deleting ? this.decode(res.kv) : this.written(obj, res.kv);
+      const res = deleting ? await this.deps.backend.delete(key, modRevision) : await this.writeUpdate(key, obj, modRevision, opts);
+      // The written object is this write's own copy (the request's body, or parsed for this write from the
+      // stored value or the cache's rendered JSON): answered as written, not parsed back from storage.
+      if (res.ok) return deleting ? this.decodeServed(res.kv) : this.written(obj, res.kv);
       if (opts.preconditionRV) throw conflict(this.gr, name);
       throwIfGivenUp(opts.signal, this.gr, name);
       if (!res.current) throw notFound(this.gr, name);
-      cur = { old: this.decode(res.current), modRevision: res.current.modRevision, cached: false, kv: res.current };
+      cur = { old: await this.decodeServed(res.current), modRevision: res.current.modRevision, cached: false, kv: res.current };
     }
+  }
+
+  /** An update's storage write; the object goes to the watch cache when the caller drops it. */
+  private async writeUpdate(key: string, obj: any, modRevision: number, opts: UpdateOptions) {
+    const value = this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj);
+    const cache = this.handOverTo(opts);
+    cache?.expectWrite(key, value, obj);
+    const res = await this.deps.backend.update(key, value, modRevision);
+    if (!res.ok) cache?.forgetWrite(key, value);
+    return res;
+  }
+
+  /** The watch cache that may keep the object being written as is (see UpdateOptions.resultShared). */
+  private handOverTo(opts: { resultShared?: boolean }): WatchCache | undefined {
+    return opts.resultShared && this.storedAsServed() ? this.cache : undefined;
+  }
+
+  /** Whether storage keeps objects as served (no conversion, no other storage version): decode is JSON.parse plus resourceVersion. */
+  private storedAsServed(): boolean {
+    return !this.storage && !this.strategy.conversion && !this.asyncConversion && this.encodeAs() === this.apiVersion;
   }
 
   /**
@@ -449,7 +515,7 @@ export class Store {
    * the write's own copy (decoded from storage for this write, shared with no cache).
    */
   private written(obj: any, kv: KeyValue): any {
-    if (this.storage || this.strategy.conversion || this.encodeAs() !== this.apiVersion) return this.decode(kv);
+    if (!this.storedAsServed()) return this.decodeServed(kv);
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
   }
@@ -457,7 +523,7 @@ export class Store {
   private async readCurrent(key: string, name: string): Promise<{ old: any; modRevision: number; kv: KeyValue }> {
     const { kv } = await this.deps.backend.get(key);
     if (!kv) throw notFound(this.gr, name);
-    return { old: this.decode(kv), modRevision: kv.modRevision, kv };
+    return { old: await this.decodeServed(kv), modRevision: kv.modRevision, kv };
   }
 
   /**
@@ -520,16 +586,16 @@ export class Store {
     let kv = (await this.deps.backend.get(key)).kv;
     for (;;) {
       if (!kv) throw notFound(this.gr, name);
-      const cur = this.decode(kv);
+      const cur = await this.decodeServed(kv);
       checkPreconditions(this.gr, cur, options);
       await this.deps.hooks?.admitDelete?.(this.info, cur);
       const next = clone(cur);
       const pending = this.markDeleting(next, options);
       if (dryRun) return { obj: pending ? next : cur, deleted: !pending };
       const res = pending
-        ? await this.deps.backend.update(key, this.encodeForWrite(key, next), kv.modRevision)
+        ? await this.deps.backend.update(key, await this.storedValue(key, next), kv.modRevision)
         : await this.deps.backend.delete(key, kv.modRevision);
-      if (res.ok) return { obj: this.decode(res.kv), deleted: !pending };
+      if (res.ok) return { obj: await this.decodeServed(res.kv), deleted: !pending };
       // As upstream's conditional delete: a lost race is checked again on the winner (preconditions included).
       throwIfGivenUp(signal, this.gr, name);
       kv = res.current;

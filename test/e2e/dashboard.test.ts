@@ -203,6 +203,7 @@ test('an RBAC-limited token sees only its namespace and has no node actions', as
     const keys = await limited.locator('[data-pod]').evaluateAll((els) => els.map((e) => e.getAttribute('data-pod')!));
     assert.ok(keys.length > 0 && keys.every((k) => k.startsWith('team-a/')), `only team-a pods: ${keys}`);
     assert.equal(await limited.getByRole('button', { name: 'Taint…' }).count(), 0);
+    assert.equal(await limited.getByRole('button', { name: /^(Drain…|Delete…)$/ }).count(), 0);
     assert.equal(await limited.getByRole('button', { name: /^(Cordon|Uncordon)$/ }).count(), 0);
     // And the API refuses it if it tries anyway, in upstream's words.
     const refused = await limited.evaluate(async (t) => {
@@ -273,4 +274,157 @@ test('Objects: every served resource; a ConfigMap as YAML, applied server-side, 
   await editor.getByRole('button', { name: 'Close' }).click();
   await page.getByRole('button', { name: 'Cluster map' }).click();
   await page.waitForSelector('.map');
+});
+
+/** A Node with no kubelet behind it (what the simulated-node benchmarks create): nothing re-registers it. */
+const bareNode = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+  status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' }, capacity: { cpu: '4', memory: '8Gi', pods: '110' } } });
+
+test('drain: cordons, keeps the DaemonSet pod, refuses a bare pod without --force, waits on a PodDisruptionBudget, then evicts', async () => {
+  await up.kubectl(['apply', '-f', '-'], JSON.stringify({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'drainme' },
+    spec: { replicas: 2, selector: { matchLabels: { app: 'drainme' } }, template: { metadata: { labels: { app: 'drainme' } },
+      spec: { nodeName: 'worker1', containers: [{ name: 'c', image: 'busybox' }] } } },
+  }));
+  await kubectl('run', 'lonely', '--image=busybox', '--overrides={"spec":{"nodeName":"worker1"}}');
+  await kubectl('create', 'poddisruptionbudget', 'drainme', '--selector=app=drainme', '--min-available=2');
+  await eventually(async () => (await kubectl('get', 'pdb', 'drainme', '-o', 'jsonpath={.status.currentHealthy}/{.status.disruptionsAllowed}')).stdout === '2/0', 60_000, 'the budget observed: 2 healthy, 0 disruptions allowed');
+  const col = page.locator('section[aria-label="node worker1"]');
+  await col.getByRole('button', { name: 'Drain…' }).click();
+  const dialog = page.locator('dialog[aria-label="drain worker1"]');
+  assert.equal(await dialog.locator('.command').innerText(), 'kubectl drain worker1 --ignore-daemonsets');
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  const log = dialog.locator('[aria-label="drain output"]');
+  await eventually(async () => /cannot delete Pods that declare no controller \(use --force to override\): [^\n]*default\/lonely/.test(await log.innerText().catch(() => '')), 20_000, 'the bare pod refused');
+  assert.match(await log.innerText(), /^node\/worker1 cordoned$/m);
+  assert.equal((await kubectl('get', 'node', 'worker1', '-o', 'jsonpath={.spec.unschedulable}')).stdout, 'true');
+  assert.equal((await kubectl('get', 'pod', 'lonely', '-o', 'name')).stdout.trim(), 'pod/lonely', 'nothing evicted after a refusal');
+  await dialog.locator('input[name=force]').check();
+  assert.equal(await dialog.locator('.command').innerText(), 'kubectl drain worker1 --ignore-daemonsets --force');
+  await dialog.getByRole('button', { name: 'Retry' }).click();
+  await eventually(async () => (await log.innerText()).includes('Cannot evict pod as it would violate the pod\'s disruption budget.'), 30_000, 'the budget\'s 429');
+  const text = await log.innerText();
+  assert.match(text, /^Warning: ignoring DaemonSet-managed Pods: kube-system\/fluentd-elasticsearch-/m);
+  assert.match(text, /^error when evicting pods\/"drainme-[a-z0-9-]+" -n "default" \(will retry after 5s\): Cannot evict pod as it would violate the pod's disruption budget\.$/m);
+  await eventually(async () => (await kubectl('get', 'pod', 'lonely', '--ignore-not-found', '-o', 'name')).stdout === '', 30_000, 'the bare pod evicted (--force)');
+  await shot(page, 'drain');
+  await kubectl('delete', 'pdb', 'drainme');
+  await eventually(async () => /^node\/worker1 drained$/m.test(await log.innerText()), 60_000, 'the drain finished once the budget was gone');
+  // The DaemonSet's pod stays on the drained node.
+  assert.ok((await cardsIn(page, 'node worker1')).some((k) => k.startsWith('kube-system/fluentd-elasticsearch-')));
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await kubectl('delete', 'deployment', 'drainme');
+  await kubectl('uncordon', 'worker1');
+});
+
+test('delete node: a confirmation with kubectl delete node, and the node\'s details go', async () => {
+  await up.kubectl(['apply', '-f', '-'], JSON.stringify(bareNode('spare')));
+  const col = page.locator('section[aria-label="node spare"]');
+  await col.waitFor();
+  await col.getByRole('button', { name: 'Delete…' }).click();
+  const dialog = page.locator('dialog[aria-label="delete spare"]');
+  assert.equal(await dialog.locator('.command').innerText(), 'kubectl delete node spare');
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  assert.equal((await kubectl('get', 'node', 'spare', '--ignore-not-found', '-o', 'name')).stdout, '');
+  // The node's details go at once; the column itself stays while pods still name the node (the DaemonSet's, until the
+  // pod garbage collector removes orphans), as for any node the page cannot read.
+  await col.locator('.node-facts').waitFor({ state: 'detached' });
+});
+
+test('a Deployment from its panel: scale (the scale subresource), rollout restart, rollout undo', async () => {
+  await kubectl('create', 'deployment', 'web', '--image=busybox', '--replicas=1');
+  await page.locator('[data-owner="Deployment/default/web"]').first().waitFor({ timeout: 30_000 });
+  await page.locator('[data-owner="Deployment/default/web"]').first().click();
+  const panel = page.locator('aside[aria-label="Deployment default/web"]');
+  const act = async (button: string, dialogLabel: string, command: string, done: string, fill?: () => Promise<void>) => {
+    await panel.getByRole('button', { name: button }).click();
+    const dialog = page.locator(`dialog[aria-label="${dialogLabel}"]`);
+    try {
+      await dialog.locator('.confirm:not([disabled])').waitFor();
+      if (fill) await fill();
+      assert.equal(await dialog.locator('.command').innerText(), command);
+      await dialog.getByRole('button', { name: 'Confirm' }).click();
+      await dialog.locator('[role=status], [role=alert]').waitFor();
+      assert.equal(await dialog.locator('[role=status], [role=alert]').innerText(), done);
+    } finally {
+      // Closed whatever happened, so a failure here does not leave a modal over the page for the next test.
+      await dialog.locator('.dialog-buttons button').first().click();
+    }
+  };
+  await act('Scale…', 'scale Deployment default/web', 'kubectl scale deployment/web --replicas=3 -n default', 'deployment.apps/web scaled',
+    () => page.locator('dialog input[name=replicas]').fill('3'));
+  await eventually(async () => await page.locator('[data-pod^="default/web-"]').count() === 3, 30_000, 'three web cards');
+  await act('Restart…', 'restart Deployment default/web', 'kubectl rollout restart deployment/web -n default', 'deployment.apps/web restarted');
+  const restartedAt = async () => (await kubectl('get', 'deployment', 'web', '-o', 'jsonpath={.spec.template.metadata.annotations.kubectl\\.kubernetes\\.io/restartedAt}')).stdout;
+  assert.match(await restartedAt(), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  await eventually(async () => (await kubectl('get', 'deployment', 'web', '-o', 'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}')).stdout === '2', 30_000, 'revision 2');
+  await act('Undo rollout…', 'undo Deployment default/web', 'kubectl rollout undo deployment/web -n default', 'deployment.apps/web rolled back');
+  assert.equal(await restartedAt(), '', 'the template of revision 1 again');
+  await eventually(async () => (await kubectl('get', 'deployment', 'web', '-o', 'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}')).stdout === '3', 30_000, 'revision 1 re-used as 3');
+  await panel.getByRole('button', { name: 'Close' }).click();
+  await kubectl('delete', 'deployment', 'web');
+});
+
+test('the map at scale: only the columns in view are drawn, the filter finds any node, a large group is counted', async () => {
+  const names = Array.from({ length: 80 }, (_, i) => `virt-${String(i).padStart(3, '0')}`);
+  const nodeCount = async () => Number(/(\d+) nodes/.exec(await page.locator('header .counts').innerText())![1]);
+  const before = await nodeCount();
+  await up.kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map(bareNode) }));
+  await eventually(async () => await nodeCount() === before + 80, 30_000, `${before + 80} nodes counted`);
+  const drawn = await page.locator('.map section[aria-label^="node "]').count();
+  assert.ok(drawn < 20, `${drawn} node columns drawn of ${before + 80}`);
+  assert.equal(await page.locator('section[aria-label="node virt-079"]').count(), 0);
+  // Scrolled to the end, the last columns are drawn (and the first are not).
+  await page.locator('.map').evaluate((m) => { m.scrollLeft = m.scrollWidth; });
+  await page.locator('section[aria-label="node worker2"]').waitFor();
+  await page.locator('section[aria-label="pending pods"]').waitFor({ state: 'detached' });
+  await page.locator('.map').evaluate((m) => { m.scrollLeft = 0; });
+  await page.locator('input[aria-label="filter nodes"]').fill('virt-042');
+  await page.locator('section[aria-label="node virt-042"]').waitFor();
+  // 30 pods on one node (no kubelet: they stay Pending there): 24 cards, the rest counted.
+  await up.kubectl(['apply', '-f', '-'], JSON.stringify({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'many' },
+    spec: { replicas: 30, selector: { matchLabels: { app: 'many' } }, template: { metadata: { labels: { app: 'many' } },
+      spec: { nodeName: 'virt-042', tolerations: [{ operator: 'Exists' }], containers: [{ name: 'c', image: 'busybox' }] } } },
+  }));
+  const more = page.locator('section[aria-label="node virt-042"] [data-more="Deployment/default/many"]');
+  await eventually(async () => (await more.count()) === 1 && (await more.innerText()) === '+6 more: 6 pending', 60_000, 'six pods counted, not drawn');
+  assert.equal((await cardsIn(page, 'node virt-042')).filter((k) => k.startsWith('default/many-')).length, 24);
+  await shot(page, 'scale');
+  await page.locator('input[aria-label="filter nodes"]').fill('');
+  await kubectl('delete', 'deployment', 'many');
+  await kubectl('delete', 'nodes', ...names);
+});
+
+test('join tokens: create with a TTL, the join command with the CA pin, delete', async () => {
+  await page.getByRole('button', { name: 'Join tokens' }).click();
+  const view = page.locator('section[aria-label="join tokens"]');
+  await view.locator('input[name=ttl]').fill('2h');
+  await view.locator('input[name=description]').fill('from the page');
+  await view.getByRole('button', { name: 'Create token…' }).click();
+  const command = await page.locator('dialog[aria-label="token action"] .command').innerText();
+  const m = /^k8ts token create ([a-z0-9]{6})\.([a-z0-9]{16}) --ttl 2h --description "from the page"$/.exec(command);
+  assert.ok(m, command);
+  await page.locator('dialog[aria-label="token action"]').getByRole('button', { name: 'Confirm' }).click();
+  const row = view.locator(`tr[data-token="${m[1]}"]`);
+  await row.waitFor();
+  const secret = JSON.parse((await kubectl('get', 'secret', '-n', 'kube-system', `bootstrap-token-${m[1]}`, '-o', 'json')).stdout);
+  assert.equal(secret.type, 'bootstrap.kubernetes.io/token');
+  assert.equal(Buffer.from(secret.data['token-secret'], 'base64').toString(), m[2]);
+  assert.equal(Buffer.from(secret.data['auth-extra-groups'], 'base64').toString(), 'system:bootstrappers:kubeadm:default-node-token');
+  const expires = Date.parse(Buffer.from(secret.data.expiration, 'base64').toString());
+  assert.ok(Math.abs(expires - Date.now() - 2 * 3600_000) < 10 * 60_000, 'expires in two hours');
+  assert.match(await row.innerText(), /\b2h\b[\s\S]*authentication,signing[\s\S]*from the page/);
+  // The pin is kubeadm's: SHA-256 of the cluster CA's public key, as the CLI computes it.
+  const { caCertHash } = await import('../../src/pki/index.js');
+  const cfg = parse(readFileSync(up.kubeconfig, 'utf8')).clusters[0].cluster;
+  const pin = caCertHash(Buffer.from(cfg['certificate-authority-data'], 'base64').toString());
+  assert.equal(await row.locator('code.join').innerText(), `k8ts join ${cfg.server.replace('https://', '')} --token ${m[1]}.${m[2]} --discovery-token-ca-cert-hash ${pin}`);
+  await row.getByRole('button', { name: `delete token ${m[1]}` }).click();
+  assert.equal(await page.locator('dialog[aria-label="token action"] .command').innerText(), `k8ts token delete ${m[1]}`);
+  await page.locator('dialog[aria-label="token action"]').getByRole('button', { name: 'Confirm' }).click();
+  await row.waitFor({ state: 'detached' });
+  assert.equal((await kubectl('get', 'secret', '-n', 'kube-system', `bootstrap-token-${m[1]}`, '--ignore-not-found', '-o', 'name')).stdout, '');
+  await page.getByRole('button', { name: 'Cluster map' }).click();
 });

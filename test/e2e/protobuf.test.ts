@@ -279,6 +279,31 @@ describe('CustomResourceDefinitions in protobuf (custom resources stay JSON)', (
     return got.status?.conditions?.some((x: any) => x.type === 'Established' && x.status === 'True') && got;
   }, 30_000, `${name} Established`);
 
+  test('the extension points in protobuf: a webhook configuration posted and read back, the built-in APIServices listed', async () => {
+    const path = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+    const config = {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'pb-hooks' },
+      webhooks: [{
+        name: 'pb.example.com', admissionReviewVersions: ['v1'], sideEffects: 'None', failurePolicy: 'Ignore',
+        clientConfig: { url: 'https://127.0.0.1:1/validate', caBundle: Buffer.from('not a real CA').toString('base64') },
+        rules: [{ operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['nothings'] }],
+      }],
+    };
+    const created = await binaryRequest(cluster, path, { method: 'POST', body: encodeObject(config) });
+    assert.equal(created.status, 201, created.body.toString());
+    assert.equal(created.headers['content-type'], protobufType);
+    const got = await binaryRequest(cluster, `${path}/pb-hooks`);
+    assert.equal(got.headers['content-type'], protobufType);
+    const asJSON = (await apiRequest(cluster, `${path}/pb-hooks`)).json();
+    assert.deepEqual(decodeObject(got.body).object, asJSON);
+    assert.deepEqual(asJSON.webhooks[0].rules[0], { operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['nothings'], scope: '*' });
+    const services = await binaryRequest(cluster, '/apis/apiregistration.k8s.io/v1/apiservices');
+    assert.equal(services.headers['content-type'], protobufType);
+    const names = (decodeObject(services.body).object as any).items.map((s: any) => s.metadata.name);
+    assert.ok(names.includes('v1.apps'), names.join(' '));
+    assert.equal((await apiRequest(cluster, `${path}/pb-hooks`, { method: 'DELETE' })).status, 200);
+  });
+
   test('a CRD posted as protobuf is stored as the same CRD posted as JSON, and is answered in protobuf', async () => {
     const res = await binaryRequest(cluster, crds, { method: 'POST', body: encodeObject(crd('pb.example.com')) });
     assert.equal(res.status, 201, res.body.toString());

@@ -13,6 +13,8 @@ import { killChild, lineReader } from './helpers.js';
 export interface UpCluster {
   dir: string;
   kubeconfig: string;
+  /** The `k8ts up` process (benchmarks read its CPU time). */
+  pid: number;
   kubectl(args: string[], input?: string, allowFail?: boolean): Promise<KubectlResult>;
   close(): Promise<void>;
 }
@@ -40,5 +42,5 @@ export async function startUp(prefix: string): Promise<UpCluster> {
     await killChild(up);
     rmSync(dir, { recursive: true, force: true });
   };
-  return { dir, kubeconfig, kubectl, close };
+  return { dir, kubeconfig, pid: up.pid!, kubectl, close };
 }

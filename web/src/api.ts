@@ -107,13 +107,17 @@ export function listWatch<T extends { metadata?: Meta }>(path: string, onList: (
   return { close: () => ctl.abort() };
 }
 
-/** SelfSubjectAccessReview: may the user do `verb` on `resource`? (What `kubectl auth can-i` asks.) */
-export async function canI(verb: string, resource: string, namespace?: string): Promise<boolean> {
+/** SelfSubjectAccessReview: may the user do `verb` on `resource` (in `group`, its `subresource`)? (What `kubectl auth can-i` asks.) */
+export async function canI(verb: string, resource: string, namespace?: string, more: { group?: string; subresource?: string } = {}): Promise<boolean> {
   try {
     const r = await api<{ status?: { allowed?: boolean } }>('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
       method: 'POST', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb, resource, namespace } } }),
+      body: JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb, resource, namespace, ...more } } }),
     });
     return !!r.status?.allowed;
   } catch { return false; }
 }
+
+/** A JSON body sent with `method` and a content type (a patch type, or JSON). */
+export const send = <T>(path: string, method: string, body: unknown, contentType = 'application/json') =>
+  api<T>(path, { method, headers: { 'Content-Type': contentType }, body: JSON.stringify(body) });

@@ -4,40 +4,78 @@
  * owner, and a column for pods no node has yet. Nodes the user may not list
  * still get a column from their pods' spec.nodeName, without details.
  */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Node, Pod } from 'kubernetes-types/core/v1';
-import { groupPods, nodeReady, nodeRoles, nodeRuntime, ordinalOf, podKey, podState, isMirrorPod, taintText, type PodGroup } from './model.js';
+import { countStates, countsText, groupPods, nodeReady, nodeRoles, nodeRuntime, ordinalOf, podKey, podState, podsByNode, isMirrorPod, taintText,
+  visibleRange, type PodGroup } from './model.js';
 import type { NodeAction } from './node-actions.js';
 
 interface MapProps {
-  nodes: Node[]; pods: Pod[]; canPatchNodes: boolean; selected?: string;
+  nodes: ReadonlyMap<string, Node>; nodesVersion: number; pods: ReadonlyMap<string, Pod>; podsVersion: number;
+  canPatchNodes: boolean; canDrainNodes: boolean; canDeleteNodes: boolean; selected?: string;
   onSelect(key: string): void; onSelectOwner(o: { kind: string; namespace: string; name: string }): void; onAction(a: NodeAction): void;
 }
 
+/** A column's width in px, its gap included (style.css: .column is 240px wide, .map's gap 12px). */
+const columnWidth = 252;
+/** Cards drawn per owner group in a column; the rest are counted, not drawn. */
+export const groupCards = 24;
+
+/**
+ * The map is virtualised: only the columns in the viewport (and two either
+ * side) are rendered, between two spacers as wide as the columns left out,
+ * so 5,000 nodes cost the DOM of a dozen columns. Pods are indexed by node
+ * once per published change (not per column), and a group of more than
+ * `groupCards` pods shows the rest as counts by state.
+ */
 export function ClusterMap(p: MapProps) {
-  const byNode = new Map<string, Pod[]>();
-  for (const n of p.nodes) byNode.set(n.metadata!.name!, []);
-  const pending: Pod[] = [];
-  for (const pod of p.pods) {
-    const name = pod.spec?.nodeName;
-    if (!name) { pending.push(pod); continue; }
-    if (!byNode.has(name)) byNode.set(name, []);
-    byNode.get(name)!.push(pod);
-  }
-  const nodeByName = new Map(p.nodes.map((n) => [n.metadata!.name!, n]));
-  const names = [...byNode.keys()].sort();
+  const [filter, setFilter] = useState('');
+  const byNode = useMemo(() => podsByNode(p.pods.values()), [p.pods, p.podsVersion]);
+  const names = useMemo(() => {
+    // Node keys are "/name" (no namespace); nodes the user may not list still get a column from their pods.
+    const all = new Set<string>();
+    for (const k of p.nodes.keys()) all.add(k.slice(1));
+    for (const n of byNode.keys()) if (n) all.add(n);
+    return [...all].filter((n) => n.includes(filter)).sort();
+  }, [p.nodes, p.nodesVersion, byNode, filter]);
+  const columns = ['', ...names];
+  const ref = useRef<HTMLDivElement>(null);
+  const [view, setView] = useState({ scrollLeft: 0, viewWidth: 1600 });
+  useEffect(() => {
+    const el = ref.current!;
+    let queued = false;
+    const measure = () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => { queued = false; setView({ scrollLeft: el.scrollLeft, viewWidth: el.clientWidth }); });
+    };
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    el.addEventListener('scroll', measure, { passive: true });
+    return () => { ro.disconnect(); el.removeEventListener('scroll', measure); };
+  }, []);
+  const [first, end] = visibleRange({ count: columns.length, width: columnWidth, ...view, overscan: 2 });
   return (
-    <div class="map">
-      <section class="column pending-column" aria-label="pending pods">
-        <h2>Pending <span class="count">{pending.length}</span></h2>
-        <Groups groups={groupPods(pending)} {...p} />
-      </section>
-      {names.map((name) => (
-        <section class="column" aria-label={`node ${name}`} key={name}>
-          <NodeHeader {...p} name={name} node={nodeByName.get(name)} here={byNode.get(name)!} />
-          <Groups groups={groupPods(byNode.get(name)!)} {...p} />
-        </section>
-      ))}
-    </div>
+    <>
+      <div class="map-bar">
+        <label>Filter nodes <input type="search" aria-label="filter nodes" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} /></label>
+        <span class="window" aria-live="polite">{names.length} nodes; columns {first + 1}–{end} of {columns.length} drawn</span>
+      </div>
+      <div class="map" ref={ref}>
+        <div class="spacer" style={{ width: `${first * columnWidth}px` }} />
+        {columns.slice(first, end).map((name) => (name === ''
+          ? <section class="column pending-column" aria-label="pending pods" key="">
+              <h2>Pending <span class="count">{byNode.get('')!.length}</span></h2>
+              <Groups {...p} column={byNode.get('')!} />
+            </section>
+          : <section class="column" aria-label={`node ${name}`} key={name}>
+              <NodeHeader {...p} name={name} node={p.nodes.get(`/${name}`)} here={byNode.get(name) ?? []} />
+              <Groups {...p} column={byNode.get(name) ?? []} />
+            </section>))}
+        <div class="spacer" style={{ width: `${(columns.length - end) * columnWidth}px` }} />
+      </div>
+    </>
   );
 }
 
@@ -66,29 +104,31 @@ function NodeHeader(props: MapProps & { name: string; node?: Node; here: Pod[] }
           </li>
         ))}
       </ul>
-      {props.canPatchNodes && (
+      {(props.canPatchNodes || props.canDeleteNodes) && (
         <div class="node-actions">
-          <button type="button" onClick={() => act({ kind: 'taint', node })}>Taint…</button>
-          <button type="button" onClick={() => act({ kind: node.spec?.unschedulable ? 'uncordon' : 'cordon', node })}>
+          {props.canPatchNodes && <button type="button" onClick={() => act({ kind: 'taint', node })}>Taint…</button>}
+          {props.canPatchNodes && <button type="button" onClick={() => act({ kind: node.spec?.unschedulable ? 'uncordon' : 'cordon', node })}>
             {node.spec?.unschedulable ? 'Uncordon' : 'Cordon'}
-          </button>
+          </button>}
+          {props.canDrainNodes && <button type="button" onClick={() => act({ kind: 'drain', node })}>Drain…</button>}
+          {props.canDeleteNodes && <button type="button" onClick={() => act({ kind: 'delete', node })}>Delete…</button>}
         </div>
       )}
     </div>
   );
 }
 
-function Groups(props: { groups: PodGroup[] } & MapProps) {
+function Groups(props: MapProps & { column: Pod[] }) {
   return (
     <>
-      {props.groups.map((g) => (
+      {groupPods(props.column).map((g: PodGroup) => (
         <div class="group" key={`${g.kind}/${g.namespace}/${g.name}`}>
           <h3>{g.kind === 'Pod' ? 'Pods' : g.kind === 'Static' ? 'Static pods' : (
             <button type="button" class="owner" data-owner={`${g.kind}/${g.namespace}/${g.name}`}
               onClick={() => props.onSelectOwner({ kind: g.kind, namespace: g.namespace, name: g.name })}>{g.kind} {g.name}</button>
           )}</h3>
           <ul>
-            {g.pods.map((pod) => (
+            {g.pods.slice(0, groupCards).map((pod) => (
               <li key={podKey(pod)}>
                 <button type="button" class={`pod ${podState(pod)}${props.selected === podKey(pod) ? ' selected' : ''}`} data-pod={podKey(pod)}
                   aria-pressed={props.selected === podKey(pod)} onClick={() => props.onSelect(podKey(pod))}
@@ -100,6 +140,9 @@ function Groups(props: { groups: PodGroup[] } & MapProps) {
               </li>
             ))}
           </ul>
+          {g.pods.length > groupCards && (
+            <p class="more" data-more={`${g.kind}/${g.namespace}/${g.name}`}>+{g.pods.length - groupCards} more: {countsText(countStates(g.pods.slice(groupCards)))}</p>
+          )}
         </div>
       ))}
     </>

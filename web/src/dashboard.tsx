@@ -7,6 +7,7 @@ import { ClusterMap } from './cluster-map.js';
 import { OwnerDetails, PodDetails } from './pod-details.js';
 import { NodeActionDialog, type NodeAction } from './node-actions.js';
 import { ObjectsView } from './objects.js';
+import { JoinTokens } from './join-tokens.js';
 
 export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const scope = useScope(props.namespace);
@@ -17,7 +18,7 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const setSelected = (key: string | undefined) => { setOwner(undefined); setSelectedPod(key); };
   const selectOwner = (o: { kind: string; namespace: string; name: string }) => { setSelectedPod(undefined); setOwner(o); };
   const [action, setAction] = useState<NodeAction>();
-  const [view, setView] = useState<'map' | 'objects'>('map');
+  const [view, setView] = useState<'map' | 'objects' | 'tokens'>('map');
   const pod = selected ? pods.items.get(selected) : undefined;
   return (
     <div class="layout">
@@ -26,6 +27,7 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
         <nav class="views" aria-label="views">
           <button type="button" aria-pressed={view === 'map'} onClick={() => setView('map')}>Cluster map</button>
           <button type="button" aria-pressed={view === 'objects'} onClick={() => setView('objects')}>Objects</button>
+          <button type="button" aria-pressed={view === 'tokens'} onClick={() => setView('tokens')}>Join tokens</button>
         </nav>
         <span class="scope">{scope ? (scope.namespace ? `namespace ${scope.namespace}` : 'all namespaces') : 'checking access…'}</span>
         <span class="counts">{nodes.items.size} nodes · {pods.items.size} pods</span>
@@ -35,7 +37,8 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
       {nodes.error && <p role="alert" class="error">{nodes.error.message}</p>}
       <main>
         {scope && view === 'objects' && <ObjectsView namespace={scope.namespace} />}
-        {scope && view === 'map' && <ClusterMap nodes={[...nodes.items.values()]} pods={[...pods.items.values()]} canPatchNodes={scope.patchNodes}
+        {scope && view === 'tokens' && <JoinTokens />}
+        {scope && view === 'map' && <ClusterMap nodes={nodes.items} nodesVersion={nodes.version} pods={pods.items} podsVersion={pods.version} canPatchNodes={scope.patchNodes} canDrainNodes={scope.drainNodes} canDeleteNodes={scope.deleteNodes}
           selected={selected} onSelect={setSelected} onSelectOwner={selectOwner} onAction={setAction} />}
       </main>
       {view === 'map' && pod && <PodDetails pod={pod} onClose={() => setSelected(undefined)} />}

@@ -88,3 +88,38 @@ export const nodeRuntime = (n: Node) => (n.status?.nodeInfo?.containerRuntimeVer
 
 /** kubectl taint's spelling: key=value:Effect (key:Effect without a value). */
 export const taintText = (t: Taint) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
+
+export type StateCounts = Record<PodState, number>;
+
+/** How many pods are in each state: what a column or group shows instead of cards it does not render. */
+export function countStates(pods: Iterable<Pod>): StateCounts {
+  const c: StateCounts = { ready: 0, running: 0, pending: 0, succeeded: 0, failed: 0, terminating: 0 };
+  for (const p of pods) c[podState(p)]++;
+  return c;
+}
+
+/** "3 ready, 1 pending": the non-zero counts in a fixed order. */
+export const countsText = (c: StateCounts) => (Object.keys(c) as PodState[]).filter((k) => c[k]).map((k) => `${c[k]} ${k}`).join(', ');
+
+/** Pods by the node they are bound to ('' for none yet), each node's pods in one array: one pass over all pods. */
+export function podsByNode(pods: Iterable<Pod>): Map<string, Pod[]> {
+  const by = new Map<string, Pod[]>([['', []]]);
+  for (const p of pods) {
+    const n = p.spec?.nodeName ?? '';
+    let list = by.get(n);
+    if (!list) by.set(n, (list = []));
+    list.push(p);
+  }
+  return by;
+}
+
+/**
+ * Which of `count` columns of width `width` (px, gap included) a viewport
+ * [scrollLeft, scrollLeft + viewWidth) shows, with `overscan` more either
+ * side so a short scroll finds them drawn: [first, end).
+ */
+export function visibleRange(o: { count: number; width: number; scrollLeft: number; viewWidth: number; overscan: number }): [number, number] {
+  const first = Math.max(0, Math.floor(o.scrollLeft / o.width) - o.overscan);
+  const end = Math.min(o.count, Math.ceil((o.scrollLeft + o.viewWidth) / o.width) + o.overscan);
+  return [first, Math.max(first, end)];
+}

@@ -1,26 +1,29 @@
 /**
- * Taint/untaint and cordon/uncordon, each behind a confirmation that shows
- * the kubectl command doing the same. The patch is a JSON merge patch with
+ * Taint/untaint, cordon/uncordon, delete (and drain: drain-dialog.tsx), each
+ * behind a confirmation that shows the kubectl command doing the same. The patch is a JSON merge patch with
  * the node's resourceVersion, so a change made meanwhile is a 409 Conflict
  * (shown) rather than lost.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Node, Taint } from 'kubernetes-types/core/v1';
-import { api, ApiFailure } from './api.js';
+import { send, type ApiFailure } from './api.js';
 import { taintText } from './model.js';
+import { DrainDialog } from './drain-dialog.js';
 
 export type NodeAction =
   | { kind: 'taint'; node: Node }
   | { kind: 'untaint'; node: Node; taint: Taint }
-  | { kind: 'cordon' | 'uncordon'; node: Node };
+  | { kind: 'cordon' | 'uncordon' | 'delete'; node: Node }
+  | { kind: 'drain'; node: Node };
 
 const effects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
 
-function plan(a: NodeAction, t: Taint): { command: string; patch: object } {
+function plan(a: Exclude<NodeAction, { kind: 'drain' }>, t: Taint): { command: string; patch?: object } {
   const name = a.node.metadata!.name!;
   const rv = a.node.metadata!.resourceVersion;
   const taints = a.node.spec?.taints ?? [];
   switch (a.kind) {
+    case 'delete': return { command: `kubectl delete node ${name}` };
     case 'cordon': return { command: `kubectl cordon ${name}`, patch: { metadata: { resourceVersion: rv }, spec: { unschedulable: true } } };
     case 'uncordon': return { command: `kubectl uncordon ${name}`, patch: { metadata: { resourceVersion: rv }, spec: { unschedulable: null } } };
     case 'untaint': {
@@ -36,6 +39,12 @@ function plan(a: NodeAction, t: Taint): { command: string; patch: object } {
 }
 
 export function NodeActionDialog(props: { action: NodeAction; onClose(): void }) {
+  const a = props.action;
+  if (a.kind === 'drain') return <DrainDialog node={a.node} onClose={props.onClose} />;
+  return <ConfirmDialog action={a} onClose={props.onClose} />;
+}
+
+function ConfirmDialog(props: { action: Exclude<NodeAction, { kind: 'drain' }>; onClose(): void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const [taint, setTaint] = useState<Taint>({ key: '', value: '', effect: 'NoSchedule' });
   const [error, setError] = useState<string>();
@@ -48,7 +57,10 @@ export function NodeActionDialog(props: { action: NodeAction; onClose(): void })
   const confirm = async () => {
     setBusy(true);
     try {
-      await api(`/api/v1/nodes/${encodeURIComponent(name)}`, { method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: JSON.stringify(patch) });
+      const path = `/api/v1/nodes/${encodeURIComponent(name)}`;
+      // Delete carries the node's uid as precondition: a node re-registered meanwhile under the same name is not the one confirmed.
+      if (a.kind === 'delete') await send(path, 'DELETE', { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: a.node.metadata!.uid } });
+      else await send(path, 'PATCH', patch, 'application/merge-patch+json');
       props.onClose();
     } catch (e) {
       setError((e as ApiFailure).message);
@@ -57,7 +69,8 @@ export function NodeActionDialog(props: { action: NodeAction; onClose(): void })
   };
   return (
     <dialog ref={ref} class="action" aria-label={`${a.kind} ${name}`} onClose={props.onClose}>
-      <h2>{a.kind === 'taint' ? `Taint ${name}` : a.kind === 'untaint' ? `Remove taint ${taintText(a.taint)} from ${name}` : `${a.kind === 'cordon' ? 'Cordon' : 'Uncordon'} ${name}`}</h2>
+      <h2>{a.kind === 'taint' ? `Taint ${name}` : a.kind === 'untaint' ? `Remove taint ${taintText(a.taint)} from ${name}` : `${{ cordon: 'Cordon', uncordon: 'Uncordon', delete: 'Delete node' }[a.kind]} ${name}`}</h2>
+      {a.kind === 'delete' && <p>The node object goes; its pods are then deleted by the garbage collector (their kubelet, if any, registers the node again).</p>}
       {a.kind === 'taint' && (
         <div class="taint-form">
           <label>Key <input name="key" value={taint.key} onInput={(e) => setTaint({ ...taint, key: e.currentTarget.value })} /></label>

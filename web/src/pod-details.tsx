@@ -9,6 +9,7 @@ import { api, ApiFailure } from './api.js';
 import { useCollection } from './use-collection.js';
 import { podState } from './model.js';
 import { PodLogs } from './pod-logs.js';
+import { WorkloadActions } from './workload-actions.js';
 
 interface FilterVerdict { filter: string; verdict: 'Pass' | 'Fail' | 'Skip' | 'Error'; reasons: string[] }
 interface Placement { pod: { nodeName?: string }; nodes: { node: string; fits: boolean; filters: FilterVerdict[] }[] }
@@ -39,6 +40,7 @@ export function OwnerDetails(props: { kind: string; namespace: string; name: str
         <h2>{props.kind} {props.namespace}/{props.name}</h2>
         <button type="button" onClick={props.onClose}>Close</button>
       </div>
+      {(props.kind === 'Deployment' || props.kind === 'StatefulSet') && <WorkloadActions kind={props.kind} namespace={props.namespace} name={props.name} />}
       <Timeline kind={props.kind} namespace={props.namespace} name={props.name} />
     </aside>
   );

@@ -7,7 +7,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { canI, session } from './api.js';
 
-export interface Scope { podsPath: string; namespace?: string; listNodes: boolean; patchNodes: boolean }
+export interface Scope {
+  podsPath: string; namespace?: string; listNodes: boolean; patchNodes: boolean;
+  /** kubectl drain's rights: patch the node, list its pods, create pods/eviction anywhere. */
+  drainNodes: boolean; deleteNodes: boolean;
+}
 
 /** A ServiceAccount token's namespace (its `kubernetes.io.namespace` claim), read without verifying: only a default. */
 function tokenNamespace(token: string | null): string | undefined {
@@ -21,9 +25,11 @@ export function useScope(asked: string): Scope | undefined {
   const [scope, setScope] = useState<Scope>();
   useEffect(() => {
     (async () => {
-      const [allPods, listNodes, patchNodes] = await Promise.all([canI('list', 'pods'), canI('list', 'nodes'), canI('patch', 'nodes')]);
+      const [allPods, listNodes, patchNodes, evict, deleteNodes] = await Promise.all([canI('list', 'pods'), canI('list', 'nodes'), canI('patch', 'nodes'),
+        canI('create', 'pods', undefined, { subresource: 'eviction' }), canI('delete', 'nodes')]);
       const namespace = asked || (allPods ? undefined : tokenNamespace(session.token) ?? session.proxy?.namespace ?? 'default');
-      setScope({ podsPath: namespace ? `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods` : '/api/v1/pods', namespace, listNodes, patchNodes });
+      setScope({ podsPath: namespace ? `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods` : '/api/v1/pods', namespace, listNodes, patchNodes,
+        drainNodes: patchNodes && allPods && evict, deleteNodes });
     })();
   }, [asked]);
   return scope;

@@ -28,6 +28,8 @@ const groupPackages: Record<string, string> = {
   'authentication.k8s.io': 'k8s.io.api.authentication', 'authorization.k8s.io': 'k8s.io.api.authorization',
   'networking.k8s.io': 'k8s.io.api.networking', 'node.k8s.io': 'k8s.io.api.node', 'rbac.authorization.k8s.io': 'k8s.io.api.rbac',
   'apiextensions.k8s.io': 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions',
+  'admissionregistration.k8s.io': 'k8s.io.api.admissionregistration',
+  'apiregistration.k8s.io': 'k8s.io.kube_aggregator.pkg.apis.apiregistration',
   'meta.k8s.io': 'k8s.io.apimachinery.pkg.apis.meta',
 };
 

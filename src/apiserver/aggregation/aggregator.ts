@@ -8,8 +8,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIResourceList } from 'kubernetes-types/meta/v1.js';
-import type { Service } from 'kubernetes-types/core/v1.js';
-import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { apiRegistrationGroup, apiServiceName, type APIService } from '../../api/apiregistration.js';
 import { Lister } from '../../registry/lister.js';
 import type { Registry } from '../../registry/registry.js';
@@ -20,9 +18,11 @@ import { checkAvailability } from './availability.js';
 import { backendTLS, type ProxyClientCertificate } from './backend-tls.js';
 import { aggregatedGroups, apiGroupOf, legacyGroups } from './discovery-merge.js';
 import { proxyRequest } from './proxy.js';
-import { resolveService, type ResolverListers } from './resolver.js';
+import type { ServiceResolver } from '../service-resolver.js';
 
 export interface AggregatorOptions {
+  /** The server's Service resolution (shared with the webhooks). */
+  resolver: ServiceResolver;
   proxyClient?: ProxyClientCertificate;
   /** How often every service-backed APIService is checked (upstream: on changes and every 30 s). */
   checkPeriodMs?: number;
@@ -32,21 +32,16 @@ export interface AggregatorOptions {
 
 export class Aggregator {
   private readonly apiServices: Lister<APIService>;
-  private readonly listers: ResolverListers;
   private readonly discovery = new Map<string, APIResourceList>();
   private timer?: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly registry: Registry, private readonly opts: AggregatorOptions) {
     this.apiServices = new Lister<APIService>(registry.store(apiRegistrationGroup, 'v1', 'apiservices')!, { logger: opts.logger });
-    this.listers = {
-      services: new Lister<Service>(registry.store('', 'v1', 'services')!, { logger: opts.logger }),
-      endpointSlices: new Lister<EndpointSlice>(registry.store('discovery.k8s.io', 'v1', 'endpointslices')!, { logger: opts.logger }),
-    };
   }
 
   async start(): Promise<void> {
-    await Promise.all([this.apiServices.start(), this.listers.services.start(), this.listers.endpointSlices.start()]);
+    await this.apiServices.start();
     const loop = () => {
       if (this.closed) return;
       this.checkAll().catch((e) => this.opts.logger.warn('availability check', { err: e })).finally(() => {
@@ -60,8 +55,6 @@ export class Aggregator {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.apiServices.close();
-    this.listers.services.close();
-    this.listers.endpointSlices.close();
   }
 
   /** The APIServices served by another server (they have a service). */
@@ -91,7 +84,7 @@ export class Aggregator {
   async proxy(req: IncomingMessage, res: ServerResponse, user: UserInfo, svc: APIService): Promise<void> {
     const ref = svc.spec.service!;
     const available = svc.status?.conditions?.find((c) => c.type === 'Available')?.status === 'True';
-    const where = resolveService({ namespace: ref.namespace ?? '', name: ref.name ?? '', port: ref.port ?? 443 }, this.listers);
+    const where = this.opts.resolver.route({ namespace: ref.namespace ?? '', name: ref.name ?? '', port: ref.port ?? 443 });
     if (!available || !where.ok) return serviceUnavailable(req, res);
     await proxyRequest(req, res, user, { host: where.host, port: where.port, tls: backendTLS(svc, this.opts.proxyClient, where.serverName) },
       (err) => this.opts.logger.warn('proxy to extension API server failed', { apiservice: svc.metadata?.name, err: err.message }));
@@ -100,7 +93,7 @@ export class Aggregator {
   private async checkAll(): Promise<void> {
     for (const svc of this.remote()) {
       if (this.closed) return;
-      const result = await checkAvailability(svc, this.listers, this.opts.proxyClient);
+      const result = await checkAvailability(svc, this.opts.resolver, this.opts.proxyClient);
       const name = svc.metadata!.name!;
       if (result.discovery) this.discovery.set(name, result.discovery); else this.discovery.delete(name);
       await this.writeCondition(svc, result.condition);

@@ -9,7 +9,7 @@ import https from 'node:https';
 import type { APIResourceList } from 'kubernetes-types/meta/v1.js';
 import type { APIService, APIServiceCondition } from '../../api/apiregistration.js';
 import { backendTLS, type ProxyClientCertificate } from './backend-tls.js';
-import { resolveService, type ResolverListers } from './resolver.js';
+import type { ServiceResolver } from '../service-resolver.js';
 
 export interface Availability { condition: Omit<APIServiceCondition, 'lastTransitionTime'>; discovery?: APIResourceList }
 
@@ -28,9 +28,9 @@ function getJSON(url: string, tls: https.RequestOptions): Promise<{ status: numb
   });
 }
 
-export async function checkAvailability(svc: APIService, l: ResolverListers, client: ProxyClientCertificate | undefined): Promise<Availability> {
+export async function checkAvailability(svc: APIService, resolver: ServiceResolver, client: ProxyClientCertificate | undefined): Promise<Availability> {
   const ref = svc.spec.service!;
-  const where = resolveService({ namespace: ref.namespace ?? '', name: ref.name ?? '', port: ref.port ?? 443 }, l);
+  const where = resolver.route({ namespace: ref.namespace ?? '', name: ref.name ?? '', port: ref.port ?? 443 });
   if (!where.ok) return { condition: { type: 'Available', status: 'False', reason: where.reason, message: where.message } };
   const host = where.host.includes(':') ? `[${where.host}]` : where.host;
   const url = `https://${host}:${where.port}/apis/${svc.spec.group}/${svc.spec.version}`;

@@ -5,6 +5,7 @@ import { applyPatch, patchMediaTypes, patchStrictDecodingError, patchTypeError, 
 import type { DeleteOptions } from '../../registry/types.js';
 import type { ListResult } from '../../registry/store.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
+import { renderedJSON } from '../../registry/watch-cache/rendered-json.js';
 import { EncodedStatusError, writeJSON, writeJSONItems, writeObjectAs } from '../respond.js';
 import { checkBodyFields, type RawBody } from '../field-validation.js';
 import { CustomResourceStore } from '../../registry/custom/store.js';
@@ -29,6 +30,9 @@ export function writeObject(ctx: HandlerContext, code: number, obj: any): void {
     writeJSON(ctx.res, code, toTable(ctx.store, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now));
   } else if (ctx.rendering === 'partial') {
     writeObjectAs(ctx.res, code, partialObjectMetadata(obj), ctx.protobuf);
+  } else if (!ctx.protobuf && obj?.kind !== 'Status') {
+    // A written object may be the watch cache's copy (resultShared): its text is then its watchers' too.
+    writeJSON(ctx.res, code, renderedJSON(obj));
   } else {
     writeObjectAs(ctx.res, code, obj, ctx.protobuf);
   }
@@ -109,7 +113,8 @@ async function readObject(ctx: HandlerContext, create = false): Promise<any> {
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const { manager } = readWriteOptions(ctx, 'CreateOptions');
   const obj = await readObject(ctx, true);
-  const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx), fieldManager: { manager } });
+  // The answer is only rendered: the created object may be the watch cache's copy (resultShared).
+  const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx), fieldManager: { manager }, resultShared: true });
   writeObject(ctx, 201, created);
 }
 
@@ -123,7 +128,7 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const { manager } = readWriteOptions(ctx, 'UpdateOptions');
   const obj = await readObject(ctx);
   const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, {
-    subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal,
+    subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal, resultShared: true,
   });
   writeObject(ctx, 200, updated);
 }
@@ -146,7 +151,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
     checkBodyFields(ctx.store, next, mode, ctx.res, undefined, duplicates, (errors) => patchStrictDecodingError(type, patch, next, errors),
       (error) => patchTypeError(type, patch, next, error));
     return next;
-  }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal });
+  }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal, resultShared: true });
   writeObject(ctx, 200, updated);
 }
 

@@ -111,7 +111,7 @@ export async function handleBinding(ctx: HandlerContext, podName: string): Promi
     conds.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z') });
     pod.status.conditions = conds;
     return pod;
-  }, { subresource: 'binding', dryRun: isDryRun(ctx), signal: ctx.signal });
+  }, { subresource: 'binding', dryRun: isDryRun(ctx), signal: ctx.signal, resultShared: true });
   writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
 }
 

@@ -20,13 +20,15 @@
 import { fieldErrorBody, type FieldError } from '../../api/field-errors.js';
 import { invalidObject, statusWireForm } from '../../api/status.js';
 import { encodeObject, protobufMediaType } from '../../api/protobuf/envelope.js';
+import type { PulledBytes } from './pulled-bytes.js';
 
 /**
- * A Status already encoded for the wire: its bytes in order (buffers of
- * about 1 MiB, each with memory of its own, so a worker can hand them to the
- * loop without a copy), their media type and the HTTP code.
+ * A Status already encoded for the wire: its bytes in order (buffers with
+ * memory of their own, so a worker can hand them to the loop without a
+ * copy; a large answer is pulled instead, see pulled-bytes.ts), their media
+ * type and the HTTP code.
  */
-export interface EncodedStatus { code: number; reason: string; contentType: string; body: Uint8Array[] }
+export interface EncodedStatus { code: number; reason: string; contentType: string; body: Uint8Array[] | PulledBytes }
 
 /**
  * JSON text as bytes: measured first (`buf` undefined), then written. Strings
@@ -119,7 +121,7 @@ function fnv1a(s: string, h: number): number {
   return h >>> 0;
 }
 
-export function encodeInvalidStatus(kind: string, group: string, name: string, errors: readonly FieldError[], protobuf: boolean): EncodedStatus {
+export function encodeInvalidStatus(kind: string, group: string, name: string, errors: readonly FieldError[], protobuf: boolean): EncodedStatus & { body: Uint8Array[] } {
   if (protobuf || !errors.length) {
     const status = statusWireForm(invalidObject(kind, group, name, [...errors]).status);
     const body = protobuf ? encodeObject(status) : undefined;

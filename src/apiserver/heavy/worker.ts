@@ -3,10 +3,12 @@
  * a Status, never shared state. It imports only pure modules (src/api, the
  * body decoder, the decoding checks).
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 import { StatusError } from '../../api/status.js';
 import { readObjectBody } from './object-body.js';
 import type { HeavyRequest, HeavyResponse } from './protocol.js';
+import type { EncodedStatus } from './invalid-status.js';
+import { pulledBytesFrom, servePulledBytes } from './pulled-bytes.js';
 
 parentPort!.on('message', (req: HeavyRequest) => {
   let res: HeavyResponse;
@@ -18,7 +20,14 @@ parentPort!.on('message', (req: HeavyRequest) => {
       : { id: req.id, ok: false, error: (e as Error)?.stack ?? String(e) };
   }
   // An encoded Status is handed over, not copied: the loop receives it without cloning its bytes.
+  // A large one stays here and is pulled by the loop a slice at a time (pulled-bytes.ts).
   const encoded = res.ok ? res.value.refusal : undefined;
-  const transfer = encoded && 'invalid' in encoded ? encoded.invalid.body.map((b) => b.buffer as ArrayBuffer) : [];
+  const body = encoded && 'invalid' in encoded ? encoded.invalid.body : undefined;
+  let transfer: (ArrayBuffer | MessagePort)[] = [];
+  if (Array.isArray(body) && body.reduce((n, b) => n + b.byteLength, 0) >= pulledBytesFrom) {
+    const pulled = servePulledBytes(body);
+    (encoded as { invalid: EncodedStatus }).invalid.body = pulled;
+    transfer = [pulled.port];
+  } else if (Array.isArray(body)) transfer = body.map((b) => b.buffer as ArrayBuffer);
   parentPort!.postMessage(res, transfer);
 });

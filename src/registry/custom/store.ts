@@ -25,11 +25,17 @@ export class CustomResourceStore extends Store {
   override tablePrinter(): KindPrinter { return this.printer; }
 
   override decode(kv: KeyValue): any {
+    const obj = this.decodeStored(kv);
+    obj.apiVersion = this.apiVersion;
+    return obj;
+  }
+
+  /** The object in the version it is stored in, with that version's defaults. */
+  protected decodeStored(kv: KeyValue): any {
     const obj = super.decode(kv);
     const storedVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : this.custom.storageVersion;
     const schema = this.custom.defaultingSchemas[storedVersion];
     if (schema) applySchemaDefaults(schema, obj);
-    obj.apiVersion = this.apiVersion;
     return obj;
   }
 

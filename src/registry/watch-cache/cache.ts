@@ -66,6 +66,12 @@ export class WatchCache implements FeedMember {
   private readonly byNode = new Map<string, Set<CacheWatcher>>();
   /** Every other watcher: each event is offered to each of them. */
   private readonly unindexed = new Set<CacheWatcher>();
+  /**
+   * Objects a store has just written, by key, with the stored value they were encoded to: the
+   * write's event takes the object instead of parsing the value again (at most one per key;
+   * dropped by the key's next event that matches, by its deletion and on every relist).
+   */
+  private written = new Map<string, { value: string; obj: any }>();
   /** While the start list runs: the feed's events, applied once it is in. */
   private pending?: WatchEvent[];
   private ready!: Promise<void>;
@@ -105,6 +111,20 @@ export class WatchCache implements FeedMember {
       this.logger?.warn('watch cache: list failed, trying again', { prefix: this.prefix, err: (err as Error).message, delayMs: relistDelayMs });
       setTimeout(() => { if (generation === this.generation && !this.closed) this.restart(this.feed.revision); }, relistDelayMs).unref();
     });
+  }
+
+  /**
+   * The store hands over an object it is writing as `value`, which nothing else references or
+   * will mutate (the caller drops it): when that write's event comes, the cache keeps `obj` (with the
+   * event's resourceVersion) instead of decoding `value`, which must be `obj` as stored.
+   */
+  expectWrite(key: string, value: string, obj: any): void {
+    if (this.readyResolved && !this.pending && !this.closed) this.written.set(key, { value, obj });
+  }
+
+  /** The write handed over with expectWrite failed. */
+  forgetWrite(key: string, value: string): void {
+    if (this.written.get(key)?.value === value) this.written.delete(key);
   }
 
   apply(event: WatchEvent): void {
@@ -213,6 +233,7 @@ export class WatchCache implements FeedMember {
       startKey = page.kvs[page.kvs.length - 1].key + '\u0000';
     }
     this.objects = fresh;
+    this.written = new Map();
     this.keys.invalidate();
     this.ring = new EventRing(this.capacity);
     this.oldest = this.listedAt = revision;
@@ -225,7 +246,7 @@ export class WatchCache implements FeedMember {
   private applyNow(e: WatchEvent): void {
     const key = e.kv.key;
     const prev = this.objects.get(key);
-    const obj = this.source.decode(e.kv);
+    const obj = this.takeWritten(e) ?? this.source.decode(e.kv);
     if (e.type === 'delete') {
       this.objects.delete(key);
       this.keys.invalidate();
@@ -245,6 +266,17 @@ export class WatchCache implements FeedMember {
     if (onNode) this.offer(onNode, ev);
     const wasOn = before !== node ? this.byNode.get(before) : undefined;
     if (wasOn) this.offer(wasOn, ev);
+  }
+
+  private takeWritten(e: WatchEvent): any | undefined {
+    const hint = this.written.get(e.kv.key);
+    if (!hint) return undefined;
+    if (e.type === 'delete') { this.written.delete(e.kv.key); return undefined; }
+    // Another writer's earlier event: the hint waits for its own.
+    if (hint.value !== e.kv.value) return undefined;
+    this.written.delete(e.kv.key);
+    hint.obj.metadata.resourceVersion = String(e.kv.modRevision);
+    return hint.obj;
   }
 
   private offer(watchers: Set<CacheWatcher>, ev: CachedEvent): void {

@@ -10,13 +10,12 @@
  * (bootstrap, in-process loops) carry no request scope and are not.
  */
 import type { MutatingWebhook, MutatingWebhookConfiguration, ValidatingWebhook, ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
-import type { Endpoints, Namespace, Service } from 'kubernetes-types/core/v1.js';
-import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { Namespace } from 'kubernetes-types/core/v1.js';
 import type { ResourceInfo } from '../../../api/resources.js';
 import { Lister } from '../../../registry/lister.js';
 import type { Registry } from '../../../registry/registry.js';
 import type { Logger } from '../../../util/log.js';
-import { ServiceResolver } from '../../service-resolver.js';
+import type { ServiceResolver } from '../../service-resolver.js';
 import { currentRequestInfo } from '../../request-scope.js';
 import { requestUser } from '../../request-user.js';
 import { isExemptResource, type AdmissionAttributes, type AdmissionOperation } from './attributes.js';
@@ -34,6 +33,8 @@ export interface WebhookAdmission {
   admit(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void>;
   validate(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean }): Promise<void>;
   admitDelete(info: ResourceInfo, obj: any): Promise<void>;
+  /** The Service resolution webhook calls go through (CRD conversion webhooks use it too). */
+  readonly resolver: ServiceResolver;
   start(): Promise<void>;
   close(): void;
 }
@@ -42,24 +43,19 @@ export interface WebhookAdmissionOptions {
   metrics?: WebhookMetrics;
   logger?: Logger;
   namespaces: Pick<Lister<Namespace>, 'get'>;
-  services: Pick<Lister<Service>, 'get'>;
+  /** The server's Service resolution (shared with conversion webhooks and aggregation). */
+  resolver: ServiceResolver;
 }
 
 export function webhookAdmission(registry: Registry, opts: WebhookAdmissionOptions): WebhookAdmission {
   const lister = <T>(group: string, plural: string) => new Lister<T & { metadata?: { name?: string; namespace?: string } }>(registry.store(group, 'v1', plural)!, { logger: opts.logger });
   const mutatingConfigs = lister<MutatingWebhookConfiguration>('admissionregistration.k8s.io', 'mutatingwebhookconfigurations');
   const validatingConfigs = lister<ValidatingWebhookConfiguration>('admissionregistration.k8s.io', 'validatingwebhookconfigurations');
-  const slices = lister<EndpointSlice>('discovery.k8s.io', 'endpointslices');
-  const endpoints = lister<Endpoints>('', 'endpoints');
   const mutating = new WebhookSource<MutatingWebhook>(mutatingConfigs);
   const validating = new WebhookSource<ValidatingWebhook>(validatingConfigs);
-  const resolver = new ServiceResolver({
-    service: (ns, name) => opts.services.get(ns, name),
-    endpointSlices: (ns) => slices.inNamespace(ns),
-    endpoints: (ns, name) => endpoints.get(ns, name),
-  });
+  const resolver = opts.resolver;
   const deps = { resolver, metrics: opts.metrics, logger: opts.logger, getNamespace: (name: string) => opts.namespaces.get(undefined, name) };
-  const all = [mutatingConfigs, validatingConfigs, slices, endpoints];
+  const all = [mutatingConfigs, validatingConfigs];
 
   const run = async (op: AdmissionOperation, info: ResourceInfo, obj: any, old: any, phases: { m?: readonly Accessor<MutatingWebhook>[]; v?: readonly Accessor<ValidatingWebhook>[] }, dryRun?: boolean) => {
     if (!phases.m?.length && !phases.v?.length) return;
@@ -72,6 +68,7 @@ export function webhookAdmission(registry: Registry, opts: WebhookAdmissionOptio
     admit: (op, info, obj, old) => run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, { m: mutating.webhooks() }),
     validate: (op, info, obj, old, o) => run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, { v: validating.webhooks() }, o.dryRun),
     admitDelete: (info, obj) => run('DELETE', info, undefined, obj, { m: mutating.webhooks(), v: validating.webhooks() }),
+    resolver,
     start: async () => { await Promise.all(all.map((l) => l.start())); },
     close: () => { for (const l of all) l.close(); closeWebhookConnections(); },
   };
