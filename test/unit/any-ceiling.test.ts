@@ -16,7 +16,7 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const anyPattern = /: any\b|<any>|as any|any\[\]/;
 
 const ceilings: Record<string, number> = {
-  'src/controllers': 192,
+  'src/controllers': 179,
   'src/registry': 83,
   'src/kubelet': 94,
 };
