@@ -8,10 +8,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { claim } from '../../src/controllers/daemonset/claim.js';
 import { selectorFromLabelSelector } from '../../src/api/labels.js';
+import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 import { ApiError } from '../../src/client/index.js';
 
-const ds = { metadata: { name: 'ds', namespace: 'default', uid: 'u1' }, spec: { selector: { matchLabels: { app: 'ds' } } } };
-const selector = selectorFromLabelSelector(ds.spec.selector);
+const ds = { metadata: { name: 'ds', namespace: 'default', uid: 'u1' }, spec: { selector: { matchLabels: { app: 'ds' } } } } as unknown as DaemonSet;
+const selector = selectorFromLabelSelector(ds.spec!.selector);
 const ours = { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'u1', controller: true, blockOwnerDeletion: true };
 const other = { apiVersion: 'v1', kind: 'ConfigMap', name: 'cm', uid: 'u9' };
 

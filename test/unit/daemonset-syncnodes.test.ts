@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { DaemonSetsController } from '../../src/controllers/daemonset/index.js';
 import { ApiError } from '../../src/client/index.js';
 import { defaultControllerConfig } from '../../src/controllers/types.js';
+import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 import { silentLogger } from '../../src/util/log.js';
 
 function fakeInformer(): any {
@@ -49,7 +50,7 @@ function fake(opts: { failOn?: Set<string>; burst?: number } = {}): Fake {
 const ds = {
   apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'ds', namespace: 'default', uid: 'u1', generation: 1 },
   spec: { selector: { matchLabels: { app: 'ds' } }, template: { metadata: { labels: { app: 'ds' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
-};
+} as DaemonSet;
 const nodes = (n: number) => Array.from({ length: n }, (_, i) => `n${i}`);
 
 describe('syncNodes', () => {

@@ -12,6 +12,7 @@ import {
   revisionMatches, newRevision, revisionsToDelete, canonicalJSON, ControllerExpectations, Backoff, controllerRevisionHashLabel,
 } from '../../src/controllers/daemonset/index.js';
 import type { PlanContext } from '../../src/controllers/daemonset/index.js';
+import type { PodSpec } from 'kubernetes-types/core/v1.js';
 
 // ---- fixtures ----
 
@@ -142,10 +143,10 @@ describe('daemon pods', () => {
   it('every pod gets the daemon tolerations, the hash and the template generation', () => {
     const ds = daemonSet({ tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }, controlPlaneToleration] });
     const t = createPodTemplate(ds.spec.template, 3, 'abc');
-    assert.equal(t.metadata.labels[controllerRevisionHashLabel], 'abc');
-    assert.equal(t.metadata.labels['pod-template-generation'], '3');
-    assert.equal(t.metadata.labels.app, 'ds');
-    const keys = t.spec.tolerations.map((x: any) => `${x.key}:${x.effect}:${x.tolerationSeconds ?? ''}`);
+    assert.equal(t.metadata!.labels![controllerRevisionHashLabel], 'abc');
+    assert.equal(t.metadata!.labels!['pod-template-generation'], '3');
+    assert.equal(t.metadata!.labels!.app, 'ds');
+    const keys = t.spec!.tolerations!.map((x: any) => `${x.key}:${x.effect}:${x.tolerationSeconds ?? ''}`);
     assert.deepEqual(keys, [
       'node.kubernetes.io/not-ready:NoExecute:', // replaced in place: no tolerationSeconds any more
       'node-role.kubernetes.io/control-plane:NoSchedule:',
@@ -166,15 +167,15 @@ describe('daemon pods', () => {
   it('a pod is pinned by matchFields, named by generateName and owned by the DaemonSet', () => {
     const ds = daemonSet({ name: 'http-go', affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'a', operator: 'Exists' }] }] }, preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [{ key: 'b', operator: 'Exists' }] } }] } } });
     const p = newDaemonPod(ds, createPodTemplate(ds.spec.template, 1, 'h'), 'w1');
-    assert.equal(p.metadata.generateName, 'http-go-');
-    assert.equal(p.metadata.name, undefined);
-    assert.deepEqual(p.metadata.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'http-go', uid: 'uid-http-go', controller: true, blockOwnerDeletion: true }]);
-    assert.deepEqual(p.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution,
+    assert.equal(p.metadata!.generateName, 'http-go-');
+    assert.equal(p.metadata!.name, undefined);
+    assert.deepEqual(p.metadata!.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'http-go', uid: 'uid-http-go', controller: true, blockOwnerDeletion: true }]);
+    assert.deepEqual(p.spec!.affinity!.nodeAffinity!.requiredDuringSchedulingIgnoredDuringExecution,
       { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['w1'] }] }] });
-    assert.equal(p.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution.length, 1, 'preferred terms are kept');
+    assert.equal(p.spec!.affinity!.nodeAffinity!.preferredDuringSchedulingIgnoredDuringExecution!.length, 1, 'preferred terms are kept');
     assert.equal(targetNodeName(p), 'w1');
-    assert.equal(targetNodeName({ ...p, spec: { ...p.spec, nodeName: 'w2' } }), 'w2');
-    assert.equal(targetNodeName({ spec: {} }), undefined);
+    assert.equal(targetNodeName({ ...p, spec: { ...p.spec!, nodeName: 'w2' } }), 'w2');
+    assert.equal(targetNodeName({ spec: {} as PodSpec }), undefined);
   });
 
   it('isPodUpdated: by hash, or by template generation', () => {
@@ -326,7 +327,7 @@ describe('planRollingUpdate', () => {
     assert.equal(findUpdatedPodsOnNode(ds, [pod('a', 'n'), pod('b', 'n')], 'new').ok, false);
     assert.equal(findUpdatedPodsOnNode(ds, [pod('a', 'n', { hash: 'x' }), pod('b', 'n', { hash: 'y' })], 'new').ok, false);
     const r = findUpdatedPodsOnNode(ds, [pod('a', 'n', { hash: 'x' }), pod('b', 'n'), pod('c', 'n', { deleting: true })], 'new');
-    assert.ok(r.ok && r.oldPod.metadata.name === 'a' && r.newPod.metadata.name === 'b');
+    assert.ok(r.ok && r.oldPod!.metadata!.name === 'a' && r.newPod!.metadata!.name === 'b');
   });
 
   it('updatedDesiredNodeCounts: desired nodes only, and empty entries for nodes without pods', () => {
@@ -406,11 +407,11 @@ describe('revisions', () => {
     assert.equal(canonicalJSON(revisionData(ds)),
       '{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"ds"}},"spec":{"containers":[{"image":"img:v1","name":"c"}]}}}}');
     const rev = newRevision(ds, 'abc', 3);
-    assert.equal(rev.metadata.name, 'ds-abc');
+    assert.equal(rev.metadata!.name, 'ds-abc');
     assert.equal(rev.revision, 3);
-    assert.deepEqual(rev.metadata.labels, { app: 'ds', [controllerRevisionHashLabel]: 'abc' });
-    assert.equal(rev.metadata.annotations['kubernetes.io/change-cause'], 'v1 rollout');
-    assert.equal(rev.metadata.ownerReferences[0].uid, 'uid-ds');
+    assert.deepEqual(rev.metadata!.labels, { app: 'ds', [controllerRevisionHashLabel]: 'abc' });
+    assert.equal(rev.metadata!.annotations!['kubernetes.io/change-cause'], 'v1 rollout');
+    assert.equal(rev.metadata!.ownerReferences![0].uid, 'uid-ds');
     assert.equal(revisionMatches(ds, rev), true);
     assert.equal(revisionMatches(daemonSet({ image: 'img:v2' }), rev), false);
     assert.equal(revisionMatches(ds, JSON.parse(JSON.stringify({ ...rev, data: { spec: { template: { spec: ds.spec.template.spec, metadata: ds.spec.template.metadata, $patch: 'replace' } } } }))), true);

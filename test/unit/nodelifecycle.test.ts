@@ -46,7 +46,7 @@ describe('tryUpdateNodeHealth', () => {
     const saved = health(t0 - 60_000, n.status);
     const r = tryUpdateNodeHealth(n, saved, undefined, new Date(t0), cfg);
     assert.ok(r.update, 'the node is written');
-    const conds = Object.fromEntries(r.update.status.conditions.map((c: any) => [c.type, c]));
+    const conds = Object.fromEntries(r.update.status!.conditions!.map((c: any) => [c.type, c]));
     for (const type of ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure']) {
       assert.equal(conds[type].status, 'Unknown', type);
       assert.equal(conds[type].reason, 'NodeStatusUnknown');
@@ -117,10 +117,10 @@ describe('tryUpdateNodeHealth', () => {
     const old = node(undefined, t0 - 61_000);
     const r2 = tryUpdateNodeHealth(old, undefined, undefined, new Date(t0), cfg);
     assert.ok(r2.update);
-    const c = r2.update.status.conditions.find((x: any) => x.type === 'Ready');
+    const c = r2.update.status!.conditions!.find((x: any) => x.type === 'Ready');
     assert.deepEqual(c, { type: 'Ready', status: 'Unknown', reason: 'NodeStatusNeverUpdated', message: 'Kubelet never posted node status.',
       lastHeartbeatTime: iso(t0 - 61_000), lastTransitionTime: iso(t0) });
-    assert.equal(r2.update.status.conditions.length, 4);
+    assert.equal(r2.update.status!.conditions!.length, 4);
   });
 
   it('a node without status keeps being judged from its creation while it only renews a lease... until the lease is seen', () => {

@@ -5,10 +5,11 @@ import {
   Quarantine, byEvictionAndCreationTimestamp, isPodTerminated, terminatedPodsToDelete, terminatingPodsOnOutOfServiceNodes,
   unknownNodeNames, unscheduledTerminatingPods,
 } from '../../src/controllers/podgc/plan.js';
+import type { Pod, PodSpec } from 'kubernetes-types/core/v1.js';
 
-const pod = (name: string, o: { phase?: string; reason?: string; created?: string; node?: string; deleting?: boolean } = {}) => ({
+const pod = (name: string, o: { phase?: string; reason?: string; created?: string; node?: string; deleting?: boolean } = {}): Pod => ({
   metadata: { name, namespace: 'default', creationTimestamp: o.created ?? '2025-01-01T00:00:00Z', ...(o.deleting ? { deletionTimestamp: '2025-01-01T01:00:00Z' } : {}) },
-  spec: o.node ? { nodeName: o.node } : {},
+  spec: (o.node ? { nodeName: o.node } : {}) as PodSpec,
   status: { phase: o.phase, reason: o.reason },
 });
 
@@ -56,14 +57,14 @@ describe('terminatingPodsOnOutOfServiceNodes', () => {
     pod('t-notready', { node: 'notReady', deleting: true }), pod('t-gone', { node: 'gone', deleting: true }),
   ];
   it('only terminating pods on not-Ready nodes with the out-of-service taint', () => {
-    assert.deepEqual(terminatingPodsOnOutOfServiceNodes(pods, (n) => nodes[n]).map((p) => p.metadata.name), ['t-oos']);
+    assert.deepEqual(terminatingPodsOnOutOfServiceNodes(pods, (n) => nodes[n]).map((p) => p.metadata!.name), ['t-oos']);
   });
 });
 
 describe('orphans and unscheduled terminating pods', () => {
   const pods = [pod('a', { node: 'w1' }), pod('b', { node: 'w2' }), pod('c', { node: 'w2' }), pod('d'), pod('e', { deleting: true }), pod('f', { node: 'w1', deleting: true })];
   it('unknown node names, once each', () => assert.deepEqual(unknownNodeNames(pods, new Set(['w1'])), ['w2']));
-  it('unscheduled terminating pods', () => assert.deepEqual(unscheduledTerminatingPods(pods).map((p) => p.metadata.name), ['e']));
+  it('unscheduled terminating pods', () => assert.deepEqual(unscheduledTerminatingPods(pods).map((p) => p.metadata!.name), ['e']));
 });
 
 describe('Quarantine', () => {

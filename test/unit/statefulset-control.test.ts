@@ -15,15 +15,15 @@ const steps = (n: number, exitAt = -1): Step[] =>
 describe('runForAll', () => {
   it('OrderedReady runs steps in order and stops at the first exit', async () => {
     const ran: string[] = [];
-    const r = await runForAll(steps(5, 2), true, async (s) => { ran.push(s.pod.metadata.name); });
+    const r = await runForAll(steps(5, 2), true, async (s) => { ran.push(s.pod.metadata!.name!); });
     assert.deepEqual(ran, ['web-0', 'web-1', 'web-2']);
     assert.deepEqual(r, { stopped: true });
   });
   it('OrderedReady stops at the first error', async () => {
     const ran: string[] = [];
     const r = await runForAll(steps(5), true, async (s) => {
-      ran.push(s.pod.metadata.name);
-      if (s.pod.metadata.name === 'web-1') throw new Error('boom');
+      ran.push(s.pod.metadata!.name!);
+      if (s.pod.metadata!.name === 'web-1') throw new Error('boom');
     });
     assert.deepEqual(ran, ['web-0', 'web-1']);
     assert.equal(r.error?.message, 'boom');
@@ -47,8 +47,8 @@ describe('runForAll', () => {
   it('Parallel stops after a batch with errors and aggregates them', async () => {
     const ran: string[] = [];
     const r = await runForAll(steps(20), false, async (s) => {
-      ran.push(s.pod.metadata.name);
-      if (s.pod.metadata.name === 'web-1' || s.pod.metadata.name === 'web-2') throw new Error(`no ${s.pod.metadata.name}`);
+      ran.push(s.pod.metadata!.name!);
+      if (s.pod.metadata!.name === 'web-1' || s.pod.metadata!.name === 'web-2') throw new Error(`no ${s.pod.metadata!.name}`);
     });
     assert.deepEqual(ran, ['web-0', 'web-1', 'web-2']);
     assert.equal(r.error?.message, '[no web-1, no web-2]');

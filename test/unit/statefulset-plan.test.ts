@@ -68,7 +68,7 @@ function summary(p: Plan): string[] {
     for (const s of steps) {
       out.push(...s.actions.map(describe));
       if (p.monotonic && s.exit) {
-        if (s.wait && !s.actions.length) out.push(`wait ${s.pod.metadata.name}: ${s.wait}`);
+        if (s.wait && !s.actions.length) out.push(`wait ${s.pod.metadata!.name}: ${s.wait}`);
         return out;
       }
     }

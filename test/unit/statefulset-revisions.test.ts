@@ -6,6 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import {
   fnv32, fnv32a, goJSON, hashControllerRevision, safeEncodeString, templateRevisionData, revisionTemplate, sortControllerRevisions,
   controllerRevisionName, equalRevision,
@@ -41,11 +42,11 @@ describe('ControllerRevision hashing (pkg/controller/history)', () => {
   });
   it('hashes to upstream\'s name for the same data and collision count', () => {
     assert.equal(hashControllerRevision(JSON.parse(upstreamRaw), 0), 'c77f6d978');
-    const set = { metadata: { name: 'test', namespace: 'default', uid: 'u' }, spec: { template: defaultedTemplate } };
+    const set = { metadata: { name: 'test', namespace: 'default', uid: 'u' }, spec: { template: defaultedTemplate } } as unknown as StatefulSet;
     const rev = newRevision(set, 1, 0);
-    assert.equal(rev.metadata.name, 'test-c77f6d978');
-    assert.deepEqual(rev.metadata.labels, { app: 'foo', 'controller.kubernetes.io/hash': 'c77f6d978' });
-    assert.deepEqual(rev.metadata.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'test', uid: 'u', controller: true, blockOwnerDeletion: true }]);
+    assert.equal(rev.metadata!.name, 'test-c77f6d978');
+    assert.deepEqual(rev.metadata!.labels, { app: 'foo', 'controller.kubernetes.io/hash': 'c77f6d978' });
+    assert.deepEqual(rev.metadata!.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'test', uid: 'u', controller: true, blockOwnerDeletion: true }]);
   });
   it('a collision count changes the hash', () => {
     assert.notEqual(hashControllerRevision(JSON.parse(upstreamRaw), 1), 'c77f6d978');
@@ -86,12 +87,12 @@ describe('getStatefulSetRevisions', () => {
     const c = chooseUpdateRevision(setWith('nginx'), [], 0);
     assert.equal(c.action, 'create');
     assert.equal(c.action === 'create' && c.revision.revision, 1);
-    assert.deepEqual(c.action === 'create' && c.revision.metadata.annotations, { 'kubernetes.io/change-cause': 'nginx' });
+    assert.deepEqual(c.action === 'create' && c.revision.metadata!.annotations, { 'kubernetes.io/change-cause': 'nginx' });
   });
   it('re-uses the newest revision when the template is unchanged', () => {
     const revs = [stored('nginx', 1), stored('nginx:2', 2)];
     const c = chooseUpdateRevision(setWith('nginx:2'), revs, 0);
-    assert.deepEqual([c.action, c.revision.metadata.uid], ['reuse', 'rev-2']);
+    assert.deepEqual([c.action, c.revision.metadata!.uid], ['reuse', 'rev-2']);
   });
   it('creates the next revision for a new template', () => {
     const c = chooseUpdateRevision(setWith('nginx:3'), [stored('nginx', 1), stored('nginx:2', 2)], 0);
@@ -100,19 +101,19 @@ describe('getStatefulSetRevisions', () => {
   it('a rollback renumbers the matching older revision', () => {
     const c = chooseUpdateRevision(setWith('nginx'), [stored('nginx', 1), stored('nginx:2', 2)], 0);
     assert.equal(c.action, 'bump');
-    assert.deepEqual(c.action === 'bump' && [c.revision.metadata.uid, c.to], ['rev-1', 3]);
+    assert.deepEqual(c.action === 'bump' && [c.revision.metadata!.uid, c.to], ['rev-1', 3]);
   });
   it('the current revision is status.currentRevision, else the update revision', () => {
     const revs = [stored('nginx', 1), stored('nginx:2', 2)];
     const set = setWith('nginx:2');
-    assert.equal(findCurrentRevision(set, revs, revs[1]).metadata.uid, 'rev-2');
+    assert.equal(((findCurrentRevision(set, revs, revs[1]))!.metadata)!.uid, 'rev-2');
     set.status.currentRevision = revs[0].metadata.name;
-    assert.equal(findCurrentRevision(set, revs, revs[1]).metadata.uid, 'rev-1');
+    assert.equal(((findCurrentRevision(set, revs, revs[1]))!.metadata)!.uid, 'rev-1');
   });
   it('applyRevision restores the revision\'s template', () => {
     const set = applyRevision(setWith('nginx:2'), stored('nginx', 1));
-    assert.equal(set.spec.template.spec.containers[0].image, 'nginx');
-    assert.equal(set.spec.template.metadata.creationTimestamp, undefined);
+    assert.equal(set.spec!.template.spec!.containers[0].image, 'nginx');
+    assert.equal(set.spec!.template.metadata!.creationTimestamp, undefined);
   });
   it('equal revisions: same data', () => {
     assert.equal(equalRevision(stored('nginx', 1), stored('nginx', 5)), true);
@@ -142,7 +143,7 @@ describe('persistentVolumeClaimRetentionPolicy owner references', () => {
   const set = (whenScaled: string, whenDeleted: string, replicas = 2) => ({
     metadata: { name: 'web', namespace: 'default', uid: 'set-uid' },
     spec: { replicas, persistentVolumeClaimRetentionPolicy: { whenScaled, whenDeleted } },
-  });
+  }) as StatefulSet;
   const pod = (ordinal: number) => ({ metadata: { name: `web-${ordinal}`, uid: `pod-${ordinal}` } });
   const setRef = { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 'set-uid', controller: true, blockOwnerDeletion: true };
   const podRef = (o: number) => ({ apiVersion: 'v1', kind: 'Pod', name: `web-${o}`, uid: `pod-${o}`, controller: true, blockOwnerDeletion: true });

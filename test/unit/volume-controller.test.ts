@@ -113,35 +113,35 @@ describe('planVolumeSync and reclaim', () => {
 
   it('unbind: fully drops claimRef and bound-by-controller; partially only the UID', () => {
     const full = volumeUnbound(pv('v', { claim: c, ann: { 'pv.kubernetes.io/bound-by-controller': 'yes' } }), true);
-    assert.equal(full.spec.claimRef, undefined);
-    assert.equal(full.metadata.annotations['pv.kubernetes.io/bound-by-controller'], undefined);
+    assert.equal(full.spec!.claimRef, undefined);
+    assert.equal(full.metadata!.annotations!['pv.kubernetes.io/bound-by-controller'], undefined);
     const part = volumeUnbound(pv('v', { claim: c }), false);
-    assert.deepEqual(part.spec.claimRef, { namespace: 'default', name: 'c' });
+    assert.deepEqual(part.spec!.claimRef, { namespace: 'default', name: 'c' });
   });
 });
 
 describe('the objects a binding writes', () => {
   it('claim: volumeName, bind-completed, bound-by-controller when we set the name', () => {
     const out = claimBoundToVolume(pvc('c'), pv('v'));
-    assert.equal(out.spec.volumeName, 'v');
-    assert.deepEqual(out.metadata.annotations, { 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes' });
+    assert.equal(out!.spec!.volumeName, 'v');
+    assert.deepEqual(out!.metadata!.annotations, { 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes' });
     const user = claimBoundToVolume(pvc('c', { volumeName: 'v' }), pv('v'));
-    assert.deepEqual(user.metadata.annotations, { 'pv.kubernetes.io/bind-completed': 'yes' });
-    assert.equal(claimBoundToVolume(out, pv('v')), undefined);
+    assert.deepEqual(user!.metadata!.annotations, { 'pv.kubernetes.io/bind-completed': 'yes' });
+    assert.equal(claimBoundToVolume(out!, pv('v')), undefined);
   });
   it('claim status: phase, access modes and capacity from the PV; cleared without one', () => {
     const b = claimStatusFor(pvc('c'), 'Bound', pv('v', { size: '2Gi' }));
-    assert.deepEqual(b.status, { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '2Gi' } });
-    assert.equal(claimStatusFor(b, 'Bound', pv('v', { size: '2Gi' })), undefined);
-    assert.deepEqual(claimStatusFor(b, 'Lost', undefined).status, { phase: 'Lost' });
+    assert.deepEqual(b!.status, { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '2Gi' } });
+    assert.equal(claimStatusFor(b!, 'Bound', pv('v', { size: '2Gi' })), undefined);
+    assert.deepEqual(claimStatusFor(b!, 'Lost', undefined)!.status, { phase: 'Lost' });
     assert.equal(claimStatusFor(pvc('c'), 'Pending', undefined), undefined);
   });
   it('volume phase: lastPhaseTransitionTime only when the phase changes', () => {
     const v = volumeWithPhase(pv('v', { phase: 'Pending' }), 'Bound', '', '2024-05-01T00:00:00Z');
-    assert.deepEqual(v.status, { phase: 'Bound', lastPhaseTransitionTime: '2024-05-01T00:00:00Z' });
-    assert.equal(volumeWithPhase(v, 'Bound', '', 'later'), undefined);
-    const failed = volumeWithPhase(v, 'Failed', 'boom', '2024-05-02T00:00:00Z');
-    assert.deepEqual(failed.status, { phase: 'Failed', message: 'boom', lastPhaseTransitionTime: '2024-05-02T00:00:00Z' });
+    assert.deepEqual(v!.status, { phase: 'Bound', lastPhaseTransitionTime: '2024-05-01T00:00:00Z' });
+    assert.equal(volumeWithPhase(v!, 'Bound', '', 'later'), undefined);
+    const failed = volumeWithPhase(v!, 'Failed', 'boom', '2024-05-02T00:00:00Z');
+    assert.deepEqual(failed!.status, { phase: 'Failed', message: 'boom', lastPhaseTransitionTime: '2024-05-02T00:00:00Z' });
   });
 });
 
@@ -152,24 +152,24 @@ describe('local-path provisioner', () => {
   it('the PV: name, path, affinity, class, policy, claimRef, annotations', () => {
     const claim = pvc('www-web-0', { size: '1Gi' });
     const vol = buildLocalPathVolume({ claim, storageClass: sc('local-path'), node, base: '/var/lib/k8ts/storage', provisioner: 'rancher.io/local-path' });
-    assert.equal(vol.metadata.name, 'pvc-uid-www-web-0');
-    assert.deepEqual(vol.metadata.annotations, { 'pv.kubernetes.io/provisioned-by': 'rancher.io/local-path', 'local.path.provisioner/selected-node': 'worker-1' });
-    assert.deepEqual(vol.spec.hostPath, { path: '/var/lib/k8ts/storage/pvc-uid-www-web-0_default_www-web-0', type: 'DirectoryOrCreate' });
-    assert.deepEqual(vol.spec.nodeAffinity.required.nodeSelectorTerms, [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['worker-1'] }] }]);
-    assert.equal(vol.spec.persistentVolumeReclaimPolicy, 'Delete');
-    assert.equal(vol.spec.storageClassName, 'local-path');
-    assert.deepEqual(vol.spec.capacity, { storage: '1Gi' });
-    assert.deepEqual(vol.spec.claimRef, { kind: 'PersistentVolumeClaim', namespace: 'default', name: 'www-web-0', uid: 'uid-www-web-0', apiVersion: 'v1', resourceVersion: '7' });
+    assert.equal(vol.metadata!.name, 'pvc-uid-www-web-0');
+    assert.deepEqual(vol.metadata!.annotations, { 'pv.kubernetes.io/provisioned-by': 'rancher.io/local-path', 'local.path.provisioner/selected-node': 'worker-1' });
+    assert.deepEqual(vol.spec!.hostPath, { path: '/var/lib/k8ts/storage/pvc-uid-www-web-0_default_www-web-0', type: 'DirectoryOrCreate' });
+    assert.deepEqual(vol.spec!.nodeAffinity!.required!.nodeSelectorTerms, [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['worker-1'] }] }]);
+    assert.equal(vol.spec!.persistentVolumeReclaimPolicy, 'Delete');
+    assert.equal(vol.spec!.storageClassName, 'local-path');
+    assert.deepEqual(vol.spec!.capacity, { storage: '1Gi' });
+    assert.deepEqual(vol.spec!.claimRef, { kind: 'PersistentVolumeClaim', namespace: 'default', name: 'www-web-0', uid: 'uid-www-web-0', apiVersion: 'v1', resourceVersion: '7' });
     assert.equal(volumeNodeName(vol), 'worker-1');
   });
   it('volumeType local, Retain class, hostname label differing from the name', () => {
     const claim = pvc('c', { ann: { volumeType: 'local' } });
     const other = { metadata: { name: 'n1', labels: { 'kubernetes.io/hostname': 'host-one' } } };
     const vol = buildLocalPathVolume({ claim, storageClass: sc('keep', { reclaim: 'Retain' }), node: other, base: '/b', provisioner: 'p' });
-    assert.deepEqual(vol.spec.local, { path: '/b/pvc-uid-c_default_c' });
-    assert.equal(vol.spec.hostPath, undefined);
-    assert.equal(vol.spec.persistentVolumeReclaimPolicy, 'Retain');
-    assert.deepEqual(vol.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values, ['host-one']);
+    assert.deepEqual(vol.spec!.local, { path: '/b/pvc-uid-c_default_c' });
+    assert.equal(vol.spec!.hostPath, undefined);
+    assert.equal(vol.spec!.persistentVolumeReclaimPolicy, 'Retain');
+    assert.deepEqual(vol.spec!.nodeAffinity!.required!.nodeSelectorTerms[0].matchExpressions![0].values, ['host-one']);
     assert.equal(volumeNodeName(vol), 'n1');
   });
   const refusals: [string, any, string | undefined][] = [
@@ -185,9 +185,9 @@ describe('local-path provisioner', () => {
     const ready = (name: string, extra: any = {}) => ({ metadata: { name }, spec: extra, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
     const nodes = [ready('a'), ready('b'), ready('c', { unschedulable: true }), { metadata: { name: 'd' }, status: { conditions: [{ type: 'Ready', status: 'False' }] } }];
     const onA = { metadata: { name: 'x', annotations: { 'local.path.provisioner/selected-node': 'a' } } };
-    assert.equal(pickNodeForImmediateClaim(nodes, [], () => true)?.metadata.name, 'a');
-    assert.equal(pickNodeForImmediateClaim(nodes, [onA], () => true)?.metadata.name, 'b');
-    assert.equal(pickNodeForImmediateClaim(nodes, [], (n) => n.metadata.name === 'd'), undefined);
+    assert.equal(pickNodeForImmediateClaim(nodes, [], () => true)?.metadata!.name, 'a');
+    assert.equal(pickNodeForImmediateClaim(nodes, [onA], () => true)?.metadata!.name, 'b');
+    assert.equal(pickNodeForImmediateClaim(nodes, [], (n) => n.metadata!.name === 'd'), undefined);
   });
   it('the default StorageClass is what k3s ships, saying how to go without it', () => {
     assert.deepEqual(localPathStorageClass(), {

@@ -17,9 +17,11 @@ import { matchesSelector } from '../../api/labels.js';
 import type { Selector } from '../../api/labels.js';
 import { controllerRef } from '../../api/pods.js';
 import { controllerRefTo, isDeleting } from './util.js';
+import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 
 export interface ClaimInput {
-  ds: any;
+  ds: DaemonSet;
   selector: Selector;
   /** Objects whose controller ref has the DaemonSet's uid. */
   owned: readonly any[];
@@ -32,7 +34,7 @@ export interface ClaimInput {
 
 export async function claim(input: ClaimInput): Promise<any[]> {
   const { ds, selector, client } = input;
-  const claimed: any[] = [];
+  const claimed: Pod[] = [];
   const errors: unknown[] = [];
   for (const obj of input.owned) {
     if (matchesSelector(selector, obj.metadata.labels)) { claimed.push(obj); continue; }
@@ -54,7 +56,7 @@ export async function claim(input: ClaimInput): Promise<any[]> {
   return claimed;
 }
 
-async function adopt(client: ResourceClient, ds: any, obj: any): Promise<boolean> {
+async function adopt(client: ResourceClient, ds: DaemonSet, obj: any): Promise<boolean> {
   const refs = [...(obj.metadata.ownerReferences ?? []), controllerRefTo(ds)];
   try {
     await client.patch(obj.metadata.namespace, obj.metadata.name, { metadata: { ownerReferences: refs, resourceVersion: obj.metadata.resourceVersion } });
@@ -65,8 +67,8 @@ async function adopt(client: ResourceClient, ds: any, obj: any): Promise<boolean
   }
 }
 
-async function release(client: ResourceClient, ds: any, obj: any): Promise<void> {
-  const refs = (obj.metadata.ownerReferences ?? []).filter((r: any) => r.uid !== ds.metadata.uid);
+async function release(client: ResourceClient, ds: DaemonSet, obj: any): Promise<void> {
+  const refs = (obj.metadata.ownerReferences ?? []).filter((r: any) => r.uid !== ds.metadata!.uid);
   try {
     await client.patch(obj.metadata.namespace, obj.metadata.name, { metadata: { ownerReferences: refs, resourceVersion: obj.metadata.resourceVersion } });
   } catch (e) {
@@ -75,14 +77,14 @@ async function release(client: ResourceClient, ds: any, obj: any): Promise<void>
 }
 
 /** RecheckDeletionTimestamp over a fresh GET of the DaemonSet. */
-export function recheckDaemonSet(client: ResourceClient, ds: any): () => Promise<void> {
+export function recheckDaemonSet(client: ResourceClient, ds: DaemonSet): () => Promise<void> {
   return async () => {
-    const fresh = await client.get(ds.metadata.namespace, ds.metadata.name);
-    if (fresh.metadata.uid !== ds.metadata.uid) {
-      throw new Error(`original DaemonSet ${ds.metadata.namespace}/${ds.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${ds.metadata.uid}`);
+    const fresh = await client.get(ds.metadata!.namespace, ds.metadata!.name!);
+    if (fresh.metadata.uid !== ds.metadata!.uid) {
+      throw new Error(`original DaemonSet ${ds.metadata!.namespace}/${ds.metadata!.name} is gone: got uid ${fresh.metadata.uid}, wanted ${ds.metadata!.uid}`);
     }
     if (fresh.metadata.deletionTimestamp) {
-      throw new Error(`${ds.metadata.namespace}/${ds.metadata.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+      throw new Error(`${ds.metadata!.namespace}/${ds.metadata!.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
     }
   };
 }

@@ -28,6 +28,10 @@ import { groupByNode, planManage, planRollingUpdate, computeStatus } from './pla
 import type { NodeToDaemonPods, PlanContext, DaemonSetCounts } from './plan.js';
 import { nodeShouldRunDaemonPod } from './predicates.js';
 import { controllerRevisionHashLabel, createPodTemplate, isDeleting, newDaemonPod, targetNodeName, templateGeneration } from './util.js';
+import type { ControllerRevision, DaemonSet, DaemonSetStatus } from 'kubernetes-types/apps/v1.js';
+import type { Writable } from '../../api/writable.js';
+import type { Node, Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 
 /** Upstream BurstReplicas: at most this many creates (and deletes) per sync. */
 export const burstReplicas = 250;
@@ -46,7 +50,7 @@ const byController = 'daemonset:controllerUID';
 const orphansByNamespace = 'daemonset:orphans';
 const indexByController = (obj: any) => { const r = controllerRef(obj); return r && r.kind === 'DaemonSet' ? [r.uid] : []; };
 const indexOrphans = (obj: any) => (controllerRef(obj) ? [] : [obj.metadata.namespace ?? '']);
-const withKind = (ds: any) => ({ ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet' });
+const withKind = (ds: DaemonSet) => ({ ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet' });
 
 export class DaemonSetsController implements Controller {
   readonly name = 'daemonset';
@@ -96,8 +100,8 @@ export class DaemonSetsController implements Controller {
     if (this.gcTimer) clearInterval(this.gcTimer);
   }
 
-  enqueue(ds: any): void { this.queue.add(metaKey(ds)); }
-  private enqueueAfter(ds: any, ms: number): void { this.queue.addAfter(metaKey(ds), ms); }
+  enqueue(ds: DaemonSet): void { this.queue.add(metaKey(ds)); }
+  private enqueueAfter(ds: DaemonSet, ms: number): void { this.queue.addAfter(metaKey(ds), ms); }
 
   // ---- event handlers: find the owner, count expectations, enqueue ----
 
@@ -126,14 +130,14 @@ export class DaemonSetsController implements Controller {
     });
   }
 
-  private deleteDaemonSet(ds: any): void {
+  private deleteDaemonSet(ds: DaemonSet): void {
     const key = metaKey(ds);
     this.expectations.delete(key);
     this.queue.add(key);
   }
 
   /** resolveControllerRef: the DaemonSet a controller ref names, if its uid matches. */
-  private resolveControllerRef(namespace: string, ref: any): any | undefined {
+  private resolveControllerRef(namespace: string, ref: OwnerReference): DaemonSet | undefined {
     if (ref?.kind !== 'DaemonSet') return undefined;
     const ds = this.dsInformer.get(`${namespace}/${ref.name}`);
     return ds && ds.metadata.uid === ref.uid ? ds : undefined;
@@ -162,7 +166,7 @@ export class DaemonSetsController implements Controller {
     return undefined;
   }
 
-  private addPod(pod: any): void {
+  private addPod(pod: Pod): void {
     if (isDeleting(pod)) { this.deletePod(pod); return; }
     const ds = this.ownerOrMatching(pod, true);
     if (ds) this.expectations.creationObserved(metaKey(ds));
@@ -191,8 +195,8 @@ export class DaemonSetsController implements Controller {
     return undefined;
   }
 
-  private deletePod(pod: any): void {
-    const ds = this.resolveControllerRef(pod.metadata.namespace, controllerRef(pod));
+  private deletePod(pod: Pod): void {
+    const ds = this.resolveControllerRef(pod.metadata!.namespace!, controllerRef(pod));
     if (!ds) return;
     this.expectations.deletionObserved(metaKey(ds));
     this.enqueue(ds);
@@ -227,9 +231,9 @@ export class DaemonSetsController implements Controller {
   // ---- reading the caches ----
 
   /** getDaemonPods: the DaemonSet's pods, adopting matching orphans and releasing pods that no longer match. */
-  private async claimPods(ds: any): Promise<any[]> {
+  private async claimPods(ds: DaemonSet): Promise<Pod[]> {
     const selector = safeSelector(ds);
-    if (!selector) throw new Error(`invalid selector for daemon set ${ds.metadata.namespace}/${ds.metadata.name}`);
+    if (!selector) throw new Error(`invalid selector for daemon set ${ds.metadata!.namespace}/${ds.metadata!.name}`);
     return claim({
       ds, selector, client: this.ctx.clients.pods,
       ...this.candidates(this.podInformer, ds),
@@ -237,9 +241,9 @@ export class DaemonSetsController implements Controller {
     });
   }
 
-  private async claimRevisions(ds: any): Promise<any[]> {
+  private async claimRevisions(ds: DaemonSet): Promise<ControllerRevision[]> {
     const selector = safeSelector(ds);
-    if (!selector) throw new Error(`invalid selector for daemon set ${ds.metadata.namespace}/${ds.metadata.name}`);
+    if (!selector) throw new Error(`invalid selector for daemon set ${ds.metadata!.namespace}/${ds.metadata!.name}`);
     return claim({
       ds, selector, client: this.ctx.clients.controllerrevisions,
       ...this.candidates(this.historyInformer, ds),
@@ -248,20 +252,20 @@ export class DaemonSetsController implements Controller {
   }
 
   /** Objects in the DaemonSet's namespace it controls, and orphans there. */
-  private candidates(inf: Informer, ds: any): { owned: any[]; orphans: any[] } {
-    const ns = ds.metadata.namespace;
+  private candidates(inf: Informer, ds: DaemonSet): { owned: any[]; orphans: any[] } {
+    const ns = ds.metadata!.namespace;
     if (this.scan) {
       const all = inf.list().filter((o) => o.metadata.namespace === ns);
-      return { owned: all.filter((o) => indexByController(o)[0] === ds.metadata.uid), orphans: all.filter((o) => !controllerRef(o)) };
+      return { owned: all.filter((o) => indexByController(o)[0] === ds.metadata!.uid), orphans: all.filter((o) => !controllerRef(o)) };
     }
     return {
-      owned: inf.byIndex(byController, ds.metadata.uid).filter((o) => o.metadata.namespace === ns),
-      orphans: inf.byIndex(orphansByNamespace, ns),
+      owned: inf.byIndex(byController, ds.metadata!.uid!).filter((o) => o.metadata.namespace === ns),
+      orphans: inf.byIndex(orphansByNamespace, ns!),
     };
   }
 
   /** getNodesToDaemonPods: claimed pods by target node; deleted terminal pods only when asked. */
-  private async nodesToDaemonPods(ds: any, includeDeletedTerminal: boolean): Promise<NodeToDaemonPods> {
+  private async nodesToDaemonPods(ds: DaemonSet, includeDeletedTerminal: boolean): Promise<NodeToDaemonPods> {
     const pods = (await this.claimPods(ds)).filter((p) => includeDeletedTerminal || !(podIsTerminal(p) && isDeleting(p)));
     return groupByNode(pods, targetNodeName);
   }
@@ -270,11 +274,11 @@ export class DaemonSetsController implements Controller {
     return { clients: this.ctx.clients, claimRevisions: (ds) => this.claimRevisions(ds), claimPods: (ds) => this.claimPods(ds) };
   }
 
-  private planContext(ds: any, hash: string): PlanContext {
+  private planContext(ds: DaemonSet, hash: string): PlanContext {
     const generation = ds.status?.observedGeneration ?? 0;
     return {
       ds, hash, now: this.ctx.clock.now(),
-      failedPodBackoff: (node) => this.backoff.remaining(`${ds.metadata.uid}/${generation}/${node}`),
+      failedPodBackoff: (node) => this.backoff.remaining(`${ds.metadata!.uid}/${generation}/${node}`),
     };
   }
 
@@ -308,7 +312,7 @@ export class DaemonSetsController implements Controller {
     if (err) throw err;
   }
 
-  private async updateDaemonSet(ds: any, nodes: any[], hash: string, key: string, old: any[]): Promise<void> {
+  private async updateDaemonSet(ds: DaemonSet, nodes: Node[], hash: string, key: string, old: any[]): Promise<void> {
     await this.manage(ds, nodes, hash); // 4
     if (this.expectations.satisfied(key) && ds.spec?.updateStrategy?.type === 'RollingUpdate') { // 5
       const plan = planRollingUpdate(nodes, await this.nodesToDaemonPods(ds, false), this.planContext(ds, hash));
@@ -322,12 +326,12 @@ export class DaemonSetsController implements Controller {
     }
   }
 
-  private async manage(ds: any, nodes: any[], hash: string): Promise<void> {
+  private async manage(ds: DaemonSet, nodes: Node[], hash: string): Promise<void> {
     const ctx = this.planContext(ds, hash);
     const plan = planManage(nodes, await this.nodesToDaemonPods(ds, false), ctx);
     for (const e of plan.events) this.recorder.event(withKind(ds), e.type, e.reason, e.message);
     const generation = ds.status?.observedGeneration ?? 0;
-    for (const node of plan.backoffNodes) this.backoff.next(`${ds.metadata.uid}/${generation}/${node}`);
+    for (const node of plan.backoffNodes) this.backoff.next(`${ds.metadata!.uid}/${generation}/${node}`);
     if (plan.requeueAfterMs !== undefined) this.enqueueAfter(ds, plan.requeueAfterMs);
     await this.syncNodes(ds, plan.podsToDelete, plan.nodesNeedingDaemonPods, hash);
   }
@@ -338,13 +342,13 @@ export class DaemonSetsController implements Controller {
    * with a failure (the skipped creates are no longer expected); at most
    * `burst` creates and `burst` deletes per sync.
    */
-  async syncNodes(ds: any, podsToDelete: string[], nodesNeedingDaemonPods: string[], hash: string): Promise<void> {
+  async syncNodes(ds: DaemonSet, podsToDelete: string[], nodesNeedingDaemonPods: string[], hash: string): Promise<void> {
     const key = metaKey(ds);
     const createDiff = Math.min(nodesNeedingDaemonPods.length, this.burst);
     const deleteDiff = Math.min(podsToDelete.length, this.burst);
     this.expectations.set(key, createDiff, deleteDiff);
     const errors: unknown[] = [];
-    const template = createPodTemplate(ds.spec.template, templateGeneration(ds) ?? ds.metadata.generation, hash);
+    const template = createPodTemplate(ds.spec!.template, templateGeneration(ds) ?? ds.metadata!.generation, hash);
     let batch = Math.min(createDiff, slowStartInitialBatchSize);
     for (let pos = 0; pos < createDiff; pos += batch, batch = Math.min(2 * batch, createDiff - pos)) {
       const before = errors.length;
@@ -359,11 +363,11 @@ export class DaemonSetsController implements Controller {
     if (errors.length) throw errors[0];
   }
 
-  private async createPod(ds: any, template: any, node: string, key: string, errors: unknown[]): Promise<void> {
+  private async createPod(ds: DaemonSet, template: PodTemplateSpec, node: string, key: string, errors: unknown[]): Promise<void> {
     try {
       const pod = newDaemonPod(ds, template, node);
-      if (Object.keys(pod.metadata.labels).length === 0) throw new Error('unable to create pods, no labels');
-      const created = await this.ctx.clients.pods.create(ds.metadata.namespace, pod);
+      if (Object.keys(pod.metadata!.labels!).length === 0) throw new Error('unable to create pods, no labels');
+      const created = await this.ctx.clients.pods.create(ds.metadata!.namespace, pod);
       this.recorder.event(withKind(ds), 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
     } catch (e) {
       if (isNamespaceTerminating(e)) return; // every later create fails the same way; upstream neither records nor lowers
@@ -373,9 +377,9 @@ export class DaemonSetsController implements Controller {
     }
   }
 
-  private async deletePodNamed(ds: any, name: string, key: string, errors: unknown[]): Promise<void> {
+  private async deletePodNamed(ds: DaemonSet, name: string, key: string, errors: unknown[]): Promise<void> {
     try {
-      await this.ctx.clients.pods.delete(ds.metadata.namespace, name);
+      await this.ctx.clients.pods.delete(ds.metadata!.namespace, name);
       this.recorder.event(withKind(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
     } catch (e) {
       this.expectations.deletionObserved(key);
@@ -387,7 +391,7 @@ export class DaemonSetsController implements Controller {
 
   // ---- status ----
 
-  private async updateStatus(ds: any, nodes: any[], hash: string, updateObservedGen: boolean): Promise<void> {
+  private async updateStatus(ds: DaemonSet, nodes: Node[], hash: string, updateObservedGen: boolean): Promise<void> {
     const counts = computeStatus(nodes, await this.nodesToDaemonPods(ds, false), this.planContext(ds, hash));
     await this.storeStatus(ds, counts, updateObservedGen);
     const minReady = ds.spec?.minReadySeconds ?? 0;
@@ -395,26 +399,26 @@ export class DaemonSetsController implements Controller {
   }
 
   /** storeDaemonSetStatus: write /status only when a number changed or the generation is unobserved; retry once on a fresh read. */
-  private async storeStatus(ds: any, counts: DaemonSetCounts, updateObservedGen: boolean): Promise<void> {
-    const st = ds.status ?? {};
+  private async storeStatus(ds: DaemonSet, counts: DaemonSetCounts, updateObservedGen: boolean): Promise<void> {
+    const st: Partial<DaemonSetStatus> = ds.status ?? {};
     const same = (Object.keys(counts) as (keyof DaemonSetCounts)[]).every((k) => (st[k] ?? 0) === counts[k]);
-    if (same && (st.observedGeneration ?? 0) >= (ds.metadata.generation ?? 0)) return;
-    let toUpdate = structuredClone(ds);
+    if (same && (st.observedGeneration ?? 0) >= (ds.metadata!.generation ?? 0)) return;
+    let toUpdate: Writable<DaemonSet> = structuredClone(ds);
     for (let i = 0; ; i++) {
       toUpdate.status = { ...(toUpdate.status ?? {}), ...counts };
-      if (updateObservedGen) toUpdate.status.observedGeneration = ds.metadata.generation;
+      if (updateObservedGen) toUpdate.status.observedGeneration = ds.metadata!.generation;
       try {
         await this.ctx.clients.daemonsets.updateStatus(withKind(toUpdate));
         return;
       } catch (e) {
         if (i >= 1) throw e;
-        toUpdate = await this.ctx.clients.daemonsets.get(ds.metadata.namespace, ds.metadata.name);
+        toUpdate = await this.ctx.clients.daemonsets.get(ds.metadata!.namespace, ds.metadata!.name!);
       }
     }
   }
 }
 
-function safeSelector(ds: any): Selector | undefined {
+function safeSelector(ds: DaemonSet): Selector | undefined {
   try {
     return selectorFromLabelSelector(ds.spec?.selector);
   } catch {

@@ -16,6 +16,7 @@
  */
 import { controllerRefTo, controllerRevisionHashLabel } from './util.js';
 import { computeHash, safeEncodeString, sortKeys } from '../../api/history.js';
+import type { ControllerRevision, DaemonSet } from 'kubernetes-types/apps/v1.js';
 
 export { computeHash, safeEncodeString, sortKeys };
 
@@ -29,14 +30,14 @@ export function canonicalJSON(v: unknown): string {
  * Go marshals the typed template (so `metadata.creationTimestamp: null`), which
  * lets kubectl's own byte comparison see an undo to the current template.
  */
-export function revisionData(ds: any): any {
+export function revisionData(ds: DaemonSet): any {
   const template = ds.spec?.template ?? {};
   const metadata = { ...(template.metadata ?? {}), creationTimestamp: null };
   return sortKeys({ spec: { template: { ...template, metadata, $patch: 'replace' } } });
 }
 
 /** Match: the revision stores exactly the DaemonSet's current template. */
-export function revisionMatches(ds: any, revision: any): boolean {
+export function revisionMatches(ds: DaemonSet, revision: ControllerRevision): boolean {
   return comparable(revisionData(ds)) === comparable(revision?.data ?? null);
 }
 
@@ -47,21 +48,21 @@ function comparable(data: any): string {
   return canonicalJSON({ ...data, spec: { ...data.spec, template: { ...t, metadata: { ...(t.metadata ?? {}), creationTimestamp: null } } } });
 }
 
-export function maxRevision(revisions: readonly any[]): number {
+export function maxRevision(revisions: readonly ControllerRevision[]): number {
   let max = 0;
   for (const r of revisions) if ((r.revision ?? 0) > max) max = r.revision;
   return max;
 }
 
 /** The ControllerRevision snapshot creates for the DaemonSet's template. */
-export function newRevision(ds: any, hash: string, revision: number): any {
+export function newRevision(ds: DaemonSet, hash: string, revision: number): ControllerRevision {
   const metadata: any = {
-    name: `${ds.metadata.name}-${hash}`,
-    namespace: ds.metadata.namespace,
+    name: `${ds.metadata!.name}-${hash}`,
+    namespace: ds.metadata!.namespace,
     labels: { ...(ds.spec?.template?.metadata?.labels ?? {}), [controllerRevisionHashLabel]: hash },
     ownerReferences: [controllerRefTo(ds)],
   };
-  if (ds.metadata.annotations) metadata.annotations = { ...ds.metadata.annotations };
+  if (ds.metadata!.annotations) metadata.annotations = { ...ds.metadata!.annotations };
   return { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata, data: revisionData(ds), revision };
 }
 

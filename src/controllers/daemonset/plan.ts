@@ -9,6 +9,8 @@ import {
   allowsSurge, compareDaemonPods, controllerRevisionHashLabel, isDeleting, isPodUpdated, podIsFailed, podIsSucceeded,
   surgeCount, templateGeneration, unavailableCount,
 } from './util.js';
+import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 
 /** Daemon pods by the node they run on or are pinned to. */
 export type NodeToDaemonPods = Map<string, any[]>;
@@ -16,7 +18,7 @@ export type NodeToDaemonPods = Map<string, any[]>;
 export interface PlanEvent { type: 'Normal' | 'Warning'; reason: string; message: string }
 
 export interface PlanContext {
-  ds: any;
+  ds: DaemonSet;
   hash: string;
   now: Date;
   /** Milliseconds left of the failed-pod back-off for the node, or undefined when a failed pod may go now. */
@@ -37,7 +39,7 @@ export interface ManagePlan {
 const emptyPlan = (): ManagePlan => ({ nodesNeedingDaemonPods: [], podsToDelete: [], events: [], backoffNodes: [] });
 
 /** Groups pods by target node (GetTargetNodeName); pods with neither nodeName nor a pinned name are left out. */
-export function groupByNode(pods: readonly any[], targetNode: (pod: any) => string | undefined): NodeToDaemonPods {
+export function groupByNode(pods: readonly Pod[], targetNode: (pod: Pod) => string | undefined): NodeToDaemonPods {
   const out: NodeToDaemonPods = new Map();
   for (const pod of pods) {
     const node = targetNode(pod);
@@ -58,9 +60,9 @@ export function groupByNode(pods: readonly any[], targetNode: (pod: any) => stri
  *     with surge and nothing left running, create one.
  *  3. may not keep running: delete every pod not already being deleted.
  */
-export function podsShouldBeOnNode(node: any, nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): ManagePlan {
+export function podsShouldBeOnNode(node: Node, nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): ManagePlan {
   const plan = emptyPlan();
-  const name: string = node.metadata.name;
+  const name: string = node.metadata!.name!;
   const { shouldRun, shouldContinueRunning } = nodeShouldRunDaemonPod(node, ctx.ds);
   const daemonPods = nodeToDaemonPods.get(name);
   if (shouldRun && !daemonPods) {
@@ -80,12 +82,12 @@ export function podsShouldBeOnNode(node: any, nodeToDaemonPods: NodeToDaemonPods
   return plan;
 }
 
-const podName = (pod: any): string => pod.metadata.name;
+const podName = (pod: Pod): string => pod.metadata!.name!;
 
 /** Rule 2's first half: terminal pods are planned for deletion; returns the others not being deleted. */
-function collectRunning(node: string, pods: readonly any[], ctx: PlanContext, plan: ManagePlan): any[] {
-  const running: any[] = [];
-  const ns = ctx.ds.metadata.namespace;
+function collectRunning(node: string, pods: readonly Pod[], ctx: PlanContext, plan: ManagePlan): any[] {
+  const running: Pod[] = [];
+  const ns = ctx.ds.metadata!.namespace;
   for (const pod of pods) {
     if (isDeleting(pod)) continue;
     if (podIsFailed(pod)) {
@@ -108,7 +110,7 @@ function collectRunning(node: string, pods: readonly any[], ctx: PlanContext, pl
 }
 
 /** Rule 2 with surge and several pods running. */
-function pruneSurgedPods(running: any[], ctx: PlanContext, plan: ManagePlan): void {
+function pruneSurgedPods(running: Pod[], ctx: PlanContext, plan: ManagePlan): void {
   let oldestNew: any;
   let oldestOld: any;
   for (const pod of [...running].sort(compareDaemonPods)) {
@@ -125,8 +127,8 @@ function pruneSurgedPods(running: any[], ctx: PlanContext, plan: ManagePlan): vo
 }
 
 /** getUnscheduledPodsWithoutNode: pending pods pinned to nodes that do not exist (pod GC never sees them). */
-export function unscheduledPodsWithoutNode(nodes: readonly any[], nodeToDaemonPods: NodeToDaemonPods): string[] {
-  const exists = new Set(nodes.map((n) => n.metadata.name));
+export function unscheduledPodsWithoutNode(nodes: readonly Node[], nodeToDaemonPods: NodeToDaemonPods): string[] {
+  const exists = new Set(nodes.map((n) => n.metadata!.name));
   const out: string[] = [];
   for (const [node, pods] of nodeToDaemonPods) {
     if (exists.has(node)) continue;
@@ -136,7 +138,7 @@ export function unscheduledPodsWithoutNode(nodes: readonly any[], nodeToDaemonPo
 }
 
 /** manage's plan: podsShouldBeOnNode over every node, plus pending pods pinned to vanished nodes. */
-export function planManage(nodes: readonly any[], nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): ManagePlan {
+export function planManage(nodes: readonly Node[], nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): ManagePlan {
   const plan = emptyPlan();
   for (const node of nodes) {
     const p = podsShouldBeOnNode(node, nodeToDaemonPods, ctx);
@@ -166,12 +168,12 @@ export interface DaemonSetCounts {
  * oldest pod there; misscheduled = nodes with a pod that should not run one;
  * unavailable = desired - available.
  */
-export function computeStatus(nodes: readonly any[], nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): DaemonSetCounts {
+export function computeStatus(nodes: readonly Node[], nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): DaemonSetCounts {
   const c = { desiredNumberScheduled: 0, currentNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0, updatedNumberScheduled: 0, numberAvailable: 0, numberUnavailable: 0 };
   const generation = templateGeneration(ctx.ds);
   const minReady = ctx.ds.spec?.minReadySeconds ?? 0;
   for (const node of nodes) {
-    const pods = nodeToDaemonPods.get(node.metadata.name) ?? [];
+    const pods = nodeToDaemonPods.get(node.metadata!.name!) ?? [];
     if (!nodeShouldRunDaemonPod(node, ctx.ds).shouldRun) {
       if (pods.length > 0) c.numberMisscheduled++;
       continue;
@@ -198,12 +200,12 @@ export type UpdateCounts = { maxSurge: number; maxUnavailable: number; desiredNu
  * 0 and something to run, maxUnavailable is taken as 1. Adds an empty entry
  * to nodeToDaemonPods for every desired node without pods.
  */
-export function updatedDesiredNodeCounts(ds: any, nodes: readonly any[], nodeToDaemonPods: NodeToDaemonPods): UpdateCounts {
+export function updatedDesiredNodeCounts(ds: DaemonSet, nodes: readonly Node[], nodeToDaemonPods: NodeToDaemonPods): UpdateCounts {
   let desired = 0;
   for (const node of nodes) {
     if (!nodeShouldRunDaemonPod(node, ds).shouldRun) continue;
     desired++;
-    if (!nodeToDaemonPods.has(node.metadata.name)) nodeToDaemonPods.set(node.metadata.name, []);
+    if (!nodeToDaemonPods.has(node.metadata!.name!)) nodeToDaemonPods.set(node.metadata!.name!, []);
   }
   const unavailable = unavailableCount(ds, desired);
   if ('error' in unavailable) return { error: `invalid value for MaxUnavailable: ${unavailable.error}` };
@@ -218,9 +220,9 @@ export function updatedDesiredNodeCounts(ds: any, nodes: readonly any[], nodeToD
  * findUpdatedPodsOnNode: the node's one new and one old pod (either may be
  * missing), ignoring pods being deleted; not ok when there are two of a kind.
  */
-export function findUpdatedPodsOnNode(ds: any, pods: readonly any[], hash: string): { ok: true; newPod?: any; oldPod?: any } | { ok: false } {
-  let newPod: any;
-  let oldPod: any;
+export function findUpdatedPodsOnNode(ds: DaemonSet, pods: readonly Pod[], hash: string): { ok: true; newPod?: Pod; oldPod?: Pod } | { ok: false } {
+  let newPod: Pod | undefined;
+  let oldPod: Pod | undefined;
   const generation = templateGeneration(ds);
   for (const pod of pods) {
     if (isDeleting(pod)) continue;
@@ -238,13 +240,13 @@ export function findUpdatedPodsOnNode(ds: any, pods: readonly any[], hash: strin
 export type RollingPlan = { podsToDelete: string[]; nodesToCreate: string[] } | { error: string };
 
 /** rollingUpdate: maxSurge 0 deletes old pods within maxUnavailable; otherwise surges new pods first. */
-export function planRollingUpdate(nodes: readonly any[], nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): RollingPlan {
+export function planRollingUpdate(nodes: readonly Node[], nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): RollingPlan {
   const counts = updatedDesiredNodeCounts(ctx.ds, nodes, nodeToDaemonPods);
   if ('error' in counts) return { error: `couldn't get unavailable numbers: ${counts.error}` };
   // Go iterates a map here (random order); sorted names keep k8ts deterministic.
   const entries = [...nodeToDaemonPods].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (counts.maxSurge === 0) return planUnavailable(entries, counts.maxUnavailable, ctx);
-  const byName = new Map(nodes.map((n) => [n.metadata.name, n]));
+  const byName = new Map(nodes.map((n) => [n.metadata!.name!, n]));
   return planSurge(entries, counts.maxSurge, counts.desiredNumberScheduled, byName, ctx);
 }
 
@@ -268,10 +270,10 @@ function planUnavailable(entries: [string, any[]][], maxUnavailable: number, ctx
     } else if (newPod) {
       if (!podIsAvailable(newPod, minReady, ctx.now)) numUnavailable++;
     } else if (!podIsAvailable(oldPod, minReady, ctx.now)) {
-      allowed.push(podName(oldPod));
+      allowed.push(podName(oldPod!));
       numUnavailable++;
     } else if (numUnavailable < maxUnavailable) {
-      candidates.push(podName(oldPod));
+      candidates.push(podName(oldPod!));
     }
   }
   const remaining = Math.min(Math.max(0, maxUnavailable - numUnavailable), candidates.length);
@@ -288,7 +290,7 @@ function planUnavailable(entries: [string, any[]][], maxUnavailable: number, ctx
  */
 function planSurge(entries: [string, any[]][], maxSurge: number, desired: number, nodes: Map<string, any>, ctx: PlanContext): RollingPlan {
   const minReady = ctx.ds.spec?.minReadySeconds ?? 0;
-  const available = (pod: any) => podIsAvailable(pod, minReady, ctx.now);
+  const available = (pod: Pod) => podIsAvailable(pod, minReady, ctx.now);
   const shouldRun = (name: string) => { const n = nodes.get(name); return !!n && nodeShouldRunDaemonPod(n, ctx.ds).shouldRun; };
   const podsToDelete: string[] = [];
   const shouldNotRun: string[] = [];

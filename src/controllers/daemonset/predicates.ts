@@ -13,6 +13,8 @@ import { podMatchesNodeSelectorAndAffinity } from '../../api/nodeaffinity.js';
 import { findMatchingUntoleratedTaint } from '../../api/tolerations.js';
 import type { Taint } from '../../api/tolerations.js';
 import { addDaemonPodTolerations } from './util.js';
+import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { Node, PodSpec } from 'kubernetes-types/core/v1.js';
 
 export interface ShouldRun {
   /** A daemon pod should be created on the node if none is there. */
@@ -25,20 +27,20 @@ const noScheduleOrNoExecute = (t: Taint) => t.effect === 'NoExecute' || t.effect
 const noExecute = (t: Taint) => t.effect === 'NoExecute';
 
 /** The daemon pod's spec per DaemonSet object: informer objects are replaced, never mutated. */
-const specCache = new WeakMap<object, any>();
+const specCache = new WeakMap<object, PodSpec>();
 
 /** NewPod's spec: the template spec with the daemon tolerations (shared, do not mutate). */
-export function daemonPodSpec(ds: any): any {
+export function daemonPodSpec(ds: DaemonSet): PodSpec {
   let spec = specCache.get(ds);
   if (!spec) {
-    spec = addDaemonPodTolerations(ds?.spec?.template?.spec);
+    spec = addDaemonPodTolerations(ds?.spec?.template?.spec as PodSpec);
     specCache.set(ds, spec);
   }
   return spec;
 }
 
 /** The rules of the file comment, in their order. */
-export function nodeShouldRunDaemonPod(node: any, ds: any): ShouldRun {
+export function nodeShouldRunDaemonPod(node: Node, ds: DaemonSet): ShouldRun {
   const spec = daemonPodSpec(ds);
   const nodeName = node?.metadata?.name;
   if (spec.nodeName && spec.nodeName !== nodeName) return { shouldRun: false, shouldContinueRunning: false }; // 1

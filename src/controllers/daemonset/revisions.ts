@@ -18,21 +18,23 @@ import type { Clientset } from '../../client/index.js';
 import { isAlreadyExists } from '../../client/index.js';
 import { computeHash, maxRevision, newRevision, pickCurrent, revisionMatches, revisionsToDelete } from './history.js';
 import { controllerRevisionHashLabel } from './util.js';
+import type { ControllerRevision, DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 
 export interface HistoryDeps {
   clients: Clientset;
   /** The revisions this DaemonSet controls, after adoption and release. */
-  claimRevisions(ds: any): Promise<any[]>;
+  claimRevisions(ds: DaemonSet): Promise<ControllerRevision[]>;
   /** The DaemonSet's pods, after adoption and release. */
-  claimPods(ds: any): Promise<any[]>;
+  claimPods(ds: DaemonSet): Promise<Pod[]>;
 }
 
-export async function constructHistory(deps: HistoryDeps, ds: any): Promise<{ cur: any; old: any[] }> {
+export async function constructHistory(deps: HistoryDeps, ds: DaemonSet): Promise<{ cur: any; old: any[] }> {
   const current: any[] = [];
   const old: any[] = [];
   for (let rev of await deps.claimRevisions(ds)) {
-    if (!rev.metadata.labels?.[controllerRevisionHashLabel]) { // 1
-      rev = await deps.clients.controllerrevisions.update({ ...rev, metadata: { ...rev.metadata, labels: { ...rev.metadata.labels, [controllerRevisionHashLabel]: rev.metadata.name } } });
+    if (!rev.metadata!.labels?.[controllerRevisionHashLabel]) { // 1
+      rev = await deps.clients.controllerrevisions.update({ ...rev, metadata: { ...rev.metadata, labels: { ...rev.metadata!.labels, [controllerRevisionHashLabel]: rev.metadata!.name } } });
     }
     (revisionMatches(ds, rev) ? current : old).push(rev); // 2
   }
@@ -45,19 +47,19 @@ export async function constructHistory(deps: HistoryDeps, ds: any): Promise<{ cu
   return { cur, old };
 }
 
-async function snapshot(deps: HistoryDeps, ds: any, revision: number): Promise<any> {
+async function snapshot(deps: HistoryDeps, ds: DaemonSet, revision: number): Promise<ControllerRevision> {
   const collisionCount = ds.status?.collisionCount;
   const rev = newRevision(ds, computeHash(ds.spec?.template, collisionCount), revision);
   const client = deps.clients.controllerrevisions;
   try {
-    return await client.create(ds.metadata.namespace, rev);
+    return await client.create(ds.metadata!.namespace, rev);
   } catch (e) {
     if (!isAlreadyExists(e)) throw e;
-    const existing = await client.get(ds.metadata.namespace, rev.metadata.name);
+    const existing = await client.get(ds.metadata!.namespace, rev.metadata!.name!);
     if (revisionMatches(ds, existing)) return existing;
-    const fresh = await deps.clients.daemonsets.get(ds.metadata.namespace, ds.metadata.name);
+    const fresh = await deps.clients.daemonsets.get(ds.metadata!.namespace, ds.metadata!.name!);
     if ((fresh.status?.collisionCount ?? null) !== (collisionCount ?? null)) {
-      throw new Error(`found a stale collision count (${collisionCount}, expected ${fresh.status?.collisionCount}) of DaemonSet "${ds.metadata.name}" while processing; will retry until it is updated`);
+      throw new Error(`found a stale collision count (${collisionCount}, expected ${fresh.status?.collisionCount}) of DaemonSet "${ds.metadata!.name}" while processing; will retry until it is updated`);
     }
     fresh.status = { ...(fresh.status ?? {}), collisionCount: (collisionCount ?? 0) + 1 };
     await deps.clients.daemonsets.updateStatus(fresh);
@@ -65,12 +67,12 @@ async function snapshot(deps: HistoryDeps, ds: any, revision: number): Promise<a
   }
 }
 
-async function dedupCurrent(deps: HistoryDeps, ds: any, current: any[]): Promise<any> {
+async function dedupCurrent(deps: HistoryDeps, ds: DaemonSet, current: any[]): Promise<any> {
   const keep = pickCurrent(current);
   const hash = keep.metadata.labels?.[controllerRevisionHashLabel];
   for (const pod of await deps.claimPods(ds)) {
-    if (pod.metadata.labels?.[controllerRevisionHashLabel] === hash) continue;
-    await deps.clients.pods.patch(pod.metadata.namespace, pod.metadata.name, { metadata: { labels: { [controllerRevisionHashLabel]: hash } } });
+    if (pod.metadata!.labels?.[controllerRevisionHashLabel] === hash) continue;
+    await deps.clients.pods.patch(pod.metadata!.namespace, pod.metadata!.name!, { metadata: { labels: { [controllerRevisionHashLabel]: hash } } });
   }
   for (const rev of current) {
     if (rev.metadata.name !== keep.metadata.name) await deps.clients.controllerrevisions.delete(rev.metadata.namespace, rev.metadata.name);
@@ -79,13 +81,13 @@ async function dedupCurrent(deps: HistoryDeps, ds: any, current: any[]): Promise
 }
 
 /** Rule 6, given every pod of the DaemonSet (terminal ones included). */
-export async function cleanupHistory(deps: HistoryDeps, ds: any, old: any[], pods: readonly any[]): Promise<void> {
+export async function cleanupHistory(deps: HistoryDeps, ds: DaemonSet, old: any[], pods: readonly Pod[]): Promise<void> {
   const live = new Set<string>();
   for (const pod of pods) {
-    const h = pod.metadata.labels?.[controllerRevisionHashLabel];
+    const h = pod.metadata!.labels?.[controllerRevisionHashLabel];
     if (h) live.add(h);
   }
   for (const name of revisionsToDelete(old, live, ds.spec?.revisionHistoryLimit ?? 10)) {
-    await deps.clients.controllerrevisions.delete(ds.metadata.namespace, name);
+    await deps.clients.controllerrevisions.delete(ds.metadata!.namespace, name);
   }
 }

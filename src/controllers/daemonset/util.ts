@@ -7,6 +7,8 @@ import { scaledValueFromIntOrPercent, type Scaled } from '../../api/intstr.js';
 import { addOrUpdateToleration } from '../../api/tolerations.js';
 import type { Toleration } from '../../api/tolerations.js';
 import { replaceNodeNameAffinity } from '../../api/nodeaffinity.js';
+import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod, PodSpec, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 
 /** apps.DefaultDaemonSetUniqueLabelKey / ControllerRevisionHashLabelKey. */
 export const controllerRevisionHashLabel = 'controller-revision-hash';
@@ -38,7 +40,7 @@ export function daemonPodTolerations(hostNetwork: boolean): Toleration[] {
 }
 
 /** A copy of the pod spec with the daemon tolerations added or updated in place of matching ones. */
-export function addDaemonPodTolerations(spec: any): any {
+export function addDaemonPodTolerations(spec: PodSpec): PodSpec {
   const out = structuredClone(spec ?? {});
   let tolerations: Toleration[] | undefined = out.tolerations;
   for (const t of daemonPodTolerations(!!out.hostNetwork)) tolerations = addOrUpdateToleration(tolerations, t).tolerations;
@@ -47,7 +49,7 @@ export function addDaemonPodTolerations(spec: any): any {
 }
 
 /** GetTemplateGeneration: the deprecated annotation, or undefined when absent or unparsable. */
-export function templateGeneration(ds: any): number | undefined {
+export function templateGeneration(ds: DaemonSet): number | undefined {
   const a = ds?.metadata?.annotations?.[templateGenerationAnnotation];
   if (a === undefined || !/^-?\d+$/.test(a)) return undefined;
   return Number(a);
@@ -58,10 +60,10 @@ export function templateGeneration(ds: any): number | undefined {
  * the pod-template-generation label (when the generation is known) and the
  * controller-revision-hash label.
  */
-export function createPodTemplate(template: any, generation: number | undefined, hash: string): any {
+export function createPodTemplate(template: PodTemplateSpec, generation: number | undefined, hash: string): PodTemplateSpec {
   const t = structuredClone(template ?? {});
   t.metadata ??= {};
-  t.spec = addDaemonPodTolerations(t.spec);
+  t.spec = addDaemonPodTolerations(t.spec!);
   t.metadata.labels = { ...(t.metadata.labels ?? {}) };
   if (generation !== undefined) t.metadata.labels[templateGenerationLabel] = String(generation);
   if (hash) t.metadata.labels[controllerRevisionHashLabel] = hash;
@@ -69,28 +71,28 @@ export function createPodTemplate(template: any, generation: number | undefined,
 }
 
 /** The pod a DaemonSet controller creates for one node (GetPodFromTemplate plus the node-name affinity). */
-export function newDaemonPod(ds: any, template: any, nodeName: string): any {
+export function newDaemonPod(ds: DaemonSet, template: PodTemplateSpec, nodeName: string): Pod {
   const meta = template.metadata ?? {};
   const metadata: any = {
-    generateName: `${ds.metadata.name}-`,
-    namespace: ds.metadata.namespace,
+    generateName: `${ds.metadata!.name}-`,
+    namespace: ds.metadata!.namespace,
     labels: { ...(meta.labels ?? {}) },
     ownerReferences: [controllerRefTo(ds)],
   };
   if (meta.annotations) metadata.annotations = { ...meta.annotations };
   if (meta.finalizers) metadata.finalizers = [...meta.finalizers];
-  const spec = structuredClone(template.spec ?? {});
+  const spec: PodSpec = structuredClone(template.spec ?? ({} as PodSpec));
   spec.affinity = replaceNodeNameAffinity(spec.affinity, nodeName);
   return { apiVersion: 'v1', kind: 'Pod', metadata, spec };
 }
 
 /** metav1.NewControllerRef(ds, apps/v1 DaemonSet). */
-export function controllerRefTo(ds: any): any {
-  return { apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name, uid: ds.metadata.uid, controller: true, blockOwnerDeletion: true };
+export function controllerRefTo(ds: DaemonSet): any {
+  return { apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata!.name, uid: ds.metadata!.uid, controller: true, blockOwnerDeletion: true };
 }
 
 /** IsPodUpdated: the pod carries the current hash, or the current template generation. */
-export function isPodUpdated(pod: any, hash: string, generation: number | undefined): boolean {
+export function isPodUpdated(pod: Pod, hash: string, generation: number | undefined): boolean {
   const labels = pod?.metadata?.labels ?? {};
   const templateMatches = generation !== undefined && labels[templateGenerationLabel] === String(generation);
   const hashMatches = hash.length > 0 && labels[controllerRevisionHashLabel] === hash;
@@ -101,7 +103,7 @@ export function isPodUpdated(pod: any, hash: string, generation: number | undefi
  * GetTargetNodeName: spec.nodeName, else the single value of the
  * `matchFields metadata.name In [...]` term of a pending pod; undefined when neither.
  */
-export function targetNodeName(pod: any): string | undefined {
+export function targetNodeName(pod: Pod): string | undefined {
   if (pod?.spec?.nodeName) return pod.spec.nodeName;
   const terms = pod?.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
   for (const term of terms) {
@@ -115,24 +117,24 @@ export function targetNodeName(pod: any): string | undefined {
 export { scaledValueFromIntOrPercent };
 export type { IntOrString, Scaled } from '../../api/intstr.js';
 
-const rollingUpdate = (ds: any) => (ds?.spec?.updateStrategy?.type === 'RollingUpdate' ? ds.spec.updateStrategy.rollingUpdate : undefined);
+const rollingUpdate = (ds: DaemonSet) => (ds?.spec?.updateStrategy?.type === 'RollingUpdate' ? ds.spec.updateStrategy.rollingUpdate : undefined);
 
 /** SurgeCount: 0 unless RollingUpdate with maxSurge; otherwise maxSurge of numberToSchedule, rounded up. */
-export function surgeCount(ds: any, numberToSchedule: number): Scaled {
+export function surgeCount(ds: DaemonSet, numberToSchedule: number): Scaled {
   const r = rollingUpdate(ds);
   if (!r || r.maxSurge === undefined || r.maxSurge === null) return { value: 0 };
   return scaledValueFromIntOrPercent(r.maxSurge, numberToSchedule, true);
 }
 
 /** UnavailableCount: 0 unless RollingUpdate; otherwise maxUnavailable of numberToSchedule, rounded up. */
-export function unavailableCount(ds: any, numberToSchedule: number): Scaled {
+export function unavailableCount(ds: DaemonSet, numberToSchedule: number): Scaled {
   const r = rollingUpdate(ds);
   if (!r) return { value: 0 };
   return scaledValueFromIntOrPercent(r.maxUnavailable, numberToSchedule, true);
 }
 
 /** AllowsSurge: more than one pod may run on a node during an update. */
-export function allowsSurge(ds: any): boolean {
+export function allowsSurge(ds: DaemonSet): boolean {
   const s = surgeCount(ds, 1);
   return 'value' in s && s.value > 0;
 }
@@ -153,6 +155,6 @@ export function compareDaemonPods(a: any, b: any): number {
   return na < nb ? -1 : na > nb ? 1 : 0;
 }
 
-export const podIsFailed = (pod: any) => pod?.status?.phase === 'Failed';
-export const podIsSucceeded = (pod: any) => pod?.status?.phase === 'Succeeded';
+export const podIsFailed = (pod: Pod) => pod?.status?.phase === 'Failed';
+export const podIsSucceeded = (pod: Pod) => pod?.status?.phase === 'Succeeded';
 export const isDeleting = (obj: any) => !!obj?.metadata?.deletionTimestamp;

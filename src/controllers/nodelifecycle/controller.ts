@@ -27,6 +27,7 @@ import {
 import { RateLimitedTimedQueue } from './ratelimited-queue.js';
 import type { ActionResult, TimedValue } from './ratelimited-queue.js';
 import { updatePodCondition } from '../../api/pods.js';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 
 export const controllerName = 'node-lifecycle-controller';
 export const eventSource = 'node-controller';
@@ -142,9 +143,9 @@ export class NodeLifecycleController implements Controller {
 
   // ---- pods newly bound to a node ----
 
-  private podUpdated(oldPod: any, newPod: any): void {
+  private podUpdated(oldPod: Pod | undefined, newPod: Pod): void {
     const nodeName = newPod?.spec?.nodeName;
-    if (nodeName && (!oldPod || oldPod.spec?.nodeName !== nodeName)) this.podUpdateQueue.add(`${newPod.metadata.namespace}/${newPod.metadata.name}`);
+    if (nodeName && (!oldPod || oldPod.spec?.nodeName !== nodeName)) this.podUpdateQueue.add(`${newPod.metadata!.namespace}/${newPod.metadata!.name}`);
   }
 
   private async processPod(key: string): Promise<void> {
@@ -167,41 +168,41 @@ export class NodeLifecycleController implements Controller {
     const { added, deleted, newZoneRepresentatives } = this.classifyNodes(nodes);
     for (const n of newZoneRepresentatives) this.addPodEvictorForNewZone(n);
     for (const n of added) {
-      this.nodeEvent(n, 'RegisteredNode', `Registered Node ${n.metadata.name} in Controller`);
-      this.knownNodes.set(n.metadata.name, n);
+      this.nodeEvent(n, 'RegisteredNode', `Registered Node ${n.metadata!.name} in Controller`);
+      this.knownNodes.set(n.metadata!.name!, n);
       this.addPodEvictorForNewZone(n);
       await this.markNodeAsReachable(n);
     }
     for (const n of deleted) {
-      this.nodeEvent(n, 'RemovingNode', `Removing Node ${n.metadata.name} from Controller`);
-      this.knownNodes.delete(n.metadata.name);
-      this.health.delete(n.metadata.name);
+      this.nodeEvent(n, 'RemovingNode', `Removing Node ${n.metadata!.name} from Controller`);
+      this.knownNodes.delete(n.metadata!.name!);
+      this.health.delete(n.metadata!.name!);
     }
     const zoneConditions = new Map<string, (NodeCondition | undefined)[]>();
     await parallelize(nodeUpdateWorkerSize, nodes, (n) => this.updateNode(n, zoneConditions));
     this.handleDisruption(zoneConditions, nodes);
   }
 
-  private classifyNodes(all: any[]): { added: any[]; deleted: any[]; newZoneRepresentatives: any[] } {
-    const added: any[] = [];
-    const newZoneRepresentatives: any[] = [];
+  private classifyNodes(all: Node[]): { added: Node[]; deleted: Node[]; newZoneRepresentatives: Node[] } {
+    const added: Node[] = [];
+    const newZoneRepresentatives: Node[] = [];
     for (const n of all) {
-      if (!this.knownNodes.has(n.metadata.name)) added.push(n);
+      if (!this.knownNodes.has(n.metadata!.name!)) added.push(n);
       else if (!this.zoneStates.has(getZoneKey(n))) newZoneRepresentatives.push(n);
     }
-    const names = new Set(all.map((n) => n.metadata.name));
+    const names = new Set(all.map((n) => n.metadata!.name));
     const deleted = [...this.knownNodes.values()].filter((n) => !names.has(n.metadata.name));
     return { added, deleted, newZoneRepresentatives };
   }
 
-  private nodeEvent(node: any, reason: string, event: string): void {
-    const ref = { apiVersion: 'v1', kind: 'Node', metadata: { name: node.metadata.name, uid: node.metadata.uid } };
-    this.recorder.event(ref, 'Normal', reason, `Node ${node.metadata.name} event: ${event}`);
+  private nodeEvent(node: Node, reason: string, event: string): void {
+    const ref = { apiVersion: 'v1', kind: 'Node', metadata: { name: node.metadata!.name, uid: node.metadata!.uid } };
+    this.recorder.event(ref, 'Normal', reason, `Node ${node.metadata!.name} event: ${event}`);
   }
 
   /** One node's pass of monitorNodeHealth. */
-  private async updateNode(cached: any, zoneConditions: Map<string, (NodeCondition | undefined)[]>): Promise<void> {
-    const name = cached.metadata.name;
+  private async updateNode(cached: Node, zoneConditions: Map<string, (NodeCondition | undefined)[]>): Promise<void> {
+    const name = cached.metadata!.name;
     const checked = await this.updateNodeHealth(cached);
     if (!checked) return;
     const { node, observedReady, currentReady } = checked;
@@ -212,45 +213,45 @@ export class NodeLifecycleController implements Controller {
       list.push(currentReady);
     }
     if (currentReady) {
-      const pods = this.pods.byIndex(nodeNameIndex, name);
+      const pods = this.pods.byIndex(nodeNameIndex, name!);
       await this.processTaintBaseEviction(node, observedReady);
-      const needsRetry = this.nodesToRetry.has(name);
+      const needsRetry = this.nodesToRetry.has(name!);
       const becameNotReady = currentReady.status !== 'True' && observedReady.status === 'True';
       if (becameNotReady) {
-        this.recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name, uid: node.metadata.uid } }, 'Normal', 'NodeNotReady',
+        this.recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name, uid: node.metadata!.uid } }, 'Normal', 'NodeNotReady',
           `Node ${name} status is now: NodeNotReady`);
       }
       if (becameNotReady || (needsRetry && observedReady.status !== 'True')) {
-        const errs = await this.markPodsNotReady(pods, name);
+        const errs = await this.markPodsNotReady(pods, name!);
         if (errs.length) {
           this.logger.warn('unable to mark all pods NotReady on node; queuing for retry', { node: name, err: errs[0] });
-          this.nodesToRetry.add(name);
+          this.nodesToRetry.add(name!);
           return;
         }
       }
     }
-    this.nodesToRetry.delete(name);
+    this.nodesToRetry.delete(name!);
   }
 
   /** tryUpdateNodeHealth with upstream's retries: a failed write re-reads the node. */
-  private async updateNodeHealth(cached: any): Promise<{ node: any; observedReady: NodeCondition; currentReady?: NodeCondition } | undefined> {
-    const name = cached.metadata.name;
+  private async updateNodeHealth(cached: Node): Promise<{ node: Node; observedReady: NodeCondition; currentReady?: NodeCondition } | undefined> {
+    const name = cached.metadata!.name;
     let node = cached;
     const cfg = this.ctx.config;
     for (let attempt = 0; attempt < nodeHealthUpdateRetry && !this.stopped; attempt++) {
       const now = this.ctx.clock.now();
       const lease = this.leases.get(`${nodeLeaseNamespace}/${name}`);
-      const r = tryUpdateNodeHealth(node, this.health.get(name), lease, now, cfg);
-      this.health.set(name, r.health);
+      const r = tryUpdateNodeHealth(node, this.health.get(name!), lease, now, cfg);
+      this.health.set(name!, r.health);
       if (!r.update) return { node, observedReady: r.observedReady, currentReady: r.currentReady };
       try {
         const written = await this.ctx.clients.nodes.updateStatus(r.update);
-        this.health.set(name, { status: written.status, probeTimestamp: r.health.probeTimestamp, readyTransitionTimestamp: now.getTime(), lease });
+        this.health.set(name!, { status: written.status, probeTimestamp: r.health.probeTimestamp, readyTransitionTimestamp: now.getTime(), lease });
         return { node: written, observedReady: r.observedReady, currentReady: r.currentReady };
       } catch (e) {
         this.logger.warn('Error updating node', { node: name, err: e });
         try {
-          node = await this.ctx.clients.nodes.get(undefined, name);
+          node = await this.ctx.clients.nodes.get(undefined, name!);
         } catch {
           this.logger.warn('Failed while getting a Node to retry updating node health. Probably Node was deleted', { node: name });
           return undefined;
@@ -262,56 +263,56 @@ export class NodeLifecycleController implements Controller {
     return undefined;
   }
 
-  private async processTaintBaseEviction(node: any, observedReady: NodeCondition): Promise<void> {
+  private async processTaintBaseEviction(node: Node, observedReady: NodeCondition): Promise<void> {
     const taints: Taint[] | undefined = node.spec?.taints;
     const now = this.ctx.clock.now();
     switch (observedReady.status) {
       case 'False':
         if (taintExists(taints, UnreachableTaintTemplate)) {
-          if (!await swapNodeControllerTaint(this.ctx.clients, node.metadata.name, [NotReadyTaintTemplate], [UnreachableTaintTemplate], now)) {
+          if (!await swapNodeControllerTaint(this.ctx.clients, node.metadata!.name!, [NotReadyTaintTemplate], [UnreachableTaintTemplate], now)) {
             this.logger.error('Failed to instantly swap UnreachableTaint to NotReadyTaint. Will try again in the next cycle');
           }
         } else if (this.markNodeForTainting(node, 'False')) {
-          this.logger.info('Node is NotReady. Adding it to the Taint queue', { node: node.metadata.name });
+          this.logger.info('Node is NotReady. Adding it to the Taint queue', { node: node.metadata!.name });
         }
         return;
       case 'Unknown':
         if (taintExists(taints, NotReadyTaintTemplate)) {
-          if (!await swapNodeControllerTaint(this.ctx.clients, node.metadata.name, [UnreachableTaintTemplate], [NotReadyTaintTemplate], now)) {
+          if (!await swapNodeControllerTaint(this.ctx.clients, node.metadata!.name!, [UnreachableTaintTemplate], [NotReadyTaintTemplate], now)) {
             this.logger.error('Failed to instantly swap NotReadyTaint to UnreachableTaint. Will try again in the next cycle');
           }
         } else if (this.markNodeForTainting(node, 'Unknown')) {
-          this.logger.info('Node is unresponsive. Adding it to the Taint queue', { node: node.metadata.name });
+          this.logger.info('Node is unresponsive. Adding it to the Taint queue', { node: node.metadata!.name });
         }
         return;
       case 'True':
-        if (await this.markNodeAsReachable(node)) this.logger.info('Node is healthy again, removed all taints', { node: node.metadata.name });
+        if (await this.markNodeAsReachable(node)) this.logger.info('Node is healthy again, removed all taints', { node: node.metadata!.name });
     }
   }
 
-  private tainter(node: any): RateLimitedTimedQueue {
+  private tainter(node: Node): RateLimitedTimedQueue {
     this.addPodEvictorForNewZone(node);
     return this.zoneTainters.get(getZoneKey(node))!;
   }
 
-  private markNodeForTainting(node: any, status: 'False' | 'Unknown'): boolean {
+  private markNodeForTainting(node: Node, status: 'False' | 'Unknown'): boolean {
     const q = this.tainter(node);
     const taint = status === 'False' ? NotReadyTaintTemplate : UnreachableTaintTemplate;
-    if (!taintExists(node.spec?.taints, taint)) q.remove(node.metadata.name);
-    return q.add(node.metadata.name, node.metadata.uid);
+    if (!taintExists(node.spec?.taints, taint)) q.remove(node.metadata!.name!);
+    return q.add(node.metadata!.name!, node.metadata!.uid!);
   }
 
   /** Removes both NoExecute taints (reading the cached node first) and forgets the node in its zone queue. */
-  private async markNodeAsReachable(node: any): Promise<boolean> {
+  private async markNodeAsReachable(node: Node): Promise<boolean> {
     const present = [UnreachableTaintTemplate, NotReadyTaintTemplate].filter((t) => taintExists(node.spec?.taints, t));
-    if (present.length && !await swapNodeControllerTaint(this.ctx.clients, node.metadata.name, [], present, this.ctx.clock.now())) {
-      this.logger.error('Failed to remove taints from node', { node: node.metadata.name });
+    if (present.length && !await swapNodeControllerTaint(this.ctx.clients, node.metadata!.name!, [], present, this.ctx.clock.now())) {
+      this.logger.error('Failed to remove taints from node', { node: node.metadata!.name });
       return false;
     }
-    return this.tainter(node).remove(node.metadata.name);
+    return this.tainter(node).remove(node.metadata!.name!);
   }
 
-  private addPodEvictorForNewZone(node: any): void {
+  private addPodEvictorForNewZone(node: Node): void {
     const zone = getZoneKey(node);
     if (this.zoneStates.has(zone)) return;
     this.zoneStates.set(zone, 'Initial');
@@ -342,14 +343,14 @@ export class NodeLifecycleController implements Controller {
   }
 
   /** MarkPodsNotReady: the Ready condition of each pod on the node becomes False, with a NodeNotReady event. */
-  private async markPodsNotReady(pods: any[], nodeName: string): Promise<unknown[]> {
+  private async markPodsNotReady(pods: Pod[], nodeName: string): Promise<unknown[]> {
     const errs: unknown[] = [];
     for (const p of pods) {
       if (p.spec?.nodeName !== nodeName) continue;
       const pod = structuredClone(p);
-      const ready = (pod.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
+      const ready = (pod.status?.conditions ?? []).find((c) => c.type === 'Ready');
       if (!ready) continue;
-      if (!updatePodCondition(pod.status, { ...ready, status: 'False' }, this.ctx.clock.now())) continue;
+      if (!updatePodCondition(pod.status!, { ...ready, status: 'False' }, this.ctx.clock.now())) continue;
       try {
         await this.ctx.clients.pods.updateStatus(pod);
       } catch (e) {
@@ -363,7 +364,7 @@ export class NodeLifecycleController implements Controller {
 
   // ---- zone disruption ----
 
-  private handleDisruption(zoneConditions: Map<string, (NodeCondition | undefined)[]>, nodes: any[]): void {
+  private handleDisruption(zoneConditions: Map<string, (NodeCondition | undefined)[]>, nodes: Node[]): void {
     const newStates = new Map<string, ZoneState>();
     let allAreFullyDisrupted = true;
     for (const [zone, conds] of zoneConditions) {
@@ -389,8 +390,8 @@ export class NodeLifecycleController implements Controller {
       this.logger.info('Controller detected that some Nodes are Ready. Exiting master disruption mode');
       const now = this.ctx.clock.now().getTime();
       for (const n of nodes) {
-        const h = this.health.get(n.metadata.name);
-        if (h) this.health.set(n.metadata.name, { ...h, probeTimestamp: now, readyTransitionTimestamp: now });
+        const h = this.health.get(n.metadata!.name!);
+        if (h) this.health.set(n.metadata!.name!, { ...h, probeTimestamp: now, readyTransitionTimestamp: now });
       }
       for (const zone of this.zoneStates.keys()) {
         this.setLimiterInZone(zone, zoneConditions.get(zone)?.length ?? 0, newStates.get(zone)!);

@@ -21,6 +21,9 @@
  *     when its Ready condition changed.
  */
 import { rfc3339 } from '../../util/clock.js';
+import type { Node, NodeStatus } from 'kubernetes-types/core/v1.js';
+import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { Writable } from '../../api/writable.js';
 
 export interface NodeCondition {
   type: string;
@@ -35,8 +38,8 @@ export interface NodeHealth {
   /** Local time (ms) the health signal was last seen to change. */
   probeTimestamp: number;
   readyTransitionTimestamp: number;
-  status: any;
-  lease?: any;
+  status: NodeStatus | undefined;
+  lease?: Lease;
 }
 
 export interface HealthConfig { nodeMonitorGracePeriodMs: number; nodeStartupGracePeriodMs: number }
@@ -49,12 +52,12 @@ export interface HealthResult {
   /** The Ready condition after this check (undefined when the node has none and nothing was set). */
   currentReady?: NodeCondition;
   /** A copy of the node with conditions set to Unknown, to write via /status. */
-  update?: any;
+  update?: Node;
 }
 
 export const conditionsSetUnknown = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];
 
-export function getNodeCondition(status: any, type: string): NodeCondition | undefined {
+export function getNodeCondition(status: NodeStatus | undefined, type: string): NodeCondition | undefined {
   return (status?.conditions ?? []).find((c: NodeCondition) => c.type === type);
 }
 
@@ -71,7 +74,7 @@ export function microTimeBefore(a: string | undefined, b: string | undefined): b
 }
 
 /** The rules of the file comment, in their order. */
-export function tryUpdateNodeHealth(node: any, saved: NodeHealth | undefined, lease: any | undefined, now: Date, cfg: HealthConfig): HealthResult {
+export function tryUpdateNodeHealth(node: Node, saved: NodeHealth | undefined, lease: Lease | undefined, now: Date, cfg: HealthConfig): HealthResult {
   const nowMs = now.getTime();
   const created = ms(node.metadata?.creationTimestamp);
   const current = getNodeCondition(node.status, 'Ready');
@@ -101,7 +104,7 @@ export function tryUpdateNodeHealth(node: any, saved: NodeHealth | undefined, le
     health = { ...health, lease, probeTimestamp: nowMs };
   }
   if (nowMs <= health.probeTimestamp + gracePeriodMs) return { health, gracePeriodMs, observedReady, currentReady: current };
-  const update = structuredClone(node); // 4
+  const update: Writable<Node> = structuredClone(node); // 4
   const stamp = rfc3339(now);
   update.status ??= {};
   update.status.conditions ??= [];
@@ -131,7 +134,7 @@ function conditionEqual(a: NodeCondition | undefined, b: NodeCondition): boolean
 export const labelNodeDisruptionExclusion = 'node.kubernetes.io/exclude-disruption';
 
 /** nodetopology.GetZoneKey: region and zone (GA labels, else beta), "" when neither. */
-export function getZoneKey(node: any): string {
+export function getZoneKey(node: Node): string {
   const l = node.metadata?.labels ?? {};
   const zone = l['topology.kubernetes.io/zone'] ?? l['failure-domain.beta.kubernetes.io/zone'] ?? '';
   const region = l['topology.kubernetes.io/region'] ?? l['failure-domain.beta.kubernetes.io/region'] ?? '';

@@ -20,6 +20,7 @@ import { matchTaint } from '../../api/taints.js';
 import type { Clientset } from '../../client/index.js';
 import { isConflict } from '../../client/index.js';
 import { rfc3339 } from '../../util/clock.js';
+import type { Node } from 'kubernetes-types/core/v1.js';
 
 export const TaintNodeNotReady = 'node.kubernetes.io/not-ready';
 export const TaintNodeUnreachable = 'node.kubernetes.io/unreachable';
@@ -45,7 +46,7 @@ const conditionTaintKeys = new Set([TaintNodeNotReady, TaintNodeUnreachable, Tai
   TaintNodePIDPressure, TaintNodeNetworkUnavailable]);
 
 /** The NoSchedule taints the node should have from its conditions and spec.unschedulable, in condition order. */
-export function conditionTaintsFor(node: any): Taint[] {
+export function conditionTaintsFor(node: Node): Taint[] {
   const out: Taint[] = [];
   for (const c of node.status?.conditions ?? []) {
     const key = conditionTaints[c.type]?.[c.status];
@@ -64,7 +65,7 @@ export function taintSetDiff(want: readonly Taint[], have: readonly Taint[]): { 
 }
 
 /** doNoScheduleTaintingPass's plan: what to add and remove among the controller's NoSchedule taints. */
-export function noScheduleTaintPlan(node: any): { add: Taint[]; remove: Taint[] } {
+export function noScheduleTaintPlan(node: Node): { add: Taint[]; remove: Taint[] } {
   const have = (node.spec?.taints ?? []).filter((t: Taint) => t.effect === 'NoSchedule'
     && (t.key === TaintNodeUnschedulable || conditionTaintKeys.has(t.key)));
   return taintSetDiff(conditionTaintsFor(node), have);

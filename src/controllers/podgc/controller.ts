@@ -14,6 +14,7 @@ import {
 } from './plan.js';
 import { updatePodCondition } from '../../api/pods.js';
 import type { PodCondition } from '../../api/pods.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 
 export const controllerName = 'pod-garbage-collector';
 
@@ -70,7 +71,7 @@ export class PodGCController implements Controller {
     await this.deleteAll(unscheduledTerminatingPods(pods));
   }
 
-  private async gcOrphaned(pods: any[], existing: Set<string>): Promise<void> {
+  private async gcOrphaned(pods: Pod[], existing: Set<string>): Promise<void> {
     const now = this.ctx.clock.now().getTime();
     for (const name of unknownNodeNames(pods, existing)) this.quarantine.add(name, now);
     const deleted = new Set<string>();
@@ -84,21 +85,21 @@ export class PodGCController implements Controller {
       }
     }
     if (!deleted.size) return;
-    const orphans = pods.filter((p) => deleted.has(p.spec?.nodeName));
+    const orphans = pods.filter((p) => deleted.has(p.spec?.nodeName as string));
     await Promise.all(orphans.map(async (pod) => {
-      this.logger.info('Found orphaned Pod assigned to the Node, deleting', { pod: podKey(pod), node: pod.spec.nodeName });
+      this.logger.info('Found orphaned Pod assigned to the Node, deleting', { pod: podKey(pod), node: pod.spec!.nodeName });
       const condition = { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByPodGC', message: 'PodGC: node no longer exists' };
       if (await this.markFailedAndDeletePod(pod, condition)) this.logger.info('Forced deletion of orphaned Pod succeeded', { pod: podKey(pod) });
     }));
   }
 
-  private async deleteAll(pods: any[]): Promise<void> {
+  private async deleteAll(pods: Pod[]): Promise<void> {
     await Promise.all(pods.map((p) => this.markFailedAndDeletePod(p)));
   }
 
   /** markFailedAndDeletePodWithCondition; false (logged) on failure. */
-  private async markFailedAndDeletePod(pod: any, condition?: PodCondition): Promise<boolean> {
-    const { namespace, name, uid } = pod.metadata;
+  private async markFailedAndDeletePod(pod: Pod, condition?: PodCondition): Promise<boolean> {
+    const { namespace, name, uid } = pod.metadata!;
     this.logger.info('PodGC is force deleting Pod', { pod: podKey(pod) });
     try {
       const phase = pod.status?.phase;
@@ -109,9 +110,9 @@ export class PodGCController implements Controller {
         if (condition && updatePodCondition(status, condition, this.ctx.clock.now())) {
           patch.conditions = [status.conditions.find((c: any) => c.type === condition.type)];
         }
-        await this.ctx.clients.pods.patch(namespace, name, { metadata: { uid }, status: patch }, 'strategic', 'status');
+        await this.ctx.clients.pods.patch(namespace, name!, { metadata: { uid }, status: patch }, 'strategic', 'status');
       }
-      await this.ctx.clients.pods.delete(namespace, name, { gracePeriodSeconds: 0, preconditions: { uid } });
+      await this.ctx.clients.pods.delete(namespace, name!, { gracePeriodSeconds: 0, preconditions: { uid } });
       return true;
     } catch (e) {
       if (!isNotFound(e)) this.logger.error('failed to delete pod', { pod: podKey(pod), err: e });
@@ -120,4 +121,4 @@ export class PodGCController implements Controller {
   }
 }
 
-const podKey = (p: any) => `${p.metadata.namespace}/${p.metadata.name}`;
+const podKey = (p: Pod) => `${p.metadata!.namespace}/${p.metadata!.name}`;

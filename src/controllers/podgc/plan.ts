@@ -1,3 +1,4 @@
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 /**
  * What the pod garbage collector deletes (upstream
  * `pkg/controller/podgc/gc_controller.go`). Pure functions over cached pods
@@ -15,27 +16,27 @@
 export const TaintNodeOutOfService = 'node.kubernetes.io/out-of-service';
 
 /** isPodTerminated: phase other than Pending, Running and Unknown. */
-export function isPodTerminated(pod: any): boolean {
+export function isPodTerminated(pod: Pod): boolean {
   const phase = pod.status?.phase ?? '';
   return phase !== 'Pending' && phase !== 'Running' && phase !== 'Unknown';
 }
 
 /** The kubelet's eviction.PodIsEvicted: Failed with reason Evicted. */
-export const podIsEvicted = (pod: any) => pod.status?.phase === 'Failed' && pod.status?.reason === 'Evicted';
+export const podIsEvicted = (pod: Pod) => pod.status?.phase === 'Failed' && pod.status?.reason === 'Evicted';
 
 /** byEvictionAndCreationTimestamp: evicted first, then older, then by name. */
-export function byEvictionAndCreationTimestamp(a: any, b: any): number {
+export function byEvictionAndCreationTimestamp(a: Pod, b: Pod): number {
   const ae = podIsEvicted(a);
   const be = podIsEvicted(b);
   if (ae !== be) return ae ? -1 : 1;
-  const at = Date.parse(a.metadata.creationTimestamp ?? '') || 0;
-  const bt = Date.parse(b.metadata.creationTimestamp ?? '') || 0;
-  if (at === bt) return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
+  const at = Date.parse(a.metadata!.creationTimestamp ?? '') || 0;
+  const bt = Date.parse(b.metadata!.creationTimestamp ?? '') || 0;
+  if (at === bt) return a.metadata!.name! < b.metadata!.name! ? -1 : a.metadata!.name! > b.metadata!.name! ? 1 : 0;
   return at - bt;
 }
 
 /** Rule 1. */
-export function terminatedPodsToDelete(pods: readonly any[], threshold: number): any[] {
+export function terminatedPodsToDelete(pods: readonly Pod[], threshold: number): Pod[] {
   if (threshold <= 0) return [];
   const terminated = pods.filter(isPodTerminated);
   const count = terminated.length - threshold;
@@ -44,20 +45,20 @@ export function terminatedPodsToDelete(pods: readonly any[], threshold: number):
 }
 
 /** nodeutil.IsNodeReady. */
-export const isNodeReady = (node: any) => (node.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
+export const isNodeReady = (node: Node) => (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 /** Rule 2; nodes missing from the cache are skipped. */
-export function terminatingPodsOnOutOfServiceNodes(pods: readonly any[], getNode: (name: string) => any | undefined): any[] {
+export function terminatingPodsOnOutOfServiceNodes(pods: readonly Pod[], getNode: (name: string) => Node | undefined): Pod[] {
   const out = pods.filter((p) => {
-    if (!p.metadata.deletionTimestamp) return false;
+    if (!p.metadata!.deletionTimestamp) return false;
     const node = getNode(p.spec?.nodeName ?? '');
-    return !!node && !isNodeReady(node) && (node.spec?.taints ?? []).some((t: any) => t.key === TaintNodeOutOfService);
+    return !!node && !isNodeReady(node) && (node.spec?.taints ?? []).some((t) => t.key === TaintNodeOutOfService);
   });
   return out.sort(byEvictionAndCreationTimestamp);
 }
 
 /** Rule 3, first half: node names pods are bound to that the cache does not know. */
-export function unknownNodeNames(pods: readonly any[], existing: ReadonlySet<string>): string[] {
+export function unknownNodeNames(pods: readonly Pod[], existing: ReadonlySet<string>): string[] {
   const names = new Set<string>();
   for (const p of pods) {
     const n = p.spec?.nodeName;
@@ -67,7 +68,7 @@ export function unknownNodeNames(pods: readonly any[], existing: ReadonlySet<str
 }
 
 /** Rule 4. */
-export const unscheduledTerminatingPods = (pods: readonly any[]) => pods.filter((p) => p.metadata.deletionTimestamp && !p.spec?.nodeName);
+export const unscheduledTerminatingPods = (pods: readonly Pod[]) => pods.filter((p) => p.metadata!.deletionTimestamp && !p.spec?.nodeName);
 
 /**
  * The quarantine of unknown node names (upstream's delaying queue): a name is

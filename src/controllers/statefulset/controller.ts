@@ -24,6 +24,9 @@ import { PodControl, aggregate, runForAll } from './podcontrol.js';
 import { PendingWrites, CacheView } from './pending.js';
 import { applyRevision, chooseUpdateRevision, findCurrentRevision, revisionsToTruncate } from './revisions.js';
 import { completeRollingUpdate, inconsistentStatus, statusObject, StatefulSetStatus } from './status.js';
+import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
 
 export const controllerName = 'statefulset-controller';
 const podOwnerIndex = 'statefulset:controllerUID';
@@ -33,7 +36,7 @@ const retries = 5;
 /** While a sync waits for its own writes to show, look again at least this often. */
 const pendingRecheckMs = 5_000;
 
-const keyOf = (obj: any) => `${obj.metadata.namespace}/${obj.metadata.name}`;
+const keyOf = (obj: { metadata?: ObjectMeta }) => `${obj.metadata!.namespace}/${obj.metadata!.name}`;
 
 export interface StatefulSetControllerOptions {
   /** Concurrent syncs (upstream --concurrent-statefulset-syncs, 5). */
@@ -82,7 +85,7 @@ export class StatefulSetController implements Controller {
     this.revisions.addEventHandler({ add: progress('controllerrevisions'), update: progress('controllerrevisions'), delete: progress('controllerrevisions') });
     // Claims carry their set's selector labels: a claim that appears, changes or goes (say, a stale
     // claim the garbage collector removes) may unblock its set, so look at the sets it matches.
-    const claimChanged = (c: any) => { progress('persistentvolumeclaims')(); for (const set of this.setsForObject(c)) this.enqueue(set); };
+    const claimChanged = (c: PersistentVolumeClaim) => { progress('persistentvolumeclaims')(); for (const set of this.setsForObject(c)) this.enqueue(set); };
     this.claims.addEventHandler({ add: claimChanged, update: (_o, c) => claimChanged(c), delete: claimChanged });
   }
 
@@ -101,7 +104,7 @@ export class StatefulSetController implements Controller {
 
   // ---- event handlers: find the owner, enqueue it ----
 
-  private enqueue(set: any): void { this.queue.add(keyOf(set)); }
+  private enqueue(set: StatefulSet): void { this.queue.add(keyOf(set)); }
 
   /** AddAfter keeping the earliest time when the key already waits. */
   private enqueueAfter(key: string, ms: number): void {
@@ -114,44 +117,44 @@ export class StatefulSetController implements Controller {
     this.timers.set(key, { at, timer });
   }
 
-  private resolveControllerRef(namespace: string, ref: any): any | undefined {
+  private resolveControllerRef(namespace: string, ref: OwnerReference): StatefulSet | undefined {
     if (ref.kind !== statefulSetKind.kind) return undefined;
     const set = this.sets.get(`${namespace}/${ref.name}`);
     return set && set.metadata.uid === ref.uid ? set : undefined;
   }
 
   /** GetPodStatefulSets: sets in the object's namespace whose (non-empty, valid) selector matches its labels. */
-  private setsForObject(obj: any): any[] {
-    if (!obj.metadata.labels || !Object.keys(obj.metadata.labels).length) return [];
-    return this.sets.byIndex(namespaceIndex, obj.metadata.namespace).filter((s) => {
+  private setsForObject(obj: Pod | PersistentVolumeClaim): StatefulSet[] {
+    if (!obj.metadata!.labels || !Object.keys(obj.metadata!.labels).length) return [];
+    return this.sets.byIndex(namespaceIndex, obj.metadata!.namespace!).filter((s) => {
       const sel = parseSelector(s);
-      return !!sel && !isEverything(sel) && matchesSelector(sel, obj.metadata.labels);
+      return !!sel && !isEverything(sel) && matchesSelector(sel, obj.metadata!.labels);
     });
   }
 
-  private addPod(pod: any): void {
-    if (pod.metadata.deletionTimestamp) { this.deletePod(pod); return; }
+  private addPod(pod: Pod): void {
+    if (pod.metadata!.deletionTimestamp) { this.deletePod(pod); return; }
     const ref = controllerRef(pod);
     if (ref) {
-      const set = this.resolveControllerRef(pod.metadata.namespace, ref);
+      const set = this.resolveControllerRef(pod.metadata!.namespace!, ref);
       if (set) this.enqueue(set);
       return;
     }
     for (const set of this.setsForObject(pod)) this.enqueue(set);
   }
 
-  private updatePod(old: any, cur: any): void {
-    if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
-    const labelChanged = goJSON(old.metadata.labels ?? {}) !== goJSON(cur.metadata.labels ?? {});
+  private updatePod(old: Pod, cur: Pod): void {
+    if (old.metadata!.resourceVersion === cur.metadata!.resourceVersion) return;
+    const labelChanged = goJSON(old.metadata!.labels ?? {}) !== goJSON(cur.metadata!.labels ?? {});
     const curRef = controllerRef(cur);
     const oldRef = controllerRef(old);
     const refChanged = goJSON(curRef ?? null) !== goJSON(oldRef ?? null);
     if (refChanged && oldRef) {
-      const set = this.resolveControllerRef(old.metadata.namespace, oldRef);
+      const set = this.resolveControllerRef(old.metadata!.namespace!, oldRef);
       if (set) this.enqueue(set);
     }
     if (curRef) {
-      const set = this.resolveControllerRef(cur.metadata.namespace, curRef);
+      const set = this.resolveControllerRef(cur.metadata!.namespace!, curRef);
       if (!set) return;
       this.enqueue(set);
       const minReady = set.spec?.minReadySeconds ?? 0;
@@ -162,10 +165,10 @@ export class StatefulSetController implements Controller {
     if (labelChanged || refChanged) for (const set of this.setsForObject(cur)) this.enqueue(set);
   }
 
-  private deletePod(pod: any): void {
+  private deletePod(pod: Pod): void {
     const ref = controllerRef(pod);
     if (!ref) return;
-    const set = this.resolveControllerRef(pod.metadata.namespace, ref);
+    const set = this.resolveControllerRef(pod.metadata!.namespace!, ref);
     if (set) this.enqueue(set);
   }
 
@@ -196,11 +199,11 @@ export class StatefulSetController implements Controller {
   }
 
   /** UpdateStatefulSet: revisions, plan, writes, status; the history is trimmed whatever happened. */
-  private async syncStatefulSet(set: any, selector: Selector, pods: any[]): Promise<StatefulSetStatus | undefined> {
+  private async syncStatefulSet(set: StatefulSet, selector: Selector, pods: Pod[]): Promise<StatefulSetStatus | undefined> {
     const key = keyOf(set);
     const sorted = sortControllerRevisions(this.listRevisions(set, selector));
-    let current: any;
-    let update: any;
+    let current: ControllerRevision | undefined;
+    let update: ControllerRevision | undefined;
     let status: StatefulSetStatus | undefined;
     const errors: unknown[] = [];
     try {
@@ -209,8 +212,8 @@ export class StatefulSetController implements Controller {
       current = findCurrentRevision(set, sorted, update);
       const plan = planStatefulSet({
         set, currentSet: applyRevision(set, current), updateSet: applyRevision(set, update),
-        currentRevision: current.metadata.name, updateRevision: update.metadata.name, collisionCount,
-        pods, claim: (name) => this.claims.get(`${set.metadata.namespace}/${name}`), now: this.ctx.clock.now(),
+        currentRevision: current.metadata!.name!, updateRevision: update.metadata!.name!, collisionCount,
+        pods, claim: (name) => this.claims.get(`${set.metadata!.namespace}/${name}`), now: this.ctx.clock.now(),
       });
       const result = await this.execute(set, applyRevision(set, update), plan, key);
       status = result.status;
@@ -235,7 +238,7 @@ export class StatefulSetController implements Controller {
   }
 
   /** Runs the phases of the plan; returns the status to record and the error that stopped it. */
-  private async execute(set: any, updateSet: any, plan: Plan, key: string): Promise<{ status: StatefulSetStatus; error?: Error }> {
+  private async execute(set: StatefulSet, updateSet: StatefulSet, plan: Plan, key: string): Promise<{ status: StatefulSetStatus; error?: Error }> {
     const control = new PodControl({ clients: this.ctx.clients, recorder: this.recorder, pending: this.pending }, set, updateSet, key);
     const status = plan.status;
     for (const steps of [plan.replicas, plan.condemnedClaims, plan.condemned]) {
@@ -255,41 +258,41 @@ export class StatefulSetController implements Controller {
   // ---- revisions ----
 
   /** ListRevisions: the namespace's revisions matching the selector, ours or orphaned. */
-  private listRevisions(set: any, selector: Selector): any[] {
-    return this.revisions.byIndex(namespaceIndex, set.metadata.namespace).filter((r) => {
+  private listRevisions(set: StatefulSet, selector: Selector): ControllerRevision[] {
+    return this.revisions.byIndex(namespaceIndex, set.metadata!.namespace!).filter((r) => {
       const ref = controllerRef(r);
-      return (!ref || ref.uid === set.metadata.uid) && matchesSelector(selector, r.metadata.labels ?? {});
+      return (!ref || ref.uid === set.metadata!.uid) && matchesSelector(selector, r.metadata.labels ?? {});
     });
   }
 
-  private async adoptOrphanRevisions(set: any, selector: Selector): Promise<void> {
+  private async adoptOrphanRevisions(set: StatefulSet, selector: Selector): Promise<void> {
     const orphans = this.listRevisions(set, selector).filter((r) => !controllerRef(r));
     if (!orphans.length) return;
     const canAdopt = await this.canAdopt(set);
     if (canAdopt) throw new Error(`can't adopt ControllerRevisions: ${canAdopt.message}`);
     for (const r of orphans) {
-      const patched = await this.ctx.clients.controllerrevisions.patch(r.metadata.namespace, r.metadata.name,
-        { metadata: { ownerReferences: [newControllerRef(set, statefulSetKind)], uid: r.metadata.uid } }, 'strategic');
+      const patched = await this.ctx.clients.controllerrevisions.patch(r.metadata!.namespace, r.metadata!.name!,
+        { metadata: { ownerReferences: [newControllerRef(set, statefulSetKind)], uid: r.metadata!.uid } }, 'strategic');
       this.pending.wrote(keyOf(set), 'controllerrevisions', patched);
     }
   }
 
   /** getStatefulSetRevisions' writes: re-use, renumber (rollback) or create the update revision. */
-  private async updateRevision(set: any, sorted: any[], key: string): Promise<{ update: any; collisionCount: number }> {
+  private async updateRevision(set: StatefulSet, sorted: ControllerRevision[], key: string): Promise<{ update: ControllerRevision; collisionCount: number }> {
     let collisionCount = set.status?.collisionCount ?? 0;
     const choice = chooseUpdateRevision(set, sorted, collisionCount);
     if (choice.action === 'reuse') return { update: choice.revision, collisionCount };
     if (choice.action === 'bump') return { update: await this.renumberRevision(choice.revision, choice.to, key), collisionCount };
     const rev = structuredClone(choice.revision);
     for (;;) {
-      rev.metadata.name = controllerRevisionName(set.metadata.name, hashControllerRevision(rev.data, collisionCount));
+      rev.metadata!.name = controllerRevisionName(set.metadata!.name!, hashControllerRevision(rev.data, collisionCount));
       try {
-        const created = await this.ctx.clients.controllerrevisions.create(set.metadata.namespace, rev);
+        const created = await this.ctx.clients.controllerrevisions.create(set.metadata!.namespace, rev);
         this.pending.wrote(key, 'controllerrevisions', created);
         return { update: created, collisionCount };
       } catch (e) {
         if (!isAlreadyExists(e)) throw e;
-        const existing = await this.ctx.clients.controllerrevisions.get(set.metadata.namespace, rev.metadata.name);
+        const existing = await this.ctx.clients.controllerrevisions.get(set.metadata!.namespace, rev.metadata!.name);
         if (goJSON(existing.data ?? null) === goJSON(rev.data)) return { update: existing, collisionCount };
         collisionCount++;
       }
@@ -297,7 +300,7 @@ export class StatefulSetController implements Controller {
   }
 
   /** UpdateControllerRevision: set the revision number, re-reading on conflicts. */
-  private async renumberRevision(revision: any, to: number, key: string): Promise<any> {
+  private async renumberRevision(revision: ControllerRevision, to: number, key: string): Promise<ControllerRevision> {
     let cur = structuredClone(revision);
     for (let attempt = 0; ; attempt++) {
       if (cur.revision === to) return cur;
@@ -307,26 +310,26 @@ export class StatefulSetController implements Controller {
         return updated;
       } catch (e) {
         if (!isConflict(e) || attempt >= retries) throw e;
-        cur = await this.ctx.clients.controllerrevisions.get(cur.metadata.namespace, cur.metadata.name);
+        cur = await this.ctx.clients.controllerrevisions.get(cur.metadata!.namespace, cur.metadata!.name!);
       }
     }
   }
 
-  private async truncateHistory(set: any, pods: any[], sorted: any[], current: any, update: any, key: string): Promise<void> {
+  private async truncateHistory(set: StatefulSet, pods: Pod[], sorted: ControllerRevision[], current: ControllerRevision | undefined, update: ControllerRevision | undefined, key: string): Promise<void> {
     for (const r of revisionsToTruncate(set, pods, sorted, current, update)) {
       try {
-        await this.ctx.clients.controllerrevisions.delete(r.metadata.namespace, r.metadata.name);
+        await this.ctx.clients.controllerrevisions.delete(r.metadata!.namespace, r.metadata!.name!);
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }
-      this.pending.deleted(key, 'controllerrevisions', keyOf(r), r.metadata.uid);
+      this.pending.deleted(key, 'controllerrevisions', keyOf(r), r.metadata!.uid!);
     }
   }
 
   // ---- status ----
 
   /** updateStatefulSetStatus: complete a finished rolling update; write only what changed. */
-  private async writeStatus(set: any, computed: StatefulSetStatus, key: string): Promise<void> {
+  private async writeStatus(set: StatefulSet, computed: StatefulSetStatus, key: string): Promise<void> {
     const status = completeRollingUpdate(set, computed);
     if (!inconsistentStatus(set, status)) return;
     let cur = set;
@@ -337,7 +340,7 @@ export class StatefulSetController implements Controller {
         return;
       } catch (e) {
         if (!isConflict(e) || attempt >= retries) throw e;
-        cur = await this.ctx.clients.statefulsets.get(set.metadata.namespace, set.metadata.name);
+        cur = await this.ctx.clients.statefulsets.get(set.metadata!.namespace, set.metadata!.name!);
       }
     }
   }
@@ -345,11 +348,11 @@ export class StatefulSetController implements Controller {
   // ---- pod ownership ----
 
   /** RecheckDeletionTimestamp: the set still exists (same UID) and is not being deleted; an Error when not. */
-  private async canAdopt(set: any): Promise<Error | undefined> {
+  private async canAdopt(set: StatefulSet): Promise<Error | undefined> {
     try {
-      const fresh = await this.ctx.clients.statefulsets.get(set.metadata.namespace, set.metadata.name);
-      if (fresh.metadata.uid !== set.metadata.uid) {
-        return new Error(`original StatefulSet ${keyOf(set)} is gone: got uid ${fresh.metadata.uid}, wanted ${set.metadata.uid}`);
+      const fresh = await this.ctx.clients.statefulsets.get(set.metadata!.namespace, set.metadata!.name!);
+      if (fresh.metadata.uid !== set.metadata!.uid) {
+        return new Error(`original StatefulSet ${keyOf(set)} is gone: got uid ${fresh.metadata.uid}, wanted ${set.metadata!.uid}`);
       }
       if (fresh.metadata.deletionTimestamp) return new Error(`${keyOf(set)} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
       return undefined;
@@ -363,15 +366,15 @@ export class StatefulSetController implements Controller {
    * that no longer match are released; matching orphans are adopted unless
    * the set or the pod is being deleted.
    */
-  private async claimPods(set: any, selector: Selector): Promise<any[]> {
-    const uid = set.metadata.uid;
-    const candidates = [...this.pods.byIndex(podOwnerIndex, uid), ...this.pods.byIndex(podOwnerIndex, orphanKey(set.metadata.namespace))]
-      .filter((p) => p.metadata.namespace === set.metadata.namespace);
-    const match = (p: any) => matchesSelector(selector, p.metadata.labels ?? {}) && isMemberOf(set, p);
-    const claimed: any[] = [];
+  private async claimPods(set: StatefulSet, selector: Selector): Promise<Pod[]> {
+    const uid = set.metadata!.uid;
+    const candidates = [...this.pods.byIndex(podOwnerIndex, uid!), ...this.pods.byIndex(podOwnerIndex, orphanKey(set.metadata!.namespace!))]
+      .filter((p) => p.metadata.namespace === set.metadata!.namespace);
+    const match = (p: Pod) => matchesSelector(selector, p.metadata!.labels ?? {}) && isMemberOf(set, p);
+    const claimed: Pod[] = [];
     const errors: unknown[] = [];
     let adoptCheck: Promise<Error | undefined> | undefined;
-    const setDeleting = !!set.metadata.deletionTimestamp;
+    const setDeleting = !!set.metadata!.deletionTimestamp;
     await Promise.all(candidates.map(async (pod) => {
       const ref = controllerRef(pod);
       try {
@@ -396,15 +399,15 @@ export class StatefulSetController implements Controller {
     return claimed;
   }
 
-  private async patchPod(set: any, pod: any, patch: any): Promise<any> {
-    const patched = await this.ctx.clients.pods.patch(pod.metadata.namespace, pod.metadata.name, patch, 'strategic');
+  private async patchPod(set: StatefulSet, pod: Pod, patch: unknown): Promise<Pod> {
+    const patched = await this.ctx.clients.pods.patch(pod.metadata!.namespace, pod.metadata!.name!, patch, 'strategic');
     this.pending.wrote(keyOf(set), 'pods', patched);
     return patched;
   }
 }
 
 /** LabelSelectorAsSelector of the set's selector, or undefined when invalid. */
-function parseSelector(set: any): Selector | undefined {
+function parseSelector(set: StatefulSet): Selector | undefined {
   try {
     return selectorFromLabelSelector(set.spec?.selector);
   } catch {

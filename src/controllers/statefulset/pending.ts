@@ -37,7 +37,7 @@ export class PendingWrites {
   constructor(private readonly clock: Clock, private readonly timeoutMs = pendingTimeoutMs) {}
 
   /** A write that returned `obj`: seen once the informer reaches obj's resourceVersion. */
-  wrote(setKey: string, resource: string, obj: any): void {
+  wrote(setKey: string, resource: string, obj: { metadata?: { resourceVersion?: string } } | undefined): void {
     const rv = parseRV(obj?.metadata?.resourceVersion);
     if (rv === undefined) return; // opaque versions: nothing to wait for
     this.add(setKey, { kind: 'rv', resource, rv, at: this.clock.now().getTime() });

@@ -43,21 +43,23 @@ import {
   storageMatches, updateIdentity, updateStorage,
 } from './identity.js';
 import { computeStatus, StatefulSetStatus } from './status.js';
+import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 
 export type Action =
   /** CreateStatefulPod: claims first, then the pod, then the claims' references. */
-  | { type: 'createPod'; pod: any; claims: ClaimWork }
+  | { type: 'createPod'; pod: Pod; claims: ClaimWork }
   /** createMissingPersistentVolumeClaims for a Pending pod. */
-  | { type: 'createClaims'; pod: any; claims: ClaimWork }
+  | { type: 'createClaims'; pod: Pod; claims: ClaimWork }
   /** UpdateStatefulPod: `pod` is the corrected copy; claims as needed. */
-  | { type: 'updatePod'; pod: any; claims: ClaimWork }
+  | { type: 'updatePod'; pod: Pod; claims: ClaimWork }
   /** UpdatePodClaimForRetentionPolicy for a condemned pod. */
-  | { type: 'updateClaims'; pod: any; claims: ClaimWork }
-  | { type: 'deletePod'; pod: any; reason: 'failed' | 'condemned' | 'update' };
+  | { type: 'updateClaims'; pod: Pod; claims: ClaimWork }
+  | { type: 'deletePod'; pod: Pod; reason: 'failed' | 'condemned' | 'update' };
 
 /** One call of the per-pod function: its writes, in order, and whether the walk stops after it. */
 export interface Step {
-  pod: any;
+  pod: Pod;
   actions: Action[];
   exit: boolean;
   /** Why an OrderedReady walk stops here, for logs and tests. */
@@ -79,24 +81,24 @@ export interface Plan {
 }
 
 export interface PlanInput {
-  set: any;
-  currentSet: any;
-  updateSet: any;
+  set: StatefulSet;
+  currentSet: StatefulSet;
+  updateSet: StatefulSet;
   currentRevision: string;
   updateRevision: string;
   collisionCount: number;
-  pods: readonly any[];
+  pods: readonly Pod[];
   claim: ClaimLookup;
   now: Date;
 }
 
-export const allowsBurst = (set: any): boolean => set.spec?.podManagementPolicy === 'Parallel';
+export const allowsBurst = (set: StatefulSet): boolean => set.spec?.podManagementPolicy === 'Parallel';
 
 export function planStatefulSet(input: PlanInput): Plan {
   const { set } = input;
   const statusInput = { set, currentRevision: input.currentRevision, updateRevision: input.updateRevision, collisionCount: input.collisionCount, now: input.now };
   const monotonic = !allowsBurst(set);
-  if (set.metadata.deletionTimestamp) {
+  if (set.metadata!.deletionTimestamp) {
     return { monotonic, replicas: [], condemnedClaims: [], condemned: [], status: computeStatus(statusInput, input.pods) };
   }
   const { replicas, condemned } = partitionPods(input);
@@ -106,18 +108,18 @@ export function planStatefulSet(input: PlanInput): Plan {
     monotonic,
     replicas: replicas.map((pod) => replicaStep(ctx, pod)),
     condemnedClaims: condemned.map((pod) => condemnedClaimStep(ctx, pod)),
-    condemned: condemned.map((pod) => condemnedStep(ctx, pod, firstUnhealthy)),
+    condemned: condemned.map((pod) => condemnedStep(ctx, pod, firstUnhealthy!)),
     update: rollingUpdateStep(ctx, replicas),
     status: computeStatus(statusInput, [...replicas, ...condemned]),
   };
 }
 
 /** Replicas by ordinal (missing ones planned at the right revision) and condemned pods, highest ordinal first. */
-export function partitionPods(input: PlanInput): { replicas: any[]; condemned: any[] } {
+export function partitionPods(input: PlanInput): { replicas: Pod[]; condemned: Pod[] } {
   const { set } = input;
   const start = getStartOrdinal(set);
-  const slots: any[] = new Array(getReplicas(set));
-  const condemned: any[] = [];
+  const slots: Pod[] = new Array(getReplicas(set));
+  const condemned: Pod[] = [];
   for (const pod of input.pods) {
     if (podInOrdinalRange(pod, set)) slots[getOrdinal(pod) - start] = pod;
     else if (getOrdinal(pod) >= 0) condemned.push(pod);
@@ -135,7 +137,7 @@ export function partitionPods(input: PlanInput): { replicas: any[]; condemned: a
 type Ctx = PlanInput & { monotonic: boolean };
 
 /** Phase 1 for one replica (processReplica). */
-function replicaStep(ctx: Ctx, pod: any): Step {
+function replicaStep(ctx: Ctx, pod: Pod): Step {
   const { set, monotonic } = ctx;
   if (isFailed(pod) || isSucceeded(pod)) {
     return { pod, actions: isTerminating(pod) ? [] : [{ type: 'deletePod', pod, reason: 'failed' }], exit: true, wait: 'failed pod' };
@@ -166,7 +168,7 @@ function replicaStep(ctx: Ctx, pod: any): Step {
 }
 
 /** The UpdateStatefulPod a replica needs, if its identity, storage or claims' references are off. */
-function podUpdate(ctx: Ctx, pod: any): Action | undefined {
+function podUpdate(ctx: Ctx, pod: Pod): Action | undefined {
   const set = ctx.updateSet;
   const identityOk = identityMatches(ctx.set, pod);
   const storageOk = storageMatches(ctx.set, pod);
@@ -184,16 +186,16 @@ function podUpdate(ctx: Ctx, pod: any): Action | undefined {
 }
 
 /** Phase 2 for one condemned pod. */
-function condemnedClaimStep(ctx: Ctx, pod: any): Step {
+function condemnedClaimStep(ctx: Ctx, pod: Pod): Step {
   if (claimsMatchRetentionPolicy(ctx.updateSet, pod, ctx.claim)) return { pod, actions: [], exit: false };
   return { pod, actions: [{ type: 'updateClaims', pod, claims: retentionWork(ctx.updateSet, pod, ctx.claim) }], exit: false };
 }
 
 /** Phase 3 for one condemned pod (processCondemned). */
-function condemnedStep(ctx: Ctx, pod: any, firstUnhealthy: any): Step {
+function condemnedStep(ctx: Ctx, pod: Pod, firstUnhealthy: Pod): Step {
   const { monotonic } = ctx;
   if (isTerminating(pod)) return monotonic ? { pod, actions: [], exit: true, wait: 'terminating' } : { pod, actions: [], exit: false };
-  const isFirst = firstUnhealthy?.metadata.name === pod.metadata.name;
+  const isFirst = firstUnhealthy?.metadata!.name === pod.metadata!.name;
   if (monotonic && !isFirst) {
     if (!isRunningAndReady(pod)) return { pod, actions: [], exit: true, wait: 'not running and ready' };
     if (!isRunningAndAvailable(pod, ctx.set.spec?.minReadySeconds ?? 0, ctx.now)) return { pod, actions: [], exit: true, wait: 'not available' };
@@ -202,7 +204,7 @@ function condemnedStep(ctx: Ctx, pod: any, firstUnhealthy: any): Step {
 }
 
 /** Phase 4: the next pod a RollingUpdate replaces, or the unhealthy pod it waits for. */
-function rollingUpdateStep(ctx: Ctx, replicas: any[]): Step | undefined {
+function rollingUpdateStep(ctx: Ctx, replicas: Pod[]): Step | undefined {
   const strategy = ctx.set.spec?.updateStrategy ?? {};
   if (strategy.type === 'OnDelete') return undefined;
   const updateMin = strategy.rollingUpdate?.partition ?? 0;

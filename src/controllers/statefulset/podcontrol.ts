@@ -17,6 +17,8 @@ import type { ClaimWork } from './claims.js';
 import { emptyClaimWork } from './claims.js';
 import { identityMatches, storageMatches, updateIdentity, updateStorage } from './identity.js';
 import type { PendingWrites } from './pending.js';
+import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 
 /** Upstream's MaxBatchSize for Parallel pod management. */
 export const maxBatchSize = 500;
@@ -45,13 +47,13 @@ export interface PodControlDeps {
 
 /** Writes for one set during one sync. */
 export class PodControl {
-  private readonly involved: any;
+  private readonly involved: Pick<StatefulSet, 'apiVersion' | 'kind' | 'metadata'>;
 
-  constructor(private readonly deps: PodControlDeps, private readonly set: any, private readonly updateSet: any, private readonly setKey: string) {
+  constructor(private readonly deps: PodControlDeps, private readonly set: StatefulSet, private readonly updateSet: StatefulSet, private readonly setKey: string) {
     this.involved = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: set.metadata };
   }
 
-  private get ns(): string { return this.set.metadata.namespace; }
+  private get ns(): string { return this.set.metadata!.namespace!; }
   private get pods() { return this.deps.clients.pods; }
   private get claims() { return this.deps.clients.resource('persistentvolumeclaims'); }
 
@@ -60,17 +62,17 @@ export class PodControl {
   }
 
   /** recordPodEvent. */
-  podEvent(verb: string, pod: any, err?: unknown): void {
-    const name = pod.metadata.name;
-    if (!err) this.event('Normal', `Successful${title(verb)}`, `${verb} Pod ${name} in StatefulSet ${this.set.metadata.name} successful`);
-    else this.event('Warning', `Failed${title(verb)}`, `${verb} Pod ${name} in StatefulSet ${this.set.metadata.name} failed error: ${(err as Error).message}`);
+  podEvent(verb: string, pod: Pod, err?: unknown): void {
+    const name = pod.metadata!.name;
+    if (!err) this.event('Normal', `Successful${title(verb)}`, `${verb} Pod ${name} in StatefulSet ${this.set.metadata!.name} successful`);
+    else this.event('Warning', `Failed${title(verb)}`, `${verb} Pod ${name} in StatefulSet ${this.set.metadata!.name} failed error: ${(err as Error).message}`);
   }
 
   /** recordClaimEvent. */
-  private claimEvent(verb: string, pod: any, claim: string, err?: unknown): void {
-    const set = this.set.metadata.name;
-    if (!err) this.event('Normal', `Successful${title(verb)}`, `${verb} Claim ${claim} Pod ${pod.metadata.name} in StatefulSet ${set} success`);
-    else this.event('Warning', `Failed${title(verb)}`, `${verb} Claim ${claim} for Pod ${pod.metadata.name} in StatefulSet ${set} failed error: ${(err as Error).message}`);
+  private claimEvent(verb: string, pod: Pod, claim: string, err?: unknown): void {
+    const set = this.set.metadata!.name;
+    if (!err) this.event('Normal', `Successful${title(verb)}`, `${verb} Claim ${claim} Pod ${pod.metadata!.name} in StatefulSet ${set} success`);
+    else this.event('Warning', `Failed${title(verb)}`, `${verb} Claim ${claim} for Pod ${pod.metadata!.name} in StatefulSet ${set} failed error: ${(err as Error).message}`);
   }
 
   async run(action: Action): Promise<void> {
@@ -88,17 +90,17 @@ export class PodControl {
   }
 
   /** createPersistentVolumeClaims: the errors, after trying every claim. */
-  private async createClaims(pod: any, work: ClaimWork): Promise<Error[]> {
+  private async createClaims(pod: Pod, work: ClaimWork): Promise<Error[]> {
     const errs: Error[] = [];
     await Promise.all(work.create.map(async (claim) => {
-      const name = claim.metadata.name;
+      const name = claim.metadata!.name;
       try {
         const created = await this.claims.create(this.ns, claim);
         this.deps.pending.wrote(this.setKey, 'persistentvolumeclaims', created);
-        this.claimEvent('create', pod, name);
+        this.claimEvent('create', pod, name!);
       } catch (e) {
         errs.push(new Error(`failed to create PVC ${name}: ${(e as Error).message}`));
-        if (!isAlreadyExists(e)) this.claimEvent('create', pod, name, e);
+        if (!isAlreadyExists(e)) this.claimEvent('create', pod, name!, e);
       }
     }));
     for (const name of work.deleting) errs.push(new Error(`pvc ${name} is being deleted`));
@@ -106,7 +108,7 @@ export class PodControl {
   }
 
   /** UpdatePodClaimForRetentionPolicy. */
-  private async updateClaimRefs(_pod: any, work: ClaimWork): Promise<void> {
+  private async updateClaimRefs(_pod: Pod, work: ClaimWork): Promise<void> {
     for (const name of work.conflicting) {
       this.event('Warning', 'ConflictingController',
         `PersistentVolumeClaim ${name} has a conflicting OwnerReference that acts as a manging controller, the retention policy is ignored for this claim`);
@@ -116,13 +118,13 @@ export class PodControl {
         const updated = await this.claims.update(claim);
         this.deps.pending.wrote(this.setKey, 'persistentvolumeclaims', updated);
       } catch (e) {
-        throw new Error(`could not update claim ${claim.metadata.name} for delete policy ownerRefs: ${(e as Error).message}`);
+        throw new Error(`could not update claim ${claim.metadata!.name} for delete policy ownerRefs: ${(e as Error).message}`);
       }
     }
   }
 
   /** CreateStatefulPod: claims, pod, then the claims' references; AlreadyExists is returned without an event. */
-  private async createStatefulPod(pod: any, work: ClaimWork): Promise<void> {
+  private async createStatefulPod(pod: Pod, work: ClaimWork): Promise<void> {
     const claimErr = aggregate(await this.createClaims(pod, work));
     if (claimErr) { this.podEvent('create', pod, claimErr); throw claimErr; }
     let createErr: unknown;
@@ -144,7 +146,7 @@ export class PodControl {
   }
 
   /** createMissingPersistentVolumeClaims for a Pending pod. */
-  private async createMissingClaims(pod: any, work: ClaimWork): Promise<void> {
+  private async createMissingClaims(pod: Pod, work: ClaimWork): Promise<void> {
     const err = aggregate(await this.createClaims(pod, work));
     if (err) throw err;
     try {
@@ -156,7 +158,7 @@ export class PodControl {
   }
 
   /** UpdateStatefulPod: claims first, then the pod, re-reading it on conflicts. */
-  private async updateStatefulPod(pod: any, work: ClaimWork): Promise<void> {
+  private async updateStatefulPod(pod: Pod, work: ClaimWork): Promise<void> {
     const claimErr = aggregate(await this.createClaims(pod, work));
     if (claimErr) { this.podEvent('update', pod, claimErr); throw claimErr; }
     try {
@@ -177,7 +179,7 @@ export class PodControl {
         err = e;
         if (!isConflict(e)) break;
         try {
-          current = this.conform(await this.pods.get(this.ns, pod.metadata.name));
+          current = this.conform(await this.pods.get(this.ns, pod.metadata!.name!));
         } catch (getErr) {
           err = getErr;
           break;
@@ -189,7 +191,7 @@ export class PodControl {
   }
 
   /** A freshly read pod given the set's identity and storage. */
-  private conform(pod: any): any {
+  private conform(pod: Pod): Pod {
     if (!identityMatches(this.updateSet, pod)) updateIdentity(this.updateSet, pod);
     if (!storageMatches(this.updateSet, pod)) {
       updateStorage(this.updateSet, pod);
@@ -198,10 +200,10 @@ export class PodControl {
   }
 
   /** DeleteStatefulPod, with the pod's UID as precondition so a successor is never hit. */
-  private async deleteStatefulPod(pod: any): Promise<void> {
+  private async deleteStatefulPod(pod: Pod): Promise<void> {
     try {
-      await this.pods.delete(this.ns, pod.metadata.name, { preconditions: { uid: pod.metadata.uid } });
-      this.deps.pending.deleted(this.setKey, 'pods', `${this.ns}/${pod.metadata.name}`, pod.metadata.uid);
+      await this.pods.delete(this.ns, pod.metadata!.name!, { preconditions: { uid: pod.metadata!.uid } });
+      this.deps.pending.deleted(this.setKey, 'pods', `${this.ns}/${pod.metadata!.name}`, pod.metadata!.uid!);
       this.podEvent('delete', pod);
     } catch (e) {
       this.podEvent('delete', pod, e);

@@ -16,31 +16,33 @@ import {
   findEqualRevisions, equalRevision, newControllerRevision, nextRevision, revisionTemplate, templateRevisionData,
 } from '../../api/history.js';
 import { getPodRevision, statefulSetKind } from './identity.js';
+import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 
 /** newRevision: the revision for the set's template, its annotations copied. */
-export function newRevision(set: any, revision: number, collisionCount: number): any {
+export function newRevision(set: StatefulSet, revision: number, collisionCount: number): ControllerRevision {
   const cr = newControllerRevision({
     parent: set, parentKind: statefulSetKind, templateLabels: set.spec?.template?.metadata?.labels,
     data: templateRevisionData(set.spec?.template), revision, collisionCount,
   });
-  if (set.metadata.annotations) cr.metadata.annotations = { ...set.metadata.annotations };
+  if (set.metadata!.annotations) cr.metadata.annotations = { ...set.metadata!.annotations };
   return cr;
 }
 
 /** ApplyRevision: the set with the revision's template. */
-export function applyRevision(set: any, revision: any): any {
-  return { ...set, spec: { ...set.spec, template: revisionTemplate(revision.data) ?? set.spec?.template } };
+export function applyRevision(set: StatefulSet, revision: ControllerRevision): StatefulSet {
+  return { ...set, spec: { ...set.spec!, template: revisionTemplate(revision.data) ?? set.spec?.template } };
 }
 
 export type UpdateRevisionChoice =
-  | { action: 'reuse'; revision: any }
+  | { action: 'reuse'; revision: ControllerRevision }
   /** A rollback: raise this revision's number to `to`. */
-  | { action: 'bump'; revision: any; to: number }
+  | { action: 'bump'; revision: ControllerRevision; to: number }
   /** Create `revision` (named for the collision count; a name clash with other data bumps the count). */
-  | { action: 'create'; revision: any };
+  | { action: 'create'; revision: ControllerRevision };
 
 /** Rule 1; `sorted` is the set's revisions in SortControllerRevisions order. */
-export function chooseUpdateRevision(set: any, sorted: readonly any[], collisionCount: number): UpdateRevisionChoice {
+export function chooseUpdateRevision(set: StatefulSet, sorted: readonly ControllerRevision[], collisionCount: number): UpdateRevisionChoice {
   const candidate = newRevision(set, nextRevision(sorted), collisionCount);
   const equal = findEqualRevisions(sorted, candidate);
   if (equal.length && equalRevision(sorted[sorted.length - 1], equal[equal.length - 1])) {
@@ -51,17 +53,17 @@ export function chooseUpdateRevision(set: any, sorted: readonly any[], collision
 }
 
 /** Rule 2. */
-export function findCurrentRevision(set: any, sorted: readonly any[], update: any): any {
-  return sorted.find((r) => r.metadata.name === set.status?.currentRevision) ?? update;
+export function findCurrentRevision(set: StatefulSet, sorted: readonly ControllerRevision[], update: ControllerRevision): ControllerRevision {
+  return sorted.find((r) => r.metadata!.name === set.status?.currentRevision) ?? update;
 }
 
 /** Rule 3: the revisions truncateHistory deletes (sorted input, lowest first). */
-export function revisionsToTruncate(set: any, pods: readonly any[], sorted: readonly any[], current?: any, update?: any): any[] {
+export function revisionsToTruncate(set: StatefulSet, pods: readonly Pod[], sorted: readonly ControllerRevision[], current?: ControllerRevision, update?: ControllerRevision): ControllerRevision[] {
   const live = new Set<string>();
-  if (current) live.add(current.metadata.name);
-  if (update) live.add(update.metadata.name);
+  if (current) live.add(current.metadata!.name!);
+  if (update) live.add(update.metadata!.name!);
   for (const p of pods) live.add(getPodRevision(p));
-  const history = sorted.filter((r) => !live.has(r.metadata.name));
+  const history = sorted.filter((r) => !live.has(r.metadata!.name!));
   const limit = set.spec?.revisionHistoryLimit ?? 10;
   if (limit < 0 || history.length <= limit) return [];
   return history.slice(0, history.length - limit);

@@ -12,6 +12,8 @@
  *   revision differs from what the set shows.
  */
 import { getPodRevision, getReplicas, isCreated, isRunningAndAvailable, isRunningAndReady, isTerminating } from './identity.js';
+import type { StatefulSet, StatefulSetStatus as AppsStatefulSetStatus } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 
 export interface StatefulSetStatus {
   observedGeneration: number;
@@ -26,7 +28,7 @@ export interface StatefulSetStatus {
 }
 
 export interface StatusInput {
-  set: any;
+  set: StatefulSet;
   currentRevision: string;
   updateRevision: string;
   collisionCount: number;
@@ -34,10 +36,10 @@ export interface StatusInput {
 }
 
 /** updateStatus over the given pods. */
-export function computeStatus(o: StatusInput, pods: readonly any[]): StatefulSetStatus {
+export function computeStatus(o: StatusInput, pods: readonly Pod[]): StatefulSetStatus {
   const minReady = o.set.spec?.minReadySeconds ?? 0;
   const s: StatefulSetStatus = {
-    observedGeneration: o.set.metadata.generation ?? 0,
+    observedGeneration: o.set.metadata!.generation ?? 0,
     replicas: 0, readyReplicas: 0, currentReplicas: 0, updatedReplicas: 0, availableReplicas: 0,
     currentRevision: o.currentRevision, updateRevision: o.updateRevision, collisionCount: o.collisionCount,
   };
@@ -57,7 +59,7 @@ export function computeStatus(o: StatusInput, pods: readonly any[]): StatefulSet
 }
 
 /** completeRollingUpdate (returns a new status). */
-export function completeRollingUpdate(set: any, status: StatefulSetStatus): StatefulSetStatus {
+export function completeRollingUpdate(set: StatefulSet, status: StatefulSetStatus): StatefulSetStatus {
   const replicas = getReplicas(set);
   const rolling = (set.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
   if (rolling && status.updatedReplicas === replicas && status.readyReplicas === replicas && status.replicas === replicas) {
@@ -67,8 +69,8 @@ export function completeRollingUpdate(set: any, status: StatefulSetStatus): Stat
 }
 
 /** inconsistentStatus: whether the set's status must be written. */
-export function inconsistentStatus(set: any, status: StatefulSetStatus): boolean {
-  const cur = set.status ?? {};
+export function inconsistentStatus(set: StatefulSet, status: StatefulSetStatus): boolean {
+  const cur: Partial<AppsStatefulSetStatus> = set.status ?? {};
   return status.observedGeneration > (cur.observedGeneration ?? 0)
     || status.replicas !== (cur.replicas ?? 0)
     || status.currentReplicas !== (cur.currentReplicas ?? 0)
@@ -80,8 +82,8 @@ export function inconsistentStatus(set: any, status: StatefulSetStatus): boolean
 }
 
 /** The status as the API object carries it (Go's omitempty: zero counts and empty revisions left out). */
-export function statusObject(s: StatefulSetStatus): any {
-  const out: any = {};
+export function statusObject(s: StatefulSetStatus): AppsStatefulSetStatus {
+  const out = {} as AppsStatefulSetStatus;
   if (s.observedGeneration) out.observedGeneration = s.observedGeneration;
   out.replicas = s.replicas;
   if (s.readyReplicas) out.readyReplicas = s.readyReplicas;

@@ -30,13 +30,15 @@ import {
 } from '../../api/volumebinding.js';
 import type { ObjectIndex, ObjectLookup } from '../../api/volumebinding.js';
 import { compareQuantities, parseQuantity } from '../../api/quantity.js';
+import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 
 export type ClaimAction =
-  | { type: 'bind'; pv: any }
+  | { type: 'bind'; pv: PersistentVolume }
   | { type: 'pending' }
   | { type: 'assignDefaultClass'; className: string }
   | { type: 'waitForFirstConsumer' }
-  | { type: 'provision'; storageClass: any }
+  | { type: 'provision'; storageClass: StorageClass }
   | { type: 'provisioningFailed'; message: string }
   | { type: 'failedBinding'; message: string }
   | { type: 'volumeMismatch'; message: string }
@@ -53,19 +55,19 @@ export interface ClaimView {
 const noneExcluded: ReadonlySet<string> = new Set();
 
 /** Rules 1 to 3 for one claim. */
-export function planClaimSync(claim: any, view: ClaimView): ClaimAction {
-  if (!Object.hasOwn(claim.metadata.annotations ?? {}, annBindCompleted)) {
+export function planClaimSync(claim: PersistentVolumeClaim, view: ClaimView): ClaimAction {
+  if (!Object.hasOwn(claim.metadata!.annotations ?? {}, annBindCompleted)) {
     return claim.spec?.volumeName ? planPreboundClaim(claim, view) : planUnboundClaim(claim, view);
   }
   return planBoundClaim(claim, view);
 }
 
-function planUnboundClaim(claim: any, view: ClaimView): ClaimAction {
+function planUnboundClaim(claim: PersistentVolumeClaim, view: ClaimView): ClaimAction {
   const delay = isDelayBindingMode(claim, view.classes);
   const pv = findMatchingVolume(claim, allObjects(view.volumes), undefined, noneExcluded, delay);
   if (pv) return { type: 'bind', pv };
   if (!claimHasClass(claim) && view.defaultClass) return { type: 'assignDefaultClass', className: view.defaultClass };
-  if (delay && !claim.metadata.annotations?.[annSelectedNode]) return { type: 'waitForFirstConsumer' };
+  if (delay && !claim.metadata!.annotations?.[annSelectedNode]) return { type: 'waitForFirstConsumer' };
   const className = claimClass(claim);
   if (!className) return { type: 'failedBinding', message: 'no persistent volumes available for this claim and no storage class is set' };
   const storageClass = view.classes.get(className);
@@ -73,33 +75,33 @@ function planUnboundClaim(claim: any, view: ClaimView): ClaimAction {
   return { type: 'provision', storageClass };
 }
 
-function planPreboundClaim(claim: any, view: ClaimView): ClaimAction {
-  const pv = view.volumes.get(claim.spec.volumeName);
+function planPreboundClaim(claim: PersistentVolumeClaim, view: ClaimView): ClaimAction {
+  const pv = view.volumes.get(claim.spec!.volumeName!);
   if (!pv) return { type: 'pending' };
   if (!pv.spec?.claimRef) {
     const mismatch = volumeSatisfiesClaim(pv, claim);
     return mismatch ? { type: 'volumeMismatch', message: mismatch } : { type: 'bind', pv };
   }
   if (isVolumeBoundToClaim(pv, claim)) return { type: 'bind', pv };
-  if (!Object.hasOwn(claim.metadata.annotations ?? {}, annBoundByController)) return { type: 'pending' };
+  if (!Object.hasOwn(claim.metadata!.annotations ?? {}, annBoundByController)) return { type: 'pending' };
   const ref = pv.spec.claimRef;
   return {
     type: 'error',
-    message: `Invalid binding of claim "${claim.metadata.namespace}/${claim.metadata.name}" to volume "${pv.metadata.name}": volume already claimed by "${ref.namespace}/${ref.name}"`,
+    message: `Invalid binding of claim "${claim.metadata!.namespace}/${claim.metadata!.name}" to volume "${pv.metadata.name}": volume already claimed by "${ref.namespace}/${ref.name}"`,
   };
 }
 
-function planBoundClaim(claim: any, view: ClaimView): ClaimAction {
+function planBoundClaim(claim: PersistentVolumeClaim, view: ClaimView): ClaimAction {
   if (!claim.spec?.volumeName) return { type: 'lost', reason: 'ClaimLost', message: 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!' };
   const pv = view.volumes.get(claim.spec.volumeName);
   if (!pv) return { type: 'lost', reason: 'ClaimLost', message: 'Bound claim has lost its PersistentVolume. Data on the volume is lost!' };
-  if (!pv.spec?.claimRef || pv.spec.claimRef.uid === claim.metadata.uid) return { type: 'bind', pv };
+  if (!pv.spec?.claimRef || pv.spec.claimRef.uid === claim.metadata!.uid) return { type: 'bind', pv };
   return { type: 'lost', reason: 'ClaimMisbound', message: 'Two claims are bound to the same volume, this one is bound incorrectly' };
 }
 
 /** checkVolumeSatisfyClaim: the reason a user-chosen PV cannot serve the claim, or undefined. */
-export function volumeSatisfiesClaim(pv: any, claim: any): string | undefined {
-  if (pv.metadata.deletionTimestamp) return `the volume is marked for deletion "${pv.metadata.name}"`;
+export function volumeSatisfiesClaim(pv: PersistentVolume, claim: PersistentVolumeClaim): string | undefined {
+  if (pv.metadata!.deletionTimestamp) return `the volume is marked for deletion "${pv.metadata!.name}"`;
   const requested = parseQuantity(claim.spec?.resources?.requests?.storage ?? '0');
   const size = parseQuantity(pv.spec?.capacity?.storage ?? '0');
   if (requested && size && compareQuantities(size, requested) < 0) return 'requested PV is too small';
@@ -119,16 +121,16 @@ export type VolumeAction =
  * Rules 4 to 8. `claim` is the claim the claimRef names, if it exists with
  * the same UID.
  */
-export function planVolumeSync(pv: any, claim: any | undefined): VolumeAction {
+export function planVolumeSync(pv: PersistentVolume, claim: PersistentVolumeClaim | undefined): VolumeAction {
   const ref = pv.spec?.claimRef;
   if (!ref || !ref.uid) return { type: 'phase', phase: 'Available' };
   if (!claim) return { type: 'release' };
-  if (!claim.spec?.volumeName) return { type: 'syncClaim', claimKey: `${claim.metadata.namespace}/${claim.metadata.name}` };
-  if (claim.spec.volumeName === pv.metadata.name) return { type: 'phase', phase: 'Bound' };
-  if (Object.hasOwn(pv.metadata.annotations ?? {}, annDynamicallyProvisioned) && pv.spec.persistentVolumeReclaimPolicy === 'Delete') {
+  if (!claim.spec?.volumeName) return { type: 'syncClaim', claimKey: `${claim.metadata!.namespace}/${claim.metadata!.name}` };
+  if (claim.spec.volumeName === pv.metadata!.name) return { type: 'phase', phase: 'Bound' };
+  if (Object.hasOwn(pv.metadata!.annotations ?? {}, annDynamicallyProvisioned) && pv.spec!.persistentVolumeReclaimPolicy === 'Delete') {
     return { type: 'release' };
   }
-  return { type: 'unbind', full: Object.hasOwn(pv.metadata.annotations ?? {}, annBoundByController) };
+  return { type: 'unbind', full: Object.hasOwn(pv.metadata!.annotations ?? {}, annBoundByController) };
 }
 
 export type ReclaimAction =
@@ -138,14 +140,14 @@ export type ReclaimAction =
   | { type: 'fail'; reason: string; message: string };
 
 /** reclaimVolume for a Released PV: what its reclaim policy asks of us (the provisioner named `ours`). */
-export function planReclaim(pv: any, ours: string): ReclaimAction {
+export function planReclaim(pv: PersistentVolume, ours: string): ReclaimAction {
   switch (pv.spec?.persistentVolumeReclaimPolicy) {
     case 'Retain': return { type: 'retain' };
     case 'Delete': {
-      const by = pv.metadata.annotations?.[annDynamicallyProvisioned];
+      const by = pv.metadata!.annotations?.[annDynamicallyProvisioned];
       if (by === ours) return { type: 'delete' };
       if (by) return { type: 'waitForExternal' };
-      return { type: 'fail', reason: 'VolumeFailedDelete', message: `error getting deleter volume plugin for volume "${pv.metadata.name}": no deletable volume plugin matched` };
+      return { type: 'fail', reason: 'VolumeFailedDelete', message: `error getting deleter volume plugin for volume "${pv.metadata!.name}": no deletable volume plugin matched` };
     }
     case 'Recycle': return { type: 'fail', reason: 'VolumeFailedRecycle', message: 'No recycler plugin found for the volume!' };
     default: return { type: 'fail', reason: 'VolumeUnknownReclaimPolicy', message: 'Volume has unrecognized PersistentVolumeReclaimPolicy' };
@@ -159,21 +161,21 @@ export function planReclaim(pv: any, ours: string): ReclaimAction {
  * bind-completed and (when we set volumeName) bound-by-controller; undefined
  * when nothing changes.
  */
-export function claimBoundToVolume(claim: any, pv: any): any | undefined {
-  const ann = claim.metadata.annotations ?? {};
-  const setName = claim.spec?.volumeName !== pv.metadata.name;
+export function claimBoundToVolume(claim: PersistentVolumeClaim, pv: PersistentVolume): PersistentVolumeClaim | undefined {
+  const ann = claim.metadata!.annotations ?? {};
+  const setName = claim.spec?.volumeName !== pv.metadata!.name;
   if (!setName && ann[annBindCompleted] === 'yes') return undefined;
   const out = structuredClone(claim);
-  out.metadata.annotations = { ...ann, [annBindCompleted]: 'yes' };
+  out.metadata!.annotations = { ...ann, [annBindCompleted]: 'yes' };
   if (setName) {
-    out.spec.volumeName = pv.metadata.name;
-    out.metadata.annotations[annBoundByController] = 'yes';
+    out.spec!.volumeName = pv.metadata!.name;
+    out.metadata!.annotations[annBoundByController] = 'yes';
   }
   return out;
 }
 
 /** updateClaimStatus: phase, and access modes and capacity from the volume (cleared without one). */
-export function claimStatusFor(claim: any, phase: string, pv: any | undefined): any | undefined {
+export function claimStatusFor(claim: PersistentVolumeClaim, phase: string, pv: PersistentVolume | undefined): PersistentVolumeClaim | undefined {
   const status = { ...(claim.status ?? {}) };
   let dirty = status.phase !== phase;
   status.phase = phase;
@@ -197,7 +199,7 @@ export function claimStatusFor(claim: any, phase: string, pv: any | undefined): 
 }
 
 /** updateVolumePhase: status.phase with lastPhaseTransitionTime (GA in 1.31); undefined when unchanged. */
-export function volumeWithPhase(pv: any, phase: string, message: string, now: string): any | undefined {
+export function volumeWithPhase(pv: PersistentVolume, phase: string, message: string, now: string): PersistentVolume | undefined {
   const status = pv.status ?? {};
   if (status.phase === phase && (status.message ?? '') === message) return undefined;
   const next = { ...status, phase };
@@ -207,14 +209,14 @@ export function volumeWithPhase(pv: any, phase: string, message: string, now: st
 }
 
 /** unbindVolume: the claimRef undone (or only its UID for a user's pre-binding), phase Available. */
-export function volumeUnbound(pv: any, full: boolean): any {
+export function volumeUnbound(pv: PersistentVolume, full: boolean): PersistentVolume {
   const out = structuredClone(pv);
   if (full) {
-    delete out.spec.claimRef;
-    if (out.metadata.annotations) delete out.metadata.annotations[annBoundByController];
+    delete out.spec!.claimRef;
+    if (out.metadata!.annotations) delete out.metadata!.annotations[annBoundByController];
   } else {
-    delete out.spec.claimRef.uid;
-    delete out.spec.claimRef.resourceVersion;
+    delete out.spec!.claimRef!.uid;
+    delete out.spec!.claimRef!.resourceVersion;
   }
   return out;
 }

@@ -26,6 +26,8 @@ import {
 } from './provisioner.js';
 import type { PersistentVolumeControllerOptions } from './options.js';
 import { LatestStore } from './latest.js';
+import type { Node, PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 
 export const controllerName = 'persistentvolume-binder-controller';
 const eventComponent = 'persistentvolume-controller';
@@ -34,7 +36,7 @@ const volumeNameIndex = 'spec.volumeName';
 const podClaimIndex = 'spec.volumes.claim';
 
 const ref = (kind: string, obj: any) => ({ apiVersion: 'v1', kind, metadata: obj.metadata });
-const claimRefKey = (pv: any) => (pv.spec?.claimRef ? `${pv.spec.claimRef.namespace}/${pv.spec.claimRef.name}` : undefined);
+const claimRefKey = (pv: PersistentVolume) => (pv.spec?.claimRef ? `${pv.spec.claimRef.namespace}/${pv.spec.claimRef.name}` : undefined);
 
 export class PersistentVolumeController implements Controller {
   readonly name = controllerName;
@@ -93,8 +95,8 @@ export class PersistentVolumeController implements Controller {
       },
     });
     // A class that appears or changes may unblock claims waiting for it.
-    const classChanged = (sc: any) => {
-      for (const c of this.claimInformer.list()) if (!c.spec?.volumeName && claimClass(c) === sc.metadata.name) this.claimQueue.add(metaKey(c));
+    const classChanged = (sc: StorageClass) => {
+      for (const c of this.claimInformer.list()) if (!c.spec?.volumeName && claimClass(c) === sc.metadata!.name) this.claimQueue.add(metaKey(c));
     };
     this.classes.addEventHandler({ add: classChanged, update: (_o, sc) => classChanged(sc) });
   }
@@ -104,9 +106,9 @@ export class PersistentVolumeController implements Controller {
    * for a free volume, unbound claims of its class that may now match, so
    * they need not wait for the periodic re-sync.
    */
-  private volumeChanged(pv: any): void {
-    this.volumeQueue.add(pv.metadata.name);
-    for (const c of this.claimInformer.byIndex(volumeNameIndex, pv.metadata.name)) this.claimQueue.add(metaKey(c));
+  private volumeChanged(pv: PersistentVolume): void {
+    this.volumeQueue.add(pv.metadata!.name!);
+    for (const c of this.claimInformer.byIndex(volumeNameIndex, pv.metadata!.name!)) this.claimQueue.add(metaKey(c));
     if (pv.spec?.claimRef || pv.status?.phase !== 'Available') return;
     const cls = volumeClass(pv);
     for (const c of this.claimInformer.list()) if (!c.spec?.volumeName && claimClass(c) === cls) this.claimQueue.add(metaKey(c));
@@ -163,7 +165,7 @@ export class PersistentVolumeController implements Controller {
     await this.doClaimAction(claim, action);
   }
 
-  private async doClaimAction(claim: any, action: ClaimAction): Promise<void> {
+  private async doClaimAction(claim: PersistentVolumeClaim, action: ClaimAction): Promise<void> {
     switch (action.type) {
       case 'bind': return this.bind(action.pv, claim);
       case 'pending': return this.updateClaimStatus(claim, 'Pending');
@@ -191,7 +193,7 @@ export class PersistentVolumeController implements Controller {
   }
 
   /** bind(): PV claimRef, PV phase, claim volumeName and annotations, claim status, in upstream's order. */
-  private async bind(pv: any, claim: any): Promise<void> {
+  private async bind(pv: PersistentVolume, claim: PersistentVolumeClaim): Promise<void> {
     const api = this.ctx.clients;
     const boundPV = volumeBoundToClaim(pv, claim);
     if (boundPV) pv = this.volumes.note(await api.resource('persistentvolumes').update(boundPV));
@@ -202,7 +204,7 @@ export class PersistentVolumeController implements Controller {
     await this.updateClaimStatus(claim, 'Bound', pv);
   }
 
-  private async updateClaimStatus(claim: any, phase: string, pv?: any): Promise<void> {
+  private async updateClaimStatus(claim: PersistentVolumeClaim, phase: string, pv?: PersistentVolume): Promise<void> {
     const next = claimStatusFor(claim, phase, pv);
     if (!next) return;
     this.claims.note(await this.ctx.clients.resource('persistentvolumeclaims').updateStatus(next));
@@ -215,9 +217,9 @@ export class PersistentVolumeController implements Controller {
    * still forbids setting the class after creation refuses; the claim then
    * waits (DefaultStorageClass admission does it on create instead).
    */
-  private async assignDefaultClass(claim: any, className: string): Promise<void> {
+  private async assignDefaultClass(claim: PersistentVolumeClaim, className: string): Promise<void> {
     const next = structuredClone(claim);
-    next.spec.storageClassName = className;
+    next.spec!.storageClassName = className;
     try {
       this.claims.note(await this.ctx.clients.resource('persistentvolumeclaims').update(next));
     } catch (e: any) {
@@ -228,7 +230,7 @@ export class PersistentVolumeController implements Controller {
   }
 
   /** emitEventForUnboundDelayBindingClaim. */
-  private emitWaitForFirstConsumer(claim: any): void {
+  private emitWaitForFirstConsumer(claim: PersistentVolumeClaim): void {
     const names = this.pods.byIndex(podClaimIndex, metaKey(claim)).filter((p) => !p.spec?.nodeName).map((p) => p.metadata.name).sort();
     let reason = 'WaitForFirstConsumer';
     let message = 'waiting for first consumer to be created before binding';
@@ -245,16 +247,16 @@ export class PersistentVolumeController implements Controller {
    * provision at once. No in-tree (`kubernetes.io/...`) provisioner is
    * built in, so such classes fail as upstream's do without the plugin.
    */
-  private async provisionClaim(claim: any, sc: any): Promise<void> {
+  private async provisionClaim(claim: PersistentVolumeClaim, sc: StorageClass): Promise<void> {
     const provisioner: string = sc.provisioner;
     if (provisioner !== this.opts.provisionerName && provisioner.startsWith('kubernetes.io/')) {
       // An in-tree provisioner name (kubernetes.io/no-provisioner too): none is built in.
       this.recorder.event(ref('PersistentVolumeClaim', claim), 'Warning', 'ProvisioningFailed', `no volume plugin matched name: ${provisioner}`);
       return this.updateClaimStatus(claim, 'Pending');
     }
-    if (claim.metadata.annotations?.[annStorageProvisioner] !== provisioner) {
+    if (claim.metadata!.annotations?.[annStorageProvisioner] !== provisioner) {
       const next = structuredClone(claim);
-      next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [annBetaStorageProvisioner]: provisioner, [annStorageProvisioner]: provisioner };
+      next.metadata!.annotations = { ...(next.metadata!.annotations ?? {}), [annBetaStorageProvisioner]: provisioner, [annStorageProvisioner]: provisioner };
       claim = this.claims.note(await this.ctx.clients.resource('persistentvolumeclaims').update(next));
       this.recorder.event(ref('PersistentVolumeClaim', claim), 'Normal', 'ExternalProvisioning',
         `Waiting for a volume to be created either by the external provisioner '${provisioner}' or manually by the system administrator. `
@@ -266,13 +268,13 @@ export class PersistentVolumeController implements Controller {
     await this.provisionLocalPath(claim, sc);
   }
 
-  private provisioningFailed(claim: any, sc: any, message: string): void {
+  private provisioningFailed(claim: PersistentVolumeClaim, sc: StorageClass, message: string): void {
     this.provisionerRecorder.event(ref('PersistentVolumeClaim', claim), 'Warning', 'ProvisioningFailed',
-      `failed to provision volume with StorageClass "${sc.metadata.name}": ${message}`);
+      `failed to provision volume with StorageClass "${sc.metadata!.name}": ${message}`);
   }
 
   /** The provisioner's part: pick the node, make the directory, create the pre-bound PV. */
-  private async provisionLocalPath(claim: any, sc: any): Promise<void> {
+  private async provisionLocalPath(claim: PersistentVolumeClaim, sc: StorageClass): Promise<void> {
     const refusal = provisioningRefusal(claim, this.opts.provisionerName);
     if (refusal) { this.provisioningFailed(claim, sc, refusal); return; }
     const node = await this.targetNode(claim, sc);
@@ -281,7 +283,7 @@ export class PersistentVolumeController implements Controller {
     this.provisionerRecorder.event(ref('PersistentVolumeClaim', claim), 'Normal', 'Provisioning', `External provisioner is provisioning volume for claim "${key}"`);
     const pv = buildLocalPathVolume({ claim, storageClass: sc, node, base: this.opts.basePath, provisioner: this.opts.provisionerName });
     try {
-      await this.dirs.create(node.metadata.name, volumePath(pv)!);
+      await this.dirs.create(node.metadata!.name!, volumePath(pv)!);
     } catch (e) {
       this.provisioningFailed(claim, sc, (e as Error).message);
       throw e;
@@ -291,8 +293,8 @@ export class PersistentVolumeController implements Controller {
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
     }
-    this.logger.info('provisioned volume', { claim: key, volume: pv.metadata.name, node: node.metadata.name });
-    this.provisionerRecorder.event(ref('PersistentVolumeClaim', claim), 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${pv.metadata.name}`);
+    this.logger.info('provisioned volume', { claim: key, volume: pv.metadata!.name, node: node.metadata!.name });
+    this.provisionerRecorder.event(ref('PersistentVolumeClaim', claim), 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${pv.metadata!.name}`);
     this.claimQueue.add(key);
   }
 
@@ -301,8 +303,8 @@ export class PersistentVolumeController implements Controller {
    * a deleted node hands the claim back to the scheduler by dropping the
    * annotation), or for Immediate classes one we pick.
    */
-  private async targetNode(claim: any, sc: any): Promise<any | undefined> {
-    const selected = claim.metadata.annotations?.[annSelectedNode];
+  private async targetNode(claim: PersistentVolumeClaim, sc: StorageClass): Promise<Node | undefined> {
+    const selected = claim.metadata!.annotations?.[annSelectedNode];
     if (selected) {
       let node = this.nodes.get(selected);
       if (!node) {
@@ -310,13 +312,13 @@ export class PersistentVolumeController implements Controller {
       }
       if (node) return node;
       this.provisioningFailed(claim, sc, `failed to get target node: nodes "${selected}" not found`);
-      await this.ctx.clients.resource('persistentvolumeclaims').patch(claim.metadata.namespace, claim.metadata.name,
+      await this.ctx.clients.resource('persistentvolumeclaims').patch(claim.metadata!.namespace, claim.metadata!.name!,
         { metadata: { annotations: { [annSelectedNode]: null } } });
       return undefined;
     }
     if (sc.volumeBindingMode === 'WaitForFirstConsumer') return undefined;
     const ours = this.volumes.values().filter((pv) => volumeNodeName(pv) !== undefined);
-    const node = pickNodeForImmediateClaim(this.nodes.list(), ours, (n) => classAllowsNode(sc, n.metadata.labels));
+    const node = pickNodeForImmediateClaim(this.nodes.list(), ours, (n) => classAllowsNode(sc, n.metadata!.labels));
     if (!node) this.provisioningFailed(claim, sc, 'configuration error, no node was specified');
     return node;
   }
@@ -329,12 +331,13 @@ export class PersistentVolumeController implements Controller {
     const claim = await this.claimOfVolume(pv);
     const action = planVolumeSync(pv, claim);
     switch (action.type) {
-      case 'phase': return this.updateVolumePhase(pv, action.phase);
+      case 'phase': await this.updateVolumePhase(pv, action.phase); return;
       case 'syncClaim': this.claimQueue.add(action.claimKey); return;
       case 'release': return this.releaseAndReclaim(pv);
       case 'unbind': {
         const updated = this.volumes.note(await this.ctx.clients.resource('persistentvolumes').update(volumeUnbound(pv, action.full)));
-        return this.updateVolumePhase(updated, 'Available');
+        await this.updateVolumePhase(updated, 'Available');
+        return;
       }
     }
   }
@@ -344,26 +347,26 @@ export class PersistentVolumeController implements Controller {
    * cache is looked up through the API before the PV is released, so a
    * claim the watch has not delivered yet never loses its new volume.
    */
-  private async claimOfVolume(pv: any): Promise<any | undefined> {
+  private async claimOfVolume(pv: PersistentVolume): Promise<PersistentVolumeClaim | undefined> {
     const r = pv.spec?.claimRef;
     if (!r?.uid) return undefined;
     let claim = this.claims.get(`${r.namespace}/${r.name}`);
     if (!claim && pv.status?.phase !== 'Released' && pv.status?.phase !== 'Failed') {
-      try { claim = await this.ctx.clients.resource('persistentvolumeclaims').get(r.namespace, r.name); } catch (e) { if (!isNotFound(e)) throw e; }
+      try { claim = await this.ctx.clients.resource('persistentvolumeclaims').get(r.namespace, r.name!); } catch (e) { if (!isNotFound(e)) throw e; }
     }
     return claim && claim.metadata.uid === r.uid ? claim : undefined;
   }
 
-  private async updateVolumePhase(pv: any, phase: string, message = ''): Promise<any> {
+  private async updateVolumePhase(pv: PersistentVolume, phase: string, message = ''): Promise<PersistentVolume> {
     const next = volumeWithPhase(pv, phase, message, rfc3339(this.ctx.clock.now()));
     if (!next) return pv;
     return this.volumes.note(await this.ctx.clients.resource('persistentvolumes').updateStatus(next));
   }
 
   /** Released, then the reclaim policy: Retain keeps it, Delete removes directory and PV (ours only). */
-  private async releaseAndReclaim(pv: any): Promise<void> {
+  private async releaseAndReclaim(pv: PersistentVolume): Promise<void> {
     if (pv.status?.phase !== 'Released' && pv.status?.phase !== 'Failed') {
-      this.logger.info('volume is released and reclaim policy will be executed', { volume: pv.metadata.name, policy: pv.spec?.persistentVolumeReclaimPolicy });
+      this.logger.info('volume is released and reclaim policy will be executed', { volume: pv.metadata!.name, policy: pv.spec?.persistentVolumeReclaimPolicy });
       pv = await this.updateVolumePhase(pv, 'Released');
     }
     const plan = planReclaim(pv, this.opts.provisionerName);
@@ -379,20 +382,20 @@ export class PersistentVolumeController implements Controller {
     }
   }
 
-  private async deleteVolume(pv: any): Promise<void> {
+  private async deleteVolume(pv: PersistentVolume): Promise<void> {
     try {
       await this.dirs.remove(volumeNodeName(pv), volumePath(pv));
     } catch (e) {
-      this.provisionerRecorder.event(ref('PersistentVolume', pv), 'Warning', 'VolumeFailedDelete', `failed to delete volume ${pv.metadata.name}: ${(e as Error).message}`);
+      this.provisionerRecorder.event(ref('PersistentVolume', pv), 'Warning', 'VolumeFailedDelete', `failed to delete volume ${pv.metadata!.name}: ${(e as Error).message}`);
       throw e;
     }
     try {
-      await this.ctx.clients.resource('persistentvolumes').delete(undefined, pv.metadata.name, { preconditions: { uid: pv.metadata.uid } });
-      this.logger.info('deleted volume', { volume: pv.metadata.name });
+      await this.ctx.clients.resource('persistentvolumes').delete(undefined, pv.metadata!.name!, { preconditions: { uid: pv.metadata!.uid } });
+      this.logger.info('deleted volume', { volume: pv.metadata!.name });
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }
-    this.volumes.forget(pv.metadata.name);
+    this.volumes.forget(pv.metadata!.name!);
   }
 }
 

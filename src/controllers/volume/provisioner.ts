@@ -21,6 +21,8 @@ import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { annDynamicallyProvisioned, claimClass, claimReference } from '../../api/volumebinding.js';
 import { nodeReadyStatus } from '../../api/pods.js';
+import type { Node, PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 
 export const localPathProvisionerName = 'rancher.io/local-path';
 export const defaultStorageClassName = 'local-path';
@@ -33,7 +35,7 @@ export const storageClassDescription = 'Created by k8ts (as k3s and kind ship lo
   + 'Start the server with --default-storage-class=false to go without it.';
 
 /** The default StorageClass, as k3s installs it. */
-export function localPathStorageClass(provisioner = localPathProvisionerName, name = defaultStorageClassName): any {
+export function localPathStorageClass(provisioner = localPathProvisionerName, name = defaultStorageClassName): StorageClass {
   return {
     apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass',
     metadata: {
@@ -48,14 +50,14 @@ export function localPathStorageClass(provisioner = localPathProvisionerName, na
   };
 }
 
-export const volumeNameForClaim = (claim: any) => `pvc-${claim.metadata.uid}`;
+export const volumeNameForClaim = (claim: PersistentVolumeClaim) => `pvc-${claim.metadata!.uid}`;
 
-export function volumePathFor(base: string, pvName: string, claim: any): string {
-  return join(base, `${pvName}_${claim.metadata.namespace}_${claim.metadata.name}`);
+export function volumePathFor(base: string, pvName: string, claim: PersistentVolumeClaim): string {
+  return join(base, `${pvName}_${claim.metadata!.namespace}_${claim.metadata!.name}`);
 }
 
 /** The reason local-path refuses the claim, or undefined. */
-export function provisioningRefusal(claim: any, provisioner: string): string | undefined {
+export function provisioningRefusal(claim: PersistentVolumeClaim, provisioner: string): string | undefined {
   if (claim.spec?.selector) return 'claim.Spec.Selector is not supported';
   if (claim.spec?.volumeMode === 'Block') return `${provisioner} does not support block volume provisioning`;
   for (const mode of claim.spec?.accessModes ?? []) {
@@ -65,24 +67,24 @@ export function provisioningRefusal(claim: any, provisioner: string): string | u
 }
 
 export interface ProvisionInput {
-  claim: any;
-  storageClass: any;
-  node: any;
+  claim: PersistentVolumeClaim;
+  storageClass: StorageClass;
+  node: Node;
   base: string;
   provisioner: string;
 }
 
 /** The PersistentVolume for a claim on a node (Provision plus the library's claimRef, class and annotation). */
-export function buildLocalPathVolume({ claim, storageClass, node, base, provisioner }: ProvisionInput): any {
+export function buildLocalPathVolume({ claim, storageClass, node, base, provisioner }: ProvisionInput): PersistentVolume {
   const name = volumeNameForClaim(claim);
   const path = volumePathFor(base, name, claim);
-  const volumeType = claim.metadata.annotations?.volumeType ?? storageClass.parameters?.volumeType
+  const volumeType = claim.metadata!.annotations?.volumeType ?? storageClass.parameters?.volumeType
     ?? storageClass.metadata?.annotations?.defaultVolumeType ?? 'hostPath';
   const source = String(volumeType).toLowerCase() === 'local' ? { local: { path } } : { hostPath: { path, type: 'DirectoryOrCreate' } };
-  const hostname = node.metadata.labels?.[labelHostname] ?? node.metadata.name;
+  const hostname = node.metadata!.labels?.[labelHostname] ?? node.metadata!.name;
   const spec: any = {
-    capacity: { storage: claim.spec.resources.requests.storage },
-    accessModes: claim.spec.accessModes,
+    capacity: { storage: claim.spec!.resources!.requests!.storage },
+    accessModes: claim.spec!.accessModes,
     persistentVolumeReclaimPolicy: storageClass.reclaimPolicy ?? 'Delete',
     storageClassName: claimClass(claim),
     volumeMode: 'Filesystem',
@@ -93,14 +95,14 @@ export function buildLocalPathVolume({ claim, storageClass, node, base, provisio
   if (storageClass.mountOptions?.length) spec.mountOptions = storageClass.mountOptions;
   return {
     apiVersion: 'v1', kind: 'PersistentVolume',
-    metadata: { name, annotations: { [annDynamicallyProvisioned]: provisioner, [annLocalPathSelectedNode]: node.metadata.name } },
+    metadata: { name, annotations: { [annDynamicallyProvisioned]: provisioner, [annLocalPathSelectedNode]: node.metadata!.name! } },
     spec,
   };
 }
 
 /** The node a local-path volume lives on: its selected-node annotation, else its affinity's hostname. */
-export function volumeNodeName(pv: any): string | undefined {
-  const ann = pv.metadata.annotations?.[annLocalPathSelectedNode];
+export function volumeNodeName(pv: PersistentVolume): string | undefined {
+  const ann = pv.metadata!.annotations?.[annLocalPathSelectedNode];
   if (ann) return ann;
   for (const term of pv.spec?.nodeAffinity?.required?.nodeSelectorTerms ?? []) {
     for (const e of term.matchExpressions ?? []) if (e.key === labelHostname && e.operator === 'In' && e.values?.length === 1) return e.values[0];
@@ -113,18 +115,18 @@ export function volumeNodeName(pv: any): string | undefined {
  * such claims); we pick a Ready, schedulable node the class's topology
  * admits, holding the fewest of our volumes, then by name.
  */
-export function pickNodeForImmediateClaim(nodes: Iterable<any>, volumes: Iterable<any>, admits: (node: any) => boolean): any | undefined {
+export function pickNodeForImmediateClaim(nodes: Iterable<Node>, volumes: Iterable<PersistentVolume>, admits: (node: Node) => boolean): Node | undefined {
   const load = new Map<string, number>();
   for (const pv of volumes) {
     const n = volumeNodeName(pv);
     if (n) load.set(n, (load.get(n) ?? 0) + 1);
   }
-  let best: any;
+  let best: Node | undefined;
   for (const node of nodes) {
     if (nodeReadyStatus(node) !== 'True' || node.spec?.unschedulable || !admits(node)) continue;
-    const a = load.get(node.metadata.name) ?? 0;
-    const b = best ? load.get(best.metadata.name) ?? 0 : Infinity;
-    if (a < b || (a === b && node.metadata.name < best.metadata.name)) best = node;
+    const a = load.get(node.metadata!.name!) ?? 0;
+    const b = best ? load.get(best.metadata!.name!) ?? 0 : Infinity;
+    if (a < b || (a === b && node.metadata!.name! < best!.metadata!.name!)) best = node;
   }
   return best;
 }
@@ -159,4 +161,4 @@ export class LocalPathDirectories {
 }
 
 /** The directory of a PV we provisioned (hostPath or local). */
-export const volumePath = (pv: any): string | undefined => pv.spec?.hostPath?.path ?? pv.spec?.local?.path;
+export const volumePath = (pv: PersistentVolume): string | undefined => pv.spec?.hostPath?.path ?? pv.spec?.local?.path;
