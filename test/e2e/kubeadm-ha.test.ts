@@ -59,7 +59,7 @@ const memberNames = async (node: CPNode) => (await etcdctl(node, ['member', 'lis
 /** SIGKILL of everything a node runs: its kubelet (and supervisor), then its pods' process groups. */
 function killNode(node: CPNode): void {
   const kill = (pid: number) => { for (const p of [-pid, pid]) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } } };
-  kill(Number(readFileSync(join(node.prefix, 'var/lib/kubelet/kubelet.pid'), 'utf8').trim()));
+  kill(Number(readFileSync(join(node.prefix, 'var/lib/kubelet/k8ts-kubelet.pid'), 'utf8').trim()));
   for (const pod of listRecords(join(node.prefix, 'var/lib/kubelet'))) for (const i of pod.instances) kill(i.rec.pid);
 }
 
