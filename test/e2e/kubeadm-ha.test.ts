@@ -169,10 +169,16 @@ describe('kubeadm HA: three control planes on stacked etcd, and failover', () =>
     const killedAt = Date.now();
     killNode(leader);
     let after!: LeaseSpec;
+    let last: RunResult | undefined;
     await eventually(async () => {
-      after = await lease('k8ts-controller-manager').catch(() => ({}));
+      last = await kc(['get', 'lease', '-n', 'kube-system', 'k8ts-controller-manager', '-o', 'json'], survivors[0]);
+      after = last.code === 0 ? JSON.parse(last.stdout).spec : {};
       return !!after.holderIdentity && after.holderIdentity !== before.holderIdentity;
-    }, 120_000, 'another controller manager takes the Lease');
+    }, 120_000, 'another controller manager takes the Lease').catch(async (e: Error) => {
+      const pods = await kc(['get', 'pods', '-n', 'kube-system', '-o', 'wide'], survivors[0]);
+      const health = await etcdctl(survivors[0]!, ['endpoint', 'health', '--cluster']).catch((err: { stdout?: string; stderr?: string }) => `${err.stdout}${err.stderr}`);
+      throw new Error(`${e.message}; killed ${leader.name}; last: ${JSON.stringify(last)}\n${pods.stdout}${pods.stderr}\n${health}`);
+    });
     const tookOver = Date.now() - killedAt;
     // Never before the old holder's lease ran out (no two leaders), and it counts as a transition.
     assert.ok(Date.parse(after.acquireTime!) >= Date.parse(before.renewTime!) + (before.leaseDurationSeconds! * 1000) - 1000,
