@@ -13,7 +13,7 @@
  * Results go to bench/RESULTS.md, section "failover".
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +97,7 @@ async function run(): Promise<Run> {
     };
     const before = await until(holder, 120_000, 'a leader');
     const leader = nodes.find((n) => grepSync(before, n.prefix));
+    console.log(`leader: ${leader?.name} (${before})`);
     if (!leader) throw new Error(`no node logged ${before}`);
     const cpu0 = cpuTimes();
     const t0 = performance.now();
@@ -130,9 +131,13 @@ spec:
   }
 }
 
-function grepSync(text: string, prefix: string): boolean {
+/** Whether the node's controller manager logged `identity` (only its pod logs: etcd's files name the holder on every node). */
+function grepSync(identity: string, prefix: string): boolean {
+  const pods = join(prefix, 'var/log/pods');
+  const dirs = readdirSync(pods).filter((d) => d.startsWith('kube-system_kube-controller-manager-')).map((d) => join(pods, d));
+  if (dirs.length === 0) return false;
   try {
-    return execFileSync('grep', ['-rlF', text, join(prefix, 'var')], { encoding: 'utf8' }).trim() !== '';
+    return execFileSync('grep', ['-rlF', identity, ...dirs], { encoding: 'utf8' }).trim() !== '';
   } catch { return false; }
 }
 

@@ -14,7 +14,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { eventually } from './harness.js';
@@ -162,8 +162,9 @@ describe('kubeadm HA: three control planes on stacked etcd, and failover', () =>
     let before!: LeaseSpec;
     await eventually(async () => { before = await lease('k8ts-controller-manager'); return !!before.holderIdentity; }, 60_000, 'a controller manager leads');
     // The holder's node: its controller manager logged the identity it leads with.
-    const leader = nodes.find((n) => grepLogs(n, before.holderIdentity!));
-    assert.ok(leader, `no node logged ${before.holderIdentity}`);
+    const leaders = nodes.filter((n) => grepLogs(n, before.holderIdentity!));
+    assert.equal(leaders.length, 1, `the nodes whose controller manager logged ${before.holderIdentity}: ${leaders.map((n) => n.name)}`);
+    const leader = leaders[0]!;
     const survivors = nodes.filter((n) => n !== leader);
     for (let i = 0; i < 20; i++) assert.equal((await kc(['create', 'configmap', `kept-${i}`, '--from-literal=i=' + i], survivors[0])).code, 0);
     const killedAt = Date.now();
@@ -222,10 +223,16 @@ spec:
   });
 });
 
-/** Whether any log under the node's files names `text` (its controller manager logs the identity it leads with). */
-function grepLogs(node: CPNode, text: string): boolean {
+/**
+ * Whether the node's controller manager logged `identity` (it logs the identity it leads with). Only its
+ * own pod logs: etcd's data and log name the Lease's holder on every node.
+ */
+function grepLogs(node: CPNode, identity: string): boolean {
+  const pods = join(node.prefix, 'var/log/pods');
+  const dirs = readdirSync(pods).filter((d) => d.startsWith('kube-system_kube-controller-manager-')).map((d) => join(pods, d));
+  if (dirs.length === 0) return false;
   try {
-    return execFileSync('grep', ['-rlF', text, join(node.prefix, 'var')], { encoding: 'utf8' }).trim() !== '';
+    return execFileSync('grep', ['-rlF', identity, ...dirs], { encoding: 'utf8' }).trim() !== '';
   } catch { return false; }
 }
 
