@@ -149,7 +149,7 @@ describe('kubeadm HA: three control planes on stacked etcd, and failover', () =>
     const cp3 = nodes[2]!;
     const r = await k8ts(['reset', '--force', '--prefix', cp3.prefix]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^\[reset\] Removed the etcd member https:\/\/127\.0\.0\.1:\d+ \(ID [0-9a-f]+\) from the etcd cluster$/m);
+    assert.match(r.stdout, /^\[reset\] Removed the etcd member https:\/\/127\.0\.0\.1:\d+ \(ID [0-9a-f]+\) from the etcd cluster$/m, r.stderr);
     assert.deepEqual(await memberNames(nodes[0]!), ['cp1', 'cp2']);
     assert.equal((await kc(['delete', 'node', cp3.name])).code, 0);
     const again = await k8ts([...joinArgs, ...cp3.args]);

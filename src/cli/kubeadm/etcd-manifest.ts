@@ -121,6 +121,11 @@ export function localEtcdPeerURL(layout: NodeLayout): string | undefined {
   return etcdManifestFlag(layout, 'initial-advertise-peer-urls')?.split(',')[0];
 }
 
+/** This node's etcd member's advertised client URL, from its manifest. */
+export function localEtcdClientURL(layout: NodeLayout): string | undefined {
+  return etcdManifestFlag(layout, 'advertise-client-urls')?.split(',')[0];
+}
+
 function etcdManifestFlag(layout: NodeLayout, name: string): string | undefined {
   let pod: Pod;
   try { pod = parse(readFileSync(etcdManifestPath(layout), 'utf8')) as Pod; } catch { return undefined; }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { nodeLayout, KUBECONFIG_NAMES } from './layout.js';
 import { KUBELET_SERVICE, stopService } from './service.js';
 import { stopHostProcessPods } from './host-processes.js';
-import { localEtcdDataDir, localEtcdPeerURL } from './etcd-manifest.js';
+import { localEtcdClientURL, localEtcdDataDir, localEtcdPeerURL } from './etcd-manifest.js';
 import { etcdEndpointsFromCluster, openEtcdMembersClient, removeEtcdMember } from './etcd-members.js';
 import { criSocketOfKubelet, removeCRIPods } from './cri-containers.js';
 import { execRunner, readPodNetworkState, teardownPodNetwork } from '../../kubelet/network/index.js';
@@ -140,7 +140,11 @@ async function removeLocalEtcdMember(l: ReturnType<typeof nodeLayout>): Promise<
   try {
     if (!peerURL) throw new Error('the etcd manifest names no peer URL');
     clients = new Clientset(loadKubeconfig(l.kubeconfig('admin.conf')), { userAgent: 'k8ts-reset' });
-    etcd = openEtcdMembersClient(await etcdEndpointsFromCluster(clients), l.certDir);
+    // Ask the other members: this node's etcd stops itself once removed, mid-call if the call went to it.
+    const self = localEtcdClientURL(l);
+    const all = await etcdEndpointsFromCluster(clients);
+    const others = all.filter((u) => u !== self);
+    etcd = openEtcdMembersClient(others.length ? others : all, l.certDir);
     const r = await removeEtcdMember(etcd, peerURL);
     if ('removed' in r) console.log(`[reset] Removed the etcd member ${peerURL} (ID ${BigInt(r.removed).toString(16)}) from the etcd cluster`);
     else if ('onlyMember' in r) console.log('[reset] This is the only remaining etcd member in the etcd cluster, skip removing it');
