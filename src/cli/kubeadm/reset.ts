@@ -147,7 +147,7 @@ async function removeLocalEtcdMember(l: ReturnType<typeof nodeLayout>): Promise<
     etcd = openEtcdMembersClient(others.length ? others : all, l.certDir);
     const r = await removeEtcdMember(etcd, peerURL);
     if ('removed' in r) console.log(`[reset] Removed the etcd member ${peerURL} (ID ${BigInt(r.removed).toString(16)}) from the etcd cluster`);
-    else if ('onlyMember' in r) console.log('[reset] This is the only remaining etcd member in the etcd cluster, skip removing it');
+    // The last member stays (kubeadm says so only at --v=1): its data directory is deleted below anyway.
   } catch (e) {
     console.error(klogLine('W', `[reset] Failed to remove etcd member: ${(e as Error).message}, please manually remove this etcd member using etcdctl`));
   } finally {
