@@ -18,6 +18,8 @@ export interface CertsOptions {
   serviceIP: string;
   /** Where the API server stores: stacked etcd (its PKI is made here), external etcd (the user's files), or SQLite. */
   datastore: Datastore;
+  /** More names of the API server's serving certificate: the control-plane endpoint's host (kubeadm's apiServer.certSANs + controlPlaneEndpoint). */
+  extraHosts?: string[];
   log(line: string): void;
 }
 
@@ -25,7 +27,7 @@ export type Datastore = 'etcd' | 'external-etcd' | 'sqlite';
 
 export async function certsPhase(o: CertsOptions): Promise<ClusterPKI> {
   o.log(`[certs] Using certificateDir folder "${o.certDir}"`);
-  const pki = await ensureClusterPKI(o.dataDir, { certDir: o.certDir, hosts: [o.nodeName, o.serviceIP, o.advertiseAddress] });
+  const pki = await ensureClusterPKI(o.dataDir, { certDir: o.certDir, hosts: [o.nodeName, o.serviceIP, o.advertiseAddress, ...(o.extraHosts ?? [])] });
   const said = (c: PKIComponent, what: string) => o.log(pki.issued.includes(c) ? `[certs] Generating "${c}" ${what}` : `[certs] Using existing ${c} ${what === 'key and public key' ? 'keyless certificate authority' : 'certificate and key'} on disk`);
   said('ca', 'certificate and key');
   said('apiserver', 'certificate and key');

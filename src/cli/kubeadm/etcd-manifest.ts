@@ -113,8 +113,22 @@ export async function etcdPhase(c: LocalEtcdConfig, log: (line: string) => void)
  * getEtcdDataDir does; undefined when the node runs no local etcd.
  */
 export function localEtcdDataDir(layout: NodeLayout): string | undefined {
+  return etcdManifestFlag(layout, 'data-dir');
+}
+
+/** This node's etcd member's peer URL, from its manifest (what reset removes from the cluster). */
+export function localEtcdPeerURL(layout: NodeLayout): string | undefined {
+  return etcdManifestFlag(layout, 'initial-advertise-peer-urls')?.split(',')[0];
+}
+
+/** This node's etcd member's advertised client URL, from its manifest. */
+export function localEtcdClientURL(layout: NodeLayout): string | undefined {
+  return etcdManifestFlag(layout, 'advertise-client-urls')?.split(',')[0];
+}
+
+function etcdManifestFlag(layout: NodeLayout, name: string): string | undefined {
   let pod: Pod;
   try { pod = parse(readFileSync(etcdManifestPath(layout), 'utf8')) as Pod; } catch { return undefined; }
-  const flag = pod.spec?.containers?.[0]?.command?.find((a) => a.startsWith('--data-dir='));
-  return flag ? flag.slice('--data-dir='.length) : undefined;
+  const flag = pod.spec?.containers?.[0]?.command?.find((a) => a.startsWith(`--${name}=`));
+  return flag ? flag.slice(name.length + 3) : undefined;
 }

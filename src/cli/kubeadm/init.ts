@@ -56,6 +56,8 @@ Flags:
       --apiserver-bind-port int              Port for the API Server to bind to (default 6443)
       --cert-dir string                      The path where to save and store the certificates (default "/etc/kubernetes/pki")
       --certificate-key string               Key used to encrypt the control-plane certificates in the kubeadm-certs Secret. The certificate key is a hex encoded string that is an AES key of size 32 bytes.
+      --control-plane-endpoint string        Specify a stable IP address or DNS name for the control plane (HOST:PORT; a load balancer
+                                             in front of every control plane's API server). Needed to join more control planes
       --config string                        Path to a kubeadm configuration file (k8ts reads ClusterConfiguration's etcd: external or local.dataDir)
       --cri-socket string                    Path to the CRI socket to connect. If empty k8ts will try to auto-detect this value
                                              (kubeadm's known sockets, under --prefix); use this option only if you have more than
@@ -98,7 +100,7 @@ export async function runInit(args: string[]): Promise<number> {
       'apiserver-advertise-address': { type: 'string' }, 'apiserver-bind-port': { type: 'string', default: '6443' },
       'pod-network-cidr': { type: 'string' }, 'pod-network-backend': { type: 'string' }, 'service-cidr': { type: 'string', default: '10.96.0.0/12' },
       'node-name': { type: 'string' }, token: { type: 'string' }, 'token-ttl': { type: 'string', default: '24h0m0s' },
-      'cert-dir': { type: 'string' }, 'upload-certs': { type: 'boolean' }, 'certificate-key': { type: 'string' }, config: { type: 'string' }, datastore: { type: 'string', default: 'etcd' },
+      'cert-dir': { type: 'string' }, 'control-plane-endpoint': { type: 'string' }, 'upload-certs': { type: 'boolean' }, 'certificate-key': { type: 'string' }, config: { type: 'string' }, datastore: { type: 'string', default: 'etcd' },
       'etcd-client-port': { type: 'string', default: '2379' }, 'etcd-peer-port': { type: 'string', default: '2380' },
       'etcd-metrics-port': { type: 'string', default: '2381' }, 'cri-socket': { type: 'string' }, runtime: { type: 'string' }, 'skip-phases': { type: 'string' }, 'dry-run': { type: 'boolean' },
       'ignore-preflight-errors': { type: 'string' },
@@ -130,6 +132,12 @@ export async function runInit(args: string[]): Promise<number> {
   // A dry run writes into a temporary directory and starts nothing, as kubeadm's does.
   const layout = dryRun ? nodeLayout(mkdtempSync(join(tmpdir(), 'k8ts-init-dryrun-'))) : nodeLayout(values.prefix, values['cert-dir']);
   const server = `https://${advertiseAddress.includes(':') ? `[${advertiseAddress}]` : advertiseAddress}:${port}`;
+  // kubeadm's controlPlaneEndpoint: admin.conf, kubelet.conf, cluster-info and the join commands name it; the
+  // controller manager and scheduler keep talking to their own API server (kubeadm's LocalAPIEndpoint).
+  const endpoint = values['control-plane-endpoint']?.trim() || undefined;
+  const endpointHost = endpoint ? splitEndpoint(endpoint) : undefined;
+  if (endpoint && !endpointHost) { console.error(`controlPlaneEndpoint: Invalid value: "${endpoint}": must be HOST or HOST:PORT`); return 1; }
+  const endpointServer = endpoint ? `https://${endpointHost!.port ? endpoint : `${endpoint}:${port}`}` : server;
   const podSubnet = values['pod-network-cidr']?.trim() || undefined;
   // kubeadm's check: networking.podSubnet must parse, as one CIDR per IP family.
   for (const c of podSubnet?.split(',') ?? []) {
@@ -171,11 +179,11 @@ export async function runInit(args: string[]): Promise<number> {
     mkdirSync(layout.kubernetesDir, { recursive: true, mode: 0o755 });
     mkdirSync(layout.manifestsDir, { recursive: true, mode: 0o700 });
     phase = 'certs';
-    const pki = skip.has('certs') ? undefined : await certsPhase({ certDir: layout.certDir, dataDir: layout.dataDir, nodeName, advertiseAddress, serviceIP, datastore, log });
+    const pki = skip.has('certs') ? undefined : await certsPhase({ certDir: layout.certDir, dataDir: layout.dataDir, nodeName, advertiseAddress, serviceIP, datastore, log, ...(endpointHost ? { extraHosts: [endpointHost.host] } : {}) });
     const ca = pki ? { certPem: pki.caCertPem, keyPem: pki.caKeyPem }
       : { certPem: readFileSync(join(layout.certDir, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(layout.certDir, 'ca.key'), 'utf8') };
     phase = 'kubeconfig';
-    if (!skip.has('kubeconfig')) await kubeconfigPhase({ layout, ca, server, nodeName, log });
+    if (!skip.has('kubeconfig')) await kubeconfigPhase({ layout, ca, server: endpointServer, localServer: server, nodeName, log });
     phase = 'etcd';
     if (localEtcd && !skip.has('etcd') && !skip.has('etcd/local')) await etcdPhase(localEtcd, log);
     phase = 'control-plane';
@@ -214,7 +222,7 @@ export async function runInit(args: string[]): Promise<number> {
       await bindClusterAdmins(admin);
       if (!skip.has('upload-config')) {
         await uploadConfigPhase(admin, {
-          kubernetesVersion: KUBERNETES_VERSION, controlPlaneEndpoint: server.replace(/^https:\/\//, ''), podSubnet, serviceSubnet: values['service-cidr']!, podNetworkBackend,
+          kubernetesVersion: KUBERNETES_VERSION, controlPlaneEndpoint: endpoint ?? '', podSubnet, serviceSubnet: values['service-cidr']!, podNetworkBackend,
         }, log);
       }
       if (!skip.has('upload-config') && !skip.has('upload-config/kubelet')) await uploadKubeletConfigPhase(admin, kubeletConfiguration, log);
@@ -228,7 +236,7 @@ export async function runInit(args: string[]): Promise<number> {
       phase = 'mark-control-plane';
       if (!skip.has('mark-control-plane')) await markControlPlane(admin, nodeName, timeoutMs, log);
       phase = 'bootstrap-token';
-      if (!skip.has('bootstrap-token')) await bootstrapTokenPhase(admin, { token, ttlMs: parseDuration(values['token-ttl']!), server, caCertPem: ca.certPem, log });
+      if (!skip.has('bootstrap-token')) await bootstrapTokenPhase(admin, { token, ttlMs: parseDuration(values['token-ttl']!), server: endpointServer, caCertPem: ca.certPem, log });
       phase = 'addon';
       if (!skip.has('addon') && !skip.has('addon/coredns')) {
         await applyCoreDNSAddon(admin, { dnsIP, apiServerHost: advertiseAddress, apiServerPort: port }, log);
@@ -243,7 +251,10 @@ export async function runInit(args: string[]): Promise<number> {
     } finally {
       admin.close();
     }
-    log(closingMessage(layout, server, token, caCertHash(ca.certPem), stopHint));
+    log(closingMessage(layout, {
+      server: endpointServer, token, hash: caCertHash(ca.certPem), stopHint,
+      controlPlaneJoin: endpoint ? (values['upload-certs'] && !skip.has('upload-certs') ? { certificateKey } : {}) : undefined,
+    }));
     return 0;
   } catch (e) {
     if (e instanceof PreflightError) console.error(`error execution phase preflight: ${e.message}\nTo see the stack trace of this error execute with --v=5 or higher`);
@@ -304,7 +315,7 @@ async function bindClusterAdmins(clients: Clientset): Promise<void> {
 export const CONTROL_PLANE_LABELS = ['node-role.kubernetes.io/control-plane', 'node.kubernetes.io/exclude-from-external-load-balancers'];
 export const CONTROL_PLANE_TAINT: Taint = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' };
 
-async function markControlPlane(clients: Clientset, nodeName: string, timeoutMs: number, log: (line: string) => void): Promise<void> {
+export async function markControlPlane(clients: Clientset, nodeName: string, timeoutMs: number, log: (line: string) => void): Promise<void> {
   log(`[mark-control-plane] Marking the node ${nodeName} as control-plane by adding the labels: [${CONTROL_PLANE_LABELS.join(' ')}]`);
   log(`[mark-control-plane] Marking the node ${nodeName} as control-plane by adding the taints [${CONTROL_PLANE_TAINT.key}:${CONTROL_PLANE_TAINT.effect}]`);
   // kubeadm's PatchNode retries on conflict: the kubelet and the node IPAM controller write the Node meanwhile.
@@ -324,8 +335,46 @@ async function markControlPlane(clients: Clientset, nodeName: string, timeoutMs:
   }
 }
 
-function closingMessage(layout: NodeLayout, server: string, token: string, hash: string, stopHint: string): string {
+/** HOST or HOST:PORT (IPv6 in brackets), as kubeadm's controlPlaneEndpoint. */
+function splitEndpoint(endpoint: string): { host: string; port?: number } | undefined {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(endpoint);
+  if (!m || (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535))) return undefined;
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), ...(m[2] ? { port: Number(m[2]) } : {}) };
+}
+
+interface ClosingMessage {
+  server: string; token: string; hash: string; stopHint: string;
+  /** With --control-plane-endpoint: the control-plane join command (with the key when the certificates were uploaded). */
+  controlPlaneJoin?: { certificateKey?: string };
+}
+
+/** kubeadm's paragraph for more control planes (cmd/kubeadm/app/cmd/init.go's initDoneTempl). */
+function controlPlaneJoinText(join: string, cp: { certificateKey?: string }): string {
+  if (cp.certificateKey) {
+    return `
+You can now join any number of control-plane nodes running the following command on each as root:
+
+  ${join} \\
+\t--control-plane --certificate-key ${cp.certificateKey}
+
+Please note that the certificate-key gives access to cluster sensitive data, keep it secret!
+As a safeguard, uploaded-certs will be deleted in two hours; k8ts has no "init phase upload-certs"
+yet to reload them: copy the certificate authorities and service account keys by hand afterwards.
+`;
+  }
+  return `
+You can now join any number of control-plane nodes by copying certificate authorities
+and service account keys on each node and then running the following as root:
+
+  ${join} \\
+\t--control-plane
+`;
+}
+
+function closingMessage(layout: NodeLayout, m: ClosingMessage): string {
+  const { server, token, hash, stopHint } = m;
   const admin = layout.kubeconfig('admin.conf');
+  const joinCommand = `k8ts join ${server.replace(/^https:\/\//, '')} --token ${token} \\\n\t--discovery-token-ca-cert-hash ${hash}`;
   return `
 Your Kubernetes control-plane has initialized successfully!
 
@@ -342,11 +391,10 @@ Alternatively, if you are the root user, you can run:
 You should now deploy a pod network to the cluster.
 Run "kubectl apply -f [podnetwork].yaml" with one of the options listed at:
   https://kubernetes.io/docs/concepts/cluster-administration/addons/
-${stopHint ? `\nThe kubelet runs in the background without systemd; to stop it: ${stopHint} (or k8ts reset)\n` : ''}
+${stopHint ? `\nThe kubelet runs in the background without systemd; to stop it: ${stopHint} (or k8ts reset)\n` : ''}${m.controlPlaneJoin ? controlPlaneJoinText(joinCommand, m.controlPlaneJoin) : ''}
 Then you can join any number of worker nodes by running the following on each as root:
 
-k8ts join ${server.replace(/^https:\/\//, '')} --token ${token} \\
-\t--discovery-token-ca-cert-hash ${hash} `;
+${joinCommand} `;
 }
 
 /** The host's first non-internal IPv4 address, else 127.0.0.1 (kubeadm picks the default route's address). */

@@ -25,6 +25,13 @@ import { TOKEN_PATTERN } from './bootstrap-token.js';
 import { nodeRuntimeOf, sourceAddressTo } from './common.js';
 import { criCheck } from './cri-socket.js';
 import { getNode, isReady, poll } from './wait.js';
+import {
+  checkEtcdPhase, checkReadyForAdditionalControlPlane, controlPlaneJoinedMessage, joinControlPlane, prepareControlPlane, readClusterConfiguration,
+  type ControlPlaneJoinOptions, type JoinClusterConfig,
+} from './join-control-plane.js';
+import { validateCertificateKey } from './download-certs.js';
+import { etcdManifestPath } from './etcd-manifest.js';
+import { CONTROL_PLANE_COMPONENTS, manifestPath } from './manifests.js';
 
 export const joinHelp = `Run this on any machine you wish to join an existing cluster
 
@@ -32,6 +39,10 @@ Usage:
   k8ts join [api-server-endpoint] [flags]
 
 Flags:
+      --apiserver-advertise-address string                If the node should host a new control plane instance, the IP address the API Server will advertise it's listening on
+      --apiserver-bind-port int                           If the node should host a new control plane instance, the port for the API Server to bind to (default 6443)
+      --certificate-key string                            Use this key to decrypt the certificate secrets uploaded by init. The certificate key is a hex encoded string that is an AES key of size 32 bytes.
+      --control-plane                                     Create a new control plane instance on this node
       --cri-socket string                                 Path to the CRI socket to connect. If empty k8ts will try to auto-detect this value
                                                           (kubeadm's known sockets, under --prefix); use this option only if you have more
                                                           than one CRI installed or if you have non-standard CRI socket
@@ -49,6 +60,11 @@ k8ts flags:
                                                           process (host processes) or simulated (no containers) (default "cri")
       --node-ip string                                    The node's address; the kubelet API listens on it (default: this host's address on the route to the API server)
       --kubelet-port int                                  Port of the kubelet API (default 10250)
+      --controller-manager-port int                       With --control-plane: port of the controller manager's /healthz (default 10257)
+      --scheduler-port int                                With --control-plane: port of the scheduler's /healthz (default 10259)
+      --etcd-client-port int                              With --control-plane: port of the local etcd member's client URLs (default 2379)
+      --etcd-peer-port int                                With --control-plane: port of its peer URL (default 2380)
+      --etcd-metrics-port int                             With --control-plane: port of its metrics and health URL on 127.0.0.1 (default 2381)
       --timeout duration                                  How long to wait for discovery, the TLS bootstrap and a Ready node (default 4m0s)
   -h, --help                                              help for join`;
 
@@ -60,8 +76,19 @@ export async function runJoin(args: string[]): Promise<number> {
       'node-name': { type: 'string' }, 'cri-socket': { type: 'string' }, 'ignore-preflight-errors': { type: 'string' },
       prefix: { type: 'string', default: '/' }, runtime: { type: 'string' }, 'node-ip': { type: 'string' },
       'kubelet-port': { type: 'string', default: '10250' }, timeout: { type: 'string', default: '4m' },
+      'control-plane': { type: 'boolean' }, 'certificate-key': { type: 'string' }, 'apiserver-advertise-address': { type: 'string' },
+      'apiserver-bind-port': { type: 'string', default: '6443' }, 'controller-manager-port': { type: 'string', default: '10257' },
+      'scheduler-port': { type: 'string', default: '10259' }, 'etcd-client-port': { type: 'string', default: '2379' },
+      'etcd-peer-port': { type: 'string', default: '2380' }, 'etcd-metrics-port': { type: 'string', default: '2381' },
     },
   });
+  const controlPlane = !!values['control-plane'];
+  if (values['certificate-key'] !== undefined && !controlPlane) {
+    console.error('can not use --certificate-key without --control-plane');
+    return 1;
+  }
+  const keyError = values['certificate-key'] !== undefined ? validateCertificateKey(values['certificate-key']) : undefined;
+  if (keyError) { console.error(`error execution phase control-plane-prepare/download-certs: ${keyError}\nTo see the stack trace of this error execute with --v=5 or higher`); return 1; }
   const endpoint = positionals[0];
   const discoveryToken = values['discovery-token'] ?? values.token;
   const bootstrapToken = values['tls-bootstrap-token'] ?? values.token;
@@ -87,17 +114,30 @@ export async function runJoin(args: string[]): Promise<number> {
   const timeoutMs = parseDuration(values.timeout!);
   const log = (line: string) => console.log(line);
   const written: string[] = [];
+  const undo: Array<() => Promise<void>> = [];
+  const certDirExisted = existsSync(layout.certDir);
+  let cpOptions: ControlPlaneJoinOptions | undefined;
   const kubeletDirExisted = existsSync(layout.kubeletDir);
   const manifestsDirExisted = existsSync(layout.manifestsDir);
   let started = false;
   let phase = 'preflight';
   try {
-    const nodeIP = values['node-ip'] ?? await sourceAddressTo(endpoint);
+    // A control plane's node IP is its API server's advertise address, as kubeadm's.
+    const nodeIP = values['node-ip'] ?? (controlPlane ? values['apiserver-advertise-address'] : undefined) ?? await sourceAddressTo(endpoint);
+    cpOptions = controlPlane ? {
+      layout, nodeName, advertiseAddress: values['apiserver-advertise-address'] ?? nodeIP, bindPort: Number(values['apiserver-bind-port']),
+      ...(values['certificate-key'] ? { certificateKey: values['certificate-key'] } : {}),
+      controllerManagerPort: Number(values['controller-manager-port']), schedulerPort: Number(values['scheduler-port']),
+      etcdClientPort: Number(values['etcd-client-port']), etcdPeerPort: Number(values['etcd-peer-port']),
+      etcdMetricsPort: Number(values['etcd-metrics-port']), timeoutMs, log,
+    } : undefined;
     log('[preflight] Running pre-flight checks');
     await runChecks([
+      ...(cpOptions ? controlPlaneChecks(cpOptions) : []),
       isPrivilegedUser(), ...(runtime === 'cri' ? [criCheck(criSocket!)] : []), dirAvailable(layout.manifestsDir),
       fileAvailable(layout.kubeconfig('kubelet.conf')), fileAvailable(layout.kubeconfig('bootstrap-kubelet.conf')), portOpen(kubeletPort, nodeIP),
-      fileAvailable(join(layout.certDir, 'ca.crt')),
+      // A control plane without --certificate-key brings the shared certificates itself (copied by hand).
+      ...(controlPlane && !values['certificate-key'] ? [] : [fileAvailable(join(layout.certDir, 'ca.crt'))]),
     ], parseIgnored(values['ignore-preflight-errors']));
     const info = await discoverClusterInfo({
       endpoint, token: discoveryToken, caCertHashes: values['discovery-token-ca-cert-hash'] ?? [],
@@ -105,7 +145,21 @@ export async function runJoin(args: string[]): Promise<number> {
     });
     log('[preflight] Reading configuration from the cluster...');
     phase = 'kubelet-start';
-    const { podNetworkBackend, kubeletConfiguration } = await checkNodeName(info, bootstrapToken, nodeName);
+    const { podNetworkBackend, kubeletConfiguration, clusterConfig } = await checkNodeName(info, bootstrapToken, nodeName);
+    if (cpOptions) {
+      log('[preflight] Running pre-flight checks before initializing the new control plane instance');
+      checkReadyForAdditionalControlPlane(clusterConfig, cpOptions);
+      phase = 'control-plane-prepare';
+      const bootstrap = new Clientset({ server: info.server, caPem: info.caCertPem, token: bootstrapToken }, { userAgent: 'k8ts-join' });
+      try {
+        written.push(...await prepareControlPlane(bootstrap, clusterConfig, cpOptions));
+      } finally {
+        bootstrap.close();
+      }
+      phase = 'check-etcd';
+      await checkEtcdPhase(cpOptions);
+      phase = 'kubelet-start';
+    }
     mkdirSync(layout.certDir, { recursive: true, mode: 0o755 });
     const caPath = join(layout.certDir, 'ca.crt');
     await writeFileAtomic(caPath, info.caCertPem, 0o644);
@@ -120,11 +174,17 @@ export async function runJoin(args: string[]): Promise<number> {
     kubeletStartPhase({
       layout, nodeName, nodeIP, kubeletPort, runtime, criSocket, bootstrap: true, staticPods: true, ...(runtime === 'cri' ? { podNetworkBackend } : {}),
       ...(kubeletConfiguration ? { kubeletConfiguration } : {}),
+      // The control plane's static pods are host processes, as on init's node.
+      ...(cpOptions && runtime !== 'process' ? { staticPodRuntime: 'process' as const } : {}),
     }, log);
     log(`[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap`);
     const kubeletConf = layout.kubeconfig('kubelet.conf');
     await poll(async () => (existsSync(kubeletConf) ? true : undefined), timeoutMs,
       () => `timed out waiting for the kubelet to perform the TLS Bootstrap (no ${kubeletConf} after ${values.timeout}); see ${layout.logFile(KUBELET_SERVICE)}`);
+    if (cpOptions) {
+      phase = 'control-plane-join';
+      await joinControlPlane(clusterConfig, cpOptions, undo);
+    }
     const clients = new Clientset(loadKubeconfig(kubeletConf), { userAgent: 'k8ts-join' });
     try {
       await poll(async () => (isReady(await getNode(clients, nodeName)) ? true : undefined), timeoutMs, () => `the node "${nodeName}" did not become Ready within ${values.timeout}`);
@@ -132,12 +192,18 @@ export async function runJoin(args: string[]): Promise<number> {
       clients.close();
     }
   } catch (e) {
+    for (const u of undo.reverse()) await u();
     if (started) await stopService(layout, KUBELET_SERVICE).catch(() => undefined);
     if (started) cleanAgentState(layout, kubeletDirExisted, manifestsDirExisted);
     for (const f of written) rmSync(f, { force: true });
+    if (cpOptions) cleanControlPlaneState(layout, certDirExisted);
     const msg = e instanceof PreflightError ? e.message : e instanceof Error ? e.message : String(e);
     console.error(`error execution phase ${phase}: ${msg}\nTo see the stack trace of this error execute with --v=5 or higher`);
     return 1;
+  }
+  if (cpOptions) {
+    log(controlPlaneJoinedMessage(layout));
+    return 0;
   }
   log(`
 This node has joined the cluster:
@@ -155,7 +221,7 @@ Run 'kubectl get nodes' on the control-plane to see this node join the cluster.
  * the pod network backend that init recorded in kubeadm-config and the
  * cluster's KubeletConfiguration (kubelet-config), both readable with the token.
  */
-async function checkNodeName(info: ClusterInfo, token: string, nodeName: string): Promise<{ podNetworkBackend: string; kubeletConfiguration?: KubeletConfiguration }> {
+async function checkNodeName(info: ClusterInfo, token: string, nodeName: string): Promise<{ podNetworkBackend: string; kubeletConfiguration?: KubeletConfiguration; clusterConfig: JoinClusterConfig }> {
   const clients = new Clientset({ server: info.server, caPem: info.caCertPem, token }, { userAgent: 'k8ts-join' });
   try {
     const node = await getNode(clients, nodeName);
@@ -163,9 +229,12 @@ async function checkNodeName(info: ClusterInfo, token: string, nodeName: string)
       throw new Error(`a Node with name "${nodeName}" and status "Ready" already exists in the cluster. You must delete the existing Node or change the name of this new joining Node`);
     }
     // kubeadm reads the cluster's configuration here ("Reading configuration from the cluster..."): the pod network's
-    // backend and the kubelets' configuration (clusterDNS, clusterDomain).
+    // backend, the control plane's ClusterConfiguration and the kubelets' configuration (clusterDNS, clusterDomain).
     const kubeletConfiguration = await downloadKubeletConfig(clients);
-    return { podNetworkBackend: await downloadPodNetworkBackend(clients), ...(kubeletConfiguration ? { kubeletConfiguration } : {}) };
+    return {
+      podNetworkBackend: await downloadPodNetworkBackend(clients), clusterConfig: await readClusterConfiguration(clients),
+      ...(kubeletConfiguration ? { kubeletConfiguration } : {}),
+    };
   } catch (e) {
     if (e instanceof ApiError && e.code === 401) throw new Error(`the bootstrap token was refused by the API server (Unauthorized): it is wrong, expired or deleted; create a new one with 'k8ts token create --print-join-command' on the control plane`);
     throw e;
@@ -181,4 +250,21 @@ function cleanAgentState(layout: NodeLayout, kubeletDirExisted: boolean, manifes
   if (!manifestsDirExisted) rmSync(layout.manifestsDir, { recursive: true, force: true });
   if (!kubeletDirExisted) rmSync(layout.kubeletDir, { recursive: true, force: true });
   rmSync(layout.logFile(KUBELET_SERVICE), { force: true });
+}
+
+/** kubeadm's control-plane join checks: the component ports free, no manifests, an empty etcd data directory. */
+function controlPlaneChecks(o: ControlPlaneJoinOptions) {
+  return [
+    portOpen(o.bindPort), portOpen(o.controllerManagerPort), portOpen(o.schedulerPort), portOpen(o.etcdClientPort), portOpen(o.etcdPeerPort),
+    ...CONTROL_PLANE_COMPONENTS.map((c) => fileAvailable(manifestPath(o.layout, c))), fileAvailable(etcdManifestPath(o.layout)),
+    dirAvailable(o.layout.etcdDataDir),
+  ];
+}
+
+/** A failed control-plane join: the certificates it made, its manifests and its etcd data. */
+function cleanControlPlaneState(layout: NodeLayout, certDirExisted: boolean): void {
+  if (!certDirExisted) rmSync(layout.certDir, { recursive: true, force: true });
+  for (const c of CONTROL_PLANE_COMPONENTS) rmSync(manifestPath(layout, c), { force: true });
+  rmSync(etcdManifestPath(layout), { force: true });
+  rmSync(layout.etcdDataDir, { recursive: true, force: true });
 }

@@ -25,13 +25,25 @@ export function controlPlaneIdentities(nodeName: string): Identity[] {
   ];
 }
 
-export async function kubeconfigPhase(o: { layout: NodeLayout; ca: CertificateAuthority; server: string; nodeName: string; log(line: string): void }): Promise<void> {
+/** The files a joining control plane writes (kubeadm join: its kubelet gets kubelet.conf through the TLS bootstrap). */
+export const JOIN_CONTROL_PLANE_KUBECONFIGS: KubeconfigName[] = ['admin.conf', 'controller-manager.conf', 'scheduler.conf'];
+
+/** The controller manager and scheduler talk to their own node's API server (kubeadm's LocalAPIEndpoint); the rest to the endpoint. */
+const LOCAL_ONLY: KubeconfigName[] = ['controller-manager.conf', 'scheduler.conf'];
+
+export async function kubeconfigPhase(o: {
+  layout: NodeLayout; ca: CertificateAuthority; server: string; nodeName: string; log(line: string): void;
+  /** This node's API server, when it differs from the control-plane endpoint `server`. */
+  localServer?: string;
+  /** Only these files (join --control-plane); default all of init's. */
+  only?: KubeconfigName[];
+}): Promise<void> {
   o.log(`[kubeconfig] Using kubeconfig folder "${o.layout.kubernetesDir}"`);
-  for (const id of controlPlaneIdentities(o.nodeName)) {
+  for (const id of controlPlaneIdentities(o.nodeName).filter((i) => !o.only || o.only.includes(i.file))) {
     const cert = await issueCertificate({ ca: o.ca, commonName: id.user, organizations: id.groups, usages: ['client'], days: LEAF_DAYS });
     o.log(`[kubeconfig] Writing "${id.file}" kubeconfig file`);
     await writeKubeconfig(o.layout.kubeconfig(id.file), buildKubeconfig({
-      server: o.server, caCertPem: o.ca.certPem, userName: id.user, clientCertPem: cert.certPem, clientKeyPem: cert.keyPem,
+      server: LOCAL_ONLY.includes(id.file) ? (o.localServer ?? o.server) : o.server, caCertPem: o.ca.certPem, userName: id.user, clientCertPem: cert.certPem, clientKeyPem: cert.keyPem,
     }));
   }
 }

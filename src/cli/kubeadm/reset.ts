@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { nodeLayout, KUBECONFIG_NAMES } from './layout.js';
 import { KUBELET_SERVICE, stopService } from './service.js';
 import { stopHostProcessPods } from './host-processes.js';
-import { localEtcdDataDir } from './etcd-manifest.js';
+import { localEtcdClientURL, localEtcdDataDir, localEtcdPeerURL } from './etcd-manifest.js';
+import { etcdEndpointsFromCluster, openEtcdMembersClient, removeEtcdMember } from './etcd-members.js';
 import { criSocketOfKubelet, removeCRIPods } from './cri-containers.js';
 import { execRunner, readPodNetworkState, teardownPodNetwork } from '../../kubelet/network/index.js';
 import { Clientset, loadKubeconfig } from '../../client/index.js';
@@ -73,6 +74,11 @@ export async function runReset(args: string[]): Promise<number> {
   const criSocket = values['cri-socket'] ?? criSocketOfKubelet(l.kubeletDir);
   // Read before the manifests are deleted: kubeadm's remove-etcd-member phase adds local etcd's data directory to the cleanup.
   const etcdDataDir = localEtcdDataDir(l);
+  // kubeadm's remove-etcd-member phase, before the node's etcd stops: the cluster keeps its quorum count right.
+  if (etcdDataDir) {
+    if (dry) console.log('[dryrun] Would remove the etcd member on this node from the etcd cluster');
+    else if (existsSync(l.kubeconfig('admin.conf'))) await removeLocalEtcdMember(l);
+  }
   say('[reset] Stopping the kubelet service');
   if (!dry) {
     await stopService(l, KUBELET_SERVICE);
@@ -121,6 +127,33 @@ to reset your system's IPVS tables.
 The reset process does not clean your kubeconfig files and you must remove them manually.
 Please, check the contents of the $HOME/.kube/config file.`);
   return 0;
+}
+
+/**
+ * kubeadm's RemoveStackedEtcdMemberFromCluster: this node's member (found by its peer URL) removed
+ * through the cluster's etcd endpoints, unless it is the only one; a failure is a warning, as kubeadm's.
+ */
+async function removeLocalEtcdMember(l: ReturnType<typeof nodeLayout>): Promise<void> {
+  const peerURL = localEtcdPeerURL(l);
+  let clients: Clientset | undefined;
+  let etcd: ReturnType<typeof openEtcdMembersClient> | undefined;
+  try {
+    if (!peerURL) throw new Error('the etcd manifest names no peer URL');
+    clients = new Clientset(loadKubeconfig(l.kubeconfig('admin.conf')), { userAgent: 'k8ts-reset' });
+    // Ask the other members: this node's etcd stops itself once removed, mid-call if the call went to it.
+    const self = localEtcdClientURL(l);
+    const all = await etcdEndpointsFromCluster(clients);
+    const others = all.filter((u) => u !== self);
+    etcd = openEtcdMembersClient(others.length ? others : all, l.certDir);
+    const r = await removeEtcdMember(etcd, peerURL);
+    if ('removed' in r) console.log(`[reset] Removed the etcd member ${peerURL} (ID ${BigInt(r.removed).toString(16)}) from the etcd cluster`);
+    // The last member stays (kubeadm says so only at --v=1): its data directory is deleted below anyway.
+  } catch (e) {
+    console.error(klogLine('W', `[reset] Failed to remove etcd member: ${(e as Error).message}, please manually remove this etcd member using etcdctl`));
+  } finally {
+    etcd?.close();
+    clients?.close();
+  }
 }
 
 /**

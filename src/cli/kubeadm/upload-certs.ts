@@ -11,7 +11,7 @@
  * Role/RoleBinding kubeadm:kubeadm-certs let the default node token's group
  * read it.
  *
- * Not done: `join --control-plane --certificate-key` (the reader of this Secret).
+ * Its reader is join --control-plane's download-certs phase (download-certs.ts).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';

@@ -24,7 +24,7 @@ export function clusterConfigurationYAML(c: UploadedClusterConfig): string {
   return `apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
 clusterName: kubernetes
-controlPlaneEndpoint: ${c.controlPlaneEndpoint}
+controlPlaneEndpoint: ${c.controlPlaneEndpoint || '""'}
 kubernetesVersion: ${c.kubernetesVersion}
 networking:
   dnsDomain: cluster.local
