@@ -30,6 +30,7 @@ import { coreEventStrategy, eventsV1StorageVersion } from './strategies/events.j
 import { CacheFeed } from './watch-cache/feed.js';
 import { WatchCache } from './watch-cache/cache.js';
 import type { Logger } from '../util/log.js';
+import type { Unstructured } from '../api/unstructured.js';
 
 function strategyFor(info: ResourceInfo, clock: Clock): Strategy {
   switch (`${info.group}/${info.plural}`) {
@@ -69,7 +70,7 @@ export interface RegistryOptions {
  * `desiredAPIVersion`) and answers them all in that version; throws a
  * StatusError with upstream's words. The apiserver provides it.
  */
-export type ConversionWebhook = (crd: CustomResourceDefinition, objects: any[], desiredAPIVersion: string) => Promise<any[]>;
+export type ConversionWebhook = (crd: CustomResourceDefinition, objects: Unstructured[], desiredAPIVersion: string) => Promise<Unstructured[]>;
 
 export interface WatchCacheOptions {
   /** Events kept per resource for watches that resume from a resourceVersion (0: no watch cache). */
@@ -159,7 +160,7 @@ export class Registry {
   /** Serves the served versions of an Established CRD (again, after a change). */
   serveCustomResources(crd: CustomResourceDefinition): void {
     const versions = versionsOf(crd);
-    const convert = (objects: any[], desired: string) => this.convertThroughWebhook(crd, objects, desired);
+    const convert = (objects: Unstructured[], desired: string) => this.convertThroughWebhook(crd, objects, desired);
     const stores = versions.map((v) => (crd.spec.conversion?.strategy === 'Webhook' ? new WebhookConvertedStore(v, this.deps, convert) : new CustomResourceStore(v, this.deps)));
     this.handOverWatchCaches(this.customStores.get(crd.metadata!.name!) ?? [], stores);
     this.customStores.set(crd.metadata!.name!, stores);
@@ -169,7 +170,7 @@ export class Registry {
   /** CRD conversion webhooks are called through `webhook` from now on (the apiserver sets it once its Service resolution runs). */
   useConversionWebhook(webhook: ConversionWebhook): void { this.conversionWebhook = webhook; }
 
-  private convertThroughWebhook(crd: CustomResourceDefinition, objects: any[], desired: string): Promise<any[]> {
+  private convertThroughWebhook(crd: CustomResourceDefinition, objects: Unstructured[], desired: string): Promise<Unstructured[]> {
     if (objects.every((o) => o?.apiVersion === desired)) return Promise.resolve(objects);
     if (!this.conversionWebhook) {
       return Promise.reject(new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 500, reason: '', message: `conversion webhook for ${crd.metadata!.name} is not available yet` }));

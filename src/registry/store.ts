@@ -31,6 +31,7 @@ import { renderedJSON } from './watch-cache/rendered-json.js';
 import { tooLargeResourceVersion } from '../api/list-options.js';
 import { dropOmittedZeros } from '../api/protobuf/omitempty.js';
 import { fillGoZeroValues } from '../api/go-zero-values.js';
+import type { Unstructured } from '../api/unstructured.js';
 
 /** Hooks the apiserver plugs in: admission, namespace lifecycle. */
 export interface StoreHooks {
@@ -74,9 +75,9 @@ export interface StorageVersion {
  */
 export interface AsyncConversion {
   /** Stored-form objects in the served version, in one call for the lot (a list is one ConversionReview). */
-  toServed(objs: any[]): Promise<any[]>;
+  toServed(objs: Unstructured[]): Promise<Unstructured[]>;
   /** A served-version object in the storage version. */
-  toStored(obj: any): Promise<any>;
+  toStored(obj: Unstructured): Promise<Unstructured>;
 }
 
 export interface ListResult<T = any> { items: T[]; resourceVersion: string; continue?: string; remainingItemCount?: number }
@@ -211,13 +212,13 @@ export class Store {
   }
 
   /** decode(kv) in the served version: the same as decode() unless the store converts through a webhook. */
-  private async decodeServed(kv: KeyValue): Promise<any> {
+  private async decodeServed(kv: KeyValue): Promise<Unstructured> {
     const obj = this.decode(kv);
     return this.asyncConversion ? (await this.asyncConversion.toServed([obj]))[0] : obj;
   }
 
   /** The stored form of a write: encodeForWrite, after a webhook's conversion to the storage version when the store has one. */
-  private async storedValue(key: string, obj: any): Promise<string> {
+  private async storedValue(key: string, obj: Unstructured): Promise<string> {
     return this.encodeForWrite(key, this.asyncConversion ? await this.asyncConversion.toStored(obj) : obj);
   }
 
@@ -490,7 +491,7 @@ export class Store {
   }
 
   /** An update's storage write; the object goes to the watch cache when the caller drops it. */
-  private async writeUpdate(key: string, obj: any, modRevision: number, opts: UpdateOptions) {
+  private async writeUpdate(key: string, obj: Unstructured, modRevision: number, opts: UpdateOptions) {
     const value = this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj);
     const cache = this.handOverTo(opts);
     cache?.expectWrite(key, value, obj);

@@ -65,11 +65,23 @@ export async function etcdMemberStarted(client: Etcd3, peerURL: string): Promise
 export type RemoveResult = { removed: string } | { onlyMember: true } | { notFound: true };
 
 /** MemberRemove of the member with `peerURL` (kubeadm's RemoveMember); the last member is left alone, as kubeadm does. */
-export async function removeEtcdMember(client: Etcd3, peerURL: string): Promise<RemoveResult> {
+export async function removeEtcdMember(client: Etcd3, peerURL: string, retry = { intervalMs: 500, timeoutMs: 120_000 }): Promise<RemoveResult> {
   const { members } = await client.cluster.memberList({});
   const self = members.find((m) => m.peerURLs.includes(peerURL));
   if (!self) return { notFound: true };
   if (members.length === 1) return { onlyMember: true };
-  await client.cluster.memberRemove({ ID: self.ID });
-  return { removed: self.ID };
+  // As kubeadm's RemoveMember: etcd refuses ("unhealthy cluster") while a member that joined
+  // moments ago is not yet counted active, so the call is retried every 500 ms for up to
+  // two minutes (EtcdAPICallRetryInterval, EtcdAPICallTimeout); a member already gone is done.
+  const deadline = Date.now() + retry.timeoutMs;
+  for (;;) {
+    try {
+      await client.cluster.memberRemove({ ID: self.ID });
+      return { removed: self.ID };
+    } catch (e) {
+      if (/member not found/i.test((e as Error).message)) return { removed: self.ID };
+      if (Date.now() + retry.intervalMs > deadline) throw e;
+      await new Promise((r) => setTimeout(r, retry.intervalMs));
+    }
+  }
 }

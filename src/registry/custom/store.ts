@@ -13,6 +13,7 @@ import type { CustomVersion } from './catalogue.js';
 import { customResourceStrategy } from './strategy.js';
 import { customResourcePrinter } from './printer.js';
 import type { KindPrinter } from '../printers/index.js';
+import type { Unstructured } from '../../api/unstructured.js';
 
 export class CustomResourceStore extends Store {
   private readonly printer: KindPrinter;
@@ -31,7 +32,7 @@ export class CustomResourceStore extends Store {
   }
 
   /** The object in the version it is stored in, with that version's defaults. */
-  protected decodeStored(kv: KeyValue): any {
+  protected decodeStored(kv: KeyValue): Unstructured {
     const obj = super.decode(kv);
     const storedVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : this.custom.storageVersion;
     const schema = this.custom.defaultingSchemas[storedVersion];

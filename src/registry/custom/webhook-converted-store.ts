@@ -14,9 +14,10 @@ import type { ListOptions, WatchEventOut, WatchOptions } from '../types.js';
 import type { ListResult, StoreDeps, Watch } from '../store.js';
 import { CustomResourceStore } from './store.js';
 import type { CustomVersion } from './catalogue.js';
+import type { Unstructured } from '../../api/unstructured.js';
 
 /** Converts objects to `desiredAPIVersion` (one ConversionReview); throws a StatusError with upstream's words. */
-export type ConvertObjects = (objects: any[], desiredAPIVersion: string) => Promise<any[]>;
+export type ConvertObjects = (objects: Unstructured[], desiredAPIVersion: string) => Promise<Unstructured[]>;
 
 export class WebhookConvertedStore extends CustomResourceStore {
   constructor(custom: CustomVersion, deps: StoreDeps, convert: ConvertObjects) {
@@ -29,7 +30,7 @@ export class WebhookConvertedStore extends CustomResourceStore {
   }
 
   /** The stored form: the watch cache and the generic flow hold it; the served version is made on the way out. */
-  override decode(kv: KeyValue): any { return this.decodeStored(kv); }
+  override decode(kv: KeyValue): Unstructured { return this.decodeStored(kv); }
 
   override decodedJSON(kv: KeyValue): string { return JSON.stringify(this.decode(kv)); }
 

@@ -23,6 +23,7 @@ import type { Logger } from '../../util/log.js';
 import type { CacheFeed, FeedMember } from './feed.js';
 import { EventRing, type CachedEvent } from './ring.js';
 import { SortedKeys } from './sorted-keys.js';
+import type { Unstructured } from '../../api/unstructured.js';
 
 /** What the cache needs of its store. */
 export interface CacheSource {
@@ -71,7 +72,7 @@ export class WatchCache implements FeedMember {
    * write's event takes the object instead of parsing the value again (at most one per key;
    * dropped by the key's next event that matches, by its deletion and on every relist).
    */
-  private written = new Map<string, { value: string; obj: any }>();
+  private written = new Map<string, { value: string; obj: Unstructured }>();
   /** While the start list runs: the feed's events, applied once it is in. */
   private pending?: WatchEvent[];
   private ready!: Promise<void>;
@@ -118,7 +119,7 @@ export class WatchCache implements FeedMember {
    * will mutate (the caller drops it): when that write's event comes, the cache keeps `obj` (with the
    * event's resourceVersion) instead of decoding `value`, which must be `obj` as stored.
    */
-  expectWrite(key: string, value: string, obj: any): void {
+  expectWrite(key: string, value: string, obj: Unstructured): void {
     if (this.readyResolved && !this.pending && !this.closed) this.written.set(key, { value, obj });
   }
 
@@ -268,14 +269,15 @@ export class WatchCache implements FeedMember {
     if (wasOn) this.offer(wasOn, ev);
   }
 
-  private takeWritten(e: WatchEvent): any | undefined {
+  private takeWritten(e: WatchEvent): Unstructured | undefined {
     const hint = this.written.get(e.kv.key);
     if (!hint) return undefined;
     if (e.type === 'delete') { this.written.delete(e.kv.key); return undefined; }
     // Another writer's earlier event: the hint waits for its own.
     if (hint.value !== e.kv.value) return undefined;
     this.written.delete(e.kv.key);
-    hint.obj.metadata.resourceVersion = String(e.kv.modRevision);
+    // A stored object always has metadata; its resourceVersion is the write's revision.
+    (hint.obj.metadata as { resourceVersion?: string }).resourceVersion = String(e.kv.modRevision);
     return hint.obj;
   }
 
