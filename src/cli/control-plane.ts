@@ -112,7 +112,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   try {
     return await assemble(opts, logger, cleanups);
   } catch (err) {
-    for (const undo of cleanups.reverse()) await Promise.resolve().then(undo).catch(() => undefined);
+    for (const undo of [...cleanups].reverse()) await Promise.resolve().then(undo).catch(() => undefined);
     throw err instanceof EtcdUnreachableError ? err : startupError(err, opts.dataDir);
   }
 }
@@ -280,23 +280,14 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   }, logger);
 
   let closing: Promise<void> | undefined;
+  // The same undo list a failed start runs, newest first: the listener stops before the caches
+  // and admission plugins it serves from, and they stop before the storage they watch.
   const close = () => closing ??= (async () => {
     ready = false;
     await controlLoops?.stop();
-    bootstrapTokens.close();
-    stopSA();
-    cache.close();
-    listers.close();
-    vap.plugin?.close();
-    webhooks.close();
-    namespaces.close();
-    crds.close();
-    autoregister.close();
-    aggregator.close();
-    await server.close();
-    nodeAuthz.close();
-    kubelet.close();
-    await backend.close();
+    let first: unknown;
+    for (const undo of [...cleanups].reverse()) await Promise.resolve().then(undo).catch((e) => { first ??= e; });
+    if (first) throw first;
   })();
   return {
     url, port: addr.port, kubeconfigPath, close, clientConfig,

