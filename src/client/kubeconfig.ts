@@ -1,5 +1,6 @@
 /** Reads a kubeconfig (the current context) into what the REST client needs. */
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { lazyRequire } from '../util/lazy-require.js';
 
 const yaml = lazyRequire<typeof import('yaml')>('yaml');
@@ -16,10 +17,12 @@ export interface ClientConfig {
 }
 
 const b64 = (s: string | undefined) => (s ? Buffer.from(s, 'base64').toString('utf8') : undefined);
-const file = (p: string | undefined) => (p ? readFileSync(p, 'utf8') : undefined);
 
 export function loadKubeconfig(path: string, context?: string): ClientConfig {
   const doc = yaml().parse(readFileSync(path, 'utf8'));
+  // As client-go's ResolveLocalPaths: a relative file path is relative to the kubeconfig's own directory.
+  const local = (p: string | undefined) => (p ? resolve(dirname(path), p) : undefined);
+  const file = (p: string | undefined) => (p ? readFileSync(local(p)!, 'utf8') : undefined);
   const ctxName = context ?? doc['current-context'];
   const ctx = (doc.contexts ?? []).find((c: any) => c.name === ctxName)?.context;
   if (!ctx) throw new Error(`kubeconfig ${path}: context "${ctxName}" not found`);
@@ -32,6 +35,6 @@ export function loadKubeconfig(path: string, context?: string): ClientConfig {
     insecureSkipTLSVerify: !!cluster['insecure-skip-tls-verify'],
     certPem: b64(user['client-certificate-data']) ?? file(user['client-certificate']),
     keyPem: b64(user['client-key-data']) ?? file(user['client-key']),
-    token: user.token ?? (user.tokenFile ? readFileSync(user.tokenFile, 'utf8').trim() : undefined),
+    token: user.token ?? (user.tokenFile ? readFileSync(local(user.tokenFile)!, 'utf8').trim() : undefined),
   };
 }
