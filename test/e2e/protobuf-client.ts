@@ -11,22 +11,9 @@ export const typedAccept = `${protobufType},application/json`;
 
 export interface BinaryResponse { status: number; headers: Record<string, unknown>; body: Buffer }
 
-export function binaryRequest(cluster: Cluster, path: string, opts: { method?: string; body?: Buffer | string; contentType?: string; accept?: string; headers?: Record<string, string> } = {}): Promise<BinaryResponse> {
-  const headers: Record<string, string | number> = { Accept: opts.accept ?? typedAccept, ...opts.headers };
-  if (opts.body !== undefined) {
-    headers['Content-Type'] = opts.contentType ?? protobufType;
-    headers['Content-Length'] = Buffer.byteLength(opts.body);
-  }
-  return new Promise((resolve, reject) => {
-    const req = https.request(new URL(path, cluster.url), { method: opts.method ?? 'GET', headers, ...adminCredentials(cluster.kubeconfig), agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(opts.body);
-  });
+export async function binaryRequest(cluster: Cluster, path: string, opts: { method?: string; body?: Buffer | string; contentType?: string; accept?: string; headers?: Record<string, string> } = {}): Promise<BinaryResponse> {
+  const { status, headers, chunks } = await binaryRequestChunks(cluster, path, opts);
+  return { status, headers, body: Buffer.concat(chunks) };
 }
 
 /**
