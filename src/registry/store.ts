@@ -41,7 +41,7 @@ export interface StoreHooks {
    * Validating admission (ResourceQuota), after the object passed validation and just before
    * it is written; may throw a StatusError. A dry run is checked, never charged.
    */
-  validate?(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean }): Promise<void> | void;
+  validate?(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean; subresource?: string }): Promise<void> | void;
   /** Admission of a DELETE (NodeRestriction), given the object as stored; may throw a StatusError. */
   admitDelete?(info: ResourceInfo, obj: any): Promise<void> | void;
   /** Throws when objects may not be created in this namespace (absent or terminating). */
@@ -573,7 +573,7 @@ export class Store {
     const errs = opts.subresource === 'binding' ? [] : this.strategy.validateUpdate(next, old, opts.subresource);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, m.name, errs);
     if (managedFields !== undefined) setManagedFields(next, managedFields);
-    await this.deps.hooks?.validate?.('update', this.info, next, old, { dryRun: !!opts.dryRun });
+    await this.deps.hooks?.validate?.('update', this.info, next, old, { dryRun: !!opts.dryRun, subresource: opts.subresource });
     return next;
   }
 
