@@ -14,9 +14,10 @@ import type * as ClientNode from '@kubernetes/client-node';
 
 /** dist/test/e2e/ -> the repository. */
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const entry = path.join(repo, 'build', 'test-deps', 'node_modules', '@kubernetes', 'client-node', 'dist', 'index.js');
+const testDeps = path.join(repo, 'build', 'test-deps');
+const entry = path.join(testDeps, 'node_modules', '@kubernetes', 'client-node', 'dist', 'index.js');
 if (!existsSync(entry)) {
-  throw new Error(`@kubernetes/client-node is not installed in ${path.dirname(path.dirname(path.dirname(entry)))}: run \`bash scripts/fetch-test-deps.sh\` (npm test's pretest step does)`);
+  throw new Error(`@kubernetes/client-node is not installed in ${testDeps}: run \`bash scripts/fetch-test-deps.sh\` (npm test's pretest step does)`);
 }
 const k8s: typeof ClientNode = await import(pathToFileURL(entry).href);
 
