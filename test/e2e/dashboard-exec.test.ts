@@ -11,11 +11,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { cliPath, eventually, repoRoot } from './harness.js';
 import { killChild, lineReader } from './helpers.js';
@@ -79,6 +78,7 @@ test('the exec terminal: typed input runs in the pod, output, the terminal size 
     assert.match(size!, /^\d+ \d+$/);
     await typeLine(page, 'stty size');
     await eventually(async () => (await screen(page)).includes(size!), 30_000, `stty size ${size}`);
+    await section.locator('.exec-terminal').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(shotsDir, 'terminal.png') });
     await typeLine(page, 'exit 3');
     await section.locator('[data-exec-outcome]').waitFor({ timeout: 30_000 });
