@@ -108,6 +108,15 @@ test('through `k8ts dashboard --kubeconfig`: the terminal works with the kubecon
     await openTerminal(page);
     await typeLine(page, 'echo via-proxy');
     await eventually(async () => (await screen(page)).includes('via-proxy'), 30_000, 'the output through the proxy');
+    // The exec-check (why a handshake was refused) acts as the kubeconfig's user too, and says it in the API's words.
+    const check = (container: string) => page.evaluate(async (c) => {
+      const r = await fetch(`/dashboard/api/exec-check/namespaces/default/pods/box?container=${c}`);
+      return { code: r.status, body: await r.json() };
+    }, container);
+    assert.deepEqual(await check('main'), { code: 200, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 } });
+    const wrong = await check('nope');
+    assert.equal(wrong.code, 400);
+    assert.equal(wrong.body.message, 'container nope is not valid for pod box');
   } finally {
     await page.context().close();
   }
