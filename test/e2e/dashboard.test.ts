@@ -436,6 +436,31 @@ test('a Deployment from its panel: scale (the scale subresource), rollout restar
   await kubectl('delete', 'deployment', 'web');
 });
 
+test('a StatefulSet from its panel: rollout undo to a chosen ControllerRevision', async () => {
+  // muzzi (the StatefulSet test's) gets a second revision.
+  await kubectl('set', 'env', 'statefulset/muzzi', 'DASH_REVISION=2');
+  const revisions = async () => (await kubectl('get', 'controllerrevisions', '-o', 'jsonpath={.items[*].revision}')).stdout.split(' ').filter(Boolean).sort();
+  await eventually(async () => JSON.stringify(await revisions()) === '["1","2"]', 30_000, 'ControllerRevisions 1 and 2');
+  await page.locator('[data-owner="StatefulSet/default/muzzi"]').first().click();
+  const panel = page.locator('aside[aria-label="StatefulSet default/muzzi"]');
+  await panel.getByRole('button', { name: 'Undo rollout…' }).click();
+  const dialog = page.locator('dialog[aria-label="undo StatefulSet default/muzzi"]');
+  try {
+    await dialog.locator('.confirm:not([disabled])').waitFor();
+    assert.deepEqual(await dialog.locator('[data-revision]').evaluateAll((els) => els.map((e) => e.getAttribute('data-revision'))), ['1', '2']);
+    assert.equal(await panel.getByRole('button', { name: /^(Pause|Resume) rollout…$/ }).count(), 0, 'pause/resume is a Deployment\'s');
+    await dialog.locator('input[name=revision][value="1"]').check();
+    assert.equal(await dialog.locator('.command').innerText(), 'kubectl rollout undo statefulset/muzzi --to-revision=1 -n default');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await dialog.locator('[role=status], [role=alert]').waitFor();
+    assert.equal(await dialog.locator('[role=status], [role=alert]').innerText(), 'statefulset.apps/muzzi rolled back');
+  } finally {
+    await dialog.locator('.dialog-buttons button').first().click();
+  }
+  assert.equal((await kubectl('get', 'statefulset', 'muzzi', '-o', 'jsonpath={.spec.template.spec.containers[0].env}')).stdout, '', 'revision 1\'s template again');
+  await panel.getByRole('button', { name: 'Close' }).click();
+});
+
 test('the map at scale: only the columns in view are drawn, the filter finds any node, a large group is counted', async () => {
   const names = Array.from({ length: 80 }, (_, i) => `virt-${String(i).padStart(3, '0')}`);
   const nodeCount = async () => Number(/(\d+) nodes/.exec(await page.locator('header .counts').innerText())![1]);
