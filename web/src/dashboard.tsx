@@ -1,6 +1,7 @@
 /** The logged-in page: the cluster map, the selected pod's details, the node action dialog. */
 import { useState } from 'preact/hooks';
 import type { Node, Pod } from 'kubernetes-types/core/v1';
+import { session } from './api.js';
 import { useCollection } from './use-collection.js';
 import { useScope } from './scope.js';
 import { ClusterMap } from './cluster-map.js';
@@ -31,7 +32,10 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
         </nav>
         <span class="scope">{scope ? (scope.namespace ? `namespace ${scope.namespace}` : 'all namespaces') : 'checking access…'}</span>
         <span class="counts">{nodes.items.size} nodes · {pods.items.size} pods</span>
-        <button type="button" onClick={props.onLogout}>Log out</button>
+        {/* Behind `k8ts dashboard` the proxy holds the identity (the kubeconfig's user): there is no token here to forget. */}
+        {session.proxy
+          ? <span class="identity">as the kubeconfig's user{session.proxy.context ? ` (context ${session.proxy.context})` : ''}</span>
+          : <button type="button" onClick={props.onLogout}>Log out</button>}
       </header>
       {pods.error && <p role="alert" class="error">{pods.error.message}</p>}
       {nodes.error && <p role="alert" class="error">{nodes.error.message}</p>}
