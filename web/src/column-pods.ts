@@ -135,6 +135,8 @@ class ColumnLoader {
 export function useColumnPods(namespace: string | undefined, enabled: boolean, wanted: readonly string[]): ColumnPods {
   const loader = useRef<ColumnLoader | undefined>(undefined);
   const version = useRef(0);
+  const latest = useRef(wanted);
+  latest.current = wanted;
   const [state, setState] = useState<{ version: number; error?: ApiFailure }>({ version: 0 });
   useEffect(() => {
     if (!enabled) return undefined;
@@ -145,6 +147,7 @@ export function useColumnPods(namespace: string | undefined, enabled: boolean, w
       requestAnimationFrame(() => { queued = false; setState((s) => ({ ...s, version: ++version.current })); });
     };
     const l = loader.current = new ColumnLoader(namespace, changed, (error) => setState((s) => ({ ...s, error })));
+    l.want(latest.current);
     return () => { l.close(); if (loader.current === l) loader.current = undefined; };
   }, [namespace, enabled]);
   const key = wanted.join('\u0000');
