@@ -46,6 +46,7 @@ import { healthAnswer, type HealthCheck, type HealthEndpoint } from './health.js
 import { handleMetrics, metricsGroup, metricsResources, SummaryScraper } from './metrics-api/index.js';
 import { storageHealthCheck, type StorageHealth } from './storage-health.js';
 import { closeHeavyLane } from './heavy/index.js';
+import type { PodSummaryEndpoint } from './pod-summary/endpoint.js';
 import { boundConnections, tlsServerDeadlineOptions, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
 export interface ApiServerOptions {
@@ -83,6 +84,8 @@ export interface ApiServerOptions {
   nonApiHandlers?: readonly NonApiHandler[];
   /** The aggregation layer (APIServices with a service): proxied group versions and their discovery. */
   aggregator?: Aggregator;
+  /** The dashboard's pod summary (pod-summary/endpoint.ts), authorized as the pods list it stands for. */
+  podSummary?: PodSummaryEndpoint;
 }
 
 export interface NonApiHandler {
@@ -143,7 +146,9 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
   const started = process.hrtime.bigint();
   const url = requestURL(req.url);
   if (!url) { req.resume(); res.setHeader('Connection', 'close'); return writeStatus(res, badRequest(`malformed request URI ${JSON.stringify(req.url ?? '')}`).status); }
-  const info = parseRequestInfo(req.method ?? 'GET', url);
+  // A summary request is authenticated and authorized as the pods list (or watch) it stands for.
+  const summaryOf = opts.podSummary?.standsFor(req.method, url);
+  const info = parseRequestInfo(req.method ?? 'GET', summaryOf ?? url);
   if (!isLongRunning(info)) deadlineFor(req, res, timeouts.requestMs);
   res.on('finish', () => {
     const labels = { verb: reportedVerb(req, info), resource: info.resource ?? '', subresource: info.subresource ?? '' };
@@ -152,7 +157,7 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     if (info.verb !== 'watch') opts.metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
   });
   try {
-    const extra = nonApiHandlerFor(opts.nonApiHandlers, url.pathname);
+    const extra = summaryOf ? undefined : nonApiHandlerFor(opts.nonApiHandlers, url.pathname);
     if (extra) return await extra.serve(req, res, url);
     let user: UserInfo | undefined;
     // Without an authorizer the health and version paths are open to all; with one, anonymous
@@ -168,7 +173,8 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     // A group version served by an extension API server goes there, authorized here first (kube-aggregator).
     const remote = user && info.apiPrefix === 'apis' && info.group && info.version ? opts.aggregator?.remoteFor(info.group, info.version) : undefined;
     if (remote) return await opts.aggregator!.proxy(req, res, user!, remote);
-    const handle = () => runInRequestScope(info, () => runInWebhookScope({ url, res }, () => runWithWarnings(res, () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info))));
+    const handle = () => runInRequestScope(info, () => runInWebhookScope({ url, res }, () => runWithWarnings(res, () => summaryOf ? opts.podSummary!.serve(req, res, url)
+      : info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info))));
     await (user ? runAsRequestUser(user, handle) : handle());
   } catch (err) {
     const status = toStatus(err);

@@ -3,6 +3,8 @@
  * in-process loops (system namespaces, default service accounts, namespace
  * deletion). Shuts down cleanly on SIGTERM/SIGINT.
  */
+import { PodSummary } from '../apiserver/pod-summary/summary.js';
+import { podSummaryEndpoint } from '../apiserver/pod-summary/endpoint.js';
 import { conversionWebhook } from '../apiserver/conversion/webhook-converter.js';
 import { createServiceResolution } from '../apiserver/service-resolver.js';
 import { join } from 'node:path';
@@ -245,6 +247,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   // The dashboard reaches the API as a client (with each caller's token), at the URL known after listen.
   let apiServer = { server: '', caPem: pki.caCertPem };
   const nonApiHandlers = opts.dashboard ? [dashboardHandler({ apiServer: () => apiServer, webRoot: join(packageRoot(), 'dist', 'web') })] : [];
+  // The dashboard's pod counts, from the pods' watch cache (started by the first summary request).
+  const podSummary = opts.dashboard ? podSummaryEndpoint(new PodSummary(() => registry.store('', 'v1', 'pods'), logger.with('pod-summary'))) : undefined;
+  if (podSummary) cleanups.push(() => podSummary.close());
   // The aggregation layer: the front-proxy client certificate kubeadm's layout has (made here when absent).
   const frontProxy = await ensureFrontProxyPKI(opts.certDir ?? join(opts.dataDir, 'pki'));
   const aggregator = new Aggregator(registry, { resolver: serviceResolution.resolver, proxyClient: { certPem: frontProxy.clientCertPem, keyPem: frontProxy.clientKeyPem }, logger: logger.with('aggregator') });
@@ -252,7 +257,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const server = createApiServer({ aggregator,
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
     timeouts: { requestMs, headersMs: Math.min(requestMs, readHeaderTimeoutMs), handshakeMs: readHeaderTimeoutMs }, kubelet, authorize, serviceAccountTokens: sa.issuer,
-    rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }), nonApiHandlers,
+    rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }), nonApiHandlers, podSummary,
   });
   const addr = await server.listen(opts.port, opts.bind);
   cleanups.push(() => server.close());

@@ -75,6 +75,12 @@ test('the static page needs no credentials; the placement API answers with the c
   });
   assert.equal(anonymous.status, 403);
   assert.equal(anonymous.body.message, 'pods "nothing" is forbidden: User "system:anonymous" cannot get resource "pods" in API group "" in the namespace "default"');
+  const anonymousSummary = await page.evaluate(async () => {
+    const r = await fetch('/dashboard/api/summary', { credentials: 'omit' });
+    return { status: r.status, body: await r.json() };
+  });
+  assert.equal(anonymousSummary.status, 403);
+  assert.equal(anonymousSummary.body.message, 'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" at the cluster scope');
 });
 
 test('the seed DaemonSet shows one card on each eligible node', async () => {
@@ -213,6 +219,25 @@ test('an RBAC-limited token sees only its namespace and has no node actions', as
     }, token);
     assert.equal(refused.status, 403);
     assert.equal(refused.message, 'nodes "worker1" is forbidden: User "system:serviceaccount:team-a:viewer" cannot patch resource "nodes" in API group "" at the cluster scope');
+    // The pod summary answers as the pods list it stands for: its namespace's counts, a 403 elsewhere.
+    const summary = (q: string) => limited.evaluate(async ([query, t]) => {
+      const r = await fetch(`/dashboard/api/summary${query}`, { headers: { Authorization: `Bearer ${t}` } });
+      return { status: r.status, body: await r.json() };
+    }, [q, token] as const);
+    const mine = await summary('?namespace=team-a');
+    assert.equal(mine.status, 200);
+    const groups = Object.values(mine.body.nodes as Record<string, Array<{ namespace: string; counts: number[] }>>).flat();
+    assert.ok(groups.length > 0 && groups.every((g) => g.namespace === 'team-a'), `team-a's counts only: ${JSON.stringify(mine.body.nodes)}`);
+    assert.equal(groups.reduce((n, g) => n + g.counts.reduce((a, b) => a + b, 0), 0), 1, 'one pod in team-a');
+    const all = await summary('');
+    assert.equal(all.status, 403);
+    assert.equal(all.body.message, 'pods is forbidden: User "system:serviceaccount:team-a:viewer" cannot list resource "pods" in API group "" at the cluster scope');
+    const other = await summary('?namespace=default&watch=1');
+    assert.equal(other.status, 403);
+    assert.equal(other.body.message, 'pods is forbidden: User "system:serviceaccount:team-a:viewer" cannot watch resource "pods" in API group "" in the namespace "default"');
+    const columns = await summary('/pods?node=worker1');
+    assert.equal(columns.status, 403);
+    assert.equal(columns.body.message, 'pods is forbidden: User "system:serviceaccount:team-a:viewer" cannot list resource "pods" in API group "" at the cluster scope');
     // Its placement question is refused at the nodes list, by the API.
     await limited.click('[data-pod="team-a/mine"]');
     await limited.waitForSelector('aside [aria-label="placement"] [role=alert]');
@@ -486,6 +511,23 @@ test('the map at scale: only the columns in view are drawn, the filter finds any
   const more = page.locator('section[aria-label="node virt-042"] [data-more="Deployment/default/many"]');
   await eventually(async () => (await more.count()) === 1 && (await more.innerText()) === '+6 more: 6 pending', 60_000, 'six pods counted, not drawn');
   assert.equal((await cardsIn(page, 'node virt-042')).filter((k) => k.startsWith('default/many-')).length, 24);
+  // The six come from the server's summary, which counts the group whole; the column's pods from its by-node index.
+  const counted = await page.evaluate(async () => {
+    const auth = { Authorization: `Bearer ${sessionStorage.getItem('k8ts-dashboard-token')}` };
+    const summary = await (await fetch('/dashboard/api/summary', { headers: auth })).json();
+    const column = await (await fetch('/dashboard/api/summary/pods?node=virt-042&node=virt-041', { headers: auth })).json();
+    return { summary, column };
+  });
+  assert.deepEqual(counted.summary.states, ['ready', 'running', 'pending', 'succeeded', 'failed', 'terminating']);
+  // (The seed DaemonSet has a pod on every node too.)
+  const groups = counted.summary.nodes['virt-042'] as Array<{ kind: string; namespace: string; name: string; counts: number[] }>;
+  assert.deepEqual(groups.find((g) => g.name === 'many'), { kind: 'Deployment', namespace: 'default', name: 'many', counts: [0, 0, 30, 0, 0, 0] });
+  const column = counted.column.columns['virt-042'] as { items: Array<{ metadata: { name: string } }>; total: number };
+  assert.equal(column.total, groups.reduce((n, g) => n + g.counts.reduce((a, b) => a + b, 0), 0), 'the column holds what the summary counts');
+  assert.equal(column.items.length, column.total);
+  assert.equal(column.items.filter((p) => p.metadata.name.startsWith('many-')).length, 30);
+  assert.equal(counted.column.columns['virt-041'].items.every((p: { spec: { nodeName: string } }) => p.spec.nodeName === 'virt-041'), true);
+  assert.ok(Number(counted.column.resourceVersion) > 0);
   await shot(page, 'scale');
   await page.locator('input[aria-label="filter nodes"]').fill('');
   await kubectl('delete', 'deployment', 'many');
