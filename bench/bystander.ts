@@ -7,13 +7,15 @@
  *      (if the CRD is refused at create, that is the outcome recorded);
  *   2. a CRD pattern `^(a+)+$` and a custom resource with 'a'×27 + '!';
  *   3. the three large bodies of finding 3 (test/e2e/large-bodies.ts);
- *   4. sixteen concurrent server-side applies of disjoint keys to one ConfigMap, no resourceVersion.
+ *   4. sixteen concurrent server-side applies of disjoint keys to one ConfigMap, no resourceVersion;
+ *   5. a flood of 64 concurrent ConfigMap creates by one user outside system:masters (impersonated),
+ *      which the fair queue seats (src/apiserver/flowcontrol; the admin's requests are exempt, as upstream's).
  * Then pod creates/s at 16 and 64 clients (bench/lib/load.ts, as bench/apiserver.ts).
  * Results go to bench/RESULTS.md (section `bystander`) with the command.
  *
  *   node dist/bench/bystander.js [--seconds=8] [--attack-timeout=60] [--no-write]
  *     [--only=1,2,4] (a subset of the attacks, for profiling; implies --no-write)
- *     [--server-node-args="--cpu-prof --cpu-prof-dir=DIR"]
+ *     [--server-node-args="--cpu-prof --cpu-prof-dir=DIR"] [--server-args="--max-mutating-requests-inflight 0"]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -118,6 +120,23 @@ const largeBodyAttack = (client: ApiClient, make: () => LargeBody) => {
   return async () => said(await client.request('POST', b.path, { body: b.body, contentType: b.contentType }));
 };
 
+/** Rounds of 64 concurrent creates by the user `flooder` (bound to cluster-admin, so only the fair queue limits it). */
+async function flood(client: ApiClient): Promise<() => Promise<string>> {
+  await client.expect(201, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { body: JSON.stringify({
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'bench-flooder' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'flooder' }],
+  }) });
+  let n = 0;
+  return async () => {
+    const replies = await Promise.all(Array.from({ length: 64 }, () => client.request('POST', '/api/v1/namespaces/default/configmaps', {
+      headers: { 'Impersonate-User': 'flooder' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `flood-${n++}` }, data: { k: 'v' } }),
+    })));
+    const codes = new Map<number, number>();
+    for (const r of replies) codes.set(r.status, (codes.get(r.status) ?? 0) + 1);
+    return [...codes].map(([c, k]) => `${k}×${c}`).join(', ');
+  };
+}
+
 function applies(client: ApiClient): () => Promise<string> {
   return async () => {
     const replies = await Promise.all(Array.from({ length: 16 }, (_, i) => client.request('PATCH', `/api/v1/namespaces/default/configmaps/ssa?fieldManager=m${i}`, {
@@ -132,14 +151,14 @@ function applies(client: ApiClient): () => Promise<string> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, 'attack-timeout': { type: 'string', default: '60' }, 'no-write': { type: 'boolean', default: false },
-    only: { type: 'string' }, 'server-node-args': { type: 'string', default: '' } } });
+    only: { type: 'string' }, 'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' } } });
   const only = values.only?.split(',');
   const wanted = (name: string) => !only || only.some((o) => name.startsWith(`${o}.`));
   if (only) values['no-write'] = true;
   const seconds = Number(values.seconds);
   const timeoutMs = Number(values['attack-timeout']) * 1000;
   const work = mkdtempSync(join(tmpdir(), 'k8ts-bench-bystander-'));
-  const server = await startServer({ cliPath, dataDir: join(work, 'data'), serverArgs: ['--controllers', 'none'],
+  const server = await startServer({ cliPath, dataDir: join(work, 'data'), serverArgs: ['--controllers', 'none', ...values['server-args'].split(' ').filter(Boolean)],
     nodeArgs: values['server-node-args'].split(' ').filter(Boolean) });
   const load = loadavg()[0];
   try {
@@ -155,6 +174,7 @@ async function main(): Promise<void> {
       [{ rule: 'self.l.all(a, self.l.all(b, self.l.all(c, a != b || b != c || c == a)))' }], { l: Array.from({ length: 160 }, (_, i) => `i${i}`) }));
     await run("2. pattern ^(a+)+$, 'a'×27+'!'", () => customResourceAttack(attacker, 'patterns', { s: { type: 'string', pattern: '^(a+)+$' } }, undefined, { s: `${'a'.repeat(27)}!` }));
     await run('4. 16 concurrent applies, one ConfigMap', async () => applies(attacker));
+    await run('5. 64 concurrent creates by one user', () => flood(attacker));
     await run('3a. YAML ConfigMap, 200,000 keys', async () => largeBodyAttack(attacker, yamlConfigMap));
     await run('3b. JSON ConfigMap, 250,000 keys', async () => largeBodyAttack(attacker, jsonConfigMap));
     const creates = [];
