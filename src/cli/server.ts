@@ -115,11 +115,14 @@ export async function runServer(args: string[]): Promise<number> {
   let requestTimeoutMs: number;
   try { requestTimeoutMs = parseDuration(values['request-timeout']!); } catch { requestTimeoutMs = NaN; }
   if (!(requestTimeoutMs > 0)) { console.error(`Error: invalid --request-timeout "${values['request-timeout']}"`); return 1; }
-  const mutatingInflight = Number(values['max-mutating-requests-inflight']);
-  if (!Number.isInteger(mutatingInflight) || mutatingInflight < 0) {
-    console.error('Error: --max-mutating-requests-inflight can not be negative value');
+  const inflightText = values['max-mutating-requests-inflight']!;
+  const mutatingInflight = /^[-+]?\d+$/.test(inflightText) ? Number(inflightText) : NaN;
+  if (Number.isNaN(mutatingInflight)) {
+    console.error(`Error: invalid argument "${inflightText}" for "--max-mutating-requests-inflight" flag: strconv.ParseInt: parsing "${inflightText}": invalid syntax`);
     return 1;
   }
+  // kube-apiserver's ServerRunOptions.Validate, in its words.
+  if (mutatingInflight < 0) { console.error('Error: --max-mutating-requests-inflight can not be negative value'); return 1; }
   let serviceNodePortRange: PortRange;
   try {
     serviceNodePortRange = parsePortRange(values['service-node-port-range']!);

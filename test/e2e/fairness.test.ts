@@ -10,7 +10,11 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCluster, eventually, type Cluster } from './harness.js';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCluster, eventually, cliPath, type Cluster } from './harness.js';
 import { apiRequest, type ApiResponse } from './helpers.js';
 import { startWebhookServer, type WebhookServer } from './webhook-server.js';
 import { startBystander } from './bystander.js';
@@ -92,4 +96,22 @@ webhooks:
     const created = answers.filter((a) => a.res.status === 201).length;
     assert.equal(created, 2 + queueLength, 'every queued flood create is served once seats free');
   });
+});
+
+test('--max-mutating-requests-inflight: a value that is not a non-negative integer is refused in upstream\'s words', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'k8ts-e2e-seats-'));
+  try {
+    for (const [value, want] of [
+      ['-1', 'Error: --max-mutating-requests-inflight can not be negative value'],
+      ['x', 'Error: invalid argument "x" for "--max-mutating-requests-inflight" flag: strconv.ParseInt: parsing "x": invalid syntax'],
+    ]) {
+      const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        execFile(process.execPath, [cliPath, 'server', '--data-dir', dir, `--max-mutating-requests-inflight=${value}`], (err, _out, errText) => resolve({ code: err ? (err as { code?: number }).code ?? null : 0, stderr: errText }));
+      });
+      assert.equal(code, 1);
+      assert.equal(stderr.trim(), want);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
