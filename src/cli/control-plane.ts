@@ -78,6 +78,8 @@ export interface ControlPlaneOptions {
   admissionPlugins?: ReadonlySet<AdmissionPluginName>;
   /** kube-apiserver --request-timeout (default 60 s); also bounds the wait for a request's headers. */
   requestTimeoutMs?: number;
+  /** Seats for mutating requests (apiserver/flowcontrol); its default when absent. */
+  maxMutatingRequestsInflight?: number;
   /** How long a read for a resourceVersion the store has not reached waits for it (default 3 s). */
   freshnessWaitMs?: number;
   /** Events kept per resource by the watch cache (default 1024; 0: no watch cache, lists and watches read storage). */
@@ -256,7 +258,8 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   cleanups.push(() => aggregator.close());
   const server = createApiServer({ aggregator,
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
-    timeouts: { requestMs, headersMs: Math.min(requestMs, readHeaderTimeoutMs), handshakeMs: readHeaderTimeoutMs }, kubelet, authorize, serviceAccountTokens: sa.issuer,
+    timeouts: { requestMs, headersMs: Math.min(requestMs, readHeaderTimeoutMs), handshakeMs: readHeaderTimeoutMs }, kubelet,
+    maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight, authorize, serviceAccountTokens: sa.issuer,
     rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }), nonApiHandlers, podSummary,
   });
   const addr = await server.listen(opts.port, opts.bind);
