@@ -25,20 +25,29 @@ const bookmarkEveryMs = 30_000;
 const objectJSON = renderedJSON;
 
 /**
- * The whole JSON event line of a stored object, as bytes, built once for all JSON watchers that
- * send it with that type: per watcher only a reference is queued, and the UTF-8 encoding is not
- * repeated for each of them.
+ * The whole JSON event line of an object, as bytes, built once for all JSON watchers that send it
+ * with that type: per watcher only a reference is queued, and the UTF-8 encoding is not repeated
+ * for each of them. Kept for one turn of the loop only (a write's event reaches every watcher in
+ * the turn it is published), so no second copy of each cached object's text stays in memory.
  */
-const renderedLines = { ADDED: new WeakMap<object, Buffer>(), MODIFIED: new WeakMap<object, Buffer>(), DELETED: new WeakMap<object, Buffer>() };
-function eventLine(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: object): Buffer {
-  const lines = renderedLines[type];
+type LineType = 'ADDED' | 'MODIFIED' | 'DELETED';
+let turnLines: Record<LineType, Map<object, Buffer>> | undefined;
+function eventLine(type: LineType, object: object): Buffer {
+  if (turnLines === undefined) {
+    turnLines = { ADDED: new Map(), MODIFIED: new Map(), DELETED: new Map() };
+    setImmediate(() => { turnLines = undefined; });
+  }
+  const lines = turnLines[type];
   let line = lines.get(object);
   if (line === undefined) {
     line = Buffer.from(`{"type":"${type}","object":${objectJSON(object)}}\n`);
-    lines.set(object, line);
+    // A watcher's replay of a whole list in one turn is not shared: it is not kept.
+    if (lines.size < maxTurnLines) lines.set(object, line);
   }
   return line;
 }
+const maxTurnLines = 1000;
+const lineTypes = new Set(['ADDED', 'MODIFIED', 'DELETED']);
 
 /** The enveloped protobuf of a stored object, rendered once for all protobuf watchers. */
 const renderedProtobuf = new WeakMap<object, Buffer>();
@@ -78,7 +87,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
       if (ctx.rendering === 'table') object = toTable(store, [ev.object], { resourceVersion: ev.object.metadata.resourceVersion }, include, new Date());
       else if (ctx.rendering === 'partial') object = partialObjectMetadata(ev.object);
-      else if (ev.type in renderedLines) return eventLine(ev.type as 'ADDED' | 'MODIFIED' | 'DELETED', object);
+      else if (lineTypes.has(ev.type)) return eventLine(ev.type as LineType, object);
       else return `{"type":"${ev.type}","object":${objectJSON(object)}}\n`;
     }
     return `{"type":"${ev.type}","object":${JSON.stringify(object)}}\n`;
