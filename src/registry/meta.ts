@@ -1,16 +1,28 @@
 /** Object metadata chores shared by every kind: identity, timestamps, spec comparison. */
 import type { Unstructured } from '../api/unstructured.js';
-import { randomUUID, randomBytes } from 'node:crypto';
+import { randomUUID, randomFillSync } from 'node:crypto';
 
 const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** Upstream's names.SimpleNameGenerator: base + 5 random characters from a vowel-free alphabet. */
 export function generateName(base: string): string {
   const trimmed = base.length > 63 - 5 ? base.slice(0, 63 - 5) : base;
-  const bytes = randomBytes(5);
   let suffix = '';
-  for (const b of bytes) suffix += alphabet[b % alphabet.length];
+  for (let i = 0; i < 5; i++) suffix += alphabet[randomByte() % alphabet.length];
   return trimmed + suffix;
+}
+
+// Random bytes drawn from a pool refilled 4 KiB at a time (as node's randomUUID caches its
+// entropy): a randomBytes(5) call per pod create (its service account volume's name) cost more
+// than the name is worth on the request path.
+const randomPool = Buffer.alloc(4096);
+let randomAt = randomPool.length;
+function randomByte(): number {
+  if (randomAt === randomPool.length) {
+    randomFillSync(randomPool);
+    randomAt = 0;
+  }
+  return randomPool[randomAt++]!;
 }
 
 export const newUID = () => randomUUID();
