@@ -153,7 +153,16 @@ export class RestClient {
   }
 
   async request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
-    const res = await this.raw(method, path, o);
+    let res = await this.raw(method, path, o);
+    // client-go's retry: a 429, or a 5xx carrying Retry-After, is sent again after the seconds the
+    // server asks for, up to 10 times (the body is a buffer, so it can always be sent again).
+    for (let retries = 0; retries < maxRetries; retries++) {
+      const wait = retryAfterMs(res);
+      if (wait === undefined) break;
+      res.resume();
+      await new Promise((r) => setTimeout(r, wait));
+      res = await this.raw(method, path, o);
+    }
     const chunks: Buffer[] = [];
     for await (const c of res) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -169,4 +178,17 @@ export class RestClient {
     if (this.refillTimer) clearTimeout(this.refillTimer);
     if (this.agent !== this.opts.agent) this.agent.destroy();
   }
+}
+
+/** client-go's default maxRetries of a request. */
+const maxRetries = 10;
+
+/** How long to wait before sending again, for a response client-go retries (checkWait): 429, or 5xx with Retry-After. */
+function retryAfterMs(res: IncomingMessage): number | undefined {
+  const code = res.statusCode ?? 0;
+  if (code !== 429 && code < 500) return undefined;
+  const header = res.headers['retry-after'];
+  const seconds = header === undefined ? NaN : Number(Array.isArray(header) ? header[0] : header);
+  if (!Number.isInteger(seconds) || seconds < 0) return undefined;
+  return seconds * 1000;
 }
