@@ -137,7 +137,7 @@ export class DaemonSetsController implements Controller {
   }
 
   /** resolveControllerRef: the DaemonSet a controller ref names, if its uid matches. */
-  private resolveControllerRef(namespace: string, ref: OwnerReference): DaemonSet | undefined {
+  private resolveControllerRef(namespace: string, ref: OwnerReference | undefined): DaemonSet | undefined {
     if (ref?.kind !== 'DaemonSet') return undefined;
     const ds = this.dsInformer.get(`${namespace}/${ref.name}`);
     return ds && ds.metadata.uid === ref.uid ? ds : undefined;

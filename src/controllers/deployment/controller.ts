@@ -158,7 +158,7 @@ export class DeploymentController implements Controller {
 
   private async claimReplicaSets(d: Deployment, selector: Selector): Promise<ReplicaSet[]> {
     const ns = d.metadata!.namespace;
-    const candidates = this.rsInformer.list().filter((rs) => rs.metadata.namespace === ns && (!controllerRef(rs) || controllerRef(rs).uid === d.metadata!.uid));
+    const candidates = this.rsInformer.list().filter((rs) => rs.metadata.namespace === ns && (!controllerRef(rs) || controllerRef(rs)?.uid === d.metadata!.uid));
     return claimObjects({
       owner: d, kind: deploymentKind, selector, candidates, client: this.ctx.clients.resource('replicasets'),
       recheck: recheckOwner(this.ctx.clients.resource('deployments'), d, 'Deployment'),

@@ -170,7 +170,7 @@ export class ReplicaSetController implements Controller {
   private candidates(rs: any): Pod[] {
     const ns = rs.metadata.namespace;
     const pods = this.scan
-      ? this.podInformer.list().filter((p) => p.metadata.namespace === ns && (!controllerRef(p) || controllerRef(p).uid === rs.metadata.uid))
+      ? this.podInformer.list().filter((p) => p.metadata.namespace === ns && (!controllerRef(p) || controllerRef(p)?.uid === rs.metadata.uid))
       : [...this.podInformer.byIndex(byController, rs.metadata.uid).filter((p) => p.metadata.namespace === ns), ...this.podInformer.byIndex(orphansByNamespace, ns)];
     return pods.filter(podIsActive);
   }

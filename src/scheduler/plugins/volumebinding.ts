@@ -13,13 +13,13 @@ import {
 import type { NodeInfo } from '../nodeinfo.js';
 import {
   findPodVolumes, getPodVolumeClaims, podVolumeBindingsForNode, selectedNodePatch, volumeBoundToClaim,
-  type ObjectIndex, type ObjectLookup, type PodVolumeClaims,
+  type ClaimLookup, type ClassLookup, type VolumeIndex, type PodVolumeClaims,
 } from '../../api/volumebinding.js';
 import type { Clientset } from '../../client/index.js';
 
 export const volumeBindingName = 'VolumeBinding';
 
-export interface VolumeListers { pvcs: ObjectLookup; pvs: ObjectIndex; classes: ObjectLookup }
+export interface VolumeListers { pvcs: ClaimLookup; pvs: VolumeIndex; classes: ClassLookup }
 
 const claimsKey = stateKey<PodVolumeClaims>('PreFilterVolumeBinding');
 
@@ -52,7 +52,7 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
       if (updated) await clients.resource('persistentvolumes').update(updated);
     }
     for (const pvc of plan.dynamicProvisions) {
-      await clients.resource('persistentvolumeclaims').patch(pvc.metadata.namespace, pvc.metadata.name, selectedNodePatch(node.metadata.name));
+      await clients.resource('persistentvolumeclaims').patch(pvc.metadata!.namespace!, pvc.metadata!.name!, selectedNodePatch(node.metadata.name));
     }
   }
 }
