@@ -24,18 +24,19 @@
  *  5. the latest start among the highest-priority victims; then
  *  6. the first one.
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { budgetsCoveringPod } from '../../api/disruptionbudget.js';
 import { isRejected, type Status } from '../framework.js';
 import type { NodeInfo } from '../nodeinfo.js';
 
 /** corev1helpers.PodPriority. */
-export const podPriority = (pod: any): number => pod?.spec?.priority ?? 0;
+export const podPriority = (pod: Pod): number => pod?.spec?.priority ?? 0;
 
 export interface Victims { readonly node: string; readonly pods: any[]; readonly numPDBViolations: number }
 
-type Filters = (pod: any, node: NodeInfo) => Status;
+type Filters = (pod: Pod, node: NodeInfo) => Status;
 
-const startTime = (pod: any): number => {
+const startTime = (pod: Pod): number => {
   const t = Date.parse(pod?.status?.startTime ?? pod?.metadata?.creationTimestamp ?? '');
   return Number.isNaN(t) ? Number.MAX_SAFE_INTEGER : t;
 };
@@ -67,7 +68,7 @@ export function splitByBudgetViolation<T extends [string, any]>(pods: readonly T
 }
 
 /** SelectVictimsOnNode: the victims, or the status saying why the node cannot help. */
-export function selectVictimsOnNode(pod: any, node: NodeInfo, filters: Filters, pdbs: readonly any[]):
+export function selectVictimsOnNode(pod: Pod, node: NodeInfo, filters: Filters, pdbs: readonly any[]):
   { victims: Victims } | { status: Status; noVictims: boolean } {
   const priority = podPriority(pod);
   const possible = [...node.pods].filter(([, p]) => podPriority(p) < priority); // 1

@@ -6,6 +6,7 @@
  * (annotation volume.kubernetes.io/selected-node) so the provisioner creates
  * the volume there, and binds pre-provisioned volumes to their claims.
  */
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import {
   skip, stateKey, success, unresolvable, unschedulable, type CycleState, type FilterPlugin, type PreFilterPlugin,
   type PreFilterResult, type Status,
@@ -28,7 +29,7 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
 
   constructor(private readonly listers: VolumeListers) {}
 
-  preFilter(state: CycleState, pod: any): { status: Status; result?: PreFilterResult } {
+  preFilter(state: CycleState, pod: Pod): { status: Status; result?: PreFilterResult } {
     const claims = getPodVolumeClaims(pod, this.listers.pvcs, this.listers.pvs, this.listers.classes);
     if (!claims) return { status: skip };
     if ('ok' in claims) return { status: claims.code === 'Error' ? unschedulable(claims.reason) : unresolvable(claims.reason) };
@@ -36,7 +37,7 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
     return { status: success };
   }
 
-  filter(state: CycleState, _pod: any, node: NodeInfo): Status {
+  filter(state: CycleState, _pod: Pod, node: NodeInfo): Status {
     const claims = state.read(claimsKey);
     if (!claims || !node.node) return success;
     const r = findPodVolumes(claims, node.node);
@@ -44,7 +45,7 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
   }
 
   /** PreBind: write the volume decisions for the chosen node before the pod is bound. */
-  async preBind(clients: Clientset, pod: any, node: any): Promise<void> {
+  async preBind(clients: Clientset, pod: Pod, node: Node): Promise<void> {
     if (!pod.spec?.volumes?.some((v: any) => v.persistentVolumeClaim)) return;
     const plan = podVolumeBindingsForNode(pod, node, this.listers.pvcs, this.listers.pvs, this.listers.classes);
     for (const { pv, pvc } of plan.staticBindings) {
@@ -52,7 +53,7 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
       if (updated) await clients.resource('persistentvolumes').update(updated);
     }
     for (const pvc of plan.dynamicProvisions) {
-      await clients.resource('persistentvolumeclaims').patch(pvc.metadata!.namespace!, pvc.metadata!.name!, selectedNodePatch(node.metadata.name));
+      await clients.resource('persistentvolumeclaims').patch(pvc.metadata!.namespace!, pvc.metadata!.name!, selectedNodePatch(node.metadata!.name!));
     }
   }
 }
