@@ -14,6 +14,7 @@
  *     plugin), then the weighted sum picks the node.
  * Plugins are synchronous and must not mutate the pod or the NodeInfo.
  */
+import type { Unstructured } from '../api/unstructured.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { NodeInfo } from './nodeinfo.js';
 
@@ -129,7 +130,7 @@ export interface Diagnosis {
 }
 
 /** A node to nominate the pod to, and the pods to evict from it (preemption). */
-export interface Nomination { readonly nodeName: string; readonly victims: readonly any[] }
+export interface Nomination { readonly nodeName: string; readonly victims: readonly Pod[] }
 
 export interface PostFilterResult { readonly status: Status; readonly nomination?: Nomination }
 
@@ -150,7 +151,7 @@ export type ClusterEvent =
   /** The unschedulable pod itself changed (labels, tolerations, requests...). */
   | { readonly type: 'UnscheduledPodUpdate'; readonly oldPod: Pod; readonly newPod: Pod }
   /** A PersistentVolumeClaim, PersistentVolume or StorageClass was added or changed (VolumeBinding). */
-  | { readonly type: 'StorageChange'; readonly resource: string; readonly obj: any };
+  | { readonly type: 'StorageChange'; readonly resource: string; readonly obj: Unstructured };
 
 export type ClusterEventType = ClusterEvent['type'];
 

@@ -4,7 +4,7 @@
  * allocatable, the requests of the pods on it (assumed ones included), their
  * non-zero requests for scoring, the host ports in use, its taints.
  */
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Node, Pod, PodSpec } from 'kubernetes-types/core/v1.js';
 import type { Taint } from '../api/tolerations.js';
 import { hasPodAffinity, hasRequiredAntiAffinity } from './plugins/affinity-terms.js';
 import { emptyResources, podNonZeroRequests, podRequests, resourceListAmounts, type ResourceAmounts } from '../api/resource-helpers.js';
@@ -35,12 +35,12 @@ export function reusePodResources(from: Pod, to: Pod): void {
 }
 
 /** schedutil.GetHostPorts: container ports with a hostPort, from containers and sidecar init containers. */
-export function podHostPorts(spec: any): HostPort[] {
+export function podHostPorts(spec: PodSpec | undefined): HostPort[] {
   const out: HostPort[] = [];
-  const collect = (c: any) => {
+  const collect = (c: Container) => {
     for (const p of c?.ports ?? []) {
-      if (!(p?.hostPort > 0)) continue;
-      out.push({ hostIP: p.hostIP ?? '', protocol: p.protocol ?? '', port: p.hostPort });
+      if (!((p?.hostPort ?? 0) > 0)) continue;
+      out.push({ hostIP: p.hostIP ?? '', protocol: p.protocol ?? '', port: p.hostPort! });
     }
   };
   for (const c of spec?.containers ?? []) collect(c);

@@ -89,7 +89,7 @@ export class Nominator implements NominatedPods {
   /** How many pods are nominated. */
   get size(): number { return this.nodeOf.size; }
 
-  podsOn(nodeName: string): any[] {
+  podsOn(nodeName: string): Pod[] {
     const pods = this.byNode.get(nodeName);
     return pods ? [...pods.values()] : [];
   }

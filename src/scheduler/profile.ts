@@ -5,6 +5,7 @@
  * PodTopologySpread 2, InterPodAffinity 2, NodeResourcesFit 1,
  * NodeResourcesBalancedAllocation 1).
  */
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ClusterEvent, EnqueueExtensions, Plugin } from './framework.js';
 import type { PluginSet } from './runtime.js';
@@ -35,7 +36,7 @@ export interface Profile {
 /** What the plugins read besides nodes and pods; without it, no namespace labels and no default spreading. */
 export interface ProfileListers {
   /** The PodDisruptionBudgets preemption honours (none by default). */
-  pdbs?: () => readonly any[];
+  pdbs?: () => readonly PodDisruptionBudget[];
   /** Namespace labels for pod affinity terms' namespaceSelector. */
   namespaceLabels?: NamespaceLabels;
   /** The workload selector PodTopologySpread's system defaults spread over. */

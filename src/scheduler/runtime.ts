@@ -103,7 +103,7 @@ export interface FrameworkOptions {
 /** The pods preemption nominated, by node. */
 export interface NominatedPods {
   readonly size: number;
-  podsOn(nodeName: string): readonly any[];
+  podsOn(nodeName: string): readonly Pod[];
 }
 
 class PooledNodeScore implements NodeScore {
@@ -288,10 +288,10 @@ export class Framework {
     const priority = pod.spec?.priority ?? 0;
     const out = { feasible: [] as NodeInfo[], feasibleSlots: [] as number[] };
     feasible.forEach((node, i) => {
-      const others = this.nominated!.podsOn(node.name).filter((p) => p.metadata.uid !== pod.metadata?.uid && (p.spec?.priority ?? 0) >= priority);
+      const others = this.nominated!.podsOn(node.name).filter((p) => p.metadata!.uid !== pod.metadata?.uid && (p.spec?.priority ?? 0) >= priority);
       if (others.length > 0) {
         const copy = node.clone();
-        for (const p of others) copy.addPod(`${p.metadata.namespace}/${p.metadata.name}`, p);
+        for (const p of others) copy.addPod(`${p.metadata!.namespace}/${p.metadata!.name}`, p);
         const r = this.runFilters(state, pod, copy);
         if (isRejected(r.status)) { d.nodeToStatus.set(node.name, { status: r.status, plugin: r.plugin ?? '' }); return; }
       }

@@ -18,6 +18,7 @@
  * Terminal pods (Succeeded, Failed) hold no resources, as upstream's informer
  * filter drops them.
  */
+import type { Unstructured } from '../api/unstructured.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { Clientset, EventRecorder, InformerFactory, Informer } from '../client/index.js';
 import { isNotFound, metaKey } from '../client/index.js';
@@ -90,7 +91,7 @@ export function truncateMessage(message: string): string {
 const assigned = (pod: Pod) => !!pod?.spec?.nodeName;
 
 /** Node changes that matter to scheduling (nodeSchedulingPropertiesChange). */
-function nodeSchedulingChanged(a: any, b: any): boolean {
+function nodeSchedulingChanged(a: Node | undefined, b: Node | undefined): boolean {
   const j = (x: unknown) => JSON.stringify(x ?? null);
   return !!a?.spec?.unschedulable !== !!b?.spec?.unschedulable
     || j(a?.status?.allocatable) !== j(b?.status?.allocatable)
@@ -150,7 +151,7 @@ export class Scheduler {
     this.pods.addEventHandler({ add: (p) => this.nominator.update(p), update: (_o, n) => this.nominator.update(n), delete: (p) => this.nominator.delete(p) });
     if (this.profile.volumeBinding) {
       for (const resource of ['persistentvolumeclaims', 'persistentvolumes', 'storageclasses'] as const) {
-        const changed = (obj: any) => this.queue.moveAllToActiveOrBackoffQueue({ type: 'StorageChange', resource, obj });
+        const changed = (obj: Unstructured) => this.queue.moveAllToActiveOrBackoffQueue({ type: 'StorageChange', resource, obj });
         ctx.informers.informer(resource).addEventHandler({ add: changed, update: (_o, n) => changed(n) });
       }
     }

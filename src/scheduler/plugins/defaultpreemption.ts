@@ -16,6 +16,7 @@
  *     them and sets the preemptor's status.nominatedNodeName; the preemptor
  *     waits in the queue until the victims are gone.
  */
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { fitErrorMessage } from '../fiterror.js';
 import {
@@ -39,7 +40,7 @@ export class DefaultPreemption implements PostFilterPlugin {
   readonly name = defaultPreemptionName;
 
   /** `pdbs` lists the PodDisruptionBudgets preemption tries not to break. */
-  constructor(private readonly pdbs: () => readonly any[] = () => []) {}
+  constructor(private readonly pdbs: () => readonly PodDisruptionBudget[] = () => []) {}
 
   postFilter(pod: Pod, diagnosis: Diagnosis, allNodes: readonly NodeInfo[], filters: (pod: Pod, node: NodeInfo) => Status): PostFilterResult {
     if (pod?.spec?.preemptionPolicy === 'Never') return { status: unschedulable(`preemption: ${preemptNeverMessage}`) }; // 1

@@ -46,7 +46,7 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
 
   /** PreBind: write the volume decisions for the chosen node before the pod is bound. */
   async preBind(clients: Clientset, pod: Pod, node: Node): Promise<void> {
-    if (!pod.spec?.volumes?.some((v: any) => v.persistentVolumeClaim)) return;
+    if (!pod.spec?.volumes?.some((v) => v.persistentVolumeClaim)) return;
     const plan = podVolumeBindingsForNode(pod, node, this.listers.pvcs, this.listers.pvs, this.listers.classes);
     for (const { pv, pvc } of plan.staticBindings) {
       const updated = volumeBoundToClaim(pv, pvc);
