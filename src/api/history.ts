@@ -88,7 +88,7 @@ export function controllerRevisionName(prefix: string, hash: string): string {
 
 /** The zero values Go's typed encoder writes into a PodTemplateSpec that JSON decoding drops. */
 function withGoZeroValues(template: PodTemplateSpec | undefined): Record<string, unknown> {
-  const t: Record<string, unknown> = structuredClone({ ...template });
+  const t = structuredClone(template ?? {}) as Record<string, unknown>;
   t.metadata = { creationTimestamp: null, ...(t.metadata ?? {}) };
   const spec = t.spec as Record<string, unknown> | undefined;
   if (spec && typeof spec === 'object') {
