@@ -20,7 +20,7 @@ const ceilings: Record<string, number> = {
   'src/registry': 83,
   'src/kubelet': 94,
   'src/scheduler': 10,
-  'src/api': 38,
+  'src/api': 36,
 };
 
 function tsFiles(dir: string): string[] {
