@@ -26,7 +26,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startServer, type ServerProcess } from './lib/server.js';
+import { readCpuMs, startServer, type ServerProcess } from './lib/server.js';
 import { startEtcd } from './lib/etcd.js';
 import { median, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
@@ -34,7 +34,8 @@ import { sectionHead, table, writeSection } from './lib/results.js';
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
 
-interface Sample { perSec: number; p50: number; p99: number; errors: number }
+/** cpuUs: the k8ts server's CPU (user + system, all threads) per create, in µs; 0 for raw etcd (etcd's own CPU is not read). */
+interface Sample { perSec: number; p50: number; p99: number; errors: number; cpuUs: number }
 type Row = { name: string; concurrency: number; samples: Sample[] };
 
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -55,7 +56,7 @@ async function drive(count: number, concurrency: number, task: (i: number) => Pr
     }
   }));
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  return { perSec: count / secs, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  return { perSec: count / secs, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, cpuUs: 0 };
 }
 
 function post(agent: http.Agent | https.Agent, url: URL, path: string, body: string, extra: https.RequestOptions = {}): Promise<{ status: number; body: string }> {
@@ -99,14 +100,14 @@ async function rawEtcd(pods: number, concurrency: number): Promise<Sample> {
 }
 
 /** Pod creates through a fresh k8ts server of the checkout at `checkout`, on SQLite or on a fresh etcd. */
-async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, concurrency: number, watchers: number, extraArgs: string[] = []): Promise<Sample> {
+async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, concurrency: number, watchers: number, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<Sample> {
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-sbs-'));
   const etcd = storage === 'etcd' ? await startEtcd(join(dir, 'etcd')) : undefined;
   let server: ServerProcess | undefined;
   const streams: http.ClientRequest[] = [];
   try {
     server = await startServer({
-      cliPath: join(checkout, 'dist', 'src', 'cli', 'main.js'), dataDir: join(dir, 'data'),
+      cliPath: join(checkout, 'dist', 'src', 'cli', 'main.js'), dataDir: join(dir, 'data'), nodeArgs,
       serverArgs: ['--controllers', 'none', ...(etcd ? ['--etcd-servers', etcd.url] : []), ...extraArgs],
     });
     const url = new URL(server.creds.server);
@@ -121,6 +122,7 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     // Warm connections first, as kubectl and controllers hold theirs.
     await Promise.all(Array.from({ length: concurrency }, () => post(agent, url, '/api/v1/namespaces/load/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'warm-' } }))));
     const stamp = Date.now();
+    const cpu0 = readCpuMs(server.pid);
     const sample = await drive(pods, concurrency, async (i) => {
       const pod = {
         apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${stamp}-${i}`, labels: { load: 'yes' } },
@@ -128,6 +130,7 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
       };
       return (await post(agent, url, '/api/v1/namespaces/load/pods', JSON.stringify(pod))).status === 201;
     });
+    sample.cpuUs = ((readCpuMs(server.pid) - cpu0) * 1000) / pods;
     for (const s of streams) s.destroy();
     agent.destroy();
     return sample;
@@ -144,7 +147,7 @@ async function main(): Promise<void> {
     options: {
       rounds: { type: 'string', default: '2' }, pods: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '16,64' },
       watchers: { type: 'string', default: '100' }, baseline: { type: 'string' }, 'baseline-args': { type: 'string' }, 'no-etcd': { type: 'boolean', default: false },
-      'no-write': { type: 'boolean', default: false },
+      'no-write': { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' }, only: { type: 'string' },
     },
   });
   const rounds = Number(values.rounds);
@@ -154,24 +157,28 @@ async function main(): Promise<void> {
   // Without dashes, so that node's parseArgs does not take the value for an option of its own.
   const baselineArgs = values['baseline-args']?.split(',').filter(Boolean).map((f) => `--${f}`) ?? [];
   const baseline = values.baseline ?? (baselineArgs.length ? repoRoot : undefined);
+  // --cpu-prof DIR: every k8ts server of this checkout writes a V8 CPU profile there (node --cpu-prof), for reading the hot path.
+  const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
+  // --only raw,sqlite,watchers,etcd: run these cells alone (quick A/B while changing one path).
+  const only = new Set(values.only?.split(',') ?? ['raw', 'sqlite', 'watchers', 'etcd']);
   const rows = new Map<string, Row>();
   const record = (name: string, concurrency: number, s: Sample) => {
     const key = `${name}@${concurrency}`;
     if (!rows.has(key)) rows.set(key, { name, concurrency, samples: [] });
     rows.get(key)!.samples.push(s);
-    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}`);
+    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}${s.cpuUs ? ` server CPU ${Math.round(s.cpuUs)} µs/create` : ''}`);
   };
   const load0 = loadavg()[0]!;
   for (let r = 1; r <= rounds; r++) {
     for (const c of levels) {
       log(`round ${r}, ${c} clients`);
-      if (!values['no-etcd']) record('raw etcd txn', c, await rawEtcd(pods, c));
-      record('k8ts on SQLite', c, await k8ts(repoRoot, 'sqlite', pods, c, 0));
-      if (baseline) record('baseline on SQLite', c, await k8ts(baseline, 'sqlite', pods, c, 0, baselineArgs));
-      if (watchers > 0) record(`k8ts on SQLite, ${watchers} watchers`, c, await k8ts(repoRoot, 'sqlite', pods, c, watchers));
-      if (watchers > 0 && baseline) record(`baseline on SQLite, ${watchers} watchers`, c, await k8ts(baseline, 'sqlite', pods, c, watchers, baselineArgs));
-      if (!values['no-etcd']) {
-        record('k8ts on etcd', c, await k8ts(repoRoot, 'etcd', pods, c, 0));
+      if (!values['no-etcd'] && only.has('raw')) record('raw etcd txn', c, await rawEtcd(pods, c));
+      if (only.has('sqlite')) record('k8ts on SQLite', c, await k8ts(repoRoot, 'sqlite', pods, c, 0, [], nodeArgs));
+      if (baseline && only.has('sqlite')) record('baseline on SQLite', c, await k8ts(baseline, 'sqlite', pods, c, 0, baselineArgs));
+      if (watchers > 0 && only.has('watchers')) record(`k8ts on SQLite, ${watchers} watchers`, c, await k8ts(repoRoot, 'sqlite', pods, c, watchers, [], nodeArgs));
+      if (watchers > 0 && baseline && only.has('watchers')) record(`baseline on SQLite, ${watchers} watchers`, c, await k8ts(baseline, 'sqlite', pods, c, watchers, baselineArgs));
+      if (!values['no-etcd'] && only.has('etcd')) {
+        record('k8ts on etcd', c, await k8ts(repoRoot, 'etcd', pods, c, 0, [], nodeArgs));
         if (baseline) record('baseline on etcd', c, await k8ts(baseline, 'etcd', pods, c, 0, baselineArgs));
       }
     }
@@ -183,13 +190,14 @@ async function main(): Promise<void> {
     const ratio = ref && row.name !== 'raw etcd txn' ? `${(perSec / median(ref.samples.map((s) => s.perSec))).toFixed(2)}×` : '';
     return [row.name, String(row.concurrency), `**${Math.round(perSec).toLocaleString('en-US')}**`, row.samples.map((s) => Math.round(s.perSec)).join(', '),
       `${median(row.samples.map((s) => s.p50)).toFixed(1)} ms`, `${median(row.samples.map((s) => s.p99)).toFixed(1)} ms`,
-      String(row.samples.reduce((a, s) => a + s.errors, 0)), ratio];
+      String(row.samples.reduce((a, s) => a + s.errors, 0)), ratio,
+      row.name === 'raw etcd txn' ? '' : `${Math.round(median(row.samples.map((s) => s.cpuUs)))} µs`];
   });
   const body = [
     ...sectionHead(repoRoot, '## Side by side: k8ts and raw etcd'),
     `- Setup: ${pods} pod creates (HTTPS, keep-alive, admin client certificate) per cell against a fresh \`k8ts server --controllers none\`; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${baseline ? ` Baseline: ${values.baseline ? `the checkout at \`${values.baseline}\` (built)` : 'this checkout'}${baselineArgs.length ? ` with \`${baselineArgs.join(' ')}\`` : ''}, same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
     '',
-    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd'], tableRows),
+    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create'], tableRows),
   ].join('\n');
   console.log(body);
   if (!values['no-write']) writeSection(resultsFile, 'side-by-side', body);

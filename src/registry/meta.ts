@@ -1,15 +1,28 @@
 /** Object metadata chores shared by every kind: identity, timestamps, spec comparison. */
-import { randomUUID, randomBytes } from 'node:crypto';
+import type { Unstructured } from '../api/unstructured.js';
+import { randomUUID, randomFillSync } from 'node:crypto';
 
 const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** Upstream's names.SimpleNameGenerator: base + 5 random characters from a vowel-free alphabet. */
 export function generateName(base: string): string {
   const trimmed = base.length > 63 - 5 ? base.slice(0, 63 - 5) : base;
-  const bytes = randomBytes(5);
   let suffix = '';
-  for (const b of bytes) suffix += alphabet[b % alphabet.length];
+  for (let i = 0; i < 5; i++) suffix += alphabet[randomByte() % alphabet.length];
   return trimmed + suffix;
+}
+
+// Random bytes drawn from a pool refilled 4 KiB at a time (as node's randomUUID caches its
+// entropy): a randomBytes(5) call per pod create (its service account volume's name) cost more
+// than the name is worth on the request path.
+const randomPool = Buffer.alloc(4096);
+let randomAt = randomPool.length;
+function randomByte(): number {
+  if (randomAt === randomPool.length) {
+    randomFillSync(randomPool);
+    randomAt = 0;
+  }
+  return randomPool[randomAt++]!;
 }
 
 export const newUID = () => randomUUID();
@@ -20,7 +33,7 @@ export const newUID = () => randomUUID();
  * an empty list or a null is the same as an absent field (Go's nil and empty
  * slices are equal there), so re-applying `namespaces: []` changes nothing.
  */
-export function specOf(obj: any): string {
+export function specOf(obj: Unstructured | undefined): string {
   const { metadata: _m, status: _s, kind: _k, apiVersion: _a, ...rest } = obj ?? {};
   return semanticStringify(rest);
 }
@@ -34,8 +47,9 @@ export const semanticStringify = (v: unknown): string => stableStringify(v, sema
 export function stableStringify(v: unknown, absent: (v: unknown) => boolean = (x) => x === undefined): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   if (Array.isArray(v)) return `[${v.map((x) => stableStringify(x, absent)).join(',')}]`;
-  const keys = Object.keys(v as object).filter((k) => !absent((v as any)[k])).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((v as any)[k], absent)}`).join(',')}}`;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o).filter((k) => !absent(o[k])).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(o[k], absent)}`).join(',')}}`;
 }
 
 export const clone = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));

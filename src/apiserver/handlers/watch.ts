@@ -13,6 +13,7 @@ import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js'
 import { HandlerContext, query } from './context.js';
 import { clampToNumber, int64Param } from './params.js';
 import { encodeObject, encodeWatchFrame, hasProtobuf, protobufWatchMediaType } from '../../api/protobuf/envelope.js';
+import { cancelWatchFlush, scheduleWatchFlush } from './watch-flush.js';
 
 const bookmarkEveryMs = 30_000;
 
@@ -22,6 +23,31 @@ const bookmarkEveryMs = 30_000;
  * once for all of them, and for the cache's list pages too.
  */
 const objectJSON = renderedJSON;
+
+/**
+ * The whole JSON event line of an object, as bytes, built once for all JSON watchers that send it
+ * with that type: per watcher only a reference is queued, and the UTF-8 encoding is not repeated
+ * for each of them. Kept for one turn of the loop only (a write's event reaches every watcher in
+ * the turn it is published), so no second copy of each cached object's text stays in memory.
+ */
+type LineType = 'ADDED' | 'MODIFIED' | 'DELETED';
+let turnLines: Record<LineType, Map<object, Buffer>> | undefined;
+function eventLine(type: LineType, object: object): Buffer {
+  if (turnLines === undefined) {
+    turnLines = { ADDED: new Map(), MODIFIED: new Map(), DELETED: new Map() };
+    setImmediate(() => { turnLines = undefined; });
+  }
+  const lines = turnLines[type];
+  let line = lines.get(object);
+  if (line === undefined) {
+    line = Buffer.from(`{"type":"${type}","object":${objectJSON(object)}}\n`);
+    // A watcher's replay of a whole list in one turn is not shared: it is not kept.
+    if (lines.size < maxTurnLines) lines.set(object, line);
+  }
+  return line;
+}
+const maxTurnLines = 1000;
+const lineTypes = new Set(['ADDED', 'MODIFIED', 'DELETED']);
 
 /** The enveloped protobuf of a stored object, rendered once for all protobuf watchers. */
 const renderedProtobuf = new WeakMap<object, Buffer>();
@@ -61,15 +87,16 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
       if (ctx.rendering === 'table') object = toTable(store, [ev.object], { resourceVersion: ev.object.metadata.resourceVersion }, include, new Date());
       else if (ctx.rendering === 'partial') object = partialObjectMetadata(ev.object);
+      else if (lineTypes.has(ev.type)) return eventLine(ev.type as LineType, object);
       else return `{"type":"${ev.type}","object":${objectJSON(object)}}\n`;
     }
     return `{"type":"${ev.type}","object":${JSON.stringify(object)}}\n`;
   };
-  // The events of one storage batch go out in one write (one chunk), not one write each.
+  // The events of a tick go out in one write (one chunk), not one write each (watch-flush.ts).
   let pending: (string | Buffer)[] = [];
   const writePending = () => {
     if (pending.length === 0) return;
-    const lines = protobuf ? Buffer.concat(pending as Buffer[]) : pending.join('');
+    const lines = pending.length === 1 ? pending[0]! : Buffer.concat(pending.map((p) => typeof p === 'string' ? Buffer.from(p) : p));
     pending = [];
     if (!open || res.destroyed) return;
     res.write(lines);
@@ -82,16 +109,18 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
       res.destroy();
     }
   };
+  const flushTarget = { writePending };
   const send = (ev: WatchEventOut) => {
     if (!open) return;
     if (ev.object?.metadata?.resourceVersion && ev.type !== 'ERROR') lastRV = ev.object.metadata.resourceVersion;
-    if (pending.length === 0) process.nextTick(writePending);
+    if (pending.length === 0) scheduleWatchFlush(flushTarget);
     pending.push(render(ev));
   };
   const timers: LongTimeout[] = [];
   let watch: Watch | undefined;
   const stop = () => {
     open = false;
+    cancelWatchFlush(flushTarget);
     for (const t of timers) t.cancel();
     watch?.close();
     ctx.watchGauge.dec();

@@ -25,13 +25,15 @@ import { isCompactedError, isFutureRevisionError } from './errors.js';
 import { prefixRange, toKeyValue } from './keys.js';
 import { createClient, defaultCompactIntervalMs, resolveLogger, type EtcdBackendOptions } from './options.js';
 import { watchEtcd } from './watch.js';
+import { directKv, type KvCalls } from './direct-kv.js';
 
 /** A key no object uses, for reads that only want the header (upstream's compactor uses it too). */
 const REVISION_PROBE_KEY = Buffer.from('compact_rev_key');
 
 /** Connects lazily: the first call reaches the servers (see ping()). */
 export function openEtcdBackend(opts: EtcdBackendOptions): EtcdBackend {
-  return new EtcdBackend(createClient(opts), opts.compactIntervalMs ?? defaultCompactIntervalMs, resolveLogger(opts));
+  const client = createClient(opts);
+  return new EtcdBackend(client, opts.compactIntervalMs ?? defaultCompactIntervalMs, resolveLogger(opts), directKv(client, opts.servers.length));
 }
 
 export class EtcdBackend implements Backend {
@@ -40,7 +42,10 @@ export class EtcdBackend implements Backend {
   private readonly watchers = new Set<Watcher>();
   private readonly stopCompaction: () => void;
 
-  constructor(private readonly client: Etcd3, compactIntervalMs: number, private readonly logger: StorageLogger) {
+  private readonly kv: KvCalls;
+
+  constructor(private readonly client: Etcd3, compactIntervalMs: number, private readonly logger: StorageLogger, kv?: KvCalls) {
+    this.kv = kv ?? { txn: (req) => client.kv.txn(req), range: (req) => client.kv.range(req) };
     this.stopCompaction = startAutoCompaction(this, compactIntervalMs, logger);
   }
 
@@ -178,11 +183,13 @@ export class EtcdBackend implements Backend {
   }
 
   private range(req: IRangeRequest): Promise<IRangeResponse> {
-    return this.open().kv.range(req);
+    this.open();
+    return this.kv.range(req);
   }
 
   private async txn(req: Parameters<Etcd3['kv']['txn']>[0]): Promise<ITxnResponse> {
-    return this.open().kv.txn(req);
+    this.open();
+    return this.kv.txn(req);
   }
 
   /** ModRevision == 0 holds for a missing key, but no update or delete may expect that: lost, as any stale guard. */

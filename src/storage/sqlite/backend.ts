@@ -2,9 +2,9 @@
  * The Backend contract (../backend.ts) on embedded SQLite, kine-style.
  *
  * Everything underneath is synchronous better-sqlite3. Writes are group-committed: those requested
- * in one turn of the event loop share a transaction and an fsync (group-commit.ts); a write's
- * promise settles after its commit, and watch events are published right after the commit. Reads
- * are answered at once from committed data.
+ * in one turn of the event loop share a transaction, and an fsync on the thread pool makes them
+ * durable (group-commit.ts, wal-sync.ts); a write's promise settles, and its watch event is
+ * published, after that fsync. Reads are answered at once from committed data.
  */
 import type Database from 'better-sqlite3';
 import {
@@ -20,6 +20,7 @@ import { LogReader, NO_LIMIT } from './log-reader.js';
 import { LogWriter } from './log-writer.js';
 import { resolveOptions, type SqliteBackendOptions } from './options.js';
 import { openDatabase } from './schema.js';
+import { WalSync } from './wal-sync.js';
 import { WatchHub } from './watch-hub.js';
 
 /** Opens (creating if needed) the store at `path`; ":memory:" gives a private in-memory store. */
@@ -29,14 +30,17 @@ export function openSqliteBackend(path: string, opts?: SqliteBackendOptions): Ba
   const reader = new LogReader(db);
   const writer = new LogWriter(db, reader);
   const compactor = new Compactor(db);
+  // Watches replay and go live at the revision whose events have been published (the durable one),
+  // so a write committed but still waiting for its fsync reaches a new watcher exactly once, live.
+  const late: { commits?: GroupCommit } = {};
   const hub = new WatchHub({
-    currentRevision: () => writer.currentRevision,
+    currentRevision: () => late.commits!.durableRevision,
     compactedRevision: () => compactor.compactedRevision,
     changes: (range, after, until, limit) => reader.changes(range, after, until, limit),
   }, options.logger);
   const auto = new AutoCompactor(db, compactor, () => writer.currentRevision, options);
   auto.start();
-  const commits = new GroupCommit(writer, (event) => hub.publish(event));
+  const commits = late.commits = new GroupCommit(writer, new WalSync(path === ':memory:' ? undefined : `${path}-wal`), (event) => hub.publish(event));
   return new SqliteBackend({ db, reader, writer, compactor, auto, hub, commits });
 }
 
@@ -129,7 +133,7 @@ class SqliteBackend implements Backend {
     if (this.closed) return;
     this.closed = true;
     const { auto, compactor, hub, db, commits } = this.parts;
-    commits.flush();
+    await commits.close();
     auto.stop();
     compactor.close();
     hub.failAll(new BackendClosedError());

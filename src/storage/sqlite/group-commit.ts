@@ -1,13 +1,18 @@
 /**
  * Group commit: the writes requested during one turn of the event loop are committed together,
- * in one transaction with one fsync, from a setImmediate callback. Concurrent requests then share
- * the cost of the fsync instead of queueing behind one fsync each (etcd batches its backend
- * commits the same way). Every write keeps its own guard and revision, in request order; its
- * promise settles only after the commit, so an acknowledged write is durable, and its watch event
- * is published right after the commit, as before.
+ * in one transaction, from a setImmediate callback; the fsync that makes them durable runs on the
+ * thread pool (wal-sync.ts), so the serving loop keeps working while the disk does. Every write
+ * keeps its own guard and revision, in request order. Its promise settles, and its watch event is
+ * published, only after an fsync that began after its commit: an acknowledged write is durable,
+ * and a watcher never sees an event that a power loss could take back.
+ *
+ * While one fsync runs, later batches commit and wait; the next fsync covers all of them (etcd's
+ * backend batches its commits the same way), so under load each fsync carries more writes and
+ * each watcher gets their events in one write.
  */
 import type { WatchEvent, WriteResult } from '../backend.js';
-import type { LogWriter, WriteOutcome } from './log-writer.js';
+import type { BatchResult, LogWriter, WriteOutcome } from './log-writer.js';
+import type { WalSync } from './wal-sync.js';
 
 /** Writes per transaction: bounds how long one commit holds the event loop. */
 const MAX_BATCH = 1000;
@@ -18,11 +23,26 @@ interface Queued {
   reject: (err: unknown) => void;
 }
 
+/** A committed batch waiting for its fsync, with the writer's revision right after it. */
+interface Committed { batch: Queued[]; results: BatchResult[]; revision: number }
+
 export class GroupCommit {
   private queue: Queued[] = [];
   private scheduled = false;
+  /** Committed batches no fsync has started for yet, oldest first. */
+  private committed: Committed[] = [];
+  private syncing = false;
+  private synced?: () => void;
+  /** Every write at or below this revision has been acknowledged and its event published. */
+  durableRevision: number;
 
-  constructor(private readonly writer: LogWriter, private readonly publish: (event: WatchEvent) => void) {}
+  constructor(
+    private readonly writer: LogWriter,
+    private readonly wal: WalSync,
+    private readonly publish: (event: WatchEvent) => void,
+  ) {
+    this.durableRevision = writer.currentRevision;
+  }
 
   /** Queues `write` for the next commit; settles once that commit is durable. */
   submit(write: () => WriteOutcome): Promise<WriteResult> {
@@ -35,13 +55,24 @@ export class GroupCommit {
     });
   }
 
-  /** Commits everything queued now; used by the timer and by close. */
+  /** Commits everything queued now and starts its fsync unless one is running. */
   flush(): void {
     this.scheduled = false;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      this.commit(batch);
-    }
+    while (this.queue.length > 0) this.commit(this.queue.splice(0, MAX_BATCH));
+    this.startSync();
+  }
+
+  /** Commits what is queued, waits for a running fsync, then syncs and settles the rest at once. */
+  async close(): Promise<void> {
+    this.scheduled = false;
+    while (this.queue.length > 0) this.commit(this.queue.splice(0, MAX_BATCH));
+    if (this.syncing) await new Promise<void>((resolve) => { this.synced = resolve; });
+    const rest = this.committed;
+    this.committed = [];
+    let err: Error | null = null;
+    try { if (rest.length) this.wal.syncNow(); } catch (e) { err = e as Error; }
+    this.settle(rest, err);
+    this.wal.close();
   }
 
   private commit(batch: Queued[]): void {
@@ -49,13 +80,45 @@ export class GroupCommit {
     try {
       results = this.writer.batch(batch.map((q) => q.write));
     } catch (err) {
+      // Nothing of the batch was written (the transaction rolled back): no fsync to wait for.
       for (const q of batch) q.reject(err);
       return;
     }
-    results.forEach((r, i) => {
-      if ('error' in r) return batch[i]!.reject(r.error);
-      if (r.outcome.event) this.publish(r.outcome.event);
-      batch[i]!.resolve(r.outcome.result);
+    this.committed.push({ batch, results, revision: this.writer.currentRevision });
+  }
+
+  private startSync(): void {
+    if (this.syncing || this.committed.length === 0) return;
+    const covered = this.committed;
+    this.committed = [];
+    this.syncing = true;
+    this.wal.sync((err) => {
+      this.syncing = false;
+      this.settle(covered, err);
+      if (this.synced) {
+        const wake = this.synced;
+        this.synced = undefined;
+        wake();
+        return;
+      }
+      this.startSync();
     });
+  }
+
+  /**
+   * Publishes and acknowledges, in commit order. A failed fsync fails the writes it covered (a
+   * 500: their durability is unknown), but their events still go out: the rows are in the database
+   * and every reader sees them, so the watch streams must too.
+   */
+  private settle(covered: Committed[], err: Error | null): void {
+    for (const { batch, results, revision } of covered) {
+      results.forEach((r, i) => {
+        if ('error' in r) return batch[i]!.reject(r.error);
+        if (r.outcome.event) this.publish(r.outcome.event);
+        if (err) batch[i]!.reject(err);
+        else batch[i]!.resolve(r.outcome.result);
+      });
+      this.durableRevision = revision;
+    }
   }
 }
