@@ -2,6 +2,9 @@
  * PodDisruptionBudget rules shared by the eviction subresource, the
  * disruption controller and the scheduler's preemption.
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Condition } from 'kubernetes-types/meta/v1.js';
+import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from 'kubernetes-types/policy/v1.js';
 import { isEverything, matchesSelector, selectorFromLabelSelector, type Selector } from './labels.js';
 import { podIsReady } from './pods.js';
 
@@ -9,7 +12,7 @@ export const disruptionAllowedCondition = 'DisruptionAllowed';
 export const disruptionTargetCondition = 'DisruptionTarget';
 
 /** The budget's selector; undefined when it does not parse (it then selects nothing). */
-function budgetSelector(pdb: any): Selector | undefined {
+function budgetSelector(pdb: PodDisruptionBudget | undefined): Selector | undefined {
   try {
     return selectorFromLabelSelector(pdb?.spec?.selector);
   } catch {
@@ -22,8 +25,8 @@ function budgetSelector(pdb: any): Selector | undefined {
  * find them: same namespace, and a selector that parses, is not empty and
  * matches ("a PDB with a nil or empty selector ... should match nothing").
  */
-export function budgetsCoveringPod(pdbs: Iterable<any>, pod: any): any[] {
-  const out: any[] = [];
+export function budgetsCoveringPod<T extends PodDisruptionBudget>(pdbs: Iterable<T>, pod: Pod): T[] {
+  const out: T[] = [];
   for (const pdb of pdbs) {
     if (pdb.metadata?.namespace !== pod.metadata?.namespace) continue;
     const sel = budgetSelector(pdb);
@@ -34,10 +37,10 @@ export function budgetsCoveringPod(pdbs: Iterable<any>, pod: any): any[] {
 }
 
 /** The pods a budget counts (the disruption controller's getPodsForPdb): an empty selector selects every pod of its namespace. */
-export function podsSelectedByBudget(pdb: any, pods: Iterable<any>): any[] {
+export function podsSelectedByBudget<T extends Pod>(pdb: PodDisruptionBudget, pods: Iterable<T>): T[] {
   const sel = budgetSelector(pdb);
   if (!sel) return [];
-  const out: any[] = [];
+  const out: T[] = [];
   for (const p of pods) if (p.metadata?.namespace === pdb.metadata?.namespace && matchesSelector(sel, p.metadata?.labels)) out.push(p);
   return out;
 }
@@ -47,7 +50,7 @@ export function podsSelectedByBudget(pdb: any, pods: Iterable<any>): any[] {
  * allowed, else False/InsufficientPods; lastTransitionTime moves only when
  * the status does (meta.SetStatusCondition).
  */
-export function setDisruptionAllowedCondition(status: any, observedGeneration: number, now: string): void {
+export function setDisruptionAllowedCondition(status: PodDisruptionBudgetStatus, observedGeneration: number, now: string): void {
   const allowed = (status.disruptionsAllowed ?? 0) > 0;
   setStatusCondition(status, {
     type: disruptionAllowedCondition, status: allowed ? 'True' : 'False', reason: allowed ? 'SufficientPods' : 'InsufficientPods',
@@ -56,8 +59,8 @@ export function setDisruptionAllowedCondition(status: any, observedGeneration: n
 }
 
 /** meta.SetStatusCondition for metav1.Conditions. */
-export function setStatusCondition(status: any, cond: { type: string; status: string; reason: string; message: string; observedGeneration?: number }, now: string): void {
-  const conditions: any[] = (status.conditions ??= []);
+export function setStatusCondition(status: { conditions?: Condition[] }, cond: Omit<Condition, 'lastTransitionTime'>, now: string): void {
+  const conditions: Condition[] = (status.conditions ??= []);
   const i = conditions.findIndex((c) => c.type === cond.type);
   if (i < 0) {
     conditions.push({ ...cond, lastTransitionTime: now });
@@ -71,7 +74,7 @@ export function setStatusCondition(status: any, cond: { type: string; status: st
  * Whether an eviction of `pod` may skip the budget check: terminal, pending
  * or already terminating pods (canIgnorePDB).
  */
-export function evictionCanIgnoreBudget(pod: any): boolean {
+export function evictionCanIgnoreBudget(pod: Pod | undefined): boolean {
   const phase = pod?.status?.phase;
   return phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || !!pod?.metadata?.deletionTimestamp;
 }
@@ -81,9 +84,9 @@ export function evictionCanIgnoreBudget(pod: any): boolean {
  * always under AlwaysAllow; under IfHealthyBudget (the default) while the
  * budget is met (currentHealthy >= desiredHealthy > 0).
  */
-export function unhealthyPodMayBeEvicted(pdb: any, pod: any): boolean {
+export function unhealthyPodMayBeEvicted(pdb: PodDisruptionBudget, pod: Pod): boolean {
   if (podIsReady(pod)) return false;
   if (pdb.spec?.unhealthyPodEvictionPolicy === 'AlwaysAllow') return true;
-  const s = pdb.status ?? {};
+  const s: Partial<PodDisruptionBudgetStatus> = pdb.status ?? {};
   return (s.currentHealthy ?? 0) >= (s.desiredHealthy ?? 0) && (s.desiredHealthy ?? 0) > 0;
 }

@@ -17,6 +17,11 @@
  * - Revisions sort by revision number, then creation time, then name.
  */
 
+import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
+import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { RawExtension } from 'kubernetes-types/runtime.js';
+
 /** history.ControllerRevisionHashLabel, set on every revision. */
 export const controllerRevisionHashLabel = 'controller.kubernetes.io/hash';
 
@@ -82,26 +87,27 @@ export function controllerRevisionName(prefix: string, hash: string): string {
 }
 
 /** The zero values Go's typed encoder writes into a PodTemplateSpec that JSON decoding drops. */
-function withGoZeroValues(template: any): any {
-  const t = structuredClone(template ?? {});
+function withGoZeroValues(template: PodTemplateSpec | undefined): Record<string, unknown> {
+  const t = structuredClone(template ?? {}) as Record<string, unknown>;
   t.metadata = { creationTimestamp: null, ...(t.metadata ?? {}) };
-  const spec = t.spec;
+  const spec = t.spec as Record<string, unknown> | undefined;
   if (spec && typeof spec === 'object') {
     for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
-      if (!Array.isArray(spec[list])) continue;
-      spec[list] = spec[list].map((c: any) => (c && typeof c === 'object' && c.resources === undefined ? { ...c, resources: {} } : c));
+      const items = spec[list];
+      if (!Array.isArray(items)) continue;
+      spec[list] = items.map((c: unknown) => (c && typeof c === 'object' && !('resources' in c && c.resources !== undefined) ? { ...c, resources: {} } : c));
     }
   }
   return t;
 }
 
 /** getPatch: the data of a revision that restores `template`. */
-export function templateRevisionData(template: any): any {
-  return sortKeys({ spec: { template: { ...withGoZeroValues(template), $patch: 'replace' } } });
+export function templateRevisionData(template: PodTemplateSpec | undefined): RawExtension {
+  return sortKeys({ spec: { template: { ...withGoZeroValues(template), $patch: 'replace' } } }) as RawExtension;
 }
 
 /** Drops null members at every level (what decoding into a typed object does with them). */
-function dropNulls(v: any): any {
+function dropNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropNulls);
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
@@ -112,15 +118,15 @@ function dropNulls(v: any): any {
 }
 
 /** The pod template a revision restores (ApplyRevision's view of spec.template). */
-export function revisionTemplate(data: any): any {
-  const t = data?.spec?.template;
+export function revisionTemplate(data: RawExtension | undefined): PodTemplateSpec | undefined {
+  const t = (data as { spec?: { template?: unknown } } | undefined)?.spec?.template;
   if (!t || typeof t !== 'object') return undefined;
-  const { $patch: _directive, ...rest } = t;
-  return dropNulls(rest);
+  const { $patch: _directive, ...rest } = t as Record<string, unknown>;
+  return dropNulls(rest) as PodTemplateSpec;
 }
 
 /** EqualRevision: both absent, or data that encode to the same bytes. */
-export function equalRevision(a: any, b: any): boolean {
+export function equalRevision(a: ControllerRevision | undefined, b: ControllerRevision | undefined): boolean {
   if (!a || !b) return a === b;
   const ha = a.metadata?.labels?.[controllerRevisionHashLabel];
   const hb = b.metadata?.labels?.[controllerRevisionHashLabel];
@@ -130,13 +136,13 @@ export function equalRevision(a: any, b: any): boolean {
 }
 
 /** FindEqualRevisions: those equal to needle, in the given order. */
-export function findEqualRevisions(revisions: readonly any[], needle: any): any[] {
+export function findEqualRevisions<T extends ControllerRevision>(revisions: readonly T[], needle: ControllerRevision): T[] {
   return revisions.filter((r) => equalRevision(r, needle));
 }
 
 /** SortControllerRevisions (stable): by revision, ties by creation time, then name. */
-export function sortControllerRevisions(revisions: readonly any[]): any[] {
-  const time = (r: any) => (r.metadata?.creationTimestamp ? Date.parse(r.metadata.creationTimestamp) : 0);
+export function sortControllerRevisions<T extends ControllerRevision>(revisions: readonly T[]): T[] {
+  const time = (r: ControllerRevision) => (r.metadata?.creationTimestamp ? Date.parse(r.metadata.creationTimestamp) : 0);
   return [...revisions].sort((a, b) => {
     const ra = a.revision ?? 0;
     const rb = b.revision ?? 0;
@@ -151,38 +157,38 @@ export function sortControllerRevisions(revisions: readonly any[]): any[] {
 }
 
 /** nextRevision over a sorted list: one more than the last, or 1. */
-export function nextRevision(sorted: readonly any[]): number {
+export function nextRevision(sorted: readonly ControllerRevision[]): number {
   return sorted.length ? (sorted[sorted.length - 1].revision ?? 0) + 1 : 1;
 }
 
 export interface ParentKind { apiVersion: string; kind: string }
 
 /** metav1.NewControllerRef. */
-export function newControllerRef(owner: any, kind: ParentKind): any {
+export function newControllerRef(owner: { metadata?: ObjectMeta }, kind: ParentKind): OwnerReference {
   return {
-    apiVersion: kind.apiVersion, kind: kind.kind, name: owner.metadata.name, uid: owner.metadata.uid,
+    apiVersion: kind.apiVersion, kind: kind.kind, name: owner.metadata!.name!, uid: owner.metadata!.uid!,
     controller: true, blockOwnerDeletion: true,
   };
 }
 
 export interface NewRevisionOptions {
-  parent: any;
+  parent: { metadata?: ObjectMeta };
   parentKind: ParentKind;
   templateLabels?: Record<string, string>;
-  data: any;
+  data: RawExtension;
   revision: number;
   collisionCount?: number | null;
 }
 
 /** NewControllerRevision: owned by parent, labelled with the template's labels and the hash. */
-export function newControllerRevision(o: NewRevisionOptions): any {
+export function newControllerRevision(o: NewRevisionOptions): ControllerRevision & { metadata: ObjectMeta } {
   const hash = hashControllerRevision(o.data, o.collisionCount);
   return {
     apiVersion: 'apps/v1',
     kind: 'ControllerRevision',
     metadata: {
-      name: controllerRevisionName(o.parent.metadata.name, hash),
-      namespace: o.parent.metadata.namespace,
+      name: controllerRevisionName(o.parent.metadata!.name!, hash),
+      namespace: o.parent.metadata!.namespace,
       labels: { ...(o.templateLabels ?? {}), [controllerRevisionHashLabel]: hash },
       ownerReferences: [newControllerRef(o.parent, o.parentKind)],
     },

@@ -11,7 +11,7 @@
  * v1 → v2 reads them back and drops them from metadata.
  */
 import type { HorizontalPodAutoscaler as HPAv1 } from 'kubernetes-types/autoscaling/v1.js';
-import type { HorizontalPodAutoscaler as HPAv2, MetricSpec, MetricStatus } from 'kubernetes-types/autoscaling/v2.js';
+import type { HorizontalPodAutoscaler as HPAv2, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerStatus, MetricSpec, MetricStatus, MetricTarget } from 'kubernetes-types/autoscaling/v2.js';
 import { appendAll } from './append.js';
 
 export const otherMetricsAnnotation = 'autoscaling.alpha.kubernetes.io/metrics';
@@ -47,7 +47,7 @@ function metricSpecToV1(m: MetricSpec): V1Metric {
 const targetOf = (value: unknown, averageValue: unknown, averageUtilization?: unknown) => defined({
   type: averageValue !== undefined ? 'AverageValue' : averageUtilization !== undefined ? 'Utilization' : 'Value',
   value, averageValue, averageUtilization,
-}) as any;
+}) as MetricTarget;
 
 function metricSpecFromV1(m: V1Metric): MetricSpec {
   const out: MetricSpec = { type: m.type };
@@ -119,7 +119,7 @@ export function hpaV2ToV1(hpa: HPAv2): HPAv1 {
   return out;
 }
 
-function parseAnnotation(ann: Record<string, string>, key: string): any {
+function parseAnnotation(ann: Record<string, string>, key: string): unknown {
   try {
     return ann[key] === undefined ? undefined : JSON.parse(ann[key]);
   } catch {
@@ -133,7 +133,7 @@ export function hpaV1ToV2(hpa: HPAv1): HPAv2 {
   const others = parseAnnotation(ann, otherMetricsAnnotation);
   const current = parseAnnotation(ann, currentMetricsAnnotation);
   const conditions = parseAnnotation(ann, conditionsAnnotation);
-  const behavior = parseAnnotation(ann, behaviorAnnotation);
+  const behavior = parseAnnotation(ann, behaviorAnnotation) as HorizontalPodAutoscalerBehavior | undefined;
   for (const a of annotations) delete ann[a];
   const metadata = { ...hpa.metadata };
   if (Object.keys(ann).length) metadata.annotations = ann; else delete metadata.annotations;
@@ -158,7 +158,7 @@ export function hpaV1ToV2(hpa: HPAv1): HPAv2 {
     out.status = defined({
       observedGeneration: status.observedGeneration, lastScaleTime: status.lastScaleTime, currentReplicas: status.currentReplicas,
       desiredReplicas: status.desiredReplicas, currentMetrics, conditions: Array.isArray(conditions) ? conditions : undefined,
-    }) as any;
+    }) as HorizontalPodAutoscalerStatus;
   }
   return out;
 }

@@ -8,9 +8,11 @@
  *    matches nothing; no terms at all matches nothing.
  * 3. Preferred terms add their weight to the score when they match.
  */
+import type { Affinity, Node, NodeSelectorRequirement, NodeSelectorTerm, PodSpec } from 'kubernetes-types/core/v1.js';
 
-export interface NodeSelectorRequirement { key: string; operator: string; values?: string[] }
-export interface NodeSelectorTerm { matchExpressions?: NodeSelectorRequirement[]; matchFields?: NodeSelectorRequirement[] }
+export type { NodeSelectorRequirement, NodeSelectorTerm };
+/** The part of a Node these rules read: its labels and name. */
+export type NodeLabels = Pick<Node, 'metadata'>;
 
 function requirementMatches(r: NodeSelectorRequirement, value: string | undefined): boolean {
   const vals = r.values ?? [];
@@ -30,7 +32,7 @@ function requirementMatches(r: NodeSelectorRequirement, value: string | undefine
   }
 }
 
-export function nodeSelectorTermMatches(term: NodeSelectorTerm, node: any): boolean {
+export function nodeSelectorTermMatches(term: NodeSelectorTerm, node: NodeLabels): boolean {
   const exprs = term.matchExpressions ?? [];
   const fields = term.matchFields ?? [];
   if (!exprs.length && !fields.length) return false;
@@ -44,7 +46,7 @@ export function nodeSelectorTermMatches(term: NodeSelectorTerm, node: any): bool
 }
 
 /** Rules 1 and 2: whether the pod's required node selection admits the node. */
-export function podMatchesNodeSelectorAndAffinity(podSpec: any, node: any): boolean {
+export function podMatchesNodeSelectorAndAffinity(podSpec: PodSpec | undefined, node: NodeLabels): boolean {
   const labels: Record<string, string> = node.metadata?.labels ?? {};
   for (const [k, v] of Object.entries(podSpec?.nodeSelector ?? {})) if (labels[k] !== v) return false;
   const required = podSpec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
@@ -54,7 +56,7 @@ export function podMatchesNodeSelectorAndAffinity(podSpec: any, node: any): bool
 }
 
 /** Rule 3: the sum of weights of matching preferred terms. */
-export function preferredAffinityScore(podSpec: any, node: any): number {
+export function preferredAffinityScore(podSpec: PodSpec | undefined, node: NodeLabels): number {
   let score = 0;
   for (const p of podSpec?.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []) {
     if (p.weight && nodeSelectorTermMatches(p.preference ?? {}, node)) score += p.weight;
@@ -66,9 +68,9 @@ export function preferredAffinityScore(podSpec: any, node: any): number {
  * DaemonSet pods are pinned by replacing the required node affinity with one
  * term `matchFields metadata.name In [node]` (upstream's ReplaceDaemonSetPodNodeNameNodeAffinity).
  */
-export function replaceNodeNameAffinity(affinity: any | undefined, nodeName: string): any {
-  const term = { matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeName] }] };
-  const a = affinity ? structuredClone(affinity) : {};
+export function replaceNodeNameAffinity(affinity: Affinity | undefined, nodeName: string): Affinity {
+  const term: NodeSelectorTerm = { matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeName] }] };
+  const a: Affinity = affinity ? structuredClone(affinity) : {};
   a.nodeAffinity ??= {};
   a.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms: [term] };
   return a;

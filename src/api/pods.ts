@@ -1,16 +1,18 @@
 /** Pod state predicates shared by controllers, the scheduler and the kubelet. */
+import type { Node, Pod, PodCondition as V1PodCondition } from 'kubernetes-types/core/v1.js';
+import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
 
-export function podCondition(pod: any, type: string): any | undefined {
-  return (pod?.status?.conditions ?? []).find((c: any) => c.type === type);
+export function podCondition(pod: Pod | undefined, type: string): V1PodCondition | undefined {
+  return (pod?.status?.conditions ?? []).find((c) => c.type === type);
 }
 
 /** Ready condition True (upstream podutil.IsPodReady). */
-export function podIsReady(pod: any): boolean {
+export function podIsReady(pod: Pod | undefined): boolean {
   return podCondition(pod, 'Ready')?.status === 'True';
 }
 
 /** Ready for at least minReadySeconds at `now` (upstream podutil.IsPodAvailable). */
-export function podIsAvailable(pod: any, minReadySeconds: number, now: Date): boolean {
+export function podIsAvailable(pod: Pod | undefined, minReadySeconds: number, now: Date): boolean {
   const c = podCondition(pod, 'Ready');
   if (c?.status !== 'True') return false;
   if (!minReadySeconds) return true;
@@ -18,18 +20,18 @@ export function podIsAvailable(pod: any, minReadySeconds: number, now: Date): bo
   return since + minReadySeconds * 1000 <= now.getTime();
 }
 
-export const podIsTerminating = (pod: any) => !!pod?.metadata?.deletionTimestamp;
-export const podIsTerminal = (pod: any) => pod?.status?.phase === 'Succeeded' || pod?.status?.phase === 'Failed';
-export const podIsActive = (pod: any) => !podIsTerminating(pod) && !podIsTerminal(pod);
+export const podIsTerminating = (pod: Pod | undefined) => !!pod?.metadata?.deletionTimestamp;
+export const podIsTerminal = (pod: Pod | undefined) => pod?.status?.phase === 'Succeeded' || pod?.status?.phase === 'Failed';
+export const podIsActive = (pod: Pod | undefined) => !podIsTerminating(pod) && !podIsTerminal(pod);
 
 /** The controlling ownerReference, if any. */
-export function controllerRef(obj: any): any | undefined {
-  return (obj?.metadata?.ownerReferences ?? []).find((r: any) => r.controller);
+export function controllerRef(obj: { metadata?: ObjectMeta } | undefined): OwnerReference | undefined {
+  return (obj?.metadata?.ownerReferences ?? []).find((r) => r.controller);
 }
 
 /** Node Ready condition status: 'True' | 'False' | 'Unknown' (absent counts as Unknown). */
-export function nodeReadyStatus(node: any): string {
-  return (node?.status?.conditions ?? []).find((c: any) => c.type === 'Ready')?.status ?? 'Unknown';
+export function nodeReadyStatus(node: Node | undefined): string {
+  return (node?.status?.conditions ?? []).find((c) => c.type === 'Ready')?.status ?? 'Unknown';
 }
 
 export const rfc3339Now = (now: Date) => now.toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -18,6 +18,7 @@
  * the given default instead (the scheduler's non-zero requests: 100m and
  * 200Mi); an explicit 0 stays 0.
  */
+import type { PodSpec } from 'kubernetes-types/core/v1.js';
 import { parseQuantity, milliValue } from './quantity.js';
 import { isQualifiedName } from './names.js';
 
@@ -108,7 +109,7 @@ function withDefaults(reqs: MilliList, nonMissing: MilliList | undefined): Milli
 const nonZeroDefaults: MilliList = new Map([['cpu', defaultMilliCPURequest], ['memory', defaultMemoryRequest * 1000]]);
 
 /** PodRequests in milli units, following the rules of the file comment. */
-function podRequestsMilli(spec: any, nonMissing?: MilliList): MilliList {
+function podRequestsMilli(spec: PodSpec | undefined, nonMissing?: MilliList): MilliList {
   const reqs: MilliList = new Map();
   for (const c of spec?.containers ?? []) addInto(reqs, withDefaults(toMilliList(c?.resources?.requests), nonMissing)); // 1
   const sidecars: MilliList = new Map();
@@ -147,12 +148,12 @@ function fromMilliList(list: MilliList): ResourceAmounts {
 }
 
 /** The pod's requests (framework.Resource of PodRequests). */
-export function podRequests(spec: any): ResourceAmounts {
+export function podRequests(spec: PodSpec | undefined): ResourceAmounts {
   return fromMilliList(podRequestsMilli(spec));
 }
 
 /** The pod's cpu and memory requests with the non-zero defaults (NonZeroRequested). */
-export function podNonZeroRequests(spec: any): { milliCPU: number; memory: number } {
+export function podNonZeroRequests(spec: PodSpec | undefined): { milliCPU: number; memory: number } {
   const r = fromMilliList(podRequestsMilli(spec, nonZeroDefaults));
   return { milliCPU: r.milliCPU, memory: r.memory };
 }

@@ -105,14 +105,15 @@ export function successStatus(details?: Status['details']): Status {
  * body (the Python client's create-from-YAML conflict handling) see upstream's text.
  */
 export function statusWireForm(s: Status): Status {
-  const out: any = { kind: 'Status', apiVersion: 'v1', metadata: s.metadata ?? {} };
+  // status and code are left out when empty, as omitempty does.
+  const out: Partial<Status> = { kind: 'Status', apiVersion: 'v1', metadata: s.metadata ?? {} };
   if (s.status) out.status = s.status;
   if (s.message) out.message = s.message;
   if (s.reason) out.reason = s.reason;
   const details = s.details && detailsWireForm(s.details);
   if (details) out.details = details;
   if (s.code) out.code = s.code;
-  return out;
+  return out as Status;
 }
 
 function detailsWireForm(d: NonNullable<Status['details']>): Status['details'] {

@@ -26,8 +26,13 @@
  *    admit the node. Otherwise `node(s) didn't find available persistent
  *    volumes to bind`.
  */
+import type {
+  Node, ObjectReference, PersistentVolume, PersistentVolumeClaim, PersistentVolumeClaimSpec, PersistentVolumeSpec, Pod, ResourceRequirements,
+  TopologySelectorTerm,
+} from 'kubernetes-types/core/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { nodeSelectorTermMatches } from './nodeaffinity.js';
-import type { NodeSelectorTerm } from './nodeaffinity.js';
+import type { NodeLabels, NodeSelectorTerm } from './nodeaffinity.js';
 import { compareQuantities, parseQuantity } from './quantity.js';
 import { matchesSelector, selectorFromLabelSelector } from './labels.js';
 
@@ -49,12 +54,16 @@ export const errReasonPVNotExist = 'node(s) unavailable due to one or more pvc(s
 export const errReasonUnboundImmediate = 'pod has unbound immediate PersistentVolumeClaims';
 
 /** Anything with get(key): a Map, or an Informer (claims by `ns/name`, PVs and classes by name). */
-export interface ObjectLookup { get(key: string): any | undefined }
+export interface ObjectLookup<T> { get(key: string): T | undefined }
 /** PVs must also be listable: a Map (values()) or an Informer (list()) works as is. */
-export interface ObjectIndex extends ObjectLookup { values?(): Iterable<any>; list?(): any[] }
+export interface ObjectIndex<T> extends ObjectLookup<T> { values?(): Iterable<T>; list?(): T[] }
+/** The three lookups of the binding rules: claims by `ns/name`, volumes and classes by name. */
+export type ClaimLookup = ObjectLookup<PersistentVolumeClaim>;
+export type VolumeIndex = ObjectIndex<PersistentVolume>;
+export type ClassLookup = ObjectLookup<StorageClass>;
 
 /** Every object of an index. */
-export function allObjects(index: ObjectIndex): Iterable<any> {
+export function allObjects<T>(index: ObjectIndex<T>): Iterable<T> {
   if (index.values) return index.values();
   return index.list ? index.list() : [];
 }
@@ -65,40 +74,40 @@ export type VolumeFit = { ok: true } | { ok: false; code: VolumeFitCode; reason:
 // ---- classes -------------------------------------------------------------
 
 /** helper.GetPersistentVolumeClaimClass: the beta annotation wins over spec.storageClassName. */
-export function claimClass(pvc: any): string {
+export function claimClass(pvc: PersistentVolumeClaim | undefined): string {
   const ann = pvc?.metadata?.annotations ?? {};
   if (Object.hasOwn(ann, annBetaStorageClass)) return ann[annBetaStorageClass];
   return pvc?.spec?.storageClassName ?? '';
 }
 
 /** helper.GetPersistentVolumeClass. */
-export function volumeClass(pv: any): string {
+export function volumeClass(pv: PersistentVolume | undefined): string {
   const ann = pv?.metadata?.annotations ?? {};
   if (Object.hasOwn(ann, annBetaStorageClass)) return ann[annBetaStorageClass];
   return pv?.spec?.storageClassName ?? '';
 }
 
 /** PersistentVolumeClaimHasClass: an annotation or a spec.storageClassName (even "") counts. */
-export function claimHasClass(pvc: any): boolean {
+export function claimHasClass(pvc: PersistentVolumeClaim | undefined): boolean {
   if (Object.hasOwn(pvc?.metadata?.annotations ?? {}, annBetaStorageClass)) return true;
   const name = pvc?.spec?.storageClassName;
   return name !== undefined && name !== null;
 }
 
-export function isDefaultClass(sc: any): boolean {
+export function isDefaultClass(sc: StorageClass | undefined): boolean {
   const ann = sc?.metadata?.annotations ?? {};
   return ann[annIsDefaultClass] === 'true' || ann[annBetaIsDefaultClass] === 'true';
 }
 
 /** GetDefaultClass: among classes marked default, the newest wins, then the lowest name. */
-export function defaultStorageClass(classes: Iterable<any>): any | undefined {
-  let best: any;
+export function defaultStorageClass(classes: Iterable<StorageClass>): StorageClass | undefined {
+  let best: StorageClass | undefined;
   for (const sc of classes) {
     if (!isDefaultClass(sc)) continue;
     if (!best) { best = sc; continue; }
     const a = Date.parse(sc.metadata?.creationTimestamp ?? '') || 0;
     const b = Date.parse(best.metadata?.creationTimestamp ?? '') || 0;
-    if (a > b || (a === b && sc.metadata.name < best.metadata.name)) best = sc;
+    if (a > b || (a === b && sc.metadata!.name! < best.metadata!.name!)) best = sc;
   }
   return best;
 }
@@ -107,12 +116,12 @@ export function defaultStorageClass(classes: Iterable<any>): any | undefined {
  * DefaultStorageClass admission (on create): a claim without any class gets
  * the default class's name. Mutates `pvc`; returns whether it did.
  */
-export function admitDefaultStorageClass(pvc: any, classes: Iterable<any>): boolean {
+export function admitDefaultStorageClass(pvc: PersistentVolumeClaim, classes: Iterable<StorageClass>): boolean {
   if (claimHasClass(pvc)) return false;
   const def = defaultStorageClass(classes);
   if (!def) return false;
   pvc.spec ??= {};
-  pvc.spec.storageClassName = def.metadata.name;
+  pvc.spec.storageClassName = def.metadata!.name;
   return true;
 }
 
@@ -120,7 +129,7 @@ export function admitDefaultStorageClass(pvc: any, classes: Iterable<any>): bool
  * IsDelayBindingMode: true for a WaitForFirstConsumer class; a claim without
  * a class or whose class is missing binds immediately.
  */
-export function isDelayBindingMode(pvc: any, classes: ObjectLookup): boolean {
+export function isDelayBindingMode(pvc: PersistentVolumeClaim, classes: ClassLookup): boolean {
   const name = claimClass(pvc);
   if (!name) return false;
   return classes.get(name)?.volumeBindingMode === 'WaitForFirstConsumer';
@@ -128,37 +137,37 @@ export function isDelayBindingMode(pvc: any, classes: ObjectLookup): boolean {
 
 // ---- volumes and claims --------------------------------------------------
 
-export const claimKey = (pvc: any) => `${pvc.metadata.namespace}/${pvc.metadata.name}`;
+export const claimKey = (pvc: PersistentVolumeClaim) => `${pvc.metadata!.namespace}/${pvc.metadata!.name}`;
 
 /** IsVolumeBoundToClaim: the claimRef names the claim and its UID is empty or the claim's. */
-export function isVolumeBoundToClaim(pv: any, pvc: any): boolean {
+export function isVolumeBoundToClaim(pv: PersistentVolume | undefined, pvc: PersistentVolumeClaim): boolean {
   const ref = pv?.spec?.claimRef;
   if (!ref) return false;
-  if (ref.name !== pvc.metadata.name || ref.namespace !== pvc.metadata.namespace) return false;
-  return !ref.uid || ref.uid === pvc.metadata.uid;
+  if (ref.name !== pvc.metadata!.name || ref.namespace !== pvc.metadata!.namespace) return false;
+  return !ref.uid || ref.uid === pvc.metadata!.uid;
 }
 
-export const isClaimFullyBound = (pvc: any) =>
+export const isClaimFullyBound = (pvc: PersistentVolumeClaim | undefined) =>
   !!pvc?.spec?.volumeName && Object.hasOwn(pvc.metadata?.annotations ?? {}, annBindCompleted);
 
 /** CheckNodeAffinity: the PV's required terms against the node's labels only (not its name). */
-export function volumeNodeAffinityMatches(pv: any, nodeLabels: Record<string, string> | undefined): boolean {
+export function volumeNodeAffinityMatches(pv: PersistentVolume | undefined, nodeLabels: Record<string, string> | undefined): boolean {
   const required = pv?.spec?.nodeAffinity?.required;
   if (!required) return true;
-  const labelsOnly = { metadata: { labels: nodeLabels ?? {} } };
+  const labelsOnly: NodeLabels = { metadata: { labels: nodeLabels ?? {} } };
   const terms: NodeSelectorTerm[] = required.nodeSelectorTerms ?? [];
   return terms.some((t) => nodeSelectorTermMatches(t, labelsOnly));
 }
 
 /** CheckAccessModes: the volume offers every mode the claim asks for. */
-export function volumeHasAccessModes(pvc: any, pv: any): boolean {
+export function volumeHasAccessModes(pvc: PersistentVolumeClaim | undefined, pv: PersistentVolume | undefined): boolean {
   const offered = new Set<string>(pv?.spec?.accessModes ?? []);
-  return (pvc?.spec?.accessModes ?? []).every((m: string) => offered.has(m));
+  return (pvc?.spec?.accessModes ?? []).every((m) => offered.has(m));
 }
 
-const volumeModeOf = (spec: any) => spec?.volumeMode || 'Filesystem';
+const volumeModeOf = (spec: PersistentVolumeClaimSpec | PersistentVolumeSpec | undefined) => spec?.volumeMode || 'Filesystem';
 
-function storageOf(list: any) {
+function storageOf(list: ResourceRequirements['requests'] | PersistentVolumeSpec['capacity']) {
   return parseQuantity(list?.storage ?? '0') ?? parseQuantity('0')!;
 }
 
@@ -171,24 +180,25 @@ function storageOf(list: any) {
  * once (or nothing, when its affinity misses the node); else the smallest
  * Available PV of the same class matching selector, affinity and modes.
  */
-export function findMatchingVolume(pvc: any, volumes: Iterable<any>, node: any | undefined,
-  excluded: ReadonlySet<string>, delayBinding: boolean): any | undefined {
+export function findMatchingVolume(pvc: PersistentVolumeClaim, volumes: Iterable<PersistentVolume>, node: NodeLabels | undefined,
+  excluded: ReadonlySet<string>, delayBinding: boolean): PersistentVolume | undefined {
   const requested = storageOf(pvc.spec?.resources?.requests);
   const requestedClass = claimClass(pvc);
   const selector = pvc.spec?.selector ? selectorFromLabelSelector(pvc.spec.selector) : undefined;
-  let smallest: any;
+  let smallest: PersistentVolume | undefined;
   for (const pv of volumes) {
-    if (excluded.has(pv.metadata.name)) continue;
+    const meta = pv.metadata!;
+    if (excluded.has(meta.name!)) continue;
     if (pv.spec?.claimRef && !isVolumeBoundToClaim(pv, pvc)) continue;
     const size = storageOf(pv.spec?.capacity);
     if (compareQuantities(size, requested) < 0) continue;
     if (volumeModeOf(pvc.spec) !== volumeModeOf(pv.spec)) continue;
-    if (pv.metadata.deletionTimestamp) continue;
+    if (meta.deletionTimestamp) continue;
     const affinityOk = !node || volumeNodeAffinityMatches(pv, node.metadata?.labels);
     if (isVolumeBoundToClaim(pv, pvc)) return affinityOk ? pv : undefined;
     if (!node && delayBinding) continue;
     if (pv.status?.phase !== 'Available') continue;
-    if (selector && !matchesSelector(selector, pv.metadata.labels)) continue;
+    if (selector && !matchesSelector(selector, meta.labels)) continue;
     if (volumeClass(pv) !== requestedClass) continue;
     if (!affinityOk || !volumeHasAccessModes(pvc, pv)) continue;
     if (!smallest || compareQuantities(storageOf(smallest.spec?.capacity), size) > 0) smallest = pv;
@@ -197,21 +207,21 @@ export function findMatchingVolume(pvc: any, volumes: Iterable<any>, node: any |
 }
 
 /** The claim names a pod's volumes use: persistentVolumeClaim, and `<pod>-<volume>` for generic ephemeral volumes. */
-export function podClaimNames(pod: any): { name: string; ephemeral: boolean }[] {
+export function podClaimNames(pod: Pod | undefined): { name: string; ephemeral: boolean }[] {
   const out: { name: string; ephemeral: boolean }[] = [];
   for (const v of pod?.spec?.volumes ?? []) {
     if (v.persistentVolumeClaim?.claimName) out.push({ name: v.persistentVolumeClaim.claimName, ephemeral: false });
-    else if (v.ephemeral) out.push({ name: `${pod.metadata.name}-${v.name}`, ephemeral: true });
+    else if (v.ephemeral) out.push({ name: `${pod!.metadata!.name}-${v.name}`, ephemeral: true });
   }
   return out;
 }
 
 /** The topology terms of a class (storage allowedTopologies): empty admits every node. */
-export function classAllowsNode(sc: any, nodeLabels: Record<string, string> | undefined): boolean {
-  const terms: any[] = sc?.allowedTopologies ?? [];
+export function classAllowsNode(sc: StorageClass | undefined, nodeLabels: Record<string, string> | undefined): boolean {
+  const terms: TopologySelectorTerm[] = sc?.allowedTopologies ?? [];
   if (!terms.length) return true;
   const labels = nodeLabels ?? {};
-  return terms.some((t) => (t.matchLabelExpressions ?? []).every((e: any) =>
+  return terms.some((t) => (t.matchLabelExpressions ?? []).every((e) =>
     Object.hasOwn(labels, e.key) && (e.values ?? []).includes(labels[e.key])));
 }
 
@@ -219,17 +229,17 @@ export function classAllowsNode(sc: any, nodeLabels: Record<string, string> | un
 
 /** What PreFilter learns about a pod's claims (upstream PodVolumeClaims). */
 export interface PodVolumeClaims {
-  boundClaims: any[];
+  boundClaims: PersistentVolumeClaim[];
   /** Unbound claims of WaitForFirstConsumer classes, without spec.volumeName. */
-  unboundDelayBinding: any[];
-  volumes: ObjectIndex;
-  classes: ObjectLookup;
+  unboundDelayBinding: PersistentVolumeClaim[];
+  volumes: VolumeIndex;
+  classes: ClassLookup;
 }
 
 /** Static bindings to write (PV claimRef) and claims to annotate with the selected node, in PreBind. */
 export interface PodVolumes {
-  staticBindings: { pv: any; pvc: any }[];
-  dynamicProvisions: any[];
+  staticBindings: { pv: PersistentVolume; pvc: PersistentVolumeClaim }[];
+  dynamicProvisions: PersistentVolumeClaim[];
 }
 
 export type PodVolumesResult = ({ ok: true } & PodVolumes) | Extract<VolumeFit, { ok: false }>;
@@ -239,15 +249,17 @@ const unresolvable = (...reasons: string[]): Extract<VolumeFit, { ok: false }> =
 const errorStatus = (reason: string): Extract<VolumeFit, { ok: false }> => ({ ok: false, code: 'Error', reason, reasons: [reason] });
 
 /** The claim's problem that no node can fix (podHasPVCs), or undefined. */
-function claimProblem(pod: any, ref: { name: string; ephemeral: boolean }, pvc: any): string | undefined {
+function claimProblem(pod: Pod, ref: { name: string; ephemeral: boolean }, pvc: PersistentVolumeClaim | undefined): string | undefined {
+  const podMeta = pod.metadata!;
   if (!pvc) {
     return ref.ephemeral ? `waiting for ephemeral volume controller to create the persistentvolumeclaim "${ref.name}"`
       : `persistentvolumeclaim "${ref.name}" not found`;
   }
-  if (pvc.status?.phase === 'Lost') return `persistentvolumeclaim "${pvc.metadata.name}" bound to non-existent persistentvolume "${pvc.spec?.volumeName ?? ''}"`;
-  if (pvc.metadata.deletionTimestamp) return `persistentvolumeclaim "${pvc.metadata.name}" is being deleted`;
-  if (ref.ephemeral && !(pvc.metadata.ownerReferences ?? []).some((r: any) => r.controller && r.uid === pod.metadata.uid)) {
-    return `PVC ${pvc.metadata.namespace}/${pvc.metadata.name} was not created for pod ${pod.metadata.namespace}/${pod.metadata.name} (pod is not owner)`;
+  const meta = pvc.metadata!;
+  if (pvc.status?.phase === 'Lost') return `persistentvolumeclaim "${meta.name}" bound to non-existent persistentvolume "${pvc.spec?.volumeName ?? ''}"`;
+  if (meta.deletionTimestamp) return `persistentvolumeclaim "${meta.name}" is being deleted`;
+  if (ref.ephemeral && !(meta.ownerReferences ?? []).some((r) => r.controller && r.uid === podMeta.uid)) {
+    return `PVC ${meta.namespace}/${meta.name} was not created for pod ${podMeta.namespace}/${podMeta.name} (pod is not owner)`;
   }
   return undefined;
 }
@@ -256,16 +268,16 @@ function claimProblem(pod: any, ref: { name: string; ephemeral: boolean }, pvc: 
  * PreFilter (rules 1 and 2). Returns undefined when the pod uses no claims
  * (the plugin is skipped), a failure, or the claims sorted for Filter.
  */
-export function getPodVolumeClaims(pod: any, pvcs: ObjectLookup, pvs: ObjectIndex, classes: ObjectLookup):
+export function getPodVolumeClaims(pod: Pod, pvcs: ClaimLookup, pvs: VolumeIndex, classes: ClassLookup):
   PodVolumeClaims | Extract<VolumeFit, { ok: false }> | undefined {
   const refs = podClaimNames(pod);
   if (!refs.length) return undefined;
   const out: PodVolumeClaims = { boundClaims: [], unboundDelayBinding: [], volumes: pvs, classes };
   let unboundImmediate = false;
   for (const ref of refs) {
-    const pvc = pvcs.get(`${pod.metadata.namespace}/${ref.name}`);
+    const pvc = pvcs.get(`${pod.metadata!.namespace}/${ref.name}`);
     const problem = claimProblem(pod, ref, pvc);
-    if (problem) return unresolvable(problem);
+    if (problem || !pvc) return unresolvable(problem!);
     if (isClaimFullyBound(pvc)) out.boundClaims.push(pvc);
     else if (isDelayBindingMode(pvc, classes) && !pvc.spec?.volumeName) out.unboundDelayBinding.push(pvc);
     else unboundImmediate = true;
@@ -274,7 +286,7 @@ export function getPodVolumeClaims(pod: any, pvcs: ObjectLookup, pvs: ObjectInde
 }
 
 /** Rule 5's second half (checkVolumeProvisions): undefined when every claim can be provisioned on the node. */
-function checkVolumeProvisions(claims: any[], node: any, classes: ObjectLookup): 'ok' | 'conflict' | Extract<VolumeFit, { ok: false }> {
+function checkVolumeProvisions(claims: PersistentVolumeClaim[], node: NodeLabels, classes: ClassLookup): 'ok' | 'conflict' | Extract<VolumeFit, { ok: false }> {
   for (const pvc of claims) {
     const name = claimClass(pvc);
     if (!name) return errorStatus(`no class for claim "${claimKey(pvc)}"`);
@@ -287,27 +299,27 @@ function checkVolumeProvisions(claims: any[], node: any, classes: ObjectLookup):
 }
 
 /** Filter (rules 3 to 5) for one node, with the PreBind plan when the node fits. */
-export function findPodVolumes(claims: PodVolumeClaims, node: any): PodVolumesResult {
+export function findPodVolumes(claims: PodVolumeClaims, node: Node): PodVolumesResult {
   const reasons: string[] = [];
   for (const pvc of claims.boundClaims) {
-    const pv = claims.volumes.get(pvc.spec.volumeName);
+    const pv = claims.volumes.get(pvc.spec!.volumeName!);
     if (!pv) { reasons.push(errReasonPVNotExist); break; }
     if (!volumeNodeAffinityMatches(pv, node.metadata?.labels)) { reasons.push(errReasonNodeConflict); break; }
   }
   const plan: PodVolumes = { staticBindings: [], dynamicProvisions: [] };
-  const toMatch: any[] = [];
+  const toMatch: PersistentVolumeClaim[] = [];
   let bindConflict = false;
   for (const pvc of claims.unboundDelayBinding) {
-    const selected = pvc.metadata.annotations?.[annSelectedNode];
+    const selected = pvc.metadata!.annotations?.[annSelectedNode];
     if (selected === undefined) toMatch.push(pvc);
-    else if (selected !== node.metadata.name) bindConflict = true;
+    else if (selected !== node.metadata!.name) bindConflict = true;
     else plan.dynamicProvisions.push(pvc);
   }
   if (!bindConflict && toMatch.length) {
     const chosen = new Set<string>();
     for (const pvc of toMatch) {
       const pv = findMatchingVolume(pvc, allObjects(claims.volumes), node, chosen, true);
-      if (pv) { chosen.add(pv.metadata.name); plan.staticBindings.push({ pv, pvc }); } else plan.dynamicProvisions.push(pvc);
+      if (pv) { chosen.add(pv.metadata!.name!); plan.staticBindings.push({ pv, pvc }); } else plan.dynamicProvisions.push(pvc);
     }
   }
   if (!bindConflict && plan.dynamicProvisions.length) {
@@ -324,7 +336,7 @@ export function findPodVolumes(claims: PodVolumeClaims, node: any): PodVolumesRe
  * The whole VolumeBinding check for one pod and node: PreFilter then
  * Filter. `pvcs` is keyed `namespace/name`, `pvs` and `storageClasses` by name.
  */
-export function podVolumesFitNode(pod: any, node: any, pvcs: ObjectLookup, pvs: ObjectIndex, storageClasses: ObjectLookup): VolumeFit {
+export function podVolumesFitNode(pod: Pod, node: Node, pvcs: ClaimLookup, pvs: VolumeIndex, storageClasses: ClassLookup): VolumeFit {
   const claims = getPodVolumeClaims(pod, pvcs, pvs, storageClasses);
   if (!claims) return { ok: true };
   if ('ok' in claims) return claims;
@@ -338,22 +350,23 @@ export function podVolumesFitNode(pod: any, node: any, pvcs: ObjectLookup, pvs: 
  * that lack the annotation), and the static bindings it must write first.
  * Empty when the pod does not fit (check podVolumesFitNode first).
  */
-export function podVolumeBindingsForNode(pod: any, node: any, pvcs: ObjectLookup, pvs: ObjectIndex, storageClasses: ObjectLookup): PodVolumes {
+export function podVolumeBindingsForNode(pod: Pod, node: Node, pvcs: ClaimLookup, pvs: VolumeIndex, storageClasses: ClassLookup): PodVolumes {
   const claims = getPodVolumeClaims(pod, pvcs, pvs, storageClasses);
   if (!claims || 'ok' in claims) return { staticBindings: [], dynamicProvisions: [] };
   const r = findPodVolumes(claims, node);
   if (!r.ok) return { staticBindings: [], dynamicProvisions: [] };
-  return { staticBindings: r.staticBindings, dynamicProvisions: r.dynamicProvisions.filter((c) => c.metadata.annotations?.[annSelectedNode] === undefined) };
+  return { staticBindings: r.staticBindings, dynamicProvisions: r.dynamicProvisions.filter((c) => c.metadata!.annotations?.[annSelectedNode] === undefined) };
 }
 
 /** The merge patch that records the scheduler's choice on a claim. */
 export const selectedNodePatch = (nodeName: string) => ({ metadata: { annotations: { [annSelectedNode]: nodeName } } });
 
 /** An ObjectReference to a claim, as the binder writes into spec.claimRef. */
-export function claimReference(pvc: any): any {
+export function claimReference(pvc: PersistentVolumeClaim): ObjectReference {
+  const meta = pvc.metadata!;
   return {
-    kind: 'PersistentVolumeClaim', namespace: pvc.metadata.namespace, name: pvc.metadata.name,
-    uid: pvc.metadata.uid, apiVersion: 'v1', resourceVersion: pvc.metadata.resourceVersion,
+    kind: 'PersistentVolumeClaim', namespace: meta.namespace, name: meta.name,
+    uid: meta.uid, apiVersion: 'v1', resourceVersion: meta.resourceVersion,
   };
 }
 
@@ -363,13 +376,14 @@ export function claimReference(pvc: any): any {
  * Returns undefined when nothing changes. The scheduler PUTs the result for
  * its static bindings; the PV controller finishes the binding.
  */
-export function volumeBoundToClaim(pv: any, pvc: any): any | undefined {
+export function volumeBoundToClaim(pv: PersistentVolume, pvc: PersistentVolumeClaim): PersistentVolume | undefined {
   const ref = pv.spec?.claimRef;
-  const current = ref && ref.name === pvc.metadata.name && ref.namespace === pvc.metadata.namespace && ref.uid === pvc.metadata.uid;
+  const meta = pvc.metadata!;
+  const current = ref && ref.name === meta.name && ref.namespace === meta.namespace && ref.uid === meta.uid;
   if (current) return undefined;
   const setByUs = !isVolumeBoundToClaim(pv, pvc);
   const out = structuredClone(pv);
-  out.spec.claimRef = claimReference(pvc);
-  if (setByUs) out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [annBoundByController]: 'yes' };
+  out.spec!.claimRef = claimReference(pvc);
+  if (setByUs) out.metadata!.annotations = { ...(out.metadata!.annotations ?? {}), [annBoundByController]: 'yes' };
   return out;
 }

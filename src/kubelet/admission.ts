@@ -87,7 +87,7 @@ export function canAdmitPod(node: Node | undefined, pod: Pod, admitted: readonly
       return { admit: false, reason: `OutOf${r}`, message: `Node didn't have enough resource: ${r}, requested: ${want[r]}, used: ${used[r] ?? 0n}, capacity: ${capacity}` };
     }
   }
-  if (!podMatchesNodeSelectorAndAffinity(pod.spec, node)) {
+  if (!podMatchesNodeSelectorAndAffinity(pod.spec, node!)) {
     return { admit: false, reason: 'NodeAffinity', message: "Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector" };
   }
   const untolerated = findMatchingUntoleratedTaint(node?.spec?.taints ?? [], pod.spec?.tolerations ?? [], (t) => t.effect === 'NoExecute');

@@ -8,11 +8,12 @@
  * A pod may name a node the cache has not seen (yet): its NodeInfo exists
  * without a node and is left out of the scheduling list until the node comes.
  */
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { NodeInfo, NodeTable, reusePodResources } from './nodeinfo.js';
 import type { NodeSnapshot } from './runtime.js';
 import { metaKey } from '../client/informer.js';
 
-interface PodState { pod: any; nodeName: string; assumed: boolean }
+interface PodState { pod: Pod; nodeName: string; assumed: boolean }
 
 export class SchedulerCache implements NodeSnapshot {
   /** The Hot rows of every NodeInfo of the cache. */
@@ -36,17 +37,17 @@ export class SchedulerCache implements NodeSnapshot {
   get(name: string): NodeInfo | undefined { return this.nodes.get(name); }
   get nodeCount(): number { return this.nodeList.length; }
 
-  addNode(node: any): void {
-    const name = node.metadata.name;
+  addNode(node: Node): void {
+    const name = node.metadata!.name!;
     const info = this.nodeInfo(name);
     if (!info.node) { this.nodeList.push(info); this.slotList.push(info.slot); }
     info.setNode(node);
   }
 
-  updateNode(_old: any, node: any): void { this.addNode(node); }
+  updateNode(_old: Node, node: Node): void { this.addNode(node); }
 
-  removeNode(node: any): void {
-    const name = node.metadata.name;
+  removeNode(node: Node): void {
+    const name = node.metadata!.name!;
     const info = this.nodes.get(name);
     if (!info?.node) return;
     info.node = undefined;
@@ -58,10 +59,10 @@ export class SchedulerCache implements NodeSnapshot {
   isAssumed(key: string): boolean { return !!this.podStates.get(key)?.assumed; }
 
   /** Counts the pod on the node now; `pod` is the pending pod, placed as if bound. */
-  assumePod(pod: any, nodeName: string): void {
+  assumePod(pod: Pod, nodeName: string): void {
     const key = metaKey(pod);
     if (this.podStates.has(key)) throw new Error(`pod ${key} is already in the scheduler cache`);
-    const assumed = { ...pod, spec: { ...pod.spec, nodeName } };
+    const assumed: Pod = { ...pod, spec: { ...pod.spec!, nodeName } };
     reusePodResources(pod, assumed);
     this.addToNode(key, assumed, nodeName);
     this.podStates.set(key, { pod: assumed, nodeName, assumed: true });
@@ -76,7 +77,7 @@ export class SchedulerCache implements NodeSnapshot {
   }
 
   /** A bound pod seen by the informer (confirms an assumed one). */
-  addPod(pod: any): void {
+  addPod(pod: Pod): void {
     const key = metaKey(pod);
     const st = this.podStates.get(key);
     if (st) {
@@ -84,13 +85,13 @@ export class SchedulerCache implements NodeSnapshot {
       if (st.assumed && st.pod.metadata?.uid === pod.metadata?.uid) reusePodResources(st.pod, pod);
       this.removeFromNode(key, st.nodeName);
     }
-    this.addToNode(key, pod, pod.spec.nodeName);
-    this.podStates.set(key, { pod, nodeName: pod.spec.nodeName, assumed: false });
+    this.addToNode(key, pod, pod.spec!.nodeName!);
+    this.podStates.set(key, { pod, nodeName: pod.spec!.nodeName!, assumed: false });
   }
 
-  updatePod(_old: any, pod: any): void { this.addPod(pod); }
+  updatePod(_old: Pod, pod: Pod): void { this.addPod(pod); }
 
-  removePod(pod: any): void {
+  removePod(pod: Pod): void {
     const key = metaKey(pod);
     const st = this.podStates.get(key);
     if (!st) return;
@@ -111,7 +112,7 @@ export class SchedulerCache implements NodeSnapshot {
     this.table.release(info.slot);
   }
 
-  private addToNode(key: string, pod: any, nodeName: string): void {
+  private addToNode(key: string, pod: Pod, nodeName: string): void {
     const info = this.nodeInfo(nodeName);
     info.addPod(key, pod);
     this.trackAffinity(info);

@@ -10,11 +10,15 @@
  *  3. one at a time when the recorder returns a promise (the sequential sink).
  * Scheduling itself never waits for an event.
  */
-import type { EventRecorder, EventType } from '../client/events.js';
+import type { EventType } from '../client/events.js';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+
+/** The object an event is about (its involvedObject): a pod or a node, with kind and apiVersion set. */
+export interface InvolvedObject { apiVersion?: string; kind?: string; metadata?: ObjectMeta }
 
 /** What the sink needs of a recorder; an EventRecorder is one. */
 export interface EventTarget {
-  event(obj: any, type: EventType, reason: string, message: string): unknown;
+  event(obj: InvolvedObject, type: EventType, reason: string, message: string): unknown;
 }
 
 export interface EventSinkOptions {
@@ -23,7 +27,7 @@ export interface EventSinkOptions {
   maxQueued?: number;
 }
 
-interface Pending { obj: any; type: EventType; reason: string; message: string }
+interface Pending { obj: InvolvedObject; type: EventType; reason: string; message: string }
 
 export class EventSink {
   private readonly queue: Pending[] = [];
@@ -39,7 +43,7 @@ export class EventSink {
   /** Events dropped because the queue was full. */
   dropped = 0;
 
-  constructor(private readonly recorder: EventTarget | EventRecorder, opts: EventSinkOptions = {}) {
+  constructor(private readonly recorder: EventTarget, opts: EventSinkOptions = {}) {
     this.qps = opts.qps ?? 50;
     this.burst = opts.burst ?? 100;
     this.maxQueued = opts.maxQueued ?? 1000;
@@ -48,7 +52,7 @@ export class EventSink {
 
   get queued(): number { return this.queue.length - this.head; }
 
-  event(obj: any, type: EventType, reason: string, message: string): void {
+  event(obj: InvolvedObject, type: EventType, reason: string, message: string): void {
     if (this.closed) return;
     if (this.queued >= this.maxQueued) { this.dropped++; return; } // 1
     this.queue.push({ obj, type, reason, message });

@@ -14,6 +14,8 @@
  *     plugin), then the weighted sum picks the node.
  * Plugins are synchronous and must not mutate the pod or the NodeInfo.
  */
+import type { Unstructured } from '../api/unstructured.js';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { NodeInfo } from './nodeinfo.js';
 
 // ---- Status -----------------------------------------------------------------
@@ -78,7 +80,7 @@ export interface AllNodes {
 }
 
 export interface PreFilterPlugin extends Plugin {
-  preFilter(state: CycleState, pod: any, nodes: AllNodes): { status: Status; result?: PreFilterResult };
+  preFilter(state: CycleState, pod: Pod, nodes: AllNodes): { status: Status; result?: PreFilterResult };
 }
 
 /**
@@ -94,24 +96,24 @@ export interface NodeBatch {
 }
 
 export interface FilterPlugin extends Plugin {
-  filter(state: CycleState, pod: any, node: NodeInfo): Status;
+  filter(state: CycleState, pod: Pod, node: NodeInfo): Status;
   /** Optional batch form for hot plugins: out[i] = filter(state, pod, nodes[i]) for i < count, exactly. */
-  filterNodes?(state: CycleState, pod: any, batch: NodeBatch, out: Status[]): void;
+  filterNodes?(state: CycleState, pod: Pod, batch: NodeBatch, out: Status[]): void;
 }
 
 export interface PreScorePlugin extends Plugin {
   /** `nodes` are the feasible nodes, `all` every node of the snapshot. */
-  preScore(state: CycleState, pod: any, nodes: readonly NodeInfo[], all: AllNodes): Status;
+  preScore(state: CycleState, pod: Pod, nodes: readonly NodeInfo[], all: AllNodes): Status;
 }
 
 export interface NodeScore { readonly name: string; score: number }
 
 export interface ScorePlugin extends Plugin {
   /** 0..MaxNodeScore before normalization. */
-  score(state: CycleState, pod: any, node: NodeInfo): number;
+  score(state: CycleState, pod: Pod, node: NodeInfo): number;
   /** Optional batch form for hot plugins: out[i] = score(state, pod, nodes[i]) for i < count, exactly. */
-  scoreNodes?(state: CycleState, pod: any, batch: NodeBatch, out: Float64Array): void;
-  normalizeScore?(state: CycleState, pod: any, scores: NodeScore[]): void;
+  scoreNodes?(state: CycleState, pod: Pod, batch: NodeBatch, out: Float64Array): void;
+  normalizeScore?(state: CycleState, pod: Pod, scores: NodeScore[]): void;
 }
 
 /** Why each node was rejected, as the framework's Diagnosis records it. */
@@ -128,28 +130,28 @@ export interface Diagnosis {
 }
 
 /** A node to nominate the pod to, and the pods to evict from it (preemption). */
-export interface Nomination { readonly nodeName: string; readonly victims: readonly any[] }
+export interface Nomination { readonly nodeName: string; readonly victims: readonly Pod[] }
 
 export interface PostFilterResult { readonly status: Status; readonly nomination?: Nomination }
 
 export interface PostFilterPlugin extends Plugin {
   /** Runs when no node fits; its message joins the FitError (preemption's "preemption: ..."). */
-  postFilter(pod: any, diagnosis: Diagnosis, allNodes: readonly NodeInfo[], filters: (pod: any, node: NodeInfo) => Status): PostFilterResult;
+  postFilter(pod: Pod, diagnosis: Diagnosis, allNodes: readonly NodeInfo[], filters: (pod: Pod, node: NodeInfo) => Status): PostFilterResult;
 }
 
 // ---- Queueing hints ---------------------------------------------------------
 
 /** Cluster events that can make an unschedulable pod schedulable (framework.ClusterEvent). */
 export type ClusterEvent =
-  | { readonly type: 'NodeAdd'; readonly node: any }
-  | { readonly type: 'NodeUpdate'; readonly oldNode: any; readonly newNode: any }
-  | { readonly type: 'AssignedPodDelete'; readonly pod: any }
+  | { readonly type: 'NodeAdd'; readonly node: Node }
+  | { readonly type: 'NodeUpdate'; readonly oldNode: Node; readonly newNode: Node }
+  | { readonly type: 'AssignedPodDelete'; readonly pod: Pod }
   /** A pod was bound, or a bound pod's labels changed (pod affinity, topology spread). */
-  | { readonly type: 'AssignedPodAdd'; readonly pod: any }
+  | { readonly type: 'AssignedPodAdd'; readonly pod: Pod }
   /** The unschedulable pod itself changed (labels, tolerations, requests...). */
-  | { readonly type: 'UnscheduledPodUpdate'; readonly oldPod: any; readonly newPod: any }
+  | { readonly type: 'UnscheduledPodUpdate'; readonly oldPod: Pod; readonly newPod: Pod }
   /** A PersistentVolumeClaim, PersistentVolume or StorageClass was added or changed (VolumeBinding). */
-  | { readonly type: 'StorageChange'; readonly resource: string; readonly obj: any };
+  | { readonly type: 'StorageChange'; readonly resource: string; readonly obj: Unstructured };
 
 export type ClusterEventType = ClusterEvent['type'];
 
@@ -157,7 +159,7 @@ export type ClusterEventType = ClusterEvent['type'];
 export interface EnqueueExtensions {
   readonly events: readonly ClusterEventType[];
   /** 'Queue' when the event may make the pod schedulable for this plugin. */
-  queueingHint(event: ClusterEvent, pod: any): 'Queue' | 'QueueSkip';
+  queueingHint(event: ClusterEvent, pod: Pod): 'Queue' | 'QueueSkip';
 }
 
 export const maxNodeScore = 100;

@@ -4,6 +4,7 @@
  * allocatable, the requests of the pods on it (assumed ones included), their
  * non-zero requests for scoring, the host ports in use, its taints.
  */
+import type { Container, Node, Pod, PodSpec } from 'kubernetes-types/core/v1.js';
 import type { Taint } from '../api/tolerations.js';
 import { hasPodAffinity, hasRequiredAntiAffinity } from './plugins/affinity-terms.js';
 import { emptyResources, podNonZeroRequests, podRequests, resourceListAmounts, type ResourceAmounts } from '../api/resource-helpers.js';
@@ -19,7 +20,7 @@ export interface PodResources {
 
 const memo = new WeakMap<object, PodResources>();
 
-export function podResources(pod: any): PodResources {
+export function podResources(pod: Pod): PodResources {
   let r = memo.get(pod);
   if (!r) {
     r = { requests: podRequests(pod.spec), nonZero: podNonZeroRequests(pod.spec), hostPorts: podHostPorts(pod.spec) };
@@ -29,17 +30,17 @@ export function podResources(pod: any): PodResources {
 }
 
 /** Lets `to` (a copy of `from` with the same containers) share `from`'s computed resources. */
-export function reusePodResources(from: any, to: any): void {
+export function reusePodResources(from: Pod, to: Pod): void {
   if (!memo.has(to)) memo.set(to, podResources(from));
 }
 
 /** schedutil.GetHostPorts: container ports with a hostPort, from containers and sidecar init containers. */
-export function podHostPorts(spec: any): HostPort[] {
+export function podHostPorts(spec: PodSpec | undefined): HostPort[] {
   const out: HostPort[] = [];
-  const collect = (c: any) => {
+  const collect = (c: Container) => {
     for (const p of c?.ports ?? []) {
-      if (!(p?.hostPort > 0)) continue;
-      out.push({ hostIP: p.hostIP ?? '', protocol: p.protocol ?? '', port: p.hostPort });
+      if (!((p?.hostPort ?? 0) > 0)) continue;
+      out.push({ hostIP: p.hostIP ?? '', protocol: p.protocol ?? '', port: p.hostPort! });
     }
   };
   for (const c of spec?.containers ?? []) collect(c);
@@ -138,7 +139,7 @@ export class NodeTable {
 
 export class NodeInfo {
   /** Undefined while pods name a node the cache has not seen yet. */
-  node: any | undefined;
+  node: Node | undefined;
   allocatable: ResourceAmounts = emptyResources();
   readonly requested: ResourceAmounts = emptyResources();
   readonly nonZeroRequested = { milliCPU: 0, memory: 0 };
@@ -163,7 +164,7 @@ export class NodeInfo {
 
   private setHot(field: Hot, value: number): void { this.table.data[this.slot * hotFields + field] = value; }
 
-  setNode(node: any): void {
+  setNode(node: Node): void {
     this.node = node;
     this.allocatable = resourceListAmounts(node?.status?.allocatable);
     this.taints = node?.spec?.taints ?? [];
@@ -178,7 +179,7 @@ export class NodeInfo {
 
   get labels(): Record<string, string> { return this.node?.metadata?.labels ?? {}; }
 
-  addPod(key: string, pod: any): void {
+  addPod(key: string, pod: Pod): void {
     if (this.pods.has(key)) this.removePod(key);
     this.pods.set(key, pod);
     if (hasPodAffinity(pod)) {

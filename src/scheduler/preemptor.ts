@@ -6,6 +6,7 @@
  * `Preempted` event; then the preemptor's status.nominatedNodeName names the
  * node, which `kubectl get pods -o wide` shows as NOMINATED NODE.
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Clientset } from '../client/index.js';
 import { isNotFound, metaKey } from '../client/index.js';
 import { disruptionTargetCondition } from '../api/disruptionbudget.js';
@@ -23,27 +24,28 @@ export interface PreemptorContext {
   schedulerName: string;
 }
 
-const asPod = (pod: any) => (pod.kind ? pod : { ...pod, kind: 'Pod', apiVersion: 'v1' });
+const asPod = (pod: Pod) => (pod.kind ? pod : { ...pod, kind: 'Pod', apiVersion: 'v1' });
 
 export class Preemptor {
   constructor(private readonly ctx: PreemptorContext) {}
 
-  async prepareCandidate(preemptor: any, nomination: Nomination): Promise<void> {
+  async prepareCandidate(preemptor: Pod, nomination: Nomination): Promise<void> {
     await Promise.all(nomination.victims.map((v) => this.evict(v, preemptor, nomination.nodeName)));
-    await this.ignoreNotFound(metaKey(preemptor), () => this.ctx.clients.pods.patch(preemptor.metadata.namespace, preemptor.metadata.name,
+    await this.ignoreNotFound(metaKey(preemptor), () => this.ctx.clients.pods.patch(preemptor.metadata!.namespace!, preemptor.metadata!.name!,
       { status: { nominatedNodeName: nomination.nodeName } }, 'merge', 'status'));
   }
 
-  private async evict(victim: any, preemptor: any, nodeName: string): Promise<void> {
-    const { namespace, name } = victim.metadata;
+  private async evict(victim: Pod, preemptor: Pod, nodeName: string): Promise<void> {
+    const namespace = victim.metadata!.namespace!;
+    const name = victim.metadata!.name!;
     const condition = {
       type: disruptionTargetCondition, status: 'True', reason: 'PreemptionByScheduler',
       message: `${this.ctx.schedulerName}: preempting to accommodate a higher priority pod`, lastTransitionTime: rfc3339(this.ctx.clock.now()),
     };
     await this.ignoreNotFound(metaKey(victim), async () => {
       await this.ctx.clients.pods.patch(namespace, name, { status: { conditions: [condition] } }, 'strategic', 'status');
-      await this.ctx.clients.pods.delete(namespace, name, { preconditions: { uid: victim.metadata.uid } });
-      this.ctx.events().event(asPod(victim), 'Normal', 'Preempted', `Preempted by pod ${preemptor.metadata.uid} on node ${nodeName}`);
+      await this.ctx.clients.pods.delete(namespace, name, { preconditions: { uid: victim.metadata!.uid } });
+      this.ctx.events().event(asPod(victim), 'Normal', 'Preempted', `Preempted by pod ${preemptor.metadata!.uid} on node ${nodeName}`);
     });
   }
 
@@ -65,7 +67,7 @@ export class Nominator implements NominatedPods {
   private readonly byNode = new Map<string, Map<string, any>>();
   private readonly nodeOf = new Map<string, string>();
 
-  update(pod: any): void {
+  update(pod: Pod): void {
     const key = metaKey(pod);
     const node = !pod.spec?.nodeName && !pod.metadata?.deletionTimestamp ? pod.status?.nominatedNodeName : undefined;
     const old = this.nodeOf.get(key);
@@ -77,7 +79,7 @@ export class Nominator implements NominatedPods {
     pods.set(key, pod);
   }
 
-  delete(pod: any): void {
+  delete(pod: Pod): void {
     const key = metaKey(pod);
     const node = this.nodeOf.get(key);
     if (node) this.byNode.get(node)?.delete(key);
@@ -87,7 +89,7 @@ export class Nominator implements NominatedPods {
   /** How many pods are nominated. */
   get size(): number { return this.nodeOf.size; }
 
-  podsOn(nodeName: string): any[] {
+  podsOn(nodeName: string): Pod[] {
     const pods = this.byNode.get(nodeName);
     return pods ? [...pods.values()] : [];
   }

@@ -5,6 +5,8 @@
  * PodTopologySpread 2, InterPodAffinity 2, NodeResourcesFit 1,
  * NodeResourcesBalancedAllocation 1).
  */
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ClusterEvent, EnqueueExtensions, Plugin } from './framework.js';
 import type { PluginSet } from './runtime.js';
 import { NodeUnschedulable } from './plugins/nodeunschedulable.js';
@@ -34,7 +36,7 @@ export interface Profile {
 /** What the plugins read besides nodes and pods; without it, no namespace labels and no default spreading. */
 export interface ProfileListers {
   /** The PodDisruptionBudgets preemption honours (none by default). */
-  pdbs?: () => readonly any[];
+  pdbs?: () => readonly PodDisruptionBudget[];
   /** Namespace labels for pod affinity terms' namespaceSelector. */
   namespaceLabels?: NamespaceLabels;
   /** The workload selector PodTopologySpread's system defaults spread over. */
@@ -74,7 +76,7 @@ export function defaultProfile(volumeBinding?: VolumeBinding, listers: ProfileLi
  * rejecting plugin registered for the event says Queue; a rejecting plugin
  * without EnqueueExtensions counts as interested in every event, as upstream.
  */
-export function eventMayHelp(profile: Profile, rejectedBy: ReadonlySet<string>, event: ClusterEvent, pod: any): boolean {
+export function eventMayHelp(profile: Profile, rejectedBy: ReadonlySet<string>, event: ClusterEvent, pod: Pod): boolean {
   for (const name of rejectedBy) {
     const p = profile.enqueue.find((e) => e.name === name);
     if (!p) return true;

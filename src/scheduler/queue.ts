@@ -21,12 +21,13 @@
  * rather than unschedulable, so that the event is not lost
  * (moveRequestCycle).
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Clock } from '../util/clock.js';
 import type { ClusterEvent } from './framework.js';
 import { metaKey } from '../client/informer.js';
 
 export interface QueuedPodInfo {
-  pod: any;
+  pod: Pod;
   readonly key: string;
   /** When the pod was last added to a queue (ms); orders activeQ and starts back-off. */
   timestamp: number;
@@ -50,12 +51,12 @@ export interface SchedulingQueueOptions {
   unschedulableFlushIntervalMs?: number;
 }
 
-const podPriority = (pod: any): number => pod?.spec?.priority ?? 0;
-const isGated = (pod: any) => (pod?.spec?.schedulingGates?.length ?? 0) > 0;
+const podPriority = (pod: Pod): number => pod?.spec?.priority ?? 0;
+const isGated = (pod: Pod) => (pod?.spec?.schedulingGates?.length ?? 0) > 0;
 
 /** isPodUpdated: a change beyond status, resourceVersion, generation, managedFields and finalizers. */
-export function isPodUpdated(oldPod: any, newPod: any): boolean {
-  const strip = (p: any) => {
+export function isPodUpdated(oldPod: Pod, newPod: Pod): boolean {
+  const strip = (p: Pod) => {
     const { resourceVersion: _rv, generation: _g, managedFields: _m, finalizers: _f, ...meta } = p?.metadata ?? {};
     return JSON.stringify({ meta, spec: p?.spec });
   };
@@ -150,7 +151,7 @@ export class SchedulingQueue {
   }
 
   /** A new pending pod. */
-  add(pod: any): void {
+  add(pod: Pod): void {
     const key = metaKey(pod);
     if (this.has(key)) { this.update(this.get(key)!.pod, pod); return; }
     const info: QueuedPodInfo = { pod, key, timestamp: this.now(), attempts: 0, unschedulablePlugins: new Set(), gated: isGated(pod) };
@@ -158,7 +159,7 @@ export class SchedulingQueue {
   }
 
   /** The pending pod changed: refresh it, and retry it when the change may help. */
-  update(oldPod: any, newPod: any): void {
+  update(oldPod: Pod, newPod: Pod): void {
     const key = metaKey(newPod);
     const act = this.active.get(key);
     if (act) { act.info.pod = newPod; return; }
@@ -176,7 +177,7 @@ export class SchedulingQueue {
     if (this.hint(un, { type: 'UnscheduledPodUpdate', oldPod, newPod })) this.requeue(un);
   }
 
-  delete(pod: any): void {
+  delete(pod: Pod): void {
     const key = metaKey(pod);
     this.active.delete(key);
     this.backoff.delete(key);

@@ -19,6 +19,7 @@
  *     NormalizeScore, the weighted sum, and the highest total wins, ties
  *     broken uniformly at random.
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import {
   CycleState, isRejected, statusMessage, success, unresolvable, type Diagnosis, type FilterPlugin, type NodeBatch, type NodeScore,
   type Nomination, type PostFilterPlugin, type PreFilterPlugin, type PreScorePlugin, type Rejected, type RejectedCode, type ScorePlugin, type Status,
@@ -102,7 +103,7 @@ export interface FrameworkOptions {
 /** The pods preemption nominated, by node. */
 export interface NominatedPods {
   readonly size: number;
-  podsOn(nodeName: string): readonly any[];
+  podsOn(nodeName: string): readonly Pod[];
 }
 
 class PooledNodeScore implements NodeScore {
@@ -135,7 +136,7 @@ export class Framework {
     this.nominated = opts.nominated;
   }
 
-  schedulePod(pod: any, nodes: NodeSnapshot): ScheduleResult {
+  schedulePod(pod: Pod, nodes: NodeSnapshot): ScheduleResult {
     const all = nodes.list;
     if (all.length === 0) return { kind: 'Unschedulable', code: 'UnschedulableAndUnresolvable', message: noNodesAvailableMsg, unschedulablePlugins: new Set() }; // 1
     const state = new CycleState();
@@ -162,7 +163,7 @@ export class Framework {
   }
 
   /** Runs the filters on one node as a cycle would (also preemption's dry run). */
-  runFilters(state: CycleState, pod: any, node: NodeInfo, filters: readonly FilterPlugin[] = this.plugins.filter): { status: Status; plugin?: string } {
+  runFilters(state: CycleState, pod: Pod, node: NodeInfo, filters: readonly FilterPlugin[] = this.plugins.filter): { status: Status; plugin?: string } {
     for (const p of filters) {
       if (state.skipFilter.has(p.name)) continue;
       const s = p.filter(state, pod, node);
@@ -171,7 +172,7 @@ export class Framework {
     return { status: success };
   }
 
-  private runPreFilter(state: CycleState, pod: any, nodes: NodeSnapshot, d: Diagnosis):
+  private runPreFilter(state: CycleState, pod: Pod, nodes: NodeSnapshot, d: Diagnosis):
     { kind: 'Nodes'; nodes: readonly NodeInfo[] } | { kind: 'Rejected' } | { kind: 'Error'; message: string } {
     let names: Set<string> | undefined;
     const narrowing: string[] = [];
@@ -216,7 +217,7 @@ export class Framework {
    * gives. Feasible nodes are then taken in node order until enough are
    * found; nodes after that point in the last chunk are not counted.
    */
-  private findNodesThatPassFilters(state: CycleState, pod: any, rows: Rows, numAll: number, filters: readonly FilterPlugin[], d: Diagnosis):
+  private findNodesThatPassFilters(state: CycleState, pod: Pod, rows: Rows, numAll: number, filters: readonly FilterPlugin[], d: Diagnosis):
     { feasible: NodeInfo[]; feasibleSlots: number[]; evaluated: number } | { error: string } {
     const { nodes, slots } = rows;
     const n = nodes.length;
@@ -283,14 +284,14 @@ export class Framework {
    * the pod also fits beside the pods nominated there with a priority at
    * least its own, so a preemptor's room is not taken by lesser pods.
    */
-  private keepRoomForNominated(state: CycleState, pod: any, feasible: NodeInfo[], slots: number[], d: Diagnosis): { feasible: NodeInfo[]; feasibleSlots: number[] } {
+  private keepRoomForNominated(state: CycleState, pod: Pod, feasible: NodeInfo[], slots: number[], d: Diagnosis): { feasible: NodeInfo[]; feasibleSlots: number[] } {
     const priority = pod.spec?.priority ?? 0;
     const out = { feasible: [] as NodeInfo[], feasibleSlots: [] as number[] };
     feasible.forEach((node, i) => {
-      const others = this.nominated!.podsOn(node.name).filter((p) => p.metadata.uid !== pod.metadata?.uid && (p.spec?.priority ?? 0) >= priority);
+      const others = this.nominated!.podsOn(node.name).filter((p) => p.metadata!.uid !== pod.metadata?.uid && (p.spec?.priority ?? 0) >= priority);
       if (others.length > 0) {
         const copy = node.clone();
-        for (const p of others) copy.addPod(`${p.metadata.namespace}/${p.metadata.name}`, p);
+        for (const p of others) copy.addPod(`${p.metadata!.namespace}/${p.metadata!.name}`, p);
         const r = this.runFilters(state, pod, copy);
         if (isRejected(r.status)) { d.nodeToStatus.set(node.name, { status: r.status, plugin: r.plugin ?? '' }); return; }
       }
@@ -300,7 +301,7 @@ export class Framework {
     return out;
   }
 
-  private fitError(state: CycleState, pod: any, all: readonly NodeInfo[], d: Diagnosis): ScheduleResult {
+  private fitError(state: CycleState, pod: Pod, all: readonly NodeInfo[], d: Diagnosis): ScheduleResult {
     let nomination: Nomination | undefined;
     for (const p of this.plugins.postFilter) {
       const r = p.postFilter(pod, d, all, (pd, node) => this.runFilters(state, pd, node).status);
@@ -318,7 +319,7 @@ export class Framework {
    * plugin offers scoreNodes), normalized when it has NormalizeScore, then
    * added to the totals with its weight.
    */
-  private prioritize(state: CycleState, pod: any, all: NodeSnapshot, batch: NodeBatch): NodeInfo {
+  private prioritize(state: CycleState, pod: Pod, all: NodeSnapshot, batch: NodeBatch): NodeInfo {
     const feasible = batch.nodes;
     for (const p of this.plugins.preScore) {
       if (p.preScore(state, pod, feasible, all).code === 'Skip') state.skipScore.add(p.name);

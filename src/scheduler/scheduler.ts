@@ -18,6 +18,8 @@
  * Terminal pods (Succeeded, Failed) hold no resources, as upstream's informer
  * filter drops them.
  */
+import type { Unstructured } from '../api/unstructured.js';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { Clientset, EventRecorder, InformerFactory, Informer } from '../client/index.js';
 import { isNotFound, metaKey } from '../client/index.js';
 import type { Logger } from '../util/log.js';
@@ -86,10 +88,10 @@ export function truncateMessage(message: string): string {
   return message.slice(0, eventNoteLengthLimit - suffix.length) + suffix;
 }
 
-const assigned = (pod: any) => !!pod?.spec?.nodeName;
+const assigned = (pod: Pod) => !!pod?.spec?.nodeName;
 
 /** Node changes that matter to scheduling (nodeSchedulingPropertiesChange). */
-function nodeSchedulingChanged(a: any, b: any): boolean {
+function nodeSchedulingChanged(a: Node | undefined, b: Node | undefined): boolean {
   const j = (x: unknown) => JSON.stringify(x ?? null);
   return !!a?.spec?.unschedulable !== !!b?.spec?.unschedulable
     || j(a?.status?.allocatable) !== j(b?.status?.allocatable)
@@ -149,7 +151,7 @@ export class Scheduler {
     this.pods.addEventHandler({ add: (p) => this.nominator.update(p), update: (_o, n) => this.nominator.update(n), delete: (p) => this.nominator.delete(p) });
     if (this.profile.volumeBinding) {
       for (const resource of ['persistentvolumeclaims', 'persistentvolumes', 'storageclasses'] as const) {
-        const changed = (obj: any) => this.queue.moveAllToActiveOrBackoffQueue({ type: 'StorageChange', resource, obj });
+        const changed = (obj: Unstructured) => this.queue.moveAllToActiveOrBackoffQueue({ type: 'StorageChange', resource, obj });
         ctx.informers.informer(resource).addEventHandler({ add: changed, update: (_o, n) => changed(n) });
       }
     }
@@ -182,23 +184,23 @@ export class Scheduler {
 
   // ---- informer events ------------------------------------------------------
 
-  private onNodeAdd(node: any): void {
+  private onNodeAdd(node: Node): void {
     this.cache.addNode(node);
     this.queue.moveAllToActiveOrBackoffQueue({ type: 'NodeAdd', node });
   }
 
-  private onNodeUpdate(oldNode: any, node: any): void {
+  private onNodeUpdate(oldNode: Node, node: Node): void {
     this.cache.updateNode(oldNode, node);
     if (nodeSchedulingChanged(oldNode, node)) this.queue.moveAllToActiveOrBackoffQueue({ type: 'NodeUpdate', oldNode, newNode: node });
   }
 
   /** A pending pod for this scheduler: its schedulerName, not terminating, not finished. */
-  private responsible(pod: any): boolean {
+  private responsible(pod: Pod): boolean {
     return (pod?.spec?.schedulerName ?? this.profile.schedulerName) === this.profile.schedulerName
       && !pod?.metadata?.deletionTimestamp && !podIsTerminal(pod);
   }
 
-  private onPodAdd(pod: any): void {
+  private onPodAdd(pod: Pod): void {
     if (assigned(pod)) {
       if (!podIsTerminal(pod)) {
         this.cache.addPod(pod);
@@ -209,7 +211,7 @@ export class Scheduler {
     if (this.responsible(pod) && !this.cache.isAssumed(metaKey(pod))) this.queue.add(pod);
   }
 
-  private onPodUpdate(oldPod: any, pod: any): void {
+  private onPodUpdate(oldPod: Pod, pod: Pod): void {
     if (assigned(pod)) {
       if (!assigned(oldPod)) this.queue.delete(oldPod);
       if (podIsTerminal(pod)) {
@@ -225,17 +227,17 @@ export class Scheduler {
     this.queue.update(oldPod, pod);
   }
 
-  private onPodDelete(pod: any): void {
+  private onPodDelete(pod: Pod): void {
     if (assigned(pod)) { this.onAssignedPodGone(pod); return; }
     this.queue.delete(pod);
   }
 
   /** A pod bound or relabelled may satisfy a waiting pod's affinity or spreading; only worth a pass when pods wait. */
-  private assignedPodAdded(pod: any): void {
+  private assignedPodAdded(pod: Pod): void {
     if (this.queue.sizes.unschedulable > 0) this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodAdd', pod });
   }
 
-  private onAssignedPodGone(pod: any): void {
+  private onAssignedPodGone(pod: Pod): void {
     this.cache.removePod(pod);
     this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodDelete', pod });
   }
@@ -272,7 +274,7 @@ export class Scheduler {
 
   private scheduleOne(info: QueuedPodInfo, cycle: number): void {
     const pod = info.pod;
-    if (pod.metadata.deletionTimestamp || this.cache.isAssumed(info.key)) return; // skipPodSchedule
+    if (pod.metadata!.deletionTimestamp || this.cache.isAssumed(info.key)) return; // skipPodSchedule
     let result: ScheduleResult;
     try {
       result = this.framework.schedulePod(pod, this.cache);
@@ -291,11 +293,11 @@ export class Scheduler {
   }
 
   private async bind(info: QueuedPodInfo, nodeName: string): Promise<void> {
-    const { namespace, name, uid } = info.pod.metadata;
+    const { namespace, name, uid } = info.pod.metadata!;
     try {
       const node = this.nodes.get(nodeName);
       if (this.profile.volumeBinding && node) await this.profile.volumeBinding.preBind(this.ctx.clients, info.pod, node);
-      await this.ctx.clients.pods.createSub(namespace, name, 'binding', {
+      await this.ctx.clients.pods.createSub(namespace!, name!, 'binding', {
         apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
       });
       const now = performance.now();
@@ -307,7 +309,7 @@ export class Scheduler {
     } catch (e) {
       this.stats.bindErrors++;
       this.cache.forgetPod(info.key);
-      this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodDelete', pod: { ...info.pod, spec: { ...info.pod.spec, nodeName } } });
+      this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodDelete', pod: { ...info.pod, spec: { ...info.pod.spec!, nodeName } } });
       this.handleFailure(info, 0, { kind: 'Error', message: `running Bind plugin "DefaultBinder": ${(e as Error).message}` });
     } finally {
       this.inFlight--;
@@ -336,13 +338,13 @@ export class Scheduler {
   }
 
   /** Sets PodScheduled=False with the reason and message, unless it already says so (podutil.UpdatePodCondition). */
-  private async updatePodScheduledCondition(pod: any, reason: string, message: string): Promise<void> {
+  private async updatePodScheduledCondition(pod: Pod, reason: string, message: string): Promise<void> {
     const old = podCondition(pod, 'PodScheduled');
     if (old && old.status === 'False' && old.reason === reason && old.message === message && !old.lastProbeTime) return;
     const lastTransitionTime = old?.status === 'False' && old.lastTransitionTime ? old.lastTransitionTime : rfc3339(this.ctx.clock.now());
     const condition = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime, reason, message };
     try {
-      await this.ctx.clients.pods.patch(pod.metadata.namespace, pod.metadata.name, { status: { conditions: [condition] } }, 'strategic', 'status');
+      await this.ctx.clients.pods.patch(pod.metadata!.namespace!, pod.metadata!.name!, { status: { conditions: [condition] } }, 'strategic', 'status');
     } catch (e) {
       if (!isNotFound(e)) this.log.warn('updating pod condition failed', { pod: metaKey(pod), err: e });
     }
@@ -350,4 +352,4 @@ export class Scheduler {
 }
 
 /** Informer objects may lack kind and apiVersion; events need them for involvedObject. */
-const asPod = (pod: any) => (pod.kind ? pod : { ...pod, kind: 'Pod', apiVersion: 'v1' });
+const asPod = (pod: Pod) => (pod.kind ? pod : { ...pod, kind: 'Pod', apiVersion: 'v1' });

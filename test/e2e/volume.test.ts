@@ -149,7 +149,7 @@ describe('local-path provisioning', () => {
     // The scheduler's predicate, over what the API serves: the pod can only go to worker-1.
     const nodes = JSON.parse((await cluster.kubectl(['get', 'nodes', '-o', 'json'])).stdout).items;
     const scs = JSON.parse((await cluster.kubectl(['get', 'sc', '-o', 'json'])).stdout).items;
-    const pod = { metadata: { name: 'web-0', namespace: 'default' }, spec: { volumes: [{ name: 'www', persistentVolumeClaim: { claimName: 'data' } }] } };
+    const pod = { metadata: { name: 'web-0', namespace: 'default' }, spec: { containers: [], volumes: [{ name: 'www', persistentVolumeClaim: { claimName: 'data' } }] } };
     const fit = (n: any) => podVolumesFitNode(pod, n, new Map([['default/data', bound]]), new Map([[pvName, pv]]), new Map(scs.map((s: any) => [s.metadata.name, s])));
     assert.deepEqual(fit(nodes.find((n: any) => n.metadata.name === 'worker-1')), { ok: true });
     assert.equal((fit(nodes.find((n: any) => n.metadata.name === 'worker-2')) as any).reason, 'node(s) had volume node affinity conflict');

@@ -1,5 +1,5 @@
 /**
- * Kubernetes objects in the controllers, registry and kubelet layers are typed
+ * Kubernetes objects in the api, scheduler, controllers, registry and kubelet layers are typed
  * with kubernetes-types so the compiler checks field names. This test keeps the
  * remaining `any` from growing back: each layer has a ceiling, lowered as work
  * lands (raise it only with a reason in the commit message).
@@ -19,6 +19,8 @@ const ceilings: Record<string, number> = {
   'src/controllers': 16,
   'src/registry': 39,
   'src/kubelet': 10,
+  'src/scheduler': 1,
+  'src/api': 36,
 };
 
 function tsFiles(dir: string): string[] {

@@ -8,6 +8,7 @@ import { pickOneNodeForPreemption, selectVictimsOnNode, splitByBudgetViolation, 
 import { NodeResourcesFit } from '../../src/scheduler/plugins/noderesourcesfit.js';
 import { CycleState } from '../../src/scheduler/framework.js';
 import type { NodeInfo } from '../../src/scheduler/nodeinfo.js';
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 
 const fit = new NodeResourcesFit();
 const filters = (pod: any, node: NodeInfo) => {
@@ -17,8 +18,10 @@ const filters = (pod: any, node: NodeInfo) => {
 };
 const names = (pods: any[]) => pods.map((p) => p.metadata.name);
 const started = (pod: any, t: string) => ({ ...pod, status: { ...pod.status, startTime: t } });
-const budget = (app: string, allowed: number) => ({
-  metadata: { name: `pdb-${app}`, namespace: 'default' }, spec: { selector: { matchLabels: { app } } }, status: { disruptionsAllowed: allowed },
+// Preemption reads disruptionsAllowed and disruptedPods; the other counts are required by the type.
+const counts = { currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
+const budget = (app: string, allowed: number): PodDisruptionBudget => ({
+  metadata: { name: `pdb-${app}`, namespace: 'default' }, spec: { selector: { matchLabels: { app } } }, status: { ...counts, disruptionsAllowed: allowed },
 });
 
 describe('selectVictimsOnNode', () => {
@@ -60,7 +63,7 @@ describe('splitByBudgetViolation', () => {
     const pods = ['a', 'b', 'c'].map((n) => [n, makePod(n, { labels: { app: 'db' } })] as [string, any]);
     const b = budget('db', 1);
     assert.deepEqual(splitByBudgetViolation(pods, [b]).violating.map(([k]) => k), ['b', 'c']);
-    const disrupted = { ...b, status: { disruptionsAllowed: 1, disruptedPods: { a: '2026-01-01T00:00:00Z' } } };
+    const disrupted: PodDisruptionBudget = { ...b, status: { ...counts, disruptionsAllowed: 1, disruptedPods: { a: '2026-01-01T00:00:00Z' } } };
     assert.deepEqual(splitByBudgetViolation(pods, [disrupted]).violating.map(([k]) => k), ['c']);
   });
 });

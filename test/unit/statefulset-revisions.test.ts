@@ -59,8 +59,8 @@ describe('ControllerRevision hashing (pkg/controller/history)', () => {
   });
   it('revisionTemplate undoes templateRevisionData', () => {
     const t = revisionTemplate(templateRevisionData(defaultedTemplate));
-    assert.deepEqual(t.metadata, defaultedTemplate.metadata);
-    assert.deepEqual(t.spec.containers[0].resources, {});
+    assert.deepEqual(t?.metadata, defaultedTemplate.metadata);
+    assert.deepEqual(t?.spec?.containers[0].resources, {});
   });
   it('sorts by revision, then creation time, then name', () => {
     const r = (name: string, revision: number, t = '2024-01-01T00:00:00Z') => ({ metadata: { name, creationTimestamp: t }, revision });

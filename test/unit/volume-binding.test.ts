@@ -83,7 +83,7 @@ describe('default StorageClass (GetDefaultClass and DefaultStorageClass admissio
     ['same age: lowest name', [sc('z', { isDefault: true }), sc('m', { isDefault: true })], 'm'],
     ['"false" is not default', [{ metadata: { name: 'x', annotations: { 'storageclass.kubernetes.io/is-default-class': 'false' } } }], undefined],
   ];
-  for (const [what, list, want] of table) it(what, () => assert.equal(defaultStorageClass(list)?.metadata.name, want));
+  for (const [what, list, want] of table) it(what, () => assert.equal(defaultStorageClass(list)?.metadata?.name, want));
 
   const admission: [string, any, string | undefined | null, boolean][] = [
     ['no class: gets the default', pvc('a', { cls: null }), 'local-path', true],
@@ -154,7 +154,7 @@ describe('FindMatchingVolume', () => {
     ['selector on labels', pvc('c', { selector: { matchLabels: { tier: 'gold' } } }), [pv('a'), pv('b', { labels: { tier: 'gold' } })], undefined, false, 'b'],
   ];
   for (const [what, c, vols, n, delay, want] of table) {
-    it(what, () => assert.equal(findMatchingVolume(c, vols, n, none, delay)?.metadata.name, want));
+    it(what, () => assert.equal(findMatchingVolume(c, vols, n, none, delay)?.metadata?.name, want));
   }
   it('excluded volumes are skipped', () => {
     assert.equal(findMatchingVolume(claim, [pv('a', { size: '5Gi' })], undefined, new Set(['a']), false), undefined);
@@ -235,17 +235,17 @@ describe('PreBind plan for the scheduler', () => {
     const claims = byKey([pvc('a'), pvc('b', { selected: 'n1' }), pvc('c', { bound: true, volumeName: 'pv-c' })]);
     const vols = byName([pv('pv-c', { claim: pvc('c'), node: 'n1' })]);
     const plan = podVolumeBindingsForNode(pod(['a', 'b', 'c']), node('n1'), claims, vols, classes);
-    assert.deepEqual(plan.dynamicProvisions.map((c) => c.metadata.name), ['a']);
+    assert.deepEqual(plan.dynamicProvisions.map((c) => c.metadata?.name), ['a']);
     assert.deepEqual(plan.staticBindings, []);
   });
   it('static bindings pick distinct PVs for two claims', () => {
     const claims = byKey([pvc('a', { cls: 'static' }), pvc('b', { cls: 'static' })]);
     const vols = byName([pv('l1', { cls: 'static', node: 'n1' }), pv('l2', { cls: 'static', node: 'n1' })]);
     const plan = podVolumeBindingsForNode(pod(['a', 'b']), node('n1'), claims, vols, classes);
-    assert.deepEqual(plan.staticBindings.map((b) => [b.pvc.metadata.name, b.pv.metadata.name]), [['a', 'l1'], ['b', 'l2']]);
+    assert.deepEqual(plan.staticBindings.map((b) => [b.pvc.metadata?.name, b.pv.metadata?.name]), [['a', 'l1'], ['b', 'l2']]);
     const written = volumeBoundToClaim(plan.staticBindings[0].pv, plan.staticBindings[0].pvc);
-    assert.equal(written.spec.claimRef.uid, 'uid-a');
-    assert.equal(written.metadata.annotations['pv.kubernetes.io/bound-by-controller'], 'yes');
+    assert.equal(written?.spec?.claimRef?.uid, 'uid-a');
+    assert.equal(written?.metadata?.annotations?.['pv.kubernetes.io/bound-by-controller'], 'yes');
   });
   it('nothing to do for a pod that does not fit', () => {
     const plan = podVolumeBindingsForNode(pod(['w']), node('n2'), byKey([pvc('w', { selected: 'n1' })]), byName([]), classes);
@@ -258,7 +258,7 @@ describe('PreBind plan for the scheduler', () => {
     const claim = pvc('a');
     assert.equal(volumeBoundToClaim(pv('x', { claim }), claim), undefined);
     const prebound = volumeBoundToClaim(pv('x', { claim, claimUid: null }), claim);
-    assert.equal(prebound.spec.claimRef.uid, 'uid-a');
-    assert.equal(prebound.metadata.annotations?.['pv.kubernetes.io/bound-by-controller'], undefined);
+    assert.equal(prebound?.spec?.claimRef?.uid, 'uid-a');
+    assert.equal(prebound?.metadata?.annotations?.['pv.kubernetes.io/bound-by-controller'], undefined);
   });
 });

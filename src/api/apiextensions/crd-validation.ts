@@ -5,7 +5,9 @@
  * DNS-1035 labels, exactly one storage version, every version with a
  * structural schema (schema-validation.ts), printer columns and scale paths.
  */
-import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion } from 'kubernetes-types/apiextensions/v1.js';
+import type {
+  CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion,
+} from 'kubernetes-types/apiextensions/v1.js';
 import { FieldError, forbidden, invalid, notSupported, required } from '../field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/objectmeta.js';
@@ -86,7 +88,7 @@ function validateSpec(crd: CustomResourceDefinition, old?: CustomResourceDefinit
 
 function validateVersion(v: CustomResourceDefinitionVersion, path: string, schemaUnchanged: boolean): FieldError[] {
   const errs: FieldError[] = [];
-  const schema: any = v.schema?.openAPIV3Schema;
+  const schema = v.schema?.openAPIV3Schema;
   const hasStatus = !!v.subresources?.status;
   if (schema) {
     if (hasStatus && schema.type !== undefined && schema.type !== 'object') {
@@ -115,7 +117,7 @@ function validateVersion(v: CustomResourceDefinitionVersion, path: string, schem
   return errs;
 }
 
-function validateColumn(c: any, path: string): FieldError[] {
+function validateColumn(c: CustomResourceColumnDefinition, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const types = `must be one of ${printerColumnTypes.join(',')}`;
   if (!c.name) errs.push(required(`${path}.name`));

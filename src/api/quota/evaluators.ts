@@ -6,22 +6,26 @@
  * their own evaluators; every other namespaced kind is counted by name
  * (`count/<resource>.<group>`, plus the legacy `configmaps`, `secrets` ...).
  */
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolumeClaim, Pod, Service } from 'kubernetes-types/core/v1.js';
+import type { Unstructured } from '../unstructured.js';
 import { quantityFromInt } from '../quantity.js';
 import { ResourceList, addLists, parseResourceList } from './arithmetic.js';
 import { podMatchesScope, type ScopeRequirement } from './scopes.js';
 import { podLimits, podRequests } from './pod-resources.js';
 
-export interface QuotaEvaluator {
+export interface QuotaEvaluator<T = Unstructured> {
   /** Whether the evaluator accounts for this quota resource name. */
   handles(resourceName: string): boolean;
   /** The object's usage; `now` decides whether a pod being deleted still counts. */
-  usage(obj: any, now: Date): ResourceList;
+  usage(obj: T, now: Date): ResourceList;
   /** Whether the object falls in one scope requirement (only pods do; other kinds match no scope). */
-  matchesScope(req: ScopeRequirement, obj: any): boolean;
+  matchesScope(req: ScopeRequirement, obj: T): boolean;
   /** Upstream's "must specify" rule: an error text when the object cannot be charged for these resources. */
-  constraints?(required: string[], obj: any): string | undefined;
+  constraints?(required: string[], obj: T): string | undefined;
 }
+
+/** An evaluator of one kind, for callers that hold objects of any kind: evaluatorFor picks it by resource, so the objects it gets are of its kind. */
+const forKind = <T>(ev: QuotaEvaluator<T>) => ev as unknown as QuotaEvaluator;
 
 const one = () => quantityFromInt(1);
 const legacyCountNames = new Set(['configmaps', 'secrets', 'replicationcontrollers', 'resourcequotas']);
@@ -85,7 +89,7 @@ function podConstraints(required: string[], pod: Pod): string | undefined {
   return `must specify ${parts.join('; ')}`;
 }
 
-const podEvaluator: QuotaEvaluator = {
+const podEvaluator = forKind<Pod>({
   handles: (n) => podComputeNames.has(n) || n.startsWith('hugepages-') || n.startsWith('requests.hugepages-') || isExtendedRequest(n),
   usage(pod: Pod, now) {
     // count/pods counts every pod in storage; the rest only live ones.
@@ -95,10 +99,10 @@ const podEvaluator: QuotaEvaluator = {
   },
   matchesScope: podMatchesScope,
   constraints: podConstraints,
-};
+});
 
 const serviceNames = new Set(['services', 'count/services', 'services.loadbalancers', 'services.nodeports']);
-const serviceEvaluator: QuotaEvaluator = {
+const serviceEvaluator = forKind<Service>({
   handles: (n) => serviceNames.has(n),
   usage(svc) {
     const out: ResourceList = new Map([['services', one()], ['count/services', one()]]);
@@ -112,11 +116,11 @@ const serviceEvaluator: QuotaEvaluator = {
     return out;
   },
   matchesScope: () => false,
-};
+});
 
 const storageClassSuffix = '.storageclass.storage.k8s.io/';
 const pvcNames = new Set(['persistentvolumeclaims', 'count/persistentvolumeclaims', 'requests.storage']);
-const pvcEvaluator: QuotaEvaluator = {
+const pvcEvaluator = forKind<PersistentVolumeClaim>({
   handles: (n) => pvcNames.has(n) || n.endsWith(`${storageClassSuffix}requests.storage`) || n.endsWith(`${storageClassSuffix}persistentvolumeclaims`),
   usage(pvc) {
     const out: ResourceList = new Map([['persistentvolumeclaims', one()], ['count/persistentvolumeclaims', one()]]);
@@ -130,7 +134,7 @@ const pvcEvaluator: QuotaEvaluator = {
     return out;
   },
   matchesScope: () => false,
-};
+});
 
 /** The evaluator of a namespaced resource. */
 export function evaluatorFor(group: string, plural: string): QuotaEvaluator {

@@ -7,6 +7,7 @@ import type { ResourceQuota } from 'kubernetes-types/core/v1.js';
 import { quantityFromInt } from '../quantity.js';
 import { ResourceList, addLists, maskList, parseResourceList } from './arithmetic.js';
 import type { QuotaEvaluator } from './evaluators.js';
+import type { Unstructured } from '../unstructured.js';
 import { quotaScopeRequirements } from './scopes.js';
 
 export * from './arithmetic.js';
@@ -21,13 +22,13 @@ export const quotaHard = (q: ResourceQuota): ResourceList => parseResourceList(q
 export const matchingResources = (ev: QuotaEvaluator, names: Iterable<string>): string[] => [...names].filter((n) => ev.handles(n)).sort();
 
 /** Matches: the quota limits something the object uses, and the object is in every one of its scopes. */
-export function quotaMatches(quota: ResourceQuota, ev: QuotaEvaluator, obj: any, hardNames: Iterable<string>): boolean {
+export function quotaMatches(quota: ResourceQuota, ev: QuotaEvaluator, obj: Unstructured, hardNames: Iterable<string>): boolean {
   if (matchingResources(ev, hardNames).length === 0) return false;
   return quotaScopeRequirements(quota).every((req) => ev.matchesScope(req, obj));
 }
 
 /** The usage of a set of objects of one resource against a quota: the sum over the objects the quota matches, masked to its names, zero for names nothing uses. */
-export function usageOf(quota: ResourceQuota, ev: QuotaEvaluator, objects: Iterable<any>, now: Date): ResourceList {
+export function usageOf(quota: ResourceQuota, ev: QuotaEvaluator, objects: Iterable<Unstructured>, now: Date): ResourceList {
   const hard = quotaHard(quota);
   const names = matchingResources(ev, hard.keys());
   // Every name the evaluator accounts for starts at zero (UsageStats), so status.used lists them all.

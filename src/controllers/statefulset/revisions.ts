@@ -31,7 +31,7 @@ export function newRevision(set: StatefulSet, revision: number, collisionCount: 
 
 /** ApplyRevision: the set with the revision's template. */
 export function applyRevision(set: StatefulSet, revision: ControllerRevision): StatefulSet {
-  return { ...set, spec: { ...set.spec!, template: revisionTemplate(revision.data) ?? set.spec?.template } };
+  return { ...set, spec: { ...set.spec!, template: (revisionTemplate(revision.data) ?? set.spec?.template)! } };
 }
 
 export type UpdateRevisionChoice =

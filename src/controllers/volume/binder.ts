@@ -28,7 +28,7 @@ import {
   allObjects, annBindCompleted, annBoundByController, annDynamicallyProvisioned, annSelectedNode, claimClass, claimHasClass,
   findMatchingVolume, isDelayBindingMode, isVolumeBoundToClaim, volumeClass, volumeHasAccessModes,
 } from '../../api/volumebinding.js';
-import type { ObjectIndex, ObjectLookup } from '../../api/volumebinding.js';
+import type { ClassLookup, VolumeIndex } from '../../api/volumebinding.js';
 import { compareQuantities, parseQuantity } from '../../api/quantity.js';
 import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
@@ -46,8 +46,8 @@ export type ClaimAction =
   | { type: 'error'; message: string };
 
 export interface ClaimView {
-  volumes: ObjectIndex;
-  classes: ObjectLookup;
+  volumes: VolumeIndex;
+  classes: ClassLookup;
   /** The default class's name, when there is one. */
   defaultClass?: string;
 }
@@ -87,7 +87,7 @@ function planPreboundClaim(claim: PersistentVolumeClaim, view: ClaimView): Claim
   const ref = pv.spec.claimRef;
   return {
     type: 'error',
-    message: `Invalid binding of claim "${claim.metadata!.namespace}/${claim.metadata!.name}" to volume "${pv.metadata.name}": volume already claimed by "${ref.namespace}/${ref.name}"`,
+    message: `Invalid binding of claim "${claim.metadata!.namespace}/${claim.metadata!.name}" to volume "${pv.metadata!.name}": volume already claimed by "${ref.namespace}/${ref.name}"`,
   };
 }
 

@@ -160,7 +160,7 @@ export class PersistentVolumeController implements Controller {
     const claim = this.claims.get(key);
     if (!claim) return;
     const action = planClaimSync(claim, {
-      volumes: this.volumes, classes: this.classes, defaultClass: defaultStorageClass(this.classes.list())?.metadata.name,
+      volumes: this.volumes, classes: this.classes, defaultClass: defaultStorageClass(this.classes.list())?.metadata?.name,
     });
     await this.doClaimAction(claim, action);
   }

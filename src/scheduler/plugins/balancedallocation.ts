@@ -6,6 +6,7 @@
  * requested/allocatable (at most 1); the score is (1 - std) * 100 truncated,
  * where for two resources std = |f1 - f2| / 2.
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { maxNodeScore, stateKey, success, type CycleState, type NodeBatch, type PreScorePlugin, type ScorePlugin, type Status } from '../framework.js';
 import { Hot, hotFields, podResources, type NodeInfo, type PodResources } from '../nodeinfo.js';
 
@@ -38,17 +39,17 @@ const preScoreKey = stateKey<PodResources>('PreScoreNodeResourcesBalancedAllocat
 export class BalancedAllocation implements PreScorePlugin, ScorePlugin {
   readonly name = balancedAllocationName;
 
-  preScore(state: CycleState, pod: any): Status {
+  preScore(state: CycleState, pod: Pod): Status {
     state.write(preScoreKey, podResources(pod));
     return success;
   }
 
-  score(state: CycleState, pod: any, node: NodeInfo): number {
+  score(state: CycleState, pod: Pod, node: NodeInfo): number {
     const req = (state.read(preScoreKey) ?? podResources(pod)).requests;
     return balancedNodeScore(node.table.data, node.slot * hotFields, req.milliCPU, req.memory);
   }
 
-  scoreNodes(state: CycleState, pod: any, { slots, data, count }: NodeBatch, out: Float64Array): void {
+  scoreNodes(state: CycleState, pod: Pod, { slots, data, count }: NodeBatch, out: Float64Array): void {
     const req = (state.read(preScoreKey) ?? podResources(pod)).requests;
     for (let i = 0; i < count; i++) out[i] = balancedNodeScore(data, slots[i] * hotFields, req.milliCPU, req.memory);
   }

@@ -16,6 +16,8 @@
  *     them and sets the preemptor's status.nominatedNodeName; the preemptor
  *     waits in the queue until the victims are gone.
  */
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { fitErrorMessage } from '../fiterror.js';
 import {
   unresolvable, unschedulable, type Diagnosis, type NodeStatus, type PostFilterPlugin, type PostFilterResult, type Status,
@@ -38,9 +40,9 @@ export class DefaultPreemption implements PostFilterPlugin {
   readonly name = defaultPreemptionName;
 
   /** `pdbs` lists the PodDisruptionBudgets preemption tries not to break. */
-  constructor(private readonly pdbs: () => readonly any[] = () => []) {}
+  constructor(private readonly pdbs: () => readonly PodDisruptionBudget[] = () => []) {}
 
-  postFilter(pod: any, diagnosis: Diagnosis, allNodes: readonly NodeInfo[], filters: (pod: any, node: NodeInfo) => Status): PostFilterResult {
+  postFilter(pod: Pod, diagnosis: Diagnosis, allNodes: readonly NodeInfo[], filters: (pod: Pod, node: NodeInfo) => Status): PostFilterResult {
     if (pod?.spec?.preemptionPolicy === 'Never') return { status: unschedulable(`preemption: ${preemptNeverMessage}`) }; // 1
     if (this.preemptionUnderWay(pod, allNodes)) return { status: unschedulable(`preemption: ${terminatingVictimMessage}`) };
     const statuses = new Map<string, NodeStatus>();
@@ -59,7 +61,7 @@ export class DefaultPreemption implements PostFilterPlugin {
   }
 
   /** PodEligibleToPreemptOthers: a lower-priority pod still terminating on the node this pod was nominated to. */
-  private preemptionUnderWay(pod: any, allNodes: readonly NodeInfo[]): boolean {
+  private preemptionUnderWay(pod: Pod, allNodes: readonly NodeInfo[]): boolean {
     const nominated = pod?.status?.nominatedNodeName;
     if (!nominated) return false;
     const node = allNodes.find((n) => n.name === nominated);

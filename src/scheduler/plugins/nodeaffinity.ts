@@ -9,6 +9,7 @@
  *    `node(s) didn't match Pod's node affinity/selector`;
  *  - Score: the summed weights of matching preferred terms, normalized to 0..100.
  */
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { podMatchesNodeSelectorAndAffinity, preferredAffinityScore, type NodeSelectorTerm } from '../../api/nodeaffinity.js';
 import {
   defaultNormalizeScore, maxNodeScore, skip, success, unresolvable, type ClusterEvent, type CycleState, type EnqueueExtensions,
@@ -22,7 +23,7 @@ export const errReasonConflict = 'pod affinity terms conflict';
 
 const rejected = unresolvable(errReasonPod);
 
-const requiredTerms = (pod: any): NodeSelectorTerm[] | undefined =>
+const requiredTerms = (pod: Pod): NodeSelectorTerm[] | undefined =>
   pod?.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
 
 /**
@@ -45,13 +46,13 @@ export function nodeNamesFromAffinity(terms: readonly NodeSelectorTerm[]): Set<s
   return names;
 }
 
-const matches = (pod: any, node: any) => !!node && podMatchesNodeSelectorAndAffinity(pod?.spec, node);
+const matches = (pod: Pod, node: Node | undefined) => !!node && podMatchesNodeSelectorAndAffinity(pod?.spec, node);
 
 export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
   readonly name = nodeAffinityName;
   readonly events = ['NodeAdd', 'NodeUpdate'] as const;
 
-  preFilter(_state: CycleState, pod: any): { status: Status; result?: PreFilterResult } {
+  preFilter(_state: CycleState, pod: Pod): { status: Status; result?: PreFilterResult } {
     const required = pod?.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
     if (!required && !pod?.spec?.nodeSelector) return { status: skip };
     const terms = requiredTerms(pod);
@@ -61,25 +62,25 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
     return { status: success, result: names ? { nodeNames: names } : undefined };
   }
 
-  filter(_state: CycleState, pod: any, node: NodeInfo): Status {
+  filter(_state: CycleState, pod: Pod, node: NodeInfo): Status {
     return matches(pod, node.node) ? success : rejected;
   }
 
-  preScore(_state: CycleState, pod: any): Status {
+  preScore(_state: CycleState, pod: Pod): Status {
     const preferred = pod?.spec?.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution;
     return preferred?.length ? success : skip;
   }
 
-  score(_state: CycleState, pod: any, node: NodeInfo): number {
-    return preferredAffinityScore(pod?.spec, node.node);
+  score(_state: CycleState, pod: Pod, node: NodeInfo): number {
+    return preferredAffinityScore(pod?.spec, node.node!);
   }
 
-  normalizeScore(_state: CycleState, _pod: any, scores: NodeScore[]): void {
+  normalizeScore(_state: CycleState, _pod: Pod, scores: NodeScore[]): void {
     defaultNormalizeScore(maxNodeScore, false, scores);
   }
 
   /** A node that now matches and did not before (or a new matching node). */
-  queueingHint(event: ClusterEvent, pod: any): 'Queue' | 'QueueSkip' {
+  queueingHint(event: ClusterEvent, pod: Pod): 'Queue' | 'QueueSkip' {
     switch (event.type) {
       case 'NodeAdd': return matches(pod, event.node) ? 'Queue' : 'QueueSkip';
       case 'NodeUpdate': return matches(pod, event.newNode) && !matches(pod, event.oldNode) ? 'Queue' : 'QueueSkip';

@@ -2,6 +2,7 @@
  * NodeName (upstream `plugins/nodename`): a pod that names a node
  * (spec.nodeName) fits only that node.
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import {
   success, unresolvable, type ClusterEvent, type CycleState, type EnqueueExtensions, type FilterPlugin, type NodeBatch, type Status,
 } from '../framework.js';
@@ -13,22 +14,22 @@ export const errReasonNodeName = "node(s) didn't match the requested node name";
 const rejected = unresolvable(errReasonNodeName);
 
 /** nodename.Fits. */
-export const nodeNameFits = (pod: any, nodeName: string) => !pod?.spec?.nodeName || pod.spec.nodeName === nodeName;
+export const nodeNameFits = (pod: Pod, nodeName: string | undefined) => !pod?.spec?.nodeName || pod.spec.nodeName === nodeName;
 
 export class NodeName implements FilterPlugin, EnqueueExtensions {
   readonly name = nodeNameName;
   readonly events = ['NodeAdd'] as const;
 
-  filter(_state: CycleState, pod: any, node: NodeInfo): Status {
+  filter(_state: CycleState, pod: Pod, node: NodeInfo): Status {
     return nodeNameFits(pod, node.name) ? success : rejected;
   }
 
-  filterNodes(_state: CycleState, pod: any, { nodes, count }: NodeBatch, out: Status[]): void {
+  filterNodes(_state: CycleState, pod: Pod, { nodes, count }: NodeBatch, out: Status[]): void {
     const want = pod?.spec?.nodeName;
     for (let i = 0; i < count; i++) out[i] = !want || want === nodes[i].name ? success : rejected;
   }
 
-  queueingHint(event: ClusterEvent, pod: any): 'Queue' | 'QueueSkip' {
+  queueingHint(event: ClusterEvent, pod: Pod): 'Queue' | 'QueueSkip' {
     return event.type === 'NodeAdd' && nodeNameFits(pod, event.node?.metadata?.name) ? 'Queue' : 'QueueSkip';
   }
 }

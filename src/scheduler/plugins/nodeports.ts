@@ -3,6 +3,7 @@
  * fits a node only where none of them is in use for the same protocol on the
  * same host IP or on 0.0.0.0 (and 0.0.0.0 clashes with every IP).
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import {
   skip, stateKey, success, unschedulable, type ClusterEvent, type CycleState, type EnqueueExtensions, type FilterPlugin,
   type PreFilterPlugin, type PreFilterResult, type Status,
@@ -24,20 +25,20 @@ export class NodePorts implements PreFilterPlugin, FilterPlugin, EnqueueExtensio
   readonly name = nodePortsName;
   readonly events = ['NodeAdd', 'AssignedPodDelete'] as const;
 
-  preFilter(state: CycleState, pod: any): { status: Status; result?: PreFilterResult } {
+  preFilter(state: CycleState, pod: Pod): { status: Status; result?: PreFilterResult } {
     const wanted = podHostPorts(pod?.spec);
     if (wanted.length === 0) return { status: skip };
     state.write(preFilterKey, wanted);
     return { status: success };
   }
 
-  filter(state: CycleState, pod: any, node: NodeInfo): Status {
+  filter(state: CycleState, pod: Pod, node: NodeInfo): Status {
     const wanted = state.read(preFilterKey) ?? podHostPorts(pod?.spec);
     return fitsPorts(wanted, node.usedPorts) ? success : rejected;
   }
 
   /** A new node, or a deleted pod that held one of the ports the pod wants. */
-  queueingHint(event: ClusterEvent, pod: any): 'Queue' | 'QueueSkip' {
+  queueingHint(event: ClusterEvent, pod: Pod): 'Queue' | 'QueueSkip' {
     if (event.type === 'NodeAdd') return 'Queue';
     if (event.type !== 'AssignedPodDelete') return 'QueueSkip';
     const freed = new HostPortInfo();

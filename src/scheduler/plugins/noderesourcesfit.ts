@@ -14,6 +14,7 @@
  *    per resource (allocatable - requested) * 100 / allocatable, 0 when over,
  *    averaged by weight with integer division.
  */
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { ResourceAmounts } from '../../api/resource-helpers.js';
 import {
   maxNodeScore, stateKey, success, unschedulable, type ClusterEvent, type CycleState, type EnqueueExtensions, type FilterPlugin,
@@ -92,14 +93,14 @@ function leastAllocatedNodeScore(data: Float64Array, row: number, podCPU: number
 }
 
 /** isFit: whether the pod fits the node when it is empty. */
-function fitsEmptyNode(pod: any, node: any): boolean {
+function fitsEmptyNode(pod: Pod, node: Node): boolean {
   const info = new NodeInfo(node?.metadata?.name ?? '');
   info.setNode(node);
   return fitsRequest(podResources(pod).requests, info).length === 0;
 }
 
 /** haveAnyRequestedResourcesIncreased. */
-function requestedResourcesIncreased(pod: any, oldNode: any, newNode: any): boolean {
+function requestedResourcesIncreased(pod: Pod, oldNode: Node, newNode: Node): boolean {
   const before = new NodeInfo('');
   before.setNode(oldNode);
   const after = new NodeInfo('');
@@ -114,7 +115,7 @@ function requestedResourcesIncreased(pod: any, oldNode: any, newNode: any): bool
   return false;
 }
 
-function requestsDecreased(oldPod: any, newPod: any): boolean {
+function requestsDecreased(oldPod: Pod, newPod: Pod): boolean {
   const a = podResources(oldPod).requests;
   const b = podResources(newPod).requests;
   if (b.milliCPU < a.milliCPU || b.memory < a.memory || b.ephemeralStorage < a.ephemeralStorage) return true;
@@ -126,37 +127,37 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
   readonly name = nodeResourcesFitName;
   readonly events = ['NodeAdd', 'NodeUpdate', 'AssignedPodDelete', 'UnscheduledPodUpdate'] as const;
 
-  preFilter(state: CycleState, pod: any): { status: Status; result?: PreFilterResult } {
+  preFilter(state: CycleState, pod: Pod): { status: Status; result?: PreFilterResult } {
     state.write(preFilterKey, podResources(pod));
     return { status: success };
   }
 
-  filter(state: CycleState, pod: any, node: NodeInfo): Status {
+  filter(state: CycleState, pod: Pod, node: NodeInfo): Status {
     return fitFilter((state.read(preFilterKey) ?? podResources(pod)).requests, node, node.table.data, node.slot * hotFields);
   }
 
-  filterNodes(state: CycleState, pod: any, { nodes, slots, data, count }: NodeBatch, out: Status[]): void {
+  filterNodes(state: CycleState, pod: Pod, { nodes, slots, data, count }: NodeBatch, out: Status[]): void {
     const req = (state.read(preFilterKey) ?? podResources(pod)).requests;
     for (let i = 0; i < count; i++) out[i] = fitFilter(req, nodes[i], data, slots[i] * hotFields);
   }
 
-  preScore(state: CycleState, pod: any): Status {
+  preScore(state: CycleState, pod: Pod): Status {
     state.write(preFilterKey, podResources(pod));
     return success;
   }
 
-  score(state: CycleState, pod: any, node: NodeInfo): number {
+  score(state: CycleState, pod: Pod, node: NodeInfo): number {
     const nz = (state.read(preFilterKey) ?? podResources(pod)).nonZero;
     return leastAllocatedNodeScore(node.table.data, node.slot * hotFields, nz.milliCPU, nz.memory);
   }
 
-  scoreNodes(state: CycleState, pod: any, { slots, data, count }: NodeBatch, out: Float64Array): void {
+  scoreNodes(state: CycleState, pod: Pod, { slots, data, count }: NodeBatch, out: Float64Array): void {
     const nz = (state.read(preFilterKey) ?? podResources(pod)).nonZero;
     for (let i = 0; i < count; i++) out[i] = leastAllocatedNodeScore(data, slots[i] * hotFields, nz.milliCPU, nz.memory);
   }
 
   /** A deleted pod frees resources; a node that the pod fits when empty and that grew; the pod asking for less. */
-  queueingHint(event: ClusterEvent, pod: any): 'Queue' | 'QueueSkip' {
+  queueingHint(event: ClusterEvent, pod: Pod): 'Queue' | 'QueueSkip' {
     switch (event.type) {
       case 'AssignedPodDelete': return 'Queue';
       case 'NodeAdd': return fitsEmptyNode(pod, event.node) ? 'Queue' : 'QueueSkip';

@@ -3,6 +3,7 @@
  * (spec.unschedulable) rejects the pod unless the pod tolerates the taint
  * node.kubernetes.io/unschedulable:NoSchedule, which stands for the flag.
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { tolerationsTolerateTaint, type Taint } from '../../api/tolerations.js';
 import {
   success, unresolvable, type ClusterEvent, type CycleState, type EnqueueExtensions, type FilterPlugin, type NodeBatch, type Status,
@@ -15,18 +16,18 @@ export const taintNodeUnschedulable: Taint = { key: 'node.kubernetes.io/unschedu
 
 const rejected = unresolvable(errReasonUnschedulable);
 
-const toleratesUnschedulable = (pod: any) => tolerationsTolerateTaint(pod?.spec?.tolerations, taintNodeUnschedulable);
+const toleratesUnschedulable = (pod: Pod) => tolerationsTolerateTaint(pod?.spec?.tolerations, taintNodeUnschedulable);
 
 export class NodeUnschedulable implements FilterPlugin, EnqueueExtensions {
   readonly name = nodeUnschedulableName;
   readonly events = ['NodeAdd', 'NodeUpdate', 'UnscheduledPodUpdate'] as const;
 
-  filter(_state: CycleState, pod: any, node: NodeInfo): Status {
+  filter(_state: CycleState, pod: Pod, node: NodeInfo): Status {
     if (!node.unschedulable) return success;
     return toleratesUnschedulable(pod) ? success : rejected;
   }
 
-  filterNodes(_state: CycleState, pod: any, { slots, data, count }: NodeBatch, out: Status[]): void {
+  filterNodes(_state: CycleState, pod: Pod, { slots, data, count }: NodeBatch, out: Status[]): void {
     let tolerates: boolean | undefined;
     for (let i = 0; i < count; i++) {
       if (data[slots[i] * hotFields + Hot.Unschedulable] === 0) { out[i] = success; continue; }
@@ -36,7 +37,7 @@ export class NodeUnschedulable implements FilterPlugin, EnqueueExtensions {
   }
 
   /** A node that becomes (or is added) schedulable, or the pod newly tolerating the flag. */
-  queueingHint(event: ClusterEvent, pod: any): 'Queue' | 'QueueSkip' {
+  queueingHint(event: ClusterEvent, pod: Pod): 'Queue' | 'QueueSkip' {
     switch (event.type) {
       case 'NodeAdd': return !event.node?.spec?.unschedulable ? 'Queue' : 'QueueSkip';
       case 'NodeUpdate': return event.oldNode?.spec?.unschedulable && !event.newNode?.spec?.unschedulable ? 'Queue' : 'QueueSkip';

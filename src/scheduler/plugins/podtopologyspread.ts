@@ -96,7 +96,7 @@ export function countPodsMatchSelector(pods: Iterable<Pod>, selector: Selector, 
 const hasAllKeys = (labels: Record<string, string>, cs: readonly Constraint[]) => cs.every((c) => Object.hasOwn(labels, c.topologyKey));
 
 function includes(c: Constraint, pod: Pod, node: NodeInfo): boolean {
-  if (c.honorNodeAffinity && !podMatchesNodeSelectorAndAffinity(pod.spec, node.node)) return false;
+  if (c.honorNodeAffinity && !podMatchesNodeSelectorAndAffinity(pod.spec, node.node!)) return false;
   if (c.honorNodeTaints && findMatchingUntoleratedTaint(node.taints, pod.spec?.tolerations, doNotScheduleTaints)) return false;
   return true;
 }

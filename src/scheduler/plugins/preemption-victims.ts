@@ -24,29 +24,31 @@
  *  5. the latest start among the highest-priority victims; then
  *  6. the first one.
  */
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { budgetsCoveringPod } from '../../api/disruptionbudget.js';
 import { isRejected, type Status } from '../framework.js';
 import type { NodeInfo } from '../nodeinfo.js';
 
 /** corev1helpers.PodPriority. */
-export const podPriority = (pod: any): number => pod?.spec?.priority ?? 0;
+export const podPriority = (pod: Pod): number => pod?.spec?.priority ?? 0;
 
-export interface Victims { readonly node: string; readonly pods: any[]; readonly numPDBViolations: number }
+export interface Victims { readonly node: string; readonly pods: Pod[]; readonly numPDBViolations: number }
 
-type Filters = (pod: any, node: NodeInfo) => Status;
+type Filters = (pod: Pod, node: NodeInfo) => Status;
 
-const startTime = (pod: any): number => {
+const startTime = (pod: Pod): number => {
   const t = Date.parse(pod?.status?.startTime ?? pod?.metadata?.creationTimestamp ?? '');
   return Number.isNaN(t) ? Number.MAX_SAFE_INTEGER : t;
 };
 
 /** MoreImportantPod as a sort order: higher priority first, then the earlier start. */
-export function byImportance(a: any, b: any): number {
+export function byImportance(a: Pod, b: Pod): number {
   return podPriority(b) - podPriority(a) || startTime(a) - startTime(b);
 }
 
 /** filterPodsWithPDBViolation over pods sorted by importance. */
-export function splitByBudgetViolation<T extends [string, any]>(pods: readonly T[], pdbs: readonly any[]): { violating: T[]; nonViolating: T[] } {
+export function splitByBudgetViolation<T extends [string, Pod]>(pods: readonly T[], pdbs: readonly PodDisruptionBudget[]): { violating: T[]; nonViolating: T[] } {
   const allowed = new Map<any, number>(pdbs.map((p) => [p, p.status?.disruptionsAllowed ?? 0]));
   const violating: T[] = [];
   const nonViolating: T[] = [];
@@ -55,7 +57,7 @@ export function splitByBudgetViolation<T extends [string, any]>(pods: readonly T
     let violated = false;
     if (Object.keys(pod.metadata?.labels ?? {}).length > 0) {
       for (const pdb of budgetsCoveringPod(pdbs, pod)) {
-        if (Object.hasOwn(pdb.status?.disruptedPods ?? {}, pod.metadata.name)) continue;
+        if (Object.hasOwn(pdb.status?.disruptedPods ?? {}, pod.metadata!.name!)) continue;
         const left = allowed.get(pdb)! - 1;
         allowed.set(pdb, left);
         if (left < 0) violated = true;
@@ -67,7 +69,7 @@ export function splitByBudgetViolation<T extends [string, any]>(pods: readonly T
 }
 
 /** SelectVictimsOnNode: the victims, or the status saying why the node cannot help. */
-export function selectVictimsOnNode(pod: any, node: NodeInfo, filters: Filters, pdbs: readonly any[]):
+export function selectVictimsOnNode(pod: Pod, node: NodeInfo, filters: Filters, pdbs: readonly PodDisruptionBudget[]):
   { victims: Victims } | { status: Status; noVictims: boolean } {
   const priority = podPriority(pod);
   const possible = [...node.pods].filter(([, p]) => podPriority(p) < priority); // 1
@@ -78,7 +80,7 @@ export function selectVictimsOnNode(pod: any, node: NodeInfo, filters: Filters, 
   if (isRejected(fits)) return { status: fits, noVictims: false };
   possible.sort((a, b) => byImportance(a[1], b[1])); // 2
   const { violating, nonViolating } = splitByBudgetViolation(possible, pdbs);
-  const victims: any[] = [];
+  const victims: Pod[] = [];
   let numPDBViolations = 0;
   const reprieve = ([k, p]: [string, any]): boolean => { // 3
     copy.addPod(k, p);

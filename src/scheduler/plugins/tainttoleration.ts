@@ -7,6 +7,7 @@
  *    tolerations whose effect is PreferNoSchedule or empty; normalized in
  *    reverse, so fewer such taints score higher.
  */
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { findMatchingUntoleratedTaint, tolerationsTolerateTaint, type Taint, type Toleration } from '../../api/tolerations.js';
 import {
   defaultNormalizeScore, maxNodeScore, stateKey, success, unresolvable, type ClusterEvent, type CycleState, type EnqueueExtensions,
@@ -36,45 +37,45 @@ export function countIntolerableTaintsPreferNoSchedule(taints: readonly Taint[],
   return n;
 }
 
-const untolerated = (node: any, pod: any) => findMatchingUntoleratedTaint(node?.spec?.taints, pod?.spec?.tolerations, doNotScheduleTaints) !== undefined;
+const untolerated = (node: Node, pod: Pod) => findMatchingUntoleratedTaint(node?.spec?.taints, pod?.spec?.tolerations, doNotScheduleTaints) !== undefined;
 
 export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
   readonly name = taintTolerationName;
   readonly events = ['NodeAdd', 'NodeUpdate', 'UnscheduledPodUpdate'] as const;
 
-  filter(_state: CycleState, pod: any, node: NodeInfo): Status {
+  filter(_state: CycleState, pod: Pod, node: NodeInfo): Status {
     if (node.taints.length === 0) return success;
     const taint = findMatchingUntoleratedTaint(node.taints, pod?.spec?.tolerations, doNotScheduleTaints);
     return taint ? unresolvable(untoleratedTaintReason(taint)) : success;
   }
 
-  filterNodes(state: CycleState, pod: any, { nodes, slots, data, count }: NodeBatch, out: Status[]): void {
+  filterNodes(state: CycleState, pod: Pod, { nodes, slots, data, count }: NodeBatch, out: Status[]): void {
     for (let i = 0; i < count; i++) out[i] = data[slots[i] * hotFields + Hot.TaintCount] === 0 ? success : this.filter(state, pod, nodes[i]);
   }
 
-  preScore(state: CycleState, pod: any): Status {
+  preScore(state: CycleState, pod: Pod): Status {
     state.write(preScoreKey, tolerationsPreferNoSchedule(pod?.spec?.tolerations));
     return success;
   }
 
-  score(state: CycleState, _pod: any, node: NodeInfo): number {
+  score(state: CycleState, _pod: Pod, node: NodeInfo): number {
     if (node.taints.length === 0) return 0;
     return countIntolerableTaintsPreferNoSchedule(node.taints, state.read(preScoreKey) ?? []);
   }
 
-  scoreNodes(state: CycleState, _pod: any, { nodes, slots, data, count }: NodeBatch, out: Float64Array): void {
+  scoreNodes(state: CycleState, _pod: Pod, { nodes, slots, data, count }: NodeBatch, out: Float64Array): void {
     const tolerations = state.read(preScoreKey) ?? [];
     for (let i = 0; i < count; i++) {
       out[i] = data[slots[i] * hotFields + Hot.TaintCount] === 0 ? 0 : countIntolerableTaintsPreferNoSchedule(nodes[i].taints, tolerations);
     }
   }
 
-  normalizeScore(_state: CycleState, _pod: any, scores: NodeScore[]): void {
+  normalizeScore(_state: CycleState, _pod: Pod, scores: NodeScore[]): void {
     defaultNormalizeScore(maxNodeScore, true, scores);
   }
 
   /** A node whose taints the pod newly tolerates (or a new such node); the pod's tolerations changing. */
-  queueingHint(event: ClusterEvent, pod: any): 'Queue' | 'QueueSkip' {
+  queueingHint(event: ClusterEvent, pod: Pod): 'Queue' | 'QueueSkip' {
     switch (event.type) {
       case 'NodeAdd': return untolerated(event.node, pod) ? 'QueueSkip' : 'Queue';
       case 'NodeUpdate': return untolerated(event.oldNode, pod) && !untolerated(event.newNode, pod) ? 'Queue' : 'QueueSkip';

@@ -6,6 +6,7 @@
  * (annotation volume.kubernetes.io/selected-node) so the provisioner creates
  * the volume there, and binds pre-provisioned volumes to their claims.
  */
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import {
   skip, stateKey, success, unresolvable, unschedulable, type CycleState, type FilterPlugin, type PreFilterPlugin,
   type PreFilterResult, type Status,
@@ -13,13 +14,13 @@ import {
 import type { NodeInfo } from '../nodeinfo.js';
 import {
   findPodVolumes, getPodVolumeClaims, podVolumeBindingsForNode, selectedNodePatch, volumeBoundToClaim,
-  type ObjectIndex, type ObjectLookup, type PodVolumeClaims,
+  type ClaimLookup, type ClassLookup, type VolumeIndex, type PodVolumeClaims,
 } from '../../api/volumebinding.js';
 import type { Clientset } from '../../client/index.js';
 
 export const volumeBindingName = 'VolumeBinding';
 
-export interface VolumeListers { pvcs: ObjectLookup; pvs: ObjectIndex; classes: ObjectLookup }
+export interface VolumeListers { pvcs: ClaimLookup; pvs: VolumeIndex; classes: ClassLookup }
 
 const claimsKey = stateKey<PodVolumeClaims>('PreFilterVolumeBinding');
 
@@ -28,7 +29,7 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
 
   constructor(private readonly listers: VolumeListers) {}
 
-  preFilter(state: CycleState, pod: any): { status: Status; result?: PreFilterResult } {
+  preFilter(state: CycleState, pod: Pod): { status: Status; result?: PreFilterResult } {
     const claims = getPodVolumeClaims(pod, this.listers.pvcs, this.listers.pvs, this.listers.classes);
     if (!claims) return { status: skip };
     if ('ok' in claims) return { status: claims.code === 'Error' ? unschedulable(claims.reason) : unresolvable(claims.reason) };
@@ -36,7 +37,7 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
     return { status: success };
   }
 
-  filter(state: CycleState, _pod: any, node: NodeInfo): Status {
+  filter(state: CycleState, _pod: Pod, node: NodeInfo): Status {
     const claims = state.read(claimsKey);
     if (!claims || !node.node) return success;
     const r = findPodVolumes(claims, node.node);
@@ -44,15 +45,15 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
   }
 
   /** PreBind: write the volume decisions for the chosen node before the pod is bound. */
-  async preBind(clients: Clientset, pod: any, node: any): Promise<void> {
-    if (!pod.spec?.volumes?.some((v: any) => v.persistentVolumeClaim)) return;
+  async preBind(clients: Clientset, pod: Pod, node: Node): Promise<void> {
+    if (!pod.spec?.volumes?.some((v) => v.persistentVolumeClaim)) return;
     const plan = podVolumeBindingsForNode(pod, node, this.listers.pvcs, this.listers.pvs, this.listers.classes);
     for (const { pv, pvc } of plan.staticBindings) {
       const updated = volumeBoundToClaim(pv, pvc);
       if (updated) await clients.resource('persistentvolumes').update(updated);
     }
     for (const pvc of plan.dynamicProvisions) {
-      await clients.resource('persistentvolumeclaims').patch(pvc.metadata.namespace, pvc.metadata.name, selectedNodePatch(node.metadata.name));
+      await clients.resource('persistentvolumeclaims').patch(pvc.metadata!.namespace!, pvc.metadata!.name!, selectedNodePatch(node.metadata!.name!));
     }
   }
 }
