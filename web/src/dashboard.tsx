@@ -1,5 +1,5 @@
 /** The logged-in page: the cluster map, the selected pod's details, the node action dialog. */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Node, Pod } from 'kubernetes-types/core/v1';
 import { useCollection } from './use-collection.js';
 import { useScope } from './scope.js';
@@ -8,6 +8,8 @@ import { OwnerDetails, PodDetails } from './pod-details.js';
 import { NodeActionDialog, type NodeAction } from './node-actions.js';
 import { ObjectsView } from './objects.js';
 import { JoinTokens } from './join-tokens.js';
+import { Recorder } from './timeline-recorder.js';
+import { TimelineView } from './timeline.js';
 
 export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const scope = useScope(props.namespace);
@@ -18,7 +20,13 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const setSelected = (key: string | undefined) => { setOwner(undefined); setSelectedPod(key); };
   const selectOwner = (o: { kind: string; namespace: string; name: string }) => { setSelectedPod(undefined); setOwner(o); };
   const [action, setAction] = useState<NodeAction>();
-  const [view, setView] = useState<'map' | 'objects' | 'tokens'>('map');
+  const [view, setView] = useState<'map' | 'timeline' | 'objects' | 'tokens'>('map');
+  // Recording starts with the page (not with the Timeline view), so replay reaches back to the page's load.
+  const [recorder] = useState(() => new Recorder());
+  useEffect(() => {
+    if (scope) recorder.start(scope);
+    return () => recorder.close();
+  }, [scope]);
   const pod = selected ? pods.items.get(selected) : undefined;
   return (
     <div class="layout">
@@ -26,6 +34,7 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
         <h1>k8ts</h1>
         <nav class="views" aria-label="views">
           <button type="button" aria-pressed={view === 'map'} onClick={() => setView('map')}>Cluster map</button>
+          <button type="button" aria-pressed={view === 'timeline'} onClick={() => setView('timeline')}>Timeline</button>
           <button type="button" aria-pressed={view === 'objects'} onClick={() => setView('objects')}>Objects</button>
           <button type="button" aria-pressed={view === 'tokens'} onClick={() => setView('tokens')}>Join tokens</button>
         </nav>
@@ -38,6 +47,7 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
       <main>
         {scope && view === 'objects' && <ObjectsView namespace={scope.namespace} />}
         {scope && view === 'tokens' && <JoinTokens />}
+        {scope && view === 'timeline' && <TimelineView recorder={recorder} />}
         {scope && view === 'map' && <ClusterMap nodes={nodes.items} nodesVersion={nodes.version} pods={pods.items} podsVersion={pods.version} canPatchNodes={scope.patchNodes} canDrainNodes={scope.drainNodes} canDeleteNodes={scope.deleteNodes}
           selected={selected} onSelect={setSelected} onSelectOwner={selectOwner} onAction={setAction} />}
       </main>
