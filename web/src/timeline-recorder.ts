@@ -132,6 +132,8 @@ export class Recorder {
     const key = keyOf(object);
     const before = live.get(key);
     const after = type === 'DELETED' ? undefined : object;
+    // A heartbeat or a field the map does not draw: nothing to replay (the slimmed objects are equal).
+    if (before && after && JSON.stringify(before) === JSON.stringify(after)) return;
     const drafts = kind === 'Pod' ? podChanges(before as Pod | undefined, after as Pod | undefined) : nodeChanges(before as Node | undefined, after as Node | undefined);
     const now = Date.now();
     const change: Change = { seq: this.changeSeq++, at: now, kind, key, object: after };
