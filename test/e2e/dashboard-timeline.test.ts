@@ -40,8 +40,10 @@ async function filterTo(p: Page, f: { namespace?: string; kind?: string; name?: 
   const view = p.locator('section[aria-label="timeline"]');
   await eventually(async () => {
     // The selects list what has been seen; wait until the wanted value is offered.
-    if (f.namespace && await view.locator(`select[name=namespace] option[value="${f.namespace}"]`).count() === 0) return false;
-    if (f.kind && await view.locator(`select[name=kind] option[value="${f.kind}"]`).count() === 0) return false;
+    // (Preact sets an option's value as a property, not an attribute: read the property.)
+    const offered = (select: string) => view.locator(`select[name=${select}] option`).evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    if (f.namespace && !(await offered('namespace')).includes(f.namespace)) return false;
+    if (f.kind && !(await offered('kind')).includes(f.kind)) return false;
     return true;
   }, 30_000, `the filter's options ${JSON.stringify(f)}`);
   await view.locator('select[name=namespace]').selectOption(f.namespace ?? '');
