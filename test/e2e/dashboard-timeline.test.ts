@@ -186,6 +186,18 @@ test('replay: the map at page load has none of the StatefulSet\'s pods; stepping
   await page.getByRole('button', { name: 'Live' }).click();
 });
 
+test('a StatefulSet rolling update replaces its pods from the highest ordinal down', async () => {
+  await filterTo(page, { namespace: 'default', kind: 'Pod', name: 'web-' });
+  const watched = async () => (await lines(page)).filter((e) => e.source === 'watch').map((e) => `${e.reason} ${e.name}`);
+  const before = (await watched()).length;
+  await kubectl('patch', 'statefulset', 'web', '--type=merge', '-p', JSON.stringify({ spec: { template: { metadata: { annotations: { revision: 'two' } } } } }));
+  const since = async () => (await watched()).slice(before).filter((s) => /^(Deleted|Created|Ready) /.test(s));
+  await eventually(async () => (await since()).includes('Ready web-0'), 180_000, 'web-0 replaced and Ready');
+  const order = await since();
+  // RollingUpdate: one pod at a time, from the highest ordinal, each recreated and Ready before the next goes.
+  assert.deepEqual(order, ['Deleted web-2', 'Created web-2', 'Ready web-2', 'Deleted web-1', 'Created web-1', 'Ready web-1', 'Deleted web-0', 'Created web-0', 'Ready web-0']);
+});
+
 test('the node lifecycle controller: a node whose kubelet is silent goes NotReady (Event and taint), and its removal is recorded', async () => {
   await filterTo(page, { kind: 'Node', name: 'ghost' });
   // --node-monitor-grace-period is 50 s on `k8ts up`: ghost's one heartbeat expires, Ready becomes Unknown.

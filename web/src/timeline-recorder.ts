@@ -67,8 +67,9 @@ export class Recorder {
   /** `f` runs (at most once an animation frame) after the recording changed. */
   subscribe(f: () => void): () => void { this.listeners.add(f); return () => this.listeners.delete(f); }
 
-  /** The map as it was after every change before `seq` (firstChangeSeq: the base; nextSeq: now). */
-  stateAt(seq: number): { pods: Map<string, Pod>; nodes: Map<string, Node> } {
+  /** The map as it was after every change before `seq` (firstChangeSeq: the base; nextSeq: now, the live maps themselves, not copied). */
+  stateAt(seq: number): { pods: ReadonlyMap<string, Pod>; nodes: ReadonlyMap<string, Node> } {
+    if (seq >= this.changeSeq) return { pods: this.pods, nodes: this.nodes };
     const pods = new Map(this.basePods);
     const nodes = new Map(this.baseNodes);
     for (let i = 0; i < this.changes.length; i++) {

@@ -6,7 +6,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Node, Pod } from 'kubernetes-types/core/v1';
-import { groupPods, nodeReady, nodeRoles, ordinalOf, podKey, podsByNode, podState, taintText } from './model.js';
+import { countStates, countsText, groupPods, nodeReady, nodeRoles, ordinalOf, podKey, podsByNode, podState, taintText } from './model.js';
 import { changeCapacity, type Recorder } from './timeline-recorder.js';
 
 const speeds = [1, 2, 5, 10];
@@ -16,6 +16,8 @@ const tick = 100;
 const maxGap = 5_000;
 /** Columns the replayed map draws (the live map virtualises; this one shows the first ones by name). */
 const maxColumns = 60;
+/** Cards drawn per owner group in a column (as the live map: the rest are counted by state). */
+const groupCards = 24;
 
 const clock = (ms: number) => new Date(ms).toISOString().replace(/^.*T/, '').replace(/Z$/, '');
 
@@ -39,8 +41,8 @@ export function Replay(props: { recorder: Recorder; version: number }) {
       virtual += tick * speed;
       if (pos < recorder.nextSeq) virtual = Math.max(virtual, recorder.changeTime(pos) - maxGap);
       while (pos < recorder.nextSeq && recorder.changeTime(pos) <= virtual) pos++;
-      setCursor(pos);
-      if (pos >= recorder.nextSeq) setPlaying(false);
+      // Played up to now: follow the cluster live again.
+      if (pos >= recorder.nextSeq) { setPlaying(false); setCursor(undefined); } else setCursor(pos);
     }, tick);
     return () => clearInterval(id);
   }, [playing, speed, recorder]);
@@ -88,11 +90,12 @@ function ReplayMap(props: { pods: ReadonlyMap<string, Pod>; nodes: ReadonlyMap<s
             {groupPods(here).map((g) => (
               <div class="group" key={`${g.kind}/${g.namespace}/${g.name}`}>
                 <h3>{g.kind === 'Pod' ? 'Pods' : g.kind === 'Static' ? 'Static pods' : `${g.kind} ${g.name}`}</h3>
-                <ul>{g.pods.map((p) => (
+                <ul>{g.pods.slice(0, groupCards).map((p) => (
                   <li key={podKey(p)}><span class={`pod ${podState(p)}`} data-pod={podKey(p)}>
                     {g.kind === 'StatefulSet' && <span class="ordinal">{ordinalOf(p)}</span>}<span class="name">{p.metadata?.name}</span>
                   </span></li>
                 ))}</ul>
+                {g.pods.length > groupCards && <p class="more">+{g.pods.length - groupCards} more: {countsText(countStates(g.pods.slice(groupCards)))}</p>}
               </div>
             ))}
           </section>
