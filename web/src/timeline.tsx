@@ -4,18 +4,35 @@
  * name (a name in the list narrows to that object), and the replay of the
  * map below it.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { Component } from 'preact';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { entryMatches, type TimelineEntry, type TimelineFilter } from './timeline-model.js';
 import { entryCapacity, type Recorder } from './timeline-recorder.js';
 import { Replay } from './timeline-replay.js';
 
 /** Lines drawn: the newest matching ones (the rest are counted). */
-const shown = 500;
+const shown = 300;
 
-/** Re-renders the caller whenever the recording changes (at most once a frame); returns a version to memoise on. */
+/** Redraws of the timeline and replay while events stream in: at most one per this many ms (a burst of watch events is read, not watched frame by frame). */
+const redrawMs = 250;
+
+/**
+ * Re-renders the caller when the recording changes: at once after a quiet
+ * spell, else at most once every `redrawMs`. Returns a version to memoise on.
+ */
 export function useRecording(recorder: Recorder): number {
   const [version, setVersion] = useState(0);
-  useEffect(() => recorder.subscribe(() => setVersion((v) => v + 1)), [recorder]);
+  useEffect(() => {
+    let last = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const redraw = () => { timer = undefined; last = performance.now(); setVersion((v) => v + 1); };
+    const off = recorder.subscribe(() => {
+      if (timer) return;
+      const wait = last + redrawMs - performance.now();
+      if (wait <= 0) redraw(); else timer = setTimeout(redraw, wait);
+    });
+    return () => { off(); if (timer) clearTimeout(timer); };
+  }, [recorder]);
   return version;
 }
 
@@ -31,7 +48,7 @@ export function TimelineView(props: { recorder: Recorder }) {
     kinds: [...new Set(all.map((e) => e.kind).filter((k) => k))].sort(),
   }), [all]);
   const matching = useMemo(() => all.filter((e) => entryMatches(e, filter)), [all, filter]);
-  const set = (f: Partial<TimelineFilter>) => setFilter((old) => ({ ...old, ...f }));
+  const set = useCallback((f: Partial<TimelineFilter>) => setFilter((old) => ({ ...old, ...f })), []);
   return (
     <div class="timeline-view">
       <section aria-label="timeline">
@@ -61,7 +78,13 @@ export function TimelineView(props: { recorder: Recorder }) {
   );
 }
 
-function Line(props: { e: TimelineEntry; onPick(f: Partial<TimelineFilter>): void }) {
+/** One line; entries never change once recorded, so a redraw diffs only the lines that are new. */
+class Line extends Component<{ e: TimelineEntry; onPick(f: Partial<TimelineFilter>): void }> {
+  override shouldComponentUpdate(next: { e: TimelineEntry }) { return next.e !== this.props.e; }
+  render() { return <LineView {...this.props} />; }
+}
+
+function LineView(props: { e: TimelineEntry; onPick(f: Partial<TimelineFilter>): void }) {
   const { e } = props;
   return (
     <li class={`event ${e.type === 'Warning' ? 'warning' : 'normal'} source-${e.source}`} data-entry={e.source} data-kind={e.kind} data-name={e.name}
