@@ -62,7 +62,8 @@ export class Recorder {
     void this.watchEvents(scope.namespace);
   }
 
-  close(): void { for (const w of this.watches) w.close(); this.watches = []; this.listeners.clear(); }
+  /** Stops the watches (the recording so far is kept; subscribers stay, for a start with a new scope). */
+  close(): void { for (const w of this.watches) w.close(); this.watches = []; }
 
   /** `f` runs (at most once an animation frame) after the recording changed. */
   subscribe(f: () => void): () => void { this.listeners.add(f); return () => this.listeners.delete(f); }
