@@ -13,16 +13,16 @@ import { TimelineView } from './timeline.js';
 
 export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const scope = useScope(props.namespace);
-  const pods = useCollection<Pod>(scope?.podsPath);
-  const nodes = useCollection<Node>(scope?.listNodes ? '/api/v1/nodes' : undefined);
+  // Recording starts with the page (not with the Timeline view), so replay reaches back to the page's load.
+  const [recorder] = useState(() => new Recorder());
+  const pods = useCollection<Pod>(scope?.podsPath, recorder.podTap);
+  const nodes = useCollection<Node>(scope?.listNodes ? '/api/v1/nodes' : undefined, recorder.nodeTap);
   const [selected, setSelectedPod] = useState<string>();
   const [owner, setOwner] = useState<{ kind: string; namespace: string; name: string }>();
   const setSelected = (key: string | undefined) => { setOwner(undefined); setSelectedPod(key); };
   const selectOwner = (o: { kind: string; namespace: string; name: string }) => { setSelectedPod(undefined); setOwner(o); };
   const [action, setAction] = useState<NodeAction>();
   const [view, setView] = useState<'map' | 'timeline' | 'objects' | 'tokens'>('map');
-  // Recording starts with the page (not with the Timeline view), so replay reaches back to the page's load.
-  const [recorder] = useState(() => new Recorder());
   useEffect(() => {
     if (scope) recorder.start(scope);
     return () => recorder.close();

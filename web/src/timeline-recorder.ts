@@ -1,6 +1,7 @@
 /**
- * The page's recording, from the moment it loads: its own list + watch of
- * pods, nodes and Events (in the scope RBAC allows), kept as
+ * The page's recording, from the moment it loads: the map's pod and node
+ * lists and watches (tapped) and its own list + watch of Events (in the
+ * scope RBAC allows), kept as
  * - the timeline: Events as the server stores them, and what the page saw
  *   change in its pod and node watches, one stream in arrival order;
  * - the replay: the pod and node watch events themselves (objects slimmed
@@ -12,6 +13,7 @@
 import type { Event as CoreEvent, Node, Pod } from 'kubernetes-types/core/v1';
 import type { Event as EventsV1Event } from 'kubernetes-types/events/v1';
 import { canI, listWatch, type ApiFailure, type Meta, type Watching } from './api.js';
+import type { CollectionTap } from './use-collection.js';
 import { eventEntry, nodeChanges, podChanges, Ring, slimNode, slimPod, type EntryDraft, type TimelineEntry } from './timeline-model.js';
 
 /** Timeline entries kept (the newest), and Events listed at load (history before the page opened). */
@@ -22,7 +24,7 @@ const historyCapacity = 1_000;
 
 export interface Change { seq: number; at: number; kind: 'Pod' | 'Node'; key: string; object?: Pod | Node }
 
-export interface RecorderScope { podsPath: string; namespace?: string; listNodes: boolean }
+export interface RecorderScope { namespace?: string }
 
 const keyOf = (o: { metadata?: Meta }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
@@ -54,11 +56,12 @@ export class Recorder {
   /** When the page received change `seq` (a kept one: firstChangeSeq <= seq < nextSeq). */
   changeTime(seq: number): number { return this.changes.at(seq - this.firstChangeSeq).at; }
 
+  /** Fed by the map's own pod and node watches (use-collection's tap): one watch per resource, however many views use it. */
+  readonly podTap: CollectionTap<Pod> = { list: (l) => this.relist('Pod', l.map(slimPod)), event: (e) => this.watched('Pod', e.type, slimPod(e.object)) };
+  readonly nodeTap: CollectionTap<Node> = { list: (l) => this.relist('Node', l.map(slimNode)), event: (e) => this.watched('Node', e.type, slimNode(e.object)) };
+
+  /** Watches the Events of the scope (its namespace, else all); pods and nodes come through the taps. */
   start(scope: RecorderScope): void {
-    this.watches.push(listWatch<Pod>(scope.podsPath, (l) => this.relist('Pod', l.map(slimPod)), (e) => this.watched('Pod', e.type, slimPod(e.object)), this.failed));
-    if (scope.listNodes) {
-      this.watches.push(listWatch<Node>('/api/v1/nodes', (l) => this.relist('Node', l.map(slimNode)), (e) => this.watched('Node', e.type, slimNode(e.object)), this.failed));
-    }
     void this.watchEvents(scope.namespace);
   }
 
