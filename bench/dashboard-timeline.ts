@@ -158,7 +158,7 @@ async function main(): Promise<void> {
         [`replay seek to a random point, input to the map drawn (${max - min} watch events recorded, ${pods} pods now)`, ms(pct(seekMs, 50)), ms(pct(seekMs, 99)), String(seeks)],
       ]),
       '',
-      'Renderer CPU is the page\'s main thread busy time (CDP TaskDuration) over the whole burst: the map\'s own watches, the recording and what the shown view draws; at a load average of ~25 on 2 cores it includes time spent waiting for a core, so compare the two rows with each other, not with a quiet machine. The JS heap difference is before and after the burst, garbage collection permitting.',
+      'Renderer CPU is the page\'s main thread busy time (CDP TaskDuration) over the whole burst: the map\'s own watches, the recording and what the shown view draws; on a loaded 2-core machine it includes time spent waiting for a core, so compare the two rows with each other, not with a quiet machine. The JS heap difference is before and after the burst, garbage collection permitting.',
     ].join('\n');
     console.log(body);
     if (!values['no-write']) writeSection(join(repoRoot, 'bench', 'RESULTS.md'), 'dashboard-timeline', body);
