@@ -6,8 +6,12 @@
  * taint, so the node lifecycle controller's unreachable taint (these nodes
  * never heartbeat) does not evict them while we measure.
  *
+ * Measured against the server: the pod summary (GET /dashboard/api/summary,
+ * every node's counts) and one fetch of a dozen columns' pods
+ * (/dashboard/api/summary/pods), time, bytes and server CPU each.
+ *
  * Measured in the page (chromium headless):
- *  - login to the first card with the whole cluster listed;
+ *  - login to the first card (nodes listed, summary, the columns in view fetched);
  *  - frame rate while the map scrolls sideways 300 px a frame (a fast
  *    drag through ~360 columns in 5 s), and while watch events arrive
  *    (pods relabelled through the API as fast as it takes them);
@@ -26,7 +30,10 @@ export interface ScaleResult {
   scroll: FrameStats; events: FrameStats & { eventsSent: number };
   latencies: number[];
   serverCpuMsPerEvent: number;
+  summary: EndpointStats; columns: EndpointStats;
 }
+
+export interface EndpointStats { p50Ms: number; p99Ms: number; bytes: number; serverCpuMs: number; runs: number }
 
 export interface FrameStats { fps: number; p50FrameMs: number; p99FrameMs: number; cpuMsPerFrame: number; frames: number }
 
@@ -56,6 +63,19 @@ export function processCpuMs(pid: number): number {
 }
 
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]; };
+
+/** `runs` sequential GETs of `path` (admin certificate): time, bytes, and the server's CPU per GET. */
+async function endpoint(client: ApiClient, serverPid: number, path: string, runs: number): Promise<EndpointStats> {
+  const times: number[] = [];
+  let bytes = 0;
+  const cpu0 = processCpuMs(serverPid);
+  for (let i = 0; i < runs; i++) {
+    const r = await client.expect(200, 'GET', path);
+    times.push(r.ms);
+    bytes = r.body.length;
+  }
+  return { p50Ms: pct(times, 50), p99Ms: pct(times, 99), bytes, serverCpuMs: (processCpuMs(serverPid) - cpu0) / runs, runs };
+}
 
 /** Frame timestamps for `ms` of animation frames, scrolling the map `step` px a frame; with the renderer's CPU over the same span. */
 async function frames(page: Page, ms: number, step: number): Promise<FrameStats> {
@@ -88,6 +108,11 @@ export async function measureScale(o: { browser: Browser; dashboard: string; tok
   await runConcurrent(0, o.pods, 64, async (i) => (await client.expect(201, 'POST', '/api/v1/namespaces/default/pods', { body: boundPod(`map-${String(i).padStart(6, '0')}`, nodeName(i % o.nodes)) })).ms);
   const createSec = (Date.now() - t0) / 1000;
   o.log(`${o.nodes} nodes and ${o.pods} pods in ${createSec.toFixed(0)} s`);
+
+  const summary = await endpoint(client, o.serverPid, '/dashboard/api/summary', 20);
+  const columnsPath = `/dashboard/api/summary/pods?${Array.from({ length: 12 }, (_, i) => `node=${nodeName(i)}`).join('&')}`;
+  const columns = await endpoint(client, o.serverPid, columnsPath, 20);
+  o.log(`summary p50 ${summary.p50Ms.toFixed(1)} ms (${summary.bytes} bytes), 12 columns p50 ${columns.p50Ms.toFixed(1)} ms`);
 
   const l0 = Date.now();
   const page = await loggedInPage(o.browser, o.dashboard, o.token);
@@ -134,5 +159,5 @@ export async function measureScale(o: { browser: Browser; dashboard: string; tok
     latencies.push(await page.evaluate((k) => (window as any).__seen[k], `bench-latency/${name}`) - s);
   }
   await page.context().close();
-  return { nodes: o.nodes, pods: o.pods, createSec, loginToCardMs, loginToAllMs, scroll, events: { ...events, eventsSent: sent }, latencies, serverCpuMsPerEvent };
+  return { summary, columns, nodes: o.nodes, pods: o.pods, createSec, loginToCardMs, loginToAllMs, scroll, events: { ...events, eventsSent: sent }, latencies, serverCpuMsPerEvent };
 }

@@ -1,6 +1,7 @@
 // The dashboard (web/) as k8ts serves it at /dashboard/: web/src/main.tsx and its
-// imports (Preact included) bundled and minified by esbuild into dist/web/app.js,
-// beside index.html and style.css. Nothing is fetched from elsewhere at run time.
+// imports (Preact included) bundled and minified by esbuild into dist/web/app.js
+// (the exec terminal's xterm.js in a chunk loaded on first use), beside
+// index.html, style.css and xterm.css. Nothing is fetched from elsewhere at run time.
 // The page is type-checked separately (its own tsconfig: DOM, JSX for Preact).
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
@@ -13,6 +14,9 @@ await build({
   entryPoints: { app: 'web/src/main.tsx' },
   outdir: 'dist/web',
   bundle: true,
+  // A dynamic import() (the exec terminal's xterm.js) becomes a chunk of its own, fetched when first used.
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
   minify: true,
   format: 'esm',
   platform: 'browser',
@@ -23,3 +27,4 @@ await build({
   logLevel: 'warning',
 });
 for (const f of ['index.html', 'style.css']) copyFileSync(`web/${f}`, `dist/web/${f}`);
+copyFileSync('node_modules/@xterm/xterm/css/xterm.css', 'dist/web/xterm.css');

@@ -26,9 +26,9 @@
  * Runs on every build; deterministic (sorted output, no timestamps).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import tsj from 'ts-json-schema-generator';
 import ts from 'typescript';
 
@@ -287,7 +287,7 @@ async function main() {
   }
   defs[INT_OR_STRING] = intOrStringDefinition;
   embedRuleFields(defs);
-  const formats = await addIntegerFormats(defs);
+  const formats = addIntegerFormats(defs);
   // kube-aggregator's types are not in kubernetes-types: upstream's definitions, written down once.
   Object.assign(defs, JSON.parse(readFileSync(path.join(root, 'scripts', 'openapi-apiregistration.json'), 'utf8')));
   checkRefs(defs);
@@ -345,36 +345,27 @@ function rawDescriptions(generated) {
 /**
  * kubernetes-types writes every integer as `number`, dropping the Go type;
  * upstream's OpenAPI says int32 or int64 (`format`), which the server's
- * decoder needs to refuse numbers a field cannot hold. @kubernetes/client-node
- * is generated from upstream's OpenAPI and keeps the format per field
- * (`attributeTypeMap`), so read it from there: `io.k8s.api.core.v1.PodSpec`
- * is the model `CoreV1PodSpec` or `V1PodSpec`. Returns how many were set;
- * an integer left without one decodes as int32 (test/unit/numbers.test.ts
- * checks that none is left).
+ * decoder needs to refuse numbers a field cannot hold. They are written down
+ * per field in scripts/openapi-integer-formats.json (read from
+ * @kubernetes/client-node's generated models by scripts/gen-integer-formats.mjs,
+ * which says when to rerun it). Returns how many int32/int64 were set; an
+ * integer left without one decodes as int32 (test/unit/numbers.test.ts checks
+ * that none is left). A field the file names that is not an integer here
+ * means the types changed under it: fail, so the file is regenerated.
  */
-async function addIntegerFormats(defs) {
-  const modelsDir = path.join(root, 'node_modules', '@kubernetes', 'client-node', 'dist', 'gen', 'models');
-  const cap = (w) => w.charAt(0).toUpperCase() + w.slice(1);
-  const integerLeaf = (prop) => (prop.type === 'integer' ? prop : prop.items?.type === 'integer' ? prop.items
-    : prop.additionalProperties?.type === 'integer' ? prop.additionalProperties : undefined);
+function addIntegerFormats(defs) {
+  const formats = JSON.parse(readFileSync(path.join(root, 'scripts', 'openapi-integer-formats.json'), 'utf8'));
+  const integerLeaf = (prop) => (prop?.type === 'integer' ? prop : prop?.items?.type === 'integer' ? prop.items
+    : prop?.additionalProperties?.type === 'integer' ? prop.additionalProperties : undefined);
   let count = 0;
-  for (const [full, def] of Object.entries(defs)) {
-    // Only definitions with integer fields need their model loaded.
-    if (!Object.values(def.properties ?? {}).some(integerLeaf)) continue;
-    const parts = full.split('.');
-    const [name, version, group] = [parts.at(-1), parts.at(-2), parts.at(-3)];
-    const candidates = [`${cap(group)}${cap(version)}${name}`, `${cap(version)}${name}`];
-    const file = candidates.map((c) => path.join(modelsDir, `${c}.js`)).find((f) => existsSync(f));
-    if (!file) continue;
-    const model = Object.values(await import(pathToFileURL(file).href))[0];
-    const byJSONName = new Map((model.attributeTypeMap ?? []).map((a) => [a.baseName, a.format]));
-    for (const [field, prop] of Object.entries(def.properties)) {
-      const format = byJSONName.get(field);
-      const target = integerLeaf(prop);
+  for (const [full, fields] of Object.entries(formats)) {
+    for (const [field, format] of Object.entries(fields)) {
+      const target = integerLeaf(defs[full]?.properties?.[field]);
+      if (!target) throw new Error(`scripts/openapi-integer-formats.json: ${full}.${field} is not an integer field of the served types: rerun scripts/gen-integer-formats.mjs`);
+      target.format = format;
       // A Go float64 (JSONSchemaProps.maximum): upstream says number/double.
-      if (target && format === 'double') { target.type = 'number'; target.format = format; continue; }
-      if (format !== 'int32' && format !== 'int64') continue;
-      if (target) { target.format = format; count++; }
+      if (format === 'double') target.type = 'number';
+      else count++;
     }
   }
   return count;

@@ -24,6 +24,8 @@ export interface RequestOptions {
   contentType?: string;
   /** Count the bytes but keep none (large lists). */
   discard?: boolean;
+  /** More request headers (Impersonate-User, say). */
+  headers?: Record<string, string>;
 }
 
 const requestTimeoutMs = 300_000;
@@ -100,7 +102,7 @@ export class ApiClient {
 }
 
 function headersFor(opts: RequestOptions): Record<string, string | number> {
-  const h: Record<string, string | number> = { Accept: opts.accept ?? 'application/json' };
+  const h: Record<string, string | number> = { Accept: opts.accept ?? 'application/json', ...opts.headers };
   if (opts.body !== undefined) {
     h['Content-Type'] = opts.contentType ?? 'application/json';
     h['Content-Length'] = Buffer.byteLength(opts.body);

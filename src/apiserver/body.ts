@@ -9,6 +9,7 @@ import { StatusError, badRequest, tooLarge, unsupportedMediaType } from '../api/
 import { jsonDepthError, jsonTextTooDeep, maxNestingDepth, valueTooDeep } from '../api/nesting.js';
 import { decodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import { ProtoDecodeError } from '../api/protobuf/codec.js';
+import { seatFor } from './flowcontrol/seats.js';
 
 const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
@@ -24,6 +25,8 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
     if (size > maxBodyBytes) { req.resume(); throw tooLarge(); }
     chunks.push(chunk as Buffer);
   }
+  // The steps after the body are what a flood makes expensive: they wait for the flow's seat.
+  await seatFor(req);
   return Buffer.concat(chunks);
 }
 

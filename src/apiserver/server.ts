@@ -46,6 +46,9 @@ import { healthAnswer, type HealthCheck, type HealthEndpoint } from './health.js
 import { handleMetrics, metricsGroup, metricsResources, SummaryScraper } from './metrics-api/index.js';
 import { storageHealthCheck, type StorageHealth } from './storage-health.js';
 import { closeHeavyLane } from './heavy/index.js';
+import type { PodSummaryEndpoint } from './pod-summary/endpoint.js';
+import { FairQueue, defaultQueueLength, defaultSeats } from './flowcontrol/fair-queue.js';
+import { seatAfterBody } from './flowcontrol/seats.js';
 import { boundConnections, tlsServerDeadlineOptions, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
 export interface ApiServerOptions {
@@ -83,6 +86,10 @@ export interface ApiServerOptions {
   nonApiHandlers?: readonly NonApiHandler[];
   /** The aggregation layer (APIServices with a service): proxied group versions and their discovery. */
   aggregator?: Aggregator;
+  /** The dashboard's pod summary (pod-summary/endpoint.ts), authorized as the pods list it stands for. */
+  podSummary?: PodSummaryEndpoint;
+  /** Seats for mutating requests, shared fairly between users (flowcontrol/); defaultSeats when absent. */
+  maxMutatingRequestsInflight?: number;
 }
 
 export interface NonApiHandler {
@@ -109,16 +116,17 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     storageHealth: options.storageHealth ?? storageHealthCheck(options.registry.backend),
   };
   const timeouts = { ...defaultTimeouts, ...opts.timeouts };
+  const seats = new FairQueue({ seats: opts.maxMutatingRequestsInflight ?? defaultSeats, queueLength: defaultQueueLength });
   // The handshake and header deadlines of upstream's http.Server (util/serving-deadlines.ts).
   const checking = tlsServerDeadlineOptions(timeouts);
   // The one error boundary: whatever a request makes a handler throw or reject with, the
   // process answers it (or drops that connection) and lives on.
   const server = https.createServer({ ...opts.tls, ...checking }, (req, res) => {
-    serve(opts, timeouts, req, res).catch((err) => lastResort(opts.logger, req, res, err));
+    serve(opts, timeouts, seats, req, res).catch((err) => lastResort(opts.logger, req, res, err));
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    serveUpgrade(opts, timeouts, req, socket, head).catch((err) => {
+    serveUpgrade(opts, timeouts, seats, req, socket, head).catch((err) => {
       opts.logger.error('upgrade request failed', { url: req.url, err: (err as Error)?.stack ?? String(err) });
       rejectUpgrade(socket, 500, JSON.stringify(toStatus(err)), 'application/json');
     });
@@ -139,11 +147,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
 }
 
-async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats: FairQueue, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = process.hrtime.bigint();
   const url = requestURL(req.url);
   if (!url) { req.resume(); res.setHeader('Connection', 'close'); return writeStatus(res, badRequest(`malformed request URI ${JSON.stringify(req.url ?? '')}`).status); }
-  const info = parseRequestInfo(req.method ?? 'GET', url);
+  // A summary request is authenticated and authorized as the pods list (or watch) it stands for.
+  const summaryOf = opts.podSummary?.standsFor(req.method, url);
+  const info = parseRequestInfo(req.method ?? 'GET', summaryOf ?? url);
   if (!isLongRunning(info)) deadlineFor(req, res, timeouts.requestMs);
   res.on('finish', () => {
     const labels = { verb: reportedVerb(req, info), resource: info.resource ?? '', subresource: info.subresource ?? '' };
@@ -152,7 +162,7 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
     if (info.verb !== 'watch') opts.metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
   });
   try {
-    const extra = nonApiHandlerFor(opts.nonApiHandlers, url.pathname);
+    const extra = summaryOf ? undefined : nonApiHandlerFor(opts.nonApiHandlers, url.pathname);
     if (extra) return await extra.serve(req, res, url);
     let user: UserInfo | undefined;
     // Without an authorizer the health and version paths are open to all; with one, anonymous
@@ -164,11 +174,13 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
       if ('internalError' in acting) { await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2)); return text(res, 500, acting.internalError); }
       user = acting;
       await authorizeRequest(opts, user, info);
+      seatAfterBody(seats, req, res, user, info.verb);
     }
     // A group version served by an extension API server goes there, authorized here first (kube-aggregator).
     const remote = user && info.apiPrefix === 'apis' && info.group && info.version ? opts.aggregator?.remoteFor(info.group, info.version) : undefined;
     if (remote) return await opts.aggregator!.proxy(req, res, user!, remote);
-    const handle = () => runInRequestScope(info, () => runInWebhookScope({ url, res }, () => runWithWarnings(res, () => info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info))));
+    const handle = () => runInRequestScope(info, () => runInWebhookScope({ url, res }, () => runWithWarnings(res, () => summaryOf ? opts.podSummary!.serve(req, res, url)
+      : info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info))));
     await (user ? runAsRequestUser(user, handle) : handle());
   } catch (err) {
     const status = toStatus(err);
@@ -188,7 +200,7 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: 
  * if it had not asked (as upstream's handlers ignore the header), on a
  * response bound to the raw socket, which closes after it.
  */
-async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats: FairQueue, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   const url = requestURL(req.url);
   const info = url && parseRequestInfo(req.method ?? 'GET', url);
   const stream = info?.isResourceRequest && info.group === '' && info.resource === 'pods' && info.namespace && info.name && (info.subresource === 'exec' || info.subresource === 'attach' || info.subresource === 'portforward');
@@ -198,7 +210,7 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
     res.shouldKeepAlive = false;
     res.assignSocket(socket as Socket);
     res.once('finish', () => socket.end());
-    return serve(opts, timeouts, req, res);
+    return serve(opts, timeouts, seats, req, res);
   }
   const count = (code: number) => opts.metrics.requests.inc({ verb: reportedVerb(req, info), resource: 'pods', subresource: info.subresource ?? '', code: String(code) });
   const fail = (status: ReturnType<typeof toStatus>) => { count(status.code); rejectUpgrade(socket, status.code, JSON.stringify(status), 'application/json'); };

@@ -3,6 +3,8 @@
  * in-process loops (system namespaces, default service accounts, namespace
  * deletion). Shuts down cleanly on SIGTERM/SIGINT.
  */
+import { PodSummary } from '../apiserver/pod-summary/summary.js';
+import { podSummaryEndpoint } from '../apiserver/pod-summary/endpoint.js';
 import { conversionWebhook } from '../apiserver/conversion/webhook-converter.js';
 import { createServiceResolution } from '../apiserver/service-resolver.js';
 import { join } from 'node:path';
@@ -33,6 +35,7 @@ import { createListers } from '../apiserver/listers.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
 import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/admission/index.js';
+import { podSecurityAdmission } from '../apiserver/admission/podsecurity/admission.js';
 import { enabledAdmissionPlugins, k8tsSteps, type AdmissionPluginName } from '../apiserver/admission/plugins.js';
 import { ValidatingAdmissionPolicyPlugin } from '../apiserver/admission/policy/plugin.js';
 import { createAuthenticator, createBootstrapTokenAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
@@ -75,6 +78,8 @@ export interface ControlPlaneOptions {
   admissionPlugins?: ReadonlySet<AdmissionPluginName>;
   /** kube-apiserver --request-timeout (default 60 s); also bounds the wait for a request's headers. */
   requestTimeoutMs?: number;
+  /** Seats for mutating requests (apiserver/flowcontrol); its default when absent. */
+  maxMutatingRequestsInflight?: number;
   /** How long a read for a resourceVersion the store has not reached waits for it (default 3 s). */
   freshnessWaitMs?: number;
   /** Events kept per resource by the watch cache (default 1024; 0: no watch cache, lists and watches read storage). */
@@ -134,7 +139,11 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   secureDataDir(opts.dataDir);
   const plugins = opts.admissionPlugins ?? enabledAdmissionPlugins([], []);
   const on = (name: AdmissionPluginName) => plugins.has(name);
-  for (const name of plugins) if (!k8tsSteps[name]) logger.warn('admission plugin enabled by name only: k8ts has no step for it', { plugin: name });
+  // Upstream's default plugins k8ts has no step for are said once; one the user turned on by name is a warning.
+  const defaults = enabledAdmissionPlugins([], []);
+  const nameOnly = [...plugins].filter((name) => !k8tsSteps[name]);
+  if (nameOnly.some((n) => defaults.has(n))) logger.info('default admission plugins k8ts has no step for', { plugins: nameOnly.filter((n) => defaults.has(n)).join(',') });
+  for (const name of nameOnly) if (!defaults.has(name)) logger.warn('admission plugin enabled by name only: k8ts has no step for it', { plugin: name });
   const admission: AdmissionConfig = { ...defaultAdmissionConfig, ...(opts.admission ?? {}), plugins };
   const nodeRestriction = nodeRestrictionAdmission(() => registry, { get: (ns, name) => listers.nodes.get(ns, name) });
   // RBAC's escalation checks read the policy and the authorizer chain, both made once the registry exists.
@@ -162,6 +171,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     freshnessWaitMs: opts.freshnessWaitMs,
     // Validating admission in upstream's order: ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, then ResourceQuota last.
     validateAdmission: async (...a) => {
+      if (on('PodSecurity')) await podSecurity.validate(...a);
       await vap.plugin?.validate(...a);
       if (on('ValidatingAdmissionWebhook')) await webhooks.validate(...a);
       if (on('ResourceQuota')) await resourceQuota(...a);
@@ -186,6 +196,11 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const limitRanger = limitRangerAdmission(listers.limitRanges);
   const serviceAccounts = serviceAccountAdmission(() => registry, listers.serviceAccounts);
   const resourceQuota = resourceQuotaAdmission(() => registry, listers.resourceQuotas, realClock);
+  const podSecurity = podSecurityAdmission({
+    namespaces: listers.namespaces,
+    getNamespace: (name) => registry.store('', 'v1', 'namespaces')!.get(undefined, name),
+    listPods: async (ns) => (await registry.store('', 'v1', 'pods')!.list(ns)).items,
+  });
   // ValidatingAdmissionPolicy reads policies, bindings and params from caches of its own, synced before serving.
   if (on('ValidatingAdmissionPolicy')) {
     const plugin = new ValidatingAdmissionPolicyPlugin({ registry: () => registry, namespaces: listers.namespaces, logger: logger.with('admission') });
@@ -234,14 +249,18 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   // The dashboard reaches the API as a client (with each caller's token), at the URL known after listen.
   let apiServer = { server: '', caPem: pki.caCertPem };
   const nonApiHandlers = opts.dashboard ? [dashboardHandler({ apiServer: () => apiServer, webRoot: join(packageRoot(), 'dist', 'web') })] : [];
+  // The dashboard's pod counts, from the pods' watch cache (started by the first summary request).
+  const podSummary = opts.dashboard ? podSummaryEndpoint(new PodSummary(() => registry.store('', 'v1', 'pods'), logger.with('pod-summary'))) : undefined;
+  if (podSummary) cleanups.push(() => podSummary.close());
   // The aggregation layer: the front-proxy client certificate kubeadm's layout has (made here when absent).
   const frontProxy = await ensureFrontProxyPKI(opts.certDir ?? join(opts.dataDir, 'pki'));
   const aggregator = new Aggregator(registry, { resolver: serviceResolution.resolver, proxyClient: { certPem: frontProxy.clientCertPem, keyPem: frontProxy.clientKeyPem }, logger: logger.with('aggregator') });
   cleanups.push(() => aggregator.close());
   const server = createApiServer({ aggregator,
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
-    timeouts: { requestMs, headersMs: Math.min(requestMs, readHeaderTimeoutMs), handshakeMs: readHeaderTimeoutMs }, kubelet, authorize, serviceAccountTokens: sa.issuer,
-    rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }), nonApiHandlers,
+    timeouts: { requestMs, headersMs: Math.min(requestMs, readHeaderTimeoutMs), handshakeMs: readHeaderTimeoutMs }, kubelet,
+    maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight, authorize, serviceAccountTokens: sa.issuer,
+    rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }), nonApiHandlers, podSummary,
   });
   const addr = await server.listen(opts.port, opts.bind);
   cleanups.push(() => server.close());

@@ -44,6 +44,9 @@ ${etcdFlagsHelp}
                                  tolerationSeconds of the unreachable:NoExecute toleration added to pods (default 300)
       --request-timeout duration the longest a non-long-running request may take; a request still
                                  unanswered then (e.g. its body stalled) gets 504 (default 1m0s)
+      --max-mutating-requests-inflight int
+                                 seats for create, update, patch and delete requests, shared fairly
+                                 between users (system:masters exempt; 0: no limit) (default 32)
       --cluster-signing-cert-file string
                                  csrsigning: the CA certificate that signs approved CSRs (default DATA/pki/ca.crt)
       --cluster-signing-key-file string
@@ -89,6 +92,7 @@ export async function runServer(args: string[]): Promise<number> {
       'pod-gc-quarantine': { type: 'string' },
       'default-unreachable-toleration-seconds': { type: 'string', default: '300' },
       'request-timeout': { type: 'string', default: '1m0s' },
+      'max-mutating-requests-inflight': { type: 'string', default: '32' },
       'resource-version-wait': { type: 'string' },
       'default-watch-cache-size': { type: 'string' },
       'service-node-port-range': { type: 'string', default: '30000-32767' },
@@ -111,6 +115,14 @@ export async function runServer(args: string[]): Promise<number> {
   let requestTimeoutMs: number;
   try { requestTimeoutMs = parseDuration(values['request-timeout']!); } catch { requestTimeoutMs = NaN; }
   if (!(requestTimeoutMs > 0)) { console.error(`Error: invalid --request-timeout "${values['request-timeout']}"`); return 1; }
+  const inflightText = values['max-mutating-requests-inflight']!;
+  const mutatingInflight = /^[-+]?\d+$/.test(inflightText) ? Number(inflightText) : NaN;
+  if (Number.isNaN(mutatingInflight)) {
+    console.error(`Error: invalid argument "${inflightText}" for "--max-mutating-requests-inflight" flag: strconv.ParseInt: parsing "${inflightText}": invalid syntax`);
+    return 1;
+  }
+  // kube-apiserver's ServerRunOptions.Validate, in its words.
+  if (mutatingInflight < 0) { console.error('Error: --max-mutating-requests-inflight can not be negative value'); return 1; }
   let serviceNodePortRange: PortRange;
   try {
     serviceNodePortRange = parsePortRange(values['service-node-port-range']!);
@@ -170,7 +182,7 @@ export async function runServer(args: string[]): Promise<number> {
   }
   const cp = await startControlPlane({
     authorizationModes, anonymousAuth: anonymousAuth === 'true', etcd, admissionPlugins,
-    requestTimeoutMs,
+    requestTimeoutMs, maxMutatingRequestsInflight: mutatingInflight || Infinity,
     dataDir: values['data-dir'], certDir: values['cert-dir'], port, bind: values.bind!, tokenFile: values['token-auth-file'],
     advertiseAddress: values['advertise-address'], controllers: values.controllers, serviceNodePortRange, serviceClusterIPRange,
     admission: {

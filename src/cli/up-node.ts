@@ -4,7 +4,8 @@
  * (1 s back-off, as `k8ts supervise`), and for cri the container runtime:
  * the one at --container-runtime-endpoint when given, else a private
  * containerd under DATA_DIR/containerd (src/cli/containerd/). close() stops
- * the agent (SIGTERM), the add-on pods it ran as host processes, and then the
+ * the agent (SIGTERM), the pods it ran as host processes (all of a process
+ * node's; a cri node's add-ons), and then the
  * private containerd with its pods.
  *
  * Children run in their own process group, so a terminal's Ctrl-C reaches
@@ -78,9 +79,10 @@ export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
     nodeName, nodeIP, endpoint, privateContainerd: !!ctrd,
     close: async () => {
       await agent.stop();
-      // The add-on pods (kube-proxy, coredns) of a cri node are host processes the stopped agent leaves running
-      // (as a kubelet leaves its containers): they stop with the node, as the private containerd's containers do.
-      if (o.runtime === 'cri') await stopHostProcessPods(join(o.dataDir, 'kubelet'));
+      // Host-process pods (a cri node's add-ons, kube-proxy and coredns; every pod of a process node) are left running by
+      // the stopped agent (as a kubelet leaves its containers, to adopt them again): they stop with the node, as the
+      // private containerd's containers do, since `up` promises that Ctrl-C stops the cluster and its pods.
+      await stopHostProcessPods(join(o.dataDir, 'kubelet'));
       await ctrd?.stop();
     },
   };

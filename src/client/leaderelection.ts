@@ -3,7 +3,15 @@
  * leaderelection with a LeaseLock): acquire when the lease is free or
  * expired, renew every retryPeriod, and give up leadership if renewal has
  * failed for renewDeadline, so two control planes never both act.
+ *
+ * Expiry is judged as client-go judges it: by the local time at which this
+ * candidate last saw the Lease's record change, plus its leaseDuration, never
+ * by comparing the holder's renewTime with the local clock. Control planes on
+ * hosts whose clocks differ by seconds would otherwise take over from a live
+ * leader (a slow holder's renewTime looks old) or wait for a dead one (a fast
+ * holder's renewTime looks new).
  */
+import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
 import type { Clientset } from './clientset.js';
 import { isAlreadyExists, isConflict, isNotFound } from './rest.js';
 import type { Logger } from '../util/log.js';
@@ -27,6 +35,9 @@ export class LeaderElector {
   private leading = false;
   private timer?: NodeJS.Timeout;
   private lastRenew = 0;
+  /** The Lease spec last read (as JSON) and the local time it was first seen in that form. */
+  private observedRecord = '';
+  private observedTime = 0;
 
   constructor(private readonly clients: Clientset, private readonly cfg: LeaderElectionConfig) {}
 
@@ -62,7 +73,7 @@ export class LeaderElector {
     const leases = this.clients.leases;
     const now = new Date();
     const duration = this.cfg.leaseDurationSeconds ?? 15;
-    let lease: any;
+    let lease: Lease;
     try {
       lease = await leases.get(this.cfg.namespace, this.cfg.name);
     } catch (e) {
@@ -72,29 +83,39 @@ export class LeaderElector {
           metadata: { name: this.cfg.name, namespace: this.cfg.namespace },
           spec: { holderIdentity: this.cfg.identity, leaseDurationSeconds: duration, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
         });
+        this.observe(undefined, now.getTime());
         return true;
       } catch (err) {
         if (isAlreadyExists(err)) return false;
         throw err;
       }
     }
-    const spec = lease.spec ?? {};
+    const spec: LeaseSpec = lease.spec ?? {};
     const holder = spec.holderIdentity;
-    const renewed = spec.renewTime ? Date.parse(spec.renewTime) : 0;
-    const expired = renewed + (spec.leaseDurationSeconds ?? duration) * 1000 < now.getTime();
+    this.observe(spec, now.getTime());
+    const expired = this.observedTime + (spec.leaseDurationSeconds ?? duration) * 1000 < now.getTime();
     if (holder && holder !== this.cfg.identity && !expired) return false;
     const takingOver = holder !== this.cfg.identity;
-    lease.spec = {
+    const next: LeaseSpec = {
       ...spec, holderIdentity: this.cfg.identity, leaseDurationSeconds: duration, renewTime: microTime(now),
       acquireTime: takingOver ? microTime(now) : spec.acquireTime, leaseTransitions: (spec.leaseTransitions ?? 0) + (takingOver && holder ? 1 : 0),
     };
     try {
-      await leases.update(lease);
+      await leases.update({ ...lease, spec: next });
+      this.observe(next, now.getTime());
       return true;
     } catch (e) {
       if (isConflict(e)) return false;
       throw e;
     }
+  }
+
+  /** client-go's observedRecord/observedTime: the clock starts again only when the record changes. */
+  private observe(spec: LeaseSpec | undefined, nowMs: number): void {
+    const record = JSON.stringify(spec ?? null);
+    if (record === this.observedRecord) return;
+    this.observedRecord = record;
+    this.observedTime = nowMs;
   }
 
   private async release(): Promise<void> {

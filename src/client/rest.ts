@@ -18,10 +18,13 @@ export const isNotFound = (e: unknown) => e instanceof ApiError && e.code === 40
 export const isConflict = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === 'Conflict';
 export const isAlreadyExists = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === 'AlreadyExists';
 
-/** apierrors.HasStatusCause(err, NamespaceTerminatingCause), or the message namespace admission uses. */
+/**
+ * apierrors.HasStatusCause(err, NamespaceTerminatingCause), or the message namespace admission uses.
+ * A StatusCause's type travels as `reason` in JSON (Go: `Type CauseType json:"reason"`).
+ */
 export function isNamespaceTerminating(e: unknown): boolean {
   const st = (e as ApiError | undefined)?.status;
-  if ((st?.details?.causes ?? []).some((c: { type?: string }) => c.type === 'NamespaceTerminating')) return true;
+  if ((st?.details?.causes ?? []).some((c: { reason?: string }) => c.reason === 'NamespaceTerminating')) return true;
   return /because it is being terminated/.test((e as Error)?.message ?? '');
 }
 

@@ -11,7 +11,7 @@
  * object's resourceVersion as a precondition; an object that vanished
  * meanwhile is skipped.
  */
-import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { ResourceClient } from '../client/index.js';
 import { isNotFound } from '../client/index.js';
 import { matchesSelector } from '../api/labels.js';
@@ -20,38 +20,41 @@ import { controllerRef } from '../api/pods.js';
 
 export interface OwnerKind { apiVersion: string; kind: string }
 
+/** Any object with object metadata: an owner or a candidate (Pod, ReplicaSet ...). */
+export interface Owned { metadata?: ObjectMeta }
+
 /** metav1.NewControllerRef. */
-export function newControllerRef(owner: any, kind: OwnerKind): OwnerReference {
-  return { apiVersion: kind.apiVersion, kind: kind.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };
+export function newControllerRef(owner: Owned, kind: OwnerKind): OwnerReference {
+  return { apiVersion: kind.apiVersion, kind: kind.kind, name: owner.metadata!.name!, uid: owner.metadata!.uid!, controller: true, blockOwnerDeletion: true };
 }
 
-export interface ClaimInput {
-  owner: any;
+export interface ClaimInput<T extends Owned> {
+  owner: Owned;
   kind: OwnerKind;
   selector: Selector;
   /** Candidates: objects the owner controls and orphans, in its namespace. */
-  candidates: readonly any[];
+  candidates: readonly T[];
   client: ResourceClient;
   /** A fresh read of the owner; throws when it is gone, replaced or being deleted. */
   recheck: () => Promise<void>;
 }
 
-const isDeleting = (o: any) => !!o?.metadata?.deletionTimestamp;
+const isDeleting = (o: Owned) => !!o.metadata?.deletionTimestamp;
 
 /** The candidates the owner keeps, after adopting and releasing as above. */
-export async function claimObjects(input: ClaimInput): Promise<any[]> {
+export async function claimObjects<T extends Owned>(input: ClaimInput<T>): Promise<T[]> {
   const { owner, selector, client } = input;
-  const uid = owner.metadata.uid;
-  const claimed: any[] = [];
+  const uid = owner.metadata!.uid;
+  const claimed: T[] = [];
   const errors: unknown[] = [];
-  const adoptable: any[] = [];
+  const adoptable: T[] = [];
   for (const obj of input.candidates) {
     const ref = controllerRef(obj);
-    const matches = matchesSelector(selector, obj.metadata.labels);
+    const matches = matchesSelector(selector, obj.metadata!.labels);
     if (ref) {
       if (ref.uid !== uid) continue; // 2
       if (matches) { claimed.push(obj); continue; } // 1
-      if (!isDeleting(obj)) await patchRefs(client, obj, (obj.metadata.ownerReferences ?? []).filter((r: any) => r.uid !== uid)).catch((e) => errors.push(e));
+      if (!isDeleting(obj)) await patchRefs(client, obj, (obj.metadata!.ownerReferences ?? []).filter((r) => r.uid !== uid)).catch((e) => errors.push(e));
       continue;
     }
     if (matches && !isDeleting(obj)) adoptable.push(obj); // 3
@@ -60,7 +63,7 @@ export async function claimObjects(input: ClaimInput): Promise<any[]> {
     try {
       await input.recheck();
       for (const obj of adoptable) {
-        const refs = [...(obj.metadata.ownerReferences ?? []), newControllerRef(owner, input.kind)];
+        const refs = [...(obj.metadata!.ownerReferences ?? []), newControllerRef(owner, input.kind)];
         const adopted = await patchRefs(client, obj, refs).catch((e) => { errors.push(e); return undefined; });
         if (adopted) claimed.push(adopted);
       }
@@ -73,9 +76,10 @@ export async function claimObjects(input: ClaimInput): Promise<any[]> {
 }
 
 /** The patched object, or undefined when it is gone. */
-async function patchRefs(client: ResourceClient, obj: any, refs: unknown[]): Promise<any | undefined> {
+async function patchRefs<T extends Owned>(client: ResourceClient, obj: T, refs: OwnerReference[]): Promise<T | undefined> {
+  const meta = obj.metadata!;
   try {
-    return await client.patch(obj.metadata.namespace, obj.metadata.name, { metadata: { ownerReferences: refs, resourceVersion: obj.metadata.resourceVersion } });
+    return await client.patch(meta.namespace, meta.name!, { metadata: { ownerReferences: refs, resourceVersion: meta.resourceVersion } });
   } catch (e) {
     if (isNotFound(e)) return undefined;
     throw e;
@@ -83,14 +87,15 @@ async function patchRefs(client: ResourceClient, obj: any, refs: unknown[]): Pro
 }
 
 /** RecheckDeletionTimestamp over a fresh GET of the owner. */
-export function recheckOwner(client: ResourceClient, owner: any, kind: string): () => Promise<void> {
+export function recheckOwner(client: ResourceClient, owner: Owned, kind: string): () => Promise<void> {
+  const { namespace, name, uid } = owner.metadata!;
   return async () => {
-    const fresh = await client.get(owner.metadata.namespace, owner.metadata.name);
-    if (fresh.metadata.uid !== owner.metadata.uid) {
-      throw new Error(`original ${kind} ${owner.metadata.namespace}/${owner.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${owner.metadata.uid}`);
+    const fresh: Owned = await client.get(namespace, name!);
+    if (fresh.metadata!.uid !== uid) {
+      throw new Error(`original ${kind} ${namespace}/${name} is gone: got uid ${fresh.metadata!.uid}, wanted ${uid}`);
     }
-    if (fresh.metadata.deletionTimestamp) {
-      throw new Error(`${owner.metadata.namespace}/${owner.metadata.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+    if (fresh.metadata!.deletionTimestamp) {
+      throw new Error(`${namespace}/${name} has just been deleted at ${fresh.metadata!.deletionTimestamp}`);
     }
   };
 }

@@ -2,7 +2,9 @@
  * The dashboard's part of the API server's port (wired by cli as a
  * non-API handler): `/dashboard/` serves the page's static files, and
  * `/dashboard/api/placement/namespaces/NS/pods/NAME` answers every filter's
- * verdict on every node for that pod (placement.ts). The handler has no
+ * verdict on every node for that pod (placement.ts);
+ * `/dashboard/api/exec-check/...` says why an exec WebSocket was refused
+ * (exec-check.ts). The handler has no
  * credentials of its own: it calls the API with the caller's bearer token,
  * so what a user sees here is exactly what RBAC lets them read.
  */
@@ -12,6 +14,7 @@ import { Clientset, ApiError } from '../client/index.js';
 import { methodNotAllowed, pageNotFound, type Status } from '../api/status.js';
 import { loadStaticFiles, type StaticFile } from './static-files.js';
 import { readPlacement } from './read-placement.js';
+import { checkExec, execCheckPath, type ExecCheckTarget } from './exec-check.js';
 
 export const dashboardPrefix = '/dashboard/';
 
@@ -37,6 +40,8 @@ export function dashboardHandler(opts: DashboardOptions) {
       if (url.pathname === '/dashboard') { res.writeHead(301, { Location: dashboardPrefix }); res.end(); return; }
       const m = placementPath.exec(url.pathname);
       if (m) return servePlacement(opts, shared(), req, res, decodeURIComponent(m[1]), decodeURIComponent(m[2]));
+      const x = execCheckPath.exec(url.pathname);
+      if (x) return serveExecCheck(opts, req, res, { namespace: decodeURIComponent(x[1]), name: decodeURIComponent(x[2]), container: url.searchParams.get('container') ?? undefined });
       if (url.pathname.startsWith(`${dashboardPrefix}api/`)) return writeStatus(res, pageNotFound().status);
       // Anything else is the single page (its own routes live in the URL's hash).
       const name = url.pathname.slice(dashboardPrefix.length) || 'index.html';
@@ -50,8 +55,9 @@ export function dashboardHandler(opts: DashboardOptions) {
 function sendFile(req: IncomingMessage, res: ServerResponse, file: StaticFile): void {
   const headers: Record<string, string | number> = {
     'Content-Type': file.type, ETag: file.etag, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding',
-    // The page runs only its own bundled script and talks only to this origin.
-    'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'",
+    // The page runs only its own bundled script and talks only to this origin (its exec WebSocket included). Styles may be
+    // inline: xterm.js writes its cell sizes and colours into <style> elements it creates; a style runs no script.
+    'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
     'X-Content-Type-Options': 'nosniff',
   };
   if (req.headers['if-none-match'] === file.etag) { res.writeHead(304, headers); res.end(); return; }
@@ -78,6 +84,13 @@ async function servePlacement(opts: DashboardOptions, agent: https.Agent, req: I
   } finally {
     clients.close();
   }
+}
+
+/** The caller's bearer token on the same handshake the page made (exec-check.ts). */
+async function serveExecCheck(opts: DashboardOptions, req: IncomingMessage, res: ServerResponse, t: ExecCheckTarget): Promise<void> {
+  const { server, caPem } = opts.apiServer();
+  const auth = /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''));
+  writeStatus(res, await checkExec(server, t, { headers: auth ? { Authorization: `Bearer ${auth[1]}` } : {}, tls: { ca: caPem } }));
 }
 
 function writeStatus(res: ServerResponse, status: Status): void {

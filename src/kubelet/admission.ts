@@ -16,6 +16,7 @@
  * containers (plus sidecars) and each regular init container together with
  * the sidecars started before it, plus spec.overhead.
  */
+import type { Container, Node, Pod, PodSpec } from 'kubernetes-types/core/v1.js';
 import { parseQuantity, milliValue, integerValue } from '../api/quantity.js';
 import { podMatchesNodeSelectorAndAffinity } from '../api/nodeaffinity.js';
 import { findMatchingUntoleratedTaint } from '../api/tolerations.js';
@@ -30,7 +31,7 @@ function amount(resource: string, q: unknown): bigint {
   return resource === 'cpu' ? milliValue(parsed) : integerValue(parsed);
 }
 
-function containerRequests(c: any): Record<string, bigint> {
+function containerRequests(c: Container): Record<string, bigint> {
   const out: Record<string, bigint> = {};
   for (const r of scalarResources) out[r] = amount(r, c?.resources?.requests?.[r]);
   return out;
@@ -48,7 +49,7 @@ const max = (a: Record<string, bigint>, b: Record<string, bigint>) => {
 };
 
 /** Upstream resourcehelper.PodRequests for cpu, memory and ephemeral-storage. */
-export function podRequests(spec: any): Record<string, bigint> {
+export function podRequests(spec: PodSpec | undefined): Record<string, bigint> {
   let reqs: Record<string, bigint> = {};
   for (const c of spec?.containers ?? []) reqs = add(reqs, containerRequests(c));
   let sidecars: Record<string, bigint> = {};
@@ -69,8 +70,8 @@ export function podRequests(spec: any): Record<string, bigint> {
 }
 
 /** Whether `pod` may run on `node` next to the `admitted` pods (active pods already running there). */
-export function canAdmitPod(node: any, pod: any, admitted: readonly any[]): AdmitResult {
-  const allocatable = node?.status?.allocatable ?? {};
+export function canAdmitPod(node: Node | undefined, pod: Pod, admitted: readonly Pod[]): AdmitResult {
+  const allocatable: Record<string, unknown> = node?.status?.allocatable ?? {};
   const allowedPods = Number(allocatable.pods ?? 110);
   if (admitted.length + 1 > allowedPods) {
     return { admit: false, reason: 'OutOfpods', message: `Node didn't have enough resource: pods, requested: 1, used: ${admitted.length}, capacity: ${allowedPods}` };

@@ -28,7 +28,7 @@ import type { Clientset } from '../client/index.js';
 import { EventRecorder, isAlreadyExists, isNotFound } from '../client/index.js';
 import type { Taint } from '../api/taints.js';
 import { createLogger, type Logger } from '../util/log.js';
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { PodRuntime } from './runtime/runtime.js';
 import { realTimers, type Timers } from './timers.js';
 import { HeartbeatScheduler } from './heartbeat.js';
@@ -171,7 +171,7 @@ export class NodeAgent {
   private health: NodeHealth = { errors: [] };
   private readonly pressure = new PressureTracker();
   /** The newest Node we know: from the informer or from our own writes. */
-  private node?: any;
+  private node?: Node;
   private nodeDeleted = false;
   private lastReportMs = 0;
   /** The Node was created by this agent (not found registered), so its Lease is most likely absent. */
@@ -223,8 +223,8 @@ export class NodeAgent {
   }
 
   /** API pods and static pods (the runtime runs the static pod, by its own UID), each once. */
-  private podsForStats(): any[] {
-    const byUID = new Map<string, any>();
+  private podsForStats(): Pod[] {
+    const byUID = new Map<string | undefined, Pod>();
     for (const p of [...this.pods.podsOn(this.nodeName), ...(this.staticPods?.pods() ?? [])]) byUID.set(p.metadata?.uid, p);
     return [...byUID.values()];
   }
@@ -311,15 +311,15 @@ export class NodeAgent {
   }
 
   /** The Node as the agent last saw it. */
-  get currentNode(): any | undefined { return this.node; }
+  get currentNode(): Node | undefined { return this.node; }
   /** Pods this agent admitted and runs. */
   get podCount(): number { return this.workers.activePods().length; }
 
   // --- kubelet server (src/kubelet/server): what it reads of this agent ---
   /** The pods bound to this node and their status as computed now from the runtime. */
   kubeletHost(): KubeletHost {
-    const podStatus = (pod: any) => {
-      const rs = this.workers.runtimeStatus(pod.metadata.uid);
+    const podStatus = (pod: Pod) => {
+      const rs = this.workers.runtimeStatus(pod.metadata!.uid!);
       return rs ? generatePodStatus(pod, rs, { hostIP: this.opts.internalIP, now: this.timers.now() }) : pod.status;
     };
     return {
@@ -385,11 +385,11 @@ export class NodeAgent {
     await this.syncNodeStatus(true);
   }
 
-  private onNode(n: any): void {
-    if (this.node && this.node.metadata.uid === n.metadata.uid && Number(n.metadata.resourceVersion) < Number(this.node.metadata.resourceVersion)) return;
+  private onNode(n: Node): void {
+    if (this.node && this.node.metadata!.uid === n.metadata!.uid && Number(n.metadata!.resourceVersion) < Number(this.node.metadata!.resourceVersion)) return;
     this.node = n;
     this.nodeDeleted = false;
-    this.passPodCIDR(n as Node);
+    this.passPodCIDR(n);
   }
 
   /** Hands the node's pod CIDRs (set by the node IPAM controller) to the runtime once per change; a failure is retried on the next node update. */
@@ -404,8 +404,8 @@ export class NodeAgent {
     );
   }
 
-  private onNodeDeleted(n: any): void {
-    if (this.node && n.metadata.uid !== this.node.metadata.uid) return;
+  private onNodeDeleted(n: Node): void {
+    if (this.node && n.metadata!.uid !== this.node.metadata!.uid) return;
     this.nodeDeleted = true;
     this.logger.warn('node object deleted; the agent does not re-register it until it restarts (as upstream kubelet)', { node: this.nodeName });
   }
@@ -460,7 +460,7 @@ export class NodeAgent {
     this.statusInFlight = (async () => {
       try {
         const res = await this.clients.nodes.patch(undefined, this.nodeName, nodeStatusPatch(status), 'strategic', 'status');
-        if (!this.node || Number(res.metadata.resourceVersion) >= Number(this.node.metadata.resourceVersion)) this.node = res;
+        if (!this.node || Number(res.metadata.resourceVersion) >= Number(this.node.metadata!.resourceVersion)) this.node = res;
         this.lastReportMs = now.getTime();
         this.metrics?.nodeStatusUpdates.inc({ result: 'ok' });
       } catch (e) {

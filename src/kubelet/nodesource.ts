@@ -4,13 +4,14 @@
  * single kubelet watches with fieldSelector metadata.name=<node>; a
  * simulator watches all nodes once.
  */
+import type { Node } from 'kubernetes-types/core/v1.js';
 import type { Clientset } from '../client/index.js';
 import { Informer } from '../client/index.js';
 import type { Logger } from '../util/log.js';
 
 export interface NodeHandler {
-  update(node: any): void;
-  deleted(node: any): void;
+  update(node: Node): void;
+  deleted(node: Node): void;
 }
 
 export class NodeSource {
@@ -21,9 +22,9 @@ export class NodeSource {
   constructor(clients: Clientset, opts: { fieldSelector?: string; logger?: Logger } = {}) {
     this.informer = new Informer(clients.nodes, { fieldSelector: opts.fieldSelector, logger: opts.logger });
     this.informer.addEventHandler({
-      add: (n) => this.handlers.get(n.metadata.name)?.update(n),
-      update: (_old, n) => this.handlers.get(n.metadata.name)?.update(n),
-      delete: (n) => this.handlers.get(n.metadata.name)?.deleted(n),
+      add: (n: Node) => this.handlers.get(n.metadata!.name!)?.update(n),
+      update: (_old, n: Node) => this.handlers.get(n.metadata!.name!)?.update(n),
+      delete: (n: Node) => this.handlers.get(n.metadata!.name!)?.deleted(n),
     });
   }
 
@@ -32,7 +33,7 @@ export class NodeSource {
     return () => { if (this.handlers.get(nodeName) === handler) this.handlers.delete(nodeName); };
   }
 
-  get(nodeName: string): any | undefined { return this.informer.get(nodeName); }
+  get(nodeName: string): Node | undefined { return this.informer.get(nodeName); }
   hasSynced(): boolean { return this.informer.hasSynced(); }
 
   start(): void {

@@ -24,6 +24,9 @@
  *  5. The status is posted when it changed (ignoring heartbeat times) or when
  *     nodeStatusReportFrequency (5 min) has passed since the last post.
  */
+import type { Node, NodeCondition, NodeSpec, NodeStatus } from 'kubernetes-types/core/v1.js';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import type { Writable } from '../api/writable.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Taint } from '../api/taints.js';
 import { semanticEqual } from './equal.js';
@@ -78,6 +81,9 @@ export interface NodeHealth {
   pressure?: { memory: boolean; disk: boolean };
 }
 
+/** A status the setters filled: the fields the kubelet owns are all present. */
+export type KubeletNodeStatus = NodeStatus & Required<Pick<NodeStatus, 'addresses' | 'capacity' | 'allocatable' | 'nodeInfo' | 'daemonEndpoints'>> & { conditions: NodeCondition[] };
+
 export type RecordNodeEvent = (type: 'Normal' | 'Warning', reason: string) => void;
 
 /** Upstream's default labels (kubelet_node_status.go updateDefaultLabels' list). */
@@ -97,8 +103,15 @@ export function defaultNodeLabels(cfg: Pick<NodeConfig, 'nodeName' | 'os' | 'arc
 }
 
 /** The Node to create at registration, with its first status. */
-export function initialNode(cfg: NodeConfig, health: NodeHealth, now: Date, record?: RecordNodeEvent): any {
-  const node: any = {
+/** The Node registration creates: every part it fills is present. */
+export type RegisteredNode = Node & {
+  metadata: ObjectMeta & { name: string; labels: Record<string, string>; annotations: Record<string, string> };
+  spec: NodeSpec;
+  status: KubeletNodeStatus;
+};
+
+export function initialNode(cfg: NodeConfig, health: NodeHealth, now: Date, record?: RecordNodeEvent): RegisteredNode {
+  const node: Writable<Omit<RegisteredNode, 'status'>> & { status?: KubeletNodeStatus } = {
     apiVersion: 'v1', kind: 'Node',
     metadata: {
       name: cfg.nodeName,
@@ -111,11 +124,11 @@ export function initialNode(cfg: NodeConfig, health: NodeHealth, now: Date, reco
     },
   };
   node.status = nodeStatus(node, cfg, health, now, record);
-  return node;
+  return node as RegisteredNode;
 }
 
 /** Labels to patch onto an existing Node so its default labels match (upstream updateDefaultLabels), or undefined. */
-export function reconcileDefaultLabels(existing: any, cfg: NodeConfig): Record<string, string> | undefined {
+export function reconcileDefaultLabels(existing: Node | undefined, cfg: NodeConfig): Record<string, string> | undefined {
   const want = defaultNodeLabels(cfg);
   const have: Record<string, string> = existing?.metadata?.labels ?? {};
   const patch: Record<string, string> = {};
@@ -124,17 +137,17 @@ export function reconcileDefaultLabels(existing: any, cfg: NodeConfig): Record<s
 }
 
 /** Runs the status setters over (a copy of) node.status and returns the new status. */
-export function nodeStatus(node: any, cfg: NodeConfig, health: NodeHealth, now: Date, record?: RecordNodeEvent): any {
-  const prev = node?.status ?? {};
+export function nodeStatus(node: Node | undefined, cfg: NodeConfig, health: NodeHealth, now: Date, record?: RecordNodeEvent): KubeletNodeStatus {
+  const prev: NodeStatus = node?.status ?? {};
   const capacity = { ...cfg.capacity };
-  const status: any = {
+  const status: KubeletNodeStatus = {
     ...prev,
     addresses: [{ type: 'InternalIP', address: cfg.internalIP }, { type: 'Hostname', address: cfg.nodeName }],
     capacity,
     allocatable: { ...(cfg.allocatable ?? capacity) },
     nodeInfo: { ...cfg.nodeInfo },
     daemonEndpoints: { kubeletEndpoint: { Port: cfg.kubeletPort } },
-    conditions: (prev.conditions ?? []).map((c: any) => ({ ...c })),
+    conditions: (prev.conditions ?? []).map((c) => ({ ...c })),
   };
   const ts = rfc3339(now);
   const ev: RecordNodeEvent = record ?? (() => {});
@@ -147,6 +160,7 @@ export function nodeStatus(node: any, cfg: NodeConfig, health: NodeHealth, now: 
 
 /** Reason, message and event of each pressure condition, [when False, when True] (upstream setters.go). */
 type Words = [string, string, string];
+
 const pressureWords: Record<'memory' | 'disk' | 'pid', [Words, Words]> = {
   memory: [['KubeletHasSufficientMemory', 'kubelet has sufficient memory available', 'NodeHasSufficientMemory'],
     ['KubeletHasInsufficientMemory', 'kubelet has insufficient memory available', 'NodeHasInsufficientMemory']],
@@ -157,8 +171,8 @@ const pressureWords: Record<'memory' | 'disk' | 'pid', [Words, Words]> = {
 };
 
 /** A pressure condition: True or False with upstream's reason and message; the event on each transition. */
-function setPressureCondition(status: any, type: string, ts: string, under: boolean, words: [Words, Words], record: RecordNodeEvent): void {
-  let c = status.conditions.find((x: any) => x.type === type);
+function setPressureCondition(status: KubeletNodeStatus, type: string, ts: string, under: boolean, words: [Words, Words], record: RecordNodeEvent): void {
+  let c = status.conditions.find((x) => x.type === type);
   if (!c) {
     c = { type, status: 'Unknown' };
     status.conditions.push(c);
@@ -174,14 +188,14 @@ function setPressureCondition(status: any, type: string, ts: string, under: bool
 
 const requiredCapacities = ['cpu', 'memory', 'pods', 'ephemeral-storage'];
 
-function setReadyCondition(status: any, health: NodeHealth, ts: string, record: RecordNodeEvent): void {
+function setReadyCondition(status: KubeletNodeStatus, health: NodeHealth, ts: string, record: RecordNodeEvent): void {
   const errors = [...health.errors];
   const missing = requiredCapacities.filter((r) => status.capacity?.[r] === undefined);
   if (missing.length) errors.push(`Missing node capacity for resources: ${missing.join(', ')}`);
-  const next: any = errors.length
+  const next: NodeCondition = errors.length
     ? { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: errors.join(','), lastHeartbeatTime: ts }
     : { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: ts };
-  const i = status.conditions.findIndex((x: any) => x.type === 'Ready');
+  const i = status.conditions.findIndex((x) => x.type === 'Ready');
   if (i < 0) {
     status.conditions.push({ ...next, lastTransitionTime: ts });
     return;
@@ -197,13 +211,13 @@ function setReadyCondition(status: any, health: NodeHealth, ts: string, record: 
 }
 
 /** Upstream nodeStatusHasChanged: any difference but the conditions' heartbeat times. */
-export function nodeStatusHasChanged(original: any, status: any): boolean {
-  const strip = (s: any) => ({ ...s, conditions: (s?.conditions ?? []).map((c: any) => ({ ...c, lastHeartbeatTime: undefined })) });
+export function nodeStatusHasChanged(original: NodeStatus | undefined, status: NodeStatus | undefined): boolean {
+  const strip = (s: NodeStatus) => ({ ...s, conditions: (s.conditions ?? []).map((c) => ({ ...c, lastHeartbeatTime: undefined })) });
   return !semanticEqual(strip(original ?? {}), strip(status ?? {}));
 }
 
 /** The strategic merge patch for nodes/<name>/status carrying the fields the kubelet owns. */
-export function nodeStatusPatch(status: any): any {
+export function nodeStatusPatch(status: NodeStatus): { status: NodeStatus } {
   const { addresses, capacity, allocatable, nodeInfo, daemonEndpoints, conditions } = status;
   return { status: { addresses, capacity, allocatable, nodeInfo, daemonEndpoints, conditions } };
 }

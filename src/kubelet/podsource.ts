@@ -6,15 +6,16 @@
  * (spec.nodeName!=) and dispatches each event to the agent of its node,
  * through an index by nodeName, instead of opening one watch per node.
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Clientset } from '../client/index.js';
 import { Informer, metaKey } from '../client/index.js';
 import type { Logger } from '../util/log.js';
 
 export interface PodHandler {
   /** A pod bound to the node was added or changed. */
-  upsert(pod: any): void;
+  upsert(pod: Pod): void;
   /** A pod bound to the node is gone from the API (or moved away). */
-  remove(pod: any): void;
+  remove(pod: Pod): void;
 }
 
 export const byNodeNameIndex = 'nodeName';
@@ -47,15 +48,15 @@ export class PodSource {
   subscribe(nodeName: string, handler: PodHandler): () => void {
     this.handlers.set(nodeName, handler);
     if (this.informer.hasSynced()) {
-      const pods = this.podsOn(nodeName).sort((a, b) => String(a.metadata.creationTimestamp ?? '').localeCompare(String(b.metadata.creationTimestamp ?? '')));
+      const pods = this.podsOn(nodeName).sort((a, b) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? '')));
       for (const pod of pods) handler.upsert(pod);
     }
     return () => { if (this.handlers.get(nodeName) === handler) this.handlers.delete(nodeName); };
   }
 
-  podsOn(nodeName: string): any[] { return this.informer.byIndex(byNodeNameIndex, nodeName); }
-  get(key: string): any | undefined { return this.informer.get(key); }
-  keyOf(pod: any): string { return metaKey(pod); }
+  podsOn(nodeName: string): Pod[] { return this.informer.byIndex(byNodeNameIndex, nodeName); }
+  get(key: string): Pod | undefined { return this.informer.get(key); }
+  keyOf(pod: Pod): string { return metaKey(pod); }
 
   start(): void {
     if (this.started) return;

@@ -21,6 +21,7 @@
  *  6. While frozen (a partitioned or crashed kubelet) nothing is acted on;
  *     events are kept, latest per pod, and replayed on thaw.
  */
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { Clientset, EventRecorder } from '../client/index.js';
 import { isConflict, isNotFound } from '../client/index.js';
 import type { Logger } from '../util/log.js';
@@ -41,7 +42,7 @@ export interface PodWorkersDeps {
   /** Absent for a standalone kubelet (static pods only: nothing to delete from an API). */
   clients?: Clientset;
   /** The node as last seen (for admission). */
-  node(): any;
+  node(): Node | undefined;
   hostIP: string;
   timers: Timers;
   logger: Logger;
@@ -54,7 +55,7 @@ export interface PodWorkersDeps {
 interface PodRecord {
   uid: string;
   key: string;
-  pod: any;
+  pod: Pod;
   admitted?: boolean;
   rejection?: { reason: string; message: string };
   terminating?: boolean;
@@ -64,12 +65,12 @@ interface PodRecord {
   announced: Set<string>;
 }
 
-const podRef = (pod: any) => ({ apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata });
+const podRef = (pod: Pod): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata });
 
 export class PodWorkers implements PodHandler {
   private readonly byUID = new Map<string, PodRecord>();
   private frozen = false;
-  private readonly backlog = new Map<string, { op: 'upsert' | 'remove'; pod: any }>();
+  private readonly backlog = new Map<string, { op: 'upsert' | 'remove'; pod: Pod }>();
   private closed = false;
   /** Present when the runtime can run probes (execSync or simulateProbe, and killContainer). */
   readonly prober?: ProbeManager;
@@ -93,15 +94,15 @@ export class PodWorkers implements PodHandler {
     return this.prober ? this.prober.apply(uid, rs) : rs;
   }
 
-  upsert(pod: any): void {
+  upsert(pod: Pod): void {
     if (this.closed) return;
-    if (this.frozen) { this.backlog.set(pod.metadata.uid, { op: 'upsert', pod }); return; }
+    if (this.frozen) { this.backlog.set(pod.metadata!.uid!, { op: 'upsert', pod }); return; }
     this.handleUpsert(pod);
   }
 
-  remove(pod: any): void {
+  remove(pod: Pod): void {
     if (this.closed) return;
-    if (this.frozen) { this.backlog.set(pod.metadata.uid, { op: 'remove', pod }); return; }
+    if (this.frozen) { this.backlog.set(pod.metadata!.uid!, { op: 'remove', pod }); return; }
     this.handleRemove(pod);
   }
 
@@ -117,8 +118,8 @@ export class PodWorkers implements PodHandler {
   }
 
   /** Pods admitted and still active: what admission counts as used. */
-  activePods(): any[] {
-    const out: any[] = [];
+  activePods(): Pod[] {
+    const out: Pod[] = [];
     for (const r of this.byUID.values()) if (r.admitted && !r.terminating && !podIsTerminal(r.pod)) out.push(r.pod);
     return out;
   }
@@ -159,15 +160,16 @@ export class PodWorkers implements PodHandler {
     if (this.housekeepingTimer) this.deps.timers.clearTimeout(this.housekeepingTimer);
   }
 
-  private handleUpsert(pod: any): void {
-    const uid: string = pod.metadata.uid;
+  private handleUpsert(pod: Pod): void {
+    const meta = pod.metadata!;
+    const uid = meta.uid!;
     let rec = this.byUID.get(uid);
     if (!rec) {
-      rec = { uid, key: `${pod.metadata.namespace}/${pod.metadata.name}`, pod, firstSeen: this.deps.timers.now().getTime(), announced: new Set() };
+      rec = { uid, key: `${meta.namespace}/${meta.name}`, pod, firstSeen: this.deps.timers.now().getTime(), announced: new Set() };
       this.byUID.set(uid, rec);
     }
     rec.pod = pod;
-    if (pod.metadata.deletionTimestamp) { void this.terminate(rec); return; }
+    if (meta.deletionTimestamp) { void this.terminate(rec); return; }
     if (podIsTerminal(pod)) { void this.stopFinished(rec); return; }
     if (rec.admitted === undefined) this.admit(rec);
     if (!rec.admitted) return;
@@ -189,7 +191,7 @@ export class PodWorkers implements PodHandler {
   private requestStatus(rec: PodRecord): void {
     const { timers, hostIP } = this.deps;
     this.deps.status.request(rec.key, rec.uid, (p) => {
-      if (rec.terminating || p.metadata.deletionTimestamp || podIsTerminal(p)) return undefined;
+      if (rec.terminating || p.metadata!.deletionTimestamp || podIsTerminal(p)) return undefined;
       return generatePodStatus(p, this.runtimeStatus(rec.uid), { hostIP, now: timers.now() });
     });
   }
@@ -209,7 +211,7 @@ export class PodWorkers implements PodHandler {
       if (rec.announced.has(c.id) || (c.state !== 'running' && c.state !== 'exited')) continue;
       rec.announced.add(c.id);
       if (!recorder) continue;
-      const spec = [...(rec.pod.spec?.initContainers ?? []), ...(rec.pod.spec?.containers ?? [])].find((s: any) => s.name === c.name);
+      const spec = [...(rec.pod.spec?.initContainers ?? []), ...(rec.pod.spec?.containers ?? [])].find((s) => s.name === c.name);
       const ref = podRef(rec.pod);
       if (!this.deps.runtime.recordsImageEvents?.(rec.uid)) recorder.event(ref, 'Normal', 'Pulled', `Container image "${spec?.image ?? c.image}" already present on machine`);
       recorder.event(ref, 'Normal', 'Created', `Created container ${c.name}`);
@@ -230,7 +232,7 @@ export class PodWorkers implements PodHandler {
     this.prober?.removePod(rec.uid);
     const { runtime, recorder } = this.deps;
     const pod = rec.pod;
-    const graceSeconds = pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    const graceSeconds = pod.metadata!.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
     const graceMs = Math.max(0, Math.min(graceSeconds * 1000, this.deps.deleteDelayMs));
     const rs = runtime.status(rec.uid);
     for (const c of rs?.containers ?? []) {
@@ -243,16 +245,16 @@ export class PodWorkers implements PodHandler {
 
   /** DELETE with grace 0 once the containers are stopped; retried on server trouble. */
   private async deleteFromAPI(rec: PodRecord): Promise<void> {
-    const { namespace, name } = rec.pod.metadata;
+    const { namespace, name } = rec.pod.metadata!;
     const clients = this.deps.clients;
     if (!clients) return;
     for (let attempt = 0; !this.closed; attempt++) {
       try {
-        await clients.pods.delete(namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: rec.uid } });
+        await clients.pods.delete(namespace, name!, { gracePeriodSeconds: 0, preconditions: { uid: rec.uid } });
         this.deps.metrics?.podDeletions.inc({ result: 'ok' });
         return;
       } catch (e) {
-        if (isNotFound(e) || isConflict(e) || (e as any)?.code === 409) { this.deps.metrics?.podDeletions.inc({ result: 'gone' }); return; }
+        if (isNotFound(e) || isConflict(e) || (e as { code?: number } | undefined)?.code === 409) { this.deps.metrics?.podDeletions.inc({ result: 'gone' }); return; }
         this.deps.metrics?.podDeletions.inc({ result: 'error' });
         this.deps.logger.warn('failed to delete pod', { pod: rec.key, err: e });
         await new Promise((r) => setTimeout(r, Math.min(10_000, 500 * 2 ** attempt)).unref());
@@ -273,11 +275,12 @@ export class PodWorkers implements PodHandler {
     if (rec.started) { rec.started = false; this.deps.metrics?.runningPods.dec(); }
   }
 
-  private handleRemove(pod: any): void {
-    const uid: string = pod.metadata.uid;
+  private handleRemove(pod: Pod): void {
+    const meta = pod.metadata!;
+    const uid = meta.uid!;
     const rec = this.byUID.get(uid);
     this.byUID.delete(uid);
-    this.deps.status.forget(`${pod.metadata.namespace}/${pod.metadata.name}`);
+    this.deps.status.forget(`${meta.namespace}/${meta.name}`);
     this.prober?.removePod(uid);
     if (!rec) return;
     this.cleaning.add(uid);

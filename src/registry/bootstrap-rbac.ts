@@ -15,6 +15,7 @@ import { reconcileClusterRole, reconcileClusterRoleBinding } from '../api/rbac/r
 import { silentLogger, type Logger } from '../util/log.js';
 import type { Registry } from './registry.js';
 import type { Store } from './store.js';
+import { statusCode } from './status-code.js';
 
 const group = 'rbac.authorization.k8s.io';
 
@@ -31,8 +32,8 @@ async function reconcileWithRetry(run: () => Promise<void>): Promise<void> {
     try {
       await run();
       return;
-    } catch (e: any) {
-      if (attempt >= 3 || (e?.code !== 409 && e?.code !== 404)) throw e;
+    } catch (e) {
+      if (attempt >= 3 || (statusCode(e) !== 409 && statusCode(e) !== 404)) throw e;
     }
   }
 }
@@ -41,8 +42,8 @@ async function reconcileWithRetry(run: () => Promise<void>): Promise<void> {
 async function storedOrCreated<T extends ClusterRole | ClusterRoleBinding>(store: Store, expected: T): Promise<T | undefined> {
   try {
     return await store.get(undefined, expected.metadata!.name!);
-  } catch (e: any) {
-    if (e?.code !== 404) throw e;
+  } catch (e) {
+    if (statusCode(e) !== 404) throw e;
   }
   await store.create(undefined, expected);
   return undefined;

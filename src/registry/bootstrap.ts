@@ -6,6 +6,7 @@
 import type { Registry } from './registry.js';
 import type { Logger } from '../util/log.js';
 import { systemPriorityClasses } from '../api/validation/priorityclass.js';
+import { statusCode } from './status-code.js';
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -32,8 +33,8 @@ export async function ensureDefaultServiceAccount(registry: Registry, namespace:
 export async function createIfAbsent(create: () => Promise<unknown>): Promise<void> {
   try {
     await create();
-  } catch (e: any) {
-    if (e?.code !== 409 && e?.code !== 403) throw e;
+  } catch (e) {
+    if (statusCode(e) !== 409 && statusCode(e) !== 403) throw e;
   }
 }
 
@@ -63,8 +64,8 @@ export async function ensureKubernetesService(registry: Registry, address: strin
   const ep = registry.store('', 'v1', 'endpoints')!;
   try {
     await ep.guaranteedUpdate('default', 'kubernetes', (cur) => ({ ...cur, ...endpoints }));
-  } catch (e: any) {
-    if (e?.code !== 404) throw e;
+  } catch (e) {
+    if (statusCode(e) !== 404) throw e;
     await createIfAbsent(() => ep.create('default', { metadata: { name: 'kubernetes', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } }, ...endpoints }));
   }
 }

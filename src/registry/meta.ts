@@ -1,4 +1,5 @@
 /** Object metadata chores shared by every kind: identity, timestamps, spec comparison. */
+import type { Unstructured } from '../api/unstructured.js';
 import { randomUUID, randomBytes } from 'node:crypto';
 
 const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -20,7 +21,7 @@ export const newUID = () => randomUUID();
  * an empty list or a null is the same as an absent field (Go's nil and empty
  * slices are equal there), so re-applying `namespaces: []` changes nothing.
  */
-export function specOf(obj: any): string {
+export function specOf(obj: Unstructured | undefined): string {
   const { metadata: _m, status: _s, kind: _k, apiVersion: _a, ...rest } = obj ?? {};
   return semanticStringify(rest);
 }
@@ -34,8 +35,9 @@ export const semanticStringify = (v: unknown): string => stableStringify(v, sema
 export function stableStringify(v: unknown, absent: (v: unknown) => boolean = (x) => x === undefined): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   if (Array.isArray(v)) return `[${v.map((x) => stableStringify(x, absent)).join(',')}]`;
-  const keys = Object.keys(v as object).filter((k) => !absent((v as any)[k])).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((v as any)[k], absent)}`).join(',')}}`;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o).filter((k) => !absent(o[k])).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(o[k], absent)}`).join(',')}}`;
 }
 
 export const clone = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));

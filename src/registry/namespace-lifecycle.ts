@@ -6,6 +6,7 @@
  */
 import type { Registry } from './registry.js';
 import type { Logger } from '../util/log.js';
+import { statusCode } from './status-code.js';
 
 const recheckMs = 1000;
 
@@ -64,8 +65,8 @@ export class NamespaceLifecycle {
         if (item.metadata.deletionTimestamp) continue;
         try {
           await store.delete(ns, item.metadata.name, { propagationPolicy: 'Background' });
-        } catch (e: any) {
-          if (e?.code !== 404 && e?.code !== 409) throw e;
+        } catch (e) {
+          if (statusCode(e) !== 404 && statusCode(e) !== 409) throw e;
         }
       }
     }
@@ -78,8 +79,8 @@ export class NamespaceLifecycle {
         cur.spec = { ...(cur.spec ?? {}), finalizers: (cur.spec?.finalizers ?? []).filter((f: string) => f !== 'kubernetes') };
         return cur;
       });
-    } catch (e: any) {
-      if (e?.code !== 404) throw e;
+    } catch (e) {
+      if (statusCode(e) !== 404) throw e;
     }
   }
 

@@ -235,9 +235,10 @@ export class Registry {
 /** Upstream's NamespaceLifecycle admission keeps these namespaces: the cluster's own objects live there. */
 const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
 
-function checkNamespaceDeletion(info: ResourceInfo, obj: any): void {
-  if (info.group !== '' || info.plural !== 'namespaces' || !immortalNamespaces.has(obj.metadata.name)) return;
-  throw forbiddenStatus('this namespace may not be deleted', { group: '', resource: 'namespaces' }, obj.metadata.name);
+function checkNamespaceDeletion(info: ResourceInfo, obj: Unstructured): void {
+  const name = obj.metadata!.name!;
+  if (info.group !== '' || info.plural !== 'namespaces' || !immortalNamespaces.has(name)) return;
+  throw forbiddenStatus('this namespace may not be deleted', { group: '', resource: 'namespaces' }, name);
 }
 
 const storeKey = (g: string, v: string, p: string) => `${g}/${v}/${p}`;

@@ -1,4 +1,5 @@
 /** Label and field selectors of a list or watch request, compiled once per request. */
+import type { Unstructured } from '../api/unstructured.js';
 import type { ResourceInfo } from '../api/resources.js';
 import { kindKey } from '../api/resources.js';
 import { parseSelector, matchesSelector } from '../api/labels.js';
@@ -6,7 +7,7 @@ import { parseFieldSelector, matchesFieldSelector, fieldsForObject, checkFieldSe
 import { badRequest } from '../api/status.js';
 
 export interface Selection {
-  matches(obj: any): boolean;
+  matches(obj: Unstructured): boolean;
   everything: boolean;
   /** The one name a `metadata.name=` field selector allows (a cache looks the key up instead of scanning). */
   name?: string;
@@ -19,7 +20,7 @@ export interface Selection {
 }
 
 /** A custom resource's selectableFields, beside metadata.name and metadata.namespace. */
-export interface ExtraFields { fields: string[]; get(obj: any, field: string): string }
+export interface ExtraFields { fields: string[]; get(obj: Unstructured, field: string): string }
 
 /** Upstream's crConverter.ConvertFieldLabel: metadata.name, metadata.namespace when namespaced, the selectable fields. */
 function customFieldLabelError(info: ResourceInfo, extra: ExtraFields, sel: FieldSelector): string | undefined {
@@ -44,7 +45,7 @@ export function compileSelection(info: ResourceInfo, opts: { labelSelector?: str
     if (err) throw badRequest(err);
   }
   const everything = !labelSel && !fieldSel;
-  const fieldsOf = (obj: any) => {
+  const fieldsOf = (obj: Unstructured) => {
     const fields = fieldsForObject(key, obj);
     for (const f of extra?.fields ?? []) fields[f] = extra!.get(obj, f);
     return fields;
@@ -53,7 +54,7 @@ export function compileSelection(info: ResourceInfo, opts: { labelSelector?: str
     everything,
     name: fieldSel?.requirements.find((r) => r.field === 'metadata.name' && r.operator === '=')?.value,
     nodeName: key === 'v1/Pod' ? fieldSel?.requirements.find((r) => r.field === 'spec.nodeName' && r.operator === '=')?.value : undefined,
-    matches(obj: any) {
+    matches(obj: Unstructured) {
       if (labelSel && !matchesSelector(labelSel, obj.metadata?.labels ?? {})) return false;
       if (fieldSel && !matchesFieldSelector(fieldSel, fieldsOf(obj))) return false;
       return true;

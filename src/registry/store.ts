@@ -32,6 +32,8 @@ import { tooLargeResourceVersion } from '../api/list-options.js';
 import { dropOmittedZeros } from '../api/protobuf/omitempty.js';
 import { fillGoZeroValues } from '../api/go-zero-values.js';
 import type { Unstructured } from '../api/unstructured.js';
+import type { Writable } from '../api/writable.js';
+import type { ManagedFieldsEntry, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 
 /** Hooks the apiserver plugs in: admission, namespace lifecycle. */
 export interface StoreHooks {
@@ -41,7 +43,7 @@ export interface StoreHooks {
    * Validating admission (ResourceQuota), after the object passed validation and just before
    * it is written; may throw a StatusError. A dry run is checked, never charged.
    */
-  validate?(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean }): Promise<void> | void;
+  validate?(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean; subresource?: string }): Promise<void> | void;
   /** Admission of a DELETE (NodeRestriction), given the object as stored; may throw a StatusError. */
   admitDelete?(info: ResourceInfo, obj: any): Promise<void> | void;
   /** Throws when objects may not be created in this namespace (absent or terminating). */
@@ -159,9 +161,9 @@ export class Store {
     return this.storage ? this.storage.fromStorage(obj) : obj;
   }
 
-  private encode(input: any): string {
-    const obj = this.storage ? this.storage.toStorage(input) : input;
-    const { resourceVersion: _rv, ...metadata } = obj.metadata;
+  private encode(input: Unstructured): string {
+    const obj: Unstructured = this.storage ? this.storage.toStorage(input) : input;
+    const { resourceVersion: _rv, ...metadata } = obj.metadata!;
     const served = { ...obj, apiVersion: this.encodeAs(), kind: this.keyInfo.kind, metadata };
     return JSON.stringify(this.strategy.conversion ? this.strategy.conversion.toStorage(served) : served);
   }
@@ -172,7 +174,7 @@ export class Store {
    * could not. Measured on k8ts' stored JSON (with its key), which is what
    * the backend is sent.
    */
-  private encodeForWrite(key: string, obj: any): string {
+  private encodeForWrite(key: string, obj: Unstructured): string {
     const value = this.encode(obj);
     if (Buffer.byteLength(value) + Buffer.byteLength(key) > maxStoredRequestBytes) throw storageRequestTooLarge();
     return value;
@@ -391,7 +393,7 @@ export class Store {
     return this.written(obj, res.kv);
   }
 
-  private checkNamespaceMatch(namespace: string | undefined, meta: any) {
+  private checkNamespaceMatch(namespace: string | undefined, meta: ObjectMeta) {
     if (this.info.namespaced && meta.namespace && namespace && meta.namespace !== namespace) {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
@@ -515,13 +517,13 @@ export class Store {
    * the value again where storage keeps it as served (no conversion): `obj` is
    * the write's own copy (decoded from storage for this write, shared with no cache).
    */
-  private written(obj: any, kv: KeyValue): any {
+  private written(obj: Unstructured, kv: KeyValue): Unstructured | Promise<Unstructured> {
     if (!this.storedAsServed()) return this.decodeServed(kv);
-    obj.metadata.resourceVersion = String(kv.modRevision);
+    (obj.metadata as Writable<ObjectMeta>).resourceVersion = String(kv.modRevision);
     return obj;
   }
 
-  private async readCurrent(key: string, name: string): Promise<{ old: any; modRevision: number; kv: KeyValue }> {
+  private async readCurrent(key: string, name: string): Promise<{ old: Unstructured; modRevision: number; kv: KeyValue }> {
     const { kv } = await this.deps.backend.get(key);
     if (!kv) throw notFound(this.gr, name);
     return { old: await this.decodeServed(kv), modRevision: kv.modRevision, kv };
@@ -532,7 +534,7 @@ export class Store {
    * endpoint resets (status on the main resource, all but status on /status)
    * are not the writer's; null means upstream would drop the field.
    */
-  private managedFieldsFor(old: any | undefined, obj: any, fm: FieldManagerOptions): any[] | null {
+  private managedFieldsFor(old: Unstructured | undefined, obj: Unstructured, fm: FieldManagerOptions): ManagedFieldsEntry[] | null {
     const ignoredFields = resetFields(this.strategy.hasStatus, fm.subresource, old, obj);
     return updateManagedFields(old, obj, {
       kindKey: kindKey(this.info), apiVersion: this.apiVersion, manager: fm.manager, subresource: fm.subresource, now: this.deps.clock.now(), ignoredFields,
@@ -573,7 +575,7 @@ export class Store {
     const errs = opts.subresource === 'binding' ? [] : this.strategy.validateUpdate(next, old, opts.subresource);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, m.name, errs);
     if (managedFields !== undefined) setManagedFields(next, managedFields);
-    await this.deps.hooks?.validate?.('update', this.info, next, old, { dryRun: !!opts.dryRun });
+    await this.deps.hooks?.validate?.('update', this.info, next, old, { dryRun: !!opts.dryRun, subresource: opts.subresource });
     return next;
   }
 
@@ -604,8 +606,8 @@ export class Store {
   }
 
   /** Sets deletion fields; returns true when the object must stay (grace period or finalizers). */
-  private markDeleting(obj: any, options: DeleteOptions): boolean {
-    const m = obj.metadata;
+  private markDeleting(obj: Unstructured, options: DeleteOptions): boolean {
+    const m: Writable<ObjectMeta> = obj.metadata!;
     const now = this.deps.clock.now();
     const finalizers: string[] = m.finalizers ?? [];
     const policy = options.propagationPolicy ?? (options.orphanDependents ? 'Orphan' : undefined);
@@ -715,29 +717,32 @@ export class Store {
  * custom resource, and the two Event APIs, share keys but decode the same value
  * differently). Watch consumers must not mutate.
  */
-const decoded = new WeakMap<Store, WeakMap<KeyValue, any>>();
-function decodeShared(store: Store, kv: KeyValue): any {
+const decoded = new WeakMap<Store, WeakMap<KeyValue, Unstructured>>();
+function decodeShared(store: Store, kv: KeyValue): Unstructured {
   let cache = decoded.get(store);
   if (!cache) { cache = new WeakMap(); decoded.set(store, cache); }
-  let o = cache.get(kv);
-  if (!o) { o = store.decode(kv); cache.set(kv, o); }
+  const hit = cache.get(kv);
+  if (hit) return hit;
+  const o: Unstructured = store.decode(kv);
+  cache.set(kv, o);
   return o;
 }
 
 /** A cached object as the first attempt's current state: its resourceVersion is the revision the write is guarded by. */
-function fromCache(current: any): { old: any; modRevision: number } {
-  return { old: current, modRevision: Number(current.metadata.resourceVersion) };
+function fromCache(current: Unstructured): { old: Unstructured; modRevision: number } {
+  return { old: current, modRevision: Number(current.metadata!.resourceVersion) };
 }
 
 /** Go's `omitempty`: empty metadata lists and maps are not stored (clients see them absent). */
-function dropEmptyMetadata(meta: any): void {
+function dropEmptyMetadata(metadata: ObjectMeta): void {
+  const meta = metadata as Record<string, unknown>;
   for (const f of ['ownerReferences', 'finalizers', 'managedFields']) if (Array.isArray(meta[f]) && meta[f].length === 0) delete meta[f];
   for (const f of ['labels', 'annotations']) if (meta[f] && typeof meta[f] === 'object' && Object.keys(meta[f]).length === 0) delete meta[f];
 }
 
-function shouldDeleteNow(obj: any): boolean {
-  const m = obj.metadata;
-  return !!m.deletionTimestamp && !(m.finalizers?.length) && !(m.deletionGracePeriodSeconds > 0);
+function shouldDeleteNow(obj: Unstructured): boolean {
+  const m = obj.metadata!;
+  return !!m.deletionTimestamp && !(m.finalizers?.length) && !((m.deletionGracePeriodSeconds ?? 0) > 0);
 }
 
 /**
@@ -749,21 +754,23 @@ function throwIfGivenUp(signal: AbortSignal | undefined, gr: GroupResource, name
   if (signal?.aborted) throw conflict(gr, name);
 }
 
-function checkPreconditions(gr: GroupResource, cur: any, options: DeleteOptions) {
+function checkPreconditions(gr: GroupResource, cur: Unstructured, options: DeleteOptions) {
   const p = options.preconditions;
   if (!p) return;
-  if (p.uid && p.uid !== cur.metadata.uid) {
-    throw conflict(gr, cur.metadata.name, `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${cur.metadata.uid}`);
+  const meta = cur.metadata!;
+  if (p.uid && p.uid !== meta.uid) {
+    throw conflict(gr, meta.name!, `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${meta.uid}`);
   }
-  if (p.resourceVersion && p.resourceVersion !== cur.metadata.resourceVersion) {
-    throw conflict(gr, cur.metadata.name, `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in meta: ${cur.metadata.resourceVersion}`);
+  if (p.resourceVersion && p.resourceVersion !== meta.resourceVersion) {
+    throw conflict(gr, meta.name!, `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion}`);
   }
 }
 
 export { StatusError };
 
 /** Writes computed managedFields (null or empty: none). */
-function setManagedFields(obj: any, managedFields: any[] | null): void {
-  if (managedFields?.length) obj.metadata.managedFields = managedFields;
-  else delete obj.metadata.managedFields;
+function setManagedFields(obj: Unstructured, managedFields: ManagedFieldsEntry[] | null): void {
+  const meta = obj.metadata!;
+  if (managedFields?.length) meta.managedFields = managedFields;
+  else delete meta.managedFields;
 }

@@ -7,7 +7,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { CoreV1Api, KubeConfig, Watch, makeInformer, type Informer, type ObjectCache, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, Watch, makeInformer, type Informer, type ObjectCache, type V1Pod } from './client-node-package.js';
 import { startCluster, eventually, Cluster } from './harness.js';
 import { apiServerOnly } from './helpers.js';
 

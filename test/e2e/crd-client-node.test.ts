@@ -5,7 +5,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { CustomObjectsApi, KubeConfig, PatchStrategy, Watch, setHeaderOptions } from '@kubernetes/client-node';
+import { CustomObjectsApi, KubeConfig, PatchStrategy, Watch, setHeaderOptions } from './client-node-package.js';
 import { parse } from 'yaml';
 import { startCluster, eventually, Cluster } from './harness.js';
 import { apiServerOnly } from './helpers.js';

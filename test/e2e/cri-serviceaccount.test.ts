@@ -16,7 +16,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from './client-node-package.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { startCluster, eventually, type Cluster } from './harness.js';
 import { adminCredentials } from './helpers.js';

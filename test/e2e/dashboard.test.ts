@@ -4,7 +4,8 @@
  * the seed DaemonSet's one card per eligible node, a taint's badge and a
  * NoExecute eviction, a StatefulSet scaled 3→5→2 in ordinal order with its
  * ordered events, a pending pod's per-node reasons, an RBAC-limited token's
- * view, and the page's own node actions. Screenshots go to docs/dashboard/.
+ * view, the page's own node, workload and object actions, and a simulated
+ * pod's terminal saying that no process runs. Screenshots go to docs/dashboard/.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -74,6 +75,12 @@ test('the static page needs no credentials; the placement API answers with the c
   });
   assert.equal(anonymous.status, 403);
   assert.equal(anonymous.body.message, 'pods "nothing" is forbidden: User "system:anonymous" cannot get resource "pods" in API group "" in the namespace "default"');
+  const anonymousSummary = await page.evaluate(async () => {
+    const r = await fetch('/dashboard/api/summary', { credentials: 'omit' });
+    return { status: r.status, body: await r.json() };
+  });
+  assert.equal(anonymousSummary.status, 403);
+  assert.equal(anonymousSummary.body.message, 'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" at the cluster scope');
 });
 
 test('the seed DaemonSet shows one card on each eligible node', async () => {
@@ -212,10 +219,37 @@ test('an RBAC-limited token sees only its namespace and has no node actions', as
     }, token);
     assert.equal(refused.status, 403);
     assert.equal(refused.message, 'nodes "worker1" is forbidden: User "system:serviceaccount:team-a:viewer" cannot patch resource "nodes" in API group "" at the cluster scope');
+    // The pod summary answers as the pods list it stands for: its namespace's counts, a 403 elsewhere.
+    const summary = (q: string) => limited.evaluate(async ([query, t]) => {
+      const r = await fetch(`/dashboard/api/summary${query}`, { headers: { Authorization: `Bearer ${t}` } });
+      return { status: r.status, body: await r.json() };
+    }, [q, token] as const);
+    const mine = await summary('?namespace=team-a');
+    assert.equal(mine.status, 200);
+    const groups = Object.values(mine.body.nodes as Record<string, Array<{ namespace: string; counts: number[] }>>).flat();
+    assert.ok(groups.length > 0 && groups.every((g) => g.namespace === 'team-a'), `team-a's counts only: ${JSON.stringify(mine.body.nodes)}`);
+    assert.equal(groups.reduce((n, g) => n + g.counts.reduce((a, b) => a + b, 0), 0), 1, 'one pod in team-a');
+    const all = await summary('');
+    assert.equal(all.status, 403);
+    assert.equal(all.body.message, 'pods is forbidden: User "system:serviceaccount:team-a:viewer" cannot list resource "pods" in API group "" at the cluster scope');
+    const other = await summary('?namespace=default&watch=1');
+    assert.equal(other.status, 403);
+    assert.equal(other.body.message, 'pods is forbidden: User "system:serviceaccount:team-a:viewer" cannot watch resource "pods" in API group "" in the namespace "default"');
+    const columns = await summary('/pods?node=worker1');
+    assert.equal(columns.status, 403);
+    assert.equal(columns.body.message, 'pods is forbidden: User "system:serviceaccount:team-a:viewer" cannot list resource "pods" in API group "" at the cluster scope');
     // Its placement question is refused at the nodes list, by the API.
     await limited.click('[data-pod="team-a/mine"]');
     await limited.waitForSelector('aside [aria-label="placement"] [role=alert]');
     assert.match(await limited.locator('aside [aria-label="placement"] [role=alert]').innerText(), /nodes is forbidden: User "system:serviceaccount:team-a:viewer" cannot list resource "nodes"/);
+    // No pods/exec: no terminal; and the exec WebSocket is refused, as exec-check reports in the API's words.
+    assert.equal(await limited.locator('aside [aria-label="terminal"]').count(), 0);
+    const exec = await limited.evaluate(async (t) => {
+      const r = await fetch('/dashboard/api/exec-check/namespaces/team-a/pods/mine', { headers: { Authorization: `Bearer ${t}` } });
+      return { status: r.status, message: (await r.json()).message };
+    }, token);
+    assert.equal(exec.status, 403);
+    assert.match(exec.message, /^pods "mine" is forbidden: User "system:serviceaccount:team-a:viewer" cannot (create|get) resource "pods\/exec" in API group "" in the namespace "team-a"$/);
     await shot(limited, 'rbac-limited');
   } finally {
     await limited.context().close();
@@ -232,6 +266,13 @@ test('a pod\'s log follows in its details, as kubectl logs -f shows it', async (
   assert.match(expected, /Started container chatty/);
   await eventually(async () => (await logs.locator('pre').innerText()).includes('Started container chatty'), 10_000, 'the log in the page');
   assert.equal((await logs.locator('pre').innerText()).trim(), expected.trim());
+  // Its terminal: a simulated node runs no process, and the page says so in the API's words.
+  const terminal = page.locator('aside [aria-label="terminal"]');
+  await terminal.getByRole('button', { name: 'Open terminal' }).click();
+  await terminal.locator('[data-exec-outcome]').waitFor({ timeout: 30_000 });
+  assert.match(await terminal.locator('[data-exec-outcome]').innerText(),
+    /^Internal error occurred: exec is not supported: node "\w+" is simulated by k8ts \(container runtime sim\) and runs no processes; /);
+  await terminal.getByRole('button', { name: 'Close terminal' }).click();
   await page.locator('aside .details-head button').click();
 });
 
@@ -272,6 +313,42 @@ test('Objects: every served resource; a ConfigMap as YAML, applied server-side, 
   await editor.locator('[role=alert]').waitFor();
   assert.match(await editor.locator('[role=alert]').innerText(), /^YAML: /);
   await editor.getByRole('button', { name: 'Close' }).click();
+  await page.getByRole('button', { name: 'Cluster map' }).click();
+  await page.waitForSelector('.map');
+});
+
+test('Objects: delete an object with kubectl delete\'s command shown, the uid as precondition', async () => {
+  await kubectl('create', 'configmap', 'doomed', '--from-literal=a=b');
+  await kubectl('create', 'configmap', 'reborn', '--from-literal=a=b');
+  await page.getByRole('button', { name: 'Objects' }).click();
+  const picker = page.locator('select[aria-label=resource]');
+  await eventually(async () => (await picker.locator('option').count()) > 40, 10_000, 'discovery read');
+  await picker.selectOption('/configmaps');
+  const remove = async (name: string) => {
+    await page.getByRole('button', { name, exact: true }).click();
+    const editor = page.locator(`aside[aria-label="ConfigMap default/${name}"]`);
+    await editor.getByRole('button', { name: 'Delete…' }).click();
+    const dialog = page.locator(`dialog[aria-label="delete configmap default/${name}"]`);
+    assert.equal(await dialog.locator('.command').innerText(), `kubectl delete configmap ${name} -n default`);
+    return dialog;
+  };
+  const dialog = await remove('doomed');
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  await page.locator('.objects > [role=status]').waitFor();
+  assert.equal(await page.locator('.objects > [role=status]').innerText(), 'configmap "doomed" deleted');
+  assert.equal((await kubectl('get', 'configmap', 'doomed', '--ignore-not-found', '-o', 'name')).stdout, '');
+  await page.getByRole('button', { name: 'doomed', exact: true }).waitFor({ state: 'detached' });
+  // Deleted and created again behind the page's back: not the object the user confirmed, so the API refuses (409).
+  const again = await remove('reborn');
+  const uid = (await kubectl('get', 'configmap', 'reborn', '-o', 'jsonpath={.metadata.uid}')).stdout;
+  await kubectl('delete', 'configmap', 'reborn');
+  await kubectl('create', 'configmap', 'reborn', '--from-literal=a=c');
+  await again.getByRole('button', { name: 'Confirm' }).click();
+  await again.locator('[role=alert]').waitFor();
+  assert.match(await again.locator('[role=alert]').innerText(), new RegExp(`^Operation cannot be fulfilled on configmaps "reborn": Precondition failed: UID in precondition: ${uid}, UID in object meta: `));
+  assert.equal((await kubectl('get', 'configmap', 'reborn', '-o', 'jsonpath={.data.a}')).stdout, 'c', 'the new object stays');
+  await again.getByRole('button', { name: 'Cancel' }).click();
+  await page.locator('aside[aria-label="ConfigMap default/reborn"]').getByRole('button', { name: 'Close' }).click();
   await page.getByRole('button', { name: 'Cluster map' }).click();
   await page.waitForSelector('.map');
 });
@@ -332,7 +409,7 @@ test('delete node: a confirmation with kubectl delete node, and the node\'s deta
   await col.locator('.node-facts').waitFor({ state: 'detached' });
 });
 
-test('a Deployment from its panel: scale (the scale subresource), rollout restart, rollout undo', async () => {
+test('a Deployment from its panel: scale (the scale subresource), rollout restart, rollout undo (to the previous and to a chosen revision), pause and resume', async () => {
   await kubectl('create', 'deployment', 'web', '--image=busybox', '--replicas=1');
   await page.locator('[data-owner="Deployment/default/web"]').first().waitFor({ timeout: 30_000 });
   await page.locator('[data-owner="Deployment/default/web"]').first().click();
@@ -362,8 +439,51 @@ test('a Deployment from its panel: scale (the scale subresource), rollout restar
   await act('Undo rollout…', 'undo Deployment default/web', 'kubectl rollout undo deployment/web -n default', 'deployment.apps/web rolled back');
   assert.equal(await restartedAt(), '', 'the template of revision 1 again');
   await eventually(async () => (await kubectl('get', 'deployment', 'web', '-o', 'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}')).stdout === '3', 30_000, 'revision 1 re-used as 3');
+  // kubectl rollout undo --to-revision=2: chosen from the history (revisions 2 and 3 now).
+  await act('Undo rollout…', 'undo Deployment default/web', 'kubectl rollout undo deployment/web --to-revision=2 -n default', 'deployment.apps/web rolled back',
+    async () => {
+      const rows = page.locator('dialog [data-revision]');
+      assert.deepEqual(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-revision'))), ['2', '3']);
+      assert.match(await rows.last().innerText(), /3 \(current\)\s+<none>/);
+      await page.locator('dialog input[name=revision][value="2"]').check();
+    });
+  await eventually(async () => /^\d{4}-/.test(await restartedAt()), 10_000, 'the template of revision 2 again');
+  await eventually(async () => (await kubectl('get', 'deployment', 'web', '-o', 'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}')).stdout === '4', 30_000, 'revision 2 re-used as 4');
+  // kubectl rollout pause: a paused Deployment refuses an undo in kubectl's words; resume.
+  await act('Pause rollout…', 'pause Deployment default/web', 'kubectl rollout pause deployment/web -n default', 'deployment.apps/web paused');
+  assert.equal((await kubectl('get', 'deployment', 'web', '-o', 'jsonpath={.spec.paused}')).stdout, 'true');
+  await act('Undo rollout…', 'undo Deployment default/web', 'kubectl rollout undo deployment/web -n default',
+    "you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again");
+  await act('Resume rollout…', 'resume Deployment default/web', 'kubectl rollout resume deployment/web -n default', 'deployment.apps/web resumed');
+  assert.equal((await kubectl('get', 'deployment', 'web', '-o', 'jsonpath={.spec.paused}')).stdout, '');
+  await panel.getByRole('button', { name: 'Pause rollout…' }).waitFor();
   await panel.getByRole('button', { name: 'Close' }).click();
   await kubectl('delete', 'deployment', 'web');
+});
+
+test('a StatefulSet from its panel: rollout undo to a chosen ControllerRevision', async () => {
+  // muzzi (the StatefulSet test's) gets a second revision.
+  await kubectl('set', 'env', 'statefulset/muzzi', 'DASH_REVISION=2');
+  const revisions = async () => (await kubectl('get', 'controllerrevisions', '-o', 'jsonpath={.items[*].revision}')).stdout.split(' ').filter(Boolean).sort();
+  await eventually(async () => JSON.stringify(await revisions()) === '["1","2"]', 30_000, 'ControllerRevisions 1 and 2');
+  await page.locator('[data-owner="StatefulSet/default/muzzi"]').first().click();
+  const panel = page.locator('aside[aria-label="StatefulSet default/muzzi"]');
+  await panel.getByRole('button', { name: 'Undo rollout…' }).click();
+  const dialog = page.locator('dialog[aria-label="undo StatefulSet default/muzzi"]');
+  try {
+    await dialog.locator('.confirm:not([disabled])').waitFor();
+    assert.deepEqual(await dialog.locator('[data-revision]').evaluateAll((els) => els.map((e) => e.getAttribute('data-revision'))), ['1', '2']);
+    assert.equal(await panel.getByRole('button', { name: /^(Pause|Resume) rollout…$/ }).count(), 0, 'pause/resume is a Deployment\'s');
+    await dialog.locator('input[name=revision][value="1"]').check();
+    assert.equal(await dialog.locator('.command').innerText(), 'kubectl rollout undo statefulset/muzzi --to-revision=1 -n default');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await dialog.locator('[role=status], [role=alert]').waitFor();
+    assert.equal(await dialog.locator('[role=status], [role=alert]').innerText(), 'statefulset.apps/muzzi rolled back');
+  } finally {
+    await dialog.locator('.dialog-buttons button').first().click();
+  }
+  assert.equal((await kubectl('get', 'statefulset', 'muzzi', '-o', 'jsonpath={.spec.template.spec.containers[0].env}')).stdout, '', 'revision 1\'s template again');
+  await panel.getByRole('button', { name: 'Close' }).click();
 });
 
 test('the map at scale: only the columns in view are drawn, the filter finds any node, a large group is counted', async () => {
@@ -391,6 +511,23 @@ test('the map at scale: only the columns in view are drawn, the filter finds any
   const more = page.locator('section[aria-label="node virt-042"] [data-more="Deployment/default/many"]');
   await eventually(async () => (await more.count()) === 1 && (await more.innerText()) === '+6 more: 6 pending', 60_000, 'six pods counted, not drawn');
   assert.equal((await cardsIn(page, 'node virt-042')).filter((k) => k.startsWith('default/many-')).length, 24);
+  // The six come from the server's summary, which counts the group whole; the column's pods from its by-node index.
+  const counted = await page.evaluate(async () => {
+    const auth = { Authorization: `Bearer ${sessionStorage.getItem('k8ts-dashboard-token')}` };
+    const summary = await (await fetch('/dashboard/api/summary', { headers: auth })).json();
+    const column = await (await fetch('/dashboard/api/summary/pods?node=virt-042&node=virt-041', { headers: auth })).json();
+    return { summary, column };
+  });
+  assert.deepEqual(counted.summary.states, ['ready', 'running', 'pending', 'succeeded', 'failed', 'terminating']);
+  // (The seed DaemonSet has a pod on every node too.)
+  const groups = counted.summary.nodes['virt-042'] as Array<{ kind: string; namespace: string; name: string; counts: number[] }>;
+  assert.deepEqual(groups.find((g) => g.name === 'many'), { kind: 'Deployment', namespace: 'default', name: 'many', counts: [0, 0, 30, 0, 0, 0] });
+  const column = counted.column.columns['virt-042'] as { items: Array<{ metadata: { name: string } }>; total: number };
+  assert.equal(column.total, groups.reduce((n, g) => n + g.counts.reduce((a, b) => a + b, 0), 0), 'the column holds what the summary counts');
+  assert.equal(column.items.length, column.total);
+  assert.equal(column.items.filter((p) => p.metadata.name.startsWith('many-')).length, 30);
+  assert.equal(counted.column.columns['virt-041'].items.every((p: { spec: { nodeName: string } }) => p.spec.nodeName === 'virt-041'), true);
+  assert.ok(Number(counted.column.resourceVersion) > 0);
   await shot(page, 'scale');
   await page.locator('input[aria-label="filter nodes"]').fill('');
   await kubectl('delete', 'deployment', 'many');

@@ -5,10 +5,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCA, issueCertificate } from '../../src/pki/certificates.js';
+import { freePort } from './free-port.js';
 
 export interface PrivateEtcd {
   /** The client URL, for --etcd-servers. */
@@ -43,15 +43,6 @@ async function writeTLSFiles(dir: string) {
   return files;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** Spawns etcd and resolves once it serves clients; a failed start leaves no process behind. */
 async function spawnEtcd(args: string[]): Promise<ChildProcess> {

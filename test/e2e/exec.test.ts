@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { PassThrough, Writable } from 'node:stream';
-import { Exec, KubeConfig } from '@kubernetes/client-node';
+import { Exec, KubeConfig } from './client-node-package.js';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -5,7 +5,6 @@
  * the test created (`inNode`), as a separate machine would.
  */
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,17 +37,8 @@ export function k8ts(args: string[], input?: string, node: OnNode = (a) => a): P
   return runCommand(node([process.execPath, cliPath, ...args]), input);
 }
 
-/** A port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from './free-port.js';
+export { freePort };
 
 export const tempPrefix = (name: string) => mkdtempSync(join(tmpdir(), `k8ts-kubeadm-${name}-`));
 

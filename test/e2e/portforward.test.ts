@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { KubeConfig, PortForward } from '@kubernetes/client-node';
+import { KubeConfig, PortForward } from './client-node-package.js';
 import { startCluster, eventually, type Cluster } from './harness.js';
 import { adminCredentials } from './helpers.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';

@@ -17,12 +17,12 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, eventually, startCluster, type Cluster } from './harness.js';
 import { killChild, underTerminal } from './helpers.js';
 import { nodeReady } from './real-node.js';
+import { freePort } from './free-port.js';
 
 const node = 'proc-node';
 const work = mkdtempSync(join(tmpdir(), 'k8ts-e2e-proc-'));
@@ -41,13 +41,6 @@ function startAgent(): ChildProcess {
   return proc;
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 const getPod = async (name: string): Promise<any> => {
   const r = await cluster.kubectl(['get', 'pod', name, '-o', 'json'], { allowFail: true });

@@ -9,7 +9,7 @@ import https from 'node:https';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { AuthenticationV1Api, AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
+import { AuthenticationV1Api, AuthorizationV1Api, KubeConfig } from './client-node-package.js';
 import { startCluster, type Cluster } from './harness.js';
 import { adminCredentials } from './helpers.js';
 

@@ -19,9 +19,10 @@ export interface UpCluster {
   close(): Promise<void>;
 }
 
-export async function startUp(prefix: string): Promise<UpCluster> {
+/** `k8ts up` with `args` added (e.g. `--runtime process`: one real node instead of simulated ones). */
+export async function startUp(prefix: string, args: string[] = []): Promise<UpCluster> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const up: ChildProcess = spawn(process.execPath, [cliPath, 'up', '--data-dir', join(dir, 'data'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const up: ChildProcess = spawn(process.execPath, [cliPath, 'up', '--data-dir', join(dir, 'data'), '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const out = lineReader(up);
   const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, 60_000);
   const kubeconfig = out.lines[at].trim().replace('export KUBECONFIG=', '');

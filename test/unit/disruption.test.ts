@@ -71,17 +71,17 @@ describe('countHealthyPods and disruptedPods', () => {
 
 describe('budgetStatus', () => {
   it('disruptionsAllowed = currentHealthy - desiredHealthy, with the DisruptionAllowed condition', () => {
-    const s = budgetStatus(pdb({ minAvailable: 2 }), { currentHealthy: 3, desiredHealthy: 2, expectedCount: 3, disruptedPods: {} }, now);
+    const s = budgetStatus(pdb({ minAvailable: 2 }), { currentHealthy: 3, desiredHealthy: 2, expectedCount: 3, disruptedPods: {} }, now)!;
     assert.equal(s.disruptionsAllowed, 1);
     assert.equal(s.observedGeneration, 1);
-    assert.deepEqual(s.conditions.map((c: any) => [c.type, c.status, c.reason]), [['DisruptionAllowed', 'True', 'SufficientPods']]);
+    assert.deepEqual(s.conditions!.map((c: any) => [c.type, c.status, c.reason]), [['DisruptionAllowed', 'True', 'SufficientPods']]);
   });
 
   it('never negative, and 0 when no pods are expected', () => {
-    const short = budgetStatus(pdb({ minAvailable: 3 }), { currentHealthy: 1, desiredHealthy: 3, expectedCount: 3, disruptedPods: {} }, now);
+    const short = budgetStatus(pdb({ minAvailable: 3 }), { currentHealthy: 1, desiredHealthy: 3, expectedCount: 3, disruptedPods: {} }, now)!;
     assert.equal(short.disruptionsAllowed, 0);
-    assert.deepEqual(short.conditions.map((c: any) => [c.status, c.reason]), [['False', 'InsufficientPods']]);
-    const none = budgetStatus(pdb({ minAvailable: 0 }), { currentHealthy: 2, desiredHealthy: 0, expectedCount: 0, disruptedPods: {} }, now);
+    assert.deepEqual(short.conditions!.map((c: any) => [c.status, c.reason]), [['False', 'InsufficientPods']]);
+    const none = budgetStatus(pdb({ minAvailable: 0 }), { currentHealthy: 2, desiredHealthy: 0, expectedCount: 0, disruptedPods: {} }, now)!;
     assert.equal(none.disruptionsAllowed, 0);
   });
 
@@ -94,7 +94,7 @@ describe('budgetStatus', () => {
   it('the fail-safe status allows nothing and says why', () => {
     const s = failSafeStatus(pdb({}, { disruptionsAllowed: 4 }), new Error('boom'), now);
     assert.equal(s.disruptionsAllowed, 0);
-    assert.deepEqual(s.conditions.map((c: any) => [c.status, c.reason, c.message]), [['False', 'SyncFailed', 'boom']]);
+    assert.deepEqual(s.conditions!.map((c: any) => [c.status, c.reason, c.message]), [['False', 'SyncFailed', 'boom']]);
   });
 });
 
@@ -146,7 +146,7 @@ describe('stale DisruptionTarget conditions', () => {
 
   it('resets the condition to False without reason or message', () => {
     const cleared = withDisruptionTargetCleared(marked(), '2026-01-01T00:10:00Z');
-    assert.deepEqual(cleared.status.conditions[1], { type: 'DisruptionTarget', status: 'False', lastTransitionTime: '2026-01-01T00:10:00Z' });
-    assert.deepEqual(cleared.status.conditions[0], { type: 'Ready', status: 'True' });
+    assert.deepEqual(cleared.status!.conditions![1], { type: 'DisruptionTarget', status: 'False', lastTransitionTime: '2026-01-01T00:10:00Z' });
+    assert.deepEqual(cleared.status!.conditions![0], { type: 'Ready', status: 'True' });
   });
 });

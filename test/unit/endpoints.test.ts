@@ -147,7 +147,7 @@ describe('truncation at 1000 addresses', () => {
 describe('desiredEndpoints', () => {
   const subsets = computeEndpointSubsets(nginx, [pod('web-0', { ip: '10.244.1.5', hostname: 'web-0', subdomain: 'nginx' })]);
   it('create: named like the service, its labels plus the headless label, trigger time', () => {
-    const ep = desiredEndpoints(nginx, undefined, subsets, new Date('2024-01-01T00:01:00Z'));
+    const ep = desiredEndpoints(nginx, undefined, subsets, new Date('2024-01-01T00:01:00Z'))!;
     assert.deepEqual(ep.metadata, {
       name: 'nginx', namespace: 'default', labels: { app: 'nginx', 'service.kubernetes.io/headless': '' },
       annotations: { 'endpoints.kubernetes.io/last-change-trigger-time': '2024-01-01T00:01:00Z' },
@@ -162,9 +162,9 @@ describe('desiredEndpoints', () => {
   it('a ClusterIP service drops the headless label and the stale trigger time', () => {
     const svc = { ...nginx, spec: { ...nginx.spec, clusterIP: '10.96.0.20' } };
     const current = { metadata: { name: 'nginx', labels: { app: 'nginx', 'service.kubernetes.io/headless': '' }, annotations: { 'endpoints.kubernetes.io/last-change-trigger-time': 'x' } }, subsets: [] };
-    const ep = desiredEndpoints(svc, current, subsets, undefined);
-    assert.deepEqual(ep.metadata.labels, { app: 'nginx' });
-    assert.deepEqual(ep.metadata.annotations, {});
+    const ep = desiredEndpoints(svc, current, subsets, undefined)!;
+    assert.deepEqual(ep.metadata!.labels, { app: 'nginx' });
+    assert.deepEqual(ep.metadata!.annotations, {});
   });
 });
 

@@ -13,13 +13,13 @@ function pod(name: string, ip: string, o: { ready?: boolean; deleting?: boolean;
 }
 const nodes: Record<string, any> = { n1: { metadata: { labels: { 'topology.kubernetes.io/zone': 'zone-a' } } } };
 const template = (max = 100): SliceTemplate => ({
-  namespace: 'default', generateName: 'web-', labels: { 'kubernetes.io/service-name': 'web' }, ownerReference: { kind: 'Service', name: 'web', uid: 'svc-uid' },
+  namespace: 'default', generateName: 'web-', labels: { 'kubernetes.io/service-name': 'web' }, ownerReference: { apiVersion: 'v1', kind: 'Service', name: 'web', uid: 'svc-uid' },
   maxEndpointsPerSlice: max, placeholder: 'IPv4',
 });
 
 describe('desiredServiceGroups', () => {
   it('one endpoint per pod with conditions, node, zone, hostname and targetRef; ports resolved per pod', () => {
-    const groups = desiredServiceGroups(svc(), [pod('a', '10.0.0.1', { hostname: 'a' }), pod('b', '10.0.0.2', { ready: false }), pod('c', '10.0.0.3', { deleting: true }), pod('d', '10.0.0.4', { port: 9090 })], (n) => nodes[n]);
+    const groups = desiredServiceGroups(svc(), [pod('a', '10.0.0.1', { hostname: 'a' }), pod('b', '10.0.0.2', { ready: false }), pod('c', '10.0.0.3', { deleting: true }), pod('d', '10.0.0.4', { port: 9090 })], (n) => nodes[n!]);
     assert.equal(groups.length, 2, 'pods with another container port form their own group');
     const [g] = groups;
     assert.deepEqual(g.ports, [{ name: 'http', port: 8080, protocol: 'TCP' }]);

@@ -175,7 +175,7 @@ describe('CRI pod status', () => {
     assert.equal(st.containers[0].lastTermination!.id, 'containerd://new');
     const api = containerStatus(p.pod.spec!.containers[0], st.containers[0], 'ContainerCreating');
     assert.deepEqual(api.state, { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=c pod=web_prod(u-1)' } });
-    assert.equal(api.lastState.terminated.exitCode, 1);
+    assert.equal(api.lastState.terminated?.exitCode, 1);
     assert.equal(api.restartCount, 1);
   });
 

@@ -70,8 +70,8 @@ describe('admission', () => {
 
   it('sums containers, takes the larger init container, adds sidecars and overhead', () => {
     const r = podRequests({
-      containers: [{ resources: { requests: { cpu: '100m', memory: '64Mi' } } }, { resources: { requests: { cpu: '200m' } } }],
-      initContainers: [{ resources: { requests: { cpu: '1' } } }, { restartPolicy: 'Always', resources: { requests: { cpu: '50m' } } }],
+      containers: [{ name: 'a', resources: { requests: { cpu: '100m', memory: '64Mi' } } }, { name: 'b', resources: { requests: { cpu: '200m' } } }],
+      initContainers: [{ name: 'i', resources: { requests: { cpu: '1' } } }, { name: 's', restartPolicy: 'Always', resources: { requests: { cpu: '50m' } } }],
       overhead: { cpu: '10m' },
     });
     assert.equal(r.cpu, 1010n);

@@ -43,7 +43,7 @@ describe('initialNode', () => {
 
   it('does not add the control-plane taint twice', () => {
     const n = initialNode(config({ controlPlane: true, taints: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }] }), healthy, t0);
-    assert.equal(n.spec.taints.length, 1);
+    assert.equal(n.spec.taints?.length, 1);
   });
 
   it('sets the instance-type label only when known', () => {
@@ -139,7 +139,7 @@ describe('nodeStatus setters', () => {
     const s = nodeStatus(n, cfg, healthy, t1);
     assert.deepEqual(n, before);
     assert.equal(s.conditions[0].type, 'NetworkUnavailable');
-    assert.equal(s.conditions.at(-1).type, 'Ready');
+    assert.equal(s.conditions.at(-1)?.type, 'Ready');
   });
 
   it('patches only the kubelet-owned fields', () => {

@@ -98,7 +98,7 @@ describe('generatePodStatus', () => {
     };
     const s = generatePodStatus(pod({}, old), rt([ctr('c', 'running')]), ctx());
     assert.deepEqual(s.conditions.map((c: any) => c.type), ['example.com/gate', 'PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
-    assert.equal(s.conditions.at(-1).lastTransitionTime, '2024-12-31T23:59:59Z');
+    assert.equal(s.conditions.at(-1)?.lastTransitionTime, '2024-12-31T23:59:59Z');
   });
 
   it('honours readiness gates', () => {
@@ -116,15 +116,15 @@ describe('generatePodStatus', () => {
     const spec = { initContainers: [{ name: 'init', image: 'busybox' }] };
     const pending = generatePodStatus(pod(spec), undefined, ctx());
     assert.equal(pending.phase, 'Pending');
-    assert.deepEqual(pending.initContainerStatuses[0].state, { waiting: { reason: 'PodInitializing' } });
+    assert.deepEqual(pending.initContainerStatuses?.[0].state, { waiting: { reason: 'PodInitializing' } });
     assert.deepEqual(pending.containerStatuses[0].state, { waiting: { reason: 'PodInitializing' } });
     assert.deepEqual(conds(pending).Initialized, ['False', 'ContainersNotInitialized', 'containers with incomplete status: [init]']);
     const done = generatePodStatus(pod(spec), rt([ctr('c', 'running')], {
       initContainers: [ctr('init', 'exited', { exitCode: 0, reason: 'Completed', finishedAt: t0 })],
     }), ctx());
     assert.equal(done.phase, 'Running');
-    assert.equal(done.initContainerStatuses[0].ready, true);
-    assert.deepEqual(done.initContainerStatuses[0].state.terminated, {
+    assert.equal(done.initContainerStatuses?.[0].ready, true);
+    assert.deepEqual(done.initContainerStatuses?.[0].state?.terminated, {
       containerID: 'sim://init', exitCode: 0, reason: 'Completed', startedAt: '2025-01-01T00:00:00Z', finishedAt: '2025-01-01T00:00:00Z',
     });
     assert.equal(conds(done).Initialized[0], 'True');
@@ -138,8 +138,8 @@ describe('generatePodStatus', () => {
     assert.deepEqual(conds(s).Ready, ['False', 'PodFailed', '']);
     assert.deepEqual(conds(s).ContainersReady, ['False', 'PodFailed', '']);
     assert.equal(conds(s).PodReadyToStartContainers[0], 'False');
-    assert.equal(s.containerStatuses[0].state.terminated.exitCode, 1);
-    assert.equal(s.containerStatuses[0].state.terminated.reason, 'Error');
+    assert.equal(s.containerStatuses[0].state.terminated?.exitCode, 1);
+    assert.equal(s.containerStatuses[0].state.terminated?.reason, 'Error');
     assert.equal(s.podIP, '10.244.0.2');
   });
 

@@ -2,7 +2,7 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { createServer as createTCPServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { FakeTimers } from '../../src/kubelet/timers.js';
 import { ProbeWorker, probeTiming, type ProbeOutcome, type ProbeResult, type ProbedContainer } from '../../src/kubelet/prober/worker.js';
@@ -13,6 +13,7 @@ import { resolvePort } from '../../src/kubelet/prober/probe.js';
 import type { PodRuntime, RuntimeContainerStatus, RuntimePodStatus } from '../../src/kubelet/runtime/runtime.js';
 import { containerStatus } from '../../src/kubelet/status/generate.js';
 import { createLogger } from '../../src/util/log.js';
+import { freePort } from '../e2e/free-port.js';
 
 const flush = () => new Promise((r) => setImmediate(r));
 
@@ -264,10 +265,3 @@ describe('httpGet and tcpSocket probes', () => {
   });
 });
 
-/** A port nothing listens on: bind, note the port, close. */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createTCPServer();
-    s.listen(0, '127.0.0.1', () => { const p = (s.address() as AddressInfo).port; s.close(() => resolve(p)); });
-  });
-}

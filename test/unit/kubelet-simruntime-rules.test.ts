@@ -77,8 +77,8 @@ describe('SimulatedRuntime: an injected failure obeys restartPolicy', () => {
       assert.equal(c().message, `back-off 10s restarting failed container=c pod=${p.metadata.name}_ns(${uid})`);
       const api = generatePodStatus(p, rt.status(uid), { hostIP: 'h', now: timers.now() });
       assert.equal(api.phase, 'Running');
-      assert.equal(api.containerStatuses[0].state.waiting.reason, 'CrashLoopBackOff');
-      assert.equal(api.containerStatuses[0].lastState.terminated.exitCode, 2);
+      assert.equal(api.containerStatuses[0].state.waiting?.reason, 'CrashLoopBackOff');
+      assert.equal(api.containerStatuses[0].lastState.terminated?.exitCode, 2);
       timers.advance(9999);
       assert.equal(c().state, 'waiting');
       timers.advance(1);

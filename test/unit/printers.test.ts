@@ -15,9 +15,9 @@ const D = 24 * H;
 const ago = (ms: number) => new Date(now.getTime() - ms).toISOString().replace('.000Z', 'Z');
 
 const columnsOf = (key: string) => printTable(key, [], { now }).columnDefinitions.map((c) => `${c.name}${c.priority ? '*' : ''}`);
-const cellsOf = (key: string, obj: unknown) => printTable(key, [obj], { now }).rows[0].cells;
+const cellsOf = (key: string, obj: object) => printTable(key, [obj], { now }).rows[0].cells;
 /** Cells keyed by column name, for readable assertions. */
-function row(key: string, obj: unknown): Record<string, unknown> {
+function row(key: string, obj: object): Record<string, unknown> {
   const t = printTable(key, [obj], { now });
   return Object.fromEntries(t.columnDefinitions.map((c, i) => [c.name, t.rows[0].cells[i]]));
 }

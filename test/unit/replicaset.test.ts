@@ -161,13 +161,13 @@ describe('UIDTrackingExpectations', () => {
 
 describe('pods from the template and the kind adapters', () => {
   it('GenerateName <owner>-, the template labels, annotations and spec, the controller reference', () => {
-    const rs = { metadata: { name: 'web-abc', uid: 'u1' }, spec: { template: { metadata: { labels: { app: 'a' }, annotations: { x: 'y' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } };
-    const p = podFromTemplate(rs, { kind: 'ReplicaSet', uid: 'u1', controller: true });
-    assert.equal(p.metadata.generateName, 'web-abc-');
-    assert.deepEqual(p.metadata.labels, { app: 'a' });
-    assert.deepEqual(p.metadata.annotations, { x: 'y' });
-    assert.equal(p.metadata.ownerReferences[0].uid, 'u1');
-    assert.equal(p.spec.containers[0].image, 'i');
+    const rs = { metadata: { name: 'web-abc', uid: 'u1' }, spec: { selector: {}, template: { metadata: { labels: { app: 'a' }, annotations: { x: 'y' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } };
+    const p = podFromTemplate(rs, { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-abc', uid: 'u1', controller: true });
+    assert.equal(p.metadata!.generateName, 'web-abc-');
+    assert.deepEqual(p.metadata!.labels, { app: 'a' });
+    assert.deepEqual(p.metadata!.annotations, { x: 'y' });
+    assert.equal(p.metadata!.ownerReferences![0].uid, 'u1');
+    assert.equal(p.spec!.containers[0].image, 'i');
   });
   it('ReplicaSet selectors are LabelSelectors, ReplicationController selectors label maps', () => {
     const rsSel = replicaSetKind.selector({ spec: { selector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['a', 'b'] }] } } })!;

@@ -5,13 +5,15 @@
  * still get a column from their pods' spec.nodeName, without details.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { Node, Pod } from 'kubernetes-types/core/v1';
-import { countStates, countsText, groupPods, nodeReady, nodeRoles, nodeRuntime, ordinalOf, podKey, podState, podsByNode, isMirrorPod, taintText,
-  visibleRange, type PodGroup } from './model.js';
+import type { Node } from 'kubernetes-types/core/v1';
+import { countsText, nodeReady, nodeRoles, nodeRuntime, ordinalOf, podKey, podState, isMirrorPod, taintText, visibleRange } from './model.js';
+import { drawnGroups, type DrawnGroup, type MapData } from './map-data.js';
 import type { NodeAction } from './node-actions.js';
 
 interface MapProps {
-  nodes: ReadonlyMap<string, Node>; nodesVersion: number; pods: ReadonlyMap<string, Pod>; podsVersion: number;
+  nodes: ReadonlyMap<string, Node>; nodesVersion: number; data: MapData;
+  /** The columns drawn now ('' is the pending column): the page loads their pods. */
+  onView?(columns: readonly string[]): void;
   canPatchNodes: boolean; canDrainNodes: boolean; canDeleteNodes: boolean; selected?: string;
   onSelect(key: string): void; onSelectOwner(o: { kind: string; namespace: string; name: string }): void; onAction(a: NodeAction): void;
 }
@@ -24,20 +26,20 @@ export const groupCards = 24;
 /**
  * The map is virtualised: only the columns in the viewport (and two either
  * side) are rendered, between two spacers as wide as the columns left out,
- * so 5,000 nodes cost the DOM of a dozen columns. Pods are indexed by node
- * once per published change (not per column), and a group of more than
- * `groupCards` pods shows the rest as counts by state.
+ * so 5,000 nodes cost the DOM of a dozen columns. The page holds the pods of
+ * the drawn columns only (onView); counts come from the server's summary, so
+ * a group of more than `groupCards` pods shows the rest as counts by state,
+ * and a column whose pods are not loaded yet shows its groups' counts.
  */
 export function ClusterMap(p: MapProps) {
   const [filter, setFilter] = useState('');
-  const byNode = useMemo(() => podsByNode(p.pods.values()), [p.pods, p.podsVersion]);
   const names = useMemo(() => {
     // Node keys are "/name" (no namespace); nodes the user may not list still get a column from their pods.
     const all = new Set<string>();
     for (const k of p.nodes.keys()) all.add(k.slice(1));
-    for (const n of byNode.keys()) if (n) all.add(n);
+    for (const n of p.data.podNodes) all.add(n);
     return [...all].filter((n) => n.includes(filter)).sort();
-  }, [p.nodes, p.nodesVersion, byNode, filter]);
+  }, [p.nodes, p.nodesVersion, p.data.podNodes, filter]);
   const columns = ['', ...names];
   const ref = useRef<HTMLDivElement>(null);
   const [view, setView] = useState({ scrollLeft: 0, viewWidth: 1600 });
@@ -56,6 +58,9 @@ export function ClusterMap(p: MapProps) {
     return () => { ro.disconnect(); el.removeEventListener('scroll', measure); };
   }, []);
   const [first, end] = visibleRange({ count: columns.length, width: columnWidth, ...view, overscan: 2 });
+  const drawn = columns.slice(first, end);
+  const drawnKey = drawn.join('\u0000');
+  useEffect(() => { p.onView?.(drawn); }, [drawnKey]);
   return (
     <>
       <div class="map-bar">
@@ -64,14 +69,14 @@ export function ClusterMap(p: MapProps) {
       </div>
       <div class="map" ref={ref}>
         <div class="spacer" style={{ width: `${first * columnWidth}px` }} />
-        {columns.slice(first, end).map((name) => (name === ''
+        {drawn.map((name) => (name === ''
           ? <section class="column pending-column" aria-label="pending pods" key="">
-              <h2>Pending <span class="count">{byNode.get('')!.length}</span></h2>
-              <Groups {...p} column={byNode.get('')!} />
+              <h2>Pending <span class="count">{p.data.total('')}</span></h2>
+              <Groups {...p} column="" />
             </section>
           : <section class="column" aria-label={`node ${name}`} key={name}>
-              <NodeHeader {...p} name={name} node={p.nodes.get(`/${name}`)} here={byNode.get(name) ?? []} />
-              <Groups {...p} column={byNode.get(name) ?? []} />
+              <NodeHeader {...p} name={name} node={p.nodes.get(`/${name}`)} here={p.data.total(name)} />
+              <Groups {...p} column={name} />
             </section>))}
         <div class="spacer" style={{ width: `${(columns.length - end) * columnWidth}px` }} />
       </div>
@@ -79,7 +84,7 @@ export function ClusterMap(p: MapProps) {
   );
 }
 
-function NodeHeader(props: MapProps & { name: string; node?: Node; here: Pod[] }) {
+function NodeHeader(props: MapProps & { name: string; node?: Node; here: number }) {
   const { name, node } = props;
   if (!node) return <h2>{name}</h2>;
   const ready = nodeReady(node);
@@ -92,7 +97,7 @@ function NodeHeader(props: MapProps & { name: string; node?: Node; here: Pod[] }
         <span class={`ready ready-${ready}`}>{ready === 'True' ? 'Ready' : ready === 'False' ? 'NotReady' : 'Unknown'}</span>
         <span>{nodeRoles(node).join(',')}</span>
         <span class="runtime">{nodeRuntime(node)}</span>
-        <span>{props.here.length}/{node.status?.allocatable?.pods ?? '?'} pods</span>
+        <span>{props.here}/{node.status?.allocatable?.pods ?? '?'} pods</span>
         {node.spec?.unschedulable && <span class="badge cordoned">SchedulingDisabled</span>}
       </div>
       <ul class="taints" aria-label={`taints of ${name}`}>
@@ -118,10 +123,11 @@ function NodeHeader(props: MapProps & { name: string; node?: Node; here: Pod[] }
   );
 }
 
-function Groups(props: MapProps & { column: Pod[] }) {
+function Groups(props: MapProps & { column: string }) {
+  const pods = props.data.pods(props.column);
   return (
     <>
-      {groupPods(props.column).map((g: PodGroup) => (
+      {drawnGroups(pods, props.data.summary(props.column), groupCards).map((g: DrawnGroup) => (
         <div class="group" key={`${g.kind}/${g.namespace}/${g.name}`}>
           <h3>{g.kind === 'Pod' ? 'Pods' : g.kind === 'Static' ? 'Static pods' : (
             <button type="button" class="owner" data-owner={`${g.kind}/${g.namespace}/${g.name}`}
@@ -140,8 +146,8 @@ function Groups(props: MapProps & { column: Pod[] }) {
               </li>
             ))}
           </ul>
-          {g.pods.length > groupCards && (
-            <p class="more" data-more={`${g.kind}/${g.namespace}/${g.name}`}>+{g.pods.length - groupCards} more: {countsText(countStates(g.pods.slice(groupCards)))}</p>
+          {g.more > 0 && (
+            <p class="more" data-more={`${g.kind}/${g.namespace}/${g.name}`}>{pods ? `+${g.more} more` : `${g.more} pods`}: {countsText(g.moreCounts)}</p>
           )}
         </div>
       ))}

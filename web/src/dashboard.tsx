@@ -1,7 +1,11 @@
 /** The logged-in page: the cluster map, the selected pod's details, the node action dialog. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Node, Pod } from 'kubernetes-types/core/v1';
+import { session } from './api.js';
 import { useCollection } from './use-collection.js';
+import { useSummary } from './summary.js';
+import { useColumnPods } from './column-pods.js';
+import { useFullData, useSummaryData } from './map-data.js';
 import { useScope } from './scope.js';
 import { ClusterMap } from './cluster-map.js';
 import { OwnerDetails, PodDetails } from './pod-details.js';
@@ -14,8 +18,16 @@ import { TimelineView } from './timeline.js';
 export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const scope = useScope(props.namespace);
   // Recording starts with the page (not with the Timeline view), so replay reaches back to the page's load.
+  // It taps the map's watches (the pod watch of the columns in view, or of every pod without the summary).
   const [recorder] = useState(() => new Recorder());
-  const pods = useCollection<Pod>(scope?.podsPath, recorder.podTap);
+  // Counts from the server's summary and the pods of the columns in view; every pod only without the summary.
+  const summary = useSummary(scope?.namespace, !!scope);
+  const [inView, setInView] = useState<readonly string[]>([]);
+  const columnPods = useColumnPods(scope?.namespace, summary.available === true, inView, recorder.podTap.event);
+  const pods = useCollection<Pod>(summary.available === false ? scope?.podsPath : undefined, recorder.podTap);
+  const full = useFullData(pods);
+  const scaled = useSummaryData(summary, columnPods);
+  const data = summary.available === false ? full : scaled;
   const nodes = useCollection<Node>(scope?.listNodes ? '/api/v1/nodes' : undefined, recorder.nodeTap);
   const [selected, setSelectedPod] = useState<string>();
   const [owner, setOwner] = useState<{ kind: string; namespace: string; name: string }>();
@@ -24,10 +36,15 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const [action, setAction] = useState<NodeAction>();
   const [view, setView] = useState<'map' | 'timeline' | 'objects' | 'tokens'>('map');
   useEffect(() => {
-    if (scope) recorder.start(scope);
+    // With the summary, the map lists no pods: the recording lists them once itself (no watch held) for its starting state.
+    if (scope && summary.available !== undefined) recorder.start({ namespace: scope.namespace, listPods: summary.available ? scope.podsPath : undefined });
     return () => recorder.close();
-  }, [scope]);
-  const pod = selected ? pods.items.get(selected) : undefined;
+  }, [scope, summary.available]);
+  // The selected pod's column may scroll out of view (and be dropped): its panel keeps the last copy.
+  const last = useRef<Pod | undefined>(undefined);
+  const current = selected ? data.pod(selected) : undefined;
+  if (current) last.current = current;
+  const pod = current ?? (selected && last.current && `${last.current.metadata?.namespace}/${last.current.metadata?.name}` === selected ? last.current : undefined);
   return (
     <div class="layout">
       <header>
@@ -39,16 +56,19 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
           <button type="button" aria-pressed={view === 'tokens'} onClick={() => setView('tokens')}>Join tokens</button>
         </nav>
         <span class="scope">{scope ? (scope.namespace ? `namespace ${scope.namespace}` : 'all namespaces') : 'checking access…'}</span>
-        <span class="counts">{nodes.items.size} nodes · {pods.items.size} pods</span>
-        <button type="button" onClick={props.onLogout}>Log out</button>
+        <span class="counts">{nodes.items.size} nodes · {data.allPods} pods</span>
+        {/* Behind `k8ts dashboard` the proxy holds the identity (the kubeconfig's user): there is no token here to forget. */}
+        {session.proxy
+          ? <span class="identity">as the kubeconfig's user{session.proxy.context ? ` (context ${session.proxy.context})` : ''}</span>
+          : <button type="button" onClick={props.onLogout}>Log out</button>}
       </header>
-      {pods.error && <p role="alert" class="error">{pods.error.message}</p>}
+      {(pods.error ?? summary.error ?? columnPods.error) && <p role="alert" class="error">{(pods.error ?? summary.error ?? columnPods.error)!.message}</p>}
       {nodes.error && <p role="alert" class="error">{nodes.error.message}</p>}
       <main>
         {scope && view === 'objects' && <ObjectsView namespace={scope.namespace} />}
         {scope && view === 'tokens' && <JoinTokens />}
         {scope && view === 'timeline' && <TimelineView recorder={recorder} />}
-        {scope && view === 'map' && <ClusterMap nodes={nodes.items} nodesVersion={nodes.version} pods={pods.items} podsVersion={pods.version} canPatchNodes={scope.patchNodes} canDrainNodes={scope.drainNodes} canDeleteNodes={scope.deleteNodes}
+        {scope && view === 'map' && <ClusterMap nodes={nodes.items} nodesVersion={nodes.version} data={data} onView={setInView} canPatchNodes={scope.patchNodes} canDrainNodes={scope.drainNodes} canDeleteNodes={scope.deleteNodes}
           selected={selected} onSelect={setSelected} onSelectOwner={selectOwner} onAction={setAction} />}
       </main>
       {view === 'map' && pod && <PodDetails pod={pod} onClose={() => setSelected(undefined)} />}

@@ -66,8 +66,12 @@ export function groupPods(pods: readonly Pod[]): PodGroup[] {
   for (const g of out) {
     g.pods.sort(g.kind === 'StatefulSet' ? (a, b) => ordinalOf(a) - ordinalOf(b) : (a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
   }
-  return out.sort((a, b) => kindOrder.indexOf(a.kind) - kindOrder.indexOf(b.kind) || `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+  return out.sort(compareGroups);
 }
+
+/** Groups in kindOrder, then by namespace/name. */
+export const compareGroups = (a: { kind: OwnerKind; namespace: string; name: string }, b: { kind: OwnerKind; namespace: string; name: string }) =>
+  kindOrder.indexOf(a.kind) - kindOrder.indexOf(b.kind) || `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`);
 
 /** node-role.kubernetes.io/<role> labels, as kubectl get nodes' ROLES column. */
 export function nodeRoles(n: Node): string[] {

@@ -4,12 +4,14 @@
  * apply under the field manager "k8ts-dashboard": a field another manager
  * owns with a different value answers 409 with upstream's conflict message,
  * shown as is, and "Apply with --force-conflicts" takes the fields over, as
- * `kubectl apply --server-side --force-conflicts` does.
+ * `kubectl apply --server-side --force-conflicts` does. An object can be
+ * deleted from there (delete-object.tsx).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { parse, stringify } from 'yaml';
 import { api, ApiFailure, type Meta } from './api.js';
 import { useCollection } from './use-collection.js';
+import { DeleteObject, kindName } from './delete-object.js';
 import { collectionPath, discoverResources, kubectlName, objectPath, type Resource } from './resources.js';
 
 const fieldManager = 'k8ts-dashboard';
@@ -32,6 +34,7 @@ export function ObjectsView(props: { namespace?: string }) {
   const [error, setError] = useState<string>();
   const [chosen, setChosen] = useState<string>('/pods');
   const [open, setOpen] = useState<{ namespace?: string; name: string }>();
+  const [deleted, setDeleted] = useState<string>();
   useEffect(() => {
     discoverResources().then(setResources, (e: ApiFailure) => setError(e.message));
   }, []);
@@ -40,13 +43,16 @@ export function ObjectsView(props: { namespace?: string }) {
     <div class="objects">
       {error && <p role="alert" class="error">{error}</p>}
       <label class="resource-picker">Resource{' '}
-        <select aria-label="resource" value={chosen} onChange={(e) => { setOpen(undefined); setChosen((e.target as HTMLSelectElement).value); }}>
+        <select aria-label="resource" value={chosen} onChange={(e) => { setOpen(undefined); setDeleted(undefined); setChosen((e.target as HTMLSelectElement).value); }}>
           {resources.map((r) => <option key={resourceKey(r)} value={resourceKey(r)}>{r.kind}{r.group ? ` (${r.group})` : ''}</option>)}
         </select>
       </label>
-      {resource && <ObjectList key={chosen} resource={resource} namespace={props.namespace} onOpen={setOpen} />}
+      {deleted && <p role="status" class="applied">{deleted}</p>}
+      {resource && <ObjectList key={chosen} resource={resource} namespace={props.namespace} onOpen={(o) => { setDeleted(undefined); setOpen(o); }} />}
       {resource && open && (
-        <ObjectEditor key={`${chosen}/${open.namespace}/${open.name}`} resource={resource} namespace={open.namespace} name={open.name} onClose={() => setOpen(undefined)} />
+        <ObjectEditor key={`${chosen}/${open.namespace}/${open.name}`} resource={resource} namespace={open.namespace} name={open.name} onClose={() => setOpen(undefined)}
+          // kubectl's own line for it: `configmap "dash-cm" deleted`.
+          onDeleted={() => { setOpen(undefined); setDeleted(`${kindName(resource)} "${open.name}" deleted`); }} />
       )}
     </div>
   );
@@ -84,11 +90,12 @@ function asYAML(o: KubeObject): string {
   return stringify(copy);
 }
 
-function ObjectEditor(props: { resource: Resource; namespace?: string; name: string; onClose(): void }) {
+function ObjectEditor(props: { resource: Resource; namespace?: string; name: string; onClose(): void; onDeleted(): void }) {
   const path = objectPath(props.resource, props.namespace, props.name);
   const [text, setText] = useState<string>();
+  const [uid, setUid] = useState<string>();
   const [status, setStatus] = useState<{ kind: 'error' | 'conflict' | 'applied'; message: string }>();
-  const load = () => api<KubeObject>(path).then((o) => setText(asYAML(o)), (e: ApiFailure) => setStatus({ kind: 'error', message: e.message }));
+  const load = () => api<KubeObject>(path).then((o) => { setUid(o.metadata?.uid); setText(asYAML(o)); }, (e: ApiFailure) => setStatus({ kind: 'error', message: e.message }));
   useEffect(() => { void load(); }, [path]);
 
   const apply = async (force: boolean) => {
@@ -127,6 +134,7 @@ function ObjectEditor(props: { resource: Resource; namespace?: string; name: str
             <button type="button" onClick={() => { setStatus(undefined); void load(); }}>Reload</button>
             <button type="button" onClick={() => void apply(false)}>Apply</button>
             {status?.kind === 'conflict' && <button type="button" onClick={() => void apply(true)}>Apply with --force-conflicts</button>}
+            <DeleteObject resource={props.resource} namespace={props.namespace} name={props.name} uid={uid} onDeleted={props.onDeleted} />
           </div>
         </>
       )}

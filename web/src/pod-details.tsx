@@ -1,7 +1,8 @@
 /**
  * The selected pod: each node's placement verdicts (the dashboard's
  * placement API, the scheduler's own filters) and the pod's events as a
- * timeline (core/v1 events for that pod, oldest first, live from a watch).
+ * timeline (core/v1 events for that pod, oldest first, live from a watch),
+ * its log and an exec terminal.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Event, Pod } from 'kubernetes-types/core/v1';
@@ -9,6 +10,7 @@ import { api, ApiFailure } from './api.js';
 import { useCollection } from './use-collection.js';
 import { podState } from './model.js';
 import { PodLogs } from './pod-logs.js';
+import { PodTerminal } from './pod-terminal.js';
 import { WorkloadActions } from './workload-actions.js';
 
 interface FilterVerdict { filter: string; verdict: 'Pass' | 'Fail' | 'Skip' | 'Error'; reasons: string[] }
@@ -28,6 +30,7 @@ export function PodDetails(props: { pod: Pod; onClose(): void }) {
       <PlacementTable namespace={ns} name={name} version={pod.metadata?.resourceVersion ?? ''} />
       <Timeline kind="Pod" namespace={ns} name={name} />
       {pod.spec?.nodeName && <PodLogs pod={pod} />}
+      {pod.spec?.nodeName && <PodTerminal key={`${ns}/${name}`} pod={pod} />}
     </aside>
   );
 }

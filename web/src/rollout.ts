@@ -6,8 +6,13 @@
  *  - rollout restart: the pod template's annotation
  *    kubectl.kubernetes.io/restartedAt set to now (RFC 3339), which changes
  *    the template and so rolls every pod;
- *  - rollout undo (no --to-revision): the revision before the current one
- *    becomes the template again. A Deployment's revisions are its
+ *  - rollout pause|resume (Deployments): a merge patch of spec.paused;
+ *    kubectl refuses to pause a paused one (`deployments.apps "web" is
+ *    already paused`) and the same for resume;
+ *  - rollout history: the revisions newest first with their
+ *    kubernetes.io/change-cause, as `kubectl rollout history` lists them;
+ *  - rollout undo: the revision before the current one (or the one chosen,
+ *    `--to-revision=N`) becomes the template again. A Deployment's revisions are its
  *    ReplicaSets (annotation deployment.kubernetes.io/revision; the template
  *    without the pod-template-hash label); a StatefulSet's are its
  *    ControllerRevisions (.revision, the template in .data.spec.template).
@@ -25,7 +30,17 @@ const cmdName = (k: WorkloadKind, name: string) => `${k.toLowerCase()}/${name}`;
 
 export const scaleCommand = (k: WorkloadKind, ns: string, name: string, replicas: number) => `kubectl scale ${cmdName(k, name)} --replicas=${replicas} -n ${ns}`;
 export const restartCommand = (k: WorkloadKind, ns: string, name: string) => `kubectl rollout restart ${cmdName(k, name)} -n ${ns}`;
-export const undoCommand = (k: WorkloadKind, ns: string, name: string) => `kubectl rollout undo ${cmdName(k, name)} -n ${ns}`;
+export const undoCommand = (k: WorkloadKind, ns: string, name: string, toRevision = 0) =>
+  `kubectl rollout undo ${cmdName(k, name)}${toRevision ? ` --to-revision=${toRevision}` : ''} -n ${ns}`;
+export const pauseCommand = (pause: boolean, ns: string, name: string) => `kubectl rollout ${pause ? 'pause' : 'resume'} deployment/${name} -n ${ns}`;
+
+export type PausePlan = { ok: true; patch: object; done: string } | { ok: false; message: string };
+
+/** `kubectl rollout pause|resume`: spec.paused set, or kubectl's refusal when it already is. */
+export function planPause(pause: boolean, name: string, paused: boolean): PausePlan {
+  if (pause === paused) return { ok: false, message: `deployments.apps "${name}" is already ${pause ? 'paused' : 'resumed'}` };
+  return { ok: true, patch: { spec: { paused: pause } }, done: `deployment.apps/${name} ${pause ? 'paused' : 'resumed'}` };
+}
 
 export const scalePatch = (replicas: number) => ({ spec: { replicas } });
 
@@ -34,21 +49,22 @@ export const restartPatch = (now: Date) => ({
   spec: { template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': now.toISOString().replace(/\.\d{3}Z$/, 'Z') } } } },
 });
 
-export interface Revision { revision: number; template: PodTemplateSpec }
+export interface Revision { revision: number; template: PodTemplateSpec; changeCause?: string }
 
 const deploymentRevision = (rs: ReplicaSet): Revision | undefined => {
   const n = Number(rs.metadata?.annotations?.['deployment.kubernetes.io/revision']);
   if (!Number.isFinite(n) || !rs.spec?.template) return undefined;
   const labels = { ...rs.spec.template.metadata?.labels };
   delete labels['pod-template-hash'];
-  return { revision: n, template: { ...rs.spec.template, metadata: { ...rs.spec.template.metadata, labels } } };
+  return { revision: n, changeCause: rs.metadata?.annotations?.['kubernetes.io/change-cause'],
+    template: { ...rs.spec.template, metadata: { ...rs.spec.template.metadata, labels } } };
 };
 
 const statefulSetRevision = (cr: ControllerRevision): Revision | undefined => {
   const t = (cr.data as { spec?: { template?: PodTemplateSpec & { $patch?: string } } } | undefined)?.spec?.template;
   if (!t) return undefined;
   const { $patch: _directive, ...template } = t;
-  return { revision: cr.revision, template };
+  return { revision: cr.revision, changeCause: cr.metadata?.annotations?.['kubernetes.io/change-cause'], template };
 };
 
 /** The workload's revisions, owned by `uid`, newest first. */
@@ -58,11 +74,19 @@ export function revisionsOf(k: WorkloadKind, uid: string, items: (ReplicaSet | C
   return revs.filter((r): r is Revision => !!r).sort((a, b) => b.revision - a.revision);
 }
 
-export type UndoPlan = { ok: true; to: number; patch: object[] } | { ok: false; message: string };
+export type UndoPlan = { ok: true; to: number; patch: object[] } | { ok: false; message: string } | { ok: 'skipped'; message: string };
 
-/** The previous revision's template, written over the current one; kubectl's words when there is none. */
-export function planUndo(k: WorkloadKind, name: string, revs: Revision[]): UndoPlan {
-  if (revs.length < 2) return { ok: false, message: `no rollout history found for ${k.toLowerCase()} "${name}"` };
-  const previous = revs[1];
-  return { ok: true, to: previous.revision, patch: [{ op: 'replace', path: '/spec/template', value: previous.template }] };
+/**
+ * The chosen revision's template (0: the previous one), written over the
+ * current one; kubectl's words when there is none, when the chosen one is
+ * not in the history, and for a paused Deployment (its rollbacker refuses).
+ * Choosing the current revision changes nothing: kubectl says it skipped.
+ */
+export function planUndo(k: WorkloadKind, name: string, revs: Revision[], toRevision = 0, paused = false): UndoPlan {
+  if (k === 'Deployment' && paused) return { ok: false, message: "you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again" };
+  if (toRevision === 0 && revs.length < 2) return { ok: false, message: `no rollout history found for ${k.toLowerCase()} "${name}"` };
+  const target = toRevision === 0 ? revs[1] : revs.find((r) => r.revision === toRevision);
+  if (!target) return { ok: false, message: `unable to find specified revision ${toRevision} in history` };
+  if (target === revs[0]) return { ok: 'skipped', message: `${k.toLowerCase()}.apps/${name} skipped rollback (current template already matches revision ${target.revision})` };
+  return { ok: true, to: target.revision, patch: [{ op: 'replace', path: '/spec/template', value: target.template }] };
 }

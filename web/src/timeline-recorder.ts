@@ -12,7 +12,7 @@
  */
 import type { Event as CoreEvent, Node, Pod } from 'kubernetes-types/core/v1';
 import type { Event as EventsV1Event } from 'kubernetes-types/events/v1';
-import { canI, listWatch, type ApiFailure, type Meta, type Watching } from './api.js';
+import { api, canI, listWatch, type ApiFailure, type Meta, type WatchEvent, type Watching } from './api.js';
 import type { CollectionTap } from './use-collection.js';
 import { eventEntry, nodeChanges, podChanges, Ring, slimNode, slimPod, type EntryDraft, type TimelineEntry } from './timeline-model.js';
 
@@ -24,7 +24,8 @@ const historyCapacity = 1_000;
 
 export interface Change { seq: number; at: number; kind: 'Pod' | 'Node'; key: string; object?: Pod | Node }
 
-export interface RecorderScope { namespace?: string }
+/** listPods: when the map watches pods without listing them all (the summary), the recording lists them once itself for its starting state. */
+export interface RecorderScope { namespace?: string; listPods?: string }
 
 const keyOf = (o: { metadata?: Meta }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
@@ -57,12 +58,33 @@ export class Recorder {
   changeTime(seq: number): number { return this.changes.at(seq - this.firstChangeSeq).at; }
 
   /** Fed by the map's own pod and node watches (use-collection's tap): one watch per resource, however many views use it. */
-  readonly podTap: CollectionTap<Pod> = { list: (l) => this.relist('Pod', l.map(slimPod)), event: (e) => this.watched('Pod', e.type, slimPod(e.object)) };
+  readonly podTap: CollectionTap<Pod> = {
+    list: (l) => this.relist('Pod', l.map(slimPod)),
+    event: (e) => {
+      // While our own list is on its way, events wait; after it, one the list already contains (resourceVersion at or below it) is skipped.
+      if (this.podsWaiting) { this.podsWaiting.push(e); return; }
+      if (Number(e.object.metadata?.resourceVersion) <= this.podListRv) return;
+      this.watched('Pod', e.type, slimPod(e.object));
+    },
+  };
+  private podListRv = 0;
+  private podsWaiting: WatchEvent<Pod>[] | undefined;
   readonly nodeTap: CollectionTap<Node> = { list: (l) => this.relist('Node', l.map(slimNode)), event: (e) => this.watched('Node', e.type, slimNode(e.object)) };
 
   /** Watches the Events of the scope (its namespace, else all); pods and nodes come through the taps. */
   start(scope: RecorderScope): void {
     void this.watchEvents(scope.namespace);
+    if (scope.listPods && !this.listed.pods) {
+      this.podsWaiting = [];
+      api<{ items: Pod[]; metadata: { resourceVersion?: string } }>(scope.listPods).then((l) => {
+        this.podListRv = Number(l.metadata.resourceVersion) || 0;
+        this.relist('Pod', l.items.map(slimPod));
+      }, this.failed).finally(() => {
+        const waiting = this.podsWaiting ?? [];
+        this.podsWaiting = undefined;
+        for (const e of waiting) this.podTap.event(e);
+      });
+    }
   }
 
   /** Stops the watches (the recording so far is kept; subscribers stay, for a start with a new scope). */

@@ -33,6 +33,7 @@ export const k8tsSteps: Partial<Record<AdmissionPluginName, string>> = {
   NodeRestriction: 'kubelets write only their Node and its pods',
   Priority: 'spec.priority from PriorityClasses',
   DefaultTolerationSeconds: 'not-ready/unreachable NoExecute tolerations of 300 s',
+  PodSecurity: 'Pod Security Standards from the namespace labels pod-security.kubernetes.io/enforce|warn (audit: no audit log)',
   DefaultStorageClass: 'storageClassName of new PVCs',
   CertificateSubjectRestriction: 'the CSR requester fields',
   ValidatingAdmissionPolicy: 'ValidatingAdmissionPolicies and their bindings',

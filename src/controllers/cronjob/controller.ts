@@ -49,7 +49,7 @@ export class CronJobController implements Controller {
   /** Enqueues every CronJob (after the clock moved, in tests). */
   resync(): void { for (const cj of this.cronJobs.list()) this.enqueue(cj); }
 
-  private enqueue(cj: any): void { this.queue.add(metaKey(cj)); }
+  private enqueue(cj: CronJob): void { this.queue.add(metaKey(cj)); }
 
   private observeJob(job: Job, add: boolean): void {
     const ref = controllerRef(job);

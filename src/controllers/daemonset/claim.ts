@@ -18,30 +18,31 @@ import type { Selector } from '../../api/labels.js';
 import { controllerRef } from '../../api/pods.js';
 import { controllerRefTo, isDeleting } from './util.js';
 import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { Owned } from '../controller-ref.js';
 
-export interface ClaimInput {
+export interface ClaimInput<T extends Owned> {
   ds: DaemonSet;
   selector: Selector;
   /** Objects whose controller ref has the DaemonSet's uid. */
-  owned: readonly any[];
+  owned: readonly T[];
   /** Objects in the namespace without a controller ref. */
-  orphans: readonly any[];
+  orphans: readonly T[];
   client: ResourceClient;
   /** A fresh read of the DaemonSet; throws when it is gone or replaced. */
   recheck: () => Promise<void>;
 }
 
-export async function claim(input: ClaimInput): Promise<any[]> {
+export async function claim<T extends Owned>(input: ClaimInput<T>): Promise<T[]> {
   const { ds, selector, client } = input;
-  const claimed: Pod[] = [];
+  const claimed: T[] = [];
   const errors: unknown[] = [];
   for (const obj of input.owned) {
-    if (matchesSelector(selector, obj.metadata.labels)) { claimed.push(obj); continue; }
+    if (matchesSelector(selector, obj.metadata!.labels)) { claimed.push(obj); continue; }
     if (isDeleting(obj)) continue;
     await release(client, ds, obj).catch((e) => errors.push(e));
   }
-  const adoptable = input.orphans.filter((o) => !controllerRef(o) && matchesSelector(selector, o.metadata.labels) && !isDeleting(o));
+  const adoptable = input.orphans.filter((o) => !controllerRef(o) && matchesSelector(selector, o.metadata!.labels) && !isDeleting(o));
   if (adoptable.length) {
     try {
       await input.recheck();
@@ -56,10 +57,10 @@ export async function claim(input: ClaimInput): Promise<any[]> {
   return claimed;
 }
 
-async function adopt(client: ResourceClient, ds: DaemonSet, obj: any): Promise<boolean> {
-  const refs = [...(obj.metadata.ownerReferences ?? []), controllerRefTo(ds)];
+async function adopt(client: ResourceClient, ds: DaemonSet, obj: Owned): Promise<boolean> {
+  const refs = [...(obj.metadata!.ownerReferences ?? []), controllerRefTo(ds)];
   try {
-    await client.patch(obj.metadata.namespace, obj.metadata.name, { metadata: { ownerReferences: refs, resourceVersion: obj.metadata.resourceVersion } });
+    await patchRefs(client, obj, refs);
     return true;
   } catch (e) {
     if (isNotFound(e)) return false;
@@ -67,24 +68,30 @@ async function adopt(client: ResourceClient, ds: DaemonSet, obj: any): Promise<b
   }
 }
 
-async function release(client: ResourceClient, ds: DaemonSet, obj: any): Promise<void> {
-  const refs = (obj.metadata.ownerReferences ?? []).filter((r: any) => r.uid !== ds.metadata!.uid);
+async function release(client: ResourceClient, ds: DaemonSet, obj: Owned): Promise<void> {
+  const refs = (obj.metadata!.ownerReferences ?? []).filter((r) => r.uid !== ds.metadata!.uid);
   try {
-    await client.patch(obj.metadata.namespace, obj.metadata.name, { metadata: { ownerReferences: refs, resourceVersion: obj.metadata.resourceVersion } });
+    await patchRefs(client, obj, refs);
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }
 }
 
+/** A merge patch of the whole ownerReferences list, guarded by the object's resourceVersion. */
+async function patchRefs(client: ResourceClient, obj: Owned, refs: OwnerReference[]): Promise<void> {
+  const meta = obj.metadata!;
+  await client.patch(meta.namespace, meta.name!, { metadata: { ownerReferences: refs, resourceVersion: meta.resourceVersion } });
+}
+
 /** RecheckDeletionTimestamp over a fresh GET of the DaemonSet. */
 export function recheckDaemonSet(client: ResourceClient, ds: DaemonSet): () => Promise<void> {
   return async () => {
-    const fresh = await client.get(ds.metadata!.namespace, ds.metadata!.name!);
-    if (fresh.metadata.uid !== ds.metadata!.uid) {
-      throw new Error(`original DaemonSet ${ds.metadata!.namespace}/${ds.metadata!.name} is gone: got uid ${fresh.metadata.uid}, wanted ${ds.metadata!.uid}`);
+    const fresh: DaemonSet = await client.get(ds.metadata!.namespace, ds.metadata!.name!);
+    if (fresh.metadata!.uid !== ds.metadata!.uid) {
+      throw new Error(`original DaemonSet ${ds.metadata!.namespace}/${ds.metadata!.name} is gone: got uid ${fresh.metadata!.uid}, wanted ${ds.metadata!.uid}`);
     }
-    if (fresh.metadata.deletionTimestamp) {
-      throw new Error(`${ds.metadata!.namespace}/${ds.metadata!.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+    if (fresh.metadata!.deletionTimestamp) {
+      throw new Error(`${ds.metadata!.namespace}/${ds.metadata!.name} has just been deleted at ${fresh.metadata!.deletionTimestamp}`);
     }
   };
 }

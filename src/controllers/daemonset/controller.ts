@@ -32,6 +32,7 @@ import type { ControllerRevision, DaemonSet, DaemonSetStatus } from 'kubernetes-
 import type { Writable } from '../../api/writable.js';
 import type { Node, Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { Owned } from '../controller-ref.js';
 
 /** Upstream BurstReplicas: at most this many creates (and deletes) per sync. */
 export const burstReplicas = 250;
@@ -48,8 +49,8 @@ export interface DaemonSetControllerOptions {
 
 const byController = 'daemonset:controllerUID';
 const orphansByNamespace = 'daemonset:orphans';
-const indexByController = (obj: any) => { const r = controllerRef(obj); return r && r.kind === 'DaemonSet' ? [r.uid] : []; };
-const indexOrphans = (obj: any) => (controllerRef(obj) ? [] : [obj.metadata.namespace ?? '']);
+const indexByController = (obj: Owned): string[] => { const r = controllerRef(obj); return r && r.kind === 'DaemonSet' ? [r.uid] : []; };
+const indexOrphans = (obj: Owned): string[] => (controllerRef(obj) ? [] : [obj.metadata?.namespace ?? '']);
 const withKind = (ds: DaemonSet) => ({ ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet' });
 
 export class DaemonSetsController implements Controller {
@@ -107,26 +108,26 @@ export class DaemonSetsController implements Controller {
 
   private registerHandlers(): void {
     this.dsInformer.addEventHandler({
-      add: (ds) => this.enqueue(ds),
-      update: (old, cur) => {
-        if (old.metadata.uid !== cur.metadata.uid) this.deleteDaemonSet(old);
+      add: (ds: DaemonSet) => this.enqueue(ds),
+      update: (old: DaemonSet, cur: DaemonSet) => {
+        if (old.metadata!.uid !== cur.metadata!.uid) this.deleteDaemonSet(old);
         this.enqueue(cur);
       },
-      delete: (ds) => this.deleteDaemonSet(ds),
+      delete: (ds: DaemonSet) => this.deleteDaemonSet(ds),
     });
     this.podInformer.addEventHandler({
-      add: (pod) => this.addPod(pod),
-      update: (old, cur) => this.updatePod(old, cur),
-      delete: (pod) => this.deletePod(pod),
+      add: (pod: Pod) => this.addPod(pod),
+      update: (old: Pod, cur: Pod) => this.updatePod(old, cur),
+      delete: (pod: Pod) => this.deletePod(pod),
     });
     this.nodeInformer.addEventHandler({
-      add: (node) => { for (const ds of this.dsInformer.list()) if (nodeShouldRunDaemonPod(node, ds).shouldRun) this.enqueue(ds); },
-      update: (old, cur) => this.updateNode(old, cur),
+      add: (node: Node) => { for (const ds of this.dsInformer.list() as DaemonSet[]) if (nodeShouldRunDaemonPod(node, ds).shouldRun) this.enqueue(ds); },
+      update: (old: Node, cur: Node) => this.updateNode(old, cur),
     });
     this.historyInformer.addEventHandler({
-      add: (h) => this.addHistory(h),
-      update: (old, cur) => this.updateObject(old, cur),
-      delete: (h) => this.deleteHistory(h),
+      add: (h: ControllerRevision) => this.addHistory(h),
+      update: (old: ControllerRevision, cur: ControllerRevision) => this.updateObject(old, cur),
+      delete: (h: ControllerRevision) => this.deleteHistory(h),
     });
   }
 
@@ -137,28 +138,28 @@ export class DaemonSetsController implements Controller {
   }
 
   /** resolveControllerRef: the DaemonSet a controller ref names, if its uid matches. */
-  private resolveControllerRef(namespace: string, ref: OwnerReference): DaemonSet | undefined {
+  private resolveControllerRef(namespace: string, ref: OwnerReference | undefined): DaemonSet | undefined {
     if (ref?.kind !== 'DaemonSet') return undefined;
-    const ds = this.dsInformer.get(`${namespace}/${ref.name}`);
-    return ds && ds.metadata.uid === ref.uid ? ds : undefined;
+    const ds: DaemonSet | undefined = this.dsInformer.get(`${namespace}/${ref.name}`);
+    return ds && ds.metadata!.uid === ref.uid ? ds : undefined;
   }
 
   /** DaemonSets in the object's namespace whose (non-empty) selector matches its labels. */
-  private matchingDaemonSets(obj: any): any[] {
-    const out: any[] = [];
-    for (const ds of this.dsInformer.list()) {
-      if (ds.metadata.namespace !== obj.metadata.namespace) continue;
+  private matchingDaemonSets(obj: Owned): DaemonSet[] {
+    const out: DaemonSet[] = [];
+    for (const ds of this.dsInformer.list() as DaemonSet[]) {
+      if (ds.metadata!.namespace !== obj.metadata!.namespace) continue;
       const sel = safeSelector(ds);
-      if (sel && !isEverything(sel) && matchesSelector(sel, obj.metadata.labels)) out.push(ds);
+      if (sel && !isEverything(sel) && matchesSelector(sel, obj.metadata!.labels)) out.push(ds);
     }
     return out;
   }
 
   /** Enqueue the owner of a controlled object, or every DaemonSet that might adopt an orphan. */
-  private ownerOrMatching(obj: any, orphansToo: boolean): any | undefined {
+  private ownerOrMatching(obj: Owned, orphansToo: boolean): DaemonSet | undefined {
     const ref = controllerRef(obj);
     if (ref) {
-      const ds = this.resolveControllerRef(obj.metadata.namespace, ref);
+      const ds = this.resolveControllerRef(obj.metadata!.namespace!, ref);
       if (ds) this.enqueue(ds);
       return ds;
     }
@@ -172,8 +173,8 @@ export class DaemonSetsController implements Controller {
     if (ds) this.expectations.creationObserved(metaKey(ds));
   }
 
-  private updatePod(old: any, cur: any): void {
-    if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
+  private updatePod(old: Pod, cur: Pod): void {
+    if (old.metadata!.resourceVersion === cur.metadata!.resourceVersion) return;
     if (isDeleting(cur)) { this.deletePod(cur); return; }
     const ds = this.updateObject(old, cur);
     const minReady = ds?.spec?.minReadySeconds ?? 0;
@@ -181,16 +182,16 @@ export class DaemonSetsController implements Controller {
   }
 
   /** updatePod/updateHistory: wake the old owner if the ref changed, then the current one, or adopters of a changed orphan. */
-  private updateObject(old: any, cur: any): any | undefined {
+  private updateObject(old: Owned, cur: Owned): DaemonSet | undefined {
     const curRef = controllerRef(cur);
     const oldRef = controllerRef(old);
     const refChanged = JSON.stringify(curRef) !== JSON.stringify(oldRef);
     if (refChanged && oldRef) {
-      const prev = this.resolveControllerRef(old.metadata.namespace, oldRef);
+      const prev = this.resolveControllerRef(old.metadata!.namespace!, oldRef);
       if (prev) this.enqueue(prev);
     }
     if (curRef) return this.ownerOrMatching(cur, false);
-    const labelsChanged = JSON.stringify(cur.metadata.labels ?? {}) !== JSON.stringify(old.metadata.labels ?? {});
+    const labelsChanged = JSON.stringify(cur.metadata!.labels ?? {}) !== JSON.stringify(old.metadata!.labels ?? {});
     if (labelsChanged || refChanged) this.ownerOrMatching(cur, true);
     return undefined;
   }
@@ -203,13 +204,13 @@ export class DaemonSetsController implements Controller {
   }
 
   /** addHistory: a controlled revision needs nothing (its owner wrote it); an orphan wakes its possible adopters. */
-  private addHistory(h: any): void {
+  private addHistory(h: ControllerRevision): void {
     if (isDeleting(h)) { this.deleteHistory(h); return; }
     if (!controllerRef(h)) this.ownerOrMatching(h, true);
   }
 
-  private deleteHistory(h: any): void {
-    const ds = this.resolveControllerRef(h.metadata.namespace, controllerRef(h));
+  private deleteHistory(h: ControllerRevision): void {
+    const ds = this.resolveControllerRef(h.metadata!.namespace!, controllerRef(h));
     if (ds) this.enqueue(ds);
   }
 
@@ -218,10 +219,10 @@ export class DaemonSetsController implements Controller {
    * changed. Those depend only on the node's name, labels and taints, so other
    * updates (heartbeats, conditions) are skipped at once.
    */
-  private updateNode(old: any, cur: any): void {
-    const inputs = (n: any) => JSON.stringify([n.metadata.labels ?? {}, n.spec?.taints ?? []]);
+  private updateNode(old: Node, cur: Node): void {
+    const inputs = (n: Node) => JSON.stringify([n.metadata!.labels ?? {}, n.spec?.taints ?? []]);
     if (inputs(old) === inputs(cur)) return;
-    for (const ds of this.dsInformer.list()) {
+    for (const ds of this.dsInformer.list() as DaemonSet[]) {
       const a = nodeShouldRunDaemonPod(old, ds);
       const b = nodeShouldRunDaemonPod(cur, ds);
       if (a.shouldRun !== b.shouldRun || a.shouldContinueRunning !== b.shouldContinueRunning) this.enqueue(ds);
@@ -252,14 +253,14 @@ export class DaemonSetsController implements Controller {
   }
 
   /** Objects in the DaemonSet's namespace it controls, and orphans there. */
-  private candidates(inf: Informer, ds: DaemonSet): { owned: any[]; orphans: any[] } {
+  private candidates<T extends Owned>(inf: Informer, ds: DaemonSet): { owned: T[]; orphans: T[] } {
     const ns = ds.metadata!.namespace;
     if (this.scan) {
-      const all = inf.list().filter((o) => o.metadata.namespace === ns);
+      const all: T[] = inf.list().filter((o: T) => o.metadata!.namespace === ns);
       return { owned: all.filter((o) => indexByController(o)[0] === ds.metadata!.uid), orphans: all.filter((o) => !controllerRef(o)) };
     }
     return {
-      owned: inf.byIndex(byController, ds.metadata!.uid!).filter((o) => o.metadata.namespace === ns),
+      owned: inf.byIndex(byController, ds.metadata!.uid!).filter((o: T) => o.metadata!.namespace === ns),
       orphans: inf.byIndex(orphansByNamespace, ns!),
     };
   }
@@ -285,7 +286,7 @@ export class DaemonSetsController implements Controller {
   // ---- the sync ----
 
   async syncDaemonSet(key: string): Promise<void> {
-    const ds = this.dsInformer.get(key);
+    const ds: DaemonSet | undefined = this.dsInformer.get(key);
     if (!ds) { this.expectations.delete(key); return; } // 1
     const selector = ds.spec?.selector;
     if (!selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0)) {
@@ -293,9 +294,9 @@ export class DaemonSetsController implements Controller {
       return;
     }
     if (isDeleting(ds)) return;
-    const nodes = this.nodeInformer.list();
+    const nodes: Node[] = this.nodeInformer.list();
     const { cur, old } = await constructHistory(this.historyDeps(), ds); // 2
-    const hash: string = cur.metadata.labels?.[controllerRevisionHashLabel] ?? '';
+    const hash: string = cur.metadata!.labels?.[controllerRevisionHashLabel] ?? '';
     if (!this.expectations.satisfied(key)) return this.updateStatus(ds, nodes, hash, false); // 3
     let err: unknown;
     try {
@@ -312,7 +313,7 @@ export class DaemonSetsController implements Controller {
     if (err) throw err;
   }
 
-  private async updateDaemonSet(ds: DaemonSet, nodes: Node[], hash: string, key: string, old: any[]): Promise<void> {
+  private async updateDaemonSet(ds: DaemonSet, nodes: Node[], hash: string, key: string, old: ControllerRevision[]): Promise<void> {
     await this.manage(ds, nodes, hash); // 4
     if (this.expectations.satisfied(key) && ds.spec?.updateStrategy?.type === 'RollingUpdate') { // 5
       const plan = planRollingUpdate(nodes, await this.nodesToDaemonPods(ds, false), this.planContext(ds, hash));

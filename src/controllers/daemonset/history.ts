@@ -17,6 +17,7 @@
 import { controllerRefTo, controllerRevisionHashLabel } from './util.js';
 import { computeHash, safeEncodeString, sortKeys } from '../../api/history.js';
 import type { ControllerRevision, DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 
 export { computeHash, safeEncodeString, sortKeys };
 
@@ -30,10 +31,10 @@ export function canonicalJSON(v: unknown): string {
  * Go marshals the typed template (so `metadata.creationTimestamp: null`), which
  * lets kubectl's own byte comparison see an undo to the current template.
  */
-export function revisionData(ds: DaemonSet): any {
+export function revisionData(ds: DaemonSet): object {
   const template = ds.spec?.template ?? {};
   const metadata = { ...(template.metadata ?? {}), creationTimestamp: null };
-  return sortKeys({ spec: { template: { ...template, metadata, $patch: 'replace' } } });
+  return sortKeys({ spec: { template: { ...template, metadata, $patch: 'replace' } } }) as object;
 }
 
 /** Match: the revision stores exactly the DaemonSet's current template. */
@@ -42,10 +43,11 @@ export function revisionMatches(ds: DaemonSet, revision: ControllerRevision): bo
 }
 
 /** Revision data as compared: a missing template creationTimestamp counts as null. */
-function comparable(data: any): string {
-  const t = data?.spec?.template;
+function comparable(data: unknown): string {
+  const d = data as { spec?: { template?: { metadata?: object } } } | null;
+  const t = d?.spec?.template;
   if (!t || typeof t !== 'object') return canonicalJSON(data);
-  return canonicalJSON({ ...data, spec: { ...data.spec, template: { ...t, metadata: { ...(t.metadata ?? {}), creationTimestamp: null } } } });
+  return canonicalJSON({ ...d, spec: { ...d.spec, template: { ...t, metadata: { ...(t.metadata ?? {}), creationTimestamp: null } } } });
 }
 
 export function maxRevision(revisions: readonly ControllerRevision[]): number {
@@ -56,7 +58,7 @@ export function maxRevision(revisions: readonly ControllerRevision[]): number {
 
 /** The ControllerRevision snapshot creates for the DaemonSet's template. */
 export function newRevision(ds: DaemonSet, hash: string, revision: number): ControllerRevision {
-  const metadata: any = {
+  const metadata: ObjectMeta = {
     name: `${ds.metadata!.name}-${hash}`,
     namespace: ds.metadata!.namespace,
     labels: { ...(ds.spec?.template?.metadata?.labels ?? {}), [controllerRevisionHashLabel]: hash },
@@ -70,21 +72,21 @@ export function newRevision(ds: DaemonSet, hash: string, revision: number): Cont
  * cleanupHistory's choice: beyond revisionHistoryLimit, the old revisions to
  * delete, lowest revision first, sparing those whose hash a live pod carries.
  */
-export function revisionsToDelete(old: readonly any[], livePodHashes: ReadonlySet<string>, limit: number): string[] {
+export function revisionsToDelete(old: readonly ControllerRevision[], livePodHashes: ReadonlySet<string>, limit: number): string[] {
   let toKill = old.length - limit;
   if (toKill <= 0) return [];
   const out: string[] = [];
   for (const r of [...old].sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0))) {
     if (toKill <= 0) break;
-    if (livePodHashes.has(r.metadata?.labels?.[controllerRevisionHashLabel])) continue;
-    out.push(r.metadata.name);
+    if (livePodHashes.has(r.metadata?.labels?.[controllerRevisionHashLabel] as string)) continue;
+    out.push(r.metadata!.name!);
     toKill--;
   }
   return out;
 }
 
 /** dedupCurHistories' choice: among revisions matching the template, the one with the highest revision (the last of equals). */
-export function pickCurrent(current: readonly any[]): any {
+export function pickCurrent(current: readonly ControllerRevision[]): ControllerRevision {
   let keep = current[0];
   let max = 0;
   for (const r of current) if ((r.revision ?? 0) >= max) { keep = r; max = r.revision ?? 0; }

@@ -13,7 +13,7 @@ import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 
 /** Daemon pods by the node they run on or are pinned to. */
-export type NodeToDaemonPods = Map<string, any[]>;
+export type NodeToDaemonPods = Map<string, Pod[]>;
 
 export interface PlanEvent { type: 'Normal' | 'Warning'; reason: string; message: string }
 
@@ -85,7 +85,7 @@ export function podsShouldBeOnNode(node: Node, nodeToDaemonPods: NodeToDaemonPod
 const podName = (pod: Pod): string => pod.metadata!.name!;
 
 /** Rule 2's first half: terminal pods are planned for deletion; returns the others not being deleted. */
-function collectRunning(node: string, pods: readonly Pod[], ctx: PlanContext, plan: ManagePlan): any[] {
+function collectRunning(node: string, pods: readonly Pod[], ctx: PlanContext, plan: ManagePlan): Pod[] {
   const running: Pod[] = [];
   const ns = ctx.ds.metadata!.namespace;
   for (const pod of pods) {
@@ -111,8 +111,8 @@ function collectRunning(node: string, pods: readonly Pod[], ctx: PlanContext, pl
 
 /** Rule 2 with surge and several pods running. */
 function pruneSurgedPods(running: Pod[], ctx: PlanContext, plan: ManagePlan): void {
-  let oldestNew: any;
-  let oldestOld: any;
+  let oldestNew: Pod | undefined;
+  let oldestOld: Pod | undefined;
   for (const pod of [...running].sort(compareDaemonPods)) {
     if (pod.metadata?.labels?.[controllerRevisionHashLabel] === ctx.hash) {
       if (!oldestNew) { oldestNew = pod; continue; }
@@ -256,7 +256,7 @@ export function planRollingUpdate(nodes: readonly Node[], nodeToDaemonPods: Node
  * fewer than maxUnavailable. Nodes with excess pods, with no pod, or with both
  * an old and a new pod count as unavailable (manage handles them).
  */
-function planUnavailable(entries: [string, any[]][], maxUnavailable: number, ctx: PlanContext): RollingPlan {
+function planUnavailable(entries: [string, Pod[]][], maxUnavailable: number, ctx: PlanContext): RollingPlan {
   const minReady = ctx.ds.spec?.minReadySeconds ?? 0;
   let numUnavailable = 0;
   const allowed: string[] = [];
@@ -288,7 +288,7 @@ function planUnavailable(entries: [string, any[]][], maxUnavailable: number, ctx
  * available than desired. (A pod pinned to a node that no longer exists is
  * treated as not to run there; upstream errors until pod GC removes it.)
  */
-function planSurge(entries: [string, any[]][], maxSurge: number, desired: number, nodes: Map<string, any>, ctx: PlanContext): RollingPlan {
+function planSurge(entries: [string, Pod[]][], maxSurge: number, desired: number, nodes: Map<string, Node>, ctx: PlanContext): RollingPlan {
   const minReady = ctx.ds.spec?.minReadySeconds ?? 0;
   const available = (pod: Pod) => podIsAvailable(pod, minReady, ctx.now);
   const shouldRun = (name: string) => { const n = nodes.get(name); return !!n && nodeShouldRunDaemonPod(n, ctx.ds).shouldRun; };

@@ -29,9 +29,9 @@ export interface HistoryDeps {
   claimPods(ds: DaemonSet): Promise<Pod[]>;
 }
 
-export async function constructHistory(deps: HistoryDeps, ds: DaemonSet): Promise<{ cur: any; old: any[] }> {
-  const current: any[] = [];
-  const old: any[] = [];
+export async function constructHistory(deps: HistoryDeps, ds: DaemonSet): Promise<{ cur: ControllerRevision; old: ControllerRevision[] }> {
+  const current: ControllerRevision[] = [];
+  const old: ControllerRevision[] = [];
   for (let rev of await deps.claimRevisions(ds)) {
     if (!rev.metadata!.labels?.[controllerRevisionHashLabel]) { // 1
       rev = await deps.clients.controllerrevisions.update({ ...rev, metadata: { ...rev.metadata, labels: { ...rev.metadata!.labels, [controllerRevisionHashLabel]: rev.metadata!.name } } });
@@ -67,21 +67,21 @@ async function snapshot(deps: HistoryDeps, ds: DaemonSet, revision: number): Pro
   }
 }
 
-async function dedupCurrent(deps: HistoryDeps, ds: DaemonSet, current: any[]): Promise<any> {
+async function dedupCurrent(deps: HistoryDeps, ds: DaemonSet, current: ControllerRevision[]): Promise<ControllerRevision> {
   const keep = pickCurrent(current);
-  const hash = keep.metadata.labels?.[controllerRevisionHashLabel];
+  const hash = keep.metadata!.labels?.[controllerRevisionHashLabel];
   for (const pod of await deps.claimPods(ds)) {
     if (pod.metadata!.labels?.[controllerRevisionHashLabel] === hash) continue;
     await deps.clients.pods.patch(pod.metadata!.namespace, pod.metadata!.name!, { metadata: { labels: { [controllerRevisionHashLabel]: hash } } });
   }
   for (const rev of current) {
-    if (rev.metadata.name !== keep.metadata.name) await deps.clients.controllerrevisions.delete(rev.metadata.namespace, rev.metadata.name);
+    if (rev.metadata!.name !== keep.metadata!.name) await deps.clients.controllerrevisions.delete(rev.metadata!.namespace, rev.metadata!.name!);
   }
   return keep;
 }
 
 /** Rule 6, given every pod of the DaemonSet (terminal ones included). */
-export async function cleanupHistory(deps: HistoryDeps, ds: DaemonSet, old: any[], pods: readonly Pod[]): Promise<void> {
+export async function cleanupHistory(deps: HistoryDeps, ds: DaemonSet, old: ControllerRevision[], pods: readonly Pod[]): Promise<void> {
   const live = new Set<string>();
   for (const pod of pods) {
     const h = pod.metadata!.labels?.[controllerRevisionHashLabel];

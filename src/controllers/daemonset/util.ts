@@ -9,6 +9,7 @@ import type { Toleration } from '../../api/tolerations.js';
 import { replaceNodeNameAffinity } from '../../api/nodeaffinity.js';
 import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod, PodSpec, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
 
 /** apps.DefaultDaemonSetUniqueLabelKey / ControllerRevisionHashLabelKey. */
 export const controllerRevisionHashLabel = 'controller-revision-hash';
@@ -73,7 +74,7 @@ export function createPodTemplate(template: PodTemplateSpec, generation: number 
 /** The pod a DaemonSet controller creates for one node (GetPodFromTemplate plus the node-name affinity). */
 export function newDaemonPod(ds: DaemonSet, template: PodTemplateSpec, nodeName: string): Pod {
   const meta = template.metadata ?? {};
-  const metadata: any = {
+  const metadata: ObjectMeta = {
     generateName: `${ds.metadata!.name}-`,
     namespace: ds.metadata!.namespace,
     labels: { ...(meta.labels ?? {}) },
@@ -87,8 +88,8 @@ export function newDaemonPod(ds: DaemonSet, template: PodTemplateSpec, nodeName:
 }
 
 /** metav1.NewControllerRef(ds, apps/v1 DaemonSet). */
-export function controllerRefTo(ds: DaemonSet): any {
-  return { apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata!.name, uid: ds.metadata!.uid, controller: true, blockOwnerDeletion: true };
+export function controllerRefTo(ds: DaemonSet): OwnerReference {
+  return { apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata!.name!, uid: ds.metadata!.uid!, controller: true, blockOwnerDeletion: true };
 }
 
 /** IsPodUpdated: the pod carries the current hash, or the current template generation. */
@@ -143,7 +144,7 @@ export function allowsSurge(ds: DaemonSet): boolean {
  * podByCreationTimestampAndPhase: scheduled pods first, then the oldest
  * (creationTimestamp, second precision), then by name.
  */
-export function compareDaemonPods(a: any, b: any): number {
+export function compareDaemonPods(a: Pod, b: Pod): number {
   const sa = !!a.spec?.nodeName;
   const sb = !!b.spec?.nodeName;
   if (sa !== sb) return sa ? -1 : 1;
@@ -157,4 +158,4 @@ export function compareDaemonPods(a: any, b: any): number {
 
 export const podIsFailed = (pod: Pod) => pod?.status?.phase === 'Failed';
 export const podIsSucceeded = (pod: Pod) => pod?.status?.phase === 'Succeeded';
-export const isDeleting = (obj: any) => !!obj?.metadata?.deletionTimestamp;
+export const isDeleting = (obj: { metadata?: ObjectMeta } | undefined) => !!obj?.metadata?.deletionTimestamp;

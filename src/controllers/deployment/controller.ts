@@ -20,6 +20,8 @@
  * overshoot maxSurge.
  */
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { Controller, ControllerContext } from '../types.js';
 import type { Informer, EventRecorder } from '../../client/index.js';
 import { WorkQueue, runWorkers, metaKey, isConflict, isNotFound } from '../../client/index.js';
@@ -38,9 +40,9 @@ import {
 } from './util.js';
 
 const deploymentKind = { apiVersion: 'apps/v1', kind: 'Deployment' };
-const withKind = (d: any) => ({ ...d, ...deploymentKind });
-const rsWithKind = (rs: any) => ({ ...rs, apiVersion: 'apps/v1', kind: 'ReplicaSet' });
-const isDeleting = (o: any) => !!o?.metadata?.deletionTimestamp;
+const withKind = (d: Deployment): Deployment => ({ ...d, apiVersion: 'apps/v1', kind: 'Deployment' });
+const rsWithKind = (rs: ReplicaSet): ReplicaSet => ({ ...rs, apiVersion: 'apps/v1', kind: 'ReplicaSet' });
+const isDeleting = (o: { metadata?: ObjectMeta }) => !!o.metadata?.deletionTimestamp;
 
 export class DeploymentController implements Controller {
   readonly name = 'deployment';
@@ -73,70 +75,71 @@ export class DeploymentController implements Controller {
 
   stop(): void { this.queue.shutDown(); }
 
-  private enqueue(d: any): void { this.queue.add(metaKey(d)); }
+  private enqueue(d: Deployment): void { this.queue.add(metaKey(d)); }
 
   // ---- event handlers: find the owner, enqueue ----
 
   private registerHandlers(): void {
-    this.dInformer.addEventHandler({ add: (d) => this.enqueue(d), update: (_o, d) => this.enqueue(d), delete: (d) => this.enqueue(d) });
+    const enqueue = (d: Deployment) => this.enqueue(d);
+    this.dInformer.addEventHandler({ add: enqueue, update: (_o, d: Deployment) => this.enqueue(d), delete: enqueue });
     this.rsInformer.addEventHandler({
-      add: (rs) => this.ownerOrMatching(rs, true),
-      update: (old, cur) => this.updateReplicaSet(old, cur),
-      delete: (rs) => this.ownerOrMatching(rs, false),
+      add: (rs: ReplicaSet) => this.ownerOrMatching(rs, true),
+      update: (old: ReplicaSet, cur: ReplicaSet) => this.updateReplicaSet(old, cur),
+      delete: (rs: ReplicaSet) => this.ownerOrMatching(rs, false),
     });
     // Recreate waits for the old pods to be gone.
-    this.podInformer.addEventHandler({ delete: (pod) => this.deletePod(pod) });
+    this.podInformer.addEventHandler({ delete: (pod: Pod) => this.deletePod(pod) });
   }
 
-  private resolveControllerRef(namespace: string, ref: any): any | undefined {
+  private resolveControllerRef(namespace: string, ref: OwnerReference | undefined): Deployment | undefined {
     if (ref?.kind !== 'Deployment') return undefined;
-    const d = this.dInformer.get(`${namespace}/${ref.name}`);
-    return d && d.metadata.uid === ref.uid ? d : undefined;
+    const d: Deployment | undefined = this.dInformer.get(`${namespace}/${ref.name}`);
+    return d && d.metadata!.uid === ref.uid ? d : undefined;
   }
 
   /** The controlling Deployment of a ReplicaSet, or (orphans) every Deployment that might adopt it. */
-  private ownerOrMatching(rs: any, orphansToo: boolean): void {
+  private ownerOrMatching(rs: ReplicaSet, orphansToo: boolean): void {
     const ref = controllerRef(rs);
     if (ref) {
-      const d = this.resolveControllerRef(rs.metadata.namespace, ref);
+      const d = this.resolveControllerRef(rs.metadata!.namespace!, ref);
       if (d) this.enqueue(d);
       return;
     }
     if (!orphansToo) return;
-    for (const d of this.dInformer.list()) {
-      if (d.metadata.namespace !== rs.metadata.namespace) continue;
+    for (const d of this.dInformer.list() as Deployment[]) {
+      if (d.metadata!.namespace !== rs.metadata!.namespace) continue;
       const sel = safeSelector(d);
-      if (sel && !isEverything(sel) && matchesSelector(sel, rs.metadata.labels)) this.enqueue(d);
+      if (sel && !isEverything(sel) && matchesSelector(sel, rs.metadata!.labels)) this.enqueue(d);
     }
   }
 
-  private updateReplicaSet(old: any, cur: any): void {
-    if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
+  private updateReplicaSet(old: ReplicaSet, cur: ReplicaSet): void {
+    if (old.metadata!.resourceVersion === cur.metadata!.resourceVersion) return;
     const oldRef = controllerRef(old);
     const curRef = controllerRef(cur);
     const refChanged = JSON.stringify(oldRef) !== JSON.stringify(curRef);
     if (refChanged && oldRef) {
-      const d = this.resolveControllerRef(old.metadata.namespace, oldRef);
+      const d = this.resolveControllerRef(old.metadata!.namespace!, oldRef);
       if (d) this.enqueue(d);
     }
     if (curRef) { this.ownerOrMatching(cur, false); return; }
-    const labelsChanged = JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(cur.metadata.labels ?? {});
+    const labelsChanged = JSON.stringify(old.metadata!.labels ?? {}) !== JSON.stringify(cur.metadata!.labels ?? {});
     if (labelsChanged || refChanged) this.ownerOrMatching(cur, true);
   }
 
-  private deletePod(pod: any): void {
+  private deletePod(pod: Pod): void {
     const ref = controllerRef(pod);
     if (ref?.kind !== 'ReplicaSet') return;
-    const rs = this.rsInformer.get(`${pod.metadata.namespace}/${ref.name}`);
-    if (!rs || rs.metadata.uid !== ref.uid) return;
-    const d = this.resolveControllerRef(rs.metadata.namespace, controllerRef(rs));
+    const rs: ReplicaSet | undefined = this.rsInformer.get(`${pod.metadata!.namespace}/${ref.name}`);
+    if (!rs || rs.metadata!.uid !== ref.uid) return;
+    const d = this.resolveControllerRef(rs.metadata!.namespace!, controllerRef(rs));
     if (d && d.spec?.strategy?.type === 'Recreate') this.enqueue(d);
   }
 
   // ---- the sync ----
 
   async syncDeployment(key: string): Promise<void> {
-    const cached = this.dInformer.get(key);
+    const cached: Deployment | undefined = this.dInformer.get(key);
     if (!cached) return; // 1
     const d: Deployment = withKind(structuredClone(cached));
     const selector = safeSelector(d);
@@ -158,7 +161,7 @@ export class DeploymentController implements Controller {
 
   private async claimReplicaSets(d: Deployment, selector: Selector): Promise<ReplicaSet[]> {
     const ns = d.metadata!.namespace;
-    const candidates = this.rsInformer.list().filter((rs) => rs.metadata.namespace === ns && (!controllerRef(rs) || controllerRef(rs).uid === d.metadata!.uid));
+    const candidates = (this.rsInformer.list() as ReplicaSet[]).filter((rs) => rs.metadata!.namespace === ns && (!controllerRef(rs) || controllerRef(rs)!.uid === d.metadata!.uid));
     return claimObjects({
       owner: d, kind: deploymentKind, selector, candidates, client: this.ctx.clients.resource('replicasets'),
       recheck: recheckOwner(this.ctx.clients.resource('deployments'), d, 'Deployment'),
@@ -321,12 +324,12 @@ export class DeploymentController implements Controller {
 
   /** UpdateStatus; the Deployment carries the new resourceVersion so later writes in this sync do not conflict. */
   private async updateStatus(d: Deployment): Promise<void> {
-    const written = await this.ctx.clients.resource('deployments').updateStatus(withKind(d));
-    (d.metadata as { resourceVersion?: string }).resourceVersion = written.metadata.resourceVersion;
+    const written: Deployment = await this.ctx.clients.resource('deployments').updateStatus(withKind(d));
+    (d.metadata as { resourceVersion?: string }).resourceVersion = written.metadata!.resourceVersion;
   }
 }
 
-function safeSelector(d: any): Selector | undefined {
+function safeSelector(d: Deployment): Selector | undefined {
   try {
     return selectorFromLabelSelector(d.spec?.selector);
   } catch {

@@ -12,7 +12,7 @@
  *    lastUpdateTime + progressDeadlineSeconds has passed.
  *  - ReplicaFailure copied from a ReplicaSet that reports one.
  */
-import type { Deployment, DeploymentStatus, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import { sortKeys } from '../../api/history.js';
 import {
   available, getCondition, hasProgressDeadline, maxUnavailable, newCondition, progressing, reasons, removeCondition, replicaFailure,
@@ -91,7 +91,7 @@ export function rolloutStatus(allRSs: readonly ReplicaSet[], newRS: ReplicaSet |
 }
 
 /** getReplicaFailures: the new ReplicaSet's ReplicaFailure condition, else an old one's. */
-function replicaFailureOf(allRSs: readonly ReplicaSet[], newRS: ReplicaSet | undefined): any | undefined {
+function replicaFailureOf(allRSs: readonly ReplicaSet[], newRS: ReplicaSet | undefined): DeploymentCondition | undefined {
   const of = (rs: ReplicaSet) => (rs.status?.conditions ?? []).find((c) => c.type === replicaFailure);
   const fromNew = newRS && of(newRS);
   const c = fromNew ?? allRSs.filter((rs) => rs !== newRS).map(of).find(Boolean);

@@ -41,7 +41,7 @@ export const isRollingUpdate = (d: Deployment) => (d.spec?.strategy?.type ?? 'Ro
 /** EqualIgnoreHash: the templates are equal once the pod-template-hash label is dropped from both. */
 export function equalIgnoreHash(a: PodTemplateSpec | undefined, b: PodTemplateSpec | undefined): boolean {
   const strip = (t: PodTemplateSpec | undefined) => {
-    const c: any = structuredClone(t ?? {});
+    const c: PodTemplateSpec = structuredClone(t ?? {});
     if (c.metadata?.labels) {
       delete c.metadata.labels[podTemplateHashLabel];
       if (Object.keys(c.metadata.labels).length === 0) delete c.metadata.labels;

@@ -17,6 +17,8 @@
  *  - budgetStatus: disruptionsAllowed = currentHealthy - desiredHealthy, 0
  *    when negative or when no pods are expected.
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from 'kubernetes-types/policy/v1.js';
 import { scaledValueFromIntOrPercent } from '../../api/intstr.js';
 import { controllerRef, podIsReady } from '../../api/pods.js';
 import { setDisruptionAllowedCondition, setStatusCondition } from '../../api/disruptionbudget.js';
@@ -31,15 +33,15 @@ export type ScaleOf = (ref: { apiVersion: string; kind: string; name: string; ui
 export interface ExpectedCount { expectedCount: number; desiredHealthy: number; unmanagedPods: string[] }
 
 /** getExpectedScale: the sum of the distinct controllers' scales. Throws when a controller cannot be found. */
-export async function expectedScale(pods: readonly any[], scaleOf: ScaleOf): Promise<{ expected: number; unmanagedPods: string[] }> {
+export async function expectedScale(pods: readonly Pod[], scaleOf: ScaleOf): Promise<{ expected: number; unmanagedPods: string[] }> {
   const scales = new Map<string, number>();
   const unmanagedPods: string[] = [];
   for (const pod of pods) {
     const ref = controllerRef(pod);
-    if (!ref) { unmanagedPods.push(pod.metadata.name); continue; }
+    if (!ref) { unmanagedPods.push(pod.metadata!.name!); continue; }
     if (scales.has(ref.uid)) continue;
-    const found = await scaleOf(ref, pod.metadata.namespace);
-    if (!found) throw new Error(`found no controllers for pod "${pod.metadata.name}"`);
+    const found = await scaleOf(ref, pod.metadata!.namespace!);
+    if (!found) throw new Error(`found no controllers for pod "${pod.metadata!.name}"`);
     scales.set(found.uid, found.scale);
   }
   let expected = 0;
@@ -53,7 +55,7 @@ function scaled(v: number | string, total: number): number {
   return r.value;
 }
 
-export async function expectedPodCount(pdb: any, pods: readonly any[], scaleOf: ScaleOf): Promise<ExpectedCount> {
+export async function expectedPodCount(pdb: PodDisruptionBudget, pods: readonly Pod[], scaleOf: ScaleOf): Promise<ExpectedCount> {
   const { maxUnavailable, minAvailable } = pdb.spec ?? {};
   if (maxUnavailable !== undefined && maxUnavailable !== null) {
     const { expected, unmanagedPods } = await expectedScale(pods, scaleOf);
@@ -69,31 +71,32 @@ export async function expectedPodCount(pdb: any, pods: readonly any[], scaleOf: 
 
 const recentlyDisrupted = (at: string | undefined, now: Date) => at !== undefined && Date.parse(at) + deletionTimeoutMs > now.getTime();
 
-export function countHealthyPods(pods: readonly any[], disruptedPods: Record<string, string>, now: Date): number {
+export function countHealthyPods(pods: readonly Pod[], disruptedPods: Record<string, string>, now: Date): number {
   let healthy = 0;
   for (const pod of pods) {
-    if (pod.metadata.deletionTimestamp) continue;
-    if (recentlyDisrupted(disruptedPods[pod.metadata.name], now)) continue;
+    if (pod.metadata!.deletionTimestamp) continue;
+    if (recentlyDisrupted(disruptedPods[pod.metadata!.name!], now)) continue;
     if (podIsReady(pod)) healthy++;
   }
   return healthy;
 }
 
 /** The entries still pending, and the earliest time one of them expires (to sync again then). */
-export function buildDisruptedPodMap(pods: readonly any[], pdb: any, now: Date): { disruptedPods: Record<string, string>; recheckAt?: number } {
+export function buildDisruptedPodMap(pods: readonly Pod[], pdb: PodDisruptionBudget, now: Date): { disruptedPods: Record<string, string>; recheckAt?: number } {
   const recorded: Record<string, string> = pdb.status?.disruptedPods ?? {};
   const disruptedPods: Record<string, string> = {};
   let recheckAt: number | undefined;
   for (const pod of pods) {
-    if (pod.metadata.deletionTimestamp) continue;
-    const at = recorded[pod.metadata.name];
+    const meta = pod.metadata!;
+    if (meta.deletionTimestamp) continue;
+    const at = recorded[meta.name!];
     if (at === undefined) continue;
     // A pod of the same name created since (a StatefulSet's replacement) is not the one evicted.
-    if (Date.parse(pod.metadata.creationTimestamp ?? '') >= Date.parse(at)) continue;
+    if (Date.parse(meta.creationTimestamp ?? '') >= Date.parse(at)) continue;
     const expires = Date.parse(at) + deletionTimeoutMs;
     if (expires < now.getTime()) continue;
     recheckAt = recheckAt === undefined ? expires : Math.min(recheckAt, expires);
-    disruptedPods[pod.metadata.name] = at;
+    disruptedPods[meta.name!] = at;
   }
   return { disruptedPods, recheckAt };
 }
@@ -104,12 +107,12 @@ const sameMap = (a: Record<string, string> | undefined, b: Record<string, string
   JSON.stringify(Object.entries(a ?? {}).sort()) === JSON.stringify(Object.entries(b).sort());
 
 /** updatePdbStatus: the new status, or undefined when the stored one already says so. */
-export function budgetStatus(pdb: any, c: Counts, now: Date): any | undefined {
+export function budgetStatus(pdb: PodDisruptionBudget, c: Counts, now: Date): PodDisruptionBudgetStatus | undefined {
   let disruptionsAllowed = c.currentHealthy - c.desiredHealthy;
   if (c.expectedCount <= 0 || disruptionsAllowed <= 0) disruptionsAllowed = 0;
-  const s = pdb.status ?? {};
-  const generation = pdb.metadata.generation ?? 0;
-  const status: any = {
+  const s: Partial<PodDisruptionBudgetStatus> = pdb.status ?? {};
+  const generation = pdb.metadata!.generation ?? 0;
+  const status: PodDisruptionBudgetStatus = {
     ...(Object.keys(c.disruptedPods).length ? { disruptedPods: c.disruptedPods } : {}),
     disruptionsAllowed, currentHealthy: c.currentHealthy, desiredHealthy: c.desiredHealthy, expectedPods: c.expectedCount,
     observedGeneration: generation, conditions: structuredClone(s.conditions ?? []),
@@ -122,8 +125,8 @@ export function budgetStatus(pdb: any, c: Counts, now: Date): any | undefined {
 }
 
 /** failSafe: no disruptions, and DisruptionAllowed False with reason SyncFailed and the error. */
-export function failSafeStatus(pdb: any, err: Error, now: Date): any {
-  const status = structuredClone(pdb.status ?? {});
+export function failSafeStatus(pdb: PodDisruptionBudget, err: Error, now: Date): PodDisruptionBudgetStatus {
+  const status = structuredClone(pdb.status ?? {}) as PodDisruptionBudgetStatus;
   status.disruptionsAllowed = 0;
   setStatusCondition(status, { type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed', message: err.message, observedGeneration: status.observedGeneration ?? 0 }, rfc3339(now));
   return status;

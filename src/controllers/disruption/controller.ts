@@ -13,6 +13,9 @@
  * disruptedPods entries are looked at again when they expire. A second
  * queue resets stale DisruptionTarget conditions of pods (stale.ts).
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from 'kubernetes-types/policy/v1.js';
 import type { Informer } from '../../client/index.js';
 import { WorkQueue, isConflict, isNotFound, metaKey, runWorkers } from '../../client/index.js';
 import type { EventRecorder } from '../../client/index.js';
@@ -26,7 +29,9 @@ import { rfc3339 } from '../../util/clock.js';
 
 export const controllerName = 'disruption-controller';
 const namespaceIndex = 'metadata.namespace';
-const byNamespace = (o: any) => [o.metadata.namespace ?? ''];
+const byNamespace = (o: { metadata?: ObjectMeta }) => [o.metadata?.namespace ?? ''];
+/** A scalable owner as the informers hold it (ReplicaSet, Deployment, StatefulSet). */
+type Scalable = { metadata?: ObjectMeta; spec?: { replicas?: number } };
 
 export class DisruptionController implements Controller {
   readonly name = controllerName;
@@ -48,17 +53,17 @@ export class DisruptionController implements Controller {
     this.pods.addIndex(namespaceIndex, byNamespace);
     const [replicasets, deployments, statefulsets] = (['replicasets', 'deployments', 'statefulsets'] as const).map((r) => ctx.informers.informer(r));
     this.scaleOf = scaleFinder({ clients: ctx.clients, replicasets, deployments, statefulsets });
-    const enqueue = (p: any) => this.queue.add(metaKey(p));
-    this.pdbs.addEventHandler({ add: enqueue, update: (_o, p) => enqueue(p) });
+    const enqueue = (p: PodDisruptionBudget) => this.queue.add(metaKey(p));
+    this.pdbs.addEventHandler({ add: enqueue, update: (_o, p: PodDisruptionBudget) => enqueue(p) });
     this.pods.addEventHandler({
-      add: (p) => { this.enqueueBudgetsOf(p); this.enqueueStale(p); },
-      update: (o, p) => { this.enqueueBudgetsOf(p, o); this.enqueueStale(p); },
-      delete: (p) => this.enqueueBudgetsOf(p),
+      add: (p: Pod) => { this.enqueueBudgetsOf(p); this.enqueueStale(p); },
+      update: (o: Pod, p: Pod) => { this.enqueueBudgetsOf(p, o); this.enqueueStale(p); },
+      delete: (p: Pod) => this.enqueueBudgetsOf(p),
     });
     for (const inf of [replicasets, deployments, statefulsets]) {
       inf.addEventHandler({
-        update: (o, n) => { if (o.spec?.replicas !== n.spec?.replicas) this.enqueueNamespace(n.metadata.namespace); },
-        delete: (o) => this.enqueueNamespace(o.metadata.namespace),
+        update: (o: Scalable, n: Scalable) => { if (o.spec?.replicas !== n.spec?.replicas) this.enqueueNamespace(n.metadata!.namespace!); },
+        delete: (o: Scalable) => this.enqueueNamespace(o.metadata!.namespace!),
       });
     }
   }
@@ -73,13 +78,13 @@ export class DisruptionController implements Controller {
 
   stop(): void { this.queue.shutDown(); this.staleQueue.shutDown(); }
 
-  private enqueueStale(pod: any): void {
+  private enqueueStale(pod: Pod): void {
     const wait = staleDisruptionWait(pod, this.ctx.clock.now());
     if (wait !== undefined) this.staleQueue.addAfter(metaKey(pod), wait);
   }
 
   private async syncStalePodDisruption(key: string): Promise<void | { requeueAfterMs?: number }> {
-    const pod = this.pods.get(key);
+    const pod: Pod | undefined = this.pods.get(key);
     if (!pod) return;
     const wait = staleDisruptionWait(pod, this.ctx.clock.now());
     if (wait === undefined) return;
@@ -91,15 +96,15 @@ export class DisruptionController implements Controller {
     for (const pdb of this.pdbs.byIndex(namespaceIndex, namespace)) this.queue.add(metaKey(pdb));
   }
 
-  private enqueueBudgetsOf(pod: any, oldPod?: any): void {
-    for (const pdb of this.pdbs.byIndex(namespaceIndex, pod.metadata.namespace)) {
+  private enqueueBudgetsOf(pod: Pod, oldPod?: Pod): void {
+    for (const pdb of this.pdbs.byIndex(namespaceIndex, pod.metadata!.namespace!)) {
       const selected = podsSelectedByBudget(pdb, oldPod ? [pod, oldPod] : [pod]);
       if (selected.length > 0) this.queue.add(metaKey(pdb));
     }
   }
 
   private async sync(key: string): Promise<void | { requeueAfterMs?: number }> {
-    const pdb = this.pdbs.get(key);
+    const pdb: PodDisruptionBudget | undefined = this.pdbs.get(key);
     if (!pdb) return;
     try {
       return await this.trySync(pdb);
@@ -110,8 +115,8 @@ export class DisruptionController implements Controller {
     }
   }
 
-  private async trySync(pdb: any): Promise<void | { requeueAfterMs?: number }> {
-    const pods = podsSelectedByBudget(pdb, this.pods.byIndex(namespaceIndex, pdb.metadata.namespace));
+  private async trySync(pdb: PodDisruptionBudget): Promise<void | { requeueAfterMs?: number }> {
+    const pods: Pod[] = podsSelectedByBudget(pdb, this.pods.byIndex(namespaceIndex, pdb.metadata!.namespace!));
     if (pods.length === 0) this.recorder.event(asPDB(pdb), 'Normal', 'NoPods', 'No matching pods found');
     let counts;
     try {
@@ -128,10 +133,10 @@ export class DisruptionController implements Controller {
     return recheckAt === undefined ? undefined : { requeueAfterMs: Math.max(0, recheckAt - now.getTime()) };
   }
 
-  private async writeStatus(pdb: any, status: any): Promise<void> {
+  private async writeStatus(pdb: PodDisruptionBudget, status: PodDisruptionBudgetStatus): Promise<void> {
     await this.ctx.clients.resource('poddisruptionbudgets').updateStatus({ ...asPDB(pdb), status });
   }
 }
 
 /** Informer objects may lack kind and apiVersion; events and PUTs carry them. */
-const asPDB = (pdb: any) => ({ ...pdb, kind: 'PodDisruptionBudget', apiVersion: 'policy/v1' });
+const asPDB = (pdb: PodDisruptionBudget): PodDisruptionBudget => ({ ...pdb, kind: 'PodDisruptionBudget', apiVersion: 'policy/v1' });

@@ -6,14 +6,15 @@
  * False. Conditions the kubelet set (TerminationByKubelet) and those of
  * terminal pods stay.
  */
+import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
 import { podCondition, podIsTerminal } from '../../api/pods.js';
 import { disruptionTargetCondition } from '../../api/disruptionbudget.js';
 
 export const stalePodDisruptionTimeoutMs = 2 * 60 * 1000;
 
 /** Milliseconds until the pod's condition is stale (0: now), or undefined when it has none to clear. */
-export function staleDisruptionWait(pod: any, now: Date, timeoutMs = stalePodDisruptionTimeoutMs): number | undefined {
-  if (pod.metadata.deletionTimestamp || podIsTerminal(pod)) return undefined;
+export function staleDisruptionWait(pod: Pod, now: Date, timeoutMs = stalePodDisruptionTimeoutMs): number | undefined {
+  if (pod.metadata?.deletionTimestamp || podIsTerminal(pod)) return undefined;
   const c = podCondition(pod, disruptionTargetCondition);
   if (!c || c.status !== 'True' || c.reason === 'TerminationByKubelet') return undefined;
   const since = Date.parse(c.lastTransitionTime ?? '');
@@ -21,7 +22,7 @@ export function staleDisruptionWait(pod: any, now: Date, timeoutMs = stalePodDis
 }
 
 /** The pod with DisruptionTarget reset to False (UpdatePodCondition with only type and status). */
-export function withDisruptionTargetCleared(pod: any, now: string): any {
-  const conditions = (pod.status?.conditions ?? []).map((c: any) => (c.type === disruptionTargetCondition ? { type: c.type, status: 'False', lastTransitionTime: now } : c));
+export function withDisruptionTargetCleared(pod: Pod, now: string): Pod {
+  const conditions = (pod.status?.conditions ?? []).map((c): PodCondition => (c.type === disruptionTargetCondition ? { type: c.type, status: 'False', lastTransitionTime: now } : c));
   return { ...pod, kind: 'Pod', apiVersion: 'v1', status: { ...pod.status, conditions } };
 }

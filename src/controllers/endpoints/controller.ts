@@ -10,6 +10,8 @@
  * Endpoints without a Service are deleted (checkLeftoverEndpoints), except
  * leader-election records.
  */
+import type { Endpoints, Pod, Service } from 'kubernetes-types/core/v1.js';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { Informer } from '../../client/index.js';
 import { WorkQueue, isAlreadyExists, isConflict, isNotFound, metaKey, runWorkers } from '../../client/index.js';
 import type { Controller, ControllerContext } from '../types.js';
@@ -22,25 +24,25 @@ export const controllerName = 'endpoints-controller';
 const namespaceIndex = 'metadata.namespace';
 const leaderAnnotation = 'control-plane.alpha.kubernetes.io/leader';
 
-const byNamespace = (o: any) => [o.metadata.namespace ?? ''];
+const byNamespace = (o: { metadata?: ObjectMeta }) => [o.metadata?.namespace ?? ''];
 
-const rvNewer = (a: any, b: any) => {
-  const [ra, rb] = [a.metadata.resourceVersion ?? '', b.metadata.resourceVersion ?? ''];
+const rvNewer = (a: Endpoints, b: Endpoints) => {
+  const [ra, rb] = [a.metadata?.resourceVersion ?? '', b.metadata?.resourceVersion ?? ''];
   return /^\d+$/.test(ra) && /^\d+$/.test(rb) && BigInt(ra) > BigInt(rb);
 };
 
 /** Selector.Matches for a service's map selector. */
-export function serviceSelectsPod(svc: any, pod: any): boolean {
+export function serviceSelectsPod(svc: Service, pod: Pod): boolean {
   const sel = svc.spec?.selector;
   if (sel == null) return false;
-  const labels = pod.metadata.labels ?? {};
+  const labels = pod.metadata?.labels ?? {};
   return Object.entries(sel).every(([k, v]) => Object.hasOwn(labels, k) && labels[k] === v);
 }
 
 /** What of a pod the Endpoints depend on (podEndpointsChanged). */
-function podEndpointState(pod: any): string {
+function podEndpointState(pod: Pod): string {
   return JSON.stringify([
-    pod.metadata.labels ?? {}, pod.metadata.deletionTimestamp ?? null, pod.status?.podIP ?? '', pod.status?.podIPs ?? [],
+    pod.metadata?.labels ?? {}, pod.metadata?.deletionTimestamp ?? null, pod.status?.podIP ?? '', pod.status?.podIPs ?? [],
     pod.spec?.nodeName ?? '', pod.spec?.hostname ?? '', pod.spec?.subdomain ?? '', podIsReady(pod), pod.status?.phase ?? '',
   ]);
 }
@@ -54,7 +56,7 @@ export class EndpointsController implements Controller {
   private readonly queue = new WorkQueue();
   private readonly triggers = new TriggerTimeTracker();
   /** Our last write per key, newer than the informer until it catches up. */
-  private readonly written = new Map<string, any>();
+  private readonly written = new Map<string, Endpoints>();
 
   constructor(private readonly ctx: ControllerContext) {
     this.logger = ctx.logger.with(controllerName);
@@ -64,17 +66,17 @@ export class EndpointsController implements Controller {
     this.services.addIndex(namespaceIndex, byNamespace);
     this.pods.addIndex(namespaceIndex, byNamespace);
     this.services.addEventHandler({
-      add: (s) => this.queue.add(metaKey(s)),
-      update: (_o, s) => this.queue.add(metaKey(s)),
-      delete: (s) => this.queue.add(metaKey(s)),
+      add: (s: Service) => this.queue.add(metaKey(s)),
+      update: (_o, s: Service) => this.queue.add(metaKey(s)),
+      delete: (s: Service) => this.queue.add(metaKey(s)),
     });
     this.pods.addEventHandler({
-      add: (p) => this.enqueueServicesOf(p),
-      update: (o, p) => { if (podEndpointState(o) !== podEndpointState(p)) this.enqueueServicesOf(p, o); },
-      delete: (p) => this.enqueueServicesOf(p),
+      add: (p: Pod) => this.enqueueServicesOf(p),
+      update: (o: Pod, p: Pod) => { if (podEndpointState(o) !== podEndpointState(p)) this.enqueueServicesOf(p, o); },
+      delete: (p: Pod) => this.enqueueServicesOf(p),
     });
     this.endpoints.addEventHandler({
-      delete: (e) => { this.written.delete(metaKey(e)); if (this.services.get(metaKey(e))) this.queue.add(metaKey(e)); },
+      delete: (e: Endpoints) => { this.written.delete(metaKey(e)); if (this.services.get(metaKey(e))) this.queue.add(metaKey(e)); },
     });
   }
 
@@ -87,21 +89,21 @@ export class EndpointsController implements Controller {
 
   stop(): void { this.queue.shutDown(); }
 
-  private enqueueServicesOf(pod: any, oldPod?: any): void {
-    for (const svc of this.services.byIndex(namespaceIndex, pod.metadata.namespace)) {
+  private enqueueServicesOf(pod: Pod, oldPod?: Pod): void {
+    for (const svc of this.services.byIndex(namespaceIndex, pod.metadata!.namespace!) as Service[]) {
       if (serviceSelectsPod(svc, pod) || (oldPod && serviceSelectsPod(svc, oldPod))) this.queue.add(metaKey(svc));
     }
   }
 
   private checkLeftoverEndpoints(): void {
-    for (const ep of this.endpoints.list()) {
-      if (Object.hasOwn(ep.metadata.annotations ?? {}, leaderAnnotation)) continue;
+    for (const ep of this.endpoints.list() as Endpoints[]) {
+      if (Object.hasOwn(ep.metadata?.annotations ?? {}, leaderAnnotation)) continue;
       if (!this.services.get(metaKey(ep))) this.queue.add(metaKey(ep));
     }
   }
 
-  private currentEndpoints(key: string): any | undefined {
-    const cached = this.endpoints.get(key);
+  private currentEndpoints(key: string): Endpoints | undefined {
+    const cached: Endpoints | undefined = this.endpoints.get(key);
     const mine = this.written.get(key);
     if (!mine) return cached;
     if (cached && !rvNewer(mine, cached)) {
@@ -114,7 +116,7 @@ export class EndpointsController implements Controller {
   private async syncService(key: string): Promise<void> {
     const [namespace, name] = key.split('/');
     const client = this.ctx.clients.resource('endpoints');
-    const svc = this.services.get(key);
+    const svc: Service | undefined = this.services.get(key);
     if (!svc) {
       this.triggers.delete(key);
       this.written.delete(key);
@@ -122,18 +124,18 @@ export class EndpointsController implements Controller {
       return;
     }
     if (!serviceManagesEndpoints(svc)) return;
-    const pods = this.pods.byIndex(namespaceIndex, namespace).filter((p) => serviceSelectsPod(svc, p));
+    const pods = (this.pods.byIndex(namespaceIndex, namespace) as Pod[]).filter((p) => serviceSelectsPod(svc, p));
     const subsets = computeEndpointSubsets(svc, pods);
     const trigger = this.triggers.compute(svc, pods);
     const current = this.currentEndpoints(key);
     const next = desiredEndpoints(svc, current, subsets, trigger);
     if (!next) return;
     try {
-      const saved = current ? await client.update(next) : await client.create(namespace, next);
+      const saved: Endpoints = current ? await client.update(next) : await client.create(namespace, next);
       this.written.set(key, saved);
     } catch (e) {
       // A namespace being torn down refuses new content; its service goes too.
-      if ((e as any)?.code === 403 && /being terminated/.test((e as Error).message)) return;
+      if ((e as { code?: number } | undefined)?.code === 403 && /being terminated/.test((e as Error).message)) return;
       if (isAlreadyExists(e) || isConflict(e)) this.written.delete(key);
       throw e;
     }

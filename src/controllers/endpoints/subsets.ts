@@ -22,6 +22,7 @@
  *    `endpoints.kubernetes.io/over-capacity: truncated`.
  */
 import { podIsReady } from '../../api/pods.js';
+import type { Endpoints, ObjectReference, Pod, Service, ServicePort } from 'kubernetes-types/core/v1.js';
 import { findPort, shouldPodBeInEndpoints } from '../../api/serviceendpoints.js';
 
 export { findPort, shouldPodBeInEndpoints } from '../../api/serviceendpoints.js';
@@ -31,35 +32,35 @@ export const annOverCapacity = 'endpoints.kubernetes.io/over-capacity';
 export const annLastChangeTriggerTime = 'endpoints.kubernetes.io/last-change-trigger-time';
 export const labelHeadless = 'service.kubernetes.io/headless';
 
-export interface EndpointAddress { ip: string; hostname?: string; nodeName?: string; targetRef?: any }
+export interface EndpointAddress { ip: string; hostname?: string; nodeName?: string; targetRef?: ObjectReference }
 export interface EndpointPort { name?: string; port: number; protocol?: string; appProtocol?: string }
 export interface EndpointSubset { addresses?: EndpointAddress[]; notReadyAddresses?: EndpointAddress[]; ports?: EndpointPort[] }
 
 /** Rule 1. */
-export const serviceManagesEndpoints = (svc: any) => svc.spec?.type !== 'ExternalName' && svc.spec?.selector != null;
+export const serviceManagesEndpoints = (svc: Service) => svc.spec?.type !== 'ExternalName' && svc.spec?.selector != null;
 
 const isIPv6 = (ip: string | undefined) => !!ip && ip.includes(':');
 
 /** Rule 3 (podToEndpointAddressForService); undefined when the pod has no IP of the family. */
-export function podToEndpointAddress(svc: any, pod: any): EndpointAddress | undefined {
+export function podToEndpointAddress(svc: Service, pod: Pod): EndpointAddress | undefined {
   let v6: boolean;
   if (svc.spec?.ipFamilies?.length) v6 = svc.spec.ipFamilies[0] === 'IPv6';
   else if (svc.spec?.clusterIP && svc.spec.clusterIP !== 'None') v6 = isIPv6(svc.spec.clusterIP);
   else v6 = isIPv6(pod.status?.podIP);
-  const ips: string[] = (pod.status?.podIPs ?? []).map((p: any) => p.ip);
+  const ips: string[] = (pod.status?.podIPs ?? []).map((p) => p.ip!);
   if (!ips.length && pod.status?.podIP) ips.push(pod.status.podIP);
   const ip = ips.find((i) => isIPv6(i) === v6);
   if (!ip) return undefined;
   const addr: EndpointAddress = { ip };
-  if (pod.spec?.hostname && pod.spec.subdomain === svc.metadata.name && pod.metadata.namespace === svc.metadata.namespace) {
+  if (pod.spec?.hostname && pod.spec.subdomain === svc.metadata!.name && pod.metadata!.namespace === svc.metadata!.namespace) {
     addr.hostname = pod.spec.hostname;
   }
   if (pod.spec?.nodeName) addr.nodeName = pod.spec.nodeName;
-  addr.targetRef = { kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid };
+  addr.targetRef = { kind: 'Pod', namespace: pod.metadata!.namespace, name: pod.metadata!.name, uid: pod.metadata!.uid };
   return addr;
 }
 
-function endpointPort(svcPort: any, port: number): EndpointPort {
+function endpointPort(svcPort: ServicePort, port: number): EndpointPort {
   const out: EndpointPort = svcPort.name ? { name: svcPort.name, port } : { port };
   out.protocol = svcPort.protocol ?? 'TCP';
   if (svcPort.appProtocol) out.appProtocol = svcPort.appProtocol;
@@ -67,9 +68,9 @@ function endpointPort(svcPort: any, port: number): EndpointPort {
 }
 
 /** Rules 2 to 5: the repacked subsets for the service's selected pods. */
-export function computeEndpointSubsets(svc: any, pods: Iterable<any>): EndpointSubset[] {
+export function computeEndpointSubsets(svc: Service, pods: Iterable<Pod>): EndpointSubset[] {
   const tolerateUnready = !!svc.spec?.publishNotReadyAddresses;
-  const ports: any[] = svc.spec?.ports ?? [];
+  const ports: ServicePort[] = svc.spec?.ports ?? [];
   const raw: { addr: EndpointAddress; ready: boolean; port?: EndpointPort }[] = [];
   for (const pod of pods) {
     if (!shouldPodBeInEndpoints(pod, tolerateUnready)) continue;
@@ -168,7 +169,8 @@ export function truncateSubsets(subsets: EndpointSubset[]): { subsets: EndpointS
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v).filter((k) => (v as any)[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`).join(',')}}`;
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
   }
   return JSON.stringify(v);
 }
@@ -187,23 +189,24 @@ const labelsEqual = (a: Record<string, string> | undefined, b: Record<string, st
  * current one already says it (subsets, labels and capacity annotation).
  * `current` undefined means create.
  */
-export function desiredEndpoints(svc: any, current: any | undefined, subsets: EndpointSubset[], triggerTime: Date | undefined): any | undefined {
+export function desiredEndpoints(svc: Service, current: Endpoints | undefined, subsets: EndpointSubset[], triggerTime: Date | undefined): Endpoints | undefined {
   const headless = !svc.spec?.clusterIP || svc.spec.clusterIP === 'None';
   if (current) {
-    const compareLabels = { ...(current.metadata.labels ?? {}) };
+    const compareLabels = { ...(current.metadata?.labels ?? {}) };
     delete compareLabels[labelHeadless];
-    const overCapacityOk = countAddresses(current.subsets ?? []) <= maxCapacity && !Object.hasOwn(current.metadata.annotations ?? {}, annOverCapacity);
-    if (normalize(current.subsets) === normalize(subsets) && labelsEqual(compareLabels, svc.metadata.labels) && overCapacityOk) return undefined;
+    const overCapacityOk = countAddresses(current.subsets ?? []) <= maxCapacity && !Object.hasOwn(current.metadata?.annotations ?? {}, annOverCapacity);
+    if (normalize(current.subsets) === normalize(subsets) && labelsEqual(compareLabels, svc.metadata!.labels) && overCapacityOk) return undefined;
   }
-  const next = current ? structuredClone(current) : { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: svc.metadata.name, namespace: svc.metadata.namespace } };
+  const next: Endpoints = current ? structuredClone(current) : { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: svc.metadata!.name, namespace: svc.metadata!.namespace } };
+  const meta = next.metadata!;
   const { subsets: kept, truncated } = truncateSubsets(subsets);
   next.subsets = kept;
-  const annotations: Record<string, string> = { ...(next.metadata.annotations ?? {}) };
+  const annotations: Record<string, string> = { ...(meta.annotations ?? {}) };
   if (triggerTime) annotations[annLastChangeTriggerTime] = rfc3339Nano(triggerTime); else delete annotations[annLastChangeTriggerTime];
   if (truncated) annotations[annOverCapacity] = 'truncated'; else delete annotations[annOverCapacity];
-  next.metadata.annotations = annotations;
-  const labels: Record<string, string> = { ...(svc.metadata.labels ?? {}) };
+  meta.annotations = annotations;
+  const labels: Record<string, string> = { ...(svc.metadata!.labels ?? {}) };
   if (headless) labels[labelHeadless] = ''; else delete labels[labelHeadless];
-  next.metadata.labels = labels;
+  meta.labels = labels;
   return next;
 }

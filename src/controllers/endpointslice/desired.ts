@@ -21,6 +21,7 @@
  * controller): every subset's addresses (ready) and notReadyAddresses (not
  * ready), grouped by IP family and the subset's ports.
  */
+import type { EndpointAddress, Endpoints, Node, Pod, Service } from 'kubernetes-types/core/v1.js';
 import type { Endpoint, EndpointPort } from 'kubernetes-types/discovery/v1.js';
 import { matchesSelector, selectorFromSet } from '../../api/labels.js';
 import { podIsReady } from '../../api/pods.js';
@@ -32,14 +33,14 @@ export const zoneLabel = 'topology.kubernetes.io/zone';
 const familyOf = (ip: string) => (ip.includes(':') ? 'IPv6' : 'IPv4');
 
 /** Selector.Matches for a service's map selector (nil selects nothing). */
-export function serviceSelectsPod(svc: any, pod: any): boolean {
+export function serviceSelectsPod(svc: Service, pod: Pod): boolean {
   const sel = svc.spec?.selector;
-  if (sel == null || pod.metadata.namespace !== svc.metadata.namespace) return false;
-  return matchesSelector(selectorFromSet(sel), pod.metadata.labels);
+  if (sel == null || pod.metadata!.namespace !== svc.metadata!.namespace) return false;
+  return matchesSelector(selectorFromSet(sel), pod.metadata!.labels);
 }
 
 /** Rule 1: the services this controller manages. */
-export const serviceHasSlices = (svc: any) => svc.spec?.type !== 'ExternalName' && svc.spec?.selector != null;
+export const serviceHasSlices = (svc: Service) => svc.spec?.type !== 'ExternalName' && svc.spec?.selector != null;
 
 /** Groups endpoints under a key of address type and ports, keeping first-seen order. */
 export class Grouper {
@@ -56,20 +57,20 @@ export class Grouper {
 export const groupKey = (addressType: string, ports: readonly EndpointPort[] | undefined) =>
   `${addressType}/${JSON.stringify([...(ports ?? [])].map((p) => [p.name ?? '', p.port ?? null, p.protocol ?? 'TCP', p.appProtocol ?? '']).sort())}`;
 
-function podEndpoint(svc: any, pod: any, ip: string, node: any): Endpoint {
+function podEndpoint(svc: Service, pod: Pod, ip: string, node: Node | undefined): Endpoint {
   const publish = !!svc.spec?.publishNotReadyAddresses;
   const serving = publish || podIsReady(pod);
-  const terminating = !!pod.metadata.deletionTimestamp;
+  const terminating = !!pod.metadata!.deletionTimestamp;
   const ep: Endpoint = { addresses: [ip], conditions: { ready: publish || (serving && !terminating), serving, terminating } };
-  if (pod.spec?.hostname && pod.spec?.subdomain === svc.metadata.name) ep.hostname = pod.spec.hostname;
+  if (pod.spec?.hostname && pod.spec?.subdomain === svc.metadata!.name) ep.hostname = pod.spec.hostname;
   if (pod.spec?.nodeName) ep.nodeName = pod.spec.nodeName;
   const zone = node?.metadata?.labels?.[zoneLabel];
   if (zone) ep.zone = zone;
-  ep.targetRef = { kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid };
+  ep.targetRef = { kind: 'Pod', namespace: pod.metadata!.namespace, name: pod.metadata!.name, uid: pod.metadata!.uid };
   return ep;
 }
 
-function podPorts(svc: any, pod: any): EndpointPort[] {
+function podPorts(svc: Service, pod: Pod): EndpointPort[] {
   const out: EndpointPort[] = [];
   for (const sp of svc.spec?.ports ?? []) {
     const port = findPort(pod, sp);
@@ -80,12 +81,12 @@ function podPorts(svc: any, pod: any): EndpointPort[] {
 }
 
 /** Rules 2 to 4: the service's endpoint groups (none without pods; the reconciler keeps a placeholder). */
-export function desiredServiceGroups(svc: any, pods: Iterable<any>, nodeOf: (name: string) => any): EndpointGroup[] {
+export function desiredServiceGroups(svc: Service, pods: Iterable<Pod>, nodeOf: (name: string | undefined) => Node | undefined): EndpointGroup[] {
   const families: string[] = svc.spec?.ipFamilies?.length ? svc.spec.ipFamilies : ['IPv4'];
   const grouper = new Grouper();
-  const sorted = [...pods].filter((p) => shouldPodBeInEndpoints(p, true)).sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  const sorted = [...pods].filter((p) => shouldPodBeInEndpoints(p, true)).sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
   for (const pod of sorted) {
-    const ips: string[] = pod.status?.podIPs?.length ? pod.status.podIPs.map((x: any) => x.ip) : [pod.status.podIP];
+    const ips: string[] = pod.status?.podIPs?.length ? pod.status.podIPs.map((x) => x.ip!) : [pod.status!.podIP!];
     const ports = podPorts(svc, pod);
     for (const family of families) {
       const ip = ips.find((i) => familyOf(i) === family);
@@ -96,13 +97,13 @@ export function desiredServiceGroups(svc: any, pods: Iterable<any>, nodeOf: (nam
 }
 
 /** The mirrored groups of a custom Endpoints object. */
-export function mirroredGroups(endpoints: any): EndpointGroup[] {
+export function mirroredGroups(endpoints: Endpoints): EndpointGroup[] {
   const grouper = new Grouper();
   for (const subset of endpoints.subsets ?? []) {
-    const ports: EndpointPort[] = (subset.ports ?? []).map((p: any) => ({
+    const ports: EndpointPort[] = (subset.ports ?? []).map((p) => ({
       name: p.name ?? '', port: p.port, protocol: p.protocol ?? 'TCP', ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
     }));
-    const add = (a: any, ready: boolean) => {
+    const add = (a: EndpointAddress, ready: boolean) => {
       const ep: Endpoint = { addresses: [a.ip], conditions: { ready } };
       if (a.hostname) ep.hostname = a.hostname;
       if (a.nodeName) ep.nodeName = a.nodeName;

@@ -8,6 +8,8 @@
  * leader-election records and Endpoints of services with a selector are not
  * mirrored (their slices are deleted).
  */
+import type { Endpoints, Service } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Informer } from '../../client/index.js';
 import { WorkQueue, metaKey, runWorkers } from '../../client/index.js';
 import type { Controller, ControllerContext } from '../types.js';
@@ -25,10 +27,10 @@ const maxEndpointsPerSubset = 1000;
 const ownerIndex = 'endpoints';
 
 /** Whether the Endpoints are mirrored: its service exists without a selector, and nothing opts it out. */
-export function shouldMirror(endpoints: any, svc: any): boolean {
+export function shouldMirror(endpoints: Endpoints | undefined, svc: Service | undefined): boolean {
   if (!endpoints || !svc || svc.spec?.selector != null) return false;
-  if (endpoints.metadata.labels?.[skipMirrorLabel] === 'true') return false;
-  return !Object.hasOwn(endpoints.metadata.annotations ?? {}, leaderAnnotation);
+  if (endpoints.metadata?.labels?.[skipMirrorLabel] === 'true') return false;
+  return !Object.hasOwn(endpoints.metadata?.annotations ?? {}, leaderAnnotation);
 }
 
 export class EndpointSliceMirroringController implements Controller {
@@ -47,10 +49,10 @@ export class EndpointSliceMirroringController implements Controller {
     this.slices = ctx.informers.informer('endpointslices');
     this.writer = new SliceWriter(ctx.clients, this.slices);
     this.slices.addIndex(ownerIndex, sliceOwner(mirroringManagedBy));
-    const enqueue = (o: any) => this.queue.add(metaKey(o));
-    this.endpoints.addEventHandler({ add: enqueue, update: (_o, e) => enqueue(e), delete: enqueue });
-    this.services.addEventHandler({ add: enqueue, update: (_o, s) => enqueue(s), delete: enqueue });
-    const sliceChanged = (s: any) => { for (const k of sliceOwner(mirroringManagedBy)(s)) this.queue.add(k); };
+    const enqueue = (o: Endpoints | Service) => this.queue.add(metaKey(o));
+    this.endpoints.addEventHandler({ add: enqueue, update: (_o, e: Endpoints) => enqueue(e), delete: enqueue });
+    this.services.addEventHandler({ add: enqueue, update: (_o, s: Service) => enqueue(s), delete: enqueue });
+    const sliceChanged = (s: EndpointSlice) => { for (const k of sliceOwner(mirroringManagedBy)(s)) this.queue.add(k); };
     this.slices.addEventHandler({ add: sliceChanged, update: (_o, s) => sliceChanged(s), delete: sliceChanged });
   }
 
@@ -65,21 +67,22 @@ export class EndpointSliceMirroringController implements Controller {
   private async sync(key: string): Promise<void | { requeueAfterMs?: number }> {
     if (this.writer.stale(key)) return { requeueAfterMs: 100 };
     const [namespace] = key.split('/');
-    const ep = this.endpoints.get(key);
-    const existing = this.slices.byIndex(ownerIndex, key);
+    const ep: Endpoints | undefined = this.endpoints.get(key);
+    const existing: EndpointSlice[] = this.slices.byIndex(ownerIndex, key);
     if (!shouldMirror(ep, this.services.get(key))) {
       if (existing.length) await this.writer.apply(key, namespace, { create: [], update: [], delete: existing });
       else this.writer.forget(key);
       return;
     }
-    const plan = planSlices(existing, mirroredGroups(ep), {
-      namespace, generateName: `${ep.metadata.name}-`, labels: sliceLabels(ep, mirroringManagedBy), ownerReference: controllerRefTo(ep, 'Endpoints'),
+    const mirrored = ep!; // shouldMirror is false without it
+    const plan = planSlices(existing, mirroredGroups(mirrored), {
+      namespace, generateName: `${mirrored.metadata!.name}-`, labels: sliceLabels(mirrored, mirroringManagedBy), ownerReference: controllerRefTo(mirrored, 'Endpoints'),
       maxEndpointsPerSlice: maxEndpointsPerSubset,
     });
     try {
       await this.writer.apply(key, namespace, plan);
     } catch (e) {
-      if ((e as any)?.code === 403 && /being terminated/.test((e as Error).message)) return;
+      if ((e as { code?: number } | undefined)?.code === 403 && /being terminated/.test((e as Error).message)) return;
       throw e;
     }
   }

@@ -14,14 +14,15 @@
  *  5. a slice is written only when its endpoints, ports, labels or owner
  *     differ from what is stored.
  */
-import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { Endpoint, EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { groupKey, type EndpointGroup } from './desired.js';
 
 export interface SliceTemplate {
   namespace: string;
   generateName: string;
   labels: Record<string, string>;
-  ownerReference: any;
+  ownerReference: OwnerReference;
   maxEndpointsPerSlice: number;
   /** The placeholder's address type when there are no endpoints at all; none for mirroring. */
   placeholder?: string;
@@ -29,11 +30,11 @@ export interface SliceTemplate {
 
 export interface SlicePlan { create: EndpointSlice[]; update: EndpointSlice[]; delete: EndpointSlice[] }
 
-const endpointKey = (e: any) => `${(e.addresses ?? []).join(',')}/${e.targetRef?.uid ?? ''}`;
-const byName = (a: any, b: any) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0);
+const endpointKey = (e: Endpoint) => `${(e.addresses ?? []).join(',')}/${e.targetRef?.uid ?? ''}`;
+const byName = (a: EndpointSlice, b: EndpointSlice) => (a.metadata!.name! < b.metadata!.name! ? -1 : a.metadata!.name! > b.metadata!.name! ? 1 : 0);
 
-function build(t: SliceTemplate, g: EndpointGroup, endpoints: any[], existing?: EndpointSlice): EndpointSlice {
-  const metadata: any = existing
+function build(t: SliceTemplate, g: EndpointGroup, endpoints: Endpoint[], existing?: EndpointSlice): EndpointSlice {
+  const metadata: ObjectMeta = existing
     ? { ...existing.metadata, labels: t.labels, ownerReferences: [t.ownerReference] }
     : { generateName: t.generateName, namespace: t.namespace, labels: t.labels, ownerReferences: [t.ownerReference] };
   return { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata, addressType: g.addressType, endpoints, ports: g.ports.length ? g.ports : undefined };

@@ -11,6 +11,7 @@
  * object and its owners from the API server (never trusting the cache for a
  * deletion): an owner is gone only when a GET by name returns 404 or another uid.
  */
+import type { Unstructured } from '../../api/unstructured.js';
 import type { EventRecorder, GVR, ResourceName } from '../../client/index.js';
 import { Informer, ResourceClient, WorkQueue, isConflict, isNotFound } from '../../client/index.js';
 import { discoverCustomResources, type DiscoveredResource } from './discovery.js';
@@ -124,7 +125,7 @@ export class GarbageCollectorController implements Controller {
 
   /** Feeds an informer's objects (of one apiVersion and kind) into the dependency graph. */
   private observe(informer: Informer, apiVersion: string, kind: string): void {
-    const identity = (o: any): ObjectIdentity => ({ apiVersion, kind, name: o.metadata.name, namespace: o.metadata.namespace ?? '', uid: o.metadata.uid });
+    const identity = (o: Unstructured): ObjectIdentity => ({ apiVersion, kind, name: o.metadata!.name!, namespace: o.metadata!.namespace ?? '', uid: o.metadata!.uid! });
     informer.addEventHandler({
       add: (o) => this.apply(this.graph.observe(identity(o), o)),
       update: (old, o) => this.apply(this.graph.observe(identity(o), o, old)),
@@ -217,14 +218,14 @@ export class GarbageCollectorController implements Controller {
     for (const ref of refs) {
       const owner = await this.lookUpOwner(ref, item);
       if (!owner) out.dangling.push(ref);
-      else if (owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(FinalizerDeleteDependents)) out.waiting.push(ref);
+      else if (owner.metadata!.deletionTimestamp && (owner.metadata!.finalizers ?? []).includes(FinalizerDeleteDependents)) out.waiting.push(ref);
       else out.solid.push(ref);
     }
     return out;
   }
 
   /** isDangling: the live owner, or undefined when it is gone (404 or another uid). */
-  private async lookUpOwner(ref: OwnerReference, item: GraphNode): Promise<any | undefined> {
+  private async lookUpOwner(ref: OwnerReference, item: GraphNode): Promise<Unstructured | undefined> {
     const coords = { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid };
     if (this.hasAbsent({ ...coords, namespace: '' }) || this.hasAbsent({ ...coords, namespace: item.identity.namespace })) return undefined;
     const gvr = this.resolve(ref.apiVersion, ref.kind);
@@ -234,7 +235,7 @@ export class GarbageCollectorController implements Controller {
       throw new PermanentError('cluster-scoped objects cannot refer to namespaced owners');
     }
     const key = { ...coords, namespace: gvr.namespaced ? item.identity.namespace : '' };
-    let owner: any;
+    let owner: Unstructured;
     try {
       owner = await this.client(ref.apiVersion, ref.kind).get(key.namespace || undefined, ref.name);
     } catch (e) {
@@ -242,7 +243,7 @@ export class GarbageCollectorController implements Controller {
       this.addAbsent(key);
       return undefined;
     }
-    if (owner.metadata.uid !== ref.uid) { this.addAbsent(key); return undefined; }
+    if (owner.metadata!.uid !== ref.uid) { this.addAbsent(key); return undefined; }
     return owner;
   }
 

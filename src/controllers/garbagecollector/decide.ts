@@ -54,12 +54,15 @@ export function decide(item: ItemFacts, refs: ClassifiedReferences): Decision {
 }
 
 /** The owner-reference patch that drops the given owners (strategic merge, merge key uid). */
-export function deleteOwnerRefsPatch(dependentUID: string, ownerUIDs: readonly string[]): any {
-  return { metadata: { uid: dependentUID, ownerReferences: ownerUIDs.map((uid) => ({ $patch: 'delete', uid })) } };
+/** A strategic merge patch of a dependent's ownerReferences (merge key uid). */
+export interface OwnerRefsPatch { metadata: { uid: string; ownerReferences: (OwnerReference | { $patch: 'delete'; uid: string })[] } }
+
+export function deleteOwnerRefsPatch(dependentUID: string, ownerUIDs: readonly string[]): OwnerRefsPatch {
+  return { metadata: { uid: dependentUID, ownerReferences: ownerUIDs.map((uid) => ({ $patch: 'delete' as const, uid })) } };
 }
 
 /** unblockOwnerReferencesStrategicMergePatch: blockOwnerDeletion false on every blocking reference; undefined when none. */
-export function unblockOwnerRefsPatch(dependentUID: string, refs: readonly OwnerReference[]): any | undefined {
+export function unblockOwnerRefsPatch(dependentUID: string, refs: readonly OwnerReference[]): OwnerRefsPatch | undefined {
   const blocking = refs.filter((r) => r.blockOwnerDeletion);
   if (!blocking.length) return undefined;
   return { metadata: { uid: dependentUID, ownerReferences: blocking.map((r) => ({ ...r, blockOwnerDeletion: false })) } };

@@ -6,6 +6,7 @@
  * can be listed, watched and deleted are kept, as upstream's
  * GetDeletableResources does.
  */
+import type { APIGroupList, APIResourceList } from 'kubernetes-types/meta/v1.js';
 import type { GVR, RestClient } from '../../client/index.js';
 import { resources } from '../../api/resources.js';
 
@@ -14,12 +15,12 @@ export interface DiscoveredResource extends GVR { kind: string }
 const builtinGroups = new Set(resources.map((r) => r.group));
 
 export async function discoverCustomResources(rest: RestClient): Promise<DiscoveredResource[]> {
-  const groups = await rest.request('GET', '/apis');
+  const groups: APIGroupList = await rest.request('GET', '/apis');
   const out: DiscoveredResource[] = [];
   for (const g of groups.groups ?? []) {
     if (builtinGroups.has(g.name) || !g.preferredVersion?.version) continue;
     const version = g.preferredVersion.version;
-    let list: any;
+    let list: APIResourceList;
     try {
       list = await rest.request('GET', `/apis/${g.name}/${version}`);
     } catch {

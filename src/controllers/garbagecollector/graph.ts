@@ -13,6 +13,7 @@
  *  - a blocking ownerReference removed or unblocked: that owner.
  * No I/O here.
  */
+import type { Unstructured } from '../../api/unstructured.js';
 
 export interface OwnerReference {
   apiVersion: string;
@@ -60,11 +61,11 @@ export interface Enqueue {
 
 const emptyEnqueue = (): Enqueue => ({ attemptToDelete: [], attemptToOrphan: [], invalidNamespaceRefs: [], absent: [] });
 
-const hasFinalizer = (obj: any, f: string) => (obj?.metadata?.finalizers ?? []).includes(f);
-const beingDeleted = (obj: any) => !!obj?.metadata?.deletionTimestamp;
+const hasFinalizer = (obj: Unstructured | undefined, f: string) => (obj?.metadata?.finalizers ?? []).includes(f);
+const beingDeleted = (obj: Unstructured | undefined) => !!obj?.metadata?.deletionTimestamp;
 
 /** deletionStartsWithFinalizer: being deleted with the finalizer now, and not before. */
-export function deletionStartsWithFinalizer(oldObj: any, newObj: any, finalizer: string): boolean {
+export function deletionStartsWithFinalizer(oldObj: Unstructured | undefined, newObj: Unstructured, finalizer: string): boolean {
   if (!beingDeleted(newObj) || !hasFinalizer(newObj, finalizer)) return false;
   if (!oldObj) return true;
   return !beingDeleted(oldObj) || !hasFinalizer(oldObj, finalizer);
@@ -94,7 +95,7 @@ export class Graph {
   get size(): number { return this.uidToNode.size; }
 
   /** An informer add or update. */
-  observe(identity: ObjectIdentity, obj: any, oldObj?: any): Enqueue {
+  observe(identity: ObjectIdentity, obj: Unstructured, oldObj?: Unstructured): Enqueue {
     const out = emptyEnqueue();
     let node = this.uidToNode.get(identity.uid);
     if (node && !node.observed) {
@@ -189,7 +190,7 @@ export class Graph {
     }
   }
 
-  private processTransitions(oldObj: any, obj: any, node: GraphNode, out: Enqueue): void {
+  private processTransitions(oldObj: Unstructured | undefined, obj: Unstructured, node: GraphNode, out: Enqueue): void {
     if (deletionStartsWithFinalizer(oldObj, obj, FinalizerOrphanDependents)) {
       out.attemptToOrphan.push(node);
       return;

@@ -88,7 +88,7 @@ export class JobController implements Controller {
 
   stop(): void { this.queue.shutDown(); }
 
-  private enqueue(job: any): void { this.queue.add(metaKey(job)); }
+  private enqueue(job: Job): void { this.queue.add(metaKey(job)); }
 
   private index(pod: Pod, add: boolean): void {
     const ref = controllerRef(pod);

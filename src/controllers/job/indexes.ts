@@ -3,12 +3,16 @@
  * the index a pod carries, and the interval lists of status.completedIndexes
  * and status.failedIndexes ("1,3-5,7").
  */
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 export const completionIndexAnnotation = 'batch.kubernetes.io/job-completion-index';
 export const indexFailureCountAnnotation = 'batch.kubernetes.io/job-index-failure-count';
 export const indexIgnoredFailureCountAnnotation = 'batch.kubernetes.io/job-index-ignored-failure-count';
 
+/** A pod or a pod template: the annotations and labels are what count. */
+type Meta = { metadata?: ObjectMeta };
+
 /** The pod's completion index (annotation, else label), or undefined when missing or outside [0, completions). */
-export function podIndex(pod: any, completions: number): number | undefined {
+export function podIndex(pod: Meta | undefined, completions: number): number | undefined {
   const text = pod?.metadata?.annotations?.[completionIndexAnnotation] ?? pod?.metadata?.labels?.[completionIndexAnnotation];
   if (typeof text !== 'string' || !/^(0|[1-9][0-9]*)$/.test(text)) return undefined;
   const i = Number(text);
@@ -42,12 +46,12 @@ export function formatIndexes(indexes: Iterable<number>): string {
 }
 
 /** The per-index failure counts a replacement pod carries (backoffLimitPerIndex). */
-export function podIndexFailureCount(pod: any): number {
+export function podIndexFailureCount(pod: Meta | undefined): number {
   const n = Number(pod?.metadata?.annotations?.[indexFailureCountAnnotation] ?? 0);
   return Number.isInteger(n) && n >= 0 ? n : 0;
 }
 
-export function podIndexIgnoredFailureCount(pod: any): number {
+export function podIndexIgnoredFailureCount(pod: Meta | undefined): number {
   const n = Number(pod?.metadata?.annotations?.[indexIgnoredFailureCountAnnotation] ?? 0);
   return Number.isInteger(n) && n >= 0 ? n : 0;
 }

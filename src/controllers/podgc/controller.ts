@@ -14,7 +14,7 @@ import {
 } from './plan.js';
 import { updatePodCondition } from '../../api/pods.js';
 import type { PodCondition } from '../../api/pods.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 
 export const controllerName = 'pod-garbage-collector';
 
@@ -104,11 +104,11 @@ export class PodGCController implements Controller {
     try {
       const phase = pod.status?.phase;
       if (phase !== 'Succeeded' && phase !== 'Failed') {
-        const status: any = structuredClone(pod.status ?? {});
+        const status: PodStatus = structuredClone(pod.status ?? {});
         status.phase = 'Failed';
-        const patch: any = { phase: 'Failed' };
+        const patch: PodStatus = { phase: 'Failed' };
         if (condition && updatePodCondition(status, condition, this.ctx.clock.now())) {
-          patch.conditions = [status.conditions.find((c: any) => c.type === condition.type)];
+          patch.conditions = [status.conditions!.find((c) => c.type === condition.type)!];
         }
         await this.ctx.clients.pods.patch(namespace, name!, { metadata: { uid }, status: patch }, 'strategic', 'status');
       }

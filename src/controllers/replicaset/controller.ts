@@ -12,16 +12,19 @@
  *  4. Write status when it changed; requeue after minReadySeconds while
  *     ready pods are not yet available.
  */
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { ReplicaSet, ReplicaSetStatus } from 'kubernetes-types/apps/v1.js';
+import type { Pod, PodSpec, ReplicationController } from 'kubernetes-types/core/v1.js';
+import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { Writable } from '../../api/writable.js';
 import type { Controller, ControllerContext } from '../types.js';
 import type { Informer, EventRecorder } from '../../client/index.js';
-import { WorkQueue, runWorkers, metaKey, isNotFound, isConflict } from '../../client/index.js';
+import { WorkQueue, runWorkers, metaKey, isNotFound, isConflict, isNamespaceTerminating } from '../../client/index.js';
 import { isEverything, matchesSelector } from '../../api/labels.js';
 import type { Logger } from '../../util/log.js';
 import { controllerRef, podIsActive, podIsReady } from '../../api/pods.js';
 import { UIDTrackingExpectations, expectationsTimeoutMs } from '../expectations.js';
 import { claimObjects, newControllerRef, recheckOwner } from '../controller-ref.js';
-import type { ReplicaKind } from './kind.js';
+import type { ReplicaKind, ReplicaOwner } from './kind.js';
 import { burstReplicas, calculateStatus, planManage, slowStartBatch, statusUnchanged } from './plan.js';
 
 /** controller.SlowStartInitialBatchSize. */
@@ -34,9 +37,9 @@ export interface ReplicaSetControllerOptions {
 
 const byController = 'controllerUID';
 const orphansByNamespace = 'orphansByNamespace';
-const indexByController = (obj: any) => { const r = controllerRef(obj); return r ? [r.uid] : []; };
-const indexOrphans = (obj: any) => (controllerRef(obj) ? [] : [obj.metadata.namespace ?? '']);
-const isDeleting = (o: any) => !!o?.metadata?.deletionTimestamp;
+const indexByController = (obj: Pod): string[] => { const r = controllerRef(obj); return r ? [r.uid] : []; };
+const indexOrphans = (obj: Pod): string[] => (controllerRef(obj) ? [] : [obj.metadata?.namespace ?? '']);
+const isDeleting = (o: { metadata?: ObjectMeta } | undefined) => !!o?.metadata?.deletionTimestamp;
 
 export class ReplicaSetController implements Controller {
   readonly name: string;
@@ -73,54 +76,54 @@ export class ReplicaSetController implements Controller {
 
   stop(): void { this.queue.shutDown(); }
 
-  private enqueue(rs: any): void { this.queue.add(metaKey(rs)); }
-  private withKind(rs: any): any { return { ...rs, apiVersion: this.kind.owner.apiVersion, kind: this.kind.owner.kind }; }
+  private enqueue(rs: ReplicaOwner): void { this.queue.add(metaKey(rs)); }
+  private withKind(rs: ReplicaOwner): ReplicaOwner { return { ...rs, apiVersion: this.kind.owner.apiVersion, kind: this.kind.owner.kind } as ReplicaOwner; }
 
   // ---- event handlers: find the owner, count expectations, enqueue ----
 
   private registerHandlers(): void {
     this.rsInformer.addEventHandler({
-      add: (rs) => this.enqueue(rs),
-      update: (old, cur) => {
-        if (old.metadata.uid !== cur.metadata.uid) this.deleteRS(old);
+      add: (rs: ReplicaOwner) => this.enqueue(rs),
+      update: (old: ReplicaOwner, cur: ReplicaOwner) => {
+        if (old.metadata!.uid !== cur.metadata!.uid) this.deleteRS(old);
         this.enqueue(cur);
       },
-      delete: (rs) => this.deleteRS(rs),
+      delete: (rs: ReplicaOwner) => this.deleteRS(rs),
     });
     this.podInformer.addEventHandler({
-      add: (pod) => this.addPod(pod),
-      update: (old, cur) => this.updatePod(old, cur),
-      delete: (pod) => this.deletePod(pod),
+      add: (pod: Pod) => this.addPod(pod),
+      update: (old: Pod, cur: Pod) => this.updatePod(old, cur),
+      delete: (pod: Pod) => this.deletePod(pod),
     });
   }
 
-  private deleteRS(rs: any): void {
+  private deleteRS(rs: ReplicaOwner): void {
     const key = metaKey(rs);
     this.expectations.delete(key);
     this.queue.add(key);
   }
 
   /** resolveControllerRef: the owner a controller ref names, if its kind and uid match. */
-  private resolveControllerRef(namespace: string, ref: any): any | undefined {
+  private resolveControllerRef(namespace: string, ref: OwnerReference | undefined): ReplicaOwner | undefined {
     if (ref?.kind !== this.kind.owner.kind) return undefined;
-    const rs = this.rsInformer.get(`${namespace}/${ref.name}`);
-    return rs && rs.metadata.uid === ref.uid ? rs : undefined;
+    const rs: ReplicaOwner | undefined = this.rsInformer.get(`${namespace}/${ref.name}`);
+    return rs && rs.metadata!.uid === ref.uid ? rs : undefined;
   }
 
   /** getPodReplicaSets: owners in the pod's namespace whose (non-empty) selector matches it. */
-  private matchingOwners(pod: any): any[] {
-    return this.rsInformer.list().filter((rs) => {
-      if (rs.metadata.namespace !== pod.metadata.namespace) return false;
+  private matchingOwners(pod: Pod): ReplicaOwner[] {
+    return this.rsInformer.list().filter((rs: ReplicaOwner) => {
+      if (rs.metadata!.namespace !== pod.metadata!.namespace) return false;
       const sel = this.kind.selector(rs);
-      return !!sel && !isEverything(sel) && matchesSelector(sel, pod.metadata.labels);
+      return !!sel && !isEverything(sel) && matchesSelector(sel, pod.metadata!.labels);
     });
   }
 
-  private addPod(pod: any): void {
+  private addPod(pod: Pod): void {
     if (isDeleting(pod)) { this.deletePod(pod); return; }
     const ref = controllerRef(pod);
     if (ref) {
-      const rs = this.resolveControllerRef(pod.metadata.namespace, ref);
+      const rs = this.resolveControllerRef(pod.metadata!.namespace!, ref);
       if (!rs) return;
       this.expectations.creationObserved(metaKey(rs));
       this.enqueue(rs);
@@ -129,9 +132,9 @@ export class ReplicaSetController implements Controller {
     for (const rs of this.matchingOwners(pod)) this.enqueue(rs);
   }
 
-  private updatePod(old: any, cur: any): void {
-    if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
-    const labelsChanged = JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(cur.metadata.labels ?? {});
+  private updatePod(old: Pod, cur: Pod): void {
+    if (old.metadata!.resourceVersion === cur.metadata!.resourceVersion) return;
+    const labelsChanged = JSON.stringify(old.metadata!.labels ?? {}) !== JSON.stringify(cur.metadata!.labels ?? {});
     if (isDeleting(cur)) {
       // A graceful delete: replace the pod now rather than when it is finally gone.
       this.deletePod(cur);
@@ -142,11 +145,11 @@ export class ReplicaSetController implements Controller {
     const oldRef = controllerRef(old);
     const refChanged = JSON.stringify(curRef) !== JSON.stringify(oldRef);
     if (refChanged && oldRef) {
-      const prev = this.resolveControllerRef(old.metadata.namespace, oldRef);
+      const prev = this.resolveControllerRef(old.metadata!.namespace!, oldRef);
       if (prev) this.enqueue(prev);
     }
     if (curRef) {
-      const rs = this.resolveControllerRef(cur.metadata.namespace, curRef);
+      const rs = this.resolveControllerRef(cur.metadata!.namespace!, curRef);
       if (!rs) return;
       this.enqueue(rs);
       const minReady = rs.spec?.minReadySeconds ?? 0;
@@ -156,8 +159,8 @@ export class ReplicaSetController implements Controller {
     if (labelsChanged || refChanged) for (const rs of this.matchingOwners(cur)) this.enqueue(rs);
   }
 
-  private deletePod(pod: any): void {
-    const rs = this.resolveControllerRef(pod.metadata.namespace, controllerRef(pod));
+  private deletePod(pod: Pod): void {
+    const rs = this.resolveControllerRef(pod.metadata!.namespace!, controllerRef(pod));
     if (!rs) return;
     const key = metaKey(rs);
     this.expectations.deletionObserved(key, metaKey(pod));
@@ -167,11 +170,12 @@ export class ReplicaSetController implements Controller {
   // ---- the sync ----
 
   /** Active pods in the namespace the owner controls, and active orphans there. */
-  private candidates(rs: any): Pod[] {
-    const ns = rs.metadata.namespace;
-    const pods = this.scan
-      ? this.podInformer.list().filter((p) => p.metadata.namespace === ns && (!controllerRef(p) || controllerRef(p).uid === rs.metadata.uid))
-      : [...this.podInformer.byIndex(byController, rs.metadata.uid).filter((p) => p.metadata.namespace === ns), ...this.podInformer.byIndex(orphansByNamespace, ns)];
+  private candidates(rs: ReplicaOwner): Pod[] {
+    const ns = rs.metadata!.namespace!;
+    const uid = rs.metadata!.uid!;
+    const pods: Pod[] = this.scan
+      ? this.podInformer.list().filter((p: Pod) => p.metadata!.namespace === ns && (!controllerRef(p) || controllerRef(p)!.uid === uid))
+      : [...this.podInformer.byIndex(byController, uid).filter((p: Pod) => p.metadata!.namespace === ns), ...this.podInformer.byIndex(orphansByNamespace, ns)];
     return pods.filter(podIsActive);
   }
 
@@ -180,20 +184,22 @@ export class ReplicaSetController implements Controller {
    * the same controlling owner (a Deployment's ReplicaSets); just ours when
    * we have no controller.
    */
-  private relatedPods(rs: any, own: Pod[]): Pod[] {
+  private relatedPods(rs: ReplicaOwner, own: Pod[]): Pod[] {
     const owner = controllerRef(rs);
     if (!owner) return own;
-    const siblings = this.rsInformer.list().filter((o) => o.metadata.namespace === rs.metadata.namespace && controllerRef(o)?.uid === owner.uid);
+    const ns = rs.metadata!.namespace;
+    const siblings = this.rsInformer.list().filter((o: ReplicaOwner) => o.metadata!.namespace === ns && controllerRef(o)?.uid === owner.uid);
     const out: Pod[] = [];
     for (const sib of siblings) {
-      const pods = this.scan ? this.podInformer.list().filter((p) => controllerRef(p)?.uid === sib.metadata.uid) : this.podInformer.byIndex(byController, sib.metadata.uid);
-      out.push(...pods.filter((p: any) => p.metadata.namespace === rs.metadata.namespace));
+      const sibUID = (sib as ReplicaOwner).metadata!.uid!;
+      const pods: Pod[] = this.scan ? this.podInformer.list().filter((p: Pod) => controllerRef(p)?.uid === sibUID) : this.podInformer.byIndex(byController, sibUID);
+      out.push(...pods.filter((p) => p.metadata!.namespace === ns));
     }
     return out;
   }
 
   async syncReplicaSet(key: string): Promise<void> {
-    const rs = this.rsInformer.get(key);
+    const rs: ReplicaOwner | undefined = this.rsInformer.get(key);
     if (!rs) { this.expectations.delete(key); return; } // 1
     const needsSync = this.expectations.satisfied(key);
     const selector = this.kind.selector(rs);
@@ -208,7 +214,7 @@ export class ReplicaSetController implements Controller {
     const now = this.ctx.clock.now();
     const status = calculateStatus({ // 4
       replicas: rs.spec?.replicas ?? 1, minReadySeconds: rs.spec?.minReadySeconds ?? 0, templateLabels: rs.spec?.template?.metadata?.labels ?? {},
-      status: rs.status, generation: rs.metadata.generation ?? 0, active, now,
+      status: rs.status, generation: rs.metadata!.generation ?? 0, active, now,
       manageError: manageError === undefined ? undefined : (manageError as Error).message ?? String(manageError),
     });
     const updated = await this.updateStatus(rs, status);
@@ -221,7 +227,7 @@ export class ReplicaSetController implements Controller {
   }
 
   /** manageReplicas: expectations first, then slow-start creates or ranked deletes. */
-  private async manageReplicas(rs: any, active: Pod[], key: string): Promise<void> {
+  private async manageReplicas(rs: ReplicaOwner, active: Pod[], key: string): Promise<void> {
     const plan = planManage(rs.spec?.replicas ?? 1, active, this.relatedPods(rs, active), this.burst, this.ctx.clock.now());
     if (plan.create > 0) {
       this.expectations.expectCreations(key, plan.create);
@@ -236,7 +242,7 @@ export class ReplicaSetController implements Controller {
     const errors: unknown[] = [];
     await Promise.all(plan.delete.map(async (pod) => {
       try {
-        await this.ctx.clients.pods.delete(rs.metadata.namespace, pod.metadata!.name!);
+        await this.ctx.clients.pods.delete(rs.metadata!.namespace, pod.metadata!.name!);
         this.recorder.event(this.withKind(rs), 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata!.name}`);
       } catch (e) {
         this.expectations.deletionObserved(key, metaKey(pod));
@@ -249,50 +255,43 @@ export class ReplicaSetController implements Controller {
   }
 
   /** CreatePods: the template as a pod named `<owner>-xxxxx`; a terminating namespace is not a failure. */
-  private async createPod(rs: any): Promise<void> {
+  private async createPod(rs: ReplicaOwner): Promise<void> {
     const pod = podFromTemplate(rs, newControllerRef(rs, this.kind.owner));
     try {
-      if (Object.keys(pod.metadata.labels).length === 0) throw new Error('unable to create pods, no labels');
-      const created = await this.ctx.clients.pods.create(rs.metadata.namespace, pod);
-      this.recorder.event(this.withKind(rs), 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
+      if (Object.keys(pod.metadata!.labels!).length === 0) throw new Error('unable to create pods, no labels');
+      const created: Pod = await this.ctx.clients.pods.create(rs.metadata!.namespace, pod);
+      this.recorder.event(this.withKind(rs), 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata!.name}`);
     } catch (e) {
-      if (namespaceTerminating(e)) return;
+      if (isNamespaceTerminating(e)) return;
       this.recorder.event(this.withKind(rs), 'Warning', 'FailedCreate', `Error creating: ${(e as Error).message}`);
       throw e;
     }
   }
 
   /** updateReplicaSetStatus: write only a change; one retry on a fresh read. */
-  private async updateStatus(rs: any, status: any): Promise<any> {
+  private async updateStatus(rs: ReplicaOwner, status: ReplicaSetStatus): Promise<ReplicaOwner> {
     if (statusUnchanged(rs.status, status)) return rs;
     const client = this.ctx.clients.resource(this.kind.resource);
-    let toUpdate = structuredClone(rs);
+    let toUpdate: Writable<ReplicaOwner> = structuredClone(rs);
     for (let i = 0; ; i++) {
       toUpdate.status = status;
       try {
         return await client.updateStatus(this.withKind(toUpdate));
       } catch (e) {
         if (i >= 1) throw e;
-        toUpdate = await client.get(rs.metadata.namespace, rs.metadata.name);
+        toUpdate = await client.get(rs.metadata!.namespace, rs.metadata!.name!);
       }
     }
   }
 }
 
 /** GetPodFromTemplate: the template's labels, annotations, finalizers and spec, GenerateName `<owner>-`. */
-export function podFromTemplate(owner: any, ref: unknown): any {
+export function podFromTemplate(owner: ReplicaSet | ReplicationController, ref: OwnerReference): Pod {
   const t = owner.spec?.template ?? {};
-  const metadata: any = {
-    labels: { ...(t.metadata?.labels ?? {}) }, generateName: `${owner.metadata.name}-`, ownerReferences: [ref],
+  const metadata: ObjectMeta = {
+    labels: { ...(t.metadata?.labels ?? {}) }, generateName: `${owner.metadata!.name}-`, ownerReferences: [ref],
   };
   if (t.metadata?.annotations) metadata.annotations = { ...t.metadata.annotations };
   if (t.metadata?.finalizers) metadata.finalizers = [...t.metadata.finalizers];
-  return { apiVersion: 'v1', kind: 'Pod', metadata, spec: structuredClone(t.spec ?? {}) };
-}
-
-/** apierrors.HasStatusCause(err, NamespaceTerminatingCause), or the message admission uses. */
-function namespaceTerminating(e: unknown): boolean {
-  const st = (e as any)?.status;
-  if ((st?.details?.causes ?? []).some((c: any) => c.type === 'NamespaceTerminating')) return true;
-  return /because it is being terminated/.test((e as Error)?.message ?? '');
+  return { apiVersion: 'v1', kind: 'Pod', metadata, spec: structuredClone(t.spec ?? {}) as PodSpec };
 }

@@ -4,10 +4,15 @@
  * and core/v1 ReplicationController. They differ in their resource, their
  * selector (a LabelSelector vs a plain label map) and their event source.
  */
+import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { ReplicationController } from 'kubernetes-types/core/v1.js';
 import type { ResourceName } from '../../client/index.js';
 import { selectorFromLabelSelector, selectorFromSet } from '../../api/labels.js';
 import type { Selector } from '../../api/labels.js';
 import type { OwnerKind } from '../controller-ref.js';
+
+/** An object either kind drives: a ReplicaSet or a ReplicationController. */
+export type ReplicaOwner = ReplicaSet | ReplicationController;
 
 export interface ReplicaKind {
   /** The name kube-controller-manager's --controllers takes. */
@@ -17,7 +22,7 @@ export interface ReplicaKind {
   /** The event source component. */
   component: string;
   /** The parsed selector, or undefined when it does not parse. */
-  selector(obj: any): Selector | undefined;
+  selector(obj: ReplicaOwner): Selector | undefined;
 }
 
 export const replicaSetKind: ReplicaKind = {
@@ -27,7 +32,7 @@ export const replicaSetKind: ReplicaKind = {
   component: 'replicaset-controller',
   selector(rs) {
     try {
-      return selectorFromLabelSelector(rs.spec?.selector);
+      return selectorFromLabelSelector((rs as ReplicaSet).spec?.selector);
     } catch {
       return undefined;
     }
@@ -39,5 +44,5 @@ export const replicationControllerKind: ReplicaKind = {
   resource: 'replicationcontrollers',
   owner: { apiVersion: 'v1', kind: 'ReplicationController' },
   component: 'replication-controller',
-  selector: (rc) => selectorFromSet(rc.spec?.selector ?? {}),
+  selector: (rc) => selectorFromSet((rc as ReplicationController).spec?.selector ?? {}),
 };

@@ -9,6 +9,7 @@
  * live in a TimedWorkerQueue whose work adds the DisruptionTarget condition
  * and deletes the pod.
  */
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { Informer, EventRecorder } from '../../client/index.js';
 import { WorkQueue, isNotFound } from '../../client/index.js';
 import type { Controller, ControllerContext } from '../types.js';
@@ -83,17 +84,17 @@ export class TaintEvictionController implements Controller {
     }
   }
 
-  private podUpdated(oldPod: any, newPod: any): void {
-    const pod = newPod ?? oldPod;
+  private podUpdated(oldPod: Pod | undefined, newPod: Pod | undefined): void {
+    const pod = (newPod ?? oldPod)!;
     if (oldPod && newPod && tolerationsEqual(oldPod.spec?.tolerations, newPod.spec?.tolerations)
       && (oldPod.spec?.nodeName ?? '') === (newPod.spec?.nodeName ?? '')) return;
-    this.podQueue.add(`${pod.metadata.namespace}/${pod.metadata.name}`);
+    this.podQueue.add(`${pod.metadata!.namespace}/${pod.metadata!.name}`);
   }
 
-  private nodeUpdated(oldNode: any, newNode: any): void {
-    const node = newNode ?? oldNode;
+  private nodeUpdated(oldNode: Node | undefined, newNode: Node | undefined): void {
+    const node = (newNode ?? oldNode)!;
     if (oldNode && newNode && taintsEqual(getNoExecuteTaints(oldNode.spec?.taints), getNoExecuteTaints(newNode.spec?.taints))) return;
-    this.nodeQueue.add(node.metadata.name);
+    this.nodeQueue.add(node.metadata!.name!);
   }
 
   private handlePodUpdate(key: string): void {
@@ -167,15 +168,15 @@ export class TaintEvictionController implements Controller {
 
   private async addConditionAndDeletePod(namespace: string, name: string): Promise<void> {
     const pods = this.ctx.clients.pods;
-    const pod = await pods.get(namespace, name);
+    const pod: Pod = await pods.get(namespace, name);
     const status = structuredClone(pod.status ?? {});
     const changed = updatePodCondition(status, {
       type: 'DisruptionTarget', status: 'True', reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint',
     }, this.ctx.clock.now());
     if (changed) {
-      const cond = status.conditions.find((c: any) => c.type === 'DisruptionTarget');
-      await pods.patch(namespace, name, { metadata: { uid: pod.metadata.uid }, status: { conditions: [cond] } }, 'strategic', 'status');
+      const cond = status.conditions!.find((c) => c.type === 'DisruptionTarget');
+      await pods.patch(namespace, name, { metadata: { uid: pod.metadata!.uid }, status: { conditions: [cond] } }, 'strategic', 'status');
     }
-    await pods.delete(namespace, name, { preconditions: { uid: pod.metadata.uid } });
+    await pods.delete(namespace, name, { preconditions: { uid: pod.metadata!.uid } });
   }
 }

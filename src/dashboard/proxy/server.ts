@@ -5,6 +5,8 @@
  *    (so it shows no login) and the context's namespace;
  *  - `/dashboard/api/placement/...` is answered here (read-placement.ts with
  *    the kubeconfig's credentials), so it works against any API server;
+ *  - `/dashboard/api/exec-check/...` (why an exec WebSocket was refused) is
+ *    answered here too, with the kubeconfig's credentials;
  *  - the rest of `/dashboard/` is the page's static files (handler.ts);
  *  - everything else (the Kubernetes API, watches, exec) is forwarded.
  */
@@ -15,6 +17,7 @@ import { Clientset, ApiError, type ClientConfig } from '../../client/index.js';
 import type { Logger } from '../../util/log.js';
 import { dashboardHandler, dashboardPrefix } from '../handler.js';
 import { readPlacement } from '../read-placement.js';
+import { checkExec, execCheckPath } from '../exec-check.js';
 import { acceptHostPatterns, refuseRequest } from './request-filter.js';
 import { createForwarder } from './forward.js';
 
@@ -69,6 +72,14 @@ export async function startDashboardProxy(opts: DashboardProxyOptions): Promise<
     }
     const m = placementPath.exec(url.pathname);
     if (m && (req.method === 'GET' || req.method === 'HEAD')) return servePlacement(clients, res, decodeURIComponent(m[1]), decodeURIComponent(m[2]));
+    const x = execCheckPath.exec(url.pathname);
+    if (x && req.method === 'GET') {
+      req.resume();
+      const c = opts.config;
+      const status = await checkExec(c.server, { namespace: decodeURIComponent(x[1]), name: decodeURIComponent(x[2]), container: url.searchParams.get('container') ?? undefined },
+        { headers: c.token ? { Authorization: `Bearer ${c.token}` } : {}, tls: { ca: c.caPem, cert: c.certPem, key: c.keyPem, rejectUnauthorized: !c.insecureSkipTLSVerify } });
+      return writeJSON(res, status.code, status);
+    }
     if ((url.pathname === '/dashboard' || url.pathname.startsWith(dashboardPrefix)) && !url.pathname.startsWith(`${dashboardPrefix}api/`)) return page.serve(req, res, url);
     forwarder.forward(req, res);
   };

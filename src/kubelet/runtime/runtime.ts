@@ -33,7 +33,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { ContainerLogOptions } from '../logs/options.js';
-import type { Probe } from 'kubernetes-types/core/v1.js';
+import type { Pod, Probe } from 'kubernetes-types/core/v1.js';
 
 /**
  * 'waiting': no instance runs and the runtime is holding the container back
@@ -140,7 +140,7 @@ export interface PodRuntime {
   readonly type: string;
   /** What nodeInfo.containerRuntimeVersion shows, e.g. 'k8ts-sim://0.1.0'. */
   readonly version: string;
-  syncPod(pod: any): void;
+  syncPod(pod: Pod): void;
   killPod(uid: string, gracePeriodMs: number): Promise<void>;
   removePod(uid: string): void;
   status(uid: string): RuntimePodStatus | undefined;

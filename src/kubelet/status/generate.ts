@@ -20,6 +20,7 @@
  *  4. lastTransitionTime moves only when a condition's status changes;
  *     startTime is set once; qosClass is kept; pod IPs, once known, stay.
  */
+import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodSpec, PodStatus, VolumeMountStatus } from 'kubernetes-types/core/v1.js';
 import type { RuntimeContainerStatus, RuntimePodStatus } from '../runtime/runtime.js';
 import { rfc3339 } from '../../util/clock.js';
 
@@ -32,26 +33,26 @@ export interface StatusContext {
 
 /** Go's %s on a []string. */
 const goList = (names: string[]) => `[${names.join(' ')}]`;
-const isSidecar = (c: any) => c?.restartPolicy === 'Always';
+const isSidecar = (c: Container | undefined) => c?.restartPolicy === 'Always';
 const isTerminalPhase = (p: unknown) => p === 'Succeeded' || p === 'Failed';
 
-function volumeMounts(spec: any): any[] | undefined {
-  const mounts = (spec.volumeMounts ?? []).map((m: any) => ({
+function volumeMounts(spec: Container): VolumeMountStatus[] | undefined {
+  const mounts = (spec.volumeMounts ?? []).map((m): VolumeMountStatus => ({
     name: m.name, mountPath: m.mountPath, ...(m.readOnly ? { readOnly: true, recursiveReadOnly: 'Disabled' } : {}),
   }));
   return mounts.length ? mounts : undefined;
 }
 
 /** One containerStatuses entry (upstream convertContainerStatus). */
-export function containerStatus(spec: any, rc: RuntimeContainerStatus | undefined, defaultWaiting: string, isInit = false): any {
+export function containerStatus(spec: Container, rc: RuntimeContainerStatus | undefined, defaultWaiting: string, isInit = false): APIContainerStatus {
   if (!rc) {
     return {
-      name: spec.name, image: spec.image, imageID: '', lastState: {}, ready: false, restartCount: 0, started: false,
+      name: spec.name, image: spec.image!, imageID: '', lastState: {}, ready: false, restartCount: 0, started: false,
       state: { waiting: { reason: defaultWaiting } },
     };
   }
-  const out: any = {
-    ...(rc.id ? { containerID: rc.id } : {}), image: rc.image || spec.image, imageID: rc.imageID, lastState: lastState(rc), name: spec.name,
+  const out: APIContainerStatus = {
+    ...(rc.id ? { containerID: rc.id } : {}), image: rc.image || spec.image!, imageID: rc.imageID, lastState: lastState(rc), name: spec.name,
     ready: false, restartCount: rc.restartCount, started: false, state: {},
   };
   switch (rc.state) {
@@ -59,7 +60,7 @@ export function containerStatus(spec: any, rc: RuntimeContainerStatus | undefine
       out.state = { running: { startedAt: rfc3339(rc.startedAt ?? rc.createdAt) } };
       // A startup probe holds both back until it succeeds (upstream: not ready before started).
       out.started = rc.started ?? true;
-      out.ready = out.started && (rc.ready ?? true);
+      out.ready = out.started! && (rc.ready ?? true);
       out.volumeMounts = volumeMounts(spec);
       break;
     case 'exited':
@@ -87,7 +88,7 @@ export function containerStatus(spec: any, rc: RuntimeContainerStatus | undefine
   return out;
 }
 
-function lastState(rc: RuntimeContainerStatus): any {
+function lastState(rc: RuntimeContainerStatus): ContainerState {
   const t = rc.lastTermination;
   if (!t) return {};
   return {
@@ -98,12 +99,12 @@ function lastState(rc: RuntimeContainerStatus): any {
   };
 }
 
-function byName(statuses: any[], name: string): any | undefined {
+function byName(statuses: readonly ContainerStatus[], name: string): ContainerStatus | undefined {
   return statuses.find((s) => s.name === name);
 }
 
 /** Upstream getPhase (pkg/kubelet/kubelet_pods.go), without the podIsTerminal shortcut. */
-export function getPhase(spec: any, initStatuses: any[], statuses: any[]): string {
+export function getPhase(spec: PodSpec, initStatuses: readonly ContainerStatus[], statuses: readonly ContainerStatus[]): string {
   const restartPolicy = spec.restartPolicy ?? 'Always';
   let pendingInit = 0;
   let failedInit = 0;
@@ -143,13 +144,22 @@ export function getPhase(spec: any, initStatuses: any[], statuses: any[]): strin
 
 type Condition = { type: string; status: 'True' | 'False' | 'Unknown'; reason?: string; message?: string };
 
+/** Go marshals a zero metav1.Time as null; kubernetes-types' Time has no null, so the wire value is cast once here. */
+const zeroTime = null as unknown as string;
+
+/** The status generatePodStatus writes; its kubelet-owned conditions carry lastProbeTime null. */
+export type GeneratedPodStatus = PodStatus & { conditions: PodCondition[]; containerStatuses: APIContainerStatus[] };
+
+/** A container status as generated: state and lastState are always set. */
+export type APIContainerStatus = ContainerStatus & { state: ContainerState; lastState: ContainerState };
+
 /** ContainersReady (upstream GenerateContainersReadyCondition). */
-export function containersReadyCondition(spec: any, statuses: any[], initStatuses: any[], phase: string): Condition {
+export function containersReadyCondition(spec: PodSpec, statuses: readonly ContainerStatus[], initStatuses: readonly ContainerStatus[], phase: string): Condition {
   if (phase === 'Succeeded') return { type: 'ContainersReady', status: 'False', reason: 'PodCompleted' };
   if (phase === 'Failed') return { type: 'ContainersReady', status: 'False', reason: 'PodFailed' };
   const unknown: string[] = [];
   const unready: string[] = [];
-  const check = (c: any, list: any[]) => {
+  const check = (c: Container, list: readonly ContainerStatus[]) => {
     const s = byName(list, c.name);
     if (!s) unknown.push(c.name); else if (!s.ready) unready.push(c.name);
   };
@@ -163,7 +173,7 @@ export function containersReadyCondition(spec: any, statuses: any[], initStatuse
 }
 
 /** Ready (upstream GeneratePodReadyCondition): ContainersReady plus every readiness gate True. */
-export function podReadyCondition(spec: any, conditions: any[], containersReady: Condition): Condition {
+export function podReadyCondition(spec: PodSpec, conditions: readonly PodCondition[], containersReady: Condition): Condition {
   if (containersReady.status !== 'True') return { ...containersReady, type: 'Ready' };
   const msgs: string[] = [];
   for (const gate of spec.readinessGates ?? []) {
@@ -176,7 +186,7 @@ export function podReadyCondition(spec: any, conditions: any[], containersReady:
 }
 
 /** Initialized (upstream GeneratePodInitializedCondition). */
-export function initializedCondition(spec: any, initStatuses: any[], statuses: any[], phase: string): Condition {
+export function initializedCondition(spec: PodSpec, initStatuses: readonly ContainerStatus[], statuses: readonly ContainerStatus[], phase: string): Condition {
   if (phase === 'Succeeded') return { type: 'Initialized', status: 'True', reason: 'PodCompleted' };
   // Once a regular container has started the pod has been initialized, even while sidecars restart.
   if (statuses.some((s) => s.state?.running || s.state?.terminated)) return { type: 'Initialized', status: 'True' };
@@ -198,17 +208,17 @@ export function initializedCondition(spec: any, initStatuses: any[], statuses: a
  * The status the kubelet would write for `pod` (whose current API status is
  * pod.status) given what the runtime reports. Pure; `now` stamps transitions.
  */
-export function generatePodStatus(pod: any, rs: RuntimePodStatus | undefined, ctx: StatusContext): any {
-  const spec = pod.spec ?? {};
-  const old = pod.status ?? {};
+export function generatePodStatus(pod: Pod, rs: RuntimePodStatus | undefined, ctx: StatusContext): GeneratedPodStatus {
+  const spec: PodSpec = pod.spec ?? { containers: [] };
+  const old: PodStatus = pod.status ?? {};
   const hasInit = (spec.initContainers ?? []).length > 0;
   const defaultWaiting = hasInit ? 'PodInitializing' : 'ContainerCreating';
-  const initStatuses = (spec.initContainers ?? []).map((c: any) => containerStatus(c, rs?.initContainers.find((x) => x.name === c.name), defaultWaiting, true));
-  const statuses = (spec.containers ?? []).map((c: any) => containerStatus(c, rs?.containers.find((x) => x.name === c.name), defaultWaiting));
+  const initStatuses = (spec.initContainers ?? []).map((c) => containerStatus(c, rs?.initContainers.find((x) => x.name === c.name), defaultWaiting, true));
+  const statuses = (spec.containers ?? []).map((c) => containerStatus(c, rs?.containers.find((x) => x.name === c.name), defaultWaiting));
   let phase = rs?.terminalPhase ?? getPhase(spec, initStatuses, statuses);
-  if (isTerminalPhase(old.phase)) phase = old.phase;
+  if (isTerminalPhase(old.phase)) phase = old.phase!;
 
-  const foreign = (old.conditions ?? []).filter((c: any) => !kubeletConditionTypes.has(c.type));
+  const foreign = (old.conditions ?? []).filter((c) => !kubeletConditionTypes.has(c.type));
   const containersReady = containersReadyCondition(spec, statuses, initStatuses, phase);
   const owned: Condition[] = [
     { type: 'PodReadyToStartContainers', status: rs?.sandbox?.ready ? 'True' : 'False' },
@@ -220,7 +230,7 @@ export function generatePodStatus(pod: any, rs: RuntimePodStatus | undefined, ct
   const conditions = [...foreign, ...owned.map((c) => withTransitionTime(c, old.conditions ?? [], ctx.now))];
 
   const podIP = rs?.sandbox?.ip ?? old.podIP;
-  const status: any = {
+  const status: GeneratedPodStatus = {
     phase, conditions, hostIP: ctx.hostIP, hostIPs: [{ ip: ctx.hostIP }],
     ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
     startTime: old.startTime ?? rfc3339(ctx.now),
@@ -234,14 +244,14 @@ export function generatePodStatus(pod: any, rs: RuntimePodStatus | undefined, ct
   return status;
 }
 
-function withTransitionTime(c: Condition, oldConditions: any[], now: Date): any {
-  const prev = oldConditions.find((o: any) => o.type === c.type);
+function withTransitionTime(c: Condition, oldConditions: readonly PodCondition[], now: Date): PodCondition {
+  const prev = oldConditions.find((o) => o.type === c.type);
   const lastTransitionTime = prev && prev.status === c.status && prev.lastTransitionTime ? prev.lastTransitionTime : rfc3339(now);
-  return { type: c.type, status: c.status, lastProbeTime: null, lastTransitionTime, ...(c.reason ? { reason: c.reason } : {}), ...(c.message ? { message: c.message } : {}) };
+  return { type: c.type, status: c.status, lastProbeTime: zeroTime, lastTransitionTime, ...(c.reason ? { reason: c.reason } : {}), ...(c.message ? { message: c.message } : {}) };
 }
 
 /** The status of a pod the kubelet refused to run (upstream rejectPod): Failed with the admission reason. */
-export function rejectedPodStatus(pod: any, reason: string, message: string, now: Date): any {
-  const old = pod.status ?? {};
+export function rejectedPodStatus(pod: Pod, reason: string, message: string, now: Date): PodStatus {
+  const old: PodStatus = pod.status ?? {};
   return { ...old, phase: 'Failed', reason, message: `Pod was rejected: ${message}`, startTime: old.startTime ?? rfc3339(now) };
 }

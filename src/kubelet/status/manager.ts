@@ -13,31 +13,32 @@
  *     gone, or whose UID changed, is dropped.
  *  4. Writes across every node of a process share one concurrency limit.
  */
+import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { Clientset } from '../../client/index.js';
 import { ApiError, isConflict, isNotFound } from '../../client/index.js';
 import type { Logger } from '../../util/log.js';
 import { semanticEqual } from '../equal.js';
 import type { Semaphore } from '../semaphore.js';
 
-export type ComputeStatus = (pod: any) => any | undefined;
+export type ComputeStatus = (pod: Pod) => PodStatus | undefined;
 
 export interface StatusManagerDeps {
   clients: Clientset;
   /** The informer's copy of the pod, by namespace/name. */
-  cached(key: string): any | undefined;
+  cached(key: string): Pod | undefined;
   limiter: Semaphore;
   logger: Logger;
   onWrite?(result: 'ok' | 'conflict' | 'error'): void;
 }
 
-const rvNumber = (obj: any) => Number(obj?.metadata?.resourceVersion ?? NaN);
+const rvNumber = (obj: Pod) => Number(obj.metadata?.resourceVersion ?? NaN);
 const maxAttempts = 3;
 const retryDelayMs = 1000;
 
 export class PodStatusManager {
   private readonly pending = new Map<string, { uid: string; compute: ComputeStatus }>();
   private readonly inFlight = new Set<string>();
-  private readonly lastWritten = new Map<string, any>();
+  private readonly lastWritten = new Map<string, Pod>();
   private readonly lastSent = new Map<string, any>();
   private closed = false;
 
@@ -78,23 +79,23 @@ export class PodStatusManager {
     }
   }
 
-  private newest(key: string): any | undefined {
+  private newest(key: string): Pod | undefined {
     const cached = this.deps.cached(key);
     const written = this.lastWritten.get(key);
     if (!written) return cached;
     if (!cached) return undefined;
-    if (written.metadata.uid !== cached.metadata.uid) return cached;
+    if (written.metadata!.uid !== cached.metadata!.uid) return cached;
     return rvNumber(written) > rvNumber(cached) ? written : cached;
   }
 
   private async write(key: string, uid: string, compute: ComputeStatus): Promise<void> {
     let pod = this.newest(key);
     for (let attempt = 1; attempt <= maxAttempts && !this.closed; attempt++) {
-      if (!pod || pod.metadata.uid !== uid) return;
+      if (!pod || pod.metadata!.uid !== uid) return;
       const status = compute(pod);
       if (status === undefined || semanticEqual(status, pod.status)) return;
       const sent = this.lastSent.get(key);
-      if (sent && sent.uid === uid && sent.rv === pod.metadata.resourceVersion && semanticEqual(sent.status, status)) return;
+      if (sent && sent.uid === uid && sent.rv === pod.metadata!.resourceVersion && semanticEqual(sent.status, status)) return;
       try {
         const res = await this.deps.clients.pods.updateStatus({ ...pod, status });
         this.lastWritten.set(key, res);
@@ -114,7 +115,7 @@ export class PodStatusManager {
         }
         this.deps.onWrite?.('conflict');
         try {
-          pod = await this.deps.clients.pods.get(pod.metadata.namespace, pod.metadata.name);
+          pod = await this.deps.clients.pods.get(pod.metadata!.namespace, pod.metadata!.name!);
         } catch (ge) {
           if (isNotFound(ge)) { this.forget(key); return; }
           throw ge;

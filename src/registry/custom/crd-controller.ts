@@ -14,6 +14,7 @@ import { customResourceCleanupFinalizer, type CustomResourceDefinition } from '.
 import { conditionTrue, setCondition } from './conditions.js';
 import { stableStringify } from '../meta.js';
 import { namesConflict } from './names.js';
+import { statusCode } from '../status-code.js';
 
 const recheckMs = 500;
 
@@ -65,8 +66,8 @@ export class CRDController {
     let crd: CustomResourceDefinition;
     try {
       crd = await this.crds.get(undefined, name);
-    } catch (e: any) {
-      if (e?.code === 404) { this.registry.stopServingCustomResources(name); return; }
+    } catch (e) {
+      if (statusCode(e) === 404) { this.registry.stopServingCustomResources(name); return; }
       throw e;
     }
     if (crd.metadata?.deletionTimestamp) return this.finalize(crd);
@@ -108,8 +109,8 @@ export class CRDController {
         if (item.metadata.deletionTimestamp) continue;
         try {
           await store.delete(item.metadata.namespace, item.metadata.name, { propagationPolicy: 'Background' });
-        } catch (e: any) {
-          if (e?.code !== 404 && e?.code !== 409) throw e;
+        } catch (e) {
+          if (statusCode(e) !== 404 && statusCode(e) !== 409) throw e;
         }
       }
       if ((await store.list(undefined)).items.length) { this.retry(name); return; }
@@ -118,7 +119,7 @@ export class CRDController {
     await this.crds.guaranteedUpdate(undefined, name, (cur) => {
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f: string) => f !== customResourceCleanupFinalizer);
       return cur;
-    }).catch((e: any) => { if (e?.code !== 404) throw e; });
+    }).catch((e: unknown) => { if (statusCode(e) !== 404) throw e; });
   }
 
   close(): void {

@@ -19,7 +19,7 @@ export function crdStrategy(info: ResourceInfo, now: () => Date): Strategy {
       generic.prepareForUpdate(crd, old);
       // Upstream's PrepareForUpdate: a new storage version joins
       // status.storedVersions (objects will be written in it from now on).
-      const storage = crd.spec?.versions?.find?.((v: any) => v.storage)?.name;
+      const storage = crd.spec?.versions?.find?.((v: { storage?: boolean }) => v.storage)?.name;
       if (!storage || !crd.status) return;
       const stored: string[] = crd.status.storedVersions ?? [];
       if (!stored.includes(storage)) crd.status = { ...crd.status, storedVersions: [...stored, storage] };
@@ -35,7 +35,7 @@ export function crdStrategy(info: ResourceInfo, now: () => Date): Strategy {
     },
     prepareForCreate(crd) {
       crd.status = { acceptedNames: { plural: '', kind: '' }, conditions: [], storedVersions: [] };
-      const storage = crd.spec?.versions?.find?.((v: any) => v.storage)?.name;
+      const storage = crd.spec?.versions?.find?.((v: { storage?: boolean }) => v.storage)?.name;
       if (storage) crd.status.storedVersions = [storage];
       crd.metadata.generation = 1;
     },

@@ -4,6 +4,7 @@
  * upstream's default column `Age` (.metadata.creationTimestamp, a date);
  * cells are read with the column's JSONPath, dates shown as ages.
  */
+import type { Unstructured } from '../../api/unstructured.js';
 import type { CustomResourceColumnDefinition } from '../../api/apiextensions/types.js';
 import { column, nameColumn } from '../printers/columns.js';
 import { humanDuration } from '../printers/duration.js';
@@ -18,7 +19,7 @@ export function customResourcePrinter(given: CustomResourceColumnDefinition[]): 
   const columns = given.length ? given : defaultColumns;
   return {
     columns: [nameColumn(), ...columns.map((c) => column(c.name, c.description ?? '', { type: c.type, format: c.format ?? '', priority: c.priority ?? 0 }))],
-    row(obj, ctx) {
+    row(obj: Unstructured, ctx) {
       return { cells: [obj.metadata?.name ?? '', ...columns.map((c) => cell(c, jsonPathValue(obj, c.jsonPath), ctx.now))] };
     },
   };
@@ -38,10 +39,11 @@ function cell(c: CustomResourceColumnDefinition, v: unknown, now: Date): unknown
 /** The simple JSONPaths printer columns use: `.spec.replicas`, `.status.conditions[0].type`, `{.spec.x}`. */
 export function jsonPathValue(obj: unknown, path: string): unknown {
   const p = path.replace(/^\{|\}$/g, '').replace(/^\./, '');
-  let cur: any = obj;
+  let cur: unknown = obj;
   for (const part of p.split(/\.|(?=\[)/).filter(Boolean)) {
     const index = /^\[(\d+)\]$/.exec(part);
-    cur = index ? cur?.[Number(index[1])] : cur?.[part.replace(/^\[['"]?|['"]?\]$/g, '')];
+    const at = cur as Record<string, unknown> | null | undefined;
+    cur = index ? at?.[Number(index[1])] : at?.[part.replace(/^\[['"]?|['"]?\]$/g, '')];
     if (cur === undefined) return undefined;
   }
   return cur;

@@ -54,8 +54,8 @@ export class CustomResourceStore extends Store {
 }
 
 /** The value at a dotted path (`spec.color`), as a field selector compares it: a string, "" when absent. */
-function valueAt(obj: any, path: string): string {
-  let cur = obj;
-  for (const p of path.split('.')) cur = cur?.[p];
+function valueAt(obj: Unstructured, path: string): string {
+  let cur: unknown = obj;
+  for (const p of path.split('.')) cur = (cur as Record<string, unknown> | null | undefined)?.[p];
   return cur === undefined || cur === null ? '' : String(cur);
 }

@@ -62,7 +62,7 @@ const columns = [
 export const eventPrinter: KindPrinter = { columns, row: printEvent };
 
 /** Accepts either shape, so storage may keep events in core/v1 form and serve both APIs from it. */
-const isCoreShape = (e: any): e is CoreEvent => e?.apiVersion === 'v1' || e?.involvedObject !== undefined;
+const isCoreShape = (e: EventsV1Event | CoreEvent): e is CoreEvent => e?.apiVersion === 'v1' || (e as CoreEvent)?.involvedObject !== undefined;
 
 export const eventsV1EventPrinter: KindPrinter = {
   columns,

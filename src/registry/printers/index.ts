@@ -96,12 +96,12 @@ export interface PrintOptions {
 }
 
 /** Builds the columns and one row per object (the same for a get of one object: pass `[obj]`). */
-export function printTable(kindKey: string, objects: any[], opts: PrintOptions): { columnDefinitions: ColumnDefinition[]; rows: TableRow[] } {
+export function printTable(kindKey: string, objects: readonly object[], opts: PrintOptions): { columnDefinitions: ColumnDefinition[]; rows: TableRow[] } {
   return printTableWith(printerFor(kindKey), objects, opts);
 }
 
 /** printTable with a given printer (custom resources bring theirs from the CRD). */
-export function printTableWith(printer: KindPrinter, objects: any[], opts: PrintOptions): { columnDefinitions: ColumnDefinition[]; rows: TableRow[] } {
+export function printTableWith(printer: KindPrinter, objects: readonly object[], opts: PrintOptions): { columnDefinitions: ColumnDefinition[]; rows: TableRow[] } {
   const ctx = { now: opts.now };
   const rows = objects.map((o) => printer.row(o, ctx));
   const columns = printer.columns.map((c) => ({ ...c }));

@@ -2,7 +2,6 @@
  * The shapes of a meta.k8s.io/v1 Table as kube-apiserver's server-side printers
  * produce them (pkg/printers/internalversion/printers.go).
  */
-
 /** meta/v1 TableColumnDefinition. `priority: 1` marks a column kubectl shows only with `-o wide`. */
 export interface ColumnDefinition {
   name: string;
@@ -38,5 +37,6 @@ export interface PrintContext {
  */
 export interface KindPrinter {
   columns: ColumnDefinition[];
-  row(obj: any, ctx: PrintContext): TableRow;
+  /** A method, so each kind's printer may take its own type (Pod, Service ...). */
+  row(obj: object, ctx: PrintContext): TableRow;
 }

@@ -3,6 +3,7 @@
  * generation at which the template last changed (upstream's daemonset strategy),
  * which the controller uses for the pod-template-generation label.
  */
+import type { Unstructured } from '../../api/unstructured.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import type { Strategy } from '../strategy.js';
 import { genericStrategy } from './generic.js';
@@ -12,8 +13,9 @@ const templateGeneration = 'deprecated.daemonset.template.generation';
 
 export function daemonSetStrategy(info: ResourceInfo): Strategy {
   const base = genericStrategy(info);
-  const set = (obj: any, gen: number) => {
-    obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [templateGeneration]: String(gen) };
+  const set = (obj: Unstructured, gen: number) => {
+    const meta = obj.metadata!;
+    meta.annotations = { ...(meta.annotations ?? {}), [templateGeneration]: String(gen) };
   };
   return {
     ...base,

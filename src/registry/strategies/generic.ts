@@ -3,6 +3,9 @@
  * status owned by /status when the kind has one, generation bumped only when
  * the spec changes.
  */
+import type { Unstructured } from '../../api/unstructured.js';
+import type { Writable } from '../../api/writable.js';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import { kindKey } from '../../api/resources.js';
 import { applyDefaults } from '../../api/defaults/index.js';
@@ -41,7 +44,8 @@ export function genericStrategy(info: ResourceInfo, overrides: Partial<Strategy>
 }
 
 /** rest.BeforeUpdate: requests cannot change the generation, only the strategy's bump can. */
-function keepGeneration(obj: any, old: any): void {
-  if (old.metadata.generation === undefined) delete obj.metadata.generation;
-  else obj.metadata.generation = old.metadata.generation;
+function keepGeneration(obj: Unstructured, old: Unstructured): void {
+  const meta: Writable<ObjectMeta> = obj.metadata!;
+  if (old.metadata!.generation === undefined) delete meta.generation;
+  else meta.generation = old.metadata!.generation;
 }

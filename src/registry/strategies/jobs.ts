@@ -3,6 +3,7 @@
  * assigns after prepareForCreate; so, like upstream's job strategy (whose
  * comment wishes UID generation came earlier), generation happens at validation.
  */
+import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import { controllerUidLabel, jobNameLabel, legacyControllerUidLabel, legacyJobNameLabel } from '../../api/validation/job.js';
 import type { Strategy } from '../strategy.js';
@@ -13,15 +14,17 @@ import { genericStrategy } from './generic.js';
  * controller-uid labels (unique) go on the template unless the user set them
  * (a conflict then fails validation); the selector matches controller-uid.
  */
-export function generateSelector(job: any): void {
-  const template = (job.spec.template ??= {});
+export function generateSelector(job: Job): void {
+  const spec = job.spec!;
+  // Validation reports a missing template; until then an empty one takes the labels.
+  const template = (spec.template ??= {});
   const meta = (template.metadata ??= {});
   const labels = (meta.labels ??= {});
-  for (const k of [legacyJobNameLabel, jobNameLabel]) labels[k] ??= job.metadata.name;
-  for (const k of [legacyControllerUidLabel, controllerUidLabel]) labels[k] ??= job.metadata.uid;
-  const selector = (job.spec.selector ??= {});
+  for (const k of [legacyJobNameLabel, jobNameLabel]) labels[k] ??= job.metadata!.name!;
+  for (const k of [legacyControllerUidLabel, controllerUidLabel]) labels[k] ??= job.metadata!.uid!;
+  const selector = (spec.selector ??= {});
   const matchLabels = (selector.matchLabels ??= {});
-  matchLabels[controllerUidLabel] ??= job.metadata.uid;
+  matchLabels[controllerUidLabel] ??= job.metadata!.uid!;
 }
 
 export function jobStrategy(info: ResourceInfo): Strategy {

@@ -3,6 +3,7 @@
  * they stay until spec.finalizers is empty (the namespace lifecycle empties it
  * after removing the content).
  */
+import type { Namespace } from 'kubernetes-types/core/v1.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import type { Strategy } from '../strategy.js';
 import { genericStrategy } from './generic.js';
@@ -29,13 +30,14 @@ export function namespaceStrategy(info: ResourceInfo): Strategy {
 }
 
 /** PUT namespaces/x/finalize changes spec.finalizers only. */
-export function prepareFinalize(obj: any, old: any): any {
+export function prepareFinalize(obj: Namespace | undefined, old: Namespace): Namespace {
   const next = structuredClone(old);
   next.spec = { ...(old.spec ?? {}), finalizers: obj?.spec?.finalizers ?? [] };
   return next;
 }
 
 /** Upstream labels every namespace with its own name (kubernetes.io/metadata.name). */
-function nameLabel(obj: any): void {
-  obj.metadata.labels = { ...(obj.metadata.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata.name };
+function nameLabel(obj: Namespace): void {
+  const meta = obj.metadata!;
+  meta.labels = { ...(meta.labels ?? {}), 'kubernetes.io/metadata.name': meta.name! };
 }

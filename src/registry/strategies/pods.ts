@@ -3,6 +3,7 @@
  * graceful while a kubelet may be running the pod (upstream pod strategy's
  * CheckGracefulDelete).
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import type { Strategy } from '../strategy.js';
 import type { DeleteOptions } from '../types.js';
@@ -17,7 +18,7 @@ export function podStrategy(info: ResourceInfo): Strategy {
       base.prepareForCreate(obj);
       obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec) };
     },
-    gracePeriod(obj: any, options: DeleteOptions): number {
+    gracePeriod(obj: Pod, options: DeleteOptions): number {
       // An unscheduled or finished pod has nothing to stop: delete at once.
       if (!obj.spec?.nodeName) return 0;
       const phase = obj.status?.phase;

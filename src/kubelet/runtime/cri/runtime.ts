@@ -133,7 +133,7 @@ export class CRIRuntime implements PodRuntime {
     await this.client.updateRuntimeConfig(podCIDRs.join(','));
   }
 
-  syncPod(pod: any): void { this.syncLoop.podChanged(this.byUID, pod as Pod); }
+  syncPod(pod: Pod): void { this.syncLoop.podChanged(this.byUID, pod); }
 
   killPod(uid: string, gracePeriodMs: number): Promise<void> {
     const p = this.byUID.get(uid);

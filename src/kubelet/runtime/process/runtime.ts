@@ -115,7 +115,7 @@ export class ProcessRuntime implements PodRuntime {
     this.scheduleRelist();
   }
 
-  syncPod(pod: any): void { this.syncLoop.podChanged(this.byUID, pod as Pod); }
+  syncPod(pod: Pod): void { this.syncLoop.podChanged(this.byUID, pod); }
 
   killPod(uid: string, gracePeriodMs: number): Promise<void> {
     const p = this.byUID.get(uid);

@@ -42,6 +42,7 @@
  * starting: with exit code 0, or with k8ts.io/sim-exit-code when it is set
  * (a non-zero code fails them, or under OnFailure crash-loops them).
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { parseDuration } from '../../duration.js';
 
 export const annotationStartDelay = 'k8ts.io/sim-start-delay';
@@ -71,9 +72,9 @@ export interface SimScript {
 }
 
 /** restartPolicy Never or OnFailure: the containers are meant to finish. */
-export const runsToCompletion = (pod: any) => ['Never', 'OnFailure'].includes(pod?.spec?.restartPolicy);
+export const runsToCompletion = (pod: Pod | undefined) => ['Never', 'OnFailure'].includes(pod?.spec?.restartPolicy ?? '');
 
-export function simScript(pod: any): SimScript {
+export function simScript(pod: Pod | undefined): SimScript {
   const a: Record<string, string> = pod?.metadata?.annotations ?? {};
   // "web=5s" names containers: a per-container crash (containerCrashes), not the pod-wide script.
   const failAfter = a[annotationFailAfter]?.includes('=') ? undefined : parseDuration(a[annotationFailAfter]);
@@ -113,7 +114,7 @@ function entryFor(value: string | undefined, container: string): string | undefi
  * k8ts.io/sim-fail-after in its per-container form ("web=5s,side=1m"): how
  * long after its own start each named container crashes, with the exit code.
  */
-export function containerCrashes(pod: any): Map<string, { afterMs: number; exitCode: number }> {
+export function containerCrashes(pod: Pod | undefined): Map<string, { afterMs: number; exitCode: number }> {
   const a: Record<string, string> = pod?.metadata?.annotations ?? {};
   const out = new Map<string, { afterMs: number; exitCode: number }>();
   if (!a[annotationFailAfter]?.includes('=')) return out;
@@ -131,7 +132,7 @@ export function containerCrashes(pod: any): Map<string, { afterMs: number; exitC
  * instance has run `ranMs`: the annotation's window `from[-to]` for that
  * container (or for every container) covers it.
  */
-export function probeFails(pod: any, type: SimProbeType, container: string, ranMs: number): boolean {
+export function probeFails(pod: Pod | undefined, type: SimProbeType, container: string, ranMs: number): boolean {
   const v = entryFor(pod?.metadata?.annotations?.[probeAnnotation[type]], container);
   if (v === undefined) return false;
   const dash = v.indexOf('-');

@@ -38,7 +38,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Probe } from 'kubernetes-types/core/v1.js';
+import type { Container, ContainerStatus, Pod, PodSpec, Probe } from 'kubernetes-types/core/v1.js';
 import type { PodRuntime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../runtime.js';
 import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
 import { IPPool } from './ipam.js';
@@ -70,7 +70,7 @@ interface SimPod {
   uid: string;
   namespace: string;
   name: string;
-  pod: any;
+  pod: Pod;
   sandbox?: RuntimeSandboxStatus;
   /** The sandbox address went back to the pool (the sandbox stopped). */
   ipReleased?: boolean;
@@ -120,14 +120,14 @@ export class SimulatedRuntime implements PodRuntime {
     this.crashBackoff = new Backoff(() => this.timers.now().getTime());
   }
 
-  syncPod(pod: any): void {
+  syncPod(pod: Pod): void {
     if (this.closed) return;
-    const uid: string = pod.metadata.uid;
+    const uid = pod.metadata!.uid!;
     let p = this.byUID.get(uid);
     if (!p) {
       const since = Date.parse(pod.status?.startTime ?? '');
       const activeSince = Number.isNaN(since) ? this.timers.now() : new Date(since);
-      p = { uid, namespace: pod.metadata.namespace, name: pod.metadata.name, pod, activeSince, initContainers: [], containers: [], timers: new Map(), stopped: false, crashKeys: new Map() };
+      p = { uid, namespace: pod.metadata!.namespace!, name: pod.metadata!.name!, pod, activeSince, initContainers: [], containers: [], timers: new Map(), stopped: false, crashKeys: new Map() };
       this.byUID.set(uid, p);
       this.scheduleDeadline(p);
       if (this.adopt(p, pod)) return;
@@ -245,15 +245,15 @@ export class SimulatedRuntime implements PodRuntime {
   private start(p: SimPod): void {
     if (p.stopped || p.stopping) return;
     const now = this.timers.now();
-    const spec = p.pod.spec ?? {};
+    const spec: Partial<PodSpec> = p.pod.spec ?? {};
     const ip = spec.hostNetwork ? this.opts.hostIP : this.pool.allocate();
     p.sandbox = { id: newID(), ready: true, ip, createdAt: now };
     p.startedAt = now;
-    p.initContainers = (spec.initContainers ?? []).map((c: any) => {
+    p.initContainers = (spec.initContainers ?? []).map((c) => {
       const sidecar = c.restartPolicy === 'Always';
       return sidecar ? this.container(c, now, 'running') : { ...this.container(c, now, 'exited'), exitCode: 0, reason: 'Completed', finishedAt: now, ready: false };
     });
-    p.containers = (spec.containers ?? []).map((c: any) => this.container(c, now, 'running'));
+    p.containers = (spec.containers ?? []).map((c) => this.container(c, now, 'running'));
     for (const c of [...p.initContainers, ...p.containers]) {
       this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
       if (c.state === 'exited') this.logExit(p, c);
@@ -269,22 +269,23 @@ export class SimulatedRuntime implements PodRuntime {
    * A pod already running in the API with simulated containers (the agent
    * restarted) is taken over as it is: same IP, container IDs and start times.
    */
-  private adopt(p: SimPod, pod: any): boolean {
+  private adopt(p: SimPod, pod: Pod): boolean {
     const st = pod.status ?? {};
-    const statuses: any[] = st.containerStatuses ?? [];
+    const statuses: ContainerStatus[] = st.containerStatuses ?? [];
     if (st.phase !== 'Running' || !statuses.length) return false;
     if (!statuses.every((s) => s.state?.running && String(s.containerID ?? '').startsWith(`${this.type}://`))) return false;
     const now = this.timers.now();
     const ip: string | undefined = st.podIP;
     if (ip && ip !== this.opts.hostIP && !this.pool.reserve(ip)) return false;
-    const adoptOne = (s: any): RuntimeContainerStatus => ({
-      name: s.name, id: s.containerID, image: s.image, imageID: s.imageID, state: 'running',
-      createdAt: new Date(s.state.running.startedAt ?? now), startedAt: new Date(s.state.running.startedAt ?? now),
+    // Only statuses whose state is running are adopted (checked above, and below for init containers).
+    const adoptOne = (s: ContainerStatus): RuntimeContainerStatus => ({
+      name: s.name, id: s.containerID!, image: s.image, imageID: s.imageID, state: 'running',
+      createdAt: new Date(s.state!.running!.startedAt ?? now), startedAt: new Date(s.state!.running!.startedAt ?? now),
       restartCount: s.restartCount ?? 0, ready: !!s.ready,
     });
     p.sandbox = { id: newID(), ready: true, ip, createdAt: now };
-    p.startedAt = new Date(Math.min(...statuses.map((s) => Date.parse(s.state.running.startedAt) || now.getTime())));
-    p.initContainers = (st.initContainerStatuses ?? []).map((s: any) => (s.state?.running ? adoptOne(s) : {
+    p.startedAt = new Date(Math.min(...statuses.map((s) => Date.parse(s.state!.running!.startedAt!) || now.getTime())));
+    p.initContainers = (st.initContainerStatuses ?? []).map((s) => (s.state?.running ? adoptOne(s) : {
       name: s.name, id: s.containerID ?? `${this.type}://${newID()}`, image: s.image, imageID: s.imageID, state: 'exited' as const,
       createdAt: now, startedAt: now, finishedAt: now, exitCode: s.state?.terminated?.exitCode ?? 0, reason: s.state?.terminated?.reason ?? 'Completed',
       restartCount: s.restartCount ?? 0, ready: false,
@@ -303,7 +304,7 @@ export class SimulatedRuntime implements PodRuntime {
     return true;
   }
 
-  private container(c: any, now: Date, state: 'running' | 'exited'): RuntimeContainerStatus {
+  private container(c: Container, now: Date, state: 'running' | 'exited'): RuntimeContainerStatus {
     return {
       name: c.name, id: `${this.type}://${newID()}`, image: normalizeImage(String(c.image ?? '')), imageID: simulatedImageID(String(c.image ?? '')),
       state, createdAt: now, startedAt: now, restartCount: 0, ready: false,
@@ -349,8 +350,8 @@ export class SimulatedRuntime implements PodRuntime {
 
   /** Whether a stopped container starts again (upstream ShouldContainerBeRestarted; sidecars always do). */
   private restarts(p: SimPod, c: RuntimeContainerStatus, killed: boolean): boolean {
-    const spec = p.pod.spec ?? {};
-    if (p.initContainers.includes(c)) return (spec.initContainers ?? []).some((x: any) => x.name === c.name && x.restartPolicy === 'Always');
+    const spec: Partial<PodSpec> = p.pod.spec ?? {};
+    if (p.initContainers.includes(c)) return (spec.initContainers ?? []).some((x) => x.name === c.name && x.restartPolicy === 'Always');
     const policy = spec.restartPolicy ?? 'Always';
     return policy === 'Always' || (policy === 'OnFailure' && (killed || c.exitCode !== 0));
   }

@@ -1,0 +1,105 @@
+/**
+ * Fair queuing of seats, after upstream's API Priority and Fairness
+ * (apiserver/pkg/util/flowcontrol/fairqueuing): a fixed number of seats
+ * (the concurrency limit), a FIFO queue per flow for the requests that find
+ * every seat taken, and a queue length limit per flow past which a request
+ * is rejected (the caller answers upstream's 429). A freed seat goes to the
+ * flows in turn, so a flow with many requests waiting does not hold back a
+ * flow that sent one: each waiting flow gets the next seat before any flow
+ * gets a second.
+ *
+ * Departures from upstream, because k8ts serves one priority level from one
+ * event loop: one queue per flow rather than flows shuffle-sharded onto a
+ * fixed set of queues (the map holds only flows with requests waiting, so it
+ * is bounded by the requests themselves), and plain round robin rather than
+ * virtual-time fair queuing (every request costs one seat; upstream's width
+ * and work estimates are not modelled).
+ */
+
+/**
+ * Seats when the server is not told (`--max-mutating-requests-inflight`).
+ * Upstream's default is 200 (beside 400 for reads), sized for goroutines on
+ * many cores; on one loop, seats past a few dozen only interleave more
+ * expensive work with every other client's, while 32 still let concurrent
+ * writes share a storage commit.
+ */
+export const defaultSeats = 32;
+/** Upstream's queueLengthLimit of its default priority levels. */
+export const defaultQueueLength = 50;
+
+/** Gives the seat back; idempotent (a response can both finish and close). */
+export type Release = () => void;
+
+export interface FairQueueOptions {
+  /** Requests holding a seat at once (upstream's concurrency limit). */
+  seats: number;
+  /** Requests of one flow waiting at once (upstream's queueLengthLimit, 50 by default). */
+  queueLength: number;
+}
+
+interface Waiter { grant(release: Release): void }
+
+export class FairQueue {
+  private inUse = 0;
+  /** Flows with requests waiting, in the order they get the next seats (round robin). */
+  private readonly waiting = new Map<string, Waiter[]>();
+
+  constructor(private readonly opts: FairQueueOptions) {}
+
+  /**
+   * A seat for a request of `flow`: at once when one is free and no flow
+   * waits (the common case costs a counter), else a promise that settles when
+   * the turn of `flow` comes. 'rejected' when the flow's queue is full.
+   * `onCancel` is called only for a request that waits, with the function
+   * that takes it out of its queue (when the client leaves or the request
+   * times out); the promise then never settles.
+   */
+  acquire(flow: string, onCancel: (forget: () => void) => void): Release | Promise<Release> | 'rejected' {
+    if (this.inUse < this.opts.seats && this.waiting.size === 0) return this.seat();
+    const queue = this.waiting.get(flow) ?? [];
+    if (queue.length >= this.opts.queueLength) return 'rejected';
+    if (queue.length === 0) this.waiting.set(flow, queue);
+    return new Promise<Release>((resolve) => {
+      const waiter: Waiter = { grant: resolve };
+      queue.push(waiter);
+      onCancel(() => this.forget(flow, waiter));
+    });
+  }
+
+  /** Seats held and requests waiting, for metrics and tests. */
+  get stats(): { inUse: number; waiting: number } {
+    let waiting = 0;
+    for (const q of this.waiting.values()) waiting += q.length;
+    return { inUse: this.inUse, waiting };
+  }
+
+  private seat(): Release {
+    this.inUse++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.inUse--;
+      this.dispatch();
+    };
+  }
+
+  /** Hands free seats to the waiting flows in turn: the first flow's oldest request, then that flow goes last. */
+  private dispatch(): void {
+    while (this.inUse < this.opts.seats && this.waiting.size > 0) {
+      const [flow, queue] = this.waiting.entries().next().value as [string, Waiter[]];
+      const waiter = queue.shift()!;
+      this.waiting.delete(flow);
+      if (queue.length > 0) this.waiting.set(flow, queue);
+      waiter.grant(this.seat());
+    }
+  }
+
+  private forget(flow: string, waiter: Waiter): void {
+    const queue = this.waiting.get(flow);
+    const at = queue?.indexOf(waiter) ?? -1;
+    if (at < 0) return;
+    queue!.splice(at, 1);
+    if (queue!.length === 0) this.waiting.delete(flow);
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The fair queue's rules (src/apiserver/flowcontrol/fair-queue.ts): a free
+ * seat is taken at once; past the seats, each flow waits in its own FIFO;
+ * freed seats go to the waiting flows in turn; a full flow queue rejects; a
+ * request that leaves while waiting gives up its place.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FairQueue, type Release } from '../../src/apiserver/flowcontrol/fair-queue.js';
+
+const never = () => {};
+const isRelease = (r: unknown): r is Release => typeof r === 'function';
+
+test('free seats are taken at once, without waiting', () => {
+  const q = new FairQueue({ seats: 2, queueLength: 1 });
+  assert.ok(isRelease(q.acquire('a', never)));
+  assert.ok(isRelease(q.acquire('a', never)));
+  assert.deepEqual(q.stats, { inUse: 2, waiting: 0 });
+});
+
+test('a freed seat goes to the flows in turn, not to the flow with most waiting', async () => {
+  const q = new FairQueue({ seats: 1, queueLength: 10 });
+  const first = q.acquire('flood', never) as Release;
+  const order: string[] = [];
+  // Each request, once seated, records its turn and gives the seat back.
+  const wait = (flow: string, n: number) => (q.acquire(flow, never) as Promise<Release>).then((release) => { order.push(`${flow}${n}`); release(); });
+  const waiting = [wait('flood', 1), wait('flood', 2), wait('flood', 3), wait('other', 1), wait('flood', 4), wait('other', 2)];
+  assert.deepEqual(q.stats, { inUse: 1, waiting: 6 });
+  first();
+  await Promise.all(waiting);
+  assert.deepEqual(order, ['flood1', 'other1', 'flood2', 'other2', 'flood3', 'flood4']);
+  assert.deepEqual(q.stats, { inUse: 0, waiting: 0 });
+});
+
+test("a flow whose queue is full is rejected; another flow still queues", () => {
+  const q = new FairQueue({ seats: 1, queueLength: 2 });
+  q.acquire('flood', never);
+  assert.ok(q.acquire('flood', never) instanceof Promise);
+  assert.ok(q.acquire('flood', never) instanceof Promise);
+  assert.equal(q.acquire('flood', never), 'rejected');
+  assert.ok(q.acquire('other', never) instanceof Promise);
+});
+
+test('a request that leaves while waiting gives its place up', async () => {
+  const q = new FairQueue({ seats: 1, queueLength: 5 });
+  const first = q.acquire('a', never) as Release;
+  let leave = () => {};
+  const gone = q.acquire('a', (forget) => { leave = forget; });
+  const next = q.acquire('b', never) as Promise<Release>;
+  leave();
+  assert.deepEqual(q.stats, { inUse: 1, waiting: 1 });
+  first();
+  (await next)();
+  let settled = false;
+  void (gone as Promise<Release>).then(() => { settled = true; });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(settled, false);
+  assert.deepEqual(q.stats, { inUse: 0, waiting: 0 });
+});
+
+test('a seat given back twice counts once', () => {
+  const q = new FairQueue({ seats: 1, queueLength: 1 });
+  const release = q.acquire('a', never) as Release;
+  release();
+  release();
+  assert.deepEqual(q.stats, { inUse: 0, waiting: 0 });
+  assert.ok(isRelease(q.acquire('a', never)));
+});
