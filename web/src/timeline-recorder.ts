@@ -16,7 +16,7 @@ import { api, canI, listWatch, type ApiFailure, type Meta, type WatchEvent, type
 import type { CollectionTap } from './use-collection.js';
 import { eventEntry, nodeChanges, podChanges, Ring, slimNode, slimPod, type EntryDraft, type TimelineEntry } from './timeline-model.js';
 
-/** Timeline entries kept (the newest), and Events listed at load (history before the page opened). */
+/** Timeline entries kept (the newest), and Events listed when the Timeline is shown (those not seen live, in time order). */
 export const entryCapacity = 5_000;
 /** Pod and node watch events kept for replay. */
 export const changeCapacity = 20_000;
@@ -71,9 +71,9 @@ export class Recorder {
   private podsWaiting: WatchEvent<Pod>[] | undefined;
   readonly nodeTap: CollectionTap<Node> = { list: (l) => this.relist('Node', l.map(slimNode)), event: (e) => this.watched('Node', e.type, slimNode(e.object)) };
 
-  /** Watches the Events of the scope (its namespace, else all); pods and nodes come through the taps. */
+  /** Pods and nodes come through the taps; Events are watched while the Timeline is shown (showEvents). */
   start(scope: RecorderScope): void {
-    void this.watchEvents(scope.namespace);
+    this.namespace = scope.namespace;
     if (scope.listPods && !this.listed.pods) {
       this.podsWaiting = [];
       api<{ items: Pod[]; metadata: { resourceVersion?: string } }>(scope.listPods).then((l) => {
@@ -88,7 +88,7 @@ export class Recorder {
   }
 
   /** Stops the watches (the recording so far is kept; subscribers stay, for a start with a new scope). */
-  close(): void { for (const w of this.watches) w.close(); this.watches = []; }
+  close(): void { for (const w of this.watches) w.close(); this.watches = []; this.eventsWatch?.close(); this.eventsWatch = undefined; }
 
   /** `f` runs (at most once an animation frame) after the recording changed. */
   subscribe(f: () => void): () => void { this.listeners.add(f); return () => this.listeners.delete(f); }
@@ -111,17 +111,36 @@ export class Recorder {
    * else events.k8s.io/v1 (the same objects, renamed fields); in the page's
    * namespace when it is limited to one.
    */
-  private async watchEvents(namespace: string | undefined): Promise<void> {
+  /**
+   * Watches Events until the returned function is called. Only while the
+   * Timeline is shown: a browser keeps six HTTP/1.1 connections to an origin
+   * and every watch holds one, so a watch the other views do not need would
+   * starve them. Events are kept by the API server (an hour by default), so
+   * the list on each showing brings those that happened meanwhile: they join
+   * the earlier ones, in time order, above the live lines.
+   */
+  showEvents(): () => void {
+    let stopped = false;
+    void this.watchEvents(this.namespace).then((w) => { if (stopped) w?.close(); else this.eventsWatch = w; });
+    return () => { stopped = true; this.eventsWatch?.close(); this.eventsWatch = undefined; };
+  }
+
+  private namespace?: string;
+  private eventsWatch?: Watching;
+  private readonly eventCounts = new Map<string, number>();
+
+  private async watchEvents(namespace: string | undefined): Promise<Watching | undefined> {
     const ns = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
     const core = await canI('list', 'events', namespace);
     const v1 = !core && await canI('list', 'events', namespace, { group: 'events.k8s.io' });
-    if (!core && !v1) { this.failed({ message: `events are forbidden: you may not list events${namespace ? ` in the namespace "${namespace}"` : ''}` } as ApiFailure); return; }
+    if (!core && !v1) { this.failed({ message: `events are forbidden: you may not list events${namespace ? ` in the namespace "${namespace}"` : ''}` } as ApiFailure); return undefined; }
     const path = core ? `/api/v1${ns}/events` : `/apis/events.k8s.io/v1${ns}/events`;
-    const counts = new Map<string, number>();
-    this.watches.push(listWatch<CoreEvent | EventsV1Event>(path, (list) => {
-      if (this.history.length === 0) {
-        const seen = list.map(eventEntry).sort((a, b) => a.at.localeCompare(b.at)).slice(-historyCapacity);
-        this.history = seen.map((e) => ({ ...e, seq: -1, source: 'event' }));
+    const counts = this.eventCounts;
+    return listWatch<CoreEvent | EventsV1Event>(path, (list) => {
+      const unseen = list.filter((e) => !counts.has(keyOf(e))).map(eventEntry);
+      if (unseen.length) {
+        const all = [...this.history, ...unseen.map((e): TimelineEntry => ({ ...e, seq: -1, source: 'event' }))];
+        this.history = all.sort((a, b) => a.at.localeCompare(b.at)).slice(-historyCapacity);
       }
       for (const e of list) counts.set(keyOf(e), eventEntry(e).count ?? 1);
       this.publish();
@@ -133,7 +152,7 @@ export class Recorder {
       if (w.type === 'MODIFIED' && (entry.count ?? 1) <= (counts.get(k) ?? 0)) return;
       counts.set(k, entry.count ?? 1);
       this.add('event', entry, entry.at);
-    }, this.failed));
+    }, this.failed);
   }
 
   private readonly failed = (e: ApiFailure) => { this.errors = [...this.errors.slice(-4), e.message]; this.publish(); };

@@ -41,6 +41,7 @@ const clock = (iso: string) => iso.replace(/^.*T/, '').replace(/Z$/, '');
 export function TimelineView(props: { recorder: Recorder }) {
   const { recorder } = props;
   const version = useRecording(recorder);
+  useEffect(() => recorder.showEvents(), [recorder]);
   const [filter, setFilter] = useState<TimelineFilter>({ namespace: '', kind: '', name: '', source: '' });
   const all = useMemo(() => [...recorder.history, ...recorder.entries.toArray()], [recorder, version]);
   const { namespaces, kinds } = useMemo(() => ({
