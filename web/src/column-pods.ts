@@ -35,7 +35,9 @@ class ColumnLoader {
   private scheduled = false;
   private readonly ctl = new AbortController();
 
-  constructor(private readonly namespace: string | undefined, private readonly changed: () => void, private readonly failed: (f: ApiFailure) => void) {}
+  constructor(private readonly namespace: string | undefined, private readonly changed: () => void, private readonly failed: (f: ApiFailure) => void,
+    /** Sees every pod watch event, loaded column or not (the timeline's recording). */
+    private readonly tap?: (e: WatchEvent<Pod>) => void) {}
 
   want(cols: readonly string[]): void {
     this.wanted = new Set(cols);
@@ -114,7 +116,7 @@ class ColumnLoader {
         await readLines<WatchEvent<Pod>>(res, (e) => {
           if (e.type === 'ERROR') throw new ApiFailure((e.object as any)?.code ?? 500, (e.object as any)?.message ?? 'watch error');
           rv = e.object.metadata?.resourceVersion ?? rv;
-          if (e.type !== 'BOOKMARK') this.apply(e);
+          if (e.type !== 'BOOKMARK') { this.tap?.(e); this.apply(e); }
         });
       } catch (err) {
         if (this.ctl.signal.aborted) return;
@@ -132,7 +134,7 @@ class ColumnLoader {
   }
 }
 
-export function useColumnPods(namespace: string | undefined, enabled: boolean, wanted: readonly string[]): ColumnPods {
+export function useColumnPods(namespace: string | undefined, enabled: boolean, wanted: readonly string[], tap?: (e: WatchEvent<Pod>) => void): ColumnPods {
   const loader = useRef<ColumnLoader | undefined>(undefined);
   const version = useRef(0);
   const latest = useRef(wanted);
@@ -146,7 +148,7 @@ export function useColumnPods(namespace: string | undefined, enabled: boolean, w
       queued = true;
       requestAnimationFrame(() => { queued = false; setState((s) => ({ ...s, version: ++version.current })); });
     };
-    const l = loader.current = new ColumnLoader(namespace, changed, (error) => setState((s) => ({ ...s, error })));
+    const l = loader.current = new ColumnLoader(namespace, changed, (error) => setState((s) => ({ ...s, error })), tap);
     l.want(latest.current);
     return () => { l.close(); if (loader.current === l) loader.current = undefined; };
   }, [namespace, enabled]);

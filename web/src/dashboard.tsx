@@ -1,5 +1,5 @@
 /** The logged-in page: the cluster map, the selected pod's details, the node action dialog. */
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Node, Pod } from 'kubernetes-types/core/v1';
 import { session } from './api.js';
 import { useCollection } from './use-collection.js';
@@ -12,24 +12,34 @@ import { OwnerDetails, PodDetails } from './pod-details.js';
 import { NodeActionDialog, type NodeAction } from './node-actions.js';
 import { ObjectsView } from './objects.js';
 import { JoinTokens } from './join-tokens.js';
+import { Recorder } from './timeline-recorder.js';
+import { TimelineView } from './timeline.js';
 
 export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const scope = useScope(props.namespace);
+  // Recording starts with the page (not with the Timeline view), so replay reaches back to the page's load.
+  // It taps the map's watches (the pod watch of the columns in view, or of every pod without the summary).
+  const [recorder] = useState(() => new Recorder());
   // Counts from the server's summary and the pods of the columns in view; every pod only without the summary.
   const summary = useSummary(scope?.namespace, !!scope);
   const [inView, setInView] = useState<readonly string[]>([]);
-  const columnPods = useColumnPods(scope?.namespace, summary.available === true, inView);
-  const pods = useCollection<Pod>(summary.available === false ? scope?.podsPath : undefined);
+  const columnPods = useColumnPods(scope?.namespace, summary.available === true, inView, recorder.podTap.event);
+  const pods = useCollection<Pod>(summary.available === false ? scope?.podsPath : undefined, recorder.podTap);
   const full = useFullData(pods);
   const scaled = useSummaryData(summary, columnPods);
   const data = summary.available === false ? full : scaled;
-  const nodes = useCollection<Node>(scope?.listNodes ? '/api/v1/nodes' : undefined);
+  const nodes = useCollection<Node>(scope?.listNodes ? '/api/v1/nodes' : undefined, recorder.nodeTap);
   const [selected, setSelectedPod] = useState<string>();
   const [owner, setOwner] = useState<{ kind: string; namespace: string; name: string }>();
   const setSelected = (key: string | undefined) => { setOwner(undefined); setSelectedPod(key); };
   const selectOwner = (o: { kind: string; namespace: string; name: string }) => { setSelectedPod(undefined); setOwner(o); };
   const [action, setAction] = useState<NodeAction>();
-  const [view, setView] = useState<'map' | 'objects' | 'tokens'>('map');
+  const [view, setView] = useState<'map' | 'timeline' | 'objects' | 'tokens'>('map');
+  useEffect(() => {
+    // With the summary, the map lists no pods: the recording lists them once itself (no watch held) for its starting state.
+    if (scope && summary.available !== undefined) recorder.start({ namespace: scope.namespace, listPods: summary.available ? scope.podsPath : undefined });
+    return () => recorder.close();
+  }, [scope, summary.available]);
   // The selected pod's column may scroll out of view (and be dropped): its panel keeps the last copy.
   const last = useRef<Pod | undefined>(undefined);
   const current = selected ? data.pod(selected) : undefined;
@@ -41,6 +51,7 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
         <h1>k8ts</h1>
         <nav class="views" aria-label="views">
           <button type="button" aria-pressed={view === 'map'} onClick={() => setView('map')}>Cluster map</button>
+          <button type="button" aria-pressed={view === 'timeline'} onClick={() => setView('timeline')}>Timeline</button>
           <button type="button" aria-pressed={view === 'objects'} onClick={() => setView('objects')}>Objects</button>
           <button type="button" aria-pressed={view === 'tokens'} onClick={() => setView('tokens')}>Join tokens</button>
         </nav>
@@ -56,6 +67,7 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
       <main>
         {scope && view === 'objects' && <ObjectsView namespace={scope.namespace} />}
         {scope && view === 'tokens' && <JoinTokens />}
+        {scope && view === 'timeline' && <TimelineView recorder={recorder} />}
         {scope && view === 'map' && <ClusterMap nodes={nodes.items} nodesVersion={nodes.version} data={data} onView={setInView} canPatchNodes={scope.patchNodes} canDrainNodes={scope.drainNodes} canDeleteNodes={scope.deleteNodes}
           selected={selected} onSelect={setSelected} onSelectOwner={selectOwner} onAction={setAction} />}
       </main>

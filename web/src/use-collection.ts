@@ -7,9 +7,17 @@
  * publish, and derived views memoise on it.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { listWatch, type ApiFailure, type Meta } from './api.js';
+import { listWatch, type ApiFailure, type Meta, type WatchEvent } from './api.js';
 
 export interface Collection<T> { items: ReadonlyMap<string, T>; version: number; error?: ApiFailure; synced: boolean }
+
+/**
+ * Sees what the collection applies, in order: each list (the first, and any
+ * after a broken watch) and each watch event. The timeline's recording taps
+ * the map's watches rather than opening its own: a browser keeps at most six
+ * HTTP/1.1 connections to one origin, and every watch holds one.
+ */
+export interface CollectionTap<T> { list(items: T[]): void; event(e: WatchEvent<T>): void }
 
 const keyOf = (o: { metadata?: Meta }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
@@ -18,7 +26,7 @@ function nextFrame(f: () => void): void {
   if (document.visibilityState === 'hidden') setTimeout(f, 50); else requestAnimationFrame(() => f());
 }
 
-export function useCollection<T extends { metadata?: Meta }>(path: string | undefined): Collection<T> {
+export function useCollection<T extends { metadata?: Meta }>(path: string | undefined, tap?: CollectionTap<T>): Collection<T> {
   const items = useRef(new Map<string, T>());
   const version = useRef(0);
   const [state, setState] = useState<Collection<T>>({ items: items.current, version: 0, synced: false });
@@ -38,9 +46,11 @@ export function useCollection<T extends { metadata?: Meta }>(path: string | unde
     };
     const w = listWatch<T>(path, (list) => {
       items.current = new Map(list.map((o) => [keyOf(o), o]));
+      tap?.list(list);
       publish();
     }, (e) => {
       if (e.type === 'DELETED') items.current.delete(keyOf(e.object)); else items.current.set(keyOf(e.object), e.object);
+      tap?.event(e);
       publish();
     }, (error) => setState((s) => ({ ...s, error })));
     return () => { live = false; w.close(); };
