@@ -15,6 +15,9 @@ import { JoinTokens } from './join-tokens.js';
 import { Recorder } from './timeline-recorder.js';
 import { TimelineView } from './timeline.js';
 
+/** Pods the Timeline's recording lists at page load for replay's starting state; more wait for the Timeline to open. */
+const timelineListAtLoad = 5000;
+
 export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const scope = useScope(props.namespace);
   // Recording starts with the page (not with the Timeline view), so replay reaches back to the page's load.
@@ -35,11 +38,17 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const selectOwner = (o: { kind: string; namespace: string; name: string }) => { setSelectedPod(undefined); setOwner(o); };
   const [action, setAction] = useState<NodeAction>();
   const [view, setView] = useState<'map' | 'timeline' | 'objects' | 'tokens'>('map');
+  // With the summary, the map lists no pods: the recording lists them once itself (no watch held) for its starting
+  // state. Past timelineListAtLoad pods that list is what the summary spares the first load, so it waits for the
+  // Timeline to be opened (replay then reaches back to that moment, not to the page's load).
+  const deferList = summary.available === true && scaled.allPods > timelineListAtLoad;
   useEffect(() => {
-    // With the summary, the map lists no pods: the recording lists them once itself (no watch held) for its starting state.
-    if (scope && summary.available !== undefined) recorder.start({ namespace: scope.namespace, listPods: summary.available ? scope.podsPath : undefined });
+    if (scope && summary.available !== undefined) recorder.start({ namespace: scope.namespace, listPods: summary.available && !deferList ? scope.podsPath : undefined, deferPods: deferList });
     return () => recorder.close();
   }, [scope, summary.available]);
+  useEffect(() => {
+    if (scope && summary.available === true && view === 'timeline') recorder.start({ namespace: scope.namespace, listPods: scope.podsPath });
+  }, [scope, summary.available, view]);
   // The selected pod's column may scroll out of view (and be dropped): its panel keeps the last copy.
   const last = useRef<Pod | undefined>(undefined);
   const current = selected ? data.pod(selected) : undefined;

@@ -25,7 +25,12 @@ const historyCapacity = 1_000;
 export interface Change { seq: number; at: number; kind: 'Pod' | 'Node'; key: string; object?: Pod | Node }
 
 /** listPods: when the map watches pods without listing them all (the summary), the recording lists them once itself for its starting state. */
-export interface RecorderScope { namespace?: string; listPods?: string }
+export interface RecorderScope {
+  namespace?: string;
+  listPods?: string;
+  /** The starting list waits (a large cluster): pod events before it are not recorded (they would read as creations). */
+  deferPods?: boolean;
+}
 
 const keyOf = (o: { metadata?: Meta }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
@@ -63,18 +68,21 @@ export class Recorder {
     event: (e) => {
       // While our own list is on its way, events wait; after it, one the list already contains (resourceVersion at or below it) is skipped.
       if (this.podsWaiting) { this.podsWaiting.push(e); return; }
+      if (this.podsDeferred && !this.listed.pods) return;
       if (Number(e.object.metadata?.resourceVersion) <= this.podListRv) return;
       this.watched('Pod', e.type, slimPod(e.object));
     },
   };
   private podListRv = 0;
+  private podsDeferred = false;
   private podsWaiting: WatchEvent<Pod>[] | undefined;
   readonly nodeTap: CollectionTap<Node> = { list: (l) => this.relist('Node', l.map(slimNode)), event: (e) => this.watched('Node', e.type, slimNode(e.object)) };
 
   /** Pods and nodes come through the taps; Events are watched while the Timeline is shown (showEvents). */
   start(scope: RecorderScope): void {
     this.namespace = scope.namespace;
-    if (scope.listPods && !this.listed.pods) {
+    if (scope.deferPods) this.podsDeferred = true;
+    if (scope.listPods && !this.listed.pods && !this.podsWaiting) {
       this.podsWaiting = [];
       api<{ items: Pod[]; metadata: { resourceVersion?: string } }>(scope.listPods).then((l) => {
         this.podListRv = Number(l.metadata.resourceVersion) || 0;
