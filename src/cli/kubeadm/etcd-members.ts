@@ -45,15 +45,29 @@ export function initialCluster(members: IMember[], name: string, peerURL: string
   return [...others, `${name}=${peerURL}`].join(',');
 }
 
+/** kubeadm's EtcdAPICallRetryInterval and EtcdAPICallTimeout: how member calls are retried. */
+const etcdAPICallRetry = { intervalMs: 500, timeoutMs: 120_000 };
+
 /**
  * MemberAdd for `peerURL` (kubeadm's AddMember): when a member with that peer URL exists already
  * (a join that was retried), it is reused. Returns the --initial-cluster for the new member.
+ * As kubeadm, a refused call is retried every 500 ms for up to two minutes: etcd answers
+ * "unhealthy cluster" while a member that joined moments ago is not yet counted active (two
+ * control planes joining one after the other).
  */
-export async function addEtcdMember(client: Etcd3, name: string, peerURL: string): Promise<string> {
-  const existing = (await client.cluster.memberList({})).members;
-  if (existing.some((m) => m.peerURLs.includes(peerURL))) return initialCluster(existing, name, peerURL);
-  const res = await client.cluster.memberAdd({ peerURLs: [peerURL] });
-  return initialCluster(res.members, name, peerURL);
+export async function addEtcdMember(client: Etcd3, name: string, peerURL: string, retry = etcdAPICallRetry): Promise<string> {
+  const deadline = Date.now() + retry.timeoutMs;
+  for (;;) {
+    try {
+      const existing = (await client.cluster.memberList({})).members;
+      if (existing.some((m) => m.peerURLs.includes(peerURL))) return initialCluster(existing, name, peerURL);
+      const res = await client.cluster.memberAdd({ peerURLs: [peerURL] });
+      return initialCluster(res.members, name, peerURL);
+    } catch (e) {
+      if (Date.now() + retry.intervalMs > deadline) throw e;
+      await new Promise((r) => setTimeout(r, retry.intervalMs));
+    }
+  }
 }
 
 /** Whether the member with `peerURL` has started (etcd names a member once it has joined). */
@@ -65,7 +79,7 @@ export async function etcdMemberStarted(client: Etcd3, peerURL: string): Promise
 export type RemoveResult = { removed: string } | { onlyMember: true } | { notFound: true };
 
 /** MemberRemove of the member with `peerURL` (kubeadm's RemoveMember); the last member is left alone, as kubeadm does. */
-export async function removeEtcdMember(client: Etcd3, peerURL: string, retry = { intervalMs: 500, timeoutMs: 120_000 }): Promise<RemoveResult> {
+export async function removeEtcdMember(client: Etcd3, peerURL: string, retry = etcdAPICallRetry): Promise<RemoveResult> {
   const { members } = await client.cluster.memberList({});
   const self = members.find((m) => m.peerURLs.includes(peerURL));
   if (!self) return { notFound: true };
