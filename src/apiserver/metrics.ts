@@ -1,6 +1,6 @@
 /** Prometheus metrics with upstream's names (and label values) where upstream has one. */
 import type { IncomingMessage } from 'node:http';
-import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
+import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from '../util/prom.js';
 import type { RequestInfo } from './request-info.js';
 
 export interface ApiMetrics {
@@ -9,13 +9,25 @@ export interface ApiMetrics {
   latency: Histogram<'verb' | 'resource' | 'subresource'>;
   storageLatency: Histogram<'operation'>;
   watchers: Gauge<string>;
+  /** Registers the process_* and nodejs_* metrics, once; createMetrics({ deferDefaultMetrics: true }) leaves it to the caller. */
+  collectDefaultMetrics(): void;
 }
 
-export function createMetrics(): ApiMetrics {
+/**
+ * deferDefaultMetrics: the process and Node.js metrics wait for collectDefaultMetrics(), so a
+ * server can load their modules after it is ready rather than before (bench/startup.ts).
+ */
+export function createMetrics(opts: { deferDefaultMetrics?: boolean } = {}): ApiMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  let defaults = false;
+  const collectDefaults = () => {
+    if (defaults) return;
+    defaults = true;
+    collectDefaultMetrics({ register: registry });
+  };
+  if (!opts.deferDefaultMetrics) collectDefaults();
   return {
-    registry,
+    registry, collectDefaultMetrics: collectDefaults,
     requests: new Counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, resource, subresource and HTTP response code.', labelNames: ['verb', 'resource', 'subresource', 'code'], registers: [registry] }),
     latency: new Histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, resource and subresource.', labelNames: ['verb', 'resource', 'subresource'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] }),
     storageLatency: new Histogram({ name: 'k8ts_storage_request_duration_seconds', help: 'Storage backend operation latency in seconds.', labelNames: ['operation'], buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [registry] }),

@@ -12,10 +12,7 @@ import {
   PodNetwork, configuredSubnet, execRunner, podNetworkBackends, readPodNetworkState, removeCNIConfig, writePodNetworkState, type PodNetworkBackend,
 } from '../kubelet/network/index.js';
 
-export const podNetworkFlagHelp = `      --pod-network-backend string          cri: run the node's pod network: pods take addresses from the Node's podCIDR and
-                                            reach every other node's pods, by host-gw routes, a VXLAN overlay, or auto
-                                            (host-gw where the peer shares a link, VXLAN elsewhere); "none" leaves the
-                                            runtime's CNI configuration alone (default "none")`;
+export { podNetworkFlagHelp } from './agent-flags.js';
 
 export function parsePodNetworkBackend(v: string | undefined): PodNetworkBackend | 'none' {
   const b = (v ?? 'none').trim();

@@ -7,16 +7,7 @@ import type { Logger } from '../util/log.js';
 import { mustParseDuration, type PodRuntime, type NodeAgentOptions } from '../kubelet/index.js';
 import { StandaloneKubelet, type StaticPodsOptions } from '../kubelet/staticpods/index.js';
 
-export const staticPodFlagsHelp = `      --pod-manifest-path string            directory of static pod manifests (YAML or JSON); with no --kubeconfig the
-                                            agent runs standalone: static pods only, no API server
-      --file-check-frequency duration       rescan the manifest directory this often (default 20s)
-      --sync-frequency duration             re-check mirror pods this often (default 10s)`;
-
-export const staticPodFlagOptions = {
-  'pod-manifest-path': { type: 'string' },
-  'file-check-frequency': { type: 'string', default: '20s' },
-  'sync-frequency': { type: 'string', default: '10s' },
-} as const;
+export { staticPodFlagOptions, staticPodFlagsHelp } from './agent-flags.js';
 
 /** The static pod options from the parsed flags; undefined without --pod-manifest-path. */
 export function staticPodOptions(values: Record<string, string | boolean | undefined>): Omit<StaticPodsOptions, 'nodeName' | 'deleteDelayMs'> | undefined {

@@ -132,7 +132,8 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   secureDataDirLogged(opts.dataDir, logger);
   const hosts = [opts.bind, opts.advertiseAddress, hostname()].filter((h): h is string => !!h && h !== '0.0.0.0' && h !== '::');
   const pki = await ensureClusterPKI(opts.dataDir, { hosts, certDir: opts.certDir });
-  const metrics = createMetrics();
+  // The process and Node.js metrics (and their modules) are registered once the server is ready.
+  const metrics = createMetrics({ deferDefaultMetrics: true });
   const backend = instrumentBackend(await openStorage(opts.dataDir, opts.etcd, logger), metrics);
   cleanups.push(() => backend.close());
   // Certificates are written 0644 by the PKI code; in the data directory they are 0600 too.
@@ -248,7 +249,8 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const authorize = authz.authorize = authorizerFor(modes, { rbac: rbacAuthorizer(cache), node: nodeAuthz.authorize });
   // The dashboard reaches the API as a client (with each caller's token), at the URL known after listen.
   let apiServer = { server: '', caPem: pki.caCertPem };
-  const nonApiHandlers = opts.dashboard ? [dashboardHandler({ apiServer: () => apiServer, webRoot: join(packageRoot(), 'dist', 'web') })] : [];
+  const dashboard = opts.dashboard ? dashboardHandler({ apiServer: () => apiServer, webRoot: join(packageRoot(), 'dist', 'web') }) : undefined;
+  const nonApiHandlers = dashboard ? [dashboard] : [];
   // The dashboard's pod counts, from the pods' watch cache (started by the first summary request).
   const podSummary = opts.dashboard ? podSummaryEndpoint(new PodSummary(() => registry.store('', 'v1', 'pods'), logger.with('pod-summary'))) : undefined;
   if (podSummary) cleanups.push(() => podSummary.close());
@@ -291,6 +293,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
   ready = true;
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, sinceProcessStartMs: Math.round(performance.now()), kubeconfig: kubeconfigPath });
+  // After readiness, and after the I/O already waiting (a /readyz poll): the process metrics' modules
+  // load, and the dashboard's page is read and compressed (off the event loop).
+  setImmediate(() => { metrics.collectDefaultMetrics(); dashboard?.warm(); });
   // Controllers are clients of the ready server; they catch up through their informers,
   // each component under its own identity (RBAC binds it to its bootstrap role).
   const controlLoops = startInProcessControllers(opts, {

@@ -1,12 +1,10 @@
 /** `k8ts controller-manager`: the controllers and scheduler as a separate process. */
 import { requireFlags } from './flag-errors.js';
 import { parseArgs } from 'node:util';
-import { parseControllersFlag, startControllerManager } from './controller-manager.js';
 import { parseDuration } from './duration.js';
 import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signing.js';
 import { bareBoolFlags, nodeCIDRConfigOrReport, nodeCIDRFlagOptions } from './node-cidrs.js';
 import { createLogger } from '../util/log.js';
-import { startMetricsServer } from '../util/metrics-server.js';
 
 export const controllerManagerHelp = `Run the k8ts controllers and scheduler against an API server.
 
@@ -61,6 +59,8 @@ async function run(args: string[], d: { component: string; metricsPort: string; 
   requireFlags(values, ['kubeconfig']);
   const nodeCIDRs = nodeCIDRConfigOrReport(values);
   if (!nodeCIDRs) return 1;
+  // The controllers' code (and prom-client) load once the flags are good: `--help` and flag errors answer without them.
+  const [{ parseControllersFlag, startControllerManager }, { startMetricsServer }] = await Promise.all([import('./controller-manager.js'), import('../util/metrics-server.js')]);
   const logger = createLogger(d.component);
   const metrics = await startMetricsServer(Number(values['metrics-port']));
   const cm = startControllerManager({

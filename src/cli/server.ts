@@ -1,14 +1,17 @@
-/** `k8ts server`: the API server on embedded SQLite (or etcd with --etcd-servers), HTTPS only. */
+/**
+ * `k8ts server`: the API server on embedded SQLite (or etcd with --etcd-servers), HTTPS only.
+ * This module holds the help and the flags only: the control plane's modules load once the
+ * flags are good (`k8ts server --help` or a bad flag answers without them).
+ */
 import { requireFlags } from './flag-errors.js';
 import { parseArgs } from 'node:util';
-import { startControlPlane } from './control-plane.js';
 import { parseDuration } from './duration.js';
 import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signing.js';
 import { bareBoolFlags, nodeCIDRConfigOrReport, nodeCIDRFlagOptions } from './node-cidrs.js';
 import { parsePortRange, type PortRange } from '../util/port-range.js';
 import { parseServiceIPRange, type ServiceIPRange } from '../registry/service-allocation.js';
 import { parseAuthorizationModes, type AuthorizationMode } from '../apiserver/authz/index.js';
-import { etcdConfig, etcdFlagOptions, etcdFlagsHelp, type EtcdConfig } from './storage.js';
+import { etcdConfig, etcdFlagOptions, etcdFlagsHelp, type EtcdConfig } from './storage-flags.js';
 import { enabledAdmissionPlugins, pluginList, type AdmissionPluginName } from '../apiserver/admission/plugins.js';
 
 export const serverHelp = `Run the k8ts API server.
@@ -180,6 +183,7 @@ export async function runServer(args: string[]): Promise<number> {
     console.error(`Error: invalid argument "${values['default-watch-cache-size']}" for "--default-watch-cache-size" flag: must be a non-negative integer`);
     return 1;
   }
+  const { startControlPlane } = await import('./control-plane.js');
   const cp = await startControlPlane({
     authorizationModes, anonymousAuth: anonymousAuth === 'true', etcd, admissionPlugins,
     requestTimeoutMs, maxMutatingRequestsInflight: mutatingInflight || Infinity,

@@ -1,11 +1,9 @@
 /** `k8ts sim`: many simulated nodes in one process (KWOK-style), for scale tests and demos. */
 import { requireFlags } from './flag-errors.js';
 import { parseArgs } from 'node:util';
-import { Clientset, loadKubeconfig } from '../client/index.js';
 import { createLogger } from '../util/log.js';
-import { NodeSimulator, createKubeletMetrics, serveMetrics, mustParseDuration, type MetricsServer } from '../kubelet/index.js';
+import type { MetricsServer } from '../kubelet/index.js';
 import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
-import { waitForSignal } from './agent.js';
 
 export const simHelp = `Run many simulated nodes in one process.
 
@@ -63,6 +61,9 @@ export async function runSim(args: string[]): Promise<number> {
   const leaseSeconds = parseCountFlag('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
   const qps = parseCountFlag('kube-api-qps', values['kube-api-qps']);
   const burst = parseCountFlag('kube-api-burst', values['kube-api-burst']);
+  // The client and the kubelet's code load once the flags are good (`k8ts sim --help` and flag errors answer without them).
+  const [{ Clientset, loadKubeconfig }, { NodeSimulator, createKubeletMetrics, serveMetrics, mustParseDuration }, { waitForSignal }] =
+    await Promise.all([import('../client/index.js'), import('../kubelet/index.js'), import('./agent.js')]);
   const logger = createLogger('sim');
   const clients = new Clientset(loadKubeconfig(values.kubeconfig), { qps, burst: burst || undefined, userAgent: 'k8ts-sim' });
   const metrics = createKubeletMetrics();

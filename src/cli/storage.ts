@@ -5,15 +5,12 @@
 import { join } from 'node:path';
 import type { Backend } from '../storage/backend.js';
 import { withKeyPrefix, DEFAULT_ETCD_PREFIX } from '../storage/key-prefix.js';
-import type { EtcdBackendOptions } from '../storage/etcd/index.js';
+import type { EtcdConfig } from './storage-flags.js';
 import { openSqliteBackend } from '../storage/sqlite/index.js';
 import type { Logger } from '../util/log.js';
-import { parseDuration } from './duration.js';
 
-export type EtcdConfig = Omit<EtcdBackendOptions, 'logger'> & {
-  /** --etcd-prefix: the root of every key (upstream's default /registry). */
-  prefix?: string;
-};
+// The flags live apart (storage-flags.ts) so that parsing them loads neither SQLite nor the storage code.
+export { etcdConfig, etcdFlagOptions, etcdFlagsHelp, type EtcdConfig } from './storage-flags.js';
 
 /** etcd did not answer at start: nothing to do with the data directory, so reported as it is. */
 export class EtcdUnreachableError extends Error {}
@@ -55,39 +52,4 @@ async function pingUntil(backend: { ping(): Promise<void> }, deadline: number, l
       await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1_000)));
     }
   }
-}
-
-export const etcdFlagOptions = {
-  'etcd-servers': { type: 'string' },
-  'etcd-cafile': { type: 'string' },
-  'etcd-certfile': { type: 'string' },
-  'etcd-keyfile': { type: 'string' },
-  'etcd-compaction-interval': { type: 'string', default: '5m0s' },
-  'etcd-prefix': { type: 'string', default: DEFAULT_ETCD_PREFIX },
-} as const;
-
-export const etcdFlagsHelp = `      --etcd-servers strings     etcd client URLs (http://127.0.0.1:2379,...) to store everything in instead of
-                                 the data directory's SQLite database; servers sharing an etcd (and the PKI) serve one cluster
-      --etcd-cafile string       SSL Certificate Authority file used to secure etcd communication
-      --etcd-certfile string     SSL certification file used to secure etcd communication
-      --etcd-keyfile string      SSL key file used to secure etcd communication
-      --etcd-compaction-interval duration
-                                 the interval of compaction requests; 0 disables compaction from the server (default 5m0s)
-      --etcd-prefix string       The prefix to prepend to all resource paths in etcd. (default "/registry")`;
-
-/** The etcd flags as backend options; undefined without --etcd-servers. Throws upstream-style messages. */
-export function etcdConfig(values: Partial<Record<keyof typeof etcdFlagOptions, string>>): EtcdConfig | undefined {
-  const servers = values['etcd-servers']?.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!servers?.length) return undefined;
-  for (const s of servers) {
-    if (!/^https?:\/\//.test(s)) throw new Error(`--etcd-servers: invalid URL "${s}": must start with http:// or https://`);
-  }
-  const interval = values['etcd-compaction-interval'] ?? '5m0s';
-  let compactIntervalMs: number;
-  try { compactIntervalMs = parseDuration(interval); } catch { compactIntervalMs = NaN; }
-  if (!(compactIntervalMs >= 0)) throw new Error(`invalid argument "${interval}" for "--etcd-compaction-interval" flag`);
-  return {
-    servers, caFile: values['etcd-cafile'], certFile: values['etcd-certfile'], keyFile: values['etcd-keyfile'], compactIntervalMs,
-    prefix: values['etcd-prefix'] ?? DEFAULT_ETCD_PREFIX,
-  };
 }

@@ -7,22 +7,23 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { startControlPlane } from './control-plane.js';
-import { Clientset } from '../client/index.js';
-import { NodeSimulator } from '../kubelet/simulator.js';
-import { reviewerFor } from '../kubelet/server/index.js';
 import { createLogger, type Logger } from '../util/log.js';
 import type { ControlPlane } from './control-plane.js';
-import { applyCoreDNSAddon } from './kubeadm/addon-coredns.js';
-import { applyKubeProxyAddon } from './kubeadm/addon-kube-proxy.js';
+import type { Clientset } from '../client/index.js';
+
+// Modules load when they are needed, not at import: `k8ts up --help` and a bad flag answer
+// without the control plane, and what runs after the API server is ready (the add-ons, the
+// client, the simulated nodes, their kubelet API; yaml through the kube-proxy add-on) loads
+// after /readyz answers 200, not before (bench/startup.ts).
 
 /** The kube-dns Service's address: the tenth of the API server's service CIDR, 10.96.0.0/12 (up has no --service-cidr). */
 const upClusterDNS = '10.96.0.10';
 
 /** kubeadm's addon phase, so `kubectl get -n kube-system deploy,svc` shows what a kubeadm cluster has. */
-async function applyAddons(cp: ControlPlane, runtime: string, podCIDR: string): Promise<void> {
-  const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-up' });
+async function applyAddons(cp: ControlPlane, Clients: typeof Clientset, runtime: string, podCIDR: string): Promise<void> {
+  const clients = new Clients(cp.clientConfig, { userAgent: 'k8ts-up' });
   try {
+    const [{ applyCoreDNSAddon }, { applyKubeProxyAddon }] = await Promise.all([import('./kubeadm/addon-coredns.js'), import('./kubeadm/addon-kube-proxy.js')]);
     await applyCoreDNSAddon(clients, { dnsIP: upClusterDNS, apiServerHost: '127.0.0.1', apiServerPort: cp.port });
     // kube-proxy on simulated nodes (simulated, as every pod there) and on a cri node (its nftables serve the
     // containers' Services); not with --runtime process, whose pods share the host's network and rules.
@@ -85,9 +86,18 @@ export async function runUp(args: string[]): Promise<number> {
   // The real node's code (CRI over gRPC, containerd) loads only for --runtime cri|process.
   const realNode = values.runtime === 'simulated' ? undefined : await import('./up-node.js');
   if (realNode) await realNode.realNodePreflight({ runtime: values.runtime as 'cri' | 'process', endpoint: values['container-runtime-endpoint'] });
+  const { startControlPlane } = await import('./control-plane.js');
   const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger, dashboard: true });
-  await applyAddons(cp, values.runtime!, values['pod-cidr']!);
+  let Clientset: typeof import('../client/index.js').Clientset;
+  try {
+    ({ Clientset } = await import('../client/index.js'));
+  } catch (err) {
+    await cp.close();
+    throw err;
+  }
+  await applyAddons(cp, Clientset, values.runtime!, values['pod-cidr']!);
   if (realNode) return upRealNode(realNode.startRealNode, cp, { ...values, dataDir, logNote, runtime: values.runtime as 'cri' | 'process' }, logger);
+  const [{ NodeSimulator }, { reviewerFor }] = await Promise.all([import('../kubelet/simulator.js'), import('../kubelet/server/index.js')]);
   const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim' });
   // Each node serves the kubelet API on 127.0.0.1 (its InternalIP), so kubectl logs shows its pods' simulated lifecycle.
   // Their reviews (TokenReview, SubjectAccessReview) go through a client of their own, so a token spray cannot delay heartbeats.

@@ -28,12 +28,16 @@ export interface DashboardOptions {
 const placementPath = /^\/dashboard\/api\/placement\/namespaces\/([^/]+)\/pods\/([^/]+)$/;
 
 export function dashboardHandler(opts: DashboardOptions) {
-  const files = loadStaticFiles(opts.webRoot);
+  // Read (and gzipped) at the first page request or at warm(), whichever comes first: not on the start path.
+  let files: Promise<Map<string, StaticFile>> | undefined;
+  const loaded = () => files ??= loadStaticFiles(opts.webRoot);
   // One pool of keep-alive connections to the API for every caller's requests (the token is per request).
   let agent: https.Agent | undefined;
   const shared = () => agent ??= new https.Agent({ keepAlive: true, maxSockets: 16, ca: opts.apiServer().caPem });
   return {
     prefix: dashboardPrefix,
+    /** Starts reading the page's files (the API server calls it once it is ready). */
+    warm(): void { loaded().catch(() => { files = undefined; }); },
     async serve(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
       req.resume();
       if (req.method !== 'GET' && req.method !== 'HEAD') return writeStatus(res, methodNotAllowed().status);
@@ -45,7 +49,8 @@ export function dashboardHandler(opts: DashboardOptions) {
       if (url.pathname.startsWith(`${dashboardPrefix}api/`)) return writeStatus(res, pageNotFound().status);
       // Anything else is the single page (its own routes live in the URL's hash).
       const name = url.pathname.slice(dashboardPrefix.length) || 'index.html';
-      const file = files.get(name) ?? (name.includes('.') ? undefined : files.get('index.html'));
+      const page = await loaded();
+      const file = page.get(name) ?? (name.includes('.') ? undefined : page.get('index.html'));
       if (!file) return writeStatus(res, pageNotFound().status);
       sendFile(req, res, file);
     },

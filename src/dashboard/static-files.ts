@@ -1,12 +1,17 @@
 /**
  * The dashboard's static files (dist/web, built by scripts/bundle-web.mjs),
- * read once into memory with their gzip forms. They carry no data and need no
+ * read once into memory with their gzip forms, off the event loop (async reads, gzip
+ * on libuv's thread pool) and not before the server is ready: the API server's start
+ * does not wait for them (bench/startup.ts). They carry no data and need no
  * credentials; the page they make asks the API for everything, with the token
  * the user pastes.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+
+const gzip = promisify(gzipCallback);
 
 export interface StaticFile { readonly body: Buffer; readonly gzip: Buffer; readonly type: string; readonly etag: string }
 
@@ -16,16 +21,21 @@ const types: Record<string, string> = {
 };
 
 /** name ("index.html", "app.js") → file; empty when the web part was not built. */
-export function loadStaticFiles(dir: string): Map<string, StaticFile> {
+export async function loadStaticFiles(dir: string): Promise<Map<string, StaticFile>> {
   const files = new Map<string, StaticFile>();
-  if (!existsSync(dir)) return files;
-  for (const name of readdirSync(dir)) {
-    const type = types[extname(name)];
-    if (!type) continue;
-    const body = readFileSync(join(dir, name));
-    const gzip = gzipSync(body, { level: 9 });
-    files.set(name, { body, gzip, type, etag: `"${body.length.toString(16)}-${hash(body)}"` });
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return files;
+    throw err;
   }
+  await Promise.all(names.map(async (name) => {
+    const type = types[extname(name)];
+    if (!type) return;
+    const body = await readFile(join(dir, name));
+    files.set(name, { body, gzip: await gzip(body, { level: 9 }), type, etag: `"${body.length.toString(16)}-${hash(body)}"` });
+  }));
   return files;
 }
 

@@ -48,7 +48,10 @@ export class PodSource {
   subscribe(nodeName: string, handler: PodHandler): () => void {
     this.handlers.set(nodeName, handler);
     if (this.informer.hasSynced()) {
-      const pods = this.podsOn(nodeName).sort((a, b) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? '')));
+      // RFC 3339 timestamps order as plain strings; localeCompare would page in ICU's collation data (~3 MB of RSS) for nothing.
+      const created = (p: Pod) => String(p.metadata?.creationTimestamp ?? '');
+      const pods = this.podsOn(nodeName);
+      pods.sort((a, b) => { const x = created(a), y = created(b); return x < y ? -1 : x > y ? 1 : 0; });
       for (const pod of pods) handler.upsert(pod);
     }
     return () => { if (this.handlers.get(nodeName) === handler) this.handlers.delete(nodeName); };

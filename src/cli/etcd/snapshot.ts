@@ -15,7 +15,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { saveSnapshot } from '../../storage/etcd/snapshot.js';
 import { nodeLayout } from '../kubeadm/layout.js';
 import { findEtcdTool } from './tools.js';
 
@@ -79,6 +78,8 @@ async function save(file: string, values: SaveFlags): Promise<number> {
   const certFile = values.cert ?? (tls ? join(pki, 'apiserver-etcd-client.crt') : undefined);
   const keyFile = values.key ?? (tls ? join(pki, 'apiserver-etcd-client.key') : undefined);
   try {
+    // etcd3 and its gRPC stack load only here, not for --help or a flag error.
+    const { saveSnapshot } = await import('../../storage/etcd/snapshot.js');
     const saved = await saveSnapshot({ servers, caFile, certFile, keyFile }, file);
     // etcd 3.4 sends no header with the stream, so the revision is known from 3.5 on only.
     process.stderr.write(`fetched snapshot: endpoint ${servers[0]}${saved.revision ? `, revision ${saved.revision}` : ''}, ${saved.bytes} bytes\n`);

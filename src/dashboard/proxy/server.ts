@@ -89,6 +89,7 @@ export async function startDashboardProxy(opts: DashboardProxyOptions): Promise<
     void forwarder.forwardUpgrade(req, socket, head);
   });
   await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(opts.port, opts.address, () => resolve()); });
+  page.warm();
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const host = opts.address.includes(':') ? `[${opts.address}]` : opts.address;

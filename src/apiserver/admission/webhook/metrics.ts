@@ -3,7 +3,7 @@
  * (apiserver/pkg/admission/metrics): `type` is "admit" for mutating and
  * "validating" for validating webhooks.
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from '../../../util/prom.js';
 
 export type WebhookType = 'admit' | 'validating';
 export type RejectionErrorType = 'calling_webhook_error' | 'apiserver_internal_error' | 'no_error';
