@@ -11,7 +11,7 @@ import { openSqliteBackend } from '../../src/storage/sqlite/index.js';
 import { Registry } from '../../src/registry/registry.js';
 import { realClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/log.js';
-import { ownerOf, podState } from '../../src/apiserver/pod-summary/card.js';
+import { ownerOf, podState } from '../../src/api/pod-card.js';
 import { PodSummary, type SummaryChange } from '../../src/apiserver/pod-summary/summary.js';
 
 const owner = (kind: string, name: string, controller = true) => ({ apiVersion: 'apps/v1', kind, name, uid: `${kind}-${name}`, controller });

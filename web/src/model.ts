@@ -3,8 +3,10 @@
  * watches: pure functions, so the rules are in one place.
  */
 import type { Node, Pod, Taint } from 'kubernetes-types/core/v1';
+import { ownerOf, podState, type OwnerKind, type PodState } from '../../src/api/pod-card.js';
 
-export type OwnerKind = 'DaemonSet' | 'StatefulSet' | 'Deployment' | 'ReplicaSet' | 'Job' | 'Static' | 'Pod';
+// The card rules are shared with the API server's pod summary, which counts the pods the page does not draw.
+export { ownerOf, podState, type OwnerKind, type PodState } from '../../src/api/pod-card.js';
 
 /** The order groups take inside a node's column. */
 const kindOrder: OwnerKind[] = ['Static', 'DaemonSet', 'StatefulSet', 'Deployment', 'ReplicaSet', 'Job', 'Pod'];
@@ -14,21 +16,6 @@ export const podKey = (p: Pod) => `${p.metadata?.namespace}/${p.metadata?.name}`
 /** The kubelet's mirror pods carry this annotation (kubetypes.ConfigMirrorAnnotationKey). */
 export const isMirrorPod = (p: Pod) => !!p.metadata?.annotations?.['kubernetes.io/config.mirror'];
 
-/**
- * The controlling owner's kind; a ReplicaSet whose pods carry
- * pod-template-hash is a Deployment's (the Deployment controller's label).
- */
-export function ownerOf(p: Pod): { kind: OwnerKind; name: string } {
-  const ref = p.metadata?.ownerReferences?.find((r) => r.controller) ?? p.metadata?.ownerReferences?.[0];
-  if (isMirrorPod(p) || ref?.kind === 'Node') return { kind: 'Static', name: p.spec?.nodeName ?? '' };
-  if (!ref) return { kind: 'Pod', name: '' };
-  if (ref.kind === 'ReplicaSet' && p.metadata?.labels?.['pod-template-hash']) {
-    const hash = p.metadata.labels['pod-template-hash'];
-    return { kind: 'Deployment', name: ref.name.endsWith(`-${hash}`) ? ref.name.slice(0, -hash.length - 1) : ref.name };
-  }
-  const known: OwnerKind[] = ['DaemonSet', 'StatefulSet', 'ReplicaSet', 'Job'];
-  return { kind: known.includes(ref.kind as OwnerKind) ? ref.kind as OwnerKind : 'Pod', name: ref.name };
-}
 
 /** A StatefulSet pod's ordinal: the number after its set's name (statefulset's getOrdinal). */
 export function ordinalOf(p: Pod): number {
@@ -36,18 +23,6 @@ export function ordinalOf(p: Pod): number {
   return m ? Number(m[1]) : -1;
 }
 
-export type PodState = 'ready' | 'running' | 'pending' | 'succeeded' | 'failed' | 'terminating';
-
-/** The card's colour: terminating first (deletionTimestamp), then the phase, Running split by the Ready condition. */
-export function podState(p: Pod): PodState {
-  if (p.metadata?.deletionTimestamp) return 'terminating';
-  switch (p.status?.phase) {
-    case 'Succeeded': return 'succeeded';
-    case 'Failed': return 'failed';
-    case 'Running': return p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? 'ready' : 'running';
-    default: return 'pending';
-  }
-}
 
 export interface PodGroup { kind: OwnerKind; name: string; namespace: string; pods: Pod[] }
 

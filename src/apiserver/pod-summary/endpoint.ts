@@ -20,7 +20,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest } from '../../api/status.js';
 import { writeJSON } from '../respond.js';
-import { podStates } from './card.js';
+import { podStates } from '../../api/pod-card.js';
 import type { PodSummary } from './summary.js';
 
 export const summaryPath = '/dashboard/api/summary';

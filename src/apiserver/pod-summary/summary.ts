@@ -20,7 +20,7 @@ import type { Store, Watch } from '../../registry/store.js';
 import type { WatchEventOut } from '../../registry/types.js';
 import type { Logger } from '../../util/log.js';
 import { RelistBackoff } from '../../util/relist-backoff.js';
-import { ownerOf, podState, podStates, type OwnerKind } from './card.js';
+import { ownerOf, podState, podStates, type OwnerKind } from '../../api/pod-card.js';
 
 export interface GroupCount { kind: OwnerKind; namespace: string; name: string; counts: number[] }
 

@@ -1,8 +1,9 @@
 /**
  * How the dashboard's map classes a pod: its card's state (colour) and the
- * owner group it is drawn in. The page applies the same rules to the pods it
- * draws (web/src/model.ts podState, ownerOf); the server applies them here to
- * every pod, to count what the page does not draw.
+ * owner group it is drawn in. One set of rules for both sides: the page
+ * (web/src/model.ts re-exports these) for the pods it draws, the API server's
+ * pod summary (apiserver/pod-summary) for every pod, to count what the page
+ * does not draw.
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
 
