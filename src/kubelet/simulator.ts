@@ -143,7 +143,7 @@ export class NodeSimulator {
 
   /** Registers one more simulated node (a node joining). */
   async addNode(name: string, nodeOpts: SimulatedNodeOptions = {}): Promise<NodeAgent> {
-    if (this.closed) throw new Error('node simulator is closed');
+    if (this.closed) throw closedError();
     if (this.agents.has(name)) throw new Error(`simulated node "${name}" already exists`);
     if (!this.started) await this.start();
     const index = nodeOpts.index ?? this.freeIndex();
@@ -171,6 +171,9 @@ export class NodeSimulator {
     kubelet?.server.setHost(agent.kubeletHost());
     try {
       await agent.start();
+      // close() ran while this node registered (a SIGTERM as `k8ts up` adds its nodes): it stopped
+      // the agents it knew, not this one, whose timers and kubelet port would keep the process alive.
+      if (this.closed) throw closedError();
     } catch (e) {
       this.forget(name);
       await agent.stop().catch(() => {});
@@ -240,6 +243,10 @@ export class NodeSimulator {
     this.kubeletAuth ??= createKubeletAuth(k.clientCAPem, k.reviewer ?? reviewerFor(this.clients));
     const server = createKubeletServer({ nodeName: name, clientCAPem: k.clientCAPem, auth: this.kubeletAuth, ...serving, logger: this.logger.with('server') });
     const addr = await server.listen(0, k.address);
+    if (this.closed) {
+      await server.close().catch(() => undefined);
+      throw closedError();
+    }
     this.kubeletServers.set(name, server);
     return { server, port: addr.port };
   }
@@ -273,3 +280,5 @@ async function forEachLimit<T>(items: readonly T[], limit: number, fn: (item: T)
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   if (firstError) throw firstError;
 }
+
+const closedError = () => new Error('node simulator is closed');
