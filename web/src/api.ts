@@ -69,23 +69,11 @@ export function listWatch<T extends { metadata?: Meta }>(path: string, onList: (
       headers: { Authorization: `Bearer ${session.token ?? ''}`, Accept: 'application/json' }, credentials: 'omit', signal: ctl.signal,
     });
     if (!res.ok || !res.body) throw new ApiFailure(res.status, `watch ${path}: ${res.status}`);
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buf = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buf += value;
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (!line) continue;
-        const e = JSON.parse(line) as WatchEvent<T>;
-        if (e.type === 'ERROR') throw new ApiFailure((e.object as any)?.code ?? 500, (e.object as any)?.message ?? 'watch error');
-        rv = e.object.metadata?.resourceVersion ?? rv;
-        if (e.type !== 'BOOKMARK') onEvent(e);
-      }
-    }
+    await readLines<WatchEvent<T>>(res, (e) => {
+      if (e.type === 'ERROR') throw new ApiFailure((e.object as any)?.code ?? 500, (e.object as any)?.message ?? 'watch error');
+      rv = e.object.metadata?.resourceVersion ?? rv;
+      if (e.type !== 'BOOKMARK') onEvent(e);
+    });
   };
   (async () => {
     let listed = false;
@@ -121,3 +109,20 @@ export async function canI(verb: string, resource: string, namespace?: string, m
 /** A JSON body sent with `method` and a content type (a patch type, or JSON). */
 export const send = <T>(path: string, method: string, body: unknown, contentType = 'application/json') =>
   api<T>(path, { method, headers: { 'Content-Type': contentType }, body: JSON.stringify(body) });
+
+/** Reads a response of one JSON object a line (a watch, the pod summary's stream), calling `onLine` for each. */
+export async function readLines<T>(res: Response, onLine: (l: T) => void): Promise<void> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buf += value;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) onLine(JSON.parse(line) as T);
+    }
+  }
+}

@@ -11,9 +11,9 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Pod } from 'kubernetes-types/core/v1';
-import { ApiFailure, api, session, type WatchEvent } from './api.js';
+import { ApiFailure, api, readLines, session, type WatchEvent } from './api.js';
 import { podKey } from './model.js';
-import { readLines, summaryQuery } from './summary.js';
+import { summaryQuery } from './summary.js';
 
 export interface ColumnPods {
   /** Loaded columns' pods by key; a column absent is not loaded (yet). */

@@ -7,7 +7,7 @@
  * the page then lists every pod itself, as before.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiFailure, session } from './api.js';
+import { ApiFailure, readLines, session } from './api.js';
 import type { OwnerKind, PodState, StateCounts } from './model.js';
 
 export interface GroupSummary { kind: OwnerKind; namespace: string; name: string; counts: StateCounts }
@@ -23,22 +23,6 @@ type Line = { type: 'SNAPSHOT'; object: { resourceVersion: string; states: PodSt
 
 export const summaryQuery = (namespace?: string) => (namespace ? `namespace=${encodeURIComponent(namespace)}` : '');
 
-/** Reads a response of one JSON object a line, calling `onLine` for each. */
-export async function readLines<T>(res: Response, onLine: (l: T) => void): Promise<void> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buf += value;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl).trim();
-      buf = buf.slice(nl + 1);
-      if (line) onLine(JSON.parse(line) as T);
-    }
-  }
-}
 
 export function useSummary(namespace: string | undefined, enabled: boolean): Summary {
   const nodes = useRef(new Map<string, GroupSummary[]>());
