@@ -15,11 +15,11 @@
  *
  *   node dist/bench/dashboard-timeline.js [--pods 50] [--burst 400] [--seeks 20] [--no-write]
  */
-import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createPod, ms, pct } from './lib/dashboard-client.js';
 import { parse } from 'yaml';
 import type { Page } from 'playwright-core';
 import { repoRoot } from '../test/e2e/harness.js';
@@ -34,20 +34,6 @@ const { values } = parseArgs({ options: { pods: { type: 'string', default: '50' 
 const podCount = Number(values.pods);
 const burst = Number(values.burst);
 const seeks = Number(values.seeks);
-
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]; };
-const ms = (x: number) => `${x.toFixed(0)} ms`;
-
-function createPod(server: string, creds: ReturnType<typeof adminCredentials>, name: string): Promise<void> {
-  const body = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
-  return new Promise((resolve, reject) => {
-    const req = https.request(new URL('/api/v1/namespaces/default/pods', server), {
-      method: 'POST', ca: creds.ca, cert: creds.cert, key: creds.key, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
-    }, (res) => { res.resume(); res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`create ${name}: ${res.statusCode}`)))); });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** Watch events recorded so far (the replay slider's span). */
 const recorded = async (page: Page) => Number(await page.locator('.replay-at').getAttribute('data-of'));

@@ -25,6 +25,7 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createPod, ms, pct } from './lib/dashboard-client.js';
 import { parse } from 'yaml';
 import { repoRoot } from '../test/e2e/harness.js';
 import { adminCredentials } from '../test/e2e/helpers.js';
@@ -38,20 +39,6 @@ const { values } = parseArgs({ options: { pods: { type: 'string', default: '50' 
   'map-pods': { type: 'string', default: '50000' }, 'no-write': { type: 'boolean' } } });
 const podCount = Number(values.pods);
 const loads = Number(values.loads);
-
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]; };
-const ms = (x: number) => `${x.toFixed(0)} ms`;
-
-function createPod(server: string, creds: ReturnType<typeof adminCredentials>, name: string): Promise<void> {
-  const body = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
-  return new Promise((resolve, reject) => {
-    const req = https.request(new URL('/api/v1/namespaces/default/pods', server), {
-      method: 'POST', ca: creds.ca, cert: creds.cert, key: creds.key, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
-    }, (res) => { res.resume(); res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`create ${name}: ${res.statusCode}`)))); });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 function getPlacement(server: string, ca: string, token: string, ns: string, name: string): Promise<void> {
   return new Promise((resolve, reject) => {
