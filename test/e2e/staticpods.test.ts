@@ -188,7 +188,9 @@ describe('static pods with an API server', () => {
     assert.equal(rec.err, 'invalid pod: [spec.containers[0].image: Required value]');
     const event = await eventually(async () => {
       const list = JSON.parse((await cluster.kubectl(['get', 'events', '-n', 'default', '--field-selector', `involvedObject.kind=Node,involvedObject.name=${node},reason=FailedValidation`, '-o', 'json'])).stdout);
-      return list.items[0];
+      // The rewrite of static-web.yaml above is not atomic (truncate, then write): the kubelet may
+      // read it empty in between and report that too, as upstream's would. Find the broken file's.
+      return list.items.find((e: { message: string }) => e.message.includes(`"${broken}"`));
     }, 10_000, 'the FailedValidation event on the Node');
     assert.equal(event.type, 'Warning');
     assert.equal(event.message, `Could not process manifest file "${broken}": invalid pod: [spec.containers[0].image: Required value]`);
