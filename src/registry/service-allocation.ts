@@ -23,6 +23,7 @@ import { invalid, GoValue } from '../api/field-errors.js';
 import { defaultServiceNodePortRange, portRangeContains, portRangeString, type PortRange } from '../util/port-range.js';
 import type { Lister } from './lister.js';
 import { Reservations } from './reservations.js';
+import { initIPFamilyFields } from './service-ip-families.js';
 
 /** An IPv4 service CIDR: network address, size, and its text for messages. */
 export interface ServiceIPRange { base: number; size: number; cidr: string }
@@ -115,6 +116,8 @@ export class ServiceAllocator {
   private allocate(svc: Service): void {
     const spec = svc.spec ?? (svc.spec = {});
     if (spec.type === 'ExternalName') return;
+    const familyErrors = initIPFamilyFields(svc);
+    if (familyErrors.length) throw invalidObject('Service', '', svc.metadata?.name ?? '', familyErrors);
     // Every cached Service; on update that includes the old object, whose ports stay held as upstream's do until the write.
     const items = this.services.list();
     const owner = ownerOf(svc);
@@ -130,7 +133,6 @@ export class ServiceAllocator {
       throw invalidObject('Service', '', svc.metadata?.name ?? '', [invalid('spec.clusterIPs', new GoValue(`[]string{${ips.map((i) => JSON.stringify(i)).join(', ')}}`),
         `failed to allocate IP ${spec.clusterIP}: the provided IP (${spec.clusterIP}) is not in the valid range. The range of valid IPs is ${this.ipRange.cidr}`)]);
     }
-    spec.ipFamilies ??= ['IPv4'];
     if (!needsNodePorts(svc)) return;
     const op = this.nodePortOperation(items, owner);
     initNodePorts(svc, op);

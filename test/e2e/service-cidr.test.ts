@@ -34,6 +34,18 @@ describe('service cluster IP range (--service-cluster-ip-range)', () => {
     assert.match(ok.stdout, /service\/inside created/);
   });
 
+  it('refuses IPv6 and RequireDualStack Services on this single-stack cluster, as kube-apiserver does', async () => {
+    const create = (name: string, spec: Record<string, unknown>) => cluster.kubectl(['create', '-f', '-'], { allowFail: true,
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { selector: { app: name }, ports: [{ port: 80 }], ...spec } }) });
+    const v6 = await create('v6', { ipFamilies: ['IPv6'] });
+    assert.equal(v6.stderr.trim(), 'The Service "v6" is invalid: spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster');
+    const dual = await create('dual', { ipFamilyPolicy: 'RequireDualStack' });
+    assert.equal(dual.stderr.trim(), 'The Service "dual" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services');
+    const prefer = await create('prefer', { ipFamilyPolicy: 'PreferDualStack' });
+    assert.equal(prefer.code, 0, prefer.stderr);
+    assert.equal((await cluster.kubectl(['get', 'svc', 'prefer', '-o', 'jsonpath={.spec.ipFamilies}'])).stdout, '["IPv4"]');
+  });
+
   it('refuses a bad range at start with the flag\'s name', async () => {
     const bad = await startCluster({ extraArgs: ['--service-cluster-ip-range', '10.100.0.0/30'] }).then((c) => c.cleanup().then(() => 'started'), (e: Error) => e.message);
     assert.match(bad, /invalid argument "10\.100\.0\.0\/30" for "--service-cluster-ip-range" flag/);
