@@ -21,12 +21,13 @@ export interface Matrix {
   apply(...policies: NetworkPolicy[]): Promise<string>;
 }
 
-export function matrix(room: NetpolRoom, twoNodes = false): Matrix {
+/** `address` gives a grid pod's IP (the netns rooms' fixed plan by default; containerd pods report theirs). */
+export function matrix(room: NetpolRoom, twoNodes = false, address: (id: string) => string = (id) => podAddress(id, twoNodes)): Matrix {
   /** Probes all 81 pairs at once; the table of what connected. */
   const observe = async (proto: 'tcp' | 'udp', port: number): Promise<Map<string, boolean>> => {
     const out = new Map<string, boolean>();
     await Promise.all(grid.flatMap((from) => grid.map(async (to) => {
-      out.set(`${from}>${to}`, await room.pods.get(from)!.send(`probe ${proto} ${podAddress(to, twoNodes)} ${port}`));
+      out.set(`${from}>${to}`, await room.pods.get(from)!.send(`probe ${proto} ${address(to)} ${port}`));
     })));
     return out;
   };

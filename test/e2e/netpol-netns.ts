@@ -41,25 +41,30 @@ const linkAddress = (n: number) => `10.79.100.${n}`;
 
 export interface PodAgent {
   send(cmd: string): Promise<boolean>;
+  /** The text a command answered with (`get HOST PORT`: the body's last line), undefined when it failed. */
+  ask(cmd: string): Promise<string | undefined>;
   close(): void;
 }
 
-function startPodAgent(ns: string): Promise<PodAgent> {
-  const child = spawn('nsenter', [`--net=/run/netns/${ns}`, process.execPath, join(here, 'netpol-pod.js'), 'serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const waiting = new Map<string, (ok: boolean) => void>();
+/** netpol-pod.js in the network namespace at `netnsPath` (a /run/netns file, or /proc/PID/ns/net of a container). */
+export function startPodAgent(netnsPath: string, udpOnly = false): Promise<PodAgent> {
+  const child = spawn('nsenter', [`--net=${netnsPath}`, process.execPath, join(here, 'netpol-pod.js'), 'serve', ...(udpOnly ? ['--udp-only'] : [])], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = new Map<string, (r: { ok: boolean; text?: string }) => void>();
   let n = 0;
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`pod agent in ${ns} exited (${code})`)));
+    child.once('exit', (code) => reject(new Error(`pod agent in ${netnsPath} exited (${code})`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      const { id, ok } = JSON.parse(line);
+      const { id, ok, text } = JSON.parse(line);
+      const ask = (cmd: string) => new Promise<{ ok: boolean; text?: string }>((r) => { const i = String(++n); waiting.set(i, r); child.stdin!.write(`${i} ${cmd}\n`); });
       if (id === 'ready') {
         resolve({
-          send: (cmd) => new Promise((r) => { const i = String(++n); waiting.set(i, r); child.stdin!.write(`${i} ${cmd}\n`); }),
+          send: async (cmd) => (await ask(cmd)).ok,
+          ask: async (cmd) => (await ask(cmd)).text,
           close: () => { child.stdin!.end(); child.kill(); },
         });
         return;
       }
-      waiting.get(id)?.(ok);
+      waiting.get(id)?.({ ok, text });
       waiting.delete(id);
     });
   });
@@ -164,7 +169,7 @@ export async function buildNetpolRoom(twoNodes = false): Promise<NetpolRoom> {
     children.push(server);
     await waitFor(server, (l) => l.includes('"API server ready"'), 'k8ts server');
     server.stderr!.resume();
-    await Promise.all(grid.map(async (id) => { pods.set(id, await startPodAgent(podNs.get(id)!)); }));
+    await Promise.all(grid.map(async (id) => { pods.set(id, await startPodAgent(`/run/netns/${podNs.get(id)!}`)); }));
     for (const ns of namespaces) await kubectl(['create', 'namespace', ns]);
     await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: grid.map((id) => gridPod(id, twoNodes)) }));
     for (const id of grid) {

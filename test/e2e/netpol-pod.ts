@@ -7,6 +7,10 @@
  *   `ID probe tcp|udp HOST PORT`  → {id, ok}: a TCP connection opens / a UDP answer comes within 1 s
  *   `ID hold HOST PORT`           → {id, ok}: opens a TCP connection and keeps it
  *   `ID ping`                     → {id, ok}: a line sent on the held connection comes back within 1 s
+ *   `ID get HOST PORT`            → {id, ok, text}: an HTTP GET / answered within 1 s, its body's last line
+ * `serve --udp-only`: the TCP ports are served by the pod's own container
+ * (netpol-cri.test.ts enters a containerd pod's network namespace), so only
+ * UDP is served here.
  */
 import net from 'node:net';
 import dgram from 'node:dgram';
@@ -17,7 +21,7 @@ if (process.argv[2] !== 'serve') process.exit(0);
 
 const timeoutMs = 1000;
 const servers: Promise<void>[] = [];
-for (const port of [80, 81]) {
+for (const port of process.argv[3] === '--udp-only' ? [] : [80, 81]) {
   const srv = net.createServer((s) => { s.on('error', () => undefined); s.pipe(s); });
   servers.push(new Promise((r) => srv.listen(port, '0.0.0.0', () => r())));
 }
@@ -47,6 +51,18 @@ function probeUDP(host: string, port: number): Promise<boolean> {
   });
 }
 
+function get(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let body = '';
+    const s = net.connect({ host, port, timeout: timeoutMs });
+    s.once('connect', () => s.end('GET / HTTP/1.0\r\n\r\n'));
+    s.on('data', (d) => { body += d; });
+    s.once('end', () => resolve(body.trim().split('\n').pop()));
+    s.once('timeout', () => { s.destroy(); resolve(undefined); });
+    s.once('error', () => resolve(undefined));
+  });
+}
+
 let held: net.Socket | undefined;
 function hold(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -73,8 +89,10 @@ process.stdout.write(JSON.stringify({ id: 'ready' }) + '\n');
 createInterface({ input: process.stdin }).on('line', async (line) => {
   const [id, cmd, a, b, c] = line.trim().split(/\s+/);
   let ok = false;
-  if (cmd === 'probe') ok = a === 'udp' ? await probeUDP(b!, Number(c)) : await probeTCP(b!, Number(c));
+  let text: string | undefined;
+  if (cmd === 'get') ok = (text = await get(a!, Number(b))) !== undefined;
+  else if (cmd === 'probe') ok = a === 'udp' ? await probeUDP(b!, Number(c)) : await probeTCP(b!, Number(c));
   else if (cmd === 'hold') ok = await hold(a!, Number(b));
   else if (cmd === 'ping') ok = await ping();
-  process.stdout.write(JSON.stringify({ id, ok }) + '\n');
+  process.stdout.write(JSON.stringify({ id, ok, text }) + '\n');
 }).on('close', () => process.exit(0));
