@@ -211,7 +211,7 @@ describe('NetworkPolicy on containerd pods: the 3×3 truth table for each policy
       for (const id of ['x/a', 'x/b', 'x/c']) assert.match(all, new RegExp(`Address:\\s*${ip.get(id)!.replaceAll('.', '\\.')}$`, 'm'), id);
       await lookup('b.grid.x.svc.cluster.local', new RegExp(`Address:\\s*${ip.get('x/b')!.replaceAll('.', '\\.')}$`, 'm'));
       // The short form through the pod's search path (x's pods are in another namespace: a.grid.x), by the resolver of busybox's nc
-      // as up-cri.test.ts does (nslookup of that name found nothing here, and busybox's static wget died with SIGSEGV resolving it).
+      // as up-cri.test.ts does (busybox nslookup queries a name as given, without the search path; its wget died with SIGSEGV resolving it).
       let got = '';
       await eventually(async () => {
         got = await node.kubectl(['exec', '-n', 'y', 'a', '--', 'sh', '-c', `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 5 a.grid.x 80 2>&1`]).catch((e) => String(e));
