@@ -18,27 +18,8 @@ import type { Pod, Service } from 'kubernetes-types/core/v1.js';
 import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import { eventually } from './harness.js';
 import { grid, namespaces, startPodAgent, type NetpolRoom, type PodAgent } from './netpol-netns.js';
-import { matrix, ns, pod, policy, type Matrix } from './netpol-matrix.js';
+import { criGridPod, matrix, ns, pod, policy, type Matrix } from './netpol-matrix.js';
 import { startUpCri, type UpCriNode } from './up-cri-node.js';
-
-/** The grid pod `id` ("x/a") as a containerd pod: upstream's e2e port names, a hostname and subdomain for the headless Service `grid`. */
-function criGridPod(id: string): Pod {
-  return {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { namespace: ns(id), name: pod(id), labels: { pod: pod(id), app: 'grid' } },
-    spec: {
-      hostname: pod(id), subdomain: 'grid', terminationGracePeriodSeconds: 1, automountServiceAccountToken: false,
-      containers: [{
-        name: 'agnhost', image: 'k8ts.local/busybox:1',
-        command: ['sh', '-c', `mkdir -p /www && echo ${id} > /www/index.html && httpd -p 81 -h /www && exec httpd -f -p 80 -h /www`],
-        ports: [
-          { name: 'serve-80-tcp', containerPort: 80, protocol: 'TCP' }, { name: 'serve-81-tcp', containerPort: 81, protocol: 'TCP' },
-          { name: 'serve-80-udp', containerPort: 80, protocol: 'UDP' }, { name: 'serve-81-udp', containerPort: 81, protocol: 'UDP' },
-        ],
-      }],
-    },
-  };
-}
 
 const inNs = (name: string) => ({ matchLabels: { 'kubernetes.io/metadata.name': name } });
 /** Policies take effect within seconds; a loaded 2-core machine gets a generous bound. */
@@ -55,7 +36,7 @@ describe('NetworkPolicy on containerd pods: the 3×3 truth table for each policy
   before(async () => {
     node = await startUpCri('netpol-cri');
     for (const n of namespaces) await node.kubectl(['create', 'namespace', n]);
-    await node.kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: grid.map(criGridPod) }));
+    await node.kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: grid.map((id) => criGridPod(id)) }));
     for (const n of namespaces) await node.kubectl(['wait', '--for=condition=Ready', 'pod', '--all', '-n', n, '--timeout=300s']);
     for (const id of grid) {
       const p = JSON.parse(await node.kubectl(['get', 'pod', '-n', ns(id), pod(id), '-o', 'json'])) as Pod;

@@ -6,6 +6,7 @@
  * always reachable (as in upstream's tables).
  */
 import assert from 'node:assert/strict';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import { grid, podAddress, type NetpolRoom } from './netpol-netns.js';
 
@@ -14,6 +15,29 @@ export const ns = (id: string) => id.split('/')[0]!;
 export const pod = (id: string) => id.split('/')[1]!;
 export const policy = (namespace: string, name: string, spec: NetworkPolicy['spec']): NetworkPolicy =>
   ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { namespace, name }, spec });
+
+/**
+ * The grid pod `id` ("x/a") as a containerd pod: busybox httpd serves TCP 80
+ * and 81 answering the pod's id, with upstream's e2e port names, and a
+ * hostname and subdomain for a headless Service `grid`.
+ */
+export function criGridPod(id: string, nodeName?: string): Pod {
+  return {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: { namespace: ns(id), name: pod(id), labels: { pod: pod(id), app: 'grid' } },
+    spec: {
+      nodeName, hostname: pod(id), subdomain: 'grid', terminationGracePeriodSeconds: 1, automountServiceAccountToken: false,
+      containers: [{
+        name: 'agnhost', image: 'k8ts.local/busybox:1',
+        command: ['sh', '-c', `mkdir -p /www && echo ${id} > /www/index.html && httpd -p 81 -h /www && exec httpd -f -p 80 -h /www`],
+        ports: [
+          { name: 'serve-80-tcp', containerPort: 80, protocol: 'TCP' }, { name: 'serve-81-tcp', containerPort: 81, protocol: 'TCP' },
+          { name: 'serve-80-udp', containerPort: 80, protocol: 'UDP' }, { name: 'serve-81-udp', containerPort: 81, protocol: 'UDP' },
+        ],
+      }],
+    },
+  };
+}
 
 export interface Matrix {
   /** Waits (policies take effect within seconds) until the observed table is the expected one twice in a row; the time it took. */

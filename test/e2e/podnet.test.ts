@@ -15,6 +15,8 @@
  * kubernetes.default through the kube-dns Service (their kubelets took
  * clusterDNS from the kubelet-config ConfigMap), and a NetworkPolicy on the
  * control plane's pod admits a pod over host-gw and drops one over VXLAN.
+ * Then upstream's 3×3 truth table (netpol-matrix.ts) with each namespace
+ * spread over the three nodes, probed from inside each pod's namespace.
  *
  * The seed's failure (issue #21): worker1 is reset, its Node deleted, and it
  * joins again; it gets a new podCIDR, its bridge carries the new gateway only,
@@ -34,6 +36,9 @@ import { eventually } from './harness.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
 import { k8ts, kubectl, tempPrefix, inNode, type OnNode } from './kubeadm-node.js';
 import { buildTopology, type Topology } from './podnet-topology.js';
+import { grid, namespaces, startPodAgent, type NetpolRoom, type PodAgent } from './netpol-netns.js';
+import { criGridPod, matrix, ns, pod, policy } from './netpol-matrix.js';
+import { netnsOfPod } from './pod-netns.js';
 
 const run = promisify(execFile);
 
@@ -204,6 +209,53 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
     assert.equal(await reaches('web-worker1', cpIP), true, 'web-worker1 is admitted');
     assert.equal((await kc(['delete', '-f', file])).code, 0);
     await eventually(async () => reaches('web-worker2', cpIP), 60_000, 'web-worker2 reaches web-control-plane once the policy is gone');
+  });
+
+  it('the NetworkPolicy truth table across containerd nodes: each namespace\'s a on the control plane, b on worker1 (host-gw), c on worker2 (VXLAN)', async () => {
+    const nodeOf: Record<string, Machine> = { a: cp, b: w1, c: w2 };
+    const agents = new Map<string, PodAgent>();
+    const ips = new Map<string, string>();
+    const applyJSON = async (args: string[], input?: string) => {
+      const file = join(cp.prefix, `in-${randomBytes(3).toString('hex')}.json`);
+      if (input !== undefined) writeFileSync(file, input);
+      const r = await kc(input !== undefined ? [...args.filter((a) => a !== '-'), file] : args);
+      if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    };
+    try {
+      for (const n of namespaces) await kc(['create', 'namespace', n]);
+      await applyJSON(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: grid.map((id) => criGridPod(id, nodeOf[pod(id)]!.name)) }));
+      for (const id of grid) {
+        const p = await eventually(async () => {
+          const got = JSON.parse((await kc(['get', 'pod', '-n', ns(id), pod(id), '-o', 'json'])).stdout) as Pod;
+          return got.status?.phase === 'Running' && got.status.podIP && got.status.containerStatuses?.[0]?.ready ? got : undefined;
+        }, 180_000, `pod ${id} Running`);
+        ips.set(id, p.status!.podIP!);
+        agents.set(id, await startPodAgent(await netnsOfPod(nodeOf[pod(id)]!.ctrd!.socket, p), true));
+      }
+      const room: NetpolRoom = {
+        pods: agents, proxyLog: [], cleanup: async () => undefined, kubectl: applyJSON,
+        nft: async (args) => (await sh(cp, ['nft', ...args])).stdout,
+      };
+      const m = matrix(room, false, (id) => ips.get(id)!);
+      const inNs = (name: string) => ({ matchLabels: { 'kubernetes.io/metadata.name': name } });
+      const within = 60_000;
+      await m.expectTruthTable('tcp', 80, () => true, 'no policy', within);
+      await m.apply(policy('x', 'and', { podSelector: {}, ingress: [{ from: [{ namespaceSelector: inNs('y'), podSelector: { matchLabels: { pod: 'c' } } }] }] }));
+      await m.expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || f === 'y/c', 'x admits only y/c (VXLAN to a and b)', within);
+      await m.apply(policy('x', 'and', { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '10.244.0.0/16', except: [`${ips.get('y/b')}/32`] } }] }] }));
+      await m.expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || f !== 'y/b', 'ipBlock except y/b', within);
+      await kc(['delete', 'networkpolicy', '-n', 'x', 'and']);
+      await m.apply(
+        policy('z', 'egress-to-y', { podSelector: {}, policyTypes: ['Egress'], egress: [{ to: [{ namespaceSelector: inNs('y') }], ports: [{ port: 'serve-81-tcp', protocol: 'TCP' }] }] }),
+        policy('y', 'ingress-from-z', { podSelector: { matchLabels: { pod: 'a' } }, ingress: [{ from: [{ namespaceSelector: inNs('z') }] }] }),
+      );
+      await m.expectTruthTable('tcp', 81, (f, to) => (ns(f) !== 'z' || ns(to) === 'y') && (to !== 'y/a' || ns(f) === 'z'), 'both sides, a named port', within);
+      await m.expectTruthTable('tcp', 80, (f, to) => ns(f) !== 'z' && (to !== 'y/a' || ns(f) === 'z'), 'both sides, port 80', within);
+    } finally {
+      for (const a of agents.values()) a.close();
+      await kc(['delete', 'namespace', ...namespaces, '--wait=false']);
+    }
   });
 
   it('pod-to-outside traffic is masqueraded to the node\'s address (table ip k8ts-podnet)', async () => {

@@ -7,8 +7,7 @@
  * carrying the node's address. Pod addresses exist only there.
  *
  * netnsOfPod() gives the path of a containerd pod's network namespace
- * (/proc/PID/ns/net of its first container's task), so a test can run a
- * probe inside the pod's own namespace without `kubectl exec`.
+ * (pod-netns.ts), so a test can probe from inside the pod.
  * close() removes everything, also after a failed start.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -22,6 +21,7 @@ import { cliPath } from './harness.js';
 import { killChild, lineReader } from './helpers.js';
 import { ensureImages } from './containerd.js';
 import { unmountUnder } from '../../src/cli/containerd/launch.js';
+import { netnsOfPod as podNetns } from './pod-netns.js';
 
 const run = promisify(execFile);
 
@@ -83,15 +83,7 @@ export async function startUpCri(prefix: string, nodeIP = '10.99.0.2'): Promise<
     throw new Error(`${(e as Error).message}\n${upErr.slice(-3000)}`);
   }
   const socket = join(dataDir, 'containerd', 'containerd.sock');
-  const netnsOfPod = async (pod: Pod) => {
-    const id = pod.status?.containerStatuses?.[0]?.containerID?.replace('containerd://', '');
-    if (!id) throw new Error(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} has no container yet`);
-    // `ctr task ls`: TASK PID STATUS, one task a line.
-    const tasks = (await run('ctr', ['--address', socket, '-n', 'k8s.io', 'task', 'ls'])).stdout;
-    const pid = tasks.split('\n').map((l) => l.trim().split(/\s+/)).find((f) => f[0] === id)?.[1];
-    if (!pid) throw new Error(`no task for container ${id}:\n${tasks}`);
-    return `/proc/${pid}/ns/net`;
-  };
+  const netnsOfPod = (pod: Pod) => podNetns(socket, pod);
   return { nodeIP, kubectl, inNode, netnsOfPod, log: () => upErr, close };
 }
 
