@@ -182,6 +182,15 @@ describe('NetworkPolicy on containerd pods: the 3×3 truth table for each policy
       assert.match(await eventually(() => client().ask(`get ${node.nodeIP} ${local.spec!.ports![0]!.nodePort}`), within, 'eTP Local by NodePort') ?? '', /^x\/[abc]$/);
     });
 
+    it('the backend sees the client pod\'s own address through a ClusterIP, and through a NodePort with externalTrafficPolicy Local', async () => {
+      // busybox httpd listens on [::]: an IPv4 caller is [::ffff:a.b.c.d].
+      const caller = (t: string | undefined) => t?.replace(/^\[::ffff:(.*)\]$/, '$1');
+      const web = await get('web');
+      assert.equal(caller(await eventually(() => client().ask(`get ${web.spec!.clusterIP} 8080 /cgi-bin/ip`), within, 'the caller through the ClusterIP')), ip.get('y/a'));
+      const local = await get('local');
+      assert.equal(caller(await eventually(() => client().ask(`get ${node.nodeIP} ${local.spec!.ports![0]!.nodePort} /cgi-bin/ip`), within, 'the caller through the NodePort')), ip.get('y/a'));
+    });
+
     it('a headless Service resolves to every pod, and hostname.subdomain names each pod', async () => {
       let last = '';
       const lookup = (name: string, want: RegExp) => eventually(async () => {

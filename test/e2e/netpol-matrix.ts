@@ -18,9 +18,11 @@ export const policy = (namespace: string, name: string, spec: NetworkPolicy['spe
 
 /**
  * The grid pod `id` ("x/a") as a containerd pod: busybox httpd serves TCP 80
- * and 81 answering the pod's id, with upstream's e2e port names, and a
- * hostname and subdomain for a headless Service `grid`.
+ * and 81 answering the pod's id (and /cgi-bin/ip the caller's address), with
+ * upstream's e2e port names, and a hostname and subdomain for a headless
+ * Service `grid`.
  */
+const whoami = '#!/bin/sh\\necho Content-Type: text/plain\\necho\\necho "$REMOTE_ADDR"\\n';
 export function criGridPod(id: string, nodeName?: string): Pod {
   return {
     apiVersion: 'v1', kind: 'Pod',
@@ -29,7 +31,8 @@ export function criGridPod(id: string, nodeName?: string): Pod {
       nodeName, hostname: pod(id), subdomain: 'grid', terminationGracePeriodSeconds: 1, automountServiceAccountToken: false,
       containers: [{
         name: 'agnhost', image: 'k8ts.local/busybox:1',
-        command: ['sh', '-c', `mkdir -p /www && echo ${id} > /www/index.html && httpd -p 81 -h /www && exec httpd -f -p 80 -h /www`],
+        command: ['sh', '-c', `mkdir -p /www/cgi-bin && echo ${id} > /www/index.html && printf '${whoami}' > /www/cgi-bin/ip && chmod +x /www/cgi-bin/ip` +
+          ' && httpd -p 81 -h /www && exec httpd -f -p 80 -h /www'],
         ports: [
           { name: 'serve-80-tcp', containerPort: 80, protocol: 'TCP' }, { name: 'serve-81-tcp', containerPort: 81, protocol: 'TCP' },
           { name: 'serve-80-udp', containerPort: 80, protocol: 'UDP' }, { name: 'serve-81-udp', containerPort: 81, protocol: 'UDP' },

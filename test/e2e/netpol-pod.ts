@@ -7,7 +7,7 @@
  *   `ID probe tcp|udp HOST PORT`  → {id, ok}: a TCP connection opens / a UDP answer comes within 1 s
  *   `ID hold HOST PORT`           → {id, ok}: opens a TCP connection and keeps it
  *   `ID ping`                     → {id, ok}: a line sent on the held connection comes back within 1 s
- *   `ID get HOST PORT`            → {id, ok, text}: an HTTP GET / answered within 1 s, its body's last line
+ *   `ID get HOST PORT [PATH]`     → {id, ok, text}: an HTTP GET of PATH (default /) answered within 1 s, its body's last line
  * `serve --udp-only`: the TCP ports are served by the pod's own container
  * (netpol-cri.test.ts enters a containerd pod's network namespace), so only
  * UDP is served here.
@@ -51,11 +51,11 @@ function probeUDP(host: string, port: number): Promise<boolean> {
   });
 }
 
-function get(host: string, port: number): Promise<string | undefined> {
+function get(host: string, port: number, path = '/'): Promise<string | undefined> {
   return new Promise((resolve) => {
     let body = '';
     const s = net.connect({ host, port, timeout: timeoutMs });
-    s.once('connect', () => s.end('GET / HTTP/1.0\r\n\r\n'));
+    s.once('connect', () => s.write(`GET ${path} HTTP/1.0\r\n\r\n`)); // not end(): a half-close may cut a CGI short
     s.on('data', (d) => { body += d; });
     s.once('end', () => resolve(body.trim().split('\n').pop()));
     s.once('timeout', () => { s.destroy(); resolve(undefined); });
@@ -90,7 +90,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
   const [id, cmd, a, b, c] = line.trim().split(/\s+/);
   let ok = false;
   let text: string | undefined;
-  if (cmd === 'get') ok = (text = await get(a!, Number(b))) !== undefined;
+  if (cmd === 'get') ok = (text = await get(a!, Number(b), c)) !== undefined;
   else if (cmd === 'probe') ok = a === 'udp' ? await probeUDP(b!, Number(c)) : await probeTCP(b!, Number(c));
   else if (cmd === 'hold') ok = await hold(a!, Number(b));
   else if (cmd === 'ping') ok = await ping();
