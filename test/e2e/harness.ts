@@ -94,8 +94,15 @@ export async function startCluster(opts: { dataDir?: string; extraArgs?: string[
   return cluster;
 }
 
-/** Polls `check` until it returns a truthy value or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+/**
+ * Polls `check` until it returns a truthy value or the deadline passes. On a
+ * timeout, `evidence` (when given) is gathered and appended to the error, so
+ * a CI log alone says why the condition never held (a pod's describe, a
+ * kubelet's last log lines); its own failure is reported in its place.
+ */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition', evidence?: () => Promise<string> | string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -103,7 +110,13 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
       const v = await check();
       if (v) return v;
     } catch (e) { last = e; }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > deadline) {
+      const message = `timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`;
+      if (!evidence) throw new Error(message);
+      let gathered: string;
+      try { gathered = await evidence(); } catch (e) { gathered = `(gathering the evidence failed: ${(e as Error).message})`; }
+      throw new Error(`${message}\n${gathered}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
