@@ -94,16 +94,38 @@ export async function startCluster(opts: { dataDir?: string; extraArgs?: string[
   return cluster;
 }
 
-/** Polls `check` until it returns a truthy value or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * The shortest wait `eventually` grants. CI runs these tests two at a time on
+ * a loaded 2-core machine, where a controller, a process or containerd has
+ * taken more than 10 s for what takes 1 s alone; a passing test returns as
+ * soon as its condition holds, so only a failure waits this long.
+ */
+export const minEventuallyMs = 30_000;
+
+/**
+ * Polls `check` until it returns a truthy value or the deadline passes
+ * (`timeoutMs`, at least minEventuallyMs). On a timeout, `evidence` (when
+ * given) is gathered and appended to the error, so a CI log alone says why
+ * the condition never held (a pod's describe, a kubelet's last log lines);
+ * its own failure is reported in its place.
+ */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>, timeoutMs = minEventuallyMs, what = 'condition', evidence?: () => Promise<string> | string,
+): Promise<T> {
+  const deadline = Date.now() + Math.max(timeoutMs, minEventuallyMs);
   let last: unknown;
   for (;;) {
     try {
       const v = await check();
       if (v) return v;
     } catch (e) { last = e; }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > deadline) {
+      const message = `timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`;
+      if (!evidence) throw new Error(message);
+      let gathered: string;
+      try { gathered = await evidence(); } catch (e) { gathered = `(gathering the evidence failed: ${(e as Error).message})`; }
+      throw new Error(`${message}\n${gathered}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -12,6 +12,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BlockList } from 'node:net';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { eventually, cliPath } from './harness.js';
 import { ensureImages } from './containerd.js';
 
@@ -37,9 +39,45 @@ function processesUsing(dir: string): string[] {
   return found;
 }
 
+/** The last `n` lines of a file, or why there are none. */
+function tail(file: string, n: number): string {
+  try { return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n'); } catch (e) { return `(${(e as Error).message})`; }
+}
+
 describe('k8ts lab: two machines on this host, init, join, a pod on the worker, down', () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'k8ts-e2e-lab-')), 'lab');
   const lab = (args: string[]) => k8ts(['lab', ...args.slice(0, 1), '--dir', dir, ...args.slice(1)]);
+  /**
+   * The pod is Running and ready on `node` with an address of that node's spec.podCIDR.
+   * Which /24 of 10.244.0.0/16 a node gets is the node IPAM controller's choice (upstream's
+   * range allocator may skip one), so the node's own podCIDR is read, not assumed.
+   */
+  const runningOn = async (pod: string, node: string): Promise<boolean> => {
+    const [p, n] = await Promise.all([pod, node].map(async (name, i) => {
+      const r = await lab(['exec', 'master', '--', 'kubectl', 'get', i === 0 ? 'pod' : 'node', name, '-o', 'json']);
+      return r.code === 0 ? JSON.parse(r.stdout) : undefined;
+    })) as [Pod | undefined, Node | undefined];
+    const ip = p?.status?.podIP;
+    const cidr = n?.spec?.podCIDR;
+    if (p?.spec?.nodeName !== node || p.status?.phase !== 'Running' || !p.status.containerStatuses?.every((c) => c.ready) || !ip || !cidr) return false;
+    const [base, bits] = cidr.split('/');
+    const subnet = new BlockList();
+    subnet.addSubnet(base!, Number(bits));
+    return subnet.check(ip);
+  };
+  /**
+   * What a CI log needs when a pod never runs: its describe (status, conditions, events),
+   * and the recent lines of the kubelet and the containerd of the machine it is on.
+   */
+  const podEvidence = (pod: string, machine: string) => async (): Promise<string> => {
+    const describe = await lab(['exec', 'master', '--', 'kubectl', 'describe', 'pod', pod]);
+    return [
+      `--- kubectl describe pod ${pod} (exit ${describe.code}):`, describe.stdout + describe.stderr,
+      `--- node pod CIDRs:`, (await lab(['exec', 'master', '--', 'kubectl', 'get', 'nodes', '-o', 'custom-columns=NAME:.metadata.name,POD-CIDR:.spec.podCIDR'])).stdout,
+      `--- ${machine}'s kubelet log (last 60 lines):`, tail(join(dir, machine, 'var/log/k8ts-kubelet.log'), 60),
+      `--- ${machine}'s containerd log (last 30 lines):`, tail(join(dir, machine, 'containerd/containerd.log'), 30),
+    ].join('\n');
+  };
   let namespaces: string[] = [];
   let joinLine: string;
 
@@ -81,10 +119,7 @@ describe('k8ts lab: two machines on this host, init, join, a pod on the worker, 
     const run = await lab(['exec', 'master', '--', 'kubectl', 'run', 'web', '--image', 'k8ts.local/busybox:1',
       '--overrides', '{"apiVersion":"v1","spec":{"nodeSelector":{"kubernetes.io/hostname":"worker1"}}}', '--command', '--', 'sh', '-c', 'echo hello from $(hostname); sleep 100000']);
     assert.equal(run.code, 0, run.stderr);
-    await eventually(async () => {
-      const r = await lab(['exec', 'master', '--', 'kubectl', 'get', 'pod', 'web', '-o', 'wide', '--no-headers']);
-      return /^web\s+1\/1\s+Running\s+\d+\s+\S+\s+10\.244\.1\.\d+\s+worker1\s/.test(r.stdout);
-    }, 60_000, 'web Running on worker1 with a worker1 pod address');
+    await eventually(() => runningOn('web', 'worker1'), 60_000, 'web Running on worker1 with a worker1 pod address', podEvidence('web', 'worker1'));
     const logs = await lab(['exec', 'master', '--', 'kubectl', 'logs', 'web']);
     assert.equal(logs.stdout, 'hello from web\n', logs.stderr);
   });
@@ -94,10 +129,7 @@ describe('k8ts lab: two machines on this host, init, join, a pod on the worker, 
       '--overrides', '{"apiVersion":"v1","spec":{"nodeSelector":{"kubernetes.io/hostname":"master"},"tolerations":[{"operator":"Exists"}]}}',
       '--command', '--', 'sleep', '100000']);
     assert.equal(run.code, 0, run.stderr);
-    await eventually(async () => {
-      const r = await lab(['exec', 'master', '--', 'kubectl', 'get', 'pod', 'probe', '-o', 'wide', '--no-headers']);
-      return /^probe\s+1\/1\s+Running\s+\d+\s+\S+\s+10\.244\.0\.\d+\s+master\s/.test(r.stdout);
-    }, 60_000, 'probe Running on master with a master pod address');
+    await eventually(() => runningOn('probe', 'master'), 60_000, 'probe Running on master with a master pod address', podEvidence('probe', 'master'));
     const web = JSON.parse((await lab(['exec', 'master', '--', 'kubectl', 'get', 'pod', 'web', '-o', 'json'])).stdout);
     const ping = await lab(['exec', 'master', '--', 'kubectl', 'exec', 'probe', '--', 'ping', '-c', '1', '-W', '5', web.status.podIP]);
     assert.equal(ping.code, 0, ping.stderr + ping.stdout);

@@ -165,9 +165,11 @@ describe('kubectl logs through the kubelet of a simulated node', () => {
     });
     await cluster.kubectl(['apply', '-f', '-'], { input: done });
     await eventually(async () => (await cluster.kubectl(['get', 'pod', 'finished', '-o', 'jsonpath={.status.phase}'])).stdout === 'Succeeded', 30_000, 'finished Succeeded');
-    // Give the kubelet time to act on the terminal phase (it stops the pod) before reading.
-    await new Promise((r) => setTimeout(r, 1500));
-    const logs = await cluster.kubectl(['logs', 'finished']);
+    // The kubelet acts on the terminal phase (it stops the pod) after writing it: wait for the last line, not a fixed time.
+    const logs = await eventually(async () => {
+      const r = await cluster.kubectl(['logs', 'finished']);
+      return /Container job exited with code 0 \(Completed\)\n$/.test(r.stdout) && r;
+    }, 30_000, 'the exit line in the logs of finished');
     assert.match(logs.stdout, /^Created container job\nStarted container job\n/);
     assert.match(logs.stdout, /Container job exited with code 0 \(Completed\)\n$/);
   });

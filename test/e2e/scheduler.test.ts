@@ -128,7 +128,8 @@ describe('scheduler against a real API server', () => {
     const t0 = Date.now();
     await kubectl(['taint', 'nodes', 'control-plane', 'node-role.kubernetes.io/control-plane:NoSchedule-']);
     assert.equal(await scheduledTo('cp-only'), 'control-plane');
-    assert.ok(Date.now() - t0 < 10_000, 'scheduled within the back-off, long before the 5-minute flush');
+    // Generous for a loaded CI machine, and still far from the 5-minute flush it tells apart.
+    assert.ok(Date.now() - t0 < 60_000, 'scheduled within the back-off, long before the 5-minute flush');
     await kubectl(['taint', 'nodes', 'control-plane', 'node-role.kubernetes.io/control-plane:NoSchedule']);
   });
 

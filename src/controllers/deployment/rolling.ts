@@ -7,8 +7,9 @@
  *     down still has its pods while the new one creates more: for a moment
  *     more than replicas + maxSurge pods exist. Each ReplicaSet counts here
  *     as the larger of spec and status.replicas (its pods not yet deleted),
- *     so the documented bound holds for pods, at the cost of one status
- *     round trip per step.
+ *     so the bound mostly holds for pods too, at the cost of one status
+ *     round trip per step; status can lag the pods, so it is not a promise
+ *     (upstream makes none either: the e2e checks the ReplicaSets' sizes).
  *  2. Otherwise scale old ReplicaSets down, keeping replicas − maxUnavailable
  *     available: first the unhealthy replicas of old ReplicaSets (oldest
  *     first, bounded by what may go), then available ones while the

@@ -29,7 +29,13 @@ export class NodeIPAMController implements Controller {
   private readonly recorder: EventRecorder;
   private readonly nodes: Informer;
   private readonly queue = new WorkQueue();
-  /** Nodes a subnet was taken for and not yet written: an update event must not take a second. */
+  /**
+   * Nodes a subnet was taken for, until the informer shows the node with it: an update event
+   * must not take a second one. Upstream forgets a node once its patch returns, so an update
+   * event still in flight from before the patch (a kubelet heartbeat) takes and gives back
+   * another subnet, and the rotating candidate then skips it: a loaded lab saw its first
+   * worker get 10.244.2.0/24 instead of 10.244.1.0/24.
+   */
   private readonly inProcessing = new Map<string, string[]>();
 
   constructor(private readonly ctx: ControllerContext, private readonly cidrSets: CIDRSet[]) {
@@ -38,8 +44,11 @@ export class NodeIPAMController implements Controller {
     this.nodes = ctx.informers.informer('nodes');
     this.nodes.addEventHandler({
       add: (n: Node) => this.queue.add(n.metadata!.name!),
-      update: (_old: Node, n: Node) => { if (podCIDRsOf(n).length === 0) this.queue.add(n.metadata!.name!); },
-      delete: (n: Node) => this.release(n),
+      update: (_old: Node, n: Node) => {
+        if (podCIDRsOf(n).length === 0) this.queue.add(n.metadata!.name!);
+        else this.inProcessing.delete(n.metadata!.name!);
+      },
+      delete: (n: Node) => this.forget(n),
     });
   }
 
@@ -60,8 +69,12 @@ export class NodeIPAMController implements Controller {
     }
   }
 
-  private release(n: Node): void {
-    for (const [i, cidr] of podCIDRsOf(n).entries()) this.cidrSets[i]?.release(cidr);
+  /** A deleted node gives back its subnets, also those written to it that the informer never showed. */
+  private forget(n: Node): void {
+    const name = n.metadata!.name!;
+    const cidrs = podCIDRsOf(n).length > 0 ? podCIDRsOf(n) : this.inProcessing.get(name) ?? [];
+    this.inProcessing.delete(name);
+    for (const [i, cidr] of cidrs.entries()) this.cidrSets[i]?.release(cidr);
   }
 
   private nodeStatusEvent(n: Node, status: string): void {
@@ -73,7 +86,7 @@ export class NodeIPAMController implements Controller {
   private async sync(name: string): Promise<void> {
     const node = this.nodes.get(name) as Node | undefined;
     if (!node || node.metadata?.deletionTimestamp) return;
-    if (podCIDRsOf(node).length > 0) { this.occupy(node); return; }
+    if (podCIDRsOf(node).length > 0) { this.inProcessing.delete(name); this.occupy(node); return; }
     if (this.inProcessing.has(name)) return;
     const allocated: string[] = [];
     for (const set of this.cidrSets) {
@@ -87,15 +100,21 @@ export class NodeIPAMController implements Controller {
       allocated.push(cidr);
     }
     this.inProcessing.set(name, allocated);
+    let holds = false;
     try {
-      await this.write(name, allocated);
+      holds = await this.write(name, allocated);
     } finally {
-      this.inProcessing.delete(name);
+      // Kept while the node holds them and the informer has not shown it yet (see inProcessing).
+      const seen = this.nodes.get(name) as Node | undefined;
+      if (!holds || (seen && podCIDRsOf(seen).length > 0)) this.inProcessing.delete(name);
     }
   }
 
-  /** Writes the subnets to the node, or gives them back when the node has others or cannot take them. */
-  private async write(name: string, allocated: string[]): Promise<void> {
+  /**
+   * Writes the subnets to the node; true when the node holds them now, false when they were
+   * given back (the node has others, is gone or cannot take them).
+   */
+  private async write(name: string, allocated: string[]): Promise<boolean> {
     const giveBack = () => { for (const [i, c] of allocated.entries()) this.cidrSets[i].release(c); };
     for (let attempt = 1; attempt <= updateRetries; attempt++) {
       let current: Node;
@@ -103,22 +122,24 @@ export class NodeIPAMController implements Controller {
         current = await this.ctx.clients.nodes.get(undefined, name);
       } catch (e) {
         giveBack();
-        if (isNotFound(e)) return;
+        if (isNotFound(e)) return false;
         throw e;
       }
       const existing = podCIDRsOf(current);
       if (existing.length > 0) {
         // Someone set it meanwhile (an earlier write of ours, or the kubelet's --pod-cidr): keep theirs.
-        if (existing.join(',') !== allocated.join(',')) { giveBack(); this.occupy(current); }
-        return;
+        if (existing.join(',') === allocated.join(',')) return true;
+        giveBack();
+        this.occupy(current);
+        return false;
       }
       try {
         await this.ctx.clients.nodes.patch(undefined, name,
           { metadata: { uid: current.metadata!.uid }, spec: { podCIDR: allocated[0], podCIDRs: allocated } }, 'strategic');
         this.logger.info('set node pod CIDR', { node: name, podCIDRs: allocated });
-        return;
+        return true;
       } catch (e) {
-        if (isNotFound(e)) { giveBack(); return; }
+        if (isNotFound(e)) { giveBack(); return false; }
         if (attempt === updateRetries) {
           giveBack();
           this.nodeStatusEvent(current, 'CIDRAssignmentFailed');
@@ -126,5 +147,6 @@ export class NodeIPAMController implements Controller {
         }
       }
     }
+    return false;
   }
 }

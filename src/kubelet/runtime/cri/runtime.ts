@@ -249,7 +249,6 @@ export class CRIRuntime implements PodRuntime {
     if (!sb || sb.state !== 'SANDBOX_READY') {
       if (!work) return;
       sb = await this.createSandbox(p, sb ? sb.attempt + 1 : 0);
-      if (!sb) return;
     } else {
       await this.refreshVolumes(p);
     }
@@ -292,9 +291,12 @@ export class CRIRuntime implements PodRuntime {
     try {
       id = await this.client.runPodSandbox(config);
     } catch (e) {
-      // Upstream: CreatePodSandboxError; the containers stay ContainerCreating and the next sync retries.
-      this.opts.logger.warn('failed to create pod sandbox', { pod: `${p.namespace}/${p.name}`, err: goGRPCError(e) });
-      return undefined;
+      // Upstream: CreatePodSandboxError and a FailedCreatePodSandBox event; the containers stay
+      // ContainerCreating. The sync fails, so the next one comes after the 10-15 s back-off
+      // (it used to end quietly and wait for the 60-90 s resync).
+      const message = `Failed to create pod sandbox: ${goGRPCError(e)}`;
+      this.opts.recorder?.event({ apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata }, 'Warning', 'FailedCreatePodSandBox', message);
+      throw new Error(message);
     }
     const st = await this.client.podSandboxStatus(id);
     const sb = { id, attempt, state: st.state, createdAt: nsToDate(st.createdAt), ip: st.network?.ip || undefined };
