@@ -80,8 +80,18 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
   });
 }
 
-/** metav1.Time: RFC 3339 in UTC with second precision. */
-export const managedTime = (now: Date): string => now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+let lastSecond = NaN;
+let lastText = '';
+
+/** metav1.Time: RFC 3339 in UTC with second precision (every write of a second shares one string). */
+export function managedTime(now: Date): string {
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastText = new Date(second * 1000).toISOString().replace(/\.000Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastText;
+}
 
 /**
  * Fields the server owns, never tracked for a manager (upstream's stripMetaManager).
