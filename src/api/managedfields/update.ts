@@ -127,7 +127,7 @@ export function updateManagedFields(live: any | undefined, next: any, ctx: Write
 }
 
 /** updateManagedFields' general path. */
-function computeManagedFields(live: any | undefined, next: any, ctx: WriteContext): ManagedFieldsEntry[] | undefined {
+function computeManagedFields(live: unknown, next: unknown, ctx: WriteContext): ManagedFieldsEntry[] | undefined {
   try {
     const managed = decodeLiveOrNew(live, next, !!ctx.subresource);
     const type = typeForKind(ctx.kindKey);
