@@ -6,6 +6,7 @@
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { FieldSet } from './set.js';
 import { fieldElement } from './path.js';
+import { rfc3339 } from '../../util/clock.js';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -80,18 +81,8 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
   });
 }
 
-let lastSecond = NaN;
-let lastText = '';
-
 /** metav1.Time: RFC 3339 in UTC with second precision (every write of a second shares one string). */
-export function managedTime(now: Date): string {
-  const second = Math.floor(now.getTime() / 1000);
-  if (second !== lastSecond) {
-    lastText = new Date(second * 1000).toISOString().replace(/\.000Z$/, 'Z');
-    lastSecond = second;
-  }
-  return lastText;
-}
+export const managedTime = (now: Date): string => rfc3339(now);
 
 /**
  * Fields the server owns, never tracked for a manager (upstream's stripMetaManager).
