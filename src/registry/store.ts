@@ -94,6 +94,11 @@ export interface FieldManagerOptions {
 export interface CreateOptions {
   dryRun?: boolean;
   fieldManager?: FieldManagerOptions;
+  /**
+   * `input` is the caller's to give away (a request body JSON.parse just made): the create takes
+   * it as its own copy and mutates it, instead of copying it first. Only for plain JSON values.
+   */
+  inputOwned?: boolean;
   /** As UpdateOptions.resultShared. */
   resultShared?: boolean;
 }
@@ -350,7 +355,7 @@ export class Store {
   }
 
   async create(namespace: string | undefined, input: any, opts: CreateOptions = {}): Promise<any> {
-    const obj = clone(input);
+    const obj = opts.inputOwned && input !== null && typeof input === 'object' ? input : clone(input);
     obj.metadata ??= {};
     const meta = obj.metadata;
     this.checkNamespaceMatch(namespace, meta);
