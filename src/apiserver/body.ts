@@ -18,16 +18,37 @@ export const maxBodyBytes = 3 * 1024 * 1024;
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxBodyBytes) { req.resume(); throw tooLarge(); }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBodyBytes) { req.resume(); throw tooLarge(); }
-    chunks.push(chunk as Buffer);
-  }
+  const body = await collectBody(req);
   // The steps after the body are what a flood makes expensive: they wait for the flow's seat.
   await seatFor(req);
-  return Buffer.concat(chunks);
+  return body;
+}
+
+/**
+ * The request's bytes, up to maxBodyBytes (past them: drained, 413), read with 'data' events: an
+ * async iterator over the request (one promise and one end-of-stream watcher per chunk) was ~5%
+ * of a small create's CPU. Rejects as that iterator did when the stream fails or closes early.
+ */
+function collectBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (err: Error | undefined) => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      if (err) reject(err);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBodyBytes) { done(tooLarge()); req.resume(); return; }
+      chunks.push(chunk);
+    };
+    const onEnd = () => done(undefined);
+    const onError = (err: Error) => done(err);
+    const onClose = () => { if (!req.readableEnded) done(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })); };
+    if (req.readableEnded) return void resolve(Buffer.alloc(0));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
 
 /**

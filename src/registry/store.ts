@@ -3,7 +3,7 @@
  * for every kind (upstream's genericregistry.Store). Kinds differ only through
  * their Strategy. resourceVersion is the storage revision, set on every read.
  */
-import type { Backend, KeyValue, WatchEvent } from '../storage/backend.js';
+import type { Backend, KeyValue, WatchEvent, WriteResult } from '../storage/backend.js';
 import { CompactedError } from '../storage/backend.js';
 import type { ResourceInfo } from '../api/resources.js';
 import { apiVersionOf, kindKey } from '../api/resources.js';
@@ -27,7 +27,7 @@ import { parseResourceVersion } from '../api/list-options.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import type { CacheSource, WatchCache } from './watch-cache/cache.js';
 import { cachedListMode } from './watch-cache/list-mode.js';
-import { renderedJSON } from './watch-cache/rendered-json.js';
+import { renderedJSON, seedRenderedJSON } from './watch-cache/rendered-json.js';
 import { tooLargeResourceVersion } from '../api/list-options.js';
 import { dropOmittedZeros } from '../api/protobuf/omitempty.js';
 import { fillGoZeroValues } from '../api/go-zero-values.js';
@@ -94,6 +94,11 @@ export interface FieldManagerOptions {
 export interface CreateOptions {
   dryRun?: boolean;
   fieldManager?: FieldManagerOptions;
+  /**
+   * `input` is the caller's to give away (a request body JSON.parse just made): the create takes
+   * it as its own copy and mutates it, instead of copying it first. Only for plain JSON values.
+   */
+  inputOwned?: boolean;
   /** As UpdateOptions.resultShared. */
   resultShared?: boolean;
 }
@@ -350,7 +355,7 @@ export class Store {
   }
 
   async create(namespace: string | undefined, input: any, opts: CreateOptions = {}): Promise<any> {
-    const obj = clone(input);
+    const obj = opts.inputOwned && input !== null && typeof input === 'object' ? input : clone(input);
     obj.metadata ??= {};
     const meta = obj.metadata;
     this.checkNamespaceMatch(namespace, meta);
@@ -390,7 +395,7 @@ export class Store {
       throw alreadyExists(this.gr, meta.name);
     }
     // obj is the request's own copy (cloned from its body): answered as written, not parsed back from storage.
-    return this.written(obj, res.kv);
+    return this.written(obj, res.kv, value);
   }
 
   private checkNamespaceMatch(namespace: string | undefined, meta: ObjectMeta) {
@@ -481,10 +486,11 @@ export class Store {
       }
       if (opts.dryRun) return obj;
       const deleting = shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj);
-      const res = deleting ? await this.deps.backend.delete(key, modRevision) : await this.writeUpdate(key, obj, modRevision, opts);
+      const write: { res: WriteResult; value?: string } = deleting ? { res: await this.deps.backend.delete(key, modRevision) } : await this.writeUpdate(key, obj, modRevision, opts);
+      const res = write.res;
       // The written object is this write's own copy (the request's body, or parsed for this write from the
       // stored value or the cache's rendered JSON): answered as written, not parsed back from storage.
-      if (res.ok) return deleting ? this.decodeServed(res.kv) : this.written(obj, res.kv);
+      if (res.ok) return deleting ? this.decodeServed(res.kv) : this.written(obj, res.kv, write.value);
       if (opts.preconditionRV) throw conflict(this.gr, name);
       throwIfGivenUp(opts.signal, this.gr, name);
       if (!res.current) throw notFound(this.gr, name);
@@ -499,7 +505,7 @@ export class Store {
     cache?.expectWrite(key, value, obj);
     const res = await this.deps.backend.update(key, value, modRevision);
     if (!res.ok) cache?.forgetWrite(key, value);
-    return res;
+    return { res, value };
   }
 
   /** The watch cache that may keep the object being written as is (see UpdateOptions.resultShared). */
@@ -516,10 +522,18 @@ export class Store {
    * The object just written, as a read of `kv` would decode it, without parsing
    * the value again where storage keeps it as served (no conversion): `obj` is
    * the write's own copy (decoded from storage for this write, shared with no cache).
+   * Its JSON (the answer's, and its watchers') is the stored `value` with the
+   * resourceVersion spliced in (stored-json.ts), not a second stringify, when
+   * resourceVersion is metadata's last member as that splice writes it (always on create).
    */
-  private written(obj: Unstructured, kv: KeyValue): Unstructured | Promise<Unstructured> {
+  private written(obj: Unstructured, kv: KeyValue, value?: string): Unstructured | Promise<Unstructured> {
     if (!this.storedAsServed()) return this.decodeServed(kv);
-    (obj.metadata as Writable<ObjectMeta>).resourceVersion = String(kv.modRevision);
+    const meta = obj.metadata as Writable<ObjectMeta>;
+    meta.resourceVersion = String(kv.modRevision);
+    if (value !== undefined && lastKey(meta) === 'resourceVersion') {
+      const json = withResourceVersion(value, meta.resourceVersion);
+      if (json !== undefined) seedRenderedJSON(obj, json);
+    }
     return obj;
   }
 
@@ -731,6 +745,13 @@ function decodeShared(store: Store, kv: KeyValue): Unstructured {
 /** A cached object as the first attempt's current state: its resourceVersion is the revision the write is guarded by. */
 function fromCache(current: Unstructured): { old: Unstructured; modRevision: number } {
   return { old: current, modRevision: Number(current.metadata!.resourceVersion) };
+}
+
+/** The last own enumerable key of `o` (the one JSON.stringify writes last). */
+function lastKey(o: object): string | undefined {
+  let last: string | undefined;
+  for (const k in o) if (Object.hasOwn(o, k)) last = k;
+  return last;
 }
 
 /** Go's `omitempty`: empty metadata lists and maps are not stored (clients see them absent). */

@@ -2,5 +2,18 @@
 export interface Clock { now(): Date }
 export const realClock: Clock = { now: () => new Date() };
 
-/** RFC 3339 with second precision, as metav1.Time marshals. */
-export const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+let lastSecond = NaN;
+let lastText = '';
+
+/**
+ * RFC 3339 with second precision, as metav1.Time marshals. Every call within one second shares
+ * the string of the first (each create stamps creationTimestamp and a managedFields time).
+ */
+export function rfc3339(d: Date): string {
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastText = new Date(second * 1000).toISOString().replace(/\.000Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastText;
+}

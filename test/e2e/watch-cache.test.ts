@@ -5,7 +5,9 @@
  * (a consistent read from the cache, also when the write was to another resource); lists with
  * resourceVersion=0, selectors and watches read no storage (counted at the Backend seam, as
  * create-storage-access.test.ts counts them); a first page from the cache continues from
- * storage at the cache's revision; selector transitions reach a watcher as ADDED/DELETED.
+ * storage at the cache's revision; selector transitions reach a watcher as ADDED/DELETED; a
+ * node's pods (the spec.nodeName field selector of every kubelet) come from the cache's node
+ * index and follow creates, bindings and deletes.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -143,5 +145,39 @@ for (const storage of ['sqlite', 'etcd'] as const) describe(`the watch cache (${
     } finally {
       w.close();
     }
+  });
+  test('a node\'s pods (spec.nodeName) are listed from the node index, follow bindings and deletes, and read no storage', async () => {
+    const pods = '/api/v1/namespaces/default/pods';
+    const pod = (name: string, nodeName?: string) => create(pods, {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+    });
+    const onNode = async (node: string, path = '/api/v1/pods', extra = '') =>
+      (await apiRequest(cluster, `${path}?fieldSelector=spec.nodeName%3D${node}${extra}`)).json().items.map((x: any) => x.metadata.name);
+    // The first node list builds the index from the cached pods; later ones read it as events move pods.
+    await pod('idx-b', 'idx-n1');
+    assert.deepEqual(await onNode('idx-n1'), ['idx-b']);
+    await pod('idx-a', 'idx-n1');
+    await pod('idx-c');
+    await pod('idx-d', 'idx-n2');
+    const reads = await storageReads(cluster, async () => {
+      assert.deepEqual(await onNode('idx-n1'), ['idx-a', 'idx-b'], 'in key order');
+      assert.deepEqual(await onNode('idx-n1', pods, '&resourceVersion=0'), ['idx-a', 'idx-b'], 'one namespace, from the cache as it is');
+      assert.deepEqual(await onNode('idx-n2', '/api/v1/namespaces/other/pods'), [], 'another namespace');
+      assert.deepEqual(await onNode('idx-n1', pods, '&limit=1'), ['idx-a'], 'a first page');
+      assert.deepEqual(await onNode('idx-n1', pods, `,metadata.name%3Didx-b`), ['idx-b'], 'the rest of the selection still applies');
+      const bind = await apiRequest(cluster, `${pods}/idx-c/binding`, {
+        method: 'POST', body: JSON.stringify({ apiVersion: 'v1', kind: 'Binding', metadata: { name: 'idx-c' }, target: { kind: 'Node', name: 'idx-n2' } }),
+      });
+      assert.equal(bind.status, 201, bind.body);
+      assert.deepEqual(await onNode('idx-n2'), ['idx-c', 'idx-d'], 'a bound pod is on its node');
+      assert.ok(!(await onNode('')).includes('idx-c'), 'and no longer unscheduled');
+      const gone = await apiRequest(cluster, `${pods}/idx-a?gracePeriodSeconds=0`, { method: 'DELETE' });
+      assert.equal(gone.status, 200, gone.body);
+      assert.deepEqual(await onNode('idx-n1'), ['idx-b'], 'a deleted pod leaves its node');
+      const w = await apiStream(cluster, `${pods}?watch=1&resourceVersion=0&fieldSelector=spec.nodeName%3Didx-n2&timeoutSeconds=1`);
+      await w.ended;
+      assert.deepEqual(w.events.map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'idx-c'], ['ADDED', 'idx-d']], 'a watch\'s initial events too');
+    });
+    assert.equal(reads.list + reads.count, 0, JSON.stringify(reads));
   });
 });

@@ -178,6 +178,32 @@ describe('update operations', () => {
   });
 });
 
+describe('create managed fields, remembered per shape', () => {
+  const create = (obj: object, manager: string, at = now) => updateManagedFields(undefined, obj, { ...ctx, manager, now: at })!;
+  it('another name of the same shape owns the same fields, at its own time', () => {
+    const first = create(dep(1, { labels: { a: 'b' } }), 'shape-1');
+    const later = new Date('2026-01-02T05:06:07Z');
+    const second = create({ ...dep(1, { labels: { a: 'b' } }), metadata: { name: 'other', namespace: 'ns', labels: { a: 'b' } } }, 'shape-1', later);
+    assert.deepEqual(second, [{ ...first[0], time: '2026-01-02T05:06:07Z' }]);
+    assert.notEqual(second[0], first[0], 'each create gets its own entry');
+    assert.ok(Object.isFrozen(second[0].fieldsV1) && Object.isFrozen((second[0].fieldsV1 as any)['f:spec']), 'the shared FieldsV1 is read-only');
+  });
+  it('answers as the general path does for every shape: label values do not matter, label keys do', () => {
+    // A new manager is a new context: its first create is computed, not remembered.
+    const fresh = (obj: object) => create(obj, `fresh-${Math.random()}`)[0].fieldsV1;
+    for (const labels of [{ a: 'b' }, { a: 'c' }, { x: 'y' }, {}]) {
+      assert.deepEqual(create(dep(2, { labels }), 'shape-2')[0].fieldsV1, fresh(dep(2, { labels })), JSON.stringify(labels));
+    }
+    assert.deepEqual(create(dep(2, { labels: { a: 'c' } }), 'shape-2')[0].fieldsV1, create(dep(2, { labels: { a: 'b' } }), 'shape-2')[0].fieldsV1);
+    assert.notDeepEqual(create(dep(2, { labels: { x: 'y' } }), 'shape-2')[0].fieldsV1, create(dep(2, { labels: { a: 'b' } }), 'shape-2')[0].fieldsV1);
+  });
+  it('takes managedFields sent with the create into account (never from the cache)', () => {
+    const sent = dep(1, { managedFields: [{ manager: 'x', operation: 'Update', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': {} } } }] });
+    const mf = create(sent, 'shape-3');
+    assert.deepEqual(mf.map((e) => e.manager), ['x', 'shape-3']);
+  });
+});
+
 describe('apply', () => {
   const applyCtx = { ...ctx, manager: 'm', force: false, ignoredFields: ['status'] };
   it('creates, then a changed apply moves values and prunes dropped fields', () => {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withResourceVersion } from '../../src/registry/stored-json.js';
+import { renderedJSON } from '../../src/registry/watch-cache/rendered-json.js';
 import { Registry } from '../../src/registry/registry.js';
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js';
 import { realClock } from '../../src/util/clock.js';
@@ -90,4 +91,22 @@ test('Store.listJSON items are JSON.stringify of list() items, with selectors an
     assert.equal(texts.resourceVersion, objects.resourceVersion);
     assert.equal(texts.continue, objects.continue);
   }
+});
+
+test('a write\'s answer text (spliced from the stored value) is JSON.stringify of the object answered', async (t) => {
+  const backend = openSqliteBackend(':memory:', { compactIntervalMs: 0, logger: { info() {}, error() {} } });
+  t.after(() => backend.close());
+  const registry = new Registry(backend, realClock);
+  await registry.namespaces.create(undefined, { metadata: { name: 'ns1' } });
+  const cms = registry.store('', 'v1', 'configmaps')!;
+  const pods = registry.store('', 'v1', 'pods')!;
+  const fm = { fieldManager: { manager: 'test' }, resultShared: true };
+  const written = [
+    await cms.create('ns1', { metadata: { name: 'a', labels: { x: 'y' }, annotations: { t: tricky } }, data: { k: tricky } }, fm),
+    await pods.create('ns1', { metadata: { generateName: 'p-', resourceVersion: '5' }, spec: { containers: [{ name: 'c', image: 'i' }] } }, fm),
+    // An update whose body names resourceVersion before other members: not the splice's order, so stringified.
+    await cms.update('ns1', 'a', { metadata: { resourceVersion: undefined, name: 'a', labels: { y: '1' } }, data: { k: 'v' } }, { fieldManager: { manager: 'test' }, resultShared: true }),
+    await cms.guaranteedUpdate('ns1', 'a', (cur) => ({ ...cur, data: { k: 'w' } }), { fieldManager: { manager: 'test' }, resultShared: true }),
+  ];
+  for (const obj of written) assert.equal(renderedJSON(obj), JSON.stringify(obj), obj.metadata.name);
 });

@@ -6,6 +6,7 @@
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { FieldSet } from './set.js';
 import { fieldElement } from './path.js';
+import { rfc3339 } from '../../util/clock.js';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -80,8 +81,8 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
   });
 }
 
-/** metav1.Time: RFC 3339 in UTC with second precision. */
-export const managedTime = (now: Date): string => now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** metav1.Time: RFC 3339 in UTC with second precision (every write of a second shares one string). */
+export const managedTime = (now: Date): string => rfc3339(now);
 
 /**
  * Fields the server owns, never tracked for a manager (upstream's stripMetaManager).

@@ -19,6 +19,7 @@ import { jsonEqual } from './walk.js';
 import type { FieldSet } from './set.js';
 import { typeForKind } from './schema.js';
 import { withZeroValues, zeroObject } from './zero.js';
+import { createManagedFields } from './create-cache.js';
 
 export interface WriteContext {
   /** `apps/v1/Deployment`. */
@@ -117,6 +118,16 @@ export function withoutManagedFields(obj: any): any {
  * became `next`; undefined when they cannot be computed (upstream then drops them).
  */
 export function updateManagedFields(live: any | undefined, next: any, ctx: WriteContext): ManagedFieldsEntry[] | undefined {
+  if (live === undefined) {
+    // A create: the same shape (a controller's template under another name) owns the same fields.
+    const context = JSON.stringify([ctx.kindKey, ctx.apiVersion, ctx.manager, ctx.subresource ?? '', ctx.ignoredFields ?? []]);
+    return createManagedFields(next, { type: typeForKind(ctx.kindKey), context }, managedTime(ctx.now), () => computeManagedFields(live, next, ctx));
+  }
+  return computeManagedFields(live, next, ctx);
+}
+
+/** updateManagedFields' general path. */
+function computeManagedFields(live: unknown, next: unknown, ctx: WriteContext): ManagedFieldsEntry[] | undefined {
   try {
     const managed = decodeLiveOrNew(live, next, !!ctx.subresource);
     const type = typeForKind(ctx.kindKey);

@@ -114,7 +114,9 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const { manager } = readWriteOptions(ctx, 'CreateOptions');
   const obj = await readObject(ctx, true);
   // The answer is only rendered: the created object may be the watch cache's copy (resultShared).
-  const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx), fieldManager: { manager }, resultShared: true });
+  // A JSON body was parsed for this request alone: the create mutates it rather than a copy.
+  const inputOwned = mediaType(ctx.req) === 'application/json';
+  const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx), fieldManager: { manager }, resultShared: true, inputOwned });
   writeObject(ctx, 201, created);
 }
 

@@ -23,6 +23,7 @@ import type { Logger } from '../../util/log.js';
 import type { CacheFeed, FeedMember } from './feed.js';
 import { EventRing, type CachedEvent } from './ring.js';
 import { SortedKeys } from './sorted-keys.js';
+import { NodeIndex, nodeNameOf } from './node-index.js';
 import type { Unstructured } from '../../api/unstructured.js';
 
 /** What the cache needs of its store. */
@@ -65,6 +66,8 @@ export class WatchCache implements FeedMember {
   private readonly watchers = new Set<CacheWatcher>();
   /** Pod watchers selecting one spec.nodeName, by that name: an event goes to its pod's node's watchers only. */
   private readonly byNode = new Map<string, Set<CacheWatcher>>();
+  /** Pods by spec.nodeName, built by the first list or initial watch of one node's pods and kept from then on. */
+  private nodeIndex?: NodeIndex;
   /** Every other watcher: each event is offered to each of them. */
   private readonly unindexed = new Set<CacheWatcher>();
   /**
@@ -155,7 +158,7 @@ export class WatchCache implements FeedMember {
     await this.ready;
     const revision = this.feed.revision;
     const items: T[] = [];
-    const { keys, start, end } = this.keys.range(this.objects, prefix, name);
+    const { keys, start, end } = this.candidates(prefix, selection, name);
     for (let i = start; i < end; i++) {
       const obj = this.objects.get(keys[i]);
       if (!selection.everything && !selection.matches(obj)) continue;
@@ -174,7 +177,7 @@ export class WatchCache implements FeedMember {
     const w: CacheWatcher = { prefix: opts.prefix, selection: opts.selection, after: 0, send: opts.send, onEnd: opts.onEnd };
     let startRevision: number;
     if (opts.initial) {
-      const { keys, start, end } = this.keys.range(this.objects, opts.prefix);
+      const { keys, start, end } = this.candidates(opts.prefix, opts.selection);
       for (let i = start; i < end; i++) {
         const obj = this.objects.get(keys[i]);
         if (opts.selection.matches(obj)) opts.send({ type: 'ADDED', object: obj });
@@ -191,6 +194,19 @@ export class WatchCache implements FeedMember {
     }
     this.add(w);
     return { close: () => { this.remove(w); }, startRevision };
+  }
+
+  /**
+   * The keys a selection can match under `prefix`, in key order, as a range of `keys`: the one key
+   * a metadata.name selector names, the pods of the node a spec.nodeName selector names, or all.
+   */
+  private candidates(prefix: string, selection: Selection, name?: string): { keys: string[]; start: number; end: number } {
+    if (name === undefined && selection.nodeName !== undefined) {
+      this.nodeIndex ??= new NodeIndex(this.objects);
+      const keys = this.nodeIndex.keysOn(selection.nodeName, prefix);
+      return { keys, start: 0, end: keys.length };
+    }
+    return this.keys.range(this.objects, prefix, name);
   }
 
   /**
@@ -234,6 +250,7 @@ export class WatchCache implements FeedMember {
       startKey = page.kvs[page.kvs.length - 1].key + '\u0000';
     }
     this.objects = fresh;
+    if (this.nodeIndex) this.nodeIndex = new NodeIndex(fresh);
     this.written = new Map();
     this.keys.invalidate();
     this.ring = new EventRing(this.capacity);
@@ -255,6 +272,7 @@ export class WatchCache implements FeedMember {
       if (prev === undefined) this.keys.invalidate();
       this.objects.set(key, obj);
     }
+    this.nodeIndex?.apply(key, prev, e.type === 'delete' ? undefined : obj);
     const ev: CachedEvent = { type: e.type, key, obj, prev, revision: e.kv.modRevision };
     const dropped = this.ring.push(ev);
     if (dropped) this.oldest = dropped.revision;
@@ -307,9 +325,6 @@ export class WatchCache implements FeedMember {
     this.ready = new Promise((resolve) => { this.markReady = () => { this.readyResolved = true; resolve(); }; });
   }
 }
-
-/** The field selector's view of a pod's node: '' when unscheduled. */
-const nodeNameOf = (obj: any): string => (typeof obj?.spec?.nodeName === 'string' ? obj.spec.nodeName : '');
 
 /** One event to one watcher, as its selection sees it (upstream's cacheWatcher.convertToWatchEvent). */
 function deliver(w: CacheWatcher, ev: CachedEvent): void {

@@ -14,3 +14,11 @@ export function renderedJSON(object: object): string {
   }
   return json;
 }
+
+/**
+ * Records `json` as the text of `object`, which the caller has just written as exactly that
+ * (JSON.stringify(object) === json): the store's answer to a write, spliced from the stored value.
+ */
+export function seedRenderedJSON(object: object, json: string): void {
+  if (!rendered.has(object)) rendered.set(object, json);
+}
