@@ -10,6 +10,7 @@ import { jsonDepthError, jsonTextTooDeep, maxNestingDepth, valueTooDeep } from '
 import { decodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import { ProtoDecodeError } from '../api/protobuf/codec.js';
 import { seatFor } from './flowcontrol/seats.js';
+import { nextTurn } from './flowcontrol/turns.js';
 
 const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
@@ -25,8 +26,10 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
     if (size > maxBodyBytes) { req.resume(); throw tooLarge(); }
     chunks.push(chunk as Buffer);
   }
-  // The steps after the body are what a flood makes expensive: they wait for the flow's seat.
+  // The steps after the body are what a flood makes expensive: they wait for the flow's seat,
+  // then for a turn of the loop (turns.ts), so a burst of writes does not run as one task.
   await seatFor(req);
+  await nextTurn();
   return Buffer.concat(chunks);
 }
 
