@@ -2,7 +2,7 @@
  * meta/v1 Status, the shape every API error takes on the wire, and the
  * constructors for the reasons kubectl knows how to print.
  */
-import { FieldError, fieldErrorMessage } from './field-errors.js';
+import { FieldError, fieldErrorMessage, reportedFieldErrors } from './field-errors.js';
 
 export interface StatusCause { reason?: string; message?: string; field?: string }
 export interface Status {
@@ -80,8 +80,10 @@ export const serviceUnavailable = (message: string) => failure(503, 'ServiceUnav
 export const pageNotFound = () => failure(404, 'NotFound', 'the server could not find the requested resource', {});
 
 /** 422 Invalid, worded like upstream: `DaemonSet.apps "x" is invalid: [a, b]`. */
-export function invalidObject(kind: string, group: string, name: string, errors: FieldError[]): StatusError {
-  // Upstream's aggregate drops repeated messages from the text but keeps every cause.
+export function invalidObject(kind: string, group: string, name: string, all: FieldError[]): StatusError {
+  // Upstream's aggregate drops repeated messages from the text but keeps every cause
+  // (k8ts: of the first maxReportedFieldErrors, see reportedFieldErrors).
+  const errors = reportedFieldErrors(all);
   const msgs = [...new Set(errors.map(fieldErrorMessage))];
   const joined = msgs.length === 1 ? msgs[0] : `[${msgs.join(', ')}]`;
   const qualifiedKind = group ? `${kind}.${group}` : kind;

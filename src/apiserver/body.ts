@@ -10,6 +10,7 @@ import { jsonDepthError, jsonTextTooDeep, maxNestingDepth, valueTooDeep } from '
 import { decodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import { ProtoDecodeError } from '../api/protobuf/codec.js';
 import { seatFor } from './flowcontrol/seats.js';
+import { nextTurn } from './flowcontrol/turns.js';
 
 const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
@@ -19,8 +20,10 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxBodyBytes) { req.resume(); throw tooLarge(); }
   const body = await collectBody(req);
-  // The steps after the body are what a flood makes expensive: they wait for the flow's seat.
+  // The steps after the body are what a flood makes expensive: they wait for the flow's seat,
+  // then for a turn of the loop (turns.ts), so a burst of writes does not run as one task.
   await seatFor(req);
+  await nextTurn();
   return body;
 }
 

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { encodeInvalidStatus } from '../../src/apiserver/heavy/invalid-status.js';
 import { invalidObject, statusWireForm } from '../../src/api/status.js';
 import { decodeObject } from '../../src/api/protobuf/envelope.js';
-import { duplicate, invalid, required, type FieldError } from '../../src/api/field-errors.js';
+import { duplicate, invalid, maxReportedFieldErrors, required, type FieldError } from '../../src/api/field-errors.js';
 
 const loopForm = (kind: string, group: string, name: string, errs: FieldError[]) =>
   `${JSON.stringify(statusWireForm(invalidObject(kind, group, name, errs).status))}\n`;
@@ -31,12 +31,22 @@ test('the encoded JSON Status equals the loop\'s, byte for byte', () => {
   }
 });
 
-test('the Status of 90,000 field errors: every cause, memory of its own (transferable)', () => {
+test('the Status of 90,000 field errors: the first 1,000 causes and one saying there were more, memory of its own (transferable)', () => {
   const errs: FieldError[] = [];
   for (let i = 0; i < 30_000; i++) errs.push(required(`spec.containers[${i}].name`), duplicate(`spec.containers[${i}].name`, ''), required(`spec.containers[${i}].image`));
   const enc = encodeInvalidStatus('Pod', '', 'big', errs, false);
   for (const b of enc.body) assert.ok(b.byteOffset === 0 && b.buffer.byteLength === b.byteLength, 'a buffer shares its memory');
   assert.equal(Buffer.concat(enc.body).toString('utf8'), loopForm('Pod', '', 'big', errs));
+  const status = JSON.parse(Buffer.concat(enc.body).toString('utf8'));
+  assert.equal(status.details.causes.length, maxReportedFieldErrors + 1);
+  assert.deepEqual(status.details.causes.at(-2), { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers[333].name' });
+  assert.deepEqual(status.details.causes.at(-1), { reason: 'FieldValueTooMany', message: 'Too many: more than 1000 errors; only the first 1000 are reported', field: 'spec' });
+  assert.ok(status.message.endsWith('spec.containers[333].name: Required value, spec: Too many: more than 1000 errors; only the first 1000 are reported]'));
+});
+
+test('exactly 1,000 field errors are all reported, with no extra cause', () => {
+  const errs = Array.from({ length: maxReportedFieldErrors }, (_, i) => required(`data[k${i}]`));
+  assert.equal(invalidObject('ConfigMap', '', 'x', errs).status.details?.causes?.length, maxReportedFieldErrors);
 });
 
 test('a client that prefers protobuf gets the Status in protobuf', () => {

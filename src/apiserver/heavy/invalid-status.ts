@@ -3,10 +3,10 @@
  * worker, so the loop only writes bytes. Upstream's NewInvalid
  * (apimachinery/pkg/api/errors) keeps one cause per field error and joins
  * the errors' texts into the message through ErrorList.ToAggregate, which
- * drops repeated texts; nothing is capped. The hardening issue's protobuf Pod
- * with 1,000,000 empty containers has 2,999,999 field errors: a Status of
- * about 400 MB, which built as objects and JSON.stringify'd on the loop held
- * every other client for seconds.
+ * drops repeated texts. k8ts reports the first maxReportedFieldErrors of
+ * them and one cause saying there were more (field-errors.ts,
+ * reportedFieldErrors): the hardening issue's protobuf Pod with 1,000,000
+ * empty containers has 2,999,999 field errors, a Status of about 430 MB.
  *
  * The JSON form is byte for byte what respond.ts writes for
  * `invalidObject(...)` (statusWireForm, then JSON.stringify and upstream's
@@ -17,7 +17,7 @@
  * The protobuf form is built from the Status object: clients that ask for it
  * are rare, and it still runs here.
  */
-import { fieldErrorBody, type FieldError } from '../../api/field-errors.js';
+import { fieldErrorBody, reportedFieldErrors, type FieldError } from '../../api/field-errors.js';
 import { invalidObject, statusWireForm } from '../../api/status.js';
 import { encodeObject, protobufMediaType } from '../../api/protobuf/envelope.js';
 import type { PulledBytes } from './pulled-bytes.js';
@@ -121,7 +121,8 @@ function fnv1a(s: string, h: number): number {
   return h >>> 0;
 }
 
-export function encodeInvalidStatus(kind: string, group: string, name: string, errors: readonly FieldError[], protobuf: boolean): EncodedStatus & { body: Uint8Array[] } {
+export function encodeInvalidStatus(kind: string, group: string, name: string, all: readonly FieldError[], protobuf: boolean): EncodedStatus & { body: Uint8Array[] } {
+  const errors = reportedFieldErrors(all);
   if (protobuf || !errors.length) {
     const status = statusWireForm(invalidObject(kind, group, name, [...errors]).status);
     const body = protobuf ? encodeObject(status) : undefined;

@@ -88,7 +88,7 @@ export class HeavyPool {
       const p = this.queue.shift()!;
       slot.running = p;
       p.timer = setTimeout(() => this.overrun(slot, p), this.budgetMs);
-      this.workerOf(slot).postMessage({ id: p.id, job: p.job });
+      this.workerOf(slot).postMessage({ id: p.id, job: p.job }, movableBody(p.job));
     }
   }
 
@@ -139,4 +139,17 @@ export class HeavyPool {
     this.replaced++;
     void worker?.terminate();
   }
+}
+
+/**
+ * The body's memory, handed to the worker instead of copied, when the loop
+ * has no further use for it: a built-in kind's body is only read there (a
+ * custom resource's is read again on the loop, for its schema's field
+ * checks), and only a buffer that owns all of its memory can move (a small
+ * one is a slice of Node's shared pool). The 2.6 MiB JSON ConfigMap of the
+ * hardening issue was copied on the loop, and held there until collected.
+ */
+function movableBody(job: ObjectBodyJob): ArrayBuffer[] {
+  const b = job.body;
+  return job.builtIn && b.byteOffset === 0 && b.buffer.byteLength === b.byteLength && b.buffer instanceof ArrayBuffer ? [b.buffer] : [];
 }
