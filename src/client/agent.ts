@@ -15,10 +15,15 @@ import https from 'node:https';
 
 export class PooledAgent extends https.Agent {
   private readonly names = new Map<string, string>();
+  /** The last target's name: a client sends nearly every request to one server. */
+  private last?: { host: unknown; port: unknown; localAddress: unknown; family: unknown; servername: unknown; socketPath: unknown; name: string };
 
   override getName(options: https.RequestOptions = {}): string {
     // What differs between requests of one client: the target. The TLS options come from the agent.
     const o = options as https.RequestOptions & { servername?: string };
+    const l = this.last;
+    if (l && l.host === o.host && l.port === o.port && l.localAddress === o.localAddress && l.family === o.family
+      && l.servername === o.servername && l.socketPath === o.socketPath) return l.name;
     const key = `${o.host}:${o.port}:${o.localAddress ?? ''}:${o.family ?? ''}:${o.servername ?? ''}:${o.socketPath ?? ''}`;
     let name = this.names.get(key);
     if (name === undefined) {
@@ -26,6 +31,7 @@ export class PooledAgent extends https.Agent {
       // A client talks to a handful of servers; a name per target stays small.
       if (this.names.size < 64) this.names.set(key, name);
     }
+    this.last = { host: o.host, port: o.port, localAddress: o.localAddress, family: o.family, servername: o.servername, socketPath: o.socketPath, name };
     return name;
   }
 }
