@@ -126,6 +126,12 @@ export interface UpdateOptions {
    * (and the caller's rendered JSON its watchers'), which saves parsing the stored value again.
    */
   resultShared?: boolean;
+  /**
+   * `mutate` builds a new object and never changes its argument, nor anything reachable from it,
+   * in place (the binding does): it gets the current object itself, which may be the watch cache's
+   * shared copy, instead of a private copy parsed for it (a parse of the whole object per write).
+   */
+  mutateCopies?: boolean;
 }
 
 export interface Watch {
@@ -466,7 +472,8 @@ export class Store {
       try {
         // The private copy: decoding the stored value again costs one parse, a clone a stringify and a parse.
         // A cached copy's JSON is usually rendered already (its watchers were sent it): one parse then too.
-        const next = await mutate(opts.replace ? undefined : kv ? await this.decodeServed(kv) : cached ? JSON.parse(renderedJSON(cur.old)) : clone(old));
+        // A mutate that copies what it changes needs none.
+        const next = await mutate(opts.replace ? undefined : opts.mutateCopies ? old : kv ? await this.decodeServed(kv) : cached ? JSON.parse(renderedJSON(cur.old)) : clone(old));
         // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
         const rv = next?.metadata?.resourceVersion;
         // Against a cached copy a mismatch or a no-op may only mean the copy is stale: decide on storage's.
@@ -480,7 +487,9 @@ export class Store {
         if (cached) { cur = await fromStorage(); continue; }
         throw e;
       }
-      if (jsonEqual(obj, old)) {
+      // A binding always sets spec.nodeName, which the current pod lacks (its mutate refuses otherwise):
+      // never a no-op, so the deep comparison of the two pods is skipped.
+      if (opts.subresource !== 'binding' && jsonEqual(obj, old)) {
         if (cached) { cur = await fromStorage(); continue; }
         return old;
       }

@@ -106,12 +106,15 @@ export async function handleBinding(ctx: HandlerContext, podName: string): Promi
   await ctx.store.guaranteedUpdate(ctx.info.namespace, podName, (pod) => {
     if (pod.metadata.deletionTimestamp) throw conflict(ctx.store.gr, podName, 'pod is being deleted, cannot be assigned to a host');
     if (pod.spec.nodeName) throw conflict(ctx.store.gr, podName, `pod ${podName} is already assigned to node "${pod.spec.nodeName}"`);
-    pod.spec.nodeName = node;
-    const conds = (pod.status.conditions ?? []).filter((c: any) => c.type !== 'PodScheduled');
-    conds.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z') });
-    pod.status.conditions = conds;
-    return pod;
-  }, { subresource: 'binding', dryRun: isDryRun(ctx), signal: ctx.signal, resultShared: true });
+    const conditions = (pod.status?.conditions ?? []).filter((c: any) => c.type !== 'PodScheduled');
+    conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z') });
+    // `pod` may be the watch cache's shared copy (mutateCopies): the result is a new object that copies
+    // what this write and the steps after it change (metadata, spec and its tolerations, which default
+    // admission may append to, status) and shares the rest, so no copy of the whole pod is parsed per binding.
+    const spec = { ...pod.spec, nodeName: node };
+    if (Array.isArray(spec.tolerations)) spec.tolerations = [...spec.tolerations];
+    return { ...pod, metadata: { ...pod.metadata }, spec, status: { ...pod.status, conditions } };
+  }, { subresource: 'binding', dryRun: isDryRun(ctx), signal: ctx.signal, resultShared: true, mutateCopies: true });
   writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
 }
 
