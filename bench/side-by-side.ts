@@ -11,7 +11,7 @@
  *
  *   node dist/bench/side-by-side.js [--rounds 2] [--pods 2000] [--concurrency 16,64]
  *     [--watchers 100] [--baseline /path/to/other/checkout] [--baseline-args default-watch-cache-size=0]
- *     [--no-etcd] [--no-write]
+ *     [--no-etcd] [--no-write] [--only raw,sqlite,watchers,etcd] [--section side-by-side]
  *
  * `--baseline-args` adds server flags, written without their dashes (NAME=VALUE,...), to the baseline rows (alone: the baseline is this checkout
  * with those flags, e.g. the watch cache off); with a baseline and watchers the baseline gets a
@@ -148,6 +148,8 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '2' }, pods: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '16,64' },
       watchers: { type: 'string', default: '100' }, baseline: { type: 'string' }, 'baseline-args': { type: 'string' }, 'no-etcd': { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' }, only: { type: 'string' },
+      // --section NAME: the bench/RESULTS.md section written (default side-by-side), e.g. etcd-path for the etcd cells alone.
+      section: { type: 'string', default: 'side-by-side' },
     },
   });
   const rounds = Number(values.rounds);
@@ -194,13 +196,13 @@ async function main(): Promise<void> {
       row.name === 'raw etcd txn' ? '' : `${Math.round(median(row.samples.map((s) => s.cpuUs)))} µs`];
   });
   const body = [
-    ...sectionHead(repoRoot, '## Side by side: k8ts and raw etcd'),
+    ...sectionHead(repoRoot, `## Side by side: k8ts and raw etcd${values.section === 'side-by-side' ? '' : ` (${values.section})`}`),
     `- Setup: ${pods} pod creates (HTTPS, keep-alive, admin client certificate) per cell against a fresh \`k8ts server --controllers none\`; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${baseline ? ` Baseline: ${values.baseline ? `the checkout at \`${values.baseline}\` (built)` : 'this checkout'}${baselineArgs.length ? ` with \`${baselineArgs.join(' ')}\`` : ''}, same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
     '',
     table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create'], tableRows),
   ].join('\n');
   console.log(body);
-  if (!values['no-write']) writeSection(resultsFile, 'side-by-side', body);
+  if (!values['no-write']) writeSection(resultsFile, values.section!, body);
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

@@ -23,7 +23,8 @@ export async function openStorage(dataDir: string, etcd: EtcdConfig | undefined,
     return openSqliteBackend(path, { logger: storageLogger });
   }
   logger.info('storage', { backend: 'etcd3', servers: etcd.servers, prefix: etcd.prefix ?? DEFAULT_ETCD_PREFIX, compactionIntervalMs: etcd.compactIntervalMs });
-  // Loaded only when etcd is configured: etcd3 and its gRPC stack take about 0.5 s to load.
+  // Loaded only when etcd is configured. On one server the backend speaks gRPC on node:http2 itself;
+  // only several servers load etcd3 and its gRPC stack (about 0.5 s).
   const { openEtcdBackend } = await import('../storage/etcd/index.js');
   const backend = openEtcdBackend({ ...etcd, logger: storageLogger });
   try {

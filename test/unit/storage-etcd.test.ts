@@ -19,6 +19,13 @@ backendContract('etcd', async (t) => {
   return backend;
 });
 
+// Several --etcd-servers go through the etcd3 library's pool instead of the backend's own channel.
+backendContract('etcd through the etcd3 pool (two endpoints)', async (t) => {
+  const backend = openEtcdBackend({ servers: [etcd.url, etcd.url], compactIntervalMs: 0, logger: quiet });
+  t.after(() => backend.close());
+  return backend;
+});
+
 test('etcd: two backends on one etcd share revisions, guards and watches', async (t) => {
   const one = open();
   const two = open();

@@ -13,7 +13,7 @@
  * from the highest one this process knows of (its own compactions, compaction answers of
  * watches). Nothing in the API server calls it on a hot path.
  */
-import type { Etcd3, IRangeRequest, IRangeResponse, ITxnResponse } from 'etcd3';
+import { readFileSync } from 'node:fs';
 import {
   CompactedError, type Backend, type KeyValue, type ListOptions, type ListResult, type Watcher,
   type WatchOptions, type WriteResult,
@@ -21,19 +21,38 @@ import {
 import { BackendClosedError } from '../backend.js';
 import type { StorageLogger } from '../backend.js';
 import { startAutoCompaction } from './auto-compaction.js';
+import type { EtcdClient, GuardedWrite, RangeRequest, RangeResult, TxnResult } from './client.js';
+import { channelClient } from './channel-client.js';
+import { poolClient } from './pool-client.js';
 import { isCompactedError, isFutureRevisionError } from './errors.js';
-import { prefixRange, toKeyValue } from './keys.js';
-import { createClient, defaultCompactIntervalMs, resolveLogger, type EtcdBackendOptions } from './options.js';
+import { prefixRange } from './keys.js';
+import { defaultCompactIntervalMs, resolveLogger, type EtcdBackendOptions } from './options.js';
 import { watchEtcd } from './watch.js';
-import { directKv, type KvCalls } from './direct-kv.js';
 
 /** A key no object uses, for reads that only want the header (upstream's compactor uses it too). */
 const REVISION_PROBE_KEY = Buffer.from('compact_rev_key');
 
 /** Connects lazily: the first call reaches the servers (see ping()). */
 export function openEtcdBackend(opts: EtcdBackendOptions): EtcdBackend {
-  const client = createClient(opts);
-  return new EtcdBackend(client, opts.compactIntervalMs ?? defaultCompactIntervalMs, resolveLogger(opts), directKv(client, opts.servers.length));
+  return new EtcdBackend(openClient(opts), opts.compactIntervalMs ?? defaultCompactIntervalMs, resolveLogger(opts));
+}
+
+/**
+ * One server: the channel client (gRPC on node:http2, the request path's fast lane). Several:
+ * the etcd3 pool, whose host selection and failover are the point there.
+ */
+function openClient(opts: EtcdBackendOptions): EtcdClient {
+  if (opts.servers.length === 0) throw new Error('--etcd-servers must name at least one server');
+  if (opts.servers.length > 1) return poolClient(opts);
+  if ((opts.certFile || opts.keyFile) && !(opts.certFile && opts.keyFile)) {
+    throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
+  }
+  return channelClient({
+    url: opts.servers[0],
+    ca: opts.caFile ? readFileSync(opts.caFile) : undefined,
+    cert: opts.certFile ? readFileSync(opts.certFile) : undefined,
+    key: opts.keyFile ? readFileSync(opts.keyFile) : undefined,
+  });
 }
 
 export class EtcdBackend implements Backend {
@@ -42,10 +61,7 @@ export class EtcdBackend implements Backend {
   private readonly watchers = new Set<Watcher>();
   private readonly stopCompaction: () => void;
 
-  private readonly kv: KvCalls;
-
-  constructor(private readonly client: Etcd3, compactIntervalMs: number, private readonly logger: StorageLogger, kv?: KvCalls) {
-    this.kv = kv ?? { txn: (req) => client.kv.txn(req), range: (req) => client.kv.range(req) };
+  constructor(private readonly client: EtcdClient, compactIntervalMs: number, private readonly logger: StorageLogger) {
     this.stopCompaction = startAutoCompaction(this, compactIntervalMs, logger);
   }
 
@@ -55,8 +71,7 @@ export class EtcdBackend implements Backend {
   }
 
   async currentRevision(): Promise<number> {
-    const res = await this.range({ key: REVISION_PROBE_KEY, count_only: true });
-    return Number(res.header.revision);
+    return (await this.range({ key: REVISION_PROBE_KEY, countOnly: true })).revision;
   }
 
   async compactedRevision(): Promise<number> {
@@ -76,56 +91,45 @@ export class EtcdBackend implements Backend {
   async get(key: string, opts?: { revision?: number }): Promise<{ kv?: KeyValue; revision: number }> {
     const { res, revision } = await this.rangeAt({ key: Buffer.from(key) }, opts?.revision);
     const kv = res.kvs[0];
-    return kv ? { kv: toKeyValue(kv), revision } : { revision };
+    return kv ? { kv, revision } : { revision };
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : 0;
-    const { res, revision } = await this.rangeAt({ ...prefixRange(prefix, opts.startKey), limit }, opts.revision);
-    return { kvs: res.kvs.map(toKeyValue), revision, more: res.more };
+    const { key, range_end: rangeEnd } = prefixRange(prefix, opts.startKey);
+    const { res, revision } = await this.rangeAt({ key, rangeEnd, limit }, opts.revision);
+    return { kvs: res.kvs, revision, more: res.more };
   }
 
   async count(prefix: string, opts: Pick<ListOptions, 'revision' | 'startKey'> = {}): Promise<number> {
-    const { res } = await this.rangeAt({ ...prefixRange(prefix, opts.startKey), count_only: true }, opts.revision);
-    return Number(res.count);
+    const { key, range_end: rangeEnd } = prefixRange(prefix, opts.startKey);
+    const { res } = await this.rangeAt({ key, rangeEnd, countOnly: true }, opts.revision);
+    return res.count;
   }
 
+  /** One Txn, no read: If CreateRevision(key) == 0 Then Put Else Get. */
   async create(key: string, value: string): Promise<WriteResult> {
-    const k = Buffer.from(key);
-    const res = await this.txn({
-      compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-      success: [{ request_put: { key: k, value: Buffer.from(value) } }],
-      failure: [{ request_range: { key: k } }],
-    });
+    const res = await this.txn({ key, guard: 'create', revision: 0, put: { value, prevKv: false } });
     if (!res.succeeded) return this.lost(res);
-    const revision = Number(res.header.revision);
-    return { ok: true, kv: { key, value, createRevision: revision, modRevision: revision } };
+    return { ok: true, kv: { key, value, createRevision: res.revision, modRevision: res.revision } };
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<WriteResult> {
     if (expectedModRevision <= 0) return this.refuse(key);
-    const k = Buffer.from(key);
-    const res = await this.txn({
-      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision }],
-      success: [{ request_put: { key: k, value: Buffer.from(value), prev_kv: true } }],
-      failure: [{ request_range: { key: k } }],
-    });
+    const res = await this.txn({ key, guard: 'mod', revision: expectedModRevision, put: { value, prevKv: true } });
     if (!res.succeeded) return this.lost(res);
-    const prev = res.responses[0].response_put.prev_kv;
-    return { ok: true, kv: { key, value, createRevision: Number(prev.create_revision), modRevision: Number(res.header.revision) } };
+    const prev = res.kvs[0];
+    if (!prev) throw new Error(`etcd answered an update of ${key} without its previous value`);
+    return { ok: true, kv: { key, value, createRevision: prev.createRevision, modRevision: res.revision } };
   }
 
   async delete(key: string, expectedModRevision: number): Promise<WriteResult> {
     if (expectedModRevision <= 0) return this.refuse(key);
-    const k = Buffer.from(key);
-    const res = await this.txn({
-      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision }],
-      success: [{ request_delete_range: { key: k, prev_kv: true } }],
-      failure: [{ request_range: { key: k } }],
-    });
+    const res = await this.txn({ key, guard: 'mod', revision: expectedModRevision });
     if (!res.succeeded) return this.lost(res);
-    const prev = res.responses[0].response_delete_range.prev_kvs[0];
-    return { ok: true, kv: { ...toKeyValue(prev), modRevision: Number(res.header.revision) } };
+    const prev = res.kvs[0];
+    if (!prev) throw new Error(`etcd answered a delete of ${key} without its previous value`);
+    return { ok: true, kv: { ...prev, modRevision: res.revision } };
   }
 
   watch(prefix: string, opts: WatchOptions): Watcher {
@@ -141,7 +145,7 @@ export class EtcdBackend implements Backend {
       queueMicrotask(() => cancelled || opts.onError?.(err));
       return { close: () => { cancelled = true; } };
     }
-    const w = watchEtcd(this.client, prefix, {
+    const w = watchEtcd(this.open(), prefix, {
       ...opts,
       onError: (err) => { this.watchers.delete(w); opts.onError?.(err); },
     }, this.logger, (rev) => this.learnCompacted(rev));
@@ -155,7 +159,7 @@ export class EtcdBackend implements Backend {
     const target = Math.min(revision, await this.currentRevision());
     if (target <= this.knownCompacted) return;
     try {
-      await this.open().kv.compact({ revision: target, physical: false });
+      await this.open().compact(target);
     } catch (err) {
       // Another server (or an earlier call) compacted at or past it already.
       if (!isCompactedError(err)) throw err;
@@ -177,19 +181,17 @@ export class EtcdBackend implements Backend {
     if (revision > this.knownCompacted) this.knownCompacted = revision;
   }
 
-  private open(): Etcd3 {
+  private open(): EtcdClient {
     if (this.closed) throw new BackendClosedError();
     return this.client;
   }
 
-  private range(req: IRangeRequest): Promise<IRangeResponse> {
-    this.open();
-    return this.kv.range(req);
+  private range(req: RangeRequest): Promise<RangeResult> {
+    return this.open().range(req);
   }
 
-  private async txn(req: Parameters<Etcd3['kv']['txn']>[0]): Promise<ITxnResponse> {
-    this.open();
-    return this.kv.txn(req);
+  private txn(write: GuardedWrite): Promise<TxnResult> {
+    return this.open().txn(write);
   }
 
   /** ModRevision == 0 holds for a missing key, but no update or delete may expect that: lost, as any stale guard. */
@@ -199,19 +201,19 @@ export class EtcdBackend implements Backend {
   }
 
   /** A lost guard: the failure branch's Get is the key's current value. */
-  private lost(res: ITxnResponse): WriteResult {
-    const kv = res.responses[0]?.response_range?.kvs[0];
-    return kv ? { ok: false, current: toKeyValue(kv) } : { ok: false };
+  private lost(res: TxnResult): WriteResult {
+    const kv = res.kvs[0];
+    return kv ? { ok: false, current: kv } : { ok: false };
   }
 
   /**
    * A Range at `requested` (0 or absent: the latest). A revision etcd has not reached is read
    * at the latest, as the contract says; one below compaction is CompactedError.
    */
-  private async rangeAt(req: IRangeRequest, requested?: number): Promise<{ res: IRangeResponse; revision: number }> {
+  private async rangeAt(req: RangeRequest, requested?: number): Promise<{ res: RangeResult; revision: number }> {
     if (!requested) {
       const res = await this.range(req);
-      return { res, revision: Number(res.header.revision) };
+      return { res, revision: res.revision };
     }
     try {
       const res = await this.range({ ...req, revision: requested });
@@ -225,7 +227,7 @@ export class EtcdBackend implements Backend {
 
   private async readableAt(revision: number): Promise<boolean> {
     try {
-      await this.range({ key: REVISION_PROBE_KEY, count_only: true, revision });
+      await this.range({ key: REVISION_PROBE_KEY, countOnly: true, revision });
       return true;
     } catch (err) {
       if (isCompactedError(err)) return false;

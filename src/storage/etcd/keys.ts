@@ -1,9 +1,7 @@
 /**
- * Key ranges and key-values in etcd's wire form. etcd compares keys as bytes, so a prefix's
+ * Key ranges in etcd's wire form. etcd compares keys as bytes, so a prefix's
  * range ends at the prefix with its last byte below 0xff incremented (clientv3.GetPrefixRangeEnd).
  */
-import type { IKeyValue } from 'etcd3';
-import type { KeyValue } from '../backend.js';
 
 /** etcd's "\0": as a range end, every key from `key` on; as key and range end, all keys. */
 const ALL = Buffer.from([0]);
@@ -25,13 +23,4 @@ export function prefixRange(prefix: string, startKey?: string): { key: Buffer; r
   const s = startKey === undefined ? p : Buffer.from(startKey);
   const start = Buffer.compare(s, p) > 0 ? s : p;
   return { key: start.length ? start : ALL, range_end: p.length ? prefixRangeEnd(p) : ALL };
-}
-
-export function toKeyValue(kv: IKeyValue): KeyValue {
-  return {
-    key: kv.key.toString(),
-    value: kv.value.toString(),
-    createRevision: Number(kv.create_revision),
-    modRevision: Number(kv.mod_revision),
-  };
 }

@@ -7,7 +7,8 @@
  */
 import { open, rename, rm } from 'node:fs/promises';
 import type { ISnapshotResponse } from 'etcd3';
-import { createClient, type EtcdBackendOptions } from './options.js';
+import type { EtcdBackendOptions } from './options.js';
+import { createClient } from './etcd3-client.js';
 
 export interface SavedSnapshot {
   /** The store revision the snapshot holds (the first message's header). */

@@ -6,33 +6,31 @@
  * becomes CompactedError. A broken stream ends the watch with its error: the caller
  * (the registry) ends the client's watch and the client re-lists, as with any watch that ends.
  */
-import type { Etcd3, IEvent, IWatchResponse } from 'etcd3';
 import { CompactedError, type WatchEvent, type WatchOptions, type Watcher } from '../backend.js';
 import type { StorageLogger } from '../backend.js';
-import { prefixRange, toKeyValue } from './keys.js';
+import type { EtcdClient, WatchResult, WireEvent } from './client.js';
+import { prefixRange } from './keys.js';
 
 export function watchEtcd(
-  client: Etcd3, prefix: string, opts: WatchOptions, logger: StorageLogger, learnCompacted: (rev: number) => void,
+  client: EtcdClient, prefix: string, opts: WatchOptions, logger: StorageLogger, learnCompacted: (rev: number) => void,
 ): Watcher {
   let closed = false;
-  let cancel = () => {};
   let delivered = opts.fromRevision;
   const fail = (err: Error) => {
     if (closed) return;
     closed = true;
-    cancel();
+    stream.close();
     opts.onError?.(err);
   };
-  const onResponse = (res: IWatchResponse) => {
+  const onResponse = (res: WatchResult) => {
     if (closed) return;
-    const compacted = Number(res.compact_revision ?? 0);
-    if (compacted > 0) {
-      learnCompacted(compacted);
-      fail(new CompactedError(delivered, compacted));
+    if (res.compactRevision > 0) {
+      learnCompacted(res.compactRevision);
+      fail(new CompactedError(delivered, res.compactRevision));
       return;
     }
-    if (res.canceled) { fail(new Error(`etcd canceled the watch: ${res.cancel_reason}`)); return; }
-    if (!res.events?.length) return;
+    if (res.canceled) { fail(new Error(`etcd canceled the watch: ${res.cancelReason}`)); return; }
+    if (!res.events.length) return;
     let events: WatchEvent[];
     try {
       events = res.events.map(toWatchEvent);
@@ -47,25 +45,21 @@ export function watchEtcd(
       logger.error('watch onEvents callback threw', { err });
     }
   };
-  client.watchClient.watch().then((stream) => {
-    cancel = () => stream.cancel();
-    if (closed) { cancel(); return; }
-    stream.on('data', onResponse);
-    stream.on('error', (err: Error) => fail(err));
-    stream.on('end', () => fail(new Error('etcd ended the watch stream')));
-    stream.write({ create_request: { ...prefixRange(prefix), start_revision: String(opts.fromRevision + 1), prev_kv: true } });
-  }, (err: Error) => fail(err));
-  return { close: () => { if (!closed) { closed = true; cancel(); } } };
+  const { key, range_end: rangeEnd } = prefixRange(prefix);
+  const stream = client.watch({ key, rangeEnd, startRevision: opts.fromRevision + 1, prevKv: true }, {
+    onResponse,
+    onError: fail,
+  });
+  return { close: () => { if (!closed) { closed = true; stream.close(); } } };
 }
 
 /**
  * Our event shape: a delete carries the deleted value at the delete's revision (etcd sends only
  * the key and revision, with prev_kv holding the value), a put says whether it created the key.
  */
-function toWatchEvent(ev: IEvent): WatchEvent {
-  const kv = toKeyValue(ev.kv);
-  const prevKv = ev.prev_kv ? toKeyValue(ev.prev_kv) : undefined;
-  if (String(ev.type).toLowerCase() === 'delete') {
+function toWatchEvent(ev: WireEvent): WatchEvent {
+  const { kv, prevKv } = ev;
+  if (ev.type === 'delete') {
     // Upstream fails the same way: without the previous value there is nothing to send as DELETED.
     if (!prevKv) throw new Error(`etcd event received with PrevKv=nil (key=${kv.key}, modRevision=${kv.modRevision}, type=DELETE)`);
     return { type: 'delete', kv: { ...prevKv, modRevision: kv.modRevision }, prevKv };
