@@ -1,4 +1,4 @@
-// The CLI as users run it: k8ts's compiled modules (dist/src) bundled by
+// The CLI as users run it: k8ts's TypeScript sources (src/) bundled by
 // esbuild into dist/bundle, one file per entry plus shared chunks, so that
 // start-up reads a few files instead of ~700 (module loading was most of
 // `k8ts up`'s start-up; see bench/RESULTS.md "Start-up"). Packages stay in
@@ -6,6 +6,9 @@
 // @bufbuild packages (CEL, RE2, protobuf-es): pure ESM spread over some 200 files whose
 // resolution alone (package.json lookups per file) cost the API server's start ~100 ms;
 // bundled, they are a few chunks.
+// esbuild strips the types itself (it reads tsconfig.json), so the bundle needs no tsc run:
+// `npm install`'s prepare builds only this, gen-openapi and the dashboard (a few seconds of CPU),
+// while `npm run build` and `npm test` still type-check everything with tsc first.
 // The worker threads are entries too: their code finds them beside itself
 // (`new URL('./worker.js', import.meta.url)`), in either layout.
 import { build } from 'esbuild';
@@ -22,7 +25,7 @@ const plannerImport = 'await import(plannerUrl.href)';
 
 rmSync('dist/bundle', { recursive: true, force: true });
 await build({
-  entryPoints: ['dist/src/cli/main.js', 'dist/src/cli/control-loops-worker.js', 'dist/src/apiserver/heavy/worker.js'],
+  entryPoints: ['src/cli/main.ts', 'src/cli/control-loops-worker.ts', 'src/apiserver/heavy/worker.ts'],
   outdir: 'dist/bundle',
   entryNames: '[name]',
   bundle: true,
@@ -34,10 +37,10 @@ await build({
     name: 'packages-external-but-bufbuild',
     setup(b) {
       b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@bufbuild/') ? undefined : { path: args.path, external: true }));
-      b.onLoad({ filter: /[\\/]apiextensions[\\/]cel-runtime-cost\.js$/ }, (args) => {
+      b.onLoad({ filter: /[\\/]apiextensions[\\/]cel-runtime-cost\.ts$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8');
         if (!text.includes(plannerImport)) throw new Error(`${args.path}: "${plannerImport}" not found; update scripts/bundle.mjs`);
-        return { contents: text.replace(plannerImport, `await import(${JSON.stringify(celPlanner)})`), loader: 'js', resolveDir: dirname(args.path) };
+        return { contents: text.replace(plannerImport, `await import(${JSON.stringify(celPlanner)})`), loader: 'ts', resolveDir: dirname(args.path) };
       });
     },
   }],

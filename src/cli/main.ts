@@ -18,6 +18,10 @@ const groups = {
 interface Command {
   summary: string;
   group: keyof typeof groups;
+  /**
+   * The command's help and runner. A command whose modules are heavy loads only its usage and flag
+   * parser here and the rest once its flags parse (`k8ts init --help` or a bad flag answers at once).
+   */
   load(): Promise<CommandModule>;
   /** V8 flags set before the command's modules load. */
   v8Flags?: string;
@@ -75,17 +79,26 @@ const commands: Record<string, Command> = {
   init: {
     group: 'kubeadm',
     summary: 'Run this command in order to set up the Kubernetes control plane (kubeadm init)',
-    load: async () => { const m = await import('./kubeadm/init.js'); return { help: m.initHelp, run: m.runInit }; },
+    load: async () => {
+      const m = await import('./kubeadm/init-flags.js');
+      return { help: m.initHelp, run: async (args) => { m.parseInitFlags(args); return (await import('./kubeadm/init.js')).runInit(args); } };
+    },
   },
   join: {
     group: 'kubeadm',
     summary: 'Run this on any machine you wish to join an existing cluster (kubeadm join)',
-    load: async () => { const m = await import('./kubeadm/join.js'); return { help: m.joinHelp, run: m.runJoin }; },
+    load: async () => {
+      const m = await import('./kubeadm/join-flags.js');
+      return { help: m.joinHelp, run: async (args) => { m.parseJoinFlags(args); return (await import('./kubeadm/join.js')).runJoin(args); } };
+    },
   },
   reset: {
     group: 'kubeadm',
     summary: 'Performs a best effort revert of changes made to this host by \'k8ts init\' or \'k8ts join\'',
-    load: async () => { const m = await import('./kubeadm/reset.js'); return { help: m.resetHelp, run: m.runReset }; },
+    load: async () => {
+      const m = await import('./kubeadm/reset-flags.js');
+      return { help: m.resetHelp, run: async (args) => { m.parseResetFlags(args); return (await import('./kubeadm/reset.js')).runReset(args); } };
+    },
   },
   'explain-placement': {
     group: 'other',

@@ -102,7 +102,10 @@ export async function runUp(args: string[]): Promise<number> {
   // Each node serves the kubelet API on 127.0.0.1 (its InternalIP), so kubectl logs shows its pods' simulated lifecycle.
   // Their reviews (TokenReview, SubjectAccessReview) go through a client of their own, so a token spray cannot delay heartbeats.
   const reviewClients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim/auth' });
-  const kubelet = { address: '127.0.0.1', clientCAPem: cp.clientConfig.caPem, podLogsDir: resolve(dataDir, 'pod-logs'), reviewer: reviewerFor(reviewClients) };
+  const kubelet = {
+    address: '127.0.0.1', clientCAPem: cp.clientConfig.caPem, podLogsDir: resolve(dataDir, 'pod-logs'), reviewer: reviewerFor(reviewClients),
+    certDir: resolve(dataDir, 'kubelet-pki'),
+  };
   const sim = new NodeSimulator(clients, { count: 0, logger: logger.with('sim'), kubelet });
   const workers = Number(values.workers);
   // Listening for SIGTERM/SIGINT before the nodes register: a signal while they do stops the cluster cleanly

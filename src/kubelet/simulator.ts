@@ -35,7 +35,7 @@ import { realTimers, type Timers } from './timers.js';
 import { SimulatedRuntime } from './runtime/simulated/runtime.js';
 import { nodeIPForIndex, podCIDRForIndex } from './runtime/simulated/ipam.js';
 import type { KubeletMetrics } from './metrics.js';
-import { createKubeletAuth, createKubeletServer, reviewerFor, selfSignedServingCertificate, type KubeletAuth, type KubeletReviewer, type KubeletServer } from './server/index.js';
+import { createKubeletAuth, createKubeletServer, persistedServingCertificate, reviewerFor, selfSignedServingCertificate, type KubeletAuth, type KubeletReviewer, type KubeletServer } from './server/index.js';
 
 export interface SimulatedNodeOptions {
   cpu?: string;
@@ -93,6 +93,8 @@ export interface SimulatedKubeletOptions {
   podLogsDir: string;
   /** Where the kubelet API's TokenReviews and SubjectAccessReviews go (default: the simulator's clientset). */
   reviewer?: KubeletReviewer;
+  /** Keep each node's self-signed serving certificate here and reuse it on the next start (upstream's --cert-dir); default: made anew each start. */
+  certDir?: string;
 }
 
 export class NodeSimulator {
@@ -238,7 +240,7 @@ export class NodeSimulator {
   /** The node's kubelet API: a self-signed serving certificate for its name and address, a port of the kernel's choice. */
   private async startKubeletServer(name: string): Promise<{ server: KubeletServer; port: number }> {
     const k = this.opts.kubelet!;
-    const serving = await selfSignedServingCertificate(name, [k.address]);
+    const serving = k.certDir ? await persistedServingCertificate(name, [k.address], k.certDir) : await selfSignedServingCertificate(name, [k.address]);
     // One authenticator and authorizer for all nodes: their caches are shared, and a review names its node.
     this.kubeletAuth ??= createKubeletAuth(k.clientCAPem, k.reviewer ?? reviewerFor(this.clients));
     const server = createKubeletServer({ nodeName: name, clientCAPem: k.clientCAPem, auth: this.kubeletAuth, ...serving, logger: this.logger.with('server') });

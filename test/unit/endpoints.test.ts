@@ -70,6 +70,11 @@ describe('addresses and ports', () => {
     assert.equal(podToEndpointAddress(nginx, dual)?.ip, '10.0.0.1');
     assert.equal(podToEndpointAddress({ ...nginx, spec: { ...nginx.spec, ipFamilies: ['IPv6'] } }, pod('p1'))?.ip, undefined);
   });
+  it('a pod IP the Endpoints API refuses (a simulated host-network pod on 127.0.0.1) is left out, not written and refused', () => {
+    for (const ip of ['127.0.0.1', '169.254.1.1', '0.0.0.0']) assert.equal(podToEndpointAddress(nginx, pod('p1', { ip })), undefined, ip);
+    assert.deepEqual(computeEndpointSubsets(nginx, [pod('p1', { ip: '127.0.0.1' }), pod('p2')]).map((s) => s.addresses?.map((a) => a.ip)), [['10.244.0.2']]);
+    assert.deepEqual(computeEndpointSubsets(nginx, [pod('p1', { ip: '127.0.0.1', ready: false })]), []);
+  });
   const ports: [string, any, any, number | undefined][] = [
     ['numeric target', pod('p1'), { port: 80, targetPort: 8080 }, 8080],
     ['named target', pod('p1'), { port: 80, targetPort: 'web', protocol: 'TCP' }, 80],

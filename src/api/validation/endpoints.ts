@@ -7,8 +7,8 @@ import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, arr, child, has, index, obj, str, validateName } from './util.js';
 import { appendAll } from '../append.js';
 
-/** ValidateNonSpecialIP: not unspecified, loopback or link-local. */
-function validateNonSpecialIP(ip: string, path: string): FieldError[] {
+/** ValidateNonSpecialIP: not unspecified, loopback or link-local (the Endpoints controller leaves such pod IPs out). */
+export function validateNonSpecialIP(ip: string, path: string): FieldError[] {
   if (!isIP(ip)) return [invalid(path, ip, 'must be a valid IP address')];
   const v4 = ip.includes('.') && !ip.includes(':') ? ip.split('.').map(Number) : undefined;
   const lower = ip.toLowerCase();

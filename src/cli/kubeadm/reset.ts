@@ -5,7 +5,6 @@
  * contents of the manifest, kubelet and certificate directories and the
  * kubeconfigs, and says what it does not clean, with kubeadm's words.
  */
-import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,21 +18,9 @@ import { execRunner, readPodNetworkState, teardownPodNetwork } from '../../kubel
 import { Clientset, loadKubeconfig } from '../../client/index.js';
 import { klogLine } from './klog.js';
 import { unmountKubeletDirectory } from './unmount.js';
+import { parseResetFlags } from './reset-flags.js';
 
-export const resetHelp = `Performs a best effort revert of changes made to this host by 'k8ts init' or 'k8ts join'
 
-Usage:
-  k8ts reset [flags]
-
-Flags:
-      --cert-dir string   The path to the directory where the certificates are stored (default "/etc/kubernetes/pki")
-      --cri-socket string Path to the CRI socket to connect. If empty k8ts uses the one the kubelet was started with by init or join
-  -f, --force             Reset the node without prompting for confirmation.
-      --dry-run           Don't apply any changes; just output what would be done.
-
-k8ts flags:
-      --prefix string     Root of this node's files, as given to init or join (default "/")
-  -h, --help              help for reset`;
 
 async function confirm(): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: false });
@@ -53,12 +40,7 @@ function cleanDir(dir: string): void {
 }
 
 export async function runReset(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args, strict: true, options: {
-      force: { type: 'boolean', short: 'f' }, 'dry-run': { type: 'boolean' }, 'cert-dir': { type: 'string' }, 'cri-socket': { type: 'string' }, prefix: { type: 'string', default: '/' },
-      'ignore-preflight-errors': { type: 'string' },
-    },
-  });
+  const { values } = parseResetFlags(args);
   const l = nodeLayout(values.prefix, values['cert-dir']);
   const dry = !!values['dry-run'];
   // kubeadm reads the cluster's configuration where this node has admin.conf (a control plane).

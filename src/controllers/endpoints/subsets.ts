@@ -11,6 +11,14 @@
  *    nodeName and a targetRef to the pod; `hostname` is the pod's
  *    spec.hostname when its spec.subdomain names this service (what gives
  *    StatefulSet pods their DNS names).
+ *    Departure: a pod IP the Endpoints API refuses (loopback, link-local,
+ *    unspecified: ValidateNonSpecialIP) is left out. Upstream never meets one,
+ *    because its kubelet refuses a loopback node IP (validateNodeIP) and a
+ *    hostNetwork pod's IP is its node's; k8ts's simulated nodes (`k8ts up`)
+ *    advertise 127.0.0.1 so `kubectl logs` reaches their kubelet API, which
+ *    makes the host-network CoreDNS pods' IP 127.0.0.1. Listing it would fail
+ *    every write of kube-dns's Endpoints (a warning a second on `npm start`),
+ *    and no DNS server answers there anyway: those pods are simulated.
  * 4. For each service port the target port is resolved on the pod (a number,
  *    or a container port name with the same protocol; pods without it are
  *    skipped for that port). A headless service without ports lists bare
@@ -24,6 +32,7 @@
 import { podIsReady } from '../../api/pods.js';
 import type { Endpoints, ObjectReference, Pod, Service, ServicePort } from 'kubernetes-types/core/v1.js';
 import { findPort, shouldPodBeInEndpoints } from '../../api/serviceendpoints.js';
+import { validateNonSpecialIP } from '../../api/validation/endpoints.js';
 
 export { findPort, shouldPodBeInEndpoints } from '../../api/serviceendpoints.js';
 
@@ -50,7 +59,7 @@ export function podToEndpointAddress(svc: Service, pod: Pod): EndpointAddress | 
   const ips: string[] = (pod.status?.podIPs ?? []).map((p) => p.ip!);
   if (!ips.length && pod.status?.podIP) ips.push(pod.status.podIP);
   const ip = ips.find((i) => isIPv6(i) === v6);
-  if (!ip) return undefined;
+  if (!ip || validateNonSpecialIP(ip, 'ip').length) return undefined;
   const addr: EndpointAddress = { ip };
   if (pod.spec?.hostname && pod.spec.subdomain === svc.metadata!.name && pod.metadata!.namespace === svc.metadata!.namespace) {
     addr.hostname = pod.spec.hostname;

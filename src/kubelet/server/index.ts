@@ -4,6 +4,6 @@ export { reviewerFor, type KubeletReviewer } from './reviews.js';
 export type { KubeletAuth } from './auth-filter.js';
 export type { KubeletServer, KubeletServerOptions } from './server.js';
 export type { KubeletHost } from './host.js';
-export { selfSignedServingCertificate } from './serving-cert.js';
+export { persistedServingCertificate, selfSignedServingCertificate } from './serving-cert.js';
 export { containerForLogs } from './logstatus.js';
 export { runtimeOptions } from './containerlogs.js';
