@@ -51,6 +51,14 @@ async function filterTo(p: Page, f: { namespace?: string; kind?: string; name?: 
   await view.locator('input[name=name]').fill(f.name ?? '');
 }
 
+/** On a timeout: what the page reports (its alerts) beside what the server holds, so a CI log says which side lost the Events. */
+const timelineEvidence = async () => {
+  const alerts = await page.locator('section[aria-label="timeline"] [role=alert]').allTextContents().catch((e) => [`(no alerts read: ${e})`]);
+  const drawn = (await lines(page).catch(() => [])).filter((e) => e.source === 'event').length;
+  const stored = (await kubectl('get', 'events', '-A', '--no-headers').catch(() => ({ stdout: '' }))).stdout.trim().split('\n').filter(Boolean).length;
+  return `page alerts: ${JSON.stringify(alerts)}; Event lines drawn: ${drawn}; Events stored: ${stored}`;
+};
+
 const ghostNode = {
   apiVersion: 'v1', kind: 'Node',
   metadata: { name: 'ghost', labels: { 'kubernetes.io/hostname': 'ghost' } },
@@ -94,7 +102,7 @@ test('a node joins: the page sees it, and the node lifecycle controller\'s Regis
   await eventually(async () => {
     const l = await lines(page);
     return l.some((e) => e.source === 'watch' && e.reason === 'Joined') && l.some((e) => e.source === 'event' && e.reason === 'RegisteredNode');
-  }, 60_000, 'ghost Joined (watch) and RegisteredNode (Event)');
+  }, 60_000, 'ghost Joined (watch) and RegisteredNode (Event)', timelineEvidence);
   const l = await lines(page);
   assert.ok(l.every((e) => e.kind === 'Node' && e.name === 'ghost'), 'the filter keeps ghost\'s lines only');
   assert.match(l.find((e) => e.reason === 'RegisteredNode')!.text, /Node ghost event: Registered Node ghost in Controller/);
@@ -109,7 +117,7 @@ test('a StatefulSet scaled 0→3: its pods created, and ready, in ordinal order'
   // OrderedReady: each pod is created only once the one before it is Ready.
   assert.deepEqual(order, ['Created web-0', 'Ready web-0', 'Created web-1', 'Ready web-1', 'Created web-2', 'Ready web-2']);
   // The StatefulSet controller's own Events say the same, in the same order.
-  await eventually(async () => (await lines(page)).filter((e) => e.reason === 'SuccessfulCreate').length === 3, 30_000, 'three SuccessfulCreate Events');
+  await eventually(async () => (await lines(page)).filter((e) => e.reason === 'SuccessfulCreate').length === 3, 30_000, 'three SuccessfulCreate Events', timelineEvidence);
   const created = (await lines(page)).filter((e) => e.source === 'event' && e.reason === 'SuccessfulCreate').map((e) => /create Pod (web-\d)/.exec(e.text)?.[1]);
   assert.deepEqual(created, ['web-0', 'web-1', 'web-2']);
   await page.screenshot({ path: join(shotsDir, 'timeline.png'), fullPage: true });
@@ -125,8 +133,9 @@ test('a NoExecute taint: the taint, the taint manager\'s eviction Events, the po
   const of = (l: Line[], kind: string, name: string, reason: string) => l.findIndex((e) => e.kind === kind && e.name === name && e.reason === reason);
   await eventually(async () => {
     const l = await lines(page);
-    return of(l, 'Pod', 'plain', 'Deleted') >= 0 && of(l, 'Pod', 'patient', 'Deleted') >= 0;
-  }, 60_000, 'both pods deleted in the timeline');
+    // Events are written by the recorder after the fact: the Deleted line (a watch) may come first.
+    return ['plain', 'patient'].every((pod) => of(l, 'Pod', pod, 'Deleted') >= 0 && of(l, 'Pod', pod, 'TaintManagerEviction') >= 0);
+  }, 60_000, 'both pods deleted and their TaintManagerEviction Events in the timeline', timelineEvidence);
   const l = await lines(page);
   const tainted = l.findIndex((e) => e.kind === 'Node' && e.name === 'worker2' && e.reason === 'Tainted' && e.text.includes('evict=now:NoExecute'));
   assert.ok(tainted >= 0, 'worker2 Tainted evict=now:NoExecute');
@@ -205,13 +214,13 @@ test('the node lifecycle controller: a node whose kubelet is silent goes NotRead
     const l = await lines(page);
     return l.some((e) => e.source === 'event' && e.reason === 'NodeNotReady') && l.some((e) => e.source === 'watch' && e.reason === 'Unknown')
       && l.some((e) => e.reason === 'Tainted' && e.text.includes('node.kubernetes.io/unreachable') && e.text.includes('NoExecute'));
-  }, 180_000, 'ghost NodeNotReady (Event), Unknown (watch) and the unreachable NoExecute taint');
+  }, 180_000, 'ghost NodeNotReady (Event), Unknown (watch) and the unreachable NoExecute taint', timelineEvidence);
   assert.match((await lines(page)).find((e) => e.reason === 'NodeNotReady')!.text, /Node ghost status is now: NodeNotReady/);
   await kubectl('delete', 'node', 'ghost');
   await eventually(async () => {
     const l = await lines(page);
     return l.some((e) => e.source === 'watch' && e.reason === 'Removed') && l.some((e) => e.source === 'event' && e.reason === 'RemovingNode');
-  }, 60_000, 'ghost Removed (watch) and RemovingNode (Event)');
+  }, 60_000, 'ghost Removed (watch) and RemovingNode (Event)', timelineEvidence);
 });
 
 test('a namespace-limited token sees its namespace\'s lines only: no nodes, no other namespace', async () => {

@@ -110,6 +110,19 @@ describe('Jobs, CronJobs and TTL-after-finished (kubectl 1.32, simulated nodes)'
     assert.match(events, /Warning\s+PodFailurePolicy\s+job\/policy/);
   });
 
+  it('twenty FailJob Jobs at once each count their one failed pod once', async () => {
+    // Each sync removes a finalizer and then writes the count; a sync woken by that write may still see
+    // the pod's finalizer in its cache, and must not record the same pod as newly failed again.
+    const spec = { backoffLimit: 6, podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { containerName: 'main', operator: 'In', values: [42] } }] } };
+    const names = Array.from({ length: 20 }, (_, i) => `many-${i}`);
+    await kubectl(['apply', '-f', '-'], names.map((n) => jobYAML(n, spec, { 'k8ts.io/sim-exit-code': '42' })).join('---\n'));
+    await kubectl(['wait', '--for=condition=failed', ...names.map((n) => `job/${n}`), '--timeout=60s']);
+    // Let any late sync run before reading the counts.
+    await new Promise((r) => setTimeout(r, 1500));
+    const jobs = JSON.parse((await kubectl(['get', 'jobs', ...names, '-o', 'json'])).stdout).items;
+    assert.deepEqual(jobs.map((j: any) => `${j.metadata.name}=${j.status.failed}`), names.map((n) => `${n}=1`));
+  });
+
   it('a Job created suspended starts no pod until it is resumed', async () => {
     await kubectl(['apply', '-f', '-'], jobYAML('later', { suspend: true }));
     await eventually(async () => (await jobRow('later'))[1] === 'Suspended', timeout, 'Suspended');

@@ -95,15 +95,25 @@ export function listWatch<T extends { metadata?: Meta }>(path: string, onList: (
   return { close: () => ctl.abort() };
 }
 
-/** SelfSubjectAccessReview: may the user do `verb` on `resource` (in `group`, its `subresource`)? (What `kubectl auth can-i` asks.) */
+/**
+ * SelfSubjectAccessReview: may the user do `verb` on `resource` (in `group`, its `subresource`)? (What `kubectl auth can-i` asks.)
+ * Only an answer counts: a request that failed on the way (no connection, 429, 5xx) is asked again a few
+ * times, since reading it as "no" would hide a view (the timeline's Events) for as long as the page is open.
+ */
 export async function canI(verb: string, resource: string, namespace?: string, more: { group?: string; subresource?: string } = {}): Promise<boolean> {
-  try {
-    const r = await api<{ status?: { allowed?: boolean } }>('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
-      method: 'POST', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb, resource, namespace, ...more } } }),
-    });
-    return !!r.status?.allowed;
-  } catch { return false; }
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const r = await api<{ status?: { allowed?: boolean } }>('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+        method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb, resource, namespace, ...more } } }),
+      });
+      return !!r.status?.allowed;
+    } catch (e) {
+      const transient = !(e instanceof ApiFailure) || e.code === 0 || e.code === 429 || e.code >= 500;
+      if (!transient || attempt >= 5) return false;
+      await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+    }
+  }
 }
 
 /** A JSON body sent with `method` and a content type (a patch type, or JSON). */

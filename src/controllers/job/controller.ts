@@ -25,6 +25,7 @@ import { planJob } from './plan.js';
 import type { JobPlan } from './plan.js';
 import { countUncounted, trackFinished } from './track.js';
 
+const withoutTrackingFinalizer = (p: Pod): Pod => ({ ...p, metadata: { ...p.metadata, finalizers: (p.metadata?.finalizers ?? []).filter((f) => f !== jobTrackingFinalizer) } });
 const withKind = (job: Job): Job => ({ ...job, apiVersion: 'batch/v1', kind: 'Job' });
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -60,6 +61,13 @@ export class JobController implements Controller {
   /** Pod keys by the uid of the Job controlling them. */
   private readonly podsByJob = new Map<string, Set<string>>();
   private readonly backoff = new Map<string, BackoffRecord>();
+  /**
+   * Uids of pods whose job-tracking finalizer this controller removed (or is
+   * removing) while the pod cache may still show it (upstream's
+   * finalizerExpectations): a sync in between must not record such a pod as
+   * newly finished again, which would count its failure or success twice.
+   */
+  private readonly finalizerRemovals = new Set<string>();
   /** The Jobs as this controller last wrote them, until the cache catches up (a stale read would only conflict). */
   private readonly written = new Map<string, Job>();
 
@@ -76,8 +84,11 @@ export class JobController implements Controller {
     });
     this.pods.addEventHandler({
       add: (p) => { this.index(p, true); this.observe(p, 'add'); },
-      update: (o, p) => { this.index(o, false); this.index(p, true); this.observe(p, p.metadata.deletionTimestamp && !o.metadata.deletionTimestamp ? 'delete' : 'update'); },
-      delete: (p) => { this.index(p, false); this.observe(p, 'delete'); },
+      update: (o, p) => {
+        if (!hasTrackingFinalizer(p)) this.finalizerRemovals.delete(p.metadata.uid);
+        this.index(o, false); this.index(p, true); this.observe(p, p.metadata.deletionTimestamp && !o.metadata.deletionTimestamp ? 'delete' : 'update');
+      },
+      delete: (p) => { this.finalizerRemovals.delete(p.metadata.uid); this.index(p, false); this.observe(p, 'delete'); },
     });
   }
 
@@ -116,9 +127,11 @@ export class JobController implements Controller {
     this.queue.add(key);
   }
 
+  /** The Job's pods from the cache, without the finalizers already removed but not yet seen there. */
   private podsOf(job: Job): Pod[] {
     const keys = this.podsByJob.get(job.metadata!.uid!) ?? new Set<string>();
-    return [...keys].map((k) => this.pods.get(k)).filter(Boolean);
+    return [...keys].map((k) => this.pods.get(k) as Pod | undefined).filter((p): p is Pod => !!p)
+      .map((p) => (this.finalizerRemovals.has(p.metadata!.uid!) ? withoutTrackingFinalizer(p) : p));
   }
 
   async syncJob(key: string): Promise<void | { requeueAfterMs?: number }> {
@@ -135,7 +148,7 @@ export class JobController implements Controller {
     const backoff = nextBackoffRecord(this.backoff.get(uid) ?? emptyBackoff, tracked.finished.map((f) => ({ failed: f.failed, at: f.at })));
     this.backoff.set(uid, backoff);
     const released = await this.removeFinalizers(tracked.finalizersToRemove);
-    const current = pods.map((p) => (released.has(p.metadata!.uid!) ? { ...p, metadata: { ...p.metadata, finalizers: [] } } : p));
+    const current = pods.map((p) => (released.has(p.metadata!.uid!) ? withoutTrackingFinalizer(p) : p));
     const status = countUncounted(job.status ?? {}, current); // 2
     const plan = planJob({ job: { ...job, status }, pods: current, now, backoff, failureTarget: tracked.failureTarget }); // 3
     if (!satisfied) { plan.create = []; plan.delete = []; }
@@ -167,12 +180,15 @@ export class JobController implements Controller {
     const done = new Set<string>();
     const patch = { metadata: { '$deleteFromPrimitiveList/finalizers': [jobTrackingFinalizer] } };
     await Promise.all(pods.map(async (p) => {
+      const uid = p.metadata!.uid!;
+      // Expected before the patch is sent, so the watch event that confirms it always finds the entry.
+      this.finalizerRemovals.add(uid);
       try {
         await this.ctx.clients.pods.patch(p.metadata!.namespace, p.metadata!.name!, patch, 'strategic');
-        done.add(p.metadata!.uid!);
+        done.add(uid);
       } catch (e) {
-        if (isNotFound(e)) done.add(p.metadata!.uid!);
-        else this.logger.debug('removing finalizer failed', { pod: p.metadata!.name, err: e });
+        if (isNotFound(e)) { done.add(uid); this.finalizerRemovals.delete(uid); }
+        else { this.finalizerRemovals.delete(uid); this.logger.debug('removing finalizer failed', { pod: p.metadata!.name, err: e }); }
       }
     }));
     return done;
