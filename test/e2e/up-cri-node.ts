@@ -34,6 +34,11 @@ export interface UpCriNode {
   netnsOfPod(pod: Pod): Promise<string>;
   /** The last lines `up` wrote to stderr. */
   log(): string;
+  /** The fixture's temporary directory, and `up`'s data directory inside it. */
+  dir: string;
+  dataDir: string;
+  /** SIGTERM to `up`; resolves with its exit code. */
+  terminate(): Promise<number | null>;
   close(): Promise<void>;
 }
 
@@ -84,11 +89,12 @@ export async function startUpCri(prefix: string, nodeIP = '10.99.0.2'): Promise<
   }
   const socket = join(dataDir, 'containerd', 'containerd.sock');
   const netnsOfPod = (pod: Pod) => podNetns(socket, pod);
-  return { nodeIP, kubectl, inNode, netnsOfPod, log: () => upErr, close };
+  const terminate = () => new Promise<number | null>((resolve) => { up!.once('exit', (c) => resolve(c)); up!.kill('SIGTERM'); });
+  return { nodeIP, kubectl, inNode, netnsOfPod, log: () => upErr, dir, dataDir, terminate, close };
 }
 
 /** Processes whose command line names a path under dir (containerd, its shims, the agent). */
-async function pidsMentioning(dir: string): Promise<number[]> {
+export async function pidsMentioning(dir: string): Promise<number[]> {
   const { stdout } = await run('ps', ['-eo', 'pid=,args=']);
   return stdout.split('\n').filter((l) => l.includes(dir) && !l.includes('ps -eo')).map((l) => Number(l.trim().split(/\s+/)[0])).filter((p) => p !== process.pid);
 }

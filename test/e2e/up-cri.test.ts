@@ -13,16 +13,14 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually, cliPath } from './harness.js';
-import { killChild, lineReader } from './helpers.js';
 import { ensureImages } from './containerd.js';
-import { unmountUnder } from '../../src/cli/containerd/launch.js';
+import { pidsMentioning, startUpCri, type UpCriNode } from './up-cri-node.js';
 
 const run = promisify(execFile);
 const nodeIP = '10.99.0.2';
@@ -42,51 +40,19 @@ spec:
 `;
 
 describe('k8ts up --runtime cri: one command, a real containerd node', () => {
-  const netns = `k8ts-e2e-up-${randomBytes(4).toString('hex')}`;
+  let node: UpCriNode;
   let dir: string;
   let dataDir: string;
-  let up: ChildProcess | undefined;
-  let upErr = '';
-  let kubeconfig: string;
-  const inNetns = (cmd: string, args: string[]) => run('nsenter', [`--net=/run/netns/${netns}`, cmd, ...args], { timeout: 60_000, maxBuffer: 16 << 20 });
-  const kubectl = async (args: string[], input?: string) => {
-    const child = execFile('nsenter', [`--net=/run/netns/${netns}`, 'kubectl', '--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'kubectl-cache'), ...args], { timeout: 60_000 });
-    if (input !== undefined) child.stdin!.end(input);
-    return new Promise<string>((resolve, reject) => {
-      let stdout = ''; let stderr = '';
-      child.stdout!.on('data', (d) => { stdout += d; });
-      child.stderr!.on('data', (d) => { stderr += d; });
-      child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`kubectl ${args.join(' ')} exited ${code}: ${stderr}`))));
-    });
-  };
+  const kubectl = (args: string[], input?: string) => node.kubectl(args, input);
   const getJSON = async (args: string[]) => JSON.parse(await kubectl([...args, '-o', 'json']));
-  const wget = (url: string) => inNetns('wget', ['-qO-', '-T', '5', url]).then((r) => r.stdout);
+  const wget = (url: string) => node.inNode('wget', ['-qO-', '-T', '5', url]);
 
   before(async () => {
-    await ensureImages();
-    dir = mkdtempSync(join(tmpdir(), 'k8ts-e2e-upcri-'));
-    dataDir = join(dir, 'data');
-    await run('ip', ['netns', 'add', netns]);
-    await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', 'lo', 'up']);
-    await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'add', 'node0', 'type', 'veth', 'peer', 'name', 'node1']);
-    await run('ip', ['netns', 'exec', netns, 'ip', 'addr', 'add', `${nodeIP}/24`, 'dev', 'node0']);
-    for (const dev of ['node0', 'node1']) await run('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', dev, 'up']);
-    up = spawn('nsenter', [`--net=/run/netns/${netns}`, process.execPath, cliPath, 'up', '--runtime', 'cri', '--data-dir', dataDir, '--port', '0', '--node-name', 'box'],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
-    up.stderr!.on('data', (d: Buffer) => { upErr = (upErr + d.toString()).slice(-20_000); });
-    const out = lineReader(up);
-    const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, 120_000);
-    kubeconfig = out.lines[at]!.trim().replace('export KUBECONFIG=', '');
+    node = await startUpCri('up', nodeIP);
+    ({ dir, dataDir } = node);
   });
 
-  after(async () => {
-    if (up) await killChild(up);
-    // Whatever a failed run left: containerd and its shims (by the data dir in their command line), mounts, the namespace.
-    for (const pid of await pidsMentioning(dir)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
-    await unmountUnder(dir);
-    await run('ip', ['netns', 'del', netns]).catch(() => {});
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(async () => { await node?.close(); });
 
   it('registers the machine as one Ready node with the node address and containerd', async () => {
     const node = await eventually(async () => {
@@ -214,8 +180,8 @@ describe('k8ts up --runtime cri: one command, a real containerd node', () => {
   });
 
   it('SIGTERM stops the agent, the pods and the private containerd, and leaves nothing mounted', async () => {
-    const code = await new Promise<number | null>((resolve) => { up!.once('exit', (c) => resolve(c)); up!.kill('SIGTERM'); });
-    assert.equal(code, 0, upErr.slice(-3000));
+    const code = await node.terminate();
+    assert.equal(code, 0, node.log().slice(-3000));
     assert.deepEqual(await pidsMentioning(dir), []);
     const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.includes(`${dir}/`));
     assert.deepEqual(mounts, []);
@@ -249,12 +215,6 @@ describe('k8ts up --runtime cri: pre-flight errors before anything starts', () =
     assert.equal(r.dataDirMade, false);
   });
 });
-
-/** Processes whose command line names a path under dir (containerd, its shims, the agent). */
-async function pidsMentioning(dir: string): Promise<number[]> {
-  const { stdout } = await run('ps', ['-eo', 'pid=,args=']);
-  return stdout.split('\n').filter((l) => l.includes(dir) && !l.includes('ps -eo')).map((l) => Number(l.trim().split(/\s+/)[0])).filter((p) => p !== process.pid);
-}
 
 /** build/images/busybox.tar under another name (its index's org.opencontainers.image.ref.name), as a user's own archive. */
 async function retaggedBusybox(dir: string, name: string): Promise<string> {

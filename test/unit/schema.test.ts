@@ -142,19 +142,6 @@ describe('findUnknownFields', () => {
     assert.equal(strictDecodingError(['a', 'spec.template.spec.containers[0].imagez']),
       'strict decoding error: unknown field "a", unknown field "spec.template.spec.containers[0].imagez"');
   });
-
-  it('takes microseconds for a Pod', () => {
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: daemonSet().metadata, spec: daemonSet().spec.template.spec };
-    findUnknownFields('v1/Pod', pod);
-    const n = 20000;
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) {
-      findUnknownFields('v1/Pod', pod);
-      findTypeErrors('v1/Pod', pod);
-    }
-    const perCallUs = Number(process.hrtime.bigint() - start) / 1000 / n;
-    assert.ok(perCallUs < 100, `${perCallUs.toFixed(1)} µs per Pod`);
-  });
 });
 
 describe('findTypeErrors', () => {
