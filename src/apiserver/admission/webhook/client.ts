@@ -11,7 +11,7 @@
  * Connections are kept alive per webhook endpoint (one agent per CA and server name).
  */
 import https from 'node:https';
-import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import { checkServerIdentity, createSecureContext, type PeerCertificate } from 'node:tls';
 import type { WebhookClientConfig } from 'kubernetes-types/admissionregistration/v1.js';
 import type { ServiceResolver } from '../../service-resolver.js';
 
@@ -24,7 +24,12 @@ function agentFor(caPem: string | undefined, serverName: string): https.Agent {
   const key = `${serverName}\n${caPem ?? ''}`;
   let agent = agents.get(key);
   if (!agent) {
-    agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca: caPem, servername: serverName });
+    // One secure context per agent: without it each new connection parses the CA bundle again
+    // (tls.connect builds a context from `ca` when none is given), on the serving loop, in a burst of calls.
+    // A bundle that does not parse keeps the old path, where each request reports it as before.
+    let secureContext;
+    try { secureContext = caPem === undefined ? undefined : createSecureContext({ ca: caPem }); } catch { secureContext = undefined; }
+    agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca: caPem, secureContext, servername: serverName });
     agents.set(key, agent);
   }
   return agent;
