@@ -36,10 +36,15 @@ interface Plan {
   written: Map<string, string>; // chain → body
   gone: { chains: string[]; sets: string[] };
   touched: Map<string, Map<string, string | undefined>>; // copy-on-write element owners
+  objects: Map<string, Objects>;
 }
+
+interface Objects { chains: Map<string, string>; sets: Map<string, number> }
 
 export class TableState {
   private services = new Map<string, ServiceRules>();
+  /** Per Service, its chains (name → body) and sets as last written: the next change diffs against them without joining the old bodies again. */
+  private objects = new Map<string, Objects>();
   /** map+key → owner spn → value; an element exists while it has an owner (two ports can share a cluster IP). */
   private elements = new Map<string, Map<string, string | undefined>>();
   private chains = new Map<string, string>();
@@ -79,7 +84,7 @@ export class TableState {
     return {
       script: lines.join('\n') + '\n',
       commit: () => {
-        Object.assign(this, { services: next.services, elements: next.elements, chains: next.chains, sets: next.sets, nodePortIPs });
+        Object.assign(this, { services: next.services, objects: new Map(), elements: next.elements, chains: next.chains, sets: next.sets, nodePortIPs });
         this.staleChains.clear();
         this.staleSets.clear();
       },
@@ -88,10 +93,11 @@ export class TableState {
 
   /** The transactions for the Services in `changed` (undefined: the Service is gone). */
   partial(changed: Map<string, ServiceRules | undefined>): PartialSync {
-    const plan: Plan = { sets: new Map(), chainWrites: [], added: new Map(), deletes: [], readds: [], written: new Map(), gone: { chains: [], sets: [] }, touched: new Map() };
+    const plan: Plan = { sets: new Map(), chainWrites: [], added: new Map(), deletes: [], readds: [], written: new Map(), gone: { chains: [], sets: [] }, touched: new Map(), objects: new Map() };
     for (const [svc, rules] of changed) {
-      const oldObjs = collect(this.services.get(svc) ?? new Map());
+      const oldObjs = this.objects.get(svc) ?? collect(this.services.get(svc) ?? new Map());
       const newObjs = collect(rules ?? new Map());
+      plan.objects.set(svc, newObjs);
       let wrote = false;
       for (const [name, body] of newObjs.chains) {
         if (this.chains.get(name) === body) continue;
@@ -160,7 +166,7 @@ export class TableState {
     for (const s of plan.sets.keys()) { this.sets.add(s); this.staleSets.delete(s); }
     if (deleted) { this.staleChains.clear(); this.staleSets.clear(); }
     for (const [svc, rules] of changed) {
-      if (rules?.size) this.services.set(svc, rules); else this.services.delete(svc);
+      if (rules?.size) { this.services.set(svc, rules); this.objects.set(svc, plan.objects.get(svc)!); } else { this.services.delete(svc); this.objects.delete(svc); }
     }
     for (const [k, owners] of plan.touched) { if (owners.size) this.elements.set(k, owners); else this.elements.delete(k); }
   }
@@ -196,11 +202,15 @@ function ownersByElement(rules: ServiceRules): Map<string, Map<string, string | 
   return out;
 }
 
-function collect(rules: ServiceRules): { chains: Map<string, string>; sets: Map<string, number> } {
+/** A chain's rules as one string, joined once per rules array (rules.ts hands out the same array for an unchanged endpoint). */
+const joined = new WeakMap<string[], string>();
+const bodyOf = (rules: string[]) => { let b = joined.get(rules); if (b === undefined) { b = rules.join('\n'); joined.set(rules, b); } return b; };
+
+function collect(rules: ServiceRules): Objects {
   const chains = new Map<string, string>();
   const sets = new Map<string, number>();
   for (const r of rules.values()) {
-    for (const [name, body] of r.chains) chains.set(name, body.join('\n'));
+    for (const [name, body] of r.chains) chains.set(name, bodyOf(body));
     for (const [s, t] of r.sets) sets.set(s, t);
   }
   return { chains, sets };
