@@ -15,6 +15,7 @@ import { servicePorts, type ServicePortInfo } from './service-port.js';
 import { portRules, type RuleContext } from './rules.js';
 import { TableState, type ServiceRules } from './transaction.js';
 import { nftRunner, existingObjects, type NftRunner } from './nft.js';
+import { NftSession, sessionScriptLimit } from './nft-session.js';
 import { tableFamily, tableName } from './names.js';
 import { localAddressesIn, primaryNodeIPs } from './node-addresses.js';
 import { UDPConntrackCleaner } from './conntrack.js';
@@ -45,6 +46,8 @@ export class Proxier {
   private readonly state = new TableState();
   private readonly dirty = new Set<string>();
   private readonly nft: NftRunner;
+  /** The fast transactions' runner: a long-lived `nft -i` (nft-session.ts) unless a runner was given. */
+  private readonly session?: NftSession;
   private readonly ctx: RuleContext;
   private readonly conntrack: UDPConntrackCleaner;
   private needFull = true;
@@ -71,6 +74,7 @@ export class Proxier {
     });
     this.node = new Informer(opts.clientset.nodes, { fieldSelector: `metadata.name=${opts.hostname}`, logger: opts.logger });
     this.nft = opts.nft ?? nftRunner();
+    if (!opts.nft) this.session = new NftSession();
     this.ctx = { clusterCIDR: opts.clusterCIDR };
     this.conntrack = new UDPConntrackCleaner(opts.logger);
     const key = (o: Service | EndpointSlice) => `${o.metadata!.namespace}/${o.metadata!.name}`;
@@ -104,6 +108,7 @@ export class Proxier {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.cleanupTimer) clearTimeout(this.cleanupTimer);
+    this.session?.close();
     this.informers.stop();
     this.node.stop();
   }
@@ -207,7 +212,9 @@ export class Proxier {
     const built = Date.now();
     let fastMs: number | undefined;
     try {
-      if (tx.script) await this.nft(tx.script);
+      // A partial sync's first transaction reads no cache: the long-lived session runs it without a process start.
+      const fast = !full && this.session && tx.script.length <= sessionScriptLimit ? this.session.run : this.nft;
+      if (tx.script) await fast(tx.script);
       if (tx.followUp) {
         fastMs = Date.now() - built;
         await this.nft(tx.followUp);
