@@ -34,9 +34,23 @@ function shortHash(s: string): string {
 /** nft identifiers take letters, digits and `/-_.`; anything else becomes `_`. */
 const sanitize = (s: string) => s.replace(/[^A-Za-z0-9/_.-]/g, '_');
 
+/**
+ * Names already formed: a Service with 100,000 endpoints asks for the same
+ * 100,000 names on every change of one of them, and a SHA-256 each is most
+ * of that sync's work. Bounded: emptied when it outgrows `memoLimit`.
+ */
+const memo = new Map<string, string>();
+const memoLimit = 500_000;
+
 function chainName(prefix: string, base: string): string {
-  const name = `${prefix}-${shortHash(base)}-${sanitize(base)}`;
-  return name.length > chainNameMaxLen ? name.slice(0, chainNameMaxLen) : name;
+  const k = `${prefix}\0${base}`;
+  let name = memo.get(k);
+  if (name !== undefined) return name;
+  name = `${prefix}-${shortHash(base)}-${sanitize(base)}`;
+  if (name.length > chainNameMaxLen) name = name.slice(0, chainNameMaxLen);
+  if (memo.size >= memoLimit) memo.clear();
+  memo.set(k, name);
+  return name;
 }
 
 /** "ns/name/tcp/portname": the ServicePortName of upstream, with the protocol lower-cased. */

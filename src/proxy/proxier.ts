@@ -3,7 +3,9 @@
  * Services that changed; a bounded-frequency runner (upstream's
  * --min-sync-period) turns each batch of changes into one nft transaction
  * touching only those Services, with a full sync at start, every
- * fullSyncPeriod and after any failed transaction.
+ * fullSyncPeriod and after any failed transaction. Chains left unused are
+ * flushed by the sync and deleted by a cleanup once the proxy has been idle
+ * for staleObjectDelayMs (deleting costs nft's read of the whole table).
  */
 import type { Service, Node } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
@@ -13,6 +15,7 @@ import { servicePorts, type ServicePortInfo } from './service-port.js';
 import { portRules, type RuleContext } from './rules.js';
 import { TableState, type ServiceRules } from './transaction.js';
 import { nftRunner, existingObjects, type NftRunner } from './nft.js';
+import { NftSession, sessionScriptLimit } from './nft-session.js';
 import { tableFamily, tableName } from './names.js';
 import { localAddressesIn, primaryNodeIPs } from './node-addresses.js';
 import { UDPConntrackCleaner } from './conntrack.js';
@@ -29,6 +32,8 @@ export interface ProxierOptions {
   logger: Logger;
   metrics?: ProxyMetrics;
   nft?: NftRunner;
+  /** How long after the last sync unused chains and sets are deleted (upstream waits a second too). */
+  staleObjectDelayMs?: number;
 }
 
 const serviceNameLabel = 'kubernetes.io/service-name';
@@ -41,6 +46,8 @@ export class Proxier {
   private readonly state = new TableState();
   private readonly dirty = new Set<string>();
   private readonly nft: NftRunner;
+  /** The fast transactions' runner: a long-lived `nft -i` (nft-session.ts) unless a runner was given. */
+  private readonly session?: NftSession;
   private readonly ctx: RuleContext;
   private readonly conntrack: UDPConntrackCleaner;
   private needFull = true;
@@ -48,6 +55,7 @@ export class Proxier {
   private previousSync = 0;
   private lastFull = 0;
   private timer?: NodeJS.Timeout;
+  private cleanupTimer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
   /** No sync before start() has the caches and the node's addresses (an early one would program no NodePort address). */
@@ -66,6 +74,7 @@ export class Proxier {
     });
     this.node = new Informer(opts.clientset.nodes, { fieldSelector: `metadata.name=${opts.hostname}`, logger: opts.logger });
     this.nft = opts.nft ?? nftRunner();
+    if (!opts.nft) this.session = new NftSession();
     this.ctx = { clusterCIDR: opts.clusterCIDR };
     this.conntrack = new UDPConntrackCleaner(opts.logger);
     const key = (o: Service | EndpointSlice) => `${o.metadata!.namespace}/${o.metadata!.name}`;
@@ -98,6 +107,8 @@ export class Proxier {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.cleanupTimer) clearTimeout(this.cleanupTimer);
+    this.session?.close();
     this.informers.stop();
     this.node.stop();
   }
@@ -143,6 +154,37 @@ export class Proxier {
     this.running = this.sync().finally(() => { this.running = undefined; });
     await this.running;
     if (this.dirty.size || this.needFull) this.schedule();
+    this.scheduleCleanup();
+  }
+
+  /** Re-armed by every sync, so the cleanup's cache read never delays a burst of changes. */
+  private scheduleCleanup(): void {
+    if (this.cleanupTimer) clearTimeout(this.cleanupTimer);
+    this.cleanupTimer = undefined;
+    if (this.stopped || !this.state.staleCount) return;
+    this.cleanupTimer = setTimeout(() => { this.cleanupTimer = undefined; void this.cleanupNow(); }, this.opts.staleObjectDelayMs ?? 1000);
+  }
+
+  private async cleanupNow(): Promise<void> {
+    if (this.running || this.timer || this.dirty.size || this.needFull) return; // the sync re-arms it
+    this.running = this.cleanup().finally(() => { this.running = undefined; });
+    await this.running;
+    if (this.dirty.size || this.needFull) this.schedule();
+  }
+
+  private async cleanup(): Promise<void> {
+    const start = Date.now();
+    const tx = this.state.cleanup();
+    try {
+      await this.nft(tx.script);
+      tx.commit();
+      this.opts.logger.info('deleted stale nftables objects', { objects: tx.script.split('\n').length - 1, durationMs: Date.now() - start });
+    } catch (e) {
+      // A chain still referenced (or already gone): the next full sync deletes what is left.
+      this.needFull = true;
+      this.opts.logger.error('deleting stale nftables objects failed', { err: (e as Error).message.slice(0, 2000) });
+      this.schedule();
+    }
   }
 
   private servicePortsOf(key: string): ServicePortInfo[] {
@@ -166,11 +208,18 @@ export class Proxier {
     const infos = new Map(keys.map((k) => [k, this.servicePortsOf(k)]));
     const rules = new Map<string, ServiceRules | undefined>();
     for (const [k, i] of infos) rules.set(k, i.length ? this.rulesOf(i) : undefined);
-    const tx = full ? this.state.full(new Map([...rules].filter(([, r]) => r) as [string, ServiceRules][]), this.nodeIPs) : this.state.partial(rules);
+    const tx: { script: string; followUp?: string; commit(): void } = full ? this.state.full(new Map([...rules].filter(([, r]) => r) as [string, ServiceRules][]), this.nodeIPs) : this.state.partial(rules);
     const built = Date.now();
+    let fastMs: number | undefined;
     try {
-      if (tx?.script) await this.nft(tx.script);
-      tx?.commit();
+      // A partial sync's first transaction reads no cache: the long-lived session runs it without a process start.
+      const fast = !full && this.session && tx.script.length <= sessionScriptLimit ? this.session.run : this.nft;
+      if (tx.script) await fast(tx.script);
+      if (tx.followUp) {
+        fastMs = Date.now() - built;
+        await this.nft(tx.followUp);
+      }
+      tx.commit();
       this.needFull = false;
       if (full) this.lastFull = start;
     } catch (e) {
@@ -189,8 +238,10 @@ export class Proxier {
     const seconds = (this.lastSync - start) / 1000;
     this.opts.metrics?.observe(full, seconds, this.state.serviceCount);
     this.opts.logger.info('synced proxy rules', {
-      full, services: keys.length, totalServices: this.state.serviceCount, bytes: tx?.script.length ?? 0,
+      full, services: keys.length, totalServices: this.state.serviceCount, bytes: tx.script.length + (tx.followUp?.length ?? 0),
       computeMs: built - start, nftMs: this.lastSync - built, durationMs: this.lastSync - start,
+      // With deletions, the additions and rewrites were in the kernel after the first transaction.
+      ...(fastMs !== undefined ? { fastNftMs: fastMs } : {}),
       ...(pendingSince !== undefined ? { latencyMs: this.lastSync - pendingSince } : {}),
     });
   }

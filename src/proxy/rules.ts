@@ -33,18 +33,32 @@ export interface RuleContext {
   clusterCIDR?: string;
 }
 
+/**
+ * An endpoint chain's rules depend only on these inputs, so the same array is
+ * handed out again for an unchanged endpoint: a Service of 100,000 endpoints
+ * that loses one recomputes nothing for the others (and transaction.ts joins
+ * each array once). Bounded like names.ts's memo.
+ */
+const endpointMemo = new Map<string, { name: string; rules: string[]; set?: string }>();
+const endpointMemoLimit = 500_000;
+
 function endpointRules(info: ServicePortInfo, ep: ProxyEndpoint, out: PortRules): string {
-  const name = endpointChain(info.spn, ep.ip, ep.port);
-  if (out.chains.has(name)) return name;
-  const rules = [`ip saddr ${ep.ip} jump mark-for-masquerade`];
-  if (info.affinitySeconds !== undefined) {
-    const set = affinitySet(info.spn, ep.ip, ep.port);
-    out.sets.set(set, info.affinitySeconds);
-    rules.push(`update @${set} { ip saddr }`);
+  const k = `${info.spn}\0${ep.ip}\0${ep.port}\0${info.protocol}\0${info.affinitySeconds ?? ''}`;
+  let e = endpointMemo.get(k);
+  if (!e) {
+    const name = endpointChain(info.spn, ep.ip, ep.port);
+    const rules = [`ip saddr ${ep.ip} jump mark-for-masquerade`];
+    const set = info.affinitySeconds !== undefined ? affinitySet(info.spn, ep.ip, ep.port) : undefined;
+    if (set) rules.push(`update @${set} { ip saddr }`);
+    rules.push(`meta l4proto ${info.protocol} dnat to ${ep.ip}:${ep.port}`);
+    e = { name, rules, set };
+    if (endpointMemo.size >= endpointMemoLimit) endpointMemo.clear();
+    endpointMemo.set(k, e);
   }
-  rules.push(`meta l4proto ${info.protocol} dnat to ${ep.ip}:${ep.port}`);
-  out.chains.set(name, rules);
-  return name;
+  if (out.chains.has(e.name)) return e.name;
+  if (e.set) out.sets.set(e.set, info.affinitySeconds!);
+  out.chains.set(e.name, e.rules);
+  return e.name;
 }
 
 /** The rules that pick an endpoint: affinity first (a known client keeps its endpoint), then at random. */

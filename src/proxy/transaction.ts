@@ -1,27 +1,57 @@
 /**
- * What is in table `ip kube-proxy` now, and the nft transaction that brings
+ * What is in table `ip kube-proxy` now, and the nft transactions that bring
  * it to what the Services ask for. A partial sync (upstream's: only the
  * Services that changed since the last sync) rewrites only the chains whose
- * rules changed and adds or deletes only their map elements, so its cost
- * follows the change, not the number of Services. A full sync (at start,
- * periodically and after a failed transaction) rewrites every chain and map
- * and deletes what no Service owns any more.
+ * rules changed and adds or deletes only their map elements, so what it
+ * writes follows the change, not the number of Services. Its fast
+ * transaction adds and flushes only (statements.ts: nft then reads no cache,
+ * so its cost does not grow with the table); element deletions and
+ * replacements follow in a second transaction in the same sync. Chains and
+ * sets no Service uses any more are flushed at once and deleted later
+ * (`cleanup`), as upstream's proxier does with its stale chains. A full sync
+ * (at start, periodically and after a failed transaction) rewrites every
+ * chain and map and deletes what no Service owns any more.
  */
 import { table } from './names.js';
 import { baseChainRules, baseMaps, baseTableStatements, isSet } from './base-table.js';
 import type { ElementRef, PortRules } from './rules.js';
+import { addElement, addSet, chainBlock, deleteElement, elementText, elementsBlock, ruleLines } from './statements.js';
 
 /** Per Service (ns/name), the rules of each of its ports (by service port name). */
 export type ServiceRules = Map<string, PortRules>;
 
+/** A partial sync's transactions: `script` first, then `followUp` (may be empty), then commit(). */
+export interface PartialSync { script: string; followUp: string; commit(): void }
+
 const elementKey = (e: ElementRef) => `${e.map}\t${e.key}`;
+const splitKey = (k: string) => k.split('\t') as [string, string];
+
+/** What one partial sync writes, gathered before it is turned into statements. */
+interface Plan {
+  sets: Map<string, number>;
+  chainWrites: string[];
+  added: Map<string, string[]>; // map → element texts
+  deletes: string[];
+  readds: string[];
+  written: Map<string, string>; // chain → body
+  gone: { chains: string[]; sets: string[] };
+  touched: Map<string, Map<string, string | undefined>>; // copy-on-write element owners
+  objects: Map<string, Objects>;
+}
+
+interface Objects { chains: Map<string, string>; sets: Map<string, number> }
 
 export class TableState {
   private services = new Map<string, ServiceRules>();
+  /** Per Service, its chains (name → body) and sets as last written: the next change diffs against them without joining the old bodies again. */
+  private objects = new Map<string, Objects>();
   /** map+key → owner spn → value; an element exists while it has an owner (two ports can share a cluster IP). */
   private elements = new Map<string, Map<string, string | undefined>>();
   private chains = new Map<string, string>();
   private sets = new Set<string>();
+  /** Flushed chains and unused sets still in the kernel, deleted by the next follow-up, cleanup or full sync. */
+  private staleChains = new Set<string>();
+  private staleSets = new Set<string>();
   private nodePortIPs: string[] = [];
 
   /** Chains and sets found in the table at start that this state does not know (a previous run's). */
@@ -33,66 +63,87 @@ export class TableState {
 
   get serviceCount(): number { return this.services.size; }
 
+  /** How many flushed chains and unused sets wait for `cleanup`. */
+  get staleCount(): number { return this.staleChains.size + this.staleSets.size; }
+
   /** The transaction for a full sync, and how to record it once it succeeded. */
   full(all: Map<string, ServiceRules>, nodePortIPs: string[]): { script: string; commit(): void } {
     const next = new TableState();
     const lines = baseTableStatements();
     for (const [m] of baseMaps) lines.push(`flush ${isSet(m) ? 'set' : 'map'} ${table} ${m}`);
     for (const [svc, rules] of all) next.record(svc, rules);
-    for (const s of next.sets) if (!this.sets.has(s)) lines.push(...addSet(s, findTimeout(all, s)));
+    for (const s of next.sets) if (!this.sets.has(s) && !this.staleSets.has(s)) lines.push(addSet(s, findTimeout(all, s)));
     // add + flush: idempotent whatever the table holds (a full sync also repairs a table changed behind our back).
-    for (const [name, body] of next.chains) lines.push(`add chain ${table} ${name}`, ...writeChain(name, body, true));
-    for (const [k, owners] of next.elements) lines.push(addElement(k, first(owners)));
+    for (const [name, body] of next.chains) lines.push(`add chain ${table} ${name}`, `flush chain ${table} ${name}`, ...ruleLines(name, body));
+    for (const [k, owners] of next.elements) lines.push(addElement(...splitKey(k), first(owners)));
     for (const ip of nodePortIPs) lines.push(`add element ${table} nodeport-ips { ${ip} }`);
-    const staleChains = [...this.chains.keys()].filter((c) => !next.chains.has(c));
+    const staleChains = [...this.chains.keys(), ...this.staleChains].filter((c) => !next.chains.has(c));
     for (const c of staleChains) lines.push(`flush chain ${table} ${c}`);
     for (const c of staleChains) lines.push(`delete chain ${table} ${c}`);
-    for (const s of this.sets) if (!next.sets.has(s)) lines.push(`delete set ${table} ${s}`);
+    for (const s of [...this.sets, ...this.staleSets]) if (!next.sets.has(s)) lines.push(`delete set ${table} ${s}`);
     return {
       script: lines.join('\n') + '\n',
-      commit: () => { Object.assign(this, { services: next.services, elements: next.elements, chains: next.chains, sets: next.sets, nodePortIPs }); },
+      commit: () => {
+        Object.assign(this, { services: next.services, objects: new Map(), elements: next.elements, chains: next.chains, sets: next.sets, nodePortIPs });
+        this.staleChains.clear();
+        this.staleSets.clear();
+      },
     };
   }
 
-  /** The transaction for the Services in `changed` (undefined: the Service is gone). */
-  partial(changed: Map<string, ServiceRules | undefined>): { script: string; commit(): void } | undefined {
-    const sets: string[] = [];
-    const chainWrites: string[] = [];
-    const elementWrites: string[] = [];
-    const removals: { chains: string[]; sets: string[] } = { chains: [], sets: [] };
-    const next = new Map<string, string>(); // chains after this change: name → body
-    const touched = new Map<string, Map<string, string | undefined>>(); // copy-on-write element owners
+  /** The transactions for the Services in `changed` (undefined: the Service is gone). */
+  partial(changed: Map<string, ServiceRules | undefined>): PartialSync {
+    const plan: Plan = { sets: new Map(), chainWrites: [], added: new Map(), deletes: [], readds: [], written: new Map(), gone: { chains: [], sets: [] }, touched: new Map(), objects: new Map() };
     for (const [svc, rules] of changed) {
-      const old = this.services.get(svc) ?? new Map();
-      const now = rules ?? new Map();
-      const oldObjs = collect(old);
-      const newObjs = collect(now);
-      for (const s of newObjs.sets.keys()) if (!oldObjs.sets.has(s) && !this.sets.has(s)) sets.push(...addSet(s, newObjs.sets.get(s)!));
+      const oldObjs = this.objects.get(svc) ?? collect(this.services.get(svc) ?? new Map());
+      const newObjs = collect(rules ?? new Map());
+      plan.objects.set(svc, newObjs);
+      let wrote = false;
       for (const [name, body] of newObjs.chains) {
         if (this.chains.get(name) === body) continue;
-        next.set(name, body);
-        chainWrites.push(...writeChain(name, body, this.chains.has(name)));
+        plan.written.set(name, body);
+        plan.chainWrites.push(...chainBlock(name, body, this.chains.has(name) || this.staleChains.has(name)));
+        wrote = true;
       }
-      for (const name of oldObjs.chains.keys()) if (!newObjs.chains.has(name)) removals.chains.push(name);
-      for (const s of oldObjs.sets.keys()) if (!newObjs.sets.has(s)) removals.sets.push(s);
-      this.diffElements(old, now, touched, elementWrites);
+      // nft resolves `@set` in a rule from its cache, which the fast transaction does not read: declare the Service's sets again (idempotent).
+      for (const [s, timeout] of newObjs.sets) if (wrote || (!this.sets.has(s) && !this.staleSets.has(s))) plan.sets.set(s, timeout);
+      for (const name of oldObjs.chains.keys()) if (!newObjs.chains.has(name)) plan.gone.chains.push(name);
+      for (const s of oldObjs.sets.keys()) if (!newObjs.sets.has(s)) plan.gone.sets.push(s);
+      this.diffElements(this.services.get(svc) ?? new Map(), rules ?? new Map(), plan);
     }
-    if (!sets.length && !chainWrites.length && !elementWrites.length && !removals.chains.length && !removals.sets.length) {
-      return { script: '', commit: () => this.apply(changed, next, touched, removals) };
-    }
-    const lines = [...sets, ...chainWrites, ...elementWrites,
-      ...removals.chains.map((c) => `flush chain ${table} ${c}`),
-      ...removals.chains.map((c) => `delete chain ${table} ${c}`),
-      ...removals.sets.map((s) => `delete set ${table} ${s}`)];
-    return { script: lines.join('\n') + '\n', commit: () => this.apply(changed, next, touched, removals) };
+    const fast = [...[...plan.sets].map(([s, t]) => addSet(s, t)), ...plan.chainWrites,
+      ...[...plan.added].map(([m, els]) => elementsBlock(m, els)),
+      ...plan.gone.chains.map((c) => `flush chain ${table} ${c}`)];
+    // Deleting costs nft's whole cache read: only when an element has to go (no later than the change), and then the stale objects go too.
+    const followUp = plan.deletes.length || plan.readds.length
+      ? [...plan.deletes, ...plan.readds,
+        ...[...this.staleChains, ...plan.gone.chains].filter((c) => !plan.written.has(c)).map((c) => `delete chain ${table} ${c}`),
+        ...[...this.staleSets, ...plan.gone.sets].filter((s) => !plan.sets.has(s)).map((s) => `delete set ${table} ${s}`)]
+      : [];
+    return {
+      script: fast.length ? fast.join('\n') + '\n' : '',
+      followUp: followUp.length ? followUp.join('\n') + '\n' : '',
+      commit: () => this.apply(changed, plan, followUp.length > 0),
+    };
   }
 
-  private diffElements(old: ServiceRules, now: ServiceRules, touched: Map<string, Map<string, string | undefined>>, out: string[]): void {
+  /** The transaction that deletes the stale chains and sets, and how to record it. */
+  cleanup(): { script: string; commit(): void } {
+    const chains = [...this.staleChains];
+    const sets = [...this.staleSets];
+    const lines = [...chains.map((c) => `delete chain ${table} ${c}`), ...sets.map((s) => `delete set ${table} ${s}`)];
+    return {
+      script: lines.length ? lines.join('\n') + '\n' : '',
+      commit: () => { for (const c of chains) this.staleChains.delete(c); for (const s of sets) this.staleSets.delete(s); },
+    };
+  }
+
+  private diffElements(old: ServiceRules, now: ServiceRules, plan: Plan): void {
     const before = ownersByElement(old);
     const after = ownersByElement(now);
     for (const k of new Set([...before.keys(), ...after.keys()])) {
-      let owners = touched.get(k);
-      if (!owners) { owners = new Map(this.elements.get(k) ?? []); touched.set(k, owners); }
+      let owners = plan.touched.get(k);
+      if (!owners) { owners = new Map(this.elements.get(k) ?? []); plan.touched.set(k, owners); }
       const wasPresent = owners.size > 0;
       const was = wasPresent ? first(owners) : undefined;
       for (const spn of before.get(k)?.keys() ?? []) owners.delete(spn);
@@ -100,21 +151,24 @@ export class TableState {
       const isPresent = owners.size > 0;
       const is = isPresent ? first(owners) : undefined;
       if (wasPresent === isPresent && was === is) continue;
-      if (wasPresent) out.push(deleteElement(k));
-      if (isPresent) out.push(addElement(k, is));
+      const [map, key] = splitKey(k);
+      if (wasPresent) plan.deletes.push(deleteElement(map, key));
+      // A new key goes in the fast transaction; a changed value can only be written after its delete.
+      if (isPresent && wasPresent) plan.readds.push(addElement(map, key, is));
+      else if (isPresent) { const l = plan.added.get(map) ?? []; l.push(elementText(key, is)); plan.added.set(map, l); }
     }
   }
 
-  private apply(changed: Map<string, ServiceRules | undefined>, chains: Map<string, string>,
-    touched: Map<string, Map<string, string | undefined>>, removals: { chains: string[]; sets: string[] }): void {
-    for (const c of removals.chains) this.chains.delete(c);
-    for (const s of removals.sets) this.sets.delete(s);
-    for (const [name, body] of chains) this.chains.set(name, body);
+  private apply(changed: Map<string, ServiceRules | undefined>, plan: Plan, deleted: boolean): void {
+    for (const c of plan.gone.chains) { this.chains.delete(c); this.staleChains.add(c); }
+    for (const s of plan.gone.sets) { this.sets.delete(s); this.staleSets.add(s); }
+    for (const [name, body] of plan.written) { this.chains.set(name, body); this.staleChains.delete(name); }
+    for (const s of plan.sets.keys()) { this.sets.add(s); this.staleSets.delete(s); }
+    if (deleted) { this.staleChains.clear(); this.staleSets.clear(); }
     for (const [svc, rules] of changed) {
-      if (rules?.size) this.services.set(svc, rules); else this.services.delete(svc);
-      for (const r of rules?.values() ?? []) for (const s of r.sets.keys()) this.sets.add(s);
+      if (rules?.size) { this.services.set(svc, rules); this.objects.set(svc, plan.objects.get(svc)!); } else { this.services.delete(svc); this.objects.delete(svc); }
     }
-    for (const [k, owners] of touched) { if (owners.size) this.elements.set(k, owners); else this.elements.delete(k); }
+    for (const [k, owners] of plan.touched) { if (owners.size) this.elements.set(k, owners); else this.elements.delete(k); }
   }
 
   private record(svc: string, rules: ServiceRules): void {
@@ -148,11 +202,15 @@ function ownersByElement(rules: ServiceRules): Map<string, Map<string, string | 
   return out;
 }
 
-function collect(rules: ServiceRules): { chains: Map<string, string>; sets: Map<string, number> } {
+/** A chain's rules as one string, joined once per rules array (rules.ts hands out the same array for an unchanged endpoint). */
+const joined = new WeakMap<string[], string>();
+const bodyOf = (rules: string[]) => { let b = joined.get(rules); if (b === undefined) { b = rules.join('\n'); joined.set(rules, b); } return b; };
+
+function collect(rules: ServiceRules): Objects {
   const chains = new Map<string, string>();
   const sets = new Map<string, number>();
   for (const r of rules.values()) {
-    for (const [name, body] of r.chains) chains.set(name, body.join('\n'));
+    for (const [name, body] of r.chains) chains.set(name, bodyOf(body));
     for (const [s, t] of r.sets) sets.set(s, t);
   }
   return { chains, sets };
@@ -164,22 +222,3 @@ function findTimeout(all: Map<string, ServiceRules>, set: string): number {
 }
 
 const first = <V>(m: Map<string, V>): V => m.values().next().value as V;
-
-/** A chain's statements: a new chain is added, a known one flushed (its old rules go in the same transaction). */
-const writeChain = (name: string, body: string, exists: boolean) =>
-  [exists ? `flush chain ${table} ${name}` : `add chain ${table} ${name}`, ...bodyLines(name, body)];
-
-const bodyLines = (name: string, body: string) => (body ? body.split('\n').map((r) => `add rule ${table} ${name} ${r}`) : []);
-
-/** Affinity sets as upstream's: addresses that expire `timeout` seconds after their last packet. */
-const addSet = (name: string, timeout: number) => [`add set ${table} ${name} { type ipv4_addr ; flags dynamic,timeout ; timeout ${timeout}s ; }`];
-
-function addElement(k: string, value: string | undefined): string {
-  const [map, key] = k.split('\t');
-  return `add element ${table} ${map} { ${key}${value ? ` : ${value}` : ''} }`;
-}
-
-function deleteElement(k: string): string {
-  const [map, key] = k.split('\t');
-  return `delete element ${table} ${map} { ${key} }`;
-}

@@ -151,6 +151,16 @@ describe('kube-proxy nftables mode in network namespaces: ClusterIP, NodePort, L
     const after = names(await room.fromClient.get(ip, 80, 40));
     assert.ok(!after.includes('b2'), `b2 still got new connections: ${after.join(',')}`);
     assert.deepEqual([...new Set(after)].sort(), ['b1', 'b3']);
+    // b2's endpoint chain was only flushed by that sync (no delete, so nft read no cache); the cleanup deletes it once the proxy is quiet.
+    await eventually(async () => !(await room.nft(['list', 'chains', 'ip'])).includes('default/scale/tcp/http__10.78.0.12/'), 10_000, 'b2\'s endpoint chain deleted by the cleanup');
+
+    // A deleted Service: its chains are flushed at once, its elements deleted by the same sync's second transaction, and then its chains.
+    await room.kubectl(['delete', 'svc', 'scale']);
+    await eventually(async () => {
+      const table = await room.nft(['list', 'table', 'ip', 'kube-proxy']);
+      return !table.includes('default/scale/') && !table.includes(`${ip} `) && !table.includes(`${ip},`) && !table.includes(`${ip} }`);
+    }, 5000, 'the deleted Service\'s chains and elements gone');
+    assert.equal((await room.fromClient.get(ip, 80))[0]!.startsWith('b'), false, 'no backend answers the deleted cluster IP');
   });
 
   it('terminating endpoints serve when no endpoint is ready, and only then', async () => {

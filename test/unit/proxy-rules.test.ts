@@ -47,32 +47,88 @@ describe('portRules and TableState: the partial sync', () => {
 
   it('a Service without endpoints rejects; endpoints move it to service-ips', () => {
     const st = new TableState();
-    const empty = st.partial(new Map([['ns/web', rulesOf(svc(), [])]]))!;
-    assert.match(empty.script, /add element ip kube-proxy no-endpoint-services \{ 10\.96\.0\.10 \. tcp \. 80 : goto reject-chain \}/);
+    const empty = st.partial(new Map([['ns/web', rulesOf(svc(), [])]]));
+    assert.match(empty.script, /add map ip kube-proxy no-endpoint-services \{ type .*elements = \{ 10\.96\.0\.10 \. tcp \. 80 : goto reject-chain \} ; \}/);
+    assert.equal(empty.followUp, '');
     empty.commit();
-    const tx = st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'))])]]))!;
-    assert.match(tx.script, /delete element ip kube-proxy no-endpoint-services \{ 10\.96\.0\.10 \. tcp \. 80 \}/);
-    assert.match(tx.script, /add element ip kube-proxy service-ips \{ 10\.96\.0\.10 \. tcp \. 80 : goto service-[A-Z2-7]{8}-ns\/web\/tcp\/http \}/);
-    assert.doesNotMatch(tx.script, /cluster-ips/, 'the cluster IP element is unchanged');
+    const tx = st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'))])]]));
+    assert.match(tx.followUp, /^delete element ip kube-proxy no-endpoint-services \{ 10\.96\.0\.10 \. tcp \. 80 \}$/m);
+    assert.match(tx.script, /add map ip kube-proxy service-ips \{ .*elements = \{ 10\.96\.0\.10 \. tcp \. 80 : goto service-[A-Z2-7]{8}-ns\/web\/tcp\/http \} ; \}/);
+    assert.doesNotMatch(tx.script + tx.followUp, /cluster-ips/, 'the cluster IP element is unchanged');
     tx.commit();
   });
 
   it('a second change touches only the chains that changed, and a deleted Service leaves nothing', () => {
     const st = new TableState();
-    st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'))])], ['ns/other', rulesOf({ ...svc(), metadata: { name: 'other', namespace: 'ns' }, spec: { ...svc().spec, clusterIP: '10.96.0.11' } }, [slice(ep('2.2.2.2'))])]]))!.commit();
-    const tx = st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'), ep('1.1.1.2'))])]]))!;
+    st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'))])], ['ns/other', rulesOf({ ...svc(), metadata: { name: 'other', namespace: 'ns' }, spec: { ...svc().spec, clusterIP: '10.96.0.11' } }, [slice(ep('2.2.2.2'))])]])).commit();
+    const tx = st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'), ep('1.1.1.2'))])]]));
     assert.doesNotMatch(tx.script, /other/);
     assert.doesNotMatch(tx.script, /(add|flush) chain \S+ \S+ endpoint-\S+1\.1\.1\.1\/8080/, 'the existing endpoint chain is not rewritten');
-    assert.match(tx.script, /add chain ip kube-proxy endpoint-[A-Z2-7]{8}-ns\/web\/tcp\/http__1\.1\.1\.2\/8080/);
-    assert.match(tx.script, /flush chain ip kube-proxy service-[A-Z2-7]{8}-ns\/web\/tcp\/http/);
+    assert.match(tx.script, /add chain ip kube-proxy endpoint-[A-Z2-7]{8}-ns\/web\/tcp\/http__1\.1\.1\.2\/8080 \{/);
+    assert.match(tx.script, /flush chain ip kube-proxy service-[A-Z2-7]{8}-ns\/web\/tcp\/http\nadd chain ip kube-proxy service-[A-Z2-7]{8}-ns\/web\/tcp\/http \{/);
+    assert.equal(tx.followUp, '');
     tx.commit();
-    const del = st.partial(new Map([['ns/web', undefined]]))!;
-    const lines = del.script.trim().split('\n');
+    const del = st.partial(new Map([['ns/web', undefined]]));
+    assert.equal(del.script.trim().split('\n').filter((l) => l.startsWith('flush chain')).length, 3, 'service chain and two endpoint chains flushed at once');
+    const lines = del.followUp.trim().split('\n');
     assert.ok(lines.some((l) => /^delete element ip kube-proxy service-ips \{ 10\.96\.0\.10 \. tcp \. 80 \}$/.test(l)));
     assert.ok(lines.some((l) => /^delete element ip kube-proxy cluster-ips \{ 10\.96\.0\.10 \}$/.test(l)));
-    assert.equal(lines.filter((l) => l.startsWith('delete chain')).length, 3, 'service chain and two endpoint chains');
-    const firstDelete = lines.findIndex((l) => l.startsWith('delete chain'));
-    assert.ok(lines.slice(0, firstDelete).filter((l) => l.startsWith('flush chain')).length === 3, 'each is flushed before any is deleted');
+    assert.equal(lines.filter((l) => l.startsWith('delete chain')).length, 3, 'then deleted after the elements that point at them');
+    assert.ok(lines.findIndex((l) => l.startsWith('delete chain')) > lines.map((l) => l.startsWith('delete element')).lastIndexOf(true));
+    del.commit();
+    assert.equal(st.staleCount, 0);
+  });
+
+  it('the fast transaction never makes nft read its cache: no add rule, add element or delete', () => {
+    const st = new TableState();
+    const affinity = svc({ sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } } });
+    const steps: Service[][] = [[svc()], [affinity], [svc({ type: 'NodePort', externalIPs: ['192.0.2.1'], ports: [{ name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' }] })]];
+    for (const [s] of steps) {
+      for (const eps of [[ep('1.1.1.1')], [ep('1.1.1.1'), ep('1.1.1.2')], [ep('1.1.1.2')], []]) {
+        const tx = st.partial(new Map([['ns/web', rulesOf(s!, [slice(...eps)])]]));
+        assert.doesNotMatch(tx.script, /^(add rule|add element|delete) /m);
+        tx.commit();
+      }
+    }
+  });
+
+  it('a chain that writes an affinity set declares the set in the same transaction (nft resolves @set from its declaration)', () => {
+    const st = new TableState();
+    const affinity = svc({ sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } } });
+    st.partial(new Map([['ns/web', rulesOf(affinity, [slice(ep('1.1.1.1'))])]])).commit();
+    const tx = st.partial(new Map([['ns/web', rulesOf(affinity, [slice(ep('1.1.1.1'), ep('1.1.1.2'))])]]));
+    const lines = tx.script.split('\n');
+    const decl = lines.findIndex((l) => /^add set ip kube-proxy affinity-\S+1\.1\.1\.1\/8080 \{ type ipv4_addr ; flags dynamic,timeout ; timeout 60s ; \}$/.test(l));
+    const use = lines.findIndex((l) => /ip saddr @affinity-\S+1\.1\.1\.1\/8080 goto/.test(l));
+    assert.ok(decl >= 0 && use > decl, tx.script);
+  });
+
+  it('an endpoint that goes is flushed now and deleted by the cleanup, unless it comes back first', () => {
+    const st = new TableState();
+    st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'), ep('1.1.1.2'))])]])).commit();
+    const down = st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'))])]]));
+    assert.match(down.script, /^flush chain ip kube-proxy endpoint-\S+1\.1\.1\.2\/8080$/m);
+    assert.equal(down.followUp, '');
+    down.commit();
+    assert.equal(st.staleCount, 1);
+    const up = st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'), ep('1.1.1.2'))])]]));
+    assert.match(up.script, /^flush chain ip kube-proxy endpoint-\S+1\.1\.1\.2\/8080\nadd chain ip kube-proxy endpoint-\S+1\.1\.1\.2\/8080 \{$/m, 'the chain still exists');
+    up.commit();
+    assert.equal(st.staleCount, 0);
+    assert.equal(st.cleanup().script, '');
+    st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.2'))])]])).commit();
+    const clean = st.cleanup();
+    assert.match(clean.script, /^delete chain ip kube-proxy endpoint-\S+1\.1\.1\.1\/8080\n$/);
+    clean.commit();
+    assert.equal(st.staleCount, 0);
+  });
+
+  it('an element whose value changes is deleted and added again after the fast transaction', () => {
+    const st = new TableState();
+    st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'))])]])).commit();
+    const tx = st.partial(new Map([['ns/web', rulesOf(svc({ internalTrafficPolicy: 'Local' }), [slice(ep('1.1.1.1'))])]]));
+    assert.doesNotMatch(tx.script, /service-ips/);
+    assert.match(tx.followUp, /^delete element ip kube-proxy service-ips \{ 10\.96\.0\.10 \. tcp \. 80 \}\nadd element ip kube-proxy service-ips \{ 10\.96\.0\.10 \. tcp \. 80 : goto local-\S+ \}$/m);
   });
 
   it('session affinity: a timeout set per endpoint, checked before the random pick', () => {
