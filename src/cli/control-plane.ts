@@ -164,18 +164,21 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     if (on('DefaultStorageClass')) defaultStorageClass(op, info, obj);
     if (on('Priority')) priority(op, info, obj, old);
     if (on('LimitRanger')) limitRanger(op, info, obj);
-    if (on('NodeRestriction')) await nodeRestriction.admit(op, info, obj, old);
-    await rbacEscalation(op, info, obj);
+    // A step with nothing to do returns no promise: only real ones are awaited (async hooks run for each promise).
+    let step: Promise<void> | undefined;
+    if (on('NodeRestriction') && (step = nodeRestriction.admit(op, info, obj, old))) await step;
+    if ((step = rbacEscalation(op, info, obj))) await step;
     // MutatingAdmissionWebhook comes last among upstream's mutating plugins.
-    if (on('MutatingAdmissionWebhook')) await webhooks.admit(op, info, obj, old);
+    if (on('MutatingAdmissionWebhook') && (step = webhooks.admit(op, info, obj, old))) await step;
   }, {
     freshnessWaitMs: opts.freshnessWaitMs,
     // Validating admission in upstream's order: ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, then ResourceQuota last.
     validateAdmission: async (...a) => {
       if (on('PodSecurity')) await podSecurity.validate(...a);
-      await vap.plugin?.validate(...a);
-      if (on('ValidatingAdmissionWebhook')) await webhooks.validate(...a);
-      if (on('ResourceQuota')) await resourceQuota(...a);
+      let step: Promise<void> | undefined;
+      if ((step = vap.plugin?.validate(...a))) await step;
+      if (on('ValidatingAdmissionWebhook') && (step = webhooks.validate(...a))) await step;
+      if (on('ResourceQuota') && (step = resourceQuota(...a))) await step;
     },
     admitDelete: async (info, obj) => {
       if (on('NodeRestriction')) await nodeRestriction.admitDelete(info, obj);
