@@ -52,7 +52,7 @@ import { boundConnections, tlsServerDeadlineOptions, deadlineFor, defaultTimeout
 export interface ApiServerOptions {
   registry: Registry;
   tls: https.ServerOptions;
-  authenticate: (req: IncomingMessage) => Promise<UserInfo | undefined>;
+  authenticate: (req: IncomingMessage) => UserInfo | undefined | Promise<UserInfo | undefined>;
   metrics: ApiMetrics;
   logger: Logger;
   /** Reports readiness for /readyz (storage open, bootstrap objects written). */
