@@ -12,6 +12,7 @@
  *   node dist/bench/side-by-side.js [--rounds 2] [--pods 2000] [--concurrency 16,64]
  *     [--watchers 100] [--baseline /path/to/other/checkout] [--baseline-args default-watch-cache-size=0]
  *     [--no-etcd] [--no-write] [--only raw,sqlite,watchers,etcd] [--section side-by-side]
+ *     [--cpu-prof DIR] [--server-node-args="--heap-prof --heap-prof-dir=DIR"]
  *
  * `--baseline-args` adds server flags, written without their dashes (NAME=VALUE,...), to the baseline rows (alone: the baseline is this checkout
  * with those flags, e.g. the watch cache off); with a baseline and watchers the baseline gets a
@@ -148,6 +149,8 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '2' }, pods: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '16,64' },
       watchers: { type: 'string', default: '100' }, baseline: { type: 'string' }, 'baseline-args': { type: 'string' }, 'no-etcd': { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' }, only: { type: 'string' },
+      // As bench/bystander.ts: node flags for this checkout's servers (a heap profile, a V8 option).
+      'server-node-args': { type: 'string', default: '' },
       // --section NAME: the bench/RESULTS.md section written (default side-by-side), e.g. etcd-path for the etcd cells alone.
       section: { type: 'string', default: 'side-by-side' },
     },
@@ -160,7 +163,7 @@ async function main(): Promise<void> {
   const baselineArgs = values['baseline-args']?.split(',').filter(Boolean).map((f) => `--${f}`) ?? [];
   const baseline = values.baseline ?? (baselineArgs.length ? repoRoot : undefined);
   // --cpu-prof DIR: every k8ts server of this checkout writes a V8 CPU profile there (node --cpu-prof), for reading the hot path.
-  const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
+  const nodeArgs = [...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []), ...values['server-node-args']!.split(' ').filter(Boolean)];
   // --only raw,sqlite,watchers,etcd: run these cells alone (quick A/B while changing one path).
   const only = new Set(values.only?.split(',') ?? ['raw', 'sqlite', 'watchers', 'etcd']);
   const rows = new Map<string, Row>();

@@ -8,9 +8,21 @@ export function instrumentBackend(backend: Backend, metrics: ApiMetrics): Backen
   const wrapped: any = Object.create(backend);
   for (const op of timed) {
     const fn = (backend as any)[op].bind(backend);
-    wrapped[op] = async (...args: unknown[]) => {
-      const end = metrics.storageLatency.startTimer({ operation: op });
-      try { return await fn(...args); } finally { end(); }
+    // The labels are made once per operation; the timer ends on the backend's own promise,
+    // with no async wrapper around it (its promise and await would cost every write two more).
+    const labels = { operation: op };
+    wrapped[op] = (...args: unknown[]) => {
+      const end = metrics.storageLatency.startTimer(labels);
+      let result: Promise<unknown>;
+      try {
+        result = fn(...args);
+      } catch (err) {
+        // A backend that throws at once still answers with a rejected promise, as the async wrapper did.
+        end();
+        return Promise.reject(err);
+      }
+      result.then(() => end(), () => end());
+      return result;
     };
   }
   for (const op of ['currentRevision', 'compactedRevision', 'watch', 'close'] as const) {

@@ -4,16 +4,14 @@
  * (NodeRestriction tells a pod's status write from an eviction), as
  * upstream's admission attributes carry it.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RequestInfo } from './request-info.js';
-
-const current = new AsyncLocalStorage<RequestInfo>();
+import { requestContext, runWithContextField } from './request-context.js';
 
 export function runInRequestScope<T>(info: RequestInfo, fn: () => T): T {
-  return current.run(info, fn);
+  return runWithContextField('info', info, fn);
 }
 
 /** The request's RequestInfo; undefined outside a request. */
 export function currentRequestInfo(): RequestInfo | undefined {
-  return current.getStore();
+  return requestContext()?.info;
 }

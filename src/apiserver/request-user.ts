@@ -4,16 +4,14 @@
  * ServiceAccount, the CSR's requester) read it here instead of every store
  * signature carrying it, as upstream's request context carries user.Info.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { UserInfo } from './auth/types.js';
-
-const current = new AsyncLocalStorage<UserInfo>();
+import { requestContext, runWithContextField } from './request-context.js';
 
 export function runAsRequestUser<T>(user: UserInfo, fn: () => T): T {
-  return current.run(user, fn);
+  return runWithContextField('user', user, fn);
 }
 
 /** The request's user; undefined outside a request (bootstrap writes, in-process loops). */
 export function requestUser(): UserInfo | undefined {
-  return current.getStore();
+  return requestContext()?.user;
 }

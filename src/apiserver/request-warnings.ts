@@ -5,19 +5,17 @@
  * Warning header already set (unknown-field warnings) within the same
  * bounds (warnings.ts).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import { warningHeaderValues } from './warnings.js';
-
-const current = new AsyncLocalStorage<{ res: ServerResponse; texts: string[]; before?: string[] }>();
+import { requestContext, runWithContextField } from './request-context.js';
 
 export function runWithWarnings<T>(res: ServerResponse, fn: () => T): T {
-  return current.run({ res, texts: [] }, fn);
+  return runWithContextField('warnings', { res, texts: [] }, fn);
 }
 
 /** Adds `text` as a `299 - "text"` Warning header of the current response (nothing outside a request). */
 export function addWarning(text: string): void {
-  const scope = current.getStore();
+  const scope = requestContext()?.warnings;
   if (!scope || scope.res.headersSent || scope.texts.includes(text)) return;
   scope.texts.push(text);
   if (!scope.before) {

@@ -16,9 +16,7 @@ import { impersonate, internalErrorText } from './auth/impersonation.js';
 import { attributesOf, forbidden, type Authorizer, type RulesResolver } from './authz/index.js';
 import { handleReview, isReview } from './reviews/handler.js';
 import { runAsRequestUser } from './request-user.js';
-import { runInRequestScope } from './request-scope.js';
-import { runWithWarnings } from './request-warnings.js';
-import { runInWebhookScope } from './admission/webhook/request-scope.js';
+import { runInRequestContext } from './request-context.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia, negotiateOpenAPIV2, openapiV2ProtobufType } from './negotiate.js';
 import { writeJSON, writeStatus, writeError, toStatus } from './respond.js';
@@ -54,7 +52,7 @@ import { boundConnections, tlsServerDeadlineOptions, deadlineFor, defaultTimeout
 export interface ApiServerOptions {
   registry: Registry;
   tls: https.ServerOptions;
-  authenticate: (req: IncomingMessage) => Promise<UserInfo | undefined>;
+  authenticate: (req: IncomingMessage) => UserInfo | undefined | Promise<UserInfo | undefined>;
   metrics: ApiMetrics;
   logger: Logger;
   /** Reports readiness for /readyz (storage open, bootstrap objects written). */
@@ -179,9 +177,9 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats
     // A group version served by an extension API server goes there, authorized here first (kube-aggregator).
     const remote = user && info.apiPrefix === 'apis' && info.group && info.version ? opts.aggregator?.remoteFor(info.group, info.version) : undefined;
     if (remote) return await opts.aggregator!.proxy(req, res, user!, remote);
-    const handle = () => runInRequestScope(info, () => runInWebhookScope({ url, res }, () => runWithWarnings(res, () => summaryOf ? opts.podSummary!.serve(req, res, url)
-      : info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info))));
-    await (user ? runAsRequestUser(user, handle) : handle());
+    // The request's user, RequestInfo, webhook scope and warnings, entered once (request-context.ts).
+    await runInRequestContext({ user, info, webhook: { url, res }, warnings: { res, texts: [] } }, () => summaryOf ? opts.podSummary!.serve(req, res, url)
+      : info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info));
   } catch (err) {
     const status = toStatus(err);
     if (status.code >= 500) opts.logger.error('request failed', { method: req.method, path: url.pathname, err: (err as Error)?.stack ?? String(err) });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { ensureClusterPKI, buildKubeconfig, writeKubeconfig } from '../pki/index.js';
 import { Registry } from '../registry/registry.js';
+import type { StoreHooks } from '../registry/store.js';
 import { APIServiceAutoregister } from '../apiserver/aggregation/autoregister.js';
 import { Aggregator } from '../apiserver/aggregation/aggregator.js';
 import { defaultRequestHeaders, publishAuthenticationConfigMap } from '../apiserver/aggregation/authentication-configmap.js';
@@ -36,6 +37,7 @@ import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
 import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/admission/index.js';
 import { podSecurityAdmission } from '../apiserver/admission/podsecurity/admission.js';
+import { runSteps, type AdmissionStep } from '../apiserver/admission/steps.js';
 import { enabledAdmissionPlugins, k8tsSteps, type AdmissionPluginName } from '../apiserver/admission/plugins.js';
 import { ValidatingAdmissionPolicyPlugin } from '../apiserver/admission/policy/plugin.js';
 import { createAuthenticator, createBootstrapTokenAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
@@ -156,27 +158,33 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   }, () => authz.authorize);
   // Made once the namespace cache exists; writes before that (none) would skip it.
   const vap: { plugin?: ValidatingAdmissionPolicyPlugin } = {};
-  const registry: Registry = new Registry(backend, realClock, async (op, info, obj, old) => {
-    admit(op, info, obj, admission);
-    admitCSRRequester(op, info, obj);
-    if (on('ServiceAccount')) await serviceAccounts(op, info, obj);
-    services.admit(op, info, obj, old);
-    if (on('DefaultStorageClass')) defaultStorageClass(op, info, obj);
-    if (on('Priority')) priority(op, info, obj, old);
-    if (on('LimitRanger')) limitRanger(op, info, obj);
-    if (on('NodeRestriction')) await nodeRestriction.admit(op, info, obj, old);
-    await rbacEscalation(op, info, obj);
-    // MutatingAdmissionWebhook comes last among upstream's mutating plugins.
-    if (on('MutatingAdmissionWebhook')) await webhooks.admit(op, info, obj, old);
-  }, {
-    freshnessWaitMs: opts.freshnessWaitMs,
-    // Validating admission in upstream's order: ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, then ResourceQuota last.
-    validateAdmission: async (...a) => {
-      if (on('PodSecurity')) await podSecurity.validate(...a);
-      await vap.plugin?.validate(...a);
-      if (on('ValidatingAdmissionWebhook')) await webhooks.validate(...a);
-      if (on('ResourceQuota')) await resourceQuota(...a);
+  // Mutating admission in upstream's order; a step with nothing to wait for returns no promise (admission/steps.ts).
+  type Admit = Parameters<NonNullable<StoreHooks['admit']>>;
+  const mutatingSteps: AdmissionStep<Admit>[] = [
+    (op, info, obj) => { admit(op, info, obj, admission); admitCSRRequester(op, info, obj); },
+    (op, info, obj) => on('ServiceAccount') ? serviceAccounts(op, info, obj) : undefined,
+    (op, info, obj, old) => {
+      services.admit(op, info, obj, old);
+      if (on('DefaultStorageClass')) defaultStorageClass(op, info, obj);
+      if (on('Priority')) priority(op, info, obj, old);
+      if (on('LimitRanger')) limitRanger(op, info, obj);
     },
+    (op, info, obj, old) => on('NodeRestriction') ? nodeRestriction.admit(op, info, obj, old) : undefined,
+    (op, info, obj) => rbacEscalation(op, info, obj),
+    // MutatingAdmissionWebhook comes last among upstream's mutating plugins.
+    (op, info, obj, old) => on('MutatingAdmissionWebhook') ? webhooks.admit(op, info, obj, old) : undefined,
+  ];
+  // Validating admission in upstream's order: ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, then ResourceQuota last.
+  type Validate = Parameters<NonNullable<StoreHooks['validate']>>;
+  const validatingSteps: AdmissionStep<Validate>[] = [
+    (...a) => on('PodSecurity') ? podSecurity.validate(...a) : undefined,
+    (...a) => vap.plugin?.validate(...a),
+    (...a) => on('ValidatingAdmissionWebhook') ? webhooks.validate(...a) : undefined,
+    (...a) => on('ResourceQuota') ? resourceQuota(...a) : undefined,
+  ];
+  const registry: Registry = new Registry(backend, realClock, (...a) => runSteps(mutatingSteps, a), {
+    freshnessWaitMs: opts.freshnessWaitMs,
+    validateAdmission: (...a) => runSteps(validatingSteps, a),
     admitDelete: async (info, obj) => {
       if (on('NodeRestriction')) await nodeRestriction.admitDelete(info, obj);
       await vap.plugin?.validateDelete(info, obj);

@@ -224,11 +224,18 @@ export class Registry {
    * just now) from storage, as upstream's plugin falls back to a live GET.
    * Only storage's own 404 means absent: a failed read stays an error.
    */
-  private async checkNamespace(ns: string, gr: GroupResource, name: string): Promise<void> {
-    const obj: Namespace = this.namespaceCache?.get(undefined, ns) ?? await this.namespaces.get(undefined, ns);
-    if (obj.metadata?.deletionTimestamp || obj.status?.phase === 'Terminating') {
-      throw forbiddenStatus(`unable to create new content in namespace ${ns} because it is being terminated`, gr, name);
-    }
+  private checkNamespace(ns: string, gr: GroupResource, name: string): Promise<void> | void {
+    // A cached namespace is checked at once, with no promise (async hooks run for each one a create makes).
+    const cached = this.namespaceCache?.get(undefined, ns);
+    if (cached) return refuseTerminating(cached, ns, gr, name);
+    return this.namespaces.get(undefined, ns).then((obj: Namespace) => refuseTerminating(obj, ns, gr, name));
+  }
+}
+
+/** NamespaceLifecycle's refusal of new content in a terminating namespace. */
+function refuseTerminating(obj: Namespace, ns: string, gr: GroupResource, name: string): void {
+  if (obj.metadata?.deletionTimestamp || obj.status?.phase === 'Terminating') {
+    throw forbiddenStatus(`unable to create new content in namespace ${ns} because it is being terminated`, gr, name);
   }
 }
 

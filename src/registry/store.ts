@@ -47,7 +47,7 @@ export interface StoreHooks {
   /** Admission of a DELETE (NodeRestriction), given the object as stored; may throw a StatusError. */
   admitDelete?(info: ResourceInfo, obj: any): Promise<void> | void;
   /** Throws when objects may not be created in this namespace (absent or terminating). */
-  checkNamespace?(namespace: string, gr: GroupResource, name: string): Promise<void>;
+  checkNamespace?(namespace: string, gr: GroupResource, name: string): Promise<void> | void;
 }
 
 export interface StoreDeps {
@@ -370,7 +370,9 @@ export class Store {
     if (!meta.name) {
       throw invalidObject(this.info.kind, this.info.group, '', [required('metadata.name', 'name or generateName is required')]);
     }
-    if (this.info.namespaced) await this.deps.hooks?.checkNamespace?.(namespace!, this.gr, meta.name);
+    // Hooks answer at once when they can (no promise to await: async hooks run for each one).
+    let step: Promise<void> | void;
+    if (this.info.namespaced && (step = this.deps.hooks?.checkNamespace?.(namespace!, this.gr, meta.name))) await step;
     obj.apiVersion = this.apiVersion;
     obj.kind = this.info.kind;
     this.strategy.applyDefaults(obj);
@@ -385,11 +387,11 @@ export class Store {
     dropEmptyMetadata(meta);
     dropOmittedZeros(obj);
     fillGoZeroValues(obj);
-    await this.deps.hooks?.admit?.('create', this.info, obj);
+    if ((step = this.deps.hooks?.admit?.('create', this.info, obj))) await step;
     const errs = this.strategy.validate(obj);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, meta.name, errs);
     if (managedFields !== undefined) setManagedFields(obj, managedFields);
-    await this.deps.hooks?.validate?.('create', this.info, obj, undefined, { dryRun: !!opts.dryRun });
+    if ((step = this.deps.hooks?.validate?.('create', this.info, obj, undefined, { dryRun: !!opts.dryRun }))) await step;
     if (opts.dryRun) return obj;
     const key = this.key(namespace, meta.name);
     const value = this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj);
@@ -593,12 +595,13 @@ export class Store {
       dropOmittedZeros(next);
       fillGoZeroValues(next);
     }
-    await this.deps.hooks?.admit?.('update', this.info, next, old);
+    let step: Promise<void> | void;
+    if ((step = this.deps.hooks?.admit?.('update', this.info, next, old))) await step;
     // The binding subresource checks its own preconditions (upstream does not run pod update validation there).
     const errs = opts.subresource === 'binding' ? [] : this.strategy.validateUpdate(next, old, opts.subresource);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, m.name, errs);
     if (managedFields !== undefined) setManagedFields(next, managedFields);
-    await this.deps.hooks?.validate?.('update', this.info, next, old, { dryRun: !!opts.dryRun, subresource: opts.subresource });
+    if ((step = this.deps.hooks?.validate?.('update', this.info, next, old, { dryRun: !!opts.dryRun, subresource: opts.subresource }))) await step;
     return next;
   }
 

@@ -229,7 +229,7 @@ test('createAuthenticator with anonymous: no credential is system:anonymous, an 
 test('authn with anonymous over TLS: a foreign client certificate is 401, not anonymous', async () => {
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, anonymous: true });
   const anon = https.createServer(serverTLSOptions(pki), (req, res) => {
-    void authenticate(req).then((u) => res.end(JSON.stringify({ user: u ?? null })));
+    void Promise.resolve(authenticate(req)).then((u) => res.end(JSON.stringify({ user: u ?? null })));
   });
   anon.listen(0, '127.0.0.1');
   await once(anon, 'listening');

@@ -55,6 +55,9 @@ function downwardAPIFile(file: unknown, path: string): FieldError[] {
   return errs;
 }
 
+/** The projections of keys to paths, in upstream's order (a constant: not an array per source). */
+const keyedProjections = ['secret', 'configMap'] as const;
+
 function projectedSources(src: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
@@ -62,11 +65,12 @@ function projectedSources(src: Obj, path: string): FieldError[] {
     if (seen.has(p)) errs.push(invalid(path, shown, 'conflicting duplicate paths'));
     seen.add(p);
   };
+  const sourcesPath = child(path, 'sources');
   arr(src.sources).forEach((raw, i) => {
     const s = obj(raw);
-    const srcPath = index(child(path, 'sources'), i);
+    const srcPath = index(sourcesPath, i);
     let count = 0;
-    for (const kind of ['secret', 'configMap'] as const) {
+    for (const kind of keyedProjections) {
       if (!isObj(s[kind])) continue;
       count++;
       const p = child(srcPath, kind);
@@ -196,8 +200,21 @@ function validateEphemeral(src: Obj, path: string, volName: string, podName: str
 }
 
 /** validateVolumeSource: exactly one source; extra ones are forbidden at their own path. */
+/** The sources by field name, to find a volume's from its own few keys. */
+const sourceByField = new Map(sources.map((s) => [s[0], s]));
+
 function validateVolumeSource(vol: Obj, path: string, podName: string): FieldError[] {
+  // Nearly every volume has one source: found among the volume's own keys rather than by
+  // looking up all thirty source fields in it. With none or several, the ordered walk below
+  // reports them in upstream's order.
+  let only: [string, string, SourceValidator] | undefined;
+  let found = 0;
+  for (const key in vol) {
+    const source = sourceByField.get(key);
+    if (source && isObj(vol[key])) { only = source; found++; }
+  }
   const errs: FieldError[] = [];
+  if (found === 1) return appendAll(errs, only![2](vol[only![0]], child(path, only![1]), str(vol.name), podName));
   let count = 0;
   for (const [field, errName, validate] of sources) {
     if (!isObj(vol[field])) continue;

@@ -28,8 +28,13 @@ const maxAttempts = 10;
 
 export function resourceQuotaAdmission(registry: () => Registry, resourceQuotas: Lister<ResourceQuota>, clock: Clock) {
   const charged = new ChargedQuotas();
-  return async (op: 'create' | 'update', info: ResourceInfo, obj: any, _old: any, opts: { dryRun: boolean }): Promise<void> => {
-    if (op !== 'create' || !info.namespaced) return;
+  // A namespace without quotas (the cached list is empty) is answered without a promise: async hooks run for each one.
+  return (op: 'create' | 'update', info: ResourceInfo, obj: any, _old: any, opts: { dryRun: boolean }): Promise<void> | undefined => {
+    if (op !== 'create' || !info.namespaced) return undefined;
+    if (resourceQuotas.list(obj.metadata.namespace).length === 0) return undefined;
+    return charge(info, obj, opts);
+  };
+  async function charge(info: ResourceInfo, obj: any, opts: { dryRun: boolean }): Promise<void> {
     const namespace: string = obj.metadata.namespace;
     const quotas = registry().store('', 'v1', 'resourcequotas')!;
     const ev = evaluatorFor(info.group, info.plural);
@@ -57,5 +62,5 @@ export function resourceQuotaAdmission(registry: () => Registry, resourceQuotas:
       live = true;
     }
     throw conflict({ group: '', resource: 'resourcequotas' }, namespace, 'too many concurrent changes to the namespace\'s quotas; please try again');
-  };
+  }
 }

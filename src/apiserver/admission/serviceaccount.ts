@@ -62,17 +62,22 @@ export function serviceAccountAdmission(registry: () => Registry, serviceAccount
     }
     return undefined;
   };
-  return async (op: 'create' | 'update', info: ResourceInfo, pod: Pod): Promise<void> => {
-    if (op !== 'create' || info.group !== '' || info.plural !== 'pods' || isMirrorPod(pod)) return;
+  const admitWith = (sa: ServiceAccount | undefined, pod: Pod, namespace: string, name: string): void => {
     const spec = pod.spec!;
-    const namespace = pod.metadata!.namespace!;
-    const name = spec.serviceAccountName ?? defaultServiceAccountName;
-    const sa = await lookup(namespace, name); // 1
     if (!sa) {
       throw forbiddenStatus(`error looking up service account ${namespace}/${name}: serviceaccount "${name}" not found`, { group: '', resource: 'pods' }, pod.metadata?.name);
     }
     if (shouldAutomount(sa, pod)) mountServiceAccountToken(pod); // 2
     if (!spec.imagePullSecrets?.length && sa.imagePullSecrets?.length) spec.imagePullSecrets = sa.imagePullSecrets.map((s) => ({ name: s.name })); // 3
+  };
+  // A cached account is applied at once, with no promise (async hooks run for each one a create makes).
+  return (op: 'create' | 'update', info: ResourceInfo, pod: Pod): Promise<void> | void => {
+    if (op !== 'create' || info.group !== '' || info.plural !== 'pods' || isMirrorPod(pod)) return;
+    const namespace = pod.metadata!.namespace!;
+    const name = pod.spec!.serviceAccountName ?? defaultServiceAccountName;
+    const cached = serviceAccounts.get(namespace, name); // 1
+    if (cached) return admitWith(cached, pod, namespace, name);
+    return lookup(namespace, name).then((sa) => admitWith(sa, pod, namespace, name));
   };
 }
 

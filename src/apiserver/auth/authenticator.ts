@@ -49,7 +49,8 @@ function presentsCredential(req: IncomingMessage): boolean {
 }
 
 export interface Authenticator {
-  (req: IncomingMessage): Promise<UserInfo | undefined>;
+  /** A client certificate is answered at once (no promise: async hooks run for every one a request makes). */
+  (req: IncomingMessage): UserInfo | undefined | Promise<UserInfo | undefined>;
   /**
    * The same token authenticators on a bare token, as TokenReview asks them
    * (upstream hands them a request carrying only `Authorization: Bearer <token>`).
@@ -68,9 +69,8 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
     }
     return user && withAuthenticatedGroup(user);
   };
-  const authenticate = async (req: IncomingMessage): Promise<UserInfo | undefined> => {
-    const certUser = byCertificate(req);
-    if (certUser) return certUser;
+  const authenticate = (req: IncomingMessage): UserInfo | Promise<UserInfo | undefined> => byCertificate(req) ?? byToken(req);
+  const byToken = async (req: IncomingMessage): Promise<UserInfo | undefined> => {
     const headerToken = bearerTokenFromHeader(req);
     const headerUser = headerToken === undefined ? undefined : await lookup(headerToken);
     if (headerUser) return headerUser;
@@ -80,8 +80,12 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
     if (wsUser) ws.accept();
     return wsUser;
   };
+  const orAnonymous = (req: IncomingMessage, user: UserInfo | undefined) => user ?? (presentsCredential(req) ? undefined : anonymousUser());
   const withAnonymous = opts.anonymous
-    ? async (req: IncomingMessage) => (await authenticate(req)) ?? (presentsCredential(req) ? undefined : anonymousUser())
+    ? (req: IncomingMessage) => {
+      const user = authenticate(req);
+      return user instanceof Promise ? user.then((u) => orAnonymous(req, u)) : orAnonymous(req, user);
+    }
     : authenticate;
   return Object.assign(withAnonymous, { authenticateToken: lookup });
 }

@@ -2,17 +2,29 @@
  * The authorizer chain (authorizer/union): each authorizer in turn; the first
  * allow or deny decides, NoOpinion passes on. Reasons of those that had no
  * opinion are joined, as upstream reports them when nobody allowed.
+ *
+ * Authorizers that decide at once (Node, RBAC from their caches) are answered
+ * at once, with no promise: Node's async hooks run for every promise a request
+ * makes, and an async chain made two per authorizer on every request.
  */
-import { noOpinion, type Authorizer, type Decision } from './types.js';
+import { noOpinion, type Authorizer, type AuthorizationAttributes, type Decision } from './types.js';
 
 export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {
-  return async (attrs) => {
-    const reasons: string[] = [];
-    for (const authorize of authorizers) {
-      const d: Decision = await authorize(attrs);
-      if (d.decision !== 'noOpinion') return d;
-      if (d.reason) reasons.push(d.reason);
+  return (attrs) => decide(authorizers, attrs, 0, []);
+}
+
+function decide(authorizers: readonly Authorizer[], attrs: AuthorizationAttributes, from: number, reasons: string[]): Decision | Promise<Decision> {
+  for (let i = from; i < authorizers.length; i++) {
+    const d = authorizers[i]!(attrs);
+    if (d instanceof Promise) {
+      return d.then((settled) => {
+        if (settled.decision !== 'noOpinion') return settled;
+        if (settled.reason) reasons.push(settled.reason);
+        return decide(authorizers, attrs, i + 1, reasons);
+      });
     }
-    return noOpinion(reasons.join('\n'));
-  };
+    if (d.decision !== 'noOpinion') return d;
+    if (d.reason) reasons.push(d.reason);
+  }
+  return noOpinion(reasons.join('\n'));
 }

@@ -129,11 +129,17 @@ export function podSecurityAdmission(deps: PodSecurityDeps) {
     return [...warnings, ...podLines];
   }
 
-  async function evaluate(info: ResourceInfo, namespace: string, name: string, meta: ObjectMeta, spec: PodSpec, enforce: boolean): Promise<void> {
-    const ns = deps.namespaces.get(undefined, namespace) ?? await deps.getNamespace(namespace).catch((e: unknown) => {
+  /** Checks at once when the namespace is cached (no promise: async hooks run for each one), else after a live read. */
+  function evaluate(info: ResourceInfo, namespace: string, name: string, meta: ObjectMeta, spec: PodSpec, enforce: boolean): Promise<void> | void {
+    const cached = deps.namespaces.get(undefined, namespace);
+    if (cached) return evaluateIn(cached, info, namespace, name, meta, spec, enforce);
+    return deps.getNamespace(namespace).catch((e: unknown) => {
       if (e instanceof StatusError && e.code === 404) return undefined;
       throw e;
-    });
+    }).then((ns) => evaluateIn(ns, info, namespace, name, meta, spec, enforce));
+  }
+
+  function evaluateIn(ns: Namespace | undefined, info: ResourceInfo, namespace: string, name: string, meta: ObjectMeta, spec: PodSpec, enforce: boolean): void {
     // Upstream's lookup failure is a 500 for pods and nothing for workloads.
     if (!ns) {
       if (enforce) throw internalError(`failed to lookup namespace "${namespace}"`);
@@ -154,10 +160,11 @@ export function podSecurityAdmission(deps: PodSecurityDeps) {
   }
 
   return {
-    async validate(op: 'create' | 'update', info: ResourceInfo, obj: Obj, old: Obj | undefined, opts: { subresource?: string }): Promise<void> {
+    /** A promise only when there is something to wait for (a namespace read or an update's pod list). */
+    validate(op: 'create' | 'update', info: ResourceInfo, obj: Obj, old: Obj | undefined, opts: { subresource?: string }): Promise<void> | void {
       const gr = `${info.group}/${info.plural}`;
       if (gr === '/namespaces') {
-        if (!opts.subresource) await validateNamespace(op, obj as Namespace, old as Namespace | undefined);
+        if (!opts.subresource) return validateNamespace(op, obj as Namespace, old as Namespace | undefined);
         return;
       }
       const namespace = obj.metadata?.namespace;
@@ -167,13 +174,12 @@ export function podSecurityAdmission(deps: PodSecurityDeps) {
         if (opts.subresource && ignoredPodSubresources.has(opts.subresource)) return;
         if (op === 'update' && old && !isSignificantPodUpdate(obj as Pod, old as Pod)) return;
         const pod = obj as Pod;
-        await evaluate(info, namespace, name, pod.metadata ?? {}, pod.spec ?? { containers: [] }, true);
-        return;
+        return evaluate(info, namespace, name, pod.metadata ?? {}, pod.spec ?? { containers: [] }, true);
       }
       if (!withTemplates.has(gr) || opts.subresource) return;
       const template = podTemplateOf(info, obj);
       if (!template) return;
-      await evaluate(info, namespace, name, template.metadata ?? {}, template.spec ?? { containers: [] }, false);
+      return evaluate(info, namespace, name, template.metadata ?? {}, template.spec ?? { containers: [] }, false);
     },
   };
 }

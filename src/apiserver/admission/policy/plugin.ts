@@ -90,11 +90,12 @@ export class ValidatingAdmissionPolicyPlugin {
   close(): void { this.policies.close(); this.bindings.close(); this.params.close(); }
 
   /** The validating hook of creates and updates (registry's validateAdmission). */
-  async validate(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any, opts: { dryRun: boolean }): Promise<void> {
+  validate(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any, opts: { dryRun: boolean }): Promise<void> | undefined {
     if (info.group === group && info.plural === 'validatingadmissionpolicies') this.recordTypeChecking(obj);
     const first = this.bindings.inNamespace('')[Symbol.iterator]().next();
-    if (first.done) return;
-    await this.dispatch(this.attributes(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old ?? null, opts.dryRun));
+    // No binding: no promise either (async hooks run for each one a write makes).
+    if (first.done) return undefined;
+    return this.dispatch(this.attributes(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old ?? null, opts.dryRun));
   }
 
   /** The hook of deletes (registry's admitDelete): object is null, oldObject the stored object. */

@@ -30,8 +30,9 @@ export { runInWebhookScope } from './request-scope.js';
 export { createWebhookMetrics } from './metrics.js';
 
 export interface WebhookAdmission {
-  admit(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void>;
-  validate(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean }): Promise<void>;
+  /** Undefined (no promise) when no webhook is configured: the common case costs no async hop. */
+  admit(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void> | undefined;
+  validate(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean }): Promise<void> | undefined;
   admitDelete(info: ResourceInfo, obj: any): Promise<void>;
   /** The Service resolution webhook calls go through (CRD conversion webhooks use it too). */
   readonly resolver: ServiceResolver;
@@ -65,8 +66,14 @@ export function webhookAdmission(registry: Registry, opts: WebhookAdmissionOptio
     if (phases.v?.length) await dispatchValidating(phases.v, a, deps);
   };
   return {
-    admit: (op, info, obj, old) => run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, { m: mutating.webhooks() }),
-    validate: (op, info, obj, old, o) => run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, { v: validating.webhooks() }, o.dryRun),
+    admit: (op, info, obj, old) => {
+      const m = mutating.webhooks();
+      return m.length ? run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, { m }) : undefined;
+    },
+    validate: (op, info, obj, old, o) => {
+      const v = validating.webhooks();
+      return v.length ? run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, { v }, o.dryRun) : undefined;
+    },
     admitDelete: (info, obj) => run('DELETE', info, undefined, obj, { m: mutating.webhooks(), v: validating.webhooks() }),
     resolver,
     start: async () => { await Promise.all(all.map((l) => l.start())); },

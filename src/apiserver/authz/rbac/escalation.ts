@@ -44,8 +44,7 @@ export function rbacEscalationAdmission(policy: PolicyGetter, authorizer: () => 
     return d.decision === 'allow';
   };
 
-  return async (_op: 'create' | 'update', info: ResourceInfo, obj: unknown): Promise<void> => {
-    if (info.group !== RBAC_GROUP) return;
+  const check = async (info: ResourceInfo, obj: unknown): Promise<void> => {
     const user = requestUser();
     if (!user || user.groups.includes(SYSTEM_PRIVILEGED_GROUP)) return;
     const meta = (obj as { metadata?: { name?: string; namespace?: string } }).metadata ?? {};
@@ -82,4 +81,6 @@ export function rbacEscalationAdmission(policy: PolicyGetter, authorizer: () => 
       }
     }
   };
+  // Writes of other groups (nearly all) are answered without a promise: async hooks run for each one.
+  return (_op: 'create' | 'update', info: ResourceInfo, obj: unknown): Promise<void> | undefined => info.group === RBAC_GROUP ? check(info, obj) : undefined;
 }

@@ -1,0 +1,58 @@
+/**
+ * Summarises a V8 .cpuprofile (node --cpu-prof) by function: self time and
+ * total (inclusive) time, so the hot path of a benchmark's server can be read
+ * without a browser. Recursion is counted once per stack for total time.
+ *
+ *   node dist/bench/lib/cpuprofile.js FILE.cpuprofile [--top 40] [--filter text] [--under functionName]
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
+
+interface CallFrame { functionName: string; url: string; lineNumber: number }
+interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
+interface CpuProfile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
+
+export interface FunctionCost { name: string; selfMs: number; totalMs: number }
+
+const frameName = (f: CallFrame) => `${f.functionName || '(anonymous)'} ${f.url ? `${basename(f.url)}:${f.lineNumber + 1}` : ''}`.trim();
+
+/** Self and total milliseconds per function (name, file and line), largest total first. */
+export function summarise(profile: CpuProfile, under?: string): FunctionCost[] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const self = new Map<string, number>();
+  const total = new Map<string, number>();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    const stack: string[] = [];
+    for (let id: number | undefined = profile.samples[i]!; id !== undefined; id = parent.get(id)) stack.push(frameName(byId.get(id)!.callFrame));
+    // --under NAME: only the frames called (directly or not) by the first function whose name contains NAME.
+    const cut = under === undefined ? stack.length : stack.findIndex((n) => n.includes(under)) + 1;
+    if (cut === 0) continue;
+    self.set(stack[0]!, (self.get(stack[0]!) ?? 0) + ms);
+    for (const name of new Set(stack.slice(0, cut))) total.set(name, (total.get(name) ?? 0) + ms);
+  }
+  return [...total.entries()].map(([name, totalMs]) => ({ name, selfMs: self.get(name) ?? 0, totalMs })).sort((a, b) => b.totalMs - a.totalMs);
+}
+
+function main(): void {
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '40' }, filter: { type: 'string' }, under: { type: 'string' } } });
+  const profile = JSON.parse(readFileSync(positionals[0]!, 'utf8')) as CpuProfile;
+  const whole = summarise(profile);
+  const rows = values.under === undefined ? whole : summarise(profile, values.under);
+  const all = whole.find((r) => r.name === '(root)')?.totalMs ?? 1;
+  const idle = whole.find((r) => r.name === '(idle)')?.selfMs ?? 0;
+  const busy = all - idle;
+  const top = Number(values.top);
+  const show = (r: FunctionCost) => `${r.selfMs.toFixed(0).padStart(7)} ${((100 * r.selfMs) / busy).toFixed(1).padStart(5)}% ${r.totalMs.toFixed(0).padStart(7)} ${((100 * r.totalMs) / busy).toFixed(1).padStart(5)}%  ${r.name}`;
+  const filtered = values.filter ? rows.filter((r) => r.name.includes(values.filter!)) : rows;
+  console.log(`busy ${busy.toFixed(0)} ms of ${all.toFixed(0)} ms (percentages of busy)\n   self     %    total     %`);
+  console.log('-- by self time');
+  for (const r of [...filtered].sort((a, b) => b.selfMs - a.selfMs).slice(0, top)) console.log(show(r));
+  console.log('-- by total time');
+  for (const r of filtered.slice(0, top)) console.log(show(r));
+}
+
+if (process.argv[1] && import.meta.url.endsWith(basename(process.argv[1]))) main();
