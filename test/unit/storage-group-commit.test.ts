@@ -153,38 +153,3 @@ test('a watch started between a commit and its fsync gets the write once, live',
   while (events.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   assert.deepEqual(events, [2, 3]);
 });
-
-test('a large batch is acknowledged eight per turn of the loop, in commit order, every event published first', async (t) => {
-  const { writer, wal, published, commits } = groupCommitOn(t);
-  // A ticker re-queued from its own setImmediate runs once per loop turn: it numbers the turns.
-  let turn = 0;
-  let ticking = true;
-  const tick = () => { turn++; if (ticking) setImmediate(tick); };
-  setImmediate(tick);
-  const acked: Array<[number, number, number]> = [];
-  const writes = Array.from({ length: 20 }, (_, i) => commits.submit(() => writer.create(`/k${i}`, '"v"'))
-    .then((r) => { acked.push([i, turn, published.length]); return r; }));
-  await new Promise((r) => setImmediate(r));
-  assert.equal(wal.held.length, 1, 'one commit, one fsync');
-  wal.release();
-  await Promise.all(writes);
-  ticking = false;
-  assert.deepEqual(acked.map(([i]) => i), Array.from({ length: 20 }, (_, i) => i), 'in commit order');
-  assert.ok(acked.every(([, , events]) => events === 20), 'every event published before the first acknowledgement');
-  const turns = acked.map(([, t]) => t - acked[0]![1]);
-  assert.deepEqual(turns.slice(0, 8), [0, 0, 0, 0, 0, 0, 0, 0], 'the first eight in the fsync\'s own turn');
-  assert.ok(turns[8]! > 0 && turns[8] === turns[15] && turns[16]! > turns[15]!, `then eight per later turn: ${turns}`);
-});
-
-test('close acknowledges every write still waiting for its turn', async (t) => {
-  const { writer, wal, commits } = groupCommitOn(t);
-  const writes = Array.from({ length: 20 }, (_, i) => commits.submit(() => writer.create(`/k${i}`, '"v"')));
-  await new Promise((r) => setImmediate(r));
-  const done = new Set<number>();
-  writes.forEach((w, i) => void w.then(() => done.add(i)));
-  wal.release();
-  const closing = commits.close();
-  await closing;
-  await Promise.resolve();
-  assert.equal(done.size, 20);
-});

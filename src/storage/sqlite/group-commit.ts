@@ -13,19 +13,9 @@
 import type { WatchEvent, WriteResult } from '../backend.js';
 import type { BatchResult, LogWriter, WriteOutcome } from './log-writer.js';
 import type { WalSync } from './wal-sync.js';
-import { afterPoll } from '../../util/after-poll.js';
 
 /** Writes per transaction: bounds how long one commit holds the event loop. */
 const MAX_BATCH = 1000;
-
-/**
- * Acknowledgements per turn of the event loop. An acknowledgement runs the rest of its request
- * (the response's encoding and write, ~0.1 to 0.5 ms): thirty-two writes made durable by one
- * fsync, acknowledged in its callback, answered in one task while another client's GET waited in
- * its socket. Eight per turn, then the loop polls its sockets; every event is still published at
- * once, in order, before any of its writes is acknowledged.
- */
-const ACKS_PER_TURN = 8;
 
 interface Queued {
   write: () => WriteOutcome;
@@ -43,9 +33,6 @@ export class GroupCommit {
   private committed: Committed[] = [];
   private syncing = false;
   private synced?: () => void;
-  /** Acknowledgements (resolve or reject) not run yet, in commit order. */
-  private acks: Array<() => void> = [];
-  private acking = false;
   /** Every write at or below this revision has been acknowledged and its event published. */
   durableRevision: number;
 
@@ -85,8 +72,6 @@ export class GroupCommit {
     let err: Error | null = null;
     try { if (rest.length) this.wal.syncNow(); } catch (e) { err = e as Error; }
     this.settle(rest, err);
-    // Nothing waits for a later turn once the backend closes.
-    this.ack(Infinity);
     this.wal.close();
   }
 
@@ -123,27 +108,17 @@ export class GroupCommit {
   /**
    * Publishes and acknowledges, in commit order. A failed fsync fails the writes it covered (a
    * 500: their durability is unknown), but their events still go out: the rows are in the database
-   * and every reader sees them, so the watch streams must too. The events go out now; the
-   * acknowledgements ACKS_PER_TURN at a time (the first ones now).
+   * and every reader sees them, so the watch streams must too.
    */
   private settle(covered: Committed[], err: Error | null): void {
     for (const { batch, results, revision } of covered) {
       results.forEach((r, i) => {
-        const q = batch[i]!;
-        if ('error' in r) return void this.acks.push(() => q.reject(r.error));
+        if ('error' in r) return batch[i]!.reject(r.error);
         if (r.outcome.event) this.publish(r.outcome.event);
-        this.acks.push(err ? () => q.reject(err) : () => q.resolve(r.outcome.result));
+        if (err) batch[i]!.reject(err);
+        else batch[i]!.resolve(r.outcome.result);
       });
       this.durableRevision = revision;
     }
-    if (!this.acking) this.ack(ACKS_PER_TURN);
-  }
-
-  /** Runs up to `n` acknowledgements; the rest after the loop polled its sockets. */
-  private ack(n: number): void {
-    const now = this.acks.splice(0, n);
-    this.acking = this.acks.length > 0;
-    if (this.acking) afterPoll(() => this.ack(ACKS_PER_TURN));
-    for (const done of now) done();
   }
 }
