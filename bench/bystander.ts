@@ -13,8 +13,12 @@
  * Then pod creates/s at 16 and 64 clients (bench/lib/load.ts, as bench/apiserver.ts).
  * Results go to bench/RESULTS.md (section `bystander`) with the command.
  *
+ * The bystander runs on a thread of its own (bench/lib/bystander-thread.ts), so the attacker's
+ * answers, handled on this thread's loop, do not delay its clock.
+ *
  *   node dist/bench/bystander.js [--seconds=8] [--attack-timeout=60] [--no-write]
  *     [--only=1,2,4] (a subset of the attacks, for profiling; implies --no-write)
+ *     [--server-cli=/tmp/base/dist/src/cli/main.js] (another build's server, for A/B runs; implies --no-write)
  *     [--server-node-args="--cpu-prof --cpu-prof-dir=DIR"] [--server-args="--max-mutating-requests-inflight 0"]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +26,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ApiClient } from './lib/client.js';
+import { Worker } from 'node:worker_threads';
+import { ApiClient, type Credentials } from './lib/client.js';
 import { createPods } from './lib/load.js';
 import { readCpuMs, startServer } from './lib/server.js';
 import { fmtMs, fmtRate, percentile } from './lib/stats.js';
@@ -30,42 +35,32 @@ import { sectionHead, table, writeSection } from './lib/results.js';
 import { jsonConfigMap, protobufPod, yamlConfigMap, type LargeBody } from '../test/e2e/large-bodies.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Row { name: string; outcome: string; attacks: number; samples: number[]; cpuMs: number }
 
-/** GETs every 100 ms until stopped; latencies in ms (a request still open at stop counts from its start). */
-function bystander(client: ApiClient): { stop(): Promise<number[]> } {
-  const samples: number[] = [];
-  const open = new Set<number>();
-  let stopped = false;
-  const ask = () => {
-    const started = performance.now();
-    open.add(started);
-    client.request('GET', '/api/v1/namespaces/default').then(() => samples.push(performance.now() - started), () => samples.push(Infinity))
-      .finally(() => open.delete(started));
-  };
-  const timer = setInterval(() => { if (!stopped) ask(); }, 100);
-  ask();
+/** The bystander on its own thread (bench/lib/bystander-thread.ts): GETs every 100 ms until stopped; latencies in ms. */
+async function bystander(creds: Credentials): Promise<{ stop(): Promise<number[]> }> {
+  const thread = new Worker(new URL('./lib/bystander-thread.js', import.meta.url), { workerData: creds });
+  const failed = new Promise<never>((_, reject) => { thread.once('error', reject); });
+  const message = () => Promise.race([failed, new Promise<unknown>((resolve) => thread.once('message', resolve))]);
+  await message();
   return {
     stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      const deadline = performance.now() + 5_000;
-      while (open.size && performance.now() < deadline) await sleep(20);
-      for (const s of open) samples.push(performance.now() - s);
+      thread.postMessage('stop');
+      const samples = await message() as number[];
+      await thread.terminate();
       return samples;
     },
   };
 }
 
 /** Runs `attack` in a loop for `seconds` (at least once, each capped at `timeoutMs`) with the bystander alongside. */
-async function measure(by: ApiClient, name: string, seconds: number, timeoutMs: number, attack: () => Promise<string>, cpu: () => number): Promise<Row> {
+async function measure(by: Credentials, name: string, seconds: number, timeoutMs: number, attack: () => Promise<string>, cpu: () => number): Promise<Row> {
   log(`attack: ${name}`);
   const cpuBefore = cpu();
-  const b = bystander(by);
+  const b = await bystander(by);
   const until = performance.now() + seconds * 1000;
   let attacks = 0;
   let outcome = '';
@@ -151,20 +146,21 @@ function applies(client: ApiClient): () => Promise<string> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, 'attack-timeout': { type: 'string', default: '60' }, 'no-write': { type: 'boolean', default: false },
-    only: { type: 'string' }, 'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' } } });
+    only: { type: 'string' }, 'server-cli': { type: 'string' }, 'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' } } });
   const only = values.only?.split(',');
   const wanted = (name: string) => !only || only.some((o) => name.startsWith(`${o}.`));
-  if (only) values['no-write'] = true;
+  if (only || values['server-cli']) values['no-write'] = true;
   const seconds = Number(values.seconds);
   const timeoutMs = Number(values['attack-timeout']) * 1000;
+  // Another build's server (a baseline checkout's dist/src/cli/main.js) under the same benchmark.
+  const cliPath = values['server-cli'] ?? join(repoRoot, 'dist', 'src', 'cli', 'main.js');
   const work = mkdtempSync(join(tmpdir(), 'k8ts-bench-bystander-'));
   const server = await startServer({ cliPath, dataDir: join(work, 'data'), serverArgs: ['--controllers', 'none', ...values['server-args'].split(' ').filter(Boolean)],
     nodeArgs: values['server-node-args'].split(' ').filter(Boolean) });
   const load = loadavg()[0];
   try {
     const attacker = new ApiClient(server.creds, 64);
-    const by = new ApiClient(server.creds, 1);
-    await by.expect(200, 'GET', '/api/v1/namespaces/default');
+    const by = server.creds;
     const cpu = () => readCpuMs(server.pid);
     const rows: Row[] = [await measure(by, 'idle', seconds, timeoutMs, async () => { await sleep(seconds * 1000); return 'no attack'; }, cpu)];
     const run = async (name: string, attack: () => Promise<() => Promise<string>>) => {

@@ -7,11 +7,18 @@
  * Writers in other processes (servers sharing one etcd) still race; the
  * store's retry covers them, as upstream's GuaranteedUpdate does.
  *
+ * The turn passes to the next writer after the event loop polled its
+ * sockets, not in the microtask right after the previous
+ * writer's answer: sixteen applies to one object would otherwise run as one
+ * task per storage commit (one writer's answer and the next one's whole
+ * merge), and another client's GET would wait for both.
+ *
  * A turn is waited for until the request is over (its signal): a writer whose
  * request timed out leaves the line. A mutate that writes its own key again
  * runs at once (it already holds the turn), so it cannot wait on itself.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { afterPoll } from '../util/after-poll.js';
 
 /** The keys whose turn the current async call chain holds. */
 const holding = new AsyncLocalStorage<ReadonlySet<string>>();
@@ -35,8 +42,13 @@ export class KeyTurns {
       if (before) await waitUnlessAborted(before, signal, key);
       return await holding.run(new Set([...(held ?? []), key]), fn);
     } finally {
-      release();
-      if (this.tails.get(key) === tail) this.tails.delete(key);
+      if (this.tails.get(key) === tail) {
+        // Nobody behind: the next writer of this key starts at once.
+        this.tails.delete(key);
+        release();
+      } else {
+        afterPoll(release);
+      }
     }
   }
 }

@@ -441,11 +441,14 @@ export class Store {
       // Upstream's Cacher.GuaranteedUpdate: the watch cache's copy, when it has one, is the first attempt's
       // current state (cachedExistingObject); a stale copy costs one lost race, then storage's value is used.
       // A converting store's cache holds stored forms, not the served objects a write starts from.
-      if (!opts.current && this.cache && !this.asyncConversion) {
-        const cached = this.cache.current(key);
-        if (cached) opts = { ...opts, current: cached };
-      }
-      return await this.writers.inTurn(key, () => this.readModifyWrite(key, name, mutate, opts), opts.signal);
+      // Looked up once this writer's turn has come, not before it waits: the writers ahead of it
+      // change the object, and a copy taken in the line is stale by then (every one of sixteen
+      // concurrent applies to one ConfigMap merged twice, the first time in vain).
+      const inTurn = () => {
+        const cached = !opts.current && this.cache && !this.asyncConversion ? this.cache.current(key) : undefined;
+        return this.readModifyWrite(key, name, mutate, cached ? { ...opts, current: cached } : opts);
+      };
+      return await this.writers.inTurn(key, inTurn, opts.signal);
     } catch (e) {
       // Left the line because the request is over (its 504 is already sent): as a lost race.
       if (e instanceof KeyTurnAbandoned) throw conflict(this.gr, name);

@@ -46,3 +46,18 @@ test('a writer whose request ended leaves the line; the ones behind it keep thei
   assert.equal(await holder, 'holder');
   assert.equal(await after, 'after');
 });
+
+test('the next writer of a key starts after the loop polled for I/O, not in the previous one\'s task', async () => {
+  const turns = new KeyTurns();
+  // A ticker re-queued from its own setImmediate runs once per loop turn: it numbers the turns.
+  let turn = 0;
+  let ticking = true;
+  const tick = () => { turn++; if (ticking) setImmediate(tick); };
+  setImmediate(tick);
+  const seen: Array<[string, number]> = [];
+  const job = (name: string) => async () => { seen.push([`${name} start`, turn]); seen.push([`${name} end`, turn]); return name; };
+  await Promise.all([turns.inTurn('a', job('a1')), turns.inTurn('a', job('a2'))]);
+  ticking = false;
+  assert.deepEqual(seen.map(([s]) => s), ['a1 start', 'a1 end', 'a2 start', 'a2 end']);
+  assert.ok(seen[2]![1] > seen[1]![1], `a2 starts in a later turn: ${JSON.stringify(seen)}`);
+});
