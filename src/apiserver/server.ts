@@ -8,7 +8,7 @@ import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CustomResourceStore } from '../registry/custom/store.js';
-import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable, serviceUnavailable } from '../api/status.js';
+import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable, serviceUnavailable, StatusError } from '../api/status.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
 import type { UserInfo } from './auth/index.js';
@@ -182,7 +182,7 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats
       : info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info));
   } catch (err) {
     const status = toStatus(err);
-    if (status.code >= 500) opts.logger.error('request failed', { method: req.method, path: url.pathname, err: (err as Error)?.stack ?? String(err) });
+    if (status.code >= 500) logServerError(opts.logger, req.method, url.pathname, err);
     if (res.headersSent) { res.end(); return; }
     await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2));
     if (res.headersSent) return;
@@ -224,7 +224,7 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
     count(101);
   } catch (err) {
     const status = toStatus(err);
-    if (status.code >= 500) opts.logger.error('request failed', { method: req.method, path: url.pathname, err: (err as Error)?.stack ?? String(err) });
+    if (status.code >= 500) logServerError(opts.logger, req.method, url.pathname, err);
     fail(status);
   }
 }
@@ -452,4 +452,14 @@ async function peekBindingName(req: IncomingMessage): Promise<{ name: string; re
   const replay = Readable.from([buf]) as unknown as IncomingMessage;
   replay.headers = req.headers;
   return { name: obj?.metadata?.name ?? '', req: replay };
+}
+
+/**
+ * A 5xx in the log: an unexpected error with its stack (a bug to find); a
+ * deliberate answer (a StatusError: etcd's request-too-large, a storage outage
+ * worded as upstream's) with its message only, since its stack says nothing.
+ */
+function logServerError(logger: ApiServerOptions['logger'], method: string | undefined, path: string, err: unknown): void {
+  if (err instanceof StatusError) logger.warn('request failed', { method, path, code: err.status.code, err: err.status.message });
+  else logger.error('request failed', { method, path, err: (err as Error)?.stack ?? String(err) });
 }
