@@ -171,16 +171,23 @@ async function main(): Promise<void> {
       { name: 'VXLAN (control-plane pod → worker2 pod, through the router)', server: pods.worker2!.netns, client: pods['control-plane']!.netns, host: pods.worker2!.ip },
     ];
     const runs = Number(values.runs);
-    const rows: { name: string; m: Measure; runs: number[] }[] = [];
-    for (const p of paths) {
-      const ms: Measure[] = [];
-      for (let i = 0; i < runs; i++) ms.push(await measure(p.server, p.client, p.host, mb, pings));
-      rows.push({ name: p.name, runs: ms.map((x) => x.gbps), m: { gbps: median(ms.map((x) => x.gbps)), rttMedianUs: median(ms.map((x) => x.rttMedianUs)), rttP99Us: median(ms.map((x) => x.rttP99Us)) } });
-      console.error(`${p.name}: ${JSON.stringify(rows.at(-1)!.m)} (runs: ${ms.map((x) => x.gbps.toFixed(2)).join(', ')} Gbit/s)`);
+    // Interleaved rounds (each round measures every path once, in turn), and
+    // the ratios taken within a round: on a shared machine the load moves
+    // between rounds far more than within one, so a ratio of medians taken
+    // path after path mostly measured the hour, not the path.
+    const perPath: Measure[][] = paths.map(() => []);
+    for (let i = 0; i < runs; i++) {
+      for (const [k, p] of paths.entries()) perPath[k]!.push(await measure(p.server, p.client, p.host, mb, pings));
+      console.error(`round ${i + 1}: ${perPath.map((ms) => ms.at(-1)!.gbps.toFixed(2)).join(' / ')} Gbit/s`);
     }
-    const base = rows[0]!.m;
-    const table = rows.map((r) => `| ${r.name} | ${r.m.gbps.toFixed(2)} | **${(r.m.gbps / base.gbps).toFixed(2)}** | ${r.m.rttMedianUs.toFixed(0)} | ${r.m.rttP99Us.toFixed(0)} | **${(base.rttMedianUs / r.m.rttMedianUs).toFixed(2)}** |`).join('\n');
-    const hostgw = rows[1]!.m.gbps / base.gbps;
+    const rows = paths.map((p, k) => {
+      const ms = perPath[k]!;
+      const ratio = median(ms.map((x, i) => x.gbps / perPath[0]![i]!.gbps));
+      const rttRatio = median(ms.map((x, i) => perPath[0]![i]!.rttMedianUs / x.rttMedianUs));
+      return { name: p.name, runs: ms.map((x) => x.gbps), ratio, rttRatio, m: { gbps: median(ms.map((x) => x.gbps)), rttMedianUs: median(ms.map((x) => x.rttMedianUs)), rttP99Us: median(ms.map((x) => x.rttP99Us)) } };
+    });
+    const table = rows.map((r) => `| ${r.name} | ${r.m.gbps.toFixed(2)} | **${r.ratio.toFixed(2)}** | ${r.m.rttMedianUs.toFixed(0)} | ${r.m.rttP99Us.toFixed(0)} | **${r.rttRatio.toFixed(2)}** |`).join('\n');
+    const hostgw = rows[1]!.ratio;
     const body = `## Pod network (bench/podnet.ts)
 
 - Date: ${new Date().toISOString()}
@@ -188,8 +195,8 @@ async function main(): Promise<void> {
 - Revision: ${revisionLine(repo)}
 - Load average (1 min) at the end: ${loadavg()[0]!.toFixed(1)} (a shared machine: the runs spread, see the per-run numbers below)
 - Command: \`node dist/bench/podnet.js --mb ${mb} --pings ${pings} --runs ${runs}\` (as root)
-- Setup: three node network namespaces (control-plane and worker1 on one bridge, worker2 behind a router namespace), the pod network's own code programming them (bridge k8ts0, VXLAN device k8ts.1, backend auto: host-gw between control-plane and worker1, VXLAN to worker2), one pod namespace per node on its bridge through a veth; the baseline is two namespaces joined by one bare veth pair. TCP, Node.js sockets at both ends; ${mb} MiB per transfer, ${pings} one-byte round trips; the median of ${runs} runs.
-- Ratio: throughput ÷ the bare veth pair's; round-trip ratio: the bare pair's median ÷ the path's (1.00 = as fast).
+- Setup: three node network namespaces (control-plane and worker1 on one bridge, worker2 behind a router namespace), the pod network's own code programming them (bridge k8ts0, VXLAN device k8ts.1, backend auto: host-gw between control-plane and worker1, VXLAN to worker2), one pod namespace per node on its bridge through a veth; the baseline is two namespaces joined by one bare veth pair. TCP, Node.js sockets at both ends; ${mb} MiB per transfer, ${pings} one-byte round trips; ${runs} interleaved rounds (each round measures the three paths in turn), medians over the rounds.
+- Ratio: the median over the rounds of throughput ÷ the bare veth pair's in the same round; round-trip ratio likewise, the bare pair's median ÷ the path's (1.00 = as fast).
 
 | Path | Throughput (Gbit/s) | vs bare veth | RTT median (µs) | RTT p99 (µs) | RTT vs bare veth |
 | --- | --- | --- | --- | --- | --- |
