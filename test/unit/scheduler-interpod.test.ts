@@ -168,4 +168,30 @@ describe('PodTopologySpread', () => {
     // Without a workload selector the pod is placed by resources alone: first of the equally scored nodes.
     assert.equal(nodeOf(schedule(makePod('y'), three({}))), 'n1');
   });
+
+  it('counts follow the nodes from one pod to the next: each placement, relabel and deletion is seen (the per-node count cache)', () => {
+    // One snapshot for a whole Deployment's pods, as the scheduler's cache is: every placement changes one node.
+    // Resources alone would put every pod on n1 (n2 and n3 carry a 1-cpu pod): only the counts move them.
+    const ballast = (name: string) => makePod(name, { cpu: '1', memory: '1Gi' });
+    const infos = [nodeInfo(makeNode('n1')), nodeInfo(makeNode('n2'), [ballast('b2')]), nodeInfo(makeNode('n3'), [ballast('b3')])];
+    const snap = snapshot(infos);
+    const placed: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const p = withSpread(`w${i}`, spread(1));
+      const node = nodeOf(schedule(p, snap));
+      placed.push(node);
+      snap.get(node)!.addPod(`default/w${i}`, { ...p, spec: { ...p.spec, nodeName: node } });
+    }
+    // maxSkew 1 over three nodes: two rounds, each node once per round.
+    assert.deepEqual([...placed.slice(0, 3)].sort(), ['n1', 'n2', 'n3']);
+    assert.deepEqual([...placed.slice(3)].sort(), ['n1', 'n2', 'n3']);
+    // A pod relabelled away from the selector no longer counts; a deleted one neither.
+    const n1 = snap.get('n1')!;
+    const first = [...n1.pods.entries()][0]!;
+    n1.addPod(first[0], { ...first[1], metadata: { ...first[1].metadata, labels: { app: 'other' } } });
+    assert.equal(nodeOf(schedule(withSpread('x', spread(1)), snap)), 'n1');
+    const n2 = snap.get('n2')!;
+    for (const k of [...n2.pods.keys()]) n2.removePod(k);
+    assert.equal(nodeOf(schedule(withSpread('y', spread(1)), snap)), 'n2');
+  });
 });

@@ -1,0 +1,309 @@
+/**
+ * Upstream's published scale limits on one machine, with upstream's SLOs
+ * measured (the "Scale" part of the performance issue): N simulated nodes
+ * (5,000) renewing their Leases every 10 s, P pods (150,000: 30 a node)
+ * started through Deployments by the in-process controllers and scheduler,
+ * then a DaemonSet rolled out to every node, on SQLite or on etcd.
+ *
+ * Per storage: a fresh `k8ts server --controllers all` (a child process,
+ * fresh data dir; on etcd a fresh private etcd), a NodeSimulator in this
+ * process registering N nodes, D Deployments of P/D replicas each (pause,
+ * requests 10m/16Mi) created at once, their ready replicas polled every 5 s
+ * until P or the cutoff; then the seed's DaemonSet, polled every 500 ms until
+ * Ready on all N nodes; then a last node list (all Ready?).
+ *
+ * The SLOs (kubernetes/community sig-scalability/slos):
+ *  - mutating API calls for single objects: p99 per (verb, resource) <= 1 s,
+ *    read from the server's apiserver_request_duration_seconds histogram over
+ *    the whole run (the bucket holding the 99th percentile; buckets end at 1, 2.5, 5, 10 s);
+ *  - non-streaming lists: p99 <= 30 s cluster-wide: the histogram's LISTs
+ *    (controllers, scheduler, simulator) and, timed by this process every
+ *    --list-every-s seconds, the cluster-wide lists kubectl sends
+ *    (`get pods -A`: pages of 500 with a continue token, each page a call;
+ *    `get nodes`);
+ *  - and the run's own criteria: every node Ready at the end, the DaemonSet on
+ *    every node, server peak RSS (VmHWM) under 1 GB on SQLite.
+ *
+ *   node dist/bench/scale.js [--nodes 5000] [--pods 150000] [--deployments 150]
+ *     [--storage sqlite,etcd] [--renew-ms 10000] [--cutoff-s 3600] [--list-every-s 30] [--no-write]
+ *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { DaemonSet, Deployment } from 'kubernetes-types/apps/v1.js';
+import type { Node } from 'kubernetes-types/core/v1.js';
+import { startServer, readMemory, readCpuMs } from './lib/server.js';
+import { startEtcd, type Etcd } from './lib/etcd.js';
+import { countsSince, describeCounts, writeCounts } from './lib/request-counts.js';
+import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
+import { msSince } from './lib/stats.js';
+import { Clientset, loadKubeconfig } from '../src/client/index.js';
+import { NodeSimulator } from '../src/kubelet/index.js';
+import { silentLogger } from '../src/util/log.js';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
+const mutatingSloSec = 1;
+const listSloSec = 30;
+const rssLimitMB = 1024;
+
+const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const isReady = (n: Node) => (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** Cumulative bucket counts of apiserver_request_duration_seconds per "VERB resource[/sub]", by upper bound. */
+type Histograms = Map<string, Map<number, number>>;
+
+async function histograms(clients: Clientset): Promise<Histograms> {
+  const res = await clients.rest.raw('GET', '/metrics');
+  let text = '';
+  for await (const c of res) text += c;
+  const out: Histograms = new Map();
+  for (const line of text.split('\n')) {
+    const m = /^apiserver_request_duration_seconds_bucket\{(.*)\} (\d+)/.exec(line);
+    if (!m) continue;
+    const l = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    const key = `${l.verb} ${l.subresource ? `${l.resource}/${l.subresource}` : l.resource}`;
+    const le = l.le === '+Inf' ? Infinity : Number(l.le);
+    if (!out.has(key)) out.set(key, new Map());
+    out.get(key)!.set(le, Number(m[2]));
+  }
+  return out;
+}
+
+interface Quantile { key: string; count: number; p99UpperSec: number; overSec: number }
+
+/** Per key: calls in the window and the upper bound of the bucket that holds the 99th percentile. */
+function p99s(a: Histograms, b: Histograms, sloSec: number): Quantile[] {
+  const out: Quantile[] = [];
+  for (const [key, buckets] of b) {
+    const before = a.get(key);
+    const bounds = [...buckets.keys()].sort((x, y) => x - y);
+    const total = (buckets.get(Infinity) ?? 0) - (before?.get(Infinity) ?? 0);
+    if (total <= 0) continue;
+    const within = (le: number) => (buckets.get(le) ?? 0) - (before?.get(le) ?? 0);
+    const p99UpperSec = bounds.find((le) => within(le) >= total * 0.99) ?? Infinity;
+    out.push({ key, count: total, p99UpperSec, overSec: total - within(sloSec) });
+  }
+  return out.sort((x, y) => y.count - x.count);
+}
+
+/** kubectl get pods -A: pages of 500 with a continue token; each page's latency. */
+async function timedPagedList(clients: Clientset, path: string): Promise<{ pages: number[]; items: number; totalMs: number }> {
+  const pages: number[] = [];
+  let items = 0;
+  let cont = '';
+  const t0 = process.hrtime.bigint();
+  do {
+    const t = process.hrtime.bigint();
+    const res = await clients.rest.raw('GET', `${path}?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+    let text = '';
+    for await (const c of res) text += c;
+    pages.push(msSince(t));
+    const list = JSON.parse(text) as { items: unknown[]; metadata?: { continue?: string } };
+    items += list.items.length;
+    cont = list.metadata?.continue ?? '';
+  } while (cont);
+  return { pages, items, totalMs: msSince(t0) };
+}
+
+function deployment(i: number, replicas: number): Deployment {
+  const app = `load-${i}`;
+  return {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: app, namespace: 'default' },
+    spec: {
+      replicas, selector: { matchLabels: { app } },
+      template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } },
+    },
+  };
+}
+
+function httpGo(): DaemonSet {
+  return {
+    apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'http-go', namespace: 'default' },
+    spec: {
+      selector: { matchLabels: { app: 'http-go' } },
+      template: { metadata: { labels: { app: 'http-go' } }, spec: { containers: [{ name: 'http-go', image: 'gasbugs/http-go' }] } },
+    },
+  };
+}
+
+interface Run {
+  storage: string;
+  nodes: number;
+  pods: number;
+  registerSec: number;
+  podsReadySec: number;
+  podsReady: number;
+  dsReadySec: number;
+  dsReady: number;
+  nodesReadyAtEnd: number;
+  mutating: Quantile[];
+  lists: Quantile[];
+  podPages: number[];
+  podListTotals: number[];
+  nodeLists: number[];
+  serverPeakMB: number;
+  serverCpuSec: number;
+  counts: string;
+  load: [number, number];
+}
+
+async function runOnce(work: string, storage: 'sqlite' | 'etcd', o: { nodes: number; pods: number; deployments: number; renewMs: number; cutoffMs: number; listEveryMs: number }): Promise<Run> {
+  const dataDir = join(work, storage);
+  const etcd: Etcd | undefined = storage === 'etcd' ? await startEtcd(join(work, 'etcd')) : undefined;
+  const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'all', ...(etcd ? ['--etcd-servers', etcd.url] : [])], nodeArgs: process.env.K8TS_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) });
+  const kubeconfig = join(dataDir, 'admin.conf');
+  const simClients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-node-simulator' });
+  const clients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-bench' });
+  const sim = new NodeSimulator(simClients, { count: o.nodes, namePrefix: 'node-', renewIntervalMs: o.renewMs, events: false, logger: silentLogger });
+  const podPages: number[] = [];
+  const podListTotals: number[] = [];
+  const nodeLists: number[] = [];
+  let listing = true;
+  let lister: Promise<void> = Promise.resolve();
+  const load0 = loadavg()[0]!;
+  try {
+    const t0 = process.hrtime.bigint();
+    await sim.start();
+    const registerSec = msSince(t0) / 1000;
+    for (;;) {
+      const ready = (await clients.nodes.list()).items.filter(isReady).length;
+      if (ready >= o.nodes) break;
+      if (msSince(t0) > 300_000) throw new Error(`only ${ready} of ${o.nodes} nodes Ready after 300 s`);
+      await sleep(500);
+    }
+    log(`${storage}: ${o.nodes} nodes registered in ${registerSec.toFixed(1)} s, all Ready at ${(msSince(t0) / 1000).toFixed(1)} s`);
+
+    const h0 = await histograms(clients);
+    const c0 = await writeCounts(clients);
+    const cpu0 = readCpuMs(server.pid);
+    lister = (async () => {
+      while (listing) {
+        const p = await timedPagedList(clients, '/api/v1/pods');
+        podPages.push(...p.pages);
+        podListTotals.push(p.totalMs);
+        const t = process.hrtime.bigint();
+        await clients.nodes.list();
+        nodeLists.push(msSince(t));
+        log(`  list: ${p.items} pods in ${p.pages.length} pages, ${(p.totalMs / 1000).toFixed(1)} s (slowest page ${Math.max(...p.pages).toFixed(0)} ms); nodes ${nodeLists.at(-1)!.toFixed(0)} ms`);
+        for (let waited = 0; listing && waited < o.listEveryMs; waited += 500) await sleep(500);
+      }
+    })();
+
+    const per = Math.ceil(o.pods / o.deployments);
+    const p0 = process.hrtime.bigint();
+    for (let i = 0; i < o.deployments; i++) await clients.resource('deployments').create('default', deployment(i, Math.min(per, o.pods - i * per)));
+    let podsReady = 0;
+    let podsReadySec = NaN;
+    while (msSince(p0) < o.cutoffMs) {
+      podsReady = ((await clients.resource('deployments').list('default')).items as Deployment[]).reduce((s, d) => s + (d.status?.readyReplicas ?? 0), 0);
+      if (podsReady >= o.pods) { podsReadySec = msSince(p0) / 1000; break; }
+      log(`  ${(msSince(p0) / 1000).toFixed(0)} s: ${podsReady} of ${o.pods} pods ready; server RSS ${(readMemory(server.pid).rssKB / 1024).toFixed(0)} MB`);
+      await sleep(5000);
+    }
+    log(`${storage}: ${podsReady} pods ready${Number.isNaN(podsReadySec) ? ' at the cutoff' : ` in ${podsReadySec.toFixed(1)} s`}; creating the DaemonSet`);
+
+    const d0 = process.hrtime.bigint();
+    await clients.daemonsets.create('default', httpGo());
+    let dsReady = 0;
+    let dsReadySec = NaN;
+    while (msSince(d0) < o.cutoffMs) {
+      const st = (await clients.daemonsets.get('default', 'http-go')).status;
+      dsReady = st?.numberReady ?? 0;
+      if (st?.desiredNumberScheduled === o.nodes && dsReady === o.nodes) { dsReadySec = msSince(d0) / 1000; break; }
+      await sleep(500);
+    }
+    log(`${storage}: DaemonSet ${dsReady} of ${o.nodes} Ready${Number.isNaN(dsReadySec) ? ' at the cutoff' : ` in ${dsReadySec.toFixed(1)} s`}`);
+
+    listing = false;
+    await lister;
+    const nodesReadyAtEnd = (await clients.nodes.list()).items.filter(isReady).length;
+    const h1 = await histograms(clients);
+    const all = p99s(h0, h1, mutatingSloSec);
+    const mutating = all.filter((q) => /^(POST|PUT|PATCH|DELETE) /.test(q.key));
+    const lists = p99s(h0, h1, listSloSec).filter((q) => q.key.startsWith('LIST '));
+    return {
+      storage, nodes: o.nodes, pods: o.pods, registerSec, podsReadySec, podsReady, dsReadySec, dsReady, nodesReadyAtEnd, mutating, lists,
+      podPages, podListTotals, nodeLists, serverPeakMB: readMemory(server.pid).hwmKB / 1024, serverCpuSec: (readCpuMs(server.pid) - cpu0) / 1000,
+      counts: describeCounts(countsSince(c0, await writeCounts(clients))), load: [load0, loadavg()[0]!],
+    };
+  } finally {
+    listing = false;
+    await lister.catch(() => undefined);
+    await sim.close().catch((e) => log(`sim.close: ${e}`));
+    simClients.close();
+    clients.close();
+    await server.stop();
+    await etcd?.stop();
+  }
+}
+
+const f0 = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
+const bound = (s: number) => (Number.isFinite(s) ? `<= ${s} s` : '> 10 s');
+const p99 = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]! : NaN);
+
+function report(runs: Run[], command: string, o: { renewMs: number; deployments: number; listEveryMs: number }): string {
+  const verdict = (ok: boolean) => (ok ? 'holds' : '**misses**');
+  const rows = runs.flatMap((r) => {
+    const worstMut = r.mutating.reduce((w, q) => (q.p99UpperSec > w.p99UpperSec ? q : w), r.mutating[0] ?? { key: 'none', count: 0, p99UpperSec: 0, overSec: 0 });
+    const worstList = r.lists.reduce((w, q) => (q.p99UpperSec > w.p99UpperSec ? q : w), r.lists[0] ?? { key: 'none', count: 0, p99UpperSec: 0, overSec: 0 });
+    const pageP99 = p99(r.podPages) / 1000;
+    return [
+      [r.storage, `mutating single-object calls, p99 per (verb, resource) <= ${mutatingSloSec} s`, `worst ${worstMut.key}: ${bound(worstMut.p99UpperSec)} (${f0(worstMut.count)} calls, ${f0(worstMut.overSec)} over 1 s); all: ${r.mutating.map((q) => `${q.key} ${bound(q.p99UpperSec)}`).join(', ')}`, verdict(r.mutating.every((q) => q.p99UpperSec <= mutatingSloSec))],
+      [r.storage, `non-streaming lists, p99 <= ${listSloSec} s (server histogram)`, `worst ${worstList.key}: ${bound(worstList.p99UpperSec)} (${f0(worstList.count)} calls)`, verdict(r.lists.every((q) => q.p99UpperSec <= listSloSec))],
+      [r.storage, '`kubectl get pods -A` (pages of 500), timed by the client', `page p99 ${(pageP99 * 1000).toFixed(0)} ms over ${f0(r.podPages.length)} pages; whole list ${r.podListTotals.map((t) => (t / 1000).toFixed(1)).join(', ')} s`, verdict(pageP99 <= listSloSec)],
+      [r.storage, '`kubectl get nodes`, timed by the client', `p99 ${f0(p99(r.nodeLists))} ms over ${r.nodeLists.length} lists`, verdict(p99(r.nodeLists) / 1000 <= listSloSec)],
+      [r.storage, `${f0(r.pods)} pods through ${o.deployments} Deployments, create to all ready`, Number.isNaN(r.podsReadySec) ? `${f0(r.podsReady)} ready at the cutoff` : `${f1(r.podsReadySec)} s (${f0(r.pods / r.podsReadySec)} pods/s)`, verdict(!Number.isNaN(r.podsReadySec))],
+      [r.storage, `DaemonSet on ${f0(r.nodes)} nodes, create to all Ready`, Number.isNaN(r.dsReadySec) ? `${f0(r.dsReady)} Ready at the cutoff` : `${f1(r.dsReadySec)} s`, verdict(!Number.isNaN(r.dsReadySec))],
+      [r.storage, 'every node Ready at the end', `${f0(r.nodesReadyAtEnd)} of ${f0(r.nodes)}`, verdict(r.nodesReadyAtEnd === r.nodes)],
+      [r.storage, `server peak RSS (VmHWM)${r.storage === 'sqlite' ? ` < ${rssLimitMB} MB` : ''}`, `${f0(r.serverPeakMB)} MB`, r.storage === 'sqlite' ? verdict(r.serverPeakMB < rssLimitMB) : '(no target)'],
+    ];
+  });
+  return [
+    '## Scale: 5,000 nodes and 150,000 pods with upstream\'s SLOs (bench/scale.ts)',
+    '',
+    `- Command: \`${command}\``,
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${machineLine()}`,
+    `- Revision: ${revisionLine(repoRoot)}`,
+    `- Setup: per storage a fresh \`k8ts server --controllers all\` (child process; on etcd a fresh private etcd 3.4), a NodeSimulator in the benchmark process (Leases renewed every ${o.renewMs / 1000} s, no kubelet Events), ${o.deployments} Deployments (pause, requests 10m/16Mi) created at once; their pods made by the ReplicaSet controller, bound by the scheduler and started by the simulated kubelets; then the seed's DaemonSet. Meanwhile, every ${o.listEveryMs / 1000} s, the benchmark lists pods as \`kubectl get pods -A\` does and lists nodes.`,
+    '- SLO figures from the server\'s apiserver_request_duration_seconds histogram over the window from the Deployments\' create to the end: the upper bound of the bucket holding the 99th percentile (buckets 1 ms ... 1, 2.5, 5, 10 s).',
+    '',
+    table(['Storage', 'SLO / criterion', 'Measured', 'Verdict'], rows),
+    '',
+    ...runs.map((r) => `- ${r.storage}: load average ${f1(r.load[0])} → ${f1(r.load[1])}; registration of ${f0(r.nodes)} nodes ${f1(r.registerSec)} s; server CPU from the creates to the end ${f1(r.serverCpuSec)} s; writes: ${r.counts}.`),
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      nodes: { type: 'string', default: '5000' }, pods: { type: 'string', default: '150000' }, deployments: { type: 'string', default: '150' },
+      storage: { type: 'string', default: 'sqlite,etcd' }, 'renew-ms': { type: 'string', default: '10000' }, 'cutoff-s': { type: 'string', default: '3600' },
+      'list-every-s': { type: 'string', default: '30' }, 'no-write': { type: 'boolean', default: false },
+    },
+  });
+  const o = {
+    nodes: Number(values.nodes), pods: Number(values.pods), deployments: Number(values.deployments), renewMs: Number(values['renew-ms']),
+    cutoffMs: Number(values['cutoff-s']) * 1000, listEveryMs: Number(values['list-every-s']) * 1000,
+  };
+  const command = `node ${relative(repoRoot, process.argv[1]!)} ${process.argv.slice(2).join(' ')}`.trim();
+  const work = mkdtempSync(join(tmpdir(), 'k8ts-bench-scale-'));
+  try {
+    const runs: Run[] = [];
+    for (const s of values.storage!.split(',')) runs.push(await runOnce(join(work, s), s === 'etcd' ? 'etcd' : 'sqlite', o));
+    const md = report(runs, command, o);
+    console.log(`\n${md}`);
+    if (!values['no-write']) writeSection(resultsFile, 'scale', md);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
