@@ -202,7 +202,8 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats
 /**
  * A request asking to upgrade its connection. pods/exec and pods/attach
  * (handlers/exec.ts) and pods/portforward (handlers/portforward.ts) upgrade
- * to WebSocket or SPDY; every other request is served as
+ * to WebSocket or SPDY; pods/proxy and services/proxy pass the upgrade on to
+ * the pod (proxy/upgrade.ts); every other request is served as
  * if it had not asked (as upstream's handlers ignore the header), on a
  * response bound to the raw socket, which closes after it.
  */
