@@ -112,7 +112,7 @@ async function inside(): Promise<void> {
         row('pods/echo, the object (reference: any API GET)', 'object'),
       ]),
       '',
-      `${requests} rounds. API server CPU (user+system, /proc/PID/stat) per request: ${cpuPod.toFixed(2)} ms for pods/proxy, ${cpuObject.toFixed(2)} ms for the object GET. Each proxied request opens a new connection to the pod (no pool yet).`,
+      `${requests} rounds. API server CPU (user+system, /proc/PID/stat) per request: ${cpuPod.toFixed(2)} ms for pods/proxy, ${cpuObject.toFixed(2)} ms for the object GET. Connections to the pod are kept alive (proxy/transport.ts createProxyAgents).`,
     ].join('\n');
     console.log(body);
     if (!values['no-write']) writeSection(join(repoRoot, 'bench', 'RESULTS.md'), 'pod-proxy', body);

@@ -35,6 +35,7 @@ import { handlePodLog } from './handlers/logs.js';
 import { handleNodeProxy } from './handlers/node-proxy.js';
 import { handleResourceProxy, resolveProxy, type ProxyDeps } from './handlers/pod-proxy.js';
 import { upgradeThroughProxy } from './proxy/upgrade.js';
+import { createProxyAgents, type ProxyAgents } from './proxy/transport.js';
 import type { ServiceResolverSources } from './service-resolver.js';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { handlePodStream } from './handlers/exec.js';
@@ -96,6 +97,8 @@ export interface ApiServerOptions {
   serviceEndpoints?: ServiceResolverSources;
   /** Nodes from the watch-fed cache (is a pod's node simulated?); storage reads when absent. */
   nodes?: { get(namespace: undefined, name: string): Node | undefined };
+  /** Kept-alive connections to pods for pods/proxy and services/proxy; the server makes its own when absent (and closes them with itself). */
+  proxyAgents?: ProxyAgents;
 }
 
 export interface NonApiHandler {
@@ -117,9 +120,10 @@ const settleBodyMs = 2_000;
 const anonymousPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/', '/livez/', '/readyz/']);
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
+  const proxyAgents = options.proxyAgents ?? createProxyAgents();
   const opts = {
     ...options, resourceMetrics: options.resourceMetrics ?? resourceMetricsOf(options),
-    storageHealth: options.storageHealth ?? storageHealthCheck(options.registry.backend),
+    storageHealth: options.storageHealth ?? storageHealthCheck(options.registry.backend), proxyAgents,
   };
   const timeouts = { ...defaultTimeouts, ...opts.timeouts };
   const seats = new FairQueue({ seats: opts.maxMutatingRequestsInflight ?? defaultSeats, queueLength: defaultQueueLength });
@@ -148,6 +152,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      if (!options.proxyAgents) proxyAgents.close();
       await closeHeavyLane();
     },
   };
@@ -443,6 +448,7 @@ function notAllowed(): never { throw methodNotAllowed(); }
 function proxyDeps(opts: ApiServerOptions): ProxyDeps {
   const nodes = opts.nodes;
   return {
+    agents: opts.proxyAgents,
     node: nodes ? (name) => nodes.get(undefined, name)
       : (name) => opts.registry.store('', 'v1', 'nodes')!.get(undefined, name).then((n: Node) => n, () => undefined),
     services: opts.serviceEndpoints,

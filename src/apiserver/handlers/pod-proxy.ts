@@ -21,7 +21,7 @@ import { podProxyTarget } from '../proxy/pod-location.js';
 import { serviceProxyTarget } from '../proxy/service-location.js';
 import { splitProxyPath } from '../proxy/path.js';
 import { simulatedNodeRefusal } from '../proxy/simulated.js';
-import { forwardRequest, joinHostPort, type ProxyTarget } from '../proxy/transport.js';
+import { forwardRequest, joinHostPort, type ProxyAgents, type ProxyTarget } from '../proxy/transport.js';
 import type { HandlerContext } from './context.js';
 
 export interface ProxyDeps {
@@ -29,6 +29,8 @@ export interface ProxyDeps {
   node(name: string): Node | undefined | Promise<Node | undefined>;
   /** The caches behind the server's ServiceResolver; without them services/proxy answers 503. */
   services?: ServiceResolverSources;
+  /** Kept-alive connections to pods (a new connection a request without). */
+  agents?: ProxyAgents;
 }
 
 const verbs = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -43,7 +45,7 @@ export async function handleResourceProxy(ctx: HandlerContext, deps: ProxyDeps):
     req.resume();
     throw e;
   }
-  return forwardRequest({ req, res: ctx.res, target: resolved.target, path: resolved.path, search: ctx.url.search, prefix: resolved.prefix });
+  return forwardRequest({ req, res: ctx.res, target: resolved.target, path: resolved.path, search: ctx.url.search, prefix: resolved.prefix }, deps.agents);
 }
 
 export interface ResolvedProxy { target: ProxyTarget; prefix: string; path: string }

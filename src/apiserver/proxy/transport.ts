@@ -22,6 +22,7 @@
  *  5. A target that cannot be reached: 503 `error trying to reach service:
  *     dial tcp IP:PORT: connect: connection refused` (Go's words); a dial
  *     that hangs gives up after 30 s (upstream's dialer timeout).
+ *  6. Connections to pods are kept alive and reused (createProxyAgents).
  * Not done: upstream rewrites links inside text/html bodies; k8ts passes
  * bodies unchanged.
  */
@@ -99,8 +100,21 @@ export function dialError(host: string, port: number, err: NodeJS.ErrnoException
 
 const defaultPort = (t: ProxyTarget) => t.port ?? (t.scheme === 'https' ? 443 : 80);
 
-export function forwardRequest(f: ProxyForward): Promise<void> {
-  const { req, res, target } = f;
+/**
+ * Kept-alive connections to pods, as upstream's proxy transport pools them;
+ * closed with the server. Few idle sockets a pod: a pod that goes away takes
+ * its idle sockets with it.
+ */
+export interface ProxyAgents { http: http.Agent; https: https.Agent; close(): void }
+
+export function createProxyAgents(): ProxyAgents {
+  const opts = { keepAlive: true, maxFreeSockets: 4 };
+  const a = { http: new http.Agent(opts), https: new https.Agent({ ...opts, rejectUnauthorized: false, checkServerIdentity: () => undefined }) };
+  return { ...a, close: () => { a.http.destroy(); a.https.destroy(); } };
+}
+
+export function forwardRequest(f: ProxyForward, agents?: ProxyAgents): Promise<void> {
+  const { req, res } = f;
   if (f.path === '' && (req.method === 'GET' || req.method === 'HEAD')) {
     req.resume();
     res.writeHead(301, { Location: `${f.prefix}/${f.search}` });
@@ -111,18 +125,39 @@ export function forwardRequest(f: ProxyForward): Promise<void> {
   const from = req.socket.remoteAddress;
   if (from) headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${String(headers['x-forwarded-for'])}, ${from}` : from;
   headers['x-forwarded-uri'] = `${f.prefix}${f.path || '/'}`;
+  return send(f, headers, agents);
+}
+
+const idempotent = new Set(['GET', 'HEAD', 'OPTIONS']);
+const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
+/**
+ * One attempt; a kept-alive socket the pod closed while it was idle fails
+ * before any answer: a request without a body and idempotent is sent again
+ * on a new connection, as Go's transport retries it.
+ */
+function send(f: ProxyForward, headers: OutgoingHttpHeaders, agents: ProxyAgents | undefined): Promise<void> {
+  const { req, res, target } = f;
   const port = defaultPort(target);
+  const secure = target.scheme === 'https';
   return new Promise((resolve, reject) => {
-    const out = (target.scheme === 'https' ? https : http).request({
-      host: target.host, port, method: req.method, path: `${f.path || '/'}${f.search}`, headers, agent: false,
-      ...(target.scheme === 'https' ? { rejectUnauthorized: false, checkServerIdentity: () => undefined } : {}),
+    const out = (secure ? https : http).request({
+      host: target.host, port, method: req.method, path: `${f.path || '/'}${f.search}`, headers,
+      agent: agents ? (secure ? agents.https : agents.http) : false,
+      ...(secure ? { rejectUnauthorized: false, checkServerIdentity: () => undefined } : {}),
     });
     const dialTimer = setTimeout(() => out.destroy(Object.assign(new Error('i/o timeout'), { code: 'ETIMEDOUT' })), dialTimeoutMs);
     out.once('socket', (s) => { if (s.connecting) s.once('connect', () => clearTimeout(dialTimer)); else clearTimeout(dialTimer); });
-    res.once('close', () => { if (!res.writableFinished) out.destroy(); });
+    const abandon = () => { if (!res.writableFinished) out.destroy(); };
+    res.once('close', abandon);
     out.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(dialTimer);
       if (res.headersSent) { res.destroy(); resolve(); return; }
+      if (out.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && idempotent.has(req.method ?? '') && !hasBody(req)) {
+        res.off('close', abandon);
+        send(f, headers, undefined).then(resolve, reject);
+        return;
+      }
       req.resume();
       reject(serviceUnavailable(`error trying to reach service: ${dialError(target.host, port, err)}`));
     });
@@ -136,6 +171,6 @@ export function forwardRequest(f: ProxyForward): Promise<void> {
       upstream.once('end', () => resolve());
       res.once('close', () => resolve());
     });
-    req.pipe(out);
+    if (req.readableEnded) out.end(); else req.pipe(out);
   });
 }
