@@ -113,7 +113,7 @@ async function inside(): Promise<void> {
       ]),
       '',
       `${requests} rounds. API server CPU (user+system, /proc/PID/stat) per request: ${cpuPod.toFixed(2)} ms for pods/proxy, ${cpuObject.toFixed(2)} ms for the object GET. Connections to the pod are kept alive (proxy/transport.ts createProxyAgents).`,
-    ].join('\n').replace(/ --inside \S+/, ''); // the command as typed, not as re-run inside the namespace
+    ].join('\n').replace(/ --inside [^\s`]+/, ''); // the command as typed, not as re-run inside the namespace
     console.log(body);
     if (!values['no-write']) writeSection(join(repoRoot, 'bench', 'RESULTS.md'), 'pod-proxy', body);
   } finally {
