@@ -15,7 +15,8 @@
  *    Service without endpoints and a closed port get upstream's 503s.
  *  - `k8ts up` (what `npm start` runs, simulated nodes) on loopback:
  *    `kubectl cluster-info` has upstream's shape and its CoreDNS URL answers
- *    503 naming the simulated node and how to get one that runs containers.
+ *    503 naming the simulated node and how to get one that runs containers;
+ *    so does the tutorial's kubernetes-bootcamp pod on port 8080.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -243,5 +244,17 @@ describe('kubectl cluster-info on `k8ts up` (simulated nodes): upstream\'s shape
       return r.stderr.includes('simulated by k8ts') ? r : undefined;
     }, 60_000, 'the CoreDNS URL answering', async () => (await up.kubectl(['get', '--raw', `${path}/`], undefined, true)).stderr);
     assert.match(answer.stderr, /Error from server \(ServiceUnavailable\): error trying to reach service: node "[^"]+" is simulated by k8ts and runs no processes, so nothing listens on [\d.]+:53; for a node that runs containers start k8ts with "sudo npm start -- --runtime cri"/);
+  });
+
+  it('the tutorial\'s kubernetes-bootcamp pod: pods/NAME:8080/proxy/ answers 503 naming its simulated node', async () => {
+    await up.kubectl(['create', 'deployment', 'kubernetes-bootcamp', '--image=gcr.io/google-samples/kubernetes-bootcamp:v1']);
+    const pod = await eventually(async () => {
+      const r = await up.kubectl(['get', 'pods', '-l', 'app=kubernetes-bootcamp', '-o', 'jsonpath={.items[0].metadata.name} {.items[0].status.podIP}'], undefined, true);
+      const [name, ip] = r.stdout.trim().split(' ');
+      return name && ip ? { name, ip } : undefined;
+    }, 60_000, 'the bootcamp pod with an IP');
+    const r = await up.kubectl(['get', '--raw', `/api/v1/namespaces/default/pods/${pod.name}:8080/proxy/`], undefined, true);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, new RegExp(`error trying to reach service: node "[^"]+" is simulated by k8ts and runs no processes, so nothing listens on ${pod.ip.replace(/\./g, '\\.')}:8080; for a node that runs containers`));
   });
 });
