@@ -5,7 +5,8 @@
  * connection the backend drops before answering is retried on a new one
  * for a bodiless GET, and not for a POST with a body (upstream's Go
  * transport retries the same way); and what comes back (status, headers,
- * body, a redirect through the proxy, the 503 of a closed port).
+ * body, a redirect through the proxy, a gzipped page's links rewritten,
+ * the 503 of a closed port).
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createProxyAgents, forwardRequest, type ProxyAgents } from '../../src/apiserver/proxy/transport.js';
 import { toStatus } from '../../src/apiserver/respond.js';
+import { gunzipSync, gzipSync } from 'node:zlib';
 
 const prefix = '/api/v1/namespaces/default/pods/web:80/proxy';
 
@@ -36,6 +38,7 @@ describe('forwardRequest', () => {
       req.on('data', (c) => { body += c; });
       req.on('end', () => {
         if (req.url === '/redirect') { res.writeHead(302, { Location: '/elsewhere' }); res.end(); return; }
+        if (req.url === '/page') { res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Encoding': 'gzip' }); res.end(gzipSync('<a href="/next">é</a>')); return; }
         res.writeHead(201, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*', 'X-Pod': 'yes' });
         res.end(`${req.method} ${req.url} ${body}`);
       });
@@ -78,6 +81,18 @@ describe('forwardRequest', () => {
   it('a redirect on the pod goes through the proxy again', async () => {
     const r = await call('/redirect');
     assert.deepEqual([r.code, r.headers.location], [302, `${prefix}/elsewhere`]);
+  });
+
+  it('a gzipped page comes back gzipped, its links through the proxy, with its new length', async () => {
+    const r = await new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: frontPort, path: '/page', agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+      }).on('error', reject);
+    });
+    assert.equal(gunzipSync(r.body).toString(), `<a href="${prefix}/next">é</a>`);
+    assert.deepEqual([r.headers['content-encoding'], Number(r.headers['content-length'])], ['gzip', r.body.length]);
   });
 
   it('a reused connection dropped before the answer: a GET is sent again on a new one, a POST with a body is not', async () => {

@@ -2,7 +2,8 @@
  * pods/proxy and services/proxy, the pure parts: the `[scheme:]name[:port]`
  * id, the path below `proxy`, where a pod's and a Service's proxy goes
  * (upstream's pod.ResourceLocation and service ResourceLocation), the
- * rewriting of a redirect's Location and the headers that stay behind.
+ * rewriting of a redirect's Location and of a page's links, and the headers
+ * that stay behind.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import { isGlobalUnicast, podProxyTarget } from '../../src/apiserver/proxy/pod-l
 import { serviceProxyTarget } from '../../src/apiserver/proxy/service-location.js';
 import { dialError, proxiedHeaders, rewriteLocation } from '../../src/apiserver/proxy/transport.js';
 import { simulatedNodeRefusal } from '../../src/apiserver/proxy/simulated.js';
+import { rewriteHTML } from '../../src/apiserver/proxy/html-rewrite.js';
 import { StatusError } from '../../src/api/status.js';
 import { resources } from '../../src/api/resources.js';
 
@@ -158,4 +160,23 @@ describe('simulated nodes and discovery', () => {
       assert.deepEqual(sub?.verbs, ['create', 'delete', 'get', 'patch', 'update'], plural);
     }
   });
+});
+
+describe('rewriteHTML (upstream\'s link rewriting of pages through the proxy)', () => {
+  const prefix = '/api/v1/namespaces/default/services/web:http/proxy';
+  const target = { scheme: 'http' as const, host: '10.244.1.5', port: 8080 };
+  const rw = (html: string) => rewriteHTML(html, (u) => rewriteLocation(u, target, prefix, '127.0.0.1:8001'));
+  const cases: [string, string, string][] = [
+    ['a root path', '<a href="/docs/">docs</a>', `<a href="${prefix}/docs/">docs</a>`],
+    ['single quotes, unquoted, odd case', `<IMG SRC='/i.png' alt=x><link rel=stylesheet href=/s.css>`, `<IMG SRC='${prefix}/i.png' alt=x><link rel=stylesheet href=${prefix}/s.css>`],
+    ['a URL on the pod itself', '<form action="http://10.244.1.5:8080/post" method=post>', `<form action="${prefix}/post" method=post>`],
+    ['relative paths, fragments, other hosts and schemes stay', '<a href="x/y">1</a><a href="#top">2</a><a href="https://example.com/">3</a><a href="mailto:a@b">4</a>',
+      '<a href="x/y">1</a><a href="#top">2</a><a href="https://example.com/">3</a><a href="mailto:a@b">4</a>'],
+    ['attributes not listed stay', '<a title="/t" href="/h" data-x="/d">', `<a title="/t" href="${prefix}/h" data-x="/d">`],
+    ['comments, script and style text stay', '<!-- <a href="/c"> --><script src="/app.js">var s = "<a href=\'/s\'>";</script><style>a{background:url(/b.png)}</style>',
+      `<!-- <a href="/c"> --><script src="${prefix}/app.js">var s = "<a href='/s'>";</script><style>a{background:url(/b.png)}</style>`],
+    ['a lone < and text', 'a < b and <3 <p>x</p>', 'a < b and <3 <p>x</p>'],
+    ['a path already below the proxy stays', `<a href="${prefix}/x">`, `<a href="${prefix}/x">`],
+  ];
+  for (const [what, html, want] of cases) it(what, () => assert.equal(rw(html), want));
 });

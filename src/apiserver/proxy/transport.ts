@@ -23,12 +23,13 @@
  *     dial tcp IP:PORT: connect: connection refused` (Go's words); a dial
  *     that hangs gives up after 30 s (upstream's dialer timeout).
  *  6. Connections to pods are kept alive and reused (createProxyAgents).
- * Not done: upstream rewrites links inside text/html bodies; k8ts passes
- * bodies unchanged.
+ *  7. An HTML page's links are rewritten to lead through the proxy
+ *     (html-rewrite.ts); every other body streams through unchanged.
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { serviceUnavailable } from '../../api/status.js';
+import { answerRewrittenHTML, isRewritableHTML } from './html-rewrite.js';
 
 export interface ProxyTarget {
   scheme: 'http' | 'https';
@@ -164,8 +165,14 @@ function send(f: ProxyForward, headers: OutgoingHttpHeaders, agents: ProxyAgents
     out.on('response', (upstream) => {
       clearTimeout(dialTimer);
       const back = proxiedHeaders(upstream.headers, responseDropped);
-      if (typeof upstream.headers.location === 'string') back.location = rewriteLocation(upstream.headers.location, target, f.prefix, req.headers.host);
-      res.writeHead(upstream.statusCode ?? 502, back);
+      const status = upstream.statusCode ?? 502;
+      const relink = (u: string) => rewriteLocation(u, target, f.prefix, req.headers.host);
+      if (typeof upstream.headers.location === 'string') back.location = relink(upstream.headers.location);
+      if (isRewritableHTML(req.method, status, upstream.headers)) {
+        answerRewrittenHTML(upstream, res, status, back, relink).then(resolve, () => { res.destroy(); resolve(); });
+        return;
+      }
+      res.writeHead(status, back);
       upstream.on('error', () => res.destroy());
       upstream.pipe(res);
       upstream.once('end', () => resolve());
