@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createProxyAgents, forwardRequest, type ProxyAgents } from '../../src/apiserver/proxy/transport.js';
+import { maxRewrittenPage } from '../../src/apiserver/proxy/html-rewrite.js';
 import { toStatus } from '../../src/apiserver/respond.js';
 import { gunzipSync, gzipSync } from 'node:zlib';
 
@@ -38,6 +39,7 @@ describe('forwardRequest', () => {
       req.on('data', (c) => { body += c; });
       req.on('end', () => {
         if (req.url === '/redirect') { res.writeHead(302, { Location: '/elsewhere' }); res.end(); return; }
+        if (req.url === '/big') { res.writeHead(200, { 'Content-Type': 'text/html' }); res.end(`<a href="/x">${'.'.repeat(maxRewrittenPage)}`); return; }
         if (req.url === '/page') { res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Encoding': 'gzip' }); res.end(gzipSync('<a href="/next">é</a>')); return; }
         res.writeHead(201, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*', 'X-Pod': 'yes' });
         res.end(`${req.method} ${req.url} ${body}`);
@@ -93,6 +95,13 @@ describe('forwardRequest', () => {
     });
     assert.equal(gunzipSync(r.body).toString(), `<a href="${prefix}/next">é</a>`);
     assert.deepEqual([r.headers['content-encoding'], Number(r.headers['content-length'])], ['gzip', r.body.length]);
+  });
+
+  it('a page past the bound passes through unchanged, not held whole', async () => {
+    const r = await call('/big');
+    assert.equal(r.code, 200);
+    assert.equal(r.body.length, maxRewrittenPage + '<a href="/x">'.length);
+    assert.ok(r.body.startsWith('<a href="/x">'));
   });
 
   it('a reused connection dropped before the answer: a GET is sent again on a new one, a POST with a body is not', async () => {

@@ -14,7 +14,8 @@
  *     page's own spelling).
  *  3. A gzip or deflate body is decoded, rewritten and encoded again; any
  *     other Content-Encoding is passed on untouched. The page is read whole
- *     (as upstream does) and sent with its new Content-Length.
+ *     (as upstream does) and sent with its new Content-Length; one past
+ *     16 MiB is passed on unchanged instead (k8ts's bound; upstream has none).
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { isUtf8 } from 'node:buffer';
@@ -97,10 +98,32 @@ function rewriteBytes(page: Buffer, rewrite: (url: string) => string): Buffer {
   return Buffer.from(rewriteHTML(page.toString(charset), rewrite), charset);
 }
 
-/** Reads the page whole, rewrites its links and answers it; other encodings pass through as they are. */
+/** A page larger than this is passed on unchanged rather than held in memory whole (upstream has no bound). */
+export const maxRewrittenPage = 16 * 1024 * 1024;
+
+/**
+ * Reads the page whole, rewrites its links and answers it; other encodings,
+ * and pages past maxRewrittenPage, pass through as they are.
+ */
 export async function answerRewrittenHTML(upstream: IncomingMessage, res: ServerResponse, status: number, headers: OutgoingHttpHeaders, rewrite: (url: string) => string): Promise<void> {
   const chunks: Buffer[] = [];
-  for await (const c of upstream) chunks.push(c as Buffer);
+  let size = 0;
+  let passing = false;
+  for await (const c of upstream) {
+    if (passing) {
+      if (res.destroyed) { upstream.destroy(); return; }
+      if (!res.write(c)) await new Promise((r) => { res.once('drain', r); res.once('close', r); });
+      continue;
+    }
+    chunks.push(c as Buffer);
+    size += (c as Buffer).length;
+    if (size > maxRewrittenPage) {
+      passing = true;
+      res.writeHead(status, headers);
+      for (const b of chunks.splice(0)) res.write(b);
+    }
+  }
+  if (passing) { res.end(); return; }
   const raw = Buffer.concat(chunks);
   const encoding = String(upstream.headers['content-encoding'] ?? '').trim().toLowerCase();
   const codec = encoding === 'gzip' ? { decode: gunzipSync, encode: gzipSync } : encoding === 'deflate' ? { decode: inflateRawSync, encode: deflateRawSync }
