@@ -33,6 +33,8 @@ export interface ResourceInfo {
 }
 
 const crud = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+/** A proxy's CONNECT methods as discovery verbs (HEAD and OPTIONS have none: upstream's toDiscoveryKubeVerb). */
+const proxyVerbs = ['create', 'delete', 'get', 'patch', 'update'];
 const statusSub = (group: string, version: string, kind: string): SubresourceInfo =>
   ({ name: 'status', group, version, kind, verbs: ['get', 'patch', 'update'] });
 const scaleSub: SubresourceInfo = { name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] };
@@ -58,15 +60,17 @@ export const resources: ResourceInfo[] = [
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     extra: [{ name: 'finalize', group: '', version: 'v1', kind: 'Namespace', verbs: ['update'] }] }),
   define({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, shortNames: ['no'], status: true,
-    extra: [{ name: 'proxy', group: '', version: 'v1', kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'], streamed: true }] }),
+    extra: [{ name: 'proxy', group: '', version: 'v1', kind: 'NodeProxyOptions', verbs: proxyVerbs, streamed: true }] }),
   define({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'], categories: ['all'], status: true,
     extra: [
       { name: 'binding', group: '', version: 'v1', kind: 'Binding', verbs: ['create'] },
       { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
       { name: 'log', group: '', version: 'v1', kind: 'Pod', verbs: ['get'], streamed: true },
+      { name: 'proxy', group: '', version: 'v1', kind: 'PodProxyOptions', verbs: proxyVerbs, streamed: true },
     ] }),
   define({ group: '', version: 'v1', kind: 'Binding', plural: 'bindings', namespaced: true, verbs: ['create'] }),
-  define({ group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true, shortNames: ['svc'], categories: ['all'], status: true }),
+  define({ group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true, shortNames: ['svc'], categories: ['all'], status: true,
+    extra: [{ name: 'proxy', group: '', version: 'v1', kind: 'ServiceProxyOptions', verbs: proxyVerbs, streamed: true }] }),
   define({ group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', namespaced: true, shortNames: ['ep'] }),
   define({ group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'] }),
   define({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'] }),

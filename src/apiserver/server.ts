@@ -33,6 +33,11 @@ import { handleApproval, handleBinding, handleEviction, handleFinalize, handleSc
 import { versionInfo } from './version.js';
 import { handlePodLog } from './handlers/logs.js';
 import { handleNodeProxy } from './handlers/node-proxy.js';
+import { handleResourceProxy, resolveProxy, type ProxyDeps } from './handlers/pod-proxy.js';
+import { upgradeThroughProxy } from './proxy/upgrade.js';
+import { createProxyAgents, type ProxyAgents } from './proxy/transport.js';
+import type { ServiceResolverSources } from './service-resolver.js';
+import type { Node } from 'kubernetes-types/core/v1.js';
 import { handlePodStream } from './handlers/exec.js';
 import { handlePortForward } from './handlers/portforward.js';
 import { handleTokenRequest } from './handlers/token-request.js';
@@ -88,6 +93,12 @@ export interface ApiServerOptions {
   podSummary?: PodSummaryEndpoint;
   /** Seats for mutating requests, shared fairly between users (flowcontrol/); defaultSeats when absent. */
   maxMutatingRequestsInflight?: number;
+  /** The watch-fed caches pods/proxy and services/proxy read: Services and their endpoints (the ServiceResolver's); without them services/proxy answers 503. */
+  serviceEndpoints?: ServiceResolverSources;
+  /** Nodes from the watch-fed cache (is a pod's node simulated?); storage reads when absent. */
+  nodes?: { get(namespace: undefined, name: string): Node | undefined };
+  /** Kept-alive connections to pods for pods/proxy and services/proxy; the server makes its own when absent (and closes them with itself). */
+  proxyAgents?: ProxyAgents;
 }
 
 export interface NonApiHandler {
@@ -109,9 +120,10 @@ const settleBodyMs = 2_000;
 const anonymousPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/', '/livez/', '/readyz/']);
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
+  const proxyAgents = options.proxyAgents ?? createProxyAgents();
   const opts = {
     ...options, resourceMetrics: options.resourceMetrics ?? resourceMetricsOf(options),
-    storageHealth: options.storageHealth ?? storageHealthCheck(options.registry.backend),
+    storageHealth: options.storageHealth ?? storageHealthCheck(options.registry.backend), proxyAgents,
   };
   const timeouts = { ...defaultTimeouts, ...opts.timeouts };
   const seats = new FairQueue({ seats: opts.maxMutatingRequestsInflight ?? defaultSeats, queueLength: defaultQueueLength });
@@ -140,6 +152,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      if (!options.proxyAgents) proxyAgents.close();
       await closeHeavyLane();
     },
   };
@@ -194,7 +207,8 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats
 /**
  * A request asking to upgrade its connection. pods/exec and pods/attach
  * (handlers/exec.ts) and pods/portforward (handlers/portforward.ts) upgrade
- * to WebSocket or SPDY; every other request is served as
+ * to WebSocket or SPDY; pods/proxy and services/proxy pass the upgrade on to
+ * the pod (proxy/upgrade.ts); every other request is served as
  * if it had not asked (as upstream's handlers ignore the header), on a
  * response bound to the raw socket, which closes after it.
  */
@@ -202,6 +216,8 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
   const url = requestURL(req.url);
   const info = url && parseRequestInfo(req.method ?? 'GET', url);
   const stream = info?.isResourceRequest && info.group === '' && info.resource === 'pods' && info.namespace && info.name && (info.subresource === 'exec' || info.subresource === 'attach' || info.subresource === 'portforward');
+  const proxied = info?.isResourceRequest && info.group === '' && (info.resource === 'pods' || info.resource === 'services') && info.namespace && info.name && info.subresource === 'proxy';
+  if (url && info && proxied) return serveProxyUpgrade(opts, { req, socket, head, url, info });
   if (!url || !info || !stream) {
     if (head.length) socket.unshift(head);
     const res = new ServerResponse(req);
@@ -221,6 +237,28 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
     await authorizeRequest(opts, acting, info);
     const ctx = { req, socket, head, url, info, store: opts.registry.store('', 'v1', 'pods')!, kubelet: opts.kubelet, logger: opts.logger };
     await runAsRequestUser(acting, () => info.subresource === 'portforward' ? handlePortForward(ctx) : handlePodStream(ctx));
+    count(101);
+  } catch (err) {
+    const status = toStatus(err);
+    if (status.code >= 500) logServerError(opts.logger, req.method, url.pathname, err);
+    fail(status);
+  }
+}
+
+/** An upgrade through pods/proxy or services/proxy (proxy/upgrade.ts), authenticated and authorized as any request. */
+async function serveProxyUpgrade(opts: ApiServerOptions, u: { req: IncomingMessage; socket: Duplex; head: Buffer; url: URL; info: RequestInfo }): Promise<void> {
+  const { req, socket, url, info } = u;
+  const count = (code: number) => opts.metrics.requests.inc({ verb: reportedVerb(req, info), resource: info.resource!, subresource: 'proxy', code: String(code) });
+  const fail = (status: ReturnType<typeof toStatus>) => { count(status.code); rejectUpgrade(socket, status.code, JSON.stringify(status), 'application/json'); };
+  const user = await opts.authenticate(req);
+  if (!user) return fail(unauthorized().status);
+  try {
+    const acting = await actingUser(opts, req, user);
+    if ('internalError' in acting) { count(500); return rejectUpgrade(socket, 500, acting.internalError, 'text/plain; charset=utf-8'); }
+    await authorizeRequest(opts, acting, info);
+    const store = opts.registry.store('', 'v1', info.resource!)!;
+    const resolved = await runAsRequestUser(acting, () => resolveProxy({ info, url, store }, proxyDeps(opts)));
+    await upgradeThroughProxy({ ...u, target: resolved.target, path: resolved.path, search: url.search });
     count(101);
   } catch (err) {
     const status = toStatus(err);
@@ -375,7 +413,7 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
       case 'approval': return handleApproval(ctx);
       case 'finalize': return handleFinalize(ctx);
       case 'log': return handlePodLog(ctx, kubeletOf(opts, req));
-      case 'proxy': return handleNodeProxy(ctx, kubeletOf(opts, req));
+      case 'proxy': return resource === 'nodes' ? handleNodeProxy(ctx, kubeletOf(opts, req)) : handleResourceProxy(ctx, proxyDeps(opts));
       case 'token': return handleTokenRequest(ctx, opts.serviceAccountTokens);
     }
   }
@@ -406,6 +444,16 @@ function resourceMetricsOf(opts: ApiServerOptions): SummaryScraper | undefined {
 }
 
 function notAllowed(): never { throw methodNotAllowed(); }
+
+function proxyDeps(opts: ApiServerOptions): ProxyDeps {
+  const nodes = opts.nodes;
+  return {
+    agents: opts.proxyAgents,
+    node: nodes ? (name) => nodes.get(undefined, name)
+      : (name) => opts.registry.store('', 'v1', 'nodes')!.get(undefined, name).then((n: Node) => n, () => undefined),
+    services: opts.serviceEndpoints,
+  };
+}
 
 function kubeletOf(opts: ApiServerOptions, req: IncomingMessage): KubeletClient {
   if (opts.kubelet) return opts.kubelet;

@@ -47,7 +47,7 @@ const serviceNameLabel = 'kubernetes.io/service-name';
 const routable = new Set(['ClusterIP', 'NodePort', 'LoadBalancer']);
 
 export class ServiceResolver {
-  constructor(private readonly sources: ServiceResolverSources, private readonly random: () => number = Math.random) {}
+  constructor(readonly sources: ServiceResolverSources, private readonly random: () => number = Math.random) {}
 
   /** Throws a StatusError (404, 503, or 500 for an unsupported type) when the Service cannot be reached. */
   resolve(namespace: string, name: string, port: number): ResolvedService {

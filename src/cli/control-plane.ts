@@ -271,6 +271,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     timeouts: { requestMs, headersMs: Math.min(requestMs, readHeaderTimeoutMs), handshakeMs: readHeaderTimeoutMs }, kubelet,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight, authorize, serviceAccountTokens: sa.issuer,
     rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }), nonApiHandlers, podSummary,
+    serviceEndpoints: serviceResolution.resolver.sources, nodes: listers.nodes,
   });
   const addr = await server.listen(opts.port, opts.bind);
   cleanups.push(() => server.close());

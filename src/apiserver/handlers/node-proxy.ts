@@ -18,18 +18,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { badRequest, StatusError } from '../../api/status.js';
 import { unknownError, type KubeletClient } from '../kubelet-client/client.js';
 import type { HandlerContext } from './context.js';
-
-/** utilnet.SplitSchemeNamePort: `name`, `name:port` or `scheme:name:port`; scheme http or https. */
-export function splitSchemeNamePort(id: string): { scheme: string; name: string; port: string } | undefined {
-  const parts = id.split(':');
-  let scheme = '', name: string, port = '';
-  if (parts.length === 1) name = parts[0]!;
-  else if (parts.length === 2) [name, port] = parts as [string, string];
-  else if (parts.length === 3) [scheme, name, port] = parts as [string, string, string];
-  else return undefined;
-  if (!name || (scheme !== '' && scheme !== 'http' && scheme !== 'https')) return undefined;
-  return { scheme, name, port };
-}
+import { splitSchemeNamePort } from '../../api/scheme-name-port.js';
 
 /** Hop-by-hop headers (RFC 7230 §6.1) and the caller's credentials stay behind. */
 const dropped = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'authorization', 'host', 'content-length']);
