@@ -56,12 +56,13 @@ export class APIServiceAutoregister {
       const name = apiServiceName(r.group, r.version);
       if (!wanted.has(name)) wanted.set(name, localAPIService(r, !builtin.has(apiVersionOf(r))));
     }
-    for (const svc of wanted.values()) await this.ensure(svc);
+    // All at once: on a fresh store the creates share a few group commits (one fsync each) instead of
+    // waiting for one fsync apiece, which was a visible part of a fresh `k8ts up`'s start (bench/startup.ts).
+    await Promise.all([...wanted.values()].map((svc) => this.ensure(svc)));
     // A custom resource group version no longer served loses its APIService.
     const existing = await this.store.list(undefined, { labelSelector: `${automanagedLabel}=true` });
-    for (const svc of existing.items as APIService[]) {
-      if (!wanted.has(svc.metadata!.name!)) await this.store.delete(undefined, svc.metadata!.name!).catch(() => undefined);
-    }
+    const gone = (existing.items as APIService[]).filter((svc) => !wanted.has(svc.metadata!.name!));
+    await Promise.all(gone.map((svc) => this.store.delete(undefined, svc.metadata!.name!).catch(() => undefined)));
   }
 
   private async ensure(svc: APIService): Promise<void> {
