@@ -11,6 +11,7 @@ import { apiVersionOf, resources as builtinResources, type ResourceInfo } from '
 import { rfc3339 } from '../../util/clock.js';
 import { apiRegistrationGroup, apiServiceName, type APIService, type APIServiceCondition } from '../../api/apiregistration.js';
 import { createIfAbsent } from '../../registry/bootstrap.js';
+import { statusCode } from '../../registry/status-code.js';
 import type { Registry } from '../../registry/registry.js';
 import type { Store } from '../../registry/store.js';
 import type { Logger } from '../../util/log.js';
@@ -67,8 +68,13 @@ export class APIServiceAutoregister {
 
   private async ensure(svc: APIService): Promise<void> {
     const name = svc.metadata!.name!;
-    await createIfAbsent(() => this.store.create(undefined, svc));
-    const cur = await this.store.get(undefined, name) as APIService;
+    // Read first: on every start after the first they all exist, and a create that ends in 409 still
+    // pays for admission and validation (some 50 of them before /readyz, bench/startup.ts).
+    let cur = await this.store.get(undefined, name).catch((e) => { if (statusCode(e) === 404) return undefined; throw e; }) as APIService | undefined;
+    if (!cur) {
+      await createIfAbsent(() => this.store.create(undefined, svc));
+      cur = await this.store.get(undefined, name) as APIService;
+    }
     if (cur.spec.service) return; // a user's APIService took the name: not ours to mark
     const cond = cur.status?.conditions?.find((c) => c.type === 'Available');
     if (cond?.status === 'True' && cond.reason === 'Local') return;
