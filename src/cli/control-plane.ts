@@ -133,7 +133,10 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   process.on('unhandledRejection', (reason) => logger.error('unhandled promise rejection', { err: reason instanceof Error ? reason.stack : String(reason) }));
   secureDataDirLogged(opts.dataDir, logger);
   const hosts = [opts.bind, opts.advertiseAddress, hostname()].filter((h): h is string => !!h && h !== '0.0.0.0' && h !== '::');
-  const pki = await ensureClusterPKI(opts.dataDir, { hosts, certDir: opts.certDir });
+  const certDir = opts.certDir ?? join(opts.dataDir, 'pki');
+  // The aggregation layer's front-proxy PKI is made (when absent) alongside the cluster's: on a fresh
+  // data directory their file writes and fsyncs overlap on the thread pool.
+  const [pki, frontProxy] = await Promise.all([ensureClusterPKI(opts.dataDir, { hosts, certDir: opts.certDir }), ensureFrontProxyPKI(certDir)]);
   // The process and Node.js metrics (and their modules) are registered once the server is ready.
   const metrics = createMetrics({ deferDefaultMetrics: true });
   const backend = instrumentBackend(await openStorage(opts.dataDir, opts.etcd, logger), metrics);
@@ -262,8 +265,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   // The dashboard's pod counts, from the pods' watch cache (started by the first summary request).
   const podSummary = opts.dashboard ? podSummaryEndpoint(new PodSummary(() => registry.store('', 'v1', 'pods'), logger.with('pod-summary'))) : undefined;
   if (podSummary) cleanups.push(() => podSummary.close());
-  // The aggregation layer: the front-proxy client certificate kubeadm's layout has (made here when absent).
-  const frontProxy = await ensureFrontProxyPKI(opts.certDir ?? join(opts.dataDir, 'pki'));
+  // The aggregation layer: the front-proxy client certificate kubeadm's layout has (made above when absent).
   const aggregator = new Aggregator(registry, { resolver: serviceResolution.resolver, proxyClient: { certPem: frontProxy.clientCertPem, keyPem: frontProxy.clientKeyPem }, logger: logger.with('aggregator') });
   cleanups.push(() => aggregator.close());
   const server = createApiServer({ aggregator,
@@ -280,12 +282,15 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   // In-process calls go to the loopback address the server listens on, whatever it advertises.
   apiServer = { server: `https://${opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : opts.bind.includes(':') ? `[${opts.bind}]` : opts.bind}:${addr.port}`, caPem: pki.caCertPem };
   const kubeconfigPath = join(opts.dataDir, 'admin.conf');
-  await writeKubeconfig(kubeconfigPath, buildKubeconfig({
-    server: url, caCertPem: pki.caCertPem, userName: 'kubernetes-admin', clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem,
-  }));
-  await ensureSystemNamespaces(registry);
-  await ensureSystemPriorityClasses(registry);
-  await ensureKubernetesService(registry, opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : (opts.advertiseAddress ?? opts.bind), addr.port);
+  // The admin kubeconfig is written before /readyz answers 200 (a user's kubectl may follow at once);
+  // its fsync overlaps the first objects' commit. The Service waits for its namespace.
+  await Promise.all([
+    writeKubeconfig(kubeconfigPath, buildKubeconfig({
+      server: url, caCertPem: pki.caCertPem, userName: 'kubernetes-admin', clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem,
+    })),
+    ensureSystemPriorityClasses(registry),
+    ensureSystemNamespaces(registry).then(() => ensureKubernetesService(registry, opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : (opts.advertiseAddress ?? opts.bind), addr.port)),
+  ]);
   const stopSA = await runServiceAccountsLoop(registry, logger);
   cleanups.push(stopSA);
   const namespaces = new NamespaceLifecycle(registry, logger.with('namespace'));

@@ -5,7 +5,7 @@
  * absent (kubeadm init already did); kube-apiserver's
  * --requestheader-client-ca-file and --proxy-client-{cert,key}-file.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCA, issueCertificate, writeFileAtomic, CA_DAYS, LEAF_DAYS } from '../pki/index.js';
 
@@ -13,6 +13,8 @@ export interface FrontProxyPKI { caPem: string; clientCertPem: string; clientKey
 
 export async function ensureFrontProxyPKI(certDir: string): Promise<FrontProxyPKI> {
   const f = (name: string) => join(certDir, name);
+  // The cluster PKI (made at the same time) may not have created the directory yet.
+  mkdirSync(certDir, { recursive: true, mode: 0o700 });
   let ca: { certPem: string; keyPem: string };
   if (existsSync(f('front-proxy-ca.crt')) && existsSync(f('front-proxy-ca.key'))) {
     ca = { certPem: readFileSync(f('front-proxy-ca.crt'), 'utf8'), keyPem: readFileSync(f('front-proxy-ca.key'), 'utf8') };

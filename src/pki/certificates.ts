@@ -5,11 +5,12 @@
  * positive serials, SKI on every certificate and AKI = the CA's SKI,
  * backdating by 5 minutes for clock skew, leaf expiry capped at the CA's.
  */
-import { randomBytes, webcrypto } from 'node:crypto';
+import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
 import type * as X509 from '@peculiar/x509';
-import { generateKeyPair, importPublicKey, importSigningKey } from './keys.js';
+import { generateKeyPair, importSigningKey } from './keys.js';
 import { canonicalIP } from './hosts.js';
 import { loadX509, type X509Module } from './x509-lib.js';
+import { encodeName, extensions, issuerOf, keyIdentifier, KeyUsage, signCertificate, spkiOf, type Extension } from './x509-build.js';
 
 export type CertificateUsage = 'server' | 'client';
 
@@ -28,51 +29,43 @@ const EXT_KEY_USAGE: Record<CertificateUsage, string> = {
 };
 
 /** 16 random bytes, high bit clear: positive, and within RFC 5280's 20 octets. */
-function randomSerial(): string {
+function randomSerial(): Buffer {
   const b = randomBytes(16);
   b[0] = (b[0]! & 0x7f) | 0x01;
-  return b.toString('hex');
+  return b;
 }
 
-/** RDNs in kubeadm's order: O=..., then CN. */
-function subjectName(s: CertificateSubject): X509.JsonName {
-  return [...s.organizations.map((o) => ({ O: [o] })), { CN: [s.commonName] }];
-}
+// Certificates are made with node:crypto (x509-build.ts): no @peculiar/x509 load, which cost a fresh
+// `k8ts up` most of its PKI time. Only CSRs (parsing, creating) still go through that library.
 
 export async function createCA(opts: { commonName: string; days: number }): Promise<CertificateAuthority> {
-  const x = await loadX509();
   const { keyPem } = generateKeyPair();
-  const key = await importSigningKey(keyPem);
+  const spki = spkiOf(keyPem);
+  const name = encodeName(opts.commonName, []);
   const now = Date.now();
-  const cert = await x.X509CertificateGenerator.createSelfSigned({
-    serialNumber: randomSerial(),
-    name: subjectName({ commonName: opts.commonName, organizations: [] }),
-    notBefore: new Date(now - BACKDATE_MS),
-    notAfter: new Date(now + opts.days * DAY_MS),
-    keys: { privateKey: key.privateKey, publicKey: key.publicKey },
-    signingAlgorithm: key.signingAlgorithm,
+  const certPem = signCertificate({
+    serialNumber: randomSerial(), issuer: name, subject: name,
+    notBefore: new Date(now - BACKDATE_MS), notAfter: new Date(now + opts.days * DAY_MS), spki,
     extensions: [
-      new x.KeyUsagesExtension(x.KeyUsageFlags.digitalSignature | x.KeyUsageFlags.keyCertSign | x.KeyUsageFlags.cRLSign, true),
-      new x.BasicConstraintsExtension(true, undefined, true),
-      await x.SubjectKeyIdentifierExtension.create(key.publicKey),
+      extensions.keyUsage(KeyUsage.digitalSignature | KeyUsage.keyCertSign | KeyUsage.cRLSign),
+      extensions.basicConstraints(true),
+      extensions.subjectKeyIdentifier(keyIdentifier(spki)),
     ],
-  });
-  return { certPem: cert.toString('pem') + '\n', keyPem };
+  }, keyPem);
+  return { certPem, keyPem };
 }
 
-function sanExtension(x: X509Module, dnsNames: string[], ipAddresses: string[]): X509.Extension[] {
+function sanExtension(dnsNames: string[], ipAddresses: string[]): Extension[] {
   if (dnsNames.length + ipAddresses.length === 0) return [];
-  const names: X509.JsonGeneralNames = [
-    ...dnsNames.map((value) => ({ type: 'dns' as const, value })),
-    ...ipAddresses.map((value) => ({ type: 'ip' as const, value: canonicalIP(value) })),
-  ];
-  return [new x.SubjectAlternativeNameExtension(names, false)];
+  return [extensions.subjectAltName(dnsNames, ipAddresses.map(canonicalIP))];
 }
 
 interface LeafRequest {
   ca: CertificateAuthority;
-  subject: X509.JsonName | X509.Name;
-  publicKey: webcrypto.CryptoKey | X509.PublicKey;
+  /** The subject Name, DER. */
+  subject: Uint8Array;
+  /** The certified key's SubjectPublicKeyInfo, DER. */
+  spki: Uint8Array;
   dnsNames: string[];
   ipAddresses: string[];
   usages: CertificateUsage[];
@@ -82,42 +75,36 @@ interface LeafRequest {
 }
 
 /** Go leaves the extension out when no key usage bit is set (a CSR asking only for "client auth"). */
-function keyUsageExtension(x: X509Module, flags: number): X509.Extension[] {
-  return flags ? [new x.KeyUsagesExtension(flags, true)] : [];
+function keyUsageExtension(flags: number): Extension[] {
+  return flags ? [extensions.keyUsage(flags)] : [];
 }
 
-function extKeyUsageExtension(x: X509Module, oids: string[]): X509.Extension[] {
-  return oids.length ? [new x.ExtendedKeyUsageExtension(oids, false)] : [];
+function extKeyUsageExtension(oids: string[]): Extension[] {
+  return oids.length ? [extensions.extKeyUsage(oids)] : [];
 }
 
 /** Signs one leaf certificate with the CA. The single place that sets a leaf's profile. */
-async function signLeaf(x: X509Module, req: LeafRequest): Promise<string> {
-  const caCert = new x.X509Certificate(req.ca.certPem);
-  const caKey = await importSigningKey(req.ca.keyPem);
-  const caSki = caCert.getExtension(x.SubjectKeyIdentifierExtension);
+function signLeaf(req: LeafRequest): string {
+  const caCert = new X509Certificate(req.ca.certPem);
+  const issuer = issuerOf(caCert.raw);
   const now = Date.now();
-  const notAfter = Math.min(req.profile?.notAfterMs ?? now + req.days * DAY_MS, caCert.notAfter.getTime());
-  const cert = await x.X509CertificateGenerator.create({
+  const notAfter = Math.min(req.profile?.notAfterMs ?? now + req.days * DAY_MS, Date.parse(caCert.validTo));
+  return signCertificate({
     serialNumber: randomSerial(),
-    subject: req.subject,
-    issuer: caCert.subjectName,
+    subject: Buffer.from(req.subject),
+    issuer: issuer.name,
     notBefore: new Date(req.profile?.notBeforeMs ?? now - BACKDATE_MS),
     notAfter: new Date(notAfter),
-    publicKey: req.publicKey,
-    signingKey: caKey.privateKey,
-    signingAlgorithm: caKey.signingAlgorithm,
+    spki: req.spki,
     extensions: [
-      ...keyUsageExtension(x, req.profile?.keyUsage ?? (x.KeyUsageFlags.digitalSignature | x.KeyUsageFlags.keyEncipherment)),
-      ...extKeyUsageExtension(x, req.profile?.extKeyUsages ?? req.usages.map((u) => EXT_KEY_USAGE[u])),
-      new x.BasicConstraintsExtension(false, undefined, true),
-      await x.SubjectKeyIdentifierExtension.create(req.publicKey),
-      caSki
-        ? new x.AuthorityKeyIdentifierExtension(caSki.keyId)
-        : await x.AuthorityKeyIdentifierExtension.create(caKey.publicKey),
-      ...sanExtension(x, req.dnsNames, req.ipAddresses),
+      ...keyUsageExtension(req.profile?.keyUsage ?? (KeyUsage.digitalSignature | KeyUsage.keyEncipherment)),
+      ...extKeyUsageExtension(req.profile?.extKeyUsages ?? req.usages.map((u) => EXT_KEY_USAGE[u])),
+      extensions.basicConstraints(false),
+      extensions.subjectKeyIdentifier(keyIdentifier(req.spki)),
+      extensions.authorityKeyIdentifier(issuer.keyId),
+      ...sanExtension(req.dnsNames, req.ipAddresses),
     ],
-  });
-  return cert.toString('pem') + '\n';
+  }, createPrivateKey(req.ca.keyPem));
 }
 
 export interface IssueCertificateOptions {
@@ -138,13 +125,11 @@ export function issueCertificate(opts: IssueCertificateOptions & { publicKeyPem:
 export function issueCertificate(opts: IssueCertificateOptions & { publicKeyPem?: undefined }): Promise<{ certPem: string; keyPem: string }>;
 export function issueCertificate(opts: IssueCertificateOptions): Promise<{ certPem: string; keyPem?: string }>;
 export async function issueCertificate(opts: IssueCertificateOptions): Promise<{ certPem: string; keyPem?: string }> {
-  const x = await loadX509();
   const generated = opts.publicKeyPem === undefined ? generateKeyPair() : undefined;
-  const publicKey = await importPublicKey(opts.publicKeyPem ?? generated!.publicKeyPem);
-  const certPem = await signLeaf(x, {
+  const certPem = signLeaf({
     ca: opts.ca,
-    subject: subjectName({ commonName: opts.commonName, organizations: opts.organizations ?? [] }),
-    publicKey,
+    subject: encodeName(opts.commonName, opts.organizations ?? []),
+    spki: spkiOf(opts.publicKeyPem ?? generated!.publicKeyPem),
     dnsNames: opts.dnsNames ?? [],
     ipAddresses: opts.ipAddresses ?? [],
     usages: opts.usages,
@@ -207,10 +192,18 @@ export async function signCertificateRequest(opts: {
   };
   const { dnsNames, ipAddresses } = requestedNames(x, csr);
   const names = { dnsNames, ipAddresses };
-  const certPem = await signLeaf(x, {
-    ca: opts.ca, subject: csr.subjectName, publicKey: csr.publicKey, ...names, usages: opts.usages, days: opts.days, profile: opts.profile,
+  const certPem = signLeaf({
+    ca: opts.ca, subject: new Uint8Array(csr.subjectName.toArrayBuffer()), spki: new Uint8Array(csr.publicKey.rawData), ...names, usages: opts.usages, days: opts.days, profile: opts.profile,
   });
   return { ok: true, certPem, subject, ...names };
+}
+
+function csrSanExtension(x: X509Module, dnsNames: string[], ipAddresses: string[]): X509.Extension[] {
+  if (dnsNames.length + ipAddresses.length === 0) return [];
+  return [new x.SubjectAlternativeNameExtension([
+    ...dnsNames.map((value) => ({ type: 'dns' as const, value })),
+    ...ipAddresses.map((value) => ({ type: 'ip' as const, value: canonicalIP(value) })),
+  ], false)];
 }
 
 /**
@@ -227,10 +220,10 @@ export async function createCertificateRequest(opts: {
   const x = await loadX509();
   const key = await importSigningKey(opts.keyPem);
   const csr = await x.Pkcs10CertificateRequestGenerator.create({
-    name: subjectName({ commonName: opts.commonName, organizations: opts.organizations ?? [] }),
+    name: [...(opts.organizations ?? []).map((o) => ({ O: [o] })), { CN: [opts.commonName] }],
     keys: { privateKey: key.privateKey, publicKey: key.publicKey },
     signingAlgorithm: key.signingAlgorithm,
-    extensions: sanExtension(x, opts.dnsNames ?? [], opts.ipAddresses ?? []),
+    extensions: csrSanExtension(x, opts.dnsNames ?? [], opts.ipAddresses ?? []),
   });
   return csr.toString('pem') + '\n';
 }

@@ -22,8 +22,12 @@ const group = 'rbac.authorization.k8s.io';
 export async function ensureBootstrapPolicy(registry: Registry, logger: Logger = silentLogger): Promise<void> {
   const roles = registry.store(group, 'v1', 'clusterroles')!;
   const bindings = registry.store(group, 'v1', 'clusterrolebindings')!;
-  for (const r of bootstrapClusterRoles()) await reconcileWithRetry(() => reconcileRole(roles, r, logger));
-  for (const b of bootstrapClusterRoleBindings()) await reconcileWithRetry(() => reconcileBinding(bindings, b, logger));
+  // Concurrently: each is independent of the others, and on a fresh store the creates then share a few
+  // group commits (one fsync each) instead of waiting for one fsync apiece (a fresh `k8ts up`'s start).
+  await Promise.all([
+    ...bootstrapClusterRoles().map((r) => reconcileWithRetry(() => reconcileRole(roles, r, logger))),
+    ...bootstrapClusterRoleBindings().map((b) => reconcileWithRetry(() => reconcileBinding(bindings, b, logger))),
+  ]);
 }
 
 /** Another server starting at the same time may write first: read again and retry (upstream retries on conflict too). */

@@ -11,17 +11,14 @@ import { statusCode } from './status-code.js';
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export async function ensureSystemNamespaces(registry: Registry): Promise<void> {
-  for (const name of systemNamespaces) {
-    await createIfAbsent(() => registry.namespaces.create(undefined, { metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } }));
-  }
+  // Concurrently, so that a fresh store commits them together (one fsync).
+  await Promise.all(systemNamespaces.map((name) => createIfAbsent(() => registry.namespaces.create(undefined, { metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } }))));
 }
 
 /** system-node-critical and system-cluster-critical, as kube-apiserver's scheduling post-start hook creates them. */
 export async function ensureSystemPriorityClasses(registry: Registry): Promise<void> {
   const store = registry.store('scheduling.k8s.io', 'v1', 'priorityclasses')!;
-  for (const { name, value, description } of systemPriorityClasses) {
-    await createIfAbsent(() => store.create(undefined, { metadata: { name }, value, description, preemptionPolicy: 'PreemptLowerPriority' }));
-  }
+  await Promise.all(systemPriorityClasses.map(({ name, value, description }) => createIfAbsent(() => store.create(undefined, { metadata: { name }, value, description, preemptionPolicy: 'PreemptLowerPriority' }))));
 }
 
 export async function ensureDefaultServiceAccount(registry: Registry, namespace: string): Promise<void> {

@@ -22,7 +22,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import { ws } from '../../util/ws.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { badRequest, StatusError } from '../../api/status.js';
 import { streamContainer } from '../../api/podlogs.js';
@@ -118,7 +118,7 @@ export async function proxyWebSocketToKubelet(ctx: PodStreamContext, endpoint: K
   }
   if (ctx.socket.destroyed) { upstream.terminate(); return; }
   const chosen = upstream.protocol;
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => chosen || false });
+  const wss = new (ws().WebSocketServer)({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => chosen || false });
   upstream.on('error', (e) => ctx.logger.debug('kubelet stream failed', { pod, err: e.message }));
   wss.handleUpgrade(ctx.req, ctx.socket, ctx.head, (client) => {
     client.on('error', (e) => ctx.logger.debug('client stream failed', { pod, err: e.message }));

@@ -19,7 +19,7 @@
  *     streamParams), and frames pass both ways.
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { WebSocketServer } from 'ws';
+import { ws } from '../../util/ws.js';
 import { badRequest, StatusError } from '../../api/status.js';
 import { tunnelWebSocket } from '../../util/ws-tunnel.js';
 import { kubeletErrorStatus } from '../kubelet-client/response.js';
@@ -66,7 +66,7 @@ async function tunnelSPDY(ctx: PodStreamContext, nodeName: string, path: string,
   // `SPDY/3.1+...` is no RFC 7230 token, which ws refuses to parse: the
   // header is taken out of its sight and the answer's protocol added back.
   delete ctx.req.headers['sec-websocket-protocol'];
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false });
+  const wss = new (ws().WebSocketServer)({ noServer: true, perMessageDeflate: false, clientTracking: false });
   if (chosen) wss.on('headers', (headers) => { headers.push(`Sec-WebSocket-Protocol: ${spdyTunnelPrefix}${chosen}`); });
   wss.handleUpgrade(ctx.req, ctx.socket, ctx.head, (client) => {
     if (answer.head.length) client.send(answer.head, { binary: true });

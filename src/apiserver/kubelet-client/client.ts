@@ -14,7 +14,8 @@
  *     (`Get "https://...": dial tcp ...: connect: connection refused`).
  */
 import https from 'node:https';
-import { WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
+import { ws as wsPackage } from '../../util/ws.js';
 import { dialUpgrade, type UpgradeAnswer } from '../../util/upgrade-proxy.js';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Node } from 'kubernetes-types/core/v1.js';
@@ -108,7 +109,7 @@ export function createKubeletClient(registry: Registry, cfg: KubeletClientConfig
     },
     webSocket(endpoint, path, protocols) {
       const url = `wss://${hostPort(endpoint)}${path}`;
-      const ws = new WebSocket(url, protocols, {
+      const ws = new (wsPackage().WebSocket)(url, protocols, {
         cert: cfg.certPem, key: cfg.keyPem, ca: cfg.caPem, rejectUnauthorized: !!cfg.caPem, checkServerIdentity: (() => undefined) as unknown as () => boolean,
         perMessageDeflate: false, handshakeTimeout: 30_000,
       });

@@ -18,7 +18,8 @@
  * WebSocket upgrade is refused, which this does not do).
  */
 import { finished, type Readable } from 'node:stream';
-import { WebSocketServer, type RawData } from 'ws';
+import type { RawData } from 'ws';
+import { ws } from '../../util/ws.js';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 import type { LocalStream, StreamRequest } from '../runtime/runtime.js';
 import type { UpgradeCall } from './runtime-stream.js';
@@ -49,7 +50,7 @@ const ended = (s: Readable | undefined) => (s && !s.readableEnded ? new Promise<
 export function serveLocalExec(call: UpgradeCall, protocols: string[], request: StreamRequest, open: () => LocalStream): void {
   const protocol = channelProtocols.find((p) => protocols.includes(p));
   if (!protocol) return rejectUpgrade(call.socket, 400, `${call.what} in this runtime needs a WebSocket speaking ${channelProtocols.join(' or ')}`);
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => protocol });
+  const wss = new (ws().WebSocketServer)({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => protocol });
   wss.handleUpgrade(call.req, call.socket, call.head, (ws) => {
     const send = (channel: number, data: Buffer) => { if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([channel]), data])); };
     const finish = (status: object) => {

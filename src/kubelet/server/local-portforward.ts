@@ -17,7 +17,8 @@
  *    (error), each channel opened by the port as 2 bytes little-endian.
  */
 import type { Socket } from 'node:net';
-import { WebSocketServer, type RawData } from 'ws';
+import type { RawData } from 'ws';
+import { ws } from '../../util/ws.js';
 import { HeaderReader } from '../../util/spdy/header-reader.js';
 import { controlStreamId, controlType, dataFrame, FrameReader, HeaderWriter, pingFrame, synReplyFrame, flagFin, type Frame } from '../../util/spdy/frames.js';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
@@ -120,7 +121,7 @@ export function serveLocalPortForwardSPDY(call: UpgradeCall, dial: Dial): void {
 
 export function serveLocalPortForwardWebSocket(call: UpgradeCall, protocols: string[], ports: number[], dial: Dial): void {
   if (protocols.length && !protocols.includes(v4)) return rejectUpgrade(call.socket, 400, `port-forward in this runtime needs a WebSocket speaking ${v4}`);
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => (protocols.length ? v4 : false) });
+  const wss = new (ws().WebSocketServer)({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => (protocols.length ? v4 : false) });
   wss.handleUpgrade(call.req, call.socket, call.head, (ws) => {
     const send = (channel: number, data: Buffer) => { if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([channel]), data])); };
     const portBytes = (p: number) => { const b = Buffer.alloc(2); b.writeUInt16LE(p, 0); return b; };

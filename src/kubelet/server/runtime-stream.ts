@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer } from 'ws';
+import { ws } from '../../util/ws.js';
 import type { Logger } from '../../util/log.js';
 import { bridgeWebSockets } from '../../util/ws-bridge.js';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
@@ -63,7 +63,7 @@ export interface WebSocketProxyOptions {
 
 /** Opens a WebSocket to the runtime's streaming server at `target` and joins the caller to it. */
 export async function proxyWebSocket(call: UpgradeCall, target: string, opts: WebSocketProxyOptions): Promise<void> {
-  const upstream = new WebSocket(target.replace(/^http/, 'ws'), opts.protocols, { perMessageDeflate: false, handshakeTimeout: 30_000 });
+  const upstream = new (ws().WebSocket)(target.replace(/^http/, 'ws'), opts.protocols, { perMessageDeflate: false, handshakeTimeout: 30_000 });
   const failed = await new Promise<string | undefined>((resolve) => {
     upstream.once('open', () => { upstream.pause(); resolve(undefined); });
     upstream.once('unexpected-response', (_r, res) => { resolve(`the runtime refused the ${call.what} session: ${res.statusCode}`); res.resume(); });
@@ -74,7 +74,7 @@ export async function proxyWebSocket(call: UpgradeCall, target: string, opts: We
   if (call.socket.destroyed) { upstream.terminate(); return; }
   const chosen = opts.choose(upstream.protocol);
   upstream.on('error', (e) => call.logger.debug('runtime stream failed', { pod: call.pod, err: e.message }));
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => chosen });
+  const wss = new (ws().WebSocketServer)({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => chosen });
   wss.handleUpgrade(call.req, call.socket, call.head, (client) => {
     client.on('error', (e) => call.logger.debug(`${call.what} client stream failed`, { pod: call.pod, err: e.message }));
     bridgeWebSockets(client, upstream);

@@ -22,7 +22,8 @@
  *  5. The caller going away ends the SPDY session (GOAWAY, then the socket).
  */
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket, type RawData } from 'ws';
+import type { WebSocket, RawData } from 'ws';
+import { ws } from '../../util/ws.js';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 import { dialUpgrade } from '../../util/upgrade-proxy.js';
 import { FrameReader, HeaderWriter, controlStreamId, controlType, dataFrame, goawayFrame, pingFrame, synStreamFrame, type Frame } from '../../util/spdy/frames.js';
@@ -56,7 +57,7 @@ export async function serveV5OverSPDY(call: UpgradeCall, target: string, request
   if (!answer.upgraded) return rejectUpgrade(call.socket, answer.statusCode, answer.body);
   const runtime = answer.socket;
   if (call.socket.destroyed) { runtime.destroy(); return; }
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => v5 });
+  const wss = new (ws().WebSocketServer)({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => v5 });
   wss.handleUpgrade(call.req, call.socket, call.head, (client) => {
     client.on('error', (e) => call.logger.debug(`${call.what} client stream failed`, { pod: call.pod, err: e.message }));
     runSession(client, runtime, request, answer.head);
