@@ -5,12 +5,11 @@
  * positive serials, SKI on every certificate and AKI = the CA's SKI,
  * backdating by 5 minutes for clock skew, leaf expiry capped at the CA's.
  */
-import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
+import { randomBytes, webcrypto } from 'node:crypto';
 import type * as X509 from '@peculiar/x509';
-import { generateKeyPair, importSigningKey } from './keys.js';
+import { generateKeyPair, importPublicKey, importSigningKey } from './keys.js';
 import { canonicalIP } from './hosts.js';
 import { loadX509, type X509Module } from './x509-lib.js';
-import { encodeName, extensions, issuerOf, keyIdentifier, KeyUsage, signCertificate, spkiOf, type Extension } from './x509-build.js';
 
 export type CertificateUsage = 'server' | 'client';
 
@@ -29,43 +28,51 @@ const EXT_KEY_USAGE: Record<CertificateUsage, string> = {
 };
 
 /** 16 random bytes, high bit clear: positive, and within RFC 5280's 20 octets. */
-function randomSerial(): Buffer {
+function randomSerial(): string {
   const b = randomBytes(16);
   b[0] = (b[0]! & 0x7f) | 0x01;
-  return b;
+  return b.toString('hex');
 }
 
-// Certificates are made with node:crypto (x509-build.ts): no @peculiar/x509 load, which cost a fresh
-// `k8ts up` most of its PKI time. Only CSRs (parsing, creating) still go through that library.
+/** RDNs in kubeadm's order: O=..., then CN. */
+function subjectName(s: CertificateSubject): X509.JsonName {
+  return [...s.organizations.map((o) => ({ O: [o] })), { CN: [s.commonName] }];
+}
 
 export async function createCA(opts: { commonName: string; days: number }): Promise<CertificateAuthority> {
+  const x = await loadX509();
   const { keyPem } = generateKeyPair();
-  const spki = spkiOf(keyPem);
-  const name = encodeName(opts.commonName, []);
+  const key = await importSigningKey(keyPem);
   const now = Date.now();
-  const certPem = signCertificate({
-    serialNumber: randomSerial(), issuer: name, subject: name,
-    notBefore: new Date(now - BACKDATE_MS), notAfter: new Date(now + opts.days * DAY_MS), spki,
+  const cert = await x.X509CertificateGenerator.createSelfSigned({
+    serialNumber: randomSerial(),
+    name: subjectName({ commonName: opts.commonName, organizations: [] }),
+    notBefore: new Date(now - BACKDATE_MS),
+    notAfter: new Date(now + opts.days * DAY_MS),
+    keys: { privateKey: key.privateKey, publicKey: key.publicKey },
+    signingAlgorithm: key.signingAlgorithm,
     extensions: [
-      extensions.keyUsage(KeyUsage.digitalSignature | KeyUsage.keyCertSign | KeyUsage.cRLSign),
-      extensions.basicConstraints(true),
-      extensions.subjectKeyIdentifier(keyIdentifier(spki)),
+      new x.KeyUsagesExtension(x.KeyUsageFlags.digitalSignature | x.KeyUsageFlags.keyCertSign | x.KeyUsageFlags.cRLSign, true),
+      new x.BasicConstraintsExtension(true, undefined, true),
+      await x.SubjectKeyIdentifierExtension.create(key.publicKey),
     ],
-  }, keyPem);
-  return { certPem, keyPem };
+  });
+  return { certPem: cert.toString('pem') + '\n', keyPem };
 }
 
-function sanExtension(dnsNames: string[], ipAddresses: string[]): Extension[] {
+function sanExtension(x: X509Module, dnsNames: string[], ipAddresses: string[]): X509.Extension[] {
   if (dnsNames.length + ipAddresses.length === 0) return [];
-  return [extensions.subjectAltName(dnsNames, ipAddresses.map(canonicalIP))];
+  const names: X509.JsonGeneralNames = [
+    ...dnsNames.map((value) => ({ type: 'dns' as const, value })),
+    ...ipAddresses.map((value) => ({ type: 'ip' as const, value: canonicalIP(value) })),
+  ];
+  return [new x.SubjectAlternativeNameExtension(names, false)];
 }
 
 interface LeafRequest {
   ca: CertificateAuthority;
-  /** The subject Name, DER. */
-  subject: Uint8Array;
-  /** The certified key's SubjectPublicKeyInfo, DER. */
-  spki: Uint8Array;
+  subject: X509.JsonName | X509.Name;
+  publicKey: webcrypto.CryptoKey | X509.PublicKey;
   dnsNames: string[];
   ipAddresses: string[];
   usages: CertificateUsage[];
@@ -75,36 +82,42 @@ interface LeafRequest {
 }
 
 /** Go leaves the extension out when no key usage bit is set (a CSR asking only for "client auth"). */
-function keyUsageExtension(flags: number): Extension[] {
-  return flags ? [extensions.keyUsage(flags)] : [];
+function keyUsageExtension(x: X509Module, flags: number): X509.Extension[] {
+  return flags ? [new x.KeyUsagesExtension(flags, true)] : [];
 }
 
-function extKeyUsageExtension(oids: string[]): Extension[] {
-  return oids.length ? [extensions.extKeyUsage(oids)] : [];
+function extKeyUsageExtension(x: X509Module, oids: string[]): X509.Extension[] {
+  return oids.length ? [new x.ExtendedKeyUsageExtension(oids, false)] : [];
 }
 
 /** Signs one leaf certificate with the CA. The single place that sets a leaf's profile. */
-function signLeaf(req: LeafRequest): string {
-  const caCert = new X509Certificate(req.ca.certPem);
-  const issuer = issuerOf(caCert.raw);
+async function signLeaf(x: X509Module, req: LeafRequest): Promise<string> {
+  const caCert = new x.X509Certificate(req.ca.certPem);
+  const caKey = await importSigningKey(req.ca.keyPem);
+  const caSki = caCert.getExtension(x.SubjectKeyIdentifierExtension);
   const now = Date.now();
-  const notAfter = Math.min(req.profile?.notAfterMs ?? now + req.days * DAY_MS, Date.parse(caCert.validTo));
-  return signCertificate({
+  const notAfter = Math.min(req.profile?.notAfterMs ?? now + req.days * DAY_MS, caCert.notAfter.getTime());
+  const cert = await x.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
-    subject: Buffer.from(req.subject),
-    issuer: issuer.name,
+    subject: req.subject,
+    issuer: caCert.subjectName,
     notBefore: new Date(req.profile?.notBeforeMs ?? now - BACKDATE_MS),
     notAfter: new Date(notAfter),
-    spki: req.spki,
+    publicKey: req.publicKey,
+    signingKey: caKey.privateKey,
+    signingAlgorithm: caKey.signingAlgorithm,
     extensions: [
-      ...keyUsageExtension(req.profile?.keyUsage ?? (KeyUsage.digitalSignature | KeyUsage.keyEncipherment)),
-      ...extKeyUsageExtension(req.profile?.extKeyUsages ?? req.usages.map((u) => EXT_KEY_USAGE[u])),
-      extensions.basicConstraints(false),
-      extensions.subjectKeyIdentifier(keyIdentifier(req.spki)),
-      extensions.authorityKeyIdentifier(issuer.keyId),
-      ...sanExtension(req.dnsNames, req.ipAddresses),
+      ...keyUsageExtension(x, req.profile?.keyUsage ?? (x.KeyUsageFlags.digitalSignature | x.KeyUsageFlags.keyEncipherment)),
+      ...extKeyUsageExtension(x, req.profile?.extKeyUsages ?? req.usages.map((u) => EXT_KEY_USAGE[u])),
+      new x.BasicConstraintsExtension(false, undefined, true),
+      await x.SubjectKeyIdentifierExtension.create(req.publicKey),
+      caSki
+        ? new x.AuthorityKeyIdentifierExtension(caSki.keyId)
+        : await x.AuthorityKeyIdentifierExtension.create(caKey.publicKey),
+      ...sanExtension(x, req.dnsNames, req.ipAddresses),
     ],
-  }, createPrivateKey(req.ca.keyPem));
+  });
+  return cert.toString('pem') + '\n';
 }
 
 export interface IssueCertificateOptions {
@@ -125,11 +138,13 @@ export function issueCertificate(opts: IssueCertificateOptions & { publicKeyPem:
 export function issueCertificate(opts: IssueCertificateOptions & { publicKeyPem?: undefined }): Promise<{ certPem: string; keyPem: string }>;
 export function issueCertificate(opts: IssueCertificateOptions): Promise<{ certPem: string; keyPem?: string }>;
 export async function issueCertificate(opts: IssueCertificateOptions): Promise<{ certPem: string; keyPem?: string }> {
+  const x = await loadX509();
   const generated = opts.publicKeyPem === undefined ? generateKeyPair() : undefined;
-  const certPem = signLeaf({
+  const publicKey = await importPublicKey(opts.publicKeyPem ?? generated!.publicKeyPem);
+  const certPem = await signLeaf(x, {
     ca: opts.ca,
-    subject: encodeName(opts.commonName, opts.organizations ?? []),
-    spki: spkiOf(opts.publicKeyPem ?? generated!.publicKeyPem),
+    subject: subjectName({ commonName: opts.commonName, organizations: opts.organizations ?? [] }),
+    publicKey,
     dnsNames: opts.dnsNames ?? [],
     ipAddresses: opts.ipAddresses ?? [],
     usages: opts.usages,
@@ -192,18 +207,10 @@ export async function signCertificateRequest(opts: {
   };
   const { dnsNames, ipAddresses } = requestedNames(x, csr);
   const names = { dnsNames, ipAddresses };
-  const certPem = signLeaf({
-    ca: opts.ca, subject: new Uint8Array(csr.subjectName.toArrayBuffer()), spki: new Uint8Array(csr.publicKey.rawData), ...names, usages: opts.usages, days: opts.days, profile: opts.profile,
+  const certPem = await signLeaf(x, {
+    ca: opts.ca, subject: csr.subjectName, publicKey: csr.publicKey, ...names, usages: opts.usages, days: opts.days, profile: opts.profile,
   });
   return { ok: true, certPem, subject, ...names };
-}
-
-function csrSanExtension(x: X509Module, dnsNames: string[], ipAddresses: string[]): X509.Extension[] {
-  if (dnsNames.length + ipAddresses.length === 0) return [];
-  return [new x.SubjectAlternativeNameExtension([
-    ...dnsNames.map((value) => ({ type: 'dns' as const, value })),
-    ...ipAddresses.map((value) => ({ type: 'ip' as const, value: canonicalIP(value) })),
-  ], false)];
 }
 
 /**
@@ -220,10 +227,10 @@ export async function createCertificateRequest(opts: {
   const x = await loadX509();
   const key = await importSigningKey(opts.keyPem);
   const csr = await x.Pkcs10CertificateRequestGenerator.create({
-    name: [...(opts.organizations ?? []).map((o) => ({ O: [o] })), { CN: [opts.commonName] }],
+    name: subjectName({ commonName: opts.commonName, organizations: opts.organizations ?? [] }),
     keys: { privateKey: key.privateKey, publicKey: key.publicKey },
     signingAlgorithm: key.signingAlgorithm,
-    extensions: csrSanExtension(x, opts.dnsNames ?? [], opts.ipAddresses ?? []),
+    extensions: sanExtension(x, opts.dnsNames ?? [], opts.ipAddresses ?? []),
   });
   return csr.toString('pem') + '\n';
 }
