@@ -90,11 +90,34 @@ function extKeyUsageExtension(x: X509Module, oids: string[]): X509.Extension[] {
   return oids.length ? [new x.ExtendedKeyUsageExtension(oids, false)] : [];
 }
 
+interface ParsedCA { cert: X509.X509Certificate; key: Awaited<ReturnType<typeof importSigningKey>>; ski: X509.SubjectKeyIdentifierExtension | null }
+
+/**
+ * The parsed CA by its certificate and key PEM: a cluster's PKI signs a dozen
+ * leaves with the same two or three CAs, and parsing the CA and importing its
+ * key for each was about half of a fresh `k8ts up`'s certificate time.
+ */
+const parsedCAs = new Map<string, Promise<ParsedCA>>();
+const parsedCALimit = 8;
+
+function parseCA(x: X509Module, ca: CertificateAuthority): Promise<ParsedCA> {
+  const id = ca.certPem + ca.keyPem;
+  let parsed = parsedCAs.get(id);
+  if (!parsed) {
+    if (parsedCAs.size >= parsedCALimit) parsedCAs.delete(parsedCAs.keys().next().value!);
+    parsed = (async () => {
+      const cert = new x.X509Certificate(ca.certPem);
+      return { cert, key: await importSigningKey(ca.keyPem), ski: cert.getExtension(x.SubjectKeyIdentifierExtension) };
+    })();
+    parsedCAs.set(id, parsed);
+    parsed.catch(() => parsedCAs.delete(id));
+  }
+  return parsed;
+}
+
 /** Signs one leaf certificate with the CA. The single place that sets a leaf's profile. */
 async function signLeaf(x: X509Module, req: LeafRequest): Promise<string> {
-  const caCert = new x.X509Certificate(req.ca.certPem);
-  const caKey = await importSigningKey(req.ca.keyPem);
-  const caSki = caCert.getExtension(x.SubjectKeyIdentifierExtension);
+  const { cert: caCert, key: caKey, ski: caSki } = await parseCA(x, req.ca);
   const now = Date.now();
   const notAfter = Math.min(req.profile?.notAfterMs ?? now + req.days * DAY_MS, caCert.notAfter.getTime());
   const cert = await x.X509CertificateGenerator.create({
