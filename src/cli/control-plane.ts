@@ -10,7 +10,7 @@ import { createServiceResolution } from '../apiserver/service-resolver.js';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { ensureClusterPKI, buildKubeconfig, writeKubeconfig } from '../pki/index.js';
-import { Registry } from '../registry/registry.js';
+import { Registry, type RegistryOptions } from '../registry/registry.js';
 import type { StoreHooks } from '../registry/store.js';
 import { APIServiceAutoregister } from '../apiserver/aggregation/autoregister.js';
 import { Aggregator } from '../apiserver/aggregation/aggregator.js';
@@ -185,9 +185,19 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     (...a) => on('ValidatingAdmissionWebhook') ? webhooks.validate(...a) : undefined,
     (...a) => on('ResourceQuota') ? resourceQuota(...a) : undefined,
   ];
+  // A CREATE of pods/binding with the Binding as its object (upstream's order: NodeRestriction and the mutating
+  // webhooks, then the policies and validating webhooks); the steps above only know their kinds' bodies.
+  type AdmitSubresource = Parameters<NonNullable<RegistryOptions['admitSubresourceCreate']>>;
+  const subresourceCreateSteps: AdmissionStep<AdmitSubresource>[] = [
+    (info, obj) => on('NodeRestriction') ? nodeRestriction.admit('create', info, obj) : undefined,
+    (info, obj) => on('MutatingAdmissionWebhook') ? webhooks.admit('create', info, obj) : undefined,
+    (info, obj, o) => vap.plugin?.validate('create', info, obj, undefined, o),
+    (info, obj, o) => on('ValidatingAdmissionWebhook') ? webhooks.validate('create', info, obj, undefined, o) : undefined,
+  ];
   const registry: Registry = new Registry(backend, realClock, (...a) => runSteps(mutatingSteps, a), {
     freshnessWaitMs: opts.freshnessWaitMs,
     validateAdmission: (...a) => runSteps(validatingSteps, a),
+    admitSubresourceCreate: (...a) => runSteps(subresourceCreateSteps, a),
     admitDelete: async (info, obj) => {
       if (on('NodeRestriction')) await nodeRestriction.admitDelete(info, obj);
       await vap.plugin?.validateDelete(info, obj);

@@ -141,9 +141,14 @@ export class RestClient {
   async raw(method: string, path: string, o: RequestOptions = {}): Promise<IncomingMessage> {
     await this.throttle();
     const target = this.requestTarget(path, o.query);
-    const body = o.body === undefined ? undefined : Buffer.from(typeof o.body === 'string' ? o.body : JSON.stringify(o.body));
+    // A text body stays text: Node writes the request head and a string body as one chunk
+    // (OutgoingMessage._send joins them), where a Buffer is one more chunk of the socket's write.
+    const body = o.body === undefined ? undefined : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
     const headers: Record<string, string | number> = { Accept: o.accept ?? 'application/json', 'User-Agent': this.opts.userAgent ?? 'k8ts' };
-    if (body) { headers['Content-Type'] = o.contentType ?? 'application/json'; headers['Content-Length'] = body.length; }
+    if (body !== undefined) {
+      headers['Content-Type'] = o.contentType ?? 'application/json';
+      headers['Content-Length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    }
     const token = this.bearerToken();
     if (token) headers.Authorization = `Bearer ${token}`;
     return new Promise((resolve, reject) => {

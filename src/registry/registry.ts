@@ -63,6 +63,8 @@ export interface RegistryOptions {
   validateAdmission?: StoreHooks['validate'];
   /** Admission of deletes (NodeRestriction). */
   admitDelete?: StoreHooks['admitDelete'];
+  /** Admission of a CREATE on a subresource with a kind of its own (see Registry.admitSubresourceCreate). */
+  admitSubresourceCreate?: (info: ResourceInfo, obj: object, opts: { dryRun: boolean }) => Promise<void> | void;
 }
 
 /**
@@ -98,7 +100,7 @@ export class Registry {
   private cacheOptions?: WatchCacheOptions;
   private conversionWebhook?: ConversionWebhook;
 
-  constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit'], opts: RegistryOptions = {}) {
+  constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit'], private readonly opts: RegistryOptions = {}) {
     const admitDelete: StoreHooks['admitDelete'] = (info, obj) => {
       checkNamespaceDeletion(info, obj);
       return opts.admitDelete?.(info, obj);
@@ -217,6 +219,20 @@ export class Registry {
 
   /** NamespaceLifecycle reads namespaces from this watch-fed cache from now on. */
   useNamespaceCache(lister: Lister<Namespace>): void { this.namespaceCache = lister; }
+
+  /**
+   * Admission of a CREATE on a subresource whose body has a kind of its own (pods/binding and its
+   * Binding): `info` is the parent resource with the body's kind, as upstream's admission
+   * attributes name them (resource pods, subresource binding, kind Binding). NamespaceLifecycle
+   * first (no new content in a terminating namespace), then the plugins that look at such requests.
+   * The steps that read pods' own bodies (defaults, quota, limits) do not see it, as upstream's skip it.
+   */
+  async admitSubresourceCreate(info: ResourceInfo, namespace: string, name: string, obj: object, dryRun: boolean): Promise<void> {
+    let step = this.checkNamespace(namespace, { group: info.group, resource: info.plural }, name);
+    if (step) await step;
+    step = this.opts.admitSubresourceCreate?.(info, obj, { dryRun });
+    if (step) await step;
+  }
 
   /**
    * NamespaceLifecycle admission: no content in absent or terminating

@@ -27,7 +27,7 @@ import { parseResourceVersion } from '../api/list-options.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import type { CacheSource, WatchCache } from './watch-cache/cache.js';
 import { cachedListMode } from './watch-cache/list-mode.js';
-import { renderedJSON, seedRenderedJSON } from './watch-cache/rendered-json.js';
+import { hasRenderedJSON, renderedJSON, seedRenderedJSON } from './watch-cache/rendered-json.js';
 import { tooLargeResourceVersion } from '../api/list-options.js';
 import { dropOmittedZeros } from '../api/protobuf/omitempty.js';
 import { fillGoZeroValues } from '../api/go-zero-values.js';
@@ -544,7 +544,7 @@ export class Store {
     if (!this.storedAsServed()) return this.decodeServed(kv);
     const meta = obj.metadata as Writable<ObjectMeta>;
     meta.resourceVersion = String(kv.modRevision);
-    if (value !== undefined && lastKey(meta) === 'resourceVersion') {
+    if (value !== undefined && !hasRenderedJSON(obj) && lastKey(meta) === 'resourceVersion') {
       const json = withResourceVersion(value, meta.resourceVersion);
       if (json !== undefined) seedRenderedJSON(obj, json);
     }
@@ -587,21 +587,19 @@ export class Store {
     }
     dropEmptyMetadata(m);
     // A binding sets spec.nodeName and the PodScheduled condition on the stored pod, which its
-    // create already defaulted and normalized: upstream's binding REST writes storage directly too.
-    const binding = opts.subresource === 'binding';
-    if (!binding) this.strategy.applyDefaults(next);
+    // create already defaulted and normalized: upstream's BindingREST writes storage directly
+    // (registry/pod-binding.ts), with no strategy, no pod admission (the Binding was admitted
+    // as a CREATE of pods/binding before) and no managedFields entry.
+    if (opts.subresource === 'binding') return next;
+    this.strategy.applyDefaults(next);
     const managedFields = opts.fieldManager && this.managedFieldsFor(old, next, opts.fieldManager);
-    // Bindings are written by the apiserver itself (spec.nodeName plus the PodScheduled condition).
     if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old, opts.subresource);
-    else if (opts.subresource !== 'binding') this.strategy.prepareForUpdate(next, old);
-    if (!binding) {
-      dropOmittedZeros(next);
-      fillGoZeroValues(next);
-    }
+    else this.strategy.prepareForUpdate(next, old);
+    dropOmittedZeros(next);
+    fillGoZeroValues(next);
     let step: Promise<void> | void;
     if ((step = this.deps.hooks?.admit?.('update', this.info, next, old))) await step;
-    // The binding subresource checks its own preconditions (upstream does not run pod update validation there).
-    const errs = opts.subresource === 'binding' ? [] : this.strategy.validateUpdate(next, old, opts.subresource);
+    const errs = this.strategy.validateUpdate(next, old, opts.subresource);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, m.name, errs);
     if (managedFields !== undefined) setManagedFields(next, managedFields);
     if ((step = this.deps.hooks?.validate?.('update', this.info, next, old, { dryRun: !!opts.dryRun, subresource: opts.subresource }))) await step;

@@ -83,6 +83,14 @@ export class SchedulerCache implements NodeSnapshot {
     if (st) {
       // The bound version of an assumed pod asks for the same resources (requests are immutable here).
       if (st.assumed && st.pod.metadata?.uid === pod.metadata?.uid) reusePodResources(st.pod, pod);
+      // Upstream removes the old pod and adds the new one; on the same node with the same resources
+      // (a binding confirmed) that leaves the node's sums as they were, so the pod is swapped in place.
+      const info = st.nodeName === pod.spec!.nodeName ? this.nodes.get(st.nodeName) : undefined;
+      if (info?.replacePod(key, pod)) {
+        this.trackAffinity(info);
+        this.podStates.set(key, { pod, nodeName: st.nodeName, assumed: false });
+        return;
+      }
       this.removeFromNode(key, st.nodeName);
     }
     this.addToNode(key, pod, pod.spec!.nodeName!);

@@ -190,6 +190,25 @@ export class NodeInfo {
     this.generation++;
   }
 
+  /**
+   * removePod then addPod of `pod` under `key`, when both count the same (one PodResources, as
+   * reusePodResources shares it): the sums stay, only the pod object and its affinity entries change.
+   * False (nothing done) when they may count differently.
+   */
+  replacePod(key: string, pod: Pod): boolean {
+    const old = this.pods.get(key);
+    if (!old || podResources(old) !== podResources(pod)) return false;
+    this.pods.set(key, pod);
+    this.podsWithAffinity.delete(key);
+    this.podsWithRequiredAntiAffinity.delete(key);
+    if (hasPodAffinity(pod)) {
+      this.podsWithAffinity.set(key, pod);
+      if (hasRequiredAntiAffinity(pod)) this.podsWithRequiredAntiAffinity.set(key, pod);
+    }
+    this.generation++;
+    return true;
+  }
+
   removePod(key: string): boolean {
     const pod = this.pods.get(key);
     if (!pod) return false;

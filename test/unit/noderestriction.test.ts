@@ -34,7 +34,9 @@ async function refusal(p: Promise<unknown>): Promise<string> {
 describe('NodeRestriction', () => {
   before(async () => {
     const backend = openSqliteBackend(':memory:', { compactIntervalMs: 0, logger: silentLogger });
-    registry = new Registry(backend, realClock, (op, info, obj, old) => restriction.admit(op, info, obj, old), { admitDelete: restriction.admitDelete });
+    registry = new Registry(backend, realClock, (op, info, obj, old) => restriction.admit(op, info, obj, old), {
+      admitDelete: restriction.admitDelete, admitSubresourceCreate: (info, obj) => restriction.admit('create', info, obj),
+    });
     await registry.store('', 'v1', 'namespaces')!.create(undefined, { metadata: { name: 'default' } });
     const pods = registry.store('', 'v1', 'pods')!;
     await pods.create('default', { metadata: { name: 'p1' }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'i' }] } });
@@ -66,8 +68,10 @@ describe('NodeRestriction', () => {
     assert.equal(await refusal(serving(n1, 'PATCH', '/api/v1/namespaces/default/pods/p1', () =>
       pods.guaranteedUpdate('default', 'p1', (p) => ({ ...p, metadata: { ...p.metadata, labels: { x: 'y' } } })))),
     'pods "p1" is forbidden: unexpected operation "UPDATE", node "n1" can only create and delete mirror pods');
+    // pods/binding is admitted as a CREATE with the Binding as its object, as upstream.
+    const binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p1', namespace: 'default' }, target: { kind: 'Node', name: 'n1' } };
     assert.equal(await refusal(serving(n1, 'POST', '/api/v1/namespaces/default/pods/p1/binding', () =>
-      pods.guaranteedUpdate('default', 'p1', (p) => p, { subresource: 'binding' }))),
+      registry.admitSubresourceCreate({ ...pods.info, kind: 'Binding' }, 'default', 'p1', binding, false))),
     `pods "p1" is forbidden: unexpected pod subresource "binding", only 'status' and 'eviction' are allowed`);
   });
 

@@ -204,6 +204,31 @@ describe('SchedulerCache', () => {
     assert.equal(cache.get('n')!.pods.size, 0);
   });
 
+  it('a confirmed binding swaps the bound pod in; other updates recount', () => {
+    const cache = new SchedulerCache();
+    cache.addNode(makeNode('n'));
+    cache.addNode(makeNode('m'));
+    const pod = makePod('p', { cpu: '500m', hostPorts: [{ hostPort: 8080 }] });
+    cache.assumePod(pod, 'n');
+    const generation = cache.get('n')!.generation;
+    // The informer's bound pod: new labels and a required anti-affinity term, same requests.
+    const affinity = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { a: 'b' } } }] } };
+    const bound = { ...pod, metadata: { ...pod.metadata, labels: { a: 'b' } }, spec: { ...pod.spec, nodeName: 'n', affinity } };
+    cache.addPod(bound);
+    const n = cache.get('n')!;
+    assert.equal(n.pods.get('default/p'), bound, 'the node holds the informer\'s object');
+    assert.equal(n.podsWithRequiredAntiAffinity.get('default/p'), bound);
+    assert.deepEqual(cache.havePodsWithRequiredAntiAffinity().map((i) => i.name), ['n']);
+    assert.deepEqual([n.requested.milliCPU, n.pods.size, n.usedPorts.checkConflict('', 'TCP', 8080)], [500, 1, true]);
+    assert.ok(n.generation > generation);
+    // A later update asking for more (a resize) is counted again; one on another node moves it.
+    cache.updatePod(bound, { ...bound, spec: { ...bound.spec, containers: [{ name: 'c', image: 'pause', resources: { requests: { cpu: '700m' } } }] } });
+    assert.equal(n.requested.milliCPU, 700);
+    cache.updatePod(bound, { ...bound, spec: { ...bound.spec, nodeName: 'm' } });
+    assert.deepEqual([n.requested.milliCPU, n.pods.size, cache.get('m')!.requested.milliCPU], [0, 0, 500]);
+    assert.deepEqual(cache.havePodsWithRequiredAntiAffinity().map((i) => i.name), ['m']);
+  });
+
   it('pods on nodes not yet seen wait in a node-less NodeInfo', () => {
     const cache = new SchedulerCache();
     cache.addPod(makePod('p', { nodeName: 'later', cpu: '1' }));

@@ -4,6 +4,10 @@
  * namespace finalize. status reuses the main handlers with subresource=status.
  */
 import { badRequest, conflict, methodNotAllowed, successStatus, unsupportedMediaType } from '../../api/status.js';
+import type { Binding } from 'kubernetes-types/core/v1.js';
+import { validateBindingCreate } from '../../api/validation/controllerrevision.js';
+import { fieldErrorMessage } from '../../api/field-errors.js';
+import { assignPod, checkBindingName } from '../../registry/pod-binding.js';
 import { applyPatch, patchMediaTypes, patchStrictDecodingError, patchTypeFromContentType } from '../../api/patch/index.js';
 import { selectorFromLabelSelector, selectorFromSet, selectorToString } from '../../api/labels.js';
 import { pruneUnknownFields } from '../../api/schema/index.js';
@@ -97,24 +101,26 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
   writeAnswer(ctx, 200, toScale(updated, paths));
 }
 
-/** POST pods/x/binding: set spec.nodeName once, as the scheduler's bind does. */
+/**
+ * POST pods/x/binding (and the legacy POST bindings, with the pod named in the body): upstream's
+ * BindingREST.Create. The Binding is checked (its name, ValidatePodBinding) and admitted as a
+ * CREATE of pods/binding, then assignPod writes the pod once (registry/pod-binding.ts).
+ */
 export async function handleBinding(ctx: HandlerContext, podName: string): Promise<void> {
   if (ctx.info.verb !== 'create') throw methodNotAllowed();
-  const binding = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, { apiVersion: 'v1', kind: 'Binding' });
-  const node = binding?.target?.name;
-  if (!node) throw badRequest('Binding.target.name: Required value');
-  await ctx.store.guaranteedUpdate(ctx.info.namespace, podName, (pod) => {
-    if (pod.metadata.deletionTimestamp) throw conflict(ctx.store.gr, podName, 'pod is being deleted, cannot be assigned to a host');
-    if (pod.spec.nodeName) throw conflict(ctx.store.gr, podName, `pod ${podName} is already assigned to node "${pod.spec.nodeName}"`);
-    const conditions = (pod.status?.conditions ?? []).filter((c: any) => c.type !== 'PodScheduled');
-    conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z') });
-    // `pod` may be the watch cache's shared copy (mutateCopies): the result is a new object that copies
-    // what this write and the steps after it change (metadata, spec and its tolerations, which default
-    // admission may append to, status) and shares the rest, so no copy of the whole pod is parsed per binding.
-    const spec = { ...pod.spec, nodeName: node };
-    if (Array.isArray(spec.tolerations)) spec.tolerations = [...spec.tolerations];
-    return { ...pod, metadata: { ...pod.metadata }, spec, status: { ...pod.status, conditions } };
-  }, { subresource: 'binding', dryRun: isDryRun(ctx), signal: ctx.signal, resultShared: true, mutateCopies: true });
+  const binding = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, { apiVersion: 'v1', kind: 'Binding' }) as Binding;
+  const namespace = ctx.info.namespace!;
+  const meta = (binding.metadata ??= {});
+  // rest.EnsureObjectNamespaceMatchesRequestNamespace: an absent namespace is the request's.
+  if (meta.namespace && meta.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  meta.namespace = namespace;
+  checkBindingName(binding, podName);
+  // ValidatePodBinding's errors, aggregated as upstream's ToAggregate words them.
+  const errs = validateBindingCreate(binding).map(fieldErrorMessage);
+  if (errs.length) throw badRequest(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
+  const dryRun = isDryRun(ctx);
+  await ctx.registry.admitSubresourceCreate({ ...ctx.store.info, kind: 'Binding' }, namespace, podName, binding, dryRun);
+  await assignPod(ctx.store, namespace, podName, binding, { dryRun, signal: ctx.signal, now: ctx.now });
   writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
 }
 

@@ -25,6 +25,8 @@ import { EventRing, type CachedEvent } from './ring.js';
 import { SortedKeys } from './sorted-keys.js';
 import { NodeIndex, nodeNameOf } from './node-index.js';
 import type { Unstructured } from '../../api/unstructured.js';
+import { withResourceVersion } from '../stored-json.js';
+import { seedRenderedJSON } from './rendered-json.js';
 
 /** What the cache needs of its store. */
 export interface CacheSource {
@@ -295,7 +297,15 @@ export class WatchCache implements FeedMember {
     if (hint.value !== e.kv.value) return undefined;
     this.written.delete(e.kv.key);
     // A stored object always has metadata; its resourceVersion is the write's revision.
-    (hint.obj.metadata as { resourceVersion?: string }).resourceVersion = String(e.kv.modRevision);
+    const meta = hint.obj.metadata as { resourceVersion?: string };
+    meta.resourceVersion = String(e.kv.modRevision);
+    // The event is offered to watchers now, before the writer's answer is made: its JSON is the
+    // stored value with the revision spliced in (stored-json.ts) when resourceVersion is metadata's
+    // last member, as the writer's answer would seed it, instead of a second JSON.stringify of the object.
+    if (lastMember(meta) === 'resourceVersion') {
+      const json = withResourceVersion(hint.value, meta.resourceVersion);
+      if (json !== undefined) seedRenderedJSON(hint.obj, json);
+    }
     return hint.obj;
   }
 
@@ -344,4 +354,11 @@ function deliver(w: CacheWatcher, ev: CachedEvent): void {
   if (now && before) w.send({ type: 'MODIFIED', object: ev.obj });
   else if (now) w.send({ type: 'ADDED', object: ev.obj });
   else if (before) w.send({ type: 'DELETED', object: ev.obj });
+}
+
+/** The last own member of `o` (JSON.stringify's last). */
+function lastMember(o: object): string | undefined {
+  let last: string | undefined;
+  for (const k in o) if (Object.hasOwn(o, k)) last = k;
+  return last;
 }

@@ -22,3 +22,8 @@ export function renderedJSON(object: object): string {
 export function seedRenderedJSON(object: object, json: string): void {
   if (!rendered.has(object)) rendered.set(object, json);
 }
+
+/** Whether `object`'s text is known already (rendered, or seeded by its write's event). */
+export function hasRenderedJSON(object: object): boolean {
+  return rendered.has(object);
+}
