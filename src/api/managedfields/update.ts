@@ -106,6 +106,25 @@ function unchangedOwnership(live: any, next: any, managed: Managed, changed: Fie
   return sortedForEncoding(out);
 }
 
+/**
+ * The stored entries by identifier, to be written again as they are where this write leaves their
+ * set alone: re-encoding a set costs a walk of it, and a pod's first entry (its creator's) covers the
+ * whole spec, which a status write never touches. Only for entries this server encoded itself (the
+ * live object's, or the same sent back), one per identifier, so their FieldsV1 is the canonical form
+ * encoding the decoded set gives again. Undefined when they cannot be kept.
+ */
+function storedAsEncoded(live: any, next: any, managed: Managed, ctx: WriteContext): Map<string, ManagedFieldsEntry> | undefined {
+  const stored: ManagedFieldsEntry[] | undefined = live?.metadata?.managedFields;
+  if (!Array.isArray(stored) || stored.length === 0 || stored.length !== managed.size) return undefined;
+  const sent = next?.metadata?.managedFields;
+  if (!ctx.subresource && sent !== undefined && sent !== stored && !jsonEqual(sent, stored)) return undefined;
+  const out = new Map<string, ManagedFieldsEntry>();
+  for (const e of stored) {
+    out.set(managerIdentifier({ manager: e.manager ?? '', operation: e.operation as 'Update', apiVersion: e.apiVersion ?? '', subresource: e.subresource || undefined }), e);
+  }
+  return out.size === managed.size ? out : undefined;
+}
+
 /** A shallow copy without metadata.managedFields. */
 export function withoutManagedFields(obj: any): any {
   if (!obj?.metadata?.managedFields) return obj;
@@ -139,7 +158,11 @@ function computeManagedFields(live: unknown, next: unknown, ctx: WriteContext): 
     const changed = added.union(modified).difference(strippedFields);
     const same = unchangedOwnership(live, next, managed, changed, removed, ctx);
     if (same) return same;
+    // Entries whose set this write leaves alone keep their stored FieldsV1 (see storedAsEncoded).
+    const kept = storedAsEncoded(live, next, managed, ctx);
     for (const [id, e] of managed) {
+      if (e.set.intersection(changed).isEmpty() && e.set.intersection(removed).isEmpty()) continue;
+      kept?.delete(id);
       e.set = e.set.difference(changed).difference(removed);
       if (e.set.isEmpty()) managed.delete(id);
     }
@@ -147,10 +170,14 @@ function computeManagedFields(live: unknown, next: unknown, ctx: WriteContext): 
       const entry = { manager: ctx.manager, operation: 'Update' as const, apiVersion: ctx.apiVersion, subresource: ctx.subresource };
       const id = managerIdentifier(entry);
       const prev = managed.get(id);
+      kept?.delete(id);
       managed.set(id, { ...entry, time: managedTime(ctx.now), set: prev ? prev.set.union(changed) : changed });
+      const before = managed.size;
       capManagers(managed, ctx.now);
+      // Folding into "ancient-changes" rewrites entries: encode them all.
+      if (managed.size !== before) return encodeManagedFields(managed);
     }
-    return encodeManagedFields(managed);
+    return encodeManagedFields(managed, kept);
   } catch {
     return undefined;
   }
