@@ -141,7 +141,7 @@ export interface UpdateOptions {
    * the whole object per write); an attempt after a lost race, which needs the input as sent, gets
    * this function's fresh copy (the body decoded again).
    */
-  inputAgain?: () => any | Promise<any>;
+  inputAgain?: () => unknown;
 }
 
 export interface Watch {

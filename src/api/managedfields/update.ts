@@ -12,7 +12,7 @@
  *     changed fields and the current time; a write that changes nothing
  *     leaves its entry and time alone.
  */
-import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
+import type { ManagedFieldsEntry, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import { compare } from './fieldset.js';
 import { capManagers, decodeManagedFields, encodeManagedFields, managedTime, managerIdentifier, sortedForEncoding, strippedFields, type Managed } from './managers.js';
 import { jsonEqual } from './walk.js';
@@ -106,6 +106,8 @@ function unchangedOwnership(live: any, next: any, managed: Managed, changed: Fie
   return sortedForEncoding(out);
 }
 
+type WithMeta = { metadata?: ObjectMeta };
+
 /**
  * The stored entries by identifier, to be written again as they are where this write leaves their
  * set alone: re-encoding a set costs a walk of it, and a pod's first entry (its creator's) covers the
@@ -113,10 +115,10 @@ function unchangedOwnership(live: any, next: any, managed: Managed, changed: Fie
  * live object's, or the same sent back), one per identifier, so their FieldsV1 is the canonical form
  * encoding the decoded set gives again. Undefined when they cannot be kept.
  */
-function storedAsEncoded(live: any, next: any, managed: Managed, ctx: WriteContext): Map<string, ManagedFieldsEntry> | undefined {
-  const stored: ManagedFieldsEntry[] | undefined = live?.metadata?.managedFields;
+function storedAsEncoded(live: unknown, next: unknown, managed: Managed, ctx: WriteContext): Map<string, ManagedFieldsEntry> | undefined {
+  const stored = (live as WithMeta | undefined)?.metadata?.managedFields;
   if (!Array.isArray(stored) || stored.length === 0 || stored.length !== managed.size) return undefined;
-  const sent = next?.metadata?.managedFields;
+  const sent = (next as WithMeta | undefined)?.metadata?.managedFields;
   if (!ctx.subresource && sent !== undefined && sent !== stored && !jsonEqual(sent, stored)) return undefined;
   const out = new Map<string, ManagedFieldsEntry>();
   for (const e of stored) {
