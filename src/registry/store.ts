@@ -35,6 +35,9 @@ import type { Unstructured } from '../api/unstructured.js';
 import type { Writable } from '../api/writable.js';
 import type { ManagedFieldsEntry, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 
+/** The top-level fields a status write takes from its body (generic.ts prepareForStatusUpdate). */
+const statusWriteKeeps: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata', 'status']);
+
 /** Hooks the apiserver plugs in: admission, namespace lifecycle. */
 export interface StoreHooks {
   /** Mutating then validating admission; may throw a StatusError. */
@@ -132,6 +135,13 @@ export interface UpdateOptions {
    * shared copy, instead of a private copy parsed for it (a parse of the whole object per write).
    */
   mutateCopies?: boolean;
+  /**
+   * For update (PUT): the input is the caller's to give away (a request body decoded for this
+   * request alone), so the first attempt mutates it rather than a copy (a stringify and a parse of
+   * the whole object per write); an attempt after a lost race, which needs the input as sent, gets
+   * this function's fresh copy (the body decoded again).
+   */
+  inputAgain?: () => unknown;
 }
 
 export interface Watch {
@@ -420,7 +430,10 @@ export class Store {
     this.checkNamespaceMatch(namespace, input?.metadata ?? {});
     const wantRV: string | undefined = input?.metadata?.resourceVersion || undefined;
     // A replacement never reads the current object: no private copy of it is made for the mutation.
-    return this.guaranteedUpdate(namespace, name, () => clone(input), { ...opts, preconditionRV: wantRV, replace: true });
+    let given = false;
+    const again = opts.inputAgain;
+    const mutate = again ? () => (given ? again() : (given = true, input)) : () => clone(input);
+    return this.guaranteedUpdate(namespace, name, mutate, { ...opts, preconditionRV: wantRV, replace: true });
   }
 
   /**
@@ -591,6 +604,10 @@ export class Store {
     // (registry/pod-binding.ts), with no strategy, no pod admission (the Binding was admitted
     // as a CREATE of pods/binding before) and no managedFields entry.
     if (opts.subresource === 'binding') return next;
+    // A status write keeps only the metadata and status it was sent (prepareForStatusUpdate puts the stored
+    // rest back, as upstream's status strategies do): the rest is dropped before defaulting and normalizing,
+    // which walked a pod's whole spec on every kubelet status write only to throw it away.
+    if (opts.subresource === 'status') for (const k of Object.keys(next)) if (!statusWriteKeeps.has(k)) delete next[k];
     this.strategy.applyDefaults(next);
     const managedFields = opts.fieldManager && this.managedFieldsFor(old, next, opts.fieldManager);
     if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old, opts.subresource);

@@ -14,6 +14,9 @@
  * IP and node port bitmaps in /registry/ranges), two more writes, so that
  * several API servers share one allocation. k8ts allocates from the
  * Services it caches (registry/service-allocation.ts), so its count is one.
+ *
+ * The same budget for the two writes a large cluster sends most (issue #20):
+ * a Lease renewal and a pod status write, each one write and no read.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -168,6 +171,51 @@ spec:
     // A second create starts from the charged quota, not the cache's older copy: no lost race, no re-read.
     const again = await storageAccess(cluster, () => cluster.kubectl(['create', 'configmap', 'c3', '-n', 'counted', '--from-literal=k=v']));
     assert.deepEqual({ reads: again.reads, writes: again.writes }, { reads: 0, writes: 2 }, JSON.stringify(again.byOp));
+  });
+
+  // The two writes a 5,000-node cluster sends most (issue #20): each kubelet's Lease renewal every 10 s, and its
+  // status write once per pod it starts. Sent with the resourceVersion the client holds (no GET, as the kubelet
+  // does): the write starts from the watch cache's copy, so each costs one storage write and no storage read.
+  const replaced = async (kind: string, name: string, ns: string, change: (obj: any) => void, args: string[] = []) => {
+    const obj = JSON.parse((await cluster.kubectl(['get', kind, name, '-n', ns, '-o', 'json', '--show-managed-fields'])).stdout);
+    change(obj);
+    const file = files.write(`${kind}-${name}.json`, JSON.stringify(obj));
+    await settled(cluster);
+    return storageAccess(cluster, () => cluster.kubectl(['replace', '-f', file, ...args]));
+  };
+
+  test('a Lease renewal (PUT with the held resourceVersion): 1 write, 0 reads', async () => {
+    await cluster.kubectl(['apply', '-f', files.write('lease.yaml', `
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: { name: counted-node, namespace: counted }
+spec: { holderIdentity: counted-node, leaseDurationSeconds: 40, renewTime: "2026-12-03T10:00:00.000000Z" }
+`)]);
+    const access = await replaced('lease', 'counted-node', 'counted', (l) => { l.spec.renewTime = '2026-12-03T10:00:10.000000Z'; });
+    assert.deepEqual({ reads: access.reads, writes: access.writes }, { reads: 0, writes: 1 }, JSON.stringify(access.byOp));
+    assert.equal(access.byOp.update, 1);
+    const lease = JSON.parse((await cluster.kubectl(['get', 'lease', 'counted-node', '-n', 'counted', '-o', 'json'])).stdout);
+    assert.equal(lease.spec.renewTime, '2026-12-03T10:00:10.000000Z');
+  });
+
+  test('a pod status write (PUT pods/status with the held resourceVersion): 1 write, 0 reads, the spec and its creator\'s fields kept', async () => {
+    await cluster.kubectl(['run', 'st', '-n', 'counted', '--image=registry.k8s.io/pause:3.10']);
+    const before = JSON.parse((await cluster.kubectl(['get', 'pod', 'st', '-n', 'counted', '-o', 'json', '--show-managed-fields'])).stdout);
+    const access = await replaced('pod', 'st', 'counted', (p) => {
+      p.spec.containers[0].image = 'ignored/on-a-status-write';
+      p.status = { ...p.status, phase: 'Running', podIP: '10.244.0.9', podIPs: [{ ip: '10.244.0.9' }],
+        conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-12-03T10:00:00Z' }] };
+    }, ['--subresource=status']);
+    assert.deepEqual({ reads: access.reads, writes: access.writes }, { reads: 0, writes: 1 }, JSON.stringify(access.byOp));
+    assert.equal(access.byOp.update, 1);
+    const after = JSON.parse((await cluster.kubectl(['get', 'pod', 'st', '-n', 'counted', '-o', 'json', '--show-managed-fields'])).stdout);
+    assert.equal(after.status.phase, 'Running');
+    assert.deepEqual(after.spec, before.spec, 'a status write does not change the spec');
+    // The creator's entry is written again as stored; the status writer gets its own entry with only status fields.
+    assert.deepEqual(after.metadata.managedFields[0], before.metadata.managedFields[0]);
+    const status = after.metadata.managedFields.find((e: any) => e.subresource === 'status');
+    assert.deepEqual(Object.keys(status.fieldsV1), ['f:status']);
+    assert.ok(status.fieldsV1['f:status']['f:podIP']);
   });
 
   test('a namespace and a service account created just before the pod are found (a cache miss reads storage)', async () => {

@@ -176,6 +176,33 @@ describe('update operations', () => {
     const same = updateManagedFields(v1, structuredClone(v1), { ...ctx, manager: 'a', now: later })!;
     assert.equal(same[0].time, '2026-01-02T03:04:05Z');
   });
+  it('a status write keeps the entries it leaves alone as stored, and re-encodes those it changes', () => {
+    const live: any = {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'd', labels: { app: 'a' } },
+      spec: { containers: [{ name: 'c', image: 'i' }] }, status: { phase: 'Pending', qosClass: 'BestEffort' },
+    };
+    const podCtx = { kindKey: 'v1/Pod', apiVersion: 'v1', now };
+    live.metadata.managedFields = updateManagedFields(undefined, live, { ...podCtx, manager: 'daemonset-controller', ignoredFields: ['status'] });
+    const next: any = { apiVersion: 'v1', kind: 'Pod', metadata: structuredClone(live.metadata), status: { phase: 'Running', qosClass: 'BestEffort', podIP: '10.0.0.1' } };
+    const later = new Date('2026-01-02T04:00:00Z');
+    const mf = updateManagedFields(live, next, { ...podCtx, manager: 'kubelet', subresource: 'status', now: later, ignoredFields: ['spec'] })!;
+    assert.deepEqual(mf[0], live.metadata.managedFields[0], 'the creator\'s entry as stored');
+    assert.notEqual(mf[0], live.metadata.managedFields[0], 'a copy: the live object may be the watch cache\'s');
+    assert.deepEqual(mf[1], {
+      manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: '2026-01-02T04:00:00Z', fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:status': { 'f:phase': {}, 'f:podIP': {} } }, subresource: 'status',
+    });
+    // The same write by the creator's own manager changes its entry: re-encoded from the set, as before.
+    const own = updateManagedFields(live, structuredClone(next), { ...podCtx, manager: 'daemonset-controller', now: later, ignoredFields: ['spec'], subresource: 'status' })!;
+    assert.deepEqual(own.map((e) => [e.manager, e.subresource ?? '']), [['daemonset-controller', ''], ['daemonset-controller', 'status']]);
+    assert.deepEqual(own[0].fieldsV1, live.metadata.managedFields[0].fieldsV1);
+    // Another manager taking a field of the creator's (a label) re-encodes the creator's entry without it.
+    const relabelled: any = structuredClone(live);
+    relabelled.metadata.labels.app = 'b';
+    const taken = updateManagedFields(live, relabelled, { ...podCtx, manager: 'kubectl-label', now: later, ignoredFields: ['status'] })!;
+    assert.deepEqual((taken[0].fieldsV1 as any)['f:metadata'], { 'f:labels': {} });
+    assert.deepEqual(taken[1].fieldsV1, { 'f:metadata': { 'f:labels': { 'f:app': {} } } });
+  });
 });
 
 describe('create managed fields, remembered per shape', () => {

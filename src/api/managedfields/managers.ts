@@ -64,10 +64,16 @@ export function sortedForEncoding<T extends Sortable>(entries: readonly T[]): T[
   return keyed.map(({ e }) => e);
 }
 
-/** Encodes entries in upstream's order: Apply before Update, then by time, manager, apiVersion, subresource. */
-export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
-  const entries = sortedForEncoding([...managed.values()].filter((e) => !e.set.isEmpty()));
+/**
+ * Encodes entries in upstream's order: Apply before Update, then by time, manager, apiVersion, subresource.
+ * `kept`: entries (by identifier) whose stored form is written again as is (a copy), not re-encoded.
+ */
+export function encodeManagedFields(managed: Managed, kept?: ReadonlyMap<string, ManagedFieldsEntry>): ManagedFieldsEntry[] {
+  const entries = sortedForEncoding([...managed].filter(([, e]) => !e.set.isEmpty()).map(([id, e]) => ({ ...e, id })));
   return entries.map((e) => {
+    const stored = kept?.get(e.id);
+    // A copy: the stored entry may be the watch cache's, shared; its FieldsV1 is only ever read.
+    if (stored) return { ...stored };
     // Go's omitempty: an empty manager (no fieldManager, no User-Agent) is not written.
     const out: ManagedFieldsEntry = {};
     if (e.manager) out.manager = e.manager;

@@ -12,7 +12,7 @@
  *     changed fields and the current time; a write that changes nothing
  *     leaves its entry and time alone.
  */
-import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
+import type { ManagedFieldsEntry, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import { compare } from './fieldset.js';
 import { capManagers, decodeManagedFields, encodeManagedFields, managedTime, managerIdentifier, sortedForEncoding, strippedFields, type Managed } from './managers.js';
 import { jsonEqual } from './walk.js';
@@ -106,6 +106,27 @@ function unchangedOwnership(live: any, next: any, managed: Managed, changed: Fie
   return sortedForEncoding(out);
 }
 
+type WithMeta = { metadata?: ObjectMeta };
+
+/**
+ * The stored entries by identifier, to be written again as they are where this write leaves their
+ * set alone: re-encoding a set costs a walk of it, and a pod's first entry (its creator's) covers the
+ * whole spec, which a status write never touches. Only for entries this server encoded itself (the
+ * live object's, or the same sent back), one per identifier, so their FieldsV1 is the canonical form
+ * encoding the decoded set gives again. Undefined when they cannot be kept.
+ */
+function storedAsEncoded(live: unknown, next: unknown, managed: Managed, ctx: WriteContext): Map<string, ManagedFieldsEntry> | undefined {
+  const stored = (live as WithMeta | undefined)?.metadata?.managedFields;
+  if (!Array.isArray(stored) || stored.length === 0 || stored.length !== managed.size) return undefined;
+  const sent = (next as WithMeta | undefined)?.metadata?.managedFields;
+  if (!ctx.subresource && sent !== undefined && sent !== stored && !jsonEqual(sent, stored)) return undefined;
+  const out = new Map<string, ManagedFieldsEntry>();
+  for (const e of stored) {
+    out.set(managerIdentifier({ manager: e.manager ?? '', operation: e.operation as 'Update', apiVersion: e.apiVersion ?? '', subresource: e.subresource || undefined }), e);
+  }
+  return out.size === managed.size ? out : undefined;
+}
+
 /** A shallow copy without metadata.managedFields. */
 export function withoutManagedFields(obj: any): any {
   if (!obj?.metadata?.managedFields) return obj;
@@ -139,7 +160,11 @@ function computeManagedFields(live: unknown, next: unknown, ctx: WriteContext): 
     const changed = added.union(modified).difference(strippedFields);
     const same = unchangedOwnership(live, next, managed, changed, removed, ctx);
     if (same) return same;
+    // Entries whose set this write leaves alone keep their stored FieldsV1 (see storedAsEncoded).
+    const kept = storedAsEncoded(live, next, managed, ctx);
     for (const [id, e] of managed) {
+      if (e.set.intersection(changed).isEmpty() && e.set.intersection(removed).isEmpty()) continue;
+      kept?.delete(id);
       e.set = e.set.difference(changed).difference(removed);
       if (e.set.isEmpty()) managed.delete(id);
     }
@@ -147,10 +172,14 @@ function computeManagedFields(live: unknown, next: unknown, ctx: WriteContext): 
       const entry = { manager: ctx.manager, operation: 'Update' as const, apiVersion: ctx.apiVersion, subresource: ctx.subresource };
       const id = managerIdentifier(entry);
       const prev = managed.get(id);
+      kept?.delete(id);
       managed.set(id, { ...entry, time: managedTime(ctx.now), set: prev ? prev.set.union(changed) : changed });
+      const before = managed.size;
       capManagers(managed, ctx.now);
+      // Folding into "ancient-changes" rewrites entries: encode them all.
+      if (managed.size !== before) return encodeManagedFields(managed);
     }
-    return encodeManagedFields(managed);
+    return encodeManagedFields(managed, kept);
   } catch {
     return undefined;
   }

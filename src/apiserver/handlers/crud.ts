@@ -88,12 +88,20 @@ function writeJSONList(ctx: HandlerContext, result: ListResult<string>): Promise
  * default to it), checked as upstream's decoder checks it.
  */
 async function readObject(ctx: HandlerContext, create = false): Promise<any> {
-  // Custom resources have no protobuf form: their bodies are JSON or YAML only.
+  return objectFromBody(ctx, await readObjectBytes(ctx), create);
+}
+
+/** The body of a create or update. Custom resources have no protobuf form: their bodies are JSON or YAML only. */
+function readObjectBytes(ctx: HandlerContext): Promise<Buffer> {
   if (ctx.store instanceof CustomResourceStore && mediaType(ctx.req) === protobufMediaType) {
     ctx.req.resume();
     throw unsupportedMediaType(customResourceMediaTypes);
   }
-  const buf = await readBody(ctx.req);
+  return readBody(ctx.req);
+}
+
+/** readObject's decoding of a body already read: the same body gives an equal object each time. */
+async function objectFromBody(ctx: HandlerContext, buf: Buffer, create: boolean): Promise<any> {
   const type = mediaType(ctx.req);
   const builtIn = !(ctx.store instanceof CustomResourceStore);
   // A large body is decoded and checked in the heavy lane; the loop serves others meanwhile.
@@ -128,9 +136,13 @@ function fieldManagerFor(ctx: HandlerContext, manager: string) {
 
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const { manager } = readWriteOptions(ctx, 'UpdateOptions');
-  const obj = await readObject(ctx);
+  const buf = await readObjectBytes(ctx);
+  const obj = await objectFromBody(ctx, buf, false);
+  // The body was decoded for this request alone: the update mutates it rather than a copy, and a
+  // retry after a lost race decodes the body again (a Lease renewal, a kubelet's status write).
   const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, {
     subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal, resultShared: true,
+    inputAgain: () => objectFromBody(ctx, buf, false),
   });
   writeObject(ctx, 200, updated);
 }
