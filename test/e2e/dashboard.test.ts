@@ -640,9 +640,11 @@ test('the dashboard API gzips its answers for a client that accepts it, the same
   const first = await firstLine();
   assert.equal(first.type, 'SNAPSHOT');
   assert.equal(first.object.kind, 'PodSummary');
-  // And it stays live past its first line: a pod created after the SNAPSHOT comes as a NODES line with new totals.
+  // And it stays live past its first line: a pod created after the SNAPSHOT comes as a NODES line with new totals
+  // (in a namespace of its own, so that nothing else the cluster does moves its count).
+  await kubectl('create', 'namespace', 'gzip-live');
   const lines: Array<{ type: string; object: { totals: { pods: number } } }> = [];
-  const watch = https.get(new URL('/dashboard/api/summary?watch=1', dashboard), { ca, headers: { Authorization: `Bearer ${token}`, 'Accept-Encoding': 'gzip' } }, (res) => {
+  const watch = https.get(new URL('/dashboard/api/summary?watch=1&namespace=gzip-live', dashboard), { ca, headers: { Authorization: `Bearer ${token}`, 'Accept-Encoding': 'gzip' } }, (res) => {
     let text = '';
     res.pipe(createGunzip()).on('data', (d: Buffer) => {
       text += d.toString();
@@ -652,13 +654,13 @@ test('the dashboard API gzips its answers for a client that accepts it, the same
   watch.on('error', () => undefined);
   try {
     await eventually(async () => lines.length > 0, 10_000, 'the SNAPSHOT line');
-    const before = lines[0].object.totals.pods;
-    await kubectl('run', 'gzip-live', '--image=busybox');
-    await eventually(async () => lines.some((l) => l.type === 'NODES' && l.object.totals.pods === before + 1), 30_000, 'a NODES line counting the new pod',
+    assert.equal(lines[0].object.totals.pods, 0);
+    await kubectl('run', 'gzip-live', '-n', 'gzip-live', '--image=busybox');
+    await eventually(async () => lines.some((l) => l.type === 'NODES' && l.object.totals.pods === 1), 30_000, 'a NODES line counting the new pod',
       () => JSON.stringify(lines.slice(1).map((l) => [l.type, l.object.totals.pods])));
   } finally {
     watch.destroy();
-    await kubectl('delete', 'pod', 'gzip-live', '--wait=false');
+    await kubectl('delete', 'namespace', 'gzip-live', '--wait=false');
   }
   await eventually(async () => (await firstLine()).object.totals.pods === JSON.parse((await kubectl('get', 'pods', '-A', '-o', 'json')).stdout).items.length,
     30_000, 'the watch\'s totals to count what kubectl lists');
