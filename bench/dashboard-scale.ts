@@ -8,10 +8,14 @@
  *
  * Measured against the server: the pod summary (GET /dashboard/api/summary,
  * every node's counts) and one fetch of a dozen columns' pods
- * (/dashboard/api/summary/pods), time, bytes and server CPU each.
+ * (/dashboard/api/summary/pods), time, bytes and server CPU each, asked as
+ * the page asks (Accept-Encoding: gzip; the bytes on the wire), with the
+ * uncompressed size beside; the server's peak RSS (VmHWM) at the end.
  *
  * Measured in the page (chromium headless):
- *  - login to the first card (nodes listed, summary, the columns in view fetched);
+ *  - login to the first card (nodes listed, summary, the columns in view fetched),
+ *    and to the counts strip showing every pod;
+ *  - the page's JS heap (CDP JSHeapUsedSize) after login and after the events;
  *  - frame rate while the map scrolls sideways 300 px a frame (a fast
  *    drag through ~360 columns in 5 s), and while watch events arrive
  *    (pods relabelled through the API as fast as it takes them);
@@ -26,14 +30,16 @@ import { loggedInPage } from '../test/e2e/dashboard-browser.js';
 
 export interface ScaleResult {
   nodes: number; pods: number; createSec: number;
-  loginToCardMs: number; loginToAllMs: number;
+  loginToCardMs: number; loginToAllMs: number; loginToCountsMs: number;
+  /** The server's peak RSS (VmHWM) and the page's JS heap after login and at the end, in MiB. */
+  serverPeakRssMiB: number; pageHeapMiB: { login: number; end: number };
   scroll: FrameStats; events: FrameStats & { eventsSent: number };
   latencies: number[];
   serverCpuMsPerEvent: number;
   summary: EndpointStats; columns: EndpointStats;
 }
 
-export interface EndpointStats { p50Ms: number; p99Ms: number; bytes: number; serverCpuMs: number; runs: number }
+export interface EndpointStats { p50Ms: number; p99Ms: number; bytes: number; plainBytes: number; serverCpuMs: number; runs: number }
 
 export interface FrameStats { fps: number; p50FrameMs: number; p99FrameMs: number; cpuMsPerFrame: number; frames: number }
 
@@ -64,17 +70,36 @@ export function processCpuMs(pid: number): number {
 
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]; };
 
-/** `runs` sequential GETs of `path` (admin certificate): time, bytes, and the server's CPU per GET. */
+/** A process's peak resident set (VmHWM), in MiB. */
+export function peakRssMiB(pid: number): number {
+  return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+}
+
+/**
+ * `runs` sequential GETs of `path` (admin certificate) asking for gzip as a browser does: time, bytes on
+ * the wire, and the server's CPU per GET; then one without, for the uncompressed size.
+ */
 async function endpoint(client: ApiClient, serverPid: number, path: string, runs: number): Promise<EndpointStats> {
   const times: number[] = [];
   let bytes = 0;
   const cpu0 = processCpuMs(serverPid);
   for (let i = 0; i < runs; i++) {
-    const r = await client.expect(200, 'GET', path);
+    const r = await client.expect(200, 'GET', path, { headers: { 'Accept-Encoding': 'gzip' } });
     times.push(r.ms);
     bytes = r.body.length;
   }
-  return { p50Ms: pct(times, 50), p99Ms: pct(times, 99), bytes, serverCpuMs: (processCpuMs(serverPid) - cpu0) / runs, runs };
+  const serverCpuMs = (processCpuMs(serverPid) - cpu0) / runs;
+  const plainBytes = (await client.expect(200, 'GET', path)).body.length;
+  return { p50Ms: pct(times, 50), p99Ms: pct(times, 99), bytes, plainBytes, serverCpuMs, runs };
+}
+
+/** The page's JS heap in use (CDP Performance.getMetrics), in MiB. */
+async function heapMiB(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const used = (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
+  await cdp.detach();
+  return used / 2 ** 20;
 }
 
 /** Frame timestamps for `ms` of animation frames, scrolling the map `step` px a frame; with the renderer's CPU over the same span. */
@@ -120,7 +145,16 @@ export async function measureScale(o: { browser: Browser; dashboard: string; tok
   const loginToCardMs = Date.now() - l0;
   await page.waitForFunction((want) => Number(/(\d+) nodes/.exec(document.querySelector('header .counts')?.textContent ?? '')?.[1]) >= want, o.nodes, { timeout: 600_000, polling: 500 });
   const loginToAllMs = Date.now() - l0;
-  o.log(`login to first card ${loginToCardMs} ms, to all nodes ${loginToAllMs} ms`);
+  // Where the login's time went: the page's requests on its own clock (ms since navigation), for the log.
+  const requests = await page.evaluate(() => (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+    .filter((e) => /\/api\/v1\/nodes|\/dashboard\/api\/summary|\/apis\/authorization/.test(e.name))
+    .map((e) => `${e.name.replace(location.origin, '').slice(0, 70)} start ${e.startTime.toFixed(0)} first byte ${e.responseStart.toFixed(0)} end ${e.responseEnd.toFixed(0)} (${e.transferSize} B)`));
+  o.log(`the page's requests:\n  ${requests.join('\n  ')}`);
+  // The strip counts every pod (the server's totals): the bench's pods and the cluster's own.
+  await page.waitForFunction((want) => Number(document.querySelector('.counts-strip [data-count="pods"] strong')?.textContent) >= want, o.pods, { timeout: 600_000, polling: 100 });
+  const loginToCountsMs = Date.now() - l0;
+  const heapAtLogin = await heapMiB(page);
+  o.log(`login to first card ${loginToCardMs} ms, to all nodes ${loginToAllMs} ms, to the counts ${loginToCountsMs} ms; heap ${heapAtLogin.toFixed(0)} MiB`);
 
   const scroll = await frames(page, 5000, 300);
   await page.evaluate(() => { document.querySelector('.map')!.scrollLeft = 0; });
@@ -158,6 +192,8 @@ export async function measureScale(o: { browser: Browser; dashboard: string; tok
     await page.waitForFunction((k) => k in (window as any).__seen, `bench-latency/${name}`, { timeout: 60_000 });
     latencies.push(await page.evaluate((k) => (window as any).__seen[k], `bench-latency/${name}`) - s);
   }
+  const pageHeapMiB = { login: heapAtLogin, end: await heapMiB(page) };
   await page.context().close();
-  return { summary, columns, nodes: o.nodes, pods: o.pods, createSec, loginToCardMs, loginToAllMs, scroll, events: { ...events, eventsSent: sent }, latencies, serverCpuMsPerEvent };
+  return { summary, columns, nodes: o.nodes, pods: o.pods, createSec, loginToCardMs, loginToAllMs, loginToCountsMs, scroll, events: { ...events, eventsSent: sent }, latencies,
+    serverCpuMsPerEvent, serverPeakRssMiB: peakRssMiB(o.serverPid), pageHeapMiB };
 }

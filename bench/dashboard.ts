@@ -51,6 +51,7 @@ function getPlacement(server: string, ca: string, token: string, ns: string, nam
 
 function scaleReport(r: ScaleResult, load: number): string[] {
   const f = (x: number) => x.toFixed(1);
+  const kib = (b: number) => `${(b / 1024).toFixed(b < 10_240 ? 1 : 0)} KiB`;
   return [
     '',
     `### At scale: ${r.nodes} simulated nodes, ${r.pods} pods bound to them (${r.pods / r.nodes} a node); load average ${f(load)} when it began, ${f(loadavg()[0])} at the end`,
@@ -58,12 +59,14 @@ function scaleReport(r: ScaleResult, load: number): string[] {
     `Created through the API in ${r.createSec.toFixed(0)} s (64 concurrent POSTs, admin certificate). The map draws only the columns in view.`,
     '',
     table(['measure', 'value', 'detail'], [
-      ['pod summary, GET /dashboard/api/summary (every node\'s counts)', `p50 ${f(r.summary.p50Ms)} ms`, `p99 ${f(r.summary.p99Ms)} ms; ${(r.summary.bytes / 1024).toFixed(0)} KiB; server CPU ${f(r.summary.serverCpuMs)} ms a GET (${r.summary.runs} GETs)`],
-      ['12 columns\' pods, GET /dashboard/api/summary/pods', `p50 ${f(r.columns.p50Ms)} ms`, `p99 ${f(r.columns.p99Ms)} ms; ${(r.columns.bytes / 1024).toFixed(0)} KiB; server CPU ${f(r.columns.serverCpuMs)} ms a GET (${r.columns.runs} GETs)`],
-      ['login to the first card (nodes listed, summary, columns in view fetched, render)', ms(r.loginToCardMs), `all ${r.nodes} nodes listed after ${ms(r.loginToAllMs)}`],
+      ['pod summary, GET /dashboard/api/summary (every node\'s counts and the totals), gzip', `p50 ${f(r.summary.p50Ms)} ms`, `p99 ${f(r.summary.p99Ms)} ms; ${kib(r.summary.bytes)} on the wire (${kib(r.summary.plainBytes)} uncompressed); server CPU ${f(r.summary.serverCpuMs)} ms a GET (${r.summary.runs} GETs)`],
+      ['12 columns\' pods, GET /dashboard/api/summary/pods, gzip', `p50 ${f(r.columns.p50Ms)} ms`, `p99 ${f(r.columns.p99Ms)} ms; ${kib(r.columns.bytes)} on the wire (${kib(r.columns.plainBytes)} uncompressed); server CPU ${f(r.columns.serverCpuMs)} ms a GET (${r.columns.runs} GETs)`],
+      ['login to the first card (nodes listed, summary, columns in view fetched, render)', ms(r.loginToCardMs), `all ${r.nodes} nodes listed after ${ms(r.loginToAllMs)}; the counts strip showing every pod after ${ms(r.loginToCountsMs)}`],
       ['frame rate scrolling the map sideways (300 px a frame, 5 s)', `${f(r.scroll.fps)} fps`, `frame p50 ${f(r.scroll.p50FrameMs)} ms, p99 ${f(r.scroll.p99FrameMs)} ms; renderer CPU ${f(r.scroll.cpuMsPerFrame)} ms a frame (${r.scroll.frames} frames)`],
       ['frame rate while watch events arrive (pods relabelled, 5 s)', `${f(r.events.fps)} fps`, `${r.events.eventsSent} events; frame p50 ${f(r.events.p50FrameMs)} ms, p99 ${f(r.events.p99FrameMs)} ms; renderer CPU ${f(r.events.cpuMsPerFrame)} ms a frame; server CPU ${f(r.serverCpuMsPerEvent)} ms an event`],
       ['pod create sent to its card, on this cluster', `p50 ${ms(pct(r.latencies, 50))}`, `p99 ${ms(pct(r.latencies, 99))} (${r.latencies.length} pods)`],
+      ['server peak RSS (VmHWM of the `k8ts up` process, everything in it)', `${r.serverPeakRssMiB.toFixed(0)} MiB`, ''],
+      ['page\'s JS heap in use (CDP JSHeapUsedSize)', `${r.pageHeapMiB.login.toFixed(0)} MiB after login`, `${r.pageHeapMiB.end.toFixed(0)} MiB after scrolling, events and creates`],
     ]),
     '',
     'Headless chromium paces frames itself (no display): 60 fps is its ceiling here. Frame times and CPU are the renderer main thread\'s, on a machine where every other engineer is building and testing too.',

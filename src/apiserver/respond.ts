@@ -4,11 +4,23 @@ import { internalError, Status, StatusError, statusWireForm } from '../api/statu
 import { encodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import type { EncodedStatus } from './heavy/invalid-status.js';
 import { pullSlice, type PulledBytes } from './heavy/pulled-bytes.js';
+import { gzipBody, gzipMinBytes } from '../util/http-gzip.js';
 
 export function writeJSON(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
   void endFlushed(res, text);
+}
+
+/**
+ * writeJSON of JSON text, gzipped when `gzip` says so (true: compress it here, off the event
+ * loop; a Buffer: its gzip, made before) and the text is worth it (gzipMinBytes).
+ */
+export async function writeJSONEncoded(res: ServerResponse, code: number, text: string, gzip?: boolean | Buffer): Promise<void> {
+  if (!gzip || text.length < gzipMinBytes) return writeJSON(res, code, text);
+  const body = gzip === true ? await gzipBody(text) : gzip;
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding', 'Content-Length': body.length, 'Cache-Control': 'no-cache, private' });
+  await endFlushed(res, body);
 }
 
 /**

@@ -15,6 +15,7 @@ import { methodNotAllowed, pageNotFound, type Status } from '../api/status.js';
 import { loadStaticFiles, type StaticFile } from './static-files.js';
 import { readPlacement } from './read-placement.js';
 import { checkExec, execCheckPath, type ExecCheckTarget } from './exec-check.js';
+import { acceptsGzip, gzipBody, gzipMinBytes } from '../util/http-gzip.js';
 
 export const dashboardPrefix = '/dashboard/';
 
@@ -79,8 +80,14 @@ async function servePlacement(opts: DashboardOptions, agent: https.Agent, req: I
   const clients = new Clientset({ ...opts.apiServer(), token: auth?.[1] }, { userAgent: 'k8ts-dashboard', agent });
   try {
     const placement = await readPlacement(clients, namespace, name);
-    const body = JSON.stringify(placement);
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+    const text = JSON.stringify(placement);
+    // Every node's verdicts: at 5,000 nodes hundreds of KiB of repeated filter names, gzip's best case.
+    const gzip = acceptsGzip(req.headers['accept-encoding']) && text.length >= gzipMinBytes;
+    const body = gzip ? await gzipBody(text) : text;
+    res.writeHead(200, {
+      'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store',
+      ...(gzip ? { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } : {}),
+    });
     res.end(body);
   } catch (err) {
     // The API's own answer (401, 403, 404 ...) goes back as it came.

@@ -565,3 +565,103 @@ test('join tokens: create with a TTL, the join command with the CA pin, delete',
   assert.equal((await kubectl('get', 'secret', '-n', 'kube-system', `bootstrap-token-${m[1]}`, '--ignore-not-found', '-o', 'name')).stdout, '');
   await page.getByRole('button', { name: 'Cluster map' }).click();
 });
+
+test('the counts strip shows what kubectl get pods -A reports, by phase and by owner', async () => {
+  const { ownerOf } = await import('../../src/api/pod-card.js');
+  // A Job's pod and a bare pod beside the seed's DaemonSet and StatefulSet pods, so more kinds are counted.
+  await kubectl('create', 'job', 'counted', '--image=busybox');
+  await kubectl('run', 'counted-bare', '--image=busybox');
+  const fromKubectl = async () => {
+    const pods = JSON.parse((await kubectl('get', 'pods', '-A', '-o', 'json')).stdout).items as Array<Parameters<typeof ownerOf>[0]>;
+    const want: Record<string, number> = { pods: pods.length };
+    for (const p of pods) {
+      const phase = `phase/${p.status?.phase ?? 'Pending'}`;
+      const owner = `owner/${ownerOf(p).kind}`;
+      want[phase] = (want[phase] ?? 0) + 1;
+      want[owner] = (want[owner] ?? 0) + 1;
+    }
+    return want;
+  };
+  const fromStrip = () => page.locator('.counts-strip [data-count]').evaluateAll((els) => Object.fromEntries(els.map((e) => [e.getAttribute('data-count')!, Number(e.querySelector('strong')!.textContent)])));
+  let last: unknown;
+  // Pods keep changing (the Job runs, the simulated kubelet reports): equal at one moment is what is asked.
+  await eventually(async () => {
+    const [strip, want] = [await fromStrip(), await fromKubectl()];
+    last = { strip, want };
+    return JSON.stringify(Object.entries(strip).sort()) === JSON.stringify(Object.entries(want).sort());
+  }, 30_000, 'the strip to match kubectl', () => JSON.stringify(last));
+  const strip = await fromStrip();
+  assert.ok(strip['owner/Job'] >= 1 && strip['owner/Pod'] >= 1 && strip['owner/DaemonSet'] >= 1, JSON.stringify(strip));
+  await shot(page, 'counts');
+  await kubectl('delete', 'job', 'counted');
+  await kubectl('delete', 'pod', 'counted-bare', '--wait=false');
+});
+
+test('the dashboard API gzips its answers for a client that accepts it, the same JSON decoded', async () => {
+  const { gunzipSync, createGunzip } = await import('node:zlib');
+  const ca = Buffer.from(parse(readFileSync(up.kubeconfig, 'utf8')).clusters[0].cluster['certificate-authority-data'], 'base64');
+  const token = await page.evaluate(() => sessionStorage.getItem('k8ts-dashboard-token'));
+  const get = (path: string, gzip: boolean) => new Promise<{ encoding?: string; vary?: string; body: Buffer }>((resolve, reject) => {
+    https.get(new URL(path, dashboard), { ca, headers: { Authorization: `Bearer ${token}`, ...(gzip ? { 'Accept-Encoding': 'gzip, deflate' } : {}) } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => (res.statusCode === 200 ? resolve({ encoding: res.headers['content-encoding'], vary: res.headers.vary as string, body: Buffer.concat(parts) })
+        : reject(new Error(`${path}: ${res.statusCode}`))));
+    }).on('error', reject);
+  });
+  for (const path of ['/dashboard/api/summary', '/dashboard/api/summary/pods?node=control-plane&node=worker1&node=worker2']) {
+    // The pods change meanwhile: the two answers are compared when they are of the same resourceVersion.
+    await eventually(async () => {
+      const zipped = await get(path, true);
+      const plain = await get(path, false);
+      assert.equal(zipped.encoding, 'gzip', path);
+      assert.equal(zipped.vary, 'Accept-Encoding');
+      assert.equal(plain.encoding, undefined, 'no Accept-Encoding: identity');
+      assert.ok(zipped.body.length < plain.body.length, `${path}: ${zipped.body.length} gzipped, ${plain.body.length} plain`);
+      const [a, b] = [JSON.parse(gunzipSync(zipped.body).toString()), JSON.parse(plain.body.toString())];
+      if (a.resourceVersion !== b.resourceVersion) return false;
+      assert.deepEqual(a, b);
+      return true;
+    }, 30_000, `${path}: two answers of one resourceVersion`);
+  }
+  // The watch is gzipped too, flushed a line at a time: its first line decodes before the stream ends.
+  const firstLine = () => new Promise<{ type: string; object: { kind: string; totals: { pods: number } } }>((resolve, reject) => {
+    const req = https.get(new URL('/dashboard/api/summary?watch=1', dashboard), { ca, headers: { Authorization: `Bearer ${token}`, 'Accept-Encoding': 'gzip' } }, (res) => {
+      if (res.headers['content-encoding'] !== 'gzip') reject(new Error(`watch: Content-Encoding ${res.headers['content-encoding']}`));
+      let text = '';
+      res.pipe(createGunzip()).on('data', (d: Buffer) => {
+        text += d.toString();
+        const nl = text.indexOf('\n');
+        if (nl >= 0) { resolve(JSON.parse(text.slice(0, nl))); req.destroy(); }
+      }).on('error', () => undefined);
+    });
+    req.on('error', reject);
+  });
+  const first = await firstLine();
+  assert.equal(first.type, 'SNAPSHOT');
+  assert.equal(first.object.kind, 'PodSummary');
+  // And it stays live past its first line: a pod created after the SNAPSHOT comes as a NODES line with new totals
+  // (in a namespace of its own, so that nothing else the cluster does moves its count).
+  await kubectl('create', 'namespace', 'gzip-live');
+  const lines: Array<{ type: string; object: { totals: { pods: number } } }> = [];
+  const watch = https.get(new URL('/dashboard/api/summary?watch=1&namespace=gzip-live', dashboard), { ca, headers: { Authorization: `Bearer ${token}`, 'Accept-Encoding': 'gzip' } }, (res) => {
+    let text = '';
+    res.pipe(createGunzip()).on('data', (d: Buffer) => {
+      text += d.toString();
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n')) { lines.push(JSON.parse(text.slice(0, nl))); text = text.slice(nl + 1); }
+    }).on('error', () => undefined);
+  });
+  watch.on('error', () => undefined);
+  try {
+    await eventually(async () => lines.length > 0, 10_000, 'the SNAPSHOT line');
+    assert.equal(lines[0].object.totals.pods, 0);
+    await kubectl('run', 'gzip-live', '-n', 'gzip-live', '--image=busybox');
+    await eventually(async () => lines.some((l) => l.type === 'NODES' && l.object.totals.pods === 1), 30_000, 'a NODES line counting the new pod',
+      () => JSON.stringify(lines.slice(1).map((l) => [l.type, l.object.totals.pods])));
+  } finally {
+    watch.destroy();
+    await kubectl('delete', 'namespace', 'gzip-live', '--wait=false');
+  }
+  await eventually(async () => (await firstLine()).object.totals.pods === JSON.parse((await kubectl('get', 'pods', '-A', '-o', 'json')).stdout).items.length,
+    30_000, 'the watch\'s totals to count what kubectl lists');
+});

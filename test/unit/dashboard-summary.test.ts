@@ -13,6 +13,8 @@ import { realClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/log.js';
 import { ownerOf, podState } from '../../src/api/pod-card.js';
 import { PodSummary, type SummaryChange } from '../../src/apiserver/pod-summary/summary.js';
+import { SnapshotCache } from '../../src/apiserver/pod-summary/snapshot-cache.js';
+import { tallyKey, totalsOf } from '../../src/api/pod-tally.js';
 
 const owner = (kind: string, name: string, controller = true) => ({ apiVersion: 'apps/v1', kind, name, uid: `${kind}-${name}`, controller });
 
@@ -100,4 +102,64 @@ describe('PodSummary', () => {
     await until(() => summary.nodes().n1?.[0].counts[2] === 29, 'the delete counted');
     unsubscribe();
   });
+
+  it('totals by owner kind and phase follow the same events, by namespace, equal to counting the pods listed', async () => {
+    const pods = registry.store('', 'v1', 'pods')!;
+    await summary.ready();
+    await pods.create('b', pod('job-1', 'n1', [owner('Job', 'j')]));
+    await pods.update('b', 'job-1', { ...await pods.get('b', 'job-1'), status: { phase: 'Succeeded' } }, { subresource: 'status' });
+    await until(() => summary.totals('b').phases.Succeeded === 1, 'the Job pod Succeeded');
+    const listed = async (ns?: string) => totalsOf(((await pods.list(ns, {})) as { items: Pod[] }).items);
+    assert.deepEqual(summary.totals(), await listed());
+    assert.deepEqual(summary.totals('a'), await listed('a'));
+    assert.deepEqual(summary.totals('b'), await listed('b'));
+    assert.deepEqual(summary.totals('b').owners, { Job: [0, 0, 0, 1, 0, 0], Pod: [0, 0, 1, 0, 0, 0] });
+    assert.equal(summary.totals().owners.Deployment?.[2], 29);
+    assert.deepEqual(summary.totals('none'), { pods: 0, phases: { Pending: 0, Running: 0, Succeeded: 0, Failed: 0, Unknown: 0 }, owners: {} });
+    await pods.delete('b', 'job-1');
+    await until(() => summary.totals('b').owners.Job === undefined, 'the Job pod gone from the totals');
+    assert.deepEqual(summary.totals(), await listed());
+  });
+
+  it('writes the nodes as JSON equal to nodes(), kept per column until it changes; the cache follows the generation', async () => {
+    const pods = registry.store('', 'v1', 'pods')!;
+    await summary.ready();
+    assert.deepEqual(JSON.parse(summary.nodesJSON()), summary.nodes());
+    assert.deepEqual(JSON.parse(summary.nodesJSON('a')), summary.nodes('a'));
+    assert.deepEqual(JSON.parse(summary.nodesJSON(undefined, ['n1', 'gone'])), summary.nodes(undefined, ['n1', 'gone']));
+    let made = 0;
+    const cache = new SnapshotCache(summary, (ns) => `${++made}:${ns ?? ''}`);
+    assert.equal(cache.get(undefined).text, '1:');
+    assert.equal(cache.get(undefined).text, '1:', 'unchanged: the same answer');
+    assert.equal(cache.get('a').text, '2:a');
+    const before = summary.generation;
+    await pods.create('a', pod('late', 'n3'));
+    await until(() => summary.generation > before, 'the create applied');
+    assert.deepEqual(JSON.parse(summary.nodesJSON()).n3, [{ kind: 'Pod', namespace: 'a', name: '', counts: [0, 0, 1, 0, 0, 0] }], 'the changed column written again');
+    assert.deepEqual(JSON.parse(summary.nodesJSON()), summary.nodes());
+    assert.equal(cache.get(undefined).text, '3:', 'changed: made again');
+    const { gunzipSync } = await import('node:zlib');
+    assert.equal(gunzipSync(await cache.get(undefined).gzip()).toString(), '3:');
+  });
+});
+
+describe('pod tally rules', () => {
+  const cases: Array<[string, Pod, { kind: string; state: string; phase: string }]> = [
+    ['no status yet: Pending', { metadata: { name: 'p' } }, { kind: 'Pod', state: 'pending', phase: 'Pending' }],
+    ['a DaemonSet pod Running and Ready', { metadata: { name: 'p', ownerReferences: [owner('DaemonSet', 'd')] }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+      { kind: 'DaemonSet', state: 'ready', phase: 'Running' }],
+    ['a mirror pod', { metadata: { name: 'p', annotations: { 'kubernetes.io/config.mirror': 'x' } }, spec: { nodeName: 'n', containers: [] }, status: { phase: 'Running' } },
+      { kind: 'Static', state: 'running', phase: 'Running' }],
+    ['terminating keeps its phase', { metadata: { name: 'p', deletionTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Running' } }, { kind: 'Pod', state: 'terminating', phase: 'Running' }],
+    ['Unknown', { metadata: { name: 'p' }, status: { phase: 'Unknown' } }, { kind: 'Pod', state: 'pending', phase: 'Unknown' }],
+  ];
+  const kinds = ['DaemonSet', 'StatefulSet', 'Deployment', 'ReplicaSet', 'Job', 'Static', 'Pod'];
+  const states = ['ready', 'running', 'pending', 'succeeded', 'failed', 'terminating'];
+  const phases = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'];
+  for (const [what, p, want] of cases) {
+    it(what, () => {
+      const k = tallyKey(p);
+      assert.deepEqual({ kind: kinds[k.kind], state: states[k.state], phase: phases[k.phase] }, want);
+    });
+  }
 });

@@ -1,5 +1,5 @@
 /** The logged-in page: the cluster map, the selected pod's details, the node action dialog. */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Node, Pod } from 'kubernetes-types/core/v1';
 import { session } from './api.js';
 import { useCollection } from './use-collection.js';
@@ -14,6 +14,8 @@ import { ObjectsView } from './objects.js';
 import { JoinTokens } from './join-tokens.js';
 import { Recorder } from './timeline-recorder.js';
 import { TimelineView } from './timeline.js';
+import { CountsStrip } from './counts-strip.js';
+import { totalsOf } from '../../src/api/pod-tally.js';
 
 /** Pods the Timeline's recording lists at page load for replay's starting state; more wait for the Timeline to open. */
 const timelineListAtLoad = 5000;
@@ -31,6 +33,9 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
   const full = useFullData(pods);
   const scaled = useSummaryData(summary, columnPods);
   const data = summary.available === false ? full : scaled;
+  // The strip's counts: the server's, or (without the summary) the page's own over the pods it lists.
+  const fullTotals = useMemo(() => (summary.available === false ? totalsOf(pods.items.values()) : undefined), [summary.available, pods.items, pods.version]);
+  const totals = summary.available === false ? fullTotals : summary.totals;
   const nodes = useCollection<Node>(scope?.listNodes ? '/api/v1/nodes' : undefined, recorder.nodeTap);
   const [selected, setSelectedPod] = useState<string>();
   const [owner, setOwner] = useState<{ kind: string; namespace: string; name: string }>();
@@ -71,6 +76,7 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
           ? <span class="identity">as the kubeconfig's user{session.proxy.context ? ` (context ${session.proxy.context})` : ''}</span>
           : <button type="button" onClick={props.onLogout}>Log out</button>}
       </header>
+      {view === 'map' && <CountsStrip totals={totals} />}
       {(pods.error ?? summary.error ?? columnPods.error) && <p role="alert" class="error">{(pods.error ?? summary.error ?? columnPods.error)!.message}</p>}
       {nodes.error && <p role="alert" class="error">{nodes.error.message}</p>}
       <main>

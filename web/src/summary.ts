@@ -9,17 +9,20 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure, readLines, session } from './api.js';
 import type { OwnerKind, PodState, StateCounts } from './model.js';
+import type { PodTotals } from '../../src/api/pod-tally.js';
 
 export interface GroupSummary { kind: OwnerKind; namespace: string; name: string; counts: StateCounts }
 
 export interface Summary {
   /** Groups by node ('' for pods no node has yet). */
   nodes: ReadonlyMap<string, GroupSummary[]>; version: number; available?: boolean; error?: ApiFailure; resourceVersion?: string;
+  /** Every pod the user sees, counted by owner kind and phase by the server (the header strip). */
+  totals?: PodTotals;
 }
 
 interface WireGroup { kind: OwnerKind; namespace: string; name: string; counts: number[] }
-type Line = { type: 'SNAPSHOT'; object: { resourceVersion: string; states: PodState[]; nodes: Record<string, WireGroup[]> } }
-  | { type: 'NODES'; object: { resourceVersion: string; nodes: Record<string, WireGroup[]> } };
+type Line = { type: 'SNAPSHOT'; object: { resourceVersion: string; states: PodState[]; totals?: PodTotals; nodes: Record<string, WireGroup[]> } }
+  | { type: 'NODES'; object: { resourceVersion: string; totals?: PodTotals; nodes: Record<string, WireGroup[]> } };
 
 export const summaryQuery = (namespace?: string) => (namespace ? `namespace=${encodeURIComponent(namespace)}` : '');
 
@@ -33,15 +36,17 @@ export function useSummary(namespace: string | undefined, enabled: boolean): Sum
     const ctl = new AbortController();
     let states: PodState[] = [];
     let rv = '';
+    let totals: PodTotals | undefined;
     let queued = false;
     const publish = () => {
       if (queued) return;
       queued = true;
-      requestAnimationFrame(() => { queued = false; if (!ctl.signal.aborted) setState({ nodes: nodes.current, version: ++version.current, available: true, resourceVersion: rv }); });
+      requestAnimationFrame(() => { queued = false; if (!ctl.signal.aborted) setState({ nodes: nodes.current, version: ++version.current, available: true, resourceVersion: rv, totals }); });
     };
     const toGroups = (gs: WireGroup[]) => gs.map((g) => ({ ...g, counts: Object.fromEntries(states.map((s, i) => [s, g.counts[i] ?? 0])) as StateCounts }));
     const apply = (l: Line) => {
       rv = l.object.resourceVersion;
+      totals = l.object.totals ?? totals;
       if (l.type === 'SNAPSHOT') { states = l.object.states; nodes.current = new Map(); }
       for (const [n, gs] of Object.entries(l.object.nodes)) if (gs.length) nodes.current.set(n, toGroups(gs)); else nodes.current.delete(n);
       publish();
