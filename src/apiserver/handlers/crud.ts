@@ -9,7 +9,7 @@ import { renderedJSON } from '../../registry/watch-cache/rendered-json.js';
 import { EncodedStatusError, writeJSON, writeJSONItems, writeObjectAs } from '../respond.js';
 import { checkBodyFields, type RawBody } from '../field-validation.js';
 import { CustomResourceStore } from '../../registry/custom/store.js';
-import { readObjectBodyOffLoop } from '../heavy/index.js';
+import { heavyBodyBytes, readObjectBodyOffLoop } from '../heavy/index.js';
 import { findDuplicateFields, findTypeErrors } from '../../api/schema/index.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
@@ -137,12 +137,16 @@ function fieldManagerFor(ctx: HandlerContext, manager: string) {
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const { manager } = readWriteOptions(ctx, 'UpdateOptions');
   const buf = await readObjectBytes(ctx);
+  // Read before decoding: a body the heavy lane reads is moved to its worker (empty here after).
+  const decodedOnLoop = buf.byteLength < heavyBodyBytes;
   const obj = await objectFromBody(ctx, buf, false);
   // The body was decoded for this request alone: the update mutates it rather than a copy, and a
   // retry after a lost race decodes the body again (a Lease renewal, a kubelet's status write).
+  // Not a body the heavy lane read: its bytes were moved to the worker, so a retry copies the
+  // decoded object instead.
   const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, {
     subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal, resultShared: true,
-    inputAgain: () => objectFromBody(ctx, buf, false),
+    inputAgain: decodedOnLoop ? () => objectFromBody(ctx, buf, false) : undefined,
   });
   writeObject(ctx, 200, updated);
 }
