@@ -37,7 +37,7 @@ import type { DaemonSet, Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { startServer, readMemory, readCpuMs } from './lib/server.js';
 import { startEtcd, type Etcd } from './lib/etcd.js';
-import { countsSince, describeCounts, writeCounts } from './lib/request-counts.js';
+import { countsSince, describeCounts, metricsText, writeCounts } from './lib/request-counts.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
 import { msSince } from './lib/stats.js';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
@@ -59,9 +59,7 @@ const isReady = (n: Node) => (n.status?.conditions ?? []).some((c) => c.type ===
 type Histograms = Map<string, Map<number, number>>;
 
 async function histograms(clients: Clientset): Promise<Histograms> {
-  const res = await clients.rest.raw('GET', '/metrics');
-  let text = '';
-  for await (const c of res) text += c;
+  const text = await metricsText(clients);
   const out: Histograms = new Map();
   for (const line of text.split('\n')) {
     const m = /^apiserver_request_duration_seconds_bucket\{(.*)\} (\d+)/.exec(line);

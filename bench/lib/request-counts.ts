@@ -9,10 +9,16 @@ export type RequestCounts = Map<string, number>;
 
 const mutating = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export async function writeCounts(clients: Clientset): Promise<RequestCounts> {
+/** The server's /metrics text. */
+export async function metricsText(clients: Clientset): Promise<string> {
   const res = await clients.rest.raw('GET', '/metrics');
   let text = '';
   for await (const c of res) text += c;
+  return text;
+}
+
+export async function writeCounts(clients: Clientset): Promise<RequestCounts> {
+  const text = await metricsText(clients);
   const out: RequestCounts = new Map();
   for (const line of text.split('\n')) {
     const m = /^apiserver_request_total\{(.*)\} (\d+)/.exec(line);

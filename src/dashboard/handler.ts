@@ -67,7 +67,7 @@ function sendFile(req: IncomingMessage, res: ServerResponse, file: StaticFile): 
     'X-Content-Type-Options': 'nosniff',
   };
   if (req.headers['if-none-match'] === file.etag) { res.writeHead(304, headers); res.end(); return; }
-  const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  const gzip = acceptsGzip(req.headers['accept-encoding']);
   const body = gzip ? file.gzip : file.body;
   if (gzip) headers['Content-Encoding'] = 'gzip';
   headers['Content-Length'] = body.length;
