@@ -5,11 +5,42 @@ import { encodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import type { EncodedStatus } from './heavy/invalid-status.js';
 import { pullSlice, type PulledBytes } from './heavy/pulled-bytes.js';
 import { gzipBody, gzipMinBytes } from '../util/http-gzip.js';
+import { gzipChunks, gzippedHeaders, gzipsAnswer, type BodyParts } from './response-compression.js';
+
+type Headers = Record<string, string | number>;
+
+/** The headers of an answer of `length` bytes of `contentType`. */
+const bodyHeaders = (contentType: string, length: number): Headers => ({ 'Content-Type': contentType, 'Content-Length': length, 'Cache-Control': 'no-cache, private' });
 
 export function writeJSON(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  const headers = bodyHeaders(contentType, Buffer.byteLength(text));
+  if (gzipsAnswer(res.req, headers['Content-Length'] as number)) return void writeGzipped(res, code, headers, [text]);
+  res.writeHead(code, headers);
   void endFlushed(res, text);
+}
+
+/**
+ * An answer gzipped as kube-apiserver's (response-compression.ts): each compressed chunk
+ * written after the socket took the one before, the last through endFlushed. A HEAD gets
+ * the headers a GET would, and nothing is compressed. A body that fails mid-way cuts the
+ * answer (its gzip stream is then incomplete, as a client sees a broken connection).
+ */
+async function writeGzipped(res: ServerResponse, code: number, headers: Headers, parts: BodyParts): Promise<void> {
+  res.writeHead(code, gzippedHeaders(headers));
+  if (res.req.method === 'HEAD') return void res.end();
+  let held: Buffer | undefined;
+  try {
+    for await (const chunk of gzipChunks(parts)) {
+      if (held && !res.write(held)) await drained(res);
+      if (res.destroyed) return;
+      held = chunk;
+    }
+  } catch {
+    res.destroy();
+    return;
+  }
+  if (!res.destroyed) await endFlushed(res, held ?? Buffer.alloc(0));
 }
 
 /**
@@ -61,16 +92,28 @@ const sliceChars = 1 << 20;
 export async function writeJSONItems(res: ServerResponse, code: number, prefix: string, items: readonly string[], suffix: string): Promise<void> {
   let length = Buffer.byteLength(prefix) + Buffer.byteLength(suffix) + Math.max(items.length - 1, 0);
   for (const item of items) length += Buffer.byteLength(item);
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': length, 'Cache-Control': 'no-cache, private' });
+  const headers = bodyHeaders('application/json', length);
+  if (gzipsAnswer(res.req, length)) return writeGzipped(res, code, headers, jsonSlices(prefix, items, suffix));
+  res.writeHead(code, headers);
+  let held: string | undefined;
+  for (const slice of jsonSlices(prefix, items, suffix)) {
+    if (held !== undefined && !res.write(held)) await drained(res);
+    if (res.destroyed) return;
+    held = slice;
+  }
+  await endFlushed(res, held ?? '');
+}
+
+/** The text `prefix + items.join(',') + suffix` in slices of about 1 MiB, made as they are asked for. */
+function* jsonSlices(prefix: string, items: readonly string[], suffix: string): Generator<string> {
   let slice = prefix;
   for (let i = 0; i < items.length; i++) {
     slice += i === 0 ? items[i] : `,${items[i]}`;
     if (slice.length < sliceChars) continue;
-    if (!res.write(slice)) await drained(res);
-    if (res.destroyed) return;
+    yield slice;
     slice = '';
   }
-  await endFlushed(res, slice + suffix);
+  yield slice + suffix;
 }
 
 function drained(res: ServerResponse): Promise<void> {
@@ -95,7 +138,9 @@ export function writeObjectAs(res: ServerResponse, code: number, obj: unknown, p
   const buf = protobuf ? encodeObject(obj) : undefined;
   // Upstream's JSON encoder ends a Status with a newline (json.Encoder.Encode); clients compare the text.
   if (!buf) return writeJSON(res, code, isStatus(obj) ? `${JSON.stringify(obj)}\n` : obj);
-  res.writeHead(code, { 'Content-Type': protobufMediaType, 'Content-Length': buf.length, 'Cache-Control': 'no-cache, private' });
+  const headers = bodyHeaders(protobufMediaType, buf.length);
+  if (gzipsAnswer(res.req, buf.length)) return void writeGzipped(res, code, headers, [buf]);
+  res.writeHead(code, headers);
   void endFlushed(res, buf);
 }
 
@@ -132,7 +177,9 @@ export async function writeBytes(res: ServerResponse, code: number, contentType:
   if (!Array.isArray(parts)) return writePulled(res, code, contentType, parts as PulledBytes);
   let length = 0;
   for (const p of parts) length += p.byteLength;
-  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': length, 'Cache-Control': 'no-cache, private' });
+  const headers = bodyHeaders(contentType, length);
+  if (gzipsAnswer(res.req, length)) return writeGzipped(res, code, headers, parts);
+  res.writeHead(code, headers);
   const slices: Buffer[] = [];
   for (const p of parts) {
     for (let at = 0; at < p.byteLength; at += sliceChars) slices.push(Buffer.from(p.buffer, p.byteOffset + at, Math.min(sliceChars, p.byteLength - at)));
@@ -151,7 +198,15 @@ export async function writeBytes(res: ServerResponse, code: number, contentType:
  * (which frees the worker's copy), and a worker gone mid-way cuts the answer.
  */
 async function writePulled(res: ServerResponse, code: number, contentType: string, body: PulledBytes): Promise<void> {
-  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': body.length, 'Cache-Control': 'no-cache, private' });
+  const headers = bodyHeaders(contentType, body.length);
+  if (gzipsAnswer(res.req, body.length)) {
+    try {
+      return await writeGzipped(res, code, headers, pulledSlices(body));
+    } finally {
+      body.port.close();
+    }
+  }
+  res.writeHead(code, headers);
   let sent = 0;
   try {
     while (sent < body.length && !res.destroyed) {
@@ -164,6 +219,16 @@ async function writePulled(res: ServerResponse, code: number, contentType: strin
     }
   } finally {
     body.port.close();
+  }
+}
+
+/** A pulled body's slices, as writePulled takes them; a worker gone mid-way is an error. */
+async function* pulledSlices(body: PulledBytes): AsyncGenerator<Uint8Array> {
+  for (let sent = 0; sent < body.length;) {
+    const slice = await pullSlice(body.port);
+    if (!slice) throw new Error('the heavy lane closed the answer before its end');
+    sent += slice.byteLength;
+    yield slice;
   }
 }
 
