@@ -104,7 +104,12 @@ describe('updatePodCondition', () => {
 });
 
 describe('TimedWorkerQueue', () => {
-  const clock = { now: () => new Date() };
+  // A frozen clock: the queue reads it only to turn fireAt into a timer's
+  // delay, so the delays stay 30 and 20 ms however long a loaded machine
+  // stalls between the test's statements (a real clock made 'later' due at
+  // once when it stalled over 30 ms, and the test failed under load).
+  const frozen = new Date();
+  const clock = { now: () => frozen };
   it('runs due work at once, later work after its delay, and cancels pending work', async () => {
     const ran: string[] = [];
     const q = new TimedWorkerQueue(async (key) => { ran.push(key); }, clock);
