@@ -15,9 +15,6 @@
 import { table } from './names.js';
 import { baseMaps, isSet } from './base-table.js';
 
-/** Rule-by-rule statements (the full sync, which reads the cache anyway). */
-export const ruleLines = (name: string, body: string) => (body ? body.split('\n').map((r) => `add rule ${table} ${name} ${r}`) : []);
-
 /** A chain and its rules in one block: a known chain is flushed first, in the same transaction. */
 export function chainBlock(name: string, body: string, exists: boolean): string[] {
   const out = exists ? [`flush chain ${table} ${name}`] : [];

@@ -15,7 +15,7 @@
 import { table } from './names.js';
 import { baseChainRules, baseMaps, baseTableStatements, isSet } from './base-table.js';
 import type { ElementRef, PortRules } from './rules.js';
-import { addElement, addSet, chainBlock, deleteElement, elementText, elementsBlock, ruleLines } from './statements.js';
+import { addElement, addSet, chainBlock, deleteElement, elementText, elementsBlock } from './statements.js';
 
 /** Per Service (ns/name), the rules of each of its ports (by service port name). */
 export type ServiceRules = Map<string, PortRules>;
@@ -72,11 +72,21 @@ export class TableState {
     const lines = baseTableStatements();
     for (const [m] of baseMaps) lines.push(`flush ${isSet(m) ? 'set' : 'map'} ${table} ${m}`);
     for (const [svc, rules] of all) next.record(svc, rules);
-    for (const s of next.sets) if (!this.sets.has(s) && !this.staleSets.has(s)) lines.push(addSet(s, findTimeout(all, s)));
-    // add + flush: idempotent whatever the table holds (a full sync also repairs a table changed behind our back).
-    for (const [name, body] of next.chains) lines.push(`add chain ${table} ${name}`, `flush chain ${table} ${name}`, ...ruleLines(name, body));
-    for (const [k, owners] of next.elements) lines.push(addElement(...splitKey(k), first(owners)));
-    for (const ip of nodePortIPs) lines.push(`add element ${table} nodeport-ips { ${ip} }`);
+    // Every set is declared (idempotent): without a cache, nft resolves a rule's `@set` from the transaction.
+    for (const s of next.sets) lines.push(addSet(s, findTimeout(all, s)));
+    // add + flush + the rules as a block: idempotent whatever the table holds (a full sync also
+    // repairs a table changed behind our back), and with no `add rule` nft reads no cache.
+    for (const [name, body] of next.chains) lines.push(`add chain ${table} ${name}`, ...chainBlock(name, body, true));
+    const elements = new Map<string, string[]>();
+    for (const [k, owners] of next.elements) {
+      const [map, key] = splitKey(k);
+      const l = elements.get(map) ?? [];
+      l.push(elementText(key, first(owners)));
+      elements.set(map, l);
+    }
+    if (nodePortIPs.length) elements.set('nodeport-ips', [...nodePortIPs]);
+    for (const [map, els] of elements) lines.push(elementsBlock(map, els));
+    // Only deleting needs nft's read of the table (chains and sets of a previous run no Service owns).
     const staleChains = [...this.chains.keys(), ...this.staleChains].filter((c) => !next.chains.has(c));
     for (const c of staleChains) lines.push(`flush chain ${table} ${c}`);
     for (const c of staleChains) lines.push(`delete chain ${table} ${c}`);

@@ -137,6 +137,31 @@ describe('portRules and TableState: the partial sync', () => {
     assert.deepEqual([...rules!.sets.values()], [60]);
     const svcChain = [...rules!.chains].find(([n]) => n.startsWith('service-'))![1];
     assert.match(svcChain[1]!, /^ip saddr @affinity-[A-Z2-7]{8}-ns\/web\/tcp\/http__1\.1\.1\.1\/8080 goto endpoint-/);
-    assert.match(svcChain[2]!, /^numgen random mod 1 vmap/);
+    assert.match(svcChain[2]!, /^goto endpoint-[A-Z2-7]{8}-ns\/web\/tcp\/http__1\.1\.1\.1\/8080$/);
+  });
+
+  it('picks among up to 16 endpoints with a numgen rule each (uniform: 1 in n-i), above with one anonymous vmap', () => {
+    const many = (n: number) => rulesOf(svc(), [slice(...Array.from({ length: n }, (_, i) => ep(`1.1.1.${i + 1}`)))]);
+    const svcChain = (r: ServiceRules) => [...[...r.values()][0]!.chains].find(([n]) => n.startsWith('service-'))![1];
+    const three = svcChain(many(3));
+    assert.deepEqual(three.slice(1).map((r) => r.replace(/endpoint-\S+__/, 'endpoint-')), [
+      'numgen random mod 3 0 goto endpoint-1.1.1.1/8080', 'numgen random mod 2 0 goto endpoint-1.1.1.2/8080', 'goto endpoint-1.1.1.3/8080']);
+    assert.equal(svcChain(many(16)).length, 1 + 16);
+    const big = svcChain(many(17));
+    assert.equal(big.length, 2);
+    assert.match(big[1]!, /^numgen random mod 17 vmap \{ 0 : goto endpoint-\S+, 1 : goto /);
+  });
+
+  it('a full sync writes chains as blocks and elements as map declarations: no statement that makes nft 1.0.6 read its cache', () => {
+    const st = new TableState();
+    const tx = st.full(new Map([['ns/web', rulesOf(svc({ sessionAffinity: 'ClientIP' }), [slice(ep('1.1.1.1'), ep('1.1.1.2'))])]]), ['192.0.2.1']);
+    assert.doesNotMatch(tx.script, /^(add rule|add element|delete) /m);
+    assert.match(tx.script, /^add map ip kube-proxy service-ips \{ .*elements = \{ 10\.96\.0\.10 \. tcp \. 80 : goto service-\S+ \} ; \}$/m);
+    assert.match(tx.script, /^add set ip kube-proxy nodeport-ips \{ .*elements = \{ 192\.0\.2\.1 \} ; \}$/m);
+    assert.match(tx.script, /^add chain ip kube-proxy nat-prerouting \{ jump services ; \}$/m);
+    tx.commit();
+    // A restart's full sync over a table it finds declares the sets again too (nft has no cache to resolve `@affinity-...` from).
+    const again = st.full(new Map([['ns/web', rulesOf(svc({ sessionAffinity: 'ClientIP' }), [slice(ep('1.1.1.1'), ep('1.1.1.2'))])]]), ['192.0.2.1']);
+    assert.equal((again.script.match(/^add set ip kube-proxy affinity-/gm) ?? []).length, 2);
   });
 });
