@@ -82,6 +82,7 @@ class Cluster {
       createInterface({ input: this.proxy!.stderr! }).on('line', (l) => {
         if (l.includes('"synced proxy rules"')) this.syncs.push(JSON.parse(l));
         if (l.includes('"nftables sync failed"')) console.error(l.slice(0, 500));
+        if (l.includes('"deleted stale nftables objects"')) console.error(l.slice(0, 300));
         if (l.includes('"kube-proxy running"')) resolve();
       });
       this.proxy!.once('exit', (c) => reject(new Error(`proxy exited ${c}`)));
@@ -142,7 +143,9 @@ async function addedService(existing: number): Promise<string[]> {
       await sleep(1500);
       const sent = Date.now();
       await c.clients.resource('services').delete('default', `added-${i}`);
-      deletes.push(Date.parse((await c.syncAfter(sent)).ts) - sent);
+      const del = await c.syncAfter(sent);
+      deletes.push(Date.parse(del.ts) - sent);
+      console.error('delete', JSON.stringify(del));
       await sleep(1500);
       const t = Date.now();
       await c.clients.resource('services').create('default', service(`empty-${i}`));
@@ -150,7 +153,9 @@ async function addedService(existing: number): Promise<string[]> {
       await sleep(1500);
       const sent2 = Date.now();
       await c.clients.resource('endpointslices').create('default', slice(`empty-${i}`, 0, [ipOf(3_100_000 + i)]));
-      firsts.push(Date.parse((await c.syncAfter(sent2)).ts) - sent2);
+      const fe = await c.syncAfter(sent2);
+      firsts.push(Date.parse(fe.ts) - sent2);
+      console.error(`first endpoints (slice create sent ${new Date(sent2).toISOString()})`, JSON.stringify(fe));
     }
     return [`${existing.toLocaleString('en')} existing`, `${first.durationMs} ms (${(first.bytes / 1024).toFixed(0)} KiB)`,
       `${median(durations)} ms`, `${median(answers)} / ${median(toEvent)} ms`, `${median(latencies)} ms`, `${median(endToEnd)} ms`, `${Math.max(...endToEnd)} ms`,
