@@ -48,7 +48,12 @@ export const baseMaps: [string, string, string][] = [
 /** Maps are `map`, the two address sets are `set`. */
 export const isSet = (name: string) => name === 'cluster-ips' || name === 'nodeport-ips';
 
-/** The statements that create the table and its fixed objects (idempotent). */
+/**
+ * The statements that create the table and its fixed objects (idempotent).
+ * Chains are written with their rules in a block, never with `add rule`, so
+ * nft 1.0.6 reads no cache for them (statements.ts): a restarted proxy's
+ * full sync does not first dump the 10,000-Service table it replaces.
+ */
 export function baseTableStatements(): string[] {
   const out = [`add table ${table} { comment "rules for kube-proxy" ; }`];
   for (const [name, type, comment] of baseMaps) {
@@ -57,7 +62,7 @@ export function baseTableStatements(): string[] {
   for (const [name, hook] of baseChainRules) out.push(`add chain ${table} ${name}${hook ? ` { ${hook} }` : ''}`);
   for (const [name, , rules] of baseChainRules) {
     out.push(`flush chain ${table} ${name}`);
-    for (const r of rules) out.push(`add rule ${table} ${name} ${r}`);
+    if (rules.length) out.push(`add chain ${table} ${name} { ${rules.join(' ; ')} ; }`);
   }
   return out;
 }

@@ -4,8 +4,9 @@
  * --min-sync-period) turns each batch of changes into one nft transaction
  * touching only those Services, with a full sync at start, every
  * fullSyncPeriod and after any failed transaction. Chains left unused are
- * flushed by the sync and deleted by a cleanup once the proxy has been idle
- * for staleObjectDelayMs (deleting costs nft's read of the whole table).
+ * flushed by the sync, and they and the map elements no Service owns any
+ * more are deleted by a cleanup once the proxy has been idle for
+ * staleObjectDelayMs (deleting costs nft's read of the whole table).
  */
 import type { Service, Node } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';

@@ -6,8 +6,9 @@
  *    port) to the port's chain and `service-nodeports` sends (proto, nodePort)
  *    on the node's addresses to its `external-` chain: a packet costs one map
  *    lookup however many Services there are;
- *  - `service-` picks one of the cluster endpoints with
- *    `numgen random mod N vmap`, after the session-affinity sets;
+ *  - `service-` picks one of the cluster endpoints at random (a `numgen`
+ *    rule per endpoint up to 16, `numgen random mod N vmap` above), after
+ *    the session-affinity sets;
  *  - `local-` does the same among this node's endpoints (the Local policies);
  *  - `external-` marks external traffic for masquerade (Cluster policy) or
  *    keeps the client address and sends it to `local-` (Local policy);
@@ -69,8 +70,31 @@ function balance(info: ServicePortInfo, eps: ProxyEndpoint[], out: PortRules): s
   if (info.affinitySeconds !== undefined) {
     eps.forEach((ep, i) => rules.push(`ip saddr @${affinitySet(info.spn, ep.ip, ep.port)} goto ${chains[i]}`));
   }
-  rules.push(`numgen random mod ${chains.length} vmap { ${chains.map((c, i) => `${i} : goto ${c}`).join(', ')} }`);
+  rules.push(...pick(chains));
   return rules;
+}
+
+/**
+ * Up to this many endpoints a port picks one with a `numgen` rule each
+ * rather than upstream's anonymous `numgen ... vmap { ... }`: every
+ * anonymous map costs the kernel a scan of all the table's sets to name it
+ * and a walk of the whole transaction to bind it, so 10,000 Services' maps
+ * made the full sync at start quadratic (69 s at 10,000 Services, about 3 s
+ * without them: docs/design-notes.md). Only new connections reach these
+ * rules (the nat hooks see a connection's first packet), so a few more
+ * comparisons cost nothing that shows; larger ports keep the map, one lookup.
+ */
+export const maxSequentialEndpoints = 16;
+
+/**
+ * A uniform pick among `chains`: the i-th rule takes 1 in (n - i) of what is
+ * left (iptables mode's `statistic --probability` chain), the last takes the rest.
+ */
+function pick(chains: string[]): string[] {
+  if (chains.length > maxSequentialEndpoints) {
+    return [`numgen random mod ${chains.length} vmap { ${chains.map((c, i) => `${i} : goto ${c}`).join(', ')} }`];
+  }
+  return chains.map((c, i) => (i === chains.length - 1 ? `goto ${c}` : `numgen random mod ${chains.length - i} 0 goto ${c}`));
 }
 
 const key = (ip: string, info: ServicePortInfo) => `${ip} . ${info.protocol} . ${info.port}`;

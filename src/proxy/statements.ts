@@ -1,22 +1,20 @@
 /**
- * The nft statements kube-proxy writes, in two forms.
+ * The nft statements kube-proxy writes.
  *
  * nft 1.0.6 (Debian's) reads every table, chain, set, object and flowtable of
  * the network namespace from the kernel before it evaluates an `add rule`,
- * an `add element` or any `delete` (its cache), so those statements cost time
- * that grows with the table (about 2 s at 10,000 Services on this machine),
- * however small the transaction. A chain declared with its rules in a block
- * (`add chain T c { ... }`), a set or map declared with its elements
- * (`add map T m { type ... ; elements = { ... } ; }`) and `flush chain` make
- * it read only the list of tables (docs/design-notes.md has the strace and
- * the timings). The partial sync's fast transaction uses only those; what
- * has to be deleted goes in a separate transaction.
+ * an `add element` or any `delete` (its cache; any form: by name or handle,
+ * text or JSON), so those statements cost time that grows with the table
+ * (a 3.5 MB dump at 10,000 Services), however small the transaction. A chain
+ * declared with its rules in a block (`add chain T c { ... }`), a set or map
+ * declared with its elements (`add map T m { type ... ; elements = { ... } ; }`)
+ * and `flush chain` make it read only the list of tables, `flush map` the
+ * list of sets too (docs/design-notes.md has the strace and the timings).
+ * Full and partial syncs use only those; deletes wait for the cleanup, or
+ * go in a separate transaction when an element's value changes.
  */
 import { table } from './names.js';
 import { baseMaps, isSet } from './base-table.js';
-
-/** Rule-by-rule statements (the full sync, which reads the cache anyway). */
-export const ruleLines = (name: string, body: string) => (body ? body.split('\n').map((r) => `add rule ${table} ${name} ${r}`) : []);
 
 /** A chain and its rules in one block: a known chain is flushed first, in the same transaction. */
 export function chainBlock(name: string, body: string, exists: boolean): string[] {

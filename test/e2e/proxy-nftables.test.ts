@@ -12,14 +12,15 @@ import type { Service } from 'kubernetes-types/core/v1.js';
 import { eventually } from './harness.js';
 import { buildProxyRoom, backendAddress, clientAddress, nodeAddress, nodeName, type ProxyRoom } from './proxy-netns.js';
 
-interface EP { backend: number; ready?: boolean; serving?: boolean; terminating?: boolean; node?: string }
+/** `ip` overrides the backend's address (endpoints no backend answers, for what the table holds). */
+interface EP { backend: number; ip?: string; ready?: boolean; serving?: boolean; terminating?: boolean; node?: string }
 
 const sliceYaml = (svc: string, eps: EP[]) => JSON.stringify({
   apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
   metadata: { name: `${svc}-1`, namespace: 'default', labels: { 'kubernetes.io/service-name': svc } },
   addressType: 'IPv4', ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
   endpoints: eps.map((e) => ({
-    addresses: [backendAddress(e.backend)], nodeName: e.node ?? nodeName,
+    addresses: [e.ip ?? backendAddress(e.backend)], nodeName: e.node ?? nodeName,
     conditions: { ready: e.ready ?? true, serving: e.serving ?? e.ready ?? true, terminating: e.terminating ?? false },
   })),
 });
@@ -72,7 +73,8 @@ describe('kube-proxy nftables mode in network namespaces: ClusterIP, NodePort, L
     assert.match(table, /map service-ips \{\s*type ipv4_addr \. inet_proto \. inet_service : verdict/);
     assert.match(table, /map service-nodeports \{\s*type inet_proto \. inet_service : verdict/);
     assert.match(table, new RegExp(`${svc.web.spec!.clusterIP!.replace(/\./g, '\\.')} \\. tcp \\. 80 : goto service-[A-Z2-7]{8}-default/web/tcp/http`));
-    assert.match(table, /numgen random mod 1 vmap \{ 0 : goto endpoint-[A-Z2-7]{8}-default\/web\/tcp\/http__10\.78\.0\.11\/8080 \}/);
+    // One endpoint: a plain goto (up to 16, a numgen rule each; above, upstream's `numgen random mod N vmap`: rules.ts).
+    assert.match(table, /goto endpoint-[A-Z2-7]{8}-default\/web\/tcp\/http__10\.78\.0\.11\/8080/);
     assert.match(table, /chain nat-prerouting \{\s*type nat hook prerouting priority dstnat; policy accept;\s*jump services/);
   });
 
@@ -161,6 +163,19 @@ describe('kube-proxy nftables mode in network namespaces: ClusterIP, NodePort, L
       return !table.includes('default/scale/') && !table.includes(`${ip} `) && !table.includes(`${ip},`) && !table.includes(`${ip} }`);
     }, 5000, 'the deleted Service\'s chains and elements gone');
     assert.equal((await room.fromClient.get(ip, 80))[0]!.startsWith('b'), false, 'no backend answers the deleted cluster IP');
+  });
+
+  it('a port of more than 16 endpoints picks with one numgen vmap (upstream\'s layout), fewer with a numgen rule each', async () => {
+    const wide = Array.from({ length: 17 }, (_, i) => ({ backend: 1, ip: `10.78.9.${i + 1}` }));
+    await apply(serviceYaml('wide', { type: 'ClusterIP' }));
+    await apply(sliceYaml('wide', wide));
+    await eventually(async () => /numgen random mod 17 vmap \{ 0 : goto endpoint-/.test(await room.nft(['list', 'table', 'ip', 'kube-proxy'])), 5000, 'a 17-entry vmap');
+    await apply(sliceYaml('wide', wide.slice(0, 16)));
+    await eventually(async () => {
+      const chain = await room.nft(['list', 'chain', 'ip', 'kube-proxy', await serviceChainOf('wide')]);
+      return /numgen random mod 16 0 goto endpoint-/.test(chain) && /numgen random mod 2 0 goto endpoint-/.test(chain) && !chain.includes('vmap');
+    }, 5000, 'sixteen numgen rules');
+    await room.kubectl(['delete', 'svc', 'wide']);
   });
 
   it('terminating endpoints serve when no endpoint is ready, and only then', async () => {

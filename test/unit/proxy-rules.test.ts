@@ -52,10 +52,50 @@ describe('portRules and TableState: the partial sync', () => {
     assert.equal(empty.followUp, '');
     empty.commit();
     const tx = st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'))])]]));
-    assert.match(tx.followUp, /^delete element ip kube-proxy no-endpoint-services \{ 10\.96\.0\.10 \. tcp \. 80 \}$/m);
+    // The small no-endpoint map is rewritten whole in the fast transaction (`flush map` reads no chain): no delete, no follow-up.
+    assert.equal(tx.followUp, '');
+    assert.match(tx.script, /^flush map ip kube-proxy no-endpoint-services$/m);
+    assert.doesNotMatch(tx.script, /no-endpoint-services \{ type/, 'nothing left in it');
     assert.match(tx.script, /add map ip kube-proxy service-ips \{ .*elements = \{ 10\.96\.0\.10 \. tcp \. 80 : goto service-[A-Z2-7]{8}-ns\/web\/tcp\/http \} ; \}/);
     assert.doesNotMatch(tx.script + tx.followUp, /cluster-ips/, 'the cluster IP element is unchanged');
     tx.commit();
+    assert.equal(st.staleCount, 0);
+  });
+
+  it('a no-endpoint map keeps its other elements when rewritten, and beyond the rewrite limit the removal waits for the cleanup', () => {
+    const named = (name: string, ip: string): Service => ({ ...svc(), metadata: { name, namespace: 'ns' }, spec: { ...svc().spec, clusterIP: ip } });
+    const st = new TableState();
+    const empties = new Map(Array.from({ length: 3 }, (_, i) => [`ns/e${i}`, rulesOf(named(`e${i}`, `10.96.1.${i}`), [])]));
+    st.partial(empties).commit();
+    const one = st.partial(new Map([['ns/e0', rulesOf(named('e0', '10.96.1.0'), [slice(ep('1.1.1.1'))])]]));
+    assert.match(one.script, /^flush map ip kube-proxy no-endpoint-services\nadd map ip kube-proxy no-endpoint-services \{ .*elements = \{ 10\.96\.1\.1 \. tcp \. 80 : goto reject-chain, 10\.96\.1\.2 \. tcp \. 80 : goto reject-chain \} ; \}$/m);
+    one.commit();
+    const many = new Map(Array.from({ length: 2001 }, (_, i) => [`ns/m${i}`, rulesOf(named(`m${i}`, `10.97.${i >> 8}.${i & 255}`), [])]));
+    st.partial(many).commit();
+    const two = st.partial(new Map([['ns/e1', rulesOf(named('e1', '10.96.1.1'), [slice(ep('1.1.1.1'))])]]));
+    assert.doesNotMatch(two.script, /flush map/);
+    assert.equal(two.followUp, '');
+    two.commit();
+    assert.match(st.cleanup().script, /^delete element ip kube-proxy no-endpoint-services \{ 10\.96\.1\.1 \. tcp \. 80 \}$/m);
+  });
+
+  it('a stale element added back keeps its kernel entry if its value is the same, and is replaced if not', () => {
+    const st = new TableState();
+    st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'))])]])).commit();
+    st.partial(new Map([['ns/web', undefined]])).commit();
+    const back = st.partial(new Map([['ns/web', rulesOf(svc(), [slice(ep('1.1.1.1'))])]]));
+    assert.doesNotMatch(back.script, /service-ips|cluster-ips/, 'both elements are still in the kernel');
+    assert.equal(back.followUp, '');
+    back.commit();
+    assert.equal(st.staleCount, 0);
+    st.partial(new Map([['ns/web', undefined]])).commit();
+    // Another Service takes the cluster IP before the cleanup: its element has another value.
+    const other = st.partial(new Map([['ns/other', rulesOf({ ...svc(), metadata: { name: 'other', namespace: 'ns' } }, [slice(ep('1.1.1.1'))])]]));
+    assert.match(other.followUp, /^delete element ip kube-proxy service-ips \{ 10\.96\.0\.10 \. tcp \. 80 \}\n(.*\n)*add element ip kube-proxy service-ips \{ 10\.96\.0\.10 \. tcp \. 80 : goto service-\S+-ns\/other\/tcp\/http \}$/m);
+    assert.doesNotMatch(other.script, /cluster-ips/, 'the cluster IP element is the same');
+    assert.match(other.followUp, /^delete chain ip kube-proxy service-\S+-ns\/web\/tcp\/http$/m, 'a follow-up that reads the cache anyway takes the stale objects along');
+    other.commit();
+    assert.equal(st.staleCount, 0);
   });
 
   it('a second change touches only the chains that changed, and a deleted Service leaves nothing', () => {
@@ -70,12 +110,16 @@ describe('portRules and TableState: the partial sync', () => {
     tx.commit();
     const del = st.partial(new Map([['ns/web', undefined]]));
     assert.equal(del.script.trim().split('\n').filter((l) => l.startsWith('flush chain')).length, 3, 'service chain and two endpoint chains flushed at once');
-    const lines = del.followUp.trim().split('\n');
+    assert.equal(del.followUp, '', 'no delete in the sync: nft reads no cache');
+    del.commit();
+    assert.equal(st.staleCount, 5);
+    const clean = st.cleanup();
+    const lines = clean.script.trim().split('\n');
     assert.ok(lines.some((l) => /^delete element ip kube-proxy service-ips \{ 10\.96\.0\.10 \. tcp \. 80 \}$/.test(l)));
     assert.ok(lines.some((l) => /^delete element ip kube-proxy cluster-ips \{ 10\.96\.0\.10 \}$/.test(l)));
     assert.equal(lines.filter((l) => l.startsWith('delete chain')).length, 3, 'then deleted after the elements that point at them');
     assert.ok(lines.findIndex((l) => l.startsWith('delete chain')) > lines.map((l) => l.startsWith('delete element')).lastIndexOf(true));
-    del.commit();
+    clean.commit();
     assert.equal(st.staleCount, 0);
   });
 
@@ -137,6 +181,31 @@ describe('portRules and TableState: the partial sync', () => {
     assert.deepEqual([...rules!.sets.values()], [60]);
     const svcChain = [...rules!.chains].find(([n]) => n.startsWith('service-'))![1];
     assert.match(svcChain[1]!, /^ip saddr @affinity-[A-Z2-7]{8}-ns\/web\/tcp\/http__1\.1\.1\.1\/8080 goto endpoint-/);
-    assert.match(svcChain[2]!, /^numgen random mod 1 vmap/);
+    assert.match(svcChain[2]!, /^goto endpoint-[A-Z2-7]{8}-ns\/web\/tcp\/http__1\.1\.1\.1\/8080$/);
+  });
+
+  it('picks among up to 16 endpoints with a numgen rule each (uniform: 1 in n-i), above with one anonymous vmap', () => {
+    const many = (n: number) => rulesOf(svc(), [slice(...Array.from({ length: n }, (_, i) => ep(`1.1.1.${i + 1}`)))]);
+    const svcChain = (r: ServiceRules) => [...[...r.values()][0]!.chains].find(([n]) => n.startsWith('service-'))![1];
+    const three = svcChain(many(3));
+    assert.deepEqual(three.slice(1).map((r) => r.replace(/endpoint-\S+__/, 'endpoint-')), [
+      'numgen random mod 3 0 goto endpoint-1.1.1.1/8080', 'numgen random mod 2 0 goto endpoint-1.1.1.2/8080', 'goto endpoint-1.1.1.3/8080']);
+    assert.equal(svcChain(many(16)).length, 1 + 16);
+    const big = svcChain(many(17));
+    assert.equal(big.length, 2);
+    assert.match(big[1]!, /^numgen random mod 17 vmap \{ 0 : goto endpoint-\S+, 1 : goto /);
+  });
+
+  it('a full sync writes chains as blocks and elements as map declarations: no statement that makes nft 1.0.6 read its cache', () => {
+    const st = new TableState();
+    const tx = st.full(new Map([['ns/web', rulesOf(svc({ sessionAffinity: 'ClientIP' }), [slice(ep('1.1.1.1'), ep('1.1.1.2'))])]]), ['192.0.2.1']);
+    assert.doesNotMatch(tx.script, /^(add rule|add element|delete) /m);
+    assert.match(tx.script, /^add map ip kube-proxy service-ips \{ .*elements = \{ 10\.96\.0\.10 \. tcp \. 80 : goto service-\S+ \} ; \}$/m);
+    assert.match(tx.script, /^add set ip kube-proxy nodeport-ips \{ .*elements = \{ 192\.0\.2\.1 \} ; \}$/m);
+    assert.match(tx.script, /^add chain ip kube-proxy nat-prerouting \{ jump services ; \}$/m);
+    tx.commit();
+    // A restart's full sync over a table it finds declares the sets again too (nft has no cache to resolve `@affinity-...` from).
+    const again = st.full(new Map([['ns/web', rulesOf(svc({ sessionAffinity: 'ClientIP' }), [slice(ep('1.1.1.1'), ep('1.1.1.2'))])]]), ['192.0.2.1']);
+    assert.equal((again.script.match(/^add set ip kube-proxy affinity-/gm) ?? []).length, 2);
   });
 });
