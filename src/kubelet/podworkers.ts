@@ -26,7 +26,7 @@ import type { Clientset, EventRecorder } from '../client/index.js';
 import { isConflict, isNotFound } from '../client/index.js';
 import type { Logger } from '../util/log.js';
 import { podIsTerminal } from '../api/pods.js';
-import type { PodRuntime, RuntimePodStatus } from './runtime/runtime.js';
+import type { PodRuntime, RuntimeContainerStatus, RuntimePodStatus } from './runtime/runtime.js';
 import type { PodHandler } from './podsource.js';
 import type { PodStatusWriter } from './staticpods/status.js';
 import { generatePodStatus, rejectedPodStatus } from './status/generate.js';
@@ -34,6 +34,9 @@ import { canAdmitPod } from './admission.js';
 import type { Timers } from './timers.js';
 import type { KubeletMetrics } from './metrics.js';
 import { ProbeManager } from './prober/manager.js';
+
+/** Waiting reasons of a container whose image could not be pulled (the image manager's). */
+const pullFailures: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBackOff']);
 
 export interface PodWorkersDeps {
   nodeName: string;
@@ -208,6 +211,7 @@ export class PodWorkers implements PodHandler {
   private announce(rec: PodRecord, rs: RuntimePodStatus): void {
     const recorder = this.deps.recorder;
     for (const c of [...rs.initContainers, ...rs.containers]) {
+      if (c.state === 'waiting' && pullFailures.has(c.reason ?? '')) { this.announcePull(rec, c); continue; }
       if (rec.announced.has(c.id) || (c.state !== 'running' && c.state !== 'exited')) continue;
       rec.announced.add(c.id);
       if (!recorder) continue;
@@ -217,6 +221,31 @@ export class PodWorkers implements PodHandler {
       recorder.event(ref, 'Normal', 'Created', `Created container ${c.name}`);
       recorder.event(ref, 'Normal', 'Started', `Started container ${c.name}`);
     }
+  }
+
+  /**
+   * The image manager's events for a container waiting on its image, once per
+   * failed pull or back-off (the runtime stamps each with createdAt), for a
+   * runtime that does not record them itself (the simulated one), in
+   * upstream's words: Pulling, Failed "Failed to pull image ...", Failed
+   * "Error: ErrImagePull"; then BackOff "Back-off pulling image ...", Failed
+   * "Error: ImagePullBackOff".
+   */
+  private announcePull(rec: PodRecord, c: RuntimeContainerStatus): void {
+    const key = `pull/${c.name}/${c.reason}/${c.createdAt.getTime()}`;
+    if (rec.announced.has(key)) return;
+    rec.announced.add(key);
+    const recorder = this.deps.recorder;
+    if (!recorder || this.deps.runtime.recordsImageEvents?.(rec.uid)) return;
+    const ref = podRef(rec.pod);
+    const image = c.image;
+    if (c.reason === 'ErrImagePull') {
+      recorder.event(ref, 'Normal', 'Pulling', `Pulling image "${image}"`);
+      recorder.event(ref, 'Warning', 'Failed', `Failed to pull image "${image}": ${c.message ?? ''}`);
+    } else {
+      recorder.event(ref, 'Normal', 'BackOff', `Back-off pulling image "${image}"`);
+    }
+    recorder.event(ref, 'Warning', 'Failed', `Error: ${c.reason}`);
   }
 
   private observeStart(rec: PodRecord, rs: RuntimePodStatus): void {
