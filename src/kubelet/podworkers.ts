@@ -37,6 +37,8 @@ import { ProbeManager } from './prober/manager.js';
 
 /** Waiting reasons of a container whose image could not be pulled (the image manager's). */
 const pullFailures: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBackOff']);
+/** Waiting reasons of a container that could not be created or started (kuberuntime's startContainer). */
+const startFailures: ReadonlySet<string> = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
 
 export interface PodWorkersDeps {
   nodeName: string;
@@ -64,7 +66,7 @@ interface PodRecord {
   terminating?: boolean;
   firstSeen: number;
   started?: boolean;
-  /** Container IDs already announced with Pulled/Created/Started events. */
+  /** What was announced: container IDs (Pulled/Created/Started), and image and start failures (pull/..., start/... keys). */
   announced: Set<string>;
 }
 
@@ -212,6 +214,7 @@ export class PodWorkers implements PodHandler {
     const recorder = this.deps.recorder;
     for (const c of [...rs.initContainers, ...rs.containers]) {
       if (c.state === 'waiting' && pullFailures.has(c.reason ?? '')) { this.announcePull(rec, c); continue; }
+      if (c.state === 'waiting' && startFailures.has(c.reason ?? '')) { this.announceStartFailure(rec, c); continue; }
       if (rec.announced.has(c.id) || (c.state !== 'running' && c.state !== 'exited')) continue;
       rec.announced.add(c.id);
       if (!recorder) continue;
@@ -246,6 +249,19 @@ export class PodWorkers implements PodHandler {
       recorder.event(ref, 'Normal', 'BackOff', `Back-off pulling image "${image}"`);
     }
     recorder.event(ref, 'Warning', 'Failed', `Error: ${c.reason}`);
+  }
+
+  /**
+   * kuberuntime's startContainer records a failed create or start as Warning
+   * Failed "Error: <why>" (e.g. `Error: configmap "x" not found`, `Error: exec:
+   * "httpd": executable file not found in $PATH`), so kubectl describe says why
+   * the container waits; once per reason and message.
+   */
+  private announceStartFailure(rec: PodRecord, c: RuntimeContainerStatus): void {
+    const key = `start/${c.name}/${c.reason}/${c.message ?? ''}`;
+    if (rec.announced.has(key)) return;
+    rec.announced.add(key);
+    this.deps.recorder?.event(podRef(rec.pod), 'Warning', 'Failed', `Error: ${c.message || c.reason}`);
   }
 
   private observeStart(rec: PodRecord, rs: RuntimePodStatus): void {

@@ -82,6 +82,23 @@ function kubeletGet(port: number, path: string, token: string): Promise<{ status
   });
 }
 
+describe('k8ts up --runtime process: the first command it prints', () => {
+  let up: UpCluster;
+  before(async () => { up = await startUp('k8ts-e2e-up-proc-', ['--runtime', 'process', '--node-name', 'up-proc', '--node-ip', '127.0.0.1', '--kubelet-port', '0']); });
+  after(async () => { await up?.close(); });
+
+  it('runs as printed: the web Deployment becomes available (its port is not one the cluster\'s own DNS pod holds on the node)', async () => {
+    const line = await eventually(async () => up.output.find((l) => l.trim().startsWith('kubectl create deployment web ')), 60_000, 'the suggested command');
+    const args = line.trim().split(/\s+/).slice(1);
+    assert.deepEqual(args.slice(0, 4), ['create', 'deployment', 'web', '--image=k8ts.local/busybox:1']);
+    await up.kubectl(args);
+    await up.kubectl(['rollout', 'status', 'deployment/web', '--timeout=120s']);
+    const pod = JSON.parse((await up.kubectl(['get', 'pods', '-l', 'app=web', '-o', 'json'])).stdout).items[0];
+    assert.equal(pod.status.containerStatuses[0].restartCount, 0, JSON.stringify(pod.status.containerStatuses[0]));
+    assert.ok(pod.status.containerStatuses[0].state.running, JSON.stringify(pod.status.containerStatuses[0]));
+  });
+});
+
 describe('k8ts up: the simulated nodes\' kubelet API authorizes its callers', () => {
   let up: UpCluster;
 
