@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
 import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startCluster, eventually, cliPath, type Cluster } from './harness.js';
 import { killChild } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
@@ -66,6 +68,17 @@ describe('k8ts up: a first look with kubectl', () => {
     const pf = await kubectl(['port-forward', 'pod/web', ':80'], undefined, true);
     assert.notEqual(pf.code, 0);
     assert.match(pf.stderr, /^error: error upgrading connection: Internal error occurred: port-forward is not supported: node "\w+" is simulated by k8ts \(container runtime sim\) and runs no processes; for a node that runs containers start k8ts with "sudo npm start -- --runtime cri"\n$/m);
+  });
+
+  it('a second k8ts up on the same data directory (npm start in another terminal) refuses to start and leaves the running one alone', async () => {
+    const dataDir = join(up.dir, 'data');
+    const before = readFileSync(join(dataDir, 'admin.conf'), 'utf8');
+    const second = await exec(process.execPath, [cliPath, 'up', '--data-dir', dataDir, '--port', '0'], { timeout: 60_000 }).then(() => ({ code: 0, stderr: '' }), (e) => e);
+    assert.equal(second.code, 1);
+    assert.match(second.stderr, new RegExp(`^Error: cannot start on the data directory ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: another k8ts is running on it; ` +
+      'stop that one first \\(Ctrl-C where it runs\\), or start this one with another --data-dir$', 'm'));
+    assert.equal(readFileSync(join(dataDir, 'admin.conf'), 'utf8'), before, 'the running cluster\'s kubeconfig is untouched');
+    assert.match((await kubectl(['get', 'nodes', '--no-headers'])).stdout, /^control-plane +Ready /m);
   });
 });
 
