@@ -53,6 +53,7 @@ import { realClock } from '../util/clock.js';
 import { startControlLoopsThread, type ClientCredentials, type ControlLoopsThread } from './control-loops-thread.js';
 import type { ControllerConfig } from '../controllers/types.js';
 import { secureDataDir, secureDataDirLogged, startupError } from './data-dir.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { EtcdUnreachableError, openStorage, type EtcdConfig } from './storage.js';
 import { readHeaderTimeoutMs } from '../util/serving-deadlines.js';
 import { packageRoot } from '../util/package-root.js';
@@ -132,6 +133,8 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   // whole control plane down (Node's default); request handlers have their own boundary.
   process.on('unhandledRejection', (reason) => logger.error('unhandled promise rejection', { err: reason instanceof Error ? reason.stack : String(reason) }));
   secureDataDirLogged(opts.dataDir, logger);
+  // Before anything in it is read or written: a second k8ts on the same directory stops here.
+  cleanups.push(lockDataDir(opts.dataDir));
   const hosts = [opts.bind, opts.advertiseAddress, hostname()].filter((h): h is string => !!h && h !== '0.0.0.0' && h !== '::');
   const certDir = opts.certDir ?? join(opts.dataDir, 'pki');
   // The aggregation layer's front-proxy PKI is made (when absent) alongside the cluster's: on a fresh

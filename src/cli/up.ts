@@ -169,7 +169,7 @@ async function upRealNode(startRealNode: typeof import('./up-node.js').startReal
 
   export KUBECONFIG=${cp.kubeconfigPath}
   kubectl get nodes
-  kubectl create deployment web --image=k8ts.local/busybox:1 -- httpd -f -p 8080
+  kubectl create deployment web --image=k8ts.local/busybox:1 -- busybox httpd -f -p 8000
 
 Dashboard: ${cp.url}/dashboard/ (log in with a bearer token, e.g. from \`kubectl create token\`)
 

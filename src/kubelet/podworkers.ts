@@ -26,7 +26,7 @@ import type { Clientset, EventRecorder } from '../client/index.js';
 import { isConflict, isNotFound } from '../client/index.js';
 import type { Logger } from '../util/log.js';
 import { podIsTerminal } from '../api/pods.js';
-import type { PodRuntime, RuntimePodStatus } from './runtime/runtime.js';
+import type { PodRuntime, RuntimeContainerStatus, RuntimePodStatus } from './runtime/runtime.js';
 import type { PodHandler } from './podsource.js';
 import type { PodStatusWriter } from './staticpods/status.js';
 import { generatePodStatus, rejectedPodStatus } from './status/generate.js';
@@ -34,6 +34,11 @@ import { canAdmitPod } from './admission.js';
 import type { Timers } from './timers.js';
 import type { KubeletMetrics } from './metrics.js';
 import { ProbeManager } from './prober/manager.js';
+
+/** Waiting reasons of a container whose image could not be pulled (the image manager's). */
+const pullFailures: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBackOff']);
+/** Waiting reasons of a container that could not be created or started (kuberuntime's startContainer). */
+const startFailures: ReadonlySet<string> = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
 
 export interface PodWorkersDeps {
   nodeName: string;
@@ -61,7 +66,7 @@ interface PodRecord {
   terminating?: boolean;
   firstSeen: number;
   started?: boolean;
-  /** Container IDs already announced with Pulled/Created/Started events. */
+  /** What was announced: container IDs (Pulled/Created/Started), and image and start failures (pull/..., start/... keys). */
   announced: Set<string>;
 }
 
@@ -208,6 +213,8 @@ export class PodWorkers implements PodHandler {
   private announce(rec: PodRecord, rs: RuntimePodStatus): void {
     const recorder = this.deps.recorder;
     for (const c of [...rs.initContainers, ...rs.containers]) {
+      if (c.state === 'waiting' && pullFailures.has(c.reason ?? '')) { this.announcePull(rec, c); continue; }
+      if (c.state === 'waiting' && startFailures.has(c.reason ?? '')) { this.announceStartFailure(rec, c); continue; }
       if (rec.announced.has(c.id) || (c.state !== 'running' && c.state !== 'exited')) continue;
       rec.announced.add(c.id);
       if (!recorder) continue;
@@ -217,6 +224,44 @@ export class PodWorkers implements PodHandler {
       recorder.event(ref, 'Normal', 'Created', `Created container ${c.name}`);
       recorder.event(ref, 'Normal', 'Started', `Started container ${c.name}`);
     }
+  }
+
+  /**
+   * The image manager's events for a container waiting on its image, once per
+   * failed pull or back-off (the runtime stamps each with createdAt), for a
+   * runtime that does not record them itself (the simulated one), in
+   * upstream's words: Pulling, Failed "Failed to pull image ...", Failed
+   * "Error: ErrImagePull"; then BackOff "Back-off pulling image ...", Failed
+   * "Error: ImagePullBackOff".
+   */
+  private announcePull(rec: PodRecord, c: RuntimeContainerStatus): void {
+    const key = `pull/${c.name}/${c.reason}/${c.createdAt.getTime()}`;
+    if (rec.announced.has(key)) return;
+    rec.announced.add(key);
+    const recorder = this.deps.recorder;
+    if (!recorder || this.deps.runtime.recordsImageEvents?.(rec.uid)) return;
+    const ref = podRef(rec.pod);
+    const image = c.image;
+    if (c.reason === 'ErrImagePull') {
+      recorder.event(ref, 'Normal', 'Pulling', `Pulling image "${image}"`);
+      recorder.event(ref, 'Warning', 'Failed', `Failed to pull image "${image}": ${c.message ?? ''}`);
+    } else {
+      recorder.event(ref, 'Normal', 'BackOff', `Back-off pulling image "${image}"`);
+    }
+    recorder.event(ref, 'Warning', 'Failed', `Error: ${c.reason}`);
+  }
+
+  /**
+   * kuberuntime's startContainer records a failed create or start as Warning
+   * Failed "Error: <why>" (e.g. `Error: configmap "x" not found`, `Error: exec:
+   * "httpd": executable file not found in $PATH`), so kubectl describe says why
+   * the container waits; once per reason and message.
+   */
+  private announceStartFailure(rec: PodRecord, c: RuntimeContainerStatus): void {
+    const key = `start/${c.name}/${c.reason}/${c.message ?? ''}`;
+    if (rec.announced.has(key)) return;
+    rec.announced.add(key);
+    this.deps.recorder?.event(podRef(rec.pod), 'Warning', 'Failed', `Error: ${c.message || c.reason}`);
   }
 
   private observeStart(rec: PodRecord, rs: RuntimePodStatus): void {

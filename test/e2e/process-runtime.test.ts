@@ -256,6 +256,18 @@ describe('the process runtime', () => {
     await cluster.kubectl(['delete', 'pod', 'nocmd', '--wait=false']);
   });
 
+  it('kubectl describe pod says why a container cannot start: Warning Failed "Error: exec: ... not found in $PATH", as kuberuntime records it', async () => {
+    await cluster.kubectl(['run', 'nocmdfound', '--image=busybox', `--overrides=${JSON.stringify({ spec: { nodeName: node } })}`, '--command', '--', 'no-such-command-k8ts', '-f']);
+    const line = await eventually(async () => {
+      const out = (await cluster.kubectl(['describe', 'pod', 'nocmdfound'])).stdout;
+      return out.split('\n').find((l) => /^ +Warning +Failed /.test(l));
+    }, 60_000, 'the Failed event');
+    assert.match(line, /^ +Warning +Failed +\S+ +kubelet +Error: exec: "no-such-command-k8ts": executable file not found in \$PATH$/);
+    const pod = await getPod('nocmdfound');
+    assert.equal(pod.status.containerStatuses[0].state.waiting.reason, 'RunContainerError');
+    await cluster.kubectl(['delete', 'pod', 'nocmdfound', '--wait=false']);
+  });
+
   it('deletion sends SIGTERM to the process group and SIGKILL once the grace period runs out', async () => {
     const spec = (name: string, script: string) => ({
       apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' },

@@ -106,6 +106,46 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
     assert.equal((await kubectl(['top', 'pods', '-n', 'empty'], true)).stderr, 'No resources found in empty namespace.\n');
   });
 
+  it('Kubernetes Basics "Update your app": set image to the tag that does not exist shows ImagePullBackOff, and rollout undo brings v2 back', async () => {
+    const v10 = 'gcr.io/google-samples/kubernetes-bootcamp:v10';
+    await kubectl(['create', 'deployment', 'kubernetes-bootcamp', '--image=gcr.io/google-samples/kubernetes-bootcamp:v1', '--replicas=4']);
+    await kubectl(['set', 'image', 'deployments/kubernetes-bootcamp', 'kubernetes-bootcamp=docker.io/jocatalin/kubernetes-bootcamp:v2']);
+    await kubectl(['rollout', 'status', 'deployments/kubernetes-bootcamp', '--timeout=120s']);
+    await kubectl(['set', 'image', 'deployments/kubernetes-bootcamp', `kubernetes-bootcamp=${v10}`]);
+    // kubectl get pods: the new ReplicaSet's pods wait for their image, the old ones keep serving.
+    const rows = await eventually(async () => {
+      const out = (await kubectl(['get', 'pods', '-l', 'app=kubernetes-bootcamp', '--no-headers'])).stdout.trim().split('\n').map((l) => l.split(/\s+/));
+      return out.some((r) => r[1] === '0/1' && r[2] === 'ImagePullBackOff') && out;
+    }, 60_000, 'a pod in ImagePullBackOff');
+    assert.ok(rows.filter((r) => r[2] === 'Running').length >= 3, rows.join('\n'));
+    const failing = rows.find((r) => r[2] === 'ImagePullBackOff')![0]!;
+    // kubectl describe pods: the container waits, and the kubelet's events say why, as on containerd.
+    const described = (await kubectl(['describe', 'pod', failing])).stdout;
+    assert.match(described, new RegExp(`Image: +${escape(v10)}\n +Image ID: *\n`));
+    assert.match(described, /State: +Waiting\n +Reason: +(ErrImagePull|ImagePullBackOff)\n/);
+    // An event seen again reads "10s (x2 over 21s)" in the Age column.
+    const event = (type: string, reason: string, message: string) => new RegExp(`${type} +${reason} +\\S+(?: \\(x\\d+ over \\S+\\))? +kubelet +${escape(message)}\n`);
+    assert.match(described, event('Normal', 'Pulling', `Pulling image "${v10}"`));
+    assert.match(described, event('Warning', 'Failed', `Failed to pull image "${v10}": rpc error: code = NotFound desc = ` +
+      `failed to pull and unpack image "${v10}": failed to resolve reference "${v10}": ${v10}: not found`));
+    assert.match(described, event('Warning', 'Failed', 'Error: ErrImagePull'));
+    assert.match(described, event('Normal', 'BackOff', `Back-off pulling image "${v10}"`));
+    assert.match(described, event('Warning', 'Failed', 'Error: ImagePullBackOff'));
+    const logs = await kubectl(['logs', failing], true);
+    assert.equal(logs.stderr, `Error from server (BadRequest): container "kubernetes-bootcamp" in pod "${failing}" is waiting to start: trying and failing to pull image\n`);
+    // The rollout is stuck, as upstream's: rollout status times out, rollout undo goes back to v2.
+    const stuck = await kubectl(['rollout', 'status', 'deployments/kubernetes-bootcamp', '--timeout=3s'], true);
+    assert.equal(stuck.code, 1);
+    assert.match(stuck.stderr, /^error: timed out waiting for the condition\n$/m);
+    assert.equal((await kubectl(['rollout', 'undo', 'deployments/kubernetes-bootcamp'])).stdout, 'deployment.apps/kubernetes-bootcamp rolled back\n');
+    await kubectl(['rollout', 'status', 'deployments/kubernetes-bootcamp', '--timeout=120s']);
+    const images = await eventually(async () => {
+      const out = (await kubectl(['get', 'pods', '-l', 'app=kubernetes-bootcamp', '-o', 'jsonpath={range .items[*]}{.spec.containers[0].image}{"\\n"}{end}'])).stdout.trim().split('\n');
+      return out.length === 4 && out;
+    }, 60_000, 'four pods after the undo');
+    assert.deepEqual([...new Set(images)], ['docker.io/jocatalin/kubernetes-bootcamp:v2']);
+  });
+
   it('kubectl debug POD -it --image=busybox says ephemeral containers are disabled instead of crashing kubectl', async () => {
     const dbg = await kubectl(['debug', pod, '-it', '--image=busybox'], true);
     assert.equal(dbg.code, 1);

@@ -15,6 +15,8 @@ export interface UpCluster {
   kubeconfig: string;
   /** The `k8ts up` process (benchmarks read its CPU time). */
   pid: number;
+  /** What it printed on stdout so far, line by line (the commands it suggests). */
+  output: string[];
   kubectl(args: string[], input?: string, allowFail?: boolean): Promise<KubectlResult>;
   close(): Promise<void>;
 }
@@ -43,5 +45,5 @@ export async function startUp(prefix: string, args: string[] = []): Promise<UpCl
     await killChild(up);
     rmSync(dir, { recursive: true, force: true });
   };
-  return { dir, kubeconfig, pid: up.pid!, kubectl, close };
+  return { dir, kubeconfig, pid: up.pid!, output: out.lines, kubectl, close };
 }

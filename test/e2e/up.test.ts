@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
 import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startCluster, eventually, cliPath, type Cluster } from './harness.js';
 import { killChild } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
@@ -67,6 +69,17 @@ describe('k8ts up: a first look with kubectl', () => {
     assert.notEqual(pf.code, 0);
     assert.match(pf.stderr, /^error: error upgrading connection: Internal error occurred: port-forward is not supported: node "\w+" is simulated by k8ts \(container runtime sim\) and runs no processes; for a node that runs containers start k8ts with "sudo npm start -- --runtime cri"\n$/m);
   });
+
+  it('a second k8ts up on the same data directory (npm start in another terminal) refuses to start and leaves the running one alone', async () => {
+    const dataDir = join(up.dir, 'data');
+    const before = readFileSync(join(dataDir, 'admin.conf'), 'utf8');
+    const second = await exec(process.execPath, [cliPath, 'up', '--data-dir', dataDir, '--port', '0'], { timeout: 60_000 }).then(() => ({ code: 0, stderr: '' }), (e) => e);
+    assert.equal(second.code, 1);
+    assert.match(second.stderr, new RegExp(`^Error: cannot start on the data directory ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: another k8ts is running on it; ` +
+      'stop that one first \\(Ctrl-C where it runs\\), or start this one with another --data-dir$', 'm'));
+    assert.equal(readFileSync(join(dataDir, 'admin.conf'), 'utf8'), before, 'the running cluster\'s kubeconfig is untouched');
+    assert.match((await kubectl(['get', 'nodes', '--no-headers'])).stdout, /^control-plane +Ready /m);
+  });
 });
 
 /** A GET to a kubelet's port with a bearer token. */
@@ -81,6 +94,23 @@ function kubeletGet(port: number, path: string, token: string): Promise<{ status
     req.end();
   });
 }
+
+describe('k8ts up --runtime process: the first command it prints', () => {
+  let up: UpCluster;
+  before(async () => { up = await startUp('k8ts-e2e-up-proc-', ['--runtime', 'process', '--node-name', 'up-proc', '--node-ip', '127.0.0.1', '--kubelet-port', '0']); });
+  after(async () => { await up?.close(); });
+
+  it('runs as printed: the web Deployment becomes available (its port is not one the cluster\'s own DNS pod holds on the node)', async () => {
+    const line = await eventually(async () => up.output.find((l) => l.trim().startsWith('kubectl create deployment web ')), 60_000, 'the suggested command');
+    const args = line.trim().split(/\s+/).slice(1);
+    assert.deepEqual(args.slice(0, 4), ['create', 'deployment', 'web', '--image=k8ts.local/busybox:1']);
+    await up.kubectl(args);
+    await up.kubectl(['rollout', 'status', 'deployment/web', '--timeout=120s']);
+    const pod = JSON.parse((await up.kubectl(['get', 'pods', '-l', 'app=web', '-o', 'json'])).stdout).items[0];
+    assert.equal(pod.status.containerStatuses[0].restartCount, 0, JSON.stringify(pod.status.containerStatuses[0]));
+    assert.ok(pod.status.containerStatuses[0].state.running, JSON.stringify(pod.status.containerStatuses[0]));
+  });
+});
 
 describe('k8ts up: the simulated nodes\' kubelet API authorizes its callers', () => {
   let up: UpCluster;

@@ -6,6 +6,12 @@
  *     hostNetwork pods), runs init containers to completion (exit 0) — a
  *     restartable init container (sidecar) keeps running — and starts every
  *     container.
+ *  1a. An image the simulated registry does not have (registry.ts: the docs'
+ *     "image that does not exist" examples, a tag such as `doesnotexist`)
+ *     keeps its container waiting as the kubelet's image manager does:
+ *     ErrImagePull, ImagePullBackOff from the next sync, another pull when
+ *     the back-off (10 s doubling to 5 min) ends or the image changes; a
+ *     waiting init container holds back the rest.
  *  2. readyDelay after starting (or k8ts.io/sim-ready-delay) containers report
  *     ready, unless k8ts.io/sim-ready is "false".
  *  3. k8ts.io/sim-complete-after ends the pod Succeeded after that long
@@ -44,6 +50,7 @@ import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
 import { IPPool } from './ipam.js';
 import { normalizeImage, simulatedImageID } from './images.js';
 import { containerCrashes, probeFails, simScript } from './annotations.js';
+import { simulatedPullError } from './registry.js';
 import { probeFailureOutput } from './probes.js';
 import { containerLogPath, formatCRILogLines, podLogsDirectory, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
 import { PodEventEmitter } from '../pod-events.js';
@@ -92,11 +99,27 @@ interface SimPod {
   deadlineKey?: number;
   /** Per container, the instance and crash script its 'crash:<name>' timer was set for. */
   crashKeys: Map<string, string>;
+  /** Containers waiting for an image the simulated registry does not have: the image, when it was last pulled, whether ImagePullBackOff shows. */
+  pulling: Map<string, { image: string; attemptAt: number; backOffShown: boolean }>;
   /** Every container crashed together (the pod-wide script): its clock restarts once they all run again. */
   podRestart?: boolean;
 }
 
-type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | `crash:${string}`;
+type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}`;
+
+/**
+ * How long a failed pull shows ErrImagePull before the next sync shows
+ * ImagePullBackOff (the kubelet re-syncs a pod whose sync failed; on a
+ * simulated node that sync comes a second later).
+ */
+export const backOffShownAfterMs = 1000;
+
+/** Puts a container status in place of the one of the same name, or adds it; returns it. */
+function putByName(list: RuntimeContainerStatus[], s: RuntimeContainerStatus): RuntimeContainerStatus {
+  const i = list.findIndex((x) => x.name === s.name);
+  if (i < 0) list.push(s); else list[i] = s;
+  return s;
+}
 
 /** Upstream's pod status message for a pod past spec.activeDeadlineSeconds (pkg/kubelet/active_deadline.go). */
 export const deadlineExceededMessage = 'Pod was active on the node longer than the specified deadline';
@@ -112,12 +135,15 @@ export class SimulatedRuntime implements PodRuntime {
   private readonly events = new PodEventEmitter();
   /** The kubelet's crash-loop back-off: 10 s doubling to 5 min, forgotten after 10 min of running. */
   private readonly crashBackoff: Backoff;
+  /** The kubelet's image pull back-off per pod and image: 10 s doubling to 5 min. */
+  private readonly pullBackoff: Backoff;
   private closed = false;
 
   constructor(private readonly opts: SimulatedRuntimeOptions) {
     this.pool = new IPPool(opts.podCIDR);
     this.timers = opts.timers ?? realTimers;
     this.crashBackoff = new Backoff(() => this.timers.now().getTime());
+    this.pullBackoff = new Backoff(() => this.timers.now().getTime());
   }
 
   syncPod(pod: Pod): void {
@@ -127,7 +153,7 @@ export class SimulatedRuntime implements PodRuntime {
     if (!p) {
       const since = Date.parse(pod.status?.startTime ?? '');
       const activeSince = Number.isNaN(since) ? this.timers.now() : new Date(since);
-      p = { uid, namespace: pod.metadata!.namespace!, name: pod.metadata!.name!, pod, activeSince, initContainers: [], containers: [], timers: new Map(), stopped: false, crashKeys: new Map() };
+      p = { uid, namespace: pod.metadata!.namespace!, name: pod.metadata!.name!, pod, activeSince, initContainers: [], containers: [], timers: new Map(), stopped: false, crashKeys: new Map(), pulling: new Map() };
       this.byUID.set(uid, p);
       this.scheduleDeadline(p);
       if (this.adopt(p, pod)) return;
@@ -139,6 +165,9 @@ export class SimulatedRuntime implements PodRuntime {
     if (p.stopped || p.stopping || p.terminalPhase) return;
     this.scheduleDeadline(p);
     if (!p.startedAt) return;
+    // A new image for a container waiting on its pull (kubectl set image) is pulled at once.
+    const images = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, String(c.image ?? '')]));
+    if ([...p.pulling].some(([name, w]) => images.get(name) !== w.image)) { this.startContainers(p); return; }
     this.updateReadiness(p);
     this.scheduleEnd(p);
     this.scheduleCrashes(p);
@@ -194,6 +223,7 @@ export class SimulatedRuntime implements PodRuntime {
     this.releaseIP(p);
     this.byUID.delete(uid);
     this.crashBackoff.forget(`${uid}/`);
+    this.pullBackoff.forget(`${uid}/`);
     // Upstream's container GC removes a removed pod's logs with it.
     if (this.opts.podLogsDir) rmSync(podLogsDirectory(this.opts.podLogsDir, p), { recursive: true, force: true });
   }
@@ -249,20 +279,94 @@ export class SimulatedRuntime implements PodRuntime {
     const ip = spec.hostNetwork ? this.opts.hostIP : this.pool.allocate();
     p.sandbox = { id: newID(), ready: true, ip, createdAt: now };
     p.startedAt = now;
-    p.initContainers = (spec.initContainers ?? []).map((c) => {
-      const sidecar = c.restartPolicy === 'Always';
-      return sidecar ? this.container(c, now, 'running') : { ...this.container(c, now, 'exited'), exitCode: 0, reason: 'Completed', finishedAt: now, ready: false };
-    });
-    p.containers = (spec.containers ?? []).map((c) => this.container(c, now, 'running'));
-    for (const c of [...p.initContainers, ...p.containers]) {
+    const readyDelay = simScript(p.pod).readyDelayMs ?? this.opts.readyDelayMs ?? 0;
+    this.after(p, 'ready', readyDelay, () => { p.readyAt = this.timers.now(); this.updateReadiness(p); });
+    this.startContainers(p);
+  }
+
+  /**
+   * Starts what does not run yet, in the kubelet's order: the init containers
+   * one after the other (a regular one runs to completion, exit 0; a sidecar
+   * keeps running), then every container. An image the simulated registry
+   * does not have (registry.ts) keeps its container waiting, ErrImagePull and
+   * then ImagePullBackOff, and an init container also holds back everything
+   * after it; the pull is tried again when the back-off ends or the pod's
+   * image changes.
+   */
+  private startContainers(p: SimPod): void {
+    if (p.stopped || p.stopping || p.terminalPhase) return;
+    const now = this.timers.now();
+    const spec: Partial<PodSpec> = p.pod.spec ?? {};
+    const created: RuntimeContainerStatus[] = [];
+    const wasPulling = p.pulling.size > 0;
+    let blocked = false;
+    for (const c of spec.initContainers ?? []) {
+      if (!this.needsStart(p, p.initContainers, c.name)) continue;
+      if (!this.pulled(p, c, p.initContainers, now)) { blocked = true; break; }
+      const s = c.restartPolicy === 'Always' ? this.container(c, now, 'running') : { ...this.container(c, now, 'exited'), exitCode: 0, reason: 'Completed', finishedAt: now, ready: false };
+      created.push(putByName(p.initContainers, s));
+    }
+    for (const c of blocked ? [] : spec.containers ?? []) {
+      if (this.needsStart(p, p.containers, c.name) && this.pulled(p, c, p.containers, now)) created.push(putByName(p.containers, this.container(c, now, 'running')));
+    }
+    for (const c of created) {
       this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
       if (c.state === 'exited') this.logExit(p, c);
     }
-    const readyDelay = simScript(p.pod).readyDelayMs ?? this.opts.readyDelayMs ?? 0;
-    this.after(p, 'ready', readyDelay, () => { p.readyAt = this.timers.now(); this.updateReadiness(p); });
+    if (wasPulling && !p.pulling.size) {
+      // Every image is there at last: the pod's script (completion, failure) counts from now.
+      p.startedAt = now;
+      p.endKey = undefined;
+    }
+    this.schedulePulls(p);
+    this.updateReadiness(p);
     this.scheduleEnd(p);
     this.scheduleCrashes(p);
     this.emit(p.uid);
+  }
+
+  /** A container never created, or waiting for its image. */
+  private needsStart(p: SimPod, list: RuntimeContainerStatus[], name: string): boolean {
+    return p.pulling.has(name) || !list.some((x) => x.name === name);
+  }
+
+  /**
+   * The kubelet's image manager on a simulated registry: true when c's image
+   * is there; otherwise c waits, ErrImagePull right after a failed pull (the
+   * back-off doubles, 10 s to 5 min) and ImagePullBackOff from the next sync
+   * until the back-off ends.
+   */
+  private pulled(p: SimPod, c: Container, list: RuntimeContainerStatus[], now: Date): boolean {
+    const image = String(c.image ?? '');
+    const error = simulatedPullError(image);
+    if (!error) { p.pulling.delete(c.name); return true; }
+    const key = `${p.uid}/${image}`;
+    const prev = p.pulling.get(c.name);
+    const waiting = (reason: string, message: string): RuntimeContainerStatus => ({
+      name: c.name, id: '', image, imageID: '', state: 'waiting', reason, message, createdAt: now, restartCount: 0, ready: false,
+    });
+    const same = prev?.image === image;
+    if (this.pullBackoff.isInBackOffSinceUpdate(key)) {
+      if (same && prev.backOffShown) return false;
+      putByName(list, waiting('ImagePullBackOff', `Back-off pulling image "${image}"`));
+      p.pulling.set(c.name, { image, attemptAt: same ? prev.attemptAt : now.getTime(), backOffShown: true });
+      return false;
+    }
+    this.pullBackoff.next(key);
+    putByName(list, waiting('ErrImagePull', error));
+    p.pulling.set(c.name, { image, attemptAt: now.getTime(), backOffShown: false });
+    return false;
+  }
+
+  /** Arms the 'pull' timer for the next change of a waiting image: ImagePullBackOff shown, or the next pull. */
+  private schedulePulls(p: SimPod): void {
+    let due = Infinity;
+    for (const w of p.pulling.values()) {
+      due = Math.min(due, w.attemptAt + (w.backOffShown ? this.pullBackoff.get(`${p.uid}/${w.image}`) : backOffShownAfterMs));
+    }
+    const old = p.timers.get('pull');
+    if (old) { this.timers.clearTimeout(old); p.timers.delete('pull'); }
+    if (due !== Infinity) this.after(p, 'pull', Math.max(1, due - this.timers.now().getTime()), () => this.startContainers(p));
   }
 
   /**
@@ -380,7 +484,8 @@ export class SimulatedRuntime implements PodRuntime {
     p.endKey = key;
     const old = p.timers.get('end');
     if (old) { this.timers.clearTimeout(old); p.timers.delete('end'); }
-    if (!end || !p.startedAt) return;
+    // A container still waiting for its image holds the script back (startContainers re-arms it).
+    if (!end || !p.startedAt || p.pulling.size) return;
     const left = p.startedAt.getTime() + end.afterMs - this.timers.now().getTime();
     this.after(p, 'end', left, () => this.finish(p, end.phase, end.exitCode));
   }
@@ -430,7 +535,7 @@ export class SimulatedRuntime implements PodRuntime {
     const now = this.timers.now();
     let waitMs = 0;
     for (const c of [...p.initContainers, ...p.containers]) {
-      if (c.state === 'running') continue;
+      if (c.state === 'running' || p.pulling.has(c.name)) continue;
       // Waiting in back-off, or exited with a restart due (lastTermination is this instance).
       if (c.state !== 'waiting' && !(c.state === 'exited' && c.lastTermination?.id === c.id)) continue;
       const key = `${p.uid}/${c.name}`;
