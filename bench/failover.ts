@@ -4,7 +4,7 @@
  * --control-plane`) behind a TCP balancer, the node whose controller manager
  * leads SIGKILLed (kubelet and every pod: API server, etcd member, controller
  * manager, scheduler), a one-replica Deployment created at once; measured:
- * SIGKILL → Lease k8ts-controller-manager held by another → the Deployment's
+ * SIGKILL → Lease kube-controller-manager held by another → the Deployment's
  * first pod bound by the scheduler. The lease duration is 15 s (upstream's
  * default), so most of the time is the wait for the old lease to run out.
  * CPU: the whole machine's busy CPU time (/proc/stat) over the failover window,
@@ -92,7 +92,7 @@ async function run(): Promise<Run> {
     const admin = join(nodes[1]!.prefix, 'etc/kubernetes/admin.conf');
     const kubectl = (args: string[], input?: string) => exec('kubectl', ['--kubeconfig', admin, ...args], input);
     const holder = async () => {
-      const r = await kubectl(['get', 'lease', '-n', 'kube-system', 'k8ts-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}']);
+      const r = await kubectl(['get', 'lease', '-n', 'kube-system', 'kube-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}']);
       return r.code === 0 && r.stdout ? r.stdout : undefined;
     };
     const before = await until(holder, 120_000, 'a leader');
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   const body = [
     ...sectionHead(repoRoot, '## Control-plane failover: SIGKILL of the leading controller manager\'s node to the first pod scheduled by the new leaders (bench/failover.ts)'),
     '- Setup: three control planes (init --control-plane-endpoint --upload-certs, two join --control-plane) on stacked etcd, host-process runtime, loopback ports, a TCP balancer as the endpoint; '
-      + 'the node holding Lease k8ts-controller-manager is SIGKILLed (kubelet, API server, etcd member, controller manager, scheduler) and a one-replica Deployment applied at once. '
+      + 'the node holding Lease kube-controller-manager is SIGKILLed (kubelet, API server, etcd member, controller manager, scheduler) and a one-replica Deployment applied at once. '
       + 'Lease duration 15 s (upstream\'s default), retry period 2 s: the floor is the old lease running out. CPU: the machine\'s busy CPU seconds over the window (every process, not only k8ts\'s).',
     '',
     table(['Run', 'SIGKILL → new Lease holder', 'SIGKILL → first pod scheduled', 'Machine busy CPU in the window'],

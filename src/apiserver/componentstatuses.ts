@@ -6,7 +6,7 @@
  * what they publish through the API instead:
  *
  *  1. scheduler, controller-manager: Healthy when the leader-election Lease
- *     (kube-system/kube-scheduler, kube-system/k8ts-controller-manager) has
+ *     (kube-system/kube-scheduler, kube-system/kube-controller-manager) has
  *     a holder that renewed it within its leaseDurationSeconds; otherwise
  *     Unhealthy, with the reason in `error`.
  *  2. storage (k8ts's embedded SQLite, where upstream lists etcd-N):
@@ -41,7 +41,7 @@ export interface ComponentStatusRequest {
   now: Date;
 }
 
-const leases: [component: string, lease: string][] = [['scheduler', 'kube-scheduler'], ['controller-manager', 'k8ts-controller-manager']];
+const leases: [component: string, lease: string][] = [['scheduler', 'kube-scheduler'], ['controller-manager', 'kube-controller-manager']];
 
 /** Rule 1: the condition a leader Lease shows, or undefined for a healthy one. */
 export function leaseProblem(lease: Lease | undefined, now: Date): string | undefined {

@@ -15,7 +15,7 @@ Flags:
       --kubeconfig string                  kubeconfig of the API server to manage (required)
       --controllers string                 all (or *), a list such as daemonset,garbagecollector,nodelifecycle,tainteviction,podgc,root-ca-cert-publisher,scheduler,
                                            or all but some: *,-scheduler (default all)
-      --leader-elect                       elect a leader on the Lease kube-system/k8ts-controller-manager (default true)
+      --leader-elect                       elect a leader on the Lease kube-system/kube-controller-manager (default true)
       --node-monitor-grace-period duration heartbeat silence before a node is marked Unknown (default 50s)
       --metrics-port int                   serve /metrics on 127.0.0.1:PORT (default 10257; 0 picks a free port)
       --cluster-signing-cert-file string   csrsigning: the CA certificate that signs approved CSRs

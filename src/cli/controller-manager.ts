@@ -21,7 +21,7 @@ export interface ControllerManagerOptions {
   controllers?: string[];
   scheduler?: boolean;
   leaderElect?: boolean;
-  /** The leader-election Lease in kube-system (default k8ts-controller-manager; the scheduler alone uses kube-scheduler). */
+  /** The leader-election Lease in kube-system (default kube-controller-manager, as upstream's; the scheduler alone uses kube-scheduler). */
   leaseName?: string;
   userAgent?: string;
 }
@@ -85,7 +85,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     return { stop: () => { stopAll(); clients.close(); } };
   }
   const elector = new LeaderElector(clients, {
-    namespace: 'kube-system', name: opts.leaseName ?? 'k8ts-controller-manager', identity, logger,
+    namespace: 'kube-system', name: opts.leaseName ?? 'kube-controller-manager', identity, logger,
     onStartedLeading: () => { startAll().catch(fail); },
     onStoppedLeading: () => stopAll(),
   });

@@ -68,7 +68,7 @@ describe('control loops in their own thread', () => {
     assert.equal((await apiRequest(cluster, '/readyz', { anonymous: true })).status, 200);
     await deploymentGetsPods(cluster, 'web');
     // Both components hold their own leader Lease, under their own identities.
-    for (const lease of ['k8ts-controller-manager', 'kube-scheduler']) {
+    for (const lease of ['kube-controller-manager', 'kube-scheduler']) {
       const got = await apiRequest(cluster, `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${lease}`);
       assert.equal(got.status, 200, got.body);
       assert.ok(got.json().spec.holderIdentity, `${lease} has a holder`);

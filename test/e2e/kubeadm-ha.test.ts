@@ -160,7 +160,7 @@ describe('kubeadm HA: three control planes on stacked etcd, and failover', () =>
   it('SIGKILL of the leading controller manager\'s node: the Leases move, new pods are scheduled once, nothing is lost', async () => {
     const lease = async (name: string): Promise<LeaseSpec> => JSON.parse((await kc(['get', 'lease', '-n', 'kube-system', name, '-o', 'json'])).stdout).spec;
     let before!: LeaseSpec;
-    await eventually(async () => { before = await lease('k8ts-controller-manager'); return !!before.holderIdentity; }, 60_000, 'a controller manager leads');
+    await eventually(async () => { before = await lease('kube-controller-manager'); return !!before.holderIdentity; }, 60_000, 'a controller manager leads');
     // The holder's node: its controller manager logged the identity it leads with.
     const leaders = nodes.filter((n) => grepLogs(n, before.holderIdentity!));
     assert.equal(leaders.length, 1, `the nodes whose controller manager logged ${before.holderIdentity}: ${leaders.map((n) => n.name)}`);
@@ -172,7 +172,7 @@ describe('kubeadm HA: three control planes on stacked etcd, and failover', () =>
     let after!: LeaseSpec;
     let last: RunResult | undefined;
     await eventually(async () => {
-      last = await kc(['get', 'lease', '-n', 'kube-system', 'k8ts-controller-manager', '-o', 'json'], survivors[0]);
+      last = await kc(['get', 'lease', '-n', 'kube-system', 'kube-controller-manager', '-o', 'json'], survivors[0]);
       after = last.code === 0 ? JSON.parse(last.stdout).spec : {};
       return !!after.holderIdentity && after.holderIdentity !== before.holderIdentity;
     }, 120_000, 'another controller manager takes the Lease').catch(async (e: Error) => {

@@ -101,6 +101,6 @@ describe('RBAC (e2e)', { timeout: 240_000 }, () => {
     await eventually(async () => (await cluster.kubectl(['get', 'pods', '-l', 'app=web', '-o', 'name'])).stdout.trim().split('\n').filter(Boolean).length === 2,
       60_000, 'deployment pods created by the controller manager');
     const leases = JSON.parse((await cluster.kubectl(['get', 'leases', '-n', 'kube-system', '-o', 'json'])).stdout).items.map((l: any) => l.metadata.name);
-    assert.ok(leases.includes('kube-scheduler') && leases.includes('k8ts-controller-manager'), leases.join(','));
+    assert.ok(leases.includes('kube-scheduler') && leases.includes('kube-controller-manager'), leases.join(','));
   });
 });

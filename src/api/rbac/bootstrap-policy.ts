@@ -114,7 +114,7 @@ const volumeSchedulerRules: PolicyRule[] = [
 const controllerManagerRules: PolicyRule[] = [
   eventsRule,
   rule(['create'], ['coordination.k8s.io'], ['leases']),
-  named(['get', 'update'], ['coordination.k8s.io'], ['leases'], ['kube-controller-manager', 'k8ts-controller-manager']),
+  named(['get', 'update'], ['coordination.k8s.io'], ['leases'], ['kube-controller-manager']),
   rule(['create'], [''], ['endpoints']),
   named(['get', 'update'], [''], ['endpoints'], ['kube-controller-manager']),
   rule(['create'], [''], ['secrets', 'serviceaccounts']),
