@@ -24,7 +24,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startServer, readMemory, readCpuMs, readThreadCpuMs } from './lib/server.js';
-import { countOf, countsSince, describeCounts, writeCounts } from './lib/request-counts.js';
+import { countOf, countsSince, describeCounts, requestCounts, writeCounts, type RequestCounts } from './lib/request-counts.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
 import { median, msSince } from './lib/stats.js';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
@@ -71,6 +71,9 @@ interface RunResult {
   /** Create to end: the writes, and server CPU per pod with the Lease renewals of the window taken out at the steady-state cost. */
   rolloutCounts: string;
   rolloutWritesPerPod: number;
+  /** Create to end, every verb (reads too), without Leases and the benchmark's own requests: per pod scheduled, by verb and resource. */
+  rolloutRequestsPerPod: number;
+  perPod: string;
   cpuMsPerPod: number;
   mainCpuMsPerPod: number;
   benchPeakMB: number;
@@ -96,6 +99,17 @@ function httpGo(): object {
       },
     },
   };
+}
+
+/**
+ * The rollout's requests per daemon pod, every verb: the Lease renewals (background heartbeats),
+ * the benchmark's own polls (GET daemonsets) and its /metrics reads (no resource) left out.
+ */
+function requestsPerDaemonPod(all: RequestCounts, pods: number): { total: number; perPod: string } {
+  const mine = (k: string) => k.endsWith(' leases') || k === 'GET daemonsets' || k === 'GET ';
+  const kept = new Map([...all].filter(([k]) => !mine(k)));
+  const perPod = [...kept].sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k} ${(v / pods).toFixed(v / pods >= 0.1 ? 2 : 3)}`).join(', ');
+  return { total: countOf(kept, () => true) / pods, perPod };
 }
 
 const isReady = (n: any) => (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
@@ -140,9 +154,12 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     log(`${nodes} nodes: steady state ${describeCounts(steady)}; server CPU ${steadyCpuMsPerWrite.toFixed(2)} ms per write (main thread ${steadyMainCpuMsPerWrite.toFixed(2)}); creating the DaemonSet`);
 
     const counts0 = await writeCounts(clients);
+    const all0 = await requestCounts(clients);
     const main0 = readThreadCpuMs(pid);
     const cpu0 = readCpuMs(pid);
     const c0 = process.hrtime.bigint();
+    // The monotonic clock in µs, for bench/lib/cpuprofile.js --from-us/--to-us on a --cpu-prof of the server.
+    log(`${nodes} nodes: DaemonSet create at monotonic ${c0 / 1000n} µs`);
     await clients.daemonsets.create('default', httpGo());
     let desiredSec = NaN;
     let readySec = NaN;
@@ -160,12 +177,15 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
       }
       await sleep(pollMs);
     }
+    log(`${nodes} nodes: rollout window ends at monotonic ${process.hrtime.bigint() / 1000n} µs`);
     const serverCpuSec = (readCpuMs(pid) - cpu0) / 1000;
     const serverMainCpuSec = (readThreadCpuMs(pid) - main0) / 1000;
     const rollout = countsSince(counts0, await writeCounts(clients));
+    const rolloutAll = countsSince(all0, await requestCounts(clients));
     // The heartbeats go on during the rollout: take them out at the steady state's cost per write.
     const leaseWrites = countOf(rollout, (k) => k.endsWith(' leases'));
     const podsDone = Math.max(1, st.currentNumberScheduled ?? 0);
+    const { total: requestsPerPod, perPod } = requestsPerDaemonPod(rolloutAll, podsDone);
     const cpuMsPerPod = (serverCpuSec * 1000 - leaseWrites * steadyCpuMsPerWrite) / podsDone;
     const mainCpuMsPerPod = (serverMainCpuSec * 1000 - leaseWrites * steadyMainCpuMsPerWrite) / podsDone;
     sampleSelf();
@@ -175,13 +195,13 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
       desired: st.desiredNumberScheduled ?? 0, scheduled: st.currentNumberScheduled ?? 0, ready: st.numberReady ?? 0,
       serverPeakMB: readMemory(pid).hwmKB / 1024, serverCpuSec, serverMainCpuSec,
       steadyWrites, steadyLeasePuts, steadyCpuMsPerWrite, steadyMainCpuMsPerWrite, steadyCounts: describeCounts(steady),
-      rolloutCounts: describeCounts(rollout), rolloutWritesPerPod: (countOf(rollout, () => true) - leaseWrites) / podsDone, cpuMsPerPod, mainCpuMsPerPod,
+      rolloutCounts: describeCounts(rollout), rolloutWritesPerPod: (countOf(rollout, () => true) - leaseWrites) / podsDone, rolloutRequestsPerPod: requestsPerPod, perPod, cpuMsPerPod, mainCpuMsPerPod,
       benchPeakMB: Math.max(benchPeak, readMemory(process.pid).hwmKB * 1024) / 2 ** 20,
       loadBefore, loadAfter: loadavg()[0],
     };
     log(`${nodes} nodes: ${finished ? `all ${nodes} pods Ready in ${readySec.toFixed(1)} s` : `CUTOFF after ${cutoffMs / 1000} s: ${result.ready}/${nodes} Ready`}, `
       + `server CPU ${serverCpuSec.toFixed(1)} s (main thread ${serverMainCpuSec.toFixed(1)} s; per pod net of leases ${cpuMsPerPod.toFixed(2)} ms, main ${mainCpuMsPerPod.toFixed(2)} ms), `
-      + `writes ${describeCounts(rollout)}, server peak ${result.serverPeakMB.toFixed(0)} MB, bench peak ${result.benchPeakMB.toFixed(0)} MB`);
+      + `writes ${describeCounts(rollout)}, requests per pod ${requestsPerPod.toFixed(2)} (${perPod}), server peak ${result.serverPeakMB.toFixed(0)} MB, bench peak ${result.benchPeakMB.toFixed(0)} MB`);
     return result;
   } finally {
     clearInterval(selfTimer);
@@ -205,7 +225,7 @@ function report(results: RunResult[], command: string, cutoffMs: number, renewMs
     f0(r.nodes), String(r.run), f1(r.registerSec), f1(r.nodesReadySec), f1(r.desiredSec),
     r.finished ? `**${f1(r.readySec)}**` : `> ${cutoffMs / 1000} (cutoff)`,
     `${f0(r.desired)} / ${f0(r.scheduled)} / ${f0(r.ready)}`, `${f1(r.serverCpuSec)} (${f1(r.serverMainCpuSec)})`,
-    `${f2(r.steadyCpuMsPerWrite)} (${f2(r.steadyMainCpuMsPerWrite)})`, `${f2(r.cpuMsPerPod)} (${f2(r.mainCpuMsPerPod)})`, f1(r.rolloutWritesPerPod),
+    `${f2(r.steadyCpuMsPerWrite)} (${f2(r.steadyMainCpuMsPerWrite)})`, `${f2(r.cpuMsPerPod)} (${f2(r.mainCpuMsPerPod)})`, f1(r.rolloutWritesPerPod), f2(r.rolloutRequestsPerPod),
     f0(r.serverPeakMB), f0(r.benchPeakMB),
     `${f1(r.loadBefore)} → ${f1(r.loadAfter)}`, verdict(r),
   ]);
@@ -235,14 +255,15 @@ function report(results: RunResult[], command: string, cutoffMs: number, renewMs
       + 'In brackets: the server\'s main thread (the serving loop, /proc/<pid>/task/<pid>/stat) alone; the rest is the control loops\' thread (DaemonSet controller, scheduler) and the heavy lane.',
     '- Columns: registration = `sim.start()` (Nodes created, 64 in flight); nodes Ready = from `sim.start()` to a list showing N Ready; desired / to Ready = from the DaemonSet create; '
       + 'server CPU = user + system CPU seconds of the server process from the create to the end; server peak = VmHWM of the server process over its whole life (registration included); '
-      + 'bench peak = this process\'s peak RSS (the simulator\'s N nodes, informers and pod runtimes). Both processes share the 2 cores.',
+      + 'bench peak = this process\'s peak RSS (the simulator\'s N nodes, informers and pod runtimes). Both processes share the 2 cores. '
+      + 'Requests per pod: every request the server counted from the create to the end (apiserver_request_total, reads and watches too), without Lease renewals and the benchmark\'s own polls, / pods scheduled.',
     '',
     table(['Nodes', 'Run', 'Registration (s)', 'Nodes Ready (s)', 'Create → desired = N (s)', 'Create → all pods Ready (s)', 'Desired / scheduled / ready at end',
-      'Server CPU create → end, s (main thread)', 'Steady state: server CPU ms per write (main)', 'Server CPU ms per pod, net of leases (main)', 'Writes per pod (not leases)', 'Server peak RSS, VmHWM (MB)', 'Bench process peak RSS (MB)', 'Load avg (1 min) before → after', `vs target (${targetSec} s at 5,000)`], rows),
+      'Server CPU create → end, s (main thread)', 'Steady state: server CPU ms per write (main)', 'Server CPU ms per pod, net of leases (main)', 'Writes per pod (not leases)', 'Requests per pod, all verbs', 'Server peak RSS, VmHWM (MB)', 'Bench process peak RSS (MB)', 'Load avg (1 min) before → after', `vs target (${targetSec} s at 5,000)`], rows),
     '',
     `${medians}.${scaling}`,
     '',
-    ...results.map((r) => `- ${f0(r.nodes)} nodes, run ${r.run}: steady-state writes over ${renewMs / 1000} s: ${r.steadyCounts}; rollout writes: ${r.rolloutCounts}.`),
+    ...results.map((r) => `- ${f0(r.nodes)} nodes, run ${r.run}: steady-state writes over ${renewMs / 1000} s: ${r.steadyCounts}; rollout writes: ${r.rolloutCounts}; requests per pod, every verb (not Leases, not the benchmark's polls): ${r.perPod}.`),
   ].join('\n');
 }
 

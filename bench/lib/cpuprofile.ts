@@ -3,7 +3,12 @@
  * total (inclusive) time, so the hot path of a benchmark's server can be read
  * without a browser. Recursion is counted once per stack for total time.
  *
- *   node dist/bench/lib/cpuprofile.js FILE.cpuprofile [--top 40] [--filter text] [--under functionName]
+ *   node dist/bench/lib/cpuprofile.js FILE.cpuprofile [--top 40] [--filter text] [--under functionName] [--from-us T0 --to-us T1]
+ *
+ * --from-us/--to-us keep only the samples taken in that window of the
+ * monotonic clock in microseconds (a profile's startTime is on the clock of
+ * process.hrtime, in any process of the machine): a benchmark logs
+ * `process.hrtime.bigint() / 1000n` around a phase to read that phase alone.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -18,14 +23,17 @@ export interface FunctionCost { name: string; selfMs: number; totalMs: number }
 const frameName = (f: CallFrame) => `${f.functionName || '(anonymous)'} ${f.url ? `${basename(f.url)}:${f.lineNumber + 1}` : ''}`.trim();
 
 /** Self and total milliseconds per function (name, file and line), largest total first. */
-export function summarise(profile: CpuProfile, under?: string): FunctionCost[] {
+export function summarise(profile: CpuProfile, under?: string, window?: { fromUs: number; toUs: number }): FunctionCost[] {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map<string, number>();
   const total = new Map<string, number>();
+  let at = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
+    at += profile.timeDeltas[i] ?? 0;
     const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    if (window && (at < window.fromUs || at > window.toUs)) continue;
     const stack: string[] = [];
     for (let id: number | undefined = profile.samples[i]!; id !== undefined; id = parent.get(id)) stack.push(frameName(byId.get(id)!.callFrame));
     // --under NAME: only the frames called (directly or not) by the first function whose name contains NAME.
@@ -38,10 +46,13 @@ export function summarise(profile: CpuProfile, under?: string): FunctionCost[] {
 }
 
 function main(): void {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '40' }, filter: { type: 'string' }, under: { type: 'string' } } });
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: {
+    top: { type: 'string', default: '40' }, filter: { type: 'string' }, under: { type: 'string' }, 'from-us': { type: 'string' }, 'to-us': { type: 'string' },
+  } });
   const profile = JSON.parse(readFileSync(positionals[0]!, 'utf8')) as CpuProfile;
-  const whole = summarise(profile);
-  const rows = values.under === undefined ? whole : summarise(profile, values.under);
+  const window = values['from-us'] || values['to-us'] ? { fromUs: Number(values['from-us'] ?? 0), toUs: Number(values['to-us'] ?? Infinity) } : undefined;
+  const whole = summarise(profile, undefined, window);
+  const rows = values.under === undefined ? whole : summarise(profile, values.under, window);
   const all = whole.find((r) => r.name === '(root)')?.totalMs ?? 1;
   const idle = whole.find((r) => r.name === '(idle)')?.selfMs ?? 0;
   const busy = all - idle;

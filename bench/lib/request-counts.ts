@@ -17,14 +17,23 @@ export async function metricsText(clients: Clientset): Promise<string> {
   return text;
 }
 
-export async function writeCounts(clients: Clientset): Promise<RequestCounts> {
-  const text = await metricsText(clients);
+export function writeCounts(clients: Clientset): Promise<RequestCounts> {
+  return requestCounts(clients, { writesOnly: true });
+}
+
+/** Every request the server counted (reads too: GET, LIST, WATCH), or only the mutating ones. */
+export async function requestCounts(clients: Clientset, opts: { writesOnly?: boolean } = {}): Promise<RequestCounts> {
+  return parseRequestCounts(await metricsText(clients), opts);
+}
+
+/** apiserver_request_total of a /metrics text, summed over codes and scopes, by "VERB resource[/subresource]". */
+export function parseRequestCounts(text: string, opts: { writesOnly?: boolean } = {}): RequestCounts {
   const out: RequestCounts = new Map();
   for (const line of text.split('\n')) {
     const m = /^apiserver_request_total\{(.*)\} (\d+)/.exec(line);
     if (!m) continue;
     const labels = Object.fromEntries([...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    if (!mutating.has(labels.verb)) continue;
+    if (opts.writesOnly && !mutating.has(labels.verb)) continue;
     const key = `${labels.verb} ${labels.subresource ? `${labels.resource}/${labels.subresource}` : labels.resource}`;
     out.set(key, (out.get(key) ?? 0) + Number(m[2]));
   }

@@ -224,6 +224,43 @@ describe('create managed fields, remembered per shape', () => {
     assert.deepEqual(create(dep(2, { labels: { a: 'c' } }), 'shape-2')[0].fieldsV1, create(dep(2, { labels: { a: 'b' } }), 'shape-2')[0].fieldsV1);
     assert.notDeepEqual(create(dep(2, { labels: { x: 'y' } }), 'shape-2')[0].fieldsV1, create(dep(2, { labels: { a: 'b' } }), 'shape-2')[0].fieldsV1);
   });
+  it('a DaemonSet\'s pods and Events share a shape across nodes and objects, and answer as the general path does', () => {
+    const podCtx = (manager: string) => ({ kindKey: 'v1/Pod', apiVersion: 'v1', manager, now, ignoredFields: ['status'] });
+    const daemonPod = (node: string, container = 'http-go', finalizers?: string[]) => ({
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { name: `http-go-${node}`, namespace: 'default', generateName: 'http-go-', labels: { app: 'http-go', 'controller-revision-hash': '6d4b' },
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'http-go', uid: 'u-1', controller: true, blockOwnerDeletion: true }], ...(finalizers ? { finalizers } : {}) },
+      spec: {
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } } },
+        containers: [{ name: container, image: 'gasbugs/http-go', ports: [{ containerPort: 8080 }] }], enableServiceLinks: true, terminationGracePeriodSeconds: 30,
+      },
+    });
+    const manager = 'shape-ds';
+    const fresh = (obj: object) => updateManagedFields(undefined, obj, podCtx(`fresh-${Math.random()}`))![0].fieldsV1;
+    const first = updateManagedFields(undefined, daemonPod('node-1'), podCtx(manager))!;
+    const other = updateManagedFields(undefined, daemonPod('node-2'), podCtx(manager))!;
+    assert.equal(other[0].fieldsV1, first[0].fieldsV1, 'node-2\'s pod answered from node-1\'s shape');
+    assert.deepEqual(other[0].fieldsV1, fresh(daemonPod('node-2')));
+    // Strings that are path elements keep their value: a list-map key (the container's name) and a set list's items (finalizers).
+    for (const obj of [daemonPod('node-3', 'other'), daemonPod('node-4', 'http-go', ['a/b']), daemonPod('node-5', 'http-go', ['c/d'])]) {
+      assert.deepEqual(updateManagedFields(undefined, obj, podCtx(manager))![0].fieldsV1, fresh(obj), JSON.stringify(obj.spec.containers[0].name) + JSON.stringify(obj.metadata.finalizers));
+    }
+    // An empty string is a zero value: not the same shape as a non-empty one.
+    const emptyImage: any = daemonPod('node-6');
+    emptyImage.spec.containers[0].image = '';
+    assert.deepEqual(updateManagedFields(undefined, emptyImage, podCtx(manager))![0].fieldsV1, fresh(emptyImage));
+    const event = (pod: string, node: string) => ({
+      apiVersion: 'v1', kind: 'Event', metadata: { name: `${pod}.18a`, namespace: 'default' },
+      involvedObject: { kind: 'Pod', namespace: 'default', name: pod, uid: `uid-${pod}`, apiVersion: 'v1', resourceVersion: '12' },
+      reason: 'Scheduled', message: `Successfully assigned default/${pod} to ${node}`, type: 'Normal', count: 1,
+      firstTimestamp: '2026-01-02T03:04:05Z', lastTimestamp: '2026-01-02T03:04:05Z', source: { component: 'default-scheduler' },
+    });
+    const evCtx = (m: string) => ({ kindKey: 'v1/Event', apiVersion: 'v1', manager: m, now });
+    const e1 = updateManagedFields(undefined, event('a', 'node-1'), evCtx('shape-ev'))!;
+    const e2 = updateManagedFields(undefined, event('b', 'node-2'), evCtx('shape-ev'))!;
+    assert.equal(e2[0].fieldsV1, e1[0].fieldsV1);
+    assert.deepEqual(e2[0].fieldsV1, updateManagedFields(undefined, event('b', 'node-2'), evCtx('fresh-ev'))![0].fieldsV1);
+  });
   it('takes managedFields sent with the create into account (never from the cache)', () => {
     const sent = dep(1, { managedFields: [{ manager: 'x', operation: 'Update', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': {} } } }] });
     const mf = create(sent, 'shape-3');

@@ -5,15 +5,18 @@
  * FieldsV1 depends only on the kind's type, the ignored fields and the object itself, never on
  * a live object. Controllers create the same object again and again under other names (a
  * ReplicaSet's or a DaemonSet's pods, a Job's), and walking, comparing and encoding the field
- * sets was about a fifth of a pod create's CPU. The object's JSON without its name and namespace
- * is the key: both are non-empty strings the entry never owns (stripMetaManager strips them as
- * single leaves), so every other byte of the object, which can change the set, is in the key.
+ * sets was about a fifth of a pod create's CPU. The key is the object's JSON without its name and
+ * namespace (non-empty strings the entry never owns: stripMetaManager strips them as single leaves)
+ * and with every other non-empty string that cannot change the set replaced by one marker (see
+ * shapeOf): a DaemonSet's pods differ in the node name of their affinity, the scheduler's and the
+ * kubelet's Events in their message and object, and each of those was a miss before.
  *
  * The cached FieldsV1 is frozen and shared by every object created from it, as entries already
  * share the stored FieldsV1 on updates (update.ts, unchangedOwnership): it is only ever read.
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
-import type { TypeNode } from './types.js';
+import type { ListType, TypeNode } from './types.js';
+import { childType, isGranularList, isGranularMap, isObject, type JSONObject } from './walk.js';
 
 /**
  * What the general path answered for a shape: its one entry (time aside; none: nothing owned),
@@ -41,7 +44,7 @@ export interface CreateShape {
 export function createManagedFields(
   next: { metadata?: unknown }, shape: CreateShape, time: string, compute: () => ManagedFieldsEntry[] | undefined,
 ): ManagedFieldsEntry[] | undefined {
-  const key = shapeKey(next, shape.context);
+  const key = shapeKey(next, shape.type, shape.context);
   if (key === undefined) return compute();
   let shapes = byType.get(shape.type);
   if (!shapes) { shapes = new Map(); byType.set(shape.type, shapes); }
@@ -58,19 +61,65 @@ export function createManagedFields(
   return computed;
 }
 
-/** The cache key: context and the object's JSON without name and namespace; undefined when it cannot be one. */
-function shapeKey(next: { metadata?: unknown }, context: string): string | undefined {
+/** The cache key: context and the object's shape without name and namespace; undefined when it cannot be one. */
+function shapeKey(next: { metadata?: unknown }, type: TypeNode, context: string): string | undefined {
   const meta = next.metadata as Record<string, unknown> | undefined;
   if (!meta || typeof meta !== 'object' || Array.isArray(meta) || meta.managedFields !== undefined) return undefined;
   const { name, namespace, ...rest } = meta;
   if (typeof name !== 'string' || name === '' || !(namespace === undefined || (typeof namespace === 'string' && namespace !== ''))) return undefined;
+  const budget = { nodes: maxShapeNodes };
   let json: string;
   try {
-    json = JSON.stringify({ ...next, metadata: rest });
+    const shape = shapeOf({ ...next, metadata: rest }, type, budget, 0);
+    if (budget.nodes < 0) return undefined;
+    json = JSON.stringify(shape);
   } catch {
     return undefined;
   }
   return json.length > maxKeyChars ? undefined : `${context}\u0000${json}`;
+}
+
+/** Stands for any non-empty string where its value cannot change the set. */
+const anyString = '\u0000*';
+/** Past this many values (or this depth) an object is computed, not remembered. */
+const maxShapeNodes = 4096;
+const maxShapeDepth = 64;
+
+/**
+ * `v` as the create's field set sees it (fieldset.ts compare, from the kind's zero object, whose
+ * only values are {} and null): object keys and structure make the paths; a leaf (a scalar or an
+ * atomic value) is owned when it differs from its zero value, and no non-empty string equals a
+ * zero value, so such strings all read as one marker. The strings that are path elements keep
+ * their value: the items of set lists and the key fields of associative lists' items. Numbers and
+ * booleans are kept as they are. `budget` counts values down; below zero the walk gave up.
+ */
+function shapeOf(v: unknown, t: TypeNode, budget: { nodes: number }, depth: number): unknown {
+  if (--budget.nodes < 0 || depth > maxShapeDepth) { budget.nodes = -1; return null; }
+  if (typeof v === 'string') return v === '' ? v : anyString;
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const itemType = t.kind === 'list' ? t.item : t;
+    if (!isGranularList(t)) return v.map((item) => shapeOf(item, itemType, budget, depth + 1));
+    if (t.listType === 'set') return v;
+    return v.map((item) => (isObject(item) ? keyedItem(item, t, budget, depth + 1) : item));
+  }
+  const out: JSONObject = {};
+  // An atomic struct or map is one leaf: its fields' types do not matter, only that strings stay non-empty.
+  const granular = isGranularMap(t, v);
+  for (const [k, child] of Object.entries(v)) out[k] = shapeOf(child, granular ? childType(t, k).type : deducedLeaf(t, k), budget, depth + 1);
+  return out;
+}
+
+/** An associative list's item: its key fields as they are (they make its path element), the rest by shape. */
+function keyedItem(item: JSONObject, t: ListType, budget: { nodes: number }, depth: number): JSONObject {
+  const out: JSONObject = {};
+  for (const [k, child] of Object.entries(item)) out[k] = t.keys.includes(k) ? child : shapeOf(child, childType(t.item, k).type, budget, depth);
+  return out;
+}
+
+/** Inside an atomic value every child is a leaf too: keep walking with the field's type where there is one (lists inside stay as they are). */
+function deducedLeaf(t: TypeNode, k: string): TypeNode {
+  return t.kind === 'struct' || t.kind === 'map' ? childType(t, k).type : t;
 }
 
 function deepFreeze<T extends object>(o: T): T {
