@@ -26,7 +26,7 @@ import { SortedKeys } from './sorted-keys.js';
 import { NodeIndex, nodeNameOf } from './node-index.js';
 import type { Unstructured } from '../../api/unstructured.js';
 import { withResourceVersion } from '../stored-json.js';
-import { seedRenderedJSON } from './rendered-json.js';
+import { forgetRenderedJSON, seedRenderedJSON } from './rendered-json.js';
 
 /** What the cache needs of its store. */
 export interface CacheSource {
@@ -277,7 +277,11 @@ export class WatchCache implements FeedMember {
     this.nodeIndex?.apply(key, prev, e.type === 'delete' ? undefined : obj);
     const ev: CachedEvent = { type: e.type, key, obj, prev, revision: e.kv.modRevision };
     const dropped = this.ring.push(ev);
-    if (dropped) this.oldest = dropped.revision;
+    if (dropped) {
+      this.oldest = dropped.revision;
+      // Its watchers have had it: the object (if still current) stays decoded, its text goes.
+      forgetRenderedJSON(dropped.obj);
+    }
     this.offer(this.unindexed, ev);
     if (this.byNode.size === 0) return;
     // A node's watcher can only see this event if the pod is, or was, on its node (ADDED/MODIFIED or DELETED for it).
