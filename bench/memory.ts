@@ -4,9 +4,10 @@
  *
  * Per build: a fresh `k8ts server` (SQLite, `--controllers all`: the control loops in their
  * thread, as `k8ts up`), a NodeSimulator in this process (N nodes, Leases renewed every 10 s,
- * no kubelet Events), D Deployments of P/D pause pods each created at once: the ReplicaSet
- * controller creates the pods, the scheduler binds them, the simulated kubelets write their
- * status, as bench/scale.ts does. Once every pod is ready and after --settle-s seconds:
+ * no kubelet Events, as bench/scale.ts), P DaemonSet-style pods created through the API by 64
+ * clients, bound by spec.nodeName (as bench/dashboard.ts --map-pods; the scheduler and the
+ * ReplicaSet controller would make the run an hour on a loaded machine), started by their
+ * simulated kubelets. Once every pod is Running and after --settle-s seconds:
  *  - the process's RSS and peak RSS (VmHWM, /proc), sampled through the run;
  *  - each isolate's V8 heap (SIGUSR2: the server logs `memory by isolate`, src/cli/heap-report.ts):
  *    the serving thread (watch cache, listers, fan-out) and the control loops' thread (their informers);
@@ -17,8 +18,8 @@
  * With --baseline DIR (a built checkout, e.g. /tmp/base-memory) the two builds run in turn,
  * baseline first, --runs times each, on the same machine in one run.
  *
- *   node dist/bench/memory.js [--nodes 5000] [--pods 50000] [--deployments 50] [--settle-s 20]
- *     [--baseline DIR] [--runs 1] [--no-write]
+ *   node dist/bench/memory.js [--nodes 5000] [--pods 50000] [--settle-s 20]
+ *     [--baseline DIR] [--runs 1] [--no-write]   (the pods' node names assume --nodes 5000)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -27,9 +28,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { startServer, readMemory, RssSampler, type ServerProcess } from './lib/server.js';
+import { ApiClient } from './lib/client.js';
+import { runConcurrent, podName } from './lib/load.js';
+import { daemonSetPod } from './lib/pods.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
 import { msSince } from './lib/stats.js';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
@@ -63,15 +66,11 @@ interface Run {
   load: [number, number];
 }
 
-function deployment(i: number, replicas: number): Deployment {
-  const app = `load-${i}`;
-  return {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: app, namespace: 'default' },
-    spec: {
-      replicas, selector: { matchLabels: { app } },
-      template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } },
-    },
-  };
+/** bench/lib/pods.ts's pod without its owner (a DaemonSet that does not exist: the garbage collector would delete it). */
+function pod(i: number): Pod {
+  const p = daemonSetPod('default', podName('mem', i), `node-${i % 5000}`) as Pod;
+  delete p.metadata!.ownerReferences;
+  return p;
 }
 
 /** Sends SIGUSR2 and waits for the server's `memory by isolate` line. */
@@ -120,7 +119,7 @@ function perObject(text: string): PerObject {
   return { decoded, withoutManagedFields, text: textBytes, textChars: text.length };
 }
 
-async function runOnce(work: string, build: string, cliPath: string, o: { nodes: number; pods: number; deployments: number; settleMs: number }): Promise<Run> {
+async function runOnce(work: string, build: string, cliPath: string, o: { nodes: number; pods: number; settleMs: number }): Promise<Run> {
   const dataDir = join(work, build);
   const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'all'] });
   const sampler = new RssSampler(server.pid, 500).start();
@@ -134,15 +133,21 @@ async function runOnce(work: string, build: string, cliPath: string, o: { nodes:
     await sleep(o.settleMs);
     const nodesOnlyMiB = sampler.peakKB / 1024;
     log(`${build}: ${o.nodes} nodes registered; RSS peak so far ${nodesOnlyMiB.toFixed(0)} MiB`);
-    const per = Math.ceil(o.pods / o.deployments);
     const p0 = process.hrtime.bigint();
-    for (let i = 0; i < o.deployments; i++) await clients.resource('deployments').create('default', deployment(i, Math.min(per, o.pods - i * per)));
+    const client = new ApiClient(server.creds, 64);
+    try {
+      await runConcurrent(0, o.pods, 64, async (i) => (await client.expect(201, 'POST', '/api/v1/namespaces/default/pods', { body: JSON.stringify(pod(i)) })).ms);
+    } finally {
+      client.close();
+    }
+    log(`${build}: ${o.pods} pods created in ${(msSince(p0) / 1000).toFixed(0)} s; RSS ${(readMemory(server.pid).rssKB / 1024).toFixed(0)} MiB`);
+    // Every pod started by its simulated kubelet (its status written): a pod not Running is the first item of this list.
     let podsReady = 0;
     let podsReadySec = NaN;
     while (msSince(p0) < 3_600_000) {
-      podsReady = ((await clients.resource('deployments').list('default')).items as Deployment[]).reduce((s, d) => s + (d.status?.readyReplicas ?? 0), 0);
-      if (podsReady >= o.pods) { podsReadySec = msSince(p0) / 1000; break; }
-      log(`  ${(msSince(p0) / 1000).toFixed(0)} s: ${podsReady} of ${o.pods} pods ready; server RSS ${(readMemory(server.pid).rssKB / 1024).toFixed(0)} MiB`);
+      const notRunning = (await clients.pods.list('default', { fieldSelector: 'status.phase!=Running', limit: 1 })).items.length;
+      if (notRunning === 0) { podsReady = o.pods; podsReadySec = msSince(p0) / 1000; break; }
+      log(`  ${(msSince(p0) / 1000).toFixed(0)} s: pods still starting; server RSS ${(readMemory(server.pid).rssKB / 1024).toFixed(0)} MiB`);
       await sleep(10_000);
     }
     log(`${build}: ${podsReady} pods ready in ${podsReadySec.toFixed(1)} s; settling ${o.settleMs / 1000} s`);
@@ -167,7 +172,7 @@ async function runOnce(work: string, build: string, cliPath: string, o: { nodes:
 
 const f0 = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 
-function report(runs: Run[], command: string, o: { nodes: number; pods: number; deployments: number }): string {
+function report(runs: Run[], command: string, o: { nodes: number; pods: number }): string {
   const rows = runs.map((r) => [
     r.build, `${f0(r.podsReady)} in ${r.podsReadySec.toFixed(0)} s`, f0(r.nodesOnlyMiB), `**${f0(r.peakMiB)}**`, f0(r.rssMiB),
     `${f0(r.heap.main.usedMiB)} / ${f0(r.heap.main.totalMiB)}`, r.heap.controlLoops ? `${f0(r.heap.controlLoops.usedMiB)} / ${f0(r.heap.controlLoops.totalMiB)}` : 'n/a',
@@ -182,20 +187,20 @@ function report(runs: Run[], command: string, o: { nodes: number; pods: number; 
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${machineLine()}`,
     `- Revision: ${revisionLine(repoRoot)}`,
-    `- Setup: per build a fresh \`k8ts server --controllers all\` on SQLite, ${f0(o.nodes)} simulated nodes (Leases every 10 s, no Events), ${f0(o.pods)} pause pods through ${o.deployments} Deployments (ReplicaSet controller, scheduler, simulated kubelets' status writes); read once every pod is ready and the cluster settled. Heap: the serving thread's and the control loops' thread's V8 heap, used / total, MiB (SIGUSR2 report). Per pod: one of the run's pods as the server sends it, decoded / decoded without managedFields / its JSON text, bytes of V8 heap each (5,000 copies held in the benchmark process).`,
+    `- Setup: per build a fresh \`k8ts server --controllers all\` on SQLite, ${f0(o.nodes)} simulated nodes (Leases every 10 s, no Events), ${f0(o.pods)} DaemonSet-style pods of ~1.3 KB (bench/lib/pods.ts, without the owner) created through the API by 64 clients, bound by spec.nodeName to nodes node-0 ... node-4999 and started by their simulated kubelets (status written); read once every pod is ready and the cluster settled. Heap: the serving thread's and the control loops' thread's V8 heap, used / total, MiB (SIGUSR2 report). Per pod: one of the run's pods as the server sends it, decoded / decoded without managedFields / its JSON text, bytes of V8 heap each (5,000 copies held in the benchmark process).`,
     '',
-    table(['build', 'pods ready', 'RSS with nodes only, MiB', 'peak RSS (VmHWM), MiB', 'RSS at the end, MiB', 'serving heap, MiB', 'control loops heap, MiB', 'external (ArrayBuffers), MiB', 'per pod, bytes', 'load'], rows),
+    table(['build', 'pods Running', 'RSS with nodes only, MiB', 'peak RSS (VmHWM), MiB', 'RSS at the end, MiB', 'serving heap, MiB', 'control loops heap, MiB', 'external (ArrayBuffers), MiB', 'per pod, bytes', 'load'], rows),
   ].join('\n');
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      nodes: { type: 'string', default: '5000' }, pods: { type: 'string', default: '50000' }, deployments: { type: 'string', default: '50' },
+      nodes: { type: 'string', default: '5000' }, pods: { type: 'string', default: '50000' },
       'settle-s': { type: 'string', default: '20' }, baseline: { type: 'string' }, runs: { type: 'string', default: '1' }, 'no-write': { type: 'boolean', default: false },
     },
   });
-  const o = { nodes: Number(values.nodes), pods: Number(values.pods), deployments: Number(values.deployments), settleMs: Number(values['settle-s']) * 1000 };
+  const o = { nodes: Number(values.nodes), pods: Number(values.pods), settleMs: Number(values['settle-s']) * 1000 };
   const command = `node ${relative(repoRoot, process.argv[1]!)} ${process.argv.slice(2).join(' ')}`.trim();
   const builds: [string, string][] = [['this build', join(repoRoot, 'dist', 'src', 'cli', 'main.js')]];
   if (values.baseline) builds.unshift(['baseline', join(values.baseline, 'dist', 'src', 'cli', 'main.js')]);
