@@ -483,7 +483,7 @@ export class Store {
       // Strategies copy parts of the old object into the new one (the spec on /status, the status on the
       // main resource) and later steps normalize the new one in place: the cache's shared copy must not be
       // reachable from it, so a cached current state is used through a private copy, parsed from its
-      // rendered JSON (usually rendered already for its watchers). A binding only reads it (no strategy
+      // JSON (kept while the object is recent: its watchers were just sent it). A binding only reads it (no strategy
       // copies from it, nothing normalizes the new object in place: upstream's binding REST writes storage
       // directly), so it uses the shared copy, a parse less per scheduled pod.
       // Rendered at most once per attempt (kept only while the object is recent: rendered-json.ts).
@@ -493,7 +493,7 @@ export class Store {
       let obj: any;
       try {
         // The private copy: decoding the stored value again costs one parse, a clone a stringify and a parse.
-        // A cached copy's JSON is usually rendered already (its watchers were sent it): one parse then too.
+        // A recent cached copy's JSON is kept (its watchers were sent it): one parse then too.
         // A mutate that copies what it changes needs none.
         const next = await mutate(opts.replace ? undefined : opts.mutateCopies ? old : kv ? await this.decodeServed(kv) : cached ? oldCopy() : clone(old));
         // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
