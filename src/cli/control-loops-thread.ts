@@ -10,6 +10,7 @@
  * 10 min (upstream's CrashLoopBackOff). The API server keeps serving meanwhile.
  */
 import { Worker } from 'node:worker_threads';
+import type { HeapInfo } from 'node:v8';
 import type { ControllerConfig } from '../controllers/types.js';
 import type { Logger } from '../util/log.js';
 
@@ -24,7 +25,7 @@ export interface ControlLoopsWorkerData {
   clients: { controllerManager: ClientCredentials; scheduler: ClientCredentials };
 }
 
-export type ControlLoopsMessage = { type: 'stop' } | { type: 'stopped' };
+export type ControlLoopsMessage = { type: 'stop' } | { type: 'stopped' } | { type: 'heap' } | { type: 'heap'; stats: HeapInfo };
 
 export interface ControlLoopsThreadOptions extends ControlLoopsWorkerData {
   logger: Logger;
@@ -37,6 +38,8 @@ export interface ControlLoopsThreadOptions extends ControlLoopsWorkerData {
 export interface ControlLoopsThread {
   /** Asks the loops to stop and waits for the thread to end (terminated after 5 s). */
   stop(): Promise<void>;
+  /** The thread's V8 heap statistics (memory by isolate: heap-report.ts); undefined while it is not running. */
+  heapStatistics(): Promise<HeapInfo | undefined>;
 }
 
 const BACKOFF_RESET_MS = 10 * 60_000;
@@ -72,6 +75,20 @@ export function startControlLoopsThread(opts: ControlLoopsThreadOptions): Contro
   spawn();
 
   return {
+    heapStatistics: () => {
+      const w = worker;
+      if (!w) return Promise.resolve(undefined);
+      return new Promise((resolve) => {
+        const onMessage = (m: ControlLoopsMessage) => {
+          if (m.type !== 'heap' || !('stats' in m)) return;
+          w.off('message', onMessage); w.off('exit', onExit); resolve(m.stats);
+        };
+        const onExit = () => { w.off('message', onMessage); resolve(undefined); };
+        w.on('message', onMessage);
+        w.once('exit', onExit);
+        w.postMessage({ type: 'heap' } satisfies ControlLoopsMessage);
+      });
+    },
     stop: async () => {
       stopping = true;
       clearTimeout(restartTimer);

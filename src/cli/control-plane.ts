@@ -50,6 +50,7 @@ import { createKubeletClient } from '../apiserver/kubelet-client/client.js';
 import { createLogger, Logger } from '../util/log.js';
 import type { PortRange } from '../util/port-range.js';
 import { realClock } from '../util/clock.js';
+import { reportMemoryOnSignal } from './heap-report.js';
 import { startControlLoopsThread, type ClientCredentials, type ControlLoopsThread } from './control-loops-thread.js';
 import type { ControllerConfig } from '../controllers/types.js';
 import { secureDataDir, secureDataDirLogged, startupError } from './data-dir.js';
@@ -329,6 +330,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     controllerManager: { ...clientConfig, certPem: pki.controllerManagerCertPem, keyPem: pki.controllerManagerKeyPem },
     scheduler: { ...clientConfig, certPem: pki.schedulerCertPem, keyPem: pki.schedulerKeyPem },
   }, logger);
+  cleanups.push(reportMemoryOnSignal(logger, controlLoops));
 
   let closing: Promise<void> | undefined;
   // The same undo list a failed start runs, newest first: the listener stops before the caches

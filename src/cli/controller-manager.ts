@@ -5,7 +5,8 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Clientset, InformerFactory, EventRecorder, LeaderElector, loadKubeconfig } from '../client/index.js';
+import { StringPool } from '../util/intern.js';
+import { Clientset, InformerFactory, stripManagedFields, EventRecorder, LeaderElector, loadKubeconfig } from '../client/index.js';
 import type { ClientConfig } from '../client/index.js';
 import type { Controller, ControllerConfig, ControllerContext, ControllerFactory } from '../controllers/types.js';
 import { defaultControllerConfig } from '../controllers/types.js';
@@ -47,6 +48,9 @@ export function parseControllersFlag(value: string): { controllers?: string[]; s
 
 export interface RunningControllers { stop(): void }
 
+/** The strings of the objects the informers keep, shared by every informer of the process. */
+const informerStrings = new StringPool();
+
 export function startControllerManager(opts: ControllerManagerOptions): RunningControllers {
   const config = typeof opts.client === 'string' ? loadKubeconfig(opts.client) : opts.client;
   const clients = new Clientset(config, { qps: 0, userAgent: opts.userAgent ?? 'k8ts-controller-manager' });
@@ -55,7 +59,10 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
   let running: { informers: InformerFactory; controllers: Controller[] } | undefined;
 
   const startAll = async () => {
-    const informers = new InformerFactory(clients, { logger: logger.with('informer') });
+    // As kube-controller-manager and kube-scheduler: no control loop reads managedFields, which are
+    // about half of a pod's decoded size (bench/memory.ts); an update without them keeps the live ones.
+    // Their strings are pooled too (util/intern.ts), one pool for both components of the thread.
+    const informers = new InformerFactory(clients, { logger: logger.with('informer'), transform: (o) => informerStrings.internAll(stripManagedFields(o)) });
     const ctx: ControllerContext = {
       clients, informers, logger, clock: realClock,
       config: { ...defaultControllerConfig, rootCA: config.caPem, ...(opts.config ?? {}) },

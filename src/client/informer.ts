@@ -22,6 +22,18 @@ export interface InformerOptions {
   labelSelector?: string;
   fieldSelector?: string;
   logger?: Logger;
+  /**
+   * Applied to every object before it enters the cache and reaches the handlers (client-go's
+   * SharedInformer.SetTransform): kube-controller-manager and kube-scheduler drop managedFields
+   * this way, which no control loop reads. It may change and return the object it is given.
+   */
+  transform?: (obj: any) => any;
+}
+
+/** The transform kube-controller-manager and kube-scheduler set on their informers (upstream's TransformStripManagedFields). */
+export function stripManagedFields(obj: any): any {
+  if (obj?.metadata?.managedFields !== undefined) delete obj.metadata.managedFields;
+  return obj;
 }
 
 export class Informer {
@@ -120,6 +132,7 @@ export class Informer {
   private apply(type: string, obj: any): void {
     if (obj?.metadata?.resourceVersion) this.rv = obj.metadata.resourceVersion;
     if (type === 'BOOKMARK') return;
+    if (this.opts.transform) obj = this.opts.transform(obj);
     const key = metaKey(obj);
     const old = this.cache.get(key);
     if (type === 'DELETED') {

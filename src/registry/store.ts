@@ -27,7 +27,7 @@ import { parseResourceVersion } from '../api/list-options.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import type { CacheSource, WatchCache } from './watch-cache/cache.js';
 import { cachedListMode } from './watch-cache/list-mode.js';
-import { hasRenderedJSON, renderedJSON, seedRenderedJSON } from './watch-cache/rendered-json.js';
+import { hasRenderedJSON, objectJSON, seedRenderedJSON } from './watch-cache/rendered-json.js';
 import { tooLargeResourceVersion } from '../api/list-options.js';
 import { dropOmittedZeros } from '../api/protobuf/omitempty.js';
 import { fillGoZeroValues } from '../api/go-zero-values.js';
@@ -265,7 +265,8 @@ export class Store {
    * objects are never decoded: a large list costs a scan of the stored text, not a parse.
    */
   async listJSON(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult<string>> {
-    const cached = await this.listFromCache(namespace, opts, renderedJSON);
+    // A recent object's text is reused; the others' is rendered for this list and not kept (rendered-json.ts).
+    const cached = await this.listFromCache(namespace, opts, objectJSON);
     if (cached) return cached;
     return this.listWith(namespace, opts, (kv, sel) => {
       if (sel.everything) return this.decodedJSON(kv);
@@ -482,16 +483,19 @@ export class Store {
       // Strategies copy parts of the old object into the new one (the spec on /status, the status on the
       // main resource) and later steps normalize the new one in place: the cache's shared copy must not be
       // reachable from it, so a cached current state is used through a private copy, parsed from its
-      // rendered JSON (usually rendered already for its watchers). A binding only reads it (no strategy
+      // JSON (kept while the object is recent: its watchers were just sent it). A binding only reads it (no strategy
       // copies from it, nothing normalizes the new object in place: upstream's binding REST writes storage
       // directly), so it uses the shared copy, a parse less per scheduled pod.
-      const old = cached && opts.subresource !== 'binding' ? JSON.parse(renderedJSON(cur.old)) : cur.old;
+      // Rendered at most once per attempt (kept only while the object is recent: rendered-json.ts).
+      let oldText: string | undefined;
+      const oldCopy = () => JSON.parse(oldText ??= objectJSON(cur.old));
+      const old = cached && opts.subresource !== 'binding' ? oldCopy() : cur.old;
       let obj: any;
       try {
         // The private copy: decoding the stored value again costs one parse, a clone a stringify and a parse.
-        // A cached copy's JSON is usually rendered already (its watchers were sent it): one parse then too.
+        // A recent cached copy's JSON is kept (its watchers were sent it): one parse then too.
         // A mutate that copies what it changes needs none.
-        const next = await mutate(opts.replace ? undefined : opts.mutateCopies ? old : kv ? await this.decodeServed(kv) : cached ? JSON.parse(renderedJSON(cur.old)) : clone(old));
+        const next = await mutate(opts.replace ? undefined : opts.mutateCopies ? old : kv ? await this.decodeServed(kv) : cached ? oldCopy() : clone(old));
         // A resourceVersion in the desired object (from a PUT body or a patch) is a precondition.
         const rv = next?.metadata?.resourceVersion;
         // Against a cached copy a mismatch or a no-op may only mean the copy is stale: decide on storage's.

@@ -80,6 +80,29 @@ for (const storage of ['sqlite', 'etcd'] as const) describe(`the watch cache (${
     }
   });
 
+  test('objects whose events left the ring (their text no longer kept) are listed, watched and updated as storage has them', async () => {
+    const old = await configMap('aged', { aged: 'yes' });
+    for (let i = 0; i < ringSize + 2; i++) await configMap(`ager-${i}`);
+    const stored = await apiRequest(cluster, `${cms}/aged`);
+    for (const q of ['resourceVersion=0&labelSelector=aged%3Dyes', 'labelSelector=aged%3Dyes', 'fieldSelector=metadata.name%3Daged']) {
+      const list = await apiRequest(cluster, `${cms}?${q}`);
+      assert.equal(list.status, 200, list.body);
+      assert.deepEqual(list.json().items, [stored.json()], q);
+      assert.ok(list.body.includes(stored.body), `${q}: the item's text is the object's JSON`);
+    }
+    const w = await apiStream(cluster, `${cms}?watch=1&resourceVersion=0&labelSelector=aged%3Dyes`);
+    try {
+      await w.waitFor((e) => e.type === 'ADDED', 'the initial ADDED');
+      assert.deepEqual(w.events[0], { type: 'ADDED', object: stored.json() });
+    } finally {
+      w.close();
+    }
+    const res = await apiRequest(cluster, `${cms}/aged`, { method: 'PUT', body: JSON.stringify({ ...old, data: { k: 'v' } }) });
+    assert.equal(res.status, 200, res.body);
+    assert.deepEqual(res.json().data, { k: 'v' });
+    assert.deepEqual(res.json().metadata.managedFields.length, old.metadata.managedFields.length);
+  });
+
   test('a list without resourceVersion right after a write sees it (consistent read from the cache)', async () => {
     for (let i = 0; i < 20; i++) {
       const cm = await configMap(`fresh-${i}`);

@@ -6,7 +6,7 @@
  */
 import type { WatchEventOut } from '../../registry/types.js';
 import type { Watch } from '../../registry/store.js';
-import { renderedJSON } from '../../registry/watch-cache/rendered-json.js';
+import { objectJSON } from '../../registry/watch-cache/rendered-json.js';
 import { parseResourceVersion, queryBool } from '../../api/list-options.js';
 import { setLongTimeout, type LongTimeout } from '../../util/long-timeout.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
@@ -16,13 +16,6 @@ import { encodeObject, encodeWatchFrame, hasProtobuf, protobufWatchMediaType } f
 import { cancelWatchFlush, scheduleWatchFlush } from './watch-flush.js';
 
 const bookmarkEveryMs = 30_000;
-
-/**
- * Every watcher of a resource gets the same decoded object for an event (the watch cache, or
- * the store, decodes it once, and watch consumers never mutate it), so its JSON is rendered
- * once for all of them, and for the cache's list pages too.
- */
-const objectJSON = renderedJSON;
 
 /**
  * The whole JSON event line of an object, as bytes, built once for all JSON watchers that send it

@@ -26,7 +26,15 @@ import { SortedKeys } from './sorted-keys.js';
 import { NodeIndex, nodeNameOf } from './node-index.js';
 import type { Unstructured } from '../../api/unstructured.js';
 import { withResourceVersion } from '../stored-json.js';
-import { seedRenderedJSON } from './rendered-json.js';
+import { forgetRenderedJSON, seedRenderedJSON } from './rendered-json.js';
+import { StringPool } from '../../util/intern.js';
+
+/**
+ * One pool for every resource's cache: namespaces, node names, label keys and values repeat
+ * across resources. An object's strings are pooled as it enters the cache, before anyone
+ * shares it (util/intern.ts; equal strings, so nothing a reader sees changes).
+ */
+const strings = new StringPool();
 
 /** What the cache needs of its store. */
 export interface CacheSource {
@@ -247,7 +255,7 @@ export class WatchCache implements FeedMember {
     for (;;) {
       const page = await this.source.listAt(this.prefix, revision, startKey);
       if (generation !== this.generation) return;
-      for (const kv of page.kvs) fresh.set(kv.key, this.source.decode(kv));
+      for (const kv of page.kvs) fresh.set(kv.key, strings.internAll(this.source.decode(kv)));
       if (!page.more || page.kvs.length === 0) break;
       startKey = page.kvs[page.kvs.length - 1].key + '\u0000';
     }
@@ -267,6 +275,7 @@ export class WatchCache implements FeedMember {
     const key = e.kv.key;
     const prev = this.objects.get(key);
     const obj = this.takeWritten(e) ?? this.source.decode(e.kv);
+    if (e.type !== 'delete') strings.internAll(obj);
     if (e.type === 'delete') {
       this.objects.delete(key);
       this.keys.invalidate();
@@ -277,7 +286,11 @@ export class WatchCache implements FeedMember {
     this.nodeIndex?.apply(key, prev, e.type === 'delete' ? undefined : obj);
     const ev: CachedEvent = { type: e.type, key, obj, prev, revision: e.kv.modRevision };
     const dropped = this.ring.push(ev);
-    if (dropped) this.oldest = dropped.revision;
+    if (dropped) {
+      this.oldest = dropped.revision;
+      // Its watchers have had it: the object (if still current) stays decoded, its text goes.
+      forgetRenderedJSON(dropped.obj);
+    }
     this.offer(this.unindexed, ev);
     if (this.byNode.size === 0) return;
     // A node's watcher can only see this event if the pod is, or was, on its node (ADDED/MODIFIED or DELETED for it).
