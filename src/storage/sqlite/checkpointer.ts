@@ -11,7 +11,7 @@
  *   copied everything, the next write starts the WAL again from its beginning, as after an
  *   automatic checkpoint; while writes keep coming it rarely copies everything (a commit lands
  *   while it syncs), so under a write flood the WAL grows, up to the bound below.
- * - The bound: when the WAL has not started again for `restartFrames` frames (16 MiB), the
+ * - The bound: when the WAL has not started again for `restartFrames` frames (4 MiB), the
  *   PASSIVE is followed by a RESTART while group commit holds its writes: they queue (the loop
  *   keeps serving) instead of waiting in SQLite's busy handler on the serving thread, the RESTART
  *   copies the few frames since the PASSIVE and waits for readers to leave the WAL, and the next
@@ -35,7 +35,11 @@ export type CheckpointAnswer = { busy: number; log: number; checkpointed: number
 export interface CheckpointerOptions {
   /** Estimated bytes written between checkpoints (default 4 MiB, SQLite's automatic 1,000 pages). */
   everyBytes?: number;
-  /** A WAL of this many frames is checkpointed with RESTART, writes held (default 4,096: 16 MiB of 4 KiB pages). */
+  /**
+   * A WAL of this many frames is checkpointed with RESTART, writes held (default 1,024: 4 MiB of
+   * 4 KiB pages, about where the automatic checkpoint kept it). Not larger: a WAL that keeps
+   * growing makes every fsync of group commit also commit the file's new size.
+   */
   restartFrames?: number;
   /** The thread ends after this long without a checkpoint (default 60 s). */
   idleMs?: number;
@@ -75,7 +79,7 @@ export class Checkpointer {
     opts: CheckpointerOptions = {},
   ) {
     this.everyBytes = opts.everyBytes ?? 4 * 1024 * 1024;
-    this.restartFrames = opts.restartFrames ?? 4096;
+    this.restartFrames = opts.restartFrames ?? 1024;
     this.idleMs = opts.idleMs ?? 60_000;
     this.restartAt = this.restartFrames;
   }
