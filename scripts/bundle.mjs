@@ -25,7 +25,7 @@ const plannerImport = 'await import(plannerUrl.href)';
 
 rmSync('dist/bundle', { recursive: true, force: true });
 await build({
-  entryPoints: ['src/cli/main.ts', 'src/cli/control-loops-worker.ts', 'src/apiserver/heavy/worker.ts'],
+  entryPoints: ['src/cli/main.ts', 'src/cli/control-loops-worker.ts', 'src/apiserver/heavy/worker.ts', 'src/storage/sqlite/checkpoint-worker.ts'],
   outdir: 'dist/bundle',
   entryNames: '[name]',
   bundle: true,

@@ -91,6 +91,12 @@ const createCases: [string, string, (o: any) => void, string[]][] = [
   ['v1/ConfigMap', 'bad key', (o) => { o.data = { 'a/b': 'x' }; },
     ["data[a/b]: Invalid value: \"a/b\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"]],
   ['v1/ConfigMap', 'key in data and binaryData', (o) => { o.binaryData = { 'app.conf': 'eA==' }; }, ['data[app.conf]: Invalid value: "app.conf": duplicate of key present in binaryData']],
+  // A key named like an Object.prototype member is not "present in binaryData" ('constructor' in {} is true).
+  ['v1/ConfigMap', 'prototype-named keys', (o) => { o.data = { constructor: 'x', toString: 'y' }; o.binaryData = { other: 'eA==' }; }, []],
+  ['v1/ConfigMap', 'errors in upstream order', (o) => { o.data = { 'a/b': 'x', dup: 'y' }; o.binaryData = { dup: 'eA==', 'c d': 'eA==' }; }, [
+    "data[a/b]: Invalid value: \"a/b\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+    'data[dup]: Invalid value: "dup": duplicate of key present in binaryData',
+    "binaryData[c d]: Invalid value: \"c d\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"]],
   ['v1/Secret', 'valid', () => {}, []],
   ['v1/Secret', 'tls needs keys', (o) => { o.type = 'kubernetes.io/tls'; }, ['data[tls.crt]: Required value', 'data[tls.key]: Required value']],
   ['v1/Secret', 'stringData keys', (o) => { o.stringData = { '..': 'x' }; }, ["data[..]: Invalid value: \"..\": must not be '..'"]],

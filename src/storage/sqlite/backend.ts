@@ -12,6 +12,7 @@ import {
   type WatchOptions, type WriteResult,
 } from '../backend.js';
 import { AutoCompactor } from './auto-compaction.js';
+import { Checkpointer } from './checkpointer.js';
 import { Compactor } from './compaction.js';
 import { GroupCommit } from './group-commit.js';
 import { BackendClosedError } from '../backend.js';
@@ -40,8 +41,15 @@ export function openSqliteBackend(path: string, opts?: SqliteBackendOptions): Ba
   }, options.logger);
   const auto = new AutoCompactor(db, compactor, () => writer.currentRevision, options);
   auto.start();
-  const commits = late.commits = new GroupCommit(writer, new WalSync(path === ':memory:' ? undefined : `${path}-wal`), (event) => hub.publish(event));
-  return new SqliteBackend({ db, reader, writer, compactor, auto, hub, commits });
+  // WAL checkpoints run on a thread of their own (checkpointer.ts), not inside a commit on this one.
+  let checkpointer: Checkpointer | undefined;
+  if (path !== ':memory:') {
+    db.pragma('wal_autocheckpoint = 0');
+    checkpointer = new Checkpointer(path, () => commits.hold(), () => db.pragma('wal_autocheckpoint = 1000'), options.logger, options.checkpoints);
+  }
+  const commits = late.commits = new GroupCommit(writer, new WalSync(path === ':memory:' ? undefined : `${path}-wal`), (event) => hub.publish(event),
+    () => checkpointer?.durable());
+  return new SqliteBackend({ db, reader, writer, compactor, auto, hub, commits, checkpointer });
 }
 
 interface Parts {
@@ -52,6 +60,7 @@ interface Parts {
   auto: AutoCompactor;
   hub: WatchHub;
   commits: GroupCommit;
+  checkpointer?: Checkpointer;
 }
 
 class SqliteBackend implements Backend {
@@ -97,17 +106,21 @@ class SqliteBackend implements Backend {
   }
 
   async create(key: string, value: string): Promise<WriteResult> {
-    const { writer, commits } = this.open();
+    const { writer, commits, checkpointer } = this.open();
+    checkpointer?.wrote(key.length + value.length);
     return commits.submit(() => writer.create(key, value));
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<WriteResult> {
-    const { writer, commits } = this.open();
+    const { writer, commits, checkpointer } = this.open();
+    checkpointer?.wrote(key.length + value.length);
     return commits.submit(() => writer.update(key, value, expectedModRevision));
   }
 
   async delete(key: string, expectedModRevision: number): Promise<WriteResult> {
-    const { writer, commits } = this.open();
+    const { writer, commits, checkpointer } = this.open();
+    // A tombstone row repeats the last value (log-writer.ts); its length is not known here.
+    checkpointer?.wrote(key.length);
     return commits.submit(() => writer.delete(key, expectedModRevision));
   }
 
@@ -132,7 +145,10 @@ class SqliteBackend implements Backend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const { auto, compactor, hub, db, commits } = this.parts;
+    const { auto, compactor, hub, db, commits, checkpointer } = this.parts;
+    // The checkpointer's connection closes first (after a checkpoint in progress, which may hold
+    // commits): the serving connection, closing last, checkpoints the rest and removes the WAL.
+    await checkpointer?.close();
     await commits.close();
     auto.stop();
     compactor.close();

@@ -33,6 +33,8 @@ export class GroupCommit {
   private committed: Committed[] = [];
   private syncing = false;
   private synced?: () => void;
+  /** Holds (checkpointer.ts) in force: while any is, writes queue and nothing commits. */
+  private holds = 0;
   /** Every write at or below this revision has been acknowledged and its event published. */
   durableRevision: number;
 
@@ -40,6 +42,8 @@ export class GroupCommit {
     private readonly writer: LogWriter,
     private readonly wal: WalSync,
     private readonly publish: (event: WatchEvent) => void,
+    /** Called after each fsync that made writes durable (the WAL checkpointer's cue). */
+    private readonly durable: () => void = () => {},
   ) {
     this.durableRevision = writer.currentRevision;
   }
@@ -58,8 +62,26 @@ export class GroupCommit {
   /** Commits everything queued now and starts its fsync unless one is running. */
   flush(): void {
     this.scheduled = false;
+    if (this.holds > 0) return;
     while (this.queue.length > 0) this.commit(this.queue.splice(0, MAX_BATCH));
     this.startSync();
+  }
+
+  /**
+   * Stops committing until the returned function is called: writes queue meanwhile, and the loop
+   * keeps serving (the WAL's TRUNCATE checkpoint, which a commit would have to wait for).
+   */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.holds === 0 && this.queue.length > 0 && !this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    };
   }
 
   /** Commits what is queued, waits for a running fsync, then syncs and settles the rest at once. */
@@ -95,6 +117,7 @@ export class GroupCommit {
     this.wal.sync((err) => {
       this.syncing = false;
       this.settle(covered, err);
+      if (!err) this.durable();
       if (this.synced) {
         const wake = this.synced;
         this.synced = undefined;

@@ -1,6 +1,7 @@
 /** What callers may tune on the SQLite backend, and the defaults the design asks for. */
 
 import type { StorageLogger } from '../backend.js';
+import type { CheckpointerOptions } from './checkpointer.js';
 
 export interface SqliteBackendOptions {
   /** History kept for watches and reads at old revisions; older superseded rows are compacted. */
@@ -10,6 +11,8 @@ export interface SqliteBackendOptions {
   logger?: StorageLogger;
   /** Passed in so tests control time; the shape of util/clock's Clock. */
   clock?: { now(): Date };
+  /** When the WAL is checkpointed (checkpointer.ts); tests make it small. */
+  checkpoints?: CheckpointerOptions;
 }
 
 export interface ResolvedOptions {
@@ -18,6 +21,7 @@ export interface ResolvedOptions {
   logger: StorageLogger;
   /** Epoch milliseconds. */
   now: () => number;
+  checkpoints?: CheckpointerOptions;
 }
 
 /** Silent for routine messages, loud for failures nobody else will see (a throwing watch callback). */
@@ -33,5 +37,6 @@ export function resolveOptions(opts: SqliteBackendOptions = {}): ResolvedOptions
     compactIntervalMs: opts.compactIntervalMs ?? 60_000,
     logger: opts.logger ?? defaultLogger,
     now: clock ? () => clock.now().getTime() : Date.now,
+    checkpoints: opts.checkpoints,
   };
 }
