@@ -6,9 +6,10 @@
  * the wall time of `k8ts --help` and `k8ts server --help` (module loading).
  * Target: `k8ts up` spawn → /readyz 200 under 0.5 s, idle RSS under 100 MB.
  *
- * Options: `--runs N` (default 5; the median is reported), `--baseline PATH`
+ * Options: `--runs N` (default 5; the median is reported), `--idle-runs N`
+ * (default 1: how many of a row's last runs measure idle RSS), `--baseline PATH`
  * (another build's main.js — e.g. dist/src/cli/main.js, the unbundled tree —
- * measured first, to compare). Results go to
+ * to compare; each row's runs alternate between the builds, baseline first). Results go to
  * bench/RESULTS.md, section "startup".
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -24,6 +25,8 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
 const arg = (name: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
 const runs = Number(arg('--runs') ?? 5);
+/** How many of a row's last runs also measure idle RSS (10 s each); the median is reported. */
+const idleRuns = Math.min(runs, Number(arg('--idle-runs') ?? 1));
 /** What `k8ts` and `npm start` run: the bundle (scripts/bundle.mjs). */
 const thisBuild = join(repoRoot, 'dist', 'bundle', 'main.js');
 /** Builds measured: this one, and with `--baseline PATH` another build's main.js (before/after in one run). */
@@ -98,49 +101,63 @@ async function timeHelp(cli: string, args: string[]): Promise<number> {
 
 interface Row { what: string; samples: Sample[] }
 
-async function measure(cli: string, command: 'up' | 'server', fresh: boolean): Promise<Row> {
-  const samples: Sample[] = [];
-  const shared = fresh ? undefined : mkdtempSync(join(tmpdir(), 'k8ts-bench-startup-'));
-  if (shared) await startOnce(cli, command, shared, false); // creates the PKI and the database
+/** One row per build for this start, the builds' runs interleaved (base, this, base, this...): the load moves between runs. */
+async function measure(builds: string[], command: 'up' | 'server', fresh: boolean): Promise<Row[]> {
+  const samples = new Map(builds.map((cli) => [cli, [] as Sample[]]));
+  const shared = new Map(builds.map((cli) => [cli, fresh ? undefined : mkdtempSync(join(tmpdir(), 'k8ts-bench-startup-'))]));
+  for (const cli of builds) { const dir = shared.get(cli); if (dir) await startOnce(cli, command, dir, false); } // creates the PKI and the database
   for (let i = 0; i < runs; i++) {
-    const dir = shared ?? mkdtempSync(join(tmpdir(), 'k8ts-bench-startup-'));
-    samples.push(await startOnce(cli, command, dir, i === runs - 1));
-    if (!shared) rmSync(dir, { recursive: true, force: true });
+    for (const cli of builds) {
+      const dir = shared.get(cli) ?? mkdtempSync(join(tmpdir(), 'k8ts-bench-startup-'));
+      samples.get(cli)!.push(await startOnce(cli, command, dir, i >= runs - idleRuns));
+      if (!shared.get(cli)) rmSync(dir, { recursive: true, force: true });
+    }
   }
-  if (shared) rmSync(shared, { recursive: true, force: true });
-  const row = { what: `${buildName(cli)}: \`k8ts ${command}\`, ${fresh ? 'fresh' : 'existing'} data dir`, samples };
-  console.log(row.what, samples.map((s) => `${s.readyMs.toFixed(0)} ms`).join(', '), `idle RSS ${samples.at(-1)!.rssMB?.toFixed(0)} MB`);
-  return row;
+  for (const dir of shared.values()) if (dir) rmSync(dir, { recursive: true, force: true });
+  return builds.map((cli) => {
+    const row = { what: `${buildName(cli)}: \`k8ts ${command}\`, ${fresh ? 'fresh' : 'existing'} data dir`, samples: samples.get(cli)! };
+    console.log(row.what, row.samples.map((s) => `${s.readyMs.toFixed(0)} ms`).join(', '), `idle RSS ${idleText(row.samples)}`);
+    return row;
+  });
 }
 
 const buildName = (cli: string) => (cli === thisBuild ? 'this build' : `baseline (${cli})`);
 
-async function measureBuild(cli: string): Promise<{ rows: Row[]; help: string }> {
-  const rows = [await measure(cli, 'up', true), await measure(cli, 'up', false), await measure(cli, 'server', true), await measure(cli, 'server', false)];
-  const help: number[] = [];
-  const serverHelp: number[] = [];
-  for (let i = 0; i < runs; i++) { help.push(await timeHelp(cli, ['--help'])); serverHelp.push(await timeHelp(cli, ['server', '--help'])); }
-  return { rows, help: `${buildName(cli)}: \`k8ts --help\` median ${ms(median(help))} (min ${ms(Math.min(...help))}); \`k8ts server --help\` (loads the server's modules) median ${ms(median(serverHelp))} (min ${ms(Math.min(...serverHelp))}).` };
+async function measureHelp(builds: string[]): Promise<string[]> {
+  const help = new Map(builds.map((cli) => [cli, [] as number[]]));
+  const serverHelp = new Map(builds.map((cli) => [cli, [] as number[]]));
+  for (let i = 0; i < runs; i++) {
+    for (const cli of builds) { help.get(cli)!.push(await timeHelp(cli, ['--help'])); serverHelp.get(cli)!.push(await timeHelp(cli, ['server', '--help'])); }
+  }
+  return builds.map((cli) => {
+    const h = help.get(cli)!; const sh = serverHelp.get(cli)!;
+    return `${buildName(cli)}: \`k8ts --help\` median ${ms(median(h))} (min ${ms(Math.min(...h))}); \`k8ts server --help\` (loads the server's modules) median ${ms(median(sh))} (min ${ms(Math.min(...sh))}).`;
+  });
 }
 
 const ms = (x: number) => `${Math.round(x)} ms`;
 
+/** The median idle RSS of the runs that measured it, and their range when more than one did. */
+function idleText(samples: Sample[]): string {
+  const mb = samples.flatMap((s) => (s.rssMB === undefined ? [] : [s.rssMB]));
+  return mb.length > 1 ? `${median(mb).toFixed(0)} MB (${Math.min(...mb).toFixed(0)}-${Math.max(...mb).toFixed(0)})` : `${mb[0]?.toFixed(0)} MB`;
+}
+
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
-  const results = [];
-  for (const cli of clis) results.push(await measureBuild(cli));
-  const rows = results.flatMap((r) => r.rows);
+  const rows = [...await measure(clis, 'up', true), ...await measure(clis, 'up', false), ...await measure(clis, 'server', true), ...await measure(clis, 'server', false)];
+  const help = await measureHelp(clis);
   const body = [
     ...sectionHead(repoRoot, '## Start-up: spawn to /readyz 200, idle RSS (bench/startup.ts)'),
     `- Load average (1 min) before: ${loadBefore.toFixed(1)}`,
-    `- Setup: ${runs} runs per row; each spawns \`node main.js up|server --data-dir D --port P\` (controllers: all) and polls GET /readyz every 5 ms; a fresh row uses a new empty data dir per run (PKI keys generated, database created), an existing row the same dir again after one start that created it. CPU = user + system of the process (all its threads) at the first 200. Idle RSS = VmRSS of the process 10 s after ready, in the last run. Target: \`k8ts up\` under 0.5 s, idle RSS under 100 MB. Wall times move with the load average on this shared 2-core machine; CPU time much less.`,
+    `- Setup: ${runs} runs per row${clis.length > 1 ? ' (the builds\' runs interleaved, baseline first)' : ''}; each spawns \`node main.js up|server --data-dir D --port P\` (controllers: all) and polls GET /readyz every 5 ms; a fresh row uses a new empty data dir per run (PKI keys generated, database created), an existing row the same dir again after one start that created it. CPU = user + system of the process (all its threads) at the first 200. Idle RSS = VmRSS of the process 10 s after ready, in the last ${idleRuns === 1 ? 'run' : `${idleRuns} runs (median, range)`}. Target: \`k8ts up\` under 0.5 s, idle RSS under 100 MB. Wall times move with the load average on this shared 2-core machine; CPU time much less.`,
     '',
     table(['Build: start', 'Median to /readyz 200', 'Min', 'Max', 'Median CPU to ready', 'Idle RSS after 10 s'], rows.map((r) => {
       const t = r.samples.map((s) => s.readyMs);
-      return [r.what, `**${ms(median(t))}**`, ms(Math.min(...t)), ms(Math.max(...t)), ms(median(r.samples.map((s) => s.cpuMs))), `${r.samples.at(-1)!.rssMB?.toFixed(0)} MB`];
+      return [r.what, `**${ms(median(t))}**`, ms(Math.min(...t)), ms(Math.max(...t)), ms(median(r.samples.map((s) => s.cpuMs))), idleText(r.samples)];
     })),
     '',
-    ...results.map((r) => `- ${r.help}`),
+    ...help.map((h) => `- ${h}`),
     '',
     `Load average (1 min) at end: ${loadavg()[0]!.toFixed(1)}.`,
   ].join('\n');
