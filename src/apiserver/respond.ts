@@ -6,6 +6,7 @@ import type { EncodedStatus } from './heavy/invalid-status.js';
 import { pullSlice, type PulledBytes } from './heavy/pulled-bytes.js';
 import { gzipBody, gzipMinBytes } from '../util/http-gzip.js';
 import { gzipChunks, gzippedHeaders, gzipsAnswer, type BodyParts } from './response-compression.js';
+import { drainedOrClosed } from '../util/drained.js';
 
 type Headers = Record<string, string | number>;
 
@@ -32,7 +33,7 @@ async function writeGzipped(res: ServerResponse, code: number, headers: Headers,
   let held: Buffer | undefined;
   try {
     for await (const chunk of gzipChunks(parts)) {
-      if (held && !res.write(held)) await drained(res);
+      if (held && !res.write(held)) await drainedOrClosed(res);
       if (res.destroyed) return;
       held = chunk;
     }
@@ -97,7 +98,7 @@ export async function writeJSONItems(res: ServerResponse, code: number, prefix: 
   res.writeHead(code, headers);
   let held: string | undefined;
   for (const slice of jsonSlices(prefix, items, suffix)) {
-    if (held !== undefined && !res.write(held)) await drained(res);
+    if (held !== undefined && !res.write(held)) await drainedOrClosed(res);
     if (res.destroyed) return;
     held = slice;
   }
@@ -116,17 +117,6 @@ function* jsonSlices(prefix: string, items: readonly string[], suffix: string): 
   yield slice + suffix;
 }
 
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
 
 /**
  * An API object in protobuf when the client prefers it and k8ts has the
@@ -186,7 +176,7 @@ export async function writeBytes(res: ServerResponse, code: number, contentType:
   }
   const last = slices.length - 1;
   for (let i = 0; i < last; i++) {
-    if (!res.write(slices[i])) await drained(res);
+    if (!res.write(slices[i])) await drainedOrClosed(res);
     if (res.destroyed) return;
   }
   await endFlushed(res, slices[last] ?? Buffer.alloc(0));
@@ -215,7 +205,7 @@ async function writePulled(res: ServerResponse, code: number, contentType: strin
       const buf = Buffer.from(slice.buffer, slice.byteOffset, slice.byteLength);
       sent += buf.length;
       if (sent >= body.length) await endFlushed(res, buf);
-      else if (!res.write(buf)) await drained(res);
+      else if (!res.write(buf)) await drainedOrClosed(res);
     }
   } finally {
     body.port.close();

@@ -17,6 +17,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Transform } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { acceptsGzip } from '../util/http-gzip.js';
+import { drainedOrClosed } from '../util/drained.js';
 
 /**
  * Upstream's defaultGzipThresholdBytes: an answer of at most this many bytes is
@@ -84,14 +85,3 @@ async function feed(gz: Transform, parts: BodyParts): Promise<void> {
   }
 }
 
-function drainedOrClosed(gz: Transform): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      gz.off('drain', done);
-      gz.off('close', done);
-      resolve();
-    };
-    gz.on('drain', done);
-    gz.on('close', done);
-  });
-}
