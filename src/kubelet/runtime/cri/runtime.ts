@@ -59,6 +59,7 @@ import type * as cri from './types.js';
 import { PodEventEmitter } from '../pod-events.js';
 import { runLifecycleHandler, runPreStopHook, type HookTarget } from './hooks.js';
 import { podDNSConfig, type KubeletDNSOptions } from '../../dns.js';
+import { KernelOOMLog } from './kernel-oom.js';
 
 export interface CRIRuntimeOptions {
   /** unix:///run/containerd/containerd.sock */
@@ -97,6 +98,7 @@ export class CRIRuntime implements PodRuntime {
   private readonly crashBackoff: Backoff;
   private readonly syncLoop: PodSyncLoop;
   private readonly ctx: PodContext;
+  private readonly kernelOOM = new KernelOOMLog();
   private relistTimer?: ReturnType<Timers['setTimeout']>;
   private relisting?: Promise<void>;
   private closed = false;
@@ -239,6 +241,7 @@ export class CRIRuntime implements PodRuntime {
     for (const p of this.byUID.values()) this.syncLoop.clear(p);
     await this.relisting?.catch(() => {});
     this.client.close();
+    this.kernelOOM.close();
   }
 
   // --- sync ---------------------------------------------------------------
@@ -493,13 +496,21 @@ export class CRIRuntime implements PodRuntime {
       const old = p.containers.find((x) => x.id === c.id);
       const st = cStatus.get(c.id);
       if (!st) return old ? { ...old, state: c.state } : this.containerRecord(c);
+      const exitCode = st.state === 'CONTAINER_EXITED' ? st.exitCode : undefined;
       return {
         ...this.containerRecord(c), image: st.image?.image || old?.image || c.image?.image || '', imageRef: st.imageRef || c.imageRef,
         startedAt: st.startedAt ? nsToDate(st.startedAt) : undefined, finishedAt: st.finishedAt ? nsToDate(st.finishedAt) : undefined,
-        exitCode: st.state === 'CONTAINER_EXITED' ? st.exitCode : undefined, reason: st.reason || undefined, message: st.message || undefined,
+        exitCode, reason: this.exitReason(c.id, exitCode, st.reason) || undefined, message: st.message || undefined,
       };
     });
     return true;
+  }
+
+  /** The runtime's reason, except a SIGKILL exit (137) it calls `Error` that the kernel's log shows was an OOM kill (kernel-oom.ts). */
+  private exitReason(id: string, exitCode: number | undefined, reason: string): string {
+    if (exitCode !== 137 || (reason !== '' && reason !== 'Error') || !this.kernelOOM.oomKilled(id)) return reason;
+    this.opts.logger.info('the kernel OOM-killed a container the runtime reports as exited with an error', { container: id, runtimeReason: reason });
+    return 'OOMKilled';
   }
 
   private containerRecord(c: cri.Container): ContainerRecord {
