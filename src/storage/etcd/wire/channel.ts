@@ -12,6 +12,7 @@
  * and is not repeated, since a write's fate is then unknown (the caller answers 5xx, as upstream's).
  */
 import http2 from 'node:http2';
+import { openStream } from './open-stream.js';
 
 /** A gRPC status (etcd's errors keep their text in `details`, e.g. "etcdserver: mvcc: required revision has been compacted"). */
 export class GrpcError extends Error {
@@ -75,7 +76,7 @@ export class GrpcChannel {
     const end = (err: Error) => { if (!ended) { ended = true; handlers.onEnd(err); } };
     let req: http2.ClientHttp2Stream;
     try {
-      req = this.connection().request(this.headersFor(path), { endStream: false });
+      req = openStream(this.connection(), this.headersFor(path), { endStream: false });
     } catch (err) {
       queueMicrotask(() => end(unavailable(err as Error)));
       return { write: () => {}, close: () => { ended = true; } };
@@ -122,7 +123,7 @@ export class GrpcChannel {
     return new Promise<Buffer>((resolve, reject) => {
       let req: http2.ClientHttp2Stream;
       try {
-        req = this.connection().request(this.headersFor(path));
+        req = openStream(this.connection(), this.headersFor(path));
       } catch (err) {
         // The connection was unusable before anything was sent: safe to try on a fresh one.
         this.drop();
