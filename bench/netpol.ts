@@ -7,8 +7,8 @@
  * builder (src/netpol/ruleset.ts, the function every sync runs); "nft" is
  * the real `nft -f -` of that transaction into a network namespace the
  * benchmark creates. Then, run by run, one policy's peer selector changes
- * and one local pod is relabelled (tier frontend <-> backend: it leaves and
- * joins peer sets and the policies selecting it change), and each change is
+ * and one local pod is relabelled (tier frontend <-> backend: it leaves or
+ * joins a peer set that ten policies share), and each change is
  * timed from the agent's event to the kernel: this branch's path (the
  * model's event, its one incremental transaction through the long-lived
  * `nft -i` the agent uses, table.ts) against a baseline build's
@@ -143,7 +143,7 @@ async function measure(nodeCount: number): Promise<string[]> {
       // One policy's peer selector changes (policy-0 applies on node-0 in both layouts).
       const changed = { ...snap.policies[0]!, spec: { ...snap.policies[0]!.spec!, ingress: [{ from: [{ podSelector: { matchLabels: { tier: `t-${r}` } } }] }] } };
       snap = { ...snap, policies: [changed, ...snap.policies.slice(1)] };
-      // One local pod (pod-0, on node-0) moves between tiers: peer sets and the policies selecting it change.
+      // One local pod (pod-0, on node-0, selected by policy-0) moves between tiers: it leaves or joins the peer set of its namespace's frontend.
       const p0 = snap.pods[0]!;
       const relabelled: Pod = { ...p0, metadata: { ...p0.metadata, labels: { ...p0.metadata!.labels, tier: p0.metadata!.labels!.tier === 'frontend' ? 'backend' : 'frontend' } } };
       const afterPolicy = snap;
@@ -173,7 +173,7 @@ const body = [
   ...sectionHead(repoRoot, '## NetworkPolicy: programming 1,000 policies over 10,000 pods, and one change (bench/netpol.ts, issue #21)', ' (run as root: it creates network namespaces and programs nftables in them)'),
   `- Baseline: ${baselineDir} at ${revisionLine(baselineDir)} (main), interleaved in the same run`,
   '',
-  `${podCount.toLocaleString('en-US')} pods in ${nsCount} namespaces, ${policyCount.toLocaleString('en-US')} policies (five shapes: podSelector + named port, namespaceSelector, both combined, ipBlock with except + endPort, egress with DNS). Each cell is main / this branch. "first programming" is the whole table (rule build + \`nft -f -\`). "one policy changed" (policy-0's peer selector) and "one pod relabelled" (pod-0, local, tier frontend <-> backend) are timed from the agent's event to the kernel: main rebuilds and replaces the whole table; this branch applies the event to its model and writes one incremental transaction (its size in parentheses) through the agent's long-lived \`nft -i\`. Informer and min-sync-period wait left out of both. Medians of ${runs} runs.`,
+  `${podCount.toLocaleString('en-US')} pods in ${nsCount} namespaces, ${policyCount.toLocaleString('en-US')} policies (five shapes: podSelector + named port, namespaceSelector, both combined, ipBlock with except + endPort, egress with DNS). Each cell is main / this branch. "first programming" is the whole table (rule build + \`nft -f -\`). "one policy changed" (policy-0's peer selector) and "one pod relabelled" (pod-0, local, tier frontend <-> backend: it leaves or joins the peer set ten policies of its namespace share) are timed from the agent's event to the kernel: main rebuilds and replaces the whole table; this branch applies the event to its model and writes one incremental transaction (its size in parentheses) through the agent's long-lived \`nft -i\`. Informer and min-sync-period wait left out of both. Medians of ${runs} runs.`,
   '',
   table(['Node', 'policies applying here / isolated local pods', 'full transaction', 'first programming', 'one policy changed', 'one pod relabelled'], rows),
 ];

@@ -48,6 +48,7 @@ export interface CompiledPolicy {
 }
 
 const peerType = 'ipv4_addr';
+const none: string[] = [];
 const namedPortType = 'ipv4_addr . inet_proto . inet_service';
 
 /** Throws on a selector that cannot be parsed (the caller skips the policy and says why). */
@@ -88,11 +89,11 @@ function peerDef(peer: NetworkPolicyPeer, policyNamespace: string): SetDef {
   const m = peerMatcher(peer, policyNamespace);
   return {
     type: peerType, namespaceDependent: m.namespaceDependent, namespace: m.namespace,
-    elements: (pod, namespaceLabels) => (m.matches(pod.ns, pod.labels, namespaceLabels) ? [pod.ip] : []),
+    elements: (pod, namespaceLabels) => (m.matches(pod.ns, pod.labels, namespaceLabels) ? [pod.ip] : none),
   };
 }
 
 /** rules.ts's rule 4: every pod's container ports of that name. */
 function namedPortDef(portName: string): SetDef {
-  return { type: namedPortType, namespaceDependent: false, elements: (pod) => pod.ports.get(portName) ?? [] };
+  return { type: namedPortType, namespaceDependent: false, elements: (pod) => pod.ports.get(portName) ?? none };
 }

@@ -21,12 +21,16 @@ import { policyAddress } from './selection.js';
 import { compilePolicy, directions, type CompiledPolicy, type PodView, type PolicyChain, type SetDef } from './compile.js';
 import { isolationChain, type Direction } from './names.js';
 
-interface PodEntry extends PodView { local: boolean; /** For the no-change test of a status update. */ signature: string }
+interface PodEntry extends PodView { local: boolean }
 
 export interface DesiredSet { def: SetDef; refs: number; /** pod key → its elements */ members: Map<string, string[]>; /** element → how many members hold it */ elements: Map<string, number> }
 
 /** What changed since the last transaction. `all`: a set that came or went, to diff whole. */
 export interface Dirty { sets: Map<string, Set<string> | 'all'>; chains: Set<string>; groups: Set<string>; addresses: Set<string> }
+
+/** The order policies are jumped to (String.prototype.localeCompare's, as whole-table builds had it; a collator is much cheaper per call). */
+const byKey = new Intl.Collator().compare;
+const none: string[] = [];
 
 const newDirty = (): Dirty => ({ sets: new Map(), chains: new Set(), groups: new Set(), addresses: new Set() });
 
@@ -39,6 +43,9 @@ export class PolicyModel {
   private readonly policiesByNamespace = new Map<string, Set<string>>();
   /** The peer and named-port sets of the policies that select a local pod. */
   readonly sets = new Map<string, DesiredSet>();
+  /** The names of the sets only pods of one namespace can be in (a peer without namespaceSelector), by namespace, and of the others. */
+  private readonly setsByNamespace = new Map<string, Set<string>>();
+  private readonly clusterSets = new Set<string>();
   /** The chains of the policies that select a local pod. */
   readonly chains = new Map<string, PolicyChain>();
   /** Per direction, local pod address → its isolation chain (resolve() brings it up to date). */
@@ -48,6 +55,7 @@ export class PolicyModel {
   /** Policies skipped because a selector cannot be parsed: key → why. */
   readonly invalid = new Map<string, string>();
   dirty = newDirty();
+  private groupNames = new Map<string, { name: string; body: string }>();
 
   constructor(private readonly nodeName: string) {}
 
@@ -55,7 +63,12 @@ export class PolicyModel {
   get isolatedPods(): number { return new Set([...this.maps.ingress.keys(), ...this.maps.egress.keys()]).size; }
   get changed(): boolean { const d = this.dirty; return d.sets.size + d.chains.size + d.groups.size + d.addresses.size > 0; }
 
-  takeDirty(): Dirty { const d = this.dirty; this.dirty = newDirty(); return d; }
+  takeDirty(): Dirty {
+    const d = this.dirty;
+    this.dirty = newDirty();
+    if (this.groupNames.size > 4 * this.groups.size + 1000) this.groupNames = new Map(); // forget lists no pod uses any more
+    return d;
+  }
 
   setNamespace(name: string, ns: Namespace | undefined): void {
     const labels = ns?.metadata?.labels ?? {};
@@ -71,7 +84,8 @@ export class PolicyModel {
   setPod(key: string, pod: Pod | undefined): void {
     const old = this.pods.get(key);
     const now = pod ? this.podEntry(pod) : undefined;
-    if (old && now && old.signature === now.signature) return; // a status update NetworkPolicy does not see
+    if (old && now && samePod(old, now)) return; // a status update NetworkPolicy does not see
+    if (!old && !now) return;
     if (old) {
       this.podsByNamespace.get(old.ns)?.delete(key);
       if (old.local) { removeFrom(this.localByAddress, old.ip, key); this.dirty.addresses.add(old.ip); }
@@ -81,9 +95,10 @@ export class PolicyModel {
       addTo(this.podsByNamespace, now.ns, key);
       if (now.local) { addTo(this.localByAddress, now.ip, key); this.dirty.addresses.add(now.ip); }
     } else this.pods.delete(key);
-    for (const [name, set] of this.sets) this.refreshMember(name, set, key);
-    const ns = now?.ns ?? old?.ns;
-    for (const policyKey of (ns && this.policiesByNamespace.get(ns)) || []) this.refreshSelected(policyKey, key);
+    const ns = (now?.ns ?? old?.ns)!;
+    for (const name of this.clusterSets) this.refreshMember(name, this.sets.get(name)!, key);
+    for (const name of this.setsByNamespace.get(ns) ?? []) this.refreshMember(name, this.sets.get(name)!, key);
+    for (const policyKey of this.policiesByNamespace.get(ns) ?? []) this.refreshSelected(policyKey, key);
   }
 
   setPolicy(key: string, np: NetworkPolicy | undefined): void {
@@ -138,16 +153,32 @@ export class PolicyModel {
 
   /** The chain shared by every local pod the same policies isolate in `dir`: it jumps to each policy's chain and drops the rest. */
   private isolation(dir: Direction, ip: string): { name: string; body: string } | undefined {
-    const keys = new Set<string>();
-    for (const podKey of this.localByAddress.get(ip) ?? []) {
+    const chains = this.isolatingChains(dir, ip);
+    if (!chains) return undefined;
+    const id = `${dir}\n${chains.join('\n')}`;
+    let g = this.groupNames.get(id);
+    if (!g) {
+      // Names are hashes: computed once per list of chains (bounded by the lists in use, plus what a full sync forgets).
+      g = { name: isolationChain(dir, chains), body: `${chains.map((c) => ` jump ${c} ;`).join('')} drop ;` };
+      this.groupNames.set(id, g);
+    }
+    return g;
+  }
+
+  private isolatingChains(dir: Direction, ip: string): string[] | undefined {
+    const pods = this.localByAddress.get(ip);
+    if (!pods) return undefined;
+    let keys: string[] | undefined;
+    for (const podKey of pods) {
       for (const policyKey of this.policiesByNamespace.get(this.pods.get(podKey)!.ns) ?? []) {
         const c = this.policies.get(policyKey)!;
-        if (c.chains[dir] && c.selected.has(podKey)) keys.add(policyKey);
+        if (c.chains[dir] && c.selected.has(podKey)) (keys ??= []).push(policyKey);
       }
     }
-    if (!keys.size) return undefined;
-    const chains = [...keys].sort((a, b) => a.localeCompare(b)).map((k) => this.policies.get(k)!.chains[dir]!.name);
-    return { name: isolationChain(dir, chains), body: `${chains.map((c) => ` jump ${c} ;`).join('')} drop ;` };
+    if (!keys) return undefined;
+    if (pods.size > 1) keys = [...new Set(keys)]; // two pods with one address (one leaving, one arriving)
+    if (keys.length > 1) keys.sort(byKey);
+    return keys.map((k) => this.policies.get(k)!.chains[dir]!.name);
   }
 
   private podEntry(pod: Pod): PodEntry | undefined {
@@ -164,7 +195,7 @@ export class PolicyModel {
     }
     const labels = pod.metadata?.labels ?? {};
     const local = pod.spec?.nodeName === this.nodeName;
-    return { ns: pod.metadata!.namespace!, labels, ip, ports, local, signature: JSON.stringify([ip, local, labels, [...ports]]) };
+    return { ns: pod.metadata!.namespace!, labels, ip, ports, local };
   }
 
   /** Rule 1 of selection.ts for one (policy, pod) pair. */
@@ -185,8 +216,8 @@ export class PolicyModel {
 
   private refreshMember(setName: string, set: DesiredSet, podKey: string): void {
     const p = this.pods.get(podKey);
-    const now = p && (!set.def.namespace || set.def.namespace === p.ns) ? set.def.elements(p, this.namespaceLabels) : [];
-    const was = set.members.get(podKey) ?? [];
+    const now = p && (!set.def.namespace || set.def.namespace === p.ns) ? set.def.elements(p, this.namespaceLabels) : none;
+    const was = set.members.get(podKey) ?? none;
     if (now.length === was.length && now.every((e, i) => e === was[i])) return;
     if (now.length) set.members.set(podKey, now); else set.members.delete(podKey);
     const dirty = this.dirty.sets.get(setName) ?? new Set<string>();
@@ -209,6 +240,7 @@ export class PolicyModel {
       if (!set) {
         set = { def, refs: 0, members: new Map(), elements: new Map() };
         this.sets.set(name, set);
+        if (def.namespace) addTo(this.setsByNamespace, def.namespace, name); else this.clusterSets.add(name);
         this.dirty.sets.set(name, 'all');
         const keys = def.namespace ? this.podsByNamespace.get(def.namespace) ?? [] : this.pods.keys();
         for (const key of keys) this.refreshMember(name, set, key);
@@ -225,9 +257,21 @@ export class PolicyModel {
     }
     for (const name of c.sets.keys()) {
       const set = this.sets.get(name)!;
-      if (--set.refs === 0) { this.sets.delete(name); this.dirty.sets.set(name, 'all'); }
+      if (--set.refs) continue;
+      this.sets.delete(name);
+      if (set.def.namespace) removeFrom(this.setsByNamespace, set.def.namespace, name); else this.clusterSets.delete(name);
+      this.dirty.sets.set(name, 'all');
     }
   }
+}
+
+function samePod(a: PodEntry, b: PodEntry): boolean {
+  if (a.ip !== b.ip || a.local !== b.local || !sameLabels(a.labels, b.labels) || a.ports.size !== b.ports.size) return false;
+  for (const [name, els] of a.ports) {
+    const other = b.ports.get(name);
+    if (!other || other.length !== els.length || els.some((e, i) => e !== other[i])) return false;
+  }
+  return true;
 }
 
 function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
