@@ -30,6 +30,8 @@ export interface SetDef {
   namespaceDependent: boolean;
   /** Only pods of this namespace can be members (a peer without namespaceSelector). */
   namespace?: string;
+  /** Whether pods of namespace `ns` can be members at all (a shortcut for filling a new set). */
+  inNamespace(ns: string, namespaceLabels: Map<string, Record<string, string>>): boolean;
   /** The elements one pod contributes. */
   elements(pod: PodView, namespaceLabels: Map<string, Record<string, string>>): string[];
 }
@@ -88,12 +90,12 @@ export function compilePolicy(np: NetworkPolicy): CompiledPolicy {
 function peerDef(peer: NetworkPolicyPeer, policyNamespace: string): SetDef {
   const m = peerMatcher(peer, policyNamespace);
   return {
-    type: peerType, namespaceDependent: m.namespaceDependent, namespace: m.namespace,
+    type: peerType, namespaceDependent: m.namespaceDependent, namespace: m.namespace, inNamespace: m.inNamespace,
     elements: (pod, namespaceLabels) => (m.matches(pod.ns, pod.labels, namespaceLabels) ? [pod.ip] : none),
   };
 }
 
 /** rules.ts's rule 4: every pod's container ports of that name. */
 function namedPortDef(portName: string): SetDef {
-  return { type: namedPortType, namespaceDependent: false, elements: (pod) => pod.ports.get(portName) ?? none };
+  return { type: namedPortType, namespaceDependent: false, inNamespace: () => true, elements: (pod) => pod.ports.get(portName) ?? none };
 }

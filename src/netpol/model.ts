@@ -37,6 +37,8 @@ const newDirty = (): Dirty => ({ sets: new Map(), chains: new Set(), groups: new
 export class PolicyModel {
   private readonly pods = new Map<string, PodEntry>();
   private readonly podsByNamespace = new Map<string, Set<string>>();
+  /** This node's pods by namespace: the only ones a policy's spec.podSelector can isolate here. */
+  private readonly localByNamespace = new Map<string, Set<string>>();
   private readonly localByAddress = new Map<string, Set<string>>();
   private readonly namespaceLabels = new Map<string, Record<string, string>>();
   private readonly policies = new Map<string, CompiledPolicy>();
@@ -88,12 +90,12 @@ export class PolicyModel {
     if (!old && !now) return;
     if (old) {
       this.podsByNamespace.get(old.ns)?.delete(key);
-      if (old.local) { removeFrom(this.localByAddress, old.ip, key); this.dirty.addresses.add(old.ip); }
+      if (old.local) { removeFrom(this.localByAddress, old.ip, key); removeFrom(this.localByNamespace, old.ns, key); this.dirty.addresses.add(old.ip); }
     }
     if (now) {
       this.pods.set(key, now);
       addTo(this.podsByNamespace, now.ns, key);
-      if (now.local) { addTo(this.localByAddress, now.ip, key); this.dirty.addresses.add(now.ip); }
+      if (now.local) { addTo(this.localByAddress, now.ip, key); addTo(this.localByNamespace, now.ns, key); this.dirty.addresses.add(now.ip); }
     } else this.pods.delete(key);
     const ns = (now?.ns ?? old?.ns)!;
     for (const name of this.clusterSets) this.refreshMember(name, this.sets.get(name)!, key);
@@ -116,9 +118,9 @@ export class PolicyModel {
     if (now) {
       this.policies.set(key, now);
       addTo(this.policiesByNamespace, now.ns, key);
-      for (const podKey of this.podsByNamespace.get(now.ns) ?? []) {
+      for (const podKey of this.localByNamespace.get(now.ns) ?? []) {
         const p = this.pods.get(podKey)!;
-        if (p.local && matchesSelector(now.podSelector, p.labels)) { now.selected.add(podKey); this.dirty.addresses.add(p.ip); }
+        if (matchesSelector(now.podSelector, p.labels)) { now.selected.add(podKey); this.dirty.addresses.add(p.ip); }
       }
       // The new version takes its sets before the old one lets go, so a set both use is not refilled.
       if (now.selected.size) this.activate(now);
@@ -153,19 +155,21 @@ export class PolicyModel {
 
   /** The chain shared by every local pod the same policies isolate in `dir`: it jumps to each policy's chain and drops the rest. */
   private isolation(dir: Direction, ip: string): { name: string; body: string } | undefined {
-    const chains = this.isolatingChains(dir, ip);
-    if (!chains) return undefined;
-    const id = `${dir}\n${chains.join('\n')}`;
+    const keys = this.isolatingPolicies(dir, ip);
+    if (!keys) return undefined;
+    // Looked up by the keys as found (their order follows the indexes, so a list recurs as is): no sort, no hash on a hit.
+    const id = `${dir}\n${keys.join('\n')}`;
     let g = this.groupNames.get(id);
     if (!g) {
-      // Names are hashes: computed once per list of chains (bounded by the lists in use, plus what a full sync forgets).
+      const chains = (keys.length > 1 ? [...new Set(keys)].sort(byKey) : keys).map((k) => this.policies.get(k)!.chains[dir]!.name);
       g = { name: isolationChain(dir, chains), body: `${chains.map((c) => ` jump ${c} ;`).join('')} drop ;` };
       this.groupNames.set(id, g);
     }
     return g;
   }
 
-  private isolatingChains(dir: Direction, ip: string): string[] | undefined {
+  /** The keys of the policies isolating the local pods at `ip` in `dir` (a key twice when two pods share the address). */
+  private isolatingPolicies(dir: Direction, ip: string): string[] | undefined {
     const pods = this.localByAddress.get(ip);
     if (!pods) return undefined;
     let keys: string[] | undefined;
@@ -175,10 +179,7 @@ export class PolicyModel {
         if (c.chains[dir] && c.selected.has(podKey)) (keys ??= []).push(policyKey);
       }
     }
-    if (!keys) return undefined;
-    if (pods.size > 1) keys = [...new Set(keys)]; // two pods with one address (one leaving, one arriving)
-    if (keys.length > 1) keys.sort(byKey);
-    return keys.map((k) => this.policies.get(k)!.chains[dir]!.name);
+    return keys;
   }
 
   private podEntry(pod: Pod): PodEntry | undefined {
@@ -242,8 +243,11 @@ export class PolicyModel {
         this.sets.set(name, set);
         if (def.namespace) addTo(this.setsByNamespace, def.namespace, name); else this.clusterSets.add(name);
         this.dirty.sets.set(name, 'all');
-        const keys = def.namespace ? this.podsByNamespace.get(def.namespace) ?? [] : this.pods.keys();
-        for (const key of keys) this.refreshMember(name, set, key);
+        // A new set has no members yet: only namespaces that can hold some are walked.
+        for (const [ns, keys] of this.podsByNamespace) {
+          if (def.namespace ? def.namespace !== ns : !def.inNamespace(ns, this.namespaceLabels)) continue;
+          for (const key of keys) this.refreshMember(name, set, key);
+        }
       }
       set.refs++;
     }

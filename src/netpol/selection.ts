@@ -28,6 +28,8 @@ export interface PeerMatcher {
   namespaceDependent: boolean;
   /** A peer without namespaceSelector selects in this namespace only. */
   namespace?: string;
+  /** The namespace half of matches(). */
+  inNamespace(ns: string, namespaceLabels: Map<string, Record<string, string>>): boolean;
   matches(ns: string, labels: Record<string, string>, namespaceLabels: Map<string, Record<string, string>>): boolean;
 }
 
@@ -35,17 +37,17 @@ export interface PeerMatcher {
 export function peerMatcher(peer: NetworkPolicyPeer, policyNamespace: string): PeerMatcher {
   const podSel: Selector | undefined = peer.podSelector ? selectorFromLabelSelector(peer.podSelector) : undefined;
   const nsSel: Selector | undefined = peer.namespaceSelector ? selectorFromLabelSelector(peer.namespaceSelector) : undefined;
+  const inNamespace = (ns: string, namespaceLabels: Map<string, Record<string, string>>) => {
+    if (!nsSel) return ns === policyNamespace;
+    // A namespace the informer does not hold (deleted) matches no selector.
+    const nl = namespaceLabels.get(ns);
+    return !!nl && matchesSelector(nsSel, nl);
+  };
   return {
     namespaceDependent: !!nsSel,
     namespace: nsSel ? undefined : policyNamespace,
-    matches: (ns, labels, namespaceLabels) => {
-      if (nsSel) {
-        // A namespace the informer does not hold (deleted) matches no selector.
-        const nl = namespaceLabels.get(ns);
-        if (!nl || !matchesSelector(nsSel, nl)) return false;
-      } else if (ns !== policyNamespace) return false;
-      return !podSel || matchesSelector(podSel, labels);
-    },
+    inNamespace,
+    matches: (ns, labels, namespaceLabels) => inNamespace(ns, namespaceLabels) && (!podSel || matchesSelector(podSel, labels)),
   };
 }
 
