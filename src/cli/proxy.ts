@@ -15,7 +15,6 @@ import { proxyMetrics } from '../proxy/metrics.js';
 import { isIPv4CIDR } from '../proxy/node-addresses.js';
 import { parseDuration } from './duration.js';
 import { NetworkPolicyAgent } from '../netpol/agent.js';
-import { nftRunner } from '../util/nft.js';
 import { kubeProxyFlagsFromConfig, readKubeProxyConfigFile } from './kube-proxy-config-file.js';
 
 export const proxyHelp = `Run kube-proxy (nftables mode): program this node's Service rules from Services and EndpointSlices.
@@ -112,7 +111,7 @@ export async function runProxy(args: string[]): Promise<number> {
   // NetworkPolicy enforcement rides on the proxy DaemonSet (one agent per node, as kube-router's), so
   // every node that runs Services enforces policies with nothing more to deploy.
   const netpol = networkPolicy === 'true'
-    ? new NetworkPolicyAgent({ clientset, nodeName, logger: createLogger('network-policy'), nft: nftRunner(), minSyncPeriodMs: Math.min(minSync, 250) })
+    ? new NetworkPolicyAgent({ clientset, nodeName, logger: createLogger('network-policy'), minSyncPeriodMs: Math.min(minSync, 250) })
     : undefined;
   // The agent starts beside the proxier, not before it: Services must not wait for a NetworkPolicy
   // informer (one the proxy's credentials may not be allowed to list).

@@ -1,6 +1,7 @@
 /**
- * The whole `inet k8ts-netpol` table for one node, from the informers'
- * snapshot. The node polices only its own pods (as kube-router and Calico's
+ * The whole `inet k8ts-netpol` table for one node, as one transaction that
+ * replaces it (the full sync's; model.ts holds what it is made of, table.ts
+ * writes the changes between full syncs). The node polices only its own pods (as kube-router and Calico's
  * Felix do): a local pod that some policy isolates in a direction gets an
  * entry in that direction's verdict map, pointing at a chain shared by all
  * local pods isolated by the same policies; that chain jumps to each
@@ -23,11 +24,10 @@
  *  - `ct state established,related accept` first: replies of allowed
  *    connections pass, and connections keep working across policy changes.
  */
-import type { Pod, Namespace, ContainerPort } from 'kubernetes-types/core/v1.js';
-import type { NetworkPolicy, NetworkPolicyPeer } from 'kubernetes-types/networking/v1.js';
-import { indexPods, peerPods, policyAddress, policyTypes, selectedPods, type PodIndex } from './selection.js';
-import { policyRules, type RuleContext } from './rules.js';
-import { egressMap, ingressMap, isolationChain, namedPortSet, peerSet, policyChain, table, type Direction } from './names.js';
+import type { Pod, Namespace } from 'kubernetes-types/core/v1.js';
+import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
+import { PolicyModel } from './model.js';
+import { egressMap, ingressMap, table } from './names.js';
 
 export interface Snapshot {
   policies: NetworkPolicy[];
@@ -51,102 +51,29 @@ const baseChains = [
   'chain ingress-forward { type filter hook forward priority 10 ; policy accept ; ct state established,related accept ; ip daddr vmap @ingress-pods ; }',
 ];
 
+/** The table for a snapshot, built as the agent builds it from informer events. */
 export function buildRuleset(snap: Snapshot): Ruleset {
-  const index = indexPods(snap.pods, snap.namespaces);
-  const sets = new Map<string, string>(); // name → definition
-  const chains: string[] = [];
-  const isolated: Record<Direction, Map<string, string[]>> = { ingress: new Map(), egress: new Map() }; // pod IP → policy chains
-  const invalid: string[] = [];
-  const ctx = setContext(index, sets);
-  const policies = [...snap.policies].sort((a, b) => key(a).localeCompare(key(b)));
-  let used = 0;
-  for (const np of policies) {
-    try {
-      const local = selectedPods(np, index).filter((p) => p.spec?.nodeName === snap.nodeName);
-      if (!local.length) continue; // a policy about no pod of this node needs nothing here
-      used++;
-      const types = policyTypes(np);
-      for (const dir of ['ingress', 'egress'] as const) {
-        if (!types[dir]) continue;
-        const chain = policyChain(dir, np.metadata!.namespace!, np.metadata!.name!);
-        const rules = dir === 'ingress'
-          ? (np.spec?.ingress ?? []).map((r) => ({ peers: r.from, ports: r.ports }))
-          : (np.spec?.egress ?? []).map((r) => ({ peers: r.to, ports: r.ports }));
-        chains.push(`chain ${chain} {${policyRules(dir, rules, ctx.forNamespace(np.metadata!.namespace!)).map((r) => ` ${r} ;`).join('')} }`);
-        for (const p of local) {
-          const ip = policyAddress(p)!;
-          const list = isolated[dir].get(ip) ?? [];
-          list.push(chain);
-          isolated[dir].set(ip, list);
-        }
-      }
-    } catch (e) {
-      invalid.push(`${key(np)}: ${(e as Error).message}`);
-    }
-  }
-  const maps: string[] = [];
-  for (const dir of ['ingress', 'egress'] as const) {
-    const groups = new Map<string, string[]>(); // isolation chain → policy chains
-    const elements: string[] = [];
-    for (const [ip, list] of isolated[dir]) {
-      const group = isolationChain(dir, list);
-      groups.set(group, list);
-      elements.push(`${ip} : jump ${group}`);
-    }
-    for (const [group, list] of groups) chains.push(`chain ${group} {${list.map((c) => ` jump ${c} ;`).join('')} drop ; }`);
-    maps.push(`map ${dir === 'ingress' ? ingressMap : egressMap} { type ipv4_addr : verdict ;${elements.length ? ` elements = { ${elements.join(', ')} } ;` : ''} }`);
-  }
-  const body = [...maps, ...sets.values(), ...chains, ...baseChains];
-  const script = `add table ${table}\ndelete table ${table}\ntable ${table} {\n  ${body.join('\n  ')}\n}\n`;
-  return { script, policies: used, isolatedPods: new Set([...isolated.ingress.keys(), ...isolated.egress.keys()]).size, invalid };
+  const model = new PolicyModel(snap.nodeName);
+  for (const n of snap.namespaces) model.setNamespace(n.metadata!.name!, n);
+  for (const p of snap.pods) model.setPod(`${p.metadata!.namespace}/${p.metadata!.name}`, p);
+  for (const np of snap.policies) model.setPolicy(`${np.metadata!.namespace}/${np.metadata!.name}`, np);
+  model.resolve();
+  return { script: renderTable(model), policies: model.activePolicies, isolatedPods: model.isolatedPods, invalid: [...model.invalid.values()] };
 }
 
-const key = (np: NetworkPolicy) => `${np.metadata!.namespace}/${np.metadata!.name}`;
+const byName = <V>(m: Map<string, V>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
-/** Creates each peer and named-port set on first use, with its elements. */
-function setContext(index: PodIndex, sets: Map<string, string>) {
-  let namedPorts: Map<string, string[]> | undefined;
-  return {
-    /** The sets as seen from a policy of namespace `ns` (a peer without namespaceSelector means that namespace). */
-    forNamespace(ns: string): RuleContext {
-      return {
-        peerSet: (peer: NetworkPolicyPeer) => {
-          const canonical = JSON.stringify([peer.namespaceSelector ? '' : ns, peer.podSelector ?? null, peer.namespaceSelector ?? null]);
-          const name = peerSet(canonical);
-          if (!sets.has(name)) {
-            const ips = [...new Set(peerPods(peer, ns, index).map((p) => policyAddress(p)!))].sort();
-            sets.set(name, `set ${name} { type ipv4_addr ;${ips.length ? ` elements = { ${ips.join(', ')} } ;` : ''} }`);
-          }
-          return name;
-        },
-        namedPortSet: (portName: string) => {
-          const name = namedPortSet(portName);
-          if (!sets.has(name)) {
-            namedPorts ??= namedPortIndex(index);
-            const elements = namedPorts.get(portName) ?? [];
-            sets.set(name, `set ${name} { type ipv4_addr . inet_proto . inet_service ;${elements.length ? ` elements = { ${elements.join(', ')} } ;` : ''} }`);
-          }
-          return name;
-        },
-      };
-    },
-  };
-}
-
-/** Rule 4 of rules.ts: port name → `address . protocol . port` of every pod's container port of that name. */
-function namedPortIndex(index: PodIndex): Map<string, string[]> {
-  const out = new Map<string, Set<string>>();
-  for (const pods of index.byNamespace.values()) {
-    for (const p of pods) {
-      const ip = policyAddress(p)!;
-      const ports: ContainerPort[] = [...(p.spec?.containers ?? []), ...(p.spec?.initContainers ?? [])].flatMap((c) => c.ports ?? []);
-      for (const cp of ports) {
-        if (!cp.name) continue;
-        let s = out.get(cp.name);
-        if (!s) { s = new Set(); out.set(cp.name, s); }
-        s.add(`${ip} . ${(cp.protocol ?? 'TCP').toLowerCase()} . ${cp.containerPort}`);
-      }
-    }
-  }
-  return new Map([...out].map(([k, v]) => [k, [...v].sort()]));
+/** Everything the model holds (after resolve()), replacing whatever the table held. */
+export function renderTable(model: PolicyModel): string {
+  const maps = (['ingress', 'egress'] as const).map((dir) => {
+    const elements = byName(model.maps[dir]).map(([ip, chain]) => `${ip} : jump ${chain}`);
+    return `map ${dir === 'ingress' ? ingressMap : egressMap} { type ipv4_addr : verdict ;${elements.length ? ` elements = { ${elements.join(', ')} } ;` : ''} }`;
+  });
+  const sets = byName(model.sets).map(([name, s]) => {
+    const elements = [...s.elements.keys()].sort();
+    return `set ${name} { type ${s.def.type} ;${elements.length ? ` elements = { ${elements.join(', ')} } ;` : ''} }`;
+  });
+  const chains = [...byName(model.chains).map(([name, c]) => `chain ${name} {${c.body} }`), ...byName(model.groups).map(([name, g]) => `chain ${name} {${g.body} }`)];
+  const body = [...maps, ...sets, ...chains, ...baseChains];
+  return `add table ${table}\ndelete table ${table}\ntable ${table} {\n  ${body.join('\n  ')}\n}\n`;
 }

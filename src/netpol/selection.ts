@@ -9,7 +9,7 @@
  * Pods without an address, host-network pods and finished pods are in no
  * selection: upstream's plugins cannot (host network) or need not (no address) police them.
  */
-import type { Pod, Namespace } from 'kubernetes-types/core/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { NetworkPolicy, NetworkPolicyPeer } from 'kubernetes-types/networking/v1.js';
 import { matchesSelector, selectorFromLabelSelector, type Selector } from '../api/labels.js';
 
@@ -22,49 +22,33 @@ export function policyAddress(pod: Pod): string | undefined {
   return ip && !ip.includes(':') ? ip : undefined; // IPv4 only, like the rest of the data plane
 }
 
-export interface PodIndex {
-  /** Pods with an address, by namespace. */
-  byNamespace: Map<string, Pod[]>;
-  /** Namespace labels by name. */
-  namespaceLabels: Map<string, Record<string, string>>;
+/** Rules 2–4 for one pod: does the peer select a pod of namespace `ns` with these labels? (ipBlock peers are rules.ts's.) */
+export interface PeerMatcher {
+  /** A namespaceSelector peer: namespace labels decide too. */
+  namespaceDependent: boolean;
+  /** A peer without namespaceSelector selects in this namespace only. */
+  namespace?: string;
+  /** The namespace half of matches(). */
+  inNamespace(ns: string, namespaceLabels: Map<string, Record<string, string>>): boolean;
+  matches(ns: string, labels: Record<string, string>, namespaceLabels: Map<string, Record<string, string>>): boolean;
 }
 
-export function indexPods(pods: Pod[], namespaces: Namespace[]): PodIndex {
-  const byNamespace = new Map<string, Pod[]>();
-  for (const p of pods) {
-    if (!policyAddress(p)) continue;
-    const ns = p.metadata!.namespace!;
-    let list = byNamespace.get(ns);
-    if (!list) { list = []; byNamespace.set(ns, list); }
-    list.push(p);
-  }
-  const namespaceLabels = new Map(namespaces.map((n) => [n.metadata!.name!, n.metadata?.labels ?? {}]));
-  return { byNamespace, namespaceLabels };
-}
-
-/** Rule 1: the pods of the policy's namespace that its podSelector selects. */
-export function selectedPods(np: NetworkPolicy, index: PodIndex): Pod[] {
-  const sel = selectorFromLabelSelector(np.spec?.podSelector ?? {});
-  return (index.byNamespace.get(np.metadata!.namespace!) ?? []).filter((p) => matchesSelector(sel, p.metadata?.labels));
-}
-
-/** Rules 2–4: the pods a podSelector/namespaceSelector peer selects (ipBlock peers are not handled here). */
-export function peerPods(peer: NetworkPolicyPeer, policyNamespace: string, index: PodIndex): Pod[] {
+/** Throws on a selector that cannot be parsed. */
+export function peerMatcher(peer: NetworkPolicyPeer, policyNamespace: string): PeerMatcher {
   const podSel: Selector | undefined = peer.podSelector ? selectorFromLabelSelector(peer.podSelector) : undefined;
-  const namespaces = peer.namespaceSelector
-    ? matchingNamespaces(selectorFromLabelSelector(peer.namespaceSelector), index)
-    : [policyNamespace];
-  const out: Pod[] = [];
-  for (const ns of namespaces) {
-    for (const p of index.byNamespace.get(ns) ?? []) if (!podSel || matchesSelector(podSel, p.metadata?.labels)) out.push(p);
-  }
-  return out;
-}
-
-function matchingNamespaces(sel: Selector, index: PodIndex): string[] {
-  const out: string[] = [];
-  for (const [name, labels] of index.namespaceLabels) if (matchesSelector(sel, labels)) out.push(name);
-  return out;
+  const nsSel: Selector | undefined = peer.namespaceSelector ? selectorFromLabelSelector(peer.namespaceSelector) : undefined;
+  const inNamespace = (ns: string, namespaceLabels: Map<string, Record<string, string>>) => {
+    if (!nsSel) return ns === policyNamespace;
+    // A namespace the informer does not hold (deleted) matches no selector.
+    const nl = namespaceLabels.get(ns);
+    return !!nl && matchesSelector(nsSel, nl);
+  };
+  return {
+    namespaceDependent: !!nsSel,
+    namespace: nsSel ? undefined : policyNamespace,
+    inNamespace,
+    matches: (ns, labels, namespaceLabels) => inNamespace(ns, namespaceLabels) && (!podSel || matchesSelector(podSel, labels)),
+  };
 }
 
 /**

@@ -16,7 +16,7 @@ import { servicePorts, type ServicePortInfo } from './service-port.js';
 import { portRules, type RuleContext } from './rules.js';
 import { TableState, type ServiceRules } from './transaction.js';
 import { nftRunner, existingObjects, type NftRunner } from './nft.js';
-import { NftSession, sessionScriptLimit } from './nft-session.js';
+import { NftSession, sessionScriptLimit } from '../util/nft-session.js';
 import { tableFamily, tableName } from './names.js';
 import { localAddressesIn, primaryNodeIPs } from './node-addresses.js';
 import { UDPConntrackCleaner } from './conntrack.js';

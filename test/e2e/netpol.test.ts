@@ -11,7 +11,7 @@ import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import { eventually } from './harness.js';
-import { buildNetpolRoom, podAddress, type NetpolRoom } from './netpol-netns.js';
+import { buildNetpolRoom, gridPod, podAddress, type NetpolRoom } from './netpol-netns.js';
 import { matrix, ns, pod, policy, type Matrix } from './netpol-matrix.js';
 
 
@@ -123,6 +123,34 @@ describe('NetworkPolicy: the 3×3 truth table on real nftables', () => {
     await expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || f === 'z/c', 'z/c is a client');
     await room.kubectl(['label', 'pod', '-n', 'z', pod('z/c'), 'role-']);
     await expectTruthTable('tcp', 80, (_f, to) => ns(to) !== 'x', 'z/c is no client any more');
+  });
+
+  it('changing one policy among several rewrites only that policy: the others\' chains keep their kernel handles', async () => {
+    await apply(policy('x', 'from-y', { podSelector: {}, ingress: [{ from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'y' } } }] }] }),
+      policy('z', 'deny-all', { podSelector: {}, policyTypes: ['Ingress'] }));
+    await expectTruthTable('tcp', 80, (f, to) => (ns(to) !== 'x' || ns(f) === 'y') && ns(to) !== 'z', 'from y into x, nothing into z');
+    const handles = async () => new Map([...(await room.nft(['-a', 'list', 'table', 'inet', 'k8ts-netpol'])).matchAll(/^\s*chain (\S+) \{ # handle (\d+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    const before = await handles();
+    await apply(policy('x', 'from-y', { podSelector: {}, ingress: [{ from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'y' } }, podSelector: { matchLabels: { pod: 'a' } } }] }] }));
+    await expectTruthTable('tcp', 80, (f, to) => (ns(to) !== 'x' || f === 'y/a') && ns(to) !== 'z', 'from y/a only into x');
+    const after = await handles();
+    const zChain = [...before.keys()].find((c) => c.endsWith('-z/deny-all'));
+    assert.ok(zChain, `z/deny-all has a chain: ${[...before.keys()].join(' ')}`);
+    for (const c of [zChain, 'ingress-forward', 'egress-forward', 'egress-input']) assert.equal(after.get(c), before.get(c), `${c} kept its handle`);
+    const xChain = [...before.keys()].find((c) => c.endsWith('-x/from-y'))!;
+    assert.equal(after.get(xChain), before.get(xChain), 'the changed policy\'s chain is flushed and refilled, not replaced');
+    assert.ok(room.proxyLog.some((l) => l.includes('"synced network policy rules"') && l.includes('"full":false')), 'an incremental sync ran');
+  });
+
+  it('a deleted pod leaves the named-port set (its port is no longer allowed), and comes back with it', async () => {
+    await apply(policy('x', 'egress-named', { podSelector: {}, policyTypes: ['Egress'], egress: [{ ports: [{ port: 'serve-80-udp', protocol: 'UDP' }] }] }));
+    await expectTruthTable('udp', 80, () => true, 'egress named UDP 80 allowed');
+    await room.kubectl(['delete', 'pod', '-n', 'z', 'a', '--grace-period=0', '--force']);
+    await expectTruthTable('udp', 80, (f, to) => ns(f) !== 'x' || to !== 'z/a', 'z/a has no named port any more');
+    await room.kubectl(['apply', '-f', '-'], JSON.stringify(gridPod('z/a')));
+    await room.kubectl(['patch', 'pod', 'a', '-n', 'z', '--subresource=status', '--type=merge', '-p',
+      JSON.stringify({ status: { phase: 'Running', podIP: podAddress('z/a'), podIPs: [{ ip: podAddress('z/a') }] } })]);
+    await expectTruthTable('udp', 80, () => true, 'z/a back with its named port');
   });
 
   it('traffic to a Service is policed after kube-proxy\'s DNAT, against the backend pod', async () => {

@@ -1,6 +1,6 @@
 /**
  * The long-lived `nft -i` that runs kube-proxy's fast transactions
- * (src/proxy/nft-session.ts), against the real nft and kernel in a network
+ * (src/util/nft-session.ts), against the real nft and kernel in a network
  * namespace this test creates: one line is one all-or-nothing transaction,
  * an error is reported for its own transaction and the session goes on, and a
  * closed session is replaced by the next transaction.
@@ -12,7 +12,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { NftSession } from '../../src/proxy/nft-session.js';
+import { NftSession } from '../../src/util/nft-session.js';
 
 describe('NftSession: kube-proxy\'s long-lived nft -i', () => {
   const ns = `k8ts-nftsess-${randomBytes(3).toString('hex')}`;

@@ -1,6 +1,7 @@
 /**
- * One long-lived `nft -i` for the partial sync's fast transactions. Those
- * need no cache (statements.ts), so what a fresh `nft -f -` costs beyond
+ * One long-lived `nft -i` for the small transactions of kube-proxy's partial
+ * sync and of the NetworkPolicy agent's incremental one (here in util because
+ * both layers use it). Those need no cache (src/proxy/statements.ts), so what a fresh `nft -f -` costs beyond
  * them is starting the process and libnftables: about 30 ms a transaction on
  * this loaded 2-core machine (docs/design-notes.md). In interactive mode each
  * input line is one transaction (one batch, all or nothing), so a script is
