@@ -16,7 +16,7 @@ import { APIServiceAutoregister } from '../apiserver/aggregation/autoregister.js
 import { Aggregator } from '../apiserver/aggregation/aggregator.js';
 import { defaultRequestHeaders, publishAuthenticationConfigMap } from '../apiserver/aggregation/authentication-configmap.js';
 import { ensureFrontProxyPKI } from './front-proxy.js';
-import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
+import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureFlowControlBootstrap, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
 import { CRDController } from '../registry/custom/crd-controller.js';
@@ -303,6 +303,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
       server: url, caCertPem: pki.caCertPem, userName: 'kubernetes-admin', clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem,
     })),
     ensureSystemPriorityClasses(registry),
+    ensureFlowControlBootstrap(registry),
     ensureSystemNamespaces(registry).then(() => ensureKubernetesService(registry, opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : (opts.advertiseAddress ?? opts.bind), addr.port)),
   ]);
   const stopSA = await runServiceAccountsLoop(registry, logger);

@@ -7,6 +7,7 @@ import type { Registry } from './registry.js';
 import type { Logger } from '../util/log.js';
 import { systemPriorityClasses } from '../api/validation/priorityclass.js';
 import { statusCode } from './status-code.js';
+import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../api/flowcontrol/bootstrap.js';
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -19,6 +20,23 @@ export async function ensureSystemNamespaces(registry: Registry): Promise<void> 
 export async function ensureSystemPriorityClasses(registry: Registry): Promise<void> {
   const store = registry.store('scheduling.k8s.io', 'v1', 'priorityclasses')!;
   await Promise.all(systemPriorityClasses.map(({ name, value, description }) => createIfAbsent(() => store.create(undefined, { metadata: { name }, value, description, preemptionPolicy: 'PreemptLowerPriority' }))));
+}
+
+/**
+ * The API Priority and Fairness configuration kube-apiserver's
+ * priority-and-fairness-config-producer creates: mandatory and suggested
+ * FlowSchemas and PriorityLevelConfigurations. Created when absent (a deleted
+ * one comes back at the next start); a spec someone changed is kept, which is
+ * what upstream does for objects whose autoupdate annotation is not "true".
+ * Concurrently, so that a fresh store commits them with the other bootstrap objects.
+ */
+export async function ensureFlowControlBootstrap(registry: Registry): Promise<void> {
+  const levels = registry.store('flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations')!;
+  const schemas = registry.store('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas')!;
+  await Promise.all([
+    ...[...mandatoryPriorityLevels(), ...suggestedPriorityLevels()].map((pl) => createIfAbsent(() => levels.create(undefined, pl))),
+    ...[...mandatoryFlowSchemas(), ...suggestedFlowSchemas()].map((fs) => createIfAbsent(() => schemas.create(undefined, fs))),
+  ]);
 }
 
 export async function ensureDefaultServiceAccount(registry: Registry, namespace: string): Promise<void> {
