@@ -18,6 +18,7 @@ import { defaultRequestHeaders, publishAuthenticationConfigMap } from '../apiser
 import { ensureFrontProxyPKI } from './front-proxy.js';
 import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureFlowControlBootstrap, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
+import { FlowSchemaStatus } from '../registry/flowschema-status.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
 import { CRDController } from '../registry/custom/crd-controller.js';
 import { ServiceAllocator, type ServiceIPRange } from '../registry/service-allocation.js';
@@ -321,6 +322,10 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   await aggregator.start();
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
   ready = true;
+  // FlowSchemas' Dangling conditions (kubectl's MISSINGPL): written after readiness, never on the request path.
+  const flowSchemaStatus = new FlowSchemaStatus(registry, logger.with('flowcontrol'), () => new Date());
+  cleanups.push(() => flowSchemaStatus.close());
+  void flowSchemaStatus.start().catch((err) => logger.warn('flowschema status', { err }));
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, sinceProcessStartMs: Math.round(performance.now()), kubeconfig: kubeconfigPath });
   // After readiness, and after the I/O already waiting (a /readyz poll): the process metrics' modules
   // load, and the dashboard's page is read and compressed (off the event loop).

@@ -1,7 +1,7 @@
 /**
  * FlowSchema and PriorityLevelConfiguration (flowcontrol.apiserver.k8s.io/v1),
  * as upstream's printFlowSchema and printPriorityLevelConfiguration. MISSINGPL
- * is the status of the Dangling condition, `?` until something reports it.
+ * is the status of the Dangling condition (registry/flowschema-status.ts), `?` until written.
  */
 import type { FlowSchema, PriorityLevelConfiguration } from 'kubernetes-types/flowcontrol/v1.js';
 import { ageColumn, column, docColumn, nameColumn } from './columns.js';
