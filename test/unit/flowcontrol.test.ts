@@ -9,6 +9,7 @@ import { applyDefaults } from '../../src/api/defaults/index.js';
 import { fieldErrorMessage } from '../../src/api/field-errors.js';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../../src/api/flowcontrol/bootstrap.js';
 import { validateCreate, validateUpdate } from '../../src/api/validation/index.js';
+import { danglingCondition, danglingUpToDate } from '../../src/api/flowcontrol/dangling.js';
 import { printTable } from '../../src/registry/printers/index.js';
 
 const fsKey = 'flowcontrol.apiserver.k8s.io/v1/FlowSchema';
@@ -163,5 +164,21 @@ describe('flowcontrol printers', () => {
       ['catch-all', 'Limited', 5, '<none>', '<none>', '<none>', '10m'],
       ['system', 'Limited', 30, 64, 6, 50, '10m'],
     ]);
+  });
+});
+
+describe('the Dangling condition (MISSINGPL)', () => {
+  const fs = suggestedFlowSchemas()[0];
+  it('False/Found while the level exists, True/NotFound otherwise, in upstream\'s words', () => {
+    assert.deepEqual(danglingCondition(fs, true, 't'), { type: 'Dangling', status: 'False', reason: 'Found', lastTransitionTime: 't',
+      message: 'This FlowSchema references the PriorityLevelConfiguration object named "system" and it exists' });
+    assert.deepEqual(danglingCondition(fs, false, 't'), { type: 'Dangling', status: 'True', reason: 'NotFound', lastTransitionTime: 't',
+      message: 'This FlowSchema references the PriorityLevelConfiguration object named "system" but there is no such object' });
+  });
+  it('is not written again when only its time would change', () => {
+    const written = { ...fs, status: { conditions: [danglingCondition(fs, true, 'earlier')] } };
+    assert.equal(danglingUpToDate(written, danglingCondition(fs, true, 'now')), true);
+    assert.equal(danglingUpToDate(written, danglingCondition(fs, false, 'now')), false);
+    assert.equal(danglingUpToDate(fs, danglingCondition(fs, true, 'now')), false);
   });
 });
