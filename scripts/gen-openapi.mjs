@@ -46,7 +46,7 @@ const MODULES = [
   'events/v1', 'storage/v1', 'autoscaling/v1', 'policy/v1', 'scheduling/v1', 'discovery/v1', 'apiextensions/v1',
   'networking/v1', 'node/v1', 'rbac/v1', 'autoscaling/v2',
   'authentication/v1', 'authorization/v1',
-  'admissionregistration/v1',
+  'admissionregistration/v1', 'flowcontrol/v1',
 ];
 
 /** kubernetes-types module -> upstream Go package, as OpenAPI names it. */

@@ -70,6 +70,10 @@ const roots = [
   // The extension points: webhook configurations and ValidatingAdmissionPolicy.
   'k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration', 'k8s.io.api.admissionregistration.v1.ValidatingWebhookConfiguration',
   'k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicy', 'k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding',
+  // What `kubectl api-resources` lists on a kubeadm cluster besides: API Priority and Fairness, CSI objects.
+  'k8s.io.api.flowcontrol.v1.FlowSchema', 'k8s.io.api.flowcontrol.v1.PriorityLevelConfiguration',
+  'k8s.io.api.storage.v1.CSIDriver', 'k8s.io.api.storage.v1.CSINode', 'k8s.io.api.storage.v1.VolumeAttachment',
+  'k8s.io.api.storage.v1.CSIStorageCapacity',
 ].flatMap((k) => (/\.(Binding|Eviction|Scale|TokenRequest|\w*Review)$/.test(k) ? [k] : [k, `${k}List`])).concat([
   'k8s.io.apimachinery.pkg.apis.meta.v1.Status', 'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions',
   'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent', 'k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata',
@@ -114,7 +118,7 @@ function load(importPath) {
   for (const imp of parsed.imports ?? []) load(imp);
 }
 for (const dir of ['core/v1', 'apps/v1', 'coordination/v1', 'certificates/v1', 'events/v1', 'storage/v1', 'policy/v1', 'autoscaling/v1', 'batch/v1', 'scheduling/v1', 'discovery/v1',
-  'networking/v1', 'rbac/v1', 'autoscaling/v2', 'node/v1', 'authentication/v1', 'authorization/v1', 'admissionregistration/v1']) {
+  'networking/v1', 'rbac/v1', 'autoscaling/v2', 'node/v1', 'authentication/v1', 'authorization/v1', 'admissionregistration/v1', 'flowcontrol/v1']) {
   load(`k8s.io/api/${dir}/generated.proto`);
 }
 load('k8s.io/apimachinery/pkg/runtime/generated.proto');

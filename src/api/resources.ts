@@ -92,6 +92,11 @@ export const resources: ResourceInfo[] = [
     extra: [{ name: 'approval', group: 'certificates.k8s.io', version: 'v1', kind: 'CertificateSigningRequest', verbs: ['get', 'patch', 'update'] }] }),
   define({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'] }),
   define({ group: 'storage.k8s.io', version: 'v1', kind: 'StorageClass', plural: 'storageclasses', namespaced: false, shortNames: ['sc'] }),
+  // The CSI objects: served and validated; k8ts runs no CSI driver, but each kubelet registers its CSINode.
+  define({ group: 'storage.k8s.io', version: 'v1', kind: 'CSIDriver', plural: 'csidrivers', namespaced: false }),
+  define({ group: 'storage.k8s.io', version: 'v1', kind: 'CSINode', plural: 'csinodes', namespaced: false }),
+  define({ group: 'storage.k8s.io', version: 'v1', kind: 'CSIStorageCapacity', plural: 'csistoragecapacities', namespaced: true }),
+  define({ group: 'storage.k8s.io', version: 'v1', kind: 'VolumeAttachment', plural: 'volumeattachments', namespaced: false, status: true }),
   // Policy, networking, RBAC and autoscaling groups (issue #10). autoscaling/v2 comes before v1:
   // discovery prefers the first version of a group, and upstream prefers v2 (it also stores v2).
   define({ group: '', version: 'v1', kind: 'PodTemplate', plural: 'podtemplates', namespaced: true }),
@@ -121,6 +126,9 @@ export const resources: ResourceInfo[] = [
   // Admission webhooks (issue #23): cluster-scoped, no status.
   define({ group: 'admissionregistration.k8s.io', version: 'v1', kind: 'MutatingWebhookConfiguration', plural: 'mutatingwebhookconfigurations', namespaced: false, categories: ['api-extensions'] }),
   define({ group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingWebhookConfiguration', plural: 'validatingwebhookconfigurations', namespaced: false, categories: ['api-extensions'] }),
+  // API Priority and Fairness configuration: stored, bootstrapped and printed as upstream; k8ts' own fairness does not read it (docs/api.md).
+  define({ group: 'flowcontrol.apiserver.k8s.io', version: 'v1', kind: 'FlowSchema', plural: 'flowschemas', namespaced: false, status: true }),
+  define({ group: 'flowcontrol.apiserver.k8s.io', version: 'v1', kind: 'PriorityLevelConfiguration', plural: 'prioritylevelconfigurations', namespaced: false, status: true }),
   // Access and identity reviews (issue #8): create-only, answered at once, never stored.
   define({ group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', namespaced: false, verbs: ['create'] }),
   define({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenReview', plural: 'tokenreviews', namespaced: false, verbs: ['create'] }),

@@ -16,8 +16,9 @@ import { APIServiceAutoregister } from '../apiserver/aggregation/autoregister.js
 import { Aggregator } from '../apiserver/aggregation/aggregator.js';
 import { defaultRequestHeaders, publishAuthenticationConfigMap } from '../apiserver/aggregation/authentication-configmap.js';
 import { ensureFrontProxyPKI } from './front-proxy.js';
-import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
+import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureFlowControlBootstrap, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
+import { FlowSchemaStatus } from '../registry/flowschema-status.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
 import { CRDController } from '../registry/custom/crd-controller.js';
 import { ServiceAllocator, type ServiceIPRange } from '../registry/service-allocation.js';
@@ -303,6 +304,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
       server: url, caCertPem: pki.caCertPem, userName: 'kubernetes-admin', clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem,
     })),
     ensureSystemPriorityClasses(registry),
+    ensureFlowControlBootstrap(registry),
     ensureSystemNamespaces(registry).then(() => ensureKubernetesService(registry, opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : (opts.advertiseAddress ?? opts.bind), addr.port)),
   ]);
   const stopSA = await runServiceAccountsLoop(registry, logger);
@@ -320,6 +322,10 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   await aggregator.start();
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
   ready = true;
+  // FlowSchemas' Dangling conditions (kubectl's MISSINGPL): written after readiness, never on the request path.
+  const flowSchemaStatus = new FlowSchemaStatus(registry, logger.with('flowcontrol'), () => new Date());
+  cleanups.push(() => flowSchemaStatus.close());
+  void flowSchemaStatus.start().catch((err) => logger.warn('flowschema status', { err }));
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, sinceProcessStartMs: Math.round(performance.now()), kubeconfig: kubeconfigPath });
   // After readiness, and after the I/O already waiting (a /readyz poll): the process metrics' modules
   // load, and the dashboard's page is read and compressed (off the event loop).

@@ -26,6 +26,7 @@ export const gvrs = {
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true },
   certificatesigningrequests: { group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', namespaced: false },
   storageclasses: { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', namespaced: false },
+  csinodes: { group: 'storage.k8s.io', version: 'v1', resource: 'csinodes', namespaced: false },
   clusterroles: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', namespaced: false },
   resourcequotas: { group: '', version: 'v1', resource: 'resourcequotas', namespaced: true },
   poddisruptionbudgets: { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', namespaced: true },

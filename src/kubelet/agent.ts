@@ -26,6 +26,7 @@ import { arch as hostArch, release } from 'node:os';
 import { createHash } from 'node:crypto';
 import type { Clientset } from '../client/index.js';
 import { EventRecorder, isAlreadyExists, isNotFound } from '../client/index.js';
+import { ensureCSINode } from './csinode.js';
 import type { Taint } from '../api/taints.js';
 import { createLogger, type Logger } from '../util/log.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
@@ -260,6 +261,8 @@ export class NodeAgent {
     this.workers.startHousekeeping(() => this.pods.informer.hasSynced() && (this.staticPods?.synced ?? true));
     this.resumeHeartbeats(false);
     if (this.owns.heartbeats) this.heartbeats.start();
+    // Off the registration path, as upstream's CSI node-info manager: one create, retried until it lands.
+    void this.registerCSINode();
     this.metrics?.nodes.inc();
     this.logger.debug('node registered', { node: this.nodeName, podCIDR: this.config.podCIDR, internalIP: this.config.internalIP });
   }
@@ -281,6 +284,19 @@ export class NodeAgent {
       await new Promise((r) => this.timers.setTimeout(() => r(undefined), delay));
       if (this.state !== 'running') return;
       if (await this.tryRegister()) { await this.joined(); return; }
+    }
+  }
+
+  /** The node's CSINode (csinode.ts); retried with a delay doubling from 100 ms to 7 s while the agent runs. */
+  private async registerCSINode(): Promise<void> {
+    for (let delay = 100; this.state === 'running' && this.node; delay = Math.min(delay * 2, 7000)) {
+      try {
+        await ensureCSINode(this.clients, this.node);
+        return;
+      } catch (e) {
+        this.logger.debug('unable to create the CSINode; retrying', { node: this.nodeName, err: e });
+      }
+      await new Promise((r) => this.timers.setTimeout(() => r(undefined), delay));
     }
   }
 

@@ -22,8 +22,9 @@ if (!existsSync(entry)) {
 const k8s: typeof ClientNode = await import(pathToFileURL(entry).href);
 
 // Each name as a value and as a type, as the package exports them.
-export const { CoreV1Api, AuthenticationV1Api, AuthorizationV1Api, CustomObjectsApi, Exec, KubeConfig, PatchStrategy, PortForward, Watch, makeInformer, setHeaderOptions } = k8s;
+export const { CoreV1Api, StorageV1Api, AuthenticationV1Api, AuthorizationV1Api, CustomObjectsApi, Exec, KubeConfig, PatchStrategy, PortForward, Watch, makeInformer, setHeaderOptions } = k8s;
 export type CoreV1Api = ClientNode.CoreV1Api;
+export type StorageV1Api = ClientNode.StorageV1Api;
 export type AuthenticationV1Api = ClientNode.AuthenticationV1Api;
 export type AuthorizationV1Api = ClientNode.AuthorizationV1Api;
 export type CustomObjectsApi = ClientNode.CustomObjectsApi;

@@ -91,6 +91,11 @@ describe('k8ts agent with node credentials', () => {
       60_000, `lease renewed${log()}`);
   });
 
+  it('creates its CSINode under its own credentials (Node authorizer and NodeRestriction allow it)', async () => {
+    const csiNode = await eventually(() => getJSON(['get', 'csinode', node]), 30_000, `CSINode${log()}`);
+    assert.deepEqual(csiNode.metadata.ownerReferences.map((r: any) => `${r.kind}/${r.name}`), [`Node/${node}`]);
+  });
+
   it('mirrors its static pod, owned by its Node, Running', async () => {
     const mirror = await eventually(async () => {
       const p = await getJSON(['get', 'pod', `static-web-${node}`]);

@@ -13,6 +13,7 @@ import type { Pod, PodList } from 'kubernetes-types/core/v1.js';
 import type { ObjectMeta, Status } from 'kubernetes-types/meta/v1.js';
 import type { SelfSubjectAccessReview, SelfSubjectRulesReview } from 'kubernetes-types/authorization/v1.js';
 import type { SelfSubjectReview } from 'kubernetes-types/authentication/v1.js';
+import type { CSIDriver, CSIDriverList } from 'kubernetes-types/storage/v1.js';
 
 export type V1Pod = Pod;
 /** kubernetes-types 1.30 leaves `verbs` and `resources` out of ResourceRule; client-node has them. */
@@ -44,6 +45,10 @@ export type PatchStrategy = (typeof PatchStrategy)[keyof typeof PatchStrategy];
 
 export declare class CoreV1Api {
   listNamespacedPod(param: { namespace: string; labelSelector?: string }, options?: ConfigurationOptions): Promise<PodList & { items: Pod[] }>;
+}
+export declare class StorageV1Api {
+  createCSIDriver(param: { body: CSIDriver }, options?: ConfigurationOptions): Promise<CSIDriver>;
+  listCSIDriver(param?: { labelSelector?: string }, options?: ConfigurationOptions): Promise<CSIDriverList & { items: CSIDriver[] }>;
 }
 export declare class AuthorizationV1Api {
   createSelfSubjectAccessReview(param: { body: SelfSubjectAccessReview }, options?: ConfigurationOptions): Promise<SelfSubjectAccessReview>;

@@ -17,6 +17,8 @@ import { defaultValidatingAdmissionPolicy, defaultValidatingAdmissionPolicyBindi
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './workloads.js';
 
 import { defaultAPIService } from '../validation/apiservice.js';
+import { defaultCSIDriver } from './csidriver.js';
+import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../flowcontrol/defaults.js';
 
 const defaulters: Record<string, (obj: Obj) => void> = {
   'v1/Pod': defaultPod,
@@ -35,6 +37,9 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'batch/v1/Job': defaultJob,
   'batch/v1/CronJob': defaultCronJob,
   'storage.k8s.io/v1/StorageClass': defaultStorageClass,
+  'storage.k8s.io/v1/CSIDriver': defaultCSIDriver,
+  'flowcontrol.apiserver.k8s.io/v1/FlowSchema': defaultFlowSchema,
+  'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration': defaultPriorityLevelConfiguration,
   'apiregistration.k8s.io/v1/APIService': defaultAPIService,
   'certificates.k8s.io/v1/CertificateSigningRequest': defaultCSR,
   'v1/PodTemplate': defaultPodTemplateObject,

@@ -24,7 +24,7 @@ const groupPackages: Record<string, string> = {
   '': 'k8s.io.api.core', apps: 'k8s.io.api.apps', policy: 'k8s.io.api.policy', autoscaling: 'k8s.io.api.autoscaling',
   batch: 'k8s.io.api.batch', 'coordination.k8s.io': 'k8s.io.api.coordination', 'certificates.k8s.io': 'k8s.io.api.certificates',
   'events.k8s.io': 'k8s.io.api.events', 'storage.k8s.io': 'k8s.io.api.storage', 'scheduling.k8s.io': 'k8s.io.api.scheduling',
-  'discovery.k8s.io': 'k8s.io.api.discovery',
+  'discovery.k8s.io': 'k8s.io.api.discovery', 'flowcontrol.apiserver.k8s.io': 'k8s.io.api.flowcontrol',
   'authentication.k8s.io': 'k8s.io.api.authentication', 'authorization.k8s.io': 'k8s.io.api.authorization',
   'networking.k8s.io': 'k8s.io.api.networking', 'node.k8s.io': 'k8s.io.api.node', 'rbac.authorization.k8s.io': 'k8s.io.api.rbac',
   'apiextensions.k8s.io': 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions',

@@ -28,6 +28,11 @@ import { validatePodStatusUpdate } from './pod-status.js';
 import { validateServiceCreate, validateServiceUpdate } from './service.js';
 import { validateStatefulSetCreate, validateStatefulSetUpdate } from './statefulset.js';
 import { validateStorageClassCreate, validateStorageClassUpdate } from './storageclass.js';
+import { validateCSIDriverCreate, validateCSIDriverUpdate } from './csidriver.js';
+import { validateCSINodeCreate, validateCSINodeUpdate } from './csinode.js';
+import { validateVolumeAttachmentCreate, validateVolumeAttachmentUpdate } from './volumeattachment.js';
+import { validateCSIStorageCapacityCreate, validateCSIStorageCapacityUpdate } from './csistoragecapacity.js';
+import { validateFlowSchemaCreate, validateFlowSchemaUpdate, validatePriorityLevelCreate, validatePriorityLevelUpdate } from '../flowcontrol/validation.js';
 import { clusterRoleBindingValidation, clusterRoleValidation, roleBindingValidation, roleValidation } from './rbac.js';
 import { limitRangeValidation, resourceQuotaValidation } from './quota.js';
 import { ingressClassValidation, ingressValidation, networkPolicyValidation, runtimeClassValidation } from './networking.js';
@@ -74,6 +79,12 @@ const validators: Record<string, KindValidator> = {
   'certificates.k8s.io/v1/CertificateSigningRequest': { create: validateCSRCreate, update: validateCSRUpdate },
   'events.k8s.io/v1/Event': { create: validateEventsV1Create, update: validateEventsV1Update },
   'storage.k8s.io/v1/StorageClass': { create: validateStorageClassCreate, update: validateStorageClassUpdate },
+  'storage.k8s.io/v1/CSIDriver': { create: validateCSIDriverCreate, update: validateCSIDriverUpdate },
+  'storage.k8s.io/v1/CSINode': { create: validateCSINodeCreate, update: validateCSINodeUpdate },
+  'storage.k8s.io/v1/VolumeAttachment': { create: validateVolumeAttachmentCreate, update: validateVolumeAttachmentUpdate },
+  'storage.k8s.io/v1/CSIStorageCapacity': { create: validateCSIStorageCapacityCreate, update: validateCSIStorageCapacityUpdate },
+  'flowcontrol.apiserver.k8s.io/v1/FlowSchema': { create: validateFlowSchemaCreate, update: validateFlowSchemaUpdate },
+  'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration': { create: validatePriorityLevelCreate, update: validatePriorityLevelUpdate },
   'v1/PodTemplate': podTemplateValidation,
   'v1/ResourceQuota': resourceQuotaValidation,
   'v1/LimitRange': limitRangeValidation,

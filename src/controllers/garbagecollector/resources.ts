@@ -14,6 +14,8 @@ import type { DiscoveredResource } from './discovery.js';
 export const defaultMonitoredResources: ResourceName[] = [
   'pods', 'nodes', 'leases', 'daemonsets', 'statefulsets', 'replicasets', 'replicationcontrollers', 'deployments', 'controllerrevisions',
   'persistentvolumeclaims', 'configmaps', 'secrets', 'services', 'endpoints', 'jobs', 'cronjobs',
+  // Each kubelet's CSINode, owned by its Node: collected with it.
+  'csinodes',
 ];
 
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');

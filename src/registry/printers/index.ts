@@ -27,6 +27,8 @@ import { horizontalPodAutoscalerPrinter, horizontalPodAutoscalerV1Printer } from
 import { podTemplatePrinter, resourceQuotaPrinter, runtimeClassPrinter } from './quota-templates.js';
 import { apiServicePrinter } from './apiregistration.js';
 import { webhookConfigurationPrinter } from './admissionregistration.js';
+import { csiDriverPrinter, csiNodePrinter, csiStorageCapacityPrinter, volumeAttachmentPrinter } from './csi.js';
+import { flowSchemaPrinter, priorityLevelConfigurationPrinter } from './flowcontrol.js';
 import type { ColumnDefinition, KindPrinter, TableRow } from './types.js';
 
 export type { ColumnDefinition, KindPrinter, PrintContext, TableRow, TableRowCondition } from './types.js';
@@ -59,6 +61,12 @@ const printers = new Map<string, KindPrinter>([
   [key('coordination.k8s.io', 'v1', 'Lease'), leasePrinter],
   [key('certificates.k8s.io', 'v1', 'CertificateSigningRequest'), csrPrinter],
   [key('storage.k8s.io', 'v1', 'StorageClass'), storageClassPrinter],
+  [key('storage.k8s.io', 'v1', 'CSIDriver'), csiDriverPrinter],
+  [key('storage.k8s.io', 'v1', 'CSINode'), csiNodePrinter],
+  [key('storage.k8s.io', 'v1', 'VolumeAttachment'), volumeAttachmentPrinter],
+  [key('storage.k8s.io', 'v1', 'CSIStorageCapacity'), csiStorageCapacityPrinter],
+  [key('flowcontrol.apiserver.k8s.io', 'v1', 'FlowSchema'), flowSchemaPrinter],
+  [key('flowcontrol.apiserver.k8s.io', 'v1', 'PriorityLevelConfiguration'), priorityLevelConfigurationPrinter],
   [key('apiregistration.k8s.io', 'v1', 'APIService'), apiServicePrinter],
   [key('', 'v1', 'PodTemplate'), podTemplatePrinter],
   [key('', 'v1', 'ResourceQuota'), resourceQuotaPrinter],
