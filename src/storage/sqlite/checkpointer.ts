@@ -16,6 +16,10 @@
  *   keeps serving) instead of waiting in SQLite's busy handler on the serving thread, the RESTART
  *   copies the few frames since the PASSIVE and waits for readers to leave the WAL, and the next
  *   write starts it again from its beginning (`journal_size_limit` then trims the file).
+ * - Back-pressure: a checkpoint that falls a whole bound behind a write flood (the WAL grew by
+ *   `restartFrames` past where the next RESTART is due while the PASSIVE still runs, as on a
+ *   loaded machine) holds further commits until it ends, so the next one can RESTART: the WAL's
+ *   size stays bounded by the load's shape, not by how fast this thread gets the CPU.
  * Durability is unchanged: both connections run `synchronous = NORMAL`, so a checkpoint syncs the
  * WAL before copying and the database file before the WAL may be reused; acknowledgements still
  * wait for group commit's own fsync (wal-sync.ts).
@@ -58,6 +62,10 @@ export class Checkpointer {
   /** The checkpoint in progress: a PASSIVE, and the RESTART that may follow it. */
   private cycle?: Promise<void>;
   private pending = 0;
+  /** Estimated frames in the WAL since it last started again. */
+  private frames = 0;
+  /** Releases the commits held while a checkpoint is a whole bound behind (back-pressure). */
+  private behind?: () => void;
   /** After a RESTART a reader made give up (busy): the WAL size at which to try again. */
   private restartAt: number;
   private idleTimer?: NodeJS.Timeout;
@@ -86,7 +94,10 @@ export class Checkpointer {
 
   /** A write of `valueBytes` was submitted. */
   wrote(valueBytes: number): void {
-    this.pending += valueBytes + pagesPerWrite * pageBytes;
+    const bytes = valueBytes + pagesPerWrite * pageBytes;
+    this.pending += bytes;
+    this.frames += Math.ceil(bytes / pageBytes);
+    if (this.cycle && !this.behind && this.frames >= this.restartAt + this.restartFrames) this.behind = this.hold();
   }
 
   /**
@@ -95,7 +106,11 @@ export class Checkpointer {
    */
   durable(): void {
     if (this.pending < this.everyBytes || this.cycle || this.closed || this.failed) return;
-    this.cycle = this.checkpoint().finally(() => { this.cycle = undefined; });
+    this.cycle = this.checkpoint().finally(() => {
+      this.cycle = undefined;
+      this.behind?.();
+      this.behind = undefined;
+    });
   }
 
   /** Waits for a checkpoint in progress, then closes the thread's connection (before the serving one closes). */
@@ -113,13 +128,16 @@ export class Checkpointer {
     if ('error' in passive) return;
     // `log` counts the frames since the WAL last started again: a commit that lands while the
     // PASSIVE runs keeps the next write from starting it again, however much was copied.
+    this.frames = passive.log;
     if (passive.log < this.restartFrames) this.restartAt = this.restartFrames;
     else if (passive.log >= this.restartAt && !this.closed) {
       const resume = this.hold();
       let restart: CheckpointAnswer;
       try { restart = await this.ask('RESTART'); } finally { resume(); }
+      const busy = 'error' in restart || restart.busy !== 0;
       // A reader that stays on the WAL: try again only once it has grown as much again.
-      this.restartAt = 'busy' in restart && restart.busy ? passive.log + this.restartFrames : this.restartFrames;
+      this.restartAt = busy ? passive.log + this.restartFrames : this.restartFrames;
+      if (!busy) this.frames = 0;
     }
   }
 
