@@ -3,7 +3,8 @@
  * kubectl: the docs' "Debug Running Pods" steps (kubectl run, then kubectl
  * debug --target), the container in spec.ephemeralContainers and its status,
  * pods/ephemeralcontainers in discovery, and the refusals in upstream's words
- * (removing or changing one, a name already taken, ports, a plain pod update).
+ * (removing or changing one, a name already taken, ports, a plain pod update,
+ * Pod Security admission).
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,6 +115,17 @@ describe('kubectl debug with ephemeral containers (simulated node)', () => {
     assert.deepEqual(pod.spec.ephemeralContainers.map((c: any) => c.name).slice(1), ['second']);
     const entry = pod.metadata.managedFields.find((m: any) => m.subresource === 'ephemeralcontainers');
     assert.equal(entry?.operation, 'Update');
+  });
+
+  it('Pod Security admission checks the ephemeral container: a privileged one is refused in a baseline namespace', async () => {
+    await cluster.kubectl(['create', 'namespace', 'guarded']);
+    await cluster.kubectl(['label', 'namespace', 'guarded', 'pod-security.kubernetes.io/enforce=baseline']);
+    await cluster.kubectl(['run', 'web', '-n', 'guarded', '--image=nginx']);
+    await cluster.kubectl(['wait', '-n', 'guarded', '--for=condition=Ready', 'pod/web', '--timeout=60s']);
+    const r = await cluster.kubectl(['debug', '-n', 'guarded', 'web', '--image=busybox', '--profile=sysadmin', '--container=root'], { allowFail: true });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /pods "web" is forbidden: violates PodSecurity "baseline:latest": privileged \(container "root" must not set securityContext.privileged=true\)/);
+    await cluster.kubectl(['debug', '-n', 'guarded', 'web', '--image=busybox', '--profile=baseline', '--container=plain']);
   });
 
   it('as upstream, the edit role does not grant pods/ephemeralcontainers (an administrator adds it)', async () => {
