@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCluster, eventually, minEventuallyMs, type Cluster } from './harness.js';
+import { underTerminal } from './helpers.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
 import { startCRIAgent, type CRIAgent } from './real-node.js';
 
@@ -62,6 +63,15 @@ describe('kubectl debug on containerd', () => {
     const pod = await getPod();
     assert.equal(pod.status.phase, 'Running');
     assert.equal(pod.status.containerStatuses[0].restartCount, 0);
+  });
+
+  test('kubectl debug -it --target=main: a shell on a terminal, attached, seeing the target\'s processes (the docs\' tutorial)', async () => {
+    const kubectl = `kubectl --kubeconfig ${cluster!.kubeconfig} --cache-dir ${join(cluster!.dataDir, 'kubectl-cache')} debug -it box --image=${busyboxImage} --target=main --container=tty`;
+    const r = await underTerminal(kubectl, ['ps; tty\r', 'exit 5\r'], 120_000);
+    assert.match(r.out, /sleep 3600/);
+    assert.match(r.out, /\/dev\/pts\/\d+/, 'the shell has a terminal');
+    const s = await eventually(async () => (await ephemeralStatus('tty'))?.state?.terminated, minEventuallyMs, 'tty terminated');
+    assert.equal(s.exitCode, 5);
   });
 
   test('kubectl exec -c reaches a running ephemeral container', async () => {
