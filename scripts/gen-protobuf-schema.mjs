@@ -141,11 +141,15 @@ function goStructs({ repo, dir }) {
       // `Name Type \`tags\`` or an embedded `pkg.Type \`tags\``.
       const field = /^\s+(\w+)\s+(\S+)\s+`([^`]*)`/.exec(line) ?? /^\s+()(\*?[\w.]+)\s+`([^`]*)`/.exec(line);
       if (!field) continue;
-      const pb = /protobuf:"[^"]*name=(\w+)/.exec(field[3]);
-      if (!pb) continue;
+      // An embedded struct's tag may leave the name out (EphemeralContainer's `protobuf:"bytes,1,req"`):
+      // go-to-protobuf names the field after the type, first letter lowered (ephemeralContainerCommon).
+      const typeName = field[2].replace(/^\*?(\w+\.)?/, '');
+      const pbName = /protobuf:"[^"]*name=(\w+)/.exec(field[3])?.[1]
+        ?? (field[1] === '' && field[3].includes('protobuf:"') ? typeName.charAt(0).toLowerCase() + typeName.slice(1) : undefined);
+      if (!pbName) continue;
       const json = /json:"([^"]*)"/.exec(field[3])?.[1].split(',') ?? [];
       const inline = json.includes('inline');
-      current.set(pb[1], {
+      current.set(pbName, {
         json: inline ? '' : json[0] || field[1] || field[2].replace(/^\*?(\w+\.)?/, ''),
         omitempty: json.includes('omitempty'), pointer: field[2].startsWith('*'), inline,
       });

@@ -64,6 +64,7 @@ export const resources: ResourceInfo[] = [
   define({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'], categories: ['all'], status: true,
     extra: [
       { name: 'binding', group: '', version: 'v1', kind: 'Binding', verbs: ['create'] },
+      { name: 'ephemeralcontainers', group: '', version: 'v1', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
       { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
       { name: 'log', group: '', version: 'v1', kind: 'Pod', verbs: ['get'], streamed: true },
       { name: 'proxy', group: '', version: 'v1', kind: 'PodProxyOptions', verbs: proxyVerbs, streamed: true },

@@ -29,7 +29,7 @@ import { reportedVerb, type ApiMetrics } from './metrics.js';
 import type { HandlerContext } from './handlers/context.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate } from './handlers/crud.js';
 import { handleWatch } from './handlers/watch.js';
-import { handleApproval, handleBinding, handleEviction, handleFinalize, handleScale } from './handlers/subresources.js';
+import { handleApproval, handleBinding, handleEphemeralContainers, handleEviction, handleFinalize, handleScale } from './handlers/subresources.js';
 import { versionInfo } from './version.js';
 import { handlePodLog } from './handlers/logs.js';
 import { handleNodeProxy } from './handlers/node-proxy.js';
@@ -411,6 +411,7 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
       case 'binding': return handleBinding(ctx, info.name!);
       case 'eviction': return handleEviction(ctx);
       case 'approval': return handleApproval(ctx);
+      case 'ephemeralcontainers': return handleEphemeralContainers(ctx);
       case 'finalize': return handleFinalize(ctx);
       case 'log': return handlePodLog(ctx, kubeletOf(opts, req));
       case 'proxy': return resource === 'nodes' ? handleNodeProxy(ctx, kubeletOf(opts, req)) : handleResourceProxy(ctx, proxyDeps(opts));

@@ -212,13 +212,13 @@ export class PodWorkers implements PodHandler {
   /** Upstream's container events: Pulled, Created, Started, once per container instance. */
   private announce(rec: PodRecord, rs: RuntimePodStatus): void {
     const recorder = this.deps.recorder;
-    for (const c of [...rs.initContainers, ...rs.containers]) {
+    for (const c of [...rs.initContainers, ...rs.containers, ...(rs.ephemeralContainers ?? [])]) {
       if (c.state === 'waiting' && pullFailures.has(c.reason ?? '')) { this.announcePull(rec, c); continue; }
       if (c.state === 'waiting' && startFailures.has(c.reason ?? '')) { this.announceStartFailure(rec, c); continue; }
       if (rec.announced.has(c.id) || (c.state !== 'running' && c.state !== 'exited')) continue;
       rec.announced.add(c.id);
       if (!recorder) continue;
-      const spec = [...(rec.pod.spec?.initContainers ?? []), ...(rec.pod.spec?.containers ?? [])].find((s) => s.name === c.name);
+      const spec = [...(rec.pod.spec?.initContainers ?? []), ...(rec.pod.spec?.containers ?? []), ...(rec.pod.spec?.ephemeralContainers ?? [])].find((s) => s.name === c.name);
       const ref = podRef(rec.pod);
       if (!this.deps.runtime.recordsImageEvents?.(rec.uid)) recorder.event(ref, 'Normal', 'Pulled', `Container image "${spec?.image ?? c.image}" already present on machine`);
       recorder.event(ref, 'Normal', 'Created', `Created container ${c.name}`);

@@ -37,6 +37,8 @@ import type { ManagedFieldsEntry, ObjectMeta } from 'kubernetes-types/meta/v1.js
 
 /** The top-level fields a status write takes from its body (generic.ts prepareForStatusUpdate). */
 const statusWriteKeeps: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata', 'status']);
+/** Subresources whose writes keep all but their own part of the object as stored (the strategy's prepareForStatusUpdate). */
+const ownSubresourceWrites: ReadonlySet<string> = new Set(['status', 'approval', 'ephemeralcontainers']);
 
 /** Hooks the apiserver plugs in: admission, namespace lifecycle. */
 export interface StoreHooks {
@@ -614,7 +616,7 @@ export class Store {
     if (opts.subresource === 'status') for (const k of Object.keys(next)) if (!statusWriteKeeps.has(k)) delete next[k];
     this.strategy.applyDefaults(next);
     const managedFields = opts.fieldManager && this.managedFieldsFor(old, next, opts.fieldManager);
-    if (opts.subresource === 'status' || opts.subresource === 'approval') this.strategy.prepareForStatusUpdate(next, old, opts.subresource);
+    if (opts.subresource !== undefined && ownSubresourceWrites.has(opts.subresource)) this.strategy.prepareForStatusUpdate(next, old, opts.subresource);
     else this.strategy.prepareForUpdate(next, old);
     dropOmittedZeros(next);
     fillGoZeroValues(next);

@@ -15,7 +15,10 @@ export interface Strategy {
   prepareForCreate(obj: any): void;
   /** Keep old status on main-resource updates; bump generation when the spec changed. */
   prepareForUpdate(obj: any, old: any): void;
-  /** /status updates keep the old spec (and everything but status and metadata); `subresource` is 'status' or 'approval' (CSRs). */
+  /**
+   * Subresource updates keep what the subresource does not own as stored: /status keeps the old spec (everything but status
+   * and metadata); `subresource` is 'status', 'approval' (CSRs) or 'ephemeralcontainers' (pods: only spec.ephemeralContainers changes).
+   */
   prepareForStatusUpdate(obj: any, old: any, subresource?: string): void;
   validate(obj: any): FieldError[];
   /** `subresource` is 'status', 'approval' ... for subresource writes. */

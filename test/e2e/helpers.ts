@@ -176,8 +176,8 @@ export function underTerminal(command: string, input: string[], timeoutMs = 30_0
     const pending = [...input];
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
-      // One line at a time, each once the shell has shown a prompt.
-      if (pending.length && /[#$] (\x1b\[6n)?$/.test(out)) child.stdin.write(pending.shift()!);
+      // One line at a time, each once the shell has shown a prompt (busybox redraws an attached one with ESC[J after it).
+      if (pending.length && /[#$] (\x1b\[6n|\x1b\[J)?$/.test(out)) child.stdin.write(pending.shift()!);
     });
     child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`timed out under a terminal: ${out}`)); }, timeoutMs);

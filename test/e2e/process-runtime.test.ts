@@ -339,6 +339,19 @@ describe('exec -it, attach and port-forward on the process runtime', () => {
     assert.match((await cluster.kubectl(['logs', 'echoer'])).stdout, /^ready\ngot hello\n(got hello\n)*got again\n/);
   });
 
+  it('kubectl debug adds an ephemeral container that runs once as a host process; kubectl logs -c shows its output', async () => {
+    await cluster.kubectl(['debug', 'echoer', '--image=busybox', '--target=main', '--container=dbg', '--', 'sh', '-c', 'echo "debugging $0"', 'echoer']);
+    const status = await eventually(async () => {
+      const s = (await getPod('echoer'))?.status?.ephemeralContainerStatuses?.find((x: any) => x.name === 'dbg');
+      return s?.state?.terminated && s;
+    }, 60_000, 'dbg terminated');
+    assert.equal(status.state.terminated.exitCode, 0);
+    assert.equal(status.restartCount, 0);
+    assert.ok(records().some((r) => `process://${r.id}` === status.containerID), 'an instance record of the process runtime');
+    assert.equal((await cluster.kubectl(['logs', 'echoer', '-c', 'dbg'])).stdout, 'debugging echoer\n');
+    assert.equal((await getPod('echoer')).status.containerStatuses[0].restartCount, 0, 'the pod\'s own container runs on');
+  });
+
   it('kubectl port-forward reaches a port of a process pod; a closed port is reported', async () => {
     const podPort = await freePort();
     await cluster.kubectl(['create', '-f', '-'], {

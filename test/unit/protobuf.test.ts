@@ -238,6 +238,12 @@ describe('round trip of every served kind, every field filled', () => {
     assert.deepEqual(decodeObject(encodeObject(obj)!).object, { ...obj, spec: { activeDeadlineSeconds: -5 } });
   });
 
+  it('keeps an ephemeral container\'s fields in its JSON object (EphemeralContainerCommon is inline, its tag names no field)', () => {
+    const debug = { name: 'debugger', image: 'busybox', command: ['sh'], resources: {}, terminationMessagePolicy: 'File', stdin: true, targetContainerName: 'app' };
+    const obj = { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p' }, spec: { containers: [{ name: 'app', image: 'nginx', resources: {} }], ephemeralContainers: [debug] } };
+    assert.deepEqual(decodeObject(encodeObject(obj)!).object, obj);
+  });
+
   it('leaves out nulls, and fields protobuf does not have', () => {
     const obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c', creationTimestamp: null, extra: 'x' }, data: { a: 'b' }, unknownField: 1 };
     assert.deepEqual(decodeObject(encodeObject(obj)!).object, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c' }, data: { a: 'b' } });

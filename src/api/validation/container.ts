@@ -217,9 +217,11 @@ export function validateInitContainers(initContainers: unknown, containers: unkn
 }
 
 /** validateContainerOnlyForPod: pods (not templates) reject padded images. */
+export function validateContainerOnlyForPod(c: unknown, path: string): FieldError[] {
+  const image = str(obj(c).image);
+  return image.trim() !== image ? [invalid(child(path, 'image'), image, 'must not have leading or trailing whitespace')] : [];
+}
+
 export function validateContainersOnlyForPod(containers: unknown, path: string): FieldError[] {
-  return arr(containers).flatMap((c, i) => {
-    const image = str(obj(c).image);
-    return image.trim() !== image ? [invalid(child(index(path, i), 'image'), image, 'must not have leading or trailing whitespace')] : [];
-  });
+  return arr(containers).flatMap((c, i) => validateContainerOnlyForPod(c, index(path, i)));
 }

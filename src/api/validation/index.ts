@@ -25,6 +25,7 @@ import { validateNodeCreate, validateNodeUpdate } from './node.js';
 import { validatePVCCreate, validatePVCUpdate, validatePVCreate, validatePVUpdate } from './persistentvolume.js';
 import { validatePodCreate, validatePodUpdate } from './pod.js';
 import { validatePodStatusUpdate } from './pod-status.js';
+import { validatePodEphemeralContainersUpdate } from './pod-ephemeral.js';
 import { validateServiceCreate, validateServiceUpdate } from './service.js';
 import { validateStatefulSetCreate, validateStatefulSetUpdate } from './statefulset.js';
 import { validateStorageClassCreate, validateStorageClassUpdate } from './storageclass.js';
@@ -53,9 +54,16 @@ interface KindValidator {
   update?(obj: Obj, old: Obj, subresource?: string): FieldError[];
 }
 
+/** Upstream's pod strategies: status and ephemeralcontainers writes have rules of their own. */
+function validatePodUpdateFor(n: Obj, o: Obj, subresource?: string): FieldError[] {
+  if (subresource === 'status') return validatePodStatusUpdate(n, o);
+  if (subresource === 'ephemeralcontainers') return validatePodEphemeralContainersUpdate(n, o);
+  return validatePodUpdate(n, o);
+}
+
 const validators: Record<string, KindValidator> = {
   // Upstream's podStatusStrategy validates a status write with ValidatePodStatusUpdate, not ValidatePodUpdate.
-  'v1/Pod': { create: validatePodCreate, update: (n, o, subresource) => (subresource === 'status' ? validatePodStatusUpdate(n, o) : validatePodUpdate(n, o)) },
+  'v1/Pod': { create: validatePodCreate, update: validatePodUpdateFor },
   'v1/Binding': { create: validateBindingCreate },
   'v1/Service': { create: validateServiceCreate, update: validateServiceUpdate },
   'v1/Endpoints': { create: validateEndpointsCreate, update: validateEndpointsUpdate },

@@ -27,7 +27,7 @@ const updatablePodSpecFields = [
 ];
 
 /** validatePodMetadataAndSpec. */
-function validatePodMetadataAndSpec(pod: Obj): FieldError[] {
+export function validatePodMetadataAndSpec(pod: Obj): FieldError[] {
   const meta = obj(pod.metadata);
   const spec = obj(pod.spec);
   const errs = [

@@ -6,6 +6,7 @@
 import { FieldError, duplicate, forbidden, invalid, notSupported, required } from '../field-errors.js';
 import { inclusiveRangeError, isDNS1123Label, isQualifiedName, nameIsDNSSubdomain } from '../names.js';
 import { validateAffinity } from './affinity.js';
+import { validateEphemeralContainers } from './ephemeral.js';
 import { ContainerContext, validateContainers, validateInitContainers } from './container.js';
 import { validateIP } from './ip.js';
 import { validateLabelName, validateLabelSelector, validateLabels } from './labels.js';
@@ -162,6 +163,7 @@ export function validatePodSpec(specRaw: unknown, podName: string, path: string,
   const ctx: ContainerContext = { volumes: vols.volumes, gracePeriod, hostUsers: spec.hostUsers !== false };
   appendAll(errs, validateContainers(spec.containers, ctx, child(path, 'containers')));
   appendAll(errs, validateInitContainers(spec.initContainers, spec.containers, ctx, child(path, 'initContainers')));
+  appendAll(errs, validateEphemeralContainers(spec, ctx, child(path, 'ephemeralContainers')));
   appendAll(errs, validateHostNetworkDeps(spec, path, opts));
   appendAll(errs, validateEnum(spec.restartPolicy, ['Always', 'OnFailure', 'Never'], child(path, 'restartPolicy')));
   appendAll(errs, validateEnum(spec.dnsPolicy, ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'], child(path, 'dnsPolicy')));

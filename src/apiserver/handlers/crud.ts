@@ -128,10 +128,13 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
   writeObject(ctx, 201, created);
 }
 
-/** Main resource and status writes are recorded in managedFields; other subresources are not. */
+/** Subresources that write the object itself, recorded in managedFields under their name (as upstream's per-endpoint field managers). */
+const managedSubresources: ReadonlySet<string | undefined> = new Set([undefined, 'status', 'ephemeralcontainers']);
+
+/** Main resource, status and ephemeralcontainers writes are recorded in managedFields; other subresources are not. */
 function fieldManagerFor(ctx: HandlerContext, manager: string) {
   const sub = ctx.info.subresource;
-  return sub === undefined || sub === 'status' ? { manager, subresource: sub } : undefined;
+  return managedSubresources.has(sub) ? { manager, subresource: sub } : undefined;
 }
 
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {

@@ -1,7 +1,8 @@
 /**
  * Subresources with a kind of their own: scale (autoscaling/v1 Scale),
  * binding (pods/binding), eviction (policy/v1 Eviction), CSR approval and
- * namespace finalize. status reuses the main handlers with subresource=status.
+ * namespace finalize. status reuses the main handlers with subresource=status,
+ * and so does pods/ephemeralcontainers (a Pod each way).
  */
 import { badRequest, conflict, methodNotAllowed, successStatus, unsupportedMediaType } from '../../api/status.js';
 import type { Binding } from 'kubernetes-types/core/v1.js';
@@ -16,7 +17,7 @@ import { prepareFinalize } from '../../registry/strategies/namespaces.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
 import { checkFields } from '../field-validation.js';
 import { HandlerContext, isDryRun, query } from './context.js';
-import { handlePatch, writeAnswer, writeObject } from './crud.js';
+import { handleGet, handlePatch, handleUpdate, writeAnswer, writeObject } from './crud.js';
 import { CustomResourceStore } from '../../registry/custom/store.js';
 import { readWriteOptions } from './write-options.js';
 import { checkEvictionName, evictPod } from './eviction.js';
@@ -135,6 +136,20 @@ export async function handleEviction(ctx: HandlerContext): Promise<void> {
     namespace: ctx.info.namespace!, name: ctx.info.name!, deleteOptions: eviction.deleteOptions ?? {}, dryRun, now: ctx.now,
   });
   writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
+}
+
+/**
+ * GET, PUT or PATCH pods/x/ephemeralcontainers (upstream's EphemeralContainersREST): the
+ * whole Pod goes both ways; the pod strategy keeps everything but spec.ephemeralContainers
+ * as stored and ValidatePodEphemeralContainersUpdate lets them only be added.
+ */
+export async function handleEphemeralContainers(ctx: HandlerContext): Promise<void> {
+  switch (ctx.info.verb) {
+    case 'get': return handleGet(ctx);
+    case 'update': return handleUpdate(ctx);
+    case 'patch': return handlePatch(ctx);
+    default: ctx.req.resume(); throw methodNotAllowed();
+  }
 }
 
 /**

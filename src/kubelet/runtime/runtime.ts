@@ -6,7 +6,8 @@
  * writes their status. A runtime only runs pods and reports what it sees:
  *  - `syncPod` makes the pod's sandbox and containers match its spec
  *    (create what is missing; idempotent; also called when the pod object
- *    changes, e.g. its annotations);
+ *    changes, e.g. its annotations, or an ephemeral container is added:
+ *    started once in the running pod, never restarted);
  *  - `killPod` stops every container and the sandbox within the grace period;
  *  - `removePod` forgets a stopped pod and frees what it held (its IP);
  *  - `status` reports the sandbox and containers as the runtime knows them;
@@ -97,6 +98,12 @@ export interface RuntimePodStatus {
   sandbox?: RuntimeSandboxStatus;
   initContainers: RuntimeContainerStatus[];
   containers: RuntimeContainerStatus[];
+  /**
+   * The ephemeral containers started so far (spec.ephemeralContainers added
+   * through pods/ephemeralcontainers). Each is started once, in the pod's
+   * sandbox, and never restarted; absent or empty when there are none.
+   */
+  ephemeralContainers?: RuntimeContainerStatus[];
   /**
    * A runtime that decides the pod's outcome itself (the simulator's injected
    * failure and completion) sets this; otherwise the agent derives the phase

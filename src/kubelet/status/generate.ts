@@ -19,6 +19,9 @@
  *     ahead of them; Ready also needs every readiness gate condition True.
  *  4. lastTransitionTime moves only when a condition's status changes;
  *     startTime is set once; qosClass is kept; pod IPs, once known, stay.
+ *  5. Ephemeral containers get ephemeralContainerStatuses in spec order, as
+ *     containers do (waiting until the runtime starts them), but are never
+ *     ready, carry no `started`, and count for neither phase nor conditions.
  */
 import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodSpec, PodStatus, VolumeMountStatus } from 'kubernetes-types/core/v1.js';
 import type { RuntimeContainerStatus, RuntimePodStatus } from '../runtime/runtime.js';
@@ -215,6 +218,7 @@ export function generatePodStatus(pod: Pod, rs: RuntimePodStatus | undefined, ct
   const defaultWaiting = hasInit ? 'PodInitializing' : 'ContainerCreating';
   const initStatuses = (spec.initContainers ?? []).map((c) => containerStatus(c, rs?.initContainers.find((x) => x.name === c.name), defaultWaiting, true));
   const statuses = (spec.containers ?? []).map((c) => containerStatus(c, rs?.containers.find((x) => x.name === c.name), defaultWaiting));
+  const ephemeralStatuses = ephemeralContainerStatuses(spec, rs, defaultWaiting);
   let phase = rs?.terminalPhase ?? getPhase(spec, initStatuses, statuses);
   if (isTerminalPhase(old.phase)) phase = old.phase!;
 
@@ -237,11 +241,21 @@ export function generatePodStatus(pod: Pod, rs: RuntimePodStatus | undefined, ct
     ...(hasInit ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
     ...(old.qosClass ? { qosClass: old.qosClass } : {}),
+    ...(ephemeralStatuses.length ? { ephemeralContainerStatuses: ephemeralStatuses } : {}),
   };
   if (rs?.terminalPhase && rs.reason) status.reason = rs.reason;
   if (rs?.terminalPhase && rs.message) status.message = rs.message;
   if (old.nominatedNodeName) status.nominatedNodeName = old.nominatedNodeName;
   return status;
+}
+
+/** Rule 5: upstream's convertToAPIContainerStatuses over spec.ephemeralContainers; readiness is only probed for the others. */
+function ephemeralContainerStatuses(spec: PodSpec, rs: RuntimePodStatus | undefined, defaultWaiting: string): APIContainerStatus[] {
+  return (spec.ephemeralContainers ?? []).map((ec) => {
+    const s = containerStatus(ec as Container, rs?.ephemeralContainers?.find((x) => x.name === ec.name), defaultWaiting);
+    delete s.started;
+    return { ...s, ready: false };
+  });
 }
 
 function withTransitionTime(c: Condition, oldConditions: readonly PodCondition[], now: Date): PodCondition {

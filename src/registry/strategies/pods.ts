@@ -1,14 +1,36 @@
 /**
  * Pods: status starts Pending and belongs to the kubelet (/status); deletion is
  * graceful while a kubelet may be running the pod (upstream pod strategy's
- * CheckGracefulDelete).
+ * CheckGracefulDelete); pods/ephemeralcontainers changes only
+ * spec.ephemeralContainers (upstream's podEphemeralContainersStrategy).
  */
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodSpec } from 'kubernetes-types/core/v1.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import type { Strategy } from '../strategy.js';
 import type { DeleteOptions } from '../types.js';
 import { genericStrategy } from './generic.js';
 import { podQOSClass } from '../../api/qos.js';
+
+/**
+ * Upstream's dropNonEphemeralContainerUpdates (v1.32): the stored pod, with the
+ * written pod's identity (which the store has already made the stored one's)
+ * and its spec.ephemeralContainers. Labels, annotations and the rest of the
+ * spec cannot change through this subresource. A new list goes right after
+ * spec.containers, where the API server's encoding puts it.
+ */
+export function dropNonEphemeralContainerUpdates(obj: Pod, old: Pod): void {
+  const ephemeral = obj.spec?.ephemeralContainers;
+  for (const k of Object.keys(obj)) delete (obj as Record<string, unknown>)[k];
+  Object.assign(obj, old, { metadata: { ...old.metadata } });
+  const spec: Partial<PodSpec> = {};
+  for (const [k, v] of Object.entries(old.spec ?? {})) {
+    if (k === 'ephemeralContainers') continue;
+    (spec as Record<string, unknown>)[k] = v;
+    if (k === 'containers' && ephemeral !== undefined) spec.ephemeralContainers = ephemeral;
+  }
+  if (ephemeral !== undefined) spec.ephemeralContainers = ephemeral;
+  obj.spec = spec as PodSpec;
+}
 
 export function podStrategy(info: ResourceInfo): Strategy {
   const base = genericStrategy(info);
@@ -17,6 +39,10 @@ export function podStrategy(info: ResourceInfo): Strategy {
     prepareForCreate(obj) {
       base.prepareForCreate(obj);
       obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec) };
+    },
+    prepareForStatusUpdate(obj, old, subresource) {
+      if (subresource === 'ephemeralcontainers') dropNonEphemeralContainerUpdates(obj, old);
+      else base.prepareForStatusUpdate(obj, old, subresource);
     },
     gracePeriod(obj: Pod, options: DeleteOptions): number {
       // An unscheduled or finished pod has nothing to stop: delete at once.

@@ -61,11 +61,17 @@ export const podLogDirectory = (podLogsDir: string, pod: Pod) =>
 
 export const containerLogPath = (containerName: string, restartCount: number) => `${containerName}/${restartCount}.log`;
 
-function namespaceOptions(pod: Pod): cri.NamespaceOption {
+/**
+ * Upstream namespacesForPod; `pidTargetId` is an ephemeral container's target
+ * (kuberuntime's nsTarget): a container that would have a PID namespace of its
+ * own joins the target's instead, so its processes see the target's.
+ */
+function namespaceOptions(pod: Pod, pidTargetId?: string): cri.NamespaceOption {
   const spec = pod.spec ?? ({} as NonNullable<Pod['spec']>);
+  const pid: cri.NamespaceMode = spec.hostPID ? 'NODE' : spec.shareProcessNamespace ? 'POD' : 'CONTAINER';
   return {
     network: spec.hostNetwork ? 'NODE' : 'POD',
-    pid: spec.hostPID ? 'NODE' : spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
+    ...(pid === 'CONTAINER' && pidTargetId ? { pid: 'TARGET', targetId: pidTargetId } : { pid }),
     ipc: spec.hostIPC ? 'NODE' : 'POD',
   };
 }
@@ -197,6 +203,8 @@ export interface ContainerConfigInput {
   podIP?: string;
   /** The ConfigMaps and Secrets the environment names (envsources.ts). */
   envSources?: EnvSources;
+  /** For an ephemeral container with a targetContainerName: the CRI ID of the target's instance. */
+  pidTargetId?: string;
 }
 
 export function containerConfig(input: ContainerConfigInput, ctx: PodContext): cri.ContainerConfig {
@@ -221,7 +229,7 @@ export function containerConfig(input: ContainerConfigInput, ctx: PodContext): c
     stdin: !!c.stdin, stdinOnce: !!c.stdinOnce, tty: !!c.tty,
     linux: {
       resources: linuxContainerResources(pod, c, totalmem()),
-      securityContext: { privileged: !!c.securityContext?.privileged, namespaceOptions: namespaceOptions(pod) },
+      securityContext: { privileged: !!c.securityContext?.privileged, namespaceOptions: namespaceOptions(pod, input.pidTargetId) },
     },
   };
 }

@@ -11,6 +11,7 @@
  *     last instance's ID and exit are kept (CrashLoopBackOff shows both).
  *  3. The sandbox reported is the newest one; a hostNetwork pod's IP is the
  *     node's.
+ *  4. Ephemeral containers are reported apart, as the spec lists them.
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../runtime.js';
@@ -121,5 +122,6 @@ export function podStatus(p: PodEntry, scheme: string, hostIP: string): RuntimeP
     uid: p.uid, namespace: p.namespace, name: p.name, sandbox,
     initContainers: spec ? pick(spec.initContainers ?? []) : [],
     containers: spec ? pick(spec.containers ?? []) : pick(names),
+    ephemeralContainers: spec ? pick(spec.ephemeralContainers ?? []) : [],
   };
 }

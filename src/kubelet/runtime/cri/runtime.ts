@@ -53,13 +53,23 @@ import type { PodObjectGetter } from '../../volumes/objects.js';
 import { setUpProjectedVolumes } from '../../volumes/setup.js';
 import { Backoff } from './backoff.js';
 import { PodSyncLoop, crashLoopWait } from './podsync.js';
-import { computePodActions } from './actions.js';
+import { computePodActions, type ContainerStart } from './actions.js';
 import { instances, latestSandbox, newPodEntry, nsToDate, podStatus, type ContainerRecord, type PodEntry } from './podstate.js';
 import type * as cri from './types.js';
 import { PodEventEmitter } from '../pod-events.js';
 import { runLifecycleHandler, runPreStopHook, type HookTarget } from './hooks.js';
 import { podDNSConfig, type KubeletDNSOptions } from '../../dns.js';
 import { KernelOOMLog } from './kernel-oom.js';
+
+/**
+ * The ephemeral container's target for its PID namespace: the newest instance
+ * of targetContainerName (kuberuntime's startContainer looks it up in the pod
+ * status, newest first); none when it has no instance or no target was named.
+ */
+function pidTarget(p: PodEntry, s: ContainerStart): string | undefined {
+  const target = s.ephemeral?.targetContainerName;
+  return target ? instances(p, target)[0]?.id : undefined;
+}
 
 export interface CRIRuntimeOptions {
   /** unix:///run/containerd/containerd.sock */
@@ -255,7 +265,7 @@ export class CRIRuntime implements PodRuntime {
     } else {
       await this.refreshVolumes(p);
     }
-    for (const s of starts) await this.startWithBackoff(p, sb.id, s.container, s.restartCount, s.latest);
+    for (const s of starts) await this.startWithBackoff(p, sb.id, s);
   }
 
   /**
@@ -277,10 +287,11 @@ export class CRIRuntime implements PodRuntime {
   }
 
   /** Restarts honour the crash back-off (upstream doBackOff); the first start does not wait. */
-  private async startWithBackoff(p: PodEntry, sandboxId: string, c: Container, restartCount: number, latest?: ContainerRecord): Promise<void> {
+  private async startWithBackoff(p: PodEntry, sandboxId: string, s: ContainerStart): Promise<void> {
+    const { container: c, latest } = s;
     const wait = crashLoopWait(this.crashBackoff, p, c.name, latest);
     if (wait) { this.setWaiting(p, c.name, 'CrashLoopBackOff', wait); return; }
-    await this.startContainer(p, sandboxId, c, restartCount);
+    await this.startContainer(p, sandboxId, c, s.restartCount, pidTarget(p, s));
   }
 
   private async createSandbox(p: PodEntry, attempt: number) {
@@ -318,7 +329,7 @@ export class CRIRuntime implements PodRuntime {
     this.emit(p.uid);
   }
 
-  private async startContainer(p: PodEntry, sandboxId: string, c: Container, restartCount: number): Promise<void> {
+  private async startContainer(p: PodEntry, sandboxId: string, c: Container, restartCount: number, pidTargetId?: string): Promise<void> {
     const pod = p.pod!;
     const sandboxConfig = podSandboxConfig(pod, this.ctx, latestSandbox(p)?.attempt ?? 0);
     const ref = this.containerRef(p, c.name);
@@ -332,7 +343,7 @@ export class CRIRuntime implements PodRuntime {
     let config: cri.ContainerConfig;
     try {
       const { mounts, envSources } = await prepareContainer(pod, c, { volumes: this.opts.volumes, rootDir: this.opts.rootDir, node: this.ctx.allocatable ?? hostAllocatable() });
-      config = containerConfig({ pod, container: c, imageRef: image.imageRef, restartCount, mounts, podIP: latestSandbox(p)?.ip, envSources }, this.ctx);
+      config = containerConfig({ pod, container: c, imageRef: image.imageRef, restartCount, mounts, podIP: latestSandbox(p)?.ip, envSources, pidTargetId }, this.ctx);
     } catch (e) {
       const reason = holdReason(e);
       if (reason) { this.setWaiting(p, c.name, reason, (e as Error).message); return; }
@@ -380,8 +391,10 @@ export class CRIRuntime implements PodRuntime {
 
   /** The event's object: the pod, narrowed to the container (upstream's container reference). */
   private containerRef(p: PodEntry, name: string) {
-    const init = (p.pod?.spec?.initContainers ?? []).some((x) => x.name === name);
-    return { apiVersion: 'v1', kind: 'Pod', metadata: p.pod?.metadata, fieldPath: `spec.${init ? 'initContainers' : 'containers'}{${name}}` };
+    const spec = p.pod?.spec;
+    const list = (spec?.initContainers ?? []).some((x) => x.name === name) ? 'initContainers'
+      : (spec?.ephemeralContainers ?? []).some((x) => x.name === name) ? 'ephemeralContainers' : 'containers';
+    return { apiVersion: 'v1', kind: 'Pod', metadata: p.pod?.metadata, fieldPath: `spec.${list}{${name}}` };
   }
 
   /** Upstream startContainer step 4: a failed postStart hook kills the instance (restarted per the restart policy). */

@@ -12,6 +12,10 @@
  *     ErrImagePull, ImagePullBackOff from the next sync, another pull when
  *     the back-off (10 s doubling to 5 min) ends or the image changes; a
  *     waiting init container holds back the rest.
+ *  1b. An ephemeral container (added through pods/ephemeralcontainers) starts
+ *     at the next sync once the sandbox is up, even while init containers
+ *     run, and runs until the pod stops; it is never restarted and never
+ *     ready, and its image is pulled as in 1a without holding the pod back.
  *  2. readyDelay after starting (or k8ts.io/sim-ready-delay) containers report
  *     ready, unless k8ts.io/sim-ready is "false".
  *  3. k8ts.io/sim-complete-after ends the pod Succeeded after that long
@@ -83,6 +87,8 @@ interface SimPod {
   ipReleased?: boolean;
   initContainers: RuntimeContainerStatus[];
   containers: RuntimeContainerStatus[];
+  /** Ephemeral containers started (or waiting for their image): each runs once and is never restarted. */
+  ephemeralContainers: RuntimeContainerStatus[];
   startedAt?: Date;
   readyAt?: Date;
   terminalPhase?: 'Succeeded' | 'Failed';
@@ -153,7 +159,7 @@ export class SimulatedRuntime implements PodRuntime {
     if (!p) {
       const since = Date.parse(pod.status?.startTime ?? '');
       const activeSince = Number.isNaN(since) ? this.timers.now() : new Date(since);
-      p = { uid, namespace: pod.metadata!.namespace!, name: pod.metadata!.name!, pod, activeSince, initContainers: [], containers: [], timers: new Map(), stopped: false, crashKeys: new Map(), pulling: new Map() };
+      p = { uid, namespace: pod.metadata!.namespace!, name: pod.metadata!.name!, pod, activeSince, initContainers: [], containers: [], ephemeralContainers: [], timers: new Map(), stopped: false, crashKeys: new Map(), pulling: new Map() };
       this.byUID.set(uid, p);
       this.scheduleDeadline(p);
       if (this.adopt(p, pod)) return;
@@ -167,7 +173,9 @@ export class SimulatedRuntime implements PodRuntime {
     if (!p.startedAt) return;
     // A new image for a container waiting on its pull (kubectl set image) is pulled at once.
     const images = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, String(c.image ?? '')]));
-    if ([...p.pulling].some(([name, w]) => images.get(name) !== w.image)) { this.startContainers(p); return; }
+    if ([...p.pulling].some(([name, w]) => images.has(name) && images.get(name) !== w.image)) { this.startContainers(p); return; }
+    // An ephemeral container added through pods/ephemeralcontainers starts now.
+    if ((pod.spec?.ephemeralContainers ?? []).some((c) => !p!.pulling.has(c.name) && !p!.ephemeralContainers.some((x) => x.name === c.name))) { this.startContainers(p); return; }
     this.updateReadiness(p);
     this.scheduleEnd(p);
     this.scheduleCrashes(p);
@@ -230,7 +238,7 @@ export class SimulatedRuntime implements PodRuntime {
 
   readLogs(uid: string, containerID: string, opts: ContainerLogOptions): Readable {
     const p = this.byUID.get(uid);
-    const find = () => p && [...p.initContainers, ...p.containers].find((c) => c.id === containerID);
+    const find = () => p && [...p.initContainers, ...p.containers, ...p.ephemeralContainers].find((c) => c.id === containerID);
     const c = find();
     // The previous instance of a restarted container (kubectl logs --previous) logged to the previous restart's file.
     const prev = !c && p ? p.containers.find((x) => x.lastTermination?.id === containerID) : undefined;
@@ -248,6 +256,7 @@ export class SimulatedRuntime implements PodRuntime {
       sandbox: p.sandbox && { ...p.sandbox },
       initContainers: p.initContainers.map((c) => ({ ...c })),
       containers: p.containers.map((c) => ({ ...c })),
+      ephemeralContainers: p.ephemeralContainers.map((c) => ({ ...c })),
       terminalPhase: p.terminalPhase, reason: p.reason, message: p.message,
     };
   }
@@ -298,7 +307,7 @@ export class SimulatedRuntime implements PodRuntime {
     const now = this.timers.now();
     const spec: Partial<PodSpec> = p.pod.spec ?? {};
     const created: RuntimeContainerStatus[] = [];
-    const wasPulling = p.pulling.size > 0;
+    const wasPulling = this.workloadPulling(p);
     let blocked = false;
     for (const c of spec.initContainers ?? []) {
       if (!this.needsStart(p, p.initContainers, c.name)) continue;
@@ -309,11 +318,16 @@ export class SimulatedRuntime implements PodRuntime {
     for (const c of blocked ? [] : spec.containers ?? []) {
       if (this.needsStart(p, p.containers, c.name) && this.pulled(p, c, p.containers, now)) created.push(putByName(p.containers, this.container(c, now, 'running')));
     }
+    // Ephemeral containers start even while init containers run (upstream's computePodActions), once each.
+    for (const ec of spec.ephemeralContainers ?? []) {
+      const c = ec as Container;
+      if (this.needsStart(p, p.ephemeralContainers, c.name) && this.pulled(p, c, p.ephemeralContainers, now)) created.push(putByName(p.ephemeralContainers, this.container(c, now, 'running')));
+    }
     for (const c of created) {
       this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
       if (c.state === 'exited') this.logExit(p, c);
     }
-    if (wasPulling && !p.pulling.size) {
+    if (wasPulling && !this.workloadPulling(p)) {
       // Every image is there at last: the pod's script (completion, failure) counts from now.
       p.startedAt = now;
       p.endKey = undefined;
@@ -323,6 +337,12 @@ export class SimulatedRuntime implements PodRuntime {
     this.scheduleEnd(p);
     this.scheduleCrashes(p);
     this.emit(p.uid);
+  }
+
+  /** Whether an init or regular container waits for its image (an ephemeral one holds back no script). */
+  private workloadPulling(p: SimPod): boolean {
+    const ephemeral = new Set((p.pod.spec?.ephemeralContainers ?? []).map((c) => c.name));
+    return [...p.pulling.keys()].some((name) => !ephemeral.has(name));
   }
 
   /** A container never created, or waiting for its image. */
@@ -389,12 +409,16 @@ export class SimulatedRuntime implements PodRuntime {
     });
     p.sandbox = { id: newID(), ready: true, ip, createdAt: now };
     p.startedAt = new Date(Math.min(...statuses.map((s) => Date.parse(s.state!.running!.startedAt!) || now.getTime())));
-    p.initContainers = (st.initContainerStatuses ?? []).map((s) => (s.state?.running ? adoptOne(s) : {
+    const adoptExited = (s: ContainerStatus): RuntimeContainerStatus => ({
       name: s.name, id: s.containerID ?? `${this.type}://${newID()}`, image: s.image, imageID: s.imageID, state: 'exited' as const,
       createdAt: now, startedAt: now, finishedAt: now, exitCode: s.state?.terminated?.exitCode ?? 0, reason: s.state?.terminated?.reason ?? 'Completed',
       restartCount: s.restartCount ?? 0, ready: false,
-    }));
+    });
+    p.initContainers = (st.initContainerStatuses ?? []).map((s) => (s.state?.running ? adoptOne(s) : adoptExited(s)));
     p.containers = statuses.map(adoptOne);
+    // Ephemeral containers that ran are kept as they are: never started again. One still waiting starts at the next sync.
+    p.ephemeralContainers = (st.ephemeralContainerStatuses ?? []).filter((s) => s.state?.running || s.state?.terminated)
+      .map((s) => (s.state?.running ? adoptOne(s) : adoptExited(s)));
     if (statuses.every((s) => s.ready)) p.readyAt = now;
     else {
       const readyDelay = simScript(pod).readyDelayMs ?? this.opts.readyDelayMs ?? 0;
@@ -485,7 +509,7 @@ export class SimulatedRuntime implements PodRuntime {
     const old = p.timers.get('end');
     if (old) { this.timers.clearTimeout(old); p.timers.delete('end'); }
     // A container still waiting for its image holds the script back (startContainers re-arms it).
-    if (!end || !p.startedAt || p.pulling.size) return;
+    if (!end || !p.startedAt || this.workloadPulling(p)) return;
     const left = p.startedAt.getTime() + end.afterMs - this.timers.now().getTime();
     this.after(p, 'end', left, () => this.finish(p, end.phase, end.exitCode));
   }
@@ -502,7 +526,7 @@ export class SimulatedRuntime implements PodRuntime {
     const now = this.timers.now();
     for (const h of p.timers.values()) this.timers.clearTimeout(h);
     p.timers.clear();
-    for (const c of [...p.initContainers, ...p.containers]) {
+    for (const c of [...p.initContainers, ...p.containers, ...p.ephemeralContainers]) {
       if (c.state !== 'running' && c.state !== 'waiting') continue;
       Object.assign(c, { state: 'exited', exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', finishedAt: now, ready: false });
       delete c.message;
@@ -585,7 +609,7 @@ export class SimulatedRuntime implements PodRuntime {
     p.stopped = true;
     p.timers.clear();
     // Containers never started are simply not there; running ones exit as on SIGTERM.
-    for (const c of [...p.initContainers, ...p.containers]) {
+    for (const c of [...p.initContainers, ...p.containers, ...p.ephemeralContainers]) {
       if (c.state !== 'running') continue;
       this.log(p, c, `Stopping container ${c.name}\n`);
       Object.assign(c, { state: 'exited', exitCode: 0, reason: 'Completed', finishedAt: now, ready: false });
