@@ -9,6 +9,12 @@ import { readObjectBody } from './object-body.js';
 import type { HeavyRequest, HeavyResponse } from './protocol.js';
 import type { EncodedStatus } from './invalid-status.js';
 import { pulledBytesFrom, servePulledBytes } from './pulled-bytes.js';
+import { createLogger } from '../../util/log.js';
+import { lowerThisThread } from '../../util/thread-priority.js';
+
+// Its jobs can wait, the serving thread's clients cannot: when the cores are short, the kernel
+// runs the loop first (docs/threads.md, "Priorities"). The job's requester waits longer instead.
+lowerThisThread('k8ts-heavy', createLogger('k8ts').with('heavy-lane'));
 
 parentPort!.on('message', (req: HeavyRequest) => {
   let res: HeavyResponse;

@@ -1,0 +1,52 @@
+/**
+ * Background threads (docs/threads.md, "Priorities"): a worker thread whose
+ * work can wait lowers its own scheduling priority, so that when the cores
+ * are short the kernel runs the serving thread first and the worker gets what
+ * is left, instead of the two sharing a core evenly while a client waits.
+ *
+ * Linux only: there nice is a property of each thread, and
+ * setpriority(PRIO_PROCESS, tid) changes that one thread. Node's
+ * `os.setPriority(id, nice)` passes the id through, so a thread only needs its
+ * own id, which /proc/thread-self names (`<pid>/task/<tid>`) without native
+ * code. Elsewhere (macOS, Windows) the same call would lower the whole
+ * process, so it is not made.
+ *
+ * A priority is only ever lowered: raising one needs privileges, and a thread
+ * already at or below `nice` (a server started under `nice`) is left as it is.
+ * When anything fails the thread keeps its priority and says so in one log
+ * line; nothing else changes.
+ *
+ * Threads a thread starts inherit its nice value. libuv's thread pool (the
+ * fsync of group commit, gzip) starts on first use: a lowered thread must not
+ * be the first to use it, so it does no asynchronous I/O of its own.
+ */
+import { readlinkSync, writeFileSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+import type { Logger } from './log.js';
+
+/** The lowest priority a thread can give itself (SCHED_IDLE is not reachable from Node). */
+export const backgroundNice = 19;
+
+/**
+ * Names the calling thread (`name`, at most 15 bytes: `top -H`, `ps -L`,
+ * /proc/<pid>/task/<tid>/comm) and lowers it to `nice`. Returns its thread id,
+ * or undefined where its priority stays as it was.
+ */
+export function lowerThisThread(name: string, logger: Logger, nice = backgroundNice): number | undefined {
+  if (process.platform !== 'linux') {
+    logger.info('thread keeps its priority', { thread: name, reason: `nice applies to the whole process on ${process.platform}` });
+    return undefined;
+  }
+  try {
+    const tid = Number(/^\d+\/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1]);
+    if (!tid) throw new Error('/proc/thread-self does not name a task');
+    try { writeFileSync('/proc/thread-self/comm', name.slice(0, 15)); } catch { /* a name only helps people */ }
+    const was = getPriority(tid);
+    if (was < nice) setPriority(tid, nice);
+    logger.info('thread runs at a lower priority than the serving thread', { thread: name, tid, nice: Math.max(was, nice) });
+    return tid;
+  } catch (e) {
+    logger.info('thread keeps its priority', { thread: name, reason: (e as Error).message });
+    return undefined;
+  }
+}

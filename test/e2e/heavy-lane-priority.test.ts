@@ -1,0 +1,62 @@
+/**
+ * The heavy lane's worker runs at a lower scheduling priority than the serving
+ * thread (docs/threads.md, "Priorities"): while a real server decodes and
+ * checks the hardening issue's 250,000-key JSON ConfigMap in its worker, the
+ * kernel's own record of each thread (/proc/<pid>/task/<tid>/stat, field 19:
+ * nice) shows the worker at nice 19 and the serving thread where it was;
+ * afterwards no other thread of the server was lowered with it (threads a
+ * lowered thread starts would inherit its nice value).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { startCluster, type Cluster } from './harness.js';
+import { apiRequest, apiServerOnly } from './helpers.js';
+import { jsonConfigMap } from './large-bodies.js';
+
+let cluster: Cluster;
+
+before(async () => { cluster = await startCluster(apiServerOnly); });
+after(async () => { await cluster?.cleanup(); });
+
+interface Task { tid: string; comm: string; nice: number }
+
+/** The server's threads as the kernel sees them (a thread that ends while read is left out). */
+function tasks(pid: number): Task[] {
+  const out: Task[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      // Fields after the command's closing parenthesis start at field 3 (state); nice is field 19.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.push({ tid, comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[19 - 3]) });
+    } catch { /* ended meanwhile */ }
+  }
+  return out;
+}
+
+test('a heavy-lane worker runs at nice 19 while it works; the serving thread keeps its priority', async () => {
+  const pid = cluster.proc.pid!;
+  const serving = () => tasks(pid).find((t) => t.tid === String(pid))!;
+  const servingNice = serving().nice;
+  const body = jsonConfigMap();
+  let answered = false;
+  const request = apiRequest(cluster, body.path, { method: 'POST', body: body.body, contentType: body.contentType }).finally(() => { answered = true; });
+  // Read the threads until the worker shows up, while the request is still being worked on.
+  let seen: { heavy: Task[]; serving: Task } | undefined;
+  while (!answered && !seen) {
+    const heavy = tasks(pid).filter((t) => t.comm === 'k8ts-heavy');
+    if (heavy.length) seen = { heavy, serving: serving() };
+    else await new Promise((r) => setTimeout(r, 5));
+  }
+  const res = await request;
+  assert.equal(res.status, 500, res.body.slice(0, 300)); // etcd's refusal of the stored form, as in large-bodies.test.ts
+  assert.ok(seen, 'no thread named k8ts-heavy while the request was worked on');
+  assert.deepEqual(seen.heavy.map((t) => t.nice), seen.heavy.map(() => 19));
+  assert.equal(seen.serving.nice, servingNice);
+  // Only the worker was lowered: the thread pool, V8's and the checkpointer's threads were not.
+  const lowered = tasks(pid).filter((t) => t.nice !== servingNice);
+  assert.ok(lowered.length > 0);
+  assert.deepEqual(lowered.filter((t) => t.comm !== 'k8ts-heavy'), []);
+  assert.equal(serving().nice, servingNice);
+});
