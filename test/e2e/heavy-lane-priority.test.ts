@@ -3,7 +3,7 @@
  * thread (docs/threads.md, "Priorities"): while a real server decodes and
  * checks the hardening issue's 250,000-key JSON ConfigMap in its worker, the
  * kernel's own record of each thread (/proc/<pid>/task/<tid>/stat, field 19:
- * nice) shows the worker at nice 19 and the serving thread where it was;
+ * nice) shows the worker at the background nice (10) and the serving thread where it was;
  * afterwards no other thread of the server was lowered with it (threads a
  * lowered thread starts would inherit its nice value).
  */
@@ -13,6 +13,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { startCluster, type Cluster } from './harness.js';
 import { apiRequest, apiServerOnly } from './helpers.js';
 import { jsonConfigMap } from './large-bodies.js';
+import { backgroundNice } from '../../src/util/thread-priority.js';
 
 let cluster: Cluster;
 
@@ -35,7 +36,7 @@ function tasks(pid: number): Task[] {
   return out;
 }
 
-test('a heavy-lane worker runs at nice 19 while it works; the serving thread keeps its priority', async () => {
+test('a heavy-lane worker runs at the background nice (10) while it works; the serving thread keeps its priority', async () => {
   const pid = cluster.proc.pid!;
   const serving = () => tasks(pid).find((t) => t.tid === String(pid))!;
   const servingNice = serving().nice;
@@ -52,7 +53,7 @@ test('a heavy-lane worker runs at nice 19 while it works; the serving thread kee
   const res = await request;
   assert.equal(res.status, 500, res.body.slice(0, 300)); // etcd's refusal of the stored form, as in large-bodies.test.ts
   assert.ok(seen, 'no thread named k8ts-heavy while the request was worked on');
-  assert.deepEqual(seen.heavy.map((t) => t.nice), seen.heavy.map(() => 19));
+  assert.deepEqual(seen.heavy.map((t) => t.nice), seen.heavy.map(() => backgroundNice));
   assert.equal(seen.serving.nice, servingNice);
   // Only the worker was lowered: the thread pool, V8's and the checkpointer's threads were not.
   const lowered = tasks(pid).filter((t) => t.nice !== servingNice);
