@@ -12,7 +12,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, eventually, type Cluster } from './harness.js';
 import { KubeConfig, StorageV1Api } from './client-node-package.js';
-import { cells } from './helpers.js';
+import { cells, kubectlExpect } from './helpers.js';
 import { Clientset, loadKubeconfig } from '../../src/client/index.js';
 import { NodeSimulator } from '../../src/kubelet/index.js';
 import { silentLogger } from '../../src/util/log.js';
@@ -22,16 +22,7 @@ let cluster: Cluster;
 before(async () => { cluster = await startCluster({ controllers: 'garbagecollector' }); });
 after(async () => { await cluster?.cleanup(); });
 
-const ok = async (args: string[], input?: string) => {
-  const r = await cluster.kubectl(args, { input });
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-};
-const fails = async (args: string[], input?: string) => {
-  const r = await cluster.kubectl(args, { input, allowFail: true });
-  assert.notEqual(r.code, 0, `kubectl ${args.join(' ')} should fail: ${r.stdout}`);
-  return r.stderr.trim();
-};
+const { ok, fails } = kubectlExpect(() => cluster);
 const rows = (out: string) => out.trim().split('\n').map(cells);
 
 describe('discovery and explain', () => {

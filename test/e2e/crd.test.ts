@@ -12,22 +12,13 @@ import { startCluster, eventually } from './harness.js';
 import type { Cluster } from './harness.js';
 import https from 'node:https';
 import { rmSync } from 'node:fs';
-import { adminCredentials, apiRequest, cells, manifestDir } from './helpers.js';
+import { adminCredentials, apiRequest, cells, kubectlExpect, manifestDir } from './helpers.js';
 import { cronTab, cronTabCRD, crdName } from './crd-fixture.js';
 
 describe('CustomResourceDefinitions with kubectl', () => {
   let c: Cluster;
   const files = manifestDir();
-  const ok = async (args: string[], input?: string) => {
-    const r = await c.kubectl(args, { input, allowFail: true });
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const fails = async (args: string[], input?: string) => {
-    const r = await c.kubectl(args, { input, allowFail: true });
-    assert.notEqual(r.code, 0, `kubectl ${args.join(' ')} should fail: ${r.stdout}`);
-    return r.stderr.trim();
-  };
+  const { ok, fails } = kubectlExpect(() => c);
 
   before(async () => {
     c = await startCluster();

@@ -9,23 +9,14 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, eventually, Cluster } from './harness.js';
-import { apiRequest, apiStream } from './helpers.js';
+import { apiRequest, apiStream, kubectlExpect } from './helpers.js';
 
 let cluster: Cluster;
 
 before(async () => { cluster = await startCluster({ controllers: 'resourcequota,clusterrole-aggregation' }); });
 after(async () => { await cluster?.stop(); });
 
-const ok = async (args: string[], input?: string) => {
-  const r = await cluster.kubectl(args, { input });
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-};
-const fails = async (args: string[], input?: string) => {
-  const r = await cluster.kubectl(args, { input, allowFail: true });
-  assert.notEqual(r.code, 0, `kubectl ${args.join(' ')} should fail: ${r.stdout}`);
-  return r.stderr.trim();
-};
+const { ok, fails } = kubectlExpect(() => cluster);
 
 /** name, short names, apiVersion, namespaced, kind, as kube-apiserver 1.32 lists them. */
 const expected: [string, string, string, string, string][] = [

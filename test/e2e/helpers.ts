@@ -195,3 +195,22 @@ export async function storageCounts(cluster: Cluster): Promise<Record<string, nu
   assert.ok('create' in counts, 'the server counts storage operations in /metrics');
   return counts;
 }
+
+/**
+ * kubectl on `cluster()` (a getter: suites start their cluster in before()) that must succeed,
+ * giving its stdout, or must fail, giving its stderr; the other stream goes in the message.
+ */
+export function kubectlExpect(cluster: () => Cluster): { ok(args: string[], input?: string): Promise<string>; fails(args: string[], input?: string): Promise<string> } {
+  return {
+    async ok(args, input) {
+      const r = await cluster().kubectl(args, { input, allowFail: true });
+      assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    },
+    async fails(args, input) {
+      const r = await cluster().kubectl(args, { input, allowFail: true });
+      assert.notEqual(r.code, 0, `kubectl ${args.join(' ')} should fail: ${r.stdout}`);
+      return r.stderr.trim();
+    },
+  };
+}
