@@ -63,10 +63,13 @@ export const resources: ResourceInfo[] = [
     extra: [{ name: 'proxy', group: '', version: 'v1', kind: 'NodeProxyOptions', verbs: proxyVerbs, streamed: true }] }),
   define({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'], categories: ['all'], status: true,
     extra: [
+      { name: 'attach', group: '', version: 'v1', kind: 'PodAttachOptions', verbs: ['create', 'get'], streamed: true },
       { name: 'binding', group: '', version: 'v1', kind: 'Binding', verbs: ['create'] },
       { name: 'ephemeralcontainers', group: '', version: 'v1', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
       { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
+      { name: 'exec', group: '', version: 'v1', kind: 'PodExecOptions', verbs: ['create', 'get'], streamed: true },
       { name: 'log', group: '', version: 'v1', kind: 'Pod', verbs: ['get'], streamed: true },
+      { name: 'portforward', group: '', version: 'v1', kind: 'PodPortForwardOptions', verbs: ['create', 'get'], streamed: true },
       { name: 'proxy', group: '', version: 'v1', kind: 'PodProxyOptions', verbs: proxyVerbs, streamed: true },
     ] }),
   define({ group: '', version: 'v1', kind: 'Binding', plural: 'bindings', namespaced: true, verbs: ['create'] }),

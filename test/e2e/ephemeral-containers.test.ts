@@ -48,6 +48,9 @@ describe('kubectl debug with ephemeral containers (simulated node)', () => {
     const list = JSON.parse((await cluster.kubectl(['get', '--raw', '/api/v1'])).stdout);
     const sub = list.resources.find((r: any) => r.name === 'pods/ephemeralcontainers');
     assert.deepEqual({ kind: sub.kind, verbs: sub.verbs, namespaced: sub.namespaced }, { kind: 'Pod', verbs: ['get', 'patch', 'update'], namespaced: true });
+    // kubectl debug -it then attaches: the streaming subresources are listed too, as upstream lists them.
+    const streams = list.resources.filter((r: any) => ['pods/attach', 'pods/exec', 'pods/portforward'].includes(r.name)).map((r: any) => `${r.name} ${r.kind} ${r.verbs.join(',')}`);
+    assert.deepEqual(streams, ['pods/attach PodAttachOptions create,get', 'pods/exec PodExecOptions create,get', 'pods/portforward PodPortForwardOptions create,get']);
   });
 
   it('kubectl debug --target adds the container to spec.ephemeralContainers, and the node runs it', async () => {
