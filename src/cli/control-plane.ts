@@ -321,11 +321,12 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   await publishAuthenticationConfigMap(registry, { clientCAPem: pki.caCertPem, requestHeaderCAPem: frontProxy.caPem, ...defaultRequestHeaders });
   await aggregator.start();
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
-  ready = true;
-  // FlowSchemas' Dangling conditions (kubectl's MISSINGPL): written after readiness, never on the request path.
+  // FlowSchemas' Dangling conditions (kubectl's MISSINGPL): a fresh store's written before readiness
+  // in one group commit, so no status write trails readiness into the first requests.
   const flowSchemaStatus = new FlowSchemaStatus(registry, logger.with('flowcontrol'), () => new Date());
   cleanups.push(() => flowSchemaStatus.close());
-  void flowSchemaStatus.start().catch((err) => logger.warn('flowschema status', { err }));
+  await flowSchemaStatus.start().catch((err) => logger.warn('flowschema status', { err }));
+  ready = true;
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, sinceProcessStartMs: Math.round(performance.now()), kubeconfig: kubeconfigPath });
   // After readiness, and after the I/O already waiting (a /readyz poll): the process metrics' modules
   // load, and the dashboard's page is read and compressed (off the event loop).

@@ -1,9 +1,12 @@
 /**
  * Keeps each FlowSchema's Dangling condition (api/flowcontrol/dangling.ts),
  * as kube-apiserver's APF configuration consumer does, from watches of the
- * FlowSchemas and priority levels. Runs beside the store, after readiness:
- * a write happens only when a condition changes (once per schema on a fresh
- * store, then when a level a schema names is created or deleted). k8ts'
+ * FlowSchemas and priority levels. A write happens only when a condition
+ * changes: once per schema on a fresh store, then when a level a schema
+ * names is created or deleted. start() writes what the store lacks before it
+ * returns, all at once (one group commit), so the server is ready with the
+ * conditions written and no status write trails readiness into the requests
+ * that follow (the per-request storage counts are asserted by tests). k8ts'
  * fairness does not otherwise read these objects (docs/api.md).
  */
 import type { FlowSchema } from 'kubernetes-types/flowcontrol/v1.js';
@@ -31,7 +34,13 @@ export class FlowSchemaStatus {
     this.levels = registry.store(group, 'v1', 'prioritylevelconfigurations')!;
   }
 
+  /** Writes the conditions the stored schemas lack, then follows changes. */
   async start(): Promise<void> {
+    // Consistent lists (the cache caught up with the bootstrap's creates): a schema the cache had
+    // not seen yet would have its condition written by the watch below, after readiness.
+    for (const l of (await this.levels.list(undefined, {})).items) this.levelNames.add(l.metadata.name);
+    const schemas: FlowSchema[] = (await this.schemas.list(undefined, {})).items;
+    await Promise.all(schemas.map((fs) => this.write(fs)));
     this.watches.push(await this.levels.watch(undefined, {}, (ev) => {
       const name: string = ev.object.metadata.name;
       if (ev.type === 'DELETED') this.levelNames.delete(name); else this.levelNames.add(name);
@@ -63,18 +72,23 @@ export class FlowSchemaStatus {
       for (const name of this.pending) {
         this.pending.delete(name);
         const fs = this.known.get(name);
-        if (!fs || this.closed) continue;
-        const wanted = danglingCondition(fs, this.levelNames.has(fs.spec?.priorityLevelConfiguration?.name ?? ''), this.now().toISOString().replace(/\.\d+Z$/, 'Z'));
-        if (danglingUpToDate(fs, wanted)) continue;
-        await this.schemas.guaranteedUpdate(undefined, name, (cur: FlowSchema) => {
-          const others = (cur.status?.conditions ?? []).filter((c) => c.type !== 'Dangling');
-          return { ...cur, status: { ...cur.status, conditions: [...others, wanted] } };
-        }, { subresource: 'status', fieldManager: manager }).catch((e) => {
-          if (statusCode(e) !== 404) this.logger.warn('cannot write the FlowSchema\'s Dangling condition', { flowSchema: name, err: e });
-        });
+        if (fs && !this.closed) await this.write(fs);
       }
     } finally {
       this.draining = false;
     }
+  }
+
+  /** Writes the schema's Dangling condition if it is not the stored one; a failure is logged. */
+  private async write(fs: FlowSchema): Promise<void> {
+    const name = fs.metadata!.name!;
+    const wanted = danglingCondition(fs, this.levelNames.has(fs.spec?.priorityLevelConfiguration?.name ?? ''), this.now().toISOString().replace(/\.\d+Z$/, 'Z'));
+    if (danglingUpToDate(fs, wanted)) return;
+    await this.schemas.guaranteedUpdate(undefined, name, (cur: FlowSchema) => {
+      const others = (cur.status?.conditions ?? []).filter((c) => c.type !== 'Dangling');
+      return { ...cur, status: { ...cur.status, conditions: [...others, wanted] } };
+    }, { subresource: 'status', fieldManager: manager }).catch((e) => {
+      if (statusCode(e) !== 404) this.logger.warn('cannot write the FlowSchema\'s Dangling condition', { flowSchema: name, err: e });
+    });
   }
 }
