@@ -16,7 +16,8 @@ import { APIServiceAutoregister } from '../apiserver/aggregation/autoregister.js
 import { Aggregator } from '../apiserver/aggregation/aggregator.js';
 import { defaultRequestHeaders, publishAuthenticationConfigMap } from '../apiserver/aggregation/authentication-configmap.js';
 import { ensureFrontProxyPKI } from './front-proxy.js';
-import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureFlowControlBootstrap, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
+import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
+import { ensureFlowControlBootstrap, runFlowControlEnsurer } from '../registry/flowcontrol-ensurer.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { FlowSchemaStatus } from '../registry/flowschema-status.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
@@ -81,6 +82,8 @@ export interface ControlPlaneOptions {
   admission?: Partial<AdmissionConfig>;
   /** --enable-admission-plugins / --disable-admission-plugins, resolved (default: upstream's defaults and NodeRestriction). */
   admissionPlugins?: ReadonlySet<AdmissionPluginName>;
+  /** How often the APF configuration producer ensures the bootstrap FlowSchemas and levels (upstream: a minute). */
+  flowControlEnsureIntervalMs?: number;
   /** kube-apiserver --request-timeout (default 60 s); also bounds the wait for a request's headers. */
   requestTimeoutMs?: number;
   /** Seats for mutating requests (apiserver/flowcontrol); its default when absent. */
@@ -309,6 +312,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   ]);
   const stopSA = await runServiceAccountsLoop(registry, logger);
   cleanups.push(stopSA);
+  cleanups.push(runFlowControlEnsurer(registry, logger.with('flowcontrol'), opts.flowControlEnsureIntervalMs));
   const namespaces = new NamespaceLifecycle(registry, logger.with('namespace'));
   cleanups.push(() => namespaces.close());
   await namespaces.start();

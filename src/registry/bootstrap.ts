@@ -7,7 +7,6 @@ import type { Registry } from './registry.js';
 import type { Logger } from '../util/log.js';
 import { systemPriorityClasses } from '../api/validation/priorityclass.js';
 import { statusCode } from './status-code.js';
-import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../api/flowcontrol/bootstrap.js';
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -20,32 +19,6 @@ export async function ensureSystemNamespaces(registry: Registry): Promise<void> 
 export async function ensureSystemPriorityClasses(registry: Registry): Promise<void> {
   const store = registry.store('scheduling.k8s.io', 'v1', 'priorityclasses')!;
   await Promise.all(systemPriorityClasses.map(({ name, value, description }) => createIfAbsent(() => store.create(undefined, { metadata: { name }, value, description, preemptionPolicy: 'PreemptLowerPriority' }))));
-}
-
-/**
- * The API Priority and Fairness configuration kube-apiserver's
- * priority-and-fairness-config-producer creates: mandatory and suggested
- * FlowSchemas and PriorityLevelConfigurations. Only the absent ones are
- * created (a deleted one comes back at the next start): the names are read
- * from the watch cache, so a restart costs neither a storage read nor a
- * create that ends in 409 (each would pay for admission and validation
- * before /readyz). A spec someone
- * changed is kept. Concurrently, so that a fresh store commits them with the
- * other bootstrap objects.
- */
-export async function ensureFlowControlBootstrap(registry: Registry): Promise<void> {
-  const group = 'flowcontrol.apiserver.k8s.io';
-  const missing = async (plural: string, objects: { metadata?: { name?: string } }[]) => {
-    const store = registry.store(group, 'v1', plural)!;
-    // resourceVersion "0": the watch cache as it is, no storage read (another server's create meets a 409 below).
-    const have = new Set((await store.list(undefined, { resourceVersion: '0' })).items.map((o: { metadata: { name: string } }) => o.metadata.name));
-    return objects.filter((o) => !have.has(o.metadata!.name!)).map((o) => createIfAbsent(() => store.create(undefined, o)));
-  };
-  const creates = await Promise.all([
-    missing('prioritylevelconfigurations', [...mandatoryPriorityLevels(), ...suggestedPriorityLevels()]),
-    missing('flowschemas', [...mandatoryFlowSchemas(), ...suggestedFlowSchemas()]),
-  ]);
-  await Promise.all(creates.flat());
 }
 
 export async function ensureDefaultServiceAccount(registry: Registry, namespace: string): Promise<void> {

@@ -10,6 +10,9 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startCluster, eventually, type Cluster } from './harness.js';
 import { KubeConfig, StorageV1Api } from './client-node-package.js';
 import { cells, kubectlExpect } from './helpers.js';
@@ -101,6 +104,40 @@ describe('API Priority and Fairness configuration', () => {
       '* spec.rules[0]: Required value: at least one of resourceRules and nonResourceRules has to be non-empty',
     ].join('\n'));
     assert.match(await fails(['apply', '-f', '-'], level.replace('type: Limited', 'type: Limited\n  bogus: 1')), /strict decoding error: unknown field "spec.bogus"/);
+  });
+});
+
+describe('the APF configuration producer at a restart (upstream\'s ensurer)', () => {
+  test('suggested specs marked for auto-update come back, an operator\'s "false" is kept, deleted ones return, dropped ones go', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'k8ts-apf-'));
+    let c = await startCluster({ dataDir });
+    try {
+      const k = kubectlExpect(() => c);
+      const shares = (name: string) => k.ok(['get', 'prioritylevelconfiguration', name, '-o', 'jsonpath={.spec.limited.nominalConcurrencyShares} {.metadata.annotations.apf\\.kubernetes\\.io/autoupdate-spec}']);
+      await k.ok(['patch', 'prioritylevelconfiguration', 'global-default', '--type=merge', '-p', '{"spec":{"limited":{"nominalConcurrencyShares":99}}}']);
+      await k.ok(['patch', 'prioritylevelconfiguration', 'workload-low', '--type=merge', '-p',
+        '{"metadata":{"annotations":{"apf.kubernetes.io/autoupdate-spec":"false"}},"spec":{"limited":{"nominalConcurrencyShares":7}}}']);
+      await k.ok(['delete', 'flowschema', 'service-accounts']);
+      await k.ok(['annotate', 'flowschema', 'probes', 'apf.kubernetes.io/autoupdate-spec-']);
+      const schema = (name: string, annotations: string) => `apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchema\nmetadata:\n  name: ${name}\n${annotations}spec:\n`
+        + '  priorityLevelConfiguration:\n    name: global-default\n  matchingPrecedence: 5000\n  rules:\n  - subjects:\n    - kind: Group\n      group:\n        name: team\n'
+        + '    nonResourceRules:\n    - verbs: ["get"]\n      nonResourceURLs: ["/version"]\n';
+      await k.ok(['create', '-f', '-'], schema('dropped-by-upgrade', '  annotations:\n    apf.kubernetes.io/autoupdate-spec: "true"\n'));
+      await k.ok(['create', '-f', '-'], schema('mine', ''));
+      assert.equal(await shares('global-default'), '99 true');
+      await c.stop();
+      c = await startCluster({ dataDir });
+      assert.equal(await shares('global-default'), '20 true', 'the bootstrap spec is back');
+      assert.equal(await shares('workload-low'), '7 false', 'the operator opted out');
+      assert.match(await k.ok(['get', 'flowschema', 'service-accounts', '--show-managed-fields', '-o', 'jsonpath={.spec.matchingPrecedence} {.metadata.managedFields[*].manager}']),
+        /^9000 .*\bapi-priority-and-fairness-config-producer-v1\b/);
+      assert.equal(await k.ok(['get', 'flowschema', 'probes', '-o', 'jsonpath={.metadata.annotations.apf\\.kubernetes\\.io/autoupdate-spec}']), 'true', 'generation 1: annotated again');
+      assert.match(await k.fails(['get', 'flowschema', 'dropped-by-upgrade']), /flowschemas.flowcontrol.apiserver.k8s.io "dropped-by-upgrade" not found/);
+      await k.ok(['get', 'flowschema', 'mine']);
+    } finally {
+      await c.cleanup();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
