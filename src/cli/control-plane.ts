@@ -18,6 +18,7 @@ import { defaultRequestHeaders, publishAuthenticationConfigMap } from '../apiser
 import { ensureFrontProxyPKI } from './front-proxy.js';
 import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { ensureFlowControlBootstrap, runFlowControlEnsurer } from '../registry/flowcontrol-ensurer.js';
+import { KubernetesEndpointReconciler, publishableAddress } from '../registry/kubernetes-endpoints.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { FlowSchemaStatus } from '../registry/flowschema-status.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
@@ -308,7 +309,13 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     })),
     ensureSystemPriorityClasses(registry),
     ensureFlowControlBootstrap(registry),
-    ensureSystemNamespaces(registry).then(() => ensureKubernetesService(registry, opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : (opts.advertiseAddress ?? opts.bind), addr.port)),
+    ensureSystemNamespaces(registry).then(async () => {
+      await ensureKubernetesService(registry);
+      if (!publishableAddress(host)) return;
+      const endpoints = new KubernetesEndpointReconciler(registry, backend, host, addr.port, logger.with('endpoint-reconciler'));
+      cleanups.push(() => endpoints.stop());
+      await endpoints.start();
+    }),
   ]);
   const stopSA = await runServiceAccountsLoop(registry, logger);
   cleanups.push(stopSA);

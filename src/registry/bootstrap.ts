@@ -46,23 +46,13 @@ export async function runServiceAccountsLoop(registry: Registry, logger: Logger)
 }
 
 /**
- * The `kubernetes` Service in default (ClusterIP 10.96.0.1, port 443) and its
- * Endpoints pointing at this API server, as kube-apiserver maintains them.
+ * The `kubernetes` Service in default (ClusterIP 10.96.0.1, port 443), as
+ * kube-apiserver creates it; its endpoints are kubernetes-endpoints.ts'.
  */
-export async function ensureKubernetesService(registry: Registry, address: string, port: number): Promise<void> {
+export async function ensureKubernetesService(registry: Registry): Promise<void> {
   const svc = registry.store('', 'v1', 'services')!;
   await createIfAbsent(() => svc.create('default', {
     metadata: { name: 'kubernetes', labels: { component: 'apiserver', provider: 'kubernetes' } },
     spec: { type: 'ClusterIP', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], sessionAffinity: 'None' },
   }));
-  // Endpoints may not point at loopback (upstream validation); a loopback-only server has none.
-  if (/^127\./.test(address) || address === '::1' || address === 'localhost') return;
-  const endpoints = { subsets: [{ addresses: [{ ip: address }], ports: [{ name: 'https', port, protocol: 'TCP' }] }] };
-  const ep = registry.store('', 'v1', 'endpoints')!;
-  try {
-    await ep.guaranteedUpdate('default', 'kubernetes', (cur) => ({ ...cur, ...endpoints }));
-  } catch (e) {
-    if (statusCode(e) !== 404) throw e;
-    await createIfAbsent(() => ep.create('default', { metadata: { name: 'kubernetes', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } }, ...endpoints }));
-  }
 }

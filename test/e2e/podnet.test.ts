@@ -192,6 +192,21 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
     }
   });
 
+  it('pods on every node reach the API server through the kubernetes Service (10.96.0.1:443)', async () => {
+    // The lease endpoint reconciler published the control plane's advertised address in the kubernetes
+    // EndpointSlice, which kube-proxy on each node routes 10.96.0.1:443 to (without it: refused).
+    const slice = await kc(['get', 'endpointslice', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.endpoints[*].addresses[0]}:{.ports[0].port}']);
+    assert.equal(slice.stdout, `${cp.address}:6443`);
+    for (const pod of ['web-control-plane', 'web-worker1', 'web-worker2']) {
+      let last = '';
+      await eventually(async () => {
+        const r = await kc(['exec', pod, '--', 'sh', '-c', 'nc -w 3 10.96.0.1 443 </dev/null && echo connected']);
+        last = r.stdout + r.stderr;
+        return /^connected$/m.test(r.stdout) ? true : undefined;
+      }, 60_000, `${pod} connects to 10.96.0.1:443`).catch((e) => { throw new Error(`${(e as Error).message}; the last answer: ${last}`); });
+    }
+  });
+
   it('a NetworkPolicy holds across nodes: web-control-plane admits web-worker1 (host-gw) and drops web-worker2 (VXLAN) until it is deleted', async () => {
     const cpIP = JSON.parse((await kc(['get', 'pod', 'web-control-plane', '-o', 'json'])).stdout).status.podIP as string;
     /** Whether `from` gets an HTTP answer from host:8080; false when dropped (nc gives up after 3 s). */
