@@ -1,0 +1,85 @@
+/** The tutorials' container commands as the simulated runtime runs them (runtime/simulated/shell.ts, program.ts). */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { containerDate, parseProgram, runProgram, type ShellContext } from '../../src/kubelet/runtime/simulated/shell.js';
+import { runsProgram } from '../../src/kubelet/runtime/simulated/program.js';
+
+/** Runs argv; sleeps advance a fake clock and the run stops after `rounds` of them. */
+async function run(argv: string[], opts: { env?: Record<string, string>; files?: Record<string, string>; sleeps?: number } = {}) {
+  const program = parseProgram(argv);
+  assert.ok(program, `not understood: ${JSON.stringify(argv)}`);
+  let t = Date.parse('2019-02-22T11:02:09Z');
+  let sleeps = 0;
+  const out: string[] = [];
+  const files = opts.files ?? {};
+  const ctx: ShellContext = {
+    env: new Map(Object.entries(opts.env ?? {})),
+    hostname: 'pod-1',
+    readFile: (p) => files[p],
+    listDir: (p) => { const names = Object.keys(files).filter((f) => f.startsWith(`${p.replace(/\/$/, '')}/`)).map((f) => f.slice(p.replace(/\/$/, '').length + 1)); return names.length ? names.sort() : undefined; },
+    now: () => new Date(t),
+    sleep: async (ms) => { t += ms; return ++sleeps <= (opts.sleeps ?? 0); },
+    write: (stream, text) => out.push(stream === 'stderr' ? `ERR:${text}` : text),
+  };
+  const code = await runProgram(program, ctx);
+  return { out: out.join(''), code };
+}
+
+describe('simulated commands: what the tutorials\' pods print', () => {
+  it('CronJob: date; echo Hello from the Kubernetes cluster', async () => {
+    const r = await run(['/bin/sh', '-c', 'date; echo Hello from the Kubernetes cluster']);
+    assert.equal(r.out, 'Fri Feb 22 11:02:09 UTC 2019\nHello from the Kubernetes cluster\n');
+    assert.equal(r.code, 0);
+  });
+
+  it('kubectl create job hello --image=busybox:1.28 -- echo "Hello World"', async () => {
+    assert.equal((await run(['echo', 'Hello World'])).out, 'Hello World\n');
+  });
+
+  it('ConfigMaps: a loop that cats a mounted key every 10 s, with $(date)', async () => {
+    const r = await run(['/bin/sh', '-c', 'while true; do echo "$(date) My preferred sport is $(cat /etc/config/sport)"; sleep 10; done;'],
+      { files: { '/etc/config/sport': 'football' }, sleeps: 2 });
+    assert.equal(r.out, 'Fri Feb 22 11:02:09 UTC 2019 My preferred sport is football\n'.repeat(1) +
+      'Fri Feb 22 11:02:19 UTC 2019 My preferred sport is football\nFri Feb 22 11:02:29 UTC 2019 My preferred sport is football\n');
+    assert.equal(r.code, undefined);
+  });
+
+  it('env, printenv NAME..., $VAR and ${VAR}, ls and cat of a volume', async () => {
+    const env = { SPECIAL_LEVEL_KEY: 'very', SPECIAL_TYPE_KEY: 'charm' };
+    assert.equal((await run(['/bin/sh', '-c', 'env'], { env })).out, 'SPECIAL_LEVEL_KEY=very\nSPECIAL_TYPE_KEY=charm\n');
+    assert.equal((await run(['/bin/sh', '-c', 'echo $SPECIAL_LEVEL_KEY ${SPECIAL_TYPE_KEY}'], { env })).out, 'very charm\n');
+    assert.equal((await run(['printenv', 'SPECIAL_TYPE_KEY', 'SPECIAL_LEVEL_KEY'], { env })).out, 'charm\nvery\n');
+    const files = { '/etc/config/SPECIAL_LEVEL': 'very', '/etc/config/SPECIAL_TYPE': 'charm' };
+    assert.equal((await run(['/bin/sh', '-c', 'ls /etc/config/'], { files })).out, 'SPECIAL_LEVEL\nSPECIAL_TYPE\n');
+    assert.equal((await run(['/bin/sh', '-c', 'cat /etc/config/keys'], { files })).out, "ERR:cat: can't open '/etc/config/keys': No such file or directory\n");
+  });
+
+  it('quotes, && and ||, for loops, echo -n and -e, exit', async () => {
+    assert.equal((await run(['sh', '-c', "echo 'a  b' \"c  d\" e\\ f"])).out, 'a  b c  d e f\n');
+    assert.equal((await run(['sh', '-c', 'false && echo no || echo yes'])).out, 'yes\n');
+    assert.equal((await run(['sh', '-c', 'for i in 3 2 1 ; do echo $i ; done'])).out, '3\n2\n1\n');
+    assert.equal((await run(['sh', '-c', 'echo -n a; echo -e "b\\nc"'])).out, 'ab\nc\n');
+    const r = await run(['sh', '-c', 'echo before; exit 3; echo after']);
+    assert.deepEqual(r, { out: 'before\n', code: 3 });
+  });
+
+  it('sleep stops the program once the container stopped', async () => {
+    assert.deepEqual(await run(['sleep', '3600']), { out: '', code: undefined });
+    assert.deepEqual(await run(['sh', '-c', 'echo up; sleep 1; echo never']), { out: 'up\n', code: undefined });
+  });
+
+  it('what it does not run: pipes, redirections, if, unknown commands, no command', () => {
+    for (const argv of [['sh', '-c', 'echo a | wc -l'], ['sh', '-c', 'echo a > /tmp/x'], ['sh', '-c', 'if true; then echo a; fi'],
+      ['nginx', '-g', 'daemon off;'], ['sh', '-c', 'perl -Mbignum=bpi -wle "print bpi(2000)"'], ['sh'], ['/docker-entrypoint.sh']]) {
+      assert.equal(parseProgram(argv), undefined, JSON.stringify(argv));
+    }
+    assert.equal(runsProgram({ name: 'web', image: 'nginx' }), false);
+    assert.equal(runsProgram({ name: 'c', image: 'busybox', args: ['sleep', '1000'] }), true);
+    // $(VAR) is the kubelet's, expanded before the shell sees it.
+    assert.equal(runsProgram({ name: 'c', image: 'busybox', command: ['/bin/echo', '$(SPECIAL_LEVEL_KEY) $(SPECIAL_TYPE_KEY)'] }), true);
+  });
+
+  it('date prints as busybox and coreutils do in a UTC container', () => {
+    assert.equal(containerDate(new Date('2026-12-03T21:04:00Z')), 'Thu Dec  3 21:04:00 UTC 2026');
+  });
+});
