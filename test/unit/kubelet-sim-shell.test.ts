@@ -54,6 +54,14 @@ describe('simulated commands: what the tutorials\' pods print', () => {
     assert.equal((await run(['/bin/sh', '-c', 'cat /etc/config/keys'], { files })).out, "ERR:cat: can't open '/etc/config/keys': No such file or directory\n");
   });
 
+  it('"Define a Command and Arguments": printenv HOSTNAME KUBERNETES_PORT; "Dependent Environment Variables": printf NAME=$NAME\'\\n\'', async () => {
+    const env = { HOSTNAME: 'command-demo', KUBERNETES_PORT: 'tcp://10.96.0.1:443', SERVICE_ADDRESS: 'https://172.17.0.1:80', ESCAPED_REFERENCE: '$(PROTOCOL)' };
+    assert.equal((await run(['printenv', 'HOSTNAME', 'KUBERNETES_PORT'], { env })).out, 'command-demo\ntcp://10.96.0.1:443\n');
+    const script = "printf UNCHANGED_REFERENCE=$UNCHANGED_REFERENCE'\\n'; printf SERVICE_ADDRESS=$SERVICE_ADDRESS'\\n';printf ESCAPED_REFERENCE=$ESCAPED_REFERENCE'\\n'; sleep 30";
+    assert.equal((await run(['sh', '-c', script], { env })).out, 'UNCHANGED_REFERENCE=\nSERVICE_ADDRESS=https://172.17.0.1:80\nESCAPED_REFERENCE=$(PROTOCOL)\n');
+    assert.equal((await run(['sh', '-c', 'printf "%s-%d|" a 1 b 2'])).out, 'a-1|b-2|');
+  });
+
   it('quotes, && and ||, for loops, echo -n and -e, exit', async () => {
     assert.equal((await run(['sh', '-c', "echo 'a  b' \"c  d\" e\\ f"])).out, 'a  b c  d e f\n');
     assert.equal((await run(['sh', '-c', 'false && echo no || echo yes'])).out, 'yes\n');

@@ -15,7 +15,7 @@
  * The subset: `;`, `&&`, `||` and newlines between commands; `while true`
  * (or `:`) and `for NAME in WORDS` loops; words with '...', "..." and `\`;
  * $VAR, ${VAR}, $(COMMAND) and `COMMAND`; the commands echo [-n] [-e],
- * printenv, env, date, cat, ls, hostname, sleep, true, false, :, exit.
+ * printf (%s, %d, %%, \n, \t), printenv, env, date, cat, ls, hostname, sleep, true, false, :, exit.
  */
 
 type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean };
@@ -30,7 +30,7 @@ export type Command =
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set(['echo', 'printenv', 'env', 'date', 'cat', 'ls', 'hostname', 'sleep', 'true', 'false', ':', 'exit', 'tail']);
+const builtins = new Set(['echo', 'printf', 'printenv', 'env', 'date', 'cat', 'ls', 'hostname', 'sleep', 'true', 'false', ':', 'exit', 'tail']);
 const shells = new Set(['sh', 'bash', 'ash', 'dash']);
 
 class Unsupported extends Error {}
@@ -303,6 +303,16 @@ export function containerDate(d: Date): string {
 /** echo -e's escapes (busybox and bash). */
 const unescape = (s: string) => s.replace(/\\([nt\\])/g, (_, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : '\\'));
 
+/** printf FORMAT ARGS: the format is reused while arguments remain, as the shell's printf does. */
+function printf(format: string, values: string[]): string {
+  let out = '';
+  let i = 0;
+  do {
+    out += unescape(format).replace(/%([%sd])/g, (_, f: string) => (f === '%' ? '%' : f === 'd' ? String(Number.parseInt(values[i++] ?? '0', 10) || 0) : (values[i++] ?? '')));
+  } while (i < values.length && /%[sd]/.test(format));
+  return out;
+}
+
 /** A Go-free duration for sleep: "10", "0.5", "1m", "infinity". */
 function sleepMs(arg: string | undefined): number | undefined {
   if (arg === 'infinity') return Infinity;
@@ -323,6 +333,11 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
       }
       const text = args.join(' ');
       out('stdout', (escapes ? unescape(text) : text) + (newline ? '\n' : ''));
+      return 0;
+    }
+    case 'printf': {
+      const [format = '', ...values] = args;
+      out('stdout', printf(format, values));
       return 0;
     }
     case 'env':
