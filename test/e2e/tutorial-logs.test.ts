@@ -48,6 +48,16 @@ describe('tutorial: what the pages\' containers print on npm start\'s simulated 
     await kubectl(['create', 'job', '--from=cronjob/hello', 'hello-now']);
     const out = await logsOf('job/hello-now', (o) => o.includes('Hello'));
     assert.match(out, new RegExp(`^${dateLine}\nHello from the Kubernetes cluster\n$`));
+    await kubectl(['wait', '--for=condition=complete', 'job/hello-now', '--timeout=60s']);
+  });
+
+  it('"Expose Pod Information to Containers Through Environment Variables": the loop prints the node, the pod, its IP and stays Running under restartPolicy Never', async () => {
+    await kubectl(['apply', '-f', '-'], dapiEnvarsFieldref);
+    const out = await logsOf('dapi-envars-fieldref', (o) => o.split('\n').length > 5);
+    const [node, ip] = (await kubectl(['get', 'pod', 'dapi-envars-fieldref', '-o', 'jsonpath={.spec.nodeName} {.status.podIP}'])).stdout.split(' ');
+    assert.equal(out, `\n${node}\ndapi-envars-fieldref\ndefault\n${ip}\ndefault\n`);
+    const row = (await kubectl(['get', 'pod', 'dapi-envars-fieldref', '--no-headers'])).stdout.trim().split(/\s+/);
+    assert.deepEqual(row.slice(1, 3), ['1/1', 'Running']);
   });
 
   it('ConfigMap page: the env of dapi-test-pod has SPECIAL_LEVEL_KEY=very, and a mounted key read in a loop follows kubectl edit', async () => {
@@ -90,6 +100,46 @@ spec:
             - -c
             - date; echo Hello from the Kubernetes cluster
           restartPolicy: OnFailure
+`;
+
+const dapiEnvarsFieldref = `apiVersion: v1
+kind: Pod
+metadata:
+  name: dapi-envars-fieldref
+spec:
+  containers:
+    - name: test-container
+      image: registry.k8s.io/busybox:1.27.2
+      command: [ "sh", "-c"]
+      args:
+      - while true; do
+          echo -en '\\n';
+          printenv MY_NODE_NAME MY_POD_NAME MY_POD_NAMESPACE;
+          printenv MY_POD_IP MY_POD_SERVICE_ACCOUNT;
+          sleep 10;
+        done;
+      env:
+        - name: MY_NODE_NAME
+          valueFrom:
+            fieldRef:
+              fieldPath: spec.nodeName
+        - name: MY_POD_NAME
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.name
+        - name: MY_POD_NAMESPACE
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.namespace
+        - name: MY_POD_IP
+          valueFrom:
+            fieldRef:
+              fieldPath: status.podIP
+        - name: MY_POD_SERVICE_ACCOUNT
+          valueFrom:
+            fieldRef:
+              fieldPath: spec.serviceAccountName
+  restartPolicy: Never
 `;
 
 const dapiTestPod = `apiVersion: v1

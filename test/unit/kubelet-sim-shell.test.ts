@@ -3,6 +3,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { containerDate, parseProgram, runProgram, type ShellContext } from '../../src/kubelet/runtime/simulated/shell.js';
 import { runsProgram } from '../../src/kubelet/runtime/simulated/program.js';
+import { SimulatedRuntime } from '../../src/kubelet/runtime/simulated/runtime.js';
+import { FakeTimers } from '../../src/kubelet/timers.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 
 /** Runs argv; sleeps advance a fake clock and the run stops after `rounds` of them. */
 async function run(argv: string[], opts: { env?: Record<string, string>; files?: Record<string, string>; sleeps?: number } = {}) {
@@ -89,5 +95,54 @@ describe('simulated commands: what the tutorials\' pods print', () => {
 
   it('date prints as busybox and coreutils do in a UTC container', () => {
     assert.equal(containerDate(new Date('2026-12-03T21:04:00Z')), 'Thu Dec  3 21:04:00 UTC 2026');
+  });
+});
+
+describe('simulated runtime: a run-to-completion pod ends when its command does', () => {
+  const flush = () => new Promise((r) => setImmediate(r));
+  let seq = 0;
+  async function started(command: string[], restartPolicy: string, annotations: Record<string, string> = {}) {
+    const dir = mkdtempSync(join(tmpdir(), 'k8ts-sim-shell-'));
+    const timers = new FakeTimers();
+    const rt = new SimulatedRuntime({ podCIDR: '10.244.7.0/24', hostIP: '172.16.0.17', timers, podLogsDir: dir });
+    seq++;
+    const p = { metadata: { name: `p${seq}`, namespace: 'ns', uid: `u${seq}`, annotations }, spec: { nodeName: 'n', restartPolicy, containers: [{ name: 'c', image: 'busybox', command }] }, status: { phase: 'Pending' } };
+    rt.syncPod(p as Pod);
+    await flush();
+    const state = () => rt.status(p.metadata.uid)!.containers[0]!;
+    const log = () => readFileSync(join(dir, `ns_${p.metadata.name}_${p.metadata.uid}`, 'c', `${state().restartCount}.log`), 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').slice(3).join(' '));
+    return { rt, timers, state, log, close: () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const advance = async (t: FakeTimers, ms: number) => { for (let i = 0; i < ms; i += 1000) { t.advance(Math.min(1000, ms - i)); await flush(); } };
+
+  it('Never: echo then sleep 5 completes after 5 s (exit 0, Completed), not after the 1 s of other simulated pods', async () => {
+    const r = await started(['sh', '-c', 'echo hi; sleep 5'], 'Never');
+    await advance(r.timers, 4000);
+    assert.equal(r.state().state, 'running');
+    await advance(r.timers, 1000);
+    assert.deepEqual([r.state().state, r.state().exitCode, r.state().reason], ['exited', 0, 'Completed']);
+    assert.deepEqual(r.log(), ['hi']);
+    r.close();
+  });
+
+  it('Never: a while true loop keeps running and logging; OnFailure: exit 3 restarts with the crash back-off', async () => {
+    const loop = await started(['sh', '-c', 'while true; do echo tick; sleep 10; done'], 'Never');
+    await advance(loop.timers, 60_000);
+    assert.equal(loop.state().state, 'running');
+    assert.equal(loop.log().length, 7);
+    loop.close();
+    const failing = await started(['sh', '-c', 'echo no; exit 3'], 'OnFailure');
+    await flush();
+    const s = failing.state();
+    assert.equal(s.restartCount, 1);
+    assert.deepEqual([s.lastTermination?.exitCode, s.lastTermination?.reason], [3, 'Error']);
+    failing.close();
+  });
+
+  it('an annotated script still decides: sim-complete-after wins over the command', async () => {
+    const r = await started(['sh', '-c', 'while true; do sleep 1; done'], 'Never', { 'k8ts.io/sim-complete-after': '2s' });
+    await advance(r.timers, 2000);
+    assert.equal(r.rt.status('u' + String(seq))!.terminalPhase, 'Succeeded');
+    r.close();
   });
 });

@@ -53,7 +53,7 @@ import type { PodRuntime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandb
 import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
 import { IPPool } from './ipam.js';
 import { normalizeImage, simulatedImageID } from './images.js';
-import { containerCrashes, probeFails, simScript } from './annotations.js';
+import { annotationCompleteAfter, annotationExitCode, annotationFailAfter, containerCrashes, probeFails, runsToCompletion, simScript } from './annotations.js';
 import { simulatedPullError } from './registry.js';
 import { probeFailureOutput } from './probes.js';
 import { containerLogPath, formatCRILogLines, podLogsDirectory, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
@@ -505,17 +505,19 @@ export class SimulatedRuntime implements PodRuntime {
    */
   private exitContainer(p: SimPod, c: RuntimeContainerStatus, exitCode: number, killed: boolean): void {
     const now = this.timers.now();
-    Object.assign(c, { state: 'exited', exitCode, reason: 'Error', finishedAt: now, ready: false });
+    // A command that ended by itself with 0 (programEnds) completed; a crash or a kill is an error.
+    const reason = exitCode === 0 && !killed ? 'Completed' : 'Error';
+    Object.assign(c, { state: 'exited', exitCode, reason, finishedAt: now, ready: false });
     delete c.message;
     this.logExit(p, c);
     if (!this.restarts(p, c, killed)) { this.emit(p.uid); return; }
-    c.lastTermination = { id: c.id, exitCode, reason: 'Error', startedAt: c.startedAt, finishedAt: now };
+    c.lastTermination = { id: c.id, exitCode, reason, startedAt: c.startedAt, finishedAt: now };
     this.restartCrashed(p);
   }
 
   /** (Re)arms the end timer when the pod's fail/complete annotation says so, counted from the start. */
   private scheduleEnd(p: SimPod): void {
-    const end = simScript(p.pod).end;
+    const end = this.programEnds(p) ? undefined : simScript(p.pod).end;
     const key = end ? `${end.phase}/${end.afterMs}/${end.exitCode}` : undefined;
     if (key === p.endKey) return;
     p.endKey = key;
@@ -655,6 +657,27 @@ export class SimulatedRuntime implements PodRuntime {
     this.log(p, c, `Container ${c.name} exited with code ${c.exitCode ?? 0} (${c.reason ?? 'Completed'})\n`);
   }
 
+  /**
+   * A run-to-completion pod (restartPolicy Never or OnFailure) whose every
+   * container runs a command the simulator runs, with no scripted end: each
+   * container ends when its command does, with its exit code (`sleep 30`
+   * after 30 s, `while true` never), instead of the 1 s run-to-completion.
+   */
+  private programEnds(p: SimPod): boolean {
+    const a = p.pod.metadata?.annotations ?? {};
+    if (!this.opts.podLogsDir || !runsToCompletion(p.pod)) return false;
+    if ([annotationCompleteAfter, annotationFailAfter, annotationExitCode].some((k) => a[k] !== undefined)) return false;
+    const containers = p.pod.spec?.containers ?? [];
+    return containers.length > 0 && containers.every(runsProgram);
+  }
+
+  /** A regular container of a programEnds pod whose command ended: it exits with the command's code. */
+  private programEnded(p: SimPod, c: RuntimeContainerStatus, id: string, exitCode: number): void {
+    if (c.id !== id || c.state !== 'running' || p.stopped || p.stopping || p.terminalPhase) return;
+    if (!p.containers.includes(c) || !this.programEnds(p)) return;
+    this.exitContainer(p, c, exitCode, false);
+  }
+
   /** Whether this instance's log is its command's output (program.ts) rather than its lifecycle. */
   private runsProgram(p: SimPod, c: RuntimeContainerStatus): boolean {
     return p.programs.get(c.name) === c.id;
@@ -672,7 +695,9 @@ export class SimulatedRuntime implements PodRuntime {
       return;
     }
     p.programs.set(c.name, c.id);
-    void this.runContainerProgram(p, c, spec).catch(() => { /* the runtime status stays the truth */ });
+    const id = c.id;
+    // A command that could not be prepared (its objects unreadable) ends at once in a pod that waits for its commands.
+    void this.runContainerProgram(p, c, spec).catch(() => this.programEnded(p, c, id, 0));
   }
 
   private async runContainerProgram(p: SimPod, c: RuntimeContainerStatus, spec: Container): Promise<void> {
@@ -685,9 +710,10 @@ export class SimulatedRuntime implements PodRuntime {
       // The expanded command is not one the simulator runs after all: the lifecycle, as for any other.
       p.programs.delete(c.name);
       this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
+      this.programEnded(p, c, id, 0);
       return;
     }
-    await runProgram(prepared.program, {
+    const code = await runProgram(prepared.program, {
       ...prepared.context,
       now: () => this.timers.now(),
       write: (stream, text) => { if (current()) this.logInstance(p, c.name, restartCount, stream, text); },
@@ -700,6 +726,7 @@ export class SimulatedRuntime implements PodRuntime {
         });
       }),
     });
+    if (code !== undefined) this.programEnded(p, c, id, code);
   }
 
   private logInstance(p: SimPod, name: string, restartCount: number, stream: 'stdout' | 'stderr', text: string): void {
