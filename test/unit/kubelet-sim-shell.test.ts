@@ -73,6 +73,7 @@ describe('simulated commands: what the tutorials\' pods print', () => {
     assert.equal((await run(['sh', '-c', 'false && echo no || echo yes'])).out, 'yes\n');
     assert.equal((await run(['sh', '-c', 'for i in 3 2 1 ; do echo $i ; done'])).out, '3\n2\n1\n');
     assert.equal((await run(['sh', '-c', 'echo -n a; echo -e "b\\nc"'])).out, 'ab\nc\n');
+    assert.equal((await run(['sh', '-c', 'greeting="hello  $WHO"; echo "$greeting"; x=1; echo $x'], { env: { WHO: 'you' } })).out, 'hello  you\n1\n');
     const r = await run(['sh', '-c', 'echo before; exit 3; echo after']);
     assert.deepEqual(r, { out: 'before\n', code: 3 });
   });

@@ -12,7 +12,7 @@
  * `parseProgram` answer undefined, and the runtime logs the container's
  * simulated lifecycle instead, as before.
  *
- * The subset: `;`, `&&`, `||` and newlines between commands; `while true`
+ * The subset: `;`, `&&`, `||` and newlines between commands; NAME=value; `while true`
  * (or `:`) and `for NAME in WORDS` loops; words with '...', "..." and `\`;
  * $VAR, ${VAR}, $(COMMAND) and `COMMAND`; the commands echo [-n] [-e],
  * printf (%s, %d, %%, \n, \t), printenv, env, date, cat, ls, hostname, sleep, true, false, :, exit.
@@ -23,6 +23,7 @@ type Word = Part[];
 
 export type Command =
   | { kind: 'simple'; words: Word[]; op: Op }
+  | { kind: 'assign'; name: string; value: Word; op: Op }
   | { kind: 'while'; body: Command[]; op: Op }
   | { kind: 'for'; name: string; words: Word[]; body: Command[]; op: Op };
 
@@ -167,6 +168,13 @@ function parseScript(src: string): Command[] {
     }
     const words: Word[] = [];
     while (pos < tokens.length && 'word' in tokens[pos]) words.push((tokens[pos++] as { word: Word }).word);
+    // NAME=value alone sets a shell variable (i=0; greeting="hello $NAME").
+    const head = words[0]?.[0];
+    const headLit = head && 'lit' in head ? head.lit : '';
+    const assign = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(headLit);
+    if (assign && words.length === 1) {
+      return { kind: 'assign', name: assign[1], value: [{ lit: headLit.slice(assign[0].length) }, ...words[0].slice(1)], op: ';' };
+    }
     const name = plain(words[0]);
     if (name === undefined || !builtins.has(name)) throw new Unsupported(`command ${name ?? '(expanded)'}`);
     if (name === 'tail' && words.map(plain).join(' ') !== 'tail -f /dev/null') throw new Unsupported('tail');
@@ -259,6 +267,11 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
       status = await runList(cmd.body, ctx, out);
     }
     return status;
+  }
+  if (cmd.kind === 'assign') {
+    // No field splitting in an assignment: the value's parts join as written.
+    ctx.env.set(cmd.name, (await fields([cmd.value.map((p) => ('lit' in p ? p : { ...p, quoted: true }))], ctx))[0] ?? '');
+    return 0;
   }
   const [name, ...args] = await fields(cmd.words, ctx);
   return builtin(name, args, ctx, out);
