@@ -85,7 +85,7 @@ export async function runAgentWith(values: AgentFlags): Promise<number> {
         nodeName, hostIP: internalIP, podLogsDir, rootDir, logger: logger.with('process'), timers: realTimers, volumes, k8tsCommand: [process.execPath, cliEntry()],
       })
       : new SimulatedRuntime({
-        podCIDR: podCIDR!, hostIP: internalIP, podLogsDir,
+        podCIDR: podCIDR!, hostIP: internalIP, podLogsDir, objects: volumes, nodeName,
         startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
       });
   let runtime: PodRuntime;

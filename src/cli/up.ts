@@ -61,7 +61,9 @@ node-role.kubernetes.io/control-plane, taint node-role.kubernetes.io/control-pla
 and --workers workers named worker1, worker2, ... Their pods are simulated: they
 go Running and Ready, but no container runs. Each node serves the kubelet API on
 127.0.0.1 (its InternalIP): \`kubectl logs\` shows a pod's simulated lifecycle,
-and exec, attach and port-forward say that no process runs. Ctrl-C stops
+or what its command prints when it is a simple one (echo, env, date, cat of a
+ConfigMap file, a while loop with sleep), and exec, attach and port-forward say
+that no process runs. Ctrl-C stops
 everything; the data stays in the data directory.
 
 On a terminal the JSON log lines go to DATA_DIR/k8ts.log (errors are also
@@ -136,7 +138,7 @@ Dashboard: ${cp.url}/dashboard/ (log in with a bearer token; for the cluster-adm
   kubectl create token dashboard-admin -n kube-system)
 
 The ${workers + 1} nodes are SIMULATED: pods scheduled to them are reported Running and
-Ready, but no container runs (kubectl logs shows their simulated lifecycle). Ctrl-C stops the cluster; data stays in ${dataDir}.${logNote}`);
+Ready, but no container runs (kubectl logs shows their simulated lifecycle, or what a simple command such as echo prints). Ctrl-C stops the cluster; data stays in ${dataDir}.${logNote}`);
   return stopped;
 }
 

@@ -36,6 +36,7 @@ import { SimulatedRuntime } from './runtime/simulated/runtime.js';
 import { nodeIPForIndex, podCIDRForIndex } from './runtime/simulated/ipam.js';
 import type { KubeletMetrics } from './metrics.js';
 import { createKubeletAuth, createKubeletServer, persistedServingCertificate, reviewerFor, selfSignedServingCertificate, type KubeletAuth, type KubeletReviewer, type KubeletServer } from './server/index.js';
+import type { PodObjectGetter } from './volumes/objects.js';
 
 export interface SimulatedNodeOptions {
   cpu?: string;
@@ -143,6 +144,17 @@ export class NodeSimulator {
     return this.started;
   }
 
+  /** ConfigMaps, Secrets and Services through the simulator's clients, for the commands its runtimes run (runtime/simulated/program.ts). */
+  private podObjects(): PodObjectGetter {
+    const c = this.clients;
+    return {
+      claim: (ns, name) => c.resource('persistentvolumeclaims').get(ns, name), volume: (name) => c.resource('persistentvolumes').get(undefined, name),
+      configMap: (ns, name) => c.resource('configmaps').get(ns, name), secret: (ns, name) => c.resource('secrets').get(ns, name),
+      service: (ns, name) => c.resource('services').get(ns, name),
+      services: async (ns) => (await c.resource('services').list(ns)).items,
+    };
+  }
+
   /** Registers one more simulated node (a node joining). */
   async addNode(name: string, nodeOpts: SimulatedNodeOptions = {}): Promise<NodeAgent> {
     if (this.closed) throw closedError();
@@ -156,7 +168,9 @@ export class NodeSimulator {
     const kubelet = this.opts.kubelet ? await this.startKubeletServer(name) : undefined;
     const internalIP = kubelet ? this.opts.kubelet!.address : nodeIPForIndex(index);
     const podLogsDir = kubelet ? `${this.opts.kubelet!.podLogsDir}/${name}` : undefined;
-    const runtime = new SimulatedRuntime({ podCIDR, hostIP: internalIP, startDelayMs: o.startDelayMs, readyDelayMs: o.readyDelayMs, timers, podLogsDir });
+    // Nodes with logs run the tutorials' commands (echo, env, cat of a ConfigMap file) for them: that needs the objects they name.
+    const objects = podLogsDir ? this.podObjects() : undefined;
+    const runtime = new SimulatedRuntime({ podCIDR, hostIP: internalIP, startDelayMs: o.startDelayMs, readyDelayMs: o.readyDelayMs, timers, podLogsDir, objects, nodeName: name });
     const agentOpts: NodeAgentOptions = {
       nodeName: name, labels: o.labels, annotations: o.annotations, taints: o.taints, controlPlane: o.controlPlane, instanceType: o.instanceType,
       cpu: o.cpu, memory: o.memory, pods: o.pods, ephemeralStorage: o.ephemeralStorage, internalIP, podCIDR,

@@ -12,6 +12,7 @@ import { CustomResourceStore } from '../../registry/custom/store.js';
 import { heavyBodyBytes, readObjectBodyOffLoop } from '../heavy/index.js';
 import { findDuplicateFields, findTypeErrors } from '../../api/schema/index.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
+import type { KindPrinter } from '../../registry/printers/index.js';
 import { HandlerContext, isDryRun, query } from './context.js';
 import { clampToNumber, int64Param } from './params.js';
 import { queryBool, validateListOptions } from '../../api/list-options.js';
@@ -24,10 +25,13 @@ export async function handleGet(ctx: HandlerContext): Promise<void> {
   writeObject(ctx, 200, obj);
 }
 
-/** Renders one object as JSON or protobuf, a one-row Table, or PartialObjectMetadata, as negotiated. */
-export function writeObject(ctx: HandlerContext, code: number, obj: any): void {
+/**
+ * Renders one object as JSON or protobuf, a one-row Table, or PartialObjectMetadata, as negotiated;
+ * `printer` prints a subresource's own kind (Scale) instead of the store's.
+ */
+export function writeObject(ctx: HandlerContext, code: number, obj: any, printer?: KindPrinter): void {
   if (ctx.rendering === 'table') {
-    writeJSON(ctx.res, code, toTable(ctx.store, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now));
+    writeJSON(ctx.res, code, toTable(ctx.store, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObjectParam(ctx.url.searchParams.get('includeObject')), ctx.now, printer));
   } else if (ctx.rendering === 'partial') {
     writeObjectAs(ctx.res, code, partialObjectMetadata(obj), ctx.protobuf);
   } else if (!ctx.protobuf && obj?.kind !== 'Status') {

@@ -13,6 +13,7 @@ import { applyPatch, patchMediaTypes, patchStrictDecodingError, patchTypeFromCon
 import { selectorFromLabelSelector, selectorFromSet, selectorToString } from '../../api/labels.js';
 import { pruneUnknownFields } from '../../api/schema/index.js';
 import { kindKey } from '../../api/resources.js';
+import { printerFor } from '../../registry/printers/index.js';
 import { prepareFinalize } from '../../registry/strategies/namespaces.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
 import { checkFields } from '../field-validation.js';
@@ -70,7 +71,8 @@ export function toScale(obj: any, paths: ScalePaths = workloadScale): any {
 export async function handleScale(ctx: HandlerContext): Promise<void> {
   const { store, info } = ctx;
   const paths = scalePathsOf(ctx);
-  if (ctx.info.verb === 'get') return writeAnswer(ctx, 200, toScale(await store.get(info.namespace, info.name!), paths));
+  // kubectl get deployment NAME --subresource=scale asks for a Table: Scale's own columns, as upstream's printScale.
+  if (ctx.info.verb === 'get') return writeObject(ctx, 200, toScale(await store.get(info.namespace, info.name!), paths), printerFor('autoscaling/v1/Scale'));
   let patchOrScale: any;
   let patchType: ReturnType<typeof patchTypeFromContentType>;
   if (ctx.info.verb === 'patch') {

@@ -24,6 +24,7 @@ import { persistentVolumeClaimPrinter, persistentVolumePrinter, storageClassPrin
 import { ingressClassPrinter, ingressPrinter, networkPolicyPrinter } from './networking.js';
 import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.js';
 import { horizontalPodAutoscalerPrinter, horizontalPodAutoscalerV1Printer } from './autoscaling.js';
+import { scalePrinter } from './scale.js';
 import { podTemplatePrinter, resourceQuotaPrinter, runtimeClassPrinter } from './quota-templates.js';
 import { apiServicePrinter } from './apiregistration.js';
 import { webhookConfigurationPrinter } from './admissionregistration.js';
@@ -76,6 +77,7 @@ const printers = new Map<string, KindPrinter>([
   [key('node.k8s.io', 'v1', 'RuntimeClass'), runtimeClassPrinter],
   [key('autoscaling', 'v2', 'HorizontalPodAutoscaler'), horizontalPodAutoscalerPrinter],
   [key('autoscaling', 'v1', 'HorizontalPodAutoscaler'), horizontalPodAutoscalerV1Printer],
+  [key('autoscaling', 'v1', 'Scale'), scalePrinter],
   [key('rbac.authorization.k8s.io', 'v1', 'RoleBinding'), roleBindingPrinter],
   [key('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding'), clusterRoleBindingPrinter],
   [key('policy', 'v1', 'PodDisruptionBudget'), podDisruptionBudgetPrinter],

@@ -53,12 +53,15 @@ import type { PodRuntime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandb
 import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
 import { IPPool } from './ipam.js';
 import { normalizeImage, simulatedImageID } from './images.js';
-import { containerCrashes, probeFails, simScript } from './annotations.js';
+import { annotationCompleteAfter, annotationExitCode, annotationFailAfter, containerCrashes, probeFails, runsToCompletion, simScript } from './annotations.js';
 import { simulatedPullError } from './registry.js';
 import { probeFailureOutput } from './probes.js';
 import { containerLogPath, formatCRILogLines, podLogsDirectory, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
 import { PodEventEmitter } from '../pod-events.js';
 import { Backoff, goDuration } from '../cri/backoff.js';
+import type { PodObjectGetter } from '../../volumes/objects.js';
+import { prepareProgram, runsProgram } from './program.js';
+import { runProgram } from './shell.js';
 
 export const simulatedRuntimeType = 'sim';
 export const simulatedRuntimeVersion = 'k8ts-sim://0.1.0';
@@ -75,6 +78,14 @@ export interface SimulatedRuntimeOptions {
   timers?: Timers;
   /** Write each container's simulated lifecycle as a CRI log under this directory (none when absent). */
   podLogsDir?: string;
+  /**
+   * The ConfigMaps, Secrets and Services a container's environment and
+   * volumes name, for the commands the simulator runs (program.ts); without
+   * it they see only the pod's own env values.
+   */
+  objects?: PodObjectGetter;
+  /** The node's name (the downward API's spec.nodeName before binding shows it). */
+  nodeName?: string;
 }
 
 interface SimPod {
@@ -109,9 +120,11 @@ interface SimPod {
   pulling: Map<string, { image: string; attemptAt: number; backOffShown: boolean }>;
   /** Every container crashed together (the pod-wide script): its clock restarts once they all run again. */
   podRestart?: boolean;
+  /** Container name → the instance whose command the simulator runs (its log is the command's output, no lifecycle lines). */
+  programs: Map<string, string>;
 }
 
-type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}`;
+type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}` | `sleep:${string}`;
 
 /**
  * How long a failed pull shows ErrImagePull before the next sync shows
@@ -159,7 +172,7 @@ export class SimulatedRuntime implements PodRuntime {
     if (!p) {
       const since = Date.parse(pod.status?.startTime ?? '');
       const activeSince = Number.isNaN(since) ? this.timers.now() : new Date(since);
-      p = { uid, namespace: pod.metadata!.namespace!, name: pod.metadata!.name!, pod, activeSince, initContainers: [], containers: [], ephemeralContainers: [], timers: new Map(), stopped: false, crashKeys: new Map(), pulling: new Map() };
+      p = { uid, namespace: pod.metadata!.namespace!, name: pod.metadata!.name!, pod, activeSince, initContainers: [], containers: [], ephemeralContainers: [], timers: new Map(), stopped: false, crashKeys: new Map(), pulling: new Map(), programs: new Map() };
       this.byUID.set(uid, p);
       this.scheduleDeadline(p);
       if (this.adopt(p, pod)) return;
@@ -324,7 +337,7 @@ export class SimulatedRuntime implements PodRuntime {
       if (this.needsStart(p, p.ephemeralContainers, c.name) && this.pulled(p, c, p.ephemeralContainers, now)) created.push(putByName(p.ephemeralContainers, this.container(c, now, 'running')));
     }
     for (const c of created) {
-      this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
+      this.started(p, c);
       if (c.state === 'exited') this.logExit(p, c);
     }
     if (wasPulling && !this.workloadPulling(p)) {
@@ -492,17 +505,19 @@ export class SimulatedRuntime implements PodRuntime {
    */
   private exitContainer(p: SimPod, c: RuntimeContainerStatus, exitCode: number, killed: boolean): void {
     const now = this.timers.now();
-    Object.assign(c, { state: 'exited', exitCode, reason: 'Error', finishedAt: now, ready: false });
+    // A command that ended by itself with 0 (programEnds) completed; a crash or a kill is an error.
+    const reason = exitCode === 0 && !killed ? 'Completed' : 'Error';
+    Object.assign(c, { state: 'exited', exitCode, reason, finishedAt: now, ready: false });
     delete c.message;
     this.logExit(p, c);
     if (!this.restarts(p, c, killed)) { this.emit(p.uid); return; }
-    c.lastTermination = { id: c.id, exitCode, reason: 'Error', startedAt: c.startedAt, finishedAt: now };
+    c.lastTermination = { id: c.id, exitCode, reason, startedAt: c.startedAt, finishedAt: now };
     this.restartCrashed(p);
   }
 
   /** (Re)arms the end timer when the pod's fail/complete annotation says so, counted from the start. */
   private scheduleEnd(p: SimPod): void {
-    const end = simScript(p.pod).end;
+    const end = this.programEnds(p) ? undefined : simScript(p.pod).end;
     const key = end ? `${end.phase}/${end.afterMs}/${end.exitCode}` : undefined;
     if (key === p.endKey) return;
     p.endKey = key;
@@ -576,7 +591,7 @@ export class SimulatedRuntime implements PodRuntime {
       this.crashBackoff.next(key);
       Object.assign(c, { state: 'running', id: `${this.type}://${newID()}`, createdAt: now, startedAt: now, restartCount: c.restartCount + 1, ready: false });
       delete c.finishedAt; delete c.exitCode; delete c.reason; delete c.message;
-      this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
+      this.started(p, c);
     }
     if (waitMs > 0) this.after(p, 'restart', waitMs, () => this.restartCrashed(p));
     else if (p.podRestart) {
@@ -611,7 +626,7 @@ export class SimulatedRuntime implements PodRuntime {
     // Containers never started are simply not there; running ones exit as on SIGTERM.
     for (const c of [...p.initContainers, ...p.containers, ...p.ephemeralContainers]) {
       if (c.state !== 'running') continue;
-      this.log(p, c, `Stopping container ${c.name}\n`);
+      if (!this.runsProgram(p, c)) this.log(p, c, `Stopping container ${c.name}\n`);
       Object.assign(c, { state: 'exited', exitCode: 0, reason: 'Completed', finishedAt: now, ready: false });
       this.logExit(p, c);
     }
@@ -638,7 +653,89 @@ export class SimulatedRuntime implements PodRuntime {
   }
 
   private logExit(p: SimPod, c: RuntimeContainerStatus): void {
+    if (this.runsProgram(p, c)) return;
     this.log(p, c, `Container ${c.name} exited with code ${c.exitCode ?? 0} (${c.reason ?? 'Completed'})\n`);
+  }
+
+  /**
+   * A run-to-completion pod (restartPolicy Never or OnFailure) whose every
+   * container runs a command the simulator runs, with no scripted end: each
+   * container ends when its command does, with its exit code (`sleep 30`
+   * after 30 s, `while true` never), instead of the 1 s run-to-completion.
+   */
+  private programEnds(p: SimPod): boolean {
+    const a = p.pod.metadata?.annotations ?? {};
+    if (!this.opts.podLogsDir || !runsToCompletion(p.pod)) return false;
+    if ([annotationCompleteAfter, annotationFailAfter, annotationExitCode].some((k) => a[k] !== undefined)) return false;
+    const containers = p.pod.spec?.containers ?? [];
+    return containers.length > 0 && containers.every(runsProgram);
+  }
+
+  /** A regular container of a programEnds pod whose command ended: it exits with the command's code. */
+  private programEnded(p: SimPod, c: RuntimeContainerStatus, id: string, exitCode: number): void {
+    if (c.id !== id || c.state !== 'running' || p.stopped || p.stopping || p.terminalPhase) return;
+    if (!p.containers.includes(c) || !this.programEnds(p)) return;
+    this.exitContainer(p, c, exitCode, false);
+  }
+
+  /** Whether this instance's log is its command's output (program.ts) rather than its lifecycle. */
+  private runsProgram(p: SimPod, c: RuntimeContainerStatus): boolean {
+    return p.programs.get(c.name) === c.id;
+  }
+
+  /**
+   * A container instance started: its log gets what its command prints when
+   * the simulator runs that command (echo, env, date, cat of its ConfigMap
+   * files, loops with sleep: shell.ts), else its simulated lifecycle.
+   */
+  private started(p: SimPod, c: RuntimeContainerStatus): void {
+    const spec = [...(p.pod.spec?.initContainers ?? []), ...(p.pod.spec?.containers ?? []), ...((p.pod.spec?.ephemeralContainers ?? []) as Container[])].find((x) => x.name === c.name);
+    if (!this.opts.podLogsDir || !spec || !runsProgram(spec)) {
+      this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
+      return;
+    }
+    p.programs.set(c.name, c.id);
+    const id = c.id;
+    // A command that could not be prepared (its objects unreadable) ends at once in a pod that waits for its commands.
+    void this.runContainerProgram(p, c, spec).catch(() => this.programEnded(p, c, id, 0));
+  }
+
+  private async runContainerProgram(p: SimPod, c: RuntimeContainerStatus, spec: Container): Promise<void> {
+    const id = c.id;
+    const restartCount = c.restartCount;
+    const current = () => c.id === id && !p.stopped;
+    const prepared = await prepareProgram(p.pod, spec, { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip });
+    if (!current()) return;
+    if (!prepared) {
+      // The expanded command is not one the simulator runs after all: the lifecycle, as for any other.
+      p.programs.delete(c.name);
+      this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
+      this.programEnded(p, c, id, 0);
+      return;
+    }
+    const code = await runProgram(prepared.program, {
+      ...prepared.context,
+      now: () => this.timers.now(),
+      write: (stream, text) => { if (current()) this.logInstance(p, c.name, restartCount, stream, text); },
+      // A sleep ends early, and the program with it, once this instance stopped (the pod's timers are cleared then).
+      sleep: (ms) => new Promise<boolean>((resolve) => {
+        if (ms === Infinity) return;
+        this.after(p, `sleep:${c.name}`, ms, () => {
+          if (!(current() && c.state === 'running')) { resolve(false); return; }
+          prepared.context.refresh().then(() => resolve(current() && c.state === 'running'), () => resolve(current() && c.state === 'running'));
+        });
+      }),
+    });
+    if (code !== undefined) this.programEnded(p, c, id, code);
+  }
+
+  private logInstance(p: SimPod, name: string, restartCount: number, stream: 'stdout' | 'stderr', text: string): void {
+    if (!this.opts.podLogsDir) return;
+    const path = containerLogPath(this.opts.podLogsDir, p, name, restartCount);
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      appendFileSync(path, formatCRILogLines(this.timers.now(), stream, text));
+    } catch { /* the runtime status stays the truth */ }
   }
 
   private emit(uid: string): void { this.events.emit(uid); }

@@ -1,0 +1,98 @@
+/**
+ * What a simulated container's command prints (shell.ts runs it): the
+ * container's argv with the kubelet's $(VAR) expansion, its environment as
+ * the kubelet builds it (env, envFrom, the downward API, service links) plus
+ * what the image and the runtime add (PATH, HOSTNAME, HOME), and the files
+ * of its ConfigMap, Secret and downward API volumes at their mount paths.
+ */
+import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
+import { posix } from 'node:path';
+import { containerEnv, expandVars } from '../cri/config.js';
+import { fetchEnvSources } from '../../envsources.js';
+import type { PodObjectGetter } from '../../volumes/objects.js';
+import { volumePayload } from '../../volumes/projection.js';
+import type { NodeAllocatable } from '../../volumes/downward.js';
+import { parseProgram, type Command, type ShellContext } from './shell.js';
+
+/** The simulated node's capacity as the downward API reads an unset limit (the simulator's default node). */
+const simulatedAllocatable: NodeAllocatable = { cpu: '4', memory: '8Gi' };
+
+const argvOf = (c: Container) => [...(c.command ?? []), ...(c.args ?? [])];
+
+/**
+ * Whether the container's command is one the simulator runs, decided before
+ * its environment is known: as written, or with each $(VAR) the kubelet
+ * would expand taken as a plain word.
+ */
+export function runsProgram(c: Container): boolean {
+  const argv = argvOf(c);
+  // args alone run as the command of images without an entrypoint (busybox, alpine): `args: [sleep, "1000"]`.
+  if (!argv.length) return false;
+  return !!parseProgram(argv) || !!parseProgram(argv.map((a) => a.replace(/\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, 'x')));
+}
+
+export interface ProgramDeps {
+  objects?: PodObjectGetter;
+  nodeName: string;
+  hostIP: string;
+  podIP?: string;
+}
+
+/** The pod's hostname as the runtime sets it (spec.hostname, else the pod's name cut to 63 characters). */
+const hostnameOf = (pod: Pod) => pod.spec?.hostname ?? (pod.metadata?.name ?? '').slice(0, 63).replace(/[-.]+$/, '');
+
+/** Volumes that need no token or node access to read: ConfigMaps, Secrets, the downward API. */
+const readable = (v: Volume) => !!(v.configMap || v.secret || v.downwardAPI || (v.projected && !(v.projected.sources ?? []).some((s) => s.serviceAccountToken)));
+
+/**
+ * The program and what it reads, once the environment and volumes are
+ * fetched; undefined when the expanded argv is not a program of the subset.
+ */
+export async function prepareProgram(pod: Pod, c: Container, deps: ProgramDeps): Promise<{ program: Command[]; context: Omit<ShellContext, 'now' | 'sleep' | 'write'> & { refresh(): Promise<void> } } | undefined> {
+  const sources = await fetchEnvSources(pod.metadata!.namespace!, c, deps.objects, pod.spec?.enableServiceLinks ?? true);
+  const hostname = hostnameOf(pod);
+  const kubeletEnv = containerEnv(pod, c, { nodeName: deps.nodeName, hostIP: deps.hostIP, podLogsDir: '', allocatable: simulatedAllocatable }, deps.podIP, sources);
+  const expand = new Map(kubeletEnv.map((e) => [e.key, e.value]));
+  const program = parseProgram(argvOf(c).map((a) => expandVars(a, expand)));
+  if (!program) return undefined;
+  const env = new Map<string, string>([['PATH', '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'], ['HOSTNAME', hostname]]);
+  for (const e of kubeletEnv) env.set(e.key, e.value);
+  if (!env.has('HOME')) env.set('HOME', '/root');
+  let files = new Map<string, string>();
+  let dirs = new Map<string, Set<string>>();
+  // Volumes follow their ConfigMaps and Secrets while the container runs (the kubelet's periodic sync); env does not.
+  const refresh = async () => { ({ files, dirs } = await volumeFiles(pod, c, deps.objects)); };
+  await refresh();
+  const abs = (p: string) => posix.normalize(posix.isAbsolute(p) ? p : posix.join(c.workingDir ?? '/', p)).replace(/(.)\/$/, '$1');
+  return {
+    program,
+    context: {
+      env, hostname, refresh,
+      readFile: (p) => files.get(abs(p)),
+      listDir: (p) => { const d = dirs.get(abs(p)); return d && [...d].sort(); },
+    },
+  };
+}
+
+/** The files of the container's ConfigMap, Secret and downward API mounts, by absolute path, and each directory's entries. */
+async function volumeFiles(pod: Pod, c: Container, objects: PodObjectGetter | undefined): Promise<{ files: Map<string, string>; dirs: Map<string, Set<string>> }> {
+  const files = new Map<string, string>();
+  const dirs = new Map<string, Set<string>>();
+  const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
+  for (const m of c.volumeMounts ?? []) {
+    const v = volumes.get(m.name);
+    if (!v || !readable(v)) continue;
+    const payload = await volumePayload(pod, v, objects, simulatedAllocatable).catch(() => undefined);
+    for (const [rel, f] of payload ?? []) {
+      if (m.subPath && rel !== m.subPath) continue;
+      const path = m.subPath ? posix.normalize(m.mountPath) : posix.join(m.mountPath, rel);
+      files.set(path, f.data.toString('utf8'));
+      // Every directory on the way lists its next entry (ls /etc/config).
+      for (let child = path, dir = posix.dirname(path); child !== dir; child = dir, dir = posix.dirname(dir)) {
+        if (!dirs.has(dir)) dirs.set(dir, new Set());
+        dirs.get(dir)!.add(posix.basename(child));
+      }
+    }
+  }
+  return { files, dirs };
+}

@@ -1,0 +1,400 @@
+/**
+ * The few shell commands the Kubernetes tutorials' containers run, so that
+ * `kubectl logs` on a simulated node shows what the pages show: `date; echo
+ * Hello from the Kubernetes cluster` (CronJob), `env` and `cat
+ * /etc/config/sport` (ConfigMaps), `echo "Hello World"` (`kubectl create job
+ * ... -- echo`), `while true; do echo ...; sleep 10; done`.
+ *
+ * No process runs: this parses a container's argv (an `sh -c SCRIPT` or one
+ * command) into a small program and runs it against the container's
+ * environment and its ConfigMap/Secret/downward API files. Anything outside
+ * the subset (pipes, redirections, `if`, an unknown command) makes
+ * `parseProgram` answer undefined, and the runtime logs the container's
+ * simulated lifecycle instead, as before.
+ *
+ * The subset: `;`, `&&`, `||` and newlines between commands; NAME=value; `while true`
+ * (or `:`) and `for NAME in WORDS` loops; words with '...', "..." and `\`;
+ * $VAR, ${VAR}, $(COMMAND) and `COMMAND`; the commands echo [-n] [-e],
+ * printf (%s, %d, %%, \n, \t), printenv, env, date, cat, ls, hostname, sleep, true, false, :, exit.
+ */
+
+type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean };
+type Word = Part[];
+
+export type Command =
+  | { kind: 'simple'; words: Word[]; op: Op }
+  | { kind: 'assign'; name: string; value: Word; op: Op }
+  | { kind: 'while'; body: Command[]; op: Op }
+  | { kind: 'for'; name: string; words: Word[]; body: Command[]; op: Op };
+
+/** What joins a command to the next: run it anyway, only on success, only on failure. */
+type Op = ';' | '&&' | '||';
+
+/** The commands the subset runs; others make the program not understood. */
+const builtins = new Set(['echo', 'printf', 'printenv', 'env', 'date', 'cat', 'ls', 'hostname', 'sleep', 'true', 'false', ':', 'exit', 'tail']);
+const shells = new Set(['sh', 'bash', 'ash', 'dash']);
+
+class Unsupported extends Error {}
+
+/** A token: a word, or an operator (`;`, `&&`, `||`, newline as `;`). */
+type Token = { word: Word; raw: string } | { op: string };
+
+function tokenize(src: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  while (i < src.length) {
+    const ch = src[i];
+    if (ch === ' ' || ch === '\t') { i++; continue; }
+    if (ch === '\\' && src[i + 1] === '\n') { i += 2; continue; }
+    if (ch === '#') { while (i < src.length && src[i] !== '\n') i++; continue; }
+    if (ch === '\n' || ch === ';') { out.push({ op: ';' }); i++; continue; }
+    if (src.startsWith('&&', i) || src.startsWith('||', i)) { out.push({ op: src.slice(i, i + 2) }); i += 2; continue; }
+    if ('|&<>()'.includes(ch)) throw new Unsupported(`operator ${ch}`);
+    const start = i;
+    const word: Word = [];
+    let lit = '';
+    const flush = () => { if (lit) { word.push({ lit }); lit = ''; } };
+    while (i < src.length && !' \t\n;&|<>()'.includes(src[i])) {
+      const c = src[i];
+      if (c === '\\') { lit += src[i + 1] ?? ''; i += 2; } else if (c === "'") {
+        const end = src.indexOf("'", i + 1);
+        if (end < 0) throw new Unsupported('unterminated quote');
+        lit += src.slice(i + 1, end);
+        i = end + 1;
+      } else if (c === '"') {
+        i++;
+        while (i < src.length && src[i] !== '"') {
+          if (src[i] === '\\' && '$`"\\\n'.includes(src[i + 1] ?? '')) { lit += src[i + 1]; i += 2; } else if (src[i] === '$' || src[i] === '`') {
+            flush();
+            i = expansion(src, i, word, true);
+          } else lit += src[i++];
+        }
+        if (src[i] !== '"') throw new Unsupported('unterminated quote');
+        i++;
+        if (!word.length && !lit) word.push({ lit: '' });
+      } else if (c === '$' || c === '`') {
+        flush();
+        i = expansion(src, i, word, false);
+      } else lit += src[i++];
+    }
+    flush();
+    out.push({ word, raw: src.slice(start, i) });
+  }
+  return out;
+}
+
+/** One $VAR, ${VAR}, $(...) or `...` at src[i], added to word; returns where it ends. */
+function expansion(src: string, i: number, word: Word, quoted: boolean): number {
+  if (src[i] === '`') {
+    const end = src.indexOf('`', i + 1);
+    if (end < 0) throw new Unsupported('unterminated backquote');
+    word.push({ sub: parseScript(src.slice(i + 1, end)), quoted });
+    return end + 1;
+  }
+  const next = src[i + 1] ?? '';
+  if (next === '(') {
+    let depth = 0;
+    for (let j = i + 1; j < src.length; j++) {
+      if (src[j] === '(') depth++;
+      else if (src[j] === ')' && --depth === 0) { word.push({ sub: parseScript(src.slice(i + 2, j)), quoted }); return j + 1; }
+    }
+    throw new Unsupported('unterminated $(');
+  }
+  if (next === '{') {
+    const end = src.indexOf('}', i);
+    const name = src.slice(i + 2, end);
+    if (end < 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Unsupported('${...} beyond a name');
+    word.push({ var: name, quoted });
+    return end + 1;
+  }
+  const m = /^[A-Za-z_][A-Za-z0-9_]*|^[0-9?#$]/.exec(src.slice(i + 1));
+  if (!m) { word.push({ lit: '$' }); return i + 1; }
+  if (!/^[A-Za-z_]/.test(m[0])) throw new Unsupported(`special parameter $${m[0]}`);
+  word.push({ var: m[0], quoted });
+  return i + 1 + m[0].length;
+}
+
+/** The literal text of a word, or undefined when it has expansions (keywords and loop names must be literal). */
+const plain = (w: Word | undefined): string | undefined => (w && w.every((p) => 'lit' in p) ? w.map((p) => (p as { lit: string }).lit).join('') : undefined);
+
+function parseScript(src: string): Command[] {
+  const tokens = tokenize(src);
+  let pos = 0;
+  const isWord = (t: Token | undefined, text: string) => !!t && 'word' in t && t.raw === text;
+  const skipSeparators = () => { while (pos < tokens.length && 'op' in tokens[pos] && (tokens[pos] as { op: string }).op === ';') pos++; };
+  const list = (until: string[]): Command[] => {
+    const cmds: Command[] = [];
+    skipSeparators();
+    while (pos < tokens.length && !until.some((u) => isWord(tokens[pos], u))) {
+      const cmd = command();
+      const t = tokens[pos];
+      if (t && 'op' in t) { cmd.op = t.op as Op; pos++; }
+      cmds.push(cmd);
+      skipSeparators();
+    }
+    return cmds;
+  };
+  const expect = (text: string) => {
+    skipSeparators();
+    if (!isWord(tokens[pos], text)) throw new Unsupported(`expected ${text}`);
+    pos++;
+  };
+  const command = (): Command => {
+    const first = tokens[pos];
+    if (isWord(first, 'while')) {
+      pos++;
+      const cond = plain((tokens[pos] as { word?: Word }).word);
+      if (cond !== 'true' && cond !== ':') throw new Unsupported('while with a condition other than true');
+      pos++;
+      expect('do');
+      const body = list(['done']);
+      expect('done');
+      if (!body.length) throw new Unsupported('empty loop');
+      return { kind: 'while', body, op: ';' };
+    }
+    if (isWord(first, 'for')) {
+      pos++;
+      const name = plain((tokens[pos] as { word?: Word }).word);
+      if (!name || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Unsupported('for without a name');
+      pos++;
+      if (!isWord(tokens[pos], 'in')) throw new Unsupported('for without in');
+      pos++;
+      const words: Word[] = [];
+      while (pos < tokens.length && 'word' in tokens[pos]) words.push((tokens[pos++] as { word: Word }).word);
+      expect('do');
+      const body = list(['done']);
+      expect('done');
+      return { kind: 'for', name, words, body, op: ';' };
+    }
+    const words: Word[] = [];
+    while (pos < tokens.length && 'word' in tokens[pos]) words.push((tokens[pos++] as { word: Word }).word);
+    // NAME=value alone sets a shell variable (i=0; greeting="hello $NAME").
+    const head = words[0]?.[0];
+    const headLit = head && 'lit' in head ? head.lit : '';
+    const assign = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(headLit);
+    if (assign && words.length === 1) {
+      return { kind: 'assign', name: assign[1], value: [{ lit: headLit.slice(assign[0].length) }, ...words[0].slice(1)], op: ';' };
+    }
+    const name = plain(words[0]);
+    if (name === undefined || !builtins.has(name)) throw new Unsupported(`command ${name ?? '(expanded)'}`);
+    if (name === 'tail' && words.map(plain).join(' ') !== 'tail -f /dev/null') throw new Unsupported('tail');
+    return { kind: 'simple', words, op: ';' };
+  };
+  const cmds = list([]);
+  if (pos < tokens.length) throw new Unsupported('trailing tokens');
+  return cmds;
+}
+
+/**
+ * The container's argv (command then args, $(VAR) already expanded as the
+ * kubelet expands them) as a program of the subset, or undefined when it is
+ * not one: `sh -c SCRIPT`, `/bin/sh -c SCRIPT` ..., or one builtin command
+ * run directly (`/bin/echo ...`, `printenv HOSTNAME`, `sleep 3600`).
+ */
+export function parseProgram(argv: string[]): Command[] | undefined {
+  if (!argv.length) return undefined;
+  const base = argv[0].slice(argv[0].lastIndexOf('/') + 1);
+  try {
+    if (shells.has(base)) {
+      if (argv[1] !== '-c' || argv[2] === undefined) return undefined;
+      return parseScript(argv[2]);
+    }
+    if (!builtins.has(base) || base === 'exit') return undefined;
+    if (base === 'tail' && argv.slice(1).join(' ') !== '-f /dev/null') return undefined;
+    return [{ kind: 'simple', words: [[{ lit: base }], ...argv.slice(1).map((a) => [{ lit: a }])], op: ';' }];
+  } catch (e) {
+    if (e instanceof Unsupported) return undefined;
+    throw e;
+  }
+}
+
+/** What a program may read and do: its environment, files, the clock; sleep resolves false once the container stopped. */
+export interface ShellContext {
+  env: Map<string, string>;
+  hostname: string;
+  /** A file's text (ConfigMap, Secret and downward API volumes), or undefined. */
+  readFile(path: string): string | undefined;
+  /** A directory's entries, or undefined when it is not one. */
+  listDir(path: string): string[] | undefined;
+  now(): Date;
+  sleep(ms: number): Promise<boolean>;
+  write(stream: 'stdout' | 'stderr', text: string): void;
+}
+
+class Exit {
+  constructor(readonly code: number) {}
+}
+
+/** Runs the program; resolves with its exit code, or undefined when the container stopped first. */
+export async function runProgram(cmds: Command[], ctx: ShellContext): Promise<number | undefined> {
+  try {
+    return await runList(cmds, ctx, (s, t) => ctx.write(s, t));
+  } catch (e) {
+    if (e instanceof Exit) return e.code;
+    if (e instanceof Stopped) return undefined;
+    throw e;
+  }
+}
+
+class Stopped extends Error {}
+
+type Out = (stream: 'stdout' | 'stderr', text: string) => void;
+
+async function runList(cmds: Command[], ctx: ShellContext, out: Out): Promise<number> {
+  let status = 0;
+  let op: Op = ';';
+  for (const cmd of cmds) {
+    if ((op === '&&' && status !== 0) || (op === '||' && status === 0)) { op = cmd.op; continue; }
+    status = await runCommand(cmd, ctx, out);
+    op = cmd.op;
+  }
+  return status;
+}
+
+async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<number> {
+  if (cmd.kind === 'while') {
+    for (;;) {
+      const before = ctx.now().getTime();
+      await runList(cmd.body, ctx, out);
+      // A loop that never sleeps would spin for ever: it waits a second a round instead.
+      if (ctx.now().getTime() === before && !(await ctx.sleep(1000))) throw new Stopped();
+    }
+  }
+  if (cmd.kind === 'for') {
+    let status = 0;
+    for (const w of await fields(cmd.words, ctx)) {
+      ctx.env.set(cmd.name, w);
+      status = await runList(cmd.body, ctx, out);
+    }
+    return status;
+  }
+  if (cmd.kind === 'assign') {
+    // No field splitting in an assignment: the value's parts join as written.
+    ctx.env.set(cmd.name, (await fields([cmd.value.map((p) => ('lit' in p ? p : { ...p, quoted: true }))], ctx))[0] ?? '');
+    return 0;
+  }
+  const [name, ...args] = await fields(cmd.words, ctx);
+  return builtin(name, args, ctx, out);
+}
+
+/** Words after expansion; an unquoted expansion splits on blanks, as the shell's field splitting. */
+async function fields(words: Word[], ctx: ShellContext): Promise<string[]> {
+  const result: string[] = [];
+  for (const w of words) {
+    let cur: string | undefined;
+    for (const p of w) {
+      let text: string;
+      let quoted = true;
+      if ('lit' in p) text = p.lit;
+      else if ('var' in p) { text = ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else {
+        let captured = '';
+        await runList(p.sub, ctx, (s, t) => { if (s === 'stdout') captured += t; else ctx.write(s, t); });
+        text = captured.replace(/\n+$/, '');
+        quoted = p.quoted;
+      }
+      if (quoted) { cur = (cur ?? '') + text; continue; }
+      const pieces = text.split(/[ \t\n]+/);
+      for (let i = 0; i < pieces.length; i++) {
+        if (i > 0) { if (cur) result.push(cur); cur = undefined; }
+        if (pieces[i]) cur = (cur ?? '') + pieces[i];
+      }
+    }
+    if (cur !== undefined) result.push(cur);
+  }
+  return result;
+}
+
+const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** `date` in a container (TZ unset, so UTC): "Thu Dec  3 21:04:00 UTC 2026", as busybox and coreutils print it. */
+export function containerDate(d: Date): string {
+  return `${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC ${d.getUTCFullYear()}`;
+}
+
+/** echo -e's escapes (busybox and bash). */
+const unescape = (s: string) => s.replace(/\\([nt\\])/g, (_, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : '\\'));
+
+/** printf FORMAT ARGS: the format is reused while arguments remain, as the shell's printf does. */
+function printf(format: string, values: string[]): string {
+  let out = '';
+  let i = 0;
+  do {
+    out += unescape(format).replace(/%([%sd])/g, (_, f: string) => (f === '%' ? '%' : f === 'd' ? String(Number.parseInt(values[i++] ?? '0', 10) || 0) : (values[i++] ?? '')));
+  } while (i < values.length && /%[sd]/.test(format));
+  return out;
+}
+
+/** A Go-free duration for sleep: "10", "0.5", "1m", "infinity". */
+function sleepMs(arg: string | undefined): number | undefined {
+  if (arg === 'infinity') return Infinity;
+  const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(arg ?? '');
+  if (!m) return undefined;
+  return Number(m[1]) * ({ '': 1000, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as Record<string, number>)[m[2]];
+}
+
+async function builtin(name: string, args: string[], ctx: ShellContext, out: Out): Promise<number> {
+  switch (name) {
+    case 'echo': {
+      let newline = true;
+      let escapes = false;
+      while (/^-[neE]+$/.test(args[0] ?? '')) {
+        const flag = args.shift()!;
+        if (flag.includes('n')) newline = false;
+        if (flag.includes('e')) escapes = true;
+      }
+      const text = args.join(' ');
+      out('stdout', (escapes ? unescape(text) : text) + (newline ? '\n' : ''));
+      return 0;
+    }
+    case 'printf': {
+      const [format = '', ...values] = args;
+      out('stdout', printf(format, values));
+      return 0;
+    }
+    case 'env':
+      out('stdout', [...ctx.env].map(([k, v]) => `${k}=${v}\n`).join(''));
+      return 0;
+    case 'printenv': {
+      if (!args.length) { out('stdout', [...ctx.env].map(([k, v]) => `${k}=${v}\n`).join('')); return 0; }
+      let status = 0;
+      for (const a of args) {
+        const v = ctx.env.get(a);
+        if (v === undefined) status = 1; else out('stdout', `${v}\n`);
+      }
+      return status;
+    }
+    case 'date': out('stdout', `${containerDate(ctx.now())}\n`); return 0;
+    case 'hostname': out('stdout', `${ctx.hostname}\n`); return 0;
+    case 'cat': {
+      let status = 0;
+      for (const path of args) {
+        const text = ctx.readFile(path);
+        if (text === undefined) { out('stderr', `cat: can't open '${path}': No such file or directory\n`); status = 1; } else out('stdout', text);
+      }
+      return status;
+    }
+    case 'ls': {
+      let status = 0;
+      const paths = args.filter((a) => !a.startsWith('-'));
+      for (const path of paths.length ? paths : ['.']) {
+        const entries = ctx.listDir(path);
+        if (entries) out('stdout', entries.map((e) => `${e}\n`).join(''));
+        else if (ctx.readFile(path) !== undefined) out('stdout', `${path}\n`);
+        else { out('stderr', `ls: ${path}: No such file or directory\n`); status = 1; }
+      }
+      return status;
+    }
+    case 'sleep': {
+      const ms = sleepMs(args[0]);
+      if (ms === undefined) { out('stderr', `sleep: invalid number '${args[0] ?? ''}'\n`); return 1; }
+      if (!(await ctx.sleep(ms))) throw new Stopped();
+      return 0;
+    }
+    case 'tail': if (!(await ctx.sleep(Infinity))) throw new Stopped(); return 0;
+    case 'exit': throw new Exit(Number(args[0] ?? 0) || 0);
+    case 'false': return 1;
+    default: return 0;
+  }
+}

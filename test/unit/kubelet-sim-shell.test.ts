@@ -1,0 +1,149 @@
+/** The tutorials' container commands as the simulated runtime runs them (runtime/simulated/shell.ts, program.ts). */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { containerDate, parseProgram, runProgram, type ShellContext } from '../../src/kubelet/runtime/simulated/shell.js';
+import { runsProgram } from '../../src/kubelet/runtime/simulated/program.js';
+import { SimulatedRuntime } from '../../src/kubelet/runtime/simulated/runtime.js';
+import { FakeTimers } from '../../src/kubelet/timers.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+
+/** Runs argv; sleeps advance a fake clock and the run stops after `rounds` of them. */
+async function run(argv: string[], opts: { env?: Record<string, string>; files?: Record<string, string>; sleeps?: number } = {}) {
+  const program = parseProgram(argv);
+  assert.ok(program, `not understood: ${JSON.stringify(argv)}`);
+  let t = Date.parse('2019-02-22T11:02:09Z');
+  let sleeps = 0;
+  const out: string[] = [];
+  const files = opts.files ?? {};
+  const ctx: ShellContext = {
+    env: new Map(Object.entries(opts.env ?? {})),
+    hostname: 'pod-1',
+    readFile: (p) => files[p],
+    listDir: (p) => { const names = Object.keys(files).filter((f) => f.startsWith(`${p.replace(/\/$/, '')}/`)).map((f) => f.slice(p.replace(/\/$/, '').length + 1)); return names.length ? names.sort() : undefined; },
+    now: () => new Date(t),
+    sleep: async (ms) => { t += ms; return ++sleeps <= (opts.sleeps ?? 0); },
+    write: (stream, text) => out.push(stream === 'stderr' ? `ERR:${text}` : text),
+  };
+  const code = await runProgram(program, ctx);
+  return { out: out.join(''), code };
+}
+
+describe('simulated commands: what the tutorials\' pods print', () => {
+  it('CronJob: date; echo Hello from the Kubernetes cluster', async () => {
+    const r = await run(['/bin/sh', '-c', 'date; echo Hello from the Kubernetes cluster']);
+    assert.equal(r.out, 'Fri Feb 22 11:02:09 UTC 2019\nHello from the Kubernetes cluster\n');
+    assert.equal(r.code, 0);
+  });
+
+  it('kubectl create job hello --image=busybox:1.28 -- echo "Hello World"', async () => {
+    assert.equal((await run(['echo', 'Hello World'])).out, 'Hello World\n');
+  });
+
+  it('ConfigMaps: a loop that cats a mounted key every 10 s, with $(date)', async () => {
+    const r = await run(['/bin/sh', '-c', 'while true; do echo "$(date) My preferred sport is $(cat /etc/config/sport)"; sleep 10; done;'],
+      { files: { '/etc/config/sport': 'football' }, sleeps: 2 });
+    assert.equal(r.out, 'Fri Feb 22 11:02:09 UTC 2019 My preferred sport is football\n'.repeat(1) +
+      'Fri Feb 22 11:02:19 UTC 2019 My preferred sport is football\nFri Feb 22 11:02:29 UTC 2019 My preferred sport is football\n');
+    assert.equal(r.code, undefined);
+  });
+
+  it('env, printenv NAME..., $VAR and ${VAR}, ls and cat of a volume', async () => {
+    const env = { SPECIAL_LEVEL_KEY: 'very', SPECIAL_TYPE_KEY: 'charm' };
+    assert.equal((await run(['/bin/sh', '-c', 'env'], { env })).out, 'SPECIAL_LEVEL_KEY=very\nSPECIAL_TYPE_KEY=charm\n');
+    assert.equal((await run(['/bin/sh', '-c', 'echo $SPECIAL_LEVEL_KEY ${SPECIAL_TYPE_KEY}'], { env })).out, 'very charm\n');
+    assert.equal((await run(['printenv', 'SPECIAL_TYPE_KEY', 'SPECIAL_LEVEL_KEY'], { env })).out, 'charm\nvery\n');
+    const files = { '/etc/config/SPECIAL_LEVEL': 'very', '/etc/config/SPECIAL_TYPE': 'charm' };
+    assert.equal((await run(['/bin/sh', '-c', 'ls /etc/config/'], { files })).out, 'SPECIAL_LEVEL\nSPECIAL_TYPE\n');
+    assert.equal((await run(['/bin/sh', '-c', 'cat /etc/config/keys'], { files })).out, "ERR:cat: can't open '/etc/config/keys': No such file or directory\n");
+  });
+
+  it('"Define a Command and Arguments": printenv HOSTNAME KUBERNETES_PORT; "Dependent Environment Variables": printf NAME=$NAME\'\\n\'', async () => {
+    const env = { HOSTNAME: 'command-demo', KUBERNETES_PORT: 'tcp://10.96.0.1:443', SERVICE_ADDRESS: 'https://172.17.0.1:80', ESCAPED_REFERENCE: '$(PROTOCOL)' };
+    assert.equal((await run(['printenv', 'HOSTNAME', 'KUBERNETES_PORT'], { env })).out, 'command-demo\ntcp://10.96.0.1:443\n');
+    const script = "printf UNCHANGED_REFERENCE=$UNCHANGED_REFERENCE'\\n'; printf SERVICE_ADDRESS=$SERVICE_ADDRESS'\\n';printf ESCAPED_REFERENCE=$ESCAPED_REFERENCE'\\n'; sleep 30";
+    assert.equal((await run(['sh', '-c', script], { env })).out, 'UNCHANGED_REFERENCE=\nSERVICE_ADDRESS=https://172.17.0.1:80\nESCAPED_REFERENCE=$(PROTOCOL)\n');
+    assert.equal((await run(['sh', '-c', 'printf "%s-%d|" a 1 b 2'])).out, 'a-1|b-2|');
+  });
+
+  it('quotes, && and ||, for loops, echo -n and -e, exit', async () => {
+    assert.equal((await run(['sh', '-c', "echo 'a  b' \"c  d\" e\\ f"])).out, 'a  b c  d e f\n');
+    assert.equal((await run(['sh', '-c', 'false && echo no || echo yes'])).out, 'yes\n');
+    assert.equal((await run(['sh', '-c', 'for i in 3 2 1 ; do echo $i ; done'])).out, '3\n2\n1\n');
+    assert.equal((await run(['sh', '-c', 'echo -n a; echo -e "b\\nc"'])).out, 'ab\nc\n');
+    assert.equal((await run(['sh', '-c', 'greeting="hello  $WHO"; echo "$greeting"; x=1; echo $x'], { env: { WHO: 'you' } })).out, 'hello  you\n1\n');
+    const r = await run(['sh', '-c', 'echo before; exit 3; echo after']);
+    assert.deepEqual(r, { out: 'before\n', code: 3 });
+  });
+
+  it('sleep stops the program once the container stopped', async () => {
+    assert.deepEqual(await run(['sleep', '3600']), { out: '', code: undefined });
+    assert.deepEqual(await run(['sh', '-c', 'echo up; sleep 1; echo never']), { out: 'up\n', code: undefined });
+  });
+
+  it('what it does not run: pipes, redirections, if, unknown commands, no command', () => {
+    for (const argv of [['sh', '-c', 'echo a | wc -l'], ['sh', '-c', 'echo a > /tmp/x'], ['sh', '-c', 'if true; then echo a; fi'],
+      ['nginx', '-g', 'daemon off;'], ['sh', '-c', 'perl -Mbignum=bpi -wle "print bpi(2000)"'], ['sh'], ['/docker-entrypoint.sh']]) {
+      assert.equal(parseProgram(argv), undefined, JSON.stringify(argv));
+    }
+    assert.equal(runsProgram({ name: 'web', image: 'nginx' }), false);
+    assert.equal(runsProgram({ name: 'c', image: 'busybox', args: ['sleep', '1000'] }), true);
+    // $(VAR) is the kubelet's, expanded before the shell sees it.
+    assert.equal(runsProgram({ name: 'c', image: 'busybox', command: ['/bin/echo', '$(SPECIAL_LEVEL_KEY) $(SPECIAL_TYPE_KEY)'] }), true);
+  });
+
+  it('date prints as busybox and coreutils do in a UTC container', () => {
+    assert.equal(containerDate(new Date('2026-12-03T21:04:00Z')), 'Thu Dec  3 21:04:00 UTC 2026');
+  });
+});
+
+describe('simulated runtime: a run-to-completion pod ends when its command does', () => {
+  const flush = () => new Promise((r) => setImmediate(r));
+  let seq = 0;
+  async function started(command: string[], restartPolicy: string, annotations: Record<string, string> = {}) {
+    const dir = mkdtempSync(join(tmpdir(), 'k8ts-sim-shell-'));
+    const timers = new FakeTimers();
+    const rt = new SimulatedRuntime({ podCIDR: '10.244.7.0/24', hostIP: '172.16.0.17', timers, podLogsDir: dir });
+    seq++;
+    const p = { metadata: { name: `p${seq}`, namespace: 'ns', uid: `u${seq}`, annotations }, spec: { nodeName: 'n', restartPolicy, containers: [{ name: 'c', image: 'busybox', command }] }, status: { phase: 'Pending' } };
+    rt.syncPod(p as Pod);
+    await flush();
+    const state = () => rt.status(p.metadata.uid)!.containers[0]!;
+    const log = () => readFileSync(join(dir, `ns_${p.metadata.name}_${p.metadata.uid}`, 'c', `${state().restartCount}.log`), 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').slice(3).join(' '));
+    return { rt, timers, state, log, close: () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const advance = async (t: FakeTimers, ms: number) => { for (let i = 0; i < ms; i += 1000) { t.advance(Math.min(1000, ms - i)); await flush(); } };
+
+  it('Never: echo then sleep 5 completes after 5 s (exit 0, Completed), not after the 1 s of other simulated pods', async () => {
+    const r = await started(['sh', '-c', 'echo hi; sleep 5'], 'Never');
+    await advance(r.timers, 4000);
+    assert.equal(r.state().state, 'running');
+    await advance(r.timers, 1000);
+    assert.deepEqual([r.state().state, r.state().exitCode, r.state().reason], ['exited', 0, 'Completed']);
+    assert.deepEqual(r.log(), ['hi']);
+    r.close();
+  });
+
+  it('Never: a while true loop keeps running and logging; OnFailure: exit 3 restarts with the crash back-off', async () => {
+    const loop = await started(['sh', '-c', 'while true; do echo tick; sleep 10; done'], 'Never');
+    await advance(loop.timers, 60_000);
+    assert.equal(loop.state().state, 'running');
+    assert.equal(loop.log().length, 7);
+    loop.close();
+    const failing = await started(['sh', '-c', 'echo no; exit 3'], 'OnFailure');
+    await flush();
+    const s = failing.state();
+    assert.equal(s.restartCount, 1);
+    assert.deepEqual([s.lastTermination?.exitCode, s.lastTermination?.reason], [3, 'Error']);
+    failing.close();
+  });
+
+  it('an annotated script still decides: sim-complete-after wins over the command', async () => {
+    const r = await started(['sh', '-c', 'while true; do sleep 1; done'], 'Never', { 'k8ts.io/sim-complete-after': '2s' });
+    await advance(r.timers, 2000);
+    assert.equal(r.rt.status('u' + String(seq))!.terminalPhase, 'Succeeded');
+    r.close();
+  });
+});
