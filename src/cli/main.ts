@@ -5,6 +5,7 @@
  * simulator or the controller manager's command line.
  */
 import { setFlagsFromString } from 'node:v8';
+import { v8FlagsFor } from './v8-flags.js';
 
 interface CommandModule { help: string; run(args: string[]): Promise<number> }
 /** The groups of `k8ts --help`, in order (kubectl's "Basic Commands", "Cluster Management Commands"...). */
@@ -23,8 +24,6 @@ interface Command {
    * parser here and the rest once its flags parse (`k8ts init --help` or a bad flag answers at once).
    */
   load(): Promise<CommandModule>;
-  /** V8 flags set before the command's modules load. */
-  v8Flags?: string;
 }
 
 const commands: Record<string, Command> = {
@@ -51,9 +50,6 @@ const commands: Record<string, Command> = {
   up: {
     group: 'start',
     summary: 'Start a local cluster in ./.k8ts: control plane plus simulated nodes, or one real node (--runtime cri)',
-    // The quick start favours a small footprint over throughput: 25 MB less idle RSS (bench/startup.ts).
-    // `k8ts server` keeps V8's defaults: it is the one that must keep up with thousands of nodes.
-    v8Flags: '--optimize-for-size',
     load: async () => { const m = await import('./up.js'); return { help: m.upHelp, run: m.runUp }; },
   },
   dns: {
@@ -175,7 +171,8 @@ async function main(argv: string[]): Promise<number> {
   if (!name || name === '--help' || name === '-h' || name === 'help') { console.log(usage()); return 0; }
   const cmd = commands[name];
   if (!cmd) { console.error(`Error: unknown command "${name}" for "k8ts"\nRun 'k8ts --help' for usage.`); return 1; }
-  if (cmd.v8Flags) setFlagsFromString(cmd.v8Flags);
+  const v8Flags = v8FlagsFor(name);
+  if (v8Flags) setFlagsFromString(v8Flags);
   const mod = await cmd.load();
   // Flags after "--" belong to a command k8ts runs (k8ts lab exec NAME -- kubectl --help).
   const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;

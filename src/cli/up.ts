@@ -88,6 +88,9 @@ export async function runUp(args: string[]): Promise<number> {
   if (realNode) await realNode.realNodePreflight({ runtime: values.runtime as 'cri' | 'process', endpoint: values['container-runtime-endpoint'] });
   const { startControlPlane } = await import('./control-plane.js');
   const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger, dashboard: true });
+  // A turn of the event loop before the client, add-ons and nodes load: the readiness checks already waiting are
+  // answered first. (From the CommonJS build the launcher runs, their imports are synchronous requires.)
+  await new Promise((resolve) => setImmediate(resolve));
   let Clientset: typeof import('../client/index.js').Clientset;
   try {
     ({ Clientset } = await import('../client/index.js'));
