@@ -14,6 +14,7 @@
 // `k8ts` itself (main.js) is a launcher (src/cli/launcher.ts): `k8ts up` and `k8ts server` run a
 // CommonJS build of the same CLI (main.cjs, one script, @peculiar/x509 bundled into it too) with a V8
 // code cache that a training start made (scripts/train-code-cache.mjs, run at the end of this build);
+// main.cjs holds only those two commands' code (src/cli/main-cached.ts);
 // every other command runs the ES module bundle's entry, cli.js.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
@@ -60,14 +61,14 @@ await build({
   plugins: [packages()],
 });
 
-// The CommonJS build: dynamic imports become requires (esbuild keeps a module's evaluation lazy), import.meta.url
+// The CommonJS build, of up and server only (src/cli/main-cached.ts): dynamic imports become requires (esbuild keeps a module's evaluation lazy), import.meta.url
 // the script's own URL, and the file is one function expression, CommonJS's module wrapper, that the launcher
 // compiles with vm.Script (the only way to hand V8 a code cache on Node 20). @peculiar/x509 and the packages under
 // it are bundled in: a fresh data directory's start loads them (~150 ms through node_modules, most of it resolving
 // and compiling some 40 files), and bundled they are compiled from the cache too.
 const cjs = await build({
   ...common,
-  entryPoints: ['src/cli/main.ts'],
+  entryPoints: ['src/cli/main-cached.ts'],
   write: false,
   outfile: 'dist/bundle/main.cjs',
   format: 'cjs',

@@ -25,6 +25,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { Script, constants } from 'node:vm';
+import { afterPoll } from '../util/after-poll.js';
 import { startedEvent } from './started.js';
 import { v8FlagsFor } from './v8-flags.js';
 
@@ -56,7 +57,8 @@ function runCached(name: string, hash: string): void {
   }
   const script = new Script(source, { filename, cachedData, importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
   if (cachedData === undefined || script.cachedDataRejected) {
-    process.once(startedEvent, () => saveCache(script.createCachedData(), dirs, file, name, hash));
+    // After the loop's next poll for I/O: a readiness check already waiting is answered first.
+    process.once(startedEvent, () => afterPoll(() => saveCache(script.createCachedData(), dirs, file, name, hash)));
   }
   // main.cjs is one function expression, CommonJS's module wrapper (scripts/bundle.mjs).
   const main = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
