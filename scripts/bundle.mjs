@@ -31,6 +31,7 @@ import { trainCodeCache } from './train-code-cache.mjs';
 const celPlanner = join(dirname(createRequire(import.meta.url).resolve('@bufbuild/cel')), '..', 'esm', 'planner.js');
 const plannerUrlLine = /^const plannerUrl = new URL\('\.\/planner\.js', import\.meta\.resolve\('@bufbuild\/cel'\)\);$/m;
 const plannerImport = '(await import(plannerUrl.href))';
+const promRequire = /^const require = createRequire\(import\.meta\.url\);$/m;
 
 /**
  * Packages stay in node_modules, except the @bufbuild ones (CEL, RE2, protobuf-es: pure ESM spread
@@ -40,6 +41,15 @@ const packages = (alsoBundle = /^$/) => ({
   name: 'packages-external-but-bufbuild',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@bufbuild/') || alsoBundle.test(args.path) ? undefined : { path: args.path, external: true }));
+    // src/util/prom.ts requires prom-client's files through createRequire (from ESM, a static import of a CommonJS
+    // package runs Node's export lexer over it); where prom-client is bundled, its requires are left to esbuild.
+    if (alsoBundle.test('prom-client')) {
+      b.onLoad({ filter: /[\\/]util[\\/]prom\.ts$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        if (!promRequire.test(text)) throw new Error(`${args.path}: "${promRequire.source}" not found; update scripts/bundle.mjs`);
+        return { contents: text.replace(promRequire, ''), loader: 'ts', resolveDir: dirname(args.path) };
+      });
+    }
     b.onLoad({ filter: /[\\/]apiextensions[\\/]cel-runtime-cost\.ts$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
       if (!plannerUrlLine.test(text) || !text.includes(plannerImport)) throw new Error(`${args.path}: the planner's import not found; update scripts/bundle.mjs`);
@@ -65,7 +75,8 @@ await build({
 // the script's own URL, and the file is one function expression, CommonJS's module wrapper, that the launcher
 // compiles with vm.Script (the only way to hand V8 a code cache on Node 20). @peculiar/x509 and the packages under
 // it are bundled in: a fresh data directory's start loads them (~150 ms through node_modules, most of it resolving
-// and compiling some 40 files), and bundled they are compiled from the cache too.
+// and compiling some 40 files), and bundled they are compiled from the cache too; so is prom-client (the API
+// server's metrics, loaded by every start).
 const cjs = await build({
   ...common,
   entryPoints: ['src/cli/main-cached.ts'],
@@ -74,7 +85,7 @@ const cjs = await build({
   format: 'cjs',
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__k8tsImportMetaUrl' },
-  plugins: [packages(/^(@peculiar\/|asn1js$|pvtsutils$|pvutils$|tslib$|tsyringe$|reflect-metadata$)/)],
+  plugins: [packages(/^(@peculiar\/|asn1js$|pvtsutils$|pvutils$|tslib$|tsyringe$|reflect-metadata$|prom-client(\/|$)|tdigest$|bintrees$)/)],
 });
 if (cjs.warnings.length) throw new Error('the CommonJS build must build without warnings (import.meta left in it?)');
 const body = cjs.outputFiles[0].text.replace(/^#!.*\n/, '');
