@@ -2,8 +2,9 @@
  * The launcher's V8 code cache (src/cli/launcher.ts, docs/design-notes.md
  * "Start-up, fifth pass"): `k8ts server` started from a copy of the bundle
  * with no cache writes one once the API server is ready, a cache V8 rejects is
- * replaced by the next start, and the other commands run the ES module bundle
- * and write none. A copy, so the cache beside the build under test stays the
+ * replaced by the next start, the other commands run the ES module bundle
+ * and write none, and a cache that cannot go beside the bundle goes to the
+ * user's cache directory. A copy, so the cache beside the build under test stays the
  * one its build made.
  */
 import { describe, it, before, after } from 'node:test';
@@ -89,5 +90,19 @@ describe('k8ts server from the launcher: its V8 code cache', () => {
     assert.equal(caches().filter((f) => !f.startsWith('server-')).length, 0);
     mkdirSync(env.XDG_CACHE_HOME, { recursive: true });
     assert.deepEqual(readdirSync(env.XDG_CACHE_HOME), [], 'nothing in the user cache directory while the bundle\'s is writable');
+  });
+
+  it('where nothing can be written beside the bundle, the cache goes to the user\'s cache directory', async () => {
+    // A file where the directory would be: no user, root included, can write a cache there.
+    rmSync(cacheDir, { recursive: true, force: true });
+    writeFileSync(cacheDir, '');
+    const userCaches = join(env.XDG_CACHE_HOME, 'k8ts', 'code-cache');
+    const stop = await startServer();
+    try {
+      const [file] = await eventually(async () => (existsSync(userCaches) && readdirSync(userCaches).length ? readdirSync(userCaches) : undefined), undefined, 'a code cache in the user cache directory');
+      assert.match(file!, /^server-.*\.v8cache$/);
+    } finally {
+      await stop();
+    }
   });
 });
