@@ -4,6 +4,9 @@
  * an existing one (the same directory again); the CPU the process spent until
  * then; its RSS after 10 s idle (worker thread included: one process); and
  * the wall time of `k8ts --help` and `k8ts server --help` (module loading).
+ * One more row, `k8ts up`'s first start ever: a fresh data directory and no
+ * V8 code cache beside the bundle (src/cli/launcher.ts; removed before each
+ * run, and written again by it), as after an install on another node version.
  * Target: `k8ts up` spawn → /readyz 200 under 0.5 s, idle RSS under 100 MB.
  *
  * Options: `--runs N` (default 5; the median is reported), `--idle-runs N`
@@ -102,20 +105,22 @@ async function timeHelp(cli: string, args: string[]): Promise<number> {
 interface Row { what: string; samples: Sample[] }
 
 /** One row per build for this start, the builds' runs interleaved (base, this, base, this...): the load moves between runs. */
-async function measure(builds: string[], command: 'up' | 'server', fresh: boolean): Promise<Row[]> {
+async function measure(builds: string[], command: 'up' | 'server', fresh: boolean, noCodeCache = false): Promise<Row[]> {
   const samples = new Map(builds.map((cli) => [cli, [] as Sample[]]));
   const shared = new Map(builds.map((cli) => [cli, fresh ? undefined : mkdtempSync(join(tmpdir(), 'k8ts-bench-startup-'))]));
   for (const cli of builds) { const dir = shared.get(cli); if (dir) await startOnce(cli, command, dir, false); } // creates the PKI and the database
   for (let i = 0; i < runs; i++) {
     for (const cli of builds) {
       const dir = shared.get(cli) ?? mkdtempSync(join(tmpdir(), 'k8ts-bench-startup-'));
+      // Where the launcher keeps the code cache when the installation is writable (a build without one has none).
+      if (noCodeCache) rmSync(join(dirname(cli), 'code-cache'), { recursive: true, force: true });
       samples.get(cli)!.push(await startOnce(cli, command, dir, i >= runs - idleRuns));
       if (!shared.get(cli)) rmSync(dir, { recursive: true, force: true });
     }
   }
   for (const dir of shared.values()) if (dir) rmSync(dir, { recursive: true, force: true });
   return builds.map((cli) => {
-    const row = { what: `${buildName(cli)}: \`k8ts ${command}\`, ${fresh ? 'fresh' : 'existing'} data dir`, samples: samples.get(cli)! };
+    const row = { what: `${buildName(cli)}: \`k8ts ${command}\`, ${noCodeCache ? 'first start ever (no code cache), ' : ''}${fresh ? 'fresh' : 'existing'} data dir`, samples: samples.get(cli)! };
     console.log(row.what, row.samples.map((s) => `${s.readyMs.toFixed(0)} ms`).join(', '), `idle RSS ${idleText(row.samples)}`);
     return row;
   });
@@ -145,12 +150,15 @@ function idleText(samples: Sample[]): string {
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
-  const rows = [...await measure(clis, 'up', true), ...await measure(clis, 'up', false), ...await measure(clis, 'server', true), ...await measure(clis, 'server', false)];
+  const rows = [
+    ...await measure(clis, 'up', true, true),
+    ...await measure(clis, 'up', true), ...await measure(clis, 'up', false), ...await measure(clis, 'server', true), ...await measure(clis, 'server', false),
+  ];
   const help = await measureHelp(clis);
   const body = [
     ...sectionHead(repoRoot, '## Start-up: spawn to /readyz 200, idle RSS (bench/startup.ts)'),
     `- Load average (1 min) before: ${loadBefore.toFixed(1)}`,
-    `- Setup: ${runs} runs per row${clis.length > 1 ? ' (the builds\' runs interleaved, baseline first)' : ''}; each spawns \`node main.js up|server --data-dir D --port P\` (controllers: all) and polls GET /readyz every 5 ms; a fresh row uses a new empty data dir per run (PKI keys generated, database created), an existing row the same dir again after one start that created it. CPU = user + system of the process (all its threads) at the first 200. Idle RSS = VmRSS of the process 10 s after ready, in the last ${idleRuns === 1 ? 'run' : `${idleRuns} runs (median, range)`}. Target: \`k8ts up\` under 0.5 s, idle RSS under 100 MB. Wall times move with the load average on this shared 2-core machine; CPU time much less.`,
+    `- Setup: ${runs} runs per row${clis.length > 1 ? ' (the builds\' runs interleaved, baseline first)' : ''}; each spawns \`node main.js up|server --data-dir D --port P\` (controllers: all) and polls GET /readyz every 5 ms; a fresh row uses a new empty data dir per run (PKI keys generated, database created), a first-start-ever row also removes the build's V8 code cache (dist/bundle/code-cache) before each run, an existing row the same dir again after one start that created it. CPU = user + system of the process (all its threads) at the first 200. Idle RSS = VmRSS of the process 10 s after ready, in the last ${idleRuns === 1 ? 'run' : `${idleRuns} runs (median, range)`}. Target: \`k8ts up\` under 0.5 s, idle RSS under 100 MB. Wall times move with the load average on this shared 2-core machine; CPU time much less.`,
     '',
     table(['Build: start', 'Median to /readyz 200', 'Min', 'Max', 'Median CPU to ready', 'Idle RSS after 10 s'], rows.map((r) => {
       const t = r.samples.map((s) => s.readyMs);

@@ -62,6 +62,7 @@ import { EtcdUnreachableError, openStorage, type EtcdConfig } from './storage.js
 import { readHeaderTimeoutMs } from '../util/serving-deadlines.js';
 import { packageRoot } from '../util/package-root.js';
 import { dashboardHandler } from '../dashboard/handler.js';
+import { announceStarted } from './started.js';
 
 /** Events kept per resource for watches that resume (upstream sizes its ring between 100 and 100 Ki events by their age). */
 export const defaultWatchCacheSize = 1024;
@@ -339,6 +340,8 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   await flowSchemaStatus.start().catch((err) => logger.warn('flowschema status', { err }));
   ready = true;
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, sinceProcessStartMs: Math.round(performance.now()), kubeconfig: kubeconfigPath });
+  // The launcher's code cache, if it has none, is what ran until now: what the next start needs before it is ready.
+  announceStarted();
   // After readiness, and after the I/O already waiting (a /readyz poll): the process metrics' modules
   // load, and the dashboard's page is read and compressed (off the event loop).
   setImmediate(() => { metrics.collectDefaultMetrics(); dashboard?.warm(); });

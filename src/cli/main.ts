@@ -4,9 +4,9 @@
  * loaded only when it runs, so `k8ts server` does not pay for loading the
  * simulator or the controller manager's command line.
  */
-import { setFlagsFromString } from 'node:v8';
+import { exitWith, runCommand, type CommandModule } from './dispatch.js';
+import { loadServer, loadUp } from './start-commands.js';
 
-interface CommandModule { help: string; run(args: string[]): Promise<number> }
 /** The groups of `k8ts --help`, in order (kubectl's "Basic Commands", "Cluster Management Commands"...). */
 const groups = {
   start: 'Start a cluster:',
@@ -23,15 +23,13 @@ interface Command {
    * parser here and the rest once its flags parse (`k8ts init --help` or a bad flag answers at once).
    */
   load(): Promise<CommandModule>;
-  /** V8 flags set before the command's modules load. */
-  v8Flags?: string;
 }
 
 const commands: Record<string, Command> = {
   server: {
     group: 'components',
     summary: 'Run the API server (with its built-in controllers) on embedded SQLite',
-    load: async () => { const m = await import('./server.js'); return { help: m.serverHelp, run: m.runServer }; },
+    load: loadServer,
   },
   'controller-manager': {
     group: 'components',
@@ -51,10 +49,7 @@ const commands: Record<string, Command> = {
   up: {
     group: 'start',
     summary: 'Start a local cluster in ./.k8ts: control plane plus simulated nodes, or one real node (--runtime cri)',
-    // The quick start favours a small footprint over throughput: 25 MB less idle RSS (bench/startup.ts).
-    // `k8ts server` keeps V8's defaults: it is the one that must keep up with thousands of nodes.
-    v8Flags: '--optimize-for-size',
-    load: async () => { const m = await import('./up.js'); return { help: m.upHelp, run: m.runUp }; },
+    load: loadUp,
   },
   dns: {
     group: 'components',
@@ -175,25 +170,7 @@ async function main(argv: string[]): Promise<number> {
   if (!name || name === '--help' || name === '-h' || name === 'help') { console.log(usage()); return 0; }
   const cmd = commands[name];
   if (!cmd) { console.error(`Error: unknown command "${name}" for "k8ts"\nRun 'k8ts --help' for usage.`); return 1; }
-  if (cmd.v8Flags) setFlagsFromString(cmd.v8Flags);
-  const mod = await cmd.load();
-  // Flags after "--" belong to a command k8ts runs (k8ts lab exec NAME -- kubectl --help).
-  const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
-  if (own.includes('--help') || own.includes('-h')) { console.log(mod.help); return 0; }
-  try {
-    return await mod.run(rest);
-  } catch (err) {
-    // cobra: a flag error prints the command's usage after it.
-    const { commandErrorText } = await import('./flag-errors.js');
-    console.error(commandErrorText(name, err, mod.help));
-    process.exit(1);
-  }
+  return runCommand(name, cmd.load, rest);
 }
 
-main(process.argv.slice(2)).then((code) => { if (code !== 0) process.exitCode = code; }, async (err) => {
-  const { commandErrorText } = await import('./flag-errors.js');
-  console.error(commandErrorText(process.argv[2], err));
-  // Exit now: a listening socket or a timer left by the failed start must not keep a process
-  // that cannot do its job alive.
-  process.exit(1);
-});
+exitWith(main(process.argv.slice(2)));

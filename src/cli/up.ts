@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { createLogger, type Logger } from '../util/log.js';
+import { afterPoll } from '../util/after-poll.js';
 import type { ControlPlane } from './control-plane.js';
 import type { Clientset } from '../client/index.js';
 
@@ -90,6 +91,9 @@ export async function runUp(args: string[]): Promise<number> {
   if (realNode) await realNode.realNodePreflight({ runtime: values.runtime as 'cri' | 'process', endpoint: values['container-runtime-endpoint'] });
   const { startControlPlane } = await import('./control-plane.js');
   const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger, dashboard: true });
+  // A turn of the event loop (its I/O phase) before the client, add-ons and nodes load: readiness checks already
+  // waiting are answered first. From the CommonJS build the launcher runs, their imports are synchronous requires.
+  await new Promise<void>((resolve) => afterPoll(resolve));
   let Clientset: typeof import('../client/index.js').Clientset;
   try {
     ({ Clientset } = await import('../client/index.js'));

@@ -42,7 +42,7 @@ describe('npm pack, npm install -g, k8ts up as a non-root user', () => {
   it('the tarball holds the bundle and its run-time files, no tests or sources', async () => {
     const { stdout } = await run('tar', ['tzf', tarball], { maxBuffer: 16 << 20 });
     const files = stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-    for (const need of ['package.json', 'README.md', 'dist/bundle/main.js', 'dist/bundle/worker.js', 'dist/bundle/control-loops-worker.js', 'dist/bundle/api.proto', 'dist/web/app.js', 'dist/web/index.html', 'dist/web/style.css', 'generated/openapi-defs.json']) {
+    for (const need of ['package.json', 'README.md', 'dist/bundle/main.js', 'dist/bundle/main.cjs', 'dist/bundle/cli.js', 'dist/bundle/worker.js', 'dist/bundle/control-loops-worker.js', 'dist/bundle/api.proto', 'dist/web/app.js', 'dist/web/index.html', 'dist/web/style.css', 'generated/openapi-defs.json']) {
       assert.ok(files.includes(need), `${need} missing from the package`);
     }
     const unwanted = files.filter((f) => /^(test|src|bench|dist\/test|dist\/src)\//.test(f) || /\.ts$/.test(f));

@@ -1,0 +1,108 @@
+/**
+ * The launcher's V8 code cache (src/cli/launcher.ts, docs/design-notes.md
+ * "Start-up, fifth pass"): `k8ts server` started from a copy of the bundle
+ * with no cache writes one once the API server is ready, a cache V8 rejects is
+ * replaced by the next start, the other commands run the ES module bundle
+ * and write none, and a cache that cannot go beside the bundle goes to the
+ * user's cache directory. A copy, so the cache beside the build under test stays the
+ * one its build made.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { eventually, repoRoot } from './harness.js';
+
+const run = promisify(execFile);
+
+describe('k8ts server from the launcher: its V8 code cache', () => {
+  const root = mkdtempSync(join(tmpdir(), 'k8ts-code-cache-'));
+  const copy = join(root, 'dist', 'bundle');
+  const cacheDir = join(copy, 'code-cache');
+  // The user's cache directory of the started commands: the test's own, never the runner's ~/.cache.
+  const env = { ...process.env, XDG_CACHE_HOME: join(root, 'xdg-cache') };
+  const caches = () => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith('.v8cache')) : []);
+
+  before(() => {
+    const bundle = join(repoRoot, 'dist', 'bundle');
+    assert.ok(existsSync(join(bundle, 'main.cjs')), 'no dist/bundle/main.cjs: run `node scripts/bundle.mjs` (part of npm run build)');
+    cpSync(bundle, copy, { recursive: true });
+    rmSync(cacheDir, { recursive: true, force: true });
+    // What the bundle finds above itself in an installation: its packages, the OpenAPI definitions, package.json.
+    symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
+    symlinkSync(join(repoRoot, 'generated'), join(root, 'generated'));
+    copyFileSync(join(repoRoot, 'package.json'), join(root, 'package.json'));
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  /** Starts `k8ts server` on a new data directory, waits for its first readiness, and returns how to stop it. */
+  async function startServer(): Promise<() => Promise<void>> {
+    const dataDir = mkdtempSync(join(root, 'data-'));
+    const proc = spawn(process.execPath, [join(copy, 'main.js'), 'server', '--data-dir', dataDir, '--port', '0', '--controllers', 'none'], { stdio: ['ignore', 'ignore', 'pipe'], env });
+    let log = '';
+    await new Promise<void>((resolve, reject) => {
+      proc.stderr!.on('data', (d: Buffer) => {
+        log += d.toString();
+        if (log.includes('"msg":"API server ready"')) resolve();
+      });
+      proc.once('exit', (code) => reject(new Error(`k8ts server exited with ${code} before ready: ${log.slice(-2000)}`)));
+    });
+    return async () => {
+      const exited = new Promise((r) => proc.once('exit', r));
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exited;
+    };
+  }
+
+  it('with no cache, the first start writes one beside the bundle once ready, named by command, build, node and options', async () => {
+    const stop = await startServer();
+    try {
+      const [file] = await eventually(async () => (caches().length ? caches() : undefined), undefined, 'a code cache written');
+      assert.match(file!, new RegExp(`^server-[0-9a-f]{16}-${process.version.replace(/\./g, '\\.')}-${process.arch}-[0-9a-z]+\\.v8cache$`));
+      assert.deepEqual(caches(), [file]);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('a cache V8 rejects is replaced by the next start', async () => {
+    const [file] = caches();
+    const garbage = Buffer.alloc(4096, 7);
+    writeFileSync(join(cacheDir, file!), garbage);
+    const stop = await startServer();
+    try {
+      await eventually(async () => !readFileSync(join(cacheDir, file!)).equals(garbage), undefined, 'the rejected cache rewritten');
+      assert.ok(readFileSync(join(cacheDir, file!)).length > garbage.length);
+      assert.deepEqual(caches(), [file]);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('other commands and --help run the ES module bundle and write no cache', async () => {
+    const version = await run(process.execPath, [join(copy, 'main.js'), 'version'], { env });
+    assert.match(version.stdout, /^k8ts \S+ \(Kubernetes API v1\.\d+/);
+    const help = await run(process.execPath, [join(copy, 'main.js'), 'server', '--help'], { env });
+    assert.match(help.stdout, /--data-dir/);
+    assert.equal(caches().filter((f) => !f.startsWith('server-')).length, 0);
+    mkdirSync(env.XDG_CACHE_HOME, { recursive: true });
+    assert.deepEqual(readdirSync(env.XDG_CACHE_HOME), [], 'nothing in the user cache directory while the bundle\'s is writable');
+  });
+
+  it('where nothing can be written beside the bundle, the cache goes to the user\'s cache directory', async () => {
+    // A file where the directory would be: no user, root included, can write a cache there.
+    rmSync(cacheDir, { recursive: true, force: true });
+    writeFileSync(cacheDir, '');
+    const userCaches = join(env.XDG_CACHE_HOME, 'k8ts', 'code-cache');
+    const stop = await startServer();
+    try {
+      const [file] = await eventually(async () => (existsSync(userCaches) && readdirSync(userCaches).length ? readdirSync(userCaches) : undefined), undefined, 'a code cache in the user cache directory');
+      assert.match(file!, /^server-.*\.v8cache$/);
+    } finally {
+      await stop();
+    }
+  });
+});
