@@ -15,8 +15,7 @@ import type { UserInfo } from './auth/index.js';
 import { impersonate, internalErrorText } from './auth/impersonation.js';
 import { attributesOf, forbidden, type Authorizer, type RulesResolver } from './authz/index.js';
 import { handleReview, isReview } from './reviews/handler.js';
-import { runAsRequestUser } from './request-user.js';
-import { runInRequestContext } from './request-context.js';
+import type { RequestContext } from './request-context.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia, negotiateOpenAPIV2, openapiV2ProtobufType } from './negotiate.js';
 import { writeJSON, writeStatus, writeError, toStatus } from './respond.js';
@@ -190,9 +189,10 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats
     // A group version served by an extension API server goes there, authorized here first (kube-aggregator).
     const remote = user && info.apiPrefix === 'apis' && info.group && info.version ? opts.aggregator?.remoteFor(info.group, info.version) : undefined;
     if (remote) return await opts.aggregator!.proxy(req, res, user!, remote);
-    // The request's user, RequestInfo, webhook scope and warnings, entered once (request-context.ts).
-    await runInRequestContext({ user, info, webhook: { url, res }, warnings: { res, texts: [] } }, () => summaryOf ? opts.podSummary!.serve(req, res, url)
-      : info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info));
+    // The request's user, RequestInfo, webhook scope and warnings, passed down with its store calls (request-context.ts).
+    if (summaryOf) return await opts.podSummary!.serve(req, res, url);
+    if (!info.isResourceRequest) return await serveNonResource(opts, req, res, url, info);
+    await serveResource(opts, req, res, url, info, { user, info, webhook: { url, res }, warnings: { res, texts: [] } });
   } catch (err) {
     const status = toStatus(err);
     if (status.code >= 500) logServerError(opts.logger, req.method, url.pathname, err);
@@ -236,7 +236,7 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
     if ('internalError' in acting) { count(500); return rejectUpgrade(socket, 500, acting.internalError, 'text/plain; charset=utf-8'); }
     await authorizeRequest(opts, acting, info);
     const ctx = { req, socket, head, url, info, store: opts.registry.store('', 'v1', 'pods')!, kubelet: opts.kubelet, logger: opts.logger };
-    await runAsRequestUser(acting, () => info.subresource === 'portforward' ? handlePortForward(ctx) : handlePodStream(ctx));
+    await (info.subresource === 'portforward' ? handlePortForward(ctx) : handlePodStream(ctx));
     count(101);
   } catch (err) {
     const status = toStatus(err);
@@ -257,7 +257,7 @@ async function serveProxyUpgrade(opts: ApiServerOptions, u: { req: IncomingMessa
     if ('internalError' in acting) { count(500); return rejectUpgrade(socket, 500, acting.internalError, 'text/plain; charset=utf-8'); }
     await authorizeRequest(opts, acting, info);
     const store = opts.registry.store('', 'v1', info.resource!)!;
-    const resolved = await runAsRequestUser(acting, () => resolveProxy({ info, url, store }, proxyDeps(opts)));
+    const resolved = await resolveProxy({ info, url, store }, proxyDeps(opts));
     await upgradeThroughProxy({ ...u, target: resolved.target, path: resolved.path, search: url.search });
     count(101);
   } catch (err) {
@@ -376,12 +376,12 @@ function text(res: ServerResponse, code: number, body: string, type = 'text/plai
   res.end(body);
 }
 
-async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
+async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, request: RequestContext): Promise<void> {
   const resource = info.resource!;
   // POST /namespaces/ns/bindings is the same as POST pods/x/binding.
   if (resource === 'bindings' && info.group === '' && info.verb === 'create' && info.namespace) {
     const store = opts.registry.store('', 'v1', 'pods')!;
-    const ctx = context(opts, req, res, url, info, store);
+    const ctx = context(opts, req, res, url, info, store, request);
     const body = await peekBindingName(req);
     return handleBinding({ ...ctx, req: body.req }, body.name);
   }
@@ -401,8 +401,8 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
     throw pageNotFound();
   }
   // Access and identity reviews have no store: answered at once (reviews/).
-  if (review || !store) return handleReview({ req, res, url, info, resource: rinfo }, opts);
-  const ctx = context(opts, req, res, url, info, store);
+  if (review || !store) return handleReview({ req, res, url, info, resource: rinfo, user: request.user }, opts);
+  const ctx = context(opts, req, res, url, info, store, request);
   const sub = info.subresource;
   if (sub) {
     if (!rinfo.subresources.some((s) => s.name === sub)) { req.resume(); throw pageNotFound(); }
@@ -467,7 +467,7 @@ function allowed(verbs: string[], verb: string, sub?: string): boolean {
   return verbs.includes(verb);
 }
 
-function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, store: HandlerContext['store']): HandlerContext {
+function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, store: HandlerContext['store'], request: RequestContext): HandlerContext {
   const media = negotiateMedia(req.headers.accept);
   // Custom resources have no protobuf form: they answer JSON whatever the client prefers.
   const protobuf = media.protobuf && !(store instanceof CustomResourceStore);
@@ -477,7 +477,7 @@ function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerRespon
   let over = false;
   res.once('close', () => { over = true; done?.abort(requestOver); });
   return {
-    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(),
+    req, res, url, info, store, request, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(),
     get signal(): AbortSignal {
       if (!done) {
         done = new AbortController();
