@@ -12,8 +12,8 @@ import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
 import type { UserInfo } from './auth/index.js';
-import { impersonate, internalErrorText } from './auth/impersonation.js';
-import { attributesOf, forbidden, type Authorizer, type RulesResolver } from './authz/index.js';
+import { impersonate, internalErrorText, type Impersonation } from './auth/impersonation.js';
+import { attributesOf, forbidden, type AuthorizationAttributes, type Authorizer, type Decision, type RulesResolver } from './authz/index.js';
 import { handleReview, isReview } from './reviews/handler.js';
 import type { RequestContext } from './request-context.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
@@ -178,12 +178,17 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats
     // Without an authorizer the health and version paths are open to all; with one, anonymous
     // requests are authenticated as system:anonymous and authorized like any other (upstream).
     if (opts.authorize || !anonymousPaths.has(url.pathname)) {
-      user = await opts.authenticate(req);
+      // Each step that answers at once (a client certificate, no impersonation, RBAC from its cache:
+      // nearly every request) is not awaited: an await makes a promise and a microtask turn.
+      const authenticated = opts.authenticate(req);
+      user = authenticated instanceof Promise ? await authenticated : authenticated;
       if (!user) { await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2)); return writeStatus(res, unauthorized().status); }
-      const acting = await actingUser(opts, req, user);
+      const impersonated = actingUser(opts, req, user);
+      const acting = impersonated instanceof Promise ? await impersonated : impersonated;
       if ('internalError' in acting) { await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2)); return text(res, 500, acting.internalError); }
       user = acting;
-      await authorizeRequest(opts, user, info);
+      const authorized = authorizeRequest(opts, user, info);
+      if (authorized) await authorized;
       seatAfterBody(seats, req, res, user, info.verb);
     }
     // A group version served by an extension API server goes there, authorized here first (kube-aggregator).
@@ -272,18 +277,28 @@ async function serveProxyUpgrade(opts: ApiServerOptions, u: { req: IncomingMessa
  * A refused impersonation throws its 403; headers that ask for groups, extras
  * or a uid without a user get upstream's text/plain 500, returned here.
  */
-async function actingUser(opts: ApiServerOptions, req: IncomingMessage, user: UserInfo): Promise<UserInfo | { internalError: string }> {
-  const acting = await impersonate(req, user, opts.authorize);
+function actingUser(opts: ApiServerOptions, req: IncomingMessage, user: UserInfo): UserInfo | { internalError: string } | Promise<UserInfo | { internalError: string }> {
+  const acting = impersonate(req, user, opts.authorize);
+  return acting instanceof Promise ? acting.then((a) => actingFrom(req, user, a)) : actingFrom(req, user, acting);
+}
+
+function actingFrom(req: IncomingMessage, user: UserInfo, acting: Impersonation): UserInfo | { internalError: string } {
   if (acting.kind === 'forbidden') throw acting.error;
   if (acting.kind === 'internalError') return { internalError: `${internalErrorText(req.url ?? '', acting.message)}\n` };
   return acting.kind === 'user' ? acting.user : user;
 }
 
 /** WithAuthorization: anything but an allow is a 403 in upstream's words. */
-async function authorizeRequest(opts: ApiServerOptions, user: UserInfo, info: RequestInfo): Promise<void> {
+/** Throws upstream's 403 unless allowed; a promise only when the authorizer answers with one. */
+function authorizeRequest(opts: ApiServerOptions, user: UserInfo, info: RequestInfo): Promise<void> | void {
   if (!opts.authorize) return;
   const attrs = attributesOf(user, info);
-  const d = await opts.authorize(attrs);
+  const d = opts.authorize(attrs);
+  if (d instanceof Promise) return d.then((decided) => allowedOrThrow(attrs, decided));
+  allowedOrThrow(attrs, d);
+}
+
+function allowedOrThrow(attrs: AuthorizationAttributes, d: Decision): void {
   if (d.decision !== 'allow') throw forbidden(attrs, d.reason);
 }
 
@@ -376,15 +391,14 @@ function text(res: ServerResponse, code: number, body: string, type = 'text/plai
   res.end(body);
 }
 
-async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, request: RequestContext): Promise<void> {
+/**
+ * A resource request to its handler. Not an async function: it hands on the handler's promise
+ * (an async one would wrap it in another, and resolving one promise with another costs two more).
+ */
+function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, request: RequestContext): Promise<void> | void {
   const resource = info.resource!;
   // POST /namespaces/ns/bindings is the same as POST pods/x/binding.
-  if (resource === 'bindings' && info.group === '' && info.verb === 'create' && info.namespace) {
-    const store = opts.registry.store('', 'v1', 'pods')!;
-    const ctx = context(opts, req, res, url, info, store, request);
-    const body = await peekBindingName(req);
-    return handleBinding({ ...ctx, req: body.req }, body.name);
-  }
+  if (resource === 'bindings' && info.group === '' && info.verb === 'create' && info.namespace) return serveLegacyBinding(opts, req, res, url, info, request);
   if (info.group === '' && resource === 'componentstatuses' && info.namespace === undefined && !info.subresource) {
     req.resume();
     return handleComponentStatuses({ res, url, info, rendering: negotiateMedia(req.headers.accept).rendering, registry: opts.registry, ready: opts.ready, now: new Date() });
@@ -465,6 +479,13 @@ function kubeletOf(opts: ApiServerOptions, req: IncomingMessage): KubeletClient 
 function allowed(verbs: string[], verb: string, sub?: string): boolean {
   if (sub === 'status') return ['get', 'update', 'patch'].includes(verb);
   return verbs.includes(verb);
+}
+
+/** POST /namespaces/ns/bindings: pods/x/binding with the pod named in the body. */
+async function serveLegacyBinding(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, request: RequestContext): Promise<void> {
+  const ctx = context(opts, req, res, url, info, opts.registry.store('', 'v1', 'pods')!, request);
+  const body = await peekBindingName(req);
+  return handleBinding({ ...ctx, req: body.req }, body.name);
 }
 
 function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, store: HandlerContext['store'], request: RequestContext): HandlerContext {

@@ -9,7 +9,7 @@ import { renderedJSON } from '../../registry/watch-cache/rendered-json.js';
 import { EncodedStatusError, writeJSON, writeJSONItems, writeObjectAs } from '../respond.js';
 import { checkBodyFields, type RawBody } from '../field-validation.js';
 import { CustomResourceStore } from '../../registry/custom/store.js';
-import { heavyBodyBytes, readObjectBodyOffLoop } from '../heavy/index.js';
+import { heavyBodyBytes, readObjectBodyOffLoop, type ObjectBodyResult } from '../heavy/index.js';
 import { findDuplicateFields, findTypeErrors } from '../../api/schema/index.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import { HandlerContext, isDryRun, query } from './context.js';
@@ -100,15 +100,22 @@ function readObjectBytes(ctx: HandlerContext): Promise<Buffer> {
   return readBody(ctx.req);
 }
 
-/** readObject's decoding of a body already read: the same body gives an equal object each time. */
-async function objectFromBody(ctx: HandlerContext, buf: Buffer, create: boolean): Promise<any> {
+/**
+ * readObject's decoding of a body already read: the same body gives an equal object each time.
+ * A small body is decoded at once and its object returned as is (no promise made for it).
+ */
+function objectFromBody(ctx: HandlerContext, buf: Buffer, create: boolean): any {
   const type = mediaType(ctx.req);
   const builtIn = !(ctx.store instanceof CustomResourceStore);
   // A large body is decoded and checked in the heavy lane; the loop serves others meanwhile.
-  const { obj, warnings, refusal } = await readObjectBodyOffLoop({
+  const read = readObjectBodyOffLoop({
     body: buf, type, into: bodyKind(ctx), endpoint: ctx.store.info, endpointApiVersion: ctx.store.apiVersion,
     fieldValidation: query(ctx, 'fieldValidation'), builtIn, create, dryRun: isDryRun(ctx), protobufAnswer: ctx.protobuf,
   });
+  return read instanceof Promise ? read.then((r) => objectFromRead(ctx, buf, type, builtIn, r)) : objectFromRead(ctx, buf, type, builtIn, read);
+}
+
+function objectFromRead(ctx: HandlerContext, buf: Buffer, type: string, builtIn: boolean, { obj, warnings, refusal }: ObjectBodyResult): any {
   if (warnings !== undefined) ctx.res.setHeader('Warning', warnings);
   if (refusal) throw 'invalid' in refusal ? new EncodedStatusError(refusal.invalid, `${ctx.store.info.kind} "${refusal.name}" is invalid`) : storageRequestTooLarge();
   if (builtIn) return obj;
