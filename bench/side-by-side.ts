@@ -137,8 +137,11 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     // --warmup N: N pod creates first, not measured (the server's JIT and caches warmed, as in a long-running server).
     if (warmup > 0) await drive(warmup, concurrency, (i) => create(`w-${stamp}-${i}`));
     const cpu0 = readCpuMs(server.pid);
+    const from = process.hrtime.bigint() / 1000n;
     const sample = await drive(pods, concurrency, (i) => create(`p-${stamp}-${i}`));
     sample.cpuUs = ((readCpuMs(server.pid) - cpu0) * 1000) / pods;
+    // The measured phase on the monotonic clock, for its server's profile alone (bench/lib/cpuprofile.ts --from-us/--to-us).
+    log(`server ${server.pid}: measured creates from-us ${from} to-us ${process.hrtime.bigint() / 1000n}`);
     for (const s of streams) s.destroy();
     agent.destroy();
     return sample;

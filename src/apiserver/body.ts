@@ -22,7 +22,9 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const body = await collectBody(req);
   // The steps after the body are what a flood makes expensive: they wait for the flow's seat,
   // then for a turn of the loop (turns.ts), so a burst of writes does not run as one task.
-  await seatFor(req);
+  // A request with no seat to wait for (most) awaits nothing for it: no promise made.
+  const seat = seatFor(req);
+  if (seat) await seat;
   await nextTurn();
   return body;
 }

@@ -5,17 +5,12 @@
  * Warning header already set (unknown-field warnings) within the same
  * bounds (warnings.ts).
  */
-import type { ServerResponse } from 'node:http';
 import { warningHeaderValues } from './warnings.js';
-import { requestContext, runWithContextField } from './request-context.js';
+import type { RequestContext } from './request-context.js';
 
-export function runWithWarnings<T>(res: ServerResponse, fn: () => T): T {
-  return runWithContextField('warnings', { res, texts: [] }, fn);
-}
-
-/** Adds `text` as a `299 - "text"` Warning header of the current response (nothing outside a request). */
-export function addWarning(text: string): void {
-  const scope = requestContext()?.warnings;
+/** Adds `text` as a `299 - "text"` Warning header of the request's response (nothing outside a request). */
+export function addWarning(ctx: RequestContext | undefined, text: string): void {
+  const scope = ctx?.warnings;
   if (!scope || scope.res.headersSent || scope.texts.includes(text)) return;
   scope.texts.push(text);
   if (!scope.before) {

@@ -71,9 +71,14 @@ const tailBytes = 4096;
  * the client's next request (which client-go does not retry for a POST). So everything but a
  * small tail is flushed first, and the tail goes out into an empty buffer.
  */
-export async function endFlushed(res: ServerResponse, text: string | Buffer): Promise<void> {
+export function endFlushed(res: ServerResponse, text: string | Buffer): Promise<void> | void {
+  // A small answer (nearly every one) is ended at once, with no promise made for it.
   if (text.length <= tailBytes / 4 || Buffer.byteLength(text) <= tailBytes) { res.end(text); return; }
-  const buf = typeof text === 'string' ? Buffer.from(text) : text;
+  return endInTwo(res, typeof text === 'string' ? Buffer.from(text) : text);
+}
+
+/** endFlushed of a large answer: all but its tail, then the tail once the socket took the rest. */
+async function endInTwo(res: ServerResponse, buf: Buffer): Promise<void> {
   const cut = buf.length - tailBytes;
   await new Promise<void>((resolve) => {
     res.once('close', resolve);

@@ -12,11 +12,10 @@ import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
 import type { UserInfo } from './auth/index.js';
-import { impersonate, internalErrorText } from './auth/impersonation.js';
-import { attributesOf, forbidden, type Authorizer, type RulesResolver } from './authz/index.js';
+import { impersonate, internalErrorText, type Impersonation } from './auth/impersonation.js';
+import { attributesOf, forbidden, type AuthorizationAttributes, type Authorizer, type Decision, type RulesResolver } from './authz/index.js';
 import { handleReview, isReview } from './reviews/handler.js';
-import { runAsRequestUser } from './request-user.js';
-import { runInRequestContext } from './request-context.js';
+import type { RequestContext } from './request-context.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia, negotiateOpenAPIV2, openapiV2ProtobufType } from './negotiate.js';
 import { writeJSON, writeStatus, writeError, toStatus } from './respond.js';
@@ -179,20 +178,26 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats
     // Without an authorizer the health and version paths are open to all; with one, anonymous
     // requests are authenticated as system:anonymous and authorized like any other (upstream).
     if (opts.authorize || !anonymousPaths.has(url.pathname)) {
-      user = await opts.authenticate(req);
+      // Each step that answers at once (a client certificate, no impersonation, RBAC from its cache:
+      // nearly every request) is not awaited: an await makes a promise and a microtask turn.
+      const authenticated = opts.authenticate(req);
+      user = authenticated instanceof Promise ? await authenticated : authenticated;
       if (!user) { await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2)); return writeStatus(res, unauthorized().status); }
-      const acting = await actingUser(opts, req, user);
+      const impersonated = actingUser(opts, req, user);
+      const acting = impersonated instanceof Promise ? await impersonated : impersonated;
       if ('internalError' in acting) { await settleBody(req, res, Math.min(settleBodyMs, timeouts.requestMs / 2)); return text(res, 500, acting.internalError); }
       user = acting;
-      await authorizeRequest(opts, user, info);
+      const authorized = authorizeRequest(opts, user, info);
+      if (authorized) await authorized;
       seatAfterBody(seats, req, res, user, info.verb);
     }
     // A group version served by an extension API server goes there, authorized here first (kube-aggregator).
     const remote = user && info.apiPrefix === 'apis' && info.group && info.version ? opts.aggregator?.remoteFor(info.group, info.version) : undefined;
     if (remote) return await opts.aggregator!.proxy(req, res, user!, remote);
-    // The request's user, RequestInfo, webhook scope and warnings, entered once (request-context.ts).
-    await runInRequestContext({ user, info, webhook: { url, res }, warnings: { res, texts: [] } }, () => summaryOf ? opts.podSummary!.serve(req, res, url)
-      : info.isResourceRequest ? serveResource(opts, req, res, url, info) : serveNonResource(opts, req, res, url, info));
+    // The request's user, RequestInfo, webhook scope and warnings, passed down with its store calls (request-context.ts).
+    if (summaryOf) return await opts.podSummary!.serve(req, res, url);
+    if (!info.isResourceRequest) return await serveNonResource(opts, req, res, url, info);
+    await serveResource(opts, req, res, url, info, { user, info, webhook: { url, res }, warnings: { res, texts: [] } });
   } catch (err) {
     const status = toStatus(err);
     if (status.code >= 500) logServerError(opts.logger, req.method, url.pathname, err);
@@ -236,7 +241,7 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
     if ('internalError' in acting) { count(500); return rejectUpgrade(socket, 500, acting.internalError, 'text/plain; charset=utf-8'); }
     await authorizeRequest(opts, acting, info);
     const ctx = { req, socket, head, url, info, store: opts.registry.store('', 'v1', 'pods')!, kubelet: opts.kubelet, logger: opts.logger };
-    await runAsRequestUser(acting, () => info.subresource === 'portforward' ? handlePortForward(ctx) : handlePodStream(ctx));
+    await (info.subresource === 'portforward' ? handlePortForward(ctx) : handlePodStream(ctx));
     count(101);
   } catch (err) {
     const status = toStatus(err);
@@ -257,7 +262,7 @@ async function serveProxyUpgrade(opts: ApiServerOptions, u: { req: IncomingMessa
     if ('internalError' in acting) { count(500); return rejectUpgrade(socket, 500, acting.internalError, 'text/plain; charset=utf-8'); }
     await authorizeRequest(opts, acting, info);
     const store = opts.registry.store('', 'v1', info.resource!)!;
-    const resolved = await runAsRequestUser(acting, () => resolveProxy({ info, url, store }, proxyDeps(opts)));
+    const resolved = await resolveProxy({ info, url, store }, proxyDeps(opts));
     await upgradeThroughProxy({ ...u, target: resolved.target, path: resolved.path, search: url.search });
     count(101);
   } catch (err) {
@@ -272,18 +277,28 @@ async function serveProxyUpgrade(opts: ApiServerOptions, u: { req: IncomingMessa
  * A refused impersonation throws its 403; headers that ask for groups, extras
  * or a uid without a user get upstream's text/plain 500, returned here.
  */
-async function actingUser(opts: ApiServerOptions, req: IncomingMessage, user: UserInfo): Promise<UserInfo | { internalError: string }> {
-  const acting = await impersonate(req, user, opts.authorize);
+function actingUser(opts: ApiServerOptions, req: IncomingMessage, user: UserInfo): UserInfo | { internalError: string } | Promise<UserInfo | { internalError: string }> {
+  const acting = impersonate(req, user, opts.authorize);
+  return acting instanceof Promise ? acting.then((a) => actingFrom(req, user, a)) : actingFrom(req, user, acting);
+}
+
+function actingFrom(req: IncomingMessage, user: UserInfo, acting: Impersonation): UserInfo | { internalError: string } {
   if (acting.kind === 'forbidden') throw acting.error;
   if (acting.kind === 'internalError') return { internalError: `${internalErrorText(req.url ?? '', acting.message)}\n` };
   return acting.kind === 'user' ? acting.user : user;
 }
 
 /** WithAuthorization: anything but an allow is a 403 in upstream's words. */
-async function authorizeRequest(opts: ApiServerOptions, user: UserInfo, info: RequestInfo): Promise<void> {
+/** Throws upstream's 403 unless allowed; a promise only when the authorizer answers with one. */
+function authorizeRequest(opts: ApiServerOptions, user: UserInfo, info: RequestInfo): Promise<void> | void {
   if (!opts.authorize) return;
   const attrs = attributesOf(user, info);
-  const d = await opts.authorize(attrs);
+  const d = opts.authorize(attrs);
+  if (d instanceof Promise) return d.then((decided) => allowedOrThrow(attrs, decided));
+  allowedOrThrow(attrs, d);
+}
+
+function allowedOrThrow(attrs: AuthorizationAttributes, d: Decision): void {
   if (d.decision !== 'allow') throw forbidden(attrs, d.reason);
 }
 
@@ -376,15 +391,14 @@ function text(res: ServerResponse, code: number, body: string, type = 'text/plai
   res.end(body);
 }
 
-async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
+/**
+ * A resource request to its handler. Not an async function: it hands on the handler's promise
+ * (an async one would wrap it in another, and resolving one promise with another costs two more).
+ */
+function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, request: RequestContext): Promise<void> | void {
   const resource = info.resource!;
   // POST /namespaces/ns/bindings is the same as POST pods/x/binding.
-  if (resource === 'bindings' && info.group === '' && info.verb === 'create' && info.namespace) {
-    const store = opts.registry.store('', 'v1', 'pods')!;
-    const ctx = context(opts, req, res, url, info, store);
-    const body = await peekBindingName(req);
-    return handleBinding({ ...ctx, req: body.req }, body.name);
-  }
+  if (resource === 'bindings' && info.group === '' && info.verb === 'create' && info.namespace) return serveLegacyBinding(opts, req, res, url, info, request);
   if (info.group === '' && resource === 'componentstatuses' && info.namespace === undefined && !info.subresource) {
     req.resume();
     return handleComponentStatuses({ res, url, info, rendering: negotiateMedia(req.headers.accept).rendering, registry: opts.registry, ready: opts.ready, now: new Date() });
@@ -401,8 +415,8 @@ async function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: 
     throw pageNotFound();
   }
   // Access and identity reviews have no store: answered at once (reviews/).
-  if (review || !store) return handleReview({ req, res, url, info, resource: rinfo }, opts);
-  const ctx = context(opts, req, res, url, info, store);
+  if (review || !store) return handleReview({ req, res, url, info, resource: rinfo, user: request.user }, opts);
+  const ctx = context(opts, req, res, url, info, store, request);
   const sub = info.subresource;
   if (sub) {
     if (!rinfo.subresources.some((s) => s.name === sub)) { req.resume(); throw pageNotFound(); }
@@ -467,7 +481,14 @@ function allowed(verbs: string[], verb: string, sub?: string): boolean {
   return verbs.includes(verb);
 }
 
-function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, store: HandlerContext['store']): HandlerContext {
+/** POST /namespaces/ns/bindings: pods/x/binding with the pod named in the body. */
+async function serveLegacyBinding(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, request: RequestContext): Promise<void> {
+  const ctx = context(opts, req, res, url, info, opts.registry.store('', 'v1', 'pods')!, request);
+  const body = await peekBindingName(req);
+  return handleBinding({ ...ctx, req: body.req }, body.name);
+}
+
+function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, store: HandlerContext['store'], request: RequestContext): HandlerContext {
   const media = negotiateMedia(req.headers.accept);
   // Custom resources have no protobuf form: they answer JSON whatever the client prefers.
   const protobuf = media.protobuf && !(store instanceof CustomResourceStore);
@@ -477,7 +498,7 @@ function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerRespon
   let over = false;
   res.once('close', () => { over = true; done?.abort(requestOver); });
   return {
-    req, res, url, info, store, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(),
+    req, res, url, info, store, request, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(),
     get signal(): AbortSignal {
       if (!done) {
         done = new AbortController();

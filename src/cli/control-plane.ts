@@ -172,9 +172,10 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   // Made once the namespace cache exists; writes before that (none) would skip it.
   const vap: { plugin?: ValidatingAdmissionPolicyPlugin } = {};
   // Mutating admission in upstream's order; a step with nothing to wait for returns no promise (admission/steps.ts).
+  // Each step gets the request's context last (undefined for the server's own writes).
   type Admit = Parameters<NonNullable<StoreHooks['admit']>>;
   const mutatingSteps: AdmissionStep<Admit>[] = [
-    (op, info, obj) => { admit(op, info, obj, admission); admitCSRRequester(op, info, obj); },
+    (op, info, obj, _old, ctx) => { admit(op, info, obj, admission); admitCSRRequester(op, info, obj, ctx); },
     (op, info, obj) => on('ServiceAccount') ? serviceAccounts(op, info, obj) : undefined,
     (op, info, obj, old) => {
       services.admit(op, info, obj, old);
@@ -182,10 +183,10 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
       if (on('Priority')) priority(op, info, obj, old);
       if (on('LimitRanger')) limitRanger(op, info, obj);
     },
-    (op, info, obj, old) => on('NodeRestriction') ? nodeRestriction.admit(op, info, obj, old) : undefined,
-    (op, info, obj) => rbacEscalation(op, info, obj),
+    (op, info, obj, old, ctx) => on('NodeRestriction') ? nodeRestriction.admit(op, info, obj, old, ctx) : undefined,
+    (op, info, obj, _old, ctx) => rbacEscalation(op, info, obj, ctx),
     // MutatingAdmissionWebhook comes last among upstream's mutating plugins.
-    (op, info, obj, old) => on('MutatingAdmissionWebhook') ? webhooks.admit(op, info, obj, old) : undefined,
+    (op, info, obj, old, ctx) => on('MutatingAdmissionWebhook') ? webhooks.admit(op, info, obj, old, ctx) : undefined,
   ];
   // Validating admission in upstream's order: ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, then ResourceQuota last.
   type Validate = Parameters<NonNullable<StoreHooks['validate']>>;
@@ -199,19 +200,19 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   // webhooks, then the policies and validating webhooks); the steps above only know their kinds' bodies.
   type AdmitSubresource = Parameters<NonNullable<RegistryOptions['admitSubresourceCreate']>>;
   const subresourceCreateSteps: AdmissionStep<AdmitSubresource>[] = [
-    (info, obj) => on('NodeRestriction') ? nodeRestriction.admit('create', info, obj) : undefined,
-    (info, obj) => on('MutatingAdmissionWebhook') ? webhooks.admit('create', info, obj) : undefined,
-    (info, obj, o) => vap.plugin?.validate('create', info, obj, undefined, o),
-    (info, obj, o) => on('ValidatingAdmissionWebhook') ? webhooks.validate('create', info, obj, undefined, o) : undefined,
+    (info, obj, _o, ctx) => on('NodeRestriction') ? nodeRestriction.admit('create', info, obj, undefined, ctx) : undefined,
+    (info, obj, _o, ctx) => on('MutatingAdmissionWebhook') ? webhooks.admit('create', info, obj, undefined, ctx) : undefined,
+    (info, obj, o, ctx) => vap.plugin?.validate('create', info, obj, undefined, o, ctx),
+    (info, obj, o, ctx) => on('ValidatingAdmissionWebhook') ? webhooks.validate('create', info, obj, undefined, o, ctx) : undefined,
   ];
   const registry: Registry = new Registry(backend, realClock, (...a) => runSteps(mutatingSteps, a), {
     freshnessWaitMs: opts.freshnessWaitMs,
     validateAdmission: (...a) => runSteps(validatingSteps, a),
     admitSubresourceCreate: (...a) => runSteps(subresourceCreateSteps, a),
-    admitDelete: async (info, obj) => {
-      if (on('NodeRestriction')) await nodeRestriction.admitDelete(info, obj);
-      await vap.plugin?.validateDelete(info, obj);
-      if (on('ValidatingAdmissionWebhook') || on('MutatingAdmissionWebhook')) await webhooks.admitDelete(info, obj);
+    admitDelete: async (info, obj, ctx) => {
+      if (on('NodeRestriction')) await nodeRestriction.admitDelete(info, obj, ctx);
+      await vap.plugin?.validateDelete(info, obj, ctx);
+      if (on('ValidatingAdmissionWebhook') || on('MutatingAdmissionWebhook')) await webhooks.admitDelete(info, obj, ctx);
     },
   });
   // Lists and watches are served from the watch cache; the listers below are its first watchers.

@@ -14,14 +14,13 @@
  * merge), and another client's GET would wait for both.
  *
  * A turn is waited for until the request is over (its signal): a writer whose
- * request timed out leaves the line. A mutate that writes its own key again
- * runs at once (it already holds the turn), so it cannot wait on itself.
+ * request timed out leaves the line. A write of a key made while its turn is
+ * held by the same call chain (the caller passes the `held` set its turn gave
+ * it: the request context carries it, registry/request-context.ts) runs at
+ * once, so it cannot wait on itself. The set is passed explicitly, not kept in
+ * an AsyncLocalStorage, whose async hooks would run for every promise.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterPoll } from '../util/after-poll.js';
-
-/** The keys whose turn the current async call chain holds. */
-const holding = new AsyncLocalStorage<ReadonlySet<string>>();
 
 export class KeyTurnAbandoned extends Error {
   constructor(key: string) { super(`the request ended while waiting to write ${key}`); }
@@ -30,9 +29,9 @@ export class KeyTurnAbandoned extends Error {
 export class KeyTurns {
   private readonly tails = new Map<string, Promise<void>>();
 
-  async inTurn<T>(key: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const held = holding.getStore();
-    if (held?.has(key)) return fn();
+  /** Runs `fn` in `key`'s turn; `fn` gets the keys it holds (`held` and `key`), to pass to writes made from within. */
+  async inTurn<T>(key: string, fn: (held: ReadonlySet<string>) => Promise<T>, signal?: AbortSignal, held?: ReadonlySet<string>): Promise<T> {
+    if (held?.has(key)) return fn(held);
     const before = this.tails.get(key);
     let release!: () => void;
     const mine = new Promise<void>((resolve) => { release = resolve; });
@@ -40,7 +39,7 @@ export class KeyTurns {
     this.tails.set(key, tail);
     try {
       if (before) await waitUnlessAborted(before, signal, key);
-      return await holding.run(new Set([...(held ?? []), key]), fn);
+      return await fn(held ? new Set([...held, key]) : new Set([key]));
     } finally {
       if (this.tails.get(key) === tail) {
         // Nobody behind: the next writer of this key starts at once.

@@ -7,6 +7,7 @@ import { resources, ResourceInfo, apiVersionOf, hasStorage } from '../api/resour
 import { forbiddenStatus, type GroupResource } from '../api/status.js';
 import type { Clock } from '../util/clock.js';
 import { Store, StoreHooks, type StoreDeps } from './store.js';
+import type { RequestContext } from './request-context.js';
 import type { Strategy } from './strategy.js';
 import type { Lister } from './lister.js';
 import type { Namespace } from 'kubernetes-types/core/v1.js';
@@ -64,7 +65,7 @@ export interface RegistryOptions {
   /** Admission of deletes (NodeRestriction). */
   admitDelete?: StoreHooks['admitDelete'];
   /** Admission of a CREATE on a subresource with a kind of its own (see Registry.admitSubresourceCreate). */
-  admitSubresourceCreate?: (info: ResourceInfo, obj: object, opts: { dryRun: boolean }) => Promise<void> | void;
+  admitSubresourceCreate?: (info: ResourceInfo, obj: object, opts: { dryRun: boolean }, ctx?: RequestContext) => Promise<void> | void;
 }
 
 /**
@@ -101,9 +102,9 @@ export class Registry {
   private conversionWebhook?: ConversionWebhook;
 
   constructor(readonly backend: Backend, readonly clock: Clock, admit?: StoreHooks['admit'], private readonly opts: RegistryOptions = {}) {
-    const admitDelete: StoreHooks['admitDelete'] = (info, obj) => {
+    const admitDelete: StoreHooks['admitDelete'] = (info, obj, ctx) => {
       checkNamespaceDeletion(info, obj);
-      return opts.admitDelete?.(info, obj);
+      return opts.admitDelete?.(info, obj, ctx);
     };
     const hooks: StoreHooks = { admit, validate: opts.validateAdmission, admitDelete, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
     const deps = { backend, clock, hooks, freshnessWaitMs: opts.freshnessWaitMs };
@@ -227,10 +228,10 @@ export class Registry {
    * first (no new content in a terminating namespace), then the plugins that look at such requests.
    * The steps that read pods' own bodies (defaults, quota, limits) do not see it, as upstream's skip it.
    */
-  async admitSubresourceCreate(info: ResourceInfo, namespace: string, name: string, obj: object, dryRun: boolean): Promise<void> {
+  async admitSubresourceCreate(info: ResourceInfo, namespace: string, name: string, obj: object, dryRun: boolean, ctx?: RequestContext): Promise<void> {
     let step = this.checkNamespace(namespace, { group: info.group, resource: info.plural }, name);
     if (step) await step;
-    step = this.opts.admitSubresourceCreate?.(info, obj, { dryRun });
+    step = this.opts.admitSubresourceCreate?.(info, obj, { dryRun }, ctx);
     if (step) await step;
   }
 
@@ -241,7 +242,7 @@ export class Registry {
    * Only storage's own 404 means absent: a failed read stays an error.
    */
   private checkNamespace(ns: string, gr: GroupResource, name: string): Promise<void> | void {
-    // A cached namespace is checked at once, with no promise (async hooks run for each one a create makes).
+    // A cached namespace is checked at once, with no promise (one less per create).
     const cached = this.namespaceCache?.get(undefined, ns);
     if (cached) return refuseTerminating(cached, ns, gr, name);
     return this.namespaces.get(undefined, ns).then((obj: Namespace) => refuseTerminating(obj, ns, gr, name));

@@ -22,6 +22,7 @@ import { clone, generateName, jsonEqual, newUID } from './meta.js';
 import { compileSelection, Selection } from './selection.js';
 import { withResourceVersion } from './stored-json.js';
 import { KeyTurnAbandoned, KeyTurns } from './key-turns.js';
+import type { RequestContext } from './request-context.js';
 import { defaultFreshnessWaitMs, waitUntilFresh } from './fresh.js';
 import { parseResourceVersion } from '../api/list-options.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
@@ -40,17 +41,20 @@ const statusWriteKeeps: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'me
 /** Subresources whose writes keep all but their own part of the object as stored (the strategy's prepareForStatusUpdate). */
 const ownSubresourceWrites: ReadonlySet<string> = new Set(['status', 'approval', 'ephemeralcontainers']);
 
-/** Hooks the apiserver plugs in: admission, namespace lifecycle. */
+/**
+ * Hooks the apiserver plugs in: admission, namespace lifecycle. Each gets the write's request
+ * context (undefined for the server's own writes) as its last argument.
+ */
 export interface StoreHooks {
   /** Mutating then validating admission; may throw a StatusError. */
-  admit?(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void> | void;
+  admit?(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any, ctx?: RequestContext): Promise<void> | void;
   /**
    * Validating admission (ResourceQuota), after the object passed validation and just before
    * it is written; may throw a StatusError. A dry run is checked, never charged.
    */
-  validate?(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean; subresource?: string }): Promise<void> | void;
+  validate?(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean; subresource?: string }, ctx?: RequestContext): Promise<void> | void;
   /** Admission of a DELETE (NodeRestriction), given the object as stored; may throw a StatusError. */
-  admitDelete?(info: ResourceInfo, obj: any): Promise<void> | void;
+  admitDelete?(info: ResourceInfo, obj: any, ctx?: RequestContext): Promise<void> | void;
   /** Throws when objects may not be created in this namespace (absent or terminating). */
   checkNamespace?(namespace: string, gr: GroupResource, name: string): Promise<void> | void;
 }
@@ -106,6 +110,8 @@ export interface CreateOptions {
   inputOwned?: boolean;
   /** As UpdateOptions.resultShared. */
   resultShared?: boolean;
+  /** The request the create is made for, handed to admission (undefined: the server's own write). */
+  context?: RequestContext;
 }
 
 export interface UpdateOptions {
@@ -125,6 +131,8 @@ export interface UpdateOptions {
    * lost a race stops retrying. Without it a write without precondition retries until it succeeds.
    */
   signal?: AbortSignal;
+  /** The request the write is made for, handed to admission (undefined: the server's own write). */
+  context?: RequestContext;
   /**
    * The caller only reads the result (renders it, or drops it as a binding does) and never
    * mutates it: the written object may become the watch cache's own copy for the write's event
@@ -383,7 +391,7 @@ export class Store {
     if (!meta.name) {
       throw invalidObject(this.info.kind, this.info.group, '', [required('metadata.name', 'name or generateName is required')]);
     }
-    // Hooks answer at once when they can (no promise to await: async hooks run for each one).
+    // Hooks answer at once when they can (no promise to await: each is an allocation and a microtask turn).
     let step: Promise<void> | void;
     if (this.info.namespaced && (step = this.deps.hooks?.checkNamespace?.(namespace!, this.gr, meta.name))) await step;
     obj.apiVersion = this.apiVersion;
@@ -400,11 +408,11 @@ export class Store {
     dropEmptyMetadata(meta);
     dropOmittedZeros(obj);
     fillGoZeroValues(obj);
-    if ((step = this.deps.hooks?.admit?.('create', this.info, obj))) await step;
+    if ((step = this.deps.hooks?.admit?.('create', this.info, obj, undefined, opts.context))) await step;
     const errs = this.strategy.validate(obj);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, meta.name, errs);
     if (managedFields !== undefined) setManagedFields(obj, managedFields);
-    if ((step = this.deps.hooks?.validate?.('create', this.info, obj, undefined, { dryRun: !!opts.dryRun }))) await step;
+    if ((step = this.deps.hooks?.validate?.('create', this.info, obj, undefined, { dryRun: !!opts.dryRun }, opts.context))) await step;
     if (opts.dryRun) return obj;
     const key = this.key(namespace, meta.name);
     const value = this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj);
@@ -460,11 +468,14 @@ export class Store {
       // Looked up once this writer's turn has come, not before it waits: the writers ahead of it
       // change the object, and a copy taken in the line is stale by then (every one of sixteen
       // concurrent applies to one ConfigMap merged twice, the first time in vain).
-      const inTurn = () => {
+      // The turn's keys go on in the request context, so that a hook writing this key again does not wait for itself.
+      const inTurn = (turns: ReadonlySet<string>) => {
         const cached = !opts.current && this.cache && !this.asyncConversion ? this.cache.current(key) : undefined;
-        return this.readModifyWrite(key, name, mutate, cached ? { ...opts, current: cached } : opts);
+        const attempt = { ...opts, context: { ...opts.context, turns } };
+        if (cached) attempt.current = cached;
+        return this.readModifyWrite(key, name, mutate, attempt);
       };
-      return await this.writers.inTurn(key, inTurn, opts.signal);
+      return await this.writers.inTurn(key, inTurn, opts.signal, opts.context?.turns);
     } catch (e) {
       // Left the line because the request is over (its 504 is already sent): as a lost race.
       if (e instanceof KeyTurnAbandoned) throw conflict(this.gr, name);
@@ -621,11 +632,11 @@ export class Store {
     dropOmittedZeros(next);
     fillGoZeroValues(next);
     let step: Promise<void> | void;
-    if ((step = this.deps.hooks?.admit?.('update', this.info, next, old))) await step;
+    if ((step = this.deps.hooks?.admit?.('update', this.info, next, old, opts.context))) await step;
     const errs = this.strategy.validateUpdate(next, old, opts.subresource);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, m.name, errs);
     if (managedFields !== undefined) setManagedFields(next, managedFields);
-    if ((step = this.deps.hooks?.validate?.('update', this.info, next, old, { dryRun: !!opts.dryRun, subresource: opts.subresource }))) await step;
+    if ((step = this.deps.hooks?.validate?.('update', this.info, next, old, { dryRun: !!opts.dryRun, subresource: opts.subresource }, opts.context))) await step;
     return next;
   }
 
@@ -634,14 +645,14 @@ export class Store {
    * for their kubelet), finalizers (the object stays with a deletionTimestamp
    * until they are gone), then removal. Returns the object and whether it is gone.
    */
-  async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}, dryRun = false, signal?: AbortSignal): Promise<{ obj: any; deleted: boolean }> {
+  async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}, dryRun = false, signal?: AbortSignal, context?: RequestContext): Promise<{ obj: any; deleted: boolean }> {
     const key = this.key(namespace, name);
     let kv = (await this.deps.backend.get(key)).kv;
     for (;;) {
       if (!kv) throw notFound(this.gr, name);
       const cur = await this.decodeServed(kv);
       checkPreconditions(this.gr, cur, options);
-      await this.deps.hooks?.admitDelete?.(this.info, cur);
+      await this.deps.hooks?.admitDelete?.(this.info, cur, context);
       const next = clone(cur);
       const pending = this.markDeleting(next, options);
       if (dryRun) return { obj: pending ? next : cur, deleted: !pending };

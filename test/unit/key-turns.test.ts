@@ -15,10 +15,10 @@ test('writers of one key run one at a time, in arrival order; other keys do not 
   assert.ok(log.indexOf('b1 start') < log.indexOf('a1 end'), 'b does not wait for a');
 });
 
-test('a writer that writes its own key again inside its turn does not wait on itself', async () => {
+test('a writer that writes its own key again inside its turn (passing the keys it holds) does not wait on itself', async () => {
   const turns = new KeyTurns();
-  const inner = await turns.inTurn('a', () => turns.inTurn('a', async () => 'inner'));
-  assert.equal(inner, 'inner');
+  const inner = await turns.inTurn('a', (held) => turns.inTurn('b', (both) => turns.inTurn('a', async (again) => [...again].join(), undefined, both), undefined, held));
+  assert.equal(inner, 'a,b');
 });
 
 test('a failed writer passes the turn on', async () => {

@@ -7,11 +7,11 @@
  */
 import type { CertificateSigningRequest } from 'kubernetes-types/certificates/v1.js';
 import type { ResourceInfo } from '../../api/resources.js';
-import { requestUser } from '../request-user.js';
+import type { RequestContext } from '../request-context.js';
 
-export function admitCSRRequester(op: 'create' | 'update', info: ResourceInfo, csr: CertificateSigningRequest): void {
+export function admitCSRRequester(op: 'create' | 'update', info: ResourceInfo, csr: CertificateSigningRequest, ctx?: RequestContext): void {
   if (op !== 'create' || info.group !== 'certificates.k8s.io' || info.plural !== 'certificatesigningrequests') return;
-  const user = requestUser();
+  const user = ctx?.user;
   if (!user || !csr.spec) return;
   csr.spec.username = user.name;
   if (user.uid) csr.spec.uid = user.uid;

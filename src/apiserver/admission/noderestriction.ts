@@ -28,8 +28,7 @@ import { deepEqual as equalJSON } from '../../api/validation/util.js';
 import type { Lister } from '../../registry/lister.js';
 import type { Registry } from '../../registry/registry.js';
 import { nodeIdentity } from '../auth/node-identity.js';
-import { currentRequestInfo } from '../request-scope.js';
-import { requestUser } from '../request-user.js';
+import type { RequestContext } from '../request-context.js';
 import { mirrorPodAnnotation } from './mirror-pods.js';
 
 export type NodeRestrictionOperation = 'create' | 'update' | 'delete';
@@ -77,23 +76,23 @@ function refuse(a: Attrs, why: string): StatusError {
 }
 
 export interface NodeRestriction {
-  admit(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void> | undefined;
-  admitDelete(info: ResourceInfo, obj: any): Promise<void>;
+  admit(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any, ctx?: RequestContext): Promise<void> | undefined;
+  admitDelete(info: ResourceInfo, obj: any, ctx?: RequestContext): Promise<void>;
   /** POST serviceaccounts/<name>/token by a node. */
-  admitTokenRequest(namespace: string, serviceAccountName: string, tr: TokenRequest): Promise<void>;
+  admitTokenRequest(namespace: string, serviceAccountName: string, tr: TokenRequest, ctx?: RequestContext): Promise<void>;
 }
 
 export function nodeRestrictionAdmission(registry: () => Registry, nodes?: Pick<Lister<Node>, 'get'>): NodeRestriction {
-  const check = async (op: NodeRestrictionOperation, info: ResourceInfo, obj: any, old?: any) => {
-    const { isNode, nodeName } = nodeIdentity(requestUser());
+  const check = async (op: NodeRestrictionOperation, info: ResourceInfo, obj: any, old: any, ctx: RequestContext | undefined) => {
+    const { isNode, nodeName } = nodeIdentity(ctx?.user);
     if (!isNode) return;
-    const req = currentRequestInfo();
+    const req = ctx?.info;
     const sameResource = req && req.group === info.group && req.resource === info.plural;
     const a: Attrs = {
       op, info, obj, old, subresource: (sameResource && req.subresource) || '',
       namespace: obj?.metadata?.namespace ?? '', name: obj?.metadata?.name ?? '',
     };
-    if (!nodeName) throw refuse(a, `could not determine node from user "${requestUser()!.name}"`);
+    if (!nodeName) throw refuse(a, `could not determine node from user "${ctx!.user!.name}"`);
     switch (`${info.plural}.${info.group}`) {
       case 'pods.': return admitPod(registry, nodes, nodeName, a);
       case 'nodes.': return admitNode(nodeName, a);
@@ -108,14 +107,14 @@ export function nodeRestrictionAdmission(registry: () => Registry, nodes?: Pick<
     }
   };
   return {
-    // Most writers are not nodes: answered without a promise (async hooks run for every one a create makes).
-    admit: (op, info, obj, old) => nodeIdentity(requestUser()).isNode ? check(op, info, obj, old) : undefined,
-    admitDelete: (info, obj) => check('delete', info, obj),
-    admitTokenRequest: async (namespace, serviceAccountName, tr) => {
-      const { isNode, nodeName } = nodeIdentity(requestUser());
+    // Most writers are not nodes: answered without a promise (admission/steps.ts).
+    admit: (op, info, obj, old, ctx) => nodeIdentity(ctx?.user).isNode ? check(op, info, obj, old, ctx) : undefined,
+    admitDelete: (info, obj, ctx) => check('delete', info, obj, undefined, ctx),
+    admitTokenRequest: async (namespace, serviceAccountName, tr, ctx) => {
+      const { isNode, nodeName } = nodeIdentity(ctx?.user);
       if (!isNode) return;
       const refuseToken = (why: string) => forbiddenStatus(why, { group: '', resource: 'serviceaccounts' }, serviceAccountName);
-      if (!nodeName) throw refuseToken(`could not determine node from user "${requestUser()!.name}"`);
+      if (!nodeName) throw refuseToken(`could not determine node from user "${ctx!.user!.name}"`);
       const ref = tr.spec?.boundObjectRef;
       if (!ref || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || !ref.name) throw refuseToken('node requested token not bound to a pod');
       if (!ref.uid) throw refuseToken('node requested token with a pod binding without a uid');

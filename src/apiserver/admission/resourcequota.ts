@@ -23,18 +23,20 @@ import type { Registry } from '../../registry/registry.js';
 import type { Clock } from '../../util/clock.js';
 import { checkQuotas } from './quota-check.js';
 import { ChargedQuotas } from './charged-quotas.js';
+import type { RequestContext } from '../request-context.js';
 
 const maxAttempts = 10;
 
 export function resourceQuotaAdmission(registry: () => Registry, resourceQuotas: Lister<ResourceQuota>, clock: Clock) {
   const charged = new ChargedQuotas();
-  // A namespace without quotas (the cached list is empty) is answered without a promise: async hooks run for each one.
-  return (op: 'create' | 'update', info: ResourceInfo, obj: any, _old: any, opts: { dryRun: boolean }): Promise<void> | undefined => {
+  // A namespace without quotas (the cached list is empty) is answered without a promise (steps.ts).
+  return (op: 'create' | 'update', info: ResourceInfo, obj: any, _old: any, opts: { dryRun: boolean }, ctx?: RequestContext): Promise<void> | undefined => {
     if (op !== 'create' || !info.namespaced) return undefined;
     if (resourceQuotas.list(obj.metadata.namespace).length === 0) return undefined;
-    return charge(info, obj, opts);
+    return charge(info, obj, opts, ctx);
   };
-  async function charge(info: ResourceInfo, obj: any, opts: { dryRun: boolean }): Promise<void> {
+  // The charge is written for the request (its context: its user and webhooks see the quota's status write).
+  async function charge(info: ResourceInfo, obj: any, opts: { dryRun: boolean }, ctx: RequestContext | undefined): Promise<void> {
     const namespace: string = obj.metadata.namespace;
     const quotas = registry().store('', 'v1', 'resourcequotas')!;
     const ev = evaluatorFor(info.group, info.plural);
@@ -51,7 +53,7 @@ export function resourceQuotaAdmission(registry: () => Registry, resourceQuotas:
         const next = { ...quota, status: { ...quota.status, used: resourceListJSON(used) } };
         try {
           // The body's resourceVersion is the guard: a quota charged meanwhile answers 409.
-          charged.observe(await quotas.update(namespace, quota.metadata!.name!, next, { subresource: 'status', current: quota }));
+          charged.observe(await quotas.update(namespace, quota.metadata!.name!, next, { subresource: 'status', current: quota, context: ctx }));
           done.add(quota.metadata!.name!);
         } catch (e) {
           if (!(e instanceof StatusError) || e.status.code !== 409) throw e;

@@ -70,7 +70,7 @@ export function serviceAccountAdmission(registry: () => Registry, serviceAccount
     if (shouldAutomount(sa, pod)) mountServiceAccountToken(pod); // 2
     if (!spec.imagePullSecrets?.length && sa.imagePullSecrets?.length) spec.imagePullSecrets = sa.imagePullSecrets.map((s) => ({ name: s.name })); // 3
   };
-  // A cached account is applied at once, with no promise (async hooks run for each one a create makes).
+  // A cached account is applied at once, with no promise (steps.ts).
   return (op: 'create' | 'update', info: ResourceInfo, pod: Pod): Promise<void> | void => {
     if (op !== 'create' || info.group !== '' || info.plural !== 'pods' || isMirrorPod(pod)) return;
     const namespace = pod.metadata!.namespace!;

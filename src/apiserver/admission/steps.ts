@@ -1,8 +1,8 @@
 /**
  * Admission plugins run in order, each after the one before has finished. Most steps of most
  * writes have nothing to wait for and return at once; then the whole chain returns at once,
- * with no promise: Node's async hooks (on while any AsyncLocalStorage is) run for every promise,
- * and an async chain of N awaits makes 2N of them per write. A step that returns a promise
+ * with no promise: an async chain of N awaits makes 2N promises per write (each an allocation
+ * and a microtask turn). A step that returns a promise
  * holds the rest until it settles, and a rejection (or a throw) ends the chain, as an await would.
  */
 export type AdmissionStep<A extends unknown[]> = (...args: A) => Promise<void> | void;

@@ -49,7 +49,7 @@ function presentsCredential(req: IncomingMessage): boolean {
 }
 
 export interface Authenticator {
-  /** A client certificate is answered at once (no promise: async hooks run for every one a request makes). */
+  /** A client certificate is answered at once (no promise: a request makes enough of them). */
   (req: IncomingMessage): UserInfo | undefined | Promise<UserInfo | undefined>;
   /**
    * The same token authenticators on a bare token, as TokenReview asks them

@@ -120,11 +120,16 @@ export function impersonatedUser(requests: ImpersonationRequest[]): UserInfo {
 }
 
 /** Steps 1–3 for one request; `authorize` absent is AlwaysAllow. Removes the headers once the user changed. */
-export async function impersonate(req: IncomingMessage, requestor: UserInfo, authorize?: Authorizer): Promise<Impersonation> {
-  // Nearly no request impersonates: its raw header names say so without building headersDistinct.
+export function impersonate(req: IncomingMessage, requestor: UserInfo, authorize?: Authorizer): Impersonation | Promise<Impersonation> {
+  // Nearly no request impersonates: its raw header names say so without building headersDistinct,
+  // and it is answered at once (no promise).
   if (Array.isArray(req.rawHeaders) && !req.rawHeaders.some((h, i) => i % 2 === 0 && h.length > 12 && h.slice(0, 12).toLowerCase() === 'impersonate-')) {
     return { kind: 'none' };
   }
+  return impersonateAsRequested(req, requestor, authorize);
+}
+
+async function impersonateAsRequested(req: IncomingMessage, requestor: UserInfo, authorize?: Authorizer): Promise<Impersonation> {
   const requests = impersonationRequests(req);
   if (!Array.isArray(requests)) return { kind: 'internalError', message: requests.error };
   if (requests.length === 0) return { kind: 'none' };

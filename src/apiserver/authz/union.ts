@@ -4,8 +4,8 @@
  * opinion are joined, as upstream reports them when nobody allowed.
  *
  * Authorizers that decide at once (Node, RBAC from their caches) are answered
- * at once, with no promise: Node's async hooks run for every promise a request
- * makes, and an async chain made two per authorizer on every request.
+ * at once, with no promise: an async chain made two per authorizer on every
+ * request (each an allocation and a microtask turn).
  */
 import { noOpinion, type Authorizer, type AuthorizationAttributes, type Decision } from './types.js';
 

@@ -46,13 +46,13 @@ export async function handleApply(ctx: HandlerContext): Promise<void> {
   };
   for (let attempt = 0; ; attempt++) {
     try {
-      const updated = await store.guaranteedUpdate(info.namespace, info.name!, apply, { subresource, dryRun, signal: ctx.signal });
+      const updated = await store.guaranteedUpdate(info.namespace, info.name!, apply, { subresource, dryRun, signal: ctx.signal, context: ctx.request });
       return writeObject(ctx, 200, updated);
     } catch (e: any) {
       if (e?.code !== 404 || subresource) throw e;
     }
     try {
-      const created = await store.create(info.namespace, apply(undefined), { dryRun });
+      const created = await store.create(info.namespace, apply(undefined), { dryRun, context: ctx.request });
       return writeObject(ctx, 201, created);
     } catch (e: any) {
       // Lost a race with another create: apply to what is there now.

@@ -5,6 +5,7 @@ import type { Registry } from '../../registry/registry.js';
 import type { RequestInfo } from '../request-info.js';
 import type { Rendering } from '../negotiate.js';
 import type { Logger } from '../../util/log.js';
+import type { RequestContext } from '../request-context.js';
 
 export interface HandlerContext {
   req: IncomingMessage;
@@ -12,6 +13,8 @@ export interface HandlerContext {
   url: URL;
   info: RequestInfo;
   store: Store;
+  /** The request's user, RequestInfo and where warnings go: passed with every store call, for admission. */
+  request: RequestContext;
   registry: Registry;
   rendering: Rendering;
   /** The client prefers application/vnd.kubernetes.protobuf (answered so for kinds that have it). */

@@ -9,7 +9,7 @@ import { renderedJSON } from '../../registry/watch-cache/rendered-json.js';
 import { EncodedStatusError, writeJSON, writeJSONItems, writeObjectAs } from '../respond.js';
 import { checkBodyFields, type RawBody } from '../field-validation.js';
 import { CustomResourceStore } from '../../registry/custom/store.js';
-import { heavyBodyBytes, readObjectBodyOffLoop } from '../heavy/index.js';
+import { heavyBodyBytes, readObjectBodyOffLoop, type ObjectBodyResult } from '../heavy/index.js';
 import { findDuplicateFields, findTypeErrors } from '../../api/schema/index.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import type { KindPrinter } from '../../registry/printers/index.js';
@@ -104,15 +104,22 @@ function readObjectBytes(ctx: HandlerContext): Promise<Buffer> {
   return readBody(ctx.req);
 }
 
-/** readObject's decoding of a body already read: the same body gives an equal object each time. */
-async function objectFromBody(ctx: HandlerContext, buf: Buffer, create: boolean): Promise<any> {
+/**
+ * readObject's decoding of a body already read: the same body gives an equal object each time.
+ * A small body is decoded at once and its object returned as is (no promise made for it).
+ */
+function objectFromBody(ctx: HandlerContext, buf: Buffer, create: boolean): any {
   const type = mediaType(ctx.req);
   const builtIn = !(ctx.store instanceof CustomResourceStore);
   // A large body is decoded and checked in the heavy lane; the loop serves others meanwhile.
-  const { obj, warnings, refusal } = await readObjectBodyOffLoop({
+  const read = readObjectBodyOffLoop({
     body: buf, type, into: bodyKind(ctx), endpoint: ctx.store.info, endpointApiVersion: ctx.store.apiVersion,
     fieldValidation: query(ctx, 'fieldValidation'), builtIn, create, dryRun: isDryRun(ctx), protobufAnswer: ctx.protobuf,
   });
+  return read instanceof Promise ? read.then((r) => objectFromRead(ctx, buf, type, builtIn, r)) : objectFromRead(ctx, buf, type, builtIn, read);
+}
+
+function objectFromRead(ctx: HandlerContext, buf: Buffer, type: string, builtIn: boolean, { obj, warnings, refusal }: ObjectBodyResult): any {
   if (warnings !== undefined) ctx.res.setHeader('Warning', warnings);
   if (refusal) throw 'invalid' in refusal ? new EncodedStatusError(refusal.invalid, `${ctx.store.info.kind} "${refusal.name}" is invalid`) : storageRequestTooLarge();
   if (builtIn) return obj;
@@ -128,7 +135,7 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
   // The answer is only rendered: the created object may be the watch cache's copy (resultShared).
   // A JSON body was parsed for this request alone: the create mutates it rather than a copy.
   const inputOwned = mediaType(ctx.req) === 'application/json';
-  const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx), fieldManager: { manager }, resultShared: true, inputOwned });
+  const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx), fieldManager: { manager }, resultShared: true, inputOwned, context: ctx.request });
   writeObject(ctx, 201, created);
 }
 
@@ -152,7 +159,7 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   // Not a body the heavy lane read: its bytes were moved to the worker, so a retry copies the
   // decoded object instead.
   const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, {
-    subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal, resultShared: true,
+    subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal, resultShared: true, context: ctx.request,
     inputAgain: decodedOnLoop ? () => objectFromBody(ctx, buf, false) : undefined,
   });
   writeObject(ctx, 200, updated);
@@ -176,7 +183,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
     checkBodyFields(ctx.store, next, mode, ctx.res, undefined, duplicates, (errors) => patchStrictDecodingError(type, patch, next, errors),
       (error) => patchTypeError(type, patch, next, error));
     return next;
-  }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal, resultShared: true });
+  }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal, resultShared: true, context: ctx.request });
   writeObject(ctx, 200, updated);
 }
 
@@ -217,7 +224,7 @@ export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOpti
 export async function handleDelete(ctx: HandlerContext): Promise<void> {
   const opts = await readDeleteOptions(ctx);
   const dry = isDryRun(ctx) || (opts.dryRun ?? []).includes('All');
-  const { obj, deleted } = await ctx.store.delete(ctx.info.namespace, ctx.info.name!, opts, dry, ctx.signal);
+  const { obj, deleted } = await ctx.store.delete(ctx.info.namespace, ctx.info.name!, opts, dry, ctx.signal, ctx.request);
   if (!deleted) return writeObject(ctx, 200, obj);
   writeAnswer(ctx, 200, successStatus({ name: obj.metadata.name, group: ctx.store.info.group, kind: ctx.store.info.plural, uid: obj.metadata.uid }));
 }
@@ -229,7 +236,7 @@ export async function handleDeleteCollection(ctx: HandlerContext): Promise<void>
   const out: any[] = [];
   for (const item of items) {
     try {
-      out.push((await ctx.store.delete(item.metadata.namespace, item.metadata.name, opts, dry, ctx.signal)).obj);
+      out.push((await ctx.store.delete(item.metadata.namespace, item.metadata.name, opts, dry, ctx.signal, ctx.request)).obj);
     } catch (e: any) {
       if (e?.code !== 404) throw e;
     }

@@ -21,6 +21,7 @@ import {
 } from '../../api/disruptionbudget.js';
 import { rfc3339Now, updatePodCondition } from '../../api/pods.js';
 import type { Store } from '../../registry/store.js';
+import type { RequestContext } from '../request-context.js';
 
 /** MaxDisruptedPodSize: evictions approved but not yet seen by the disruption controller. */
 const maxDisruptedPodSize = 2000;
@@ -43,6 +44,8 @@ export interface EvictionRequest {
   deleteOptions: any;
   dryRun: boolean;
   now: Date;
+  /** The eviction request's context: its writes (the budget's status, the pod's condition, the delete) are admitted as its. */
+  context?: RequestContext;
 }
 
 export interface EvictionStores { pods: Store; pdbs: Store }
@@ -75,7 +78,7 @@ async function checkAndDecrement(pdbs: Store, first: any, req: EvictionRequest):
     }
     if (req.dryRun) return;
     try {
-      await pdbs.guaranteedUpdate(req.namespace, pdb.metadata.name, () => decremented(pdb, req), { subresource: 'status', preconditionRV: pdb.metadata.resourceVersion });
+      await pdbs.guaranteedUpdate(req.namespace, pdb.metadata.name, () => decremented(pdb, req), { subresource: 'status', preconditionRV: pdb.metadata.resourceVersion, context: req.context });
       return;
     } catch (e) {
       if ((e as StatusError).code !== 409 || attempt >= evictionsRetry) throw e;
@@ -109,11 +112,11 @@ async function deletePod(pods: Store, pod: any, req: EvictionRequest, guarded: b
       if (guarded && !callerRV && cur.metadata.resourceVersion !== pod.metadata.resourceVersion) throw tooManyRequests(`The disruption budget ${pdbName} is still being processed by the server.`, 10);
       updatePodCondition(cur.status ??= {}, { type: disruptionTargetCondition, status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' }, req.now);
       return cur;
-    }, { subresource: 'status' });
+    }, { subresource: 'status', context: req.context });
     if (guarded && !callerRV) opts.preconditions = { ...(opts.preconditions ?? {}), resourceVersion: target.metadata.resourceVersion };
   }
   try {
-    await pods.delete(req.namespace, req.name, opts, req.dryRun);
+    await pods.delete(req.namespace, req.name, opts, req.dryRun, undefined, req.context);
   } catch (e) {
     if ((e as StatusError).code === 409 && guarded && !callerRV) throw tooManyRequests(`The disruption budget ${pdbName} is still being processed by the server.`, 10);
     throw e;

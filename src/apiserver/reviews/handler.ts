@@ -15,7 +15,6 @@ import { query } from '../handlers/context.js';
 import { readWriteOptions } from '../handlers/write-options.js';
 import { acceptWithoutTable, builtinMediaTypesNotAcceptable, negotiateMedia } from '../negotiate.js';
 import type { RequestInfo } from '../request-info.js';
-import { requestUser } from '../request-user.js';
 import { writeObjectAs } from '../respond.js';
 import type { Authorizer } from '../authz/types.js';
 import type { RulesResolver } from '../authz/rules.js';
@@ -34,7 +33,8 @@ export interface ReviewOptions {
   apiAudiences?: string[];
 }
 
-export interface ReviewRequest { req: IncomingMessage; res: ServerResponse; url: URL; info: RequestInfo; resource: ResourceInfo }
+/** `user`: who asks (the request's authenticated, impersonated user). */
+export interface ReviewRequest { req: IncomingMessage; res: ServerResponse; url: URL; info: RequestInfo; resource: ResourceInfo; user?: UserInfo }
 
 /** Whether this resource is a review this package answers. */
 export const isReview = (r: Pick<ResourceInfo, 'group' | 'plural'>) =>
@@ -83,7 +83,7 @@ export async function handleReview(r: ReviewRequest, opts: ReviewOptions): Promi
   readWriteOptions(r, 'CreateOptions');
   const obj = await readReview(r);
   takeNamespace(obj, r.resource.namespaced ? r.info.namespace : undefined);
-  const requestor = requestUser();
+  const requestor = r.user;
   if (!requestor) throw badRequest('no user present on request');
   const reviewed = await answer(r.resource, obj, requestor, r, opts);
   writeObjectAs(r.res, 201, reviewed, negotiateMedia(accept).protobuf);

@@ -22,6 +22,7 @@ import type { ResourceInfo } from '../../../api/resources.js';
 import { forbiddenStatus, invalidObject, internalError, StatusError } from '../../../api/status.js';
 import type { Lister } from '../../../registry/lister.js';
 import { addWarning } from '../../request-warnings.js';
+import type { RequestContext } from '../../request-context.js';
 import { evaluatePod } from './checks.js';
 import { compareLevels, fullyPrivileged, levelVersionString, maxKnownVersion, policyToEvaluate, sameLevelVersion, type LevelVersion } from './levels.js';
 
@@ -72,7 +73,7 @@ const namespaceMaxPodsToCheck = 3000;
 export function podSecurityAdmission(deps: PodSecurityDeps) {
   const resultFor = (lv: LevelVersion, meta: ObjectMeta, spec: PodSpec) => evaluatePod(lv.level, lv.version, maxKnownVersion, meta, spec);
 
-  async function validateNamespace(op: 'create' | 'update', ns: Namespace, old: Namespace | undefined): Promise<void> {
+  async function validateNamespace(op: 'create' | 'update', ns: Namespace, old: Namespace | undefined, ctx: RequestContext | undefined): Promise<void> {
     const next = policyToEvaluate(ns.metadata?.labels);
     if (op === 'create') {
       if (next.errors.length) throw invalidObject('Namespace', '', ns.metadata?.name ?? '', next.errors);
@@ -85,7 +86,7 @@ export function podSecurityAdmission(deps: PodSecurityDeps) {
     const [e, was] = [next.policy.enforce, before.policy.enforce];
     if (sameLevelVersion(e, was) || e.level === 'privileged') return;
     if (e.version === was.version && compareLevels(e.level, was.level) < 1) return;
-    for (const w of await podWarnings(ns.metadata!.name!, e)) addWarning(w);
+    for (const w of await podWarnings(ns.metadata!.name!, e)) addWarning(ctx, w);
   }
 
   /** Upstream's EvaluatePodsInNamespace: one warning per distinct set of reasons, naming the first pod and counting the others. */
@@ -129,17 +130,19 @@ export function podSecurityAdmission(deps: PodSecurityDeps) {
     return [...warnings, ...podLines];
   }
 
-  /** Checks at once when the namespace is cached (no promise: async hooks run for each one), else after a live read. */
-  function evaluate(info: ResourceInfo, namespace: string, name: string, meta: ObjectMeta, spec: PodSpec, enforce: boolean): Promise<void> | void {
+  /** Checks at once when the namespace is cached (no promise to wait for), else after a live read. */
+  function evaluate(info: ResourceInfo, namespace: string, name: string, meta: ObjectMeta, spec: PodSpec, enforce: boolean, ctx: RequestContext | undefined): Promise<void> | void {
     const cached = deps.namespaces.get(undefined, namespace);
-    if (cached) return evaluateIn(cached, info, namespace, name, meta, spec, enforce);
+    if (cached) return evaluateIn(cached, info, namespace, name, meta, spec, enforce, ctx);
     return deps.getNamespace(namespace).catch((e: unknown) => {
       if (e instanceof StatusError && e.code === 404) return undefined;
       throw e;
-    }).then((ns) => evaluateIn(ns, info, namespace, name, meta, spec, enforce));
+    }).then((ns) => evaluateIn(ns, info, namespace, name, meta, spec, enforce, ctx));
   }
 
-  function evaluateIn(ns: Namespace | undefined, info: ResourceInfo, namespace: string, name: string, meta: ObjectMeta, spec: PodSpec, enforce: boolean): void {
+  function evaluateIn(
+    ns: Namespace | undefined, info: ResourceInfo, namespace: string, name: string, meta: ObjectMeta, spec: PodSpec, enforce: boolean, ctx: RequestContext | undefined,
+  ): void {
     // Upstream's lookup failure is a 500 for pods and nothing for workloads.
     if (!ns) {
       if (enforce) throw internalError(`failed to lookup namespace "${namespace}"`);
@@ -156,15 +159,15 @@ export function podSecurityAdmission(deps: PodSecurityDeps) {
     if (policy.warn.level === 'privileged') return;
     if (enforce && sameLevelVersion(policy.warn, policy.enforce)) return; // already allowed at that level
     const w = resultFor(policy.warn, meta, spec);
-    if (!w.allowed) addWarning(`would violate PodSecurity "${levelVersionString(policy.warn)}": ${w.detail}`);
+    if (!w.allowed) addWarning(ctx, `would violate PodSecurity "${levelVersionString(policy.warn)}": ${w.detail}`);
   }
 
   return {
     /** A promise only when there is something to wait for (a namespace read or an update's pod list). */
-    validate(op: 'create' | 'update', info: ResourceInfo, obj: Obj, old: Obj | undefined, opts: { subresource?: string }): Promise<void> | void {
+    validate(op: 'create' | 'update', info: ResourceInfo, obj: Obj, old: Obj | undefined, opts: { subresource?: string }, ctx?: RequestContext): Promise<void> | void {
       const gr = `${info.group}/${info.plural}`;
       if (gr === '/namespaces') {
-        if (!opts.subresource) return validateNamespace(op, obj as Namespace, old as Namespace | undefined);
+        if (!opts.subresource) return validateNamespace(op, obj as Namespace, old as Namespace | undefined, ctx);
         return;
       }
       const namespace = obj.metadata?.namespace;
@@ -174,12 +177,12 @@ export function podSecurityAdmission(deps: PodSecurityDeps) {
         if (opts.subresource && ignoredPodSubresources.has(opts.subresource)) return;
         if (op === 'update' && old && !isSignificantPodUpdate(obj as Pod, old as Pod)) return;
         const pod = obj as Pod;
-        return evaluate(info, namespace, name, pod.metadata ?? {}, pod.spec ?? { containers: [] }, true);
+        return evaluate(info, namespace, name, pod.metadata ?? {}, pod.spec ?? { containers: [] }, true, ctx);
       }
       if (!withTemplates.has(gr) || opts.subresource) return;
       const template = podTemplateOf(info, obj);
       if (!template) return;
-      return evaluate(info, namespace, name, template.metadata ?? {}, template.spec ?? { containers: [] }, false);
+      return evaluate(info, namespace, name, template.metadata ?? {}, template.spec ?? { containers: [] }, false, ctx);
     },
   };
 }

@@ -24,8 +24,7 @@ import { runtimeCELCostBudget } from '../../../api/apiextensions/cel-runtime-cos
 import { Lister } from '../../../registry/lister.js';
 import type { Registry } from '../../../registry/registry.js';
 import type { Logger } from '../../../util/log.js';
-import { currentRequestInfo } from '../../request-scope.js';
-import { requestUser } from '../../request-user.js';
+import type { RequestContext } from '../../request-context.js';
 import { addWarning } from '../../request-warnings.js';
 import { evaluatePolicy, type Meter } from './evaluate.js';
 import { matchResources } from './matching.js';
@@ -90,33 +89,33 @@ export class ValidatingAdmissionPolicyPlugin {
   close(): void { this.policies.close(); this.bindings.close(); this.params.close(); }
 
   /** The validating hook of creates and updates (registry's validateAdmission). */
-  validate(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any, opts: { dryRun: boolean }): Promise<void> | undefined {
-    if (info.group === group && info.plural === 'validatingadmissionpolicies') this.recordTypeChecking(obj);
+  validate(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any, opts: { dryRun: boolean }, ctx?: RequestContext): Promise<void> | undefined {
+    if (info.group === group && info.plural === 'validatingadmissionpolicies') this.recordTypeChecking(obj, ctx);
     const first = this.bindings.inNamespace('')[Symbol.iterator]().next();
-    // No binding: no promise either (async hooks run for each one a write makes).
+    // No binding: no promise either (steps.ts).
     if (first.done) return undefined;
-    return this.dispatch(this.attributes(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old ?? null, opts.dryRun));
+    return this.dispatch(this.attributes(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old ?? null, opts.dryRun, ctx), ctx);
   }
 
   /** The hook of deletes (registry's admitDelete): object is null, oldObject the stored object. */
-  async validateDelete(info: ResourceInfo, obj: any): Promise<void> {
+  async validateDelete(info: ResourceInfo, obj: any, ctx?: RequestContext): Promise<void> {
     const first = this.bindings.inNamespace('')[Symbol.iterator]().next();
     if (first.done) return;
-    await this.dispatch(this.attributes('DELETE', info, null, obj, false));
+    await this.dispatch(this.attributes('DELETE', info, null, obj, false, ctx), ctx);
   }
 
-  private attributes(operation: Operation, info: ResourceInfo, object: any, oldObject: any, dryRun: boolean): PolicyRequest {
+  private attributes(operation: Operation, info: ResourceInfo, object: any, oldObject: any, dryRun: boolean, ctx: RequestContext | undefined): PolicyRequest {
     const meta = (object ?? oldObject)?.metadata ?? {};
-    const ri = currentRequestInfo();
+    const ri = ctx?.info;
     return {
       operation, group: info.group, version: info.version, kind: info.kind, resource: info.plural,
       subresource: ri?.resource === info.plural ? ri.subresource ?? '' : '',
       namespaced: info.namespaced, name: meta.name ?? '', namespace: info.namespaced ? meta.namespace ?? '' : '',
-      object, oldObject, user: requestUser(), dryRun,
+      object, oldObject, user: ctx?.user, dryRun,
     };
   }
 
-  private async dispatch(req: PolicyRequest): Promise<void> {
+  private async dispatch(req: PolicyRequest, ctx: RequestContext | undefined): Promise<void> {
     const byPolicy = new Map<string, ValidatingAdmissionPolicyBinding[]>();
     for (const b of this.bindings.inNamespace('')) {
       const name = b.spec?.policyName;
@@ -157,7 +156,7 @@ export class ValidatingAdmissionPolicyPlugin {
             if (d.action !== 'deny') continue;
             for (const action of binding.spec?.validationActions ?? []) {
               if (action === 'Deny') denials.push({ policy: policyName, binding: bindingName, message: d.message, reason: d.error ? undefined : d.reason });
-              else if (action === 'Warn') addWarning(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${d.message}`);
+              else if (action === 'Warn') addWarning(ctx, `Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${d.message}`);
               else if (action === 'Audit') {
                 this.deps.logger?.info('audit annotation', { key: 'validation.policy.admission.k8s.io/validation_failure',
                   value: JSON.stringify([{ message: d.message, policy: policyName, binding: bindingName, expressionIndex: d.index, validationActions: binding.spec?.validationActions }]) });
@@ -175,8 +174,8 @@ export class ValidatingAdmissionPolicyPlugin {
    * status.typeChecking and observedGeneration, written with the policy
    * itself (upstream's status controller writes them a moment later).
    */
-  private recordTypeChecking(policy: ValidatingAdmissionPolicy): void {
-    if (currentRequestInfo()?.subresource === 'status') return;
+  private recordTypeChecking(policy: ValidatingAdmissionPolicy, ctx: RequestContext | undefined): void {
+    if (ctx?.info?.subresource === 'status') return;
     const registry = this.deps.registry();
     const env: TypeCheckEnv = {
       kindsFor: (g, v, r) => {

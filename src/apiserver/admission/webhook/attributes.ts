@@ -5,6 +5,7 @@
  */
 import type { ResourceInfo } from '../../../api/resources.js';
 import type { UserInfo } from '../../auth/types.js';
+import type { WarningScope } from '../../request-context.js';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -22,6 +23,8 @@ export interface AdmissionAttributes {
   /** CreateOptions, UpdateOptions or DeleteOptions, as the request carried them. */
   options?: Record<string, unknown>;
   user?: UserInfo;
+  /** Where the webhooks' warnings go: the request's response (its context's webhook scope). */
+  warnTo?: WarningScope['res'];
 }
 
 /**

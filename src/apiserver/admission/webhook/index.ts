@@ -16,24 +16,21 @@ import { Lister } from '../../../registry/lister.js';
 import type { Registry } from '../../../registry/registry.js';
 import type { Logger } from '../../../util/log.js';
 import type { ServiceResolver } from '../../service-resolver.js';
-import { currentRequestInfo } from '../../request-scope.js';
-import { requestUser } from '../../request-user.js';
+import type { RequestContext } from '../../request-context.js';
 import { isExemptResource, type AdmissionAttributes, type AdmissionOperation } from './attributes.js';
 import { closeWebhookConnections } from './client.js';
 import { WebhookSource, type Accessor } from './configurations.js';
 import type { WebhookMetrics } from './metrics.js';
 import { dispatchMutating } from './mutating.js';
-import { currentWebhookScope } from './request-scope.js';
 import { dispatchValidating } from './validating.js';
 
-export { runInWebhookScope } from './request-scope.js';
 export { createWebhookMetrics } from './metrics.js';
 
 export interface WebhookAdmission {
   /** Undefined (no promise) when no webhook is configured: the common case costs no async hop. */
-  admit(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any): Promise<void> | undefined;
-  validate(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean }): Promise<void> | undefined;
-  admitDelete(info: ResourceInfo, obj: any): Promise<void>;
+  admit(op: 'create' | 'update', info: ResourceInfo, obj: any, old?: any, ctx?: RequestContext): Promise<void> | undefined;
+  validate(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean }, ctx?: RequestContext): Promise<void> | undefined;
+  admitDelete(info: ResourceInfo, obj: any, ctx?: RequestContext): Promise<void>;
   /** The Service resolution webhook calls go through (CRD conversion webhooks use it too). */
   readonly resolver: ServiceResolver;
   start(): Promise<void>;
@@ -58,23 +55,23 @@ export function webhookAdmission(registry: Registry, opts: WebhookAdmissionOptio
   const deps = { resolver, metrics: opts.metrics, logger: opts.logger, getNamespace: (name: string) => opts.namespaces.get(undefined, name) };
   const all = [mutatingConfigs, validatingConfigs];
 
-  const run = async (op: AdmissionOperation, info: ResourceInfo, obj: any, old: any, phases: { m?: readonly Accessor<MutatingWebhook>[]; v?: readonly Accessor<ValidatingWebhook>[] }, dryRun?: boolean) => {
+  const run = async (op: AdmissionOperation, info: ResourceInfo, obj: any, old: any, ctx: RequestContext | undefined, phases: { m?: readonly Accessor<MutatingWebhook>[]; v?: readonly Accessor<ValidatingWebhook>[] }, dryRun?: boolean) => {
     if (!phases.m?.length && !phases.v?.length) return;
-    const a = attributes(op, info, obj, old, dryRun);
+    const a = attributes(op, info, obj, old, ctx, dryRun);
     if (!a) return;
     if (phases.m?.length) await dispatchMutating(phases.m, a, deps);
     if (phases.v?.length) await dispatchValidating(phases.v, a, deps);
   };
   return {
-    admit: (op, info, obj, old) => {
+    admit: (op, info, obj, old, ctx) => {
       const m = mutating.webhooks();
-      return m.length ? run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, { m }) : undefined;
+      return m.length ? run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, ctx, { m }) : undefined;
     },
-    validate: (op, info, obj, old, o) => {
+    validate: (op, info, obj, old, o, ctx) => {
       const v = validating.webhooks();
-      return v.length ? run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, { v }, o.dryRun) : undefined;
+      return v.length ? run(op === 'create' ? 'CREATE' : 'UPDATE', info, obj, old, ctx, { v }, o.dryRun) : undefined;
     },
-    admitDelete: (info, obj) => run('DELETE', info, undefined, obj, { m: mutating.webhooks(), v: validating.webhooks() }),
+    admitDelete: (info, obj, ctx) => run('DELETE', info, undefined, obj, ctx, { m: mutating.webhooks(), v: validating.webhooks() }),
     resolver,
     start: async () => { await Promise.all(all.map((l) => l.start())); },
     close: () => { for (const l of all) l.close(); closeWebhookConnections(); },
@@ -82,11 +79,11 @@ export function webhookAdmission(registry: Registry, opts: WebhookAdmissionOptio
 }
 
 /** The attributes of this write, or undefined when webhooks do not apply (exempt, or not a served request). */
-function attributes(operation: AdmissionOperation, info: ResourceInfo, object: any, oldObject: any, dryRun?: boolean): AdmissionAttributes | undefined {
+function attributes(operation: AdmissionOperation, info: ResourceInfo, object: any, oldObject: any, ctx: RequestContext | undefined, dryRun?: boolean): AdmissionAttributes | undefined {
   if (isExemptResource(info)) return undefined;
-  const scope = currentWebhookScope();
+  const scope = ctx?.webhook;
   if (!scope) return undefined;
-  const req = currentRequestInfo();
+  const req = ctx.info;
   const sameResource = req?.resource === info.plural && req.group === info.group;
   const meta = (object ?? oldObject)?.metadata ?? {};
   const q = scope.url.searchParams;
@@ -98,6 +95,6 @@ function attributes(operation: AdmissionOperation, info: ResourceInfo, object: a
   if (q.get('propagationPolicy') && operation === 'DELETE') options.propagationPolicy = q.get('propagationPolicy');
   return {
     operation, info, subresource: sameResource ? req?.subresource ?? '' : '', namespace: info.namespaced ? meta.namespace ?? '' : '',
-    name: meta.name ?? '', object, oldObject, dryRun: isDry, options, user: requestUser(),
+    name: meta.name ?? '', object, oldObject, dryRun: isDry, options, user: ctx.user, warnTo: scope.res,
   };
 }

@@ -44,7 +44,7 @@ export async function invokeWebhook(
     deps.logger?.warn('failed calling webhook, failing closed', { webhook: hook.name, err: e.message });
     throw callingWebhookFailed(hook.name, e.message);
   }
-  if (response.warnings?.length) addWarnings(response.warnings.filter((w) => typeof w === 'string' && w.trim()));
+  if (response.warnings?.length) addWarnings(a.warnTo, response.warnings.filter((w) => typeof w === 'string' && w.trim()));
   if (!response.allowed) {
     const err = denied(hook.name, response.status);
     observe(true, err.code);

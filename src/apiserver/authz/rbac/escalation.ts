@@ -11,7 +11,7 @@ import type { ClusterRole, PolicyRule, Role, RoleBinding } from 'kubernetes-type
 import type { ResourceInfo } from '../../../api/resources.js';
 import { forbiddenStatus } from '../../../api/status.js';
 import type { UserInfo } from '../../auth/types.js';
-import { requestUser } from '../../request-user.js';
+import type { RequestContext } from '../../request-context.js';
 import type { Authorizer } from '../types.js';
 import { compactRules, compactString, covers, goQuotedList } from '../../../api/rbac/covers.js';
 import type { PolicyGetter } from './policy-cache.js';
@@ -44,8 +44,7 @@ export function rbacEscalationAdmission(policy: PolicyGetter, authorizer: () => 
     return d.decision === 'allow';
   };
 
-  const check = async (info: ResourceInfo, obj: unknown): Promise<void> => {
-    const user = requestUser();
+  const check = async (info: ResourceInfo, obj: unknown, user: UserInfo | undefined): Promise<void> => {
     if (!user || user.groups.includes(SYSTEM_PRIVILEGED_GROUP)) return;
     const meta = (obj as { metadata?: { name?: string; namespace?: string } }).metadata ?? {};
     const name = meta.name ?? '';
@@ -81,6 +80,7 @@ export function rbacEscalationAdmission(policy: PolicyGetter, authorizer: () => 
       }
     }
   };
-  // Writes of other groups (nearly all) are answered without a promise: async hooks run for each one.
-  return (_op: 'create' | 'update', info: ResourceInfo, obj: unknown): Promise<void> | undefined => info.group === RBAC_GROUP ? check(info, obj) : undefined;
+  // Writes of other groups (nearly all) are answered without a promise (admission/steps.ts).
+  return (_op: 'create' | 'update', info: ResourceInfo, obj: unknown, ctx?: RequestContext): Promise<void> | undefined =>
+    info.group === RBAC_GROUP ? check(info, obj, ctx?.user) : undefined;
 }
