@@ -32,11 +32,11 @@ function shouldUpdateSpec(current: ConfigurationObject): boolean {
  * percent are the operator's to tune (upstream keeps them).
  */
 function specEqualish(bootstrap: ConfigurationObject, current: ConfigurationObject): boolean {
-  const want = structuredClone(bootstrap.spec) as Record<string, any>;
+  const want: Record<string, unknown> = { ...structuredClone(bootstrap.spec) };
   if (bootstrap.metadata?.name === exemptName && 'exempt' in want) {
     const have = (current.spec as PriorityLevelConfiguration['spec'])?.exempt;
     if (!have) return false;
-    want.exempt = { ...want.exempt, nominalConcurrencyShares: have.nominalConcurrencyShares, lendablePercent: have.lendablePercent };
+    want.exempt = { ...(want.exempt as object), nominalConcurrencyShares: have.nominalConcurrencyShares, lendablePercent: have.lendablePercent };
   }
   return deepEqual(want, current.spec);
 }
@@ -48,7 +48,7 @@ export function reviseIfNeeded<T extends ConfigurationObject>(current: T, bootst
   const specChanged = autoUpdate && !specEqualish(bootstrap, current);
   if (annotationRight && !specChanged) return undefined;
   const revised = structuredClone(current);
-  if (specChanged) revised.spec = structuredClone(bootstrap.spec) as any;
+  if (specChanged) Object.assign(revised, { spec: structuredClone(bootstrap.spec) });
   if (!annotationRight) revised.metadata = { ...revised.metadata, annotations: { ...revised.metadata?.annotations, [autoUpdateAnnotation]: String(autoUpdate) } };
   return revised;
 }
