@@ -32,6 +32,11 @@ export class TreePool {
   private readonly empty = Object.freeze({});
   /** The id of what visit returned last (0: not shared): a second return value without an allocation. */
   private lastId = 0;
+  /**
+   * Frozen nodes found unshareable (the managed-fields create cache's field sets, shared by every
+   * object created from them already): left alone at once the next time, not walked on every create.
+   */
+  private readonly leftAlone = new WeakSet<object>();
   /** A shared node's keys, read into the same array for every comparison. */
   private readonly scratch: string[] = [];
 
@@ -57,7 +62,7 @@ export class TreePool {
   private visit(o: any, depth: number): object {
     const known = this.ids.get(o);
     if (known !== undefined) { this.lastId = known; return o; }
-    if (depth >= this.maxDepth) { this.lastId = 0; return o; }
+    if (depth >= this.maxDepth || this.leftAlone.has(o)) { this.lastId = 0; return o; }
     // A frozen node (another cache's shared copy) cannot take its children's shared copies: shared only if they are its own.
     const frozen = Object.isFrozen(o);
     let shareable = true;
@@ -79,7 +84,11 @@ export class TreePool {
       }
       if (empty) { this.lastId = 1; return this.empty; }
     }
-    if (!shareable) { this.lastId = 0; return o; }
+    if (!shareable) {
+      if (frozen) this.leftAlone.add(o);
+      this.lastId = 0;
+      return o;
+    }
     // 30 bits: a small integer as the Map's key, not a boxed number.
     return this.share(o, h & 0x3fffffff);
   }

@@ -69,6 +69,8 @@ test('a frozen tree from elsewhere (the create cache\'s, shared already) is left
   const pool = new TreePool();
   const frozen = Object.freeze({ 'f:a': Object.freeze({ x: 1 }), 'f:b': Object.freeze({ '.': Object.freeze({}) }) });
   assert.equal(pool.intern(frozen), frozen);
+  assert.ok((pool as any).leftAlone.has(frozen), 'not walked again');
+  assert.equal(pool.intern(frozen), frozen);
   const t = pool.intern({ outer: frozen, other: { y: {} } });
   assert.equal(t.outer, frozen);
   assert.equal(JSON.stringify(t), '{"outer":{"f:a":{"x":1},"f:b":{".":{}}},"other":{"y":{}}}');
