@@ -18,8 +18,14 @@
  * With --baseline DIR (a built checkout, e.g. /tmp/base-memory) the two builds run in turn,
  * baseline first, --runs times each, on the same machine in one run.
  *
+ * With --heap-snapshots DIR the server writes a heap snapshot of each isolate there once with
+ * the nodes only and once at the end (src/cli/heap-report.ts; summarize them with
+ * `node dist/bench/heap-summary.js FILE`), and logs how much of each heap was garbage.
+ *
  *   node dist/bench/memory.js [--nodes 5000] [--pods 50000] [--settle-s 20]
- *     [--baseline DIR] [--runs 1] [--no-write]   (the pods' node names assume --nodes 5000)
+ *     [--baseline DIR] [--runs 1] [--no-write] [--heap-snapshots DIR]
+ *     [--node-args '--heap-growing-percent=50']   (node/V8 flags for both builds' servers)
+ *   (the pods' node names assume --nodes 5000)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -73,21 +79,28 @@ function pod(i: number): Pod {
   return p;
 }
 
-/** Sends SIGUSR2 and waits for the server's `memory by isolate` line. */
-function isolateReport(server: ServerProcess): Promise<IsolateReport> {
+/**
+ * Sends SIGUSR2 and waits for the server's `memory by isolate` line, and with `snapshots` for
+ * the two `heap snapshot written` lines after it (logged as they come).
+ */
+function isolateReport(server: ServerProcess, snapshots = false): Promise<IsolateReport> {
   return new Promise((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => { server.proc.stderr!.off('data', onData); reject(new Error('no memory report in 60 s')); }, 60_000);
+    let report: IsolateReport | undefined;
+    let written = 0;
+    const timer = setTimeout(() => { server.proc.stderr!.off('data', onData); reject(new Error('no memory report in 10 min')); }, 600_000);
     const onData = (d: Buffer) => {
       buf += d.toString();
       let nl: number;
       while ((nl = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
-        if (!line.includes('"memory by isolate"')) continue;
+        if (line.includes('"heap snapshot written"')) { log(line); written++; }
+        if (line.includes('"memory by isolate"')) report = JSON.parse(line) as IsolateReport;
+        if (!report || (snapshots && written < 2)) continue;
         clearTimeout(timer);
         server.proc.stderr!.off('data', onData);
-        resolve(JSON.parse(line) as IsolateReport);
+        resolve(report);
         return;
       }
     };
@@ -119,9 +132,11 @@ function perObject(text: string): PerObject {
   return { decoded, withoutManagedFields, text: textBytes, textChars: text.length };
 }
 
-async function runOnce(work: string, build: string, cliPath: string, o: { nodes: number; pods: number; settleMs: number }): Promise<Run> {
+interface Options { nodes: number; pods: number; settleMs: number; snapshots: boolean; nodeArgs: string[] }
+
+async function runOnce(work: string, build: string, cliPath: string, o: Options): Promise<Run> {
   const dataDir = join(work, build);
-  const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'all'] });
+  const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'all'], nodeArgs: o.nodeArgs });
   const sampler = new RssSampler(server.pid, 500).start();
   const kubeconfig = join(dataDir, 'admin.conf');
   const simClients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-node-simulator' });
@@ -133,6 +148,7 @@ async function runOnce(work: string, build: string, cliPath: string, o: { nodes:
     await sleep(o.settleMs);
     const nodesOnlyMiB = sampler.peakKB / 1024;
     log(`${build}: ${o.nodes} nodes registered; RSS peak so far ${nodesOnlyMiB.toFixed(0)} MiB`);
+    if (o.snapshots && build !== 'baseline') log(`${build}: nodes only: ${JSON.stringify(await isolateReport(server, true))}`);
     const p0 = process.hrtime.bigint();
     const client = new ApiClient(server.creds, 64);
     let podsReady = 0;
@@ -153,7 +169,7 @@ async function runOnce(work: string, build: string, cliPath: string, o: { nodes:
     log(`${build}: ${podsReady} pods ready in ${podsReadySec.toFixed(1)} s; settling ${o.settleMs / 1000} s`);
     await sleep(o.settleMs);
     // A build without the SIGUSR2 report (before src/cli/heap-report.ts) would die of the signal.
-    const heap = build === 'baseline' ? undefined : await isolateReport(server);
+    const heap = build === 'baseline' ? undefined : await isolateReport(server, o.snapshots);
     const text = JSON.stringify((await clients.pods.get('default', podName('mem', 0))) as Pod);
     const mem = readMemory(server.pid);
     sampler.stop();
@@ -198,9 +214,14 @@ async function main(): Promise<void> {
     options: {
       nodes: { type: 'string', default: '5000' }, pods: { type: 'string', default: '50000' },
       'settle-s': { type: 'string', default: '20' }, baseline: { type: 'string' }, runs: { type: 'string', default: '1' }, 'no-write': { type: 'boolean', default: false },
+      'heap-snapshots': { type: 'string' }, 'node-args': { type: 'string', default: '' },
     },
   });
-  const o = { nodes: Number(values.nodes), pods: Number(values.pods), settleMs: Number(values['settle-s']) * 1000 };
+  const o = { nodes: Number(values.nodes), pods: Number(values.pods), settleMs: Number(values['settle-s']) * 1000, snapshots: !!values['heap-snapshots'],
+    nodeArgs: values['node-args'].split(' ').filter(Boolean),
+  };
+  // The server (a child process) reads it: src/cli/heap-report.ts.
+  if (values['heap-snapshots']) process.env.K8TS_HEAP_SNAPSHOT_DIR = values['heap-snapshots'];
   const command = `node ${relative(repoRoot, process.argv[1]!)} ${process.argv.slice(2).join(' ')}`.trim();
   const builds: [string, string][] = [['this build', join(repoRoot, 'dist', 'src', 'cli', 'main.js')]];
   if (values.baseline) builds.unshift(['baseline', join(values.baseline, 'dist', 'src', 'cli', 'main.js')]);

@@ -11,6 +11,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { HeapInfo } from 'node:v8';
+import type { Readable } from 'node:stream';
 import type { ControllerConfig } from '../controllers/types.js';
 import type { Logger } from '../util/log.js';
 
@@ -40,6 +41,8 @@ export interface ControlLoopsThread {
   stop(): Promise<void>;
   /** The thread's V8 heap statistics (memory by isolate: heap-report.ts); undefined while it is not running. */
   heapStatistics(): Promise<HeapInfo | undefined>;
+  /** A heap snapshot of the thread's isolate (heap-report.ts's debugging hook); undefined while it is not running. */
+  heapSnapshot(): Promise<Readable | undefined>;
 }
 
 const BACKOFF_RESET_MS = 10 * 60_000;
@@ -89,6 +92,7 @@ export function startControlLoopsThread(opts: ControlLoopsThreadOptions): Contro
         w.postMessage({ type: 'heap' } satisfies ControlLoopsMessage);
       });
     },
+    heapSnapshot: () => (worker ? worker.getHeapSnapshot() : Promise.resolve(undefined)),
     stop: async () => {
       stopping = true;
       clearTimeout(restartTimer);

@@ -45,7 +45,7 @@ export class StringPool {
           const v: unknown = o[i];
           // Always written: equal strings compare equal whichever copy they are.
           if (typeof v === 'string') o[i] = this.intern(v);
-          else if (v !== null && typeof v === 'object' && !ArrayBuffer.isView(v)) stack.push(v);
+          else if (walkInto(v)) stack.push(v);
         }
         continue;
       }
@@ -53,9 +53,18 @@ export class StringPool {
       for (const k in rec) {
         const v = rec[k];
         if (typeof v === 'string') rec[k] = this.intern(v);
-        else if (v !== null && typeof v === 'object' && !ArrayBuffer.isView(v)) stack.push(v);
+        else if (walkInto(v)) stack.push(v);
       }
     }
     return root;
   }
+}
+
+/**
+ * Objects and arrays internAll walks into: not byte arrays, and not frozen ones (shared copies,
+ * util/shared-trees.ts and the managed-fields create cache: their strings were pooled before
+ * they were shared, and they cannot be written).
+ */
+function walkInto(v: unknown): v is object {
+  return v !== null && typeof v === 'object' && !ArrayBuffer.isView(v) && !Object.isFrozen(v);
 }

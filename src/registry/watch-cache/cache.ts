@@ -28,6 +28,7 @@ import type { Unstructured } from '../../api/unstructured.js';
 import { withResourceVersion } from '../stored-json.js';
 import { forgetRenderedJSON, hasRenderedJSON, seedRenderedJSON } from './rendered-json.js';
 import { StringPool } from '../../util/intern.js';
+import { TreePool } from '../../util/shared-trees.js';
 
 /**
  * One pool for every resource's cache: namespaces, node names, label keys and values repeat
@@ -35,6 +36,39 @@ import { StringPool } from '../../util/intern.js';
  * shares it (util/intern.ts; equal strings, so nothing a reader sees changes).
  */
 const strings = new StringPool();
+
+/**
+ * managedFields' field sets, shared among cached objects (util/shared-trees.ts): one manager's
+ * field sets repeat across a kind's objects, and they were two thirds of the cache's heap at
+ * 5,000 nodes and 10,000 pods (bench/RESULTS.md, `memory`).
+ */
+const fieldSets = new TreePool();
+
+/**
+ * Pools an object's strings and shares its field sets as it enters the cache, before anyone else
+ * holds it. `prev`: the object it replaces, whose entries' field sets are tried first (an update
+ * usually leaves most of them as they were).
+ */
+function compact<T>(obj: T, prev?: unknown): T {
+  strings.internAll(obj);
+  const entries = managedFieldsOf(obj);
+  if (!entries) return obj;
+  const before = managedFieldsOf(prev);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    if (e === null || typeof e !== 'object' || e.fieldsV1 === undefined || Object.isFrozen(e)) continue;
+    const p = before?.[i];
+    e.fieldsV1 = p && p.manager === e.manager ? fieldSets.internLike(e.fieldsV1, p.fieldsV1) : fieldSets.intern(e.fieldsV1);
+  }
+  return obj;
+}
+
+type FieldsEntry = { manager?: unknown; fieldsV1?: unknown } | null | undefined;
+
+function managedFieldsOf(obj: unknown): FieldsEntry[] | undefined {
+  const entries = (obj as { metadata?: { managedFields?: unknown } } | undefined)?.metadata?.managedFields;
+  return Array.isArray(entries) ? entries as FieldsEntry[] : undefined;
+}
 
 /** What the cache needs of its store. */
 export interface CacheSource {
@@ -255,7 +289,7 @@ export class WatchCache implements FeedMember {
     for (;;) {
       const page = await this.source.listAt(this.prefix, revision, startKey);
       if (generation !== this.generation) return;
-      for (const kv of page.kvs) fresh.set(kv.key, strings.internAll(this.source.decode(kv)));
+      for (const kv of page.kvs) fresh.set(kv.key, compact(this.source.decode(kv)));
       if (!page.more || page.kvs.length === 0) break;
       startKey = page.kvs[page.kvs.length - 1].key + '\u0000';
     }
@@ -275,7 +309,7 @@ export class WatchCache implements FeedMember {
     const key = e.kv.key;
     const prev = this.objects.get(key);
     const obj = this.takeWritten(e) ?? this.source.decode(e.kv);
-    if (e.type !== 'delete') strings.internAll(obj);
+    if (e.type !== 'delete') compact(obj, prev);
     if (e.type === 'delete') {
       this.objects.delete(key);
       this.keys.invalidate();

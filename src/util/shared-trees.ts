@@ -1,0 +1,197 @@
+/**
+ * One shared, frozen copy of each JSON subtree that repeats across the objects a cache keeps:
+ * hash-consing, as StringPool (intern.ts) does for strings. Built for managedFields' fieldsV1,
+ * which was two thirds of the watch cache at 5,000 nodes and 10,000 pods (bench/memory.ts,
+ * a heap snapshot summarized by bench/heap-summary.ts: 110 of 168 MiB, 2.1 million small
+ * objects): a field set is a tree of objects whose keys name fields (`f:spec`, `k:{...}`) and
+ * whose leaves are `{}`, and a kind's objects written by one manager have the same tree, or
+ * trees that differ in a few leaves (a pod's IP), so their subtrees are shared.
+ *
+ * Contract:
+ *  - intern(tree) returns a tree equal to `tree` (same keys in the same order, same values, so
+ *    JSON.stringify gives the same text); shared subtrees are frozen. `tree` itself is changed in
+ *    place (a child replaced by its equal shared copy) and may be returned frozen: call it on a
+ *    tree nothing else holds yet, as a cache does when an object enters it; nobody may mutate it.
+ *  - Objects and arrays of plain JSON values are shared; a subtree holding anything else
+ *    (undefined, a function, a byte array) and its ancestors are left as they are.
+ *  - The pool forgets: at most 2 x `generationSize` subtrees in two generations, as StringPool;
+ *    a subtree found in the old generation moves to the young one, so the ones that repeat stay
+ *    and a unique one (a pod IP's leaf) leaves within two generations.
+ *  - Walked by recursion at most `maxDepth` levels deep: a deeper subtree (a custom resource's
+ *    field set nests as deep as its body) is left as it is, and so are its ancestors.
+ *  - Symbol-keyed properties are not part of a tree (JSON has none).
+ */
+export class TreePool {
+  /** Shared nodes by the hash of their content (a number: a key string per node cost more than the node). */
+  private young = new Map<number, object>();
+  private old = new Map<number, object>();
+  /** Each shared node's number, which its parents' hashes mix in (a hash costs one node, not its subtree). */
+  private readonly ids = new WeakMap<object, number>();
+  private nextId = 2;
+  /** The one `{}` (id 1): most of a field set's nodes are leaves. */
+  private readonly empty = Object.freeze({});
+  /** The id of what visit returned last (0: not shared): a second return value without an allocation. */
+  private lastId = 0;
+  /**
+   * Frozen nodes found unshareable (the managed-fields create cache's field sets, shared by every
+   * object created from them already): left alone at once the next time, not walked on every create.
+   */
+  private readonly leftAlone = new WeakSet<object>();
+  /** A shared node's keys, read into the same array for every comparison. */
+  private readonly scratch: string[] = [];
+
+  constructor(private readonly generationSize = 32_768, private readonly maxDepth = 64) {
+    this.ids.set(this.empty, 1);
+  }
+
+  intern<T>(root: T): T {
+    return isTree(root) ? this.visit(root, 0) as T : root;
+  }
+
+  /**
+   * As intern, but first tries `previous` (what the same place held before: an updated object's
+   * field set is usually its last one): when it is a shared tree equal to `root`, key order
+   * included, it is the answer, found by one comparison instead of hashing every node.
+   */
+  internLike<T>(root: T, previous: unknown): T {
+    if (isTree(previous) && this.ids.has(previous) && sameTree(root, previous, this.maxDepth)) return previous as T;
+    return this.intern(root);
+  }
+
+  /** The shared copy of `o` once its children are shared, or `o` when it cannot be shared (lastId 0). */
+  private visit(o: any, depth: number): object {
+    const known = this.ids.get(o);
+    if (known !== undefined) { this.lastId = known; return o; }
+    if (depth >= this.maxDepth || this.leftAlone.has(o)) { this.lastId = 0; return o; }
+    // A frozen node (another cache's shared copy) cannot take its children's shared copies: shared only if they are its own.
+    const frozen = Object.isFrozen(o);
+    let shareable = true;
+    let h: number;
+    if (Array.isArray(o)) {
+      h = 0x2f1b3c5d;
+      for (let i = 0; i < o.length; i++) {
+        const c = this.child(o, i, frozen, depth);
+        if (c < 0) shareable = false; else h = mix(h, c);
+      }
+    } else {
+      h = 0x5bd1e995;
+      let empty = true;
+      // Plain objects only (isTree): for-in visits their own keys, in JSON.stringify's order.
+      for (const k in o) {
+        empty = false;
+        const c = this.child(o, k, frozen, depth);
+        if (c < 0) shareable = false; else h = mix(mix(h, hashString(k)), c);
+      }
+      if (empty) { this.lastId = 1; return this.empty; }
+    }
+    if (!shareable) {
+      if (frozen) this.leftAlone.add(o);
+      this.lastId = 0;
+      return o;
+    }
+    // 30 bits: a small integer as the Map's key, not a boxed number.
+    return this.share(o, h & 0x3fffffff);
+  }
+
+  /**
+   * Shares the child `k` of `o` (replacing it by its shared copy); answers what `o`'s hash mixes
+   * in for it: its id, or a hash of its value (tagged by type); -1 when it cannot be shared.
+   */
+  private child(o: any, k: string | number, frozen: boolean, depth: number): number {
+    const v: unknown = o[k];
+    switch (typeof v) {
+      case 'string': return mix(1, hashString(v));
+      case 'number': return mix(2, hashString(String(v)));
+      case 'boolean': return v ? 3 : 4;
+      case 'object': {
+        if (v === null) return 5;
+        if (!isTree(v)) return -1;
+        const shared = this.visit(v, depth + 1);
+        if (this.lastId === 0) return -1;
+        if (shared !== v) {
+          if (frozen) return -1;
+          o[k] = shared;
+        }
+        return mix(6, this.lastId);
+      }
+      default: return -1;
+    }
+  }
+
+  /** The pool's copy of a node whose children are shared already; sets lastId (0 when another node has its hash). */
+  private share(node: object, h: number): object {
+    let kept = this.young.get(h);
+    if (kept === undefined) {
+      kept = this.old.get(h);
+      if (kept === undefined) {
+        kept = Object.freeze(node);
+        this.ids.set(kept, this.nextId++);
+      } else if (!this.sameNode(node, kept)) {
+        this.lastId = 0;
+        return node;
+      }
+      if (this.young.size >= this.generationSize) { this.old = this.young; this.young = new Map(); }
+      this.young.set(h, kept);
+    } else if (!this.sameNode(node, kept)) {
+      // Two contents, one hash (about one lookup in 2^32): this one stays unshared.
+      this.lastId = 0;
+      return node;
+    }
+    this.lastId = this.ids.get(kept)!;
+    return kept;
+  }
+
+  /** Whether two nodes whose children are shared have the same keys in the same order and the same children. */
+  private sameNode(a: any, b: any): boolean {
+    if (a === b) return true;
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    if (Array.isArray(a)) {
+      if (a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+      return true;
+    }
+    const keys = this.scratch;
+    let n = 0;
+    for (const k in b) keys[n++] = k;
+    let i = 0;
+    for (const k in a) if (i >= n || keys[i++] !== k || a[k] !== b[k]) return false;
+    return i === n;
+  }
+}
+
+/** One step of the hash (32 bits, murmur-style multiply and rotate). */
+function mix(h: number, v: number): number {
+  h = Math.imul(h ^ v, 0x9e3779b1);
+  return ((h << 13) | (h >>> 19)) >>> 0;
+}
+
+/** FNV-1a of a string's code units. */
+function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** Whether `a` and `b` are the same JSON, key order included (false past `depth` levels). */
+function sameTree(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object' || depth === 0) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameTree(a[i], b[i], depth - 1)) return false;
+    return true;
+  }
+  if (Array.isArray(b) || !isTree(a) || !isTree(b)) return false;
+  const bKeys = Object.keys(b);
+  let i = 0;
+  for (const k in a) {
+    if (bKeys[i++] !== k || !sameTree((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], depth - 1)) return false;
+  }
+  return i === bKeys.length;
+}
+
+/** A JSON object or array as JSON.parse makes them (not a class instance, a byte array, a Date). */
+function isTree(v: unknown): v is object {
+  if (v === null || typeof v !== 'object') return false;
+  return Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype;
+}

@@ -1,0 +1,137 @@
+/**
+ * util/shared-trees.ts: intern keeps a tree equal to what it was (same JSON text, key order
+ * and all), shares equal subtrees across trees as frozen copies, leaves what is not plain JSON
+ * (and its ancestors) unshared, stops at maxDepth, and forgets subtrees that
+ * stop repeating after two generations.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TreePool } from '../../src/util/shared-trees.js';
+import { StringPool } from '../../src/util/intern.js';
+
+/** A pod's kubelet field set with its IP in a key, as on every running pod. */
+const fieldSet = (ip: string) => ({
+  'f:status': {
+    'f:conditions': { 'k:{"type":"Ready"}': { '.': {}, 'f:status': {}, 'f:type': {} } },
+    'f:phase': {},
+    'f:podIPs': { '.': {}, [`k:{"ip":"${ip}"}`]: { '.': {}, 'f:ip': {} } },
+  },
+});
+
+test('intern keeps the tree equal and shares equal subtrees between trees, frozen', () => {
+  const pool = new TreePool();
+  const a = pool.intern(fieldSet('10.0.0.1'));
+  const b = pool.intern(fieldSet('10.0.0.2'));
+  assert.equal(JSON.stringify(a), JSON.stringify(fieldSet('10.0.0.1')));
+  assert.equal(JSON.stringify(b), JSON.stringify(fieldSet('10.0.0.2')));
+  assert.equal(a['f:status']['f:conditions'], b['f:status']['f:conditions']);
+  assert.equal(a['f:status']['f:phase'], b['f:status']['f:podIPs']['.']);
+  assert.notEqual(a['f:status']['f:podIPs'], b['f:status']['f:podIPs']);
+  assert.ok(Object.isFrozen(a['f:status']['f:conditions']));
+  assert.throws(() => { (a['f:status']['f:conditions'] as any).x = {}; }, TypeError);
+  const again = pool.intern(fieldSet('10.0.0.1'));
+  assert.equal(again, a, 'a whole equal tree is the shared one');
+});
+
+test('key order, arrays and values are part of equality', () => {
+  const pool = new TreePool();
+  const ab = pool.intern({ x: { a: 1, b: 'two' } });
+  const ba = pool.intern({ x: { b: 'two', a: 1 } });
+  assert.notEqual(ab.x, ba.x);
+  assert.equal(JSON.stringify(ba), '{"x":{"b":"two","a":1}}');
+  const l1 = pool.intern({ l: [1, { k: null }, [true]] });
+  const l2 = pool.intern({ l: [1, { k: null }, [true]] });
+  const l3 = pool.intern({ l: [1, { k: false }, [true]] });
+  assert.equal(l1, l2);
+  assert.notEqual(l1.l, l3.l);
+  assert.equal(l1.l[2], l3.l[2]);
+  assert.notEqual(pool.intern({ v: '1' }), pool.intern({ v: 1 }));
+  assert.notEqual(pool.intern({ v: [] }).v, pool.intern({ v: {} }).v);
+});
+
+test('what is not plain JSON is left alone, and so are its ancestors', () => {
+  const pool = new TreePool();
+  const bytes = new Uint8Array([1, 2]);
+  const withBytes = () => ({ meta: { b: bytes, same: { x: {} } } });
+  const t1 = pool.intern(withBytes());
+  const t2 = pool.intern(withBytes());
+  assert.notEqual(t1.meta, t2.meta);
+  assert.equal(t1.meta.b, bytes);
+  assert.ok(!Object.isFrozen(t1.meta));
+  assert.equal(t1.meta.same, t2.meta.same, 'its plain siblings are still shared');
+  const u = pool.intern({ u: undefined, k: {} });
+  assert.ok(!Object.isFrozen(u) && 'u' in u);
+  assert.equal(pool.intern('plain'), 'plain');
+  assert.equal(pool.intern(null), null);
+});
+
+test('a frozen tree from elsewhere (the create cache\'s, shared already) is left as it is, and taken when its children are shared', () => {
+  const pool = new TreePool();
+  const frozen = Object.freeze({ 'f:a': Object.freeze({ x: 1 }), 'f:b': Object.freeze({ '.': Object.freeze({}) }) });
+  assert.equal(pool.intern(frozen), frozen);
+  assert.ok((pool as any).leftAlone.has(frozen), 'not walked again');
+  assert.equal(pool.intern(frozen), frozen);
+  const t = pool.intern({ outer: frozen, other: { y: {} } });
+  assert.equal(t.outer, frozen);
+  assert.equal(JSON.stringify(t), '{"outer":{"f:a":{"x":1},"f:b":{".":{}}},"other":{"y":{}}}');
+  const leaf = pool.intern({ x: 1 });
+  const parent = Object.freeze({ a: leaf });
+  assert.equal(pool.intern(parent), parent);
+  assert.equal(pool.intern({ a: { x: 1 } }), parent);
+});
+
+test('a tree deeper than maxDepth is left as it is (no recursion past it), and so are its ancestors', () => {
+  const pool = new TreePool(32_768, 64);
+  const make = () => { let deep: any = { leaf: {} }; for (let i = 0; i < 200_000; i++) deep = { d: deep }; return deep; };
+  const t1 = pool.intern(make());
+  const t2 = pool.intern(make());
+  assert.notEqual(t1, t2);
+  let n = 0;
+  for (let o = t1; o.d; o = o.d) n++;
+  assert.equal(n, 200_000);
+  const shallow = () => ({ a: { b: { c: {} } } });
+  assert.equal(pool.intern(shallow()), pool.intern(shallow()));
+});
+
+test('the pool keeps repeated subtrees across generations and forgets the others', () => {
+  const pool = new TreePool(4);
+  const kept = pool.intern({ repeated: { x: 1 } });
+  for (let i = 0; i < 100; i++) {
+    pool.intern({ [`unique-${i}`]: { y: i } });
+    assert.equal(pool.intern({ repeated: { x: 1 } }), kept);
+  }
+  const size = ((pool as any).young.size as number) + ((pool as any).old.size as number);
+  assert.ok(size <= 8, `at most two generations: ${size}`);
+});
+
+test('StringPool.internAll leaves frozen (shared) subtrees alone', () => {
+  const strings = new StringPool();
+  const shared = Object.freeze({ s: 'x'.repeat(3) });
+  const obj = { a: shared, b: 'y' };
+  assert.equal(strings.internAll(obj), obj);
+  assert.equal(obj.a, shared);
+});
+
+test('internLike answers the previous shared tree when it is equal, key order included', () => {
+  const pool = new TreePool();
+  const prev = pool.intern(fieldSet('10.0.0.1'));
+  assert.equal(pool.internLike(fieldSet('10.0.0.1'), prev), prev);
+  const other = pool.internLike(fieldSet('10.0.0.2'), prev);
+  assert.equal(JSON.stringify(other), JSON.stringify(fieldSet('10.0.0.2')));
+  assert.equal(other['f:status']['f:conditions'], prev['f:status']['f:conditions']);
+  const reordered = pool.internLike({ b: {}, a: {} }, pool.intern({ a: {}, b: {} }));
+  assert.equal(JSON.stringify(reordered), '{"b":{},"a":{}}');
+  const unshared = { a: {} };
+  assert.notEqual(pool.internLike({ a: {} }, unshared), unshared, 'only a shared tree is taken');
+});
+
+test('two contents with one hash: the second stays unshared, equal to itself', () => {
+  const pool = new TreePool();
+  const a = pool.intern({ x: 1 });
+  const [h] = [...(pool as any).young.keys()] as number[];
+  const b = { x: 2 };
+  assert.equal((pool as any).share(b, h), b);
+  assert.equal((pool as any).lastId, 0);
+  assert.ok(!Object.isFrozen(b));
+  assert.equal(pool.intern({ x: 1 }), a);
+});
