@@ -20,6 +20,8 @@ function thread(tid: number): { nice: number; comm: string } {
 async function inWorker(calls: number[]): Promise<{ tids: (number | undefined)[]; lines: string[]; done(): Promise<number> }> {
   const w = new Worker(`
     const { parentPort } = require('node:worker_threads');
+    // Alive until terminated: a worker whose loop empties ends, and its /proc/<pid>/task/<tid> goes with it.
+    setInterval(() => {}, 1 << 30);
     import(${JSON.stringify(helper)}).then(({ lowerThisThread }) => {
       const lines = [];
       const logger = { info: (msg, kv) => lines.push(JSON.stringify({ msg, ...kv })) };
