@@ -23,7 +23,7 @@
  * answers, handled on this thread's loop, do not delay its clock.
  *
  *   node dist/bench/bystander.js [--seconds=30] [--repeats=3] [--attack-timeout=60] [--no-write]
- *     [--only=4,5,3c] (a subset of the attacks, no pod creates; implies --no-write unless --write)
+ *     [--only=4,5,3c] (a subset of the attacks, no pod creates unless --creates; implies --no-write unless --write)
  *     [--baseline-cli=/tmp/base/dist/src/cli/main.js] (a baseline build's server beside this one, interleaved)
  *     [--server-cli=/tmp/base/dist/src/cli/main.js] (another build's server instead of this one; implies --no-write unless --write)
  *     [--server-node-args="--cpu-prof --cpu-prof-dir=DIR"] [--server-args="--max-mutating-requests-inflight 0"]
@@ -177,7 +177,7 @@ function attackOf(name: (typeof attackNames)[number], client: ApiClient): Promis
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seconds: { type: 'string', default: '30' }, repeats: { type: 'string', default: '3' }, 'attack-timeout': { type: 'string', default: '60' },
-    'no-write': { type: 'boolean', default: false }, write: { type: 'boolean', default: false }, only: { type: 'string' }, 'server-cli': { type: 'string' }, 'baseline-cli': { type: 'string' },
+    'no-write': { type: 'boolean', default: false }, write: { type: 'boolean', default: false }, creates: { type: 'boolean', default: false }, only: { type: 'string' }, 'server-cli': { type: 'string' }, 'baseline-cli': { type: 'string' },
     'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' } } });
   const only = values.only?.split(',');
   const wanted = attackNames.filter((name) => !only || only.some((o) => name.startsWith(`${o}.`)));
@@ -210,7 +210,7 @@ async function main(): Promise<void> {
       }
     }
     const creates = [];
-    for (const concurrency of only ? [] : [16, 64]) {
+    for (const concurrency of only && !values.creates ? [] : [16, 64]) {
       for (const t of targets) {
         log(`${t.label}: pod creates at ${concurrency} clients`);
         creates.push({ server: t.label, ...await createPods(t.attacker, () => readCpuMs(t.pid), { namespace: 'default', prefix: `c${concurrency}`, from: 0, count: 20 * concurrency, concurrency }) });
