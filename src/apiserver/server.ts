@@ -177,7 +177,8 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats
     const extra = summaryOf ? undefined : nonApiHandlerFor(opts.nonApiHandlers, url.pathname);
     if (extra) return await extra.serve(req, res, url);
     // A write waits for a turn of the loop before anything else (flowcontrol/turns.ts).
-    await arrivalTurn(info.verb);
+    const arrival = arrivalTurn(info.verb);
+    if (arrival) await arrival;
     let user: UserInfo | undefined;
     // Without an authorizer the health and version paths are open to all; with one, anonymous
     // requests are authenticated as system:anonymous and authorized like any other (upstream).
