@@ -52,7 +52,6 @@ import { closeHeavyLane } from './heavy/index.js';
 import type { PodSummaryEndpoint } from './pod-summary/endpoint.js';
 import { FairQueue, defaultQueueLength, defaultSeats } from './flowcontrol/fair-queue.js';
 import { seatAfterBody } from './flowcontrol/seats.js';
-import { arrivalTurn } from './flowcontrol/turns.js';
 import { boundConnections, tlsServerDeadlineOptions, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
 export interface ApiServerOptions {
@@ -176,9 +175,6 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats
   try {
     const extra = summaryOf ? undefined : nonApiHandlerFor(opts.nonApiHandlers, url.pathname);
     if (extra) return await extra.serve(req, res, url);
-    // A write waits for a turn of the loop before anything else (flowcontrol/turns.ts).
-    const arrival = arrivalTurn(info.verb);
-    if (arrival) await arrival;
     let user: UserInfo | undefined;
     // Without an authorizer the health and version paths are open to all; with one, anonymous
     // requests are authenticated as system:anonymous and authorized like any other (upstream).

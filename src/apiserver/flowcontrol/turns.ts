@@ -16,20 +16,6 @@
  */
 const perTurn = 4;
 
-const writeVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
-
-/**
- * A write's first turn, taken on arrival, before its authentication, impersonation, authorization
- * and body (server.ts). A burst of writes sent together (sixty-four creates at once) is read from
- * its sockets in one poll of the loop, and each write used to run those steps right in its read
- * callback, ahead of a GET read in the same poll. Deferred, the poll only parses their headers and
- * serves the GET; the writes' steps then run a few per turn. Reads take no turn, and neither does
- * a write while no other write waits for a turn (nothing to go ahead of: a lone write pays no hop).
- */
-export function arrivalTurn(verb: string): Promise<void> | undefined {
-  return scheduled && writeVerbs.has(verb) ? nextTurn() : undefined;
-}
-
 const waiting: Array<() => void> = [];
 let scheduled = false;
 
