@@ -10,15 +10,22 @@
  *   4. sixteen concurrent server-side applies of disjoint keys to one ConfigMap, no resourceVersion;
  *   5. a flood of 64 concurrent ConfigMap creates by one user outside system:masters (impersonated),
  *      which the fair queue seats (src/apiserver/flowcontrol; the admin's requests are exempt, as upstream's).
+ * Each attack runs for `--seconds` (30: some 300 GETs, so the p99 is not the worst GET) between
+ * two idle rows, and the whole sequence `--repeats` times (3); the table gives the median over the
+ * repeats of each row's p99 and of its ratio to the idle rows beside it, and how much of each row
+ * the serving thread spent on a CPU and waiting on a run queue (bench/lib/bystander-rows.ts).
+ * With `--baseline-cli` a second server (another build's) runs the same sequence in the same run,
+ * the two alternating by repeat, for A/B figures taken under the same load.
  * Then pod creates/s at 16 and 64 clients (bench/lib/load.ts, as bench/apiserver.ts).
  * Results go to bench/RESULTS.md (section `bystander`) with the command.
  *
  * The bystander runs on a thread of its own (bench/lib/bystander-thread.ts), so the attacker's
  * answers, handled on this thread's loop, do not delay its clock.
  *
- *   node dist/bench/bystander.js [--seconds=8] [--attack-timeout=60] [--no-write]
- *     [--only=1,2,4] (a subset of the attacks, for profiling; implies --no-write)
- *     [--server-cli=/tmp/base/dist/src/cli/main.js] (another build's server, for A/B runs; implies --no-write)
+ *   node dist/bench/bystander.js [--seconds=30] [--repeats=3] [--attack-timeout=60] [--no-write]
+ *     [--only=4,5,3c] (a subset of the attacks, no pod creates unless --creates; implies --no-write unless --write)
+ *     [--baseline-cli=/tmp/base/dist/src/cli/main.js] (a baseline build's server beside this one, interleaved)
+ *     [--server-cli=/tmp/base/dist/src/cli/main.js] (another build's server instead of this one; implies --no-write unless --write)
  *     [--server-node-args="--cpu-prof --cpu-prof-dir=DIR"] [--server-args="--max-mutating-requests-inflight 0"]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,14 +38,13 @@ import { ApiClient, type Credentials } from './lib/client.js';
 import { createPods } from './lib/load.js';
 import { readCpuMs, startServer } from './lib/server.js';
 import { fmtMs, fmtRate, percentile } from './lib/stats.js';
+import { loopSchedstat, summaryHeaders, summaryRows, type Row } from './lib/bystander-rows.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { jsonConfigMap, protobufPod, yamlConfigMap, type LargeBody } from '../test/e2e/large-bodies.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Row { name: string; outcome: string; attacks: number; samples: number[]; cpuMs: number }
 
 /** The bystander on its own thread (bench/lib/bystander-thread.ts): GETs every 100 ms until stopped; latencies in ms. */
 async function bystander(creds: Credentials): Promise<{ stop(): Promise<number[]> }> {
@@ -56,12 +62,17 @@ async function bystander(creds: Credentials): Promise<{ stop(): Promise<number[]
   };
 }
 
+/** A server under the benchmark: `this` build's, or the baseline's (`--baseline-cli`). */
+interface Target { label: string; pid: number; creds: Credentials; attacker: ApiClient }
+
 /** Runs `attack` in a loop for `seconds` (at least once, each capped at `timeoutMs`) with the bystander alongside. */
-async function measure(by: Credentials, name: string, seconds: number, timeoutMs: number, attack: () => Promise<string>, cpu: () => number): Promise<Row> {
-  log(`attack: ${name}`);
-  const cpuBefore = cpu();
-  const b = await bystander(by);
-  const until = performance.now() + seconds * 1000;
+async function measure(t: Target, name: string, seconds: number, timeoutMs: number, attack: () => Promise<string>): Promise<Row> {
+  log(`${t.label}: ${name}`);
+  const cpuBefore = readCpuMs(t.pid);
+  const b = await bystander(t.creds);
+  const sched = loopSchedstat(t.pid);
+  const began = performance.now();
+  const until = began + seconds * 1000;
   let attacks = 0;
   let outcome = '';
   do {
@@ -71,10 +82,13 @@ async function measure(by: Credentials, name: string, seconds: number, timeoutMs
     attacks++;
     if (outcome.startsWith('no answer')) break;
   } while (performance.now() < until);
+  const after = loopSchedstat(t.pid);
+  const wallMs = performance.now() - began;
   const samples = await b.stop();
-  const cpuMs = (cpu() - cpuBefore) / attacks;
-  log(`  ${outcome}; bystander p99 ${fmtMs(percentile(samples, 99))}; server CPU per attack ${fmtMs(cpuMs)}`);
-  return { name, outcome, attacks, samples, cpuMs };
+  const cpuMs = (readCpuMs(t.pid) - cpuBefore) / attacks;
+  const row = { server: t.label, name, outcome, attacks, samples, cpuMs, wallMs, loopRunMs: after.runMs - sched.runMs, loopWaitMs: after.waitMs - sched.waitMs };
+  log(`  ${outcome}; bystander p99 ${fmtMs(percentile(samples, 99))} of ${samples.length}; server CPU per attack ${fmtMs(cpuMs)}; loop on CPU ${Math.round(row.loopRunMs)} ms, on run queue ${Math.round(row.loopWaitMs)} ms of ${Math.round(wallMs)} ms`);
+  return row;
 }
 
 const said = (r: { status: number; body: Buffer }) => {
@@ -144,56 +158,77 @@ function applies(client: ApiClient): () => Promise<string> {
   };
 }
 
+const attackNames = ['1. CEL rule, 160 items', "2. pattern ^(a+)+$, 'a'×27+'!'", '4. 16 concurrent applies, one ConfigMap', '5. 64 concurrent creates by one user',
+  '3a. YAML ConfigMap, 200,000 keys', '3b. JSON ConfigMap, 250,000 keys', '3c. protobuf Pod, 1,000,000 containers'] as const;
+
+/** Sets up each attack on one server (its CRD, the flooder's binding) and returns the attack. */
+function attackOf(name: (typeof attackNames)[number], client: ApiClient): Promise<() => Promise<string>> {
+  switch (name) {
+    case '1. CEL rule, 160 items': return customResourceAttack(client, 'celtriples', { l: { type: 'array', items: { type: 'string' } } },
+      [{ rule: 'self.l.all(a, self.l.all(b, self.l.all(c, a != b || b != c || c == a)))' }], { l: Array.from({ length: 160 }, (_, i) => `i${i}`) });
+    case "2. pattern ^(a+)+$, 'a'×27+'!'": return customResourceAttack(client, 'patterns', { s: { type: 'string', pattern: '^(a+)+$' } }, undefined, { s: `${'a'.repeat(27)}!` });
+    case '4. 16 concurrent applies, one ConfigMap': return Promise.resolve(applies(client));
+    case '5. 64 concurrent creates by one user': return flood(client);
+    case '3a. YAML ConfigMap, 200,000 keys': return Promise.resolve(largeBodyAttack(client, yamlConfigMap));
+    case '3b. JSON ConfigMap, 250,000 keys': return Promise.resolve(largeBodyAttack(client, jsonConfigMap));
+    case '3c. protobuf Pod, 1,000,000 containers': return Promise.resolve(largeBodyAttack(client, protobufPod));
+  }
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, 'attack-timeout': { type: 'string', default: '60' }, 'no-write': { type: 'boolean', default: false },
-    only: { type: 'string' }, 'server-cli': { type: 'string' }, 'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' } } });
+  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '30' }, repeats: { type: 'string', default: '3' }, 'attack-timeout': { type: 'string', default: '60' },
+    'no-write': { type: 'boolean', default: false }, write: { type: 'boolean', default: false }, creates: { type: 'boolean', default: false }, only: { type: 'string' }, 'server-cli': { type: 'string' }, 'baseline-cli': { type: 'string' },
+    'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' } } });
   const only = values.only?.split(',');
-  const wanted = (name: string) => !only || only.some((o) => name.startsWith(`${o}.`));
-  if (only || values['server-cli']) values['no-write'] = true;
+  const wanted = attackNames.filter((name) => !only || only.some((o) => name.startsWith(`${o}.`)));
+  if ((only || values['server-cli']) && !values.write) values['no-write'] = true;
   const seconds = Number(values.seconds);
+  const repeats = Number(values.repeats);
   const timeoutMs = Number(values['attack-timeout']) * 1000;
-  // Another build's server (a baseline checkout's dist/src/cli/main.js) under the same benchmark.
-  const cliPath = values['server-cli'] ?? join(repoRoot, 'dist', 'src', 'cli', 'main.js');
   const work = mkdtempSync(join(tmpdir(), 'k8ts-bench-bystander-'));
-  const server = await startServer({ cliPath, dataDir: join(work, 'data'), serverArgs: ['--controllers', 'none', ...values['server-args'].split(' ').filter(Boolean)],
-    nodeArgs: values['server-node-args'].split(' ').filter(Boolean) });
-  const load = loadavg()[0];
+  // Another build's server (a baseline checkout's dist/src/cli/main.js) instead of this one, or beside it.
+  const builds = [{ label: 'this', cliPath: values['server-cli'] ?? join(repoRoot, 'dist', 'src', 'cli', 'main.js') },
+    ...(values['baseline-cli'] ? [{ label: 'base', cliPath: values['baseline-cli'] }] : [])];
+  const servers = await Promise.all(builds.map((b) => startServer({ cliPath: b.cliPath, dataDir: join(work, b.label), serverArgs: ['--controllers', 'none', ...values['server-args'].split(' ').filter(Boolean)],
+    nodeArgs: values['server-node-args'].split(' ').filter(Boolean) })));
+  const load = loadavg().map((l) => l.toFixed(1)).join(' ');
   try {
-    const attacker = new ApiClient(server.creds, 64);
-    const by = server.creds;
-    const cpu = () => readCpuMs(server.pid);
-    const rows: Row[] = [await measure(by, 'idle', seconds, timeoutMs, async () => { await sleep(seconds * 1000); return 'no attack'; }, cpu)];
-    const run = async (name: string, attack: () => Promise<() => Promise<string>>) => {
-      if (wanted(name)) rows.push(await measure(by, name, seconds, timeoutMs, await attack(), cpu));
-    };
-    await run('1. CEL rule, 160 items', () => customResourceAttack(attacker, 'celtriples', { l: { type: 'array', items: { type: 'string' } } },
-      [{ rule: 'self.l.all(a, self.l.all(b, self.l.all(c, a != b || b != c || c == a)))' }], { l: Array.from({ length: 160 }, (_, i) => `i${i}`) }));
-    await run("2. pattern ^(a+)+$, 'a'×27+'!'", () => customResourceAttack(attacker, 'patterns', { s: { type: 'string', pattern: '^(a+)+$' } }, undefined, { s: `${'a'.repeat(27)}!` }));
-    await run('4. 16 concurrent applies, one ConfigMap', async () => applies(attacker));
-    await run('5. 64 concurrent creates by one user', () => flood(attacker));
-    await run('3a. YAML ConfigMap, 200,000 keys', async () => largeBodyAttack(attacker, yamlConfigMap));
-    await run('3b. JSON ConfigMap, 250,000 keys', async () => largeBodyAttack(attacker, jsonConfigMap));
-    const creates = [];
-    for (const concurrency of only ? [] : [16, 64]) {
-      log(`pod creates at ${concurrency} clients`);
-      creates.push(await createPods(attacker, cpu, { namespace: 'default', prefix: `c${concurrency}`, from: 0, count: 20 * concurrency, concurrency }));
+    const targets: Target[] = servers.map((s, i) => ({ label: builds[i]!.label, pid: s.pid, creds: s.creds, attacker: new ApiClient(s.creds, 64) }));
+    const attacks = new Map<Target, Map<string, () => Promise<string>>>();
+    for (const t of targets) attacks.set(t, new Map(await Promise.all(wanted.map(async (name) => [name, await attackOf(name, t.attacker)] as const))));
+    const idle = async () => { await sleep(seconds * 1000); return 'no attack'; };
+    // Each repeat: idle, an attack, idle, the next attack, ..., idle; with a baseline, one server's
+    // whole sequence and then the other's, the first server alternating between repeats.
+    const rows: Row[] = [];
+    for (let r = 0; r < repeats; r++) {
+      for (const t of r % 2 === 0 ? targets : [...targets].reverse()) {
+        rows.push(await measure(t, 'idle', seconds, timeoutMs, idle));
+        for (const name of wanted) {
+          rows.push(await measure(t, name, seconds, timeoutMs, attacks.get(t)!.get(name)!));
+          rows.push(await measure(t, 'idle', seconds, timeoutMs, idle));
+        }
+      }
     }
-    // Last: past its cap it may still be running on the server.
-    await run('3c. protobuf Pod, 1,000,000 containers', async () => largeBodyAttack(attacker, protobufPod));
+    const creates = [];
+    for (const concurrency of only && !values.creates ? [] : [16, 64]) {
+      for (const t of targets) {
+        log(`${t.label}: pod creates at ${concurrency} clients`);
+        creates.push({ server: t.label, ...await createPods(t.attacker, () => readCpuMs(t.pid), { namespace: 'default', prefix: `c${concurrency}`, from: 0, count: 20 * concurrency, concurrency }) });
+      }
+    }
     const md = [
       ...sectionHead(repoRoot, '## Bystander: a GET every 100 ms while each attack runs (bench/bystander.ts)'),
-      `- Load average when the run started: ${load.toFixed(1)} (other work on the machine inflates every figure).`,
+      `- Load average when the run started: ${load} (other work on the machine inflates every figure).`,
+      `- ${repeats} repeats of ${seconds} s per row, each attack between two idle rows; figures are medians over the repeats.`,
       '',
-      table(['attack', 'outcome of the last attack (its time)', 'attacks', 'server CPU per attack', 'bystander GETs', 'p50', 'p99', 'worst'], rows.map((r) => [
-        r.name, r.outcome, String(r.attacks), fmtMs(r.cpuMs), String(r.samples.length), fmtMs(percentile(r.samples, 50)), fmtMs(percentile(r.samples, 99)), fmtMs(Math.max(...r.samples)),
-      ])),
+      table(summaryHeaders, summaryRows(rows)),
       '',
-      table(['pod creates', 'count', 'creates/s', 'server CPU per create', 'p50', 'p99'], creates.map((c) => [`${c.concurrency} clients`, String(c.count), fmtRate(c.perSec), `${Math.round(c.cpuUsPerOp)} µs`, fmtMs(c.p50), fmtMs(c.p99)])),
+      table(['server', 'pod creates', 'count', 'creates/s', 'server CPU per create', 'p50', 'p99'], creates.map((c) => [c.server, `${c.concurrency} clients`, String(c.count), fmtRate(c.perSec), `${Math.round(c.cpuUsPerOp)} µs`, fmtMs(c.p50), fmtMs(c.p99)])),
     ].join('\n');
     console.log(md);
     if (!values['no-write']) writeSection(join(repoRoot, 'bench', 'RESULTS.md'), 'bystander', md);
   } finally {
-    await server.stop();
+    await Promise.all(servers.map((s) => s.stop()));
     rmSync(work, { recursive: true, force: true });
   }
 }

@@ -8,7 +8,9 @@
  *
  * Who is queued, as upstream's default FlowSchemas: requests of the
  * `system:masters` group are exempt (the `exempt` priority level); every
- * other user is a flow of its own (workload-low's `ByUser` distinguisher).
+ * other user is a flow of its own (the `ByUser` distinguisher of the
+ * `global-default` schema, which takes any authenticated user, and of
+ * `service-accounts`, `workload-low`).
  * Reads (get, list, watch) take no seat: they are served from the watch
  * cache at a cost that does not grow with what the client sends.
  */

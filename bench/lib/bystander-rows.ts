@@ -1,0 +1,69 @@
+/**
+ * The rows of bench/bystander.ts and what is read from them. A p99 of 50 GETs is the worst GET,
+ * and the machine is shared: so each attack runs for tens of seconds (hundreds of GETs), with an
+ * idle row before and after it, several times over; an attack's figure is the median over those
+ * repeats of its p99, and of that p99's ratio to the mean p99 of the two idle rows beside it.
+ *
+ * Each row also reads the serving thread's /proc/<pid>/task/<pid>/schedstat: the time it ran on a
+ * CPU and the time it waited on a run queue, ready but not running. A bystander that waits while
+ * the loop ran was waiting for our work; one that waits while the loop sat on a run queue was
+ * waiting for the machine (other threads and processes holding the cores).
+ */
+import { readFileSync } from 'node:fs';
+import { fmtMs, median, percentile } from './stats.js';
+
+export interface Row {
+  /** The server measured (`this`, or `base` for the baseline build's). */
+  server: string;
+  name: string;
+  outcome: string;
+  attacks: number;
+  samples: number[];
+  /** Server CPU (all threads) per attack, ms. */
+  cpuMs: number;
+  /** The row's wall time and the serving thread's time on a CPU and on a run queue in it, ms. */
+  wallMs: number;
+  loopRunMs: number;
+  loopWaitMs: number;
+}
+
+/** The serving thread's (the main thread's) time on a CPU and waiting on a run queue, ms. */
+export function loopSchedstat(pid: number): { runMs: number; waitMs: number } {
+  const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+  return { runMs: run! / 1e6, waitMs: wait! / 1e6 };
+}
+
+export const isIdle = (r: Row) => r.name === 'idle';
+
+/** The p99 of an attack row over the mean p99 of the idle rows of the same server just before and after it. */
+export function ratioToIdle(rows: readonly Row[], at: number): number {
+  const beside = [rows[at - 1], rows[at + 1]].filter((r): r is Row => r !== undefined && isIdle(r) && r.server === rows[at]!.server);
+  if (beside.length === 0) return NaN;
+  const idle = beside.reduce((s, r) => s + percentile(r.samples, 99), 0) / beside.length;
+  return percentile(rows[at]!.samples, 99) / idle;
+}
+
+const pct = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
+const fmtRatio = (x: number) => (Number.isNaN(x) ? 'n/a' : `${x.toFixed(2)}x`);
+
+/** One line per server and attack (idle included): medians over the repeats, and each repeat's p99 (ratio). */
+export function summaryRows(rows: readonly Row[]): string[][] {
+  const keys = [...new Set(rows.map((r) => `${r.server}\u0000${r.name}`))];
+  return keys.map((key) => {
+    const at = rows.flatMap((r, i) => (`${r.server}\u0000${r.name}` === key ? [i] : []));
+    const mine = at.map((i) => rows[i]!);
+    const p99s = mine.map((r) => percentile(r.samples, 99));
+    const ratios = at.map((i) => ratioToIdle(rows, i));
+    const idle = isIdle(mine[0]!);
+    const sum = (f: (r: Row) => number) => mine.reduce((s, r) => s + f(r), 0);
+    return [
+      mine[0]!.server, mine[0]!.name, mine[mine.length - 1]!.outcome, String(sum((r) => r.attacks)), idle ? '' : fmtMs(median(mine.map((r) => r.cpuMs))),
+      String(sum((r) => r.samples.length)), fmtMs(median(mine.map((r) => percentile(r.samples, 50)))), fmtMs(median(p99s)), idle ? '' : fmtRatio(median(ratios.filter((x) => !Number.isNaN(x)))),
+      p99s.map((p, i) => (idle ? fmtMs(p) : `${fmtMs(p)} (${fmtRatio(ratios[i]!)})`)).join(', '), fmtMs(Math.max(...mine.flatMap((r) => r.samples))),
+      pct(sum((r) => r.loopRunMs), sum((r) => r.wallMs)), pct(sum((r) => r.loopWaitMs), sum((r) => r.wallMs)),
+    ];
+  });
+}
+
+export const summaryHeaders = ['server', 'attack', 'outcome of the last attack (its time)', 'attacks', 'server CPU per attack (median)', 'bystander GETs',
+  'p50 (median)', 'p99 (median)', 'p99 / adjacent idle (median)', 'each repeat: p99 (ratio)', 'worst', 'loop on CPU', 'loop on run queue'];
