@@ -153,19 +153,3 @@ test('a watch started between a commit and its fsync gets the write once, live',
   while (events.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   assert.deepEqual(events, [2, 3]);
 });
-
-test('an fsync covering many writes publishes their events at once and acknowledges them four per turn of the loop, in order', async (t) => {
-  const { writer, wal, published, commits } = groupCommitOn(t);
-  const acked: number[] = [];
-  const writes = Array.from({ length: 10 }, (_, i) => commits.submit(() => writer.create(`/k${i}`, '"v"')).then((r) => { acked.push(ok(r).modRevision); }));
-  await new Promise((r) => setImmediate(r));
-  assert.equal(writer.currentRevision, 10, 'one commit');
-  // Released from an I/O callback's place: what runs before the loop next polls is one turn's acknowledgements.
-  wal.release();
-  await new Promise((r) => process.nextTick(r));
-  assert.equal(published.length, 10, 'every event of the fsync is published at once');
-  assert.equal(commits.durableRevision, 10);
-  assert.deepEqual(acked, [1, 2, 3, 4], 'four acknowledged before the loop polls again');
-  await Promise.all(writes);
-  assert.deepEqual(acked, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-});

@@ -13,18 +13,9 @@
 import type { WatchEvent, WriteResult } from '../backend.js';
 import type { BatchResult, LogWriter, WriteOutcome } from './log-writer.js';
 import type { WalSync } from './wal-sync.js';
-import { afterPoll } from '../../util/after-poll.js';
 
 /** Writes per transaction: bounds how long one commit holds the event loop. */
 const MAX_BATCH = 1000;
-/**
- * Writes acknowledged per turn of the loop. An acknowledgement runs the rest of its request (the
- * answer's encoding and write, whose wake-up of the client can cost the loop its CPU), and one
- * fsync covers every write committed while the previous one ran: thirty-two at once under a
- * flood. Acknowledged together they were one task, and another client's GET, already in its
- * socket, waited for all of them; four at a time, as writes start (apiserver/flowcontrol/turns.ts).
- */
-const ACKS_PER_TURN = 4;
 
 interface Queued {
   write: () => WriteOutcome;
@@ -44,7 +35,7 @@ export class GroupCommit {
   private synced?: () => void;
   /** Holds (checkpointer.ts) in force: while any is, writes queue and nothing commits. */
   private holds = 0;
-  /** Every write at or below this revision is durable and its event published (its acknowledgement may follow a few turns later). */
+  /** Every write at or below this revision has been acknowledged and its event published. */
   durableRevision: number;
 
   constructor(
@@ -102,8 +93,7 @@ export class GroupCommit {
     this.committed = [];
     let err: Error | null = null;
     try { if (rest.length) this.wal.syncNow(); } catch (e) { err = e as Error; }
-    // Closing: everything settles now, before the connection goes.
-    this.settle(rest, err, false);
+    this.settle(rest, err);
     this.wal.close();
   }
 
@@ -143,24 +133,15 @@ export class GroupCommit {
    * 500: their durability is unknown), but their events still go out: the rows are in the database
    * and every reader sees them, so the watch streams must too.
    */
-  private settle(covered: Committed[], err: Error | null, inTurns = true): void {
-    const acks: Array<() => void> = [];
+  private settle(covered: Committed[], err: Error | null): void {
     for (const { batch, results, revision } of covered) {
       results.forEach((r, i) => {
-        if ('error' in r) return void acks.push(() => batch[i]!.reject(r.error));
+        if ('error' in r) return batch[i]!.reject(r.error);
         if (r.outcome.event) this.publish(r.outcome.event);
-        acks.push(err ? () => batch[i]!.reject(err) : () => batch[i]!.resolve(r.outcome.result));
+        if (err) batch[i]!.reject(err);
+        else batch[i]!.resolve(r.outcome.result);
       });
       this.durableRevision = revision;
     }
-    if (inTurns) acknowledgeInTurns(acks, 0);
-    else for (const ack of acks) ack();
   }
-}
-
-/** Runs `acks` from `from` on, ACKS_PER_TURN now and the rest after the loop polled its sockets, in order. */
-function acknowledgeInTurns(acks: Array<() => void>, from: number): void {
-  const to = Math.min(acks.length, from + ACKS_PER_TURN);
-  for (let i = from; i < to; i++) acks[i]!();
-  if (to < acks.length) afterPoll(() => acknowledgeInTurns(acks, to));
 }
