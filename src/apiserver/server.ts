@@ -39,7 +39,7 @@ import type { ServiceResolverSources } from './service-resolver.js';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { handlePodStream } from './handlers/exec.js';
 import { handlePortForward } from './handlers/portforward.js';
-import { handleTokenRequest } from './handlers/token-request.js';
+import { handleTokenRequest, type TokenRequestAdmission } from './handlers/token-request.js';
 import type { TokenIssuer } from './serviceaccount/token-request.js';
 import { rejectUpgrade } from '../util/upgrade-response.js';
 import type { KubeletClient } from './kubelet-client/client.js';
@@ -77,6 +77,8 @@ export interface ApiServerOptions {
   apiAudiences?: string[];
   /** Signs serviceaccounts/x/token answers; without it they answer 503. */
   serviceAccountTokens?: TokenIssuer;
+  /** NodeRestriction's check of a TokenRequest (served outside the store, so outside store admission). */
+  admitTokenRequest?: TokenRequestAdmission;
   /** metrics.k8s.io's source; made from `kubelet` when absent (no kubelet client: no metrics API). */
   resourceMetrics?: SummaryScraper;
   /**
@@ -199,6 +201,12 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats
     if (!info.isResourceRequest) return await serveNonResource(opts, req, res, url, info);
     await serveResource(opts, req, res, url, info, { user, info, webhook: { url, res }, warnings: { res, texts: [] } });
   } catch (err) {
+    // Answered already (the deadline's 504): what the handler met writing an answer nobody
+    // reads is no server error to report.
+    if (res.writableEnded) {
+      opts.logger.info('handler finished after its request ended', { method: req.method, path: url.pathname, err: (err as Error)?.message ?? String(err) });
+      return;
+    }
     const status = toStatus(err);
     if (status.code >= 500) logServerError(opts.logger, req.method, url.pathname, err);
     if (res.headersSent) { res.end(); return; }
@@ -429,7 +437,7 @@ function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: Server
       case 'finalize': return handleFinalize(ctx);
       case 'log': return handlePodLog(ctx, kubeletOf(opts, req));
       case 'proxy': return resource === 'nodes' ? handleNodeProxy(ctx, kubeletOf(opts, req)) : handleResourceProxy(ctx, proxyDeps(opts));
-      case 'token': return handleTokenRequest(ctx, opts.serviceAccountTokens);
+      case 'token': return handleTokenRequest(ctx, opts.serviceAccountTokens, opts.admitTokenRequest);
     }
   }
   if (!allowed(rinfo.verbs, info.verb, sub)) { req.resume(); throw methodNotAllowed(); }

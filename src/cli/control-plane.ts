@@ -293,6 +293,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
     timeouts: { requestMs, headersMs: Math.min(requestMs, readHeaderTimeoutMs), handshakeMs: readHeaderTimeoutMs }, kubelet,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight, authorize, serviceAccountTokens: sa.issuer,
+    admitTokenRequest: on('NodeRestriction') ? nodeRestriction.admitTokenRequest : undefined,
     rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }), nonApiHandlers, podSummary,
     serviceEndpoints: serviceResolution.resolver.sources, nodes: listers.nodes,
   });

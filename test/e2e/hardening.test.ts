@@ -16,7 +16,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { startCluster, cliPath, type Cluster } from './harness.js';
+import { startCluster, cliPath, eventually, type Cluster } from './harness.js';
+import { startWebhookServer } from './webhook-server.js';
 import { apiRequest } from './helpers.js';
 import { rawRequest } from './raw-http.js';
 
@@ -100,6 +101,32 @@ describe('stalled requests (item 8), with --request-timeout 2s', () => {
     const list = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps');
     assert.equal(list.json().items.filter((c: any) => c.metadata.name !== 'kube-root-ca.crt').length, 0);
     await assertServing(cluster);
+  });
+
+  test('a create whose webhook outlasts the request timeout gets 504, and the handler ending later logs no server error', async () => {
+    const hooks = await startWebhookServer(() => undefined);
+    try {
+      await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify({
+        apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'slow' },
+        webhooks: [{
+          name: 'slow.example.com', admissionReviewVersions: ['v1'], sideEffects: 'None', failurePolicy: 'Ignore', timeoutSeconds: 4,
+          clientConfig: { url: hooks.url('/hang'), caBundle: hooks.caBundle }, objectSelector: { matchLabels: { slow: 'yes' } },
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+        }],
+      }) });
+      const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow', labels: { slow: 'yes' } } });
+      const r = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps', { method: 'POST', body });
+      assert.equal(r.status, 504, r.body);
+      assert.equal(r.json().reason, 'Timeout');
+      // The webhook gives up at 4 s and the handler goes on to answer a client that has its 504.
+      await eventually(async () => hooks.reviews.get('/hang')?.length === 1 && cluster.serverLog().includes('"handler finished after its request ended"'), 15_000, 'the handler to end');
+      const errors = cluster.serverLog().split('\n').filter((l) => l.includes('"request failed"') || l.includes('ERR_HTTP_HEADERS_SENT'));
+      assert.deepEqual(errors, [], 'the handler ending after its 504 logged an error');
+    } finally {
+      await cluster.kubectl(['delete', 'validatingwebhookconfiguration', 'slow', '--ignore-not-found']);
+      await cluster.kubectl(['delete', 'configmap', 'slow', '--ignore-not-found']);
+      await hooks.close();
+    }
   });
 
   test('an anonymous stalled body gets 403 and the connection is closed within the request timeout, not held', async () => {

@@ -30,6 +30,8 @@ export interface Cluster {
   kubectl(args: string[], opts?: { input?: string; allowFail?: boolean }): Promise<KubectlResult>;
   /** Starts `kubectl <args>` and returns the running process (for get -w). */
   spawnKubectl(args: string[]): ChildProcess;
+  /** The server's log lines since start (the last 4 MiB), for tests that assert what it reported. */
+  serverLog(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   cleanup(): Promise<void>;
 }
@@ -63,12 +65,13 @@ export async function startCluster(opts: { dataDir?: string; extraArgs?: string[
     proc.once('exit', (code) => reject(new Error(`server exited with ${code} before ready: ${buf}`)));
     setTimeout(() => reject(new Error(`server not ready in 60s: ${buf}`)), 60_000).unref();
   }).catch((err) => { proc.kill('SIGKILL'); throw err; });
-  proc.stderr!.resume();
+  let log = '';
+  proc.stderr!.on('data', (d: Buffer) => { log += d.toString(); if (log.length > 8 << 20) log = log.slice(-(4 << 20)); });
   proc.stdout!.resume();
   const kubeconfig = join(dataDir, 'admin.conf');
   const base = ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir];
   const cluster: Cluster = {
-    dataDir, url, kubeconfig, proc,
+    dataDir, url, kubeconfig, proc, serverLog: () => log,
     kubectl: (args, o = {}) => new Promise((resolve, reject) => {
       const child = execFile('kubectl', [...base, ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
         const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0;

@@ -178,6 +178,34 @@ describe('node authorization with node credentials', () => {
     assert.equal(gone.code, 0, gone.stderr);
   });
 
+  it('mints service-account tokens only bound to its own pods (NodeRestriction on TokenRequest)', async () => {
+    await cluster.kubectl(['create', 'serviceaccount', 'agent']);
+    await cluster.kubectl(['create', '-f', '-'], { input: JSON.stringify({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p3', namespace: 'default' },
+      spec: { nodeName: 'n1', serviceAccountName: 'agent', containers: [{ name: 'c', image: 'nginx' }] },
+    }) });
+    await cluster.kubectl(['create', '-f', '-'], { input: JSON.stringify({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p4', namespace: 'default' },
+      spec: { nodeName: 'n2', serviceAccountName: 'agent', containers: [{ name: 'c', image: 'nginx' }] },
+    }) });
+    const uid = (name: string) => cluster.kubectl(['get', 'pod', name, '-o', 'jsonpath={.metadata.uid}']).then((r) => r.stdout);
+    const [p3, p4] = [await uid('p3'), await uid('p4')];
+    const path = '/api/v1/namespaces/default/serviceaccounts/agent/token';
+    const tokenRequest = (ref?: object) => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: [], ...(ref ? { boundObjectRef: ref } : {}) } });
+    // The node authorizer lets n1 ask (a pod of n1 uses the account); NodeRestriction judges the binding.
+    await eventually(async () => (await asNodeRequest('n1', path, 'POST', tokenRequest({ apiVersion: 'v1', kind: 'Pod', name: 'p3', uid: p3 }))).status === 201, 20_000, 'n1 mints a token bound to its pod');
+    await assertRequestForbidden('n1', path, 'POST', tokenRequest(), 'serviceaccounts "agent" is forbidden: node requested token not bound to a pod');
+    await assertRequestForbidden('n1', path, 'POST', tokenRequest({ apiVersion: 'v1', kind: 'Pod', name: 'p3' }),
+      'serviceaccounts "agent" is forbidden: node requested token with a pod binding without a uid');
+    await assertRequestForbidden('n1', path, 'POST', tokenRequest({ apiVersion: 'v1', kind: 'Pod', name: 'p3', uid: p4 }),
+      `serviceaccounts "agent" is forbidden: the UID in the bound object reference (${p4}) does not match the UID in record. The object might have been deleted and then recreated`);
+    await assertRequestForbidden('n1', path, 'POST', tokenRequest({ apiVersion: 'v1', kind: 'Pod', name: 'p4', uid: p4 }),
+      'serviceaccounts "agent" is forbidden: node requested token bound to a pod scheduled on a different node');
+    // An administrator is not a node: an unbound token as before.
+    const admin = await apiRequest(cluster, path, { method: 'POST', body: JSON.stringify(tokenRequest()) });
+    assert.equal(admin.status, 201, admin.body);
+  });
+
   it('bootstraps the system:node ClusterRole, bound to no one', async () => {
     const role = JSON.parse((await cluster.kubectl(['get', 'clusterrole', 'system:node', '-o', 'json'])).stdout);
     assert.ok(role.rules.some((r: any) => r.resources.includes('pods/status') && r.verbs.includes('patch')));
