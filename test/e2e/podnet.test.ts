@@ -13,7 +13,10 @@
  * address while pod-to-outside (a server in the router namespace) is
  * masqueraded to the node's address. The joined workers' pods resolve
  * kubernetes.default through the kube-dns Service (their kubelets took
- * clusterDNS from the kubelet-config ConfigMap), and a NetworkPolicy on the
+ * clusterDNS from the kubelet-config ConfigMap), a pod on worker2 calls the
+ * API server through the kubernetes Service with its service-account token
+ * (busybox wget's own TLS, and kubectl mounted from the host with in-cluster
+ * config: 403, then 200 after a RoleBinding), and a NetworkPolicy on the
  * control plane's pod admits a pod over host-gw and drops one over VXLAN.
  * Then upstream's 3×3 truth table (netpol-matrix.ts) with each namespace
  * spread over the three nodes, probed from inside each pod's namespace.
