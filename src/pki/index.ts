@@ -21,3 +21,4 @@ export { buildKubeconfig, buildClusterInfoKubeconfig, writeKubeconfig } from './
 export type { KubeconfigOptions } from './kubeconfig.js';
 export { writeFileAtomic } from './files.js';
 export { loadX509 } from './x509-lib.js';
+export { isTooWeakToAuthenticate, signatureAlgorithmOID } from './signature-algorithm.js';

@@ -13,7 +13,10 @@
  * address while pod-to-outside (a server in the router namespace) is
  * masqueraded to the node's address. The joined workers' pods resolve
  * kubernetes.default through the kube-dns Service (their kubelets took
- * clusterDNS from the kubelet-config ConfigMap), and a NetworkPolicy on the
+ * clusterDNS from the kubelet-config ConfigMap), a pod on worker2 calls the
+ * API server through the kubernetes Service with its service-account token
+ * (busybox wget's own TLS, and kubectl mounted from the host with in-cluster
+ * config: 403, then 200 after a RoleBinding), and a NetworkPolicy on the
  * control plane's pod admits a pod over host-gw and drops one over VXLAN.
  * Then upstream's 3×3 truth table (netpol-matrix.ts) with each namespace
  * spread over the three nodes, probed from inside each pod's namespace.
@@ -27,7 +30,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -205,6 +208,64 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
         return /^connected$/m.test(r.stdout) ? true : undefined;
       }, 60_000, `${pod} connects to 10.96.0.1:443`).catch((e) => { throw new Error(`${(e as Error).message}; the last answer: ${last}`); });
     }
+  });
+
+  it('a pod on worker2 calls the API server through the kubernetes Service with its service-account token: 403, then 200 after a RoleBinding (busybox wget over TLS, kubectl with in-cluster config)', async () => {
+    // kubectl, a static Go binary, mounted from the host into a busybox pod: client-go's in-cluster config
+    // (KUBERNETES_SERVICE_HOST/PORT, the mounted token and ca.crt, the certificate verified for 10.96.0.1).
+    const kubectlBinary = realpathSync('/usr/bin/kubectl');
+    assert.equal((await kc(['create', 'serviceaccount', 'reader'])).code, 0);
+    const pod: Pod = {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'in-cluster', namespace: 'default' },
+      spec: {
+        nodeName: 'worker2', serviceAccountName: 'reader', terminationGracePeriodSeconds: 0,
+        containers: [{
+          name: 'client', image: busyboxImage, command: ['sleep', '3600'], env: [{ name: 'HOME', value: '/tmp' }],
+          volumeMounts: [{ name: 'kubectl', mountPath: '/opt/kubectl', readOnly: true }],
+        }],
+        volumes: [{ name: 'kubectl', hostPath: { path: kubectlBinary, type: 'File' } }],
+      },
+    };
+    const file = join(cp.prefix, 'in-cluster.json');
+    writeFileSync(file, JSON.stringify(pod));
+    assert.equal((await kc(['apply', '-f', file])).code, 0);
+    await eventually(async () => (JSON.parse((await kc(['get', 'pod', 'in-cluster', '-o', 'json'])).stdout) as Pod).status?.phase === 'Running' || undefined,
+      120_000, 'pod in-cluster Running');
+    const sa = '/var/run/secrets/kubernetes.io/serviceaccount';
+    // busybox's own TLS (the image has no openssl to hand the connection to): its ClientHello has no
+    // signature_algorithms, which the API server must accept as Go's does. It cannot verify certificates
+    // at all ("TLS certificate validation not implemented"), so ca.crt is kubectl's to check.
+    const wget = () => kc(['exec', 'in-cluster', '--', 'sh', '-c',
+      `wget -S -O- --header "Authorization: Bearer $(cat ${sa}/token)" https://10.96.0.1/api/v1/namespaces/default/pods 2>&1`]);
+    const kubectlInPod = () => kc(['exec', 'in-cluster', '--', '/opt/kubectl', 'get', 'pods', '-o', 'name']);
+    let last = '';
+    await eventually(async () => {
+      const r = await wget();
+      last = r.stdout + r.stderr;
+      return /HTTP\/1\.1 403 Forbidden/.test(r.stdout) ? true : undefined;
+    }, 60_000, 'busybox wget from in-cluster answered 403').catch((e) => { throw new Error(`${(e as Error).message}; the last answer: ${last}`); });
+    assert.doesNotMatch(last, /alert|handshake/i);
+    const refused = await kubectlInPod();
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /pods is forbidden: User "system:serviceaccount:default:reader" cannot list resource "pods" in API group "" in the namespace "default"/);
+
+    assert.equal((await kc(['create', 'role', 'pod-reader', '--verb=get,list', '--resource=pods'])).code, 0);
+    assert.equal((await kc(['create', 'rolebinding', 'reader-reads-pods', '--role=pod-reader', '--serviceaccount=default:reader'])).code, 0);
+    const list = await eventually(async () => {
+      const r = await wget();
+      last = r.stdout + r.stderr;
+      return r.code === 0 && /HTTP\/1\.1 200 OK/.test(r.stdout) ? r.stdout : undefined;
+    }, 30_000, 'busybox wget from in-cluster answered 200 after the RoleBinding').catch((e) => { throw new Error(`${(e as Error).message}; the last answer: ${last}`); });
+    const body = JSON.parse(list.slice(list.indexOf('{'), list.lastIndexOf('}') + 1)) as { kind: string; items: Pod[] };
+    assert.equal(body.kind, 'PodList');
+    assert.ok(body.items.some((p) => p.metadata?.name === 'in-cluster'), 'the list holds the calling pod');
+    const allowed = await kubectlInPod();
+    assert.equal(allowed.code, 0, allowed.stderr);
+    assert.match(allowed.stdout, /^pod\/in-cluster$/m);
+    // RBAC still applies: the Role grants pods only.
+    const secrets = await kc(['exec', 'in-cluster', '--', '/opt/kubectl', 'get', 'secrets']);
+    assert.match(secrets.stderr, /secrets is forbidden: User "system:serviceaccount:default:reader" cannot list resource "secrets"/);
+    assert.equal((await kc(['delete', 'pod', 'in-cluster', '--wait=false'])).code, 0);
   });
 
   it('a NetworkPolicy holds across nodes: web-control-plane admits web-worker1 (host-gw) and drops web-worker2 (VXLAN) until it is deleted', async () => {

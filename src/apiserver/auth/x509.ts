@@ -4,7 +4,10 @@
  * certificate but does not require one (requestCert, rejectUnauthorized:
  * false); a certificate counts only when OpenSSL verified it at the handshake
  * (`socket.authorized`) and a CA of the client-CA bundle issued it, so other
- * CAs the server trusts for TLS cannot mint users.
+ * CAs the server trusts for TLS cannot mint users, and a certificate Go's
+ * x509 would refuse (a SHA-1 or MD5 signature, an RSA key under 1024 bits)
+ * authenticates no one: the TLS server runs OpenSSL at security level 0
+ * (util/tls-serving.ts), which no longer refuses those at the handshake.
  *
  * The result is cached per connection: a keep-alive connection parses its peer
  * certificate once, and the cache entry ends with the certificate's validity.
@@ -12,7 +15,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { pemBlocks, subjectOf } from '../../pki/index.js';
+import { isTooWeakToAuthenticate, pemBlocks, subjectOf } from '../../pki/index.js';
 import { withAuthenticatedGroup, type UserInfo } from './types.js';
 
 interface Cached { user: UserInfo | undefined; notAfter: number }
@@ -25,7 +28,7 @@ function userOf(cert: X509Certificate): UserInfo | undefined {
 function verify(socket: TLSSocket, cas: X509Certificate[]): Cached {
   const cert = socket.authorized ? socket.getPeerX509Certificate() : undefined;
   if (!cert) return { user: undefined, notAfter: Infinity };
-  const trusted = cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
+  const trusted = !isTooWeakToAuthenticate(cert) && cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
   return { user: trusted ? userOf(cert) : undefined, notAfter: Date.parse(cert.validTo) };
 }
 

@@ -23,7 +23,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { UserInfo } from 'kubernetes-types/authentication/v1.js';
-import { pemBlocks, subjectOf } from '../../pki/index.js';
+import { isTooWeakToAuthenticate, pemBlocks, subjectOf } from '../../pki/index.js';
 import { ExpiringCache, type Clock } from './expiring-cache.js';
 import type { KubeletReviewer } from './reviews.js';
 
@@ -46,7 +46,8 @@ export function createClientCertAuthenticator(clientCAPem: string): (req: Incomi
   const byConnection = new WeakMap<object, { user?: KubeletUser; notAfter: number }>();
   const verify = (socket: TLSSocket): { user?: KubeletUser; notAfter: number } => {
     const cert = socket.getPeerX509Certificate();
-    if (!cert || !cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey))) return { notAfter: 0 };
+    // Go's x509 refuses SHA-1/MD5 signatures and small RSA keys; OpenSSL at security level 0 (util/tls-serving.ts) does not.
+    if (!cert || isTooWeakToAuthenticate(cert) || !cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey))) return { notAfter: 0 };
     const { commonName, organizations } = subjectOf(cert);
     return { user: commonName ? { name: commonName, groups: organizations } : undefined, notAfter: Date.parse(cert.validTo) };
   };

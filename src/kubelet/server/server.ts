@@ -21,6 +21,7 @@
  * (stats.ts) serve the node's and its pods' CPU and memory.
  */
 import { boundHeaderRead, tlsServerDeadlineOptions, upstreamServingDeadlines } from '../../util/serving-deadlines.js';
+import { servingHandshakeOptions } from '../../util/tls-serving.js';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -67,7 +68,7 @@ export function createKubeletServer(options: KubeletServerOptions): KubeletServe
   const opts = { ...options };
   const server = https.createServer({
     cert: opts.certPem, key: opts.keyPem, ca: opts.clientCAPem, requestCert: true, rejectUnauthorized: false,
-    minVersion: 'TLSv1.2', ALPNProtocols: ['http/1.1'],
+    ...servingHandshakeOptions(), ALPNProtocols: ['http/1.1'],
     // kube-apiserver's handshake and header deadlines (32 s); upstream's kubelet has only a 4 h ReadTimeout.
     ...tlsServerDeadlineOptions(upstreamServingDeadlines),
   }, (req, res) => {
