@@ -199,7 +199,7 @@ async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats
     // The request's user, RequestInfo, webhook scope and warnings, passed down with its store calls (request-context.ts).
     if (summaryOf) return await opts.podSummary!.serve(req, res, url);
     if (!info.isResourceRequest) return await serveNonResource(opts, req, res, url, info);
-    await serveResource(opts, req, res, url, info, { user, info, webhook: { url, res }, warnings: { res, texts: [] } });
+    await serveResource(opts, req, res, url, info, { user, info, webhook: { url, res }, warnings: { res, texts: [] }, ended: () => res.writableEnded || res.destroyed });
   } catch (err) {
     // Answered already (the deadline's 504): what the handler met writing an answer nobody
     // reads is no server error to report.

@@ -17,4 +17,10 @@ export interface RequestContext {
    * waiting for itself.
    */
   readonly turns?: ReadonlySet<string>;
+  /**
+   * True once the request is over (its deadline's 504 sent, or its client gone): as upstream's
+   * cancelled context, a storage write not yet started is not started, so a client told 504 does
+   * not find the object written later by a handler that outlived it.
+   */
+  readonly ended?: () => boolean;
 }

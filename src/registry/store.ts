@@ -10,7 +10,7 @@ import { apiVersionOf, kindKey } from '../api/resources.js';
 import { printerFor, type KindPrinter } from './printers/index.js';
 import { resetFields, updateManagedFields } from '../api/managedfields/index.js';
 import {
-  alreadyExists, badRequest, conflict, gone, invalidObject, maxStoredRequestBytes, notFound, storageRequestTooLarge, StatusError, GroupResource,
+  alreadyExists, badRequest, conflict, gone, invalidObject, maxStoredRequestBytes, notFound, requestTimeout, storageRequestTooLarge, StatusError, GroupResource,
 } from '../api/status.js';
 import { required } from '../api/field-errors.js';
 import type { Clock } from '../util/clock.js';
@@ -417,6 +417,7 @@ export class Store {
     const key = this.key(namespace, meta.name);
     const value = this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj);
     const cache = this.handOverTo(opts);
+    if (opts.context?.ended?.()) throw requestTimeout();
     cache?.expectWrite(key, value, obj);
     const res = await this.deps.backend.create(key, value);
     if (!res.ok) {
@@ -529,6 +530,7 @@ export class Store {
         return old;
       }
       if (opts.dryRun) return obj;
+      if (opts.context?.ended?.()) throw requestTimeout();
       const deleting = shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj);
       const write: { res: WriteResult; value?: string } = deleting ? { res: await this.deps.backend.delete(key, modRevision) } : await this.writeUpdate(key, obj, modRevision, opts);
       const res = write.res;

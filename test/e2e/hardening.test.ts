@@ -103,7 +103,7 @@ describe('stalled requests (item 8), with --request-timeout 2s', () => {
     await assertServing(cluster);
   });
 
-  test('a create whose webhook outlasts the request timeout gets 504, and the handler ending later logs no server error', async () => {
+  test('a create whose webhook outlasts the request timeout gets 504, is not written later, and logs no server error', async () => {
     const hooks = await startWebhookServer(() => undefined);
     try {
       await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify({
@@ -122,6 +122,9 @@ describe('stalled requests (item 8), with --request-timeout 2s', () => {
       await eventually(async () => hooks.reviews.get('/hang')?.length === 1 && cluster.serverLog().includes('"handler finished after its request ended"'), 15_000, 'the handler to end');
       const errors = cluster.serverLog().split('\n').filter((l) => l.includes('"request failed"') || l.includes('ERR_HTTP_HEADERS_SENT'));
       assert.deepEqual(errors, [], 'the handler ending after its 504 logged an error');
+      // As upstream's cancelled context: the client was told 504, so the write is not made after it.
+      const got = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps/slow');
+      assert.equal(got.status, 404, `the ConfigMap was written after its 504: ${got.body}`);
     } finally {
       await cluster.kubectl(['delete', 'validatingwebhookconfiguration', 'slow', '--ignore-not-found']);
       await cluster.kubectl(['delete', 'configmap', 'slow', '--ignore-not-found']);
