@@ -4,8 +4,9 @@
  * cluster changed with the real kubectl: a StatefulSet scaled 0→3 created in
  * ordinal order, a NoExecute taint's evictions, the node lifecycle
  * controller's events for a node without a kubelet (RegisteredNode,
- * NodeNotReady, RemovingNode), the map replayed at earlier points, and a
- * namespace-limited token's timeline.
+ * NodeNotReady, RemovingNode), the map replayed at earlier points, a
+ * namespace-limited token's timeline, and a Timeline opened before the pod
+ * summary's first answer (held back, as a loaded server delays it).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
