@@ -12,14 +12,22 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
 }
 
+export interface LoginOptions {
+  /** Typed into the login form's namespace field. */
+  namespace?: string;
+  /** Runs on the new page before it loads (e.g. page.route to hold a response back, as a loaded server would). */
+  beforeLoad?(page: Page): Promise<unknown>;
+}
+
 /** A fresh page (own sessionStorage) logged in to `dashboardURL` with `token`, map shown. */
-export async function loggedInPage(browser: Browser, dashboardURL: string, token: string, namespace = ''): Promise<Page> {
+export async function loggedInPage(browser: Browser, dashboardURL: string, token: string, options: LoginOptions = {}): Promise<Page> {
   // The cluster's CA is its own (k8ts's PKI): the browser is told to accept it, as a user would.
   const ctx = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 640 } });
   const page = await ctx.newPage();
+  await options.beforeLoad?.(page);
   await page.goto(dashboardURL);
   await page.fill('#token', token);
-  if (namespace) await page.fill('#namespace', namespace);
+  if (options.namespace) await page.fill('#namespace', options.namespace);
   await page.click('button[type=submit]');
   await page.waitForSelector('.map');
   return page;

@@ -4,8 +4,9 @@
  * cluster changed with the real kubectl: a StatefulSet scaled 0→3 created in
  * ordinal order, a NoExecute taint's evictions, the node lifecycle
  * controller's events for a node without a kubelet (RegisteredNode,
- * NodeNotReady, RemovingNode), the map replayed at earlier points, and a
- * namespace-limited token's timeline.
+ * NodeNotReady, RemovingNode), the map replayed at earlier points, a
+ * namespace-limited token's timeline, and a Timeline opened before the pod
+ * summary's first answer (held back, as a loaded server delays it).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -52,12 +53,22 @@ async function filterTo(p: Page, f: { namespace?: string; kind?: string; name?: 
 }
 
 /** On a timeout: what the page reports (its alerts) beside what the server holds, so a CI log says which side lost the Events. */
-const timelineEvidence = async () => {
-  const alerts = await page.locator('section[aria-label="timeline"] [role=alert]').allTextContents().catch((e) => [`(no alerts read: ${e})`]);
-  const drawn = (await lines(page).catch(() => [])).filter((e) => e.source === 'event').length;
+const evidenceOf = async (p: Page) => {
+  const alerts = await p.locator('section[aria-label="timeline"] [role=alert]').allTextContents().catch((e) => [`(no alerts read: ${e})`]);
+  const drawn = (await lines(p).catch(() => [])).filter((e) => e.source === 'event').length;
   const stored = (await kubectl('get', 'events', '-A', '--no-headers').catch(() => ({ stdout: '' }))).stdout.trim().split('\n').filter(Boolean).length;
   return `page alerts: ${JSON.stringify(alerts)}; Event lines drawn: ${drawn}; Events stored: ${stored}`;
 };
+const timelineEvidence = () => evidenceOf(page);
+
+/** A token that may read pods and Events in `namespace` only (created with it). */
+async function namespaceViewerToken(namespace: string): Promise<string> {
+  await kubectl('create', 'namespace', namespace);
+  await kubectl('create', 'serviceaccount', 'viewer', '-n', namespace);
+  await kubectl('create', 'role', 'viewer', '-n', namespace, '--verb=get,list,watch', '--resource=pods,events');
+  await kubectl('create', 'rolebinding', 'viewer', '-n', namespace, '--role=viewer', `--serviceaccount=${namespace}:viewer`);
+  return (await kubectl('create', 'token', 'viewer', '-n', namespace)).stdout.trim();
+}
 
 const ghostNode = {
   apiVersion: 'v1', kind: 'Node',
@@ -224,11 +235,7 @@ test('the node lifecycle controller: a node whose kubelet is silent goes NotRead
 });
 
 test('a namespace-limited token sees its namespace\'s lines only: no nodes, no other namespace', async () => {
-  await kubectl('create', 'namespace', 'team-t');
-  await kubectl('create', 'serviceaccount', 'viewer', '-n', 'team-t');
-  await kubectl('create', 'role', 'viewer', '-n', 'team-t', '--verb=get,list,watch', '--resource=pods,events');
-  await kubectl('create', 'rolebinding', 'viewer', '-n', 'team-t', '--role=viewer', '--serviceaccount=team-t:viewer');
-  const token = (await kubectl('create', 'token', 'viewer', '-n', 'team-t')).stdout.trim();
+  const token = await namespaceViewerToken('team-t');
   const limited = await loggedInPage(browser, dashboard, token);
   try {
     await limited.getByRole('button', { name: 'Timeline' }).click();
@@ -246,5 +253,32 @@ test('a namespace-limited token sees its namespace\'s lines only: no nodes, no o
     assert.equal(await limited.locator('section[aria-label="timeline"] [role=alert]').count(), 0, 'no refusal: it may list its own events');
   } finally {
     await limited.context().close();
+  }
+});
+
+test('the Timeline opened before the pod summary answers (a loaded server): its Events watch starts in the token\'s namespace and outlives the map\'s start', async () => {
+  const token = await namespaceViewerToken('team-s');
+  // The summary's stream is held until the Timeline's Events list has gone out, the order a loaded server gave
+  // in CI: the map's start (its data source decided) must not stop that watch, and the page must know its
+  // namespace before it asks for Events.
+  let release!: () => void;
+  const held = new Promise<void>((r) => { release = r; });
+  const isSummary = (u: URL) => u.pathname === '/dashboard/api/summary';
+  const slow = await loggedInPage(browser, dashboard, token, { beforeLoad: (p) => p.route(isSummary, async (route) => { await held; await route.continue(); }) });
+  try {
+    const eventsListed = slow.waitForRequest((r) => { const u = new URL(r.url()); return u.pathname.endsWith('/events') && !u.searchParams.has('watch'); });
+    await slow.getByRole('button', { name: 'Timeline' }).click();
+    const listed = new URL((await eventsListed).url()).pathname;
+    assert.equal(listed, '/api/v1/namespaces/team-s/events', 'the Events of the token\'s namespace');
+    const summarised = slow.waitForResponse((r) => isSummary(new URL(r.url())));
+    release();
+    await summarised;
+    await kubectl('run', 'late', '-n', 'team-s', '--image=busybox');
+    await eventually(async () => (await lines(slow)).some((e) => e.name === 'late' && e.source === 'event' && e.reason === 'Scheduled'),
+      60_000, 'team-s/late Scheduled (Event) on the page opened before its summary', () => evidenceOf(slow));
+    assert.equal(await slow.locator('section[aria-label="timeline"] [role=alert]').count(), 0, 'no refusal: it may list its own events');
+  } finally {
+    release();
+    await slow.context().close();
   }
 });

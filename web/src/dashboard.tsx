@@ -47,12 +47,12 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
   // state. Past timelineListAtLoad pods that list is what the summary spares the first load, so it waits for the
   // Timeline to be opened (replay then reaches back to that moment, not to the page's load).
   const deferList = summary.available === true && scaled.allPods > timelineListAtLoad;
+  // The recording holds no connection of its own here (it taps the map's watches): the Timeline view owns its Events watch.
   useEffect(() => {
-    if (scope && summary.available !== undefined) recorder.start({ namespace: scope.namespace, listPods: summary.available && !deferList ? scope.podsPath : undefined, deferPods: deferList });
-    return () => recorder.close();
+    if (scope && summary.available !== undefined) recorder.start({ listPods: summary.available && !deferList ? scope.podsPath : undefined, deferPods: deferList });
   }, [scope, summary.available]);
   useEffect(() => {
-    if (scope && summary.available === true && view === 'timeline') recorder.start({ namespace: scope.namespace, listPods: scope.podsPath });
+    if (scope && summary.available === true && view === 'timeline') recorder.start({ listPods: scope.podsPath });
   }, [scope, summary.available, view]);
   // The selected pod's column may scroll out of view (and be dropped): its panel keeps the last copy.
   const last = useRef<Pod | undefined>(undefined);
@@ -82,7 +82,7 @@ export function Dashboard(props: { namespace: string; onLogout(): void }) {
       <main>
         {scope && view === 'objects' && <ObjectsView namespace={scope.namespace} />}
         {scope && view === 'tokens' && <JoinTokens />}
-        {scope && view === 'timeline' && <TimelineView recorder={recorder} />}
+        {scope && view === 'timeline' && <TimelineView recorder={recorder} namespace={scope.namespace} />}
         {scope && view === 'map' && <ClusterMap nodes={nodes.items} nodesVersion={nodes.version} data={data} onView={setInView} canPatchNodes={scope.patchNodes} canDrainNodes={scope.drainNodes} canDeleteNodes={scope.deleteNodes}
           selected={selected} onSelect={setSelected} onSelectOwner={selectOwner} onAction={setAction} />}
       </main>

@@ -26,7 +26,6 @@ export interface Change { seq: number; at: number; kind: 'Pod' | 'Node'; key: st
 
 /** listPods: when the map watches pods without listing them all (the summary), the recording lists them once itself for its starting state. */
 export interface RecorderScope {
-  namespace?: string;
   listPods?: string;
   /** The starting list waits (a large cluster): pod events before it are not recorded (they would read as creations). */
   deferPods?: boolean;
@@ -52,7 +51,6 @@ export class Recorder {
   readonly since = Date.now();
   private changeSeq = 0;
   private entrySeq = 0;
-  private watches: Watching[] = [];
   private listeners = new Set<() => void>();
   private pending = false;
   private listed = { pods: false, nodes: false };
@@ -80,7 +78,6 @@ export class Recorder {
 
   /** Pods and nodes come through the taps; Events are watched while the Timeline is shown (showEvents). */
   start(scope: RecorderScope): void {
-    this.namespace = scope.namespace;
     if (scope.deferPods) this.podsDeferred = true;
     if (scope.listPods && !this.listed.pods && !this.podsWaiting) {
       this.podsWaiting = [];
@@ -94,9 +91,6 @@ export class Recorder {
       });
     }
   }
-
-  /** Stops the watches (the recording so far is kept; subscribers stay, for a start with a new scope). */
-  close(): void { for (const w of this.watches) w.close(); this.watches = []; this.eventsWatch?.close(); this.eventsWatch = undefined; }
 
   /** `f` runs (at most once an animation frame) after the recording changed. */
   subscribe(f: () => void): () => void { this.listeners.add(f); return () => this.listeners.delete(f); }
@@ -115,28 +109,29 @@ export class Recorder {
   }
 
   /**
-   * Events as the server serves them: core/v1 when RBAC allows listing them,
-   * else events.k8s.io/v1 (the same objects, renamed fields); in the page's
-   * namespace when it is limited to one.
+   * Watches Events (in `namespace` when the page is limited to one) until
+   * the returned function is called, and only then: the Timeline view owns
+   * this watch, so nothing else (the map's start, which waits for the pod
+   * summary's first answer) may stop it while the view is shown. Only while
+   * the Timeline is shown: a browser keeps six HTTP/1.1 connections to an
+   * origin and every watch holds one, so a watch the other views do not need
+   * would starve them. Events are kept by the API server (an hour by
+   * default), so the list on each showing brings those that happened
+   * meanwhile: they join the earlier ones, in time order, above the live lines.
    */
-  /**
-   * Watches Events until the returned function is called. Only while the
-   * Timeline is shown: a browser keeps six HTTP/1.1 connections to an origin
-   * and every watch holds one, so a watch the other views do not need would
-   * starve them. Events are kept by the API server (an hour by default), so
-   * the list on each showing brings those that happened meanwhile: they join
-   * the earlier ones, in time order, above the live lines.
-   */
-  showEvents(): () => void {
+  showEvents(namespace: string | undefined): () => void {
     let stopped = false;
-    void this.watchEvents(this.namespace).then((w) => { if (stopped) w?.close(); else this.eventsWatch = w; });
-    return () => { stopped = true; this.eventsWatch?.close(); this.eventsWatch = undefined; };
+    let watching: Watching | undefined;
+    void this.watchEvents(namespace).then((w) => { if (stopped) w?.close(); else watching = w; });
+    return () => { stopped = true; watching?.close(); };
   }
 
-  private namespace?: string;
-  private eventsWatch?: Watching;
   private readonly eventCounts = new Map<string, number>();
 
+  /**
+   * Events as the server serves them: core/v1 when RBAC allows listing them,
+   * else events.k8s.io/v1 (the same objects, renamed fields).
+   */
   private async watchEvents(namespace: string | undefined): Promise<Watching | undefined> {
     const ns = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
     const core = await canI('list', 'events', namespace);

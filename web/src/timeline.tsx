@@ -38,10 +38,11 @@ export function useRecording(recorder: Recorder): number {
 
 const clock = (iso: string) => iso.replace(/^.*T/, '').replace(/Z$/, '');
 
-export function TimelineView(props: { recorder: Recorder }) {
-  const { recorder } = props;
+/** namespace: the page's scope (undefined: every namespace), known before the view is drawn; the view owns the Events watch. */
+export function TimelineView(props: { recorder: Recorder; namespace: string | undefined }) {
+  const { recorder, namespace } = props;
   const version = useRecording(recorder);
-  useEffect(() => recorder.showEvents(), [recorder]);
+  useEffect(() => recorder.showEvents(namespace), [recorder, namespace]);
   const [filter, setFilter] = useState<TimelineFilter>({ namespace: '', kind: '', name: '', source: '' });
   const all = useMemo(() => [...recorder.history, ...recorder.entries.toArray()], [recorder, version]);
   const { namespaces, kinds } = useMemo(() => ({
