@@ -4,7 +4,7 @@
  * from the Kubernetes cluster`, `env`, `cat /etc/config/sport` in a loop),
  * and `kubectl logs` must show it on simulated nodes as on real ones
  * (runtime/simulated/shell.ts runs those commands). Also the cheat sheet's
- * `get --subresource=scale`. One `k8ts up` for the file.
+ * `get --subresource=scale` and the Job page's `perl ... bpi(2000)`. One `k8ts up` for the file.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,6 +41,13 @@ describe('tutorial: what the pages\' containers print on npm start\'s simulated 
   it('cheat sheet: kubectl create job hello --image=busybox:1.28 -- echo "Hello World"; kubectl logs job/hello prints Hello World', async () => {
     await kubectl(['create', 'job', 'hello', '--image=busybox:1.28', '--', 'echo', 'Hello World']);
     assert.equal(await logsOf('job/hello', (out) => out !== ''), 'Hello World\n');
+  });
+
+  it('"Running an example Job": kubectl logs jobs/pi prints pi to 2,000 digits and the Job completes', async () => {
+    await kubectl(['apply', '-f', '-'], piJob);
+    const out = await logsOf('jobs/pi', (o) => o !== '');
+    assert.match(out, /^3\.14159265358979323846264338327950288419716939937510\d{1949}\n$/);
+    await kubectl(['wait', '--for=condition=complete', 'job/pi', '--timeout=60s']);
   });
 
   it('CronJob tutorial: the hello job\'s pod prints the date and "Hello from the Kubernetes cluster"', async () => {
@@ -193,4 +200,20 @@ spec:
         - name: config-volume
           configMap:
             name: sport
+`;
+
+/** kubernetes.io/examples/controllers/job.yaml, as the page applies it. */
+const piJob = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: pi
+spec:
+  template:
+    spec:
+      containers:
+      - name: pi
+        image: perl:5.34.0
+        command: ["perl",  "-Mbignum=bpi", "-wle", "print bpi(2000)"]
+      restartPolicy: Never
+  backoffLimit: 4
 `;

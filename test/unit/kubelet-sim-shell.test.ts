@@ -38,6 +38,21 @@ describe('simulated commands: what the tutorials\' pods print', () => {
     assert.equal(r.code, 0);
   });
 
+  it("Running an example Job: perl -Mbignum=bpi -wle 'print bpi(N)' prints pi to N significant digits, rounded as Perl's", async () => {
+    assert.equal((await run(['perl', '-Mbignum=bpi', '-wle', 'print bpi(20)'])).out, '3.1415926535897932385\n');
+    assert.equal((await run(['perl', '-Mbignum=bpi', '-le', 'print bpi(3)'])).out, '3.14\n');
+    const r = await run(['perl', '-Mbignum=bpi', '-wle', 'print bpi(2000)']);
+    assert.equal(r.code, 0);
+    assert.equal(r.out.length, 2002);
+    // The 50 digits every table of pi starts with, and the 2,000th digit rounded up (its successors are 994...).
+    assert.ok(r.out.startsWith('3.14159265358979323846264338327950288419716939937510'), r.out.slice(0, 60));
+    assert.ok(r.out.endsWith('904780275901\n'), r.out.slice(-20));
+    // Any other perl is not understood: the runtime logs the simulated lifecycle instead.
+    assert.equal(parseProgram(['perl', '-Mbignum=bpi', '-wle', 'print bpi(20); unlink "x"']), undefined);
+    assert.equal(parseProgram(['perl', '-e', 'print 1']), undefined);
+    assert.equal(parseProgram(['perl', '-Mbignum=bpi', '-wle', 'print bpi(1000000)']), undefined);
+  });
+
   it('kubectl create job hello --image=busybox:1.28 -- echo "Hello World"', async () => {
     assert.equal((await run(['echo', 'Hello World'])).out, 'Hello World\n');
   });

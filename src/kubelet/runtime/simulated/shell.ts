@@ -15,8 +15,10 @@
  * The subset: `;`, `&&`, `||` and newlines between commands; NAME=value; `while true`
  * (or `:`) and `for NAME in WORDS` loops; words with '...', "..." and `\`;
  * $VAR, ${VAR}, $(COMMAND) and `COMMAND`; the commands echo [-n] [-e],
- * printf (%s, %d, %%, \n, \t), printenv, env, date, cat, ls, hostname, sleep, true, false, :, exit.
+ * printf (%s, %d, %%, \n, \t), printenv, env, date, cat, ls, hostname, sleep, true, false, :, exit;
+ * and the Job example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts).
  */
+import { perlPiDigits, piToDigits } from './perl-pi.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean };
 type Word = Part[];
@@ -25,7 +27,8 @@ export type Command =
   | { kind: 'simple'; words: Word[]; op: Op }
   | { kind: 'assign'; name: string; value: Word; op: Op }
   | { kind: 'while'; body: Command[]; op: Op }
-  | { kind: 'for'; name: string; words: Word[]; body: Command[]; op: Op };
+  | { kind: 'for'; name: string; words: Word[]; body: Command[]; op: Op }
+  | { kind: 'pi'; digits: number; op: Op };
 
 /** What joins a command to the next: run it anyway, only on success, only on failure. */
 type Op = ';' | '&&' | '||';
@@ -194,6 +197,8 @@ function parseScript(src: string): Command[] {
 export function parseProgram(argv: string[]): Command[] | undefined {
   if (!argv.length) return undefined;
   const base = argv[0].slice(argv[0].lastIndexOf('/') + 1);
+  const digits = perlPiDigits(argv);
+  if (digits) return [{ kind: 'pi', digits, op: ';' }];
   try {
     if (shells.has(base)) {
       if (argv[1] !== '-c' || argv[2] === undefined) return undefined;
@@ -268,6 +273,7 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
     }
     return status;
   }
+  if (cmd.kind === 'pi') { out('stdout', `${piToDigits(cmd.digits)}\n`); return 0; }
   if (cmd.kind === 'assign') {
     // No field splitting in an assignment: the value's parts join as written.
     ctx.env.set(cmd.name, (await fields([cmd.value.map((p) => ('lit' in p ? p : { ...p, quoted: true }))], ctx))[0] ?? '');
