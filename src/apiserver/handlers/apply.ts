@@ -44,15 +44,18 @@ export async function handleApply(ctx: HandlerContext): Promise<void> {
       throw badRequest(`failed to create typed patch object (${where}): ${e.message}`);
     }
   };
+  // applyConfiguration builds a new object from the live one and never changes it (mutateCopies: no
+  // private copy parsed for it), and the answer is only rendered (resultShared: the written object
+  // becomes the watch cache's, not parsed back): two parses of the whole object fewer per apply.
   for (let attempt = 0; ; attempt++) {
     try {
-      const updated = await store.guaranteedUpdate(info.namespace, info.name!, apply, { subresource, dryRun, signal: ctx.signal, context: ctx.request });
+      const updated = await store.guaranteedUpdate(info.namespace, info.name!, apply, { subresource, dryRun, signal: ctx.signal, context: ctx.request, mutateCopies: true, resultShared: true });
       return writeObject(ctx, 200, updated);
     } catch (e: any) {
       if (e?.code !== 404 || subresource) throw e;
     }
     try {
-      const created = await store.create(info.namespace, apply(undefined), { dryRun, context: ctx.request });
+      const created = await store.create(info.namespace, apply(undefined), { dryRun, context: ctx.request, resultShared: true, inputOwned: true });
       return writeObject(ctx, 201, created);
     } catch (e: any) {
       // Lost a race with another create: apply to what is there now.
