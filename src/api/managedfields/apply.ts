@@ -21,7 +21,7 @@ import { merge, removeItems } from './merge.js';
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { capManagers, decodeManagedFields, encodeManagedFields, managedTime, managerIdentifier, strippedFields, type Managed } from './managers.js';
 import { applyConflictError, type Conflict } from './conflicts.js';
-import { MalformedManagedFields, ownedOf, ownsNothing, StoredEntry, storedManagedFields } from './stored.js';
+import { ownedOf, ownsNothing, StoredEntry, storedManagedFields } from './stored.js';
 import { typeForKind } from './schema.js';
 import { jsonEqual } from './walk.js';
 import { withoutFields, withoutManagedFields, type WriteContext } from './update.js';
@@ -37,20 +37,12 @@ export interface ApplyContext extends WriteContext {
 export function applyConfiguration(live: any | undefined, config: any, ctx: ApplyContext): any {
   let managed: Managed;
   const entries = live?.metadata?.managedFields;
+  // Undecodable entries are dropped, as upstream does.
   try { managed = storedManagedFields(entries) ?? decodeManagedFields(entries); } catch { managed = new Map(); }
-  try {
-    return applyWith(live, managed, config, ctx);
-  } catch (e) {
-    // A stored field set that does not decode: as upstream, the live object's entries are dropped.
-    if (!(e instanceof MalformedManagedFields)) throw e;
-    return applyWith(live, new Map(), config, ctx);
-  }
+  return applyWith(live, managed, config, ctx);
 }
 
-/**
- * Steps 1-5 with the live object's entries (stored.ts: sets decoded when read). Reads `live` and
- * `config`, modifies neither; `managed` is changed in place.
- */
+/** Steps 1-5 with the live object's entries (stored.ts: sets decoded when read); reads `live` and `config`, modifies neither. */
 function applyWith(live: any | undefined, managed: Managed, config: any, ctx: ApplyContext): any {
   const type = typeForKind(ctx.kindKey);
   const current = live ? withoutManagedFields(live) : { apiVersion: config.apiVersion, kind: config.kind, metadata: {} };
@@ -94,8 +86,7 @@ function unchangedEntries(managed: Managed): Map<string, ManagedFieldsEntry> {
  * `lastSet` is what the applier owned before and no longer applies.
  */
 function prune(merged: unknown, managed: Managed, lastSet: FieldSet, type: TypeNode): unknown {
-  let owned = new FieldSet();
-  for (const e of managed.values()) owned = owned.union(e.set);
+  const owned = FieldSet.unionOf([...managed.values()].map((e) => e.set));
   const mergedSet = ensureNamedFieldsAreMembers(toFieldSet(merged, type), type);
   const toRemove = mergedSet
     .intersection(ensureNamedFieldsAreMembers(lastSet, type))

@@ -8,13 +8,15 @@
  * Contract:
  *  - Only for entries this server encoded itself (a live object's: every write stores encoded or
  *    validated entries, update.ts), so a stored FieldsV1 is the canonical form encoding the
- *    decoded set gives again, and equal identifiers never repeat.
- *  - `set` decodes on first read; a malformed FieldsV1 then throws MalformedManagedFields, and the
- *    caller starts over as if the live object had none (upstream's answer to undecodable entries).
+ *    decoded set gives again.
+ *  - Every FieldsV1 is checked as decoding would check it (a walk that builds nothing), so a
+ *    malformed one is refused at once, as decodeManagedFields refuses it, and the caller drops the
+ *    live entries as upstream does; `set` then decodes on first read and cannot fail.
  *  - Assigning `set` or `time` makes the entry changed: it is then encoded anew.
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { FieldSet, type FieldsV1 } from './set.js';
+import { isValidPathElement } from './path.js';
 import { managerIdentifier, type Managed, type ManagerEntry, type Operation } from './managers.js';
 
 export class MalformedManagedFields extends Error {}
@@ -37,10 +39,7 @@ export class StoredEntry implements ManagerEntry {
   }
 
   get set(): FieldSet {
-    if (!this.decoded) {
-      try { this.decoded = FieldSet.fromFieldsV1(this.stored.fieldsV1 ?? {}); } catch (e) { throw new MalformedManagedFields(String(e)); }
-    }
-    return this.decoded;
+    return this.decoded ??= FieldSet.fromFieldsV1(this.stored.fieldsV1 ?? {});
   }
 
   set set(s: FieldSet) {
@@ -61,16 +60,15 @@ export class StoredEntry implements ManagerEntry {
 
 /**
  * The live object's entries by identifier, sets not yet decoded. Throws MalformedManagedFields
- * where decodeManagedFields throws at once (a bad operation, fieldsType or FieldsV1 that is not an
- * object); undefined for a repeated identifier (which this server never writes), which
- * decodeManagedFields merges.
+ * where decodeManagedFields throws (a bad operation, fieldsType or FieldsV1); undefined for a
+ * repeated identifier (which this server never writes), which decodeManagedFields merges.
  */
 export function storedManagedFields(entries: readonly ManagedFieldsEntry[] | undefined): Managed | undefined {
   const out: Managed = new Map();
   for (const [i, e] of (entries ?? []).entries()) {
     if (e.operation !== 'Apply' && e.operation !== 'Update') throw new MalformedManagedFields(`managed fields entry ${i}: operation`);
     const json: unknown = e.fieldsV1;
-    if (e.fieldsType !== 'FieldsV1' || (json !== undefined && (json === null || typeof json !== 'object' || Array.isArray(json)))) {
+    if (e.fieldsType !== 'FieldsV1' || (json !== undefined && !isWellFormed(json))) {
       throw new MalformedManagedFields(`managed fields entry ${i}: fieldsV1`);
     }
     const entry = new StoredEntry(e);
@@ -100,21 +98,19 @@ export function ownsNothing(entry: ManagerEntry): boolean {
 }
 
 /**
- * As FieldSet.fromFieldsV1(json).intersection(set), reading json as readInto (set.ts) does: a key
- * is a member when its value is {} or holds "."; its other keys are its children.
+ * As FieldSet.fromFieldsV1(json).intersection(set) for a well-formed json, read as readInto (set.ts)
+ * reads it: a key is a member when its value is {} or holds "."; its other keys are its children.
  */
 function intersectInto(out: FieldSet, set: FieldSet, json: FieldsV1): boolean {
   let any = false;
   for (const m of set.members) {
     const v = json[m];
     if (v === undefined || !Object.hasOwn(json, m)) continue;
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new MalformedManagedFields(`fieldsV1 at ${m}`);
     if (Object.hasOwn(v, '.') || isEmptyObject(v)) { out.members.add(m); any = true; }
   }
   for (const [pe, child] of set.children) {
     const v = json[pe];
     if (v === undefined || !Object.hasOwn(json, pe)) continue;
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new MalformedManagedFields(`fieldsV1 at ${pe}`);
     const sub = new FieldSet();
     if (intersectInto(sub, child, v)) { out.children.set(pe, sub); any = true; }
   }
@@ -125,16 +121,26 @@ function intersectInto(out: FieldSet, set: FieldSet, json: FieldsV1): boolean {
 function overlaps(set: FieldSet, json: FieldsV1): boolean {
   for (const m of set.members) {
     const v = json[m];
-    if (v !== undefined && Object.hasOwn(json, m) && (v === null || typeof v !== 'object' || Object.hasOwn(v, '.') || isEmptyObject(v))) return true;
+    if (v !== undefined && Object.hasOwn(json, m) && (Object.hasOwn(v, '.') || isEmptyObject(v))) return true;
   }
   for (const [pe, child] of set.children) {
     const v = json[pe];
-    if (v !== undefined && Object.hasOwn(json, pe) && (v === null || typeof v !== 'object' || overlaps(child, v))) return true;
+    if (v !== undefined && Object.hasOwn(json, pe) && overlaps(child, v)) return true;
   }
   return false;
 }
 
 function isEmptyObject(v: object): boolean {
   for (const _ in v) return false;
+  return true;
+}
+
+/** What FieldSet.fromFieldsV1 accepts (readInto, set.ts): objects all the way down, every key but "." a path element. */
+function isWellFormed(json: unknown): boolean {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return false;
+  for (const key in json) {
+    if (key === '.' || !Object.hasOwn(json, key)) continue;
+    if (!isValidPathElement(key) || !isWellFormed((json as Record<string, unknown>)[key])) return false;
+  }
   return true;
 }
