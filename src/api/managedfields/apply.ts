@@ -35,15 +35,10 @@ export interface ApplyContext extends WriteContext {
 
 /** The object after applying `config` to `live` (undefined: create), with its managedFields. */
 export function applyConfiguration(live: any | undefined, config: any, ctx: ApplyContext): any {
+  // The live entries, their sets decoded when read (stored.ts); undecodable ones are dropped, as upstream does.
   let managed: Managed;
   const entries = live?.metadata?.managedFields;
-  // Undecodable entries are dropped, as upstream does.
   try { managed = storedManagedFields(entries) ?? decodeManagedFields(entries); } catch { managed = new Map(); }
-  return applyWith(live, managed, config, ctx);
-}
-
-/** Steps 1-5 with the live object's entries (stored.ts: sets decoded when read); reads `live` and `config`, modifies neither. */
-function applyWith(live: any | undefined, managed: Managed, config: any, ctx: ApplyContext): any {
   const type = typeForKind(ctx.kindKey);
   const current = live ? withoutManagedFields(live) : { apiVersion: config.apiVersion, kind: config.kind, metadata: {} };
   const applied = withoutFields(config, ctx.ignoredFields);
