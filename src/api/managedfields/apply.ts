@@ -18,8 +18,10 @@
 import { FieldSet } from './set.js';
 import { compare, ensureNamedFieldsAreMembers, toFieldSet } from './fieldset.js';
 import { merge, removeItems } from './merge.js';
+import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { capManagers, decodeManagedFields, encodeManagedFields, managedTime, managerIdentifier, strippedFields, type Managed } from './managers.js';
 import { applyConflictError, type Conflict } from './conflicts.js';
+import { ownedOf, ownsNothing, StoredEntry, storedManagedFields } from './stored.js';
 import { typeForKind } from './schema.js';
 import { jsonEqual } from './walk.js';
 import { withoutFields, withoutManagedFields, type WriteContext } from './update.js';
@@ -33,29 +35,44 @@ export interface ApplyContext extends WriteContext {
 
 /** The object after applying `config` to `live` (undefined: create), with its managedFields. */
 export function applyConfiguration(live: any | undefined, config: any, ctx: ApplyContext): any {
+  // The live entries, their sets decoded when read (stored.ts); undecodable ones are dropped, as upstream does.
+  let managed: Managed;
+  const entries = live?.metadata?.managedFields;
+  try { managed = storedManagedFields(entries) ?? decodeManagedFields(entries); } catch { managed = new Map(); }
   const type = typeForKind(ctx.kindKey);
   const current = live ? withoutManagedFields(live) : { apiVersion: config.apiVersion, kind: config.kind, metadata: {} };
-  let managed: Managed;
-  try { managed = decodeManagedFields(live?.metadata?.managedFields); } catch { managed = new Map(); }
   const applied = withoutFields(config, ctx.ignoredFields);
   const configSet = toFieldSet(applied, type).difference(strippedFields);
   const merged = merge(current, applied, type);
   const applierId = managerIdentifier({ manager: ctx.manager, operation: 'Apply', apiVersion: ctx.apiVersion, subresource: ctx.subresource });
   const last = managed.get(applierId);
+  const lastSet = last?.set;
   managed.set(applierId, { manager: ctx.manager, operation: 'Apply', apiVersion: ctx.apiVersion, subresource: ctx.subresource, time: last?.time, set: configSet });
   // Only fields the applier stopped applying can be pruned; usually there are none.
-  const dropped = last ? last.set.difference(configSet) : undefined;
+  const dropped = lastSet ? lastSet.difference(configSet) : undefined;
   const result = dropped && !dropped.isEmpty() ? prune(merged, managed, dropped, type) : merged;
   resolveConflicts(current, result, managed, applierId, ctx, type);
   const entry = managed.get(applierId)!;
-  if (!last || !jsonEqual(current, result) || !last.set.equals(configSet)) entry.time = managedTime(ctx.now);
-  for (const [id, e] of managed) if (e.set.isEmpty()) managed.delete(id);
+  if (!lastSet || !jsonEqual(current, result) || !lastSet.equals(configSet)) entry.time = managedTime(ctx.now);
+  for (const [id, e] of managed) if (ownsNothing(e)) managed.delete(id);
+  const before = managed.size;
   capManagers(managed, ctx.now);
   const out: any = result;
   if (ctx.manager === 'kubectl' && current.metadata?.annotations?.[lastAppliedAnnotation] !== undefined) {
     out.metadata.annotations = { ...out.metadata.annotations, [lastAppliedAnnotation]: buildLastApplied(config) };
   }
-  out.metadata = { ...out.metadata, managedFields: encodeManagedFields(managed) };
+  // Entries this apply left alone are written as they were stored (folding into "ancient-changes" rewrites them all).
+  out.metadata = { ...out.metadata, managedFields: encodeManagedFields(managed, managed.size === before ? unchangedEntries(managed) : undefined) };
+  return out;
+}
+
+/** The stored form of every entry still as it was stored, by identifier. */
+function unchangedEntries(managed: Managed): Map<string, ManagedFieldsEntry> {
+  const out = new Map<string, ManagedFieldsEntry>();
+  for (const [id, e] of managed) {
+    const stored = e instanceof StoredEntry ? e.unchanged() : undefined;
+    if (stored) out.set(id, stored);
+  }
   return out;
 }
 
@@ -64,8 +81,7 @@ export function applyConfiguration(live: any | undefined, config: any, ctx: Appl
  * `lastSet` is what the applier owned before and no longer applies.
  */
 function prune(merged: unknown, managed: Managed, lastSet: FieldSet, type: TypeNode): unknown {
-  let owned = new FieldSet();
-  for (const e of managed.values()) owned = owned.union(e.set);
+  const owned = FieldSet.unionOf([...managed.values()].map((e) => e.set));
   const mergedSet = ensureNamedFieldsAreMembers(toFieldSet(merged, type), type);
   const toRemove = mergedSet
     .intersection(ensureNamedFieldsAreMembers(lastSet, type))
@@ -74,14 +90,18 @@ function prune(merged: unknown, managed: Managed, lastSet: FieldSet, type: TypeN
   return toRemove.isEmpty() ? merged : removeItems(merged, toRemove, type);
 }
 
-/** Step 4 and 5: throws the 409 unless forced or allowed; otherwise moves ownership. */
+/**
+ * Step 4 and 5: throws the 409 unless forced or allowed; otherwise moves ownership.
+ * Each other entry is compared with what changed (ownedOf walks the change, not the entry) and
+ * rewritten only when it loses something.
+ */
 function resolveConflicts(live: any, result: any, managed: Managed, applierId: string, ctx: ApplyContext, type: TypeNode): void {
   const { added, modified, removed } = compare(live, result, type);
   const changed = added.union(modified);
   const conflicts = new Map<string, FieldSet>();
   for (const [id, e] of managed) {
     if (id === applierId) continue;
-    const overlap = e.set.intersection(changed);
+    const overlap = ownedOf(e, changed);
     if (!overlap.isEmpty()) conflicts.set(id, overlap);
   }
   if (conflicts.size && !ctx.force) {
@@ -92,9 +112,11 @@ function resolveConflicts(live: any, result: any, managed: Managed, applierId: s
     }
     if (remaining.length) throw applyConflictError(remaining);
   }
+  if (removed.isEmpty() && !conflicts.size) return;
   for (const [id, e] of managed) {
     if (id === applierId) continue;
     const lost = conflicts.get(id);
+    if (!lost && ownedOf(e, removed).isEmpty()) continue;
     e.set = (lost ? e.set.difference(lost) : e.set).difference(removed);
   }
 }

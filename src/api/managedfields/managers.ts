@@ -56,7 +56,14 @@ type Sortable = { operation?: string; time?: string; manager?: string; apiVersio
 /** Upstream's order of entries: Apply before Update, then by time (seconds), manager, apiVersion, subresource. */
 export function sortedForEncoding<T extends Sortable>(entries: readonly T[]): T[] {
   // Each time is parsed once, not once per comparison: a sort of M entries compares M log M times.
-  const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
+  // Entries written in one second share their time's text: it is parsed once for all of them.
+  const parsed = new Map<string, number>();
+  const seconds = (t?: string) => {
+    if (!t) return 0;
+    let s = parsed.get(t);
+    if (s === undefined) { s = Math.floor(Date.parse(t) / 1000); parsed.set(t, s); }
+    return s;
+  };
   const keyed = entries.map((e) => ({ e, at: seconds(e.time) }));
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   keyed.sort(({ e: p, at: pt }, { e: q, at: qt }) => cmp(p.operation ?? '', q.operation ?? '') || pt - qt || cmp(p.manager ?? '', q.manager ?? '')
@@ -66,25 +73,29 @@ export function sortedForEncoding<T extends Sortable>(entries: readonly T[]): T[
 
 /**
  * Encodes entries in upstream's order: Apply before Update, then by time, manager, apiVersion, subresource.
- * `kept`: entries (by identifier) whose stored form is written again as is (a copy), not re-encoded.
+ * `kept`: entries (by identifier) whose stored form is written again as is (a copy), not re-encoded;
+ * their sets are not read (an apply's stored entries decode on first read: stored.ts).
  */
 export function encodeManagedFields(managed: Managed, kept?: ReadonlyMap<string, ManagedFieldsEntry>): ManagedFieldsEntry[] {
-  const entries = sortedForEncoding([...managed].filter(([, e]) => !e.set.isEmpty()).map(([id, e]) => ({ ...e, id })));
-  return entries.map((e) => {
-    const stored = kept?.get(e.id);
+  const out: ManagedFieldsEntry[] = [];
+  const order = sortedForEncoding([...managed].map(([id, e]) => ({ id, e, operation: e.operation, time: e.time, manager: e.manager, apiVersion: e.apiVersion, subresource: e.subresource })));
+  for (const { id, e } of order) {
+    const stored = kept?.get(id);
     // A copy: the stored entry may be the watch cache's, shared; its FieldsV1 is only ever read.
-    if (stored) return { ...stored };
+    if (stored) { out.push({ ...stored }); continue; }
+    if (e.set.isEmpty()) continue;
     // Go's omitempty: an empty manager (no fieldManager, no User-Agent) is not written.
-    const out: ManagedFieldsEntry = {};
-    if (e.manager) out.manager = e.manager;
-    out.operation = e.operation;
-    if (e.apiVersion) out.apiVersion = e.apiVersion;
-    if (e.time) out.time = e.time;
-    out.fieldsType = 'FieldsV1';
-    out.fieldsV1 = e.set.toFieldsV1();
-    if (e.subresource) out.subresource = e.subresource;
-    return out;
-  });
+    const entry: ManagedFieldsEntry = {};
+    if (e.manager) entry.manager = e.manager;
+    entry.operation = e.operation;
+    if (e.apiVersion) entry.apiVersion = e.apiVersion;
+    if (e.time) entry.time = e.time;
+    entry.fieldsType = 'FieldsV1';
+    entry.fieldsV1 = e.set.toFieldsV1();
+    if (e.subresource) entry.subresource = e.subresource;
+    out.push(entry);
+  }
+  return out;
 }
 
 /** metav1.Time: RFC 3339 in UTC with second precision (every write of a second shares one string). */

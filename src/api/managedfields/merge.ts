@@ -14,18 +14,21 @@ import { fieldElement, type PathElement } from './path.js';
 import { childType, isGranularList, isGranularMap, isObject, listItemElement, type JSONObject } from './walk.js';
 import type { ListType, TypeNode } from './types.js';
 
+/** A deep copy; scalars are their own (structuredClone costs a call into the engine even for a string). */
+const copyOf = <T>(v: T): T => (v === null || typeof v !== 'object' ? v : structuredClone(v));
+
 export function merge(live: unknown, config: unknown, t: TypeNode): unknown {
-  if (config === undefined) return structuredClone(live);
-  if (live === undefined || live === null || config === null) return structuredClone(config);
+  if (config === undefined) return copyOf(live);
+  if (live === undefined || live === null || config === null) return copyOf(config);
   if (isGranularMap(t, config) && isObject(live) && isObject(config)) return mergeMaps(live, config, t);
   if (isGranularList(t) && Array.isArray(live) && Array.isArray(config)) return mergeLists(live, config, t);
-  return structuredClone(config);
+  return copyOf(config);
 }
 
 function mergeMaps(live: JSONObject, config: JSONObject, t: TypeNode): JSONObject {
   const out: JSONObject = {};
-  for (const [k, v] of Object.entries(live)) out[k] = Object.hasOwn(config, k) ? merge(v, config[k], childType(t, k).type) : structuredClone(v);
-  for (const [k, v] of Object.entries(config)) if (!Object.hasOwn(live, k)) out[k] = structuredClone(v);
+  for (const [k, v] of Object.entries(live)) out[k] = Object.hasOwn(config, k) ? merge(v, config[k], childType(t, k).type) : copyOf(v);
+  for (const [k, v] of Object.entries(config)) if (!Object.hasOwn(live, k)) out[k] = copyOf(v);
   return out;
 }
 
@@ -56,7 +59,7 @@ function mergeLists(live: unknown[], config: unknown[], t: ListType): unknown[] 
     }
     if (l < lhs.length) {
       const pe = lhs[l];
-      if (!inConfig.has(pe)) { out.push(structuredClone(live[l])); l++; continue; }
+      if (!inConfig.has(pe)) { out.push(copyOf(live[l])); l++; continue; }
       if (done.has(pe) || (r < rhs.length && shared[nextShared] !== undefined && shared[nextShared] !== pe)) { l++; continue; }
     }
     if (r < rhs.length) {

@@ -35,7 +35,7 @@ export async function handleApply(ctx: HandlerContext): Promise<void> {
   const dryRun = isDryRun(ctx);
   const apply = (live: any) => {
     try {
-      return applyConfiguration(live, config, applyCtx);
+      return withResourceVersionLast(applyConfiguration(live, config, applyCtx));
     } catch (e) {
       if (e instanceof StatusError || !(e instanceof Error)) throw e;
       // A configuration the schema cannot type (a list item without its key). Upstream
@@ -44,21 +44,38 @@ export async function handleApply(ctx: HandlerContext): Promise<void> {
       throw badRequest(`failed to create typed patch object (${where}): ${e.message}`);
     }
   };
+  // applyConfiguration builds a new object from the live one and never changes it (mutateCopies: no
+  // private copy parsed for it), and the answer is only rendered (resultShared: the written object
+  // becomes the watch cache's, not parsed back): two parses of the whole object fewer per apply.
   for (let attempt = 0; ; attempt++) {
     try {
-      const updated = await store.guaranteedUpdate(info.namespace, info.name!, apply, { subresource, dryRun, signal: ctx.signal, context: ctx.request });
+      const updated = await store.guaranteedUpdate(info.namespace, info.name!, apply, { subresource, dryRun, signal: ctx.signal, context: ctx.request, mutateCopies: true, resultShared: true });
       return writeObject(ctx, 200, updated);
     } catch (e: any) {
       if (e?.code !== 404 || subresource) throw e;
     }
     try {
-      const created = await store.create(info.namespace, apply(undefined), { dryRun, context: ctx.request });
+      const created = await store.create(info.namespace, apply(undefined), { dryRun, context: ctx.request, resultShared: true, inputOwned: true });
       return writeObject(ctx, 201, created);
     } catch (e: any) {
       // Lost a race with another create: apply to what is there now.
       if (e?.code !== 409 || attempt > 0) throw e;
     }
   }
+}
+
+/**
+ * The object with metadata.resourceVersion (when it has one) as metadata's last member: the store
+ * then answers and feeds the watch cache with the stored text and the new resourceVersion spliced
+ * in (Store.written), not a second stringify of the whole object. Member order means nothing to
+ * clients; metadata.managedFields, which the apply appends, would otherwise be last.
+ */
+function withResourceVersionLast(obj: any): any {
+  const meta = obj?.metadata;
+  if (meta?.resourceVersion === undefined) return obj;
+  const { resourceVersion, ...rest } = meta;
+  obj.metadata = { ...rest, resourceVersion };
+  return obj;
 }
 
 /** YAML, or JSON (a subset of YAML) read by the much faster JSON parser when it is JSON. */
