@@ -125,14 +125,17 @@ export class TreePool {
   /**
    * The pool's copy of a node whose children are shared already, `h` its content hash; sets
    * lastHash (0 when another node has its hash). A node met for the first time is pooled (frozen:
-   * the next equal one shares it); met again, it is shared and remembered in `hashes`.
+   * the next equal one shares it); found in the pool again (an equal node, or the same one: the
+   * managed-fields create cache hands every create the same frozen set), it is remembered in `hashes`.
    */
   private share(node: object, h: number): object {
     let kept = this.young.get(h);
+    let found = true;
     if (kept === undefined) {
       kept = this.old.get(h);
       if (kept === undefined) {
         kept = Object.freeze(node);
+        found = false;
       } else if (!this.sameNode(node, kept)) {
         this.lastHash = 0;
         return node;
@@ -144,7 +147,7 @@ export class TreePool {
       this.lastHash = 0;
       return node;
     }
-    if (kept !== node) this.hashes.set(kept, h);
+    if (found) this.hashes.set(kept, h);
     this.lastHash = h;
     return kept;
   }

@@ -147,3 +147,13 @@ test('a node met once is pooled but not remembered as shared; met again, it is',
   assert.ok(hashes.has(first.same), 'remembered once shared');
   assert.ok(!hashes.has(second.ip));
 });
+
+test('a frozen tree handed in again as the same object (the create cache\'s) is remembered, not walked every time', () => {
+  const pool = new TreePool();
+  const hashes = (pool as any).hashes as WeakMap<object, number>;
+  const set = Object.freeze({ 'f:spec': Object.freeze({ 'f:x': Object.freeze({ v: 1 }) }) });
+  assert.equal(pool.intern(set), set);
+  assert.ok(!hashes.has(set), 'met once');
+  assert.equal(pool.intern(set), set);
+  assert.ok(hashes.has(set), 'met again: known by its identity from now on');
+});
