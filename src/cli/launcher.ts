@@ -27,7 +27,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Script, constants } from 'node:vm';
 import { afterPoll } from '../util/after-poll.js';
 import { startedEvent } from './started.js';
-import { v8FlagsFor } from './v8-flags.js';
+import { heapGrowingPercentEnv, v8FlagsFor } from './v8-flags.js';
 
 /** The sha256 of main.cjs, set by scripts/bundle.mjs: a cache belongs to one build's script. */
 declare const K8TS_CJS_HASH: string | undefined;
@@ -72,7 +72,8 @@ function runCached(name: string, hash: string): void {
  * rewriting one another's.
  */
 function cacheFileName(name: string, hash: string): string {
-  const options = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join('\0');
+  // The V8 flags' override too (v8-flags.ts): a cache made under other flags is rejected.
+  const options = [...process.execArgv, process.env.NODE_OPTIONS ?? '', process.env[heapGrowingPercentEnv] ?? ''].filter(Boolean).join('\0');
   const optionsKey = options === '' ? 'default' : createHash('sha256').update(options).digest('hex').slice(0, 8);
   return `${name}-${hash.slice(0, 16)}-${process.version}-${process.arch}-${optionsKey}.v8cache`;
 }

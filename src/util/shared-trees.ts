@@ -22,16 +22,20 @@
  *  - Symbol-keyed properties are not part of a tree (JSON has none).
  */
 export class TreePool {
-  /** Shared nodes by the hash of their content (a number: a key string per node cost more than the node). */
+  /** Pooled nodes by the hash of their content (a 30-bit number: a key string per node cost more than the node). */
   private young = new Map<number, object>();
   private old = new Map<number, object>();
-  /** Each shared node's number, which its parents' hashes mix in (a hash costs one node, not its subtree). */
-  private readonly ids = new WeakMap<object, number>();
-  private nextId = 2;
-  /** The one `{}` (id 1): most of a field set's nodes are leaves. */
+  /**
+   * The content hash of each node found shared (pooled, then met again), which its parents' hashes
+   * mix in: a shared node is hashed once, not walked again. A node met once (a pod's IP, its
+   * container ID) gets no entry: most of a pod's subtrees that do not repeat never do, and an entry
+   * each cost about as much as what sharing the repeated ones saved (bench/RESULTS.md, `memory3`).
+   */
+  private readonly hashes = new WeakMap<object, number>();
+  /** The one `{}` (hash 1): most of a field set's nodes are leaves. */
   private readonly empty = Object.freeze({});
-  /** The id of what visit returned last (0: not shared): a second return value without an allocation. */
-  private lastId = 0;
+  /** The content hash of what visit returned last (0: not shareable): a second return value without an allocation. */
+  private lastHash = 0;
   /**
    * Frozen nodes found unshareable (the managed-fields create cache's field sets, shared by every
    * object created from them already): left alone at once the next time, not walked on every create.
@@ -41,7 +45,7 @@ export class TreePool {
   private readonly scratch: string[] = [];
 
   constructor(private readonly generationSize = 32_768, private readonly maxDepth = 64) {
-    this.ids.set(this.empty, 1);
+    this.hashes.set(this.empty, 1);
   }
 
   intern<T>(root: T): T {
@@ -50,19 +54,19 @@ export class TreePool {
 
   /**
    * As intern, but first tries `previous` (what the same place held before: an updated object's
-   * field set is usually its last one): when it is a shared tree equal to `root`, key order
-   * included, it is the answer, found by one comparison instead of hashing every node.
+   * field set is usually its last one): when it is a frozen tree (a pool's) equal to `root`, key
+   * order included, it is the answer, found by one comparison instead of hashing every node.
    */
   internLike<T>(root: T, previous: unknown): T {
-    if (isTree(previous) && this.ids.has(previous) && sameTree(root, previous, this.maxDepth)) return previous as T;
+    if (isTree(previous) && Object.isFrozen(previous) && sameTree(root, previous, this.maxDepth)) return previous as T;
     return this.intern(root);
   }
 
-  /** The shared copy of `o` once its children are shared, or `o` when it cannot be shared (lastId 0). */
+  /** The shared copy of `o` once its children are shared, or `o` when it cannot be shared (lastHash 0). */
   private visit(o: any, depth: number): object {
-    const known = this.ids.get(o);
-    if (known !== undefined) { this.lastId = known; return o; }
-    if (depth >= this.maxDepth || this.leftAlone.has(o)) { this.lastId = 0; return o; }
+    const known = this.hashes.get(o);
+    if (known !== undefined) { this.lastHash = known; return o; }
+    if (depth >= this.maxDepth || this.leftAlone.has(o)) { this.lastHash = 0; return o; }
     // A frozen node (another cache's shared copy) cannot take its children's shared copies: shared only if they are its own.
     const frozen = Object.isFrozen(o);
     let shareable = true;
@@ -82,20 +86,20 @@ export class TreePool {
         const c = this.child(o, k, frozen, depth);
         if (c < 0) shareable = false; else h = mix(mix(h, hashString(k)), c);
       }
-      if (empty) { this.lastId = 1; return this.empty; }
+      if (empty) { this.lastHash = 1; return this.empty; }
     }
     if (!shareable) {
       if (frozen) this.leftAlone.add(o);
-      this.lastId = 0;
+      this.lastHash = 0;
       return o;
     }
-    // 30 bits: a small integer as the Map's key, not a boxed number.
-    return this.share(o, h & 0x3fffffff);
+    // 30 bits: a small integer as the Map's key, not a boxed number; never 0 (not shareable).
+    return this.share(o, (h & 0x3fffffff) || 2);
   }
 
   /**
    * Shares the child `k` of `o` (replacing it by its shared copy); answers what `o`'s hash mixes
-   * in for it: its id, or a hash of its value (tagged by type); -1 when it cannot be shared.
+   * in for it: its content hash, or a hash of its value (tagged by type); -1 when it cannot be shared.
    */
   private child(o: any, k: string | number, frozen: boolean, depth: number): number {
     const v: unknown = o[k];
@@ -107,37 +111,44 @@ export class TreePool {
         if (v === null) return 5;
         if (!isTree(v)) return -1;
         const shared = this.visit(v, depth + 1);
-        if (this.lastId === 0) return -1;
+        if (this.lastHash === 0) return -1;
         if (shared !== v) {
           if (frozen) return -1;
           o[k] = shared;
         }
-        return mix(6, this.lastId);
+        return mix(6, this.lastHash);
       }
       default: return -1;
     }
   }
 
-  /** The pool's copy of a node whose children are shared already; sets lastId (0 when another node has its hash). */
+  /**
+   * The pool's copy of a node whose children are shared already, `h` its content hash; sets
+   * lastHash (0 when another node has its hash). A node met for the first time is pooled (frozen:
+   * the next equal one shares it); found in the pool again (an equal node, or the same one: the
+   * managed-fields create cache hands every create the same frozen set), it is remembered in `hashes`.
+   */
   private share(node: object, h: number): object {
     let kept = this.young.get(h);
+    let found = true;
     if (kept === undefined) {
       kept = this.old.get(h);
       if (kept === undefined) {
         kept = Object.freeze(node);
-        this.ids.set(kept, this.nextId++);
+        found = false;
       } else if (!this.sameNode(node, kept)) {
-        this.lastId = 0;
+        this.lastHash = 0;
         return node;
       }
       if (this.young.size >= this.generationSize) { this.old = this.young; this.young = new Map(); }
       this.young.set(h, kept);
     } else if (!this.sameNode(node, kept)) {
-      // Two contents, one hash (about one lookup in 2^32): this one stays unshared.
-      this.lastId = 0;
+      // Two contents, one hash (about one lookup in 2^30): this one stays unshared.
+      this.lastHash = 0;
       return node;
     }
-    this.lastId = this.ids.get(kept)!;
+    if (found) this.hashes.set(kept, h);
+    this.lastHash = h;
     return kept;
   }
 

@@ -39,9 +39,9 @@ describe('k8ts server from the launcher: its V8 code cache', () => {
   after(() => rmSync(root, { recursive: true, force: true }));
 
   /** Starts `k8ts server` on a new data directory, waits for its first readiness, and returns how to stop it. */
-  async function startServer(): Promise<() => Promise<void>> {
+  async function startServer(moreEnv: Record<string, string> = {}): Promise<() => Promise<void>> {
     const dataDir = mkdtempSync(join(root, 'data-'));
-    const proc = spawn(process.execPath, [join(copy, 'main.js'), 'server', '--data-dir', dataDir, '--port', '0', '--controllers', 'none'], { stdio: ['ignore', 'ignore', 'pipe'], env });
+    const proc = spawn(process.execPath, [join(copy, 'main.js'), 'server', '--data-dir', dataDir, '--port', '0', '--controllers', 'none'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...env, ...moreEnv } });
     let log = '';
     await new Promise<void>((resolve, reject) => {
       proc.stderr!.on('data', (d: Buffer) => {
@@ -80,6 +80,20 @@ describe('k8ts server from the launcher: its V8 code cache', () => {
     } finally {
       await stop();
     }
+  });
+
+  it('a start with other V8 flags (K8TS_HEAP_GROWING_PERCENT) keeps its own cache beside the default one', async () => {
+    const [file] = caches();
+    const before = readFileSync(join(cacheDir, file!));
+    const stop = await startServer({ K8TS_HEAP_GROWING_PERCENT: '0' });
+    try {
+      const other = await eventually(async () => caches().find((f) => f !== file), undefined, 'a second code cache written');
+      assert.match(other!, /^server-[0-9a-f]{16}-.*-[0-9a-f]{8}\.v8cache$/, 'named by its options');
+      assert.ok(readFileSync(join(cacheDir, file!)).equals(before), 'the default start\'s cache left as it was');
+    } finally {
+      await stop();
+    }
+    for (const f of caches()) if (f !== file) rmSync(join(cacheDir, f));
   });
 
   it('other commands and --help run the ES module bundle and write no cache', async () => {

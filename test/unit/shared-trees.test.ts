@@ -131,7 +131,29 @@ test('two contents with one hash: the second stays unshared, equal to itself', (
   const [h] = [...(pool as any).young.keys()] as number[];
   const b = { x: 2 };
   assert.equal((pool as any).share(b, h), b);
-  assert.equal((pool as any).lastId, 0);
+  assert.equal((pool as any).lastHash, 0);
   assert.ok(!Object.isFrozen(b));
   assert.equal(pool.intern({ x: 1 }), a);
+});
+
+test('a node met once is pooled but not remembered as shared; met again, it is', () => {
+  const pool = new TreePool();
+  const hashes = (pool as any).hashes as WeakMap<object, number>;
+  const first = pool.intern({ ip: { v: '10.0.0.1' }, same: { k: 'x' } });
+  assert.ok(Object.isFrozen(first.ip), 'pooled, so the next equal one can share it');
+  assert.ok(!hashes.has(first.ip) && !hashes.has(first.same), 'no entry for what was met once');
+  const second = pool.intern({ ip: { v: '10.0.0.2' }, same: { k: 'x' } });
+  assert.equal(second.same, first.same);
+  assert.ok(hashes.has(first.same), 'remembered once shared');
+  assert.ok(!hashes.has(second.ip));
+});
+
+test('a frozen tree handed in again as the same object (the create cache\'s) is remembered, not walked every time', () => {
+  const pool = new TreePool();
+  const hashes = (pool as any).hashes as WeakMap<object, number>;
+  const set = Object.freeze({ 'f:spec': Object.freeze({ 'f:x': Object.freeze({ v: 1 }) }) });
+  assert.equal(pool.intern(set), set);
+  assert.ok(!hashes.has(set), 'met once');
+  assert.equal(pool.intern(set), set);
+  assert.ok(hashes.has(set), 'met again: known by its identity from now on');
 });

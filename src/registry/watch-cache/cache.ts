@@ -27,48 +27,7 @@ import { NodeIndex, nodeNameOf } from './node-index.js';
 import type { Unstructured } from '../../api/unstructured.js';
 import { withResourceVersion } from '../stored-json.js';
 import { forgetRenderedJSON, hasRenderedJSON, seedRenderedJSON } from './rendered-json.js';
-import { StringPool } from '../../util/intern.js';
-import { TreePool } from '../../util/shared-trees.js';
-
-/**
- * One pool for every resource's cache: namespaces, node names, label keys and values repeat
- * across resources. An object's strings are pooled as it enters the cache, before anyone
- * shares it (util/intern.ts; equal strings, so nothing a reader sees changes).
- */
-const strings = new StringPool();
-
-/**
- * managedFields' field sets, shared among cached objects (util/shared-trees.ts): one manager's
- * field sets repeat across a kind's objects, and they were two thirds of the cache's heap at
- * 5,000 nodes and 10,000 pods (bench/RESULTS.md, `memory`).
- */
-const fieldSets = new TreePool();
-
-/**
- * Pools an object's strings and shares its field sets as it enters the cache, before anyone else
- * holds it. `prev`: the object it replaces, whose entries' field sets are tried first (an update
- * usually leaves most of them as they were).
- */
-function compact<T>(obj: T, prev?: unknown): T {
-  strings.internAll(obj);
-  const entries = managedFieldsOf(obj);
-  if (!entries) return obj;
-  const before = managedFieldsOf(prev);
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i];
-    if (e === null || typeof e !== 'object' || e.fieldsV1 === undefined || Object.isFrozen(e)) continue;
-    const p = before?.[i];
-    e.fieldsV1 = p && p.manager === e.manager ? fieldSets.internLike(e.fieldsV1, p.fieldsV1) : fieldSets.intern(e.fieldsV1);
-  }
-  return obj;
-}
-
-type FieldsEntry = { manager?: unknown; fieldsV1?: unknown } | null | undefined;
-
-function managedFieldsOf(obj: unknown): FieldsEntry[] | undefined {
-  const entries = (obj as { metadata?: { managedFields?: unknown } } | undefined)?.metadata?.managedFields;
-  return Array.isArray(entries) ? entries as FieldsEntry[] : undefined;
-}
+import { compact, sharedMembersFor } from './compact.js';
 
 /** What the cache needs of its store. */
 export interface CacheSource {
@@ -126,6 +85,8 @@ export class WatchCache implements FeedMember {
   private markReady!: () => void;
   private generation = 0;
   private closed = false;
+  /** The members of this resource's objects whose subtrees are shared among them (compact.ts). */
+  private readonly sharedMembers: readonly string[];
   /** A watch from below this revision is too old (events of this resource after it are all in the ring). */
   oldest = 0;
   /** The revision the cache was listed at: it has no history from before. */
@@ -136,6 +97,7 @@ export class WatchCache implements FeedMember {
     private readonly capacity: number, private readonly logger?: Logger,
   ) {
     this.ring = new EventRing(capacity);
+    this.sharedMembers = sharedMembersFor(prefix);
     this.newReadiness();
   }
 
@@ -289,7 +251,7 @@ export class WatchCache implements FeedMember {
     for (;;) {
       const page = await this.source.listAt(this.prefix, revision, startKey);
       if (generation !== this.generation) return;
-      for (const kv of page.kvs) fresh.set(kv.key, compact(this.source.decode(kv)));
+      for (const kv of page.kvs) fresh.set(kv.key, compact(this.source.decode(kv), undefined, this.sharedMembers));
       if (!page.more || page.kvs.length === 0) break;
       startKey = page.kvs[page.kvs.length - 1].key + '\u0000';
     }
@@ -309,7 +271,7 @@ export class WatchCache implements FeedMember {
     const key = e.kv.key;
     const prev = this.objects.get(key);
     const obj = this.takeWritten(e) ?? this.source.decode(e.kv);
-    if (e.type !== 'delete') compact(obj, prev);
+    if (e.type !== 'delete') compact(obj, prev, this.sharedMembers);
     if (e.type === 'delete') {
       this.objects.delete(key);
       this.keys.invalidate();

@@ -1,0 +1,108 @@
+/**
+ * What the watch cache does to an object as it enters, before anyone else holds it: its strings
+ * pooled (util/intern.ts), managedFields' field sets shared among objects, and for the kinds whose
+ * objects repeat by the thousand (pods) the spec and status subtrees shared too (util/shared-trees.ts).
+ * Equal values throughout, so nothing a reader sees changes; shared subtrees are frozen, so a
+ * reader that tried to change one would throw instead of changing another object.
+ *
+ * Why pods' spec and status: a DaemonSet's or ReplicaSet's pods have the same containers, volumes
+ * (the service-account token projection), tolerations and security context, and their status
+ * conditions repeat too (the same type, status and often the same second); each decoded pod held
+ * its own copy of all of it (bench/RESULTS.md, `memory3`).
+ */
+import { StringPool } from '../../util/intern.js';
+import { TreePool } from '../../util/shared-trees.js';
+
+/**
+ * One pool for every resource's cache: namespaces, node names, label keys and values repeat
+ * across resources.
+ */
+const strings = new StringPool();
+
+/**
+ * managedFields' field sets: one manager's field sets repeat across a kind's objects, and they
+ * were two thirds of the cache's heap at 5,000 nodes and 10,000 pods (bench/RESULTS.md, `memory`).
+ */
+const fieldSets = new TreePool();
+
+/** Spec and status subtrees of the kinds in sharedTopLevel. */
+const objectTrees = new TreePool();
+
+/**
+ * The top-level members whose subtrees are shared, by the resource's storage prefix. Only where
+ * the objects are many and alike: sharing a unique subtree costs its entry in the pool.
+ */
+const sharedTopLevel: Record<string, readonly string[]> = {
+  '/registry/core/pods/': ['spec', 'status'],
+};
+
+/** The members of a resource's objects whose subtrees compact shares (empty: strings and field sets only). */
+export function sharedMembersFor(resourcePrefix: string): readonly string[] {
+  return Object.hasOwn(sharedTopLevel, resourcePrefix) ? sharedTopLevel[resourcePrefix]! : [];
+}
+
+/**
+ * Pools an object's strings and shares its field sets and the subtrees under `members`, in place.
+ * `prev`: the object it replaces, whose parts are tried first (an update usually leaves most of
+ * them as they were: one comparison instead of hashing every node).
+ */
+export function compact<T>(obj: T, prev?: unknown, members: readonly string[] = []): T {
+  strings.internAll(obj);
+  shareFieldSets(obj, prev);
+  if (members.length === 0 || obj === null || typeof obj !== 'object') return obj;
+  const o = obj as Record<string, unknown>;
+  const p = isRecord(prev) ? prev : undefined;
+  for (const m of members) {
+    const v = o[m];
+    if (isRecord(v)) o[m] = shareChildren(v, p?.[m]);
+  }
+  return obj;
+}
+
+/**
+ * Shares each child of `v` (the member itself is the object's own: a pod's spec and status hold
+ * its node name and IP, so they rarely repeat whole), trying the previous object's child first.
+ * Answers `prev` itself when every child is the same as its (an update that left the member as
+ * it was: the status of a spec change, the spec of a status write), else `v`.
+ */
+function shareChildren(v: Record<string, unknown>, prev: unknown): Record<string, unknown> {
+  if (Object.isFrozen(v)) return v;
+  const before = isRecord(prev) ? prev : undefined;
+  for (const k in v) {
+    const c = v[k];
+    if (c === null || typeof c !== 'object') continue;
+    v[k] = before ? objectTrees.internLike(c, before[k]) : objectTrees.intern(c);
+  }
+  return before && sameChildren(v, before) ? before : v;
+}
+
+/** Whether two objects have the same keys in the same order and identical values. */
+function sameChildren(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(b);
+  let i = 0;
+  for (const k in a) if (keys[i++] !== k || a[k] !== b[k]) return false;
+  return i === keys.length;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function shareFieldSets(obj: unknown, prev: unknown): void {
+  const entries = managedFieldsOf(obj);
+  if (!entries) return;
+  const before = managedFieldsOf(prev);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    if (e === null || typeof e !== 'object' || e.fieldsV1 === undefined || Object.isFrozen(e)) continue;
+    const p = before?.[i];
+    e.fieldsV1 = p && p.manager === e.manager ? fieldSets.internLike(e.fieldsV1, p.fieldsV1) : fieldSets.intern(e.fieldsV1);
+  }
+}
+
+type FieldsEntry = { manager?: unknown; fieldsV1?: unknown } | null | undefined;
+
+function managedFieldsOf(obj: unknown): FieldsEntry[] | undefined {
+  const entries = (obj as { metadata?: { managedFields?: unknown } } | undefined)?.metadata?.managedFields;
+  return Array.isArray(entries) ? entries as FieldsEntry[] : undefined;
+}
