@@ -42,7 +42,8 @@ function collect(node: unknown, counter: LineCounter, out: string[]): void {
   if (!isMap(node)) return;
   const seen = new Set<unknown>();
   for (const pair of node.items) {
-    collect(pair.value, counter, out);
+    // Only collections can hold duplicates: a map of 200,000 scalars takes no call per value.
+    if (isMap(pair.value) || isSeq(pair.value)) collect(pair.value, counter, out);
     if (!isScalar(pair.key)) continue;
     const key = pair.key.value;
     if (seen.has(key)) out.push(`line ${lineOf(counter, (pair.value ?? pair.key) as Node)}: key ${goQuote(key)} already set in map`);
