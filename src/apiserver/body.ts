@@ -4,15 +4,13 @@
  * and 415 for any other Content-Type.
  */
 import type { IncomingMessage } from 'node:http';
-import { lazyRequire } from '../util/lazy-require.js';
 import { StatusError, badRequest, tooLarge, unsupportedMediaType } from '../api/status.js';
 import { jsonDepthError, jsonTextTooDeep, maxNestingDepth, valueTooDeep } from '../api/nesting.js';
+import { decodeYAMLBody, type ParsedYAML } from './yaml-body.js';
 import { decodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import { ProtoDecodeError } from '../api/protobuf/codec.js';
 import { seatFor } from './flowcontrol/seats.js';
 import { nextTurn } from './flowcontrol/turns.js';
-
-const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 
@@ -84,15 +82,28 @@ export interface BodyKind { apiVersion: string; kind: string }
  * certificate).
  */
 export function decodeBody(buf: Buffer, type: string, anyValue = false, into?: BodyKind): any {
+  return decodeBodyWithSource(buf, type, anyValue, into).value;
+}
+
+/**
+ * The text a JSON or YAML body was decoded from, as the strict field checks
+ * read it again (field-checks.ts); a YAML body also with its parsed document,
+ * so that it is parsed once.
+ */
+export interface RawBody { text: string; yaml: boolean; parsedYAML?: ParsedYAML }
+
+/** decodeBody, and the body's RawBody (none for protobuf). */
+function decodeBodyWithSource(buf: Buffer, type: string, anyValue: boolean, into?: BodyKind): { value: any; raw?: RawBody } {
   if (!bodyMediaTypes.includes(type) || (type === protobufMediaType && !into)) throw unsupportedMediaType(bodyMediaTypes);
-  if (type === protobufMediaType) return decodeProtobuf(buf, into!);
+  if (type === protobufMediaType) return { value: decodeProtobuf(buf, into!) };
   const text = buf.toString('utf8');
   if (!text.trim()) throw badRequest('Object \'Kind\' is missing in \'\'');
-  const value = type === 'application/yaml' ? decodeYAML(text) : decodeJSON(text);
+  const yaml = type === 'application/yaml' ? decodeYAMLBody(text) : undefined;
+  const value = yaml ? yaml.value : decodeJSON(text);
   if (!anyValue && (value === null || typeof value !== 'object' || Array.isArray(value))) {
     throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
   }
-  return value;
+  return { value, raw: { text, yaml: yaml !== undefined, parsedYAML: yaml?.parsed } };
 }
 
 /**
@@ -128,8 +139,14 @@ function summarizeData(buf: Buffer, max: number): string {
  * Pod): couldn't get version/kind; json parse error: ... ({"kind":...)`.
  */
 export function decodeObjectBody(buf: Buffer, type: string, into: BodyKind): any {
+  return decodeObjectBodyWithSource(buf, type, into).obj;
+}
+
+/** decodeObjectBody, and the body's RawBody for the strict field checks (none for protobuf). */
+export function decodeObjectBodyWithSource(buf: Buffer, type: string, into: BodyKind): { obj: any; raw?: RawBody } {
   try {
-    return decodeBody(buf, type, false, into);
+    const { value, raw } = decodeBodyWithSource(buf, type, false, into);
+    return { obj: value, raw };
   } catch (e) {
     const unreadable = e instanceof StatusError && e.code === 400 && type !== protobufMediaType && buf.toString('utf8').trim() !== '';
     if (!unreadable) throw e;
@@ -146,48 +163,6 @@ function decodeJSON(text: string): unknown {
   } catch (e) {
     throw badRequest(`couldn't get version/kind; json parse error: ${jsonErrorWords(e as Error, text)}`);
   }
-}
-
-/**
- * YAML, refused past maxNestingDepth as go-yaml refuses past its own limit.
- * The yaml package composes values recursively (it gives up near 800
- * levels), so the depth is first bounded on its iterative CST parser, which
- * stops reading as soon as the limit is passed; the composed value is then
- * measured exactly (aliases can nest deeper than the text).
- */
-function decodeYAML(text: string): unknown {
-  const tooDeep = (line?: number) => badRequest(`error converting YAML to JSON: yaml: ${line ? `line ${line}: ` : ''}exceeded max depth of ${maxNestingDepth}`);
-  const at = yamlTextTooDeep(text);
-  if (at >= 0) throw tooDeep(lineAt(text, at));
-  let value: unknown;
-  try {
-    value = yaml().parse(text, { uniqueKeys: false, intAsBigInt: false });
-  } catch (e) {
-    throw badRequest(`error converting YAML to JSON: yaml: ${(e as Error).message.split('\n')[0]}`);
-  }
-  if (valueTooDeep(value)) throw tooDeep();
-  return value;
-}
-
-/**
- * The offset where the CST parser's stack first grows past what a document of
- * maxNestingDepth needs, or -1. The stack holds the document, each open
- * collection and at most two more tokens (a scalar, a pending key).
- */
-function yamlTextTooDeep(text: string): number {
-  const parser = new (yaml().Parser)();
-  for (const lexeme of new (yaml().Lexer)().lex(text)) {
-    const offset = parser.offset;
-    for (const _ of parser.next(lexeme)) { /* documents are composed later */ }
-    if (parser.stack.length > maxNestingDepth + 3) return offset;
-  }
-  return -1;
-}
-
-function lineAt(text: string, offset: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
-  return line;
 }
 
 /** Where Go's scanner was when it met a bad character, by the words of Node's JSON.parse error. */

@@ -13,6 +13,7 @@ import type { ResourceInfo } from '../api/resources.js';
 import { kindKey } from '../api/resources.js';
 import { warningHeaderValues } from './warnings.js';
 import { yamlDuplicateKeysError } from './yaml-duplicates.js';
+import type { RawBody } from './body.js';
 
 /** Where a Warn check's warnings go: the response, or a worker's answer. */
 export type WarningSink = Pick<ServerResponse, 'setHeader'>;
@@ -31,8 +32,7 @@ export const bodyStrictFailure = (info: Pick<ResourceInfo, 'version' | 'kind'>):
 /** The error a value of the wrong JSON type fails with: a body's 400 `... cannot be handled as ...` by default; a patch answers its own (patchTypeError). */
 export type TypeFailure = (error: string) => Error;
 
-/** The text a create or update body was decoded from (not protobuf), read again for duplicate keys. */
-export interface RawBody { text: string; yaml: boolean }
+export type { RawBody };
 
 /**
  * `obj` must be the value decoded from `raw`, untouched. `leading` are strict
@@ -61,7 +61,7 @@ export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind
 export function strictErrors(unknown: string[], obj: unknown, raw: RawBody | undefined): string[] {
   if (!raw) return unknown.map((f) => `unknown field ${JSON.stringify(f)}`);
   if (raw.yaml) {
-    const yamlError = yamlDuplicateKeysError(raw.text);
+    const yamlError = yamlDuplicateKeysError(raw.parsedYAML ?? raw.text);
     return [...(yamlError ? [yamlError] : []), ...unknown.map((f) => `unknown field ${JSON.stringify(f)}`)];
   }
   return strictFieldErrors(raw.text, obj, unknown);

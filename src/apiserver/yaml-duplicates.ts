@@ -8,20 +8,31 @@
  */
 import type { LineCounter, Node } from 'yaml';
 import { lazyRequire } from '../util/lazy-require.js';
+import type { ParsedYAML } from './yaml-body.js';
 
 const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
-export function yamlDuplicateKeysError(text: string): string | undefined {
+/**
+ * The body's duplicate keys as go-yaml's error, or undefined. `body` is the
+ * document its decoding already parsed (yaml-body.ts), or the text, parsed
+ * here when that document is not at hand (a body decoded in a worker).
+ */
+export function yamlDuplicateKeysError(body: ParsedYAML | string): string | undefined {
+  const parsed = typeof body === 'string' ? parse(body) : body;
+  if (!parsed) return undefined;
+  const { document, lineCounter } = parsed;
+  const lines: string[] = [];
+  collect(document.contents, lineCounter, lines);
+  return lines.length ? `yaml: unmarshal errors:\n  ${lines.join('\n  ')}` : undefined;
+}
+
+function parse(text: string): { document: { contents: unknown }; lineCounter: LineCounter } | undefined {
   const lineCounter = new (yaml().LineCounter)();
-  let doc;
   try {
-    doc = yaml().parseDocument(text, { uniqueKeys: false, lineCounter });
+    return { document: yaml().parseDocument(text, { uniqueKeys: false, lineCounter }), lineCounter };
   } catch {
     return undefined;
   }
-  const lines: string[] = [];
-  collect(doc.contents, lineCounter, lines);
-  return lines.length ? `yaml: unmarshal errors:\n  ${lines.join('\n  ')}` : undefined;
 }
 
 /** Depth first in document order: a value's own duplicates come before its key's, as go-yaml decodes. Depth is bounded by the decoder's nesting limit. */
@@ -31,7 +42,8 @@ function collect(node: unknown, counter: LineCounter, out: string[]): void {
   if (!isMap(node)) return;
   const seen = new Set<unknown>();
   for (const pair of node.items) {
-    collect(pair.value, counter, out);
+    // Only collections can hold duplicates: a map of 200,000 scalars takes no call per value.
+    if (isMap(pair.value) || isSeq(pair.value)) collect(pair.value, counter, out);
     if (!isScalar(pair.key)) continue;
     const key = pair.key.value;
     if (seen.has(key)) out.push(`line ${lineOf(counter, (pair.value ?? pair.key) as Node)}: key ${goQuote(key)} already set in map`);

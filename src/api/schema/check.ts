@@ -137,7 +137,8 @@ function typesIn(node: DecodeNode, value: unknown, ctx: Context, out: string[]):
       return;
     case 'map':
       if (kind !== 'object') return void out.push(typeError(kind, node.goType, ctx));
-      for (const v of Object.values(value as Record<string, unknown>)) typesIn(node.value, v, ctx, out);
+      // for-in, not Object.values: about three times faster on a map of many keys (nesting.ts).
+      for (const k in value as Record<string, unknown>) typesIn(node.value, (value as Record<string, unknown>)[k], ctx, out);
       return;
     case 'array':
       if (kind !== 'array') return void out.push(typeError(kind, node.goType, ctx));

@@ -119,12 +119,12 @@ function objectFromBody(ctx: HandlerContext, buf: Buffer, create: boolean): any 
   return read instanceof Promise ? read.then((r) => objectFromRead(ctx, buf, type, builtIn, r)) : objectFromRead(ctx, buf, type, builtIn, read);
 }
 
-function objectFromRead(ctx: HandlerContext, buf: Buffer, type: string, builtIn: boolean, { obj, warnings, refusal }: ObjectBodyResult): any {
+function objectFromRead(ctx: HandlerContext, buf: Buffer, type: string, builtIn: boolean, { obj, warnings, refusal, raw }: ObjectBodyResult): any {
   if (warnings !== undefined) ctx.res.setHeader('Warning', warnings);
   if (refusal) throw 'invalid' in refusal ? new EncodedStatusError(refusal.invalid, `${ctx.store.info.kind} "${refusal.name}" is invalid`) : storageRequestTooLarge();
   if (builtIn) return obj;
-  const raw: RawBody | undefined = type === protobufMediaType ? undefined : { text: buf.toString('utf8'), yaml: type === 'application/yaml' };
-  checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res, raw);
+  const source: RawBody | undefined = raw ?? (type === protobufMediaType ? undefined : { text: buf.toString('utf8'), yaml: type === 'application/yaml' });
+  checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res, source);
   return obj;
 }
 

@@ -7,10 +7,9 @@
  * value, the same Warning header, the same Status.
  */
 import type { ResourceInfo } from '../../api/resources.js';
-import { decodeObjectBody, type BodyKind } from '../body.js';
+import { decodeObjectBodyWithSource, type BodyKind, type RawBody } from '../body.js';
 import { checkBodyKind } from '../handlers/body-kind.js';
-import { checkFields, type RawBody } from '../field-checks.js';
-import { protobufMediaType } from '../../api/protobuf/envelope.js';
+import { checkFields } from '../field-checks.js';
 import { kindKey } from '../../api/resources.js';
 import { applyDefaults } from '../../api/defaults/index.js';
 import { validateCreate } from '../../api/validation/index.js';
@@ -49,15 +48,20 @@ export interface ObjectBodyResult {
   refusal?: { name: string } & ({ invalid: EncodedStatus } | { tooLarge: true });
   /** The Warning header values the checks asked for. */
   warnings?: string | number | readonly string[];
+  /**
+   * A custom resource's body as its field checks read it (on the loop, with
+   * its store's schema): a YAML body's parsed document is not parsed again.
+   * Never posted by a worker (worker.ts drops it: a document does not clone).
+   */
+  raw?: RawBody;
 }
 
 export function readObjectBody(job: ObjectBodyJob): ObjectBodyResult {
   const buf = Buffer.isBuffer(job.body) ? job.body : Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength);
-  const obj = decodeObjectBody(buf, job.type, job.into);
+  const { obj, raw } = decodeObjectBodyWithSource(buf, job.type, job.into);
   checkBodyKind(job.endpoint, job.endpointApiVersion, obj);
+  if (!job.builtIn) return { obj, raw };
   const result: ObjectBodyResult = { obj };
-  if (!job.builtIn) return result;
-  const raw: RawBody | undefined = job.type === protobufMediaType ? undefined : { text: buf.toString('utf8'), yaml: job.type === 'application/yaml' };
   checkFields(job.endpoint, obj, job.fieldValidation, { setHeader: (_name, value) => { result.warnings = value; return undefined as never; } }, raw);
   const refusal = job.create ? createPreflight(job, obj) : undefined;
   return refusal ? { obj: undefined, warnings: result.warnings, refusal } : result;

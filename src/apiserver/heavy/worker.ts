@@ -19,7 +19,9 @@ lowerThisThread('k8ts-heavy', createLogger('k8ts').with('heavy-lane'));
 parentPort!.on('message', (req: HeavyRequest) => {
   let res: HeavyResponse;
   try {
-    res = { id: req.id, ok: true, value: readObjectBody(req.job) };
+    // A custom resource's parsed body stays here: the loop reads its text again if it needs it.
+    const { raw: _, ...value } = readObjectBody(req.job);
+    res = { id: req.id, ok: true, value };
   } catch (e) {
     res = e instanceof StatusError
       ? { id: req.id, ok: false, status: e.status }

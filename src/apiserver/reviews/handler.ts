@@ -7,9 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { apiVersionOf, type ResourceInfo } from '../../api/resources.js';
 import { badRequest, methodNotAllowed, notAcceptable } from '../../api/status.js';
-import { protobufMediaType } from '../../api/protobuf/envelope.js';
-import { decodeObjectBody, mediaType, readBody } from '../body.js';
-import { checkFields, type RawBody } from '../field-validation.js';
+import { decodeObjectBodyWithSource, mediaType, readBody } from '../body.js';
+import { checkFields } from '../field-validation.js';
 import { checkBodyKind } from '../handlers/body-kind.js';
 import { query } from '../handlers/context.js';
 import { readWriteOptions } from '../handlers/write-options.js';
@@ -44,9 +43,8 @@ async function readReview(r: ReviewRequest): Promise<any> {
   const buf = await readBody(r.req);
   const type = mediaType(r.req);
   const apiVersion = apiVersionOf(r.resource);
-  const obj = decodeObjectBody(buf, type, { apiVersion, kind: r.resource.kind });
+  const { obj, raw } = decodeObjectBodyWithSource(buf, type, { apiVersion, kind: r.resource.kind });
   checkBodyKind(r.resource, apiVersion, obj);
-  const raw: RawBody | undefined = type === protobufMediaType ? undefined : { text: buf.toString('utf8'), yaml: type === 'application/yaml' };
   checkFields(r.resource, obj, query(r, 'fieldValidation'), r.res, raw);
   obj.apiVersion = apiVersion;
   obj.kind = r.resource.kind;
