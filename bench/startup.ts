@@ -22,11 +22,23 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { sectionHead, table, writeSection } from './lib/results.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
-const arg = (name: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
+// Strict: an unknown option (or --help) must not start a run that rewrites the results' section.
+const { values: opts } = parseArgs({
+  options: {
+    runs: { type: 'string' }, 'idle-runs': { type: 'string' }, baseline: { type: 'string' },
+    'no-write': { type: 'boolean' }, help: { type: 'boolean' },
+  },
+});
+if (opts.help) {
+  process.stdout.write('usage: node dist/bench/startup.js [--runs N] [--idle-runs N] [--baseline PATH/main.js] [--no-write]\n');
+  process.exit(0);
+}
+const arg = (name: '--runs' | '--idle-runs' | '--baseline') => opts[name.slice(2) as 'runs' | 'idle-runs' | 'baseline'];
 const runs = Number(arg('--runs') ?? 5);
 /** How many of a row's last runs also measure idle RSS (10 s each); the median is reported. */
 const idleRuns = Math.min(runs, Number(arg('--idle-runs') ?? 1));
@@ -169,7 +181,7 @@ async function main(): Promise<void> {
     '',
     `Load average (1 min) at end: ${loadavg()[0]!.toFixed(1)}.`,
   ].join('\n');
-  if (!process.argv.includes('--no-write')) writeSection(resultsFile, 'startup', body);
+  if (!opts['no-write']) writeSection(resultsFile, 'startup', body);
   console.log(body);
 }
 
