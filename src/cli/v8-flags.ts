@@ -9,23 +9,25 @@ const flags: Record<string, string> = {
 };
 
 /**
- * V8's heap growing factor for the commands that run the API server: the old generation may grow
- * to 1 + percent/100 times the live heap before the next full collection. V8's own factor goes up
- * to 4, and at 5,000 nodes most of the serving heap was garbage waiting for that collection: the
- * factor fixed at 1.5 took the server's peak RSS from 1,130 to 719 MiB, with no measurable CPU
- * per pod create (bench/RESULTS.md, `memory3`). Go's GOGC=50 is the same trade.
+ * V8's heap growing factor for the commands that run the API server, when K8TS_HEAP_GROWING_PERCENT
+ * sets one: the old generation may grow to 1 + percent/100 times the live heap before the next full
+ * collection. V8's own factor goes up to 4, and at 5,000 nodes most of the serving heap was garbage
+ * waiting for that collection: 50 (Go's GOGC=50 trade) took the server's peak RSS from 1,008 to
+ * 684 MiB at 5,000 nodes and 10,000 pods (bench/RESULTS.md, `memory3`). It is not the default: on a
+ * quiet machine it cost 8-28% more server CPU per pod create (50 and 100 alike; `session-2026-12-04`),
+ * which every cluster pays while only large ones need the memory. This is the value the docs suggest.
  */
-export const defaultHeapGrowingPercent = 50;
+export const suggestedHeapGrowingPercent = 50;
 
 /** Commands that run an API server. */
 const servingCommands = new Set(['up', 'server']);
 
-/** The environment variable that overrides the factor: a percentage, or 0 for V8's own. */
+/** The environment variable that sets the factor: a percentage; unset, empty, 0 or not a percentage: V8's own. */
 export const heapGrowingPercentEnv = 'K8TS_HEAP_GROWING_PERCENT';
 
 /**
  * The V8 flags of `command`. `env` and `nodeOptions` (node's own command line and NODE_OPTIONS):
- * a --heap-growing-percent given to node itself wins over ours, as does K8TS_HEAP_GROWING_PERCENT.
+ * a --heap-growing-percent given to node itself wins over K8TS_HEAP_GROWING_PERCENT's.
  */
 export function v8FlagsFor(
   command: string | undefined, env: NodeJS.ProcessEnv = process.env,
@@ -41,12 +43,10 @@ export function v8FlagsFor(
   return out.length ? out.join(' ') : undefined;
 }
 
-/** The factor to set, or undefined to leave V8's (node was given one, or the override is 0). */
+/** The factor to set, or undefined to leave V8's (node was given one, or none is asked for). */
 function heapGrowingPercent(override: string | undefined, nodeOptions: readonly string[]): number | undefined {
   if (nodeOptions.some((o) => /--heap[-_]growing[-_]percent\b/.test(o))) return undefined;
-  if (override === undefined || override.trim() === '') return defaultHeapGrowingPercent;
-  const n = Number(override);
-  // Not a percentage: the default rather than a start that fails over a tuning knob.
-  if (!Number.isInteger(n) || n < 0) return defaultHeapGrowingPercent;
-  return n === 0 ? undefined : n;
+  const n = Number(override?.trim() || Number.NaN);
+  // Not a percentage: V8's own rather than a start that fails over a tuning knob.
+  return Number.isInteger(n) && n > 0 ? n : undefined;
 }
