@@ -471,9 +471,13 @@ console.log(JSON.stringify(out));
       spec: { podSelector: { matchLabels: { netpol: 'target' } }, ingress: [{ from: [{ podSelector: { matchLabels: { netpol: 'client' } } }] }] },
     }));
     assert.equal((await kc(['apply', '-f', file])).code, 0);
-    await eventually(async () => !(await reaches('web-worker2', cpIP)), 60_000, 'web-worker2 is dropped once the control plane\'s agent enforces the policy');
-    assert.equal(await reaches('web-worker1', cpIP), true, 'web-worker1 is admitted');
-    assert.equal((await kc(['delete', '-f', file])).code, 0);
+    try {
+      await eventually(async () => !(await reaches('web-worker2', cpIP)), 60_000, 'web-worker2 is dropped once the control plane\'s agent enforces the policy');
+      // One probe may time out on a loaded machine (nc -w 3): an admitted peer must get through within a few tries.
+      await eventually(async () => (await reaches('web-worker1', cpIP)) || undefined, 30_000, 'web-worker1 is admitted');
+    } finally {
+      assert.equal((await kc(['delete', '-f', file])).code, 0);
+    }
     await eventually(async () => reaches('web-worker2', cpIP), 60_000, 'web-worker2 reaches web-control-plane once the policy is gone');
   });
 
@@ -512,6 +516,22 @@ console.log(JSON.stringify(out));
       await m.apply(policy('x', 'and', { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '10.244.0.0/16', except: [`${ips.get('y/b')}/32`] } }] }] }));
       await m.expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || f !== 'y/b', 'ipBlock except y/b', within);
       await kc(['delete', 'networkpolicy', '-n', 'x', 'and']);
+      await m.apply(policy('x', 'deny-egress', { podSelector: {}, policyTypes: ['Egress'] }));
+      await m.expectTruthTable('udp', 80, (f) => ns(f) !== 'x', 'default deny egress in x (UDP)', within);
+      await kc(['delete', 'networkpolicy', '-n', 'x', 'deny-egress']);
+      await m.apply(policy('x', 'range', { podSelector: {}, ingress: [{ ports: [{ protocol: 'TCP', port: 81, endPort: 90 }] }] }));
+      await m.expectTruthTable('tcp', 80, (_f, to) => ns(to) !== 'x', 'endPort 81..90 refuses 80', within);
+      await m.expectTruthTable('tcp', 81, () => true, 'endPort 81..90 admits 81', within);
+      await kc(['delete', 'networkpolicy', '-n', 'x', 'range']);
+      // Egress to DNS only: x reaches no pod, but x/c on worker2 still resolves through kube-dns (a DNAT to a node's port 53).
+      await m.apply(policy('x', 'dns-only', { podSelector: {}, policyTypes: ['Egress'], egress: [{ ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] }] }));
+      await m.expectTruthTable('tcp', 80, (f) => ns(f) !== 'x', 'egress to DNS only', within);
+      let answer = '';
+      await eventually(async () => {
+        answer = (await kc(['exec', '-n', 'x', 'c', '--', 'nslookup', 'kubernetes.default.svc.cluster.local'])).stdout;
+        return /^Address:\s*10\.96\.0\.1$/m.test(answer) || undefined;
+      }, within, 'nslookup from x/c (worker2) under DNS-only egress').catch((e) => { throw new Error(`${(e as Error).message}; last: ${answer}`); });
+      await kc(['delete', 'networkpolicy', '-n', 'x', 'dns-only']);
       await m.apply(
         policy('z', 'egress-to-y', { podSelector: {}, policyTypes: ['Egress'], egress: [{ to: [{ namespaceSelector: inNs('y') }], ports: [{ port: 'serve-81-tcp', protocol: 'TCP' }] }] }),
         policy('y', 'ingress-from-z', { podSelector: { matchLabels: { pod: 'a' } }, ingress: [{ from: [{ namespaceSelector: inNs('z') }] }] }),
