@@ -515,6 +515,13 @@ console.log(JSON.stringify(out));
       await m.expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || f === 'y/c', 'x admits only y/c (VXLAN to a and b)', within);
       await m.apply(policy('x', 'and', { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '10.244.0.0/16', except: [`${ips.get('y/b')}/32`] } }] }] }));
       await m.expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || f !== 'y/b', 'ipBlock except y/b', within);
+      // The same policy rewritten for each peer shape: a podSelector alone, a namespaceSelector alone, both as two peers.
+      await m.apply(policy('x', 'and', { podSelector: {}, ingress: [{ from: [{ podSelector: { matchLabels: { pod: 'c' } } }] }] }));
+      await m.expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || f === 'x/c', 'x admits only x/c (podSelector)', within);
+      await m.apply(policy('x', 'and', { podSelector: { matchLabels: { pod: 'a' } }, ingress: [{ from: [{ namespaceSelector: inNs('z') }] }] }));
+      await m.expectTruthTable('tcp', 80, (f, to) => to !== 'x/a' || ns(f) === 'z', 'x/a admits only namespace z (namespaceSelector)', within);
+      await m.apply(policy('x', 'and', { podSelector: {}, ingress: [{ from: [{ namespaceSelector: inNs('y') }, { podSelector: { matchLabels: { pod: 'b' } } }] }] }));
+      await m.expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || ns(f) === 'y' || f === 'x/b', 'all of y and x/b (two peers)', within);
       await kc(['delete', 'networkpolicy', '-n', 'x', 'and']);
       await m.apply(policy('x', 'deny-egress', { podSelector: {}, policyTypes: ['Egress'] }));
       await m.expectTruthTable('udp', 80, (f) => ns(f) !== 'x', 'default deny egress in x (UDP)', within);
