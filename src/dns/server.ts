@@ -9,10 +9,12 @@
  *     the cluster's own answers. A query with EDNS0 gets an OPT back
  *     (RFC 6891 7).
  *  3. Over UDP an answer larger than the client's payload size (512 without
- *     EDNS0) first loses its additional section, and if still too large is
- *     sent empty with TC set, so the client asks again over TCP (RFC 2181 9).
- *     Names are compressed (compress.ts), as CoreDNS compresses them, so
- *     the same records take as few bytes as in CoreDNS's answer.
+ *     EDNS0) first loses its additional section, and if still too large
+ *     keeps as many of its answer records as fit, with TC set, so the client
+ *     asks again over TCP (RFC 2181 9 allows the partial RRset; CoreDNS does
+ *     the same through miekg/dns's Truncate, and a resolver without TCP,
+ *     such as older musl's, still gets addresses). Names are compressed
+ *     (compress.ts), as CoreDNS compresses them.
  *  4. Answers are kept as bytes, keyed by the query's bytes after its ID, and
  *     served again with the new ID: cluster answers while the records'
  *     generation is unchanged, forwarded ones for at most a second (so their
@@ -153,7 +155,16 @@ export class DnsServer {
     const opts = (p.additionals ?? []).filter((a) => a.type === 'OPT');
     const lean = encode({ ...p, additionals: opts });
     if (lean.length <= limit) return lean;
-    return encode({ ...p, flags: (p.flags ?? 0) | dnsPacket.TRUNCATED_RESPONSE, answers: [], authorities: [], additionals: (p.additionals ?? []).filter((a) => a.type === 'OPT') });
+    // The longest prefix of the answers that fits (binary search: the size grows with the count).
+    const answers = p.answers ?? [];
+    const truncated = (n: number) => encode({ ...p, flags: (p.flags ?? 0) | dnsPacket.TRUNCATED_RESPONSE, answers: answers.slice(0, n), authorities: [], additionals: opts });
+    let best = truncated(0);
+    for (let lo = 1, hi = answers.length - 1; lo <= hi;) {
+      const mid = (lo + hi) >> 1;
+      const bytes = truncated(mid);
+      if (bytes.length <= limit) { best = bytes; lo = mid + 1; } else hi = mid - 1;
+    }
+    return best;
   }
 
   /** Rule 1 for a message that does not decode: its header back, QR and FORMERR set, no sections. */

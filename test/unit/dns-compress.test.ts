@@ -4,7 +4,8 @@
  * pointers go only backwards, an SRV target is never a pointer, names keep
  * their case, and what is not dns-packet's own output passes unchanged. The
  * server (src/dns/server.ts) answers a headless Service of 20 pods within
- * 512 bytes where the uncompressed answer would have been truncated. A real
+ * 512 bytes where the uncompressed answer would have been truncated, and of
+ * 60 pods with as many records as fit and TC (all of them over TCP). A real
  * resolver (busybox nslookup) reads the compressed answers in
  * test/e2e/dns.test.ts.
  */
@@ -136,29 +137,52 @@ describe('compressNames', () => {
   });
 });
 
-describe('the DNS server answers a headless Service of 20 pods within 512 bytes', () => {
-  test('over UDP without EDNS: every record, no TC, where the uncompressed answer would not fit', async () => {
-    const records = new ClusterRecords(zone);
-    const svc: Service = { metadata: { name: 'many', namespace: 'default' }, spec: { clusterIP: 'None', ports: [{ name: 'web', port: 80 }] } };
-    const endpoints = Array.from({ length: 20 }, (_, i) => ({ addresses: [`10.244.1.${i + 10}`], conditions: { ready: true } }));
-    const slice: EndpointSlice = {
-      metadata: { name: 'many-x', namespace: 'default', labels: { 'kubernetes.io/service-name': 'many' } },
-      addressType: 'IPv4', endpoints, ports: [{ name: 'web', port: 80, protocol: 'TCP' }],
-    };
-    records.setService(svc);
-    records.setSlice(slice);
-    const server = new DnsServer({
-      host: '127.0.0.1', port: 0, records, zone: new ClusterZone(records, () => 1), logger: silentLogger,
-      forwarder: new Forwarder({ upstreams: [], logger: silentLogger }),
-    });
-    const query = dnsPacket.encode({ type: 'query', id: 99, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name: `many.default.svc.${zone}`, type: 'A', class: 'IN' }] });
+/** A DNS server whose zone holds one headless Service `many` of n ready pods, and an A query for it without EDNS. */
+function headless(n: number) {
+  const records = new ClusterRecords(zone);
+  const svc: Service = { metadata: { name: 'many', namespace: 'default' }, spec: { clusterIP: 'None', ports: [{ name: 'web', port: 80 }] } };
+  const endpoints = Array.from({ length: n }, (_, i) => ({ addresses: [`10.244.1.${i + 10}`], conditions: { ready: true } }));
+  const slice: EndpointSlice = {
+    metadata: { name: 'many-x', namespace: 'default', labels: { 'kubernetes.io/service-name': 'many' } },
+    addressType: 'IPv4', endpoints, ports: [{ name: 'web', port: 80, protocol: 'TCP' }],
+  };
+  records.setService(svc);
+  records.setSlice(slice);
+  const server = new DnsServer({
+    host: '127.0.0.1', port: 0, records, zone: new ClusterZone(records, () => 1), logger: silentLogger,
+    forwarder: new Forwarder({ upstreams: [], logger: silentLogger }),
+  });
+  const query = dnsPacket.encode({ type: 'query', id: 99, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name: `many.default.svc.${zone}`, type: 'A', class: 'IN' }] });
+  return { server, endpoints, query };
+}
+
+describe('the DNS server answers a headless Service within 512 bytes over UDP without EDNS', () => {
+  test('20 pods: every record, no TC, where the uncompressed answer would not fit', async () => {
+    const { server, endpoints, query } = headless(20);
     const bytes = await server.handle(query, 'udp');
     assert.ok(bytes);
     const answer = dnsPacket.decode(bytes);
     assert.ok(bytes.length <= 512, `${bytes.length} bytes`);
     assert.equal((answer.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE, 0, 'not truncated');
     assert.deepEqual(answer.answers!.map((r) => (r as { data: string }).data).sort(), endpoints.map((e) => e.addresses[0]).sort());
-    // The same records without compression: more than 512 bytes, which the server would have sent empty with TC.
+    // The same records without compression: more than 512 bytes, which the server would have truncated.
     assert.ok(dnsPacket.encode({ ...answer, flags: answer.flags }).length > 512);
+  });
+
+  test('60 pods do not fit: as many records as fit, with TC; over TCP all 60', async () => {
+    const { server, endpoints, query } = headless(60);
+    const udp = await server.handle(query, 'udp');
+    assert.ok(udp && udp.length <= 512, `${udp?.length} bytes`);
+    const part = dnsPacket.decode(udp);
+    assert.ok((part.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE, 'TC set');
+    const all = endpoints.map((e) => e.addresses[0]);
+    const got = part.answers!.map((r) => (r as { data: string }).data);
+    assert.ok(got.length > 20 && got.length < 60, `${got.length} records in 512 bytes`);
+    for (const a of got) assert.ok(all.includes(a), a);
+    const missing = all.find((a) => !got.includes(a))!;
+    const oneMore = compressNames(dnsPacket.encode({ ...part, answers: [...part.answers!, { type: 'A', name: `many.default.svc.${zone}`, ttl: 5, data: missing }] }));
+    assert.ok(oneMore.length > 512, 'one record more would not have fitted');
+    const tcp = await server.handle(query, 'tcp');
+    assert.deepEqual(dnsPacket.decode(tcp!).answers!.map((r) => (r as { data: string }).data).sort(), [...all].sort());
   });
 });
