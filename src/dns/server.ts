@@ -9,10 +9,12 @@
  *     the cluster's own answers. A query with EDNS0 gets an OPT back
  *     (RFC 6891 7).
  *  3. Over UDP an answer larger than the client's payload size (512 without
- *     EDNS0) first loses its additional section, and if still too large is
- *     sent empty with TC set, so the client asks again over TCP (RFC 2181 9).
- *     dns-packet does not compress names, so answers are larger than
- *     CoreDNS's and truncate sooner.
+ *     EDNS0) first loses its additional section, and if still too large
+ *     keeps as many of its answer records as fit, with TC set, so the client
+ *     asks again over TCP (RFC 2181 9 allows the partial RRset; CoreDNS does
+ *     the same through miekg/dns's Truncate, and a resolver without TCP,
+ *     such as older musl's, still gets addresses). Names are compressed
+ *     (compress.ts), as CoreDNS compresses them.
  *  4. Answers are kept as bytes, keyed by the query's bytes after its ID, and
  *     served again with the new ID: cluster answers while the records'
  *     generation is unchanged, forwarded ones for at most a second (so their
@@ -23,6 +25,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket, { type Answer, type DecodedPacket, type OptAnswer, type Packet } from 'dns-packet';
 import type { Logger } from '../util/log.js';
+import { compressNames } from './compress.js';
 import type { ClusterRecords } from './cluster-records.js';
 import type { ClusterZone } from './cluster-zone.js';
 import { countDown, type Forwarder } from './forwarder.js';
@@ -47,6 +50,8 @@ export interface DnsServerOptions {
 
 interface WireEntry { bytes: Buffer; generation?: number; expiresAt?: number }
 type Proto = 'udp' | 'tcp';
+
+const encode = (p: Packet): Buffer => compressNames(dnsPacket.encode(p));
 
 export class DnsServer {
   private udp?: dgram.Socket;
@@ -143,14 +148,23 @@ export class DnsServer {
 
   /** Rule 3. */
   private fit(p: Packet, opt: OptAnswer | undefined, proto: Proto): Buffer {
-    const bytes = dnsPacket.encode(p);
+    const bytes = encode(p);
     const limit = proto === 'tcp' ? 65535 : opt ? Math.max(512, Math.min(opt.udpPayloadSize, ednsPayload)) : 512;
     if (bytes.length <= limit) return bytes;
     // Additional data may be left out without truncating (RFC 2181 9): the SRV targets' addresses go first.
     const opts = (p.additionals ?? []).filter((a) => a.type === 'OPT');
-    const lean = dnsPacket.encode({ ...p, additionals: opts });
+    const lean = encode({ ...p, additionals: opts });
     if (lean.length <= limit) return lean;
-    return dnsPacket.encode({ ...p, flags: (p.flags ?? 0) | dnsPacket.TRUNCATED_RESPONSE, answers: [], authorities: [], additionals: (p.additionals ?? []).filter((a) => a.type === 'OPT') });
+    // The longest prefix of the answers that fits (binary search: the size grows with the count).
+    const answers = p.answers ?? [];
+    const truncated = (n: number) => encode({ ...p, flags: (p.flags ?? 0) | dnsPacket.TRUNCATED_RESPONSE, answers: answers.slice(0, n), authorities: [], additionals: opts });
+    let best = truncated(0);
+    for (let lo = 1, hi = answers.length - 1; lo <= hi;) {
+      const mid = (lo + hi) >> 1;
+      const bytes = truncated(mid);
+      if (bytes.length <= limit) { best = bytes; lo = mid + 1; } else hi = mid - 1;
+    }
+    return best;
   }
 
   /** Rule 1 for a message that does not decode: its header back, QR and FORMERR set, no sections. */

@@ -15,7 +15,9 @@ import type * as ClientNode from '@kubernetes/client-node';
 /** dist/test/e2e/ -> the repository. */
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const testDeps = path.join(repo, 'build', 'test-deps');
-const entry = path.join(testDeps, 'node_modules', '@kubernetes', 'client-node', 'dist', 'index.js');
+/** Where the package and its dependencies are (podnet.test.ts mounts them into a pod). */
+export const testDepsModules = path.join(testDeps, 'node_modules');
+const entry = path.join(testDepsModules, '@kubernetes', 'client-node', 'dist', 'index.js');
 if (!existsSync(entry)) {
   throw new Error(`@kubernetes/client-node is not installed in ${testDeps}: run \`bash scripts/fetch-test-deps.sh\` (npm test's pretest step does)`);
 }

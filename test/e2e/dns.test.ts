@@ -8,7 +8,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
@@ -145,6 +145,36 @@ describe('cluster DNS (k8ts dns)', () => {
     assert.equal(dataOf(plain.answers, 'SRV').length, 3);
     assert.deepEqual(dataOf((await q('10.1.244.10.in-addr.arpa', 'PTR')).answers, 'PTR'), [`web-0.nginx.default.svc.${zone}`]);
     assert.deepEqual(dataOf((await q('12.1.244.10.in-addr.arpa', 'PTR')).answers, 'PTR'), [`10-244-1-12.nginx.default.svc.${zone}`]);
+  });
+
+  test('a headless Service of 25 pods fits one compressed UDP answer of 512 bytes, which busybox nslookup reads whole', async () => {
+    const addresses = Array.from({ length: 25 }, (_, i) => `10.244.7.${i + 10}`);
+    await cluster.kubectl(['apply', '-f', '-'], { input: `apiVersion: v1
+kind: Service
+metadata: { name: many }
+spec: { clusterIP: None, ports: [{ name: web, port: 80 }] }
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: many-abcde, labels: { kubernetes.io/service-name: many } }
+addressType: IPv4
+ports: [{ name: web, port: 80, protocol: TCP }]
+endpoints:
+${addresses.map((a) => `- { addresses: [${a}], conditions: { ready: true } }`).join('\n')}
+` });
+    const name = `many.default.svc.${zone}`;
+    const answer = await eventually(async () => {
+      const r = await q(name, 'A');
+      return r.answers?.length ? r : undefined;
+    }, 5_000, 'the many Service answers');
+    // Uncompressed, 25 A records of this name take 25 × 46 bytes: the answer came whole, without TC, in 512.
+    assert.ok(!(answer.flags! & dnsPacket.TRUNCATED_RESPONSE), 'not truncated');
+    assert.deepEqual(dataOf(answer.answers, 'A').sort(), [...addresses].sort());
+    // busybox nslookup has no EDNS and no TCP: without compression about 10 of the 25 records fit (TC set).
+    const out = await new Promise<string>((resolve, reject) => execFile('busybox', ['nslookup', '-type=a', name, `${dnsHost}:${port}`],
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}: ${stdout}${stderr}`)) : resolve(stdout))));
+    assert.deepEqual([...out.matchAll(/^Address: (\S+)$/gm)].map((m) => m[1]).filter((a) => a !== `${dnsHost}:${port}`).sort(), [...addresses].sort());
+    await cluster.kubectl(['delete', 'service', 'many']);
   });
 
   test('ExternalName is a CNAME, its target resolved upstream; pod names answer their address', async () => {

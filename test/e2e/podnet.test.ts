@@ -16,7 +16,13 @@
  * clusterDNS from the kubelet-config ConfigMap), a pod on worker2 calls the
  * API server through the kubernetes Service with its service-account token
  * (busybox wget's own TLS, and kubectl mounted from the host with in-cluster
- * config: 403, then 200 after a RoleBinding), and a NetworkPolicy on the
+ * config: 403, then 200 after a RoleBinding; @kubernetes/client-node with
+ * in-cluster config from a pod on worker1). A Service whose only backend is
+ * on worker2 answers by ClusterIP, NodePort, LoadBalancer address and DNS
+ * name, and its backend through itself (hairpin); `nslookup web-0.nginx`
+ * follows a StatefulSet's pod deleted and back with a new address; a
+ * Deployment scaled up and down changes its Service's backends. A
+ * NetworkPolicy on the
  * control plane's pod admits a pod over host-gw and drops one over VXLAN.
  * Then upstream's 3×3 truth table (netpol-matrix.ts) with each namespace
  * spread over the three nodes, probed from inside each pod's namespace.
@@ -34,7 +40,9 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod, Service } from 'kubernetes-types/core/v1.js';
+import { createCA } from '../../src/pki/certificates.js';
+import { testDepsModules } from './client-node-package.js';
 import { eventually } from './harness.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
 import { k8ts, kubectl, tempPrefix, inNode, type OnNode } from './kubeadm-node.js';
@@ -49,6 +57,8 @@ interface Machine { name: string; netns: string; address: string; prefix: string
 
 /** A CGI script that answers the caller's address. */
 const cgi = '#!/bin/sh\necho Content-Type: text/plain\necho\necho "$REMOTE_ADDR"\n';
+/** A CGI script that answers the server's host name (a pod's name). */
+const nameCgi = '#!/bin/sh\necho Content-Type: text/plain\necho\nhostname\n';
 
 describe('pod network (issue #21): pods reach pods across nodes by host-gw and VXLAN, outside traffic masqueraded, reset and rejoin with a new podCIDR', () => {
   const tag = randomBytes(3).toString('hex');
@@ -98,12 +108,24 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
       return p.status?.phase === 'Running' && p.status.podIP ? p.status.podIP : undefined;
     }, 120_000, `pod ${name} Running with an IP`);
   };
+  /** A pod template of busybox httpd on 8080 whose /cgi-bin/name answers the pod's hostname. */
+  const namePod = (labels: Record<string, string>) => ({
+    metadata: { labels },
+    spec: {
+      terminationGracePeriodSeconds: 0,
+      containers: [{
+        name: 'web', image: busyboxImage,
+        command: ['sh', '-c', `mkdir -p /www/cgi-bin && printf '${nameCgi.replace(/\n/g, '\\n')}' > /www/cgi-bin/name && chmod +x /www/cgi-bin/name && exec httpd -f -p 8080 -h /www`],
+        readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 },
+      }],
+    },
+  });
   /**
    * The body `from` gets for `GET /cgi-bin/ip` from host:8080 (the caller address the server saw), sent with nc: the
    * image's static busybox wget crashes (SIGSEGV) resolving even a numeric address without the host's NSS libraries.
    */
-  const fetchFrom = async (from: string, host: string) => {
-    const r = await kc(['exec', from, '--', 'sh', '-c', `printf 'GET /cgi-bin/ip HTTP/1.0\\r\\n\\r\\n' | nc -w 5 ${host} 8080`]);
+  const fetchFrom = async (from: string, host: string, port = 8080, path = '/cgi-bin/ip') => {
+    const r = await kc(['exec', from, '--', 'sh', '-c', `printf 'GET ${path} HTTP/1.0\\r\\n\\r\\n' | nc -w 5 ${host} ${port}`]);
     assert.equal(r.code, 0, `${from} → ${host}: ${r.stderr}`);
     assert.match(r.stdout, /^HTTP\/1\.[01] 200/, `${from} → ${host}: ${r.stdout}`);
     // busybox httpd listening on [::] reports an IPv4 caller as [::ffff:a.b.c.d].
@@ -268,6 +290,174 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
     assert.equal((await kc(['delete', 'pod', 'in-cluster', '--wait=false'])).code, 0);
   });
 
+  it('@kubernetes/client-node with in-cluster config in a pod on worker1 reaches the API server through the kubernetes Service: ca.crt verified, pods listed with its token, secrets refused (403)', async () => {
+    // Node.js and client-node mounted from the host into a busybox pod (the binary needs only the host's libc,
+    // libstdc++ and loader); KubeConfig.loadFromCluster reads KUBERNETES_SERVICE_HOST/PORT and the mounted
+    // token, ca.crt and namespace. The reader service account holds the pod-reader Role of the test above.
+    const app = join(cp.prefix, 'client-node-app');
+    mkdirSync(app, { recursive: true });
+    writeFileSync(join(app, 'other-ca.crt'), (await createCA({ commonName: 'not-the-cluster-ca', days: 1 })).certPem);
+    writeFileSync(join(app, 'client.mjs'), `
+import { readFileSync } from 'node:fs';
+import { KubeConfig, CoreV1Api } from '/opt/deps/node_modules/@kubernetes/client-node/dist/index.js';
+const kc = new KubeConfig();
+kc.loadFromCluster();
+const cluster = kc.getCurrentCluster();
+const out = { server: cluster.server, caFile: cluster.caFile, namespace: kc.getContextObject(kc.getCurrentContext()).namespace };
+const why = (e) => ({ code: e.code ?? e.cause?.code, message: String(e.message ?? e).slice(0, 600) });
+const api = kc.makeApiClient(CoreV1Api);
+try { out.pods = (await api.listNamespacedPod({ namespace: 'default' })).items.map((p) => p.metadata.name); } catch (e) { out.podsError = why(e); }
+try { await api.listNamespacedSecret({ namespace: 'default' }); out.secrets = 'allowed'; } catch (e) { out.secretsError = why(e); }
+// The same call trusting another CA must fail the certificate check.
+const wrong = new KubeConfig();
+wrong.loadFromOptions({
+  clusters: [{ name: 'c', server: cluster.server, caData: readFileSync('/opt/app/other-ca.crt').toString('base64') }],
+  users: [{ name: 'u', token: readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/token', 'utf8') }],
+  contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x',
+});
+try { await wrong.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'default' }); out.otherCA = 'accepted'; } catch (e) { out.otherCAError = why(e); }
+console.log(JSON.stringify(out));
+`);
+    const hostPath = (name: string, path: string, mountPath: string, type: 'File' | 'Directory') =>
+      ({ volume: { name, hostPath: { path: realpathSync(path), type } }, mount: { name, mountPath, readOnly: true } });
+    const mounts = [
+      hostPath('node', process.execPath, '/opt/node/bin/node', 'File'),
+      hostPath('libs', '/lib/x86_64-linux-gnu', '/lib/x86_64-linux-gnu', 'Directory'),
+      hostPath('loader', '/lib64', '/lib64', 'Directory'),
+      hostPath('deps', testDepsModules, '/opt/deps/node_modules', 'Directory'),
+      hostPath('app', app, '/opt/app', 'Directory'),
+    ];
+    const pod: Pod = {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'client-node', namespace: 'default' },
+      spec: {
+        nodeName: 'worker1', serviceAccountName: 'reader', terminationGracePeriodSeconds: 0,
+        containers: [{ name: 'client', image: busyboxImage, command: ['sleep', '3600'], volumeMounts: mounts.map((m) => m.mount) }],
+        volumes: mounts.map((m) => m.volume),
+      },
+    };
+    const file = join(cp.prefix, 'client-node.json');
+    writeFileSync(file, JSON.stringify(pod));
+    assert.equal((await kc(['apply', '-f', file])).code, 0);
+    await eventually(async () => (JSON.parse((await kc(['get', 'pod', 'client-node', '-o', 'json'])).stdout) as Pod).status?.phase === 'Running' || undefined,
+      120_000, 'pod client-node Running');
+    const env = await kc(['exec', 'client-node', '--', 'sh', '-c', 'echo $KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT']);
+    assert.equal(env.stdout.trim(), '10.96.0.1:443');
+    const r = await kc(['exec', 'client-node', '--', '/opt/node/bin/node', '/opt/app/client.mjs']);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+      server: string; caFile: string; namespace: string; pods?: string[]; podsError?: unknown;
+      secrets?: string; secretsError?: { code: number; message: string }; otherCA?: string; otherCAError?: { code: string; message: string };
+    };
+    assert.equal(out.server, 'https://10.96.0.1:443');
+    assert.equal(out.caFile, '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt');
+    assert.equal(out.namespace, 'default');
+    assert.ok(out.pods?.includes('client-node'), `the pods it listed: ${JSON.stringify(out)}`);
+    assert.equal(out.secretsError?.code, 403, `secrets: ${JSON.stringify(out)}`);
+    assert.match(out.secretsError!.message, /secrets is forbidden: User \W*system:serviceaccount:default:reader\W* cannot list resource \W*secrets/);
+    assert.equal(out.otherCA, undefined, 'a CA that did not sign the serving certificate is refused');
+    assert.match(`${out.otherCAError?.code} ${out.otherCAError?.message}`, /certificate|UNABLE_TO_VERIFY|SELF_SIGNED/i, JSON.stringify(out.otherCAError));
+    assert.equal((await kc(['delete', 'pod', 'client-node', '--wait=false'])).code, 0);
+  });
+
+  it('a Service whose only backend is on worker2 answers a pod on the control plane by ClusterIP, NodePort, LoadBalancer address and DNS name; the backend reaches itself through it (hairpin)', async () => {
+    const w2IP = JSON.parse((await kc(['get', 'pod', 'web-worker2', '-o', 'json'])).stdout).status.podIP as string;
+    const cpIP = JSON.parse((await kc(['get', 'pod', 'web-control-plane', '-o', 'json'])).stdout).status.podIP as string;
+    assert.equal((await kc(['label', 'pod', 'web-worker2', 'serves=only-worker2'])).code, 0);
+    const file = join(cp.prefix, 'only-worker2.json');
+    writeFileSync(file, JSON.stringify({
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'only-worker2', namespace: 'default' },
+      spec: { type: 'LoadBalancer', selector: { serves: 'only-worker2' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+    }));
+    assert.equal((await kc(['apply', '-f', file])).code, 0);
+    const svc = await eventually(async () => {
+      const s = JSON.parse((await kc(['get', 'service', 'only-worker2', '-o', 'json'])).stdout) as Service;
+      return s.status?.loadBalancer?.ingress?.length ? s : undefined;
+    }, 30_000, 'the LoadBalancer Service gets its ingress addresses');
+    const nodePort = svc.spec!.ports![0]!.nodePort!;
+    const ingress = svc.status!.loadBalancer!.ingress!.map((i) => i.ip!);
+    assert.deepEqual([...ingress].sort(), [cp.address, w1.address, w2.address].sort(), 'the nodes\' addresses (ServiceLB)');
+    // Every path lands on web-worker2, across the VXLAN overlay; through the ClusterIP the backend sees the client pod itself.
+    const through = async (what: string, host: string, port: number) =>
+      eventually(async () => fetchFrom('web-control-plane', host, port).catch(() => undefined), 30_000, `web-control-plane → ${what}`);
+    assert.equal(await through('ClusterIP', svc.spec!.clusterIP!, 80), cpIP, 'ClusterIP: the client pod\'s own address');
+    for (const node of [cp, w1]) assert.ok(await through(`NodePort on ${node.name}`, node.address, nodePort));
+    for (const ip of ingress) assert.ok(await through(`LoadBalancer address ${ip}`, ip, 80));
+    // The short name through the pod's search path (busybox nc resolves with it), answered by kube-dns.
+    assert.equal(await through('the DNS name only-worker2', 'only-worker2', 80), cpIP);
+    // Hairpin: the only backend calls its own Service and is answered by itself (masqueraded, as upstream's hairpin rule).
+    const hairpin = await eventually(async () => fetchFrom('web-worker2', svc.spec!.clusterIP!, 80).catch(() => undefined), 30_000, 'web-worker2 → its own ClusterIP');
+    const gateway = (await podCIDR('worker2'))!.replace(/0\/24$/, '1');
+    assert.equal(hairpin, gateway, `hairpin traffic is masqueraded to worker2's bridge address (not ${w2IP}), so the reply comes back through the DNAT`);
+    assert.equal((await kc(['delete', '-f', file])).code, 0);
+  });
+
+  it('nslookup web-0.nginx from a pod follows web-0 when it is deleted and comes back with a new IP', async () => {
+    const file = join(cp.prefix, 'web-sts.json');
+    writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'nginx', namespace: 'default' },
+        spec: { clusterIP: 'None', selector: { app: 'web-sts' }, ports: [{ name: 'web', port: 8080 }] } },
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'web', namespace: 'default' },
+        spec: { serviceName: 'nginx', replicas: 1, selector: { matchLabels: { app: 'web-sts' } }, template: namePod({ app: 'web-sts' }) } },
+    ] }));
+    assert.equal((await kc(['apply', '-f', file])).code, 0);
+    const running = (notUID?: string) => eventually(async () => {
+      const r = await kc(['get', 'pod', 'web-0', '-o', 'json']);
+      const p = r.code === 0 ? JSON.parse(r.stdout) as Pod : undefined;
+      return p?.status?.phase === 'Running' && p.status.podIP && p.metadata?.uid !== notUID && !p.metadata?.deletionTimestamp ? p : undefined;
+    }, 120_000, 'web-0 Running');
+    const first = await running();
+    // busybox nslookup asks the name as given (no search path): the FQDN; the last Address line is the answer.
+    let last = '';
+    const resolvesTo = (ip: string) => eventually(async () => {
+      last = (await kc(['exec', 'web-control-plane', '--', 'nslookup', 'web-0.nginx.default.svc.cluster.local'])).stdout;
+      return [...last.matchAll(/^Address:\s*(\S+)$/gm)].pop()?.[1] === ip || undefined;
+    }, 30_000, `web-0.nginx resolves to ${ip}`).catch((e) => { throw new Error(`${(e as Error).message}; last: ${last}`); });
+    await resolvesTo(first.status!.podIP!);
+    assert.equal((await kc(['delete', 'pod', 'web-0', '--wait=false'])).code, 0);
+    const second = await running(first.metadata!.uid);
+    assert.notEqual(second.status!.podIP, first.status!.podIP, 'the new web-0 has a new address');
+    await resolvesTo(second.status!.podIP!);
+    // The short name through the pod's search path, as the seed's `web-0.nginx`: busybox nc resolves with it.
+    assert.equal(await eventually(async () => fetchFrom('web-control-plane', 'web-0.nginx', 8080, '/cgi-bin/name').catch(() => undefined), 30_000, 'GET web-0.nginx:8080'), 'web-0');
+    assert.equal((await kc(['delete', '-f', file, '--wait=false'])).code, 0);
+  });
+
+  it('scaling a Deployment changes its Service\'s backends; a removed pod gets no new connections', async () => {
+    const file = join(cp.prefix, 'echo.json');
+    writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'echo', namespace: 'default' },
+        spec: { selector: { app: 'echo' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } },
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'echo', namespace: 'default' },
+        spec: { replicas: 1, selector: { matchLabels: { app: 'echo' } }, template: namePod({ app: 'echo' }) } },
+    ] }));
+    assert.equal((await kc(['apply', '-f', file])).code, 0);
+    const ip = (JSON.parse((await kc(['get', 'service', 'echo', '-o', 'json'])).stdout) as Service).spec!.clusterIP!;
+    const ready = async () => (JSON.parse((await kc(['get', 'pods', '-l', 'app=echo', '-o', 'json'])).stdout) as { items: Pod[] }).items
+      .filter((p) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).map((p) => p.metadata!.name!);
+    const answered = async () => fetchFrom('web-control-plane', ip, 80, '/cgi-bin/name').catch(() => undefined);
+    const seen = new Set<string>();
+    const allAnswer = (want: string[]) => eventually(async () => {
+      const a = await answered();
+      if (a) seen.add(a);
+      return want.every((n) => seen.has(n)) || undefined;
+    }, 60_000, `answers from ${want.join(', ')} through the ClusterIP (seen: ${[...seen].join(', ')})`);
+    const one = await eventually(async () => { const r = await ready(); return r.length === 1 ? r : undefined; }, 120_000, 'one echo pod Ready');
+    await allAnswer(one);
+    assert.equal((await kc(['scale', 'deployment', 'echo', '--replicas=3'])).code, 0);
+    const three = await eventually(async () => { const r = await ready(); return r.length === 3 ? r : undefined; }, 120_000, 'three echo pods Ready');
+    await allAnswer(three);
+    assert.equal((await kc(['scale', 'deployment', 'echo', '--replicas=1'])).code, 0);
+    const kept = await eventually(async () => {
+      const r = await ready();
+      const slice = (await kc(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=echo', '-o', 'jsonpath={.items[*].endpoints[*].targetRef.name}'])).stdout.trim().split(/\s+/);
+      return r.length === 1 && slice.length === 1 && slice[0] === r[0] ? r[0] : undefined;
+    }, 120_000, 'one echo pod left, alone in the EndpointSlice');
+    // Once the slice names one pod, every new connection reaches it (kube-proxy follows the slice within its sync).
+    await eventually(async () => (await answered()) === kept || undefined, 10_000, `the ClusterIP answers from ${kept}`);
+    for (let i = 0; i < 10; i++) assert.equal(await answered(), kept, `connection ${i + 1} after the scale-down`);
+    assert.equal((await kc(['delete', '-f', file, '--wait=false'])).code, 0);
+  });
+
   it('a NetworkPolicy holds across nodes: web-control-plane admits web-worker1 (host-gw) and drops web-worker2 (VXLAN) until it is deleted', async () => {
     const cpIP = JSON.parse((await kc(['get', 'pod', 'web-control-plane', '-o', 'json'])).stdout).status.podIP as string;
     /** Whether `from` gets an HTTP answer from host:8080; false when dropped (nc gives up after 3 s). */
@@ -281,9 +471,13 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
       spec: { podSelector: { matchLabels: { netpol: 'target' } }, ingress: [{ from: [{ podSelector: { matchLabels: { netpol: 'client' } } }] }] },
     }));
     assert.equal((await kc(['apply', '-f', file])).code, 0);
-    await eventually(async () => !(await reaches('web-worker2', cpIP)), 60_000, 'web-worker2 is dropped once the control plane\'s agent enforces the policy');
-    assert.equal(await reaches('web-worker1', cpIP), true, 'web-worker1 is admitted');
-    assert.equal((await kc(['delete', '-f', file])).code, 0);
+    try {
+      await eventually(async () => !(await reaches('web-worker2', cpIP)), 60_000, 'web-worker2 is dropped once the control plane\'s agent enforces the policy');
+      // One probe may time out on a loaded machine (nc -w 3): an admitted peer must get through within a few tries.
+      await eventually(async () => (await reaches('web-worker1', cpIP)) || undefined, 30_000, 'web-worker1 is admitted');
+    } finally {
+      assert.equal((await kc(['delete', '-f', file])).code, 0);
+    }
     await eventually(async () => reaches('web-worker2', cpIP), 60_000, 'web-worker2 reaches web-control-plane once the policy is gone');
   });
 
@@ -321,7 +515,30 @@ describe('pod network (issue #21): pods reach pods across nodes by host-gw and V
       await m.expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || f === 'y/c', 'x admits only y/c (VXLAN to a and b)', within);
       await m.apply(policy('x', 'and', { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '10.244.0.0/16', except: [`${ips.get('y/b')}/32`] } }] }] }));
       await m.expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || f !== 'y/b', 'ipBlock except y/b', within);
+      // The same policy rewritten for each peer shape: a podSelector alone, a namespaceSelector alone, both as two peers.
+      await m.apply(policy('x', 'and', { podSelector: {}, ingress: [{ from: [{ podSelector: { matchLabels: { pod: 'c' } } }] }] }));
+      await m.expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || f === 'x/c', 'x admits only x/c (podSelector)', within);
+      await m.apply(policy('x', 'and', { podSelector: { matchLabels: { pod: 'a' } }, ingress: [{ from: [{ namespaceSelector: inNs('z') }] }] }));
+      await m.expectTruthTable('tcp', 80, (f, to) => to !== 'x/a' || ns(f) === 'z', 'x/a admits only namespace z (namespaceSelector)', within);
+      await m.apply(policy('x', 'and', { podSelector: {}, ingress: [{ from: [{ namespaceSelector: inNs('y') }, { podSelector: { matchLabels: { pod: 'b' } } }] }] }));
+      await m.expectTruthTable('tcp', 80, (f, to) => ns(to) !== 'x' || ns(f) === 'y' || f === 'x/b', 'all of y and x/b (two peers)', within);
       await kc(['delete', 'networkpolicy', '-n', 'x', 'and']);
+      await m.apply(policy('x', 'deny-egress', { podSelector: {}, policyTypes: ['Egress'] }));
+      await m.expectTruthTable('udp', 80, (f) => ns(f) !== 'x', 'default deny egress in x (UDP)', within);
+      await kc(['delete', 'networkpolicy', '-n', 'x', 'deny-egress']);
+      await m.apply(policy('x', 'range', { podSelector: {}, ingress: [{ ports: [{ protocol: 'TCP', port: 81, endPort: 90 }] }] }));
+      await m.expectTruthTable('tcp', 80, (_f, to) => ns(to) !== 'x', 'endPort 81..90 refuses 80', within);
+      await m.expectTruthTable('tcp', 81, () => true, 'endPort 81..90 admits 81', within);
+      await kc(['delete', 'networkpolicy', '-n', 'x', 'range']);
+      // Egress to DNS only: x reaches no pod, but x/c on worker2 still resolves through kube-dns (a DNAT to a node's port 53).
+      await m.apply(policy('x', 'dns-only', { podSelector: {}, policyTypes: ['Egress'], egress: [{ ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] }] }));
+      await m.expectTruthTable('tcp', 80, (f) => ns(f) !== 'x', 'egress to DNS only', within);
+      let answer = '';
+      await eventually(async () => {
+        answer = (await kc(['exec', '-n', 'x', 'c', '--', 'nslookup', 'kubernetes.default.svc.cluster.local'])).stdout;
+        return /^Address:\s*10\.96\.0\.1$/m.test(answer) || undefined;
+      }, within, 'nslookup from x/c (worker2) under DNS-only egress').catch((e) => { throw new Error(`${(e as Error).message}; last: ${answer}`); });
+      await kc(['delete', 'networkpolicy', '-n', 'x', 'dns-only']);
       await m.apply(
         policy('z', 'egress-to-y', { podSelector: {}, policyTypes: ['Egress'], egress: [{ to: [{ namespaceSelector: inNs('y') }], ports: [{ port: 'serve-81-tcp', protocol: 'TCP' }] }] }),
         policy('y', 'ingress-from-z', { podSelector: { matchLabels: { pod: 'a' } }, ingress: [{ from: [{ namespaceSelector: inNs('z') }] }] }),
