@@ -21,6 +21,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { asciiOnly, asciiOnlyFiles } from './ascii-only.mjs';
 import { trainCodeCache } from './train-code-cache.mjs';
 
 // src/api/apiextensions/cel-runtime-cost.ts meters CEL by patching @bufbuild/cel's Planner, which
@@ -70,6 +71,8 @@ await build({
   format: 'esm',
   plugins: [packages()],
 });
+// The chunks the control loops' thread loads stay in its heap too (ascii-only.mjs).
+asciiOnlyFiles('dist/bundle');
 
 // The CommonJS build, of up and server only (src/cli/main-cached.ts): dynamic imports become requires (esbuild keeps a module's evaluation lazy), import.meta.url
 // the script's own URL, and the file is one function expression, CommonJS's module wrapper, that the launcher
@@ -88,7 +91,7 @@ const cjs = await build({
   plugins: [packages(/^(@peculiar\/|asn1js$|pvtsutils$|pvutils$|tslib$|tsyringe$|reflect-metadata$|prom-client(\/|$)|tdigest$|bintrees$)/)],
 });
 if (cjs.warnings.length) throw new Error('the CommonJS build must build without warnings (import.meta left in it?)');
-const body = cjs.outputFiles[0].text.replace(/^#!.*\n/, '');
+const body = asciiOnly(cjs.outputFiles[0].text.replace(/^#!.*\n/, ''));
 const script = `(function (exports, require, module, __filename, __dirname) {"use strict"; const __k8tsImportMetaUrl = require("node:url").pathToFileURL(__filename).href;\n${body}\n})\n`;
 writeFileSync('dist/bundle/main.cjs', script);
 const cjsHash = createHash('sha256').update(script).digest('hex');

@@ -18,7 +18,7 @@
  * missing cache costs that start nothing but the compile it would have done anyway.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { Script, constants } from 'node:vm';
 import { afterPoll } from '../util/after-poll.js';
+import { readLargeFile, readScriptSource } from './read-script.js';
 import { startedEvent } from './started.js';
 import { heapGrowingPercentEnv, v8FlagsFor } from './v8-flags.js';
 
@@ -48,12 +49,13 @@ function runCached(name: string, hash: string): void {
   const v8Flags = v8FlagsFor(name);
   if (v8Flags) setFlagsFromString(v8Flags);
   const filename = join(here, 'main.cjs');
-  const source = readFileSync(filename, 'utf8');
+  // Not readFileSync: its growing buffers would leave glibc keeping ~12 MB of freed memory (read-script.ts).
+  const source = readScriptSource(filename);
   const file = cacheFileName(name, hash);
   const dirs = cacheDirs();
   let cachedData: Buffer | undefined;
   for (const dir of dirs) {
-    try { cachedData = readFileSync(join(dir, file)); break; } catch { /* not there: the next, or none */ }
+    try { cachedData = readLargeFile(join(dir, file)); break; } catch { /* not there: the next, or none */ }
   }
   const script = new Script(source, { filename, cachedData, importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
   if (cachedData === undefined || script.cachedDataRejected) {
