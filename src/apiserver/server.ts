@@ -3,6 +3,7 @@
  * version, metrics, discovery, openapi) and dispatch of resource requests to
  * the registry's stores.
  */
+import { inQuantum } from '../util/loop-quantum.js';
 import https from 'node:https';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -118,6 +119,9 @@ export interface ApiServer {
 /** How long an error answer waits for the rest of a request body it will not use. */
 const settleBodyMs = 2_000;
 
+/** Methods whose requests are served as they arrive, in their socket's read callback. */
+const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 const anonymousPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/', '/livez/', '/readyz/']);
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
@@ -133,7 +137,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // The one error boundary: whatever a request makes a handler throw or reject with, the
   // process answers it (or drops that connection) and lives on.
   const server = https.createServer({ ...opts.tls, ...checking }, (req, res) => {
-    serve(opts, timeouts, seats, req, res).catch((err) => lastResort(opts.logger, req, res, err));
+    const start = () => { serve(opts, timeouts, seats, req, res).catch((err) => lastResort(opts.logger, req, res, err)); };
+    // A read is served in its socket's read callback (answered from the watch cache at once). A
+    // write's first steps (authentication, impersonation, authorization, its seat) wait for the
+    // loop's time quantum (util/loop-quantum.ts): a flood's writes arrive in one poll of the
+    // sockets, and run there they would all go before a GET read in the same poll.
+    if (readMethods.has(req.method ?? '')) start();
+    else inQuantum(start);
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
