@@ -74,6 +74,12 @@ test('a lone task and a burst of cheap ones all run; the queue is empty after', 
   await Promise.all([1, 2, 3].map((i) => nextQuantum().then(() => order.push(i))));
   assert.deepEqual(order, [1, 2, 3]);
   assert.equal(waitingTasks(), 0);
+  // More than the queue keeps before it drops the slots it has run: still every task, in order.
+  const many: number[] = [];
+  const expected = Array.from({ length: 5000 }, (_, i) => i);
+  await Promise.all(expected.map((i) => nextQuantum().then(() => many.push(i))));
+  assert.deepEqual(many, expected);
+  assert.equal(waitingTasks(), 0);
 });
 
 test("another client's bytes, already in its socket, are read between tasks that each use the quantum", async () => {
