@@ -3,7 +3,6 @@
  * version, metrics, discovery, openapi) and dispatch of resource requests to
  * the registry's stores.
  */
-import { inQuantum } from '../util/loop-quantum.js';
 import https from 'node:https';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -12,6 +11,7 @@ import { CustomResourceStore } from '../registry/custom/store.js';
 import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable, serviceUnavailable, StatusError } from '../api/status.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
+import { inQuantum } from '../util/loop-quantum.js';
 import type { UserInfo } from './auth/index.js';
 import { impersonate, internalErrorText, type Impersonation } from './auth/impersonation.js';
 import { attributesOf, forbidden, type AuthorizationAttributes, type Authorizer, type Decision, type RulesResolver } from './authz/index.js';

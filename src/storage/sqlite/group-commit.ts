@@ -36,7 +36,7 @@ export class GroupCommit {
   private synced?: () => void;
   /** Holds (checkpointer.ts) in force: while any is, writes queue and nothing commits. */
   private holds = 0;
-  /** Every write at or below this revision has been acknowledged and its event published. */
+  /** Every write at or below this revision is durable and its event published (its acknowledgement may still wait for the loop's quantum). */
   durableRevision: number;
 
   constructor(
