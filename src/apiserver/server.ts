@@ -137,7 +137,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // The one error boundary: whatever a request makes a handler throw or reject with, the
   // process answers it (or drops that connection) and lives on.
   const server = https.createServer({ ...opts.tls, ...checking }, (req, res) => {
-    const start = () => { serve(opts, timeouts, seats, req, res).catch((err) => lastResort(opts.logger, req, res, err)); };
+    // Latency counts from arrival, the wait for the quantum included (upstream's includes its queues).
+    const arrived = process.hrtime.bigint();
+    const start = () => { serve({ opts, timeouts, seats, arrived }, req, res).catch((err) => lastResort(opts.logger, req, res, err)); };
     // A read is served in its socket's read callback (answered from the watch cache at once). A
     // write's first steps (authentication, impersonation, authorization, its seat) wait for the
     // loop's time quantum (util/loop-quantum.ts): a flood's writes arrive in one poll of the
@@ -169,8 +171,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
 }
 
-async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats: FairQueue, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const started = process.hrtime.bigint();
+async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeouts; seats: FairQueue; arrived: bigint }, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { opts, timeouts, seats, arrived: started } = server;
   const url = requestURL(req.url);
   if (!url) { req.resume(); res.setHeader('Connection', 'close'); return writeStatus(res, badRequest(`malformed request URI ${JSON.stringify(req.url ?? '')}`).status); }
   // A summary request is authenticated and authorized as the pods list (or watch) it stands for.
@@ -247,7 +249,7 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
     res.shouldKeepAlive = false;
     res.assignSocket(socket as Socket);
     res.once('finish', () => socket.end());
-    return serve(opts, timeouts, seats, req, res);
+    return serve({ opts, timeouts, seats, arrived: process.hrtime.bigint() }, req, res);
   }
   const count = (code: number) => opts.metrics.requests.inc({ verb: reportedVerb(req, info), resource: 'pods', subresource: info.subresource ?? '', code: String(code) });
   const fail = (status: ReturnType<typeof toStatus>) => { count(status.code); rejectUpgrade(socket, status.code, JSON.stringify(status), 'application/json'); };
