@@ -11,6 +11,7 @@ import { CustomResourceStore } from '../registry/custom/store.js';
 import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable, serviceUnavailable, StatusError } from '../api/status.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
+import { inQuantum } from '../util/loop-quantum.js';
 import type { UserInfo } from './auth/index.js';
 import { impersonate, internalErrorText, type Impersonation } from './auth/impersonation.js';
 import { attributesOf, forbidden, type AuthorizationAttributes, type Authorizer, type Decision, type RulesResolver } from './authz/index.js';
@@ -118,6 +119,9 @@ export interface ApiServer {
 /** How long an error answer waits for the rest of a request body it will not use. */
 const settleBodyMs = 2_000;
 
+/** Methods whose requests are served as they arrive, in their socket's read callback. */
+const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 const anonymousPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/healthz/', '/livez/', '/readyz/']);
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
@@ -133,7 +137,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // The one error boundary: whatever a request makes a handler throw or reject with, the
   // process answers it (or drops that connection) and lives on.
   const server = https.createServer({ ...opts.tls, ...checking }, (req, res) => {
-    serve(opts, timeouts, seats, req, res).catch((err) => lastResort(opts.logger, req, res, err));
+    // Latency counts from arrival, the wait for the quantum included (upstream's includes its queues).
+    const arrived = process.hrtime.bigint();
+    const start = () => { serve({ opts, timeouts, seats, arrived }, req, res).catch((err) => lastResort(opts.logger, req, res, err)); };
+    // A read is served in its socket's read callback (answered from the watch cache at once). A
+    // write's first steps (authentication, impersonation, authorization, its seat) wait for the
+    // loop's time quantum (util/loop-quantum.ts): a flood's writes arrive in one poll of the
+    // sockets, and run there they would all go before a GET read in the same poll.
+    if (readMethods.has(req.method ?? '')) start();
+    else inQuantum(start);
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
@@ -159,8 +171,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
 }
 
-async function serve(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats: FairQueue, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const started = process.hrtime.bigint();
+async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeouts; seats: FairQueue; arrived: bigint }, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { opts, timeouts, seats, arrived: started } = server;
   const url = requestURL(req.url);
   if (!url) { req.resume(); res.setHeader('Connection', 'close'); return writeStatus(res, badRequest(`malformed request URI ${JSON.stringify(req.url ?? '')}`).status); }
   // A summary request is authenticated and authorized as the pods list (or watch) it stands for.
@@ -237,7 +249,7 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
     res.shouldKeepAlive = false;
     res.assignSocket(socket as Socket);
     res.once('finish', () => socket.end());
-    return serve(opts, timeouts, seats, req, res);
+    return serve({ opts, timeouts, seats, arrived: process.hrtime.bigint() }, req, res);
   }
   const count = (code: number) => opts.metrics.requests.inc({ verb: reportedVerb(req, info), resource: 'pods', subresource: info.subresource ?? '', code: String(code) });
   const fail = (status: ReturnType<typeof toStatus>) => { count(status.code); rejectUpgrade(socket, status.code, JSON.stringify(status), 'application/json'); };

@@ -13,6 +13,7 @@
 import type { WatchEvent, WriteResult } from '../backend.js';
 import type { BatchResult, LogWriter, WriteOutcome } from './log-writer.js';
 import type { WalSync } from './wal-sync.js';
+import { inQuantum } from '../../util/loop-quantum.js';
 
 /** Writes per transaction: bounds how long one commit holds the event loop. */
 const MAX_BATCH = 1000;
@@ -35,7 +36,7 @@ export class GroupCommit {
   private synced?: () => void;
   /** Holds (checkpointer.ts) in force: while any is, writes queue and nothing commits. */
   private holds = 0;
-  /** Every write at or below this revision has been acknowledged and its event published. */
+  /** Every write at or below this revision is durable and its event published (its acknowledgement may still wait for the loop's quantum). */
   durableRevision: number;
 
   constructor(
@@ -138,8 +139,11 @@ export class GroupCommit {
       results.forEach((r, i) => {
         if ('error' in r) return batch[i]!.reject(r.error);
         if (r.outcome.event) this.publish(r.outcome.event);
-        if (err) batch[i]!.reject(err);
-        else batch[i]!.resolve(r.outcome.result);
+        // Each acknowledgement runs the rest of its request (the answer, its TLS write): one
+        // fsync covers up to a few dozen under a flood, so they take the loop's time quantum
+        // (util/loop-quantum.ts) and another client's GET is read between groups of them.
+        const q = batch[i]!;
+        inQuantum(err ? () => q.reject(err) : () => q.resolve(r.outcome.result));
       });
       this.durableRevision = revision;
     }
