@@ -22,7 +22,9 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import tls from 'node:tls';
+import { parse } from 'yaml';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -256,5 +258,25 @@ describe('kubectl cluster-info on `k8ts up` (simulated nodes): upstream\'s shape
     }, 60_000, 'the bootcamp pod with an IP');
     const r = await up.kubectl(['get', '--raw', `/api/v1/namespaces/default/pods/${pod.name}:8080/proxy/`]);
     assert.equal(r.stdout, `Hello Kubernetes bootcamp! | Running on: ${pod.name} | v=1\n`);
+  });
+
+  it('an Upgrade through pods/proxy to the simulated bootcamp pod goes through its kubelet too, and gets the image\'s plain answer', async () => {
+    const name = (await up.kubectl(['get', 'pods', '-l', 'app=kubernetes-bootcamp', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout;
+    const kc = parse(readFileSync(up.kubeconfig, 'utf8'));
+    const server = new URL(kc.clusters[0].cluster.server);
+    const user = kc.users[0].user;
+    const b64 = (s: string) => Buffer.from(s, 'base64');
+    const answer = await new Promise<string>((resolve, reject) => {
+      const s = tls.connect({ host: server.hostname, port: Number(server.port), cert: b64(user['client-certificate-data']), key: b64(user['client-key-data']), rejectUnauthorized: false }, () => {
+        s.write(`GET /api/v1/namespaces/default/pods/${name}:8080/proxy/ HTTP/1.1\r\nHost: ${server.host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`);
+      });
+      let got = '';
+      s.on('data', (d: Buffer) => { got += d.toString(); if (got.includes('| v=1\n')) { s.destroy(); resolve(got); } });
+      s.on('error', reject);
+      s.on('close', () => resolve(got));
+    });
+    // The image's server does not speak the protocol asked for: its ordinary answer comes back, as from a real pod.
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    assert.ok(answer.endsWith(`Hello Kubernetes bootcamp! | Running on: ${name} | v=1\n`), answer);
   });
 });
