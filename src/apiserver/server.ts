@@ -484,6 +484,7 @@ function proxyDeps(opts: ApiServerOptions): ProxyDeps {
   const nodes = opts.nodes;
   return {
     agents: opts.proxyAgents,
+    kubelet: opts.kubelet,
     node: nodes ? (name) => nodes.get(undefined, name)
       : (name) => opts.registry.store('', 'v1', 'nodes')!.get(undefined, name).then((n: Node) => n, () => undefined),
     services: opts.serviceEndpoints,

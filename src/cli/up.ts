@@ -63,9 +63,11 @@ and --workers workers named worker1, worker2, ... Their pods are simulated: they
 go Running and Ready, but no container runs. Each node serves the kubelet API on
 127.0.0.1 (its InternalIP): \`kubectl logs\` shows a pod's simulated lifecycle,
 or what its command prints when it is a simple one (echo, env, date, cat of a
-ConfigMap file, a while loop with sleep), and exec, attach and port-forward say
-that no process runs. Ctrl-C stops
-everything; the data stays in the data directory.
+ConfigMap file, a while loop with sleep); \`kubectl exec\` runs such commands in
+a simulated shell (others: "sh: NAME: not found"); port-forward and the API
+server's pods/services proxy reach simulated nginx, kubernetes-bootcamp,
+hello-app, echoserver and httpd servers; attach says that no process runs.
+Ctrl-C stops everything; the data stays in the data directory.
 
 On a terminal the JSON log lines go to DATA_DIR/k8ts.log (errors are also
 shown); --log-format json keeps them on stderr, as when stderr is not a
@@ -142,7 +144,8 @@ Dashboard: ${cp.url}/dashboard/ (log in with a bearer token; for the cluster-adm
   kubectl create token dashboard-admin -n kube-system)
 
 The ${workers + 1} nodes are SIMULATED: pods scheduled to them are reported Running and
-Ready, but no container runs (kubectl logs shows their simulated lifecycle, or what a simple command such as echo prints). Ctrl-C stops the cluster; data stays in ${dataDir}.${logNote}`);
+Ready, but no container runs (kubectl logs shows their simulated lifecycle, or what a simple command such as echo prints;
+kubectl exec runs a simulated shell; port-forward reaches simulated nginx and the tutorials' other images). Ctrl-C stops the cluster; data stays in ${dataDir}.${logNote}`);
   return stopped;
 }
 

@@ -12,9 +12,11 @@
  *  - each node a NodeAgent over its own SimulatedRuntime, with pod CIDR
  *    10.244.<i>.0/24 and node IP from 172.16.0.0/12 by its index;
  *  - with `kubelet`, each node also serves the kubelet API (logs of its
- *    simulated lifecycle, /pods, /healthz; exec answers that no process
- *    runs) on its own port of a loopback address, which it advertises as its
- *    InternalIP, so `kubectl logs` works on `k8ts up`. Without it a node
+ *    simulated lifecycle, /pods, /healthz; exec in the simulated shell,
+ *    port-forward to the simulated images' responders; attach answers that
+ *    no process runs) on its own port of a loopback address, which it
+ *    advertises as its InternalIP, so `kubectl logs`, exec, port-forward
+ *    and the API server's pods/services proxy work on `k8ts up`. Without it a node
  *    advertises kubelet port 0: it has no kubelet API, and the API server,
  *    seeing a simulated node, says so instead of dialling its made-up
  *    172.16.x address (which nobody on this machine may send to).

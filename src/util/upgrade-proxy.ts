@@ -28,6 +28,8 @@ export interface DialUpgradeOptions {
   /** https.request options: cert, key, ca, rejectUnauthorized, checkServerIdentity... */
   tls?: https.RequestOptions;
   timeoutMs?: number;
+  /** The connection to speak HTTP over instead of dialling the URL's host (a pod on a simulated node, through its kubelet). */
+  dial?: () => Promise<Duplex>;
 }
 
 const maxBody = 4 * 1024;
@@ -35,9 +37,15 @@ const maxBody = 4 * 1024;
 export function dialUpgrade(url: string, opts: DialUpgradeOptions): Promise<UpgradeAnswer> {
   const secure = url.startsWith('https:');
   return new Promise((resolve, reject) => {
-    const req = (secure ? https : http).request(url, {
-      method: opts.method ?? 'POST', headers: opts.headers, agent: false, ...(secure ? opts.tls : {}),
-    });
+    const dial = opts.dial;
+    const req = dial
+      ? http.request(url, {
+        method: opts.method ?? 'POST', headers: opts.headers,
+        createConnection: (_o, cb) => { dial().then((c) => cb(null, c as never), (e: Error) => cb(e, undefined as never)); return undefined as never; },
+      })
+      : (secure ? https : http).request(url, {
+        method: opts.method ?? 'POST', headers: opts.headers, agent: false, ...(secure ? opts.tls : {}),
+      });
     const timer = setTimeout(() => req.destroy(new Error(`timed out upgrading the connection to ${new URL(url).host}`)), opts.timeoutMs ?? 30_000);
     req.on('upgrade', (res, socket, head) => {
       clearTimeout(timer);

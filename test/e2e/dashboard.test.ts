@@ -5,7 +5,7 @@
  * NoExecute eviction, a StatefulSet scaled 3→5→2 in ordinal order with its
  * ordered events, a pending pod's per-node reasons, an RBAC-limited token's
  * view, the page's own node, workload and object actions, and a simulated
- * pod's terminal saying that no process runs. Screenshots go to docs/dashboard/.
+ * pod's terminal running the simulated shell. Screenshots go to docs/dashboard/.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -266,12 +266,19 @@ test('a pod\'s log follows in its details, as kubectl logs -f shows it', async (
   assert.match(expected, /Started container chatty/);
   await eventually(async () => (await logs.locator('pre').innerText()).includes('Started container chatty'), 10_000, 'the log in the page');
   assert.equal((await logs.locator('pre').innerText()).trim(), expected.trim());
-  // Its terminal: a simulated node runs no process, and the page says so in the API's words.
+  // Its terminal: the simulated node's simulated shell (src/kubelet/runtime/simulated/exec.ts) runs what is typed.
   const terminal = page.locator('aside [aria-label="terminal"]');
   await terminal.getByRole('button', { name: 'Open terminal' }).click();
+  await terminal.locator('.exec-terminal[data-connected=true]').waitFor({ timeout: 30_000 });
+  const rows = () => terminal.locator('.xterm-rows > div').evaluateAll((els) => els.map((r) => (r.textContent ?? '').replace(/\s+$/, '')));
+  await terminal.locator('.xterm-helper-textarea').focus();
+  await page.keyboard.type('echo $HOSTNAME');
+  await page.keyboard.press('Enter');
+  await eventually(async () => (await rows()).includes('chatty'), 30_000, 'the output in the terminal');
+  await page.keyboard.type('exit');
+  await page.keyboard.press('Enter');
   await terminal.locator('[data-exec-outcome]').waitFor({ timeout: 30_000 });
-  assert.match(await terminal.locator('[data-exec-outcome]').innerText(),
-    /^Internal error occurred: exec is not supported: node "\w+" is simulated by k8ts \(container runtime sim\) and runs no processes; /);
+  assert.equal(await terminal.locator('[data-exec-outcome]').innerText(), 'exit code 0');
   await terminal.getByRole('button', { name: 'Close terminal' }).click();
   await page.locator('aside .details-head button').click();
 });

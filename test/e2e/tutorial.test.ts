@@ -2,11 +2,14 @@
  * A new user's first ten minutes on `npm start` (k8ts up: three simulated
  * nodes), driven with the commands of the Kubernetes tutorials and the real
  * kubectl. Each test runs the exact command a user types where k8ts once
- * answered unlike upstream: what cannot work on a simulated node (exec,
- * attach, port-forward, `run --rm -it`, `top`, `debug`) must fail the way
- * upstream fails, name the simulated node and say how to get a real one.
+ * answered unlike upstream. exec, port-forward and pods/services proxy work
+ * as KWOK simulates them (a simulated shell, in-process responders for the
+ * tutorials' images); what cannot work on a simulated node (attach, `run
+ * --rm -it`, `top`, `debug -it`) must fail the way upstream fails, name the
+ * simulated node and say how to get a real one.
  */
 import { describe, it, before, after } from 'node:test';
+import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { eventually } from './harness.js';
 import { underTerminal } from './helpers.js';
@@ -21,7 +24,7 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
   let pod: string;
   let node: string;
   const kubectl = (args: string[], allowFail = false) => up.kubectl(args, undefined, allowFail);
-  const terminal = (command: string) => underTerminal(`kubectl --kubeconfig ${up.kubeconfig} ${command}`, [], 120_000);
+  const terminal = (command: string, input: string[] = []) => underTerminal(`kubectl --kubeconfig ${up.kubeconfig} ${command}`, input, 120_000);
 
   before(async () => {
     up = await startUp('k8ts-e2e-tutorial-');
@@ -67,20 +70,65 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
     assert.equal(raw, JSON.stringify(JSON.parse(raw), null, 2));
   });
 
-  it('kubectl exec POD -- ls and exec -it name the simulated node and the way to a real one', async () => {
-    const ex = await kubectl(['exec', pod, '--', 'ls'], true);
-    assert.equal(ex.code, 1);
-    assert.equal(ex.stderr, `Error from server (InternalError): Internal error occurred: ${notSupported('exec', node)}\n`);
-    const it = await terminal(`exec -it ${pod} -- sh`);
-    assert.equal(it.code, 1);
-    assert.match(it.out, new RegExp(`^Error from server \\(InternalError\\): Internal error occurred: ${escape(notSupported('exec', node))}\\r?$`, 'm'));
+  it('kubectl exec POD -- env shows the pod\'s environment; sh -c runs a script; an unknown command exits 127 as busybox sh', async () => {
+    const env = (await kubectl(['exec', pod, '--', 'env'])).stdout.trim().split('\n');
+    assert.ok(env.includes(`HOSTNAME=${pod}`), env.join('\n'));
+    assert.ok(env.includes('KUBERNETES_SERVICE_HOST=10.96.0.1'), env.join('\n'));
+    assert.ok(env.includes('KUBERNETES_SERVICE_PORT=443'), env.join('\n'));
+    assert.equal((await kubectl(['exec', pod, '--', 'sh', '-c', 'echo $HOSTNAME'])).stdout, `${pod}\n`);
+    const missing = await kubectl(['exec', pod, '--', 'nosuchcmd'], true);
+    assert.equal(missing.code, 127);
+    assert.equal(missing.stdout, '');
+    assert.equal(missing.stderr, 'sh: nosuchcmd: not found\ncommand terminated with exit code 127\n');
+    // What the simulation knows of the filesystem: the standard directories and the mounts (the service account's, without its token).
+    const root = (await kubectl(['exec', pod, '--', 'ls', '/'])).stdout.split('\n');
+    for (const d of ['bin', 'etc', 'var']) assert.ok(root.includes(d), root.join(' '));
+    assert.equal((await kubectl(['exec', pod, '--', 'cat', '/var/run/secrets/kubernetes.io/serviceaccount/namespace'])).stdout, 'default');
   });
 
-  it('kubectl port-forward deploy/nginx fails at the upgrade with the same reason', async () => {
-    const pf = await kubectl(['port-forward', 'deploy/nginx', ':80'], true);
-    assert.equal(pf.code, 1);
-    assert.match(pf.stderr, /^error: error upgrading connection: Internal error occurred: port-forward is not supported: node "\w+" is simulated by k8ts/m);
-    assert.ok(pf.stderr.includes(realNodeHint), pf.stderr);
+  it('kubectl exec -it POD -- sh: a prompt, echo hi, exit', async () => {
+    const it = await terminal(`exec -it ${pod} -- sh`, ['echo hi\n', 'exit\n']);
+    assert.equal(it.code, 0, it.out);
+    assert.match(it.out, /^\/ # echo hi\r\nhi\r\n\/ # exit\r\n/m);
+  });
+
+  it('kubectl port-forward deploy/nginx :80, then GET on the local port: the nginx welcome page', async () => {
+    const child = spawn('kubectl', ['--kubeconfig', up.kubeconfig, 'port-forward', 'deploy/nginx', ':80'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+      child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+      const port = await eventually(async () => {
+        if (child.exitCode !== null) throw new Error(`kubectl port-forward exited: ${out}`);
+        return /Forwarding from 127\.0\.0\.1:(\d+) -> 80/.exec(out)?.[1];
+      }, 60_000, 'port-forward listening');
+      const res = await fetch(`http://127.0.0.1:${port}/`);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('server') ?? '', /^nginx\/\d+\.\d+\.\d+$/);
+      assert.match(await res.text(), /<title>Welcome to nginx!<\/title>/);
+      // kubectl says it carried the connection, as for a real pod.
+      assert.match(out, /Handling connection for \d+/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('Kubernetes Basics: pods/POD:8080/proxy/ and services/NAME:8080/proxy/ reach kubernetes-bootcamp', async () => {
+    await kubectl(['create', 'deployment', 'bootcamp', '--image=gcr.io/google-samples/kubernetes-bootcamp:v1']);
+    await kubectl(['expose', 'deployment/bootcamp', '--type=NodePort', '--port', '8080']);
+    await kubectl(['rollout', 'status', 'deployment/bootcamp', '--timeout=120s']);
+    const name = (await kubectl(['get', 'pods', '-l', 'app=bootcamp', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout;
+    const viaPod = await kubectl(['get', '--raw', `/api/v1/namespaces/default/pods/${name}:8080/proxy/`]);
+    assert.equal(viaPod.stdout, `Hello Kubernetes bootcamp! | Running on: ${name} | v=1\n`);
+    const viaService = await eventually(async () => {
+      const r = await kubectl(['get', '--raw', '/api/v1/namespaces/default/services/bootcamp:8080/proxy/'], true);
+      return r.code === 0 ? r.stdout : undefined;
+    }, 60_000, 'the service proxy answering');
+    assert.equal(viaService, `Hello Kubernetes bootcamp! | Running on: ${name} | v=1\n`);
+    // A port the image does not listen on is refused, as on a real pod.
+    const closed = await kubectl(['get', '--raw', `/api/v1/namespaces/default/pods/${name}:8081/proxy/`], true);
+    assert.equal(closed.code, 1);
+    assert.match(closed.stderr, /^Error from server \(ServiceUnavailable\): error trying to reach service: dial tcp [\d.]+:8081: connect: connection refused$/m);
   });
 
   it('kubectl run tmp --image=busybox --rm -it --restart=Never -- sh falls back to logs, says why, and deletes the pod', async () => {

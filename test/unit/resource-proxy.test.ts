@@ -102,17 +102,17 @@ describe('serviceProxyTarget (service ResourceLocation)', () => {
   const at = (s: ReturnType<typeof sources>, raw: string, random = () => 0) => serviceProxyTarget(s, 'default', splitSchemeNamePort(raw)!, raw, random);
 
   it('a port number maps to its port name, then to the endpoint\'s port', () =>
-    assert.deepEqual(at(sources([slice(true, '10.244.1.5')]), 'web:80'), { scheme: 'http', host: '10.244.1.5', port: 8080, nodeName: 'n1' }));
+    assert.deepEqual(at(sources([slice(true, '10.244.1.5')]), 'web:80'), { scheme: 'http', host: '10.244.1.5', port: 8080, nodeName: 'n1', podName: undefined }));
   it('a port name, with a scheme', () =>
-    assert.deepEqual(at(sources([slice(true, '10.244.1.5')]), 'https:web:admin'), { scheme: 'https', host: '10.244.1.5', port: 9090, nodeName: 'n1' }));
+    assert.deepEqual(at(sources([slice(true, '10.244.1.5')]), 'https:web:admin'), { scheme: 'https', host: '10.244.1.5', port: 9090, nodeName: 'n1', podName: undefined }));
   it('one of the ready endpoints at random; unknown readiness counts as ready', () => {
     const s = sources([slice(false, '10.244.1.4'), slice(true, '10.244.1.5'), slice(undefined, '10.244.1.6')]);
     assert.equal(at(s, 'web:http', () => 0).host, '10.244.1.5');
     assert.equal(at(s, 'web:http', () => 0.99).host, '10.244.1.6');
   });
   it('the Endpoints object when there is no slice', () => {
-    const eps: Endpoints = { metadata: { name: 'web' }, subsets: [{ addresses: [{ ip: '10.244.2.2' }], ports: [{ name: 'http', port: 8081 }] }] };
-    assert.deepEqual(at(sources([], eps), 'web:http'), { scheme: 'http', host: '10.244.2.2', port: 8081, nodeName: undefined });
+    const eps: Endpoints = { metadata: { name: 'web' }, subsets: [{ addresses: [{ ip: '10.244.2.2', targetRef: { kind: 'Pod', name: 'web-1' } }], ports: [{ name: 'http', port: 8081 }] }] };
+    assert.deepEqual(at(sources([], eps), 'web:http'), { scheme: 'http', host: '10.244.2.2', port: 8081, nodeName: undefined, podName: 'web-1' });
   });
   it('no such Service: 404', () => assert.deepEqual(statusOf(() => at(sources([]), 'nope:80')), { code: 404, message: 'services "nope" not found' }));
   it('a port number the Service does not have: 503', () =>

@@ -8,8 +8,9 @@
  *
  *  1. The id's form is checked first (400 `invalid pod request "x"` /
  *     `invalid service request "x"`), then the object is read (404).
- *  2. An address on a simulated node is refused at once (503,
- *     proxy/simulated.ts): nothing listens there.
+ *  2. An address on a simulated node is reached through the node's
+ *     kubelet port-forward when it serves a kubelet API (`k8ts up`), else
+ *     refused at once (503; proxy/simulated.ts).
  * Authorization has already seen `pods/proxy` or `services/proxy` with the
  * method's verb (get, create, update, patch, delete) and the id as the name.
  */
@@ -20,8 +21,9 @@ import type { ServiceResolverSources } from '../service-resolver.js';
 import { podProxyTarget } from '../proxy/pod-location.js';
 import { serviceProxyTarget } from '../proxy/service-location.js';
 import { splitProxyPath } from '../proxy/path.js';
-import { simulatedNodeRefusal } from '../proxy/simulated.js';
-import { forwardRequest, joinHostPort, type ProxyAgents, type ProxyTarget } from '../proxy/transport.js';
+import { targetOnNode } from '../proxy/simulated.js';
+import { forwardRequest, type ProxyAgents, type ProxyTarget } from '../proxy/transport.js';
+import type { KubeletClient } from '../kubelet-client/client.js';
 import type { HandlerContext } from './context.js';
 
 export interface ProxyDeps {
@@ -31,6 +33,8 @@ export interface ProxyDeps {
   services?: ServiceResolverSources;
   /** Kept-alive connections to pods (a new connection a request without). */
   agents?: ProxyAgents;
+  /** Reaches pods on simulated nodes through their kubelet's port-forward; without it they are refused. */
+  kubelet?: KubeletClient;
 }
 
 const verbs = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -64,9 +68,8 @@ async function podTarget(ctx: Pick<HandlerContext, 'info' | 'store'>, deps: Prox
   const pod: Pod = await ctx.store.get(ctx.info.namespace, id.name);
   const target = podProxyTarget(pod, id);
   const nodeName = pod.spec?.nodeName;
-  const refusal = nodeName ? simulatedNodeRefusal(await deps.node(nodeName), joinHostPort(target.host, target.port)) : undefined;
-  if (refusal) throw refusal;
-  return target;
+  if (!nodeName) return target;
+  return targetOnNode(await deps.node(nodeName), target, { namespace: pod.metadata!.namespace!, name: pod.metadata!.name }, deps.kubelet);
 }
 
 async function serviceTarget(ctx: Pick<HandlerContext, 'info'>, deps: ProxyDeps): Promise<ProxyTarget> {
@@ -74,7 +77,6 @@ async function serviceTarget(ctx: Pick<HandlerContext, 'info'>, deps: ProxyDeps)
   if (!id) throw badRequest(`invalid service request ${JSON.stringify(ctx.info.name)}`);
   if (!deps.services) throw serviceUnavailable('this API server has no service endpoint cache');
   const target = serviceProxyTarget(deps.services, ctx.info.namespace!, id, ctx.info.name!);
-  const refusal = target.nodeName ? simulatedNodeRefusal(await deps.node(target.nodeName), joinHostPort(target.host, target.port)) : undefined;
-  if (refusal) throw refusal;
-  return target;
+  if (!target.nodeName) return target;
+  return targetOnNode(await deps.node(target.nodeName), target, { namespace: ctx.info.namespace!, name: target.podName }, deps.kubelet);
 }

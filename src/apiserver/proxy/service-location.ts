@@ -24,11 +24,14 @@ import type { SchemeNamePort } from '../../api/scheme-name-port.js';
 import type { ServiceResolverSources } from '../service-resolver.js';
 import type { ProxyTarget } from './transport.js';
 
-export interface ServiceEndpoint { ip: string; port: number; portName: string; nodeName?: string }
+/** One endpoint address and port; the pod behind it (targetRef) when the endpoint names one. */
+export interface ServiceEndpoint { ip: string; port: number; portName: string; nodeName?: string; podName?: string }
+
+const podOf = (ref: { kind?: string; name?: string } | undefined) => (ref?.kind === 'Pod' ? ref.name : undefined);
 
 const serviceNameLabel = 'kubernetes.io/service-name';
 
-export function serviceProxyTarget(sources: ServiceResolverSources, namespace: string, id: SchemeNamePort, rawId: string, random: () => number = Math.random): ProxyTarget & { nodeName?: string } {
+export function serviceProxyTarget(sources: ServiceResolverSources, namespace: string, id: SchemeNamePort, rawId: string, random: () => number = Math.random): ProxyTarget & { nodeName?: string; podName?: string } {
   const svc = sources.service(namespace, id.name);
   if (!svc) throw notFound({ group: '', resource: 'services' }, id.name);
   let portName = id.port;
@@ -42,7 +45,7 @@ export function serviceProxyTarget(sources: ServiceResolverSources, namespace: s
   const serving = all.filter((e) => e.portName === portName);
   if (!serving.length) throw serviceUnavailable(`no endpoints available for service "${rawId}"`);
   const pick = serving[Math.floor(random() * serving.length)]!;
-  return { scheme: id.scheme || 'http', host: pick.ip, port: pick.port, nodeName: pick.nodeName };
+  return { scheme: id.scheme || 'http', host: pick.ip, port: pick.port, nodeName: pick.nodeName, podName: pick.podName };
 }
 
 /** Every (address, port) of the Service's ready endpoints. */
@@ -57,7 +60,7 @@ export function readyEndpoints(sources: ServiceResolverSources, namespace: strin
   if (sliced) return out;
   for (const subset of sources.endpoints(namespace, name)?.subsets ?? []) {
     for (const p of subset.ports ?? []) {
-      for (const a of subset.addresses ?? []) out.push({ ip: a.ip, port: p.port, portName: p.name ?? '', nodeName: a.nodeName });
+      for (const a of subset.addresses ?? []) out.push({ ip: a.ip, port: p.port, portName: p.name ?? '', nodeName: a.nodeName, podName: podOf(a.targetRef) });
     }
   }
   return out;
@@ -69,7 +72,7 @@ function appendSlice(out: ServiceEndpoint[], slice: EndpointSlice): void {
     if (ep.conditions?.ready === false) continue;
     for (const p of slice.ports ?? []) {
       if (p.port === undefined) continue;
-      for (const ip of ep.addresses) out.push({ ip, port: p.port, portName: p.name ?? '', nodeName: ep.nodeName });
+      for (const ip of ep.addresses) out.push({ ip, port: p.port, portName: p.name ?? '', nodeName: ep.nodeName, podName: podOf(ep.targetRef) });
     }
   }
 }

@@ -28,6 +28,7 @@
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 import { serviceUnavailable } from '../../api/status.js';
 import { answerRewrittenHTML, isRewritableHTML } from './html-rewrite.js';
 
@@ -37,6 +38,12 @@ export interface ProxyTarget {
   host: string;
   /** Empty: the scheme's default port. */
   port: number | undefined;
+  /**
+   * How to reach the address when the API server cannot dial it itself (a
+   * pod on a simulated node: through its kubelet's port-forward,
+   * simulated.ts); HTTP is spoken over the connection it gives.
+   */
+  dial?: () => Promise<Duplex>;
 }
 
 export interface ProxyForward {
@@ -142,11 +149,18 @@ function send(f: ProxyForward, headers: OutgoingHttpHeaders, agents: ProxyAgents
   const port = defaultPort(target);
   const secure = target.scheme === 'https';
   return new Promise((resolve, reject) => {
-    const out = (secure ? https : http).request({
-      host: target.host, port, method: req.method, path: `${f.path || '/'}${f.search}`, headers,
-      agent: agents ? (secure ? agents.https : agents.http) : false,
-      ...(secure ? { rejectUnauthorized: false, checkServerIdentity: () => undefined } : {}),
-    });
+    const dial = target.dial;
+    const out = dial
+      // A connection of its own a request (no agent): HTTP over what dial() gives.
+      ? http.request({
+        host: target.host, port, method: req.method, path: `${f.path || '/'}${f.search}`, headers,
+        createConnection: (_o, cb) => { dial().then((s) => cb(null, s as never), (e: Error) => cb(e, undefined as never)); return undefined as never; },
+      })
+      : (secure ? https : http).request({
+        host: target.host, port, method: req.method, path: `${f.path || '/'}${f.search}`, headers,
+        agent: agents ? (secure ? agents.https : agents.http) : false,
+        ...(secure ? { rejectUnauthorized: false, checkServerIdentity: () => undefined } : {}),
+      });
     const dialTimer = setTimeout(() => out.destroy(Object.assign(new Error('i/o timeout'), { code: 'ETIMEDOUT' })), dialTimeoutMs);
     out.once('socket', (s) => { if (s.connecting) s.once('connect', () => clearTimeout(dialTimer)); else clearTimeout(dialTimer); });
     const abandon = () => { if (!res.writableFinished) out.destroy(); };

@@ -29,7 +29,7 @@ export async function upgradeThroughProxy(u: ProxyUpgrade): Promise<void> {
   const url = `${target.scheme}://${joinHostPort(target.host, port)}${u.path || '/'}${u.search}`;
   let answer;
   try {
-    answer = await dialUpgrade(url, { method: u.req.method ?? 'GET', headers, tls: { rejectUnauthorized: false, checkServerIdentity: () => undefined } });
+    answer = await dialUpgrade(url, { method: u.req.method ?? 'GET', headers, tls: { rejectUnauthorized: false, checkServerIdentity: () => undefined }, dial: target.dial });
   } catch (e) {
     throw serviceUnavailable(`error trying to reach service: ${dialError(target.host, port, e as NodeJS.ErrnoException)}`);
   }

@@ -31,8 +31,7 @@
  * runtime (simulated, process, CRI) reports the same way.
  */
 
-import type { Readable, Writable } from 'node:stream';
-import type { Socket } from 'node:net';
+import type { Duplex, Readable, Writable } from 'node:stream';
 import type { ContainerLogOptions } from '../logs/options.js';
 import type { Pod, Probe } from 'kubernetes-types/core/v1.js';
 
@@ -184,8 +183,14 @@ export interface PodRuntime {
    * the kubelet server carries them over the caller's connection itself.
    */
   openStream?(uid: string, containerID: string, req: StreamRequest): LocalStream;
-  /** For a runtime without a streaming server: a connection to `port` in pod `uid`'s network. */
-  dialPort?(uid: string, port: number): Socket;
+  /**
+   * For a runtime without a streaming server: a connection to `port` in pod
+   * `uid`'s network (a socket, or for the simulated runtime an in-process
+   * responder); a port nobody listens on fails with ECONNREFUSED.
+   */
+  dialPort?(uid: string, port: number): Duplex;
+  /** False when openStream serves exec only (the simulated runtime: no process to attach to); the kubelet server refuses attach then. */
+  readonly attachable?: boolean;
   /**
    * A runtime that runs no process (the simulated one) answers probes
    * itself: the outcome of one probe of that type against instance

@@ -7,8 +7,10 @@
  *     (`container not found ("c")` otherwise, as upstream's findContainer).
  *  2. The runtime prepares the session (CRI Exec/Attach) and answers with a
  *     URL of its streaming server, or (process runtime) opens local streams
- *     the kubelet serves itself (local-exec.ts); a runtime that runs no
- *     processes (the simulated one) is refused at once with a 500 saying so.
+ *     the kubelet serves itself (local-exec.ts: the process runtime, and
+ *     the simulated one's exec in its simulated shell); a runtime that has
+ *     no process to attach to (the simulated one) refuses an attach at once
+ *     with a 500 saying so.
  *  3. A SPDY caller is passed through byte for byte (runtime-stream.ts).
  *  4. A v5.channel.k8s.io WebSocket caller (kubectl 1.30+) is served by
  *     speaking SPDY to the runtime (v5-over-spdy.ts): containerd 1.6/1.7
@@ -58,7 +60,8 @@ export async function serveStream(call: ExecCall, route: 'exec' | 'attach', part
   const pod = host.podByName(namespace, podName);
   if (!pod) return rejectUpgrade(socket, 404, `pod ${podName} not found`);
   const { runtime } = host;
-  if (!runtime.streamURL && !runtime.openStream) return rejectUpgrade(socket, 500, noProcessesMessage(host.nodeName, runtime.type, route));
+  const local = route === 'attach' && runtime.attachable === false ? undefined : runtime.openStream;
+  if (!runtime.streamURL && !local) return rejectUpgrade(socket, 500, noProcessesMessage(host.nodeName, runtime.type, route));
   const status = host.podStatus(pod) ?? pod.status;
   const cs = [...(status?.containerStatuses ?? []), ...(status?.initContainerStatuses ?? []), ...(status?.ephemeralContainerStatuses ?? [])].find((s) => s.name === container);
   if (!cs?.state?.running || !cs.containerID) return rejectUpgrade(socket, 500, `container not found (${JSON.stringify(container)})`);
@@ -66,8 +69,8 @@ export async function serveStream(call: ExecCall, route: 'exec' | 'attach', part
   const protocols = offeredSubprotocols(req);
   if (!spdy && !isWebSocketUpgrade(req)) return rejectUpgrade(socket, 400, `unable to upgrade: ${route} needs a SPDY/3.1 or WebSocket upgrade`);
   if (!spdy && !protocols.length) return rejectUpgrade(socket, 400, 'no WebSocket subprotocol offered');
-  if (runtime.openStream) {
-    const openStream = runtime.openStream.bind(runtime);
+  if (local) {
+    const openStream = local.bind(runtime);
     const uid = pod.metadata!.uid!;
     const id = cs.containerID;
     return serveLocalExec({ ...call, what: route, pod: `${namespace}/${podName}` }, protocols, request, () => openStream(uid, id, request));

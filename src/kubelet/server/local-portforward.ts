@@ -16,7 +16,7 @@
  *    per port for the session, port i on channels 2i (data) and 2i+1
  *    (error), each channel opened by the port as 2 bytes little-endian.
  */
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { RawData } from 'ws';
 import { ws } from '../../util/ws.js';
 import { HeaderReader } from '../../util/spdy/header-reader.js';
@@ -24,7 +24,7 @@ import { controlStreamId, controlType, dataFrame, FrameReader, HeaderWriter, pin
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 import type { UpgradeCall } from './runtime-stream.js';
 
-export type Dial = (port: number) => Socket;
+export type Dial = (port: number) => Duplex;
 
 const portForwardProtocol = 'portforward.k8s.io';
 const v4 = 'v4.channel.k8s.io';
@@ -36,7 +36,7 @@ export function forwardError(port: number, pod: string, e: NodeJS.ErrnoException
   return `error forwarding port ${port} to pod ${pod}: ${cause}`;
 }
 
-interface Pair { port?: number; data?: number; error?: number; conn?: Socket; errorText?: string }
+interface Pair { port?: number; data?: number; error?: number; conn?: Duplex; errorText?: string }
 
 export function serveLocalPortForwardSPDY(call: UpgradeCall, dial: Dial): void {
   const versions = String(call.req.headers['x-stream-protocol-version'] ?? '').split(',').map((s) => s.trim());
@@ -59,7 +59,7 @@ export function serveLocalPortForwardSPDY(call: UpgradeCall, dial: Dial): void {
   const start = (pair: Pair) => {
     const port = pair.port!;
     if (!Number.isInteger(port) || port < 1 || port > 65535) return fail(pair, `invalid port ${pair.port}`);
-    let conn: Socket;
+    let conn: Duplex;
     try { conn = dial(port); } catch (e) { return fail(pair, (e as Error).message); }
     pair.conn = conn;
     conn.on('data', (d: Buffer) => write(dataFrame(pair.data!, d)));

@@ -16,7 +16,7 @@
  *     frame.
  *  A runtime without a streaming server but with `dialPort` (process) is
  *  served by the kubelet itself (local-portforward.ts). A runtime that runs
- *  no processes is refused at once with a 500.
+ *  no processes (and no dialPort) is refused at once with a 500.
  */
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 import { noProcessesMessage, type ExecCall } from './exec.js';

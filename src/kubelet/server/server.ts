@@ -77,7 +77,11 @@ export function createKubeletServer(options: KubeletServerOptions): KubeletServe
       if (!res.headersSent) writeText(res, 500, 'Internal Server Error'); else res.destroy();
     });
   });
+  // Upgraded connections (exec, port-forward sessions) are no longer the HTTP server's: close() ends them itself.
+  const upgraded = new Set<Duplex>();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
     socket.on('error', () => socket.destroy());
     serveUpgrade(opts, req, socket, head).catch((e) => {
       opts.logger.error('kubelet upgrade request failed', { url: req.url, err: (e as Error)?.stack ?? String(e) });
@@ -95,6 +99,7 @@ export function createKubeletServer(options: KubeletServerOptions): KubeletServe
     close: () => new Promise((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
+      for (const socket of upgraded) socket.destroy();
     }),
   };
 }

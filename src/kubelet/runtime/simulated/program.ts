@@ -44,43 +44,65 @@ const hostnameOf = (pod: Pod) => pod.spec?.hostname ?? (pod.metadata?.name ?? ''
 /** Volumes that need no token or node access to read: ConfigMaps, Secrets, the downward API. */
 const readable = (v: Volume) => !!(v.configMap || v.secret || v.downwardAPI || (v.projected && !(v.projected.sources ?? []).some((s) => s.serviceAccountToken)));
 
+/** A container's environment and files as a simulated command sees them (ShellContext without the clock and output). */
+export type ContainerView = Omit<ShellContext, 'now' | 'sleep' | 'write'> & { refresh(): Promise<void>; workingDir: string };
+
 /**
  * The program and what it reads, once the environment and volumes are
  * fetched; undefined when the expanded argv is not a program of the subset.
  */
-export async function prepareProgram(pod: Pod, c: Container, deps: ProgramDeps): Promise<{ program: Command[]; context: Omit<ShellContext, 'now' | 'sleep' | 'write'> & { refresh(): Promise<void> } } | undefined> {
+export async function prepareProgram(pod: Pod, c: Container, deps: ProgramDeps): Promise<{ program: Command[]; context: ContainerView } | undefined> {
+  const { expand, context } = await containerView(pod, c, deps);
+  const program = parseProgram(argvOf(c).map((a) => expandVars(a, expand)));
+  return program && { program, context };
+}
+
+/**
+ * What a command in the container sees: the kubelet's environment (for the
+ * container's own command and for an exec alike) and the files of its
+ * ConfigMap, Secret, downward API and projected volumes; `serviceAccount`
+ * also takes the non-token parts of a projected service account volume
+ * (ca.crt, namespace), which an exec may read.
+ */
+export async function containerView(pod: Pod, c: Container, deps: ProgramDeps & { serviceAccount?: boolean }): Promise<{ expand: Map<string, string>; context: ContainerView }> {
   const sources = await fetchEnvSources(pod.metadata!.namespace!, c, deps.objects, pod.spec?.enableServiceLinks ?? true);
   const hostname = hostnameOf(pod);
   const kubeletEnv = containerEnv(pod, c, { nodeName: deps.nodeName, hostIP: deps.hostIP, podLogsDir: '', allocatable: simulatedAllocatable }, deps.podIP, sources);
   const expand = new Map(kubeletEnv.map((e) => [e.key, e.value]));
-  const program = parseProgram(argvOf(c).map((a) => expandVars(a, expand)));
-  if (!program) return undefined;
   const env = new Map<string, string>([['PATH', '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'], ['HOSTNAME', hostname]]);
   for (const e of kubeletEnv) env.set(e.key, e.value);
   if (!env.has('HOME')) env.set('HOME', '/root');
   let files = new Map<string, string>();
   let dirs = new Map<string, Set<string>>();
   // Volumes follow their ConfigMaps and Secrets while the container runs (the kubelet's periodic sync); env does not.
-  const refresh = async () => { ({ files, dirs } = await volumeFiles(pod, c, deps.objects)); };
+  const refresh = async () => { ({ files, dirs } = await volumeFiles(pod, c, deps.objects, !!deps.serviceAccount)); };
   await refresh();
-  const abs = (p: string) => posix.normalize(posix.isAbsolute(p) ? p : posix.join(c.workingDir ?? '/', p)).replace(/(.)\/$/, '$1');
+  const workingDir = c.workingDir ?? '/';
+  const abs = (p: string) => posix.normalize(posix.isAbsolute(p) ? p : posix.join(workingDir, p)).replace(/(.)\/$/, '$1');
   return {
-    program,
+    expand,
     context: {
-      env, hostname, refresh,
+      env, hostname, refresh, workingDir,
       readFile: (p) => files.get(abs(p)),
       listDir: (p) => { const d = dirs.get(abs(p)); return d && [...d].sort(); },
     },
   };
 }
 
+/** A projected volume without its serviceAccountToken sources (no token is requested for a simulated container). */
+function withoutToken(v: Volume): Volume {
+  if (!v.projected) return v;
+  return { ...v, projected: { ...v.projected, sources: (v.projected.sources ?? []).filter((s) => !s.serviceAccountToken) } };
+}
+
 /** The files of the container's ConfigMap, Secret and downward API mounts, by absolute path, and each directory's entries. */
-async function volumeFiles(pod: Pod, c: Container, objects: PodObjectGetter | undefined): Promise<{ files: Map<string, string>; dirs: Map<string, Set<string>> }> {
+async function volumeFiles(pod: Pod, c: Container, objects: PodObjectGetter | undefined, serviceAccount: boolean): Promise<{ files: Map<string, string>; dirs: Map<string, Set<string>> }> {
   const files = new Map<string, string>();
   const dirs = new Map<string, Set<string>>();
   const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
   for (const m of c.volumeMounts ?? []) {
-    const v = volumes.get(m.name);
+    const mounted = volumes.get(m.name);
+    const v = mounted && serviceAccount ? withoutToken(mounted) : mounted;
     if (!v || !readable(v)) continue;
     const payload = await volumePayload(pod, v, objects, simulatedAllocatable).catch(() => undefined);
     for (const [rel, f] of payload ?? []) {

@@ -47,9 +47,9 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import type { Container, ContainerStatus, Pod, PodSpec, Probe } from 'kubernetes-types/core/v1.js';
-import type { PodRuntime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../runtime.js';
+import type { LocalStream, PodRuntime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus, StreamRequest } from '../runtime.js';
 import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
 import { IPPool } from './ipam.js';
 import { normalizeImage, simulatedImageID } from './images.js';
@@ -60,8 +60,11 @@ import { containerLogPath, formatCRILogLines, podLogsDirectory, readCRILog, type
 import { PodEventEmitter } from '../pod-events.js';
 import { Backoff, goDuration } from '../cri/backoff.js';
 import type { PodObjectGetter } from '../../volumes/objects.js';
-import { prepareProgram, runsProgram } from './program.js';
+import { containerView, prepareProgram, runsProgram } from './program.js';
 import { runProgram } from './shell.js';
+import { openSimulatedExec } from './exec.js';
+import { withRootFilesystem } from './rootfs.js';
+import { connectListener, listeningPorts, refusedConnection } from './listeners.js';
 
 export const simulatedRuntimeType = 'sim';
 export const simulatedRuntimeVersion = 'k8ts-sim://0.1.0';
@@ -122,6 +125,8 @@ interface SimPod {
   podRestart?: boolean;
   /** Container name → the instance whose command the simulator runs (its log is the command's output, no lifecycle lines). */
   programs: Map<string, string>;
+  /** Exec sessions to tell when the pod's containers change (one that stopped ends its sessions). */
+  execWatchers?: Set<() => void>;
 }
 
 type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}` | `sleep:${string}`;
@@ -243,6 +248,7 @@ export class SimulatedRuntime implements PodRuntime {
     for (const h of p.timers.values()) this.timers.clearTimeout(h);
     this.releaseIP(p);
     this.byUID.delete(uid);
+    for (const w of [...(p.execWatchers ?? [])]) w();
     this.crashBackoff.forget(`${uid}/`);
     this.pullBackoff.forget(`${uid}/`);
     // Upstream's container GC removes a removed pod's logs with it.
@@ -259,6 +265,60 @@ export class SimulatedRuntime implements PodRuntime {
     if (!this.opts.podLogsDir) throw new Error('the simulated runtime keeps no logs (no pod logs directory)');
     if (prev) return readCRILog(containerLogPath(this.opts.podLogsDir, p, prev.name, prev.restartCount - 1), opts, { isRunning: () => false });
     return readCRILog(containerLogPath(this.opts.podLogsDir, p, c!.name, c!.restartCount), opts, { isRunning: () => find()?.state === 'running' });
+  }
+
+  /**
+   * `kubectl exec` (exec.ts): the command runs in the simulated shell against
+   * the container's environment and files. An attach has no process to
+   * attach to and is refused (attachable is false, so the kubelet server
+   * refuses it before the upgrade).
+   */
+  openStream(uid: string, containerID: string, req: StreamRequest): LocalStream {
+    const p = this.byUID.get(uid);
+    const c = p && [...p.initContainers, ...p.containers, ...p.ephemeralContainers].find((x) => x.id === containerID);
+    if (!p || !c || c.state !== 'running') throw new Error(`container ${containerID} is not running`);
+    if (!req.cmd?.length) throw new Error(`attach is not supported: container ${c.name} is simulated and runs no process`);
+    const spec = this.containerSpec(p, c.name);
+    const podIP = p.sandbox?.ip;
+    const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP, serviceAccount: true };
+    return openSimulatedExec(req.cmd, req, {
+      view: async () => withRootFilesystem((await containerView(p.pod, spec ?? { name: c.name }, deps)).context, podIP, (spec?.volumeMounts ?? []).map((m) => m.mountPath)),
+      timers: this.timers,
+      running: () => c.id === containerID && c.state === 'running' && !p.stopped && this.byUID.get(uid) === p,
+      watch: (changed) => {
+        p.execWatchers ??= new Set();
+        p.execWatchers.add(changed);
+        return () => { p.execWatchers?.delete(changed); };
+      },
+      nodeName: deps.nodeName,
+    });
+  }
+
+  /** The simulated runtime has no process to attach to: the kubelet server refuses attach before the upgrade. */
+  readonly attachable = false;
+
+  /**
+   * A connection to `port` in the pod (port-forward, and pods/proxy through
+   * the kubelet): the in-process responder of the running container whose
+   * image listens there (listeners.ts), else refused as a closed port.
+   */
+  dialPort(uid: string, port: number): Duplex {
+    const p = this.byUID.get(uid);
+    if (!p || !p.sandbox?.ready || p.stopped) return refusedConnection(port);
+    for (const c of p.containers) {
+      if (c.state !== 'running') continue;
+      const spec = this.containerSpec(p, c.name);
+      const env = new Map((spec?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
+      if (!listeningPorts(String(spec?.image ?? ''), env).includes(port)) continue;
+      const hostname = p.pod.spec?.hostname ?? p.name;
+      return connectListener(String(spec?.image ?? ''), { hostname, env, remoteAddress: '127.0.0.1' }) ?? refusedConnection(port);
+    }
+    return refusedConnection(port);
+  }
+
+  private containerSpec(p: SimPod, name: string): Container | undefined {
+    const spec = p.pod.spec;
+    return [...(spec?.initContainers ?? []), ...(spec?.containers ?? []), ...((spec?.ephemeralContainers ?? []) as Container[])].find((x) => x.name === name);
   }
 
   status(uid: string): RuntimePodStatus | undefined {
@@ -738,5 +798,9 @@ export class SimulatedRuntime implements PodRuntime {
     } catch { /* the runtime status stays the truth */ }
   }
 
-  private emit(uid: string): void { this.events.emit(uid); }
+  private emit(uid: string): void {
+    const watchers = this.byUID.get(uid)?.execWatchers;
+    if (watchers?.size) for (const w of [...watchers]) w();
+    this.events.emit(uid);
+  }
 }

@@ -34,7 +34,7 @@ export type Command =
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set(['echo', 'printf', 'printenv', 'env', 'date', 'cat', 'ls', 'hostname', 'sleep', 'true', 'false', ':', 'exit', 'tail']);
+const builtins = new Set(['echo', 'printf', 'printenv', 'env', 'date', 'cat', 'ls', 'hostname', 'pwd', 'sleep', 'true', 'false', ':', 'exit', 'tail']);
 const shells = new Set(['sh', 'bash', 'ash', 'dash']);
 
 class Unsupported extends Error {}
@@ -42,7 +42,7 @@ class Unsupported extends Error {}
 /** A token: a word, or an operator (`;`, `&&`, `||`, newline as `;`). */
 type Token = { word: Word; raw: string } | { op: string };
 
-function tokenize(src: string): Token[] {
+function tokenize(src: string, lenient: boolean): Token[] {
   const out: Token[] = [];
   let i = 0;
   while (i < src.length) {
@@ -69,7 +69,7 @@ function tokenize(src: string): Token[] {
         while (i < src.length && src[i] !== '"') {
           if (src[i] === '\\' && '$`"\\\n'.includes(src[i + 1] ?? '')) { lit += src[i + 1]; i += 2; } else if (src[i] === '$' || src[i] === '`') {
             flush();
-            i = expansion(src, i, word, true);
+            i = expansion(src, i, word, true, lenient);
           } else lit += src[i++];
         }
         if (src[i] !== '"') throw new Unsupported('unterminated quote');
@@ -77,7 +77,7 @@ function tokenize(src: string): Token[] {
         if (!word.length && !lit) word.push({ lit: '' });
       } else if (c === '$' || c === '`') {
         flush();
-        i = expansion(src, i, word, false);
+        i = expansion(src, i, word, false, lenient);
       } else lit += src[i++];
     }
     flush();
@@ -87,11 +87,11 @@ function tokenize(src: string): Token[] {
 }
 
 /** One $VAR, ${VAR}, $(...) or `...` at src[i], added to word; returns where it ends. */
-function expansion(src: string, i: number, word: Word, quoted: boolean): number {
+function expansion(src: string, i: number, word: Word, quoted: boolean, lenient: boolean): number {
   if (src[i] === '`') {
     const end = src.indexOf('`', i + 1);
     if (end < 0) throw new Unsupported('unterminated backquote');
-    word.push({ sub: parseScript(src.slice(i + 1, end)), quoted });
+    word.push({ sub: parseScript(src.slice(i + 1, end), lenient), quoted });
     return end + 1;
   }
   const next = src[i + 1] ?? '';
@@ -99,7 +99,7 @@ function expansion(src: string, i: number, word: Word, quoted: boolean): number 
     let depth = 0;
     for (let j = i + 1; j < src.length; j++) {
       if (src[j] === '(') depth++;
-      else if (src[j] === ')' && --depth === 0) { word.push({ sub: parseScript(src.slice(i + 2, j)), quoted }); return j + 1; }
+      else if (src[j] === ')' && --depth === 0) { word.push({ sub: parseScript(src.slice(i + 2, j), lenient), quoted }); return j + 1; }
     }
     throw new Unsupported('unterminated $(');
   }
@@ -120,8 +120,13 @@ function expansion(src: string, i: number, word: Word, quoted: boolean): number 
 /** The literal text of a word, or undefined when it has expansions (keywords and loop names must be literal). */
 const plain = (w: Word | undefined): string | undefined => (w && w.every((p) => 'lit' in p) ? w.map((p) => (p as { lit: string }).lit).join('') : undefined);
 
-function parseScript(src: string): Command[] {
-  const tokens = tokenize(src);
+/**
+ * A script of the subset. `lenient` (an exec) takes any command name, to be
+ * found or not when it runs (busybox's `sh: NAME: not found`, 127); else
+ * (a container's own command) only the builtins parse.
+ */
+function parseScript(src: string, lenient = false): Command[] {
+  const tokens = tokenize(src, lenient);
   let pos = 0;
   const isWord = (t: Token | undefined, text: string) => !!t && 'word' in t && t.raw === text;
   const skipSeparators = () => { while (pos < tokens.length && 'op' in tokens[pos] && (tokens[pos] as { op: string }).op === ';') pos++; };
@@ -179,6 +184,7 @@ function parseScript(src: string): Command[] {
       return { kind: 'assign', name: assign[1], value: [{ lit: headLit.slice(assign[0].length) }, ...words[0].slice(1)], op: ';' };
     }
     const name = plain(words[0]);
+    if (lenient && words.length) return { kind: 'simple', words, op: ';' };
     if (name === undefined || !builtins.has(name)) throw new Unsupported(`command ${name ?? '(expanded)'}`);
     if (name === 'tail' && words.map(plain).join(' ') !== 'tail -f /dev/null') throw new Unsupported('tail');
     return { kind: 'simple', words, op: ';' };
@@ -213,10 +219,43 @@ export function parseProgram(argv: string[]): Command[] | undefined {
   }
 }
 
+/** What an exec runs: a program, the interactive shell (`sh`, `bash` without -c), or a reason the simulated shell cannot run it. */
+export type ExecProgram = { program: Command[] } | { interactive: string } | { unsupported: string };
+
+/**
+ * An exec's argv (`kubectl exec POD -- ARGV`): `sh -c SCRIPT` runs the
+ * script; a shell alone is the interactive shell, reading commands from
+ * stdin; anything else is one command, run whatever its name (an unknown
+ * one answers as busybox's sh, `sh: NAME: not found`, exit 127).
+ */
+export function parseExec(argv: string[]): ExecProgram {
+  const base = argv[0]!.slice(argv[0]!.lastIndexOf('/') + 1);
+  const digits = perlPiDigits(argv);
+  if (digits) return { program: [{ kind: 'pi', digits, op: ';' }] };
+  if (shells.has(base)) {
+    if (argv.length === 1 || (argv.length === 2 && ['-i', '-l', '-il', '--login'].includes(argv[1]!))) return { interactive: base };
+    if (argv[1] !== '-c' || argv[2] === undefined) return { unsupported: `${base} ${argv.slice(1).join(' ')}` };
+    return parseExecLine(argv[2]);
+  }
+  return { program: [{ kind: 'simple', words: [[{ lit: argv[0]! }], ...argv.slice(1).map((a) => [{ lit: a }])], op: ';' }] };
+}
+
+/** One script of an exec (`sh -c SCRIPT`, or a line typed at the interactive shell). */
+export function parseExecLine(src: string): { program: Command[] } | { unsupported: string } {
+  try {
+    return { program: parseScript(src, true) };
+  } catch (e) {
+    if (e instanceof Unsupported) return { unsupported: e.message };
+    throw e;
+  }
+}
+
 /** What a program may read and do: its environment, files, the clock; sleep resolves false once the container stopped. */
 export interface ShellContext {
   env: Map<string, string>;
   hostname: string;
+  /** Where relative paths start (the container's workingDir; `/` by default), for pwd. */
+  workingDir?: string;
   /** A file's text (ConfigMap, Secret and downward API volumes), or undefined. */
   readFile(path: string): string | undefined;
   /** A directory's entries, or undefined when it is not one. */
@@ -236,6 +275,20 @@ export async function runProgram(cmds: Command[], ctx: ShellContext): Promise<nu
     return await runList(cmds, ctx, (s, t) => ctx.write(s, t));
   } catch (e) {
     if (e instanceof Exit) return e.code;
+    if (e instanceof Stopped) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Runs one line of the interactive shell: its exit code and whether it ran
+ * `exit`; undefined when the container stopped (or the line was interrupted) first.
+ */
+export async function runLine(cmds: Command[], ctx: ShellContext): Promise<{ code: number; exit: boolean } | undefined> {
+  try {
+    return { code: await runList(cmds, ctx, (s, t) => ctx.write(s, t)), exit: false };
+  } catch (e) {
+    if (e instanceof Exit) return { code: e.code, exit: true };
     if (e instanceof Stopped) return undefined;
     throw e;
   }
@@ -280,7 +333,11 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
     return 0;
   }
   const [name, ...args] = await fields(cmd.words, ctx);
-  return builtin(name, args, ctx, out);
+  if (name === undefined) return 0;
+  const base = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name;
+  // An exec names any command: those the subset does not have are not found, as busybox's sh says.
+  if (!builtins.has(base)) { out('stderr', `sh: ${name}: not found\n`); return 127; }
+  return builtin(base, args, ctx, out);
 }
 
 /** Words after expansion; an unquoted expansion splits on blanks, as the shell's field splitting. */
@@ -373,6 +430,7 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     }
     case 'date': out('stdout', `${containerDate(ctx.now())}\n`); return 0;
     case 'hostname': out('stdout', `${ctx.hostname}\n`); return 0;
+    case 'pwd': out('stdout', `${ctx.workingDir ?? '/'}\n`); return 0;
     case 'cat': {
       let status = 0;
       for (const path of args) {
@@ -398,7 +456,10 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
       if (!(await ctx.sleep(ms))) throw new Stopped();
       return 0;
     }
-    case 'tail': if (!(await ctx.sleep(Infinity))) throw new Stopped(); return 0;
+    case 'tail':
+      if (args.join(' ') !== '-f /dev/null') { out('stderr', 'tail: only `tail -f /dev/null` is simulated\n'); return 1; }
+      if (!(await ctx.sleep(Infinity))) throw new Stopped();
+      return 0;
     case 'exit': throw new Exit(Number(args[0] ?? 0) || 0);
     case 'false': return 1;
     default: return 0;

@@ -1,0 +1,195 @@
+/**
+ * What listens in a simulated pod (the KWOK idea: port-forward answered by
+ * the simulator): no process runs, so a connection to a container port
+ * (kubectl port-forward, pods/proxy, services/proxy through the kubelet)
+ * reaches a small in-process HTTP responder that answers as the container's
+ * image would, for the images the Kubernetes tutorials use:
+ *
+ *  - nginx (docker.io/library/nginx:*), port 80: the stock "Welcome to
+ *    nginx!" page for / and /index.html, nginx's 404 page elsewhere, with
+ *    `Server: nginx/<version>` (the tag's version, else 1.27.3);
+ *  - httpd (docker.io/library/httpd:*), port 80: Apache's "It works!";
+ *  - gcr.io/google-samples/kubernetes-bootcamp and
+ *    jocatalin/kubernetes-bootcamp, port 8080:
+ *    `Hello Kubernetes bootcamp! | Running on: POD | v=N` (N from the tag);
+ *  - gcr.io/google-samples/hello-app (and its us-docker.pkg.dev twin),
+ *    port $PORT or 8080: `Hello, world!\nVersion: X.0.0\nHostname: POD\n`;
+ *  - registry.k8s.io/echoserver (k8s.gcr.io, gcr.io/google_containers),
+ *    port 8080: the request echoed back, as echoserver 1.10 prints it.
+ * Any other image or port has nothing listening: the connection is refused
+ * (ECONNREFUSED), as a port nobody listens on.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { duplexPair } from '../../../util/duplex-pair.js';
+import { normalizeImage } from './images.js';
+
+/** Who a connection reaches: the container's pod hostname and environment, the client's address. */
+export interface ListenerContext {
+  hostname: string;
+  env: Map<string, string>;
+  /** The address the connection comes from (127.0.0.1 for a port-forward: upstream's forwarder dials localhost in the pod). */
+  remoteAddress: string;
+}
+
+type Responder = (req: IncomingMessage, res: ServerResponse, ctx: ListenerContext) => void;
+
+interface ImageListener { ports(env: Map<string, string>): number[]; respond: Responder }
+
+const repoAndTag = (image: string) => {
+  const full = normalizeImage(image);
+  const at = full.indexOf('@');
+  const ref = at < 0 ? full : full.slice(0, at);
+  const colon = ref.lastIndexOf(':');
+  return colon > ref.lastIndexOf('/') ? { repo: ref.slice(0, colon), tag: ref.slice(colon + 1) } : { repo: ref, tag: 'latest' };
+};
+
+const nginxDefaultVersion = '1.27.3';
+
+export const nginxWelcomePage = `<!DOCTYPE html>
+<html>
+<head>
+<title>Welcome to nginx!</title>
+<style>
+html { color-scheme: light dark; }
+body { width: 35em; margin: 0 auto;
+font-family: Tahoma, Verdana, Arial, sans-serif; }
+</style>
+</head>
+<body>
+<h1>Welcome to nginx!</h1>
+<p>If you see this page, the nginx web server is successfully installed and
+working. Further configuration is required.</p>
+
+<p>For online documentation and support please refer to
+<a href="http://nginx.org/">nginx.org</a>.<br/>
+Commercial support is available at
+<a href="http://nginx.com/">nginx.com</a>.</p>
+
+<p><em>Thank you for using nginx.</em></p>
+</body>
+</html>
+`;
+
+/** When the stock page was built into the image, for Last-Modified and the ETag (nginx's `"mtime-length"`). */
+const pageModified = new Date(Date.UTC(2024, 10, 26, 15, 55, 0));
+
+function nginx(version: string): ImageListener {
+  const server = `nginx/${version}`;
+  return {
+    ports: () => [80],
+    respond: (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path !== '/' && path !== '/index.html') {
+        const body = `<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>${server}</center>\r\n</body>\r\n</html>\r\n`;
+        res.writeHead(404, { Server: server, 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(body) });
+        res.end(req.method === 'HEAD' ? undefined : body);
+        return;
+      }
+      res.writeHead(200, {
+        Server: server, 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(nginxWelcomePage),
+        'Last-Modified': pageModified.toUTCString(), ETag: `"${Math.floor(pageModified.getTime() / 1000).toString(16)}-${Buffer.byteLength(nginxWelcomePage).toString(16)}"`,
+        'Accept-Ranges': 'bytes',
+      });
+      res.end(req.method === 'HEAD' ? undefined : nginxWelcomePage);
+    },
+  };
+}
+
+const text = (res: ServerResponse, body: string, headers: Record<string, string> = {}) => {
+  res.writeHead(200, { 'Content-Type': 'text/plain', ...headers });
+  res.end(body);
+};
+
+/** kubernetes-bootcamp's server.js: the same line for every request. */
+const bootcamp = (version: string): ImageListener => ({
+  ports: () => [8080],
+  respond: (_req, res, ctx) => text(res, `Hello Kubernetes bootcamp! | Running on: ${ctx.hostname} | v=${version}\n`),
+});
+
+/** hello-app's main.go: listens on $PORT (8080 by default). */
+const helloApp = (version: string): ImageListener => ({
+  ports: (env) => [Number(env.get('PORT')) || 8080],
+  respond: (_req, res, ctx) => text(res, `Hello, world!\nVersion: ${version}\nHostname: ${ctx.hostname}\n`, { 'Content-Type': 'text/plain; charset=utf-8' }),
+});
+
+const httpd: ImageListener = {
+  ports: () => [80],
+  respond: (_req, res) => {
+    const body = '<html><body><h1>It works!</h1></body></html>\n';
+    res.writeHead(200, { Server: 'Apache/2.4.62 (Unix)', 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  },
+};
+
+/** echoserver 1.10's page: the pod's name and the request as it arrived. */
+const echoserver: ImageListener = {
+  ports: () => [8080],
+  respond: (req, res, ctx) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const [path, query = ''] = (req.url ?? '/').split(/\?(.*)/s);
+      const headers = Object.entries(req.headers).map(([k, v]) => `\t${k}=${Array.isArray(v) ? v.join(',') : v}\n`).join('');
+      const body = Buffer.concat(chunks).toString('utf8');
+      res.writeHead(200, { Server: 'echoserver', 'Content-Type': 'text/plain' });
+      res.end(`\n\nHostname: ${ctx.hostname}\n\nPod Information:\n\t-no pod information available-\n\nServer values:\n\tserver_version=nginx: 1.13.3 - lua: 10008\n\n` +
+        `Request Information:\n\tclient_address=${ctx.remoteAddress}\n\tmethod=${req.method}\n\treal path=${path}\n\tquery=${query}\n\trequest_version=${req.httpVersion}\n` +
+        `\trequest_scheme=http\n\trequest_uri=http://${req.headers.host ?? ''}${req.url ?? '/'}\n\nRequest Headers:\n${headers}\nRequest Body:\n${body ? body : '\t-no body in request-'}\n`);
+    });
+  },
+};
+
+/** The listener of a container's image, or undefined when the simulator knows of none. */
+export function imageListener(image: string): ImageListener | undefined {
+  const { repo, tag } = repoAndTag(image);
+  const number = /^v?(\d+)(?:\.\d+)*$/.exec(tag);
+  switch (repo) {
+    case 'docker.io/library/nginx': return nginx(/^\d+\.\d+\.\d+$/.test(tag.split('-')[0]!) ? tag.split('-')[0]! : nginxDefaultVersion);
+    case 'docker.io/library/httpd': return httpd;
+    case 'gcr.io/google-samples/kubernetes-bootcamp':
+    case 'docker.io/jocatalin/kubernetes-bootcamp': return bootcamp(number?.[1] ?? '1');
+    case 'gcr.io/google-samples/hello-app':
+    case 'us-docker.pkg.dev/google-samples/containers/gke/hello-app': return helloApp(`${number?.[1] ?? '1'}.0.0`);
+    case 'registry.k8s.io/echoserver':
+    case 'k8s.gcr.io/echoserver':
+    case 'gcr.io/google_containers/echoserver': return echoserver;
+    default: return undefined;
+  }
+}
+
+/** The ports a container's image listens on (none when the simulator knows no listener for it). */
+export function listeningPorts(image: string, env: Map<string, string>): number[] {
+  return imageListener(image)?.ports(env) ?? [];
+}
+
+let server: http.Server | undefined;
+const contexts = new WeakMap<object, { listener: ImageListener; ctx: ListenerContext }>();
+
+/** One HTTP server for every simulated connection, never listening: connections are handed to it. */
+function responderServer(): http.Server {
+  server ??= http.createServer((req, res) => {
+    const c = contexts.get(req.socket);
+    if (!c) { res.destroy(); return; }
+    c.listener.respond(req, res, c.ctx);
+  });
+  return server;
+}
+
+/** A connection to `image`'s listener: the caller's end; the other end is served in-process. */
+export function connectListener(image: string, ctx: ListenerContext): Duplex | undefined {
+  const listener = imageListener(image);
+  if (!listener) return undefined;
+  const [client, served] = duplexPair();
+  Object.assign(served, { remoteAddress: ctx.remoteAddress, remotePort: 0 });
+  contexts.set(served, { listener, ctx });
+  responderServer().emit('connection', served);
+  return client;
+}
+
+/** A connection that is refused, as Node's net reports it (for callers that map ECONNREFUSED to Go's words). */
+export function refusedConnection(port: number): Duplex {
+  const [client] = duplexPair();
+  process.nextTick(() => client.destroy(Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:${port}`), { code: 'ECONNREFUSED', errno: -111, syscall: 'connect', address: '127.0.0.1', port })));
+  return client;
+}

@@ -1,0 +1,53 @@
+/**
+ * What an exec sees of a simulated container's filesystem beyond its
+ * volumes (program.ts): only what the simulation knows. `/` lists the
+ * top-level directories every Linux image has (busybox's, which are empty
+ * here: no image is unpacked) and the container's mount points; `/etc`
+ * holds the files the kubelet writes into every container, hostname and
+ * hosts (upstream's managed hosts file), next to mounted files.
+ */
+import type { ContainerView } from './program.js';
+
+const topLevel = ['bin', 'dev', 'etc', 'home', 'lib', 'proc', 'root', 'sys', 'tmp', 'usr', 'var'];
+
+/** The kubelet's /etc/hosts for a pod on the pod network (pkg/kubelet/kubelet_pods.go managedHostsFileContent). */
+export function managedHostsFile(podIP: string | undefined, hostname: string): string {
+  const lines = ['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback',
+    'fe00::0\tip6-localnet', 'fe00::0\tip6-mcastprefix', 'fe00::1\tip6-allnodes', 'fe00::2\tip6-allrouters'];
+  if (podIP) lines.push(`${podIP}\t${hostname}`);
+  return `${lines.join('\n')}\n`;
+}
+
+const union = (a: string[], b: string[] | undefined) => [...new Set([...a, ...(b ?? [])])].sort();
+
+/** The view with the root and /etc as described above; `mountPaths` are the container's volumeMounts (directories even when empty). */
+export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = []): ContainerView {
+  const mountDirs = new Map<string, Set<string>>();
+  for (const m of mountPaths) {
+    const parts = m.split('/').filter(Boolean);
+    for (let i = 0; i < parts.length; i++) {
+      const dir = `/${parts.slice(0, i).join('/')}`;
+      if (!mountDirs.has(dir)) mountDirs.set(dir, new Set());
+      mountDirs.get(dir)!.add(parts[i]!);
+    }
+    mountDirs.set(`/${parts.join('/')}`, mountDirs.get(`/${parts.join('/')}`) ?? new Set());
+  }
+  const etc = new Map([['/etc/hostname', `${view.hostname}\n`], ['/etc/hosts', managedHostsFile(podIP, view.hostname)]]);
+  const abs = (p: string) => {
+    const joined = p.startsWith('/') ? p : `${view.workingDir.replace(/\/$/, '')}/${p}`;
+    return joined.replace(/\/+/g, '/').replace(/(.)\/$/, '$1').replace(/^\/\.$/, '/');
+  };
+  return {
+    ...view,
+    readFile: (p) => view.readFile(p) ?? etc.get(abs(p)),
+    listDir: (p) => {
+      const path = abs(p);
+      const known = mountDirs.get(path);
+      const mounted = known || view.listDir(p) ? union([...(known ?? [])], view.listDir(p)) : undefined;
+      if (path === '/') return union(topLevel, mounted);
+      if (path === '/etc') return union(['hostname', 'hosts'], mounted);
+      if (topLevel.includes(path.slice(1))) return mounted ?? [];
+      return mounted;
+    },
+  };
+}
