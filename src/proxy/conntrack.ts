@@ -77,14 +77,21 @@ export function conntrackFlushes(old: Map<string, UDPPort> | undefined, now: Map
   return out;
 }
 
-function hasConntrack(): boolean {
-  try { execFileSync('conntrack', ['--version'], { stdio: 'ignore' }); return true; } catch { return false; }
+/**
+ * The conntrack binary: on PATH, else where Debian puts it (/usr/sbin is not
+ * on a non-root user's PATH, and a host-process kube-proxy gets the agent's).
+ */
+function findConntrack(): string | undefined {
+  for (const bin of ['conntrack', '/usr/sbin/conntrack', '/sbin/conntrack']) {
+    try { execFileSync(bin, ['--version'], { stdio: 'ignore' }); return bin; } catch { /* next */ }
+  }
+  return undefined;
 }
 
 /** Runs `conntrack -D`; resolves to the number of entries deleted (it exits 1 when that is 0). */
-function conntrackDelete(args: string[]): Promise<number> {
+function conntrackDelete(bin: string, args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
-    execFile('conntrack', args, (err, _stdout, stderr) => {
+    execFile(bin, args, (err, _stdout, stderr) => {
       const m = /(\d+) flow entr(y|ies) ha(s|ve) been deleted/.exec(String(stderr));
       if (m) resolve(Number(m[1]));
       else reject(err ?? new Error(`conntrack ${args.join(' ')}: ${String(stderr).trim()}`));
@@ -94,7 +101,8 @@ function conntrackDelete(args: string[]): Promise<number> {
 
 export class UDPConntrackCleaner {
   private readonly known = new Map<string, Map<string, UDPPort>>();
-  private available?: boolean;
+  /** The binary, null once it was looked for and not found. */
+  private bin?: string | null;
   /** Deletions run one after another, in the order the syncs asked for them. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -107,21 +115,22 @@ export class UDPConntrackCleaner {
     if (now.size) this.known.set(service, now); else this.known.delete(service);
     const flushes = conntrackFlushes(old, now);
     if (!flushes.length) return;
-    if (this.available === undefined) {
-      this.available = hasConntrack();
-      if (!this.available) this.logger.warn('conntrack not found: stale conntrack entries of UDP Services are not deleted', { service });
+    if (this.bin === undefined) {
+      this.bin = findConntrack() ?? null;
+      if (!this.bin) this.logger.warn('conntrack not found: stale conntrack entries of UDP Services are not deleted', { service });
     }
-    if (!this.available) return;
-    this.queue = this.queue.then(() => this.run(service, flushes));
+    const bin = this.bin;
+    if (!bin) return;
+    this.queue = this.queue.then(() => this.run(bin, service, flushes));
   }
 
   /** Resolves when the deletions asked for so far have run. */
   idle(): Promise<void> { return this.queue; }
 
-  private async run(service: string, flushes: string[][]): Promise<void> {
+  private async run(bin: string, service: string, flushes: string[][]): Promise<void> {
     let deleted = 0;
     for (const args of flushes) {
-      try { deleted += await conntrackDelete(args); } catch (e) { this.logger.error('conntrack -D failed', { service, args: args.join(' '), err: (e as Error).message }); }
+      try { deleted += await conntrackDelete(bin, args); } catch (e) { this.logger.error('conntrack -D failed', { service, args: args.join(' '), err: (e as Error).message }); }
     }
     this.logger.info('deleted stale UDP conntrack entries', { service, filters: flushes.length, deleted });
   }
