@@ -115,7 +115,7 @@ export class Proxier {
   }
 
   /** Resolves after any sync in progress; SIGTERM leaves the rules in place, as upstream does. */
-  async idle(): Promise<void> { await this.running; }
+  async idle(): Promise<void> { await this.running; await this.conntrack.idle(); }
 
   private markDirty(key: string): void {
     this.dirty.add(key);

@@ -33,6 +33,12 @@ export interface ServicePortInfo {
   clusterEndpoints: ProxyEndpoint[];
   /** The same choice among this node's endpoints, for the Local policies. */
   localEndpoints: ProxyEndpoint[];
+  /**
+   * "ip:port" of every serving endpoint, on any node, ready or terminating:
+   * the set upstream's UDP conntrack cleanup compares (traffic policies and
+   * terminating state do not end a flow; an endpoint that stops serving does).
+   */
+  servingEndpoints: string[];
 }
 
 const isIPv4 = (s: string | undefined): s is string => !!s && /^\d{1,3}(\.\d{1,3}){3}$/.test(s);
@@ -111,6 +117,7 @@ export function servicePorts(svc: Service, slices: EndpointSlice[], hostname: st
       externalLocal: spec.externalTrafficPolicy === 'Local' && (external || (spec.externalIPs ?? []).length > 0),
       clusterEndpoints: usable(all),
       localEndpoints: usable(all.filter((e) => e.local)),
+      servingEndpoints: all.filter((e) => e.serving).map((e) => `${e.ip}:${e.port}`),
     };
   });
 }
