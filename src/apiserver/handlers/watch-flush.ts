@@ -14,7 +14,7 @@ const tickMs = 10;
  * A pass that writes many watchers makes the next one wait longer, so that each of them gets
  * more events per write: a write (TLS record, syscall, the reader's wake-up) costs about as much
  * as the events in it, and the passes' share of the loop stays bounded as watchers are added.
- * 100 watchers wait 25 ms; never more than `maxTickMs`, the most an event is held back.
+ * 100 watchers wait 15 ms; never more than `maxTickMs`, the most an event is held back.
  */
 const tickMsPerWatcher = 0.15;
 const maxTickMs = 50;
