@@ -14,26 +14,31 @@ import { HandlerContext, query } from './context.js';
 import { clampToNumber, int64Param } from './params.js';
 import { encodeObject, encodeWatchFrame, hasProtobuf, protobufWatchMediaType } from '../../api/protobuf/envelope.js';
 import { cancelWatchFlush, scheduleWatchFlush } from './watch-flush.js';
+import { chunkFrame, chunkSocket } from './watch-frame.js';
 
 const bookmarkEveryMs = 30_000;
 
 /**
- * The whole JSON event line of an object, as bytes, built once for all JSON watchers that send it
- * with that type: per watcher only a reference is queued, and the UTF-8 encoding is not repeated
- * for each of them. Kept for one turn of the loop only (a write's event reaches every watcher in
+ * The whole event of an object (a JSON line, or a protobuf frame), as bytes, built once for all
+ * watchers of that encoding that send it with that type: per watcher only a reference is queued,
+ * and neither the UTF-8 encoding nor the protobuf framing is repeated for each of them. Kept for one turn of the loop only (a write's event reaches every watcher in
  * the turn it is published), so no second copy of each cached object's text stays in memory.
  */
 type LineType = 'ADDED' | 'MODIFIED' | 'DELETED';
-let turnLines: Record<LineType, Map<object, Buffer>> | undefined;
-function eventLine(type: LineType, object: object): Buffer {
+type TurnLines = Record<LineType, Map<object, Buffer>>;
+let turnLines: { json: TurnLines; protobuf: TurnLines } | undefined;
+function turnLine(encoding: 'json' | 'protobuf', type: LineType, object: object): Buffer {
   if (turnLines === undefined) {
-    turnLines = { ADDED: new Map(), MODIFIED: new Map(), DELETED: new Map() };
+    const fresh = (): TurnLines => ({ ADDED: new Map(), MODIFIED: new Map(), DELETED: new Map() });
+    turnLines = { json: fresh(), protobuf: fresh() };
     setImmediate(() => { turnLines = undefined; });
   }
-  const lines = turnLines[type];
+  const lines = turnLines[encoding][type];
   let line = lines.get(object);
   if (line === undefined) {
-    line = Buffer.from(`{"type":"${type}","object":${objectJSON(object)}}\n`);
+    line = encoding === 'json'
+      ? Buffer.from(`{"type":"${type}","object":${objectJSON(object)}}\n`)
+      : encodeWatchFrame(type, objectProtobuf(object));
     // A watcher's replay of a whole list in one turn is not shared: it is not kept.
     if (lines.size < maxTurnLines) lines.set(object, line);
   }
@@ -71,7 +76,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     let object = ev.object;
     if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return encodeWatchFrame(ev.type, encodeObject(object)!);
     if (ctx.rendering === 'partial') object = partialObjectMetadata(ev.object);
-    else return encodeWatchFrame(ev.type, objectProtobuf(object));
+    else return turnLine('protobuf', ev.type as LineType, object);
     return encodeWatchFrame(ev.type, encodeObject(object)!);
   };
   const render = (ev: WatchEventOut): string | Buffer => {
@@ -80,19 +85,22 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
       if (ctx.rendering === 'table') object = toTable(store, [ev.object], { resourceVersion: ev.object.metadata.resourceVersion }, include, new Date());
       else if (ctx.rendering === 'partial') object = partialObjectMetadata(ev.object);
-      else if (lineTypes.has(ev.type)) return eventLine(ev.type as LineType, object);
+      else if (lineTypes.has(ev.type)) return turnLine('json', ev.type as LineType, object);
       else return `{"type":"${ev.type}","object":${objectJSON(object)}}\n`;
     }
     return `{"type":"${ev.type}","object":${JSON.stringify(object)}}\n`;
   };
-  // The events of a tick go out in one write (one chunk), not one write each (watch-flush.ts).
-  let pending: (string | Buffer)[] = [];
+  // The events of a tick go out in one write (one chunk), not one write each (watch-flush.ts);
+  // watchers sending the same events in a pass share that chunk (watch-frame.ts).
+  let pending: Buffer[] = [];
   const writePending = () => {
     if (pending.length === 0) return;
-    const lines = pending.length === 1 ? pending[0]! : Buffer.concat(pending.map((p) => typeof p === 'string' ? Buffer.from(p) : p));
+    const parts = pending;
     pending = [];
     if (!open || res.destroyed) return;
-    res.write(lines);
+    const socket = chunkSocket(res);
+    if (socket) socket.write(chunkFrame(parts));
+    else res.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
     // A client that stopped reading must not make the server buffer its events without end:
     // upstream's cacher closes such a watcher ("Forcing watcher close due to unresponsiveness"),
     // and the client resumes from its last resourceVersion.
@@ -107,7 +115,8 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     if (!open) return;
     if (ev.object?.metadata?.resourceVersion && ev.type !== 'ERROR') lastRV = ev.object.metadata.resourceVersion;
     if (pending.length === 0) scheduleWatchFlush(flushTarget);
-    pending.push(render(ev));
+    const line = render(ev);
+    pending.push(typeof line === 'string' ? Buffer.from(line) : line);
   };
   const timers: LongTimeout[] = [];
   let watch: Watch | undefined;
