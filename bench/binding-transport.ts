@@ -1,7 +1,7 @@
 /**
  * Client CPU per binding POST: RestClient.request() (Node's http client
- * through the pooled agent) against RestClient.requestLight()
- * (client/light-http.ts), the transport the scheduler binds through. A child
+ * through the pooled agent) against RestClient.requestLight() (an undici
+ * Pool), the transport the scheduler binds through. A child
  * process serves HTTPS on 127.0.0.1 and answers each POST 201 with a small
  * Status, so the figure is the client's own cost per request; rounds
  * alternate the two transports. Prints its results (nothing is written).
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   };
   console.log(`${n} binding POSTs, ${inFlight} in flight; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   for (let r = 1; r <= Number(values.rounds); r++) {
-    for (const light of [false, true]) console.log(`round ${r} ${light ? 'requestLight' : 'request     '} ${(await round(light)).toFixed(3)} ms CPU per request`);
+    for (const light of [false, true]) console.log(`round ${r} ${light ? 'requestLight (undici)  ' : 'request (node:https)   '} ${(await round(light)).toFixed(3)} ms CPU per request`);
   }
   console.log(`load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   child.kill();

@@ -57,7 +57,7 @@ export class ResourceClient {
   }
   /**
    * POST to a subresource (pods/binding, pods/eviction); `light` sends it
-   * through the client's light keep-alive connections (rest.ts requestLight).
+   * through the client's undici pool (rest.ts requestLight).
    */
   createSub(namespace: string | undefined, name: string, sub: string, body: unknown, o: { light?: boolean } = {}): Promise<any> {
     const path = this.path(namespace, name, sub);

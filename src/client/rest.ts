@@ -7,9 +7,10 @@ import https from 'node:https';
 import tls from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import type { Dispatcher, Pool } from 'undici';
 import type { ClientConfig } from './kubeconfig.js';
 import { PooledAgent } from './agent.js';
-import { LightHttpPool } from './light-http.js';
 
 export class ApiError extends Error {
   constructor(readonly code: number, readonly reason: string, message: string, readonly status?: any) {
@@ -85,8 +86,7 @@ export class RestClient {
     (this.config as ClientConfig).keyPem = keyPem;
     this.agent = RestClient.agentFor(this.config);
     old.destroy();
-    this.light?.close();
-    this.light = undefined;
+    this.closeLight();
   }
 
   /** Client-side rate limiting, so thousands of simulated nodes cannot flood the server. */
@@ -179,52 +179,75 @@ export class RestClient {
     return decodeResponse<T>(method, path, res.statusCode ?? 0, await readText(res));
   }
 
-  private light?: LightHttpPool;
+  private light?: Promise<Pool>;
 
   /**
-   * request(), sent through light-http.ts rather than Node's http client
-   * (the same one-request-at-a-time keep-alive connections on the wire, at a
-   * fraction of the CPU): for bursts of small requests, the scheduler's
-   * bindings. The same throttle, headers, retries and errors; a client given
-   * a shared agent (no client certificate of its own) uses request().
+   * request(), sent through an undici Pool rather than Node's http client:
+   * the same one-request-at-a-time keep-alive connections on the wire, at a
+   * fraction of the client's CPU per request (bench/binding-transport.ts),
+   * for bursts of small requests: the scheduler's bindings. The same
+   * throttle, headers, Retry-After retries and Status errors. A request whose
+   * connection drops fails (undici's SocketError, UND_ERR_SOCKET) and is not
+   * sent again: a POST may already have been applied. A client given a shared
+   * agent (no client certificate of its own) uses request().
    */
   async requestLight<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
     if (this.opts.agent) return this.request<T>(method, path, o);
+    const body = o.body === undefined ? undefined : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
+    const pool = await (this.light ??= this.lightPool());
     for (let retries = 0; ; retries++) {
       await this.throttle();
-      const res = await this.lightPool().send(this.requestText(method, path, o));
-      const wait = retries < maxRetries ? retryAfterMs(res.statusCode, res.retryAfter) : undefined;
-      if (wait === undefined) return decodeResponse<T>(method, path, res.statusCode, res.body);
+      const res = await pool.request({
+        method: method as Dispatcher.HttpMethod, path: this.requestTarget(path, o.query).path, headers: this.lightHeaders(o), body,
+      });
+      const text = await res.body.text();
+      const wait = retries < maxRetries ? retryAfterMs(res.statusCode, res.headers['retry-after']) : undefined;
+      if (wait === undefined) return decodeResponse<T>(method, path, res.statusCode, text);
       await new Promise((r) => setTimeout(r, wait));
     }
   }
 
-  private lightPool(): LightHttpPool {
-    const { hostname, port } = this.requestTarget('/', undefined);
+  /**
+   * Up to 64 connections to the server, as the agent's maxSockets, each
+   * carrying one request at a time: pipelining 1, since Node's http server
+   * drops a pipelined connection it paused for backpressure (HPE_PAUSED).
+   * undici is loaded here, on first use: loading it costs ~0.1 s of CPU that
+   * only the scheduler's process needs to pay.
+   */
+  private async lightPool(): Promise<Pool> {
+    const { Pool } = await import('undici');
     const c = this.config;
-    this.light ??= new LightHttpPool({
-      hostname, port: Number(port) || 443, ca: c.caPem, cert: c.certPem, key: c.keyPem, rejectUnauthorized: !c.insecureSkipTLSVerify,
+    const { hostname } = this.requestTarget('/', undefined);
+    return new Pool(new URL(c.server).origin, {
+      connections: 64, pipelining: 1,
+      connect: {
+        // One secure context for every connection: the CA, certificate and key parsed once.
+        secureContext: tls.createSecureContext({ ca: c.caPem, cert: c.certPem, key: c.keyPem }),
+        rejectUnauthorized: !c.insecureSkipTLSVerify, servername: isIP(hostname) ? undefined : hostname,
+      },
     });
-    return this.light;
   }
 
-  /** The request as HTTP/1.1 text: the head raw() would send, then the body. */
-  private requestText(method: string, path: string, o: RequestOptions): string {
-    const target = this.requestTarget(path, o.query);
-    const body = o.body === undefined ? '' : typeof o.body === 'string' ? o.body : Buffer.isBuffer(o.body) ? o.body.toString('utf8') : JSON.stringify(o.body);
-    const host = target.hostname.includes(':') ? `[${target.hostname}]` : target.hostname;
-    let head = `${method} ${target.path} HTTP/1.1\r\nHost: ${host}${target.port ? `:${target.port}` : ''}\r\n`
-      + `Accept: ${o.accept ?? 'application/json'}\r\nUser-Agent: ${this.opts.userAgent ?? 'k8ts'}\r\n`;
-    if (o.body !== undefined) head += `Content-Type: ${o.contentType ?? 'application/json'}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+  /** The headers raw() sends (undici adds Host and Content-Length). */
+  private lightHeaders(o: RequestOptions): Record<string, string> {
+    const headers: Record<string, string> = { accept: o.accept ?? 'application/json', 'user-agent': this.opts.userAgent ?? 'k8ts' };
+    if (o.body !== undefined) headers['content-type'] = o.contentType ?? 'application/json';
     const token = this.bearerToken();
-    if (token) head += `Authorization: Bearer ${token}\r\n`;
-    return `${head}\r\n${body}`;
+    if (token) headers.authorization = `Bearer ${token}`;
+    return headers;
+  }
+
+  /** Closes the light pool's connections: a request still on one fails, as with https.Agent.destroy(). */
+  private closeLight(): void {
+    const light = this.light;
+    this.light = undefined;
+    light?.then((p) => p.destroy(), () => undefined).catch(() => undefined);
   }
 
   close(): void {
     if (this.refillTimer) clearTimeout(this.refillTimer);
     if (this.agent !== this.opts.agent) this.agent.destroy();
-    this.light?.close();
+    this.closeLight();
   }
 }
 

@@ -1,10 +1,11 @@
 /**
- * RestClient.requestLight (client/light-http.ts) against a real Node https
- * server: every request gets its own response, one request at a time on each
- * of at most 64 keep-alive connections (never pipelined), with the framing
+ * RestClient.requestLight (an undici Pool) against a real Node https server:
+ * every request gets its own response, one request at a time on each of at
+ * most 64 keep-alive connections (never pipelined), with the framing
  * (Content-Length, chunked, 204), the Status errors and client-go's
  * Retry-After retries of request(); a connection the server drops fails only
- * the request on it, and the next request reconnects.
+ * the request on it, which is not sent again (a POST may have been applied),
+ * and the next request reconnects.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +22,7 @@ describe('RestClient.requestLight', () => {
   const inFlightPerSocket = new Map<Socket, number>();
   let maxInFlightOnASocket = 0;
   const retryScript: Array<{ code: number; retryAfter?: string }> = [];
+  let drops = 0;
 
   before(async () => {
     const ca = await createCA({ commonName: 'test-ca', days: 1 });
@@ -43,6 +45,10 @@ describe('RestClient.requestLight', () => {
           }, Math.floor(Math.random() * 5));
           return;
         }
+        if (url.pathname === '/get') {
+          setTimeout(() => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(JSON.stringify({ path: req.url })); }, Math.floor(Math.random() * 5));
+          return;
+        }
         if (url.pathname === '/chunked') {
           res.writeHead(200, { 'Content-Type': 'application/json' });
           res.write('{"part":');
@@ -62,7 +68,7 @@ describe('RestClient.requestLight', () => {
           res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: next.code, reason: 'TooManyRequests', message: 'later' }));
           return;
         }
-        if (url.pathname === '/drop') { req.socket.destroy(); return; }
+        if (url.pathname === '/drop') { drops++; req.socket.destroy(); return; }
         res.writeHead(500); res.end('unexpected');
       });
     });
@@ -82,6 +88,14 @@ describe('RestClient.requestLight', () => {
     assert.ok(connections - before <= 64, `opened ${connections - before} connections`);
     assert.equal(maxInFlightOnASocket, 1, 'never two requests at once on a connection');
     assert.ok(Math.max(...requestsPerSocket.values()) > 1, 'connections were kept alive and reused');
+  });
+
+  it('sends idempotent requests one at a time on each connection too (GETs are not pipelined either)', async () => {
+    const before = connections;
+    const out = await Promise.all(Array.from({ length: 400 }, (_, i) => client.requestLight('GET', `/get?i=${i}`)));
+    out.forEach((r, i) => assert.deepEqual(r, { path: `/get?i=${i}` }));
+    assert.ok(connections - before <= 64, `opened ${connections - before} connections`);
+    assert.equal(maxInFlightOnASocket, 1, 'never two requests at once on a connection');
   });
 
   it('reads chunked bodies (as UTF-8) and bodiless 204s', async () => {
@@ -106,8 +120,16 @@ describe('RestClient.requestLight', () => {
     await assert.rejects(client.requestLight('POST', '/retry', { body: {} }), (e: unknown) => e instanceof ApiError && e.code === 429);
   });
 
-  it('fails the requests of a dropped connection and reconnects for the next', async () => {
-    await assert.rejects(client.requestLight('POST', '/drop', { body: {} }), (e: NodeJS.ErrnoException) => e.code === 'ECONNRESET');
-    assert.deepEqual(await client.requestLight('POST', '/echo', { body: { n: 1 } }), { path: '/echo', method: 'POST', body: { n: 1 }, auth: 'Bearer secret' });
+  it('fails the request of a dropped connection without sending it again, and no other; the next one reconnects', async () => {
+    const echo = (n: number) => client.requestLight('POST', `/echo?n=${n}`, { body: { n } });
+    const [dropped, ...others] = await Promise.allSettled([
+      client.requestLight('POST', '/drop', { body: {} }), ...Array.from({ length: 100 }, (_, n) => echo(n)),
+    ]);
+    // undici's SocketError: "other side closed" (Node's client says ECONNRESET, "socket hang up").
+    assert.equal(dropped.status, 'rejected');
+    assert.equal(((dropped as PromiseRejectedResult).reason as NodeJS.ErrnoException).code, 'UND_ERR_SOCKET');
+    assert.equal(drops, 1, 'the dropped POST was not sent again');
+    others.forEach((r, n) => assert.deepEqual(r, { status: 'fulfilled', value: { path: `/echo?n=${n}`, method: 'POST', body: { n }, auth: 'Bearer secret' } }));
+    assert.deepEqual(await echo(100), { path: '/echo?n=100', method: 'POST', body: { n: 100 }, auth: 'Bearer secret' });
   });
 });
