@@ -248,6 +248,10 @@ export class RestClient {
     if (this.refillTimer) clearTimeout(this.refillTimer);
     if (this.agent !== this.opts.agent) this.agent.destroy();
     this.closeLight();
+    // A closed client opens no new pool: a later light request fails rather than leave connections open.
+    const closed = Promise.reject(new Error('client closed'));
+    closed.catch(() => undefined);
+    this.light = closed;
   }
 }
 

@@ -132,4 +132,13 @@ describe('RestClient.requestLight', () => {
     others.forEach((r, n) => assert.deepEqual(r, { status: 'fulfilled', value: { path: `/echo?n=${n}`, method: 'POST', body: { n }, auth: 'Bearer secret' } }));
     assert.deepEqual(await echo(100), { path: '/echo?n=100', method: 'POST', body: { n: 100 }, auth: 'Bearer secret' });
   });
+
+  it('fails requests sent after close() instead of opening connections again', async () => {
+    const closed = new RestClient({ server: client.config.server, caPem: client.config.caPem });
+    await closed.requestLight('GET', '/get?i=0');
+    const before = connections;
+    closed.close();
+    await assert.rejects(closed.requestLight('GET', '/get?i=1'), /client closed/);
+    assert.equal(connections, before);
+  });
 });
