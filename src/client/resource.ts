@@ -55,9 +55,13 @@ export class ResourceClient {
   delete(namespace: string | undefined, name: string, opts: Record<string, unknown> = {}): Promise<any> {
     return this.rest.request('DELETE', this.path(namespace, name), { body: { kind: 'DeleteOptions', apiVersion: 'v1', ...opts } });
   }
-  /** POST to a subresource (pods/binding, pods/eviction). */
-  createSub(namespace: string | undefined, name: string, sub: string, body: unknown): Promise<any> {
-    return this.rest.request('POST', this.path(namespace, name, sub), { body });
+  /**
+   * POST to a subresource (pods/binding, pods/eviction); `light` sends it
+   * through the client's undici pool (rest.ts requestLight).
+   */
+  createSub(namespace: string | undefined, name: string, sub: string, body: unknown, o: { light?: boolean } = {}): Promise<any> {
+    const path = this.path(namespace, name, sub);
+    return o.light ? this.rest.requestLight('POST', path, { body }) : this.rest.request('POST', path, { body });
   }
 
   /** Opens a watch stream; events are delivered in order; `done` resolves when the stream ends. */

@@ -299,7 +299,7 @@ export class Scheduler {
       if (this.profile.volumeBinding && node) await this.profile.volumeBinding.preBind(this.ctx.clients, info.pod, node);
       await this.ctx.clients.pods.createSub(namespace!, name!, 'binding', {
         apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
-      });
+      }, { light: true });
       const now = performance.now();
       this.stats.bound++;
       this.stats.firstBindAt ??= now;
@@ -308,6 +308,7 @@ export class Scheduler {
       this.events.event(asPod(info.pod), 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${nodeName}`);
     } catch (e) {
       this.stats.bindErrors++;
+      this.log.warn('binding failed', { pod: info.key, node: nodeName, err: (e as Error).message, code: (e as NodeJS.ErrnoException).code });
       this.cache.forgetPod(info.key);
       this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodDelete', pod: { ...info.pod, spec: { ...info.pod.spec!, nodeName } } });
       this.handleFailure(info, 0, { kind: 'Error', message: `running Bind plugin "DefaultBinder": ${(e as Error).message}` });
