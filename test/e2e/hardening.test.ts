@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { startCluster, cliPath, eventually, type Cluster } from './harness.js';
 import { startWebhookServer } from './webhook-server.js';
-import { apiRequest } from './helpers.js';
+import { adminCredentials, apiRequest } from './helpers.js';
 import { rawRequest } from './raw-http.js';
 
 async function assertServing(cluster: Cluster): Promise<void> {
@@ -55,6 +55,26 @@ describe('request-targets that are not URLs (item 1)', () => {
       await assertServing(cluster);
     });
   }
+
+  test('the fuzzer\'s finding: a HEAD watch with events, then a GET on the same keep-alive connection, parses', async () => {
+    await apiRequest(cluster, '/api/v1/namespaces/default/configmaps', { method: 'POST', body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'head-watch' } }) });
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ...adminCredentials(cluster.kubeconfig) });
+    const send = (method: string, path: string) => new Promise<string>((resolve) => {
+      https.request(new URL(path, cluster.url), { method, agent }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => { text += d.toString(); });
+        res.on('end', () => resolve(`${res.statusCode} ${text}`));
+      }).on('error', (e) => resolve(`error: ${e.message}`)).end();
+    });
+    try {
+      // The watch's first events (the ConfigMap above) are a body HEAD must not carry.
+      assert.equal(await send('HEAD', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1'), '200 ');
+      assert.match(await send('GET', '/api/v1/namespaces/default'), /^200 \{/);
+    } finally {
+      agent.destroy();
+    }
+    await assertServing(cluster);
+  });
 
   test('the exact request of the report: curl -sk --path-as-is https://127.0.0.1:PORT//', async () => {
     const port = new URL(cluster.url).port;

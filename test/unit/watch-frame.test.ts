@@ -73,3 +73,33 @@ test('an HTTP/1.0 response (no chunked encoding) is not framed here: the caller 
     server.close();
   }
 });
+
+test('a HEAD answer is not framed here (it has no body): the caller writes through res, which drops it', async () => {
+  let owned: boolean | undefined;
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    owned = chunkSocket(res) !== undefined;
+    res.write(line('x'));
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string) => new Promise<string>((resolve, reject) => {
+      http.request({ host: '127.0.0.1', port, path: '/', method, agent }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => { text += d.toString(); });
+        res.on('end', () => resolve(`${res.statusCode} ${text}`));
+      }).on('error', reject).end();
+    });
+    assert.equal(await send('HEAD'), '200 ');
+    assert.equal(owned, false);
+    // The next answer on the same keep-alive connection parses.
+    assert.equal(await send('GET'), `200 ${line('x')}`);
+    agent.destroy();
+  } finally {
+    server.close();
+  }
+});

@@ -62,7 +62,10 @@ export function chunkSocket(res: ServerResponse): Socket | undefined {
   const socket = res.socket as (Socket & { _httpMessage?: unknown }) | null;
   // outputSize: what the response holds back itself (the socket's own buffer keeps its order).
   const held = (res as ServerResponse & { outputSize?: number }).outputSize;
-  if (!socket || socket._httpMessage !== res || !res.headersSent || held !== 0 || !socket.writable) return undefined;
+  if (!socket || socket._httpMessage !== res || !res.headersSent || held !== 0 || !socket.writable || res.writableEnded) return undefined;
+  // A HEAD answer has no body: res.write drops what is written, a write to the socket would not,
+  // and the bytes would be read as the start of the next answer on the keep-alive connection.
+  if (res.req?.method === 'HEAD') return undefined;
   // Only a chunked HTTP/1.1 body may be framed here (an HTTP/1.0 client gets the body unframed).
   if (!(res as ServerResponse & { chunkedEncoding?: boolean }).chunkedEncoding) return undefined;
   return socket;
