@@ -46,7 +46,10 @@ after(async () => {
 
 describe('kubectl debug on containerd', () => {
   test("kubectl debug -i --target=main -- ps shows the target's processes; kubectl logs -c shows them again", async () => {
-    const r = await cluster!.kubectl(['debug', '-i', 'box', `--image=${busyboxImage}`, '--target=main', '--', 'ps']);
+    // An attach shows what the process writes once it is attached (as upstream's): a bare `ps`
+    // could finish between the container's start and kubectl's attach (seen once in CI), so it
+    // waits for the attach first.
+    const r = await cluster!.kubectl(['debug', '-i', 'box', `--image=${busyboxImage}`, '--target=main', '--', 'sh', '-c', 'sleep 2; ps']);
     const name = /Defaulting debug container name to (debugger-\w+)\./.exec(r.stdout + r.stderr)?.[1];
     assert.ok(name, r.stdout + r.stderr);
     assert.match(r.stdout, /sleep 3600/, `ps in the debug container lists the target's process: ${r.stdout}${r.stderr}`);
