@@ -148,16 +148,9 @@ export class RestClient {
   async raw(method: string, path: string, o: RequestOptions = {}): Promise<IncomingMessage> {
     await this.throttle();
     const target = this.requestTarget(path, o.query);
-    // A text body stays text: Node writes the request head and a string body as one chunk
-    // (OutgoingMessage._send joins them), where a Buffer is one more chunk of the socket's write.
-    const body = o.body === undefined ? undefined : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
-    const headers: Record<string, string | number> = { Accept: o.accept ?? 'application/json', 'User-Agent': this.opts.userAgent ?? 'k8ts' };
-    if (body !== undefined) {
-      headers['Content-Type'] = o.contentType ?? 'application/json';
-      headers['Content-Length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-    }
-    const token = this.bearerToken();
-    if (token) headers.Authorization = `Bearer ${token}`;
+    const body = encodeBody(o);
+    const headers: Record<string, string | number> = this.requestHeaders(o);
+    if (body !== undefined) headers['Content-Length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     return new Promise((resolve, reject) => {
       const req = https.request({ ...target, method, headers, agent: this.agent }, resolve);
       req.on('error', reject);
@@ -193,12 +186,12 @@ export class RestClient {
    */
   async requestLight<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
     if (this.opts.agent) return this.request<T>(method, path, o);
-    const body = o.body === undefined ? undefined : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
+    const body = encodeBody(o);
     const pool = await (this.light ??= this.lightPool());
     for (let retries = 0; ; retries++) {
       await this.throttle();
       const res = await dispatchText(pool, {
-        method: method as Dispatcher.HttpMethod, path: this.requestTarget(path, o.query).path, headers: this.lightHeaders(o), body,
+        method: method as Dispatcher.HttpMethod, path: this.requestTarget(path, o.query).path, headers: this.requestHeaders(o), body,
       });
       const wait = retries < maxRetries ? retryAfterMs(res.statusCode, res.retryAfter) : undefined;
       if (wait === undefined) return decodeResponse<T>(method, path, res.statusCode, res.text);
@@ -227,12 +220,12 @@ export class RestClient {
     });
   }
 
-  /** The headers raw() sends (undici adds Host and Content-Length). */
-  private lightHeaders(o: RequestOptions): Record<string, string> {
-    const headers: Record<string, string> = { accept: o.accept ?? 'application/json', 'user-agent': this.opts.userAgent ?? 'k8ts' };
-    if (o.body !== undefined) headers['content-type'] = o.contentType ?? 'application/json';
+  /** The headers of every request but Host and Content-Length (raw() adds the length; undici both). */
+  private requestHeaders(o: RequestOptions): Record<string, string> {
+    const headers: Record<string, string> = { Accept: o.accept ?? 'application/json', 'User-Agent': this.opts.userAgent ?? 'k8ts' };
+    if (o.body !== undefined) headers['Content-Type'] = o.contentType ?? 'application/json';
     const token = this.bearerToken();
-    if (token) headers.authorization = `Bearer ${token}`;
+    if (token) headers.Authorization = `Bearer ${token}`;
     return headers;
   }
 
@@ -252,6 +245,15 @@ export class RestClient {
     closed.catch(() => undefined);
     this.light = closed;
   }
+}
+
+/**
+ * A request body as sent: an object is JSON, and a text body stays text: Node writes the request
+ * head and a string body as one chunk (OutgoingMessage._send joins them), where a Buffer is one
+ * more chunk of the socket's write.
+ */
+function encodeBody(o: RequestOptions): string | Buffer | undefined {
+  return o.body === undefined ? undefined : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
 }
 
 /**
