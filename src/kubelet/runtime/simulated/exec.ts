@@ -56,7 +56,17 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     // A terminal's output processing (onlcr) turns LF into CR LF.
     out.write(req.tty ? text.replace(/\r?\n/g, '\r\n') : text);
   };
-  const input = new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
+  // The interactive shell reads stdin as lines; a program (tar of `kubectl cp`) reads it whole, as bytes.
+  let input: LineInput | undefined;
+  let endOfInput = () => {};
+  const readStdin = () => new Promise<Buffer>((resolve) => {
+    if (!req.stdin || closed) { resolve(Buffer.alloc(0)); return; }
+    const chunks: Buffer[] = [];
+    const finish = () => { endOfInput = () => {}; resolve(Buffer.concat(chunks)); };
+    endOfInput = finish;
+    stdin.on('data', (d: Buffer) => chunks.push(d));
+    stdin.once('end', finish);
+  });
   let wake = () => {};
   const unwatch = deps.watch(() => wake());
   // A sleep ends after ms, or early (false) once the container stopped, the caller went away or Ctrl-C came.
@@ -75,10 +85,13 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     const parsed = parseExec(argv);
     const view = await deps.view();
     if (req.tty) view.env.set('TERM', 'xterm');
-    const ctx: ShellContext = { ...view, now: () => deps.timers.now(), sleep, write };
+    const writeBytes = (data: Buffer) => { if (!closed) stdout.write(data); };
+    const ctx: ShellContext = { ...view, now: () => deps.timers.now(), sleep, write, writeBytes, readStdin };
     if ('unsupported' in parsed) { write('stderr', unsupportedMessage(deps.nodeName, parsed.unsupported)); return 2; }
     if ('program' in parsed) return (await runProgram(parsed.program, ctx)) ?? 137;
-    return interactive(parsed.interactive, ctx, input, {
+    input = new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
+    if (closed) input.close();
+    return interactive(parsed.interactive, { ...ctx, readStdin: undefined }, input, {
       tty: req.tty, nodeName: deps.nodeName, running: () => deps.running() && !closed,
       resetInterrupt: () => { interrupted = false; },
     });
@@ -92,7 +105,8 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     resize: () => {},
     close: () => {
       closed = true;
-      input.close();
+      input?.close();
+      endOfInput();
       wake();
     },
   };

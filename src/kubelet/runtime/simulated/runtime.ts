@@ -64,6 +64,7 @@ import { containerView, prepareProgram, runsProgram } from './program.js';
 import { runProgram } from './shell.js';
 import { openSimulatedExec } from './exec.js';
 import { withRootFilesystem } from './rootfs.js';
+import { emptyLayer, withWritableLayer, type WritableLayer } from './layer.js';
 import { connectListener, listeningPorts, refusedConnection } from './listeners.js';
 
 export const simulatedRuntimeType = 'sim';
@@ -127,6 +128,8 @@ interface SimPod {
   programs: Map<string, string>;
   /** Exec sessions to tell when the pod's containers change (one that stopped ends its sessions). */
   execWatchers?: Set<() => void>;
+  /** Container instance ID → what was written into it (`kubectl cp`); a restart's new instance starts empty. */
+  layers?: Map<string, WritableLayer>;
 }
 
 type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}` | `sleep:${string}`;
@@ -282,7 +285,19 @@ export class SimulatedRuntime implements PodRuntime {
     const podIP = p.sandbox?.ip;
     const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP, serviceAccount: true };
     return openSimulatedExec(req.cmd, req, {
-      view: async () => withRootFilesystem((await containerView(p.pod, spec ?? { name: c.name }, deps)).context, podIP, (spec?.volumeMounts ?? []).map((m) => m.mountPath)),
+      view: async () => {
+        const root = withRootFilesystem((await containerView(p.pod, spec ?? { name: c.name }, deps)).context, podIP, (spec?.volumeMounts ?? []).map((m) => m.mountPath));
+        p.layers ??= new Map();
+        // Only the running instance keeps a layer: those of instances gone before it are dropped.
+        for (const id of p.layers.keys()) if (id !== containerID && ![...p.containers, ...p.initContainers, ...p.ephemeralContainers].some((x) => x.id === id)) p.layers.delete(id);
+        if (!p.layers.has(containerID)) p.layers.set(containerID, emptyLayer());
+        const volumes = new Map((p.pod.spec?.volumes ?? []).map((v) => [v.name, v]));
+        const readOnly = (spec?.volumeMounts ?? []).filter((m) => {
+          const v = volumes.get(m.name);
+          return m.readOnly || !!(v?.configMap || v?.secret || v?.downwardAPI || v?.projected);
+        }).map((m) => m.mountPath);
+        return withWritableLayer(root, p.layers.get(containerID)!, readOnly);
+      },
       timers: this.timers,
       running: () => c.id === containerID && c.state === 'running' && !p.stopped && this.byUID.get(uid) === p,
       watch: (changed) => {

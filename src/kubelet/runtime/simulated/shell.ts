@@ -15,10 +15,12 @@
  * The subset: `;`, `&&`, `||` and newlines between commands; NAME=value; `while true`
  * (or `:`) and `for NAME in WORDS` loops; words with '...', "..." and `\`;
  * $VAR, ${VAR}, $(COMMAND) and `COMMAND`; the commands echo [-n] [-e],
- * printf (%s, %d, %%, \n, \t), printenv, env, date, cat, ls, hostname, sleep, true, false, :, exit;
+ * printf (%s, %d, %%, \n, \t), printenv, env, date, cat, ls, hostname, sleep, true, false, :, exit,
+ * and tar for `kubectl cp` (tar.ts);
  * and the Job example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts).
  */
 import { perlPiDigits, piToDigits } from './perl-pi.js';
+import { tar } from './tar.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean };
 type Word = Part[];
@@ -34,7 +36,7 @@ export type Command =
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set(['echo', 'printf', 'printenv', 'env', 'date', 'cat', 'ls', 'hostname', 'pwd', 'sleep', 'true', 'false', ':', 'exit', 'tail']);
+const builtins = new Set(['echo', 'printf', 'printenv', 'env', 'date', 'cat', 'ls', 'hostname', 'pwd', 'sleep', 'true', 'false', ':', 'exit', 'tail', 'tar']);
 const shells = new Set(['sh', 'bash', 'ash', 'dash']);
 
 class Unsupported extends Error {}
@@ -263,6 +265,14 @@ export interface ShellContext {
   now(): Date;
   sleep(ms: number): Promise<boolean>;
   write(stream: 'stdout' | 'stderr', text: string): void;
+  /** A file's bytes, where files may hold more than text (the writable layer); else readFile's text is taken as UTF-8. */
+  readBytes?(path: string): Buffer | undefined;
+  /** Binary output to stdout (an exec's tar archive); absent where only text goes out (a container's log). */
+  writeBytes?(data: Buffer): void;
+  /** All of stdin, once it ends (an exec with stdin); absent where there is none. */
+  readStdin?(): Promise<Buffer>;
+  /** Writes a file (or, with no data, a directory) into the container's writable layer; an error text when it cannot. */
+  writeFile?(path: string, data: Buffer | undefined): string | undefined;
 }
 
 class Exit {
@@ -460,6 +470,7 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
       if (args.join(' ') !== '-f /dev/null') { out('stderr', 'tail: only `tail -f /dev/null` is simulated\n'); return 1; }
       if (!(await ctx.sleep(Infinity))) throw new Stopped();
       return 0;
+    case 'tar': return tar(args, ctx, out);
     case 'exit': throw new Exit(Number(args[0] ?? 0) || 0);
     case 'false': return 1;
     default: return 0;
