@@ -14,7 +14,8 @@
  * left alone).
  *
  *   node dist/bench/scheduler.js [--nodes 1000,5000] [--pods 10000] [--runs 3] [--no-write] [--keep] [--no-events]
- *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process)
+ *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process;
+ *   each row logs its scheduling window on the monotonic clock, for bench/lib/cpuprofile.ts --from-us/--to-us)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -149,6 +150,8 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     let selfPeak = 0;
     const selfTimer = setInterval(() => { selfPeak = Math.max(selfPeak, process.memoryUsage.rss()); }, 100);
     const t0 = performance.now();
+    // The scheduling window on the monotonic clock, for reading CPU profiles of this phase alone (bench/lib/cpuprofile.ts --from-us/--to-us).
+    const windowFromUs = process.hrtime.bigint() / 1000n;
     const serverCpu0 = processCpuMs(pid);
     const selfCpu0 = process.cpuUsage();
     informers.start();
@@ -169,6 +172,7 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const eventsDropped = scheduler.pending.eventsDropped;
     const serverCpuMs = processCpuMs(pid) - serverCpu0;
     const selfCpu = process.cpuUsage(selfCpu0);
+    log(`${nodes} nodes: scheduling window --from-us ${windowFromUs} --to-us ${process.hrtime.bigint() / 1000n}`);
     const selfCpuMs = (selfCpu.user + selfCpu.system) / 1000;
     const wallSec = (lastBindAt - t0) / 1000;
     const bindSpanSec = (lastBindAt - firstBindAt) / 1000;

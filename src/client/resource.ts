@@ -57,11 +57,12 @@ export class ResourceClient {
   }
   /**
    * POST to a subresource (pods/binding, pods/eviction); `light` sends it
-   * through the client's undici pool (rest.ts requestLight).
+   * through the client's undici pool (rest.ts requestLight), and `noResult`
+   * there leaves the answer of a success undecoded (resolves to undefined).
    */
-  createSub(namespace: string | undefined, name: string, sub: string, body: unknown, o: { light?: boolean } = {}): Promise<any> {
+  createSub(namespace: string | undefined, name: string, sub: string, body: unknown, o: { light?: boolean; noResult?: boolean } = {}): Promise<any> {
     const path = this.path(namespace, name, sub);
-    return o.light ? this.rest.requestLight('POST', path, { body }) : this.rest.request('POST', path, { body });
+    return o.light ? this.rest.requestLight('POST', path, { body, discardSuccessBody: o.noResult }) : this.rest.request('POST', path, { body });
   }
 
   /** Opens a watch stream; events are delivered in order; `done` resolves when the stream ends. */

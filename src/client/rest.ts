@@ -37,6 +37,11 @@ export interface RequestOptions {
   body?: unknown;
   contentType?: string;
   accept?: string;
+  /**
+   * Only success or the error is wanted (client-go's Do().Error()): a 2xx answer's body is not
+   * decoded and the call resolves to undefined. requestLight only.
+   */
+  discardSuccessBody?: boolean;
 }
 
 export interface RestClientOptions {
@@ -189,12 +194,15 @@ export class RestClient {
     const body = encodeBody(o);
     const pool = await (this.light ??= this.lightPool());
     for (let retries = 0; ; retries++) {
-      await this.throttle();
+      if (this.opts.qps) await this.throttle(); // unlimited: no await, no microtask turn per request
       const res = await dispatchText(pool, {
         method: method as Dispatcher.HttpMethod, path: this.requestTarget(path, o.query).path, headers: this.requestHeaders(o), body,
       });
       const wait = retries < maxRetries ? retryAfterMs(res.statusCode, res.retryAfter) : undefined;
-      if (wait === undefined) return decodeResponse<T>(method, path, res.statusCode, res.text);
+      if (wait === undefined) {
+        if (o.discardSuccessBody && res.statusCode >= 200 && res.statusCode < 300) return undefined as T;
+        return decodeResponse<T>(method, path, res.statusCode, bodyText(res.chunks));
+      }
       await new Promise((r) => setTimeout(r, wait));
     }
   }
@@ -257,12 +265,12 @@ function encodeBody(o: RequestOptions): string | Buffer | undefined {
 }
 
 /**
- * One request through undici's dispatch(), its response collected as text:
+ * One request through undici's dispatch(), its response's body collected:
  * Pool.request() would wrap the body in a stream per response, which cost
  * about 0.015 ms more per binding (bench/binding-transport.ts). An error
  * before or during the response (a dropped connection) rejects.
  */
-function dispatchText(pool: Pool, opts: Dispatcher.DispatchOptions): Promise<{ statusCode: number; retryAfter?: string | string[]; text: string }> {
+function dispatchText(pool: Pool, opts: Dispatcher.DispatchOptions): Promise<{ statusCode: number; retryAfter?: string | string[]; chunks: Buffer[] }> {
   return new Promise((resolve, reject) => {
     let statusCode = 0;
     let retryAfter: string | string[] | undefined;
@@ -272,11 +280,14 @@ function dispatchText(pool: Pool, opts: Dispatcher.DispatchOptions): Promise<{ s
       onRequestStart() { /* nothing to do before the response */ },
       onResponseStart(_c, code, headers) { statusCode = code; retryAfter = headers['retry-after']; },
       onResponseData(_c, chunk) { chunks.push(chunk); },
-      onResponseEnd() { resolve({ statusCode, retryAfter, text: chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8') }); },
+      onResponseEnd() { resolve({ statusCode, retryAfter, chunks }); },
       onResponseError(_c, e) { reject(e); },
     });
   });
 }
+
+/** A response body's chunks as text. */
+const bodyText = (chunks: Buffer[]) => (chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
 
 /** A response's body as the caller's value, or the ApiError of its Status. */
 function decodeResponse<T>(method: string, path: string, code: number, text: string): T {

@@ -97,8 +97,12 @@ export interface NodeBatch {
 
 export interface FilterPlugin extends Plugin {
   filter(state: CycleState, pod: Pod, node: NodeInfo): Status;
-  /** Optional batch form for hot plugins: out[i] = filter(state, pod, nodes[i]) for i < count, exactly. */
-  filterNodes?(state: CycleState, pod: Pod, batch: NodeBatch, out: Status[]): void;
+  /**
+   * Optional batch form for hot plugins: out[i] = filter(state, pod, nodes[i]) for i < count,
+   * exactly, and the number of those that are not Success. When every node passes it returns 0
+   * and may leave `out` unwritten (the common case costs no store per node).
+   */
+  filterNodes?(state: CycleState, pod: Pod, batch: NodeBatch, out: Status[]): number;
 }
 
 export interface PreScorePlugin extends Plugin {
@@ -114,6 +118,8 @@ export interface ScorePlugin extends Plugin {
   /** Optional batch form for hot plugins: out[i] = score(state, pod, nodes[i]) for i < count, exactly. */
   scoreNodes?(state: CycleState, pod: Pod, batch: NodeBatch, out: Float64Array): void;
   normalizeScore?(state: CycleState, pod: Pod, scores: NodeScore[]): void;
+  /** Optional batch form of normalizeScore over scores[i] for i < count (the feasible nodes' order), exactly. */
+  normalizeScores?(state: CycleState, pod: Pod, scores: Float64Array, count: number): void;
 }
 
 /** Why each node was rejected, as the framework's Diagnosis records it. */
@@ -180,5 +186,19 @@ export function defaultNormalizeScore(maxScore: number, reverse: boolean, scores
     let v = Math.trunc((maxScore * s.score) / max);
     if (reverse) v = maxScore - v;
     s.score = v;
+  }
+}
+
+/** defaultNormalizeScore over scores[0..count), in place: the batch form (normalizeScores). */
+export function defaultNormalizeScores(maxScore: number, reverse: boolean, scores: Float64Array, count: number): void {
+  let max = 0;
+  for (let i = 0; i < count; i++) if (scores[i] > max) max = scores[i];
+  if (max === 0) {
+    if (reverse) scores.fill(maxScore, 0, count);
+    return;
+  }
+  for (let i = 0; i < count; i++) {
+    const v = Math.trunc((maxScore * scores[i]) / max);
+    scores[i] = reverse ? maxScore - v : v;
   }
 }

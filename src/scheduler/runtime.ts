@@ -126,6 +126,13 @@ export class Framework {
     index: new Int32Array(filterChunk), rejectedBy: new Int32Array(filterChunk),
     statuses: new Array<Status>(filterChunk).fill(success), out: new Array<Status>(filterChunk).fill(success),
   };
+  /**
+   * The feasible nodes' rows and the score arrays of a cycle, reused from cycle to cycle (a cycle
+   * is synchronous and hands on only the chosen NodeInfo); grown to the largest cycle seen.
+   */
+  private feasibleSlots: Int32Array = new Int32Array(minFeasibleNodesToFind);
+  private totals = new Float64Array(minFeasibleNodesToFind);
+  private raw = new Float64Array(minFeasibleNodesToFind);
   private readonly percentage: number;
   private readonly random: () => number;
   private readonly nominated?: NominatedPods;
@@ -144,7 +151,7 @@ export class Framework {
     const pre = this.runPreFilter(state, pod, nodes, diagnosis); // 2
     if (pre.kind === 'Error') return pre;
     let feasible: NodeInfo[] = [];
-    let feasibleSlots: number[] = [];
+    let feasibleSlots: Int32Array = this.feasibleSlots;
     let data: Float64Array | undefined;
     let evaluated = 0;
     if (pre.kind === 'Nodes') {
@@ -158,7 +165,7 @@ export class Framework {
     if (this.nominated?.size && feasible.length > 0) ({ feasible, feasibleSlots } = this.keepRoomForNominated(state, pod, feasible, feasibleSlots, diagnosis));
     if (feasible.length === 0 || !data) return this.fitError(state, pod, all, diagnosis); // 4
     if (feasible.length === 1) return { kind: 'Scheduled', node: feasible[0], evaluatedNodes: evaluated, feasibleNodes: 1 }; // 5
-    const chosen = this.prioritize(state, pod, nodes, { nodes: feasible, slots: Int32Array.from(feasibleSlots), data, count: feasible.length });
+    const chosen = this.prioritize(state, pod, nodes, { nodes: feasible, slots: feasibleSlots, data, count: feasible.length });
     return { kind: 'Scheduled', node: chosen, evaluatedNodes: evaluated, feasibleNodes: feasible.length };
   }
 
@@ -216,54 +223,44 @@ export class Framework {
    * of the first filter rejecting it, exactly as node-by-node evaluation
    * gives. Feasible nodes are then taken in node order until enough are
    * found; nodes after that point in the last chunk are not counted.
+   * While no filter has rejected a node of the chunk (the common case) the
+   * chunk is what stands: the bookkeeping of rejections starts at the first one.
    */
   private findNodesThatPassFilters(state: CycleState, pod: Pod, rows: Rows, numAll: number, filters: readonly FilterPlugin[], d: Diagnosis):
-    { feasible: NodeInfo[]; feasibleSlots: number[]; evaluated: number } | { error: string } {
+    { feasible: NodeInfo[]; feasibleSlots: Int32Array; evaluated: number } | { error: string } {
     const { nodes, slots } = rows;
     const n = nodes.length;
     const toFind = numFeasibleNodesToFind(this.percentage, n);
     const feasible: NodeInfo[] = [];
-    const feasibleSlots: number[] = [];
+    if (this.feasibleSlots.length < toFind) this.feasibleSlots = new Int32Array(toFind);
+    const feasibleSlots = this.feasibleSlots;
     const start = this.nextStartNodeIndex;
     const b = this.filterBuffers;
     let processed = 0;
+    let at = start % Math.max(1, n);
     outer: for (let i = 0; i < n && feasible.length < toFind; i += filterChunk) {
       const m = Math.min(filterChunk, n - i);
       for (let k = 0; k < m; k++) {
-        const at = (start + i + k) % n;
-        b.chunk[k] = b.standing[k] = nodes[at];
-        b.chunkSlots[k] = b.standingSlots[k] = slots[at];
-        b.index[k] = k;
-        b.rejectedBy[k] = -1;
+        b.chunk[k] = nodes[at];
+        b.chunkSlots[k] = slots[at];
+        if (++at === n) at = 0;
       }
-      let alive = m;
-      for (let j = 0; j < filters.length && alive > 0; j++) {
-        const f = filters[j];
-        if (f.filterNodes) f.filterNodes(state, pod, { nodes: b.standing, slots: b.standingSlots, data: rows.data, count: alive }, b.out);
-        else for (let a = 0; a < alive; a++) b.out[a] = f.filter(state, pod, b.standing[a]);
-        let first = 0;
-        while (first < alive && b.out[first].code === 'Success') first++;
-        if (first === alive) continue; // all passed: nothing to compact
-        let w = first;
-        for (let a = first; a < alive; a++) {
-          const s = b.out[a];
-          if (s.code === 'Success') {
-            b.standing[w] = b.standing[a];
-            b.standingSlots[w] = b.standingSlots[a];
-            b.index[w++] = b.index[a];
-            continue;
-          }
-          b.rejectedBy[b.index[a]] = j;
-          b.statuses[b.index[a]] = s;
+      const alive = this.filterChunk(state, pod, rows.data, filters, m);
+      if (alive === m && b.rejectedBy[0] === -2) { // nothing rejected in the chunk: every node of it is feasible
+        for (let k = 0; k < m; k++) {
+          processed++;
+          feasibleSlots[feasible.length] = b.chunkSlots[k];
+          feasible.push(b.chunk[k]);
+          if (feasible.length >= toFind) break outer;
         }
-        alive = w;
+        continue;
       }
       for (let k = 0; k < m; k++) {
         processed++;
         const j = b.rejectedBy[k];
         if (j < 0) {
+          feasibleSlots[feasible.length] = b.chunkSlots[k];
           feasible.push(b.chunk[k]);
-          feasibleSlots.push(b.chunkSlots[k]);
           if (feasible.length >= toFind) break outer;
           continue;
         }
@@ -280,13 +277,61 @@ export class Framework {
   }
 
   /**
+   * Runs the filters over the chunk's m nodes (filterBuffers.chunk/chunkSlots) and returns how
+   * many passed them all. rejectedBy[0] is -2 when none was rejected (rejectedBy and statuses
+   * are then not written); otherwise rejectedBy[k] is the index of the filter that rejected
+   * node k (-1: none) and statuses[k] its status.
+   */
+  private filterChunk(state: CycleState, pod: Pod, data: Float64Array, filters: readonly FilterPlugin[], m: number): number {
+    const b = this.filterBuffers;
+    let nodes = b.chunk;
+    let slots = b.chunkSlots;
+    let alive = m;
+    let tracking = false;
+    for (let j = 0; j < filters.length && alive > 0; j++) {
+      const f = filters[j];
+      let rejected = 0;
+      if (f.filterNodes) rejected = f.filterNodes(state, pod, { nodes, slots, data, count: alive }, b.out);
+      else {
+        for (let a = 0; a < alive; a++) {
+          const s = f.filter(state, pod, nodes[a]);
+          b.out[a] = s;
+          if (s.code !== 'Success') rejected++;
+        }
+      }
+      if (rejected === 0) continue; // all passed: nothing to compact
+      if (!tracking) { // the chunk's first rejection: standing nodes are tracked from here on
+        tracking = true;
+        for (let k = 0; k < m; k++) { b.index[k] = k; b.rejectedBy[k] = -1; }
+      }
+      let w = 0;
+      for (let a = 0; a < alive; a++) {
+        const s = b.out[a];
+        if (s.code === 'Success') {
+          b.standing[w] = nodes[a];
+          b.standingSlots[w] = slots[a];
+          b.index[w++] = b.index[a];
+          continue;
+        }
+        b.rejectedBy[b.index[a]] = j;
+        b.statuses[b.index[a]] = s;
+      }
+      nodes = b.standing;
+      slots = b.standingSlots;
+      alive = w;
+    }
+    if (!tracking) b.rejectedBy[0] = -2;
+    return alive;
+  }
+
+  /**
    * RunFilterPluginsWithNominatedPods, second pass: a node still fits only if
    * the pod also fits beside the pods nominated there with a priority at
    * least its own, so a preemptor's room is not taken by lesser pods.
    */
-  private keepRoomForNominated(state: CycleState, pod: Pod, feasible: NodeInfo[], slots: number[], d: Diagnosis): { feasible: NodeInfo[]; feasibleSlots: number[] } {
+  private keepRoomForNominated(state: CycleState, pod: Pod, feasible: NodeInfo[], slots: Int32Array, d: Diagnosis): { feasible: NodeInfo[]; feasibleSlots: Int32Array } {
     const priority = pod.spec?.priority ?? 0;
-    const out = { feasible: [] as NodeInfo[], feasibleSlots: [] as number[] };
+    const out = { feasible: [] as NodeInfo[], feasibleSlots: new Int32Array(feasible.length) };
     feasible.forEach((node, i) => {
       const others = this.nominated!.podsOn(node.name).filter((p) => p.metadata!.uid !== pod.metadata?.uid && (p.spec?.priority ?? 0) >= priority);
       if (others.length > 0) {
@@ -295,8 +340,8 @@ export class Framework {
         const r = this.runFilters(state, pod, copy);
         if (isRejected(r.status)) { d.nodeToStatus.set(node.name, { status: r.status, plugin: r.plugin ?? '' }); return; }
       }
+      out.feasibleSlots[out.feasible.length] = slots[i];
       out.feasible.push(node);
-      out.feasibleSlots.push(slots[i]);
     });
     return out;
   }
@@ -325,14 +370,16 @@ export class Framework {
       if (p.preScore(state, pod, feasible, all).code === 'Skip') state.skipScore.add(p.name);
     }
     const n = batch.count;
-    const totals = new Float64Array(n);
-    const raw = new Float64Array(n);
+    if (this.totals.length < n) { this.totals = new Float64Array(n); this.raw = new Float64Array(n); }
+    const totals = this.totals.fill(0, 0, n);
+    const raw = this.raw;
     let scores: NodeScore[] | undefined;
     for (const { plugin, weight } of this.plugins.score) {
       if (state.skipScore.has(plugin.name)) continue;
       if (plugin.scoreNodes) plugin.scoreNodes(state, pod, batch, raw);
       else for (let i = 0; i < n; i++) raw[i] = plugin.score(state, pod, feasible[i]);
-      if (plugin.normalizeScore) {
+      if (plugin.normalizeScores) plugin.normalizeScores(state, pod, raw, n);
+      else if (plugin.normalizeScore) {
         scores ??= this.nodeScores(feasible);
         for (let i = 0; i < n; i++) scores[i].score = raw[i];
         plugin.normalizeScore(state, pod, scores);
@@ -340,7 +387,7 @@ export class Framework {
       }
       for (let i = 0; i < n; i++) totals[i] += raw[i] * weight;
     }
-    return feasible[this.selectHost(totals)];
+    return feasible[this.selectHost(totals, n)];
   }
 
   /**
@@ -353,14 +400,24 @@ export class Framework {
     return this.scorePool.length === nodes.length ? this.scorePool : this.scorePool.slice(0, nodes.length);
   }
 
-  /** The index of the highest total; among equal ones each is equally likely (reservoir sampling). */
-  private selectHost(totals: ArrayLike<number>): number {
-    let best = 0;
+  /**
+   * The index of the highest of totals[0..n); among equal ones each is equally likely, as
+   * upstream's reservoir sampling gives, with one random draw: the ties are counted, then the
+   * draw picks one of them. A draw r picks what the reservoir picks when every draw is r
+   * (0 the last tie, just under 1 the first), so a fixed `random` chooses as before.
+   */
+  private selectHost(totals: Float64Array, n: number): number {
+    let max = totals[0];
     let ties = 1;
-    for (let i = 1; i < totals.length; i++) {
-      if (totals[i] > totals[best]) { best = i; ties = 1; continue; }
-      if (totals[i] === totals[best] && Math.floor(this.random() * ++ties) === 0) best = i;
+    for (let i = 1; i < n; i++) {
+      const t = totals[i];
+      if (t > max) { max = t; ties = 1; } else if (t === max) ties++;
     }
-    return best;
+    let skip = ties - 1 - Math.floor(this.random() * ties); // ties to pass over before the chosen one
+    for (let i = 0; i < n; i++) {
+      if (totals[i] !== max) continue;
+      if (skip-- === 0) return i;
+    }
+    return 0;
   }
 }

@@ -299,7 +299,7 @@ export class Scheduler {
       if (this.profile.volumeBinding && node) await this.profile.volumeBinding.preBind(this.ctx.clients, info.pod, node);
       await this.ctx.clients.pods.createSub(namespace!, name!, 'binding', {
         apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
-      }, { light: true });
+      }, { light: true, noResult: true }); // as upstream's DefaultBinder: Bind(...) returns only an error
       const now = performance.now();
       this.stats.bound++;
       this.stats.firstBindAt ??= now;

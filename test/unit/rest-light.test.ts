@@ -112,6 +112,16 @@ describe('RestClient.requestLight', () => {
       (e: unknown) => e instanceof ApiError && e.code === 404 && e.reason === 'NotFound' && e.message === 'pods "x" not found');
   });
 
+  it('with discardSuccessBody resolves a success to undefined (its body not decoded) and still throws the Status of a failure', async () => {
+    assert.equal(await client.requestLight('POST', '/echo?n=1', { body: { n: 1 }, discardSuccessBody: true }), undefined);
+    assert.deepEqual(await client.requestLight('POST', '/echo?n=2', { body: { n: 2 } }), { path: '/echo?n=2', method: 'POST', body: { n: 2 }, auth: 'Bearer secret' });
+    await assert.rejects(client.requestLight('POST', '/notfound', { body: {}, discardSuccessBody: true }),
+      (e: unknown) => e instanceof ApiError && e.code === 404 && e.reason === 'NotFound' && e.message === 'pods "x" not found');
+    retryScript.push({ code: 429, retryAfter: '0' });
+    assert.equal(await client.requestLight('POST', '/retry', { body: {}, discardSuccessBody: true }), undefined);
+    assert.equal(retryScript.length, 0, 'the 429 was retried');
+  });
+
   it('sends again after a 429 with Retry-After, and returns one without it at once', async () => {
     retryScript.push({ code: 429, retryAfter: '0' }, { code: 503, retryAfter: '0' });
     assert.deepEqual(await client.requestLight('POST', '/retry', { body: {} }), { ok: true });

@@ -12,7 +12,7 @@
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { podMatchesNodeSelectorAndAffinity, preferredAffinityScore, type NodeSelectorTerm } from '../../api/nodeaffinity.js';
 import {
-  defaultNormalizeScore, maxNodeScore, skip, success, unresolvable, type ClusterEvent, type CycleState, type EnqueueExtensions,
+  defaultNormalizeScore, defaultNormalizeScores, maxNodeScore, skip, success, unresolvable, type ClusterEvent, type CycleState, type EnqueueExtensions,
   type FilterPlugin, type NodeScore, type PreFilterPlugin, type PreFilterResult, type PreScorePlugin, type ScorePlugin, type Status,
 } from '../framework.js';
 import type { NodeInfo } from '../nodeinfo.js';
@@ -77,6 +77,10 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
 
   normalizeScore(_state: CycleState, _pod: Pod, scores: NodeScore[]): void {
     defaultNormalizeScore(maxNodeScore, false, scores);
+  }
+
+  normalizeScores(_state: CycleState, _pod: Pod, scores: Float64Array, count: number): void {
+    defaultNormalizeScores(maxNodeScore, false, scores, count);
   }
 
   /** A node that now matches and did not before (or a new matching node). */

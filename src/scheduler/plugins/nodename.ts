@@ -24,9 +24,16 @@ export class NodeName implements FilterPlugin, EnqueueExtensions {
     return nodeNameFits(pod, node.name) ? success : rejected;
   }
 
-  filterNodes(_state: CycleState, pod: Pod, { nodes, count }: NodeBatch, out: Status[]): void {
+  filterNodes(_state: CycleState, pod: Pod, { nodes, count }: NodeBatch, out: Status[]): number {
     const want = pod?.spec?.nodeName;
-    for (let i = 0; i < count; i++) out[i] = !want || want === nodes[i].name ? success : rejected;
+    if (!want) return 0;
+    let rejectedCount = 0;
+    for (let i = 0; i < count; i++) {
+      const fits = want === nodes[i].name;
+      out[i] = fits ? success : rejected;
+      if (!fits) rejectedCount++;
+    }
+    return rejectedCount;
   }
 
   queueingHint(event: ClusterEvent, pod: Pod): 'Queue' | 'QueueSkip' {

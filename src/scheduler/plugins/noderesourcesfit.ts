@@ -71,12 +71,17 @@ export function leastAllocatedScore(requested: readonly number[], allocatable: r
   return weights === 0 ? 0 : Math.trunc(score / weights);
 }
 
+/** Room on the node's Hot row for one more pod and for the cpu and memory asked (the whole check when nothing else is asked). */
+function fitsOnRow(req: ResourceAmounts, data: Float64Array, row: number): boolean {
+  return data[row + Hot.PodCount] < data[row + Hot.AllocPods]
+    && req.milliCPU <= data[row + Hot.AllocMilliCPU] - data[row + Hot.ReqMilliCPU]
+    && req.memory <= data[row + Hot.AllocMemory] - data[row + Hot.ReqMemory];
+}
+
 /** The filter; `data[row + field]` are the node's Hot fields. */
 function fitFilter(req: ResourceAmounts, node: NodeInfo, data: Float64Array, row: number): Status {
   // Fast path on the Hot row: room for one more pod and for the cpu and memory asked, nothing else asked.
-  if (data[row + Hot.PodCount] < data[row + Hot.AllocPods] && req.ephemeralStorage === 0 && req.scalar.size === 0
-    && req.milliCPU <= data[row + Hot.AllocMilliCPU] - data[row + Hot.ReqMilliCPU]
-    && req.memory <= data[row + Hot.AllocMemory] - data[row + Hot.ReqMemory]) return success;
+  if (req.ephemeralStorage === 0 && req.scalar.size === 0 && fitsOnRow(req, data, row)) return success;
   const insufficient = fitsRequest(req, node);
   return insufficient.length ? unschedulable(...insufficient.map((r) => r.reason)) : success;
 }
@@ -136,9 +141,20 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
     return fitFilter((state.read(preFilterKey) ?? podResources(pod)).requests, node, node.table.data, node.slot * hotFields);
   }
 
-  filterNodes(state: CycleState, pod: Pod, { nodes, slots, data, count }: NodeBatch, out: Status[]): void {
+  filterNodes(state: CycleState, pod: Pod, { nodes, slots, data, count }: NodeBatch, out: Status[]): number {
     const req = (state.read(preFilterKey) ?? podResources(pod)).requests;
-    for (let i = 0; i < count; i++) out[i] = fitFilter(req, nodes[i], data, slots[i] * hotFields);
+    let first = 0;
+    if (req.ephemeralStorage === 0 && req.scalar.size === 0) {
+      while (first < count && fitsOnRow(req, data, slots[first] * hotFields)) first++;
+      if (first === count) return 0;
+    }
+    let rejectedCount = 0;
+    for (let i = 0; i < count; i++) {
+      const s = i < first ? success : fitFilter(req, nodes[i], data, slots[i] * hotFields);
+      out[i] = s;
+      if (s.code !== 'Success') rejectedCount++;
+    }
+    return rejectedCount;
   }
 
   preScore(state: CycleState, pod: Pod): Status {

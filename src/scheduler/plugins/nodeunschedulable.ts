@@ -27,13 +27,17 @@ export class NodeUnschedulable implements FilterPlugin, EnqueueExtensions {
     return toleratesUnschedulable(pod) ? success : rejected;
   }
 
-  filterNodes(_state: CycleState, pod: Pod, { slots, data, count }: NodeBatch, out: Status[]): void {
-    let tolerates: boolean | undefined;
+  filterNodes(_state: CycleState, pod: Pod, { slots, data, count }: NodeBatch, out: Status[]): number {
+    let first = 0;
+    while (first < count && data[slots[first] * hotFields + Hot.Unschedulable] === 0) first++;
+    if (first === count || toleratesUnschedulable(pod)) return 0; // no cordoned node, or the pod tolerates the flag
+    let rejectedCount = 0;
     for (let i = 0; i < count; i++) {
-      if (data[slots[i] * hotFields + Hot.Unschedulable] === 0) { out[i] = success; continue; }
-      tolerates ??= toleratesUnschedulable(pod);
-      out[i] = tolerates ? success : rejected;
+      const cordoned = data[slots[i] * hotFields + Hot.Unschedulable] !== 0;
+      out[i] = cordoned ? rejected : success;
+      if (cordoned) rejectedCount++;
     }
+    return rejectedCount;
   }
 
   /** A node that becomes (or is added) schedulable, or the pod newly tolerating the flag. */

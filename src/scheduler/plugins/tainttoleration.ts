@@ -10,7 +10,7 @@
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { findMatchingUntoleratedTaint, tolerationsTolerateTaint, type Taint, type Toleration } from '../../api/tolerations.js';
 import {
-  defaultNormalizeScore, maxNodeScore, stateKey, success, unresolvable, type ClusterEvent, type CycleState, type EnqueueExtensions,
+  defaultNormalizeScore, defaultNormalizeScores, maxNodeScore, stateKey, success, unresolvable, type ClusterEvent, type CycleState, type EnqueueExtensions,
   type FilterPlugin, type NodeBatch, type NodeScore, type PreScorePlugin, type ScorePlugin, type Status,
 } from '../framework.js';
 import { Hot, hotFields, type NodeInfo } from '../nodeinfo.js';
@@ -49,8 +49,17 @@ export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugi
     return taint ? unresolvable(untoleratedTaintReason(taint)) : success;
   }
 
-  filterNodes(state: CycleState, pod: Pod, { nodes, slots, data, count }: NodeBatch, out: Status[]): void {
-    for (let i = 0; i < count; i++) out[i] = data[slots[i] * hotFields + Hot.TaintCount] === 0 ? success : this.filter(state, pod, nodes[i]);
+  filterNodes(state: CycleState, pod: Pod, { nodes, slots, data, count }: NodeBatch, out: Status[]): number {
+    let first = 0;
+    while (first < count && data[slots[first] * hotFields + Hot.TaintCount] === 0) first++;
+    if (first === count) return 0; // no taints on any of them
+    let rejectedCount = 0;
+    for (let i = 0; i < count; i++) {
+      const s = i < first ? success : data[slots[i] * hotFields + Hot.TaintCount] === 0 ? success : this.filter(state, pod, nodes[i]);
+      out[i] = s;
+      if (s.code !== 'Success') rejectedCount++;
+    }
+    return rejectedCount;
   }
 
   preScore(state: CycleState, pod: Pod): Status {
@@ -72,6 +81,10 @@ export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugi
 
   normalizeScore(_state: CycleState, _pod: Pod, scores: NodeScore[]): void {
     defaultNormalizeScore(maxNodeScore, true, scores);
+  }
+
+  normalizeScores(_state: CycleState, _pod: Pod, scores: Float64Array, count: number): void {
+    defaultNormalizeScores(maxNodeScore, true, scores, count);
   }
 
   /** A node whose taints the pod newly tolerates (or a new such node); the pod's tolerations changing. */
