@@ -28,6 +28,11 @@ export interface BystanderOptions {
   paths?: string[];
   /** An answer slower than this is a failure (default 1,000 ms). */
   limitMs?: number;
+  /**
+   * Which answers count as served (default: 200 only). During a storage
+   * outage the point is a prompt answer, and the right one is a 5xx.
+   */
+  accepts?: (path: string, status: number) => boolean;
 }
 
 /** Starts asking at once; `stop` ends the loop and reports. */
@@ -35,6 +40,7 @@ export function startBystander(cluster: Cluster, opts: BystanderOptions = {}): B
   const intervalMs = opts.intervalMs ?? 100;
   const limitMs = opts.limitMs ?? 1_000;
   const paths = opts.paths ?? ['/readyz', '/api/v1/namespaces/default'];
+  const accepts = opts.accepts ?? ((_path: string, status: number) => status === 200);
   const agent = new https.Agent({ keepAlive: true, ...adminCredentials(cluster.kubeconfig) });
   const report: BystanderReport = { samples: 0, worstMs: 0, failures: [] };
   const open = new Map<number, { path: string; started: number }>();
@@ -53,7 +59,7 @@ export function startBystander(cluster: Cluster, opts: BystanderOptions = {}): B
     };
     const req = https.get(new URL(path, cluster.url), { agent, headers: { Accept: 'application/json' } }, (res) => {
       res.resume();
-      res.on('end', () => done(res.statusCode === 200 ? undefined : `status ${res.statusCode}`));
+      res.on('end', () => done(accepts(path, res.statusCode ?? 0) ? undefined : `status ${res.statusCode}`));
       res.on('error', (e) => done(e.message));
     });
     req.on('error', (e) => done(e.message));

@@ -129,6 +129,31 @@ describe('the kubelet API authenticates and authorizes every request', () => {
     assert.deepEqual(await kubeletRequest(port, '/no-such-path', mallory), forbidden('proxy'));
   });
 
+  it('while mallory asks /pods, /containerLogs and /stats/summary over and over, every ask is refused and the API server and its kubelet client are served', async () => {
+    const paths = ['/pods', '/containerLogs/default/web/web', '/stats/summary'];
+    const refusal = (path: string) => `Forbidden (user=mallory, verb=get, resource=nodes, subresource=${path === '/stats/summary' ? 'stats' : 'proxy'})`;
+    const answers = new Map<string, number>();
+    // The bystander asks the API server for /readyz and a GET, and through it (as its kubelet client,
+    // kube-apiserver-kubelet-client) the same three kubelet endpoints: each must be a 200 within 1 s.
+    await duringAttack(cluster, async () => {
+      const attacker = async () => {
+        for (let round = 0; round < 50; round++) {
+          for (const path of paths) {
+            const r = await kubeletRequest(port, path, mallory);
+            const key = `${r.status} ${r.body === refusal(path) ? 'refused' : r.body.slice(0, 200)}`;
+            answers.set(key, (answers.get(key) ?? 0) + 1);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: 4 }, attacker));
+    }, {
+      paths: ['/readyz', '/api/v1/namespaces/default', `/api/v1/nodes/${node}/proxy/pods`,
+        '/api/v1/namespaces/default/pods/web/log', `/api/v1/nodes/${node}/proxy/stats/summary`],
+      minSamples: 10,
+    });
+    assert.deepEqual([...answers], [['403 refused', 4 * 50 * paths.length]]);
+  });
+
   it('the admin (system:masters) still reads the kubelet directly', async () => {
     const admin = adminCredentials(cluster.kubeconfig);
     const pods = await kubeletRequest(port, '/pods', admin);
