@@ -10,10 +10,10 @@
  * 10 min (upstream's CrashLoopBackOff). The API server keeps serving meanwhile.
  */
 import { Worker } from 'node:worker_threads';
-import type { HeapInfo } from 'node:v8';
 import type { Readable } from 'node:stream';
 import type { ControllerConfig } from '../controllers/types.js';
 import type { Logger } from '../util/log.js';
+import type { IsolateHeap } from './isolate-heap.js';
 
 export type ClientCredentials = { server: string; caPem: string; certPem: string; keyPem: string };
 
@@ -26,7 +26,7 @@ export interface ControlLoopsWorkerData {
   clients: { controllerManager: ClientCredentials; scheduler: ClientCredentials };
 }
 
-export type ControlLoopsMessage = { type: 'stop' } | { type: 'stopped' } | { type: 'heap' } | { type: 'heap'; stats: HeapInfo };
+export type ControlLoopsMessage = { type: 'stop' } | { type: 'stopped' } | { type: 'heap' } | { type: 'heap'; heap: IsolateHeap };
 
 export interface ControlLoopsThreadOptions extends ControlLoopsWorkerData {
   logger: Logger;
@@ -39,8 +39,8 @@ export interface ControlLoopsThreadOptions extends ControlLoopsWorkerData {
 export interface ControlLoopsThread {
   /** Asks the loops to stop and waits for the thread to end (terminated after 5 s). */
   stop(): Promise<void>;
-  /** The thread's V8 heap statistics (memory by isolate: heap-report.ts); undefined while it is not running. */
-  heapStatistics(): Promise<HeapInfo | undefined>;
+  /** The thread's V8 heap (memory by isolate: heap-report.ts); undefined while it is not running. */
+  heapStatistics(): Promise<IsolateHeap | undefined>;
   /** A heap snapshot of the thread's isolate (heap-report.ts's debugging hook); undefined while it is not running. */
   heapSnapshot(): Promise<Readable | undefined>;
 }
@@ -83,8 +83,8 @@ export function startControlLoopsThread(opts: ControlLoopsThreadOptions): Contro
       if (!w) return Promise.resolve(undefined);
       return new Promise((resolve) => {
         const onMessage = (m: ControlLoopsMessage) => {
-          if (m.type !== 'heap' || !('stats' in m)) return;
-          w.off('message', onMessage); w.off('exit', onExit); resolve(m.stats);
+          if (m.type !== 'heap' || !('heap' in m)) return;
+          w.off('message', onMessage); w.off('exit', onExit); resolve(m.heap);
         };
         const onExit = () => { w.off('message', onMessage); resolve(undefined); };
         w.on('message', onMessage);

@@ -6,10 +6,10 @@
  * `k8ts scheduler` processes run. It imports nothing of the server.
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { getHeapStatistics } from 'node:v8';
 import { createLogger } from '../util/log.js';
 import { startControllerManager, type RunningControllers } from './controller-manager.js';
 import type { ControlLoopsWorkerData, ControlLoopsMessage } from './control-loops-thread.js';
+import { isolateHeap } from './isolate-heap.js';
 
 const data = workerData as ControlLoopsWorkerData;
 const logger = createLogger(data.component);
@@ -35,7 +35,7 @@ process.on('unhandledRejection', (reason) => logger.error('unhandled promise rej
 
 parentPort!.on('message', (m: ControlLoopsMessage) => {
   // The process's memory report asks each isolate for its own heap (heap-report.ts).
-  if (m.type === 'heap') { parentPort!.postMessage({ type: 'heap', stats: getHeapStatistics() } satisfies ControlLoopsMessage); return; }
+  if (m.type === 'heap') { parentPort!.postMessage({ type: 'heap', heap: isolateHeap() } satisfies ControlLoopsMessage); return; }
   if (m.type !== 'stop') return;
   // Stopping gives up the leader Leases' loops and closes every watch; the thread then ends.
   for (const r of running) r.stop();

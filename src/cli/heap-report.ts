@@ -14,19 +14,25 @@ import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { getHeapStatistics, writeHeapSnapshot, type HeapInfo } from 'node:v8';
+import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import type { Logger } from '../util/log.js';
+import { isolateHeap, type IsolateHeap } from './isolate-heap.js';
 
 export interface HeapSource {
-  heapStatistics(): Promise<HeapInfo | undefined>;
+  heapStatistics(): Promise<IsolateHeap | undefined>;
   /** A heap snapshot of the isolate (a full GC first, as every V8 snapshot); undefined while it is not running. */
   heapSnapshot?(): Promise<Readable | undefined>;
 }
 
 const mib = (b: number) => Math.round(b / 2 ** 20);
 
-const heapFields = (h: HeapInfo) => ({
+/** MiB with one decimal: an idle isolate's spaces are a few MiB each. */
+const mib1 = (b: number) => Math.round(b / 2 ** 20 * 10) / 10;
+
+const heapFields = ({ stats: h, spaces }: IsolateHeap) => ({
   usedMiB: mib(h.used_heap_size), totalMiB: mib(h.total_heap_size), externalMiB: mib(h.external_memory), limitMiB: mib(h.heap_size_limit),
+  // Committed by space (new_space, old_space, code_space, large_object_space ...), the empty ones left out.
+  spacesMiB: Object.fromEntries(spaces.filter((s) => s.space_size > 0).map((s) => [s.space_name, mib1(s.space_size)])),
 });
 
 /** Logs the report on every SIGUSR2 until the returned function removes the handler. */
@@ -38,7 +44,7 @@ export function reportMemoryOnSignal(logger: Logger, controlLoops?: HeapSource, 
       const loops = await controlLoops?.heapStatistics().catch(() => undefined);
       logger.info('memory by isolate', {
         rssMiB: mib(mem.rss), externalMiB: mib(mem.external), arrayBuffersMiB: mib(mem.arrayBuffers),
-        main: heapFields(getHeapStatistics()), controlLoops: loops ? heapFields(loops) : undefined,
+        main: heapFields(isolateHeap()), controlLoops: loops ? heapFields(loops) : undefined,
       });
       if (snapshotDir) await writeSnapshots(logger, snapshotDir, ++seq, controlLoops);
     })().catch((err) => logger.error('memory report failed', { err: (err as Error).message }));
@@ -53,11 +59,11 @@ async function writeSnapshots(logger: Logger, dir: string, seq: number, controlL
   const after = getHeapStatistics().used_heap_size;
   logger.info('heap snapshot written', { isolate: 'serving', file: serving, usedBeforeMiB: mib(before), usedAfterGcMiB: mib(after) });
   if (!controlLoops?.heapSnapshot) return;
-  const loopsBefore = (await controlLoops.heapStatistics())?.used_heap_size ?? 0;
+  const loopsBefore = (await controlLoops.heapStatistics())?.stats.used_heap_size ?? 0;
   const stream = await controlLoops.heapSnapshot();
   if (!stream) return;
   const file = join(dir, `control-loops-${seq}.heapsnapshot`);
   await pipeline(stream, createWriteStream(file));
-  const loopsAfter = (await controlLoops.heapStatistics())?.used_heap_size ?? 0;
+  const loopsAfter = (await controlLoops.heapStatistics())?.stats.used_heap_size ?? 0;
   logger.info('heap snapshot written', { isolate: 'control loops', file, usedBeforeMiB: mib(loopsBefore), usedAfterGcMiB: mib(loopsAfter) });
 }
