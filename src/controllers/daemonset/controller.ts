@@ -27,7 +27,6 @@ import type { HistoryDeps } from './revisions.js';
 import { groupByNode, planManage, planRollingUpdate, computeStatus } from './plan.js';
 import type { NodeToDaemonPods, PlanContext, DaemonSetCounts } from './plan.js';
 import { nodeShouldRunDaemonPod } from './predicates.js';
-import type { ShouldRun } from './predicates.js';
 import { controllerRevisionHashLabel, createPodTemplate, isDeleting, newDaemonPod, targetNodeName, templateGeneration } from './util.js';
 import type { ControllerRevision, DaemonSet, DaemonSetStatus } from 'kubernetes-types/apps/v1.js';
 import type { Writable } from '../../api/writable.js';
@@ -68,13 +67,6 @@ export class DaemonSetsController implements Controller {
   private readonly burst: number;
   private readonly scan: boolean;
   private gcTimer?: NodeJS.Timeout;
-  /**
-   * nodeShouldRunDaemonPod by node object, then DaemonSet uid: a sync asks it of every node three
-   * times (manage, rolling update, status), and syncs follow each other all through a rollout.
-   * Sound because informer objects are replaced on change, never mutated, and the answer depends
-   * only on the node and the DaemonSet's spec, whose every change bumps metadata.generation.
-   */
-  private readonly shouldRunByNode = new WeakMap<Node, Map<string, { generation: number; result: ShouldRun }>>();
 
   constructor(private readonly ctx: ControllerContext, opts: DaemonSetControllerOptions = {}) {
     this.logger = ctx.logger.with('daemonset');
@@ -288,23 +280,6 @@ export class DaemonSetsController implements Controller {
     return {
       ds, hash, now: this.ctx.clock.now(),
       failedPodBackoff: (node) => this.backoff.remaining(`${ds.metadata!.uid}/${generation}/${node}`),
-      shouldRun: this.shouldRunFor(ds),
-    };
-  }
-
-  /** nodeShouldRunDaemonPod for this DaemonSet, through shouldRunByNode (computed each time for one without uid or generation). */
-  private shouldRunFor(ds: DaemonSet): (node: Node) => ShouldRun {
-    const uid = ds.metadata?.uid;
-    const generation = ds.metadata?.generation;
-    if (!uid || generation === undefined) return (node) => nodeShouldRunDaemonPod(node, ds);
-    return (node) => {
-      let byDs = this.shouldRunByNode.get(node);
-      const hit = byDs?.get(uid);
-      if (hit && hit.generation === generation) return hit.result;
-      const result = nodeShouldRunDaemonPod(node, ds);
-      if (!byDs) this.shouldRunByNode.set(node, (byDs = new Map()));
-      byDs.set(uid, { generation, result });
-      return result;
     };
   }
 

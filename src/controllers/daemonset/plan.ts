@@ -5,7 +5,6 @@
  */
 import { podIsAvailable, podIsReady } from '../../api/pods.js';
 import { nodeShouldRunDaemonPod } from './predicates.js';
-import type { ShouldRun } from './predicates.js';
 import {
   allowsSurge, compareDaemonPods, controllerRevisionHashLabel, isDeleting, isPodUpdated, podIsFailed, podIsSucceeded,
   surgeCount, templateGeneration, unavailableCount,
@@ -24,11 +23,7 @@ export interface PlanContext {
   now: Date;
   /** Milliseconds left of the failed-pod back-off for the node, or undefined when a failed pod may go now. */
   failedPodBackoff?: (nodeName: string) => number | undefined;
-  /** nodeShouldRunDaemonPod(node, ds), memoized by the caller (a sync asks it of every node several times); default: computed. */
-  shouldRun?: (node: Node) => ShouldRun;
 }
-
-const shouldRunOf = (ctx: PlanContext, node: Node): ShouldRun => (ctx.shouldRun ? ctx.shouldRun(node) : nodeShouldRunDaemonPod(node, ctx.ds));
 
 export interface ManagePlan {
   nodesNeedingDaemonPods: string[];
@@ -68,7 +63,7 @@ export function groupByNode(pods: readonly Pod[], targetNode: (pod: Pod) => stri
 export function podsShouldBeOnNode(node: Node, nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): ManagePlan {
   const plan = emptyPlan();
   const name: string = node.metadata!.name!;
-  const { shouldRun, shouldContinueRunning } = shouldRunOf(ctx, node);
+  const { shouldRun, shouldContinueRunning } = nodeShouldRunDaemonPod(node, ctx.ds);
   const daemonPods = nodeToDaemonPods.get(name);
   if (shouldRun && !daemonPods) {
     plan.nodesNeedingDaemonPods.push(name); // 1
@@ -179,7 +174,7 @@ export function computeStatus(nodes: readonly Node[], nodeToDaemonPods: NodeToDa
   const minReady = ctx.ds.spec?.minReadySeconds ?? 0;
   for (const node of nodes) {
     const pods = nodeToDaemonPods.get(node.metadata!.name!) ?? [];
-    if (!shouldRunOf(ctx, node).shouldRun) {
+    if (!nodeShouldRunDaemonPod(node, ctx.ds).shouldRun) {
       if (pods.length > 0) c.numberMisscheduled++;
       continue;
     }
@@ -205,12 +200,10 @@ export type UpdateCounts = { maxSurge: number; maxUnavailable: number; desiredNu
  * 0 and something to run, maxUnavailable is taken as 1. Adds an empty entry
  * to nodeToDaemonPods for every desired node without pods.
  */
-export function updatedDesiredNodeCounts(
-  ds: DaemonSet, nodes: readonly Node[], nodeToDaemonPods: NodeToDaemonPods, shouldRun: (node: Node) => ShouldRun = (n) => nodeShouldRunDaemonPod(n, ds),
-): UpdateCounts {
+export function updatedDesiredNodeCounts(ds: DaemonSet, nodes: readonly Node[], nodeToDaemonPods: NodeToDaemonPods): UpdateCounts {
   let desired = 0;
   for (const node of nodes) {
-    if (!shouldRun(node).shouldRun) continue;
+    if (!nodeShouldRunDaemonPod(node, ds).shouldRun) continue;
     desired++;
     if (!nodeToDaemonPods.has(node.metadata!.name!)) nodeToDaemonPods.set(node.metadata!.name!, []);
   }
@@ -248,7 +241,7 @@ export type RollingPlan = { podsToDelete: string[]; nodesToCreate: string[] } | 
 
 /** rollingUpdate: maxSurge 0 deletes old pods within maxUnavailable; otherwise surges new pods first. */
 export function planRollingUpdate(nodes: readonly Node[], nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): RollingPlan {
-  const counts = updatedDesiredNodeCounts(ctx.ds, nodes, nodeToDaemonPods, (n) => shouldRunOf(ctx, n));
+  const counts = updatedDesiredNodeCounts(ctx.ds, nodes, nodeToDaemonPods);
   if ('error' in counts) return { error: `couldn't get unavailable numbers: ${counts.error}` };
   // Go iterates a map here (random order); sorted names keep k8ts deterministic.
   const entries = [...nodeToDaemonPods].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -298,7 +291,7 @@ function planUnavailable(entries: [string, Pod[]][], maxUnavailable: number, ctx
 function planSurge(entries: [string, Pod[]][], maxSurge: number, desired: number, nodes: Map<string, Node>, ctx: PlanContext): RollingPlan {
   const minReady = ctx.ds.spec?.minReadySeconds ?? 0;
   const available = (pod: Pod) => podIsAvailable(pod, minReady, ctx.now);
-  const shouldRun = (name: string) => { const n = nodes.get(name); return !!n && shouldRunOf(ctx, n).shouldRun; };
+  const shouldRun = (name: string) => { const n = nodes.get(name); return !!n && nodeShouldRunDaemonPod(n, ctx.ds).shouldRun; };
   const podsToDelete: string[] = [];
   const shouldNotRun: string[] = [];
   const candidates: string[] = [];
