@@ -97,7 +97,7 @@ export class PodStatusManager {
       const sent = this.lastSent.get(key);
       if (sent && sent.uid === uid && sent.rv === pod.metadata!.resourceVersion && semanticEqual(sent.status, status)) return;
       try {
-        const res = await this.deps.clients.pods.updateStatus(statusUpdate(pod, status));
+        const res = await this.deps.clients.pods.updateStatus(statusUpdate(pod, status), { light: true });
         this.lastWritten.set(key, res);
         this.lastSent.set(key, { uid, rv: res.metadata.resourceVersion, status });
         this.deps.onWrite?.('ok');
