@@ -131,7 +131,7 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
   const clients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-bench' });
   const sim = new NodeSimulator(simClients, { count: nodes, namePrefix: 'node-', renewIntervalMs: renewMs, events: false, logger: silentLogger });
   let benchPeak = 0;
-  const sampleSelf = () => { benchPeak = Math.max(benchPeak, process.memoryUsage().rss); };
+  const sampleSelf = () => { benchPeak = Math.max(benchPeak, process.memoryUsage.rss()); }; // rss() alone: memoryUsage() also walks the heap, about 0.5 ms a call with 5,000 nodes (0.3 s of a 55 s rollout in a profile)
   const selfTimer = setInterval(sampleSelf, 100);
   try {
     const loadBefore = loadavg()[0];
