@@ -6,9 +6,10 @@
  *     node name, leaseDurationSeconds 40, owned by the Node (an
  *     ownerReference with the Node's UID, so deleting the Node collects it).
  *  2. Renewal is an UPDATE of the last Lease the agent wrote (its cached
- *     resourceVersion), setting spec.renewTime — no GET per heartbeat —
- *     sent through the client's undici pool (thousands of simulated nodes
- *     renew 500 times a second; Node's http client cost twice its CPU).
+ *     resourceVersion), setting spec.renewTime — no GET per heartbeat;
+ *     with `light`, through the client's undici pool (a simulator's
+ *     thousands of nodes renew 500 times a second, and Node's http client
+ *     costs about twice its CPU a request).
  *  3. On a conflict or a missing Lease the agent falls back to "ensure":
  *     GET it, or create it when absent. Creating needs the owner Node: while
  *     the Node does not exist the Lease is not created (upstream's
@@ -33,6 +34,8 @@ export interface NodeLeaseOptions {
   leaseDurationSeconds?: number;
   /** The owning Node's UID, or undefined when the Node does not exist (then no Lease is created). */
   nodeUID: () => Promise<string | undefined>;
+  /** Renewals through the client's undici pool (ResourceClient.update's `light`). */
+  light?: boolean;
 }
 
 export class NodeLease {
@@ -80,7 +83,7 @@ export class NodeLease {
     }
     if (this.latest) {
       try {
-        this.latest = await this.clients.leases.update(this.newLease(this.latest, now), undefined, { light: true });
+        this.latest = await this.clients.leases.update(this.newLease(this.latest, now), undefined, { light: this.opts.light });
         return 'renewed';
       } catch (e) {
         if (!isConflict(e) && !isNotFound(e)) throw e;
@@ -116,7 +119,7 @@ export class NodeLease {
       current = await this.clients.leases.get(nodeLeaseNamespace, this.opts.nodeName);
     }
     const uid = current!.metadata?.ownerReferences?.length ? undefined : await this.opts.nodeUID();
-    this.latest = await this.clients.leases.update(this.newLease(current!, now, uid), undefined, { light: true });
+    this.latest = await this.clients.leases.update(this.newLease(current!, now, uid), undefined, { light: this.opts.light });
     return 'renewed';
   }
 

@@ -29,6 +29,8 @@ export interface StatusManagerDeps {
   limiter: Semaphore;
   logger: Logger;
   onWrite?(result: 'ok' | 'conflict' | 'error'): void;
+  /** Writes through the client's undici pool (ResourceClient.updateStatus's `light`). */
+  light?: boolean;
 }
 
 const rvNumber = (obj: Pod) => Number(obj.metadata?.resourceVersion ?? NaN);
@@ -97,7 +99,7 @@ export class PodStatusManager {
       const sent = this.lastSent.get(key);
       if (sent && sent.uid === uid && sent.rv === pod.metadata!.resourceVersion && semanticEqual(sent.status, status)) return;
       try {
-        const res = await this.deps.clients.pods.updateStatus(statusUpdate(pod, status), { light: true });
+        const res = await this.deps.clients.pods.updateStatus(statusUpdate(pod, status), { light: this.deps.light });
         this.lastWritten.set(key, res);
         this.lastSent.set(key, { uid, rv: res.metadata.resourceVersion, status });
         this.deps.onWrite?.('ok');
