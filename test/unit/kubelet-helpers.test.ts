@@ -157,6 +157,19 @@ describe('node Lease', () => {
     assert.deepEqual(calls, ['create', 'update', 'update']);
     assert.equal(lease.latest!.metadata!.resourceVersion, '3');
   });
+
+  it('sends renewals through the light (undici) path only when asked', async () => {
+    const seen: (boolean | undefined)[] = [];
+    const clients: any = {
+      leases: { update: async (l: any, _sub: unknown, o: { light?: boolean } = {}) => { seen.push(o.light); return l; } },
+    };
+    for (const light of [undefined, true]) {
+      const lease = new NodeLease(clients, { nodeName: 'w1', nodeUID: async () => 'u', light });
+      lease.latest = lease.newLease(undefined, new Date(), 'u');
+      assert.equal(await lease.renew(new Date()), 'renewed');
+    }
+    assert.deepEqual(seen, [undefined, true]);
+  });
 });
 
 describe('semanticEqual', () => {
