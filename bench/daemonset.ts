@@ -67,6 +67,8 @@ interface RunResult {
   steadyLeasePuts: number;
   steadyCpuMsPerWrite: number;
   steadyMainCpuMsPerWrite: number;
+  /** This process (the simulated nodes) in the same interval: CPU per Lease renewal (its only steady work). */
+  steadyBenchCpuMsPerRenewal: number;
   steadyCounts: string;
   /** Create to end: the writes, and server CPU per pod with the Lease renewals of the window taken out at the steady-state cost. */
   rolloutCounts: string;
@@ -76,6 +78,9 @@ interface RunResult {
   perPod: string;
   cpuMsPerPod: number;
   mainCpuMsPerPod: number;
+  /** This process's CPU (the simulated kubelets, plus the benchmark's polls) from create to end, net of Lease renewals at the steady cost, per pod. */
+  benchCpuMsPerPod: number;
+  benchCpuSec: number;
   benchPeakMB: number;
   loadBefore: number;
   loadAfter: number;
@@ -112,6 +117,9 @@ function requestsPerDaemonPod(all: RequestCounts, pods: number): { total: number
   return { total: countOf(kept, () => true) / pods, perPod };
 }
 
+/** User + system CPU of this process, ms. */
+const selfCpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+
 const isReady = (n: any) => (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
 
 async function runOnce(work: string, nodes: number, run: number, cutoffMs: number, renewMs: number): Promise<RunResult> {
@@ -121,9 +129,9 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
   const kubeconfig = join(dataDir, 'admin.conf');
   const simClients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-node-simulator' });
   const clients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-bench' });
-  const sim = new NodeSimulator(simClients, { count: nodes, namePrefix: 'node-', renewIntervalMs: renewMs, events: false, logger: silentLogger });
+  const sim = new NodeSimulator(simClients, { count: nodes, namePrefix: 'node-', renewIntervalMs: renewMs, events: false, lightWrites: true, logger: silentLogger });
   let benchPeak = 0;
-  const sampleSelf = () => { benchPeak = Math.max(benchPeak, process.memoryUsage().rss); };
+  const sampleSelf = () => { benchPeak = Math.max(benchPeak, process.memoryUsage.rss()); }; // rss() alone: memoryUsage() also walks the heap, about 0.5 ms a call with 5,000 nodes (0.3 s of a 55 s rollout in a profile)
   const selfTimer = setInterval(sampleSelf, 100);
   try {
     const loadBefore = loadavg()[0];
@@ -144,19 +152,21 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     log(`${nodes} nodes: all Ready at ${nodesReadySec.toFixed(1)} s; measuring one renew interval of heartbeats`);
 
     // Steady state: one whole renew interval, so every node renews its Lease once.
-    const s0 = { cpu: readCpuMs(pid), main: readThreadCpuMs(pid), counts: await writeCounts(clients) };
+    const s0 = { cpu: readCpuMs(pid), main: readThreadCpuMs(pid), self: selfCpuMs(), counts: await writeCounts(clients) };
     await sleep(renewMs);
     const steady = countsSince(s0.counts, await writeCounts(clients));
     const steadyWrites = countOf(steady, () => true);
     const steadyLeasePuts = countOf(steady, (k) => k === 'PUT leases');
     const steadyCpuMsPerWrite = (readCpuMs(pid) - s0.cpu) / Math.max(1, steadyWrites);
     const steadyMainCpuMsPerWrite = (readThreadCpuMs(pid) - s0.main) / Math.max(1, steadyWrites);
+    const steadyBenchCpuMsPerRenewal = (selfCpuMs() - s0.self) / Math.max(1, steadyLeasePuts);
     log(`${nodes} nodes: steady state ${describeCounts(steady)}; server CPU ${steadyCpuMsPerWrite.toFixed(2)} ms per write (main thread ${steadyMainCpuMsPerWrite.toFixed(2)}); creating the DaemonSet`);
 
     const counts0 = await writeCounts(clients);
     const all0 = await requestCounts(clients);
     const main0 = readThreadCpuMs(pid);
     const cpu0 = readCpuMs(pid);
+    const self0 = selfCpuMs();
     const c0 = process.hrtime.bigint();
     // The monotonic clock in µs, for bench/lib/cpuprofile.js --from-us/--to-us on a --cpu-prof of the server.
     log(`${nodes} nodes: DaemonSet create at monotonic ${c0 / 1000n} µs`);
@@ -179,6 +189,7 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     }
     log(`${nodes} nodes: rollout window ends at monotonic ${process.hrtime.bigint() / 1000n} µs`);
     const serverCpuSec = (readCpuMs(pid) - cpu0) / 1000;
+    const benchCpuSec = (selfCpuMs() - self0) / 1000;
     const serverMainCpuSec = (readThreadCpuMs(pid) - main0) / 1000;
     const rollout = countsSince(counts0, await writeCounts(clients));
     const rolloutAll = countsSince(all0, await requestCounts(clients));
@@ -188,19 +199,20 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     const { total: requestsPerPod, perPod } = requestsPerDaemonPod(rolloutAll, podsDone);
     const cpuMsPerPod = (serverCpuSec * 1000 - leaseWrites * steadyCpuMsPerWrite) / podsDone;
     const mainCpuMsPerPod = (serverMainCpuSec * 1000 - leaseWrites * steadyMainCpuMsPerWrite) / podsDone;
+    const benchCpuMsPerPod = (benchCpuSec * 1000 - leaseWrites * steadyBenchCpuMsPerRenewal) / podsDone;
     sampleSelf();
     const finished = !Number.isNaN(readySec);
     const result: RunResult = {
       nodes, run, registerSec, nodesReadySec, desiredSec, readySec, finished,
       desired: st.desiredNumberScheduled ?? 0, scheduled: st.currentNumberScheduled ?? 0, ready: st.numberReady ?? 0,
       serverPeakMB: readMemory(pid).hwmKB / 1024, serverCpuSec, serverMainCpuSec,
-      steadyWrites, steadyLeasePuts, steadyCpuMsPerWrite, steadyMainCpuMsPerWrite, steadyCounts: describeCounts(steady),
-      rolloutCounts: describeCounts(rollout), rolloutWritesPerPod: (countOf(rollout, () => true) - leaseWrites) / podsDone, rolloutRequestsPerPod: requestsPerPod, perPod, cpuMsPerPod, mainCpuMsPerPod,
+      steadyWrites, steadyLeasePuts, steadyCpuMsPerWrite, steadyMainCpuMsPerWrite, steadyBenchCpuMsPerRenewal, steadyCounts: describeCounts(steady),
+      rolloutCounts: describeCounts(rollout), rolloutWritesPerPod: (countOf(rollout, () => true) - leaseWrites) / podsDone, rolloutRequestsPerPod: requestsPerPod, perPod, cpuMsPerPod, mainCpuMsPerPod, benchCpuMsPerPod, benchCpuSec,
       benchPeakMB: Math.max(benchPeak, readMemory(process.pid).hwmKB * 1024) / 2 ** 20,
       loadBefore, loadAfter: loadavg()[0],
     };
     log(`${nodes} nodes: ${finished ? `all ${nodes} pods Ready in ${readySec.toFixed(1)} s` : `CUTOFF after ${cutoffMs / 1000} s: ${result.ready}/${nodes} Ready`}, `
-      + `server CPU ${serverCpuSec.toFixed(1)} s (main thread ${serverMainCpuSec.toFixed(1)} s; per pod net of leases ${cpuMsPerPod.toFixed(2)} ms, main ${mainCpuMsPerPod.toFixed(2)} ms), `
+      + `server CPU ${serverCpuSec.toFixed(1)} s (main thread ${serverMainCpuSec.toFixed(1)} s; per pod net of leases ${cpuMsPerPod.toFixed(2)} ms, main ${mainCpuMsPerPod.toFixed(2)} ms), bench CPU ${benchCpuSec.toFixed(1)} s (per pod net of leases ${benchCpuMsPerPod.toFixed(2)} ms), `
       + `writes ${describeCounts(rollout)}, requests per pod ${requestsPerPod.toFixed(2)} (${perPod}), server peak ${result.serverPeakMB.toFixed(0)} MB, bench peak ${result.benchPeakMB.toFixed(0)} MB`);
     return result;
   } finally {
@@ -225,7 +237,7 @@ function report(results: RunResult[], command: string, cutoffMs: number, renewMs
     f0(r.nodes), String(r.run), f1(r.registerSec), f1(r.nodesReadySec), f1(r.desiredSec),
     r.finished ? `**${f1(r.readySec)}**` : `> ${cutoffMs / 1000} (cutoff)`,
     `${f0(r.desired)} / ${f0(r.scheduled)} / ${f0(r.ready)}`, `${f1(r.serverCpuSec)} (${f1(r.serverMainCpuSec)})`,
-    `${f2(r.steadyCpuMsPerWrite)} (${f2(r.steadyMainCpuMsPerWrite)})`, `${f2(r.cpuMsPerPod)} (${f2(r.mainCpuMsPerPod)})`, f1(r.rolloutWritesPerPod), f2(r.rolloutRequestsPerPod),
+    `${f2(r.steadyCpuMsPerWrite)} (${f2(r.steadyMainCpuMsPerWrite)})`, `${f2(r.cpuMsPerPod)} (${f2(r.mainCpuMsPerPod)})`, `${f1(r.benchCpuSec)} / ${f2(r.steadyBenchCpuMsPerRenewal)} / ${f2(r.benchCpuMsPerPod)}`, f1(r.rolloutWritesPerPod), f2(r.rolloutRequestsPerPod),
     f0(r.serverPeakMB), f0(r.benchPeakMB),
     `${f1(r.loadBefore)} → ${f1(r.loadAfter)}`, verdict(r),
   ]);
@@ -246,7 +258,7 @@ function report(results: RunResult[], command: string, cutoffMs: number, renewMs
     `- Revision: ${revisionLine(repoRoot)}`,
     `- Command: \`${command}\` (after \`npx tsc -p tsconfig.json\`)`,
     '- Setup: per row a fresh `k8ts server --controllers all` (separate process, fresh data dir, SQLite, HTTPS; the DaemonSet controller, scheduler and other controllers in-process), '
-      + `and a NodeSimulator in the benchmark process with N simulated nodes (\`namePrefix: 'node-'\`, \`renewIntervalMs: ${renewMs}\`, \`events: false\`, one Clientset, qps unlimited), no control-plane nodes. `
+      + `and a NodeSimulator in the benchmark process with N simulated nodes (\`namePrefix: 'node-'\`, \`renewIntervalMs: ${renewMs}\`, \`events: false\`, \`lightWrites: true\`, one Clientset, qps unlimited), no control-plane nodes. `
       + 'Once a node list shows N Ready nodes, the seed\'s http-go DaemonSet (image gasbugs/http-go, control-plane/master NoSchedule tolerations) is created; '
       + `its status is polled every ${pollMs} ms until desiredNumberScheduled == N and numberReady == N (cutoff ${cutoffMs / 1000} s).`,
     `- Lease renewals every ${renewMs / 1000} s (upstream's kubelet: 10 s), so N / ${renewMs / 1000} Lease PUTs per second go on in the background of the whole run.`,
@@ -255,11 +267,12 @@ function report(results: RunResult[], command: string, cutoffMs: number, renewMs
       + 'In brackets: the server\'s main thread (the serving loop, /proc/<pid>/task/<pid>/stat) alone; the rest is the control loops\' thread (DaemonSet controller, scheduler) and the heavy lane.',
     '- Columns: registration = `sim.start()` (Nodes created, 64 in flight); nodes Ready = from `sim.start()` to a list showing N Ready; desired / to Ready = from the DaemonSet create; '
       + 'server CPU = user + system CPU seconds of the server process from the create to the end; server peak = VmHWM of the server process over its whole life (registration included); '
+      + 'bench CPU = this process (the simulated kubelets and the polls), user + system, from the create to the end; per renewal from the steady interval; per pod net of its Lease renewals as for the server; '
       + 'bench peak = this process\'s peak RSS (the simulator\'s N nodes, informers and pod runtimes). Both processes share the 2 cores. '
       + 'Requests per pod: every request the server counted from the create to the end (apiserver_request_total, reads and watches too), without Lease renewals and the benchmark\'s own polls, / pods scheduled.',
     '',
     table(['Nodes', 'Run', 'Registration (s)', 'Nodes Ready (s)', 'Create → desired = N (s)', 'Create → all pods Ready (s)', 'Desired / scheduled / ready at end',
-      'Server CPU create → end, s (main thread)', 'Steady state: server CPU ms per write (main)', 'Server CPU ms per pod, net of leases (main)', 'Writes per pod (not leases)', 'Requests per pod, all verbs', 'Server peak RSS, VmHWM (MB)', 'Bench process peak RSS (MB)', 'Load avg (1 min) before → after', `vs target (${targetSec} s at 5,000)`], rows),
+      'Server CPU create → end, s (main thread)', 'Steady state: server CPU ms per write (main)', 'Server CPU ms per pod, net of leases (main)', 'Bench CPU: create → end s / steady ms per renewal / ms per pod net of leases', 'Writes per pod (not leases)', 'Requests per pod, all verbs', 'Server peak RSS, VmHWM (MB)', 'Bench process peak RSS (MB)', 'Load avg (1 min) before → after', `vs target (${targetSec} s at 5,000)`], rows),
     '',
     `${medians}.${scaling}`,
     '',

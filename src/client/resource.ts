@@ -45,10 +45,12 @@ export class ResourceClient {
   create(namespace: string | undefined, obj: any, o: RequestOptions = {}): Promise<any> {
     return this.rest.request('POST', this.path(namespace), { ...o, body: obj });
   }
-  update(obj: any, sub?: string): Promise<any> {
-    return this.rest.request('PUT', this.path(obj.metadata.namespace, obj.metadata.name, sub), { body: obj });
+  /** `light` sends it through the client's undici pool (rest.ts requestLight): for a steady stream of small writes, the kubelet's Lease renewals and pod status. */
+  update(obj: any, sub?: string, o: { light?: boolean } = {}): Promise<any> {
+    const path = this.path(obj.metadata.namespace, obj.metadata.name, sub);
+    return o.light ? this.rest.requestLight('PUT', path, { body: obj }) : this.rest.request('PUT', path, { body: obj });
   }
-  updateStatus(obj: any): Promise<any> { return this.update(obj, 'status'); }
+  updateStatus(obj: any, o: { light?: boolean } = {}): Promise<any> { return this.update(obj, 'status', o); }
   patch(namespace: string | undefined, name: string, patch: unknown, type: PatchType = 'merge', sub?: string): Promise<any> {
     return this.rest.request('PATCH', this.path(namespace, name, sub), { body: patch, contentType: patchContentType[type] });
   }

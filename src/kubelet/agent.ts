@@ -92,6 +92,12 @@ export interface NodeAgentOptions {
   kubeletPort?: number;
   /** A real node's measurements behind MemoryPressure and DiskPressure (hostpressure.ts); absent: never under pressure. */
   measurePressure?: () => NodeMeasurements;
+  /**
+   * Lease renewals and pod status writes through the client's undici pool (a simulator of
+   * thousands of nodes: about half the client CPU a request); default: Node's http client, so a
+   * process that writes little never loads undici.
+   */
+  lightWrites?: boolean;
   /** Static pods from a manifest directory (--pod-manifest-path); see staticpods/manager.ts. */
   staticPods?: Omit<StaticPodsOptions, 'nodeName' | 'deleteDelayMs'>;
 }
@@ -199,11 +205,11 @@ export class NodeAgent {
     this.heartbeats = deps.heartbeats ?? new HeartbeatScheduler({ periodMs: opts.renewIntervalMs ?? defaultRenewIntervalMs, logger: this.logger, timers: this.timers });
     if (opts.events ?? true) this.recorder = new EventRecorder(deps.clients, 'kubelet', this.logger, opts.nodeName);
     this.lease = new NodeLease(deps.clients, {
-      nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds ?? defaultLeaseDurationSeconds, nodeUID: () => this.nodeUID(),
+      nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds ?? defaultLeaseDurationSeconds, nodeUID: () => this.nodeUID(), light: opts.lightWrites,
     });
     this.statusManager = new PodStatusManager({
       clients: deps.clients, cached: (key) => this.pods.get(key), limiter: deps.writeLimiter ?? new Semaphore(16), logger: this.logger,
-      onWrite: (r) => this.metrics?.podStatusUpdates.inc({ result: r }),
+      onWrite: (r) => this.metrics?.podStatusUpdates.inc({ result: r }), light: opts.lightWrites,
     });
     // Static pods: their status is kept locally and written to their mirror pods.
     this.staticPods = opts.staticPods && new StaticPods(

@@ -6,7 +6,10 @@
  *     node name, leaseDurationSeconds 40, owned by the Node (an
  *     ownerReference with the Node's UID, so deleting the Node collects it).
  *  2. Renewal is an UPDATE of the last Lease the agent wrote (its cached
- *     resourceVersion), setting spec.renewTime — no GET per heartbeat.
+ *     resourceVersion), setting spec.renewTime — no GET per heartbeat;
+ *     with `light`, through the client's undici pool (a simulator's
+ *     thousands of nodes renew 500 times a second, and Node's http client
+ *     costs about twice its CPU a request).
  *  3. On a conflict or a missing Lease the agent falls back to "ensure":
  *     GET it, or create it when absent. Creating needs the owner Node: while
  *     the Node does not exist the Lease is not created (upstream's
@@ -15,6 +18,8 @@
  */
 import type { Clientset } from '../client/index.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../client/index.js';
+import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 
 export const nodeLeaseNamespace = 'kube-node-lease';
 export const defaultLeaseDurationSeconds = 40;
@@ -29,22 +34,37 @@ export interface NodeLeaseOptions {
   leaseDurationSeconds?: number;
   /** The owning Node's UID, or undefined when the Node does not exist (then no Lease is created). */
   nodeUID: () => Promise<string | undefined>;
+  /** Renewals through the client's undici pool (ResourceClient.update's `light`). */
+  light?: boolean;
 }
 
 export class NodeLease {
   /** The last Lease written or read; renewals update from it. */
-  latest?: any;
+  latest?: Lease;
 
   constructor(private readonly clients: Clientset, private readonly opts: NodeLeaseOptions) {}
 
-  /** The desired Lease: a fresh one, or `base` with a new renewTime (and the owner when known). */
-  newLease(base: any | undefined, now: Date, ownerUID?: string): any {
+  /**
+   * The desired Lease: a fresh one, or `base` with a new renewTime (and the owner when known).
+   * From `base` only the two levels written here are copied (`base` itself is never changed), and
+   * its managedFields are left out: an update without them keeps the live ones (upstream's field
+   * manager, src/api/managedfields/update.ts rule 1), so the stored Lease is the same while the
+   * request carries a third of the bytes. At 5,000 nodes this runs 500 times a second; a
+   * structuredClone of the whole Lease cost ~0.1 ms of the simulator's CPU each time.
+   */
+  newLease(base: Lease | undefined, now: Date, ownerUID?: string): Lease {
     const name = this.opts.nodeName;
-    const lease = base ? structuredClone(base) : {
-      apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
-      metadata: { name, namespace: nodeLeaseNamespace },
-      spec: { holderIdentity: name, leaseDurationSeconds: this.opts.leaseDurationSeconds ?? defaultLeaseDurationSeconds },
-    };
+    let lease: Lease & { metadata: ObjectMeta; spec: LeaseSpec };
+    if (base) {
+      const { managedFields: _omitted, ...metadata } = base.metadata ?? {};
+      lease = { ...base, metadata, spec: { ...base.spec } };
+    } else {
+      lease = {
+        apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+        metadata: { name, namespace: nodeLeaseNamespace },
+        spec: { holderIdentity: name, leaseDurationSeconds: this.opts.leaseDurationSeconds ?? defaultLeaseDurationSeconds },
+      };
+    }
     lease.spec.renewTime = microTime(now);
     if (ownerUID && !(lease.metadata.ownerReferences?.length)) {
       lease.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name, uid: ownerUID }];
@@ -63,7 +83,7 @@ export class NodeLease {
     }
     if (this.latest) {
       try {
-        this.latest = await this.clients.leases.update(this.newLease(this.latest, now));
+        this.latest = await this.clients.leases.update(this.newLease(this.latest, now), undefined, { light: this.opts.light });
         return 'renewed';
       } catch (e) {
         if (!isConflict(e) && !isNotFound(e)) throw e;
@@ -87,7 +107,7 @@ export class NodeLease {
   }
 
   private async ensureAndRenew(now: Date): Promise<RenewResult> {
-    let current: any;
+    let current: Lease | undefined;
     try {
       current = await this.clients.leases.get(nodeLeaseNamespace, this.opts.nodeName);
     } catch (e) {
@@ -98,8 +118,8 @@ export class NodeLease {
       if (created !== 'exists') return created;
       current = await this.clients.leases.get(nodeLeaseNamespace, this.opts.nodeName);
     }
-    const uid = current.metadata.ownerReferences?.length ? undefined : await this.opts.nodeUID();
-    this.latest = await this.clients.leases.update(this.newLease(current, now, uid));
+    const uid = current!.metadata?.ownerReferences?.length ? undefined : await this.opts.nodeUID();
+    this.latest = await this.clients.leases.update(this.newLease(current!, now, uid), undefined, { light: this.opts.light });
     return 'renewed';
   }
 

@@ -80,6 +80,8 @@ export interface NodeSimulatorOptions extends Omit<SimulatedNodeOptions, 'contro
   statusConcurrency?: number;
   /** Node registrations in flight at once during start() (default 64). */
   registerConcurrency?: number;
+  /** Lease renewals and pod status writes through the client's undici pool (NodeAgentOptions.lightWrites; default false). */
+  lightWrites?: boolean;
   /** Record kubelet events (default true; benchmarks at thousands of nodes turn them off). */
   events?: boolean;
   logger?: Logger;
@@ -177,7 +179,7 @@ export class NodeSimulator {
       nodeName: name, labels: o.labels, annotations: o.annotations, taints: o.taints, controlPlane: o.controlPlane, instanceType: o.instanceType,
       cpu: o.cpu, memory: o.memory, pods: o.pods, ephemeralStorage: o.ephemeralStorage, internalIP, podCIDR,
       leaseDurationSeconds: this.opts.leaseDurationSeconds, nodeStatusReportFrequencyMs: this.opts.nodeStatusReportFrequencyMs,
-      deleteDelayMs: o.deleteDelayMs, events: this.opts.events ?? true, kubeletPort: kubelet?.port ?? 0,
+      deleteDelayMs: o.deleteDelayMs, events: this.opts.events ?? true, kubeletPort: kubelet?.port ?? 0, lightWrites: this.opts.lightWrites,
     };
     const agent = new NodeAgent({
       clients: this.clients, runtime, logger: this.logger, timers, pods: this.pods, nodes: this.nodes, heartbeats: this.heartbeats,

@@ -122,9 +122,15 @@ describe('node Lease', () => {
       metadata: { name: 'w1', namespace: 'kube-node-lease', ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'w1', uid: 'uid-1' }] },
       spec: { holderIdentity: 'w1', leaseDurationSeconds: 40, renewTime: '2025-01-01T00:00:00.123000Z' },
     });
-    const renewed = lease.newLease({ ...l, metadata: { ...l.metadata, resourceVersion: '7' } }, new Date('2025-01-01T00:00:10Z'));
-    assert.equal(renewed.metadata.resourceVersion, '7', 'updates from the cached copy');
-    assert.equal(renewed.spec.renewTime, '2025-01-01T00:00:10.000000Z');
+    const managedFields = [{ manager: 'kubelet', operation: 'Update', apiVersion: 'coordination.k8s.io/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} } }];
+    const cached = { ...l, metadata: { ...l.metadata, resourceVersion: '7', managedFields }, spec: { ...l.spec } };
+    const renewed = lease.newLease(cached, new Date('2025-01-01T00:00:10Z'));
+    assert.equal(renewed.metadata!.resourceVersion, '7', 'updates from the cached copy');
+    assert.equal(renewed.spec!.renewTime, '2025-01-01T00:00:10.000000Z');
+    assert.equal(renewed.metadata!.managedFields, undefined, 'an update without managedFields keeps the live ones: not sent');
+    assert.deepEqual(renewed.metadata!.ownerReferences, l.metadata!.ownerReferences);
+    assert.equal(cached.spec.renewTime, '2025-01-01T00:00:00.123000Z', 'the cached copy is not changed');
+    assert.equal(cached.metadata.managedFields, managedFields);
     assert.equal(microTime(new Date('2025-05-05T05:05:05.5Z')), '2025-05-05T05:05:05.500000Z');
   });
 
@@ -149,7 +155,20 @@ describe('node Lease', () => {
     assert.equal(await lease.renew(new Date()), 'renewed');
     assert.equal(await lease.renew(new Date()), 'renewed');
     assert.deepEqual(calls, ['create', 'update', 'update']);
-    assert.equal(lease.latest.metadata.resourceVersion, '3');
+    assert.equal(lease.latest!.metadata!.resourceVersion, '3');
+  });
+
+  it('sends renewals through the light (undici) path only when asked', async () => {
+    const seen: (boolean | undefined)[] = [];
+    const clients: any = {
+      leases: { update: async (l: any, _sub: unknown, o: { light?: boolean } = {}) => { seen.push(o.light); return l; } },
+    };
+    for (const light of [undefined, true]) {
+      const lease = new NodeLease(clients, { nodeName: 'w1', nodeUID: async () => 'u', light });
+      lease.latest = lease.newLease(undefined, new Date(), 'u');
+      assert.equal(await lease.renew(new Date()), 'renewed');
+    }
+    assert.deepEqual(seen, [undefined, true]);
   });
 });
 

@@ -201,3 +201,26 @@ describe('rejectedPodStatus', () => {
     });
   });
 });
+
+describe('PodStatusManager', () => {
+  it('PUTs pods/status with the cached pod\'s resourceVersion and without its managedFields (a status write keeps the live ones)', async () => {
+    const { PodStatusManager } = await import('../../src/kubelet/status/manager.js');
+    const { Semaphore } = await import('../../src/kubelet/semaphore.js');
+    const managedFields = [{ manager: 'k8ts-scheduler', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:nodeName': {} } } }];
+    const cached = { ...pod(), metadata: { ...pod().metadata, resourceVersion: '42', labels: { app: 'x' }, managedFields } };
+    const sent: any[] = [];
+    const clients: any = { pods: { updateStatus: async (body: any) => { sent.push(body); return { ...body, metadata: { ...body.metadata, resourceVersion: '43' } }; } } };
+    const m = new PodStatusManager({ clients, cached: () => cached, limiter: new Semaphore(1), logger: { warn() {}, debug() {} } as any });
+    const status = { phase: 'Running', qosClass: 'BestEffort' };
+    m.request('default/p', 'u1', () => status);
+    while (m.busy) await new Promise((r) => setImmediate(r));
+    assert.equal(sent.length, 1);
+    assert.deepEqual(sent[0].status, status);
+    assert.equal(sent[0].metadata.resourceVersion, '42');
+    assert.deepEqual(sent[0].metadata.labels, { app: 'x' });
+    assert.equal(sent[0].metadata.uid, 'u1');
+    assert.equal('managedFields' in sent[0].metadata, false);
+    assert.equal(cached.metadata.managedFields, managedFields, 'the informer\'s copy is not changed');
+    assert.deepEqual(cached.status, { phase: 'Pending', qosClass: 'BestEffort' });
+  });
+});

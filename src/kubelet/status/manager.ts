@@ -29,6 +29,8 @@ export interface StatusManagerDeps {
   limiter: Semaphore;
   logger: Logger;
   onWrite?(result: 'ok' | 'conflict' | 'error'): void;
+  /** Writes through the client's undici pool (ResourceClient.updateStatus's `light`). */
+  light?: boolean;
 }
 
 const rvNumber = (obj: Pod) => Number(obj.metadata?.resourceVersion ?? NaN);
@@ -97,7 +99,7 @@ export class PodStatusManager {
       const sent = this.lastSent.get(key);
       if (sent && sent.uid === uid && sent.rv === pod.metadata!.resourceVersion && semanticEqual(sent.status, status)) return;
       try {
-        const res = await this.deps.clients.pods.updateStatus({ ...pod, status });
+        const res = await this.deps.clients.pods.updateStatus(statusUpdate(pod, status), { light: this.deps.light });
         this.lastWritten.set(key, res);
         this.lastSent.set(key, { uid, rv: res.metadata.resourceVersion, status });
         this.deps.onWrite?.('ok');
@@ -123,4 +125,15 @@ export class PodStatusManager {
       }
     }
   }
+}
+
+/**
+ * The body of a pods/status PUT: the pod with the new status and without its managedFields, which
+ * a status write never takes from the request (upstream's field manager keeps the live ones for
+ * every subresource write): they are about half of a pod's JSON, decoded and checked by the API
+ * server for nothing.
+ */
+export function statusUpdate(pod: Pod, status: PodStatus): Pod {
+  const { managedFields: _omitted, ...metadata } = pod.metadata ?? {};
+  return { ...pod, metadata, status };
 }
