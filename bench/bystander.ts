@@ -27,6 +27,9 @@
  *     [--baseline-cli=/tmp/base/dist/src/cli/main.js] (a baseline build's server beside this one, interleaved)
  *     [--server-cli=/tmp/base/dist/src/cli/main.js] (another build's server instead of this one; implies --no-write unless --write)
  *     [--server-node-args="--cpu-prof --cpu-prof-dir=DIR"] [--server-args="--max-mutating-requests-inflight 0"]
+ *     [--baseline-node-args="--v8-pool-size=1"] (the baseline's node flags; alone: this build under those flags as the baseline)
+ *     [--server-env="K=V K2=V2"] [--baseline-env="K=V"] (environment variables of this server and of the baseline's)
+ *     [--section=bystander] (the section of bench/RESULTS.md written)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -38,7 +41,7 @@ import { ApiClient, type Credentials } from './lib/client.js';
 import { createPods } from './lib/load.js';
 import { readCpuMs, startServer } from './lib/server.js';
 import { fmtMs, fmtRate, percentile } from './lib/stats.js';
-import { loopSchedstat, summaryHeaders, summaryRows, type Row } from './lib/bystander-rows.js';
+import { loopSchedstat, threadClasses, summaryHeaders, summaryRows, type Row } from './lib/bystander-rows.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { jsonConfigMap, protobufPod, yamlConfigMap, type LargeBody } from '../test/e2e/large-bodies.js';
 
@@ -63,7 +66,7 @@ async function bystander(creds: Credentials): Promise<{ stop(): Promise<number[]
 }
 
 /** A server under the benchmark: `this` build's, or the baseline's (`--baseline-cli`). */
-interface Target { label: string; pid: number; creds: Credentials; attacker: ApiClient }
+interface Target { label: string; pid: number; creds: Credentials; attacker: ApiClient; platformThreads: number }
 
 /** Runs `attack` in a loop for `seconds` (at least once, each capped at `timeoutMs`) with the bystander alongside. */
 async function measure(t: Target, name: string, seconds: number, timeoutMs: number, attack: () => Promise<string>): Promise<Row> {
@@ -71,6 +74,7 @@ async function measure(t: Target, name: string, seconds: number, timeoutMs: numb
   const cpuBefore = readCpuMs(t.pid);
   const b = await bystander(t.creds);
   const sched = loopSchedstat(t.pid);
+  const threads = threadClasses(t.pid, t.platformThreads);
   const began = performance.now();
   const until = began + seconds * 1000;
   let attacks = 0;
@@ -83,11 +87,13 @@ async function measure(t: Target, name: string, seconds: number, timeoutMs: numb
     if (outcome.startsWith('no answer')) break;
   } while (performance.now() < until);
   const after = loopSchedstat(t.pid);
+  const threadsAfter = threadClasses(t.pid, t.platformThreads);
   const wallMs = performance.now() - began;
   const samples = await b.stop();
   const cpuMs = (readCpuMs(t.pid) - cpuBefore) / attacks;
-  const row = { server: t.label, name, outcome, attacks, samples, cpuMs, wallMs, loopRunMs: after.runMs - sched.runMs, loopWaitMs: after.waitMs - sched.waitMs };
-  log(`  ${outcome}; bystander p99 ${fmtMs(percentile(samples, 99))} of ${samples.length}; server CPU per attack ${fmtMs(cpuMs)}; loop on CPU ${Math.round(row.loopRunMs)} ms, on run queue ${Math.round(row.loopWaitMs)} ms of ${Math.round(wallMs)} ms`);
+  const row = { server: t.label, name, outcome, attacks, samples, cpuMs, wallMs, loopRunMs: after.runMs - sched.runMs, loopWaitMs: after.waitMs - sched.waitMs,
+    heavyRunMs: threadsAfter.heavy.runMs - threads.heavy.runMs, platformRunMs: threadsAfter.platform.runMs - threads.platform.runMs };
+  log(`  ${outcome}; bystander p99 ${fmtMs(percentile(samples, 99))} of ${samples.length}; server CPU per attack ${fmtMs(cpuMs)}; loop on CPU ${Math.round(row.loopRunMs)} ms, on run queue ${Math.round(row.loopWaitMs)} ms of ${Math.round(wallMs)} ms; heavy lane ${Math.round(row.heavyRunMs)} ms, V8 platform ${Math.round(row.platformRunMs)} ms (run queue ${Math.round(threadsAfter.platform.waitMs - threads.platform.waitMs)} ms)`);
   return row;
 }
 
@@ -175,10 +181,16 @@ function attackOf(name: (typeof attackNames)[number], client: ApiClient): Promis
   }
 }
 
+/** Node 20's delayed-task scheduler and its `--v8-pool-size` platform workers (4 unless set). */
+function platformThreadsOf(nodeArgs: readonly string[]): number {
+  const size = nodeArgs.map((a) => /^--v8-pool-size=(\d+)$/.exec(a)?.[1]).find((v) => v !== undefined);
+  return 1 + (size === undefined ? 4 : Number(size));
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seconds: { type: 'string', default: '30' }, repeats: { type: 'string', default: '3' }, 'attack-timeout': { type: 'string', default: '60' },
     'no-write': { type: 'boolean', default: false }, write: { type: 'boolean', default: false }, creates: { type: 'boolean', default: false }, only: { type: 'string' }, 'server-cli': { type: 'string' }, 'baseline-cli': { type: 'string' },
-    'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' } } });
+    'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' }, 'baseline-node-args': { type: 'string' }, 'server-env': { type: 'string', default: '' }, 'baseline-env': { type: 'string' }, section: { type: 'string', default: 'bystander' } } });
   const only = values.only?.split(',');
   const wanted = attackNames.filter((name) => !only || only.some((o) => name.startsWith(`${o}.`)));
   if ((only || values['server-cli']) && !values.write) values['no-write'] = true;
@@ -187,13 +199,18 @@ async function main(): Promise<void> {
   const timeoutMs = Number(values['attack-timeout']) * 1000;
   const work = mkdtempSync(join(tmpdir(), 'k8ts-bench-bystander-'));
   // Another build's server (a baseline checkout's dist/src/cli/main.js) instead of this one, or beside it.
-  const builds = [{ label: 'this', cliPath: values['server-cli'] ?? join(repoRoot, 'dist', 'src', 'cli', 'main.js') },
-    ...(values['baseline-cli'] ? [{ label: 'base', cliPath: values['baseline-cli'] }] : [])];
+  // With --baseline-node-args alone, the baseline is this build under other node flags.
+  const split = (args: string) => args.split(' ').filter(Boolean);
+  const thisCli = values['server-cli'] ?? join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+  const env = (vars: string) => Object.fromEntries(split(vars).map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]));
+  const builds = [{ label: 'this', cliPath: thisCli, nodeArgs: split(values['server-node-args']), env: env(values['server-env']) },
+    ...(values['baseline-cli'] || values['baseline-node-args'] !== undefined || values['baseline-env'] !== undefined
+      ? [{ label: 'base', cliPath: values['baseline-cli'] ?? thisCli, nodeArgs: split(values['baseline-node-args'] ?? values['server-node-args']), env: env(values['baseline-env'] ?? '') }] : [])];
   const servers = await Promise.all(builds.map((b) => startServer({ cliPath: b.cliPath, dataDir: join(work, b.label), serverArgs: ['--controllers', 'none', ...values['server-args'].split(' ').filter(Boolean)],
-    nodeArgs: values['server-node-args'].split(' ').filter(Boolean) })));
+    nodeArgs: b.nodeArgs, env: b.env })));
   const load = loadavg().map((l) => l.toFixed(1)).join(' ');
   try {
-    const targets: Target[] = servers.map((s, i) => ({ label: builds[i]!.label, pid: s.pid, creds: s.creds, attacker: new ApiClient(s.creds, 64) }));
+    const targets: Target[] = servers.map((s, i) => ({ label: builds[i]!.label, pid: s.pid, creds: s.creds, attacker: new ApiClient(s.creds, 64), platformThreads: platformThreadsOf(builds[i]!.nodeArgs) }));
     const attacks = new Map<Target, Map<string, () => Promise<string>>>();
     for (const t of targets) attacks.set(t, new Map(await Promise.all(wanted.map(async (name) => [name, await attackOf(name, t.attacker)] as const))));
     const idle = async () => { await sleep(seconds * 1000); return 'no attack'; };
@@ -226,7 +243,7 @@ async function main(): Promise<void> {
       table(['server', 'pod creates', 'count', 'creates/s', 'server CPU per create', 'p50', 'p99'], creates.map((c) => [c.server, `${c.concurrency} clients`, String(c.count), fmtRate(c.perSec), `${Math.round(c.cpuUsPerOp)} µs`, fmtMs(c.p50), fmtMs(c.p99)])),
     ].join('\n');
     console.log(md);
-    if (!values['no-write']) writeSection(join(repoRoot, 'bench', 'RESULTS.md'), 'bystander', md);
+    if (!values['no-write']) writeSection(join(repoRoot, 'bench', 'RESULTS.md'), values.section, md);
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     rmSync(work, { recursive: true, force: true });

@@ -9,7 +9,7 @@
  * the loop ran was waiting for our work; one that waits while the loop sat on a run queue was
  * waiting for the machine (other threads and processes holding the cores).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { fmtMs, median, percentile } from './stats.js';
 
 export interface Row {
@@ -25,7 +25,44 @@ export interface Row {
   wallMs: number;
   loopRunMs: number;
   loopWaitMs: number;
+  /** CPU of the heavy lane's workers and of V8's platform threads in the row, ms (threadClasses). */
+  heavyRunMs?: number;
+  platformRunMs?: number;
 }
+
+/** Time on a CPU and waiting on a run queue, ms. */
+export interface Sched { runMs: number; waitMs: number }
+
+/**
+ * Every thread's schedstat, summed by what the thread is: `loop` (the main thread), `heavy` (the
+ * heavy lane's workers, named k8ts-heavy), `platform` (V8's platform threads: Node 20 starts its
+ * delayed-task scheduler and then `--v8-pool-size` workers, 4 by default, right after the main
+ * thread, before anything of ours runs; all are named `node`, so they are told by their order of
+ * birth) and `other` (libuv's pool, the signal thread, other workers). A thread that ended
+ * (a replaced worker) drops out, so a row's difference can be short by its time.
+ */
+export function threadClasses(pid: number, platformThreads = 5): Record<'loop' | 'heavy' | 'platform' | 'other', Sched> {
+  const out = { loop: zero(), heavy: zero(), platform: zero(), other: zero() };
+  const tasks: { tid: number; born: number; comm: string; sched: Sched }[] = [];
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+      const [run, wait] = readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').trim().split(' ').map(Number);
+      tasks.push({ tid: Number(t), born: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+        sched: { runMs: run! / 1e6, waitMs: wait! / 1e6 } });
+    } catch { /* the thread ended meanwhile */ }
+  }
+  tasks.sort((a, b) => a.born - b.born || a.tid - b.tid);
+  let order = 0;
+  for (const t of tasks) {
+    const cls = t.tid === pid ? 'loop' : t.comm.startsWith('k8ts-heavy') ? 'heavy' : order++ < platformThreads ? 'platform' : 'other';
+    out[cls].runMs += t.sched.runMs;
+    out[cls].waitMs += t.sched.waitMs;
+  }
+  return out;
+}
+
+const zero = (): Sched => ({ runMs: 0, waitMs: 0 });
 
 /** The serving thread's (the main thread's) time on a CPU and waiting on a run queue, ms. */
 export function loopSchedstat(pid: number): { runMs: number; waitMs: number } {
@@ -61,9 +98,11 @@ export function summaryRows(rows: readonly Row[]): string[][] {
       String(sum((r) => r.samples.length)), fmtMs(median(mine.map((r) => percentile(r.samples, 50)))), fmtMs(median(p99s)), idle ? '' : fmtRatio(median(ratios.filter((x) => !Number.isNaN(x)))),
       p99s.map((p, i) => (idle ? fmtMs(p) : `${fmtMs(p)} (${fmtRatio(ratios[i]!)})`)).join(', '), fmtMs(Math.max(...mine.flatMap((r) => r.samples))),
       pct(sum((r) => r.loopRunMs), sum((r) => r.wallMs)), pct(sum((r) => r.loopWaitMs), sum((r) => r.wallMs)),
+      idle ? '' : fmtMs(median(mine.map((r) => (r.heavyRunMs ?? NaN) / r.attacks))), idle ? '' : fmtMs(median(mine.map((r) => (r.platformRunMs ?? NaN) / r.attacks))),
     ];
   });
 }
 
 export const summaryHeaders = ['server', 'attack', 'outcome of the last attack (its time)', 'attacks', 'server CPU per attack (median)', 'bystander GETs',
-  'p50 (median)', 'p99 (median)', 'p99 / adjacent idle (median)', 'each repeat: p99 (ratio)', 'worst', 'loop on CPU', 'loop on run queue'];
+  'p50 (median)', 'p99 (median)', 'p99 / adjacent idle (median)', 'each repeat: p99 (ratio)', 'worst', 'loop on CPU', 'loop on run queue',
+  'heavy lane CPU per attack (median)', 'V8 platform threads CPU per attack (median)'];

@@ -27,6 +27,8 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** Extra `k8ts server` flags. */
   serverArgs?: string[];
+  /** Extra environment variables for the server. */
+  env?: Record<string, string>;
 }
 
 const readyTimeoutMs = 30_000;
@@ -35,7 +37,7 @@ const stopTimeoutMs = 30_000;
 export async function startServer(opts: StartOptions): Promise<ServerProcess> {
   const started = process.hrtime.bigint();
   const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.cliPath, 'server', '--data-dir', opts.dataDir, '--port', '0', '--bind', '127.0.0.1', ...(opts.serverArgs ?? [])], {
-    stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info', ...opts.env },
   });
   try {
     const ready = await readyLine(proc);

@@ -23,6 +23,7 @@
 import { readlinkSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import type { Logger } from './log.js';
+import { ownTasks, platformPoolSize, platformThreadIds } from './platform-threads.js';
 
 /**
  * The heavy lane's priority: weight 110 against the serving thread's 1,024, so a waking loop
@@ -53,5 +54,24 @@ export function lowerThisThread(name: string, logger: Logger, nice = backgroundN
   } catch (e) {
     logger.info('thread keeps its priority', { thread: name, reason: (e as Error).message });
     return undefined;
+  }
+}
+
+/**
+ * Lowers V8's platform threads (platform-threads.ts) to `nice`, as lowerThisThread does for one
+ * thread: only ever lowered, Linux only, one log line either way. Returns the ids lowered.
+ */
+export function lowerPlatformThreads(logger: Logger, nice = backgroundNice): number[] {
+  if (process.platform !== 'linux') return [];
+  try {
+    const size = platformPoolSize();
+    const tids = size === undefined ? [] : platformThreadIds(process.pid, ownTasks(), size);
+    if (!tids.length) throw new Error('the platform threads could not be told apart');
+    for (const tid of tids) if (getPriority(tid) < nice) setPriority(tid, nice);
+    logger.info('V8 platform threads run at a lower priority than the serving thread', { tids: tids.join(','), nice });
+    return tids;
+  } catch (e) {
+    logger.info('V8 platform threads keep their priority', { reason: (e as Error).message });
+    return [];
   }
 }

@@ -42,11 +42,11 @@ export interface KubectlResult { stdout: string; stderr: string; code: number }
  * `controllers` defaults to 'none' so tests that run a controller in the test
  * process do not race the server's own; pass 'all' for the whole system.
  */
-export async function startCluster(opts: { dataDir?: string; extraArgs?: string[]; controllers?: string } = {}): Promise<Cluster> {
+export async function startCluster(opts: { dataDir?: string; extraArgs?: string[]; controllers?: string; env?: Record<string, string> } = {}): Promise<Cluster> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'k8ts-e2e-'));
   const cacheDir = join(dataDir, 'kubectl-cache');
   const proc = spawn(process.execPath, [cliPath, 'server', '--data-dir', dataDir, '--port', '0', '--controllers', opts.controllers ?? 'none', ...(opts.extraArgs ?? [])], {
-    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info', ...opts.env },
   });
   // A server that never got ready must not outlive the test file and keep its runner waiting.
   const url = await new Promise<string>((resolve, reject) => {

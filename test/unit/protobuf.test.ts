@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { resources, apiVersionOf } from '../../src/api/resources.js';
 import { decodeObject, decodeWatchFrames, encodeObject, encodeWatchFrame, messageTypeFor } from '../../src/api/protobuf/envelope.js';
 import { microTimeType, rawExtensionType, timeType } from '../../src/api/protobuf/codec.js';
-import { protoMessage } from '../../src/api/protobuf/table.js';
+import { protoMessage, protoRoot } from '../../src/api/protobuf/table.js';
 import { decodeBody } from '../../src/apiserver/body.js';
 import { negotiateMedia } from '../../src/apiserver/negotiate.js';
 import { StatusError } from '../../src/api/status.js';
@@ -329,5 +329,34 @@ describe('protobuf request bodies', () => {
     const e = (() => { try { decodeBody(envelope('apps/v1', 'ControllerRevision', revision), 'application/vnd.kubernetes.protobuf', false, { apiVersion: 'apps/v1', kind: 'ControllerRevision' }); } catch (err) { return err as StatusError; } })();
     assert.equal(e?.status.code, 400);
     assert.match(e!.status.message!, /exceeded max depth/);
+  });
+});
+
+describe('decoded messages carry only the fields on the wire', () => {
+  // protobufjs's own constructor gave every decoded message an empty array or object per repeated
+  // or map field: the hardening issue's Pod of 1,000,000 empty containers became 8,000,000 arrays.
+  const podSpec = 'k8s.io.api.core.v1.PodSpec';
+  const encoded = protoRoot().lookupType(podSpec).encode({ containers: [{}, {}, { name: 'c', args: ['a', 'b'], ports: [{ containerPort: 80 }] }] }).finish();
+
+  it('an empty container has no own property; absent lists and maps read as empty', () => {
+    const spec: any = protoRoot().lookupType(podSpec).decode(encoded);
+    assert.equal(spec.containers.length, 3);
+    assert.deepEqual(Object.keys(spec.containers[0]), []);
+    assert.deepEqual(Object.keys(spec), ['containers']);
+    assert.equal(spec.containers[0].args.length, 0);
+    assert.equal(spec.volumes.length, 0);
+    assert.deepEqual(Object.keys(spec.nodeSelector), []);
+  });
+
+  it('lists and maps on the wire are decoded into their own values', () => {
+    const spec: any = protoRoot().lookupType(podSpec).decode(encoded);
+    assert.deepEqual(spec.containers[2].args, ['a', 'b']);
+    assert.equal(spec.containers[2].ports[0].containerPort, 80);
+    assert.notEqual(spec.containers[2].args, spec.containers[0].args);
+  });
+
+  it('the JSON form is unchanged: empty containers are {}', () => {
+    const body = encodeObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{}, { name: 'c', args: ['a'] }], nodeSelector: { k: 'v' } } })!;
+    assert.deepEqual(decodeObject(body).object, { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p' }, spec: { containers: [{}, { name: 'c', args: ['a'] }], nodeSelector: { k: 'v' } } });
   });
 });

@@ -63,7 +63,31 @@ export function protoRoot(): protobuf.Root {
   pb.util.recursionLimit = maxEncodeDepth;
   root = pb.Root.fromJSON({ nested });
   root.resolveAll();
+  for (const t of types(root, pb)) t.ctor = leanConstructor();
   return root;
+}
+
+/** Every message type under `ns`, depth first. */
+function* types(ns: protobuf.NamespaceBase, pb: typeof protobuf): Generator<protobuf.Type> {
+  for (const child of ns.nestedArray) {
+    if (child instanceof pb.Type) yield child;
+    if (child instanceof pb.Namespace) yield* types(child, pb);
+  }
+}
+
+/**
+ * A message constructor without protobufjs's own empty array or object per repeated or map
+ * field: protobufjs gives every message it decodes one of each (so callers may push to them),
+ * and a PodSpec of 1,000,000 empty containers (hardening issue, finding 3) became 8,000,000
+ * empty arrays in the heavy lane's worker, most of its heap and garbage collection. Decoded
+ * messages are only read here (codec.ts's messageToJSON), and protobufjs's decoder makes a
+ * field's own array or object when the wire holds one (it checks for the prototype's frozen
+ * empties), so an absent field reads as the prototype's empty value, as before.
+ */
+function leanConstructor(): protobuf.Constructor<object> {
+  return function Message(this: Record<string, unknown>, p?: Record<string, unknown>) {
+    if (p) for (const k of Object.keys(p)) if (p[k] != null && k !== '__proto__') this[k] = p[k];
+  } as unknown as protobuf.Constructor<object>;
 }
 
 /** The table entry of a message by full name, or undefined. */

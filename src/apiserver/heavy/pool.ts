@@ -15,6 +15,8 @@ import { availableParallelism } from 'node:os';
 import { StatusError, internalError, requestTimeout, serviceUnavailable, tooManyRequests } from '../../api/status.js';
 import type { ObjectBodyJob, ObjectBodyResult } from './object-body.js';
 import type { HeavyResponse } from './protocol.js';
+import { lowerPlatformThreads } from '../../util/thread-priority.js';
+import { createLogger } from '../../util/log.js';
 
 export interface HeavyPoolOptions {
   /** Worker threads (default: cores - 1, at least 1). */
@@ -38,6 +40,16 @@ interface Slot { worker?: Worker; running?: Pending }
 export const defaultHeavyPoolSize = (): number => Math.max(1, availableParallelism() - 1);
 
 const workerURL = new URL('./worker.js', import.meta.url);
+
+/**
+ * Opt-in, not shown to pay yet (docs/threads.md, "Priorities"): with K8TS_HEAVY_LOWERS_V8_THREADS=1
+ * the first heavy worker to start also lowers V8's platform threads to the background nice, for the
+ * rest of the process's life (a priority is never raised again). They run the worker's garbage
+ * collection, which competes with the serving thread at its priority, but also the loop's own
+ * concurrent marking and background compiles.
+ */
+const lowerV8Threads = process.env.K8TS_HEAVY_LOWERS_V8_THREADS === '1';
+let v8ThreadsLowered = false;
 
 export class HeavyPool {
   readonly size: number;
@@ -94,6 +106,10 @@ export class HeavyPool {
 
   private workerOf(slot: Slot): Worker {
     if (slot.worker) return slot.worker;
+    if (lowerV8Threads && !v8ThreadsLowered) {
+      v8ThreadsLowered = true;
+      lowerPlatformThreads(createLogger('k8ts').with('heavy-lane'));
+    }
     const worker = new Worker(workerURL);
     worker.unref();
     worker.on('message', (res: HeavyResponse) => this.answered(slot, res));

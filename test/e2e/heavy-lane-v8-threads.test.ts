@@ -1,0 +1,62 @@
+/**
+ * The opt-in K8TS_HEAVY_LOWERS_V8_THREADS=1 (docs/threads.md, "Priorities"):
+ * on a real server, the first large body read in the heavy lane also lowers
+ * V8's platform threads (the first 1 + 4 threads born after the serving
+ * thread) to the background nice; the serving thread and every thread born
+ * after them (the signal thread, libuv's pool, the checkpointer) keep their
+ * priority, the server says which it lowered, and writes (group commit's
+ * fsync on libuv's pool) go on. Without the variable nothing but the worker
+ * is lowered (heavy-lane-priority.test.ts).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { startCluster, type Cluster } from './harness.js';
+import { apiRequest, apiServerOnly } from './helpers.js';
+import { jsonConfigMap } from './large-bodies.js';
+import { backgroundNice } from '../../src/util/thread-priority.js';
+
+let cluster: Cluster;
+
+before(async () => { cluster = await startCluster({ ...apiServerOnly, env: { K8TS_HEAVY_LOWERS_V8_THREADS: '1' } }); });
+after(async () => { await cluster?.cleanup(); });
+
+interface Task { tid: number; comm: string; nice: number; born: number }
+
+/** The server's threads as the kernel sees them: nice is field 19 of stat, the start time field 22. */
+function tasks(pid: number): Task[] {
+  const out: Task[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.push({ tid: Number(tid), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[19 - 3]), born: Number(fields[22 - 3]) });
+    } catch { /* ended meanwhile */ }
+  }
+  return out;
+}
+
+test('with K8TS_HEAVY_LOWERS_V8_THREADS=1, a large body lowers the worker and the five platform threads, nothing else', async () => {
+  const pid = cluster.proc.pid!;
+  const servingNice = tasks(pid).find((t) => t.tid === pid)!.nice;
+  assert.ok(tasks(pid).every((t) => t.nice === servingNice), 'a thread was lowered before any large body');
+  const body = jsonConfigMap();
+  const res = await apiRequest(cluster, body.path, { method: 'POST', body: body.body, contentType: body.contentType });
+  assert.equal(res.status, 500, res.body.slice(0, 300)); // etcd's refusal of the stored form, as in large-bodies.test.ts
+
+  const all = tasks(pid);
+  const byBirth = all.filter((t) => t.tid !== pid && t.comm !== 'k8ts-heavy').sort((a, b) => a.born - b.born || a.tid - b.tid);
+  const platform = byBirth.slice(0, 5);
+  assert.deepEqual(platform.map((t) => t.nice), platform.map(() => backgroundNice));
+  assert.deepEqual(byBirth.slice(5).filter((t) => t.nice !== servingNice), [], 'a thread born after the platform threads was lowered');
+  assert.equal(all.find((t) => t.tid === pid)!.nice, servingNice);
+  const line = cluster.serverLog().split('\n').find((l) => l.includes('V8 platform threads run at a lower priority'));
+  assert.ok(line, 'no log line for the platform threads');
+  assert.deepEqual(String(JSON.parse(line).tids).split(',').map(Number).sort(), platform.map((t) => t.tid).sort());
+
+  // Writes still commit (their fsync runs on libuv's pool, which kept its priority).
+  const created = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps', {
+    method: 'POST', body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after' }, data: { k: 'v' } }), contentType: 'application/json',
+  });
+  assert.equal(created.status, 201, created.body.slice(0, 300));
+});
