@@ -106,7 +106,12 @@ function shapeOf(v: unknown, t: TypeNode, budget: { nodes: number }, depth: numb
   const out: JSONObject = {};
   // An atomic struct or map is one leaf: its fields' types do not matter, only that strings stay non-empty.
   const granular = isGranularMap(t, v);
-  for (const [k, child] of Object.entries(v)) out[k] = shapeOf(child, granular ? childType(t, k).type : deducedLeaf(t, k), budget, depth + 1);
+  // Keys one at a time, stopping once the budget is spent: a wide map's entries are not all listed first.
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    out[k] = shapeOf((v as JSONObject)[k], granular ? childType(t, k).type : deducedLeaf(t, k), budget, depth + 1);
+    if (budget.nodes < 0) return null;
+  }
   return out;
 }
 
