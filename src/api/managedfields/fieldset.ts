@@ -12,7 +12,7 @@
  */
 import { FieldSet } from './set.js';
 import { fieldElement, type PathElement } from './path.js';
-import { childType, isGranularList, isGranularMap, isObject, jsonEqual, listItemElement, type JSONObject } from './walk.js';
+import { childType, isGranularList, isGranularMap, isObject, jsonEqual, keysOf, listItemElement, type JSONObject } from './walk.js';
 import type { TypeNode } from './types.js';
 
 export function toFieldSet(value: unknown, type: TypeNode): FieldSet {
@@ -63,8 +63,8 @@ function compareAt(c: Comparison, path: PathElement[], lhs: unknown, rhs: unknow
   // Both sides empty (null against {}, or [] against absent) is a leaf, which keeps {} apart from
   // null; each side's keys are listed once, for that and for the walk (a wide map has 50,000).
   if (isGranularMap(t, shape) && (lhs == null || isObject(lhs)) && (rhs == null || isObject(rhs))) {
-    const lk = lhs ? Object.keys(lhs) : noKeys;
-    const rk = rhs ? Object.keys(rhs) : noKeys;
+    const lk = lhs ? keysOf(lhs as JSONObject) : noKeys;
+    const rk = rhs ? keysOf(rhs as JSONObject) : noKeys;
     if (lk.length || rk.length) {
       compareMaps(c, path, (lhs ?? undefined) as JSONObject | undefined, lk, (rhs ?? undefined) as JSONObject | undefined, rk, t);
       return presence(c, path, lhs, rhs);
@@ -124,7 +124,7 @@ function nodeAt(set: FieldSet, path: readonly PathElement[]): FieldSet {
 function wholeValue(parent: FieldSet, pe: PathElement, v: unknown, t: TypeNode): void {
   if (v === undefined) return;
   // An object's keys are listed once, emptiness included (a wide map's listing is most of its cost).
-  const keys = isObject(v) && isGranularMap(t, v) ? Object.keys(v) : undefined;
+  const keys = isObject(v) && isGranularMap(t, v) ? keysOf(v) : undefined;
   if (keys?.length) {
     const node = parent.child(pe);
     for (const key of keys) wholeValue(node, fieldElement(key), (v as JSONObject)[key], childType(t, key).type);

@@ -15,7 +15,7 @@
 import type { ManagedFieldsEntry, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import { compare } from './fieldset.js';
 import { capManagers, decodeManagedFields, encodeManagedFields, managedTime, managerIdentifier, sortedForEncoding, strippedFields, type Managed } from './managers.js';
-import { jsonEqual } from './walk.js';
+import { jsonEqual, listingKeysOnce } from './walk.js';
 import type { FieldSet } from './set.js';
 import { typeForKind } from './schema.js';
 import { withZeroValues, zeroObject } from './zero.js';
@@ -142,9 +142,10 @@ export function updateManagedFields(live: any | undefined, next: any, ctx: Write
   if (live === undefined) {
     // A create: the same shape (a controller's template under another name) owns the same fields.
     const context = JSON.stringify([ctx.kindKey, ctx.apiVersion, ctx.manager, ctx.subresource ?? '', ctx.ignoredFields ?? []]);
-    return createManagedFields(next, { type: typeForKind(ctx.kindKey), context }, managedTime(ctx.now), () => computeManagedFields(live, next, ctx));
+    // The shape walk and the comparison share the key lists of wide maps (nothing here changes an object).
+    return listingKeysOnce(() => createManagedFields(next, { type: typeForKind(ctx.kindKey), context }, managedTime(ctx.now), () => computeManagedFields(live, next, ctx)));
   }
-  return computeManagedFields(live, next, ctx);
+  return listingKeysOnce(() => computeManagedFields(live, next, ctx));
 }
 
 /** updateManagedFields' general path. */
