@@ -88,7 +88,14 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   }
   if (Array.isArray(b)) return false;
   const ka = Object.keys(a);
+  // Empty objects (every leaf of a FieldsV1) without listing the other's keys.
+  if (ka.length === 0) return isEmptyObject(b);
   if (ka.length !== Object.keys(b).length) return false;
   for (const k of ka) if (!Object.hasOwn(b, k) || !jsonEqual((a as JSONObject)[k], (b as JSONObject)[k])) return false;
+  return true;
+}
+
+function isEmptyObject(o: object): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return false;
   return true;
 }
