@@ -5,9 +5,11 @@
  *  - create: a ConfigMap of `--keys` keys (`k0`..`kN`, as fuzz-bodies writes them) from nothing;
  *  - update: the created object with one value changed (a PUT: the live entry's set is kept);
  *  - pod: a Pod with `--keys` env entries over containers of 2,000 (fuzz-bodies' wide Pod).
- * CPU time (process.cpuUsage) of the one call, objects built beforehand, median over rounds.
+ * CPU time (process.cpuUsage) of the one call, objects built beforehand as a decoded body (JSON.parse),
+ * median over rounds; with --expose-gc a full collection before each call keeps the garbage of one
+ * build's round from being collected in the other's.
  *
- *   node dist/bench/wide-managed-fields.js [--keys 50000] [--rounds 7] [--base /tmp/base/checkout]
+ *   node --expose-gc dist/bench/wide-managed-fields.js [--keys 50000] [--rounds 7] [--base /tmp/base/checkout]
  */
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -30,16 +32,22 @@ async function load(root: string, label: string): Promise<Build> {
 function configMap(name: string, keys: number): ConfigMap {
   const data: Record<string, string> = {};
   for (let i = 0; i < keys; i++) data[`k${i}`] = 'v'.repeat(8);
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data };
+  return decoded({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data });
 }
 
 function pod(name: string, keys: number): Pod {
   const env = Array.from({ length: Math.min(keys, 2_000) }, (_, i) => ({ name: `E${i}`, value: 'v'.repeat(8) }));
   const containers = Array.from({ length: Math.max(1, Math.floor(keys / 2_000)) }, (_, i) => ({ name: `c${i}`, image: 'busybox', env }));
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers } };
+  return decoded({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers } });
 }
 
+/** As the server holds a body: decoded from JSON (a wide map is then a V8 dictionary). */
+const decoded = <T>(o: T): T => JSON.parse(JSON.stringify(o)) as T;
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
 const cpuMs = (f: () => unknown): number => {
+  gc?.();
   const t = process.cpuUsage();
   f();
   const d = process.cpuUsage(t);
@@ -53,7 +61,7 @@ function round(b: Build, keys: number, salt: string): { create: number; update: 
   const create = cpuMs(() => { entries = b.updateManagedFields(undefined, cm, { kindKey: 'v1/ConfigMap', apiVersion: 'v1', manager: 'kubectl-create', now }); });
   if (!entries?.length) throw new Error(`${b.label}: no managed fields for the create`);
   const live = { ...cm, metadata: { ...cm.metadata, managedFields: entries } };
-  const next = { ...cm, metadata: { ...cm.metadata }, data: { ...cm.data, k1: 'changed' } };
+  const next = decoded({ ...cm, metadata: { ...cm.metadata, managedFields: entries }, data: { ...cm.data, k1: 'changed' } });
   const update = cpuMs(() => b.updateManagedFields(live, next, { kindKey: 'v1/ConfigMap', apiVersion: 'v1', manager: 'kubectl-edit', now }));
   const p = pod(`wide-${salt}`, keys);
   const podMs = cpuMs(() => b.updateManagedFields(undefined, p, { kindKey: 'v1/Pod', apiVersion: 'v1', manager: 'kubectl-create', now, ignoredFields: ['status'] }));
