@@ -16,7 +16,7 @@
  */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import type { ListType, TypeNode } from './types.js';
-import { childType, isGranularList, isGranularMap, isObject, type JSONObject } from './walk.js';
+import { childType, isGranularList, isGranularMap, isObject, keysOf, type JSONObject } from './walk.js';
 
 /**
  * What the general path answered for a shape: its one entry (time aside; none: nothing owned),
@@ -106,7 +106,10 @@ function shapeOf(v: unknown, t: TypeNode, budget: { nodes: number }, depth: numb
   const out: JSONObject = {};
   // An atomic struct or map is one leaf: its fields' types do not matter, only that strings stay non-empty.
   const granular = isGranularMap(t, v);
-  for (const [k, child] of Object.entries(v)) out[k] = shapeOf(child, granular ? childType(t, k).type : deducedLeaf(t, k), budget, depth + 1);
+  // A map wider than the budget gives up at once (its key list is the comparison's too: keysOf).
+  const keys = keysOf(v as JSONObject);
+  if (keys.length > budget.nodes) { budget.nodes = -1; return null; }
+  for (const k of keys) out[k] = shapeOf((v as JSONObject)[k], granular ? childType(t, k).type : deducedLeaf(t, k), budget, depth + 1);
   return out;
 }
 

@@ -12,7 +12,7 @@
  */
 import { FieldSet } from './set.js';
 import { fieldElement, type PathElement } from './path.js';
-import { childType, isGranularList, isGranularMap, isObject, jsonEqual, listItemElement, type JSONObject } from './walk.js';
+import { childType, isGranularList, isGranularMap, isObject, jsonEqual, keysOf, listItemElement, type JSONObject } from './walk.js';
 import type { TypeNode } from './types.js';
 
 export function toFieldSet(value: unknown, type: TypeNode): FieldSet {
@@ -55,40 +55,90 @@ export function compare(lhs: unknown, rhs: unknown, type: TypeNode): Comparison 
   return c;
 }
 
-function isEmptyValue(v: unknown): boolean {
-  if (v === undefined || v === null) return true;
-  if (Array.isArray(v)) return v.length === 0;
-  return isObject(v) && Object.keys(v).length === 0;
-}
+const noKeys: readonly string[] = [];
 
 function compareAt(c: Comparison, path: PathElement[], lhs: unknown, rhs: unknown, t: TypeNode): void {
   if (lhs === undefined && rhs === undefined) return;
   const shape = rhs === undefined ? lhs : rhs;
-  const bothEmpty = isEmptyValue(lhs) && isEmptyValue(rhs);
-  if (!bothEmpty && isGranularMap(t, shape) && (lhs === undefined || lhs === null || isObject(lhs)) && (rhs === undefined || rhs === null || isObject(rhs))) {
-    compareMaps(c, path, (lhs ?? undefined) as JSONObject | undefined, (rhs ?? undefined) as JSONObject | undefined, t);
-  } else if (!bothEmpty && isGranularList(t) && (lhs == null || Array.isArray(lhs)) && (rhs == null || Array.isArray(rhs))) {
-    compareLists(c, path, (lhs ?? []) as unknown[], (rhs ?? []) as unknown[], t);
-  } else {
-    // A leaf: scalars, atomic values, and empty containers (which keeps {} apart from null).
-    if (!path.length) return;
-    if (lhs === undefined) c.added.insert(path);
-    else if (rhs === undefined) c.removed.insert(path);
-    else if (!jsonEqual(lhs, rhs)) c.modified.insert(path);
-    return;
+  // Both sides empty (null against {}, or [] against absent) is a leaf, which keeps {} apart from
+  // null; each side's keys are listed once, for that and for the walk (a wide map has 50,000).
+  if (isGranularMap(t, shape) && (lhs == null || isObject(lhs)) && (rhs == null || isObject(rhs))) {
+    const lk = lhs ? keysOf(lhs as JSONObject) : noKeys;
+    const rk = rhs ? keysOf(rhs as JSONObject) : noKeys;
+    if (lk.length || rk.length) {
+      compareMaps(c, path, (lhs ?? undefined) as JSONObject | undefined, lk, (rhs ?? undefined) as JSONObject | undefined, rk, t);
+      return presence(c, path, lhs, rhs);
+    }
+  } else if (isGranularList(t) && (lhs == null || Array.isArray(lhs)) && (rhs == null || Array.isArray(rhs))) {
+    if ((lhs as unknown[] | null | undefined)?.length || (rhs as unknown[] | null | undefined)?.length) {
+      compareLists(c, path, (lhs ?? []) as unknown[], (rhs ?? []) as unknown[], t);
+      return presence(c, path, lhs, rhs);
+    }
   }
+  // A leaf: scalars, atomic values, and empty containers.
+  if (!path.length) return;
+  if (lhs === undefined) c.added.insert(path);
+  else if (rhs === undefined) c.removed.insert(path);
+  else if (!jsonEqual(lhs, rhs)) c.modified.insert(path);
+}
+
+/** A container that appeared or disappeared is added or removed itself too. */
+function presence(c: Comparison, path: PathElement[], lhs: unknown, rhs: unknown): void {
   if (!path.length) return;
   if (lhs === undefined) c.added.insert(path);
   else if (rhs === undefined) c.removed.insert(path);
 }
 
-function compareMaps(c: Comparison, path: PathElement[], lhs: JSONObject | undefined, rhs: JSONObject | undefined, t: TypeNode): void {
-  const keys = new Set([...Object.keys(lhs ?? {}), ...Object.keys(rhs ?? {})]);
-  for (const key of keys) {
-    path.push(fieldElement(key));
-    compareAt(c, path, lhs?.[key], rhs?.[key], childType(t, key).type);
-    path.pop();
+function compareMaps(c: Comparison, path: PathElement[], lhs: JSONObject | undefined, lk: readonly string[], rhs: JSONObject | undefined, rk: readonly string[], t: TypeNode): void {
+  // Each side's keys once, the right side's only where the left has none (no merged copy of both).
+  // Own keys only: `rhs.constructor` of a key the other side lacks is Object's, not absent.
+  for (const key of lk) compareKey(c, path, lhs![key], rhs && Object.hasOwn(rhs, key) ? rhs[key] : undefined, t, key);
+  for (const key of rk) if (!lhs || !Object.hasOwn(lhs, key)) compareKey(c, path, undefined, rhs![key], t, key);
+}
+
+function compareKey(c: Comparison, path: PathElement[], l: unknown, r: unknown, t: TypeNode, key: string): void {
+  // The same scalar on both sides (most of an update's wide map): a leaf that did not change.
+  if (l === r && (l === null || typeof l !== 'object')) return;
+  if ((l === undefined) !== (r === undefined)) {
+    // (Not `l ?? r`: a null on one side is a value, added or removed.)
+    wholeValue(nodeAt(l === undefined ? c.added : c.removed, path), fieldElement(key), l === undefined ? r : l, childType(t, key).type);
+    return;
   }
+  path.push(fieldElement(key));
+  compareAt(c, path, l, r, childType(t, key).type);
+  path.pop();
+}
+
+/** The node of `set` for `path`, created when absent (the caller then puts a member below it). */
+function nodeAt(set: FieldSet, path: readonly PathElement[]): FieldSet {
+  let node = set;
+  for (const pe of path) node = node.child(pe);
+  return node;
+}
+
+/**
+ * compareAt where one side is absent (a field added or removed with all below it): the members it
+ * would insert, put straight into the node above (`parent`, the added or the removed set's), so a
+ * wide map's keys are not each walked down to from the root. `pe` is the value's own element.
+ */
+function wholeValue(parent: FieldSet, pe: PathElement, v: unknown, t: TypeNode): void {
+  if (v === undefined) return;
+  // An object's keys are listed once, emptiness included (a wide map's listing is most of its cost).
+  const keys = isObject(v) && isGranularMap(t, v) ? keysOf(v) : undefined;
+  if (keys?.length) {
+    const node = parent.child(pe);
+    for (const key of keys) wholeValue(node, fieldElement(key), (v as JSONObject)[key], childType(t, key).type);
+    if (node.isEmpty()) parent.children.delete(pe);
+  } else if (Array.isArray(v) && v.length && isGranularList(t)) {
+    const node = parent.child(pe);
+    for (const [item, same] of indexItems(v, t)) {
+      // Duplicates compare as one atomic value: the item's element alone, as compareLists does.
+      if (same.length === 1) wholeValue(node, item, same[0], t.item);
+      else node.members.add(item);
+    }
+    if (node.isEmpty()) parent.children.delete(pe);
+  }
+  parent.members.add(pe);
 }
 
 function compareLists(c: Comparison, path: PathElement[], lhs: unknown[], rhs: unknown[], t: TypeNode & { kind: 'list' }): void {

@@ -4,8 +4,11 @@
  * the children that lead to deeper members. A node is a member and a parent
  * at once when both the item and some of its fields are owned; FieldsV1 then
  * writes the node itself as `".": {}`.
+ *
+ * A set is never changed once an operation has returned it (only `insert`, `child` and the
+ * parsers fill sets they are building), so operations share the subtrees they leave alone.
  */
-import { comparePathElements, isValidPathElement, Path, PathElement } from './path.js';
+import { isValidPathElement, Path, PathElement, sortPathElements } from './path.js';
 import { appendAll } from '../append.js';
 
 /** FieldsV1 JSON: every key a path element (or "."), every value an object. */
@@ -47,12 +50,19 @@ export class FieldSet {
   }
 
   union(other: FieldSet): FieldSet {
+    // Sets are never changed once built, so a side the other leaves alone is shared, not copied:
+    // a wide map's 50,000 members are walked once, not once per operation (issue #19).
+    if (other.isEmpty()) return this;
+    if (this.isEmpty()) return other;
     const out = new FieldSet();
     for (const m of this.members) out.members.add(m);
     for (const m of other.members) out.members.add(m);
-    for (const [pe, c] of this.children) out.children.set(pe, c.union(other.children.get(pe) ?? empty));
-    for (const [pe, c] of other.children) if (!out.children.has(pe)) out.children.set(pe, c.union(empty));
-    return out.pruned();
+    for (const [pe, c] of this.children) {
+      const o = other.children.get(pe);
+      out.children.set(pe, o ? c.union(o) : c);
+    }
+    for (const [pe, c] of other.children) if (!out.children.has(pe)) out.children.set(pe, c);
+    return out;
   }
 
   intersection(other: FieldSet): FieldSet {
@@ -77,19 +87,25 @@ export class FieldSet {
 
   /** Members of this set that are not members of `other` (their descendants stay). */
   difference(other: FieldSet): FieldSet {
+    if (other.isEmpty() || this.isEmpty()) return this;
     const out = new FieldSet();
     for (const m of this.members) if (!other.members.has(m)) out.members.add(m);
-    for (const [pe, c] of this.children) out.children.set(pe, c.difference(other.children.get(pe) ?? empty));
+    for (const [pe, c] of this.children) {
+      const o = other.children.get(pe);
+      out.children.set(pe, o ? c.difference(o) : c);
+    }
     return out.pruned();
   }
 
   /** difference, also dropping everything below a member of `other`. */
   recursiveDifference(other: FieldSet): FieldSet {
+    if (other.isEmpty() || this.isEmpty()) return this;
     const out = new FieldSet();
     for (const m of this.members) if (!other.members.has(m)) out.members.add(m);
     for (const [pe, c] of this.children) {
       if (other.members.has(pe)) continue;
-      out.children.set(pe, c.recursiveDifference(other.children.get(pe) ?? empty));
+      const o = other.children.get(pe);
+      out.children.set(pe, o ? c.recursiveDifference(o) : c);
     }
     return out.pruned();
   }
@@ -117,12 +133,12 @@ export class FieldSet {
   }
 
   private emit(includeSelf: boolean): FieldsV1 {
-    const out: FieldsV1 = {};
-    if (includeSelf) out['.'] = {};
-    const keys = new Set<PathElement>([...this.members, ...this.children.keys()]);
+    const keys = this.children.size === 0 ? this.members : new Set<PathElement>([...this.members, ...this.children.keys()]);
+    const out: FieldsV1 = keys.size > manyKeys ? dictionaryObject() : {};
+    if (includeSelf) out['.'] = leaf;
     for (const pe of sorted(keys)) {
       const c = this.children.get(pe);
-      out[pe] = c ? c.emit(this.members.has(pe)) : {};
+      out[pe] = c ? c.emit(this.members.has(pe)) : leaf;
     }
     return out;
   }
@@ -141,24 +157,54 @@ export class FieldSet {
   }
 }
 
-const empty = new FieldSet();
-
 /** Adds `set`'s members to `out` in place (`set` is pruned, so `out` stays pruned). */
 function addInto(out: FieldSet, set: FieldSet): void {
   for (const m of set.members) out.members.add(m);
   for (const [pe, c] of set.children) addInto(out.child(pe), c);
 }
 
-const sorted = (pes: Iterable<PathElement>) => [...pes].sort(comparePathElements);
+/**
+ * Every leaf of an encoded set is this one frozen `{}`, as the watch cache's pool makes them
+ * (src/util/shared-trees.ts): a fresh object per member, each held by a wide map's large
+ * backing store, made every young-generation collection rescan that store (~35 of 50 ms to
+ * encode 50,000 members, issue #19). FieldsV1 is only ever read.
+ */
+const leaf: FieldsV1 = Object.freeze({});
+
+/** Past this many keys a node is built as a dictionary from its first key (see dictionaryObject). */
+const manyKeys = 128;
+
+/**
+ * An empty plain object already in V8's dictionary mode (a deleted property puts it there): a wide
+ * node built key by key from `{}` first goes through a hidden class per key until V8 gives up on
+ * them, which was half of encoding 50,000 members (~20 of 40 ms). Key order is insertion order all
+ * the same (JSON.stringify's).
+ */
+function dictionaryObject(): FieldsV1 {
+  const o: FieldsV1 = { '': leaf };
+  delete o[''];
+  return o;
+}
+
+const sorted = (pes: Iterable<PathElement>) => sortPathElements([...pes]);
 
 function readInto(set: FieldSet, json: unknown): void {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new Error('expected an object');
-  for (const [key, value] of Object.entries(json as Record<string, unknown>)) {
+  for (const key of Object.keys(json)) {
     if (key === '.') continue;
+    const value = (json as Record<string, unknown>)[key];
     if (!isValidPathElement(key)) throw new Error(`parsing JSON: invalid path element ${JSON.stringify(key)}`);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('expected an object');
-    const entries = Object.keys(value);
-    if (entries.length === 0 || Object.hasOwn(value, '.')) set.members.add(key);
-    if (entries.some((k) => k !== '.')) readInto(set.child(key), value);
+    // Whether the node is itself a member ("." or no keys) and has members below, without listing
+    // its keys: most nodes are leaves, 50,000 of them in a wide map's set.
+    let self = false;
+    let below = false;
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue;
+      if (k === '.') self = true; else below = true;
+      if (self && below) break;
+    }
+    if (self || !below) set.members.add(key);
+    if (below) readInto(set.child(key), value);
   }
 }

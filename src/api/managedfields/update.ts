@@ -15,7 +15,7 @@
 import type { ManagedFieldsEntry, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import { compare } from './fieldset.js';
 import { capManagers, decodeManagedFields, encodeManagedFields, managedTime, managerIdentifier, sortedForEncoding, strippedFields, type Managed } from './managers.js';
-import { jsonEqual } from './walk.js';
+import { jsonEqual, listingKeysOnce } from './walk.js';
 import type { FieldSet } from './set.js';
 import { typeForKind } from './schema.js';
 import { withZeroValues, zeroObject } from './zero.js';
@@ -83,11 +83,10 @@ const maxUpdateEntries = 10;
  * live object's, or the same sent back), so their FieldsV1 is already in canonical form.
  * Undefined when the general path must decide.
  */
-function unchangedOwnership(live: any, next: any, managed: Managed, changed: FieldSet, removed: FieldSet, ctx: WriteContext): ManagedFieldsEntry[] | undefined {
+function unchangedOwnership(live: any, managed: Managed, changed: FieldSet, removed: FieldSet, ctx: WriteContext, sentStored: () => boolean): ManagedFieldsEntry[] | undefined {
   const stored: ManagedFieldsEntry[] | undefined = live?.metadata?.managedFields;
   if (!Array.isArray(stored) || stored.length === 0 || stored.length !== managed.size || !removed.isEmpty()) return undefined;
-  const sent = next?.metadata?.managedFields;
-  if (!ctx.subresource && sent !== undefined && sent !== stored && !jsonEqual(sent, stored)) return undefined;
+  if (!sentStored()) return undefined;
   const id = managerIdentifier({ manager: ctx.manager, operation: 'Update', apiVersion: ctx.apiVersion, subresource: ctx.subresource });
   let updates = 0;
   for (const [eid, e] of managed) {
@@ -108,6 +107,13 @@ function unchangedOwnership(live: any, next: any, managed: Managed, changed: Fie
 
 type WithMeta = { metadata?: ObjectMeta };
 
+/** Whether the entries in force are the live object's as stored: a subresource write's, or the same sent back (or none sent). */
+function storedSentBack(live: unknown, next: unknown, ctx: WriteContext): boolean {
+  const stored = (live as WithMeta | undefined)?.metadata?.managedFields;
+  const sent = (next as WithMeta | undefined)?.metadata?.managedFields;
+  return !!ctx.subresource || sent === undefined || sent === stored || jsonEqual(sent, stored);
+}
+
 /**
  * The stored entries by identifier, to be written again as they are where this write leaves their
  * set alone: re-encoding a set costs a walk of it, and a pod's first entry (its creator's) covers the
@@ -115,11 +121,10 @@ type WithMeta = { metadata?: ObjectMeta };
  * live object's, or the same sent back), one per identifier, so their FieldsV1 is the canonical form
  * encoding the decoded set gives again. Undefined when they cannot be kept.
  */
-function storedAsEncoded(live: unknown, next: unknown, managed: Managed, ctx: WriteContext): Map<string, ManagedFieldsEntry> | undefined {
+function storedAsEncoded(live: unknown, managed: Managed, sentStored: () => boolean): Map<string, ManagedFieldsEntry> | undefined {
   const stored = (live as WithMeta | undefined)?.metadata?.managedFields;
   if (!Array.isArray(stored) || stored.length === 0 || stored.length !== managed.size) return undefined;
-  const sent = (next as WithMeta | undefined)?.metadata?.managedFields;
-  if (!ctx.subresource && sent !== undefined && sent !== stored && !jsonEqual(sent, stored)) return undefined;
+  if (!sentStored()) return undefined;
   const out = new Map<string, ManagedFieldsEntry>();
   for (const e of stored) {
     out.set(managerIdentifier({ manager: e.manager ?? '', operation: e.operation as 'Update', apiVersion: e.apiVersion ?? '', subresource: e.subresource || undefined }), e);
@@ -142,9 +147,10 @@ export function updateManagedFields(live: any | undefined, next: any, ctx: Write
   if (live === undefined) {
     // A create: the same shape (a controller's template under another name) owns the same fields.
     const context = JSON.stringify([ctx.kindKey, ctx.apiVersion, ctx.manager, ctx.subresource ?? '', ctx.ignoredFields ?? []]);
-    return createManagedFields(next, { type: typeForKind(ctx.kindKey), context }, managedTime(ctx.now), () => computeManagedFields(live, next, ctx));
+    // The shape walk and the comparison share the key lists of wide maps (nothing here changes an object).
+    return listingKeysOnce(() => createManagedFields(next, { type: typeForKind(ctx.kindKey), context }, managedTime(ctx.now), () => computeManagedFields(live, next, ctx)));
   }
-  return computeManagedFields(live, next, ctx);
+  return listingKeysOnce(() => computeManagedFields(live, next, ctx));
 }
 
 /** updateManagedFields' general path. */
@@ -158,10 +164,13 @@ function computeManagedFields(live: unknown, next: unknown, ctx: WriteContext): 
     const after = withoutFields(withZeroValues(withoutManagedFields(next), zero), ctx.ignoredFields);
     const { added, modified, removed } = compare(before, after, type);
     const changed = added.union(modified).difference(strippedFields);
-    const same = unchangedOwnership(live, next, managed, changed, removed, ctx);
+    // Asked by both shortcuts, answered once: a wide object's entries are 50,000 keys to compare.
+    let sentIsStored: boolean | undefined;
+    const sentStored = () => (sentIsStored ??= storedSentBack(live, next, ctx));
+    const same = unchangedOwnership(live, managed, changed, removed, ctx, sentStored);
     if (same) return same;
     // Entries whose set this write leaves alone keep their stored FieldsV1 (see storedAsEncoded).
-    const kept = storedAsEncoded(live, next, managed, ctx);
+    const kept = storedAsEncoded(live, managed, sentStored);
     for (const [id, e] of managed) {
       if (e.set.intersection(changed).isEmpty() && e.set.intersection(removed).isEmpty()) continue;
       kept?.delete(id);
