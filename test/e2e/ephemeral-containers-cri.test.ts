@@ -7,6 +7,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,10 +47,21 @@ after(async () => {
 
 describe('kubectl debug on containerd', () => {
   test("kubectl debug -i --target=main -- ps shows the target's processes; kubectl logs -c shows them again", async () => {
-    // An attach shows what the process writes once it is attached (as upstream's): a bare `ps`
-    // could finish between the container's start and kubectl's attach (seen once in CI), so it
-    // waits for the attach first.
-    const r = await cluster!.kubectl(['debug', '-i', 'box', `--image=${busyboxImage}`, '--target=main', '--', 'sh', '-c', 'sleep 2; ps']);
+    // An attach shows what the process writes once it is attached (as upstream's): a bare `ps`, or
+    // one after `sleep 2`, could finish between the container's start and kubectl's attach (both
+    // seen in CI), so it waits for a line on stdin, which only an attached kubectl delivers. stdin
+    // stays open until kubectl ends (with stdinOnce, its end would close the session early).
+    const r = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn('kubectl', ['--kubeconfig', cluster!.kubeconfig, 'debug', '-i', 'box', `--image=${busyboxImage}`, '--target=main', '--', 'sh', '-c', 'read line; ps']);
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => { stdout += d; });
+      child.stderr.on('data', (d: Buffer) => { stderr += d; });
+      child.stdin.write('go\n');
+      const timer = setTimeout(() => child.kill(), 120_000);
+      child.once('error', reject);
+      child.once('exit', (code) => { clearTimeout(timer); child.stdin.destroy(); if (code === 0) resolve({ stdout, stderr }); else reject(new Error(`kubectl debug exited ${code}: ${stderr}`)); });
+    });
     const name = /Defaulting debug container name to (debugger-\w+)\./.exec(r.stdout + r.stderr)?.[1];
     assert.ok(name, r.stdout + r.stderr);
     assert.match(r.stdout, /sleep 3600/, `ps in the debug container lists the target's process: ${r.stdout}${r.stderr}`);
