@@ -50,7 +50,8 @@ describe('kubectl debug on containerd', () => {
     // An attach shows what the process writes once it is attached (as upstream's): a bare `ps`, or
     // one after `sleep 2`, could finish between the container's start and kubectl's attach (both
     // seen in CI), so it waits for a line on stdin, which only an attached kubectl delivers. stdin
-    // stays open until kubectl ends (with stdinOnce, its end would close the session early).
+    // stays open until kubectl ends: kubectl debug sets no stdinOnce, so its end detaches the
+    // attach (containerd's ContainerIO.Attach) before ps writes.
     const r = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn('kubectl', ['--kubeconfig', cluster!.kubeconfig, 'debug', '-i', 'box', `--image=${busyboxImage}`, '--target=main', '--', 'sh', '-c', 'read line; ps']);
       let stdout = '';
