@@ -9,9 +9,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
 import { startCluster, type Cluster } from './harness.js';
-import { apiRequest, apiServerOnly } from './helpers.js';
+import { apiRequest, apiServerOnly, processThreads, type ProcessThread } from './helpers.js';
 import { jsonConfigMap } from './large-bodies.js';
 import { backgroundNice } from '../../src/util/thread-priority.js';
 
@@ -20,31 +19,17 @@ let cluster: Cluster;
 before(async () => { cluster = await startCluster(apiServerOnly); });
 after(async () => { await cluster?.cleanup(); });
 
-interface Task { tid: string; comm: string; nice: number }
-
-/** The server's threads as the kernel sees them (a thread that ends while read is left out). */
-function tasks(pid: number): Task[] {
-  const out: Task[] = [];
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      // Fields after the command's closing parenthesis start at field 3 (state); nice is field 19.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.push({ tid, comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[19 - 3]) });
-    } catch { /* ended meanwhile */ }
-  }
-  return out;
-}
+const tasks = processThreads;
 
 test('a heavy-lane worker runs at the background nice (10) while it works; the serving thread keeps its priority', async () => {
   const pid = cluster.proc.pid!;
-  const serving = () => tasks(pid).find((t) => t.tid === String(pid))!;
+  const serving = () => tasks(pid).find((t) => t.tid === pid)!;
   const servingNice = serving().nice;
   const body = jsonConfigMap();
   let answered = false;
   const request = apiRequest(cluster, body.path, { method: 'POST', body: body.body, contentType: body.contentType }).finally(() => { answered = true; });
   // Read the threads until the worker shows up, while the request is still being worked on.
-  let seen: { heavy: Task[]; serving: Task } | undefined;
+  let seen: { heavy: ProcessThread[]; serving: ProcessThread } | undefined;
   while (!answered && !seen) {
     const heavy = tasks(pid).filter((t) => t.comm === 'k8ts-heavy');
     if (heavy.length) seen = { heavy, serving: serving() };

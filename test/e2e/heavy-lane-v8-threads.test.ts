@@ -10,9 +10,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
 import { startCluster, type Cluster } from './harness.js';
-import { apiRequest, apiServerOnly } from './helpers.js';
+import { apiRequest, apiServerOnly, processThreads } from './helpers.js';
 import { jsonConfigMap } from './large-bodies.js';
 import { backgroundNice } from '../../src/util/thread-priority.js';
 
@@ -21,20 +20,7 @@ let cluster: Cluster;
 before(async () => { cluster = await startCluster({ ...apiServerOnly, env: { K8TS_HEAVY_LOWERS_V8_THREADS: '1' } }); });
 after(async () => { await cluster?.cleanup(); });
 
-interface Task { tid: number; comm: string; nice: number; born: number }
-
-/** The server's threads as the kernel sees them: nice is field 19 of stat, the start time field 22. */
-function tasks(pid: number): Task[] {
-  const out: Task[] = [];
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.push({ tid: Number(tid), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[19 - 3]), born: Number(fields[22 - 3]) });
-    } catch { /* ended meanwhile */ }
-  }
-  return out;
-}
+const tasks = processThreads;
 
 test('with K8TS_HEAVY_LOWERS_V8_THREADS=1, a large body lowers the worker and the five platform threads, nothing else', async () => {
   const pid = cluster.proc.pid!;

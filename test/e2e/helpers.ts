@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -213,4 +213,21 @@ export function kubectlExpect(cluster: () => Cluster): { ok(args: string[], inpu
       return r.stderr.trim();
     },
   };
+}
+
+/** A thread of a process as the kernel sees it: /proc/<pid>/task/<tid>/stat's name, nice (field 19) and start time (field 22). */
+export interface ProcessThread { tid: number; comm: string; nice: number; born: number }
+
+/** The threads of `pid` (a thread that ends while read is left out). */
+export function processThreads(pid: number): ProcessThread[] {
+  const out: ProcessThread[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      // Fields after the command's closing parenthesis start at field 3 (state).
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.push({ tid: Number(tid), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[19 - 3]), born: Number(fields[22 - 3]) });
+    } catch { /* ended meanwhile */ }
+  }
+  return out;
 }
