@@ -37,12 +37,15 @@ function ustarHeader(name: string, size: number, type: '0' | '5' | 'x', mtime: n
   h.write('00', 263, 2, 'ascii');
   h.write('root', 265, 32, 'ascii');
   h.write('root', 297, 32, 'ascii');
-  // The checksum is taken with its own field as eight spaces.
-  h.fill(' ', 148, 156);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'ascii');
+  h.write(`${headerChecksum(h).toString(8).padStart(6, '0')}\0 `, 148, 8, 'ascii');
   return h;
+}
+
+/** A header's checksum: the sum of its bytes with its own field taken as eight spaces. */
+function headerChecksum(h: Buffer): number {
+  let sum = 0;
+  for (let i = 0; i < block; i++) sum += i >= 148 && i < 156 ? 32 : h[i]!;
+  return sum;
 }
 
 const padding = (size: number) => Buffer.alloc((block - (size % block)) % block);
@@ -93,9 +96,7 @@ export function unpackTar(archive: Buffer): TarEntry[] {
   for (let at = 0; at + block <= archive.length;) {
     const h = archive.subarray(at, at + block);
     if (h.every((b) => b === 0)) break;
-    let sum = 0;
-    for (let i = 0; i < block; i++) sum += i >= 148 && i < 156 ? 32 : h[i]!;
-    if (sum !== numeric(h.subarray(148, 156))) throw new Error('invalid tar header checksum');
+    if (headerChecksum(h) !== numeric(h.subarray(148, 156))) throw new Error('invalid tar header checksum');
     const size = numeric(h.subarray(124, 136));
     const type = String.fromCharCode(h[156]!);
     const data = archive.subarray(at + block, at + block + size);
@@ -154,7 +155,8 @@ function collect(ctx: ShellContext, path: string, out: TarEntry[], missing: stri
     for (const e of entries) collect(ctx, posix.join(path, e), out, missing);
     return;
   }
-  const data = ctx.readBytes?.(path) ?? (ctx.readFile(path) === undefined ? undefined : Buffer.from(ctx.readFile(path)!));
+  const text = ctx.readBytes ? undefined : ctx.readFile(path);
+  const data = ctx.readBytes ? ctx.readBytes(path) : text === undefined ? undefined : Buffer.from(text);
   if (data === undefined) missing.push(path);
   else out.push({ name, dir: false, data });
 }
