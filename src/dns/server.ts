@@ -26,8 +26,8 @@ import net from 'node:net';
 import dnsPacket, { type Answer, type DecodedPacket, type OptAnswer, type Packet } from 'dns-packet';
 import type { Logger } from '../util/log.js';
 import { compressNames } from './compress.js';
-import type { ClusterRecords } from './cluster-records.js';
-import type { ClusterZone } from './cluster-zone.js';
+import type { ClusterRecords } from '../api/dns/cluster-records.js';
+import type { ClusterZone } from '../api/dns/cluster-zone.js';
 import { countDown, type Forwarder } from './forwarder.js';
 import type { DnsMetrics } from './metrics.js';
 

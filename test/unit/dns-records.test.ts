@@ -7,10 +7,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
-import { dashedIP, ipOfDashed, reverseName, canonicalName } from '../../src/dns/names.js';
-import { serviceRecords } from '../../src/dns/service-records.js';
-import { ClusterRecords } from '../../src/dns/cluster-records.js';
-import { ClusterZone } from '../../src/dns/cluster-zone.js';
+import { dashedIP, ipOfDashed, reverseName, canonicalName } from '../../src/api/dns/names.js';
+import { serviceRecords } from '../../src/api/dns/service-records.js';
+import { ClusterRecords } from '../../src/api/dns/cluster-records.js';
+import { ClusterZone } from '../../src/api/dns/cluster-zone.js';
 
 const svc = (name: string, spec: Service['spec'], namespace = 'default'): Service => ({ metadata: { name, namespace }, spec });
 const slice = (service: string, endpoints: EndpointSlice['endpoints'], ports: EndpointSlice['ports'] = [{ name: 'web', port: 80, protocol: 'TCP' }], addressType = 'IPv4'): EndpointSlice => ({
