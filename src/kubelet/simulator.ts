@@ -156,6 +156,7 @@ export class NodeSimulator {
       configMap: (ns, name) => c.resource('configmaps').get(ns, name), secret: (ns, name) => c.resource('secrets').get(ns, name),
       service: (ns, name) => c.resource('services').get(ns, name),
       services: async (ns) => (await c.resource('services').list(ns)).items,
+      endpointSlices: async (ns, svc) => (await c.resource('endpointslices').list(ns, { labelSelector: `kubernetes.io/service-name=${svc}` })).items,
     };
   }
 

@@ -6,6 +6,7 @@
  */
 import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Secret, Service } from 'kubernetes-types/core/v1.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 
 export interface PodObjectGetter {
   claim(namespace: string, name: string): Promise<PersistentVolumeClaim>;
@@ -16,6 +17,8 @@ export interface PodObjectGetter {
   service?(namespace: string, name: string): Promise<Service>;
   /** The Services of a namespace (service links: containers' environment). */
   services?(namespace: string): Promise<Service[]>;
+  /** The EndpointSlices of a Service (a simulated container's nslookup answers from them, runtime/simulated/pod-network.ts). */
+  endpointSlices?(namespace: string, service: string): Promise<EndpointSlice[]>;
   /** A token of the pod's service account (through the kubelet's token cache, token/manager.ts). */
   serviceAccountToken?(namespace: string, serviceAccount: string, tr: TokenRequest): Promise<TokenRequest>;
 }
