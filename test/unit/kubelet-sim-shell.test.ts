@@ -98,8 +98,8 @@ describe('simulated commands: what the tutorials\' pods print', () => {
     assert.deepEqual(await run(['sh', '-c', 'echo up; sleep 1; echo never']), { out: 'up\n', code: undefined });
   });
 
-  it('what it does not run: pipes, redirections, if, unknown commands, no command', () => {
-    for (const argv of [['sh', '-c', 'echo a | wc -l'], ['sh', '-c', 'echo a > /tmp/x'], ['sh', '-c', 'if true; then echo a; fi'],
+  it('what it does not run: pipes, input redirections, if, unknown commands, no command', () => {
+    for (const argv of [['sh', '-c', 'echo a | wc -l'], ['sh', '-c', 'cat < /tmp/x'], ['sh', '-c', 'echo a >& /tmp/x'], ['sh', '-c', 'if true; then echo a; fi'],
       ['nginx', '-g', 'daemon off;'], ['sh', '-c', 'perl -Mbignum=bpi -wle "print bpi(2000)"'], ['sh'], ['/docker-entrypoint.sh']]) {
       assert.equal(parseProgram(argv), undefined, JSON.stringify(argv));
     }

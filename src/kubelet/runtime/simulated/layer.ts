@@ -1,7 +1,10 @@
 /**
  * A simulated container's writable layer: what was written into it (by
- * `kubectl cp`, through tar.ts) over what its volumes and the root
- * filesystem show. As a container runtime's upper layer it belongs to one
+ * `kubectl cp` through tar.ts, a shell's `>` redirection) over what its
+ * volumes and the root filesystem show. A path under a writable volume's
+ * mount (emptyDir, a claim's PV, hostPath: volumes.ts) is that volume's
+ * file instead, read and written there, so it outlives the instance as the
+ * volume does. As a container runtime's upper layer it belongs to one
  * container instance: a restarted container starts with an empty one, and it
  * goes with the pod. ConfigMap, Secret, downward API and projected volumes
  * (and mounts marked readOnly) are mounted read-only by the kubelet, so a
@@ -10,6 +13,7 @@
  */
 import { posix } from 'node:path';
 import type { ContainerView } from './program.js';
+import type { VolumeMountView } from './volumes.js';
 
 export interface WritableLayer {
   /** Files by absolute path. */
@@ -21,51 +25,63 @@ export interface WritableLayer {
 export const emptyLayer = (): WritableLayer => ({ files: new Map(), dirs: new Set() });
 
 /** The view with the layer's files and directories over it, and writes going into the layer. */
-export function withWritableLayer(view: ContainerView, layer: WritableLayer, readOnlyMounts: readonly string[] = []): ContainerView {
+export function withWritableLayer(view: ContainerView, layer: WritableLayer, readOnlyMounts: readonly string[] = [], volumeMounts: readonly VolumeMountView[] = []): ContainerView {
   const abs = (p: string) => posix.normalize(posix.isAbsolute(p) ? p : posix.join(view.workingDir, p)).replace(/(.)\/$/, '$1');
-  const mounts = readOnlyMounts.map((m) => posix.normalize(m).replace(/(.)\/$/, '$1'));
-  const readOnly = (path: string) => mounts.some((m) => path === m || path.startsWith(m === '/' ? m : `${m}/`));
-  const children = (dir: string) => {
+  const under = (path: string, m: string) => path === m || path.startsWith(m === '/' ? m : `${m}/`);
+  const clean = (m: string) => posix.normalize(m).replace(/(.)\/$/, '$1');
+  const mounts = readOnlyMounts.map(clean);
+  const readOnly = (path: string) => mounts.some((m) => under(path, m));
+  // The deepest volume mount holding the path wins, as the deepest mount does in the kernel.
+  const volumes = volumeMounts.map((m) => ({ ...m, mountPath: clean(m.mountPath) })).sort((a, b) => b.mountPath.length - a.mountPath.length);
+  /** Where a path's file lives: a volume (its path from the volume's root, subPath first) or the layer. */
+  const locate = (path: string): { fs: WritableLayer; path: string; root: boolean } => {
+    const m = volumes.find((v) => under(path, v.mountPath));
+    if (!m) return { fs: layer, path, root: path === '/' };
+    return { fs: m.volume, path: posix.join('/', m.subPath ?? '', path.slice(m.mountPath.length)).replace(/(.)\/$/, '$1'), root: path === m.mountPath };
+  };
+  const children = (fs: WritableLayer, dir: string) => {
     const prefix = dir === '/' ? '/' : `${dir}/`;
     const names = new Set<string>();
-    for (const p of [...layer.files.keys(), ...layer.dirs]) {
+    for (const p of [...fs.files.keys(), ...fs.dirs]) {
       if (p.startsWith(prefix) && p.length > prefix.length) names.add(p.slice(prefix.length).split('/')[0]!);
     }
     return names;
   };
-  const addParents = (path: string) => {
-    for (let dir = posix.dirname(path); dir !== '/' && !layer.dirs.has(dir); dir = posix.dirname(dir)) layer.dirs.add(dir);
+  const addParents = (fs: WritableLayer, path: string) => {
+    for (let dir = posix.dirname(path); dir !== '/' && !fs.dirs.has(dir); dir = posix.dirname(dir)) fs.dirs.add(dir);
   };
+  const bytes = (p: string) => { const at = locate(abs(p)); return at.fs.files.get(at.path); };
   return {
     ...view,
     readFile: (p) => {
-      const data = layer.files.get(abs(p));
+      const data = bytes(p);
       return data ? data.toString('utf8') : view.readFile(p);
     },
     readBytes: (p) => {
-      const data = layer.files.get(abs(p));
+      const data = bytes(p);
       if (data) return data;
       const text = view.readFile(p);
       return text === undefined ? undefined : Buffer.from(text);
     },
     listDir: (p) => {
-      const path = abs(p);
+      const at = locate(abs(p));
       const below = view.listDir(p);
-      const written = children(path);
-      if (!below && !written.size && !layer.dirs.has(path)) return undefined;
+      const written = children(at.fs, at.path);
+      if (!below && !written.size && !at.fs.dirs.has(at.path) && !at.root) return undefined;
       return [...new Set([...(below ?? []), ...written])].sort();
     },
     writeFile: (p, data) => {
       const path = abs(p);
       if (readOnly(path)) return 'Read-only file system';
+      const at = locate(path);
       if (data === undefined) {
-        if (view.readFile(p) !== undefined || layer.files.has(path)) return 'File exists';
-        if (path !== '/') { layer.dirs.add(path); addParents(path); }
+        if (view.readFile(p) !== undefined || at.fs.files.has(at.path)) return 'File exists';
+        if (at.path !== '/') { at.fs.dirs.add(at.path); addParents(at.fs, at.path); }
         return undefined;
       }
-      if (view.listDir(p) || layer.dirs.has(path)) return 'Is a directory';
-      layer.files.set(path, data);
-      addParents(path);
+      if (at.root || view.listDir(p) || at.fs.dirs.has(at.path)) return 'Is a directory';
+      at.fs.files.set(at.path, data);
+      addParents(at.fs, at.path);
       return undefined;
     },
   };

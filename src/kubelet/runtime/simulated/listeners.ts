@@ -5,9 +5,16 @@
  * reaches a small in-process HTTP responder that answers as the container's
  * image would, for the images the Kubernetes tutorials use:
  *
- *  - nginx (docker.io/library/nginx:*), port 80: the stock "Welcome to
- *    nginx!" page for / and /index.html, nginx's 404 page elsewhere, with
- *    `Server: nginx/<version>` (the tag's version, else 1.27.3);
+ *  - nginx (docker.io/library/nginx:*, and registry.k8s.io/nginx-slim of
+ *    the StatefulSet tutorial), port 80: the files under
+ *    /usr/share/nginx/html of the container's file view (its writable
+ *    layer and volumes: what `kubectl cp` or a shell's `>` put there;
+ *    index.html for a directory), else the image's stock "Welcome to
+ *    nginx!" page for / and /index.html — unless a volume is mounted over
+ *    the document root, which hides the image's page (403 for a directory
+ *    without index.html, as nginx answers) — and nginx's 404 page
+ *    elsewhere, with `Server: nginx/<version>` (the tag's version, else
+ *    1.27.3);
  *  - httpd (docker.io/library/httpd:*), port 80: Apache's "It works!";
  *  - gcr.io/google-samples/kubernetes-bootcamp and
  *    jocatalin/kubernetes-bootcamp, port 8080:
@@ -20,6 +27,7 @@
  * (ECONNREFUSED), as a port nobody listens on.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { duplexPair } from '../../../util/duplex-pair.js';
 import { normalizeImage } from './images.js';
@@ -30,6 +38,15 @@ export interface ListenerContext {
   env: Map<string, string>;
   /** The address the connection comes from (127.0.0.1 for a port-forward: upstream's forwarder dials localhost in the pod). */
   remoteAddress: string;
+  /** The container's files (layer and volumes) and its mount points, read when a request comes; absent: the image's own files only. */
+  files?(): Promise<ListenerFiles>;
+}
+
+export interface ListenerFiles {
+  readBytes(path: string): Buffer | undefined;
+  listDir(path: string): string[] | undefined;
+  /** Mount paths of the container's volumes. */
+  mountPaths: string[];
 }
 
 type Responder = (req: IncomingMessage, res: ServerResponse, ctx: ListenerContext) => void;
@@ -74,26 +91,62 @@ Commercial support is available at
 /** When the stock page was built into the image, for Last-Modified and the ETag (nginx's `"mtime-length"`). */
 const pageModified = new Date(Date.UTC(2024, 10, 26, 15, 55, 0));
 
+const docRoot = '/usr/share/nginx/html';
+const mimeTypes: Record<string, string> = { html: 'text/html', htm: 'text/html', txt: 'text/plain', css: 'text/css', js: 'application/javascript', json: 'application/json', png: 'image/png', svg: 'image/svg+xml' };
+
+/** nginx's error page for a status. */
+function nginxError(req: IncomingMessage, res: ServerResponse, server: string, status: 403 | 404): void {
+  const title = status === 403 ? '403 Forbidden' : '404 Not Found';
+  const body = `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>${server}</center>\r\n</body>\r\n</html>\r\n`;
+  res.writeHead(status, { Server: server, 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(body) });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * A file of the container's document root (index.html for a directory):
+ * its bytes, 'forbidden' for a directory without one, 'image' when only the
+ * image's files can answer (nothing written there, no volume over the root).
+ */
+async function docRootFile(urlPath: string, ctx: ListenerContext): Promise<Buffer | 'forbidden' | 'image' | undefined> {
+  const files = await ctx.files?.().catch(() => undefined);
+  if (!files) return 'image';
+  const path = posix.join(docRoot, decodeURIComponent(urlPath));
+  if (path !== docRoot && !path.startsWith(`${docRoot}/`)) return undefined;
+  const dir = files.listDir(path);
+  const data = dir ? files.readBytes(posix.join(path, 'index.html')) : files.readBytes(path);
+  if (data) return data;
+  const hidden = files.mountPaths.some((m) => docRoot === m || docRoot.startsWith(m === '/' ? m : `${m}/`));
+  if (hidden) return dir ? 'forbidden' : undefined;
+  return 'image';
+}
+
 function nginx(version: string): ImageListener {
   const server = `nginx/${version}`;
   return {
     ports: () => [80],
-    respond: (req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      if (path !== '/' && path !== '/index.html') {
-        const body = `<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>${server}</center>\r\n</body>\r\n</html>\r\n`;
-        res.writeHead(404, { Server: server, 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(body) });
-        res.end(req.method === 'HEAD' ? undefined : body);
-        return;
-      }
-      res.writeHead(200, {
-        Server: server, 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(nginxWelcomePage),
-        'Last-Modified': pageModified.toUTCString(), ETag: `"${Math.floor(pageModified.getTime() / 1000).toString(16)}-${Buffer.byteLength(nginxWelcomePage).toString(16)}"`,
-        'Accept-Ranges': 'bytes',
-      });
-      res.end(req.method === 'HEAD' ? undefined : nginxWelcomePage);
+    respond: (req, res, ctx) => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      void docRootFile(path, ctx).then((file) => {
+        if (file instanceof Buffer) {
+          const type = mimeTypes[(path.endsWith('/') ? 'index.html' : path).split('.').pop() ?? ''] ?? 'application/octet-stream';
+          res.writeHead(200, { Server: server, 'Content-Type': type, 'Content-Length': file.length, 'Accept-Ranges': 'bytes' });
+          res.end(req.method === 'HEAD' ? undefined : file);
+        } else if (file === 'forbidden') nginxError(req, res, server, 403);
+        else if (file === 'image' && (path === '/' || path === '/index.html')) stockPage(req, res, server);
+        else nginxError(req, res, server, 404);
+      }, () => res.destroy());
     },
   };
+}
+
+/** The image's own index.html. */
+function stockPage(req: IncomingMessage, res: ServerResponse, server: string): void {
+  res.writeHead(200, {
+    Server: server, 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(nginxWelcomePage),
+    'Last-Modified': pageModified.toUTCString(), ETag: `"${Math.floor(pageModified.getTime() / 1000).toString(16)}-${Buffer.byteLength(nginxWelcomePage).toString(16)}"`,
+    'Accept-Ranges': 'bytes',
+  });
+  res.end(req.method === 'HEAD' ? undefined : nginxWelcomePage);
 }
 
 const text = (res: ServerResponse, body: string, headers: Record<string, string> = {}) => {
@@ -145,6 +198,10 @@ export function imageListener(image: string): ImageListener | undefined {
   const { repo, tag } = repoAndTag(image);
   const number = /^v?(\d+)(?:\.\d+)*$/.exec(tag);
   switch (repo) {
+    // nginx-slim (the StatefulSet tutorial's) is a small build of nginx: its tag is the image's own version, not nginx's.
+    case 'registry.k8s.io/nginx-slim':
+    case 'k8s.gcr.io/nginx-slim':
+    case 'gcr.io/google_containers/nginx-slim': return nginx(nginxDefaultVersion);
     case 'docker.io/library/nginx': return nginx(/^\d+\.\d+\.\d+$/.test(tag.split('-')[0]!) ? tag.split('-')[0]! : nginxDefaultVersion);
     case 'docker.io/library/httpd': return httpd;
     case 'gcr.io/google-samples/kubernetes-bootcamp':

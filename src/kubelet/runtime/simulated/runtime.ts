@@ -63,8 +63,9 @@ import type { PodObjectGetter } from '../../volumes/objects.js';
 import { containerView, prepareProgram, runsProgram } from './program.js';
 import { runProgram } from './shell.js';
 import { openSimulatedExec } from './exec.js';
-import { withRootFilesystem } from './rootfs.js';
-import { emptyLayer, withWritableLayer, type WritableLayer } from './layer.js';
+import { emptyLayer, type WritableLayer } from './layer.js';
+import { listenerFiles, withContainerFiles, type ContainerFilesDeps } from './container-files.js';
+import { processVolumeStore, type SimulatedVolumeStore } from './volumes.js';
 import { connectListener, listeningPorts, refusedConnection } from './listeners.js';
 
 export const simulatedRuntimeType = 'sim';
@@ -90,6 +91,8 @@ export interface SimulatedRuntimeOptions {
   objects?: PodObjectGetter;
   /** The node's name (the downward API's spec.nodeName before binding shows it). */
   nodeName?: string;
+  /** Where emptyDir, PV and hostPath volumes keep their files (volumes.ts); default: one store for the whole process. */
+  volumes?: SimulatedVolumeStore;
 }
 
 interface SimPod {
@@ -251,6 +254,7 @@ export class SimulatedRuntime implements PodRuntime {
     for (const h of p.timers.values()) this.timers.clearTimeout(h);
     this.releaseIP(p);
     this.byUID.delete(uid);
+    (this.opts.volumes ?? processVolumeStore).dropPod(uid);
     for (const w of [...(p.execWatchers ?? [])]) w();
     this.crashBackoff.forget(`${uid}/`);
     this.pullBackoff.forget(`${uid}/`);
@@ -285,19 +289,7 @@ export class SimulatedRuntime implements PodRuntime {
     const podIP = p.sandbox?.ip;
     const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP, serviceAccount: true };
     return openSimulatedExec(req.cmd, req, {
-      view: async () => {
-        const root = withRootFilesystem((await containerView(p.pod, spec ?? { name: c.name }, deps)).context, podIP, (spec?.volumeMounts ?? []).map((m) => m.mountPath));
-        p.layers ??= new Map();
-        // Only the running instance keeps a layer: those of instances gone before it are dropped.
-        for (const id of p.layers.keys()) if (id !== containerID && ![...p.containers, ...p.initContainers, ...p.ephemeralContainers].some((x) => x.id === id)) p.layers.delete(id);
-        if (!p.layers.has(containerID)) p.layers.set(containerID, emptyLayer());
-        const volumes = new Map((p.pod.spec?.volumes ?? []).map((v) => [v.name, v]));
-        const readOnly = (spec?.volumeMounts ?? []).filter((m) => {
-          const v = volumes.get(m.name);
-          return m.readOnly || !!(v?.configMap || v?.secret || v?.downwardAPI || v?.projected);
-        }).map((m) => m.mountPath);
-        return withWritableLayer(root, p.layers.get(containerID)!, readOnly);
-      },
+      view: async () => withContainerFiles((await containerView(p.pod, spec ?? { name: c.name }, deps)).context, this.filesDeps(p, spec ?? { name: c.name }, containerID)),
       timers: this.timers,
       running: () => c.id === containerID && c.state === 'running' && !p.stopped && this.byUID.get(uid) === p,
       watch: (changed) => {
@@ -326,9 +318,25 @@ export class SimulatedRuntime implements PodRuntime {
       const env = new Map((spec?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
       if (!listeningPorts(String(spec?.image ?? ''), env).includes(port)) continue;
       const hostname = p.pod.spec?.hostname ?? p.name;
-      return connectListener(String(spec?.image ?? ''), { hostname, env, remoteAddress: '127.0.0.1' }) ?? refusedConnection(port);
+      const files = () => listenerFiles(this.filesDeps(p, spec!, c.id));
+      return connectListener(String(spec?.image ?? ''), { hostname, env, remoteAddress: '127.0.0.1', files }) ?? refusedConnection(port);
     }
     return refusedConnection(port);
+  }
+
+  /**
+   * What the container instance's files and network are made of
+   * (container-files.ts). Only running instances keep a writable layer:
+   * those of instances gone before are dropped.
+   */
+  private filesDeps(p: SimPod, spec: Container, containerID: string): ContainerFilesDeps {
+    p.layers ??= new Map();
+    for (const id of p.layers.keys()) if (id !== containerID && ![...p.containers, ...p.initContainers, ...p.ephemeralContainers].some((x) => x.id === id)) p.layers.delete(id);
+    if (!p.layers.has(containerID)) p.layers.set(containerID, emptyLayer());
+    return {
+      pod: p.pod, spec, podIP: p.sandbox?.ip, layer: p.layers.get(containerID)!, store: this.opts.volumes ?? processVolumeStore,
+      objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', dial: (port) => this.dialPort(p.uid, port),
+    };
   }
 
   private containerSpec(p: SimPod, name: string): Container | undefined {
@@ -788,8 +796,10 @@ export class SimulatedRuntime implements PodRuntime {
       this.programEnded(p, c, id, 0);
       return;
     }
+    const files = await withContainerFiles(prepared.context, this.filesDeps(p, spec, id)).catch(() => prepared.context);
+    if (!current()) return;
     const code = await runProgram(prepared.program, {
-      ...prepared.context,
+      ...files,
       now: () => this.timers.now(),
       write: (stream, text) => { if (current()) this.logInstance(p, c.name, restartCount, stream, text); },
       // A sleep ends early, and the program with it, once this instance stopped (the pod's timers are cleared then).

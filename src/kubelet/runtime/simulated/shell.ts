@@ -8,25 +8,33 @@
  * No process runs: this parses a container's argv (an `sh -c SCRIPT` or one
  * command) into a small program and runs it against the container's
  * environment and its ConfigMap/Secret/downward API files. Anything outside
- * the subset (pipes, redirections, `if`, an unknown command) makes
- * `parseProgram` answer undefined, and the runtime logs the container's
- * simulated lifecycle instead, as before.
+ * the subset (pipes, `<`, `if`, an unknown command) makes `parseProgram`
+ * answer undefined, and the runtime logs the container's simulated
+ * lifecycle instead, as before.
  *
  * The subset: `;`, `&&`, `||` and newlines between commands; NAME=value; `while true`
  * (or `:`) and `for NAME in WORDS` loops; words with '...', "..." and `\`;
- * $VAR, ${VAR}, $(COMMAND) and `COMMAND`; the commands echo [-n] [-e],
+ * $VAR, ${VAR}, $(COMMAND) and `COMMAND`; output redirections `>`, `>>`,
+ * `2>`, `2>&1`, `>&2`, `>/dev/null` into the container's layer and volumes
+ * (layer.ts); the commands echo [-n] [-e],
  * printf (%s, %d, %%, \n, \t), printenv, env, date, cat, ls, hostname, sleep, true, false, :, exit,
- * and tar for `kubectl cp` (tar.ts);
+ * tar for `kubectl cp` (tar.ts), curl and wget to the pod's own ports
+ * (http-commands.ts), busybox 1.28's nslookup (nslookup.ts);
  * and the Job example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts).
  */
 import { perlPiDigits, piToDigits } from './perl-pi.js';
 import { tar } from './tar.js';
+import { curl, wget, type HttpOutcome, type HttpRequest } from './http-commands.js';
+import { nslookup, type PodResolver } from './nslookup.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean };
 type Word = Part[];
 
+/** `> FILE`, `>> FILE`, `2> FILE` (target), `2>&1`, `>&2` (dup): applied left to right, as the shell does. */
+export type Redirect = { fd: 1 | 2; append: boolean; target: Word } | { fd: 1 | 2; dup: 1 | 2 };
+
 export type Command =
-  | { kind: 'simple'; words: Word[]; op: Op }
+  | { kind: 'simple'; words: Word[]; op: Op; redirs?: Redirect[] }
   | { kind: 'assign'; name: string; value: Word; op: Op }
   | { kind: 'while'; body: Command[]; op: Op }
   | { kind: 'for'; name: string; words: Word[]; body: Command[]; op: Op }
@@ -36,13 +44,16 @@ export type Command =
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set(['echo', 'printf', 'printenv', 'env', 'date', 'cat', 'ls', 'hostname', 'pwd', 'sleep', 'true', 'false', ':', 'exit', 'tail', 'tar']);
+const builtins = new Set(['echo', 'printf', 'printenv', 'env', 'date', 'cat', 'ls', 'hostname', 'pwd', 'sleep', 'true', 'false', ':', 'exit', 'tail', 'tar', 'curl', 'wget', 'nslookup']);
 const shells = new Set(['sh', 'bash', 'ash', 'dash']);
 
 class Unsupported extends Error {}
 
-/** A token: a word, or an operator (`;`, `&&`, `||`, newline as `;`). */
-type Token = { word: Word; raw: string } | { op: string };
+/** A token: a word, an operator (`;`, `&&`, `||`, newline as `;`) or a redirection (its target is the next word). */
+type Token = { word: Word; raw: string } | { op: string } | { redir: { fd: 1 | 2; append: boolean; dup?: 1 | 2 } };
+
+/** `[n]>`, `[n]>>`, `[n]>&m` at a token's start (n, m: 1 or 2). */
+const redirection = /^([12]?)(>>?)(?:&([12]))?/;
 
 function tokenize(src: string, lenient: boolean): Token[] {
   const out: Token[] = [];
@@ -54,6 +65,13 @@ function tokenize(src: string, lenient: boolean): Token[] {
     if (ch === '#') { while (i < src.length && src[i] !== '\n') i++; continue; }
     if (ch === '\n' || ch === ';') { out.push({ op: ';' }); i++; continue; }
     if (src.startsWith('&&', i) || src.startsWith('||', i)) { out.push({ op: src.slice(i, i + 2) }); i += 2; continue; }
+    const r = redirection.exec(src.slice(i, i + 5));
+    if (r && (r[1] === '' || src[i + 1] === '>')) {
+      if (r[3] && r[2] === '>>') throw new Unsupported('operator >>&');
+      out.push({ redir: { fd: r[1] === '2' ? 2 : 1, append: r[2] === '>>', dup: r[3] ? (Number(r[3]) as 1 | 2) : undefined } });
+      i += r[0].length;
+      continue;
+    }
     if ('|&<>()'.includes(ch)) throw new Unsupported(`operator ${ch}`);
     const start = i;
     const word: Word = [];
@@ -177,19 +195,31 @@ function parseScript(src: string, lenient = false): Command[] {
       return { kind: 'for', name, words, body, op: ';' };
     }
     const words: Word[] = [];
-    while (pos < tokens.length && 'word' in tokens[pos]) words.push((tokens[pos++] as { word: Word }).word);
+    const redirs: Redirect[] = [];
+    for (let t = tokens[pos]; t && ('word' in t || 'redir' in t); t = tokens[pos]) {
+      pos++;
+      if ('word' in t) { words.push(t.word); continue; }
+      const { fd, append, dup } = t.redir;
+      if (dup) { redirs.push({ fd, dup }); continue; }
+      const target = tokens[pos];
+      if (!target || !('word' in target)) throw new Unsupported('redirection without a file');
+      pos++;
+      redirs.push({ fd, append, target: target.word });
+    }
+    if (redirs.length && !words.length) throw new Unsupported('redirection alone');
     // NAME=value alone sets a shell variable (i=0; greeting="hello $NAME").
     const head = words[0]?.[0];
     const headLit = head && 'lit' in head ? head.lit : '';
     const assign = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(headLit);
-    if (assign && words.length === 1) {
+    if (assign && words.length === 1 && !redirs.length) {
       return { kind: 'assign', name: assign[1], value: [{ lit: headLit.slice(assign[0].length) }, ...words[0].slice(1)], op: ';' };
     }
     const name = plain(words[0]);
-    if (lenient && words.length) return { kind: 'simple', words, op: ';' };
+    const simple = { kind: 'simple' as const, words, op: ';' as Op, ...(redirs.length ? { redirs } : {}) };
+    if (lenient && words.length) return simple;
     if (name === undefined || !builtins.has(name)) throw new Unsupported(`command ${name ?? '(expanded)'}`);
     if (name === 'tail' && words.map(plain).join(' ') !== 'tail -f /dev/null') throw new Unsupported('tail');
-    return { kind: 'simple', words, op: ';' };
+    return simple;
   };
   const cmds = list([]);
   if (pos < tokens.length) throw new Unsupported('trailing tokens');
@@ -273,6 +303,10 @@ export interface ShellContext {
   readStdin?(): Promise<Buffer>;
   /** Writes a file (or, with no data, a directory) into the container's writable layer; an error text when it cannot. */
   writeFile?(path: string, data: Buffer | undefined): string | undefined;
+  /** An HTTP request from the container (curl, wget): only its own pod answers (http-commands.ts). */
+  http?(req: HttpRequest): Promise<HttpOutcome>;
+  /** The pod's resolver over the cluster's records (nslookup.ts), made when asked; absent: nothing resolves but /etc/hosts. */
+  dns?(): Promise<PodResolver>;
 }
 
 class Exit {
@@ -342,12 +376,41 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
     ctx.env.set(cmd.name, (await fields([cmd.value.map((p) => ('lit' in p ? p : { ...p, quoted: true }))], ctx))[0] ?? '');
     return 0;
   }
+  if (cmd.redirs) {
+    const to = await redirect(cmd.redirs, ctx, out);
+    if (typeof to === 'number') return to;
+    out = to;
+  }
   const [name, ...args] = await fields(cmd.words, ctx);
   if (name === undefined) return 0;
   const base = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name;
   // An exec names any command: those the subset does not have are not found, as busybox's sh says.
   if (!builtins.has(base)) { out('stderr', `sh: ${name}: not found\n`); return 127; }
   return builtin(base, args, ctx, out);
+}
+
+/**
+ * The command's output streams after its redirections, applied left to
+ * right: a file is created (or emptied; `>>` keeps it) before the command
+ * runs and takes what the stream writes; `/dev/null` drops it; `2>&1` sends
+ * fd 2 where fd 1 goes now. A file that cannot be created fails the command
+ * as busybox's sh does: `sh: can't create PATH: REASON`, exit 1, the
+ * command not run.
+ */
+async function redirect(redirs: Redirect[], ctx: ShellContext, out: Out): Promise<Out | number> {
+  const sinks: Record<1 | 2, (text: string) => void> = { 1: (t) => out('stdout', t), 2: (t) => out('stderr', t) };
+  for (const r of redirs) {
+    if ('dup' in r) { sinks[r.fd] = sinks[r.dup]; continue; }
+    const path = (await fields([r.target], ctx)).join(' ');
+    if (path === '/dev/null') { sinks[r.fd] = () => {}; continue; }
+    if (path === '/dev/stdout' || path === '/dev/stderr') { sinks[r.fd] = sinks[path === '/dev/stdout' ? 1 : 2]; continue; }
+    let content = r.append ? (ctx.readBytes?.(path) ?? Buffer.from(ctx.readFile(path) ?? '')) : Buffer.alloc(0);
+    const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) || '/' : '.';
+    const error = !ctx.writeFile ? 'Read-only file system' : ctx.listDir(parent) === undefined ? 'nonexistent directory' : ctx.writeFile(path, content);
+    if (error) { out('stderr', `sh: can't create ${path}: ${error}\n`); return 1; }
+    sinks[r.fd] = (text) => { content = Buffer.concat([content, Buffer.from(text)]); ctx.writeFile!(path, content); };
+  }
+  return (stream, text) => sinks[stream === 'stdout' ? 1 : 2](text);
 }
 
 /** Words after expansion; an unquoted expansion splits on blanks, as the shell's field splitting. */
@@ -471,6 +534,9 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
       if (!(await ctx.sleep(Infinity))) throw new Stopped();
       return 0;
     case 'tar': return tar(args, ctx, out);
+    case 'curl': return curl(args, ctx, out);
+    case 'wget': return wget(args, ctx, out);
+    case 'nslookup': return nslookup(args, ctx, out);
     case 'exit': throw new Exit(Number(args[0] ?? 0) || 0);
     case 'false': return 1;
     default: return 0;

@@ -1,0 +1,56 @@
+/**
+ * The whole of what a command in a simulated container sees, put together
+ * once for the container's own command, an exec and the image's responder:
+ * the volumes' projected files (program.ts) under the root filesystem
+ * (rootfs.ts), the instance's writable layer with the writable volumes
+ * (layer.ts, volumes.ts) over them, and the pod's network as far as it
+ * reaches (pod-network.ts: its own ports for curl and wget, the cluster's
+ * records for nslookup).
+ */
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Duplex } from 'node:stream';
+import type { PodObjectGetter } from '../../volumes/objects.js';
+import type { ContainerView } from './program.js';
+import { withRootFilesystem } from './rootfs.js';
+import { withWritableLayer, type WritableLayer } from './layer.js';
+import { projectedReadOnly, writableMounts, type SimulatedVolumeStore } from './volumes.js';
+import { podHttp, podResolver } from './pod-network.js';
+import type { ListenerFiles } from './listeners.js';
+
+export interface ContainerFilesDeps {
+  pod: Pod;
+  spec: Container;
+  podIP?: string;
+  /** The container instance's writable layer. */
+  layer: WritableLayer;
+  store: SimulatedVolumeStore;
+  objects?: PodObjectGetter;
+  nodeName: string;
+  /** A connection to a port of the pod (the runtime's dialPort). */
+  dial(port: number): Duplex;
+}
+
+/** Mounts the kubelet makes read-only: readOnly ones and the projected kinds (ConfigMap, Secret, downward API, projected). */
+function readOnlyMounts(pod: Pod, spec: Container): string[] {
+  const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
+  return (spec.volumeMounts ?? []).filter((m) => m.readOnly || projectedReadOnly(volumes.get(m.name))).map((m) => m.mountPath);
+}
+
+/** `base` (program.ts containerView) with the root filesystem, layer, volumes and network. */
+export async function withContainerFiles(base: ContainerView, d: ContainerFilesDeps): Promise<ContainerView> {
+  const mountPaths = (d.spec.volumeMounts ?? []).map((m) => m.mountPath);
+  const root = withRootFilesystem(base, d.podIP, mountPaths);
+  const volumes = await writableMounts(d.pod, d.spec, { store: d.store, objects: d.objects, nodeName: d.nodeName });
+  const files = withWritableLayer(root, d.layer, readOnlyMounts(d.pod, d.spec), volumes);
+  const ownHosts = [d.podIP, base.hostname].filter((h): h is string => !!h);
+  let resolver: ReturnType<typeof podResolver> | undefined;
+  return { ...files, http: podHttp(ownHosts, d.dial), dns: () => (resolver ??= podResolver(d.pod, d.objects)) };
+}
+
+/** The files an image's responder serves from (listeners.ts): the layer and volumes, without the environment. */
+export async function listenerFiles(d: ContainerFilesDeps): Promise<ListenerFiles> {
+  const hostname = d.pod.spec?.hostname ?? d.pod.metadata?.name ?? '';
+  const base: ContainerView = { env: new Map(), hostname, workingDir: '/', readFile: () => undefined, listDir: () => undefined, refresh: async () => {} };
+  const view = await withContainerFiles(base, d);
+  return { readBytes: (p) => view.readBytes!(p), listDir: (p) => view.listDir(p), mountPaths: (d.spec.volumeMounts ?? []).map((m) => m.mountPath) };
+}

@@ -1,0 +1,90 @@
+/**
+ * What a simulated container reaches without a network (the hooks of the
+ * simulated shell's curl, wget and nslookup):
+ *
+ *  1. HTTP to its own pod (localhost, 127.0.0.1, ::1, the pod's IP or
+ *     hostname) goes, through node's HTTP client, to the connection the
+ *     runtime's dialPort gives (listeners.ts: the same answers as
+ *     port-forward); a refused port is `connect`; any other name is not
+ *     resolved, any other address not reached.
+ *  2. DNS: the pod's resolv.conf as the kubelet writes it for ClusterFirst
+ *     (kubelet/dns.ts: the kube-dns Service's IP, `NS.svc.cluster.local
+ *     svc.cluster.local cluster.local`, ndots 5), answered by the cluster
+ *     DNS's own record logic (api/dns: ClusterRecords, ClusterZone) over the
+ *     Services and EndpointSlices read from the API when a name asks for
+ *     them: `host.svc.ns.svc.zone` or `svc.ns.svc.zone` reads that Service
+ *     and its slices; reverse names are answered from what was read (and
+ *     kube-dns, read first), which is what nslookup asks for.
+ */
+import http from 'node:http';
+import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { ClusterRecords } from '../../../api/dns/cluster-records.js';
+import { ClusterZone } from '../../../api/dns/cluster-zone.js';
+import { canonicalName, inZone } from '../../../api/dns/names.js';
+import { podDNSConfig } from '../../dns.js';
+import { getOptional, type PodObjectGetter } from '../../volumes/objects.js';
+import type { HttpOutcome, HttpRequest } from './http-commands.js';
+import type { PodResolver } from './nslookup.js';
+
+/** kubeadm's cluster domain, which every k8ts cluster uses. */
+export const simulatedClusterDomain = 'cluster.local';
+
+/** Rule 1: an HTTP client whose only server is the pod itself. */
+export function podHttp(ownHosts: readonly string[], dial: (port: number) => Duplex): (req: HttpRequest) => Promise<HttpOutcome> {
+  const own = new Set(['localhost', '127.0.0.1', '::1', ...ownHosts].map((h) => h.toLowerCase()));
+  return (req) => new Promise<HttpOutcome>((resolve) => {
+    const host = req.url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (!own.has(host)) { resolve({ error: isIP(host) ? 'connect' : 'resolve' }); return; }
+    const port = Number(req.url.port) || (req.url.protocol === 'https:' ? 443 : 80);
+    // Nothing in a simulated pod speaks TLS: https reaches no one.
+    if (req.url.protocol === 'https:') { resolve({ error: 'connect' }); return; }
+    const r = http.request({
+      method: req.method, path: `${req.url.pathname}${req.url.search}`,
+      headers: { Host: req.url.host, 'User-Agent': 'curl/8.5.0', Accept: '*/*', ...req.headers },
+      // No agent: the request goes over this connection alone, never a socket of the host.
+      createConnection: () => dial(port),
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ response: { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', httpVersion: res.httpVersion, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) } }));
+      res.on('error', () => resolve({ error: 'connect' }));
+    });
+    r.on('error', () => resolve({ error: 'connect' }));
+    r.end();
+  });
+}
+
+/** Rule 2: the pod's resolver over the cluster's records. */
+export async function podResolver(pod: Pod, objects: PodObjectGetter | undefined): Promise<PodResolver> {
+  const records = new ClusterRecords(simulatedClusterDomain);
+  const zone = new ClusterZone(records, () => 1);
+  const read = new Set<string>();
+  const readService = async (namespace: string, name: string) => {
+    const key = `${namespace}/${name}`;
+    if (read.has(key) || !objects?.service) return;
+    read.add(key);
+    const svc = await getOptional(() => objects.service!(namespace, name)).catch(() => undefined);
+    if (!svc) return;
+    records.setService(svc);
+    for (const slice of (await objects.endpointSlices?.(namespace, name).catch(() => undefined)) ?? []) records.setSlice(slice);
+  };
+  await readService('kube-system', 'kube-dns');
+  const kubeDNS = records.service('kube-system', 'kube-dns')?.spec?.clusterIP;
+  const { config } = podDNSConfig(pod, { clusterDNS: kubeDNS && kubeDNS !== 'None' ? [kubeDNS] : [], clusterDomain: simulatedClusterDomain });
+  const ndots = Number(/^ndots:(\d+)$/.exec(config.options.find((o) => o.startsWith('ndots:')) ?? '')?.[1] ?? 1);
+  return {
+    server: config.servers[0] ?? '127.0.0.1', search: config.searches.filter((s) => s !== '.'), ndots,
+    async query(name, type) {
+      const n = canonicalName(name);
+      if (!inZone(n, simulatedClusterDomain) && !n.endsWith('.arpa')) return [];
+      // host.svc.ns.svc.zone or svc.ns.svc.zone: that Service's records.
+      const labels = n.slice(0, -(simulatedClusterDomain.length + 1)).split('.');
+      const at = labels.lastIndexOf('svc');
+      if (at >= 2 && at === labels.length - 1) await readService(labels[at - 1]!, labels[at - 2]!);
+      const answer = zone.answer({ name: n, type });
+      return (answer?.answers ?? []).filter((a) => a.type === type).map((a) => String((a as { data: unknown }).data));
+    },
+  };
+}

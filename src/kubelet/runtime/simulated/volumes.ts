@@ -1,0 +1,75 @@
+/**
+ * The writable volumes of simulated containers, with the lifetime upstream
+ * gives them (no disk: their files live in the memory of the process that
+ * runs the simulated nodes, `k8ts up`, and go with it):
+ *
+ *  1. emptyDir: one per pod and volume name, shared by the pod's containers,
+ *     dropped when the pod is removed from the node (its uid keys it).
+ *  2. persistentVolumeClaim: the bound PersistentVolume's, keyed by the PV's
+ *     name and uid, so what one pod wrote is there for the next pod that
+ *     mounts the same claim (a StatefulSet pod deleted and recreated, on this
+ *     node or another of the same process). A PV deleted and made again (a
+ *     new uid) starts empty; a claim not yet bound has no volume (no files).
+ *  3. hostPath: per node and path, as the node's directory.
+ * Other volume types mounted writable (ephemeral, csi, nfs ...) get an
+ * emptyDir-like volume of the pod. A volume is a WritableLayer (layer.ts)
+ * whose paths start at the volume's root.
+ */
+import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
+import type { PodObjectGetter } from '../../volumes/objects.js';
+import { emptyLayer, type WritableLayer } from './layer.js';
+
+/** Volumes by key: `emptyDir/<pod uid>/<volume>`, `pv/<name>/<uid>`, `hostPath/<node>/<path>`. */
+export class SimulatedVolumeStore {
+  private readonly volumes = new Map<string, WritableLayer>();
+
+  get(key: string): WritableLayer {
+    let v = this.volumes.get(key);
+    if (!v) this.volumes.set(key, (v = emptyLayer()));
+    return v;
+  }
+
+  /** Drops a removed pod's own volumes (emptyDir and the like); PVs and hostPaths outlive it. */
+  dropPod(uid: string): void {
+    for (const key of this.volumes.keys()) if (key.startsWith(`emptyDir/${uid}/`)) this.volumes.delete(key);
+  }
+}
+
+/** One store for every simulated node of the process, so a claim's data follows its pod to another node. */
+export const processVolumeStore = new SimulatedVolumeStore();
+
+/** A writable mount of a container: where, and the volume behind it. */
+export interface VolumeMountView { mountPath: string; volume: WritableLayer; subPath?: string }
+
+/** Volumes whose files the kubelet projects read-only (program.ts reads them): not writable volumes. */
+export const projectedReadOnly = (v: Volume | undefined): boolean => !!(v?.configMap || v?.secret || v?.downwardAPI || v?.projected);
+
+/**
+ * The container's writable volume mounts (read-only mounts included: the
+ * layer refuses writes under them but reads their files), resolved by the
+ * rules above; a claim that cannot be read yet is left out.
+ */
+export async function writableMounts(pod: Pod, c: Container, o: { store: SimulatedVolumeStore; objects?: PodObjectGetter; nodeName: string }): Promise<VolumeMountView[]> {
+  const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
+  const out: VolumeMountView[] = [];
+  for (const m of c.volumeMounts ?? []) {
+    const v = volumes.get(m.name);
+    if (!v || projectedReadOnly(v)) continue;
+    const key = await volumeKey(pod, v, o).catch(() => undefined);
+    if (key) out.push({ mountPath: m.mountPath, volume: o.store.get(key), subPath: m.subPath });
+  }
+  return out;
+}
+
+async function volumeKey(pod: Pod, v: Volume, o: { objects?: PodObjectGetter; nodeName: string }): Promise<string | undefined> {
+  if (v.hostPath) return `hostPath/${o.nodeName}/${v.hostPath.path.replace(/\/+$/, '')}`;
+  if (v.persistentVolumeClaim) {
+    if (!o.objects) return undefined;
+    const claim = await o.objects.claim(pod.metadata!.namespace!, v.persistentVolumeClaim.claimName);
+    const pvName = claim.spec?.volumeName;
+    if (!pvName) return undefined;
+    const pv = await o.objects.volume(pvName);
+    return `pv/${pvName}/${pv.metadata?.uid ?? ''}`;
+  }
+  return `emptyDir/${pod.metadata?.uid ?? ''}/${v.name}`;
+}
