@@ -222,7 +222,10 @@ describe('simulated curl, wget and the nginx responder', () => {
     assert.deepEqual(await exec(rt, p, ['curl', 'example.com']), { out: '', err: 'curl: (6) Could not resolve host: example.com\n', code: 6 });
     assert.deepEqual(await exec(rt, p, ['curl', '--bogus', 'localhost']), { out: '', err: "curl: option --bogus: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n", code: 2 });
     assert.deepEqual(await exec(rt, p, ['wget', '-qO-', 'http://example.com']), { out: '', err: "wget: bad address 'example.com'\n", code: 1 });
-    assert.deepEqual(await exec(rt, p, ['wget', '-qO-', 'http://localhost:81']), { out: '', err: "wget: can't connect to remote host (localhost): Connection refused\n", code: 1 });
+    assert.deepEqual(await exec(rt, p, ['wget', '-qO-', 'http://localhost:81']), { out: '', err: "wget: can't connect to remote host (127.0.0.1): Connection refused\n", code: 1 });
+    // A name the cluster DNS resolves to another pod: found, but a simulated pod reaches no other pod.
+    assert.deepEqual(await exec(rt, p, ['curl', 'web-1.nginx']), { out: '', err: "curl: (7) Failed to connect to web-1.nginx port 80 after 0 ms: Couldn't connect to server\n", code: 7 });
+    assert.deepEqual(await exec(rt, p, ['wget', '-O-', 'web-1.nginx:8080']), { out: '', err: "Connecting to web-1.nginx:8080 (10.244.2.6:8080)\nwget: can't connect to remote host (10.244.2.6): Connection refused\n", code: 1 });
     const head = await exec(rt, p, ['curl', '-si', 'localhost:8080']);
     assert.match(head.out, /^HTTP\/1\.1 200 OK\r\nContent-Type: text\/plain\r\n/);
     assert.ok(head.out.endsWith(`\r\n\r\n${hello}`), head.out);
@@ -252,9 +255,10 @@ describe('simulated nslookup: busybox 1.28 over the cluster DNS\'s records', () 
       out: `${server}Name:      kube-dns.kube-system\nAddress 1: 10.96.0.10 kube-dns.kube-system.svc.cluster.local\n\n`, err: '', code: 0,
     });
     assert.deepEqual(await exec(rt, p, ['nslookup', 'web-2.nginx']), { out: `${server}\n`, err: "nslookup: can't resolve 'web-2.nginx'\n", code: 1 });
-    // /etc/hosts comes first: the pod's own name.
+    // /etc/hosts comes first: the pod's own name, and its FQDN first as the kubelet writes it for a pod with a subdomain.
     const self = await exec(rt, p, ['nslookup', 'web-0']);
-    assert.equal(self.out, `${server}Name:      web-0\nAddress 1: ${rt.status(p.metadata!.uid!)!.sandbox!.ip!} web-0\n\n`);
+    assert.equal(self.out, `${server}Name:      web-0\nAddress 1: ${rt.status(p.metadata!.uid!)!.sandbox!.ip!} web-0.nginx.default.svc.cluster.local\n\n`);
+    assert.match((await exec(rt, p, ['cat', '/etc/hosts'])).out, /\n10\.244\.3\.\d+\tweb-0\.nginx\.default\.svc\.cluster\.local\tweb-0\n$/);
   });
 
   it('as a container\'s command (kubectl run ... -- nslookup web-0.nginx) its output is the container\'s log', async () => {

@@ -14,7 +14,8 @@ import type { ContainerView } from './program.js';
 import { withRootFilesystem } from './rootfs.js';
 import { withWritableLayer, type WritableLayer } from './layer.js';
 import { projectedReadOnly, writableMounts, type SimulatedVolumeStore } from './volumes.js';
-import { podHttp, podResolver } from './pod-network.js';
+import { podHttp, podResolver, simulatedClusterDomain } from './pod-network.js';
+import { resolveHost } from './nslookup.js';
 import type { ListenerFiles } from './listeners.js';
 
 export interface ContainerFilesDeps {
@@ -39,12 +40,14 @@ function readOnlyMounts(pod: Pod, spec: Container): string[] {
 /** `base` (program.ts containerView) with the root filesystem, layer, volumes and network. */
 export async function withContainerFiles(base: ContainerView, d: ContainerFilesDeps): Promise<ContainerView> {
   const mountPaths = (d.spec.volumeMounts ?? []).map((m) => m.mountPath);
-  const root = withRootFilesystem(base, d.podIP, mountPaths);
+  const subdomain = d.pod.spec?.subdomain;
+  const root = withRootFilesystem(base, d.podIP, mountPaths, subdomain ? `${subdomain}.${d.pod.metadata?.namespace}.svc.${simulatedClusterDomain}` : undefined);
   const volumes = await writableMounts(d.pod, d.spec, { store: d.store, objects: d.objects, nodeName: d.nodeName });
   const files = withWritableLayer(root, d.layer, readOnlyMounts(d.pod, d.spec), volumes);
   const ownHosts = [d.podIP, base.hostname].filter((h): h is string => !!h);
   let resolver: ReturnType<typeof podResolver> | undefined;
-  return { ...files, http: podHttp(ownHosts, d.dial), dns: () => (resolver ??= podResolver(d.pod, d.objects)) };
+  const dns = () => (resolver ??= podResolver(d.pod, d.objects));
+  return { ...files, http: podHttp(ownHosts, d.dial, (host) => resolveHost(host, files, dns)), dns };
 }
 
 /** The files an image's responder serves from (listeners.ts): the layer and volumes, without the environment. */

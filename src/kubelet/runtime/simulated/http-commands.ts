@@ -14,7 +14,7 @@ import type { ShellContext } from './shell.js';
 export interface HttpRequest { url: URL; method: string; headers: Record<string, string> }
 export interface HttpResponse { status: number; statusText: string; httpVersion: string; rawHeaders: string[]; body: Buffer }
 /** The answer, or why none came: the host is unknown (not the pod's), or nothing listens (refused). */
-export type HttpOutcome = { response: HttpResponse } | { error: 'resolve' | 'connect' };
+export type HttpOutcome = { response: HttpResponse; address: string } | { error: 'resolve' } | { error: 'connect'; address: string };
 
 type Out = (stream: 'stdout' | 'stderr', text: string) => void;
 
@@ -95,11 +95,11 @@ export async function wget(args: string[], ctx: ShellContext, out: Out): Promise
   const r = await (ctx.http ?? noHttp)({ url, method: 'GET', headers: {} });
   if ('error' in r) {
     if (r.error === 'resolve') { out('stderr', `wget: bad address '${host}'\n`); return 1; }
-    if (!quiet) out('stderr', `Connecting to ${url.host} (${host}:${defaultPort(url)})\n`);
-    out('stderr', `wget: can't connect to remote host (${host}): Connection refused\n`);
+    if (!quiet) out('stderr', `Connecting to ${url.host} (${r.address}:${defaultPort(url)})\n`);
+    out('stderr', `wget: can't connect to remote host (${r.address}): Connection refused\n`);
     return 1;
   }
-  if (!quiet) out('stderr', `Connecting to ${url.host} (${host}:${defaultPort(url)})\n`);
+  if (!quiet) out('stderr', `Connecting to ${url.host} (${r.address}:${defaultPort(url)})\n`);
   if (r.response.status >= 400) { out('stderr', `wget: server returned error: ${statusLine(r.response)}\n`); return 1; }
   const file = output ?? (url.pathname.split('/').pop() || 'index.html');
   if (file === '-') { out('stdout', r.response.body.toString('utf8')); return 0; }

@@ -43,8 +43,13 @@ export function candidateNames(name: string, search: string[], ndots: number): s
   return name.split('.').length - 1 >= ndots ? [name, ...searched] : [...searched, name];
 }
 
+/** The addresses of a host as the container's libc finds them (curl and wget resolve through it). */
+export async function resolveHost(host: string, files: Pick<ShellContext, 'readFile'>, dns: () => Promise<PodResolver>): Promise<string[]> {
+  return addresses(host, files, await dns().catch(() => undefined));
+}
+
 /** getaddrinfo: the IPv4 addresses of a name (k8ts's simulated pods have no IPv6). */
-async function addresses(name: string, ctx: ShellContext, r: PodResolver | undefined): Promise<string[]> {
+async function addresses(name: string, ctx: Pick<ShellContext, 'readFile'>, r: PodResolver | undefined): Promise<string[]> {
   if (isIP(name)) return [name];
   const hosts = hostsEntries(ctx.readFile('/etc/hosts')).filter((e) => isIP(e.ip) === 4 && e.names.some((n) => n.toLowerCase() === name.toLowerCase()));
   if (hosts.length) return hosts.map((e) => e.ip);

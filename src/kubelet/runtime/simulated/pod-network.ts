@@ -31,15 +31,31 @@ import type { PodResolver } from './nslookup.js';
 /** kubeadm's cluster domain, which every k8ts cluster uses. */
 export const simulatedClusterDomain = 'cluster.local';
 
-/** Rule 1: an HTTP client whose only server is the pod itself. */
-export function podHttp(ownHosts: readonly string[], dial: (port: number) => Duplex): (req: HttpRequest) => Promise<HttpOutcome> {
+/**
+ * Rule 1: an HTTP client whose only server is the pod itself. A name is
+ * resolved as the container's libc would (`resolve`: /etc/hosts, cluster
+ * DNS): one that resolves to the pod is the pod; one that resolves
+ * elsewhere (another pod, a Service) cannot be reached from a simulated
+ * pod (`connect`); one that does not resolve is `resolve`.
+ */
+export function podHttp(ownHosts: readonly string[], dial: (port: number) => Duplex, resolveName: (host: string) => Promise<string[]>): (req: HttpRequest) => Promise<HttpOutcome> {
   const own = new Set(['localhost', '127.0.0.1', '::1', ...ownHosts].map((h) => h.toLowerCase()));
-  return (req) => new Promise<HttpOutcome>((resolve) => {
+  return async (req) => {
     const host = req.url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (!own.has(host)) { resolve({ error: isIP(host) ? 'connect' : 'resolve' }); return; }
+    if (own.has(host)) return request(req, dial, isIP(host) ? host : '127.0.0.1');
+    if (isIP(host)) return { error: 'connect', address: host };
+    const addresses = await resolveName(host).catch(() => []);
+    if (!addresses.length) return { error: 'resolve' };
+    const mine = addresses.find((a) => own.has(a));
+    return mine ? request(req, dial, mine) : { error: 'connect', address: addresses[0] };
+  };
+}
+
+function request(req: HttpRequest, dial: (port: number) => Duplex, address: string): Promise<HttpOutcome> {
+  return new Promise<HttpOutcome>((resolve) => {
     const port = Number(req.url.port) || (req.url.protocol === 'https:' ? 443 : 80);
     // Nothing in a simulated pod speaks TLS: https reaches no one.
-    if (req.url.protocol === 'https:') { resolve({ error: 'connect' }); return; }
+    if (req.url.protocol === 'https:') { resolve({ error: 'connect', address }); return; }
     const r = http.request({
       method: req.method, path: `${req.url.pathname}${req.url.search}`,
       headers: { Host: req.url.host, 'User-Agent': 'curl/8.5.0', Accept: '*/*', ...req.headers },
@@ -48,10 +64,10 @@ export function podHttp(ownHosts: readonly string[], dial: (port: number) => Dup
     }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ response: { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', httpVersion: res.httpVersion, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) } }));
-      res.on('error', () => resolve({ error: 'connect' }));
+      res.on('end', () => resolve({ response: { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', httpVersion: res.httpVersion, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }, address }));
+      res.on('error', () => resolve({ error: 'connect', address }));
     });
-    r.on('error', () => resolve({ error: 'connect' }));
+    r.on('error', () => resolve({ error: 'connect', address }));
     r.end();
   });
 }

@@ -10,18 +10,22 @@ import type { ContainerView } from './program.js';
 
 const topLevel = ['bin', 'dev', 'etc', 'home', 'lib', 'proc', 'root', 'sys', 'tmp', 'usr', 'var'];
 
-/** The kubelet's /etc/hosts for a pod on the pod network (pkg/kubelet/kubelet_pods.go managedHostsFileContent). */
-export function managedHostsFile(podIP: string | undefined, hostname: string): string {
+/**
+ * The kubelet's /etc/hosts for a pod on the pod network (pkg/kubelet/kubelet_pods.go
+ * managedHostsFileContent): a pod with a subdomain (a StatefulSet's) gets
+ * its FQDN `host.subdomain.ns.svc.DOMAIN` before its hostname.
+ */
+export function managedHostsFile(podIP: string | undefined, hostname: string, hostDomain?: string): string {
   const lines = ['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback',
     'fe00::0\tip6-localnet', 'fe00::0\tip6-mcastprefix', 'fe00::1\tip6-allnodes', 'fe00::2\tip6-allrouters'];
-  if (podIP) lines.push(`${podIP}\t${hostname}`);
+  if (podIP) lines.push(hostDomain ? `${podIP}\t${hostname}.${hostDomain}\t${hostname}` : `${podIP}\t${hostname}`);
   return `${lines.join('\n')}\n`;
 }
 
 const union = (a: string[], b: string[] | undefined) => [...new Set([...a, ...(b ?? [])])].sort();
 
 /** The view with the root and /etc as described above; `mountPaths` are the container's volumeMounts (directories even when empty). */
-export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = []): ContainerView {
+export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = [], hostDomain?: string): ContainerView {
   const mountDirs = new Map<string, Set<string>>();
   for (const m of mountPaths) {
     const parts = m.split('/').filter(Boolean);
@@ -32,7 +36,7 @@ export function withRootFilesystem(view: ContainerView, podIP: string | undefine
     }
     mountDirs.set(`/${parts.join('/')}`, mountDirs.get(`/${parts.join('/')}`) ?? new Set());
   }
-  const etc = new Map([['/etc/hostname', `${view.hostname}\n`], ['/etc/hosts', managedHostsFile(podIP, view.hostname)]]);
+  const etc = new Map([['/etc/hostname', `${view.hostname}\n`], ['/etc/hosts', managedHostsFile(podIP, view.hostname, hostDomain)]]);
   const abs = (p: string) => {
     const joined = p.startsWith('/') ? p : `${view.workingDir.replace(/\/$/, '')}/${p}`;
     return joined.replace(/\/+/g, '/').replace(/(.)\/$/, '$1').replace(/^\/\.$/, '/');
