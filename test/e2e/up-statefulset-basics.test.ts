@@ -1,0 +1,122 @@
+/**
+ * The StatefulSet Basics tutorial
+ * (kubernetes.io/docs/tutorials/stateful-application/basic-stateful-set/)
+ * on `k8ts up`'s simulated nodes, with the real kubectl 1.32: the headless
+ * Service and StatefulSet `web`, each pod's hostname written into its claim's
+ * volume and served by nginx, the pods deleted and recreated with the same
+ * data, and the pods' DNS names from a busybox 1.28 pod.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually } from './harness.js';
+import { startUp, type UpCluster } from './up-cluster.js';
+
+const webYAML = `apiVersion: v1
+kind: Service
+metadata:
+  name: nginx
+  labels:
+    app: nginx
+spec:
+  ports:
+  - port: 80
+    name: web
+  clusterIP: None
+  selector:
+    app: nginx
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+spec:
+  serviceName: "nginx"
+  replicas: 2
+  selector:
+    matchLabels:
+      app: nginx
+  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      containers:
+      - name: nginx
+        image: registry.k8s.io/nginx-slim:0.24
+        ports:
+        - containerPort: 80
+          name: web
+        volumeMounts:
+        - name: www
+          mountPath: /usr/share/nginx/html
+  volumeClaimTemplates:
+  - metadata:
+      name: www
+    spec:
+      accessModes: [ "ReadWriteOnce" ]
+      resources:
+        requests:
+          storage: 1Gi
+`;
+
+interface PodSummary { uid: string; ip: string; ready: boolean }
+
+describe('k8ts up: the StatefulSet Basics tutorial on simulated nodes', () => {
+  let up: UpCluster;
+  const kubectl = (args: string[], input?: string, allowFail = false) => up.kubectl(args, input, allowFail);
+
+  /** web-0 and web-1 once both are Ready (and, with `not`, are other pods than those uids). */
+  const readyPods = (not: string[] = []) => eventually(async () => {
+    const items = JSON.parse((await kubectl(['get', 'pods', '-l', 'app=nginx', '-o', 'json'])).stdout).items as { metadata: { name: string; uid: string }; status: { podIP?: string; conditions?: { type: string; status: string }[] } }[];
+    const pods = new Map<string, PodSummary>(items.map((p) => [p.metadata.name, {
+      uid: p.metadata.uid, ip: p.status.podIP ?? '', ready: !!p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    }]));
+    const both = ['web-0', 'web-1'].map((n) => pods.get(n));
+    return both.every((p) => p?.ready && !not.includes(p.uid)) ? both as PodSummary[] : undefined;
+  }, 60_000, 'web-0 and web-1 Ready');
+
+  before(async () => { up = await startUp('k8ts-e2e-sts-basics-'); });
+  after(async () => { await up?.close(); });
+
+  it('hostname into index.html, curl localhost prints web-0/web-1; deleted pods come back with their claims\' data; nslookup web-0.nginx', async () => {
+    await kubectl(['apply', '-f', '-'], webYAML);
+    const first = await readyPods();
+    for (const i of [0, 1]) {
+      assert.deepEqual((await kubectl(['exec', `web-${i}`, '--', 'sh', '-c', 'hostname'])).stdout, `web-${i}\n`);
+    }
+    for (const i of [0, 1]) {
+      const w = await kubectl(['exec', `web-${i}`, '--', 'sh', '-c', 'echo "$(hostname)" > /usr/share/nginx/html/index.html']);
+      assert.deepEqual([w.code, w.stdout, w.stderr], [0, '', '']);
+    }
+    // The tutorial's `kubectl exec -i -t`: kubectl drops the tty (no terminal here) and says so on stderr.
+    for (const i of [0, 1]) assert.equal((await kubectl(['exec', '-i', '-t', `web-${i}`, '--', 'curl', 'http://localhost/'])).stdout, `web-${i}\n`);
+    // A volume mounted read-only elsewhere refuses as busybox's sh does.
+    const ro = await kubectl(['exec', 'web-0', '--', 'sh', '-c', 'echo x > /var/run/secrets/kubernetes.io/serviceaccount/x'], undefined, true);
+    assert.deepEqual([ro.code, ro.stderr], [1, "sh: can't create /var/run/secrets/kubernetes.io/serviceaccount/x: Read-only file system\ncommand terminated with exit code 1\n"]);
+
+    await kubectl(['delete', 'pod', '-l', 'app=nginx']);
+    const again = await readyPods(first.map((p) => p.uid));
+    for (const i of [0, 1]) assert.equal((await kubectl(['exec', '-i', '-t', `web-${i}`, '--', 'curl', 'http://localhost/'])).stdout, `web-${i}\n`);
+    // The API server's pods/proxy reaches the same nginx, which serves the claim's index.html.
+    assert.equal((await kubectl(['get', '--raw', '/api/v1/namespaces/default/pods/web-1:80/proxy/'])).stdout, 'web-1\n');
+
+    const dns = await kubectl(['run', '-i', '--tty', '--image', 'busybox:1.28', 'dns-test', '--restart=Never', '--rm', '--', 'nslookup', 'web-0.nginx']);
+    assert.equal(dns.stdout, 'Server:    10.96.0.10\nAddress 1: 10.96.0.10 kube-dns.kube-system.svc.cluster.local\n\n' +
+      `Name:      web-0.nginx\nAddress 1: ${again[0]!.ip} web-0.nginx.default.svc.cluster.local\n\npod "dns-test" deleted\n`);
+    const miss = await kubectl(['exec', 'web-1', '--', 'nslookup', 'web-5.nginx'], undefined, true);
+    assert.deepEqual([miss.code, miss.stderr], [1, "nslookup: can't resolve 'web-5.nginx'\ncommand terminated with exit code 1\n"]);
+  });
+
+  it('scaled up, the new pod\'s claim is its own; scaled down and up again, web-2 finds what it wrote', async () => {
+    await kubectl(['scale', 'sts', 'web', '--replicas=3']);
+    await eventually(async () => (await kubectl(['get', 'pod', 'web-2', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'], undefined, true)).stdout === 'True', 60_000, 'web-2 Ready');
+    const empty = await kubectl(['exec', 'web-2', '--', 'curl', '-s', 'http://localhost/'], undefined, true);
+    assert.match(empty.stdout, /403 Forbidden/);
+    await kubectl(['exec', 'web-2', '--', 'sh', '-c', 'echo "$(hostname)" > /usr/share/nginx/html/index.html']);
+    await kubectl(['scale', 'sts', 'web', '--replicas=2']);
+    await eventually(async () => (await kubectl(['get', 'pod', 'web-2', '--ignore-not-found', '-o', 'name'])).stdout === '', 60_000, 'web-2 gone');
+    await kubectl(['scale', 'sts', 'web', '--replicas=3']);
+    await eventually(async () => (await kubectl(['get', 'pod', 'web-2', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'], undefined, true)).stdout === 'True', 60_000, 'web-2 Ready again');
+    assert.equal((await kubectl(['exec', 'web-2', '--', 'curl', 'http://localhost/'])).stdout, 'web-2\n');
+  });
+});
