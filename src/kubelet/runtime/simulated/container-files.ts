@@ -25,6 +25,8 @@ export interface ContainerFilesDeps {
   /** The container instance's writable layer. */
   layer: WritableLayer;
   store: SimulatedVolumeStore;
+  /** The pod's volumes resolved so far (volume name → store key), kept by the runtime for the pod's life. */
+  volumeKeys?: Map<string, string>;
   objects?: PodObjectGetter;
   nodeName: string;
   /** A connection to a port of the pod (the runtime's dialPort). */
@@ -42,7 +44,7 @@ export async function withContainerFiles(base: ContainerView, d: ContainerFilesD
   const mountPaths = (d.spec.volumeMounts ?? []).map((m) => m.mountPath);
   const subdomain = d.pod.spec?.subdomain;
   const root = withRootFilesystem(base, d.podIP, mountPaths, subdomain ? `${subdomain}.${d.pod.metadata?.namespace}.svc.${simulatedClusterDomain}` : undefined);
-  const volumes = await writableMounts(d.pod, d.spec, { store: d.store, objects: d.objects, nodeName: d.nodeName });
+  const volumes = await writableMounts(d.pod, d.spec, { store: d.store, objects: d.objects, nodeName: d.nodeName, keys: d.volumeKeys });
   const files = withWritableLayer(root, d.layer, readOnlyMounts(d.pod, d.spec), volumes);
   const ownHosts = [d.podIP, base.hostname].filter((h): h is string => !!h);
   let resolver: ReturnType<typeof podResolver> | undefined;

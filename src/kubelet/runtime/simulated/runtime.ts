@@ -131,8 +131,10 @@ interface SimPod {
   programs: Map<string, string>;
   /** Exec sessions to tell when the pod's containers change (one that stopped ends its sessions). */
   execWatchers?: Set<() => void>;
-  /** Container instance ID → what was written into it (`kubectl cp`); a restart's new instance starts empty. */
+  /** Container instance ID → what was written into it (`kubectl cp`, `>`); a restart's new instance starts empty. */
   layers?: Map<string, WritableLayer>;
+  /** The pod's writable volumes resolved so far (volumes.ts), so a request to its nginx does not read the claim again. */
+  volumeKeys?: Map<string, string>;
 }
 
 type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}` | `sleep:${string}`;
@@ -334,7 +336,7 @@ export class SimulatedRuntime implements PodRuntime {
     for (const id of p.layers.keys()) if (id !== containerID && ![...p.containers, ...p.initContainers, ...p.ephemeralContainers].some((x) => x.id === id)) p.layers.delete(id);
     if (!p.layers.has(containerID)) p.layers.set(containerID, emptyLayer());
     return {
-      pod: p.pod, spec, podIP: p.sandbox?.ip, layer: p.layers.get(containerID)!, store: this.opts.volumes ?? processVolumeStore,
+      pod: p.pod, spec, podIP: p.sandbox?.ip, layer: p.layers.get(containerID)!, store: this.opts.volumes ?? processVolumeStore, volumeKeys: (p.volumeKeys ??= new Map()),
       objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', dial: (port) => this.dialPort(p.uid, port),
     };
   }

@@ -49,13 +49,15 @@ export const projectedReadOnly = (v: Volume | undefined): boolean => !!(v?.confi
  * layer refuses writes under them but reads their files), resolved by the
  * rules above; a claim that cannot be read yet is left out.
  */
-export async function writableMounts(pod: Pod, c: Container, o: { store: SimulatedVolumeStore; objects?: PodObjectGetter; nodeName: string }): Promise<VolumeMountView[]> {
+export async function writableMounts(pod: Pod, c: Container, o: { store: SimulatedVolumeStore; objects?: PodObjectGetter; nodeName: string; keys?: Map<string, string> }): Promise<VolumeMountView[]> {
   const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
   const out: VolumeMountView[] = [];
   for (const m of c.volumeMounts ?? []) {
     const v = volumes.get(m.name);
     if (!v || projectedReadOnly(v)) continue;
-    const key = await volumeKey(pod, v, o).catch(() => undefined);
+    // A pod's volumes do not change while it lives (a bound claim keeps its PV): each is resolved once per pod.
+    const key = o.keys?.get(v.name) ?? await volumeKey(pod, v, o).catch(() => undefined);
+    if (key) o.keys?.set(v.name, key);
     if (key) out.push({ mountPath: m.mountPath, volume: o.store.get(key), subPath: m.subPath });
   }
   return out;
