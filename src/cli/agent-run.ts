@@ -71,6 +71,7 @@ export async function runAgentWith(values: AgentFlags): Promise<number> {
     configMap: (ns, name) => clients.resource('configmaps').get(ns, name), secret: (ns, name) => clients.resource('secrets').get(ns, name),
     service: (ns, name) => clients.resource('services').get(ns, name),
     services: async (ns) => (await clients.resource('services').list(ns)).items,
+    endpointSlices: async (ns, svc) => (await clients.resource('endpointslices').list(ns, { labelSelector: `kubernetes.io/service-name=${svc}` })).items,
     serviceAccountToken: (ns, name, tr) => tokens!.getServiceAccountToken(ns, name, tr),
   };
   const makeRuntime = async (kind: string): Promise<PodRuntime> => kind === 'cri'
