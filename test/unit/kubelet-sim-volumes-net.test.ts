@@ -217,6 +217,15 @@ describe('simulated curl, wget and the nginx responder', () => {
       assert.deepEqual(await exec(rt, p, ['curl', host]), { out: hello, err: '', code: 0 }, host);
     }
     assert.deepEqual(await exec(rt, p, ['wget', '-qO-', 'http://localhost:8080']), { out: hello, err: '', code: 0 });
+    // Without -q, busybox 1.35's lines (checked against /usr/bin/busybox and a local server).
+    assert.deepEqual(await exec(rt, p, ['wget', '-O-', 'http://localhost:8080']), {
+      out: hello, code: 0,
+      err: `Connecting to localhost:8080 (127.0.0.1:8080)\nwriting to stdout\n-                    100% |********************************|    ${hello.length}  0:00:00 ETA\nwritten to stdout\n`,
+    });
+    assert.deepEqual(await exec(rt, p, ['sh', '-c', 'wget http://localhost:8080/ -O /tmp/got.html && cat /tmp/got.html']), {
+      out: hello, code: 0,
+      err: `Connecting to localhost:8080 (127.0.0.1:8080)\nsaving to '/tmp/got.html'\n/tmp/got.html        100% |********************************|    ${hello.length}  0:00:00 ETA\n'/tmp/got.html' saved\n`,
+    });
     assert.deepEqual(await exec(rt, p, ['curl', 'http://localhost/']), { out: '', err: "curl: (7) Failed to connect to localhost port 80 after 0 ms: Couldn't connect to server\n", code: 7 });
     assert.deepEqual(await exec(rt, p, ['curl', '-s', 'http://localhost/']), { out: '', err: '', code: 7 });
     assert.deepEqual(await exec(rt, p, ['curl', 'example.com']), { out: '', err: 'curl: (6) Could not resolve host: example.com\n', code: 6 });

@@ -102,9 +102,20 @@ export async function wget(args: string[], ctx: ShellContext, out: Out): Promise
   if (!quiet) out('stderr', `Connecting to ${url.host} (${r.address}:${defaultPort(url)})\n`);
   if (r.response.status >= 400) { out('stderr', `wget: server returned error: ${statusLine(r.response)}\n`); return 1; }
   const file = output ?? (url.pathname.split('/').pop() || 'index.html');
-  if (file === '-') { out('stdout', r.response.body.toString('utf8')); return 0; }
+  if (file === '-') {
+    if (!quiet) out('stderr', 'writing to stdout\n');
+    out('stdout', r.response.body.toString('utf8'));
+    if (!quiet) out('stderr', `${progressLine('-', r.response.body.length)}written to stdout\n`);
+    return 0;
+  }
   const failed = ctx.writeFile ? ctx.writeFile(file, r.response.body) : 'Read-only file system';
   if (failed) { out('stderr', `wget: can't open '${file}': ${failed}\n`); return 1; }
-  if (!quiet) out('stderr', `saving to '${file}'\n'${file}' saved\n`);
+  if (!quiet) out('stderr', `saving to '${file}'\n${progressLine(file, r.response.body.length)}'${file}' saved\n`);
   return 0;
+}
+
+/** busybox wget's last progress line (its bar full, as when the transfer ended; no terminal width is known). */
+function progressLine(name: string, bytes: number): string {
+  const size = bytes < 100_000 ? String(bytes) : `${Math.round(bytes / 1024)}k`;
+  return `${name.padEnd(21)}100% |${'*'.repeat(32)}| ${size.padStart(5)}  0:00:00 ETA\n`;
 }
