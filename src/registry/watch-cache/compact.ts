@@ -44,7 +44,8 @@ export function sharedMembersFor(resourcePrefix: string): readonly string[] {
 /**
  * Pools an object's strings and shares its field sets and the subtrees under `members`, in place.
  * `prev`: the object it replaces, whose parts are tried first (an update usually leaves most of
- * them as they were: one comparison instead of hashing every node).
+ * them as they were: one comparison instead of hashing every node). `like`: for a new object (no
+ * `prev`), another object of the kind whose subtrees are tried first in the same way.
  */
 export function compact<T>(obj: T, prev?: unknown, members: readonly string[] = [], like?: unknown): T {
   strings.internAll(obj);
