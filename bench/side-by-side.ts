@@ -12,7 +12,11 @@
  *   node dist/bench/side-by-side.js [--rounds 2] [--pods 2000] [--concurrency 16,64]
  *     [--watchers 100] [--baseline /path/to/other/checkout] [--baseline-args default-watch-cache-size=0]
  *     [--no-etcd] [--no-write] [--only raw,sqlite,watchers,etcd] [--section side-by-side]
- *     [--cpu-prof DIR] [--server-node-args="--heap-prof --heap-prof-dir=DIR"] [--warmup 2000]
+ *     [--cpu-prof DIR] [--server-node-args="--heap-prof --heap-prof-dir=DIR"] [--warmup 2000] [--pod minimal|daemonset]
+ *
+ * `--pod daemonset` creates what a DaemonSet controller creates (bench/lib/pods.ts: owner reference,
+ * node affinity, tolerations, resources, a volume; about 1.3 KB sent, a 4.1 KB answer) instead of
+ * the default minimal pod (one container; about 0.2 KB sent, a 1.9 KB answer).
  *
  * `--baseline-args` adds server flags, written without their dashes (NAME=VALUE,...), to the baseline rows (alone: the baseline is this checkout
  * with those flags, e.g. the watch cache off); with a baseline and watchers the baseline gets a
@@ -31,7 +35,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { readCpuMs, startServer, type ServerProcess } from './lib/server.js';
+import { readCpuMs, readThreadCpuMs, startServer, type ServerProcess } from './lib/server.js';
+import { daemonSetPod } from './lib/pods.js';
 import { startEtcd } from './lib/etcd.js';
 import { median, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
@@ -42,8 +47,10 @@ const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
 /**
  * cpuUs: the k8ts server's CPU (user + system, all threads) per create, in µs; 0 for raw etcd (etcd's own CPU is not read).
  * benchUs: this process's CPU per create (its clients, and its watchers' reading and decrypting), on the same cores.
+ * mainUs: the server's main thread alone (the serving loop), without V8's compiler and GC threads and libuv's pool,
+ * whose share of a fresh server's CPU is large and varies with the machine's load (bench/RESULTS.md, `write-cpu`).
  */
-interface Sample { perSec: number; p50: number; p99: number; errors: number; cpuUs: number; benchUs?: number }
+interface Sample { perSec: number; p50: number; p99: number; errors: number; cpuUs: number; benchUs?: number; mainUs?: number }
 type Row = { name: string; concurrency: number; samples: Sample[] };
 
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -131,19 +138,17 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     await Promise.all(Array.from({ length: concurrency }, () => post(agent, url, '/api/v1/namespaces/load/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'warm-' } }))));
     const stamp = Date.now();
     const create = async (name: string) => {
-      const pod = {
-        apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { load: 'yes' } },
-        spec: { containers: [{ name: 'c', image: 'busybox' }], schedulerName: 'no-such-scheduler' },
-      };
-      return (await post(agent, url, '/api/v1/namespaces/load/pods', JSON.stringify(pod))).status === 201;
+      return (await post(agent, url, '/api/v1/namespaces/load/pods', JSON.stringify(podBody(name)))).status === 201;
     };
     // --warmup N: N pod creates first, not measured (the server's JIT and caches warmed, as in a long-running server).
     if (warmup > 0) await drive(warmup, concurrency, (i) => create(`w-${stamp}-${i}`));
     const cpu0 = readCpuMs(server.pid);
+    const main0 = readThreadCpuMs(server.pid);
     const bench0 = process.cpuUsage();
     const from = process.hrtime.bigint() / 1000n;
     const sample = await drive(pods, concurrency, (i) => create(`p-${stamp}-${i}`));
     sample.cpuUs = ((readCpuMs(server.pid) - cpu0) * 1000) / pods;
+    sample.mainUs = ((readThreadCpuMs(server.pid) - main0) * 1000) / pods;
     const bench = process.cpuUsage(bench0);
     sample.benchUs = (bench.user + bench.system) / pods;
     // The measured phase on the monotonic clock, for its server's profile alone (bench/lib/cpuprofile.ts --from-us/--to-us).
@@ -159,6 +164,16 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
   }
 }
 
+/** The pod each create sends (--pod). */
+let podBody = minimalPod;
+
+function minimalPod(name: string): object {
+  return {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { load: 'yes' } },
+    spec: { containers: [{ name: 'c', image: 'busybox' }], schedulerName: 'no-such-scheduler' },
+  };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -171,8 +186,11 @@ async function main(): Promise<void> {
       'server-node-args': { type: 'string', default: '' },
       // --section NAME: the bench/RESULTS.md section written (default side-by-side), e.g. etcd-path for the etcd cells alone.
       section: { type: 'string', default: 'side-by-side' },
+      pod: { type: 'string', default: 'minimal' },
     },
   });
+  if (values.pod !== 'minimal' && values.pod !== 'daemonset') throw new Error(`--pod: minimal or daemonset, not ${values.pod}`);
+  if (values.pod === 'daemonset') podBody = (name) => daemonSetPod('load', name, 'node-1');
   const rounds = Number(values.rounds);
   const pods = Number(values.pods);
   const watchers = Number(values.watchers);
@@ -190,7 +208,7 @@ async function main(): Promise<void> {
     const key = `${name}@${concurrency}`;
     if (!rows.has(key)) rows.set(key, { name, concurrency, samples: [] });
     rows.get(key)!.samples.push(s);
-    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}${s.cpuUs ? ` server CPU ${Math.round(s.cpuUs)} µs/create` : ''}${s.benchUs ? ` bench CPU ${Math.round(s.benchUs)} µs/create` : ''}`);
+    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}${s.cpuUs ? ` server CPU ${Math.round(s.cpuUs)} µs/create (main thread ${Math.round(s.mainUs ?? 0)})` : ''}${s.benchUs ? ` bench CPU ${Math.round(s.benchUs)} µs/create` : ''}`);
   };
   const load0 = loadavg()[0]!;
   for (let r = 1; r <= rounds; r++) {
@@ -216,13 +234,14 @@ async function main(): Promise<void> {
       `${median(row.samples.map((s) => s.p50)).toFixed(1)} ms`, `${median(row.samples.map((s) => s.p99)).toFixed(1)} ms`,
       String(row.samples.reduce((a, s) => a + s.errors, 0)), ratio,
       row.name === 'raw etcd txn' ? '' : `${Math.round(median(row.samples.map((s) => s.cpuUs)))} µs`,
+      row.name === 'raw etcd txn' ? '' : `${Math.round(median(row.samples.map((s) => s.mainUs ?? 0)))} µs`,
       row.name === 'raw etcd txn' ? '' : `${Math.round(median(row.samples.map((s) => s.benchUs ?? 0)))} µs`];
   });
   const body = [
     ...sectionHead(repoRoot, `## Side by side: k8ts and raw etcd${values.section === 'side-by-side' ? '' : ` (${values.section})`}`),
-    `- Setup: ${pods} pod creates (HTTPS, keep-alive, admin client certificate) per cell against a fresh \`k8ts server --controllers none\`${warmup ? ` after ${warmup} unmeasured pod creates (warm-up)` : ''}; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${baseline ? ` Baseline: ${values.baseline ? `the checkout at \`${values.baseline}\` (built)` : 'this checkout'}${baselineArgs.length ? ` with \`${baselineArgs.join(' ')}\`` : ''}, same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
+    `- Setup: ${pods} ${values.pod === 'daemonset' ? 'DaemonSet-shaped ' : ''}pod creates (HTTPS, keep-alive, admin client certificate) per cell against a fresh \`k8ts server --controllers none\`${warmup ? ` after ${warmup} unmeasured pod creates (warm-up)` : ''}; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${baseline ? ` Baseline: ${values.baseline ? `the checkout at \`${values.baseline}\` (built)` : 'this checkout'}${baselineArgs.length ? ` with \`${baselineArgs.join(' ')}\`` : ''}, same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
     '',
-    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create', 'Bench CPU per create'], tableRows),
+    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create', 'Main thread', 'Bench CPU per create'], tableRows),
   ].join('\n');
   console.log(body);
   if (!values['no-write']) writeSection(resultsFile, values.section!, body);

@@ -56,10 +56,13 @@ export async function writeJSONEncoded(res: ServerResponse, code: number, text: 
 }
 
 /**
- * The final write of a response is at most this many bytes, well below a socket's write
- * high-water mark (16 KiB).
+ * The final write of a response is at most this many bytes (with its headers, about 8.5 KB),
+ * half a socket's write high-water mark (16 KiB): what endFlushed needs. Not 4 KiB, as it was:
+ * a pod as a controller creates it answers 4.0-4.5 KB (a DaemonSet's pod with its defaults and
+ * managed fields), so nearly every pod create was answered in two writes, each its own TLS record
+ * and syscall, with a promise and a write callback between them (bench/RESULTS.md, `write-2026-12-05`).
  */
-const tailBytes = 4096;
+const tailBytes = 8192;
 
 /**
  * Ends the response so that its last write leaves the socket below its high-water mark.

@@ -139,3 +139,41 @@ test('compact: equal subtrees of the listed members become one frozen copy; the 
   assert.ok(Object.isFrozen(x.spec.a.b[2]), 'shared copies are frozen');
   assert.ok(!Object.isFrozen(x) && !Object.isFrozen(x.metadata) && !Object.isFrozen(x.spec), 'the object, its metadata and the members themselves stay its own');
 });
+
+test('a new pod is compared with the last one created first, and still shares with its template when that one differs', async (t) => {
+  const c = await cluster(t);
+  const other = (name: string, node: string): Pod => {
+    const p = daemonPod(name, node);
+    p.spec!.containers[0]!.image = 'registry.k8s.io/pause:3.10';
+    return p;
+  };
+  await c.pods.create('ns1', daemonPod('a', 'node-1'));
+  await c.pods.create('ns1', other('b', 'node-1'));
+  const d = await c.pods.create('ns1', daemonPod('d', 'node-2')) as Pod;
+  const pd = await cachedAt(c, c.pods, 'd', d.metadata!.resourceVersion!);
+  const [pa, pb] = [c.cached('a'), c.cached('b')];
+  assert.notEqual(pb.spec!.containers, pa.spec!.containers, 'b (created between them) has other containers');
+  assert.equal(pd.spec!.containers, pa.spec!.containers, 'd shares a\'s containers, found in the pool after b\'s differed');
+  assert.equal(pd.spec!.volumes, pb.spec!.volumes, 'and the volumes all three have alike');
+  assert.equal(pd.spec!.containers[0]!.image, 'quay.io/prometheus/node-exporter:v1.8.2');
+  assert.equal(pb.spec!.containers[0]!.image, 'registry.k8s.io/pause:3.10');
+  assert.notEqual(pd.spec, pa.spec, 'each pod keeps its own spec (its node differs)');
+});
+
+test('pods listed into a new cache share their subtrees with their neighbours', async (t) => {
+  const backend = openSqliteBackend(':memory:', { compactIntervalMs: 0, logger: quiet });
+  const registry = new Registry(backend, realClock);
+  t.after(async () => { registry.closeWatchCache(); await backend.close(); });
+  await registry.namespaces.create(undefined, { metadata: { name: 'ns1' } });
+  const pods = registry.store('', 'v1', 'pods')!;
+  for (const [name, node] of [['a', 'node-1'], ['b', 'node-2'], ['c', 'node-3']]) await pods.create('ns1', daemonPod(name, node));
+  await registry.startWatchCache({ capacity: 100, logger: quiet });
+  await pods.watchCache!.whenReady();
+  const cached = (name: string) => pods.watchCache!.current(`${pods.resourcePrefix}ns1/${name}`) as Pod;
+  const [pa, pb, pc] = [cached('a'), cached('b'), cached('c')];
+  assert.equal(pb.spec!.containers, pa.spec!.containers);
+  assert.equal(pc.spec!.tolerations, pa.spec!.tolerations);
+  assert.ok(Object.isFrozen(pc.spec!.containers));
+  assert.deepEqual(pc, await pods.get('ns1', 'c'), 'the cached pod is what storage holds');
+  assert.equal(pc.spec!.nodeName, 'node-3');
+});

@@ -87,6 +87,8 @@ export class WatchCache implements FeedMember {
   private closed = false;
   /** The members of this resource's objects whose subtrees are shared among them (compact.ts). */
   private readonly sharedMembers: readonly string[];
+  /** The object of the last create event: a new object's subtrees are tried against its (compact.ts). */
+  private lastCreated: unknown;
   /** A watch from below this revision is too old (events of this resource after it are all in the ring). */
   oldest = 0;
   /** The revision the cache was listed at: it has no history from before. */
@@ -251,7 +253,9 @@ export class WatchCache implements FeedMember {
     for (;;) {
       const page = await this.source.listAt(this.prefix, revision, startKey);
       if (generation !== this.generation) return;
-      for (const kv of page.kvs) fresh.set(kv.key, compact(this.source.decode(kv), undefined, this.sharedMembers));
+      // Each object's neighbour in key order is tried first: siblings from one template sit side by side.
+      let like: unknown;
+      for (const kv of page.kvs) fresh.set(kv.key, like = compact(this.source.decode(kv), undefined, this.sharedMembers, like));
       if (!page.more || page.kvs.length === 0) break;
       startKey = page.kvs[page.kvs.length - 1].key + '\u0000';
     }
@@ -271,7 +275,9 @@ export class WatchCache implements FeedMember {
     const key = e.kv.key;
     const prev = this.objects.get(key);
     const obj = this.takeWritten(e) ?? this.source.decode(e.kv);
-    if (e.type !== 'delete') compact(obj, prev, this.sharedMembers);
+    if (e.type !== 'delete') compact(obj, prev, this.sharedMembers, this.lastCreated);
+    // A new object's subtrees are first compared with the last one created's (compact.ts).
+    if (prev === undefined && e.type !== 'delete') this.lastCreated = obj;
     if (e.type === 'delete') {
       this.objects.delete(key);
       this.keys.invalidate();

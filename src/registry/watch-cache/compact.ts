@@ -44,19 +44,39 @@ export function sharedMembersFor(resourcePrefix: string): readonly string[] {
 /**
  * Pools an object's strings and shares its field sets and the subtrees under `members`, in place.
  * `prev`: the object it replaces, whose parts are tried first (an update usually leaves most of
- * them as they were: one comparison instead of hashing every node).
+ * them as they were: one comparison instead of hashing every node). `like`: for a new object (no
+ * `prev`), another object of the kind whose subtrees are tried first in the same way.
  */
-export function compact<T>(obj: T, prev?: unknown, members: readonly string[] = []): T {
+export function compact<T>(obj: T, prev?: unknown, members: readonly string[] = [], like?: unknown): T {
   strings.internAll(obj);
   shareFieldSets(obj, prev);
   if (members.length === 0 || obj === null || typeof obj !== 'object') return obj;
   const o = obj as Record<string, unknown>;
   const p = isRecord(prev) ? prev : undefined;
+  const l = p === undefined && isRecord(like) ? like : undefined;
   for (const m of members) {
     const v = o[m];
-    if (isRecord(v)) o[m] = shareChildren(v, p?.[m]);
+    if (!isRecord(v)) continue;
+    if (p !== undefined) o[m] = shareChildren(v, p[m]);
+    else shareChildrenLike(v, l?.[m]);
   }
   return obj;
+}
+
+/**
+ * For a new object (no previous one): shares each child of `v`, trying first the same child of
+ * `like` (another object of the kind, e.g. the last one created: pods created from one template
+ * have equal containers, volumes and tolerations), found equal by one comparison instead of
+ * hashing every node. The member itself stays the object's own.
+ */
+function shareChildrenLike(v: Record<string, unknown>, like: unknown): void {
+  if (Object.isFrozen(v)) return;
+  const l = isRecord(like) ? like : undefined;
+  for (const k in v) {
+    const c = v[k];
+    if (c === null || typeof c !== 'object') continue;
+    v[k] = l ? objectTrees.internLike(c, l[k]) : objectTrees.intern(c);
+  }
 }
 
 /**
