@@ -8,13 +8,14 @@
  * of ours. The observer costs a callback per GC, nothing per request.
  *
  * With K8TS_BENCH_LOOP_STALLS=1 too, a 1 ms timer logs each time the loop came back to it more
- * than 2 ms late, as `<epoch ms> stall <ms late> <ms of it on a CPU>` (kind `stall`): the loop was
+ * than 2 ms late, as `<epoch ms> stall <ms late> <ms of it on a CPU> <monotonic µs>` (kind `stall`): the loop was
  * running something else or collecting garbage (on a CPU), or waiting for a CPU (the rest; from
  * /proc/thread-self/schedstat, read at each tick). It costs a thousand timer callbacks a second.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 
 export interface GcPause { at: number; kind: 'minor' | 'major' | 'incremental' | 'weakcb' | 'stall'; ms: number; /** A stall's time on a CPU (ms): the rest the loop waited for one. */ cpuMs?: number }
 
@@ -38,7 +39,8 @@ export function readGcPauses(file: string, from = -Infinity, to = Infinity): GcP
 }
 
 const file = process.env.K8TS_BENCH_GC_LOG;
-if (file) {
+// Workers inherit node's --import (their execArgv): only the serving thread's isolate is logged.
+if (file && isMainThread) {
   let lines: string[] = [];
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
@@ -49,13 +51,15 @@ if (file) {
   const flush = () => { if (lines.length) { appendFileSync(file, lines.join('')); lines = []; } };
   setInterval(flush, 250).unref();
   if (process.env.K8TS_BENCH_LOOP_STALLS === '1') {
+    const monoOrigin = Number(process.hrtime.bigint() / 1000n) / 1000 - performance.now();
     const onCpu = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
     let last = performance.now();
     let lastCpu = onCpu();
     setInterval(() => {
       const now = performance.now();
       const cpu = onCpu();
-      if (now - last > 3) lines.push(`${(performance.timeOrigin + last + 1).toFixed(1)} stall ${(now - last - 1).toFixed(2)} ${(cpu - lastCpu).toFixed(2)}\n`);
+      // Last, the stall's start on the monotonic clock in µs, as a --cpu-prof profile's (bench/lib/cpuprofile.ts --from-us).
+      if (now - last > 3) lines.push(`${(performance.timeOrigin + last + 1).toFixed(1)} stall ${(now - last - 1).toFixed(2)} ${(cpu - lastCpu).toFixed(2)} ${Math.round((monoOrigin + last + 1) * 1000)}\n`);
       last = now;
       lastCpu = cpu;
     }, 1).unref();
