@@ -30,6 +30,8 @@
  *     [--baseline-node-args="--v8-pool-size=1"] (the baseline's node flags; alone: this build under those flags as the baseline)
  *     [--server-env="K=V K2=V2"] [--baseline-env="K=V"] (environment variables of this server and of the baseline's)
  *     [--section=bystander] (the section of bench/RESULTS.md written)
+ *     [--gc-log] (the servers' GC pauses, bench/lib/gc-pauses.ts: per row, their rate and lengths, and
+ *       how many of the slowest 2% of GETs, those that set the p99, were in flight during one)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -41,7 +43,8 @@ import { ApiClient, type Credentials } from './lib/client.js';
 import { createPods } from './lib/load.js';
 import { readCpuMs, startServer } from './lib/server.js';
 import { fmtMs, fmtRate, percentile } from './lib/stats.js';
-import { loopSchedstat, threadClasses, summaryHeaders, summaryRows, type Row } from './lib/bystander-rows.js';
+import { loopSchedstat, slowest, threadClasses, summaryHeaders, summaryRows, type Row } from './lib/bystander-rows.js';
+import { gcLogNodeArgs, readGcPauses } from './lib/gc-pauses.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { jsonConfigMap, protobufPod, yamlConfigMap, type LargeBody } from '../test/e2e/large-bodies.js';
 
@@ -50,7 +53,7 @@ const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The bystander on its own thread (bench/lib/bystander-thread.ts): GETs every 100 ms until stopped; latencies in ms. */
-async function bystander(creds: Credentials): Promise<{ stop(): Promise<number[]> }> {
+async function bystander(creds: Credentials): Promise<{ stop(): Promise<{ samples: number[]; sentAt: number[]; ownRunMs: number; ownWaitMs: number }> }> {
   const thread = new Worker(new URL('./lib/bystander-thread.js', import.meta.url), { workerData: creds });
   const failed = new Promise<never>((_, reject) => { thread.once('error', reject); });
   const message = () => Promise.race([failed, new Promise<unknown>((resolve) => thread.once('message', resolve))]);
@@ -58,24 +61,26 @@ async function bystander(creds: Credentials): Promise<{ stop(): Promise<number[]
   return {
     stop: async () => {
       thread.postMessage('stop');
-      const samples = await message() as number[];
+      const answer = await message() as { samples: number[]; sentAt: number[]; ownRunMs: number; ownWaitMs: number };
       await thread.terminate();
-      return samples;
+      return answer;
     },
   };
 }
 
 /** A server under the benchmark: `this` build's, or the baseline's (`--baseline-cli`). */
-interface Target { label: string; pid: number; creds: Credentials; attacker: ApiClient; platformThreads: number }
+interface Target { label: string; pid: number; creds: Credentials; attacker: ApiClient; platformThreads: number; /** --gc-log: the server's GC log (bench/lib/gc-pauses.ts). */ gcLog?: string }
 
 /** Runs `attack` in a loop for `seconds` (at least once, each capped at `timeoutMs`) with the bystander alongside. */
 async function measure(t: Target, name: string, seconds: number, timeoutMs: number, attack: () => Promise<string>): Promise<Row> {
   log(`${t.label}: ${name}`);
   const cpuBefore = readCpuMs(t.pid);
   const b = await bystander(t.creds);
+  const benchCpu0 = process.cpuUsage();
   const sched = loopSchedstat(t.pid);
   const threads = threadClasses(t.pid, t.platformThreads);
   const began = performance.now();
+  const beganAt = Date.now();
   const until = began + seconds * 1000;
   let attacks = 0;
   let outcome = '';
@@ -89,12 +94,35 @@ async function measure(t: Target, name: string, seconds: number, timeoutMs: numb
   const after = loopSchedstat(t.pid);
   const threadsAfter = threadClasses(t.pid, t.platformThreads);
   const wallMs = performance.now() - began;
-  const samples = await b.stop();
+  const benchCpu = process.cpuUsage(benchCpu0);
+  const { samples, sentAt, ownRunMs, ownWaitMs } = await b.stop();
   const cpuMs = (readCpuMs(t.pid) - cpuBefore) / attacks;
+  const gc = t.gcLog ? await loopGcPauses(t.gcLog, beganAt, samples, sentAt) : undefined;
   const row = { server: t.label, name, outcome, attacks, samples, cpuMs, wallMs, loopRunMs: after.runMs - sched.runMs, loopWaitMs: after.waitMs - sched.waitMs,
-    heavyRunMs: threadsAfter.heavy.runMs - threads.heavy.runMs, platformRunMs: threadsAfter.platform.runMs - threads.platform.runMs };
-  log(`  ${outcome}; bystander p99 ${fmtMs(percentile(samples, 99))} of ${samples.length}; server CPU per attack ${fmtMs(cpuMs)}; loop on CPU ${Math.round(row.loopRunMs)} ms, on run queue ${Math.round(row.loopWaitMs)} ms of ${Math.round(wallMs)} ms; heavy lane ${Math.round(row.heavyRunMs)} ms, V8 platform ${Math.round(row.platformRunMs)} ms (run queue ${Math.round(threadsAfter.platform.waitMs - threads.platform.waitMs)} ms)`);
+    heavyRunMs: threadsAfter.heavy.runMs - threads.heavy.runMs, platformRunMs: threadsAfter.platform.runMs - threads.platform.runMs, ...gc };
+  log(`  ${outcome}; bystander p99 ${fmtMs(percentile(samples, 99))} of ${samples.length}; server CPU per attack ${fmtMs(cpuMs)}; loop on CPU ${Math.round(row.loopRunMs)} ms, on run queue ${Math.round(row.loopWaitMs)} ms of ${Math.round(wallMs)} ms; heavy lane ${Math.round(row.heavyRunMs)} ms, V8 platform ${Math.round(row.platformRunMs)} ms (run queue ${Math.round(threadsAfter.platform.waitMs - threads.platform.waitMs)} ms)`
+    + `; the bench's own process ${Math.round((benchCpu.user + benchCpu.system) / 1000)} ms of CPU, its bystander thread ${Math.round(ownRunMs)} ms on a CPU and ${Math.round(ownWaitMs)} ms on a run queue`
+    + (gc ? `; loop GC pauses ${gc.gcPauses.length} (p50 ${fmtMs(percentile(gc.gcPauses, 50))}, longest ${fmtMs(Math.max(0, ...gc.gcPauses))}); slowest 2% of GETs during one: ${gc.slowDuringGc.duringGc} of ${gc.slowDuringGc.slow}` : ''));
   return row;
+}
+
+/**
+ * The serving thread's GC pauses since `from` (its log is flushed every 250 ms), and how many of the
+ * row's slowest 2% of GETs were in flight while one ran: those are what set the row's p99.
+ */
+async function loopGcPauses(file: string, from: number, samples: readonly number[], sentAt: readonly number[]): Promise<Required<Pick<Row, 'gcPauses' | 'slowDuringGc'>>> {
+  await sleep(300);
+  const logged = readGcPauses(file, from);
+  const pauses = logged.filter((p) => p.kind !== 'stall');
+  const stalls = logged.filter((p) => p.kind === 'stall');
+  const cut = slowest(samples);
+  const slow = samples.flatMap((ms, i) => (ms >= cut ? [{ from: sentAt[i]!, to: sentAt[i]! + ms }] : []));
+  const overlapping = (list: typeof logged) => slow.filter((g) => list.some((p) => p.at < g.to && p.at + p.ms > g.from)).length;
+  const busy = stalls.filter((s) => (s.cpuMs ?? 0) > 2);
+  const busyGc = busy.filter((s) => pauses.some((p) => p.at < s.at + s.ms && p.at + p.ms > s.at));
+  if (stalls.length) log(`  loop stalls over 2 ms: ${stalls.length}, p50 ${fmtMs(percentile(stalls.map((s) => s.ms), 50))}, longest ${fmtMs(Math.max(...stalls.map((s) => s.ms)))}; slowest 2% of GETs (${slow.map((g) => fmtMs(g.to - g.from)).join(', ')}) during a stall: ${overlapping(stalls)}`
+    + `; of the stalls, ${busy.length} spent over 2 ms on a CPU (p50 ${fmtMs(percentile(busy.map((s) => s.cpuMs!), 50))}, p99 ${fmtMs(percentile(busy.map((s) => s.cpuMs!), 99))}, longest ${fmtMs(Math.max(0, ...busy.map((s) => s.cpuMs!)))}; ${busyGc.length} of them with a GC pause in them); slowest GETs during such a stall: ${overlapping(busy)}`);
+  return { gcPauses: pauses.map((p) => p.ms), slowDuringGc: { slow: slow.length, duringGc: overlapping(pauses) } };
 }
 
 const said = (r: { status: number; body: Buffer }) => {
@@ -190,7 +218,7 @@ function platformThreadsOf(nodeArgs: readonly string[]): number {
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seconds: { type: 'string', default: '30' }, repeats: { type: 'string', default: '3' }, 'attack-timeout': { type: 'string', default: '60' },
     'no-write': { type: 'boolean', default: false }, write: { type: 'boolean', default: false }, creates: { type: 'boolean', default: false }, only: { type: 'string' }, 'server-cli': { type: 'string' }, 'baseline-cli': { type: 'string' },
-    'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' }, 'baseline-node-args': { type: 'string' }, 'server-env': { type: 'string', default: '' }, 'baseline-env': { type: 'string' }, section: { type: 'string', default: 'bystander' } } });
+    'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' }, 'baseline-node-args': { type: 'string' }, 'server-env': { type: 'string', default: '' }, 'baseline-env': { type: 'string' }, section: { type: 'string', default: 'bystander' }, 'gc-log': { type: 'boolean', default: false } } });
   const only = values.only?.split(',');
   const wanted = attackNames.filter((name) => !only || only.some((o) => name.startsWith(`${o}.`)));
   if ((only || values['server-cli']) && !values.write) values['no-write'] = true;
@@ -206,11 +234,12 @@ async function main(): Promise<void> {
   const builds = [{ label: 'this', cliPath: thisCli, nodeArgs: split(values['server-node-args']), env: env(values['server-env']) },
     ...(values['baseline-cli'] || values['baseline-node-args'] !== undefined || values['baseline-env'] !== undefined
       ? [{ label: 'base', cliPath: values['baseline-cli'] ?? thisCli, nodeArgs: split(values['baseline-node-args'] ?? values['server-node-args']), env: env(values['baseline-env'] ?? '') }] : [])];
+  const gcLog = (label: string) => (values['gc-log'] ? join(work, `${label}.gc`) : undefined);
   const servers = await Promise.all(builds.map((b) => startServer({ cliPath: b.cliPath, dataDir: join(work, b.label), serverArgs: ['--controllers', 'none', ...values['server-args'].split(' ').filter(Boolean)],
-    nodeArgs: b.nodeArgs, env: b.env })));
+    nodeArgs: [...(values['gc-log'] ? gcLogNodeArgs() : []), ...b.nodeArgs], env: { ...b.env, ...(values['gc-log'] ? { K8TS_BENCH_GC_LOG: gcLog(b.label)! } : {}) } })));
   const load = loadavg().map((l) => l.toFixed(1)).join(' ');
   try {
-    const targets: Target[] = servers.map((s, i) => ({ label: builds[i]!.label, pid: s.pid, creds: s.creds, attacker: new ApiClient(s.creds, 64), platformThreads: platformThreadsOf(builds[i]!.nodeArgs) }));
+    const targets: Target[] = servers.map((s, i) => ({ label: builds[i]!.label, pid: s.pid, creds: s.creds, attacker: new ApiClient(s.creds, 64), platformThreads: platformThreadsOf(builds[i]!.nodeArgs), gcLog: gcLog(builds[i]!.label) }));
     const attacks = new Map<Target, Map<string, () => Promise<string>>>();
     for (const t of targets) attacks.set(t, new Map(await Promise.all(wanted.map(async (name) => [name, await attackOf(name, t.attacker)] as const))));
     const idle = async () => { await sleep(seconds * 1000); return 'no attack'; };

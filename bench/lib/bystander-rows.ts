@@ -28,6 +28,14 @@ export interface Row {
   /** CPU of the heavy lane's workers and of V8's platform threads in the row, ms (threadClasses). */
   heavyRunMs?: number;
   platformRunMs?: number;
+  /** With --gc-log: the serving thread's GC pauses in the row (ms each), and how many of the row's slowest 2% of GETs overlapped one. */
+  gcPauses?: number[];
+  slowDuringGc?: { slow: number; duringGc: number };
+}
+
+/** The samples that set a row's p99: its slowest 2% (at least two). */
+export function slowest(samples: readonly number[]): number {
+  return percentile(samples, 98);
 }
 
 /** Time on a CPU and waiting on a run queue, ms. */
@@ -99,10 +107,20 @@ export function summaryRows(rows: readonly Row[]): string[][] {
       p99s.map((p, i) => (idle ? fmtMs(p) : `${fmtMs(p)} (${fmtRatio(ratios[i]!)})`)).join(', '), fmtMs(Math.max(...mine.flatMap((r) => r.samples))),
       pct(sum((r) => r.loopRunMs), sum((r) => r.wallMs)), pct(sum((r) => r.loopWaitMs), sum((r) => r.wallMs)),
       idle ? '' : fmtMs(median(mine.map((r) => (r.heavyRunMs ?? NaN) / r.attacks))), idle ? '' : fmtMs(median(mine.map((r) => (r.platformRunMs ?? NaN) / r.attacks))),
+      gcColumn(mine), mine[0]!.slowDuringGc ? `${sum((r) => r.slowDuringGc!.duringGc)} of ${sum((r) => r.slowDuringGc!.slow)}` : '',
     ];
   });
 }
 
 export const summaryHeaders = ['server', 'attack', 'outcome of the last attack (its time)', 'attacks', 'server CPU per attack (median)', 'bystander GETs',
   'p50 (median)', 'p99 (median)', 'p99 / adjacent idle (median)', 'each repeat: p99 (ratio)', 'worst', 'loop on CPU', 'loop on run queue',
-  'heavy lane CPU per attack (median)', 'V8 platform threads CPU per attack (median)'];
+  'heavy lane CPU per attack (median)', 'V8 platform threads CPU per attack (median)',
+  'loop GC pauses per s, p50 / p99 / longest (all repeats)', 'slowest 2% of GETs during a loop GC pause'];
+
+/** Pauses per second of the rows and their p50, p99 and longest, over all the rows' pauses. */
+function gcColumn(rows: readonly Row[]): string {
+  if (!rows[0]!.gcPauses) return '';
+  const all = rows.flatMap((r) => r.gcPauses!);
+  const seconds = rows.reduce((s, r) => s + r.wallMs, 0) / 1000;
+  return all.length ? `${(all.length / seconds).toFixed(1)}: ${fmtMs(percentile(all, 50))} / ${fmtMs(percentile(all, 99))} / ${fmtMs(Math.max(...all))}` : '0';
+}

@@ -6,26 +6,33 @@
  * timer and response callbacks, and the benchmark would charge the server for its own work.
  *
  * Messages: the thread posts 'ready' once its connection is up (the handshake is not a sample);
- * sent 'stop', it answers the samples (a request still open at stop counts from its start, after
+ * sent 'stop', it answers the samples and when each GET was sent (a request still open at stop counts from its start, after
  * waiting up to 5 s for it).
  */
+import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ApiClient, type Credentials } from './client.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** This thread's time on a CPU and waiting on a run queue (ms): its own share of a GET's latency when the machine is busy. */
+const schedstat = () => { const [run, wait] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number); return { runMs: run! / 1e6, waitMs: wait! / 1e6 }; };
 const client = new ApiClient(workerData as Credentials, 1);
 const samples: number[] = [];
+/** When each sample's GET was sent (epoch ms), in the order of `samples`, to set beside the server's GC pauses. */
+const sentAt: number[] = [];
 const open = new Set<number>();
 let stopped = false;
 
 const ask = () => {
   const started = performance.now();
   open.add(started);
-  client.request('GET', '/api/v1/namespaces/default').then(() => samples.push(performance.now() - started), () => samples.push(Infinity))
+  const record = (ms: number) => { samples.push(ms); sentAt.push(performance.timeOrigin + started); };
+  client.request('GET', '/api/v1/namespaces/default').then(() => record(performance.now() - started), () => record(Infinity))
     .finally(() => open.delete(started));
 };
 
 await client.expect(200, 'GET', '/api/v1/namespaces/default');
+const sched0 = schedstat();
 const timer = setInterval(() => { if (!stopped) ask(); }, 100);
 ask();
 parentPort!.postMessage('ready');
@@ -34,7 +41,8 @@ parentPort!.once('message', async () => {
   clearInterval(timer);
   const deadline = performance.now() + 5_000;
   while (open.size && performance.now() < deadline) await sleep(20);
-  for (const s of open) samples.push(performance.now() - s);
-  parentPort!.postMessage(samples);
+  for (const s of open) { samples.push(performance.now() - s); sentAt.push(performance.timeOrigin + s); }
+  const sched = schedstat();
+  parentPort!.postMessage({ samples, sentAt, ownRunMs: sched.runMs - sched0.runMs, ownWaitMs: sched.waitMs - sched0.waitMs });
   process.exit(0);
 });

@@ -5,7 +5,9 @@
  * kernel's own record of each thread (/proc/<pid>/task/<tid>/stat, field 19:
  * nice) shows the worker at the background nice (10) and the serving thread where it was;
  * afterwards no other thread of the server was lowered with it (threads a
- * lowered thread starts would inherit its nice value).
+ * lowered thread starts would inherit its nice value). The server runs with
+ * K8TS_HEAVY_LOWERS_V8_THREADS=0, the opt-out that keeps V8's platform threads
+ * at the serving thread's priority (lowered by default: heavy-lane-v8-threads.test.ts).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +18,7 @@ import { backgroundNice } from '../../src/util/thread-priority.js';
 
 let cluster: Cluster;
 
-before(async () => { cluster = await startCluster(apiServerOnly); });
+before(async () => { cluster = await startCluster({ ...apiServerOnly, env: { K8TS_HEAVY_LOWERS_V8_THREADS: '0' } }); });
 after(async () => { await cluster?.cleanup(); });
 
 const tasks = processThreads;

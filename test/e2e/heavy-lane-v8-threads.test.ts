@@ -1,12 +1,11 @@
 /**
- * The opt-in K8TS_HEAVY_LOWERS_V8_THREADS=1 (docs/threads.md, "Priorities"):
- * on a real server, the first large body read in the heavy lane also lowers
+ * By default (docs/threads.md, "Priorities"; K8TS_HEAVY_LOWERS_V8_THREADS=0 opts out,
+ * heavy-lane-priority.test.ts): on a real server, the first large body read in the heavy lane also lowers
  * V8's platform threads (the first 1 + 4 threads born after the serving
  * thread) to the background nice; the serving thread and every thread born
  * after them (the signal thread, libuv's pool, the checkpointer) keep their
  * priority, the server says which it lowered, and writes (group commit's
- * fsync on libuv's pool) go on. Without the variable nothing but the worker
- * is lowered (heavy-lane-priority.test.ts).
+ * fsync on libuv's pool) go on.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,12 +16,12 @@ import { backgroundNice } from '../../src/util/thread-priority.js';
 
 let cluster: Cluster;
 
-before(async () => { cluster = await startCluster({ ...apiServerOnly, env: { K8TS_HEAVY_LOWERS_V8_THREADS: '1' } }); });
+before(async () => { cluster = await startCluster(apiServerOnly); });
 after(async () => { await cluster?.cleanup(); });
 
 const tasks = processThreads;
 
-test('with K8TS_HEAVY_LOWERS_V8_THREADS=1, a large body lowers the worker and the five platform threads, nothing else', async () => {
+test('by default, a large body lowers the worker and the five platform threads, nothing else', async () => {
   const pid = cluster.proc.pid!;
   const servingNice = tasks(pid).find((t) => t.tid === pid)!.nice;
   assert.ok(tasks(pid).every((t) => t.nice === servingNice), 'a thread was lowered before any large body');

@@ -42,13 +42,15 @@ export const defaultHeavyPoolSize = (): number => Math.max(1, availableParalleli
 const workerURL = new URL('./worker.js', import.meta.url);
 
 /**
- * Opt-in, not shown to pay yet (docs/threads.md, "Priorities"): with K8TS_HEAVY_LOWERS_V8_THREADS=1
- * the first heavy worker to start also lowers V8's platform threads to the background nice, for the
- * rest of the process's life (a priority is never raised again). They run the worker's garbage
- * collection, which competes with the serving thread at its priority, but also the loop's own
- * concurrent marking and background compiles.
+ * The first heavy worker to start also lowers V8's platform threads to the background nice, for the
+ * rest of the process's life (a priority is never raised again), unless K8TS_HEAVY_LOWERS_V8_THREADS=0.
+ * They run the worker's garbage collection, which competed with the serving thread at its priority
+ * (a bystander's p99 during 3a and 3c: 2.06x and 2.31x of idle at nice 0, 1.44x and 1.63x lowered, on
+ * a quiet machine), but also the loop's own parallel scavenges, concurrent marking and background
+ * compiles; what that costs pod creates after a heavy body was not told apart from noise
+ * (bench/v8-threads-cost.ts; docs/threads.md, "Priorities").
  */
-const lowerV8Threads = process.env.K8TS_HEAVY_LOWERS_V8_THREADS === '1';
+const lowerV8Threads = process.env.K8TS_HEAVY_LOWERS_V8_THREADS !== '0';
 let v8ThreadsLowered = false;
 
 export class HeavyPool {
