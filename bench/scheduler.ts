@@ -27,7 +27,8 @@ import { ApiClient, readAdminCredentials } from './lib/client.js';
 import { runConcurrent } from './lib/load.js';
 import { readMemory, RssSampler } from './lib/server.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
-import { Clientset, EventRecorder, InformerFactory, loadKubeconfig } from '../src/client/index.js';
+import { Clientset, EventRecorder, InformerFactory, loadKubeconfig, stripManagedFields } from '../src/client/index.js';
+import { StringPool } from '../src/util/intern.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';
 import { createLogger } from '../src/util/log.js';
 import { realClock } from '../src/util/clock.js';
@@ -118,8 +119,14 @@ function benchPod(i: number): string {
 
 /** utime + stime of a process, in ms (clock ticks of 10 ms). */
 function processCpuMs(pid: number): number {
+  const { user, system } = processCpuSplitMs(pid);
+  return user + system;
+}
+
+/** User and system CPU milliseconds of a process (utime, stime of /proc/PID/stat; 10 ms ticks). */
+function processCpuSplitMs(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
 async function create(client: ApiClient, path: string, count: number, body: (i: number) => string): Promise<number> {
@@ -143,7 +150,10 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const loadBefore = loadavg()[0];
     const clients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-scheduler' });
     const logger = createLogger('bench', 'warn');
-    const informers = new InformerFactory(clients, { logger });
+    // Wired as k8ts runs the scheduler (cli/controller-manager.ts, as kube-scheduler's pod informer):
+    // the informers drop managedFields and pool their objects' strings.
+    const strings = new StringPool();
+    const informers = new InformerFactory(clients, { logger, transform: (o) => strings.internAll(stripManagedFields(o)) });
     const recorder = events ? new EventRecorder(clients, 'default-scheduler', logger) : ({ event() {} } as unknown as EventRecorder);
     const scheduler = new Scheduler({ clients, informers, recorder, logger, clock: realClock });
     const serverRss = new RssSampler(pid).start();
@@ -153,6 +163,7 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     // The scheduling window on the monotonic clock, for reading CPU profiles of this phase alone (bench/lib/cpuprofile.ts --from-us/--to-us).
     const windowFromUs = process.hrtime.bigint() / 1000n;
     const serverCpu0 = processCpuMs(pid);
+    const serverSplit0 = processCpuSplitMs(pid);
     const selfCpu0 = process.cpuUsage();
     informers.start();
     scheduler.run();
@@ -172,6 +183,10 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const eventsDropped = scheduler.pending.eventsDropped;
     const serverCpuMs = processCpuMs(pid) - serverCpu0;
     const selfCpu = process.cpuUsage(selfCpu0);
+    const serverSplit = processCpuSplitMs(pid);
+    const perPod = (ms: number) => (ms / Math.max(1, bound)).toFixed(3);
+    log(`${nodes} nodes: CPU ms/pod, user + system: server ${perPod(serverSplit.user - serverSplit0.user)} + ${perPod(serverSplit.system - serverSplit0.system)}, `
+      + `scheduler ${perPod(selfCpu.user / 1000)} + ${perPod(selfCpu.system / 1000)}`);
     log(`${nodes} nodes: scheduling window --from-us ${windowFromUs} --to-us ${process.hrtime.bigint() / 1000n}`);
     const selfCpuMs = (selfCpu.user + selfCpu.system) / 1000;
     const wallSec = (lastBindAt - t0) / 1000;
@@ -242,7 +257,7 @@ function report(results: RunResult[], command: string): string {
     `- Command: \`${command}\``,
     '- Setup (scheduler_perf SchedulingBasic shape): a fresh `k8ts server --controllers none` per row (separate process, SQLite, HTTPS); N Nodes with 4 cpu / 32Gi / 110 pods, Ready; '
       + '10,000 pending pods (pause, requests 100m / 500Mi) created before the scheduler starts; the Scheduler runs in the benchmark process as an ordinary HTTPS client '
-      + '(qps unlimited, default profile, adaptive percentageOfNodesToScore: 42% of 1,000 nodes, 10% of 5,000). '
+      + '(qps unlimited, default profile, adaptive percentageOfNodesToScore: 42% of 1,000 nodes, 10% of 5,000; its informers wired as the controller manager wires them: managedFields dropped, strings pooled). '
       + 'Events go through the scheduler\'s upstream-style sink (kube-scheduler\'s default client rate 50/s, burst 100, at most 1,000 queued, the rest dropped, as client-go\'s broadcaster does): '
       + `between ${f0(Math.min(...results.map((r) => r.eventsDropped)))} and ${f0(Math.max(...results.map((r) => r.eventsDropped)))} of the `
       + `${f0(results[0]?.pods ?? 0)} \`Scheduled\` events of a run were dropped.`,

@@ -30,9 +30,15 @@ export interface InformerOptions {
   transform?: (obj: any) => any;
 }
 
-/** The transform kube-controller-manager and kube-scheduler set on their informers (upstream's TransformStripManagedFields). */
+/**
+ * The transform kube-controller-manager and kube-scheduler set on their informers (upstream's
+ * TransformStripManagedFields). The field is set to undefined rather than deleted: a delete of a
+ * property other than the last one turns the object into a slow dictionary (V8), and metadata
+ * is read on every event (its name, namespace, resourceVersion). JSON.stringify leaves an
+ * undefined field out, so an update sent from the object is the same as without the field.
+ */
 export function stripManagedFields(obj: any): any {
-  if (obj?.metadata?.managedFields !== undefined) delete obj.metadata.managedFields;
+  if (obj?.metadata?.managedFields !== undefined) obj.metadata.managedFields = undefined;
   return obj;
 }
 

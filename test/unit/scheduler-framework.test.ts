@@ -171,6 +171,25 @@ describe('filtering and scoring', () => {
     assert.deepEqual([...seen].sort(), ['a', 'c']);
   });
 
+  it('a cycle with fewer feasible nodes than the last scores only its own (the feasible list is reused)', () => {
+    // 4 busy ssd nodes among 246 idle ones: LeastAllocated would pick an idle node if one of the
+    // first cycle's 120 feasible nodes were still in the list the second cycle scores.
+    const infos = Array.from({ length: 250 }, (_, i) => (i % 80 === 7
+      ? nodeInfo(makeNode(`ssd${i}`, { labels: { disktype: 'ssd' } }), [makePod(`busy${i}`, { cpu: '1', memory: '1Gi' })])
+      : nodeInfo(makeNode(`n${i}`))));
+    const fw = newFramework();
+    const wide = fw.schedulePod(makePod('a'), snapshot(infos));
+    assert.ok(wide.kind === 'Scheduled');
+    assert.equal(wide.feasibleNodes, 120);
+    const narrow = fw.schedulePod(makePod('b', { nodeSelector: { disktype: 'ssd' } }), snapshot(infos));
+    assert.ok(narrow.kind === 'Scheduled');
+    assert.deepEqual([narrow.feasibleNodes, narrow.evaluatedNodes], [4, 250]);
+    assert.match(narrow.node.name, /^ssd/);
+    const wideAgain = fw.schedulePod(makePod('c'), snapshot(infos));
+    assert.ok(wideAgain.kind === 'Scheduled');
+    assert.equal(wideAgain.feasibleNodes, 120);
+  });
+
   it('a single feasible node is chosen without scoring', () => {
     const r = newFramework().schedulePod(makePod('p', { affinity: pin('worker2') }), cluster());
     assert.ok(r.kind === 'Scheduled');
