@@ -1,33 +1,19 @@
 /**
  * The entry of the control loops' thread (docs/threads.md, point 4): the
- * controller manager and the scheduler of `k8ts up` / `k8ts server`, on their
- * own event loop and heap, as clients of the API server over HTTPS under their
- * own identities, exactly as the separate `k8ts controller-manager` and
+ * controller manager and the scheduler of `k8ts server` (control-loops.ts), on
+ * their own event loop and heap, as clients of the API server over HTTPS under
+ * their own identities, exactly as the separate `k8ts controller-manager` and
  * `k8ts scheduler` processes run. It imports nothing of the server.
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { createLogger } from '../util/log.js';
-import { startControllerManager, type RunningControllers } from './controller-manager.js';
 import type { ControlLoopsWorkerData, ControlLoopsMessage } from './control-loops-thread.js';
+import { startControlLoops } from './control-loops.js';
 import { isolateHeap } from './isolate-heap.js';
 
 const data = workerData as ControlLoopsWorkerData;
 const logger = createLogger(data.component);
-const names = data.controllers === 'all' ? undefined : data.controllers.split(',').map((s) => s.trim()).filter(Boolean);
-const controllerNames = names?.filter((n) => n !== 'scheduler');
-const running: RunningControllers[] = [];
-if (!controllerNames || controllerNames.length > 0) {
-  running.push(startControllerManager({
-    client: data.clients.controllerManager, logger: logger.with('controller-manager'), config: data.config,
-    controllers: controllerNames, scheduler: false,
-  }));
-}
-if (!names || names.includes('scheduler')) {
-  running.push(startControllerManager({
-    client: data.clients.scheduler, logger: logger.with('scheduler'), config: data.config,
-    controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: 'k8ts-scheduler',
-  }));
-}
+const running = startControlLoops(data, logger);
 logger.info('control loops running in their own thread', { threadId, controllers: data.controllers });
 
 // A loop's stray rejection is logged, as on the main thread; it does not end the thread.
@@ -38,7 +24,7 @@ parentPort!.on('message', (m: ControlLoopsMessage) => {
   if (m.type === 'heap') { parentPort!.postMessage({ type: 'heap', heap: isolateHeap() } satisfies ControlLoopsMessage); return; }
   if (m.type !== 'stop') return;
   // Stopping gives up the leader Leases' loops and closes every watch; the thread then ends.
-  for (const r of running) r.stop();
+  running.stop();
   logger.info('control loops stopped', { threadId });
   parentPort!.postMessage({ type: 'stopped' } satisfies ControlLoopsMessage);
   parentPort!.close();

@@ -55,6 +55,7 @@ import type { PortRange } from '../util/port-range.js';
 import { realClock } from '../util/clock.js';
 import { reportMemoryOnSignal } from './heap-report.js';
 import { startControlLoopsThread, type ClientCredentials, type ControlLoopsThread } from './control-loops-thread.js';
+import { startControlLoopsInline } from './control-loops-inline.js';
 import type { ControllerConfig } from '../controllers/types.js';
 import { secureDataDir, secureDataDirLogged, startupError } from './data-dir.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -81,6 +82,8 @@ export interface ControlPlaneOptions {
   controllerConfig?: Partial<ControllerConfig>;
   /** The controllers' thread's heap limit in MiB (default: Node's); reaching it restarts the thread. */
   controllersHeapLimitMb?: number;
+  /** false: the controllers and the scheduler run on the serving thread (`k8ts up`: control-loops-inline.ts); default true, a worker thread. */
+  controlLoopsThread?: boolean;
   admission?: Partial<AdmissionConfig>;
   /** --enable-admission-plugins / --disable-admission-plugins, resolved (default: upstream's defaults and NodeRestriction). */
   admissionPlugins?: ReadonlySet<AdmissionPluginName>;
@@ -378,12 +381,13 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   };
 }
 
-/** The controller manager and the scheduler as kubeadm runs them: two clients, two identities, two leader Leases, in their own thread. */
+/** The controller manager and the scheduler as kubeadm runs them: two clients, two identities, two leader Leases, in their own thread unless told otherwise. */
 function startInProcessControllers(opts: ControlPlaneOptions, clients: { controllerManager: ClientCredentials; scheduler: ClientCredentials }, logger: Logger): ControlLoopsThread | undefined {
   const controllers = opts.controllers ?? 'all';
   if (controllers === 'none') return undefined;
   // csrsigning signs with the cluster CA unless told otherwise (kubeadm passes the same files).
   const pkiDir = opts.certDir ?? join(opts.dataDir, 'pki');
   const config = { clusterSigningCertFile: join(pkiDir, 'ca.crt'), clusterSigningKeyFile: join(pkiDir, 'ca.key'), ...opts.controllerConfig };
+  if (opts.controlLoopsThread === false) return startControlLoopsInline({ component: 'k8ts', controllers, config, clients }, logger);
   return startControlLoopsThread({ component: 'k8ts', controllers, config, clients, logger: logger.with('control-loops'), heapLimitMb: opts.controllersHeapLimitMb });
 }

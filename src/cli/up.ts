@@ -41,6 +41,7 @@ export const upHelp = `Start a local k8ts cluster: simulated nodes, or one real 
 
 Usage:
   k8ts up [--data-dir .k8ts] [--port 6443] [--workers 2] [--control-plane-name control-plane] [--log-format text|json]
+          [--control-loops-thread]
   sudo k8ts up --runtime cri [--container-runtime-endpoint unix:///run/containerd/containerd.sock]
           [--node-name NAME] [--node-ip IP] [--pod-cidr 10.244.0.0/24] [--kubelet-port 10250]
   k8ts up --runtime process [--node-name NAME] ...
@@ -56,7 +57,9 @@ k8ts.local/pause:1 and k8ts.local/busybox:1 (build/images) are imported; more
 with \`k8ts images import FILE\`. --runtime process runs each container's
 command as a host process (no image, no isolation).
 
-Starts the API server on 127.0.0.1 with the controllers and the scheduler, and
+Starts the API server on 127.0.0.1 with the controllers and the scheduler (on
+the server's thread; --control-loops-thread gives them a worker thread, as
+\`k8ts server\` does: a second core for them, ~10-20 MB more memory), and
 registers simulated nodes: one control-plane node (label
 node-role.kubernetes.io/control-plane, taint node-role.kubernetes.io/control-plane:NoSchedule)
 and --workers workers named worker1, worker2, ... Their pods are simulated: they
@@ -81,6 +84,7 @@ export async function runUp(args: string[]): Promise<number> {
       runtime: { type: 'string', default: 'simulated' }, 'container-runtime-endpoint': { type: 'string' },
       'node-name': { type: 'string' }, 'node-ip': { type: 'string' }, 'pod-cidr': { type: 'string', default: '10.244.0.0/24' },
       'kubelet-port': { type: 'string', default: '10250' }, 'log-format': { type: 'string' },
+      'control-loops-thread': { type: 'boolean', default: false },
     },
   });
   if (!['simulated', 'cri', 'process'].includes(values.runtime!)) { console.error(`Error: runtime "${values.runtime}" is not supported (available: simulated, cri, process)`); return 1; }
@@ -92,7 +96,9 @@ export async function runUp(args: string[]): Promise<number> {
   const realNode = values.runtime === 'simulated' ? undefined : await import('./up-node.js');
   if (realNode) await realNode.realNodePreflight({ runtime: values.runtime as 'cri' | 'process', endpoint: values['container-runtime-endpoint'] });
   const { startControlPlane } = await import('./control-plane.js');
-  const cp = await startControlPlane({ dataDir, port: Number(values.port), bind: '127.0.0.1', logger, dashboard: true });
+  const cp = await startControlPlane({
+    dataDir, port: Number(values.port), bind: '127.0.0.1', logger, dashboard: true, controlLoopsThread: values['control-loops-thread'],
+  });
   // A turn of the event loop (its I/O phase) before the client, add-ons and nodes load: readiness checks already
   // waiting are answered first. From the CommonJS build the launcher runs, their imports are synchronous requires.
   await new Promise<void>((resolve) => afterPoll(resolve));
