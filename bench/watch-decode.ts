@@ -10,7 +10,7 @@
  * the server sent (re-serialized in the same key order). Rounds alternate the two decoders;
  * CPU is this process's user + system time per event (process.cpuUsage), medians of the rounds.
  *
- *   node dist/bench/watch-decode.js [--pods 500] [--rounds 7] [--repeat 20]
+ *   node dist/bench/watch-decode.js [--pods 150] [--rounds 7] [--repeat 20]   (PROGRESS=1: count the captured events)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +26,7 @@ import type { WatchEvent } from '../src/client/index.js';
 import { skipManagedFields } from '../src/client/skip-managed-fields.js';
 import { StringPool } from '../src/util/intern.js';
 
-const { values: args } = parseArgs({ options: { pods: { type: 'string', default: '500' }, rounds: { type: 'string', default: '7' }, repeat: { type: 'string', default: '20' } } });
+const { values: args } = parseArgs({ options: { pods: { type: 'string', default: '150' }, rounds: { type: 'string', default: '7' }, repeat: { type: 'string', default: '20' } } });
 const n = Number(args.pods);
 const rounds = Number(args.rounds);
 const repeat = Number(args.repeat);
@@ -39,8 +39,10 @@ async function capture(clients: Clientset, resource: 'pods' | 'leases', namespac
   const handle = await clients.resource(resource).watch(namespace, { resourceVersion: '0' }, (e: WatchEvent) => {
     if (e.type === 'BOOKMARK') return;
     lines.push(JSON.stringify(e));
+    if (process.env.PROGRESS && lines.length % 25 === 0) console.error(resource, lines.length, 'of', want);
     if (lines.length >= want) done();
   });
+  void handle.done.then(() => { if (lines.length < want) console.error(`${resource} watch ended after ${lines.length} of ${want} events`); });
   await write();
   await all;
   handle.close();
