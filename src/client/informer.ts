@@ -28,6 +28,12 @@ export interface InformerOptions {
    * this way, which no control loop reads. It may change and return the object it is given.
    */
   transform?: (obj: any) => any;
+  /**
+   * Watch events are decoded without object.metadata.managedFields (resource.ts WatchDecodeOpts):
+   * for informers whose transform drops them, the same objects for less parsing. Lists are
+   * decoded whole (the transform still strips them).
+   */
+  skipManagedFields?: boolean;
 }
 
 /**
@@ -105,7 +111,7 @@ export class Informer {
         }, (e) => {
           if (e.type === 'ERROR') { if (e.object?.code === 410) expired = true; this.handle?.close(); return; }
           this.apply(e.type, e.object);
-        });
+        }, { skipManagedFields: this.opts.skipManagedFields });
         if (this.stopped) this.handle.close();
         await this.handle.done;
         backoff = 100;

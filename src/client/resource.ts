@@ -4,6 +4,7 @@
  */
 import type { RestClient, RequestOptions } from './rest.js';
 import { ApiError } from './rest.js';
+import { skipManagedFields } from './skip-managed-fields.js';
 
 export interface GVR { group: string; version: string; resource: string; namespaced: boolean }
 
@@ -11,6 +12,12 @@ export interface ListOpts { labelSelector?: string; fieldSelector?: string; limi
 export interface WatchOpts { labelSelector?: string; fieldSelector?: string; resourceVersion?: string; allowWatchBookmarks?: boolean; timeoutSeconds?: number }
 export interface WatchEvent { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'; object: any }
 export interface WatchHandle { close(): void; done: Promise<void> }
+/**
+ * How a watch stream is decoded: `skipManagedFields` leaves object.metadata.managedFields out of
+ * every event (skip-managed-fields.ts), for a caller that would drop them (informers with
+ * upstream's TransformStripManagedFields).
+ */
+export interface WatchDecodeOpts { skipManagedFields?: boolean }
 
 export type PatchType = 'merge' | 'strategic' | 'json';
 const patchContentType: Record<PatchType, string> = {
@@ -68,7 +75,7 @@ export class ResourceClient {
   }
 
   /** Opens a watch stream; events are delivered in order; `done` resolves when the stream ends. */
-  async watch(namespace: string | undefined, opts: WatchOpts, onEvent: (e: WatchEvent) => void): Promise<WatchHandle> {
+  async watch(namespace: string | undefined, opts: WatchOpts, onEvent: (e: WatchEvent) => void, decode: WatchDecodeOpts = {}): Promise<WatchHandle> {
     const res = await this.rest.raw('GET', this.path(namespace), { query: { ...opts, watch: 'true' } });
     if (res.statusCode !== 200) {
       const chunks: Buffer[] = [];
@@ -79,6 +86,7 @@ export class ResourceClient {
       throw new ApiError(res.statusCode ?? 0, st?.reason ?? '', st?.message ?? text, st);
     }
     let buf = '';
+    const parse = decode.skipManagedFields ? parseWithoutManagedFields : JSON.parse;
     res.setEncoding('utf8');
     const done = new Promise<void>((resolve) => {
       res.on('data', (chunk: string) => {
@@ -89,7 +97,7 @@ export class ResourceClient {
         while ((i = buf.indexOf('\n', start)) >= 0) {
           const line = buf.slice(start, i);
           start = i + 1;
-          if (line.charCodeAt(0) === 123 /* { */ || line.trim()) onEvent(JSON.parse(line));
+          if (line.charCodeAt(0) === 123 /* { */ || line.trim()) onEvent(parse(line));
         }
         if (start > 0) buf = buf.slice(start);
       });
@@ -98,5 +106,16 @@ export class ResourceClient {
       res.on('error', () => resolve());
     });
     return { close: () => res.destroy(), done };
+  }
+}
+
+/** One event without object.metadata.managedFields; a cut that would not parse (never seen) falls back to the whole line. */
+function parseWithoutManagedFields(line: string): WatchEvent {
+  const cut = skipManagedFields(line);
+  if (cut === line) return JSON.parse(line);
+  try {
+    return JSON.parse(cut);
+  } catch {
+    return JSON.parse(line);
   }
 }

@@ -122,7 +122,7 @@ export class NodeSimulator {
     this.logger = opts.logger ?? createLogger('sim');
     this.timers = opts.timers ?? realTimers;
     this.nextIndex = opts.startIndex ?? 0;
-    this.pods = new PodSource(clients, { logger: this.logger });
+    this.pods = new PodSource(clients, { logger: this.logger, withoutManagedFields: true });
     this.nodes = new NodeSource(clients, { logger: this.logger });
     this.heartbeats = new HeartbeatScheduler({
       periodMs: opts.renewIntervalMs ?? defaultRenewIntervalMs, concurrency: opts.heartbeatConcurrency ?? 64, logger: this.logger, timers: this.timers,

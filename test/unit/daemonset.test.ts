@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  nodeShouldRunDaemonPod, podsShouldBeOnNode, planManage, planRollingUpdate, computeStatus, updatedDesiredNodeCounts,
+  nodeShouldRunDaemonPod, sameDaemonPodInputs, podsShouldBeOnNode, planManage, planRollingUpdate, computeStatus, updatedDesiredNodeCounts,
   findUpdatedPodsOnNode, scaledValueFromIntOrPercent, surgeCount, unavailableCount, allowsSurge, createPodTemplate,
   newDaemonPod, isPodUpdated, targetNodeName, daemonPodTolerations, compareDaemonPods, computeHash, revisionData,
   revisionMatches, newRevision, revisionsToDelete, canonicalJSON, ControllerExpectations, Backoff, controllerRevisionHashLabel,
@@ -134,6 +134,34 @@ describe('nodeShouldRunDaemonPod', () => {
   ];
   for (const [desc, n, ds, run, cont] of table) {
     it(desc, () => assert.deepEqual(nodeShouldRunDaemonPod(n, ds), { shouldRun: run, shouldContinueRunning: cont }));
+  }
+});
+
+describe('sameDaemonPodInputs: a node update that cannot change nodeShouldRunDaemonPod for any DaemonSet', () => {
+  const withTaint = (t: object) => node('n', { labels: { a: '1' }, taints: [t] });
+  const base = () => node('n', { labels: { a: '1', b: '2' }, taints: [{ key: 'k', value: 'v', effect: 'NoSchedule' }] });
+  // [description, old, new, same]
+  const table: [string, any, any, boolean][] = [
+    ['a heartbeat (status only)', base(), { ...base(), status: { conditions: [{ type: 'Ready', status: 'True' }] } }, true],
+    ['labels in another order', node('n', { labels: { a: '1', b: '2' } }), node('n', { labels: { b: '2', a: '1' } }), true],
+    ['no labels and empty labels', { metadata: { name: 'n' } }, { metadata: { name: 'n', labels: {} } }, true],
+    ['a label value changed', base(), node('n', { labels: { a: '1', b: '3' }, taints: base().spec.taints }), false],
+    ['a label added', base(), node('n', { labels: { a: '1', b: '2', c: '' }, taints: base().spec.taints }), false],
+    ['a label removed', base(), node('n', { labels: { a: '1' }, taints: base().spec.taints }), false],
+    ['a label renamed, same count', node('n', { labels: { a: '1' } }), node('n', { labels: { x: '1' } }), false],
+    ['a label on one side only, same count', { metadata: { name: 'n', labels: { a: undefined } } }, { metadata: { name: 'n', labels: { b: undefined } } }, false],
+    ['a taint added', node('n'), withTaint({ key: 'k', effect: 'NoExecute' }), false],
+    ['a taint\'s effect changed', withTaint({ key: 'k', effect: 'NoSchedule' }), withTaint({ key: 'k', effect: 'NoExecute' }), false],
+    ['a taint\'s value changed', withTaint({ key: 'k', value: 'a', effect: 'NoSchedule' }), withTaint({ key: 'k', value: 'b', effect: 'NoSchedule' }), false],
+    ['a taint\'s timeAdded changed', withTaint({ key: 'k', effect: 'NoExecute', timeAdded: '2026-12-04T00:00:00Z' }), withTaint({ key: 'k', effect: 'NoExecute', timeAdded: '2026-12-04T00:00:01Z' }), false],
+    ['another name', node('n'), node('m'), false],
+  ];
+  for (const [desc, a, b, same] of table) {
+    it(desc, () => {
+      assert.equal(sameDaemonPodInputs(a, b), same);
+      assert.equal(sameDaemonPodInputs(b, a), same, 'symmetric');
+      if (same) for (const ds of [daemonSet(), daemonSet({ nodeSelector: { a: '1' } }), fluentd()]) assert.deepEqual(nodeShouldRunDaemonPod(a, ds), nodeShouldRunDaemonPod(b, ds));
+    });
   }
 });
 

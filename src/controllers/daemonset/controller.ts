@@ -26,7 +26,7 @@ import { constructHistory, cleanupHistory } from './revisions.js';
 import type { HistoryDeps } from './revisions.js';
 import { groupByNode, planManage, planRollingUpdate, computeStatus } from './plan.js';
 import type { NodeToDaemonPods, PlanContext, DaemonSetCounts } from './plan.js';
-import { nodeShouldRunDaemonPod } from './predicates.js';
+import { nodeShouldRunDaemonPod, sameDaemonPodInputs } from './predicates.js';
 import { controllerRevisionHashLabel, createPodTemplate, isDeleting, newDaemonPod, targetNodeName, templateGeneration } from './util.js';
 import type { ControllerRevision, DaemonSet, DaemonSetStatus } from 'kubernetes-types/apps/v1.js';
 import type { Writable } from '../../api/writable.js';
@@ -220,8 +220,7 @@ export class DaemonSetsController implements Controller {
    * updates (heartbeats, conditions) are skipped at once.
    */
   private updateNode(old: Node, cur: Node): void {
-    const inputs = (n: Node) => JSON.stringify([n.metadata!.labels ?? {}, n.spec?.taints ?? []]);
-    if (inputs(old) === inputs(cur)) return;
+    if (sameDaemonPodInputs(old, cur)) return;
     for (const ds of this.dsInformer.list() as DaemonSet[]) {
       const a = nodeShouldRunDaemonPod(old, ds);
       const b = nodeShouldRunDaemonPod(cur, ds);

@@ -1,7 +1,7 @@
 /** The DaemonSet controller and the pure rules it is built from. */
 export { daemonSetController, DaemonSetsController, burstReplicas } from './controller.js';
 export type { DaemonSetControllerOptions } from './controller.js';
-export { nodeShouldRunDaemonPod, daemonPodSpec } from './predicates.js';
+export { nodeShouldRunDaemonPod, daemonPodSpec, sameDaemonPodInputs } from './predicates.js';
 export type { ShouldRun } from './predicates.js';
 export {
   podsShouldBeOnNode, planManage, planRollingUpdate, computeStatus, updatedDesiredNodeCounts, findUpdatedPodsOnNode,
