@@ -99,6 +99,9 @@ describe('simulated shell: filters as busybox prints them', () => {
     ['tr -d :', { out: 'b2\na10\nc1\na10\n' }],
     ['tr "[:lower:]" "[:upper:]" | head -1', { out: 'B:2\n' }],
     ['cut', { out: '', err: 'cut: expected a list of bytes, characters, or fields\n', code: 1 }],
+    // Options busybox has that the simulation does not implement are refused plainly, never ignored.
+    ['grep -o a', { out: '', err: "grep: option -o is not simulated by k8ts's simulated shell\n", code: 2 }],
+    ['sort -k2', { out: '', err: "sort: option -k is not simulated by k8ts's simulated shell\n", code: 1 }],
     ['wc -x', { out: '', err: "wc: invalid option -- 'x'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: wc [-cmlwL] [FILE]...\n", code: 1 }],
   ];
   for (const [filter, want] of cases) {
@@ -139,6 +142,7 @@ describe('simulated shell: file commands against the writable layer', () => {
     assert.deepEqual(await sh('rm /tmp/a', view), { out: '', err: "rm: '/tmp/a' is a directory\n", code: 1 });
     assert.deepEqual(await sh('rm -r /tmp/a /tmp/c; ls /tmp', view), { out: '', err: '', code: 0 });
     assert.deepEqual(await sh('touch /nodir/x', view), { out: '', err: 'touch: /nodir/x: No such file or directory\n', code: 1 });
+    assert.deepEqual(await sh('mkdir -m 700 /tmp/m', view), { out: '', err: "mkdir: option -m is not simulated by k8ts's simulated shell\n", code: 1 });
     assert.deepEqual(await sh('rm -x /tmp/a', view), { out: '', err: "rm: invalid option -- 'x'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: rm [-irf] FILE...\n", code: 1 });
   });
 

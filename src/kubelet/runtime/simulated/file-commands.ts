@@ -30,7 +30,7 @@ const usages: Record<string, string> = {
 };
 
 /** Flags and operands (`-rf` bundles, `--` ends options); an unknown flag answers as busybox does. */
-function options(name: string, args: string[], known: string, io: FileIO): { flags: Set<string>; operands: string[] } | number {
+function options(name: string, args: string[], known: string, io: FileIO, notSimulated = ''): { flags: Set<string>; operands: string[] } | number {
   const flags = new Set<string>();
   const operands: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -38,6 +38,8 @@ function options(name: string, args: string[], known: string, io: FileIO): { fla
     if (a === '--') { operands.push(...args.slice(i + 1)); break; }
     if (!a.startsWith('-') || a === '-') { operands.push(a); continue; }
     for (const f of a.slice(1)) {
+      // An option busybox has but the simulation does not (a prompt, a mode, a date): said plainly rather than ignored.
+      if (notSimulated.includes(f)) { io.out('stderr', `${name}: option -${f} is not simulated by k8ts's simulated shell\n`); return 1; }
       if (!known.includes(f)) { io.out('stderr', `${name}: invalid option -- '${f}'\n${banner}${usages[name]}\n`); return 1; }
       flags.add(f);
     }
@@ -50,7 +52,7 @@ const parentOf = (p: string) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')
 const readOnly = 'Read-only file system';
 
 function touch(args: string[], io: FileIO): number {
-  const o = options('touch', args, 'cham', io);
+  const o = options('touch', args, 'cham', io, 'dtr');
   if (typeof o === 'number') return o;
   let status = 0;
   for (const path of o.operands) {
@@ -62,7 +64,7 @@ function touch(args: string[], io: FileIO): number {
 }
 
 function rm(args: string[], io: FileIO): number {
-  const o = options('rm', args, 'irfR', io);
+  const o = options('rm', args, 'rfR', io, 'i');
   if (typeof o === 'number') return o;
   const recursive = o.flags.has('r') || o.flags.has('R');
   let status = 0;
@@ -80,7 +82,7 @@ function rm(args: string[], io: FileIO): number {
 }
 
 function mkdir(args: string[], io: FileIO): number {
-  const o = options('mkdir', args, 'pm', io);
+  const o = options('mkdir', args, 'p', io, 'm');
   if (typeof o === 'number') return o;
   let status = 0;
   for (const path of o.operands) {
@@ -111,7 +113,7 @@ function copyTree(src: string, dst: string, io: FileIO): string | undefined {
 
 /** cp and mv: SOURCE DEST, or SOURCE... DIRECTORY. */
 function copy(name: 'cp' | 'mv', args: string[], io: FileIO): number {
-  const o = options(name, args, name === 'cp' ? 'arRPLHpfinlsTud' : 'fin', io);
+  const o = options(name, args, name === 'cp' ? 'arRPLHpfd' : 'f', io, name === 'cp' ? 'inlsTut' : 'in');
   if (typeof o === 'number') return o;
   const sources = o.operands.slice(0, -1);
   const dest = o.operands[o.operands.length - 1]!;
