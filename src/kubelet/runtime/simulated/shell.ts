@@ -56,7 +56,7 @@ type Op = ';' | '&&' | '||';
 const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', ...filterNames, ...fileCommandNames]);
 
 /** `tail -f` follows a file for ever: only `tail -f /dev/null` (sleep for ever) is simulated. */
-const tailFollows = (args: (string | undefined)[]) => args.some((a) => a !== undefined && /^-[^-]*f/.test(a));
+const tailFollows = (args: (string | undefined)[]) => args.some((a) => a !== undefined && /^-[^-]*[fF]/.test(a));
 const shells = new Set(['sh', 'bash', 'ash', 'dash']);
 
 class Unsupported extends Error {}
