@@ -26,10 +26,10 @@ function pod(container: Partial<Container>, annotations: Record<string, string> 
   };
 }
 
-function probed() {
+function probed(logs = true) {
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-sim-exec-probe-'));
   const timers = new FakeTimers();
-  const rt = new SimulatedRuntime({ podCIDR: '10.244.7.0/24', hostIP: '172.16.0.17', timers, podLogsDir: dir });
+  const rt = new SimulatedRuntime({ podCIDR: '10.244.7.0/24', hostIP: '172.16.0.17', timers, ...(logs ? { podLogsDir: dir } : {}) });
   const events: string[] = [];
   const recorder = { event: (_ref: unknown, _type: string, reason: string, message: string) => { events.push(`${reason}: ${message}`); } } as unknown as EventRecorder;
   const prober = new ProbeManager({ runtime: rt, timers, logger: silentLogger, recorder, onChange: () => undefined });
@@ -98,6 +98,16 @@ describe('simulated exec probes: the command runs against the container\'s files
     assert.deepEqual(h.events, []);
     assert.equal(h.container(unknown).restartCount, 0);
     assert.equal(h.container(steered).restartCount, 0);
+    h.close();
+  });
+
+  it('nodes that run no container commands (k8ts sim: no logs) keep the simulated outcome for every exec probe', async () => {
+    const h = probed(false);
+    const p = pod({ args: ['/bin/sh', '-c', 'touch /tmp/healthy; sleep 600'], livenessProbe: { exec: { command: ['cat', '/tmp/healthy'] }, periodSeconds: 1, failureThreshold: 1 } });
+    h.run(p);
+    await h.advance(3000);
+    assert.deepEqual(h.events, []);
+    assert.equal(h.container(p).restartCount, 0);
     h.close();
   });
 });
