@@ -213,10 +213,10 @@ export class SimulatedRuntime implements PodRuntime {
    * One simulated probe: it fails while the pod's k8ts.io/sim-<type>-fail
    * window covers how long this instance has run; a readiness probe also
    * fails while the pod's script holds readiness (ready delay, sim-ready).
-   * An exec probe whose command the simulated shell runs, in a pod without
-   * that annotation, on a node that runs containers' commands (podLogsDir),
-   * is run instead (exec-probe.ts): its exit code and output are the
-   * outcome, against the instance's files as they are now.
+   * An exec probe whose command the simulated shell runs, of a container
+   * whose own command the simulator runs, in a pod without that
+   * annotation, is run instead (exec-probe.ts): its exit code and output
+   * are the outcome, against the instance's files as they are now.
    */
   async simulateProbe(uid: string, containerID: string, type: 'liveness' | 'readiness' | 'startup', probe: Probe): Promise<{ result: 'success' | 'failure'; output: string }> {
     const p = this.byUID.get(uid);
@@ -225,8 +225,8 @@ export class SimulatedRuntime implements PodRuntime {
     const held = type === 'readiness' && !(p.readyAt && simScript(p.pod).readinessAllowed);
     if (held) return { result: 'failure', output: probeFailureOutput(probe, p.sandbox?.ip) };
     const command = probe.exec?.command ?? [];
-    // Only where containers' own commands run (nodes with logs): elsewhere nothing would have written the files a probe reads.
-    if (probe.exec && this.opts.podLogsDir && !probeAnnotated(p.pod, type) && runsExecProbe(command)) {
+    // Only for a container whose own command the simulator runs: of any other, nothing knows what it would have written.
+    if (probe.exec && this.runsProgram(p, c) && !probeAnnotated(p.pod, type) && runsExecProbe(command)) {
       const spec = this.containerSpec(p, c.name) ?? { name: c.name };
       const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip };
       const ran = await runExecProbe(command, {
