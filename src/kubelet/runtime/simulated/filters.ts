@@ -43,7 +43,7 @@ interface Parsed { flags: Set<string>; values: Map<string, string>; operands: st
  * takes the rest of the word or the next one, `--` ends options; `-N` (a
  * number) is kept as the flag `#` with that value where `numeric` allows it.
  */
-function getopt(name: string, args: string[], flags: string, withValue: string, numeric = false, notSimulated = ''): Parsed {
+function getopt(args: string[], flags: string, withValue: string, numeric = false, notSimulated = ''): Parsed {
   const out: Parsed = { flags: new Set(), values: new Map(), operands: [] };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -65,7 +65,6 @@ function getopt(name: string, args: string[], flags: string, withValue: string, 
       out.flags.add(f);
     }
   }
-  void name;
   return out;
 }
 
@@ -111,7 +110,7 @@ function grepRegExp(pattern: string, extended: boolean, fixed: boolean, ignoreCa
 }
 
 async function grep(args: string[], io: FilterIO): Promise<number> {
-  const o = getopt('grep', args, 'HhnlqviwFEcx', 'e', false, 'LosrRzmABCf');
+  const o = getopt(args, 'HhnlqviwFEcx', 'e', false, 'LosrRzmABCf');
   const pattern = o.values.get('e') ?? o.operands.shift();
   if (pattern === undefined) { io.out('stderr', `${banner}${usages.grep}\n`); return 2; }
   let re: RegExp;
@@ -147,7 +146,7 @@ async function grep(args: string[], io: FilterIO): Promise<number> {
 
 /** head and tail: -n N, -N; with more than one file, `==> NAME <==` headers as busybox writes them. */
 async function headTail(name: 'head' | 'tail', args: string[], io: FilterIO): Promise<number> {
-  const o = getopt(name, args, 'qv', 'n', true, name === 'tail' ? 'cfFs' : 'c');
+  const o = getopt(args, 'qv', 'n', true, name === 'tail' ? 'cfFs' : 'c');
   const raw = o.values.get('n') ?? o.values.get('#') ?? '10';
   const fromStart = name === 'tail' && raw.startsWith('+');
   const n = Number.parseInt(raw.replace(/^[+-]/, ''), 10);
@@ -169,7 +168,7 @@ async function headTail(name: 'head' | 'tail', args: string[], io: FilterIO): Pr
 }
 
 async function wc(args: string[], io: FilterIO): Promise<number> {
-  const o = getopt('wc', args, 'clw', '', false, 'mL');
+  const o = getopt(args, 'clw', '', false, 'mL');
   const want = ['l', 'w', 'c'].filter((f) => o.flags.has(f));
   const columns = want.length ? want : ['l', 'w', 'c'];
   const files = await inputs('wc', o.operands, io);
@@ -192,7 +191,7 @@ async function wc(args: string[], io: FilterIO): Promise<number> {
 }
 
 async function sort(args: string[], io: FilterIO): Promise<number> {
-  const o = getopt('sort', args, 'nruf', '', false, 'gMcszbdiVkot');
+  const o = getopt(args, 'nruf', '', false, 'gMcszbdiVkot');
   const files = await inputs('sort', o.operands, io);
   if (files.some((f) => f.text === undefined)) return 2;
   const all = files.flatMap((f) => lines(f.text!));
@@ -208,7 +207,7 @@ async function sort(args: string[], io: FilterIO): Promise<number> {
 }
 
 async function uniq(args: string[], io: FilterIO): Promise<number> {
-  const o = getopt('uniq', args, 'cdui', '', false, 'zfsw');
+  const o = getopt(args, 'cdui', '', false, 'zfsw');
   const files = await inputs('uniq', o.operands.slice(0, 1), io);
   if (files[0]!.text === undefined) return 1;
   const same = (a: string, b: string) => (o.flags.has('i') ? a.toLowerCase() === b.toLowerCase() : a === b);
@@ -236,7 +235,7 @@ function cutList(list: string): ((i: number) => boolean) | undefined {
 }
 
 async function cut(args: string[], io: FilterIO): Promise<number> {
-  const o = getopt('cut', args, 'sn', 'dfcb', false, 'FOD');
+  const o = getopt(args, 'sn', 'dfcb', false, 'FOD');
   const list = o.values.get('f') ?? o.values.get('c') ?? o.values.get('b');
   if (list === undefined) { io.out('stderr', 'cut: expected a list of bytes, characters, or fields\n'); return 1; }
   const pick = cutList(list);
@@ -279,7 +278,7 @@ function trSet(s: string): string[] {
 }
 
 async function tr(args: string[], io: FilterIO): Promise<number> {
-  const o = getopt('tr', args, 'ds', '', false, 'c');
+  const o = getopt(args, 'ds', '', false, 'c');
   const [a, b] = o.operands;
   if (a === undefined || (!o.flags.has('d') && !o.flags.has('s') && b === undefined)) { io.out('stderr', `${banner}${usages.tr}\n`); return 1; }
   const from = trSet(a);
