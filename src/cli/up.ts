@@ -66,8 +66,11 @@ and --workers workers named worker1, worker2, ... Their pods are simulated: they
 go Running and Ready, but no container runs. Each node serves the kubelet API on
 127.0.0.1 (its InternalIP): \`kubectl logs\` shows a pod's simulated lifecycle,
 or what its command prints when it is a simple one (echo, env, date, cat of a
-ConfigMap file, a while loop with sleep); \`kubectl exec\` runs such commands in
-a simulated shell (others: "sh: NAME: not found"); port-forward and the API
+ConfigMap file, a while loop with sleep, pipes into grep, head, tail, wc, sort,
+uniq, cut or tr, if/test, touch, rm, mkdir, cp, mv, curl and wget to the pod
+itself, nslookup); \`kubectl exec\` and exec probes run such commands in a
+simulated shell against the container's files (others: "sh: NAME: not found";
+an exec probe it cannot run keeps the simulated outcome); port-forward and the API
 server's pods/services proxy reach simulated nginx, kubernetes-bootcamp,
 hello-app, echoserver and httpd servers; attach says that no process runs.
 Ctrl-C stops everything; the data stays in the data directory.

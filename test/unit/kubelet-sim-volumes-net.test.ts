@@ -115,7 +115,7 @@ describe('simulated shell: redirections', () => {
       [{ fd: 1, append: false, target: [{ lit: '/tmp/x' }] }, { fd: 2, dup: 1 }],
       [{ fd: 1, append: true, target: [{ lit: '/tmp/' }, { var: 'N', quoted: true }] }, { fd: 2, append: false, target: [{ lit: '/dev/null' }] }],
     ]);
-    assert.deepEqual(parseExecLine('cat < /tmp/x'), { unsupported: 'operator <' });
+    assert.deepEqual(parseExecLine('cat <<EOF'), { unsupported: 'operator <' });
   });
 
   it('> writes, >> appends, 2>&1 and >/dev/null send the streams; the tutorial\'s echo "$(hostname)" > index.html', async () => {

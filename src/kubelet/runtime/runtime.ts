@@ -194,10 +194,10 @@ export interface PodRuntime {
   /**
    * A runtime that runs no process (the simulated one) answers probes
    * itself: the outcome of one probe of that type against instance
-   * `containerID`. With killContainer it gets the agent's prober too, so
+   * `containerID` (an exec probe may run in its simulated shell, hence async). With killContainer it gets the agent's prober too, so
    * thresholds, periods and restarts follow the kubelet's rules.
    */
-  simulateProbe?(uid: string, containerID: string, type: 'liveness' | 'readiness' | 'startup', probe: Probe): { result: 'success' | 'failure'; output: string };
+  simulateProbe?(uid: string, containerID: string, type: 'liveness' | 'readiness' | 'startup', probe: Probe): Promise<{ result: 'success' | 'failure'; output: string }>;
   /** Where to connect for an exec (cmd given) or attach (no cmd) in container `containerID` of pod `uid`. */
   streamURL?(uid: string, containerID: string, req: StreamRequest): Promise<string>;
   /** Where to connect to forward `ports` (WebSocket; SPDY names ports per stream) into pod `uid`'s network namespace. */

@@ -141,3 +141,11 @@ export function probeFails(pod: Pod | undefined, type: SimProbeType, container: 
   if (from === undefined || to === undefined) return false;
   return ranMs >= from && ranMs < to;
 }
+
+/**
+ * Whether the pod steers its probes of that type by annotation: then
+ * the annotation decides, even for an exec probe the simulated shell could run.
+ */
+export function probeAnnotated(pod: Pod | undefined, type: SimProbeType): boolean {
+  return pod?.metadata?.annotations?.[probeAnnotation[type]] !== undefined;
+}

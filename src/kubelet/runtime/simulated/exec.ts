@@ -7,8 +7,9 @@
  *
  *  1. `sh -c SCRIPT` runs the script; one command runs directly; a command
  *     the subset does not have answers as busybox's sh does (`sh: NAME: not
- *     found` on stderr, exit code 127); a script beyond the subset (a pipe,
- *     a redirection, `if`) says so on stderr and exits 2.
+ *     found` on stderr, exit code 127); a script beyond the subset (`while`
+ *     with a condition, `case`, a function) says so on stderr and exits 2.
+ *     A pipe's first stage reads the exec's stdin (`-i`), whole.
  *  2. A shell alone (`sh`, `bash`, `exec -it POD -- sh`) is interactive: it
  *     reads lines from stdin and runs each; `exit [N]` or the end of stdin
  *     (Ctrl-D on an empty line) ends it. With a tty it prints a prompt and
@@ -59,14 +60,16 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
   // The interactive shell reads stdin as lines; a program (tar of `kubectl cp`) reads it whole, as bytes.
   let input: LineInput | undefined;
   let endOfInput = () => {};
-  const readStdin = () => new Promise<Buffer>((resolve) => {
+  // Read once: a second reader (`cat; cat`) gets the same bytes rather than waiting for an end that came.
+  let stdinRead: Promise<Buffer> | undefined;
+  const readStdin = () => (stdinRead ??= new Promise<Buffer>((resolve) => {
     if (!req.stdin || closed) { resolve(Buffer.alloc(0)); return; }
     const chunks: Buffer[] = [];
     const finish = () => { endOfInput = () => {}; resolve(Buffer.concat(chunks)); };
     endOfInput = finish;
     stdin.on('data', (d: Buffer) => chunks.push(d));
     stdin.once('end', finish);
-  });
+  }));
   let wake = () => {};
   const unwatch = deps.watch(() => wake());
   // A sleep ends after ms, or early (false) once the container stopped, the caller went away or Ctrl-C came.

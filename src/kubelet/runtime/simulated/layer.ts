@@ -84,5 +84,22 @@ export function withWritableLayer(view: ContainerView, layer: WritableLayer, rea
       addParents(at.fs, at.path);
       return undefined;
     },
+    removeFile: (p, recursive) => {
+      const path = abs(p);
+      if (readOnly(path)) return 'Read-only file system';
+      const at = locate(path);
+      if (at.fs.files.delete(at.path)) return undefined;
+      const prefix = at.path === '/' ? '/' : `${at.path}/`;
+      const held = [...at.fs.files.keys(), ...at.fs.dirs].filter((x) => x.startsWith(prefix));
+      if (!held.length && !at.fs.dirs.has(at.path)) {
+        // What the layer does not hold is the image's or the kubelet's (/etc/hosts: a bind mount), which stays.
+        return view.readFile(p) !== undefined ? 'Resource busy' : view.listDir(p) ? undefined : 'No such file or directory';
+      }
+      if (!recursive) return 'Is a directory';
+      for (const x of held) { at.fs.files.delete(x); at.fs.dirs.delete(x); }
+      // A mount point and the image's own directories (/tmp) stay; a directory made in the layer goes.
+      if (!at.root) at.fs.dirs.delete(at.path);
+      return undefined;
+    },
   };
 }

@@ -33,7 +33,8 @@
  *     kubelet's activeDeadlineHandler does.
  *  3c. Probes are run by the agent's prober (src/kubelet/prober) like any
  *     runtime's: simulateProbe answers each one (k8ts.io/sim-liveness-fail,
- *     -readiness-fail, -startup-fail), killContainer ends an instance whose
+ *     -readiness-fail, -startup-fail; an exec probe the simulated shell can
+ *     run is run, exec-probe.ts), killContainer ends an instance whose
  *     liveness or startup probe failed failureThreshold times in a row.
  *  4. killPod stops running containers after the grace period (exit 0) and
  *     the sandbox; removePod frees the IP.
@@ -53,7 +54,7 @@ import type { LocalStream, PodRuntime, RuntimeContainerStatus, RuntimePodStatus,
 import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
 import { IPPool } from './ipam.js';
 import { normalizeImage, simulatedImageID } from './images.js';
-import { annotationCompleteAfter, annotationExitCode, annotationFailAfter, containerCrashes, probeFails, runsToCompletion, simScript } from './annotations.js';
+import { annotationCompleteAfter, annotationExitCode, annotationFailAfter, containerCrashes, probeAnnotated, probeFails, runsToCompletion, simScript } from './annotations.js';
 import { simulatedPullError } from './registry.js';
 import { probeFailureOutput } from './probes.js';
 import { containerLogPath, formatCRILogLines, podLogsDirectory, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
@@ -63,6 +64,7 @@ import type { PodObjectGetter } from '../../volumes/objects.js';
 import { containerView, prepareProgram, runsProgram } from './program.js';
 import { runProgram } from './shell.js';
 import { openSimulatedExec } from './exec.js';
+import { runExecProbe, runsExecProbe } from './exec-probe.js';
 import { emptyLayer, type WritableLayer } from './layer.js';
 import { listenerFiles, withContainerFiles, type ContainerFilesDeps } from './container-files.js';
 import { processVolumeStore, type SimulatedVolumeStore } from './volumes.js';
@@ -211,14 +213,33 @@ export class SimulatedRuntime implements PodRuntime {
    * One simulated probe: it fails while the pod's k8ts.io/sim-<type>-fail
    * window covers how long this instance has run; a readiness probe also
    * fails while the pod's script holds readiness (ready delay, sim-ready).
+   * An exec probe whose command the simulated shell runs, of a container
+   * whose own command the simulator runs, in a pod without that
+   * annotation, is run instead (exec-probe.ts): its exit code and output
+   * are the outcome, against the instance's files as they are now.
    */
-  simulateProbe(uid: string, containerID: string, type: 'liveness' | 'readiness' | 'startup', probe: Probe): { result: 'success' | 'failure'; output: string } {
+  async simulateProbe(uid: string, containerID: string, type: 'liveness' | 'readiness' | 'startup', probe: Probe): Promise<{ result: 'success' | 'failure'; output: string }> {
     const p = this.byUID.get(uid);
     const c = p && [...p.initContainers, ...p.containers].find((x) => x.id === containerID);
     if (!p || !c || c.state !== 'running') return { result: 'failure', output: `container ${containerID} is not running` };
-    const ranMs = this.timers.now().getTime() - (c.startedAt ?? c.createdAt).getTime();
     const held = type === 'readiness' && !(p.readyAt && simScript(p.pod).readinessAllowed);
-    if (held || probeFails(p.pod, type, c.name, ranMs)) return { result: 'failure', output: probeFailureOutput(probe, p.sandbox?.ip) };
+    if (held) return { result: 'failure', output: probeFailureOutput(probe, p.sandbox?.ip) };
+    const command = probe.exec?.command ?? [];
+    // Only for a container whose own command the simulator runs: of any other, nothing knows what it would have written.
+    if (probe.exec && this.runsProgram(p, c) && !probeAnnotated(p.pod, type) && runsExecProbe(command)) {
+      const spec = this.containerSpec(p, c.name) ?? { name: c.name };
+      const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip };
+      const ran = await runExecProbe(command, {
+        view: async () => withContainerFiles((await containerView(p.pod, spec, deps)).context, this.filesDeps(p, spec, containerID)),
+        timers: this.timers,
+        // Upstream's default timeoutSeconds is 1 (probeTiming's).
+        timeoutMs: (probe.timeoutSeconds && probe.timeoutSeconds > 0 ? probe.timeoutSeconds : 1) * 1000,
+        running: () => c.id === containerID && c.state === 'running' && !p.stopped,
+      });
+      if (ran) return ran;
+    }
+    const ranMs = this.timers.now().getTime() - (c.startedAt ?? c.createdAt).getTime();
+    if (probeFails(p.pod, type, c.name, ranMs)) return { result: 'failure', output: probeFailureOutput(probe, p.sandbox?.ip) };
     return { result: 'success', output: '' };
   }
 

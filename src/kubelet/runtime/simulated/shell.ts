@@ -8,49 +8,61 @@
  * No process runs: this parses a container's argv (an `sh -c SCRIPT` or one
  * command) into a small program and runs it against the container's
  * environment and its ConfigMap/Secret/downward API files. Anything outside
- * the subset (pipes, `<`, `if`, an unknown command) makes `parseProgram`
- * answer undefined, and the runtime logs the container's simulated
- * lifecycle instead, as before.
+ * the subset (`while` with a condition, `case`, functions, an unknown
+ * command) makes `parseProgram` answer undefined, and the runtime logs the
+ * container's simulated lifecycle instead, as before.
  *
- * The subset: `;`, `&&`, `||` and newlines between commands; NAME=value; `while true`
- * (or `:`) and `for NAME in WORDS` loops; words with '...', "..." and `\`;
- * $VAR, ${VAR}, $(COMMAND) and `COMMAND`; output redirections `>`, `>>`,
- * `2>`, `2>&1`, `>&2`, `>/dev/null` into the container's layer and volumes
- * (layer.ts); the commands echo [-n] [-e],
- * printf (%s, %d, %%, \n, \t), printenv, env, date, cat, ls, hostname, sleep, true, false, :, exit,
+ * The subset: `;`, `&&`, `||` and newlines between commands; pipes `a | b`
+ * (each stage runs to its end, and its output is the next one's stdin: a
+ * `while` loop is refused in a pipe, as it would never end); NAME=value;
+ * `if LIST; then LIST; [elif ...;] [else LIST;] fi`; `while true` (or `:`)
+ * and `for NAME in WORDS` loops; words with '...', "..." and `\`; $VAR,
+ * ${VAR}, $(COMMAND) and `COMMAND`; output redirections `>`, `>>`, `2>`,
+ * `2>&1`, `>&2`, `>/dev/null` into the container's layer and volumes
+ * (layer.ts) and `< FILE`; the commands echo [-n] [-e], printf (%s, %d, %%,
+ * \n, \t), printenv, env, date, cat, ls, hostname, sleep, true, false, :,
+ * exit, the filters grep, head, tail, wc, sort, uniq, cut, tr (filters.ts),
+ * the file commands touch, rm, mkdir, cp, mv, test and `[` (file-commands.ts),
  * tar for `kubectl cp` (tar.ts), curl and wget to the pod's own ports
- * (http-commands.ts), busybox 1.28's nslookup (nslookup.ts);
- * and the Job example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts).
+ * (http-commands.ts), busybox 1.28's nslookup (nslookup.ts); and the Job
+ * example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts).
  */
 import { perlPiDigits, piToDigits } from './perl-pi.js';
 import { tar } from './tar.js';
 import { curl, wget, type HttpOutcome, type HttpRequest } from './http-commands.js';
 import { nslookup, type PodResolver } from './nslookup.js';
+import { filterNames, runFilter } from './filters.js';
+import { fileCommandNames, runFileCommand } from './file-commands.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean };
 type Word = Part[];
 
-/** `> FILE`, `>> FILE`, `2> FILE` (target), `2>&1`, `>&2` (dup): applied left to right, as the shell does. */
-export type Redirect = { fd: 1 | 2; append: boolean; target: Word } | { fd: 1 | 2; dup: 1 | 2 };
+/** `> FILE`, `>> FILE`, `2> FILE` (target), `2>&1`, `>&2` (dup), `< FILE` (fd 0): applied left to right, as the shell does. */
+export type Redirect = { fd: 1 | 2; append: boolean; target: Word } | { fd: 1 | 2; dup: 1 | 2 } | { fd: 0; target: Word };
 
 export type Command =
   | { kind: 'simple'; words: Word[]; op: Op; redirs?: Redirect[] }
   | { kind: 'assign'; name: string; value: Word; op: Op }
   | { kind: 'while'; body: Command[]; op: Op }
   | { kind: 'for'; name: string; words: Word[]; body: Command[]; op: Op }
-  | { kind: 'pi'; digits: number; op: Op };
+  | { kind: 'pi'; digits: number; op: Op }
+  | { kind: 'pipe'; stages: Command[]; op: Op }
+  | { kind: 'if'; clauses: { cond: Command[]; body: Command[] }[]; otherwise?: Command[]; op: Op };
 
 /** What joins a command to the next: run it anyway, only on success, only on failure. */
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set(['echo', 'printf', 'printenv', 'env', 'date', 'cat', 'ls', 'hostname', 'pwd', 'sleep', 'true', 'false', ':', 'exit', 'tail', 'tar', 'curl', 'wget', 'nslookup']);
+const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', ...filterNames, ...fileCommandNames]);
+
+/** `tail -f` follows a file for ever: only `tail -f /dev/null` (sleep for ever) is simulated. */
+const tailFollows = (args: (string | undefined)[]) => args.some((a) => a !== undefined && /^-[^-]*[fF]/.test(a));
 const shells = new Set(['sh', 'bash', 'ash', 'dash']);
 
 class Unsupported extends Error {}
 
 /** A token: a word, an operator (`;`, `&&`, `||`, newline as `;`) or a redirection (its target is the next word). */
-type Token = { word: Word; raw: string } | { op: string } | { redir: { fd: 1 | 2; append: boolean; dup?: 1 | 2 } };
+type Token = { word: Word; raw: string } | { op: string } | { redir: { fd: 0 | 1 | 2; append: boolean; dup?: 1 | 2 } };
 
 /** `[n]>`, `[n]>>`, `[n]>&m` at a token's start (n, m: 1 or 2). */
 const redirection = /^([12]?)(>>?)(?:&([12]))?/;
@@ -72,6 +84,8 @@ function tokenize(src: string, lenient: boolean): Token[] {
       i += r[0].length;
       continue;
     }
+    if (ch === '|') { out.push({ op: '|' }); i++; continue; }
+    if (ch === '<' && src[i + 1] !== '<' && src[i + 1] !== '&' && src[i + 1] !== '(') { out.push({ redir: { fd: 0, append: false } }); i++; continue; }
     if ('|&<>()'.includes(ch)) throw new Unsupported(`operator ${ch}`);
     const start = i;
     const word: Word = [];
@@ -132,7 +146,7 @@ function expansion(src: string, i: number, word: Word, quoted: boolean, lenient:
   }
   const m = /^[A-Za-z_][A-Za-z0-9_]*|^[0-9?#$]/.exec(src.slice(i + 1));
   if (!m) { word.push({ lit: '$' }); return i + 1; }
-  if (!/^[A-Za-z_]/.test(m[0])) throw new Unsupported(`special parameter $${m[0]}`);
+  if (!/^[A-Za-z_?]/.test(m[0])) throw new Unsupported(`special parameter $${m[0]}`);
   word.push({ var: m[0], quoted });
   return i + 1 + m[0].length;
 }
@@ -154,7 +168,7 @@ function parseScript(src: string, lenient = false): Command[] {
     const cmds: Command[] = [];
     skipSeparators();
     while (pos < tokens.length && !until.some((u) => isWord(tokens[pos], u))) {
-      const cmd = command();
+      const cmd = pipeline();
       const t = tokens[pos];
       if (t && 'op' in t) { cmd.op = t.op as Op; pos++; }
       cmds.push(cmd);
@@ -167,8 +181,43 @@ function parseScript(src: string, lenient = false): Command[] {
     if (!isWord(tokens[pos], text)) throw new Unsupported(`expected ${text}`);
     pos++;
   };
+  const isPipe = (t: Token | undefined) => !!t && 'op' in t && t.op === '|';
+  /** Commands joined by `|`: each stage's output is the next one's stdin. */
+  const pipeline = (): Command => {
+    const first = command();
+    if (!isPipe(tokens[pos])) return first;
+    const stages = [first];
+    while (isPipe(tokens[pos])) {
+      pos++;
+      skipSeparators();
+      stages.push(command());
+    }
+    // A stage runs to its end before the next starts: a loop would never hand its output on.
+    if (stages.some((c) => c.kind === 'while')) throw new Unsupported('a while loop in a pipe');
+    return { kind: 'pipe', stages, op: ';' };
+  };
   const command = (): Command => {
     const first = tokens[pos];
+    if (isWord(first, 'if')) {
+      pos++;
+      const clauses: { cond: Command[]; body: Command[] }[] = [];
+      let otherwise: Command[] | undefined;
+      for (;;) {
+        const cond = list(['then']);
+        expect('then');
+        const body = list(['elif', 'else', 'fi']);
+        if (!cond.length || !body.length) throw new Unsupported('empty if');
+        clauses.push({ cond, body });
+        if (isWord(tokens[pos], 'elif')) { pos++; continue; }
+        if (isWord(tokens[pos], 'else')) {
+          pos++;
+          otherwise = list(['fi']);
+          if (!otherwise.length) throw new Unsupported('empty else');
+        }
+        expect('fi');
+        return { kind: 'if', clauses, ...(otherwise ? { otherwise } : {}), op: ';' };
+      }
+    }
     if (isWord(first, 'while')) {
       pos++;
       const cond = plain((tokens[pos] as { word?: Word }).word);
@@ -200,11 +249,11 @@ function parseScript(src: string, lenient = false): Command[] {
       pos++;
       if ('word' in t) { words.push(t.word); continue; }
       const { fd, append, dup } = t.redir;
-      if (dup) { redirs.push({ fd, dup }); continue; }
+      if (dup && fd !== 0) { redirs.push({ fd, dup }); continue; }
       const target = tokens[pos];
       if (!target || !('word' in target)) throw new Unsupported('redirection without a file');
       pos++;
-      redirs.push({ fd, append, target: target.word });
+      redirs.push(fd === 0 ? { fd, target: target.word } : { fd, append, target: target.word });
     }
     if (redirs.length && !words.length) throw new Unsupported('redirection alone');
     // NAME=value alone sets a shell variable (i=0; greeting="hello $NAME").
@@ -218,7 +267,7 @@ function parseScript(src: string, lenient = false): Command[] {
     const simple = { kind: 'simple' as const, words, op: ';' as Op, ...(redirs.length ? { redirs } : {}) };
     if (lenient && words.length) return simple;
     if (name === undefined || !builtins.has(name)) throw new Unsupported(`command ${name ?? '(expanded)'}`);
-    if (name === 'tail' && words.map(plain).join(' ') !== 'tail -f /dev/null') throw new Unsupported('tail');
+    if (name === 'tail' && tailFollows(words.slice(1).map(plain)) && words.map(plain).join(' ') !== 'tail -f /dev/null') throw new Unsupported('tail -f');
     return simple;
   };
   const cmds = list([]);
@@ -243,7 +292,7 @@ export function parseProgram(argv: string[]): Command[] | undefined {
       return parseScript(argv[2]);
     }
     if (!builtins.has(base) || base === 'exit') return undefined;
-    if (base === 'tail' && argv.slice(1).join(' ') !== '-f /dev/null') return undefined;
+    if (base === 'tail' && tailFollows(argv.slice(1)) && argv.slice(1).join(' ') !== '-f /dev/null') return undefined;
     return [{ kind: 'simple', words: [[{ lit: base }], ...argv.slice(1).map((a) => [{ lit: a }])], op: ';' }];
   } catch (e) {
     if (e instanceof Unsupported) return undefined;
@@ -303,6 +352,8 @@ export interface ShellContext {
   readStdin?(): Promise<Buffer>;
   /** Writes a file (or, with no data, a directory) into the container's writable layer; an error text when it cannot. */
   writeFile?(path: string, data: Buffer | undefined): string | undefined;
+  /** Removes a file (or, recursive, a directory and what it holds) from the layer or a writable volume; an error text when it cannot. */
+  removeFile?(path: string, recursive: boolean): string | undefined;
   /** An HTTP request from the container (curl, wget): only its own pod answers (http-commands.ts). */
   http?(req: HttpRequest): Promise<HttpOutcome>;
   /** The pod's resolver over the cluster's records (nslookup.ts), made when asked; absent: nothing resolves but /etc/hosts. */
@@ -342,12 +393,16 @@ class Stopped extends Error {}
 
 type Out = (stream: 'stdout' | 'stderr', text: string) => void;
 
+/** `$?`: the last command's exit code, per shell (its environment stands for it). */
+const lastStatus = new WeakMap<Map<string, string>, number>();
+
 async function runList(cmds: Command[], ctx: ShellContext, out: Out): Promise<number> {
   let status = 0;
   let op: Op = ';';
   for (const cmd of cmds) {
     if ((op === '&&' && status !== 0) || (op === '||' && status === 0)) { op = cmd.op; continue; }
     status = await runCommand(cmd, ctx, out);
+    lastStatus.set(ctx.env, status);
     op = cmd.op;
   }
   return status;
@@ -371,6 +426,11 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
     return status;
   }
   if (cmd.kind === 'pi') { out('stdout', `${piToDigits(cmd.digits)}\n`); return 0; }
+  if (cmd.kind === 'pipe') return runPipe(cmd.stages, ctx, out);
+  if (cmd.kind === 'if') {
+    for (const c of cmd.clauses) if (await runList(c.cond, ctx, out) === 0) return runList(c.body, ctx, out);
+    return cmd.otherwise ? runList(cmd.otherwise, ctx, out) : 0;
+  }
   if (cmd.kind === 'assign') {
     // No field splitting in an assignment: the value's parts join as written.
     ctx.env.set(cmd.name, (await fields([cmd.value.map((p) => ('lit' in p ? p : { ...p, quoted: true }))], ctx))[0] ?? '');
@@ -379,7 +439,8 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
   if (cmd.redirs) {
     const to = await redirect(cmd.redirs, ctx, out);
     if (typeof to === 'number') return to;
-    out = to;
+    out = to.out;
+    if (to.stdin) { const input = to.stdin; ctx = { ...ctx, readStdin: () => Promise.resolve(input) }; }
   }
   const [name, ...args] = await fields(cmd.words, ctx);
   if (name === undefined) return 0;
@@ -397,11 +458,17 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
  * as busybox's sh does: `sh: can't create PATH: REASON`, exit 1, the
  * command not run.
  */
-async function redirect(redirs: Redirect[], ctx: ShellContext, out: Out): Promise<Out | number> {
+async function redirect(redirs: Redirect[], ctx: ShellContext, out: Out): Promise<{ out: Out; stdin?: Buffer } | number> {
   const sinks: Record<1 | 2, (text: string) => void> = { 1: (t) => out('stdout', t), 2: (t) => out('stderr', t) };
+  let stdin: Buffer | undefined;
   for (const r of redirs) {
     if ('dup' in r) { sinks[r.fd] = sinks[r.dup]; continue; }
     const path = (await fields([r.target], ctx)).join(' ');
+    if (r.fd === 0) {
+      stdin = path === '/dev/null' ? Buffer.alloc(0) : ctx.readBytes?.(path) ?? (ctx.readFile(path) === undefined ? undefined : Buffer.from(ctx.readFile(path)!));
+      if (!stdin) { out('stderr', `sh: can't open ${path}: no such file\n`); return 1; }
+      continue;
+    }
     if (path === '/dev/null') { sinks[r.fd] = () => {}; continue; }
     if (path === '/dev/stdout' || path === '/dev/stderr') { sinks[r.fd] = sinks[path === '/dev/stdout' ? 1 : 2]; continue; }
     let content = r.append ? (ctx.readBytes?.(path) ?? Buffer.from(ctx.readFile(path) ?? '')) : Buffer.alloc(0);
@@ -410,7 +477,35 @@ async function redirect(redirs: Redirect[], ctx: ShellContext, out: Out): Promis
     if (error) { out('stderr', `sh: can't create ${path}: ${error}\n`); return 1; }
     sinks[r.fd] = (text) => { content = Buffer.concat([content, Buffer.from(text)]); ctx.writeFile!(path, content); };
   }
-  return (stream, text) => sinks[stream === 'stdout' ? 1 : 2](text);
+  return { out: (stream, text) => sinks[stream === 'stdout' ? 1 : 2](text), stdin };
+}
+
+/**
+ * `a | b | c`: each stage runs to its end with the previous one's output as
+ * its stdin (the first reads the shell's own), its stderr going straight
+ * out; the pipe's status is the last stage's. Each stage is a subshell: an
+ * `exit` ends only its stage.
+ */
+async function runPipe(stages: Command[], ctx: ShellContext, out: Out): Promise<number> {
+  let input: Buffer | undefined;
+  let status = 0;
+  for (let i = 0; i < stages.length; i++) {
+    const last = i === stages.length - 1;
+    const chunks: Buffer[] = [];
+    const fed = input;
+    const stageCtx: ShellContext = i === 0 && last ? ctx : { ...ctx, ...(i > 0 ? { readStdin: () => Promise.resolve(fed ?? Buffer.alloc(0)) } : {}) };
+    // tar's archive goes down the pipe too.
+    if (!last) stageCtx.writeBytes = (data) => { chunks.push(data); };
+    const stageOut: Out = last ? out : (s, t) => { if (s === 'stdout') chunks.push(Buffer.from(t)); else out(s, t); };
+    try {
+      status = await runCommand(stages[i]!, stageCtx, stageOut);
+    } catch (e) {
+      if (!(e instanceof Exit)) throw e;
+      status = e.code;
+    }
+    input = Buffer.concat(chunks);
+  }
+  return status;
 }
 
 /** Words after expansion; an unquoted expansion splits on blanks, as the shell's field splitting. */
@@ -422,7 +517,7 @@ async function fields(words: Word[], ctx: ShellContext): Promise<string[]> {
       let text: string;
       let quoted = true;
       if ('lit' in p) text = p.lit;
-      else if ('var' in p) { text = ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else {
+      else if ('var' in p) { text = p.var === '?' ? String(lastStatus.get(ctx.env) ?? 0) : ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else {
         let captured = '';
         await runList(p.sub, ctx, (s, t) => { if (s === 'stdout') captured += t; else ctx.write(s, t); });
         text = captured.replace(/\n+$/, '');
@@ -504,23 +599,22 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'date': out('stdout', `${containerDate(ctx.now())}\n`); return 0;
     case 'hostname': out('stdout', `${ctx.hostname}\n`); return 0;
     case 'pwd': out('stdout', `${ctx.workingDir ?? '/'}\n`); return 0;
-    case 'cat': {
-      let status = 0;
-      for (const path of args) {
-        const text = ctx.readFile(path);
-        if (text === undefined) { out('stderr', `cat: can't open '${path}': No such file or directory\n`); status = 1; } else out('stdout', text);
-      }
-      return status;
-    }
     case 'ls': {
+      // busybox: missing operands first (stderr), then the files, then each directory (headed `DIR:` when there are several operands).
       let status = 0;
       const paths = args.filter((a) => !a.startsWith('-'));
-      for (const path of paths.length ? paths : ['.']) {
+      const operands = paths.length ? paths : ['.'];
+      const dirs: [string, string[]][] = [];
+      const files: string[] = [];
+      for (const path of operands) {
         const entries = ctx.listDir(path);
-        if (entries) out('stdout', entries.map((e) => `${e}\n`).join(''));
-        else if (ctx.readFile(path) !== undefined) out('stdout', `${path}\n`);
+        if (entries) dirs.push([path, entries]);
+        else if (ctx.readFile(path) !== undefined) files.push(path);
         else { out('stderr', `ls: ${path}: No such file or directory\n`); status = 1; }
       }
+      const blocks = files.length ? [files.map((f) => `${f}\n`).join('')] : [];
+      for (const [path, entries] of dirs) blocks.push(`${operands.length > 1 ? `${path}:\n` : ''}${entries.map((e) => `${e}\n`).join('')}`);
+      out('stdout', blocks.join('\n'));
       return status;
     }
     case 'sleep': {
@@ -530,9 +624,17 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
       return 0;
     }
     case 'tail':
+      if (!tailFollows(args)) return filter(name, args, ctx, out);
       if (args.join(' ') !== '-f /dev/null') { out('stderr', 'tail: only `tail -f /dev/null` is simulated\n'); return 1; }
       if (!(await ctx.sleep(Infinity))) throw new Stopped();
       return 0;
+    case 'grep': case 'head': case 'wc': case 'sort': case 'uniq': case 'cut': case 'tr': case 'cat':
+      return filter(name, args, ctx, out);
+    case 'touch': case 'rm': case 'mkdir': case 'cp': case 'mv': case 'test': case '[':
+      return runFileCommand(name, args, {
+        readBytes: (p) => ctx.readBytes?.(p) ?? (ctx.readFile(p) === undefined ? undefined : Buffer.from(ctx.readFile(p)!)),
+        listDir: (p) => ctx.listDir(p), writeFile: ctx.writeFile, removeFile: ctx.removeFile, out,
+      });
     case 'tar': return tar(args, ctx, out);
     case 'curl': return curl(args, ctx, out);
     case 'wget': return wget(args, ctx, out);
@@ -541,4 +643,14 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'false': return 1;
     default: return 0;
   }
+}
+
+/** A filter (filters.ts) over the container's files and the command's stdin (a pipe's, an exec's or `< FILE`; none: empty). */
+function filter(name: string, args: string[], ctx: ShellContext, out: Out): Promise<number> {
+  let stdin: Promise<string> | undefined;
+  return runFilter(name, args, {
+    readFile: (p) => ctx.readFile(p),
+    stdin: () => (stdin ??= ctx.readStdin ? ctx.readStdin().then((b) => b.toString('utf8')) : Promise.resolve('')),
+    out,
+  });
 }
