@@ -46,15 +46,22 @@ export function lowerThisThread(name: string, logger: Logger, nice = backgroundN
   try {
     const tid = Number(/^\d+\/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1]);
     if (!tid) throw new Error('/proc/thread-self does not name a task');
-    try { writeFileSync('/proc/thread-self/comm', name.slice(0, 15)); } catch { /* a name only helps people */ }
     const was = getPriority(tid);
     if (was < nice) setPriority(tid, nice);
+    // Named once lowered, not before: whoever finds the thread by its name (top -H, a test reading
+    // /proc) then sees its priority too, never the moment between.
+    nameThisThread(name);
     logger.info('thread runs at a lower priority than the serving thread', { thread: name, tid, nice: Math.max(was, nice) });
     return tid;
   } catch (e) {
+    nameThisThread(name);
     logger.info('thread keeps its priority', { thread: name, reason: (e as Error).message });
     return undefined;
   }
+}
+
+function nameThisThread(name: string): void {
+  try { writeFileSync('/proc/thread-self/comm', name.slice(0, 15)); } catch { /* a name only helps people */ }
 }
 
 /**
