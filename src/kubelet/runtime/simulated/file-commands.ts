@@ -8,6 +8,7 @@
  * existing file, cp -p) nothing happens, as nothing reads them here.
  */
 import { posix } from 'node:path';
+import { banner } from './filters.js';
 
 /** What a file command reads and changes. */
 export interface FileIO {
@@ -20,7 +21,6 @@ export interface FileIO {
   out(stream: 'stdout' | 'stderr', text: string): void;
 }
 
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
 const usages: Record<string, string> = {
   rm: 'Usage: rm [-irf] FILE...',
   touch: 'Usage: touch [-cham] [-d DATE] [-t DATE] [-r FILE] FILE...',

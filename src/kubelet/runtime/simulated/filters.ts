@@ -15,7 +15,8 @@ export interface FilterIO {
   out(stream: 'stdout' | 'stderr', text: string): void;
 }
 
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
+/** The first lines of busybox's usage text, before a command's usage line (the filters' and file commands'). */
+export const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
 const usages: Record<string, string> = {
   grep: 'Usage: grep [-HhnlLoqvsrRiwFEz] [-m N] [-A|B|C N] { PATTERN | -e PATTERN... | -f FILE... } [FILE]...',
   head: 'Usage: head [OPTIONS] [FILE]...',
