@@ -14,9 +14,10 @@ import type { ContainerView } from './program.js';
 import { withRootFilesystem } from './rootfs.js';
 import { withWritableLayer, type WritableLayer } from './layer.js';
 import { projectedReadOnly, writableMounts, type SimulatedVolumeStore } from './volumes.js';
-import { podHttp, podResolver, simulatedClusterDomain } from './pod-network.js';
+import { podHttp, podReach, podResolver, simulatedClusterDomain } from './pod-network.js';
+import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.js';
 import { resolveHost } from './nslookup.js';
-import type { ListenerFiles } from './listeners.js';
+import { imageListener, type ListenerFiles } from './listeners.js';
 
 export interface ContainerFilesDeps {
   pod: Pod;
@@ -31,6 +32,8 @@ export interface ContainerFilesDeps {
   nodeName: string;
   /** A connection to a port of the pod (the runtime's dialPort). */
   dial(port: number): Duplex;
+  /** The other simulated pods it reaches (default: the process's). */
+  network?: SimulatedPodNetwork;
 }
 
 /** Mounts the kubelet makes read-only: readOnly ones and the projected kinds (ConfigMap, Secret, downward API, projected). */
@@ -43,13 +46,14 @@ function readOnlyMounts(pod: Pod, spec: Container): string[] {
 export async function withContainerFiles(base: ContainerView, d: ContainerFilesDeps): Promise<ContainerView> {
   const mountPaths = (d.spec.volumeMounts ?? []).map((m) => m.mountPath);
   const subdomain = d.pod.spec?.subdomain;
-  const root = withRootFilesystem(base, d.podIP, mountPaths, subdomain ? `${subdomain}.${d.pod.metadata?.namespace}.svc.${simulatedClusterDomain}` : undefined);
+  const root = withRootFilesystem(base, d.podIP, mountPaths, subdomain ? `${subdomain}.${d.pod.metadata?.namespace}.svc.${simulatedClusterDomain}` : undefined, imageListener(String(d.spec.image ?? ''))?.files);
   const volumes = await writableMounts(d.pod, d.spec, { store: d.store, objects: d.objects, nodeName: d.nodeName, keys: d.volumeKeys });
   const files = withWritableLayer(root, d.layer, readOnlyMounts(d.pod, d.spec), volumes);
   const ownHosts = [d.podIP, base.hostname].filter((h): h is string => !!h);
   let resolver: ReturnType<typeof podResolver> | undefined;
   const dns = () => (resolver ??= podResolver(d.pod, d.objects));
-  return { ...files, http: podHttp(ownHosts, d.dial, (host) => resolveHost(host, files, dns)), dns };
+  const reach = podReach(d.pod, d.objects, d.network ?? processPodNetwork);
+  return { ...files, http: podHttp(ownHosts, d.dial, (host) => resolveHost(host, files, dns), reach), dns };
 }
 
 /** The files an image's responder serves from (listeners.ts): the layer and volumes, without the environment. */

@@ -51,7 +51,12 @@ export interface ListenerFiles {
 
 type Responder = (req: IncomingMessage, res: ServerResponse, ctx: ListenerContext) => void;
 
-interface ImageListener { ports(env: Map<string, string>): number[]; respond: Responder }
+interface ImageListener {
+  ports(env: Map<string, string>): number[];
+  respond: Responder;
+  /** Files of the image the responder serves from (path → content), shown in the container's filesystem too (rootfs.ts). */
+  files?: ReadonlyMap<string, string>;
+}
 
 const repoAndTag = (image: string) => {
   const full = normalizeImage(image);
@@ -88,10 +93,34 @@ Commercial support is available at
 </html>
 `;
 
+/** nginx's stock error page, beside index.html in the image's document root. */
+export const nginx50xPage = `<!DOCTYPE html>
+<html>
+<head>
+<title>Error</title>
+<style>
+html { color-scheme: light dark; }
+body { width: 35em; margin: 0 auto;
+font-family: Tahoma, Verdana, Arial, sans-serif; }
+</style>
+</head>
+<body>
+<h1>An error occurred.</h1>
+<p>Sorry, the page you are looking for is currently unavailable.<br/>
+Please try again later.</p>
+<p>If you are the system administrator of this resource then you should check
+the error log for details.</p>
+<p><em>Faithfully yours, nginx.</em></p>
+</body>
+</html>
+`;
+
 /** When the stock page was built into the image, for Last-Modified and the ETag (nginx's `"mtime-length"`). */
 const pageModified = new Date(Date.UTC(2024, 10, 26, 15, 55, 0));
 
 const docRoot = '/usr/share/nginx/html';
+const nginxFiles: ReadonlyMap<string, string> = new Map([[`${docRoot}/50x.html`, nginx50xPage], [`${docRoot}/index.html`, nginxWelcomePage]]);
+const stockIndex = Buffer.from(nginxWelcomePage);
 const mimeTypes: Record<string, string> = { html: 'text/html', htm: 'text/html', txt: 'text/plain', css: 'text/css', js: 'application/javascript', json: 'application/json', png: 'image/png', svg: 'image/svg+xml' };
 
 /** nginx's error page for a status. */
@@ -114,6 +143,8 @@ async function docRootFile(urlPath: string, ctx: ListenerContext): Promise<Buffe
   if (path !== docRoot && !path.startsWith(`${docRoot}/`)) return undefined;
   const dir = files.listDir(path);
   const data = dir ? files.readBytes(posix.join(path, 'index.html')) : files.readBytes(path);
+  // The image's own index.html, unchanged: served as the stock page (its Last-Modified and ETag).
+  if (data && (path === docRoot || path === `${docRoot}/index.html`) && data.equals(stockIndex)) return 'image';
   if (data) return data;
   const hidden = files.mountPaths.some((m) => docRoot === m || docRoot.startsWith(m === '/' ? m : `${m}/`));
   if (hidden) return dir ? 'forbidden' : undefined;
@@ -124,6 +155,7 @@ function nginx(version: string): ImageListener {
   const server = `nginx/${version}`;
   return {
     ports: () => [80],
+    files: nginxFiles,
     respond: (req, res, ctx) => {
       const path = (req.url ?? '/').split('?')[0]!;
       void docRootFile(path, ctx).then((file) => {

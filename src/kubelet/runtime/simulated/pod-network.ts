@@ -5,8 +5,12 @@
  *  1. HTTP to its own pod (localhost, 127.0.0.1, ::1, the pod's IP or
  *     hostname) goes, through node's HTTP client, to the connection the
  *     runtime's dialPort gives (listeners.ts: the same answers as
- *     port-forward); a refused port is `connect`; any other name is not
- *     resolved, any other address not reached.
+ *     port-forward); a refused port is `connect`; a name that does not
+ *     resolve is `resolve`.
+ *  3. HTTP to another address (cluster-network.ts): another pod this
+ *     process simulates, by its IP, or a Service's cluster IP, sent on to
+ *     one of its ready endpoints as kube-proxy would; anything else is not
+ *     reached (`connect`).
  *  2. DNS: the pod's resolv.conf as the kubelet writes it for ClusterFirst
  *     (kubelet/dns.ts: the kube-dns Service's IP, `NS.svc.cluster.local
  *     svc.cluster.local cluster.local`, ndots 5), answered by the cluster
@@ -18,7 +22,6 @@
  */
 import http from 'node:http';
 import { isIP } from 'node:net';
-import type { Duplex } from 'node:stream';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ClusterRecords } from '../../../api/dns/cluster-records.js';
 import { ClusterZone } from '../../../api/dns/cluster-zone.js';
@@ -27,31 +30,68 @@ import { podDNSConfig } from '../../dns.js';
 import { getOptional, type PodObjectGetter } from '../../volumes/objects.js';
 import type { HttpOutcome, HttpRequest } from './http-commands.js';
 import type { PodResolver } from './nslookup.js';
+import { serviceBackends, type PortDialer, type SimulatedPodNetwork } from './cluster-network.js';
+import { refusedConnection } from './listeners.js';
 
 /** kubeadm's cluster domain, which every k8ts cluster uses. */
 export const simulatedClusterDomain = 'cluster.local';
 
 /**
- * Rule 1: an HTTP client whose only server is the pod itself. A name is
- * resolved as the container's libc would (`resolve`: /etc/hosts, cluster
- * DNS): one that resolves to the pod is the pod; one that resolves
- * elsewhere (another pod, a Service) cannot be reached from a simulated
- * pod (`connect`); one that does not resolve is `resolve`.
+ * Rules 1 and 3: an HTTP client of the pod's network. A name is resolved
+ * as the container's libc would (`resolve`: /etc/hosts, cluster DNS): one
+ * that resolves to the pod is the pod; one that resolves elsewhere goes
+ * where `reach` sends it (another simulated pod, a Service's endpoint), or
+ * is not reached (`connect`); one that does not resolve is `resolve`.
  */
-export function podHttp(ownHosts: readonly string[], dial: (port: number) => Duplex, resolveName: (host: string) => Promise<string[]>): (req: HttpRequest) => Promise<HttpOutcome> {
+export function podHttp(ownHosts: readonly string[], dial: PortDialer, resolveName: (host: string) => Promise<string[]>, reach: Reach = async () => undefined): (req: HttpRequest) => Promise<HttpOutcome> {
   const own = new Set(['localhost', '127.0.0.1', '::1', ...ownHosts].map((h) => h.toLowerCase()));
+  const elsewhere = async (req: HttpRequest, address: string, host: string): Promise<HttpOutcome> => {
+    const other = await reach(address, host).catch(() => undefined);
+    return other ? request(req, other, address) : { error: 'connect', address };
+  };
   return async (req) => {
     const host = req.url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (own.has(host)) return request(req, dial, isIP(host) ? host : '127.0.0.1');
-    if (isIP(host)) return { error: 'connect', address: host };
+    if (isIP(host)) return elsewhere(req, host, host);
     const addresses = await resolveName(host).catch(() => []);
     if (!addresses.length) return { error: 'resolve' };
     const mine = addresses.find((a) => own.has(a));
-    return mine ? request(req, dial, mine) : { error: 'connect', address: addresses[0] };
+    return mine ? request(req, dial, mine) : elsewhere(req, addresses[0]!, host);
   };
 }
 
-function request(req: HttpRequest, dial: (port: number) => Duplex, address: string): Promise<HttpOutcome> {
+/** Where a connection to `address` (reached by the name `host`) goes, when it goes anywhere. */
+export type Reach = (address: string, host: string) => Promise<PortDialer | undefined>;
+
+/**
+ * Rule 3: another pod of `network` by its IP, or a Service's cluster IP,
+ * each connection sent to one of its endpoints picked at random (kube-proxy's
+ * nftables mode); a port without endpoints is refused, as kube-proxy rejects
+ * it. The Service is looked for in the pod's namespace and in the one the
+ * name gives (`svc.ns`, `svc.ns.svc.cluster.local`).
+ */
+export function podReach(pod: Pod, objects: PodObjectGetter | undefined, network: SimulatedPodNetwork): Reach {
+  return async (address, host) => {
+    const direct = network.pod(address);
+    if (direct || !objects?.services) return direct;
+    const namespaces = new Set([pod.metadata?.namespace ?? 'default']);
+    const labels = isIP(host) ? [] : host.split('.');
+    if (labels.length >= 2) namespaces.add(labels[1]!);
+    for (const ns of namespaces) {
+      const svc = (await objects.services(ns).catch(() => [])).find((s) => s.spec?.clusterIP === address || s.spec?.clusterIPs?.includes(address));
+      if (!svc) continue;
+      const slices = (await objects.endpointSlices?.(ns, svc.metadata!.name!).catch(() => undefined)) ?? [];
+      return (port) => {
+        const backends = serviceBackends(svc, slices, port);
+        const b = backends[Math.floor(Math.random() * backends.length)];
+        return (b && network.pod(b.ip)?.(b.port)) || refusedConnection(port);
+      };
+    }
+    return undefined;
+  };
+}
+
+function request(req: HttpRequest, dial: PortDialer, address: string): Promise<HttpOutcome> {
   return new Promise<HttpOutcome>((resolve) => {
     const port = Number(req.url.port) || (req.url.protocol === 'https:' ? 443 : 80);
     // Nothing in a simulated pod speaks TLS: https reaches no one.

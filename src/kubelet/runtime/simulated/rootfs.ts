@@ -24,9 +24,25 @@ export function managedHostsFile(podIP: string | undefined, hostname: string, ho
 
 const union = (a: string[], b: string[] | undefined) => [...new Set([...a, ...(b ?? [])])].sort();
 
-/** The view with the root and /etc as described above; `mountPaths` are the container's volumeMounts (directories even when empty). */
-export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = [], hostDomain?: string): ContainerView {
+/**
+ * The view with the root and /etc as described above; `mountPaths` are the
+ * container's volumeMounts (directories even when empty); `imageFiles` the
+ * few files the simulation knows the image has (listeners.ts: nginx's
+ * document root), under the layer and volumes like the image's own.
+ */
+export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = [], hostDomain?: string, imageFiles: ReadonlyMap<string, string> = new Map()): ContainerView {
   const mountDirs = new Map<string, Set<string>>();
+  // A volume mounted over an image directory hides what the image has there.
+  const masked = (f: string) => mountPaths.some((m) => m === '/' || f.startsWith(`${m.replace(/\/$/, '')}/`));
+  const image = new Map([...imageFiles].filter(([f]) => !masked(f)));
+  for (const f of image.keys()) {
+    const parts = f.split('/').filter(Boolean);
+    for (let i = 0; i < parts.length; i++) {
+      const dir = `/${parts.slice(0, i).join('/')}`;
+      if (!mountDirs.has(dir)) mountDirs.set(dir, new Set());
+      mountDirs.get(dir)!.add(parts[i]!);
+    }
+  }
   for (const m of mountPaths) {
     const parts = m.split('/').filter(Boolean);
     for (let i = 0; i < parts.length; i++) {
@@ -43,7 +59,7 @@ export function withRootFilesystem(view: ContainerView, podIP: string | undefine
   };
   return {
     ...view,
-    readFile: (p) => view.readFile(p) ?? etc.get(abs(p)),
+    readFile: (p) => view.readFile(p) ?? etc.get(abs(p)) ?? image.get(abs(p)),
     listDir: (p) => {
       const path = abs(p);
       const known = mountDirs.get(path);

@@ -68,6 +68,7 @@ import { runExecProbe, runsExecProbe } from './exec-probe.js';
 import { emptyLayer, type WritableLayer } from './layer.js';
 import { listenerFiles, withContainerFiles, type ContainerFilesDeps } from './container-files.js';
 import { processVolumeStore, type SimulatedVolumeStore } from './volumes.js';
+import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.js';
 import { connectListener, listeningPorts, refusedConnection } from './listeners.js';
 
 export const simulatedRuntimeType = 'sim';
@@ -95,6 +96,8 @@ export interface SimulatedRuntimeOptions {
   nodeName?: string;
   /** Where emptyDir, PV and hostPath volumes keep their files (volumes.ts); default: one store for the whole process. */
   volumes?: SimulatedVolumeStore;
+  /** The pods other pods' curl and wget reach by IP or through a Service (cluster-network.ts); default: one network for the whole process. */
+  network?: SimulatedPodNetwork;
 }
 
 interface SimPod {
@@ -105,6 +108,8 @@ interface SimPod {
   sandbox?: RuntimeSandboxStatus;
   /** The sandbox address went back to the pool (the sandbox stopped). */
   ipReleased?: boolean;
+  /** Takes the pod off the process's pod network (its sandbox's end). */
+  detachNetwork?: () => void;
   initContainers: RuntimeContainerStatus[];
   containers: RuntimeContainerStatus[];
   /** Ephemeral containers started (or waiting for their image): each runs once and is never restarted. */
@@ -164,6 +169,7 @@ export class SimulatedRuntime implements PodRuntime {
   readonly type = simulatedRuntimeType;
   readonly version = simulatedRuntimeVersion;
   private readonly pool: IPPool;
+  private get network(): SimulatedPodNetwork { return this.opts.network ?? processPodNetwork; }
   private readonly timers: Timers;
   private readonly byUID = new Map<string, SimPod>();
   private readonly events = new PodEventEmitter();
@@ -358,7 +364,7 @@ export class SimulatedRuntime implements PodRuntime {
     if (!p.layers.has(containerID)) p.layers.set(containerID, emptyLayer());
     return {
       pod: p.pod, spec, podIP: p.sandbox?.ip, layer: p.layers.get(containerID)!, store: this.opts.volumes ?? processVolumeStore, volumeKeys: (p.volumeKeys ??= new Map()),
-      objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', dial: (port) => this.dialPort(p.uid, port),
+      objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', dial: (port) => this.dialPort(p.uid, port), network: this.network,
     };
   }
 
@@ -386,7 +392,10 @@ export class SimulatedRuntime implements PodRuntime {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const p of this.byUID.values()) for (const h of p.timers.values()) this.timers.clearTimeout(h);
+    for (const p of this.byUID.values()) {
+      for (const h of p.timers.values()) this.timers.clearTimeout(h);
+      p.detachNetwork?.();
+    }
     this.byUID.clear();
   }
 
@@ -406,6 +415,7 @@ export class SimulatedRuntime implements PodRuntime {
     const spec: Partial<PodSpec> = p.pod.spec ?? {};
     const ip = spec.hostNetwork ? this.opts.hostIP : this.pool.allocate();
     p.sandbox = { id: newID(), ready: true, ip, createdAt: now };
+    if (!spec.hostNetwork && ip) p.detachNetwork = this.network.attach(ip, (port) => this.dialPort(p.uid, port));
     p.startedAt = now;
     const readyDelay = simScript(p.pod).readyDelayMs ?? this.opts.readyDelayMs ?? 0;
     this.after(p, 'ready', readyDelay, () => { p.readyAt = this.timers.now(); this.updateReadiness(p); });
@@ -527,6 +537,7 @@ export class SimulatedRuntime implements PodRuntime {
       restartCount: s.restartCount ?? 0, ready: !!s.ready,
     });
     p.sandbox = { id: newID(), ready: true, ip, createdAt: now };
+    if (ip && ip !== this.opts.hostIP) p.detachNetwork = this.network.attach(ip, (port) => this.dialPort(p.uid, port));
     p.startedAt = new Date(Math.min(...statuses.map((s) => Date.parse(s.state!.running!.startedAt!) || now.getTime())));
     const adoptExited = (s: ContainerStatus): RuntimeContainerStatus => ({
       name: s.name, id: s.containerID ?? `${this.type}://${newID()}`, image: s.image, imageID: s.imageID, state: 'exited' as const,
@@ -743,6 +754,8 @@ export class SimulatedRuntime implements PodRuntime {
   }
 
   private releaseIP(p: SimPod): void {
+    p.detachNetwork?.();
+    p.detachNetwork = undefined;
     if (p.ipReleased || !p.sandbox?.ip || p.sandbox.ip === this.opts.hostIP) return;
     p.ipReleased = true;
     this.pool.release(p.sandbox.ip);

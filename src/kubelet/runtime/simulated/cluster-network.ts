@@ -1,0 +1,64 @@
+/**
+ * The pod network as far as one process's simulated nodes reach: every
+ * simulated pod of this process by its IP, and Services' cluster IPs sent
+ * to a ready endpoint as kube-proxy would. So `wget my-service:80` in a
+ * simulated container (helm create's test pod, the Services tutorials)
+ * reaches another simulated pod's responder, as on a real cluster.
+ *
+ * Nothing leaves the process: a pod simulated by another process (a second
+ * `k8ts up`, a joined node), or an address no simulated pod holds, is not
+ * reached (`connect`), which is honest about what the simulation is.
+ */
+import type { Duplex } from 'node:stream';
+import type { Service } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+
+/** A connection to a port of one pod (the runtime's dialPort). */
+export type PortDialer = (port: number) => Duplex;
+
+export class SimulatedPodNetwork {
+  private readonly pods = new Map<string, PortDialer>();
+
+  /** The pod holding `ip` from now on; the returned function detaches it (and only it: the IP may be reused). */
+  attach(ip: string, dial: PortDialer): () => void {
+    this.pods.set(ip, dial);
+    return () => { if (this.pods.get(ip) === dial) this.pods.delete(ip); };
+  }
+
+  /** The pod at `ip`, when this process simulates it. */
+  pod(ip: string): PortDialer | undefined {
+    return this.pods.get(ip);
+  }
+}
+
+/** One network for every simulated node of the process (`k8ts up`'s nodes share it). */
+export const processPodNetwork = new SimulatedPodNetwork();
+
+export interface Backend { ip: string; port: number }
+
+/**
+ * The endpoints a connection to the Service's `port` (TCP) may go to, with
+ * their target ports, as kube-proxy programs them: the Service port's name
+ * matched to the slices' ports, ready endpoints only, or the serving
+ * terminating ones when none is ready (kube-proxy's fallback). Empty: no
+ * such port or no endpoint, which kube-proxy rejects.
+ */
+export function serviceBackends(svc: Service, slices: readonly EndpointSlice[], port: number): Backend[] {
+  const sp = svc.spec?.ports?.find((p) => p.port === port && (p.protocol ?? 'TCP') === 'TCP');
+  if (!sp) return [];
+  const ready: Backend[] = [];
+  const terminating: Backend[] = [];
+  for (const slice of slices) {
+    if (slice.addressType !== 'IPv4') continue;
+    const target = slice.ports?.find((p) => (p.name ?? '') === (sp.name ?? '') && (p.protocol ?? 'TCP') === 'TCP')?.port;
+    if (target === undefined || target === null) continue;
+    for (const ep of slice.endpoints ?? []) {
+      const ip = ep.addresses?.[0];
+      if (!ip) continue;
+      const c = ep.conditions ?? {};
+      if (c.ready !== false) ready.push({ ip, port: target });
+      else if (c.serving && c.terminating) terminating.push({ ip, port: target });
+    }
+  }
+  return ready.length ? ready : terminating;
+}
