@@ -189,7 +189,8 @@ const ms = (x: number) => `${Math.round(x)} ms`;
 /** The median idle RSS of the runs that measured it, and their range when more than one did. */
 function idleText(samples: Sample[]): string {
   const mb = samples.flatMap((s) => (s.rssMB === undefined ? [] : [s.rssMB]));
-  return mb.length > 1 ? `${median(mb).toFixed(0)} MB (${Math.min(...mb).toFixed(0)}-${Math.max(...mb).toFixed(0)})` : `${mb[0]?.toFixed(0)} MB`;
+  if (mb.length === 0) return 'not measured'; // --idle-runs 0
+  return mb.length > 1 ? `${median(mb).toFixed(0)} MB (${Math.min(...mb).toFixed(0)}-${Math.max(...mb).toFixed(0)})` : `${mb[0]!.toFixed(0)} MB`;
 }
 
 async function main(): Promise<void> {
