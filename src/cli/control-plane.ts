@@ -347,9 +347,10 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, sinceProcessStartMs: Math.round(performance.now()), kubeconfig: kubeconfigPath });
   // The launcher's code cache, if it has none, is what ran until now: what the next start needs before it is ready.
   announceStarted();
-  // After readiness, and after the I/O already waiting (a /readyz poll): the process metrics' modules
-  // load, and the dashboard's page is read and compressed (off the event loop).
-  setImmediate(() => { metrics.collectDefaultMetrics(); dashboard?.warm(); });
+  // After readiness, and after the I/O already waiting (a /readyz poll): the process metrics' modules load.
+  // The dashboard's page is read and compressed at its first request, not here: gzip's buffers on libuv's
+  // threads stayed resident in their malloc arenas for the life of a server that is never asked for it.
+  setImmediate(() => { metrics.collectDefaultMetrics(); });
   // Controllers are clients of the ready server; they catch up through their informers,
   // each component under its own identity (RBAC binds it to its bootstrap role).
   const controlLoops = startInProcessControllers(opts, {

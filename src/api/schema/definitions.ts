@@ -4,9 +4,10 @@
  * generated/openapi-defs.json. One source for /openapi/v3, kubectl explain
  * and strict field validation. Loaded once, on first use.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readTextInPieces } from '../../util/read-text.js';
 
 /** The parts of an OpenAPI v3 schema object the generator emits. */
 export interface OpenAPISchema {
@@ -53,7 +54,8 @@ function findDefsFile(): string {
 
 function load() {
   if (!loaded) {
-    const defs = JSON.parse(readFileSync(findDefsFile(), 'utf8')) as Record<string, OpenAPISchema>;
+    // In pieces: readFileSync's 1 MiB buffer would raise glibc's mmap and trim thresholds for good (read-text.ts).
+    const defs = JSON.parse(readTextInPieces(findDefsFile())) as Record<string, OpenAPISchema>;
     const byKind = new Map<string, string>();
     for (const [name, def] of Object.entries(defs)) {
       for (const gvk of def['x-kubernetes-group-version-kind'] ?? []) byKind.set(gvkKey(gvk), name);
