@@ -27,8 +27,9 @@ export function startControlLoopsInline(data: ControlLoopsWorkerData, logger: Lo
     stop: async () => {
       stopped = true;
       await loaded;
-      running?.stop();
+      const r = running;
       running = undefined;
+      await r?.stop();
     },
     // Their heap is the serving isolate's: the memory report's `main` counts it.
     heapStatistics: () => Promise.resolve(undefined),

@@ -24,8 +24,9 @@ parentPort!.on('message', (m: ControlLoopsMessage) => {
   if (m.type === 'heap') { parentPort!.postMessage({ type: 'heap', heap: isolateHeap() } satisfies ControlLoopsMessage); return; }
   if (m.type !== 'stop') return;
   // Stopping gives up the leader Leases' loops and closes every watch; the thread then ends.
-  running.stop();
-  logger.info('control loops stopped', { threadId });
-  parentPort!.postMessage({ type: 'stopped' } satisfies ControlLoopsMessage);
-  parentPort!.close();
+  void running.stop().then(() => {
+    logger.info('control loops stopped', { threadId });
+    parentPort!.postMessage({ type: 'stopped' } satisfies ControlLoopsMessage);
+    parentPort!.close();
+  });
 });

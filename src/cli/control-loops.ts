@@ -28,5 +28,5 @@ export function startControlLoops(data: ControlLoopsWorkerData, logger: Logger):
       controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: 'k8ts-scheduler',
     }));
   }
-  return { stop: () => { for (const r of running) r.stop(); } };
+  return { stop: async () => { await Promise.all(running.map((r) => r.stop())); } };
 }

@@ -75,7 +75,7 @@ async function run(args: string[], d: { component: string; metricsPort: string; 
   logger.info(`${d.component} started`, { metricsPort: metrics.port });
   await new Promise<void>((resolve) => { process.once('SIGTERM', () => resolve()); process.once('SIGINT', () => resolve()); });
   logger.info('shutting down');
-  cm.stop();
+  await cm.stop();
   await metrics.close();
   return 0;
 }

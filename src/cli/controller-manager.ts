@@ -46,7 +46,7 @@ export function parseControllersFlag(value: string): { controllers?: string[]; s
   return { controllers: on.filter((n) => n !== 'scheduler'), scheduler: on.includes('scheduler') };
 }
 
-export interface RunningControllers { stop(): void }
+export interface RunningControllers { stop(): Promise<void> }
 
 /** The strings of the objects the informers keep, shared by every informer of the process. */
 const informerStrings = new StringPool();
@@ -92,7 +92,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
 
   if (opts.leaderElect === false) {
     startAll().catch(fail);
-    return { stop: () => { stopAll(); clients.close(); } };
+    return { stop: async () => { stopAll(); clients.close(); } };
   }
   const elector = new LeaderElector(clients, {
     namespace: 'kube-system', name: opts.leaseName ?? 'kube-controller-manager', identity, logger,
@@ -100,5 +100,12 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     onStoppedLeading: () => stopAll(),
   });
   elector.start();
-  return { stop: () => { elector.stop(); stopAll(); clients.close(); } };
+  return {
+    stop: async () => {
+      // The loops stop acting first, then the Lease is given up (client-go's ReleaseOnCancel order).
+      stopAll();
+      await elector.stop();
+      clients.close();
+    },
+  };
 }

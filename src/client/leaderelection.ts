@@ -28,6 +28,9 @@ export interface LeaderElectionConfig {
   logger?: Logger;
 }
 
+/** How long stop() waits for the Lease's release before shutdown goes on without it. */
+const releaseTimeoutMs = 2000;
+
 const microTime = (d: Date) => d.toISOString().replace('Z', '000Z');
 
 export class LeaderElector {
@@ -45,10 +48,20 @@ export class LeaderElector {
 
   start(): void { void this.tick(); }
 
-  stop(): void {
+  /**
+   * Stops campaigning; a leader gives the Lease up (client-go's ReleaseOnCancel), so
+   * the next start of the control plane leads at once instead of waiting out the
+   * leaseDuration. The returned promise settles when the release has been written
+   * or given up (bounded: a server already gone cannot hold shutdown).
+   */
+  stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.leading) void this.release();
+    if (!this.leading) return Promise.resolve();
+    this.leading = false;
+    let timer: NodeJS.Timeout | undefined;
+    const bounded = new Promise<void>((resolve) => { timer = setTimeout(resolve, releaseTimeoutMs); });
+    return Promise.race([this.release(), bounded]).finally(() => clearTimeout(timer));
   }
 
   private async tick(): Promise<void> {
