@@ -30,7 +30,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { duplexPair } from '../../../util/duplex-pair.js';
-import { normalizeImage } from './images.js';
+import { bootcampRequestLog, bootcampVersion, repoAndTag } from './image-contents.js';
 
 /** Who a connection reaches: the container's pod hostname and environment, the client's address. */
 export interface ListenerContext {
@@ -40,6 +40,17 @@ export interface ListenerContext {
   remoteAddress: string;
   /** The container's files (layer and volumes) and its mount points, read when a request comes; absent: the image's own files only. */
   files?(): Promise<ListenerFiles>;
+  /** The instance's stdout (its log), for a server that logs its requests; absent: nothing is logged. */
+  stdout?: ListenerStdout;
+}
+
+export interface ListenerStdout {
+  /** When the instance started (the server's start time). */
+  startedAt: Date;
+  now(): Date;
+  /** The number of this request: 1 for the instance's first. */
+  nextRequest(): number;
+  write(text: string): void;
 }
 
 export interface ListenerFiles {
@@ -52,14 +63,6 @@ export interface ListenerFiles {
 type Responder = (req: IncomingMessage, res: ServerResponse, ctx: ListenerContext) => void;
 
 interface ImageListener { ports(env: Map<string, string>): number[]; respond: Responder }
-
-const repoAndTag = (image: string) => {
-  const full = normalizeImage(image);
-  const at = full.indexOf('@');
-  const ref = at < 0 ? full : full.slice(0, at);
-  const colon = ref.lastIndexOf(':');
-  return colon > ref.lastIndexOf('/') ? { repo: ref.slice(0, colon), tag: ref.slice(colon + 1) } : { repo: ref, tag: 'latest' };
-};
 
 const nginxDefaultVersion = '1.27.3';
 
@@ -154,10 +157,14 @@ const text = (res: ServerResponse, body: string, headers: Record<string, string>
   res.end(body);
 };
 
-/** kubernetes-bootcamp's server.js: the same line for every request. */
+/** kubernetes-bootcamp's server.js (image-contents.ts): the same answer for every request, and a log line per request. */
 const bootcamp = (version: string): ImageListener => ({
   ports: () => [8080],
-  respond: (_req, res, ctx) => text(res, `Hello Kubernetes bootcamp! | Running on: ${ctx.hostname} | v=${version}\n`),
+  respond: (_req, res, ctx) => {
+    text(res, `Hello Kubernetes bootcamp! | Running on: ${ctx.hostname} | v=${version}\n`);
+    const out = ctx.stdout;
+    if (out) out.write(bootcampRequestLog(ctx.hostname, out.nextRequest(), out.startedAt, out.now()));
+  },
 });
 
 /** hello-app's main.go: listens on $PORT (8080 by default). */
@@ -205,7 +212,7 @@ export function imageListener(image: string): ImageListener | undefined {
     case 'docker.io/library/nginx': return nginx(/^\d+\.\d+\.\d+$/.test(tag.split('-')[0]!) ? tag.split('-')[0]! : nginxDefaultVersion);
     case 'docker.io/library/httpd': return httpd;
     case 'gcr.io/google-samples/kubernetes-bootcamp':
-    case 'docker.io/jocatalin/kubernetes-bootcamp': return bootcamp(number?.[1] ?? '1');
+    case 'docker.io/jocatalin/kubernetes-bootcamp': return bootcamp(bootcampVersion(tag));
     case 'gcr.io/google-samples/hello-app':
     case 'us-docker.pkg.dev/google-samples/containers/gke/hello-app': return helloApp(`${number?.[1] ?? '1'}.0.0`);
     case 'registry.k8s.io/echoserver':

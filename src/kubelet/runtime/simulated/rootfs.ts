@@ -24,9 +24,23 @@ export function managedHostsFile(podIP: string | undefined, hostname: string, ho
 
 const union = (a: string[], b: string[] | undefined) => [...new Set([...a, ...(b ?? [])])].sort();
 
-/** The view with the root and /etc as described above; `mountPaths` are the container's volumeMounts (directories even when empty). */
-export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = [], hostDomain?: string): ContainerView {
+/**
+ * The view with the root and /etc as described above; `mountPaths` are the
+ * container's volumeMounts (directories even when empty); `imageFiles` what
+ * the simulation knows of the image's own files (image-contents.ts), under
+ * everything else.
+ */
+export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = [], hostDomain?: string, imageFiles = new Map<string, string>()): ContainerView {
   const mountDirs = new Map<string, Set<string>>();
+  // Each directory on the way to an image file lists its next entry (`ls /` shows server.js).
+  for (const f of imageFiles.keys()) {
+    const parts = f.split('/').filter(Boolean);
+    for (let i = 0; i < parts.length; i++) {
+      const dir = `/${parts.slice(0, i).join('/')}`;
+      if (!mountDirs.has(dir)) mountDirs.set(dir, new Set());
+      mountDirs.get(dir)!.add(parts[i]!);
+    }
+  }
   for (const m of mountPaths) {
     const parts = m.split('/').filter(Boolean);
     for (let i = 0; i < parts.length; i++) {
@@ -43,7 +57,7 @@ export function withRootFilesystem(view: ContainerView, podIP: string | undefine
   };
   return {
     ...view,
-    readFile: (p) => view.readFile(p) ?? etc.get(abs(p)),
+    readFile: (p) => view.readFile(p) ?? etc.get(abs(p)) ?? imageFiles.get(abs(p)),
     listDir: (p) => {
       const path = abs(p);
       const known = mountDirs.get(path);
