@@ -128,14 +128,23 @@ export async function runUp(args: string[]): Promise<number> {
   // Listening for SIGTERM/SIGINT before the nodes register: a signal while they do stops the cluster cleanly
   // instead of killing the process (Node's default for a signal nobody handles).
   let signalled = false;
-  const stopped = cp.waitForSignal(async () => { signalled = true; await sim.close(); clients.close(); reviewClients.close(); });
+  let servicePorts: import('../kubelet/runtime/simulated/service-ports.js').SimulatedServicePorts | undefined;
+  const stopped = cp.waitForSignal(async () => { signalled = true; await servicePorts?.close(); await sim.close(); clients.close(); reviewClients.close(); });
   try {
     await sim.start();
     await sim.addNode(values['control-plane-name']!, { controlPlane: true });
     for (let i = 1; i <= workers; i++) await sim.addNode(`worker${i}`);
+    // NodePorts and LoadBalancer ports on the nodes' 127.0.0.1, as kube-proxy would answer them (curl 127.0.0.1:NODE_PORT).
+    const { SimulatedServicePorts } = await import('../kubelet/runtime/simulated/service-ports.js');
+    servicePorts = new SimulatedServicePorts({
+      clients, address: kubelet.address, logger: logger.with('service-ports'),
+      dial: (node, uid, port) => sim.node(node)?.kubeletHost().runtime.dialPort?.(uid, port),
+    });
+    servicePorts.start();
   } catch (err) {
     if (signalled) return stopped;
     // A cluster whose nodes cannot register is not up: stop all of it (the caller reports why).
+    await servicePorts?.close();
     await sim.close().catch(() => undefined);
     clients.close();
     reviewClients.close();
