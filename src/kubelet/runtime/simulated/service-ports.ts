@@ -110,8 +110,10 @@ export class SimulatedServicePorts {
     const server = net.createServer((sock) => this.accept(sock, port));
     const entry = { server, target };
     this.listeners.set(port, entry);
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      if (this.listeners.get(port) === entry) this.listeners.delete(port);
+    server.on('error', (err: NodeJS.ErrnoException) => {
+      if (this.listeners.get(port) !== entry) return;
+      this.listeners.delete(port);
+      server.close();
       this.failed.set(port, entry.target.service);
       this.o.logger.warn('cannot serve a Service port on the simulated nodes\' address', { service: targetKey(entry.target), address: this.o.address, port, err: err.code ?? err.message });
     });
