@@ -72,7 +72,8 @@ itself, nslookup); \`kubectl exec\` and exec probes run such commands in a
 simulated shell against the container's files (others: "sh: NAME: not found";
 an exec probe it cannot run keeps the simulated outcome); port-forward and the API
 server's pods/services proxy reach simulated nginx, kubernetes-bootcamp,
-hello-app, echoserver and httpd servers; attach says that no process runs.
+hello-app, echoserver and httpd servers, and so do NodePort and LoadBalancer
+ports on 127.0.0.1 (the nodes' address); attach says that no process runs.
 Ctrl-C stops everything; the data stays in the data directory.
 
 On a terminal the JSON log lines go to DATA_DIR/k8ts.log (errors are also
@@ -128,14 +129,23 @@ export async function runUp(args: string[]): Promise<number> {
   // Listening for SIGTERM/SIGINT before the nodes register: a signal while they do stops the cluster cleanly
   // instead of killing the process (Node's default for a signal nobody handles).
   let signalled = false;
-  const stopped = cp.waitForSignal(async () => { signalled = true; await sim.close(); clients.close(); reviewClients.close(); });
+  let servicePorts: import('../kubelet/runtime/simulated/service-ports.js').SimulatedServicePorts | undefined;
+  const stopped = cp.waitForSignal(async () => { signalled = true; await servicePorts?.close(); await sim.close(); clients.close(); reviewClients.close(); });
   try {
     await sim.start();
     await sim.addNode(values['control-plane-name']!, { controlPlane: true });
     for (let i = 1; i <= workers; i++) await sim.addNode(`worker${i}`);
+    // NodePorts and LoadBalancer ports on the nodes' 127.0.0.1, as kube-proxy would answer them (curl 127.0.0.1:NODE_PORT).
+    const { SimulatedServicePorts } = await import('../kubelet/runtime/simulated/service-ports.js');
+    servicePorts = new SimulatedServicePorts({
+      clients, address: kubelet.address, logger: logger.with('service-ports'),
+      dial: (node, uid, port) => sim.node(node)?.kubeletHost().runtime.dialPort?.(uid, port),
+    });
+    servicePorts.start();
   } catch (err) {
     if (signalled) return stopped;
     // A cluster whose nodes cannot register is not up: stop all of it (the caller reports why).
+    await servicePorts?.close();
     await sim.close().catch(() => undefined);
     clients.close();
     reviewClients.close();

@@ -18,7 +18,7 @@ import { SimulatedRuntime } from '../../src/kubelet/runtime/simulated/runtime.js
 import { SimulatedVolumeStore } from '../../src/kubelet/runtime/simulated/volumes.js';
 import { candidateNames } from '../../src/kubelet/runtime/simulated/nslookup.js';
 import { parseExecLine } from '../../src/kubelet/runtime/simulated/shell.js';
-import { nginxWelcomePage } from '../../src/kubelet/runtime/simulated/listeners.js';
+import { nginxWelcomePage } from '../../src/kubelet/runtime/simulated/image-contents.js';
 import { FakeTimers } from '../../src/kubelet/timers.js';
 import type { PodObjectGetter } from '../../src/kubelet/volumes/objects.js';
 import type { LocalStream, StreamRequest } from '../../src/kubelet/runtime/runtime.js';

@@ -7,7 +7,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { SimulatedRuntime } from '../../src/kubelet/runtime/simulated/runtime.js';
 import { FakeTimers } from '../../src/kubelet/timers.js';
 import type { LocalStream, StreamRequest } from '../../src/kubelet/runtime/runtime.js';
-import { nginxWelcomePage } from '../../src/kubelet/runtime/simulated/listeners.js';
+import { nginxWelcomePage } from '../../src/kubelet/runtime/simulated/image-contents.js';
 
 let seq = 0;
 function pod(spec: Partial<Pod['spec']> = {}): Pod {

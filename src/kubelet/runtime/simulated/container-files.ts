@@ -12,12 +12,13 @@ import type { Duplex } from 'node:stream';
 import type { PodObjectGetter } from '../../volumes/objects.js';
 import type { ContainerView } from './program.js';
 import { withRootFilesystem } from './rootfs.js';
+import { imageContents } from './image-contents.js';
 import { withWritableLayer, type WritableLayer } from './layer.js';
 import { projectedReadOnly, writableMounts, type SimulatedVolumeStore } from './volumes.js';
 import { podHttp, podReach, podResolver, simulatedClusterDomain } from './pod-network.js';
 import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.js';
 import { resolveHost } from './nslookup.js';
-import { imageListener, type ListenerFiles } from './listeners.js';
+import type { ListenerFiles } from './listeners.js';
 
 export interface ContainerFilesDeps {
   pod: Pod;
@@ -46,7 +47,8 @@ function readOnlyMounts(pod: Pod, spec: Container): string[] {
 export async function withContainerFiles(base: ContainerView, d: ContainerFilesDeps): Promise<ContainerView> {
   const mountPaths = (d.spec.volumeMounts ?? []).map((m) => m.mountPath);
   const subdomain = d.pod.spec?.subdomain;
-  const root = withRootFilesystem(base, d.podIP, mountPaths, subdomain ? `${subdomain}.${d.pod.metadata?.namespace}.svc.${simulatedClusterDomain}` : undefined, imageListener(String(d.spec.image ?? ''))?.files);
+  const root = withRootFilesystem(base, d.podIP, mountPaths, subdomain ? `${subdomain}.${d.pod.metadata?.namespace}.svc.${simulatedClusterDomain}` : undefined,
+    imageContents(String(d.spec.image ?? ''))?.files);
   const volumes = await writableMounts(d.pod, d.spec, { store: d.store, objects: d.objects, nodeName: d.nodeName, keys: d.volumeKeys });
   const files = withWritableLayer(root, d.layer, readOnlyMounts(d.pod, d.spec), volumes);
   const ownHosts = [d.podIP, base.hostname].filter((h): h is string => !!h);

@@ -30,7 +30,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { duplexPair } from '../../../util/duplex-pair.js';
-import { normalizeImage } from './images.js';
+import { bootcampRequestLog, bootcampVersion, nginxDocRoot as docRoot, nginxWelcomePage, repoAndTag } from './image-contents.js';
 
 /** Who a connection reaches: the container's pod hostname and environment, the client's address. */
 export interface ListenerContext {
@@ -40,6 +40,17 @@ export interface ListenerContext {
   remoteAddress: string;
   /** The container's files (layer and volumes) and its mount points, read when a request comes; absent: the image's own files only. */
   files?(): Promise<ListenerFiles>;
+  /** The instance's stdout (its log), for a server that logs its requests; absent: nothing is logged. */
+  stdout?: ListenerStdout;
+}
+
+export interface ListenerStdout {
+  /** When the instance started (the server's start time). */
+  startedAt: Date;
+  now(): Date;
+  /** The number of this request: 1 for the instance's first. */
+  nextRequest(): number;
+  write(text: string): void;
 }
 
 export interface ListenerFiles {
@@ -54,72 +65,15 @@ type Responder = (req: IncomingMessage, res: ServerResponse, ctx: ListenerContex
 interface ImageListener {
   ports(env: Map<string, string>): number[];
   respond: Responder;
-  /** Files of the image the responder serves from (path → content), shown in the container's filesystem too (rootfs.ts). */
-  files?: ReadonlyMap<string, string>;
 }
-
-const repoAndTag = (image: string) => {
-  const full = normalizeImage(image);
-  const at = full.indexOf('@');
-  const ref = at < 0 ? full : full.slice(0, at);
-  const colon = ref.lastIndexOf(':');
-  return colon > ref.lastIndexOf('/') ? { repo: ref.slice(0, colon), tag: ref.slice(colon + 1) } : { repo: ref, tag: 'latest' };
-};
 
 const nginxDefaultVersion = '1.27.3';
 
-export const nginxWelcomePage = `<!DOCTYPE html>
-<html>
-<head>
-<title>Welcome to nginx!</title>
-<style>
-html { color-scheme: light dark; }
-body { width: 35em; margin: 0 auto;
-font-family: Tahoma, Verdana, Arial, sans-serif; }
-</style>
-</head>
-<body>
-<h1>Welcome to nginx!</h1>
-<p>If you see this page, the nginx web server is successfully installed and
-working. Further configuration is required.</p>
 
-<p>For online documentation and support please refer to
-<a href="http://nginx.org/">nginx.org</a>.<br/>
-Commercial support is available at
-<a href="http://nginx.com/">nginx.com</a>.</p>
-
-<p><em>Thank you for using nginx.</em></p>
-</body>
-</html>
-`;
-
-/** nginx's stock error page, beside index.html in the image's document root. */
-export const nginx50xPage = `<!DOCTYPE html>
-<html>
-<head>
-<title>Error</title>
-<style>
-html { color-scheme: light dark; }
-body { width: 35em; margin: 0 auto;
-font-family: Tahoma, Verdana, Arial, sans-serif; }
-</style>
-</head>
-<body>
-<h1>An error occurred.</h1>
-<p>Sorry, the page you are looking for is currently unavailable.<br/>
-Please try again later.</p>
-<p>If you are the system administrator of this resource then you should check
-the error log for details.</p>
-<p><em>Faithfully yours, nginx.</em></p>
-</body>
-</html>
-`;
 
 /** When the stock page was built into the image, for Last-Modified and the ETag (nginx's `"mtime-length"`). */
 const pageModified = new Date(Date.UTC(2024, 10, 26, 15, 55, 0));
 
-const docRoot = '/usr/share/nginx/html';
-const nginxFiles: ReadonlyMap<string, string> = new Map([[`${docRoot}/50x.html`, nginx50xPage], [`${docRoot}/index.html`, nginxWelcomePage]]);
 const stockIndex = Buffer.from(nginxWelcomePage);
 const mimeTypes: Record<string, string> = { html: 'text/html', htm: 'text/html', txt: 'text/plain', css: 'text/css', js: 'application/javascript', json: 'application/json', png: 'image/png', svg: 'image/svg+xml' };
 
@@ -155,7 +109,6 @@ function nginx(version: string): ImageListener {
   const server = `nginx/${version}`;
   return {
     ports: () => [80],
-    files: nginxFiles,
     respond: (req, res, ctx) => {
       const path = (req.url ?? '/').split('?')[0]!;
       void docRootFile(path, ctx).then((file) => {
@@ -186,10 +139,14 @@ const text = (res: ServerResponse, body: string, headers: Record<string, string>
   res.end(body);
 };
 
-/** kubernetes-bootcamp's server.js: the same line for every request. */
+/** kubernetes-bootcamp's server.js (image-contents.ts): the same answer for every request, and a log line per request. */
 const bootcamp = (version: string): ImageListener => ({
   ports: () => [8080],
-  respond: (_req, res, ctx) => text(res, `Hello Kubernetes bootcamp! | Running on: ${ctx.hostname} | v=${version}\n`),
+  respond: (_req, res, ctx) => {
+    text(res, `Hello Kubernetes bootcamp! | Running on: ${ctx.hostname} | v=${version}\n`);
+    const out = ctx.stdout;
+    if (out) out.write(bootcampRequestLog(ctx.hostname, out.nextRequest(), out.startedAt, out.now()));
+  },
 });
 
 /** hello-app's main.go: listens on $PORT (8080 by default). */
@@ -237,7 +194,7 @@ export function imageListener(image: string): ImageListener | undefined {
     case 'docker.io/library/nginx': return nginx(/^\d+\.\d+\.\d+$/.test(tag.split('-')[0]!) ? tag.split('-')[0]! : nginxDefaultVersion);
     case 'docker.io/library/httpd': return httpd;
     case 'gcr.io/google-samples/kubernetes-bootcamp':
-    case 'docker.io/jocatalin/kubernetes-bootcamp': return bootcamp(number?.[1] ?? '1');
+    case 'docker.io/jocatalin/kubernetes-bootcamp': return bootcamp(bootcampVersion(tag));
     case 'gcr.io/google-samples/hello-app':
     case 'us-docker.pkg.dev/google-samples/containers/gke/hello-app': return helloApp(`${number?.[1] ?? '1'}.0.0`);
     case 'registry.k8s.io/echoserver':

@@ -8,11 +8,12 @@
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import { posix } from 'node:path';
 import { containerEnv, expandVars } from '../cri/config.js';
-import { fetchEnvSources } from '../../envsources.js';
+import { fetchEnvSources, type EnvSources } from '../../envsources.js';
 import type { PodObjectGetter } from '../../volumes/objects.js';
 import { volumePayload } from '../../volumes/projection.js';
 import type { NodeAllocatable } from '../../volumes/downward.js';
 import { parseProgram, type Command, type ShellContext } from './shell.js';
+import { imageContents } from './image-contents.js';
 
 /** The simulated node's capacity as the downward API reads an unset limit (the simulator's default node). */
 const simulatedAllocatable: NodeAllocatable = { cpu: '4', memory: '8Gi' };
@@ -36,6 +37,8 @@ export interface ProgramDeps {
   nodeName: string;
   hostIP: string;
   podIP?: string;
+  /** The ConfigMaps, Secrets and Services the instance started with (start-env.ts): a container's environment is fixed when it starts. */
+  sources?: EnvSources;
 }
 
 /** The pod's hostname as the runtime sets it (spec.hostname, else the pod's name cut to 63 characters). */
@@ -65,11 +68,13 @@ export async function prepareProgram(pod: Pod, c: Container, deps: ProgramDeps):
  * (ca.crt, namespace), which an exec may read.
  */
 export async function containerView(pod: Pod, c: Container, deps: ProgramDeps & { serviceAccount?: boolean }): Promise<{ expand: Map<string, string>; context: ContainerView }> {
-  const sources = await fetchEnvSources(pod.metadata!.namespace!, c, deps.objects, pod.spec?.enableServiceLinks ?? true);
+  const sources = deps.sources ?? await fetchEnvSources(pod.metadata!.namespace!, c, deps.objects, pod.spec?.enableServiceLinks ?? true);
   const hostname = hostnameOf(pod);
   const kubeletEnv = containerEnv(pod, c, { nodeName: deps.nodeName, hostIP: deps.hostIP, podLogsDir: '', allocatable: simulatedAllocatable }, deps.podIP, sources);
   const expand = new Map(kubeletEnv.map((e) => [e.key, e.value]));
   const env = new Map<string, string>([['PATH', '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'], ['HOSTNAME', hostname]]);
+  // The image's ENV, where the simulation knows it (image-contents.ts); the kubelet's variables override it, as the runtime merges them.
+  for (const [k, v] of imageContents(String(c.image ?? ''))?.env ?? []) env.set(k, v);
   for (const e of kubeletEnv) env.set(e.key, e.value);
   if (!env.has('HOME')) env.set('HOME', '/root');
   let files = new Map<string, string>();

@@ -26,9 +26,9 @@ const union = (a: string[], b: string[] | undefined) => [...new Set([...a, ...(b
 
 /**
  * The view with the root and /etc as described above; `mountPaths` are the
- * container's volumeMounts (directories even when empty); `imageFiles` the
- * few files the simulation knows the image has (listeners.ts: nginx's
- * document root), under the layer and volumes like the image's own.
+ * container's volumeMounts (directories even when empty); `imageFiles` what
+ * the simulation knows of the image's own files (image-contents.ts), under
+ * the layer and volumes like the image's own.
  */
 export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = [], hostDomain?: string, imageFiles: ReadonlyMap<string, string> = new Map()): ContainerView {
   const mountDirs = new Map<string, Set<string>>();

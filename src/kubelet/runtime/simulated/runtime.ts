@@ -70,6 +70,8 @@ import { listenerFiles, withContainerFiles, type ContainerFilesDeps } from './co
 import { processVolumeStore, type SimulatedVolumeStore } from './volumes.js';
 import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.js';
 import { connectListener, listeningPorts, refusedConnection } from './listeners.js';
+import { StartEnvironments } from './start-env.js';
+import { imageContents } from './image-contents.js';
 
 export const simulatedRuntimeType = 'sim';
 export const simulatedRuntimeVersion = 'k8ts-sim://0.1.0';
@@ -142,6 +144,10 @@ interface SimPod {
   layers?: Map<string, WritableLayer>;
   /** The pod's writable volumes resolved so far (volumes.ts), so a request to its nginx does not read the claim again. */
   volumeKeys?: Map<string, string>;
+  /** Container instance ID → requests its image's server counted (kubernetes-bootcamp's `Total Requests`). */
+  requests?: Map<string, number>;
+  /** Each container instance's environment sources as read at its start (start-env.ts). */
+  startEnv?: StartEnvironments;
 }
 
 type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}` | `sleep:${string}`;
@@ -236,7 +242,7 @@ export class SimulatedRuntime implements PodRuntime {
       const spec = this.containerSpec(p, c.name) ?? { name: c.name };
       const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip };
       const ran = await runExecProbe(command, {
-        view: async () => withContainerFiles((await containerView(p.pod, spec, deps)).context, this.filesDeps(p, spec, containerID)),
+        view: async () => withContainerFiles((await containerView(p.pod, spec, { ...deps, sources: await p.startEnv?.of(containerID) })).context, this.filesDeps(p, spec, containerID)),
         timers: this.timers,
         // Upstream's default timeoutSeconds is 1 (probeTiming's).
         timeoutMs: (probe.timeoutSeconds && probe.timeoutSeconds > 0 ? probe.timeoutSeconds : 1) * 1000,
@@ -318,7 +324,7 @@ export class SimulatedRuntime implements PodRuntime {
     const podIP = p.sandbox?.ip;
     const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP, serviceAccount: true };
     return openSimulatedExec(req.cmd, req, {
-      view: async () => withContainerFiles((await containerView(p.pod, spec ?? { name: c.name }, deps)).context, this.filesDeps(p, spec ?? { name: c.name }, containerID)),
+      view: async () => withContainerFiles((await containerView(p.pod, spec ?? { name: c.name }, { ...deps, sources: await p.startEnv?.of(containerID) })).context, this.filesDeps(p, spec ?? { name: c.name }, containerID)),
       timers: this.timers,
       running: () => c.id === containerID && c.state === 'running' && !p.stopped && this.byUID.get(uid) === p,
       watch: (changed) => {
@@ -348,7 +354,14 @@ export class SimulatedRuntime implements PodRuntime {
       if (!listeningPorts(String(spec?.image ?? ''), env).includes(port)) continue;
       const hostname = p.pod.spec?.hostname ?? p.name;
       const files = () => listenerFiles(this.filesDeps(p, spec!, c.id));
-      return connectListener(String(spec?.image ?? ''), { hostname, env, remoteAddress: '127.0.0.1', files }) ?? refusedConnection(port);
+      // What the image's server writes per request goes to this instance's log, when its entrypoint is what runs.
+      const id = c.id;
+      const stdout = spec && entrypointRuns(spec) && this.opts.podLogsDir ? {
+        startedAt: c.startedAt ?? c.createdAt, now: () => this.timers.now(),
+        nextRequest: () => { const n = (p.requests?.get(id) ?? 0) + 1; (p.requests ??= new Map()).set(id, n); return n; },
+        write: (text: string) => { if (c.id === id && c.state === 'running') this.log(p, c, text); },
+      } : undefined;
+      return connectListener(String(spec?.image ?? ''), { hostname, env, remoteAddress: '127.0.0.1', files, stdout }) ?? refusedConnection(port);
     }
     return refusedConnection(port);
   }
@@ -809,8 +822,12 @@ export class SimulatedRuntime implements PodRuntime {
    */
   private started(p: SimPod, c: RuntimeContainerStatus): void {
     const spec = [...(p.pod.spec?.initContainers ?? []), ...(p.pod.spec?.containers ?? []), ...((p.pod.spec?.ephemeralContainers ?? []) as Container[])].find((x) => x.name === c.name);
+    if (spec) {
+      const live = (id: string) => [...p.initContainers, ...p.containers, ...p.ephemeralContainers].some((x) => x.id === id);
+      (p.startEnv ??= new StartEnvironments()).capture(c.id, p.pod, spec, this.opts.objects, live);
+    }
     if (!this.opts.podLogsDir || !spec || !runsProgram(spec)) {
-      this.log(p, c, `Created container ${c.name}\nStarted container ${c.name}\n`);
+      this.log(p, c, entrypointStartLog(p.pod, spec, c.startedAt ?? this.timers.now()) ?? `Created container ${c.name}\nStarted container ${c.name}\n`);
       return;
     }
     p.programs.set(c.name, c.id);
@@ -823,7 +840,8 @@ export class SimulatedRuntime implements PodRuntime {
     const id = c.id;
     const restartCount = c.restartCount;
     const current = () => c.id === id && !p.stopped;
-    const prepared = await prepareProgram(p.pod, spec, { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip });
+    const sources = await p.startEnv?.of(id);
+    const prepared = await prepareProgram(p.pod, spec, { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip, sources });
     if (!current()) return;
     if (!prepared) {
       // The expanded command is not one the simulator runs after all: the lifecycle, as for any other.
@@ -864,4 +882,13 @@ export class SimulatedRuntime implements PodRuntime {
     if (watchers?.size) for (const w of [...watchers]) w();
     this.events.emit(uid);
   }
+}
+
+/** The container runs its image's entrypoint: neither command nor args replace the image's (kubernetes-bootcamp's CMD `node server.js`). */
+const entrypointRuns = (spec: Container) => !spec.command?.length && !spec.args?.length;
+
+/** What the image's entrypoint writes when it starts (image-contents.ts), for an image the simulation knows that of. */
+function entrypointStartLog(pod: Pod, spec: Container | undefined, startedAt: Date): string | undefined {
+  if (!spec || !entrypointRuns(spec)) return undefined;
+  return imageContents(String(spec.image ?? ''))?.startLog?.(pod.spec?.hostname ?? pod.metadata?.name ?? '', startedAt);
 }
