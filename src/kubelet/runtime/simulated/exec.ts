@@ -71,6 +71,8 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     stdin.once('end', finish);
   }));
   let wake = () => {};
+  // The terminal's width, as kubectl's resize messages tell it (ls lays out columns for it).
+  let columns = 80;
   const unwatch = deps.watch(() => wake());
   // A sleep ends after ms, or early (false) once the container stopped, the caller went away or Ctrl-C came.
   const sleep = (ms: number) => new Promise<boolean>((resolve) => {
@@ -89,7 +91,7 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     const view = await deps.view();
     if (req.tty) view.env.set('TERM', 'xterm');
     const writeBytes = (data: Buffer) => { if (!closed) stdout.write(data); };
-    const ctx: ShellContext = { ...view, now: () => deps.timers.now(), sleep, write, writeBytes, readStdin };
+    const ctx: ShellContext = { ...view, now: () => deps.timers.now(), sleep, write, writeBytes, readStdin, ...(req.tty ? { terminalColumns: () => columns } : {}) };
     if ('unsupported' in parsed) { write('stderr', unsupportedMessage(deps.nodeName, parsed.unsupported)); return 2; }
     if ('program' in parsed) return (await runProgram(parsed.program, ctx)) ?? 137;
     input = new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
@@ -105,7 +107,7 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
   });
   return {
     stdin, stdout, stderr, done,
-    resize: () => {},
+    resize: (cols) => { if (cols > 0) columns = cols; },
     close: () => {
       closed = true;
       input?.close();
