@@ -7,8 +7,24 @@
  * hosts (upstream's managed hosts file), next to mounted files.
  */
 import type { ContainerView } from './program.js';
+import { lsFlavour } from './ls-columns.js';
 
 const topLevel = ['bin', 'dev', 'etc', 'home', 'lib', 'proc', 'root', 'sys', 'tmp', 'usr', 'var'];
+
+/**
+ * The directories under /usr and /var of the images' own trees (empty
+ * here), so a write where a real image has a directory succeeds: the
+ * lifecycle page's postStart `echo ... > /usr/share/message`. busybox's
+ * image has /usr/bin, /usr/sbin, /var/spool and /var/www; Debian's
+ * (debian, nginx, httpd ...) the FHS set below.
+ */
+const secondLevel = {
+  busybox: { '/usr': ['bin', 'sbin'], '/var': ['spool', 'www'] },
+  coreutils: {
+    '/usr': ['bin', 'games', 'include', 'lib', 'libexec', 'local', 'sbin', 'share', 'src'],
+    '/var': ['backups', 'cache', 'lib', 'local', 'lock', 'log', 'mail', 'opt', 'run', 'spool', 'tmp'],
+  },
+} as const;
 
 /**
  * The kubelet's /etc/hosts for a pod on the pod network (pkg/kubelet/kubelet_pods.go
@@ -50,7 +66,10 @@ export function withRootFilesystem(view: ContainerView, podIP: string | undefine
       const mounted = known || view.listDir(p) ? union([...(known ?? [])], view.listDir(p)) : undefined;
       if (path === '/') return union(topLevel, mounted);
       if (path === '/etc') return union(['hostname', 'hosts'], mounted);
-      if (topLevel.includes(path.slice(1))) return mounted ?? [];
+      const standard: Record<string, readonly string[]> = secondLevel[lsFlavour(view.image)];
+      const parent = path.slice(0, path.lastIndexOf('/')) || '/';
+      if (standard[path]) return union([...standard[path]], mounted);
+      if (topLevel.includes(path.slice(1)) || standard[parent]?.includes(path.slice(parent.length + 1))) return mounted ?? [];
       return mounted;
     },
   };
