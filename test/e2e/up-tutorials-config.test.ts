@@ -444,6 +444,9 @@ describe('k8ts up: the configuration and pod task pages on simulated nodes', () 
     await waitPhase('security-context-demo', 'Running');
     assert.equal((await kubectl(['exec', 'security-context-demo', '--', 'id'])).stdout, 'uid=1000 gid=3000 groups=2000,3000,4000\n');
     assert.equal((await kubectl(['exec', 'security-context-demo', '--', 'sh', '-c', 'echo hello > /data/demo/testfile; cat /data/demo/testfile'])).stdout, 'hello\n');
+    // ps in the shell the page opens: the container's sleep as PID 1, the shell and ps, all as user 1000.
+    const t = await underTerminal(`kubectl --kubeconfig ${up.kubeconfig} exec -it security-context-demo -- sh`, ['ps\n', 'exit\n'], 120_000);
+    assert.match(t.out, /\/ \$ ps\r\nPID   USER     TIME  COMMAND\r\n    1 1000      0:00 sleep 1h\r\n +\d+ 1000      0:00 sh\r\n +\d+ 1000      0:00 ps\r\n/);
     await kubectl(['create', 'namespace', 'default-mem-example']);
     await kubectl(['apply', '-n', 'default-mem-example', '-f', '-'], limitRange);
     const resources = JSON.parse((await kubectl(['get', 'pod', 'default-mem-demo', '-n', 'default-mem-example', '-o', 'jsonpath={.spec.containers[0].resources}'])).stdout);

@@ -14,6 +14,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { parseExec, parseProgram, runProgram, type ShellContext } from '../../src/kubelet/runtime/simulated/shell.js';
 import { lsColumns, lsFlavour } from '../../src/kubelet/runtime/simulated/ls-columns.js';
 import { containerUser } from '../../src/kubelet/runtime/simulated/identity.js';
+import { visibleProcesses } from '../../src/kubelet/runtime/simulated/processes.js';
 
 async function run(program: ReturnType<typeof parseProgram>, extra: Partial<ShellContext> = {}, files: Record<string, string> = {}) {
   assert.ok(program);
@@ -117,5 +118,29 @@ describe('simulated shell: id (Configure a Security Context)', () => {
   it('the container\'s securityContext wins over the pod\'s', () => {
     const p: Pod = { spec: { securityContext: { runAsUser: 1000, runAsGroup: 3000 }, containers: [{ name: 'c', securityContext: { runAsUser: 2000 } }] } };
     assert.deepEqual(containerUser(p, p.spec!.containers[0]!), { uid: 2000, gid: 3000, groups: [3000] });
+  });
+});
+
+describe('simulated shell: ps (Security Context, Share Process Namespace)', () => {
+  const shared: Pod = { spec: { shareProcessNamespace: true, containers: [{ name: 'nginx', image: 'nginx' }, { name: 'shell', image: 'busybox:1.28', command: ['sleep', '3600'] }] } };
+  it('a shared process namespace lists /pause, nginx\'s master and worker, the other container, then the exec\'s shell and ps', async () => {
+    const shell = shared.spec!.containers[1]!;
+    const processes = [...visibleProcesses(shared, shell), { uid: 0, args: '/bin/sh' }];
+    const r = await run(exec(['ps', 'ax']), { image: shell.image, processes, user: containerUser(shared, shell) });
+    assert.equal(r.out, [
+      'PID   USER     TIME  COMMAND',
+      '    1 root      0:00 /pause',
+      '    7 root      0:00 nginx: master process nginx -g daemon off;',
+      '   13 101       0:00 nginx: worker process',
+      '   19 root      0:00 sleep 3600',
+      '   25 root      0:00 /bin/sh',
+      '   31 root      0:00 ps ax', ''].join('\n'));
+  });
+  it('alone, the container\'s command is PID 1 as its user (ash execs `sh -c "sleep 1h"` as sleep); Debian images have no ps', async () => {
+    const pod: Pod = { spec: { securityContext: { runAsUser: 1000 }, containers: [{ name: 'c', image: 'busybox:1.28', command: ['sh', '-c', 'sleep 1h'] }] } };
+    const c = pod.spec!.containers[0]!;
+    assert.equal((await run(exec(['ps']), { image: c.image, processes: visibleProcesses(pod, c), user: containerUser(pod, c) })).out,
+      'PID   USER     TIME  COMMAND\n    1 1000      0:00 sleep 1h\n    7 1000      0:00 ps\n');
+    assert.deepEqual(await run(exec(['ps']), { image: 'nginx' }), { out: 'ERR:sh: ps: not found\n', code: 127 });
   });
 });

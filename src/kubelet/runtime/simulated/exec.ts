@@ -96,7 +96,9 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     if ('program' in parsed) return (await runProgram(parsed.program, ctx)) ?? 137;
     input = new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
     if (closed) input.close();
-    return interactive(parsed.interactive, { ...ctx, readStdin: undefined }, input, {
+    // The interactive shell is a process of the container too (ps lists it).
+    const processes = [...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: argv.join(' ') }];
+    return interactive(parsed.interactive, { ...ctx, readStdin: undefined, processes }, input, {
       tty: req.tty, nodeName: deps.nodeName, running: () => deps.running() && !closed,
       resetInterrupt: () => { interrupted = false; },
     });
@@ -127,8 +129,10 @@ interface InteractiveOptions {
 /** The interactive shell: a prompt (with a tty), a line, its commands; until `exit`, the end of input or the container's end. */
 async function interactive(shell: string, ctx: ShellContext, input: LineInput, o: InteractiveOptions): Promise<number> {
   const cwd = ctx.workingDir ?? '/';
-  // busybox's sh (ash) prompts `/ # ` as root; bash in Debian-based images `root@HOST:/# `.
-  const prompt = shell === 'bash' ? `root@${ctx.hostname}:${cwd}# ` : `${cwd} # `;
+  // busybox's sh (ash) prompts `/ # ` as root and `/ $ ` as another user (runAsUser); bash in Debian-based
+  // images `root@HOST:/# `, and for a uid its /etc/passwd does not name, bash's `I have no name!@HOST:/$ `.
+  const root = (ctx.user?.uid ?? 0) === 0;
+  const prompt = shell === 'bash' ? `${root ? 'root' : 'I have no name!'}@${ctx.hostname}:${cwd}${root ? '#' : '$'} ` : `${cwd} ${root ? '#' : '$'} `;
   let status = 0;
   for (;;) {
     if (!o.running()) return 137;

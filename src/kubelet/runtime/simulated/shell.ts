@@ -35,6 +35,7 @@ import { filterNames, runFilter } from './filters.js';
 import { fileCommandNames, runFileCommand } from './file-commands.js';
 import { lsColumns, lsFlavour } from './ls-columns.js';
 import { id, type ContainerUser } from './identity.js';
+import { busyboxPs, type SimulatedProcess } from './processes.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean };
 type Word = Part[];
@@ -55,7 +56,7 @@ export type Command =
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'id', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', ...filterNames, ...fileCommandNames]);
+const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', ...filterNames, ...fileCommandNames]);
 
 /** `tail -f` follows a file for ever: only `tail -f /dev/null` (sleep for ever) is simulated. */
 const tailFollows = (args: (string | undefined)[]) => args.some((a) => a !== undefined && /^-[^-]*[fF]/.test(a));
@@ -341,6 +342,8 @@ export interface ShellContext {
   image?: string;
   /** Who the container runs as (identity.ts: securityContext's runAsUser, runAsGroup, fsGroup, supplementalGroups). */
   user?: ContainerUser;
+  /** The processes ps lists before its own (processes.ts): the container's, or the pod's with shareProcessNamespace, and an exec's shell. */
+  processes?: SimulatedProcess[];
   /** The width of the exec's terminal (kubectl's resize messages; 80 until one comes); absent without a tty. */
   terminalColumns?(): number;
   /** Where relative paths start (the container's workingDir; `/` by default), for pwd. */
@@ -609,6 +612,11 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'date': out('stdout', `${containerDate(ctx.now())}\n`); return 0;
     case 'hostname': out('stdout', `${ctx.hostname}\n`); return 0;
     case 'pwd': out('stdout', `${ctx.workingDir ?? '/'}\n`); return 0;
+    case 'ps':
+      // Only busybox's images have ps; Debian's (nginx, debian) do not ship procps.
+      if (lsFlavour(ctx.image) !== 'busybox') { out('stderr', `sh: ${name}: not found\n`); return 127; }
+      out('stdout', busyboxPs([...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }]));
+      return 0;
     case 'id': return id(args, ctx.user ?? { uid: 0, gid: 0, groups: [0] }, ctx.image, out);
     case 'ls': {
       // busybox: missing operands first (stderr), then the files, then each directory (headed `DIR:` when there are several operands).
