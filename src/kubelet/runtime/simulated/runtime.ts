@@ -790,7 +790,8 @@ export class SimulatedRuntime implements PodRuntime {
 
   /**
    * A run-to-completion pod (restartPolicy Never or OnFailure) whose every
-   * container runs a command the simulator runs, with no scripted end: each
+   * container runs a command the simulator runs (or serves, beside one that
+   * does: an image with a responder and no command), with no scripted end: each
    * container ends when its command does, with its exit code (`sleep 30`
    * after 30 s, `while true` never), instead of the 1 s run-to-completion.
    */

@@ -20,9 +20,10 @@
  * ${VAR}, $(COMMAND) and `COMMAND`; output redirections `>`, `>>`, `2>`,
  * `2>&1`, `>&2`, `>/dev/null` into the container's layer and volumes
  * (layer.ts) and `< FILE`; the commands echo [-n] [-e], printf (%s, %d, %%,
- * \n, \t), printenv, env, date, cat, ls, hostname, sleep, true, false, :,
- * exit, the filters grep, head, tail, wc, sort, uniq, cut, tr (filters.ts),
- * the file commands touch, rm, mkdir, cp, mv, test and `[` (file-commands.ts),
+ * \n, \t), printenv, env, date, cat, ls (columns on a terminal:
+ * ls-columns.ts), hostname, id (identity.ts), ps (processes.ts), sleep,
+ * true, false, :, exit, the filters grep, head, tail, wc, sort, uniq, cut, tr (filters.ts),
+ * the file commands touch, rm, mkdir, cp, mv, test, `[` and `[[` (file-commands.ts),
  * tar for `kubectl cp` (tar.ts), curl and wget to the pod's own ports
  * (http-commands.ts), busybox 1.28's nslookup (nslookup.ts); and the Job
  * example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts).
