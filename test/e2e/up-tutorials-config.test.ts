@@ -418,6 +418,10 @@ describe('k8ts up: the configuration and pod task pages on simulated nodes', () 
     assert.match(states, /^debian-container=Completed$/m);
     assert.match(states, /^nginx-container=\d{4}-/m);
     assert.equal((await kubectl(['exec', 'two-containers', '-c', 'nginx-container', '--', 'curl', '-s', 'localhost'])).stdout, 'Hello from the debian container\n');
+    // The page's shell: bash in the nginx container, curl localhost; a command the image lacks is bash's "command not found".
+    const t = await underTerminal(`kubectl --kubeconfig ${up.kubeconfig} exec -it two-containers -c nginx-container -- /bin/bash`, ['curl localhost\n', 'nosuchcmd\n', 'exit\n'], 120_000);
+    assert.match(t.out, /root@two-containers:\/# curl localhost\r\nHello from the debian container\r\n/);
+    assert.match(t.out, /# nosuchcmd\r\n\/bin\/bash: nosuchcmd: command not found\r\n/);
     await waitPhase('lifecycle-demo', 'Running');
     const message = await eventually(async () => {
       const r = await kubectl(['exec', 'lifecycle-demo', '--', 'cat', '/usr/share/message'], undefined, true);

@@ -345,6 +345,8 @@ export interface ShellContext {
   user?: ContainerUser;
   /** The processes ps lists before its own (processes.ts): the container's, or the pod's with shareProcessNamespace, and an exec's shell. */
   processes?: SimulatedProcess[];
+  /** What the shell running the command says of one it does not find (shell-dialect.ts); absent: busybox's `sh: NAME: not found`. */
+  notFound?(name: string): string;
   /** The width of the exec's terminal (kubectl's resize messages; 80 until one comes); absent without a tty. */
   terminalColumns?(): number;
   /** Where relative paths start (the container's workingDir; `/` by default), for pwd. */
@@ -460,7 +462,7 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
   if (name === undefined) return 0;
   const base = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name;
   // An exec names any command: those the subset does not have are not found, as busybox's sh says.
-  if (!builtins.has(base)) { out('stderr', `sh: ${name}: not found\n`); return 127; }
+  if (!builtins.has(base)) { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
   return builtin(base, args, ctx, out);
 }
 
@@ -615,7 +617,7 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'pwd': out('stdout', `${ctx.workingDir ?? '/'}\n`); return 0;
     case 'ps':
       // Only busybox's images have ps; Debian's (nginx, debian) do not ship procps.
-      if (lsFlavour(ctx.image) !== 'busybox') { out('stderr', `sh: ${name}: not found\n`); return 127; }
+      if (lsFlavour(ctx.image) !== 'busybox') { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
       out('stdout', busyboxPs([...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }]));
       return 0;
     case 'id': return id(args, ctx.user ?? { uid: 0, gid: 0, groups: [0] }, ctx.image, out);
