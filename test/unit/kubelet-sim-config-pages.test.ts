@@ -15,6 +15,7 @@ import { parseExec, parseProgram, runProgram, type ShellContext } from '../../sr
 import { lsColumns, lsFlavour } from '../../src/kubelet/runtime/simulated/ls-columns.js';
 import { containerUser } from '../../src/kubelet/runtime/simulated/identity.js';
 import { visibleProcesses } from '../../src/kubelet/runtime/simulated/processes.js';
+import { withRootFilesystem } from '../../src/kubelet/runtime/simulated/rootfs.js';
 
 async function run(program: ReturnType<typeof parseProgram>, extra: Partial<ShellContext> = {}, files: Record<string, string> = {}) {
   assert.ok(program);
@@ -142,5 +143,19 @@ describe('simulated shell: ps (Security Context, Share Process Namespace)', () =
     assert.equal((await run(exec(['ps']), { image: c.image, processes: visibleProcesses(pod, c), user: containerUser(pod, c) })).out,
       'PID   USER     TIME  COMMAND\n    1 1000      0:00 sleep 1h\n    7 1000      0:00 ps\n');
     assert.deepEqual(await run(exec(['ps']), { image: 'nginx' }), { out: 'ERR:sh: ps: not found\n', code: 127 });
+  });
+});
+
+describe('simulated root filesystem: the image base\'s directories', () => {
+  const base = { env: new Map<string, string>(), hostname: 'p', workingDir: '/', readFile: () => undefined, listDir: () => undefined, refresh: async () => {} };
+  it('Debian\'s top level and /usr/share (the postStart page writes /usr/share/message) for nginx; busybox\'s for busybox', () => {
+    const nginx = withRootFilesystem({ ...base, image: 'nginx' }, undefined);
+    assert.deepEqual(nginx.listDir('/'), ['bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib64', 'media', 'mnt', 'opt', 'proc', 'root', 'run', 'sbin', 'srv', 'sys', 'tmp', 'usr', 'var']);
+    assert.deepEqual(nginx.listDir('/usr/share'), []);
+    const busybox = withRootFilesystem({ ...base, image: 'busybox:1.28' }, undefined);
+    assert.deepEqual(busybox.listDir('/'), ['bin', 'dev', 'etc', 'home', 'lib', 'proc', 'root', 'sys', 'tmp', 'usr', 'var']);
+    assert.deepEqual(busybox.listDir('/usr'), ['bin', 'sbin']);
+    assert.equal(busybox.listDir('/usr/share'), undefined);
+    assert.equal(busybox.listDir('/boot'), undefined);
   });
 });
