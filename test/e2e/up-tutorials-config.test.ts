@@ -334,6 +334,22 @@ spec:
       allowPrivilegeEscalation: false
 `;
 
+const initNeverFail = `apiVersion: v1
+kind: Pod
+metadata:
+  name: init-never-fail
+spec:
+  restartPolicy: Never
+  initContainers:
+  - name: install
+    image: busybox:1.28
+    command: ["wget", "-O", "/tmp/x", "http://info.cern.ch"]
+  containers:
+  - name: main
+    image: busybox:1.28
+    command: ["sh", "-c", "echo never"]
+`;
+
 const limitRange = `apiVersion: v1
 kind: LimitRange
 metadata:
@@ -442,6 +458,10 @@ describe('k8ts up: the configuration and pod task pages on simulated nodes', () 
     assert.match(status, /^init-demo\s+0\/1\s+Init:/);
     assert.equal((await kubectl(['logs', 'init-demo', '-c', 'install'])).stdout, "wget: bad address 'info.cern.ch'\n");
     assert.equal(await phase('init-demo'), 'Pending');
+    // Under restartPolicy Never a failed init container fails the pod, and its containers never start.
+    await kubectl(['apply', '-f', '-'], initNeverFail);
+    await waitPhase('init-never-fail', 'Failed');
+    assert.match((await kubectl(['get', 'pod', 'init-never-fail', '--no-headers'])).stdout, /^init-never-fail\s+0\/1\s+Init:Error\s/);
   });
 
   it('Security Context: id prints runAsUser, runAsGroup, fsGroup and supplementalGroups; LimitRange defaults appear in the pod', async () => {
