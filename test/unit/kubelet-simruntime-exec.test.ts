@@ -79,12 +79,17 @@ describe('simulated exec', () => {
     assert.equal(r.code, 0);
   });
 
-  it('an unknown command answers as busybox sh, exit code 127', async () => {
+  it('an unknown command answers as the image\'s sh (dash in nginx\'s Debian image, naming itself by $0; bash; busybox\'s ash), exit code 127', async () => {
     const { rt, uid, id } = setup();
     const r = await collect(rt.openStream(uid, id(), req(['nosuchcmd', '--flag'])));
     assert.deepEqual(r, { out: '', err: 'sh: nosuchcmd: not found\n', code: 127 });
     const inScript = await collect(rt.openStream(uid, id(), req(['sh', '-c', 'echo before; nosuchcmd; echo after'])));
-    assert.deepEqual(inScript, { out: 'before\nafter\n', err: 'sh: nosuchcmd: not found\n', code: 0 });
+    assert.deepEqual(inScript, { out: 'before\nafter\n', err: 'sh: 1: nosuchcmd: not found\n', code: 0 });
+    const inBash = await collect(rt.openStream(uid, id(), req(['/bin/bash', '-c', 'nosuchcmd'])));
+    assert.deepEqual(inBash, { out: '', err: '/bin/bash: line 1: nosuchcmd: command not found\n', code: 127 });
+    const busybox = setup(pod({ containers: [{ name: 'c', image: 'busybox' }] }));
+    const inAsh = await collect(busybox.rt.openStream(busybox.uid, busybox.id(), req(['/bin/sh', '-c', 'nosuchcmd'])));
+    assert.deepEqual(inAsh, { out: '', err: '/bin/sh: nosuchcmd: not found\n', code: 127 });
   });
 
   it('a script beyond the subset says so and exits 2', async () => {
@@ -115,7 +120,8 @@ describe('simulated exec', () => {
     const s = rt.openStream(uid, id(), req(['sh'], { stdin: true, tty: true, stderr: false }));
     typeAtPrompt(s, ['echo hx\x7fi\r', 'nope\r', '\x04']);
     const r = await collect(s);
-    assert.equal(r.out, '/ # echo hx\b \bi\r\nhi\r\n/ # nope\r\nsh: nope: not found\r\n/ # ');
+    // nginx's sh is dash: prompt `# `, and its not-found message counts the lines read.
+    assert.equal(r.out, '# echo hx\b \bi\r\nhi\r\n# nope\r\nsh: 2: nope: not found\r\n# ');
     assert.equal(r.code, 127);
   });
 
@@ -132,12 +138,12 @@ describe('simulated exec', () => {
     t.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const type = (text: string) => setImmediate(() => t.stdin!.write(text));
-      if (out === '/ # ') type('sleep 100\r');
-      else if (out === '/ # sleep 100\r\n') type('\x03');
-      else if (out.endsWith('^C\r\n/ # ')) type('exit\r');
+      if (out === '# ') type('sleep 100\r');
+      else if (out === '# sleep 100\r\n') type('\x03');
+      else if (out.endsWith('^C\r\n# ')) type('exit\r');
     });
     const r = await collect(t);
-    assert.equal(r.out, '/ # sleep 100\r\n^C\r\n/ # exit\r\n');
+    assert.equal(r.out, '# sleep 100\r\n^C\r\n# exit\r\n');
     assert.equal(r.code, 0);
   });
 

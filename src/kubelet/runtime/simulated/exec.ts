@@ -22,6 +22,7 @@ import { PassThrough } from 'node:stream';
 import type { LocalStream, StreamRequest } from '../runtime.js';
 import { parseExec, parseExecLine, runLine, runProgram, type Command, type ShellContext } from './shell.js';
 import type { ContainerView } from './program.js';
+import { commandNotFound, shellDialect, shellPrompt } from './shell-dialect.js';
 import type { TimerHandle, Timers } from '../../timers.js';
 
 /** setTimeout's limit (2^31 - 1 ms): a longer sleep wakes up then and sleeps on. */
@@ -71,6 +72,8 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     stdin.once('end', finish);
   }));
   let wake = () => {};
+  // The terminal's width, as kubectl's resize messages tell it (ls lays out columns for it).
+  let columns = 80;
   const unwatch = deps.watch(() => wake());
   // A sleep ends after ms, or early (false) once the container stopped, the caller went away or Ctrl-C came.
   const sleep = (ms: number) => new Promise<boolean>((resolve) => {
@@ -89,12 +92,19 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     const view = await deps.view();
     if (req.tty) view.env.set('TERM', 'xterm');
     const writeBytes = (data: Buffer) => { if (!closed) stdout.write(data); };
-    const ctx: ShellContext = { ...view, now: () => deps.timers.now(), sleep, write, writeBytes, readStdin };
+    const ctx: ShellContext = { ...view, now: () => deps.timers.now(), sleep, write, writeBytes, readStdin, ...(req.tty ? { terminalColumns: () => columns } : {}) };
     if ('unsupported' in parsed) { write('stderr', unsupportedMessage(deps.nodeName, parsed.unsupported)); return 2; }
-    if ('program' in parsed) return (await runProgram(parsed.program, ctx)) ?? 137;
+    if ('program' in parsed) {
+      // `sh -c` / `bash -c`: the shell names itself by $0; a command run directly keeps busybox's words.
+      const shell = /(^|\/)(sh|ash|dash|bash)$/.test(argv[0]!) && argv[1] === '-c' ? argv[0]! : undefined;
+      const notFound = shell ? (name: string) => commandNotFound(shellDialect(shell, view.image), shell, name, 1) : undefined;
+      return (await runProgram(parsed.program, notFound ? { ...ctx, notFound } : ctx)) ?? 137;
+    }
     input = new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
     if (closed) input.close();
-    return interactive(parsed.interactive, { ...ctx, readStdin: undefined }, input, {
+    // The interactive shell is a process of the container too (ps lists it).
+    const processes = [...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: argv.join(' ') }];
+    return interactive(argv[0]!, { ...ctx, readStdin: undefined, processes }, input, {
       tty: req.tty, nodeName: deps.nodeName, running: () => deps.running() && !closed,
       resetInterrupt: () => { interrupted = false; },
     });
@@ -105,7 +115,7 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
   });
   return {
     stdin, stdout, stderr, done,
-    resize: () => {},
+    resize: (cols) => { if (cols > 0) columns = cols; },
     close: () => {
       closed = true;
       input?.close();
@@ -123,17 +133,20 @@ interface InteractiveOptions {
 }
 
 /** The interactive shell: a prompt (with a tty), a line, its commands; until `exit`, the end of input or the container's end. */
-async function interactive(shell: string, ctx: ShellContext, input: LineInput, o: InteractiveOptions): Promise<number> {
-  const cwd = ctx.workingDir ?? '/';
-  // busybox's sh (ash) prompts `/ # ` as root; bash in Debian-based images `root@HOST:/# `.
-  const prompt = shell === 'bash' ? `root@${ctx.hostname}:${cwd}# ` : `${cwd} # `;
+async function interactive(argv0: string, ctx: ShellContext, input: LineInput, o: InteractiveOptions): Promise<number> {
+  // The prompt and the not-found message of the image's shell (shell-dialect.ts).
+  const dialect = shellDialect(argv0, ctx.image);
+  const prompt = shellPrompt(dialect, { root: (ctx.user?.uid ?? 0) === 0, hostname: ctx.hostname, cwd: ctx.workingDir ?? '/' });
   let status = 0;
+  let lineNumber = 0;
+  ctx = { ...ctx, notFound: (name) => commandNotFound(dialect, argv0, name, dialect === 'bash' ? undefined : lineNumber) };
   for (;;) {
     if (!o.running()) return 137;
     if (o.tty) ctx.write('stdout', prompt);
     o.resetInterrupt();
     const line = await input.next();
     if (line === undefined) return o.running() ? status : 137;
+    lineNumber++;
     if (line === '\x03') { status = 130; continue; }
     const parsed = parseExecLine(line);
     if ('unsupported' in parsed) { ctx.write('stderr', unsupportedMessage(o.nodeName, parsed.unsupported)); status = 2; continue; }

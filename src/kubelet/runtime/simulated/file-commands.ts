@@ -198,6 +198,12 @@ function test(name: string, args: string[], io: FileIO): number {
     if (args[args.length - 1] !== ']') { io.out('stderr', '[: missing ]\n'); return 2; }
     args = args.slice(0, -1);
   }
+  // `[[ ... ]]` is only ever ash's builtin (bash compatibility, as in the downward API page's `if [[ -e FILE ]]`): its messages say `sh:`.
+  if (name === '[[') {
+    if (args[args.length - 1] !== ']]') { io.out('stderr', 'sh: missing ]]\n'); return 2; }
+    args = args.slice(0, -1);
+    name = 'sh';
+  }
   // busybox names its messages after how it was called: `[:` or `test:`; a missing operand says `argument expected`.
   if (args.length === 2 && ['=', '!=', '-eq', '-ne', '-lt', '-le', '-gt', '-ge'].includes(args[1]!)) { io.out('stderr', `${name}: ${args[1]}: argument expected\n`); return 2; }
   try {
@@ -208,7 +214,7 @@ function test(name: string, args: string[], io: FileIO): number {
   }
 }
 
-export const fileCommandNames = ['touch', 'rm', 'mkdir', 'cp', 'mv', 'test', '['] as const;
+export const fileCommandNames = ['touch', 'rm', 'mkdir', 'cp', 'mv', 'test', '[', '[['] as const;
 
 export function runFileCommand(name: string, args: string[], io: FileIO): number {
   switch (name) {

@@ -14,6 +14,8 @@ import { volumePayload } from '../../volumes/projection.js';
 import type { NodeAllocatable } from '../../volumes/downward.js';
 import { parseProgram, type Command, type ShellContext } from './shell.js';
 import { imageContents } from './image-contents.js';
+import { containerUser } from './identity.js';
+import { visibleProcesses } from './processes.js';
 
 /** The simulated node's capacity as the downward API reads an unset limit (the simulator's default node). */
 const simulatedAllocatable: NodeAllocatable = { cpu: '4', memory: '8Gi' };
@@ -87,7 +89,7 @@ export async function containerView(pod: Pod, c: Container, deps: ProgramDeps & 
   return {
     expand,
     context: {
-      env, hostname, refresh, workingDir,
+      env, hostname, refresh, workingDir, image: c.image, user: containerUser(pod, c), processes: visibleProcesses(pod, c),
       readFile: (p) => files.get(abs(p)),
       listDir: (p) => { const d = dirs.get(abs(p)); return d && [...d].sort(); },
     },

@@ -1,14 +1,32 @@
 /**
  * What an exec sees of a simulated container's filesystem beyond its
  * volumes (program.ts): only what the simulation knows. `/` lists the
- * top-level directories every Linux image has (busybox's, which are empty
- * here: no image is unpacked) and the container's mount points; `/etc`
+ * top-level directories of the image's base (busybox's, or Debian's for
+ * the others; empty here: no image is unpacked) and the container's mount points; `/etc`
  * holds the files the kubelet writes into every container, hostname and
  * hosts (upstream's managed hosts file), next to mounted files.
  */
 import type { ContainerView } from './program.js';
+import { lsFlavour } from './ls-columns.js';
 
 const topLevel = ['bin', 'dev', 'etc', 'home', 'lib', 'proc', 'root', 'sys', 'tmp', 'usr', 'var'];
+/** Debian 12's (the nginx, httpd and debian images' base): busybox's and the FHS rest. */
+const debianTopLevel = [...topLevel, 'boot', 'lib64', 'media', 'mnt', 'opt', 'run', 'sbin', 'srv'];
+
+/**
+ * The directories under /usr and /var of the images' own trees (empty
+ * here), so a write where a real image has a directory succeeds: the
+ * lifecycle page's postStart `echo ... > /usr/share/message`. busybox's
+ * image has /usr/bin, /usr/sbin, /var/spool and /var/www; Debian's
+ * (debian, nginx, httpd ...) the FHS set below.
+ */
+const secondLevel = {
+  busybox: { '/usr': ['bin', 'sbin'], '/var': ['spool', 'www'] },
+  coreutils: {
+    '/usr': ['bin', 'games', 'include', 'lib', 'libexec', 'local', 'sbin', 'share', 'src'],
+    '/var': ['backups', 'cache', 'lib', 'local', 'lock', 'log', 'mail', 'opt', 'run', 'spool', 'tmp'],
+  },
+} as const;
 
 /**
  * The kubelet's /etc/hosts for a pod on the pod network (pkg/kubelet/kubelet_pods.go
@@ -64,9 +82,13 @@ export function withRootFilesystem(view: ContainerView, podIP: string | undefine
       const path = abs(p);
       const known = mountDirs.get(path);
       const mounted = known || view.listDir(p) ? union([...(known ?? [])], view.listDir(p)) : undefined;
-      if (path === '/') return union(topLevel, mounted);
+      const top = lsFlavour(view.image) === 'busybox' ? topLevel : debianTopLevel;
+      if (path === '/') return union(top, mounted);
       if (path === '/etc') return union(['hostname', 'hosts'], mounted);
-      if (topLevel.includes(path.slice(1))) return mounted ?? [];
+      const standard: Record<string, readonly string[]> = secondLevel[lsFlavour(view.image)];
+      const parent = path.slice(0, path.lastIndexOf('/')) || '/';
+      if (standard[path]) return union([...standard[path]], mounted);
+      if (top.includes(path.slice(1)) || standard[parent]?.includes(path.slice(parent.length + 1))) return mounted ?? [];
       return mounted;
     },
   };

@@ -62,6 +62,7 @@ import { PodEventEmitter } from '../pod-events.js';
 import { Backoff, goDuration } from '../cri/backoff.js';
 import type { PodObjectGetter } from '../../volumes/objects.js';
 import { containerView, prepareProgram, runsProgram } from './program.js';
+import { runPostStartHook } from './lifecycle-hooks.js';
 import { runProgram } from './shell.js';
 import { openSimulatedExec } from './exec.js';
 import { runExecProbe, runsExecProbe } from './exec-probe.js';
@@ -69,7 +70,7 @@ import { emptyLayer, type WritableLayer } from './layer.js';
 import { listenerFiles, withContainerFiles, type ContainerFilesDeps } from './container-files.js';
 import { processVolumeStore, type SimulatedVolumeStore } from './volumes.js';
 import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.js';
-import { connectListener, listeningPorts, refusedConnection } from './listeners.js';
+import { connectListener, imageListener, listeningPorts, refusedConnection } from './listeners.js';
 import { StartEnvironments } from './start-env.js';
 import { imageContents } from './image-contents.js';
 
@@ -452,10 +453,17 @@ export class SimulatedRuntime implements PodRuntime {
     const wasPulling = this.workloadPulling(p);
     let blocked = false;
     for (const c of spec.initContainers ?? []) {
-      if (!this.needsStart(p, p.initContainers, c.name)) continue;
+      if (!this.needsStart(p, p.initContainers, c.name)) {
+        // An init container whose command runs holds back the rest until it completes (exit 0).
+        const s = p.initContainers.find((x) => x.name === c.name);
+        if (this.initRunsProgram(c) && !(s?.state === 'exited' && s.exitCode === 0)) { blocked = true; break; }
+        continue;
+      }
       if (!this.pulled(p, c, p.initContainers, now)) { blocked = true; break; }
-      const s = c.restartPolicy === 'Always' ? this.container(c, now, 'running') : { ...this.container(c, now, 'exited'), exitCode: 0, reason: 'Completed', finishedAt: now, ready: false };
+      const runs = this.initRunsProgram(c);
+      const s = c.restartPolicy === 'Always' || runs ? this.container(c, now, 'running') : { ...this.container(c, now, 'exited'), exitCode: 0, reason: 'Completed', finishedAt: now, ready: false };
       created.push(putByName(p.initContainers, s));
+      if (runs) { blocked = true; break; }
     }
     for (const c of blocked ? [] : spec.containers ?? []) {
       if (this.needsStart(p, p.containers, c.name) && this.pulled(p, c, p.containers, now)) created.push(putByName(p.containers, this.container(c, now, 'running')));
@@ -619,10 +627,27 @@ export class SimulatedRuntime implements PodRuntime {
     }
   }
 
-  /** Whether a stopped container starts again (upstream ShouldContainerBeRestarted; sidecars always do). */
+  /**
+   * A regular init container whose command the simulated shell runs (the
+   * Init Containers page's `wget -O /work-dir/index.html http://info.cern.ch`):
+   * it runs that command and exits with its code, as the kubelet's init
+   * containers do; one whose command is not run completes at once (exit 0).
+   */
+  private initRunsProgram(c: Container): boolean {
+    return !!this.opts.podLogsDir && c.restartPolicy !== 'Always' && runsProgram(c);
+  }
+
+  /**
+   * Whether a stopped container starts again (upstream ShouldContainerBeRestarted;
+   * sidecars always do; a failed init container unless the pod's policy is Never).
+   */
   private restarts(p: SimPod, c: RuntimeContainerStatus, killed: boolean): boolean {
     const spec: Partial<PodSpec> = p.pod.spec ?? {};
-    if (p.initContainers.includes(c)) return (spec.initContainers ?? []).some((x) => x.name === c.name && x.restartPolicy === 'Always');
+    if (p.initContainers.includes(c)) {
+      const init = (spec.initContainers ?? []).find((x) => x.name === c.name);
+      if (init?.restartPolicy === 'Always') return true;
+      return (spec.restartPolicy ?? 'Always') !== 'Never' && (killed || c.exitCode !== 0);
+    }
     const policy = spec.restartPolicy ?? 'Always';
     return policy === 'Always' || (policy === 'OnFailure' && (killed || c.exitCode !== 0));
   }
@@ -791,7 +816,8 @@ export class SimulatedRuntime implements PodRuntime {
 
   /**
    * A run-to-completion pod (restartPolicy Never or OnFailure) whose every
-   * container runs a command the simulator runs, with no scripted end: each
+   * container runs a command the simulator runs (or serves, beside one that
+   * does: an image with a responder and no command), with no scripted end: each
    * container ends when its command does, with its exit code (`sleep 30`
    * after 30 s, `while true` never), instead of the 1 s run-to-completion.
    */
@@ -800,12 +826,21 @@ export class SimulatedRuntime implements PodRuntime {
     if (!this.opts.podLogsDir || !runsToCompletion(p.pod)) return false;
     if ([annotationCompleteAfter, annotationFailAfter, annotationExitCode].some((k) => a[k] !== undefined)) return false;
     const containers = p.pod.spec?.containers ?? [];
-    return containers.length > 0 && containers.every(runsProgram);
+    // A server image's container without a command (nginx beside the debian writer of the two-containers page) runs until stopped, as its entrypoint would.
+    const serves = (c: Container) => !c.command?.length && !c.args?.length && !!imageListener(String(c.image ?? ''));
+    return containers.some(runsProgram) && containers.every((c) => runsProgram(c) || serves(c));
   }
 
   /** A regular container of a programEnds pod whose command ended: it exits with the command's code. */
   private programEnded(p: SimPod, c: RuntimeContainerStatus, id: string, exitCode: number): void {
     if (c.id !== id || c.state !== 'running' || p.stopped || p.stopping || p.terminalPhase) return;
+    const init = p.pod.spec?.initContainers?.find((x) => x.name === c.name);
+    if (p.initContainers.includes(c) && init && this.initRunsProgram(init)) {
+      this.exitContainer(p, c, exitCode, false);
+      // Completed: the next init container, or the containers, start.
+      if (exitCode === 0) this.startContainers(p);
+      return;
+    }
     if (!p.containers.includes(c) || !this.programEnds(p)) return;
     this.exitContainer(p, c, exitCode, false);
   }
@@ -826,6 +861,7 @@ export class SimulatedRuntime implements PodRuntime {
       const live = (id: string) => [...p.initContainers, ...p.containers, ...p.ephemeralContainers].some((x) => x.id === id);
       (p.startEnv ??= new StartEnvironments()).capture(c.id, p.pod, spec, this.opts.objects, live);
     }
+    if (spec?.lifecycle?.postStart?.exec && c.state === 'running') this.postStart(p, c, spec);
     if (!this.opts.podLogsDir || !spec || !runsProgram(spec)) {
       this.log(p, c, entrypointStartLog(p.pod, spec, c.startedAt ?? this.timers.now()) ?? `Created container ${c.name}\nStarted container ${c.name}\n`);
       return;
@@ -834,6 +870,18 @@ export class SimulatedRuntime implements PodRuntime {
     const id = c.id;
     // A command that could not be prepared (its objects unreadable) ends at once in a pod that waits for its commands.
     void this.runContainerProgram(p, c, spec).catch(() => this.programEnded(p, c, id, 0));
+  }
+
+  /** The container's postStart exec handler, in the simulated shell against this instance's files (lifecycle-hooks.ts). */
+  private postStart(p: SimPod, c: RuntimeContainerStatus, spec: Container): void {
+    const id = c.id;
+    const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip };
+    void runPostStartHook(spec, {
+      // The environment the container started with (start-env.ts), as its exec and commands see it.
+      view: async () => withContainerFiles((await containerView(p.pod, spec, { ...deps, sources: await p.startEnv?.of(id) })).context, this.filesDeps(p, spec, id)),
+      timers: this.timers,
+      running: () => c.id === id && c.state === 'running' && !p.stopped,
+    }).catch(() => {});
   }
 
   private async runContainerProgram(p: SimPod, c: RuntimeContainerStatus, spec: Container): Promise<void> {

@@ -20,9 +20,10 @@
  * ${VAR}, $(COMMAND) and `COMMAND`; output redirections `>`, `>>`, `2>`,
  * `2>&1`, `>&2`, `>/dev/null` into the container's layer and volumes
  * (layer.ts) and `< FILE`; the commands echo [-n] [-e], printf (%s, %d, %%,
- * \n, \t), printenv, env, date, cat, ls, hostname, sleep, true, false, :,
- * exit, the filters grep, head, tail, wc, sort, uniq, cut, tr (filters.ts),
- * the file commands touch, rm, mkdir, cp, mv, test and `[` (file-commands.ts),
+ * \n, \t), printenv, env, date, cat, ls (columns on a terminal:
+ * ls-columns.ts), hostname, id (identity.ts), ps (processes.ts), sleep,
+ * true, false, :, exit, the filters grep, head, tail, wc, sort, uniq, cut, tr (filters.ts),
+ * the file commands touch, rm, mkdir, cp, mv, test, `[` and `[[` (file-commands.ts),
  * tar for `kubectl cp` (tar.ts), curl and wget to the pod's own ports
  * (http-commands.ts), busybox 1.28's nslookup (nslookup.ts); and the Job
  * example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts).
@@ -33,6 +34,9 @@ import { curl, wget, type HttpOutcome, type HttpRequest } from './http-commands.
 import { nslookup, type PodResolver } from './nslookup.js';
 import { filterNames, runFilter } from './filters.js';
 import { fileCommandNames, runFileCommand } from './file-commands.js';
+import { lsColumns, lsFlavour } from './ls-columns.js';
+import { id, type ContainerUser } from './identity.js';
+import { busyboxPs, type SimulatedProcess } from './processes.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean };
 type Word = Part[];
@@ -53,7 +57,7 @@ export type Command =
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', ...filterNames, ...fileCommandNames]);
+const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', ...filterNames, ...fileCommandNames]);
 
 /** `tail -f` follows a file for ever: only `tail -f /dev/null` (sleep for ever) is simulated. */
 const tailFollows = (args: (string | undefined)[]) => args.some((a) => a !== undefined && /^-[^-]*[fF]/.test(a));
@@ -335,6 +339,16 @@ export function parseExecLine(src: string): { program: Command[] } | { unsupport
 export interface ShellContext {
   env: Map<string, string>;
   hostname: string;
+  /** The container's image (which ls, busybox's or coreutils', lays out columns: ls-columns.ts). */
+  image?: string;
+  /** Who the container runs as (identity.ts: securityContext's runAsUser, runAsGroup, fsGroup, supplementalGroups). */
+  user?: ContainerUser;
+  /** The processes ps lists before its own (processes.ts): the container's, or the pod's with shareProcessNamespace, and an exec's shell. */
+  processes?: SimulatedProcess[];
+  /** What the shell running the command says of one it does not find (shell-dialect.ts); absent: busybox's `sh: NAME: not found`. */
+  notFound?(name: string): string;
+  /** The width of the exec's terminal (kubectl's resize messages; 80 until one comes); absent without a tty. */
+  terminalColumns?(): number;
   /** Where relative paths start (the container's workingDir; `/` by default), for pwd. */
   workingDir?: string;
   /** A file's text (ConfigMap, Secret and downward API volumes), or undefined. */
@@ -440,13 +454,15 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
     const to = await redirect(cmd.redirs, ctx, out);
     if (typeof to === 'number') return to;
     out = to.out;
+    // stdout into a file is no terminal (`ls > list` writes a name a line).
+    if (to.stdoutRedirected) ctx = { ...ctx, terminalColumns: undefined };
     if (to.stdin) { const input = to.stdin; ctx = { ...ctx, readStdin: () => Promise.resolve(input) }; }
   }
   const [name, ...args] = await fields(cmd.words, ctx);
   if (name === undefined) return 0;
   const base = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name;
   // An exec names any command: those the subset does not have are not found, as busybox's sh says.
-  if (!builtins.has(base)) { out('stderr', `sh: ${name}: not found\n`); return 127; }
+  if (!builtins.has(base)) { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
   return builtin(base, args, ctx, out);
 }
 
@@ -458,7 +474,7 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
  * as busybox's sh does: `sh: can't create PATH: REASON`, exit 1, the
  * command not run.
  */
-async function redirect(redirs: Redirect[], ctx: ShellContext, out: Out): Promise<{ out: Out; stdin?: Buffer } | number> {
+async function redirect(redirs: Redirect[], ctx: ShellContext, out: Out): Promise<{ out: Out; stdin?: Buffer; stdoutRedirected: boolean } | number> {
   const sinks: Record<1 | 2, (text: string) => void> = { 1: (t) => out('stdout', t), 2: (t) => out('stderr', t) };
   let stdin: Buffer | undefined;
   for (const r of redirs) {
@@ -477,7 +493,7 @@ async function redirect(redirs: Redirect[], ctx: ShellContext, out: Out): Promis
     if (error) { out('stderr', `sh: can't create ${path}: ${error}\n`); return 1; }
     sinks[r.fd] = (text) => { content = Buffer.concat([content, Buffer.from(text)]); ctx.writeFile!(path, content); };
   }
-  return { out: (stream, text) => sinks[stream === 'stdout' ? 1 : 2](text), stdin };
+  return { out: (stream, text) => sinks[stream === 'stdout' ? 1 : 2](text), stdin, stdoutRedirected: redirs.some((r) => r.fd === 1) };
 }
 
 /**
@@ -495,7 +511,7 @@ async function runPipe(stages: Command[], ctx: ShellContext, out: Out): Promise<
     const fed = input;
     const stageCtx: ShellContext = i === 0 && last ? ctx : { ...ctx, ...(i > 0 ? { readStdin: () => Promise.resolve(fed ?? Buffer.alloc(0)) } : {}) };
     // tar's archive goes down the pipe too.
-    if (!last) stageCtx.writeBytes = (data) => { chunks.push(data); };
+    if (!last) { stageCtx.writeBytes = (data) => { chunks.push(data); }; delete stageCtx.terminalColumns; }
     const stageOut: Out = last ? out : (s, t) => { if (s === 'stdout') chunks.push(Buffer.from(t)); else out(s, t); };
     try {
       status = await runCommand(stages[i]!, stageCtx, stageOut);
@@ -519,7 +535,7 @@ async function fields(words: Word[], ctx: ShellContext): Promise<string[]> {
       if ('lit' in p) text = p.lit;
       else if ('var' in p) { text = p.var === '?' ? String(lastStatus.get(ctx.env) ?? 0) : ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else {
         let captured = '';
-        await runList(p.sub, ctx, (s, t) => { if (s === 'stdout') captured += t; else ctx.write(s, t); });
+        await runList(p.sub, { ...ctx, terminalColumns: undefined }, (s, t) => { if (s === 'stdout') captured += t; else ctx.write(s, t); });
         text = captured.replace(/\n+$/, '');
         quoted = p.quoted;
       }
@@ -599,6 +615,12 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'date': out('stdout', `${containerDate(ctx.now())}\n`); return 0;
     case 'hostname': out('stdout', `${ctx.hostname}\n`); return 0;
     case 'pwd': out('stdout', `${ctx.workingDir ?? '/'}\n`); return 0;
+    case 'ps':
+      // Only busybox's images have ps; Debian's (nginx, debian) do not ship procps.
+      if (lsFlavour(ctx.image) !== 'busybox') { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
+      out('stdout', busyboxPs([...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }]));
+      return 0;
+    case 'id': return id(args, ctx.user ?? { uid: 0, gid: 0, groups: [0] }, ctx.image, out);
     case 'ls': {
       // busybox: missing operands first (stderr), then the files, then each directory (headed `DIR:` when there are several operands).
       let status = 0;
@@ -612,8 +634,10 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
         else if (ctx.readFile(path) !== undefined) files.push(path);
         else { out('stderr', `ls: ${path}: No such file or directory\n`); status = 1; }
       }
-      const blocks = files.length ? [files.map((f) => `${f}\n`).join('')] : [];
-      for (const [path, entries] of dirs) blocks.push(`${operands.length > 1 ? `${path}:\n` : ''}${entries.map((e) => `${e}\n`).join('')}`);
+      // On a terminal, columns as the image's ls lays them out (ls-columns.ts); else a name a line.
+      const layout = (names: string[]) => (ctx.terminalColumns ? lsColumns(names, ctx.terminalColumns(), lsFlavour(ctx.image)) : names.map((n) => `${n}\n`).join(''));
+      const blocks = files.length ? [layout(files)] : [];
+      for (const [path, entries] of dirs) blocks.push(`${operands.length > 1 ? `${path}:\n` : ''}${layout(entries)}`);
       out('stdout', blocks.join('\n'));
       return status;
     }
@@ -630,7 +654,7 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
       return 0;
     case 'grep': case 'head': case 'wc': case 'sort': case 'uniq': case 'cut': case 'tr': case 'cat':
       return filter(name, args, ctx, out);
-    case 'touch': case 'rm': case 'mkdir': case 'cp': case 'mv': case 'test': case '[':
+    case 'touch': case 'rm': case 'mkdir': case 'cp': case 'mv': case 'test': case '[': case '[[':
       return runFileCommand(name, args, {
         readBytes: (p) => ctx.readBytes?.(p) ?? (ctx.readFile(p) === undefined ? undefined : Buffer.from(ctx.readFile(p)!)),
         listDir: (p) => ctx.listDir(p), writeFile: ctx.writeFile, removeFile: ctx.removeFile, out,
