@@ -8,25 +8,38 @@
  * than the quick start's three simulated nodes give it work.
  */
 import type { Logger } from '../util/log.js';
-import { startControllerManager, type RunningControllers } from './controller-manager.js';
+import { Clientset } from '../client/index.js';
+import { controlLoopInformers, startControllerManager, type RunningControllers } from './controller-manager.js';
 import type { ControlLoopsWorkerData } from './control-loops-thread.js';
 
-/** Starts the loops `data.controllers` names (`all`, or a list with or without `scheduler`); stop() ends them all. */
+/**
+ * Starts the loops `data.controllers` names (`all`, or a list with or without `scheduler`); stop() ends them all.
+ * The two components read one set of informers (client/shared-informers.ts), as kube-controller-manager's
+ * controllers share theirs: every pod and node is listed, watched and decoded once, not once per component.
+ * The informers watch under the controller manager's identity (its role lists and watches everything),
+ * or the scheduler's when it runs alone; each component writes under its own.
+ */
 export function startControlLoops(data: ControlLoopsWorkerData, logger: Logger): RunningControllers {
   const names = data.controllers === 'all' ? undefined : data.controllers.split(',').map((s) => s.trim()).filter(Boolean);
   const controllerNames = names?.filter((n) => n !== 'scheduler');
+  const withControllers = !controllerNames || controllerNames.length > 0;
+  const withScheduler = !names || names.includes('scheduler');
+  const informerClients = new Clientset(withControllers ? data.clients.controllerManager : data.clients.scheduler, {
+    qps: 0, userAgent: withControllers ? 'k8ts-controller-manager' : 'k8ts-scheduler',
+  });
+  const informers = controlLoopInformers(informerClients, logger);
   const running: RunningControllers[] = [];
-  if (!controllerNames || controllerNames.length > 0) {
+  if (withControllers) {
     running.push(startControllerManager({
       client: data.clients.controllerManager, logger: logger.with('controller-manager'), config: data.config,
-      controllers: controllerNames, scheduler: false,
+      controllers: controllerNames, scheduler: false, informers,
     }));
   }
-  if (!names || names.includes('scheduler')) {
+  if (withScheduler) {
     running.push(startControllerManager({
       client: data.clients.scheduler, logger: logger.with('scheduler'), config: data.config,
-      controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: 'k8ts-scheduler',
+      controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: 'k8ts-scheduler', informers,
     }));
   }
-  return { stop: () => { for (const r of running) r.stop(); } };
+  return { stop: () => { for (const r of running) r.stop(); informerClients.close(); } };
 }
