@@ -17,29 +17,38 @@ import type { ControlLoopsWorkerData } from './control-loops-thread.js';
  * The two components read one set of informers (client/shared-informers.ts), as kube-controller-manager's
  * controllers share theirs: every pod and node is listed, watched and decoded once, not once per component.
  * The informers watch under the controller manager's identity (its role lists and watches everything),
- * or the scheduler's when it runs alone; each component writes under its own.
+ * or the scheduler's when it runs alone; each component writes under its own. They watch through
+ * that component's own client, as before they were shared: its connections carry the watches
+ * beside its writes, so the controller manager's bursts of creates stay within the sockets they
+ * had (a client with all 64 to itself sends more creates at once than the server's fair queue lets
+ * one flow wait with, 50, and gets 429s, each retried a second later).
  */
 export function startControlLoops(data: ControlLoopsWorkerData, logger: Logger): RunningControllers {
   const names = data.controllers === 'all' ? undefined : data.controllers.split(',').map((s) => s.trim()).filter(Boolean);
   const controllerNames = names?.filter((n) => n !== 'scheduler');
   const withControllers = !controllerNames || controllerNames.length > 0;
   const withScheduler = !names || names.includes('scheduler');
-  const informerClients = new Clientset(withControllers ? data.clients.controllerManager : data.clients.scheduler, {
-    qps: 0, userAgent: withControllers ? 'k8ts-controller-manager' : 'k8ts-scheduler',
-  });
-  const informers = controlLoopInformers(informerClients, logger);
+  const controllerClients = withControllers ? new Clientset(data.clients.controllerManager, { qps: 0, userAgent: 'k8ts-controller-manager' }) : undefined;
+  const schedulerClients = withScheduler ? new Clientset(data.clients.scheduler, { qps: 0, userAgent: 'k8ts-scheduler' }) : undefined;
+  const informers = controlLoopInformers((controllerClients ?? schedulerClients)!, logger);
   const running: RunningControllers[] = [];
   if (withControllers) {
     running.push(startControllerManager({
       client: data.clients.controllerManager, logger: logger.with('controller-manager'), config: data.config,
-      controllers: controllerNames, scheduler: false, informers,
+      controllers: controllerNames, scheduler: false, informers, clients: controllerClients,
     }));
   }
   if (withScheduler) {
     running.push(startControllerManager({
       client: data.clients.scheduler, logger: logger.with('scheduler'), config: data.config,
-      controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: 'k8ts-scheduler', informers,
+      controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: 'k8ts-scheduler', informers, clients: schedulerClients,
     }));
   }
-  return { stop: () => { for (const r of running) r.stop(); informerClients.close(); } };
+  return {
+    stop: () => {
+      for (const r of running) r.stop();
+      controllerClients?.close();
+      schedulerClients?.close();
+    },
+  };
 }

@@ -31,6 +31,8 @@ export interface ControllerManagerOptions {
    * manager and the scheduler read one set); default: this component's own, through its client.
    */
   informers?: SharedInformers;
+  /** A client to use instead of one made from `client` (left open at stop: its owner closes it). */
+  clients?: Clientset;
 }
 
 /**
@@ -72,7 +74,8 @@ export function controlLoopInformers(clients: Clientset, logger: Logger): Shared
 
 export function startControllerManager(opts: ControllerManagerOptions): RunningControllers {
   const config = typeof opts.client === 'string' ? loadKubeconfig(opts.client) : opts.client;
-  const clients = new Clientset(config, { qps: 0, userAgent: opts.userAgent ?? 'k8ts-controller-manager' });
+  const clients = opts.clients ?? new Clientset(config, { qps: 0, userAgent: opts.userAgent ?? 'k8ts-controller-manager' });
+  const closeClients = () => { if (!opts.clients) clients.close(); };
   const logger = opts.logger;
   const identity = `${hostname()}_${randomUUID()}`;
   const shared = opts.informers ?? controlLoopInformers(clients, logger);
@@ -106,7 +109,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
 
   if (opts.leaderElect === false) {
     startAll().catch(fail);
-    return { stop: () => { stopAll(); clients.close(); } };
+    return { stop: () => { stopAll(); closeClients(); } };
   }
   const elector = new LeaderElector(clients, {
     namespace: 'kube-system', name: opts.leaseName ?? 'kube-controller-manager', identity, logger,
@@ -114,5 +117,5 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     onStoppedLeading: () => stopAll(),
   });
   elector.start();
-  return { stop: () => { elector.stop(); stopAll(); clients.close(); } };
+  return { stop: () => { elector.stop(); stopAll(); closeClients(); } };
 }
