@@ -6,7 +6,7 @@
  *  - scopes of one SharedInformers: one watch for both; a scope started after the informer
  *    synced gets the cached objects once it starts, not while its handlers are added; a
  *    stopped scope's handlers get nothing more while the other's still do; the watch closes
- *    with the last scope.
+ *    with the last scope; an index added to the running informer covers its cached objects.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -111,6 +111,9 @@ describe('SharedInformers scopes', () => {
       await b.waitForSync();
       assert.ok(seenB.includes('add before'), 'replayed at start');
       assert.equal(b.informer('configmaps').get('default/before')?.metadata?.name, 'before', 'b reads the shared cache');
+      // An index added to the running informer covers what its cache already holds (client-go's AddIndexers).
+      b.informer('configmaps').addIndex('data-a', (o: ConfigMap) => (o.data?.a ? [o.data.a] : []));
+      assert.deepEqual(b.informer('configmaps').byIndex('data-a', '1').filter((o: ConfigMap) => o.metadata?.namespace === 'default').map((o: ConfigMap) => o.metadata?.name), ['before']);
 
       await clients.resource('configmaps').create('default', configMap('during'));
       await eventually(async () => seenA.includes('add during') && seenB.includes('add during'), 10_000, 'both scopes see the new ConfigMap');
