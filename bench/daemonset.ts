@@ -4,7 +4,10 @@
  * server's peak RSS.
  *
  * For each N: a fresh `k8ts server --controllers all` (a child process: the
- * DaemonSet controller, the scheduler and the other controllers run in it),
+ * DaemonSet controller, the scheduler and the other controllers run in it, on
+ * their worker thread beside the serving thread, as `k8ts server` runs them
+ * for a user's cluster; `k8ts up`, the quick start of three simulated nodes,
+ * runs them on the serving thread instead, which this does not measure),
  * a fresh data dir, and a NodeSimulator in this process registering N nodes
  * (timed separately); once a node list shows N Ready nodes, a small
  * DaemonSet (the seed's http-go, with its control-plane toleration) is
@@ -257,7 +260,7 @@ function report(results: RunResult[], command: string, cutoffMs: number, renewMs
     `- Machine: ${machineLine()}`,
     `- Revision: ${revisionLine(repoRoot)}`,
     `- Command: \`${command}\` (after \`npx tsc -p tsconfig.json\`)`,
-    '- Setup: per row a fresh `k8ts server --controllers all` (separate process, fresh data dir, SQLite, HTTPS; the DaemonSet controller, scheduler and other controllers in-process), '
+    '- Setup: per row a fresh `k8ts server --controllers all` (separate process, fresh data dir, SQLite, HTTPS; the DaemonSet controller, scheduler and other controllers in-process, on the control loops\' worker thread as `k8ts server` runs them, sharing one set of informers), '
       + `and a NodeSimulator in the benchmark process with N simulated nodes (\`namePrefix: 'node-'\`, \`renewIntervalMs: ${renewMs}\`, \`events: false\`, \`lightWrites: true\`, one Clientset, qps unlimited), no control-plane nodes. `
       + 'Once a node list shows N Ready nodes, the seed\'s http-go DaemonSet (image gasbugs/http-go, control-plane/master NoSchedule tolerations) is created; '
       + `its status is polled every ${pollMs} ms until desiredNumberScheduled == N and numberReady == N (cutoff ${cutoffMs / 1000} s).`,

@@ -9,6 +9,8 @@ export interface ApiMetrics {
   latency: Histogram<'verb' | 'resource' | 'subresource'>;
   storageLatency: Histogram<'operation'>;
   watchers: Gauge<string>;
+  /** Open long-running requests (watches, exec, logs...) by verb and resource, as upstream's gauge of that name. */
+  longRunning: Gauge<'verb' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component'>;
   /** Registers the process_* and nodejs_* metrics, once; createMetrics({ deferDefaultMetrics: true }) leaves it to the caller. */
   collectDefaultMetrics(): void;
 }
@@ -32,6 +34,10 @@ export function createMetrics(opts: { deferDefaultMetrics?: boolean } = {}): Api
     latency: new Histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, resource and subresource.', labelNames: ['verb', 'resource', 'subresource'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] }),
     storageLatency: new Histogram({ name: 'k8ts_storage_request_duration_seconds', help: 'Storage backend operation latency in seconds.', labelNames: ['operation'], buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [registry] }),
     watchers: new Gauge({ name: 'apiserver_registered_watchers', help: 'Number of currently open watch requests.', registers: [registry] }),
+    longRunning: new Gauge({
+      name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+      labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers: [registry],
+    }),
   };
 }
 

@@ -171,6 +171,16 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
 }
 
+/** apiserver_longrunning_requests (upstream's filter of that name): up while the request is open. */
+function trackLongRunning(metrics: ApiServerOptions['metrics'], req: IncomingMessage, res: ServerResponse, info: RequestInfo): void {
+  const labels = {
+    verb: reportedVerb(req, info), group: info.group, version: info.version, resource: info.resource ?? '', subresource: info.subresource ?? '',
+    scope: info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster', component: 'apiserver',
+  };
+  metrics.longRunning.inc(labels);
+  res.once('close', () => metrics.longRunning.dec(labels));
+}
+
 async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeouts; seats: FairQueue; arrived: bigint }, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { opts, timeouts, seats, arrived: started } = server;
   const url = requestURL(req.url);
@@ -179,6 +189,7 @@ async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeo
   const summaryOf = opts.podSummary?.standsFor(req.method, url);
   const info = parseRequestInfo(req.method ?? 'GET', summaryOf ?? url);
   if (!isLongRunning(info)) deadlineFor(req, res, timeouts.requestMs);
+  else if (info.isResourceRequest) trackLongRunning(opts.metrics, req, res, info);
   res.on('finish', () => {
     const labels = { verb: reportedVerb(req, info), resource: info.resource ?? '', subresource: info.subresource ?? '' };
     opts.metrics.requests.inc({ ...labels, code: String(res.statusCode) });

@@ -8,25 +8,47 @@
  * than the quick start's three simulated nodes give it work.
  */
 import type { Logger } from '../util/log.js';
-import { startControllerManager, type RunningControllers } from './controller-manager.js';
+import { Clientset } from '../client/index.js';
+import { controlLoopInformers, startControllerManager, type RunningControllers } from './controller-manager.js';
 import type { ControlLoopsWorkerData } from './control-loops-thread.js';
 
-/** Starts the loops `data.controllers` names (`all`, or a list with or without `scheduler`); stop() ends them all. */
+/**
+ * Starts the loops `data.controllers` names (`all`, or a list with or without `scheduler`); stop() ends them all.
+ * The two components read one set of informers (client/shared-informers.ts), as kube-controller-manager's
+ * controllers share theirs: every pod and node is listed, watched and decoded once, not once per component.
+ * The informers watch under the controller manager's identity (its role lists and watches everything),
+ * or the scheduler's when it runs alone; each component writes under its own. They watch through
+ * that component's own client, as before they were shared: its connections carry the watches
+ * beside its writes, so the controller manager's bursts of creates stay within the sockets they
+ * had (a client with all 64 to itself sends more creates at once than the server's fair queue lets
+ * one flow wait with, 50, and gets 429s, each retried a second later).
+ */
 export function startControlLoops(data: ControlLoopsWorkerData, logger: Logger): RunningControllers {
   const names = data.controllers === 'all' ? undefined : data.controllers.split(',').map((s) => s.trim()).filter(Boolean);
   const controllerNames = names?.filter((n) => n !== 'scheduler');
+  const withControllers = !controllerNames || controllerNames.length > 0;
+  const withScheduler = !names || names.includes('scheduler');
+  const controllerClients = withControllers ? new Clientset(data.clients.controllerManager, { qps: 0, userAgent: 'k8ts-controller-manager' }) : undefined;
+  const schedulerClients = withScheduler ? new Clientset(data.clients.scheduler, { qps: 0, userAgent: 'k8ts-scheduler' }) : undefined;
+  const informers = controlLoopInformers((controllerClients ?? schedulerClients)!, logger);
   const running: RunningControllers[] = [];
-  if (!controllerNames || controllerNames.length > 0) {
+  if (withControllers) {
     running.push(startControllerManager({
       client: data.clients.controllerManager, logger: logger.with('controller-manager'), config: data.config,
-      controllers: controllerNames, scheduler: false,
+      controllers: controllerNames, scheduler: false, informers, clients: controllerClients,
     }));
   }
-  if (!names || names.includes('scheduler')) {
+  if (withScheduler) {
     running.push(startControllerManager({
       client: data.clients.scheduler, logger: logger.with('scheduler'), config: data.config,
-      controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: 'k8ts-scheduler',
+      controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: 'k8ts-scheduler', informers, clients: schedulerClients,
     }));
   }
-  return { stop: async () => { await Promise.all(running.map((r) => r.stop())); } };
+  return {
+    stop: async () => {
+      await Promise.all(running.map((r) => r.stop()));
+      controllerClients?.close();
+      schedulerClients?.close();
+    },
+  };
 }

@@ -6,7 +6,8 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { StringPool } from '../util/intern.js';
-import { Clientset, InformerFactory, stripManagedFields, EventRecorder, LeaderElector, loadKubeconfig } from '../client/index.js';
+import { Clientset, SharedInformers, stripManagedFields, EventRecorder, LeaderElector, loadKubeconfig } from '../client/index.js';
+import type { InformerScope } from '../client/index.js';
 import type { ClientConfig } from '../client/index.js';
 import type { Controller, ControllerConfig, ControllerContext, ControllerFactory } from '../controllers/types.js';
 import { defaultControllerConfig } from '../controllers/types.js';
@@ -25,6 +26,13 @@ export interface ControllerManagerOptions {
   /** The leader-election Lease in kube-system (default kube-controller-manager, as upstream's; the scheduler alone uses kube-scheduler). */
   leaseName?: string;
   userAgent?: string;
+  /**
+   * Informers shared with another component of the same isolate (control-loops.ts: the controller
+   * manager and the scheduler read one set); default: this component's own, through its client.
+   */
+  informers?: SharedInformers;
+  /** A client to use instead of one made from `client` (left open at stop: its owner closes it). */
+  clients?: Clientset;
 }
 
 /**
@@ -51,21 +59,30 @@ export interface RunningControllers { stop(): Promise<void> }
 /** The strings of the objects the informers keep, shared by every informer of the process. */
 const informerStrings = new StringPool();
 
+/**
+ * The informers of kube-controller-manager and kube-scheduler: no control loop reads managedFields,
+ * which are about half of a pod's decoded size (bench/memory.ts); an update without them keeps the
+ * live ones. Their strings are pooled too (util/intern.ts), one pool for every component of the
+ * isolate. The watches' events are parsed without them (client/skip-managed-fields.ts): the same
+ * objects, less work.
+ */
+export function controlLoopInformers(clients: Clientset, logger: Logger): SharedInformers {
+  return new SharedInformers(clients, {
+    logger: logger.with('informer'), transform: (o) => informerStrings.internAll(stripManagedFields(o)), skipManagedFields: true,
+  });
+}
+
 export function startControllerManager(opts: ControllerManagerOptions): RunningControllers {
   const config = typeof opts.client === 'string' ? loadKubeconfig(opts.client) : opts.client;
-  const clients = new Clientset(config, { qps: 0, userAgent: opts.userAgent ?? 'k8ts-controller-manager' });
+  const clients = opts.clients ?? new Clientset(config, { qps: 0, userAgent: opts.userAgent ?? 'k8ts-controller-manager' });
+  const closeClients = () => { if (!opts.clients) clients.close(); };
   const logger = opts.logger;
   const identity = `${hostname()}_${randomUUID()}`;
-  let running: { informers: InformerFactory; controllers: Controller[] } | undefined;
+  const shared = opts.informers ?? controlLoopInformers(clients, logger);
+  let running: { informers: InformerScope; controllers: Controller[] } | undefined;
 
   const startAll = async () => {
-    // As kube-controller-manager and kube-scheduler: no control loop reads managedFields, which are
-    // about half of a pod's decoded size (bench/memory.ts); an update without them keeps the live ones.
-    // Their strings are pooled too (util/intern.ts), one pool for both components of the thread.
-    // The watches' events are parsed without them (client/skip-managed-fields.ts): the same objects, less work.
-    const informers = new InformerFactory(clients, {
-      logger: logger.with('informer'), transform: (o) => informerStrings.internAll(stripManagedFields(o)), skipManagedFields: true,
-    });
+    const informers = shared.scope();
     const ctx: ControllerContext = {
       clients, informers, logger, clock: realClock,
       config: { ...defaultControllerConfig, rootCA: config.caPem, ...(opts.config ?? {}) },
@@ -92,7 +109,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
 
   if (opts.leaderElect === false) {
     startAll().catch(fail);
-    return { stop: async () => { stopAll(); clients.close(); } };
+    return { stop: async () => { stopAll(); closeClients(); } };
   }
   const elector = new LeaderElector(clients, {
     namespace: 'kube-system', name: opts.leaseName ?? 'kube-controller-manager', identity, logger,
@@ -105,7 +122,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
       // The loops stop acting first, then the Lease is given up (client-go's ReleaseOnCancel order).
       stopAll();
       await elector.stop();
-      clients.close();
+      closeClients();
     },
   };
 }

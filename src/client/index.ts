@@ -7,6 +7,8 @@ export type { GVR, WatchEvent, PatchType } from './resource.js';
 export { Clientset, InformerFactory, gvrs } from './clientset.js';
 export type { ResourceName } from './clientset.js';
 export { Informer, metaKey, stripManagedFields } from './informer.js';
+export { SharedInformers, InformerScope } from './shared-informers.js';
+export type { InformerSource } from './shared-informers.js';
 export type { EventHandlers } from './informer.js';
 export { WorkQueue, runWorkers } from './workqueue.js';
 export { EventRecorder } from './events.js';

@@ -48,12 +48,17 @@ export function stripManagedFields(obj: any): any {
   return obj;
 }
 
-export class Informer {
-  private readonly cache = new Map<string, any>();
-  private readonly handlers: EventHandlers[] = [];
+/**
+ * The list+watch loop and the cache one or more Informer handles read (client-go's
+ * sharedIndexInformer behind the handles its SharedInformerFactory gives out).
+ */
+export class InformerCore {
+  readonly cache = new Map<string, any>();
+  readonly handlers: EventHandlers[] = [];
   private readonly indexes = new Map<string, { fn: (obj: any) => string[]; map: Map<string, Set<string>> }>();
   private rv = '';
   private synced = false;
+  private running = false;
   private stopped = false;
   private handle?: WatchHandle;
   private syncWaiters: (() => void)[] = [];
@@ -66,9 +71,21 @@ export class Informer {
     if (this.synced) for (const obj of this.cache.values()) h.add?.(obj);
   }
 
-  /** Adds an index (e.g. pods by spec.nodeName); must be called before start(). */
+  removeEventHandler(h: EventHandlers): void {
+    const i = this.handlers.indexOf(h);
+    if (i >= 0) this.handlers.splice(i, 1);
+  }
+
+  /**
+   * Adds an index (e.g. pods by spec.nodeName). Added to a running informer it indexes what the
+   * cache holds first (client-go's AddIndexers). A name already there is kept: the same name is the
+   * same index (controllers sharing an informer name their indexes by what they compute).
+   */
   addIndex(name: string, fn: (obj: any) => string[]): void {
-    this.indexes.set(name, { fn, map: new Map() });
+    if (this.indexes.has(name)) return;
+    const index = { fn, map: new Map<string, Set<string>>() };
+    this.indexes.set(name, index);
+    for (const [key, obj] of this.cache) indexInto(index, key, obj);
   }
 
   byIndex(name: string, value: string): any[] {
@@ -79,9 +96,6 @@ export class Informer {
     return out;
   }
 
-  get(key: string): any | undefined { return this.cache.get(key); }
-  list(): any[] { return [...this.cache.values()]; }
-  get size(): number { return this.cache.size; }
   hasSynced(): boolean { return this.synced; }
   lastResourceVersion(): string { return this.rv; }
 
@@ -90,7 +104,12 @@ export class Informer {
     return new Promise((r) => this.syncWaiters.push(r));
   }
 
-  start(): void { void this.run(); }
+  /** Starts the list and watch once; a second start (another handle's) is a no-op. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.run();
+  }
 
   stop(): void {
     this.stopped = true;
@@ -157,19 +176,9 @@ export class Informer {
     if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
     this.cache.set(key, obj);
     if (old) this.unindex(key, old);
-    this.index(key, obj);
+    for (const index of this.indexes.values()) indexInto(index, key, obj);
     for (const h of this.handlers) {
       if (old) h.update?.(old, obj); else h.add?.(obj);
-    }
-  }
-
-  private index(key: string, obj: any): void {
-    for (const { fn, map } of this.indexes.values()) {
-      for (const v of fn(obj)) {
-        let s = map.get(v);
-        if (!s) map.set(v, (s = new Set()));
-        s.add(key);
-      }
     }
   }
 
@@ -181,4 +190,66 @@ export class Informer {
       }
     }
   }
+}
+
+function indexInto(index: { fn: (obj: any) => string[]; map: Map<string, Set<string>> }, key: string, obj: any): void {
+  for (const v of index.fn(obj)) {
+    let s = index.map.get(v);
+    if (!s) index.map.set(v, (s = new Set()));
+    s.add(key);
+  }
+}
+
+/**
+ * A handle on an informer's cache and watch. `new Informer(client, opts)` makes its own;
+ * `new Informer(core)` is one more handle on a running one (shared-informers.ts): the same
+ * objects, one list and one watch however many handles read them. A handle remembers the
+ * handlers added through it, so detach() takes exactly those off again (client-go's
+ * RemoveEventHandler) when the component that added them stops.
+ */
+export class Informer {
+  readonly core: InformerCore;
+  private readonly own: EventHandlers[] = [];
+  private held?: EventHandlers[];
+
+  constructor(client: ResourceClient | InformerCore, opts: InformerOptions = {}) {
+    this.core = client instanceof InformerCore ? client : new InformerCore(client, opts);
+  }
+
+  addEventHandler(h: EventHandlers): void {
+    this.own.push(h);
+    if (this.held) this.held.push(h); else this.core.addEventHandler(h);
+  }
+
+  /**
+   * Handlers added from now on reach the informer at releaseHandlers(): a component's controllers
+   * register theirs in their constructors, and on an informer already synced (another component's)
+   * the replay of the cached objects (client-go's, asynchronous there) must not call a handler of a
+   * controller still being built.
+   */
+  holdHandlers(): void { this.held ??= []; }
+
+  releaseHandlers(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const h of held) this.core.addEventHandler(h);
+  }
+
+  /** Takes off the handlers added through this handle. */
+  detach(): void {
+    this.held = undefined;
+    for (const h of this.own.splice(0)) this.core.removeEventHandler(h);
+  }
+
+  /** Adds an index (e.g. pods by spec.nodeName); see InformerCore.addIndex. */
+  addIndex(name: string, fn: (obj: any) => string[]): void { this.core.addIndex(name, fn); }
+  byIndex(name: string, value: string): any[] { return this.core.byIndex(name, value); }
+  get(key: string): any | undefined { return this.core.cache.get(key); }
+  list(): any[] { return [...this.core.cache.values()]; }
+  get size(): number { return this.core.cache.size; }
+  hasSynced(): boolean { return this.core.hasSynced(); }
+  lastResourceVersion(): string { return this.core.lastResourceVersion(); }
+  waitForSync(): Promise<void> { return this.core.waitForSync(); }
+  start(): void { this.core.start(); }
+  stop(): void { this.core.stop(); }
 }

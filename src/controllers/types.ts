@@ -3,7 +3,7 @@
  * only through `client`, read through shared informers, and are level
  * triggered: a sync recomputes everything from the caches.
  */
-import type { Clientset, InformerFactory, EventRecorder } from '../client/index.js';
+import type { Clientset, InformerSource, EventRecorder } from '../client/index.js';
 import type { Logger } from '../util/log.js';
 import type { Clock } from '../util/clock.js';
 
@@ -64,7 +64,7 @@ export const defaultControllerConfig: ControllerConfig = {
 
 export interface ControllerContext {
   clients: Clientset;
-  informers: InformerFactory;
+  informers: InformerSource;
   recorder(component: string): EventRecorder;
   logger: Logger;
   clock: Clock;

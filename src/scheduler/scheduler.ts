@@ -20,7 +20,7 @@
  */
 import type { Unstructured } from '../api/unstructured.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import type { Clientset, EventRecorder, InformerFactory, Informer } from '../client/index.js';
+import type { Clientset, EventRecorder, InformerSource, Informer } from '../client/index.js';
 import { isNotFound, metaKey } from '../client/index.js';
 import type { Logger } from '../util/log.js';
 import { rfc3339, type Clock } from '../util/clock.js';
@@ -37,7 +37,7 @@ import { DefaultSelectorSource } from './default-selector.js';
 
 export interface SchedulerContext {
   clients: Clientset;
-  informers: InformerFactory;
+  informers: InformerSource;
   /** A recorder, or a factory of recorders by component name (the controller context's). */
   recorder: EventRecorder | ((component: string) => EventRecorder);
   logger: Logger;
