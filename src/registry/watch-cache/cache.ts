@@ -6,6 +6,8 @@
  *
  * Contract:
  *  - Objects are decoded once and shared by every list, watcher and lister: nobody mutates them.
+ *    The exception is a replay from the ring (a watch from an older resourceVersion): the
+ *    versions since superseded or deleted are kept as stored bytes and decoded for it (ring.ts).
  *  - A watch from resourceVersion N is served when every event of this resource after N is
  *    still in the ring (N >= `oldest`); otherwise it is 410 Expired "too old resource version",
  *    as upstream's watchCache answers. `oldest` starts at the revision the cache was listed at
@@ -21,7 +23,8 @@ import type { WatchEventOut } from '../types.js';
 import type { Selection } from '../selection.js';
 import type { Logger } from '../../util/log.js';
 import type { CacheFeed, FeedMember } from './feed.js';
-import { EventRing, type CachedEvent } from './ring.js';
+import { EventRing, CachedEvent, StoredVersion } from './ring.js';
+import { ReplayVersions, type EventView } from './replay.js';
 import { SortedKeys } from './sorted-keys.js';
 import { NodeIndex, nodeNameOf } from './node-index.js';
 import type { Unstructured } from '../../api/unstructured.js';
@@ -66,6 +69,8 @@ export class WatchCache implements FeedMember {
   private objects = new Map<string, any>();
   private readonly keys = new SortedKeys();
   private ring: EventRing;
+  /** Each key's last event while it is in the ring: the next event of the key supersedes it (ring.ts). */
+  private latest = new Map<string, CachedEvent>();
   private readonly watchers = new Set<CacheWatcher>();
   /** Pod watchers selecting one spec.nodeName, by that name: an event goes to its pod's node's watchers only. */
   private readonly byNode = new Map<string, Set<CacheWatcher>>();
@@ -197,7 +202,7 @@ export class WatchCache implements FeedMember {
         throw gone(`too old resource version: ${opts.fromRevision} (${this.oldest})`);
       }
       w.after = opts.fromRevision;
-      for (const ev of this.ring.since(opts.fromRevision)) deliver(w, ev);
+      this.replay(w, opts.fromRevision);
       startRevision = Math.min(opts.fromRevision, this.feed.revision);
     }
     this.add(w);
@@ -264,6 +269,7 @@ export class WatchCache implements FeedMember {
     this.written = new Map();
     this.keys.invalidate();
     this.ring = new EventRing(this.capacity);
+    this.latest = new Map();
     this.oldest = this.listedAt = revision;
     const pending = this.pending ?? [];
     this.pending = undefined;
@@ -286,13 +292,8 @@ export class WatchCache implements FeedMember {
       this.objects.set(key, obj);
     }
     this.nodeIndex?.apply(key, prev, e.type === 'delete' ? undefined : obj);
-    const ev: CachedEvent = { type: e.type, key, obj, prev, revision: e.kv.modRevision };
-    const dropped = this.ring.push(ev);
-    if (dropped) {
-      this.oldest = dropped.revision;
-      // Its watchers have had it: the object (if still current) stays decoded, its text goes.
-      forgetRenderedJSON(dropped.obj);
-    }
+    this.record(e, prev, obj);
+    const ev: EventView = { type: e.type, key, obj, existed: prev !== undefined, prev: () => prev, revision: e.kv.modRevision };
     this.offer(this.unindexed, ev);
     if (this.byNode.size === 0) return;
     // A node's watcher can only see this event if the pod is, or was, on its node (ADDED/MODIFIED or DELETED for it).
@@ -302,6 +303,47 @@ export class WatchCache implements FeedMember {
     if (onNode) this.offer(onNode, ev);
     const wasOn = before !== node ? this.byNode.get(before) : undefined;
     if (wasOn) this.offer(wasOn, ev);
+  }
+
+  /**
+   * Pushes the event into the ring holding what a replay needs (ring.ts): the object while it is
+   * current, and the stored bytes of the version it supersedes, from the storage event's prevKv.
+   */
+  private record(e: WatchEvent, prev: any, obj: any): void {
+    const key = e.kv.key;
+    const ev = new CachedEvent(e.type, key, e.kv.modRevision);
+    if (e.type === 'delete') ev.stored = new StoredVersion(e.kv); else ev.obj = obj;
+    const last = this.latest.get(key);
+    // prevKv is the version before this event as stored; without one (never seen) a version stays decoded.
+    const prevKv = e.prevKv !== undefined && e.prevKv.value !== '' ? e.prevKv : undefined;
+    let prevStored: StoredVersion | undefined;
+    if (last?.obj !== undefined && prevKv?.modRevision === last.revision) {
+      last.stored = prevStored = new StoredVersion(prevKv);
+      last.obj = undefined;
+    }
+    if (prev !== undefined) {
+      if (last?.type === 'put') ev.prevEvent = last;
+      else if (prevKv !== undefined && String(prevKv.modRevision) === prev.metadata?.resourceVersion) ev.prevStored = prevStored ?? new StoredVersion(prevKv);
+      else ev.prevObj = prev;
+    }
+    this.latest.set(key, ev);
+    const dropped = this.ring.push(ev);
+    if (!dropped) return;
+    this.oldest = dropped.revision;
+    dropped.cut();
+    if (this.latest.get(dropped.key) === dropped) this.latest.delete(dropped.key);
+    // Its watchers have had it: the object (if still current) stays decoded, its text goes.
+    if (dropped.obj !== undefined) forgetRenderedJSON(dropped.obj);
+  }
+
+  /** A watch from a revision the ring holds: the events after it, each version decoded as the replay reaches it. */
+  private replay(w: CacheWatcher, from: number): void {
+    const versions = new ReplayVersions((kv) => this.source.decode(kv));
+    for (const ev of this.ring.since(from)) {
+      // deliver() checks these too; here they spare a decode.
+      if (ev.revision <= w.after || !ev.key.startsWith(w.prefix)) continue;
+      deliver(w, versions.view(ev));
+    }
   }
 
   private takeWritten(e: WatchEvent): Unstructured | undefined {
@@ -325,7 +367,7 @@ export class WatchCache implements FeedMember {
     return hint.obj;
   }
 
-  private offer(watchers: Set<CacheWatcher>, ev: CachedEvent): void {
+  private offer(watchers: Set<CacheWatcher>, ev: EventView): void {
     for (const w of watchers) {
       // One watcher's failure must not cost the others (or the cache) this event.
       try {
@@ -353,7 +395,7 @@ export class WatchCache implements FeedMember {
 }
 
 /** One event to one watcher, as its selection sees it (upstream's cacheWatcher.convertToWatchEvent). */
-function deliver(w: CacheWatcher, ev: CachedEvent): void {
+function deliver(w: CacheWatcher, ev: EventView): void {
   if (ev.revision <= w.after || !ev.key.startsWith(w.prefix)) return;
   w.after = ev.revision;
   const sel = w.selection;
@@ -362,11 +404,11 @@ function deliver(w: CacheWatcher, ev: CachedEvent): void {
     return;
   }
   if (sel.everything) {
-    w.send({ type: ev.prev === undefined ? 'ADDED' : 'MODIFIED', object: ev.obj });
+    w.send({ type: ev.existed ? 'MODIFIED' : 'ADDED', object: ev.obj });
     return;
   }
   const now = sel.matches(ev.obj);
-  const before = ev.prev !== undefined && sel.matches(ev.prev);
+  const before = ev.existed && sel.matches(ev.prev());
   if (now && before) w.send({ type: 'MODIFIED', object: ev.obj });
   else if (now) w.send({ type: 'ADDED', object: ev.obj });
   else if (before) w.send({ type: 'DELETED', object: ev.obj });
