@@ -4,17 +4,34 @@
  */
 import type { KeyValue } from '../../storage/backend.js';
 import type { CachedEvent } from './ring.js';
+import type { Unstructured } from '../../api/unstructured.js';
 
 export interface EventView {
   readonly type: 'put' | 'delete';
   readonly key: string;
   readonly revision: number;
   /** The object now (for a delete: its last state, at the delete's revision). */
-  readonly obj: any;
+  readonly obj: Unstructured;
   /** Whether the key existed before this event (a put: MODIFIED, not ADDED). */
   readonly existed: boolean;
   /** The object before this event, when it existed (read only for a selection's transitions). */
-  prev(): any;
+  prev(): Unstructured | undefined;
+}
+
+/**
+ * An event of the ring as a replay found it: the links to its previous version are taken then,
+ * because an event that leaves the ring while the replay yields loses them (CachedEvent.cut).
+ */
+export interface ReplayEvent {
+  readonly ev: CachedEvent;
+  readonly existed: boolean;
+  readonly prevEvent: CachedEvent | undefined;
+  readonly prevStored: CachedEvent['prevStored'];
+  readonly prevObj: Unstructured | undefined;
+}
+
+export function replayEvent(ev: CachedEvent): ReplayEvent {
+  return { ev, existed: ev.existed, prevEvent: ev.prevEvent, prevStored: ev.prevStored, prevObj: ev.prevObj };
 }
 
 /**
@@ -23,21 +40,22 @@ export interface EventView {
  * that key, so only the last two of each key are remembered.
  */
 export class ReplayVersions {
-  private readonly last = new Map<string, { ev: CachedEvent; obj: any; before?: { ev: CachedEvent; obj: any } }>();
+  private readonly last = new Map<string, { ev: CachedEvent; obj: Unstructured; before?: { ev: CachedEvent; obj: Unstructured } }>();
 
-  constructor(private readonly decode: (kv: KeyValue) => any) {}
+  constructor(private readonly decode: (kv: KeyValue) => Unstructured) {}
 
-  view(ev: CachedEvent): EventView {
-    return { type: ev.type, key: ev.key, revision: ev.revision, obj: this.objectAt(ev), existed: ev.existed, prev: () => this.before(ev) };
+  view(r: ReplayEvent): EventView {
+    const ev = r.ev;
+    return { type: ev.type, key: ev.key, revision: ev.revision, obj: this.objectAt(ev), existed: r.existed, prev: () => this.before(r) };
   }
 
-  private remembered(ev: CachedEvent): any {
+  private remembered(ev: CachedEvent): Unstructured | undefined {
     const last = this.last.get(ev.key);
     if (last?.ev === ev) return last.obj;
     return last?.before?.ev === ev ? last.before.obj : undefined;
   }
 
-  private objectAt(ev: CachedEvent): any {
+  private objectAt(ev: CachedEvent): Unstructured {
     if (ev.obj !== undefined) return ev.obj;
     const known = this.remembered(ev);
     if (known !== undefined) return known;
@@ -47,9 +65,9 @@ export class ReplayVersions {
     return obj;
   }
 
-  private before(ev: CachedEvent): any {
-    const p = ev.prevEvent;
-    if (p !== undefined) return p.obj ?? this.remembered(p) ?? this.decode(p.stored!.keyValue(ev.key));
-    return ev.prevStored !== undefined ? this.decode(ev.prevStored.keyValue(ev.key)) : ev.prevObj;
+  private before(r: ReplayEvent): Unstructured | undefined {
+    const p = r.prevEvent;
+    if (p !== undefined) return p.obj ?? this.remembered(p) ?? this.decode(p.stored!.keyValue(p.key));
+    return r.prevStored !== undefined ? this.decode(r.prevStored.keyValue(r.ev.key)) : r.prevObj;
   }
 }

@@ -13,6 +13,7 @@
  * A Buffer leaves one small object on the heap.
  */
 import type { KeyValue } from '../../storage/backend.js';
+import type { Unstructured } from '../../api/unstructured.js';
 
 /** One version of an object as storage has it, its value's bytes off the heap. */
 export class StoredVersion {
@@ -34,7 +35,7 @@ export class StoredVersion {
 
 export class CachedEvent {
   /** The version at this event, decoded: only while it is the key's current version (see above). */
-  obj: object | undefined;
+  obj: Unstructured | undefined;
   /** The version at this event as stored (for a delete: the last state, at the delete's revision). */
   stored: StoredVersion | undefined;
   /**
@@ -45,7 +46,7 @@ export class CachedEvent {
    */
   prevEvent: CachedEvent | undefined;
   prevStored: StoredVersion | undefined;
-  prevObj: object | undefined;
+  prevObj: Unstructured | undefined;
 
   constructor(readonly type: 'put' | 'delete', readonly key: string, readonly revision: number) {}
 
