@@ -9,7 +9,7 @@
  * event by then, and only a resume from an older resourceVersion reads it again, while a
  * ring of decoded versions kept each superseded version's objects alive across scavenges,
  * which copy every young object still referenced: under a stream of updates to one object
- * that was some 25 objects and 5 KB per version (bench/RESULTS.md `bystander-attack4-ring`).
+ * that was some 25 objects per version (bench/RESULTS.md `bystander-attack4-ring`).
  * A Buffer leaves one small object on the heap.
  */
 import type { KeyValue } from '../../storage/backend.js';
