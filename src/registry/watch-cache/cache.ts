@@ -344,15 +344,21 @@ export class WatchCache implements FeedMember {
    * replay reaches it, then adds the watcher to the live ones. Decoding is not free (about 19 µs
    * for a 3 KB ConfigMap), so a long replay lets other clients' work in every `replayTurn` events,
    * and then goes on with the events that came meanwhile, until none is left: the watcher joins
-   * the live ones in the same turn as the last pass, so it misses nothing and gets nothing twice. If the ring dropped events it had not
-   * sent yet (or the cache was listed anew) meanwhile, it is 410, as a watch from there would be.
+   * the live ones in the same turn as the last pass, so it misses nothing and gets nothing twice.
+   * If the ring dropped events it had not read yet (or the cache was listed anew) meanwhile, it
+   * is 410, as a watch from there would be.
    */
   private async replay(w: CacheWatcher): Promise<void> {
     const generation = this.generation;
     const versions = new ReplayVersions((kv) => this.source.decode(kv));
+    // Every event up to `seen` has been read: sent, or not under the watch's prefix.
+    let seen = w.after;
     for (let yielded = false; ;) {
       const todo: ReplayEvent[] = [];
-      for (const ev of this.ring.since(w.after)) if (ev.key.startsWith(w.prefix)) todo.push(replayEvent(ev));
+      for (const ev of this.ring.since(seen)) {
+        seen = ev.revision;
+        if (ev.key.startsWith(w.prefix)) todo.push(replayEvent(ev));
+      }
       for (let i = 0; i < todo.length; i++) {
         if (i > 0 && i % replayTurn === 0) {
           await new Promise((resolve) => setImmediate(resolve));
@@ -362,7 +368,7 @@ export class WatchCache implements FeedMember {
         deliver(w, versions.view(todo[i]!));
       }
       if (!yielded || todo.length === 0) { this.add(w); return; }
-      if (generation !== this.generation || this.closed || w.after < this.oldest) throw gone(`too old resource version: ${w.after} (${this.oldest})`);
+      if (generation !== this.generation || this.closed || seen < this.oldest) throw gone(`too old resource version: ${w.after} (${this.oldest})`);
       yielded = false;
     }
   }
