@@ -1,11 +1,11 @@
 /**
- * A watch from an older resourceVersion is replayed from the watch cache's ring, which keeps a
- * version decoded only while it is current and the stored bytes once a later event supersedes
- * it or deletes the key (registry/watch-cache/ring.ts). Every replay must be what a watcher
- * that was open all along received: the same events, in order, each with the version of the
- * object at that event (its data and resourceVersion), ADDED/DELETED where a label change moves
- * the object into or out of a selector, DELETED with the last state; 410 Expired once the ring
- * has dropped the events after the resourceVersion asked for.
+ * A watch from an older resourceVersion is replayed from the watch cache's ring
+ * (registry/watch-cache/ring.ts). Every replay must be what a watcher that was open all along
+ * received: the same events, in order, each with the version of the object at that event (its
+ * data and resourceVersion), ADDED/DELETED where a label change moves the object into or out of
+ * a selector, DELETED with the last state; 410 Expired once the ring has dropped the events after
+ * the resourceVersion asked for. (Written for a ring that held superseded versions as stored bytes,
+ * tried on issue 19 and not kept: bench/RESULTS.md `bystander-attack4-ring`.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -123,43 +123,4 @@ test('the versions a replay decodes are the ones at each event, also across many
   assert.deepEqual(odd.events.map((e) => [e.type, e.data?.v]),
     revs.slice(-capacity + 1).map((_, i) => capacity * 2 + 2 + i).map((v) => [v % 2 === 1 ? 'ADDED' : 'DELETED', String(v)]));
   await assert.rejects(watch(cms, 'ns1', revs[revs.length - capacity - 2]), (err: unknown) => err instanceof StatusError && err.code === 410);
-});
-
-test('a long replay lets other work in between its turns, then goes on with the events that came meanwhile, each once and in order', async (t) => {
-  const backend = openSqliteBackend(':memory:', { compactIntervalMs: 0, logger: quiet });
-  const registry = new Registry(backend, realClock);
-  t.after(async () => { registry.closeWatchCache(); await backend.close(); });
-  await registry.startWatchCache({ capacity: 1024, logger: quiet });
-  await registry.namespaces.create(undefined, { metadata: { name: 'ns1' } });
-  const cms = registry.store('', 'v1', 'configmaps')!;
-  const first = await cms.create('ns1', { metadata: { name: 'hot' }, data: { v: '0' } }) as ConfigMap;
-  const from = first.metadata!.resourceVersion!;
-  const update = async (v: number) => (await cms.update('ns1', 'hot', { metadata: { name: 'hot' }, data: { v: String(v) } }) as ConfigMap).metadata!.resourceVersion!;
-  for (let v = 1; v <= 300; v++) await update(v);
-  await cms.watchCache!.waitFor(Number(await update(301)), 5_000);
-
-  // A short replay is sent in one turn: a callback queued before it has not run when it is in.
-  let ran = false;
-  setImmediate(() => { ran = true; });
-  const short = await watch(cms, 'ns1', String(Number(first.metadata!.resourceVersion) + 290));
-  short.close();
-  assert.equal(ran, false);
-  assert.ok(short.events.length > 0 && short.events.length < 64, `${short.events.length} events`);
-
-  // A long one is not: the callback runs between its turns; writes made meanwhile follow the replayed events.
-  ran = false;
-  setImmediate(() => { ran = true; });
-  const pending = watch(cms, 'ns1', from);
-  const more = [302, 303, 304].map(update);
-  const long = await pending;
-  assert.equal(ran, true);
-  const last = (await Promise.all(more)).map(Number).sort((a, b) => a - b).pop()!;
-  assert.ok(await cms.watchCache!.waitFor(last, 5_000));
-  long.close();
-  const rvs = long.events.map((e) => Number(e.rv));
-  assert.deepEqual(rvs, [...rvs].sort((a, b) => a - b), 'in revision order');
-  assert.equal(new Set(rvs).size, rvs.length, 'each once');
-  assert.equal(rvs[rvs.length - 1], last);
-  assert.deepEqual(long.events.slice(0, 301).map((e) => [e.type, e.data?.v]), Array.from({ length: 301 }, (_, i) => ['MODIFIED', String(i + 1)]));
-  assert.deepEqual(long.events.slice(301).map((e) => e.data?.v).sort(), ['302', '303', '304']);
 });

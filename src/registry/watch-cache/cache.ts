@@ -6,8 +6,6 @@
  *
  * Contract:
  *  - Objects are decoded once and shared by every list, watcher and lister: nobody mutates them.
- *    The exception is a replay from the ring (a watch from an older resourceVersion): the
- *    versions since superseded or deleted are kept as stored bytes and decoded for it (ring.ts).
  *  - A watch from resourceVersion N is served when every event of this resource after N is
  *    still in the ring (N >= `oldest`); otherwise it is 410 Expired "too old resource version",
  *    as upstream's watchCache answers. `oldest` starts at the revision the cache was listed at
@@ -23,8 +21,7 @@ import type { WatchEventOut } from '../types.js';
 import type { Selection } from '../selection.js';
 import type { Logger } from '../../util/log.js';
 import type { CacheFeed, FeedMember } from './feed.js';
-import { EventRing, CachedEvent, StoredVersion } from './ring.js';
-import { ReplayVersions, replayEvent, type EventView, type ReplayEvent } from './replay.js';
+import { EventRing, type CachedEvent } from './ring.js';
 import { SortedKeys } from './sorted-keys.js';
 import { NodeIndex, nodeNameOf } from './node-index.js';
 import type { Unstructured } from '../../api/unstructured.js';
@@ -62,9 +59,6 @@ interface CacheWatcher {
   onEnd(err?: Error): void;
 }
 
-/** Events a replay from the ring sends in one turn of the loop (about 1 ms of decoding for a 3 KB object). */
-const replayTurn = 64;
-
 /** Time before a failed start list is tried again. */
 const relistDelayMs = 1000;
 
@@ -72,8 +66,6 @@ export class WatchCache implements FeedMember {
   private objects = new Map<string, any>();
   private readonly keys = new SortedKeys();
   private ring: EventRing;
-  /** Each key's last event while it is in the ring: the next event of the key supersedes it (ring.ts). */
-  private latest = new Map<string, CachedEvent>();
   private readonly watchers = new Set<CacheWatcher>();
   /** Pod watchers selecting one spec.nodeName, by that name: an event goes to its pod's node's watchers only. */
   private readonly byNode = new Map<string, Set<CacheWatcher>>();
@@ -199,16 +191,16 @@ export class WatchCache implements FeedMember {
         if (opts.selection.matches(obj)) opts.send({ type: 'ADDED', object: obj });
       }
       w.after = startRevision = this.feed.revision;
-      this.add(w);
     } else {
       if (opts.fromRevision < this.oldest) {
         // Upstream's words (watchCache.getAllEventsSinceLocked): the oldest revision still known.
         throw gone(`too old resource version: ${opts.fromRevision} (${this.oldest})`);
       }
       w.after = opts.fromRevision;
+      for (const ev of this.ring.since(opts.fromRevision)) deliver(w, ev);
       startRevision = Math.min(opts.fromRevision, this.feed.revision);
-      await this.replay(w);
     }
+    this.add(w);
     return { close: () => { this.remove(w); }, startRevision };
   }
 
@@ -272,7 +264,6 @@ export class WatchCache implements FeedMember {
     this.written = new Map();
     this.keys.invalidate();
     this.ring = new EventRing(this.capacity);
-    this.latest = new Map();
     this.oldest = this.listedAt = revision;
     const pending = this.pending ?? [];
     this.pending = undefined;
@@ -295,8 +286,13 @@ export class WatchCache implements FeedMember {
       this.objects.set(key, obj);
     }
     this.nodeIndex?.apply(key, prev, e.type === 'delete' ? undefined : obj);
-    this.record(e, prev, obj);
-    const ev: EventView = { type: e.type, key, obj, existed: prev !== undefined, prev: () => prev, revision: e.kv.modRevision };
+    const ev: CachedEvent = { type: e.type, key, obj, prev, revision: e.kv.modRevision };
+    const dropped = this.ring.push(ev);
+    if (dropped) {
+      this.oldest = dropped.revision;
+      // Its watchers have had it: the object (if still current) stays decoded, its text goes.
+      forgetRenderedJSON(dropped.obj);
+    }
     this.offer(this.unindexed, ev);
     if (this.byNode.size === 0) return;
     // A node's watcher can only see this event if the pod is, or was, on its node (ADDED/MODIFIED or DELETED for it).
@@ -306,71 +302,6 @@ export class WatchCache implements FeedMember {
     if (onNode) this.offer(onNode, ev);
     const wasOn = before !== node ? this.byNode.get(before) : undefined;
     if (wasOn) this.offer(wasOn, ev);
-  }
-
-  /**
-   * Pushes the event into the ring holding what a replay needs (ring.ts): the object while it is
-   * current, and the stored bytes of the version it supersedes, from the storage event's prevKv.
-   */
-  private record(e: WatchEvent, prev: Unstructured | undefined, obj: Unstructured): void {
-    const key = e.kv.key;
-    const ev = new CachedEvent(e.type, key, e.kv.modRevision);
-    if (e.type === 'delete') ev.stored = new StoredVersion(e.kv); else ev.obj = obj;
-    const last = this.latest.get(key);
-    // prevKv is the version before this event as stored; without one (never seen) a version stays decoded.
-    const prevKv = e.prevKv !== undefined && e.prevKv.value !== '' ? e.prevKv : undefined;
-    let prevStored: StoredVersion | undefined;
-    if (last?.obj !== undefined && prevKv?.modRevision === last.revision) {
-      last.stored = prevStored = new StoredVersion(prevKv);
-      last.obj = undefined;
-    }
-    if (prev !== undefined) {
-      if (last?.type === 'put') ev.prevEvent = last;
-      else if (prevKv !== undefined && String(prevKv.modRevision) === prev.metadata?.resourceVersion) ev.prevStored = prevStored ?? new StoredVersion(prevKv);
-      else ev.prevObj = prev;
-    }
-    this.latest.set(key, ev);
-    const dropped = this.ring.push(ev);
-    if (!dropped) return;
-    this.oldest = dropped.revision;
-    dropped.cut();
-    if (this.latest.get(dropped.key) === dropped) this.latest.delete(dropped.key);
-    // Its watchers have had it: the object (if still current) stays decoded, its text goes.
-    if (dropped.obj !== undefined) forgetRenderedJSON(dropped.obj);
-  }
-
-  /**
-   * A watch from a revision the ring holds: the events after it, each version decoded as the
-   * replay reaches it, then adds the watcher to the live ones. Decoding is not free (about 19 µs
-   * for a 3 KB ConfigMap), so a long replay lets other clients' work in every `replayTurn` events,
-   * and then goes on with the events that came meanwhile, until none is left: the watcher joins
-   * the live ones in the same turn as the last pass, so it misses nothing and gets nothing twice.
-   * If the ring dropped events it had not read yet (or the cache was listed anew) meanwhile, it
-   * is 410, as a watch from there would be.
-   */
-  private async replay(w: CacheWatcher): Promise<void> {
-    const generation = this.generation;
-    const versions = new ReplayVersions((kv) => this.source.decode(kv));
-    // Every event up to `seen` has been read: sent, or not under the watch's prefix.
-    let seen = w.after;
-    for (let yielded = false; ;) {
-      const todo: ReplayEvent[] = [];
-      for (const ev of this.ring.since(seen)) {
-        seen = ev.revision;
-        if (ev.key.startsWith(w.prefix)) todo.push(replayEvent(ev));
-      }
-      for (let i = 0; i < todo.length; i++) {
-        if (i > 0 && i % replayTurn === 0) {
-          await new Promise((resolve) => setImmediate(resolve));
-          yielded = true;
-          if (generation !== this.generation || this.closed) throw gone(`too old resource version: ${w.after} (${this.oldest})`);
-        }
-        deliver(w, versions.view(todo[i]!));
-      }
-      if (!yielded || todo.length === 0) { this.add(w); return; }
-      if (generation !== this.generation || this.closed || seen < this.oldest) throw gone(`too old resource version: ${w.after} (${this.oldest})`);
-      yielded = false;
-    }
   }
 
   private takeWritten(e: WatchEvent): Unstructured | undefined {
@@ -394,7 +325,7 @@ export class WatchCache implements FeedMember {
     return hint.obj;
   }
 
-  private offer(watchers: Set<CacheWatcher>, ev: EventView): void {
+  private offer(watchers: Set<CacheWatcher>, ev: CachedEvent): void {
     for (const w of watchers) {
       // One watcher's failure must not cost the others (or the cache) this event.
       try {
@@ -422,7 +353,7 @@ export class WatchCache implements FeedMember {
 }
 
 /** One event to one watcher, as its selection sees it (upstream's cacheWatcher.convertToWatchEvent). */
-function deliver(w: CacheWatcher, ev: EventView): void {
+function deliver(w: CacheWatcher, ev: CachedEvent): void {
   if (ev.revision <= w.after || !ev.key.startsWith(w.prefix)) return;
   w.after = ev.revision;
   const sel = w.selection;
@@ -431,11 +362,11 @@ function deliver(w: CacheWatcher, ev: EventView): void {
     return;
   }
   if (sel.everything) {
-    w.send({ type: ev.existed ? 'MODIFIED' : 'ADDED', object: ev.obj });
+    w.send({ type: ev.prev === undefined ? 'ADDED' : 'MODIFIED', object: ev.obj });
     return;
   }
   const now = sel.matches(ev.obj);
-  const before = ev.existed && sel.matches(ev.prev()!);
+  const before = ev.prev !== undefined && sel.matches(ev.prev);
   if (now && before) w.send({ type: 'MODIFIED', object: ev.obj });
   else if (now) w.send({ type: 'ADDED', object: ev.obj });
   else if (before) w.send({ type: 'DELETED', object: ev.obj });
