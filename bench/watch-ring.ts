@@ -12,6 +12,8 @@
  * With --baseline-dist another build's modules run the same rounds, interleaved with this one's.
  *
  *   node dist/bench/watch-ring.js [--updates=20000] [--rounds=3] [--baseline-dist=/tmp/base/dist]
+ * With WATCH_RING_SNAPSHOT=FILE and --child=DIST (one process, no table) a heap snapshot is written
+ * after the updates, for bench/heap-summary.ts.
  * Prints a Markdown table (medians over the rounds); results are copied into bench/RESULTS.md by hand.
  */
 import { execFileSync } from 'node:child_process';
