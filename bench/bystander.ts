@@ -120,6 +120,11 @@ async function loopGcPauses(file: string, from: number, samples: readonly number
   const overlapping = (list: typeof logged) => slow.filter((g) => list.some((p) => p.at < g.to && p.at + p.ms > g.from)).length;
   const busy = stalls.filter((s) => (s.cpuMs ?? 0) > 2);
   const busyGc = busy.filter((s) => pauses.some((p) => p.at < s.at + s.ms && p.at + p.ms > s.at));
+  // By kind: a scavenge's length is what it copied (the young objects still referenced), a full collection's what it marked.
+  for (const kind of ['minor', 'major'] as const) {
+    const ms = pauses.filter((p) => p.kind === kind).map((p) => p.ms);
+    if (ms.length) log(`  ${kind === 'minor' ? 'scavenges' : 'full collections'}: ${ms.length}, ${fmtMs(ms.reduce((x, y) => x + y, 0))} in all, p50 ${fmtMs(percentile(ms, 50))}, longest ${fmtMs(Math.max(...ms))}`);
+  }
   if (stalls.length) log(`  loop stalls over 2 ms: ${stalls.length}, p50 ${fmtMs(percentile(stalls.map((s) => s.ms), 50))}, longest ${fmtMs(Math.max(...stalls.map((s) => s.ms)))}; slowest 2% of GETs (${slow.map((g) => fmtMs(g.to - g.from)).join(', ')}) during a stall: ${overlapping(stalls)}`
     + `; of the stalls, ${busy.length} spent over 2 ms on a CPU (p50 ${fmtMs(percentile(busy.map((s) => s.cpuMs!), 50))}, p99 ${fmtMs(percentile(busy.map((s) => s.cpuMs!), 99))}, longest ${fmtMs(Math.max(0, ...busy.map((s) => s.cpuMs!)))}; ${busyGc.length} of them with a GC pause in them); slowest GETs during such a stall: ${overlapping(busy)}`);
   return { gcPauses: pauses.map((p) => p.ms), slowDuringGc: { slow: slow.length, duringGc: overlapping(pauses) } };
