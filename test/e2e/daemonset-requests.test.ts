@@ -72,6 +72,7 @@ describe('requests per daemon pod start (whole system)', () => {
   });
 
   it('sends at most what upstream sends for each pod: one create, one binding, two status writes, five Events, no reads', async () => {
+    const startedAt = Date.now();
     const before = await requestCounts(clients);
     await clients.daemonsets.create('default', {
       apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'req-ds' },
@@ -99,7 +100,10 @@ describe('requests per daemon pod start (whole system)', () => {
     const statusWrites = get('PUT pods/status') + get('PATCH pods/status');
     assert.ok(statusWrites >= nodes && statusWrites <= 2 * nodes, `one or two status writes per pod: ${shown}`);
     const eventWrites = get('POST events') + get('PATCH events');
-    assert.ok(eventWrites <= 5 * nodes, `Scheduled, Pulled, Created, Started and at most one SuccessfulCreate per pod: ${shown}`);
+    // Which Events the window wrote, by involved object and reason, to tell a flake's cause from a regression.
+    const written = ((await clients.events.list('default')).items as Event[]).filter((e) => Date.parse(e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? '') >= startedAt - 1000)
+      .map((e) => `${e.involvedObject?.kind}/${e.involvedObject?.name} ${e.reason} x${e.count ?? 1}`).sort().join(', ');
+    assert.ok(eventWrites <= 5 * nodes, `Scheduled, Pulled, Created, Started and at most one SuccessfulCreate per pod: ${shown}; Events: ${written}`);
     assert.ok(get('PUT daemonsets/status') <= 3 * nodes, `DaemonSet status at most once per pod change: ${shown}`);
     assert.equal(get('POST controllerrevisions'), 1, `one revision for the DaemonSet, none per pod: ${shown}`);
     const reads = [...window].filter(([k]) => /^(GET|LIST|WATCH) /.test(k));
