@@ -12,7 +12,9 @@
  *    `printenv` loops and the volume page's `if [[ -e /etc/podinfo/labels ]]`.
  *  - Define a Command and Arguments, Dependent Environment Variables.
  *  - Shared volume (two-containers), postStart handler, init containers.
- *  - Configure a Security Context (`id`), Default Memory Requests and Limits.
+ *  - Configure a Security Context (`id`; `cd /data/demo`, `echo hello >
+ *    testfile`, `ls -l` at the terminal: the fsGroup's setgid directory and
+ *    the file of user 1000), Default Memory Requests and Limits.
  *
  * Every wait is on a condition, with a deadline.
  */
@@ -364,6 +366,8 @@ describe('k8ts up: the configuration and pod task pages on simulated nodes', () 
     assert.match(t.out, /root@secret-test-pod:\/# ls \/etc\/secret-volume\r\npassword  username\r\n/);
     assert.match(t.out, /cat \/etc\/secret-volume\/username \)"\r\nmy-app\r\n/);
     assert.match(t.out, /cat \/etc\/secret-volume\/password \)"\r\n39528\$vdg7Jb\r\n/);
+    // An interactive bash says `exit` as it leaves.
+    assert.match(t.out, /root@secret-test-pod:\/# exit\r\nexit\r\n/);
   });
 
   it('Downward API: the volume page\'s [[ -e ]] loop prints labels and annotations', async () => {
@@ -422,13 +426,18 @@ describe('k8ts up: the configuration and pod task pages on simulated nodes', () 
     assert.match((await kubectl(['get', 'pod', 'init-never-fail', '--no-headers'])).stdout, /^init-never-fail\s+0\/1\s+Init:Error\s/);
   });
 
-  it('Security Context: id prints runAsUser, runAsGroup, fsGroup and supplementalGroups; LimitRange defaults appear in the pod', async () => {
+  it('Security Context: id prints runAsUser, runAsGroup, fsGroup and supplementalGroups; cd and ls -l as the page; LimitRange defaults appear in the pod', async () => {
     await waitPhase('security-context-demo', 'Running');
     assert.equal((await kubectl(['exec', 'security-context-demo', '--', 'id'])).stdout, 'uid=1000 gid=3000 groups=2000,3000,4000\n');
     assert.equal((await kubectl(['exec', 'security-context-demo', '--', 'sh', '-c', 'echo hello > /data/demo/testfile; cat /data/demo/testfile'])).stdout, 'hello\n');
     // ps in the shell the page opens: the container's sleep as PID 1, the shell and ps, all as user 1000.
-    const t = await underTerminal(`kubectl --kubeconfig ${up.kubeconfig} exec -it security-context-demo -- sh`, ['ps\n', 'exit\n'], 120_000);
+    const t = await underTerminal(`kubectl --kubeconfig ${up.kubeconfig} exec -it security-context-demo -- sh`,
+      ['ps\n', 'cd /data && ls -l\n', 'cd demo\n', 'echo hello > testfile\n', 'ls -l\n', 'pwd\n', 'exit\n'], 120_000);
     assert.match(t.out, /\/ \$ ps\r\nPID   USER     TIME  COMMAND\r\n    1 1000      0:00 sleep 1h\r\n +\d+ 1000      0:00 sh\r\n +\d+ 1000      0:00 ps\r\n/);
+    // The page's `ls -l` in busybox's format: /data/demo is the fsGroup's with setgid; testfile is user 1000's, in group 2000.
+    const date = '[A-Z][a-z]{2} [ \\d]\\d \\d\\d:\\d\\d';
+    assert.match(t.out, new RegExp(`/ \\$ cd /data && ls -l\r\ntotal 4\r\ndrwxrwsrwx    2 root     2000          4096 ${date} demo\r\n/data \\$ cd demo\r\n/data/demo \\$ `));
+    assert.match(t.out, new RegExp(`/data/demo \\$ ls -l\r\ntotal 4\r\n-rw-r--r--    1 1000     2000             6 ${date} testfile\r\n/data/demo \\$ pwd\r\n/data/demo\r\n`));
     await kubectl(['create', 'namespace', 'default-mem-example']);
     await kubectl(['apply', '-n', 'default-mem-example', '-f', '-'], limitRange);
     const resources = JSON.parse((await kubectl(['get', 'pod', 'default-mem-demo', '-n', 'default-mem-example', '-o', 'jsonpath={.spec.containers[0].resources}'])).stdout);

@@ -19,6 +19,8 @@ import { podHttp, podReach, podResolver, simulatedClusterDomain } from './pod-ne
 import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.js';
 import { resolveHost } from './nslookup.js';
 import type { ListenerFiles } from './listeners.js';
+import { containerStat } from './file-stat.js';
+import { containerUser } from './identity.js';
 
 export interface ContainerFilesDeps {
   pod: Pod;
@@ -35,6 +37,8 @@ export interface ContainerFilesDeps {
   dial(port: number): Duplex;
   /** The other simulated pods it reaches (default: the process's). */
   network?: SimulatedPodNetwork;
+  /** When the instance started: the time `ls -l` shows (file-stat.ts); absent: the time of the read. */
+  startedAt?: Date;
 }
 
 /** Mounts the kubelet makes read-only: readOnly ones and the projected kinds (ConfigMap, Secret, downward API, projected). */
@@ -50,7 +54,12 @@ export async function withContainerFiles(base: ContainerView, d: ContainerFilesD
   const root = withRootFilesystem(base, d.podIP, mountPaths, subdomain ? `${subdomain}.${d.pod.metadata?.namespace}.svc.${simulatedClusterDomain}` : undefined,
     imageContents(String(d.spec.image ?? ''))?.files);
   const volumes = await writableMounts(d.pod, d.spec, { store: d.store, objects: d.objects, nodeName: d.nodeName, keys: d.volumeKeys });
-  const files = withWritableLayer(root, d.layer, readOnlyMounts(d.pod, d.spec), volumes);
+  const layered = withWritableLayer(root, d.layer, readOnlyMounts(d.pod, d.spec), volumes);
+  const { stat, hiddenEntries } = containerStat({
+    pod: d.pod, spec: d.spec, user: base.user ?? containerUser(d.pod, d.spec), startedAt: d.startedAt ?? new Date(), workingDir: base.workingDir,
+    layer: d.layer, volumes, lower: root, readBytes: (p) => layered.readBytes!(p), listDir: (p) => layered.listDir(p), projectedMode: base.projectedMode,
+  });
+  const files: ContainerView = { ...layered, stat, hiddenEntries };
   const ownHosts = [d.podIP, base.hostname].filter((h): h is string => !!h);
   let resolver: ReturnType<typeof podResolver> | undefined;
   const dns = () => (resolver ??= podResolver(d.pod, d.objects));

@@ -20,7 +20,7 @@
  */
 import { PassThrough } from 'node:stream';
 import type { LocalStream, StreamRequest } from '../runtime.js';
-import { parseExec, parseExecLine, runLine, runProgram, type Command, type ShellContext } from './shell.js';
+import { currentDirectory, parseExec, parseExecLine, runLine, runProgram, type Command, type ShellContext } from './shell.js';
 import type { ContainerView } from './program.js';
 import { commandNotFound, shellDialect, shellPrompt } from './shell-dialect.js';
 import type { TimerHandle, Timers } from '../../timers.js';
@@ -98,14 +98,19 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
       // `sh -c` / `bash -c`: the shell names itself by $0; a command run directly keeps busybox's words.
       const shell = /(^|\/)(sh|ash|dash|bash)$/.test(argv[0]!) && argv[1] === '-c' ? argv[0]! : undefined;
       const notFound = shell ? (name: string) => commandNotFound(shellDialect(shell, view.image), shell, name, 1) : undefined;
-      return (await runProgram(parsed.program, notFound ? { ...ctx, notFound } : ctx)) ?? 137;
+      const dialect = shell ? { name: shellDialect(shell, view.image), argv0: shell, interactive: false, line: () => 1 } : undefined;
+      return (await runProgram(parsed.program, notFound ? { ...ctx, notFound, dialect } : ctx)) ?? 137;
     }
     input = new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
     if (closed) input.close();
     // The interactive shell is a process of the container too (ps lists it).
     const processes = [...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: argv.join(' ') }];
+    // An interactive bash (a tty, or -i) says `exit` as it leaves, a login one (-l) `logout`.
+    const flag = argv[1] ?? '';
+    const bashInteractive = /(^|\/)bash$/.test(argv[0]!) && (req.tty || flag === '-i' || flag === '-il');
+    const leaving = bashInteractive ? (['-l', '-il', '--login'].includes(flag) ? 'logout' : 'exit') : undefined;
     return interactive(argv[0]!, { ...ctx, readStdin: undefined, processes }, input, {
-      tty: req.tty, nodeName: deps.nodeName, running: () => deps.running() && !closed,
+      tty: req.tty, nodeName: deps.nodeName, running: () => deps.running() && !closed, leaving,
       resetInterrupt: () => { interrupted = false; },
     });
   })().finally(() => {
@@ -127,6 +132,8 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
 
 interface InteractiveOptions {
   tty: boolean;
+  /** What the shell prints on stderr as it ends (`exit`, by `exit` or the end of input): bash's when interactive. */
+  leaving?: string;
   nodeName: string;
   running(): boolean;
   resetInterrupt(): void;
@@ -136,16 +143,21 @@ interface InteractiveOptions {
 async function interactive(argv0: string, ctx: ShellContext, input: LineInput, o: InteractiveOptions): Promise<number> {
   // The prompt and the not-found message of the image's shell (shell-dialect.ts).
   const dialect = shellDialect(argv0, ctx.image);
-  const prompt = shellPrompt(dialect, { root: (ctx.user?.uid ?? 0) === 0, hostname: ctx.hostname, cwd: ctx.workingDir ?? '/' });
+  // The prompt shows where the shell is, after each `cd`.
+  const prompt = () => shellPrompt(dialect, { root: (ctx.user?.uid ?? 0) === 0, hostname: ctx.hostname, cwd: currentDirectory(ctx), home: ctx.env.get('HOME') });
   let status = 0;
   let lineNumber = 0;
-  ctx = { ...ctx, notFound: (name) => commandNotFound(dialect, argv0, name, dialect === 'bash' ? undefined : lineNumber) };
+  ctx = {
+    ...ctx, notFound: (name) => commandNotFound(dialect, argv0, name, dialect === 'bash' ? undefined : lineNumber),
+    dialect: { name: dialect, argv0, interactive: true, line: () => lineNumber },
+  };
+  const leave = (code: number) => { if (o.leaving) ctx.write('stderr', `${o.leaving}\n`); return code; };
   for (;;) {
     if (!o.running()) return 137;
-    if (o.tty) ctx.write('stdout', prompt);
+    if (o.tty) ctx.write('stdout', prompt());
     o.resetInterrupt();
     const line = await input.next();
-    if (line === undefined) return o.running() ? status : 137;
+    if (line === undefined) return o.running() ? leave(status) : 137;
     lineNumber++;
     if (line === '\x03') { status = 130; continue; }
     const parsed = parseExecLine(line);
@@ -158,7 +170,7 @@ async function interactive(argv0: string, ctx: ShellContext, input: LineInput, o
       continue;
     }
     status = r.code;
-    if (r.exit) return r.code;
+    if (r.exit) return leave(r.code);
   }
 }
 

@@ -35,6 +35,10 @@ export function containerUser(pod: Pod, c: Container): ContainerUser {
 const userNames: Record<number, string> = { 0: 'root', 65534: 'nobody' };
 const groupNames = (busybox: boolean): Record<number, string> => (busybox ? { 0: 'root', 10: 'wheel', 65534: 'nobody' } : { 0: 'root', 65534: 'nogroup' });
 
+/** A uid and a gid as the image's ls -l names them: a name its /etc/passwd or /etc/group has, else the number. */
+export const ownerNames = (uid: number, gid: number, image: string | undefined): [string, string] =>
+  [userNames[uid] ?? String(uid), groupNames(lsFlavour(image) === 'busybox')[gid] ?? String(gid)];
+
 /** `id` [-u|-g|-G] [-n], busybox's (busybox, alpine) or coreutils' (other images) output; exit 0, or 1 with the usage error. */
 export function id(args: string[], user: ContainerUser, image: string | undefined, out: (stream: 'stdout' | 'stderr', text: string) => void): number {
   const busybox = lsFlavour(image) === 'busybox';

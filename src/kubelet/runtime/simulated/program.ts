@@ -81,8 +81,9 @@ export async function containerView(pod: Pod, c: Container, deps: ProgramDeps & 
   if (!env.has('HOME')) env.set('HOME', '/root');
   let files = new Map<string, string>();
   let dirs = new Map<string, Set<string>>();
+  let modes = new Map<string, number>();
   // Volumes follow their ConfigMaps and Secrets while the container runs (the kubelet's periodic sync); env does not.
-  const refresh = async () => { ({ files, dirs } = await volumeFiles(pod, c, deps.objects, !!deps.serviceAccount)); };
+  const refresh = async () => { ({ files, dirs, modes } = await volumeFiles(pod, c, deps.objects, !!deps.serviceAccount)); };
   await refresh();
   const workingDir = c.workingDir ?? '/';
   const abs = (p: string) => posix.normalize(posix.isAbsolute(p) ? p : posix.join(workingDir, p)).replace(/(.)\/$/, '$1');
@@ -92,6 +93,7 @@ export async function containerView(pod: Pod, c: Container, deps: ProgramDeps & 
       env, hostname, refresh, workingDir, image: c.image, user: containerUser(pod, c), processes: visibleProcesses(pod, c),
       readFile: (p) => files.get(abs(p)),
       listDir: (p) => { const d = dirs.get(abs(p)); return d && [...d].sort(); },
+      projectedMode: (p) => modes.get(abs(p)),
     },
   };
 }
@@ -102,9 +104,10 @@ function withoutToken(v: Volume): Volume {
   return { ...v, projected: { ...v.projected, sources: (v.projected.sources ?? []).filter((s) => !s.serviceAccountToken) } };
 }
 
-/** The files of the container's ConfigMap, Secret and downward API mounts, by absolute path, and each directory's entries. */
-async function volumeFiles(pod: Pod, c: Container, objects: PodObjectGetter | undefined, serviceAccount: boolean): Promise<{ files: Map<string, string>; dirs: Map<string, Set<string>> }> {
+/** The files of the container's ConfigMap, Secret and downward API mounts, by absolute path, their modes, and each directory's entries. */
+async function volumeFiles(pod: Pod, c: Container, objects: PodObjectGetter | undefined, serviceAccount: boolean): Promise<{ files: Map<string, string>; dirs: Map<string, Set<string>>; modes: Map<string, number> }> {
   const files = new Map<string, string>();
+  const modes = new Map<string, number>();
   const dirs = new Map<string, Set<string>>();
   const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
   for (const m of c.volumeMounts ?? []) {
@@ -116,6 +119,7 @@ async function volumeFiles(pod: Pod, c: Container, objects: PodObjectGetter | un
       if (m.subPath && rel !== m.subPath) continue;
       const path = m.subPath ? posix.normalize(m.mountPath) : posix.join(m.mountPath, rel);
       files.set(path, f.data.toString('utf8'));
+      modes.set(path, f.mode);
       // Every directory on the way lists its next entry (ls /etc/config).
       for (let child = path, dir = posix.dirname(path); child !== dir; child = dir, dir = posix.dirname(dir)) {
         if (!dirs.has(dir)) dirs.set(dir, new Set());
@@ -123,5 +127,5 @@ async function volumeFiles(pod: Pod, c: Container, objects: PodObjectGetter | un
       }
     }
   }
-  return { files, dirs };
+  return { files, dirs, modes };
 }

@@ -379,6 +379,7 @@ export class SimulatedRuntime implements PodRuntime {
     return {
       pod: p.pod, spec, podIP: p.sandbox?.ip, layer: p.layers.get(containerID)!, store: this.opts.volumes ?? processVolumeStore, volumeKeys: (p.volumeKeys ??= new Map()),
       objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', dial: (port) => this.dialPort(p.uid, port), network: this.network,
+      startedAt: [...p.containers, ...p.initContainers, ...p.ephemeralContainers].find((x) => x.id === containerID)?.startedAt,
     };
   }
 

@@ -22,7 +22,8 @@
  * (layer.ts) and `< FILE`; the commands echo [-n] [-e], printf (%s, %d, %%,
  * \n, \t), printenv, env, date, cat, ls (columns on a terminal:
  * ls-columns.ts), hostname, id (identity.ts), ps (processes.ts), sleep,
- * true, false, :, exit, the filters grep, head, tail, wc, sort, uniq, cut, tr (filters.ts),
+ * true, false, :, exit, cd (the shell's working directory: every relative
+ * path after it starts there), the filters grep, head, tail, wc, sort, uniq, cut, tr (filters.ts),
  * the file commands touch, rm, mkdir, cp, mv, test, `[` and `[[` (file-commands.ts),
  * tar for `kubectl cp` (tar.ts), curl and wget to the pod's own ports
  * (http-commands.ts), busybox 1.28's nslookup (nslookup.ts); and the Job
@@ -34,7 +35,11 @@ import { curl, wget, type HttpOutcome, type HttpRequest } from './http-commands.
 import { nslookup, type PodResolver } from './nslookup.js';
 import { filterNames, runFilter } from './filters.js';
 import { fileCommandNames, runFileCommand } from './file-commands.js';
-import { lsColumns, lsFlavour } from './ls-columns.js';
+import { posix } from 'node:path';
+import { lsFlavour } from './ls-columns.js';
+import { ls } from './ls.js';
+import type { FileStat } from './file-stat.js';
+import { cdFailed, shellDialect, type ShellDialect } from './shell-dialect.js';
 import { id, type ContainerUser } from './identity.js';
 import { busyboxPs, type SimulatedProcess } from './processes.js';
 
@@ -45,7 +50,7 @@ type Word = Part[];
 export type Redirect = { fd: 1 | 2; append: boolean; target: Word } | { fd: 1 | 2; dup: 1 | 2 } | { fd: 0; target: Word };
 
 export type Command =
-  | { kind: 'simple'; words: Word[]; op: Op; redirs?: Redirect[] }
+  | { kind: 'simple'; words: Word[]; op: Op; redirs?: Redirect[]; direct?: true }
   | { kind: 'assign'; name: string; value: Word; op: Op }
   | { kind: 'while'; body: Command[]; op: Op }
   | { kind: 'for'; name: string; words: Word[]; body: Command[]; op: Op }
@@ -57,7 +62,10 @@ export type Command =
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', ...filterNames, ...fileCommandNames]);
+const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'cd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', ...filterNames, ...fileCommandNames]);
+
+/** Commands only a shell has (no image has a /bin/cd): run directly, they are not found. */
+const shellOnly = new Set(['cd', 'exit']);
 
 /** `tail -f` follows a file for ever: only `tail -f /dev/null` (sleep for ever) is simulated. */
 const tailFollows = (args: (string | undefined)[]) => args.some((a) => a !== undefined && /^-[^-]*[fF]/.test(a));
@@ -295,7 +303,7 @@ export function parseProgram(argv: string[]): Command[] | undefined {
       if (argv[1] !== '-c' || argv[2] === undefined) return undefined;
       return parseScript(argv[2]);
     }
-    if (!builtins.has(base) || base === 'exit') return undefined;
+    if (!builtins.has(base) || shellOnly.has(base)) return undefined;
     if (base === 'tail' && tailFollows(argv.slice(1)) && argv.slice(1).join(' ') !== '-f /dev/null') return undefined;
     return [{ kind: 'simple', words: [[{ lit: base }], ...argv.slice(1).map((a) => [{ lit: a }])], op: ';' }];
   } catch (e) {
@@ -322,7 +330,7 @@ export function parseExec(argv: string[]): ExecProgram {
     if (argv[1] !== '-c' || argv[2] === undefined) return { unsupported: `${base} ${argv.slice(1).join(' ')}` };
     return parseExecLine(argv[2]);
   }
-  return { program: [{ kind: 'simple', words: [[{ lit: argv[0]! }], ...argv.slice(1).map((a) => [{ lit: a }])], op: ';' }] };
+  return { program: [{ kind: 'simple', words: [[{ lit: argv[0]! }], ...argv.slice(1).map((a) => [{ lit: a }])], op: ';', direct: true }] };
 }
 
 /** One script of an exec (`sh -c SCRIPT`, or a line typed at the interactive shell). */
@@ -349,8 +357,16 @@ export interface ShellContext {
   notFound?(name: string): string;
   /** The width of the exec's terminal (kubectl's resize messages; 80 until one comes); absent without a tty. */
   terminalColumns?(): number;
-  /** Where relative paths start (the container's workingDir; `/` by default), for pwd. */
+  /** Where relative paths start (the container's workingDir; `/` by default) until a `cd`. */
   workingDir?: string;
+  /** The shell running the commands, for what it says itself (`cd`'s errors: shell-dialect.ts); absent: the image's `sh` under -c. */
+  dialect?: { name: ShellDialect; argv0: string; interactive: boolean; line(): number };
+  /** A path's metadata for `ls -l` (file-stat.ts); absent: root's, 0755 or 0644, the time now. */
+  stat?(path: string): FileStat | undefined;
+  /** Entries a directory holds that listDir leaves out: the kubelet's `..data` and data directory in a ConfigMap, Secret or downward API volume. */
+  hiddenEntries?(path: string): string[];
+  /** The mode the kubelet gave a projected volume's file (its item's mode, else defaultMode, else 0644). */
+  projectedMode?(path: string): number | undefined;
   /** A file's text (ConfigMap, Secret and downward API volumes), or undefined. */
   readFile(path: string): string | undefined;
   /** A directory's entries, or undefined when it is not one. */
@@ -410,6 +426,77 @@ type Out = (stream: 'stdout' | 'stderr', text: string) => void;
 /** `$?`: the last command's exit code, per shell (its environment stands for it). */
 const lastStatus = new WeakMap<Map<string, string>, number>();
 
+/** The shell's working directory and the one before it (`cd -`), per shell as `$?`. */
+const directories = new WeakMap<Map<string, string>, { cwd: string; old?: string }>();
+
+/** Where the shell is (`pwd`, the prompt): the last `cd`'s directory, else the container's workingDir. */
+export function currentDirectory(ctx: Pick<ShellContext, 'env' | 'workingDir'>): string {
+  return directories.get(ctx.env)?.cwd ?? ctx.workingDir ?? '/';
+}
+
+/**
+ * The context with relative paths taken from the shell's directory: the
+ * container's files resolve them from the container's workingDir, which a
+ * `cd` leaves behind. Paths stay as typed in what commands print.
+ */
+function inWorkingDirectory(ctx: ShellContext): ShellContext {
+  const cwd = currentDirectory(ctx);
+  if (cwd === (ctx.workingDir ?? '/')) return ctx;
+  const at = (p: string) => (p.startsWith('/') ? p : posix.join(cwd, p));
+  const c: ShellContext = { ...ctx, workingDir: cwd, readFile: (p) => ctx.readFile(at(p)), listDir: (p) => ctx.listDir(at(p)) };
+  if (ctx.readBytes) c.readBytes = (p) => ctx.readBytes!(at(p));
+  if (ctx.writeFile) c.writeFile = (p, data) => ctx.writeFile!(at(p), data);
+  if (ctx.removeFile) c.removeFile = (p, recursive) => ctx.removeFile!(at(p), recursive);
+  if (ctx.stat) c.stat = (p) => ctx.stat!(at(p));
+  if (ctx.hiddenEntries) c.hiddenEntries = (p) => ctx.hiddenEntries!(at(p));
+  return c;
+}
+
+/** A subshell (a pipe's stage, `$(...)`): a copy of the variables and the directory, so what it changes stays in it. */
+function subshell(ctx: ShellContext): ShellContext {
+  const env = new Map(ctx.env);
+  const dirs = directories.get(ctx.env);
+  if (dirs) directories.set(env, { ...dirs });
+  const status = lastStatus.get(ctx.env);
+  if (status !== undefined) lastStatus.set(env, status);
+  return { ...ctx, env };
+}
+
+/**
+ * `cd [-L|-P] [DIR|-]`: to DIR (relative to where the shell is), $HOME
+ * without one, $OLDPWD with `-` (printing it); PWD and OLDPWD follow. A
+ * directory that is not one fails in the shell's words (shell-dialect.ts).
+ */
+function cd(args: string[], ctx: ShellContext, out: Out): number {
+  const d = ctx.dialect ?? { name: shellDialect('sh', ctx.image), argv0: 'sh', interactive: false, line: () => 1 };
+  const operands = args.filter((a) => !/^-[LP]+$/.test(a));
+  const state = directories.get(ctx.env) ?? { cwd: currentDirectory(ctx) };
+  const fail = (dir: string, reason: string) => { const f = cdFailed(d, dir, reason); out('stderr', f.text); return f.code; };
+  if (operands.length > 1 && d.name === 'bash') return fail('', 'too many arguments');
+  const arg = operands[0];
+  const old = state.old ?? ctx.env.get('OLDPWD');
+  if (arg === '-' && old === undefined && d.name === 'bash') return fail('', 'OLDPWD not set');
+  // ash and dash take a `cd -` without OLDPWD as a cd to where they are.
+  const dir = arg === undefined ? ctx.env.get('HOME') ?? '/' : arg === '-' ? old ?? state.cwd : arg;
+  const target = posix.normalize(dir.startsWith('/') ? dir : posix.join(state.cwd, dir)).replace(/(.)\/$/, '$1');
+  if (ctx.listDir(target) === undefined) {
+    const isFile = (ctx.readBytes?.(target) ?? ctx.readFile(target)) !== undefined;
+    return fail(dir, isFile ? 'Not a directory' : 'No such file or directory');
+  }
+  // A user other than root needs the directory's x bit for it: its owner's, its group's, or the others'.
+  const s = ctx.stat?.(target);
+  const user = ctx.user;
+  if (s && user && user.uid !== 0) {
+    const bit = user.uid === s.uid ? 0o100 : user.gid === s.gid || user.groups.includes(s.gid) ? 0o010 : 0o001;
+    if (!(s.mode & bit)) return fail(dir, 'Permission denied');
+  }
+  directories.set(ctx.env, { cwd: target, old: state.cwd });
+  ctx.env.set('OLDPWD', state.cwd);
+  ctx.env.set('PWD', target);
+  if (arg === '-') out('stdout', `${target}\n`);
+  return 0;
+}
+
 async function runList(cmds: Command[], ctx: ShellContext, out: Out): Promise<number> {
   let status = 0;
   let op: Op = ';';
@@ -450,6 +537,7 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
     ctx.env.set(cmd.name, (await fields([cmd.value.map((p) => ('lit' in p ? p : { ...p, quoted: true }))], ctx))[0] ?? '');
     return 0;
   }
+  ctx = inWorkingDirectory(ctx);
   if (cmd.redirs) {
     const to = await redirect(cmd.redirs, ctx, out);
     if (typeof to === 'number') return to;
@@ -462,7 +550,7 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
   if (name === undefined) return 0;
   const base = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name;
   // An exec names any command: those the subset does not have are not found, as busybox's sh says.
-  if (!builtins.has(base)) { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
+  if (!builtins.has(base) || (cmd.direct && shellOnly.has(base))) { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
   return builtin(base, args, ctx, out);
 }
 
@@ -509,7 +597,7 @@ async function runPipe(stages: Command[], ctx: ShellContext, out: Out): Promise<
     const last = i === stages.length - 1;
     const chunks: Buffer[] = [];
     const fed = input;
-    const stageCtx: ShellContext = i === 0 && last ? ctx : { ...ctx, ...(i > 0 ? { readStdin: () => Promise.resolve(fed ?? Buffer.alloc(0)) } : {}) };
+    const stageCtx: ShellContext = { ...subshell(ctx), ...(i > 0 ? { readStdin: () => Promise.resolve(fed ?? Buffer.alloc(0)) } : {}) };
     // tar's archive goes down the pipe too.
     if (!last) { stageCtx.writeBytes = (data) => { chunks.push(data); }; delete stageCtx.terminalColumns; }
     const stageOut: Out = last ? out : (s, t) => { if (s === 'stdout') chunks.push(Buffer.from(t)); else out(s, t); };
@@ -535,7 +623,7 @@ async function fields(words: Word[], ctx: ShellContext): Promise<string[]> {
       if ('lit' in p) text = p.lit;
       else if ('var' in p) { text = p.var === '?' ? String(lastStatus.get(ctx.env) ?? 0) : ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else {
         let captured = '';
-        await runList(p.sub, { ...ctx, terminalColumns: undefined }, (s, t) => { if (s === 'stdout') captured += t; else ctx.write(s, t); });
+        await runList(p.sub, { ...subshell(ctx), terminalColumns: undefined }, (s, t) => { if (s === 'stdout') captured += t; else ctx.write(s, t); });
         text = captured.replace(/\n+$/, '');
         quoted = p.quoted;
       }
@@ -614,33 +702,15 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     }
     case 'date': out('stdout', `${containerDate(ctx.now())}\n`); return 0;
     case 'hostname': out('stdout', `${ctx.hostname}\n`); return 0;
-    case 'pwd': out('stdout', `${ctx.workingDir ?? '/'}\n`); return 0;
+    case 'pwd': out('stdout', `${currentDirectory(ctx)}\n`); return 0;
+    case 'cd': return cd(args, ctx, out);
     case 'ps':
       // Only busybox's images have ps; Debian's (nginx, debian) do not ship procps.
       if (lsFlavour(ctx.image) !== 'busybox') { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
       out('stdout', busyboxPs([...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }]));
       return 0;
     case 'id': return id(args, ctx.user ?? { uid: 0, gid: 0, groups: [0] }, ctx.image, out);
-    case 'ls': {
-      // busybox: missing operands first (stderr), then the files, then each directory (headed `DIR:` when there are several operands).
-      let status = 0;
-      const paths = args.filter((a) => !a.startsWith('-'));
-      const operands = paths.length ? paths : ['.'];
-      const dirs: [string, string[]][] = [];
-      const files: string[] = [];
-      for (const path of operands) {
-        const entries = ctx.listDir(path);
-        if (entries) dirs.push([path, entries]);
-        else if (ctx.readFile(path) !== undefined) files.push(path);
-        else { out('stderr', `ls: ${path}: No such file or directory\n`); status = 1; }
-      }
-      // On a terminal, columns as the image's ls lays them out (ls-columns.ts); else a name a line.
-      const layout = (names: string[]) => (ctx.terminalColumns ? lsColumns(names, ctx.terminalColumns(), lsFlavour(ctx.image)) : names.map((n) => `${n}\n`).join(''));
-      const blocks = files.length ? [layout(files)] : [];
-      for (const [path, entries] of dirs) blocks.push(`${operands.length > 1 ? `${path}:\n` : ''}${layout(entries)}`);
-      out('stdout', blocks.join('\n'));
-      return status;
-    }
+    case 'ls': return ls(args, ctx, out);
     case 'sleep': {
       const ms = sleepMs(args[0]);
       if (ms === undefined) { out('stderr', `sleep: invalid number '${args[0] ?? ''}'\n`); return 1; }
