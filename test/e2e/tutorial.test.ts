@@ -4,9 +4,10 @@
  * kubectl. Each test runs the exact command a user types where k8ts once
  * answered unlike upstream. exec, port-forward and pods/services proxy work
  * as KWOK simulates them (a simulated shell, in-process responders for the
- * tutorials' images); what cannot work on a simulated node (attach, `run
- * --rm -it`, `top`, `debug -it`) must fail the way upstream fails, name the
- * simulated node and say how to get a real one.
+ * tutorials' images); attach (`run --rm -it`, `debug -it`) reaches the
+ * container's simulated shell; what cannot work on a simulated node (`top`)
+ * must fail the way upstream fails, name the simulated node and say how to
+ * get a real one.
  */
 import { describe, it, before, after } from 'node:test';
 import { spawn } from 'node:child_process';
@@ -16,8 +17,6 @@ import { underTerminal } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 
 const realNodeHint = 'for a node that runs containers start k8ts with "sudo npm start -- --runtime cri"';
-const notSupported = (route: string, node: string) =>
-  `${route} is not supported: node "${node}" is simulated by k8ts (container runtime sim) and runs no processes; ${realNodeHint}`;
 
 describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
   let up: UpCluster;
@@ -132,11 +131,12 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
     assert.match(closed.stderr, /^Error from server \(ServiceUnavailable\): error trying to reach service: dial tcp [\d.]+:8081: connect: connection refused$/m);
   });
 
-  it('kubectl run tmp --image=busybox --rm -it --restart=Never -- sh falls back to logs, says why, and deletes the pod', async () => {
-    const run = await terminal('run tmp --image=busybox --rm -it --restart=Never -- sh');
-    assert.match(run.out, /warning: couldn't attach to pod\/tmp, falling back to streaming logs: Internal error occurred: attach is not supported: node "\w+" is simulated by k8ts \(container runtime sim\) and runs no processes;/);
-    assert.ok(run.out.includes(realNodeHint), run.out);
+  it('kubectl run tmp --image=busybox --rm -it --restart=Never -- sh attaches to the container\'s shell; exit ends it and deletes the pod', async () => {
+    const run = await terminal('run tmp --image=busybox --rm -it --restart=Never -- sh', ['echo hello $HOSTNAME\r', 'exit\r']);
+    assert.doesNotMatch(run.out, /couldn't attach/);
+    assert.match(run.out, /\/ # echo hello \$HOSTNAME\r\nhello tmp\r\n\/ # exit\r\n/);
     assert.match(run.out, /pod "tmp" deleted/);
+    assert.equal(run.code, 0, run.out);
     await eventually(async () => (await kubectl(['get', 'pod', 'tmp'], true)).stderr.includes('pods "tmp" not found'), 60_000, 'pod tmp gone');
   });
 
@@ -195,17 +195,19 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
     assert.deepEqual([...new Set(images)], ['docker.io/jocatalin/kubernetes-bootcamp:v2']);
   });
 
-  it('kubectl debug POD -it --image=busybox adds an ephemeral container; attach falls back to its simulated log, as kubectl does when attach fails', async () => {
-    const dbg = await kubectl(['debug', pod, '-it', '--image=busybox'], true);
-    assert.doesNotMatch(dbg.stderr, /panic|ephemeral containers are disabled/);
-    const name = /Defaulting debug container name to (debugger-\w+)\./.exec(dbg.stdout + dbg.stderr)?.[1];
-    assert.ok(name, dbg.stdout + dbg.stderr);
-    assert.match(dbg.stderr, new RegExp(`warning: couldn't attach to pod/${escape(pod)}, falling back to streaming logs: .*${escape(notSupported('attach', node))}`));
-    assert.match(dbg.stdout, new RegExp(`Created container ${name}\nStarted container ${name}\n`));
-    assert.equal(dbg.code, 0);
-    const status = JSON.parse((await kubectl(['get', 'pod', pod, '-o', 'jsonpath={.status.ephemeralContainerStatuses[0]}'])).stdout);
+  it('kubectl debug POD -it --image=busybox adds an ephemeral container and attaches to its shell; exit ends it, never restarted', async () => {
+    const dbg = await terminal(`debug ${pod} -it --image=busybox`, ['echo in the debugger\r', 'exit\r']);
+    assert.doesNotMatch(dbg.out, /panic|ephemeral containers are disabled|couldn't attach/);
+    const name = /Defaulting debug container name to (debugger-\w+)\./.exec(dbg.out)?.[1];
+    assert.ok(name, dbg.out);
+    assert.match(dbg.out, /\/ # echo in the debugger\r\nin the debugger\r\n\/ # exit\r\n/);
+    assert.equal(dbg.code, 0, dbg.out);
+    const status = await eventually(async () => {
+      const s = JSON.parse((await kubectl(['get', 'pod', pod, '-o', 'jsonpath={.status.ephemeralContainerStatuses[0]}'])).stdout);
+      return s.state?.terminated && s;
+    }, 60_000, 'the debug container terminated');
     assert.equal(status.name, name);
-    assert.ok(status.state.running, JSON.stringify(status));
+    assert.deepEqual([status.state.terminated.exitCode, status.state.terminated.reason], [0, 'Completed']);
   });
 });
 

@@ -147,10 +147,11 @@ describe('simulated exec', () => {
     assert.equal(r.code, 0);
   });
 
-  it('exec in a container that does not run is an error; attach is not offered', () => {
-    const { rt, uid } = setup();
+  it('exec in a container that does not run is an error; without a pod logs directory attach is not offered', () => {
+    const { rt, uid, id } = setup();
     assert.throws(() => rt.openStream(uid, 'sim://nope', req(['env'])), /is not running/);
     assert.equal(rt.attachable, false);
+    assert.throws(() => rt.openStream(uid, id(), { stdin: false, stdout: true, stderr: true, tty: false }), /attach is not supported: container c is simulated and runs no process/);
   });
 });
 

@@ -189,7 +189,7 @@ export interface PodRuntime {
    * responder); a port nobody listens on fails with ECONNREFUSED.
    */
   dialPort?(uid: string, port: number): Duplex;
-  /** False when openStream serves exec only (the simulated runtime: no process to attach to); the kubelet server refuses attach then. */
+  /** False when openStream serves exec only (the simulated runtime on a node that keeps no logs: no console to attach to); the kubelet server refuses attach then. */
   readonly attachable?: boolean;
   /**
    * A runtime that runs no process (the simulated one) answers probes

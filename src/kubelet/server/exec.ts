@@ -8,8 +8,9 @@
  *  2. The runtime prepares the session (CRI Exec/Attach) and answers with a
  *     URL of its streaming server, or (process runtime) opens local streams
  *     the kubelet serves itself (local-exec.ts: the process runtime, and
- *     the simulated one's exec in its simulated shell); a runtime that has
- *     no process to attach to (the simulated one) refuses an attach at once
+ *     the simulated one's exec in its simulated shell, and its attach to a
+ *     container's console); a runtime that has no process to attach to (the
+ *     simulated one on a node that keeps no logs) refuses an attach at once
  *     with a 500 saying so.
  *  3. A SPDY caller is passed through byte for byte (runtime-stream.ts).
  *  4. A v5.channel.k8s.io WebSocket caller (kubectl 1.30+) is served by

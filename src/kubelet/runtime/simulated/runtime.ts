@@ -43,6 +43,9 @@
  * kubelet lays them out) with its simulated lifecycle: "Created container
  * x", "Started container x", "Stopping container x", "Container x exited
  * with code N (Reason)"; readLogs serves it like any runtime's log.
+ * On such nodes each container instance also has a console (attach.ts):
+ * `kubectl attach` gets what its command writes, and a container with stdin
+ * whose command is an interactive shell runs one until it exits.
  * See annotations.ts for the annotation reference.
  */
 import { randomBytes } from 'node:crypto';
@@ -64,7 +67,8 @@ import type { PodObjectGetter } from '../../volumes/objects.js';
 import { containerView, prepareProgram, runsProgram } from './program.js';
 import { runPostStartHook } from './lifecycle-hooks.js';
 import { runProgram } from './shell.js';
-import { openSimulatedExec } from './exec.js';
+import { openSimulatedExec, type SimulatedExecDeps } from './exec.js';
+import { ContainerConsole, shellSession } from './attach.js';
 import { runExecProbe, runsExecProbe } from './exec-probe.js';
 import { emptyLayer, type WritableLayer } from './layer.js';
 import { listenerFiles, withContainerFiles, type ContainerFilesDeps } from './container-files.js';
@@ -139,6 +143,8 @@ interface SimPod {
   podRestart?: boolean;
   /** Container name → the instance whose command the simulator runs (its log is the command's output, no lifecycle lines). */
   programs: Map<string, string>;
+  /** Container instance ID → its stdio for attach (attach.ts), on nodes that keep logs; ended with the instance. */
+  consoles?: Map<string, ContainerConsole>;
   /** Exec sessions to tell when the pod's containers change (one that stopped ends its sessions). */
   execWatchers?: Set<() => void>;
   /** Container instance ID → what was written into it (`kubectl cp`, `>`); a restart's new instance starts empty. */
@@ -292,6 +298,7 @@ export class SimulatedRuntime implements PodRuntime {
     this.byUID.delete(uid);
     (this.opts.volumes ?? processVolumeStore).dropPod(uid);
     for (const w of [...(p.execWatchers ?? [])]) w();
+    for (const stdio of p.consoles?.values() ?? []) stdio.end();
     this.crashBackoff.forget(`${uid}/`);
     this.pullBackoff.forget(`${uid}/`);
     // Upstream's container GC removes a removed pod's logs with it.
@@ -312,33 +319,46 @@ export class SimulatedRuntime implements PodRuntime {
 
   /**
    * `kubectl exec` (exec.ts): the command runs in the simulated shell against
-   * the container's environment and files. An attach has no process to
-   * attach to and is refused (attachable is false, so the kubelet server
-   * refuses it before the upgrade).
+   * the container's environment and files. `kubectl attach` (no command)
+   * connects to the instance's stdio (attach.ts): its interactive shell, or
+   * what its command writes from then on.
    */
   openStream(uid: string, containerID: string, req: StreamRequest): LocalStream {
     const p = this.byUID.get(uid);
     const c = p && [...p.initContainers, ...p.containers, ...p.ephemeralContainers].find((x) => x.id === containerID);
     if (!p || !c || c.state !== 'running') throw new Error(`container ${containerID} is not running`);
-    if (!req.cmd?.length) throw new Error(`attach is not supported: container ${c.name} is simulated and runs no process`);
-    const spec = this.containerSpec(p, c.name);
-    const podIP = p.sandbox?.ip;
-    const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP, serviceAccount: true };
-    return openSimulatedExec(req.cmd, req, {
-      view: async () => withContainerFiles((await containerView(p.pod, spec ?? { name: c.name }, { ...deps, sources: await p.startEnv?.of(containerID) })).context, this.filesDeps(p, spec ?? { name: c.name }, containerID)),
+    if (!req.cmd?.length) {
+      const stdio = p.consoles?.get(containerID);
+      if (!stdio) throw new Error(`attach is not supported: container ${c.name} is simulated and runs no process`);
+      return stdio.attach(req);
+    }
+    const spec = this.containerSpec(p, c.name) ?? { name: c.name };
+    return openSimulatedExec(req.cmd, req, this.execDeps(p, c, spec));
+  }
+
+  /** What a session in the simulated shell of this container instance reads and waits on (exec.ts). */
+  private execDeps(p: SimPod, c: RuntimeContainerStatus, spec: Container): SimulatedExecDeps {
+    const containerID = c.id;
+    const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip, serviceAccount: true };
+    return {
+      view: async () => withContainerFiles((await containerView(p.pod, spec, { ...deps, sources: await p.startEnv?.of(containerID) })).context, this.filesDeps(p, spec, containerID)),
       timers: this.timers,
-      running: () => c.id === containerID && c.state === 'running' && !p.stopped && this.byUID.get(uid) === p,
+      running: () => c.id === containerID && c.state === 'running' && !p.stopped && this.byUID.get(p.uid) === p,
       watch: (changed) => {
         p.execWatchers ??= new Set();
         p.execWatchers.add(changed);
         return () => { p.execWatchers?.delete(changed); };
       },
       nodeName: deps.nodeName,
-    });
+    };
   }
 
-  /** The simulated runtime has no process to attach to: the kubelet server refuses attach before the upgrade. */
-  readonly attachable = false;
+  /**
+   * Attach is served on nodes that keep logs (those of `k8ts up`, which
+   * serve the kubelet API); a container instance without a console (one
+   * adopted after a restart of the agent) refuses it when it is opened.
+   */
+  get attachable(): boolean { return !!this.opts.podLogsDir; }
 
   /**
    * A connection to `port` in the pod (port-forward, and pods/proxy through
@@ -360,7 +380,7 @@ export class SimulatedRuntime implements PodRuntime {
       const stdout = spec && entrypointRuns(spec) && this.opts.podLogsDir ? {
         startedAt: c.startedAt ?? c.createdAt, now: () => this.timers.now(),
         nextRequest: () => { const n = (p.requests?.get(id) ?? 0) + 1; (p.requests ??= new Map()).set(id, n); return n; },
-        write: (text: string) => { if (c.id === id && c.state === 'running') this.log(p, c, text); },
+        write: (text: string) => { if (c.id === id && c.state === 'running') { this.log(p, c, text); p.consoles?.get(id)?.write('stdout', text); } },
       } : undefined;
       return connectListener(String(spec?.image ?? ''), { hostname, env, remoteAddress: '127.0.0.1', files, stdout }) ?? refusedConnection(port);
     }
@@ -410,6 +430,7 @@ export class SimulatedRuntime implements PodRuntime {
     for (const p of this.byUID.values()) {
       for (const h of p.timers.values()) this.timers.clearTimeout(h);
       p.detachNetwork?.();
+      for (const stdio of p.consoles?.values() ?? []) stdio.end();
     }
     this.byUID.clear();
   }
@@ -829,7 +850,9 @@ export class SimulatedRuntime implements PodRuntime {
     const containers = p.pod.spec?.containers ?? [];
     // A server image's container without a command (nginx beside the debian writer of the two-containers page) runs until stopped, as its entrypoint would.
     const serves = (c: Container) => !c.command?.length && !c.args?.length && !!imageListener(String(c.image ?? ''));
-    return containers.some(runsProgram) && containers.every((c) => runsProgram(c) || serves(c));
+    // An interactive shell on the container's stdin (attach.ts) ends when the shell exits.
+    const runs = (c: Container) => runsProgram(c) || !!shellSession(c);
+    return containers.some(runs) && containers.every((c) => runs(c) || serves(c));
   }
 
   /** A regular container of a programEnds pod whose command ended: it exits with the command's code. */
@@ -863,6 +886,9 @@ export class SimulatedRuntime implements PodRuntime {
       (p.startEnv ??= new StartEnvironments()).capture(c.id, p.pod, spec, this.opts.objects, live);
     }
     if (spec?.lifecycle?.postStart?.exec && c.state === 'running') this.postStart(p, c, spec);
+    const stdio = this.opts.podLogsDir && spec && c.state === 'running' ? this.openConsole(p, c, spec) : undefined;
+    const shell = stdio && spec && !p.initContainers.includes(c) ? shellSession(spec) : undefined;
+    if (shell) { p.programs.set(c.name, c.id); this.runShell(p, c, spec!, shell, stdio!); return; }
     if (!this.opts.podLogsDir || !spec || !runsProgram(spec)) {
       this.log(p, c, entrypointStartLog(p.pod, spec, c.startedAt ?? this.timers.now()) ?? `Created container ${c.name}\nStarted container ${c.name}\n`);
       return;
@@ -904,7 +930,11 @@ export class SimulatedRuntime implements PodRuntime {
     const code = await runProgram(prepared.program, {
       ...files,
       now: () => this.timers.now(),
-      write: (stream, text) => { if (current()) this.logInstance(p, c.name, restartCount, stream, text); },
+      write: (stream, text) => {
+        if (!current()) return;
+        this.logInstance(p, c.name, restartCount, stream, text);
+        p.consoles?.get(id)?.write(stream, text);
+      },
       // A sleep ends early, and the program with it, once this instance stopped (the pod's timers are cleared then).
       sleep: (ms) => new Promise<boolean>((resolve) => {
         if (ms === Infinity) return;
@@ -917,6 +947,53 @@ export class SimulatedRuntime implements PodRuntime {
     if (code !== undefined) this.programEnded(p, c, id, code);
   }
 
+  /** The stdio of a container instance that starts (attach.ts): attaches connect to it until the instance ends. */
+  private openConsole(p: SimPod, c: RuntimeContainerStatus, spec: Container): ContainerConsole {
+    const stdio = new ContainerConsole({ stdin: !!spec.stdin, stdinOnce: !!spec.stdinOnce, tty: !!spec.tty });
+    (p.consoles ??= new Map()).set(c.id, stdio);
+    return stdio;
+  }
+
+  /** Ends the consoles of instances that no longer run, so their attaches end (kubectl attach returns). */
+  private endConsoles(p: SimPod): void {
+    const running = new Set([...p.initContainers, ...p.containers, ...p.ephemeralContainers].filter((c) => c.state === 'running' && !p.stopped).map((c) => c.id));
+    for (const [id, stdio] of p.consoles ?? []) {
+      if (running.has(id)) continue;
+      stdio.end();
+      p.consoles!.delete(id);
+    }
+  }
+
+  /**
+   * A container whose process is an interactive shell on its stdin
+   * (attach.ts): the simulated shell of `kubectl exec -it` reads the
+   * container's stdin and writes to its log and attaches; when it exits
+   * (`exit N`, EOF) the container exits with its code, and its restart
+   * policy applies (an ephemeral container is never restarted).
+   */
+  private runShell(p: SimPod, c: RuntimeContainerStatus, spec: Container, argv: string[], stdio: ContainerConsole): void {
+    const id = c.id;
+    const restartCount = c.restartCount;
+    const session = openSimulatedExec(argv, { stdin: true, stdout: true, stderr: true, tty: !!spec.tty }, this.execDeps(p, c, spec));
+    stdio.stdin.pipe(session.stdin!);
+    stdio.onResize = (cols, rows) => session.resize?.(cols, rows);
+    const forward = (stream: 'stdout' | 'stderr') => (text: string) => {
+      if (c.id !== id || c.state !== 'running') return;
+      this.logInstance(p, c.name, restartCount, stream, text);
+      stdio.write(stream, text);
+    };
+    session.stdout.setEncoding('utf8').on('data', forward('stdout'));
+    session.stderr?.setEncoding('utf8').on('data', forward('stderr'));
+    void session.done.then((code) => this.shellEnded(p, c, id, code), () => this.shellEnded(p, c, id, 1));
+  }
+
+  private shellEnded(p: SimPod, c: RuntimeContainerStatus, id: string, exitCode: number): void {
+    if (c.id !== id || c.state !== 'running' || p.stopped || p.stopping || p.terminalPhase || this.byUID.get(p.uid) !== p) return;
+    if (!p.ephemeralContainers.includes(c)) { this.exitContainer(p, c, exitCode, false); return; }
+    Object.assign(c, { state: 'exited', exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', finishedAt: this.timers.now(), ready: false });
+    this.emit(p.uid);
+  }
+
   private logInstance(p: SimPod, name: string, restartCount: number, stream: 'stdout' | 'stderr', text: string): void {
     if (!this.opts.podLogsDir) return;
     const path = containerLogPath(this.opts.podLogsDir, p, name, restartCount);
@@ -927,7 +1004,9 @@ export class SimulatedRuntime implements PodRuntime {
   }
 
   private emit(uid: string): void {
-    const watchers = this.byUID.get(uid)?.execWatchers;
+    const p = this.byUID.get(uid);
+    if (p?.consoles?.size) this.endConsoles(p);
+    const watchers = p?.execWatchers;
     if (watchers?.size) for (const w of [...watchers]) w();
     this.events.emit(uid);
   }
