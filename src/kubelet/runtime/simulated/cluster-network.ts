@@ -34,30 +34,40 @@ export class SimulatedPodNetwork {
 /** One network for every simulated node of the process (`k8ts up`'s nodes share it). */
 export const processPodNetwork = new SimulatedPodNetwork();
 
-export interface Backend { ip: string; port: number }
+/** An endpoint a connection may go to: its address and target port, and its pod when the slice names one. */
+export interface Backend { ip: string; port: number; nodeName?: string; podUID?: string }
 
 /**
  * The endpoints a connection to the Service's `port` (TCP) may go to, with
  * their target ports, as kube-proxy programs them: the Service port's name
- * matched to the slices' ports, ready endpoints only, or the serving
- * terminating ones when none is ready (kube-proxy's fallback). Empty: no
- * such port or no endpoint, which kube-proxy rejects.
+ * matched to the slices' ports (sliceBackends). Empty: no such port or no
+ * endpoint, which kube-proxy rejects.
  */
 export function serviceBackends(svc: Service, slices: readonly EndpointSlice[], port: number): Backend[] {
   const sp = svc.spec?.ports?.find((p) => p.port === port && (p.protocol ?? 'TCP') === 'TCP');
-  if (!sp) return [];
+  return sp ? sliceBackends(slices, sp.name ?? '') : [];
+}
+
+/**
+ * The endpoints of the slices' TCP port named `portName` (a Service port's
+ * name, '' when unnamed): ready endpoints only, or the serving terminating
+ * ones when none is ready (kube-proxy's fallback).
+ */
+export function sliceBackends(slices: readonly EndpointSlice[], portName: string): Backend[] {
   const ready: Backend[] = [];
   const terminating: Backend[] = [];
   for (const slice of slices) {
     if (slice.addressType !== 'IPv4') continue;
-    const target = slice.ports?.find((p) => (p.name ?? '') === (sp.name ?? '') && (p.protocol ?? 'TCP') === 'TCP')?.port;
+    const target = slice.ports?.find((p) => (p.name ?? '') === portName && (p.protocol ?? 'TCP') === 'TCP')?.port;
     if (target === undefined || target === null) continue;
     for (const ep of slice.endpoints ?? []) {
       const ip = ep.addresses?.[0];
       if (!ip) continue;
+      const pod = ep.targetRef?.kind === 'Pod' && ep.targetRef.uid ? { podUID: ep.targetRef.uid } : {};
+      const b: Backend = { ip, port: target, ...(ep.nodeName ? { nodeName: ep.nodeName } : {}), ...pod };
       const c = ep.conditions ?? {};
-      if (c.ready !== false) ready.push({ ip, port: target });
-      else if (c.serving && c.terminating) terminating.push({ ip, port: target });
+      if (c.ready !== false) ready.push(b);
+      else if (c.serving && c.terminating) terminating.push(b);
     }
   }
   return ready.length ? ready : terminating;

@@ -14,7 +14,8 @@
  *     ADDRESS:nodePort; a LoadBalancer Service whose ingress IP is ADDRESS
  *     also on ADDRESS:port.
  *  2. A connection goes to a ready endpoint of the Service's EndpointSlices
- *     (the slice port of the same name), chosen at random as the nftables
+ *     (cluster-network.ts sliceBackends: the slice port of the same name, the
+ *     serving terminating ones when none is ready), chosen at random as the nftables
  *     proxier's `numgen random` does; the endpoint's pod is reached through
  *     its node's runtime. Without a ready endpoint the connection is reset
  *     (upstream rejects it; a reset is the nearest an accepted socket gets).
@@ -27,6 +28,7 @@ import type { Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { Informer, type Clientset } from '../../../client/index.js';
 import type { Logger } from '../../../util/log.js';
+import { sliceBackends } from './cluster-network.js';
 
 export interface SimulatedServicePortsOptions {
   clients: Clientset;
@@ -59,18 +61,9 @@ export function hostPorts(svc: Service, address: string): { port: number; target
   return out;
 }
 
-/** The ready endpoints of the slices for the Service port named `portName`: pod, node and the port to dial (rule 2). */
+/** The endpoints of the slices for the Service port named `portName` that are pods of a node: pod, node and the port to dial (rule 2). */
 export function readyBackends(slices: EndpointSlice[], portName: string): { nodeName: string; uid: string; port: number }[] {
-  const out: { nodeName: string; uid: string; port: number }[] = [];
-  for (const s of slices) {
-    const port = (s.ports ?? []).find((p) => (p.name ?? '') === portName && (p.protocol ?? 'TCP') === 'TCP')?.port;
-    if (!port) continue;
-    for (const e of s.endpoints ?? []) {
-      if (e.conditions?.ready === false || e.targetRef?.kind !== 'Pod' || !e.targetRef.uid || !e.nodeName) continue;
-      out.push({ nodeName: e.nodeName, uid: e.targetRef.uid, port });
-    }
-  }
-  return out;
+  return sliceBackends(slices, portName).flatMap((b) => (b.nodeName && b.podUID ? [{ nodeName: b.nodeName, uid: b.podUID, port: b.port }] : []));
 }
 
 export class SimulatedServicePorts {
