@@ -19,8 +19,9 @@ import type { ConfigMap, Pod } from 'kubernetes-types/core/v1.js';
 import { SimulatedRuntime } from '../../src/kubelet/runtime/simulated/runtime.js';
 import { dataDirName } from '../../src/kubelet/runtime/simulated/file-stat.js';
 import { FakeTimers } from '../../src/kubelet/timers.js';
-import type { LocalStream, StreamRequest } from '../../src/kubelet/runtime/runtime.js';
+import type { LocalStream } from '../../src/kubelet/runtime/runtime.js';
 import type { PodObjectGetter } from '../../src/kubelet/volumes/objects.js';
+import { collect, execRequest } from './sim-streams.js';
 
 // A start time in the last hour, whole minutes: both ls print it as `Mmm dd HH:MM` (recent) against the real clock too.
 const start = Math.floor((Date.now() - 3600_000) / 60_000) * 60_000;
@@ -37,17 +38,7 @@ function setup(spec: Pod['spec']) {
   return { rt, pod: p, uid: p.metadata!.uid!, id };
 }
 
-const req = (cmd: string[], o: Partial<StreamRequest> = {}): StreamRequest => ({ cmd, stdin: false, stdout: true, stderr: true, tty: false, ...o });
-
-async function collect(s: LocalStream): Promise<{ out: string; err: string; code: number }> {
-  let out = '';
-  let err = '';
-  s.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  s.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
-  const code = await s.done;
-  await new Promise((r) => setImmediate(r));
-  return { out, err, code };
-}
+const req = execRequest;
 
 /** Types each line once a prompt (`# ` or `$ `) shows, as a person at the terminal would. */
 function typeAtPrompt(s: LocalStream, lines: string[]): void {

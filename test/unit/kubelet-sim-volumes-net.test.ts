@@ -21,7 +21,7 @@ import { parseExecLine } from '../../src/kubelet/runtime/simulated/shell.js';
 import { nginxWelcomePage } from '../../src/kubelet/runtime/simulated/image-contents.js';
 import { FakeTimers } from '../../src/kubelet/timers.js';
 import type { PodObjectGetter } from '../../src/kubelet/volumes/objects.js';
-import type { LocalStream, StreamRequest } from '../../src/kubelet/runtime/runtime.js';
+import { collect, execRequest } from './sim-streams.js';
 
 const notFound = (what: string) => Object.assign(new Error(`${what} not found`), { code: 404 });
 
@@ -77,17 +77,7 @@ function node(name: string, cidr: string, objects: PodObjectGetter, volumes: Sim
   return new SimulatedRuntime({ podCIDR: cidr, hostIP: '127.0.0.1', timers: new FakeTimers(), nodeName: name, objects, volumes, podLogsDir });
 }
 
-const req = (cmd: string[]): StreamRequest => ({ cmd, stdin: false, stdout: true, stderr: true, tty: false });
-
-async function collect(s: LocalStream): Promise<{ out: string; err: string; code: number }> {
-  let out = '';
-  let err = '';
-  s.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  s.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
-  const code = await s.done;
-  await new Promise((r) => setImmediate(r));
-  return { out, err, code };
-}
+const req = execRequest;
 
 /** kubectl exec POD -- ARGV on the pod's first container. */
 function exec(rt: SimulatedRuntime, p: Pod, argv: string[], container = 0) {

@@ -14,22 +14,12 @@ import type { Duplex } from 'node:stream';
 import type { Pod, Service } from 'kubernetes-types/core/v1.js';
 import { SimulatedRuntime } from '../../src/kubelet/runtime/simulated/runtime.js';
 import { FakeTimers } from '../../src/kubelet/timers.js';
-import type { LocalStream, StreamRequest } from '../../src/kubelet/runtime/runtime.js';
 import type { PodObjectGetter } from '../../src/kubelet/volumes/objects.js';
 import { bootcampRequestLog, bootcampStartLog, imageContents } from '../../src/kubelet/runtime/simulated/image-contents.js';
 import { containerLogPath } from '../../src/kubelet/logs/index.js';
+import { collect as run, execRequest } from './sim-streams.js';
 
-const req = (cmd: string[]): StreamRequest => ({ cmd, stdin: false, stdout: true, stderr: true, tty: false });
-
-async function run(s: LocalStream): Promise<{ out: string; err: string; code: number }> {
-  let out = '';
-  let err = '';
-  s.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  s.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
-  const code = await s.done;
-  await new Promise((r) => setImmediate(r));
-  return { out, err, code };
-}
+const req = execRequest;
 
 function get(conn: Duplex): Promise<string> {
   return new Promise((resolve, reject) => {

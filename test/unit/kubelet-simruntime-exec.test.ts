@@ -6,8 +6,9 @@ import type { Duplex } from 'node:stream';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { SimulatedRuntime } from '../../src/kubelet/runtime/simulated/runtime.js';
 import { FakeTimers } from '../../src/kubelet/timers.js';
-import type { LocalStream, StreamRequest } from '../../src/kubelet/runtime/runtime.js';
+import type { LocalStream } from '../../src/kubelet/runtime/runtime.js';
 import { nginxWelcomePage } from '../../src/kubelet/runtime/simulated/image-contents.js';
+import { collect, execRequest } from './sim-streams.js';
 
 let seq = 0;
 function pod(spec: Partial<Pod['spec']> = {}): Pod {
@@ -27,7 +28,7 @@ function setup(p: Pod = pod()) {
   return { rt, timers, uid: p.metadata!.uid!, id };
 }
 
-const req = (cmd: string[], o: Partial<StreamRequest> = {}): StreamRequest => ({ cmd, stdin: false, stdout: true, stderr: true, tty: false, ...o });
+const req = execRequest;
 
 /** Types `lines` one at a time, each once the shell's prompt shows, as a person at the terminal would. */
 function typeAtPrompt(s: LocalStream, lines: string[]): void {
@@ -37,16 +38,6 @@ function typeAtPrompt(s: LocalStream, lines: string[]): void {
     // Later, as over the network: not from inside the shell's own write.
     if (lines.length && out.endsWith('# ')) { const line = lines.shift()!; setImmediate(() => s.stdin!.write(line)); }
   });
-}
-
-async function collect(s: LocalStream): Promise<{ out: string; err: string; code: number }> {
-  let out = '';
-  let err = '';
-  s.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  s.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
-  const code = await s.done;
-  await new Promise((r) => setImmediate(r));
-  return { out, err, code };
 }
 
 function get(conn: Duplex, path = '/'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
