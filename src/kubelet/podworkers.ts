@@ -36,7 +36,7 @@ import type { KubeletMetrics } from './metrics.js';
 import { ProbeManager } from './prober/manager.js';
 
 /** Waiting reasons of a container whose image could not be pulled (the image manager's). */
-const pullFailures: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBackOff']);
+const pullFailures: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName']);
 /** Waiting reasons of a container that could not be created or started (kuberuntime's startContainer). */
 const startFailures: ReadonlySet<string> = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
 
@@ -213,6 +213,11 @@ export class PodWorkers implements PodHandler {
   private announce(rec: PodRecord, rs: RuntimePodStatus): void {
     const recorder = this.deps.recorder;
     for (const c of [...rs.initContainers, ...rs.containers, ...(rs.ephemeralContainers ?? [])]) {
+      const killed = c.lastTermination;
+      if (killed?.killMessage && !rec.announced.has(`kill/${killed.id}`)) {
+        rec.announced.add(`kill/${killed.id}`);
+        recorder?.event(podRef(rec.pod), 'Normal', 'Killing', killed.killMessage);
+      }
       if (c.state === 'waiting' && pullFailures.has(c.reason ?? '')) { this.announcePull(rec, c); continue; }
       if (c.state === 'waiting' && startFailures.has(c.reason ?? '')) { this.announceStartFailure(rec, c); continue; }
       if (rec.announced.has(c.id) || (c.state !== 'running' && c.state !== 'exited')) continue;
@@ -242,7 +247,9 @@ export class PodWorkers implements PodHandler {
     if (!recorder || this.deps.runtime.recordsImageEvents?.(rec.uid)) return;
     const ref = podRef(rec.pod);
     const image = c.image;
-    if (c.reason === 'ErrImagePull') {
+    if (c.reason === 'InvalidImageName') {
+      recorder.event(ref, 'Warning', 'InspectFailed', c.message ?? '');
+    } else if (c.reason === 'ErrImagePull') {
       recorder.event(ref, 'Normal', 'Pulling', `Pulling image "${image}"`);
       recorder.event(ref, 'Warning', 'Failed', `Failed to pull image "${image}": ${c.message ?? ''}`);
     } else {

@@ -51,6 +51,8 @@ export interface RuntimeTermination {
   message?: string;
   startedAt?: Date;
   finishedAt?: Date;
+  /** Why the kubelet stopped this instance, when it did (the Killing event's message). */
+  killMessage?: string;
 }
 
 export interface RuntimeContainerStatus {

@@ -77,6 +77,7 @@ import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.j
 import { connectListener, imageListener, listeningPorts, refusedConnection } from './listeners.js';
 import { StartEnvironments } from './start-env.js';
 import { imageContents } from './image-contents.js';
+import { containersWithChangedImage, definitionChangedMessage, invalidImageNameMessage } from './image-change.js';
 
 export const simulatedRuntimeType = 'sim';
 export const simulatedRuntimeVersion = 'k8ts-sim://0.1.0';
@@ -221,6 +222,9 @@ export class SimulatedRuntime implements PodRuntime {
     // A new image for a container waiting on its pull (kubectl set image) is pulled at once.
     const images = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, String(c.image ?? '')]));
     if ([...p.pulling].some(([name, w]) => images.has(name) && images.get(name) !== w.image)) { this.startContainers(p); return; }
+    // A running container whose image changed (kubectl set image on a pod) is killed and started again (image-change.ts).
+    const changed = containersWithChangedImage(pod.spec?.containers ?? [], p.containers, new Set(p.pulling.keys()));
+    if (changed.length) { this.replaceChanged(p, changed); return; }
     // An ephemeral container added through pods/ephemeralcontainers starts now.
     if ((pod.spec?.ephemeralContainers ?? []).some((c) => !p!.pulling.has(c.name) && !p!.ephemeralContainers.some((x) => x.name === c.name))) { this.startContainers(p); return; }
     this.updateReadiness(p);
@@ -488,7 +492,7 @@ export class SimulatedRuntime implements PodRuntime {
       if (runs) { blocked = true; break; }
     }
     for (const c of blocked ? [] : spec.containers ?? []) {
-      if (this.needsStart(p, p.containers, c.name) && this.pulled(p, c, p.containers, now)) created.push(putByName(p.containers, this.container(c, now, 'running')));
+      if (this.needsStart(p, p.containers, c.name) && this.pulled(p, c, p.containers, now)) created.push(putByName(p.containers, this.nextInstance(c, p.containers, now)));
     }
     // Ephemeral containers start even while init containers run (upstream's computePodActions), once each.
     for (const ec of spec.ephemeralContainers ?? []) {
@@ -530,13 +534,22 @@ export class SimulatedRuntime implements PodRuntime {
    */
   private pulled(p: SimPod, c: Container, list: RuntimeContainerStatus[], now: Date): boolean {
     const image = String(c.image ?? '');
-    const error = simulatedPullError(image);
+    const invalid = invalidImageNameMessage(image);
+    const error = invalid ?? simulatedPullError(image);
     if (!error) { p.pulling.delete(c.name); return true; }
     const key = `${p.uid}/${image}`;
     const prev = p.pulling.get(c.name);
+    // A waiting container keeps its last instance's restart count and termination (lastState).
+    const old = list.find((x) => x.name === c.name);
     const waiting = (reason: string, message: string): RuntimeContainerStatus => ({
-      name: c.name, id: '', image, imageID: '', state: 'waiting', reason, message, createdAt: now, restartCount: 0, ready: false,
+      name: c.name, id: '', image, imageID: '', state: 'waiting', reason, message, createdAt: now, restartCount: old?.restartCount ?? 0, lastTermination: old?.lastTermination, ready: false,
     });
+    // A reference that does not parse is never pulled: InvalidImageName until the image changes (no back-off timer).
+    if (invalid) {
+      if (prev?.image !== image) putByName(list, waiting('InvalidImageName', invalid));
+      p.pulling.set(c.name, { image, attemptAt: Infinity, backOffShown: true });
+      return false;
+    }
     const same = prev?.image === image;
     if (this.pullBackoff.isInBackOffSinceUpdate(key)) {
       if (same && prev.backOffShown) return false;
@@ -603,6 +616,38 @@ export class SimulatedRuntime implements PodRuntime {
     this.scheduleCrashes(p);
     this.emit(p.uid);
     return true;
+  }
+
+  /**
+   * The kubelet's spec-change restart (image-change.ts): each changed
+   * container's instance stops (exit 0, as on SIGTERM) and a new one starts
+   * at once from the new spec, or waits for its image as any.
+   */
+  private replaceChanged(p: SimPod, names: string[]): void {
+    const now = this.timers.now();
+    for (const c of p.containers.filter((x) => names.includes(x.name))) {
+      const killMessage = definitionChangedMessage(c.name);
+      if (c.state === 'running') {
+        if (!this.runsProgram(p, c)) this.log(p, c, `Stopping container ${c.name}\n`);
+        Object.assign(c, { state: 'exited', exitCode: 0, reason: 'Completed', finishedAt: now, ready: false });
+        this.logExit(p, c);
+        c.lastTermination = { id: c.id, exitCode: 0, reason: 'Completed', startedAt: c.startedAt, finishedAt: now, killMessage };
+      } else if (c.lastTermination) c.lastTermination.killMessage = killMessage;
+      const spec = p.pod.spec!.containers.find((x) => x.name === c.name)!;
+      if (this.pulled(p, spec, p.containers, now)) this.started(p, putByName(p.containers, this.nextInstance(spec, p.containers, now)));
+    }
+    this.schedulePulls(p);
+    this.updateReadiness(p);
+    this.scheduleCrashes(p);
+    this.emit(p.uid);
+  }
+
+  /** A new instance of c; after one that was stopped (its lastTermination), one restart more, that one as lastState. */
+  private nextInstance(c: Container, list: RuntimeContainerStatus[], now: Date): RuntimeContainerStatus {
+    const next = this.container(c, now, 'running');
+    const prev = list.find((x) => x.name === c.name);
+    if (prev?.lastTermination) Object.assign(next, { restartCount: prev.restartCount + 1, lastTermination: prev.lastTermination });
+    return next;
   }
 
   private container(c: Container, now: Date, state: 'running' | 'exited'): RuntimeContainerStatus {
