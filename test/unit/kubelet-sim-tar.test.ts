@@ -98,8 +98,14 @@ describe('tar in a simulated container\'s exec', () => {
     const { rt, id } = setup();
     const blob = randomBytes(5_000);
     const archive = packTar([{ name: 'f.txt', dir: false, data: Buffer.from('copied\n') }, { name: 'd/blob', dir: false, data: blob }]);
+    // As busybox's: -C names a directory that is there (the quick reference's `tar xf - -C /tmp/bar`).
+    const none = await run(rt.openStream('uid-cp', id(), req(['tar', '-xmf', '-', '-C', '/tmp/in'], true)), archive);
+    assert.deepEqual([none.code, none.err], [1, "tar: can't change directory to '/tmp/in': No such file or directory\n"]);
+    assert.equal((await run(rt.openStream('uid-cp', id(), req(['mkdir', '/tmp/in'])))).code, 0);
     const x = await run(rt.openStream('uid-cp', id(), req(['tar', '-xmf', '-', '-C', '/tmp/in'], true)), archive);
     assert.deepEqual([x.code, x.err], [0, '']);
+    const file = await run(rt.openStream('uid-cp', id(), req(['tar', '-xmf', '-', '-C', '/tmp/in/f.txt'], true)), archive);
+    assert.deepEqual([file.code, file.err], [1, "tar: can't change directory to '/tmp/in/f.txt': Not a directory\n"]);
     assert.equal((await run(rt.openStream('uid-cp', id(), req(['cat', '/tmp/in/f.txt'])))).out.toString(), 'copied\n');
     assert.equal((await run(rt.openStream('uid-cp', id(), req(['ls', '/tmp/in'])))).out.toString(), 'd\nf.txt\n');
     assert.ok((await run(rt.openStream('uid-cp', id(), req(['ls', '/tmp'])))).out.toString().split('\n').includes('in'));

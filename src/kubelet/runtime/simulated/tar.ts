@@ -194,11 +194,18 @@ export async function tar(args: string[], ctx: ShellContext, out: Out): Promise<
   if (o.mode === 't') { out('stdout', entries.map((e) => `${e.name}\n`).join('')); return 0; }
   if (!ctx.writeFile) { out('stderr', 'tar: no writable filesystem here\n'); return 1; }
   const dir = o.dir ?? ctx.workingDir ?? '/';
+  // As busybox's xchdir: -C names a directory that must be there (kubectl cp's is the destination's parent).
+  const target = posix.isAbsolute(dir) ? dir : posix.join(ctx.workingDir ?? '/', dir);
+  if (o.dir !== undefined && ctx.listDir(target) === undefined) {
+    const isFile = (ctx.readBytes?.(target) ?? ctx.readFile(target)) !== undefined;
+    out('stderr', `tar: can't change directory to '${o.dir}': ${isFile ? 'Not a directory' : 'No such file or directory'}\n`);
+    return 1;
+  }
   let status = 0;
   for (const e of entries) {
     // A member may not climb out of the directory it is unpacked in (GNU and busybox tar refuse `..`).
     if (e.name.split('/').includes('..')) { out('stderr', `tar: skipping member with '..': ${e.name}\n`); status = 1; continue; }
-    const err = ctx.writeFile(posix.join(posix.isAbsolute(dir) ? dir : posix.join(ctx.workingDir ?? '/', dir), e.name), e.dir ? undefined : e.data);
+    const err = ctx.writeFile(posix.join(target, e.name), e.dir ? undefined : e.data);
     if (err) { out('stderr', `tar: can't open '${e.name}': ${err}\n`); status = 1; }
   }
   return status;
