@@ -98,7 +98,7 @@ describe('the kubelet API authenticates and authorizes every request', () => {
     }, 30_000, `${node} Ready (agent: ${agentStderr})`);
     port = nodeObj.status.daemonEndpoints.kubeletEndpoint.Port;
     await cluster.kubectl(['apply', '-f', '-'], {
-      input: stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { nodeName: node, containers: [{ name: 'web', image: 'nginx:1.27', env: [{ name: 'SECRET', value: 's3cr3t' }] }] } }),
+      input: stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { nodeName: node, containers: [{ name: 'web', image: 'registry.k8s.io/pause:3.10', env: [{ name: 'SECRET', value: 's3cr3t' }] }] } }),
     });
     await eventually(async () => (await cluster.kubectl(['get', 'pod', 'web', '-o', 'jsonpath={.status.phase}'])).stdout === 'Running', 20_000, 'web Running');
     mallory = await approvedCertificate('mallory');

@@ -24,7 +24,8 @@ function podYAML(name: string, opts: { containers?: string[]; annotations?: Reco
     apiVersion: 'v1', kind: 'Pod', metadata: { name, annotations: opts.annotations ?? {} },
     spec: {
       ...(opts.nodeName === null ? {} : { nodeName: opts.nodeName ?? node }),
-      containers: (opts.containers ?? ['web']).map((c) => ({ name: c, image: 'nginx:1.27' })),
+      // An image the simulation knows no entrypoint of: its log is the simulated lifecycle (nginx's is nginx's own, nginx-log.ts).
+      containers: (opts.containers ?? ['web']).map((c) => ({ name: c, image: 'registry.k8s.io/pause:3.10' })),
     },
   });
 }

@@ -6,7 +6,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +75,37 @@ describe('the kubectl Quick Reference on npm start\'s simulated nodes', () => {
       return s?.state?.running && s;
     }, 60_000, 'valid-pod running again');
     assert.deepEqual([again.image, again.restartCount], ['registry.k8s.io/serve_hostname:1.1', 1]);
+  });
+
+  it('"dump Pod logs for a Deployment": kubectl logs deploy/my-deployment shows nginx\'s entrypoint, and an access-log line per request through port-forward deploy/', async () => {
+    await kubectl(['create', 'deployment', 'my-deployment', '--image=nginx', '--port=80']);
+    await kubectl(['rollout', 'status', 'deployment/my-deployment', '--timeout=60s']);
+    const logs = await eventually(async () => {
+      const out = (await kubectl(['logs', 'deploy/my-deployment'])).stdout;
+      return out.includes('start worker processes') && out;
+    }, 60_000, 'nginx\'s start log');
+    assert.match(logs, /^\/docker-entrypoint\.sh: \/docker-entrypoint\.d\/ is not empty, will attempt to perform configuration\n/);
+    assert.match(logs, /\n\/docker-entrypoint\.sh: Configuration complete; ready for start up\n/);
+    assert.match(logs, /\n\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d \[notice\] 1#1: nginx\/1\.27\.3\n/);
+    assert.doesNotMatch(logs, /Created container|Started container/);
+    // kubectl port-forward deploy/my-deployment 5000:6000 on the page; here a free local port to nginx's 80.
+    const child = spawn('kubectl', ['--kubeconfig', up.kubeconfig, 'port-forward', 'deploy/my-deployment', ':80'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+      child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+      const port = await eventually(async () => {
+        if (child.exitCode !== null) throw new Error(`kubectl port-forward exited: ${out}`);
+        return /Forwarding from 127\.0\.0\.1:(\d+) -> 80/.exec(out)?.[1];
+      }, 60_000, 'port-forward listening');
+      const res = await fetch(`http://127.0.0.1:${port}/`, { headers: { 'User-Agent': 'quick-reference/1.0' } });
+      assert.equal(res.status, 200);
+      await res.text();
+      const line = await eventually(async () => (await kubectl(['logs', 'deploy/my-deployment', '--tail=1'])).stdout.match(/^127\.0\.0\.1 - - .*\n$/)?.[0], 60_000, 'the access-log line');
+      assert.match(line, /^127\.0\.0\.1 - - \[\d\d\/\w{3}\/\d{4}:\d\d:\d\d:\d\d \+0000\] "GET \/ HTTP\/1\.1" 200 615 "-" "quick-reference\/1\.0" "-"\n$/);
+    } finally {
+      child.kill();
+    }
   });
 
   it('"Copy /tmp/foo local file to /tmp/bar in a remote pod" with tar through exec: -C names a directory that must exist, as busybox\'s tar', async () => {

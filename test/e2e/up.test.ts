@@ -49,16 +49,18 @@ describe('k8ts up: a first look with kubectl', () => {
     }
   });
 
-  it('kubectl logs shows the simulated lifecycle of a pod; exec runs in the simulated shell; attach to nginx shows nothing until the container ends', async () => {
+  it('kubectl logs shows what nginx\'s entrypoint writes; exec runs in the simulated shell; attach to nginx shows nothing until the container ends', async () => {
     await kubectl(['apply', '-f', '-'], pod('web'));
     await kubectl(['wait', '--for=condition=Ready', 'pod/web', '--timeout=60s']);
     const logs = await eventually(async () => {
       const r = await kubectl(['logs', 'web']);
-      return r.stdout.includes('Started container web') ? r.stdout : undefined;
-    }, 20_000, 'the simulated log');
-    assert.match(logs, /^Created container web\nStarted container web\n/);
+      return r.stdout.includes('start worker processes') ? r.stdout : undefined;
+    }, 20_000, 'nginx\'s log');
+    assert.match(logs, /^\/docker-entrypoint\.sh: \/docker-entrypoint\.d\/ is not empty, will attempt to perform configuration\n/);
+    assert.match(logs, /\n\/docker-entrypoint\.sh: Configuration complete; ready for start up\n\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d \[notice\] 1#1: using the "epoll" event method\n/);
+    assert.match(logs, /\[notice\] 1#1: nginx\/1\.27\.\d+\n/);
     const stamped = (await kubectl(['logs', 'web', '--timestamps', '--tail', '1'])).stdout;
-    assert.match(stamped, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z Started container web\n$/);
+    assert.match(stamped, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z \S+ \S+ \[notice\] 1#1: start worker process \d+\n$/);
     const ex = await kubectl(['exec', 'web', '--', 'ls']);
     assert.equal(ex.code, 0);
     assert.ok(ex.stdout.split('\n').includes('etc'), ex.stdout);

@@ -14,6 +14,7 @@
  * arguments joined by a space, a Date as its ISO string in node 6).
  */
 import { normalizeImage } from './images.js';
+import { nginxStartLog } from './nginx-log.js';
 
 export interface ImageContents {
   /** The image's ENV, in its Dockerfile's order (the runtime puts it before the kubelet's variables). */
@@ -133,6 +134,9 @@ export function imageContents(image: string): ImageContents | undefined {
       startLog: bootcampStartLog,
     };
   }
-  if (nginxRepos.has(repo)) return { env: [], files: new Map([[`${nginxDocRoot}/50x.html`, nginx50xPage], [`${nginxDocRoot}/index.html`, nginxWelcomePage]]) };
+  if (nginxRepos.has(repo)) {
+    const startLog = repo === 'docker.io/library/nginx' ? (_hostname: string, at: Date) => nginxStartLog(tag, at) : undefined;
+    return { env: [], files: new Map([[`${nginxDocRoot}/50x.html`, nginx50xPage], [`${nginxDocRoot}/index.html`, nginxWelcomePage]]), startLog };
+  }
   return undefined;
 }

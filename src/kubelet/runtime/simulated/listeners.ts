@@ -30,6 +30,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { duplexPair } from '../../../util/duplex-pair.js';
+import { nginxAccessLog } from './nginx-log.js';
 import { bootcampRequestLog, bootcampVersion, nginxDocRoot as docRoot, nginxWelcomePage, repoAndTag } from './image-contents.js';
 
 /** Who a connection reaches: the container's pod hostname and environment, the client's address. */
@@ -105,12 +106,14 @@ async function docRootFile(urlPath: string, ctx: ListenerContext): Promise<Buffe
   return 'image';
 }
 
-function nginx(version: string): ImageListener {
+function nginx(version: string, accessLog = false): ImageListener {
   const server = `nginx/${version}`;
   return {
     ports: () => [80],
     respond: (req, res, ctx) => {
       const path = (req.url ?? '/').split('?')[0]!;
+      // The official image's access log is its stdout (nginx-log.ts).
+      if (accessLog && ctx.stdout) logAccess(req, res, ctx.remoteAddress, ctx.stdout);
       void docRootFile(path, ctx).then((file) => {
         if (file instanceof Buffer) {
           const type = mimeTypes[(path.endsWith('/') ? 'index.html' : path).split('.').pop() ?? ''] ?? 'application/octet-stream';
@@ -122,6 +125,17 @@ function nginx(version: string): ImageListener {
       }, () => res.destroy());
     },
   };
+}
+
+/** Writes nginx's access-log line once the response is sent: the body's bytes are counted as they go out (writeHead's headers are not readable back). */
+function logAccess(req: IncomingMessage, res: ServerResponse, remoteAddress: string, stdout: ListenerStdout): void {
+  let bytes = 0;
+  const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+  res.end = ((chunk?: unknown) => {
+    if (typeof chunk === 'string' || chunk instanceof Buffer) bytes += Buffer.byteLength(chunk);
+    return end(chunk);
+  }) as ServerResponse['end'];
+  res.on('finish', () => stdout.write(nginxAccessLog(req, res.statusCode, bytes, remoteAddress, stdout.now())));
 }
 
 /** The image's own index.html. */
@@ -191,7 +205,7 @@ export function imageListener(image: string): ImageListener | undefined {
     case 'registry.k8s.io/nginx-slim':
     case 'k8s.gcr.io/nginx-slim':
     case 'gcr.io/google_containers/nginx-slim': return nginx(nginxDefaultVersion);
-    case 'docker.io/library/nginx': return nginx(/^\d+\.\d+\.\d+$/.test(tag.split('-')[0]!) ? tag.split('-')[0]! : nginxDefaultVersion);
+    case 'docker.io/library/nginx': return nginx(/^\d+\.\d+\.\d+$/.test(tag.split('-')[0]!) ? tag.split('-')[0]! : nginxDefaultVersion, true);
     case 'docker.io/library/httpd': return httpd;
     case 'gcr.io/google-samples/kubernetes-bootcamp':
     case 'docker.io/jocatalin/kubernetes-bootcamp': return bootcamp(bootcampVersion(tag));
