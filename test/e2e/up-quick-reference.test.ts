@@ -26,6 +26,26 @@ describe('the kubectl Quick Reference on npm start\'s simulated nodes', () => {
   });
   after(async () => { await up?.close(); });
 
+  it('"Rolling update www containers of frontend deployment": set image www=image:v2 stalls on ErrImagePull as on Docker Hub, rollout undo brings it back', async () => {
+    const deployment = (await kubectl(['create', 'deployment', 'frontend', '--image=nginx:1.27', '--replicas=2', '--dry-run=client', '-o', 'json'])).stdout;
+    const renamed = deployment.replace('"name": "nginx"', '"name": "www"');
+    await kubectl(['apply', '-f', '-'], renamed);
+    await kubectl(['rollout', 'status', '-w', 'deployment/frontend', '--timeout=60s']);
+    assert.equal((await kubectl(['set', 'image', 'deployment/frontend', 'www=image:v2'])).stdout, 'deployment.apps/frontend image updated\n');
+    const waiting = await eventually(async () => {
+      const pods = JSON.parse((await kubectl(['get', 'pods', '-l', 'app=frontend', '-o', 'json'])).stdout).items as Pod[];
+      return pods.map((p) => p.status?.containerStatuses?.[0]).find((c) => c?.image === 'image:v2' && c.state?.waiting);
+    }, 60_000, 'a new pod waiting for image:v2');
+    assert.match(waiting.state!.waiting!.reason!, /^(ErrImagePull|ImagePullBackOff)$/);
+    const failed = await eventually(async () => (await kubectl(['get', 'events', '--field-selector', 'reason=Failed', '-o', 'jsonpath={.items[*].message}'])).stdout.match(/Failed to pull image "image:v2": [^\n]*?insufficient_scope: authorization failed/)?.[0], 60_000, 'the pull failure event');
+    assert.match(failed, /pull access denied, repository does not exist or may require authorization/);
+    const status = await kubectl(['rollout', 'status', 'deployment/frontend', '--watch=false']);
+    assert.equal(status.stdout, 'Waiting for deployment "frontend" rollout to finish: 1 out of 2 new replicas have been updated...\n');
+    assert.match((await kubectl(['rollout', 'history', 'deployment/frontend'])).stdout, /REVISION +CHANGE-CAUSE\n1 +<none>\n2 +<none>\n/);
+    assert.equal((await kubectl(['rollout', 'undo', 'deployment/frontend'])).stdout, 'deployment.apps/frontend rolled back\n');
+    assert.match((await kubectl(['rollout', 'status', '-w', 'deployment/frontend', '--timeout=60s'])).stdout, /deployment "frontend" successfully rolled out\n$/);
+  });
+
   it('"Update a single-container pod\'s image version (tag) to v4": get -o yaml | sed | replace restarts the container with myimage:v4', async () => {
     await kubectl(['run', 'mypod', '--image=myimage:v3']);
     await running('mypod');

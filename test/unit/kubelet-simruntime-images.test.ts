@@ -42,6 +42,14 @@ describe('simulatedPullError', () => {
     }
   });
 
+  it('refuses the Quick Reference\'s image:v2 as Docker Hub refuses a repository that does not exist', () => {
+    assert.equal(simulatedPullError('image:v2'), 'rpc error: code = Unknown desc = failed to pull and unpack image "docker.io/library/image:v2": ' +
+      'failed to resolve reference "docker.io/library/image:v2": pull access denied, repository does not exist or may require authorization: ' +
+      'server message: insufficient_scope: authorization failed');
+    assert.ok(simulatedPullError('docker.io/library/image'));
+    assert.equal(simulatedPullError('myorg/image:v2'), undefined);
+  });
+
   it('pulls everything else', () => {
     for (const image of ['nginx', 'nginx:1.16.1', 'gcr.io/google-samples/kubernetes-bootcamp:v1', 'docker.io/jocatalin/kubernetes-bootcamp:v2',
       'localhost:5000/doesnotexist', 'busybox@sha256:' + '0'.repeat(64)]) {

@@ -7,6 +7,8 @@
  *    not exist", so its commands show what the docs show: the Kubernetes
  *    Basics tutorial's `kubectl set image ... kubernetes-bootcamp:v10` and
  *    the Deployment page's `nginx:1.161` typo;
+ *  - a repository the docs name that no registry has (the Quick
+ *    Reference's `image:v2`), refused as Docker Hub refuses it;
  *  - any image whose tag says it does not exist (`doesnotexist`,
  *    `does-not-exist`, `nonexistent`, `non-existent`, `notfound`,
  *    `not-found`), the convention to use in your own tests.
@@ -22,6 +24,14 @@ const documentedMissing: ReadonlySet<string> = new Set([
   'gcr.io/google-samples/kubernetes-bootcamp:v10',
   'docker.io/library/nginx:1.161',
 ]);
+
+/**
+ * Repositories the docs name that no registry has: the kubectl Quick
+ * Reference's `kubectl set image deployment/frontend www=image:v2`
+ * (docker.io/library/image). Docker Hub answers a pull of a repository that
+ * does not exist with an authorization error, which containerd passes on.
+ */
+const documentedMissingRepos: ReadonlySet<string> = new Set(['docker.io/library/image']);
 
 const missingTags: ReadonlySet<string> = new Set(['doesnotexist', 'does-not-exist', 'nonexistent', 'non-existent', 'notfound', 'not-found']);
 
@@ -39,6 +49,10 @@ function tagOf(ref: string): string | undefined {
  */
 export function simulatedPullError(image: string): string | undefined {
   const ref = normalizeImage(image);
+  if (documentedMissingRepos.has(ref.split('@')[0]!.replace(/:[^:/]*$/, ''))) {
+    return `rpc error: code = Unknown desc = failed to pull and unpack image "${ref}": failed to resolve reference "${ref}": ` +
+      'pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed';
+  }
   const tag = tagOf(ref);
   if (!documentedMissing.has(ref) && !(tag && missingTags.has(tag.toLowerCase()))) return undefined;
   return `rpc error: code = NotFound desc = failed to pull and unpack image "${ref}": failed to resolve reference "${ref}": ${ref}: not found`;
