@@ -40,9 +40,21 @@ export function containersWithChangedImage(specs: readonly Container[], statuses
     const s = statuses.find((x) => x.name === spec.name);
     if (!s || !s.id) continue;
     const live = s.state === 'running' || (s.state === 'waiting' && s.reason === 'CrashLoopBackOff');
-    if (live && s.image !== normalizeImage(String(spec.image ?? ''))) out.push(spec.name);
+    if (live && s.image !== normalized(String(spec.image ?? ''))) out.push(spec.name);
   }
   return out;
+}
+
+// Every sync of every pod asks this; a node sees few distinct images, so their normalized names are kept (bounded).
+const normalizedCache = new Map<string, string>();
+function normalized(image: string): string {
+  let n = normalizedCache.get(image);
+  if (n === undefined) {
+    if (normalizedCache.size >= 1024) normalizedCache.clear();
+    n = normalizeImage(image);
+    normalizedCache.set(image, n);
+  }
+  return n;
 }
 
 // The grammar of distribution/reference (reference/regexp.go), which the
