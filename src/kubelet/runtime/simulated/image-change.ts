@@ -33,17 +33,19 @@ export function definitionChangedMessage(name: string): string {
  * another image than the spec now names. Waiting-for-pull containers are left
  * to the pull path, which pulls a new image at once.
  */
-export function containersWithChangedImage(specs: readonly Container[], statuses: readonly RuntimeContainerStatus[], pulling: ReadonlySet<string>): string[] {
-  const out: string[] = [];
+export function containersWithChangedImage(specs: readonly Container[], statuses: readonly RuntimeContainerStatus[], pulling: { has(name: string): boolean }): string[] {
+  let out: string[] | undefined;
   for (const spec of specs) {
     if (pulling.has(spec.name)) continue;
     const s = statuses.find((x) => x.name === spec.name);
     if (!s || !s.id) continue;
     const live = s.state === 'running' || (s.state === 'waiting' && s.reason === 'CrashLoopBackOff');
-    if (live && s.image !== normalized(String(spec.image ?? ''))) out.push(spec.name);
+    if (live && s.image !== normalized(String(spec.image ?? ''))) (out ??= []).push(spec.name);
   }
-  return out;
+  return out ?? none;
 }
+
+const none: string[] = [];
 
 // Every sync of every pod asks this; a node sees few distinct images, so their normalized names are kept (bounded).
 const normalizedCache = new Map<string, string>();

@@ -223,7 +223,7 @@ export class SimulatedRuntime implements PodRuntime {
     const images = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, String(c.image ?? '')]));
     if ([...p.pulling].some(([name, w]) => images.has(name) && images.get(name) !== w.image)) { this.startContainers(p); return; }
     // A running container whose image changed (kubectl set image on a pod) is killed and started again (image-change.ts).
-    const changed = containersWithChangedImage(pod.spec?.containers ?? [], p.containers, new Set(p.pulling.keys()));
+    const changed = containersWithChangedImage(pod.spec?.containers ?? [], p.containers, p.pulling);
     if (changed.length) { this.replaceChanged(p, changed); return; }
     // An ephemeral container added through pods/ephemeralcontainers starts now.
     if ((pod.spec?.ephemeralContainers ?? []).some((c) => !p!.pulling.has(c.name) && !p!.ephemeralContainers.some((x) => x.name === c.name))) { this.startContainers(p); return; }
