@@ -128,6 +128,21 @@ describe('the kubectl Quick Reference on npm start\'s simulated nodes', () => {
     }
   });
 
+  it('"dump pod logs for a previous instantiation of a container": after set image on an nginx pod, logs --previous is the old nginx\'s start and SIGQUIT shutdown', async () => {
+    await kubectl(['run', 'my-pod', '--image=nginx:1.26.2']);
+    await running('my-pod');
+    await kubectl(['set', 'image', 'pod/my-pod', 'my-pod=nginx:1.27.3']);
+    await eventually(async () => (await getPod('my-pod')).status?.containerStatuses?.[0]?.restartCount === 1, 60_000, 'the restart');
+    const previous = (await kubectl(['logs', 'my-pod', '--previous'])).stdout;
+    assert.match(previous, /\[notice\] 1#1: nginx\/1\.26\.2\n/);
+    assert.match(previous, /\[notice\] 1#1: signal 3 \(SIGQUIT\) received, shutting down\n/);
+    assert.match(previous, /\[notice\] 1#1: exit\n$/);
+    assert.doesNotMatch(previous, /Stopping container|Container my-pod exited/);
+    const current = await eventually(async () => { const out = (await kubectl(['logs', 'my-pod'])).stdout; return out.includes('start worker processes') && out; }, 60_000, 'the new instance\'s log');
+    assert.match(current, /\[notice\] 1#1: nginx\/1\.27\.3\n/);
+    assert.doesNotMatch(current, /SIGQUIT/);
+  });
+
   it('"Copy /tmp/foo local file to /tmp/bar in a remote pod" with tar through exec: -C names a directory that must exist, as busybox\'s tar', async () => {
     const local = mkdtempSync(join(tmpdir(), 'k8ts-quickref-tar-'));
     try {

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { release } from 'node:os';
-import { nginxAccessLog, nginxImageVersion, nginxStartLog } from '../../src/kubelet/runtime/simulated/nginx-log.js';
+import { nginxAccessLog, nginxImageVersion, nginxStartLog, nginxStopLog } from '../../src/kubelet/runtime/simulated/nginx-log.js';
 import { imageContents } from '../../src/kubelet/runtime/simulated/image-contents.js';
 
 const at = new Date('2026-12-05T05:10:48.123Z');
@@ -53,6 +53,17 @@ describe('nginxStartLog', () => {
   it('is the official image\'s start log only (nginx-slim writes none)', () => {
     assert.match(imageContents('nginx')!.startLog!('web', at), /Configuration complete/);
     assert.equal(imageContents('registry.k8s.io/nginx-slim:0.8')!.startLog, undefined);
+  });
+});
+
+describe('nginxStopLog', () => {
+  it('SIGQUIT (the image\'s STOPSIGNAL): each worker shuts down gracefully, the master reaps them and exits; nothing before 1.19', () => {
+    const lines = nginxStopLog('1.27', at).split('\n');
+    assert.equal(lines[0], '2026/12/05 05:10:48 [notice] 1#1: signal 3 (SIGQUIT) received, shutting down');
+    assert.deepEqual(lines.slice(1, 4), ['2026/12/05 05:10:48 [notice] 29#29: gracefully shutting down', '2026/12/05 05:10:48 [notice] 29#29: exiting', '2026/12/05 05:10:48 [notice] 29#29: exit']);
+    assert.ok(lines.includes('2026/12/05 05:10:48 [notice] 1#1: worker process 32 exited with code 0'));
+    assert.deepEqual(lines.slice(-2), ['2026/12/05 05:10:48 [notice] 1#1: exit', '']);
+    assert.equal(nginxStopLog('1.14.2', at), '');
   });
 });
 

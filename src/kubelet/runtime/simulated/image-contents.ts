@@ -14,7 +14,7 @@
  * arguments joined by a space, a Date as its ISO string in node 6).
  */
 import { normalizeImage } from './images.js';
-import { nginxStartLog } from './nginx-log.js';
+import { nginxStartLog, nginxStopLog } from './nginx-log.js';
 
 export interface ImageContents {
   /** The image's ENV, in its Dockerfile's order (the runtime puts it before the kubelet's variables). */
@@ -23,6 +23,8 @@ export interface ImageContents {
   files: Map<string, string>;
   /** What the entrypoint writes when it starts (the container's log), in place of the simulated lifecycle lines. */
   startLog?(hostname: string, startedAt: Date): string;
+  /** What the entrypoint writes when the kubelet stops it, in place of the simulated lifecycle lines. */
+  stopLog?(stoppedAt: Date): string;
 }
 
 /** nginx's document root in its images (nginx, nginx-slim). */
@@ -135,8 +137,10 @@ export function imageContents(image: string): ImageContents | undefined {
     };
   }
   if (nginxRepos.has(repo)) {
-    const startLog = repo === 'docker.io/library/nginx' ? (_hostname: string, at: Date) => nginxStartLog(tag, at) : undefined;
-    return { env: [], files: new Map([[`${nginxDocRoot}/50x.html`, nginx50xPage], [`${nginxDocRoot}/index.html`, nginxWelcomePage]]), startLog };
+    const official = repo === 'docker.io/library/nginx';
+    const startLog = official ? (_hostname: string, at: Date) => nginxStartLog(tag, at) : undefined;
+    const stopLog = official ? (at: Date) => nginxStopLog(tag, at) : undefined;
+    return { env: [], files: new Map([[`${nginxDocRoot}/50x.html`, nginx50xPage], [`${nginxDocRoot}/index.html`, nginxWelcomePage]]), startLog, stopLog };
   }
   return undefined;
 }

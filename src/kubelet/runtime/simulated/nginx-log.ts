@@ -10,6 +10,8 @@
  *    before), the node's kernel, containerd's RLIMIT_NOFILE and one worker
  *    per CPU (`worker_processes auto`; the simulated node's 4). Before 1.19
  *    the image had no such entrypoint and nginx wrote nothing at start;
+ *  - on stop (SIGQUIT, the image's STOPSIGNAL), the workers' graceful
+ *    shutdown and the master's exit;
  *  - per request, its access log (/dev/stdout) in the image's `main` format:
  *    `$remote_addr - $remote_user [$time_local] "$request" $status
  *    $body_bytes_sent "$http_referer" "$http_user_agent" "$http_x_forwarded_for"`.
@@ -78,6 +80,22 @@ export function nginxStartLog(tag: string, startedAt: Date): string {
     notice('start worker processes'),
   );
   for (let i = 0; i < simulatedNodeCPUs; i++) lines.push(notice(`start worker process ${29 + i}`));
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What nginx writes when the kubelet stops it: the image's STOPSIGNAL is
+ * SIGQUIT, a graceful shutdown of each worker, then the master's exit ('' where
+ * the start log is: nginx before 1.19 logged no notices).
+ */
+export function nginxStopLog(tag: string, stoppedAt: Date): string {
+  if (nginxStartLog(tag, stoppedAt) === '') return '';
+  const t = errorLogTime(stoppedAt);
+  const workers = Array.from({ length: simulatedNodeCPUs }, (_, i) => 29 + i);
+  const lines = [`${t} [notice] 1#1: signal 3 (SIGQUIT) received, shutting down`];
+  for (const w of workers) lines.push(`${t} [notice] ${w}#${w}: gracefully shutting down`, `${t} [notice] ${w}#${w}: exiting`, `${t} [notice] ${w}#${w}: exit`);
+  for (const w of workers) lines.push(`${t} [notice] 1#1: signal 17 (SIGCHLD) received from ${w}`, `${t} [notice] 1#1: worker process ${w} exited with code 0`, `${t} [notice] 1#1: signal 29 (SIGIO) received`);
+  lines.push(`${t} [notice] 1#1: exit`);
   return `${lines.join('\n')}\n`;
 }
 

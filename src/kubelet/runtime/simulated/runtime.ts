@@ -628,9 +628,9 @@ export class SimulatedRuntime implements PodRuntime {
     for (const c of p.containers.filter((x) => names.includes(x.name))) {
       const killMessage = definitionChangedMessage(c.name);
       if (c.state === 'running') {
-        if (!this.runsProgram(p, c)) this.log(p, c, `Stopping container ${c.name}\n`);
+        const own = this.logStop(p, c);
         Object.assign(c, { state: 'exited', exitCode: 0, reason: 'Completed', finishedAt: now, ready: false });
-        this.logExit(p, c);
+        if (!own) this.logExit(p, c);
         c.lastTermination = { id: c.id, exitCode: 0, reason: 'Completed', startedAt: c.startedAt, finishedAt: now, killMessage };
       } else if (c.lastTermination) c.lastTermination.killMessage = killMessage;
       const spec = p.pod.spec!.containers.find((x) => x.name === c.name)!;
@@ -848,9 +848,9 @@ export class SimulatedRuntime implements PodRuntime {
     // Containers never started are simply not there; running ones exit as on SIGTERM.
     for (const c of [...p.initContainers, ...p.containers, ...p.ephemeralContainers]) {
       if (c.state !== 'running') continue;
-      if (!this.runsProgram(p, c)) this.log(p, c, `Stopping container ${c.name}\n`);
+      const own = this.logStop(p, c);
       Object.assign(c, { state: 'exited', exitCode: 0, reason: 'Completed', finishedAt: now, ready: false });
-      this.logExit(p, c);
+      if (!own) this.logExit(p, c);
     }
     if (p.sandbox) p.sandbox.ready = false;
     // A stopped sandbox gives its address back (CNI DEL at StopPodSandbox); the pod keeps showing it.
@@ -874,6 +874,16 @@ export class SimulatedRuntime implements PodRuntime {
       mkdirSync(dirname(path), { recursive: true });
       appendFileSync(path, formatCRILogLines(this.timers.now(), 'stdout', text));
     } catch { /* the runtime status stays the truth */ }
+  }
+
+  /** A stopped instance's first log lines: the image's own (nginx's shutdown) when its entrypoint runs, and then true; else the simulated lifecycle's. */
+  private logStop(p: SimPod, c: RuntimeContainerStatus): boolean {
+    if (this.runsProgram(p, c)) return false;
+    const spec = this.containerSpec(p, c.name);
+    // The instance's own image (a changed spec names the next one's).
+    const own = spec && entrypointRuns(spec) ? imageContents(c.image)?.stopLog?.(this.timers.now()) : undefined;
+    this.log(p, c, own ?? `Stopping container ${c.name}\n`);
+    return own !== undefined;
   }
 
   private logExit(p: SimPod, c: RuntimeContainerStatus): void {
