@@ -42,6 +42,8 @@ export interface ListenerContext {
   files?(): Promise<ListenerFiles>;
   /** The instance's stdout (its log), for a server that logs its requests; absent: nothing is logged. */
   stdout?: ListenerStdout;
+  /** The CPU a request costs (usage.ts): the answer waits until it is done; absent: answered at once. */
+  compute?(): Promise<void>;
 }
 
 export interface ListenerStdout {
@@ -217,7 +219,8 @@ function responderServer(): http.Server {
   server ??= http.createServer((req, res) => {
     const c = contexts.get(req.socket);
     if (!c) { res.destroy(); return; }
-    c.listener.respond(req, res, c.ctx);
+    if (!c.ctx.compute) { c.listener.respond(req, res, c.ctx); return; }
+    void c.ctx.compute().then(() => { if (!res.destroyed) c.listener.respond(req, res, c.ctx); });
   });
   return server;
 }
