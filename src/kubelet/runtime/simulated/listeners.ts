@@ -22,7 +22,8 @@
  *  - gcr.io/google-samples/hello-app (and its us-docker.pkg.dev twin),
  *    port $PORT or 8080: `Hello, world!\nVersion: X.0.0\nHostname: POD\n`;
  *  - registry.k8s.io/echoserver (k8s.gcr.io, gcr.io/google_containers),
- *    port 8080: the request echoed back, as echoserver 1.10 prints it.
+ *    port 8080: the request echoed back, as echoserver 1.10 prints it;
+ *  - registry.k8s.io/hpa-example, port 80: `OK!` (hpa-example.ts).
  * Any other image or port has nothing listening: the connection is refused
  * (ECONNREFUSED), as a port nobody listens on.
  */
@@ -30,6 +31,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { duplexPair } from '../../../util/duplex-pair.js';
+import { hpaExampleListener, hpaExampleRepos } from './hpa-example.js';
 import { bootcampRequestLog, bootcampVersion, nginxDocRoot as docRoot, nginxWelcomePage, repoAndTag } from './image-contents.js';
 
 /** Who a connection reaches: the container's pod hostname and environment, the client's address. */
@@ -202,7 +204,7 @@ export function imageListener(image: string): ImageListener | undefined {
     case 'registry.k8s.io/echoserver':
     case 'k8s.gcr.io/echoserver':
     case 'gcr.io/google_containers/echoserver': return echoserver;
-    default: return undefined;
+    default: return hpaExampleRepos.includes(repo) ? hpaExampleListener : undefined;
   }
 }
 
