@@ -77,6 +77,7 @@ import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.j
 import { connectListener, imageListener, listeningPorts, refusedConnection } from './listeners.js';
 import { StartEnvironments } from './start-env.js';
 import { imageContents } from './image-contents.js';
+import { interruptedExitCode, watchInterrupt } from './interrupt.js';
 import { SimulatedRuntimeUsage, type RunningContainer, type SimulatedUsageOptions } from './usage.js';
 
 export const simulatedRuntimeType = 'sim';
@@ -955,6 +956,10 @@ export class SimulatedRuntime implements PodRuntime {
     }
     const files = await withContainerFiles(prepared.context, this.filesDeps(p, spec, id)).catch(() => prepared.context);
     if (!current()) return;
+    // Ctrl-C on its terminal ends the command at its next sleep (interrupt.ts).
+    let interrupted = false;
+    let wake: (() => void) | undefined;
+    const unwatch = watchInterrupt(p.consoles?.get(id), spec, () => { interrupted = true; wake?.(); });
     const code = await runProgram(prepared.program, {
       ...files,
       now: () => this.timers.now(),
@@ -965,6 +970,8 @@ export class SimulatedRuntime implements PodRuntime {
       },
       // A sleep ends early, and the program with it, once this instance stopped (the pod's timers are cleared then).
       sleep: (ms) => new Promise<boolean>((resolve) => {
+        if (interrupted) { resolve(false); return; }
+        wake = () => { const h = p.timers.get(`sleep:${c.name}`); if (h) { this.timers.clearTimeout(h); p.timers.delete(`sleep:${c.name}`); } resolve(false); };
         if (ms === Infinity) return;
         this.after(p, `sleep:${c.name}`, ms, () => {
           if (!(current() && c.state === 'running')) { resolve(false); return; }
@@ -972,7 +979,9 @@ export class SimulatedRuntime implements PodRuntime {
         });
       }),
     });
+    unwatch();
     if (code !== undefined) this.programEnded(p, c, id, code);
+    else if (interrupted) this.programEnded(p, c, id, interruptedExitCode);
   }
 
   /** The stdio of a container instance that starts (attach.ts): attaches connect to it until the instance ends. */
