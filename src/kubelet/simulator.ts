@@ -175,7 +175,9 @@ export class NodeSimulator {
     const podLogsDir = kubelet ? `${this.opts.kubelet!.podLogsDir}/${name}` : undefined;
     // Nodes with logs run the tutorials' commands (echo, env, cat of a ConfigMap file) for them: that needs the objects they name.
     const objects = podLogsDir ? this.podObjects() : undefined;
-    const runtime = new SimulatedRuntime({ podCIDR, hostIP: internalIP, startDelayMs: o.startDelayMs, readyDelayMs: o.readyDelayMs, timers, podLogsDir, objects, nodeName: name });
+    // Nodes that serve the kubelet API also model their containers' usage (its /stats/summary, so kubectl top and the HPA).
+    const usage = kubelet ? { cpu: o.cpu, memory: o.memory } : undefined;
+    const runtime = new SimulatedRuntime({ podCIDR, hostIP: internalIP, startDelayMs: o.startDelayMs, readyDelayMs: o.readyDelayMs, timers, podLogsDir, objects, nodeName: name, usage });
     const agentOpts: NodeAgentOptions = {
       nodeName: name, labels: o.labels, annotations: o.annotations, taints: o.taints, controlPlane: o.controlPlane, instanceType: o.instanceType,
       cpu: o.cpu, memory: o.memory, pods: o.pods, ephemeralStorage: o.ephemeralStorage, internalIP, podCIDR,
