@@ -13,6 +13,7 @@
  *     [--watchers 100] [--baseline /path/to/other/checkout] [--baseline-args default-watch-cache-size=0]
  *     [--no-etcd] [--no-write] [--only raw,sqlite,watchers,etcd] [--section side-by-side]
  *     [--cpu-prof DIR] [--server-node-args="--heap-prof --heap-prof-dir=DIR"] [--warmup 2000] [--pod minimal|daemonset]
+ *     [--alloc-profile FILE]
  *
  * `--pod daemonset` creates what a DaemonSet controller creates (bench/lib/pods.ts: owner reference,
  * node affinity, tolerations, resources, a volume; about 1.3 KB sent, a 4.1 KB answer) instead of
@@ -26,11 +27,14 @@
  * is V8 compiling the create path (its compiler threads, and the main thread in unoptimized code),
  * which a long-running server has paid once; without it the server is cold, as in every earlier run.
  *
+ * `--alloc-profile FILE` samples the server's allocations over the measured creates (bench/lib/alloc-sampling.ts,
+ * read with bench/alloc-summary.ts); each k8ts cell writes the file again, so run one cell.
+ *
  * Needs /usr/bin/etcd (Debian's etcd-server); everything binds to 127.0.0.1.
  */
 import http from 'node:http';
 import https from 'node:https';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +44,7 @@ import { daemonSetPod } from './lib/pods.js';
 import { startEtcd } from './lib/etcd.js';
 import { median, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { allocSamplingNodeArgs } from './lib/alloc-sampling.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
@@ -146,11 +151,14 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     const main0 = readThreadCpuMs(server.pid);
     const bench0 = process.cpuUsage();
     const from = process.hrtime.bigint() / 1000n;
+    const allocProfile = process.env.K8TS_BENCH_ALLOC_PROFILE;
+    if (allocProfile) process.kill(server.pid, 'SIGUSR2');
     const sample = await drive(pods, concurrency, (i) => create(`p-${stamp}-${i}`));
     sample.cpuUs = ((readCpuMs(server.pid) - cpu0) * 1000) / pods;
     sample.mainUs = ((readThreadCpuMs(server.pid) - main0) * 1000) / pods;
     const bench = process.cpuUsage(bench0);
     sample.benchUs = (bench.user + bench.system) / pods;
+    if (allocProfile) await stopAllocSampling(server.pid, allocProfile);
     // The measured phase on the monotonic clock, for its server's profile alone (bench/lib/cpuprofile.ts --from-us/--to-us).
     log(`server ${server.pid}: measured creates from-us ${from} to-us ${process.hrtime.bigint() / 1000n}`);
     for (const s of streams) s.destroy();
@@ -162,6 +170,13 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     await etcd?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Stops the server's allocation sampling and waits (up to 10 s) for it to write its profile. */
+async function stopAllocSampling(pid: number, file: string): Promise<void> {
+  rmSync(file, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
 /** The pod each create sends (--pod). */
@@ -184,6 +199,7 @@ async function main(): Promise<void> {
       warmup: { type: 'string', default: '0' },
       // As bench/bystander.ts: node flags for this checkout's servers (a heap profile, a V8 option).
       'server-node-args': { type: 'string', default: '' },
+      'alloc-profile': { type: 'string' },
       // --section NAME: the bench/RESULTS.md section written (default side-by-side), e.g. etcd-path for the etcd cells alone.
       section: { type: 'string', default: 'side-by-side' },
       pod: { type: 'string', default: 'minimal' },
@@ -201,6 +217,8 @@ async function main(): Promise<void> {
   const baseline = values.baseline ?? (baselineArgs.length ? repoRoot : undefined);
   // --cpu-prof DIR: every k8ts server of this checkout writes a V8 CPU profile there (node --cpu-prof), for reading the hot path.
   const nodeArgs = [...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []), ...values['server-node-args']!.split(' ').filter(Boolean)];
+  // The servers inherit this process's environment: the preload writes where K8TS_BENCH_ALLOC_PROFILE says.
+  if (values['alloc-profile']) { process.env.K8TS_BENCH_ALLOC_PROFILE = values['alloc-profile']; nodeArgs.push(...allocSamplingNodeArgs()); }
   // --only raw,sqlite,watchers,etcd: run these cells alone (quick A/B while changing one path).
   const only = new Set(values.only?.split(',') ?? ['raw', 'sqlite', 'watchers', 'etcd']);
   const rows = new Map<string, Row>();
@@ -215,13 +233,22 @@ async function main(): Promise<void> {
     for (const c of levels) {
       log(`round ${r}, ${c} clients`);
       if (!values['no-etcd'] && only.has('raw')) record('raw etcd txn', c, await rawEtcd(pods, c));
-      if (only.has('sqlite')) record('k8ts on SQLite', c, await k8ts(repoRoot, 'sqlite', pods, c, 0, [], nodeArgs, warmup));
-      if (baseline && only.has('sqlite')) record('baseline on SQLite', c, await k8ts(baseline, 'sqlite', pods, c, 0, baselineArgs, [], warmup));
-      if (watchers > 0 && only.has('watchers')) record(`k8ts on SQLite, ${watchers} watchers`, c, await k8ts(repoRoot, 'sqlite', pods, c, watchers, [], nodeArgs, warmup));
-      if (watchers > 0 && baseline && only.has('watchers')) record(`baseline on SQLite, ${watchers} watchers`, c, await k8ts(baseline, 'sqlite', pods, c, watchers, baselineArgs, [], warmup));
+      // This checkout and the baseline take turns at going first: the cell run first read 5-10% more
+      // server CPU per create than the one after it in both orders (2026-12-05, load 12; `creates-2026-12-05`).
+      const pair = async (mine: () => Promise<void>, theirs?: () => Promise<void>) => {
+        if (theirs && r % 2 === 0) { await theirs(); await mine(); } else { await mine(); await theirs?.(); }
+      };
+      if (only.has('sqlite')) {
+        await pair(async () => record('k8ts on SQLite', c, await k8ts(repoRoot, 'sqlite', pods, c, 0, [], nodeArgs, warmup)),
+          baseline ? async () => record('baseline on SQLite', c, await k8ts(baseline, 'sqlite', pods, c, 0, baselineArgs, [], warmup)) : undefined);
+      }
+      if (watchers > 0 && only.has('watchers')) {
+        await pair(async () => record(`k8ts on SQLite, ${watchers} watchers`, c, await k8ts(repoRoot, 'sqlite', pods, c, watchers, [], nodeArgs, warmup)),
+          baseline ? async () => record(`baseline on SQLite, ${watchers} watchers`, c, await k8ts(baseline, 'sqlite', pods, c, watchers, baselineArgs, [], warmup)) : undefined);
+      }
       if (!values['no-etcd'] && only.has('etcd')) {
-        record('k8ts on etcd', c, await k8ts(repoRoot, 'etcd', pods, c, 0, [], nodeArgs, warmup));
-        if (baseline) record('baseline on etcd', c, await k8ts(baseline, 'etcd', pods, c, 0, baselineArgs, [], warmup));
+        await pair(async () => record('k8ts on etcd', c, await k8ts(repoRoot, 'etcd', pods, c, 0, [], nodeArgs, warmup)),
+          baseline ? async () => record('baseline on etcd', c, await k8ts(baseline, 'etcd', pods, c, 0, baselineArgs, [], warmup)) : undefined);
       }
     }
   }

@@ -86,7 +86,7 @@ export async function runAgentWith(values: AgentFlags): Promise<number> {
         nodeName, hostIP: internalIP, podLogsDir, rootDir, logger: logger.with('process'), timers: realTimers, volumes, k8tsCommand: [process.execPath, cliEntry()],
       })
       : new SimulatedRuntime({
-        podCIDR: podCIDR!, hostIP: internalIP, podLogsDir, objects: volumes, nodeName,
+        podCIDR: podCIDR!, hostIP: internalIP, podLogsDir, objects: volumes, nodeName, usage: { cpu: values.cpu, memory: values.memory },
         startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
       });
   let runtime: PodRuntime;

@@ -44,7 +44,7 @@ import { isMirrorPod } from './staticpods/manifest.js';
 import { isMirrorPodOf } from './staticpods/mirror.js';
 import type { KubeletMetrics } from './metrics.js';
 import type { KubeletHost } from './server/host.js';
-import { procMachine, SummaryProvider } from './stats/provider.js';
+import { procMachine, simulatedMachine, SummaryProvider } from './stats/provider.js';
 import { generatePodStatus } from './status/generate.js';
 import { PressureTracker, type NodeMeasurements } from './pressure.js';
 import {
@@ -225,7 +225,7 @@ export class NodeAgent {
     this.staticPods?.attach(this.workers);
     this.stats = new SummaryProvider({
       nodeName: opts.nodeName, runtime: deps.runtime, timers: this.timers, logger: this.logger,
-      machine: opts.simulated === false ? procMachine : undefined, pods: () => this.podsForStats(),
+      machine: opts.simulated === false ? procMachine : simulatedMachine(deps.runtime), pods: () => this.podsForStats(),
     });
   }
 

@@ -36,6 +36,7 @@ import { Semaphore } from './semaphore.js';
 import { realTimers, type Timers } from './timers.js';
 import { SimulatedRuntime } from './runtime/simulated/runtime.js';
 import { nodeIPForIndex, podCIDRForIndex } from './runtime/simulated/ipam.js';
+import { ServiceObjects } from './runtime/simulated/service-objects.js';
 import type { KubeletMetrics } from './metrics.js';
 import { createKubeletAuth, createKubeletServer, persistedServingCertificate, reviewerFor, selfSignedServingCertificate, type KubeletAuth, type KubeletReviewer, type KubeletServer } from './server/index.js';
 import type { PodObjectGetter } from './volumes/objects.js';
@@ -114,6 +115,7 @@ export class NodeSimulator {
   private readonly writeLimiter: Semaphore;
   private readonly logger: Logger;
   private readonly timers: Timers;
+  private readonly serviceObjects: ServiceObjects;
   private nextIndex: number;
   private started?: Promise<void>;
   private closed = false;
@@ -128,6 +130,7 @@ export class NodeSimulator {
       periodMs: opts.renewIntervalMs ?? defaultRenewIntervalMs, concurrency: opts.heartbeatConcurrency ?? 64, logger: this.logger, timers: this.timers,
     });
     this.writeLimiter = new Semaphore(opts.statusConcurrency ?? 64);
+    this.serviceObjects = new ServiceObjects(clients, this.logger);
   }
 
   /** Starts the informers and the heartbeat loop, then registers `count` nodes. Resolves when they are registered. */
@@ -154,9 +157,10 @@ export class NodeSimulator {
     return {
       claim: (ns, name) => c.resource('persistentvolumeclaims').get(ns, name), volume: (name) => c.resource('persistentvolumes').get(undefined, name),
       configMap: (ns, name) => c.resource('configmaps').get(ns, name), secret: (ns, name) => c.resource('secrets').get(ns, name),
-      service: (ns, name) => c.resource('services').get(ns, name),
-      services: async (ns) => (await c.resource('services').list(ns)).items,
-      endpointSlices: async (ns, svc) => (await c.resource('endpointslices').list(ns, { labelSelector: `kubernetes.io/service-name=${svc}` })).items,
+      // From one watch of each per process (service-objects.ts), not a read per connection.
+      service: (ns, name) => this.serviceObjects.service(ns, name),
+      services: (ns) => this.serviceObjects.namespaceServices(ns),
+      endpointSlices: (ns, svc) => this.serviceObjects.endpointSlices(ns, svc),
     };
   }
 
@@ -175,7 +179,9 @@ export class NodeSimulator {
     const podLogsDir = kubelet ? `${this.opts.kubelet!.podLogsDir}/${name}` : undefined;
     // Nodes with logs run the tutorials' commands (echo, env, cat of a ConfigMap file) for them: that needs the objects they name.
     const objects = podLogsDir ? this.podObjects() : undefined;
-    const runtime = new SimulatedRuntime({ podCIDR, hostIP: internalIP, startDelayMs: o.startDelayMs, readyDelayMs: o.readyDelayMs, timers, podLogsDir, objects, nodeName: name });
+    // Nodes that serve the kubelet API also model their containers' usage (its /stats/summary, so kubectl top and the HPA).
+    const usage = kubelet ? { cpu: o.cpu, memory: o.memory } : undefined;
+    const runtime = new SimulatedRuntime({ podCIDR, hostIP: internalIP, startDelayMs: o.startDelayMs, readyDelayMs: o.readyDelayMs, timers, podLogsDir, objects, nodeName: name, usage });
     const agentOpts: NodeAgentOptions = {
       nodeName: name, labels: o.labels, annotations: o.annotations, taints: o.taints, controlPlane: o.controlPlane, instanceType: o.instanceType,
       cpu: o.cpu, memory: o.memory, pods: o.pods, ephemeralStorage: o.ephemeralStorage, internalIP, podCIDR,
@@ -248,6 +254,7 @@ export class NodeSimulator {
     await forEachLimit(agents, 32, (a) => a.stop({ deleteNode: opts.deleteNodes }).catch((e) => this.logger.warn('node cleanup failed', { node: a.nodeName, err: e })));
     this.pods.stop();
     this.nodes.stop();
+    this.serviceObjects.stop();
   }
 
   private mustGet(name: string): NodeAgent {

@@ -1,12 +1,14 @@
 /**
  * The HorizontalPodAutoscaler controller against a real `k8ts server` with
- * simulated nodes and the real kubectl. Simulated nodes run no processes, so
- * the resource metrics API has nothing to say about their pods: the HPA
+ * simulated nodes and the real kubectl. These simulated nodes serve no
+ * kubelet API (as `k8ts sim`'s), so the resource metrics API has nothing to
+ * say about their pods (kubectl top answers 503 saying so): the HPA
  * reports that as upstream does without metrics-server (ScalingActive False,
  * FailedGetResourceMetric), and still enforces minReplicas and maxReplicas
  * through the target's scale subresource (SuccessfulRescale "New size: N;
  * reason: Current number of replicas below Spec.MinReplicas").
- * Scaling on measured usage is covered by test/unit/podautoscaler.test.ts.
+ * Scaling on measured usage is covered by test/unit/podautoscaler.test.ts
+ * and, on `k8ts up`'s nodes that model usage, up-hpa-walkthrough.test.ts.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,6 +66,10 @@ describe('HorizontalPodAutoscaler on simulated nodes', () => {
     assert.match(await kubectl('get', 'hpa', 'web', '--no-headers'), /^web\s+Deployment\/web\s+cpu: <unknown>\/50%\s+3\s+5\s+3\s+/);
     assert.match(await kubectl('describe', 'hpa', 'web'), /FailedGetResourceMetric/);
     assert.equal((await json('get', 'deployment', 'web')).spec.replicas, 3);
+    // These nodes (NodeSimulator without a kubelet API, as `k8ts sim`'s) report no usage: kubectl top says why, rather than "not available yet".
+    const top = await cluster.kubectl(['top', 'pods'], { allowFail: true });
+    assert.equal(top.code, 1);
+    assert.match(top.stderr, /^Error from server \(ServiceUnavailable\): metrics not available: nodes? "sim-node-\d"(, "sim-node-\d")? (are|is) simulated by k8ts and reports? no usage \(nodes of k8ts sim serve no kubelet API; those of k8ts up model usage\); for a node that runs containers start k8ts with "sudo npm start -- --runtime cri"\n$/);
   });
 
   it('above maxReplicas: brought down to the maximum', async () => {

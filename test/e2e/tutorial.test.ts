@@ -5,9 +5,8 @@
  * answered unlike upstream. exec, port-forward and pods/services proxy work
  * as KWOK simulates them (a simulated shell, in-process responders for the
  * tutorials' images); attach (`run --rm -it`, `debug -it`) reaches the
- * container's simulated shell; what cannot work on a simulated node (`top`)
- * must fail the way upstream fails, name the simulated node and say how to
- * get a real one.
+ * container's simulated shell; `kubectl top` prints the usage the
+ * simulated runtime models (usage.ts).
  */
 import { describe, it, before, after } from 'node:test';
 import { spawn } from 'node:child_process';
@@ -16,7 +15,6 @@ import { eventually } from './harness.js';
 import { underTerminal } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 
-const realNodeHint = 'for a node that runs containers start k8ts with "sudo npm start -- --runtime cri"';
 
 describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
   let up: UpCluster;
@@ -140,16 +138,16 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
     await eventually(async () => (await kubectl(['get', 'pod', 'tmp'], true)).stderr.includes('pods "tmp" not found'), 60_000, 'pod tmp gone');
   });
 
-  it('kubectl top nodes and top pods say the nodes are simulated (503), not "metrics not available yet"', async () => {
-    const nodes = await kubectl(['top', 'nodes'], true);
-    assert.equal(nodes.code, 1);
-    assert.equal(nodes.stderr, 'Error from server (ServiceUnavailable): metrics not available: nodes "control-plane", "worker1", "worker2" are simulated by k8ts' +
-      ` and run no processes, so no usage is measured; ${realNodeHint}\n`);
-    const pods = await kubectl(['top', 'pods'], true);
-    assert.equal(pods.code, 1);
-    assert.match(pods.stderr, /^Error from server \(ServiceUnavailable\): metrics not available: nodes? "worker\d"(, "worker\d")? (are|is) simulated by k8ts/);
-    const one = await kubectl(['top', 'pod', pod], true);
-    assert.equal(one.stderr, `Error from server (ServiceUnavailable): metrics not available: node "${node}" is simulated by k8ts and runs no processes, so no usage is measured; ${realNodeHint}\n`);
+  it('kubectl top nodes and top pods print the usage the simulated nodes model (not "metrics not available")', async () => {
+    const one = await eventually(async () => {
+      const r = await kubectl(['top', 'pod', pod], true);
+      return r.code === 0 && r.stdout;
+    }, 120_000, `kubectl top pod ${pod}`);
+    assert.match(one, new RegExp(`^NAME\\s+CPU\\(cores\\)\\s+MEMORY\\(bytes\\)\\s*\\n${pod}\\s+\\d+m\\s+\\d+Mi\\s*\\n$`));
+    const nodes = (await kubectl(['top', 'nodes'])).stdout;
+    for (const n of ['control-plane', 'worker1', 'worker2']) assert.match(nodes, new RegExp(`^${n}\\s+\\d+m\\s+\\d+%\\s+\\d+Mi\\s+\\d+%\\s*$`, 'm'));
+    // kubectl top node NAME: the pod's own node.
+    assert.match((await kubectl(['top', 'node', node])).stdout, new RegExp(`^${node}\\s+\\d+m\\s+\\d+%\\s+\\d+Mi\\s+\\d+%\\s*$`, 'm'));
     // An empty namespace is still an empty answer.
     await kubectl(['create', 'namespace', 'empty']);
     assert.equal((await kubectl(['top', 'pods', '-n', 'empty'], true)).stderr, 'No resources found in empty namespace.\n');

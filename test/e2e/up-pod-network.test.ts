@@ -108,6 +108,22 @@ describe('pod network on npm start\'s simulated nodes: Services and pod IPs reac
     }, 60_000, 'both endpoints answered through the Service');
   });
 
+  it('a connection to a Service reads no Service or EndpointSlice from the API (the simulated network watches them, as kube-proxy and CoreDNS do)', async () => {
+    // apiserver_request_total of get and list on services and endpointslices, summed over codes and scopes.
+    const reads = async () => {
+      const text = (await kubectl(['get', '--raw', '/metrics'])).stdout;
+      let n = 0;
+      for (const m of text.matchAll(/^apiserver_request_total\{(.*)\} (\d+)$/gm)) {
+        if (/resource="(services|endpointslices)"/.test(m[1]!) && /verb="(GET|LIST)"/.test(m[1]!)) n += Number(m[2]);
+      }
+      return n;
+    };
+    assert.equal((await wget('web')).code, 0);
+    const before = await reads();
+    for (let i = 0; i < 10; i++) assert.equal((await wget('web')).code, 0);
+    assert.equal(await reads(), before, 'ten wgets through the Service by name read Services or EndpointSlices from the API');
+  });
+
   it('a Service without endpoints and a port the Service does not have are refused', async () => {
     const ip = (await kubectl(['get', 'service', 'empty', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;
     const empty = await wget('empty');

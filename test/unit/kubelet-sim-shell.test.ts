@@ -98,7 +98,16 @@ describe('simulated commands: what the tutorials\' pods print', () => {
     assert.deepEqual(await run(['sh', '-c', 'echo up; sleep 1; echo never']), { out: 'up\n', code: undefined });
   });
 
-  it('what it does not run: a while loop in a pipe or with a condition, here-documents, background jobs, unknown commands, no command', () => {
+  it('while with a condition: the HPA walkthrough\'s `while sleep 0.01; do ...; done` loops; a failing condition ends the loop with the body\'s last status', async () => {
+    const loop = await run(['/bin/sh', '-c', 'while sleep 0.01; do echo -n OK!; done'], { sleeps: 3 });
+    assert.deepEqual(loop, { out: 'OK!OK!OK!', code: undefined });
+    const ended = await run(['sh', '-c', 'while test -f /tmp/flag; do echo once; false; done; echo after $?'], { files: {} });
+    assert.deepEqual(ended, { out: 'after 0\n', code: 0 });
+    const neverTrue = await run(['sh', '-c', 'while false; do echo never; done'], { sleeps: 1 });
+    assert.deepEqual(neverTrue, { out: '', code: 0 });
+  });
+
+  it('what it does not run: a while loop in a pipe or whose condition is not run (read), here-documents, background jobs, unknown commands, no command', () => {
     for (const argv of [['sh', '-c', 'while true; do echo a; done | head -n 1'], ['sh', '-c', 'while read l; do echo $l; done'], ['sh', '-c', 'cat <<EOF'],
       ['sh', '-c', 'echo a >& /tmp/x'], ['sh', '-c', 'sleep 1 & echo a'], ['sh', '-c', 'env | nosuch'], ['sh', '-c', 'tail -f /var/log/x'], ['tail', '-F', '/var/log/x'],
       ['nginx', '-g', 'daemon off;'], ['sh', '-c', 'perl -Mbignum=bpi -wle "print bpi(2000)"'], ['sh'], ['/docker-entrypoint.sh']]) {

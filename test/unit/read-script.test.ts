@@ -5,9 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { withFile } from './temp-file.js';
 import { runInNewContext } from 'node:vm';
 import { beyondDynamicThreshold, readLargeFile, readScriptSource } from '../../src/cli/read-script.js';
 // @ts-expect-error: a build script (JavaScript, no declarations)
@@ -15,16 +14,6 @@ import { asciiOnly } from '../../../scripts/ascii-only.mjs';
 
 const escape = asciiOnly as (text: string) => string;
 
-function withFile(bytes: string | Buffer, fn: (file: string) => void): void {
-  const dir = mkdtempSync(join(tmpdir(), 'k8ts-read-script-'));
-  try {
-    const file = join(dir, 'f');
-    writeFileSync(file, bytes);
-    fn(file);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 test('readScriptSource: the text of a file, across pieces, and utf-8 decoded when not ASCII', () => {
   const cases: { what: string; text: string; piece: number }[] = [

@@ -6,23 +6,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { withFile } from './temp-file.js';
 import { readTextInPieces } from '../../src/util/read-text.js';
 import { openapiDefinitions } from '../../src/api/schema/definitions.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
-function withFile(bytes: string | Buffer, fn: (file: string) => void): void {
-  const dir = mkdtempSync(join(tmpdir(), 'k8ts-read-text-'));
-  try {
-    const file = join(dir, 'f');
-    writeFileSync(file, bytes);
-    fn(file);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 test('readTextInPieces: the file as readFileSync(file, "utf8") reads it, across pieces', () => {
   const cases: { what: string; data: string | Buffer; piece: number }[] = [

@@ -9,10 +9,14 @@
  *     404 `nodemetrics.metrics.k8s.io "x" not found` (podmetrics for pods);
  *     kubectl top turns that into "metrics not available yet".
  *  3. k8ts only: when nothing is measured because the objects asked for
- *     are on simulated nodes (which run no process and report no usage),
- *     the answer is 503 saying so and how to get a real node, rather than
- *     the 404 or empty list that kubectl turns into "metrics not available
- *     yet", which would never change.
+ *     are on simulated nodes that report no usage at all (no summary, or
+ *     one without the node's usage: `k8ts sim`'s nodes serve no kubelet
+ *     API), the answer is 503 saying so and how to get a real node, rather
+ *     than the 404 or empty list that kubectl turns into "metrics not
+ *     available yet", which would never change. The nodes of `k8ts up` and
+ *     `k8ts agent` model their usage (the simulated runtime's usage.ts) and
+ *     are answered as real ones: a pod just started has no CPU rate yet,
+ *     and is "not available yet" as upstream.
  *  4. Only get and list: a watch or a write is 405.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -69,24 +73,26 @@ async function objects<T>(r: MetricsRequest, plural: 'nodes' | 'pods', kind: str
   return (await store.list(r.info.namespace, { labelSelector: q('labelSelector'), fieldSelector: q('fieldSelector') })).items as T[];
 }
 
-/** The names of the simulated nodes among `names` (the nodes asked for, or the asked pods' nodes). */
-async function simulatedAmong(r: MetricsRequest, names: Set<string>): Promise<string[]> {
+/** The simulated nodes among `names` (the nodes asked for, or the asked pods' nodes) whose kubelet reported no usage. */
+async function unmeasuredSimulated(r: MetricsRequest, names: Set<string>, summaries: Map<string, Summary>): Promise<string[]> {
   if (!names.size) return [];
   const nodes = (await r.registry.store('', 'v1', 'nodes')!.list(undefined, {})).items as Node[];
-  return nodes.filter((n) => names.has(n.metadata!.name!) && isSimulatedNode(n)).map((n) => n.metadata!.name!).sort();
+  const reports = (name: string) => summaries.get(name)?.node.memory !== undefined;
+  return nodes.filter((n) => names.has(n.metadata!.name!) && isSimulatedNode(n) && !reports(n.metadata!.name!)).map((n) => n.metadata!.name!).sort();
 }
 
 /** Rule 3: 503 naming the simulated nodes when none of the objects asked for was measured. */
 function simulatedNodesUnavailable(names: string[]): StatusError {
   const quoted = names.map((n) => `"${n}"`).join(', ');
   const which = names.length === 1 ? `node ${quoted} is` : `nodes ${quoted} are`;
-  return serviceUnavailable(`metrics not available: ${which} simulated by k8ts and run${names.length === 1 ? 's' : ''} no processes, so no usage is measured; ${realNodeHint}`);
+  const s = names.length === 1 ? 's' : '';
+  return serviceUnavailable(`metrics not available: ${which} simulated by k8ts and report${s} no usage (nodes of k8ts sim serve no kubelet API; those of k8ts up model usage); ${realNodeHint}`);
 }
 
-async function measured<T>(r: MetricsRequest, kind: string, items: (T | undefined)[], nodeNames: Set<string>): Promise<T[]> {
+async function measured<T>(r: MetricsRequest, kind: string, items: (T | undefined)[], nodeNames: Set<string>, summaries: Map<string, Summary>): Promise<T[]> {
   const out = items.filter((i): i is T => !!i);
   if (out.length) return out;
-  const simulated = await simulatedAmong(r, nodeNames);
+  const simulated = await unmeasuredSimulated(r, nodeNames, summaries);
   if (simulated.length) throw simulatedNodesUnavailable(simulated);
   if (r.info.verb === 'get') throw notFound({ group: metricsGroup, resource: kind }, r.info.name!);
   return out;
@@ -97,7 +103,7 @@ async function nodeItems(r: MetricsRequest, summaries: Map<string, Summary>, o: 
   return measured(r, 'nodemetrics', nodes.map((n) => {
     const s = summaries.get(n.metadata!.name!);
     return s && nodeMetricsOf(n, s, o);
-  }), new Set(nodes.map((n) => n.metadata!.name!)));
+  }), new Set(nodes.map((n) => n.metadata!.name!)), summaries);
 }
 
 async function podItems(r: MetricsRequest, summaries: Map<string, Summary>, o: ConvertOptions) {
@@ -107,5 +113,5 @@ async function podItems(r: MetricsRequest, summaries: Map<string, Summary>, o: C
   return measured(r, 'podmetrics', pods.map((p) => {
     const ps = byName.get(`${p.metadata!.namespace}/${p.metadata!.name}`);
     return ps && podMetricsOf(p, ps, o);
-  }), new Set(pods.flatMap((p) => (p.spec?.nodeName ? [p.spec.nodeName] : []))));
+  }), new Set(pods.flatMap((p) => (p.spec?.nodeName ? [p.spec.nodeName] : []))), summaries);
 }

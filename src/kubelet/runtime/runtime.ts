@@ -206,6 +206,8 @@ export interface PodRuntime {
   portForwardURL?(uid: string, ports: number[]): Promise<string>;
   /** Usage of the running containers (ContainerStatsProvider); absent when the runtime measures none. */
   containerStats?(): Promise<RuntimeContainerStats[]>;
+  /** The node's own usage, from a runtime that simulates the machine too (the simulated runtime's usage model). */
+  machineUsage?(): SimulatedMachineUsage;
   /**
    * True when the runtime records pod `uid`'s image events itself (the CRI runtime's image manager:
    * Pulling, Pulled, Failed, BackOff); otherwise the pod workers say "already present on machine".
@@ -233,11 +235,18 @@ export interface RuntimeContainerStats {
   rssBytes?: number;
 }
 
+/** A simulated machine's cumulative CPU and memory (what /proc gives a real node's summary). */
+export interface SimulatedMachineUsage {
+  cpuNanoSeconds: number;
+  memory: { totalBytes: number; usageBytes: number; workingSetBytes: number; availableBytes: number };
+}
+
 /**
  * The stats seam: a runtime that can measure its containers offers
  * `containerStats` (running containers only). One without it (the simulated
- * runtime) has no usage to report, and the summary API lists its pods with no
- * container stats, so metrics.k8s.io leaves them out.
+ * runtime without its usage model: `k8ts sim`'s nodes) has no usage to
+ * report, and the summary API lists its pods with no container stats, so
+ * metrics.k8s.io leaves them out.
  */
 export interface ContainerStatsProvider {
   containerStats(): Promise<RuntimeContainerStats[]>;

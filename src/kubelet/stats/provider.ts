@@ -4,9 +4,10 @@
  *
  *  1. A reading is taken every periodMs (cadvisor's housekeeping) and on each
  *     request, so CPU rates exist from the second reading on (sampler.ts).
- *  2. A runtime that measures nothing (simulated) gives no pod entries; the
- *     node entry still describes the machine only when the node is real
- *     (`machine` given); a simulated node reports no usage at all.
+ *  2. A runtime that measures nothing (simulated without its usage model)
+ *     gives no pod entries; the node entry describes the machine only when
+ *     there is one to read (`machine`: /proc on a real node, the usage
+ *     model's on a simulated one); else the node reports no usage at all.
  *  3. A failed runtime call leaves the pods out of that summary (logged),
  *     never the node.
  */
@@ -25,6 +26,12 @@ export interface MachineReader {
 }
 
 export const procMachine: MachineReader = { cpuNanoSeconds: readMachineCPU, memory: readMachineMemory };
+
+/** The machine a runtime simulates (the simulated runtime's usage model), or none. */
+export function simulatedMachine(runtime: PodRuntime): MachineReader | undefined {
+  const usage = runtime.machineUsage?.bind(runtime);
+  return usage && { cpuNanoSeconds: () => usage().cpuNanoSeconds, memory: () => usage().memory };
+}
 
 export interface SummaryProviderOptions {
   nodeName: string;

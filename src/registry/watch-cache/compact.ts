@@ -48,10 +48,15 @@ export function sharedMembersFor(resourcePrefix: string): readonly string[] {
  * `prev`), another object of the kind whose subtrees are tried first in the same way.
  */
 export function compact<T>(obj: T, prev?: unknown, members: readonly string[] = [], like?: unknown): T {
-  strings.internAll(obj);
   shareFieldSets(obj, prev);
-  if (members.length === 0 || obj === null || typeof obj !== 'object') return obj;
-  const o = obj as Record<string, unknown>;
+  if (members.length > 0 && obj !== null && typeof obj === 'object') shareMembers(obj as Record<string, unknown>, prev, members, like);
+  // Last: the subtrees shared above are frozen, and internAll does not walk into frozen ones, so
+  // the strings of a subtree dropped for its shared copy are never looked up in the pool.
+  strings.internAll(obj);
+  return obj;
+}
+
+function shareMembers(o: Record<string, unknown>, prev: unknown, members: readonly string[], like: unknown): void {
   const p = isRecord(prev) ? prev : undefined;
   const l = p === undefined && isRecord(like) ? like : undefined;
   for (const m of members) {
@@ -60,7 +65,6 @@ export function compact<T>(obj: T, prev?: unknown, members: readonly string[] = 
     if (p !== undefined) o[m] = shareChildren(v, p[m]);
     else shareChildrenLike(v, l?.[m]);
   }
-  return obj;
 }
 
 /**

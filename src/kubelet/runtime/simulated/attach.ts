@@ -86,7 +86,8 @@ export class ContainerConsole {
   write(stream: 'stdout' | 'stderr', text: string): void {
     if (this.ended || !text) return;
     if (this.before) this.keep(stream, text);
-    if (this.o.tty) this.line = (this.line + text).slice((this.line + text).lastIndexOf('\n') + 1);
+    // The last 4 KiB of a line is plenty to redraw; a command that never ends its line (`wget -qO-` in a loop) would grow it for ever.
+    if (this.o.tty) this.line = (this.line + text).slice((this.line + text).lastIndexOf('\n') + 1).slice(-4096);
     for (const a of this.attached) (stream === 'stderr' && a.stderr ? a.stderr : a.stdout).write(text);
   }
 

@@ -22,7 +22,8 @@
  *  - gcr.io/google-samples/hello-app (and its us-docker.pkg.dev twin),
  *    port $PORT or 8080: `Hello, world!\nVersion: X.0.0\nHostname: POD\n`;
  *  - registry.k8s.io/echoserver (k8s.gcr.io, gcr.io/google_containers),
- *    port 8080: the request echoed back, as echoserver 1.10 prints it.
+ *    port 8080: the request echoed back, as echoserver 1.10 prints it;
+ *  - registry.k8s.io/hpa-example, port 80: `OK!` (hpa-example.ts).
  * Any other image or port has nothing listening: the connection is refused
  * (ECONNREFUSED), as a port nobody listens on.
  */
@@ -30,6 +31,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { duplexPair } from '../../../util/duplex-pair.js';
+import { hpaExampleListener, hpaExampleRepos } from './hpa-example.js';
 import { nginxAccessLog } from './nginx-log.js';
 import { bootcampRequestLog, bootcampVersion, nginxDocRoot as docRoot, nginxWelcomePage, repoAndTag } from './image-contents.js';
 
@@ -43,6 +45,8 @@ export interface ListenerContext {
   files?(): Promise<ListenerFiles>;
   /** The instance's stdout (its log), for a server that logs its requests; absent: nothing is logged. */
   stdout?: ListenerStdout;
+  /** The CPU a request costs (usage.ts): the answer waits until it is done; absent: answered at once. */
+  compute?(): Promise<void>;
 }
 
 export interface ListenerStdout {
@@ -214,7 +218,7 @@ export function imageListener(image: string): ImageListener | undefined {
     case 'registry.k8s.io/echoserver':
     case 'k8s.gcr.io/echoserver':
     case 'gcr.io/google_containers/echoserver': return echoserver;
-    default: return undefined;
+    default: return hpaExampleRepos.includes(repo) ? hpaExampleListener : undefined;
   }
 }
 
@@ -231,7 +235,8 @@ function responderServer(): http.Server {
   server ??= http.createServer((req, res) => {
     const c = contexts.get(req.socket);
     if (!c) { res.destroy(); return; }
-    c.listener.respond(req, res, c.ctx);
+    if (!c.ctx.compute) { c.listener.respond(req, res, c.ctx); return; }
+    void c.ctx.compute().then(() => { if (!res.destroyed) c.listener.respond(req, res, c.ctx); });
   });
   return server;
 }

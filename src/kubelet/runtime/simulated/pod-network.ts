@@ -15,7 +15,7 @@
  *     (kubelet/dns.ts: the kube-dns Service's IP, `NS.svc.cluster.local
  *     svc.cluster.local cluster.local`, ndots 5), answered by the cluster
  *     DNS's own record logic (api/dns: ClusterRecords, ClusterZone) over the
- *     Services and EndpointSlices read from the API when a name asks for
+ *     Services and EndpointSlices of service-objects.ts when a name asks for
  *     them: `host.svc.ns.svc.zone` or `svc.ns.svc.zone` reads that Service
  *     and its slices; reverse names are answered from what was read (and
  *     kube-dns, read first), which is what nslookup asks for.

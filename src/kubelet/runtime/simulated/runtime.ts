@@ -53,7 +53,7 @@ import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Duplex, Readable } from 'node:stream';
 import type { Container, ContainerStatus, Pod, PodSpec, Probe } from 'kubernetes-types/core/v1.js';
-import type { LocalStream, PodRuntime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus, StreamRequest } from '../runtime.js';
+import type { LocalStream, PodRuntime, RuntimeContainerStats, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus, StreamRequest, SimulatedMachineUsage } from '../runtime.js';
 import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
 import { IPPool } from './ipam.js';
 import { normalizeImage, simulatedImageID } from './images.js';
@@ -77,6 +77,8 @@ import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.j
 import { connectListener, imageListener, listeningPorts, refusedConnection } from './listeners.js';
 import { StartEnvironments } from './start-env.js';
 import { imageContents } from './image-contents.js';
+import { interruptedExitCode, watchInterrupt } from './interrupt.js';
+import { SimulatedRuntimeUsage, type RunningContainer, type SimulatedUsageOptions } from './usage.js';
 import { containersWithChangedImage, definitionChangedMessage, invalidImageNameMessage } from './image-change.js';
 
 export const simulatedRuntimeType = 'sim';
@@ -106,6 +108,8 @@ export interface SimulatedRuntimeOptions {
   volumes?: SimulatedVolumeStore;
   /** The pods other pods' curl and wget reach by IP or through a Service (cluster-network.ts); default: one network for the whole process. */
   network?: SimulatedPodNetwork;
+  /** Model the containers' CPU and memory (usage.ts) for the kubelet's summary, on a node of this capacity; none when absent. */
+  usage?: SimulatedUsageOptions;
 }
 
 interface SimPod {
@@ -192,12 +196,34 @@ export class SimulatedRuntime implements PodRuntime {
   /** The kubelet's image pull back-off per pod and image: 10 s doubling to 5 min. */
   private readonly pullBackoff: Backoff;
   private closed = false;
+  private readonly usage?: SimulatedRuntimeUsage;
+  /** With the usage model only: the summary's container stats and the node's own (usage.ts). */
+  readonly containerStats?: () => Promise<RuntimeContainerStats[]>;
+  readonly machineUsage?: () => SimulatedMachineUsage;
 
   constructor(private readonly opts: SimulatedRuntimeOptions) {
     this.pool = new IPPool(opts.podCIDR);
     this.timers = opts.timers ?? realTimers;
     this.crashBackoff = new Backoff(() => this.timers.now().getTime());
     this.pullBackoff = new Backoff(() => this.timers.now().getTime());
+    if (opts.usage) {
+      const usage = this.usage = new SimulatedRuntimeUsage(opts.usage, this.timers);
+      this.containerStats = async () => usage.stats(this.runningContainers());
+      this.machineUsage = () => usage.nodeUsage();
+    }
+  }
+
+  /** Every container instance running now (the usage model counts them). */
+  private runningContainers(): RunningContainer[] {
+    const out: RunningContainer[] = [];
+    for (const p of this.byUID.values()) {
+      if (p.stopped) continue;
+      for (const c of [...p.initContainers, ...p.containers, ...p.ephemeralContainers]) {
+        const spec = c.state === 'running' ? this.containerSpec(p, c.name) : undefined;
+        if (spec) out.push({ podUID: p.uid, id: c.id, spec, startedAt: c.startedAt ?? c.createdAt });
+      }
+    }
+    return out;
   }
 
   syncPod(pod: Pod): void {
@@ -386,7 +412,9 @@ export class SimulatedRuntime implements PodRuntime {
         nextRequest: () => { const n = (p.requests?.get(id) ?? 0) + 1; (p.requests ??= new Map()).set(id, n); return n; },
         write: (text: string) => { if (c.id === id && c.state === 'running') { this.log(p, c, text); p.consoles?.get(id)?.write('stdout', text); } },
       } : undefined;
-      return connectListener(String(spec?.image ?? ''), { hostname, env, remoteAddress: '127.0.0.1', files, stdout }) ?? refusedConnection(port);
+      const running = { podUID: p.uid, id, spec: spec!, startedAt: c.startedAt ?? c.createdAt };
+      const compute = this.usage && (() => this.usage!.serve(running));
+      return connectListener(String(spec?.image ?? ''), { hostname, env, remoteAddress: '127.0.0.1', files, stdout, compute }) ?? refusedConnection(port);
     }
     return refusedConnection(port);
   }
@@ -431,6 +459,7 @@ export class SimulatedRuntime implements PodRuntime {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.usage?.close();
     for (const p of this.byUID.values()) {
       for (const h of p.timers.values()) this.timers.clearTimeout(h);
       p.detachNetwork?.();
@@ -982,6 +1011,10 @@ export class SimulatedRuntime implements PodRuntime {
     }
     const files = await withContainerFiles(prepared.context, this.filesDeps(p, spec, id)).catch(() => prepared.context);
     if (!current()) return;
+    // Ctrl-C on its terminal ends the command at its next sleep (interrupt.ts).
+    let interrupted = false;
+    let wake: (() => void) | undefined;
+    const unwatch = watchInterrupt(p.consoles?.get(id), spec, () => { interrupted = true; wake?.(); });
     const code = await runProgram(prepared.program, {
       ...files,
       now: () => this.timers.now(),
@@ -992,6 +1025,8 @@ export class SimulatedRuntime implements PodRuntime {
       },
       // A sleep ends early, and the program with it, once this instance stopped (the pod's timers are cleared then).
       sleep: (ms) => new Promise<boolean>((resolve) => {
+        if (interrupted) { resolve(false); return; }
+        wake = () => { const h = p.timers.get(`sleep:${c.name}`); if (h) { this.timers.clearTimeout(h); p.timers.delete(`sleep:${c.name}`); } resolve(false); };
         if (ms === Infinity) return;
         this.after(p, `sleep:${c.name}`, ms, () => {
           if (!(current() && c.state === 'running')) { resolve(false); return; }
@@ -999,7 +1034,9 @@ export class SimulatedRuntime implements PodRuntime {
         });
       }),
     });
+    unwatch();
     if (code !== undefined) this.programEnded(p, c, id, code);
+    else if (interrupted) this.programEnded(p, c, id, interruptedExitCode);
   }
 
   /** The stdio of a container instance that starts (attach.ts): attaches connect to it until the instance ends. */

@@ -8,15 +8,15 @@
  * No process runs: this parses a container's argv (an `sh -c SCRIPT` or one
  * command) into a small program and runs it against the container's
  * environment and its ConfigMap/Secret/downward API files. Anything outside
- * the subset (`while` with a condition, `case`, functions, an unknown
+ * the subset (`until`, `case`, functions, an unknown
  * command) makes `parseProgram` answer undefined, and the runtime logs the
  * container's simulated lifecycle instead, as before.
  *
  * The subset: `;`, `&&`, `||` and newlines between commands; pipes `a | b`
  * (each stage runs to its end, and its output is the next one's stdin: a
  * `while` loop is refused in a pipe, as it would never end); NAME=value;
- * `if LIST; then LIST; [elif ...;] [else LIST;] fi`; `while true` (or `:`)
- * and `for NAME in WORDS` loops; words with '...', "..." and `\`; $VAR,
+ * `if LIST; then LIST; [elif ...;] [else LIST;] fi`; `while LIST; do
+ * LIST; done` (`while true`, `while sleep 0.01`) and `for NAME in WORDS` loops; words with '...', "..." and `\`; $VAR,
  * ${VAR}, $(COMMAND) and `COMMAND`; output redirections `>`, `>>`, `2>`,
  * `2>&1`, `>&2`, `>/dev/null` into the container's layer and volumes
  * (layer.ts) and `< FILE`; the commands echo [-n] [-e], printf (%s, %d, %%,
@@ -52,7 +52,7 @@ export type Redirect = { fd: 1 | 2; append: boolean; target: Word } | { fd: 1 | 
 export type Command =
   | { kind: 'simple'; words: Word[]; op: Op; redirs?: Redirect[]; direct?: true }
   | { kind: 'assign'; name: string; value: Word; op: Op }
-  | { kind: 'while'; body: Command[]; op: Op }
+  | { kind: 'while'; cond: Command[]; body: Command[]; op: Op }
   | { kind: 'for'; name: string; words: Word[]; body: Command[]; op: Op }
   | { kind: 'pi'; digits: number; op: Op }
   | { kind: 'pipe'; stages: Command[]; op: Op }
@@ -232,14 +232,13 @@ function parseScript(src: string, lenient = false): Command[] {
     }
     if (isWord(first, 'while')) {
       pos++;
-      const cond = plain((tokens[pos] as { word?: Word }).word);
-      if (cond !== 'true' && cond !== ':') throw new Unsupported('while with a condition other than true');
-      pos++;
+      // `while LIST; do LIST; done`: `true`, or a command such as the HPA walkthrough's `sleep 0.01`.
+      const cond = list(['do']);
       expect('do');
       const body = list(['done']);
       expect('done');
-      if (!body.length) throw new Unsupported('empty loop');
-      return { kind: 'while', body, op: ';' };
+      if (!cond.length || !body.length) throw new Unsupported('empty loop');
+      return { kind: 'while', cond, body, op: ';' };
     }
     if (isWord(first, 'for')) {
       pos++;
@@ -511,9 +510,12 @@ async function runList(cmds: Command[], ctx: ShellContext, out: Out): Promise<nu
 
 async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<number> {
   if (cmd.kind === 'while') {
+    // The loop's status: its body's last, 0 when the body never ran (POSIX).
+    let status = 0;
     for (;;) {
       const before = ctx.now().getTime();
-      await runList(cmd.body, ctx, out);
+      if (await runList(cmd.cond, ctx, out) !== 0) return status;
+      status = await runList(cmd.body, ctx, out);
       // A loop that never sleeps would spin for ever: it waits a second a round instead.
       if (ctx.now().getTime() === before && !(await ctx.sleep(1000))) throw new Stopped();
     }
