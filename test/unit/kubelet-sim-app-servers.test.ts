@@ -180,11 +180,14 @@ describe('httpGet and tcpSocket probes reach the simulated servers', () => {
     const named = pod([{ name: 'web', image: 'nginx', ports: [{ name: 'http', containerPort: 80 }], readinessProbe: readiness({ httpGet: { path: '/', port: 'http' } }) }]);
     const unknown = pod([{ name: 'app', image: 'example.com/app:1', readinessProbe: readiness({ httpGet: { path: '/healthz', port: 8080 } }) }]);
     const steered = pod([{ name: 'nginx', image: 'nginx', readinessProbe: readiness({ httpGet: { path: '/', port: 8080 } }) }], { 'k8ts.io/sim-liveness-fail': '1h' });
-    for (const p of [nginx, goproxy, named, unknown, steered]) h.run(p);
+    // A sidecar the simulator cannot see into might listen on 8080: the probe keeps the simulated outcome.
+    const sidecar = pod([{ name: 'nginx', image: 'nginx', readinessProbe: readiness({ httpGet: { path: '/', port: 8080 } }) }]);
+    sidecar.spec!.initContainers = [{ name: 'proxy', image: 'example.com/proxy:1', restartPolicy: 'Always' }];
+    for (const p of [nginx, goproxy, named, unknown, steered, sidecar]) h.run(p);
     await h.advance(2_000);
     assert.ok(h.events.includes(`Unhealthy: Readiness probe failed: Get "http://${h.ip(nginx)}:8080/": dial tcp ${h.ip(nginx)}:8080: connect: connection refused`), h.events.join('\n'));
     assert.ok(h.events.includes(`Unhealthy: Readiness probe failed: dial tcp ${h.ip(goproxy)}:8081: connect: connection refused`), h.events.join('\n'));
-    assert.deepEqual([nginx, goproxy, named, unknown, steered].map((p) => h.container(p).ready), [false, false, true, true, true]);
+    assert.deepEqual([nginx, goproxy, named, unknown, steered, sidecar].map((p) => h.container(p).ready), [false, false, true, true, true, true]);
     h.close();
   });
 });

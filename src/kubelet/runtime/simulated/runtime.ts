@@ -290,7 +290,9 @@ export class SimulatedRuntime implements PodRuntime {
     return {
       container, podIP: p.sandbox?.ip, dial: (port: number) => this.dialPort(p.uid, port),
       serves: (port: number) => listeners.some((l) => !!l?.listener?.ports(env(l.spec)).includes(port)),
-      knowsEveryContainer: (p.pod.spec?.containers ?? []).every((spec) => !!containerListener(spec) || running.some((c) => c.name === spec.name && this.runsProgram(p, c))),
+      // Sidecars (restartable init containers) share the pod's network too; dialPort does not reach them, so one the simulator cannot see into might listen.
+      knowsEveryContainer: !(p.pod.spec?.initContainers ?? []).some((i) => i.restartPolicy === 'Always')
+        && (p.pod.spec?.containers ?? []).every((spec) => !!containerListener(spec) || running.some((c) => c.name === spec.name && this.runsProgram(p, c))),
       // Upstream's default timeoutSeconds is 1 (probeTiming's).
       timeoutMs: (probe.timeoutSeconds && probe.timeoutSeconds > 0 ? probe.timeoutSeconds : 1) * 1000,
     };
