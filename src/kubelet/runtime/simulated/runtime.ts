@@ -77,7 +77,7 @@ import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.j
 import { connectListener, imageListener, refusedConnection } from './listeners.js';
 import { containerListener } from './app-servers.js';
 import { containerConnect } from './container-connect.js';
-import { probeServer } from './server-probe.js';
+import { probeServer, type ServerProbeTarget } from './server-probe.js';
 import { StartEnvironments } from './start-env.js';
 import { imageContents } from './image-contents.js';
 
@@ -282,16 +282,15 @@ export class SimulatedRuntime implements PodRuntime {
     return { result: 'success', output: '' };
   }
 
-  /** What server-probe.ts needs of the pod: which ports its running containers serve, and whether it knows them all. */
-  private serverProbeTarget(p: SimPod, container: Container, probe: Probe) {
+  /** What server-probe.ts needs of the pod: which ports its running containers serve, and whether it knows them all (each read when asked). */
+  private serverProbeTarget(p: SimPod, container: Container, probe: Probe): ServerProbeTarget {
     const running = p.containers.filter((c) => c.state === 'running');
-    const listeners = running.map((c) => this.containerSpec(p, c.name)).map((spec) => (spec ? { spec, listener: containerListener(spec) } : undefined));
     const env = (spec: Container) => new Map((spec.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
     return {
       container, podIP: p.sandbox?.ip, dial: (port: number) => this.dialPort(p.uid, port),
-      serves: (port: number) => listeners.some((l) => !!l?.listener?.ports(env(l.spec)).includes(port)),
+      serves: (port: number) => running.some((c) => { const spec = this.containerSpec(p, c.name); return !!spec && !!containerListener(spec)?.ports(env(spec)).includes(port); }),
       // Sidecars (restartable init containers) share the pod's network too; dialPort does not reach them, so one the simulator cannot see into might listen.
-      knowsEveryContainer: !(p.pod.spec?.initContainers ?? []).some((i) => i.restartPolicy === 'Always')
+      knowsEveryContainer: () => !(p.pod.spec?.initContainers ?? []).some((i) => i.restartPolicy === 'Always')
         && (p.pod.spec?.containers ?? []).every((spec) => !!containerListener(spec) || running.some((c) => c.name === spec.name && this.runsProgram(p, c))),
       // Upstream's default timeoutSeconds is 1 (probeTiming's).
       timeoutMs: (probe.timeoutSeconds && probe.timeoutSeconds > 0 ? probe.timeoutSeconds : 1) * 1000,

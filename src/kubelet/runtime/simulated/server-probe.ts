@@ -25,7 +25,7 @@ export interface ServerProbeTarget {
   /** Whether a running container of the pod serves the port. */
   serves(port: number): boolean;
   /** Whether the simulator knows what every container of the pod runs. */
-  knowsEveryContainer: boolean;
+  knowsEveryContainer(): boolean;
   /** A connection to the pod's port (the runtime's dialPort: refused where nothing listens). */
   dial(port: number): Duplex;
   timeoutMs: number;
@@ -39,7 +39,7 @@ export async function probeServer(probe: Probe, t: ServerProbeTarget): Promise<S
   const port = resolvePort(handler.port, t.container);
   if (port instanceof Error) return undefined;
   const served = t.serves(port);
-  if (!served && !t.knowsEveryContainer) return undefined;
+  if (!served && !t.knowsEveryContainer()) return undefined;
   if (probe.tcpSocket) return served ? { result: 'success', output: '' } : { result: 'failure', output: `dial tcp ${t.podIP}:${port}: connect: connection refused` };
   const g = probe.httpGet!;
   let path = g.path ?? '';
