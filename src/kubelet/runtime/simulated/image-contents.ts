@@ -14,6 +14,7 @@
  * arguments joined by a space, a Date as its ISO string in node 6).
  */
 import { normalizeImage } from './images.js';
+import { redisStartLog } from './redis.js';
 
 export interface ImageContents {
   /** The image's ENV, in its Dockerfile's order (the runtime puts it before the kubelet's variables). */
@@ -133,6 +134,7 @@ export function imageContents(image: string): ImageContents | undefined {
       startLog: bootcampStartLog,
     };
   }
+  if (repo === 'docker.io/library/redis' && /^\d+\.\d+\.\d+$/.test(tag)) return { env: [], files: new Map(), startLog: (_host, startedAt) => redisStartLog(tag, startedAt) };
   if (nginxRepos.has(repo)) return { env: [], files: new Map([[`${nginxDocRoot}/50x.html`, nginx50xPage], [`${nginxDocRoot}/index.html`, nginxWelcomePage]]) };
   return undefined;
 }
