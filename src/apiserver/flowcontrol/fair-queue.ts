@@ -24,8 +24,17 @@
  * writes share a storage commit.
  */
 export const defaultSeats = 32;
-/** Upstream's queueLengthLimit of its default priority levels. */
-export const defaultQueueLength = 50;
+/**
+ * Requests one flow may have waiting: upstream's default priority levels
+ * (workload-high, workload-low, global-default, system, node-high) deal each
+ * flow a hand of 6 of their queues (handSize) and put a request on the
+ * shortest of them, rejecting it only when that one holds queueLengthLimit
+ * (50): so a lone flow waits up to 6 × 50 before a 429. With one queue per
+ * flow here, its limit is that product; 50 answered the controller manager's
+ * slow-start batch of 128 creates, and the scheduler's bindings of a
+ * DaemonSet's 250 pods, with 429s that kube-apiserver would have queued.
+ */
+export const defaultQueueLength = 6 * 50;
 
 /** Gives the seat back; idempotent (a response can both finish and close). */
 export type Release = () => void;
@@ -33,7 +42,7 @@ export type Release = () => void;
 export interface FairQueueOptions {
   /** Requests holding a seat at once (upstream's concurrency limit). */
   seats: number;
-  /** Requests of one flow waiting at once (upstream's queueLengthLimit, 50 by default). */
+  /** Requests of one flow waiting at once (defaultQueueLength: upstream's handSize × queueLengthLimit). */
   queueLength: number;
 }
 
