@@ -198,7 +198,10 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
       await sleep(pollMs);
     }
     log(`${nodes} nodes: rollout window ends at monotonic ${process.hrtime.bigint() / 1000n} µs`);
-    if (timeline) log(`${nodes} nodes: timeline (control loops' thread: tid ${loopsTid}), per 100 ms from the create:\n${renderTimeline(await timeline.stop())}`);
+    if (timeline) {
+      log(`${nodes} nodes: timeline (control loops' thread: tid ${loopsTid}), per 100 ms from the create:\n${renderTimeline(await timeline.stop())}`);
+      log(`${nodes} nodes: answered 429 in the rollout: ${timeline.tooManyByRequest()}`);
+    }
     const serverCpuSec = (readCpuMs(pid) - cpu0) / 1000;
     const benchCpuSec = (selfCpuMs() - self0) / 1000;
     const serverMainCpuSec = (readThreadCpuMs(pid) - main0) / 1000;

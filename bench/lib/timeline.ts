@@ -27,16 +27,21 @@ export interface Bucket {
 
 const emptyBucket = (): Bucket => ({ created: 0, bound: 0, ready: 0, posts: 0, bindings: 0, statuses: 0, dsStatuses: 0, tooMany: 0, mainMs: 0, loopsMs: 0, benchMs: 0 });
 
-interface Sample { posts: number; bindings: number; statuses: number; dsStatuses: number; tooMany: number }
+interface Sample { posts: number; bindings: number; statuses: number; dsStatuses: number; tooMany: number; tooManyBy: Map<string, number> }
 
 /** The counters the timeline follows, from a /metrics text. */
 export function sampleOf(text: string): Sample {
-  const s: Sample = { posts: 0, bindings: 0, statuses: 0, dsStatuses: 0, tooMany: 0 };
+  const s: Sample = { posts: 0, bindings: 0, statuses: 0, dsStatuses: 0, tooMany: 0, tooManyBy: new Map() };
   for (const line of text.split('\n')) {
     if (!line.startsWith('apiserver_request_total{')) continue;
     const v = Number(line.slice(line.lastIndexOf(' ') + 1));
     const has = (l: string) => line.includes(l);
-    if (has('code="429"')) s.tooMany += v;
+    if (has('code="429"')) {
+      s.tooMany += v;
+      const l = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(line)?.[1] ?? '';
+      const key = `${l('verb')} ${l('resource')}${l('subresource') ? `/${l('subresource')}` : ''}`;
+      s.tooManyBy.set(key, (s.tooManyBy.get(key) ?? 0) + v);
+    }
     if (has('verb="POST"') && has('resource="pods"') && has('subresource=""')) s.posts += v;
     else if (has('verb="POST"') && has('subresource="binding"')) s.bindings += v;
     else if (has('verb="PUT"') && has('resource="pods"') && has('subresource="status"')) s.statuses += v;
@@ -77,6 +82,7 @@ export class Timeline {
   private timer?: NodeJS.Timeout;
   private watch?: WatchHandle;
   private last?: { s: Sample; main: number; loops: number; bench: number };
+  private first?: Sample;
   private sampling = false;
 
   constructor(private readonly o: { clients: Clientset; pid: number; loopsTid: number; namespace: string; labelSelector: string; bucketMs?: number }) {}
@@ -95,7 +101,8 @@ export class Timeline {
     const list = await this.o.clients.pods.list(this.o.namespace, { labelSelector: this.o.labelSelector, limit: 1 });
     this.watch = await this.o.clients.pods.watch(this.o.namespace, { labelSelector: this.o.labelSelector, resourceVersion: list.metadata.resourceVersion },
       (e) => this.onPod(e.type, e.object as Pod), { skipManagedFields: true });
-    this.last = { s: sampleOf(await metricsText(this.o.clients)), ...this.cpu() };
+    this.first = sampleOf(await metricsText(this.o.clients));
+    this.last = { s: this.first, ...this.cpu() };
     this.timer = setInterval(() => { void this.sample(); }, this.bucketMs);
   }
 
@@ -137,6 +144,12 @@ export class Timeline {
     await this.sample();
     this.watch?.close();
     return this.buckets;
+  }
+
+  /** The 429s of the window by request, "POST pods/binding 34, POST events 31". */
+  tooManyByRequest(): string {
+    const diff = [...(this.last?.s.tooManyBy ?? [])].map(([k, v]) => [k, v - (this.first?.tooManyBy.get(k) ?? 0)] as const).filter(([, v]) => v > 0);
+    return diff.sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
   }
 }
 
