@@ -18,7 +18,9 @@
  * Results go to bench/RESULTS.md, section "daemonset" (other sections are
  * left alone).
  *
- *   node dist/bench/daemonset.js [--nodes 1000,5000] [--runs 1] [--cutoff-s 300] [--renew-ms 20000] [--no-write] [--keep]
+ *   node dist/bench/daemonset.js [--nodes 1000,5000] [--runs 1] [--cutoff-s 300] [--renew-ms 20000] [--no-write] [--keep] [--timeline]
+ *   (--timeline: per 100 ms of the rollout, pods created / bound / Ready, the server's writes and 429s,
+ *   and the CPU of the serving thread, the control loops' thread and this process: bench/lib/timeline.ts)
  *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,6 +32,7 @@ import { startServer, readMemory, readCpuMs, readThreadCpuMs } from './lib/serve
 import { countOf, countsSince, describeCounts, requestCounts, writeCounts, type RequestCounts } from './lib/request-counts.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
 import { median, msSince } from './lib/stats.js';
+import { Timeline, busiestOtherThread, renderTimeline, threadCpu } from './lib/timeline.js';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
 import { NodeSimulator } from '../src/kubelet/index.js';
 import { silentLogger } from '../src/util/log.js';
@@ -125,7 +128,7 @@ const selfCpuMs = () => { const u = process.cpuUsage(); return (u.user + u.syste
 
 const isReady = (n: any) => (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
 
-async function runOnce(work: string, nodes: number, run: number, cutoffMs: number, renewMs: number): Promise<RunResult> {
+async function runOnce(work: string, nodes: number, run: number, cutoffMs: number, renewMs: number, withTimeline = false): Promise<RunResult> {
   const dataDir = join(work, `n${nodes}-${run}`);
   const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'all'], nodeArgs: process.env.K8TS_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) });
   const pid = server.pid;
@@ -155,7 +158,7 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     log(`${nodes} nodes: all Ready at ${nodesReadySec.toFixed(1)} s; measuring one renew interval of heartbeats`);
 
     // Steady state: one whole renew interval, so every node renews its Lease once.
-    const s0 = { cpu: readCpuMs(pid), main: readThreadCpuMs(pid), self: selfCpuMs(), counts: await writeCounts(clients) };
+    const s0 = { cpu: readCpuMs(pid), main: readThreadCpuMs(pid), self: selfCpuMs(), counts: await writeCounts(clients), threads: threadCpu(pid) };
     await sleep(renewMs);
     const steady = countsSince(s0.counts, await writeCounts(clients));
     const steadyWrites = countOf(steady, () => true);
@@ -165,6 +168,9 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     const steadyBenchCpuMsPerRenewal = (selfCpuMs() - s0.self) / Math.max(1, steadyLeasePuts);
     log(`${nodes} nodes: steady state ${describeCounts(steady)}; server CPU ${steadyCpuMsPerWrite.toFixed(2)} ms per write (main thread ${steadyMainCpuMsPerWrite.toFixed(2)}); creating the DaemonSet`);
 
+    // The control loops' thread is the busiest other than the serving one in the steady state (it decodes every Lease event).
+    const loopsTid = withTimeline ? busiestOtherThread(pid, s0.threads) : undefined;
+    const timeline = loopsTid === undefined ? undefined : new Timeline({ clients, pid, loopsTid, namespace: 'default', labelSelector: 'app=http-go' });
     const counts0 = await writeCounts(clients);
     const all0 = await requestCounts(clients);
     const main0 = readThreadCpuMs(pid);
@@ -173,6 +179,7 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     const c0 = process.hrtime.bigint();
     // The monotonic clock in µs, for bench/lib/cpuprofile.js --from-us/--to-us on a --cpu-prof of the server.
     log(`${nodes} nodes: DaemonSet create at monotonic ${c0 / 1000n} µs`);
+    await timeline?.start(c0);
     await clients.daemonsets.create('default', httpGo());
     let desiredSec = NaN;
     let readySec = NaN;
@@ -191,6 +198,10 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
       await sleep(pollMs);
     }
     log(`${nodes} nodes: rollout window ends at monotonic ${process.hrtime.bigint() / 1000n} µs`);
+    if (timeline) {
+      log(`${nodes} nodes: timeline (control loops' thread: tid ${loopsTid}), per 100 ms from the create:\n${renderTimeline(await timeline.stop())}`);
+      log(`${nodes} nodes: answered 429 in the rollout: ${timeline.tooManyByRequest()}`);
+    }
     const serverCpuSec = (readCpuMs(pid) - cpu0) / 1000;
     const benchCpuSec = (selfCpuMs() - self0) / 1000;
     const serverMainCpuSec = (readThreadCpuMs(pid) - main0) / 1000;
@@ -292,6 +303,7 @@ async function main(): Promise<void> {
       'renew-ms': { type: 'string', default: '20000' },
       'no-write': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
+      timeline: { type: 'boolean', default: false },
     },
   });
   const nodeCounts = values.nodes!.split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
@@ -304,7 +316,7 @@ async function main(): Promise<void> {
   try {
     const results: RunResult[] = [];
     for (const n of nodeCounts) {
-      for (let run = 1; run <= runs; run++) results.push(await runOnce(work, n, run, cutoffMs, renewMs));
+      for (let run = 1; run <= runs; run++) results.push(await runOnce(work, n, run, cutoffMs, renewMs, values.timeline));
     }
     const md = report(results, command, cutoffMs, renewMs);
     console.log(`\n${md}`);

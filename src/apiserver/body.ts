@@ -21,7 +21,7 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   // The steps after the body are what a flood makes expensive: they wait for the flow's seat,
   // then for a turn of the loop (turns.ts), so a burst of writes does not run as one task.
   // A request with no seat to wait for (most) awaits nothing for it: no promise made.
-  const seat = seatFor(req);
+  const seat = seatFor(req, body.length);
   if (seat) await seat;
   await nextTurn();
   return body;

@@ -50,7 +50,7 @@ import { handleMetrics, metricsGroup, metricsResources, SummaryScraper } from '.
 import { storageHealthCheck, type StorageHealth } from './storage-health.js';
 import { closeHeavyLane } from './heavy/index.js';
 import type { PodSummaryEndpoint } from './pod-summary/endpoint.js';
-import { FairQueue, defaultQueueLength, defaultSeats } from './flowcontrol/fair-queue.js';
+import { FairQueue, defaultQueueBytes, defaultQueueLength, defaultSeats } from './flowcontrol/fair-queue.js';
 import { seatAfterBody } from './flowcontrol/seats.js';
 import { boundConnections, tlsServerDeadlineOptions, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
@@ -131,7 +131,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     storageHealth: options.storageHealth ?? storageHealthCheck(options.registry.backend), proxyAgents,
   };
   const timeouts = { ...defaultTimeouts, ...opts.timeouts };
-  const seats = new FairQueue({ seats: opts.maxMutatingRequestsInflight ?? defaultSeats, queueLength: defaultQueueLength });
+  const seats = new FairQueue({ seats: opts.maxMutatingRequestsInflight ?? defaultSeats, queueLength: defaultQueueLength, queueBytes: defaultQueueBytes });
   // The handshake and header deadlines of upstream's http.Server (util/serving-deadlines.ts).
   const checking = tlsServerDeadlineOptions(timeouts);
   // The one error boundary: whatever a request makes a handler throw or reject with, the

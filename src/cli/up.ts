@@ -72,8 +72,10 @@ itself, nslookup); \`kubectl exec\` and exec probes run such commands in a
 simulated shell against the container's files (others: "sh: NAME: not found";
 an exec probe it cannot run keeps the simulated outcome); port-forward and the API
 server's pods/services proxy reach simulated nginx, kubernetes-bootcamp,
-hello-app, echoserver and httpd servers, and so do NodePort and LoadBalancer
-ports on 127.0.0.1 (the nodes' address); attach says that no process runs.
+hello-app, echoserver, httpd, agnhost liveness, goproxy, redis, guestbook
+frontend, mysql and WordPress servers, and so do NodePort and LoadBalancer
+ports on 127.0.0.1 (the nodes' address) and httpGet/tcpSocket probes (a port
+none of them listens on is refused); attach says that no process runs.
 Ctrl-C stops everything; the data stays in the data directory.
 
 On a terminal the JSON log lines go to DATA_DIR/k8ts.log (errors are also

@@ -65,7 +65,12 @@ export interface StoreDeps {
   hooks?: StoreHooks;
   /** How long a read for a resourceVersion the store has not reached waits for it (upstream: 3 s). */
   freshnessWaitMs?: number;
+  /** metadata.generateName's names (meta.ts's generateName, upstream's SimpleNameGenerator, unless a test picks them). */
+  generateName?: (base: string) => string;
 }
+
+/** Upstream's maxNameGenerationCreateAttempts (RetryGenerateName, GA in 1.32): a create with generateName tries 8 names. */
+export const nameGenerationAttempts = 8;
 
 /**
  * The version a resource is stored in when it is not the one it is served
@@ -387,7 +392,9 @@ export class Store {
     const meta = obj.metadata;
     this.checkNamespaceMatch(namespace, meta);
     if (this.info.namespaced) meta.namespace = namespace; else delete meta.namespace;
-    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+    const nameOf = this.deps.generateName ?? generateName;
+    const generated = !meta.name && !!meta.generateName;
+    if (generated) meta.name = nameOf(meta.generateName!);
     if (!meta.name) {
       throw invalidObject(this.info.kind, this.info.group, '', [required('metadata.name', 'name or generateName is required')]);
     }
@@ -414,18 +421,21 @@ export class Store {
     if (managedFields !== undefined) setManagedFields(obj, managedFields);
     if ((step = this.deps.hooks?.validate?.('create', this.info, obj, undefined, { dryRun: !!opts.dryRun }, opts.context))) await step;
     if (opts.dryRun) return obj;
-    const key = this.key(namespace, meta.name);
-    const value = this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj);
     const cache = this.handOverTo(opts);
-    if (opts.context?.ended?.()) throw requestTimeout();
-    cache?.expectWrite(key, value, obj);
-    const res = await this.deps.backend.create(key, value);
-    if (!res.ok) {
+    for (let attempt = 1; ; attempt++) {
+      const key = this.key(namespace, meta.name);
+      const value = this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj);
+      if (opts.context?.ended?.()) throw requestTimeout();
+      cache?.expectWrite(key, value, obj);
+      const res = await this.deps.backend.create(key, value);
+      // obj is the request's own copy (cloned from its body): answered as written, not parsed back from storage.
+      if (res.ok) return this.written(obj, res.kv, value);
       cache?.forgetWrite(key, value);
-      throw alreadyExists(this.gr, meta.name);
+      // A generated name that is taken is generated again (upstream's RetryGenerateName): with 5 characters
+      // of 27, a DaemonSet's 5,000 pods draw one taken name in about every second rollout.
+      if (!generated || attempt >= nameGenerationAttempts) throw alreadyExists(this.gr, meta.name);
+      meta.name = nameOf(meta.generateName!);
     }
-    // obj is the request's own copy (cloned from its body): answered as written, not parsed back from storage.
-    return this.written(obj, res.kv, value);
   }
 
   private checkNamespaceMatch(namespace: string | undefined, meta: ObjectMeta) {

@@ -6,7 +6,7 @@
  *   - another user's create takes the next free seat before the flood's queued ones.
  * The seats are held by a validating webhook that does not answer the flood's
  * creates (timeoutSeconds, then failurePolicy Ignore), so the state is made,
- * not raced: two seats (`--max-mutating-requests-inflight 2`), fifty queued.
+ * not raced: two seats (`--max-mutating-requests-inflight 2`), three hundred queued.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +20,8 @@ import { startWebhookServer, type WebhookServer } from './webhook-server.js';
 import { startBystander } from './bystander.js';
 
 const hookSeconds = 15;
-const queueLength = 50;
+/** A lone flow's queue: upstream's handSize × queueLengthLimit (src/apiserver/flowcontrol/fair-queue.ts). */
+const queueLength = 300;
 
 describe('fairness: a flooding user does not hold back another', () => {
   let cluster: Cluster;
@@ -70,7 +71,7 @@ webhooks:
     const answers: { i: number; res: ApiResponse }[] = [];
     const total = 2 + queueLength + 10;
     const flood = Array.from({ length: total }, (_, i) => asUser('flooder', `flood-${i}`, { flood: 'yes' }).then((res) => { answers.push({ i, res }); }));
-    // Two flood creates hold the seats (in the webhook); fifty wait in the flood's queue; the rest are refused.
+    // Two flood creates hold the seats (in the webhook); 300 wait in the flood's queue; the rest are refused.
     await eventually(async () => hooks.reviews.get('/hold')!.length >= reviewed + 2 && answers.length >= total - 2 - queueLength, (hookSeconds - 3) * 1000, 'the flood to fill its seats and queue');
     const refused = answers.filter((a) => a.res.status === 429);
     assert.equal(refused.length, total - 2 - queueLength, `answers: ${answers.map((a) => `${a.res.status} ${a.res.body.slice(0, 80)}`).join('; ')}`);
@@ -87,7 +88,7 @@ webhooks:
     const report = await by.stop();
     holding = false;
     assert.equal(mine.status, 201, mine.body);
-    // Served in the first round of freed seats, not behind the flood's fifty (which at 2 seats per hook timeout would take minutes).
+    // Served in the first round of freed seats, not behind the flood's 300 (which at 2 seats per hook timeout would take minutes).
     assert.ok(floodAnswered <= 4, `the bystander's create waited for ${floodAnswered} flood creates (${Math.round(waitedMs)} ms)`);
     assert.ok(report.samples > 0);
     assert.deepEqual(report.failures, [], `worst ${Math.round(report.worstMs)} ms`);

@@ -60,6 +60,12 @@ test('ports, env fieldRefs, probes and lifecycle hooks', () => {
   assert.deepEqual(c.lifecycle.preStop.httpGet, { port: 80, path: '/stop', scheme: 'HTTP' });
 });
 
+test('a gRPC probe\'s service defaults to "" (the probes page\'s etcd-with-grpc: kubectl describe reads it)', () => {
+  const pod = defaulted('v1/Pod', { spec: { containers: [{ name: 'etcd', image: 'registry.k8s.io/etcd:3.5.1-0', livenessProbe: { grpc: { port: 2379 }, initialDelaySeconds: 10 }, readinessProbe: { grpc: { port: 2379, service: 'etcd' } } }] } });
+  assert.deepEqual(pod.spec.containers[0].livenessProbe.grpc, { port: 2379, service: '' });
+  assert.deepEqual(pod.spec.containers[0].readinessProbe.grpc, { port: 2379, service: 'etcd' });
+});
+
 test('requests default to limits (pods only), quantities canonical and rounded to milli', () => {
   const pod = defaulted('v1/Pod', { spec: { containers: [{ name: 'c', image: 'x', resources: { limits: { cpu: '1.5', memory: '0.5Gi' }, requests: { cpu: '0.0001' } } }] } });
   assert.deepEqual(pod.spec.containers[0].resources, { limits: { cpu: '1500m', memory: '512Mi' }, requests: { cpu: '1m', memory: '512Mi' } });

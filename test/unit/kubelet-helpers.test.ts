@@ -53,6 +53,10 @@ describe('images', () => {
     ['nginx', 'docker.io/library/nginx:latest'],
     ['nginx:1.27', 'docker.io/library/nginx:1.27'],
     ['bitnami/redis', 'docker.io/bitnami/redis:latest'],
+    // The guestbook's leader image: containerd reports docker.io/library/redis:6.0.5.
+    ['docker.io/redis:6.0.5', 'docker.io/library/redis:6.0.5'],
+    ['docker.io/bitnami/redis', 'docker.io/bitnami/redis:latest'],
+    ['index.docker.io/library/nginx:1.27', 'docker.io/library/nginx:1.27'],
     ['quay.io/fluentd_elasticsearch/fluentd:v2.5.2', 'quay.io/fluentd_elasticsearch/fluentd:v2.5.2'],
     ['localhost:5000/app', 'localhost:5000/app:latest'],
     ['registry.k8s.io/pause@sha256:abc', 'registry.k8s.io/pause@sha256:abc'],

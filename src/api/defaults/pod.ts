@@ -21,6 +21,8 @@ function defaultProbe(p: unknown): void {
   setIfZero(p, 'successThreshold', 1);
   setIfZero(p, 'failureThreshold', 3);
   defaultHTTPGet(p.httpGet);
+  // GRPCAction.service is `+default=""`: kubectl describe dereferences it.
+  if (isObj(p.grpc) && p.grpc.service === undefined) p.grpc.service = '';
 }
 
 function defaultFieldRef(ref: unknown): void {

@@ -24,8 +24,23 @@
  * writes share a storage commit.
  */
 export const defaultSeats = 32;
-/** Upstream's queueLengthLimit of its default priority levels. */
-export const defaultQueueLength = 50;
+/**
+ * Requests one flow may have waiting: upstream's default priority levels
+ * (workload-high, workload-low, global-default, system, node-high) deal each
+ * flow a hand of 6 of their queues (handSize) and put a request on the
+ * shortest of them, rejecting it only when that one holds queueLengthLimit
+ * (50): so a lone flow waits up to 6 × 50 before a 429. With one queue per
+ * flow here, its limit is that product; 50 answered the controller manager's
+ * slow-start batch of 128 creates, and the scheduler's bindings of a
+ * DaemonSet's 250 pods, with 429s that kube-apiserver would have queued.
+ */
+export const defaultQueueLength = 6 * 50;
+/**
+ * Body bytes one flow may have waiting: 50 bodies of the largest size (body.ts, 3 MiB), what a
+ * flow's queue could hold when it took 50 requests, so the longer queue does not let one user
+ * make the server hold six times as much.
+ */
+export const defaultQueueBytes = 50 * 3 * 1024 * 1024;
 
 /** Gives the seat back; idempotent (a response can both finish and close). */
 export type Release = () => void;
@@ -33,34 +48,46 @@ export type Release = () => void;
 export interface FairQueueOptions {
   /** Requests holding a seat at once (upstream's concurrency limit). */
   seats: number;
-  /** Requests of one flow waiting at once (upstream's queueLengthLimit, 50 by default). */
+  /** Requests of one flow waiting at once (defaultQueueLength: upstream's handSize × queueLengthLimit). */
   queueLength: number;
+  /**
+   * Bytes (of request bodies) one flow may have waiting, unbounded when not set. k8ts seats a
+   * request after reading its body, so what waits holds its body: the server bounds a flow's
+   * queue to what 50 bodies of the largest size held before the queue grew to 300 requests.
+   */
+  queueBytes?: number;
 }
 
-interface Waiter { grant(release: Release): void }
+interface Waiter { grant(release: Release): void; bytes: number }
 
 export class FairQueue {
   private inUse = 0;
   /** Flows with requests waiting, in the order they get the next seats (round robin). */
   private readonly waiting = new Map<string, Waiter[]>();
+  /** Body bytes waiting, by flow (flows with requests waiting only). */
+  private readonly waitingBytes = new Map<string, number>();
 
   constructor(private readonly opts: FairQueueOptions) {}
 
   /**
    * A seat for a request of `flow`: at once when one is free and no flow
    * waits (the common case costs a counter), else a promise that settles when
-   * the turn of `flow` comes. 'rejected' when the flow's queue is full.
+   * the turn of `flow` comes. 'rejected' when the flow's queue is full (in
+   * requests, or in `bytes` of bodies).
    * `onCancel` is called only for a request that waits, with the function
    * that takes it out of its queue (when the client leaves or the request
    * times out); the promise then never settles.
    */
-  acquire(flow: string, onCancel: (forget: () => void) => void): Release | Promise<Release> | 'rejected' {
+  acquire(flow: string, onCancel: (forget: () => void) => void, bytes = 0): Release | Promise<Release> | 'rejected' {
     if (this.inUse < this.opts.seats && this.waiting.size === 0) return this.seat();
     const queue = this.waiting.get(flow) ?? [];
     if (queue.length >= this.opts.queueLength) return 'rejected';
+    const queuedBytes = (this.waitingBytes.get(flow) ?? 0) + bytes;
+    if (this.opts.queueBytes !== undefined && queue.length > 0 && queuedBytes > this.opts.queueBytes) return 'rejected';
     if (queue.length === 0) this.waiting.set(flow, queue);
+    this.waitingBytes.set(flow, queuedBytes);
     return new Promise<Release>((resolve) => {
-      const waiter: Waiter = { grant: resolve };
+      const waiter: Waiter = { grant: resolve, bytes };
       queue.push(waiter);
       onCancel(() => this.forget(flow, waiter));
     });
@@ -91,6 +118,7 @@ export class FairQueue {
       const waiter = queue.shift()!;
       this.waiting.delete(flow);
       if (queue.length > 0) this.waiting.set(flow, queue);
+      this.unqueueBytes(flow, waiter);
       waiter.grant(this.seat());
     }
   }
@@ -101,5 +129,12 @@ export class FairQueue {
     if (at < 0) return;
     queue!.splice(at, 1);
     if (queue!.length === 0) this.waiting.delete(flow);
+    this.unqueueBytes(flow, waiter);
+  }
+
+  private unqueueBytes(flow: string, waiter: Waiter): void {
+    const left = (this.waitingBytes.get(flow) ?? 0) - waiter.bytes;
+    if (this.waiting.has(flow)) this.waitingBytes.set(flow, left);
+    else this.waitingBytes.delete(flow);
   }
 }

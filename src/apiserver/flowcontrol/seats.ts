@@ -22,24 +22,24 @@ import type { FairQueue } from './fair-queue.js';
 const seatedVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
 /** The seat a request takes once its body is read, set by the server after authorization. */
-const pending = new WeakMap<IncomingMessage, () => Promise<void> | void>();
+const pending = new WeakMap<IncomingMessage, (bytes: number) => Promise<void> | void>();
 
 /** Marks `req` as needing a seat of `queue` before the work after its body, unless its user or verb is exempt. */
 export function seatAfterBody(queue: FairQueue | undefined, req: IncomingMessage, res: ServerResponse, user: UserInfo, verb: string): void {
   if (!queue || !seatedVerbs.has(verb) || user.groups.includes('system:masters')) return;
-  pending.set(req, () => takeSeat(queue, res, user.name));
+  pending.set(req, (bytes) => takeSeat(queue, res, user.name, bytes));
 }
 
-/** Waits for the seat `req` needs, if any; throws upstream's 429 when its flow's queue is full. */
-export function seatFor(req: IncomingMessage): Promise<void> | void {
+/** Waits for the seat `req` (whose body is `bytes` long) needs, if any; throws upstream's 429 when its flow's queue is full. */
+export function seatFor(req: IncomingMessage, bytes = 0): Promise<void> | void {
   const take = pending.get(req);
   if (!take) return;
   pending.delete(req);
-  return take();
+  return take(bytes);
 }
 
-async function takeSeat(queue: FairQueue, res: ServerResponse, flow: string): Promise<void> {
-  const got = queue.acquire(flow, (forget) => res.once('close', forget));
+async function takeSeat(queue: FairQueue, res: ServerResponse, flow: string, bytes: number): Promise<void> {
+  const got = queue.acquire(flow, (forget) => res.once('close', forget), bytes);
   if (got === 'rejected') throw tooManyRequests();
   const release = typeof got === 'function' ? got : await got;
   if (res.closed) return release();

@@ -8,6 +8,7 @@
  * fail with Go's wording.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { request as httpsRequest } from 'node:https';
 import type { ProbeOutcome } from './worker.js';
 import { kubeletVersion } from '../nodestatus.js';
@@ -19,6 +20,8 @@ export interface HTTPProbeTarget {
   url: URL;
   headers: { name: string; value: string }[];
   timeoutMs: number;
+  /** The connection to each URL asked (a simulated pod's port); absent: a TCP connection to its host. */
+  connect?(u: URL): Duplex;
 }
 
 const userAgent = () => {
@@ -46,7 +49,8 @@ function getOnce(u: URL, t: HTTPProbeTarget, deadline: number): Promise<{ res: I
       headers[h.name] = h.value;
     }
     const left = Math.max(1, deadline - Date.now());
-    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { method: 'GET', headers, rejectUnauthorized: false });
+    const connect = t.connect;
+    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { method: 'GET', headers, rejectUnauthorized: false, ...(connect ? { createConnection: () => connect(u) } : {}) });
     const timer = setTimeout(() => {
       req.destroy(Object.assign(new Error(`${goGet(u)}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)`), { code: 'PROBE_TIMEOUT' }));
     }, left);

@@ -15,6 +15,7 @@
  */
 import { normalizeImage } from './images.js';
 import { nginxStartLog, nginxStopLog } from './nginx-log.js';
+import { redisStartLog } from './redis.js';
 
 export interface ImageContents {
   /** The image's ENV, in its Dockerfile's order (the runtime puts it before the kubelet's variables). */
@@ -142,5 +143,7 @@ export function imageContents(image: string): ImageContents | undefined {
     const stopLog = official ? (at: Date) => nginxStopLog(tag, at) : undefined;
     return { env: [], files: new Map([[`${nginxDocRoot}/50x.html`, nginx50xPage], [`${nginxDocRoot}/index.html`, nginxWelcomePage]]), startLog, stopLog };
   }
+  if (repo === 'docker.io/library/redis' && /^\d+\.\d+\.\d+$/.test(tag)) return { env: [], files: new Map(), startLog: (_host, startedAt) => redisStartLog(tag, startedAt) };
+  if (nginxRepos.has(repo)) return { env: [], files: new Map([[`${nginxDocRoot}/50x.html`, nginx50xPage], [`${nginxDocRoot}/index.html`, nginxWelcomePage]]) };
   return undefined;
 }

@@ -18,6 +18,8 @@ function splitReference(image: string): { repo: string; tag?: string; digest?: s
 function qualify(repo: string): string {
   const first = repo.split('/')[0];
   const hasDomain = repo.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  // docker.io/redis is docker.io/library/redis, as containerd's reference normalization has it (index.docker.io too).
+  if (hasDomain && (first === 'docker.io' || first === 'index.docker.io')) return `docker.io/${repo.split('/').length === 2 ? 'library/' : ''}${repo.slice(first.length + 1)}`;
   if (hasDomain) return repo;
   return repo.includes('/') ? `docker.io/${repo}` : `docker.io/library/${repo}`;
 }

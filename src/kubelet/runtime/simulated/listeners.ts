@@ -47,6 +47,13 @@ export interface ListenerContext {
   stdout?: ListenerStdout;
   /** The CPU a request costs (usage.ts): the answer waits until it is done; absent: answered at once. */
   compute?(): Promise<void>;
+  /** When the instance started and the clock (a server whose answer changes with its uptime: agnhost liveness). */
+  startedAt?: Date;
+  now?(): Date;
+  /** A connection from the container to HOST:PORT as its libc and the pod network resolve and route it; undefined: not reached. */
+  connect?(host: string, port: number): Promise<Duplex | undefined>;
+  /** What the server keeps in memory, for this container instance alone (a redis's keys): a restart starts empty. */
+  memory?: Map<string, unknown>;
 }
 
 export interface ListenerStdout {
@@ -67,9 +74,11 @@ export interface ListenerFiles {
 
 type Responder = (req: IncomingMessage, res: ServerResponse, ctx: ListenerContext) => void;
 
-interface ImageListener {
+/** A server of an image: HTTP requests go to respond; a server of another protocol (redis, mysql) takes the connection itself (serve). */
+export interface ImageListener {
   ports(env: Map<string, string>): number[];
-  respond: Responder;
+  respond?: Responder;
+  serve?(socket: Duplex, ctx: ListenerContext): void;
 }
 
 const nginxDefaultVersion = '1.27.3';
@@ -234,19 +243,21 @@ const contexts = new WeakMap<object, { listener: ImageListener; ctx: ListenerCon
 function responderServer(): http.Server {
   server ??= http.createServer((req, res) => {
     const c = contexts.get(req.socket);
-    if (!c) { res.destroy(); return; }
-    if (!c.ctx.compute) { c.listener.respond(req, res, c.ctx); return; }
-    void c.ctx.compute().then(() => { if (!res.destroyed) c.listener.respond(req, res, c.ctx); });
+    if (!c?.listener.respond) { res.destroy(); return; }
+    const { listener, ctx } = c;
+    if (!ctx.compute) { listener.respond!(req, res, ctx); return; }
+    void ctx.compute().then(() => { if (!res.destroyed) listener.respond!(req, res, ctx); });
   });
   return server;
 }
 
-/** A connection to `image`'s listener: the caller's end; the other end is served in-process. */
-export function connectListener(image: string, ctx: ListenerContext): Duplex | undefined {
-  const listener = imageListener(image);
+/** A connection to `image`'s listener (or to `listener`): the caller's end; the other end is served in-process. */
+export function connectListener(image: string | ImageListener, ctx: ListenerContext): Duplex | undefined {
+  const listener = typeof image === 'string' ? imageListener(image) : image;
   if (!listener) return undefined;
   const [client, served] = duplexPair();
   Object.assign(served, { remoteAddress: ctx.remoteAddress, remotePort: 0 });
+  if (listener.serve) { listener.serve(served, ctx); return client; }
   contexts.set(served, { listener, ctx });
   responderServer().emit('connection', served);
   return client;

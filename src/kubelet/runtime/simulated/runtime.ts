@@ -74,7 +74,10 @@ import { emptyLayer, type WritableLayer } from './layer.js';
 import { listenerFiles, withContainerFiles, type ContainerFilesDeps } from './container-files.js';
 import { processVolumeStore, type SimulatedVolumeStore } from './volumes.js';
 import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.js';
-import { connectListener, imageListener, listeningPorts, refusedConnection } from './listeners.js';
+import { connectListener, imageListener, refusedConnection } from './listeners.js';
+import { containerListener } from './app-servers.js';
+import { containerConnect } from './container-connect.js';
+import { probeServer, type ServerProbeTarget } from './server-probe.js';
 import { StartEnvironments } from './start-env.js';
 import { imageContents } from './image-contents.js';
 import { interruptedExitCode, watchInterrupt } from './interrupt.js';
@@ -160,6 +163,17 @@ interface SimPod {
   requests?: Map<string, number>;
   /** Each container instance's environment sources as read at its start (start-env.ts). */
   startEnv?: StartEnvironments;
+  /** Container instance ID → what its image's server keeps in memory (a redis's keys): gone with the instance. */
+  serverMemory?: Map<string, Map<string, unknown>>;
+}
+
+/** The in-memory state of an instance's server; instances gone are dropped. */
+function serverMemory(p: SimPod, id: string): Map<string, unknown> {
+  const all = (p.serverMemory ??= new Map());
+  for (const old of all.keys()) if (old !== id && !p.containers.some((x) => x.id === old)) all.delete(old);
+  let m = all.get(id);
+  if (!m) { m = new Map(); all.set(id, m); }
+  return m;
 }
 
 type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}` | `sleep:${string}`;
@@ -287,9 +301,30 @@ export class SimulatedRuntime implements PodRuntime {
       });
       if (ran) return ran;
     }
+    const spec = this.containerSpec(p, c.name);
+    // An httpGet or tcpSocket probe reaches the server the simulator knows in the pod, as the kubelet's reaches the pod IP (server-probe.ts).
+    // A pod steered by any k8ts.io/sim-<type>-fail annotation keeps the simulated outcome for all its probes.
+    const steered = (['liveness', 'readiness', 'startup'] as const).some((t) => probeAnnotated(p.pod, t));
+    const served = spec && !steered ? await probeServer(probe, this.serverProbeTarget(p, spec, probe)) : undefined;
+    if (served) return served;
     const ranMs = this.timers.now().getTime() - (c.startedAt ?? c.createdAt).getTime();
     if (probeFails(p.pod, type, c.name, ranMs)) return { result: 'failure', output: probeFailureOutput(probe, p.sandbox?.ip) };
     return { result: 'success', output: '' };
+  }
+
+  /** What server-probe.ts needs of the pod: which ports its running containers serve, and whether it knows them all (each read when asked). */
+  private serverProbeTarget(p: SimPod, container: Container, probe: Probe): ServerProbeTarget {
+    const running = p.containers.filter((c) => c.state === 'running');
+    const env = (spec: Container) => new Map((spec.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
+    return {
+      container, podIP: p.sandbox?.ip, dial: (port: number) => this.dialPort(p.uid, port),
+      serves: (port: number) => running.some((c) => { const spec = this.containerSpec(p, c.name); return !!spec && !!containerListener(spec)?.ports(env(spec)).includes(port); }),
+      // Sidecars (restartable init containers) share the pod's network too; dialPort does not reach them, so one the simulator cannot see into might listen.
+      knowsEveryContainer: () => !(p.pod.spec?.initContainers ?? []).some((i) => i.restartPolicy === 'Always')
+        && (p.pod.spec?.containers ?? []).every((spec) => !!containerListener(spec) || running.some((c) => c.name === spec.name && this.runsProgram(p, c))),
+      // Upstream's default timeoutSeconds is 1 (probeTiming's).
+      timeoutMs: (probe.timeoutSeconds && probe.timeoutSeconds > 0 ? probe.timeoutSeconds : 1) * 1000,
+    };
   }
 
   /**
@@ -402,7 +437,8 @@ export class SimulatedRuntime implements PodRuntime {
       if (c.state !== 'running') continue;
       const spec = this.containerSpec(p, c.name);
       const env = new Map((spec?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
-      if (!listeningPorts(String(spec?.image ?? ''), env).includes(port)) continue;
+      const listener = spec && containerListener(spec);
+      if (!listener?.ports(env).includes(port)) continue;
       const hostname = p.pod.spec?.hostname ?? p.name;
       const files = () => listenerFiles(this.filesDeps(p, spec!, c.id));
       // What the image's server writes per request goes to this instance's log, when its entrypoint is what runs.
@@ -414,7 +450,8 @@ export class SimulatedRuntime implements PodRuntime {
       } : undefined;
       const running = { podUID: p.uid, id, spec: spec!, startedAt: c.startedAt ?? c.createdAt };
       const compute = this.usage && (() => this.usage!.serve(running));
-      return connectListener(String(spec?.image ?? ''), { hostname, env, remoteAddress: '127.0.0.1', files, stdout, compute }) ?? refusedConnection(port);
+      const instance = { startedAt: c.startedAt ?? c.createdAt, now: () => this.timers.now(), connect: (host: string, to: number) => containerConnect(this.filesDeps(p, spec!, id), host, to), memory: serverMemory(p, id) };
+      return connectListener(listener, { hostname, env, remoteAddress: '127.0.0.1', files, stdout, compute, ...instance }) ?? refusedConnection(port);
     }
     return refusedConnection(port);
   }
