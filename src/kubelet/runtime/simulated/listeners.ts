@@ -30,6 +30,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { duplexPair } from '../../../util/duplex-pair.js';
+import { sampleServiceListener } from './sample-services.js';
+import type { HttpOutcome, HttpRequest } from './http-commands.js';
 import { bootcampRequestLog, bootcampVersion, nginxDocRoot as docRoot, nginxWelcomePage, repoAndTag } from './image-contents.js';
 
 /** Who a connection reaches: the container's pod hostname and environment, the client's address. */
@@ -58,6 +60,8 @@ export interface ListenerFiles {
   listDir(path: string): string[] | undefined;
   /** Mount paths of the container's volumes. */
   mountPaths: string[];
+  /** An HTTP request from the container through the pod's network (a proxying server: sample-services.ts). */
+  http?(req: HttpRequest): Promise<HttpOutcome>;
 }
 
 type Responder = (req: IncomingMessage, res: ServerResponse, ctx: ListenerContext) => void;
@@ -200,7 +204,7 @@ export function imageListener(image: string): ImageListener | undefined {
     case 'registry.k8s.io/echoserver':
     case 'k8s.gcr.io/echoserver':
     case 'gcr.io/google_containers/echoserver': return echoserver;
-    default: return undefined;
+    default: return sampleServiceListener(repo);
   }
 }
 
