@@ -14,6 +14,9 @@ import { kill, mainExitOnSignal, signalNumber } from '../../src/kubelet/runtime/
 import { connectListener, listeningPorts } from '../../src/kubelet/runtime/simulated/listeners.js';
 import type { HttpOutcome, HttpRequest } from '../../src/kubelet/runtime/simulated/http-commands.js';
 import type { ShellDialect } from '../../src/kubelet/runtime/simulated/shell-dialect.js';
+import { SimulatedVolumeStore, writableMounts } from '../../src/kubelet/runtime/simulated/volumes.js';
+import type { PodObjectGetter } from '../../src/kubelet/volumes/objects.js';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 
 const shells: Record<ShellDialect, { bin: string[]; argv0: string }> = {
   ash: { bin: ['/usr/bin/busybox'], argv0: 'sh' },
@@ -100,5 +103,26 @@ describe('the Connect a Frontend to a Backend page\'s images', () => {
     const down = await get(connectListener('gcr.io/google-samples/hello-frontend:1.0', ctx(async () => ({ error: 'resolve' })))!);
     assert.equal(down.status, 502);
     assert.match(down.body, /<center><h1>502 Bad Gateway<\/h1><\/center>/);
+  });
+});
+
+describe('hostPath volumes: one filesystem per node (the PersistentVolume page)', () => {
+  it('a hostPath of / (kubectl debug node) and a hostPath PV of /mnt/data are the same files of the node, and another node has its own', async () => {
+    const store = new SimulatedVolumeStore();
+    const objects = {
+      claim: async () => ({ spec: { volumeName: 'task-pv-volume' } }),
+      volume: async () => ({ metadata: { name: 'task-pv-volume', uid: 'u1' }, spec: { hostPath: { path: '/mnt/data' } } }),
+      configMap: async () => { throw new Error('none'); }, secret: async () => { throw new Error('none'); },
+    } as unknown as PodObjectGetter;
+    const debugPod: Pod = { metadata: { uid: 'd', namespace: 'default' }, spec: { containers: [], volumes: [{ name: 'host-root', hostPath: { path: '/' } }] } };
+    const debugger_: Container = { name: 'debugger', volumeMounts: [{ name: 'host-root', mountPath: '/host' }] };
+    const pvPod: Pod = { metadata: { uid: 'p', namespace: 'default' }, spec: { containers: [], volumes: [{ name: 'task-pv-storage', persistentVolumeClaim: { claimName: 'task-pv-claim' } }] } };
+    const nginx: Container = { name: 'task-pv-container', volumeMounts: [{ name: 'task-pv-storage', mountPath: '/usr/share/nginx/html' }] };
+    const [root] = await writableMounts(debugPod, debugger_, { store, objects, nodeName: 'worker1' });
+    const [data] = await writableMounts(pvPod, nginx, { store, objects, nodeName: 'worker1' });
+    const [elsewhere] = await writableMounts(pvPod, nginx, { store, objects, nodeName: 'worker2' });
+    assert.equal(root!.volume, data!.volume);
+    assert.notEqual(data!.volume, elsewhere!.volume);
+    assert.deepEqual([root!.subPath, data!.subPath], ['/', '/mnt/data']);
   });
 });
