@@ -17,6 +17,8 @@ import type { ShellDialect } from '../../src/kubelet/runtime/simulated/shell-dia
 import { SimulatedVolumeStore, writableMounts } from '../../src/kubelet/runtime/simulated/volumes.js';
 import type { PodObjectGetter } from '../../src/kubelet/volumes/objects.js';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import { imageWorkingDir } from '../../src/kubelet/runtime/simulated/image-workdir.js';
+import { withRootFilesystem } from '../../src/kubelet/runtime/simulated/rootfs.js';
 
 const shells: Record<ShellDialect, { bin: string[]; argv0: string }> = {
   ash: { bin: ['/usr/bin/busybox'], argv0: 'sh' },
@@ -124,5 +126,16 @@ describe('hostPath volumes: one filesystem per node (the PersistentVolume page)'
     assert.equal(root!.volume, data!.volume);
     assert.notEqual(data!.volume, elsewhere!.volume);
     assert.deepEqual([root!.subPath, data!.subPath], ['/', '/mnt/data']);
+  });
+});
+
+describe('image WORKDIR', () => {
+  it('redis starts in /data, which exists without a volume; other images in /', () => {
+    assert.equal(imageWorkingDir('redis'), '/data');
+    assert.equal(imageWorkingDir('docker.io/library/redis:7'), '/data');
+    assert.equal(imageWorkingDir('nginx'), undefined);
+    const view = withRootFilesystem({ env: new Map(), hostname: 'r2', image: 'redis', workingDir: '/data', readFile: () => undefined, listDir: () => undefined, refresh: async () => {} }, '10.244.1.9');
+    assert.ok(view.listDir('/')!.includes('data'));
+    assert.deepEqual(view.listDir('/data'), []);
   });
 });

@@ -61,7 +61,8 @@ export function withRootFilesystem(view: ContainerView, podIP: string | undefine
       mountDirs.get(dir)!.add(parts[i]!);
     }
   }
-  for (const m of mountPaths) {
+  // The working directory exists (the runtime creates it when the image lacks it: redis's WORKDIR /data).
+  for (const m of [...mountPaths, view.workingDir]) {
     const parts = m.split('/').filter(Boolean);
     for (let i = 0; i < parts.length; i++) {
       const dir = `/${parts.slice(0, i).join('/')}`;
