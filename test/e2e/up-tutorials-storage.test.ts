@@ -49,6 +49,7 @@ spec:
     await waitReady('redis');
     // redis's WORKDIR: the page's prompt is root@redis:/data#.
     assert.equal((await kubectl(['exec', 'redis', '--', 'pwd'])).stdout, '/data\n');
+    assert.equal((await kubectl(['exec', 'redis', '--', 'ls'])).stdout, 'redis\n');
     assert.equal((await kubectl(['exec', 'redis', '--', 'sh', '-c', 'cd /data/redis/; echo Hello > test-file; ls'])).stdout, 'test-file\n');
     // The page watches the pod while redis is killed: it goes 0/1 Completed, then 1/1 Running with one restart.
     const watch = spawn('kubectl', ['--kubeconfig', up.kubeconfig, 'get', 'pod', 'redis', '--watch'], { stdio: ['ignore', 'pipe', 'pipe'] });

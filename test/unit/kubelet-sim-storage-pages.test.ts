@@ -137,5 +137,8 @@ describe('image WORKDIR', () => {
     const view = withRootFilesystem({ env: new Map(), hostname: 'r2', image: 'redis', workingDir: '/data', readFile: () => undefined, listDir: () => undefined, refresh: async () => {} }, '10.244.1.9');
     assert.ok(view.listDir('/')!.includes('data'));
     assert.deepEqual(view.listDir('/data'), []);
+    const mounted = withRootFilesystem({ env: new Map(), hostname: 'redis', image: 'redis', workingDir: '/data', readFile: () => undefined, listDir: () => undefined, refresh: async () => {} }, '10.244.1.9', ['/data/redis']);
+    // `ls` with no operand lists `.`: the working directory.
+    assert.deepEqual([mounted.listDir('.'), mounted.listDir('./'), mounted.listDir('redis/..')], [['redis'], ['redis'], ['redis']]);
   });
 });
