@@ -72,5 +72,5 @@ export async function listenerFiles(d: ContainerFilesDeps): Promise<ListenerFile
   const hostname = d.pod.spec?.hostname ?? d.pod.metadata?.name ?? '';
   const base: ContainerView = { env: new Map(), hostname, workingDir: '/', readFile: () => undefined, listDir: () => undefined, refresh: async () => {} };
   const view = await withContainerFiles(base, d);
-  return { readBytes: (p) => view.readBytes!(p), listDir: (p) => view.listDir(p), mountPaths: (d.spec.volumeMounts ?? []).map((m) => m.mountPath) };
+  return { readBytes: (p) => view.readBytes!(p), listDir: (p) => view.listDir(p), mountPaths: (d.spec.volumeMounts ?? []).map((m) => m.mountPath), http: view.http };
 }

@@ -39,6 +39,8 @@ export interface SimulatedExecDeps {
   watch(changed: () => void): () => void;
   /** The node's name, for what the simulated shell cannot do. */
   nodeName: string;
+  /** `kill` of the container's main process (kill.ts). */
+  signalMain?(signal: number): void;
 }
 
 /** What the simulated shell says about a script beyond its subset. */
@@ -92,7 +94,7 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     const view = await deps.view();
     if (req.tty) view.env.set('TERM', 'xterm');
     const writeBytes = (data: Buffer) => { if (!closed) stdout.write(data); };
-    const ctx: ShellContext = { ...view, now: () => deps.timers.now(), sleep, write, writeBytes, readStdin, ...(req.tty ? { terminalColumns: () => columns } : {}) };
+    const ctx: ShellContext = { ...view, now: () => deps.timers.now(), sleep, write, writeBytes, readStdin, signalMain: deps.signalMain, ...(req.tty ? { terminalColumns: () => columns } : {}) };
     if ('unsupported' in parsed) { write('stderr', unsupportedMessage(deps.nodeName, parsed.unsupported)); return 2; }
     if ('program' in parsed) {
       // `sh -c` / `bash -c`: the shell names itself by $0; a command run directly keeps busybox's words.

@@ -33,6 +33,8 @@ import type { Duplex } from 'node:stream';
 import { duplexPair } from '../../../util/duplex-pair.js';
 import { hpaExampleListener, hpaExampleRepos } from './hpa-example.js';
 import { nginxAccessLog } from './nginx-log.js';
+import { sampleServiceListener } from './sample-services.js';
+import type { HttpOutcome, HttpRequest } from './http-commands.js';
 import { bootcampRequestLog, bootcampVersion, nginxDocRoot as docRoot, nginxWelcomePage, repoAndTag } from './image-contents.js';
 
 /** Who a connection reaches: the container's pod hostname and environment, the client's address. */
@@ -70,6 +72,8 @@ export interface ListenerFiles {
   listDir(path: string): string[] | undefined;
   /** Mount paths of the container's volumes. */
   mountPaths: string[];
+  /** An HTTP request from the container through the pod's network (a proxying server: sample-services.ts). */
+  http?(req: HttpRequest): Promise<HttpOutcome>;
 }
 
 type Responder = (req: IncomingMessage, res: ServerResponse, ctx: ListenerContext) => void;
@@ -227,7 +231,7 @@ export function imageListener(image: string): ImageListener | undefined {
     case 'registry.k8s.io/echoserver':
     case 'k8s.gcr.io/echoserver':
     case 'gcr.io/google_containers/echoserver': return echoserver;
-    default: return hpaExampleRepos.includes(repo) ? hpaExampleListener : undefined;
+    default: return hpaExampleRepos.includes(repo) ? hpaExampleListener : sampleServiceListener(repo);
   }
 }
 

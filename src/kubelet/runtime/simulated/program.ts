@@ -6,6 +6,7 @@
  * of its ConfigMap, Secret and downward API volumes at their mount paths.
  */
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
+import { imageWorkingDir } from './image-workdir.js';
 import { posix } from 'node:path';
 import { containerEnv, expandVars } from '../cri/config.js';
 import { fetchEnvSources, type EnvSources } from '../../envsources.js';
@@ -85,7 +86,7 @@ export async function containerView(pod: Pod, c: Container, deps: ProgramDeps & 
   // Volumes follow their ConfigMaps and Secrets while the container runs (the kubelet's periodic sync); env does not.
   const refresh = async () => { ({ files, dirs, modes } = await volumeFiles(pod, c, deps.objects, !!deps.serviceAccount)); };
   await refresh();
-  const workingDir = c.workingDir ?? '/';
+  const workingDir = c.workingDir ?? imageWorkingDir(c.image) ?? '/';
   const abs = (p: string) => posix.normalize(posix.isAbsolute(p) ? p : posix.join(workingDir, p)).replace(/(.)\/$/, '$1');
   return {
     expand,

@@ -6,6 +6,7 @@
  * holds the files the kubelet writes into every container, hostname and
  * hosts (upstream's managed hosts file), next to mounted files.
  */
+import { posix } from 'node:path';
 import type { ContainerView } from './program.js';
 import { lsFlavour } from './ls-columns.js';
 
@@ -61,7 +62,8 @@ export function withRootFilesystem(view: ContainerView, podIP: string | undefine
       mountDirs.get(dir)!.add(parts[i]!);
     }
   }
-  for (const m of mountPaths) {
+  // The working directory exists (the runtime creates it when the image lacks it: redis's WORKDIR /data).
+  for (const m of [...mountPaths, view.workingDir]) {
     const parts = m.split('/').filter(Boolean);
     for (let i = 0; i < parts.length; i++) {
       const dir = `/${parts.slice(0, i).join('/')}`;
@@ -73,7 +75,8 @@ export function withRootFilesystem(view: ContainerView, podIP: string | undefine
   const etc = new Map([['/etc/hostname', `${view.hostname}\n`], ['/etc/hosts', managedHostsFile(podIP, view.hostname, hostDomain)]]);
   const abs = (p: string) => {
     const joined = p.startsWith('/') ? p : `${view.workingDir.replace(/\/$/, '')}/${p}`;
-    return joined.replace(/\/+/g, '/').replace(/(.)\/$/, '$1').replace(/^\/\.$/, '/');
+    // `.` and `..` as the kernel resolves them (`ls` with no operand lists `.` of a working directory such as /data).
+    return posix.normalize(joined).replace(/(.)\/$/, '$1');
   };
   return {
     ...view,

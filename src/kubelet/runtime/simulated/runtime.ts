@@ -67,6 +67,7 @@ import type { PodObjectGetter } from '../../volumes/objects.js';
 import { containerView, prepareProgram, runsProgram } from './program.js';
 import { runPostStartHook } from './lifecycle-hooks.js';
 import { runProgram } from './shell.js';
+import { mainExitOnSignal } from './kill.js';
 import { openSimulatedExec, type SimulatedExecDeps } from './exec.js';
 import { ContainerConsole, shellSession } from './attach.js';
 import { runExecProbe, runsExecProbe } from './exec-probe.js';
@@ -415,7 +416,16 @@ export class SimulatedRuntime implements PodRuntime {
         return () => { p.execWatchers?.delete(changed); };
       },
       nodeName: deps.nodeName,
+      signalMain: (signal) => this.signalMain(p, c, containerID, spec, signal),
     };
+  }
+
+  /** `kill 1` in an exec (kill.ts): the instance exits when its image's server handles the signal, and restarts as its policy says. */
+  private signalMain(p: SimPod, c: RuntimeContainerStatus, containerID: string, spec: Container, signal: number): void {
+    const code = mainExitOnSignal(spec, signal);
+    if (code === undefined || c.id !== containerID || c.state !== 'running' || p.stopping || p.stopped || p.terminalPhase) return;
+    // The kubelet posts the exited instance (`0/1 Completed` in `get --watch`) before its next relist (1 s) shows the restarted one.
+    this.exitContainer(p, c, code, false, 1000);
   }
 
   /**
@@ -791,7 +801,7 @@ export class SimulatedRuntime implements PodRuntime {
    * policy says so; otherwise it stays terminated and the agent derives the
    * pod's phase from its containers.
    */
-  private exitContainer(p: SimPod, c: RuntimeContainerStatus, exitCode: number, killed: boolean): void {
+  private exitContainer(p: SimPod, c: RuntimeContainerStatus, exitCode: number, killed: boolean, restartAfterMs = 0): void {
     const now = this.timers.now();
     // A command that ended by itself with 0 (programEnds) completed; a crash or a kill is an error.
     const reason = exitCode === 0 && !killed ? 'Completed' : 'Error';
@@ -800,7 +810,9 @@ export class SimulatedRuntime implements PodRuntime {
     this.logExit(p, c);
     if (!this.restarts(p, c, killed)) { this.emit(p.uid); return; }
     c.lastTermination = { id: c.id, exitCode, reason, startedAt: c.startedAt, finishedAt: now };
-    this.restartCrashed(p);
+    if (!restartAfterMs) { this.restartCrashed(p); return; }
+    this.emit(p.uid);
+    this.after(p, 'restart', restartAfterMs, () => this.restartCrashed(p));
   }
 
   /** (Re)arms the end timer when the pod's fail/complete annotation says so, counted from the start. */

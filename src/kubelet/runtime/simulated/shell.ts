@@ -41,6 +41,7 @@ import { ls } from './ls.js';
 import type { FileStat } from './file-stat.js';
 import { cdFailed, shellDialect, type ShellDialect } from './shell-dialect.js';
 import { id, type ContainerUser } from './identity.js';
+import { kill } from './kill.js';
 import { busyboxPs, type SimulatedProcess } from './processes.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean };
@@ -62,7 +63,7 @@ export type Command =
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'cd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', ...filterNames, ...fileCommandNames]);
+const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'cd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', 'kill', ...filterNames, ...fileCommandNames]);
 
 /** Commands only a shell has (no image has a /bin/cd): run directly, they are not found. */
 const shellOnly = new Set(['cd', 'exit']);
@@ -385,6 +386,8 @@ export interface ShellContext {
   removeFile?(path: string, recursive: boolean): string | undefined;
   /** An HTTP request from the container (curl, wget): only its own pod answers (http-commands.ts). */
   http?(req: HttpRequest): Promise<HttpOutcome>;
+  /** A signal to the container's main process from `kill` (kill.ts): the runtime decides what it does; absent: nothing. */
+  signalMain?(signal: number): void;
   /** The pod's resolver over the cluster's records (nslookup.ts), made when asked; absent: nothing resolves but /etc/hosts. */
   dns?(): Promise<PodResolver>;
 }
@@ -706,6 +709,7 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'hostname': out('stdout', `${ctx.hostname}\n`); return 0;
     case 'pwd': out('stdout', `${currentDirectory(ctx)}\n`); return 0;
     case 'cd': return cd(args, ctx, out);
+    case 'kill': return kill(args, { dialect: ctx.dialect, pids: (ctx.processes ?? []).map((_, i) => 1 + 6 * i), mainIsPid1: ctx.processes?.[0]?.args !== '/pause', signalMain: ctx.signalMain }, out);
     case 'ps':
       // Only busybox's images have ps; Debian's (nginx, debian) do not ship procps.
       if (lsFlavour(ctx.image) !== 'busybox') { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }

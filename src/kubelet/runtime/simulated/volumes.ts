@@ -10,16 +10,22 @@
  *     mounts the same claim (a StatefulSet pod deleted and recreated, on this
  *     node or another of the same process). A PV deleted and made again (a
  *     new uid) starts empty; a claim not yet bound has no volume (no files).
- *  3. hostPath: per node and path, as the node's directory.
+ *  3. hostPath: the node's own filesystem (one per node), the volume being
+ *     its directory at the path: so a hostPath of `/` (`kubectl debug
+ *     node/NAME`'s /host) sees what a hostPath of `/mnt/data` holds, and a
+ *     PersistentVolume whose source is hostPath (the PersistentVolume
+ *     page's task-pv-volume) is that directory of the node the pod runs on,
+ *     outliving the PV as the node's files do.
  * Other volume types mounted writable (ephemeral, csi, nfs ...) get an
  * emptyDir-like volume of the pod. A volume is a WritableLayer (layer.ts)
  * whose paths start at the volume's root.
  */
+import { posix } from 'node:path';
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { PodObjectGetter } from '../../volumes/objects.js';
 import { emptyLayer, type WritableLayer } from './layer.js';
 
-/** Volumes by key: `emptyDir/<pod uid>/<volume>`, `pv/<name>/<uid>`, `hostPath/<node>/<path>`. */
+/** Volumes by key: `emptyDir/<pod uid>/<volume>`, `pv/<name>/<uid>`, `hostPath/<node>` (the node's filesystem). */
 export class SimulatedVolumeStore {
   private readonly volumes = new Map<string, WritableLayer>();
 
@@ -56,21 +62,26 @@ export async function writableMounts(pod: Pod, c: Container, o: { store: Simulat
     const v = volumes.get(m.name);
     if (!v || projectedReadOnly(v)) continue;
     // A pod's volumes do not change while it lives (a bound claim keeps its PV): each is resolved once per pod.
-    const key = o.keys?.get(v.name) ?? await volumeKey(pod, v, o).catch(() => undefined);
-    if (key) o.keys?.set(v.name, key);
-    if (key) out.push({ mountPath: m.mountPath, volume: o.store.get(key), subPath: m.subPath });
+    // The resolved key, with the directory of a node's filesystem after a newline (a hostPath).
+    const resolved = o.keys?.get(v.name) ?? await volumeKey(pod, v, o).catch(() => undefined);
+    if (!resolved) continue;
+    o.keys?.set(v.name, resolved);
+    const [key, dir] = resolved.split('\n');
+    const subPath = dir ? posix.join(dir, m.subPath ?? '') : m.subPath;
+    out.push({ mountPath: m.mountPath, volume: o.store.get(key!), ...(subPath ? { subPath } : {}) });
   }
   return out;
 }
 
 async function volumeKey(pod: Pod, v: Volume, o: { objects?: PodObjectGetter; nodeName: string }): Promise<string | undefined> {
-  if (v.hostPath) return `hostPath/${o.nodeName}/${v.hostPath.path.replace(/\/+$/, '')}`;
+  if (v.hostPath) return `hostPath/${o.nodeName}\n${posix.join('/', v.hostPath.path)}`;
   if (v.persistentVolumeClaim) {
     if (!o.objects) return undefined;
     const claim = await o.objects.claim(pod.metadata!.namespace!, v.persistentVolumeClaim.claimName);
     const pvName = claim.spec?.volumeName;
     if (!pvName) return undefined;
     const pv = await o.objects.volume(pvName);
+    if (pv.spec?.hostPath) return `hostPath/${o.nodeName}\n${posix.join('/', pv.spec.hostPath.path)}`;
     return `pv/${pvName}/${pv.metadata?.uid ?? ''}`;
   }
   return `emptyDir/${pod.metadata?.uid ?? ''}/${v.name}`;
