@@ -24,7 +24,7 @@ import { eventually, repoRoot } from '../test/e2e/harness.js';
 import { startUp } from '../test/e2e/up-cluster.js';
 import { launchBrowser, loggedInPage } from '../test/e2e/dashboard-browser.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
-import { processCpuMs } from './dashboard-scale.js';
+import { processCpuMs } from './lib/dashboard-scale.js';
 
 const { values } = parseArgs({ options: { keys: { type: 'string', default: '200' }, opens: { type: 'string', default: '10' }, 'no-write': { type: 'boolean' } } });
 const keys = Number(values.keys);

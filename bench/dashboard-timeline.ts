@@ -27,7 +27,7 @@ import { adminCredentials } from '../test/e2e/helpers.js';
 import { startUp } from '../test/e2e/up-cluster.js';
 import { launchBrowser, loggedInPage } from '../test/e2e/dashboard-browser.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
-import { processCpuMs } from './dashboard-scale.js';
+import { processCpuMs } from './lib/dashboard-scale.js';
 
 const { values } = parseArgs({ options: { pods: { type: 'string', default: '50' }, burst: { type: 'string', default: '400' }, seeks: { type: 'string', default: '20' },
   'no-write': { type: 'boolean' } } });

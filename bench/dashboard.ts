@@ -14,7 +14,7 @@
  *  - the placement endpoint: GET /dashboard/api/placement/... for a pending
  *    pod, --pods times (3 nodes, --pods+2 pods), with the admin token.
  *
- *  - at scale (dashboard-scale.ts): --nodes simulated nodes and --map-pods
+ *  - at scale (lib/dashboard-scale.ts): --nodes simulated nodes and --map-pods
  *    pods bound to them; the frame rate scrolling the map and while watch
  *    events arrive, and a pod create to its card on that cluster.
  *
@@ -32,7 +32,7 @@ import { adminCredentials } from '../test/e2e/helpers.js';
 import { startUp } from '../test/e2e/up-cluster.js';
 import { launchBrowser, loggedInPage } from '../test/e2e/dashboard-browser.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
-import { measureScale, processCpuMs, type ScaleResult } from './dashboard-scale.js';
+import { measureScale, processCpuMs, type ScaleResult } from './lib/dashboard-scale.js';
 import { loadavg } from 'node:os';
 
 const { values } = parseArgs({ options: { pods: { type: 'string', default: '50' }, loads: { type: 'string', default: '5' }, nodes: { type: 'string', default: '5000' },
