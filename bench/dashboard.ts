@@ -24,7 +24,6 @@
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createPod, ms, pct } from './lib/dashboard-client.js';
 import { parse } from 'yaml';
 import { repoRoot } from '../test/e2e/harness.js';
@@ -34,8 +33,9 @@ import { launchBrowser, loggedInPage } from '../test/e2e/dashboard-browser.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { measureScale, processCpuMs, type ScaleResult } from './lib/dashboard-scale.js';
 import { loadavg } from 'node:os';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({ options: { pods: { type: 'string', default: '50' }, loads: { type: 'string', default: '5' }, nodes: { type: 'string', default: '5000' },
+const { values } = benchArgs("The dashboard's first load, watch-event-to-card latency and scale numbers in headless chromium.", { options: { pods: { type: 'string', default: '50' }, loads: { type: 'string', default: '5' }, nodes: { type: 'string', default: '5000' },
   'map-pods': { type: 'string', default: '50000' }, 'no-write': { type: 'boolean' } } });
 const podCount = Number(values.pods);
 const loads = Number(values.loads);
