@@ -10,7 +10,7 @@
  * A function V8 inlined into its caller allocates in the caller's name.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './lib/args.js';
 
 interface CallFrame { functionName: string; url: string; lineNumber: number }
 interface ProfileNode { callFrame: CallFrame; selfSize: number; children: ProfileNode[] }
@@ -18,7 +18,7 @@ interface ProfileNode { callFrame: CallFrame; selfSize: number; children: Profil
 const frameName = (f: CallFrame) => `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/dist\/src\//, '').replace(/^.*\/node_modules\//, '')}:${f.lineNumber + 1}`;
 
 function main(): void {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { ops: { type: 'string' }, top: { type: 'string', default: '30' }, under: { type: 'string' } } });
+  const { values, positionals } = benchArgs('Bytes allocated per operation by function, from a sampled allocation profile FILE.', { allowPositionals: true, options: { ops: { type: 'string' }, top: { type: 'string', default: '30' }, under: { type: 'string' } } });
   if (!positionals[0] || !values.ops) throw new Error('usage: alloc-summary.js FILE --ops N [--top 30] [--under NAME]');
   const head = (JSON.parse(readFileSync(positionals[0], 'utf8')) as { head: ProfileNode }).head;
   const ops = Number(values.ops);

@@ -23,7 +23,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { ApiClient } from './lib/client.js';
 import { combineRounds, createPods, listSpecs, timeList, timePaginatedWalk, type CreateRun, type ListTiming } from './lib/load.js';
 import { readCpuMs, readMemory, RssSampler, startServer, type ServerProcess, type StartOptions } from './lib/server.js';
@@ -31,6 +30,7 @@ import { median } from './lib/stats.js';
 import { watchFanOut, type FanOutResult } from './lib/watch.js';
 import { report, type Results } from './lib/report.js';
 import { machineLine, revisionLine, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -75,14 +75,14 @@ const quickSizes: Sizes = {
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('API server: start-up to /readyz, pod creates/s, lists at 10,000 and 100,000 pods, watch fan-out and RSS of a fresh `k8ts server`.', {
     options: {
-      quick: { type: 'boolean', default: false },
-      'no-write': { type: 'boolean', default: false },
-      keep: { type: 'boolean', default: false },
-      'server-node-args': { type: 'string', default: '' },
-      'server-args': { type: 'string', default: '--controllers none' },
-      'creates-only': { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false, help: 'smaller sizes' },
+      'no-write': { type: 'boolean', default: false, help: 'print only; leave bench/RESULTS.md alone' },
+      keep: { type: 'boolean', default: false, help: "keep the server's temp data dir" },
+      'server-node-args': { type: 'string', default: '', help: "node flags for the server's process, space-separated" },
+      'server-args': { type: 'string', default: '--controllers none', help: '`k8ts server` flags, space-separated' },
+      'creates-only': { type: 'boolean', default: false, help: 'the create rounds alone, printed, not written' },
     },
   });
   const sizes = values.quick ? quickSizes : fullSizes;

@@ -13,7 +13,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { ClusterRoleBinding, RoleBinding } from 'kubernetes-types/rbac/v1.js';
 import { issueCertificate } from '../src/pki/index.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../src/api/rbac/bootstrap-policy.js';
@@ -22,6 +21,7 @@ import { ApiClient, type Credentials } from './lib/client.js';
 import { startServer, type ServerProcess } from './lib/server.js';
 import { median } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -98,7 +98,7 @@ function decisionsPerSecond(n: number): number {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false } } });
+  const { values } = benchArgs('ConfigMap creates/s under --authorization-mode AlwaysAllow beside Node,RBAC.', { options: { quick: { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false } } });
   const rounds = values.quick ? 3 : 7;
   const perRound = values.quick ? 200 : 1_000;
   const concurrency = 16;

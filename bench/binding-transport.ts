@@ -12,10 +12,10 @@ import { fork } from 'node:child_process';
 import https from 'node:https';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { RestClient } from '../src/client/rest.js';
 import { createCA, issueCertificate } from '../src/pki/index.js';
+import { benchArgs } from './lib/args.js';
 
 async function serve(): Promise<void> {
   const ca = await createCA({ commonName: 'bench-ca', days: 1 });
@@ -32,7 +32,7 @@ async function serve(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { requests: { type: 'string', default: '10000' }, 'in-flight': { type: 'string', default: '512' }, rounds: { type: 'string', default: '3' } }, strict: true });
+  const { values } = benchArgs('Client CPU per binding POST: RestClient.request() against requestLight().', { options: { requests: { type: 'string', default: '10000' }, 'in-flight': { type: 'string', default: '512' }, rounds: { type: 'string', default: '3' } }, strict: true });
   const n = Number(values.requests);
   const inFlight = Number(values['in-flight']);
   const child = fork(fileURLToPath(import.meta.url), ['--serve']);

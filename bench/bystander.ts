@@ -37,7 +37,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { ApiClient, type Credentials } from './lib/client.js';
 import { createPods } from './lib/load.js';
@@ -47,6 +46,7 @@ import { loopSchedstat, slowest, threadClasses, summaryHeaders, summaryRows, typ
 import { gcLogNodeArgs, readGcPauses } from './lib/gc-pauses.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { jsonConfigMap, protobufPod, yamlConfigMap, type LargeBody } from '../test/e2e/large-bodies.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -221,7 +221,7 @@ function platformThreadsOf(nodeArgs: readonly string[]): number {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '30' }, repeats: { type: 'string', default: '3' }, 'attack-timeout': { type: 'string', default: '60' },
+  const { values } = benchArgs("A bystander's GET latency while each attack of the hardening issue runs.", { options: { seconds: { type: 'string', default: '30' }, repeats: { type: 'string', default: '3' }, 'attack-timeout': { type: 'string', default: '60' },
     'no-write': { type: 'boolean', default: false }, write: { type: 'boolean', default: false }, creates: { type: 'boolean', default: false }, only: { type: 'string' }, 'server-cli': { type: 'string' }, 'baseline-cli': { type: 'string' },
     'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' }, 'baseline-node-args': { type: 'string' }, 'server-env': { type: 'string', default: '' }, 'baseline-env': { type: 'string' }, section: { type: 'string', default: 'bystander' }, 'gc-log': { type: 'boolean', default: false } } });
   const only = values.only?.split(',');

@@ -12,11 +12,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { ApiClient } from './lib/client.js';
 import { startServer } from './lib/server.js';
 import { fmtMs, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -65,7 +65,7 @@ const attacks: Attack[] = [
 ];
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' }, 'no-write': { type: 'boolean', default: false } } });
+  const { values } = benchArgs('Hardening findings 1 and 2: attack answer times and a bystander GET latency.', { options: { rounds: { type: 'string', default: '10' }, 'no-write': { type: 'boolean', default: false } } });
   const rounds = Number(values.rounds);
   const dataDir = mkdtempSync(join(tmpdir(), 'k8ts-bench-cel-'));
   const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'none'] });

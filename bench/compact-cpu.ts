@@ -17,9 +17,9 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { table } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const thisDist = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -94,7 +94,7 @@ function median(xs: number[]): number {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('CPU per pod as it enters the watch cache (compact.ts), in a fresh process per build and round.', {
     options: {
       rounds: { type: 'string', default: '5' }, batches: { type: 'string', default: '25' }, batch: { type: 'string', default: '2000' },
       'baseline-dist': { type: 'string' }, child: { type: 'string' },

@@ -15,7 +15,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { ApiClient } from './lib/client.js';
 import { runConcurrent, podName } from './lib/load.js';
@@ -23,6 +22,7 @@ import { daemonSetPod } from './lib/pods.js';
 import { readCpuMs, startServer, type ServerProcess } from './lib/server.js';
 import { fmtMs, median } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
@@ -99,7 +99,7 @@ async function listOnce(t: Target, cell: Cell, path: string, first: boolean): Pr
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('Gzipped API responses at 5,000 nodes and 10,000 pods, this build and optionally a baseline.', {
     options: {
       nodes: { type: 'string', default: '5000' }, pods: { type: 'string', default: '10000' }, runs: { type: 'string', default: '10' },
       baseline: { type: 'string' }, 'no-write': { type: 'boolean', default: false },

@@ -9,9 +9,9 @@
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 import { median } from './lib/stats.js';
+import { benchArgs } from './lib/args.js';
 
 const here = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -63,7 +63,7 @@ function round(b: Build, n: number, salt: string): { podMs: number; eventMs: num
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { objects: { type: 'string', default: '5000' }, rounds: { type: 'string', default: '3' }, base: { type: 'string' } } });
+  const { values } = benchArgs('Managed fields CPU per create of DaemonSet pods and Scheduled Events.', { options: { objects: { type: 'string', default: '5000' }, rounds: { type: 'string', default: '3' }, base: { type: 'string' } } });
   const n = Number(values.objects);
   const builds = [await load(here, 'this build'), ...(values.base ? [await load(values.base, `base (${values.base})`)] : [])];
   const out = new Map(builds.map((b) => [b.label, { pod: [] as number[], event: [] as number[] }]));

@@ -27,7 +27,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { startServer, readMemory, readCpuMs, readThreadCpuMs } from './lib/server.js';
 import { countOf, countsSince, describeCounts, requestCounts, writeCounts, type RequestCounts } from './lib/request-counts.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
@@ -36,6 +35,7 @@ import { Timeline, busiestOtherThread, renderTimeline, threadCpu } from './lib/t
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
 import { NodeSimulator } from '../src/kubelet/index.js';
 import { silentLogger } from '../src/util/log.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -295,7 +295,7 @@ function report(results: RunResult[], command: string, cutoffMs: number, renewMs
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('DaemonSet create to all pods Ready on N simulated nodes, with the server peak RSS.', {
     options: {
       nodes: { type: 'string', default: '1000,5000' },
       runs: { type: 'string', default: '1' },

@@ -18,15 +18,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { eventually, repoRoot } from '../test/e2e/harness.js';
 import { startUp } from '../test/e2e/up-cluster.js';
 import { launchBrowser, loggedInPage } from '../test/e2e/dashboard-browser.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
-import { processCpuMs } from './dashboard-scale.js';
+import { processCpuMs } from './lib/dashboard-scale.js';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({ options: { keys: { type: 'string', default: '200' }, opens: { type: 'string', default: '10' }, 'no-write': { type: 'boolean' } } });
+const { values } = benchArgs("The dashboard's exec terminal: open time and keystroke-to-echo latency in headless chromium.", { options: { keys: { type: 'string', default: '200' }, opens: { type: 'string', default: '10' }, 'no-write': { type: 'boolean' } } });
 const keys = Number(values.keys);
 const opens = Number(values.opens);
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]; };

@@ -17,12 +17,12 @@ import https from 'node:https';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { cliPath, repoRoot, startCluster } from '../test/e2e/harness.js';
 import { adminCredentials, killChild, lineReader } from '../test/e2e/helpers.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '500' }, events: { type: 'string', default: '50' }, 'no-write': { type: 'boolean' } } });
+const { values } = benchArgs('What `k8ts dashboard` (the local proxy) adds to a request and to a watch event.', { options: { requests: { type: 'string', default: '500' }, events: { type: 'string', default: '50' }, 'no-write': { type: 'boolean' } } });
 const requests = Number(values.requests);
 const events = Number(values.events);
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]; };

@@ -18,7 +18,6 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createPod, ms, pct } from './lib/dashboard-client.js';
 import { parse } from 'yaml';
 import type { Page } from 'playwright-core';
@@ -27,9 +26,10 @@ import { adminCredentials } from '../test/e2e/helpers.js';
 import { startUp } from '../test/e2e/up-cluster.js';
 import { launchBrowser, loggedInPage } from '../test/e2e/dashboard-browser.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
-import { processCpuMs } from './dashboard-scale.js';
+import { processCpuMs } from './lib/dashboard-scale.js';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({ options: { pods: { type: 'string', default: '50' }, burst: { type: 'string', default: '400' }, seeks: { type: 'string', default: '20' },
+const { values } = benchArgs("The dashboard's timeline and replay in headless chromium against `k8ts up`.", { options: { pods: { type: 'string', default: '50' }, burst: { type: 'string', default: '400' }, seeks: { type: 'string', default: '20' },
   'no-write': { type: 'boolean' } } });
 const podCount = Number(values.pods);
 const burst = Number(values.burst);

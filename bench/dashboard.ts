@@ -14,7 +14,7 @@
  *  - the placement endpoint: GET /dashboard/api/placement/... for a pending
  *    pod, --pods times (3 nodes, --pods+2 pods), with the admin token.
  *
- *  - at scale (dashboard-scale.ts): --nodes simulated nodes and --map-pods
+ *  - at scale (lib/dashboard-scale.ts): --nodes simulated nodes and --map-pods
  *    pods bound to them; the frame rate scrolling the map and while watch
  *    events arrive, and a pod create to its card on that cluster.
  *
@@ -24,7 +24,6 @@
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createPod, ms, pct } from './lib/dashboard-client.js';
 import { parse } from 'yaml';
 import { repoRoot } from '../test/e2e/harness.js';
@@ -32,10 +31,11 @@ import { adminCredentials } from '../test/e2e/helpers.js';
 import { startUp } from '../test/e2e/up-cluster.js';
 import { launchBrowser, loggedInPage } from '../test/e2e/dashboard-browser.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
-import { measureScale, processCpuMs, type ScaleResult } from './dashboard-scale.js';
+import { measureScale, processCpuMs, type ScaleResult } from './lib/dashboard-scale.js';
 import { loadavg } from 'node:os';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({ options: { pods: { type: 'string', default: '50' }, loads: { type: 'string', default: '5' }, nodes: { type: 'string', default: '5000' },
+const { values } = benchArgs("The dashboard's first load, watch-event-to-card latency and scale numbers in headless chromium.", { options: { pods: { type: 'string', default: '50' }, loads: { type: 'string', default: '5' }, nodes: { type: 'string', default: '5000' },
   'map-pods': { type: 'string', default: '50000' }, 'no-write': { type: 'boolean' } } });
 const podCount = Number(values.pods);
 const loads = Number(values.loads);

@@ -17,13 +17,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { startServer, readMemory, readCpuMs } from './lib/server.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { msSince } from './lib/stats.js';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
 import { NodeSimulator } from '../src/kubelet/index.js';
 import { silentLogger } from '../src/util/log.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -96,7 +96,7 @@ async function waitRolledOut(clients: Clientset, replicas: number, cutoffMs: num
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: {
+  const { values } = benchArgs('A 1,000-replica Deployment on simulated nodes: create to Available, then a rolling update.', { options: {
     nodes: { type: 'string', default: '100' }, replicas: { type: 'string', default: '1000' }, 'cutoff-s': { type: 'string', default: '300' },
     'no-write': { type: 'boolean', default: false },
   } });

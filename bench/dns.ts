@@ -30,7 +30,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import dnsPacket from 'dns-packet';
 import { startServer, readCpuMs } from './lib/server.js';
 import { fmtRate, percentile } from './lib/stats.js';
@@ -38,6 +37,7 @@ import { fmtRate, percentile } from './lib/stats.js';
 const fmtMs = (ms: number) => `${ms.toFixed(2)} ms`;
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { startUpstream } from '../test/e2e/dns-client.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -145,10 +145,6 @@ function kubectl(kubeconfig: string, args: string[], input?: string): Promise<st
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: {
-    clients: { type: 'string', default: '8' }, seconds: { type: 'string', default: '5' }, services: { type: 'string', default: '1000' }, 'no-write': { type: 'boolean' },
-    'from-pod': { type: 'boolean' }, changes: { type: 'string', default: '20' },
-  } });
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-bench-dns-'));
   const server = await startServer({ cliPath, dataDir: join(dir, 'data') });
   const kubeconfig = join(dir, 'data', 'admin.conf');
@@ -248,6 +244,11 @@ async function fromPod(): Promise<void> {
   }
 }
 
+// Parsed before anything starts (--from-pod makes network namespaces): --help and a bad flag exit here.
+const { values } = benchArgs('Cluster DNS queries/s and latency against a real `k8ts dns`.', { options: {
+  clients: { type: 'string', default: '8' }, seconds: { type: 'string', default: '5' }, services: { type: 'string', default: '1000' }, 'no-write': { type: 'boolean' },
+  'from-pod': { type: 'boolean' }, changes: { type: 'string', default: '20' },
+} });
 const clientSpec = process.env.K8TS_BENCH_DNS_CLIENT;
-(clientSpec ? clientMain(clientSpec) : process.argv.includes('--from-pod') && !podNetns ? fromPod() : main())
+(clientSpec ? clientMain(clientSpec) : values['from-pod'] && !podNetns ? fromPod() : main())
   .catch((e) => { console.error(e); process.exit(1); });

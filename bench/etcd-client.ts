@@ -13,11 +13,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { startEtcd } from './lib/etcd.js';
 import { median } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import type { EtcdClient } from '../src/storage/etcd/client.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -47,15 +47,12 @@ async function run(client: EtcdClient, calls: number, concurrency: number, tag: 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('CPU per create-if-absent Txn of the etcd channel client against a private etcd.', {
     options: {
       rounds: { type: 'string', default: '5' }, calls: { type: 'string', default: '4000' }, concurrency: { type: 'string', default: '16,64' },
       baseline: { type: 'string' }, section: { type: 'string', default: 'etcd-client' }, 'no-write': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
     },
-    strict: true,
   });
-  if (values.help) { console.log('node dist/bench/etcd-client.js [--rounds 5] [--calls 4000] [--concurrency 16,64] [--baseline DIR] [--section etcd-client] [--no-write]'); return; }
   const rounds = Number(values.rounds);
   const calls = Number(values.calls);
   const levels = values.concurrency!.split(',').map(Number);

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { startTCPBalancer } from '../test/e2e/tcp-balancer.js';
 import { freePort } from '../test/e2e/kubeadm-node.js';
+import { benchArgs } from './lib/args.js';
 import { listRecords } from '../src/kubelet/runtime/process/records.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -142,8 +143,10 @@ function grepSync(identity: string, prefix: string): boolean {
 }
 
 async function main(): Promise<void> {
-  const runsArg = process.argv.indexOf('--runs');
-  const runs = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 1;
+  const { values } = benchArgs('Control-plane failover: SIGKILL of the leading control plane to a new controller-manager leader and the first pod scheduled.', {
+    options: { runs: { type: 'string', default: '1', help: 'failovers, each on a fresh three-node cluster' } },
+  });
+  const runs = Number(values.runs);
   const results: Run[] = [];
   for (let i = 0; i < runs; i++) {
     const r = await run();

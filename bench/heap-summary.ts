@@ -16,7 +16,7 @@
  *   node dist/bench/heap-summary.js FILE.heapsnapshot [--top 30] [--depth 2]
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './lib/args.js';
 
 interface Meta { node_fields: string[]; node_types: [string[]]; edge_fields: string[]; edge_types: [string[]] }
 
@@ -72,7 +72,7 @@ function isOwner(type: string, name: string): boolean {
 }
 
 function main(): void {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '30' }, depth: { type: 'string', default: '2' } } });
+  const { values, positionals } = benchArgs('Summarizes a V8 heap snapshot FILE: self size by constructor, by owner, repeated strings.', { allowPositionals: true, options: { top: { type: 'string', default: '30' }, depth: { type: 'string', default: '2' } } });
   const top = Number(values.top);
   const depth = Number(values.depth) + 1;
   const buf = readFileSync(positionals[0]!);

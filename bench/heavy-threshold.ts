@@ -10,6 +10,9 @@
 import { HeavyPool } from '../src/apiserver/heavy/pool.js';
 import { readObjectBody, type ObjectBodyJob } from '../src/apiserver/heavy/object-body.js';
 import { percentile, fmtMs } from './lib/stats.js';
+import { benchArgs } from './lib/args.js';
+
+benchArgs('Loop time to read JSON ConfigMap bodies of growing size on the loop beside through a heavy-lane worker.', {});
 
 const job = (bytes: number): ObjectBodyJob => {
   const data: Record<string, string> = {};

@@ -16,13 +16,13 @@ import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { SimulatedNodeUsage } from '../src/kubelet/runtime/simulated/usage-model.js';
 import { SimulatedRuntimeUsage } from '../src/kubelet/runtime/simulated/usage.js';
 import { FakeTimers } from '../src/kubelet/timers.js';
 import { machineLine, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({ options: { cli: { type: 'string', multiple: true }, rounds: { type: 'string', default: '2' }, window: { type: 'string', default: '60' }, write: { type: 'boolean', default: false } } });
+const { values } = benchArgs('CPU time of the simulated usage model behind the HPA walkthrough.', { options: { cli: { type: 'string', multiple: true }, rounds: { type: 'string', default: '2' }, window: { type: 'string', default: '60' }, write: { type: 'boolean', default: false } } });
 const root = join(import.meta.dirname, '..', '..');
 const manifest = join(root, 'test', 'fixtures', 'hpa', 'php-apache.yaml');
 const load = () => loadavg()[0]!.toFixed(1);

@@ -18,13 +18,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { startServer, readMemory, readCpuMs } from './lib/server.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { fmtMs, percentile } from './lib/stats.js';
 import { Clientset, InformerFactory, loadKubeconfig } from '../src/client/index.js';
 import { NodeSimulator } from '../src/kubelet/index.js';
 import { silentLogger } from '../src/util/log.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -33,7 +33,7 @@ const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs('1,000 one-pod Jobs from create to Complete on simulated nodes.', {
   options: {
     jobs: { type: 'string', default: '1000' }, nodes: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '32' },
     'cutoff-s': { type: 'string', default: '600' }, 'no-write': { type: 'boolean', default: false },

@@ -11,11 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { ApiClient } from './lib/client.js';
 import { startServer } from './lib/server.js';
 import { fmtMs, fmtRate, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -56,7 +56,7 @@ async function runSize(client: ApiClient, kib: number, count: number, clients: n
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { count: { type: 'string', default: '2000' }, clients: { type: 'string', default: '16' }, 'no-write': { type: 'boolean', default: false } } });
+  const { values } = benchArgs('Keep-alive ConfigMap writes of 8, 32 and 256 KiB: requests left without an HTTP answer.', { options: { count: { type: 'string', default: '2000' }, clients: { type: 'string', default: '16' }, 'no-write': { type: 'boolean', default: false } } });
   const count = Number(values.count);
   const clients = Number(values.clients);
   const dataDir = mkdtempSync(join(tmpdir(), 'k8ts-bench-keepalive-'));

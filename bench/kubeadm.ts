@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 import { startContainerd, type PrivateContainerd } from '../test/e2e/containerd.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -81,10 +82,12 @@ async function run(datastore: Datastore, runtime: Runtime): Promise<{ initMs: nu
 }
 
 async function main(): Promise<void> {
-  const runsArg = process.argv.indexOf('--runs');
-  const runs = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
-  const runtimeArg = process.argv.indexOf('--runtime');
-  const runtime: Runtime = runtimeArg > 0 && process.argv[runtimeArg + 1] === 'cri' ? 'cri' : 'process';
+  const { values } = benchArgs('Wall time of `k8ts init` and `k8ts join` on a fresh prefix, on local etcd and on SQLite.', { options: {
+    runs: { type: 'string', default: '3', help: 'runs, each once per datastore' },
+    runtime: { type: 'string', default: 'process', help: "the nodes' runtime: process, or cri (as root: a private containerd per node)" },
+  } });
+  const runs = Number(values.runs);
+  const runtime: Runtime = values.runtime === 'cri' ? 'cri' : 'process';
   const results: Record<Datastore, Awaited<ReturnType<typeof run>>[]> = { etcd: [], sqlite: [] };
   for (let i = 0; i < runs; i++) {
     for (const ds of ['etcd', 'sqlite'] as const) {

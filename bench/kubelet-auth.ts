@@ -19,11 +19,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { startServer } from './lib/server.js';
 import { fmtMs, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import type { Credentials } from './lib/client.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -66,7 +66,7 @@ async function kubeletPort(api: (method: string, path: string, body?: object) =>
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { count: { type: 'string', default: '2000' }, 'no-write': { type: 'boolean' } } });
+  const { values } = benchArgs('CPU per kubelet API request spent on authentication and authorization.', { options: { count: { type: 'string', default: '2000' }, 'no-write': { type: 'boolean' } } });
   const count = Number(values.count);
   const dataDir = mkdtempSync(join(tmpdir(), 'k8ts-bench-kubelet-auth-'));
   const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'none'] });

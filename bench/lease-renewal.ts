@@ -19,11 +19,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { startServer, readCpuMs, readThreadCpuMs } from './lib/server.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
 import { median, msSince, percentile } from './lib/stats.js';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
@@ -82,7 +82,7 @@ async function runRound(work: string, cliPath: string, label: string, round: num
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('Server CPU per Lease renewal (a kubelet heartbeat).', {
     options: {
       leases: { type: 'string', default: '2000' },
       passes: { type: 'string', default: '3' },

@@ -11,7 +11,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { ApiClient } from './lib/client.js';
 import { runConcurrent, podName } from './lib/load.js';
 import { daemonSetPod } from './lib/pods.js';
@@ -19,6 +18,7 @@ import { startServer } from './lib/server.js';
 import { startEtcd } from './lib/etcd.js';
 import { fmtMs, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
@@ -75,7 +75,7 @@ async function measure(storage: 'sqlite' | 'etcd', cache: boolean, count: number
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('Lists at 10,000 pods with and without the watch cache, on SQLite and etcd.', {
     options: {
       pods: { type: 'string', default: '10000' }, runs: { type: 'string', default: '50' },
       'no-etcd': { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false },

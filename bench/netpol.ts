@@ -33,13 +33,19 @@ import { PolicyModel } from '../src/netpol/model.js';
 import { ProgrammedTable } from '../src/netpol/table.js';
 import { NftSession, sessionScriptLimit } from '../src/util/nft-session.js';
 import { revisionLine, sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const arg = (name: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
-const podCount = Number(arg('--pods') ?? 10_000);
-const policyCount = Number(arg('--policies') ?? 1000);
-const runs = Number(arg('--runs') ?? 5);
-const baselineDir = resolve(arg('--baseline') ?? '/tmp/base-netpolsync');
+const { values } = benchArgs('NetworkPolicy rule programming: compute and `nft -f -` of table inet k8ts-netpol (as root, in a network namespace).', { options: {
+  pods: { type: 'string', default: '10000' },
+  policies: { type: 'string', default: '1000' },
+  runs: { type: 'string', default: '5' },
+  baseline: { type: 'string', default: '/tmp/base-netpolsync', help: 'a built checkout of the baseline, measured beside this build' },
+} });
+const podCount = Number(values.pods);
+const policyCount = Number(values.policies);
+const runs = Number(values.runs);
+const baselineDir = resolve(values.baseline);
 const nsCount = 100;
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)] ?? NaN; };
 

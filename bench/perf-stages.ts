@@ -18,7 +18,7 @@
  * --perf-basic-prof's map is not rewritten when V8 moves code, so a frame is now and then misnamed.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './lib/args.js';
 
 /** Main-thread stages, tried in this order on each frame from the leaf up; the first frame that matches one decides. */
 const mainRules: ReadonlyArray<readonly [string, RegExp]> = [
@@ -74,7 +74,7 @@ function classify(s: Sample, mainTid: string): [string, string] {
 }
 
 function main(): void {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = benchArgs("Where a server's CPU goes by request stage, from `perf script` output FILE.", {
     allowPositionals: true,
     options: { 'main-tid': { type: 'string' }, 'per-op-us': { type: 'string' }, stage: { type: 'string' } },
   });

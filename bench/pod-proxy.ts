@@ -21,12 +21,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { cliPath, eventually, repoRoot, startCluster } from '../test/e2e/harness.js';
 import { adminCredentials, killChild } from '../test/e2e/helpers.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '500' }, 'no-write': { type: 'boolean' }, inside: { type: 'string' } } });
+const { values } = benchArgs('What pods/proxy and services/proxy add to a request to a pod (as root, in a network namespace).', { options: { requests: { type: 'string', default: '500' }, 'no-write': { type: 'boolean' }, inside: { type: 'string' } } });
 const requests = Number(values.requests);
 const nodeIP = '10.83.0.1';
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!; };

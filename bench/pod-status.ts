@@ -21,7 +21,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 import { startServer, readCpuMs, readThreadCpuMs } from './lib/server.js';
@@ -29,6 +28,7 @@ import { machineLine, revisionLine, table, writeSection } from './lib/results.js
 import { median, msSince, percentile } from './lib/stats.js';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
 import { createPodTemplate, newDaemonPod } from '../src/controllers/daemonset/util.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
@@ -123,7 +123,7 @@ async function runRound(work: string, cliPath: string, label: string, round: num
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('Server CPU per PUT pods/status.', {
     options: {
       pods: { type: 'string', default: '3000' },
       concurrency: { type: 'string', default: '64' },

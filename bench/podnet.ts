@@ -25,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { join, dirname } from 'node:path';
-import { promisify, parseArgs } from 'node:util';
+import { promisify } from 'node:util';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { execRunner, type CommandRunner } from '../src/kubelet/network/commands.js';
 import { ensureBridge } from '../src/kubelet/network/bridge.js';
@@ -35,6 +35,7 @@ import { applyPeerRoutes, isDirectlyConnected } from '../src/kubelet/network/rou
 import { gatewayOf, parseIPv4CIDR, formatIPv4 } from '../src/kubelet/network/cidr.js';
 import { buildTopology } from '../test/e2e/podnet-topology.js';
 import { writeSection, machineLine, revisionLine } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const run = promisify(execFile);
 const self = fileURLToPath(import.meta.url);
@@ -128,7 +129,7 @@ async function addPod(tag: string, nodeNetns: string, name: string, cidr: string
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { role: { type: 'string' }, host: { type: 'string' }, mb: { type: 'string', default: '1024' }, pings: { type: 'string', default: '5000' }, runs: { type: 'string', default: '3' }, 'no-write': { type: 'boolean' } } });
+  const { values } = benchArgs("Pod-to-pod throughput and round trip over the pod network's backends against a bare veth pair (as root).", { options: { role: { type: 'string' }, host: { type: 'string' }, mb: { type: 'string', default: '1024' }, pings: { type: 'string', default: '5000' }, runs: { type: 'string', default: '3' }, 'no-write': { type: 'boolean' } } });
   const mb = Number(values.mb);
   const pings = Number(values.pings);
   if (values.role === 'server') return serve();

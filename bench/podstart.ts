@@ -32,7 +32,6 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ApiClient, type Credentials } from './lib/client.js';
 import { readCpuMs, readMemory, startServer } from './lib/server.js';
@@ -42,6 +41,7 @@ import { startContainerd, busyboxImage } from '../test/e2e/containerd.js';
 import type { CRIClient } from '../src/kubelet/runtime/cri/client.js';
 import { containerConfig, podSandboxConfig, type PodContext } from '../src/kubelet/runtime/cri/config.js';
 import { realAgentNodeFlags } from '../src/cli/agent-node-flags.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -235,7 +235,7 @@ async function stop(proc: ChildProcess): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: {
+  const { values } = benchArgs('Pod start latency on containerd (as root).', { options: {
     steady: { type: 'string', default: '100' }, rate: { type: 'string', default: '10' }, burst: { type: 'string', default: '30' }, 'no-write': { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' }, 'no-floor': { type: 'boolean', default: false }, 'agent-node-args': { type: 'string' },
   } });

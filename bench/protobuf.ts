@@ -13,13 +13,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { ApiClient } from './lib/client.js';
 import { daemonSetPod } from './lib/pods.js';
 import { readCpuMs, startServer } from './lib/server.js';
 import { fmtMs, fmtRate, median, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { encodeObject } from '../src/api/protobuf/envelope.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -58,7 +58,7 @@ async function round(client: ApiClient, pid: number, encoding: Encoding, prefix:
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: {
+  const { values } = benchArgs('Pod creates/s with protobuf against JSON request bodies.', { options: {
     count: { type: 'string', default: '1500' }, clients: { type: 'string', default: '16' }, rounds: { type: 'string', default: '3' },
     'no-write': { type: 'boolean', default: false },
   } });

@@ -25,13 +25,19 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
-const arg = (name: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
-const serviceCounts = (arg('--services') ?? '1000,10000').split(',').map(Number);
-const endpointCount = Number(arg('--endpoints') ?? 100_000);
-const adds = Number(arg('--adds') ?? 5);
+const { values } = benchArgs('kube-proxy (nftables) rule programming: one added Service beside N existing, and one Service of many endpoints (as root).', { options: {
+  services: { type: 'string', default: '1000,10000', help: 'Services already programmed, one row each' },
+  endpoints: { type: 'string', default: '100000', help: "the large Service's endpoints" },
+  adds: { type: 'string', default: '5', help: 'Services added per row' },
+  inner: { type: 'boolean', help: 'internal: the run inside the network namespace the outer run made' },
+} });
+const serviceCounts = values.services.split(',').map(Number);
+const endpointCount = Number(values.endpoints);
+const adds = Number(values.adds);
 
 interface SyncRecord { ts: string; full: boolean; services: number; totalServices: number; durationMs: number; latencyMs?: number; nftMs: number; computeMs: number; bytes: number }
 
@@ -230,4 +236,4 @@ async function outer(): Promise<void> {
   } finally { execFileSync('ip', ['netns', 'del', ns]); }
 }
 
-await (process.argv.includes('--inner') ? inner() : outer());
+await (values.inner ? inner() : outer());

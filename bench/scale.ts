@@ -32,7 +32,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { DaemonSet, Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { startServer, readMemory, readCpuMs } from './lib/server.js';
@@ -43,6 +42,7 @@ import { msSince } from './lib/stats.js';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
 import { NodeSimulator } from '../src/kubelet/index.js';
 import { silentLogger } from '../src/util/log.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -280,7 +280,7 @@ function report(runs: Run[], command: string, o: { renewMs: number; deployments:
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs("Upstream's scale limits on one machine (5,000 nodes, 150,000 pods) with upstream's SLOs measured.", {
     options: {
       nodes: { type: 'string', default: '5000' }, pods: { type: 'string', default: '150000' }, deployments: { type: 'string', default: '150' },
       storage: { type: 'string', default: 'sqlite,etcd' }, 'renew-ms': { type: 'string', default: '10000' }, 'cutoff-s': { type: 'string', default: '3600' },

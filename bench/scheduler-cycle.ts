@@ -10,11 +10,11 @@
  *   node dist/bench/scheduler-cycle.js [--nodes 5000] [--pods 10000] [--rounds 5]
  */
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { SchedulerCache } from '../src/scheduler/cache.js';
 import { Framework } from '../src/scheduler/runtime.js';
 import { defaultProfile } from '../src/scheduler/profile.js';
+import { benchArgs } from './lib/args.js';
 
 function benchNode(i: number): Node {
   const resources = { cpu: '4', memory: '32Gi', pods: '110' };
@@ -64,7 +64,7 @@ function round(nodes: number, pods: number): { cpuMsPerPod: number; maxOnNode: n
 }
 
 function main(): void {
-  const { values } = parseArgs({ options: { nodes: { type: 'string', default: '5000' }, pods: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '5' } } });
+  const { values } = benchArgs('CPU per pod of the scheduling cycle alone, in process, over N nodes.', { options: { nodes: { type: 'string', default: '5000' }, pods: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '5' } } });
   const nodes = Number(values.nodes);
   const pods = Number(values.pods);
   console.log(`${nodes} nodes, ${pods} pods; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);

@@ -22,7 +22,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { ApiClient, readAdminCredentials } from './lib/client.js';
 import { runConcurrent } from './lib/load.js';
 import { readMemory, RssSampler } from './lib/server.js';
@@ -32,6 +31,7 @@ import { StringPool } from '../src/util/intern.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';
 import { createLogger } from '../src/util/log.js';
 import { realClock } from '../src/util/clock.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -278,7 +278,7 @@ function report(results: RunResult[], command: string): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('Scheduler pods/s after scheduler_perf SchedulingBasic (N nodes, 10,000 pods).', {
     options: {
       nodes: { type: 'string', default: '1000,5000' },
       pods: { type: 'string', default: '10000' },

@@ -38,13 +38,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { readCpuMs, readThreadCpuMs, startServer, type ServerProcess } from './lib/server.js';
 import { daemonSetPod } from './lib/pods.js';
 import { startEtcd } from './lib/etcd.js';
 import { median, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { allocSamplingNodeArgs } from './lib/alloc-sampling.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
@@ -190,7 +190,7 @@ function minimalPod(name: string): object {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('k8ts pod creates beside raw etcd transactions, on SQLite and etcd, in interleaved rounds.', {
     options: {
       rounds: { type: 'string', default: '2' }, pods: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '16,64' },
       watchers: { type: 'string', default: '100' }, baseline: { type: 'string' }, 'baseline-args': { type: 'string' }, 'no-etcd': { type: 'boolean', default: false },

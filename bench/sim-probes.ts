@@ -14,10 +14,14 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Container, Pod, Probe } from 'kubernetes-types/core/v1.js';
+import { benchArgs } from './lib/args.js';
 
-const arg = (name: string, fallback: string) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1]! : fallback; };
-const root = resolve(arg('root', join(dirname(fileURLToPath(import.meta.url)), '..', '..')));
-const n = Number(arg('n', '2000'));
+const { values } = benchArgs('CPU time per simulated probe (SimulatedRuntime.simulateProbe), in this process.', { options: {
+  root: { type: 'string', help: 'a checkout whose dist/ is built (default: this one), for an A/B comparison' },
+  n: { type: 'string', default: '2000', help: 'probes per path' },
+} });
+const root = resolve(values.root ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..'));
+const n = Number(values.n);
 
 interface Runtime {
   syncPod(p: Pod): void;

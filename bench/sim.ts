@@ -14,13 +14,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { startServer, readCpuMs, readMemory, RssSampler } from './lib/server.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
 import { fmtMB } from './lib/stats.js';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
 import { NodeSimulator, createKubeletMetrics, mustParseDuration, type KubeletMetrics } from '../src/kubelet/index.js';
 import { silentLogger } from '../src/util/log.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -36,7 +36,7 @@ async function latency(m: KubeletMetrics): Promise<{ sum: number; count: number 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('Simulated-node heartbeat load: N simulated nodes against a fresh `k8ts server`.', {
     options: {
       nodes: { type: 'string', default: '5000' }, seconds: { type: 'string', default: '60' }, renew: { type: 'string', default: '10s' },
       write: { type: 'boolean' }, keep: { type: 'boolean' },

@@ -18,12 +18,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { ApiClient } from './lib/client.js';
 import { readCpuMs, startServer } from './lib/server.js';
 import { fmtMs, percentile } from './lib/stats.js';
 import { runConcurrent } from './lib/load.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -41,7 +41,7 @@ async function apply(client: ApiClient, i: number, value: string): Promise<numbe
 }
 
 async function main() {
-  const { values } = parseArgs({ options: {
+  const { values } = benchArgs('Server-side apply on one ConfigMap with many field managers.', { options: {
     managers: { type: 'string', default: '2000' }, clients: { type: 'string', default: '16' }, 'no-write': { type: 'boolean', default: false },
     reapply: { type: 'string' }, 'server-cli': { type: 'string' }, 'server-node-args': { type: 'string', default: '' },
   } });

@@ -14,11 +14,11 @@
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import type { ApplyContext } from '../src/api/managedfields/index.js';
 import { table } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 type Apply = (live: unknown, config: unknown, ctx: ApplyContext) => unknown;
 
@@ -66,7 +66,7 @@ async function load(dist: string): Promise<Apply> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: {
+  const { values } = benchArgs('CPU per server-side apply merge on a ConfigMap with M managers, without a server.', { options: {
     managers: { type: 'string', default: '200,1000,2000' }, applies: { type: 'string', default: '40' }, rounds: { type: 'string', default: '3' }, 'baseline-dist': { type: 'string' },
   } });
   const builds = [{ label: 'this', apply: await load(thisDist) }, ...(values['baseline-dist'] ? [{ label: 'base', apply: await load(values['baseline-dist']) }] : [])];

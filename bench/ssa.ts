@@ -19,11 +19,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { ApiClient } from './lib/client.js';
 import { readCpuMs, startServer } from './lib/server.js';
 import { fmtMs, fmtRate, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -115,7 +115,7 @@ async function createAll(client: ApiClient, kind: Kind, count: number, clients: 
 const methods: Method[] = ['PUT', 'client-side apply', 'server-side apply'];
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: {
+  const { values } = benchArgs('Server-side apply against client-side apply against a plain update.', { options: {
     count: { type: 'string', default: '1000' }, clients: { type: 'string', default: '16' }, 'no-write': { type: 'boolean', default: false },
   } });
   const count = Number(values.count);

@@ -24,22 +24,19 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
-// Strict: an unknown option (or --help) must not start a run that rewrites the results' section.
-const { values: opts } = parseArgs({
+const { values: opts } = benchArgs('Start-up time, CPU and idle RSS of `k8ts up` and `k8ts server`.', {
   options: {
-    runs: { type: 'string' }, 'idle-runs': { type: 'string' }, baseline: { type: 'string' },
-    'no-write': { type: 'boolean' }, help: { type: 'boolean' },
+    runs: { type: 'string', help: 'runs per row (default 5)' },
+    'idle-runs': { type: 'string', help: "how many of a row's last runs also measure idle RSS, 10 s each (default 1)" },
+    baseline: { type: 'string', help: "another build's PATH/main.js, measured in interleaved runs" },
+    'no-write': { type: 'boolean', help: 'print only; leave bench/RESULTS.md alone' },
   },
 });
-if (opts.help) {
-  process.stdout.write('usage: node dist/bench/startup.js [--runs N] [--idle-runs N] [--baseline PATH/main.js] [--no-write]\n');
-  process.exit(0);
-}
 const arg = (name: '--runs' | '--idle-runs' | '--baseline') => opts[name.slice(2) as 'runs' | 'idle-runs' | 'baseline'];
 const runs = Number(arg('--runs') ?? 5);
 /** How many of a row's last runs also measure idle RSS (10 s each); the median is reported. */

@@ -16,7 +16,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { startServer, readCpuMs, type ServerProcess } from './lib/server.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
 import { median, msSince } from './lib/stats.js';
@@ -26,6 +25,7 @@ import { defaultControllerConfig } from '../src/controllers/types.js';
 import { statefulSetController } from '../src/controllers/statefulset/index.js';
 import { silentLogger } from '../src/util/log.js';
 import { realClock, rfc3339 } from '../src/util/clock.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -179,7 +179,7 @@ async function timeToReady(env: Env, name: string, replicas: number, policy: 'Pa
 interface Env { server: ServerProcess; clients: Clientset; sets: Informer; sim: PodSimulator }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('StatefulSet rollout with simulated nodes: parallel and ordered pod management.', {
     options: {
       parallel: { type: 'string', default: '500' },
       ordered: { type: 'string', default: '50' },

@@ -17,7 +17,6 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { ApiClient } from './lib/client.js';
 import { createPods, type CreateRun } from './lib/load.js';
 import { readCpuMs, startServer, type ServerProcess } from './lib/server.js';
@@ -26,6 +25,7 @@ import { fmtMs, fmtRate, median } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { jsonConfigMap } from '../test/e2e/large-bodies.js';
 import { gcLogNodeArgs, readGcPauses } from './lib/gc-pauses.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -63,7 +63,7 @@ async function cell(t: Target, concurrency: number, count: number, prefix: strin
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: {
+  const { values } = benchArgs("What lowering V8's platform threads costs the serving loop.", { options: {
     rounds: { type: 'string', default: '5' }, pods: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '16,64' }, warmup: { type: 'string', default: '2000' },
     'lowered-env': { type: 'string', default: 'K8TS_HEAVY_LOWERS_V8_THREADS=1' }, 'kept-env': { type: 'string', default: 'K8TS_HEAVY_LOWERS_V8_THREADS=0' },
     write: { type: 'boolean', default: false }, section: { type: 'string', default: 'v8-threads-cost' } } });

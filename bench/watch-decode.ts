@@ -16,7 +16,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { startServer } from './lib/server.js';
@@ -25,8 +24,9 @@ import { Clientset, loadKubeconfig, stripManagedFields } from '../src/client/ind
 import type { WatchEvent } from '../src/client/index.js';
 import { skipManagedFields } from '../src/client/skip-managed-fields.js';
 import { StringPool } from '../src/util/intern.js';
+import { benchArgs } from './lib/args.js';
 
-const { values: args } = parseArgs({ options: { pods: { type: 'string', default: '150' }, rounds: { type: 'string', default: '7' }, repeat: { type: 'string', default: '20' } } });
+const { values: args } = benchArgs('CPU to decode the watch events of a DaemonSet rollout, with and without managedFields.', { options: { pods: { type: 'string', default: '150' }, rounds: { type: 'string', default: '7' }, repeat: { type: 'string', default: '20' } } });
 const n = Number(args.pods);
 const rounds = Number(args.rounds);
 const repeat = Number(args.repeat);

@@ -13,10 +13,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { startServer, readCpuMs, readThreadCpuMs } from './lib/server.js';
 import { median } from './lib/stats.js';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -63,7 +63,7 @@ async function round(work: string, cli: string, label: string, n: number, watche
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: {
+  const { values } = benchArgs('Server CPU per pod create with W per-node pod watches.', { options: {
     watches: { type: 'string', default: '2000' }, pods: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '2' },
     'cli-b': { type: 'string' }, 'label-b': { type: 'string', default: 'other build' },
   } });

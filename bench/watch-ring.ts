@@ -22,12 +22,12 @@ import { writeHeapSnapshot } from 'node:v8';
 import { dirname, join } from 'node:path';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import type { Registry as RegistryType } from '../src/registry/registry.js';
 import type { WatchEventOut } from '../src/registry/types.js';
 import { table } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const thisDist = join(dirname(fileURLToPath(import.meta.url)), '..');
 const managers = 16;
@@ -129,7 +129,7 @@ async function child(dist: string, updates: number): Promise<Result> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { updates: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '3' }, 'baseline-dist': { type: 'string' }, child: { type: 'string' } } });
+  const { values } = benchArgs("The watch cache event ring's cost under a stream of updates, and a replay's.", { options: { updates: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '3' }, 'baseline-dist': { type: 'string' }, child: { type: 'string' } } });
   const updates = Number(values.updates);
   if (values.child) {
     console.log(JSON.stringify(await child(values.child, updates)));

@@ -15,13 +15,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { createCA, issueCertificate } from '../src/pki/index.js';
 import { ApiClient } from './lib/client.js';
 import { createPods, type CreateRun } from './lib/load.js';
 import { readCpuMs, startServer } from './lib/server.js';
 import { median } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -80,7 +80,7 @@ async function installWebhooks(admin: ApiClient, n: number, hook: { url: string;
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false } } });
+  const { values } = benchArgs('Pod creates/s with 0, 1 and 3 validating admission webhooks.', { options: { quick: { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false } } });
   const rounds = values.quick ? 2 : 5;
   const perRound = values.quick ? 200 : 1_000;
   const concurrency = 16;

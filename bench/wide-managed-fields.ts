@@ -14,10 +14,10 @@
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { ConfigMap, Pod } from 'kubernetes-types/core/v1.js';
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { median } from './lib/stats.js';
+import { benchArgs } from './lib/args.js';
 
 const here = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -69,7 +69,7 @@ function round(b: Build, keys: number, salt: string): { create: number; update: 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { keys: { type: 'string', default: '50000' }, rounds: { type: 'string', default: '7' }, base: { type: 'string' } } });
+  const { values } = benchArgs('CPU of the managed fields of wide objects (create, update, pod create).', { options: { keys: { type: 'string', default: '50000' }, rounds: { type: 'string', default: '7' }, base: { type: 'string' } } });
   const keys = Number(values.keys);
   const builds = [await load(here, 'this build'), ...(values.base ? [await load(values.base, `base (${values.base})`)] : [])];
   const out = new Map(builds.map((b) => [b.label, { create: [] as number[], update: [] as number[], pod: [] as number[] }]));

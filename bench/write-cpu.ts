@@ -20,10 +20,10 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { readCpuMs, readThreadCpuMs, startServer } from './lib/server.js';
 import { median } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
@@ -91,7 +91,7 @@ async function round(phases: number[], concurrency: number): Promise<PhaseSample
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: {
+  const { values } = benchArgs('Server CPU per pod create as a server warms up: serving thread against the rest.', { options: {
     rounds: { type: 'string', default: '2' }, phases: { type: 'string', default: '2000,2000,4000,8000,8000' },
     concurrency: { type: 'string', default: '16' }, 'no-write': { type: 'boolean', default: false },
   } });

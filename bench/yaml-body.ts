@@ -11,9 +11,12 @@
  */
 import { readObjectBody, type ObjectBodyJob } from '../src/apiserver/heavy/object-body.js';
 import { percentile, fmtMs } from './lib/stats.js';
+import { benchArgs } from './lib/args.js';
 
-const rounds = Number(process.argv[2] ?? 5);
-const keys = Number(process.argv[3] ?? 200_000);
+const { positionals } = benchArgs("CPU and wall time of the heavy lane's object-body read of a 200,000-key YAML ConfigMap (ROUNDS default 5, KEYS default 200000).",
+  { allowPositionals: true, positionals: '[ROUNDS [KEYS]]' });
+const rounds = Number(positionals[0] ?? 5);
+const keys = Number(positionals[1] ?? 200_000);
 
 /** The body of test/e2e/large-bodies.ts's yamlConfigMap. */
 function yamlConfigMapBody(n: number): Buffer {

@@ -24,9 +24,9 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { ApiClient, readAdminCredentials } from './lib/client.js';
-import { runConcurrent } from './lib/load.js';
-import { loggedInPage } from '../test/e2e/dashboard-browser.js';
+import { ApiClient, readAdminCredentials } from './client.js';
+import { runConcurrent } from './load.js';
+import { loggedInPage } from '../../test/e2e/dashboard-browser.js';
 
 export interface ScaleResult {
   nodes: number; pods: number; createSec: number;
