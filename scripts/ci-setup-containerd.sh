@@ -3,14 +3,15 @@
 # packages (and the official Python client, python3-kubernetes, for
 # test/e2e/python-client.test.ts, etcd-server, whose /usr/bin/etcd the etcd storage tests start
 # privately on free loopback ports, and conntrack, which kube-proxy runs to delete the stale
-# conntrack entries of UDP Services: test/e2e/proxy-conntrack.test.ts) and builds the local OCI images (scripts/images.sh). Idempotent:
+# conntrack entries of UDP Services: test/e2e/proxy-conntrack.test.ts, and strace, which
+# test/e2e/bench-help.test.ts runs each benchmark under to see that --help starts nothing) and builds the local OCI images (scripts/images.sh). Idempotent:
 # installed packages and built images are left as they are. The tests start
 # their own private containerd; nothing here starts or configures the
 # machine's containerd service.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
-packages=(containerd runc containernetworking-plugins busybox-static iproute2 util-linux unzip python3-kubernetes etcd-server etcd-client conntrack)
+packages=(containerd runc containernetworking-plugins busybox-static iproute2 util-linux unzip python3-kubernetes etcd-server etcd-client conntrack strace)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
