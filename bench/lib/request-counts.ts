@@ -22,19 +22,25 @@ export function writeCounts(clients: Clientset): Promise<RequestCounts> {
 }
 
 /** Every request the server counted (reads too: GET, LIST, WATCH), or only the mutating ones. */
-export async function requestCounts(clients: Clientset, opts: { writesOnly?: boolean } = {}): Promise<RequestCounts> {
+export interface CountOptions {
+  writesOnly?: boolean;
+  /** Keyed "VERB resource[/subresource] CODE" instead of summed over codes (which requests were answered 429). */
+  byCode?: boolean;
+}
+
+export async function requestCounts(clients: Clientset, opts: CountOptions = {}): Promise<RequestCounts> {
   return parseRequestCounts(await metricsText(clients), opts);
 }
 
 /** apiserver_request_total of a /metrics text, summed over codes and scopes, by "VERB resource[/subresource]". */
-export function parseRequestCounts(text: string, opts: { writesOnly?: boolean } = {}): RequestCounts {
+export function parseRequestCounts(text: string, opts: CountOptions = {}): RequestCounts {
   const out: RequestCounts = new Map();
   for (const line of text.split('\n')) {
     const m = /^apiserver_request_total\{(.*)\} (\d+)/.exec(line);
     if (!m) continue;
     const labels = Object.fromEntries([...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
     if (opts.writesOnly && !mutating.has(labels.verb)) continue;
-    const key = `${labels.verb} ${labels.subresource ? `${labels.resource}/${labels.subresource}` : labels.resource}`;
+    const key = `${labels.verb} ${labels.subresource ? `${labels.resource}/${labels.subresource}` : labels.resource}${opts.byCode ? ` ${labels.code}` : ''}`;
     out.set(key, (out.get(key) ?? 0) + Number(m[2]));
   }
   return out;

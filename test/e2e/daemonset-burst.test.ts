@@ -11,6 +11,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, eventually, type Cluster } from './harness.js';
+import { requestCounts } from '../../bench/lib/request-counts.js';
 import { Clientset, loadKubeconfig } from '../../src/client/index.js';
 import { NodeSimulator } from '../../src/kubelet/index.js';
 import { silentLogger } from '../../src/util/log.js';
@@ -19,20 +20,7 @@ import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 const nodes = 300;
 
 /** "VERB resource[/subresource] code" → count, from the server's apiserver_request_total. */
-async function answersByCode(clients: Clientset): Promise<Map<string, number>> {
-  const res = await clients.rest.raw('GET', '/metrics');
-  let text = '';
-  for await (const c of res) text += c;
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^apiserver_request_total\{(.*)\} (\d+)/.exec(line);
-    if (!m) continue;
-    const l = Object.fromEntries([...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    const key = `${l.verb} ${l.subresource ? `${l.resource}/${l.subresource}` : l.resource} ${l.code}`;
-    out.set(key, (out.get(key) ?? 0) + Number(m[2]));
-  }
-  return out;
-}
+const answersByCode = (clients: Clientset) => requestCounts(clients, { byCode: true });
 
 describe('a DaemonSet burst on 300 nodes (the controller manager\'s and the scheduler\'s flows)', () => {
   let cluster: Cluster;

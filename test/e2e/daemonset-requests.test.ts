@@ -19,6 +19,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, eventually, type Cluster } from './harness.js';
+import { requestCounts } from '../../bench/lib/request-counts.js';
 import { Clientset, loadKubeconfig } from '../../src/client/index.js';
 import { NodeSimulator } from '../../src/kubelet/index.js';
 import { silentLogger } from '../../src/util/log.js';
@@ -28,20 +29,7 @@ import type { Event } from 'kubernetes-types/core/v1.js';
 const nodes = 8;
 
 /** apiserver_request_total by "VERB resource[/subresource]", summed over codes. */
-async function requestCounts(clients: Clientset): Promise<Map<string, number>> {
-  const res = await clients.rest.raw('GET', '/metrics');
-  let text = '';
-  for await (const c of res) text += c;
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^apiserver_request_total\{(.*)\} (\d+)/.exec(line);
-    if (!m) continue;
-    const l = Object.fromEntries([...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    const key = `${l.verb} ${l.subresource ? `${l.resource}/${l.subresource}` : l.resource}`;
-    out.set(key, (out.get(key) ?? 0) + Number(m[2]));
-  }
-  return out;
-}
+const countsByVerb = (clients: Clientset) => requestCounts(clients);
 
 const since = (a: Map<string, number>, b: Map<string, number>) => new Map([...b].map(([k, v]) => [k, v - (a.get(k) ?? 0)] as const).filter(([, v]) => v > 0));
 
@@ -73,7 +61,7 @@ describe('requests per daemon pod start (whole system)', () => {
 
   it('sends at most what upstream sends for each pod: one create, one binding, two status writes, five Events, no reads', async () => {
     const startedAt = Date.now();
-    const before = await requestCounts(clients);
+    const before = await countsByVerb(clients);
     await clients.daemonsets.create('default', {
       apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'req-ds' },
       spec: { selector: { matchLabels: { app: 'req-ds' } }, template: { metadata: { labels: { app: 'req-ds' } }, spec: { containers: [{ name: 'c', image: 'gasbugs/http-go' }] } } },
@@ -88,7 +76,7 @@ describe('requests per daemon pod start (whole system)', () => {
       const about = (reason: string) => evs.filter((e) => e.reason === reason && e.involvedObject?.name?.startsWith('req-ds-')).length;
       return about('Scheduled') === nodes && about('Started') === nodes;
     }, 30_000, 'the Scheduled and Started Events');
-    const after = await requestCounts(clients);
+    const after = await countsByVerb(clients);
     const heartbeats = (k: string) => k.endsWith(' leases') || / nodes(\/status)?$/.test(k);
     const mine = (k: string) => k === 'GET daemonsets' || k === 'LIST events' || k === 'GET ';
     const window = new Map([...since(before, after)].filter(([k]) => !heartbeats(k) && !mine(k)));
