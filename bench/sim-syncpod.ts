@@ -12,8 +12,11 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { SimulatedRuntime } from '../src/kubelet/runtime/simulated/runtime.js';
 import { FakeTimers } from '../src/kubelet/timers.js';
+import { benchArgs } from './lib/args.js';
 
-const iterations = Number(process.argv[2] ?? 300_000);
+const { positionals } = benchArgs('CPU per SimulatedRuntime.syncPod of a running, unchanged two-container pod (ITERATIONS default 300000).',
+  { allowPositionals: true, positionals: '[ITERATIONS]' });
+const iterations = Number(positionals[0] ?? 300_000);
 const rt = new SimulatedRuntime({ podCIDR: '10.244.9.0/24', hostIP: '172.16.0.9', timers: new FakeTimers() });
 const pod: Pod = {
   metadata: { name: 'p', namespace: 'default', uid: 'u' },
