@@ -81,7 +81,10 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
   const shared = opts.informers ?? controlLoopInformers(clients, logger);
   let running: { informers: InformerScope; controllers: Controller[] } | undefined;
 
+  // Set by stop(): a term that would start after it (a leader callback already on its way) starts nothing.
+  let stopping = false;
   const startAll = async () => {
+    if (stopping) return;
     const informers = shared.scope();
     const ctx: ControllerContext = {
       clients, informers, logger, clock: realClock,
@@ -109,7 +112,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
 
   if (opts.leaderElect === false) {
     startAll().catch(fail);
-    return { stop: async () => { stopAll(); closeClients(); } };
+    return { stop: async () => { stopping = true; stopAll(); closeClients(); } };
   }
   const elector = new LeaderElector(clients, {
     namespace: 'kube-system', name: opts.leaseName ?? 'kube-controller-manager', identity, logger,
@@ -120,6 +123,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
   return {
     stop: async () => {
       // The loops stop acting first, then the Lease is given up (client-go's ReleaseOnCancel order).
+      stopping = true;
       stopAll();
       await elector.stop();
       closeClients();

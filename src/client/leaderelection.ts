@@ -37,6 +37,8 @@ export class LeaderElector {
   private stopped = false;
   private leading = false;
   private timer?: NodeJS.Timeout;
+  /** The acquire-or-renew in flight (its outcome: whether this candidate holds the Lease). */
+  private attempt?: Promise<boolean>;
   private lastRenew = 0;
   /** The Lease spec last read (as JSON) and the local time it was first seen in that form. */
   private observedRecord = '';
@@ -57,16 +59,28 @@ export class LeaderElector {
   stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    if (!this.leading) return Promise.resolve();
+    const wasLeading = this.leading;
+    const attempt = this.attempt;
     this.leading = false;
+    if (!wasLeading && !attempt) return Promise.resolve();
+    // An attempt already sent may take or renew the Lease after this point (a shutdown during a
+    // renewal): wait for it and give up what it took, and never start a term from it (tick).
+    const giveUp = (async () => {
+      const took = attempt ? await attempt : false;
+      if (wasLeading || took) await this.release();
+    })();
     let timer: NodeJS.Timeout | undefined;
     const bounded = new Promise<void>((resolve) => { timer = setTimeout(resolve, releaseTimeoutMs); });
-    return Promise.race([this.release(), bounded]).finally(() => clearTimeout(timer));
+    return Promise.race([giveUp, bounded]).finally(() => clearTimeout(timer));
   }
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    const ok = await this.tryAcquireOrRenew().catch((e) => { this.cfg.logger?.debug('lease attempt failed', { err: e }); return false; });
+    this.attempt = this.tryAcquireOrRenew().catch((e) => { this.cfg.logger?.debug('lease attempt failed', { err: e }); return false; });
+    const ok = await this.attempt;
+    this.attempt = undefined;
+    // stop() ran while the attempt was in flight: it gives up what the attempt took; no term starts.
+    if (this.stopped) return;
     const now = Date.now();
     if (ok) {
       this.lastRenew = now;

@@ -106,4 +106,29 @@ describe('leader election (e2e)', { timeout: 90_000 }, () => {
       elector.stop();
     }
   });
+
+  it('a stop while an acquire is in flight starts no term and leaves the Lease unheld (k8ts up once hung on SIGTERM: its scheduler led again after stopping)', async () => {
+    const { elector, events } = candidate('stopped-mid-acquire', 'quitter');
+    elector.start(); // its first acquire (a create of the Lease) is on the wire now
+    await elector.stop();
+    await new Promise((r) => setTimeout(r, 500)); // past the retry period: a tick that survived the stop would have run
+    assert.deepEqual(events, [], 'onStartedLeading after stop()');
+    assert.equal(elector.isLeader, false);
+    const lease = await clients.leases.get('default', 'stopped-mid-acquire').catch(() => undefined) as Lease | undefined;
+    assert.notEqual(lease?.spec?.holderIdentity, 'quitter', 'the Lease the in-flight create took is given up');
+  });
+
+  it('a stop during a renewal starts no second term and gives the Lease up', async () => {
+    const { elector, events } = candidate('stopped-mid-renew', 'renewer');
+    elector.start();
+    await eventually(async () => events.includes('started'), 10_000, 'the candidate leads');
+    // Renewals every 100 ms: stop at once after one is sent, so it lands after stop() began.
+    const renewed = async () => ((await clients.leases.get('default', 'stopped-mid-renew')) as Lease).spec?.renewTime;
+    const first = await renewed();
+    await eventually(async () => (await renewed()) !== first, 5_000, 'a renewal');
+    await elector.stop();
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(events, ['started'], 'one term, and no start after stop()');
+    assert.equal(((await clients.leases.get('default', 'stopped-mid-renew')) as Lease).spec?.holderIdentity, '');
+  });
 });
