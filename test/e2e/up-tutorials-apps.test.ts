@@ -122,11 +122,16 @@ describe('k8ts up: the probes, Guestbook, WordPress and assign-pods pages on sim
   });
 
   it('Guestbook: redis-leader logs, port-forward svc/frontend serves the page, guestbook.php writes to the leader and reads from a follower, scaling', async () => {
-    for (const [, yaml] of m.guestbook) await kubectl(['apply', '-f', '-'], yaml);
-    for (const d of ['redis-leader', 'redis-follower', 'frontend']) await kubectl(['rollout', 'status', `deployment/${d}`, '--timeout=120s']);
+    // In the page's order: the leader, its logs, then the rest. The leader Deployment selects `app: redis` only, so
+    // once the followers run, `kubectl logs deployment/redis-leader` may pick a follower's pod (on any cluster).
+    const [leader, ...rest] = m.guestbook;
+    await kubectl(['apply', '-f', '-'], leader![1]);
+    await kubectl(['rollout', 'status', 'deployment/redis-leader', '--timeout=120s']);
     const log = (await kubectl(['logs', 'deployment/redis-leader'])).stdout;
     assert.match(log, /^1:C \d\d \w{3} \d{4} [\d:.]+ # Redis version=6\.0\.5, bits=64/m);
     assert.match(log, /^1:M .* \* Ready to accept connections$/m);
+    for (const [, yaml] of rest) await kubectl(['apply', '-f', '-'], yaml);
+    for (const d of ['redis-leader', 'redis-follower', 'frontend']) await kubectl(['rollout', 'status', `deployment/${d}`, '--timeout=120s']);
     const frontends = (await kubectl(['get', 'pods', '-l', 'app=guestbook', '-l', 'tier=frontend', '--no-headers'])).stdout.trim().split('\n');
     assert.equal(frontends.length, 3);
     for (const line of frontends) assert.match(line, /^frontend-\S+\s+1\/1\s+Running\s+0\s/);
