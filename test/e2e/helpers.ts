@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import type { Cluster } from './harness.js';
+import { eventually, type Cluster } from './harness.js';
 
 /**
  * Server flags for tests of the API server alone: no in-process controllers or
@@ -117,6 +117,34 @@ export const cells = (line: string): string[] => line.trim().split(/ {2,}/);
 export function killChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); });
+}
+
+export interface PortForward {
+  child: ChildProcess;
+  /** The local port kubectl printed (`Forwarding from 127.0.0.1:PORT`). */
+  port: number;
+  /** Everything kubectl printed so far, stdout and stderr. */
+  out(): string;
+}
+
+/**
+ * `kubectl port-forward ARGS` as a user runs it (ARGS ending in `:PORT` ask
+ * for a free local port); resolves once kubectl prints the port it listens on.
+ */
+export async function kubectlPortForward(kubeconfig: string, args: string[], env: Record<string, string> = {}): Promise<PortForward> {
+  const child = spawn('kubectl', ['--kubeconfig', kubeconfig, 'port-forward', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  try {
+    const port = await eventually(async () => Number(/Forwarding from 127\.0\.0\.1:(\d+)/.exec(out)?.[1]) || (child.exitCode !== null ? -1 : undefined),
+      60_000, 'kubectl port-forward listening', () => out);
+    if (port < 0) throw new Error(`kubectl port-forward exited ${child.exitCode}: ${out}`);
+    return { child, port, out: () => out };
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw e;
+  }
 }
 
 export interface ApiStream {

@@ -9,7 +9,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import https from 'node:https';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { KubeConfig, PortForward } from './client-node-package.js';
 import { startCluster, eventually, type Cluster } from './harness.js';
-import { adminCredentials } from './helpers.js';
+import { adminCredentials, kubectlPortForward } from './helpers.js';
 import { startContainerd, busyboxImage, type PrivateContainerd } from './containerd.js';
 import { startCRIAgent, type CRIAgent } from './real-node.js';
 
@@ -51,24 +51,9 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Starts `kubectl port-forward` with extra environment; resolves with the local port once it prints it. */
-async function portForward(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; out: () => string }> {
-  const child = spawn('kubectl', ['--kubeconfig', cluster!.kubeconfig, '--cache-dir', join(cluster!.dataDir, 'kubectl-cache'), 'port-forward', '--address', '127.0.0.1', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env },
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-  try {
-    await eventually(async () => /Forwarding from 127\.0\.0\.1:\d+/.test(out) || child.exitCode !== null, 30_000, 'port-forward listening');
-  } catch (e) {
-    child.kill('SIGKILL');
-    throw e;
-  }
-  const m = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(out);
-  if (!m) throw new Error(`kubectl port-forward did not start: ${out}`);
-  return { child, port: Number(m[1]), out: () => out };
-}
+/** `kubectl port-forward --address 127.0.0.1 ARGS` with kubectl's cache in the cluster's data directory. */
+const portForward = (args: string[], env: Record<string, string> = {}) =>
+  kubectlPortForward(cluster!.kubeconfig, ['--cache-dir', join(cluster!.dataDir, 'kubectl-cache'), '--address', '127.0.0.1', ...args], env);
 
 function get(port: number, path = '/'): Promise<{ code: number; body: string }> {
   return new Promise((resolve, reject) => {

@@ -9,10 +9,9 @@
  * simulated runtime models (usage.ts).
  */
 import { describe, it, before, after } from 'node:test';
-import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { eventually } from './harness.js';
-import { underTerminal } from './helpers.js';
+import { killChild, kubectlPortForward, underTerminal } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 
 
@@ -91,23 +90,17 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
   });
 
   it('kubectl port-forward deploy/nginx :80, then GET on the local port: the nginx welcome page', async () => {
-    const child = spawn('kubectl', ['--kubeconfig', up.kubeconfig, 'port-forward', 'deploy/nginx', ':80'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const pf = await kubectlPortForward(up.kubeconfig, ['deploy/nginx', ':80']);
     try {
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-      child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-      const port = await eventually(async () => {
-        if (child.exitCode !== null) throw new Error(`kubectl port-forward exited: ${out}`);
-        return /Forwarding from 127\.0\.0\.1:(\d+) -> 80/.exec(out)?.[1];
-      }, 60_000, 'port-forward listening');
-      const res = await fetch(`http://127.0.0.1:${port}/`);
+      assert.match(pf.out(), new RegExp(`Forwarding from 127\\.0\\.0\\.1:${pf.port} -> 80`));
+      const res = await fetch(`http://127.0.0.1:${pf.port}/`);
       assert.equal(res.status, 200);
       assert.match(res.headers.get('server') ?? '', /^nginx\/\d+\.\d+\.\d+$/);
       assert.match(await res.text(), /<title>Welcome to nginx!<\/title>/);
       // kubectl says it carried the connection, as for a real pod.
-      assert.match(out, /Handling connection for \d+/);
+      await eventually(async () => /Handling connection for \d+/.test(pf.out()), 30_000, 'kubectl\'s Handling connection line', () => pf.out());
     } finally {
-      child.kill('SIGTERM');
+      await killChild(pf.child);
     }
   });
 

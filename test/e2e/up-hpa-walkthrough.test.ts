@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { eventually, repoRoot } from './harness.js';
-import { killChild } from './helpers.js';
+import { killChild, kubectlPortForward } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 
 const manifest = join(repoRoot, 'test', 'fixtures', 'hpa', 'php-apache.yaml');
@@ -72,19 +72,14 @@ describe('HorizontalPodAutoscaler Walkthrough on npm start\'s simulated nodes', 
     const run = await kubectl(['run', '-i', '--rm', '--restart=Never', 'probe', '--image=busybox:1.28', '--', 'wget', '-q', '-O-', 'http://php-apache'], '');
     assert.match(run.stdout, /^OK!(\n)?pod "probe" deleted\n$/);
     assert.equal((await kubectl(['get', '--raw', '/api/v1/namespaces/default/services/php-apache:80/proxy/'])).stdout, 'OK!');
-    const pf = spawn('kubectl', ['--kubeconfig', up.kubeconfig, 'port-forward', '--address', '127.0.0.1', 'service/php-apache', ':80'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(pf);
-    const port = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      setTimeout(() => reject(new Error(`no port from kubectl port-forward: ${out}`)), 60_000).unref();
-      pf.stdout!.on('data', (d: Buffer) => { out += d; const m = /Forwarding from 127\.0\.0\.1:(\d+) -> 80/.exec(out); if (m) resolve(Number(m[1])); });
-      pf.stderr!.on('data', (d: Buffer) => { out += d; });
-    });
-    const res = await fetch(`http://127.0.0.1:${port}/`);
+    const pf = await kubectlPortForward(up.kubeconfig, ['--address', '127.0.0.1', 'service/php-apache', ':80']);
+    children.push(pf.child);
+    assert.match(pf.out(), new RegExp(`Forwarding from 127\\.0\\.0\\.1:${pf.port} -> 80`));
+    const res = await fetch(`http://127.0.0.1:${pf.port}/`);
     assert.equal(res.status, 200);
     assert.equal(await res.text(), 'OK!');
     assert.match(res.headers.get('server') ?? '', /^Apache\//);
-    await killChild(pf);
+    await killChild(pf.child);
   });
 
   it('kubectl top pods and top nodes print numbers', async () => {

@@ -6,12 +6,13 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { eventually } from './harness.js';
+import { killChild, kubectlPortForward } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 
 describe('the kubectl Quick Reference on npm start\'s simulated nodes', () => {
@@ -109,22 +110,16 @@ describe('the kubectl Quick Reference on npm start\'s simulated nodes', () => {
     assert.match(logs, /\n\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d \[notice\] 1#1: nginx\/1\.27\.3\n/);
     assert.doesNotMatch(logs, /Created container|Started container/);
     // kubectl port-forward deploy/my-deployment 5000:6000 on the page; here a free local port to nginx's 80.
-    const child = spawn('kubectl', ['--kubeconfig', up.kubeconfig, 'port-forward', 'deploy/my-deployment', ':80'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const pf = await kubectlPortForward(up.kubeconfig, ['deploy/my-deployment', ':80']);
     try {
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-      child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-      const port = await eventually(async () => {
-        if (child.exitCode !== null) throw new Error(`kubectl port-forward exited: ${out}`);
-        return /Forwarding from 127\.0\.0\.1:(\d+) -> 80/.exec(out)?.[1];
-      }, 60_000, 'port-forward listening');
-      const res = await fetch(`http://127.0.0.1:${port}/`, { headers: { 'User-Agent': 'quick-reference/1.0' } });
+      assert.match(pf.out(), new RegExp(`Forwarding from 127\\.0\\.0\\.1:${pf.port} -> 80`));
+      const res = await fetch(`http://127.0.0.1:${pf.port}/`, { headers: { 'User-Agent': 'quick-reference/1.0' } });
       assert.equal(res.status, 200);
       await res.text();
       const line = await eventually(async () => (await kubectl(['logs', 'deploy/my-deployment', '--tail=1'])).stdout.match(/^127\.0\.0\.1 - - .*\n$/)?.[0], 60_000, 'the access-log line');
       assert.match(line, /^127\.0\.0\.1 - - \[\d\d\/\w{3}\/\d{4}:\d\d:\d\d:\d\d \+0000\] "GET \/ HTTP\/1\.1" 200 615 "-" "quick-reference\/1\.0" "-"\n$/);
     } finally {
-      child.kill();
+      await killChild(pf.child);
     }
   });
 

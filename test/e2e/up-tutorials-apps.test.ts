@@ -23,12 +23,12 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from './harness.js';
+import { kubectlPortForward } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 import * as m from './up-tutorials-apps-manifests.js';
 
@@ -48,16 +48,8 @@ describe('k8ts up: the probes, Guestbook, WordPress and assign-pods pages on sim
   const describePod = async (name: string) => (await kubectl(['describe', 'pod', name])).stdout;
   const jsonpath = async (args: string[], path: string) => (await kubectl([...args, '-o', `jsonpath=${path}`])).stdout;
 
-  /** `kubectl port-forward TARGET :PORT` (a free local port); resolves with the port kubectl printed. */
-  async function portForward(target: string, port: number): Promise<{ child: ChildProcess; port: number }> {
-    const child = spawn('kubectl', ['--kubeconfig', up.kubeconfig, 'port-forward', '--address', '127.0.0.1', target, `:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-    const local = await eventually(async () => Number(/Forwarding from 127\.0\.0\.1:(\d+)/.exec(out)?.[1]) || (child.exitCode !== null ? -1 : undefined), 30_000, 'port-forward listening');
-    if (local < 0) throw new Error(`kubectl port-forward ended: ${out}`);
-    return { child, port: local };
-  }
+  /** `kubectl port-forward TARGET :PORT` (a free local port). */
+  const portForward = (target: string, port: number) => kubectlPortForward(up.kubeconfig, ['--address', '127.0.0.1', target, `:${port}`]);
 
   before(async () => { up = await startUp('k8ts-e2e-tutorials-apps-'); });
   after(async () => { await up?.close(); });
