@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,10 +71,10 @@ describe('the simulated tar format', () => {
   });
 });
 
-function setup(spec: Partial<NonNullable<Pod['spec']>> = {}) {
+function setup(spec: Partial<NonNullable<Pod['spec']>> = {}, image = 'nginx') {
   const timers = new FakeTimers();
   const rt = new SimulatedRuntime({ podCIDR: '10.244.7.0/24', hostIP: '172.16.0.17', timers, nodeName: 'worker1' });
-  const p: Pod = { metadata: { name: 'cp', namespace: 'default', uid: 'uid-cp' }, spec: { nodeName: 'n', containers: [{ name: 'c', image: 'nginx' }], ...spec }, status: { phase: 'Pending' } };
+  const p: Pod = { metadata: { name: 'cp', namespace: 'default', uid: 'uid-cp' }, spec: { nodeName: 'n', containers: [{ name: 'c', image }], ...spec }, status: { phase: 'Pending' } };
   rt.syncPod(p);
   const id = () => rt.status('uid-cp')!.containers[0]!.id;
   return { rt, timers, id };
@@ -93,9 +93,15 @@ async function run(s: LocalStream, input?: Buffer): Promise<{ out: Buffer; err: 
   return { out: Buffer.concat(out), err, code };
 }
 
-describe('tar in a simulated container\'s exec', () => {
+/** GNU tar's own stderr and exit code for `args` run in `cwd` (the reference for a Debian image's words). */
+function gnuTar(args: string[], cwd: string, input?: Buffer): { err: string; code: number } {
+  const r = spawnSync('tar', args, { cwd, input });
+  return { err: r.stderr.toString(), code: r.status ?? -1 };
+}
+
+describe('tar in a simulated busybox container\'s exec: busybox tar\'s words', () => {
   it('extracts stdin into the container (-xmf - -C DIR) and archives it again (cf -); ls and cat see it', async () => {
-    const { rt, id } = setup();
+    const { rt, id } = setup({}, 'busybox:1.36');
     const blob = randomBytes(5_000);
     const archive = packTar([{ name: 'f.txt', dir: false, data: Buffer.from('copied\n') }, { name: 'd/blob', dir: false, data: blob }]);
     // As busybox's: -C names a directory that is there (the quick reference's `tar xf - -C /tmp/bar`).
@@ -119,7 +125,7 @@ describe('tar in a simulated container\'s exec', () => {
 
   it('a ConfigMap mount is read-only; a missing path and a file argument are errors', async () => {
     const { rt, id } = setup({
-      containers: [{ name: 'c', image: 'nginx', volumeMounts: [{ name: 'conf', mountPath: '/etc/config' }] }],
+      containers: [{ name: 'c', image: 'busybox:1.36', volumeMounts: [{ name: 'conf', mountPath: '/etc/config' }] }],
       volumes: [{ name: 'conf', configMap: { name: 'conf' } }],
     });
     const ro = await run(rt.openStream('uid-cp', id(), req(['tar', '-xmf', '-', '-C', '/etc/config'], true)), packTar([{ name: 'k', dir: false, data: Buffer.from('v') }]));
@@ -134,5 +140,53 @@ describe('tar in a simulated container\'s exec', () => {
     assert.match(file.err, /only stdin and stdout/);
     const up = await run(rt.openStream('uid-cp', id(), req(['tar', '-xf', '-', '-C', '/tmp'], true)), packTar([{ name: '../../etc/passwd', dir: false, data: Buffer.from('x') }]));
     assert.deepEqual([up.code, up.err], [1, "tar: skipping member with '..': ../../etc/passwd\n"]);
+  });
+});
+
+describe('tar in a simulated nginx (Debian) container\'s exec: GNU tar 1.34\'s words, as the host\'s GNU tar says them', () => {
+  it('kubectl cp out of the pod: the leading / removed; a missing path is GNU tar\'s Cannot stat and exit 2', async () => {
+    const { rt, id } = setup();
+    assert.equal((await run(rt.openStream('uid-cp', id(), req(['mkdir', '/tmp/in'])))).code, 0);
+    assert.equal((await run(rt.openStream('uid-cp', id(), req(['tar', '-xmf', '-', '-C', '/tmp/in'], true)), packTar([{ name: 'f.txt', dir: false, data: Buffer.from('x\n') }]))).code, 0);
+    const host = mkdtempSync(join(tmpdir(), 'k8ts-gnu-tar-'));
+    try {
+      writeFileSync(join(host, 'f.txt'), 'x\n');
+      const c = await run(rt.openStream('uid-cp', id(), req(['tar', 'cf', '-', '/tmp/in/f.txt'])));
+      const ref = gnuTar(['cf', '-', join(host, 'f.txt')], host);
+      assert.deepEqual([c.code, c.err], [ref.code, ref.err]);
+      assert.equal(c.err, "tar: Removing leading `/' from member names\n");
+      const missing = await run(rt.openStream('uid-cp', id(), req(['tar', 'cf', '-', 'nope'])));
+      assert.deepEqual([missing.code, missing.err], [gnuTar(['cf', '-', 'nope'], host).code, gnuTar(['cf', '-', 'nope'], host).err]);
+      assert.equal(missing.code, 2);
+    } finally {
+      rmSync(host, { recursive: true, force: true });
+    }
+  });
+
+  it('kubectl cp into the pod: -C that is missing or a file, a read-only mount and a climbing member, each as GNU tar says it', async () => {
+    const { rt, id } = setup({
+      containers: [{ name: 'c', image: 'nginx', volumeMounts: [{ name: 'conf', mountPath: '/etc/config' }] }],
+      volumes: [{ name: 'conf', configMap: { name: 'conf' } }],
+    });
+    const archive = packTar([{ name: 'k', dir: false, data: Buffer.from('v') }]);
+    // A path that exists on neither side, so the host's tar words the same error.
+    const absent = `/tmp/k8ts-absent-${randomBytes(4).toString('hex')}`;
+    const none = await run(rt.openStream('uid-cp', id(), req(['tar', '-xmf', '-', '-C', absent], true)), archive);
+    assert.deepEqual([none.code, none.err], [gnuTar(['-xmf', '-', '-C', absent], '/', archive).code, gnuTar(['-xmf', '-', '-C', absent], '/', archive).err]);
+    assert.equal(none.err, `tar: ${absent}: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now\n`);
+    assert.equal((await run(rt.openStream('uid-cp', id(), req(['tar', '-xmf', '-', '-C', '/etc'], true)), packTar([{ name: 'f', dir: false, data: Buffer.from('v') }]))).code, 0);
+    const file = await run(rt.openStream('uid-cp', id(), req(['tar', '-xmf', '-', '-C', '/etc/f'], true)), archive);
+    assert.deepEqual([file.code, file.err], [2, 'tar: /etc/f: Cannot open: Not a directory\ntar: Error is not recoverable: exiting now\n']);
+    const ro = await run(rt.openStream('uid-cp', id(), req(['tar', '-xmf', '-', '-C', '/etc/config'], true)), archive);
+    assert.deepEqual([ro.code, ro.err], [2, 'tar: k: Cannot open: Read-only file system\ntar: Exiting with failure status due to previous errors\n']);
+    const climbing = packTar([{ name: '../../etc/passwd', dir: false, data: Buffer.from('x') }]);
+    const host = mkdtempSync(join(tmpdir(), 'k8ts-gnu-tar-'));
+    try {
+      const up = await run(rt.openStream('uid-cp', id(), req(['tar', '-xf', '-', '-C', '/tmp'], true)), climbing);
+      const ref = gnuTar(['-xf', '-', '-C', host], '/', climbing);
+      assert.deepEqual([up.code, up.err], [ref.code, ref.err]);
+    } finally {
+      rmSync(host, { recursive: true, force: true });
+    }
   });
 });

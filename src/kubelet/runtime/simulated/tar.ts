@@ -11,6 +11,7 @@
  * holds, and reads either; GNU long names ('L') are read too.
  */
 import { posix } from 'node:path';
+import { lsFlavour } from './ls-columns.js';
 import type { ShellContext } from './shell.js';
 
 type Out = (stream: 'stdout' | 'stderr', text: string) => void;
@@ -161,9 +162,49 @@ function collect(ctx: ShellContext, path: string, out: TarEntry[], missing: stri
   else out.push({ name, dir: false, data });
 }
 
+/**
+ * What tar says, in the image's tar's words: busybox's, or GNU tar 1.34's in
+ * the Debian-based images (nginx, debian, httpd ...), which a user copying
+ * out of such a pod sees on kubectl cp's stderr. GNU tar exits 2 on errors,
+ * and after errors it could go on from says so once at the end.
+ */
+interface TarWords {
+  leadingSlash: string;
+  cannotStat(given: string, resolved: string): string;
+  cannotChdir(given: string, isFile: boolean): string;
+  cannotOpen(member: string, err: string): string;
+  dotdot(member: string): string;
+  failed: number;
+  afterErrors: string;
+}
+
+const busyboxWords: TarWords = {
+  leadingSlash: "tar: removing leading '/' from member names\n",
+  cannotStat: (_given, resolved) => `tar: can't stat '${resolved}': No such file or directory\n`,
+  cannotChdir: (given, isFile) => `tar: can't change directory to '${given}': ${isFile ? 'Not a directory' : 'No such file or directory'}\n`,
+  cannotOpen: (member, err) => `tar: can't open '${member}': ${err}\n`,
+  dotdot: (member) => `tar: skipping member with '..': ${member}\n`,
+  failed: 1,
+  afterErrors: '',
+};
+
+const gnuWords: TarWords = {
+  leadingSlash: "tar: Removing leading `/' from member names\n",
+  cannotStat: (given) => `tar: ${given}: Cannot stat: No such file or directory\n`,
+  cannotChdir: (given, isFile) => `tar: ${given}: Cannot open: ${isFile ? 'Not a directory' : 'No such file or directory'}\ntar: Error is not recoverable: exiting now\n`,
+  cannotOpen: (member, err) => `tar: ${member}: Cannot open: ${err}\n`,
+  dotdot: (member) => {
+    const climb = /^(?:\.\.\/|\/)+/.exec(member)?.[0];
+    return `${climb ? `tar: Removing leading \`${climb}' from member names\n` : ''}tar: ${member}: Member name contains '..'\n`;
+  },
+  failed: 2,
+  afterErrors: 'tar: Exiting with failure status due to previous errors\n',
+};
+
 /** The `tar` command: create to stdout, extract or list from stdin. */
 export async function tar(args: string[], ctx: ShellContext, out: Out): Promise<number> {
   const o = parseArgs(args);
+  const words = lsFlavour(ctx.image) === 'coreutils' ? gnuWords : busyboxWords;
   if (typeof o === 'string') { out('stderr', `tar: ${o}\n`); return 1; }
   if (!o.mode) { out('stderr', 'tar: need at least one of -c, -x or -t\n'); return 1; }
   if (o.file !== '-') {
@@ -176,12 +217,19 @@ export async function tar(args: string[], ctx: ShellContext, out: Out): Promise<
     const entries: TarEntry[] = [];
     const missing: string[] = [];
     const base = o.dir ?? ctx.workingDir ?? '/';
-    for (const p of o.paths) collect(ctx, posix.isAbsolute(p) ? p : posix.join(base, p), entries, missing);
-    // As busybox: members are named without the root, and says so.
-    if (o.paths.some((p) => p.startsWith('/'))) out('stderr', "tar: removing leading '/' from member names\n");
-    for (const m of missing) out('stderr', `tar: can't stat '${m}': No such file or directory\n`);
+    const given = new Map<string, string>();
+    for (const p of o.paths) {
+      const resolved = posix.isAbsolute(p) ? p : posix.join(base, p);
+      given.set(resolved, p);
+      collect(ctx, resolved, entries, missing);
+    }
+    // Members are named without the root, and both tars say so.
+    if (o.paths.some((p) => p.startsWith('/'))) out('stderr', words.leadingSlash);
+    for (const m of missing) out('stderr', words.cannotStat(given.get(m) ?? m, m));
     ctx.writeBytes(packTar(entries, Math.floor(ctx.now().getTime() / 1000)));
-    return missing.length ? 1 : 0;
+    if (!missing.length) return 0;
+    out('stderr', words.afterErrors);
+    return words.failed;
   }
   if (!ctx.readStdin) { out('stderr', 'tar: no input stream here\n'); return 1; }
   let entries: TarEntry[];
@@ -194,19 +242,21 @@ export async function tar(args: string[], ctx: ShellContext, out: Out): Promise<
   if (o.mode === 't') { out('stdout', entries.map((e) => `${e.name}\n`).join('')); return 0; }
   if (!ctx.writeFile) { out('stderr', 'tar: no writable filesystem here\n'); return 1; }
   const dir = o.dir ?? ctx.workingDir ?? '/';
-  // As busybox's xchdir: -C names a directory that must be there (kubectl cp's is the destination's parent).
+  // As both tars: -C names a directory that must be there (kubectl cp's is the destination's parent).
   const target = posix.isAbsolute(dir) ? dir : posix.join(ctx.workingDir ?? '/', dir);
   if (o.dir !== undefined && ctx.listDir(target) === undefined) {
     const isFile = (ctx.readBytes?.(target) ?? ctx.readFile(target)) !== undefined;
-    out('stderr', `tar: can't change directory to '${o.dir}': ${isFile ? 'Not a directory' : 'No such file or directory'}\n`);
-    return 1;
+    out('stderr', words.cannotChdir(o.dir, isFile));
+    return words.failed;
   }
-  let status = 0;
+  let failed = false;
   for (const e of entries) {
     // A member may not climb out of the directory it is unpacked in (GNU and busybox tar refuse `..`).
-    if (e.name.split('/').includes('..')) { out('stderr', `tar: skipping member with '..': ${e.name}\n`); status = 1; continue; }
+    if (e.name.split('/').includes('..')) { out('stderr', words.dotdot(e.name)); failed = true; continue; }
     const err = ctx.writeFile(posix.join(target, e.name), e.dir ? undefined : e.data);
-    if (err) { out('stderr', `tar: can't open '${e.name}': ${err}\n`); status = 1; }
+    if (err) { out('stderr', words.cannotOpen(e.name, err)); failed = true; }
   }
-  return status;
+  if (!failed) return 0;
+  out('stderr', words.afterErrors);
+  return words.failed;
 }
