@@ -43,6 +43,21 @@ function kubeletGet(port: number, path: string, creds?: { cert: string; key: str
   });
 }
 
+/** An exec or attach upgrade (SPDY/3.1, as the API server sends) to the kubelet that it refuses: its status and body. */
+function kubeletUpgradeRefused(port: number, path: string, creds: { cert: string; key: string }): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port, path, method: 'POST', rejectUnauthorized: false, agent: false, ...creds,
+      headers: { Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': 'v4.channel.k8s.io' } }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('upgrade', (_res, socket) => { socket.destroy(); reject(new Error(`${path}: upgraded, not refused`)); });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 describe('kubectl logs through the kubelet of a simulated node', () => {
   let cluster: Cluster;
   let agent: ChildProcess;
@@ -196,5 +211,10 @@ describe('kubectl logs through the kubelet of a simulated node', () => {
     assert.deepEqual(await kubeletGet(kubeletPort, '/healthz', admin), { status: 200, body: 'ok' });
     assert.deepEqual(await kubeletGet(kubeletPort, '/containerLogs/default/web/web?tailLines=1', admin), { status: 200, body: 'Started container web\n' });
     assert.deepEqual(await kubeletGet(kubeletPort, '/containerLogs/default/web/nope', admin), { status: 404, body: 'container "nope" not found in pod "web"' });
+    // exec and attach to what is not running, in the upstream kubelet's words (GetExec, GetAttach with the pod's full name;
+    // what `kubectl run --rm -i` shows when its command ended before the attach).
+    assert.deepEqual(await kubeletUpgradeRefused(kubeletPort, '/exec/default/web/nope?command=true&output=1', admin), { status: 500, body: 'container not found ("nope")' });
+    assert.deepEqual(await kubeletUpgradeRefused(kubeletPort, '/attach/default/web/nope?output=1', admin), { status: 500, body: 'container nope not found in pod web_default' });
+    assert.deepEqual(await kubeletUpgradeRefused(kubeletPort, '/attach/default/ghost/c?output=1', admin), { status: 404, body: 'pod does not exist' });
   });
 });

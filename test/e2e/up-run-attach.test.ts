@@ -49,7 +49,7 @@ describe('kubectl run -it --rm and kubectl attach on npm start\'s simulated node
     assert.equal(r.stdout, 'Server:    10.96.0.10\nAddress 1: 10.96.0.10 kube-dns.kube-system.svc.cluster.local\n\n' +
       'Name:      kubernetes.default\nAddress 1: 10.96.0.1 kubernetes.default.svc.cluster.local\n\npod "dns-test" deleted\n');
     // nslookup usually ends before kubectl's attach arrives; kubectl then prints the log instead, as upstream's does for a short command.
-    assert.match(r.stderr, /^(If you don't see a command prompt, try pressing enter\.\n)?(warning: couldn't attach to pod\/dns-test, falling back to streaming logs: .*container not found \("dns-test"\)\n)?$/);
+    assert.match(r.stderr, /^(If you don't see a command prompt, try pressing enter\.\n)?(warning: couldn't attach to pod\/dns-test, falling back to streaming logs: .*container dns-test not found in pod dns-test_default\n)?$/);
     await gone('dns-test');
   });
 

@@ -3,8 +3,11 @@
  * and /attach/{namespace}/{pod}/{container}?... upgrades (the kubelet
  * server's getExec/getAttach, with the API server's query names):
  *
- *  1. The pod must be on this node and the container running
- *     (`container not found ("c")` otherwise, as upstream's findContainer).
+ *  1. The pod must be on this node (404 `pod does not exist`) and the
+ *     container running; otherwise upstream's words: GetExec's
+ *     `container not found ("c")`, GetAttach's `container c not found in
+ *     pod p_ns` (the pod's full name), as `kubectl run --rm -i` of a
+ *     command that ended before the attach shows them.
  *  2. The runtime prepares the session (CRI Exec/Attach) and answers with a
  *     URL of its streaming server, or (process runtime) opens local streams
  *     the kubelet serves itself (local-exec.ts: the process runtime, and
@@ -59,13 +62,15 @@ export async function serveStream(call: ExecCall, route: 'exec' | 'attach', part
   if (request.cmd && request.cmd.length === 0) return rejectUpgrade(socket, 400, 'you must specify at least one command for the container');
   if (!request.stdin && !request.stdout && !request.stderr) return rejectUpgrade(socket, 400, 'you must specify at least 1 of stdin, stdout, stderr');
   const pod = host.podByName(namespace, podName);
-  if (!pod) return rejectUpgrade(socket, 404, `pod ${podName} not found`);
+  if (!pod) return rejectUpgrade(socket, 404, 'pod does not exist');
   const { runtime } = host;
   const local = route === 'attach' && runtime.attachable === false ? undefined : runtime.openStream;
   if (!runtime.streamURL && !local) return rejectUpgrade(socket, 500, noProcessesMessage(host.nodeName, runtime.type, route));
   const status = host.podStatus(pod) ?? pod.status;
   const cs = [...(status?.containerStatuses ?? []), ...(status?.initContainerStatuses ?? []), ...(status?.ephemeralContainerStatuses ?? [])].find((s) => s.name === container);
-  if (!cs?.state?.running || !cs.containerID) return rejectUpgrade(socket, 500, `container not found (${JSON.stringify(container)})`);
+  if (!cs?.state?.running || !cs.containerID) {
+    return rejectUpgrade(socket, 500, route === 'exec' ? `container not found (${JSON.stringify(container)})` : `container ${container} not found in pod ${podName}_${namespace}`);
+  }
   const spdy = isSPDYUpgrade(req);
   const protocols = offeredSubprotocols(req);
   if (!spdy && !isWebSocketUpgrade(req)) return rejectUpgrade(socket, 400, `unable to upgrade: ${route} needs a SPDY/3.1 or WebSocket upgrade`);

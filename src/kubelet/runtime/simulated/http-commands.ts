@@ -35,25 +35,85 @@ const headerBlock = (r: HttpResponse) => {
 
 const noHttp = async (): Promise<HttpOutcome> => ({ error: 'resolve' });
 
-/** curl [-s] [-S] [-i] [-I] [-f] [-L] [-v] [-k] [-X METHOD] [-H HEADER] [-m SECONDS] URL. */
+/** curl's options that take a value (short and long): the value is the rest of a short cluster (`-sSo FILE`, `-oFILE`) or the next word. */
+const curlValueShort = 'XHmowd';
+const curlValueLong: Record<string, string> = {
+  '--request': 'X', '--header': 'H', '--max-time': 'm', '--connect-timeout': 'm', '--output': 'o', '--write-out': 'w',
+  '--retry': 'retry', '--retry-delay': 'retry', '--user-agent': 'A', '--data': 'd', '--data-raw': 'd',
+};
+const curlFlagLong: Record<string, string> = {
+  '--silent': 's', '--show-error': 'S', '--include': 'i', '--head': 'I', '--fail': 'f', '--location': 'L', '--verbose': 'v',
+  '--insecure': 'k', '--remote-name': 'O', '--ipv4': '4', '--no-progress-meter': 's',
+};
+
+/**
+ * curl's --write-out: %{variable} from the transfer, \\n \\r \\t as curl
+ * reads them, %% a percent. Timings are zero, as nothing crossed a network.
+ */
+function writeOut(format: string, url: URL, r: HttpResponse, address: string): string {
+  const vars: Record<string, string> = {
+    http_code: String(r.status).padStart(3, '0'), response_code: String(r.status).padStart(3, '0'), http_version: r.httpVersion,
+    size_download: String(r.body.length), size_header: String(Buffer.byteLength(headerBlock(r))), url_effective: url.href, url: url.href,
+    content_type: headerValue(r, 'content-type') ?? '', remote_ip: address, remote_port: String(defaultPort(url)),
+    num_redirects: '0', exitcode: '0', method: 'GET', scheme: url.protocol.slice(0, -1).toUpperCase(),
+    time_total: '0.000000', time_connect: '0.000000', time_namelookup: '0.000000', time_starttransfer: '0.000000', time_appconnect: '0.000000',
+  };
+  return format.replace(/%\{([a-z_]+)\}|%%|\\([nrt\\])/g, (m, name: string | undefined, esc: string | undefined) => {
+    if (esc) return esc === 'n' ? '\n' : esc === 'r' ? '\r' : esc === 't' ? '\t' : '\\';
+    if (m === '%%') return '%';
+    return vars[name!] ?? '';
+  });
+}
+
+const headerValue = (r: HttpResponse, name: string): string | undefined => {
+  for (let i = 0; i < r.rawHeaders.length; i += 2) if (r.rawHeaders[i]!.toLowerCase() === name) return r.rawHeaders[i + 1];
+  return undefined;
+};
+
+/**
+ * curl [-sSiIfLvkO4] [-X METHOD] [-H HEADER] [-A AGENT] [-m SECONDS] [-o FILE] [-w FORMAT] [--retry N] URL...
+ * Short flags cluster as curl's (`-sSL`, `-sSo /dev/null`); `-o /dev/null` discards the body.
+ */
 export async function curl(args: string[], ctx: ShellContext, out: Out): Promise<number> {
-  const o = { silent: false, showError: false, include: false, head: false, fail: false, method: 'GET', headers: {} as Record<string, string> };
+  const o = { silent: false, showError: false, include: false, head: false, fail: false, remoteName: false, method: 'GET', headers: {} as Record<string, string>, output: undefined as string | undefined, writeOut: undefined as string | undefined, data: undefined as string | undefined };
   const urls: string[] = [];
+  const unknown = (a: string) => {
+    out('stderr', `curl: option ${a}: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n`);
+    return 2;
+  };
+  const take = (opt: string, value: string | undefined, shown: string): number | undefined => {
+    if (value === undefined) { out('stderr', `curl: option ${shown}: requires parameter\ncurl: try 'curl --help' or 'curl --manual' for more information\n`); return 2; }
+    if (opt === 'X') o.method = value;
+    else if (opt === 'H') { const [k, ...v] = value.split(':'); o.headers[k!.trim()] = v.join(':').trim(); }
+    else if (opt === 'A') o.headers['User-Agent'] = value;
+    else if (opt === 'o') o.output = value;
+    else if (opt === 'w') o.writeOut = value;
+    else if (opt === 'd') { o.data = value; if (o.method === 'GET') o.method = 'POST'; }
+    return undefined;
+  };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (!a.startsWith('-') || a === '-') { urls.push(a); continue; }
-    if (a === '-X' || a === '--request') { o.method = args[++i] ?? 'GET'; continue; }
-    if (a === '-H' || a === '--header') { const [k, ...v] = (args[++i] ?? '').split(':'); o.headers[k!.trim()] = v.join(':').trim(); continue; }
-    if (a === '-m' || a === '--max-time' || a === '--connect-timeout') { i++; continue; }
-    const long: Record<string, string> = { '--silent': 's', '--show-error': 'S', '--include': 'i', '--head': 'I', '--fail': 'f', '--location': 'L', '--verbose': 'v', '--insecure': 'k' };
-    const flags = a.startsWith('--') ? long[a] : a.slice(1);
-    if (!flags || ![...flags].every((f) => 'sSiIfLvk'.includes(f))) {
-      out('stderr', `curl: option ${a}: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n`);
-      return 2;
-    }
-    for (const f of flags) {
+    if (a.startsWith('--')) {
+      const [name, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+      const valued = curlValueLong[name!];
+      if (valued) { const failed = take(valued, inline ?? args[++i], name!); if (failed) return failed; continue; }
+      const f = curlFlagLong[a];
+      if (!f) return unknown(a);
       if (f === 's') o.silent = true; else if (f === 'S') o.showError = true; else if (f === 'i') o.include = true;
-      else if (f === 'I') { o.head = true; o.method = 'HEAD'; } else if (f === 'f') o.fail = true;
+      else if (f === 'I') { o.head = true; o.method = 'HEAD'; } else if (f === 'f') o.fail = true; else if (f === 'O') o.remoteName = true;
+      continue;
+    }
+    for (let j = 1; j < a.length; j++) {
+      const f = a[j]!;
+      if (curlValueShort.includes(f)) {
+        const failed = take(f, j + 1 < a.length ? a.slice(j + 1) : args[++i], `-${f}`);
+        if (failed) return failed;
+        break;
+      }
+      if (!'sSiIfLvkO4'.includes(f)) return unknown(a);
+      if (f === 's') o.silent = true; else if (f === 'S') o.showError = true; else if (f === 'i') o.include = true;
+      else if (f === 'I') { o.head = true; o.method = 'HEAD'; } else if (f === 'f') o.fail = true; else if (f === 'O') o.remoteName = true;
     }
   }
   const error = (code: number, text: string) => { if (!o.silent || o.showError) out('stderr', `curl: (${code}) ${text}\n`); return code; };
@@ -67,11 +127,21 @@ export async function curl(args: string[], ctx: ShellContext, out: Out): Promise
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if ('error' in r) {
       status = r.error === 'resolve' ? error(6, `Could not resolve host: ${host}`) : error(7, `Failed to connect to ${host} port ${defaultPort(url)} after 0 ms: Couldn't connect to server`);
+      if (o.writeOut !== undefined) out('stdout', o.writeOut.replace(/%\{(?:http_code|response_code)\}/g, '000').replace(/%\{[a-z_]+\}/g, '').replace(/\\n/g, '\n'));
       continue;
     }
     if (o.fail && r.response.status >= 400) { status = error(22, `The requested URL returned error: ${r.response.status}`); continue; }
-    if (o.include || o.head) out('stdout', headerBlock(r.response));
-    if (!o.head) out('stdout', r.response.body.toString('utf8'));
+    let text = '';
+    if (o.include || o.head) text += headerBlock(r.response);
+    if (!o.head) text += r.response.body.toString('utf8');
+    const file = o.output ?? (o.remoteName ? url.pathname.split('/').pop() || undefined : undefined);
+    if (o.remoteName && !file) { status = error(23, 'Remote file name has no length'); continue; }
+    if (file === undefined || file === '-') out('stdout', text);
+    else if (file !== '/dev/null') {
+      const failed = ctx.writeFile ? ctx.writeFile(file, Buffer.from(text)) : 'Read-only file system';
+      if (failed) { status = error(23, `Failure writing output to destination, passed ${text.length} returned 0`); continue; }
+    }
+    if (o.writeOut !== undefined) out('stdout', writeOut(o.writeOut, url, r.response, r.address));
   }
   return status;
 }
