@@ -83,6 +83,8 @@ import { StartEnvironments } from './start-env.js';
 import { imageContents } from './image-contents.js';
 import { interruptedExitCode, watchInterrupt } from './interrupt.js';
 import { SimulatedRuntimeUsage, type RunningContainer, type SimulatedUsageOptions } from './usage.js';
+import { backoffRequeueMs, firstRestartSyncMs, oomKillAfterMs, oomKillExitCode, oomKilledReason } from './oom-kill.js';
+import { stressWorkload } from './stress.js';
 import { containersWithChangedImage, definitionChangedMessage, invalidImageNameMessage } from './image-change.js';
 
 export const simulatedRuntimeType = 'sim';
@@ -177,7 +179,7 @@ function serverMemory(p: SimPod, id: string): Map<string, unknown> {
   return m;
 }
 
-type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}` | `sleep:${string}`;
+type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}` | `sleep:${string}` | `oom:${string}`;
 
 /**
  * How long a failed pull shows ErrImagePull before the next sync shows
@@ -801,10 +803,10 @@ export class SimulatedRuntime implements PodRuntime {
    * policy says so; otherwise it stays terminated and the agent derives the
    * pod's phase from its containers.
    */
-  private exitContainer(p: SimPod, c: RuntimeContainerStatus, exitCode: number, killed: boolean, restartAfterMs = 0): void {
+  private exitContainer(p: SimPod, c: RuntimeContainerStatus, exitCode: number, killed: boolean, restartAfterMs = 0, why?: string): void {
     const now = this.timers.now();
-    // A command that ended by itself with 0 (programEnds) completed; a crash or a kill is an error.
-    const reason = exitCode === 0 && !killed ? 'Completed' : 'Error';
+    // A command that ended by itself with 0 (programEnds) completed; a crash or a kill is an error (or the kill's own reason, OOMKilled).
+    const reason = why ?? (exitCode === 0 && !killed ? 'Completed' : 'Error');
     Object.assign(c, { state: 'exited', exitCode, reason, finishedAt: now, ready: false });
     delete c.message;
     this.logExit(p, c);
@@ -1019,17 +1021,31 @@ export class SimulatedRuntime implements PodRuntime {
       (p.startEnv ??= new StartEnvironments()).capture(c.id, p.pod, spec, this.opts.objects, live);
     }
     if (spec?.lifecycle?.postStart?.exec && c.state === 'running') this.postStart(p, c, spec);
+    if (this.usage && spec && c.state === 'running') this.armOOMKill(p, c, spec);
     const stdio = this.opts.podLogsDir && spec && c.state === 'running' ? this.openConsole(p, c, spec) : undefined;
     const shell = stdio && spec && !p.initContainers.includes(c) ? shellSession(spec) : undefined;
     if (shell) { p.programs.set(c.name, c.id); this.runShell(p, c, spec!, shell, stdio!); return; }
     if (!this.opts.podLogsDir || !spec || !runsProgram(spec)) {
-      this.log(p, c, entrypointStartLog(p.pod, spec, c.startedAt ?? this.timers.now()) ?? `Created container ${c.name}\nStarted container ${c.name}\n`);
+      const own = (spec && stressWorkload(spec)?.startLog) ?? entrypointStartLog(p.pod, spec, c.startedAt ?? this.timers.now());
+      this.log(p, c, own ?? `Created container ${c.name}\nStarted container ${c.name}\n`);
       return;
     }
     p.programs.set(c.name, c.id);
     const id = c.id;
     // A command that could not be prepared (its objects unreadable) ends at once in a pod that waits for its commands.
     void this.runContainerProgram(p, c, spec).catch(() => this.programEnded(p, c, id, 0));
+  }
+
+  /** On nodes that model usage: the OOM killer at the instance's memory limit (oom-kill.ts). */
+  private armOOMKill(p: SimPod, c: RuntimeContainerStatus, spec: Container): void {
+    const afterMs = oomKillAfterMs(spec);
+    if (afterMs === undefined) return;
+    const id = c.id;
+    this.after(p, `oom:${c.name}`, Math.max(1, afterMs), () => {
+      if (c.id !== id || c.state !== 'running' || p.stopping || p.stopped || p.terminalPhase) return;
+      const inBackOff = this.crashBackoff.isInBackOffSince(`${p.uid}/${c.name}`, this.timers.now().getTime());
+      this.exitContainer(p, c, oomKillExitCode, true, inBackOff ? backoffRequeueMs : firstRestartSyncMs, oomKilledReason);
+    });
   }
 
   /** The container's postStart exec handler, in the simulated shell against this instance's files (lifecycle-hooks.ts). */
