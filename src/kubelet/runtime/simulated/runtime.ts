@@ -1026,7 +1026,8 @@ export class SimulatedRuntime implements PodRuntime {
     const shell = stdio && spec && !p.initContainers.includes(c) ? shellSession(spec) : undefined;
     if (shell) { p.programs.set(c.name, c.id); this.runShell(p, c, spec!, shell, stdio!); return; }
     if (!this.opts.podLogsDir || !spec || !runsProgram(spec)) {
-      const own = (spec && stressWorkload(spec)?.startLog) ?? entrypointStartLog(p.pod, spec, c.startedAt ?? this.timers.now());
+      // A stress program prints its info line (stress.ts); nodes without logs read no command line.
+      const own = (this.opts.podLogsDir && spec ? stressWorkload(spec)?.startLog : undefined) ?? entrypointStartLog(p.pod, spec, c.startedAt ?? this.timers.now());
       this.log(p, c, own ?? `Created container ${c.name}\nStarted container ${c.name}\n`);
       return;
     }
