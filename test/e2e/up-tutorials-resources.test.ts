@@ -86,6 +86,8 @@ describe('resource task pages on npm start\'s simulated nodes', () => {
     const yaml = (await kubectl(['get', 'pod', 'memory-demo-2', '--output=yaml', '--namespace=mem-example'])).stdout;
     assert.match(yaml, /\n {4}lastState:\n {6}terminated:\n {8}containerID: sim:\/\/\w+\n {8}exitCode: 137\n {8}finishedAt: "[^"]+"\n {8}reason: OOMKilled\n/);
     assert.match((await kubectl(['get', 'pod', 'memory-demo-2', '--namespace=mem-example'])).stdout, /^memory-demo-2\s+[01]\/1\s+(CrashLoopBackOff|OOMKilled|Running)\s+[2-9]/m);
+    // The killed instance's log is stress's one line: the kill leaves no word.
+    assert.equal((await kubectl(['logs', 'memory-demo-2', '--previous', '--namespace=mem-example'])).stdout, 'stress: info: [1] dispatching hogs: 0 cpu, 0 io, 1 vm, 0 hdd\n');
     const uid = JSON.parse((await kubectl(['get', 'pod', 'memory-demo-2', '-o', 'json', '--namespace=mem-example'])).stdout).metadata.uid;
     const describe = (await kubectl(['describe', 'pod', 'memory-demo-2', '--namespace=mem-example'])).stdout;
     assert.match(describe, /Last State:\s+Terminated\n\s+Reason:\s+OOMKilled\n\s+Exit Code:\s+137\n/);

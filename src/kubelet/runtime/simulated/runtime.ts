@@ -957,8 +957,15 @@ export class SimulatedRuntime implements PodRuntime {
   }
 
   /** A stopped instance's first log lines: the image's own (nginx's shutdown) when its entrypoint runs, and then true; else the simulated lifecycle's. */
+  /** A container whose log is its command's (the shell's, or a stress program's: SIGKILL and SIGTERM end stress without a word). */
+  private writesOwnLog(p: SimPod, c: RuntimeContainerStatus): boolean {
+    if (this.runsProgram(p, c)) return true;
+    const spec = this.containerSpec(p, c.name);
+    return !!spec && !!stressWorkload(spec);
+  }
+
   private logStop(p: SimPod, c: RuntimeContainerStatus): boolean {
-    if (this.runsProgram(p, c)) return false;
+    if (this.writesOwnLog(p, c)) return false;
     const spec = this.containerSpec(p, c.name);
     // The instance's own image (a changed spec names the next one's).
     const own = spec && entrypointRuns(spec) ? imageContents(c.image)?.stopLog?.(this.timers.now()) : undefined;
@@ -967,7 +974,7 @@ export class SimulatedRuntime implements PodRuntime {
   }
 
   private logExit(p: SimPod, c: RuntimeContainerStatus): void {
-    if (this.runsProgram(p, c)) return;
+    if (this.writesOwnLog(p, c)) return;
     this.log(p, c, `Container ${c.name} exited with code ${c.exitCode ?? 0} (${c.reason ?? 'Completed'})\n`);
   }
 
