@@ -129,16 +129,16 @@ export function compareQuantities(a: Quantity, b: Quantity): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** a + b, keeping a's format (upstream's Add). */
+/** a + b, keeping a's format, or b's when a is zero (upstream's Add: `0 + 600Mi` is `600Mi`, as a quota's used shows). */
 export function addQuantities(a: Quantity, b: Quantity): Quantity {
   const [x, y, scale] = align(a, b);
-  return { unscaled: x + y, scale, format: a.format };
+  return { unscaled: x + y, scale, format: a.unscaled === 0n ? b.format : a.format };
 }
 
-/** a - b, keeping a's format (upstream's Sub). */
+/** a - b, keeping a's format, or b's when a is zero (upstream's Sub). */
 export function subtractQuantities(a: Quantity, b: Quantity): Quantity {
   const [x, y, scale] = align(a, b);
-  return { unscaled: x - y, scale, format: a.format };
+  return { unscaled: x - y, scale, format: a.unscaled === 0n ? b.format : a.format };
 }
 
 export const isZeroQuantity = (q: Quantity) => q.unscaled === 0n;

@@ -13,6 +13,7 @@ import { ensureClusterPKI, buildKubeconfig, writeKubeconfig } from '../pki/index
 import { Registry, type RegistryOptions } from '../registry/registry.js';
 import type { StoreHooks } from '../registry/store.js';
 import { APIServiceAutoregister } from '../apiserver/aggregation/autoregister.js';
+import { metricsGroup, metricsVersion } from '../apiserver/metrics-api/resources.js';
 import { Aggregator } from '../apiserver/aggregation/aggregator.js';
 import { defaultRequestHeaders, publishAuthenticationConfigMap } from '../apiserver/aggregation/authentication-configmap.js';
 import { ensureFrontProxyPKI } from './front-proxy.js';
@@ -332,7 +333,8 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const crds = new CRDController(registry, logger.with('apiextensions'));
   cleanups.push(() => crds.close());
   await crds.start();
-  const autoregister = new APIServiceAutoregister(registry, logger.with('autoregister'), () => new Date());
+  // metrics.k8s.io is served from the kubelets' summaries (the kubelet client above), as metrics-server's APIService.
+  const autoregister = new APIServiceAutoregister(registry, logger.with('autoregister'), () => new Date(), [{ group: metricsGroup, version: metricsVersion }]);
   cleanups.push(() => autoregister.close());
   await autoregister.start();
   await publishAuthenticationConfigMap(registry, { clientCAPem: pki.caCertPem, requestHeaderCAPem: frontProxy.caPem, ...defaultRequestHeaders });

@@ -220,6 +220,7 @@ export class PodWorkers implements PodHandler {
       }
       if (c.state === 'waiting' && pullFailures.has(c.reason ?? '')) { this.announcePull(rec, c); continue; }
       if (c.state === 'waiting' && startFailures.has(c.reason ?? '')) { this.announceStartFailure(rec, c); continue; }
+      if (c.state === 'waiting' && c.reason === 'CrashLoopBackOff') { this.announceCrashBackOff(rec, c); continue; }
       if (rec.announced.has(c.id) || (c.state !== 'running' && c.state !== 'exited')) continue;
       rec.announced.add(c.id);
       if (!recorder) continue;
@@ -269,6 +270,20 @@ export class PodWorkers implements PodHandler {
     if (rec.announced.has(key)) return;
     rec.announced.add(key);
     this.deps.recorder?.event(podRef(rec.pod), 'Warning', 'Failed', `Error: ${c.message || c.reason}`);
+  }
+
+  /**
+   * kuberuntime's doBackOff records Warning BackOff "Back-off restarting
+   * failed container <c> in pod <name>_<ns>(<uid>)" while a crashed
+   * container waits out its back-off (the memory page's OOM-killed
+   * memory-demo-2); once per wait here, upstream at each sync within it.
+   */
+  private announceCrashBackOff(rec: PodRecord, c: RuntimeContainerStatus): void {
+    const key = `backoff/${c.name}/${c.restartCount}`;
+    if (rec.announced.has(key)) return;
+    rec.announced.add(key);
+    const m = rec.pod.metadata;
+    this.deps.recorder?.event(podRef(rec.pod), 'Warning', 'BackOff', `Back-off restarting failed container ${c.name} in pod ${m?.name}_${m?.namespace}(${m?.uid})`);
   }
 
   private observeStart(rec: PodRecord, rs: RuntimePodStatus): void {

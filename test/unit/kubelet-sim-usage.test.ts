@@ -118,7 +118,7 @@ describe('simulated usage profiles', () => {
   it('a container\'s limits: the CPU limit becomes the quota, the memory limit caps the working set', () => {
     assert.deepEqual(containerUsageSpec({ name: 'php-apache', image: 'registry.k8s.io/hpa-example', resources: { limits: { cpu: '500m' }, requests: { cpu: '200m' } } }),
       { limitCores: 0.5, idleCores: 0.001, workingSetBytes: 11 * MiB });
-    assert.deepEqual(containerUsageSpec({ name: 'web', image: 'nginx', resources: { limits: { memory: '1Mi' } } }), { idleCores: 0, workingSetBytes: MiB });
+    assert.deepEqual(containerUsageSpec({ name: 'web', image: 'nginx', resources: { limits: { memory: '1Mi' } } }), { idleCores: 0, workingSetBytes: MiB, memoryLimitBytes: MiB });
   });
 });
 

@@ -54,6 +54,16 @@ test('add and subtract keep the first format', () => {
   }
 });
 
+test('adding to or subtracting from zero takes the other format (upstream Add/Sub: a quota used 0 + 600Mi is 600Mi)', () => {
+  const cases: [string, string, string, string][] = [
+    ['0', '600Mi', '600Mi', '-600Mi'], ['0', '1Gi', '1Gi', '-1Gi'], ['0', '400m', '400m', '-400m'], ['0Mi', '2k', '2k', '-2k'],
+  ];
+  for (const [a, b, sum, diff] of cases) {
+    assert.equal(formatQuantity(addQuantities(q(a), q(b))), sum, `${a}+${b}`);
+    assert.equal(formatQuantity(subtractQuantities(q(a), q(b))), diff, `${a}-${b}`);
+  }
+});
+
 test('scaled values round up', () => {
   const cases: [string, bigint, bigint][] = [
     ['100m', 100n, 1n], ['1.5', 1500n, 2n], ['1Gi', 1073741824000n, 1073741824n], ['1n', 1n, 1n], ['0', 0n, 0n], ['-1.5', -1500n, -2n],

@@ -112,6 +112,20 @@ describe('checkQuotas (admission)', () => {
     const d = checkQuotas([quota('q', { cpu: '2' }, { cpu: '1' }) as any], ev, p, now);
     assert.deepEqual(d, { allowed: false, message: 'exceeded quota: q, requested: cpu=2, used: cpu=1, limited: cpu=2' });
   });
+  it('the Memory and CPU Quotas page: used in the binary units of the pods (600Mi, not 629145600), in the status and the message', () => {
+    const first = pod('quota-mem-cpu-demo', [container('c', { memory: '600Mi', cpu: '400m' }, { memory: '800Mi', cpu: '800m' })]);
+    const hard = { 'requests.cpu': '1', 'requests.memory': '1Gi', 'limits.cpu': '2', 'limits.memory': '2Gi' };
+    const q0 = quota('mem-cpu-demo', hard);
+    assert.deepEqual(json(usageOf(q0 as any, ev, [first], now)),
+      { 'limits.cpu': '800m', 'limits.memory': '800Mi', 'requests.cpu': '400m', 'requests.memory': '600Mi' });
+    const zero = { 'requests.cpu': '0', 'requests.memory': '0', 'limits.cpu': '0', 'limits.memory': '0' };
+    const charged = checkQuotas([quota('mem-cpu-demo', hard, zero) as any], ev, first, now);
+    assert.deepEqual(charged.allowed && json(charged.charges[0]!.used), { 'limits.cpu': '800m', 'limits.memory': '800Mi', 'requests.cpu': '400m', 'requests.memory': '600Mi' });
+    const second = pod('quota-mem-cpu-demo-2', [container('c', { memory: '700Mi', cpu: '400m' }, { memory: '1Gi', cpu: '800m' })]);
+    const used = { 'limits.cpu': '800m', 'limits.memory': '800Mi', 'requests.cpu': '400m', 'requests.memory': '600Mi' };
+    assert.deepEqual(checkQuotas([quota('mem-cpu-demo', hard, used) as any], ev, second, now), { allowed: false,
+      message: 'exceeded quota: mem-cpu-demo, requested: requests.memory=700Mi, used: requests.memory=600Mi, limited: requests.memory=1Gi' });
+  });
   it('charges every matching quota', () => {
     const d = checkQuotas([quota('a', { cpu: '4', pods: '2' }, { cpu: '1', pods: '1' }), quota('b', { services: '1' }, { services: '0' })] as any, ev, p, now);
     assert.equal(d.allowed, true);

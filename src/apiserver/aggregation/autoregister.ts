@@ -5,7 +5,10 @@
  * start-up (label `kube-aggregator.kubernetes.io/automanaged: onstart`); the
  * custom resource groups' ones follow the CRDs (label `true`: removed when
  * the group version is no longer served), as the crdRegistrationController
- * does.
+ * does. Group versions served outside the registry (metrics.k8s.io, served
+ * from the kubelets' summaries as metrics-server would) are passed in and
+ * registered as built-in ones, so `kubectl get apiservices` lists
+ * v1beta1.metrics.k8s.io as the resource pages expect.
  */
 import { apiVersionOf, resources as builtinResources, type ResourceInfo } from '../../api/resources.js';
 import { rfc3339 } from '../../util/clock.js';
@@ -38,7 +41,8 @@ export class APIServiceAutoregister {
   private syncing = Promise.resolve();
   private closed = false;
 
-  constructor(private readonly registry: Registry, private readonly logger: Logger, private readonly now: () => Date) {
+  constructor(private readonly registry: Registry, private readonly logger: Logger, private readonly now: () => Date,
+    private readonly served: readonly Pick<ResourceInfo, 'group' | 'version'>[] = []) {
     this.store = registry.store(apiRegistrationGroup, 'v1', 'apiservices')!;
   }
 
@@ -53,9 +57,9 @@ export class APIServiceAutoregister {
   private async sync(): Promise<void> {
     const builtin = new Set(builtinResources.map(apiVersionOf));
     const wanted = new Map<string, APIService>();
-    for (const r of this.registry.resources()) {
+    for (const r of [...this.served, ...this.registry.resources()]) {
       const name = apiServiceName(r.group, r.version);
-      if (!wanted.has(name)) wanted.set(name, localAPIService(r, !builtin.has(apiVersionOf(r))));
+      if (!wanted.has(name)) wanted.set(name, localAPIService(r, !this.served.includes(r) && !builtin.has(apiVersionOf(r))));
     }
     // All at once: on a fresh store the creates share a few group commits (one fsync each) instead of
     // waiting for one fsync apiece, which was a visible part of a fresh `k8ts up`'s start (bench/startup.ts).

@@ -83,6 +83,8 @@ import { StartEnvironments } from './start-env.js';
 import { imageContents } from './image-contents.js';
 import { interruptedExitCode, watchInterrupt } from './interrupt.js';
 import { SimulatedRuntimeUsage, type RunningContainer, type SimulatedUsageOptions } from './usage.js';
+import { backoffRequeueMs, firstRestartSyncMs, oomKillAfterMs, oomKillExitCode, oomKilledReason } from './oom-kill.js';
+import { stressWorkload } from './stress.js';
 import { containersWithChangedImage, definitionChangedMessage, invalidImageNameMessage } from './image-change.js';
 
 export const simulatedRuntimeType = 'sim';
@@ -177,7 +179,7 @@ function serverMemory(p: SimPod, id: string): Map<string, unknown> {
   return m;
 }
 
-type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}` | `sleep:${string}`;
+type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}` | `sleep:${string}` | `oom:${string}`;
 
 /**
  * How long a failed pull shows ErrImagePull before the next sync shows
@@ -801,10 +803,10 @@ export class SimulatedRuntime implements PodRuntime {
    * policy says so; otherwise it stays terminated and the agent derives the
    * pod's phase from its containers.
    */
-  private exitContainer(p: SimPod, c: RuntimeContainerStatus, exitCode: number, killed: boolean, restartAfterMs = 0): void {
+  private exitContainer(p: SimPod, c: RuntimeContainerStatus, exitCode: number, killed: boolean, restartAfterMs = 0, why?: string): void {
     const now = this.timers.now();
-    // A command that ended by itself with 0 (programEnds) completed; a crash or a kill is an error.
-    const reason = exitCode === 0 && !killed ? 'Completed' : 'Error';
+    // A command that ended by itself with 0 (programEnds) completed; a crash or a kill is an error (or the kill's own reason, OOMKilled).
+    const reason = why ?? (exitCode === 0 && !killed ? 'Completed' : 'Error');
     Object.assign(c, { state: 'exited', exitCode, reason, finishedAt: now, ready: false });
     delete c.message;
     this.logExit(p, c);
@@ -955,8 +957,15 @@ export class SimulatedRuntime implements PodRuntime {
   }
 
   /** A stopped instance's first log lines: the image's own (nginx's shutdown) when its entrypoint runs, and then true; else the simulated lifecycle's. */
+  /** A container whose log is its command's (the shell's, or a stress program's: SIGKILL and SIGTERM end stress without a word). */
+  private writesOwnLog(p: SimPod, c: RuntimeContainerStatus): boolean {
+    if (this.runsProgram(p, c)) return true;
+    const spec = this.containerSpec(p, c.name);
+    return !!spec && !!stressWorkload(spec);
+  }
+
   private logStop(p: SimPod, c: RuntimeContainerStatus): boolean {
-    if (this.runsProgram(p, c)) return false;
+    if (this.writesOwnLog(p, c)) return false;
     const spec = this.containerSpec(p, c.name);
     // The instance's own image (a changed spec names the next one's).
     const own = spec && entrypointRuns(spec) ? imageContents(c.image)?.stopLog?.(this.timers.now()) : undefined;
@@ -965,7 +974,7 @@ export class SimulatedRuntime implements PodRuntime {
   }
 
   private logExit(p: SimPod, c: RuntimeContainerStatus): void {
-    if (this.runsProgram(p, c)) return;
+    if (this.writesOwnLog(p, c)) return;
     this.log(p, c, `Container ${c.name} exited with code ${c.exitCode ?? 0} (${c.reason ?? 'Completed'})\n`);
   }
 
@@ -1019,17 +1028,32 @@ export class SimulatedRuntime implements PodRuntime {
       (p.startEnv ??= new StartEnvironments()).capture(c.id, p.pod, spec, this.opts.objects, live);
     }
     if (spec?.lifecycle?.postStart?.exec && c.state === 'running') this.postStart(p, c, spec);
+    if (this.usage && spec && c.state === 'running') this.armOOMKill(p, c, spec);
     const stdio = this.opts.podLogsDir && spec && c.state === 'running' ? this.openConsole(p, c, spec) : undefined;
     const shell = stdio && spec && !p.initContainers.includes(c) ? shellSession(spec) : undefined;
     if (shell) { p.programs.set(c.name, c.id); this.runShell(p, c, spec!, shell, stdio!); return; }
     if (!this.opts.podLogsDir || !spec || !runsProgram(spec)) {
-      this.log(p, c, entrypointStartLog(p.pod, spec, c.startedAt ?? this.timers.now()) ?? `Created container ${c.name}\nStarted container ${c.name}\n`);
+      // A stress program prints its info line (stress.ts); nodes without logs read no command line.
+      const own = (this.opts.podLogsDir && spec ? stressWorkload(spec)?.startLog : undefined) ?? entrypointStartLog(p.pod, spec, c.startedAt ?? this.timers.now());
+      this.log(p, c, own ?? `Created container ${c.name}\nStarted container ${c.name}\n`);
       return;
     }
     p.programs.set(c.name, c.id);
     const id = c.id;
     // A command that could not be prepared (its objects unreadable) ends at once in a pod that waits for its commands.
     void this.runContainerProgram(p, c, spec).catch(() => this.programEnded(p, c, id, 0));
+  }
+
+  /** On nodes that model usage: the OOM killer at the instance's memory limit (oom-kill.ts). */
+  private armOOMKill(p: SimPod, c: RuntimeContainerStatus, spec: Container): void {
+    const afterMs = oomKillAfterMs(spec);
+    if (afterMs === undefined) return;
+    const id = c.id;
+    this.after(p, `oom:${c.name}`, Math.max(1, afterMs), () => {
+      if (c.id !== id || c.state !== 'running' || p.stopping || p.stopped || p.terminalPhase) return;
+      const inBackOff = this.crashBackoff.isInBackOffSince(`${p.uid}/${c.name}`, this.timers.now().getTime());
+      this.exitContainer(p, c, oomKillExitCode, true, inBackOff ? backoffRequeueMs : firstRestartSyncMs, oomKilledReason);
+    });
   }
 
   /** The container's postStart exec handler, in the simulated shell against this instance's files (lifecycle-hooks.ts). */

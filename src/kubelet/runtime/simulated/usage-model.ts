@@ -18,8 +18,17 @@
  *  5. The node uses the sum of its containers plus a system baseline (the
  *     kubelet and the runtime); its cumulative CPU keeps what containers
  *     gone since used, so its counter never goes back.
+ *  6. Busy threads (a load generator's spinning workers, stress.ts) always
+ *     want a core: they count as that many running threads in rule 4 (at
+ *     most the CPU limit's worth, as CFS lets no more run on average) and
+ *     use a core each at that share, up to the limit (rule 3 averaged over
+ *     its periods: `-cpus 2` under a 1-CPU limit uses 1 core). Requests to
+ *     such a container get what the limit leaves.
+ *  7. A working set may follow the time since the start (stress's
+ *     allocations); the runtime's OOM killer acts where it passes the
+ *     memory limit (oom-kill.ts), so it is only capped there.
  * Not modelled: CPU of clients (a container's own wget, exec), memory
- * growing with load, OOM kills at the memory limit, CFS shares.
+ * growing with load, CFS shares.
  */
 import type { Timers, TimerHandle } from '../../timers.js';
 
@@ -33,6 +42,12 @@ export interface ContainerUsageSpec {
   /** Idle CPU in cores (0.001 = 1m). */
   idleCores: number;
   workingSetBytes: number;
+  /** Rule 6: threads that always want a core. */
+  busyThreads?: number;
+  /** Rule 7: the working set this long after the start (bytes), in place of workingSetBytes. */
+  workingSetAt?: (msSinceStart: number) => number;
+  /** The memory limit in bytes: a working set is never reported above it. */
+  memoryLimitBytes?: number;
 }
 
 export interface SimulatedNodeUsageOptions {
@@ -53,6 +68,8 @@ interface ContainerState {
   jobs: Job[];
   /** CPU-ms used in the current CFS period. */
   periodUsedMs: number;
+  /** CPU-ms of its busy threads (rule 6). */
+  busyMs: number;
 }
 
 /** Below this a remaining amount is taken as done (float error). */
@@ -80,7 +97,7 @@ export class SimulatedNodeUsage {
   ensure(key: string, spec: ContainerUsageSpec, startedAtMs: number): void {
     if (this.containers.has(key)) return;
     this.advance(this.now);
-    this.containers.set(key, { spec, startedAtMs: Math.min(startedAtMs - this.origin, this.t), workMs: 0, jobs: [], periodUsedMs: 0 });
+    this.containers.set(key, { spec, startedAtMs: Math.min(startedAtMs - this.origin, this.t), workMs: 0, jobs: [], periodUsedMs: 0, busyMs: 0 });
   }
 
   /** A container ended: its requests in flight are let go, its CPU stays in the node's. */
@@ -112,7 +129,7 @@ export class SimulatedNodeUsage {
     const c = this.containers.get(key);
     if (!c) return undefined;
     this.advance(this.now);
-    return { cpuNanoSeconds: Math.round(this.cpuMs(c) * 1e6), workingSetBytes: c.spec.workingSetBytes };
+    return { cpuNanoSeconds: Math.round(this.cpuMs(c) * 1e6), workingSetBytes: this.workingSet(c) };
   }
 
   /** Rule 5: the node's cumulative CPU (ns) and memory. */
@@ -120,7 +137,7 @@ export class SimulatedNodeUsage {
     this.advance(this.now);
     let cpu = this.goneMs + this.system.cores * this.t;
     let ws = this.system.workingSetBytes;
-    for (const c of this.containers.values()) { cpu += this.cpuMs(c); ws += c.spec.workingSetBytes; }
+    for (const c of this.containers.values()) { cpu += this.cpuMs(c); ws += this.workingSet(c); }
     ws = Math.min(ws, this.o.memoryBytes);
     return { cpuNanoSeconds: Math.round(cpu * 1e6), memory: { totalBytes: this.o.memoryBytes, usageBytes: ws, workingSetBytes: ws, availableBytes: this.o.memoryBytes - ws } };
   }
@@ -133,24 +150,46 @@ export class SimulatedNodeUsage {
   }
 
   private cpuMs(c: ContainerState): number {
-    return c.spec.idleCores * Math.max(0, this.t - c.startedAtMs) + c.workMs;
+    return c.spec.idleCores * Math.max(0, this.t - c.startedAtMs) + c.workMs + c.busyMs;
   }
 
+  /** Rule 7, capped by the memory limit. */
+  private workingSet(c: ContainerState): number {
+    const ws = c.spec.workingSetAt ? c.spec.workingSetAt(Math.max(0, this.t - c.startedAtMs)) : c.spec.workingSetBytes;
+    return c.spec.memoryLimitBytes ? Math.min(ws, c.spec.memoryLimitBytes) : ws;
+  }
+
+  /** Rule 6: the cores its busy threads ask for, at most its limit. */
+  private busyDemand(c: ContainerState): number {
+    const busy = c.spec.busyThreads ?? 0;
+    return c.spec.limitCores === undefined ? busy : Math.min(busy, c.spec.limitCores);
+  }
+
+  /** The CFS quota its requests may use in a period: the limit's, less what busy threads take. */
   private quotaMs(c: ContainerState): number | undefined {
-    return c.spec.limitCores === undefined ? undefined : c.spec.limitCores * cfsPeriodMs;
+    return c.spec.limitCores === undefined ? undefined : (c.spec.limitCores - this.busyDemand(c)) * cfsPeriodMs;
   }
 
-  /** Rules 3 and 4: each running thread's speed (cores), and the containers that may run now. */
+  /** Rules 3, 4 and 6: each running thread's speed (cores), and the containers whose requests may run now. */
   private running(): { perThread: number; active: ContainerState[] } {
     const active: ContainerState[] = [];
     let threads = 0;
     for (const c of this.containers.values()) {
+      threads += this.busyDemand(c);
       const q = this.quotaMs(c);
       if (!c.jobs.length || (q !== undefined && c.periodUsedMs >= q - epsilon)) continue;
       active.push(c);
       threads += c.jobs.length;
     }
     return { perThread: threads ? Math.min(1, this.o.cores / threads) : 0, active };
+  }
+
+  /** Rule 6: busy threads run through `step` ms at the share `perThread`. */
+  private runBusy(perThread: number, step: number): void {
+    for (const c of this.containers.values()) {
+      const demand = this.busyDemand(c);
+      if (demand > 0) c.busyMs += demand * perThread * step;
+    }
   }
 
   /** The model time of the next change: a job ending, a quota used up, or the period's end. */
@@ -174,10 +213,12 @@ export class SimulatedNodeUsage {
       const next = this.nextEvent();
       const periodStart = Math.floor(this.t / cfsPeriodMs);
       if (next === undefined) {
+        this.runBusy(this.running().perThread, until - this.t);
         this.t = until;
       } else {
         const step = Math.max(Math.min(next, until) - this.t, epsilon);
         const { perThread, active } = this.running();
+        this.runBusy(perThread, step);
         for (const c of active) {
           const used = perThread * c.jobs.length * step;
           c.workMs += used;

@@ -11,12 +11,17 @@
  *  - kubernetes-bootcamp (Node 6), hello-app (Go): a Node heap, a Go binary;
  *  - busybox, alpine (a shell, a sleep): under 1 MiB and no CPU;
  *  - anything else: 1m idle, 4 MiB.
- * A container's working set never exceeds its memory limit.
+ * A container running a stress program (stress.ts: polinux/stress's
+ * `stress`, vish/stress) uses what its hogs use instead: busy threads, the
+ * vm workers' bytes as they are touched.
+ * A container's working set is never reported above its memory limit (the
+ * OOM killer acts there: oom-kill.ts).
  */
 import type { Container } from 'kubernetes-types/core/v1.js';
 import { milliValue, integerValue, parseQuantity } from '../../../api/quantity.js';
 import { repoAndTag } from './image-contents.js';
 import type { ContainerUsageSpec } from './usage-model.js';
+import { stressWorkload } from './stress.js';
 
 export interface UsageProfile {
   /** Idle CPU, millicores. */
@@ -68,8 +73,16 @@ export function containerUsageSpec(c: Container): ContainerUsageSpec {
   const profile = usageProfile(String(c.image ?? ''));
   const cpuLimit = quantity(c.resources?.limits?.cpu, 'milli');
   const memLimit = quantity(c.resources?.limits?.memory, 'unit');
-  return {
+  const limits = {
     ...(cpuLimit !== undefined && cpuLimit > 0 ? { limitCores: cpuLimit / 1000 } : {}),
+    ...(memLimit !== undefined && memLimit > 0 ? { memoryLimitBytes: memLimit } : {}),
+  };
+  const stress = stressWorkload(c);
+  if (stress) {
+    return { ...limits, idleCores: stress.sleepyCores, busyThreads: stress.busyThreads, workingSetBytes: stress.workingSetAt(0), workingSetAt: stress.workingSetAt };
+  }
+  return {
+    ...limits,
     idleCores: profile.idleMilli / 1000,
     workingSetBytes: Math.round(memLimit !== undefined && memLimit > 0 ? Math.min(profile.workingSetBytes, memLimit) : profile.workingSetBytes),
   };
