@@ -23,7 +23,7 @@
  *   and the CPU of the serving thread, the control loops' thread and this process: bench/lib/timeline.ts)
  *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,9 +136,10 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
   const simClients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-node-simulator' });
   const clients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-bench' });
   const sim = new NodeSimulator(simClients, { count: nodes, namePrefix: 'node-', renewIntervalMs: renewMs, events: false, lightWrites: true, logger: silentLogger });
-  let benchPeak = 0;
-  const sampleSelf = () => { benchPeak = Math.max(benchPeak, process.memoryUsage.rss()); }; // rss() alone: memoryUsage() also walks the heap, about 0.5 ms a call with 5,000 nodes (0.3 s of a 55 s rollout in a profile)
-  const selfTimer = setInterval(sampleSelf, 100);
+  // This run's peak RSS is the kernel's VmHWM read at the end, reset here (clear_refs 5, Linux 4.0+) so an
+  // earlier run in this process does not count; no sampling timer (process.memoryUsage.rss() every
+  // 100 ms cost this process about 1% of a core in a profile of a rollout at load 15).
+  resetPeakRss();
   try {
     const loadBefore = loadavg()[0];
     log(`${nodes} nodes: server ready in ${server.readyMs.toFixed(0)} ms; registering nodes`);
@@ -214,7 +215,6 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     const cpuMsPerPod = (serverCpuSec * 1000 - leaseWrites * steadyCpuMsPerWrite) / podsDone;
     const mainCpuMsPerPod = (serverMainCpuSec * 1000 - leaseWrites * steadyMainCpuMsPerWrite) / podsDone;
     const benchCpuMsPerPod = (benchCpuSec * 1000 - leaseWrites * steadyBenchCpuMsPerRenewal) / podsDone;
-    sampleSelf();
     const finished = !Number.isNaN(readySec);
     const result: RunResult = {
       nodes, run, registerSec, nodesReadySec, desiredSec, readySec, finished,
@@ -222,7 +222,7 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
       serverPeakMB: readMemory(pid).hwmKB / 1024, serverCpuSec, serverMainCpuSec,
       steadyWrites, steadyLeasePuts, steadyCpuMsPerWrite, steadyMainCpuMsPerWrite, steadyBenchCpuMsPerRenewal, steadyCounts: describeCounts(steady),
       rolloutCounts: describeCounts(rollout), rolloutWritesPerPod: (countOf(rollout, () => true) - leaseWrites) / podsDone, rolloutRequestsPerPod: requestsPerPod, perPod, cpuMsPerPod, mainCpuMsPerPod, benchCpuMsPerPod, benchCpuSec,
-      benchPeakMB: Math.max(benchPeak, readMemory(process.pid).hwmKB * 1024) / 2 ** 20,
+      benchPeakMB: readMemory(process.pid).hwmKB / 1024,
       loadBefore, loadAfter: loadavg()[0],
     };
     log(`${nodes} nodes: ${finished ? `all ${nodes} pods Ready in ${readySec.toFixed(1)} s` : `CUTOFF after ${cutoffMs / 1000} s: ${result.ready}/${nodes} Ready`}, `
@@ -230,7 +230,6 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
       + `writes ${describeCounts(rollout)}, requests per pod ${requestsPerPod.toFixed(2)} (${perPod}), server peak ${result.serverPeakMB.toFixed(0)} MB, bench peak ${result.benchPeakMB.toFixed(0)} MB`);
     return result;
   } finally {
-    clearInterval(selfTimer);
     await sim.close().catch((e) => log(`sim.close: ${e}`));
     simClients.close();
     clients.close();
@@ -330,3 +329,8 @@ async function main(): Promise<void> {
 }
 
 main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+
+/** Resets this process's VmHWM to its current RSS (clear_refs 5), so VmHWM is this run's peak. */
+function resetPeakRss(): void {
+  writeFileSync('/proc/self/clear_refs', '5');
+}

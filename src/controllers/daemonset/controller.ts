@@ -32,7 +32,7 @@ import type { ControllerRevision, DaemonSet, DaemonSetStatus } from 'kubernetes-
 import type { Writable } from '../../api/writable.js';
 import type { Node, Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
-import type { Owned } from '../controller-ref.js';
+import { sameControllerRef, sameLabels, type Owned } from '../controller-ref.js';
 
 /** Upstream BurstReplicas: at most this many creates (and deletes) per sync. */
 export const burstReplicas = 250;
@@ -185,13 +185,13 @@ export class DaemonSetsController implements Controller {
   private updateObject(old: Owned, cur: Owned): DaemonSet | undefined {
     const curRef = controllerRef(cur);
     const oldRef = controllerRef(old);
-    const refChanged = JSON.stringify(curRef) !== JSON.stringify(oldRef);
+    const refChanged = !sameControllerRef(curRef, oldRef);
     if (refChanged && oldRef) {
       const prev = this.resolveControllerRef(old.metadata!.namespace!, oldRef);
       if (prev) this.enqueue(prev);
     }
     if (curRef) return this.ownerOrMatching(cur, false);
-    const labelsChanged = JSON.stringify(cur.metadata!.labels ?? {}) !== JSON.stringify(old.metadata!.labels ?? {});
+    const labelsChanged = !sameLabels(cur.metadata!.labels, old.metadata!.labels);
     if (labelsChanged || refChanged) this.ownerOrMatching(cur, true);
     return undefined;
   }

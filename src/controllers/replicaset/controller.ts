@@ -23,7 +23,7 @@ import { isEverything, matchesSelector } from '../../api/labels.js';
 import type { Logger } from '../../util/log.js';
 import { controllerRef, podIsActive, podIsReady } from '../../api/pods.js';
 import { UIDTrackingExpectations, expectationsTimeoutMs } from '../expectations.js';
-import { claimObjects, newControllerRef, recheckOwner } from '../controller-ref.js';
+import { claimObjects, newControllerRef, recheckOwner, sameControllerRef, sameLabels } from '../controller-ref.js';
 import type { ReplicaKind, ReplicaOwner } from './kind.js';
 import { burstReplicas, calculateStatus, planManage, slowStartBatch, statusUnchanged } from './plan.js';
 
@@ -134,7 +134,7 @@ export class ReplicaSetController implements Controller {
 
   private updatePod(old: Pod, cur: Pod): void {
     if (old.metadata!.resourceVersion === cur.metadata!.resourceVersion) return;
-    const labelsChanged = JSON.stringify(old.metadata!.labels ?? {}) !== JSON.stringify(cur.metadata!.labels ?? {});
+    const labelsChanged = !sameLabels(old.metadata!.labels, cur.metadata!.labels);
     if (isDeleting(cur)) {
       // A graceful delete: replace the pod now rather than when it is finally gone.
       this.deletePod(cur);
@@ -143,7 +143,7 @@ export class ReplicaSetController implements Controller {
     }
     const curRef = controllerRef(cur);
     const oldRef = controllerRef(old);
-    const refChanged = JSON.stringify(curRef) !== JSON.stringify(oldRef);
+    const refChanged = !sameControllerRef(curRef, oldRef);
     if (refChanged && oldRef) {
       const prev = this.resolveControllerRef(old.metadata!.namespace!, oldRef);
       if (prev) this.enqueue(prev);

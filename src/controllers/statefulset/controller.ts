@@ -19,6 +19,7 @@ import { isEverything, matchesSelector, selectorFromLabelSelector } from '../../
 import type { Selector } from '../../api/labels.js';
 import { goJSON, newControllerRef, sortControllerRevisions, hashControllerRevision, controllerRevisionName } from '../../api/history.js';
 import { isMemberOf, statefulSetKind } from './identity.js';
+import { sameControllerRef, sameLabels } from '../controller-ref.js';
 import { planStatefulSet, Plan } from './plan.js';
 import { PodControl, aggregate, runForAll } from './podcontrol.js';
 import { PendingWrites, CacheView } from './pending.js';
@@ -145,10 +146,10 @@ export class StatefulSetController implements Controller {
 
   private updatePod(old: Pod, cur: Pod): void {
     if (old.metadata!.resourceVersion === cur.metadata!.resourceVersion) return;
-    const labelChanged = goJSON(old.metadata!.labels ?? {}) !== goJSON(cur.metadata!.labels ?? {});
+    const labelChanged = !sameLabels(old.metadata!.labels, cur.metadata!.labels);
     const curRef = controllerRef(cur);
     const oldRef = controllerRef(old);
-    const refChanged = goJSON(curRef ?? null) !== goJSON(oldRef ?? null);
+    const refChanged = !sameControllerRef(curRef, oldRef);
     if (refChanged && oldRef) {
       const set = this.resolveControllerRef(old.metadata!.namespace!, oldRef);
       if (set) this.enqueue(set);

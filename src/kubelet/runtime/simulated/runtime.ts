@@ -48,7 +48,7 @@
  * whose command is an interactive shell runs one until it exits.
  * See annotations.ts for the annotation reference.
  */
-import { randomBytes } from 'node:crypto';
+import { newRuntimeID } from './random-id.js';
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Duplex, Readable } from 'node:stream';
@@ -198,7 +198,7 @@ function putByName(list: RuntimeContainerStatus[], s: RuntimeContainerStatus): R
 /** Upstream's pod status message for a pod past spec.activeDeadlineSeconds (pkg/kubelet/active_deadline.go). */
 export const deadlineExceededMessage = 'Pod was active on the node longer than the specified deadline';
 
-const newID = () => randomBytes(32).toString('hex');
+const newID = newRuntimeID;
 
 export class SimulatedRuntime implements PodRuntime {
   readonly type = simulatedRuntimeType;
