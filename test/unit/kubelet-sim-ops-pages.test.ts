@@ -117,6 +117,10 @@ describe('simulated apt-get', () => {
     assert.match((await shell('lsof')).out, /^COMMAND PID USER/);
     assert.equal((await shell('apt-get update', 'busybox')).code, 127);
     assert.match((await shell('nginx -v')).out, /^nginx version: nginx\/1\.27\.3\n$/);
+    // tcpdump listens until interrupted (here the sleep that never ends is cut at once) and has captured nothing.
+    assert.equal((await shell('tcpdump')).code, 127);
+    await shell('apt-get install -y tcpdump');
+    assert.deepEqual(await shell('tcpdump'), { code: 0, out: 'tcpdump: verbose output suppressed, use -v[v]... for full protocol decode\nlistening on eth0, link-type EN10MB (Ethernet), snapshot length 262144 bytes\n\n0 packets captured\n0 packets received by filter\n0 packets dropped by kernel\n' });
   });
 });
 
