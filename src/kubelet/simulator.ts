@@ -25,7 +25,7 @@
  * and its Lease); stopNode stops a node's heartbeats (optionally freezing
  * its pods, like a dead kubelet) and startNode brings it back.
  */
-import type { Clientset } from '../client/index.js';
+import { EventRecorder, type Clientset } from '../client/index.js';
 import type { Taint } from '../api/taints.js';
 import { createLogger, type Logger } from '../util/log.js';
 import { NodeAgent, defaultRenewIntervalMs, type NodeAgentOptions } from './agent.js';
@@ -181,7 +181,9 @@ export class NodeSimulator {
     const objects = podLogsDir ? this.podObjects() : undefined;
     // Nodes that serve the kubelet API also model their containers' usage (its /stats/summary, so kubectl top and the HPA).
     const usage = kubelet ? { cpu: o.cpu, memory: o.memory } : undefined;
-    const runtime = new SimulatedRuntime({ podCIDR, hostIP: internalIP, startDelayMs: o.startDelayMs, readyDelayMs: o.readyDelayMs, timers, podLogsDir, objects, nodeName: name, usage });
+    const runtime = new SimulatedRuntime({ podCIDR, hostIP: internalIP, startDelayMs: o.startDelayMs, readyDelayMs: o.readyDelayMs, timers, podLogsDir, objects, nodeName: name, usage,
+      // What the runtime reports itself (a failed preStop hook) is the node's kubelet's event.
+      recorder: kubelet && (this.opts.events ?? true) ? new EventRecorder(this.clients, 'kubelet', this.logger, name) : undefined });
     const agentOpts: NodeAgentOptions = {
       nodeName: name, labels: o.labels, annotations: o.annotations, taints: o.taints, controlPlane: o.controlPlane, instanceType: o.instanceType,
       cpu: o.cpu, memory: o.memory, pods: o.pods, ephemeralStorage: o.ephemeralStorage, internalIP, podCIDR,

@@ -21,6 +21,7 @@ import { resolveHost } from './nslookup.js';
 import type { ListenerFiles } from './listeners.js';
 import { containerStat } from './file-stat.js';
 import { containerUser } from './identity.js';
+import { withProcFiles } from './proc-files.js';
 
 export interface ContainerFilesDeps {
   pod: Pod;
@@ -59,7 +60,7 @@ export async function withContainerFiles(base: ContainerView, d: ContainerFilesD
     pod: d.pod, spec: d.spec, user: base.user ?? containerUser(d.pod, d.spec), startedAt: d.startedAt ?? new Date(), workingDir: base.workingDir,
     layer: d.layer, volumes, lower: root, readBytes: (p) => layered.readBytes!(p), listDir: (p) => layered.listDir(p), projectedMode: base.projectedMode,
   });
-  const files: ContainerView = { ...layered, stat, hiddenEntries };
+  const files: ContainerView = withProcFiles({ ...layered, stat, hiddenEntries }, d.pod, d.spec);
   const ownHosts = [d.podIP, base.hostname].filter((h): h is string => !!h);
   let resolver: ReturnType<typeof podResolver> | undefined;
   const dns = () => (resolver ??= podResolver(d.pod, d.objects));

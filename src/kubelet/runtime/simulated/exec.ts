@@ -41,6 +41,8 @@ export interface SimulatedExecDeps {
   nodeName: string;
   /** `kill` of the container's main process (kill.ts). */
   signalMain?(signal: number): void;
+  /** The session is the container's own main process (its interactive shell on stdin), which ps lists already. */
+  mainShell?: boolean;
 }
 
 /** What the simulated shell says about a script beyond its subset. */
@@ -106,7 +108,7 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     input = new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
     if (closed) input.close();
     // The interactive shell is a process of the container too (ps lists it).
-    const processes = [...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: argv.join(' ') }];
+    const processes = deps.mainShell ? ctx.processes ?? [] : [...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: argv.join(' ') }];
     // An interactive bash (a tty, or -i) says `exit` as it leaves, a login one (-l) `logout`.
     const flag = argv[1] ?? '';
     const bashInteractive = /(^|\/)bash$/.test(argv[0]!) && (req.tty || flag === '-i' || flag === '-il');

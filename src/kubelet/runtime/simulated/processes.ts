@@ -17,6 +17,7 @@
  */
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { containerUser } from './identity.js';
+import { runsUntilStopped } from './image-entrypoints.js';
 
 export interface SimulatedProcess {
   uid: number;
@@ -34,15 +35,22 @@ function containerProcesses(pod: Pod, c: Container): SimulatedProcess[] {
     if (shells.has(argv[0]!) && argv[1] === '-c' && argv.length === 3 && /^[\w./ =:-]+$/.test(argv[2]!.trim())) return [{ uid, args: argv[2]!.trim() }];
     return [{ uid, args: argv.join(' ') }];
   }
+  if (runsUntilStopped(c.image)) return [{ uid, args: '/pause' }];
   if (/(^|\/)nginx(:|@|$)/.test(c.image ?? '')) return [{ uid, args: 'nginx: master process nginx -g daemon off;' }, { uid: 101, args: 'nginx: worker process' }];
-  return [{ uid, args: 'sh' }];
+  // The images' CMD: bash in Debian's and Ubuntu's, sh in busybox's and alpine's.
+  return [{ uid, args: /(^|\/)(ubuntu|debian)(:|@|$)/.test(c.image ?? '') ? 'bash' : 'sh' }];
 }
 
 /** What ps in container `c` sees before the exec's own processes: the pod's (shared) or the container's. */
 export function visibleProcesses(pod: Pod, c: Container): SimulatedProcess[] {
+  // An ephemeral container with a target joins that container's PID namespace (kubectl debug --target).
+  const target = (pod.spec?.ephemeralContainers ?? []).find((e) => e.name === c.name)?.targetContainerName;
+  const targetSpec = target && !pod.spec?.shareProcessNamespace ? pod.spec?.containers.find((x) => x.name === target) : undefined;
+  if (targetSpec) return [...containerProcesses(pod, targetSpec), ...containerProcesses(pod, c)];
   if (!pod.spec?.shareProcessNamespace) return containerProcesses(pod, c);
   // The page shows the sandbox's pause as root (pause images before 3.8 ran as root).
-  return [{ uid: 0, args: '/pause' }, ...(pod.spec.containers ?? []).flatMap((x) => containerProcesses(pod, x))];
+  const ephemeral = (pod.spec.ephemeralContainers ?? []).some((e) => e.name === c.name) ? containerProcesses(pod, c) : [];
+  return [{ uid: 0, args: '/pause' }, ...(pod.spec.containers ?? []).flatMap((x) => containerProcesses(pod, x)), ...ephemeral];
 }
 
 const userName = (uid: number) => (uid === 0 ? 'root' : uid === 65534 ? 'nobody' : String(uid));

@@ -44,8 +44,8 @@ export interface ProgramDeps {
   sources?: EnvSources;
 }
 
-/** The pod's hostname as the runtime sets it (spec.hostname, else the pod's name cut to 63 characters). */
-const hostnameOf = (pod: Pod) => pod.spec?.hostname ?? (pod.metadata?.name ?? '').slice(0, 63).replace(/[-.]+$/, '');
+/** The pod's hostname as the runtime sets it (the node's in the host's network: `kubectl debug node/N`; else spec.hostname, else the pod's name cut to 63 characters). */
+const hostnameOf = (pod: Pod) => (pod.spec?.hostNetwork && pod.spec.nodeName) || (pod.spec?.hostname ?? (pod.metadata?.name ?? '').slice(0, 63).replace(/[-.]+$/, ''));
 
 /** Volumes that need no token or node access to read: ConfigMaps, Secrets, the downward API. */
 const readable = (v: Volume) => !!(v.configMap || v.secret || v.downwardAPI || (v.projected && !(v.projected.sources ?? []).some((s) => s.serviceAccountToken)));

@@ -49,7 +49,7 @@
  * See annotations.ts for the annotation reference.
  */
 import { newRuntimeID } from './random-id.js';
-import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Duplex, Readable } from 'node:stream';
 import type { Container, ContainerStatus, Pod, PodSpec, Probe } from 'kubernetes-types/core/v1.js';
@@ -60,12 +60,14 @@ import { normalizeImage, simulatedImageID } from './images.js';
 import { annotationCompleteAfter, annotationExitCode, annotationFailAfter, containerCrashes, probeAnnotated, probeFails, runsToCompletion, simScript } from './annotations.js';
 import { simulatedPullError } from './registry.js';
 import { probeFailureOutput } from './probes.js';
-import { containerLogPath, formatCRILogLines, podLogsDirectory, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
+import { containerLogPath, formatCRILogLines, parseCRILogLine, podLogsDirectory, readCRILog, type ContainerLogOptions } from '../../logs/index.js';
+import { terminationMessage } from './termination-message.js';
 import { PodEventEmitter } from '../pod-events.js';
 import { Backoff, goDuration } from '../cri/backoff.js';
 import type { PodObjectGetter } from '../../volumes/objects.js';
 import { containerView, prepareProgram, runsProgram } from './program.js';
 import { runPostStartHook } from './lifecycle-hooks.js';
+import { collectExec, preStopGraceSeconds, runPreStopHook } from './pre-stop.js';
 import { runProgram } from './shell.js';
 import { mainExitOnSignal } from './kill.js';
 import { openSimulatedExec, type SimulatedExecDeps } from './exec.js';
@@ -78,6 +80,8 @@ import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.j
 import { connectListener, imageListener, refusedConnection } from './listeners.js';
 import { containerListener } from './app-servers.js';
 import { containerConnect } from './container-connect.js';
+import { hasNoShell, runsUntilStopped } from './image-entrypoints.js';
+import { execNotFoundError } from './exec-errors.js';
 import { probeServer, type ServerProbeTarget } from './server-probe.js';
 import { StartEnvironments } from './start-env.js';
 import { imageContents } from './image-contents.js';
@@ -116,6 +120,8 @@ export interface SimulatedRuntimeOptions {
   network?: SimulatedPodNetwork;
   /** Model the containers' CPU and memory (usage.ts) for the kubelet's summary, on a node of this capacity; none when absent. */
   usage?: SimulatedUsageOptions;
+  /** Records the events the runtime itself reports (FailedPreStopHook). */
+  recorder?: { event(obj: unknown, type: 'Normal' | 'Warning', reason: string, message: string): void };
 }
 
 interface SimPod {
@@ -350,12 +356,29 @@ export class SimulatedRuntime implements PodRuntime {
     if (p.stopping) return p.stopping;
     for (const h of p.timers.values()) this.timers.clearTimeout(h);
     p.timers.clear();
-    p.stopping = new Promise<void>((resolve) => {
+    const arm = (resolve: () => void) => {
       const stop = () => { this.stop(p); resolve(); };
       if (gracePeriodMs <= 0 || !p.containers.some((c) => c.state === 'running')) stop();
       else p.timers.set('end', this.timers.setTimeout(stop, gracePeriodMs));
-    });
+    };
+    // The preStop handlers run first, within the pod's own grace period (pre-stop.ts); a forced removal (0) skips them.
+    const hooks = gracePeriodMs > 0 && this.opts.podLogsDir && p.containers.some((c) => c.state === 'running' && this.containerSpec(p, c.name)?.lifecycle?.preStop);
+    p.stopping = hooks ? this.runPreStopHooks(p).then(() => new Promise<void>(arm)) : new Promise<void>(arm);
     return p.stopping;
+  }
+
+  /** Each running container's preStop handler, at once (upstream kills the containers in parallel); a failure is FailedPreStopHook. */
+  private async runPreStopHooks(p: SimPod): Promise<void> {
+    const grace = preStopGraceSeconds(p.pod);
+    await Promise.all(p.containers.filter((c) => c.state === 'running').map(async (c) => {
+      const spec = this.containerSpec(p, c.name);
+      if (!spec?.lifecycle?.preStop) return;
+      const failure = await runPreStopHook({
+        pod: p.pod, container: spec, podIP: p.sandbox?.ip, timers: this.timers, dial: (port) => this.dialPort(p.uid, port),
+        exec: (argv) => collectExec(openSimulatedExec(argv, { cmd: argv, stdin: false, stdout: true, stderr: true, tty: false }, this.execDeps(p, c, spec))),
+      }, grace);
+      if (failure) this.opts.recorder?.event({ apiVersion: 'v1', kind: 'Pod', metadata: p.pod.metadata, fieldPath: `spec.containers{${c.name}}` }, 'Warning', 'FailedPreStopHook', failure);
+    }));
   }
 
   removePod(uid: string): void {
@@ -401,6 +424,8 @@ export class SimulatedRuntime implements PodRuntime {
       return stdio.attach(req);
     }
     const spec = this.containerSpec(p, c.name) ?? { name: c.name };
+    // An image with nothing but its entrypoint (pause) has no program to exec.
+    if (hasNoShell(spec.image) && !req.cmd[0]!.startsWith('/pause')) throw execNotFoundError(req.cmd[0]!);
     return openSimulatedExec(req.cmd, req, this.execDeps(p, c, spec));
   }
 
@@ -807,11 +832,13 @@ export class SimulatedRuntime implements PodRuntime {
     const now = this.timers.now();
     // A command that ended by itself with 0 (programEnds) completed; a crash or a kill is an error (or the kill's own reason, OOMKilled).
     const reason = why ?? (exitCode === 0 && !killed ? 'Completed' : 'Error');
-    Object.assign(c, { state: 'exited', exitCode, reason, finishedAt: now, ready: false });
-    delete c.message;
+    // The kubelet reads the instance's termination message as it exits (termination-message.ts).
+    const message = terminationMessage(this.containerSpec(p, c.name), p.layers?.get(c.id), exitCode, () => this.logText(p, c));
+    Object.assign(c, { state: 'exited', exitCode, reason, finishedAt: now, ready: false, message });
+    if (!message) delete c.message;
     this.logExit(p, c);
     if (!this.restarts(p, c, killed)) { this.emit(p.uid); return; }
-    c.lastTermination = { id: c.id, exitCode, reason, startedAt: c.startedAt, finishedAt: now };
+    c.lastTermination = { id: c.id, exitCode, reason, startedAt: c.startedAt, finishedAt: now, ...(message ? { message } : {}) };
     if (!restartAfterMs) { this.restartCrashed(p); return; }
     this.emit(p.uid);
     this.after(p, 'restart', restartAfterMs, () => this.restartCrashed(p));
@@ -987,14 +1014,17 @@ export class SimulatedRuntime implements PodRuntime {
    */
   private programEnds(p: SimPod): boolean {
     const a = p.pod.metadata?.annotations ?? {};
-    if (!this.opts.podLogsDir || !runsToCompletion(p.pod)) return false;
+    if (!this.opts.podLogsDir) return false;
     if ([annotationCompleteAfter, annotationFailAfter, annotationExitCode].some((k) => a[k] !== undefined)) return false;
     const containers = p.pod.spec?.containers ?? [];
-    // A server image's container without a command (nginx beside the debian writer of the two-containers page) runs until stopped, as its entrypoint would.
-    const serves = (c: Container) => !c.command?.length && !c.args?.length && !!imageListener(String(c.image ?? ''));
+    // A server image's container without a command (nginx beside the debian writer of the two-containers page;
+    // the pause image of the Debug Running Pods page) runs until stopped, as its entrypoint would.
+    const serves = (c: Container) => !c.command?.length && !c.args?.length && (!!imageListener(String(c.image ?? '')) || runsUntilStopped(c.image));
     // An interactive shell on the container's stdin (attach.ts) ends when the shell exits.
     const runs = (c: Container) => runsProgram(c) || !!shellSession(c);
-    return containers.some(runs) && containers.every((c) => runs(c) || serves(c));
+    if (!containers.every((c) => runs(c) || serves(c))) return false;
+    // Under Always, a command that ends is restarted with the crash back-off (the termination-demo pod); servers alone keep the old script.
+    return runsToCompletion(p.pod) || containers.some(runs);
   }
 
   /** A regular container of a programEnds pod whose command ended: it exits with the command's code. */
@@ -1139,7 +1169,7 @@ export class SimulatedRuntime implements PodRuntime {
   private runShell(p: SimPod, c: RuntimeContainerStatus, spec: Container, argv: string[], stdio: ContainerConsole): void {
     const id = c.id;
     const restartCount = c.restartCount;
-    const session = openSimulatedExec(argv, { stdin: true, stdout: true, stderr: true, tty: !!spec.tty }, this.execDeps(p, c, spec));
+    const session = openSimulatedExec(argv, { stdin: true, stdout: true, stderr: true, tty: !!spec.tty }, { ...this.execDeps(p, c, spec), mainShell: true });
     stdio.stdin.pipe(session.stdin!);
     stdio.onResize = (cols, rows) => session.resize?.(cols, rows);
     const forward = (stream: 'stdout' | 'stderr') => (text: string) => {
@@ -1157,6 +1187,15 @@ export class SimulatedRuntime implements PodRuntime {
     if (!p.ephemeralContainers.includes(c)) { this.exitContainer(p, c, exitCode, false); return; }
     Object.assign(c, { state: 'exited', exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', finishedAt: this.timers.now(), ready: false });
     this.emit(p.uid);
+  }
+
+  /** What this instance logged, as text (a FallbackToLogsOnError termination message). */
+  private logText(p: SimPod, c: RuntimeContainerStatus): string {
+    if (!this.opts.podLogsDir) return '';
+    try {
+      const raw = readFileSync(containerLogPath(this.opts.podLogsDir, p, c.name, c.restartCount));
+      return raw.toString('latin1').split('\n').filter(Boolean).map((l) => parseCRILogLine(Buffer.from(l, 'latin1'))?.content.toString('utf8') ?? '').join('');
+    } catch { return ''; }
   }
 
   private logInstance(p: SimPod, name: string, restartCount: number, stream: 'stdout' | 'stderr', text: string): void {

@@ -43,6 +43,7 @@ import { cdFailed, shellDialect, type ShellDialect } from './shell-dialect.js';
 import { id, type ContainerUser } from './identity.js';
 import { kill } from './kill.js';
 import { busyboxPs, type SimulatedProcess } from './processes.js';
+import { imageCommand } from './extra-commands.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean };
 type Word = Part[];
@@ -554,6 +555,9 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
   const [name, ...args] = await fields(cmd.words, ctx);
   if (name === undefined) return 0;
   const base = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name;
+  // The image's own programs (apt-get, what it installs, nginx): extra-commands.ts.
+  const own = imageCommand(base, ctx);
+  if (own) return own(base, args, ctx, out);
   // An exec names any command: those the subset does not have are not found, as busybox's sh says.
   if (!builtins.has(base) || (cmd.direct && shellOnly.has(base))) { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
   return builtin(base, args, ctx, out);
