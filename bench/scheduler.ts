@@ -58,12 +58,17 @@ interface RunResult {
   bindErrors: number;
   /** CPU time per bound pod while scheduling: the server process and this (scheduler) process. */
   serverCpuMsPerPod: number;
+  /** Of it, the server's main thread (its event loop, which every request passes through). */
+  serverMainCpuMsPerPod: number;
   schedulerCpuMsPerPod: number;
   /** Of it, the informers' initial list of nodes and pods (a cost per object in the cluster, paid once). */
   schedulerSyncCpuMsPerPod: number;
   maxPodsOnANode: number;
   unbound: number;
   eventsDropped: number;
+  /** The server's answers to pods/binding by HTTP code (apiserver_request_total), and their mean latency in ms (queueing for a seat included). */
+  bindingCodes: Record<string, number>;
+  bindingMeanMs: number;
   /** 1-minute load average before and after the row (the machine is shared). */
   loadBefore: number;
   loadAfter: number;
@@ -123,9 +128,15 @@ function processCpuMs(pid: number): number {
   return user + system;
 }
 
-/** User and system CPU milliseconds of a process (utime, stime of /proc/PID/stat; 10 ms ticks). */
-function processCpuSplitMs(pid: number): { user: number; system: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+/** utime + stime of a process's main thread (the one running its event loop), in ms. */
+function mainThreadCpuMs(pid: number): number {
+  const { user, system } = processCpuSplitMs(pid, `/proc/${pid}/task/${pid}/stat`);
+  return user + system;
+}
+
+/** User and system CPU milliseconds of a process (utime, stime of /proc/PID/stat; 10 ms ticks), or of one of its threads. */
+function processCpuSplitMs(pid: number, statFile = `/proc/${pid}/stat`): { user: number; system: number } {
+  const fields = readFileSync(statFile, 'utf8').split(') ')[1].split(' ');
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
@@ -150,10 +161,10 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const loadBefore = loadavg()[0];
     const clients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-scheduler' });
     const logger = createLogger('bench', 'warn');
-    // Wired as k8ts runs the scheduler (cli/controller-manager.ts, as kube-scheduler's pod informer):
-    // the informers drop managedFields and pool their objects' strings.
+    // Wired as k8ts runs the scheduler (cli/controller-manager.ts controlLoopInformers, as kube-scheduler's pod
+    // informer): the informers drop managedFields (their watch events parsed without them) and pool their objects' strings.
     const strings = new StringPool();
-    const informers = new InformerFactory(clients, { logger, transform: (o) => strings.internAll(stripManagedFields(o)) });
+    const informers = new InformerFactory(clients, { logger, transform: (o) => strings.internAll(stripManagedFields(o)), skipManagedFields: true });
     const recorder = events ? new EventRecorder(clients, 'default-scheduler', logger) : ({ event() {} } as unknown as EventRecorder);
     const scheduler = new Scheduler({ clients, informers, recorder, logger, clock: realClock });
     const serverRss = new RssSampler(pid).start();
@@ -163,6 +174,7 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     // The scheduling window on the monotonic clock, for reading CPU profiles of this phase alone (bench/lib/cpuprofile.ts --from-us/--to-us).
     const windowFromUs = process.hrtime.bigint() / 1000n;
     const serverCpu0 = processCpuMs(pid);
+    const serverMain0 = mainThreadCpuMs(pid);
     const serverSplit0 = processCpuSplitMs(pid);
     const selfCpu0 = process.cpuUsage();
     informers.start();
@@ -182,6 +194,7 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const { firstBindAt = 0, lastBindAt = 0, bindErrors, bound } = scheduler.stats;
     const eventsDropped = scheduler.pending.eventsDropped;
     const serverCpuMs = processCpuMs(pid) - serverCpu0;
+    const serverMainMs = mainThreadCpuMs(pid) - serverMain0;
     const selfCpu = process.cpuUsage(selfCpu0);
     const serverSplit = processCpuSplitMs(pid);
     const perPod = (ms: number) => (ms / Math.max(1, bound)).toFixed(3);
@@ -197,6 +210,8 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     informers.stop();
     // Let the Scheduled events drain before checking placement.
     await new Promise((r) => setTimeout(r, 2000));
+    const { codes: bindingCodes, meanMs: bindingMeanMs } = bindingAnswers((await api.expect(200, 'GET', '/metrics')).body.toString());
+    log(`${nodes} nodes: pods/binding answers by code ${JSON.stringify(bindingCodes)}, mean latency ${bindingMeanMs.toFixed(1)} ms`);
     const list = await clients.pods.list('default');
     const perNode = new Map<string, number>();
     let unbound = 0;
@@ -209,18 +224,39 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
       run, nodes, pods, nodeCreateSec, podCreateSec, syncSec, bindSpanSec, wallSec,
       throughput: bound > 1 ? (bound - 1) / bindSpanSec : 0,
       serverPeakMB: readMemory(pid).hwmKB / 1024, serverPeakSchedulingMB: serverPeakSchedulingKB / 1024, schedulerPeakMB: selfPeak / 2 ** 20,
-      eventsDropped, loadBefore, loadAfter: loadavg()[0],
-      bindErrors, serverCpuMsPerPod: serverCpuMs / Math.max(1, bound), schedulerCpuMsPerPod: selfCpuMs / Math.max(1, bound),
+      eventsDropped, bindingCodes, bindingMeanMs, loadBefore, loadAfter: loadavg()[0],
+      bindErrors, serverCpuMsPerPod: serverCpuMs / Math.max(1, bound), serverMainCpuMsPerPod: serverMainMs / Math.max(1, bound), schedulerCpuMsPerPod: selfCpuMs / Math.max(1, bound),
       schedulerSyncCpuMsPerPod: (syncCpu.user + syncCpu.system) / 1000 / Math.max(1, bound), maxPodsOnANode: Math.max(0, ...perNode.values()), unbound,
     };
     log(`${nodes} nodes: ${bound} bound, ${result.throughput.toFixed(0)} pods/s over ${bindSpanSec.toFixed(1)} s (wall ${wallSec.toFixed(1)} s), `
-      + `CPU/pod server ${result.serverCpuMsPerPod.toFixed(2)} ms, scheduler ${result.schedulerCpuMsPerPod.toFixed(2)} ms (informer sync ${result.schedulerSyncCpuMsPerPod.toFixed(2)}), `
+      + `CPU/pod server ${result.serverCpuMsPerPod.toFixed(2)} ms (main thread ${result.serverMainCpuMsPerPod.toFixed(2)}), scheduler ${result.schedulerCpuMsPerPod.toFixed(2)} ms (informer sync ${result.schedulerSyncCpuMsPerPod.toFixed(2)}), `
       + `server peak ${result.serverPeakMB.toFixed(0)} MB, scheduler process peak ${result.schedulerPeakMB.toFixed(0)} MB, unbound ${unbound}, max/node ${result.maxPodsOnANode}`);
     return result;
   } finally {
     api.close();
     await server.stop();
   }
+}
+
+/**
+ * The server's pods/binding answers by code and their mean latency, from its /metrics (apiserver_request_total and
+ * apiserver_request_duration_seconds): a 429 there is a binding API Priority and Fairness turned away (the client
+ * sends it again after Retry-After), and the latency includes the time a binding waited for a seat.
+ */
+function bindingAnswers(metrics: string): { codes: Record<string, number>; meanMs: number } {
+  const codes: Record<string, number> = {};
+  let sum = 0;
+  let count = 0;
+  for (const line of metrics.split('\n')) {
+    if (!line.includes('resource="pods"') || !line.includes('subresource="binding"')) continue;
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.startsWith('apiserver_request_total{')) {
+      const code = /code="(\d+)"/.exec(line)?.[1] ?? '?';
+      codes[code] = (codes[code] ?? 0) + value;
+    } else if (line.startsWith('apiserver_request_duration_seconds_sum{')) sum += value;
+    else if (line.startsWith('apiserver_request_duration_seconds_count{')) count += value;
+  }
+  return { codes, meanMs: count ? (1000 * sum) / count : 0 };
 }
 
 /** Per node count: the median throughput and the runs, with the verdict. */
@@ -245,8 +281,8 @@ function report(results: RunResult[], command: string): string {
   const f2 = (n: number) => n.toFixed(2);
   const rows = results.map((r) => [
     f0(r.nodes), f0(r.pods), String(r.run), `**${f0(r.throughput)}**`, f1(r.bindSpanSec), f1(r.wallSec), f1(r.syncSec),
-    f2(r.serverCpuMsPerPod), `${f2(r.schedulerCpuMsPerPod)} (${f2(r.schedulerSyncCpuMsPerPod)})`, f0(r.serverPeakMB), f0(r.serverPeakSchedulingMB), f0(r.schedulerPeakMB),
-    `${r.unbound} / ${r.bindErrors}`, `${f1(r.loadBefore)} → ${f1(r.loadAfter)}`, verdict(r),
+    `${f2(r.serverCpuMsPerPod)} (${f2(r.serverMainCpuMsPerPod)})`, `${f2(r.schedulerCpuMsPerPod)} (${f2(r.schedulerSyncCpuMsPerPod)})`, f0(r.serverPeakMB), f0(r.serverPeakSchedulingMB), f0(r.schedulerPeakMB),
+    `${r.unbound} / ${r.bindErrors}`, `${f0(r.bindingCodes['429'] ?? 0)} / ${f1(r.bindingMeanMs)}`, `${f1(r.loadBefore)} → ${f1(r.loadAfter)}`, verdict(r),
   ]);
   return [
     '## Scheduler',
@@ -261,14 +297,14 @@ function report(results: RunResult[], command: string): string {
       + 'Events go through the scheduler\'s upstream-style sink (kube-scheduler\'s default client rate 50/s, burst 100, at most 1,000 queued, the rest dropped, as client-go\'s broadcaster does): '
       + `between ${f0(Math.min(...results.map((r) => r.eventsDropped)))} and ${f0(Math.max(...results.map((r) => r.eventsDropped)))} of the `
       + `${f0(results[0]?.pods ?? 0)} \`Scheduled\` events of a run were dropped.`,
-    '- CPU ms/pod: CPU time (user + system) of each process from Scheduler.run() to the last binding, divided by the pods bound (in brackets, the scheduler\'s '
+    '- CPU ms/pod: CPU time (user + system) of each process from Scheduler.run() to the last binding, divided by the pods bound (in brackets: for the server, its main thread, which every request passes through; for the scheduler, its '
       + 'CPU until its informers had listed every node and pod, a cost per cluster object paid once); the two processes share the machine\'s 2 cores with whatever else runs on it, so throughput moves with the load average shown.',
     `- Throughput: pods bound per second from the first to the last successful binding. Anchor: upstream scheduler_perf CI minimum ${anchorPodsPerSec} pods/s `
       + `(5,000 nodes / 10,000 pods, in-process, no HTTP); target ${f0(targetPodsPerSec)} pods/s.`,
     '',
-    table(['Nodes', 'Pods', 'Run', 'Pods/s', 'Bind span (s)', 'Wall from run() (s)', 'Informer sync (s)', 'Server CPU ms/pod', 'Scheduler CPU ms/pod (of it, informer sync)',
+    table(['Nodes', 'Pods', 'Run', 'Pods/s', 'Bind span (s)', 'Wall from run() (s)', 'Informer sync (s)', 'Server CPU ms/pod (of it, main thread)', 'Scheduler CPU ms/pod (of it, informer sync)',
       'Server peak RSS, VmHWM (MB)', 'Server peak RSS while scheduling (MB)', 'Scheduler process peak RSS (MB)', 'Unbound / bind errors',
-      'Load avg (1 min) before → after', 'vs anchor / target'], rows),
+      'Binding 429s / mean binding latency at the server (ms)', 'Load avg (1 min) before → after', 'vs anchor / target'], rows),
     '',
     `Median pods/s over the runs: ${summary(results)}.`,
     '',

@@ -53,8 +53,14 @@ export class EventSink {
   get queued(): number { return this.queue.length - this.head; }
 
   event(obj: InvolvedObject, type: EventType, reason: string, message: string): void {
+    this.eventLazily(() => [obj, type, reason, message]);
+  }
+
+  /** event() of what `make` returns, called only if the event is kept (not when the sink is closed or full). */
+  eventLazily(make: () => [InvolvedObject, EventType, string, string]): void {
     if (this.closed) return;
     if (this.queued >= this.maxQueued) { this.dropped++; return; } // 1
+    const [obj, type, reason, message] = make();
     this.queue.push({ obj, type, reason, message });
     this.drain();
   }

@@ -75,7 +75,9 @@ class Heap<T> {
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (!this.less(a[i], a[p])) break;
-      [a[i], a[p]] = [a[p], a[i]];
+      const t = a[i];
+      a[i] = a[p];
+      a[p] = t;
       i = p;
     }
   }
@@ -94,7 +96,9 @@ class Heap<T> {
         if (l < a.length && this.less(a[l], a[m])) m = l;
         if (r < a.length && this.less(a[r], a[m])) m = r;
         if (m === i) break;
-        [a[i], a[m]] = [a[m], a[i]];
+        const t = a[i];
+        a[i] = a[m];
+        a[m] = t;
         i = m;
       }
     }
@@ -102,7 +106,14 @@ class Heap<T> {
   }
 }
 
-interface ActiveEntry { info: QueuedPodInfo; seq: number }
+/**
+ * An activeQ entry with the sort keys it was pushed with: the pod's priority (spec.priority cannot
+ * change once the pod exists) and the info's timestamp (changed only while the pod is out of
+ * activeQ). A heap's order must not move under it; keeping the keys in the entry makes that hold
+ * by construction, and the comparisons read no pod (bench/scheduler-queue.ts: add + pop cost about
+ * 3 µs a pod either way, so this is for robustness more than speed).
+ */
+interface ActiveEntry { info: QueuedPodInfo; seq: number; priority: number; timestamp: number }
 
 export class SchedulingQueue {
   private readonly clock: Clock;
@@ -111,11 +122,8 @@ export class SchedulingQueue {
   private readonly maxBackoffMs: number;
   private readonly maxUnschedulableMs: number;
   /** activeQ: a heap with lazy deletion; `active` holds the live entry per key. */
-  private readonly activeHeap = new Heap<ActiveEntry>((a, b) => {
-    const pa = podPriority(a.info.pod);
-    const pb = podPriority(b.info.pod);
-    return pa !== pb ? pa > pb : a.info.timestamp !== b.info.timestamp ? a.info.timestamp < b.info.timestamp : a.seq < b.seq;
-  });
+  private readonly activeHeap = new Heap<ActiveEntry>((a, b) => (a.priority !== b.priority ? a.priority > b.priority
+    : a.timestamp !== b.timestamp ? a.timestamp < b.timestamp : a.seq < b.seq));
   private readonly active = new Map<string, ActiveEntry>();
   private readonly backoff = new Map<string, QueuedPodInfo>();
   private readonly unschedulable = new Map<string, QueuedPodInfo>();
@@ -273,6 +281,9 @@ export class SchedulingQueue {
     }
   }
 
+  /** Pods in the unschedulable set (sizes.unschedulable without the object: read once per bound pod). */
+  get unschedulableCount(): number { return this.unschedulable.size; }
+
   get sizes(): { active: number; backoff: number; unschedulable: number } {
     return { active: this.active.size, backoff: this.backoff.size, unschedulable: this.unschedulable.size };
   }
@@ -288,7 +299,7 @@ export class SchedulingQueue {
   }
 
   private pushActive(info: QueuedPodInfo): void {
-    const e: ActiveEntry = { info, seq: this.seq++ };
+    const e: ActiveEntry = { info, seq: this.seq++, priority: podPriority(info.pod), timestamp: info.timestamp };
     this.active.set(info.key, e);
     this.activeHeap.push(e);
     for (const w of this.waiters.splice(0)) w();

@@ -234,7 +234,7 @@ export class Scheduler {
 
   /** A pod bound or relabelled may satisfy a waiting pod's affinity or spreading; only worth a pass when pods wait. */
   private assignedPodAdded(pod: Pod): void {
-    if (this.queue.sizes.unschedulable > 0) this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodAdd', pod });
+    if (this.queue.unschedulableCount > 0) this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodAdd', pod });
   }
 
   private onAssignedPodGone(pod: Pod): void {
@@ -295,8 +295,10 @@ export class Scheduler {
   private async bind(info: QueuedPodInfo, nodeName: string): Promise<void> {
     const { namespace, name, uid } = info.pod.metadata!;
     try {
-      const node = this.nodes.get(nodeName);
-      if (this.profile.volumeBinding && node) await this.profile.volumeBinding.preBind(this.ctx.clients, info.pod, node);
+      // Only a pod with claims waits for PreBind: the rest (nearly every pod) go straight to the binding.
+      const volumeBinding = this.profile.volumeBinding?.needsPreBind(info.pod) ? this.profile.volumeBinding : undefined;
+      const node = volumeBinding && this.nodes.get(nodeName);
+      if (volumeBinding && node) await volumeBinding.preBind(this.ctx.clients, info.pod, node);
       await this.ctx.clients.pods.createSub(namespace!, name!, 'binding', {
         apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
       }, { light: true, noResult: true }); // as upstream's DefaultBinder: Bind(...) returns only an error
@@ -305,7 +307,8 @@ export class Scheduler {
       this.stats.firstBindAt ??= now;
       this.stats.lastBindAt = now;
       this.log.debug('successfully bound pod to node', { pod: info.key, node: nodeName });
-      this.events.event(asPod(info.pod), 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${nodeName}`);
+      // Built only if the sink keeps it: in a burst most Scheduled events are dropped (events.ts).
+      this.events.eventLazily(() => [asPod(info.pod), 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${nodeName}`]);
     } catch (e) {
       this.stats.bindErrors++;
       this.log.warn('binding failed', { pod: info.key, node: nodeName, err: (e as Error).message, code: (e as NodeJS.ErrnoException).code });

@@ -16,6 +16,20 @@ describe('EventSink', () => {
     sink.close();
   });
 
+  it('eventLazily builds an event only when the sink keeps it, and counts the ones it drops', () => {
+    const written: string[] = [];
+    const sink = new EventSink({ event: (_o, _t, reason, message) => { written.push(`${reason}: ${message}`); } }, { qps: 1, burst: 1, maxQueued: 2 });
+    let built = 0;
+    for (let i = 0; i < 5; i++) sink.eventLazily(() => { built++; return [pod, 'Normal', 'Scheduled', `m${i}`]; });
+    assert.deepEqual(written, ['Scheduled: m0']);
+    assert.equal(built, 3); // the one written and the two queued; the last two were dropped unbuilt
+    assert.equal(sink.queued, 2);
+    assert.equal(sink.dropped, 2);
+    sink.close();
+    sink.eventLazily(() => { built++; return [pod, 'Normal', 'Scheduled', 'after close']; });
+    assert.equal(built, 3);
+  });
+
   it('paces the queue at qps', async () => {
     const written: string[] = [];
     const sink = new EventSink({ event: (_o, _t, reason) => { written.push(reason); } }, { qps: 100, burst: 1 });

@@ -44,6 +44,28 @@ describe('SchedulingQueue', () => {
     assert.deepEqual([q.pop()?.info.key, q.pop()?.info.key, q.pop()?.info.key, q.pop()], ['default/high', 'default/low', 'default/low2', undefined]);
   });
 
+  it('pops hundreds of pods in priority, then arrival order, however they were added and updated', () => {
+    // The heap compares the keys an entry took when it was pushed; a status update of a queued pod
+    // (a new object, same priority) and a deleted pod's leftover entry must not disturb the order.
+    const { q, clock } = newQueue();
+    const want: { key: string; priority: number; at: number }[] = [];
+    for (let i = 0; i < 300; i++) {
+      const priority = (i * 7919) % 5;
+      const pod = makePod(`p${i}`, { priority });
+      q.add(pod);
+      want.push({ key: `default/p${i}`, priority, at: clock.t });
+      if (i % 3 === 0) clock.advance(1);
+      if (i % 10 === 0) q.update(pod, { ...pod, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False' }] } });
+    }
+    for (const gone of [5, 77, 150]) q.delete(makePod(`p${gone}`));
+    const expected = want.filter((w) => !['default/p5', 'default/p77', 'default/p150'].includes(w.key))
+      .sort((a, b) => b.priority - a.priority || a.at - b.at || Number(a.key.slice(9)) - Number(b.key.slice(9)))
+      .map((w) => w.key);
+    const got: string[] = [];
+    for (let next = q.pop(); next; next = q.pop()) got.push(next.info.key);
+    assert.deepEqual(got, expected);
+  });
+
   it('a pod is queued once however often it is added', () => {
     const { q } = newQueue();
     q.add(makePod('a'));

@@ -44,9 +44,12 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
     return r.ok ? success : unresolvable(...r.reasons);
   }
 
+  /** Whether preBind has anything to write for the pod: it names a claim (upstream's PreBind skips a pod without one). */
+  needsPreBind(pod: Pod): boolean { return !!pod.spec?.volumes?.some((v) => v.persistentVolumeClaim); }
+
   /** PreBind: write the volume decisions for the chosen node before the pod is bound. */
   async preBind(clients: Clientset, pod: Pod, node: Node): Promise<void> {
-    if (!pod.spec?.volumes?.some((v) => v.persistentVolumeClaim)) return;
+    if (!this.needsPreBind(pod)) return;
     const plan = podVolumeBindingsForNode(pod, node, this.listers.pvcs, this.listers.pvs, this.listers.classes);
     for (const { pv, pvc } of plan.staticBindings) {
       const updated = volumeBoundToClaim(pv, pvc);
