@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../src/api/names.js';
 import { validatePathNoBacksteps } from '../../src/api/validation/paths.js';
 import { validateLabels } from '../../src/api/validation/labels.js';
+import { validateCreate } from '../../src/api/validation/index.js';
 
 describe('lengths count UTF-8 bytes, as Go does', () => {
   // '€' is one UTF-16 unit and three UTF-8 bytes: 21 of them are 63 bytes, 22 are 66.
@@ -66,5 +67,14 @@ describe('validateLabels reports at the map, values shown as their text', () => 
   it('anything but a map has no labels to check', () => {
     assert.deepEqual(validateLabels(['a'], 'p'), []);
     assert.deepEqual(validateLabels('a', 'p'), []);
+  });
+});
+
+describe('a "__proto__" key is validated like any other (JSON.parse keeps it as an own key)', () => {
+  // main accepted and stored a pod labelled {"__proto__": "x"} (201); upstream answers 422.
+  const body = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"d","labels":{"__proto__":"x"},"annotations":{"__proto__":"y"}},"spec":{"containers":[{"name":"c","image":"i","imagePullPolicy":"Always","terminationMessagePolicy":"File"}],"restartPolicy":"Always","dnsPolicy":"ClusterFirst","terminationGracePeriodSeconds":30}}';
+  it('as a label key and as an annotation key', () => {
+    const errs = validateCreate('v1/Pod', JSON.parse(body));
+    assert.deepEqual(errs.map((e) => [e.field, e.value]), [['metadata.labels', '__proto__'], ['metadata.annotations', '__proto__']]);
   });
 });
