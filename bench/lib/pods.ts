@@ -1,8 +1,11 @@
 /**
  * Benchmark pod bodies: what a DaemonSet controller creates (owner reference,
  * node affinity, the DaemonSet tolerations, resources, a hostPath volume),
- * about 1.3 KB of JSON each.
+ * about 1.3 KB of JSON each; and the create answer of side-by-side's minimal
+ * pod, for the in-process benchmarks of the create path (compact-cpu.ts,
+ * validation-cpu.ts).
  */
+import type { Pod } from 'kubernetes-types/core/v1.js';
 
 const daemonSetTolerations = [
   { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
@@ -52,5 +55,51 @@ export function daemonSetPod(namespace: string, name: string, node: string): obj
       tolerations: daemonSetTolerations,
       terminationGracePeriodSeconds: 30,
     },
+  };
+}
+
+/** A create answer of side-by-side's minimal pod (k8ts server, 2026-12-05), without its resourceVersion. */
+export function createdPod(name: string, uid: string, suffix: string): Pod {
+  const volume = `kube-api-access-${suffix}`;
+  return {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: {
+      name, labels: { load: 'yes' }, namespace: 'load', uid, creationTimestamp: new Date().toISOString().slice(0, 19) + 'Z',
+      managedFields: [{
+        manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2026-12-05T05:16:27Z', fieldsType: 'FieldsV1',
+        fieldsV1: {
+          'f:metadata': { 'f:labels': { '.': {}, 'f:load': {} } },
+          'f:spec': {
+            'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:imagePullPolicy': {}, 'f:name': {}, 'f:resources': {}, 'f:terminationMessagePath': {}, 'f:terminationMessagePolicy': {} } },
+            'f:dnsPolicy': {}, 'f:enableServiceLinks': {}, 'f:restartPolicy': {}, 'f:schedulerName': {}, 'f:securityContext': {}, 'f:terminationGracePeriodSeconds': {},
+          },
+        },
+      }],
+    },
+    spec: {
+      containers: [{
+        name: 'c', image: 'busybox', imagePullPolicy: 'Always', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', resources: {},
+        volumeMounts: [{ name: volume, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }],
+      }],
+      schedulerName: 'no-such-scheduler', enableServiceLinks: true, dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', securityContext: {}, terminationGracePeriodSeconds: 30,
+      tolerations: [
+        { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+      ],
+      serviceAccountName: 'default', serviceAccount: 'default',
+      volumes: [{
+        name: volume,
+        projected: {
+          defaultMode: 420,
+          sources: [
+            { serviceAccountToken: { path: 'token', expirationSeconds: 3607 } },
+            { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+            { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+          ],
+        },
+      }],
+      priority: 0, preemptionPolicy: 'PreemptLowerPriority',
+    },
+    status: { phase: 'Pending', qosClass: 'BestEffort' },
   };
 }

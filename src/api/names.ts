@@ -10,7 +10,12 @@ export const DNS1035LabelMaxLength = 63;
 export const LabelValueMaxLength = 63;
 const qualifiedNameMaxLength = 63;
 
-const byteLength = (s: string) => Buffer.byteLength(s, 'utf8');
+/**
+ * Whether `s` is longer than `max` UTF-8 bytes. A UTF-16 code unit is at most 3 bytes, so a
+ * string of up to max/3 units is within the limit without counting (nearly every name and label:
+ * Buffer.byteLength is a call into C++ for each).
+ */
+const longerThan = (s: string, max: number) => s.length > max || (s.length * 3 > max && Buffer.byteLength(s, 'utf8') > max);
 
 export const maxLenError = (length: number) => `must be no more than ${length} characters`;
 export const emptyError = () => 'must be non-empty';
@@ -37,7 +42,7 @@ const dns1035LabelRe = anchored(dns1035LabelFmt);
 /** IsDNS1123Label. */
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > DNS1123LabelMaxLength) errs.push(maxLenError(DNS1123LabelMaxLength));
+  if (longerThan(value, DNS1123LabelMaxLength)) errs.push(maxLenError(DNS1123LabelMaxLength));
   if (!dns1123LabelRe.test(value)) {
     // A valid subdomain that is not a valid label (length already checked): it has dots.
     if (dns1123SubdomainRe.test(value)) errs.push('must not contain dots');
@@ -49,7 +54,7 @@ export function isDNS1123Label(value: string): string[] {
 /** IsDNS1123Subdomain. */
 export function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > DNS1123SubdomainMaxLength) errs.push(maxLenError(DNS1123SubdomainMaxLength));
+  if (longerThan(value, DNS1123SubdomainMaxLength)) errs.push(maxLenError(DNS1123SubdomainMaxLength));
   if (!dns1123SubdomainRe.test(value)) errs.push(regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, 'example.com'));
   return errs;
 }
@@ -57,7 +62,7 @@ export function isDNS1123Subdomain(value: string): string[] {
 /** IsDNS1035Label (Service names). */
 export function isDNS1035Label(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > DNS1035LabelMaxLength) errs.push(maxLenError(DNS1035LabelMaxLength));
+  if (longerThan(value, DNS1035LabelMaxLength)) errs.push(maxLenError(DNS1035LabelMaxLength));
   if (!dns1035LabelRe.test(value)) errs.push(regexError(dns1035LabelErrMsg, dns1035LabelFmt, 'my-name', 'abc-123'));
   return errs;
 }
@@ -71,20 +76,21 @@ const qualifiedNameRe = anchored(qualifiedNameFmt);
 /** IsQualifiedName: label keys, annotation keys (lowercased), finalizers, toleration keys. */
 export function isQualifiedName(value: string): string[] {
   const errs: string[] = [];
-  const parts = value.split('/');
+  // Split at '/' only when there is one (most keys have no prefix): no array per key.
+  const slash = value.indexOf('/');
   let name: string;
-  if (parts.length === 1) {
-    name = parts[0];
-  } else if (parts.length === 2) {
-    const prefix = parts[0];
-    name = parts[1];
+  if (slash < 0) {
+    name = value;
+  } else if (value.indexOf('/', slash + 1) < 0) {
+    const prefix = value.slice(0, slash);
+    name = value.slice(slash + 1);
     if (prefix.length === 0) errs.push(`prefix part ${emptyError()}`);
     else appendAll(errs, isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
   } else {
     return [`a qualified name ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
   }
   if (name.length === 0) errs.push(`name part ${emptyError()}`);
-  else if (byteLength(name) > qualifiedNameMaxLength) errs.push(`name part ${maxLenError(qualifiedNameMaxLength)}`);
+  else if (longerThan(name, qualifiedNameMaxLength)) errs.push(`name part ${maxLenError(qualifiedNameMaxLength)}`);
   if (!qualifiedNameRe.test(name)) errs.push(`name part ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
@@ -96,7 +102,7 @@ const labelValueRe = anchored(labelValueFmt);
 /** IsValidLabelValue. */
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > LabelValueMaxLength) errs.push(maxLenError(LabelValueMaxLength));
+  if (longerThan(value, LabelValueMaxLength)) errs.push(maxLenError(LabelValueMaxLength));
   if (!labelValueRe.test(value)) errs.push(regexError(labelValueErrMsg, labelValueFmt, 'MyValue', 'my_value', '12345'));
   return errs;
 }
@@ -115,7 +121,7 @@ const configMapKeyRe = anchored(configMapKeyFmt);
 /** IsConfigMapKey: keys of ConfigMap/Secret data and key selectors. */
 export function isConfigMapKey(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > DNS1123SubdomainMaxLength) errs.push(maxLenError(DNS1123SubdomainMaxLength));
+  if (longerThan(value, DNS1123SubdomainMaxLength)) errs.push(maxLenError(DNS1123SubdomainMaxLength));
   if (!configMapKeyRe.test(value)) errs.push(regexError(configMapKeyErrMsg, configMapKeyFmt, 'key.name', 'KEY_NAME', 'key-name'));
   appendAll(errs, hasChDirPrefix(value));
   return errs;
@@ -129,7 +135,7 @@ export function isValidPortNum(port: number): string[] {
 /** IsValidPortName (IANA_SVC_NAME). */
 export function isValidPortName(port: string): string[] {
   const errs: string[] = [];
-  if (byteLength(port) > 15) errs.push(maxLenError(15));
+  if (longerThan(port, 15)) errs.push(maxLenError(15));
   if (!/^[-a-z0-9]+$/.test(port)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
   if (!/[a-z]/.test(port)) errs.push('must contain at least one letter (a-z)');
   if (port.includes('--')) errs.push('must not contain consecutive hyphens');

@@ -16,7 +16,11 @@ export function validateLabelName(name: string, path: string): FieldError[] {
 /** ValidateLabels: every error is reported at the map's path (not per key), as upstream does. */
 export function validateLabels(labels: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const [k, v] of Object.entries(strMap(labels))) {
+  // strMap's values read in place, without its copy of the map.
+  const map = obj(labels);
+  for (const k in map) {
+    if (!Object.hasOwn(map, k)) continue;
+    const v = str(map[k]);
     appendAll(errs, validateLabelName(k, path));
     appendAll(errs, isValidLabelValue(v).map((msg) => invalid(path, v, msg)));
   }

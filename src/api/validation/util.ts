@@ -15,9 +15,13 @@ export const str = (v: unknown): string => (typeof v === 'string' ? v : v === un
 export const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 export const has = (v: unknown): boolean => v !== undefined && v !== null;
 
-/** A map of strings (labels, selectors, data); non-string values are shown as their text. */
+/**
+ * A map of strings (labels, selectors, data); non-string values are shown as their text.
+ * Without a prototype: a key `__proto__` (JSON.parse makes it an own key) stays a key to
+ * validate, where on a plain object its assignment was ignored and the key never checked.
+ */
 export function strMap(v: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = Object.create(null);
   for (const [k, val] of Object.entries(obj(v))) out[k] = str(val);
   return out;
 }

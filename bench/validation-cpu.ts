@@ -1,0 +1,77 @@
+/**
+ * CPU per pod create in validation (api/validation: validateCreate('v1/Pod'), what the pod
+ * strategy's validate runs), for the pod side-by-side.ts creates: its create answer as the
+ * server gives it (defaults, the service-account volume with its random suffix, tolerations),
+ * renamed per pod. In a fresh process per build and round, without a server: `--batches`
+ * batches of `--batch` pods are parsed, then validated, CPU (process.cpuUsage, garbage
+ * collection on this thread included) per validation over the batches after the first five;
+ * medians of the batches, then of the rounds. With `--baseline-dist` another build's validation
+ * runs the same rounds, interleaved with this one's, the order alternating by round.
+ *
+ *   node dist/bench/validation-cpu.js [--rounds 6] [--batches 25] [--batch 2000] [--baseline-dist /tmp/base/dist]
+ *
+ * Prints a Markdown table; results are copied into bench/RESULTS.md by hand.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { createdPod } from './lib/pods.js';
+import { median } from './lib/stats.js';
+import { table } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
+
+const thisDist = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+interface FieldError { field: string }
+
+/** One round in this process: µs of CPU per validation, the median of the measured batches. */
+async function child(dist: string, batches: number, batch: number): Promise<number> {
+  const { validateCreate } = await import(pathToFileURL(join(dist, 'src', 'api', 'validation', 'index.js')).href) as
+    { validateCreate(key: string, obj: unknown): FieldError[] };
+  const perCall: number[] = [];
+  for (let b = 0; b < batches; b++) {
+    // Parsed as the server's objects are; what validation sees: no managedFields yet.
+    const pods = Array.from({ length: batch }, (_, i) => {
+      const pod = JSON.parse(JSON.stringify(createdPod(`p-${b}-${i}`, randomUUID(), Math.random().toString(36).slice(2, 7)))) as Pod;
+      delete pod.metadata!.managedFields;
+      return pod;
+    });
+    const t0 = process.cpuUsage();
+    let errors = 0;
+    for (const p of pods) errors += validateCreate('v1/Pod', p).length;
+    const t = process.cpuUsage(t0);
+    if (errors) throw new Error(`the benchmark's pod is invalid: ${JSON.stringify(validateCreate('v1/Pod', pods[0]))}`);
+    if (b >= 5) perCall.push((t.user + t.system) / batch);
+  }
+  return median(perCall);
+}
+
+async function main(): Promise<void> {
+  const { values } = benchArgs('CPU per pod create in validation, in a fresh process per build and round.', {
+    options: {
+      rounds: { type: 'string', default: '6' }, batches: { type: 'string', default: '25' }, batch: { type: 'string', default: '2000' },
+      'baseline-dist': { type: 'string' }, child: { type: 'string' },
+    },
+  });
+  const batches = Number(values.batches);
+  const batch = Number(values.batch);
+  if (values.child) return void console.log(JSON.stringify(await child(values.child, batches, batch)));
+  const builds: Array<[string, string]> = [['this checkout', thisDist]];
+  if (values['baseline-dist']) builds.push(['baseline', values['baseline-dist']]);
+  const results = new Map<string, number[]>(builds.map(([name]) => [name, []]));
+  const loadStart = loadavg()[0]!.toFixed(1);
+  for (let r = 0; r < Number(values.rounds); r++) {
+    for (const [name, dist] of r % 2 ? [...builds].reverse() : builds) {
+      const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', dist, '--batches', String(batches), '--batch', String(batch)], { encoding: 'utf8' });
+      results.get(name)!.push(Number(out.trim()));
+    }
+  }
+  console.log(`validation-cpu: ${batch} pods a batch, ${batches} batches (first 5 unmeasured), load ${loadStart} -> ${loadavg()[0]!.toFixed(1)}`);
+  console.log(table(['Build', 'CPU µs per validation (median)', 'Rounds'],
+    [...results].map(([name, xs]) => [name, `**${median(xs).toFixed(2)}**`, xs.map((x) => x.toFixed(2)).join(', ')])));
+}
+
+await main();
