@@ -44,7 +44,7 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
     return r.ok ? success : unresolvable(...r.reasons);
   }
 
-  /** Whether preBind has anything to write for the pod: it names a claim (upstream's PreBind skips a pod without one). */
+  /** Whether preBind has something to write for the pod: it names a claim (upstream's PreBind skips a pod without one). */
   needsPreBind(pod: Pod): boolean { return !!pod.spec?.volumes?.some((v) => v.persistentVolumeClaim); }
 
   /** PreBind: write the volume decisions for the chosen node before the pod is bound. */
