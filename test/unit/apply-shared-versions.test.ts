@@ -4,6 +4,7 @@
  *  - A version the next one replaced keeps no JSON text in the watch cache (rendered-json.ts):
  *    the current version's text stays (its GETs, watchers and the next write's answer use it), a
  *    replay from an older resourceVersion renders the old version again, the same text.
+ *  - The managedFields entries a write left as they were are the previous version's objects.
  *  - A server-side apply to a kind whose strategy copies nothing of the old object (a ConfigMap)
  *    starts from the watch cache's shared copy, not a private parse of it, and leaves that copy as
  *    it was; a kind whose update keeps the old status (a Service) still gets a private copy.
@@ -63,6 +64,14 @@ test("a replaced version keeps no text; the current one does; a replay renders t
   assert.deepEqual(texts, versions.map((v) => JSON.stringify(v)));
   assert.deepEqual(Object.keys(third!.data!), ['k0', 'k1', 'k2']);
   assert.deepEqual(third!.metadata!.managedFields!.map((e) => e.manager), ['m0', 'm1', 'm2']);
+  // The entries the last apply left alone are the previous version's own objects (frozen), not copies.
+  const [m0, m1] = third!.metadata!.managedFields!;
+  assert.equal(m0, second!.metadata!.managedFields![0]);
+  assert.equal(m0, first!.metadata!.managedFields![0]);
+  assert.equal(m1, second!.metadata!.managedFields![1]);
+  assert.ok(Object.isFrozen(m0) && Object.isFrozen(m1));
+  assert.notEqual(third!.metadata!.managedFields![2], undefined);
+  assert.equal(Object.isFrozen(third!.metadata!.managedFields![2]), false);
 });
 
 test('an apply to a ConfigMap starts from the cached copy and leaves it unchanged; a Service gets a private copy', async (t) => {
