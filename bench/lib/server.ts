@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readAdminCredentials, type Credentials } from './client.js';
 
@@ -29,6 +29,8 @@ export interface StartOptions {
   serverArgs?: string[];
   /** Extra environment variables for the server. */
   env?: Record<string, string>;
+  /** A file for the server's stdout (e.g. V8's --trace-gc-nvp lines); ignored when absent. */
+  stdoutFile?: string;
 }
 
 const readyTimeoutMs = 30_000;
@@ -36,9 +38,11 @@ const stopTimeoutMs = 30_000;
 
 export async function startServer(opts: StartOptions): Promise<ServerProcess> {
   const started = process.hrtime.bigint();
+  const out = opts.stdoutFile ? openSync(opts.stdoutFile, 'w') : undefined;
   const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.cliPath, 'server', '--data-dir', opts.dataDir, '--port', '0', '--bind', '127.0.0.1', ...(opts.serverArgs ?? [])], {
-    stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info', ...opts.env },
+    stdio: ['ignore', out ?? 'ignore', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info', ...opts.env },
   });
+  if (out !== undefined) closeSync(out);
   try {
     const ready = await readyLine(proc);
     const creds = readAdminCredentials(join(opts.dataDir, 'admin.conf'));

@@ -53,7 +53,11 @@ function strategyFor(info: ResourceInfo, clock: Clock): Strategy {
     // Go's IngressStatus.loadBalancer and ResourceQuotaStatus are structs: always serialized.
     case 'networking.k8s.io/ingresses': return initialStatusStrategy(info, () => ({ loadBalancer: {} }));
     case '/resourcequotas': return initialStatusStrategy(info, () => ({}));
-    default: return genericStrategy(info);
+    default: {
+      const strategy = genericStrategy(info);
+      // Set here, not in genericStrategy: the kinds above spread its result under their own prepareForUpdate.
+      return strategy.hasStatus ? strategy : { ...strategy, updateCopiesNothingOfOld: true };
+    }
   }
 }
 

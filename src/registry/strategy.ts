@@ -16,6 +16,12 @@ export interface Strategy {
   /** Keep old status on main-resource updates; bump generation when the spec changed. */
   prepareForUpdate(obj: any, old: any): void;
   /**
+   * prepareForUpdate only reads the old object (no status to keep, nothing else copied from it):
+   * an update whose new object shares nothing with the old one (server-side apply builds it
+   * afresh) may then be prepared against the watch cache's shared copy, without a private one.
+   */
+  updateCopiesNothingOfOld?: boolean;
+  /**
    * Subresource updates keep what the subresource does not own as stored: /status keeps the old spec (everything but status
    * and metadata); `subresource` is 'status', 'approval' (CSRs) or 'ephemeralcontainers' (pods: only spec.ephemeralContainers changes).
    */

@@ -78,7 +78,10 @@ export function sortedForEncoding<T extends Sortable>(entries: readonly T[]): T[
  */
 export function encodeManagedFields(managed: Managed, kept?: ReadonlyMap<string, ManagedFieldsEntry>): ManagedFieldsEntry[] {
   const out: ManagedFieldsEntry[] = [];
-  const order = sortedForEncoding([...managed].map(([id, e]) => ({ id, e, operation: e.operation, time: e.time, manager: e.manager, apiVersion: e.apiVersion, subresource: e.subresource })));
+  // forEach, not a spread of the entries: no [id, entry] array per manager.
+  const items: Array<{ id: string; e: ManagerEntry } & Sortable> = [];
+  managed.forEach((e, id) => { items.push({ id, e, operation: e.operation, time: e.time, manager: e.manager, apiVersion: e.apiVersion, subresource: e.subresource }); });
+  const order = sortedForEncoding(items);
   for (const { id, e } of order) {
     const stored = kept?.get(id);
     // A copy: the stored entry may be the watch cache's, shared; its FieldsV1 is only ever read.
@@ -115,8 +118,11 @@ export const strippedFields: FieldSet = FieldSet.of(
 const maxUpdateManagers = 10;
 
 export function capManagers(managed: Managed, now: Date): void {
+  // Counted first: nearly every write is under the cap, and listing the entries cost an array per entry.
+  let count = 0;
+  for (const e of managed.values()) if (e.operation === 'Update' && e.manager !== 'ancient-changes') count++;
+  if (count <= maxUpdateManagers) return;
   const updates = [...managed.entries()].filter(([, e]) => e.operation === 'Update' && e.manager !== 'ancient-changes');
-  if (updates.length <= maxUpdateManagers) return;
   updates.sort(([, a], [, b]) => Date.parse(a.time ?? '') - Date.parse(b.time ?? ''));
   for (const [id, e] of updates.slice(0, updates.length - maxUpdateManagers + 1)) {
     const key = managerIdentifier({ manager: 'ancient-changes', operation: 'Update', apiVersion: e.apiVersion, subresource: e.subresource });

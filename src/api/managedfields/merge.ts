@@ -27,8 +27,10 @@ export function merge(live: unknown, config: unknown, t: TypeNode): unknown {
 
 function mergeMaps(live: JSONObject, config: JSONObject, t: TypeNode): JSONObject {
   const out: JSONObject = {};
-  for (const [k, v] of Object.entries(live)) out[k] = Object.hasOwn(config, k) ? merge(v, config[k], childType(t, k).type) : copyOf(v);
-  for (const [k, v] of Object.entries(config)) if (!Object.hasOwn(live, k)) out[k] = copyOf(v);
+  // for-in over own members (Object.entries' order) rather than Object.entries: no [key, value]
+  // array per member, which was a tenth of what an apply to a 16-key ConfigMap allocated in the merge.
+  for (const k in live) if (Object.hasOwn(live, k)) out[k] = Object.hasOwn(config, k) ? merge(live[k], config[k], childType(t, k).type) : copyOf(live[k]);
+  for (const k in config) if (Object.hasOwn(config, k) && !Object.hasOwn(live, k)) out[k] = copyOf(config[k]);
   return out;
 }
 

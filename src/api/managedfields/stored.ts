@@ -83,11 +83,16 @@ export function storedManagedFields(entries: readonly ManagedFieldsEntry[] | und
 export function ownedOf(entry: ManagerEntry, set: FieldSet): FieldSet {
   const raw = entry instanceof StoredEntry ? entry.fieldsV1 : undefined;
   if (raw === undefined) return entry.set.intersection(set);
+  // Most entries share nothing with a write: found without building anything, answered with one
+  // shared empty set (sets are never changed once returned: set.ts), not a new one per entry.
+  if (!overlaps(set, raw)) return noFields;
   const out = new FieldSet();
-  // Most entries share nothing with a write: found without building anything.
-  if (overlaps(set, raw)) intersectInto(out, set, raw);
+  intersectInto(out, set, raw);
   return out;
 }
+
+/** The empty set ownedOf answers for an entry that owns none of a write's fields; never filled. */
+const noFields = new FieldSet();
 
 /** Whether the entry owns nothing (without decoding a stored set: its top level says). */
 export function ownsNothing(entry: ManagerEntry): boolean {

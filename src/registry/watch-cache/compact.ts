@@ -119,9 +119,24 @@ function shareFieldSets(obj: unknown, prev: unknown): void {
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
     if (e === null || typeof e !== 'object' || e.fieldsV1 === undefined || Object.isFrozen(e)) continue;
-    const p = before?.[i];
-    e.fieldsV1 = p && p.manager === e.manager ? fieldSets.internLike(e.fieldsV1, p.fieldsV1) : fieldSets.intern(e.fieldsV1);
+    const p = before && entryOf(before, i, e.manager);
+    e.fieldsV1 = p ? fieldSets.internLike(e.fieldsV1, p.fieldsV1) : fieldSets.intern(e.fieldsV1);
+    // An entry the write left as it was (its manager's time and fields unchanged; the field set is
+    // now the very same object) becomes the previous version's own, frozen: one object for every
+    // version the ring holds instead of a copy each, which every young-generation collection copied
+    // while the versions were new (sixteen managers applying in turn: issue 19, attack 4).
+    if (p && isRecord(p) && sameChildren(e as Record<string, unknown>, p)) entries[i] = Object.isFrozen(p) ? p : Object.freeze(p);
   }
+}
+
+/**
+ * The previous version's entry of `manager` at index i, or one place later or earlier: an
+ * entry whose time changed moves, and the entries after it shift by one. Not searched further,
+ * so a write to an object of thousands of managers stays linear.
+ */
+function entryOf(before: FieldsEntry[], i: number, manager: unknown): FieldsEntry {
+  const at = (j: number) => { const p = before[j]; return p && p.manager === manager ? p : undefined; };
+  return at(i) ?? at(i + 1) ?? at(i - 1);
 }
 
 type FieldsEntry = { manager?: unknown; fieldsV1?: unknown } | null | undefined;

@@ -1,7 +1,7 @@
 /**
  * The JSON text of a cached object, kept beside it while it is recent: a write's text (seeded
  * from the stored value) or a rendering asked for with renderedJSON, until the cache's ring
- * drops the object's event (forgetRenderedJSON). While it is recent its watchers, the list
+ * drops the object's event or the object's next version replaces it (forgetRenderedJSON). While it is recent its watchers, the list
  * pages and the next update's private copy reuse the text instead of calling JSON.stringify
  * again; after that, only the decoded object stays. Keeping the text of every cached object
  * for as long as it is current doubled the cache (bench/memory.ts: a running pod is about
