@@ -12,17 +12,15 @@
  *
  * Prints a Markdown table; results are copied into bench/RESULTS.md by hand.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { createdPod } from './lib/pods.js';
-import { table } from './lib/results.js';
+import { median } from './lib/stats.js';
 import { benchArgs } from './lib/args.js';
+import { printBuildRounds } from './lib/builds-in-children.js';
 
-const thisDist = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** One round in this process: µs of CPU per compact, the median of the measured batches. */
 async function child(dist: string, batches: number, batch: number): Promise<number> {
@@ -43,10 +41,6 @@ async function child(dist: string, batches: number, batch: number): Promise<numb
   return median(perCompact);
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1]!;
-}
 
 async function main(): Promise<void> {
   const { values } = benchArgs('CPU per pod as it enters the watch cache (compact.ts), in a fresh process per build and round.', {
@@ -58,19 +52,7 @@ async function main(): Promise<void> {
   const batches = Number(values.batches);
   const batch = Number(values.batch);
   if (values.child) return void console.log(JSON.stringify(await child(values.child, batches, batch)));
-  const builds: Array<[string, string]> = [['this checkout', thisDist]];
-  if (values['baseline-dist']) builds.push(['baseline', values['baseline-dist']]);
-  const results = new Map<string, number[]>(builds.map(([name]) => [name, []]));
-  const loadStart = loadavg()[0]!.toFixed(1);
-  for (let r = 0; r < Number(values.rounds); r++) {
-    for (const [name, dist] of r % 2 ? [...builds].reverse() : builds) {
-      const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', dist, '--batches', String(batches), '--batch', String(batch)], { encoding: 'utf8' });
-      results.get(name)!.push(Number(out.trim()));
-    }
-  }
-  console.log(`compact-cpu: ${batch} pods a batch, ${batches} batches (first 5 unmeasured), load ${loadStart} -> ${loadavg()[0]!.toFixed(1)}`);
-  console.log(table(['Build', 'CPU µs per compact (median)', 'Rounds'],
-    [...results].map(([name, xs]) => [name, `**${median(xs).toFixed(1)}**`, xs.map((x) => x.toFixed(1)).join(', ')])));
+  printBuildRounds({ script: import.meta.url, rounds: Number(values.rounds), batches, batch, baselineDist: values['baseline-dist'], title: 'compact-cpu', column: 'CPU µs per compact (median)', digits: 1 });
 }
 
 await main();

@@ -12,18 +12,15 @@
  *
  * Prints a Markdown table; results are copied into bench/RESULTS.md by hand.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { createdPod } from './lib/pods.js';
 import { median } from './lib/stats.js';
-import { table } from './lib/results.js';
 import { benchArgs } from './lib/args.js';
+import { printBuildRounds } from './lib/builds-in-children.js';
 
-const thisDist = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 interface FieldError { field: string }
 
@@ -59,19 +56,7 @@ async function main(): Promise<void> {
   const batches = Number(values.batches);
   const batch = Number(values.batch);
   if (values.child) return void console.log(JSON.stringify(await child(values.child, batches, batch)));
-  const builds: Array<[string, string]> = [['this checkout', thisDist]];
-  if (values['baseline-dist']) builds.push(['baseline', values['baseline-dist']]);
-  const results = new Map<string, number[]>(builds.map(([name]) => [name, []]));
-  const loadStart = loadavg()[0]!.toFixed(1);
-  for (let r = 0; r < Number(values.rounds); r++) {
-    for (const [name, dist] of r % 2 ? [...builds].reverse() : builds) {
-      const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', dist, '--batches', String(batches), '--batch', String(batch)], { encoding: 'utf8' });
-      results.get(name)!.push(Number(out.trim()));
-    }
-  }
-  console.log(`validation-cpu: ${batch} pods a batch, ${batches} batches (first 5 unmeasured), load ${loadStart} -> ${loadavg()[0]!.toFixed(1)}`);
-  console.log(table(['Build', 'CPU µs per validation (median)', 'Rounds'],
-    [...results].map(([name, xs]) => [name, `**${median(xs).toFixed(2)}**`, xs.map((x) => x.toFixed(2)).join(', ')])));
+  printBuildRounds({ script: import.meta.url, rounds: Number(values.rounds), batches, batch, baselineDist: values['baseline-dist'], title: 'validation-cpu', column: 'CPU µs per validation (median)', digits: 2 });
 }
 
 await main();
