@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually } from './harness.js';
 import { startUp, type UpCluster } from './up-cluster.js';
+import { helloCronJob } from './task-page-manifests.js';
 
 const run = promisify(execFile);
 
@@ -51,7 +52,7 @@ describe('tutorial: what the pages\' containers print on npm start\'s simulated 
   });
 
   it('CronJob tutorial: the hello job\'s pod prints the date and "Hello from the Kubernetes cluster"', async () => {
-    await kubectl(['create', '-f', '-'], cronJob);
+    await kubectl(['create', '-f', '-'], helloCronJob);
     await kubectl(['create', 'job', '--from=cronjob/hello', 'hello-now']);
     const out = await logsOf('job/hello-now', (o) => o.includes('Hello'));
     assert.match(out, new RegExp(`^${dateLine}\nHello from the Kubernetes cluster\n$`));
@@ -87,27 +88,6 @@ describe('tutorial: what the pages\' containers print on npm start\'s simulated 
     assert.match(later.trim().split('\n').at(-1)!, new RegExp(`^${dateLine} My preferred sport is cricket$`));
   });
 });
-
-const cronJob = `apiVersion: batch/v1
-kind: CronJob
-metadata:
-  name: hello
-spec:
-  schedule: "* * * * *"
-  jobTemplate:
-    spec:
-      template:
-        spec:
-          containers:
-          - name: hello
-            image: busybox:1.28
-            imagePullPolicy: IfNotPresent
-            command:
-            - /bin/sh
-            - -c
-            - date; echo Hello from the Kubernetes cluster
-          restartPolicy: OnFailure
-`;
 
 const dapiEnvarsFieldref = `apiVersion: v1
 kind: Pod

@@ -23,6 +23,7 @@ import assert from 'node:assert/strict';
 import { eventually } from './harness.js';
 import { underTerminal } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
+import { lifecycleDemo } from './task-page-manifests.js';
 
 const configMapPods = `apiVersion: v1
 kind: ConfigMap
@@ -207,22 +208,7 @@ spec:
     command: ["/bin/sh"]
     args: ["-c", "echo Hello from the debian container > /pod-data/index.html"]
 ---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: lifecycle-demo
-spec:
-  containers:
-  - name: lifecycle-demo-container
-    image: nginx
-    lifecycle:
-      postStart:
-        exec:
-          command: ["/bin/sh", "-c", "echo Hello from the postStart handler > /usr/share/message"]
-      preStop:
-        exec:
-          command: ["/bin/sh","-c","nginx -s quit; while killall -0 nginx; do sleep 1; done"]
----
+${lifecycleDemo}---
 apiVersion: v1
 kind: Pod
 metadata:

@@ -26,6 +26,7 @@ import assert from 'node:assert/strict';
 import { eventually } from './harness.js';
 import { underTerminal } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
+import { helloCronJob, lifecycleDemo } from './task-page-manifests.js';
 
 describe('k8ts up: the shell, debug, drain, DaemonSet, CronJob and lifecycle pages on simulated nodes', () => {
   let up: UpCluster;
@@ -92,22 +93,7 @@ spec:
   });
 
   it('Attach Handlers to Container Lifecycle Events: postStart writes, preStop runs on deletion; failures are FailedPreStopHook', async () => {
-    await kubectl(['apply', '-f', '-'], `apiVersion: v1
-kind: Pod
-metadata:
-  name: lifecycle-demo
-spec:
-  containers:
-  - name: lifecycle-demo-container
-    image: nginx
-    lifecycle:
-      postStart:
-        exec:
-          command: ["/bin/sh", "-c", "echo Hello from the postStart handler > /usr/share/message"]
-      preStop:
-        exec:
-          command: ["/bin/sh","-c","nginx -s quit; while killall -0 nginx; do sleep 1; done"]
----
+    await kubectl(['apply', '-f', '-'], `${lifecycleDemo}---
 apiVersion: v1
 kind: Pod
 metadata:
@@ -285,26 +271,7 @@ spec:
   });
 
   it('Running Automated Tasks with a CronJob: a job a minute, its pod logs the date and the greeting', async () => {
-    await kubectl(['apply', '-f', '-'], `apiVersion: batch/v1
-kind: CronJob
-metadata:
-  name: hello
-spec:
-  schedule: "* * * * *"
-  jobTemplate:
-    spec:
-      template:
-        spec:
-          containers:
-          - name: hello
-            image: busybox:1.28
-            imagePullPolicy: IfNotPresent
-            command:
-            - /bin/sh
-            - -c
-            - date; echo Hello from the Kubernetes cluster
-          restartPolicy: OnFailure
-`);
+    await kubectl(['apply', '-f', '-'], helloCronJob);
     assert.match((await kubectl(['get', 'cronjob', 'hello'])).stdout, /NAME +SCHEDULE +TIMEZONE +SUSPEND +ACTIVE +LAST SCHEDULE +AGE\nhello +\* \* \* \* \* +<none> +False +0 +<none> +/);
     const job = await eventually(async () => (await kubectl(['get', 'jobs', '-o', 'jsonpath={.items[?(@.status.succeeded==1)].metadata.name}'])).stdout.split(' ')[0] || undefined, 150_000, 'a completed job');
     assert.match(job, /^hello-\d+$/);

@@ -1,0 +1,46 @@
+/**
+ * Manifests from Kubernetes task pages that more than one test applies as
+ * the page gives them: the CronJob page's `hello` (tutorial-logs,
+ * up-tutorials-ops) and the lifecycle handlers page's `lifecycle-demo`
+ * (up-tutorials-config for postStart, up-tutorials-ops for preStop).
+ */
+
+/** "Running Automated Tasks with a CronJob": a job a minute that prints the date and a greeting. */
+export const helloCronJob = `apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: hello
+spec:
+  schedule: "* * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers:
+          - name: hello
+            image: busybox:1.28
+            imagePullPolicy: IfNotPresent
+            command:
+            - /bin/sh
+            - -c
+            - date; echo Hello from the Kubernetes cluster
+          restartPolicy: OnFailure
+`;
+
+/** "Attach Handlers to Container Lifecycle Events": nginx with a postStart and a preStop exec handler. */
+export const lifecycleDemo = `apiVersion: v1
+kind: Pod
+metadata:
+  name: lifecycle-demo
+spec:
+  containers:
+  - name: lifecycle-demo-container
+    image: nginx
+    lifecycle:
+      postStart:
+        exec:
+          command: ["/bin/sh", "-c", "echo Hello from the postStart handler > /usr/share/message"]
+      preStop:
+        exec:
+          command: ["/bin/sh","-c","nginx -s quit; while killall -0 nginx; do sleep 1; done"]
+`;
