@@ -49,6 +49,9 @@ describe('a DaemonSet burst on 300 nodes (the controller manager\'s and the sche
       const ds: DaemonSet = await clients.daemonsets.get('default', 'burst');
       return ds.status?.desiredNumberScheduled === nodes && ds.status.currentNumberScheduled === nodes;
     }, 120_000, `${nodes} daemon pods scheduled`);
+    // currentNumberScheduled counts a pod on the node its affinity names, bound or not (as
+    // upstream's), and the server counts an answer once written: wait for every binding's.
+    await eventually(async () => ((await answersByCode(clients)).get('POST pods/binding 201') ?? 0) >= nodes, 60_000, `${nodes} bindings answered`);
     const answers = await answersByCode(clients);
     const shown = JSON.stringify(Object.fromEntries([...answers].filter(([k]) => /pods|429/.test(k))));
     assert.deepEqual([...answers].filter(([k]) => k.endsWith(' 429')), [], `no request answered 429: ${shown}`);
