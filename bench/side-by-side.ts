@@ -50,12 +50,14 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
 
 /**
- * cpuUs: the k8ts server's CPU (user + system, all threads) per create, in µs; 0 for raw etcd (etcd's own CPU is not read).
+ * cpuUs: the k8ts server's CPU (user + system, all threads) per create, in µs; 0 for raw etcd.
  * benchUs: this process's CPU per create (its clients, and its watchers' reading and decrypting), on the same cores.
+ * etcdUs: etcd's own CPU per create or transaction (raw etcd and k8ts on etcd): on 2 cores every process's CPU
+ * per operation bounds the rate, etcd's included, so the ratio to raw etcd is read with all three.
  * mainUs: the server's main thread alone (the serving loop), without V8's compiler and GC threads and libuv's pool,
  * whose share of a fresh server's CPU is large and varies with the machine's load (bench/RESULTS.md, `write-cpu`).
  */
-interface Sample { perSec: number; p50: number; p99: number; errors: number; cpuUs: number; benchUs?: number; mainUs?: number }
+interface Sample { perSec: number; p50: number; p99: number; errors: number; cpuUs: number; benchUs?: number; mainUs?: number; etcdUs?: number }
 type Row = { name: string; concurrency: number; samples: Sample[] };
 
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -104,7 +106,9 @@ async function rawEtcd(pods: number, concurrency: number): Promise<Sample> {
   const filler = 'x'.repeat(1400);
   const stamp = Date.now();
   try {
-    return await drive(pods, concurrency, async (i) => {
+    const etcd0 = readCpuMs(etcd.pid);
+    const bench0 = process.cpuUsage();
+    const sample = await drive(pods, concurrency, async (i) => {
       const key = b64(`/registry/pods/load/p-${stamp}-${i}`);
       const value = b64(JSON.stringify({ kind: 'Pod', metadata: { name: `p-${stamp}-${i}` }, pad: filler }));
       const r = await post(agent, new URL(etcd.url), '/v3/kv/txn', JSON.stringify({
@@ -112,6 +116,10 @@ async function rawEtcd(pods: number, concurrency: number): Promise<Sample> {
       }));
       return r.status === 200 && JSON.parse(r.body).succeeded === true;
     });
+    sample.etcdUs = ((readCpuMs(etcd.pid) - etcd0) * 1000) / pods;
+    const bench = process.cpuUsage(bench0);
+    sample.benchUs = (bench.user + bench.system) / pods;
+    return sample;
   } finally {
     agent.destroy();
     await etcd.stop();
@@ -148,6 +156,7 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     // --warmup N: N pod creates first, not measured (the server's JIT and caches warmed, as in a long-running server).
     if (warmup > 0) await drive(warmup, concurrency, (i) => create(`w-${stamp}-${i}`));
     const cpu0 = readCpuMs(server.pid);
+    const etcd0 = etcd ? readCpuMs(etcd.pid) : 0;
     const main0 = readThreadCpuMs(server.pid);
     const bench0 = process.cpuUsage();
     const from = process.hrtime.bigint() / 1000n;
@@ -156,6 +165,7 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     const sample = await drive(pods, concurrency, (i) => create(`p-${stamp}-${i}`));
     sample.cpuUs = ((readCpuMs(server.pid) - cpu0) * 1000) / pods;
     sample.mainUs = ((readThreadCpuMs(server.pid) - main0) * 1000) / pods;
+    if (etcd) sample.etcdUs = ((readCpuMs(etcd.pid) - etcd0) * 1000) / pods;
     const bench = process.cpuUsage(bench0);
     sample.benchUs = (bench.user + bench.system) / pods;
     if (allocProfile) await stopAllocSampling(server.pid, allocProfile);
@@ -226,7 +236,7 @@ async function main(): Promise<void> {
     const key = `${name}@${concurrency}`;
     if (!rows.has(key)) rows.set(key, { name, concurrency, samples: [] });
     rows.get(key)!.samples.push(s);
-    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}${s.cpuUs ? ` server CPU ${Math.round(s.cpuUs)} µs/create (main thread ${Math.round(s.mainUs ?? 0)})` : ''}${s.benchUs ? ` bench CPU ${Math.round(s.benchUs)} µs/create` : ''}`);
+    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}${s.cpuUs ? ` server CPU ${Math.round(s.cpuUs)} µs/create (main thread ${Math.round(s.mainUs ?? 0)})` : ''}${s.benchUs ? ` bench CPU ${Math.round(s.benchUs)} µs/create` : ''}${s.etcdUs ? ` etcd CPU ${Math.round(s.etcdUs)} µs/create` : ''}`);
   };
   const load0 = loadavg()[0]!;
   for (let r = 1; r <= rounds; r++) {
@@ -262,13 +272,14 @@ async function main(): Promise<void> {
       String(row.samples.reduce((a, s) => a + s.errors, 0)), ratio,
       row.name === 'raw etcd txn' ? '' : `${Math.round(median(row.samples.map((s) => s.cpuUs)))} µs`,
       row.name === 'raw etcd txn' ? '' : `${Math.round(median(row.samples.map((s) => s.mainUs ?? 0)))} µs`,
-      row.name === 'raw etcd txn' ? '' : `${Math.round(median(row.samples.map((s) => s.benchUs ?? 0)))} µs`];
+      `${Math.round(median(row.samples.map((s) => s.benchUs ?? 0)))} µs`,
+      row.samples[0]?.etcdUs ? `${Math.round(median(row.samples.map((s) => s.etcdUs ?? 0)))} µs` : ''];
   });
   const body = [
     ...sectionHead(repoRoot, `## Side by side: k8ts and raw etcd${values.section === 'side-by-side' ? '' : ` (${values.section})`}`),
     `- Setup: ${pods} ${values.pod === 'daemonset' ? 'DaemonSet-shaped ' : ''}pod creates (HTTPS, keep-alive, admin client certificate) per cell against a fresh \`k8ts server --controllers none\`${warmup ? ` after ${warmup} unmeasured pod creates (warm-up)` : ''}; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${baseline ? ` Baseline: ${values.baseline ? `the checkout at \`${values.baseline}\` (built)` : 'this checkout'}${baselineArgs.length ? ` with \`${baselineArgs.join(' ')}\`` : ''}, same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
     '',
-    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create', 'Main thread', 'Bench CPU per create'], tableRows),
+    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create', 'Main thread', 'Bench CPU per create', 'etcd CPU per create'], tableRows),
   ].join('\n');
   console.log(body);
   if (!values['no-write']) writeSection(resultsFile, values.section!, body);

@@ -11,7 +11,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-export interface Etcd { url: string; stop(): Promise<void> }
+/** pid: etcd's process, for reading its CPU (/proc/PID/stat). */
+export interface Etcd { url: string; pid: number; stop(): Promise<void> }
 
 export async function startEtcd(dir: string): Promise<Etcd> {
   const [client, peer] = [await freePort(), await freePort()];
@@ -31,7 +32,7 @@ export async function startEtcd(dir: string): Promise<Etcd> {
       http.get(`${url}/health`, (res) => { let b = ''; res.on('data', (c) => { b += c; }); res.on('end', () => resolve(b.includes('true'))); })
         .on('error', () => resolve(false));
     });
-    if (healthy) return { url, stop };
+    if (healthy) return { url, pid: proc.pid!, stop };
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop();
