@@ -529,15 +529,16 @@ function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerRespon
   let done: AbortController | undefined;
   let over = false;
   res.once('close', () => { over = true; done?.abort(requestOver); });
+  const signalWhenNeeded = (): AbortSignal => {
+    if (!done) {
+      done = new AbortController();
+      if (over) done.abort(requestOver);
+    }
+    return done.signal;
+  };
   return {
     req, res, url, info, store, request, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(),
-    get signal(): AbortSignal {
-      if (!done) {
-        done = new AbortController();
-        if (over) done.abort(requestOver);
-      }
-      return done.signal;
-    },
+    signalWhenNeeded,
     logger: opts.logger, watchGauge: { inc: () => opts.metrics.watchers.inc(), dec: () => opts.metrics.watchers.dec() },
   };
 }

@@ -19,12 +19,13 @@
 import type { Binding, Pod, PodCondition } from 'kubernetes-types/core/v1.js';
 import { badRequest, conflict, type GroupResource } from '../api/status.js';
 import type { Store } from './store.js';
+import type { RequestSignal } from './key-turns.js';
 
 const bindingResource: GroupResource = { group: '', resource: 'pods/binding' };
 
 export interface AssignPodOptions {
   dryRun: boolean;
-  signal?: AbortSignal;
+  signal?: RequestSignal;
   now: Date;
 }
 

@@ -21,7 +21,7 @@ import { listPrefix, objectKey } from './keys.js';
 import { clone, generateName, jsonEqual, newUID } from './meta.js';
 import { compileSelection, Selection } from './selection.js';
 import { withResourceVersion } from './stored-json.js';
-import { KeyTurnAbandoned, KeyTurns } from './key-turns.js';
+import { KeyTurnAbandoned, KeyTurns, signalOf, type RequestSignal } from './key-turns.js';
 import type { RequestContext } from './request-context.js';
 import { defaultFreshnessWaitMs, waitUntilFresh } from './fresh.js';
 import { parseResourceVersion } from '../api/list-options.js';
@@ -134,8 +134,9 @@ export interface UpdateOptions {
   /**
    * The request's context: once aborted (its deadline passed, its client left), a write that
    * lost a race stops retrying. Without it a write without precondition retries until it succeeds.
+   * A function is called only when the write has to wait for its key's turn or lost a race.
    */
-  signal?: AbortSignal;
+  signal?: RequestSignal;
   /** The request the write is made for, handed to admission (undefined: the server's own write). */
   context?: RequestContext;
   /**
@@ -660,7 +661,7 @@ export class Store {
    * for their kubelet), finalizers (the object stays with a deletionTimestamp
    * until they are gone), then removal. Returns the object and whether it is gone.
    */
-  async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}, dryRun = false, signal?: AbortSignal, context?: RequestContext): Promise<{ obj: any; deleted: boolean }> {
+  async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}, dryRun = false, signal?: RequestSignal, context?: RequestContext): Promise<{ obj: any; deleted: boolean }> {
     const key = this.key(namespace, name);
     let kv = (await this.deps.backend.get(key)).kv;
     for (;;) {
@@ -833,8 +834,8 @@ function shouldDeleteNow(obj: Unstructured): boolean {
  * GuaranteedUpdate returns the context's error; the timeout filter has
  * already answered the client 504 by then).
  */
-function throwIfGivenUp(signal: AbortSignal | undefined, gr: GroupResource, name: string): void {
-  if (signal?.aborted) throw conflict(gr, name);
+function throwIfGivenUp(signal: RequestSignal | undefined, gr: GroupResource, name: string): void {
+  if (signalOf(signal)?.aborted) throw conflict(gr, name);
 }
 
 function checkPreconditions(gr: GroupResource, cur: Unstructured, options: DeleteOptions) {

@@ -47,6 +47,23 @@ test('a writer whose request ended leaves the line; the ones behind it keep thei
   assert.equal(await after, 'after');
 });
 
+test('a signal given as a function is made only by a writer that waits, and still lets it leave the line', async () => {
+  const turns = new KeyTurns();
+  const made: string[] = [];
+  const signalOf = (name: string, controller: AbortController) => () => { made.push(name); return controller.signal; };
+  assert.equal(await turns.inTurn('a', async () => 'alone', signalOf('alone', new AbortController())), 'alone');
+  assert.deepEqual(made, [], 'a writer with the turn at once never asks for its signal');
+  let release!: () => void;
+  const holder = turns.inTurn('a', () => new Promise<string>((resolve) => { release = () => resolve('holder'); }), signalOf('holder', new AbortController()));
+  const ended = new AbortController();
+  const leaving = turns.inTurn('a', async () => 'never', signalOf('leaving', ended));
+  ended.abort();
+  await assert.rejects(leaving, KeyTurnAbandoned);
+  assert.deepEqual(made, ['leaving']);
+  release();
+  assert.equal(await holder, 'holder');
+});
+
 test('the next writer of a key starts after the loop polled for I/O, not in the previous one\'s task', async () => {
   const turns = new KeyTurns();
   // A ticker re-queued from its own setImmediate runs once per loop turn: it numbers the turns.

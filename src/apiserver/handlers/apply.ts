@@ -49,7 +49,7 @@ export async function handleApply(ctx: HandlerContext): Promise<void> {
   // becomes the watch cache's, not parsed back): two parses of the whole object fewer per apply.
   for (let attempt = 0; ; attempt++) {
     try {
-      const updated = await store.guaranteedUpdate(info.namespace, info.name!, apply, { subresource, dryRun, signal: ctx.signal, context: ctx.request, mutateCopies: true, resultShared: true });
+      const updated = await store.guaranteedUpdate(info.namespace, info.name!, apply, { subresource, dryRun, signal: ctx.signalWhenNeeded, context: ctx.request, mutateCopies: true, resultShared: true });
       return writeObject(ctx, 200, updated);
     } catch (e: any) {
       if (e?.code !== 404 || subresource) throw e;

@@ -21,8 +21,12 @@ export interface HandlerContext {
   protobuf: boolean;
   now: Date;
   logger: Logger;
-  /** Aborted when the response is over: answered, timed out (the 504 of the request deadline) or its client gone. */
-  signal: AbortSignal;
+  /**
+   * The request's signal, aborted when the response is over: answered, timed out (the 504 of the
+   * request deadline) or its client gone. Made when first called: writes get the function and
+   * call it only when they wait or retry (registry/key-turns.ts RequestSignal).
+   */
+  signalWhenNeeded: () => AbortSignal;
   /** Counts open watches for /metrics. */
   watchGauge: { inc(): void; dec(): void };
 }

@@ -159,7 +159,7 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   // Not a body the heavy lane read: its bytes were moved to the worker, so a retry copies the
   // decoded object instead.
   const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, {
-    subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal, resultShared: true, context: ctx.request,
+    subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signalWhenNeeded, resultShared: true, context: ctx.request,
     inputAgain: decodedOnLoop ? () => objectFromBody(ctx, buf, false) : undefined,
   });
   writeObject(ctx, 200, updated);
@@ -183,7 +183,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
     checkBodyFields(ctx.store, next, mode, ctx.res, undefined, duplicates, (errors) => patchStrictDecodingError(type, patch, next, errors),
       (error) => patchTypeError(type, patch, next, error));
     return next;
-  }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signal, resultShared: true, context: ctx.request });
+  }, { subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signalWhenNeeded, resultShared: true, context: ctx.request });
   writeObject(ctx, 200, updated);
 }
 
@@ -224,7 +224,7 @@ export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOpti
 export async function handleDelete(ctx: HandlerContext): Promise<void> {
   const opts = await readDeleteOptions(ctx);
   const dry = isDryRun(ctx) || (opts.dryRun ?? []).includes('All');
-  const { obj, deleted } = await ctx.store.delete(ctx.info.namespace, ctx.info.name!, opts, dry, ctx.signal, ctx.request);
+  const { obj, deleted } = await ctx.store.delete(ctx.info.namespace, ctx.info.name!, opts, dry, ctx.signalWhenNeeded, ctx.request);
   if (!deleted) return writeObject(ctx, 200, obj);
   writeAnswer(ctx, 200, successStatus({ name: obj.metadata.name, group: ctx.store.info.group, kind: ctx.store.info.plural, uid: obj.metadata.uid }));
 }
@@ -236,7 +236,7 @@ export async function handleDeleteCollection(ctx: HandlerContext): Promise<void>
   const out: any[] = [];
   for (const item of items) {
     try {
-      out.push((await ctx.store.delete(item.metadata.namespace, item.metadata.name, opts, dry, ctx.signal, ctx.request)).obj);
+      out.push((await ctx.store.delete(item.metadata.namespace, item.metadata.name, opts, dry, ctx.signalWhenNeeded, ctx.request)).obj);
     } catch (e: any) {
       if (e?.code !== 404) throw e;
     }

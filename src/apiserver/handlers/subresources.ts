@@ -100,7 +100,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     if (rv && rv !== cur.metadata.resourceVersion) throw conflict(store.gr, info.name!);
     writePath(cur, paths.specReplicasPath, replicas);
     return cur;
-  }, { dryRun: isDryRun(ctx), fieldManager: { manager, subresource: 'scale' }, signal: ctx.signal, context: ctx.request });
+  }, { dryRun: isDryRun(ctx), fieldManager: { manager, subresource: 'scale' }, signal: ctx.signalWhenNeeded, context: ctx.request });
   writeAnswer(ctx, 200, toScale(updated, paths));
 }
 
@@ -123,7 +123,7 @@ export async function handleBinding(ctx: HandlerContext, podName: string): Promi
   if (errs.length) throw badRequest(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
   const dryRun = isDryRun(ctx);
   await ctx.registry.admitSubresourceCreate({ ...ctx.store.info, kind: 'Binding' }, namespace, podName, binding, dryRun, ctx.request);
-  await assignPod(ctx.store, namespace, podName, binding, { dryRun, signal: ctx.signal, now: ctx.now });
+  await assignPod(ctx.store, namespace, podName, binding, { dryRun, signal: ctx.signalWhenNeeded, now: ctx.now });
   writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
 }
 
@@ -168,7 +168,7 @@ export async function handleApproval(ctx: HandlerContext): Promise<void> {
     if (body?.metadata?.resourceVersion) cur.metadata.resourceVersion = body.metadata.resourceVersion;
     cur.status = { ...(cur.status ?? {}), conditions: body?.status?.conditions ?? [] };
     return cur;
-  }, { subresource: 'approval', dryRun: isDryRun(ctx), signal: ctx.signal, context: ctx.request });
+  }, { subresource: 'approval', dryRun: isDryRun(ctx), signal: ctx.signalWhenNeeded, context: ctx.request });
   writeObject(ctx, 200, updated);
 }
 
@@ -176,7 +176,7 @@ export async function handleApproval(ctx: HandlerContext): Promise<void> {
 export async function handleFinalize(ctx: HandlerContext): Promise<void> {
   if (ctx.info.verb !== 'update') throw methodNotAllowed();
   const body = decodeBody(await readBody(ctx.req), mediaType(ctx.req), false, { apiVersion: 'v1', kind: 'Namespace' });
-  const updated = await ctx.store.guaranteedUpdate(undefined, ctx.info.name!, (cur) => prepareFinalize(body, cur), { dryRun: isDryRun(ctx), signal: ctx.signal, context: ctx.request });
+  const updated = await ctx.store.guaranteedUpdate(undefined, ctx.info.name!, (cur) => prepareFinalize(body, cur), { dryRun: isDryRun(ctx), signal: ctx.signalWhenNeeded, context: ctx.request });
   writeObject(ctx, 200, updated);
 }
 
