@@ -19,8 +19,7 @@ import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { daemonSetPod } from './lib/pods.js';
 import { median } from './lib/stats.js';
-import { benchArgs } from './lib/args.js';
-import { printBuildRounds } from './lib/builds-in-children.js';
+import { buildRoundsMain } from './lib/builds-in-children.js';
 
 interface PlanModule {
   groupByNode(pods: readonly Pod[], target: (p: Pod) => string | undefined): Map<string, Pod[]>;
@@ -88,20 +87,8 @@ async function child(dist: string, batches: number, batch: number): Promise<numb
   return median(perSync);
 }
 
-async function main(): Promise<void> {
-  const { values } = benchArgs('CPU of a DaemonSet sync\'s planning passes over every node (manage, rolling update, status), in a fresh process per build and round.', {
-    options: {
-      rounds: { type: 'string', default: '5' }, batches: { type: 'string', default: '15' }, batch: { type: 'string', default: '20' },
-      'baseline-dist': { type: 'string' }, child: { type: 'string' },
-    },
-  });
-  const batches = Number(values.batches);
-  const batch = Number(values.batch);
-  if (values.child) return void console.log(JSON.stringify(await child(values.child, batches, batch)));
-  printBuildRounds({
-    script: import.meta.url, rounds: Number(values.rounds), batches, batch, baselineDist: values['baseline-dist'],
-    title: `ds-sync-plan (${nodes} nodes, half with a daemon pod)`, column: 'CPU µs per sync (median)', digits: 0,
-  });
-}
-
-await main();
+await buildRoundsMain({
+  script: import.meta.url, description: 'CPU of a DaemonSet sync\'s planning passes over every node (manage, rolling update, status), in a fresh process per build and round.',
+  defaults: { rounds: '5', batches: '15', batch: '20' }, child,
+  title: `ds-sync-plan (${nodes} nodes, half with a daemon pod)`, column: 'CPU µs per sync (median)', digits: 0, unit: 'syncs',
+});
