@@ -18,8 +18,7 @@ import { pathToFileURL } from 'node:url';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { createdPod } from './lib/pods.js';
 import { median } from './lib/stats.js';
-import { benchArgs } from './lib/args.js';
-import { printBuildRounds } from './lib/builds-in-children.js';
+import { buildRoundsMain } from './lib/builds-in-children.js';
 
 
 /** One round in this process: µs of CPU per compact, the median of the measured batches. */
@@ -42,17 +41,8 @@ async function child(dist: string, batches: number, batch: number): Promise<numb
 }
 
 
-async function main(): Promise<void> {
-  const { values } = benchArgs('CPU per pod as it enters the watch cache (compact.ts), in a fresh process per build and round.', {
-    options: {
-      rounds: { type: 'string', default: '5' }, batches: { type: 'string', default: '25' }, batch: { type: 'string', default: '2000' },
-      'baseline-dist': { type: 'string' }, child: { type: 'string' },
-    },
-  });
-  const batches = Number(values.batches);
-  const batch = Number(values.batch);
-  if (values.child) return void console.log(JSON.stringify(await child(values.child, batches, batch)));
-  printBuildRounds({ script: import.meta.url, rounds: Number(values.rounds), batches, batch, baselineDist: values['baseline-dist'], title: 'compact-cpu', column: 'CPU µs per compact (median)', digits: 1 });
-}
-
-await main();
+await buildRoundsMain({
+  script: import.meta.url, description: 'CPU per pod as it enters the watch cache (compact.ts), in a fresh process per build and round.',
+  defaults: { rounds: '5', batches: '25', batch: '2000' }, child,
+  title: 'compact-cpu', column: 'CPU µs per compact (median)', digits: 1,
+});

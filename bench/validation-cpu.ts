@@ -18,8 +18,7 @@ import { pathToFileURL } from 'node:url';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { createdPod } from './lib/pods.js';
 import { median } from './lib/stats.js';
-import { benchArgs } from './lib/args.js';
-import { printBuildRounds } from './lib/builds-in-children.js';
+import { buildRoundsMain } from './lib/builds-in-children.js';
 
 
 interface FieldError { field: string }
@@ -46,17 +45,8 @@ async function child(dist: string, batches: number, batch: number): Promise<numb
   return median(perCall);
 }
 
-async function main(): Promise<void> {
-  const { values } = benchArgs('CPU per pod create in validation, in a fresh process per build and round.', {
-    options: {
-      rounds: { type: 'string', default: '6' }, batches: { type: 'string', default: '25' }, batch: { type: 'string', default: '2000' },
-      'baseline-dist': { type: 'string' }, child: { type: 'string' },
-    },
-  });
-  const batches = Number(values.batches);
-  const batch = Number(values.batch);
-  if (values.child) return void console.log(JSON.stringify(await child(values.child, batches, batch)));
-  printBuildRounds({ script: import.meta.url, rounds: Number(values.rounds), batches, batch, baselineDist: values['baseline-dist'], title: 'validation-cpu', column: 'CPU µs per validation (median)', digits: 2 });
-}
-
-await main();
+await buildRoundsMain({
+  script: import.meta.url, description: 'CPU per pod create in validation, in a fresh process per build and round.',
+  defaults: { rounds: '6', batches: '25', batch: '2000' }, child,
+  title: 'validation-cpu', column: 'CPU µs per validation (median)', digits: 2,
+});

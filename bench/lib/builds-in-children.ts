@@ -4,7 +4,7 @@
  * benchmark's own script (`--child DIST --batches N --batch M`, which prints
  * one number), the builds' order alternating by round so neither always goes
  * first (side-by-side.ts found the first cell after a pause paying 5-10% more).
- * Used by compact-cpu.ts and validation-cpu.ts.
+ * Used by compact-cpu.ts, validation-cpu.ts and ds-sync-plan.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median } from './stats.js';
 import { table } from './results.js';
+import { benchArgs } from './args.js';
 
 export interface BuildRounds {
   /** The benchmark script's own `import.meta.url`: what each child runs. */
@@ -41,10 +42,42 @@ export function runBuildRounds(o: BuildRounds): Map<string, number[]> {
 }
 
 /** Runs the rounds and prints the title line (with the load before and after) and the Markdown table of medians. */
-export function printBuildRounds(o: BuildRounds & { title: string; column: string; digits: number }): void {
+export function printBuildRounds(o: BuildRounds & { title: string; column: string; digits: number; unit?: string }): void {
   const loadStart = loadavg()[0]!.toFixed(1);
   const results = runBuildRounds(o);
-  console.log(`${o.title}: ${o.batch} pods a batch, ${o.batches} batches (first 5 unmeasured), load ${loadStart} -> ${loadavg()[0]!.toFixed(1)}`);
+  console.log(`${o.title}: ${o.batch} ${o.unit ?? 'pods'} a batch, ${o.batches} batches (first 5 unmeasured), load ${loadStart} -> ${loadavg()[0]!.toFixed(1)}`);
   console.log(table(['Build', o.column, 'Rounds'],
     [...results].map(([name, xs]) => [name, `**${median(xs).toFixed(o.digits)}**`, xs.map((x) => x.toFixed(o.digits)).join(', ')])));
+}
+
+export interface BuildRoundsMain {
+  /** The benchmark script's own `import.meta.url`. */
+  script: string;
+  /** What `--help` says the benchmark measures. */
+  description: string;
+  defaults: { rounds: string; batches: string; batch: string };
+  /** One round in this process, for the build at `dist`: the figure printed for it. */
+  child(dist: string, batches: number, batch: number): Promise<number>;
+  title: string;
+  column: string;
+  digits: number;
+  /** What a batch counts (default "pods"). */
+  unit?: string;
+}
+
+/**
+ * Such a benchmark's entry point: its flags (`--rounds`, `--batches`, `--batch`, `--baseline-dist`),
+ * then either one child round (`--child DIST`, printing its figure) or the interleaved rounds' table.
+ */
+export async function buildRoundsMain(o: BuildRoundsMain): Promise<void> {
+  const { values } = benchArgs(o.description, {
+    options: {
+      rounds: { type: 'string', default: o.defaults.rounds }, batches: { type: 'string', default: o.defaults.batches }, batch: { type: 'string', default: o.defaults.batch },
+      'baseline-dist': { type: 'string' }, child: { type: 'string' },
+    },
+  });
+  const batches = Number(values.batches);
+  const batch = Number(values.batch);
+  if (values.child) return void console.log(JSON.stringify(await o.child(values.child, batches, batch)));
+  printBuildRounds({ script: o.script, rounds: Number(values.rounds), batches, batch, baselineDist: values['baseline-dist'], title: o.title, column: o.column, digits: o.digits, unit: o.unit });
 }

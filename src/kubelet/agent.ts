@@ -33,6 +33,7 @@ import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { PodRuntime } from './runtime/runtime.js';
 import { realTimers, type Timers } from './timers.js';
 import { HeartbeatScheduler } from './heartbeat.js';
+import type { HousekeepingWheel } from './housekeeping.js';
 import { PodSource } from './podsource.js';
 import { NodeSource } from './nodesource.js';
 import { Semaphore } from './semaphore.js';
@@ -111,6 +112,8 @@ export interface NodeAgentDeps {
   pods?: PodSource;
   nodes?: NodeSource;
   heartbeats?: HeartbeatScheduler;
+  /** Shared housekeeping timer (PodWorkers.startHousekeeping); absent: the node's own. */
+  housekeeping?: HousekeepingWheel;
   writeLimiter?: Semaphore;
   metrics?: KubeletMetrics;
 }
@@ -220,7 +223,7 @@ export class NodeAgent {
       nodeName: opts.nodeName, runtime: deps.runtime, status: this.staticPods?.status ?? this.statusManager, clients: deps.clients,
       node: () => this.node ?? initialNode(this.config, this.health, this.timers.now()),
       hostIP: opts.internalIP, timers: this.timers, logger: this.logger, recorder: this.recorder,
-      deleteDelayMs: opts.deleteDelayMs ?? 200, metrics: deps.metrics,
+      deleteDelayMs: opts.deleteDelayMs ?? 200, metrics: deps.metrics, housekeeping: deps.housekeeping,
     });
     this.staticPods?.attach(this.workers);
     this.stats = new SummaryProvider({

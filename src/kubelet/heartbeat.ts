@@ -14,6 +14,7 @@
  *     the next tick, each at most once.
  */
 import type { Logger } from '../util/log.js';
+import { leastLoadedSlot } from './slots.js';
 import { realTimers, type TimerHandle, type Timers } from './timers.js';
 
 export interface HeartbeatTask {
@@ -72,13 +73,8 @@ export class HeartbeatScheduler {
   /** Adds a task to the least loaded slot (ties: the next one round the ring). Replaces a task with the same key. */
   add(task: HeartbeatTask): number {
     this.remove(task.key);
-    const n = this.slots.length;
-    let best = this.cursor % n;
-    for (let i = 1; i < n; i++) {
-      const s = (this.cursor + i) % n;
-      if (this.slots[s].size < this.slots[best].size) best = s;
-    }
-    this.cursor = (best + 1) % n;
+    const best = leastLoadedSlot(this.slots.map((s) => s.size), this.cursor);
+    this.cursor = (best + 1) % this.slots.length;
     this.slots[best].set(task.key, task);
     this.slotOf.set(task.key, best);
     return best;

@@ -34,6 +34,7 @@ import { canAdmitPod } from './admission.js';
 import type { Timers } from './timers.js';
 import type { KubeletMetrics } from './metrics.js';
 import { ProbeManager } from './prober/manager.js';
+import { HousekeepingWheel } from './housekeeping.js';
 
 /** Waiting reasons of a container whose image could not be pulled (the image manager's). */
 const pullFailures: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName']);
@@ -55,7 +56,12 @@ export interface PodWorkersDeps {
   /** Upper bound on how long stopping a pod takes (the simulated SIGTERM → exit). */
   deleteDelayMs: number;
   metrics?: KubeletMetrics;
+  /** Where housekeeping (startHousekeeping) runs every 2 s; default: a timer of this node's own. */
+  housekeeping?: HousekeepingWheel;
 }
+
+/** Upstream's housekeepingPeriod. */
+export const housekeepingPeriodMs = 2000;
 
 interface PodRecord {
   uid: string;
@@ -141,28 +147,31 @@ export class PodWorkers implements PodHandler {
    */
   startHousekeeping(sourcesReady: () => boolean): void {
     const tick = () => {
-      if (this.closed) return;
-      if (sourcesReady() && !this.frozen) {
-        for (const uid of this.deps.runtime.pods()) {
-          if (this.byUID.has(uid) || this.cleaning.has(uid)) continue;
-          this.cleaning.add(uid);
-          const st = this.deps.runtime.status(uid);
-          this.deps.logger.info('stopping orphaned pod: no source wants it', { pod: st ? `${st.namespace}/${st.name}` : undefined, uid });
-          void this.kill(uid, 2000).then(() => { if (!this.byUID.has(uid)) this.deps.runtime.removePod(uid); }).finally(() => this.cleaning.delete(uid));
-        }
+      if (this.closed || !sourcesReady() || this.frozen) return;
+      for (const uid of this.deps.runtime.pods()) {
+        if (this.byUID.has(uid) || this.cleaning.has(uid)) continue;
+        this.cleaning.add(uid);
+        const st = this.deps.runtime.status(uid);
+        this.deps.logger.info('stopping orphaned pod: no source wants it', { pod: st ? `${st.namespace}/${st.name}` : undefined, uid });
+        void this.kill(uid, 2000).then(() => { if (!this.byUID.has(uid)) this.deps.runtime.removePod(uid); }).finally(() => this.cleaning.delete(uid));
       }
-      this.housekeepingTimer = this.deps.timers.setTimeout(tick, 2000);
     };
     tick();
+    if (this.closed) return;
+    // The process's shared wheel (simulator.ts: one timer for all its nodes), else one of this node's own.
+    const wheel = this.deps.housekeeping ?? new HousekeepingWheel({ periodMs: housekeepingPeriodMs, slots: 1, timers: this.deps.timers, logger: this.deps.logger });
+    this.stopHousekeeping?.();
+    this.stopHousekeeping = wheel.add(tick);
   }
 
   private readonly cleaning = new Set<string>();
-  private housekeepingTimer?: ReturnType<Timers['setTimeout']>;
+  private stopHousekeeping?: () => void;
 
   close(): void {
     this.closed = true;
     this.prober?.close();
-    if (this.housekeepingTimer) this.deps.timers.clearTimeout(this.housekeepingTimer);
+    this.stopHousekeeping?.();
+    this.stopHousekeeping = undefined;
   }
 
   private handleUpsert(pod: Pod): void {

@@ -8,6 +8,7 @@
  *    renew interval, with a bounded number in flight; renewals are UPDATEs
  *    from the cached Lease, no GET; node status is re-posted only when it
  *    changed or every 5 minutes;
+ *  - one housekeeping wheel (housekeeping.ts): every node's 2 s orphan check on one timer;
  *  - one limiter on pod status writes across all nodes;
  *  - each node a NodeAgent over its own SimulatedRuntime, with pod CIDR
  *    10.244.<i>.0/24 and node IP from 172.16.0.0/12 by its index;
@@ -30,6 +31,8 @@ import type { Taint } from '../api/taints.js';
 import { createLogger, type Logger } from '../util/log.js';
 import { NodeAgent, defaultRenewIntervalMs, type NodeAgentOptions } from './agent.js';
 import { HeartbeatScheduler } from './heartbeat.js';
+import { HousekeepingWheel } from './housekeeping.js';
+import { housekeepingPeriodMs } from './podworkers.js';
 import { PodSource } from './podsource.js';
 import { NodeSource } from './nodesource.js';
 import { Semaphore } from './semaphore.js';
@@ -112,6 +115,7 @@ export class NodeSimulator {
   private readonly pods: PodSource;
   private readonly nodes: NodeSource;
   private readonly heartbeats: HeartbeatScheduler;
+  private readonly housekeeping: HousekeepingWheel;
   private readonly writeLimiter: Semaphore;
   private readonly logger: Logger;
   private readonly timers: Timers;
@@ -129,6 +133,7 @@ export class NodeSimulator {
     this.heartbeats = new HeartbeatScheduler({
       periodMs: opts.renewIntervalMs ?? defaultRenewIntervalMs, concurrency: opts.heartbeatConcurrency ?? 64, logger: this.logger, timers: this.timers,
     });
+    this.housekeeping = new HousekeepingWheel({ periodMs: housekeepingPeriodMs, logger: this.logger, timers: this.timers });
     this.writeLimiter = new Semaphore(opts.statusConcurrency ?? 64);
     this.serviceObjects = new ServiceObjects(clients, this.logger);
   }
@@ -191,7 +196,7 @@ export class NodeSimulator {
       deleteDelayMs: o.deleteDelayMs, events: this.opts.events ?? true, kubeletPort: kubelet?.port ?? 0, lightWrites: this.opts.lightWrites,
     };
     const agent = new NodeAgent({
-      clients: this.clients, runtime, logger: this.logger, timers, pods: this.pods, nodes: this.nodes, heartbeats: this.heartbeats,
+      clients: this.clients, runtime, logger: this.logger, timers, pods: this.pods, nodes: this.nodes, heartbeats: this.heartbeats, housekeeping: this.housekeeping,
       writeLimiter: this.writeLimiter, metrics: this.opts.metrics,
     }, agentOpts);
     this.agents.set(name, agent);

@@ -62,6 +62,12 @@ export function groupByNode(pods: readonly Pod[], targetNode: (pod: Pod) => stri
  */
 export function podsShouldBeOnNode(node: Node, nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): ManagePlan {
   const plan = emptyPlan();
+  addPodsShouldBeOnNode(node, nodeToDaemonPods, ctx, allowsSurge(ctx.ds), plan);
+  return plan;
+}
+
+/** podsShouldBeOnNode's actions, added to `plan` (planManage's one plan for every node). */
+function addPodsShouldBeOnNode(node: Node, nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext, surge: boolean, plan: ManagePlan): void {
   const name: string = node.metadata!.name!;
   const { shouldRun, shouldContinueRunning } = nodeShouldRunDaemonPod(node, ctx.ds);
   const daemonPods = nodeToDaemonPods.get(name);
@@ -69,7 +75,7 @@ export function podsShouldBeOnNode(node: Node, nodeToDaemonPods: NodeToDaemonPod
     plan.nodesNeedingDaemonPods.push(name); // 1
   } else if (shouldContinueRunning) {
     const running = collectRunning(name, daemonPods ?? [], ctx, plan); // 2
-    if (!allowsSurge(ctx.ds)) {
+    if (!surge) {
       if (running.length > 1) plan.podsToDelete.push(...running.sort(compareDaemonPods).slice(1).map(podName));
     } else if (running.length === 0) {
       if (shouldRun) plan.nodesNeedingDaemonPods.push(name);
@@ -79,7 +85,6 @@ export function podsShouldBeOnNode(node: Node, nodeToDaemonPods: NodeToDaemonPod
   } else if (daemonPods) {
     for (const pod of daemonPods) if (!isDeleting(pod)) plan.podsToDelete.push(podName(pod)); // 3
   }
-  return plan;
 }
 
 const podName = (pod: Pod): string => pod.metadata!.name!;
@@ -128,11 +133,16 @@ function pruneSurgedPods(running: Pod[], ctx: PlanContext, plan: ManagePlan): vo
 
 /** getUnscheduledPodsWithoutNode: pending pods pinned to nodes that do not exist (pod GC never sees them). */
 export function unscheduledPodsWithoutNode(nodes: readonly Node[], nodeToDaemonPods: NodeToDaemonPods): string[] {
-  const exists = new Set(nodes.map((n) => n.metadata!.name));
+  // The node names' set only when some pod is pending: most syncs have none, and 5,000 names cost more than the rest of the plan.
+  let exists: Set<string | undefined> | undefined;
   const out: string[] = [];
   for (const [node, pods] of nodeToDaemonPods) {
-    if (exists.has(node)) continue;
-    for (const pod of pods) if (!pod.spec?.nodeName) out.push(podName(pod));
+    for (const pod of pods) {
+      if (pod.spec?.nodeName) continue;
+      exists ??= new Set(nodes.map((n) => n.metadata!.name));
+      if (exists.has(node)) break;
+      out.push(podName(pod));
+    }
   }
   return out;
 }
@@ -140,14 +150,9 @@ export function unscheduledPodsWithoutNode(nodes: readonly Node[], nodeToDaemonP
 /** manage's plan: podsShouldBeOnNode over every node, plus pending pods pinned to vanished nodes. */
 export function planManage(nodes: readonly Node[], nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): ManagePlan {
   const plan = emptyPlan();
-  for (const node of nodes) {
-    const p = podsShouldBeOnNode(node, nodeToDaemonPods, ctx);
-    plan.nodesNeedingDaemonPods.push(...p.nodesNeedingDaemonPods);
-    plan.podsToDelete.push(...p.podsToDelete);
-    plan.events.push(...p.events);
-    plan.backoffNodes.push(...p.backoffNodes);
-    if (p.requeueAfterMs !== undefined) plan.requeueAfterMs = Math.min(plan.requeueAfterMs ?? Infinity, p.requeueAfterMs);
-  }
+  // One plan for all nodes: the same lists, in node order, as podsShouldBeOnNode's per node concatenated.
+  const surge = allowsSurge(ctx.ds);
+  for (const node of nodes) addPodsShouldBeOnNode(node, nodeToDaemonPods, ctx, surge, plan);
   plan.podsToDelete.push(...unscheduledPodsWithoutNode(nodes, nodeToDaemonPods));
   return plan;
 }
@@ -181,7 +186,7 @@ export function computeStatus(nodes: readonly Node[], nodeToDaemonPods: NodeToDa
     c.desiredNumberScheduled++;
     if (pods.length === 0) continue;
     c.currentNumberScheduled++;
-    const pod = [...pods].sort(compareDaemonPods)[0];
+    const pod = pods.length === 1 ? pods[0]! : oldestDaemonPod(pods);
     if (podIsReady(pod)) {
       c.numberReady++;
       if (podIsAvailable(pod, minReady, ctx.now)) c.numberAvailable++;
@@ -190,6 +195,13 @@ export function computeStatus(nodes: readonly Node[], nodeToDaemonPods: NodeToDa
   }
   c.numberUnavailable = c.desiredNumberScheduled - c.numberAvailable;
   return c;
+}
+
+/** The first pod in compareDaemonPods order (the one status judges). */
+function oldestDaemonPod(pods: readonly Pod[]): Pod {
+  let first = pods[0]!;
+  for (let i = 1; i < pods.length; i++) if (compareDaemonPods(pods[i]!, first) < 0) first = pods[i]!;
+  return first;
 }
 
 export type UpdateCounts = { maxSurge: number; maxUnavailable: number; desiredNumberScheduled: number } | { error: string };
@@ -220,10 +232,9 @@ export function updatedDesiredNodeCounts(ds: DaemonSet, nodes: readonly Node[], 
  * findUpdatedPodsOnNode: the node's one new and one old pod (either may be
  * missing), ignoring pods being deleted; not ok when there are two of a kind.
  */
-export function findUpdatedPodsOnNode(ds: DaemonSet, pods: readonly Pod[], hash: string): { ok: true; newPod?: Pod; oldPod?: Pod } | { ok: false } {
+export function findUpdatedPodsOnNode(ds: DaemonSet, pods: readonly Pod[], hash: string, generation = templateGeneration(ds)): { ok: true; newPod?: Pod; oldPod?: Pod } | { ok: false } {
   let newPod: Pod | undefined;
   let oldPod: Pod | undefined;
-  const generation = templateGeneration(ds);
   for (const pod of pods) {
     if (isDeleting(pod)) continue;
     if (isPodUpdated(pod, hash, generation)) {
@@ -243,11 +254,22 @@ export type RollingPlan = { podsToDelete: string[]; nodesToCreate: string[] } | 
 export function planRollingUpdate(nodes: readonly Node[], nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): RollingPlan {
   const counts = updatedDesiredNodeCounts(ctx.ds, nodes, nodeToDaemonPods);
   if ('error' in counts) return { error: `couldn't get unavailable numbers: ${counts.error}` };
+  // Both plans act only on nodes with an old pod: without one (a rollout's creates, a finished update) there is nothing to order.
+  if (!hasOldPod(nodeToDaemonPods, ctx)) return { podsToDelete: [], nodesToCreate: [] };
   // Go iterates a map here (random order); sorted names keep k8ts deterministic.
   const entries = [...nodeToDaemonPods].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (counts.maxSurge === 0) return planUnavailable(entries, counts.maxUnavailable, ctx);
   const byName = new Map(nodes.map((n) => [n.metadata!.name!, n]));
   return planSurge(entries, counts.maxSurge, counts.desiredNumberScheduled, byName, ctx);
+}
+
+/** Whether any node has a pod not being deleted that is not of the current revision. */
+function hasOldPod(nodeToDaemonPods: NodeToDaemonPods, ctx: PlanContext): boolean {
+  const generation = templateGeneration(ctx.ds);
+  for (const pods of nodeToDaemonPods.values()) {
+    for (const pod of pods) if (!isDeleting(pod) && !isPodUpdated(pod, ctx.hash, generation)) return true;
+  }
+  return false;
 }
 
 /**
@@ -258,11 +280,12 @@ export function planRollingUpdate(nodes: readonly Node[], nodeToDaemonPods: Node
  */
 function planUnavailable(entries: [string, Pod[]][], maxUnavailable: number, ctx: PlanContext): RollingPlan {
   const minReady = ctx.ds.spec?.minReadySeconds ?? 0;
+  const generation = templateGeneration(ctx.ds);
   let numUnavailable = 0;
   const allowed: string[] = [];
   const candidates: string[] = [];
   for (const [, pods] of entries) {
-    const found = findUpdatedPodsOnNode(ctx.ds, pods, ctx.hash);
+    const found = findUpdatedPodsOnNode(ctx.ds, pods, ctx.hash, generation);
     if (!found.ok) { numUnavailable++; continue; }
     const { newPod, oldPod } = found;
     if ((!oldPod && !newPod) || (oldPod && newPod)) {
@@ -298,8 +321,9 @@ function planSurge(entries: [string, Pod[]][], maxSurge: number, desired: number
   const allowed: string[] = [];
   let numSurge = 0;
   let numAvailable = 0;
+  const generation = templateGeneration(ctx.ds);
   for (const [nodeName, pods] of entries) {
-    const found = findUpdatedPodsOnNode(ctx.ds, pods, ctx.hash);
+    const found = findUpdatedPodsOnNode(ctx.ds, pods, ctx.hash, generation);
     if (!found.ok) { numSurge++; continue; }
     const { newPod, oldPod } = found;
     if (oldPod ? available(oldPod) : newPod && available(newPod)) numAvailable++;

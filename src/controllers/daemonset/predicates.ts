@@ -26,22 +26,53 @@ export interface ShouldRun {
 const noScheduleOrNoExecute = (t: Taint) => t.effect === 'NoExecute' || t.effect === 'NoSchedule';
 const noExecute = (t: Taint) => t.effect === 'NoExecute';
 
-/** The daemon pod's spec per DaemonSet object: informer objects are replaced, never mutated. */
-const specCache = new WeakMap<object, PodSpec>();
+/**
+ * A DaemonSet template's daemon pod spec and what each node gave against it. The answer depends
+ * only on the template's pod spec and the node, and informer objects are replaced, never
+ * mutated, so it is kept per node object: a sync over 5,000 nodes judges each once, not once in
+ * each of its three passes (manage, rolling update, status) and again every sync. Every version
+ * of a DaemonSet with the same template text shares one memo (a status write replaces the
+ * DaemonSet object, not its template).
+ */
+interface TemplateMemo { spec: PodSpec; byNode: WeakMap<Node, ShouldRun> }
+const memoByDaemonSet = new WeakMap<object, TemplateMemo>();
+/** By template text; the oldest goes first past `maxTemplates` (DaemonSets come and go). */
+const memoByTemplate = new Map<string, TemplateMemo>();
+const maxTemplates = 256;
+
+function templateMemo(ds: DaemonSet): TemplateMemo {
+  let memo = memoByDaemonSet.get(ds);
+  if (memo) return memo;
+  const podSpec = ds?.spec?.template?.spec as PodSpec;
+  const text = JSON.stringify(podSpec ?? null);
+  memo = memoByTemplate.get(text);
+  if (!memo) {
+    memo = { spec: addDaemonPodTolerations(podSpec), byNode: new WeakMap() };
+    if (memoByTemplate.size >= maxTemplates) memoByTemplate.delete(memoByTemplate.keys().next().value!);
+    memoByTemplate.set(text, memo);
+  }
+  memoByDaemonSet.set(ds, memo);
+  return memo;
+}
 
 /** NewPod's spec: the template spec with the daemon tolerations (shared, do not mutate). */
 export function daemonPodSpec(ds: DaemonSet): PodSpec {
-  let spec = specCache.get(ds);
-  if (!spec) {
-    spec = addDaemonPodTolerations(ds?.spec?.template?.spec as PodSpec);
-    specCache.set(ds, spec);
-  }
-  return spec;
+  return templateMemo(ds).spec;
 }
 
-/** The rules of the file comment, in their order. */
+/** The rules of the file comment (judged once per node object and template; the answer is shared, do not mutate). */
 export function nodeShouldRunDaemonPod(node: Node, ds: DaemonSet): ShouldRun {
-  const spec = daemonPodSpec(ds);
+  const memo = templateMemo(ds);
+  if (node === null || typeof node !== 'object') return judge(node, memo.spec);
+  let answer = memo.byNode.get(node);
+  if (!answer) {
+    answer = Object.freeze(judge(node, memo.spec));
+    memo.byNode.set(node, answer);
+  }
+  return answer;
+}
+
+function judge(node: Node, spec: PodSpec): ShouldRun {
   const nodeName = node?.metadata?.name;
   if (spec.nodeName && spec.nodeName !== nodeName) return { shouldRun: false, shouldContinueRunning: false }; // 1
   if (!podMatchesNodeSelectorAndAffinity(spec, node)) return { shouldRun: false, shouldContinueRunning: false }; // 2
