@@ -15,9 +15,11 @@
  * each wait 50 to 100 ms for a CPU, a proxied path adds the API server's
  * connection to the kubelet and the kubelet's first SubjectAccessReview, and
  * asking every 100 ms on an unbounded pool opened a new connection for every
- * request still waiting (28 at once), each another handshake. A client of a
- * server (kubectl, client-go) keeps its connections; the attack's own
- * clients are what open new ones.
+ * request still waiting (28 at once), each another handshake; a pool of one
+ * connection per path queued them instead, and at 0.2 to 0.6 s an answer the
+ * queue grew for as long as the test ran. So a path whose request is still
+ * open skips its turn. A client of a server (kubectl, client-go) keeps its
+ * connections; the attack's own clients are what open new ones.
  *
  * workerData: `BystanderJob`. Posts 'ready' once the warm-up is answered (or
  * after `warmUpMs`) and the first round is sent; sent 'stop', it waits up to
@@ -42,12 +44,15 @@ export interface BystanderAnswer { path: string; ms: number; status?: number; er
 const warmUpMs = 10_000;
 
 async function run(job: BystanderJob, port: NonNullable<typeof parentPort>): Promise<void> {
-  const agent = new https.Agent({ keepAlive: true, maxSockets: job.paths.length, ...job.tls });
+  // One connection per path, kept alive; a path whose last request is still open skips its turn (that request's time
+  // keeps counting, so a stall still shows) instead of queueing behind it or opening another connection.
+  const agents = new Map(job.paths.map((p) => [p, new https.Agent({ keepAlive: true, maxSockets: 1, ...job.tls })]));
+  const asking = new Set<string>();
   const answers: BystanderAnswer[] = [];
   const open = new Map<number, { path: string; started: number }>();
   let seq = 0;
   const get = (path: string, done: (status?: number, error?: string) => void) => {
-    const req = https.get(new URL(path, job.url), { agent, headers: { Accept: 'application/json' } }, (res) => {
+    const req = https.get(new URL(path, job.url), { agent: agents.get(path), headers: { Accept: 'application/json' } }, (res) => {
       res.resume();
       res.on('end', () => done(res.statusCode ?? 0));
       res.on('error', (e) => done(undefined, e.message));
@@ -58,13 +63,15 @@ async function run(job: BystanderJob, port: NonNullable<typeof parentPort>): Pro
     const id = seq++;
     const started = performance.now();
     open.set(id, { path, started });
+    asking.add(path);
     get(path, (status, error) => {
+      asking.delete(path);
       if (open.delete(id)) answers.push({ path, ms: performance.now() - started, status, error });
     });
   };
   const warmUp = job.paths.map((p) => new Promise<void>((resolve) => get(p, () => resolve())));
   await Promise.race([Promise.all(warmUp), new Promise((r) => setTimeout(r, warmUpMs))]);
-  const timer = setInterval(() => { for (const p of job.paths) ask(p); }, job.intervalMs);
+  const timer = setInterval(() => { for (const p of job.paths) if (!asking.has(p)) ask(p); }, job.intervalMs);
   for (const p of job.paths) ask(p);
   port.postMessage('ready');
   port.once('message', async () => {
@@ -73,7 +80,7 @@ async function run(job: BystanderJob, port: NonNullable<typeof parentPort>): Pro
     const deadline = performance.now() + job.limitMs;
     while (open.size && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     for (const { path, started } of open.values()) answers.push({ path, ms: performance.now() - started, open: true });
-    agent.destroy();
+    for (const agent of agents.values()) agent.destroy();
     port.postMessage(answers);
   });
 }
