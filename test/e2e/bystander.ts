@@ -5,10 +5,11 @@
  * the others: each answer must come within `limitMs` (1 s), while the attack
  * is still under way (see docs/threads.md).
  */
-import https from 'node:https';
+import { Worker } from 'node:worker_threads';
 import assert from 'node:assert/strict';
 import type { Cluster } from './harness.js';
 import { adminCredentials } from './helpers.js';
+import type { BystanderAnswer, BystanderJob } from './bystander-thread.js';
 
 export interface BystanderReport {
   /** Requests answered, per path. */
@@ -35,50 +36,37 @@ export interface BystanderOptions {
   accepts?: (path: string, status: number) => boolean;
 }
 
-/** Starts asking at once; `stop` ends the loop and reports. */
-export function startBystander(cluster: Cluster, opts: BystanderOptions = {}): Bystander {
-  const intervalMs = opts.intervalMs ?? 100;
+/**
+ * Starts asking, on a thread of its own (bystander-thread.ts: the test's own
+ * loop runs the attacker's client work, which would delay the bystander's
+ * clock); resolves once the first round is sent. `stop` ends the loop and
+ * reports.
+ */
+export async function startBystander(cluster: Cluster, opts: BystanderOptions = {}): Promise<Bystander> {
   const limitMs = opts.limitMs ?? 1_000;
-  const paths = opts.paths ?? ['/readyz', '/api/v1/namespaces/default'];
   const accepts = opts.accepts ?? ((_path: string, status: number) => status === 200);
-  const agent = new https.Agent({ keepAlive: true, ...adminCredentials(cluster.kubeconfig) });
-  const report: BystanderReport = { samples: 0, worstMs: 0, failures: [] };
-  const open = new Map<number, { path: string; started: number }>();
-  let seq = 0;
-  const ask = (path: string) => {
-    const id = seq++;
-    const started = performance.now();
-    open.set(id, { path, started });
-    const done = (failure?: string) => {
-      if (!open.delete(id)) return;
-      const ms = performance.now() - started;
-      report.samples++;
-      report.worstMs = Math.max(report.worstMs, ms);
-      if (failure) report.failures.push(`${path}: ${failure}`);
-      else if (ms > limitMs) report.failures.push(`${path}: answered in ${Math.round(ms)} ms (limit ${limitMs} ms)`);
-    };
-    const req = https.get(new URL(path, cluster.url), { agent, headers: { Accept: 'application/json' } }, (res) => {
-      res.resume();
-      res.on('end', () => done(accepts(path, res.statusCode ?? 0) ? undefined : `status ${res.statusCode}`));
-      res.on('error', (e) => done(e.message));
-    });
-    req.on('error', (e) => done(e.message));
+  const job: BystanderJob = {
+    url: cluster.url, tls: adminCredentials(cluster.kubeconfig), limitMs,
+    paths: opts.paths ?? ['/readyz', '/api/v1/namespaces/default'], intervalMs: opts.intervalMs ?? 100,
   };
-  const timer = setInterval(() => { for (const p of paths) ask(p); }, intervalMs);
-  for (const p of paths) ask(p);
+  const thread = new Worker(new URL('./bystander-thread.js', import.meta.url), { workerData: job });
+  const failed = new Promise<never>((_, reject) => { thread.once('error', reject); });
+  const message = () => Promise.race([failed, new Promise<unknown>((resolve) => thread.once('message', resolve))]);
+  await message();
   return {
     stop: async () => {
-      clearInterval(timer);
-      // Give the requests in flight their limit to answer; one still open after that is a stall.
-      const deadline = performance.now() + limitMs;
-      while (open.size && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      for (const [id, { path, started }] of open) {
-        open.delete(id);
-        const ms = performance.now() - started;
-        report.worstMs = Math.max(report.worstMs, ms);
-        report.failures.push(`${path}: no answer after ${Math.round(ms)} ms`);
+      thread.postMessage('stop');
+      const answers = await message() as BystanderAnswer[];
+      await thread.terminate();
+      const report: BystanderReport = { samples: 0, worstMs: 0, failures: [] };
+      for (const a of answers) {
+        report.worstMs = Math.max(report.worstMs, a.ms);
+        if (a.open) { report.failures.push(`${a.path}: no answer after ${Math.round(a.ms)} ms`); continue; }
+        report.samples++;
+        if (a.error !== undefined) report.failures.push(`${a.path}: ${a.error}`);
+        else if (!accepts(a.path, a.status!)) report.failures.push(`${a.path}: status ${a.status}`);
+        else if (a.ms > limitMs) report.failures.push(`${a.path}: answered in ${Math.round(a.ms)} ms (limit ${limitMs} ms)`);
       }
-      agent.destroy();
       return report;
     },
   };
@@ -90,7 +78,7 @@ export function startBystander(cluster: Cluster, opts: BystanderOptions = {}): B
  * Returns what the attack returned, for the test's own assertions.
  */
 export async function duringAttack<T>(cluster: Cluster, attack: () => Promise<T>, opts: BystanderOptions & { minSamples?: number } = {}): Promise<T> {
-  const bystander = startBystander(cluster, opts);
+  const bystander = await startBystander(cluster, opts);
   let result: T;
   try {
     result = await attack();

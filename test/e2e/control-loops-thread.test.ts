@@ -108,7 +108,7 @@ describe('control loops in their own thread', () => {
     const deleted = await apiRequest(cluster, '/api/v1/namespaces/default/configmaps?labelSelector=big%3Dyes', { method: 'DELETE' });
     assert.equal(deleted.status, 200, deleted.body);
     // While the thread is down and while it restarts, another client is answered within 1 s.
-    const bystander = startBystander(cluster);
+    const bystander = await startBystander(cluster);
     await eventually(async () => running(lines).length >= 2, 40_000, 'the thread to be restarted');
     const report = await bystander.stop();
     assert.deepEqual(report.failures, [], `the server kept answering (worst ${Math.round(report.worstMs)} ms over ${report.samples} requests)`);

@@ -80,7 +80,7 @@ webhooks:
     assert.equal(status.message, 'Too many requests, please try again later.');
     assert.equal(refused[0].res.headers['retry-after'], '1');
 
-    const by = startBystander(cluster, { paths: ['/readyz', '/api/v1/namespaces/default', '/api/v1/namespaces/default/configmaps?limit=5'] });
+    const by = await startBystander(cluster, { paths: ['/readyz', '/api/v1/namespaces/default', '/api/v1/namespaces/default/configmaps?limit=5'] });
     const started = performance.now();
     const mine = await asUser('bystander', 'bystanders-own');
     const waitedMs = performance.now() - started;

@@ -46,7 +46,7 @@ describe('an etcd outage', () => {
     // Issue #19's invariant while the outage lasts: another client's /readyz and GET are answered
     // within 1 s, with a failure (a 5xx, never a 404), however long etcd stays away; /readyz may
     // still say 200 until its check (at most one read a second) has seen etcd gone.
-    const bystander = startBystander(cluster, {
+    const bystander = await startBystander(cluster, {
       paths: ['/readyz', '/api/v1/namespaces/x/configmaps/before'],
       accepts: (path, status) => status >= 500 || (path === '/readyz' && status === 200),
     });
