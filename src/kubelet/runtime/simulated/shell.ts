@@ -39,13 +39,14 @@ import { posix } from 'node:path';
 import { lsFlavour } from './ls-columns.js';
 import { ls } from './ls.js';
 import type { FileStat } from './file-stat.js';
-import { cdFailed, shellDialect, type ShellDialect } from './shell-dialect.js';
+import { arithmeticFailed, cdFailed, shellDialect, type ShellDialect } from './shell-dialect.js';
+import { ArithmeticError, evaluateArithmetic } from './arithmetic.js';
 import { id, type ContainerUser } from './identity.js';
 import { kill } from './kill.js';
 import { busyboxPs, type SimulatedProcess } from './processes.js';
 import { imageCommand } from './extra-commands.js';
 
-type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean };
+type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean } | { arith: string; quoted: boolean };
 type Word = Part[];
 
 /** `> FILE`, `>> FILE`, `2> FILE` (target), `2>&1`, `>&2` (dup), `< FILE` (fd 0): applied left to right, as the shell does. */
@@ -143,6 +144,7 @@ function expansion(src: string, i: number, word: Word, quoted: boolean, lenient:
     return end + 1;
   }
   const next = src[i + 1] ?? '';
+  if (next === '(' && src[i + 2] === '(') return arithmeticExpansion(src, i, word, quoted);
   if (next === '(') {
     let depth = 0;
     for (let j = i + 1; j < src.length; j++) {
@@ -163,6 +165,20 @@ function expansion(src: string, i: number, word: Word, quoted: boolean, lenient:
   if (!/^[A-Za-z_?]/.test(m[0])) throw new Unsupported(`special parameter $${m[0]}`);
   word.push({ var: m[0], quoted });
   return i + 1 + m[0].length;
+}
+
+/** `$((EXPR))` at src[i] (arithmetic.ts): EXPR runs to the `))` that closes it; evaluated when the word expands. */
+function arithmeticExpansion(src: string, i: number, word: Word, quoted: boolean): number {
+  let depth = 0;
+  for (let j = i + 1; j < src.length; j++) {
+    if (src[j] === '(') depth++;
+    else if (src[j] === ')' && --depth === 0) {
+      if (src[j - 1] !== ')') throw new Unsupported('$( ( ... ) ... )');
+      word.push({ arith: src.slice(i + 3, j - 1), quoted });
+      return j + 1;
+    }
+  }
+  throw new Unsupported('unterminated $((');
 }
 
 /** The literal text of a word, or undefined when it has expansions (keywords and loop names must be literal). */
@@ -621,6 +637,22 @@ async function runPipe(stages: Command[], ctx: ShellContext, out: Out): Promise<
   return status;
 }
 
+/**
+ * `$((EXPR))`'s value; EXPR's own $VAR and $(...) are not expanded first
+ * (arithmetic.ts reads $NAME itself). An error ends the script after the
+ * shell's message (status 2; bash's 1), as a non-interactive shell does.
+ */
+function arithmetic(expr: string, ctx: ShellContext): string {
+  try {
+    return String(evaluateArithmetic(expr, ctx.env));
+  } catch (e) {
+    if (!(e instanceof ArithmeticError)) throw e;
+    const failed = arithmeticFailed(ctx.dialect ?? { name: shellDialect('sh', ctx.image), argv0: 'sh', interactive: false, line: () => 1 }, expr, e.message);
+    ctx.write('stderr', failed.text);
+    throw new Exit(failed.code);
+  }
+}
+
 /** Words after expansion; an unquoted expansion splits on blanks, as the shell's field splitting. */
 async function fields(words: Word[], ctx: ShellContext): Promise<string[]> {
   const result: string[] = [];
@@ -630,7 +662,10 @@ async function fields(words: Word[], ctx: ShellContext): Promise<string[]> {
       let text: string;
       let quoted = true;
       if ('lit' in p) text = p.lit;
-      else if ('var' in p) { text = p.var === '?' ? String(lastStatus.get(ctx.env) ?? 0) : ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else {
+      else if ('var' in p) { text = p.var === '?' ? String(lastStatus.get(ctx.env) ?? 0) : ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else if ('arith' in p) {
+        text = arithmetic(p.arith, ctx);
+        quoted = p.quoted;
+      } else {
         let captured = '';
         await runList(p.sub, { ...subshell(ctx), terminalColumns: undefined }, (s, t) => { if (s === 'stdout') captured += t; else ctx.write(s, t); });
         text = captured.replace(/\n+$/, '');
