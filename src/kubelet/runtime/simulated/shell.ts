@@ -370,6 +370,12 @@ export interface ShellContext {
   user?: ContainerUser;
   /** The processes ps lists before its own (processes.ts): the container's, or the pod's with shareProcessNamespace, and an exec's shell. */
   processes?: SimulatedProcess[];
+  /**
+   * The other stages of the pipe this command is a stage of: they run beside
+   * it, forked before it (`before`) or after it (`after`), so ps lists them
+   * (`ps aux | grep nginx` shows the grep). Absent outside a pipe.
+   */
+  pipePeers?: { before: SimulatedProcess[]; after: SimulatedProcess[] };
   /** What the shell running the command says of one it does not find (shell-dialect.ts); absent: busybox's `sh: NAME: not found`. */
   notFound?(name: string): string;
   /** The width of the exec's terminal (kubectl's resize messages; 80 until one comes); absent without a tty. */
@@ -622,7 +628,7 @@ async function runPipe(stages: Command[], ctx: ShellContext, out: Out): Promise<
     const last = i === stages.length - 1;
     const chunks: Buffer[] = [];
     const fed = input;
-    const stageCtx: ShellContext = { ...subshell(ctx), ...(i > 0 ? { readStdin: () => Promise.resolve(fed ?? Buffer.alloc(0)) } : {}) };
+    const stageCtx: ShellContext = { ...subshell(ctx), ...(i > 0 ? { readStdin: () => Promise.resolve(fed ?? Buffer.alloc(0)) } : {}), pipePeers: pipePeers(stages, i, ctx) };
     // tar's archive goes down the pipe too.
     if (!last) { stageCtx.writeBytes = (data) => { chunks.push(data); }; delete stageCtx.terminalColumns; }
     const stageOut: Out = last ? out : (s, t) => { if (s === 'stdout') chunks.push(Buffer.from(t)); else out(s, t); };
@@ -651,6 +657,18 @@ function arithmetic(expr: string, ctx: ShellContext): string {
     ctx.write('stderr', failed.text);
     throw new Exit(failed.code);
   }
+}
+
+/**
+ * The processes a pipe's other stages are while stage i runs: each simple
+ * command as its words read (variables expanded, a command substitution
+ * left out: it would run again), as the exec's user.
+ */
+function pipePeers(stages: Command[], i: number, ctx: ShellContext): { before: SimulatedProcess[]; after: SimulatedProcess[] } {
+  const uid = ctx.user?.uid ?? 0;
+  const text = (w: Word) => w.map((p) => ('lit' in p ? p.lit : 'var' in p ? ctx.env.get(p.var) ?? '' : '')).join('');
+  const proc = (c: Command): SimulatedProcess[] => (c.kind === 'simple' && c.words.length ? [{ uid, args: c.words.map(text).join(' ') }] : []);
+  return { before: stages.slice(0, i).flatMap(proc), after: stages.slice(i + 1).flatMap(proc) };
 }
 
 /** Words after expansion; an unquoted expansion splits on blanks, as the shell's field splitting. */
@@ -752,7 +770,7 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'ps':
       // Only busybox's images have ps; Debian's (nginx, debian) do not ship procps.
       if (lsFlavour(ctx.image) !== 'busybox') { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
-      out('stdout', busyboxPs([...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }]));
+      out('stdout', busyboxPs([...(ctx.processes ?? []), ...(ctx.pipePeers?.before ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }, ...(ctx.pipePeers?.after ?? [])]));
       return 0;
     case 'id': return id(args, ctx.user ?? { uid: 0, gid: 0, groups: [0] }, ctx.image, out);
     case 'ls': return ls(args, ctx, out);
