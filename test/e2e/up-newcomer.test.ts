@@ -3,7 +3,9 @@
  * nodes, beyond the first deployment (tutorial.test.ts): the Logging
  * Architecture page's counter ($((...)) in the container's command), shell
  * arithmetic in an exec, curl POSTing to echoserver through a Service, and
- * curl's progress meter on stderr, each as upstream's images print it.
+ * curl's progress meter on stderr, and the Init Containers page's
+ * myapp-pod, whose `until nslookup` loops wait for their Services, each as
+ * upstream's images print it.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,5 +58,26 @@ describe('k8ts up: a newcomer\'s shell, logs and curl on simulated nodes', () =>
     assert.match(r.stderr, /^ {2}% Total {4}% Received % Xferd {2}Average Speed {3}Time {4}Time {5}Time {2}Current\n {33}Dload {2}Upload {3}Total {3}Spent {4}Left {2}Speed\n\r {2}0 {5}0 .*\r100 {3}615 {2}100 {3}615 {4}0 {5}0 .*\n$/);
     assert.match((await kubectl(['exec', 'web', '--', 'cat', '/tmp/index.html'])).stdout, /<title>Welcome to nginx!<\/title>/);
     assert.equal((await kubectl(['exec', 'web', '--', 'curl', '-s', '-o', '/dev/null', 'http://localhost/'])).stderr, '');
+  });
+
+  it('Init Containers: myapp-pod waits Init:0/2 until myservice and mydb resolve, then runs', async () => {
+    const init = (name: string) => ({ name: `init-${name}`, image: 'busybox:1.28', command: ['sh', '-c', `until nslookup ${name}.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for ${name}; sleep 2; done`] });
+    await kubectl(['apply', '-f', '-'], JSON.stringify({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'myapp-pod', labels: { 'app.kubernetes.io/name': 'MyApp' } },
+      spec: {
+        containers: [{ name: 'myapp-container', image: 'busybox:1.28', command: ['sh', '-c', 'echo The app is running! && sleep 3600'] }],
+        initContainers: [init('myservice'), init('mydb')],
+      },
+    }));
+    const waiting = await eventually(async () => {
+      const out = (await kubectl(['logs', 'myapp-pod', '-c', 'init-myservice'], undefined, true)).stdout;
+      return out.includes('waiting for myservice') && out;
+    }, 60_000, 'init-myservice waiting');
+    assert.match(waiting, /^Server: {4}10\.96\.0\.10\nAddress 1: 10\.96\.0\.10 kube-dns\.kube-system\.svc\.cluster\.local\n\nnslookup: can't resolve 'myservice\.default\.svc\.cluster\.local'\n/);
+    assert.match((await kubectl(['get', 'pod', 'myapp-pod'])).stdout, /\nmyapp-pod +0\/1 +Init:0\/2 +0 /);
+    const service = (name: string, port: number) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ protocol: 'TCP', port: 80, targetPort: port }] } });
+    await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [service('myservice', 9376), service('mydb', 9377)] }));
+    await waitReady('myapp-pod');
+    assert.equal((await kubectl(['logs', 'myapp-pod'])).stdout, 'The app is running!\n');
   });
 });

@@ -123,9 +123,10 @@ export async function podResolver(pod: Pod, objects: PodObjectGetter | undefined
   const readService = async (namespace: string, name: string) => {
     const key = `${namespace}/${name}`;
     if (read.has(key) || !objects?.service) return;
-    read.add(key);
     const svc = await getOptional(() => objects.service!(namespace, name)).catch(() => undefined);
+    // A Service not there yet is looked for again by the next query (a script's `until nslookup SVC` loop).
     if (!svc) return;
+    read.add(key);
     records.setService(svc);
     for (const slice of (await objects.endpointSlices?.(namespace, name).catch(() => undefined)) ?? []) records.setSlice(slice);
   };

@@ -1114,7 +1114,8 @@ export class SimulatedRuntime implements PodRuntime {
     const restartCount = c.restartCount;
     const current = () => c.id === id && !p.stopped;
     const sources = await p.startEnv?.of(id);
-    const prepared = await prepareProgram(p.pod, spec, { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip, sources });
+    // The container reads what an exec reads, the service account's namespace and ca.crt included (the Init Containers page's `$(cat .../namespace)`).
+    const prepared = await prepareProgram(p.pod, spec, { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip, sources, serviceAccount: true });
     if (!current()) return;
     if (!prepared) {
       // The expanded command is not one the simulator runs after all: the lifecycle, as for any other.

@@ -8,7 +8,7 @@
  * No process runs: this parses a container's argv (an `sh -c SCRIPT` or one
  * command) into a small program and runs it against the container's
  * environment and its ConfigMap/Secret/downward API files. Anything outside
- * the subset (`until`, `case`, functions, an unknown
+ * the subset (`case`, functions, an unknown
  * command) makes `parseProgram` answer undefined, and the runtime logs the
  * container's simulated lifecycle instead, as before.
  *
@@ -16,7 +16,7 @@
  * (each stage runs to its end, and its output is the next one's stdin: a
  * `while` loop is refused in a pipe, as it would never end); NAME=value;
  * `if LIST; then LIST; [elif ...;] [else LIST;] fi`; `while LIST; do
- * LIST; done` (`while true`, `while sleep 0.01`) and `for NAME in WORDS` loops; words with '...', "..." and `\`; $VAR,
+ * LIST; done` (`while true`, `while sleep 0.01`), `until LIST; do LIST; done` and `for NAME in WORDS` loops; words with '...', "..." and `\`; $VAR,
  * ${VAR}, $(COMMAND) and `COMMAND`; output redirections `>`, `>>`, `2>`,
  * `2>&1`, `>&2`, `>/dev/null` into the container's layer and volumes
  * (layer.ts) and `< FILE`; the commands echo [-n] [-e], printf (%s, %d, %%,
@@ -55,7 +55,7 @@ export type Redirect = { fd: 1 | 2; append: boolean; target: Word } | { fd: 1 | 
 export type Command =
   | { kind: 'simple'; words: Word[]; op: Op; redirs?: Redirect[]; direct?: true }
   | { kind: 'assign'; name: string; value: Word; op: Op }
-  | { kind: 'while'; cond: Command[]; body: Command[]; op: Op }
+  | { kind: 'while'; cond: Command[]; body: Command[]; op: Op; until?: true }
   | { kind: 'for'; name: string; words: Word[]; body: Command[]; op: Op }
   | { kind: 'pi'; digits: number; op: Op }
   | { kind: 'pipe'; stages: Command[]; op: Op }
@@ -248,15 +248,17 @@ function parseScript(src: string, lenient = false): Command[] {
         return { kind: 'if', clauses, ...(otherwise ? { otherwise } : {}), op: ';' };
       }
     }
-    if (isWord(first, 'while')) {
+    if (isWord(first, 'while') || isWord(first, 'until')) {
+      const until = isWord(first, 'until');
       pos++;
-      // `while LIST; do LIST; done`: `true`, or a command such as the HPA walkthrough's `sleep 0.01`.
+      // `while LIST; do LIST; done`: `true`, or a command such as the HPA walkthrough's `sleep 0.01`;
+      // `until` loops while its LIST fails (the Init Containers page's `until nslookup myservice...`).
       const cond = list(['do']);
       expect('do');
       const body = list(['done']);
       expect('done');
       if (!cond.length || !body.length) throw new Unsupported('empty loop');
-      return { kind: 'while', cond, body, op: ';' };
+      return { kind: 'while', cond, body, op: ';', ...(until ? { until: true as const } : {}) };
     }
     if (isWord(first, 'for')) {
       pos++;
@@ -540,7 +542,7 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
     let status = 0;
     for (;;) {
       const before = ctx.now().getTime();
-      if (await runList(cmd.cond, ctx, out) !== 0) return status;
+      if ((await runList(cmd.cond, ctx, out) === 0) === !!cmd.until) return status;
       status = await runList(cmd.body, ctx, out);
       // A loop that never sleeps would spin for ever: it waits a second a round instead.
       if (ctx.now().getTime() === before && !(await ctx.sleep(1000))) throw new Stopped();
