@@ -27,6 +27,7 @@ import { isConflict, isNotFound } from '../client/index.js';
 import type { Logger } from '../util/log.js';
 import { podIsTerminal } from '../api/pods.js';
 import type { PodRuntime, RuntimeContainerStatus, RuntimePodStatus } from './runtime/runtime.js';
+import { successfullyPulled } from './runtime/pull-events.js';
 import type { PodHandler } from './podsource.js';
 import type { PodStatusWriter } from './staticpods/status.js';
 import { generatePodStatus, rejectedPodStatus } from './status/generate.js';
@@ -235,10 +236,18 @@ export class PodWorkers implements PodHandler {
       if (!recorder) continue;
       const spec = [...(rec.pod.spec?.initContainers ?? []), ...(rec.pod.spec?.containers ?? []), ...(rec.pod.spec?.ephemeralContainers ?? [])].find((s) => s.name === c.name);
       const ref = podRef(rec.pod);
-      if (!this.deps.runtime.recordsImageEvents?.(rec.uid)) recorder.event(ref, 'Normal', 'Pulled', `Container image "${spec?.image ?? c.image}" already present on machine`);
+      if (!this.deps.runtime.recordsImageEvents?.(rec.uid)) this.announceImage(ref, spec?.image ?? c.image, c);
       recorder.event(ref, 'Normal', 'Created', `Created container ${c.name}`);
       recorder.event(ref, 'Normal', 'Started', `Started container ${c.name}`);
     }
+  }
+
+  /** The image manager's events for a started instance, for a runtime that does not record them: its pull, or the image found on the node. */
+  private announceImage(ref: Pod, image: string, c: RuntimeContainerStatus): void {
+    const recorder = this.deps.recorder!;
+    if (!c.pulledImage) { recorder.event(ref, 'Normal', 'Pulled', `Container image "${image}" already present on machine`); return; }
+    recorder.event(ref, 'Normal', 'Pulling', `Pulling image "${image}"`);
+    recorder.event(ref, 'Normal', 'Pulled', successfullyPulled(image, c.pulledImage.ms, c.pulledImage.size));
   }
 
   /**

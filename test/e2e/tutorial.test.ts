@@ -45,7 +45,26 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
     }, 60_000, 'the Started event');
     // The scheduler's Scheduled event races the simulated kubelet (which starts a pod within
     // milliseconds of its binding); the kubelet's own events keep their order.
-    assert.deepEqual(reasons.filter((r: string) => r !== 'Scheduled'), ['Pulled', 'Created', 'Started']);
+    // nginx has no tag: imagePullPolicy Always, so the kubelet pulls before each start, as upstream's image manager.
+    assert.deepEqual(reasons.filter((r: string) => r !== 'Scheduled'), ['Pulling', 'Pulled', 'Created', 'Started']);
+  });
+
+  it('image pulls follow imagePullPolicy: IfNotPresent pulls on the node\'s first use only, Always at every start', async () => {
+    const pulls = async (name: string) => eventually(async () => {
+      const out = (await kubectl(['get', 'events', '--field-selector', `involvedObject.name=${name}`, '--sort-by=.metadata.creationTimestamp', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}'])).stdout;
+      return out.includes('Started:') && out.split('\n').filter((l) => /^Pull(ing|ed):/.test(l));
+    }, 60_000, `${name}'s Started event`);
+    const overrides = JSON.stringify({ spec: { nodeName: node } });
+    await kubectl(['run', 'pull-first', '--image=busybox:1.36', `--overrides=${overrides}`, '--', 'sleep', '1d']);
+    const first = await pulls('pull-first');
+    assert.equal(first.length, 2, first.join('\n'));
+    assert.equal(first[0], 'Pulling: Pulling image "busybox:1.36"');
+    assert.match(first[1]!, /^Pulled: Successfully pulled image "busybox:1\.36" in 0s \(0s including waiting\)\. Image size: \d+ bytes\.$/);
+    await kubectl(['run', 'pull-again', '--image=busybox:1.36', `--overrides=${overrides}`, '--', 'sleep', '1d']);
+    assert.deepEqual(await pulls('pull-again'), ['Pulled: Container image "busybox:1.36" already present on machine']);
+    await kubectl(['run', 'pull-always', '--image=busybox:1.36', '--image-pull-policy=Always', `--overrides=${overrides}`, '--', 'sleep', '1d']);
+    assert.equal((await pulls('pull-always'))[0], 'Pulling: Pulling image "busybox:1.36"');
+    await kubectl(['delete', 'pod', 'pull-first', 'pull-again', 'pull-always', '--wait=false']);
   });
 
   it('kubectl get cs shows the scheduler, the controller manager and storage, with upstream\'s deprecation warning', async () => {
@@ -66,16 +85,21 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
     assert.equal(raw, JSON.stringify(JSON.parse(raw), null, 2));
   });
 
-  it('kubectl exec POD -- env shows the pod\'s environment; sh -c runs a script; an unknown command exits 127 as busybox sh', async () => {
+  it('kubectl exec POD -- env shows the pod\'s environment; sh -c runs a script; an unknown command exits 127 in sh, and run directly fails as containerd\'s exec', async () => {
     const env = (await kubectl(['exec', pod, '--', 'env'])).stdout.trim().split('\n');
     assert.ok(env.includes(`HOSTNAME=${pod}`), env.join('\n'));
     assert.ok(env.includes('KUBERNETES_SERVICE_HOST=10.96.0.1'), env.join('\n'));
     assert.ok(env.includes('KUBERNETES_SERVICE_PORT=443'), env.join('\n'));
     assert.equal((await kubectl(['exec', pod, '--', 'sh', '-c', 'echo $HOSTNAME'])).stdout, `${pod}\n`);
+    // Upstream: runc finds no such program in $PATH and the exec never starts (kubectl exits 1).
     const missing = await kubectl(['exec', pod, '--', 'nosuchcmd'], true);
-    assert.equal(missing.code, 127);
+    assert.equal(missing.code, 1);
     assert.equal(missing.stdout, '');
-    assert.equal(missing.stderr, 'sh: nosuchcmd: not found\ncommand terminated with exit code 127\n');
+    assert.match(missing.stderr, /^error: Internal error occurred: error executing command in container: failed to exec in container: failed to start exec "[0-9a-f]{64}": OCI runtime exec failed: exec failed: unable to start container process: exec: "nosuchcmd": executable file not found in \$PATH: unknown\n$/);
+    // Inside a script it is the shell that does not find it (nginx's sh is Debian's dash).
+    const inScript = await kubectl(['exec', pod, '--', 'sh', '-c', 'nosuchcmd'], true);
+    assert.equal(inScript.code, 127);
+    assert.equal(inScript.stderr, 'sh: 1: nosuchcmd: not found\ncommand terminated with exit code 127\n');
     // What the simulation knows of the filesystem: the standard directories and the mounts (the service account's, without its token).
     const root = (await kubectl(['exec', pod, '--', 'ls', '/'])).stdout.split('\n');
     for (const d of ['bin', 'etc', 'var']) assert.ok(root.includes(d), root.join(' '));

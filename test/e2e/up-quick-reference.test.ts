@@ -64,7 +64,9 @@ describe('the kubectl Quick Reference on npm start\'s simulated nodes', () => {
     assert.equal(now.lastState?.terminated?.containerID, before.containerID);
     const ev = await eventually(async () => { const e = await events('mypod'); return e.includes('Killing') && e; }, 60_000, 'the Killing event');
     assert.match(ev, /Normal +Killing +Container mypod definition changed, will be restarted\n/);
-    assert.match(ev, /Normal +Pulled +Container image "myimage:v4" already present on machine\n/);
+    // The node's first use of myimage:v4 (IfNotPresent, a tag): the kubelet pulls it before the new instance starts.
+    assert.match(ev, /Normal +Pulling +Pulling image "myimage:v4"\n/);
+    assert.match(ev, /Normal +Pulled +Successfully pulled image "myimage:v4" in 0s \(0s including waiting\)\. Image size: \d+ bytes\.\n/);
     assert.match((await kubectl(['get', 'pod', 'mypod'])).stdout, /\nmypod +1\/1 +Running +1 \(\d+s ago\) /);
   });
 

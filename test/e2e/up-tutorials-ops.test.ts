@@ -77,6 +77,10 @@ spec:
     assert.match(ps[1]!, /^root {11}1 {2}0\.0 {2}0\.0 +\d+ +\d+ \? {8}Ss {3}\d\d:\d\d {3}0:00 nginx: master process nginx -g daemon off;$/);
     assert.match(ps[2]!, /^nginx {5,}\d+ .* S {4}\d\d:\d\d {3}0:00 nginx: worker process$/);
     assert.match(ps[3]!, /^root .* Rs {3}\d\d:\d\d {3}0:00 ps aux$/);
+    // A pipe's stages run side by side: grep sees itself in ps's table, as on a real node.
+    const grepped = (await exec('shell-demo', 'bash', '-c', 'ps aux | grep nginx')).trim().split('\n');
+    assert.equal(grepped.length, 3, grepped.join('\n'));
+    assert.match(grepped[2]!, /^root .* S {4}\d\d:\d\d {3}0:00 grep nginx$/);
     assert.match(await exec('shell-demo', 'lsof'), /^COMMAND PID USER +FD +TYPE DEVICE SIZE\/OFF NAME\nnginx +1 root +cwd +DIR /);
     assert.match(await exec('shell-demo', 'apt-get', 'install', 'curl'), /curl is already the newest version/);
     // The page's session: an interactive bash, ps aux with the shell on pts/0, the page written and fetched.

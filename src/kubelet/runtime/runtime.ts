@@ -81,6 +81,18 @@ export interface RuntimeContainerStatus {
   ready?: boolean;
   /** Started as a startup probe reports it; undefined means started once running. */
   started?: boolean;
+  /**
+   * The pull this instance's start made, from a runtime whose pulls the pod
+   * workers announce (the simulated one): Pulling, then Pulled "Successfully
+   * pulled image ..."; absent: Pulled "already present on machine".
+   */
+  pulledImage?: PulledImage;
+}
+
+/** A pull before a container's start: how long it took and the image's size in bytes. */
+export interface PulledImage {
+  ms: number;
+  size: number;
 }
 
 export interface RuntimeSandboxStatus {

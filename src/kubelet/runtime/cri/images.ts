@@ -16,6 +16,9 @@ import { defaultPullPolicy } from '../../../api/defaults/image.js';
 import { Backoff } from './backoff.js';
 import type { CRIClient } from './client.js';
 import type * as cri from './types.js';
+import { successfullyPulled } from '../pull-events.js';
+
+export { goDurationMs } from '../pull-events.js';
 
 export type ImageResult = { imageRef: string; pulled?: { ms: number } } | { reason: string; message: string };
 
@@ -45,22 +48,6 @@ function goDialError(details: string | undefined): string | undefined {
 
 /** An event about the container whose image is ensured: the kubelet's recorder, narrowed to the container. */
 export type ImageEventSink = (type: 'Normal' | 'Warning', reason: string, message: string) => void;
-
-/**
- * Go's time.Duration String of a duration truncated to milliseconds, as the
- * kubelet prints pull times: 523ms, 1.2s, 1m2.345s, 1h0m0s.
- */
-export function goDurationMs(ms: number): string {
-  const total = Math.max(0, Math.trunc(ms));
-  if (total === 0) return '0s';
-  if (total < 1000) return `${total}ms`;
-  const h = Math.floor(total / 3_600_000);
-  const m = Math.floor((total % 3_600_000) / 60_000);
-  const secMs = total % 60_000;
-  const sec = `${Math.floor(secMs / 1000)}${secMs % 1000 ? `.${String(secMs % 1000).padStart(3, '0').replace(/0+$/, '')}` : ''}s`;
-  if (h) return `${h}h${m}m${sec}`;
-  return m ? `${m}m${sec}` : sec;
-}
 
 /**
  * The kubelet's image manager (pkg/kubelet/images/image_manager.go,
@@ -112,8 +99,7 @@ export class ImageManager {
     }
     const ms = this.now() - started;
     const size = (await this.client.imageStatus(image).catch(() => undefined))?.size ?? 0;
-    const took = goDurationMs(ms);
-    event('Normal', 'Pulled', `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${size} bytes.`);
+    event('Normal', 'Pulled', successfullyPulled(image, ms, size));
     return { imageRef, pulled: { ms } };
   }
 

@@ -6,8 +6,10 @@
  * served by kubelet/server/local-exec.ts):
  *
  *  1. `sh -c SCRIPT` runs the script; one command runs directly; a command
- *     the subset does not have answers as busybox's sh does (`sh: NAME: not
- *     found` on stderr, exit code 127); a script beyond the subset (`while`
+ *     the subset does not have answers as the image's sh does under -c
+ *     (shell-dialect.ts; on stderr, exit code 127), and run directly
+ *     as containerd does (the exec fails: `OCI runtime exec failed ...
+ *     executable file not found in $PATH`, exec-errors.ts); a script beyond the subset (`while`
  *     with a condition, `case`, a function) says so on stderr and exits 2.
  *     A pipe's first stage reads the exec's stdin (`-i`), whole.
  *  2. A shell alone (`sh`, `bash`, `exec -it POD -- sh`) is interactive: it
@@ -23,6 +25,7 @@ import type { LocalStream, StreamRequest } from '../runtime.js';
 import { currentDirectory, parseExec, parseExecLine, runLine, runProgram, type Command, type ShellContext } from './shell.js';
 import type { ContainerView } from './program.js';
 import { commandNotFound, shellDialect, shellPrompt } from './shell-dialect.js';
+import { execNotFoundError } from './exec-errors.js';
 import type { TimerHandle, Timers } from '../../timers.js';
 
 /** setTimeout's limit (2^31 - 1 ms): a longer sleep wakes up then and sleeps on. */
@@ -101,9 +104,10 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     if ('program' in parsed) {
       // `sh -c` / `bash -c`: the shell names itself by $0; a command run directly keeps busybox's words.
       const shell = /(^|\/)(sh|ash|dash|bash)$/.test(argv[0]!) && argv[1] === '-c' ? argv[0]! : undefined;
-      const notFound = shell ? (name: string) => commandNotFound(shellDialect(shell, view.image), shell, name, 1) : undefined;
+      // A program run directly that the image does not have is never started: containerd's error, no shell's words (exec-errors.ts).
+      const notFound = shell ? (name: string) => commandNotFound(shellDialect(shell, view.image), shell, name, 1) : (name: string): string => { throw execNotFoundError(name); };
       const dialect = shell ? { name: shellDialect(shell, view.image), argv0: shell, interactive: false, line: () => 1 } : undefined;
-      return (await runProgram(parsed.program, notFound ? { ...ctx, notFound, dialect } : ctx)) ?? 137;
+      return (await runProgram(parsed.program, { ...ctx, notFound, ...(dialect ? { dialect } : {}) })) ?? 137;
     }
     input = new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
     if (closed) input.close();

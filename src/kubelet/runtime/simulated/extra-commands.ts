@@ -33,7 +33,7 @@ const userName = (image: string | undefined) => (uid: number) =>
 function ps(_argv0: string, args: string[], ctx: ShellContext, out: Out): number {
   const now = ctx.now();
   const text = procpsPs(args, {
-    processes: ctx.processes ?? [], tty: !!ctx.terminalColumns, interactiveShell: !!ctx.dialect?.interactive,
+    processes: ctx.processes ?? [], pipePeers: ctx.pipePeers, tty: !!ctx.terminalColumns, interactiveShell: !!ctx.dialect?.interactive,
     startedAt: ctx.stat?.('/')?.mtime ?? now, now, uid: ctx.user?.uid ?? 0, userName: userName(ctx.image),
   });
   if (text === undefined) { out('stderr', `error: unsupported option (BSD syntax)\n\nUsage:\n ps [options]\n\n Try 'ps --help <simple|list|output|threads|misc|all>'\n  or 'ps --help <s|l|o|t|m|a>'\n for additional help text.\n\nFor more details see ps(1).\n`); return 1; }

@@ -11,7 +11,8 @@
  */
 import type { ShellContext } from './shell.js';
 
-export interface HttpRequest { url: URL; method: string; headers: Record<string, string> }
+/** A request from the container; a body (curl -d) is sent with its Content-Length (pod-network.ts). */
+export interface HttpRequest { url: URL; method: string; headers: Record<string, string>; body?: Buffer }
 export interface HttpResponse { status: number; statusText: string; httpVersion: string; rawHeaders: string[]; body: Buffer }
 /** The answer, or why none came: the host is unknown (not the pod's), or nothing listens (refused). */
 export type HttpOutcome = { response: HttpResponse; address: string } | { error: 'resolve' } | { error: 'connect'; address: string };
@@ -39,7 +40,8 @@ const noHttp = async (): Promise<HttpOutcome> => ({ error: 'resolve' });
 const curlValueShort = 'XHmowd';
 const curlValueLong: Record<string, string> = {
   '--request': 'X', '--header': 'H', '--max-time': 'm', '--connect-timeout': 'm', '--output': 'o', '--write-out': 'w',
-  '--retry': 'retry', '--retry-delay': 'retry', '--user-agent': 'A', '--data': 'd', '--data-raw': 'd',
+  '--retry': 'retry', '--retry-delay': 'retry', '--user-agent': 'A', '--data': 'd', '--data-ascii': 'd', '--data-raw': 'data-raw',
+  '--data-binary': 'data-binary',
 };
 const curlFlagLong: Record<string, string> = {
   '--silent': 's', '--show-error': 'S', '--include': 'i', '--head': 'I', '--fail': 'f', '--location': 'L', '--verbose': 'v',
@@ -71,11 +73,13 @@ const headerValue = (r: HttpResponse, name: string): string | undefined => {
 };
 
 /**
- * curl [-sSiIfLvkO4] [-X METHOD] [-H HEADER] [-A AGENT] [-m SECONDS] [-o FILE] [-w FORMAT] [--retry N] URL...
- * Short flags cluster as curl's (`-sSL`, `-sSo /dev/null`); `-o /dev/null` discards the body.
+ * curl [-sSiIfLvkO4] [-X METHOD] [-H HEADER] [-A AGENT] [-d DATA] [-m SECONDS] [-o FILE] [-w FORMAT] [--retry N] URL...
+ * Short flags cluster as curl's (`-sSL`, `-sSo /dev/null`); `-o /dev/null` discards the body;
+ * `-d` POSTs its data (form-encoded unless -H names a type); without -s the
+ * progress meter goes to stderr when stdout is not the exec's terminal.
  */
 export async function curl(args: string[], ctx: ShellContext, out: Out): Promise<number> {
-  const o = { silent: false, showError: false, include: false, head: false, fail: false, remoteName: false, method: 'GET', headers: {} as Record<string, string>, output: undefined as string | undefined, writeOut: undefined as string | undefined, data: undefined as string | undefined };
+  const o = { silent: false, showError: false, include: false, head: false, fail: false, remoteName: false, method: 'GET', headers: {} as Record<string, string>, output: undefined as string | undefined, writeOut: undefined as string | undefined, data: [] as string[] };
   const urls: string[] = [];
   const unknown = (a: string) => {
     out('stderr', `curl: option ${a}: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n`);
@@ -88,7 +92,12 @@ export async function curl(args: string[], ctx: ShellContext, out: Out): Promise
     else if (opt === 'A') o.headers['User-Agent'] = value;
     else if (opt === 'o') o.output = value;
     else if (opt === 'w') o.writeOut = value;
-    else if (opt === 'd') { o.data = value; if (o.method === 'GET') o.method = 'POST'; }
+    else if (opt === 'd' || opt === 'data-raw' || opt === 'data-binary') {
+      const data = postData(opt, value, ctx);
+      if (data === undefined) out('stderr', `Warning: Couldn't read data from file "${value.slice(1)}", this makes an empty \nWarning: POST.\n`);
+      o.data.push(data ?? '');
+      if (o.method === 'GET') o.method = 'POST';
+    }
     return undefined;
   };
   for (let i = 0; i < args.length; i++) {
@@ -117,13 +126,19 @@ export async function curl(args: string[], ctx: ShellContext, out: Out): Promise
     }
   }
   const error = (code: number, text: string) => { if (!o.silent || o.showError) out('stderr', `curl: (${code}) ${text}\n`); return code; };
+  // Several -d join with `&`, as curl sends them.
+  const body = o.data.length ? Buffer.from(o.data.join('&')) : undefined;
   if (!urls.length) { out('stderr', "curl: try 'curl --help' or 'curl --manual' for more information\n"); return 2; }
   let status = 0;
   for (const arg of urls) {
     const url = parseURL(arg);
     if (!url || !url.hostname) { status = error(3, 'URL rejected: Malformed input to a URL function'); continue; }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') { status = error(1, `Protocol "${url.protocol.slice(0, -1)}" not supported`); continue; }
-    const r = await (ctx.http ?? noHttp)({ url, method: o.method, headers: o.headers });
+    const file = o.output ?? (o.remoteName ? url.pathname.split('/').pop() || undefined : undefined);
+    // The progress meter goes to stderr unless -s, or the body goes to stdout and stdout is a terminal (the exec's tty).
+    const meter = !o.silent && ((file !== undefined && file !== '-') || !ctx.terminalColumns);
+    if (meter) out('stderr', `${progressHeader}\r${curlProgressLine({ downloaded: 0, uploaded: 0 })}`);
+    const r = await (ctx.http ?? noHttp)({ url, method: o.method, headers: o.headers, ...(body ? { body } : {}) });
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if ('error' in r) {
       status = r.error === 'resolve' ? error(6, `Could not resolve host: ${host}`) : error(7, `Failed to connect to ${host} port ${defaultPort(url)} after 0 ms: Couldn't connect to server`);
@@ -134,7 +149,10 @@ export async function curl(args: string[], ctx: ShellContext, out: Out): Promise
     let text = '';
     if (o.include || o.head) text += headerBlock(r.response);
     if (!o.head) text += r.response.body.toString('utf8');
-    const file = o.output ?? (o.remoteName ? url.pathname.split('/').pop() || undefined : undefined);
+    if (meter) {
+      const length = headerValue(r.response, 'content-length');
+      out('stderr', `\r${curlProgressLine({ downloaded: r.response.body.length, downloadSize: length === undefined ? undefined : Number(length), uploaded: body?.length ?? 0, uploadSize: body?.length })}\n`);
+    }
     if (o.remoteName && !file) { status = error(23, 'Remote file name has no length'); continue; }
     if (file === undefined || file === '-') out('stdout', text);
     else if (file !== '/dev/null') {
@@ -144,6 +162,46 @@ export async function curl(args: string[], ctx: ShellContext, out: Out): Promise
     if (o.writeOut !== undefined) out('stdout', writeOut(o.writeOut, url, r.response, r.address));
   }
   return status;
+}
+
+/**
+ * A -d value: `@FILE` reads the file (`@-` stdin is not simulated), without
+ * its CR and LF unless --data-binary; --data-raw takes `@` as it is.
+ * Undefined when the file cannot be read.
+ */
+function postData(opt: string, value: string, ctx: ShellContext): string | undefined {
+  if (opt === 'data-raw' || !value.startsWith('@')) return value;
+  const text = ctx.readFile(value.slice(1));
+  if (text === undefined) return undefined;
+  return opt === 'data-binary' ? text : text.replace(/[\r\n]/g, '');
+}
+
+/** curl's progress meter (lib/progress.c), its two heading lines. */
+const progressHeader = '  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n' +
+  '                                 Dload  Upload   Total   Spent    Left  Speed\n';
+
+/** A byte count in five columns, as curl's max5data: 612, 9766k, 12.3M, 1234M. */
+function max5(bytes: number): string {
+  const k = 1024;
+  const m = k * k;
+  if (bytes < 100_000) return String(bytes).padStart(5);
+  if (bytes < 10_000 * k) return `${String(Math.floor(bytes / k)).padStart(4)}k`;
+  if (bytes < 100 * m) return `${String(Math.floor(bytes / m)).padStart(2)}.${Math.floor((bytes % m) / (m / 10))}M`;
+  return `${String(Math.floor(bytes / m)).padStart(4)}M`;
+}
+
+/**
+ * One line of the meter (written after a CR): totals, the percentages of
+ * sizes known in advance (Content-Length; the -d body), speeds and times.
+ * Nothing crossed a network: the speeds are 0 and the times unknown
+ * (`--:--:--`), where a real transfer shows its rate.
+ */
+function curlProgressLine(t: { downloaded: number; downloadSize?: number; uploaded: number; uploadSize?: number }): string {
+  const total = (t.downloadSize ?? t.downloaded) + (t.uploadSize ?? t.uploaded);
+  const pct = (done: number, of: number | undefined) => String(of ? Math.floor((done * 100) / of) : 0).padStart(3);
+  const unknown = '--:--:--';
+  return `${pct(t.downloaded + t.uploaded, total)} ${max5(total)}  ${pct(t.downloaded, t.downloadSize)} ${max5(t.downloaded)}  ` +
+    `${pct(t.uploaded, t.uploadSize)} ${max5(t.uploaded)}  ${max5(0)}  ${max5(0)} ${unknown} ${unknown} ${unknown} ${max5(0)}`;
 }
 
 /** busybox wget [-q] [-O FILE|-] [-S] URL: `-qO-` prints the body; without -O the file is saved as the URL's last name (index.html). */

@@ -96,9 +96,12 @@ function request(req: HttpRequest, dial: PortDialer, address: string): Promise<H
     const port = Number(req.url.port) || (req.url.protocol === 'https:' ? 443 : 80);
     // Nothing in a simulated pod speaks TLS: https reaches no one.
     if (req.url.protocol === 'https:') { resolve({ error: 'connect', address }); return; }
+    // A body (curl -d) goes with its length and, unless the caller named one, curl's form type.
+    const typed = Object.keys(req.headers).some((k) => k.toLowerCase() === 'content-type');
+    const bodyHeaders = req.body ? { 'Content-Length': String(req.body.length), ...(typed ? {} : { 'Content-Type': 'application/x-www-form-urlencoded' }) } : {};
     const r = http.request({
       method: req.method, path: `${req.url.pathname}${req.url.search}`,
-      headers: { Host: req.url.host, 'User-Agent': 'curl/8.5.0', Accept: '*/*', ...req.headers },
+      headers: { Host: req.url.host, 'User-Agent': 'curl/8.5.0', Accept: '*/*', ...req.headers, ...bodyHeaders },
       // No agent: the request goes over this connection alone, never a socket of the host.
       createConnection: () => dial(port),
     }, (res) => {
@@ -108,7 +111,7 @@ function request(req: HttpRequest, dial: PortDialer, address: string): Promise<H
       res.on('error', () => resolve({ error: 'connect', address }));
     });
     r.on('error', () => resolve({ error: 'connect', address }));
-    r.end();
+    r.end(req.body);
   });
 }
 
@@ -120,9 +123,10 @@ export async function podResolver(pod: Pod, objects: PodObjectGetter | undefined
   const readService = async (namespace: string, name: string) => {
     const key = `${namespace}/${name}`;
     if (read.has(key) || !objects?.service) return;
-    read.add(key);
     const svc = await getOptional(() => objects.service!(namespace, name)).catch(() => undefined);
+    // A Service not there yet is looked for again by the next query (a script's `until nslookup SVC` loop).
     if (!svc) return;
+    read.add(key);
     records.setService(svc);
     for (const slice of (await objects.endpointSlices?.(namespace, name).catch(() => undefined)) ?? []) records.setSlice(slice);
   };

@@ -17,6 +17,8 @@ import type { SimulatedProcess } from './processes.js';
 
 export interface ProcpsContext {
   processes: SimulatedProcess[];
+  /** The pipe's other stages, started before and after ps (shell.ts ShellContext.pipePeers). */
+  pipePeers?: { before: SimulatedProcess[]; after: SimulatedProcess[] };
   /** Whether the exec has a terminal (pts/0), and whether its interactive shell is the last of `processes`. */
   tty: boolean;
   interactiveShell: boolean;
@@ -46,18 +48,23 @@ function sizes(args: string): [number, number] {
 }
 
 function rows(c: ProcpsContext, argv: string[]): Row[] {
-  const all = [...c.processes, { uid: c.uid, args: ['ps', ...argv].join(' ') }];
+  const before = c.pipePeers?.before ?? [];
+  const all = [...c.processes, ...before, { uid: c.uid, args: ['ps', ...argv].join(' ') }, ...(c.pipePeers?.after ?? [])];
   const execStart = c.processes.length - (c.interactiveShell ? 1 : 0);
+  // ps and its pipe's other stages: the terminal's foreground job, children of the exec's shell (if it has one).
+  const psAt = c.processes.length + before.length;
+  const inJob = (i: number) => i >= c.processes.length;
+  const shellPID = execStart < c.processes.length ? 1 + 6 * execStart : 0;
   return all.map((p, i) => {
     const own = i >= execStart;
     const [vsz, rss] = sizes(p.args);
     const tty = own && c.tty ? 'pts/0' : '?';
-    // Session leaders: each container's main process and the exec's first process; ps runs in the foreground of a terminal.
-    const last = i === all.length - 1;
-    const stat = last ? (c.tty ? 'R+' : execStart === all.length - 1 ? 'Rs' : 'R') : p.args.startsWith('nginx: worker') ? 'S' : 'Ss';
+    // Session leaders (s): each container's main process and the exec's first process; the foreground job's (+) on a terminal.
+    const leads = i === execStart && !c.tty;
+    const stat = !inJob(i) ? (p.args.startsWith('nginx: worker') ? 'S' : 'Ss') : `${i === psAt ? 'R' : 'S'}${leads ? 's' : ''}${c.tty ? '+' : ''}`;
     const pid = 1 + 6 * i;
     // A worker's parent is its master; what the exec runs is its shell's child; the rest are their namespace's first processes.
-    const ppid = p.args.startsWith('nginx: worker') || (own && i > execStart) ? pid - 6 : 0;
+    const ppid = p.args.startsWith('nginx: worker') ? pid - 6 : own && inJob(i) ? shellPID : 0;
     return { pid, ppid, user: c.userName(p.uid), uid: p.uid, vsz, rss, tty, stat, start: own ? c.now : c.startedAt, args: p.args };
   });
 }

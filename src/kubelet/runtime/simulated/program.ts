@@ -57,7 +57,7 @@ export type ContainerView = Omit<ShellContext, 'now' | 'sleep' | 'write'> & { re
  * The program and what it reads, once the environment and volumes are
  * fetched; undefined when the expanded argv is not a program of the subset.
  */
-export async function prepareProgram(pod: Pod, c: Container, deps: ProgramDeps): Promise<{ program: Command[]; context: ContainerView } | undefined> {
+export async function prepareProgram(pod: Pod, c: Container, deps: ProgramDeps & { serviceAccount?: boolean }): Promise<{ program: Command[]; context: ContainerView } | undefined> {
   const { expand, context } = await containerView(pod, c, deps);
   const program = parseProgram(argvOf(c).map((a) => expandVars(a, expand)));
   return program && { program, context };

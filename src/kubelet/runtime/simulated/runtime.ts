@@ -57,6 +57,7 @@ import type { LocalStream, PodRuntime, RuntimeContainerStats, RuntimeContainerSt
 import { realTimers, type TimerHandle, type Timers } from '../../timers.js';
 import { IPPool } from './ipam.js';
 import { normalizeImage, simulatedImageID } from './images.js';
+import { NodeImages } from './image-pulls.js';
 import { annotationCompleteAfter, annotationExitCode, annotationFailAfter, containerCrashes, probeAnnotated, probeFails, runsToCompletion, simScript } from './annotations.js';
 import { simulatedPullError } from './registry.js';
 import { probeFailureOutput } from './probes.js';
@@ -218,6 +219,8 @@ export class SimulatedRuntime implements PodRuntime {
   private readonly crashBackoff: Backoff;
   /** The kubelet's image pull back-off per pod and image: 10 s doubling to 5 min. */
   private readonly pullBackoff: Backoff;
+  /** The images this node has pulled (image-pulls.ts): the Pulling and Pulled events of a start. */
+  private readonly images = new NodeImages();
   private closed = false;
   private readonly usage?: SimulatedRuntimeUsage;
   /** With the usage model only: the summary's container stats and the node's own (usage.ts). */
@@ -754,10 +757,16 @@ export class SimulatedRuntime implements PodRuntime {
   }
 
   private container(c: Container, now: Date, state: 'running' | 'exited'): RuntimeContainerStatus {
+    const pulledImage = this.pullFor(c);
     return {
       name: c.name, id: `${this.type}://${newID()}`, image: normalizeImage(String(c.image ?? '')), imageID: simulatedImageID(String(c.image ?? '')),
-      state, createdAt: now, startedAt: now, restartCount: 0, ready: false,
+      state, createdAt: now, startedAt: now, restartCount: 0, ready: false, ...(pulledImage ? { pulledImage } : {}),
     };
+  }
+
+  /** The pull a start of c makes (image-pulls.ts), on nodes that keep logs (`k8ts up`'s) only. */
+  private pullFor(c: Container | undefined) {
+    return this.opts.podLogsDir && c ? this.images.pullFor(c) : undefined;
   }
 
   /**
@@ -919,7 +928,9 @@ export class SimulatedRuntime implements PodRuntime {
       }
       this.crashBackoff.next(key);
       Object.assign(c, { state: 'running', id: `${this.type}://${newID()}`, createdAt: now, startedAt: now, restartCount: c.restartCount + 1, ready: false });
-      delete c.finishedAt; delete c.exitCode; delete c.reason; delete c.message;
+      delete c.finishedAt; delete c.exitCode; delete c.reason; delete c.message; delete c.pulledImage;
+      const pulledImage = this.pullFor(this.containerSpec(p, c.name));
+      if (pulledImage) c.pulledImage = pulledImage;
       this.started(p, c);
     }
     if (waitMs > 0) this.after(p, 'restart', waitMs, () => this.restartCrashed(p));
@@ -1103,7 +1114,8 @@ export class SimulatedRuntime implements PodRuntime {
     const restartCount = c.restartCount;
     const current = () => c.id === id && !p.stopped;
     const sources = await p.startEnv?.of(id);
-    const prepared = await prepareProgram(p.pod, spec, { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip, sources });
+    // The container reads what an exec reads, the service account's namespace and ca.crt included (the Init Containers page's `$(cat .../namespace)`).
+    const prepared = await prepareProgram(p.pod, spec, { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip, sources, serviceAccount: true });
     if (!current()) return;
     if (!prepared) {
       // The expanded command is not one the simulator runs after all: the lifecycle, as for any other.

@@ -54,3 +54,22 @@ export function commandNotFound(d: ShellDialect, argv0: string, name: string, li
   if (d === 'dash') return `${argv0}: ${line ?? 1}: ${name}: not found\n`;
   return `${argv0}: ${name}: not found\n`;
 }
+
+/**
+ * What the shell says of a `$((EXPR))` it cannot evaluate (a syntax error,
+ * division by zero), and the status the script ends with. bash names the
+ * rest of the expression from where it stopped as its error token; here that
+ * is the divisor, or the last token, as in the common cases.
+ */
+export function arithmeticFailed(shell: { name: ShellDialect; argv0: string; interactive: boolean; line(): number }, expr: string, reason: string): { text: string; code: number } {
+  const { name, argv0 } = shell;
+  const zero = reason === 'division by zero';
+  if (name === 'bash') {
+    const token = zero ? expr.slice(Math.max(expr.lastIndexOf('/'), expr.lastIndexOf('%')) + 1).trim() : expr.trim().slice(-1);
+    // `line N: ` in a -c script (bash leaves it out when the script is one simple command; not told apart here).
+    const where = shell.interactive ? '' : `line ${shell.line()}: `;
+    return { text: `${argv0}: ${where}${expr}: ${zero ? 'division by 0' : 'syntax error: operand expected'} (error token is "${token}")\n`, code: 1 };
+  }
+  if (name === 'dash') return { text: `${argv0}: ${shell.line()}: arithmetic expression: ${zero ? 'division by zero' : 'expecting primary'}: "${expr}"\n`, code: 2 };
+  return { text: `${argv0}: ${zero ? 'divide by zero' : 'arithmetic syntax error'}\n`, code: 2 };
+}

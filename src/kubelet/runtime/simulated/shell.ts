@@ -8,7 +8,7 @@
  * No process runs: this parses a container's argv (an `sh -c SCRIPT` or one
  * command) into a small program and runs it against the container's
  * environment and its ConfigMap/Secret/downward API files. Anything outside
- * the subset (`until`, `case`, functions, an unknown
+ * the subset (`case`, functions, an unknown
  * command) makes `parseProgram` answer undefined, and the runtime logs the
  * container's simulated lifecycle instead, as before.
  *
@@ -16,7 +16,7 @@
  * (each stage runs to its end, and its output is the next one's stdin: a
  * `while` loop is refused in a pipe, as it would never end); NAME=value;
  * `if LIST; then LIST; [elif ...;] [else LIST;] fi`; `while LIST; do
- * LIST; done` (`while true`, `while sleep 0.01`) and `for NAME in WORDS` loops; words with '...', "..." and `\`; $VAR,
+ * LIST; done` (`while true`, `while sleep 0.01`), `until LIST; do LIST; done` and `for NAME in WORDS` loops; words with '...', "..." and `\`; $VAR,
  * ${VAR}, $(COMMAND) and `COMMAND`; output redirections `>`, `>>`, `2>`,
  * `2>&1`, `>&2`, `>/dev/null` into the container's layer and volumes
  * (layer.ts) and `< FILE`; the commands echo [-n] [-e], printf (%s, %d, %%,
@@ -39,13 +39,14 @@ import { posix } from 'node:path';
 import { lsFlavour } from './ls-columns.js';
 import { ls } from './ls.js';
 import type { FileStat } from './file-stat.js';
-import { cdFailed, shellDialect, type ShellDialect } from './shell-dialect.js';
+import { arithmeticFailed, cdFailed, shellDialect, type ShellDialect } from './shell-dialect.js';
+import { ArithmeticError, evaluateArithmetic } from './arithmetic.js';
 import { id, type ContainerUser } from './identity.js';
 import { kill } from './kill.js';
 import { busyboxPs, type SimulatedProcess } from './processes.js';
 import { imageCommand } from './extra-commands.js';
 
-type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean };
+type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean } | { arith: string; quoted: boolean };
 type Word = Part[];
 
 /** `> FILE`, `>> FILE`, `2> FILE` (target), `2>&1`, `>&2` (dup), `< FILE` (fd 0): applied left to right, as the shell does. */
@@ -54,7 +55,7 @@ export type Redirect = { fd: 1 | 2; append: boolean; target: Word } | { fd: 1 | 
 export type Command =
   | { kind: 'simple'; words: Word[]; op: Op; redirs?: Redirect[]; direct?: true }
   | { kind: 'assign'; name: string; value: Word; op: Op }
-  | { kind: 'while'; cond: Command[]; body: Command[]; op: Op }
+  | { kind: 'while'; cond: Command[]; body: Command[]; op: Op; until?: true }
   | { kind: 'for'; name: string; words: Word[]; body: Command[]; op: Op }
   | { kind: 'pi'; digits: number; op: Op }
   | { kind: 'pipe'; stages: Command[]; op: Op }
@@ -143,6 +144,7 @@ function expansion(src: string, i: number, word: Word, quoted: boolean, lenient:
     return end + 1;
   }
   const next = src[i + 1] ?? '';
+  if (next === '(' && src[i + 2] === '(') return arithmeticExpansion(src, i, word, quoted);
   if (next === '(') {
     let depth = 0;
     for (let j = i + 1; j < src.length; j++) {
@@ -163,6 +165,20 @@ function expansion(src: string, i: number, word: Word, quoted: boolean, lenient:
   if (!/^[A-Za-z_?]/.test(m[0])) throw new Unsupported(`special parameter $${m[0]}`);
   word.push({ var: m[0], quoted });
   return i + 1 + m[0].length;
+}
+
+/** `$((EXPR))` at src[i] (arithmetic.ts): EXPR runs to the `))` that closes it; evaluated when the word expands. */
+function arithmeticExpansion(src: string, i: number, word: Word, quoted: boolean): number {
+  let depth = 0;
+  for (let j = i + 1; j < src.length; j++) {
+    if (src[j] === '(') depth++;
+    else if (src[j] === ')' && --depth === 0) {
+      if (src[j - 1] !== ')') throw new Unsupported('$( ( ... ) ... )');
+      word.push({ arith: src.slice(i + 3, j - 1), quoted });
+      return j + 1;
+    }
+  }
+  throw new Unsupported('unterminated $((');
 }
 
 /** The literal text of a word, or undefined when it has expansions (keywords and loop names must be literal). */
@@ -232,15 +248,17 @@ function parseScript(src: string, lenient = false): Command[] {
         return { kind: 'if', clauses, ...(otherwise ? { otherwise } : {}), op: ';' };
       }
     }
-    if (isWord(first, 'while')) {
+    if (isWord(first, 'while') || isWord(first, 'until')) {
+      const until = isWord(first, 'until');
       pos++;
-      // `while LIST; do LIST; done`: `true`, or a command such as the HPA walkthrough's `sleep 0.01`.
+      // `while LIST; do LIST; done`: `true`, or a command such as the HPA walkthrough's `sleep 0.01`;
+      // `until` loops while its LIST fails (the Init Containers page's `until nslookup myservice...`).
       const cond = list(['do']);
       expect('do');
       const body = list(['done']);
       expect('done');
       if (!cond.length || !body.length) throw new Unsupported('empty loop');
-      return { kind: 'while', cond, body, op: ';' };
+      return { kind: 'while', cond, body, op: ';', ...(until ? { until: true as const } : {}) };
     }
     if (isWord(first, 'for')) {
       pos++;
@@ -354,6 +372,12 @@ export interface ShellContext {
   user?: ContainerUser;
   /** The processes ps lists before its own (processes.ts): the container's, or the pod's with shareProcessNamespace, and an exec's shell. */
   processes?: SimulatedProcess[];
+  /**
+   * The other stages of the pipe this command is a stage of: they run beside
+   * it, forked before it (`before`) or after it (`after`), so ps lists them
+   * (`ps aux | grep nginx` shows the grep). Absent outside a pipe.
+   */
+  pipePeers?: { before: SimulatedProcess[]; after: SimulatedProcess[] };
   /** What the shell running the command says of one it does not find (shell-dialect.ts); absent: busybox's `sh: NAME: not found`. */
   notFound?(name: string): string;
   /** The width of the exec's terminal (kubectl's resize messages; 80 until one comes); absent without a tty. */
@@ -518,7 +542,7 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
     let status = 0;
     for (;;) {
       const before = ctx.now().getTime();
-      if (await runList(cmd.cond, ctx, out) !== 0) return status;
+      if ((await runList(cmd.cond, ctx, out) === 0) === !!cmd.until) return status;
       status = await runList(cmd.body, ctx, out);
       // A loop that never sleeps would spin for ever: it waits a second a round instead.
       if (ctx.now().getTime() === before && !(await ctx.sleep(1000))) throw new Stopped();
@@ -606,7 +630,7 @@ async function runPipe(stages: Command[], ctx: ShellContext, out: Out): Promise<
     const last = i === stages.length - 1;
     const chunks: Buffer[] = [];
     const fed = input;
-    const stageCtx: ShellContext = { ...subshell(ctx), ...(i > 0 ? { readStdin: () => Promise.resolve(fed ?? Buffer.alloc(0)) } : {}) };
+    const stageCtx: ShellContext = { ...subshell(ctx), ...(i > 0 ? { readStdin: () => Promise.resolve(fed ?? Buffer.alloc(0)) } : {}), pipePeers: pipePeers(stages, i, ctx) };
     // tar's archive goes down the pipe too.
     if (!last) { stageCtx.writeBytes = (data) => { chunks.push(data); }; delete stageCtx.terminalColumns; }
     const stageOut: Out = last ? out : (s, t) => { if (s === 'stdout') chunks.push(Buffer.from(t)); else out(s, t); };
@@ -621,6 +645,34 @@ async function runPipe(stages: Command[], ctx: ShellContext, out: Out): Promise<
   return status;
 }
 
+/**
+ * `$((EXPR))`'s value; EXPR's own $VAR and $(...) are not expanded first
+ * (arithmetic.ts reads $NAME itself). An error ends the script after the
+ * shell's message (status 2; bash's 1), as a non-interactive shell does.
+ */
+function arithmetic(expr: string, ctx: ShellContext): string {
+  try {
+    return String(evaluateArithmetic(expr, ctx.env));
+  } catch (e) {
+    if (!(e instanceof ArithmeticError)) throw e;
+    const failed = arithmeticFailed(ctx.dialect ?? { name: shellDialect('sh', ctx.image), argv0: 'sh', interactive: false, line: () => 1 }, expr, e.message);
+    ctx.write('stderr', failed.text);
+    throw new Exit(failed.code);
+  }
+}
+
+/**
+ * The processes a pipe's other stages are while stage i runs: each simple
+ * command as its words read (variables expanded, a command substitution
+ * left out: it would run again), as the exec's user.
+ */
+function pipePeers(stages: Command[], i: number, ctx: ShellContext): { before: SimulatedProcess[]; after: SimulatedProcess[] } {
+  const uid = ctx.user?.uid ?? 0;
+  const text = (w: Word) => w.map((p) => ('lit' in p ? p.lit : 'var' in p ? ctx.env.get(p.var) ?? '' : '')).join('');
+  const proc = (c: Command): SimulatedProcess[] => (c.kind === 'simple' && c.words.length ? [{ uid, args: c.words.map(text).join(' ') }] : []);
+  return { before: stages.slice(0, i).flatMap(proc), after: stages.slice(i + 1).flatMap(proc) };
+}
+
 /** Words after expansion; an unquoted expansion splits on blanks, as the shell's field splitting. */
 async function fields(words: Word[], ctx: ShellContext): Promise<string[]> {
   const result: string[] = [];
@@ -630,7 +682,10 @@ async function fields(words: Word[], ctx: ShellContext): Promise<string[]> {
       let text: string;
       let quoted = true;
       if ('lit' in p) text = p.lit;
-      else if ('var' in p) { text = p.var === '?' ? String(lastStatus.get(ctx.env) ?? 0) : ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else {
+      else if ('var' in p) { text = p.var === '?' ? String(lastStatus.get(ctx.env) ?? 0) : ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else if ('arith' in p) {
+        text = arithmetic(p.arith, ctx);
+        quoted = p.quoted;
+      } else {
         let captured = '';
         await runList(p.sub, { ...subshell(ctx), terminalColumns: undefined }, (s, t) => { if (s === 'stdout') captured += t; else ctx.write(s, t); });
         text = captured.replace(/\n+$/, '');
@@ -717,7 +772,7 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'ps':
       // Only busybox's images have ps; Debian's (nginx, debian) do not ship procps.
       if (lsFlavour(ctx.image) !== 'busybox') { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
-      out('stdout', busyboxPs([...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }]));
+      out('stdout', busyboxPs([...(ctx.processes ?? []), ...(ctx.pipePeers?.before ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }, ...(ctx.pipePeers?.after ?? [])]));
       return 0;
     case 'id': return id(args, ctx.user ?? { uid: 0, gid: 0, groups: [0] }, ctx.image, out);
     case 'ls': return ls(args, ctx, out);
