@@ -26,7 +26,7 @@ import { SortedKeys } from './sorted-keys.js';
 import { NodeIndex, nodeNameOf } from './node-index.js';
 import type { Unstructured } from '../../api/unstructured.js';
 import { withResourceVersion } from '../stored-json.js';
-import { forgetRenderedJSON, hasRenderedJSON, objectJSON, seedRenderedJSON } from './rendered-json.js';
+import { forgetRenderedJSON, hasRenderedJSON, seedRenderedJSON } from './rendered-json.js';
 import { compact, sharedMembersFor } from './compact.js';
 
 /** What the cache needs of its store. */
@@ -274,10 +274,8 @@ export class WatchCache implements FeedMember {
   private applyNow(e: WatchEvent): void {
     const key = e.kv.key;
     const prev = this.objects.get(key);
-    const taken = this.takeWritten(e) ?? this.source.decode(e.kv);
-    const obj = e.type === 'delete' ? taken : compact(taken, prev, this.sharedMembers, this.lastCreated);
-    // compact answers a fresh copy of the object (equal JSON): the text seeded for the writer's goes with it.
-    if (obj !== taken && hasRenderedJSON(taken)) seedRenderedJSON(obj, objectJSON(taken));
+    const obj = this.takeWritten(e) ?? this.source.decode(e.kv);
+    if (e.type !== 'delete') compact(obj, prev, this.sharedMembers, this.lastCreated);
     // A new object's subtrees are first compared with the last one created's (compact.ts).
     if (prev === undefined && e.type !== 'delete') this.lastCreated = obj;
     if (e.type === 'delete') {

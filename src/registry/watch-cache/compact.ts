@@ -56,23 +56,23 @@ export function compact<T>(obj: T, prev?: unknown, members: readonly string[] = 
   // After the sharing: the subtrees shared above are frozen, and internAll does not walk into frozen
   // ones, so the strings of a subtree dropped for its shared copy are never looked up in the pool.
   strings.internAll(obj);
-  return isRecord(obj) ? refit(obj, prev) as T : obj;
+  if (isRecord(obj)) refit(obj, prev);
+  return obj;
 }
 
 /**
- * The object and its own (unfrozen) object members as fresh fast objects (util/fresh-object.ts):
- * a member that is the previous version's own (an update that left it as it was) was refitted
- * when that version entered and is kept as it is. Equal JSON, other identities: the caller keeps
- * what this answers.
+ * The object's own (unfrozen) object members as fresh fast objects (util/fresh-object.ts), in
+ * place: the object itself keeps its identity (a write's answer is the cache's own object,
+ * store.ts resultShared). A member that is the previous version's own (an update that left it as
+ * it was) was refitted when that version entered and is kept as it is.
  */
-function refit(o: Record<string, unknown>, prev: unknown): Record<string, unknown> {
+function refit(o: Record<string, unknown>, prev: unknown): void {
   const p = isRecord(prev) ? prev : undefined;
   for (const k in o) {
     const v = o[k];
     if (!isRecord(v) || Object.isFrozen(v) || v === p?.[k] || Object.getPrototypeOf(v) !== Object.prototype) continue;
     o[k] = freshObject(v);
   }
-  return freshObject(o);
 }
 
 function shareMembers(o: Record<string, unknown>, prev: unknown, members: readonly string[], like: unknown): void {
