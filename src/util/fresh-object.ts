@@ -22,10 +22,14 @@
  */
 type Copier = (o: Record<string, unknown>) => Record<string, unknown>;
 
-const copiers = new Map<string, Copier>();
+interface Shape { readonly keys: readonly string[]; readonly copy: Copier }
+
+/** Copiers by their shape's first key ('' for the empty one): a few shapes each, told apart by their keys. */
+const shapes = new Map<string, Shape[]>();
+let shapeCount = 0;
 const maxShapes = 1024;
 const maxKeys = 32;
-/** The keys of the object being copied, read into the same array every time. */
+/** The keys of the object being copied, read into the same array every time (no string built per copy). */
 const keys: string[] = [];
 
 export function freshObject<T extends object>(o: T): T {
@@ -35,15 +39,24 @@ export function freshObject<T extends object>(o: T): T {
     if (n === maxKeys || k === '__proto__') return o;
     keys[n++] = k;
   }
-  keys.length = n;
-  const shape = keys.join('\u0000');
-  let copy = copiers.get(shape);
-  if (copy === undefined) {
-    if (copiers.size >= maxShapes) return o;
-    copy = compileCopier(keys);
-    copiers.set(shape, copy);
+  const first = n === 0 ? '' : keys[0]!;
+  let list = shapes.get(first);
+  if (list !== undefined) {
+    for (const s of list) if (sameKeys(s.keys, n)) return s.copy(src) as T;
   }
-  return copy(src) as T;
+  if (shapeCount >= maxShapes) return o;
+  const shape: Shape = { keys: keys.slice(0, n), copy: compileCopier(keys.slice(0, n)) };
+  if (list === undefined) shapes.set(first, list = []);
+  list.push(shape);
+  shapeCount++;
+  return shape.copy(src) as T;
+}
+
+/** Whether a shape's keys are the first n of `keys` (property names are internalized: === compares pointers). */
+function sameKeys(shape: readonly string[], n: number): boolean {
+  if (shape.length !== n) return false;
+  for (let i = 0; i < n; i++) if (shape[i] !== keys[i]) return false;
+  return true;
 }
 
 function compileCopier(names: readonly string[]): Copier {
