@@ -41,7 +41,7 @@ const running = (ip: string): PodStatus => ({
   conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-12-04T03:00:00Z' }],
 });
 
-async function cluster(t: { after(fn: () => Promise<void>): void }): Promise<{ pods: Store; cached(name: string): Pod }> {
+async function cluster(t: { after(fn: () => Promise<void>): void }): Promise<{ pods: Store; cached(name: string): Pod; storedText(name: string): Promise<string> }> {
   const backend = openSqliteBackend(':memory:', { compactIntervalMs: 0, logger: quiet });
   const registry = new Registry(backend, realClock);
   t.after(async () => { registry.closeWatchCache(); await backend.close(); });
@@ -53,7 +53,14 @@ async function cluster(t: { after(fn: () => Promise<void>): void }): Promise<{ p
     assert.ok(pod, `pod ${name} is in the watch cache`);
     return pod;
   };
-  return { pods, cached };
+  // The object as storage holds it, with its resourceVersion (what a read from storage serves).
+  const storedText = async (name: string) => {
+    const { kv } = await backend.get(`${pods.resourcePrefix}ns1/${name}`);
+    const obj = JSON.parse(kv!.value) as { metadata: Record<string, unknown> };
+    obj.metadata.resourceVersion = String(kv!.modRevision);
+    return JSON.stringify(obj);
+  };
+  return { pods, cached, storedText };
 }
 
 /** Resolves once the watch cache holds `name` at or after `rv` (the feed applies writes after they return). */
@@ -87,6 +94,10 @@ test('pods from one template share their spec subtrees and status conditions in 
   assert.equal(sa.status!.podIP, '10.0.1.5');
   assert.equal(sb.status!.podIP, '10.0.2.5');
   assert.equal(sa.spec, pa.spec, 'a status write keeps the cached spec it did not change (compared, not hashed again)');
+  // The cached copies (fresh objects, util/fresh-object.ts) serve the stored text byte for byte, key order included.
+  assert.equal(JSON.stringify(sa), await c.storedText('a'));
+  assert.equal(JSON.stringify(sb), await c.storedText('b'));
+  assert.equal(sa.metadata!.labels, sb.metadata!.labels, 'one copy of equal labels');
   assert.ok(Object.isFrozen(sa.status!.conditions![0]));
 });
 

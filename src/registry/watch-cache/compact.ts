@@ -12,6 +12,7 @@
  */
 import { StringPool } from '../../util/intern.js';
 import { TreePool } from '../../util/shared-trees.js';
+import { freshObject } from '../../util/fresh-object.js';
 
 /**
  * One pool for every resource's cache: namespaces, node names, label keys and values repeat
@@ -33,7 +34,9 @@ const objectTrees = new TreePool();
  * the objects are many and alike: sharing a unique subtree costs its entry in the pool.
  */
 const sharedTopLevel: Record<string, readonly string[]> = {
-  '/registry/core/pods/': ['spec', 'status'],
+  // metadata: a DaemonSet's or ReplicaSet's pods have the same labels, owner references and,
+  // created in one second, the same managedFields entry of their creator (its field set and time).
+  '/registry/core/pods/': ['spec', 'status', 'metadata'],
 };
 
 /** The members of a resource's objects whose subtrees compact shares (empty: strings and field sets only). */
@@ -50,10 +53,26 @@ export function sharedMembersFor(resourcePrefix: string): readonly string[] {
 export function compact<T>(obj: T, prev?: unknown, members: readonly string[] = [], like?: unknown): T {
   shareFieldSets(obj, prev);
   if (members.length > 0 && obj !== null && typeof obj === 'object') shareMembers(obj as Record<string, unknown>, prev, members, like);
-  // Last: the subtrees shared above are frozen, and internAll does not walk into frozen ones, so
-  // the strings of a subtree dropped for its shared copy are never looked up in the pool.
+  // After the sharing: the subtrees shared above are frozen, and internAll does not walk into frozen
+  // ones, so the strings of a subtree dropped for its shared copy are never looked up in the pool.
   strings.internAll(obj);
+  if (isRecord(obj)) refit(obj, prev);
   return obj;
+}
+
+/**
+ * The object's own (unfrozen) object members as fresh fast objects (util/fresh-object.ts), in
+ * place: the object itself keeps its identity (a write's answer is the cache's own object,
+ * store.ts resultShared). A member that is the previous version's own (an update that left it as
+ * it was) was refitted when that version entered and is kept as it is.
+ */
+function refit(o: Record<string, unknown>, prev: unknown): void {
+  const p = isRecord(prev) ? prev : undefined;
+  for (const k in o) {
+    const v = o[k];
+    if (!isRecord(v) || Object.isFrozen(v) || v === p?.[k] || Object.getPrototypeOf(v) !== Object.prototype) continue;
+    o[k] = freshObject(v);
+  }
 }
 
 function shareMembers(o: Record<string, unknown>, prev: unknown, members: readonly string[], like: unknown): void {
@@ -78,7 +97,7 @@ function shareChildrenLike(v: Record<string, unknown>, like: unknown): void {
   const l = isRecord(like) ? like : undefined;
   for (const k in v) {
     const c = v[k];
-    if (c === null || typeof c !== 'object') continue;
+    if (c === null || typeof c !== 'object' || k === 'managedFields') continue;
     v[k] = l ? objectTrees.internLike(c, l[k]) : objectTrees.intern(c);
   }
 }
@@ -94,7 +113,7 @@ function shareChildren(v: Record<string, unknown>, prev: unknown): Record<string
   const before = isRecord(prev) ? prev : undefined;
   for (const k in v) {
     const c = v[k];
-    if (c === null || typeof c !== 'object') continue;
+    if (c === null || typeof c !== 'object' || k === 'managedFields') continue;
     v[k] = before ? objectTrees.internLike(c, before[k]) : objectTrees.intern(c);
   }
   return before && sameChildren(v, before) ? before : v;
@@ -121,11 +140,13 @@ function shareFieldSets(obj: unknown, prev: unknown): void {
     if (e === null || typeof e !== 'object' || e.fieldsV1 === undefined || Object.isFrozen(e)) continue;
     const p = before && entryOf(before, i, e.manager);
     e.fieldsV1 = p ? fieldSets.internLike(e.fieldsV1, p.fieldsV1) : fieldSets.intern(e.fieldsV1);
+    // A fresh fast object (fresh-object.ts: an entry built by the write had a hidden class of its own).
+    entries[i] = freshObject(e);
     // An entry the write left as it was (its manager's time and fields unchanged; the field set is
     // now the very same object) becomes the previous version's own, frozen: one object for every
     // version the ring holds instead of a copy each, which every young-generation collection copied
     // while the versions were new (sixteen managers applying in turn: issue 19, attack 4).
-    if (p && isRecord(p) && sameChildren(e as Record<string, unknown>, p)) entries[i] = Object.isFrozen(p) ? p : Object.freeze(p);
+    if (p && isRecord(p) && sameChildren(entries[i] as Record<string, unknown>, p)) entries[i] = Object.isFrozen(p) ? p : Object.freeze(p);
   }
 }
 
