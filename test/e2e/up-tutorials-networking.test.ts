@@ -207,7 +207,10 @@ describe('k8ts up: the Services, DNS and port-forward pages on simulated nodes',
     await kubectl(['wait', '--for=condition=Ready', 'pod/dnsutils', '--timeout=60s']);
     const t = await underTerminal(`kubectl --kubeconfig ${up.kubeconfig} exec -i -t dnsutils -- nslookup kubernetes.default`, [], 60_000);
     assert.equal(t.code, 0, t.out);
-    assert.match(t.out, /Name:\s+kubernetes\.default(\.svc\.cluster\.local)?\r\nAddress(: | 1: )10\.96\.0\.1\b/);
+    // jessie-dnsutils' nslookup is BIND's: the name that answered through the search path, the server with its port.
+    assert.equal(t.out, 'Server:\t\t10.96.0.10\r\nAddress:\t10.96.0.10#53\r\n\r\nName:\tkubernetes.default.svc.cluster.local\r\nAddress: 10.96.0.1\r\n\r\n');
+    const miss = await kubectl(['exec', 'dnsutils', '--', 'nslookup', 'nosuchservice'], undefined, true);
+    assert.deepEqual([miss.code, miss.stdout], [1, "Server:\t\t10.96.0.10\nAddress:\t10.96.0.10#53\n\n** server can't find nosuchservice: NXDOMAIN\n\n"]);
     assert.equal((await kubectl(['exec', 'dnsutils', '--', 'cat', '/etc/resolv.conf'])).stdout, resolvConf);
     const dnsPods = (await kubectl(['get', 'pods', '--namespace=kube-system', '-l', 'k8s-app=kube-dns'])).stdout;
     assert.match(dnsPods, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\n(coredns-\w+-\w+\s+1\/1\s+Running\s+0\s+\S+\n)+$/);
