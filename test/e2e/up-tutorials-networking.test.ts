@@ -24,27 +24,7 @@ import assert from 'node:assert/strict';
 import { eventually } from './harness.js';
 import { underTerminal } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
-
-const runMyNginx = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: my-nginx
-spec:
-  selector:
-    matchLabels:
-      run: my-nginx
-  replicas: 2
-  template:
-    metadata:
-      labels:
-        run: my-nginx
-    spec:
-      containers:
-      - name: my-nginx
-        image: nginx
-        ports:
-        - containerPort: 80
-`;
+import { runMyNginx } from './task-page-manifests.js';
 
 const redisMaster = `apiVersion: apps/v1
 kind: Deployment
