@@ -88,6 +88,7 @@ export async function runAgentWith(values: AgentFlags): Promise<number> {
       : new SimulatedRuntime({
         podCIDR: podCIDR!, hostIP: internalIP, podLogsDir, objects: volumes, nodeName, usage: { cpu: values.cpu, memory: values.memory },
         startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
+        clusterDNS: dnsFlags['cluster-dns'] ? kubeletDNSOptions(dnsFlags, internalIP, logger).clusterDNS : undefined,
       });
   let runtime: PodRuntime;
   try {

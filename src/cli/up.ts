@@ -124,7 +124,7 @@ export async function runUp(args: string[]): Promise<number> {
   const reviewClients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim/auth' });
   const kubelet = {
     address: '127.0.0.1', clientCAPem: cp.clientConfig.caPem, podLogsDir: resolve(dataDir, 'pod-logs'), reviewer: reviewerFor(reviewClients),
-    certDir: resolve(dataDir, 'kubelet-pki'),
+    certDir: resolve(dataDir, 'kubelet-pki'), clusterDNS: [upClusterDNS],
   };
   const sim = new NodeSimulator(clients, { count: 0, logger: logger.with('sim'), kubelet });
   const workers = Number(values.workers);

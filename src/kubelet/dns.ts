@@ -148,3 +148,16 @@ const unique = (xs: string[]) => [...new Set(xs)];
 
 /** format.Pod: name_namespace(uid). */
 const podRef = (pod: Pod) => `${pod.metadata?.name ?? ''}_${pod.metadata?.namespace ?? ''}(${pod.metadata?.uid ?? ''})`;
+
+/**
+ * The resolv.conf the runtime writes into the sandbox from a DNSConfig, as
+ * containerd's parseDNSOptions: the search line, a nameserver line per
+ * server, the options line; a line with nothing to say is left out.
+ */
+export function resolvConfText(config: DNSConfig): string {
+  let text = '';
+  if (config.searches.length) text += `search ${config.searches.join(' ')}\n`;
+  for (const server of config.servers) text += `nameserver ${server}\n`;
+  if (config.options.length) text += `options ${config.options.join(' ')}\n`;
+  return text;
+}

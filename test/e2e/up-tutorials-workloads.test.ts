@@ -16,6 +16,7 @@ import net from 'node:net';
 import assert from 'node:assert/strict';
 import { eventually } from './harness.js';
 import { startUp, type UpCluster } from './up-cluster.js';
+import { runMyNginx } from './task-page-manifests.js';
 
 /** A port nothing listens on now (for the LoadBalancer's port, which `k8ts up` opens on 127.0.0.1). */
 function freePort(): Promise<number> {
@@ -121,26 +122,7 @@ describe('k8ts up: the workload tutorials on simulated nodes', () => {
     // Its own namespace, so that the only other Service is the master one, as on the page's cluster.
     await kubectl(['create', 'namespace', 'svc-tutorial']);
     const ns = ['-n', 'svc-tutorial'];
-    await kubectl(['apply', ...ns, '-f', '-'], `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: my-nginx
-spec:
-  selector:
-    matchLabels:
-      run: my-nginx
-  replicas: 2
-  template:
-    metadata:
-      labels:
-        run: my-nginx
-    spec:
-      containers:
-      - name: my-nginx
-        image: nginx
-        ports:
-        - containerPort: 80
-`);
+    await kubectl(['apply', ...ns, '-f', '-'], runMyNginx);
     await kubectl(['rollout', 'status', ...ns, 'deployment/my-nginx', '--timeout=120s']);
     await kubectl(['expose', ...ns, 'deployment/my-nginx']);
     const ip = (await kubectl(['get', ...ns, 'svc', 'my-nginx', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;

@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { parseResolvConf, podDNSConfig, type KubeletDNSOptions } from '../../src/kubelet/dns.js';
+import { parseResolvConf, podDNSConfig, resolvConfText, type KubeletDNSOptions } from '../../src/kubelet/dns.js';
 
 const hostResolvConf = 'nameserver 192.0.2.53\nnameserver 192.0.2.54 # backup\nsearch corp.example. lab.example .\noptions timeout:2 attempts:3\n';
 const withCluster: KubeletDNSOptions = { clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local', hostResolvConf, nodeIPs: ['192.0.2.10'] };
@@ -90,5 +90,16 @@ describe('podDNSConfig', () => {
     const wide = Array.from({ length: 20 }, (_, i) => `${String(i).padStart(2, '0')}${'x'.repeat(150)}`);
     const fitted = podDNSConfig(pod({ dnsPolicy: 'None', dnsConfig: { searches: wide } }), withCluster).config.searches;
     assert.ok(fitted.join(' ').length <= 2048 && fitted.length === 13, `kept ${fitted.length}`);
+  });
+});
+
+describe('resolvConfText', () => {
+  it('writes search, a nameserver line per server, then options, as containerd does; leaves out empty lines', () => {
+    assert.equal(resolvConfText({ servers: ['10.96.0.10', '10.96.0.11'], searches: ['default.svc.cluster.local', 'svc.cluster.local'], options: ['ndots:5', 'edns0'] }),
+      'search default.svc.cluster.local svc.cluster.local\nnameserver 10.96.0.10\nnameserver 10.96.0.11\noptions ndots:5 edns0\n');
+    assert.equal(resolvConfText({ servers: ['1.1.1.1'], searches: [], options: [] }), 'nameserver 1.1.1.1\n');
+    // What it writes reads back as it was.
+    const config = { servers: ['10.96.0.10'], searches: ['ns.svc.cluster.local'], options: ['ndots:2'] };
+    assert.deepEqual(parseResolvConf(resolvConfText(config)), config);
   });
 });

@@ -265,6 +265,16 @@ describe('simulated nslookup: busybox 1.28 over the cluster DNS\'s records', () 
     assert.match((await exec(rt, p, ['cat', '/etc/hosts'])).out, /\n10\.244\.3\.\d+\tweb-0\.nginx\.default\.svc\.cluster\.local\tweb-0\n$/);
   });
 
+  it('in the dnsutils image nslookup is BIND\'s: the server and port, the search candidate that answered; NXDOMAIN for a miss; PTR for an address', async () => {
+    const rt = node('n1', '10.244.3.0/24', tutorialCluster(), new SimulatedVolumeStore());
+    const p = webPod(0, { containers: [{ name: 'dnsutils', image: 'registry.k8s.io/e2e-test-images/jessie-dnsutils:1.3', command: ['sleep', 'infinity'] }], volumes: [] });
+    rt.syncPod(p);
+    const server = 'Server:\t\t10.96.0.10\nAddress:\t10.96.0.10#53\n\n';
+    assert.deepEqual(await exec(rt, p, ['nslookup', 'web-0.nginx']), { out: `${server}Name:\tweb-0.nginx.default.svc.cluster.local\nAddress: 10.244.1.6\n\n`, err: '', code: 0 });
+    assert.deepEqual(await exec(rt, p, ['nslookup', 'web-2.nginx']), { out: `${server}** server can't find web-2.nginx: NXDOMAIN\n\n`, err: '', code: 1 });
+    assert.deepEqual(await exec(rt, p, ['nslookup', '10.96.0.10']), { out: `${server}10.0.96.10.in-addr.arpa\tname = kube-dns.kube-system.svc.cluster.local.\n\n`, err: '', code: 0 });
+  });
+
   it('as a container\'s command (kubectl run ... -- nslookup web-0.nginx) its output is the container\'s log', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'k8ts-sim-nslookup-'));
     try {

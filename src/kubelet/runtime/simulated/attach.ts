@@ -5,7 +5,7 @@
  *
  *  1. A container with `stdin: true` whose command is an interactive shell
  *     (`sh`, `bash`, `ash`, `dash`, alone or with -i/-l), or that has no
- *     command in an image whose CMD is a shell (busybox and alpine: sh;
+ *     command in an image whose CMD is a shell (busybox, busyboxplus, alpine: sh;
  *     debian and ubuntu: bash), runs the simulated interactive shell
  *     (exec.ts) on the container's stdin: that is what an attach talks to.
  *  2. Whatever the container writes (its shell, or the command the
@@ -29,10 +29,11 @@ import { PassThrough } from 'node:stream';
 import type { Container } from 'kubernetes-types/core/v1.js';
 import type { LocalStream, StreamRequest } from '../runtime.js';
 import { parseExec } from './shell.js';
+import { busyboxBased } from './ls-columns.js';
 
 /** The images whose default command (CMD) is a shell, and that shell. */
 const shellImages: [RegExp, string][] = [
-  [/(^|\/)(busybox|alpine)(:|@|$)/, 'sh'],
+  [busyboxBased, 'sh'],
   [/(^|\/)(debian|ubuntu)(:|@|$)/, 'bash'],
 ];
 

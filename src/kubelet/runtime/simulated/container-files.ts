@@ -10,6 +10,7 @@
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { Duplex } from 'node:stream';
 import type { PodObjectGetter } from '../../volumes/objects.js';
+import { podDNSConfig, resolvConfText } from '../../dns.js';
 import type { ContainerView } from './program.js';
 import { withRootFilesystem } from './rootfs.js';
 import { imageContents } from './image-contents.js';
@@ -40,6 +41,13 @@ export interface ContainerFilesDeps {
   network?: SimulatedPodNetwork;
   /** When the instance started: the time `ls -l` shows (file-stat.ts); absent: the time of the read. */
   startedAt?: Date;
+  /** The node's cluster DNS addresses (the kubelet's --cluster-dns): the pod's /etc/resolv.conf; absent: no resolv.conf is shown. */
+  clusterDNS?: string[];
+}
+
+/** The sandbox's resolv.conf, as the kubelet's DNS configuration makes it and containerd writes it. */
+function podResolvConf(pod: Pod, clusterDNS: string[] | undefined): string | undefined {
+  return clusterDNS ? resolvConfText(podDNSConfig(pod, { clusterDNS, clusterDomain: simulatedClusterDomain }).config) : undefined;
 }
 
 /** Mounts the kubelet makes read-only: readOnly ones and the projected kinds (ConfigMap, Secret, downward API, projected). */
@@ -53,7 +61,7 @@ export async function withContainerFiles(base: ContainerView, d: ContainerFilesD
   const mountPaths = (d.spec.volumeMounts ?? []).map((m) => m.mountPath);
   const subdomain = d.pod.spec?.subdomain;
   const root = withRootFilesystem(base, d.podIP, mountPaths, subdomain ? `${subdomain}.${d.pod.metadata?.namespace}.svc.${simulatedClusterDomain}` : undefined,
-    imageContents(String(d.spec.image ?? ''))?.files);
+    imageContents(String(d.spec.image ?? ''))?.files, podResolvConf(d.pod, d.clusterDNS));
   const volumes = await writableMounts(d.pod, d.spec, { store: d.store, objects: d.objects, nodeName: d.nodeName, keys: d.volumeKeys });
   const layered = withWritableLayer(root, d.layer, readOnlyMounts(d.pod, d.spec), volumes);
   const { stat, hiddenEntries } = containerStat({

@@ -23,7 +23,9 @@
  *    port $PORT or 8080: `Hello, world!\nVersion: X.0.0\nHostname: POD\n`;
  *  - registry.k8s.io/echoserver (k8s.gcr.io, gcr.io/google_containers),
  *    port 8080: the request echoed back, as echoserver 1.10 prints it;
- *  - registry.k8s.io/hpa-example, port 80: `OK!` (hpa-example.ts).
+ *  - registry.k8s.io/hpa-example, port 80: `OK!` (hpa-example.ts);
+ *  - registry.k8s.io/serve_hostname (the Debug Services page's
+ *    `hostnames`), port 9376: the pod's hostname, without a newline.
  * Any other image or port has nothing listening: the connection is refused
  * (ECONNREFUSED), as a port nobody listens on.
  */
@@ -195,6 +197,12 @@ const httpd: ImageListener = {
   },
 };
 
+/** serve_hostname (test/images/serve-hostname): HTTP on 9376, the hostname and nothing else (`fmt.Fprintf(w, "%s", hostname)`). */
+const serveHostname: ImageListener = {
+  ports: () => [9376],
+  respond: (_req, res, ctx) => text(res, ctx.hostname, { 'Content-Type': 'text/plain; charset=utf-8' }),
+};
+
 /** echoserver 1.10's page: the pod's name and the request as it arrived. */
 const echoserver: ImageListener = {
   ports: () => [8080],
@@ -231,6 +239,9 @@ export function imageListener(image: string): ImageListener | undefined {
     case 'registry.k8s.io/echoserver':
     case 'k8s.gcr.io/echoserver':
     case 'gcr.io/google_containers/echoserver': return echoserver;
+    case 'registry.k8s.io/serve_hostname':
+    case 'k8s.gcr.io/serve_hostname':
+    case 'gcr.io/google_containers/serve_hostname': return serveHostname;
     default: return hpaExampleRepos.includes(repo) ? hpaExampleListener : sampleServiceListener(repo);
   }
 }

@@ -13,9 +13,12 @@
  *    indent with tabsize 8).
  */
 
-/** Which ls an image's `ls` is: busybox's in busybox and alpine images, else coreutils'. */
+/** Images built on busybox: busybox, alpine, and radial/busyboxplus (busybox with curl and git, the Services page's `curl` pod). */
+export const busyboxBased = /(^|\/)(busybox|busyboxplus|alpine)(:|@|$)/;
+
+/** Which ls an image's `ls` is: busybox's in busybox-based images, else coreutils'. */
 export const lsFlavour = (image: string | undefined): 'busybox' | 'coreutils' =>
-  /(^|\/)(busybox|alpine)(:|@|$)/.test(image ?? 'busybox') ? 'busybox' : 'coreutils';
+  busyboxBased.test(image ?? 'busybox') ? 'busybox' : 'coreutils';
 
 /** The names laid out in columns for a terminal `width` columns wide, each row ending in a newline. */
 export function lsColumns(names: string[], width: number, flavour: 'busybox' | 'coreutils'): string {

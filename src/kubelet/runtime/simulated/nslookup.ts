@@ -16,10 +16,26 @@
  * the answers come from the runtime's `dns` hook, which asks the cluster's
  * records as the cluster DNS computes them. Names outside the cluster do not
  * resolve (no network).
+ *
+ * In the dnsutils images (the DNS debugging page's
+ * registry.k8s.io/e2e-test-images/jessie-dnsutils, Debian with BIND's
+ * tools) nslookup is BIND 9's, which asks the nameserver itself (no /etc/hosts)
+ * through the search path and prints the name that answered:
+ *
+ *     Server:		10.96.0.10
+ *     Address:	10.96.0.10#53
+ *
+ *     Name:	kubernetes.default.svc.cluster.local
+ *     Address: 10.96.0.1
+ *
+ * and for a miss `** server can't find NAME: NXDOMAIN`, exit 1.
  */
 import { isIP } from 'node:net';
 import { reverseName } from '../../../api/dns/names.js';
 import type { ShellContext } from './shell.js';
+
+/** Images whose nslookup is BIND's (dnsutils); the others print busybox's format. */
+const bindImages = /(^|\/)[\w-]*dnsutils(:|@|$)/;
 
 /** The resolver of a pod: its nameserver, search path and ndots, and the cluster's answers (none for a miss). */
 export interface PodResolver {
@@ -85,6 +101,29 @@ async function printHost(name: string, header: string, ctx: ShellContext, r: Pod
   return true;
 }
 
+/** BIND's nslookup NAME [SERVER]: the server and port asked, then the first search candidate with addresses. */
+async function bindNslookup(names: string[], r: PodResolver | undefined, out: Out): Promise<number> {
+  const server = names[1] ?? r?.server ?? '127.0.0.1';
+  let text = `Server:\t\t${server}\nAddress:\t${server}#53\n\n`;
+  const name = names[0]!;
+  // An address: its PTR record (`10.1.96.10.in-addr.arpa\tname = NAME.`).
+  const ptr = isIP(name) ? reverseName(name) : undefined;
+  const reversed = ptr && r ? await r.query(ptr, 'PTR') : [];
+  if (reversed.length) {
+    out('stdout', `${text}${reversed.map((n) => `${ptr}\tname = ${n}.\n`).join('')}\n`);
+    return 0;
+  }
+  for (const candidate of r && !isIP(name) ? candidateNames(name, r.search, r.ndots) : []) {
+    const found = await r!.query(candidate, 'A');
+    if (!found.length) continue;
+    for (const ip of found) text += `Name:\t${candidate}\nAddress: ${ip}\n`;
+    out('stdout', `${text}\n`);
+    return 0;
+  }
+  out('stdout', `${text}** server can't find ${ptr ?? name}: NXDOMAIN\n\n`);
+  return 1;
+}
+
 /** nslookup NAME [SERVER]: the server block, then the name's. */
 export async function nslookup(args: string[], ctx: ShellContext, out: Out): Promise<number> {
   const names = args.filter((a) => !a.startsWith('-'));
@@ -93,6 +132,7 @@ export async function nslookup(args: string[], ctx: ShellContext, out: Out): Pro
     return 1;
   }
   const r = await ctx.dns?.();
+  if (bindImages.test(String(ctx.image ?? ''))) return bindNslookup(names, r, out);
   await printHost(names[1] ?? r?.server ?? '127.0.0.1', 'Server:', ctx, r, out);
   return (await printHost(names[0]!, 'Name:', ctx, r, out)) ? 0 : 1;
 }

@@ -3,8 +3,10 @@
  * volumes (program.ts): only what the simulation knows. `/` lists the
  * top-level directories of the image's base (busybox's, or Debian's for
  * the others; empty here: no image is unpacked) and the container's mount points; `/etc`
- * holds the files the kubelet writes into every container, hostname and
- * hosts (upstream's managed hosts file), next to mounted files.
+ * holds the files the kubelet and runtime write into every container,
+ * hostname, hosts (upstream's managed hosts file) and resolv.conf (the
+ * sandbox's DNS configuration, when the node knows its cluster DNS), next
+ * to mounted files.
  */
 import { posix } from 'node:path';
 import type { ContainerView } from './program.js';
@@ -49,7 +51,7 @@ const union = (a: string[], b: string[] | undefined) => [...new Set([...a, ...(b
  * the simulation knows of the image's own files (image-contents.ts), under
  * the layer and volumes like the image's own.
  */
-export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = [], hostDomain?: string, imageFiles: ReadonlyMap<string, string> = new Map()): ContainerView {
+export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = [], hostDomain?: string, imageFiles: ReadonlyMap<string, string> = new Map(), resolvConf?: string): ContainerView {
   const mountDirs = new Map<string, Set<string>>();
   // A volume mounted over an image directory hides what the image has there.
   const masked = (f: string) => mountPaths.some((m) => m === '/' || f.startsWith(`${m.replace(/\/$/, '')}/`));
@@ -73,6 +75,7 @@ export function withRootFilesystem(view: ContainerView, podIP: string | undefine
     mountDirs.set(`/${parts.join('/')}`, mountDirs.get(`/${parts.join('/')}`) ?? new Set());
   }
   const etc = new Map([['/etc/hostname', `${view.hostname}\n`], ['/etc/hosts', managedHostsFile(podIP, view.hostname, hostDomain)]]);
+  if (resolvConf !== undefined) etc.set('/etc/resolv.conf', resolvConf);
   const abs = (p: string) => {
     const joined = p.startsWith('/') ? p : `${view.workingDir.replace(/\/$/, '')}/${p}`;
     // `.` and `..` as the kernel resolves them (`ls` with no operand lists `.` of a working directory such as /data).
@@ -87,7 +90,7 @@ export function withRootFilesystem(view: ContainerView, podIP: string | undefine
       const mounted = known || view.listDir(p) ? union([...(known ?? [])], view.listDir(p)) : undefined;
       const top = lsFlavour(view.image) === 'busybox' ? topLevel : debianTopLevel;
       if (path === '/') return union(top, mounted);
-      if (path === '/etc') return union(['hostname', 'hosts'], mounted);
+      if (path === '/etc') return union([...etc.keys()].map((f) => f.slice('/etc/'.length)), mounted);
       const standard: Record<string, readonly string[]> = secondLevel[lsFlavour(view.image)];
       const parent = path.slice(0, path.lastIndexOf('/')) || '/';
       if (standard[path]) return union([...standard[path]], mounted);
