@@ -121,6 +121,8 @@ describe('k8ts up: the Services, DNS and port-forward pages on simulated nodes',
     const clusterIP = (await kubectl(['get', 'svc', 'my-nginx', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;
     // The pods started before the Service: their environment has only the kubernetes Service's; recreated, my-nginx's too.
     await kubectl(['scale', 'deployment', 'my-nginx', '--replicas=0']);
+    // The old pods take their grace period to go: pick from the new ones only.
+    await eventually(async () => (await kubectl(['get', 'pods', '-l', 'run=my-nginx', '-o', 'name'])).stdout === '', 60_000, 'the old pods gone');
     await kubectl(['scale', 'deployment', 'my-nginx', '--replicas=2']);
     await rollout('my-nginx');
     const pod = (await kubectl(['get', 'pods', '-l', 'run=my-nginx', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout;
