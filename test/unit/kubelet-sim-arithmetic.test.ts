@@ -41,8 +41,9 @@ const scripts = [
 
 describe('simulated shell: arithmetic expansion', () => {
   for (const d of ['ash', 'dash', 'bash'] as const) {
-    it(`${d}: what the machine's ${d} prints, and its status`, async (t) => {
-      if (!existsSync(shells[d].bin[0]!)) { t.skip(`${shells[d].bin[0]} is not installed`); return; }
+    it(`${d}: what the machine's ${d} prints, and its status`, async () => {
+      // The comparison needs the real shell: npm test's set-up installs busybox-static; dash and bash are Debian's own.
+      assert.ok(existsSync(shells[d].bin[0]!), `${shells[d].bin[0]} is not installed (apt-get install busybox-static dash bash)`);
       for (const script of scripts) {
         const [bin, ...pre] = shells[d].bin;
         const real = spawnSync(bin!, [...pre, '-c', script], { encoding: 'utf8', argv0: shells[d].argv0 });
