@@ -7,7 +7,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ImageManager, goDurationMs } from '../../src/kubelet/runtime/cri/images.js';
+import { ImageManager } from '../../src/kubelet/runtime/cri/images.js';
+import { goDurationMs } from '../../src/kubelet/runtime/pull-events.js';
 import type { CRIClient } from '../../src/kubelet/runtime/cri/client.js';
 
 describe('goDurationMs: Go\'s time.Duration String, truncated to milliseconds', () => {

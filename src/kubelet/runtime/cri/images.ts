@@ -18,8 +18,6 @@ import type { CRIClient } from './client.js';
 import type * as cri from './types.js';
 import { successfullyPulled } from '../pull-events.js';
 
-export { goDurationMs } from '../pull-events.js';
-
 export type ImageResult = { imageRef: string; pulled?: { ms: number } } | { reason: string; message: string };
 
 /** A gRPC error as Go's status error prints it: `rpc error: code = Unknown desc = ...`. */
