@@ -220,7 +220,7 @@ describe('seed workloads on two real containerd nodes', () => {
       .catch((e) => { throw new Error(`${(e as Error).message}: ${existsSync(page) ? JSON.stringify(readFileSync(page, 'utf8')) : 'no file'}`); });
     const firstLine = readFileSync(page, 'utf8');
 
-    await cluster!.kubectl(['delete', 'pod', 'web-0']);
+    await cluster!.kubectl(['delete', 'pod', 'web-0', '--wait=false']); // the uid wait below, not kubectl 1.32's (docs/workloads.md)
     const second = await eventually(async () => {
       const p = (await pods('app=nginx')).find((x) => x.metadata!.name === 'web-0' && x.metadata!.uid !== first.metadata!.uid);
       return p && ready(p) && p;

@@ -410,7 +410,8 @@ describe('the seed walkthrough: muzzi', () => {
     assert.equal(uid(pods, 'muzzi-0'), uid(before, 'muzzi-0'));
     assert.equal(uid(pods, 'muzzi-1'), uid(before, 'muzzi-1'));
 
-    await cluster.kubectl(['delete', 'pod', 'muzzi-0']);
+    // --wait=false: kubectl 1.32's wait can hang on a same-name replacement (docs/workloads.md); the uid wait below is the same check.
+    await cluster.kubectl(['delete', 'pod', 'muzzi-0', '--wait=false']);
     const back = await eventually(async () => {
       const p = (await podsOf('default', 'statefulset.kubernetes.io/pod-name=muzzi-0'))[0];
       return p && p.metadata.uid !== uid(pods, 'muzzi-0') && isReady(p) ? p : undefined;
@@ -581,7 +582,7 @@ describe('volumeClaimTemplates: the documentation\'s web StatefulSet', () => {
     assert.ok(ev.includes('SuccessfulCreate: create Claim www-web-0 Pod web-0 in StatefulSet web success'), ev.join('\n'));
 
     const claimUids = await uids();
-    await cluster.kubectl(['delete', 'pod', 'web-1', '-n', 'vol']);
+    await cluster.kubectl(['delete', 'pod', 'web-1', '-n', 'vol', '--wait=false']); // the uid wait below, not kubectl 1.32's (docs/workloads.md)
     const back = await eventually(async () => {
       const p = (await podsOf('vol', 'statefulset.kubernetes.io/pod-name=web-1'))[0];
       return p && p.metadata.uid !== web1.metadata.uid && isReady(p) ? p : undefined;

@@ -4,7 +4,7 @@
  * kubeconfig it prints.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, type KubectlResult } from './harness.js';
@@ -21,10 +21,17 @@ export interface UpCluster {
   close(): Promise<void>;
 }
 
-/** `k8ts up` with `args` added (e.g. `--runtime process`: one real node instead of simulated ones). */
+/**
+ * `k8ts up` with `args` added (e.g. `--runtime process`: one real node instead of simulated ones).
+ * Its log (stderr) goes to DIR/k8ts.log; when a kubectl command failed or ran out of time, `close`
+ * keeps DIR (data and log) and says where, so a flake that shows once in a CI run can be read after.
+ */
 export async function startUp(prefix: string, args: string[] = []): Promise<UpCluster> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const up: ChildProcess = spawn(process.execPath, [cliPath, 'up', '--data-dir', join(dir, 'data'), '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = createWriteStream(join(dir, 'k8ts.log'));
+  up.stderr!.pipe(log);
+  const failed: string[] = [];
   const out = lineReader(up);
   const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, 60_000);
   const kubeconfig = out.lines[at].trim().replace('export KUBECONFIG=', '');
@@ -36,6 +43,7 @@ export async function startUp(prefix: string, args: string[] = []): Promise<UpCl
       child.stdout!.on('data', (d) => { stdout += d; });
       child.stderr!.on('data', (d) => { stderr += d; });
       child.on('close', (code) => {
+        if (code === null || (code !== 0 && !allowFail)) failed.push(`kubectl ${args.join(' ')} (${code ?? 'timed out'})`);
         if (code !== 0 && !allowFail) reject(new Error(`kubectl ${args.join(' ')} exited ${code}: ${stderr}`));
         else resolve({ stdout, stderr, code: code ?? -1 });
       });
@@ -43,7 +51,9 @@ export async function startUp(prefix: string, args: string[] = []): Promise<UpCl
   };
   const close = async () => {
     await killChild(up);
-    rmSync(dir, { recursive: true, force: true });
+    await new Promise((resolve) => { log.end(resolve); });
+    if (failed.length) console.error(`kept ${dir} (k8ts.log, data) after: ${failed.join('; ')}`);
+    else rmSync(dir, { recursive: true, force: true });
   };
   return { dir, kubeconfig, pid: up.pid!, output: out.lines, kubectl, close };
 }

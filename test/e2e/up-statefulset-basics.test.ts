@@ -8,7 +8,9 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { eventually } from './harness.js';
+import { killChild, lineReader } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 
 const webYAML = `apiVersion: v1
@@ -94,7 +96,12 @@ describe('k8ts up: the StatefulSet Basics tutorial on simulated nodes', () => {
     const ro = await kubectl(['exec', 'web-0', '--', 'sh', '-c', 'echo x > /var/run/secrets/kubernetes.io/serviceaccount/x'], undefined, true);
     assert.deepEqual([ro.code, ro.stderr], [1, "sh: can't create /var/run/secrets/kubernetes.io/serviceaccount/x: Read-only file system\ncommand terminated with exit code 1\n"]);
 
-    await kubectl(['delete', 'pod', '-l', 'app=nginx']);
+    // The tutorial's `kubectl delete pod -l app=nginx`, without kubectl 1.32's wait: that wait hangs
+    // when the StatefulSet's same-name replacement shows in its list before its cache-sync poll
+    // (up to 100 ms) has checked for the old pod (kubernetes/kubectl#1803, fixed after 1.32 by
+    // kubernetes/kubernetes#135563), which simulated pods, Ready in milliseconds, make likely under load.
+    // Waiting for two Ready pods with other uids is the same wait, by uid as the fixed kubectl does.
+    assert.equal((await kubectl(['delete', 'pod', '-l', 'app=nginx', '--wait=false'])).stdout, 'pod "web-0" deleted\npod "web-1" deleted\n');
     const again = await readyPods(first.map((p) => p.uid));
     for (const i of [0, 1]) assert.equal((await kubectl(['exec', '-i', '-t', `web-${i}`, '--', 'curl', 'http://localhost/'])).stdout, `web-${i}\n`);
     // The API server's pods/proxy reaches the same nginx, which serves the claim's index.html.
@@ -105,6 +112,34 @@ describe('k8ts up: the StatefulSet Basics tutorial on simulated nodes', () => {
       `Name:      web-0.nginx\nAddress 1: ${again[0]!.ip} web-0.nginx.default.svc.cluster.local\n\npod "dns-test" deleted\n`);
     const miss = await kubectl(['exec', 'web-1', '--', 'nslookup', 'web-5.nginx'], undefined, true);
     assert.deepEqual([miss.code, miss.stderr], [1, "nslookup: can't resolve 'web-5.nginx'\ncommand terminated with exit code 1\n"]);
+  });
+
+  it('kubectl delete of a terminating web-0 waits across its same-name replacement: the watch from its list sees DELETED, then ADDED', async () => {
+    // What kubectl's wait relies on (wait.IsDeleted: GET, then a list by metadata.name and a watch
+    // from the list's resourceVersion): a finalizer holds the old pod, so the list surely has it.
+    const old = (await kubectl(['get', 'pod', 'web-0', '-o', 'jsonpath={.metadata.uid}'])).stdout;
+    await kubectl(['patch', 'pod', 'web-0', '--type=merge', '-p', '{"metadata":{"finalizers":["k8ts.test/hold"]}}']);
+    await kubectl(['delete', 'pod', 'web-0', '--wait=false']);
+    const base = ['--kubeconfig', up.kubeconfig];
+    const watch = spawn('kubectl', [...base, 'get', 'pods', '--field-selector', 'metadata.name=web-0', '-w', '--output-watch-events',
+      '-o', 'jsonpath={.type} {.object.metadata.uid}{"\\n"}'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const waiter = spawn('kubectl', [...base, 'delete', 'pod', 'web-0', '-v=6'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const events = lineReader(watch);
+      await events.waitFor((l) => l === `ADDED ${old}`, 'the held web-0 listed', 0, 60_000);
+      let trace = '';
+      waiter.stderr!.on('data', (d: Buffer) => { trace += d.toString(); });
+      const exited = new Promise<number | null>((resolve) => waiter.once('close', resolve));
+      await eventually(async () => trace.includes('fieldSelector=metadata.name%3Dweb-0') && trace.includes('watch=true'), 60_000, 'kubectl delete watching web-0');
+      await kubectl(['patch', 'pod', 'web-0', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+      const replaced = await events.waitFor((l) => /^ADDED /.test(l) && l !== `ADDED ${old}`, 'the replacement ADDED', 0, 60_000);
+      assert.deepEqual(events.lines.slice(0, replaced).filter((l) => !l.startsWith('MODIFIED')), [`ADDED ${old}`, `DELETED ${old}`]);
+      assert.equal(await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still waiting after 60 s'), 60_000).unref())]), 0, trace);
+    } finally {
+      await killChild(watch);
+      await killChild(waiter);
+    }
+    await readyPods([old]);
   });
 
   it('scaled up, the new pod\'s claim is its own; scaled down and up again, web-2 finds what it wrote', async () => {

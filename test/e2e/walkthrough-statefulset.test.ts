@@ -93,7 +93,7 @@ describe('seed walkthrough: StatefulSets and their volumes (whole system)', () =
       const p = await getJSON(cluster, ['pod', 'web-1']);
       return p.status.phase === 'Running' && p;
     }, 30_000, 'web-1 running');
-    await cluster.kubectl(['delete', 'pod', 'web-1']);
+    await cluster.kubectl(['delete', 'pod', 'web-1', '--wait=false']); // the uid wait below, not kubectl 1.32's (docs/workloads.md)
     const after = await eventually(async () => {
       const p = await getJSON(cluster, ['pod', 'web-1']).catch(() => undefined);
       return p && p.metadata.uid !== before.metadata.uid && p.status.phase === 'Running' && p;
