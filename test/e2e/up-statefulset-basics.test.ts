@@ -99,7 +99,7 @@ describe('k8ts up: the StatefulSet Basics tutorial on simulated nodes', () => {
     // The tutorial's `kubectl delete pod -l app=nginx`, without kubectl 1.32's wait: that wait hangs
     // when the StatefulSet's same-name replacement shows in its list before its cache-sync poll
     // (up to 100 ms) has checked for the old pod (kubernetes/kubectl#1803, fixed after 1.32 by
-    // kubernetes/kubernetes#135563), which simulated pods, Ready in milliseconds, make likely under load.
+    // kubernetes/kubernetes#135563), which simulated pods, stopped in 200 ms and Ready in milliseconds, make likely.
     // Waiting for two Ready pods with other uids is the same wait, by uid as the fixed kubectl does.
     assert.equal((await kubectl(['delete', 'pod', '-l', 'app=nginx', '--wait=false'])).stdout, 'pod "web-0" deleted\npod "web-1" deleted\n');
     const again = await readyPods(first.map((p) => p.uid));
@@ -124,12 +124,13 @@ describe('k8ts up: the StatefulSet Basics tutorial on simulated nodes', () => {
     const watch = spawn('kubectl', [...base, 'get', 'pods', '--field-selector', 'metadata.name=web-0', '-w', '--output-watch-events',
       '-o', 'jsonpath={.type} {.object.metadata.uid}{"\\n"}'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const waiter = spawn('kubectl', [...base, 'delete', 'pod', 'web-0', '-v=6'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let trace = '';
+    waiter.stderr!.on('data', (d: Buffer) => { trace += d.toString(); });
+    const exited = new Promise<number | null>((resolve) => waiter.once('close', resolve));
     try {
       const events = lineReader(watch);
       await events.waitFor((l) => l === `ADDED ${old}`, 'the held web-0 listed', 0, 60_000);
-      let trace = '';
-      waiter.stderr!.on('data', (d: Buffer) => { trace += d.toString(); });
-      const exited = new Promise<number | null>((resolve) => waiter.once('close', resolve));
+      // Released only once kubectl's wait watches (its GET and list saw the held pod), so the test does not depend on timing.
       await eventually(async () => trace.includes('fieldSelector=metadata.name%3Dweb-0') && trace.includes('watch=true'), 60_000, 'kubectl delete watching web-0');
       await kubectl(['patch', 'pod', 'web-0', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
       const replaced = await events.waitFor((l) => /^ADDED /.test(l) && l !== `ADDED ${old}`, 'the replacement ADDED', 0, 60_000);
