@@ -109,12 +109,17 @@ test('a write is acknowledged and its event published only after the fsync that 
   assert.equal(await settled(first), false, 'not acknowledged before the fsync');
   assert.equal(published.length, 0, 'no event before the fsync');
   assert.equal(commits.durableRevision, 0);
-  // A write committed while the fsync runs waits for the next one, which starts only then.
+  // Writes requested while the fsync runs wait for it uncommitted, then commit together and the next fsync starts.
   const second = commits.submit(() => writer.create('/b', '"b"'));
   await new Promise((r) => setImmediate(r));
-  assert.equal(writer.currentRevision, 2);
+  const third = commits.submit(() => writer.create('/c', '"c"'));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(writer.currentRevision, 1, 'not committed while the fsync runs');
   assert.equal(wal.held.length, 1, 'one fsync at a time');
+  const batches = writerBatches(writer);
   wal.release();
+  assert.equal(writer.currentRevision, 3, 'committed when the fsync ended');
+  assert.deepEqual(batches, [2], 'in one transaction');
   assert.equal(ok(await first).modRevision, 1);
   assert.deepEqual(published.map((e) => e.kv.modRevision), [1]);
   assert.equal(commits.durableRevision, 1);
@@ -122,9 +127,18 @@ test('a write is acknowledged and its event published only after the fsync that 
   assert.equal(wal.held.length, 1, 'the next fsync covers the second commit');
   wal.release();
   assert.equal(ok(await second).modRevision, 2);
-  assert.deepEqual(published.map((e) => e.kv.modRevision), [1, 2]);
-  assert.equal(commits.durableRevision, 2);
+  assert.equal(ok(await third).modRevision, 3);
+  assert.deepEqual(published.map((e) => e.kv.modRevision), [1, 2, 3]);
+  assert.equal(commits.durableRevision, 3);
 });
+
+/** The sizes of the writer's batches from now on. */
+function writerBatches(writer: LogWriter): number[] {
+  const sizes: number[] = [];
+  const batch = writer.batch.bind(writer);
+  writer.batch = (writes) => { sizes.push(writes.length); return batch(writes); };
+  return sizes;
+}
 
 test('a failed fsync fails the writes it covered, and their events still go out (the rows are readable)', async (t) => {
   const { writer, wal, published, commits } = groupCommitOn(t);

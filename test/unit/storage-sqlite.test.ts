@@ -106,6 +106,26 @@ test('a key created again after a delete starts a new life', async (t) => {
   assert.deepEqual((await backend.get('/a')).kv, again);
 });
 
+test('a create is guarded by the live value whatever the key history, and after a compacted tombstone starts a fresh chain', async (t) => {
+  const backend = openMemory(t);
+  const first = ok(await backend.create('/a', '"v1"'));
+  const updated = ok(await backend.update('/a', '"v2"', first.modRevision));
+  // The key's newest row is its live value's (a create reads it in one seek when the key has no row at all).
+  assert.deepEqual(await backend.create('/a', '"x"'), { ok: false, current: updated });
+  ok(await backend.delete('/a', updated.modRevision));
+  await backend.compact(await backend.currentRevision()); // every row of /a gone, tombstone included
+  const again = ok(await backend.create('/a', '"v3"'));
+  assert.deepEqual(again, { key: '/a', value: '"v3"', createRevision: 4, modRevision: 4 });
+  assert.deepEqual(await backend.create('/a', '"y"'), { ok: false, current: again });
+  const changes: number[] = [];
+  const w = backend.watch('/a', { fromRevision: 3, onEvents: (evs) => changes.push(...evs.map((e) => e.kv.modRevision)) });
+  t.after(() => w.close());
+  ok(await backend.update('/a', '"v4"', again.modRevision));
+  const deadline = Date.now() + 10_000;
+  while (changes.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  assert.deepEqual(changes, [4, 5], 'the fresh chain is watched and updated as any key');
+});
+
 test('values are stored and returned as given, never parsed', async (t) => {
   const backend = openMemory(t);
   const odd = '{ "spaced" : [1,2] ,"ünï": "☃ 𝄞" }';

@@ -6,9 +6,12 @@
  * published, only after an fsync that began after its commit: an acknowledged write is durable,
  * and a watcher never sees an event that a power loss could take back.
  *
- * While one fsync runs, later batches commit and wait; the next fsync covers all of them (etcd's
- * backend batches its commits the same way), so under load each fsync carries more writes and
- * each watcher gets their events in one write.
+ * While one fsync runs, later writes queue uncommitted; when it ends they commit in one
+ * transaction and the next fsync starts (etcd's backend batches its commits the same way), so under
+ * load each fsync carries more writes and each watcher gets their events in one write. Committed
+ * during the fsync they would wait for the next one all the same; committed together they cost one
+ * transaction, and one WAL frame for each page they share (the log's last leaf, the indexes'),
+ * instead of one transaction a loop turn: at 16 clients that was 4-5 pwrites a create.
  */
 import type { WatchEvent, WriteResult } from '../backend.js';
 import type { BatchResult, LogWriter, WriteOutcome } from './log-writer.js';
@@ -60,12 +63,16 @@ export class GroupCommit {
     });
   }
 
-  /** Commits everything queued now and starts its fsync unless one is running. */
+  /** Commits everything queued now and starts its fsync, unless one is running: its end commits them. */
   flush(): void {
     this.scheduled = false;
-    if (this.holds > 0) return;
-    while (this.queue.length > 0) this.commit(this.queue.splice(0, MAX_BATCH));
+    if (this.holds > 0 || this.syncing) return;
+    this.commitQueued();
     this.startSync();
+  }
+
+  private commitQueued(): void {
+    while (this.queue.length > 0) this.commit(this.queue.splice(0, MAX_BATCH));
   }
 
   /**
@@ -88,7 +95,7 @@ export class GroupCommit {
   /** Commits what is queued, waits for a running fsync, then syncs and settles the rest at once. */
   async close(): Promise<void> {
     this.scheduled = false;
-    while (this.queue.length > 0) this.commit(this.queue.splice(0, MAX_BATCH));
+    this.commitQueued();
     if (this.syncing) await new Promise<void>((resolve) => { this.synced = resolve; });
     const rest = this.committed;
     this.committed = [];
@@ -125,6 +132,8 @@ export class GroupCommit {
         wake();
         return;
       }
+      // What queued during the fsync commits now, together (a checkpoint's hold defers it to its release).
+      if (this.holds === 0) this.commitQueued();
       this.startSync();
     });
   }

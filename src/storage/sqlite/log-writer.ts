@@ -21,6 +21,9 @@ export interface WriteOutcome {
 /** The row to append given the key's live value and the new row's id, or undefined: the guard failed. */
 type Plan = (current: KeyValue | undefined, id: number) => Omit<LogRow, 'id' | 'name'> | undefined;
 
+/** How a write reads the key's live value before planning (by default, the reader's latest). */
+type Lookup = (key: string) => KeyValue | undefined;
+
 type Appended = { row: LogRow } | { conflict: KeyValue | undefined };
 
 /** A write of a batch threw on the fast path: the batch is rolled back and run again, a savepoint each. */
@@ -32,10 +35,10 @@ export type BatchResult = { outcome: WriteOutcome } | { error: unknown };
 export class LogWriter {
   private revision: number;
   /** How a write appends: its own transaction, or inside the batch running now. */
-  private appendTx: (key: string, plan: Plan) => Appended;
-  private readonly ownTx: (key: string, plan: Plan) => Appended;
-  private readonly plainAppend: (key: string, plan: Plan) => Appended;
-  private readonly nestedTx: (key: string, plan: Plan) => Appended;
+  private appendTx: (key: string, plan: Plan, lookup?: Lookup) => Appended;
+  private readonly ownTx: (key: string, plan: Plan, lookup?: Lookup) => Appended;
+  private readonly plainAppend: (key: string, plan: Plan, lookup?: Lookup) => Appended;
+  private readonly nestedTx: (key: string, plan: Plan, lookup?: Lookup) => Appended;
   private readonly batchTx: (writes: Array<() => WriteOutcome>) => BatchResult[];
   private readonly savepointBatchTx: (writes: Array<() => WriteOutcome>) => BatchResult[];
 
@@ -50,8 +53,8 @@ export class LogWriter {
     const setCurrent = db.prepare<[string, number]>(
       'INSERT INTO kv_current (name, id) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET id = excluded.id');
     const dropCurrent = db.prepare<[string]>('DELETE FROM kv_current WHERE name = ?');
-    this.plainAppend = (key: string, plan: Plan): Appended => {
-      const current = this.reader.latest(key);
+    this.plainAppend = (key: string, plan: Plan, lookup?: Lookup): Appended => {
+      const current = lookup ? lookup(key) : this.reader.latest(key);
       // The id is chosen here rather than by SQLite so a create can record it as create_revision.
       const fields = plan(current, this.revision + 1);
       if (!fields) return { conflict: current };
@@ -109,7 +112,7 @@ export class LogWriter {
     }
   }
 
-  private inBatch<T>(append: (key: string, plan: Plan) => Appended, run: () => T): T {
+  private inBatch<T>(append: (key: string, plan: Plan, lookup?: Lookup) => Appended, run: () => T): T {
     this.appendTx = append;
     try {
       return run();
@@ -124,10 +127,15 @@ export class LogWriter {
   }
 
   create(key: string, value: string): WriteOutcome {
+    // After a delete the new row continues the key's chain from the tombstone.
+    let prevRevision = 0;
     return this.append(key, (current, id) => current ? undefined : {
-      created: 1, deleted: 0, create_revision: id,
-      // After a delete the new row continues the key's chain from the tombstone.
-      prev_revision: this.reader.latestRowId(key), value, prev_value: null,
+      created: 1, deleted: 0, create_revision: id, prev_revision: prevRevision, value, prev_value: null,
+    }, (k) => {
+      // A key without any row (nearly every create) has no live value either (a live value's row is
+      // never compacted): one index seek instead of two.
+      prevRevision = this.reader.latestRowId(k);
+      return prevRevision === 0 ? undefined : this.reader.latest(k);
     });
   }
 
@@ -146,11 +154,11 @@ export class LogWriter {
     });
   }
 
-  private append(key: string, plan: Plan): WriteOutcome {
+  private append(key: string, plan: Plan, lookup?: Lookup): WriteOutcome {
     const before = this.revision;
     let appended: Appended;
     try {
-      appended = this.appendTx(key, plan);
+      appended = this.appendTx(key, plan, lookup);
     } catch (err) {
       // Rolled back (its own transaction or its savepoint): its revision was not used.
       this.revision = before;
