@@ -168,7 +168,7 @@ async function interactive(argv0: string, ctx: ShellContext, input: LineInput, o
     if (line === undefined) return o.running() ? leave(status) : 137;
     lineNumber++;
     if (line === '\x03') { status = 130; continue; }
-    const parsed = parseExecLine(line);
+    const parsed = parseExecLine(line, dialect === 'bash');
     if ('unsupported' in parsed) { ctx.write('stderr', unsupportedMessage(o.nodeName, parsed.unsupported)); status = 2; continue; }
     const r = await runLine(parsed.program as Command[], ctx);
     if (!r) {
