@@ -8,7 +8,9 @@
  *  - `nginx -s quit|stop|reload|reopen`, `-v`, `-t` in the official nginx
  *    image (the lifecycle page's preStop `nginx -s quit`): quit and stop
  *    signal the master (PID 1), as nginx -s does, which the runtime turns
- *    into the container's exit (kill.ts's rules for PID 1).
+ *    into the container's exit (kill.ts's rules for PID 1);
+ *  - `redis-cli` in the official redis image (redis-cli.ts), to the
+ *    simulated redis of its own pod or another.
  *
  * A command the image does not have (yet) answers undefined here, and the
  * shell says `not found` as before.
@@ -19,6 +21,7 @@ import { procpsPs } from './procps.js';
 import { lsFlavour } from './ls-columns.js';
 import { nginxImageVersion } from './nginx-log.js';
 import type { SimulatedProcess } from './processes.js';
+import { redisCli } from './redis-cli.js';
 
 type Out = (stream: 'stdout' | 'stderr', text: string) => void;
 type Handler = (argv0: string, args: string[], ctx: ShellContext, out: Out) => Promise<number> | number;
@@ -95,6 +98,7 @@ export function imageCommand(name: string, ctx: ShellContext): Handler | undefin
     case 'lsof': return has('lsof') ? lsof : undefined;
     case 'tcpdump': return has('tcpdump') ? tcpdump : undefined;
     case 'nginx': return imageName(ctx.image) === 'nginx' ? nginx : undefined;
+    case 'redis-cli': return imageName(ctx.image) === 'redis' ? redisCli : undefined;
     default: return undefined;
   }
 }

@@ -29,6 +29,7 @@
  * (http-commands.ts), busybox 1.28's nslookup (nslookup.ts); and the Job
  * example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts).
  */
+import type { Duplex } from 'node:stream';
 import { perlPiDigits, piToDigits } from './perl-pi.js';
 import { tar } from './tar.js';
 import { curl, wget, type HttpOutcome, type HttpRequest } from './http-commands.js';
@@ -444,6 +445,14 @@ export interface ShellContext {
   http?(req: HttpRequest): Promise<HttpOutcome>;
   /** A signal to the container's main process from `kill` (kill.ts): the runtime decides what it does; absent: nothing. */
   signalMain?(signal: number): void;
+  /** A TCP connection from the container (redis-cli: container-files.ts); undefined: the name does not resolve or nothing simulated holds the address. */
+  connect?(host: string, port: number): Promise<Duplex | undefined>;
+  /**
+   * The next line an interactive program (redis-cli without a command) reads
+   * from the exec's stdin, through the terminal's line discipline with a tty;
+   * undefined at its end. Absent where there is no such stdin.
+   */
+  readLine?(): Promise<string | undefined>;
   /** The pod's resolver over the cluster's records (nslookup.ts), made when asked; absent: nothing resolves but /etc/hosts. */
   dns?(): Promise<PodResolver>;
 }
