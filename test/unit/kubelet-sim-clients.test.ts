@@ -1,9 +1,12 @@
 /**
- * The Configuring Redis using a ConfigMap page on simulated nodes: which
+ * The database clients of the task pages on simulated nodes. Configuring
+ * Redis using a ConfigMap: which
  * containers run redis-server and with what arguments, the configuration
  * it reads when it starts (redis-config.ts), CONFIG GET/SET over the
  * protocol, and redis-cli's reply formats (redis-cli.ts) against a
- * simulated redis over in-memory connections.
+ * simulated redis over in-memory connections. Run a Single-Instance
+ * Stateful Application: the mysql client's greeting, banner and errors
+ * (mysql-client.ts) against the simulated mysql (wordpress.ts).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +16,8 @@ import { connectListener, type ListenerContext } from '../../src/kubelet/runtime
 import { memoryBytes, readRedisConfig, redisServerArgs } from '../../src/kubelet/runtime/simulated/redis-config.js';
 import { formatReplyRaw, formatReplyTTY, redisCli, splitArgs } from '../../src/kubelet/runtime/simulated/redis-cli.js';
 import type { ShellContext } from '../../src/kubelet/runtime/simulated/shell.js';
+import { mysqlClient } from '../../src/kubelet/runtime/simulated/mysql-client.js';
+import { terminalClient } from '../../src/kubelet/runtime/simulated/extra-commands.js';
 
 const page: Container = {
   name: 'redis', image: 'redis:5.0.4', command: ['redis-server', '/redis-master/redis.conf'],
@@ -100,5 +105,43 @@ describe('Configuring Redis using a ConfigMap: redis-server\'s config file and r
     assert.equal(formatReplyRaw(nested), 'a\n1\n\n');
     assert.deepEqual(splitArgs(`set 'a b' "c\\nd" e`), ['set', 'a b', 'c\nd', 'e']);
     assert.equal(splitArgs('get "open'), undefined);
+  });
+});
+
+describe('Run a Single-Instance Stateful Application: mysql -h mysql -ppassword', () => {
+  const server: Container = { name: 'mysql', image: 'mysql:5.6' };
+  async function mysql(args: string[], opts: { tty?: boolean; lines?: string[]; reach?: boolean } = {}) {
+    let out = '';
+    const lines = [...(opts.lines ?? [])];
+    const ctx = {
+      env: new Map(), hostname: 'mysql-client', image: 'mysql:5.6', readFile: () => undefined, listDir: () => undefined,
+      now: () => new Date(), sleep: async () => true, write: () => {},
+      connect: async (host: string) => (host === 'mysql' ? connectListener(containerListener(server)!, { hostname: 'mysql', env: new Map(), remoteAddress: '10.244.1.2' }) : undefined),
+      readLine: async () => lines.shift(),
+      ...(opts.tty ? { terminalColumns: () => 80 } : {}),
+    } satisfies ShellContext;
+    const code = await mysqlClient('mysql', args, ctx, (s, t) => { out += s === 'stderr' ? `ERR:${t}` : t; });
+    return { out, code };
+  }
+
+  it('on a terminal: the warning, the banner with the server\'s version, the prompt; a statement is not run; exit says Bye', async () => {
+    const r = await mysql(['-h', 'mysql', '-ppassword'], { tty: true, lines: ['show', 'databases;', 'exit'] });
+    assert.equal(r.code, 0);
+    assert.match(r.out, /^ERR:Warning: Using a password on the command line interface can be insecure\.\nWelcome to the MySQL monitor\.  Commands end with ; or \\g\.\nYour MySQL connection id is \d+\nServer version: 5\.6\.51 MySQL Community Server \(GPL\)\n/);
+    assert.match(r.out, /\n\nmysql> {5}-> ERROR 1105 \(HY000\): the mysql server of a k8ts simulated node runs no SQL \(it only greets\)\nmysql> Bye\n$/);
+  });
+
+  it('connection errors as the client words them; piped statements fail with the line', async () => {
+    assert.deepEqual(await mysql(['-h', 'nosuch']), { out: "ERR:ERROR 2005 (HY000): Unknown MySQL server host 'nosuch' (-2)\n", code: 1 });
+    assert.deepEqual(await mysql([]), { out: "ERR:ERROR 2002 (HY000): Can't connect to local MySQL server through socket '/var/run/mysqld/mysqld.sock' (2)\n", code: 1 });
+    assert.deepEqual(await mysql(['-hmysql'], { lines: ['', 'select 1;'] }), { out: 'ERR:ERROR 1105 (HY000) at line 2: the mysql server of a k8ts simulated node runs no SQL (it only greets)\n', code: 1 });
+  });
+
+  it('which container commands read the terminal as a shell does', () => {
+    assert.equal(terminalClient('mysql:5.6', ['mysql', '-h', 'mysql', '-ppassword']), true);
+    assert.equal(terminalClient('mysql:5.6', ['mysql', '-e', 'select 1']), false);
+    assert.equal(terminalClient('busybox', ['mysql']), false);
+    assert.equal(terminalClient('redis', ['redis-cli', '-h', 'redis']), true);
+    assert.equal(terminalClient('redis', ['redis-cli', 'ping']), false);
   });
 });
