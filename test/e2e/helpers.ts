@@ -196,8 +196,8 @@ export function apiStream(cluster: Cluster, path: string): Promise<ApiStream> {
   });
 }
 
-/** Runs a command under a pseudo-terminal (util-linux script), feeding it `input` once started. */
-export function underTerminal(command: string, input: string[], timeoutMs = 30_000): Promise<{ out: string; code: number | null }> {
+/** Runs a command under a pseudo-terminal (util-linux script), feeding it `input` a line at each prompt (a shell's, or `prompt`: redis-cli's, mysql's). */
+export function underTerminal(command: string, input: string[], timeoutMs = 30_000, prompt = /[#$] (\x1b\[6n|\x1b\[J)?$/): Promise<{ out: string; code: number | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
@@ -205,7 +205,7 @@ export function underTerminal(command: string, input: string[], timeoutMs = 30_0
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       // One line at a time, each once the shell has shown a prompt (busybox redraws an attached one with ESC[J after it).
-      if (pending.length && /[#$] (\x1b\[6n|\x1b\[J)?$/.test(out)) child.stdin.write(pending.shift()!);
+      if (pending.length && prompt.test(out)) child.stdin.write(pending.shift()!);
     });
     child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`timed out under a terminal: ${out}`)); }, timeoutMs);

@@ -107,6 +107,26 @@ describe('simulated commands: what the tutorials\' pods print', () => {
     assert.deepEqual(neverTrue, { out: '', code: 0 });
   });
 
+  it('Indexed Job: bash\'s items=(...) and ${items[$JOB_COMPLETION_INDEX]} write the index\'s word; rev prints it reversed', async () => {
+    const script = 'items=(foo bar baz qux xyz)\necho ${items[$JOB_COMPLETION_INDEX]} > /input/data.txt\n';
+    const program = parseProgram(['bash', '-c', script]);
+    assert.ok(program);
+    const written: string[] = [];
+    for (const index of ['0', '3', '-1', '7']) {
+      const r = await run(['bash', '-c', `items=(foo "b a r" baz qux xyz); echo "\${items[$JOB_COMPLETION_INDEX]}" $items \${items[1]}`], { env: { JOB_COMPLETION_INDEX: index } });
+      written.push(r.out);
+    }
+    assert.deepEqual(written, ['foo foo b a r\n', 'qux foo b a r\n', 'xyz foo b a r\n', ' foo b a r\n']);
+    // A plain variable is an array of one element.
+    assert.equal((await run(['bash', '-c', 'v=one; echo ${v[0]}-${v[1]}-'])).out, 'one--\n');
+    // dash and ash have no arrays: not run.
+    assert.equal(parseProgram(['sh', '-c', script]), undefined);
+    assert.equal((await run(['rev', '/input/data.txt'], { files: { '/input/data.txt': 'foo\nhéllo\n' } })).out, 'oof\nolléh\n');
+    // The downward API file has no newline; rev adds none.
+    assert.equal((await run(['rev', '/input/data.txt'], { files: { '/input/data.txt': '12' } })).out, '21');
+    assert.deepEqual(await run(['rev', '/nope']), { out: 'ERR:rev: /nope: No such file or directory\n', code: 1 });
+  });
+
   it('what it does not run: a while loop in a pipe or whose condition is not run (read), here-documents, background jobs, unknown commands, no command', () => {
     for (const argv of [['sh', '-c', 'while true; do echo a; done | head -n 1'], ['sh', '-c', 'while read l; do echo $l; done'], ['sh', '-c', 'cat <<EOF'],
       ['sh', '-c', 'echo a >& /tmp/x'], ['sh', '-c', 'sleep 1 & echo a'], ['sh', '-c', 'env | nosuch'], ['sh', '-c', 'tail -f /var/log/x'], ['tail', '-F', '/var/log/x'],

@@ -4,13 +4,14 @@
  * (agnhost's subcommand is in its args) or that talk to other pods (the
  * guestbook, WordPress), then the images of listeners.ts. A server runs
  * when the image's own entrypoint does (no `command`, except agnhost whose
- * args name what it serves); undefined: nothing the simulator knows listens.
+ * args name what it serves, and redis-server named in the command);
+ * undefined: nothing the simulator knows listens.
  */
 import type { Container } from 'kubernetes-types/core/v1.js';
 import { imageListener, type ImageListener } from './listeners.js';
 import { repoAndTag } from './image-contents.js';
 import { agnhostListener, goproxyListener } from './agnhost.js';
-import { redisFollowerListener, redisListener } from './redis.js';
+import { redisFollowerListener, redisServerListener } from './redis.js';
 import { guestbookFrontendListener } from './guestbook.js';
 import { mysqlListener, wordpressListener } from './wordpress.js';
 
@@ -20,7 +21,6 @@ function entrypointServer(repo: string, tag: string): ImageListener | undefined 
     case 'registry.k8s.io/goproxy':
     case 'k8s.gcr.io/goproxy':
     case 'gcr.io/google_containers/goproxy': return goproxyListener;
-    case 'docker.io/library/redis': return redisListener;
     case 'us-docker.pkg.dev/google-samples/containers/gke/gb-redis-follower':
     case 'gcr.io/google-samples/gb-redis-follower':
     case 'gcr.io/google_samples/gb-redis-follower': return redisFollowerListener;
@@ -37,6 +37,8 @@ export function containerListener(spec: Container): ImageListener | undefined {
   const image = String(spec.image ?? '');
   const { repo, tag } = repoAndTag(image);
   if (repo === 'registry.k8s.io/e2e-test-images/agnhost' || repo === 'k8s.gcr.io/e2e-test-images/agnhost') return agnhostListener(spec);
+  // redis-server also runs when the command names it with a config file (the Configuring Redis using a ConfigMap page).
+  if (repo === 'docker.io/library/redis') return redisServerListener(spec) ?? imageListener(image);
   const own = spec.command?.length ? undefined : entrypointServer(repo, tag);
   return own ?? imageListener(image);
 }

@@ -8,6 +8,8 @@
  *     command in an image whose CMD is a shell (busybox, busyboxplus, alpine: sh;
  *     debian and ubuntu: bash), runs the simulated interactive shell
  *     (exec.ts) on the container's stdin: that is what an attach talks to.
+ *     So does a client whose command reads the terminal (`mysql -h mysql
+ *     -ppassword` in the mysql image, `redis-cli` alone: extra-commands.ts).
  *  2. Whatever the container writes (its shell, or the command the
  *     simulated shell runs: program.ts) goes to every attach connected
  *     then, stdout and stderr apart (one stream with a tty).
@@ -30,6 +32,7 @@ import type { Container } from 'kubernetes-types/core/v1.js';
 import type { LocalStream, StreamRequest } from '../runtime.js';
 import { parseExec } from './shell.js';
 import { busyboxBased } from './ls-columns.js';
+import { terminalClient } from './extra-commands.js';
 
 /** The images whose default command (CMD) is a shell, and that shell. */
 const shellImages: [RegExp, string][] = [
@@ -46,7 +49,7 @@ export function shellSession(c: Container): string[] | undefined {
     const shell = shellImages.find(([re]) => re.test(image))?.[1];
     return shell ? [shell] : undefined;
   }
-  return 'interactive' in parseExec(argv) ? argv : undefined;
+  return 'interactive' in parseExec(argv) || terminalClient(c.image, argv) ? argv : undefined;
 }
 
 /** What the first attach of a stdinOnce container is given of what came before it (rule 3). */

@@ -73,7 +73,28 @@ export async function withContainerFiles(base: ContainerView, d: ContainerFilesD
   let resolver: ReturnType<typeof podResolver> | undefined;
   const dns = () => (resolver ??= podResolver(d.pod, d.objects));
   const reach = podReach(d.pod, d.objects, d.network ?? processPodNetwork);
-  return { ...files, http: podHttp(ownHosts, d.dial, (host) => resolveHost(host, files, dns), reach), dns };
+  return { ...files, http: podHttp(ownHosts, d.dial, (host) => resolveHost(host, files, dns), reach), dns, connect: tcpConnect(d, base.hostname, files, dns, reach) };
+}
+
+/**
+ * A TCP connection from the container to HOST:PORT (redis-cli, an image's
+ * server dialling another: container-connect.ts): its own pod's ports
+ * through the runtime's dialPort, else the name resolved as its libc would
+ * (/etc/hosts, then the cluster DNS) and routed as curl's requests are.
+ * undefined: the name does not resolve or no simulated pod holds the
+ * address; a port nobody listens on gives a connection that fails with
+ * ECONNREFUSED.
+ */
+function tcpConnect(d: ContainerFilesDeps, hostname: string, files: ContainerView, dns: () => ReturnType<typeof podResolver>, reach: ReturnType<typeof podReach>) {
+  const own = new Set(['localhost', '127.0.0.1', d.podIP, hostname].filter((h): h is string => !!h).map((h) => h.toLowerCase()));
+  return async (host: string, port: number): Promise<Duplex | undefined> => {
+    if (own.has(host.toLowerCase())) return d.dial(port);
+    const address = (await resolveHost(host, files, dns).catch(() => []))[0];
+    if (!address) return undefined;
+    if (own.has(address)) return d.dial(port);
+    const dialer = await reach(address, host).catch(() => undefined);
+    return dialer?.(port);
+  };
 }
 
 /** The files an image's responder serves from (listeners.ts): the layer and volumes, without the environment. */

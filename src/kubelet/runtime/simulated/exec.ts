@@ -99,7 +99,16 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     const view = await deps.view();
     if (req.tty) view.env.set('TERM', 'xterm');
     const writeBytes = (data: Buffer) => { if (!closed) stdout.write(data); };
-    const ctx: ShellContext = { ...view, now: () => deps.timers.now(), sleep, write, writeBytes, readStdin, signalMain: deps.signalMain, ...(req.tty ? { terminalColumns: () => columns } : {}) };
+    // A program that reads stdin line by line (redis-cli's prompt) reads it through the same line discipline as the interactive shell.
+    const readLine = () => {
+      input ??= new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
+      if (closed) input.close();
+      return input.next();
+    };
+    const ctx: ShellContext = {
+      ...view, now: () => deps.timers.now(), sleep, write, writeBytes, readStdin, signalMain: deps.signalMain,
+      ...(req.stdin ? { readLine } : {}), ...(req.tty ? { terminalColumns: () => columns } : {}),
+    };
     if ('unsupported' in parsed) { write('stderr', unsupportedMessage(deps.nodeName, parsed.unsupported)); return 2; }
     if ('program' in parsed) {
       // `sh -c` / `bash -c`: the shell names itself by $0; a command run directly keeps busybox's words.
@@ -109,7 +118,7 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
       const dialect = shell ? { name: shellDialect(shell, view.image), argv0: shell, interactive: false, line: () => 1 } : undefined;
       return (await runProgram(parsed.program, { ...ctx, notFound, ...(dialect ? { dialect } : {}) })) ?? 137;
     }
-    input = new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
+    input ??= new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
     if (closed) input.close();
     // The interactive shell is a process of the container too (ps lists it).
     const processes = deps.mainShell ? ctx.processes ?? [] : [...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: argv.join(' ') }];
@@ -168,7 +177,7 @@ async function interactive(argv0: string, ctx: ShellContext, input: LineInput, o
     if (line === undefined) return o.running() ? leave(status) : 137;
     lineNumber++;
     if (line === '\x03') { status = 130; continue; }
-    const parsed = parseExecLine(line);
+    const parsed = parseExecLine(line, dialect === 'bash');
     if ('unsupported' in parsed) { ctx.write('stderr', unsupportedMessage(o.nodeName, parsed.unsupported)); status = 2; continue; }
     const r = await runLine(parsed.program as Command[], ctx);
     if (!r) {

@@ -8,7 +8,10 @@
  *  - `nginx -s quit|stop|reload|reopen`, `-v`, `-t` in the official nginx
  *    image (the lifecycle page's preStop `nginx -s quit`): quit and stop
  *    signal the master (PID 1), as nginx -s does, which the runtime turns
- *    into the container's exit (kill.ts's rules for PID 1).
+ *    into the container's exit (kill.ts's rules for PID 1);
+ *  - `redis-cli` in the official redis image (redis-cli.ts), to the
+ *    simulated redis of its own pod or another; `mysql` in the official
+ *    mysql image (mysql-client.ts), which connects and greets only.
  *
  * A command the image does not have (yet) answers undefined here, and the
  * shell says `not found` as before.
@@ -19,6 +22,8 @@ import { procpsPs } from './procps.js';
 import { lsFlavour } from './ls-columns.js';
 import { nginxImageVersion } from './nginx-log.js';
 import type { SimulatedProcess } from './processes.js';
+import { redisCli } from './redis-cli.js';
+import { mysqlClient } from './mysql-client.js';
 
 type Out = (stream: 'stdout' | 'stderr', text: string) => void;
 type Handler = (argv0: string, args: string[], ctx: ShellContext, out: Out) => Promise<number> | number;
@@ -85,6 +90,17 @@ function nginx(_argv0: string, args: string[], ctx: ShellContext, out: Out): num
   return 1;
 }
 
+/**
+ * Whether a container's command is one of the clients above that reads its
+ * terminal (`kubectl run -it ... -- mysql -h mysql -ppassword`): the
+ * runtime runs it on the container's stdin as it runs a shell (attach.ts).
+ */
+export function terminalClient(image: string | undefined, argv: string[]): boolean {
+  const base = (argv[0] ?? '').replace(/^.*\//, '');
+  if (base === 'mysql') return imageName(image) === 'mysql' && !argv.some((a) => a === '-e' || a.startsWith('--execute'));
+  return base === 'redis-cli' && imageName(image) === 'redis' && argv.slice(1).every((a, i, rest) => a.startsWith('-') || ['-h', '-p', '-n'].includes(rest[i - 1] ?? ''));
+}
+
 /** The command `name` where the container's image has it, or has had it installed; undefined: not found. */
 export function imageCommand(name: string, ctx: ShellContext): Handler | undefined {
   if (lsFlavour(ctx.image) === 'busybox') return undefined;
@@ -95,6 +111,8 @@ export function imageCommand(name: string, ctx: ShellContext): Handler | undefin
     case 'lsof': return has('lsof') ? lsof : undefined;
     case 'tcpdump': return has('tcpdump') ? tcpdump : undefined;
     case 'nginx': return imageName(ctx.image) === 'nginx' ? nginx : undefined;
+    case 'redis-cli': return imageName(ctx.image) === 'redis' ? redisCli : undefined;
+    case 'mysql': return imageName(ctx.image) === 'mysql' ? mysqlClient : undefined;
     default: return undefined;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The text filters the tutorials pipe into (`env | grep SPECIAL`, `ls |
  * wc -l`, `sort | uniq -c`): busybox 1.35's grep, head, tail, wc, sort,
- * uniq, cut and tr over files or stdin, in the options the docs use. An
+ * uniq, cut, tr and rev over files or stdin, in the options the docs use. An
  * option beyond those answers as busybox answers an unknown one: `NAME:
  * invalid option -- 'X'` and the usage line (exit 2 for grep, 1 for the
  * rest). Output is byte for byte busybox's for what is supported.
@@ -307,7 +307,22 @@ async function cat(args: string[], io: FilterIO): Promise<number> {
   return status;
 }
 
-export const filterNames = ['grep', 'head', 'tail', 'wc', 'sort', 'uniq', 'cut', 'tr', 'cat'] as const;
+/**
+ * `rev`: each line's characters reversed, its newline kept where it was (a
+ * last line without one stays without: the Indexed Job page's downward API
+ * file `3`). Code points, not bytes, as busybox's rev with a UTF-8 locale.
+ */
+async function rev(args: string[], io: FilterIO): Promise<number> {
+  const files = await inputs('rev', args.filter((a) => a === '-' || !a.startsWith('-')), io);
+  let status = 0;
+  for (const f of files) {
+    if (f.text === undefined) { status = 1; continue; }
+    io.out('stdout', f.text.split('\n').map((line) => [...line].reverse().join('')).join('\n'));
+  }
+  return status;
+}
+
+export const filterNames = ['grep', 'head', 'tail', 'wc', 'sort', 'uniq', 'cut', 'tr', 'cat', 'rev'] as const;
 
 /** Runs one filter; its exit code. */
 export async function runFilter(name: string, args: string[], io: FilterIO): Promise<number> {
@@ -320,6 +335,7 @@ export async function runFilter(name: string, args: string[], io: FilterIO): Pro
       case 'uniq': return await uniq(args, io);
       case 'cut': return await cut(args, io);
       case 'tr': return await tr(args, io);
+      case 'rev': return await rev(args, io);
       default: return await cat(args, io);
     }
   } catch (e) {

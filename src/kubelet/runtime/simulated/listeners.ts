@@ -85,6 +85,10 @@ export interface ImageListener {
   ports(env: Map<string, string>): number[];
   respond?: Responder;
   serve?(socket: Duplex, ctx: ListenerContext): void;
+  /** Called when the container instance starts, for what the server reads then (redis-server its config file). */
+  start?(ctx: Pick<ListenerContext, 'files' | 'memory'>): void;
+  /** What the server logs as it starts, where it differs from the image's entrypoint's (image-contents.ts). */
+  startLog?(startedAt: Date): string;
 }
 
 const nginxDefaultVersion = '1.27.3';

@@ -5,14 +5,18 @@
  * `redis-cli` or telnet send them) with the keys in the instance's memory,
  * so a restarted container starts empty as a redis without persistence
  * does. Commands: PING, ECHO, GET, SET, DEL, EXISTS, APPEND, KEYS *,
- * DBSIZE, SELECT 0, QUIT, COMMAND; any other is redis's unknown-command
- * error. A replica refuses writes (`READONLY`) and reads its leader's keys
+ * DBSIZE, SELECT 0, QUIT, COMMAND, CONFIG GET/SET (redis-config.ts: the
+ * configuration the server started with); any other is redis's
+ * unknown-command error. A replica refuses writes (`READONLY`) and reads its leader's keys
  * (it dials `redis-leader:6379` as its run.sh's `--replicaof` names it, so
  * a read sees what was written, as a replica in sync does; with the leader
  * unreachable it has no keys).
  */
 import type { Duplex } from 'node:stream';
+import type { Container } from 'kubernetes-types/core/v1.js';
 import type { ImageListener, ListenerContext } from './listeners.js';
+import { configCommand, hasConfigFile, readRedisConfig, redisServerArgs, type RedisConfig } from './redis-config.js';
+import { repoAndTag } from './image-contents.js';
 
 export type RedisReply = { simple: string } | { error: string } | { integer: number } | { bulk: string | null } | { array: RedisReply[] };
 
@@ -95,7 +99,7 @@ const writes = new Set(['set', 'del', 'append']);
 const wrongArgs = (name: string): RedisReply => ({ error: `ERR wrong number of arguments for '${name}' command` });
 
 /** One command against the instance's keys (a leader's, or a replica's reads through `read`). */
-async function execute(args: string[], keys: Keys, replicaRead?: (args: string[]) => Promise<RedisReply | undefined>): Promise<RedisReply> {
+async function execute(args: string[], keys: Keys, config: RedisConfig, replicaRead?: (args: string[]) => Promise<RedisReply | undefined>): Promise<RedisReply> {
   const [name = '', ...rest] = args;
   const cmd = name.toLowerCase();
   if (replicaRead && writes.has(cmd)) return { error: "READONLY You can't write against a read only replica." };
@@ -117,12 +121,18 @@ async function execute(args: string[], keys: Keys, replicaRead?: (args: string[]
     case 'dbsize': return { integer: keys.size };
     case 'select': return rest[0] === '0' ? { simple: 'OK' } : { error: 'ERR DB index is out of range' };
     case 'command': return { array: [] };
+    case 'config': return configCommand(rest, config);
     default: return { error: `ERR unknown command \`${name}\`, with args beginning with: ${rest.map((a) => `\`${a}\`, `).join('')}` };
   }
 }
 
+/** The configuration the instance started with (read by the listener's start); the defaults where it was not read. */
+const configOf = (ctx: Pick<ListenerContext, 'memory'>): Promise<RedisConfig> =>
+  (ctx.memory?.get('redis-config') as Promise<RedisConfig> | undefined) ?? Promise.resolve(readRedisConfig([], undefined));
+
 function serveRedis(socket: Duplex, ctx: ListenerContext, replicaOf?: string): void {
   const keys = keysOf(ctx);
+  const config = configOf(ctx);
   const replicaRead = replicaOf ? async (args: string[]) => {
     const leader = await ctx.connect?.(replicaOf, 6379).catch(() => undefined);
     return leader ? redisCall(leader, args) : undefined;
@@ -138,7 +148,7 @@ function serveRedis(socket: Duplex, ctx: ListenerContext, replicaOf?: string): v
       // Replies go out in the order the commands came, as redis answers a pipeline.
       queue = queue.then(async () => {
         if (args[0]!.toLowerCase() === 'quit') { socket.end('+OK\r\n'); return; }
-        const reply = await execute(args, keys, replicaRead);
+        const reply = await execute(args, keys, await config, replicaRead);
         if (!socket.destroyed) socket.write(encodeReply(reply));
       });
     }
@@ -146,7 +156,23 @@ function serveRedis(socket: Duplex, ctx: ListenerContext, replicaOf?: string): v
   socket.on('error', () => socket.destroy());
 }
 
-export const redisListener: ImageListener = { ports: () => [6379], serve: (socket, ctx) => serveRedis(socket, ctx) };
+/**
+ * The official image's redis-server, run by its entrypoint or named in the
+ * container's command (redisServerArgs): its configuration is read from the
+ * container's files when the instance starts; its log is redis-server's
+ * start (for a tag that names a version).
+ */
+export function redisServerListener(spec: Container): ImageListener | undefined {
+  const args = redisServerArgs(spec);
+  if (!args) return undefined;
+  const { tag } = repoAndTag(String(spec.image ?? ''));
+  return {
+    ports: () => [6379],
+    serve: (socket, ctx) => serveRedis(socket, ctx),
+    start: (ctx) => { ctx.memory?.set('redis-config', (async () => readRedisConfig(args, await ctx.files?.().catch(() => undefined)))()); },
+    ...(/^\d+\.\d+\.\d+$/.test(tag) ? { startLog: (at: Date) => redisStartLog(tag, at, hasConfigFile(args)) } : {}),
+  };
+}
 
 /** gb-redis-follower: a replica of redis-leader (its run.sh's `--replicaof redis-leader 6379`). */
 export const redisFollowerListener: ImageListener = { ports: () => [6379], serve: (socket, ctx) => serveRedis(socket, ctx, 'redis-leader') };
@@ -163,12 +189,12 @@ function redisLogTime(d: Date): string {
  * logo) logs when it starts; the host-dependent warnings (somaxconn,
  * overcommit_memory, THP) are left out.
  */
-export function redisStartLog(version: string, startedAt: Date): string {
+export function redisStartLog(version: string, startedAt: Date, configFile = false): string {
   const t = redisLogTime(startedAt);
   return [
     `1:C ${t} # oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo`,
     `1:C ${t} # Redis version=${version}, bits=64, commit=00000000, modified=0, pid=1, just started`,
-    `1:C ${t} # Warning: no config file specified, using the default config. In order to specify a config file use redis-server /path/to/redis.conf`,
+    configFile ? `1:C ${t} # Configuration loaded` : `1:C ${t} # Warning: no config file specified, using the default config. In order to specify a config file use redis-server /path/to/redis.conf`,
     `1:M ${t} * Running mode=standalone, port=6379.`,
     `1:M ${t} # Server initialized`,
     `1:M ${t} * Ready to accept connections`,

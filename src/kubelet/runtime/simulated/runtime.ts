@@ -78,7 +78,7 @@ import { emptyLayer, type WritableLayer } from './layer.js';
 import { listenerFiles, withContainerFiles, type ContainerFilesDeps } from './container-files.js';
 import { processVolumeStore, type SimulatedVolumeStore } from './volumes.js';
 import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.js';
-import { connectListener, imageListener, refusedConnection } from './listeners.js';
+import { connectListener, imageListener, refusedConnection, type ListenerFiles } from './listeners.js';
 import { containerListener } from './app-servers.js';
 import { containerConnect } from './container-connect.js';
 import { hasNoShell, runsUntilStopped } from './image-entrypoints.js';
@@ -432,6 +432,13 @@ export class SimulatedRuntime implements PodRuntime {
     // An image with nothing but its entrypoint (pause) has no program to exec.
     if (hasNoShell(spec.image) && !req.cmd[0]!.startsWith('/pause')) throw execNotFoundError(req.cmd[0]!);
     return openSimulatedExec(req.cmd, req, this.execDeps(p, c, spec));
+  }
+
+  /** The instance's files as its own process reads them at start: with its ConfigMap, Secret and downward API volumes, which listenerFiles leaves out. */
+  private async startFiles(p: SimPod, c: RuntimeContainerStatus, spec: Container): Promise<ListenerFiles> {
+    const v = await this.execDeps(p, c, spec).view();
+    const text = (path: string) => v.readFile(path);
+    return { readBytes: (path) => v.readBytes?.(path) ?? (text(path) === undefined ? undefined : Buffer.from(text(path)!)), listDir: (path) => v.listDir(path), mountPaths: (spec.volumeMounts ?? []).map((m) => m.mountPath) };
   }
 
   /** What a session in the simulated shell of this container instance reads and waits on (exec.ts). */
@@ -1071,6 +1078,9 @@ export class SimulatedRuntime implements PodRuntime {
       const live = (id: string) => [...p.initContainers, ...p.containers, ...p.ephemeralContainers].some((x) => x.id === id);
       (p.startEnv ??= new StartEnvironments()).capture(c.id, p.pod, spec, this.opts.objects, live);
     }
+    // The image's server reads what it reads at start (redis-server its config file: redis-config.ts); only nodes that keep logs run servers' starts.
+    const server = this.opts.podLogsDir && spec && c.state === 'running' ? containerListener(spec) : undefined;
+    if (server?.start) server.start({ files: () => this.startFiles(p, c, spec!), memory: serverMemory(p, c.id) });
     if (spec?.lifecycle?.postStart?.exec && c.state === 'running') this.postStart(p, c, spec);
     if (this.usage && spec && c.state === 'running') this.armOOMKill(p, c, spec);
     const stdio = this.opts.podLogsDir && spec && c.state === 'running' ? this.openConsole(p, c, spec) : undefined;
@@ -1078,7 +1088,8 @@ export class SimulatedRuntime implements PodRuntime {
     if (shell) { p.programs.set(c.name, c.id); this.runShell(p, c, spec!, shell, stdio!); return; }
     if (!this.opts.podLogsDir || !spec || !runsProgram(spec)) {
       // A stress program prints its info line (stress.ts); nodes without logs read no command line.
-      const own = (this.opts.podLogsDir && spec ? stressWorkload(spec)?.startLog : undefined) ?? entrypointStartLog(p.pod, spec, c.startedAt ?? this.timers.now());
+      const own = (this.opts.podLogsDir && spec ? stressWorkload(spec)?.startLog : undefined) ?? server?.startLog?.(c.startedAt ?? this.timers.now())
+        ?? entrypointStartLog(p.pod, spec, c.startedAt ?? this.timers.now());
       this.log(p, c, own ?? `Created container ${c.name}\nStarted container ${c.name}\n`);
       return;
     }

@@ -29,6 +29,7 @@
  * (http-commands.ts), busybox 1.28's nslookup (nslookup.ts); and the Job
  * example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts).
  */
+import type { Duplex } from 'node:stream';
 import { perlPiDigits, piToDigits } from './perl-pi.js';
 import { tar } from './tar.js';
 import { curl, wget, type HttpOutcome, type HttpRequest } from './http-commands.js';
@@ -46,7 +47,7 @@ import { kill } from './kill.js';
 import { busyboxPs, type SimulatedProcess } from './processes.js';
 import { imageCommand } from './extra-commands.js';
 
-type Part = { lit: string } | { var: string; quoted: boolean } | { sub: Command[]; quoted: boolean } | { arith: string; quoted: boolean };
+type Part = { lit: string } | { var: string; quoted: boolean; index?: string } | { sub: Command[]; quoted: boolean } | { arith: string; quoted: boolean };
 type Word = Part[];
 
 /** `> FILE`, `>> FILE`, `2> FILE` (target), `2>&1`, `>&2` (dup), `< FILE` (fd 0): applied left to right, as the shell does. */
@@ -55,6 +56,7 @@ export type Redirect = { fd: 1 | 2; append: boolean; target: Word } | { fd: 1 | 
 export type Command =
   | { kind: 'simple'; words: Word[]; op: Op; redirs?: Redirect[]; direct?: true }
   | { kind: 'assign'; name: string; value: Word; op: Op }
+  | { kind: 'assign-array'; name: string; words: Word[]; op: Op }
   | { kind: 'while'; cond: Command[]; body: Command[]; op: Op; until?: true }
   | { kind: 'for'; name: string; words: Word[]; body: Command[]; op: Op }
   | { kind: 'pi'; digits: number; op: Op }
@@ -77,12 +79,17 @@ const shells = new Set(['sh', 'bash', 'ash', 'dash']);
 class Unsupported extends Error {}
 
 /** A token: a word, an operator (`;`, `&&`, `||`, newline as `;`) or a redirection (its target is the next word). */
-type Token = { word: Word; raw: string } | { op: string } | { redir: { fd: 0 | 1 | 2; append: boolean; dup?: 1 | 2 } };
+type Token = { word: Word; raw: string } | { op: string } | { redir: { fd: 0 | 1 | 2; append: boolean; dup?: 1 | 2 } } | { array: string; words: Word[] };
 
 /** `[n]>`, `[n]>>`, `[n]>&m` at a token's start (n, m: 1 or 2). */
 const redirection = /^([12]?)(>>?)(?:&([12]))?/;
 
-function tokenize(src: string, lenient: boolean): Token[] {
+/**
+ * `bash`: the script is bash's, whose indexed arrays (`items=(foo bar)`,
+ * `${items[$i]}`: the Indexed Job page's input container) parse; dash and
+ * ash have none (their `(` there is a syntax error: not simulated).
+ */
+function tokenize(src: string, lenient: boolean, bash = false): Token[] {
   const out: Token[] = [];
   let i = 0;
   while (i < src.length) {
@@ -101,6 +108,15 @@ function tokenize(src: string, lenient: boolean): Token[] {
     }
     if (ch === '|') { out.push({ op: '|' }); i++; continue; }
     if (ch === '<' && src[i + 1] !== '<' && src[i + 1] !== '&' && src[i + 1] !== '(') { out.push({ redir: { fd: 0, append: false } }); i++; continue; }
+    const prev = out[out.length - 1];
+    if (ch === '(' && bash && prev && 'raw' in prev && /^[A-Za-z_][A-Za-z0-9_]*=$/.test(prev.raw) && src[i - 1] === '=') {
+      const end = closingParen(src, i);
+      const inner = tokenize(src.slice(i + 1, end), lenient, bash).filter((t) => !('op' in t && t.op === ';'));
+      if (!inner.every((t) => 'word' in t)) throw new Unsupported('an array of more than words');
+      out[out.length - 1] = { array: prev.raw.slice(0, -1), words: inner.map((t) => (t as { word: Word }).word) };
+      i = end + 1;
+      continue;
+    }
     if ('|&<>()'.includes(ch)) throw new Unsupported(`operator ${ch}`);
     const start = i;
     const word: Word = [];
@@ -118,7 +134,7 @@ function tokenize(src: string, lenient: boolean): Token[] {
         while (i < src.length && src[i] !== '"') {
           if (src[i] === '\\' && '$`"\\\n'.includes(src[i + 1] ?? '')) { lit += src[i + 1]; i += 2; } else if (src[i] === '$' || src[i] === '`') {
             flush();
-            i = expansion(src, i, word, true, lenient);
+            i = expansion(src, i, word, true, lenient, bash);
           } else lit += src[i++];
         }
         if (src[i] !== '"') throw new Unsupported('unterminated quote');
@@ -126,7 +142,7 @@ function tokenize(src: string, lenient: boolean): Token[] {
         if (!word.length && !lit) word.push({ lit: '' });
       } else if (c === '$' || c === '`') {
         flush();
-        i = expansion(src, i, word, false, lenient);
+        i = expansion(src, i, word, false, lenient, bash);
       } else lit += src[i++];
     }
     flush();
@@ -135,12 +151,24 @@ function tokenize(src: string, lenient: boolean): Token[] {
   return out;
 }
 
-/** One $VAR, ${VAR}, $(...) or `...` at src[i], added to word; returns where it ends. */
-function expansion(src: string, i: number, word: Word, quoted: boolean, lenient: boolean): number {
+/** Where the `)` closing the `(` at src[i] is, quotes skipped. */
+function closingParen(src: string, i: number): number {
+  let depth = 0;
+  for (let j = i; j < src.length; j++) {
+    const c = src[j];
+    if (c === "'" || c === '"') { const close = src.indexOf(c, j + 1); if (close < 0) break; j = close; continue; }
+    if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return j;
+  }
+  throw new Unsupported('unterminated (');
+}
+
+/** One $VAR, ${VAR}, ${ARRAY[INDEX]} (bash), $(...) or `...` at src[i], added to word; returns where it ends. */
+function expansion(src: string, i: number, word: Word, quoted: boolean, lenient: boolean, bash: boolean): number {
   if (src[i] === '`') {
     const end = src.indexOf('`', i + 1);
     if (end < 0) throw new Unsupported('unterminated backquote');
-    word.push({ sub: parseScript(src.slice(i + 1, end), lenient), quoted });
+    word.push({ sub: parseScript(src.slice(i + 1, end), lenient, bash), quoted });
     return end + 1;
   }
   const next = src[i + 1] ?? '';
@@ -149,13 +177,16 @@ function expansion(src: string, i: number, word: Word, quoted: boolean, lenient:
     let depth = 0;
     for (let j = i + 1; j < src.length; j++) {
       if (src[j] === '(') depth++;
-      else if (src[j] === ')' && --depth === 0) { word.push({ sub: parseScript(src.slice(i + 2, j), lenient), quoted }); return j + 1; }
+      else if (src[j] === ')' && --depth === 0) { word.push({ sub: parseScript(src.slice(i + 2, j), lenient, bash), quoted }); return j + 1; }
     }
     throw new Unsupported('unterminated $(');
   }
   if (next === '{') {
     const end = src.indexOf('}', i);
     const name = src.slice(i + 2, end);
+    // An element of a bash array; its subscript is arithmetic, evaluated when the word expands (`@` and `*` are not simulated).
+    const element = bash ? /^([A-Za-z_][A-Za-z0-9_]*)\[([^\]@*]+)\]$/.exec(name) : null;
+    if (end >= 0 && element) { word.push({ var: element[1]!, index: element[2]!, quoted }); return end + 1; }
     if (end < 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Unsupported('${...} beyond a name');
     word.push({ var: name, quoted });
     return end + 1;
@@ -189,8 +220,8 @@ const plain = (w: Word | undefined): string | undefined => (w && w.every((p) => 
  * found or not when it runs (busybox's `sh: NAME: not found`, 127); else
  * (a container's own command) only the builtins parse.
  */
-function parseScript(src: string, lenient = false): Command[] {
-  const tokens = tokenize(src, lenient);
+function parseScript(src: string, lenient = false, bash = false): Command[] {
+  const tokens = tokenize(src, lenient, bash);
   let pos = 0;
   const isWord = (t: Token | undefined, text: string) => !!t && 'word' in t && t.raw === text;
   const skipSeparators = () => { while (pos < tokens.length && 'op' in tokens[pos] && (tokens[pos] as { op: string }).op === ';') pos++; };
@@ -228,6 +259,7 @@ function parseScript(src: string, lenient = false): Command[] {
   };
   const command = (): Command => {
     const first = tokens[pos];
+    if (first && 'array' in first) { pos++; return { kind: 'assign-array', name: first.array, words: first.words, op: ';' }; }
     if (isWord(first, 'if')) {
       pos++;
       const clauses: { cond: Command[]; body: Command[] }[] = [];
@@ -320,7 +352,7 @@ export function parseProgram(argv: string[]): Command[] | undefined {
   try {
     if (shells.has(base)) {
       if (argv[1] !== '-c' || argv[2] === undefined) return undefined;
-      return parseScript(argv[2]);
+      return parseScript(argv[2], false, base === 'bash');
     }
     if (!builtins.has(base) || shellOnly.has(base)) return undefined;
     if (base === 'tail' && tailFollows(argv.slice(1)) && argv.slice(1).join(' ') !== '-f /dev/null') return undefined;
@@ -347,15 +379,15 @@ export function parseExec(argv: string[]): ExecProgram {
   if (shells.has(base)) {
     if (argv.length === 1 || (argv.length === 2 && ['-i', '-l', '-il', '--login'].includes(argv[1]!))) return { interactive: base };
     if (argv[1] !== '-c' || argv[2] === undefined) return { unsupported: `${base} ${argv.slice(1).join(' ')}` };
-    return parseExecLine(argv[2]);
+    return parseExecLine(argv[2], base === 'bash');
   }
   return { program: [{ kind: 'simple', words: [[{ lit: argv[0]! }], ...argv.slice(1).map((a) => [{ lit: a }])], op: ';', direct: true }] };
 }
 
 /** One script of an exec (`sh -c SCRIPT`, or a line typed at the interactive shell). */
-export function parseExecLine(src: string): { program: Command[] } | { unsupported: string } {
+export function parseExecLine(src: string, bash = false): { program: Command[] } | { unsupported: string } {
   try {
-    return { program: parseScript(src, true) };
+    return { program: parseScript(src, true, bash) };
   } catch (e) {
     if (e instanceof Unsupported) return { unsupported: e.message };
     throw e;
@@ -413,6 +445,14 @@ export interface ShellContext {
   http?(req: HttpRequest): Promise<HttpOutcome>;
   /** A signal to the container's main process from `kill` (kill.ts): the runtime decides what it does; absent: nothing. */
   signalMain?(signal: number): void;
+  /** A TCP connection from the container (redis-cli: container-files.ts); undefined: the name does not resolve or nothing simulated holds the address. */
+  connect?(host: string, port: number): Promise<Duplex | undefined>;
+  /**
+   * The next line an interactive program (redis-cli without a command) reads
+   * from the exec's stdin, through the terminal's line discipline with a tty;
+   * undefined at its end. Absent where there is no such stdin.
+   */
+  readLine?(): Promise<string | undefined>;
   /** The pod's resolver over the cluster's records (nslookup.ts), made when asked; absent: nothing resolves but /etc/hosts. */
   dns?(): Promise<PodResolver>;
 }
@@ -453,6 +493,9 @@ type Out = (stream: 'stdout' | 'stderr', text: string) => void;
 /** `$?`: the last command's exit code, per shell (its environment stands for it). */
 const lastStatus = new WeakMap<Map<string, string>, number>();
 
+/** bash's indexed arrays, per shell as `$?`; `$NAME` is element 0, which the environment map holds. */
+const arrays = new WeakMap<Map<string, string>, Map<string, string[]>>();
+
 /** The shell's working directory and the one before it (`cd -`), per shell as `$?`. */
 const directories = new WeakMap<Map<string, string>, { cwd: string; old?: string }>();
 
@@ -486,6 +529,8 @@ function subshell(ctx: ShellContext): ShellContext {
   if (dirs) directories.set(env, { ...dirs });
   const status = lastStatus.get(ctx.env);
   if (status !== undefined) lastStatus.set(env, status);
+  const own = arrays.get(ctx.env);
+  if (own) arrays.set(env, new Map(own));
   return { ...ctx, env };
 }
 
@@ -561,6 +606,14 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
   if (cmd.kind === 'if') {
     for (const c of cmd.clauses) if (await runList(c.cond, ctx, out) === 0) return runList(c.body, ctx, out);
     return cmd.otherwise ? runList(cmd.otherwise, ctx, out) : 0;
+  }
+  if (cmd.kind === 'assign-array') {
+    // The elements are expanded and split as a command's words are.
+    const values = await fields(cmd.words, ctx);
+    if (!arrays.has(ctx.env)) arrays.set(ctx.env, new Map());
+    arrays.get(ctx.env)!.set(cmd.name, values);
+    ctx.env.set(cmd.name, values[0] ?? '');
+    return 0;
   }
   if (cmd.kind === 'assign') {
     // No field splitting in an assignment: the value's parts join as written.
@@ -673,6 +726,13 @@ function pipePeers(stages: Command[], i: number, ctx: ShellContext): { before: S
   return { before: stages.slice(0, i).flatMap(proc), after: stages.slice(i + 1).flatMap(proc) };
 }
 
+/** `${NAME[INDEX]}`: INDEX is arithmetic; a negative one counts from the end; a plain variable is an array of one; unset elements are empty. */
+function element(name: string, index: string, ctx: ShellContext): string {
+  const values = arrays.get(ctx.env)?.get(name) ?? (ctx.env.has(name) ? [ctx.env.get(name)!] : []);
+  const n = Number(arithmetic(index, ctx));
+  return values[n < 0 ? values.length + n : n] ?? '';
+}
+
 /** Words after expansion; an unquoted expansion splits on blanks, as the shell's field splitting. */
 async function fields(words: Word[], ctx: ShellContext): Promise<string[]> {
   const result: string[] = [];
@@ -682,7 +742,7 @@ async function fields(words: Word[], ctx: ShellContext): Promise<string[]> {
       let text: string;
       let quoted = true;
       if ('lit' in p) text = p.lit;
-      else if ('var' in p) { text = p.var === '?' ? String(lastStatus.get(ctx.env) ?? 0) : ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else if ('arith' in p) {
+      else if ('var' in p) { text = p.index !== undefined ? element(p.var, p.index, ctx) : p.var === '?' ? String(lastStatus.get(ctx.env) ?? 0) : ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else if ('arith' in p) {
         text = arithmetic(p.arith, ctx);
         quoted = p.quoted;
       } else {
@@ -787,7 +847,7 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
       if (args.join(' ') !== '-f /dev/null') { out('stderr', 'tail: only `tail -f /dev/null` is simulated\n'); return 1; }
       if (!(await ctx.sleep(Infinity))) throw new Stopped();
       return 0;
-    case 'grep': case 'head': case 'wc': case 'sort': case 'uniq': case 'cut': case 'tr': case 'cat':
+    case 'grep': case 'head': case 'wc': case 'sort': case 'uniq': case 'cut': case 'tr': case 'cat': case 'rev':
       return filter(name, args, ctx, out);
     case 'touch': case 'rm': case 'mkdir': case 'cp': case 'mv': case 'test': case '[': case '[[':
       return runFileCommand(name, args, {

@@ -42,7 +42,8 @@ function u32(n: number): Buffer {
 let connections = 8;
 
 export function mysqlListener(tag: string): ImageListener {
-  const version = /^\d+\.\d+\.\d+/.exec(tag)?.[0] ?? (tag.startsWith('5.7') ? '5.7.44' : '8.0.40');
+  // A tag without a patch version is that line's last release.
+  const version = /^\d+\.\d+\.\d+/.exec(tag)?.[0] ?? (tag.startsWith('5.6') ? '5.6.51' : tag.startsWith('5.7') ? '5.7.44' : '8.0.40');
   return {
     ports: () => [3306],
     serve: (socket: Duplex) => {
