@@ -16,6 +16,9 @@ interface Bucket { tokens: number; last: number }
 const spamBurst = 25;
 const spamRefillPerMs = 1 / 300_000;
 
+/** The spam filter's bucket of an object: its uid, else kind, namespace and name. */
+const spamKey = (obj: any): string => obj.metadata?.uid ?? `${obj.kind}/${obj.metadata?.namespace}/${obj.metadata?.name}`;
+
 let lastStamp = 0n;
 
 /**
@@ -44,8 +47,18 @@ export class EventRecorder {
     void this.record(obj, type, reason, message).catch((e) => this.logger?.debug('event not recorded', { reason, err: e }));
   }
 
+  /**
+   * Whether an event about `obj` would be written now (the spam filter has a token for it),
+   * without taking one: a caller can skip the work of building an event that would be dropped
+   * (the DaemonSet controller decoding each created pod only to name it in SuccessfulCreate).
+   */
+  wouldRecord(obj: any): boolean {
+    const b = this.buckets.get(spamKey(obj));
+    return !b || Math.min(spamBurst, b.tokens + (Date.now() - b.last) * spamRefillPerMs) >= 1;
+  }
+
   private allow(obj: any): boolean {
-    const key = obj.metadata?.uid ?? `${obj.kind}/${obj.metadata?.namespace}/${obj.metadata?.name}`;
+    const key = spamKey(obj);
     const now = Date.now();
     const b = this.buckets.get(key) ?? { tokens: spamBurst, last: now };
     b.tokens = Math.min(spamBurst, b.tokens + (now - b.last) * spamRefillPerMs);

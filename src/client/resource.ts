@@ -49,8 +49,15 @@ export class ResourceClient {
     return { items, metadata: { resourceVersion: rv } };
   }
 
-  create(namespace: string | undefined, obj: any, o: RequestOptions = {}): Promise<any> {
-    return this.rest.request('POST', this.path(namespace), { ...o, body: obj });
+  /**
+   * `light` sends it through the client's undici pool (rest.ts requestLight): for a controller's
+   * burst of creates (the DaemonSet controller's slow-start batches); `noResult` there leaves the
+   * answer of a success undecoded (resolves to undefined).
+   */
+  create(namespace: string | undefined, obj: any, o: RequestOptions & { light?: boolean; noResult?: boolean } = {}): Promise<any> {
+    const { light, noResult, ...rest } = o;
+    if (light) return this.rest.requestLight('POST', this.path(namespace), { ...rest, body: obj, discardSuccessBody: noResult });
+    return this.rest.request('POST', this.path(namespace), { ...rest, body: obj });
   }
   /** `light` sends it through the client's undici pool (rest.ts requestLight): for a steady stream of small writes, the kubelet's Lease renewals and pod status. */
   update(obj: any, sub?: string, o: { light?: boolean } = {}): Promise<any> {

@@ -15,14 +15,15 @@ function fakeInformer(): any {
   return { addIndex() {}, addEventHandler() {}, get: () => undefined, list: () => [], byIndex: () => [], hasSynced: () => false, size: 0 };
 }
 
-interface Fake { controller: DaemonSetsController; creates: string[]; batches: number[]; deletes: string[]; events: string[] }
+interface Fake { controller: DaemonSetsController; creates: string[]; batches: number[]; deletes: string[]; events: string[]; undecoded: number }
 
 /** A controller whose pod creates fail for the nodes in `failOn`, recording when each batch of creates started. */
-function fake(opts: { failOn?: Set<string>; burst?: number } = {}): Fake {
-  const f = { creates: [] as string[], batches: [] as number[], deletes: [] as string[], events: [] as string[] } as Fake;
+function fake(opts: { failOn?: Set<string>; burst?: number; eventBudget?: number } = {}): Fake {
+  const f = { creates: [] as string[], batches: [] as number[], deletes: [] as string[], events: [] as string[], undecoded: 0 } as Fake;
+  let budget = opts.eventBudget ?? Infinity;
   let inFlight = 0;
   const pods = {
-    async create(_ns: string, pod: any) {
+    async create(_ns: string, pod: any, o: { light?: boolean; noResult?: boolean } = {}) {
       if (inFlight++ === 0) f.batches.push(0);
       f.batches[f.batches.length - 1]++;
       const node = pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values[0];
@@ -30,6 +31,8 @@ function fake(opts: { failOn?: Set<string>; burst?: number } = {}): Fake {
       await new Promise((r) => setImmediate(r));
       inFlight--;
       if (opts.failOn?.has(node)) throw new ApiError(403, 'Forbidden', `pods "x" is forbidden: exceeded quota`);
+      assert.equal(o.light, true);
+      if (o.noResult) { f.undecoded++; return undefined; }
       return { ...pod, metadata: { ...pod.metadata, name: `${pod.metadata.generateName}${node}` } };
     },
     async delete(_ns: string, name: string) {
@@ -41,7 +44,11 @@ function fake(opts: { failOn?: Set<string>; burst?: number } = {}): Fake {
   const ctx: any = {
     clients: { pods }, informers: { informer: () => fakeInformer() }, logger: silentLogger, clock: { now: () => new Date() },
     config: defaultControllerConfig,
-    recorder: () => ({ event: (_o: any, type: string, reason: string, msg: string) => f.events.push(`${type} ${reason} ${msg}`) }),
+    // A spam filter of `eventBudget` events, as EventRecorder's (25 per object, then one per 5 minutes).
+    recorder: () => ({
+      wouldRecord: () => budget >= 1,
+      event: (_o: any, type: string, reason: string, msg: string) => { if (budget-- >= 1) f.events.push(`${type} ${reason} ${msg}`); },
+    }),
   };
   f.controller = new DaemonSetsController(ctx, { burstReplicas: opts.burst });
   return f;
@@ -63,6 +70,15 @@ describe('syncNodes', () => {
     assert.equal(f.creates.length, 10);
     assert.equal(f.events.filter((e) => e.startsWith('Normal SuccessfulCreate Created pod: ds-n')).length, 10);
     assert.ok(f.events.includes('Normal SuccessfulDelete Deleted pod: p1'));
+  });
+
+  it('leaves a created pod undecoded once the spam filter would drop its SuccessfulCreate event', async () => {
+    const f = fake({ eventBudget: 3 });
+    await f.controller.syncNodes(ds, [], nodes(10), 'h');
+    assert.equal(f.creates.length, 10);
+    assert.deepEqual(f.events, ['Normal SuccessfulCreate Created pod: ds-n0', 'Normal SuccessfulCreate Created pod: ds-n1', 'Normal SuccessfulCreate Created pod: ds-n2']);
+    // Batches 1 and 2 (n0-n2) spent the budget; the batches of 4 and 3 after them were not decoded.
+    assert.equal(f.undecoded, 7);
   });
 
   it('stops after a failing batch and no longer expects the skipped creates', async () => {

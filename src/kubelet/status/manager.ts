@@ -128,12 +128,14 @@ export class PodStatusManager {
 }
 
 /**
- * The body of a pods/status PUT: the pod with the new status and without its managedFields, which
- * a status write never takes from the request (upstream's field manager keeps the live ones for
- * every subresource write): they are about half of a pod's JSON, decoded and checked by the API
- * server for nothing.
+ * The body of a pods/status PUT: the pod's metadata and the new status, without its spec and
+ * managedFields. A status write takes neither from the request: upstream's podStatusStrategy puts
+ * the stored spec back (PrepareForUpdate, before validation) and its field manager keeps the live
+ * managedFields for every subresource write. Sent, they are most of a pod's JSON, which the kubelet
+ * would encode and the API server decode and check for nothing; upstream's kubelet sends a patch
+ * of the status alone (statusutil.PatchPodStatus).
  */
 export function statusUpdate(pod: Pod, status: PodStatus): Pod {
   const { managedFields: _omitted, ...metadata } = pod.metadata ?? {};
-  return { ...pod, metadata, status };
+  return { apiVersion: pod.apiVersion ?? 'v1', kind: pod.kind ?? 'Pod', metadata, status };
 }
