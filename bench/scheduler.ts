@@ -24,7 +24,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient, readAdminCredentials } from './lib/client.js';
 import { runConcurrent } from './lib/load.js';
-import { readMemory, RssSampler } from './lib/server.js';
+import { readMemory, resetPeakRss } from './lib/server.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
 import { Clientset, EventRecorder, InformerFactory, loadKubeconfig, stripManagedFields } from '../src/client/index.js';
 import { StringPool } from '../src/util/intern.js';
@@ -167,9 +167,11 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const informers = new InformerFactory(clients, { logger, transform: (o) => strings.internAll(stripManagedFields(o)), skipManagedFields: true });
     const recorder = events ? new EventRecorder(clients, 'default-scheduler', logger) : ({ event() {} } as unknown as EventRecorder);
     const scheduler = new Scheduler({ clients, informers, recorder, logger, clock: realClock });
-    const serverRss = new RssSampler(pid).start();
-    let selfPeak = 0;
-    const selfTimer = setInterval(() => { selfPeak = Math.max(selfPeak, process.memoryUsage.rss()); }, 100);
+    // Peaks while scheduling: each process's VmHWM reset here and read at the end, no sampling timer (two 100 ms
+    // timers in this process, one reading the server's /proc status, were counted in the scheduler's CPU).
+    const serverSetupPeakKB = readMemory(pid).hwmKB;
+    resetPeakRss(pid);
+    resetPeakRss();
     const t0 = performance.now();
     // The scheduling window on the monotonic clock, for reading CPU profiles of this phase alone (bench/lib/cpuprofile.ts --from-us/--to-us).
     const windowFromUs = process.hrtime.bigint() / 1000n;
@@ -177,6 +179,7 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const serverMain0 = mainThreadCpuMs(pid);
     const serverSplit0 = processCpuSplitMs(pid);
     const selfCpu0 = process.cpuUsage();
+    const selfMain0 = mainThreadCpuMs(process.pid);
     informers.start();
     scheduler.run();
     await Promise.all([informers.informer('nodes').waitForSync(), informers.informer('pods').waitForSync()]);
@@ -196,16 +199,18 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const serverCpuMs = processCpuMs(pid) - serverCpu0;
     const serverMainMs = mainThreadCpuMs(pid) - serverMain0;
     const selfCpu = process.cpuUsage(selfCpu0);
+    const selfMainMs = mainThreadCpuMs(process.pid) - selfMain0;
     const serverSplit = processCpuSplitMs(pid);
     const perPod = (ms: number) => (ms / Math.max(1, bound)).toFixed(3);
     log(`${nodes} nodes: CPU ms/pod, user + system: server ${perPod(serverSplit.user - serverSplit0.user)} + ${perPod(serverSplit.system - serverSplit0.system)}, `
-      + `scheduler ${perPod(selfCpu.user / 1000)} + ${perPod(selfCpu.system / 1000)}`);
+      + `scheduler ${perPod(selfCpu.user / 1000)} + ${perPod(selfCpu.system / 1000)}; main threads: server ${perPod(serverMainMs)}, scheduler ${perPod(selfMainMs)} `
+      + '(the rest: V8\'s collector helpers, libuv\'s pool, workers)');
     log(`${nodes} nodes: scheduling window --from-us ${windowFromUs} --to-us ${process.hrtime.bigint() / 1000n}`);
     const selfCpuMs = (selfCpu.user + selfCpu.system) / 1000;
     const wallSec = (lastBindAt - t0) / 1000;
     const bindSpanSec = (lastBindAt - firstBindAt) / 1000;
-    const serverPeakSchedulingKB = serverRss.stop();
-    clearInterval(selfTimer);
+    const serverPeakSchedulingKB = readMemory(pid).hwmKB;
+    const schedulerPeakKB = readMemory(process.pid).hwmKB;
     scheduler.stop();
     informers.stop();
     // Let the Scheduled events drain before checking placement.
@@ -223,7 +228,7 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const result: RunResult = {
       run, nodes, pods, nodeCreateSec, podCreateSec, syncSec, bindSpanSec, wallSec,
       throughput: bound > 1 ? (bound - 1) / bindSpanSec : 0,
-      serverPeakMB: readMemory(pid).hwmKB / 1024, serverPeakSchedulingMB: serverPeakSchedulingKB / 1024, schedulerPeakMB: selfPeak / 2 ** 20,
+      serverPeakMB: Math.max(serverSetupPeakKB, readMemory(pid).hwmKB) / 1024, serverPeakSchedulingMB: serverPeakSchedulingKB / 1024, schedulerPeakMB: schedulerPeakKB / 1024,
       eventsDropped, bindingCodes, bindingMeanMs, loadBefore, loadAfter: loadavg()[0],
       bindErrors, serverCpuMsPerPod: serverCpuMs / Math.max(1, bound), serverMainCpuMsPerPod: serverMainMs / Math.max(1, bound), schedulerCpuMsPerPod: selfCpuMs / Math.max(1, bound),
       schedulerSyncCpuMsPerPod: (syncCpu.user + syncCpu.system) / 1000 / Math.max(1, bound), maxPodsOnANode: Math.max(0, ...perNode.values()), unbound,

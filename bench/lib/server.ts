@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readAdminCredentials, type Credentials } from './client.js';
 
@@ -140,6 +140,14 @@ export function readThreadCpuMs(pid: number, tid: number = pid): number {
 
 /** USER_HZ: 100 on every Linux architecture node runs on. */
 const clockTicksPerSecond = 100;
+
+/**
+ * Resets a process's VmHWM to its current RSS (clear_refs 5, Linux 4.0+), so that VmHWM read later
+ * is the peak since: a phase's peak without a sampling timer in the measuring process.
+ */
+export function resetPeakRss(pid: number | 'self' = 'self'): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
 
 /** Samples VmRSS every `everyMs` to find the peak within a phase (VmHWM only ever grows). */
 export class RssSampler {

@@ -92,21 +92,31 @@ export class ResourceClient {
       try { st = JSON.parse(text); } catch { /* not a Status */ }
       throw new ApiError(res.statusCode ?? 0, st?.reason ?? '', st?.message ?? text, st);
     }
-    let buf = '';
     const parse = decode.skipManagedFields ? parseWithoutManagedFields : JSON.parse;
-    res.setEncoding('utf8');
+    const onLine = (line: string) => { if (line.charCodeAt(0) === 123 /* { */ || line.trim()) onEvent(parse(line)); };
+    // Lines are cut from the bytes and each decoded once: decoding every chunk to a string first (setEncoding)
+    // and appending it to the unfinished line copied each event's text twice more (in the scheduler's process,
+    // 5 KB of garbage a bound pod). A newline byte never occurs inside a UTF-8 sequence, so cutting bytes at it is exact.
+    const pending: Buffer[] = []; // the unfinished last line, as the chunks that hold it
     const done = new Promise<void>((resolve) => {
-      res.on('data', (chunk: string) => {
-        buf += chunk;
-        // One pass over the chunk's lines; only the unfinished last line is kept.
+      res.on('data', (chunk: Buffer) => {
+        let nl = chunk.indexOf(10);
+        if (nl < 0) { pending.push(chunk); return; }
         let start = 0;
-        let i: number;
-        while ((i = buf.indexOf('\n', start)) >= 0) {
-          const line = buf.slice(start, i);
-          start = i + 1;
-          if (line.charCodeAt(0) === 123 /* { */ || line.trim()) onEvent(parse(line));
+        if (pending.length > 0) {
+          pending.push(chunk.subarray(0, nl));
+          const line = Buffer.concat(pending);
+          pending.length = 0;
+          start = nl + 1;
+          nl = chunk.indexOf(10, start);
+          onLine(line.toString('utf8'));
         }
-        if (start > 0) buf = buf.slice(start);
+        for (; nl >= 0; nl = chunk.indexOf(10, start)) {
+          const line = chunk.toString('utf8', start, nl);
+          start = nl + 1;
+          onLine(line);
+        }
+        if (start < chunk.length) pending.push(chunk.subarray(start));
       });
       res.on('end', resolve);
       res.on('close', resolve);

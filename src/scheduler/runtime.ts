@@ -127,6 +127,14 @@ export class Framework {
     statuses: new Array<Status>(filterChunk).fill(success), out: new Array<Status>(filterChunk).fill(success),
   };
   /**
+   * The NodeBatch handed to each filterNodes call, its members set per call: an object literal
+   * per plugin and chunk was about 3.5 KB of garbage a pod at 5,000 nodes (16 chunks of 32, four
+   * batched filters), a tenth of the cycle's allocation. Plugins read a batch during the call only.
+   */
+  private readonly chunkBatch: { nodes: readonly NodeInfo[]; slots: Int32Array; data: Float64Array; count: number } = {
+    nodes: [], slots: new Int32Array(0), data: new Float64Array(0), count: 0,
+  };
+  /**
    * The feasible nodes' rows and the score arrays of a cycle, reused from cycle to cycle (a cycle
    * is synchronous and hands on only the chosen NodeInfo); grown to the largest cycle seen.
    */
@@ -297,8 +305,11 @@ export class Framework {
     for (let j = 0; j < filters.length && alive > 0; j++) {
       const f = filters[j];
       let rejected = 0;
-      if (f.filterNodes) rejected = f.filterNodes(state, pod, { nodes, slots, data, count: alive }, b.out);
-      else {
+      if (f.filterNodes) {
+        const batch = this.chunkBatch;
+        batch.nodes = nodes; batch.slots = slots; batch.data = data; batch.count = alive;
+        rejected = f.filterNodes(state, pod, batch, b.out);
+      } else {
         for (let a = 0; a < alive; a++) {
           const s = f.filter(state, pod, nodes[a]);
           b.out[a] = s;
