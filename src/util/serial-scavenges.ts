@@ -3,11 +3,11 @@
  * (docs/threads.md, "Priorities"). A scavenge is parallel by default: its
  * isolate's thread and V8's platform threads (platform-threads.ts) copy the
  * young generation together. The heavy lane's worker builds a heap of a
- * million objects, so most of its scavenges' work ran on those shared
- * threads: on 2 cores, the worker on one core and its scavenge helpers on
- * the other, at the background nice but holding the core a waking serving
- * thread needs for a slice each time (a bystander's GET during attacks 3a and
- * 3c: 2.08x and 2.12x of idle on a quiet machine). While a job runs, every
+ * million objects, and its scavenges were most of those shared threads' work
+ * during attacks 3a and 3c: on 2 cores, the worker on one core and its
+ * scavenge helpers on the other, at the background nice but able to hold, for
+ * a slice, the core a waking serving thread needs (a bystander's GET during
+ * 3a and 3c: 2.08x and 2.12x of idle on a quiet machine). While a job runs, every
  * scavenge of the process is serial, so the worker's stay on the worker's own
  * thread and core; the flag is set back once no job runs, so a server that
  * serves no large body (pod creates, applies) scavenges as before.
