@@ -15,7 +15,13 @@
  * `--parallel-scavenge` is read by V8 at each scavenge, so it can change
  * while the process runs (node's v8.setFlagsFromString). It is one flag for
  * the whole process, so a server started with its own scavenge or GC-thread
- * flags keeps them, and K8TS_HEAVY_SERIAL_SCAVENGES=0 opts out.
+ * flags keeps them.
+ *
+ * Opt-in (K8TS_HEAVY_SERIAL_SCAVENGES=1) until a quiet machine decides: it
+ * halves the platform threads' CPU per 3a/3c attack, but while a job runs the
+ * serving thread's own scavenges are serial too, and in one of three runs at
+ * load 27 the bystander's p99 during 3c was 7.2x against main's 1.1x
+ * (bench/RESULTS.md `bystander-atk3`).
  */
 import { setFlagsFromString } from 'node:v8';
 
@@ -40,5 +46,5 @@ export class SerialScavenges {
   }
 }
 
-/** The process's: on unless opted out or node was given its own scavenge flags. */
-export const serialScavenges = new SerialScavenges(process.env.K8TS_HEAVY_SERIAL_SCAVENGES !== '0' && !scavengeFlagsGiven());
+/** The process's: on when asked for and node was given no scavenge flags of its own. */
+export const serialScavenges = new SerialScavenges(process.env.K8TS_HEAVY_SERIAL_SCAVENGES === '1' && !scavengeFlagsGiven());
