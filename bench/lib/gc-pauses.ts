@@ -10,7 +10,10 @@
  * With K8TS_BENCH_LOOP_STALLS=1 too, a 1 ms timer logs each time the loop came back to it more
  * than 2 ms late, as `<epoch ms> stall <ms late> <ms of it on a CPU> <monotonic µs>` (kind `stall`): the loop was
  * running something else or collecting garbage (on a CPU), or waiting for a CPU (the rest; from
- * /proc/thread-self/schedstat, read at each tick). It costs a thousand timer callbacks a second.
+ * /proc/thread-self/schedstat, read at each tick). It costs a thousand timer callbacks a second,
+ * and their reads allocate on the serving isolate: with it on, a 3c row had 3 full collections of
+ * that isolate, none in the same rows of two runs without it (atk3, load 14 to 21), so its GC
+ * figures describe the logger's own garbage too; read GC pauses from a run without it.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { PerformanceObserver, constants, performance } from 'node:perf_hooks';

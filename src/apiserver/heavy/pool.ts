@@ -16,6 +16,7 @@ import { StatusError, internalError, requestTimeout, serviceUnavailable, tooMany
 import type { ObjectBodyJob, ObjectBodyResult } from './object-body.js';
 import type { HeavyResponse } from './protocol.js';
 import { lowerPlatformThreads } from '../../util/thread-priority.js';
+import { serialScavenges } from '../../util/serial-scavenges.js';
 import { createLogger } from '../../util/log.js';
 
 export interface HeavyPoolOptions {
@@ -84,6 +85,7 @@ export class HeavyPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    serialScavenges.note(this, false);
     for (const p of this.queue.splice(0)) p.reject(serviceUnavailable('the server is shutting down'));
     await Promise.all(this.slots.map(async (slot) => {
       const running = slot.running;
@@ -96,6 +98,11 @@ export class HeavyPool {
   }
 
   private dispatch(): void {
+    this.assign();
+    this.noteRunning();
+  }
+
+  private assign(): void {
     for (const slot of this.slots) {
       if (!this.queue.length) return;
       if (slot.running) continue;
@@ -104,6 +111,11 @@ export class HeavyPool {
       p.timer = setTimeout(() => this.overrun(slot, p), this.budgetMs);
       this.workerOf(slot).postMessage({ id: p.id, job: p.job }, movableBody(p.job));
     }
+  }
+
+  /** After every change of what runs: scavenges are serial while a job runs (util/serial-scavenges.ts). */
+  private noteRunning(): void {
+    serialScavenges.note(this, this.slots.some((s) => s.running));
   }
 
   private workerOf(slot: Slot): Worker {
@@ -149,6 +161,7 @@ export class HeavyPool {
     this.retire(slot);
     if (p) { clearTimeout(p.timer); p.reject(err); }
     if (!this.closed) this.dispatch();
+    else this.noteRunning();
   }
 
   private retire(slot: Slot): void {
