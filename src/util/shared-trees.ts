@@ -1,3 +1,5 @@
+import { freshObject } from './fresh-object.js';
+
 /**
  * One shared, frozen copy of each JSON subtree that repeats across the objects a cache keeps:
  * hash-consing, as StringPool (intern.ts) does for strings. Built for managedFields' fieldsV1,
@@ -10,8 +12,9 @@
  * Contract:
  *  - intern(tree) returns a tree equal to `tree` (same keys in the same order, same values, so
  *    JSON.stringify gives the same text); shared subtrees are frozen. `tree` itself is changed in
- *    place (a child replaced by its equal shared copy) and may be returned frozen: call it on a
- *    tree nothing else holds yet, as a cache does when an object enters it; nobody may mutate it.
+ *    place (a child replaced by its equal shared copy) and may be returned frozen, or a frozen
+ *    copy of it returned (freshNodes): call it on a tree nothing else holds yet, as a cache does
+ *    when an object enters it, and keep what it returns; nobody may mutate it.
  *  - Objects and arrays of plain JSON values are shared; a subtree holding anything else
  *    (undefined, a function, a byte array) and its ancestors are left as they are.
  *  - The pool forgets: at most 2 x `generationSize` subtrees in two generations, as StringPool;
@@ -44,7 +47,16 @@ export class TreePool {
   /** A shared node's keys, read into the same array for every comparison. */
   private readonly scratch: string[] = [];
 
-  constructor(private readonly generationSize = 32_768, private readonly maxDepth = 64) {
+  /**
+   * @param freshNodes pool a fresh copy of each new object node (util/fresh-object.ts), not the
+   *   node itself: freezing an object made by a spread (`{ ...mount }`, the service-account
+   *   admission's token mount in every pod) gave each one a hidden class of its own, unlinked from
+   *   V8's transition tree (a map and descriptor array of about 230 bytes a pod, bench/RESULTS.md
+   *   `mem2`); a copy from an object literal freezes onto one shared frozen class. Only for trees
+   *   whose key sets repeat: fresh-object.ts compiles a copier per key set, up to a bound, and a
+   *   field set's keys (a pod IP's `k:{"ip":...}`) do not.
+   */
+  constructor(private readonly generationSize = 32_768, private readonly maxDepth = 64, private readonly freshNodes = false) {
     this.hashes.set(this.empty, 1);
   }
 
@@ -134,7 +146,7 @@ export class TreePool {
     if (kept === undefined) {
       kept = this.old.get(h);
       if (kept === undefined) {
-        kept = Object.freeze(node);
+        kept = Object.freeze(this.freshNodes && !Array.isArray(node) ? freshObject(node) : node);
         found = false;
       } else if (!this.sameNode(node, kept)) {
         this.lastHash = 0;

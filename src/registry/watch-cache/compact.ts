@@ -26,8 +26,11 @@ const strings = new StringPool();
  */
 const fieldSets = new TreePool();
 
-/** Spec and status subtrees of the kinds in sharedTopLevel. */
-const objectTrees = new TreePool();
+/**
+ * Spec and status subtrees of the kinds in sharedTopLevel, each new node pooled as a fresh copy
+ * (shared-trees.ts freshNodes: a frozen spread-made object had a hidden class of its own).
+ */
+const objectTrees = new TreePool(32_768, 64, true);
 
 /**
  * The top-level members whose subtrees are shared, by the resource's storage prefix. Only where
