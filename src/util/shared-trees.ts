@@ -47,16 +47,7 @@ export class TreePool {
   /** A shared node's keys, read into the same array for every comparison. */
   private readonly scratch: string[] = [];
 
-  /**
-   * @param freshNodes pool a fresh copy of each new object node (util/fresh-object.ts), not the
-   *   node itself: freezing an object made by a spread (`{ ...mount }`, the service-account
-   *   admission's token mount in every pod) gave each one a hidden class of its own, unlinked from
-   *   V8's transition tree (a map and descriptor array of about 230 bytes a pod, bench/RESULTS.md
-   *   `mem2`); a copy from an object literal freezes onto one shared frozen class. Only for trees
-   *   whose key sets repeat: fresh-object.ts compiles a copier per key set, up to a bound, and a
-   *   field set's keys (a pod IP's `k:{"ip":...}`) do not.
-   */
-  constructor(private readonly generationSize = 32_768, private readonly maxDepth = 64, private readonly freshNodes = false) {
+  constructor(private readonly generationSize = 32_768, private readonly maxDepth = 64, private readonly opts: TreePoolOptions = {}) {
     this.hashes.set(this.empty, 1);
   }
 
@@ -146,7 +137,7 @@ export class TreePool {
     if (kept === undefined) {
       kept = this.old.get(h);
       if (kept === undefined) {
-        kept = Object.freeze(this.freshNodes && !Array.isArray(node) ? freshObject(node) : node);
+        kept = Object.freeze(this.pooledCopy(node));
         found = false;
       } else if (!this.sameNode(node, kept)) {
         this.lastHash = 0;
@@ -161,6 +152,20 @@ export class TreePool {
     }
     if (found) this.hashes.set(kept, h);
     this.lastHash = h;
+    return kept;
+  }
+
+  /** What the pool keeps of a node met for the first time, before it is frozen (TreePoolOptions). */
+  private pooledCopy(node: object): object {
+    const kept = this.opts.freshNodes && !Array.isArray(node) ? freshObject(node) : node;
+    const intern = this.opts.internString;
+    if (intern === undefined || Object.isFrozen(kept)) return kept;
+    const o = kept as Record<string, unknown>;
+    if (Array.isArray(o)) {
+      for (let i = 0; i < o.length; i++) { const v: unknown = o[i]; if (typeof v === 'string') o[i] = intern(v); }
+    } else {
+      for (const k in o) { const v = o[k]; if (typeof v === 'string') o[k] = intern(v); }
+    }
     return kept;
   }
 
@@ -180,6 +185,27 @@ export class TreePool {
     for (const k in a) if (i >= n || keys[i++] !== k || a[k] !== b[k]) return false;
     return i === n;
   }
+}
+
+export interface TreePoolOptions {
+  /**
+   * Pool a fresh copy of each new object node (util/fresh-object.ts), not the node itself:
+   * freezing an object made by a spread (`{ ...mount }`, the service-account admission's token
+   * mount in every pod) gave each one a hidden class of its own, unlinked from V8's transition
+   * tree (a map and a descriptor array, bench/RESULTS.md `mem2`); a copy from an object literal
+   * freezes onto one shared frozen class. Only for trees whose key sets repeat: fresh-object.ts
+   * compiles a copier per key set, up to a bound, and a field set's keys (a pod IP's
+   * `k:{"ip":...}`) do not.
+   */
+  freshNodes?: boolean;
+  /**
+   * The shared copy of a string (a StringPool's intern), for the string values of each new node:
+   * a cache pools an object's strings after sharing its subtrees (the strings of a subtree dropped
+   * for its shared copy are not looked up), so a subtree met for the first time, frozen by the
+   * pool, kept the strings JSON.parse gave it: each pod's own container's image and name, its
+   * token mount's path, its container status's image ID (10,000 copies each at 10,000 pods).
+   */
+  internString?: (s: string) => string;
 }
 
 /** One step of the hash (32 bits, murmur-style multiply and rotate). */
