@@ -21,6 +21,7 @@ import { listPrefix, objectKey } from './keys.js';
 import { clone, generateName, jsonEqual, newUID } from './meta.js';
 import { compileSelection, Selection } from './selection.js';
 import { withResourceVersion } from './stored-json.js';
+import { inStoredOrder } from './subresource-order.js';
 import { KeyTurnAbandoned, KeyTurns, signalOf, type RequestSignal } from './key-turns.js';
 import type { RequestContext } from './request-context.js';
 import { defaultFreshnessWaitMs, waitUntilFresh } from './fresh.js';
@@ -643,7 +644,8 @@ export class Store {
     if (opts.subresource === 'status') for (const k of Object.keys(next)) if (!statusWriteKeeps.has(k)) delete next[k];
     this.strategy.applyDefaults(next);
     const managedFields = opts.fieldManager && this.managedFieldsFor(old, next, opts.fieldManager);
-    if (opts.subresource !== undefined && ownSubresourceWrites.has(opts.subresource)) this.strategy.prepareForStatusUpdate(next, old, opts.subresource);
+    const ownSubresource = opts.subresource !== undefined && ownSubresourceWrites.has(opts.subresource);
+    if (ownSubresource) this.strategy.prepareForStatusUpdate(next, old, opts.subresource);
     else this.strategy.prepareForUpdate(next, old);
     dropOmittedZeros(next);
     fillGoZeroValues(next);
@@ -653,7 +655,8 @@ export class Store {
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, m.name, errs);
     if (managedFields !== undefined) setManagedFields(next, managedFields);
     if ((step = this.deps.hooks?.validate?.('update', this.info, next, old, { dryRun: !!opts.dryRun, subresource: opts.subresource }, opts.context))) await step;
-    return next;
+    // Members were deleted and added back above: upstream's order again (spec before status), and a fast object.
+    return ownSubresource ? inStoredOrder(next, old) : next;
   }
 
   /**

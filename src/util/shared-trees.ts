@@ -1,3 +1,5 @@
+import { freshObject } from './fresh-object.js';
+
 /**
  * One shared, frozen copy of each JSON subtree that repeats across the objects a cache keeps:
  * hash-consing, as StringPool (intern.ts) does for strings. Built for managedFields' fieldsV1,
@@ -10,8 +12,9 @@
  * Contract:
  *  - intern(tree) returns a tree equal to `tree` (same keys in the same order, same values, so
  *    JSON.stringify gives the same text); shared subtrees are frozen. `tree` itself is changed in
- *    place (a child replaced by its equal shared copy) and may be returned frozen: call it on a
- *    tree nothing else holds yet, as a cache does when an object enters it; nobody may mutate it.
+ *    place (a child replaced by its equal shared copy) and may be returned frozen, or a frozen
+ *    copy of it returned (freshNodes): call it on a tree nothing else holds yet, as a cache does
+ *    when an object enters it, and keep what it returns; nobody may mutate it.
  *  - Objects and arrays of plain JSON values are shared; a subtree holding anything else
  *    (undefined, a function, a byte array) and its ancestors are left as they are.
  *  - The pool forgets: at most 2 x `generationSize` subtrees in two generations, as StringPool;
@@ -44,7 +47,7 @@ export class TreePool {
   /** A shared node's keys, read into the same array for every comparison. */
   private readonly scratch: string[] = [];
 
-  constructor(private readonly generationSize = 32_768, private readonly maxDepth = 64) {
+  constructor(private readonly generationSize = 32_768, private readonly maxDepth = 64, private readonly opts: TreePoolOptions = {}) {
     this.hashes.set(this.empty, 1);
   }
 
@@ -134,7 +137,7 @@ export class TreePool {
     if (kept === undefined) {
       kept = this.old.get(h);
       if (kept === undefined) {
-        kept = Object.freeze(node);
+        kept = Object.freeze(this.pooledCopy(node));
         found = false;
       } else if (!this.sameNode(node, kept)) {
         this.lastHash = 0;
@@ -149,6 +152,20 @@ export class TreePool {
     }
     if (found) this.hashes.set(kept, h);
     this.lastHash = h;
+    return kept;
+  }
+
+  /** What the pool keeps of a node met for the first time, before it is frozen (TreePoolOptions). */
+  private pooledCopy(node: object): object {
+    const kept = this.opts.freshNodes && !Array.isArray(node) ? freshObject(node) : node;
+    const intern = this.opts.internString;
+    if (intern === undefined || Object.isFrozen(kept)) return kept;
+    const o = kept as Record<string, unknown>;
+    if (Array.isArray(o)) {
+      for (let i = 0; i < o.length; i++) { const v: unknown = o[i]; if (typeof v === 'string') o[i] = intern(v); }
+    } else {
+      for (const k in o) { const v = o[k]; if (typeof v === 'string') o[k] = intern(v); }
+    }
     return kept;
   }
 
@@ -168,6 +185,27 @@ export class TreePool {
     for (const k in a) if (i >= n || keys[i++] !== k || a[k] !== b[k]) return false;
     return i === n;
   }
+}
+
+export interface TreePoolOptions {
+  /**
+   * Pool a fresh copy of each new object node (util/fresh-object.ts), not the node itself:
+   * freezing an object made by a spread (`{ ...mount }`, the service-account admission's token
+   * mount in every pod) gave each one a hidden class of its own, unlinked from V8's transition
+   * tree (a map and a descriptor array, bench/RESULTS.md `mem2`); a copy from an object literal
+   * freezes onto one shared frozen class. Only for trees whose key sets repeat: fresh-object.ts
+   * compiles a copier per key set, up to a bound, and a field set's keys (a pod IP's
+   * `k:{"ip":...}`) do not.
+   */
+  freshNodes?: boolean;
+  /**
+   * The shared copy of a string (a StringPool's intern), for the string values of each new node:
+   * a cache pools an object's strings after sharing its subtrees (the strings of a subtree dropped
+   * for its shared copy are not looked up), so a subtree met for the first time, frozen by the
+   * pool, kept the strings JSON.parse gave it: each pod's own container's image and name, its
+   * token mount's path, its container status's image ID (10,000 copies each at 10,000 pods).
+   */
+  internString?: (s: string) => string;
 }
 
 /** One step of the hash (32 bits, murmur-style multiply and rotate). */

@@ -157,3 +157,34 @@ test('a frozen tree handed in again as the same object (the create cache\'s) is 
   assert.equal(pool.intern(set), set);
   assert.ok(hashes.has(set), 'met again: known by its identity from now on');
 });
+
+test('freshNodes: a new object node is pooled as an equal frozen copy, the caller keeps the copy; arrays and later equal nodes are shared as before', () => {
+  const pool = new TreePool(32_768, 64, { freshNodes: true });
+  const mount = { name: 'kube-api-access-abcde', readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' };
+  // A spread-made node, as the service-account admission adds it to every container.
+  const container = { name: 'c', volumeMounts: [{ ...mount }] };
+  const text = JSON.stringify(container);
+  const original = container.volumeMounts[0];
+  const shared = pool.intern(container);
+  assert.equal(JSON.stringify(shared), text, 'the same JSON, key order included');
+  assert.notEqual(shared, container, 'the root is a copy');
+  assert.equal(shared.volumeMounts, container.volumeMounts, 'an array is pooled itself');
+  assert.notEqual(shared.volumeMounts[0], original, 'its object child was replaced by the copy');
+  assert.ok(Object.isFrozen(shared) && Object.isFrozen(shared.volumeMounts[0]));
+  assert.ok(!Object.isFrozen(original), 'the node it copied is left as it was');
+  const again = pool.intern({ name: 'c', volumeMounts: [{ ...mount }] });
+  assert.equal(again, shared, 'an equal tree is the pooled copy');
+  assert.equal(new TreePool().intern(container), container, 'without freshNodes the node itself is pooled');
+});
+
+test('internString: the string values of each node pooled for the first time go through it, nodes met again do not', () => {
+  const seen: string[] = [];
+  const pool = new TreePool(32_768, 64, { freshNodes: true, internString: (s) => { seen.push(s); return s; } });
+  const status = () => ({ name: 'c', image: 'nginx:1.27', ready: true, args: ['--x'], state: { running: { startedAt: '2026-12-06T01:00:00Z' } } });
+  const a = pool.intern(status());
+  assert.deepEqual(seen.sort(), ['--x', '2026-12-06T01:00:00Z', 'c', 'nginx:1.27']);
+  assert.equal(JSON.stringify(a), JSON.stringify(status()));
+  seen.length = 0;
+  assert.equal(pool.intern(status()), a);
+  assert.deepEqual(seen, [], 'an equal tree is found, not pooled again');
+});

@@ -26,8 +26,12 @@ const strings = new StringPool();
  */
 const fieldSets = new TreePool();
 
-/** Spec and status subtrees of the kinds in sharedTopLevel. */
-const objectTrees = new TreePool();
+/**
+ * Spec and status subtrees of the kinds in sharedTopLevel, each new node pooled as a fresh copy
+ * with its strings pooled (shared-trees.ts TreePoolOptions: a frozen spread-made object had a
+ * hidden class of its own, and internAll does not walk into frozen subtrees).
+ */
+const objectTrees = new TreePool(32_768, 64, { freshNodes: true, internString: (s) => strings.intern(s) });
 
 /**
  * The top-level members whose subtrees are shared, by the resource's storage prefix. Only where

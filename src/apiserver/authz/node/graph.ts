@@ -12,6 +12,7 @@
 import type { Pod, PersistentVolume } from 'kubernetes-types/core/v1.js';
 import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { podClaimNames, podConfigMapNames, podSecretNames } from '../../../api/pod-references.js';
+import { StringPool } from '../../../util/intern.js';
 
 export type VertexType = 'pod' | 'secret' | 'configmap' | 'persistentvolumeclaim' | 'persistentvolume' | 'serviceaccount' | 'volumeattachment';
 
@@ -63,6 +64,14 @@ export class NodeGraph {
   private readonly podsByClaim = new ReverseIndex();
   private readonly podsByServiceAccount = new ReverseIndex();
   private readonly pvsBySecret = new ReverseIndex();
+  /**
+   * One copy of each reference target's key: every pod of a namespace names its
+   * `kube-root-ca.crt` and service account, and a key built per pod was a string per pod
+   * (10,000 copies of "default/kube-root-ca.crt" at 10,000 pods, bench/RESULTS.md `mem2`).
+   */
+  private readonly targets = new StringPool();
+
+  private target(namespace: string, name: string): string { return this.targets.intern(key(namespace, name)); }
 
   /** AddPod: a pod not yet scheduled has no path to any node, so it is not kept. */
   setPod(pod: Pod): void {
@@ -71,11 +80,11 @@ export class NodeGraph {
     const nodeName = pod.spec?.nodeName;
     if (!nodeName) { this.deletePod(ns, pod.metadata?.name ?? ''); return; }
     const refs: Array<[ReverseIndex, string]> = [
-      ...podSecretNames(pod).map((n): [ReverseIndex, string] => [this.podsBySecret, key(ns, n)]),
-      ...podConfigMapNames(pod).map((n): [ReverseIndex, string] => [this.podsByConfigMap, key(ns, n)]),
-      ...podClaimNames(pod).map((n): [ReverseIndex, string] => [this.podsByClaim, key(ns, n)]),
+      ...podSecretNames(pod).map((n): [ReverseIndex, string] => [this.podsBySecret, this.target(ns, n)]),
+      ...podConfigMapNames(pod).map((n): [ReverseIndex, string] => [this.podsByConfigMap, this.target(ns, n)]),
+      ...podClaimNames(pod).map((n): [ReverseIndex, string] => [this.podsByClaim, this.target(ns, n)]),
     ];
-    if (pod.spec?.serviceAccountName) refs.push([this.podsByServiceAccount, key(ns, pod.spec.serviceAccountName)]);
+    if (pod.spec?.serviceAccountName) refs.push([this.podsByServiceAccount, this.target(ns, pod.spec.serviceAccountName)]);
     // Upstream's graph populator skips an update that leaves the node and the references alone (a kubelet's
     // status write): taking the pod out of every index and putting it back cost a status write 1-2%.
     const had = this.pods.get(k);
