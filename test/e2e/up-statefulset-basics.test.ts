@@ -112,7 +112,7 @@ describe('k8ts up: the StatefulSet Basics tutorial on simulated nodes', () => {
     // The tutorial's `kubectl delete pod -l app=nginx`, without kubectl 1.32's wait: that wait hangs
     // when the StatefulSet's same-name replacement shows in its list before its cache-sync poll
     // (up to 100 ms) has checked for the old pod (kubernetes/kubectl#1803, fixed after 1.32 by
-    // kubernetes/kubernetes#135563). up's start delay makes that as rare as on a real node, not impossible.
+    // kubernetes/kubernetes#135563). up's start and stop times make that as rare as on a real node, not impossible.
     // Waiting for two Ready pods with other uids is the same wait, by uid as the fixed kubectl does.
     assert.equal((await kubectl(['delete', 'pod', '-l', 'app=nginx', '--wait=false'])).stdout, 'pod "web-0" deleted\npod "web-1" deleted\n');
     const again = await readyPods(first.map((p) => p.uid));
