@@ -11,11 +11,21 @@ import { createLogger, type Logger } from '../util/log.js';
 import { afterPoll } from '../util/after-poll.js';
 import type { ControlPlane } from './control-plane.js';
 import type { Clientset } from '../client/index.js';
+import { mustParseDuration } from '../kubelet/duration.js';
 
 // Modules load when they are needed, not at import: `k8ts up --help` and a bad flag answer
 // without the control plane, and what runs after the API server is ready (the add-ons, the
 // client, the simulated nodes, their kubelet API; yaml through the kube-proxy add-on) loads
 // after /readyz answers 200, not before (bench/startup.ts).
+
+/**
+ * How long a pod on up's simulated nodes stays ContainerCreating after it reaches its node, and how long a
+ * deleted pod takes to stop and go: about what this project's containerd node takes (simulated runtime
+ * README). Instant starts and 200 ms stops made a StatefulSet's same-name replacement appear inside kubectl
+ * 1.32's delete --wait window, which then hangs (kubernetes/kubectl#1803; docs/workloads.md).
+ */
+const upStartDelay = '500ms';
+const upDeleteDelay = '1s';
 
 /** The kube-dns Service's address: the tenth of the API server's service CIDR, 10.96.0.0/12 (up has no --service-cidr). */
 const upClusterDNS = '10.96.0.10';
@@ -41,7 +51,7 @@ export const upHelp = `Start a local k8ts cluster: simulated nodes, or one real 
 
 Usage:
   k8ts up [--data-dir .k8ts] [--port 6443] [--workers 2] [--control-plane-name control-plane] [--log-format text|json]
-          [--control-loops-thread]
+          [--control-loops-thread] [--start-delay 500ms] [--delete-delay 1s]
   sudo k8ts up --runtime cri [--container-runtime-endpoint unix:///run/containerd/containerd.sock]
           [--node-name NAME] [--node-ip IP] [--pod-cidr 10.244.0.0/24] [--kubelet-port 10250]
   k8ts up --runtime process [--node-name NAME] ...
@@ -63,7 +73,10 @@ the server's thread; --control-loops-thread gives them a worker thread, as
 registers simulated nodes: one control-plane node (label
 node-role.kubernetes.io/control-plane, taint node-role.kubernetes.io/control-plane:NoSchedule)
 and --workers workers named worker1, worker2, ... Their pods are simulated: they
-go Running and Ready, but no container runs. Each node serves the kubelet API on
+go Running and Ready, but no container runs. A pod is ContainerCreating for
+--start-delay (default ${upStartDelay}) after it reaches its node, and a deleted
+one stops within --delete-delay (default ${upDeleteDelay}; at most its grace
+period), about as long as a real node takes. Each node serves the kubelet API on
 127.0.0.1 (its InternalIP): \`kubectl logs\` shows a pod's simulated lifecycle,
 or what its command prints when it is a simple one (echo, env, date, cat of a
 ConfigMap file, a while loop with sleep, pipes into grep, head, tail, wc, sort,
@@ -90,9 +103,15 @@ export async function runUp(args: string[]): Promise<number> {
       runtime: { type: 'string', default: 'simulated' }, 'container-runtime-endpoint': { type: 'string' },
       'node-name': { type: 'string' }, 'node-ip': { type: 'string' }, 'pod-cidr': { type: 'string', default: '10.244.0.0/24' },
       'kubelet-port': { type: 'string', default: '10250' }, 'log-format': { type: 'string' },
-      'control-loops-thread': { type: 'boolean', default: false },
+      'control-loops-thread': { type: 'boolean', default: false }, 'start-delay': { type: 'string', default: upStartDelay },
+      'delete-delay': { type: 'string', default: upDeleteDelay },
     },
   });
+  let startDelayMs: number, deleteDelayMs: number;
+  try {
+    startDelayMs = mustParseDuration('start-delay', values['start-delay']!);
+    deleteDelayMs = mustParseDuration('delete-delay', values['delete-delay']!);
+  } catch (err) { console.error(`Error: ${(err as Error).message}`); return 1; }
   if (!['simulated', 'cri', 'process'].includes(values.runtime!)) { console.error(`Error: runtime "${values.runtime}" is not supported (available: simulated, cri, process)`); return 1; }
   const dataDir = resolve(values['data-dir']!);
   const logNote = routeLogs(values['log-format'], dataDir);
@@ -126,7 +145,7 @@ export async function runUp(args: string[]): Promise<number> {
     address: '127.0.0.1', clientCAPem: cp.clientConfig.caPem, podLogsDir: resolve(dataDir, 'pod-logs'), reviewer: reviewerFor(reviewClients),
     certDir: resolve(dataDir, 'kubelet-pki'), clusterDNS: [upClusterDNS],
   };
-  const sim = new NodeSimulator(clients, { count: 0, logger: logger.with('sim'), kubelet });
+  const sim = new NodeSimulator(clients, { count: 0, logger: logger.with('sim'), kubelet, startDelayMs, deleteDelayMs });
   const workers = Number(values.workers);
   // Listening for SIGTERM/SIGINT before the nodes register: a signal while they do stops the cluster cleanly
   // instead of killing the process (Node's default for a signal nobody handles).

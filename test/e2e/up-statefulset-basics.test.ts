@@ -80,8 +80,21 @@ describe('k8ts up: the StatefulSet Basics tutorial on simulated nodes', () => {
   before(async () => { up = await startUp('k8ts-e2e-sts-basics-'); });
   after(async () => { await up?.close(); });
 
-  it('hostname into index.html, curl localhost prints web-0/web-1; deleted pods come back with their claims\' data; nslookup web-0.nginx', async () => {
-    await kubectl(['apply', '-f', '-'], webYAML);
+  it('kubectl get pods -w shows each pod Pending, ContainerCreating for up\'s start delay, then Running; hostname into index.html, curl localhost prints web-0/web-1; deleted pods come back with their claims\' data; nslookup web-0.nginx', async () => {
+    // The tutorial's `kubectl get pods -w -l app=nginx` while the StatefulSet starts: as on a real node, each
+    // pod is ContainerCreating (the simulated runtime's --start-delay, 500 ms on up) before it is Running and Ready.
+    const watch = spawn('kubectl', ['--kubeconfig', up.kubeconfig, 'get', 'pods', '-w', '-l', 'app=nginx', '--no-headers'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const rows = lineReader(watch);
+    try {
+      await kubectl(['apply', '-f', '-'], webYAML);
+      await rows.waitFor((l) => /^web-1\s+1\/1\s+Running\s/.test(l), 'web-1 1/1 Running', 0, 60_000);
+    } finally {
+      await killChild(watch);
+    }
+    for (const name of ['web-0', 'web-1']) {
+      const states = rows.lines.map((l) => l.split(/\s+/)).filter((f) => f[0] === name).map((f) => `${f[1]} ${f[2]}`);
+      assert.deepEqual(states.filter((st, i) => st !== states[i - 1]), ['0/1 Pending', '0/1 ContainerCreating', '1/1 Running'], rows.lines.join('\n'));
+    }
     const first = await readyPods();
     for (const i of [0, 1]) {
       assert.deepEqual((await kubectl(['exec', `web-${i}`, '--', 'sh', '-c', 'hostname'])).stdout, `web-${i}\n`);
@@ -99,7 +112,7 @@ describe('k8ts up: the StatefulSet Basics tutorial on simulated nodes', () => {
     // The tutorial's `kubectl delete pod -l app=nginx`, without kubectl 1.32's wait: that wait hangs
     // when the StatefulSet's same-name replacement shows in its list before its cache-sync poll
     // (up to 100 ms) has checked for the old pod (kubernetes/kubectl#1803, fixed after 1.32 by
-    // kubernetes/kubernetes#135563), which simulated pods, stopped in 200 ms and Ready in milliseconds, make likely.
+    // kubernetes/kubernetes#135563). up's start and stop times make that as rare as on a real node, not impossible.
     // Waiting for two Ready pods with other uids is the same wait, by uid as the fixed kubectl does.
     assert.equal((await kubectl(['delete', 'pod', '-l', 'app=nginx', '--wait=false'])).stdout, 'pod "web-0" deleted\npod "web-1" deleted\n');
     const again = await readyPods(first.map((p) => p.uid));
