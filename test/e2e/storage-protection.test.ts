@@ -16,46 +16,24 @@ import { Clientset, loadKubeconfig } from '../../src/client/index.js';
 import { NodeSimulator } from '../../src/kubelet/index.js';
 import { silentLogger } from '../../src/util/log.js';
 
-const manifests = `apiVersion: v1
-kind: PersistentVolume
-metadata:
-  name: task-pv-volume
-spec:
-  storageClassName: manual
-  capacity:
-    storage: 10Gi
-  accessModes: [ReadWriteOnce]
-  hostPath:
-    path: /mnt/data
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: task-pv-claim
-spec:
-  storageClassName: manual
-  accessModes: [ReadWriteOnce]
-  resources:
-    requests:
-      storage: 3Gi
-`;
+/** A manual-class volume and a claim that binds it, as one List. */
+const volumeAndClaim = (pv: string, claim: string) => JSON.stringify({
+  apiVersion: 'v1', kind: 'List', items: [
+    { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: pv },
+      spec: { storageClassName: 'manual', capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/mnt/protected' } } },
+    { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claim },
+      spec: { storageClassName: 'manual', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+  ],
+});
 
-const podYaml = `apiVersion: v1
-kind: Pod
-metadata:
-  name: task-pv-pod
-spec:
-  volumes:
-  - name: task-pv-storage
-    persistentVolumeClaim:
-      claimName: task-pv-claim
-  containers:
-  - name: task-pv-container
-    image: nginx
-    volumeMounts:
-    - mountPath: /usr/share/nginx/html
-      name: task-pv-storage
-`;
+/** A pod with the claim mounted. */
+const podUsing = (pod: string, claim: string) => JSON.stringify({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name: pod },
+  spec: {
+    volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }],
+    containers: [{ name: 'app', image: 'busybox', command: ['sleep', '3600'], volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+  },
+});
 
 describe('Storage Object in Use Protection (whole system, real kubectl)', () => {
   let cluster: Cluster;
@@ -85,7 +63,7 @@ describe('Storage Object in Use Protection (whole system, real kubectl)', () => 
   });
 
   it('new claims and volumes get the finalizers; kubectl describe shows them', async () => {
-    await kubectl(['apply', '-f', '-'], manifests);
+    await kubectl(['apply', '-f', '-'], volumeAndClaim('task-pv-volume', 'task-pv-claim'));
     await eventually(async () => (await status('pvc', 'task-pv-claim')) === 'Bound', 15_000, 'claim Bound');
     const pvc = (await kubectl(['describe', 'pvc', 'task-pv-claim'])).stdout;
     assert.match(pvc, /^Finalizers:\s+\[kubernetes\.io\/pvc-protection\]$/m);
@@ -95,7 +73,7 @@ describe('Storage Object in Use Protection (whole system, real kubectl)', () => 
   });
 
   it('a claim in use stays Terminating until its pod is deleted; its Bound volume until the claim is gone', async () => {
-    await kubectl(['apply', '-f', '-'], podYaml);
+    await kubectl(['apply', '-f', '-'], podUsing('task-pv-pod', 'task-pv-claim'));
     await kubectl(['wait', '--for=condition=Ready', 'pod/task-pv-pod', '--timeout=60s']);
     const mark = cluster.serverLog().length;
     const deleted = await kubectl(['delete', 'pvc', 'task-pv-claim', '--wait=false']);
@@ -117,7 +95,7 @@ describe('Storage Object in Use Protection (whole system, real kubectl)', () => 
   });
 
   it('a claim no pod uses goes at once (kubectl delete waits for it)', async () => {
-    await kubectl(['apply', '-f', '-'], `${manifests.replace(/task-pv-volume/g, 'free-pv').replace(/task-pv-claim/g, 'free-claim')}`);
+    await kubectl(['apply', '-f', '-'], volumeAndClaim('free-pv', 'free-claim'));
     await eventually(async () => (await status('pvc', 'free-claim')) === 'Bound', 15_000, 'claim Bound');
     assert.equal((await kubectl(['delete', 'pvc', 'free-claim', '--timeout=30s'])).stdout, 'persistentvolumeclaim "free-claim" deleted\n');
     assert.ok(await gone('pvc', 'free-claim'));

@@ -11,9 +11,10 @@
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { Controller, ControllerContext, ControllerFactory } from '../types.js';
 import type { Informer } from '../../client/index.js';
-import { WorkQueue, runWorkers, metaKey, isNotFound, isConflict } from '../../client/index.js';
+import { WorkQueue, runWorkers, metaKey, isConflict } from '../../client/index.js';
 import type { Logger } from '../../util/log.js';
-import { needsProtectionSync, pvcProtectionFinalizer, withFinalizer } from '../../api/storage-protection.js';
+import { needsProtectionSync, pvcProtectionFinalizer } from '../../api/storage-protection.js';
+import { updateProtectionFinalizer } from '../protection-finalizer.js';
 import { claimKeysToSync, planClaim, podClaimNames, podUsesPVC } from './plan.js';
 
 export const controllerName = 'persistentvolumeclaim-protection-controller';
@@ -56,14 +57,9 @@ export class PVCProtectionController implements Controller {
     const action = await planClaim(pvc, () => this.isBeingUsed(pvc));
     if (action === 'keep') this.logger.info('Keeping PVC because it is being used', { pvc: key });
     if (action !== 'addFinalizer' && action !== 'removeFinalizer') return;
-    const clone = withFinalizer(pvc, pvcProtectionFinalizer, action === 'addFinalizer');
-    try {
-      await this.ctx.clients.resource('persistentvolumeclaims').update(clone);
-    } catch (e) {
-      if (isNotFound(e)) return;
-      throw e;
-    }
-    this.logger.info(action === 'addFinalizer' ? 'Added protection finalizer to PVC' : 'Removed protection finalizer from PVC', { pvc: key });
+    const add = action === 'addFinalizer';
+    if (!await updateProtectionFinalizer(this.ctx.clients.resource('persistentvolumeclaims'), pvc, pvcProtectionFinalizer, add)) return;
+    this.logger.info(add ? 'Added protection finalizer to PVC' : 'Removed protection finalizer from PVC', { pvc: key });
   }
 
   /** isBeingUsed: the cache first; when it knows no user, a live list of the namespace's pods. */

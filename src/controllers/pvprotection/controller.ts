@@ -7,9 +7,10 @@
 import type { PersistentVolume } from 'kubernetes-types/core/v1.js';
 import type { Controller, ControllerContext, ControllerFactory } from '../types.js';
 import type { Informer } from '../../client/index.js';
-import { WorkQueue, runWorkers, metaKey, isNotFound, isConflict } from '../../client/index.js';
+import { WorkQueue, runWorkers, metaKey, isConflict } from '../../client/index.js';
 import type { Logger } from '../../util/log.js';
-import { needsProtectionSync, pvProtectionFinalizer, withFinalizer } from '../../api/storage-protection.js';
+import { needsProtectionSync, pvProtectionFinalizer } from '../../api/storage-protection.js';
+import { updateProtectionFinalizer } from '../protection-finalizer.js';
 import { planVolume } from './plan.js';
 
 export const controllerName = 'persistentvolume-protection-controller';
@@ -41,14 +42,9 @@ export class PVProtectionController implements Controller {
     const action = planVolume(pv);
     if (action === 'keep') this.logger.info('Keeping PV because it is being used', { pv: name });
     if (action !== 'addFinalizer' && action !== 'removeFinalizer') return;
-    const clone = withFinalizer(pv, pvProtectionFinalizer, action === 'addFinalizer');
-    try {
-      await this.ctx.clients.resource('persistentvolumes').update(clone);
-    } catch (e) {
-      if (isNotFound(e)) return;
-      throw e;
-    }
-    this.logger.info(action === 'addFinalizer' ? 'Added protection finalizer to PV' : 'Removed protection finalizer from PV', { pv: name });
+    const add = action === 'addFinalizer';
+    if (!await updateProtectionFinalizer(this.ctx.clients.resource('persistentvolumes'), pv, pvProtectionFinalizer, add)) return;
+    this.logger.info(add ? 'Added protection finalizer to PV' : 'Removed protection finalizer from PV', { pv: name });
   }
 }
 
