@@ -26,6 +26,7 @@ import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
 import { CRDController } from '../registry/custom/crd-controller.js';
 import { ServiceAllocator, type ServiceIPRange } from '../registry/service-allocation.js';
 import { defaultStorageClassAdmission } from '../apiserver/admission/default-storage-class.js';
+import { admitStorageObjectInUseProtection } from '../apiserver/admission/storage-protection.js';
 import { priorityAdmission } from '../apiserver/admission/priority.js';
 import { configureHeavyLane } from '../apiserver/heavy/index.js';
 import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
@@ -184,6 +185,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     (op, info, obj, old) => {
       services.admit(op, info, obj, old);
       if (on('DefaultStorageClass')) defaultStorageClass(op, info, obj);
+      if (on('StorageObjectInUseProtection')) admitStorageObjectInUseProtection(op, info, obj);
       if (on('Priority')) priority(op, info, obj, old);
       if (on('LimitRanger')) limitRanger(op, info, obj);
     },

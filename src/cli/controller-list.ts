@@ -23,6 +23,8 @@ import { bootstrapSignerController, tokenCleanerController } from '../controller
 import { nodeIPAMController } from '../controllers/nodeipam/index.js';
 import { serviceLBController } from '../controllers/servicelb/index.js';
 import { horizontalPodAutoscalerController } from '../controllers/podautoscaler/index.js';
+import { pvcProtectionController } from '../controllers/pvcprotection/index.js';
+import { pvProtectionController } from '../controllers/pvprotection/index.js';
 import { csrApprovingController, csrCleanerController, csrSigningController } from '../controllers/certificates/index.js';
 
 export const controllerFactories: Record<string, ControllerFactory> = {
@@ -32,6 +34,8 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   deployment: deploymentController,
   replicationcontroller: replicationControllerController,
   'persistentvolume-binder': persistentVolumeController,
+  'pvc-protection': pvcProtectionController,
+  'pv-protection': pvProtectionController,
   endpoints: endpointsController,
   job: jobController,
   cronjob: cronJobController,

@@ -245,7 +245,8 @@ async function events(namespace: string, name: string): Promise<string[]> {
 }
 
 before(async () => {
-  cluster = await startCluster();
+  // The protection controllers release a claim no pod uses (kubernetes.io/pvc-protection).
+  cluster = await startCluster({ controllers: 'pvc-protection,pv-protection' });
   const config = loadKubeconfig(cluster.kubeconfig);
   clients = new Clientset(config, { qps: 0 });
   log = new WatchLog();

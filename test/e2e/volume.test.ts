@@ -67,7 +67,8 @@ async function events(name: string): Promise<any[]> {
 }
 
 before(async () => {
-  cluster = await startCluster();
+  // The server runs the protection controllers: claims and volumes carry their finalizers (StorageObjectInUseProtection).
+  cluster = await startCluster({ controllers: 'pvc-protection,pv-protection' });
   base = mkdtempSync(join(tmpdir(), 'k8ts-local-path-'));
   clients = new Clientset(loadKubeconfig(cluster.kubeconfig));
   informers = new InformerFactory(clients);

@@ -35,6 +35,7 @@ export const k8tsSteps: Partial<Record<AdmissionPluginName, string>> = {
   DefaultTolerationSeconds: 'not-ready/unreachable NoExecute tolerations of 300 s',
   PodSecurity: 'Pod Security Standards from the namespace labels pod-security.kubernetes.io/enforce|warn (audit: no audit log)',
   DefaultStorageClass: 'storageClassName of new PVCs',
+  StorageObjectInUseProtection: 'the kubernetes.io/pvc-protection and kubernetes.io/pv-protection finalizers on new PVCs and PVs',
   CertificateSubjectRestriction: 'the CSR requester fields',
   ValidatingAdmissionPolicy: 'ValidatingAdmissionPolicies and their bindings',
   MutatingAdmissionWebhook: 'MutatingWebhookConfigurations called',
