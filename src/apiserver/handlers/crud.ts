@@ -119,7 +119,8 @@ function objectFromBody(ctx: HandlerContext, buf: Buffer, create?: CreateRead): 
   const read = readObjectBodyOffLoop({
     body: buf, type, into: bodyKind(ctx), endpoint: ctx.store.info, endpointApiVersion: ctx.store.apiVersion,
     fieldValidation: query(ctx, 'fieldValidation'), builtIn, create: create !== undefined, dryRun: isDryRun(ctx), protobufAnswer: ctx.protobuf,
-    manager: create && { name: create.manager, hasStatus: ctx.store.strategy.hasStatus },
+    // Only a worker's preflight reads it (a small create is tracked by the store, as before).
+    manager: create && buf.byteLength >= heavyBodyBytes ? { name: create.manager, hasStatus: ctx.store.strategy.hasStatus } : undefined,
   });
   return read instanceof Promise ? read.then((r) => objectFromRead(ctx, buf, type, builtIn, r, create)) : objectFromRead(ctx, buf, type, builtIn, read, create);
 }
