@@ -16,6 +16,7 @@ import { required } from '../api/field-errors.js';
 import type { Clock } from '../util/clock.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Strategy } from './strategy.js';
+import { defaultsAsTheKind } from './strategies/generic.js';
 import type { DeleteOptions, ListOptions, WatchEventOut, WatchOptions } from './types.js';
 import { listPrefix, objectKey } from './keys.js';
 import { clone, generateName, jsonEqual, newUID } from './meta.js';
@@ -118,6 +119,12 @@ export interface CreateOptions {
   resultShared?: boolean;
   /** The request the create is made for, handed to admission (undefined: the server's own write). */
   context?: RequestContext;
+  /**
+   * The create's managedFields as the heavy lane computed them for fieldManager on this same body,
+   * with the kind's defaults (apiserver/heavy/create-preflight.ts): taken instead of computing them
+   * again, with this write's time, when this store defaults as the kind does and the name was given.
+   */
+  managedFields?: ManagedFieldsEntry[];
 }
 
 export interface UpdateOptions {
@@ -407,7 +414,7 @@ export class Store {
     obj.kind = this.info.kind;
     this.strategy.applyDefaults(obj);
     // Tracked as upstream does: on the decoded, defaulted object, before the strategy and admission.
-    const managedFields = opts.fieldManager && this.managedFieldsFor(undefined, obj, opts.fieldManager);
+    const managedFields = opts.fieldManager && (this.computedManagedFields(opts, generated) ?? this.managedFieldsFor(undefined, obj, opts.fieldManager));
     this.strategy.prepareForCreate(obj);
     meta.uid = newUID();
     meta.creationTimestamp = rfc3339(this.deps.clock.now());
@@ -614,6 +621,13 @@ export class Store {
     return updateManagedFields(old, obj, {
       kindKey: kindKey(this.info), apiVersion: this.apiVersion, manager: fm.manager, subresource: fm.subresource, now: this.deps.clock.now(), ignoredFields,
     }) ?? null;
+  }
+
+  /** CreateOptions.managedFields with this write's time, when they stand for what managedFieldsFor would say. */
+  private computedManagedFields(opts: CreateOptions, generated: boolean): ManagedFieldsEntry[] | undefined {
+    if (!opts.managedFields || generated || !defaultsAsTheKind(this.strategy)) return undefined;
+    const time = rfc3339(this.deps.clock.now());
+    return opts.managedFields.map((e) => ({ ...e, time }));
   }
 
   private async prepareUpdate(next: any, old: any, opts: UpdateOptions): Promise<any> {

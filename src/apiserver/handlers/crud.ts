@@ -1,4 +1,5 @@
 /** get, list, create, update, patch, delete and deletecollection on a resource. */
+import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { kindKey, apiVersionOf } from '../../api/resources.js';
 import { badRequest, storageRequestTooLarge, successStatus, unsupportedMediaType } from '../../api/status.js';
 import { applyPatch, patchMediaTypes, patchStrictDecodingError, patchTypeError, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
@@ -91,9 +92,12 @@ function writeJSONList(ctx: HandlerContext, result: ListResult<string>): Promise
  * Reads the body as an object of this endpoint's kind (missing apiVersion/kind
  * default to it), checked as upstream's decoder checks it.
  */
-async function readObject(ctx: HandlerContext, create = false): Promise<any> {
+async function readObject(ctx: HandlerContext, create?: CreateRead): Promise<any> {
   return objectFromBody(ctx, await readObjectBytes(ctx), create);
 }
+
+/** A create's read: its field manager in, and the managedFields a worker computed for it out (create-preflight.ts). */
+interface CreateRead { manager: string; managedFields?: ManagedFieldsEntry[] }
 
 /** The body of a create or update. Custom resources have no protobuf form: their bodies are JSON or YAML only. */
 function readObjectBytes(ctx: HandlerContext): Promise<Buffer> {
@@ -108,20 +112,23 @@ function readObjectBytes(ctx: HandlerContext): Promise<Buffer> {
  * readObject's decoding of a body already read: the same body gives an equal object each time.
  * A small body is decoded at once and its object returned as is (no promise made for it).
  */
-function objectFromBody(ctx: HandlerContext, buf: Buffer, create: boolean): any {
+function objectFromBody(ctx: HandlerContext, buf: Buffer, create?: CreateRead): any {
   const type = mediaType(ctx.req);
   const builtIn = !(ctx.store instanceof CustomResourceStore);
   // A large body is decoded and checked in the heavy lane; the loop serves others meanwhile.
   const read = readObjectBodyOffLoop({
     body: buf, type, into: bodyKind(ctx), endpoint: ctx.store.info, endpointApiVersion: ctx.store.apiVersion,
-    fieldValidation: query(ctx, 'fieldValidation'), builtIn, create, dryRun: isDryRun(ctx), protobufAnswer: ctx.protobuf,
+    fieldValidation: query(ctx, 'fieldValidation'), builtIn, create: create !== undefined, dryRun: isDryRun(ctx), protobufAnswer: ctx.protobuf,
+    // Only a worker's preflight reads it (a small create is tracked by the store, as before).
+    manager: create && buf.byteLength >= heavyBodyBytes ? { name: create.manager, hasStatus: ctx.store.strategy.hasStatus } : undefined,
   });
-  return read instanceof Promise ? read.then((r) => objectFromRead(ctx, buf, type, builtIn, r)) : objectFromRead(ctx, buf, type, builtIn, read);
+  return read instanceof Promise ? read.then((r) => objectFromRead(ctx, buf, type, builtIn, r, create)) : objectFromRead(ctx, buf, type, builtIn, read, create);
 }
 
-function objectFromRead(ctx: HandlerContext, buf: Buffer, type: string, builtIn: boolean, { obj, warnings, refusal, raw }: ObjectBodyResult): any {
+function objectFromRead(ctx: HandlerContext, buf: Buffer, type: string, builtIn: boolean, { obj, warnings, refusal, raw, managedFields }: ObjectBodyResult, create?: CreateRead): any {
   if (warnings !== undefined) ctx.res.setHeader('Warning', warnings);
   if (refusal) throw 'invalid' in refusal ? new EncodedStatusError(refusal.invalid, `${ctx.store.info.kind} "${refusal.name}" is invalid`) : storageRequestTooLarge();
+  if (create && managedFields) create.managedFields = managedFields;
   if (builtIn) return obj;
   const source: RawBody | undefined = raw ?? (type === protobufMediaType ? undefined : { text: buf.toString('utf8'), yaml: type === 'application/yaml' });
   checkBodyFields(ctx.store, obj, query(ctx, 'fieldValidation'), ctx.res, source);
@@ -131,11 +138,13 @@ function objectFromRead(ctx: HandlerContext, buf: Buffer, type: string, builtIn:
 
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const { manager } = readWriteOptions(ctx, 'CreateOptions');
-  const obj = await readObject(ctx, true);
+  const read: CreateRead = { manager };
+  const obj = await readObject(ctx, read);
   // The answer is only rendered: the created object may be the watch cache's copy (resultShared).
   // A JSON body was parsed for this request alone: the create mutates it rather than a copy.
   const inputOwned = mediaType(ctx.req) === 'application/json';
-  const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx), fieldManager: { manager }, resultShared: true, inputOwned, context: ctx.request });
+  const created = await ctx.store.create(ctx.info.namespace, obj, { dryRun: isDryRun(ctx), fieldManager: { manager }, resultShared: true, inputOwned, context: ctx.request,
+    managedFields: read.managedFields });
   writeObject(ctx, 201, created);
 }
 
@@ -153,14 +162,14 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const buf = await readObjectBytes(ctx);
   // Read before decoding: a body the heavy lane reads is moved to its worker (empty here after).
   const decodedOnLoop = buf.byteLength < heavyBodyBytes;
-  const obj = await objectFromBody(ctx, buf, false);
+  const obj = await objectFromBody(ctx, buf);
   // The body was decoded for this request alone: the update mutates it rather than a copy, and a
   // retry after a lost race decodes the body again (a Lease renewal, a kubelet's status write).
   // Not a body the heavy lane read: its bytes were moved to the worker, so a retry copies the
   // decoded object instead.
   const updated = await ctx.store.update(ctx.info.namespace, ctx.info.name!, obj, {
     subresource: ctx.info.subresource, dryRun: isDryRun(ctx), fieldManager: fieldManagerFor(ctx, manager), signal: ctx.signalWhenNeeded, resultShared: true, context: ctx.request,
-    inputAgain: decodedOnLoop ? () => objectFromBody(ctx, buf, false) : undefined,
+    inputAgain: decodedOnLoop ? () => objectFromBody(ctx, buf) : undefined,
   });
   writeObject(ctx, 200, updated);
 }

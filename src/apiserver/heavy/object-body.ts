@@ -10,11 +10,9 @@ import type { ResourceInfo } from '../../api/resources.js';
 import { decodeObjectBodyWithSource, type BodyKind, type RawBody } from '../body.js';
 import { checkBodyKind } from '../handlers/body-kind.js';
 import { checkFields } from '../field-checks.js';
-import { kindKey } from '../../api/resources.js';
-import { applyDefaults } from '../../api/defaults/index.js';
-import { validateCreate } from '../../api/validation/index.js';
-import { maxStoredRequestBytes } from '../../api/status.js';
-import { encodeInvalidStatus, type EncodedStatus } from './invalid-status.js';
+import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
+import type { EncodedStatus } from './invalid-status.js';
+import { createPreflight } from './create-preflight.js';
 
 export interface ObjectBodyJob {
   body: Uint8Array;
@@ -32,6 +30,8 @@ export interface ObjectBodyJob {
    * here and the loop never validates it or builds its Status.
    */
   create?: boolean;
+  /** The create's field manager and whether its kind has a status (for its managedFields entry, see create-preflight.ts). */
+  manager?: { name: string; hasStatus: boolean };
   /** The create is a dry run: storage's size limit does not apply. */
   dryRun?: boolean;
   /** The client prefers a protobuf answer (its Accept), for a Status encoded here. */
@@ -46,6 +46,11 @@ export interface ObjectBodyResult {
    * or serialises a Status of millions of causes), or etcd's size refusal.
    */
   refusal?: { name: string } & ({ invalid: EncodedStatus } | { tooLarge: true });
+  /**
+   * A valid create's managedFields, computed here as the store would on the loop (create-preflight.ts);
+   * the store stamps its own time on the entry.
+   */
+  managedFields?: ManagedFieldsEntry[];
   /** The Warning header values the checks asked for. */
   warnings?: string | number | readonly string[];
   /**
@@ -63,30 +68,8 @@ export function readObjectBody(job: ObjectBodyJob): ObjectBodyResult {
   if (!job.builtIn) return { obj, raw };
   const result: ObjectBodyResult = { obj };
   checkFields(job.endpoint, obj, job.fieldValidation, { setHeader: (_name, value) => { result.warnings = value; return undefined as never; } }, raw);
-  const refusal = job.create ? createPreflight(job, obj) : undefined;
-  return refusal ? { obj: undefined, warnings: result.warnings, refusal } : result;
-}
-
-/**
- * Upstream decodes a create with its defaults, validates it, then etcd
- * refuses what is over its request limit (500 "etcdserver: request is too
- * large"). For a body large enough to be read here, the defaulting and
- * validation run here too: an invalid object is answered with its 422, all
- * causes encoded here (a Pod of 300,000 empty containers validated on the
- * loop held it for seconds). A valid object over the limit gets etcd's
- * refusal (defaulting and metadata only make it larger). Any other object
- * takes the usual path, admission first. Departure: an invalid large body is
- * answered before admission, so a missing namespace is not NamespaceLifecycle's
- * 404 for it. Objects whose name the store must still generate take the usual path.
- */
-function createPreflight(job: ObjectBodyJob, obj: any): ObjectBodyResult['refusal'] {
-  if (!obj?.metadata?.name) return undefined;
-  const key = kindKey(job.endpoint);
-  const copy = { ...obj, apiVersion: job.endpointApiVersion, kind: job.endpoint.kind };
-  applyDefaults(key, copy);
-  const errors = validateCreate(key, copy);
-  const name = String(obj.metadata.name);
-  if (errors.length) return { name, invalid: encodeInvalidStatus(job.endpoint.kind, job.endpoint.group, name, errors, job.protobufAnswer === true) };
-  if (job.dryRun || Buffer.byteLength(JSON.stringify(obj)) <= maxStoredRequestBytes) return undefined;
-  return { name, tooLarge: true };
+  const preflight = job.create ? createPreflight(job, obj) : undefined;
+  if (preflight?.refusal) return { obj: undefined, warnings: result.warnings, refusal: preflight.refusal };
+  if (preflight?.managedFields) result.managedFields = preflight.managedFields;
+  return result;
 }

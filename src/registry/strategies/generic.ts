@@ -14,13 +14,27 @@ import type { Strategy } from '../strategy.js';
 import { specOf } from '../meta.js';
 import { tracksGeneration } from './generation.js';
 
+/** The applyDefaults of generic strategies: the kind's defaults (src/api) and nothing else. */
+const kindDefaults = new WeakSet<Strategy['applyDefaults']>();
+
+/**
+ * The strategy defaults objects exactly as src/api's applyDefaults does for its kind (a strategy that
+ * overrides applyDefaults, as the Node strategy does, is not), so what was computed from an object
+ * defaulted that way elsewhere (the heavy lane's managedFields) holds for it.
+ */
+export function defaultsAsTheKind(strategy: Strategy): boolean {
+  return kindDefaults.has(strategy.applyDefaults);
+}
+
 export function genericStrategy(info: ResourceInfo, overrides: Partial<Strategy> = {}): Strategy {
   const key = kindKey(info);
   const hasStatus = info.subresources.some((s) => s.name === 'status');
   const generation = tracksGeneration(info);
+  const defaults: Strategy['applyDefaults'] = (obj) => applyDefaults(key, obj);
+  kindDefaults.add(defaults);
   const base: Strategy = {
     hasStatus,
-    applyDefaults: (obj) => applyDefaults(key, obj),
+    applyDefaults: defaults,
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
       if (generation) obj.metadata.generation = 1;
