@@ -35,8 +35,9 @@ describe('the kubectl Quick Reference on npm start\'s simulated nodes', () => {
     assert.equal((await kubectl(['set', 'image', 'deployment/frontend', 'www=image:v2'])).stdout, 'deployment.apps/frontend image updated\n');
     const waiting = await eventually(async () => {
       const pods = JSON.parse((await kubectl(['get', 'pods', '-l', 'app=frontend', '-o', 'json'])).stdout).items as Pod[];
-      return pods.map((p) => p.status?.containerStatuses?.[0]).find((c) => c?.image === 'image:v2' && c.state?.waiting);
-    }, 60_000, 'a new pod waiting for image:v2');
+      // ContainerCreating comes first (the simulated node takes as long as a real one to start a container), then the pull's failure.
+      return pods.map((p) => p.status?.containerStatuses?.[0]).find((c) => c?.image === 'image:v2' && c.state?.waiting && c.state.waiting.reason !== 'ContainerCreating');
+    }, 60_000, 'a new pod waiting for image:v2 past ContainerCreating');
     assert.match(waiting.state!.waiting!.reason!, /^(ErrImagePull|ImagePullBackOff)$/);
     const failed = await eventually(async () => (await kubectl(['get', 'events', '--field-selector', 'reason=Failed', '-o', 'jsonpath={.items[*].message}'])).stdout.match(/Failed to pull image "image:v2": [^\n]*?insufficient_scope: authorization failed/)?.[0], 60_000, 'the pull failure event');
     assert.match(failed, /pull access denied, repository does not exist or may require authorization/);

@@ -194,6 +194,8 @@ describe('k8ts up: the Services, DNS and port-forward pages on simulated nodes',
     const miss = await kubectl(['exec', 'dnsutils', '--', 'nslookup', 'nosuchservice'], undefined, true);
     assert.deepEqual([miss.code, miss.stdout], [1, "Server:\t\t10.96.0.10\nAddress:\t10.96.0.10#53\n\n** server can't find nosuchservice: NXDOMAIN\n\n"]);
     assert.equal((await kubectl(['exec', 'dnsutils', '--', 'cat', '/etc/resolv.conf'])).stdout, resolvConf);
+    // CoreDNS answers its readiness probe (/ready, every 10 s) once it has synced; the page shows the pods after they are Ready.
+    await kubectl(['wait', '--for=condition=Ready', 'pod', '-l', 'k8s-app=kube-dns', '--namespace=kube-system', '--timeout=60s']);
     const dnsPods = (await kubectl(['get', 'pods', '--namespace=kube-system', '-l', 'k8s-app=kube-dns'])).stdout;
     assert.match(dnsPods, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\n(coredns-\w+-\w+\s+1\/1\s+Running\s+0\s+\S+\n)+$/);
     assert.match((await kubectl(['get', 'svc', '--namespace=kube-system'])).stdout, /\nkube-dns\s+ClusterIP\s+10\.96\.0\.10\s+<none>\s+53\/UDP,53\/TCP,9153\/TCP\s/);

@@ -208,6 +208,35 @@ describe('probe manager', () => {
   });
 });
 
+describe('probe manager: readiness of an instance that started between ticks', () => {
+  it('is probed when its status is generated (upstream manual trigger), not a period later; once, then on the period', async () => {
+    const timers = new FakeTimers();
+    const rt = fakeRuntime();
+    rt.set({ id: '', state: 'waiting' });
+    const calls: string[] = [];
+    const m = new ProbeManager({
+      runtime: rt.rt, timers, logger: createLogger('test'), onChange: () => undefined,
+      run: async () => { calls.push('ready'); return { result: 'success', output: '' }; },
+    });
+    const pod: Pod = { metadata: { name: 'p', namespace: 'ns', uid: 'u1' }, spec: { containers: [{ name: 'app', image: 'i', readinessProbe: { exec: { command: ['ready'] } } }] } };
+    const flushAll = async () => { await flush(); await flush(); };
+    m.sync(pod);
+    timers.advance(0); await flushAll();
+    assert.equal(m.apply('u1', rt.rt.status('u1'))!.containers[0].ready, false, 'not ready before an instance exists');
+    assert.deepEqual(calls, [], 'no probe while the container is being created');
+    rt.set({ id: 'cri://one', state: 'running', startedAt: new Date(timers.nowMs()) });
+    timers.advance(1000); await flushAll();
+    assert.equal(m.apply('u1', rt.rt.status('u1'))!.containers[0].ready, false, 'no result yet: the period (10 s) has not come round');
+    await flushAll();
+    assert.deepEqual(calls, ['ready'], 'the status asked for a probe');
+    assert.equal(m.apply('u1', rt.rt.status('u1'))!.containers[0].ready, true);
+    assert.deepEqual(calls, ['ready'], 'a result exists: no further trigger');
+    timers.advance(9000); await flushAll();
+    assert.deepEqual(calls, ['ready', 'ready'], 'the periodic probe keeps its cadence');
+    m.close();
+  });
+});
+
 describe('httpGet and tcpSocket probes', () => {
   let hits = 0;
   const server: Server = createServer((req, res) => {

@@ -12,6 +12,8 @@
  *    instance with the Killing event "Container X failed liveness probe, will
  *    be restarted"; the runtime restarts it per the restart policy. Every
  *    failed probe records Unhealthy "Liveness probe failed: <output>".
+ *  - A running instance whose readiness probe has not run yet is probed when
+ *    its status is generated (upstream's manual trigger), not a period later.
  *  - `onChange` tells the agent to regenerate the pod's status.
  *  - A runtime that runs no process (simulateProbe) answers each probe
  *    itself; the workers, thresholds and kills are the same.
@@ -104,6 +106,11 @@ export class ProbeManager {
       if (started !== undefined) out.started = started;
       const ready = this.result(pp, rc, 'readiness');
       if (ready !== undefined) out.ready = ready;
+      // Upstream UpdatePodStatus: a started, running instance without a readiness result gets its probe now.
+      if (ready === false && rc.state === 'running' && started !== false) {
+        const w = pp.workers.get(`${rc.name}/readiness`)!;
+        if (!w.probed(rc.id)) w.trigger();
+      }
       return out;
     });
     return { ...rs, initContainers: overlay(rs.initContainers), containers: overlay(rs.containers) };
