@@ -12,8 +12,9 @@
  *    instance with the Killing event "Container X failed liveness probe, will
  *    be restarted"; the runtime restarts it per the restart policy. Every
  *    failed probe records Unhealthy "Liveness probe failed: <output>".
- *  - A running instance whose readiness probe has not run yet is probed when
- *    its status is generated (upstream's manual trigger), not a period later.
+ *  - A running instance the readiness worker has not seen yet (it was created
+ *    between two ticks) is probed when its status is generated (upstream's
+ *    manual trigger), not a period later.
  *  - `onChange` tells the agent to regenerate the pod's status.
  *  - A runtime that runs no process (simulateProbe) answers each probe
  *    itself; the workers, thresholds and kills are the same.
@@ -106,10 +107,11 @@ export class ProbeManager {
       if (started !== undefined) out.started = started;
       const ready = this.result(pp, rc, 'readiness');
       if (ready !== undefined) out.ready = ready;
-      // Upstream UpdatePodStatus: a started, running instance without a readiness result gets its probe now.
+      // Upstream UpdatePodStatus: a started, running instance the readiness worker has not seen yet
+      // (no result, not even the initial Failure) gets its probe now.
       if (ready === false && rc.state === 'running' && started !== false) {
         const w = pp.workers.get(`${rc.name}/readiness`)!;
-        if (!w.probed(rc.id)) w.trigger();
+        if (w.current().containerID !== rc.id) w.trigger();
       }
       return out;
     });

@@ -71,7 +71,6 @@ const initialResult: Record<ProbeType, ProbeResult> = { readiness: 'failure', li
 
 export class ProbeWorker {
   private containerID = '';
-  private probedID = '';
   private result: ProbeResult;
   private lastOutcome?: 'success' | 'failure';
   private run = 0;
@@ -96,13 +95,10 @@ export class ProbeWorker {
   /** The current result and the instance it is about. */
   current(): { containerID: string; result: ProbeResult } { return { containerID: this.containerID, result: this.result }; }
 
-  /** Whether a probe has run against that instance yet. */
-  probed(containerID: string): boolean { return this.probedID === containerID; }
-
   /**
    * Probes now, off the period (upstream's manualTriggerCh): the status of a
-   * running instance the readiness worker has no result for asks for one, so
-   * a container that started between two ticks is not left unready a whole
+   * running instance the readiness worker has not seen asks for a result, so
+   * a container created between two ticks is not left unready a whole
    * period. The periodic timer keeps its cadence.
    */
   trigger(): void {
@@ -154,7 +150,6 @@ export class ProbeWorker {
     const id = c.id;
     const outcome = await this.deps.run(id);
     if (this.stopped || id !== this.containerID) return;
-    this.probedID = id;
     if (outcome.result !== 'success') this.deps.onProbeFailure?.(outcome);
     if (outcome.result === 'error') return;
     this.run = this.lastOutcome === outcome.result ? this.run + 1 : 1;
