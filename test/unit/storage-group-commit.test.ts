@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { WatchEvent, WriteResult } from '../../src/storage/backend.js';
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js';
-import { GroupCommit, maxSyncs } from '../../src/storage/sqlite/group-commit.js';
+import { GroupCommit } from '../../src/storage/sqlite/group-commit.js';
 import { LogReader } from '../../src/storage/sqlite/log-reader.js';
 import { LogWriter } from '../../src/storage/sqlite/log-writer.js';
 import { openDatabase } from '../../src/storage/sqlite/schema.js';
@@ -109,73 +109,27 @@ test('a write is acknowledged and its event published only after the fsync that 
   assert.equal(await settled(first), false, 'not acknowledged before the fsync');
   assert.equal(published.length, 0, 'no event before the fsync');
   assert.equal(commits.durableRevision, 0);
-  // A write requested while one fsync runs commits at once and starts a second fsync.
+  // Writes requested while the fsync runs wait for it uncommitted, then commit together and the next fsync starts.
   const second = commits.submit(() => writer.create('/b', '"b"'));
   await new Promise((r) => setImmediate(r));
-  assert.equal(writer.currentRevision, 2, 'committed while the first fsync runs');
-  assert.equal(wal.held.length, maxSyncs, 'a second fsync covers it');
-  // With two running, later writes wait uncommitted, then commit together when one ends.
   const third = commits.submit(() => writer.create('/c', '"c"'));
   await new Promise((r) => setImmediate(r));
-  const fourth = commits.submit(() => writer.create('/d', '"d"'));
-  await new Promise((r) => setImmediate(r));
-  assert.equal(writer.currentRevision, 2, 'not committed while two fsyncs run');
-  assert.equal(wal.held.length, 2, 'no third fsync');
+  assert.equal(writer.currentRevision, 1, 'not committed while the fsync runs');
+  assert.equal(wal.held.length, 1, 'one fsync at a time');
   const batches = writerBatches(writer);
   wal.release();
-  assert.equal(writer.currentRevision, 4, 'committed when an fsync ended');
+  assert.equal(writer.currentRevision, 3, 'committed when the fsync ended');
   assert.deepEqual(batches, [2], 'in one transaction');
-  assert.equal(wal.held.length, 2, 'its fsync started at once');
   assert.equal(ok(await first).modRevision, 1);
   assert.deepEqual(published.map((e) => e.kv.modRevision), [1]);
   assert.equal(commits.durableRevision, 1);
-  assert.equal(await settled(second), false, 'the fsync that covers the second write still runs');
+  assert.equal(await settled(second), false);
+  assert.equal(wal.held.length, 1, 'the next fsync covers the second commit');
   wal.release();
   assert.equal(ok(await second).modRevision, 2);
-  assert.equal(await settled(third), false);
-  wal.release();
   assert.equal(ok(await third).modRevision, 3);
-  assert.equal(ok(await fourth).modRevision, 4);
-  assert.deepEqual(published.map((e) => e.kv.modRevision), [1, 2, 3, 4]);
-  assert.equal(commits.durableRevision, 4);
-});
-
-test('an fsync that ends first settles every write committed before it began, in commit order', async (t) => {
-  const { writer, wal, published, commits } = groupCommitOn(t);
-  const first = commits.submit(() => writer.create('/a', '"a"'));
-  await new Promise((r) => setImmediate(r));
-  const second = commits.submit(() => writer.create('/b', '"b"'));
-  await new Promise((r) => setImmediate(r));
-  assert.equal(wal.held.length, 2);
-  // The later fsync ends first: it began after both commits, so both are durable.
-  wal.held.pop()!(null);
-  assert.equal(ok(await first).modRevision, 1);
-  assert.equal(ok(await second).modRevision, 2);
-  assert.deepEqual(published.map((e) => e.kv.modRevision), [1, 2]);
-  assert.equal(commits.durableRevision, 2);
-  // The earlier one's end settles nothing twice.
-  wal.release();
-  await new Promise((r) => setImmediate(r));
-  assert.deepEqual(published.map((e) => e.kv.modRevision), [1, 2]);
-});
-
-test('close waits for the running fsyncs and settles every write', async (t) => {
-  const { writer, wal, commits } = groupCommitOn(t);
-  const first = commits.submit(() => writer.create('/a', '"a"'));
-  await new Promise((r) => setImmediate(r));
-  const second = commits.submit(() => writer.create('/b', '"b"'));
-  await new Promise((r) => setImmediate(r));
-  const third = commits.submit(() => writer.create('/c', '"c"'));
-  const closed = commits.close();
-  assert.equal(writer.currentRevision, 3, 'close commits what is queued');
-  wal.release();
-  assert.equal(await settled(closed), false, 'one fsync still runs');
-  wal.release();
-  await closed;
-  assert.equal(ok(await first).modRevision, 1);
-  assert.equal(ok(await second).modRevision, 2);
-  assert.equal(ok(await third).modRevision, 3, 'settled after close synced it');
-  assert.equal(wal.held.length, 0, 'no fsync started after close');
+  assert.deepEqual(published.map((e) => e.kv.modRevision), [1, 2, 3]);
+  assert.equal(commits.durableRevision, 3);
 });
 
 /** The sizes of the writer's batches from now on. */

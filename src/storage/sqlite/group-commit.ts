@@ -6,17 +6,12 @@
  * published, only after an fsync that began after its commit: an acknowledged write is durable,
  * and a watcher never sees an event that a power loss could take back.
  *
- * Up to two fsyncs run at once (`maxSyncs`). A write committed while one runs starts the second at
- * once instead of waiting for the first to end and then for a whole fsync of its own: on this
- * disk (virtio, ext4) an fdatasync started while another runs ends soon after it, so a write
- * waits about one fsync instead of one and a half (docs/threads.md, "The serving loop's share of a
- * create"). Once two run, later writes queue uncommitted; when one ends they commit in one
+ * While one fsync runs, later writes queue uncommitted; when it ends they commit in one
  * transaction and the next fsync starts (etcd's backend batches its commits the same way), so under
  * load each fsync carries more writes and each watcher gets their events in one write. Committed
- * together they cost one transaction, and one WAL frame for each page they share (the log's last
- * leaf, the indexes'), instead of one transaction a loop turn: at 16 clients that was 4-5 pwrites a
- * create. Fsyncs may end out of order: one that ends makes durable every batch committed before it
- * began, including those an earlier fsync still running covers.
+ * during the fsync they would wait for the next one all the same; committed together they cost one
+ * transaction, and one WAL frame for each page they share (the log's last leaf, the indexes'),
+ * instead of one transaction a loop turn: at 16 clients that was 4-5 pwrites a create.
  */
 import type { WatchEvent, WriteResult } from '../backend.js';
 import type { BatchResult, LogWriter, WriteOutcome } from './log-writer.js';
@@ -26,31 +21,22 @@ import { inQuantum } from '../../util/loop-quantum.js';
 /** Writes per transaction: bounds how long one commit holds the event loop. */
 const MAX_BATCH = 1000;
 
-/** WAL fsyncs in flight at once (see above); past that, writes queue uncommitted. */
-export const maxSyncs = 2;
-
 interface Queued {
   write: () => WriteOutcome;
   resolve: (result: WriteResult) => void;
   reject: (err: unknown) => void;
 }
 
-/** A committed batch waiting for its fsync, with the writer's revision right after it; `seq` numbers commits. */
-interface Committed { batch: Queued[]; results: BatchResult[]; revision: number; seq: number }
+/** A committed batch waiting for its fsync, with the writer's revision right after it. */
+interface Committed { batch: Queued[]; results: BatchResult[]; revision: number }
 
 export class GroupCommit {
   private queue: Queued[] = [];
   private scheduled = false;
-  /** Committed batches not yet settled, oldest first. */
+  /** Committed batches no fsync has started for yet, oldest first. */
   private committed: Committed[] = [];
-  /** The last commit's `seq`, and the last one a started fsync covers. */
-  private commitSeq = 0;
-  private coveredSeq = 0;
-  /** fsyncs running. */
-  private syncs = 0;
-  /** close() was called: no new commit or fsync starts; it waits for the running fsyncs (`drained`). */
-  private closed = false;
-  private drained?: () => void;
+  private syncing = false;
+  private synced?: () => void;
   /** Holds (checkpointer.ts) in force: while any is, writes queue and nothing commits. */
   private holds = 0;
   /** Every write at or below this revision is durable and its event published (its acknowledgement may still wait for the loop's quantum). */
@@ -77,10 +63,10 @@ export class GroupCommit {
     });
   }
 
-  /** Commits everything queued now and starts its fsync, unless `maxSyncs` run: the end of one commits them. */
+  /** Commits everything queued now and starts its fsync, unless one is running: its end commits them. */
   flush(): void {
     this.scheduled = false;
-    if (this.holds > 0 || this.syncs >= maxSyncs || this.closed) return;
+    if (this.holds > 0 || this.syncing) return;
     this.commitQueued();
     this.startSync();
   }
@@ -106,12 +92,11 @@ export class GroupCommit {
     };
   }
 
-  /** Commits what is queued, waits for the running fsyncs, then syncs and settles the rest at once. */
+  /** Commits what is queued, waits for a running fsync, then syncs and settles the rest at once. */
   async close(): Promise<void> {
     this.scheduled = false;
-    this.closed = true;
     this.commitQueued();
-    if (this.syncs > 0) await new Promise<void>((resolve) => { this.drained = resolve; });
+    if (this.syncing) await new Promise<void>((resolve) => { this.synced = resolve; });
     const rest = this.committed;
     this.committed = [];
     let err: Error | null = null;
@@ -129,35 +114,28 @@ export class GroupCommit {
       for (const q of batch) q.reject(err);
       return;
     }
-    this.committed.push({ batch, results, revision: this.writer.currentRevision, seq: ++this.commitSeq });
+    this.committed.push({ batch, results, revision: this.writer.currentRevision });
   }
 
   private startSync(): void {
-    if (this.syncs >= maxSyncs || this.coveredSeq === this.commitSeq) return;
-    const upTo = this.coveredSeq = this.commitSeq;
-    this.syncs++;
+    if (this.syncing || this.committed.length === 0) return;
+    const covered = this.committed;
+    this.committed = [];
+    this.syncing = true;
     this.wal.sync((err) => {
-      this.syncs--;
-      if (this.closed) {
-        this.settleUpTo(upTo, err);
-        if (this.syncs === 0) this.drained?.();
+      this.syncing = false;
+      this.settle(covered, err);
+      if (!err) this.durable();
+      if (this.synced) {
+        const wake = this.synced;
+        this.synced = undefined;
+        wake();
         return;
       }
-      // What queued while the fsyncs ran commits now, together, and its fsync starts before the
-      // covered writes are published and acknowledged: the disk works while the loop does that
-      // (a checkpoint's hold defers the commit to its release).
+      // What queued during the fsync commits now, together (a checkpoint's hold defers it to its release).
       if (this.holds === 0) this.commitQueued();
       this.startSync();
-      this.settleUpTo(upTo, err);
-      if (!err) this.durable();
     });
-  }
-
-  /** Settles the batches committed up to `seq` that no fsync ending earlier settled. */
-  private settleUpTo(seq: number, err: Error | null): void {
-    let n = 0;
-    while (n < this.committed.length && this.committed[n]!.seq <= seq) n++;
-    if (n > 0) this.settle(this.committed.splice(0, n), err);
   }
 
   /**
