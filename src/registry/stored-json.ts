@@ -31,6 +31,29 @@ export function withResourceVersion(text: string, resourceVersion: string): stri
   return `${text.slice(0, close)}${empty ? '' : ','}${member}${text.slice(close)}`;
 }
 
+/**
+ * Moves metadata.resourceVersion (when it has one) to the end of metadata, where every read has it
+ * (Store.decode sets it on the stored text, which has none), so that withResourceVersion of the
+ * stored text is the object's JSON: a write's answer and its watch event are then spliced, not a
+ * second JSON.stringify of the whole object (Store.written, the watch cache's takeWritten). Member
+ * order means nothing to clients. An update whose body came without managedFields (an apply's
+ * result; the simulated kubelets' Lease renewals and pod status writes) had them appended after it.
+ */
+export function withResourceVersionLast<T extends { metadata?: object }>(obj: T): T {
+  const meta = obj.metadata as Record<string, unknown> | undefined;
+  if (meta?.resourceVersion === undefined || lastMember(meta) === 'resourceVersion') return obj;
+  const { resourceVersion, ...rest } = meta;
+  (obj as { metadata?: object }).metadata = { ...rest, resourceVersion };
+  return obj;
+}
+
+/** The object's last own enumerable member, in insertion order. */
+export function lastMember(o: object): string | undefined {
+  let last: string | undefined;
+  for (const k in o) if (Object.hasOwn(o, k)) last = k;
+  return last;
+}
+
 /** The index of the closing brace of the top-level "metadata" object, or -1. */
 function metadataEnd(text: string): number {
   if (text.charCodeAt(0) !== OPEN_BRACE) return -1;

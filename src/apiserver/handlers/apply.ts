@@ -35,7 +35,8 @@ export async function handleApply(ctx: HandlerContext): Promise<void> {
   const dryRun = isDryRun(ctx);
   const apply = (live: any) => {
     try {
-      return withResourceVersionLast(applyConfiguration(live, config, applyCtx));
+      // The store moves resourceVersion after the managedFields this appends (withResourceVersionLast).
+      return applyConfiguration(live, config, applyCtx);
     } catch (e) {
       if (e instanceof StatusError || !(e instanceof Error)) throw e;
       // A configuration the schema cannot type (a list item without its key). Upstream
@@ -62,20 +63,6 @@ export async function handleApply(ctx: HandlerContext): Promise<void> {
       if (e?.code !== 409 || attempt > 0) throw e;
     }
   }
-}
-
-/**
- * The object with metadata.resourceVersion (when it has one) as metadata's last member: the store
- * then answers and feeds the watch cache with the stored text and the new resourceVersion spliced
- * in (Store.written), not a second stringify of the whole object. Member order means nothing to
- * clients; metadata.managedFields, which the apply appends, would otherwise be last.
- */
-function withResourceVersionLast(obj: any): any {
-  const meta = obj?.metadata;
-  if (meta?.resourceVersion === undefined) return obj;
-  const { resourceVersion, ...rest } = meta;
-  obj.metadata = { ...rest, resourceVersion };
-  return obj;
 }
 
 /** YAML, or JSON (a subset of YAML) read by the much faster JSON parser when it is JSON. */

@@ -25,7 +25,7 @@ import { EventRing, type CachedEvent } from './ring.js';
 import { SortedKeys } from './sorted-keys.js';
 import { NodeIndex, nodeNameOf } from './node-index.js';
 import type { Unstructured } from '../../api/unstructured.js';
-import { withResourceVersion } from '../stored-json.js';
+import { lastMember, withResourceVersion } from '../stored-json.js';
 import { forgetRenderedJSON, hasRenderedJSON, seedRenderedJSON } from './rendered-json.js';
 import { compact, sharedMembersFor } from './compact.js';
 
@@ -378,9 +378,3 @@ function deliver(w: CacheWatcher, ev: CachedEvent): void {
   else if (before) w.send({ type: 'DELETED', object: ev.obj });
 }
 
-/** The last own member of `o` (JSON.stringify's last). */
-function lastMember(o: object): string | undefined {
-  let last: string | undefined;
-  for (const k in o) if (Object.hasOwn(o, k)) last = k;
-  return last;
-}
