@@ -57,7 +57,7 @@ export interface SchedulerOptions {
    * sends at most 64 at once (its pool's connections), so 128 keeps every connection busy with as
    * many waiting; at 512 the other 448 waited in the pool with their assumed pods and request
    * bodies, for a higher peak RSS (the benchmark's scheduler process 226-278 MB against 218-235)
-   * and no CPU saved (bench/RESULTS.md, `sched5`).
+   * and no CPU difference that a loaded machine could show (bench/RESULTS.md, `sched5`).
    */
   maxInFlightBinds?: number;
   initialBackoffMs?: number;
