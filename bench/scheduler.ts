@@ -13,7 +13,7 @@
  * Results go to bench/RESULTS.md, section "scheduler" (other sections are
  * left alone).
  *
- *   node dist/bench/scheduler.js [--nodes 1000,5000] [--pods 10000] [--runs 3] [--no-write] [--keep] [--no-events]
+ *   node dist/bench/scheduler.js [--nodes 1000,5000] [--pods 10000] [--runs 3] [--no-write] [--keep] [--no-events] [--max-in-flight N]
  *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process;
  *   each row logs its scheduling window on the monotonic clock, for bench/lib/cpuprofile.ts --from-us/--to-us)
  */
@@ -22,6 +22,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { ApiClient, readAdminCredentials } from './lib/client.js';
 import { runConcurrent } from './lib/load.js';
 import { readMemory, resetPeakRss } from './lib/server.js';
@@ -140,12 +141,32 @@ function processCpuSplitMs(pid: number, statFile = `/proc/${pid}/stat`): { user:
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
+/** This process's collections while it schedules (young: scavenges; old: mark-compacts), counted and their pause time summed. */
+function watchGc(): { stop(): string } {
+  const young = { n: 0, ms: 0 };
+  const old = { n: 0, ms: 0 };
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      const c = kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? young : kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR ? old : undefined;
+      if (c) { c.n++; c.ms += e.duration; }
+    }
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  return {
+    stop() {
+      obs.disconnect();
+      return `${young.n} scavenges (${young.ms.toFixed(0)} ms on the main thread), ${old.n} mark-compacts (${old.ms.toFixed(0)} ms)`;
+    },
+  };
+}
+
 async function create(client: ApiClient, path: string, count: number, body: (i: number) => string): Promise<number> {
   const { wallMs } = await runConcurrent(0, count, createConcurrency, async (i) => (await client.expect(201, 'POST', path, { body: body(i) })).ms);
   return wallMs / 1000;
 }
 
-async function runOnce(work: string, nodes: number, pods: number, events: boolean, run: number): Promise<RunResult> {
+async function runOnce(work: string, nodes: number, pods: number, events: boolean, run: number, maxInFlightBinds?: number): Promise<RunResult> {
   const dataDir = join(work, `n${nodes}-${run}`);
   const server = await startServer(dataDir);
   const pid = server.proc.pid!;
@@ -166,7 +187,7 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const strings = new StringPool();
     const informers = new InformerFactory(clients, { logger, transform: (o) => strings.internAll(stripManagedFields(o)), skipManagedFields: true });
     const recorder = events ? new EventRecorder(clients, 'default-scheduler', logger) : ({ event() {} } as unknown as EventRecorder);
-    const scheduler = new Scheduler({ clients, informers, recorder, logger, clock: realClock });
+    const scheduler = new Scheduler({ clients, informers, recorder, logger, clock: realClock }, { maxInFlightBinds });
     // Peaks while scheduling: each process's VmHWM reset here and read at the end, no sampling timer (two 100 ms
     // timers in this process, one reading the server's /proc status, were counted in the scheduler's CPU).
     const serverSetupPeakKB = readMemory(pid).hwmKB;
@@ -180,6 +201,7 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const serverSplit0 = processCpuSplitMs(pid);
     const selfCpu0 = process.cpuUsage();
     const selfMain0 = mainThreadCpuMs(process.pid);
+    const gc = watchGc();
     informers.start();
     scheduler.run();
     await Promise.all([informers.informer('nodes').waitForSync(), informers.informer('pods').waitForSync()]);
@@ -205,6 +227,7 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     log(`${nodes} nodes: CPU ms/pod, user + system: server ${perPod(serverSplit.user - serverSplit0.user)} + ${perPod(serverSplit.system - serverSplit0.system)}, `
       + `scheduler ${perPod(selfCpu.user / 1000)} + ${perPod(selfCpu.system / 1000)}; main threads: server ${perPod(serverMainMs)}, scheduler ${perPod(selfMainMs)} `
       + '(the rest: V8\'s collector helpers, libuv\'s pool, workers)');
+    log(`${nodes} nodes: scheduler process GC in the window: ${gc.stop()}`);
     log(`${nodes} nodes: scheduling window --from-us ${windowFromUs} --to-us ${process.hrtime.bigint() / 1000n}`);
     const selfCpuMs = (selfCpu.user + selfCpu.system) / 1000;
     const wallSec = (lastBindAt - t0) / 1000;
@@ -329,17 +352,19 @@ async function main(): Promise<void> {
       'no-events': { type: 'boolean', default: false },
       /** Runs per node count (each on a fresh server): the machine is shared, so one run is one sample. */
       runs: { type: 'string', default: '3' },
+      'max-in-flight': { type: 'string', help: 'bindings in flight at most (SchedulerOptions.maxInFlightBinds; default: the scheduler\'s own)' },
     },
   });
   const nodeCounts = values.nodes!.split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
   const pods = Number(values.pods);
+  const maxInFlightBinds = values['max-in-flight'] === undefined ? undefined : Number(values['max-in-flight']);
   const work = mkdtempSync(join(tmpdir(), 'k8ts-bench-scheduler-'));
   log(`data under ${work}`);
   const command = `node ${relative(repoRoot, process.argv[1])} ${process.argv.slice(2).join(' ')}`.trim();
   try {
     const results: RunResult[] = [];
     for (const n of nodeCounts) {
-      for (let run = 1; run <= Number(values.runs); run++) results.push(await runOnce(work, n, pods, !values['no-events'], run));
+      for (let run = 1; run <= Number(values.runs); run++) results.push(await runOnce(work, n, pods, !values['no-events'], run, maxInFlightBinds));
     }
     const md = report(results, command);
     console.log(`\n${md}`);

@@ -52,7 +52,13 @@ export interface SchedulerOptions {
   parallelism?: number;
   /** 0 (default): adaptive, max(5, 50 - nodes/125) percent of the nodes. */
   percentageOfNodesToScore?: number;
-  /** Bindings in flight at most (upstream: unbounded goroutines). Default 512. */
+  /**
+   * Bindings in flight at most (upstream: a goroutine each, unbounded). Default 128: the client
+   * sends at most 64 at once (its pool's connections), so 128 keeps every connection busy with as
+   * many waiting; at 512 the other 448 waited in the pool with their assumed pods and request
+   * bodies, for a higher peak RSS (the benchmark's scheduler process 226-278 MB against 218-235)
+   * and no CPU difference that a loaded machine could show (bench/RESULTS.md, `sched5`).
+   */
   maxInFlightBinds?: number;
   initialBackoffMs?: number;
   maxBackoffMs?: number;
@@ -137,7 +143,7 @@ export class Scheduler {
     this.log = ctx.logger.with('scheduler');
     const recorder = typeof ctx.recorder === 'function' ? ctx.recorder(this.profile.schedulerName) : ctx.recorder;
     this.events = new EventSink(recorder, { qps: opts.eventQPS, burst: opts.eventBurst });
-    this.maxInFlight = opts.maxInFlightBinds ?? 512;
+    this.maxInFlight = opts.maxInFlightBinds ?? 128;
     this.queue = new SchedulingQueue({
       clock: ctx.clock, hint: (info, event) => this.queueingHint(info, event), initialBackoffMs: opts.initialBackoffMs,
       maxBackoffMs: opts.maxBackoffMs, podMaxInUnschedulablePodsDurationMs: opts.podMaxInUnschedulablePodsDurationMs,
