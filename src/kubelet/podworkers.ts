@@ -358,6 +358,24 @@ export class PodWorkers implements PodHandler {
     if (!this.deps.runtime.status(rec.uid)) return;
     await this.kill(rec.uid, 0);
     if (rec.started) { rec.started = false; this.deps.metrics?.runningPods.dec(); }
+    this.writeStoppedStatus(rec);
+  }
+
+  /**
+   * Upstream's syncTerminatedPod writes the stopped containers' statuses: a
+   * sidecar (restartable init container) still running when a Job's pod
+   * Succeeded shows terminated, and READY 0/2, once it is stopped. Written
+   * only while the API still shows a container running, so a finished pod
+   * without sidecars costs no extra write.
+   */
+  private writeStoppedStatus(rec: PodRecord): void {
+    const { timers, hostIP } = this.deps;
+    this.deps.status.request(rec.key, rec.uid, (p) => {
+      if (p.metadata!.deletionTimestamp || !podIsTerminal(p)) return undefined;
+      const shown = [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])];
+      if (!shown.some((s) => s.state?.running)) return undefined;
+      return generatePodStatus(p, this.runtimeStatus(rec.uid), { hostIP, now: timers.now() });
+    });
   }
 
   private handleRemove(pod: Pod): void {

@@ -168,6 +168,7 @@ export class NodeSimulator {
       service: (ns, name) => this.serviceObjects.service(ns, name),
       services: (ns) => this.serviceObjects.namespaceServices(ns),
       endpointSlices: (ns, svc) => this.serviceObjects.endpointSlices(ns, svc),
+      networkPolicies: () => this.serviceObjects.networkPolicies(),
     };
   }
 

@@ -130,12 +130,14 @@ describe('simulated shell: ls -l of a ConfigMap volume (the atomic writer\'s ..d
     containers: [{ name: 'test-container', image, command: ['sleep', '3600'], volumeMounts: [{ name: 'config-volume', mountPath: '/etc/config' }] }],
   });
   /** The kubelet's layout of the volume, with the data directory named as the simulation names it. */
-  const kubeletTree = (name: string, pod: Pod, fsGroup?: number) => {
+  const kubeletTree = (name: string, pod: Pod, fsGroup?: number, image?: string) => {
     const ts = dataDirName(pod, 'config-volume', new Date(start));
     const g = fsGroup ?? 0;
     return tree(name, [
       { path: 'etc', dir: true, mode: 0o755 },
       { path: 'etc/hostname', data: `${pod.metadata!.name}\n`, mode: 0o644 },
+      // The official nginx image's /etc/nginx (its nginx.conf) is one more directory beside the volume.
+      ...(image === 'nginx' ? [{ path: 'etc/nginx', dir: true as const, mode: 0o755 }] : []),
       { path: 'etc/config', dir: true, mode: fsGroup ? 0o2777 : 0o777, gid: g },
       { path: `etc/config/${ts}`, dir: true, mode: fsGroup ? 0o2755 : 0o755, gid: g },
       { path: `etc/config/${ts}/SPECIAL_LEVEL`, data: 'very', mode: 0o644, gid: g },
@@ -149,7 +151,7 @@ describe('simulated shell: ls -l of a ConfigMap volume (the atomic writer\'s ..d
   for (const [image, flavour, fsGroup] of [['busybox', 'busybox', undefined], ['busybox:1.28', 'busybox', 2000], ['nginx', 'coreutils', undefined], ['debian', 'coreutils', 2000]] as const) {
     it(`${image}${fsGroup ? ` with fsGroup ${fsGroup}` : ''}: ls -l, -la and -laR as ${flavour === 'busybox' ? 'busybox' : 'GNU'} ls prints them`, async () => {
       const { rt, uid, id, pod } = setup(spec(image, fsGroup));
-      const real = kubeletTree(`config-${seq}`, pod, fsGroup);
+      const real = kubeletTree(`config-${seq}`, pod, fsGroup, image);
       const sh = async (script: string) => { const r = await collect(rt.openStream(uid, id(), req(['sh', '-c', script]))); assert.equal(r.err, ''); return r.out; };
       assert.equal(await sh('cd /etc/config; ls -l'), realLs(flavour, join(real, 'etc/config'), ['-l']));
       assert.equal(await sh('cd /etc/config; ls -la'), realLs(flavour, join(real, 'etc/config'), ['-la']));

@@ -77,7 +77,7 @@ describe('simulated workloads: kubernetes-bootcamp', () => {
     assert.deepEqual(v1.env, [['NPM_CONFIG_LOGLEVEL', 'info'], ['NODE_VERSION', '6.3.1']]);
     assert.match(imageContents('jocatalin/kubernetes-bootcamp:v2')!.files.get('/server.js')!, /v=2\\n"\);/);
     const nginx = imageContents('nginx')!;
-    assert.deepEqual([...nginx.files.keys()], ['/usr/share/nginx/html/50x.html', '/usr/share/nginx/html/index.html']);
+    assert.deepEqual([...nginx.files.keys()], ['/usr/share/nginx/html/50x.html', '/usr/share/nginx/html/index.html', '/etc/nginx/nginx.conf']);
     assert.deepEqual(nginx.env, []);
     assert.equal(imageContents('busybox:1.28'), undefined);
   });

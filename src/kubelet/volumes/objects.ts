@@ -7,6 +7,7 @@
 import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Secret, Service } from 'kubernetes-types/core/v1.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 
 export interface PodObjectGetter {
   claim(namespace: string, name: string): Promise<PersistentVolumeClaim>;
@@ -19,6 +20,8 @@ export interface PodObjectGetter {
   services?(namespace: string): Promise<Service[]>;
   /** The EndpointSlices of a Service (a simulated container's nslookup answers from them, runtime/simulated/pod-network.ts). */
   endpointSlices?(namespace: string, service: string): Promise<EndpointSlice[]>;
+  /** The NetworkPolicies and namespace labels a simulated pod's connections are checked against (runtime/simulated/network-policy.ts). */
+  networkPolicies?(): Promise<{ policies(namespace: string): NetworkPolicy[]; namespaceLabels(name: string): Record<string, string> | undefined }>;
   /** A token of the pod's service account (through the kubelet's token cache, token/manager.ts). */
   serviceAccountToken?(namespace: string, serviceAccount: string, tr: TokenRequest): Promise<TokenRequest>;
 }

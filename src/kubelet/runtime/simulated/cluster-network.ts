@@ -10,7 +10,7 @@
  * reached (`connect`), which is honest about what the simulation is.
  */
 import type { Duplex } from 'node:stream';
-import type { Service } from 'kubernetes-types/core/v1.js';
+import type { Pod, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 
 /** A connection to a port of one pod (the runtime's dialPort). */
@@ -18,16 +18,24 @@ export type PortDialer = (port: number) => Duplex;
 
 export class SimulatedPodNetwork {
   private readonly pods = new Map<string, PortDialer>();
+  /** The pod object at each address (its current labels: NetworkPolicy selects by them). */
+  private readonly objects = new Map<string, () => Pod>();
 
   /** The pod holding `ip` from now on; the returned function detaches it (and only it: the IP may be reused). */
-  attach(ip: string, dial: PortDialer): () => void {
+  attach(ip: string, dial: PortDialer, pod?: () => Pod): () => void {
     this.pods.set(ip, dial);
-    return () => { if (this.pods.get(ip) === dial) this.pods.delete(ip); };
+    if (pod) this.objects.set(ip, pod); else this.objects.delete(ip);
+    return () => { if (this.pods.get(ip) === dial) { this.pods.delete(ip); this.objects.delete(ip); } };
   }
 
   /** The pod at `ip`, when this process simulates it. */
   pod(ip: string): PortDialer | undefined {
     return this.pods.get(ip);
+  }
+
+  /** The pod object at `ip`, when this process simulates it and its runtime said which. */
+  podObject(ip: string): Pod | undefined {
+    return this.objects.get(ip)?.();
   }
 }
 

@@ -72,7 +72,7 @@ export async function withContainerFiles(base: ContainerView, d: ContainerFilesD
   const ownHosts = [d.podIP, base.hostname].filter((h): h is string => !!h);
   let resolver: ReturnType<typeof podResolver> | undefined;
   const dns = () => (resolver ??= podResolver(d.pod, d.objects));
-  const reach = podReach(d.pod, d.objects, d.network ?? processPodNetwork);
+  const reach = podReach(d.pod, d.objects, d.network ?? processPodNetwork, d.podIP);
   return { ...files, http: podHttp(ownHosts, d.dial, (host) => resolveHost(host, files, dns), reach), dns, connect: tcpConnect(d, base.hostname, files, dns, reach) };
 }
 

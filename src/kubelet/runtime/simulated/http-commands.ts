@@ -12,10 +12,11 @@
 import type { ShellContext } from './shell.js';
 
 /** A request from the container; a body (curl -d) is sent with its Content-Length (pod-network.ts). */
-export interface HttpRequest { url: URL; method: string; headers: Record<string, string>; body?: Buffer }
+/** timeoutMs: how long the client waits for a connection a NetworkPolicy drops (network-policy.ts); absent: forever. */
+export interface HttpRequest { url: URL; method: string; headers: Record<string, string>; body?: Buffer; timeoutMs?: number }
 export interface HttpResponse { status: number; statusText: string; httpVersion: string; rawHeaders: string[]; body: Buffer }
-/** The answer, or why none came: the host is unknown (not the pod's), or nothing listens (refused). */
-export type HttpOutcome = { response: HttpResponse; address: string } | { error: 'resolve' } | { error: 'connect'; address: string };
+/** The answer, or why none came: the host is unknown (not the pod's), nothing listens (refused), or nothing answered in time (dropped). */
+export type HttpOutcome = { response: HttpResponse; address: string } | { error: 'resolve' } | { error: 'connect' | 'timeout'; address: string };
 
 type Out = (stream: 'stdout' | 'stderr', text: string) => void;
 
@@ -35,6 +36,9 @@ const headerBlock = (r: HttpResponse) => {
 };
 
 const noHttp = async (): Promise<HttpOutcome> => ({ error: 'resolve' });
+
+/** curl's connect timeout when -m does not set one (CURL_TIMEOUT_CONNECT, 300 s). */
+const curlConnectTimeoutMs = 300_000;
 
 /** curl's options that take a value (short and long): the value is the rest of a short cluster (`-sSo FILE`, `-oFILE`) or the next word. */
 const curlValueShort = 'XHmowd';
@@ -79,7 +83,7 @@ const headerValue = (r: HttpResponse, name: string): string | undefined => {
  * progress meter goes to stderr when stdout is not the exec's terminal.
  */
 export async function curl(args: string[], ctx: ShellContext, out: Out): Promise<number> {
-  const o = { silent: false, showError: false, include: false, head: false, fail: false, remoteName: false, method: 'GET', headers: {} as Record<string, string>, output: undefined as string | undefined, writeOut: undefined as string | undefined, data: [] as string[] };
+  const o = { silent: false, showError: false, include: false, head: false, fail: false, remoteName: false, method: 'GET', headers: {} as Record<string, string>, output: undefined as string | undefined, writeOut: undefined as string | undefined, data: [] as string[], maxTimeMs: curlConnectTimeoutMs };
   const urls: string[] = [];
   const unknown = (a: string) => {
     out('stderr', `curl: option ${a}: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n`);
@@ -92,6 +96,7 @@ export async function curl(args: string[], ctx: ShellContext, out: Out): Promise
     else if (opt === 'A') o.headers['User-Agent'] = value;
     else if (opt === 'o') o.output = value;
     else if (opt === 'w') o.writeOut = value;
+    else if (opt === 'm' && Number(value) > 0) o.maxTimeMs = Number(value) * 1000;
     else if (opt === 'd' || opt === 'data-raw' || opt === 'data-binary') {
       const data = postData(opt, value, ctx);
       if (data === undefined) out('stderr', `Warning: Couldn't read data from file "${value.slice(1)}", this makes an empty \nWarning: POST.\n`);
@@ -138,10 +143,12 @@ export async function curl(args: string[], ctx: ShellContext, out: Out): Promise
     // The progress meter goes to stderr unless -s, or the body goes to stdout and stdout is a terminal (the exec's tty).
     const meter = !o.silent && ((file !== undefined && file !== '-') || !ctx.terminalColumns);
     if (meter) out('stderr', `${progressHeader}\r${curlProgressLine({ downloaded: 0, uploaded: 0 })}`);
-    const r = await (ctx.http ?? noHttp)({ url, method: o.method, headers: o.headers, ...(body ? { body } : {}) });
+    const r = await (ctx.http ?? noHttp)({ url, method: o.method, headers: o.headers, timeoutMs: o.maxTimeMs, ...(body ? { body } : {}) });
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if ('error' in r) {
-      status = r.error === 'resolve' ? error(6, `Could not resolve host: ${host}`) : error(7, `Failed to connect to ${host} port ${defaultPort(url)} after 0 ms: Couldn't connect to server`);
+      status = r.error === 'resolve' ? error(6, `Could not resolve host: ${host}`)
+        : r.error === 'timeout' ? error(28, `Connection timed out after ${o.maxTimeMs} milliseconds`)
+          : error(7, `Failed to connect to ${host} port ${defaultPort(url)} after 0 ms: Couldn't connect to server`);
       if (o.writeOut !== undefined) out('stdout', o.writeOut.replace(/%\{(?:http_code|response_code)\}/g, '000').replace(/%\{[a-z_]+\}/g, '').replace(/\\n/g, '\n'));
       continue;
     }
@@ -204,31 +211,42 @@ function curlProgressLine(t: { downloaded: number; downloadSize?: number; upload
     `${pct(t.uploaded, t.uploadSize)} ${max5(t.uploaded)}  ${max5(0)}  ${max5(0)} ${unknown} ${unknown} ${unknown} ${max5(0)}`;
 }
 
-/** busybox wget [-q] [-O FILE|-] [-S] URL: `-qO-` prints the body; without -O the file is saved as the URL's last name (index.html). */
+/**
+ * busybox wget [-q] [-O FILE|-] [-S] [-T SEC|--timeout=SEC] [--spider] URL: `-qO-` prints the body; without -O
+ * the file is saved as the URL's last name (index.html); --spider only checks that the URL answers
+ * (`remote file exists`). A connection nothing answers (a NetworkPolicy drops it) ends after the
+ * timeout (busybox's default 900 s) with `download timed out`.
+ */
 export async function wget(args: string[], ctx: ShellContext, out: Out): Promise<number> {
   let quiet = false;
+  let spider = false;
+  let timeoutSeconds = 900;
   let output: string | undefined;
   let target: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
+    if (a === '--spider') { spider = true; continue; }
+    const long = /^--timeout(?:=(.*))?$/.exec(a);
+    if (long) { timeoutSeconds = Number(long[1] ?? args[++i]) || timeoutSeconds; continue; }
     const m = /^-([qSOT]+)(.*)$/.exec(a);
     if (!m) { target = a; continue; }
     if (m[1]!.includes('q')) quiet = true;
     if (m[1]!.endsWith('O')) output = m[2] || args[++i];
-    if (m[1]!.endsWith('T')) i += m[2] ? 0 : 1;
+    if (m[1]!.endsWith('T')) timeoutSeconds = Number(m[2] || args[++i]) || timeoutSeconds;
   }
   const url = target === undefined ? undefined : parseURL(target);
   if (!url) { out('stderr', 'BusyBox wget: a URL is needed\n'); return 1; }
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const r = await (ctx.http ?? noHttp)({ url, method: 'GET', headers: {} });
+  const r = await (ctx.http ?? noHttp)({ url, method: 'GET', headers: {}, timeoutMs: timeoutSeconds * 1000 });
   if ('error' in r) {
     if (r.error === 'resolve') { out('stderr', `wget: bad address '${host}'\n`); return 1; }
     if (!quiet) out('stderr', `Connecting to ${url.host} (${r.address}:${defaultPort(url)})\n`);
-    out('stderr', `wget: can't connect to remote host (${r.address}): Connection refused\n`);
+    out('stderr', r.error === 'timeout' ? 'wget: download timed out\n' : `wget: can't connect to remote host (${r.address}): Connection refused\n`);
     return 1;
   }
   if (!quiet) out('stderr', `Connecting to ${url.host} (${r.address}:${defaultPort(url)})\n`);
   if (r.response.status >= 400) { out('stderr', `wget: server returned error: ${statusLine(r.response)}\n`); return 1; }
+  if (spider) { if (!quiet) out('stderr', 'remote file exists\n'); return 0; }
   const file = output ?? (url.pathname.split('/').pop() || 'index.html');
   if (file === '-') {
     if (!quiet) out('stderr', 'writing to stdout\n');

@@ -79,6 +79,41 @@ the error log for details.</p>
 </html>
 `;
 
+/** The official image's /etc/nginx/nginx.conf (docker-nginx's, since 1.25). */
+const nginxConf = `
+user  nginx;
+worker_processes  auto;
+
+error_log  /var/log/nginx/error.log notice;
+pid        /var/run/nginx.pid;
+
+
+events {
+    worker_connections  1024;
+}
+
+
+http {
+    include       /etc/nginx/mime.types;
+    default_type  application/octet-stream;
+
+    log_format  main  '$remote_addr - $remote_user [$time_local] "$request" '
+                      '$status $body_bytes_sent "$http_referer" '
+                      '"$http_user_agent" "$http_x_forwarded_for"';
+
+    access_log  /var/log/nginx/access.log  main;
+
+    sendfile        on;
+    #tcp_nopush     on;
+
+    keepalive_timeout  65;
+
+    #gzip  on;
+
+    include /etc/nginx/conf.d/*.conf;
+}
+`;
+
 const nginxRepos = new Set(['docker.io/library/nginx', 'registry.k8s.io/nginx-slim', 'k8s.gcr.io/nginx-slim', 'gcr.io/google_containers/nginx-slim']);
 
 const bootcampRepos = new Set(['gcr.io/google-samples/kubernetes-bootcamp', 'docker.io/jocatalin/kubernetes-bootcamp']);
@@ -141,7 +176,9 @@ export function imageContents(image: string): ImageContents | undefined {
     const official = repo === 'docker.io/library/nginx';
     const startLog = official ? (_hostname: string, at: Date) => nginxStartLog(tag, at) : undefined;
     const stopLog = official ? (at: Date) => nginxStopLog(tag, at) : undefined;
-    return { env: [], files: new Map([[`${nginxDocRoot}/50x.html`, nginx50xPage], [`${nginxDocRoot}/index.html`, nginxWelcomePage]]), startLog, stopLog };
+    const files = new Map([[`${nginxDocRoot}/50x.html`, nginx50xPage], [`${nginxDocRoot}/index.html`, nginxWelcomePage]]);
+    if (official) files.set('/etc/nginx/nginx.conf', nginxConf);
+    return { env: [], files, startLog, stopLog };
   }
   if (repo === 'docker.io/library/redis' && /^\d+\.\d+\.\d+$/.test(tag)) return { env: [], files: new Map(), startLog: (_host, startedAt) => redisStartLog(tag, startedAt) };
   if (nginxRepos.has(repo)) return { env: [], files: new Map([[`${nginxDocRoot}/50x.html`, nginx50xPage], [`${nginxDocRoot}/index.html`, nginxWelcomePage]]) };

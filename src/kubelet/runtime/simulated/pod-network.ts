@@ -21,6 +21,7 @@
  *     kube-dns, read first), which is what nslookup asks for.
  */
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { isIP } from 'node:net';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ClusterRecords } from '../../../api/dns/cluster-records.js';
@@ -32,6 +33,7 @@ import type { HttpOutcome, HttpRequest } from './http-commands.js';
 import type { PodResolver } from './nslookup.js';
 import { serviceBackends, type PortDialer, type SimulatedPodNetwork } from './cluster-network.js';
 import { refusedConnection } from './listeners.js';
+import { connectionAllowed, droppedConnection } from './network-policy.js';
 
 /** kubeadm's cluster domain, which every k8ts cluster uses. */
 export const simulatedClusterDomain = 'cluster.local';
@@ -68,12 +70,20 @@ export type Reach = (address: string, host: string) => Promise<PortDialer | unde
  * each connection sent to one of its endpoints picked at random (kube-proxy's
  * nftables mode); a port without endpoints is refused, as kube-proxy rejects
  * it. The Service is looked for in the pod's namespace and in the one the
- * name gives (`svc.ns`, `svc.ns.svc.cluster.local`).
+ * name gives (`svc.ns`, `svc.ns.svc.cluster.local`). A connection from
+ * `sourceIP` to a pod that the NetworkPolicies of either end do not allow
+ * is dropped (network-policy.ts).
  */
-export function podReach(pod: Pod, objects: PodObjectGetter | undefined, network: SimulatedPodNetwork): Reach {
+export function podReach(pod: Pod, objects: PodObjectGetter | undefined, network: SimulatedPodNetwork, sourceIP?: string): Reach {
   return async (address, host) => {
+    const inputs = sourceIP ? await objects?.networkPolicies?.().catch(() => undefined) : undefined;
+    const guarded = (ip: string, port: number, dial: PortDialer): Duplex => {
+      const to = inputs && network.podObject(ip);
+      return !to || connectionAllowed({ pod, ip: sourceIP! }, { pod: to, ip }, port, inputs) ? dial(port) : droppedConnection();
+    };
     const direct = network.pod(address);
-    if (direct || !objects?.services) return direct;
+    if (direct) return (port) => guarded(address, port, direct);
+    if (!objects?.services) return undefined;
     const namespaces = new Set([pod.metadata?.namespace ?? 'default']);
     const labels = isIP(host) ? [] : host.split('.');
     if (labels.length >= 2) namespaces.add(labels[1]!);
@@ -84,7 +94,8 @@ export function podReach(pod: Pod, objects: PodObjectGetter | undefined, network
       return (port) => {
         const backends = serviceBackends(svc, slices, port);
         const b = backends[Math.floor(Math.random() * backends.length)];
-        return (b && network.pod(b.ip)?.(b.port)) || refusedConnection(port);
+        const dial = b && network.pod(b.ip);
+        return b && dial ? guarded(b.ip, b.port, dial) : refusedConnection(port);
       };
     }
     return undefined;
@@ -92,7 +103,9 @@ export function podReach(pod: Pod, objects: PodObjectGetter | undefined, network
 }
 
 function request(req: HttpRequest, dial: PortDialer, address: string): Promise<HttpOutcome> {
-  return new Promise<HttpOutcome>((resolve) => {
+  return new Promise<HttpOutcome>((done) => {
+    let timer: NodeJS.Timeout | undefined;
+    const resolve = (outcome: HttpOutcome) => { clearTimeout(timer); done(outcome); };
     const port = Number(req.url.port) || (req.url.protocol === 'https:' ? 443 : 80);
     // Nothing in a simulated pod speaks TLS: https reaches no one.
     if (req.url.protocol === 'https:') { resolve({ error: 'connect', address }); return; }
@@ -111,6 +124,8 @@ function request(req: HttpRequest, dial: PortDialer, address: string): Promise<H
       res.on('error', () => resolve({ error: 'connect', address }));
     });
     r.on('error', () => resolve({ error: 'connect', address }));
+    // A dropped connection (NetworkPolicy) answers nothing: the client gives up after its timeout.
+    if (req.timeoutMs) timer = setTimeout(() => { resolve({ error: 'timeout', address }); r.destroy(); }, req.timeoutMs);
     r.end(req.body);
   });
 }

@@ -20,6 +20,7 @@
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { ContainerView } from './program.js';
 import type { SimulatedProcess } from './processes.js';
+import { imageContents } from './image-contents.js';
 
 const diskMount = (path: string, ro: boolean) => `/dev/sda1 ${path} ext4 ${ro ? 'ro' : 'rw'},relatime 0 0`;
 
@@ -87,13 +88,29 @@ export function procMaps(main: SimulatedProcess | undefined): string {
   return rows.map(([range, perms, off, dev, inode, path]) => `${`${range} ${perms} ${off} ${dev} ${inode} `.padEnd(73)}${path}\n`).join('');
 }
 
-/** `view` with /proc/mounts and PID 1's mounts and maps readable (and /proc/1, /proc/self listed). */
+/**
+ * A file of another container seen through /proc/PID/root (the Share Process
+ * Namespace page's `head /proc/8/root/etc/nginx/nginx.conf`): the PIDs are
+ * ps's (processes.ts), the file that container's image holds (its writable
+ * layer and volumes are not seen from here); the container's own processes
+ * show its own files.
+ */
+function otherRootFile(view: ContainerView, spec: Container, p: string): string | undefined {
+  const m = /^\/proc\/(\d+)\/root(\/.*)$/.exec(p);
+  if (!m || (Number(m[1]) - 1) % 6 !== 0) return undefined;
+  const owner = view.processes?.[(Number(m[1]) - 1) / 6]?.container;
+  if (!owner) return undefined;
+  if (owner.name === spec.name) return view.readFile(m[2]!);
+  return imageContents(String(owner.image ?? ''))?.files.get(m[2]!);
+}
+
+/** `view` with /proc/mounts and PID 1's mounts and maps readable (and /proc/1, /proc/self listed), and other containers' files through /proc/PID/root. */
 export function withProcFiles(view: ContainerView, pod: Pod, spec: Container): ContainerView {
   const main = view.processes?.[0];
   const file = (p: string): string | undefined => {
     if (p === '/proc/mounts' || p === '/proc/self/mounts' || p === '/proc/1/mounts') return procMounts(pod, spec);
     if (p === '/proc/1/maps' || p === '/proc/self/maps') return procMaps(main);
-    return undefined;
+    return otherRootFile(view, spec, p);
   };
   const dirs: Record<string, string[]> = { '/proc': ['1', 'mounts', 'self'], '/proc/1': ['maps', 'mounts'], '/proc/self': ['maps', 'mounts'] };
   return {

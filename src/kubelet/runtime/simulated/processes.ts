@@ -22,12 +22,18 @@ import { runsUntilStopped } from './image-entrypoints.js';
 export interface SimulatedProcess {
   uid: number;
   args: string;
+  /** The container the process runs in (its root is what /proc/PID/root shows: proc-files.ts). */
+  container?: Container;
 }
 
 const shells = new Set(['sh', '/bin/sh', 'bash', '/bin/bash']);
 
 /** The main process of a container (and the workers its image forks). */
 function containerProcesses(pod: Pod, c: Container): SimulatedProcess[] {
+  return mainProcesses(pod, c).map((p) => ({ ...p, container: c }));
+}
+
+function mainProcesses(pod: Pod, c: Container): SimulatedProcess[] {
   const { uid } = containerUser(pod, c);
   const argv = [...(c.command ?? []), ...(c.args ?? [])];
   if (argv.length) {

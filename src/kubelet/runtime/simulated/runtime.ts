@@ -571,7 +571,7 @@ export class SimulatedRuntime implements PodRuntime {
     const spec: Partial<PodSpec> = p.pod.spec ?? {};
     const ip = spec.hostNetwork ? this.opts.hostIP : this.pool.allocate();
     p.sandbox = { id: newID(), ready: true, ip, createdAt: now };
-    if (!spec.hostNetwork && ip) p.detachNetwork = this.network.attach(ip, (port) => this.dialPort(p.uid, port));
+    if (!spec.hostNetwork && ip) p.detachNetwork = this.network.attach(ip, (port) => this.dialPort(p.uid, port), () => p.pod);
     p.startedAt = now;
     const readyDelay = simScript(p.pod).readyDelayMs ?? this.opts.readyDelayMs ?? 0;
     this.after(p, 'ready', readyDelay, () => { p.readyAt = this.timers.now(); this.updateReadiness(p); });
@@ -709,7 +709,7 @@ export class SimulatedRuntime implements PodRuntime {
       restartCount: s.restartCount ?? 0, ready: !!s.ready,
     });
     p.sandbox = { id: newID(), ready: true, ip, createdAt: now };
-    if (ip && ip !== this.opts.hostIP) p.detachNetwork = this.network.attach(ip, (port) => this.dialPort(p.uid, port));
+    if (ip && ip !== this.opts.hostIP) p.detachNetwork = this.network.attach(ip, (port) => this.dialPort(p.uid, port), () => p.pod);
     p.startedAt = new Date(Math.min(...statuses.map((s) => Date.parse(s.state!.running!.startedAt!) || now.getTime())));
     const adoptExited = (s: ContainerStatus): RuntimeContainerStatus => ({
       name: s.name, id: s.containerID ?? `${this.type}://${newID()}`, image: s.image, imageID: s.imageID, state: 'exited' as const,

@@ -13,7 +13,8 @@
  * of nodes) watches nothing. Like kube-proxy's view, the cache trails the API
  * by a watch event: a Service created a moment ago may not be seen yet.
  */
-import type { Service } from 'kubernetes-types/core/v1.js';
+import type { Namespace, Service } from 'kubernetes-types/core/v1.js';
+import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { Informer, stripManagedFields, type Clientset } from '../../../client/index.js';
 import type { Logger } from '../../../util/log.js';
@@ -29,6 +30,9 @@ export class ServiceObjects {
   private services?: Informer;
   private slices?: Informer;
   private synced?: Promise<void>;
+  private policies?: Informer;
+  private namespaces?: Informer;
+  private policiesSynced?: Promise<void>;
 
   constructor(private readonly clients: Clientset, private readonly logger?: Logger) {}
 
@@ -49,9 +53,38 @@ export class ServiceObjects {
     return this.slices!.byIndex('service', `${namespace}/${service}`) as EndpointSlice[];
   }
 
+  /**
+   * The NetworkPolicies and namespaces a connection between simulated pods is
+   * checked against (network-policy.ts), watched from the first connection on,
+   * as a policy-enforcing CNI plugin's agent watches them.
+   */
+  async networkPolicies(): Promise<{ policies(namespace: string): NetworkPolicy[]; namespaceLabels(name: string): Record<string, string> | undefined }> {
+    if (!this.policiesSynced) {
+      const opts = { logger: this.logger, transform: stripManagedFields, skipManagedFields: true };
+      this.policies = new Informer(this.clients.resource('networkpolicies'), opts);
+      this.namespaces = new Informer(this.clients.resource('namespaces'), opts);
+      this.policies.addIndex('namespace', (np: NetworkPolicy) => [np.metadata!.namespace!]);
+      this.policies.start();
+      this.namespaces.start();
+      this.policiesSynced = Promise.all([this.policies.waitForSync(), this.namespaces.waitForSync()]).then(() => undefined);
+    }
+    await this.policiesSynced;
+    const policies = this.policies!;
+    const namespaces = this.namespaces!;
+    return {
+      policies: (namespace) => policies.byIndex('namespace', namespace) as NetworkPolicy[],
+      namespaceLabels: (name) => {
+        const ns = namespaces.get(name) as Namespace | undefined;
+        return ns ? (ns.metadata?.labels ?? {}) : undefined;
+      },
+    };
+  }
+
   stop(): void {
     this.services?.stop();
     this.slices?.stop();
+    this.policies?.stop();
+    this.namespaces?.stop();
   }
 
   private ready(): Promise<void> {
