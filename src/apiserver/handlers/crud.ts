@@ -224,6 +224,9 @@ export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOpti
   const policy = query(ctx, 'propagationPolicy');
   if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   if (query(ctx, 'orphanDependents') !== undefined) opts.orphanDependents = queryBool(query(ctx, 'orphanDependents'));
+  // The query's dryRun unless the body has its own (upstream decodes the query, then the body over it).
+  const queryDryRun = ctx.url.searchParams.getAll('dryRun');
+  if (opts.dryRun === undefined && queryDryRun.length) opts.dryRun = queryDryRun;
   if (opts.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {
     throw badRequest(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"`);
   }
@@ -232,7 +235,7 @@ export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOpti
 
 export async function handleDelete(ctx: HandlerContext): Promise<void> {
   const opts = await readDeleteOptions(ctx);
-  const dry = isDryRun(ctx) || (opts.dryRun ?? []).includes('All');
+  const dry = (opts.dryRun ?? []).includes('All');
   const { obj, deleted } = await ctx.store.delete(ctx.info.namespace, ctx.info.name!, opts, dry, ctx.signalWhenNeeded, ctx.request);
   if (!deleted) return writeObject(ctx, 200, obj);
   writeAnswer(ctx, 200, successStatus({ name: obj.metadata.name, group: ctx.store.info.group, kind: ctx.store.info.plural, uid: obj.metadata.uid }));
@@ -240,7 +243,8 @@ export async function handleDelete(ctx: HandlerContext): Promise<void> {
 
 export async function handleDeleteCollection(ctx: HandlerContext): Promise<void> {
   const opts = await readDeleteOptions(ctx);
-  const dry = isDryRun(ctx);
+  // A dry run asked in the body (client-go's DeleteCollection sends its DeleteOptions there) deletes nothing either.
+  const dry = (opts.dryRun ?? []).includes('All');
   const { items } = await ctx.store.list(ctx.info.namespace, { labelSelector: query(ctx, 'labelSelector'), fieldSelector: query(ctx, 'fieldSelector') });
   const out: any[] = [];
   for (const item of items) {
