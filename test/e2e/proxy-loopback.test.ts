@@ -8,6 +8,8 @@
  *  - an EndpointSlice naming 127.0.0.1 behind a selector-less Service, then
  *    `services/loop:80/proxy/` (upstream proxies only to Endpoints
  *    addresses, which validation keeps off loopback): 503, not the page;
+ *    also when the endpoint names a pod on a node that is not simulated
+ *    (only a simulated node's kubelet forwards such an address to its pod);
  *  - a pod whose status.podIPs is `0::1` or `::ffff:7f00:1` (the loopback,
  *    spelled so that a check of the text let it through), then
  *    `pods/NAME:PORT/proxy/`: upstream's 400 `address not allowed`;
@@ -48,13 +50,30 @@ describe('pods/proxy and services/proxy do not reach the loopback', () => {
       metadata: { name: 'loop-1', labels: { 'kubernetes.io/service-name': 'loop' } }, addressType: 'IPv4',
       ports: [{ name: '', port, protocol: 'TCP' }], endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
     })).status, 201);
-    // Until the server's caches hold the slice the answer names the bare Service ("loop"); then the id.
+    // Until the server's caches hold the Service and the slice the answer is a 404 or names the bare Service ("loop"); then the id.
     const r = await eventually(async () => {
       const got = await apiRequest(cluster, '/api/v1/namespaces/default/services/loop:80/proxy/');
-      return got.body.includes('for service \\"loop\\"') ? undefined : got;
+      return got.status === 200 || got.body.includes('loop:80') ? got : undefined;
     }, 20_000, 'the EndpointSlice in the server\'s caches');
     assert.equal(r.status, 503, r.body);
     assert.match(r.body, /no endpoints available for service \\"loop:80\\"/);
+    assert.equal(reached, 0);
+  });
+
+  it('services/proxy to a 127.0.0.1 endpoint that names a pod on a node that is not simulated: 503, the listener is not reached', async () => {
+    assert.equal((await post('/api/v1/namespaces/default/services', {
+      metadata: { name: 'loop2' }, spec: { ports: [{ port: 80, targetPort: port }] },
+    })).status, 201);
+    assert.equal((await post('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
+      metadata: { name: 'loop2-1', labels: { 'kubernetes.io/service-name': 'loop2' } }, addressType: 'IPv4', ports: [{ name: '', port, protocol: 'TCP' }],
+      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true }, nodeName: 'nowhere', targetRef: { kind: 'Pod', namespace: 'default', name: 'x' } }],
+    })).status, 201);
+    const r = await eventually(async () => {
+      const got = await apiRequest(cluster, '/api/v1/namespaces/default/services/loop2:80/proxy/');
+      return got.status === 200 || got.body.includes('loop2:80') ? got : undefined;
+    }, 20_000, 'the EndpointSlice in the server\'s caches');
+    assert.equal(r.status, 503, r.body);
+    assert.match(r.body, /no endpoints available for service \\"loop2:80\\"/);
     assert.equal(reached, 0);
   });
 

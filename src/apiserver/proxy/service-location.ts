@@ -46,8 +46,11 @@ export function serviceProxyTarget(sources: ServiceResolverSources, namespace: s
   const all = readyEndpoints(sources, namespace, id.name);
   if (!all.length) throw serviceUnavailable(`no endpoints available for service "${id.name}"`);
   // Upstream proxies only to an Endpoints address, which validation keeps off loopback and
-  // link-local; an EndpointSlice can still name one, so such an endpoint is skipped here.
-  const serving = all.filter((e) => e.portName === portName && isGlobalUnicast(e.ip));
+  // link-local; an EndpointSlice can still name one, so such an endpoint is skipped here, unless
+  // it names its pod and node: on a simulated node (a hostNetwork pod has the node's 127.0.0.1)
+  // it is reached through the kubelet's port-forward, and dialled directly it is refused by the
+  // caller (handlers/pod-proxy.ts).
+  const serving = all.filter((e) => e.portName === portName && (isGlobalUnicast(e.ip) || (e.nodeName !== undefined && e.podName !== undefined)));
   if (!serving.length) throw serviceUnavailable(`no endpoints available for service "${rawId}"`);
   const pick = serving[Math.floor(random() * serving.length)]!;
   return { scheme: id.scheme || 'http', host: pick.ip, port: pick.port, nodeName: pick.nodeName, podName: pick.podName };
