@@ -42,40 +42,32 @@ describe('pods/proxy and services/proxy do not reach the loopback', () => {
 
   const post = (path: string, body: object) => apiRequest(cluster, path, { method: 'POST', body: JSON.stringify(body) });
 
-  it('services/proxy to an EndpointSlice address of 127.0.0.1: 503, the listener is not reached', async () => {
-    assert.equal((await post('/api/v1/namespaces/default/services', {
-      metadata: { name: 'loop' }, spec: { ports: [{ port: 80, targetPort: port }] },
-    })).status, 201);
+  /** A selector-less Service with one EndpointSlice endpoint, then services/NAME:80/proxy/ once the server's caches hold both. */
+  async function proxyThroughSlice(name: string, endpoint: object) {
+    assert.equal((await post('/api/v1/namespaces/default/services', { metadata: { name }, spec: { ports: [{ port: 80, targetPort: port }] } })).status, 201);
     assert.equal((await post('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
-      metadata: { name: 'loop-1', labels: { 'kubernetes.io/service-name': 'loop' } }, addressType: 'IPv4',
-      ports: [{ name: '', port, protocol: 'TCP' }], endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+      metadata: { name: `${name}-1`, labels: { 'kubernetes.io/service-name': name } }, addressType: 'IPv4',
+      ports: [{ name: '', port, protocol: 'TCP' }], endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true }, ...endpoint }],
     })).status, 201);
-    // Until the server's caches hold the Service and the slice the answer is a 404 or names the bare Service ("loop"); then the id.
-    const r = await eventually(async () => {
-      const got = await apiRequest(cluster, '/api/v1/namespaces/default/services/loop:80/proxy/');
-      return got.status === 200 || got.body.includes('loop:80') ? got : undefined;
+    // Until then the answer is a 404 or names the bare Service; then the whole id.
+    return eventually(async () => {
+      const got = await apiRequest(cluster, `/api/v1/namespaces/default/services/${name}:80/proxy/`);
+      return got.status === 200 || got.body.includes(`${name}:80`) ? got : undefined;
     }, 20_000, 'the EndpointSlice in the server\'s caches');
-    assert.equal(r.status, 503, r.body);
-    assert.match(r.body, /no endpoints available for service \\"loop:80\\"/);
-    assert.equal(reached, 0);
-  });
+  }
 
-  it('services/proxy to a 127.0.0.1 endpoint that names a pod on a node that is not simulated: 503, the listener is not reached', async () => {
-    assert.equal((await post('/api/v1/namespaces/default/services', {
-      metadata: { name: 'loop2' }, spec: { ports: [{ port: 80, targetPort: port }] },
-    })).status, 201);
-    assert.equal((await post('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
-      metadata: { name: 'loop2-1', labels: { 'kubernetes.io/service-name': 'loop2' } }, addressType: 'IPv4', ports: [{ name: '', port, protocol: 'TCP' }],
-      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true }, nodeName: 'nowhere', targetRef: { kind: 'Pod', namespace: 'default', name: 'x' } }],
-    })).status, 201);
-    const r = await eventually(async () => {
-      const got = await apiRequest(cluster, '/api/v1/namespaces/default/services/loop2:80/proxy/');
-      return got.status === 200 || got.body.includes('loop2:80') ? got : undefined;
-    }, 20_000, 'the EndpointSlice in the server\'s caches');
-    assert.equal(r.status, 503, r.body);
-    assert.match(r.body, /no endpoints available for service \\"loop2:80\\"/);
-    assert.equal(reached, 0);
-  });
+  const endpoints: [string, string, object][] = [
+    ['an EndpointSlice address of 127.0.0.1', 'loop', {}],
+    ['a 127.0.0.1 endpoint that names a pod on a node that is not simulated', 'loop2', { nodeName: 'nowhere', targetRef: { kind: 'Pod', namespace: 'default', name: 'x' } }],
+  ];
+  for (const [what, name, endpoint] of endpoints) {
+    it(`services/proxy to ${what}: 503, the listener is not reached`, async () => {
+      const r = await proxyThroughSlice(name, endpoint);
+      assert.equal(r.status, 503, r.body);
+      assert.equal(r.json().message, `no endpoints available for service "${name}:80"`);
+      assert.equal(reached, 0);
+    });
+  }
 
   for (const ip of ['0::1', '::ffff:7f00:1']) {
     it(`pods/proxy to a pod whose IP is ${ip}: 400 address not allowed, the listener is not reached`, async () => {
