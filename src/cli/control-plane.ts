@@ -34,6 +34,7 @@ import { resourceQuotaAdmission } from '../apiserver/admission/resourcequota.js'
 import { nodeRestrictionAdmission } from '../apiserver/admission/noderestriction.js';
 import { createNodeAuthorizer } from '../apiserver/authz/node/index.js';
 import { admitCSRRequester } from '../apiserver/admission/csr-requester.js';
+import { certificateSubjectRestriction } from '../apiserver/admission/certificate-subject-restriction.js';
 import { serviceAccountAdmission } from '../apiserver/admission/serviceaccount.js';
 import { createWebhookMetrics, webhookAdmission } from '../apiserver/admission/webhook/index.js';
 import { createApiServer } from '../apiserver/server.js';
@@ -198,6 +199,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   type Validate = Parameters<NonNullable<StoreHooks['validate']>>;
   const validatingSteps: AdmissionStep<Validate>[] = [
     (...a) => on('PodSecurity') ? podSecurity.validate(...a) : undefined,
+    (op, info, obj, _old, opts) => on('CertificateSubjectRestriction') ? certificateSubjectRestriction(op, info, obj, opts) : undefined,
     (...a) => vap.plugin?.validate(...a),
     (...a) => on('ValidatingAdmissionWebhook') ? webhooks.validate(...a) : undefined,
     (...a) => on('ResourceQuota') ? resourceQuota(...a) : undefined,

@@ -167,4 +167,18 @@ describe('CertificateSigningRequest', () => {
     assert.equal(failed.reason, 'SignerValidationFailure');
     assert.equal(failed.message, 'subject organization is not system:nodes');
   });
+
+  // Issue #19: a CSR-issued client certificate must not be a way into system:masters (upstream's
+  // CertificateSubjectRestriction admission plugin, on by default).
+  test('a kube-apiserver-client request for the system:masters group is refused at create; other groups and signers are not', async () => {
+    const { csr } = opensslRequest('mallory', '/O=system:masters/CN=mallory');
+    const r = await cluster.kubectl(['apply', '-f', files.write('mallory.yaml', csrManifest('mallory', csr))], { allowFail: true });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /certificatesigningrequests\.certificates\.k8s\.io "mallory" is forbidden: use of kubernetes\.io\/kube-apiserver-client signer with system:masters group is not allowed/);
+    assert.equal((await cluster.kubectl(['get', 'csr', 'mallory'], { allowFail: true })).code, 1);
+    const { csr: devs } = opensslRequest('mallory2', '/O=system:masters-not/O=devs/CN=mallory2');
+    await cluster.kubectl(['apply', '-f', files.write('mallory2.yaml', csrManifest('mallory2', devs))]);
+    const { csr: serving } = opensslRequest('mallory3', '/O=system:masters/CN=mallory3');
+    await cluster.kubectl(['apply', '-f', files.write('mallory3.yaml', csrManifest('mallory3', serving, { signerName: 'example.com/other', usages: ['client auth'] }))]);
+  });
 });

@@ -11,7 +11,8 @@ import type { Endpoints, Pod, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { splitSchemeNamePort } from '../../src/api/scheme-name-port.js';
 import { splitProxyPath } from '../../src/apiserver/proxy/path.js';
-import { isGlobalUnicast, podProxyTarget } from '../../src/apiserver/proxy/pod-location.js';
+import { podProxyTarget } from '../../src/apiserver/proxy/pod-location.js';
+import { isGlobalUnicast } from '../../src/api/ip-address.js';
 import { serviceProxyTarget } from '../../src/apiserver/proxy/service-location.js';
 import { dialError, proxiedHeaders, rewriteLocation } from '../../src/apiserver/proxy/transport.js';
 import { simulatedNodeRefusal } from '../../src/apiserver/proxy/simulated.js';
@@ -80,6 +81,9 @@ describe('isGlobalUnicast (Go net.IP)', () => {
     ['10.0.0.1', true], ['192.168.1.1', true], ['0.0.0.0', false], ['127.0.0.1', false], ['169.254.1.1', false], ['224.0.0.1', false],
     ['255.255.255.255', false], ['fd00::1', true], ['2001:db8::1', true], ['::1', false], ['::', false], ['fe80::1', false], ['ff02::1', false],
     ['::ffff:127.0.0.1', false], ['', false], ['web', false],
+    // The same addresses spelled otherwise: Go parses them to the same bytes (issue #19).
+    ['0::1', false], ['0:0:0:0:0:0:0:1', false], ['::ffff:7f00:1', false], ['::ffff:a9fe:1', false], ['0::', false], ['FE80::1', false],
+    ['::ffff:a00:1', true], ['0177.0.0.1', false], ['127.000.000.001', false],
   ];
   for (const [ip, want] of cases) it(ip || '(empty)', () => assert.equal(isGlobalUnicast(ip), want));
 });
@@ -119,6 +123,13 @@ describe('serviceProxyTarget (service ResourceLocation)', () => {
     assert.deepEqual(statusOf(() => at(sources([slice(true, '10.244.1.5')]), 'web:81')), { code: 503, message: 'no service port 81 found for service "web"' }));
   it('no ready endpoints: 503', () =>
     assert.deepEqual(statusOf(() => at(sources([slice(false, '10.244.1.5')]), 'web:80')), { code: 503, message: 'no endpoints available for service "web"' }));
+  it('an endpoint on loopback or link-local is skipped, however it is spelled (issue #19)', () => {
+    for (const ip of ['127.0.0.1', '169.254.169.254']) {
+      assert.deepEqual(statusOf(() => at(sources([slice(true, ip)]), 'web:80')), { code: 503, message: 'no endpoints available for service "web:80"' });
+    }
+    const eps: Endpoints = { metadata: { name: 'web' }, subsets: [{ addresses: [{ ip: '0::1' }, { ip: '10.244.2.2' }], ports: [{ name: 'http', port: 8081 }] }] };
+    assert.equal(at(sources([], eps), 'web:http', () => 0).host, '10.244.2.2');
+  });
   it('no endpoint serves the port name: 503 naming the whole id', () =>
     assert.deepEqual(statusOf(() => at(sources([slice(true, '10.244.1.5')]), 'http:web:metrics')), { code: 503, message: 'no endpoints available for service "http:web:metrics"' }));
 });

@@ -3,22 +3,26 @@ import { FieldError, invalid, notSupported, required } from '../field-errors.js'
 import { isDNS1123Label, isQualifiedName, isValidPortNum, nameIsDNSSubdomain } from '../names.js';
 import { supportedPortProtocols } from './container.js';
 import { isIP, validateIP } from './ip.js';
+import { ipClass } from '../ip-address.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { Obj, arr, child, has, index, obj, str, validateName } from './util.js';
 import { appendAll } from '../append.js';
 
-/** ValidateNonSpecialIP: not unspecified, loopback or link-local (the Endpoints controller leaves such pod IPs out). */
+/**
+ * ValidateNonSpecialIP: not unspecified, loopback or link-local (the Endpoints controller leaves such pod IPs out),
+ * judged on the parsed address as Go's net.IP is (`0::1` and `::ffff:127.0.0.1` are loopback; api/ip-address.ts).
+ */
 export function validateNonSpecialIP(ip: string, path: string): FieldError[] {
   if (!isIP(ip)) return [invalid(path, ip, 'must be a valid IP address')];
-  const v4 = ip.includes('.') && !ip.includes(':') ? ip.split('.').map(Number) : undefined;
-  const lower = ip.toLowerCase();
-  if (v4 ? v4.every((o) => o === 0) : /^[0:]+$/.test(lower)) return [invalid(path, ip, `may not be unspecified (${ip})`)];
-  if (v4 ? v4[0] === 127 : lower === '::1') return [invalid(path, ip, 'may not be in the loopback range (127.0.0.0/8, ::1/128)')];
-  if (v4 ? v4[0] === 169 && v4[1] === 254 : /^fe[89ab]/.test(lower)) return [invalid(path, ip, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)')];
-  if (v4 ? v4[0] === 224 && v4[1] === 0 && v4[2] === 0 : lower.startsWith('ff02:')) {
-    return [invalid(path, ip, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)')];
+  // ParseIPSloppy reads IPv4 octets with leading zeros as decimal.
+  const parsed = ip.includes(':') ? ip : ip.split('.').map(Number).join('.');
+  switch (ipClass(parsed)) {
+    case 'unspecified': return [invalid(path, ip, `may not be unspecified (${ip})`)];
+    case 'loopback': return [invalid(path, ip, 'may not be in the loopback range (127.0.0.0/8, ::1/128)')];
+    case 'link-local': return [invalid(path, ip, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)')];
+    case 'link-local-multicast': return [invalid(path, ip, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)')];
+    default: return [];
   }
-  return [];
 }
 
 function validateAddress(a: unknown, path: string): FieldError[] {

@@ -36,7 +36,7 @@ export const k8tsSteps: Partial<Record<AdmissionPluginName, string>> = {
   PodSecurity: 'Pod Security Standards from the namespace labels pod-security.kubernetes.io/enforce|warn (audit: no audit log)',
   DefaultStorageClass: 'storageClassName of new PVCs',
   StorageObjectInUseProtection: 'the kubernetes.io/pvc-protection and kubernetes.io/pv-protection finalizers on new PVCs and PVs',
-  CertificateSubjectRestriction: 'the CSR requester fields',
+  CertificateSubjectRestriction: 'the CSR requester fields; no kube-apiserver-client CSR for system:masters',
   ValidatingAdmissionPolicy: 'ValidatingAdmissionPolicies and their bindings',
   MutatingAdmissionWebhook: 'MutatingWebhookConfigurations called',
   ValidatingAdmissionWebhook: 'ValidatingWebhookConfigurations called',

@@ -10,9 +10,9 @@ import { kindKey } from '../../api/resources.js';
 import { applyConfiguration, resetFields } from '../../api/managedfields/index.js';
 import { decodeBody, readBody } from '../body.js';
 import { checkFields } from '../field-validation.js';
-import { HandlerContext, isDryRun, query } from './context.js';
+import { HandlerContext, query } from './context.js';
 import { writeObject } from './crud.js';
-import { readWriteOptions } from './write-options.js';
+import { readWriteOptions, isDryRun } from './write-options.js';
 
 export const applyPatchMediaTypes = ['application/apply-patch+yaml', 'application/apply-patch+json'];
 

@@ -32,4 +32,3 @@ export interface HandlerContext {
 }
 
 export const query = (ctx: Pick<HandlerContext, 'url'>, name: string) => ctx.url.searchParams.get(name) ?? undefined;
-export const isDryRun = (ctx: Pick<HandlerContext, 'url'>) => ctx.url.searchParams.getAll('dryRun').includes('All');

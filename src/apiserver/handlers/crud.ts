@@ -1,7 +1,7 @@
 /** get, list, create, update, patch, delete and deletecollection on a resource. */
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { kindKey, apiVersionOf } from '../../api/resources.js';
-import { badRequest, storageRequestTooLarge, successStatus, unsupportedMediaType } from '../../api/status.js';
+import { badRequest, invalidObject, storageRequestTooLarge, successStatus, unsupportedMediaType } from '../../api/status.js';
 import { applyPatch, patchMediaTypes, patchStrictDecodingError, patchTypeError, patchTypeFromContentType, supportsStrategicMerge } from '../../api/patch/index.js';
 import type { DeleteOptions } from '../../registry/types.js';
 import type { ListResult } from '../../registry/store.js';
@@ -14,11 +14,11 @@ import { heavyBodyBytes, readObjectBodyOffLoop, type ObjectBodyResult } from '..
 import { findDuplicateFields, findTypeErrors } from '../../api/schema/index.js';
 import { includeObjectParam, partialObjectMetadata, toTable } from '../table.js';
 import type { KindPrinter } from '../../registry/printers/index.js';
-import { HandlerContext, isDryRun, query } from './context.js';
+import { HandlerContext, query } from './context.js';
 import { clampToNumber, int64Param } from './params.js';
 import { queryBool, validateListOptions } from '../../api/list-options.js';
 import { hasProtobuf, protobufMediaType } from '../../api/protobuf/envelope.js';
-import { readWriteOptions } from './write-options.js';
+import { dryRunErrors, isDryRun, readWriteOptions } from './write-options.js';
 import { handleApply, isApplyPatch } from './apply.js';
 
 export async function handleGet(ctx: HandlerContext): Promise<void> {
@@ -224,6 +224,11 @@ export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOpti
   const policy = query(ctx, 'propagationPolicy');
   if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   if (query(ctx, 'orphanDependents') !== undefined) opts.orphanDependents = queryBool(query(ctx, 'orphanDependents'));
+  // The query's dryRun unless the body has its own (upstream decodes the query, then the body over it).
+  const queryDryRun = ctx.url.searchParams.getAll('dryRun');
+  if (opts.dryRun === undefined && queryDryRun.length) opts.dryRun = queryDryRun;
+  const dryRunErrs = dryRunErrors(opts.dryRun ?? []);
+  if (dryRunErrs.length) throw invalidObject('DeleteOptions', 'meta.k8s.io', '', dryRunErrs);
   if (opts.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {
     throw badRequest(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"`);
   }
@@ -232,7 +237,7 @@ export async function readDeleteOptions(ctx: HandlerContext): Promise<DeleteOpti
 
 export async function handleDelete(ctx: HandlerContext): Promise<void> {
   const opts = await readDeleteOptions(ctx);
-  const dry = isDryRun(ctx) || (opts.dryRun ?? []).includes('All');
+  const dry = (opts.dryRun ?? []).includes('All');
   const { obj, deleted } = await ctx.store.delete(ctx.info.namespace, ctx.info.name!, opts, dry, ctx.signalWhenNeeded, ctx.request);
   if (!deleted) return writeObject(ctx, 200, obj);
   writeAnswer(ctx, 200, successStatus({ name: obj.metadata.name, group: ctx.store.info.group, kind: ctx.store.info.plural, uid: obj.metadata.uid }));
@@ -240,7 +245,8 @@ export async function handleDelete(ctx: HandlerContext): Promise<void> {
 
 export async function handleDeleteCollection(ctx: HandlerContext): Promise<void> {
   const opts = await readDeleteOptions(ctx);
-  const dry = isDryRun(ctx);
+  // A dry run asked in the body (client-go's DeleteCollection sends its DeleteOptions there) deletes nothing either.
+  const dry = (opts.dryRun ?? []).includes('All');
   const { items } = await ctx.store.list(ctx.info.namespace, { labelSelector: query(ctx, 'labelSelector'), fieldSelector: query(ctx, 'fieldSelector') });
   const out: any[] = [];
   for (const item of items) {

@@ -19,6 +19,7 @@ import { badRequest, StatusError } from '../../api/status.js';
 import { unknownError, type KubeletClient } from '../kubelet-client/client.js';
 import type { HandlerContext } from './context.js';
 import { splitSchemeNamePort } from '../../api/scheme-name-port.js';
+import { ipClass, type IPClass } from '../../api/ip-address.js';
 
 /** Hop-by-hop headers (RFC 7230 §6.1) and the caller's credentials stay behind. */
 const dropped = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'authorization', 'host', 'content-length']);
@@ -30,11 +31,11 @@ function forwardHeaders(h: IncomingHttpHeaders): OutgoingHttpHeaders {
   return out;
 }
 
+/** Upstream's IsProxyableIP, on the address's value (api/ip-address.ts): `0::1` is the loopback as `::1` is. */
+const notProxyable = new Set<IPClass | undefined>(['unspecified', 'loopback', 'link-local', 'link-local-multicast', 'interface-local-multicast']);
+
 function isProxyable(host: string): boolean {
-  if (!isIP(host)) return true;
-  if (/^(127\.|169\.254\.|0\.)/.test(host)) return false;
-  const v6 = host.toLowerCase();
-  return !(v6 === '::1' || v6.startsWith('fe80:') || v6.startsWith('ff01:') || v6.startsWith('ff02:') || v6.startsWith('::ffff:127.'));
+  return !isIP(host) || !notProxyable.has(ipClass(host));
 }
 
 export async function handleNodeProxy(ctx: HandlerContext, kubelet: KubeletClient): Promise<void> {

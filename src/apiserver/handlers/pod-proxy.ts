@@ -19,6 +19,7 @@ import { badRequest, methodNotAllowed, serviceUnavailable } from '../../api/stat
 import { splitSchemeNamePort } from '../../api/scheme-name-port.js';
 import type { ServiceResolverSources } from '../service-resolver.js';
 import { podProxyTarget } from '../proxy/pod-location.js';
+import { isGlobalUnicast } from '../../api/ip-address.js';
 import { serviceProxyTarget } from '../proxy/service-location.js';
 import { splitProxyPath } from '../proxy/path.js';
 import { targetOnNode } from '../proxy/simulated.js';
@@ -77,6 +78,8 @@ async function serviceTarget(ctx: Pick<HandlerContext, 'info'>, deps: ProxyDeps)
   if (!id) throw badRequest(`invalid service request ${JSON.stringify(ctx.info.name)}`);
   if (!deps.services) throw serviceUnavailable('this API server has no service endpoint cache');
   const target = serviceProxyTarget(deps.services, ctx.info.namespace!, id, ctx.info.name!);
-  if (!target.nodeName) return target;
-  return targetOnNode(await deps.node(target.nodeName), target, { namespace: ctx.info.namespace!, name: target.podName }, deps.kubelet);
+  const reached = target.nodeName ? targetOnNode(await deps.node(target.nodeName), target, { namespace: ctx.info.namespace!, name: target.podName }, deps.kubelet) : target;
+  // Dialled directly, an address that is not global unicast (this server's loopback) is never reached.
+  if (!reached.dial && !isGlobalUnicast(reached.host)) throw serviceUnavailable(`no endpoints available for service "${ctx.info.name}"`);
+  return reached;
 }

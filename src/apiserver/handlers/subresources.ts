@@ -17,10 +17,10 @@ import { printerFor } from '../../registry/printers/index.js';
 import { prepareFinalize } from '../../registry/strategies/namespaces.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
 import { checkFields } from '../field-validation.js';
-import { HandlerContext, isDryRun, query } from './context.js';
+import { HandlerContext, query } from './context.js';
 import { handleGet, handlePatch, handleUpdate, writeAnswer, writeObject } from './crud.js';
 import { CustomResourceStore } from '../../registry/custom/store.js';
-import { readWriteOptions } from './write-options.js';
+import { readWriteOptions, isDryRun } from './write-options.js';
 import { checkEvictionName, evictPod } from './eviction.js';
 
 const scaleKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };

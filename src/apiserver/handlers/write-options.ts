@@ -1,11 +1,13 @@
 /**
  * The options of create, update and patch requests that managed fields need:
  * the field manager (validated as upstream's ValidateFieldManager, with the
- * User-Agent prefix as default) and apply's `force`.
+ * User-Agent prefix as default) and apply's `force`; and the dryRun of every
+ * write, validated as upstream's ValidateDryRun.
  */
-import { GoValue, forbidden, invalid, required, tooLong, type FieldError } from '../../api/field-errors.js';
+import { GoValue, forbidden, invalid, notSupported, required, tooLong, type FieldError } from '../../api/field-errors.js';
 import { queryBool } from '../../api/list-options.js';
 import { invalidObject } from '../../api/status.js';
+import type { RequestInfo } from '../request-info.js';
 import { HandlerContext, query } from './context.js';
 
 const fieldManagerMaxLength = 128;
@@ -76,4 +78,24 @@ export function readWriteOptions(ctx: Pick<HandlerContext, 'url' | 'req'>, kind:
   errs.push(...fieldManagerErrors(given));
   if (errs.length) throw invalidObject(kind, 'meta.k8s.io', '', errs);
   return { manager: given || managerFromUserAgent(ctx.req.headers['user-agent']), force: queryBool(force) };
+}
+
+/**
+ * Upstream's ValidateDryRun: every dryRun value must be `All`. Anything else
+ * (`all`, `true`, an empty value) is a 422 before anything is written, never
+ * taken for a real write the client did not mean.
+ */
+export function dryRunErrors(values: string[]): FieldError[] {
+  if (values.every((v) => v === 'All')) return [];
+  return [notSupported('dryRun', new GoValue(`[]string{${values.map(goQuote).join(', ')}}`), ['All'])];
+}
+
+const optionsKinds: Record<string, string> = { create: 'CreateOptions', update: 'UpdateOptions', patch: 'PatchOptions', delete: 'DeleteOptions', deletecollection: 'DeleteOptions' };
+
+/** The query's dryRun: true when it asks for one; upstream's 422 `<verb>Options.meta.k8s.io ""` for a value it does not support. */
+export function isDryRun(ctx: { url: URL; info: Pick<RequestInfo, 'verb'> }): boolean {
+  const values = ctx.url.searchParams.getAll('dryRun');
+  const errs = dryRunErrors(values);
+  if (errs.length) throw invalidObject(optionsKinds[ctx.info.verb] ?? 'CreateOptions', 'meta.k8s.io', '', errs);
+  return values.length > 0;
 }

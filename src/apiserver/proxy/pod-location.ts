@@ -8,16 +8,17 @@
  *     at all: the scheme's default port.
  *  3. The address is the pod's first IP (status.podIPs[0]); none yet, or
  *     one that is not global unicast (loopback, link-local, multicast,
- *     unspecified): 400 `address not allowed`, as upstream answers, so the
- *     API server never proxies to its own loopback.
+ *     unspecified, judged on the address's value: `0::1` is loopback too;
+ *     api/ip-address.ts): 400 `address not allowed`, as upstream answers,
+ *     so the API server never proxies to its own loopback.
  *  4. A port number is used as given. k8ts only: a port name is the
  *     container port of that name (upstream hands the name to Go's dialer,
  *     which looks it up in /etc/services); a name no container port has:
  *     503 `error trying to reach service: dial tcp: lookup tcp/NAME: unknown port`.
  */
-import { isIP } from 'node:net';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { badRequest, serviceUnavailable } from '../../api/status.js';
+import { isGlobalUnicast } from '../../api/ip-address.js';
 import type { SchemeNamePort } from '../../api/scheme-name-port.js';
 import type { ProxyTarget } from './transport.js';
 
@@ -37,22 +38,4 @@ function containerPortNumber(containers: NonNullable<Pod['spec']>['containers'],
     if (named) return named.containerPort;
   }
   throw serviceUnavailable(`error trying to reach service: dial tcp: lookup tcp/${port}: unknown port`);
-}
-
-/** Go's net.IP.IsGlobalUnicast: not unspecified, loopback, multicast, link-local or the IPv4 broadcast. */
-export function isGlobalUnicast(ip: string): boolean {
-  const v = isIP(ip);
-  if (v === 4) {
-    const [a, b] = ip.split('.').map(Number) as [number, number];
-    if (ip === '0.0.0.0' || ip === '255.255.255.255' || a === 127 || a >= 224 && a <= 239) return false;
-    return !(a === 169 && b === 254);
-  }
-  if (v === 6) {
-    const lower = ip.toLowerCase();
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-    if (mapped) return isGlobalUnicast(mapped[1]!);
-    if (/^(::|::0|0:0:0:0:0:0:0:0)$/.test(lower) || /^(::1|0:0:0:0:0:0:0:1)$/.test(lower)) return false;
-    return !/^ff/.test(lower) && !/^fe[89ab]/.test(lower);
-  }
-  return false;
 }

@@ -12,14 +12,17 @@
  *     kubernetes.io/service-name; the Endpoints object when there is no
  *     slice). None at all: 503 `no endpoints available for service "x"`.
  *  4. One of those that serve the port's name, at random, on the endpoint's
- *     port (the target port); none serves it: 503 `no endpoints available
- *     for service "ID"` (upstream names the whole id there).
+ *     port (the target port), whose address is global unicast (never the
+ *     API server's loopback or a link-local address); none: 503 `no
+ *     endpoints available for service "ID"` (upstream names the whole id
+ *     there).
  * Upstream reads the Endpoints object only, and 404s `endpoints "x" not
  * found` for a Service that never had one; k8ts prefers EndpointSlices, as
  * kube-proxy does, and names the missing Service.
  */
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { notFound, serviceUnavailable } from '../../api/status.js';
+import { isGlobalUnicast } from '../../api/ip-address.js';
 import type { SchemeNamePort } from '../../api/scheme-name-port.js';
 import type { ServiceResolverSources } from '../service-resolver.js';
 import type { ProxyTarget } from './transport.js';
@@ -42,7 +45,12 @@ export function serviceProxyTarget(sources: ServiceResolverSources, namespace: s
   }
   const all = readyEndpoints(sources, namespace, id.name);
   if (!all.length) throw serviceUnavailable(`no endpoints available for service "${id.name}"`);
-  const serving = all.filter((e) => e.portName === portName);
+  // Upstream proxies only to an Endpoints address, which validation keeps off loopback and
+  // link-local; an EndpointSlice can still name one, so such an endpoint is skipped here, unless
+  // it names its pod and node: on a simulated node (a hostNetwork pod has the node's 127.0.0.1)
+  // it is reached through the kubelet's port-forward, and dialled directly it is refused by the
+  // caller (handlers/pod-proxy.ts).
+  const serving = all.filter((e) => e.portName === portName && (isGlobalUnicast(e.ip) || (e.nodeName !== undefined && e.podName !== undefined)));
   if (!serving.length) throw serviceUnavailable(`no endpoints available for service "${rawId}"`);
   const pick = serving[Math.floor(random() * serving.length)]!;
   return { scheme: id.scheme || 'http', host: pick.ip, port: pick.port, nodeName: pick.nodeName, podName: pick.podName };
