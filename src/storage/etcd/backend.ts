@@ -22,7 +22,7 @@ import { BackendClosedError } from '../backend.js';
 import type { StorageLogger } from '../backend.js';
 import { startAutoCompaction } from './auto-compaction.js';
 import type { EtcdClient, GuardedWrite, RangeRequest, RangeResult, TxnResult } from './client.js';
-import { channelClient } from './channel-client.js';
+import { threadClient } from './thread-client.js';
 import { poolClient } from './pool-client.js';
 import { isCompactedError, isFutureRevisionError } from './errors.js';
 import { prefixRange } from './keys.js';
@@ -38,8 +38,9 @@ export function openEtcdBackend(opts: EtcdBackendOptions): EtcdBackend {
 }
 
 /**
- * One server: the channel client (gRPC on node:http2, the request path's fast lane). Several:
- * the etcd3 pool, whose host selection and failover are the point there.
+ * One server: the channel client (gRPC on node:http2, the request path's fast lane) on a thread of
+ * its own, off the serving loop (./thread-client.ts). Several: the etcd3 pool, whose host selection
+ * and failover are the point there.
  */
 function openClient(opts: EtcdBackendOptions): EtcdClient {
   if (opts.servers.length === 0) throw new Error('--etcd-servers must name at least one server');
@@ -47,7 +48,7 @@ function openClient(opts: EtcdBackendOptions): EtcdClient {
   if ((opts.certFile || opts.keyFile) && !(opts.certFile && opts.keyFile)) {
     throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
   }
-  return channelClient({
+  return threadClient({
     url: opts.servers[0],
     ca: opts.caFile ? readFileSync(opts.caFile) : undefined,
     cert: opts.certFile ? readFileSync(opts.certFile) : undefined,

@@ -1,0 +1,135 @@
+/**
+ * The channel client (one etcd server) on a thread of its own, as the EtcdClient the backend uses.
+ *
+ * Why: node:http2's work per call (a stream per unary Txn: its C++ and nghttp2, its JS and the
+ * Node stream machinery around it) was ~120 µs of the serving loop's CPU per create, most of the
+ * etcd backend's extra cost over SQLite (bench/RESULTS.md `etcd5-oncpu-2026-12-06`). Handing a
+ * call to this thread costs the loop less: the calls of one loop turn cross in one postMessage, the
+ * replies and watch responses of one of the thread's turns in one back (bench/etcd-thread-hop.ts:
+ * 93 / 75 -> 30 / 20 µs of the loop per create Txn with its watch event, the process's CPU about equal).
+ *
+ * Semantics are the channel client's, which runs unchanged in the thread: a write in flight when
+ * the connection breaks fails (Unavailable) and is not resent; gRPC errors keep their code and
+ * details (compaction and future revisions are read from them); a watch ends once, with its error.
+ * If the thread itself dies, every call in flight fails Unavailable and every watch ends (the watch
+ * cache lists again, as after any storage watch that ends); the next call starts a new thread.
+ */
+import { Worker } from 'node:worker_threads';
+import type { EtcdClient, WatchHandlers } from './client.js';
+import { GrpcError, UNAVAILABLE } from './wire/channel.js';
+import type { GuardedWrite, RangeRequest, RangeResult, TxnResult, WatchCreate } from './wire/messages.js';
+import type { Call, Reply, ThreadOptions, WireError } from './thread-protocol.js';
+
+const workerURL = new URL('./etcd-client-worker.js', import.meta.url);
+
+/** Call without its id, per op (the id is given when it is queued). */
+type NewCall = Call extends infer C ? C extends Call ? Omit<C, 'id'> : never : never;
+
+export function threadClient(opts: ThreadOptions): EtcdClient {
+  return new ThreadClient(opts);
+}
+
+class ThreadClient implements EtcdClient {
+  private worker?: Worker;
+  private closed = false;
+  private nextId = 1;
+  private queue: Call[] = [];
+  private scheduled = false;
+  private readonly calls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  private readonly watches = new Map<number, WatchHandlers>();
+
+  constructor(private readonly opts: ThreadOptions) {}
+
+  txn(write: GuardedWrite): Promise<TxnResult> { return this.call({ op: 'txn', write }) as Promise<TxnResult>; }
+  range(req: RangeRequest): Promise<RangeResult> { return this.call({ op: 'range', req }) as Promise<RangeResult>; }
+  async compact(revision: number): Promise<void> { await this.call({ op: 'compact', revision }); }
+
+  watch(req: WatchCreate, handlers: WatchHandlers): { close(): void } {
+    if (this.closed) {
+      queueMicrotask(() => handlers.onError(closedError()));
+      return { close: () => {} };
+    }
+    const id = this.post({ op: 'watch', req });
+    this.watches.set(id, handlers);
+    return { close: () => { if (this.watches.delete(id) && this.worker) this.post({ op: 'cancel' }, id); } };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const w = this.worker;
+    this.worker = undefined;
+    if (w) { w.postMessage('close'); setTimeout(() => void w.terminate(), 1000).unref(); }
+    this.fail(closedError(), false);
+  }
+
+  private call(c: NewCall): Promise<unknown> {
+    if (this.closed) return Promise.reject(closedError());
+    return new Promise((resolve, reject) => { this.calls.set(this.post(c), { resolve, reject }); });
+  }
+
+  /** Queues a call for this turn's batch; answers its id. */
+  private post(c: NewCall, id = this.nextId++): number {
+    this.thread();
+    this.queue.push({ ...c, id } as Call);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        const batch = this.queue;
+        this.queue = [];
+        this.worker?.postMessage(batch);
+      });
+    }
+    return id;
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    // No inherited node flags: they are the server's (an --input-type of a `node -e` would fail it).
+    const w = new Worker(workerURL, { workerData: this.opts, execArgv: [] });
+    // The serving loop's own handles keep the process up; this thread never does.
+    w.unref();
+    w.on('message', (replies: Reply[]) => { for (const r of replies) this.receive(r); });
+    const lost = (why: string) => {
+      if (this.worker !== w) return;
+      this.worker = undefined;
+      this.queue = [];
+      this.fail(new GrpcError(UNAVAILABLE, `etcd client thread ${why}`), true);
+    };
+    w.on('error', (err) => lost(`failed: ${err.message}`));
+    w.on('exit', (code) => lost(`exited with code ${code}`));
+    this.worker = w;
+    return w;
+  }
+
+  private receive(r: Reply): void {
+    if ('watch' in r) { this.watches.get(r.id)?.onResponse(r.watch); return; }
+    const c = this.calls.get(r.id);
+    if (c) {
+      this.calls.delete(r.id);
+      if ('error' in r) c.reject(toError(r.error)); else c.resolve(r.result);
+      return;
+    }
+    const h = this.watches.get(r.id);
+    if (h && 'error' in r) { this.watches.delete(r.id); h.onError(toError(r.error)); }
+  }
+
+  /** Every call in flight fails; watches end with `err` (not when the caller closed the client: it ended them). */
+  private fail(err: Error, endWatches: boolean): void {
+    const calls = [...this.calls.values()];
+    this.calls.clear();
+    for (const c of calls) c.reject(err);
+    const watches = [...this.watches.values()];
+    this.watches.clear();
+    if (endWatches) for (const h of watches) h.onError(err);
+  }
+}
+
+function toError(e: WireError): Error {
+  return e.code !== undefined ? new GrpcError(e.code, e.details ?? '') : new Error(e.message);
+}
+
+function closedError(): Error {
+  return new Error('etcd client is closed');
+}
