@@ -35,7 +35,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DaemonSet, Deployment } from 'kubernetes-types/apps/v1.js';
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { startServer, readMemory, readCpuMs } from './lib/server.js';
 import { startEtcd, type Etcd } from './lib/etcd.js';
 import { countsSince, describeCounts, metricsText, writeCounts } from './lib/request-counts.js';
@@ -55,6 +55,7 @@ const rssLimitMB = 1024;
 
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const isPodReady = (p: Pod) => (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 const isReady = (n: Node) => (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 /** Cumulative bucket counts of apiserver_request_duration_seconds per "VERB resource[/sub]", by upper bound. */
@@ -93,9 +94,10 @@ function p99s(a: Histograms, b: Histograms, sloSec: number): Quantile[] {
 }
 
 /** kubectl get pods -A: pages of 500 with a continue token; each page's latency. */
-async function timedPagedList(clients: Clientset, path: string): Promise<{ pages: number[]; items: number; totalMs: number }> {
+async function timedPagedList(clients: Clientset, path: string): Promise<{ pages: number[]; items: number; ready: number; totalMs: number }> {
   const pages: number[] = [];
   let items = 0;
+  let ready = 0;
   let cont = '';
   const t0 = process.hrtime.bigint();
   do {
@@ -104,11 +106,14 @@ async function timedPagedList(clients: Clientset, path: string): Promise<{ pages
     let text = '';
     for await (const c of res) text += c;
     pages.push(msSince(t));
-    const list = JSON.parse(text) as { items: unknown[]; metadata?: { continue?: string } };
+    const list = JSON.parse(text) as { items: Pod[]; metadata?: { continue?: string } };
     items += list.items.length;
+    // The Deployments' readyReplicas lag far behind at 150,000 pods (each ReplicaSet's status is written
+    // after its sync's batches): the pods' own Ready condition says how many run.
+    ready += list.items.filter(isPodReady).length;
     cont = list.metadata?.continue ?? '';
   } while (cont);
-  return { pages, items, totalMs: msSince(t0) };
+  return { pages, items, ready, totalMs: msSince(t0) };
 }
 
 function deployment(i: number, replicas: number): Deployment {
@@ -139,6 +144,8 @@ interface Run {
   registerSec: number;
   podsReadySec: number;
   podsReady: number;
+  /** Ready pods in the last timed list. */
+  podsReadyListed: number;
   dsReadySec: number;
   dsReady: number;
   nodesReadyAtEnd: number;
@@ -164,6 +171,7 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', o: { nodes: num
   const podPages: number[] = [];
   const podListTotals: number[] = [];
   const nodeLists: number[] = [];
+  let podsReadyListed = 0;
   let listing = true;
   let lister: Promise<void> = Promise.resolve();
   const load0 = loadavg()[0]!;
@@ -187,10 +195,11 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', o: { nodes: num
         const p = await timedPagedList(clients, '/api/v1/pods');
         podPages.push(...p.pages);
         podListTotals.push(p.totalMs);
+        podsReadyListed = p.ready;
         const t = process.hrtime.bigint();
         await clients.nodes.list();
         nodeLists.push(msSince(t));
-        log(`  list: ${p.items} pods in ${p.pages.length} pages, ${(p.totalMs / 1000).toFixed(1)} s (slowest page ${Math.max(...p.pages).toFixed(0)} ms); nodes ${nodeLists.at(-1)!.toFixed(0)} ms`);
+        log(`  list: ${p.items} pods (${p.ready} Ready) in ${p.pages.length} pages, ${(p.totalMs / 1000).toFixed(1)} s (slowest page ${Math.max(...p.pages).toFixed(0)} ms); nodes ${nodeLists.at(-1)!.toFixed(0)} ms`);
         for (let waited = 0; listing && waited < o.listEveryMs; waited += 500) await sleep(500);
       }
     })();
@@ -231,7 +240,7 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', o: { nodes: num
     const mutating = all.filter((q) => /^(POST|PUT|PATCH|DELETE) /.test(q.key));
     const lists = p99s(h0, h1, listSloSec).filter((q) => q.key.startsWith('LIST '));
     return {
-      storage, nodes: o.nodes, pods: o.pods, registerSec, podsReadySec, podsReady, dsReadySec, dsReady, nodesReadyAtEnd, mutating, lists,
+      storage, nodes: o.nodes, pods: o.pods, registerSec, podsReadySec, podsReady, podsReadyListed, dsReadySec, dsReady, nodesReadyAtEnd, mutating, lists,
       podPages, podListTotals, nodeLists, serverPeakMB: readMemory(server.pid).hwmKB / 1024, serverCpuSec: (readCpuMs(server.pid) - cpu0) / 1000,
       counts: describeCounts(countsSince(c0, await writeCounts(clients))), load: [load0, loadavg()[0]!],
     };
@@ -262,7 +271,7 @@ function report(runs: Run[], command: string, o: { renewMs: number; deployments:
       [r.storage, `non-streaming lists, p99 <= ${listSloSec} s (server histogram)`, `worst ${worstList.key}: ${bound(worstList.p99UpperSec)} (${f0(worstList.count)} calls)`, verdict(r.lists.every((q) => q.p99UpperSec <= listSloSec))],
       [r.storage, '`kubectl get pods -A` (pages of 500), timed by the client', `page p99 ${(pageP99 * 1000).toFixed(0)} ms over ${f0(r.podPages.length)} pages; whole list ${r.podListTotals.map((t) => (t / 1000).toFixed(1)).join(', ')} s`, verdict(pageP99 <= listSloSec)],
       [r.storage, '`kubectl get nodes`, timed by the client', `p99 ${f0(p99(r.nodeLists))} ms over ${r.nodeLists.length} lists`, verdict(p99(r.nodeLists) / 1000 <= listSloSec)],
-      [r.storage, `${f0(r.pods)} pods through ${o.deployments} Deployments, create to all ready`, Number.isNaN(r.podsReadySec) ? `${f0(r.podsReady)} ready at the cutoff` : `${f1(r.podsReadySec)} s (${f0(r.pods / r.podsReadySec)} pods/s)`, verdict(!Number.isNaN(r.podsReadySec))],
+      [r.storage, `${f0(r.pods)} pods through ${o.deployments} Deployments, create to all ready`, Number.isNaN(r.podsReadySec) ? `${f0(r.podsReady)} ready at the cutoff by the Deployments' status, ${f0(r.podsReadyListed)} Ready in the last list` : `${f1(r.podsReadySec)} s (${f0(r.pods / r.podsReadySec)} pods/s)`, verdict(!Number.isNaN(r.podsReadySec))],
       [r.storage, `DaemonSet on ${f0(r.nodes)} nodes, create to all Ready`, Number.isNaN(r.dsReadySec) ? `${f0(r.dsReady)} Ready at the cutoff` : `${f1(r.dsReadySec)} s`, verdict(!Number.isNaN(r.dsReadySec))],
       [r.storage, 'every node Ready at the end', `${f0(r.nodesReadyAtEnd)} of ${f0(r.nodes)}`, verdict(r.nodesReadyAtEnd === r.nodes)],
       [r.storage, `server peak RSS (VmHWM)${r.storage === 'sqlite' ? ` < ${rssLimitMB} MB` : ''}`, `${f0(r.serverPeakMB)} MB`, r.storage === 'sqlite' ? verdict(r.serverPeakMB < rssLimitMB) : '(no target)'],
