@@ -56,8 +56,6 @@ import { createLogger, Logger } from '../util/log.js';
 import type { PortRange } from '../util/port-range.js';
 import { realClock } from '../util/clock.js';
 import { reportMemoryOnSignal } from './heap-report.js';
-import { tightenHeapGrowingAtScale } from './heap-growing-at-scale.js';
-import { heapGrowingChosen } from './v8-flags.js';
 import { startControlLoopsThread, type ClientCredentials, type ControlLoopsThread } from './control-loops-thread.js';
 import { startControlLoopsInline } from './control-loops-inline.js';
 import type { ControllerConfig } from '../controllers/types.js';
@@ -364,8 +362,6 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     scheduler: { ...clientConfig, certPem: pki.schedulerCertPem, keyPem: pki.schedulerKeyPem },
   }, logger);
   cleanups.push(reportMemoryOnSignal(logger, controlLoops));
-  // A large cluster's heap trades some CPU for less garbage between collections (heap-growing-at-scale.ts).
-  if (!heapGrowingChosen()) cleanups.push(tightenHeapGrowingAtScale(logger));
 
   let closing: Promise<void> | undefined;
   // The same undo list a failed start runs, newest first: the listener stops before the caches

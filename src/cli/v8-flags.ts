@@ -50,13 +50,3 @@ function heapGrowingPercent(override: string | undefined, nodeOptions: readonly 
   // Not a percentage: V8's own rather than a start that fails over a tuning knob.
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
-
-/**
- * Whether the operator chose the factor (K8TS_HEAP_GROWING_PERCENT set, 0 included, or node's own
- * --heap-growing-percent): then heap-growing-at-scale.ts leaves it alone.
- */
-export function heapGrowingChosen(
-  env: NodeJS.ProcessEnv = process.env, nodeOptions: readonly string[] = [...process.execArgv, env.NODE_OPTIONS ?? ''],
-): boolean {
-  return !!env[heapGrowingPercentEnv]?.trim() || nodeOptions.some((o) => /--heap[-_]growing[-_]percent\b/.test(o));
-}
