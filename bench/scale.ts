@@ -192,7 +192,8 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', o: { nodes: num
     const cpu0 = readCpuMs(server.pid);
     lister = (async () => {
       while (listing) {
-        const p = await timedPagedList(clients, '/api/v1/pods');
+        const p = await timedPagedList(clients, '/api/v1/pods').catch((e: Error) => { log(`  list: ${e.message}`); return undefined; });
+        if (!p) { await sleep(1000); continue; }
         podPages.push(...p.pages);
         podListTotals.push(p.totalMs);
         podsReadyListed = p.ready;
@@ -224,8 +225,10 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', o: { nodes: num
     let dsReady = 0;
     let dsReadySec = NaN;
     for (let polls = 0; polls === 0 || msSince(p0) < o.cutoffMs || msSince(d0) < dsReserveMs; polls++) {
-      const st = (await clients.daemonsets.get('default', 'http-go')).status;
-      dsReady = st?.numberReady ?? 0;
+      // A reset connection is one lost poll, not the run (the first 150,000-pod run ended on one here).
+      const st = await clients.daemonsets.get('default', 'http-go').then((d) => d.status, (e: Error) => { log(`  DaemonSet poll: ${e.message}`); return undefined; });
+      if (st === undefined) { await sleep(500); continue; }
+      dsReady = st.numberReady ?? 0;
       if (polls % 60 === 59) log(`  DaemonSet ${(msSince(d0) / 1000).toFixed(0)} s: ${dsReady} of ${o.nodes} Ready; server RSS ${(readMemory(server.pid).rssKB / 1024).toFixed(0)} MB`);
       if (st?.desiredNumberScheduled === o.nodes && dsReady === o.nodes) { dsReadySec = msSince(d0) / 1000; break; }
       await sleep(500);
