@@ -7,6 +7,7 @@ import { pullSlice, type PulledBytes } from './heavy/pulled-bytes.js';
 import { gzipBody, gzipMinBytes } from '../util/http-gzip.js';
 import { gzipChunks, gzippedHeaders, gzipsAnswer, type BodyParts } from './response-compression.js';
 import { drainedOrClosed } from '../util/drained.js';
+import { prettyJSON, prettyMaxBytes, wantsPretty } from './pretty.js';
 
 type Headers = Record<string, string | number>;
 
@@ -14,7 +15,9 @@ type Headers = Record<string, string | number>;
 const bodyHeaders = (contentType: string, length: number): Headers => ({ 'Content-Type': contentType, 'Content-Length': length, 'Cache-Control': 'no-cache, private' });
 
 export function writeJSON(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  let text = typeof body === 'string' ? body : JSON.stringify(body);
+  // curl, wget and browsers get it indented, as from kube-apiserver (pretty.ts).
+  if (contentType === 'application/json' && wantsPretty(res.req)) text = prettyJSON(text);
   const headers = bodyHeaders(contentType, Buffer.byteLength(text));
   if (gzipsAnswer(res.req, headers['Content-Length'] as number)) return void writeGzipped(res, code, headers, [text]);
   res.writeHead(code, headers);
@@ -101,6 +104,7 @@ const sliceChars = 1 << 20;
 export async function writeJSONItems(res: ServerResponse, code: number, prefix: string, items: readonly string[], suffix: string): Promise<void> {
   let length = Buffer.byteLength(prefix) + Buffer.byteLength(suffix) + Math.max(items.length - 1, 0);
   for (const item of items) length += Buffer.byteLength(item);
+  if (length <= prettyMaxBytes && wantsPretty(res.req)) return writeJSON(res, code, prefix + items.join(',') + suffix);
   const headers = bodyHeaders('application/json', length);
   if (gzipsAnswer(res.req, length)) return writeGzipped(res, code, headers, jsonSlices(prefix, items, suffix));
   res.writeHead(code, headers);
