@@ -49,6 +49,7 @@ import { ValidatingAdmissionPolicyPlugin } from '../apiserver/admission/policy/p
 import { createAuthenticator, createBootstrapTokenAuthenticator, serverTLSOptions } from '../apiserver/auth/index.js';
 import { registryObjectGetter, serviceAccountKeys } from '../apiserver/serviceaccount/index.js';
 import { serviceAccountTokenAuthenticator } from '../apiserver/auth/serviceaccount-token.js';
+import { legacyServiceAccountTokenAuthenticator } from '../apiserver/auth/legacy-serviceaccount-token.js';
 import { anonymousAllowed, authorizerFor, rulesResolverFor, DEFAULT_AUTHORIZATION_MODES, type AuthorizationMode } from '../apiserver/authz/index.js';
 import { PolicyCache, rbacAuthorizer, rbacEscalationAdmission, rulesFor } from '../apiserver/authz/rbac/index.js';
 import type { Authorizer } from '../apiserver/authz/index.js';
@@ -264,9 +265,11 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   await bootstrapTokens.start();
   cleanups.push(() => bootstrapTokens.close());
   const sa = serviceAccountKeys(pki.serviceAccountKeyPem, pki.serviceAccountPublicKeyPem);
+  const saObjects = registryObjectGetter(registry, { serviceaccounts: listers.serviceAccounts, nodes: listers.nodes });
   const tokenAuthenticators = [
     bootstrapTokens.authenticate,
-    serviceAccountTokenAuthenticator({ issuers: [sa.issuer.issuer], audiences: sa.issuer.audiences, keys: sa.keys, get: registryObjectGetter(registry, { serviceaccounts: listers.serviceAccounts, nodes: listers.nodes }) }),
+    serviceAccountTokenAuthenticator({ issuers: [sa.issuer.issuer], audiences: sa.issuer.audiences, keys: sa.keys, get: saObjects }),
+    legacyServiceAccountTokenAuthenticator({ keys: sa.keys, get: saObjects }),
   ];
   const modes = opts.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES;
   const anonymous = anonymousAllowed(modes, opts.anonymousAuth ?? true);
@@ -394,7 +397,7 @@ function startInProcessControllers(opts: ControlPlaneOptions, clients: { control
   if (controllers === 'none') return undefined;
   // csrsigning signs with the cluster CA unless told otherwise (kubeadm passes the same files).
   const pkiDir = opts.certDir ?? join(opts.dataDir, 'pki');
-  const config = { clusterSigningCertFile: join(pkiDir, 'ca.crt'), clusterSigningKeyFile: join(pkiDir, 'ca.key'), ...opts.controllerConfig };
+  const config = { clusterSigningCertFile: join(pkiDir, 'ca.crt'), clusterSigningKeyFile: join(pkiDir, 'ca.key'), serviceAccountPrivateKeyFile: join(pkiDir, 'sa.key'), ...opts.controllerConfig };
   if (opts.controlLoopsThread === false) return startControlLoopsInline({ component: 'k8ts', controllers, config, clients }, logger);
   return startControlLoopsThread({ component: 'k8ts', controllers, config, clients, logger: logger.with('control-loops'), heapLimitMb: opts.controllersHeapLimitMb });
 }

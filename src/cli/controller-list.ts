@@ -18,6 +18,7 @@ import { ttlAfterFinishedController } from '../controllers/ttlafterfinished/inde
 import { disruptionController } from '../controllers/disruption/index.js';
 import { resourceQuotaController } from '../controllers/resourcequota/index.js';
 import { rootCACertPublisherController } from '../controllers/rootcacertpublisher/index.js';
+import { tokensController } from '../controllers/serviceaccount/index.js';
 import { endpointSliceController, endpointSliceMirroringController } from '../controllers/endpointslice/index.js';
 import { bootstrapSignerController, tokenCleanerController } from '../controllers/bootstrap/index.js';
 import { nodeIPAMController } from '../controllers/nodeipam/index.js';
@@ -48,6 +49,7 @@ export const controllerFactories: Record<string, ControllerFactory> = {
   disruption: disruptionController,
   resourcequota: resourceQuotaController,
   'root-ca-cert-publisher': rootCACertPublisherController,
+  'serviceaccount-token': tokensController,
   endpointslice: endpointSliceController,
   endpointslicemirroring: endpointSliceMirroringController,
   // Off by default in kube-controller-manager, but kubeadm turns both on; k8ts runs them by default.

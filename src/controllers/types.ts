@@ -24,6 +24,8 @@ export interface ControllerConfig {
   podGCQuarantineMs: number;
   /** The cluster CA bundle (PEM) the root CA publisher puts in every namespace; upstream's --root-ca-file, else the client's CA. */
   rootCA?: string;
+  /** serviceaccount-token: the key that signs Secret-based tokens (--service-account-private-key-file); without one the controller does not start. */
+  serviceAccountPrivateKeyFile?: string;
   /** csrsigning: the CA that signs approved CSRs (--cluster-signing-cert-file / --cluster-signing-key-file). */
   clusterSigningCertFile?: string;
   clusterSigningKeyFile?: string;

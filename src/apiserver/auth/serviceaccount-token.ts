@@ -15,7 +15,7 @@
  * Any failure means "not authenticated" (401), as upstream's union does.
  */
 import { checkTokenTimes, leewaySeconds, serviceAccountGroups, serviceAccountUsername, type ObjectRef, type PrivateClaims } from '../serviceaccount/claims.js';
-import { parseJWT, verifyJWT, type VerifyingKey } from '../serviceaccount/jwt.js';
+import { parseJWT, verifyJWT, type VerifyingKey } from '../../api/serviceaccount-jwt.js';
 import type { BoundResource, ObjectGetter } from '../serviceaccount/token-request.js';
 import type { TokenLookup } from './authenticator.js';
 import type { UserInfo } from './types.js';

@@ -1,12 +1,12 @@
 /** Service-account tokens: signing, claims, TokenRequest; the authenticator is auth/serviceaccount-token.ts. */
 import type { Lister } from '../../registry/lister.js';
 import type { Registry } from '../../registry/registry.js';
-import { signingKey, verifyingKey, type VerifyingKey } from './jwt.js';
+import { signingKey, verifyingKey, type VerifyingKey } from '../../api/serviceaccount-jwt.js';
 import type { BoundResource, ObjectGetter, TokenIssuer } from './token-request.js';
 
 export { createToken, validateTokenRequest, defaultTokenExpirationSeconds } from './token-request.js';
 export type { TokenIssuer, ObjectGetter, BoundResource } from './token-request.js';
-export { signJWT, parseJWT, verifyJWT, signingKey, verifyingKey, keyIDFromPublicKey } from './jwt.js';
+export { signJWT, parseJWT, verifyJWT, signingKey, verifyingKey, keyIDFromPublicKey } from '../../api/serviceaccount-jwt.js';
 export { tokenClaims, checkTokenTimes, serviceAccountUsername, serviceAccountGroups } from './claims.js';
 
 /** kube-apiserver --service-account-issuer as kubeadm sets it; --api-audiences defaults to it. */

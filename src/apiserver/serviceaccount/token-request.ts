@@ -16,7 +16,7 @@ import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { badRequest, conflict, invalidObject } from '../../api/status.js';
 import { invalid, type FieldError } from '../../api/field-errors.js';
 import { expirationExtensionSeconds, tokenClaims, warnOnlyBoundTokenExpirationSeconds } from './claims.js';
-import { signJWT, type SigningKey } from './jwt.js';
+import { signJWT, type SigningKey } from '../../api/serviceaccount-jwt.js';
 
 export type BoundResource = 'serviceaccounts' | 'pods' | 'secrets' | 'nodes';
 /** Reads an object as the registry does: a missing one throws upstream's 404 Status. */
