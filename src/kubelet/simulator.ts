@@ -43,6 +43,7 @@ import { ServiceObjects } from './runtime/simulated/service-objects.js';
 import type { KubeletMetrics } from './metrics.js';
 import { createKubeletAuth, createKubeletServer, persistedServingCertificate, reviewerFor, selfSignedServingCertificate, type KubeletAuth, type KubeletReviewer, type KubeletServer } from './server/index.js';
 import type { PodObjectGetter } from './volumes/objects.js';
+import { ServiceAccountTokenManager } from './token/manager.js';
 
 export interface SimulatedNodeOptions {
   cpu?: string;
@@ -122,6 +123,8 @@ export class NodeSimulator {
   private readonly logger: Logger;
   private readonly timers: Timers;
   private readonly serviceObjects: ServiceObjects;
+  /** The service-account tokens execs read (podObjects), made at the first node with logs. */
+  private tokens?: ServiceAccountTokenManager;
   private nextIndex: number;
   private started?: Promise<void>;
   private closed = false;
@@ -161,7 +164,12 @@ export class NodeSimulator {
   /** ConfigMaps, Secrets and Services through the simulator's clients, for the commands its runtimes run (runtime/simulated/program.ts). */
   private podObjects(): PodObjectGetter {
     const c = this.clients;
+    // One token cache for the nodes of this process, as each kubelet has its own; a token is asked for when an exec reads it.
+    const tokens = (this.tokens ??= new ServiceAccountTokenManager((ns, name, tr) =>
+      c.resource('serviceaccounts').createSub(ns, name, 'token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', ...tr })));
     return {
+      serviceAccountToken: (ns, name, tr) => tokens.getServiceAccountToken(ns, name, tr),
+      forgetPodTokens: (uid) => tokens.forgetPod(uid),
       claim: (ns, name) => c.resource('persistentvolumeclaims').get(ns, name), volume: (name) => c.resource('persistentvolumes').get(undefined, name),
       configMap: (ns, name) => c.resource('configmaps').get(ns, name), secret: (ns, name) => c.resource('secrets').get(ns, name),
       // From one watch of each per process (service-objects.ts), not a read per connection.

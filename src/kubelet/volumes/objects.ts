@@ -24,6 +24,8 @@ export interface PodObjectGetter {
   networkPolicies?(): Promise<{ policies(namespace: string): NetworkPolicy[]; namespaceLabels(name: string): Record<string, string> | undefined }>;
   /** A token of the pod's service account (through the kubelet's token cache, token/manager.ts). */
   serviceAccountToken?(namespace: string, serviceAccount: string, tr: TokenRequest): Promise<TokenRequest>;
+  /** Drops the cached tokens of a pod that is gone (token/manager.ts forgetPod). */
+  forgetPodTokens?(uid: string): void;
 }
 
 /** Setting up a volume failed; the container waits in ContainerCreating with this message (upstream FailedMount). */

@@ -47,8 +47,16 @@ export interface ProgramDeps {
 /** The pod's hostname as the runtime sets it (the node's in the host's network: `kubectl debug node/N`; else spec.hostname, else the pod's name cut to 63 characters). */
 const hostnameOf = (pod: Pod) => (pod.spec?.hostNetwork && pod.spec.nodeName) || (pod.spec?.hostname ?? (pod.metadata?.name ?? '').slice(0, 63).replace(/[-.]+$/, ''));
 
-/** Volumes that need no token or node access to read: ConfigMaps, Secrets, the downward API. */
-const readable = (v: Volume) => !!(v.configMap || v.secret || v.downwardAPI || (v.projected && !(v.projected.sources ?? []).some((s) => s.serviceAccountToken)));
+/** Volumes read without node access: ConfigMaps, Secrets, the downward API; projected ones with a token only where tokens are requested. */
+const readable = (v: Volume, tokens: boolean) => !!(v.configMap || v.secret || v.downwardAPI || (v.projected && (tokens || !(v.projected.sources ?? []).some((s) => s.serviceAccountToken))));
+
+/**
+ * `serviceAccount`: the non-token parts of a projected service account volume
+ * (ca.crt, namespace) are read too; `tokens`: its token as well, requested
+ * from the API server when the node can (objects.serviceAccountToken), as
+ * the kubelet writes it (a person's exec reads it: the Service Accounts page).
+ */
+export interface ViewOptions { serviceAccount?: boolean; tokens?: boolean }
 
 /** A container's environment and files as a simulated command sees them (ShellContext without the clock and output). */
 export type ContainerView = Omit<ShellContext, 'now' | 'sleep' | 'write'> & { refresh(): Promise<void>; workingDir: string };
@@ -57,7 +65,7 @@ export type ContainerView = Omit<ShellContext, 'now' | 'sleep' | 'write'> & { re
  * The program and what it reads, once the environment and volumes are
  * fetched; undefined when the expanded argv is not a program of the subset.
  */
-export async function prepareProgram(pod: Pod, c: Container, deps: ProgramDeps & { serviceAccount?: boolean }): Promise<{ program: Command[]; context: ContainerView } | undefined> {
+export async function prepareProgram(pod: Pod, c: Container, deps: ProgramDeps & ViewOptions): Promise<{ program: Command[]; context: ContainerView } | undefined> {
   const { expand, context } = await containerView(pod, c, deps);
   const program = parseProgram(argvOf(c).map((a) => expandVars(a, expand)));
   return program && { program, context };
@@ -66,11 +74,9 @@ export async function prepareProgram(pod: Pod, c: Container, deps: ProgramDeps &
 /**
  * What a command in the container sees: the kubelet's environment (for the
  * container's own command and for an exec alike) and the files of its
- * ConfigMap, Secret, downward API and projected volumes; `serviceAccount`
- * also takes the non-token parts of a projected service account volume
- * (ca.crt, namespace), which an exec may read.
+ * ConfigMap, Secret, downward API and projected volumes (ViewOptions).
  */
-export async function containerView(pod: Pod, c: Container, deps: ProgramDeps & { serviceAccount?: boolean }): Promise<{ expand: Map<string, string>; context: ContainerView }> {
+export async function containerView(pod: Pod, c: Container, deps: ProgramDeps & ViewOptions): Promise<{ expand: Map<string, string>; context: ContainerView }> {
   const sources = deps.sources ?? await fetchEnvSources(pod.metadata!.namespace!, c, deps.objects, pod.spec?.enableServiceLinks ?? true);
   const hostname = hostnameOf(pod);
   const kubeletEnv = containerEnv(pod, c, { nodeName: deps.nodeName, hostIP: deps.hostIP, podLogsDir: '', allocatable: simulatedAllocatable }, deps.podIP, sources);
@@ -84,7 +90,7 @@ export async function containerView(pod: Pod, c: Container, deps: ProgramDeps & 
   let dirs = new Map<string, Set<string>>();
   let modes = new Map<string, number>();
   // Volumes follow their ConfigMaps and Secrets while the container runs (the kubelet's periodic sync); env does not.
-  const refresh = async () => { ({ files, dirs, modes } = await volumeFiles(pod, c, deps.objects, !!deps.serviceAccount)); };
+  const refresh = async () => { ({ files, dirs, modes } = await volumeFiles(pod, c, deps.objects, deps)); };
   await refresh();
   const workingDir = c.workingDir ?? imageWorkingDir(c.image) ?? '/';
   const abs = (p: string) => posix.normalize(posix.isAbsolute(p) ? p : posix.join(workingDir, p)).replace(/(.)\/$/, '$1');
@@ -106,15 +112,16 @@ function withoutToken(v: Volume): Volume {
 }
 
 /** The files of the container's ConfigMap, Secret and downward API mounts, by absolute path, their modes, and each directory's entries. */
-async function volumeFiles(pod: Pod, c: Container, objects: PodObjectGetter | undefined, serviceAccount: boolean): Promise<{ files: Map<string, string>; dirs: Map<string, Set<string>>; modes: Map<string, number> }> {
+async function volumeFiles(pod: Pod, c: Container, objects: PodObjectGetter | undefined, o: ViewOptions): Promise<{ files: Map<string, string>; dirs: Map<string, Set<string>>; modes: Map<string, number> }> {
+  const tokens = !!o.tokens && !!objects?.serviceAccountToken;
   const files = new Map<string, string>();
   const modes = new Map<string, number>();
   const dirs = new Map<string, Set<string>>();
   const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
   for (const m of c.volumeMounts ?? []) {
     const mounted = volumes.get(m.name);
-    const v = mounted && serviceAccount ? withoutToken(mounted) : mounted;
-    if (!v || !readable(v)) continue;
+    const v = mounted && o.serviceAccount && !tokens ? withoutToken(mounted) : mounted;
+    if (!v || !readable(v, tokens)) continue;
     const payload = await volumePayload(pod, v, objects, simulatedAllocatable).catch(() => undefined);
     for (const [rel, f] of payload ?? []) {
       if (m.subPath && rel !== m.subPath) continue;

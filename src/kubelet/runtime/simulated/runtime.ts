@@ -392,6 +392,7 @@ export class SimulatedRuntime implements PodRuntime {
     for (const h of p.timers.values()) this.timers.clearTimeout(h);
     this.releaseIP(p);
     this.byUID.delete(uid);
+    this.opts.objects?.forgetPodTokens?.(uid);
     (this.opts.volumes ?? processVolumeStore).dropPod(uid);
     for (const w of [...(p.execWatchers ?? [])]) w();
     for (const stdio of p.consoles?.values() ?? []) stdio.end();
@@ -431,7 +432,7 @@ export class SimulatedRuntime implements PodRuntime {
     const spec = this.containerSpec(p, c.name) ?? { name: c.name };
     // An image with nothing but its entrypoint (pause) has no program to exec.
     if (hasNoShell(spec.image) && !req.cmd[0]!.startsWith('/pause')) throw execNotFoundError(req.cmd[0]!);
-    return openSimulatedExec(req.cmd, req, this.execDeps(p, c, spec));
+    return openSimulatedExec(req.cmd, req, this.execDeps(p, c, spec, true));
   }
 
   /** The instance's files as its own process reads them at start: with its ConfigMap, Secret and downward API volumes, which listenerFiles leaves out. */
@@ -441,10 +442,15 @@ export class SimulatedRuntime implements PodRuntime {
     return { readBytes: (path) => v.readBytes?.(path) ?? (text(path) === undefined ? undefined : Buffer.from(text(path)!)), listDir: (path) => v.listDir(path), mountPaths: (spec.volumeMounts ?? []).map((m) => m.mountPath) };
   }
 
-  /** What a session in the simulated shell of this container instance reads and waits on (exec.ts). */
-  private execDeps(p: SimPod, c: RuntimeContainerStatus, spec: Container): SimulatedExecDeps {
+  /**
+   * What a session in the simulated shell of this container instance reads and waits on (exec.ts).
+   * `tokens`: a person's shell (kubectl exec, an interactive main shell) also reads the pod's
+   * service-account tokens, requested then (through the node's token cache); hooks and servers'
+   * start files do not, so a pod start costs no TokenRequest.
+   */
+  private execDeps(p: SimPod, c: RuntimeContainerStatus, spec: Container, tokens = false): SimulatedExecDeps {
     const containerID = c.id;
-    const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip, serviceAccount: true };
+    const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip, serviceAccount: true, tokens };
     return {
       view: async () => withContainerFiles((await containerView(p.pod, spec, { ...deps, sources: await p.startEnv?.of(containerID) })).context, this.filesDeps(p, spec, containerID)),
       timers: this.timers,
@@ -1195,7 +1201,7 @@ export class SimulatedRuntime implements PodRuntime {
   private runShell(p: SimPod, c: RuntimeContainerStatus, spec: Container, argv: string[], stdio: ContainerConsole): void {
     const id = c.id;
     const restartCount = c.restartCount;
-    const session = openSimulatedExec(argv, { stdin: true, stdout: true, stderr: true, tty: !!spec.tty }, { ...this.execDeps(p, c, spec), mainShell: true });
+    const session = openSimulatedExec(argv, { stdin: true, stdout: true, stderr: true, tty: !!spec.tty }, { ...this.execDeps(p, c, spec, true), mainShell: true });
     stdio.stdin.pipe(session.stdin!);
     stdio.onResize = (cols, rows) => session.resize?.(cols, rows);
     const forward = (stream: 'stdout' | 'stderr') => (text: string) => {
