@@ -53,6 +53,29 @@ describe('simulated commands: what the tutorials\' pods print', () => {
     assert.equal(parseProgram(['perl', '-Mbignum=bpi', '-wle', 'print bpi(1000000)']), undefined);
   });
 
+  it('Job success policy: python3 -c exits 0 only for JOB_COMPLETION_INDEX 2; the subset, and what it does not run', async () => {
+    const script = 'import os, sys\nif os.environ.get("JOB_COMPLETION_INDEX") == "2":\n  sys.exit(0)\nelse:\n  sys.exit(1)\n';
+    assert.deepEqual(await run(['python3', '-c', script], { env: { JOB_COMPLETION_INDEX: '2' } }), { out: '', code: 0 });
+    assert.deepEqual(await run(['python3', '-c', script], { env: { JOB_COMPLETION_INDEX: '0' } }), { out: '', code: 1 });
+    assert.deepEqual(await run(['python3', '-c', script]), { out: '', code: 1 });
+    const table: [string, Record<string, string>, string, number][] = [
+      ['print("hello", 1, None, True)', {}, 'hello 1 None True\n', 0],
+      ['import os\nprint(int(os.environ["I"]) % 2 == 0 and "even" or "odd")', { I: '3' }, 'odd\n', 0],
+      ['import os\nprint(os.getenv("X", "dflt"), os.environ.get("Y"))', { Y: 'y' }, 'dflt y\n', 0],
+      ['import sys\nif 1 < 2:\n    print("a")\nelif 2:\n    print("b")\nsys.exit(3)', {}, 'a\n', 3],
+      ['import sys\nsys.exit("bye")', {}, 'ERR:bye\n', 1],
+      ['import os\nos.environ["NOPE"]', {}, '', -1],
+      ['import os\nprint(os.environ["NOPE"])', {}, "ERR:Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nKeyError: 'NOPE'\n", 1],
+      ['import json\nprint(1)', {}, '', -1],
+      ['print(open("x").read())', {}, '', -1],
+      ['if True:\nprint(1)', {}, '', -1],
+    ];
+    for (const [src, env, out, code] of table) {
+      if (code === -1) { assert.equal(parseProgram(['python3', '-c', src]), undefined, src); continue; }
+      assert.deepEqual(await run(['/usr/bin/python', '-c', src], { env }), { out, code }, src);
+    }
+  });
+
   it('kubectl create job hello --image=busybox:1.28 -- echo "Hello World"', async () => {
     assert.equal((await run(['echo', 'Hello World'])).out, 'Hello World\n');
   });

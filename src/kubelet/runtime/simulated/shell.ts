@@ -27,10 +27,12 @@
  * the file commands touch, rm, mkdir, cp, mv, test, `[` and `[[` (file-commands.ts),
  * tar for `kubectl cp` (tar.ts), curl and wget to the pod's own ports
  * (http-commands.ts), busybox 1.28's nslookup (nslookup.ts); and the Job
- * example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts).
+ * example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts); the Job
+ * success-policy example's `python3 -c SCRIPT` (python-c.ts).
  */
 import type { Duplex } from 'node:stream';
 import { perlPiDigits, piToDigits } from './perl-pi.js';
+import { parsePythonArgv, runPython, type PyStatement } from './python-c.js';
 import { tar } from './tar.js';
 import { curl, wget, type HttpOutcome, type HttpRequest } from './http-commands.js';
 import { nslookup, type PodResolver } from './nslookup.js';
@@ -60,6 +62,7 @@ export type Command =
   | { kind: 'while'; cond: Command[]; body: Command[]; op: Op; until?: true }
   | { kind: 'for'; name: string; words: Word[]; body: Command[]; op: Op }
   | { kind: 'pi'; digits: number; op: Op }
+  | { kind: 'python'; script: PyStatement[]; op: Op }
   | { kind: 'pipe'; stages: Command[]; op: Op }
   | { kind: 'if'; clauses: { cond: Command[]; body: Command[] }[]; otherwise?: Command[]; op: Op };
 
@@ -349,6 +352,8 @@ export function parseProgram(argv: string[]): Command[] | undefined {
   const base = argv[0].slice(argv[0].lastIndexOf('/') + 1);
   const digits = perlPiDigits(argv);
   if (digits) return [{ kind: 'pi', digits, op: ';' }];
+  const script = parsePythonArgv(argv);
+  if (script) return [{ kind: 'python', script, op: ';' }];
   try {
     if (shells.has(base)) {
       if (argv[1] !== '-c' || argv[2] === undefined) return undefined;
@@ -376,6 +381,8 @@ export function parseExec(argv: string[]): ExecProgram {
   const base = argv[0]!.slice(argv[0]!.lastIndexOf('/') + 1);
   const digits = perlPiDigits(argv);
   if (digits) return { program: [{ kind: 'pi', digits, op: ';' }] };
+  const script = parsePythonArgv(argv);
+  if (script) return { program: [{ kind: 'python', script, op: ';' }] };
   if (shells.has(base)) {
     if (argv.length === 1 || (argv.length === 2 && ['-i', '-l', '-il', '--login'].includes(argv[1]!))) return { interactive: base };
     if (argv[1] !== '-c' || argv[2] === undefined) return { unsupported: `${base} ${argv.slice(1).join(' ')}` };
@@ -602,6 +609,7 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
     return status;
   }
   if (cmd.kind === 'pi') { out('stdout', `${piToDigits(cmd.digits)}\n`); return 0; }
+  if (cmd.kind === 'python') return runPython(cmd.script, { env: ctx.env, write: out, sleep: (ms) => ctx.sleep(ms) });
   if (cmd.kind === 'pipe') return runPipe(cmd.stages, ctx, out);
   if (cmd.kind === 'if') {
     for (const c of cmd.clauses) if (await runList(c.cond, ctx, out) === 0) return runList(c.body, ctx, out);
