@@ -12,54 +12,9 @@ import { spawn } from 'node:child_process';
 import { eventually } from './harness.js';
 import { killChild, lineReader } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
+import { statefulSetBasicsWeb } from './up-tutorials-pages3-manifests.js';
 
-const webYAML = `apiVersion: v1
-kind: Service
-metadata:
-  name: nginx
-  labels:
-    app: nginx
-spec:
-  ports:
-  - port: 80
-    name: web
-  clusterIP: None
-  selector:
-    app: nginx
----
-apiVersion: apps/v1
-kind: StatefulSet
-metadata:
-  name: web
-spec:
-  serviceName: "nginx"
-  replicas: 2
-  selector:
-    matchLabels:
-      app: nginx
-  template:
-    metadata:
-      labels:
-        app: nginx
-    spec:
-      containers:
-      - name: nginx
-        image: registry.k8s.io/nginx-slim:0.24
-        ports:
-        - containerPort: 80
-          name: web
-        volumeMounts:
-        - name: www
-          mountPath: /usr/share/nginx/html
-  volumeClaimTemplates:
-  - metadata:
-      name: www
-    spec:
-      accessModes: [ "ReadWriteOnce" ]
-      resources:
-        requests:
-          storage: 1Gi
-`;
+const webYAML = statefulSetBasicsWeb(2);
 
 interface PodSummary { uid: string; ip: string; ready: boolean }
 

@@ -8,6 +8,13 @@
  * as its update section runs it).
  */
 
+import { nginxDeployment } from './up-tutorials-pages2-manifests.js';
+
+/** controllers/nginx-deployment.yaml: application/deployment.yaml with the Deployment labelled app: nginx and 3 replicas. */
+export const controllersNginxDeployment = nginxDeployment
+  .replace('  name: nginx-deployment\n', '  name: nginx-deployment\n  labels:\n    app: nginx\n')
+  .replace('  replicas: 2 # tells deployment to run 2 pods matching the template\n', '  replicas: 3\n');
+
 export const jobSuccessPolicy = `apiVersion: batch/v1
 kind: Job
 metadata:
@@ -36,29 +43,6 @@ spec:
             else:
               sys.exit(1)
       restartPolicy: Never
-`;
-
-export const nginxDeployment = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx-deployment
-  labels:
-    app: nginx
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: nginx
-  template:
-    metadata:
-      labels:
-        app: nginx
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.14.2
-        ports:
-        - containerPort: 80
 `;
 
 /** Using Finalizers to Control Deletion: a ConfigMap held by a finalizer of the reader's. */
@@ -170,31 +154,6 @@ spec:
           audience: vault
 `;
 
-export const projectedVolume = `apiVersion: v1
-kind: Pod
-metadata:
-  name: test-projected-volume
-spec:
-  containers:
-  - name: test-projected-volume
-    image: busybox:1.28
-    args:
-    - sleep
-    - "86400"
-    volumeMounts:
-    - name: all-in-one
-      mountPath: "/projected-volume"
-      readOnly: true
-  volumes:
-  - name: all-in-one
-    projected:
-      sources:
-      - secret:
-          name: user
-      - secret:
-          name: pass
-`;
-
 /** Access Clusters Using the Kubernetes API: a token for the default ServiceAccount. */
 export const defaultTokenSecret = `apiVersion: v1
 kind: Secret
@@ -205,7 +164,8 @@ metadata:
 type: kubernetes.io/service-account-token
 `;
 
-export const web = `apiVersion: v1
+/** StatefulSet Basics' web.yaml (its headless Service and StatefulSet): 2 replicas as the tutorial starts, 3 in its update section. */
+export const statefulSetBasicsWeb = (replicas: number) => `apiVersion: v1
 kind: Service
 metadata:
   name: nginx
@@ -225,7 +185,7 @@ metadata:
   name: web
 spec:
   serviceName: "nginx"
-  replicas: 3
+  replicas: ${replicas}
   selector:
     matchLabels:
       app: nginx

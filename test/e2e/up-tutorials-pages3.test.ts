@@ -22,9 +22,10 @@
  * Walked and answering as upstream already: Using Finalizers (a finalizer
  * holds a deleted ConfigMap until `kubectl patch` removes it; ownerReferences
  * with background and orphan deletion), Managing Secrets using kubectl, a
- * configuration file and Kustomize, Configure a Pod to Use a Projected Volume
- * for Storage, and StatefulSet Basics' Updating StatefulSets (RollingUpdate,
- * staging with a partition, canary, phased roll out, OnDelete).
+ * configuration file and Kustomize, and StatefulSet Basics' Updating
+ * StatefulSets (RollingUpdate, staging with a partition, canary, phased roll
+ * out, OnDelete). Configure a Pod to Use a Projected Volume for Storage was
+ * walked already (up-tutorials-storage).
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,7 +46,7 @@ function curl(args: string[]): Promise<string> {
 /** A JWT's claims. */
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
 
-describe('k8ts up: the Job success policy, Cascading Deletion, Finalizers, Secrets, Service Accounts, Projected Volume, Access Clusters and StatefulSet update pages on simulated nodes', () => {
+describe('k8ts up: the Job success policy, Cascading Deletion, Finalizers, Secrets, Service Accounts, Access Clusters and StatefulSet update pages on simulated nodes', () => {
   let up: UpCluster;
   let proxyPort = '';
   let stopProxy = () => {};
@@ -88,7 +89,7 @@ describe('k8ts up: the Job success policy, Cascading Deletion, Finalizers, Secre
   });
 
   it('Use Cascading Deletion: foreground through curl shows the foregroundDeletion finalizer; --cascade=foreground, background and orphan', async () => {
-    const deployment = file('nginx-deployment.yaml', m.nginxDeployment);
+    const deployment = file('nginx-deployment.yaml', m.controllersNginxDeployment);
     const deleteWith = (policy: string) => curl(['-X', 'DELETE', `localhost:${proxyPort}/apis/apps/v1/namespaces/default/deployments/nginx-deployment`,
       '-d', `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"${policy}"}`, '-H', 'Content-Type: application/json']);
     const applied = async () => {
@@ -245,18 +246,6 @@ describe('k8ts up: the Job success policy, Cascading Deletion, Finalizers, Secre
     await kubectl(['patch', 'serviceaccount', 'default', '--type=json', '-p', '[{"op":"remove","path":"/imagePullSecrets"}]']);
   });
 
-  it('Configure a Pod to Use a Projected Volume for Storage: both Secrets in one directory', async () => {
-    await kubectl(['create', 'secret', 'generic', 'user', `--from-file=${file('username.txt', 'admin')}`]);
-    await kubectl(['create', 'secret', 'generic', 'pass', `--from-file=${file('password.txt', '1f2d1e2e67df')}`]);
-    await kubectl(['apply', '-f', file('projected.yaml', m.projectedVolume)]);
-    await kubectl(['wait', '--for=condition=Ready', 'pod/test-projected-volume', '--timeout=120s']);
-    assert.match(await out(['get', 'pod', 'test-projected-volume']), /\ntest-projected-volume\s+1\/1\s+Running\s+0\s/);
-    assert.equal(await out(['exec', 'test-projected-volume', '--', 'ls', '/projected-volume/']), 'password.txt\nusername.txt\n');
-    assert.equal(await out(['exec', 'test-projected-volume', '--', 'cat', '/projected-volume/username.txt']), 'admin');
-    await kubectl(['delete', 'pod', 'test-projected-volume', '--wait=false']);
-    await kubectl(['delete', 'secrets', 'user', 'pass']);
-  });
-
   it('Access Clusters Using the Kubernetes API: curl through kubectl proxy, and with the default-token Secret\'s token', async () => {
     const server = await out(['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}']);
     const versions = (address: string) => `{\n  "kind": "APIVersions",\n  "versions": [\n    "v1"\n  ],\n  "serverAddressByClientCIDRs": [\n    {\n      "clientCIDR": "0.0.0.0/0",\n      "serverAddress": "${address}"\n    }\n  ]\n}`;
@@ -278,7 +267,7 @@ describe('k8ts up: the Job success policy, Cascading Deletion, Finalizers, Secre
   });
 
   it('StatefulSet Basics, Updating StatefulSets: RollingUpdate, staging with partition 3, a canary at 2, phased roll out, OnDelete', async () => {
-    await kubectl(['apply', '-f', file('web.yaml', m.web)]);
+    await kubectl(['apply', '-f', file('web.yaml', m.statefulSetBasicsWeb(3))]);
     await kubectl(['rollout', 'status', 'sts', 'web', '--timeout=120s']);
     assert.equal(await out(['patch', 'statefulset', 'web', '-p', '{"spec":{"updateStrategy":{"type":"RollingUpdate"}}}']), 'statefulset.apps/web patched (no change)\n');
     const setImage = (tag: string) => out(['patch', 'statefulset', 'web', '--type=json', `-p=[{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value":"registry.k8s.io/nginx-slim:${tag}"}]`]);
