@@ -4,7 +4,9 @@
  * k8ts once answered unlike upstream:
  *  - Jobs, Success policy: the page's `python3 -c` was not run, so index 0
  *    "succeeded" by the simulated lifecycle; now index 2 exits 0, the others
- *    1, and the Job gets SuccessCriteriaMet (SuccessPolicy) then Complete;
+ *    1, and the Job gets SuccessCriteriaMet (SuccessPolicy) then Complete,
+ *    unless seven failures were counted first (upstream judges backoffLimit
+ *    before the successPolicy, so the page's example races there too);
  *  - Use Cascading Deletion and Access Clusters Using the Kubernetes API:
  *    curl through `kubectl proxy` got one line of compact JSON; now, as from
  *    kube-apiserver, curl gets it indented, `kind` first (the page's
@@ -69,21 +71,31 @@ describe('k8ts up: the Job success policy, Cascading Deletion, Finalizers, Secre
   });
   after(async () => { stopProxy(); await up?.close(); });
 
-  it('Jobs, Success policy: index 2 succeeds, the Job gets SuccessCriteriaMet (SuccessPolicy), the lingering pods go, then Complete', async () => {
+  it('Jobs, Success policy: index 2 succeeds, the others fail; the Job meets its successPolicy (SuccessCriteriaMet, then Complete) unless 7 failures were counted first', async () => {
     assert.equal(await out(['apply', '-f', file('job-success-policy.yaml', m.jobSuccessPolicy)]), 'job.batch/job-success created\n');
-    await kubectl(['wait', '--for=condition=complete', 'job/job-success', '--timeout=120s']);
-    const status = JSON.parse(await out(['get', 'job', 'job-success', '-o', 'jsonpath={.status}']));
-    assert.deepEqual(status.conditions.map((c: { type: string; reason: string; message: string; status: string }) => [c.type, c.status, c.reason, c.message]), [
-      ['SuccessCriteriaMet', 'True', 'SuccessPolicy', 'Matched rules at index 0'],
-      ['Complete', 'True', 'SuccessPolicy', 'Matched rules at index 0'],
-    ]);
+    const status = await eventually(async () => {
+      const s = JSON.parse((await out(['get', 'job', 'job-success', '-o', 'jsonpath={.status}'])) || '{}');
+      return s.conditions?.some((c: { type: string }) => c.type === 'Complete' || c.type === 'Failed') ? s : undefined;
+    }, 120_000, 'the Job finished');
+    const conditions = status.conditions.map((c: { type: string; reason: string; message: string; status: string }) => [c.type, c.status, c.reason, c.message]);
     assert.equal(status.completedIndexes, '2');
     assert.equal(status.succeeded, 1);
     assert.equal(status.active ?? 0, 0);
-    assert.match(await out(['get', 'job', 'job-success']), /\njob-success\s+Complete\s+1\/10\s/);
+    // Upstream's syncJob judges backoffLimit (6) before the successPolicy: the ten pods end together,
+    // so when the controller counts seven failures before index 2's success, the Job fails (on a real
+    // cluster as here; the page's example races the same way). Otherwise it succeeds as the page says.
+    if (conditions[0][0] === 'FailureTarget') {
+      assert.deepEqual(conditions.map((c: string[]) => c.slice(0, 3)), [['FailureTarget', 'True', 'BackoffLimitExceeded'], ['Failed', 'True', 'BackoffLimitExceeded']]);
+      assert.ok(status.failed > 6, JSON.stringify(status));
+    } else {
+      assert.deepEqual(conditions, [
+        ['SuccessCriteriaMet', 'True', 'SuccessPolicy', 'Matched rules at index 0'],
+        ['Complete', 'True', 'SuccessPolicy', 'Matched rules at index 0'],
+      ]);
+      assert.match(await out(['get', 'job', 'job-success']), /\njob-success\s+Complete\s+1\/10\s/);
+    }
     // The pod of index 2 Completed; every one that ran another index exited 1.
     const pods = (await out(['get', 'pods', '-l', 'job-name=job-success', '-o', 'jsonpath={range .items[*]}{.metadata.labels.batch\\.kubernetes\\.io/job-completion-index} {.status.phase}{"\\n"}{end}'])).trim().split('\n');
-    assert.ok(pods.includes('2 Succeeded'), pods.join('; '));
     assert.deepEqual(pods.filter((p) => p.endsWith(' Succeeded')), ['2 Succeeded'], pods.join('; '));
     await kubectl(['delete', 'job', 'job-success']);
   });
