@@ -10,26 +10,13 @@ import { decodeYAMLBody, type ParsedYAML } from './yaml-body.js';
 import { decodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import { ProtoDecodeError } from '../api/protobuf/codec.js';
 import { seatFor } from './flowcontrol/seats.js';
-import { nextTurn, stillInItsTurn } from './flowcontrol/turns.js';
+import { nextTurn } from './flowcontrol/turns.js';
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxBodyBytes) { req.resume(); throw tooLarge(); }
-  // A body that came whole with its headers (a small create), read in the loop-quantum task that
-  // began serving the request (no I/O awaited since): taken from the request's buffer, and the
-  // steps after it stay in that task, which already was this write's turn. Waiting for another
-  // turn (below) put each small write at the back of the queue a second time, behind the answers
-  // and arrivals of a whole fsync's worth of others, for nothing the quantum did not already bound.
-  if (req.complete && req.readableFlowing === null && stillInItsTurn(req)) {
-    const body = bufferedBody(req);
-    const seat = seatFor(req, body.length);
-    if (seat) await seat;
-    // A seat that had to wait for another request's end came in another task: then take a turn.
-    if (!stillInItsTurn(req)) await nextTurn();
-    return body;
-  }
   const body = await collectBody(req);
   // The steps after the body are what a flood makes expensive: they wait for the flow's seat,
   // then for a turn of the loop (turns.ts), so a burst of writes does not run as one task.
@@ -38,13 +25,6 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   if (seat) await seat;
   await nextTurn();
   return body;
-}
-
-/** The whole body of a request its parser has finished, read from the stream's buffer at once. */
-function bufferedBody(req: IncomingMessage): Buffer {
-  const body = req.read() as Buffer | null;
-  if (body && body.length > maxBodyBytes) throw tooLarge();
-  return body ?? Buffer.alloc(0);
 }
 
 /**

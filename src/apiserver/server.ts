@@ -12,7 +12,6 @@ import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
 import { inQuantum } from '../util/loop-quantum.js';
-import { servedInTurn } from './flowcontrol/turns.js';
 import type { UserInfo } from './auth/index.js';
 import { impersonate, internalErrorText, type Impersonation } from './auth/impersonation.js';
 import { attributesOf, forbidden, type AuthorizationAttributes, type Authorizer, type Decision, type RulesResolver } from './authz/index.js';
@@ -146,7 +145,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     // loop's time quantum (util/loop-quantum.ts): a flood's writes arrive in one poll of the
     // sockets, and run there they would all go before a GET read in the same poll.
     if (readMethods.has(req.method ?? '')) start();
-    else inQuantum(() => { servedInTurn(req); start(); });
+    else inQuantum(start);
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());

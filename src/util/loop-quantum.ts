@@ -39,9 +39,6 @@ let pending = false;
 /** When the running turn began (performance.now()), and how many tasks it ran. */
 let turnStart = 0;
 let ranInTurn = 0;
-/** The task running now (a number, with the microtasks and ticks it starts), 0 between tasks; `taskSeq` numbers them. */
-let running = 0;
-let taskSeq = 0;
 
 /** Runs `task` in this turn's quantum if it has time left, else after the loop's next poll. */
 export function inQuantum(task: () => void): void {
@@ -57,15 +54,6 @@ export function nextQuantum(): Promise<void> {
   return new Promise<void>((resolve) => inQuantum(resolve));
 }
 
-/**
- * The number of the task running now, 0 outside one. A task's number stays current through the
- * microtasks and ticks it starts, until the next task starts or the turn ends: the loop polls no
- * socket and runs no other callback in between, so code that sees the same number is still that task.
- */
-export function runningTask(): number {
-  return running;
-}
-
 /** Tasks waiting for a turn (for tests and metrics). */
 export function waitingTasks(): number {
   return tasks.length - head;
@@ -78,7 +66,6 @@ function startTurn(): void {
 }
 
 function runNext(): void {
-  running = 0;
   if (head === tasks.length) {
     tasks = [];
     head = 0;
@@ -99,7 +86,6 @@ function runNext(): void {
   const task = tasks[head]!;
   tasks[head++] = undefined!;
   ranInTurn++;
-  running = ++taskSeq;
   try {
     task();
   } finally {

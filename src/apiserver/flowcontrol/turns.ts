@@ -16,26 +16,7 @@
  * Upstream has no equivalent: each request runs on its own goroutine and
  * the Go scheduler preempts between them.
  */
-import type { IncomingMessage } from 'node:http';
-import { nextQuantum, runningTask } from '../../util/loop-quantum.js';
-
-/** The loop-quantum task in which each write began to be served (server.ts). */
-const arrivalTasks = new WeakMap<IncomingMessage, number>();
-
-/** Notes that `req` is served from the task running now: its first steps took their turn. */
-export function servedInTurn(req: IncomingMessage): void {
-  const task = runningTask();
-  if (task !== 0) arrivalTasks.set(req, task);
-}
-
-/**
- * Whether the steps running now are still those of the task `req` began in, so no I/O was awaited
- * since its turn came: its next steps may run in that turn without taking another.
- */
-export function stillInItsTurn(req: IncomingMessage): boolean {
-  const task = runningTask();
-  return task !== 0 && arrivalTasks.get(req) === task;
-}
+import { nextQuantum } from '../../util/loop-quantum.js';
 
 /** Resolves when this request's turn comes: in a turn of the event loop whose quantum has time left. */
 export function nextTurn(): Promise<void> {
