@@ -29,6 +29,19 @@ export function threadClient(opts: ThreadOptions): EtcdClient {
   return new ThreadClient(opts);
 }
 
+/** The clients of this process whose thread runs, for endEtcdClientThreads. */
+const running = new Set<ThreadClient>();
+
+/**
+ * Ends every etcd client thread of this process the way a crash of the thread ends it (the
+ * Worker's 'exit', as after an uncaught error or its heap limit), for tests of what the serving
+ * loop does then (test/unit/etcd-thread-death.test.ts). Resolves with how many it ended.
+ */
+export async function endEtcdClientThreads(): Promise<number> {
+  const ended = await Promise.all([...running].map((c) => c.endThread()));
+  return ended.filter(Boolean).length;
+}
+
 class ThreadClient implements EtcdClient {
   private worker?: Worker;
   private closed = false;
@@ -57,10 +70,19 @@ class ThreadClient implements EtcdClient {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    running.delete(this);
     const w = this.worker;
     this.worker = undefined;
     if (w) { w.postMessage('close'); setTimeout(() => void w.terminate(), 1000).unref(); }
     this.fail(closedError(), false);
+  }
+
+  /** See endEtcdClientThreads. */
+  async endThread(): Promise<boolean> {
+    const w = this.worker;
+    if (!w) return false;
+    await w.terminate();
+    return true;
   }
 
   private call(c: NewCall): Promise<unknown> {
@@ -94,12 +116,14 @@ class ThreadClient implements EtcdClient {
     const lost = (why: string) => {
       if (this.worker !== w) return;
       this.worker = undefined;
+      running.delete(this);
       this.queue = [];
       this.fail(new GrpcError(UNAVAILABLE, `etcd client thread ${why}`), true);
     };
     w.on('error', (err) => lost(`failed: ${err.message}`));
     w.on('exit', (code) => lost(`exited with code ${code}`));
     this.worker = w;
+    running.add(this);
     return w;
   }
 
