@@ -12,7 +12,8 @@
  * the connection breaks fails (Unavailable) and is not resent; gRPC errors keep their code and
  * details (compaction and future revisions are read from them); a watch ends once, with its error.
  * If the thread itself dies, every call in flight fails Unavailable and every watch ends (the watch
- * cache lists again, as after any storage watch that ends); the next call starts a new thread.
+ * cache lists again, as after any storage watch that ends); the next call starts a new thread
+ * (test/unit/etcd-thread-death.test.ts ends it under load through endEtcdClientThreads).
  */
 import { Worker } from 'node:worker_threads';
 import type { EtcdClient, WatchHandlers } from './client.js';
