@@ -20,14 +20,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { EtcdClient } from '../src/storage/etcd/client.js';
 import { startEtcd } from './lib/etcd.js';
-import { median } from './lib/stats.js';
+import { cpuRows, type CpuSample } from './lib/cpu-rows.js';
 import { readThreadCpuMs } from './lib/server.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { benchArgs } from './lib/args.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-interface Sample { mainUs: number; processUs: number; perSec: number }
+type Sample = CpuSample;
 
 /** One cell, in this process: `checkout`'s thread client, a warm-up of 2,000 creates, then `calls` measured. */
 async function cell(checkout: string, url: string, calls: number, concurrency: number, tag: string): Promise<Sample> {
@@ -104,12 +104,7 @@ async function main(): Promise<void> {
     await etcd.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const rows = [...samples].map(([key, s]) => {
-    const [name, c] = key.split('\t');
-    const med = (f: (x: Sample) => number) => median(s.map(f));
-    return [name, c, `**${med((x) => x.processUs).toFixed(1)} µs**`, s.map((x) => x.processUs.toFixed(1)).join(', '),
-      `${med((x) => x.mainUs).toFixed(1)} µs`, s.map((x) => x.mainUs.toFixed(1)).join(', '), med((x) => x.perSec).toFixed(0)];
-  });
+  const rows = cpuRows(samples, ['processUs', 'mainUs'], 1);
   const body = [
     ...sectionHead(repoRoot, `## The etcd thread client alone (${values.section})`),
     `- Setup: ${values.calls} create-if-absent Txns (1.4 KB pod-like values, new keys) per cell through src/storage/etcd/thread-client.ts of each checkout, after 2,000 unmeasured, with a watch of the prefix (prev_kv) whose events are all awaited; one fresh process per cell, one private etcd (Debian's 3.4) for the run; ${values.rounds} interleaved rounds, medians. Calling thread CPU from /proc (10 ms ticks), process CPU from process.cpuUsage. Load average at start: ${load0.toFixed(1)}.`,
