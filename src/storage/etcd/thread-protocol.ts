@@ -2,10 +2,11 @@
  * What crosses between the serving loop and the etcd client's thread (./thread-client.ts,
  * ./etcd-client-worker.ts): one flat array of calls per loop turn one way, one flat array of
  * replies the other. Flat: a call or a reply is a code, its id and its fields as strings and
- * numbers in a fixed order (pushCall/readCalls, push*Reply/readReplies), not an object of objects:
+ * numbers in a fixed order (pushCall and readCalls; pushTxnResult, pushWatchResponse, pushError,
+ * pushResult and readReplies), not an object of objects:
  * structured clone writes every property name of every object and the reading side interns each
  * again, which for a create's Txn, its answer and its watch event cost more than the values
- * themselves (see bench/RESULTS.md `etcd6-2026-12-06`). Ranges, compactions and watch creates are
+ * themselves (bench/RESULTS.md `etcd6-client-2026-12-06`). Ranges, compactions and watch creates are
  * rare and cross as objects. Buffers arrive as Uint8Arrays and are made Buffers again here.
  */
 import type { KeyValue } from '../backend.js';
