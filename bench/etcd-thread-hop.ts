@@ -21,7 +21,7 @@ import { channelClient } from '../src/storage/etcd/channel-client.js';
 import { prefixRange } from '../src/storage/etcd/keys.js';
 import type { EtcdClient } from '../src/storage/etcd/client.js';
 import { startEtcd } from './lib/etcd.js';
-import { median } from './lib/stats.js';
+import { cpuRows, type CpuSample } from './lib/cpu-rows.js';
 import { readThreadCpuMs } from './lib/server.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { benchArgs } from './lib/args.js';
@@ -110,7 +110,7 @@ function hop(url: string): Promise<Target> {
   });
 }
 
-interface Sample { mainUs: number; processUs: number; perSec: number }
+type Sample = CpuSample;
 
 async function run(target: Target, calls: number, concurrency: number, tag: string): Promise<Sample> {
   const value = JSON.stringify({ kind: 'Pod', metadata: { name: tag }, pad: 'x'.repeat(1800) });
@@ -164,12 +164,7 @@ async function main(): Promise<void> {
     await etcd.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const rows = [...samples].map(([key, s]) => {
-    const [name, c] = key.split('\t');
-    const med = (f: (x: Sample) => number) => median(s.map(f));
-    return [name, c, `**${med((x) => x.mainUs).toFixed(0)} µs**`, s.map((x) => x.mainUs.toFixed(0)).join(', '),
-      `${med((x) => x.processUs).toFixed(0)} µs`, s.map((x) => x.processUs.toFixed(0)).join(', '), med((x) => x.perSec).toFixed(0)];
-  });
+  const rows = cpuRows(samples, ['mainUs', 'processUs'], 0);
   const body = [
     ...sectionHead(repoRoot, `## The etcd client on the loop or on its own thread (${values.section})`),
     `- Setup: ${calls} create-if-absent Txns (2 KB values, new keys) per cell through the backend's channel client against a fresh private etcd (Debian's 3.4), with a watch of the prefix (prev_kv, as the watch cache's feed) whose events are all awaited; "hop": the same client in a worker thread, requests and answers and events crossing by postMessage in one batch per loop turn each way. ${rounds} interleaved rounds after a warm-up, medians. Main thread CPU from /proc (10 ms ticks), process CPU from process.cpuUsage. Load average at start: ${load0.toFixed(1)}.`,

@@ -6,20 +6,24 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { channelClient } from './channel-client.js';
 import { GrpcError } from './wire/channel.js';
-import { asBuffer, type Call, type Reply, type ThreadOptions, type WireError } from './thread-protocol.js';
+import {
+  asBuffer, pushError, pushResult, pushTxnResult, pushWatchResponse, readCalls, type Batch, type Call, type ThreadOptions, type WireError,
+} from './thread-protocol.js';
 
 const port = parentPort!;
 const opts = workerData as ThreadOptions;
 const client = channelClient({ url: opts.url, ca: asBuffer(opts.ca), cert: asBuffer(opts.cert), key: asBuffer(opts.key) });
 const watches = new Map<number, { close(): void }>();
-let replies: Reply[] = [];
+let replies: Batch = [];
 let scheduled = false;
 
-function reply(r: Reply): void {
-  replies.push(r);
-  if (scheduled) return;
-  scheduled = true;
-  setImmediate(() => { scheduled = false; const out = replies; replies = []; port.postMessage(out); });
+/** The batch being filled, sent once this turn of the loop is over. */
+function out(): Batch {
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(() => { scheduled = false; const batch = replies; replies = []; port.postMessage(batch); });
+  }
+  return replies;
 }
 
 function wireError(err: unknown): WireError {
@@ -27,38 +31,33 @@ function wireError(err: unknown): WireError {
   return { message: err instanceof Error ? err.message : String(err) };
 }
 
-function answer(id: number, p: Promise<unknown>): void {
-  p.then((result) => reply({ id, result }), (err: unknown) => reply({ id, error: wireError(err) }));
-}
+const failed = (id: number) => (err: unknown) => pushError(out(), id, wireError(err));
 
 function handle(c: Call): void {
+  const id = c.id;
   switch (c.op) {
-    case 'txn': {
-      const { write } = c;
-      answer(c.id, client.txn({ ...write, key: asBuffer(write.key), put: write.put && { ...write.put, value: asBuffer(write.put.value) } }));
+    case 'txn':
+      client.txn(c.write).then((r) => pushTxnResult(out(), id, r), failed(id));
       return;
-    }
     case 'range':
-      answer(c.id, client.range({ ...c.req, key: asBuffer(c.req.key), rangeEnd: asBuffer(c.req.rangeEnd) }));
+      client.range(c.req).then((r) => pushResult(out(), id, r), failed(id));
       return;
     case 'compact':
-      answer(c.id, client.compact(c.revision));
+      client.compact(c.revision).then(() => pushResult(out(), id, undefined), failed(id));
       return;
-    case 'watch': {
-      const id = c.id;
-      watches.set(id, client.watch({ ...c.req, key: asBuffer(c.req.key), rangeEnd: asBuffer(c.req.rangeEnd) }, {
-        onResponse: (watch) => reply({ id, watch }),
-        onError: (err) => { if (watches.delete(id)) reply({ id, error: wireError(err) }); },
+    case 'watch':
+      watches.set(id, client.watch(c.req, {
+        onResponse: (w) => pushWatchResponse(out(), id, w),
+        onError: (err) => { if (watches.delete(id)) pushError(out(), id, wireError(err)); },
       }));
       return;
-    }
     case 'cancel':
-      watches.get(c.id)?.close();
-      watches.delete(c.id);
+      watches.get(id)?.close();
+      watches.delete(id);
   }
 }
 
-port.on('message', (calls: Call[] | 'close') => {
+port.on('message', (calls: Batch | 'close') => {
   if (calls === 'close') { client.close(); port.close(); return; }
-  for (const c of calls) handle(c);
+  readCalls(calls, handle);
 });

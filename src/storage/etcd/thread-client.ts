@@ -12,28 +12,39 @@
  * the connection breaks fails (Unavailable) and is not resent; gRPC errors keep their code and
  * details (compaction and future revisions are read from them); a watch ends once, with its error.
  * If the thread itself dies, every call in flight fails Unavailable and every watch ends (the watch
- * cache lists again, as after any storage watch that ends); the next call starts a new thread.
+ * cache lists again, as after any storage watch that ends); the next call starts a new thread
+ * (test/unit/etcd-thread-death.test.ts ends it under load through endEtcdClientThreads).
  */
 import { Worker } from 'node:worker_threads';
 import type { EtcdClient, WatchHandlers } from './client.js';
 import { GrpcError, UNAVAILABLE } from './wire/channel.js';
 import type { GuardedWrite, RangeRequest, RangeResult, TxnResult, WatchCreate } from './wire/messages.js';
-import type { Call, Reply, ThreadOptions, WireError } from './thread-protocol.js';
+import { pushCall, readReplies, type Batch, type NewCall, type ReplyHandlers, type ThreadOptions, type WireError } from './thread-protocol.js';
 
 const workerURL = new URL('./etcd-client-worker.js', import.meta.url);
 
-/** Call without its id, per op (the id is given when it is queued). */
-type NewCall = Call extends infer C ? C extends Call ? Omit<C, 'id'> : never : never;
-
 export function threadClient(opts: ThreadOptions): EtcdClient {
   return new ThreadClient(opts);
+}
+
+/** The clients of this process whose thread runs, for endEtcdClientThreads. */
+const running = new Set<ThreadClient>();
+
+/**
+ * Ends every etcd client thread of this process the way a crash of the thread ends it (the
+ * Worker's 'exit', as after an uncaught error or its heap limit), for tests of what the serving
+ * loop does then (test/unit/etcd-thread-death.test.ts). Resolves with how many it ended.
+ */
+export async function endEtcdClientThreads(): Promise<number> {
+  const ended = await Promise.all([...running].map((c) => c.endThread()));
+  return ended.filter(Boolean).length;
 }
 
 class ThreadClient implements EtcdClient {
   private worker?: Worker;
   private closed = false;
   private nextId = 1;
-  private queue: Call[] = [];
+  private queue: Batch = [];
   private scheduled = false;
   private readonly calls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private readonly watches = new Map<number, WatchHandlers>();
@@ -57,10 +68,19 @@ class ThreadClient implements EtcdClient {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    running.delete(this);
     const w = this.worker;
     this.worker = undefined;
     if (w) { w.postMessage('close'); setTimeout(() => void w.terminate(), 1000).unref(); }
     this.fail(closedError(), false);
+  }
+
+  /** See endEtcdClientThreads. */
+  async endThread(): Promise<boolean> {
+    const w = this.worker;
+    if (!w) return false;
+    await w.terminate();
+    return true;
   }
 
   private call(c: NewCall): Promise<unknown> {
@@ -71,7 +91,7 @@ class ThreadClient implements EtcdClient {
   /** Queues a call for this turn's batch; answers its id. */
   private post(c: NewCall, id = this.nextId++): number {
     this.thread();
-    this.queue.push({ ...c, id } as Call);
+    pushCall(this.queue, id, c);
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
@@ -90,30 +110,34 @@ class ThreadClient implements EtcdClient {
     const w = new Worker(workerURL, { workerData: this.opts, execArgv: [] });
     // The serving loop's own handles keep the process up; this thread never does.
     w.unref();
-    w.on('message', (replies: Reply[]) => { for (const r of replies) this.receive(r); });
+    w.on('message', (replies: Batch) => readReplies(replies, this.receive));
     const lost = (why: string) => {
       if (this.worker !== w) return;
       this.worker = undefined;
+      running.delete(this);
       this.queue = [];
       this.fail(new GrpcError(UNAVAILABLE, `etcd client thread ${why}`), true);
     };
     w.on('error', (err) => lost(`failed: ${err.message}`));
     w.on('exit', (code) => lost(`exited with code ${code}`));
     this.worker = w;
+    running.add(this);
     return w;
   }
 
-  private receive(r: Reply): void {
-    if ('watch' in r) { this.watches.get(r.id)?.onResponse(r.watch); return; }
-    const c = this.calls.get(r.id);
-    if (c) {
-      this.calls.delete(r.id);
-      if ('error' in r) c.reject(toError(r.error)); else c.resolve(r.result);
-      return;
-    }
-    const h = this.watches.get(r.id);
-    if (h && 'error' in r) { this.watches.delete(r.id); h.onError(toError(r.error)); }
-  }
+  private readonly receive: ReplyHandlers = {
+    result: (id, value) => {
+      const c = this.calls.get(id);
+      if (c) { this.calls.delete(id); c.resolve(value); }
+    },
+    error: (id, e) => {
+      const c = this.calls.get(id);
+      if (c) { this.calls.delete(id); c.reject(toError(e)); return; }
+      const h = this.watches.get(id);
+      if (h) { this.watches.delete(id); h.onError(toError(e)); }
+    },
+    watch: (id, w) => this.watches.get(id)?.onResponse(w),
+  };
 
   /** Every call in flight fails; watches end with `err` (not when the caller closed the client: it ended them). */
   private fail(err: Error, endWatches: boolean): void {

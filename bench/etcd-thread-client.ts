@@ -1,0 +1,118 @@
+/**
+ * The etcd client the API server runs on one server (src/storage/etcd/thread-client.ts: the channel
+ * client on a thread of its own) alone, without the API server around it: pod-sized
+ * create-if-absent Txns and their watch events (a watch of the prefix with prev_kv, as the watch
+ * cache's feed), every event awaited. Reports the CPU per create of the calling thread (what the
+ * serving loop pays) and of the whole process (both threads and V8's), for this checkout and, with
+ * `--baseline DIR`, a built checkout of another revision, each cell in a fresh process, in
+ * interleaved rounds against one etcd. The per-create CPU of the etcd client without the noise of
+ * the rest of a create, for A/B of the client itself (bench/RESULTS.md `etcd6-2026-12-06`).
+ *
+ *   node dist/bench/etcd-thread-client.js [--rounds 5] [--calls 8000] [--concurrency 16,64] [--baseline DIR] [--section NAME] [--no-write]
+ *
+ * Needs /usr/bin/etcd (Debian's etcd-server); everything binds to 127.0.0.1.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import type { EtcdClient } from '../src/storage/etcd/client.js';
+import { startEtcd } from './lib/etcd.js';
+import { cpuRows, type CpuSample } from './lib/cpu-rows.js';
+import { readThreadCpuMs } from './lib/server.js';
+import { sectionHead, table, writeSection } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+type Sample = CpuSample;
+
+/** One cell, in this process: `checkout`'s thread client, a warm-up of 2,000 creates, then `calls` measured. */
+async function cell(checkout: string, url: string, calls: number, concurrency: number, tag: string): Promise<Sample> {
+  const { threadClient } = await import(pathToFileURL(join(checkout, 'dist', 'src', 'storage', 'etcd', 'thread-client.js')).href) as { threadClient(o: { url: string }): EtcdClient };
+  const { prefixRange } = await import(pathToFileURL(join(checkout, 'dist', 'src', 'storage', 'etcd', 'keys.js')).href) as { prefixRange(p: string): { key: Buffer; range_end: Buffer } };
+  const client = threadClient({ url });
+  const prefix = `/registry/pods/${tag}/`;
+  let seen = 0;
+  await new Promise<void>((ready) => {
+    const { key, range_end: rangeEnd } = prefixRange(prefix);
+    client.watch({ key, rangeEnd, startRevision: 0, prevKv: true }, {
+      onResponse: (res) => { if (res.created) ready(); seen += res.events.length; },
+      onError: (err) => { if (!/closed/.test(err.message)) console.error('watch ended:', err.message); },
+    });
+  });
+  const value = JSON.stringify({ kind: 'Pod', apiVersion: 'v1', metadata: { name: tag, namespace: 'load', labels: { load: 'yes' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] }, pad: 'x'.repeat(1200) });
+  const run = async (n: number, label: string) => {
+    const seen0 = seen;
+    let next = 0;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        const r = await client.txn({ key: `${prefix}${label}-${i}`, guard: 'create', revision: 0, put: { value, prevKv: false } });
+        if (!r.succeeded) throw new Error(`create ${label}-${i} lost its guard`);
+      }
+    }));
+    while (seen - seen0 < n) await new Promise((r) => setTimeout(r, 1));
+  };
+  await run(2000, 'warm');
+  const main0 = readThreadCpuMs(process.pid);
+  const cpu0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  await run(calls, 'm');
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(cpu0);
+  const sample = { mainUs: ((readThreadCpuMs(process.pid) - main0) * 1000) / calls, processUs: (cpu.user + cpu.system) / calls, perSec: calls / secs };
+  client.close();
+  return sample;
+}
+
+async function main(): Promise<void> {
+  const { values } = benchArgs('The etcd thread client alone: CPU of the calling thread and of the process per create Txn with its watch event, this checkout against --baseline, interleaved.', {
+    options: {
+      rounds: { type: 'string', default: '5' }, calls: { type: 'string', default: '8000' }, concurrency: { type: 'string', default: '16,64' },
+      baseline: { type: 'string', help: 'a built checkout of another revision (its dist/src)' },
+      section: { type: 'string', default: 'etcd-thread-client' }, 'no-write': { type: 'boolean', default: false },
+      cell: { type: 'string', help: 'internal: run one cell (CHECKOUT,URL,CALLS,CONCURRENCY,TAG) and print its JSON' },
+    },
+  });
+  if (values.cell) {
+    const [checkout, url, calls, concurrency, tag] = values.cell.split(',');
+    console.log(JSON.stringify(await cell(checkout, url, Number(calls), Number(concurrency), tag)));
+    return;
+  }
+  const targets: Array<[string, string]> = [['this checkout', repoRoot], ...(values.baseline ? [['baseline', resolve(values.baseline)] as [string, string]] : [])];
+  const levels = values.concurrency!.split(',').map(Number);
+  const load0 = loadavg()[0];
+  const dir = mkdtempSync(join(tmpdir(), 'k8ts-etcd-thread-client-'));
+  const etcd = await startEtcd(dir);
+  const samples = new Map<string, Sample[]>();
+  try {
+    for (let r = 0; r < Number(values.rounds); r++) {
+      for (const c of levels) {
+        for (const [name, checkout] of targets) {
+          const tag = `r${r}-c${c}-${name.replace(/\W/g, '')}`;
+          const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(import.meta.url), '--cell', [checkout, etcd.url, values.calls, c, tag].join(',')]);
+          const s = JSON.parse(stdout.trim().split('\n').pop()!) as Sample;
+          console.log(`round ${r + 1}, ${name}, ${c} in flight: ${s.perSec.toFixed(0)} creates/s, calling thread ${s.mainUs.toFixed(1)} µs, process ${s.processUs.toFixed(1)} µs per create`);
+          samples.set(`${name}\t${c}`, [...(samples.get(`${name}\t${c}`) ?? []), s]);
+        }
+      }
+    }
+  } finally {
+    await etcd.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const rows = cpuRows(samples, ['processUs', 'mainUs'], 1);
+  const body = [
+    ...sectionHead(repoRoot, `## The etcd thread client alone (${values.section})`),
+    `- Setup: ${values.calls} create-if-absent Txns (1.4 KB pod-like values, new keys) per cell through src/storage/etcd/thread-client.ts of each checkout, after 2,000 unmeasured, with a watch of the prefix (prev_kv) whose events are all awaited; one fresh process per cell, one private etcd (Debian's 3.4) for the run; ${values.rounds} interleaved rounds, medians. Calling thread CPU from /proc (10 ms ticks), process CPU from process.cpuUsage. Load average at start: ${load0.toFixed(1)}.`,
+    '',
+    table(['Client', 'In flight', 'Process CPU per create (median)', 'Rounds', 'Calling thread CPU per create', 'Rounds', 'Creates/s'], rows),
+  ].join('\n');
+  console.log(body);
+  if (!values['no-write']) writeSection(join(repoRoot, 'bench', 'RESULTS.md'), values.section!, body);
+}
+
+await main();
