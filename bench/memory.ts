@@ -34,7 +34,8 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { startServer, readMemory, RssSampler, type ServerProcess } from './lib/server.js';
+import { startServer, readMemory, RssSampler } from './lib/server.js';
+import { isolateReport, type IsolateReport } from './lib/isolate-report.js';
 import { ApiClient } from './lib/client.js';
 import { runConcurrent, podName } from './lib/load.js';
 import { daemonSetPod } from './lib/pods.js';
@@ -53,9 +54,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
-
-interface HeapFields { usedMiB: number; totalMiB: number; externalMiB: number }
-interface IsolateReport { rssMiB: number; externalMiB: number; arrayBuffersMiB: number; main: HeapFields; controlLoops?: HeapFields }
 
 interface PerObject { decoded: number; withoutManagedFields: number; text: number; textChars: number }
 
@@ -77,36 +75,6 @@ function pod(i: number): Pod {
   const p = daemonSetPod('default', podName('mem', i), `node-${i % 5000}`) as Pod;
   delete p.metadata!.ownerReferences;
   return p;
-}
-
-/**
- * Sends SIGUSR2 and waits for the server's `memory by isolate` line, and with `snapshots` for
- * the two `heap snapshot written` lines after it (logged as they come).
- */
-function isolateReport(server: ServerProcess, snapshots = false): Promise<IsolateReport> {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    let report: IsolateReport | undefined;
-    let written = 0;
-    const timer = setTimeout(() => { server.proc.stderr!.off('data', onData); reject(new Error('no memory report in 10 min')); }, 600_000);
-    const onData = (d: Buffer) => {
-      buf += d.toString();
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line.includes('"heap snapshot written"')) { log(line); written++; }
-        if (line.includes('"memory by isolate"')) report = JSON.parse(line) as IsolateReport;
-        if (!report || (snapshots && written < 2)) continue;
-        clearTimeout(timer);
-        server.proc.stderr!.off('data', onData);
-        resolve(report);
-        return;
-      }
-    };
-    server.proc.stderr!.on('data', onData);
-    server.proc.kill('SIGUSR2');
-  });
 }
 
 /** Bytes of V8 heap per copy of what `make` returns, `n` copies held at once. */
@@ -148,7 +116,7 @@ async function runOnce(work: string, build: string, cliPath: string, o: Options)
     await sleep(o.settleMs);
     const nodesOnlyMiB = sampler.peakKB / 1024;
     log(`${build}: ${o.nodes} nodes registered; RSS peak so far ${nodesOnlyMiB.toFixed(0)} MiB`);
-    if (o.snapshots && build !== 'baseline') log(`${build}: nodes only: ${JSON.stringify(await isolateReport(server, true))}`);
+    if (o.snapshots && build !== 'baseline') log(`${build}: nodes only: ${JSON.stringify(await isolateReport(server, true, log))}`);
     const p0 = process.hrtime.bigint();
     const client = new ApiClient(server.creds, 64);
     let podsReady = 0;
@@ -169,7 +137,7 @@ async function runOnce(work: string, build: string, cliPath: string, o: Options)
     log(`${build}: ${podsReady} pods ready in ${podsReadySec.toFixed(1)} s; settling ${o.settleMs / 1000} s`);
     await sleep(o.settleMs);
     // A build without the SIGUSR2 report (before src/cli/heap-report.ts) would die of the signal.
-    const heap = build === 'baseline' ? undefined : await isolateReport(server, o.snapshots);
+    const heap = build === 'baseline' ? undefined : await isolateReport(server, o.snapshots, log);
     const text = JSON.stringify((await clients.pods.get('default', podName('mem', 0))) as Pod);
     const mem = readMemory(server.pid);
     sampler.stop();

@@ -28,15 +28,22 @@
  *
  *   node dist/bench/scale.js [--nodes 5000] [--pods 150000] [--deployments 150]
  *     [--storage sqlite,etcd] [--renew-ms 10000] [--cutoff-s 3600] [--list-every-s 30] [--no-write]
+ *     [--heap-snapshots DIR] [--skip-daemonset] [--baseline DIR] [--runs 1]
+ *   --heap-snapshots: a heap snapshot of each isolate once the nodes are Ready and once the pods
+ *   are, each isolate's live heap (used after the snapshot's full GC) reported, and per pod the
+ *   difference divided by the pods ready (src/cli/heap-report.ts; the files: bench/heap-summary.ts).
+ *   --baseline DIR: a built checkout run in turn with this one, baseline first, --runs times each.
  *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DaemonSet, Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import { mkdirSync } from 'node:fs';
 import { startServer, readMemory, readCpuMs } from './lib/server.js';
+import { isolateReport, type IsolateReport } from './lib/isolate-report.js';
 import { startEtcd, type Etcd } from './lib/etcd.js';
 import { countsSince, describeCounts, metricsText, writeCounts } from './lib/request-counts.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
@@ -139,6 +146,11 @@ function httpGo(): DaemonSet {
 
 interface Run {
   storage: string;
+  /** 'this build' or 'baseline'. */
+  build: string;
+  /** With --heap-snapshots: each isolate's live heap once the nodes were Ready, and once the pods were. */
+  heapNodes?: IsolateReport;
+  heapPods?: IsolateReport;
   nodes: number;
   pods: number;
   registerSec: number;
@@ -160,10 +172,20 @@ interface Run {
   load: [number, number];
 }
 
-async function runOnce(work: string, storage: 'sqlite' | 'etcd', o: { nodes: number; pods: number; deployments: number; renewMs: number; cutoffMs: number; listEveryMs: number }): Promise<Run> {
+interface Options { nodes: number; pods: number; deployments: number; renewMs: number; cutoffMs: number; listEveryMs: number; snapshotDir?: string; skipDaemonSet: boolean }
+
+async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: string; cliPath: string }, o: Options): Promise<Run> {
   const dataDir = join(work, storage);
   const etcd: Etcd | undefined = storage === 'etcd' ? await startEtcd(join(work, 'etcd')) : undefined;
-  const server = await startServer({ cliPath, dataDir, serverArgs: ['--controllers', 'all', ...(etcd ? ['--etcd-servers', etcd.url] : [])], nodeArgs: process.env.K8TS_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) });
+  // The server writes its snapshots where this variable says (src/cli/heap-report.ts).
+  const snapshots = o.snapshotDir ? join(o.snapshotDir, `${basename(dirname(work))}-${storage}`) : undefined;
+  if (snapshots) mkdirSync(snapshots, { recursive: true });
+  const server = await startServer({
+    cliPath: build.cliPath, dataDir, serverArgs: ['--controllers', 'all', ...(etcd ? ['--etcd-servers', etcd.url] : [])],
+    nodeArgs: process.env.K8TS_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean), env: snapshots ? { K8TS_HEAP_SNAPSHOT_DIR: snapshots } : undefined,
+  });
+  let heapNodes: IsolateReport | undefined;
+  let heapPods: IsolateReport | undefined;
   const kubeconfig = join(dataDir, 'admin.conf');
   const simClients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-node-simulator' });
   const clients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-bench' });
@@ -186,6 +208,8 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', o: { nodes: num
       await sleep(500);
     }
     log(`${storage}: ${o.nodes} nodes registered in ${registerSec.toFixed(1)} s, all Ready at ${(msSince(t0) / 1000).toFixed(1)} s`);
+    // The control loops list the nodes and take their lease after the nodes register: let them settle first.
+    if (snapshots) { await sleep(15_000); heapNodes = await isolateReport(server, true, log); }
 
     const h0 = await histograms(clients);
     const c0 = await writeCounts(clients);
@@ -198,8 +222,9 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', o: { nodes: num
         podListTotals.push(p.totalMs);
         podsReadyListed = p.ready;
         const t = process.hrtime.bigint();
-        await clients.nodes.list();
-        nodeLists.push(msSince(t));
+        // Outside the page loop's catch: a failed node list ended the first 150,000-pod run's lister.
+        const listed = await clients.nodes.list().then(() => true, (e: Error) => { log(`  node list: ${e.message}`); return false; });
+        if (listed) nodeLists.push(msSince(t));
         log(`  list: ${p.items} pods (${p.ready} Ready) in ${p.pages.length} pages, ${(p.totalMs / 1000).toFixed(1)} s (slowest page ${Math.max(...p.pages).toFixed(0)} ms); nodes ${nodeLists.at(-1)!.toFixed(0)} ms`);
         for (let waited = 0; listing && waited < o.listEveryMs; waited += 500) await sleep(500);
       }
@@ -218,13 +243,14 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', o: { nodes: num
       log(`  ${(msSince(p0) / 1000).toFixed(0)} s: ${podsReady} of ${o.pods} pods ready; server RSS ${(readMemory(server.pid).rssKB / 1024).toFixed(0)} MB (peak ${(readMemory(server.pid).hwmKB / 1024).toFixed(0)} MB); load ${loadavg()[0]!.toFixed(1)}`);
       await sleep(5000);
     }
-    log(`${storage}: ${podsReady} pods ready${Number.isNaN(podsReadySec) ? ' at the cutoff' : ` in ${podsReadySec.toFixed(1)} s`}; creating the DaemonSet`);
+    log(`${storage}: ${podsReady} pods ready${Number.isNaN(podsReadySec) ? ' at the cutoff' : ` in ${podsReadySec.toFixed(1)} s`}${o.skipDaemonSet ? '' : '; creating the DaemonSet'}`);
+    if (snapshots) heapPods = await isolateReport(server, true, log);
 
     const d0 = process.hrtime.bigint();
-    await clients.daemonsets.create('default', httpGo());
+    if (!o.skipDaemonSet) await clients.daemonsets.create('default', httpGo());
     let dsReady = 0;
     let dsReadySec = NaN;
-    for (let polls = 0; polls === 0 || msSince(p0) < o.cutoffMs || msSince(d0) < dsReserveMs; polls++) {
+    for (let polls = 0; !o.skipDaemonSet && (polls === 0 || msSince(p0) < o.cutoffMs || msSince(d0) < dsReserveMs); polls++) {
       // A reset connection is one lost poll, not the run (the first 150,000-pod run ended on one here).
       const st = await clients.daemonsets.get('default', 'http-go').then((d) => d.status, (e: Error) => { log(`  DaemonSet poll: ${e.message}`); return undefined; });
       if (st === undefined) { await sleep(500); continue; }
@@ -243,7 +269,7 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', o: { nodes: num
     const mutating = all.filter((q) => /^(POST|PUT|PATCH|DELETE) /.test(q.key));
     const lists = p99s(h0, h1, listSloSec).filter((q) => q.key.startsWith('LIST '));
     return {
-      storage, nodes: o.nodes, pods: o.pods, registerSec, podsReadySec, podsReady, podsReadyListed, dsReadySec, dsReady, nodesReadyAtEnd, mutating, lists,
+      storage, build: build.name, heapNodes, heapPods, nodes: o.nodes, pods: o.pods, registerSec, podsReadySec, podsReady, podsReadyListed, dsReadySec, dsReady, nodesReadyAtEnd, mutating, lists,
       podPages, podListTotals, nodeLists, serverPeakMB: readMemory(server.pid).hwmKB / 1024, serverCpuSec: (readCpuMs(server.pid) - cpu0) / 1000,
       counts: describeCounts(countsSince(c0, await writeCounts(clients))), load: [load0, loadavg()[0]!],
     };
@@ -263,9 +289,22 @@ const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
 const bound = (s: number) => (Number.isFinite(s) ? `<= ${s} s` : '> 10 s');
 const p99 = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]! : NaN);
 
+/** Live heap (after a full GC) of each isolate with the nodes only and with the pods, and the difference per pod ready. */
+function heapRows(r: Run): string[][] {
+  if (!r.heapNodes?.liveMiB || !r.heapPods?.liveMiB) return [];
+  return ['control loops', 'serving'].map((isolate) => {
+    const nodes = r.heapNodes!.liveMiB![isolate] ?? NaN;
+    const pods = r.heapPods!.liveMiB![isolate] ?? NaN;
+    const perPod = ((pods - nodes) * 2 ** 20) / r.podsReady;
+    return [r.storage, `${isolate} thread: live heap, nodes only → with the pods`, `${f0(nodes)} → ${f0(pods)} MiB: **${f0(perPod)} bytes per pod**`, '(measured)'];
+  });
+}
+
 function report(runs: Run[], command: string, o: { renewMs: number; deployments: number; listEveryMs: number }): string {
   const verdict = (ok: boolean) => (ok ? 'holds' : '**misses**');
-  const rows = runs.flatMap((r) => {
+  const rows = runs.flatMap((run) => {
+    // Rows name the build too when a baseline ran beside this one.
+    const r = runs.some((x) => x.build !== 'this build') ? { ...run, storage: `${run.build}, ${run.storage}` } : run;
     const worstMut = r.mutating.reduce((w, q) => (q.p99UpperSec > w.p99UpperSec ? q : w), r.mutating[0] ?? { key: 'none', count: 0, p99UpperSec: 0, overSec: 0 });
     const worstList = r.lists.reduce((w, q) => (q.p99UpperSec > w.p99UpperSec ? q : w), r.lists[0] ?? { key: 'none', count: 0, p99UpperSec: 0, overSec: 0 });
     const pageP99 = p99(r.podPages) / 1000;
@@ -277,7 +316,8 @@ function report(runs: Run[], command: string, o: { renewMs: number; deployments:
       [r.storage, `${f0(r.pods)} pods through ${o.deployments} Deployments, create to all ready`, Number.isNaN(r.podsReadySec) ? `${f0(r.podsReady)} ready at the cutoff by the Deployments' status, ${f0(r.podsReadyListed)} Ready in the last list` : `${f1(r.podsReadySec)} s (${f0(r.pods / r.podsReadySec)} pods/s)`, verdict(!Number.isNaN(r.podsReadySec))],
       [r.storage, `DaemonSet on ${f0(r.nodes)} nodes, create to all Ready`, Number.isNaN(r.dsReadySec) ? `${f0(r.dsReady)} Ready at the cutoff` : `${f1(r.dsReadySec)} s`, verdict(!Number.isNaN(r.dsReadySec))],
       [r.storage, 'every node Ready at the end', `${f0(r.nodesReadyAtEnd)} of ${f0(r.nodes)}`, verdict(r.nodesReadyAtEnd === r.nodes)],
-      [r.storage, `server peak RSS (VmHWM)${r.storage === 'sqlite' ? ` < ${rssLimitMB} MB` : ''}`, `${f0(r.serverPeakMB)} MB`, r.storage === 'sqlite' ? verdict(r.serverPeakMB < rssLimitMB) : '(no target)'],
+      [r.storage, `server peak RSS (VmHWM)${run.storage === 'sqlite' ? ` < ${rssLimitMB} MB` : ''}`, `${f0(r.serverPeakMB)} MB`, run.storage === 'sqlite' ? verdict(r.serverPeakMB < rssLimitMB) : '(no target)'],
+      ...heapRows(r),
     ];
   });
   return [
@@ -302,17 +342,26 @@ async function main(): Promise<void> {
       nodes: { type: 'string', default: '5000' }, pods: { type: 'string', default: '150000' }, deployments: { type: 'string', default: '150' },
       storage: { type: 'string', default: 'sqlite,etcd' }, 'renew-ms': { type: 'string', default: '10000' }, 'cutoff-s': { type: 'string', default: '3600' },
       'list-every-s': { type: 'string', default: '30' }, 'no-write': { type: 'boolean', default: false },
+      'heap-snapshots': { type: 'string' }, 'skip-daemonset': { type: 'boolean', default: false },
+      baseline: { type: 'string' }, runs: { type: 'string', default: '1' },
     },
   });
   const o = {
     nodes: Number(values.nodes), pods: Number(values.pods), deployments: Number(values.deployments), renewMs: Number(values['renew-ms']),
     cutoffMs: Number(values['cutoff-s']) * 1000, listEveryMs: Number(values['list-every-s']) * 1000,
+    snapshotDir: values['heap-snapshots'], skipDaemonSet: values['skip-daemonset']!,
   };
+  const builds = [{ name: 'this build', cliPath }];
+  if (values.baseline) builds.unshift({ name: 'baseline', cliPath: join(values.baseline, 'dist', 'src', 'cli', 'main.js') });
   const command = `node ${relative(repoRoot, process.argv[1]!)} ${process.argv.slice(2).join(' ')}`.trim();
   const work = mkdtempSync(join(tmpdir(), 'k8ts-bench-scale-'));
   try {
     const runs: Run[] = [];
-    for (const s of values.storage!.split(',')) runs.push(await runOnce(join(work, s), s === 'etcd' ? 'etcd' : 'sqlite', o));
+    for (let i = 0; i < Number(values.runs); i++) {
+      for (const b of builds) {
+        for (const s of values.storage!.split(',')) runs.push(await runOnce(join(work, `${i}-${b.name.replace(/\W+/g, '-')}`, s), s === 'etcd' ? 'etcd' : 'sqlite', b, o));
+      }
+    }
     const md = report(runs, command, o);
     console.log(`\n${md}`);
     if (!values['no-write']) writeSection(resultsFile, 'scale', md);

@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { StringPool } from '../util/intern.js';
+import { ObjectSharing } from '../util/shared-objects.js';
 import { Clientset, SharedInformers, stripManagedFields, EventRecorder, LeaderElector, loadKubeconfig } from '../client/index.js';
 import type { InformerScope } from '../client/index.js';
 import type { ClientConfig } from '../client/index.js';
@@ -56,19 +56,32 @@ export function parseControllersFlag(value: string): { controllers?: string[]; s
 
 export interface RunningControllers { stop(): Promise<void> }
 
-/** The strings of the objects the informers keep, shared by every informer of the process. */
-const informerStrings = new StringPool();
+/**
+ * The strings of the objects the informers keep and the subtrees alike objects have in common
+ * (util/shared-objects.ts), shared by every informer of the isolate.
+ */
+const informerObjects = new ObjectSharing();
+
+/**
+ * The members whose subtrees are shared, by resource: only where objects are many and alike
+ * (a ReplicaSet's or DaemonSet's pods: containers, volumes, tolerations, labels, owner references,
+ * conditions); a unique subtree would cost its entry in the pool. Others get their strings pooled.
+ */
+const sharedMembers: Record<string, readonly string[]> = { pods: ['spec', 'status', 'metadata'] };
 
 /**
  * The informers of kube-controller-manager and kube-scheduler: no control loop reads managedFields,
  * which are about half of a pod's decoded size (bench/memory.ts); an update without them keeps the
- * live ones. Their strings are pooled too (util/intern.ts), one pool for every component of the
- * isolate. The watches' events are parsed without them (client/skip-managed-fields.ts): the same
- * objects, less work.
+ * live ones. Their strings are pooled and pods' common subtrees shared (util/shared-objects.ts, as
+ * the API server's watch cache does), one pool for every component of the isolate: shared subtrees
+ * are frozen, so a control loop must copy before it changes a cached object (as upstream's listers
+ * require). The watches' events are parsed without managedFields (client/skip-managed-fields.ts):
+ * the same objects, less work.
  */
 export function controlLoopInformers(clients: Clientset, logger: Logger): SharedInformers {
   return new SharedInformers(clients, {
-    logger: logger.with('informer'), transform: (o) => informerStrings.internAll(stripManagedFields(o)), skipManagedFields: true,
+    logger: logger.with('informer'), skipManagedFields: true,
+    transform: (o, { resource, prev, like }) => informerObjects.compact(stripManagedFields(o), prev, sharedMembers[resource] ?? [], like),
   });
 }
 

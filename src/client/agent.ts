@@ -1,5 +1,6 @@
 /**
- * An https.Agent whose connection-pool name is computed once per target.
+ * An https.Agent whose connection-pool name is computed once per target, and whose idle
+ * connections close before the server's (keepSocketAlive below).
  *
  * Node's https.Agent names its pools by every TLS option of a request
  * (getName: host, port, then the CA, client certificate and key PEMs, ...),
@@ -12,11 +13,45 @@
  * the ones Node would pick.
  */
 import https from 'node:https';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/** A pooled socket as Node's agent sees it: the request it carried last, with its response. */
+type IdleSocket = Duplex & { setTimeout(ms: number): unknown; _httpMessage?: { res?: IncomingMessage } };
+
+/** How much sooner than the server says an idle connection is closed (Node's own margin). */
+const keepAliveMarginMs = 1000;
 
 export class PooledAgent extends https.Agent {
   private readonly names = new Map<string, string>();
   /** The last target's name: a client sends nearly every request to one server. */
   private last?: { host: unknown; port: unknown; localAddress: unknown; family: unknown; servername: unknown; socketPath: unknown; name: string };
+
+  /**
+   * A connection going idle in the pool is closed a second before the server would close it, by the
+   * server's `Keep-Alive: timeout=N` (the API server's 65 s). Node's agent reads that hint only to
+   * shorten a timeout of its own, and this agent has none (sockets of watches must not time out),
+   * so an idle connection stayed in the pool for ever; one the server had closed could be handed
+   * to the next request just as the close arrived, which then failed with ECONNRESET or "socket
+   * hang up" (the scale run, bench/RESULTS.md `meminf-2026-12-06`). Only idle sockets get the timer:
+   * the agent destroys a free socket that times out, and a request clears it when it takes one.
+   */
+  override keepSocketAlive(socket: Duplex): boolean {
+    // Typed void by @types/node; Node's answers whether the socket may be kept (http.Agent docs).
+    const kept: unknown = super.keepSocketAlive(socket);
+    if (kept === false) return false;
+    const s = socket as IdleSocket;
+    const hint = s._httpMessage?.res?.headers['keep-alive'];
+    const seconds = typeof hint === 'string' ? Number(/^timeout=(\d+)/.exec(hint)?.[1]) : NaN;
+    if (seconds > 0 && !this.options.timeout) s.setTimeout(Math.max(1, seconds * 1000 - keepAliveMarginMs));
+    return true;
+  }
+
+  /** A request taking an idle socket: its idle timer goes (a watch may be quiet for minutes). */
+  override reuseSocket(socket: Duplex, request: ClientRequest): void {
+    super.reuseSocket(socket, request);
+    if (!this.options.timeout) (socket as IdleSocket).setTimeout(0);
+  }
 
   override getName(options: https.RequestOptions = {}): string {
     // What differs between requests of one client: the target. The TLS options come from the agent.

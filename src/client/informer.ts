@@ -26,8 +26,11 @@ export interface InformerOptions {
    * Applied to every object before it enters the cache and reaches the handlers (client-go's
    * SharedInformer.SetTransform): kube-controller-manager and kube-scheduler drop managedFields
    * this way, which no control loop reads. It may change and return the object it is given.
+   * Its context says which resource, what the cache held under the object's key (`prev`), and
+   * for a new object the last one added (`like`): a transform sharing parts of alike objects
+   * (util/shared-objects.ts) tries those first.
    */
-  transform?: (obj: any) => any;
+  transform?: (obj: any, ctx: TransformContext) => any;
   /**
    * Watch events are decoded without object.metadata.managedFields (resource.ts WatchDecodeOpts):
    * for informers whose transform drops them, the same objects for less parsing. Lists are
@@ -35,6 +38,8 @@ export interface InformerOptions {
    */
   skipManagedFields?: boolean;
 }
+
+export interface TransformContext { resource: string; prev?: unknown; like?: unknown }
 
 /**
  * The transform kube-controller-manager and kube-scheduler set on their informers (upstream's
@@ -63,6 +68,8 @@ export class InformerCore {
   private handle?: WatchHandle;
   private syncWaiters: (() => void)[] = [];
   private retryTimer?: NodeJS.Timeout;
+  /** The last object added (not an update): what a transform compares a new object with first. */
+  private lastAdded?: unknown;
 
   constructor(private readonly client: ResourceClient, private readonly opts: InformerOptions = {}) {}
 
@@ -163,9 +170,12 @@ export class InformerCore {
   private apply(type: string, obj: any): void {
     if (obj?.metadata?.resourceVersion) this.rv = obj.metadata.resourceVersion;
     if (type === 'BOOKMARK') return;
-    if (this.opts.transform) obj = this.opts.transform(obj);
     const key = metaKey(obj);
     const old = this.cache.get(key);
+    if (this.opts.transform) {
+      obj = this.opts.transform(obj, { resource: this.client.gvr.resource, prev: old, like: old === undefined ? this.lastAdded : undefined });
+      if (!old && type !== 'DELETED') this.lastAdded = obj;
+    }
     if (type === 'DELETED') {
       if (!old) return;
       this.cache.delete(key);

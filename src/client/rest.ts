@@ -156,11 +156,14 @@ export class RestClient {
     const body = encodeBody(o);
     const headers: Record<string, string | number> = this.requestHeaders(o);
     if (body !== undefined) headers['Content-Length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-    return new Promise((resolve, reject) => {
-      const req = https.request({ ...target, method, headers, agent: this.agent }, resolve);
-      req.on('error', reject);
-      req.end(body);
-    });
+    for (let sent = 1; ; sent++) {
+      const out = await new Promise<IncomingMessage | 'replay'>((resolve, reject) => {
+        const req = https.request({ ...target, method, headers, agent: this.agent }, resolve);
+        req.on('error', (e) => (sent < maxReplays && req.reusedSocket && isReplayable(method) && isConnectionDrop(e) ? resolve('replay') : reject(e)));
+        req.end(body);
+      });
+      if (out !== 'replay') return out;
+    }
   }
 
   async request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
@@ -321,6 +324,23 @@ function readText(res: IncomingMessage): Promise<string> {
     res.once('close', () => { if (!res.complete) reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })); });
   });
 }
+
+/**
+ * Go's transport (net/http shouldRetryRequest) sends a request again, on another connection, when
+ * it failed on a kept-alive connection the server had closed meanwhile, for methods that may be
+ * replayed (isReplayable: GET, HEAD, OPTIONS, TRACE): an idle connection the server closes just as
+ * the client takes it is a race no timeout removes (a loaded server's or client's loop runs the
+ * close late). Node's client leaves it to the caller (http docs, `request.reusedSocket`); the scale
+ * run's client ended on one (bench/RESULTS.md `meminf-2026-12-06`). A request on a fresh connection
+ * is not sent again, and neither is a POST, PUT, PATCH or DELETE: the server may have applied it.
+ */
+const isReplayable = (method: string) => method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || method === 'TRACE';
+
+/** A connection the peer closed or reset under a request (Node: 'socket hang up' and 'read ECONNRESET' are both ECONNRESET). */
+const isConnectionDrop = (e: NodeJS.ErrnoException) => e.code === 'ECONNRESET' || e.code === 'EPIPE';
+
+/** Sends of one request at most: each replay takes another pooled connection, or a new one. */
+const maxReplays = 8;
 
 /** client-go's default maxRetries of a request. */
 const maxRetries = 10;

@@ -30,7 +30,8 @@ export interface EventSinkOptions {
 interface Pending { obj: InvolvedObject; type: EventType; reason: string; message: string }
 
 export class EventSink {
-  private readonly queue: Pending[] = [];
+  /** Sent events' slots are emptied at once (their pods let go); the array is compacted now and then. */
+  private readonly queue: (Pending | undefined)[] = [];
   private head = 0;
   private readonly qps: number;
   private readonly burst: number;
@@ -87,7 +88,8 @@ export class EventSink {
         return;
       }
       this.tokens--;
-      const e = this.queue[this.head++];
+      const e = this.queue[this.head]!;
+      this.queue[this.head++] = undefined;
       if (this.head > 1024 && this.head * 2 > this.queue.length) { this.queue.splice(0, this.head); this.head = 0; }
       const done = this.recorder.event(e.obj, e.type, e.reason, e.message);
       if (done && typeof (done as Promise<unknown>).then === 'function') { // 3

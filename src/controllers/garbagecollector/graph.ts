@@ -33,15 +33,32 @@ export const FinalizerDeleteDependents = 'foregroundDeletion';
 export const identityKey = (i: ObjectIdentity) => `${i.apiVersion}/${i.kind}/${i.namespace}/${i.name}/${i.uid}`;
 const sameIdentity = (a: ObjectIdentity, b: ObjectIdentity) => identityKey(a) === identityKey(b);
 
+/** What a node without dependents answers: most objects (every pod) never have one. */
+const noDependents: ReadonlySet<GraphNode> = new Set();
+const noOwners: readonly OwnerReference[] = Object.freeze([]);
+
 export class GraphNode {
-  readonly dependents = new Set<GraphNode>();
-  owners: OwnerReference[] = [];
+  /**
+   * Made on the first dependent and dropped with the last: an empty Set cost ~150 bytes per node,
+   * a third of the graph at scale, and the graph holds a node per pod (bench/RESULTS.md `meminf-2026-12-06`).
+   */
+  private deps?: Set<GraphNode>;
+  owners: readonly OwnerReference[] = noOwners;
   /** Seen through an informer (not only referenced as an owner). */
   observed = false;
   beingDeleted = false;
   deletingDependents = false;
 
   constructor(public identity: ObjectIdentity, public readonly virtual: boolean) {}
+
+  get dependents(): ReadonlySet<GraphNode> { return this.deps ?? noDependents; }
+
+  addDependent(node: GraphNode): void { (this.deps ??= new Set()).add(node); }
+
+  removeDependent(node: GraphNode): void {
+    if (!this.deps?.delete(node) || this.deps.size > 0) return;
+    this.deps = undefined;
+  }
 
   /** Dependents whose ownerReference to this node has blockOwnerDeletion. */
   blockingDependents(): GraphNode[] {
@@ -106,7 +123,7 @@ export class Graph {
       }
       node.observed = true;
     }
-    const owners: OwnerReference[] = obj.metadata?.ownerReferences ?? [];
+    const owners: readonly OwnerReference[] = obj.metadata?.ownerReferences ?? noOwners;
     if (!node) {
       node = new GraphNode(identity, false);
       node.observed = true;
@@ -122,7 +139,7 @@ export class Graph {
         this.addUnblockedOwners(removed, changed, out);
         node.owners = owners;
         this.addDependentToOwners(node, added, out);
-        for (const r of removed) this.uidToNode.get(r.uid)?.dependents.delete(node);
+        for (const r of removed) this.uidToNode.get(r.uid)?.removeDependent(node);
       }
       if (beingDeleted(obj)) node.beingDeleted = true;
     }
@@ -141,7 +158,7 @@ export class Graph {
     // A real node is not removed on the word of a lookup by other coordinates.
     if (virtual && node.observed && !sameIdentity(node.identity, identity)) return out;
     this.uidToNode.delete(identity.uid);
-    for (const o of node.owners) this.uidToNode.get(o.uid)?.dependents.delete(node);
+    for (const o of node.owners) this.uidToNode.get(o.uid)?.removeDependent(node);
     if (node.dependents.size) out.absent.push(identity);
     out.attemptToDelete.push(...node.dependents);
     for (const o of node.owners) {
@@ -160,11 +177,11 @@ export class Graph {
         owner = new GraphNode({ apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid,
           namespace: namespaced === false ? '' : node.identity.namespace }, true);
         this.uidToNode.set(ref.uid, owner);
-        owner.dependents.add(node);
+        owner.addDependent(node);
         out.attemptToDelete.push(owner);
         continue;
       }
-      owner.dependents.add(node);
+      owner.addDependent(node);
       if (potentiallyInvalid) continue;
       const ownerNamespace = owner.identity.namespace;
       if (ownerNamespace && ownerNamespace !== node.identity.namespace) {

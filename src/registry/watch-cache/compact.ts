@@ -1,18 +1,15 @@
 /**
  * What the watch cache does to an object as it enters, before anyone else holds it: its strings
  * pooled (util/intern.ts), managedFields' field sets shared among objects, and for the kinds whose
- * objects repeat by the thousand (pods) the spec and status subtrees shared too (util/shared-trees.ts).
- * Equal values throughout, so nothing a reader sees changes; shared subtrees are frozen, so a
- * reader that tried to change one would throw instead of changing another object.
- *
- * Why pods' spec and status: a DaemonSet's or ReplicaSet's pods have the same containers, volumes
- * (the service-account token projection), tolerations and security context, and their status
- * conditions repeat too (the same type, status and often the same second); each decoded pod held
- * its own copy of all of it (bench/RESULTS.md, `memory3`).
+ * objects repeat by the thousand (pods) the spec, status and metadata subtrees shared too
+ * (util/shared-objects.ts, which the control loops' informers use as well). Equal values
+ * throughout, so nothing a reader sees changes; shared subtrees are frozen, so a reader that
+ * tried to change one would throw instead of changing another object.
  */
 import { StringPool } from '../../util/intern.js';
 import { TreePool } from '../../util/shared-trees.js';
 import { freshObject } from '../../util/fresh-object.js';
+import { ObjectSharing, isRecord, sameChildren } from '../../util/shared-objects.js';
 
 /**
  * One pool for every resource's cache: namespaces, node names, label keys and values repeat
@@ -26,12 +23,8 @@ const strings = new StringPool();
  */
 const fieldSets = new TreePool();
 
-/**
- * Spec and status subtrees of the kinds in sharedTopLevel, each new node pooled as a fresh copy
- * with its strings pooled (shared-trees.ts TreePoolOptions: a frozen spread-made object had a
- * hidden class of its own, and internAll does not walk into frozen subtrees).
- */
-const objectTrees = new TreePool(32_768, 64, { freshNodes: true, internString: (s) => strings.intern(s) });
+/** Spec, status and metadata subtrees of the kinds in sharedTopLevel (util/shared-objects.ts), their strings in `strings`. */
+const sharing = new ObjectSharing(strings);
 
 /**
  * The top-level members whose subtrees are shared, by the resource's storage prefix. Only where
@@ -56,83 +49,7 @@ export function sharedMembersFor(resourcePrefix: string): readonly string[] {
  */
 export function compact<T>(obj: T, prev?: unknown, members: readonly string[] = [], like?: unknown): T {
   shareFieldSets(obj, prev);
-  if (members.length > 0 && obj !== null && typeof obj === 'object') shareMembers(obj as Record<string, unknown>, prev, members, like);
-  // After the sharing: the subtrees shared above are frozen, and internAll does not walk into frozen
-  // ones, so the strings of a subtree dropped for its shared copy are never looked up in the pool.
-  strings.internAll(obj);
-  if (isRecord(obj)) refit(obj, prev);
-  return obj;
-}
-
-/**
- * The object's own (unfrozen) object members as fresh fast objects (util/fresh-object.ts), in
- * place: the object itself keeps its identity (a write's answer is the cache's own object,
- * store.ts resultShared). A member that is the previous version's own (an update that left it as
- * it was) was refitted when that version entered and is kept as it is.
- */
-function refit(o: Record<string, unknown>, prev: unknown): void {
-  const p = isRecord(prev) ? prev : undefined;
-  for (const k in o) {
-    const v = o[k];
-    if (!isRecord(v) || Object.isFrozen(v) || v === p?.[k] || Object.getPrototypeOf(v) !== Object.prototype) continue;
-    o[k] = freshObject(v);
-  }
-}
-
-function shareMembers(o: Record<string, unknown>, prev: unknown, members: readonly string[], like: unknown): void {
-  const p = isRecord(prev) ? prev : undefined;
-  const l = p === undefined && isRecord(like) ? like : undefined;
-  for (const m of members) {
-    const v = o[m];
-    if (!isRecord(v)) continue;
-    if (p !== undefined) o[m] = shareChildren(v, p[m]);
-    else shareChildrenLike(v, l?.[m]);
-  }
-}
-
-/**
- * For a new object (no previous one): shares each child of `v`, trying first the same child of
- * `like` (another object of the kind, e.g. the last one created: pods created from one template
- * have equal containers, volumes and tolerations), found equal by one comparison instead of
- * hashing every node. The member itself stays the object's own.
- */
-function shareChildrenLike(v: Record<string, unknown>, like: unknown): void {
-  if (Object.isFrozen(v)) return;
-  const l = isRecord(like) ? like : undefined;
-  for (const k in v) {
-    const c = v[k];
-    if (c === null || typeof c !== 'object' || k === 'managedFields') continue;
-    v[k] = l ? objectTrees.internLike(c, l[k]) : objectTrees.intern(c);
-  }
-}
-
-/**
- * Shares each child of `v` (the member itself is the object's own: a pod's spec and status hold
- * its node name and IP, so they rarely repeat whole), trying the previous object's child first.
- * Answers `prev` itself when every child is the same as its (an update that left the member as
- * it was: the status of a spec change, the spec of a status write), else `v`.
- */
-function shareChildren(v: Record<string, unknown>, prev: unknown): Record<string, unknown> {
-  if (Object.isFrozen(v)) return v;
-  const before = isRecord(prev) ? prev : undefined;
-  for (const k in v) {
-    const c = v[k];
-    if (c === null || typeof c !== 'object' || k === 'managedFields') continue;
-    v[k] = before ? objectTrees.internLike(c, before[k]) : objectTrees.intern(c);
-  }
-  return before && sameChildren(v, before) ? before : v;
-}
-
-/** Whether two objects have the same keys in the same order and identical values. */
-function sameChildren(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const keys = Object.keys(b);
-  let i = 0;
-  for (const k in a) if (keys[i++] !== k || a[k] !== b[k]) return false;
-  return i === keys.length;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+  return sharing.compact(obj, prev, members, like);
 }
 
 function shareFieldSets(obj: unknown, prev: unknown): void {
