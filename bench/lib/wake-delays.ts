@@ -48,6 +48,14 @@ interface Run { tid: number; from: number; to: number }
 /** Reads `perf script` of a `perf sched record` and measures each wake-up of thread `loop`. */
 export async function loopWakeDelays(file: string, loop: number, holders: Map<number, Holder>): Promise<WakeDelays> {
   const script = spawn('perf', ['script', '-i', file, '-F', 'cpu,time,event,trace'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  return wakeDelaysOf(createInterface({ input: script.stdout }), loop, holders);
+}
+
+/**
+ * The measure itself, over `perf script -F cpu,time,event,trace` lines: from each sched_waking of
+ * `loop` to the sched_switch that puts it on a CPU, and what ran on that CPU in between.
+ */
+export async function wakeDelaysOf(lines: AsyncIterable<string> | Iterable<string>, loop: number, holders: Map<number, Holder>): Promise<WakeDelays> {
   const delays: number[] = [];
   const byHolder: Partial<Record<Holder, number>> = {};
   // Per CPU: what runs now (since when), and the runs that ended since the serving thread was woken.
@@ -56,7 +64,7 @@ export async function loopWakeDelays(file: string, loop: number, holders: Map<nu
   let wokeAt: number | undefined;
   const switchRe = /\[(\d+)\]\s+([\d.]+):\s+sched:sched_switch: .*prev_pid=(\d+) .*==> .*next_pid=(\d+) /;
   const wakingRe = /\s([\d.]+):\s+sched:sched_waking: .*pid=(\d+) /;
-  for await (const line of createInterface({ input: script.stdout })) {
+  for await (const line of lines) {
     const w = wakingRe.exec(line);
     if (w) { if (Number(w[2]) === loop && wokeAt === undefined) wokeAt = Number(w[1]); continue; }
     const s = switchRe.exec(line);
