@@ -30,6 +30,8 @@
  *     [--baseline-node-args="--v8-pool-size=1"] (the baseline's node flags; alone: this build under those flags as the baseline)
  *     [--server-env="K=V K2=V2"] [--baseline-env="K=V"] (environment variables of this server and of the baseline's)
  *     [--section=bystander] (the section of bench/RESULTS.md written)
+ *     [--perf-sched] (root, perf: per row, the serving thread's wake-up delays and which threads held its CPU meanwhile,
+ *       bench/lib/wake-delays.ts: the server's heavy lane and V8 platform threads against other processes)
  *     [--gc-log] (the servers' GC pauses, bench/lib/gc-pauses.ts: per row, their rate and lengths, and
  *       how many of the slowest 2% of GETs, those that set the p99, were in flight during one)
  */
@@ -47,6 +49,7 @@ import { gcLogNodeArgs, readGcPauses } from './lib/gc-pauses.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { jsonConfigMap, protobufPod, yamlConfigMap, type LargeBody } from '../test/e2e/large-bodies.js';
 import { benchArgs } from './lib/args.js';
+import { describeWakeDelays, holdersOf, loopWakeDelays, recordScheduler } from './lib/wake-delays.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -72,8 +75,10 @@ async function bystander(creds: Credentials): Promise<{ stop(): Promise<{ sample
 interface Target { label: string; pid: number; creds: Credentials; attacker: ApiClient; platformThreads: number; /** --gc-log: the server's GC log (bench/lib/gc-pauses.ts). */ gcLog?: string }
 
 /** Runs `attack` in a loop for `seconds` (at least once, each capped at `timeoutMs`) with the bystander alongside. */
-async function measure(t: Target, name: string, seconds: number, timeoutMs: number, attack: () => Promise<string>): Promise<Row> {
+async function measure(t: Target, name: string, seconds: number, timeoutMs: number, attack: () => Promise<string>, perfSched?: string): Promise<Row> {
   log(`${t.label}: ${name}`);
+  const recording = perfSched ? recordScheduler(perfSched) : undefined;
+  if (recording) await sleep(500); // perf's own start-up, outside the row
   const cpuBefore = readCpuMs(t.pid);
   const b = await bystander(t.creds);
   const benchCpu0 = process.cpuUsage();
@@ -96,6 +101,8 @@ async function measure(t: Target, name: string, seconds: number, timeoutMs: numb
   const wallMs = performance.now() - began;
   const benchCpu = process.cpuUsage(benchCpu0);
   const { samples, sentAt, ownRunMs, ownWaitMs } = await b.stop();
+  await recording?.stop();
+  if (perfSched) log(`  ${describeWakeDelays(await loopWakeDelays(perfSched, t.pid, holdersOf(t.pid, t.platformThreads)))}`);
   const cpuMs = (readCpuMs(t.pid) - cpuBefore) / attacks;
   const gc = t.gcLog ? await loopGcPauses(t.gcLog, beganAt, samples, sentAt) : undefined;
   const row = { server: t.label, name, outcome, attacks, samples, cpuMs, wallMs, loopRunMs: after.runMs - sched.runMs, loopWaitMs: after.waitMs - sched.waitMs,
@@ -223,7 +230,7 @@ function platformThreadsOf(nodeArgs: readonly string[]): number {
 async function main(): Promise<void> {
   const { values } = benchArgs("A bystander's GET latency while each attack of the hardening issue runs.", { options: { seconds: { type: 'string', default: '30' }, repeats: { type: 'string', default: '3' }, 'attack-timeout': { type: 'string', default: '60' },
     'no-write': { type: 'boolean', default: false }, write: { type: 'boolean', default: false }, creates: { type: 'boolean', default: false }, only: { type: 'string' }, 'server-cli': { type: 'string' }, 'baseline-cli': { type: 'string' },
-    'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' }, 'baseline-node-args': { type: 'string' }, 'server-env': { type: 'string', default: '' }, 'baseline-env': { type: 'string' }, section: { type: 'string', default: 'bystander' }, 'gc-log': { type: 'boolean', default: false } } });
+    'server-node-args': { type: 'string', default: '' }, 'server-args': { type: 'string', default: '' }, 'baseline-node-args': { type: 'string' }, 'server-env': { type: 'string', default: '' }, 'baseline-env': { type: 'string' }, 'perf-sched': { type: 'boolean', default: false }, section: { type: 'string', default: 'bystander' }, 'gc-log': { type: 'boolean', default: false } } });
   const only = values.only?.split(',');
   const wanted = attackNames.filter((name) => !only || only.some((o) => name.startsWith(`${o}.`)));
   if ((only || values['server-cli']) && !values.write) values['no-write'] = true;
@@ -251,12 +258,13 @@ async function main(): Promise<void> {
     // Each repeat: idle, an attack, idle, the next attack, ..., idle; with a baseline, one server's
     // whole sequence and then the other's, the first server alternating between repeats.
     const rows: Row[] = [];
+    const perfSched = values['perf-sched'] ? join(work, 'sched.data') : undefined;
     for (let r = 0; r < repeats; r++) {
       for (const t of r % 2 === 0 ? targets : [...targets].reverse()) {
-        rows.push(await measure(t, 'idle', seconds, timeoutMs, idle));
+        rows.push(await measure(t, 'idle', seconds, timeoutMs, idle, perfSched));
         for (const name of wanted) {
-          rows.push(await measure(t, name, seconds, timeoutMs, attacks.get(t)!.get(name)!));
-          rows.push(await measure(t, 'idle', seconds, timeoutMs, idle));
+          rows.push(await measure(t, name, seconds, timeoutMs, attacks.get(t)!.get(name)!, perfSched));
+          rows.push(await measure(t, 'idle', seconds, timeoutMs, idle, perfSched));
         }
       }
     }

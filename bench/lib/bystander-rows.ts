@@ -49,8 +49,22 @@ export interface Sched { runMs: number; waitMs: number }
  * birth) and `other` (libuv's pool, the signal thread, other workers). A thread that ended
  * (a replaced worker) drops out, so a row's difference can be short by its time.
  */
-export function threadClasses(pid: number, platformThreads = 5): Record<'loop' | 'heavy' | 'platform' | 'other', Sched> {
+export function threadClasses(pid: number, platformThreads = 5): Record<ThreadClass, Sched> {
   const out = { loop: zero(), heavy: zero(), platform: zero(), other: zero() };
+  for (const t of serverThreads(pid, platformThreads)) {
+    out[t.cls].runMs += t.sched.runMs;
+    out[t.cls].waitMs += t.sched.waitMs;
+  }
+  return out;
+}
+
+export type ThreadClass = 'loop' | 'heavy' | 'platform' | 'other';
+
+/**
+ * The server's threads by class: the serving thread, heavy-lane workers (named k8ts-heavy), V8's
+ * platform threads (the first `platformThreads` born after the main thread) and the rest.
+ */
+export function serverThreads(pid: number, platformThreads = 5): { tid: number; cls: ThreadClass; sched: Sched }[] {
   const tasks: { tid: number; born: number; comm: string; sched: Sched }[] = [];
   for (const t of readdirSync(`/proc/${pid}/task`)) {
     try {
@@ -62,12 +76,7 @@ export function threadClasses(pid: number, platformThreads = 5): Record<'loop' |
   }
   tasks.sort((a, b) => a.born - b.born || a.tid - b.tid);
   let order = 0;
-  for (const t of tasks) {
-    const cls = t.tid === pid ? 'loop' : t.comm.startsWith('k8ts-heavy') ? 'heavy' : order++ < platformThreads ? 'platform' : 'other';
-    out[cls].runMs += t.sched.runMs;
-    out[cls].waitMs += t.sched.waitMs;
-  }
-  return out;
+  return tasks.map((t) => ({ tid: t.tid, sched: t.sched, cls: t.tid === pid ? 'loop' : t.comm.startsWith('k8ts-heavy') ? 'heavy' : order++ < platformThreads ? 'platform' : 'other' }));
 }
 
 const zero = (): Sched => ({ runMs: 0, waitMs: 0 });

@@ -20,6 +20,7 @@
  * fsync of group commit, gzip) starts on first use: a lowered thread must not
  * be the first to use it, so it does no asynchronous I/O of its own.
  */
+import { spawnSync } from 'node:child_process';
 import { readlinkSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import type { Logger } from './log.js';
@@ -81,4 +82,36 @@ export function lowerPlatformThreads(logger: Logger, nice = backgroundNice): num
     logger.info('V8 platform threads keep their priority', { reason: (e as Error).message });
     return [];
   }
+}
+
+/**
+ * Opt-in (K8TS_HEAVY_SCHED_IDLE=1): the heavy lane's threads also take Linux's SCHED_IDLE policy.
+ * Why nice alone leaves a waking serving thread waiting: the kernel's EEVDF scheduler lets a running
+ * thread finish a protected slice (about a millisecond or more) before a waking one of higher
+ * weight takes its core, whatever its nice value; only a SCHED_IDLE thread is preempted at once by
+ * any other that wakes. On 2 cores with the worker and its collector's helpers on both, each wake-up
+ * of the serving thread and of its client can wait one such slice. What it costs: a SCHED_IDLE
+ * thread gets a CPU only when nothing else of the same scheduling group (autogroup or cgroup) wants
+ * it, as nice 19 would.
+ */
+export const idlePolicyRequested = (threads: 'worker' | 'platform', env: NodeJS.ProcessEnv = process.env): boolean =>
+  env.K8TS_HEAVY_SCHED_IDLE === '1' || env.K8TS_HEAVY_SCHED_IDLE === threads;
+
+/**
+ * Gives threads `tids` of this process the SCHED_IDLE policy through util-linux's `chrt` (Node has
+ * no sched_setscheduler; lowering a policy needs no privilege). Linux only; one log line either way.
+ * Returns the ids changed.
+ */
+export function idlePolicyFor(tids: readonly number[], logger: Logger, what: string): number[] {
+  if (process.platform !== 'linux' || !tids.length) return [];
+  const done: number[] = [];
+  let reason = '';
+  for (const tid of tids) {
+    const r = spawnSync('chrt', ['--idle', '--pid', '0', String(tid)], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 5_000 });
+    if (r.status === 0) done.push(tid);
+    else reason = r.error?.message ?? r.stderr?.toString().trim() ?? `chrt exited ${r.status}`;
+  }
+  if (done.length) logger.info('threads run at the idle scheduling policy', { threads: what, tids: done.join(',') });
+  if (reason) logger.info('threads keep their scheduling policy', { threads: what, reason });
+  return done;
 }

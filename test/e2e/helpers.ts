@@ -251,7 +251,7 @@ export function kubectlExpect(cluster: () => Cluster): { ok(args: string[], inpu
 }
 
 /** A thread of a process as the kernel sees it: /proc/<pid>/task/<tid>/stat's name, nice (field 19) and start time (field 22). */
-export interface ProcessThread { tid: number; comm: string; nice: number; born: number }
+export interface ProcessThread { tid: number; comm: string; nice: number; born: number; /** Field 41: 0 SCHED_OTHER, 5 SCHED_IDLE. */ policy: number }
 
 /** The threads of `pid` (a thread that ends while read is left out). */
 export function processThreads(pid: number): ProcessThread[] {
@@ -261,7 +261,7 @@ export function processThreads(pid: number): ProcessThread[] {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       // Fields after the command's closing parenthesis start at field 3 (state).
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.push({ tid: Number(tid), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[19 - 3]), born: Number(fields[22 - 3]) });
+      out.push({ tid: Number(tid), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[19 - 3]), born: Number(fields[22 - 3]), policy: Number(fields[41 - 3]) });
     } catch { /* ended meanwhile */ }
   }
   return out;

@@ -54,3 +54,34 @@ test('a priority is never raised: a thread at nice 10 asked for 5 stays at 10', 
     assert.equal(JSON.parse(w.lines[1]).nice, 10);
   } finally { await w.done(); }
 });
+
+/** Field 41 (policy) of one thread of this process: 0 SCHED_OTHER, 5 SCHED_IDLE. */
+const policyOf = (tid: number) => { const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8'); return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[41 - 3]); };
+
+test('K8TS_HEAVY_SCHED_IDLE picks the threads given the idle policy: 1 both, worker or platform one of them', async () => {
+  const { idlePolicyRequested } = await import(helper) as typeof import('../../src/util/thread-priority.js');
+  const asked = (v?: string) => (['worker', 'platform'] as const).filter((t) => idlePolicyRequested(t, v === undefined ? {} : { K8TS_HEAVY_SCHED_IDLE: v }));
+  assert.deepEqual(asked(), []);
+  assert.deepEqual(asked('0'), []);
+  assert.deepEqual(asked('1'), ['worker', 'platform']);
+  assert.deepEqual(asked('worker'), ['worker']);
+  assert.deepEqual(asked('platform'), ['platform']);
+});
+
+test('a thread given the idle policy has it, and only that thread (chrt on a real worker)', async () => {
+  const { idlePolicyFor } = await import(helper) as typeof import('../../src/util/thread-priority.js');
+  const w = await inWorker([10]);
+  try {
+    const tid = w.tids[0]!;
+    const lines: string[] = [];
+    const logger = { info: (msg: string, kv?: object) => lines.push(JSON.stringify({ msg, ...kv })) };
+    assert.deepEqual(idlePolicyFor([tid], logger as never, 'k8ts-test'), [tid]);
+    assert.equal(policyOf(tid), 5);
+    assert.equal(policyOf(process.pid), 0);
+    assert.deepEqual(lines.map((l) => JSON.parse(l)), [{ msg: 'threads run at the idle scheduling policy', threads: 'k8ts-test', tids: String(tid) }]);
+    // A thread that does not exist keeps nothing and says why, without throwing.
+    lines.length = 0;
+    assert.deepEqual(idlePolicyFor([2 ** 22 + 7], logger as never, 'gone'), []);
+    assert.equal(JSON.parse(lines[0]!).msg, 'threads keep their scheduling policy');
+  } finally { await w.done(); }
+});

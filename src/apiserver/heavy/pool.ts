@@ -15,7 +15,7 @@ import { availableParallelism } from 'node:os';
 import { StatusError, internalError, requestTimeout, serviceUnavailable, tooManyRequests } from '../../api/status.js';
 import type { ObjectBodyJob, ObjectBodyResult } from './object-body.js';
 import type { HeavyResponse } from './protocol.js';
-import { lowerPlatformThreads } from '../../util/thread-priority.js';
+import { idlePolicyFor, idlePolicyRequested, lowerPlatformThreads } from '../../util/thread-priority.js';
 import { serialScavenges } from '../../util/serial-scavenges.js';
 import { createLogger } from '../../util/log.js';
 
@@ -122,7 +122,9 @@ export class HeavyPool {
     if (slot.worker) return slot.worker;
     if (lowerV8Threads && !v8ThreadsLowered) {
       v8ThreadsLowered = true;
-      lowerPlatformThreads(createLogger('k8ts').with('heavy-lane'));
+      const logger = createLogger('k8ts').with('heavy-lane');
+      const lowered = lowerPlatformThreads(logger);
+      if (idlePolicyRequested('platform')) idlePolicyFor(lowered, logger, 'V8 platform');
     }
     const worker = new Worker(workerURL);
     worker.unref();

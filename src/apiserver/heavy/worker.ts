@@ -10,11 +10,12 @@ import type { HeavyRequest, HeavyResponse } from './protocol.js';
 import type { EncodedStatus } from './invalid-status.js';
 import { pulledBytesFrom, servePulledBytes } from './pulled-bytes.js';
 import { createLogger } from '../../util/log.js';
-import { lowerThisThread } from '../../util/thread-priority.js';
+import { idlePolicyFor, idlePolicyRequested, lowerThisThread } from '../../util/thread-priority.js';
 
 // Its jobs can wait, the serving thread's clients cannot: when the cores are short, the kernel
 // runs the loop first (docs/threads.md, "Priorities"). The job's requester waits longer instead.
-lowerThisThread('k8ts-heavy', createLogger('k8ts').with('heavy-lane'));
+const tid = lowerThisThread('k8ts-heavy', createLogger('k8ts').with('heavy-lane'));
+if (tid !== undefined && idlePolicyRequested('worker')) idlePolicyFor([tid], createLogger('k8ts').with('heavy-lane'), 'k8ts-heavy');
 
 parentPort!.on('message', (req: HeavyRequest) => {
   let res: HeavyResponse;
