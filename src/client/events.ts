@@ -91,11 +91,14 @@ export class EventRecorder {
       }
     }
     const name = eventName(involved.name);
+    // Through the client's undici pool once a burst has opened it (rest.ts requestLight; a component that
+    // rarely records opens none), its answer left undecoded: nothing here reads the created Event. The
+    // scheduler records a Scheduled event for every pod it binds, up to its 50 a second.
     await this.clients.events.create(namespace, {
       metadata: { name, namespace }, involvedObject: involved, reason, message, type, count: 1,
       firstTimestamp: now, lastTimestamp: now, source: { component: this.component, host: this.host }, reportingComponent: this.component,
       reportingInstance: this.host ?? '',
-    });
+    }, { light: true, noResult: true });
     if (this.seen.size > 4096) this.seen.clear();
     this.seen.set(key, { name, namespace, count: prev ? prev.count : 1 });
   }

@@ -7,7 +7,7 @@
 import type { Container, Node, Pod, PodSpec } from 'kubernetes-types/core/v1.js';
 import type { Taint } from '../api/tolerations.js';
 import { hasPodAffinity, hasRequiredAntiAffinity } from './plugins/affinity-terms.js';
-import { emptyResources, podNonZeroRequests, podRequests, resourceListAmounts, type ResourceAmounts } from '../api/resource-helpers.js';
+import { emptyResources, podRequestAmounts, resourceListAmounts, type ResourceAmounts } from '../api/resource-helpers.js';
 
 export interface HostPort { hostIP: string; protocol: string; port: number }
 
@@ -23,7 +23,8 @@ const memo = new WeakMap<object, PodResources>();
 export function podResources(pod: Pod): PodResources {
   let r = memo.get(pod);
   if (!r) {
-    r = { requests: podRequests(pod.spec), nonZero: podNonZeroRequests(pod.spec), hostPorts: podHostPorts(pod.spec) };
+    const { requests, nonZero } = podRequestAmounts(pod.spec);
+    r = { requests, nonZero, hostPorts: podHostPorts(pod.spec) };
     memo.set(pod, r);
   }
   return r;

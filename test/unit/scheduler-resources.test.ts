@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  isExtendedResourceName, isScalarResourceName, podNonZeroRequests, podRequests, resourceListAmounts,
+  isExtendedResourceName, isScalarResourceName, podNonZeroRequests, podRequestAmounts, podRequests, resourceListAmounts,
 } from '../../src/api/resource-helpers.js';
 import { milliValue, parseQuantity } from '../../src/api/quantity.js';
 
@@ -52,6 +52,37 @@ describe('podNonZeroRequests', () => {
     ['only the missing resource is defaulted', { containers: [c({ memory: '1Gi' })] }, { milliCPU: 100, memory: 2 ** 30 }],
   ];
   for (const [name, spec, want] of cases) it(name, () => assert.deepEqual(podNonZeroRequests(spec), want));
+});
+
+describe('podRequestAmounts', () => {
+  // One pass for containers-only pods, the general rules otherwise: always what the two functions give.
+  const specs: [string, any][] = [
+    ['no containers', { containers: [] }],
+    ['no requests', { containers: [c()] }],
+    ['cpu and memory', { containers: [c({ cpu: '100m', memory: '500Mi' })] }],
+    ['memory sums round up once', { containers: [c({ memory: '0.5' }), c({ memory: '0.5' }), c({ memory: '1500m' })] }],
+    ['cpu only, memory defaulted', { containers: [c({ cpu: '250m' }), c({ memory: '1Gi' })] }],
+    ['explicit zeros stay zero', { containers: [c({ cpu: '0', memory: '0' })] }],
+    ['ephemeral-storage', { containers: [c({ cpu: '1', 'ephemeral-storage': '1Gi' }), c({ 'ephemeral-storage': '0.5' })] }],
+    ['not a quantity counts as absent', { containers: [c({ cpu: 'lots', memory: '1Gi' })] }],
+    ['an extended resource', { containers: [c({ cpu: '1', 'example.com/gpu': '2' })] }],
+    ['pods as a request', { containers: [c({ pods: '1' })] }],
+    ['init containers', { containers: [c({ cpu: '100m' })], initContainers: [c({ cpu: '2' })] }],
+    ['a sidecar', { containers: [c({ cpu: '1' })], initContainers: [c({ cpu: '500m', memory: '1Gi' }, { restartPolicy: 'Always' })] }],
+    ['overhead', { containers: [c({ cpu: '1' })], overhead: { cpu: '250m', memory: '120Mi' } }],
+    ['no spec', undefined],
+  ];
+  for (const [name, spec] of specs) {
+    it(name, () => {
+      const got = podRequestAmounts(spec);
+      const want = podRequests(spec);
+      assert.deepEqual({ ...got.requests, scalar: Object.fromEntries(got.requests.scalar) }, { ...want, scalar: Object.fromEntries(want.scalar) });
+      assert.deepEqual(got.nonZero, podNonZeroRequests(spec));
+    });
+  }
+  it('the same quantity string parses the same every time', () => {
+    for (let i = 0; i < 3; i++) assert.equal(podRequestAmounts({ containers: [c({ cpu: '1500m' })] }).requests.milliCPU, 1500);
+  });
 });
 
 describe('resource names', () => {
