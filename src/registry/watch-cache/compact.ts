@@ -55,7 +55,10 @@ export function sharedMembersFor(resourcePrefix: string): readonly string[] {
  * `prev`), another object of the kind whose subtrees are tried first in the same way.
  */
 export function compact<T>(obj: T, prev?: unknown, members: readonly string[] = [], like?: unknown): T {
-  shareFieldSets(obj, prev);
+  // A new object's entries are tried against `like`'s: objects created in the same second by one
+  // manager from one template (a ReplicaSet's or DaemonSet's pods) have equal creator entries, which
+  // then are one frozen object instead of an entry each.
+  shareFieldSets(obj, prev ?? like);
   if (members.length > 0 && obj !== null && typeof obj === 'object') shareMembers(obj as Record<string, unknown>, prev, members, like);
   // After the sharing: the subtrees shared above are frozen, and internAll does not walk into frozen
   // ones, so the strings of a subtree dropped for its shared copy are never looked up in the pool.
