@@ -68,6 +68,45 @@ describe('node authorizer graph', () => {
     assert.ok(g.hasPath('n2', 'secret', 'ns', 's2'), 'another pod keeps its own reference');
   });
 
+  it('counts the pods of one node naming an object: the node keeps its path until the last one goes', () => {
+    const g = new NodeGraph();
+    const spec = { serviceAccountName: 'sa', volumes: [{ name: 'v', configMap: { name: 'cm' } }] };
+    g.setPod(pod('a', 'n1', spec));
+    g.setPod(pod('b', 'n1', spec));
+    g.setPod(pod('c', 'n2', spec));
+    g.setPod(pod('a', 'n1', spec)); // a status write: nothing changes
+    g.deletePod('ns', 'a');
+    assert.ok(g.hasPath('n1', 'configmap', 'ns', 'cm'), 'b is still on n1');
+    assert.ok(g.hasPath('n1', 'serviceaccount', 'ns', 'sa'));
+    g.setPod(pod('b', 'n2', spec)); // moved (a delete and a create of the same name)
+    assert.ok(!g.hasPath('n1', 'configmap', 'ns', 'cm'), 'no pod naming it is left on n1');
+    assert.ok(!g.hasPath('n1', 'pod', 'ns', 'b'));
+    assert.ok(g.hasPath('n2', 'pod', 'ns', 'b'));
+    g.deletePod('ns', 'b');
+    g.deletePod('ns', 'c');
+    assert.ok(!g.hasPath('n2', 'configmap', 'ns', 'cm'));
+    assert.ok(!g.hasPath('n2', 'serviceaccount', 'ns', 'sa'));
+  });
+
+  it('after a relist keeps only what the list returned', () => {
+    const g = new NodeGraph();
+    const spec = { volumes: [{ name: 'v', secret: { secretName: 's' } }, { name: 'c', persistentVolumeClaim: { claimName: 'claim' } }] };
+    g.setPod(pod('a', 'n1', spec));
+    g.setPod(pod('b', 'n2', spec));
+    g.setPV(pv('vol1', 'claim'));
+    g.setPV(pv('vol2', 'claim', 'pv-secret'));
+    g.setVolumeAttachment({ metadata: { name: 'va' }, spec: { nodeName: 'n1', attacher: 'a', source: {} } });
+    assert.ok(g.hasPath('n2', 'secret', 'ns', 'pv-secret'), 'through vol2, its claim and b');
+    g.retainPods([pod('b', 'n2', spec)]);
+    g.retainPVs([pv('vol1', 'claim')]);
+    g.retainVolumeAttachments([]);
+    assert.ok(!g.hasPath('n1', 'pod', 'ns', 'a'));
+    assert.ok(!g.hasPath('n1', 'secret', 'ns', 's'));
+    assert.ok(g.hasPath('n2', 'secret', 'ns', 's'));
+    assert.ok(!g.hasPath('n2', 'secret', 'ns', 'pv-secret'), 'vol2 is gone');
+    assert.ok(!g.hasPath('n1', 'volumeattachment', '', 'va'));
+  });
+
   it('keeps volume attachments by node and PVs by claim', () => {
     const g = new NodeGraph();
     g.setVolumeAttachment({ metadata: { name: 'va' }, spec: { nodeName: 'n1', attacher: 'a', source: {} } });

@@ -48,7 +48,10 @@ export function sharedMembersFor(resourcePrefix: string): readonly string[] {
  * `prev`), another object of the kind whose subtrees are tried first in the same way.
  */
 export function compact<T>(obj: T, prev?: unknown, members: readonly string[] = [], like?: unknown): T {
-  shareFieldSets(obj, prev);
+  // A new object's entries are tried against `like`'s: objects created in the same second by one
+  // manager from one template (a ReplicaSet's or DaemonSet's pods) have equal creator entries, which
+  // then are one frozen object instead of an entry each.
+  shareFieldSets(obj, prev ?? like);
   return sharing.compact(obj, prev, members, like);
 }
 

@@ -6,8 +6,8 @@
  *   secret, configmap, PVC, service account → pod (what its spec names);
  *   PV → PVC (spec.claimRef); secret → PV (secrets the PV source names);
  *   volumeattachment → node (spec.nodeName).
- * Indexes go from each referenced object to the pods or PVs naming it, so a
- * lookup touches only the objects on the path.
+ * Indexes go from each referenced object to the nodes of the pods naming it
+ * (and to the PVs naming it), so a lookup touches only the objects on the path.
  */
 import type { Pod, PersistentVolume } from 'kubernetes-types/core/v1.js';
 import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
@@ -18,24 +18,50 @@ export type VertexType = 'pod' | 'secret' | 'configmap' | 'persistentvolumeclaim
 
 const key = (namespace: string, name: string) => `${namespace}/${name}`;
 
-/** A multimap from a referenced object to the objects that reference it. */
+/**
+ * From each referenced object to the nodes its referencing pods (or PVs) are on, with how many of
+ * them each: the question "does this object reach that node" is one lookup, however many pods
+ * name it (every pod of a namespace names its `kube-root-ca.crt`), and a pod costs no entry of its
+ * own here (a set of pod keys per target was two entries a pod, bench/RESULTS.md `memsrv-2026-12-06`).
+ */
 class ReverseIndex {
-  private readonly byTarget = new Map<string, Set<string>>();
+  /** `tag`: tells this index's edges from another's in a PodReferences key. */
+  constructor(readonly tag: string) {}
+  private readonly byTarget = new Map<string, Map<string, number>>();
   add(target: string, from: string): void {
-    let s = this.byTarget.get(target);
-    if (!s) this.byTarget.set(target, s = new Set());
-    s.add(from);
+    let m = this.byTarget.get(target);
+    if (!m) this.byTarget.set(target, m = new Map());
+    m.set(from, (m.get(from) ?? 0) + 1);
   }
   remove(target: string, from: string): void {
-    const s = this.byTarget.get(target);
-    if (!s) return;
-    s.delete(from);
-    if (!s.size) this.byTarget.delete(target);
+    const m = this.byTarget.get(target);
+    const n = m?.get(from);
+    if (!m || n === undefined) return;
+    if (n > 1) m.set(from, n - 1);
+    else if (m.delete(from) && !m.size) this.byTarget.delete(target);
   }
-  get(target: string): Iterable<string> { return this.byTarget.get(target) ?? []; }
+  has(target: string, from: string): boolean { return this.byTarget.get(target)?.has(from) ?? false; }
+  get(target: string): Iterable<string> { return this.byTarget.get(target)?.keys() ?? []; }
 }
 
-interface PodVertex { nodeName: string; refs: Array<[ReverseIndex, string]> }
+type Targets = ReadonlyArray<readonly [ReverseIndex, string]>;
+
+/** The identity of a list of edges (names hold no newline). */
+function targetsKey(targets: Targets): string {
+  let k = '';
+  for (const [index, target] of targets) k += `${index.tag}${target}\n`;
+  return k;
+}
+
+/**
+ * What a pod's spec names (its edges to secrets, configmaps, claims and its service account), one
+ * frozen copy shared by every pod naming the same objects (the pods of one template, and every pod
+ * of a namespace that names only `kube-root-ca.crt` and its service account); kept while a pod uses it.
+ */
+interface PodReferences { readonly key: string; readonly targets: Targets; pods: number }
+
+/** A scheduled pod: its node and what it names (shared): no key, set entry or edge list of its own. */
+interface PodVertex { readonly nodeName: string; readonly refs: PodReferences }
 interface PVVertex { claim?: string; refs: Array<[ReverseIndex, string]> }
 
 /** The secrets a PV's source names, with the namespace each lives in. */
@@ -51,19 +77,22 @@ function pvSecretKeys(pv: PersistentVolume): string[] {
   return [...new Set(refs.filter((r) => r?.name).map((r) => key(r!.namespace ?? '', r!.name!)))];
 }
 
-const sameRefs = (a: ReadonlyArray<[ReverseIndex, string]>, b: ReadonlyArray<[ReverseIndex, string]>) =>
-  a.length === b.length && a.every(([index, target], i) => b[i]![0] === index && b[i]![1] === target);
-
 export class NodeGraph {
-  private readonly pods = new Map<string, PodVertex>();
+  /**
+   * Scheduled pods by namespace, then name: keyed by the pod's own strings (the watch cache's),
+   * so a pod costs the graph one map entry and no key of its own.
+   */
+  private readonly pods = new Map<string, Map<string, PodVertex>>();
+  /** The references in use, by their key (targetsKey). */
+  private readonly references = new Map<string, PodReferences>();
   private readonly pvs = new Map<string, PVVertex>();
   /** volumeattachment name → node name. */
   private readonly attachments = new Map<string, string>();
-  private readonly podsBySecret = new ReverseIndex();
-  private readonly podsByConfigMap = new ReverseIndex();
-  private readonly podsByClaim = new ReverseIndex();
-  private readonly podsByServiceAccount = new ReverseIndex();
-  private readonly pvsBySecret = new ReverseIndex();
+  private readonly podsBySecret = new ReverseIndex('s');
+  private readonly podsByConfigMap = new ReverseIndex('c');
+  private readonly podsByClaim = new ReverseIndex('p');
+  private readonly podsByServiceAccount = new ReverseIndex('a');
+  private readonly pvsBySecret = new ReverseIndex('v');
   /**
    * One copy of each reference target's key: every pod of a namespace names its
    * `kube-root-ca.crt` and service account, and a key built per pod was a string per pod
@@ -76,30 +105,52 @@ export class NodeGraph {
   /** AddPod: a pod not yet scheduled has no path to any node, so it is not kept. */
   setPod(pod: Pod): void {
     const ns = pod.metadata?.namespace ?? '';
-    const k = key(ns, pod.metadata?.name ?? '');
+    const name = pod.metadata?.name ?? '';
     const nodeName = pod.spec?.nodeName;
-    if (!nodeName) { this.deletePod(ns, pod.metadata?.name ?? ''); return; }
-    const refs: Array<[ReverseIndex, string]> = [
-      ...podSecretNames(pod).map((n): [ReverseIndex, string] => [this.podsBySecret, this.target(ns, n)]),
-      ...podConfigMapNames(pod).map((n): [ReverseIndex, string] => [this.podsByConfigMap, this.target(ns, n)]),
-      ...podClaimNames(pod).map((n): [ReverseIndex, string] => [this.podsByClaim, this.target(ns, n)]),
+    if (!nodeName) { this.deletePod(ns, name); return; }
+    const targets: Array<readonly [ReverseIndex, string]> = [
+      ...podSecretNames(pod).map((n) => [this.podsBySecret, this.target(ns, n)] as const),
+      ...podConfigMapNames(pod).map((n) => [this.podsByConfigMap, this.target(ns, n)] as const),
+      ...podClaimNames(pod).map((n) => [this.podsByClaim, this.target(ns, n)] as const),
     ];
-    if (pod.spec?.serviceAccountName) refs.push([this.podsByServiceAccount, this.target(ns, pod.spec.serviceAccountName)]);
+    if (pod.spec?.serviceAccountName) targets.push([this.podsByServiceAccount, this.target(ns, pod.spec.serviceAccountName)]);
+    const refsKey = targetsKey(targets);
     // Upstream's graph populator skips an update that leaves the node and the references alone (a kubelet's
     // status write): taking the pod out of every index and putting it back cost a status write 1-2%.
-    const had = this.pods.get(k);
-    if (had && had.nodeName === nodeName && sameRefs(had.refs, refs)) return;
-    this.deletePod(ns, pod.metadata?.name ?? '');
-    for (const [index, target] of refs) index.add(target, k);
-    this.pods.set(k, { nodeName, refs });
+    const had = this.pods.get(ns)?.get(name);
+    if (had && had.nodeName === nodeName && had.refs.key === refsKey) return;
+    this.deletePod(ns, name);
+    let refs = this.references.get(refsKey);
+    if (!refs) this.references.set(refsKey, refs = { key: refsKey, targets: Object.freeze(targets), pods: 0 });
+    refs.pods++;
+    for (const [index, target] of refs.targets) index.add(target, nodeName);
+    let inNamespace = this.pods.get(ns);
+    if (!inNamespace) this.pods.set(ns, inNamespace = new Map());
+    inNamespace.set(name, { nodeName, refs });
   }
 
   deletePod(namespace: string, name: string): void {
-    const k = key(namespace, name);
-    const v = this.pods.get(k);
-    if (!v) return;
-    for (const [index, target] of v.refs) index.remove(target, k);
-    this.pods.delete(k);
+    const inNamespace = this.pods.get(namespace);
+    const v = inNamespace?.get(name);
+    if (!inNamespace || !v) return;
+    for (const [index, target] of v.refs.targets) index.remove(target, v.nodeName);
+    if (--v.refs.pods === 0) this.references.delete(v.refs.key);
+    inNamespace.delete(name);
+    if (!inNamespace.size) this.pods.delete(namespace);
+  }
+
+  /** After a relist: the pods the list did not return are gone. */
+  retainPods(listed: Iterable<Pod>): void {
+    const kept = new Map<string, Set<string>>();
+    for (const p of listed) {
+      const ns = p.metadata?.namespace ?? '';
+      let names = kept.get(ns);
+      if (!names) kept.set(ns, names = new Set());
+      names.add(p.metadata?.name ?? '');
+    }
+    for (const [ns, inNamespace] of [...this.pods]) {
+      for (const name of [...inNamespace.keys()]) if (!kept.get(ns)?.has(name)) this.deletePod(ns, name);
+    }
   }
 
   setPV(pv: PersistentVolume): void {
@@ -126,20 +177,31 @@ export class NodeGraph {
 
   deleteVolumeAttachment(name: string): void { this.attachments.delete(name); }
 
+  /** After a relist: the PVs the list did not return are gone. */
+  retainPVs(listed: Iterable<PersistentVolume>): void {
+    const kept = new Set([...listed].map((pv) => pv.metadata?.name ?? ''));
+    for (const name of [...this.pvs.keys()]) if (!kept.has(name)) this.deletePV(name);
+  }
+
+  /** After a relist: the volume attachments the list did not return are gone. */
+  retainVolumeAttachments(listed: Iterable<VolumeAttachment>): void {
+    const kept = new Set([...listed].map((va) => va.metadata?.name ?? ''));
+    for (const name of [...this.attachments.keys()]) if (!kept.has(name)) this.attachments.delete(name);
+  }
+
   /** hasPathFrom: whether the object reaches the node along the graph's edges. */
   hasPath(nodeName: string, type: VertexType, namespace: string, name: string): boolean {
     const k = key(namespace, name);
-    const onNode = (pods: Iterable<string>) => { for (const p of pods) if (this.pods.get(p)?.nodeName === nodeName) return true; return false; };
-    const claimOnNode = (claim: string | undefined) => !!claim && onNode(this.podsByClaim.get(claim));
+    const claimOnNode = (claim: string | undefined) => !!claim && this.podsByClaim.has(claim, nodeName);
     switch (type) {
-      case 'pod': return this.pods.get(k)?.nodeName === nodeName;
-      case 'configmap': return onNode(this.podsByConfigMap.get(k));
+      case 'pod': return this.pods.get(namespace)?.get(name)?.nodeName === nodeName;
+      case 'configmap': return this.podsByConfigMap.has(k, nodeName);
       case 'persistentvolumeclaim': return claimOnNode(k);
-      case 'serviceaccount': return onNode(this.podsByServiceAccount.get(k));
+      case 'serviceaccount': return this.podsByServiceAccount.has(k, nodeName);
       case 'persistentvolume': return claimOnNode(this.pvs.get(name)?.claim);
       case 'volumeattachment': return this.attachments.get(name) === nodeName;
       case 'secret':
-        if (onNode(this.podsBySecret.get(k))) return true;
+        if (this.podsBySecret.has(k, nodeName)) return true;
         for (const pv of this.pvsBySecret.get(k)) if (claimOnNode(this.pvs.get(pv)?.claim)) return true;
         return false;
     }

@@ -14,6 +14,8 @@ interface Feed {
   store: Store;
   set(obj: any): void;
   remove(obj: any): void;
+  /** After a relist: drops what the list did not return (the graph is the only record of what it knew). */
+  retain(listed: any[]): void;
 }
 
 const relistDelayMs = 1000;
@@ -28,16 +30,17 @@ export class GraphPopulator {
   private feeds(): Feed[] {
     const g = this.graph;
     const feeds: Array<Feed | undefined> = [
-      this.feed('', 'v1', 'pods', (o) => g.setPod(o), (o) => g.deletePod(o.metadata.namespace, o.metadata.name)),
-      this.feed('', 'v1', 'persistentvolumes', (o) => g.setPV(o), (o) => g.deletePV(o.metadata.name)),
-      this.feed('storage.k8s.io', 'v1', 'volumeattachments', (o) => g.setVolumeAttachment(o), (o) => g.deleteVolumeAttachment(o.metadata.name)),
+      this.feed('', 'v1', 'pods', { set: (o) => g.setPod(o), remove: (o) => g.deletePod(o.metadata.namespace, o.metadata.name), retain: (l) => g.retainPods(l) }),
+      this.feed('', 'v1', 'persistentvolumes', { set: (o) => g.setPV(o), remove: (o) => g.deletePV(o.metadata.name), retain: (l) => g.retainPVs(l) }),
+      this.feed('storage.k8s.io', 'v1', 'volumeattachments',
+        { set: (o) => g.setVolumeAttachment(o), remove: (o) => g.deleteVolumeAttachment(o.metadata.name), retain: (l) => g.retainVolumeAttachments(l) }),
     ];
     return feeds.filter((f): f is Feed => !!f);
   }
 
-  private feed(group: string, version: string, plural: string, set: (o: any) => void, remove: (o: any) => void): Feed | undefined {
+  private feed(group: string, version: string, plural: string, handlers: Omit<Feed, 'store'>): Feed | undefined {
     const store = this.registry.store(group, version, plural);
-    return store && { store, set, remove };
+    return store && { store, ...handlers };
   }
 
   /** Resolves once every kind has been listed into the graph. */
@@ -45,23 +48,20 @@ export class GraphPopulator {
     await Promise.all(this.feeds().map((f) => this.follow(f)));
   }
 
-  private async follow(f: Feed, known = new Map<string, any>(), backoff = new RelistBackoff(relistDelayMs)): Promise<void> {
+  private async follow(f: Feed, backoff = new RelistBackoff(relistDelayMs)): Promise<void> {
     if (this.closed) return;
     const { items, resourceVersion } = await f.store.list(undefined);
-    const fresh = new Map(items.map((o: any) => [`${o.metadata.namespace ?? ''}/${o.metadata.name}`, o]));
-    for (const [k, o] of known) if (!fresh.has(k)) f.remove(o);
-    known.clear();
-    for (const [k, o] of fresh) { known.set(k, o); f.set(o); }
+    f.retain(items);
+    for (const o of items) f.set(o);
     let w: Watch | undefined = undefined;
     w = await f.store.watch(undefined, { resourceVersion }, (ev) => {
       const o = ev.object;
-      const k = `${o?.metadata?.namespace ?? ''}/${o?.metadata?.name}`;
-      if (ev.type === 'ADDED' || ev.type === 'MODIFIED') { known.set(k, o); f.set(o); }
-      if (ev.type === 'DELETED') { known.delete(k); f.remove(o); }
+      if (ev.type === 'ADDED' || ev.type === 'MODIFIED') f.set(o);
+      if (ev.type === 'DELETED') f.remove(o);
     }, (err) => {
       if (w) this.watches.delete(w);
       if (err) this.logger?.warn('node authorizer graph watch ended, relisting', { resource: f.store.info.plural, err: String(err) });
-      this.retry(f, known, backoff);
+      this.retry(f, backoff);
     });
     backoff.watching();
     this.watches.add(w);
@@ -69,13 +69,13 @@ export class GraphPopulator {
   }
 
   /** Lists and watches the kind again after the back-off; a failed list (storage down) is retried the same way, never given up. */
-  private retry(f: Feed, known: Map<string, any>, backoff: RelistBackoff): void {
+  private retry(f: Feed, backoff: RelistBackoff): void {
     if (this.closed) return;
     const t = setTimeout(() => {
       this.timers.delete(t);
-      this.follow(f, known, backoff).catch((e) => {
+      this.follow(f, backoff).catch((e) => {
         this.logger?.error('node authorizer graph relist failed', { resource: f.store.info.plural, err: String(e) });
-        this.retry(f, known, backoff);
+        this.retry(f, backoff);
       });
     }, backoff.next());
     t.unref();
