@@ -44,7 +44,9 @@ import { arithmeticFailed, cdFailed, shellDialect, type ShellDialect } from './s
 import { ArithmeticError, evaluateArithmetic } from './arithmetic.js';
 import { id, type ContainerUser } from './identity.js';
 import { kill } from './kill.js';
-import { busyboxPs, type SimulatedProcess } from './processes.js';
+import { busyboxPs, withPids, type SimulatedProcess } from './processes.js';
+import type { PidNamespace } from './pid-namespace.js';
+import { signalListed } from './signal-process.js';
 import { imageCommand } from './extra-commands.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean; index?: string } | { sub: Command[]; quoted: boolean } | { arith: string; quoted: boolean };
@@ -404,6 +406,8 @@ export interface ShellContext {
   user?: ContainerUser;
   /** The processes ps lists before its own (processes.ts): the container's, or the pod's with shareProcessNamespace, and an exec's shell. */
   processes?: SimulatedProcess[];
+  /** The PID namespace the command runs in (pid-namespace.ts); absent: a new one for each ps, as if nothing ran before. */
+  pids?: PidNamespace;
   /**
    * The other stages of the pipe this command is a stage of: they run beside
    * it, forked before it (`before`) or after it (`after`), so ps lists them
@@ -445,6 +449,8 @@ export interface ShellContext {
   http?(req: HttpRequest): Promise<HttpOutcome>;
   /** A signal to the container's main process from `kill` (kill.ts): the runtime decides what it does; absent: nothing. */
   signalMain?(signal: number): void;
+  /** A signal to another container's main process, seen in the pod's shared PID namespace (kill.ts); absent: nothing. */
+  signalContainer?(name: string, signal: number): void;
   /** A TCP connection from the container (redis-cli: container-files.ts); undefined: the name does not resolve or nothing simulated holds the address. */
   connect?(host: string, port: number): Promise<Duplex | undefined>;
   /**
@@ -828,11 +834,19 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'hostname': out('stdout', `${ctx.hostname}\n`); return 0;
     case 'pwd': out('stdout', `${currentDirectory(ctx)}\n`); return 0;
     case 'cd': return cd(args, ctx, out);
-    case 'kill': return kill(args, { dialect: ctx.dialect, pids: (ctx.processes ?? []).map((_, i) => 1 + 6 * i), mainIsPid1: ctx.processes?.[0]?.args !== '/pause', signalMain: ctx.signalMain }, out);
+    case 'kill': {
+      const listed = withPids(ctx.processes ?? [], ctx.pids);
+      return kill(args, {
+        dialect: ctx.dialect, pids: listed.map((p) => p.pid), mainIsPid1: ctx.processes?.[0]?.args !== '/pause',
+        // PID 1's program decides (the runtime); nginx's master also reloads on HUP (signal-process.ts).
+        signalMain: (signal) => { ctx.signalMain?.(signal); if (listed[0]?.args.startsWith('nginx: master')) signalListed(listed[0], signal, ctx); },
+        signalOther: (pid, signal) => signalListed(listed.find((p) => p.pid === pid)!, signal, ctx),
+      }, out);
+    }
     case 'ps':
       // Only busybox's images have ps; Debian's (nginx, debian) do not ship procps.
       if (lsFlavour(ctx.image) !== 'busybox') { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
-      out('stdout', busyboxPs([...(ctx.processes ?? []), ...(ctx.pipePeers?.before ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }, ...(ctx.pipePeers?.after ?? [])]));
+      out('stdout', busyboxPs(withPids([...(ctx.processes ?? []), ...(ctx.pipePeers?.before ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }, ...(ctx.pipePeers?.after ?? [])], ctx.pids)));
       return 0;
     case 'id': return id(args, ctx.user ?? { uid: 0, gid: 0, groups: [0] }, ctx.image, out);
     case 'ls': return ls(args, ctx, out);
