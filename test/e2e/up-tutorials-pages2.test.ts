@@ -29,7 +29,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from './harness.js';
-import { underTerminal } from './helpers.js';
+import { spawn } from 'node:child_process';
+import { killChild, lineReader, underTerminal } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 import * as m from './up-tutorials-pages2-manifests.js';
 
@@ -142,7 +143,21 @@ describe('k8ts up: the kubectl patch, Declare Network Policy, Share Process Name
 
   it('Sidecar Containers: the Deployment\'s pod runs both (2/2); the Job completes and its sidecar is stopped (0/2 Completed)', async () => {
     await kubectl(['apply', '-f', file('deployment-sidecar.yaml', m.deploymentSidecar)]);
-    await settledPods('app=myapp', 1, '2/2');
+    const app = (await settledPods('app=myapp', 1, '2/2'))[0]!.split(/\s+/)[0]!;
+    // The sidecar's `tail -F /opt/logs.txt` prints what the app appends to the shared emptyDir, once a second.
+    const shipped = await eventually(async () => {
+      const log = await out(['logs', app, '-c', 'logshipper']);
+      return (log.match(/^logging$/gm) ?? []).length >= 2 && log;
+    }, 60_000, 'the sidecar shipping the app\'s lines');
+    assert.match(shipped, /^(tail: can't open '\/opt\/logs\.txt': No such file or directory\ntail: \/opt\/logs\.txt has appeared; following end of new file\n)?(logging\n)+$/);
+    // --all-containers: the init (sidecar) container's log, then the app's (empty: its loop writes to the file).
+    assert.match(await out(['logs', app, '--all-containers']), /^(tail: .*\n)*(logging\n){2,}$/);
+    const follow = spawn('kubectl', ['--kubeconfig', up.kubeconfig, 'logs', '-f', app, '-c', 'logshipper', '--tail=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const followed = lineReader(follow);
+    try {
+      await followed.waitFor((l) => l === 'logging', 'the last line');
+      await followed.waitFor((l) => l === 'logging', 'a line appended while following', 1, 30_000);
+    } finally { await killChild(follow); }
     await kubectl(['delete', 'deployment', 'myapp']);
     await kubectl(['apply', '-f', file('job-sidecar.yaml', m.jobSidecar)]);
     await kubectl(['wait', '--for=condition=complete', 'job/myjob', '--timeout=120s']);

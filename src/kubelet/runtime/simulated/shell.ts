@@ -47,6 +47,7 @@ import { kill } from './kill.js';
 import { busyboxPs, withPids, type SimulatedProcess } from './processes.js';
 import type { PidNamespace } from './pid-namespace.js';
 import { signalListed } from './signal-process.js';
+import { parseTailFollow, tailFollow } from './tail-follow.js';
 import { imageCommand } from './extra-commands.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean; index?: string } | { sub: Command[]; quoted: boolean } | { arith: string; quoted: boolean };
@@ -74,8 +75,9 @@ const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', '
 /** Commands only a shell has (no image has a /bin/cd): run directly, they are not found. */
 const shellOnly = new Set(['cd', 'exit']);
 
-/** `tail -f` follows a file for ever: only `tail -f /dev/null` (sleep for ever) is simulated. */
+/** `tail -f` follows a file for ever: `tail -f /dev/null` sleeps, one file is followed (tail-follow.ts); other forms are not simulated. */
 const tailFollows = (args: (string | undefined)[]) => args.some((a) => a !== undefined && /^-[^-]*[fF]/.test(a));
+const tailFollowUnsupported = (args: (string | undefined)[]) => tailFollows(args) && args.join(' ') !== '-f /dev/null' && !parseTailFollow(args);
 const shells = new Set(['sh', 'bash', 'ash', 'dash']);
 
 class Unsupported extends Error {}
@@ -332,7 +334,7 @@ function parseScript(src: string, lenient = false, bash = false): Command[] {
     const simple = { kind: 'simple' as const, words, op: ';' as Op, ...(redirs.length ? { redirs } : {}) };
     if (lenient && words.length) return simple;
     if (name === undefined || !builtins.has(name)) throw new Unsupported(`command ${name ?? '(expanded)'}`);
-    if (name === 'tail' && tailFollows(words.slice(1).map(plain)) && words.map(plain).join(' ') !== 'tail -f /dev/null') throw new Unsupported('tail -f');
+    if (name === 'tail' && tailFollowUnsupported(words.slice(1).map(plain))) throw new Unsupported('tail -f');
     return simple;
   };
   const cmds = list([]);
@@ -357,7 +359,7 @@ export function parseProgram(argv: string[]): Command[] | undefined {
       return parseScript(argv[2], false, base === 'bash');
     }
     if (!builtins.has(base) || shellOnly.has(base)) return undefined;
-    if (base === 'tail' && tailFollows(argv.slice(1)) && argv.slice(1).join(' ') !== '-f /dev/null') return undefined;
+    if (base === 'tail' && tailFollowUnsupported(argv.slice(1))) return undefined;
     return [{ kind: 'simple', words: [[{ lit: base }], ...argv.slice(1).map((a) => [{ lit: a }])], op: ';' }];
   } catch (e) {
     if (e instanceof Unsupported) return undefined;
@@ -858,9 +860,16 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     }
     case 'tail':
       if (!tailFollows(args)) return filter(name, args, ctx, out);
-      if (args.join(' ') !== '-f /dev/null') { out('stderr', 'tail: only `tail -f /dev/null` is simulated\n'); return 1; }
-      if (!(await ctx.sleep(Infinity))) throw new Stopped();
-      return 0;
+      if (args.join(' ') === '-f /dev/null') {
+        if (!(await ctx.sleep(Infinity))) throw new Stopped();
+        return 0;
+      } else {
+        const follow = parseTailFollow(args);
+        if (!follow) { out('stderr', 'tail: only `tail -f FILE` of one file is simulated\n'); return 1; }
+        const code = await tailFollow(follow, ctx, out);
+        if (code === 'stopped') throw new Stopped();
+        return code;
+      }
     case 'grep': case 'head': case 'wc': case 'sort': case 'uniq': case 'cut': case 'tr': case 'cat': case 'rev':
       return filter(name, args, ctx, out);
     case 'touch': case 'rm': case 'mkdir': case 'cp': case 'mv': case 'test': case '[': case '[[':
