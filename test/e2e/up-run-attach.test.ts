@@ -56,6 +56,12 @@ describe('kubectl run -it --rm and kubectl attach on npm start\'s simulated node
     await gone('dns-test');
   });
 
+  it('kubectl run -i --rm of a bash script: brace expansion ({1..3}) and arrays, as bash does', async () => {
+    const r = await kubectl(['run', '-i', '--rm', '--restart=Never', 'braces', '--image=ubuntu', '--', 'bash', '-c', 'a=(x y z); for i in {1..3}; do echo ${a[1]}$i; done; echo f{a,b}'], '');
+    assert.equal(r.stdout, 'y1\ny2\ny3\nfa fb\npod "braces" deleted\n');
+    await gone('braces');
+  });
+
   it('kubectl run -i --rm of a command still running when kubectl attaches: what it wrote before the attach is printed too, once', async () => {
     const r = await kubectl(['run', '-i', '--rm', '--restart=Never', 'slow', '--image=busybox', '--', 'sh', '-c', 'echo first; sleep 2; echo second'], '');
     assert.equal(r.stdout, 'first\nsecond\npod "slow" deleted\n');

@@ -48,6 +48,7 @@ import { busyboxPs, withPids, type SimulatedProcess } from './processes.js';
 import type { PidNamespace } from './pid-namespace.js';
 import { signalListed } from './signal-process.js';
 import { parseTailFollow, tailFollow } from './tail-follow.js';
+import { braceExpand } from './brace-expansion.js';
 import { imageCommand } from './extra-commands.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean; index?: string } | { sub: Command[]; quoted: boolean } | { arith: string; quoted: boolean };
@@ -150,7 +151,10 @@ function tokenize(src: string, lenient: boolean, bash = false): Token[] {
       } else lit += src[i++];
     }
     flush();
-    out.push({ word, raw: src.slice(start, i) });
+    const raw = src.slice(start, i);
+    const braced = bash ? braceExpand(raw) : undefined;
+    if (braced) out.push(...braced.map((w) => ({ word: [{ lit: w }], raw: w })));
+    else out.push({ word, raw });
   }
   return out;
 }
