@@ -202,21 +202,34 @@ export function underTerminal(command: string, input: string[], timeoutMs = 30_0
     const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     const pending = [...input];
-    let nudge: NodeJS.Timeout | undefined;
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       // One line at a time, each once the shell has shown a prompt (busybox redraws an attached one with ESC[J after it).
-      if (pending.length && prompt.test(out)) { clearTimeout(nudge); child.stdin.write(pending.shift()!); }
-      // kubectl attaches after the shell has started, and its websocket client drops output that arrives before it has
-      // set up its streams ("Unknown stream id 1, discarding message"), so the first prompt can be lost: kubectl then
-      // says to press enter, and the test does, once, as a user would.
-      else if (nudge === undefined && pending.length === input.length && /If you don't see a command prompt, try pressing enter\./.test(out)) {
-        nudge = setTimeout(() => { if (pending.length === input.length && !prompt.test(out)) child.stdin.write('\r'); }, 5_000);
-      }
+      if (pending.length && prompt.test(out)) child.stdin.write(pending.shift()!);
     });
     child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`timed out under a terminal: ${out}`)); }, timeoutMs);
-    child.on('exit', (code) => { clearTimeout(timer); clearTimeout(nudge); child.stdin.destroy(); resolve({ out, code }); });
+    child.on('exit', (code) => { clearTimeout(timer); child.stdin.destroy(); resolve({ out, code }); });
+  });
+}
+
+/**
+ * Runs a command under a pseudo-terminal until it prints `prompt`, pressing nothing; then stops it (its
+ * process group: script and the kubectl under it). Resolves with what it printed and whether the prompt came.
+ */
+export function promptUnderTerminal(command: string, prompt: RegExp, timeoutMs = 15_000): Promise<{ out: string; prompted: boolean }> {
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    let prompted = false;
+    const stop = () => { clearTimeout(timer); try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ } };
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (!prompted && prompt.test(out)) { prompted = true; stop(); }
+    });
+    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    const timer = setTimeout(stop, timeoutMs);
+    child.on('exit', () => { clearTimeout(timer); child.stdin.destroy(); resolve({ out, prompted }); });
   });
 }
 

@@ -8,8 +8,11 @@
 import { describe, it, before, after } from 'node:test';
 import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { WebSocket } from 'ws';
 import { eventually } from './harness.js';
-import { underTerminal } from './helpers.js';
+import { adminCredentials, promptUnderTerminal, underTerminal } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 
 describe('kubectl run -it --rm and kubectl attach on npm start\'s simulated nodes', () => {
@@ -53,6 +56,12 @@ describe('kubectl run -it --rm and kubectl attach on npm start\'s simulated node
     await gone('dns-test');
   });
 
+  it('kubectl run -i --rm of a bash script: brace expansion ({1..3}) and arrays, as bash does', async () => {
+    const r = await kubectl(['run', '-i', '--rm', '--restart=Never', 'braces', '--image=ubuntu', '--', 'bash', '-c', 'a=(x y z); for i in {1..3}; do echo ${a[1]}$i; done; echo f{a,b}'], '');
+    assert.equal(r.stdout, 'y1\ny2\ny3\nfa fb\npod "braces" deleted\n');
+    await gone('braces');
+  });
+
   it('kubectl run -i --rm of a command still running when kubectl attaches: what it wrote before the attach is printed too, once', async () => {
     const r = await kubectl(['run', '-i', '--rm', '--restart=Never', 'slow', '--image=busybox', '--', 'sh', '-c', 'echo first; sleep 2; echo second'], '');
     assert.equal(r.stdout, 'first\nsecond\npod "slow" deleted\n');
@@ -83,5 +92,48 @@ describe('kubectl run -it --rm and kubectl attach on npm start\'s simulated node
     // New lines only: none of those logged before the attach.
     for (const l of lines) assert.ok(!before.includes(l), `${l} was logged before the attach: ${before.join('|')}`);
     await kubectl(['delete', 'pod', 'loop', '--wait=false']);
+  });
+
+  // kubectl 1.32's websocket client drops frames that come before it has created its streams ('Unknown stream id 1,
+  // discarding message'): the kubelet holds the first output until kubectl's first resize (kubelet/server/caller-streams.ts).
+  it('kubectl attach -it, exec -it, debug -it and run -it, many times in a row: the prompt every time, without pressing enter', async () => {
+    await kubectl(['apply', '-f', '-'], 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: prompt\nspec:\n  containers:\n  - name: shell\n    image: busybox:1.28\n    stdin: true\n    tty: true\n');
+    await kubectl(['wait', '--for=condition=Ready', 'pod/prompt', '--timeout=60s']);
+    const k = `kubectl --kubeconfig ${up.kubeconfig}`;
+    const rounds: [string, number][] = [[`${k} attach -it prompt`, 15], [`${k} exec -it prompt -- sh`, 10], [`${k} debug -it prompt --image=busybox:1.28 --target=shell`, 3]];
+    for (const [command, n] of rounds) {
+      for (let i = 0; i < n; i++) {
+        const r = await promptUnderTerminal(command, /\/ # (\x1b\[J)?$/);
+        assert.ok(r.prompted, `round ${i + 1} of ${command}: no prompt without pressing enter:\n${r.out}`);
+      }
+    }
+    for (let i = 0; i < 3; i++) {
+      // underTerminal types only once it sees a prompt: a lost first prompt would leave it waiting until the timeout.
+      const run = await terminal(`run -it --rm --restart=Never run-it-${i} --image=busybox:1.28`, ['exit\r']);
+      assert.equal(run.code, 0, run.out);
+      assert.match(run.out, /If you don't see a command prompt, try pressing enter\.\r\n\/ # exit\r\n/);
+    }
+    assert.equal((await kubectl(['get', 'pod', 'prompt', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'])).stdout, '0');
+    await kubectl(['delete', 'pod', 'prompt', '--wait=false']);
+  });
+
+  it('a tty attach\'s first output waits for the caller\'s first resize message, then comes at once', async () => {
+    await kubectl(['apply', '-f', '-'], 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: resize\nspec:\n  containers:\n  - name: shell\n    image: busybox:1.28\n    stdin: true\n    tty: true\n');
+    await kubectl(['wait', '--for=condition=Ready', 'pod/resize', '--timeout=60s']);
+    const server = parse(readFileSync(up.kubeconfig, 'utf8')).clusters[0].cluster.server as string;
+    const url = `${server.replace(/^https/, 'wss')}/api/v1/namespaces/default/pods/resize/attach?container=shell&stdin=true&stdout=true&tty=true`;
+    const socket = new WebSocket(url, ['v5.channel.k8s.io'], adminCredentials(up.kubeconfig));
+    const frames: { at: 'before' | 'after'; data: Buffer }[] = [];
+    let resized = false;
+    socket.on('message', (d: Buffer) => frames.push({ at: resized ? 'after' : 'before', data: d }));
+    await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
+    // As kubectl's: its streams exist, then its terminal's size (the kubelet waits up to 1 s for it).
+    await new Promise((r) => setTimeout(r, 300));
+    resized = true;
+    socket.send(Buffer.concat([Buffer.from([4]), Buffer.from('{"Width":100,"Height":30}')]));
+    await eventually(async () => frames.some((f) => f.data[0] === 1 && f.data.subarray(1).toString().includes('/ # ')), 10_000, 'the redrawn prompt');
+    assert.deepEqual(frames.filter((f) => f.at === 'before').map((f) => f.data.toString()), [], 'nothing before the resize');
+    socket.close();
+    await kubectl(['delete', 'pod', 'resize', '--wait=false']);
   });
 });

@@ -10,7 +10,10 @@
  *  - Share Process Namespace between Containers in a Pod: `head
  *    /proc/PID/root/etc/nginx/nginx.conf` found no file; now another
  *    container's image files are seen through /proc/PID/root, and the
- *    official nginx image has its nginx.conf;
+ *    official nginx image has its nginx.conf; nginx's master was PID 7,
+ *    not the page's 8, and `kill -HUP 8` kept the old worker; now the
+ *    master is 8, HUP gives it a new worker with a new PID, and every ps
+ *    is a new process;
  *  - Sidecar Containers: the Job's pod showed 1/2 Completed, its sidecar
  *    still running after the pod Succeeded; now the kubelet writes the
  *    stopped sidecar's status (0/2), as upstream's syncTerminatedPod does.
@@ -26,7 +29,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from './harness.js';
-import { underTerminal } from './helpers.js';
+import { spawn } from 'node:child_process';
+import { killChild, lineReader, underTerminal } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 import * as m from './up-tutorials-pages2-manifests.js';
 
@@ -117,24 +121,43 @@ describe('k8ts up: the kubectl patch, Declare Network Policy, Share Process Name
     await kubectl(['delete', 'deployment,service', 'nginx']);
   });
 
-  it('Share Process Namespace: ps ax in the shell container lists /pause, nginx and its worker; kill -HUP is allowed; /proc/PID/root reaches nginx.conf', async () => {
+  it('Share Process Namespace: ps ax in the shell container lists /pause, nginx (PID 8, as on the page) and its worker; kill -HUP 8 replaces the worker; /proc/8/root reaches nginx.conf', async () => {
     await kubectl(['apply', '-f', file('share-process-namespace.yaml', m.shareProcessNamespace)]);
     await kubectl(['wait', '--for=condition=Ready', 'pod/nginx', '--timeout=120s']);
     const ps = await out(['exec', 'nginx', '-c', 'shell', '--', 'ps', 'ax']);
-    assert.match(ps, /^PID {3}USER {5}TIME {2}COMMAND\n {4}1 root {6}0:00 \/pause\n/);
-    const master = /\n +(\d+) root {6}0:00 nginx: master process nginx -g daemon off;\n +\d+ 101 {7}0:00 nginx: worker process\n/.exec(ps)?.[1];
-    assert.ok(master, ps);
-    const t = await terminal('exec -it nginx -c shell -- /bin/sh', ['ps ax\r', `kill -HUP ${master}\r`, 'echo $?\r', `head /proc/${master}/root/etc/nginx/nginx.conf\r`, 'exit\r']);
+    assert.match(ps, /^PID {3}USER {5}TIME {2}COMMAND\n {4}1 root {6}0:00 \/pause\n {4}8 root {6}0:00 nginx: master process nginx -g daemon off;\n {3}14 101 {7}0:00 nginx: worker process\n/);
+    const t = await terminal('exec -it nginx -c shell -- /bin/sh', ['ps ax\r', 'kill -HUP 8\r', 'echo $?\r', 'ps ax\r', 'head /proc/8/root/etc/nginx/nginx.conf\r', 'exit\r']);
     assert.equal(t.code, 0, t.out);
-    assert.match(t.out, /# ps ax\r\nPID {3}USER {5}TIME {2}COMMAND\r\n {4}1 root {6}0:00 \/pause\r\n[\s\S]*nginx: master process[\s\S]*sleep 3600\r\n/);
-    assert.match(t.out, new RegExp(`# kill -HUP ${master}\\r\\n/ # echo \\$\\?\\r\\n0\\r\\n`));
-    assert.match(t.out, new RegExp(`# head /proc/${master}/root/etc/nginx/nginx.conf\\r\\n\\r\\nuser  nginx;\\r\\nworker_processes  auto;\\r\\n\\r\\nerror_log  /var/log/nginx/error.log notice;\\r\\npid        /var/run/nginx.pid;\\r\\n\\r\\n\\r\\nevents \\{\\r\\n    worker_connections  1024;\\r\\n/ # exit`));
+    const tables = [...t.out.matchAll(/# ps ax\r\n((?:.*\r\n)+?)\/ # /g)].map((x) => x[1]!);
+    assert.equal(tables.length, 2, t.out);
+    assert.match(tables[0]!, /^PID {3}USER {5}TIME {2}COMMAND\r\n {4}1 root {6}0:00 \/pause\r\n {4}8 root {6}0:00 nginx: master[^\r]*\r\n {3}14 101 {7}0:00 nginx: worker process\r\n +\d+ root {6}0:00 sleep 3600\r\n +(\d+) root {6}0:00 \/bin\/sh\r\n +\d+ root {6}0:00 ps ax\r\n$/);
+    assert.match(t.out, /# kill -HUP 8\r\n\/ # echo \$\?\r\n0\r\n/);
+    // After the reload: the master is still 8, the worker a new process, listed after the shell by its higher PID, then the new ps.
+    const after = /^PID {3}USER {5}TIME {2}COMMAND\r\n {4}1 root {6}0:00 \/pause\r\n {4}8 root {6}0:00 nginx: master[^\r]*\r\n +\d+ root {6}0:00 sleep 3600\r\n +(\d+) root {6}0:00 \/bin\/sh\r\n +(\d+) 101 {7}0:00 nginx: worker process\r\n +(\d+) root {6}0:00 ps ax\r\n$/.exec(tables[1]!);
+    assert.ok(after, tables[1]);
+    assert.ok(Number(after[2]) > Number(after[1]) && Number(after[3]) > Number(after[2]), tables[1]);
+    assert.match(t.out, /# head \/proc\/8\/root\/etc\/nginx\/nginx\.conf\r\n\r\nuser  nginx;\r\nworker_processes  auto;\r\n\r\nerror_log  \/var\/log\/nginx\/error\.log notice;\r\npid        \/var\/run\/nginx\.pid;\r\n\r\n\r\nevents \{\r\n    worker_connections  1024;\r\n\/ # exit/);
+    assert.equal(await out(['get', 'pod', 'nginx', '-o', 'jsonpath={.status.containerStatuses[*].restartCount}']), '0 0', 'HUP reloads nginx; nothing restarts');
     await kubectl(['delete', 'pod', 'nginx', '--wait=false']);
   });
 
   it('Sidecar Containers: the Deployment\'s pod runs both (2/2); the Job completes and its sidecar is stopped (0/2 Completed)', async () => {
     await kubectl(['apply', '-f', file('deployment-sidecar.yaml', m.deploymentSidecar)]);
-    await settledPods('app=myapp', 1, '2/2');
+    const app = (await settledPods('app=myapp', 1, '2/2'))[0]!.split(/\s+/)[0]!;
+    // The sidecar's `tail -F /opt/logs.txt` prints what the app appends to the shared emptyDir, once a second.
+    const shipped = await eventually(async () => {
+      const log = await out(['logs', app, '-c', 'logshipper']);
+      return (log.match(/^logging$/gm) ?? []).length >= 2 && log;
+    }, 60_000, 'the sidecar shipping the app\'s lines');
+    assert.match(shipped, /^(tail: can't open '\/opt\/logs\.txt': No such file or directory\ntail: \/opt\/logs\.txt has appeared; following end of new file\n)?(logging\n)+$/);
+    // --all-containers: the init (sidecar) container's log, then the app's (empty: its loop writes to the file).
+    assert.match(await out(['logs', app, '--all-containers']), /^(tail: .*\n)*(logging\n){2,}$/);
+    const follow = spawn('kubectl', ['--kubeconfig', up.kubeconfig, 'logs', '-f', app, '-c', 'logshipper', '--tail=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const followed = lineReader(follow);
+    try {
+      await followed.waitFor((l) => l === 'logging', 'the last line');
+      await followed.waitFor((l) => l === 'logging', 'a line appended while following', 1, 30_000);
+    } finally { await killChild(follow); }
     await kubectl(['delete', 'deployment', 'myapp']);
     await kubectl(['apply', '-f', file('job-sidecar.yaml', m.jobSidecar)]);
     await kubectl(['wait', '--for=condition=complete', 'job/myjob', '--timeout=120s']);

@@ -15,6 +15,7 @@ import { parseExec, parseProgram, runProgram, type ShellContext } from '../../sr
 import { lsColumns, lsFlavour } from '../../src/kubelet/runtime/simulated/ls-columns.js';
 import { containerUser } from '../../src/kubelet/runtime/simulated/identity.js';
 import { visibleProcesses } from '../../src/kubelet/runtime/simulated/processes.js';
+import { PidNamespace } from '../../src/kubelet/runtime/simulated/pid-namespace.js';
 import { withRootFilesystem } from '../../src/kubelet/runtime/simulated/rootfs.js';
 
 async function run(program: ReturnType<typeof parseProgram>, extra: Partial<ShellContext> = {}, files: Record<string, string> = {}) {
@@ -131,11 +132,33 @@ describe('simulated shell: ps (Security Context, Share Process Namespace)', () =
     assert.equal(r.out, [
       'PID   USER     TIME  COMMAND',
       '    1 root      0:00 /pause',
-      '    7 root      0:00 nginx: master process nginx -g daemon off;',
-      '   13 101       0:00 nginx: worker process',
-      '   19 root      0:00 sleep 3600',
-      '   25 root      0:00 /bin/sh',
-      '   31 root      0:00 ps ax', ''].join('\n'));
+      '    8 root      0:00 nginx: master process nginx -g daemon off;',
+      '   14 101       0:00 nginx: worker process',
+      '   20 root      0:00 sleep 3600',
+      '   26 root      0:00 /bin/sh',
+      '   32 root      0:00 ps ax', ''].join('\n'));
+  });
+  it('in the pod\'s kept PID namespace every ps is a new PID, kill -HUP 8 gives nginx a new worker, and TERM reaches another container', async () => {
+    const shell = shared.spec!.containers[1]!;
+    const pids = new PidNamespace();
+    const signalled: string[] = [];
+    const ctx = {
+      image: shell.image, pids, user: containerUser(shared, shell), processes: [...visibleProcesses(shared, shell), { uid: 0, args: '/bin/sh', key: 'exec/1' }],
+      signalContainer: (name: string, signal: number) => { signalled.push(`${name}:${signal}`); },
+    };
+    const table = async (line: string) => (await run(exec(['sh', '-c', line]), ctx)).out;
+    assert.match(await table('ps ax'), / {3}26 root {6}0:00 \/bin\/sh\n {3}32 root {6}0:00 ps ax\n$/);
+    assert.equal(await table('kill -HUP 8; ps ax'), [
+      'PID   USER     TIME  COMMAND',
+      '    1 root      0:00 /pause',
+      '    8 root      0:00 nginx: master process nginx -g daemon off;',
+      '   20 root      0:00 sleep 3600',
+      '   26 root      0:00 /bin/sh',
+      '   38 101       0:00 nginx: worker process',
+      '   44 root      0:00 ps ax', ''].join('\n'));
+    assert.deepEqual(signalled, []);
+    assert.equal(await table('kill 8; kill 20; kill 38; echo $?'), '0\n');
+    assert.deepEqual(signalled, ['nginx:15', 'shell:15'], 'the containers\' main processes get TERM; the worker is not one');
   });
   it('alone, the container\'s command is PID 1 as its user (ash execs `sh -c "sleep 1h"` as sleep); Debian images have no ps', async () => {
     const pod: Pod = { spec: { securityContext: { runAsUser: 1000 }, containers: [{ name: 'c', image: 'busybox:1.28', command: ['sh', '-c', 'sleep 1h'] }] } };

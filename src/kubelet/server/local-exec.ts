@@ -23,6 +23,7 @@ import { ws } from '../../util/ws.js';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 import type { LocalStream, StreamRequest } from '../runtime/runtime.js';
 import type { UpgradeCall } from './runtime-stream.js';
+import { CallerStreamsGate } from './caller-streams.js';
 
 const channelProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
 const asBuffer = (d: RawData): Buffer => (Buffer.isBuffer(d) ? d : Array.isArray(d) ? Buffer.concat(d) : Buffer.from(d));
@@ -52,10 +53,12 @@ export function serveLocalExec(call: UpgradeCall, protocols: string[], request: 
   if (!protocol) return rejectUpgrade(call.socket, 400, `${call.what} in this runtime needs a WebSocket speaking ${channelProtocols.join(' or ')}`);
   const wss = new (ws().WebSocketServer)({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => protocol });
   wss.handleUpgrade(call.req, call.socket, call.head, (ws) => {
-    const send = (channel: number, data: Buffer) => { if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([channel]), data])); };
+    // Output waits until the caller has created its streams (caller-streams.ts: kubectl 1.32 drops frames that come before).
+    const gate = new CallerStreamsGate((channel, data) => { if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([channel]), data])); }, request.tty);
+    const send = (channel: number, data: Buffer) => gate.write(channel, data);
     const finish = (status: object) => {
       send(3, Buffer.from(JSON.stringify(status)));
-      ws.close(1000);
+      gate.whenOpen(() => ws.close(1000));
     };
     const failure = (e: unknown) => ({ metadata: {}, status: 'Failure', message: (e as Error).message, reason: 'InternalError', code: 500 });
     let stream: LocalStream;
@@ -85,10 +88,11 @@ export function serveLocalExec(call: UpgradeCall, protocols: string[], request: 
       else if (buf[0] === 4 && request.tty) {
         const size = terminalSize(buf.subarray(1));
         if (size) stream.resize?.(size.cols, size.rows);
+        gate.open();
       } else if (buf[0] === 255 && buf[1] === 0) stdin?.end();
     });
     ws.on('error', (e) => call.logger.debug(`${call.what} client stream failed`, { pod: call.pod, err: e.message }));
-    ws.on('close', () => { if (!done) stream.close(); });
+    ws.on('close', () => { gate.close(); if (!done) stream.close(); });
     call.logger.debug(`${call.what} session started`, { pod: call.pod, protocol, transport: 'local', tty: request.tty });
   });
 }

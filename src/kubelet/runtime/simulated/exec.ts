@@ -44,6 +44,8 @@ export interface SimulatedExecDeps {
   nodeName: string;
   /** `kill` of the container's main process (kill.ts). */
   signalMain?(signal: number): void;
+  /** `kill` of another container's main process in the pod's shared PID namespace (signal-process.ts). */
+  signalContainer?(name: string, signal: number): void;
   /** The session is the container's own main process (its interactive shell on stdin), which ps lists already. */
   mainShell?: boolean;
 }
@@ -51,6 +53,9 @@ export interface SimulatedExecDeps {
 /** What the simulated shell says about a script beyond its subset. */
 export const unsupportedMessage = (nodeName: string, what: string) =>
   `sh: not supported by k8ts's simulated shell (${what}): node "${nodeName}" is simulated and runs no processes\n`;
+
+/** Exec sessions opened so far: each one's shell is a process of its own (pid-namespace.ts). */
+let execSessions = 0;
 
 export function openSimulatedExec(argv: string[], req: StreamRequest, deps: SimulatedExecDeps): LocalStream {
   const stdout = new PassThrough();
@@ -106,7 +111,7 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
       return input.next();
     };
     const ctx: ShellContext = {
-      ...view, now: () => deps.timers.now(), sleep, write, writeBytes, readStdin, signalMain: deps.signalMain,
+      ...view, now: () => deps.timers.now(), sleep, write, writeBytes, readStdin, signalMain: deps.signalMain, signalContainer: deps.signalContainer,
       ...(req.stdin ? { readLine } : {}), ...(req.tty ? { terminalColumns: () => columns } : {}),
     };
     if ('unsupported' in parsed) { write('stderr', unsupportedMessage(deps.nodeName, parsed.unsupported)); return 2; }
@@ -121,7 +126,7 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
     input ??= new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
     if (closed) input.close();
     // The interactive shell is a process of the container too (ps lists it).
-    const processes = deps.mainShell ? ctx.processes ?? [] : [...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: argv.join(' ') }];
+    const processes = deps.mainShell ? ctx.processes ?? [] : [...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: argv.join(' '), key: `exec/${++execSessions}` }];
     // An interactive bash (a tty, or -i) says `exit` as it leaves, a login one (-l) `logout`.
     const flag = argv[1] ?? '';
     const bashInteractive = /(^|\/)bash$/.test(argv[0]!) && (req.tty || flag === '-i' || flag === '-il');

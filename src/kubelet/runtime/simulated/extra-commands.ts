@@ -21,7 +21,8 @@ import { aptGet, hasCommand } from './apt.js';
 import { procpsPs } from './procps.js';
 import { lsFlavour } from './ls-columns.js';
 import { nginxImageVersion } from './nginx-log.js';
-import type { SimulatedProcess } from './processes.js';
+import { withPids, type SimulatedProcess } from './processes.js';
+import { reloadNginx } from './signal-process.js';
 import { redisCli } from './redis-cli.js';
 import { mysqlClient } from './mysql-client.js';
 
@@ -38,7 +39,7 @@ const userName = (image: string | undefined) => (uid: number) =>
 function ps(_argv0: string, args: string[], ctx: ShellContext, out: Out): number {
   const now = ctx.now();
   const text = procpsPs(args, {
-    processes: ctx.processes ?? [], pipePeers: ctx.pipePeers, tty: !!ctx.terminalColumns, interactiveShell: !!ctx.dialect?.interactive,
+    processes: ctx.processes ?? [], pids: ctx.pids, pipePeers: ctx.pipePeers, tty: !!ctx.terminalColumns, interactiveShell: !!ctx.dialect?.interactive,
     startedAt: ctx.stat?.('/')?.mtime ?? now, now, uid: ctx.user?.uid ?? 0, userName: userName(ctx.image),
   });
   if (text === undefined) { out('stderr', `error: unsupported option (BSD syntax)\n\nUsage:\n ps [options]\n\n Try 'ps --help <simple|list|output|threads|misc|all>'\n  or 'ps --help <s|l|o|t|m|a>'\n for additional help text.\n\nFor more details see ps(1).\n`); return 1; }
@@ -48,13 +49,13 @@ function ps(_argv0: string, args: string[], ctx: ShellContext, out: Out): number
 
 /** lsof's table of what each process has open: its cwd, root and program (no sockets or libraries are simulated). */
 function lsof(_argv0: string, _args: string[], ctx: ShellContext, out: Out): number {
-  const procs: SimulatedProcess[] = [...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: 'lsof' }];
+  const procs = withPids<SimulatedProcess>([...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: 'lsof' }], ctx.pids);
   const name = userName(ctx.image);
   const program = (a: string) => (a.startsWith('nginx:') ? '/usr/sbin/nginx' : a === '/pause' ? '/pause' : `/usr/bin/${a.split(' ')[0]!.replace(/^.*\//, '')}`);
-  const rows = procs.flatMap((p, i) => {
+  const rows = procs.flatMap((p) => {
     const cmd = (p.args.startsWith('nginx:') ? 'nginx' : p.args.split(' ')[0]!.replace(/^.*\//, '')).slice(0, 9);
     return [['cwd', 'DIR', '4096', '/'], ['rtd', 'DIR', '4096', '/'], ['txt', 'REG', '1265648', program(p.args)]]
-      .map(([fd, type, size, path]) => [cmd, String(1 + 6 * i), name(p.uid), fd!, type!, '0,51', size!, path!]);
+      .map(([fd, type, size, path]) => [cmd, String(p.pid), name(p.uid), fd!, type!, '0,51', size!, path!]);
   });
   const table = [['COMMAND', 'PID', 'USER', 'FD', 'TYPE', 'DEVICE', 'SIZE/OFF', 'NAME'], ...rows];
   const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
@@ -81,8 +82,10 @@ function nginx(_argv0: string, args: string[], ctx: ShellContext, out: Out): num
     const signals: Record<string, number> = { quit: 3, stop: 15, reload: 1, reopen: 10 };
     const sig = signals[args[1] ?? ''];
     if (sig === undefined) { out('stderr', `nginx: invalid option: "-s ${args[1] ?? ''}"\n`); return 1; }
-    // The signal goes to the master (PID 1 in the container's own PID namespace); reload and reopen keep it running.
+    // The signal goes to the master (PID 1 in the container's own PID namespace); reload replaces its worker, reopen changes nothing.
     if (sig === 3 || sig === 15) ctx.signalMain?.(sig);
+    const master = ctx.processes?.find((p) => p.args.startsWith('nginx: master') && p.container);
+    if (sig === 1 && master) reloadNginx(master.container!.name, ctx);
     return 0;
   }
   // `nginx` alone would start a second master: the address is taken.

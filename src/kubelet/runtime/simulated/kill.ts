@@ -12,8 +12,10 @@
  * container exits only when its image's server handles the signal
  * (`mainHandles`); any other signal, or a command run as PID 1 (sleep, a
  * shell script), changes nothing and kill succeeds silently, as it does
- * on a real container. A signal to another listed process is accepted
- * and has no effect (none of them is simulated beyond ps's line); a PID
+ * on a real container. A signal to another listed process is not
+ * init's, so it is delivered (signal-process.ts: nginx's master reloads on
+ * HUP, another container's server exits on its stop signals; the rest
+ * change nothing, none of them simulated beyond ps's line); a PID
  * nobody holds fails in the shell's words, checked against the machine's
  * busybox 1.35, dash and bash.
  */
@@ -55,6 +57,8 @@ export interface KillShell {
   mainIsPid1: boolean;
   /** Delivers `signal` to the container's main process (the runtime decides what it does). */
   signalMain?(signal: number): void;
+  /** Delivers `signal` to another listed process (signal-process.ts decides what it does). */
+  signalOther?(pid: number, signal: number): void;
 }
 
 type Out = (stream: 'stdout' | 'stderr', text: string) => void;
@@ -109,7 +113,9 @@ export function kill(args: string[], sh: KillShell, out: Out): number {
       status = 1;
       continue;
     }
-    if (pid === 1 && sh.mainIsPid1 && signal !== 0) sh.signalMain?.(signal);
+    if (signal === 0) continue;
+    if (pid === 1 && sh.mainIsPid1) sh.signalMain?.(signal);
+    else sh.signalOther?.(pid, signal);
   }
   return status;
 }

@@ -19,7 +19,7 @@
  */
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { ContainerView } from './program.js';
-import type { SimulatedProcess } from './processes.js';
+import { withPids, type SimulatedProcess } from './processes.js';
 import { imageContents } from './image-contents.js';
 
 const diskMount = (path: string, ro: boolean) => `/dev/sda1 ${path} ext4 ${ro ? 'ro' : 'rw'},relatime 0 0`;
@@ -97,11 +97,10 @@ export function procMaps(main: SimulatedProcess | undefined): string {
  */
 function otherRootFile(view: ContainerView, spec: Container, p: string): string | undefined {
   const m = /^\/proc\/(\d+)\/root(\/.*)$/.exec(p);
-  if (!m || (Number(m[1]) - 1) % 6 !== 0) return undefined;
-  const owner = view.processes?.[(Number(m[1]) - 1) / 6]?.container;
+  const owner = m && withPids(view.processes ?? [], view.pids).find((x) => x.pid === Number(m[1]))?.container;
   if (!owner) return undefined;
-  if (owner.name === spec.name) return view.readFile(m[2]!);
-  return imageContents(String(owner.image ?? ''))?.files.get(m[2]!);
+  if (owner.name === spec.name) return view.readFile(m![2]!);
+  return imageContents(String(owner.image ?? ''))?.files.get(m![2]!);
 }
 
 /** `view` with /proc/mounts and PID 1's mounts and maps readable (and /proc/1, /proc/self listed), and other containers' files through /proc/PID/root. */

@@ -13,24 +13,53 @@
  *    main process is PID 1.
  *  - Then the exec's own processes: its shell, and ps itself.
  *
- * PIDs are made up (increasing, in that order) and TIME is always 0:00.
+ * PIDs come from the pod's or container's PID namespace (pid-namespace.ts):
+ * handed out in that order the first time they are listed, kept by the
+ * long-lived processes, new for every ps; ps lists by PID. TIME is always
+ * 0:00.
  */
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { containerUser } from './identity.js';
 import { runsUntilStopped } from './image-entrypoints.js';
+import { PidNamespace } from './pid-namespace.js';
 
 export interface SimulatedProcess {
   uid: number;
   args: string;
   /** The container the process runs in (its root is what /proc/PID/root shows: proc-files.ts). */
   container?: Container;
+  /** A long-lived process's name in its PID namespace (it keeps its PID); absent: a command, a new PID each time it runs. */
+  key?: string;
+  /** PIDs its start used before it (pid-namespace.ts). */
+  gap?: number;
 }
+
+/** A process with the PID its namespace gave it. */
+export type NumberedProcess = SimulatedProcess & { pid: number };
+
+/**
+ * The PIDs of `processes` in namespace `ns` (a new one, as for a lone ps,
+ * when the caller keeps none), handed out in the order given; sorted by PID
+ * as ps lists them.
+ */
+export function withPids<T extends SimulatedProcess>(processes: T[], ns = new PidNamespace()): (T & { pid: number })[] {
+  const numbered = processes.map((p) => ({ ...p, pid: p.key === undefined ? ns.fresh(p.gap) : ns.pidOf(p.key, p.gap) }));
+  return numbered.sort((a, b) => a.pid - b.pid);
+}
+
+/** The key of nginx's worker of `container`, which SIGHUP to its master replaces (kill.ts). */
+export const nginxWorkerKey = (container: string) => `${container}/worker`;
 
 const shells = new Set(['sh', '/bin/sh', 'bash', '/bin/bash']);
 
 /** The main process of a container (and the workers its image forks). */
-function containerProcesses(pod: Pod, c: Container): SimulatedProcess[] {
-  return mainProcesses(pod, c).map((p) => ({ ...p, container: c }));
+function containerProcesses(pod: Pod, c: Container, shared: boolean): SimulatedProcess[] {
+  return mainProcesses(pod, c).map((p, i) => {
+    const worker = p.args.startsWith('nginx: worker');
+    // In a shared namespace the nginx image's entrypoint scripts run after /pause, before the master (the page's PID 8).
+    const gap = shared && p.args.startsWith('nginx: master') ? 1 : 0;
+    return { ...p, container: c, key: worker ? nginxWorkerKey(c.name) : `${c.name}/${i}`, ...(gap ? { gap } : {}) };
+  });
 }
 
 function mainProcesses(pod: Pod, c: Container): SimulatedProcess[] {
@@ -52,21 +81,23 @@ export function visibleProcesses(pod: Pod, c: Container): SimulatedProcess[] {
   // An ephemeral container with a target joins that container's PID namespace (kubectl debug --target).
   const target = (pod.spec?.ephemeralContainers ?? []).find((e) => e.name === c.name)?.targetContainerName;
   const targetSpec = target && !pod.spec?.shareProcessNamespace ? pod.spec?.containers.find((x) => x.name === target) : undefined;
-  if (targetSpec) return [...containerProcesses(pod, targetSpec), ...containerProcesses(pod, c)];
-  if (!pod.spec?.shareProcessNamespace) return containerProcesses(pod, c);
+  if (targetSpec) return [...containerProcesses(pod, targetSpec, false), ...containerProcesses(pod, c, false)];
+  if (!pod.spec?.shareProcessNamespace) return containerProcesses(pod, c, false);
   // The page shows the sandbox's pause as root (pause images before 3.8 ran as root).
-  const ephemeral = (pod.spec.ephemeralContainers ?? []).some((e) => e.name === c.name) ? containerProcesses(pod, c) : [];
-  return [{ uid: 0, args: '/pause' }, ...(pod.spec.containers ?? []).flatMap((x) => containerProcesses(pod, x)), ...ephemeral];
+  const ephemeral = (pod.spec.ephemeralContainers ?? []).some((e) => e.name === c.name) ? containerProcesses(pod, c, true) : [];
+  return [{ uid: 0, args: '/pause', key: 'pause' }, ...(pod.spec.containers ?? []).flatMap((x) => containerProcesses(pod, x, true)), ...ephemeral];
+}
+
+/** Which PID namespace container `c` is in: the pod's with shareProcessNamespace, its target's (kubectl debug --target), else its own. */
+export function pidNamespaceName(pod: Pod, c: Container): string {
+  if (pod.spec?.shareProcessNamespace) return '';
+  return (pod.spec?.ephemeralContainers ?? []).find((e) => e.name === c.name)?.targetContainerName ?? c.name;
 }
 
 const userName = (uid: number) => (uid === 0 ? 'root' : uid === 65534 ? 'nobody' : String(uid));
 
 /** busybox ps's table: `PID   USER     TIME  COMMAND`, then `%5u %-8.8s %5s %s` rows. */
-export function busyboxPs(processes: SimulatedProcess[]): string {
-  let pid = 1;
-  const rows = processes.map((p, i) => {
-    if (i > 0) pid += 6;
-    return `${String(pid).padStart(5)} ${userName(p.uid).padEnd(8).slice(0, 8)} ${'0:00'.padStart(5)} ${p.args}\n`;
-  });
+export function busyboxPs(processes: NumberedProcess[]): string {
+  const rows = processes.map((p) => `${String(p.pid).padStart(5)} ${userName(p.uid).padEnd(8).slice(0, 8)} ${'0:00'.padStart(5)} ${p.args}\n`);
   return `PID   USER     TIME  COMMAND\n${rows.join('')}`;
 }

@@ -13,10 +13,13 @@
  * Not measured: %CPU and %MEM are 0.0, VSZ and RSS are fixed per program,
  * TIME is 0:00, START is when the container started.
  */
-import type { SimulatedProcess } from './processes.js';
+import { withPids, type SimulatedProcess } from './processes.js';
+import type { PidNamespace } from './pid-namespace.js';
 
 export interface ProcpsContext {
   processes: SimulatedProcess[];
+  /** The PID namespace ps runs in (pid-namespace.ts); absent: a new one. */
+  pids?: PidNamespace;
   /** The pipe's other stages, started before and after ps (shell.ts ShellContext.pipePeers). */
   pipePeers?: { before: SimulatedProcess[]; after: SimulatedProcess[] };
   /** Whether the exec has a terminal (pts/0), and whether its interactive shell is the last of `processes`. */
@@ -54,19 +57,21 @@ function rows(c: ProcpsContext, argv: string[]): Row[] {
   // ps and its pipe's other stages: the terminal's foreground job, children of the exec's shell (if it has one).
   const psAt = c.processes.length + before.length;
   const inJob = (i: number) => i >= c.processes.length;
-  const shellPID = execStart < c.processes.length ? 1 + 6 * execStart : 0;
-  return all.map((p, i) => {
+  // PIDs are handed out in the order the processes started (ps's own, then the pipe's later stages), and listed by PID.
+  const numbered = withPids(all.map((p, i) => ({ ...p, order: i })), c.pids).sort((a, b) => a.order - b.order);
+  const shellPID = execStart < c.processes.length ? numbered[execStart]!.pid : 0;
+  return numbered.map((p, i) => {
     const own = i >= execStart;
     const [vsz, rss] = sizes(p.args);
     const tty = own && c.tty ? 'pts/0' : '?';
     // Session leaders (s): each container's main process and the exec's first process; the foreground job's (+) on a terminal.
     const leads = i === execStart && !c.tty;
     const stat = !inJob(i) ? (p.args.startsWith('nginx: worker') ? 'S' : 'Ss') : `${i === psAt ? 'R' : 'S'}${leads ? 's' : ''}${c.tty ? '+' : ''}`;
-    const pid = 1 + 6 * i;
     // A worker's parent is its master; what the exec runs is its shell's child; the rest are their namespace's first processes.
-    const ppid = p.args.startsWith('nginx: worker') ? pid - 6 : own && inJob(i) ? shellPID : 0;
-    return { pid, ppid, user: c.userName(p.uid), uid: p.uid, vsz, rss, tty, stat, start: own ? c.now : c.startedAt, args: p.args };
-  });
+    const master = p.args.startsWith('nginx: worker') ? numbered.find((x) => x.container === p.container && x.args.startsWith('nginx: master')) : undefined;
+    const ppid = master ? master.pid : own && inJob(i) ? shellPID : 0;
+    return { pid: p.pid, ppid, user: c.userName(p.uid), uid: p.uid, vsz, rss, tty, stat, start: own ? c.now : c.startedAt, args: p.args };
+  }).sort((a, b) => a.pid - b.pid);
 }
 
 const hhmm = (d: Date) => `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;

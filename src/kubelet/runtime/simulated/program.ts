@@ -17,6 +17,7 @@ import { parseProgram, type Command, type ShellContext } from './shell.js';
 import { imageContents } from './image-contents.js';
 import { containerUser } from './identity.js';
 import { visibleProcesses } from './processes.js';
+import type { PidNamespace } from './pid-namespace.js';
 
 /** The simulated node's capacity as the downward API reads an unset limit (the simulator's default node). */
 const simulatedAllocatable: NodeAllocatable = { cpu: '4', memory: '8Gi' };
@@ -42,6 +43,8 @@ export interface ProgramDeps {
   podIP?: string;
   /** The ConfigMaps, Secrets and Services the instance started with (start-env.ts): a container's environment is fixed when it starts. */
   sources?: EnvSources;
+  /** The PID namespace the container is in (pid-namespace.ts), kept by the runtime; absent: a new one each time. */
+  pidNamespace?: PidNamespace;
 }
 
 /** The pod's hostname as the runtime sets it (the node's in the host's network: `kubectl debug node/N`; else spec.hostname, else the pod's name cut to 63 characters). */
@@ -97,7 +100,7 @@ export async function containerView(pod: Pod, c: Container, deps: ProgramDeps & 
   return {
     expand,
     context: {
-      env, hostname, refresh, workingDir, image: c.image, user: containerUser(pod, c), processes: visibleProcesses(pod, c),
+      env, hostname, refresh, workingDir, image: c.image, user: containerUser(pod, c), processes: visibleProcesses(pod, c), pids: deps.pidNamespace,
       readFile: (p) => files.get(abs(p)),
       listDir: (p) => { const d = dirs.get(abs(p)); return d && [...d].sort(); },
       projectedMode: (p) => modes.get(abs(p)),

@@ -91,6 +91,8 @@ import { SimulatedRuntimeUsage, type RunningContainer, type SimulatedUsageOption
 import { backoffRequeueMs, firstRestartSyncMs, oomKillAfterMs, oomKillExitCode, oomKilledReason } from './oom-kill.js';
 import { stressWorkload } from './stress.js';
 import { containersWithChangedImage, definitionChangedMessage, invalidImageNameMessage } from './image-change.js';
+import { PidNamespace } from './pid-namespace.js';
+import { pidNamespaceName } from './processes.js';
 
 export const simulatedRuntimeType = 'sim';
 export const simulatedRuntimeVersion = 'k8ts-sim://0.1.0';
@@ -125,6 +127,15 @@ export interface SimulatedRuntimeOptions {
   clusterDNS?: string[];
   /** Records the events the runtime itself reports (FailedPreStopHook). */
   recorder?: { event(obj: unknown, type: 'Normal' | 'Warning', reason: string, message: string): void };
+}
+
+/** The PID namespace container `spec` of `p` is in, made on first use (the pod's goes with it). */
+function pidNamespaceOf(p: SimPod, spec: Container): PidNamespace {
+  p.pidNamespaces ??= new Map();
+  const name = pidNamespaceName(p.pod, spec);
+  let ns = p.pidNamespaces.get(name);
+  if (!ns) p.pidNamespaces.set(name, ns = new PidNamespace());
+  return ns;
 }
 
 interface SimPod {
@@ -171,6 +182,8 @@ interface SimPod {
   layers?: Map<string, WritableLayer>;
   /** The pod's writable volumes resolved so far (volumes.ts), so a request to its nginx does not read the claim again. */
   volumeKeys?: Map<string, string>;
+  /** The pod's PID namespaces (pid-namespace.ts) by processes.ts pidNamespaceName: '' for the shared one, else a container's name. */
+  pidNamespaces?: Map<string, PidNamespace>;
   /** Container instance ID → requests its image's server counted (kubernetes-bootcamp's `Total Requests`). */
   requests?: Map<string, number>;
   /** Each container instance's environment sources as read at its start (start-env.ts). */
@@ -450,7 +463,10 @@ export class SimulatedRuntime implements PodRuntime {
    */
   private execDeps(p: SimPod, c: RuntimeContainerStatus, spec: Container, tokens = false): SimulatedExecDeps {
     const containerID = c.id;
-    const deps = { objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip, serviceAccount: true, tokens };
+    const deps = {
+      objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', hostIP: this.opts.hostIP, podIP: p.sandbox?.ip, serviceAccount: true, tokens,
+      pidNamespace: pidNamespaceOf(p, spec),
+    };
     return {
       view: async () => withContainerFiles((await containerView(p.pod, spec, { ...deps, sources: await p.startEnv?.of(containerID) })).context, this.filesDeps(p, spec, containerID)),
       timers: this.timers,
@@ -462,6 +478,11 @@ export class SimulatedRuntime implements PodRuntime {
       },
       nodeName: deps.nodeName,
       signalMain: (signal) => this.signalMain(p, c, containerID, spec, signal),
+      signalContainer: (name, signal) => {
+        const other = p.containers.find((x) => x.name === name);
+        const otherSpec = other && this.containerSpec(p, name);
+        if (other && otherSpec) this.signalMain(p, other, other.id, otherSpec, signal);
+      },
     };
   }
 

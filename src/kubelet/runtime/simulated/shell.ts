@@ -46,7 +46,11 @@ import { arithmeticFailed, cdFailed, shellDialect, type ShellDialect } from './s
 import { ArithmeticError, evaluateArithmetic } from './arithmetic.js';
 import { id, type ContainerUser } from './identity.js';
 import { kill } from './kill.js';
-import { busyboxPs, type SimulatedProcess } from './processes.js';
+import { busyboxPs, withPids, type SimulatedProcess } from './processes.js';
+import type { PidNamespace } from './pid-namespace.js';
+import { signalListed } from './signal-process.js';
+import { parseTailFollow, tailFollow } from './tail-follow.js';
+import { braceExpand } from './brace-expansion.js';
 import { imageCommand } from './extra-commands.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean; index?: string } | { sub: Command[]; quoted: boolean } | { arith: string; quoted: boolean };
@@ -75,8 +79,9 @@ const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', '
 /** Commands only a shell has (no image has a /bin/cd): run directly, they are not found. */
 const shellOnly = new Set(['cd', 'exit']);
 
-/** `tail -f` follows a file for ever: only `tail -f /dev/null` (sleep for ever) is simulated. */
+/** `tail -f` follows a file for ever: `tail -f /dev/null` sleeps, one file is followed (tail-follow.ts); other forms are not simulated. */
 const tailFollows = (args: (string | undefined)[]) => args.some((a) => a !== undefined && /^-[^-]*[fF]/.test(a));
+const tailFollowUnsupported = (args: (string | undefined)[]) => tailFollows(args) && args.join(' ') !== '-f /dev/null' && !parseTailFollow(args);
 const shells = new Set(['sh', 'bash', 'ash', 'dash']);
 
 class Unsupported extends Error {}
@@ -149,7 +154,10 @@ function tokenize(src: string, lenient: boolean, bash = false): Token[] {
       } else lit += src[i++];
     }
     flush();
-    out.push({ word, raw: src.slice(start, i) });
+    const raw = src.slice(start, i);
+    const braced = bash ? braceExpand(raw) : undefined;
+    if (braced) out.push(...braced.map((w) => ({ word: [{ lit: w }], raw: w })));
+    else out.push({ word, raw });
   }
   return out;
 }
@@ -333,7 +341,7 @@ function parseScript(src: string, lenient = false, bash = false): Command[] {
     const simple = { kind: 'simple' as const, words, op: ';' as Op, ...(redirs.length ? { redirs } : {}) };
     if (lenient && words.length) return simple;
     if (name === undefined || !builtins.has(name)) throw new Unsupported(`command ${name ?? '(expanded)'}`);
-    if (name === 'tail' && tailFollows(words.slice(1).map(plain)) && words.map(plain).join(' ') !== 'tail -f /dev/null') throw new Unsupported('tail -f');
+    if (name === 'tail' && tailFollowUnsupported(words.slice(1).map(plain))) throw new Unsupported('tail -f');
     return simple;
   };
   const cmds = list([]);
@@ -360,7 +368,7 @@ export function parseProgram(argv: string[]): Command[] | undefined {
       return parseScript(argv[2], false, base === 'bash');
     }
     if (!builtins.has(base) || shellOnly.has(base)) return undefined;
-    if (base === 'tail' && tailFollows(argv.slice(1)) && argv.slice(1).join(' ') !== '-f /dev/null') return undefined;
+    if (base === 'tail' && tailFollowUnsupported(argv.slice(1))) return undefined;
     return [{ kind: 'simple', words: [[{ lit: base }], ...argv.slice(1).map((a) => [{ lit: a }])], op: ';' }];
   } catch (e) {
     if (e instanceof Unsupported) return undefined;
@@ -411,6 +419,8 @@ export interface ShellContext {
   user?: ContainerUser;
   /** The processes ps lists before its own (processes.ts): the container's, or the pod's with shareProcessNamespace, and an exec's shell. */
   processes?: SimulatedProcess[];
+  /** The PID namespace the command runs in (pid-namespace.ts); absent: a new one for each ps, as if nothing ran before. */
+  pids?: PidNamespace;
   /**
    * The other stages of the pipe this command is a stage of: they run beside
    * it, forked before it (`before`) or after it (`after`), so ps lists them
@@ -452,6 +462,8 @@ export interface ShellContext {
   http?(req: HttpRequest): Promise<HttpOutcome>;
   /** A signal to the container's main process from `kill` (kill.ts): the runtime decides what it does; absent: nothing. */
   signalMain?(signal: number): void;
+  /** A signal to another container's main process, seen in the pod's shared PID namespace (kill.ts); absent: nothing. */
+  signalContainer?(name: string, signal: number): void;
   /** A TCP connection from the container (redis-cli: container-files.ts); undefined: the name does not resolve or nothing simulated holds the address. */
   connect?(host: string, port: number): Promise<Duplex | undefined>;
   /**
@@ -836,11 +848,19 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'hostname': out('stdout', `${ctx.hostname}\n`); return 0;
     case 'pwd': out('stdout', `${currentDirectory(ctx)}\n`); return 0;
     case 'cd': return cd(args, ctx, out);
-    case 'kill': return kill(args, { dialect: ctx.dialect, pids: (ctx.processes ?? []).map((_, i) => 1 + 6 * i), mainIsPid1: ctx.processes?.[0]?.args !== '/pause', signalMain: ctx.signalMain }, out);
+    case 'kill': {
+      const listed = withPids(ctx.processes ?? [], ctx.pids);
+      return kill(args, {
+        dialect: ctx.dialect, pids: listed.map((p) => p.pid), mainIsPid1: ctx.processes?.[0]?.args !== '/pause',
+        // PID 1's program decides (the runtime); nginx's master also reloads on HUP (signal-process.ts).
+        signalMain: (signal) => { ctx.signalMain?.(signal); if (listed[0]?.args.startsWith('nginx: master')) signalListed(listed[0], signal, ctx); },
+        signalOther: (pid, signal) => signalListed(listed.find((p) => p.pid === pid)!, signal, ctx),
+      }, out);
+    }
     case 'ps':
       // Only busybox's images have ps; Debian's (nginx, debian) do not ship procps.
       if (lsFlavour(ctx.image) !== 'busybox') { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
-      out('stdout', busyboxPs([...(ctx.processes ?? []), ...(ctx.pipePeers?.before ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }, ...(ctx.pipePeers?.after ?? [])]));
+      out('stdout', busyboxPs(withPids([...(ctx.processes ?? []), ...(ctx.pipePeers?.before ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }, ...(ctx.pipePeers?.after ?? [])], ctx.pids)));
       return 0;
     case 'id': return id(args, ctx.user ?? { uid: 0, gid: 0, groups: [0] }, ctx.image, out);
     case 'ls': return ls(args, ctx, out);
@@ -852,9 +872,16 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     }
     case 'tail':
       if (!tailFollows(args)) return filter(name, args, ctx, out);
-      if (args.join(' ') !== '-f /dev/null') { out('stderr', 'tail: only `tail -f /dev/null` is simulated\n'); return 1; }
-      if (!(await ctx.sleep(Infinity))) throw new Stopped();
-      return 0;
+      if (args.join(' ') === '-f /dev/null') {
+        if (!(await ctx.sleep(Infinity))) throw new Stopped();
+        return 0;
+      } else {
+        const follow = parseTailFollow(args);
+        if (!follow) { out('stderr', 'tail: only `tail -f FILE` of one file is simulated\n'); return 1; }
+        const code = await tailFollow(follow, ctx, out);
+        if (code === 'stopped') throw new Stopped();
+        return code;
+      }
     case 'grep': case 'head': case 'wc': case 'sort': case 'uniq': case 'cut': case 'tr': case 'cat': case 'rev':
       return filter(name, args, ctx, out);
     case 'touch': case 'rm': case 'mkdir': case 'cp': case 'mv': case 'test': case '[': case '[[':
