@@ -23,8 +23,10 @@ const trueWords = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 export function wantsPretty(req: IncomingMessage | undefined): boolean {
   if (!req) return false;
   const url = req.url ?? '';
-  if (url.includes('pretty')) {
-    const value = new URL(url, 'http://x').searchParams.get('pretty');
+  const q = url.indexOf('?');
+  if (q >= 0 && url.includes('pretty', q)) {
+    // The query alone: a path such as `//` is no URL relative to any base (new URL throws).
+    const value = new URLSearchParams(url.slice(q + 1)).get('pretty');
     if (value) return trueWords.has(value);
   }
   const agent = req.headers['user-agent'] ?? '';

@@ -41,7 +41,7 @@ describe('request-targets that are not URLs (item 1)', () => {
   before(async () => { cluster = await startCluster({ extraArgs: ['--controllers', 'none'] }); });
   after(async () => { await cluster?.cleanup(); });
 
-  for (const target of ['//', '//[', '//:99999/healthz', '//[::1]:6443/version', '//api/v1/pods']) {
+  for (const target of ['//', '//[', '//:99999/healthz', '//[::1]:6443/version', '//api/v1/pods', '//?pretty=1', '//[?pretty=1&watch']) {
     test(`GET ${target} anonymously gets 403 (system:anonymous may not), and the server lives`, async () => {
       const r = await rawRequest(cluster, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, { anonymous: true });
       assert.equal(r.status, 403, r.text);

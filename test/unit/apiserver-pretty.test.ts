@@ -13,6 +13,8 @@ describe('pretty JSON', () => {
       ['/api', 'kubectl/v1.32.0 (linux/amd64)', false], ['/api', undefined, false], ['/api', 'node', false],
       ['/api?pretty=true', 'kubectl/v1.32.0', true], ['/api?pretty=1', undefined, true], ['/api?pretty=T', undefined, true],
       ['/api?pretty=false', 'curl/8.5.0', false], ['/api?pretty=yes', 'curl/8.5.0', false], ['/api?pretty=', 'curl/8.5.0', true],
+      // Paths no URL parser takes relative to a base (the fuzz's `GET //?pretty=1` answered 500).
+      ['//?pretty=1', undefined, true], ['//?pretty=0', 'curl/8.5.0', false], ['//[?pretty=1&watch', undefined, true], ['/api/pretty', undefined, false],
     ];
     for (const [url, agent, want] of table) assert.equal(wantsPretty(req(url, agent)), want, `${url} ${agent}`);
   });
