@@ -195,7 +195,9 @@ export class RestClient {
    * agent (no client certificate of its own) uses request().
    */
   async requestLight<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
-    if (this.opts.agent) return this.request<T>(method, path, o);
+    // undici's HTTP parser is WebAssembly, which the node agents run without (cli/agent-node-flags.ts):
+    // there every request goes through Node's client (a kubelet's burst of Events crashed it on start).
+    if (this.opts.agent || !webAssemblyAvailable) return this.request<T>(method, path, o);
     // Until a burst opens the pool, request(): a scheduler binding a few pods now and then (k8ts up's
     // add-ons) never loads undici, which costs ~4.6 MiB of its isolate's heap, kept for good.
     if (this.light === undefined && this.lightBypassed < lightPoolBurst) {
@@ -351,6 +353,9 @@ const maxRetries = 10;
  * ninth request on; fewer go through request(), and an idle cluster's scheduler never loads undici.
  */
 export const lightPoolBurst = 8;
+
+/** Whether this isolate has WebAssembly (not under `--no-expose-wasm`), which undici needs. */
+const webAssemblyAvailable = typeof WebAssembly !== 'undefined';
 
 /** How long to wait before sending again, for a response client-go retries (checkWait): 429, or 5xx with Retry-After. */
 function retryAfterMs(code: number, header: string | string[] | undefined): number | undefined {
