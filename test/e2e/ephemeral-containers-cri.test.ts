@@ -47,21 +47,28 @@ after(async () => {
 
 describe('kubectl debug on containerd', () => {
   test("kubectl debug -i --target=main -- ps shows the target's processes; kubectl logs -c shows them again", async () => {
-    // An attach shows what the process writes once it is attached (as upstream's): a bare `ps`, or
-    // one after `sleep 2`, could finish between the container's start and kubectl's attach (both
-    // seen in CI), so it waits for a line on stdin, which only an attached kubectl delivers. stdin
-    // stays open until kubectl ends: kubectl debug sets no stdinOnce, so its end detaches the
-    // attach (containerd's ContainerIO.Attach) before ps writes.
+    // An attach shows what the process writes once it is attached (as upstream's), and containerd
+    // (ContainerIO.Attach) starts copying the caller's stdin before it adds the caller's stdout to
+    // the container's output: a line that reaches the shell at once can have its ps written before
+    // the attach takes output (seen in CI under load), as a bare `ps` or one after `sleep 2` could
+    // end before kubectl attached at all. So the shell runs ps for each line it reads, the test
+    // sends a line every 300 ms until ps's output arrives, then "end", after which the shell exits
+    // and the attach (and kubectl) end with it. No timing is assumed.
     const r = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('kubectl', ['--kubeconfig', cluster!.kubeconfig, 'debug', '-i', 'box', `--image=${busyboxImage}`, '--target=main', '--', 'sh', '-c', 'read line; ps']);
+      const child = spawn('kubectl', ['--kubeconfig', cluster!.kubeconfig, 'debug', '-i', 'box', `--image=${busyboxImage}`, '--target=main', '--', 'sh', '-c', 'while read line; do [ "$line" = end ] && exit 0; ps; done']);
       let stdout = '';
       let stderr = '';
+      let ended = false;
+      const poke = setInterval(() => {
+        if (ended) return;
+        if (/sleep 3600/.test(stdout)) { ended = true; child.stdin.write('end\n'); } else child.stdin.write('go\n');
+      }, 300);
       child.stdout.on('data', (d: Buffer) => { stdout += d; });
       child.stderr.on('data', (d: Buffer) => { stderr += d; });
-      child.stdin.write('go\n');
+      child.stdin.on('error', () => {});
       const timer = setTimeout(() => child.kill(), 120_000);
       child.once('error', reject);
-      child.once('exit', (code) => { clearTimeout(timer); child.stdin.destroy(); if (code === 0) resolve({ stdout, stderr }); else reject(new Error(`kubectl debug exited ${code}: ${stderr}`)); });
+      child.once('exit', (code) => { clearTimeout(timer); clearInterval(poke); child.stdin.destroy(); if (code === 0) resolve({ stdout, stderr }); else reject(new Error(`kubectl debug exited ${code}: ${stderr}`)); });
     });
     const name = /Defaulting debug container name to (debugger-\w+)\./.exec(r.stdout + r.stderr)?.[1];
     assert.ok(name, r.stdout + r.stderr);
