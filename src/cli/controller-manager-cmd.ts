@@ -1,6 +1,7 @@
 /** `k8ts controller-manager`: the controllers and scheduler as a separate process. */
 import { requireFlags } from './flag-errors.js';
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { parseDuration } from './duration.js';
 import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signing.js';
 import { bareBoolFlags, nodeCIDRConfigOrReport, nodeCIDRFlagOptions } from './node-cidrs.js';
@@ -21,6 +22,11 @@ Flags:
       --cluster-signing-cert-file string   csrsigning: the CA certificate that signs approved CSRs
       --cluster-signing-key-file string    csrsigning: its key (without both, csrsigning does not start)
       --cluster-signing-duration duration  csrsigning: the longest certificate it issues (default 8760h0m0s)
+      --service-account-private-key-file string
+                                           serviceaccount-token: the key that signs the tokens of
+                                           kubernetes.io/service-account-token Secrets (without it, that controller does not start)
+      --root-ca-file string                the CA bundle put in those Secrets' ca.crt and in kube-root-ca.crt ConfigMaps
+                                           (default: the CA of --kubeconfig)
       --allocate-node-cidrs                nodeipam: give every Node a spec.podCIDR from --cluster-cidr
       --cluster-cidr string                nodeipam: the pod network, e.g. 10.244.0.0/16 (IPv4,IPv6 for dual stack)
       --node-cidr-mask-size int32          nodeipam: prefix length of each node's subnet (default 24 for IPv4, 64 for IPv6;
@@ -52,6 +58,7 @@ async function run(args: string[], d: { component: string; metricsPort: string; 
     args: bareBoolFlags(args, ['allocate-node-cidrs']), strict: true, options: {
       kubeconfig: { type: 'string' }, 'leader-elect': { type: 'string', default: 'true' }, 'metrics-port': { type: 'string', default: d.metricsPort },
       controllers: { type: 'string', default: 'all' }, 'node-monitor-grace-period': { type: 'string' },
+      'service-account-private-key-file': { type: 'string' }, 'root-ca-file': { type: 'string' },
       ...clusterSigningFlagOptions,
       ...nodeCIDRFlagOptions,
     },
@@ -69,6 +76,9 @@ async function run(args: string[], d: { component: string; metricsPort: string; 
     config: {
       ...(values['node-monitor-grace-period'] ? { nodeMonitorGracePeriodMs: parseDuration(values['node-monitor-grace-period']) } : {}),
       ...clusterSigningConfig(values),
+      ...(values['service-account-private-key-file'] ? { serviceAccountPrivateKeyFile: values['service-account-private-key-file'] } : {}),
+      // Read here, not by the controllers: a missing file is a start-up error, as upstream's.
+      ...(values['root-ca-file'] ? { rootCA: readFileSync(values['root-ca-file'], 'utf8') } : {}),
       ...nodeCIDRs,
     },
   });

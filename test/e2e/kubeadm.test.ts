@@ -124,6 +124,27 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     assert.match(info.stdout, new RegExp(`server: https://127.0.0.1:${ports.api}`));
   });
 
+  it("the controller manager fills a service-account-token Secret with a token signed by sa.key, which the API server accepts", async () => {
+    const cm = parse(readFileSync(join(etc, 'manifests/kube-controller-manager.yaml'), 'utf8'));
+    const command: string[] = cm.spec.containers[0].command;
+    assert.ok(command.includes(`--service-account-private-key-file=${join(etc, 'pki/sa.key')}`), command.join(' '));
+    assert.ok(command.includes(`--root-ca-file=${join(etc, 'pki/ca.crt')}`), command.join(' '));
+    assert.equal((await kubectl(admin, ['create', 'serviceaccount', 'build-robot'])).code, 0);
+    const secret = { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/service-account-token', metadata: { name: 'build-robot-secret', annotations: { 'kubernetes.io/service-account.name': 'build-robot' } } };
+    const file = join(prefix, 'sa-secret.json');
+    writeFileSync(file, JSON.stringify(secret));
+    assert.equal((await kubectl(admin, ['apply', '-f', file])).code, 0);
+    const token = await eventually(async () => {
+      const r = await kubectl(admin, ['get', 'secret', 'build-robot-secret', '-o', 'jsonpath={.data.token}']);
+      return r.stdout ? Buffer.from(r.stdout, 'base64').toString() : undefined;
+    }, 60_000, 'the Secret\'s token');
+    const ca = await kubectl(admin, ['get', 'secret', 'build-robot-secret', '-o', 'jsonpath={.data.ca\\.crt}']);
+    assert.equal(Buffer.from(ca.stdout, 'base64').toString(), readFileSync(join(etc, 'pki/ca.crt'), 'utf8'));
+    // The token alone (admin.conf's client certificate would authenticate first).
+    const who = await kubectl('/dev/null', ['--server', `https://127.0.0.1:${ports.api}`, '--certificate-authority', join(etc, 'pki/ca.crt'), '--token', token, 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
+    assert.equal(who.stdout, 'system:serviceaccount:default:build-robot', who.stderr);
+  });
+
   it('kube-system shows the control plane as mirror pods, Running and Ready from their probes', async () => {
     for (const c of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
       await eventually(async () => {

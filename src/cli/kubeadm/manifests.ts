@@ -105,6 +105,8 @@ export function controlPlanePods(c: ControlPlaneConfig): Record<ControlPlaneComp
       '--leader-elect=true', `--metrics-port=${c.controllerManagerPort}`,
       // csrsigning issues the joining kubelets' client certificates with the cluster CA, as kubeadm's flags say.
       `--cluster-signing-cert-file=${join(l.certDir, 'ca.crt')}`, `--cluster-signing-key-file=${join(l.certDir, 'ca.key')}`,
+      // As kubeadm's: the tokens controller signs Secret-based service-account tokens with sa.key.
+      `--root-ca-file=${join(l.certDir, 'ca.crt')}`, `--service-account-private-key-file=${join(l.certDir, 'sa.key')}`,
       ...(c.podSubnet ? ['--allocate-node-cidrs=true', `--cluster-cidr=${c.podSubnet}`] : []),
     ], {
       livenessProbe: healthz(c.controllerManagerPort, { failureThreshold: 8, initialDelaySeconds: 10, periodSeconds: 10 }),
