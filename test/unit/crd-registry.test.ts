@@ -80,6 +80,17 @@ describe('establishing and serving', () => {
       assert.equal((await v1.get('default', 'w')).spec.size, 5);
       assert.ok(registry.resources().some((r) => r.group === 'example.com' && r.version === 'v2'));
 
+      // Served again only when the spec changes (its generation): a label or a status write keeps the
+      // stores, so a 1 MB CRD is not compiled again for each of its own status writes.
+      const labeled = await crds.update(undefined, 'widgets.example.com', { ...(await crds.get(undefined, 'widgets.example.com')), metadata: { ...established.metadata, resourceVersion: undefined, labels: { a: 'b' } } });
+      assert.equal(labeled.metadata.generation, established.metadata.generation);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(registry.store('example.com', 'v1', 'widgets'), v1, 'a label change serves the same stores');
+      const current = await crds.get(undefined, 'widgets.example.com');
+      current.spec.versions[0].additionalPrinterColumns = [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }];
+      await crds.update(undefined, 'widgets.example.com', current);
+      await eventually(async () => registry.store('example.com', 'v1', 'widgets') !== v1, 10_000, 'served again after a spec change');
+
       await crds.delete(undefined, 'widgets.example.com');
       await eventually(async () => !registry.store('example.com', 'v1', 'widgets'), 10_000, 'widgets no longer served');
       await assert.rejects(crds.get(undefined, 'widgets.example.com'), (e: any) => e.code === 404);

@@ -18,10 +18,21 @@ import { statusCode } from '../status-code.js';
 
 const recheckMs = 500;
 
+/**
+ * The next turn of the loop. A CRD near the 1.5 MiB object limit (thousands of properties) costs
+ * the loop hundreds of milliseconds to read, compare, write and serve; run as one chain of
+ * microtasks from the watch event that queued it, that held every other client for over a second
+ * on a loaded machine (fuzz-bodies, seed 20261202). Each step in a turn of its own lets the others'
+ * requests in between, as kube-apiserver's controllers run beside its handlers.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export class CRDController {
   private readonly pending = new Set<string>();
   private readonly running = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** uid/generation of the spec each CRD is served from: a status write (generation unchanged) does not serve it again. */
+  private readonly served = new Map<string, string>();
   private stopWatch?: () => void;
   private closed = false;
 
@@ -46,6 +57,7 @@ export class CRDController {
   private async run(name: string): Promise<void> {
     this.running.add(name);
     try {
+      await nextTurn(); // not inside the write whose watch event queued it
       while (this.pending.delete(name)) await this.reconcile(name);
     } catch (e) {
       this.retry(name, e);
@@ -67,12 +79,18 @@ export class CRDController {
     try {
       crd = await this.crds.get(undefined, name);
     } catch (e) {
-      if (statusCode(e) === 404) { this.registry.stopServingCustomResources(name); return; }
+      if (statusCode(e) === 404) { this.served.delete(name); this.registry.stopServingCustomResources(name); return; }
       throw e;
     }
-    if (crd.metadata?.deletionTimestamp) return this.finalize(crd);
+    if (crd.metadata?.deletionTimestamp) { this.served.delete(name); return this.finalize(crd); }
+    await nextTurn();
     crd = await this.updateStatus(crd);
-    if (conditionTrue(crd, 'Established')) this.registry.serveCustomResources(crd);
+    if (!conditionTrue(crd, 'Established')) return;
+    const spec = `${crd.metadata?.uid}/${crd.metadata?.generation}`;
+    if (this.served.get(name) === spec) return;
+    await nextTurn();
+    this.registry.serveCustomResources(crd);
+    this.served.set(name, spec);
   }
 
   /** NamesAccepted from the names check, then Established once names are accepted. */
@@ -80,7 +98,8 @@ export class CRDController {
     const others = (await this.crds.list(undefined)).items.filter((o: CustomResourceDefinition) => o.metadata?.name !== crd.metadata?.name);
     const conflict = namesConflict(crd, others);
     const now = rfc3339(this.registry.clock.now());
-    const next: CustomResourceDefinition = structuredClone(crd);
+    // Only the status changes: a copy of it, not of the (possibly 1 MB) spec.
+    const next: CustomResourceDefinition = { ...crd, status: structuredClone(crd.status ?? {}) };
     if (conflict) {
       setCondition(next, { type: 'NamesAccepted', status: 'False', reason: 'NameConflict', message: conflict }, now);
       if (!conditionTrue(next, 'Established')) setCondition(next, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }, now);
