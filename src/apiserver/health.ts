@@ -11,7 +11,7 @@
  *  3. All passing: `ok`, or with `?verbose` the lines and
  *     `<endpoint> check passed` (what `kubectl get --raw='/readyz?verbose'`
  *     prints in the docs).
- *  4. /<endpoint>/<check> runs one check: `ok`, or 500
+ *  4. /<endpoint>/<check> runs one check (`/readyz/poststarthook/rbac/bootstrap-roles`): `ok`, or 500
  *     `internal server error: <reason>`.
  */
 /** A check answers undefined when healthy, else the reason (a probe of storage answers later). */
@@ -22,9 +22,10 @@ export type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
 export interface HealthAnswer { code: number; body: string }
 
 export async function healthAnswer(endpoint: HealthEndpoint, checks: HealthCheck[], url: URL): Promise<HealthAnswer | undefined> {
-  const sub = url.pathname.replace(/\/$/, '').split('/').slice(2);
-  if (sub.length) {
-    const one = sub.length === 1 ? checks.find((c) => c.name === sub[0]) : undefined;
+  // A check's name may hold slashes (`poststarthook/rbac/bootstrap-roles`).
+  const sub = url.pathname.replace(/\/$/, '').split('/').slice(2).join('/');
+  if (sub) {
+    const one = checks.find((c) => c.name === sub);
     if (!one) return undefined;
     const failed = await one.check();
     return failed === undefined ? { code: 200, body: 'ok' } : { code: 500, body: `internal server error: ${failed}\n` };

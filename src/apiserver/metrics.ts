@@ -5,7 +5,7 @@ import type { RequestInfo } from './request-info.js';
 
 export interface ApiMetrics {
   registry: Registry;
-  requests: Counter<'verb' | 'resource' | 'subresource' | 'code'>;
+  requests: Counter<RequestLabel | 'code'>;
   latency: Histogram<'verb' | 'resource' | 'subresource'>;
   storageLatency: Histogram<'operation'>;
   watchers: Gauge<string>;
@@ -30,7 +30,7 @@ export function createMetrics(opts: { deferDefaultMetrics?: boolean } = {}): Api
   if (!opts.deferDefaultMetrics) collectDefaults();
   return {
     registry, collectDefaultMetrics: collectDefaults,
-    requests: new Counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, resource, subresource and HTTP response code.', labelNames: ['verb', 'resource', 'subresource', 'code'], registers: [registry] }),
+    requests: new Counter({ name: 'apiserver_request_total', help: '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', labelNames: ['code', 'component', 'dry_run', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'], registers: [registry] }),
     latency: new Histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, resource and subresource.', labelNames: ['verb', 'resource', 'subresource'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] }),
     storageLatency: new Histogram({ name: 'k8ts_storage_request_duration_seconds', help: 'Storage backend operation latency in seconds.', labelNames: ['operation'], buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [registry] }),
     watchers: new Gauge({ name: 'apiserver_registered_watchers', help: 'Number of currently open watch requests.', registers: [registry] }),
@@ -38,6 +38,22 @@ export function createMetrics(opts: { deferDefaultMetrics?: boolean } = {}): Api
       name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
       labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers: [registry],
     }),
+  };
+}
+
+/** apiserver_request_total's labels but the code, as upstream's (endpoints/metrics), in the order its exposition prints them. */
+export type RequestLabel = 'component' | 'dry_run' | 'group' | 'resource' | 'scope' | 'subresource' | 'verb' | 'version';
+
+/**
+ * A request's labels as upstream's MonitorRequest gives them: scope (CleanScope) is `resource` for a
+ * named object or a create, else `namespace` or `cluster`, empty for a non-resource path; dry_run is the
+ * dryRun query's values.
+ */
+export function requestLabels(req: IncomingMessage, info: RequestInfo, url?: URL): Record<RequestLabel, string> {
+  const scope = info.name || info.verb === 'create' ? 'resource' : info.namespace ? 'namespace' : info.isResourceRequest ? 'cluster' : '';
+  return {
+    component: 'apiserver', dry_run: url?.searchParams.getAll('dryRun').join(',') ?? '', group: info.group, resource: info.resource ?? '',
+    scope, subresource: info.subresource ?? '', verb: reportedVerb(req, info), version: info.version,
   };
 }
 

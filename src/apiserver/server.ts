@@ -25,7 +25,7 @@ import { withAggregated, withAggregatedGroups } from './aggregation/discovery-me
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { openapiV3Document, openapiV3Index } from './openapi/index.js';
 import { openapiV2Document, openapiV2Protobuf } from './openapi/v2.js';
-import { reportedVerb, type ApiMetrics } from './metrics.js';
+import { reportedVerb, requestLabels, type ApiMetrics } from './metrics.js';
 import type { HandlerContext } from './handlers/context.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate } from './handlers/crud.js';
 import { handleWatch } from './handlers/watch.js';
@@ -48,6 +48,7 @@ import { componentStatusResource, handleComponentStatuses } from './componentsta
 import { healthAnswer, type HealthCheck, type HealthEndpoint } from './health.js';
 import { handleMetrics, metricsGroup, metricsResources, SummaryScraper } from './metrics-api/index.js';
 import { storageHealthCheck, type StorageHealth } from './storage-health.js';
+import type { PostStartHooks } from './post-start-hooks.js';
 import { closeHeavyLane } from './heavy/index.js';
 import type { PodSummaryEndpoint } from './pod-summary/endpoint.js';
 import { FairQueue, defaultQueueBytes, defaultQueueLength, defaultSeats } from './flowcontrol/fair-queue.js';
@@ -60,8 +61,12 @@ export interface ApiServerOptions {
   authenticate: (req: IncomingMessage) => UserInfo | undefined | Promise<UserInfo | undefined>;
   metrics: ApiMetrics;
   logger: Logger;
-  /** Reports readiness for /readyz (storage open, bootstrap objects written). */
+  /** Storage open and bootstrap objects written (componentstatuses). */
   ready: () => boolean;
+  /** The start steps behind /healthz, /livez and /readyz's `poststarthook/*` checks; none listed when absent. */
+  postStartHooks?: PostStartHooks;
+  /** True once the server has begun to stop: /readyz's `shutdown` check fails from then on. */
+  shuttingDown?: () => boolean;
   /** The `etcd` health check's probe; a read of the registry's backend when absent (storage-health.ts). */
   storageHealth?: StorageHealth;
   /** Connection and request time bounds; upstream's defaults when absent. */
@@ -192,7 +197,7 @@ async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeo
   else if (info.isResourceRequest) trackLongRunning(opts.metrics, req, res, info);
   res.on('finish', () => {
     const labels = { verb: reportedVerb(req, info), resource: info.resource ?? '', subresource: info.subresource ?? '' };
-    opts.metrics.requests.inc({ ...labels, code: String(res.statusCode) });
+    opts.metrics.requests.inc({ code: String(res.statusCode), ...requestLabels(req, info, url) });
     // A watch lasts as long as the client wants: its duration is not a latency.
     if (info.verb !== 'watch') opts.metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
   });
@@ -262,7 +267,7 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
     res.once('finish', () => socket.end());
     return serve({ opts, timeouts, seats, arrived: process.hrtime.bigint() }, req, res);
   }
-  const count = (code: number) => opts.metrics.requests.inc({ verb: reportedVerb(req, info), resource: 'pods', subresource: info.subresource ?? '', code: String(code) });
+  const count = (code: number) => opts.metrics.requests.inc({ code: String(code), ...requestLabels(req, info, url) });
   const fail = (status: ReturnType<typeof toStatus>) => { count(status.code); rejectUpgrade(socket, status.code, JSON.stringify(status), 'application/json'); };
   const user = await opts.authenticate(req);
   if (!user) return fail(unauthorized().status);
@@ -284,7 +289,7 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
 /** An upgrade through pods/proxy or services/proxy (proxy/upgrade.ts), authenticated and authorized as any request. */
 async function serveProxyUpgrade(opts: ApiServerOptions, u: { req: IncomingMessage; socket: Duplex; head: Buffer; url: URL; info: RequestInfo }): Promise<void> {
   const { req, socket, url, info } = u;
-  const count = (code: number) => opts.metrics.requests.inc({ verb: reportedVerb(req, info), resource: info.resource!, subresource: 'proxy', code: String(code) });
+  const count = (code: number) => opts.metrics.requests.inc({ code: String(code), ...requestLabels(req, info, url), subresource: 'proxy' });
   const fail = (status: ReturnType<typeof toStatus>) => { count(status.code); rejectUpgrade(socket, status.code, JSON.stringify(status), 'application/json'); };
   const user = await opts.authenticate(req);
   if (!user) return fail(unauthorized().status);
@@ -405,16 +410,21 @@ function discovery(res: ServerResponse, req: IncomingMessage, aggregated: () => 
 const hostOf = (req: IncomingMessage) => String(req.headers.host ?? 'localhost:6443');
 
 /**
- * The checks of each health endpoint, in kube-apiserver's order: `ping`; `etcd` (a real read of
- * storage) on all three, as upstream's AddHealthChecks puts it; /readyz adds `etcd-readiness`
- * (--etcd-readycheck-timeout) and `storage` (k8ts's own: storage open and bootstrap written).
+ * The checks of each health endpoint, in kube-apiserver's order (server/config.go AddHealthChecks and
+ * the hooks' registration): `ping`; `log` (upstream's klog flush check: k8ts's logger writes at once);
+ * `etcd` (a real read of storage); /readyz adds `etcd-readiness` (--etcd-readycheck-timeout) and
+ * `informer-sync` (the admission listers, synced before the listener opens); then the post-start hooks
+ * (post-start-hooks.ts) on all three; /readyz ends with `shutdown`, which fails once the server stops.
  */
 function healthChecks(opts: ApiServerOptions, endpoint: HealthEndpoint): HealthCheck[] {
   const ping: HealthCheck = { name: 'ping', check: () => undefined };
+  const log: HealthCheck = { name: 'log', check: () => undefined };
   const etcd: HealthCheck = { name: 'etcd', check: () => opts.storageHealth?.() };
-  if (endpoint !== 'readyz') return [ping, etcd];
-  return [ping, etcd, { name: 'etcd-readiness', check: () => opts.storageHealth?.() },
-    { name: 'storage', check: () => (opts.ready() ? undefined : 'storage not ready') }];
+  const hooks = opts.postStartHooks?.checks() ?? [];
+  if (endpoint !== 'readyz') return [ping, log, etcd, ...hooks];
+  return [ping, log, etcd, { name: 'etcd-readiness', check: () => opts.storageHealth?.() },
+    { name: 'informer-sync', check: () => undefined }, ...hooks,
+    { name: 'shutdown', check: () => (opts.shuttingDown?.() ? 'process is shutting down' : undefined) }];
 }
 
 function text(res: ServerResponse, code: number, body: string, type = 'text/plain; charset=utf-8'): void {

@@ -38,6 +38,7 @@ import { certificateSubjectRestriction } from '../apiserver/admission/certificat
 import { serviceAccountAdmission } from '../apiserver/admission/serviceaccount.js';
 import { createWebhookMetrics, webhookAdmission } from '../apiserver/admission/webhook/index.js';
 import { createApiServer } from '../apiserver/server.js';
+import { PostStartHooks } from '../apiserver/post-start-hooks.js';
 import { createListers } from '../apiserver/listers.js';
 import { createMetrics } from '../apiserver/metrics.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
@@ -260,6 +261,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   // CRD conversion webhooks reach their Services the way admission webhooks do.
   registry.useConversionWebhook(conversionWebhook({ resolver: serviceResolution.resolver }));
   let ready = false;
+  let shuttingDown = false;
+  // Each start step below marks its upstream post-start hook finished (/readyz?verbose lists them).
+  const hooks = new PostStartHooks();
   // Bootstrap tokens (kube-apiserver --enable-bootstrap-token-auth, which kubeadm sets) read a watch-kept cache of kube-system's token Secrets.
   const bootstrapTokens = createBootstrapTokenAuthenticator(registry.store('', 'v1', 'secrets')!, { clock: realClock, logger: logger.with('bootstrap-token') });
   await bootstrapTokens.start();
@@ -276,6 +280,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const authenticate = createAuthenticator({ clientCAPem: pki.caCertPem, tokenFile: opts.tokenFile, tokenAuthenticators, anonymous });
   // The bootstrap policy is in place and cached before the first request is authorized.
   await ensureBootstrapPolicy(registry, logger.with('rbac'));
+  hooks.finish('rbac/bootstrap-roles');
   const cache = policy = new PolicyCache(registry, logger.with('rbac'));
   cleanups.push(() => cache.close());
   await cache.start();
@@ -302,6 +307,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   cleanups.push(() => aggregator.close());
   const server = createApiServer({ aggregator,
     registry, tls: serverTLSOptions(pki), authenticate, authenticateToken: authenticate.authenticateToken, metrics, logger: logger.with('apiserver'), ready: () => ready,
+    postStartHooks: hooks, shuttingDown: () => shuttingDown,
     timeouts: { requestMs, headersMs: Math.min(requestMs, readHeaderTimeoutMs), handshakeMs: readHeaderTimeoutMs }, kubelet,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight, authorize, serviceAccountTokens: sa.issuer,
     admitTokenRequest: on('NodeRestriction') ? nodeRestriction.admitTokenRequest : undefined,
@@ -321,14 +327,17 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     writeKubeconfig(kubeconfigPath, buildKubeconfig({
       server: url, caCertPem: pki.caCertPem, userName: 'kubernetes-admin', clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem,
     })),
-    ensureSystemPriorityClasses(registry),
+    ensureSystemPriorityClasses(registry).then(() => hooks.finish('scheduling/bootstrap-system-priority-classes')),
     ensureFlowControlBootstrap(registry),
     ensureSystemNamespaces(registry).then(async () => {
+      hooks.finish('start-system-namespaces-controller');
       await ensureKubernetesService(registry);
-      if (!publishableAddress(host)) return;
-      const endpoints = new KubernetesEndpointReconciler(registry, backend, host, addr.port, logger.with('endpoint-reconciler'));
-      cleanups.push(() => endpoints.stop());
-      await endpoints.start();
+      if (publishableAddress(host)) {
+        const endpoints = new KubernetesEndpointReconciler(registry, backend, host, addr.port, logger.with('endpoint-reconciler'));
+        cleanups.push(() => endpoints.stop());
+        await endpoints.start();
+      }
+      hooks.finish('bootstrap-controller');
     }),
   ]);
   const stopSA = await runServiceAccountsLoop(registry, logger);
@@ -340,18 +349,25 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const crds = new CRDController(registry, logger.with('apiextensions'));
   cleanups.push(() => crds.close());
   await crds.start();
+  hooks.finish('start-apiextensions-controllers');
   // metrics.k8s.io is served from the kubelets' summaries (the kubelet client above), as metrics-server's APIService.
   const autoregister = new APIServiceAutoregister(registry, logger.with('autoregister'), () => new Date(), [{ group: metricsGroup, version: metricsVersion }]);
   cleanups.push(() => autoregister.close());
   await autoregister.start();
+  hooks.finish('kube-apiserver-autoregistration');
   await publishAuthenticationConfigMap(registry, { clientCAPem: pki.caCertPem, requestHeaderCAPem: frontProxy.caPem, ...defaultRequestHeaders });
+  hooks.finish('start-cluster-authentication-info-controller');
   await aggregator.start();
+  hooks.finish('start-kube-aggregator-informers');
+  hooks.finish('apiservice-registration-controller');
   const clientConfig = { server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem };
   // FlowSchemas' Dangling conditions (kubectl's MISSINGPL): a fresh store's written before readiness
   // in one group commit, so no status write trails readiness into the first requests.
   const flowSchemaStatus = new FlowSchemaStatus(registry, logger.with('flowcontrol'), () => new Date());
   cleanups.push(() => flowSchemaStatus.close());
   await flowSchemaStatus.start().catch((err) => logger.warn('flowschema status', { err }));
+  // Upstream's producer writes the bootstrap FlowSchemas and keeps their status; both are done here.
+  hooks.finish('priority-and-fairness-config-producer');
   ready = true;
   logger.info('API server ready', { url, dataDir: opts.dataDir, startupMs: Date.now() - started, sinceProcessStartMs: Math.round(performance.now()), kubeconfig: kubeconfigPath });
   // The launcher's code cache, if it has none, is what ran until now: what the next start needs before it is ready.
@@ -373,6 +389,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   // and admission plugins it serves from, and they stop before the storage they watch.
   const close = () => closing ??= (async () => {
     ready = false;
+    shuttingDown = true;
     await controlLoops?.stop();
     let first: unknown;
     for (const undo of [...cleanups].reverse()) await Promise.resolve().then(undo).catch((e) => { first ??= e; });

@@ -292,11 +292,12 @@ describe('/metrics', () => {
       assert.ok(line, `no apiserver_request_total sample with ${JSON.stringify(labels)} in:\n${samples.join('\n')}`);
       assert.match(line, / [1-9]\d*$/);
     }
-    const before = Number(find({ verb: 'LIST', resource: 'pods', code: '200' })?.split(' ').pop() ?? 0);
+    // `kubectl get pods` lists one namespace (scope="namespace"); the control loops' lists are cluster-wide.
+    const before = Number(find({ verb: 'LIST', resource: 'pods', scope: 'namespace', code: '200' })?.split(' ').pop() ?? 0);
     await cluster.kubectl(['get', 'pods']);
     await cluster.kubectl(['get', 'pods']);
     const after = (await cluster.kubectl(['get', '--raw', '/metrics'])).stdout.split('\n')
-      .find((l) => l.startsWith('apiserver_request_total{') && l.includes('verb="LIST"') && l.includes('resource="pods"') && l.includes('code="200"'));
+      .find((l) => l.startsWith('apiserver_request_total{') && l.includes('verb="LIST"') && l.includes('resource="pods"') && l.includes('scope="namespace"') && l.includes('code="200"'));
     assert.equal(Number(after?.split(' ').pop()), before + 2);
   });
 });
