@@ -61,38 +61,8 @@ export class TreePool {
    * order included, it is the answer, found by one comparison instead of hashing every node.
    */
   internLike<T>(root: T, previous: unknown): T {
-    if (!isTree(previous)) return this.intern(root);
-    if (Object.isFrozen(previous) && sameTree(root, previous, this.maxDepth)) return previous as T;
-    if (isTree(root)) this.adoptLike(root, previous, likeLevels);
+    if (isTree(previous) && Object.isFrozen(previous) && sameTree(root, previous, this.maxDepth)) return previous as T;
     return this.intern(root);
-  }
-
-  /**
-   * Before `o` is hashed: each child of `o` equal to the same child of `like` (same key or index)
-   * that is a frozen tree (a pool's) becomes that child, found by one comparison instead of hashing
-   * every node under it; a child that differs is searched the same way, `levels` deep. Why: a pod's
-   * containers and volumes differ from the last pod's in one name only (the service-account token
-   * volume's random `kube-api-access-xxxxx`, in the volume and in each container's mount), so the
-   * whole of them failed the comparison above and was hashed, its projected token source included,
-   * on every create. visit then meets the adopted children frozen and hashes each once (`hashes`).
-   */
-  private adoptLike(o: object, like: object, levels: number): void {
-    if (Object.isFrozen(o)) return;
-    if (Array.isArray(o)) {
-      if (!Array.isArray(like)) return;
-      for (let i = 0; i < o.length && i < like.length; i++) this.adoptChild(o, i, like[i], levels);
-    } else if (!Array.isArray(like)) {
-      const from = like as Record<string, unknown>;
-      for (const k in o) if (Object.hasOwn(from, k)) this.adoptChild(o, k, from[k], levels);
-    }
-  }
-
-  /** adoptLike of the child `k` of `o`, `l` the same child of the tree tried. */
-  private adoptChild(o: any, k: string | number, l: unknown, levels: number): void {
-    const c: unknown = o[k];
-    if (c === l || !isTree(c) || !isTree(l)) return;
-    if (Object.isFrozen(l) && sameTree(c, l, this.maxDepth)) o[k] = l;
-    else if (levels > 1) this.adoptLike(c, l, levels - 1);
   }
 
   /** The shared copy of `o` once its children are shared, or `o` when it cannot be shared (lastHash 0). */
@@ -237,12 +207,6 @@ export interface TreePoolOptions {
    */
   internString?: (s: string) => string;
 }
-
-/**
- * How deep internLike searches a tree that differs from the one tried for children that do not:
- * a pod's spec member > containers > container > volumeMounts is four levels under the member.
- */
-const likeLevels = 4;
 
 /** One step of the hash (32 bits, murmur-style multiply and rotate). */
 function mix(h: number, v: number): number {

@@ -188,28 +188,3 @@ test('internString: the string values of each node pooled for the first time go 
   assert.equal(pool.intern(status()), a);
   assert.deepEqual(seen, [], 'an equal tree is found, not pooled again');
 });
-
-test('internLike: the parts of a tree that differ from the tried one in a leaf are that tree\'s own shared parts, found without hashing them', () => {
-  const pool = new TreePool();
-  // A pod's containers: one template, but each pod's token volume has a name of its own.
-  const source = () => ({ projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3607 } }], defaultMode: 420 } });
-  const containers = (volume: string) => [{ name: 'c', resources: { limits: { cpu: '1' } }, volumeMounts: [{ name: volume, mountPath: '/var/run' }] }];
-  const spec = (volume: string) => ({ containers: containers(volume), volumes: [{ name: volume, ...source() }] });
-  const first = pool.intern(spec('kube-api-access-aaaaa'));
-  const text = JSON.stringify(spec('kube-api-access-bbbbb'));
-  const second = spec('kube-api-access-bbbbb');
-  const resources = second.containers[0].resources;
-  const volumes = pool.internLike(second.volumes, first.volumes);
-  const cs = pool.internLike(second.containers, first.containers);
-  assert.equal(JSON.stringify({ containers: cs, volumes }), text, 'the same JSON, key order included');
-  assert.equal(volumes[0].projected, first.volumes[0].projected, 'the equal subtree of a differing volume is the tried one');
-  assert.equal(cs[0].resources, first.containers[0].resources);
-  assert.notEqual(cs[0].resources, resources);
-  assert.notEqual(cs[0].volumeMounts, first.containers[0].volumeMounts, 'what differs stays its own');
-  assert.ok(Object.isFrozen(cs[0]) && Object.isFrozen(volumes[0]), 'and is shared as before');
-  // Arrays against objects, and a shorter or longer array, are tried element by element where both have one.
-  const mixed = pool.internLike({ a: [{ x: {} }], b: { y: [1] } }, pool.intern({ a: { 0: { x: {} } }, b: [[1]] }));
-  assert.equal(JSON.stringify(mixed), '{"a":[{"x":{}}],"b":{"y":[1]}}');
-  const longer = pool.internLike([{ k: [1] }, { k: [2] }], pool.intern([{ k: [1] }]));
-  assert.equal(JSON.stringify(longer), '[{"k":[1]},{"k":[2]}]');
-});
