@@ -65,107 +65,59 @@ export function createManagedFields(
 function shapeKey(next: { metadata?: unknown }, type: TypeNode, context: string): string | undefined {
   const meta = next.metadata as Record<string, unknown> | undefined;
   if (!meta || typeof meta !== 'object' || Array.isArray(meta) || meta.managedFields !== undefined) return undefined;
-  const { name, namespace } = meta;
+  const { name, namespace, ...rest } = meta;
   if (typeof name !== 'string' || name === '' || !(namespace === undefined || (typeof namespace === 'string' && namespace !== ''))) return undefined;
-  const shape = new ShapeText(context);
+  const budget = { nodes: maxShapeNodes };
+  let json: string;
   try {
-    shape.write(next as JSONObject, type, 0, true);
+    const shape = shapeOf({ ...next, metadata: rest }, type, budget, 0);
+    if (budget.nodes < 0) return undefined;
+    json = JSON.stringify(shape);
   } catch {
     return undefined;
   }
-  return shape.budget < 0 || shape.text.length > maxKeyChars ? undefined : shape.text;
+  return json.length > maxKeyChars ? undefined : `${context}\u0000${json}`;
 }
 
-/** Stands for any non-empty string where its value cannot change the set (as JSON text). */
-const anyString = JSON.stringify('\u0000*');
+/** Stands for any non-empty string where its value cannot change the set. */
+const anyString = '\u0000*';
 /** Past this many values (or this depth) an object is computed, not remembered. */
 const maxShapeNodes = 4096;
 const maxShapeDepth = 64;
 
 /**
- * The key's text: `v` as the create's field set sees it (fieldset.ts compare, from the kind's zero
- * object, whose only values are {} and null), written as JSON as it is walked (not built as a copy
- * of the object and then encoded: that copy was a second object per create for the collector).
- * Object keys and structure make the paths; a leaf (a scalar or an atomic value) is owned when it
- * differs from its zero value, and no non-empty string equals a zero value, so such strings all
- * read as one marker. The strings that are path elements keep their value: the items of set lists
- * and the key fields of associative lists' items. Numbers and booleans are kept as they are.
- * `budget` counts values down; below zero the walk gave up. Members whose value JSON has no text
- * for (undefined) are left out, and such array items read as null, as in JSON.stringify.
+ * `v` as the create's field set sees it (fieldset.ts compare, from the kind's zero object, whose
+ * only values are {} and null): object keys and structure make the paths; a leaf (a scalar or an
+ * atomic value) is owned when it differs from its zero value, and no non-empty string equals a
+ * zero value, so such strings all read as one marker. The strings that are path elements keep
+ * their value: the items of set lists and the key fields of associative lists' items. Numbers and
+ * booleans are kept as they are. `budget` counts values down; below zero the walk gave up.
  */
-class ShapeText {
-  budget = maxShapeNodes;
-  text: string;
-
-  constructor(context: string) {
-    this.text = `${context}\u0000`;
-  }
-
-  /** Writes `v`; `top`: the object itself, whose metadata is written without its name and namespace. */
-  write(v: unknown, t: TypeNode, depth: number, top = false): void {
-    if (--this.budget < 0 || depth > maxShapeDepth) { this.budget = -1; this.text += 'null'; return; }
-    if (typeof v === 'string') { this.text += v === '' ? '""' : anyString; return; }
-    if (v === null || typeof v !== 'object') { this.text += JSON.stringify(v) ?? 'null'; return; }
-    if (Array.isArray(v)) return this.writeList(v, t, depth);
-    // An atomic struct or map is one leaf: its fields' types do not matter, only that strings stay non-empty.
-    const granular = isGranularMap(t, v);
-    // A map wider than the budget gives up at once (its key list is the comparison's too: keysOf).
-    const keys = keysOf(v as JSONObject);
-    if (keys.length > this.budget) { this.budget = -1; this.text += 'null'; return; }
-    this.text += '{';
-    let first = true;
-    for (const k of keys) {
-      const c = (v as JSONObject)[k];
-      if (!hasJSONText(c) || (top && k === 'metadata' && !isObject(c))) continue;
-      this.text += first ? JSON.stringify(k) + ':' : ',' + JSON.stringify(k) + ':';
-      first = false;
-      const ct = granular ? childType(t, k).type : deducedLeaf(t, k);
-      if (top && k === 'metadata') this.writeMetadata(c as JSONObject, ct, depth + 1);
-      else this.write(c, ct, depth + 1);
-    }
-    this.text += '}';
-  }
-
-  /** The object's metadata without its name and namespace (non-empty strings the entry never owns: stripMetaManager strips them as single leaves). */
-  private writeMetadata(meta: JSONObject, t: TypeNode, depth: number): void {
-    const { name: _name, namespace: _namespace, ...rest } = meta;
-    this.write(rest, t, depth);
-  }
-
-  private writeList(v: unknown[], t: TypeNode, depth: number): void {
-    if (isGranularList(t) && t.listType === 'set') { this.text += JSON.stringify(v); return; }
+function shapeOf(v: unknown, t: TypeNode, budget: { nodes: number }, depth: number): unknown {
+  if (--budget.nodes < 0 || depth > maxShapeDepth) { budget.nodes = -1; return null; }
+  if (typeof v === 'string') return v === '' ? v : anyString;
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
     const itemType = t.kind === 'list' ? t.item : t;
-    const keyed = isGranularList(t) ? t : undefined;
-    this.text += '[';
-    for (let i = 0; i < v.length; i++) {
-      if (i > 0) this.text += ',';
-      const item = v[i];
-      if (!hasJSONText(item)) this.text += 'null';
-      else if (keyed === undefined) this.write(item, itemType, depth + 1);
-      else if (isObject(item)) this.writeKeyedItem(item, keyed, depth + 1);
-      else this.text += JSON.stringify(item);
-    }
-    this.text += ']';
+    if (!isGranularList(t)) return v.map((item) => shapeOf(item, itemType, budget, depth + 1));
+    if (t.listType === 'set') return v;
+    return v.map((item) => (isObject(item) ? keyedItem(item, t, budget, depth + 1) : item));
   }
-
-  /** An associative list's item: its key fields as they are (they make its path element), the rest by shape. */
-  private writeKeyedItem(item: JSONObject, t: ListType, depth: number): void {
-    this.text += '{';
-    let first = true;
-    for (const [k, child] of Object.entries(item)) {
-      if (!hasJSONText(child)) continue;
-      this.text += first ? JSON.stringify(k) + ':' : ',' + JSON.stringify(k) + ':';
-      first = false;
-      if (t.keys.includes(k)) this.text += JSON.stringify(child);
-      else this.write(child, childType(t.item, k).type, depth);
-    }
-    this.text += '}';
-  }
+  const out: JSONObject = {};
+  // An atomic struct or map is one leaf: its fields' types do not matter, only that strings stay non-empty.
+  const granular = isGranularMap(t, v);
+  // A map wider than the budget gives up at once (its key list is the comparison's too: keysOf).
+  const keys = keysOf(v as JSONObject);
+  if (keys.length > budget.nodes) { budget.nodes = -1; return null; }
+  for (const k of keys) out[k] = shapeOf((v as JSONObject)[k], granular ? childType(t, k).type : deducedLeaf(t, k), budget, depth + 1);
+  return out;
 }
 
-/** Whether JSON.stringify writes a member of this value (undefined, functions and symbols it leaves out). */
-function hasJSONText(v: unknown): boolean {
-  return v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
+/** An associative list's item: its key fields as they are (they make its path element), the rest by shape. */
+function keyedItem(item: JSONObject, t: ListType, budget: { nodes: number }, depth: number): JSONObject {
+  const out: JSONObject = {};
+  for (const [k, child] of Object.entries(item)) out[k] = t.keys.includes(k) ? child : shapeOf(child, childType(t.item, k).type, budget, depth);
+  return out;
 }
 
 /** Inside an atomic value every child is a leaf too: keep walking with the field's type where there is one (lists inside stay as they are). */
