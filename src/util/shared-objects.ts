@@ -37,13 +37,14 @@ export class ObjectSharing {
    * usually leaves most of them as they were: one comparison instead of hashing every node).
    * `like`: for a new object (no `prev`), another object of the kind whose subtrees are tried
    * first in the same way (pods created from one template have equal containers, volumes and
-   * tolerations). Members named managedFields are left to the caller.
+   * tolerations). Members named managedFields are left to the caller. `poolStrings` false leaves
+   * the object's strings its own (for objects that repeat nothing worth a lookup per string).
    */
-  compact<T>(obj: T, prev?: unknown, members: readonly string[] = [], like?: unknown): T {
+  compact<T>(obj: T, prev?: unknown, members: readonly string[] = [], like?: unknown, poolStrings = true): T {
     if (members.length > 0 && isRecord(obj)) this.shareMembers(obj, prev, members, like);
     // After the sharing: the subtrees shared above are frozen, and internAll does not walk into frozen
     // ones, so the strings of a subtree dropped for its shared copy are never looked up in the pool.
-    this.strings.internAll(obj);
+    if (poolStrings) this.strings.internAll(obj);
     if (isRecord(obj)) refit(obj, prev);
     return obj;
   }

@@ -12,7 +12,8 @@ import type { Store } from '../../src/registry/store.js';
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js';
 import { realClock } from '../../src/util/clock.js';
 import { silentLogger as quiet } from '../../src/util/log.js';
-import { compact } from '../../src/registry/watch-cache/compact.js';
+import { compact, compactionFor } from '../../src/registry/watch-cache/compact.js';
+import { FieldSet } from '../../src/api/managedfields/set.js';
 
 const tolerations = [
   { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
@@ -131,8 +132,8 @@ test('an update of one pod that shares subtrees with another changes that pod on
 test('only the kinds listed share their spec and status: a ConfigMap keeps its own data', () => {
   const one: ConfigMap = { metadata: { name: 'x' }, data: { k: 'v' } };
   const two: ConfigMap = { metadata: { name: 'y' }, data: { k: 'v' } };
-  compact(one, undefined, []);
-  compact(two, undefined, []);
+  compact(one, undefined, { members: [], poolStrings: true });
+  compact(two, undefined, { members: [], poolStrings: true });
   assert.notEqual(one.data, two.data);
   assert.ok(!Object.isFrozen(one.data));
 });
@@ -142,8 +143,8 @@ test('compact: equal subtrees of the listed members become one frozen copy; the 
   const x = make('1');
   const y = make('2');
   const texts = [JSON.stringify(x), JSON.stringify(y)];
-  compact(x, undefined, ['spec', 'status']);
-  compact(y, undefined, ['spec', 'status']);
+  compact(x, undefined, { members: ['spec', 'status'], poolStrings: true });
+  compact(y, undefined, { members: ['spec', 'status'], poolStrings: true });
   assert.deepEqual([JSON.stringify(x), JSON.stringify(y)], texts);
   assert.equal(x.spec.a, y.spec.a, 'equal subtrees: one copy');
   assert.notEqual(x.status, y.status);
@@ -187,4 +188,37 @@ test('pods listed into a new cache share their subtrees with their neighbours', 
   assert.ok(Object.isFrozen(pc.spec!.containers));
   assert.deepEqual(pc, await pods.get('ns1', 'c'), 'the cached pod is what storage holds');
   assert.equal(pc.spec!.nodeName, 'node-3');
+});
+
+test('node Leases keep their own strings but share their field sets; pods share members, every other kind pools strings', () => {
+  const leases = compactionFor('/registry/coordination.k8s.io/leases/');
+  assert.deepEqual(leases, { members: [], poolStrings: false });
+  assert.deepEqual(compactionFor('/registry/core/configmaps/'), { members: [], poolStrings: true });
+  assert.deepEqual(compactionFor('/registry/core/pods/'), { members: ['spec', 'status', 'metadata'], poolStrings: true });
+  const lease = (name: string) => ({
+    metadata: {
+      name, namespace: 'kube-node-lease',
+      managedFields: [{ manager: 'kubelet', operation: 'Update', apiVersion: 'coordination.k8s.io/v1', time: '2026-12-06T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:holderIdentity': {}, 'f:renewTime': {} } } }],
+    },
+    spec: { holderIdentity: name, renewTime: '2026-12-06T10:00:00.000000Z' },
+  });
+  const a = lease('node-1');
+  const b = lease('node-2');
+  const texts = [JSON.stringify(a), JSON.stringify(b)];
+  compact(a, undefined, leases);
+  compact(b, undefined, leases);
+  assert.deepEqual([JSON.stringify(a), JSON.stringify(b)], texts);
+  assert.equal(a.metadata.managedFields[0]!.fieldsV1, b.metadata.managedFields[0]!.fieldsV1, 'the kubelets\' field sets: one frozen copy');
+  assert.ok(Object.isFrozen(a.metadata.managedFields[0]!.fieldsV1));
+});
+
+test('a frozen FieldsV1 (the cache\'s shared field sets) is parsed once; any other each time', () => {
+  const json = { 'f:spec': { 'f:renewTime': {}, 'f:holderIdentity': {} } };
+  const thawed = [FieldSet.fromFieldsV1(json), FieldSet.fromFieldsV1(json)];
+  assert.notEqual(thawed[0], thawed[1]);
+  const frozen = Object.freeze({ 'f:spec': Object.freeze({ 'f:renewTime': Object.freeze({}), 'f:holderIdentity': Object.freeze({}) }) });
+  const once = FieldSet.fromFieldsV1(frozen);
+  assert.equal(FieldSet.fromFieldsV1(frozen), once);
+  assert.ok(once.equals(thawed[0]!));
+  assert.deepEqual(once.toFieldsV1(), thawed[0]!.toFieldsV1());
 });

@@ -11,6 +11,9 @@
 import { isValidPathElement, Path, PathElement, sortPathElements } from './path.js';
 import { appendAll } from '../append.js';
 
+/** Sets parsed from frozen FieldsV1 objects, kept while the object lives (FieldSet.fromFieldsV1). */
+const decodedFrozen = new WeakMap<object, FieldSet>();
+
 /** FieldsV1 JSON: every key a path element (or "."), every value an object. */
 export type FieldsV1 = { [key: string]: FieldsV1 };
 
@@ -143,11 +146,21 @@ export class FieldSet {
     return out;
   }
 
-  /** Parses FieldsV1; throws an Error naming the bad element (callers turn it into upstream's message). */
+  /**
+   * Parses FieldsV1; throws an Error naming the bad element (callers turn it into upstream's message).
+   * A frozen FieldsV1 (the watch cache's shared field sets: registry/watch-cache/compact.ts) can never
+   * change, so its set is parsed once and kept beside it: every update decodes the live object's
+   * entries, and a Lease renewal (500 a second at 5,000 nodes) parsed the kubelet's same set each time.
+   */
   static fromFieldsV1(json: unknown): FieldSet {
+    const frozen = json !== null && typeof json === 'object' && Object.isFrozen(json);
+    const known = frozen ? decodedFrozen.get(json) : undefined;
+    if (known) return known;
     const out = new FieldSet();
     readInto(out, json);
-    return out.pruned();
+    out.pruned();
+    if (frozen) decodedFrozen.set(json, out);
+    return out;
   }
 
   /** Drops empty children, so structural equality and isEmpty stay cheap. */

@@ -27,7 +27,7 @@ import { NodeIndex, nodeNameOf } from './node-index.js';
 import type { Unstructured } from '../../api/unstructured.js';
 import { lastMember, withResourceVersion } from '../stored-json.js';
 import { forgetRenderedJSON, hasRenderedJSON, seedRenderedJSON } from './rendered-json.js';
-import { compact, sharedMembersFor } from './compact.js';
+import { compact, compactionFor, type Compaction } from './compact.js';
 
 /** What the cache needs of its store. */
 export interface CacheSource {
@@ -85,8 +85,8 @@ export class WatchCache implements FeedMember {
   private markReady!: () => void;
   private generation = 0;
   private closed = false;
-  /** The members of this resource's objects whose subtrees are shared among them (compact.ts). */
-  private readonly sharedMembers: readonly string[];
+  /** What compact does to this resource's objects: the members shared among them, their strings pooled or not. */
+  private readonly compaction: Compaction;
   /** The object of the last create event: a new object's subtrees are tried against its (compact.ts). */
   private lastCreated: unknown;
   /** A watch from below this revision is too old (events of this resource after it are all in the ring). */
@@ -99,7 +99,7 @@ export class WatchCache implements FeedMember {
     private readonly capacity: number, private readonly logger?: Logger,
   ) {
     this.ring = new EventRing(capacity);
-    this.sharedMembers = sharedMembersFor(prefix);
+    this.compaction = compactionFor(prefix);
     this.newReadiness();
   }
 
@@ -255,7 +255,7 @@ export class WatchCache implements FeedMember {
       if (generation !== this.generation) return;
       // Each object's neighbour in key order is tried first: siblings from one template sit side by side.
       let like: unknown;
-      for (const kv of page.kvs) fresh.set(kv.key, like = compact(this.source.decode(kv), undefined, this.sharedMembers, like));
+      for (const kv of page.kvs) fresh.set(kv.key, like = compact(this.source.decode(kv), undefined, this.compaction, like));
       if (!page.more || page.kvs.length === 0) break;
       startKey = page.kvs[page.kvs.length - 1].key + '\u0000';
     }
@@ -275,7 +275,7 @@ export class WatchCache implements FeedMember {
     const key = e.kv.key;
     const prev = this.objects.get(key);
     const obj = this.takeWritten(e) ?? this.source.decode(e.kv);
-    if (e.type !== 'delete') compact(obj, prev, this.sharedMembers, this.lastCreated);
+    if (e.type !== 'delete') compact(obj, prev, this.compaction, this.lastCreated);
     // A new object's subtrees are first compared with the last one created's (compact.ts).
     if (prev === undefined && e.type !== 'delete') this.lastCreated = obj;
     if (e.type === 'delete') {

@@ -36,23 +36,48 @@ const sharedTopLevel: Record<string, readonly string[]> = {
   '/registry/core/pods/': ['spec', 'status', 'metadata'],
 };
 
-/** The members of a resource's objects whose subtrees compact shares (empty: strings and field sets only). */
-export function sharedMembersFor(resourcePrefix: string): readonly string[] {
-  return Object.hasOwn(sharedTopLevel, resourcePrefix) ? sharedTopLevel[resourcePrefix]! : [];
+/**
+ * The resources whose objects' strings are not pooled, by storage prefix. Node Leases: 5,000
+ * nodes renew 500 a second, each renewal a new version whose new strings (renewTime, the
+ * kubelet's managedFields time, resourceVersion) are unique, so pooling them cost a lookup per
+ * string of every renewal on the serving thread (about 4% of it, bench/RESULTS.md `ds8-2026-12-06`)
+ * and churned the pool's generations, pushing out the strings that do repeat (a pod's); the
+ * rest (name, namespace, holder, uid) is one Lease's own or repeats in few objects. Their field
+ * sets are still shared: the kubelets' entries are alike.
+ */
+const unpooledStrings: ReadonlySet<string> = new Set(['/registry/coordination.k8s.io/leases/']);
+
+/** How compact treats a resource's objects. */
+export interface Compaction {
+  /** The members whose subtrees are shared among objects (empty: strings and field sets only). */
+  readonly members: readonly string[];
+  /** Whether the objects' strings are pooled. */
+  readonly poolStrings: boolean;
 }
 
+/** How compact treats the objects of the resource stored under this prefix. */
+export function compactionFor(resourcePrefix: string): Compaction {
+  return {
+    members: Object.hasOwn(sharedTopLevel, resourcePrefix) ? sharedTopLevel[resourcePrefix]! : [],
+    poolStrings: !unpooledStrings.has(resourcePrefix),
+  };
+}
+
+const everything: Compaction = { members: [], poolStrings: true };
+
 /**
- * Pools an object's strings and shares its field sets and the subtrees under `members`, in place.
+ * Pools an object's strings (unless `how` says not) and shares its field sets and the subtrees
+ * under `how`'s members, in place.
  * `prev`: the object it replaces, whose parts are tried first (an update usually leaves most of
  * them as they were: one comparison instead of hashing every node). `like`: for a new object (no
  * `prev`), another object of the kind whose subtrees are tried first in the same way.
  */
-export function compact<T>(obj: T, prev?: unknown, members: readonly string[] = [], like?: unknown): T {
+export function compact<T>(obj: T, prev?: unknown, how: Compaction = everything, like?: unknown): T {
   // A new object's entries are tried against `like`'s: objects created in the same second by one
   // manager from one template (a ReplicaSet's or DaemonSet's pods) have equal creator entries, which
   // then are one frozen object instead of an entry each.
   shareFieldSets(obj, prev ?? like);
-  return sharing.compact(obj, prev, members, like);
+  return sharing.compact(obj, prev, how.members, like, how.poolStrings);
 }
 
 function shareFieldSets(obj: unknown, prev: unknown): void {
