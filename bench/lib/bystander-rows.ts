@@ -63,8 +63,8 @@ export type ThreadClass = 'loop' | 'heavy' | 'platform' | 'other';
 /**
  * The server's threads by class: the serving thread, heavy-lane workers (named k8ts-heavy), V8's
  * platform threads (the first `platformThreads` born after the main thread) and the rest. Every
- * thread of the server's child processes counts as the heavy lane's: since byst20 the lane is a
- * child process (src/apiserver/heavy/lane-process.ts), its collector's threads included.
+ * thread of the server's child processes counts as the heavy lane's: with K8TS_HEAVY_LANE=process
+ * the lane is a child process (src/apiserver/heavy/lane-process.ts), its collector's threads included.
  */
 export function serverThreads(pid: number, platformThreads = 5): { tid: number; cls: ThreadClass; sched: Sched }[] {
   const tasks = processTasks(pid);

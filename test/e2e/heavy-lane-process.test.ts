@@ -1,5 +1,5 @@
 /**
- * The heavy lane as a child process, the default (docs/threads.md, "The heavy lane in a process"):
+ * The heavy lane as a child process, opt-in with K8TS_HEAVY_LANE=process (docs/threads.md, "The heavy lane in a process"):
  * a real server starts none until a large body arrives; while it reads the hardening issue's
  * 250,000-key JSON ConfigMap there, every thread of that process (its collector's included) is at
  * the background nice and runs `--single-threaded-gc`, while no thread of the server itself was
@@ -16,7 +16,7 @@ import { backgroundNice } from '../../src/util/thread-priority.js';
 
 let cluster: Cluster;
 
-before(async () => { cluster = await startCluster(apiServerOnly); });
+before(async () => { cluster = await startCluster({ ...apiServerOnly, env: { K8TS_HEAVY_LANE: 'process' } }); });
 after(async () => { await cluster?.cleanup(); });
 
 const childrenOf = (pid: number): number[] => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);

@@ -1,6 +1,6 @@
 /**
- * The heavy lane's pool (apiserver/heavy/pool.ts) keeps the same semantics whether a slot is a child
- * process (the default, lane-hosts.ts) or a worker thread: the answer is the pure function's own
+ * The heavy lane's pool (apiserver/heavy/pool.ts) keeps the same semantics whether a slot is a worker
+ * thread (the default, lane-hosts.ts) or a child process (K8TS_HEAVY_LANE=process): the answer is the pure function's own
  * (object-body.ts), a job past its budget answers 504 and a fresh worker takes the slot, a worker
  * that dies fails its job with a 500 and is replaced, a full queue is refused with 429. For the
  * process: it starts on first use, stays for the next job, and every one of its threads runs at the

@@ -1,6 +1,7 @@
 /**
- * Where a heavy-lane slot runs its jobs: a child process (the default) or a
- * worker thread (`K8TS_HEAVY_LANE=thread`). Either takes one job at a time
+ * Where a heavy-lane slot runs its jobs: a worker thread (the default) or a
+ * child process (opt-in, `K8TS_HEAVY_LANE=process`: not shown better, see
+ * docs/threads.md, "The heavy lane in a process"). Either takes one job at a time
  * and answers it; pool.ts owns the queue, budgets and replacement, the same
  * for both (docs/threads.md, "The heavy lane in a process").
  */
@@ -24,7 +25,7 @@ export interface LaneEvents {
 
 export type LaneKind = 'process' | 'thread';
 
-export const laneKind = (env: NodeJS.ProcessEnv = process.env): LaneKind => (env.K8TS_HEAVY_LANE === 'thread' ? 'thread' : 'process');
+export const laneKind = (env: NodeJS.ProcessEnv = process.env): LaneKind => (env.K8TS_HEAVY_LANE === 'process' ? 'process' : 'thread');
 
 /**
  * The child's V8 flags: its garbage collection on its own thread (no parallel scavenges, concurrent

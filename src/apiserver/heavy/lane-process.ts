@@ -1,5 +1,5 @@
 /**
- * The heavy lane's child process (docs/threads.md, "The heavy lane in a
+ * The heavy lane's child process, opt-in with K8TS_HEAVY_LANE=process (docs/threads.md, "The heavy lane in a
  * process"): runs one job at a time, as a worker thread does (answer-job.ts),
  * with jobs and answers over Node's IPC channel (advanced serialization).
  * Why a process and not a thread: V8's platform threads, which run a heap's
@@ -19,8 +19,8 @@ const tids = lowerThisProcess('k8ts-heavy', logger);
 if (idlePolicyRequested('worker')) idlePolicyFor(tids, logger, 'k8ts-heavy process');
 
 process.on('message', (req: HeavyRequest) => {
-  // An encoded Status goes back whole: bounded 422s are ~150 KB (docs/threads.md), and the loop
-  // reads the message from the pipe in slices as its data arrives.
+  // An encoded Status goes back whole (bounded 422s are ~150 KB, docs/threads.md): nothing is
+  // pulled a slice at a time here as the thread lane does from 8 MiB (pulled-bytes.ts).
   process.send!(answerJob(req));
 });
 // The server closed the channel (it closed the pool, or it ended): nothing is left to do here.

@@ -7,7 +7,7 @@
  * - A job has a time budget from the moment a worker takes it; past it the
  *   worker is terminated (the only way to stop a thread mid-computation), the
  *   job answers upstream's 504 timeout, and a fresh worker takes the slot.
- * Workers (a child process each, or a thread: lane-hosts.ts) start on first
+ * Workers (a thread each, or a child process: lane-hosts.ts) start on first
  * use, so a server that never sees a large body pays nothing for them, and
  * are unref'd so they never keep a process alive.
  */
@@ -27,7 +27,7 @@ export interface HeavyPoolOptions {
   maxQueue?: number;
   /** A running job's budget in milliseconds (default 30 s). */
   budgetMs?: number;
-  /** A child process per worker, or a thread (default: K8TS_HEAVY_LANE, else process). */
+  /** A thread per worker, or a child process (default: K8TS_HEAVY_LANE, else thread). */
   kind?: LaneKind;
 }
 
