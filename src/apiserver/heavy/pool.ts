@@ -7,25 +7,28 @@
  * - A job has a time budget from the moment a worker takes it; past it the
  *   worker is terminated (the only way to stop a thread mid-computation), the
  *   job answers upstream's 504 timeout, and a fresh worker takes the slot.
- * Workers start on first use, so a server that never sees a large body pays
- * nothing for them, and are unref'd so they never keep a process alive.
+ * Workers (a thread each, or a child process: lane-hosts.ts) start on first
+ * use, so a server that never sees a large body pays nothing for them, and
+ * are unref'd so they never keep a process alive.
  */
-import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { StatusError, internalError, requestTimeout, serviceUnavailable, tooManyRequests } from '../../api/status.js';
 import type { ObjectBodyJob, ObjectBodyResult } from './object-body.js';
 import type { HeavyResponse } from './protocol.js';
+import { laneKind, startLaneHost, type LaneHost, type LaneKind } from './lane-hosts.js';
 import { idlePolicyFor, idlePolicyRequested, lowerPlatformThreads } from '../../util/thread-priority.js';
 import { serialScavenges } from '../../util/serial-scavenges.js';
 import { createLogger } from '../../util/log.js';
 
 export interface HeavyPoolOptions {
-  /** Worker threads (default: cores - 1, at least 1). */
+  /** Workers (default: cores - 1, at least 1). */
   size?: number;
   /** Jobs waiting for a worker beyond those running (default 4 per worker). */
   maxQueue?: number;
   /** A running job's budget in milliseconds (default 30 s). */
   budgetMs?: number;
+  /** A thread per worker, or a child process (default: K8TS_HEAVY_LANE, else thread). */
+  kind?: LaneKind;
 }
 
 interface Pending {
@@ -36,14 +39,12 @@ interface Pending {
   timer?: NodeJS.Timeout;
 }
 
-interface Slot { worker?: Worker; running?: Pending }
+interface Slot { worker?: LaneHost; running?: Pending }
 
 export const defaultHeavyPoolSize = (): number => Math.max(1, availableParallelism() - 1);
 
-const workerURL = new URL('./worker.js', import.meta.url);
-
 /**
- * The first heavy worker to start also lowers V8's platform threads to the background nice, for the
+ * Threads only (a process lane's collection runs in its own process, lowered whole): the first heavy worker to start also lowers V8's platform threads to the background nice, for the
  * rest of the process's life (a priority is never raised again), unless K8TS_HEAVY_LOWERS_V8_THREADS=0.
  * They run the worker's garbage collection, which competed with the serving thread at its priority
  * (a bystander's p99 during 3a and 3c: 2.06x and 2.31x of idle at nice 0, 1.44x and 1.63x lowered, on
@@ -56,6 +57,7 @@ let v8ThreadsLowered = false;
 
 export class HeavyPool {
   readonly size: number;
+  readonly kind: LaneKind;
   private readonly maxQueue: number;
   private readonly budgetMs: number;
   private readonly slots: Slot[];
@@ -69,6 +71,7 @@ export class HeavyPool {
     this.size = Math.max(1, opts.size ?? defaultHeavyPoolSize());
     this.maxQueue = opts.maxQueue ?? 4 * this.size;
     this.budgetMs = opts.budgetMs ?? 30_000;
+    this.kind = opts.kind ?? laneKind();
     this.slots = Array.from({ length: this.size }, () => ({}));
   }
 
@@ -109,36 +112,34 @@ export class HeavyPool {
       const p = this.queue.shift()!;
       slot.running = p;
       p.timer = setTimeout(() => this.overrun(slot, p), this.budgetMs);
-      this.workerOf(slot).postMessage({ id: p.id, job: p.job }, movableBody(p.job));
+      this.workerOf(slot).post({ id: p.id, job: p.job });
     }
   }
 
   /** After every change of what runs: scavenges are serial while a job runs (util/serial-scavenges.ts). */
   private noteRunning(): void {
-    serialScavenges.note(this, this.slots.some((s) => s.running));
+    serialScavenges.note(this, this.kind === 'thread' && this.slots.some((s) => s.running));
   }
 
-  private workerOf(slot: Slot): Worker {
+  private workerOf(slot: Slot): LaneHost {
     if (slot.worker) return slot.worker;
-    if (lowerV8Threads && !v8ThreadsLowered) {
+    if (this.kind === 'thread' && lowerV8Threads && !v8ThreadsLowered) {
       v8ThreadsLowered = true;
       const logger = createLogger('k8ts').with('heavy-lane');
       const lowered = lowerPlatformThreads(logger);
       if (idlePolicyRequested('platform')) idlePolicyFor(lowered, logger, 'V8 platform');
     }
-    const worker = new Worker(workerURL);
-    worker.unref();
-    worker.on('message', (res: HeavyResponse) => this.answered(slot, res));
-    // A worker that dies mid-job (out of memory, a bug outside the job's try) fails that job only.
-    worker.on('error', (err) => this.lost(slot, worker, internalError(`heavy lane worker failed: ${err.message}`)));
-    worker.on('exit', () => this.lost(slot, worker, internalError('heavy lane worker exited')));
+    const worker: LaneHost = startLaneHost(this.kind, {
+      answered: (res) => this.answered(slot, worker, res),
+      lost: (err) => this.lost(slot, worker, internalError(err.message)),
+    });
     slot.worker = worker;
     return worker;
   }
 
-  private answered(slot: Slot, res: HeavyResponse): void {
+  private answered(slot: Slot, worker: LaneHost, res: HeavyResponse): void {
     const p = slot.running;
-    if (!p || p.id !== res.id) return;
+    if (slot.worker !== worker || !p || p.id !== res.id) return;
     clearTimeout(p.timer);
     slot.running = undefined;
     if (res.ok) p.resolve(res.value);
@@ -147,7 +148,7 @@ export class HeavyPool {
     this.dispatch();
   }
 
-  /** Past its budget: stop the thread, answer 504, and let a fresh worker take the slot. */
+  /** Past its budget: stop the worker (process or thread), answer 504, and let a fresh worker take the slot. */
   private overrun(slot: Slot, p: Pending): void {
     if (slot.running !== p) return;
     slot.running = undefined;
@@ -156,7 +157,7 @@ export class HeavyPool {
     this.dispatch();
   }
 
-  private lost(slot: Slot, worker: Worker, err: Error): void {
+  private lost(slot: Slot, worker: LaneHost, err: Error): void {
     if (slot.worker !== worker) return;
     const p = slot.running;
     slot.running = undefined;
@@ -174,15 +175,3 @@ export class HeavyPool {
   }
 }
 
-/**
- * The body's memory, handed to the worker instead of copied, when the loop
- * has no further use for it: a built-in kind's body is only read there (a
- * custom resource's is read again on the loop, for its schema's field
- * checks), and only a buffer that owns all of its memory can move (a small
- * one is a slice of Node's shared pool). The 2.6 MiB JSON ConfigMap of the
- * hardening issue was copied on the loop, and held there until collected.
- */
-function movableBody(job: ObjectBodyJob): ArrayBuffer[] {
-  const b = job.body;
-  return job.builtIn && b.byteOffset === 0 && b.buffer.byteLength === b.byteLength && b.buffer instanceof ArrayBuffer ? [b.buffer] : [];
-}

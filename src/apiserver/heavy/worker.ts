@@ -4,9 +4,8 @@
  * body decoder, the decoding checks).
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { StatusError } from '../../api/status.js';
-import { readObjectBody } from './object-body.js';
-import type { HeavyRequest, HeavyResponse } from './protocol.js';
+import { answerJob } from './answer-job.js';
+import type { HeavyRequest } from './protocol.js';
 import type { EncodedStatus } from './invalid-status.js';
 import { pulledBytesFrom, servePulledBytes } from './pulled-bytes.js';
 import { createLogger } from '../../util/log.js';
@@ -18,16 +17,7 @@ const tid = lowerThisThread('k8ts-heavy', createLogger('k8ts').with('heavy-lane'
 if (tid !== undefined && idlePolicyRequested('worker')) idlePolicyFor([tid], createLogger('k8ts').with('heavy-lane'), 'k8ts-heavy');
 
 parentPort!.on('message', (req: HeavyRequest) => {
-  let res: HeavyResponse;
-  try {
-    // A custom resource's parsed body stays here: the loop reads its text again if it needs it.
-    const { raw: _, ...value } = readObjectBody(req.job);
-    res = { id: req.id, ok: true, value };
-  } catch (e) {
-    res = e instanceof StatusError
-      ? { id: req.id, ok: false, status: e.status }
-      : { id: req.id, ok: false, error: (e as Error)?.stack ?? String(e) };
-  }
+  const res = answerJob(req);
   // An encoded Status is handed over, not copied: the loop receives it without cloning its bytes.
   // A large one stays here and is pulled by the loop a slice at a time (pulled-bytes.ts).
   const encoded = res.ok ? res.value.refusal : undefined;
