@@ -39,7 +39,14 @@ export async function startUp(prefix: string, args: string[] = []): Promise<UpCl
   const out = lineReader(up);
   // A guard against a start that never ends, not a check of its speed (bench/startup.ts measures that): at machine
   // load 39 the API server was ready 20 s after the process started and the nodes had not registered by 60 s.
-  const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, upStartMs);
+  // A k8ts up that never printed it must not outlive the test file: its pipes kept the runner waiting for the
+  // file's end (17 minutes, until it was killed, after that load-39 failure).
+  const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, upStartMs)
+    .catch(async (err) => {
+      if (up.exitCode === null && up.signalCode === null) await new Promise<void>((r) => { up.once('exit', () => r()); up.kill('SIGKILL'); });
+      log.end();
+      throw err;
+    });
   const kubeconfig = out.lines[at].trim().replace('export KUBECONFIG=', '');
   const kubectl = (args: string[], input?: string, allowFail = false) => {
     const child = execFile('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 60_000 });
