@@ -30,6 +30,16 @@ export interface UpCluster {
 /** How long `k8ts up` may take to print its kubeconfig line (as up-cri-node.ts grants a real node's start). */
 export const upStartMs = 120_000;
 
+/** `waited`, or, when it fails, its error once `child` is killed and gone (a start that failed must not outlive its test file). */
+export async function killedIfFailed<T>(child: ChildProcess, waited: Promise<T>): Promise<T> {
+  try {
+    return await waited;
+  } catch (err) {
+    if (child.exitCode === null && child.signalCode === null) await new Promise<void>((r) => { child.once('exit', () => r()); child.kill('SIGKILL'); });
+    throw err;
+  }
+}
+
 export async function startUp(prefix: string, args: string[] = []): Promise<UpCluster> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const up: ChildProcess = spawn(process.execPath, [cliPath, 'up', '--data-dir', join(dir, 'data'), '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -41,12 +51,8 @@ export async function startUp(prefix: string, args: string[] = []): Promise<UpCl
   // load 39 the API server was ready 20 s after the process started and the nodes had not registered by 60 s.
   // A k8ts up that never printed it must not outlive the test file: its pipes kept the runner waiting for the
   // file's end (17 minutes, until it was killed, after that load-39 failure).
-  const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, upStartMs)
-    .catch(async (err) => {
-      if (up.exitCode === null && up.signalCode === null) await new Promise<void>((r) => { up.once('exit', () => r()); up.kill('SIGKILL'); });
-      log.end();
-      throw err;
-    });
+  const at = await killedIfFailed(up, out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, upStartMs))
+    .catch((err) => { log.end(); throw err; });
   const kubeconfig = out.lines[at].trim().replace('export KUBECONFIG=', '');
   const kubectl = (args: string[], input?: string, allowFail = false) => {
     const child = execFile('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 60_000 });
