@@ -61,8 +61,12 @@ image() {
   printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"annotations":{"org.opencontainers.image.ref.name":"%s"},"platform":{"architecture":"%s","os":"linux"}}]}' \
     "$manifest" "$(size "$d/manifest.json")" "$name" "$ARCH" > "$d/oci/index.json"
   printf '{"imageLayoutVersion":"1.0.0"}' > "$d/oci/oci-layout"
-  tar -C "$d/oci" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf "$file.tmp" oci-layout index.json blobs
-  mv "$file.tmp" "$file"
+  # A temp name of its own beside the archive: two test files that find the archives missing build at once
+  # (node --test runs two at a time), and a shared "$file.tmp" could interleave their writes; mv is atomic.
+  local tmp; tmp=$(mktemp "$file.XXXXXX")
+  tar -C "$d/oci" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf "$tmp" oci-layout index.json blobs
+  chmod 644 "$tmp"
+  mv "$tmp" "$file"
   echo "$name $file sha256:$manifest"
 }
 

@@ -5,6 +5,13 @@ import dnsPacket, { type Answer, type DecodedPacket, type Packet, type Question 
 
 export type Reply = DecodedPacket & { rcode: string };
 
+/**
+ * How long a query waits for its answer: a resolver's own default (resolv.conf's `timeout:5`, glibc's and
+ * musl's), which is what a pod gives the cluster DNS before it asks again; 0.5 and 2 s were below it and,
+ * at CI's load of 30 and more, below what one wake-up of the DNS process can take.
+ */
+const answerMs = 5_000;
+
 export function udpQuery(host: string, port: number, name: string, type: Question['type'], o: { edns?: boolean; timeoutMs?: number } = {}): Promise<Reply> {
   const id = Math.floor(Math.random() * 65536);
   const msg = dnsPacket.encode({
@@ -13,7 +20,7 @@ export function udpQuery(host: string, port: number, name: string, type: Questio
   });
   const sock = dgram.createSocket('udp4');
   return new Promise<Reply>((resolve, reject) => {
-    const timer = setTimeout(() => { sock.close(); reject(new Error(`no UDP answer for ${name} ${type}`)); }, o.timeoutMs ?? 2000);
+    const timer = setTimeout(() => { sock.close(); reject(new Error(`no UDP answer for ${name} ${type}`)); }, o.timeoutMs ?? answerMs);
     sock.on('message', (m) => {
       const p = dnsPacket.decode(m) as Reply;
       if (p.id !== id) return;
@@ -30,7 +37,7 @@ export function tcpQuery(host: string, port: number, name: string, type: Questio
   return new Promise<Reply>((resolve, reject) => {
     const conn = net.connect(port, host);
     let buf = Buffer.alloc(0);
-    const timer = setTimeout(() => { conn.destroy(); reject(new Error(`no TCP answer for ${name} ${type}`)); }, 2000);
+    const timer = setTimeout(() => { conn.destroy(); reject(new Error(`no TCP answer for ${name} ${type}`)); }, answerMs);
     conn.on('connect', () => conn.write(dnsPacket.streamEncode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type, class: 'IN' }] })));
     conn.on('data', (d) => {
       buf = Buffer.concat([buf, d]);

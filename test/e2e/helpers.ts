@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { eventually, type Cluster } from './harness.js';
+import { eventually, minEventuallyMs, type Cluster } from './harness.js';
 
 /**
  * Server flags for tests of the API server alone: no in-process controllers or
@@ -74,7 +74,11 @@ export function apiRequest(cluster: Cluster, path: string, opts: ApiRequest = {}
   });
 }
 
-/** Collects a child's stdout as lines; `waitFor` resolves with the first line (from `from` on) that matches. */
+/**
+ * Collects a child's stdout as lines; `waitFor` resolves with the first line (from `from` on) that matches,
+ * waiting at least minEventuallyMs as `eventually` does (a watch's row or a followed log line took over 10 s
+ * at CI's load, behind the controller, the kubelet or kubectl that produces it).
+ */
 export function lineReader(child: ChildProcess): {
   lines: string[];
   waitFor(match: (line: string) => boolean, what: string, from?: number, timeoutMs?: number): Promise<number>;
@@ -92,7 +96,7 @@ export function lineReader(child: ChildProcess): {
   child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
   return {
     lines,
-    waitFor: (match, what, from = 0, timeoutMs = 10_000) => new Promise((resolve, reject) => {
+    waitFor: (match, what, from = 0, timeoutMs = minEventuallyMs) => new Promise((resolve, reject) => {
       const check = () => {
         const i = lines.findIndex((l, idx) => idx >= from && match(l));
         if (i < 0) return;
@@ -102,7 +106,7 @@ export function lineReader(child: ChildProcess): {
       const timer = setTimeout(() => {
         done();
         reject(new Error(`timed out waiting for ${what}; stdout so far:\n${lines.join('\n')}\nstderr: ${stderr}`));
-      }, timeoutMs);
+      }, Math.max(timeoutMs, minEventuallyMs));
       const done = () => { clearTimeout(timer); waiters.delete(check); };
       waiters.add(check);
       check();
@@ -152,7 +156,7 @@ export interface ApiStream {
   headers: Record<string, unknown>;
   /** The JSON lines received so far. */
   events: any[];
-  /** Resolves with the index of the first event (from `from` on) that matches. */
+  /** Resolves with the index of the first event (from `from` on) that matches (waiting at least minEventuallyMs). */
   waitFor(match: (ev: any) => boolean, what: string, from?: number, timeoutMs?: number): Promise<number>;
   /** Resolves when the server ends the response. */
   ended: Promise<void>;
@@ -179,12 +183,12 @@ export function apiStream(cluster: Cluster, path: string): Promise<ApiStream> {
       resolve({
         status: res.statusCode ?? 0, headers: res.headers, events, ended,
         close: () => req.destroy(),
-        waitFor: (match, what, from = 0, timeoutMs = 10_000) => new Promise((ok, fail) => {
+        waitFor: (match, what, from = 0, timeoutMs = minEventuallyMs) => new Promise((ok, fail) => {
           const check = () => {
             const i = events.findIndex((e, idx) => idx >= from && match(e));
             if (i >= 0) { done(); ok(i); } else if (endedFlag) { done(); fail(new Error(`stream ended before ${what}: ${JSON.stringify(events)}`)); }
           };
-          const timer = setTimeout(() => { done(); fail(new Error(`timed out waiting for ${what}: ${JSON.stringify(events)}`)); }, timeoutMs);
+          const timer = setTimeout(() => { done(); fail(new Error(`timed out waiting for ${what}: ${JSON.stringify(events)}`)); }, Math.max(timeoutMs, minEventuallyMs));
           const done = () => { clearTimeout(timer); waiters.delete(check); };
           waiters.add(check);
           check();
@@ -215,9 +219,10 @@ export function underTerminal(command: string, input: string[], timeoutMs = 30_0
 
 /**
  * Runs a command under a pseudo-terminal until it prints `prompt`, pressing nothing; then stops it (its
- * process group: script and the kubectl under it). Resolves with what it printed and whether the prompt came.
+ * process group: script and the kubectl under it). Resolves with what it printed and whether the prompt came
+ * (within minEventuallyMs: a kubectl start, attach and first frame pass through three processes).
  */
-export function promptUnderTerminal(command: string, prompt: RegExp, timeoutMs = 15_000): Promise<{ out: string; prompted: boolean }> {
+export function promptUnderTerminal(command: string, prompt: RegExp, timeoutMs = minEventuallyMs): Promise<{ out: string; prompted: boolean }> {
   return new Promise((resolve) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     let out = '';

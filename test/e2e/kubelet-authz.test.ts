@@ -149,7 +149,7 @@ describe('the kubelet API authenticates and authorizes every request', () => {
     }, {
       paths: ['/readyz', '/api/v1/namespaces/default', `/api/v1/nodes/${node}/proxy/pods`,
         '/api/v1/namespaces/default/pods/web/log', `/api/v1/nodes/${node}/proxy/stats/summary`],
-      minSamples: 10,
+      minSamples: 10, pids: [agent.pid!],
     });
     assert.deepEqual([...answers], [['403 refused', 4 * 50 * paths.length]]);
   });
@@ -211,7 +211,7 @@ describe('the kubelet API authenticates and authorizes every request', () => {
       const probing = probe();
       await Promise.all(Array.from({ length: 5 }, spray)).finally(() => { spraying = false; });
       await probing;
-    });
+    }, { pids: [agent.pid!] });
     // 200 reviews are more than the review client's burst (100), so they queue behind its rate limit; the admin's request
     // (certificate, cached decision) waits for none of them. 2 s, not 1: this test process itself makes every TLS handshake.
     assert.deepEqual([...statuses], [[401, 200]]);

@@ -27,6 +27,19 @@ export interface UpCluster {
  * StatefulSet delete that failed once in CI; failed commands are normal in retry loops) or
  * K8TS_E2E_KEEP is set, `close` keeps DIR (data and log) and says where.
  */
+/** How long `k8ts up` may take to print its kubeconfig line (as up-cri-node.ts grants a real node's start). */
+export const upStartMs = 120_000;
+
+/** `waited`, or, when it fails, its error once `child` is killed and gone (a start that failed must not outlive its test file). */
+export async function killedIfFailed<T>(child: ChildProcess, waited: Promise<T>): Promise<T> {
+  try {
+    return await waited;
+  } catch (err) {
+    if (child.exitCode === null && child.signalCode === null) await new Promise<void>((r) => { child.once('exit', () => r()); child.kill('SIGKILL'); });
+    throw err;
+  }
+}
+
 export async function startUp(prefix: string, args: string[] = []): Promise<UpCluster> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const up: ChildProcess = spawn(process.execPath, [cliPath, 'up', '--data-dir', join(dir, 'data'), '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -34,7 +47,12 @@ export async function startUp(prefix: string, args: string[] = []): Promise<UpCl
   up.stderr!.pipe(log);
   const timedOut: string[] = [];
   const out = lineReader(up);
-  const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, 60_000);
+  // A guard against a start that never ends, not a check of its speed (bench/startup.ts measures that): at machine
+  // load 39 the API server was ready 20 s after the process started and the nodes had not registered by 60 s.
+  // A k8ts up that never printed it must not outlive the test file: its pipes kept the runner waiting for the
+  // file's end (17 minutes, until it was killed, after that load-39 failure).
+  const at = await killedIfFailed(up, out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, upStartMs))
+    .catch((err) => { log.end(); throw err; });
   const kubeconfig = out.lines[at].trim().replace('export KUBECONFIG=', '');
   const kubectl = (args: string[], input?: string, allowFail = false) => {
     const child = execFile('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 60_000 });

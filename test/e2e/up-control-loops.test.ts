@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, eventually } from './harness.js';
 import { killChild, lineReader } from './helpers.js';
+import { killedIfFailed, upStartMs } from './up-cluster.js';
 
 interface LogLine { msg: string; threadId?: number; controllers?: string }
 
@@ -31,7 +32,7 @@ async function startUp(args: string[]): Promise<Up> {
     for (const l of parts) { try { logs.push(JSON.parse(l)); } catch { /* not JSON */ } }
   });
   const out = lineReader(proc);
-  const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, 60_000);
+  const at = await killedIfFailed(proc, out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, upStartMs));
   const kubeconfig = out.lines[at].trim().replace('export KUBECONFIG=', '');
   const kubectl = (a: string[]) => new Promise<string>((resolve, reject) => {
     const child = spawn('kubectl', ['--kubeconfig', kubeconfig, ...a]);

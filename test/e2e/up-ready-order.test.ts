@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { cliPath } from './harness.js';
 import { killChild, lineReader } from './helpers.js';
+import { upStartMs } from './up-cluster.js';
 import { freePort } from './free-port.js';
 
 const exec = promisify(execFile);
@@ -73,7 +74,7 @@ describe('k8ts up: what is in place when /readyz first answers 200', () => {
       assert.equal((await kubectl(kubeconfig, ['get', 'priorityclass', 'system-node-critical', '-o', 'name'])).trim(), 'priorityclass.scheduling.k8s.io/system-node-critical');
       assert.match(await kubectl(kubeconfig, ['auth', 'can-i', '*', '*']), /^yes/);
       // What `npm start` prints is printed once the nodes are registered: kubectl finds all three at once.
-      const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, 60_000);
+      const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, upStartMs);
       assert.equal(out.lines[at]!.trim(), `export KUBECONFIG=${kubeconfig}`);
       const nodes = (await kubectl(kubeconfig, ['get', 'nodes', '-o', 'name'])).trim().split('\n').sort();
       assert.deepEqual(nodes, ['node/control-plane', 'node/worker1', 'node/worker2']);

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, eventually } from './harness.js';
 import { lineReader } from './helpers.js';
+import { killedIfFailed, upStartMs } from './up-cluster.js';
 
 const leases = ['kube-scheduler', 'kube-controller-manager'];
 
@@ -26,7 +27,7 @@ function kubectl(kubeconfig: string, args: string[]): Promise<string> {
 async function startUp(dataDir: string): Promise<{ child: ChildProcess; kubeconfig: string; output: string[] }> {
   const child = spawn(process.execPath, [cliPath, 'up', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const out = lineReader(child);
-  const at = await out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, 60_000);
+  const at = await killedIfFailed(child, out.waitFor((l) => l.includes('export KUBECONFIG='), 'the kubeconfig line', 0, upStartMs));
   return { child, kubeconfig: out.lines[at]!.trim().replace('export KUBECONFIG=', ''), output: out.lines };
 }
 

@@ -7,18 +7,55 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cliPath } from './harness.js';
+import { cliPath, minEventuallyMs } from './harness.js';
 import { underTerminal } from './helpers.js';
+
+/**
+ * Runs `k8ts up ARGS` under a pseudo-terminal until `ready(out)` holds, then sends it SIGTERM (as Ctrl-C's
+ * neighbour, `timeout`, did after a fixed 8 or 15 s: at machine load 30 and more a cluster could still be
+ * starting then); resolves with what the terminal showed once it has exited.
+ */
+function upUntil(args: string, ready: (out: string) => boolean, timeoutMs = 4 * minEventuallyMs): Promise<string> {
+  return new Promise((resolve, reject) => {
+    // exec: k8ts is script's child, so the signal reaches it and not a shell.
+    const child = spawn('script', ['-qec', `exec ${process.execPath} ${cliPath} up ${args}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    let signalled = false;
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    const poll = setInterval(() => {
+      if (signalled || !ready(out)) return;
+      const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
+      if (!children.length) return;
+      signalled = true;
+      process.kill(Number(children[0]), 'SIGTERM');
+    }, 200);
+    const timer = setTimeout(() => {
+      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
+      reject(new Error(`k8ts up was not ready in ${timeoutMs} ms: ${out}`));
+    }, timeoutMs);
+    child.on('exit', () => { clearInterval(poll); clearTimeout(timer); child.stdin.destroy(); resolve(out); });
+  });
+}
+
+/** The JSON records of DATA/k8ts.log so far (a last line still being written is left out). */
+function logRecords(data: string): Record<string, unknown>[] {
+  const file = join(data, 'k8ts.log');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').flatMap((l) => { try { return [JSON.parse(l)]; } catch { return []; } });
+}
 
 test('on a terminal, k8ts up prints at most 15 lines and writes its JSON logs to DATA/k8ts.log', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-up-tty-'));
   try {
     const data = join(dir, 'data');
-    // timeout stops it with SIGTERM once its nodes have had time to register and the loops to start.
-    const { out } = await underTerminal(`timeout -s TERM 15 ${process.execPath} ${cliPath} up --data-dir ${data} --port 0`, [], 60_000);
+    // Stopped with SIGTERM once its nodes have registered (the kubeconfig line) and the control loops have logged.
+    const out = await upUntil(`--data-dir ${data} --port 0`,
+      (o) => o.includes('export KUBECONFIG=') && logRecords(data).some((r) => String(r.component).startsWith('k8ts.controller-manager')));
     const lines = out.replace(/\r/g, '').split('\n').filter((l) => l.trim() !== '');
     assert.ok(lines.length <= 15, `printed ${lines.length} lines:\n${out}`);
     assert.match(out, /^k8ts is up at https:\/\/127\.0\.0\.1:\d+/m);
@@ -37,7 +74,8 @@ test('on a terminal, k8ts up prints at most 15 lines and writes its JSON logs to
 test('--log-format json keeps the JSON lines on stderr under a terminal too', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-up-json-'));
   try {
-    const { out } = await underTerminal(`timeout -s TERM 8 ${process.execPath} ${cliPath} up --data-dir ${join(dir, 'data')} --port 0 --log-format json`, [], 60_000);
+    const out = await upUntil(`--data-dir ${join(dir, 'data')} --port 0 --log-format json`,
+      (o) => o.includes('"msg":"API server ready"') && o.includes('export KUBECONFIG='));
     assert.match(out, /"msg":"API server ready"/);
     assert.doesNotMatch(out, /Logs \(JSON lines\) go to/);
     const bad = await underTerminal(`${process.execPath} ${cliPath} up --data-dir ${join(dir, 'data')} --log-format yaml`, [], 30_000);
