@@ -81,6 +81,13 @@ describe('simulated commands: what the tutorials\' pods print', () => {
     }
   });
 
+  it('Debug Init Containers: set -x traces each command to stderr as ash does; set +x stops; other options are not simulated', async () => {
+    assert.deepEqual(await run(['sh', '-c', 'set -x; echo checking the database; x="a b"; test -f /ready']),
+      { out: "ERR:+ echo checking the database\nchecking the database\nERR:+ x='a b'\nERR:+ test -f /ready\n", code: 1 });
+    assert.deepEqual(await run(['sh', '-c', 'set -x; set +x; echo quiet']), { out: 'ERR:+ set +x\nquiet\n', code: 0 });
+    assert.equal(parseProgram(['sh', '-c', 'set -e; echo x']), undefined);
+  });
+
   it('kubectl create job hello --image=busybox:1.28 -- echo "Hello World"', async () => {
     assert.equal((await run(['echo', 'Hello World'])).out, 'Hello World\n');
   });
