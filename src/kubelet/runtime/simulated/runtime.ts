@@ -1001,14 +1001,16 @@ export class SimulatedRuntime implements PodRuntime {
     const now = this.timers.now();
     p.stopped = true;
     p.timers.clear();
-    // Containers never started are simply not there; running ones exit as on SIGTERM: 0 where the
-    // image's entrypoint handles it (redis, nginx), else 137, the SIGKILL after the grace period that a
-    // PID 1 without a TERM handler (a shell, sleep) waits for. A Job counts such a pod Failed, as upstream.
+    // Containers never started are simply not there; running ones exit as on SIGTERM. A regular
+    // container exits 0 where its image's entrypoint handles it (redis, nginx, pause), else 137, the
+    // SIGKILL after the grace period that a PID 1 without a TERM handler (a shell, sleep) waits for: a
+    // Job counts such a deleted pod Failed, as upstream. Sidecars and ephemeral containers exit 0 (a
+    // finished Job pod's stopped sidecar leaves it Completed, as the Sidecar Containers page shows).
     for (const c of [...p.initContainers, ...p.containers, ...p.ephemeralContainers]) {
       if (c.state !== 'running') continue;
       const own = this.logStop(p, c);
-      const spec = this.containerSpec(p, c.name);
-      const exitCode = spec ? mainExitOnSignal(spec, 15) ?? 137 : 137;
+      const spec = p.containers.includes(c) ? this.containerSpec(p, c.name) : undefined;
+      const exitCode = !p.containers.includes(c) ? 0 : spec ? mainExitOnSignal(spec, 15) ?? 137 : 137;
       Object.assign(c, { state: 'exited', exitCode, reason: exitCode ? 'Error' : 'Completed', finishedAt: now, ready: false });
       if (!own) this.logExit(p, c);
     }
