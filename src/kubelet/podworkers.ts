@@ -11,7 +11,7 @@
  *     min(deletionGracePeriodSeconds, deleteDelay) and then deleted with
  *     gracePeriodSeconds 0 and a UID precondition — the kubelet's half of
  *     graceful deletion. (Upstream also writes a final terminal status first;
- *     the agent skips that write.)
+ *     the agent writes it only for a pod a finalizer holds.)
  *  4. A pod the API says is terminal (Succeeded, Failed) is stopped (its
  *     containers and logs stay until the pod is deleted); a pod gone from the
  *     API is stopped and removed.
@@ -324,8 +324,28 @@ export class PodWorkers implements PodHandler {
       if (c.state === 'running') recorder?.event(podRef(pod), 'Normal', 'Killing', `Stopping container ${c.name}`);
     }
     await this.kill(rec.uid, graceMs);
+    if (pod.metadata!.finalizers?.length) this.writeTerminalStatus(rec);
     this.released(rec);
     await this.deleteFromAPI(rec);
+  }
+
+  /**
+   * Upstream's syncTerminatingPod ends with a terminal status (getPhase with
+   * podIsTerminal: Succeeded when every container exited 0, else Failed).
+   * Written only for a pod a finalizer keeps after the kubelet's delete: the
+   * Job controller waits for that phase before it counts a deleted pod under
+   * a podFailurePolicy (the drain of the Pod failure policy page), while a
+   * pod without finalizers is gone at the delete, so nothing reads it.
+   */
+  private writeTerminalStatus(rec: PodRecord): void {
+    const { timers, hostIP } = this.deps;
+    const rs = this.runtimeStatus(rec.uid);
+    this.deps.status.request(rec.key, rec.uid, (p) => {
+      if (podIsTerminal(p)) return undefined;
+      const status = generatePodStatus(p, rs, { hostIP, now: timers.now() });
+      const allSucceeded = status.containerStatuses.every((c) => c.state?.terminated?.exitCode === 0);
+      return { ...status, phase: allSucceeded ? 'Succeeded' : 'Failed' };
+    });
   }
 
   /** DELETE with grace 0 once the containers are stopped; retried on server trouble. */

@@ -69,11 +69,23 @@ describe('simulated commands: what the tutorials\' pods print', () => {
       ['import json\nprint(1)', {}, '', -1],
       ['print(open("x").read())', {}, '', -1],
       ['if True:\nprint(1)', {}, '', -1],
+      // The backoffLimitPerIndex page's FailIndex example: a name assigned, then compared.
+      ['import os, sys\nindex = int(os.environ.get("JOB_COMPLETION_INDEX"))\nif index == 0:\n  sys.exit(1)\nelif index == 1:\n  sys.exit(42)\nelse:\n  sys.exit(0)', { JOB_COMPLETION_INDEX: '1' }, '', 42],
+      ['x = 2\nx = x * 3\nprint(x, x == 6)', {}, '6 True\n', 0],
+      ['print(y)', {}, "ERR:Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nNameError: name 'y' is not defined\n", 1],
+      ['sys.path = 1', {}, '', -1],
     ];
     for (const [src, env, out, code] of table) {
       if (code === -1) { assert.equal(parseProgram(['python3', '-c', src]), undefined, src); continue; }
       assert.deepEqual(await run(['/usr/bin/python', '-c', src], { env }), { out, code }, src);
     }
+  });
+
+  it('Debug Init Containers: set -x traces each command to stderr as ash does; set +x stops; other options are not simulated', async () => {
+    assert.deepEqual(await run(['sh', '-c', 'set -x; echo checking the database; x="a b"; test -f /ready']),
+      { out: "ERR:+ echo checking the database\nchecking the database\nERR:+ x='a b'\nERR:+ test -f /ready\n", code: 1 });
+    assert.deepEqual(await run(['sh', '-c', 'set -x; set +x; echo quiet']), { out: 'ERR:+ set +x\nquiet\n', code: 0 });
+    assert.equal(parseProgram(['sh', '-c', 'set -e; echo x']), undefined);
   });
 
   it('kubectl create job hello --image=busybox:1.28 -- echo "Hello World"', async () => {

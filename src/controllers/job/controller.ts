@@ -120,11 +120,21 @@ export class JobController implements Controller {
     const ref = controllerRef(pod);
     if (ref?.kind !== 'Job') return;
     const job = this.jobs.get(`${pod.metadata!.namespace}/${ref.name}`);
-    if (!job || job.metadata.uid !== ref.uid) return;
+    if (!job || job.metadata.uid !== ref.uid) { if (what !== 'delete') this.releaseOrphan(pod); return; }
     const key = metaKey(job);
     if (what === 'add') this.expectations.creationObserved(key);
     if (what === 'delete') this.expectations.deletionObserved(key);
     this.queue.add(key);
+  }
+
+  /**
+   * A pod whose Job is gone keeps no job-tracking finalizer (upstream's
+   * handleOrphanPod): after a background delete of a Job with running pods,
+   * the garbage collector's delete would otherwise leave them Terminating.
+   */
+  private releaseOrphan(pod: Pod): void {
+    if (!hasTrackingFinalizer(pod) || !this.jobs.hasSynced() || this.finalizerRemovals.has(pod.metadata!.uid!)) return;
+    void this.removeFinalizers([pod]);
   }
 
   /** The Job's pods from the cache, without the finalizers already removed but not yet seen there. */

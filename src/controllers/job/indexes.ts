@@ -32,14 +32,14 @@ export function parseIndexes(text: string | undefined | null, completions: numbe
   return out;
 }
 
-/** Formats indexes as upstream does: ascending, each run of consecutive indexes as "a-b" ("0-1" for two). */
+/** Formats indexes as upstream's orderedIntervals.String: ascending, a run of three or more as "a-b", a run of two as "a,b" (the page's failedIndexes "0,1"). */
 export function formatIndexes(indexes: Iterable<number>): string {
   const sorted = [...new Set(indexes)].sort((a, b) => a - b);
   const parts: string[] = [];
   for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
-    parts.push(j === i ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
+    parts.push(j === i ? String(sorted[i]) : `${sorted[i]}${j === i + 1 ? ',' : '-'}${sorted[j]}`);
     i = j + 1;
   }
   return parts.join(',');

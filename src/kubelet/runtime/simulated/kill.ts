@@ -38,7 +38,7 @@ export function signalNumber(spec: string): number | undefined {
  * The exit code of a container's main process on `signal`, when its image's
  * entrypoint handles it and exits: redis-server saves and exits 0 on
  * SIGTERM and SIGINT; nginx's master stops on TERM and INT (fast) and
- * QUIT (graceful), exit 0. undefined: the signal is not delivered or
+ * QUIT (graceful), exit 0; pause exits 0 on TERM and INT. undefined: the signal is not delivered or
  * changes nothing (a command set in the pod, another image).
  */
 export function mainExitOnSignal(spec: Container, signal: number): number | undefined {
@@ -46,6 +46,8 @@ export function mainExitOnSignal(spec: Container, signal: number): number | unde
   const { repo } = repoAndTag(String(spec.image ?? ''));
   if (repo === 'docker.io/library/redis') return signal === 15 || signal === 2 ? 0 : undefined;
   if (repo === 'docker.io/library/nginx') return signal === 15 || signal === 2 || signal === 3 ? 0 : undefined;
+  // The pause container's sigdown handler exits 0 on TERM and INT (build/pause/linux/pause.c).
+  if (/\/pause$/.test(repo)) return signal === 15 || signal === 2 ? 0 : undefined;
   return undefined;
 }
 

@@ -7,6 +7,8 @@
  *  - `print(...)`, `sys.exit(...)` (an int is the code; a string goes to
  *    stderr with code 1; none or None is 0), `time.sleep(N)`;
  *  - `if`/`elif`/`else`;
+ *  - `name = expression` and names read back (the backoffLimitPerIndex
+ *    page's `index = int(os.environ.get("JOB_COMPLETION_INDEX"))`);
  *  - expressions of string, int, None/True/False literals,
  *    `os.environ.get(K[, D])`, `os.getenv(K[, D])`, `os.environ[K]`,
  *    `int(...)`, `str(...)`, + - * // %, comparisons, `and`/`or`/`not`,
@@ -18,6 +20,7 @@
 type Value = string | number | boolean | null;
 type Expr =
   | { lit: Value }
+  | { name: string }
   | { env: Expr; fallback?: Expr; strict?: true }
   | { call: 'int' | 'str'; arg: Expr }
   | { op: string; left: Expr; right: Expr }
@@ -26,6 +29,7 @@ export type PyStatement =
   | { print: Expr[] }
   | { exit?: Expr }
   | { sleep: Expr }
+  | { assign: string; value: Expr }
   | { branches: { cond: Expr; body: PyStatement[] }[]; otherwise?: PyStatement[] };
 
 class Unsupported extends Error {}
@@ -84,7 +88,11 @@ function nested(lines: string[], at: { i: number }, indent: number): PyStatement
   return block(lines, at, inner);
 }
 
+const keywords = new Set(['and', 'or', 'not', 'None', 'True', 'False', 'if', 'elif', 'else', 'import', 'int', 'str']);
+
 function statement(text: string): PyStatement {
+  const assign = /^([A-Za-z_]\w*)\s*=(?!=)\s*(.+)$/.exec(text);
+  if (assign && !keywords.has(assign[1]!)) return { assign: assign[1]!, value: expression(assign[2]!) };
   const call = /^(print|sys\.exit|exit|time\.sleep)\s*\((.*)\)$/.exec(text);
   if (!call) throw new Unsupported(`statement ${text}`);
   const args = call[2]!.trim() ? splitArgs(call[2]!).map(expression) : [];
@@ -110,7 +118,7 @@ function splitArgs(src: string): string[] {
   return parts;
 }
 
-const tokenRe = /\s*(?:("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(\d+)|(os\.environ\.get|os\.getenv|os\.environ|int|str|None|True|False|and|or|not)\b|(==|!=|<=|>=|\/\/|[<>+\-*%()[\],]))/y;
+const tokenRe = /\s*(?:("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(\d+)|(os\.environ\.get|os\.getenv|os\.environ|int|str|None|True|False|and|or|not)\b|(==|!=|<=|>=|\/\/|[<>+\-*%()[\],])|([A-Za-z_]\w*)(?![\w.]))/y;
 
 function tokenize(src: string): string[] {
   const out: string[] = [];
@@ -119,7 +127,7 @@ function tokenize(src: string): string[] {
     if (!src.slice(tokenRe.lastIndex).trim()) break;
     const m = tokenRe.exec(src);
     if (!m) throw new Unsupported(`expression ${src}`);
-    out.push(m[1] ?? m[2] ?? m[3] ?? m[4]!);
+    out.push(m[1] ?? m[2] ?? m[3] ?? m[4] ?? `$${m[5]!}`);
   }
   return out;
 }
@@ -141,6 +149,7 @@ function expression(src: string): Expr {
     if (t === 'None' || t === 'True' || t === 'False') return { lit: t === 'None' ? null : t === 'True' };
     if (/^\d/.test(t)) return { lit: Number(t) };
     if (t[0] === '"' || t[0] === "'") return { lit: t.slice(1, -1).replace(/\\(.)/g, '$1') };
+    if (t[0] === '$') return { name: t.slice(1) };
     if (t === 'os.environ') { take('['); const key = binary(0); take(']'); return { env: key, strict: true }; }
     take('(');
     if (t === 'int' || t === 'str') { const arg = binary(0); take(')'); return { call: t, arg }; }
@@ -175,25 +184,32 @@ const truthy = (v: Value) => v !== null && v !== false && v !== 0 && v !== '';
 /** A Python error: the traceback's last line, and exit code 1. */
 class PyError { constructor(readonly line: string) {} }
 
-function evaluate(e: Expr, env: Map<string, string>): Value {
+/** What a script's expressions read: the container's environment and the script's own names. */
+interface Scope { env: Map<string, string>; vars: Map<string, Value> }
+
+function evaluate(e: Expr, scope: Scope): Value {
   if ('lit' in e) return e.lit;
-  if ('not' in e) return !truthy(evaluate(e.not, env));
+  if ('name' in e) {
+    if (!scope.vars.has(e.name)) throw new PyError(`NameError: name '${e.name}' is not defined`);
+    return scope.vars.get(e.name)!;
+  }
+  if ('not' in e) return !truthy(evaluate(e.not, scope));
   if ('env' in e) {
-    const key = show(evaluate(e.env, env));
-    const v = env.get(key);
+    const key = show(evaluate(e.env, scope));
+    const v = scope.env.get(key);
     if (v === undefined && e.strict) throw new PyError(`KeyError: '${key}'`);
-    return v ?? (e.fallback ? evaluate(e.fallback, env) : null);
+    return v ?? (e.fallback ? evaluate(e.fallback, scope) : null);
   }
   if ('call' in e) {
-    const v = evaluate(e.arg, env);
+    const v = evaluate(e.arg, scope);
     if (e.call === 'str') return show(v);
     const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v) ? Number(v) : NaN;
     if (Number.isNaN(n)) throw new PyError(`ValueError: invalid literal for int() with base 10: ${JSON.stringify(show(v)).replace(/^"|"$/g, "'")}`);
     return n;
   }
-  if (e.op === 'and') { const l = evaluate(e.left, env); return truthy(l) ? evaluate(e.right, env) : l; }
-  if (e.op === 'or') { const l = evaluate(e.left, env); return truthy(l) ? l : evaluate(e.right, env); }
-  return operate(e.op, evaluate(e.left, env), evaluate(e.right, env));
+  if (e.op === 'and') { const l = evaluate(e.left, scope); return truthy(l) ? evaluate(e.right, scope) : l; }
+  if (e.op === 'or') { const l = evaluate(e.left, scope); return truthy(l) ? l : evaluate(e.right, scope); }
+  return operate(e.op, evaluate(e.left, scope), evaluate(e.right, scope));
 }
 
 function operate(op: string, l: Value, r: Value): Value {
@@ -221,7 +237,7 @@ function operate(op: string, l: Value, r: Value): Value {
 /** Runs the script; resolves to the process's exit code. */
 export async function runPython(script: PyStatement[], ctx: PythonContext): Promise<number> {
   try {
-    await runBlock(script, ctx);
+    await runBlock(script, ctx, { env: ctx.env, vars: new Map() });
     return 0;
   } catch (e) {
     if (e instanceof Exit) return e.code;
@@ -230,18 +246,19 @@ export async function runPython(script: PyStatement[], ctx: PythonContext): Prom
   }
 }
 
-async function runBlock(body: PyStatement[], ctx: PythonContext): Promise<void> {
+async function runBlock(body: PyStatement[], ctx: PythonContext, scope: Scope): Promise<void> {
   for (const s of body) {
-    if ('print' in s) ctx.write('stdout', `${s.print.map((a) => show(evaluate(a, ctx.env))).join(' ')}\n`);
+    if ('print' in s) ctx.write('stdout', `${s.print.map((a) => show(evaluate(a, scope))).join(' ')}\n`);
+    else if ('assign' in s) scope.vars.set(s.assign, evaluate(s.value, scope));
     else if ('sleep' in s) {
-      const seconds = evaluate(s.sleep, ctx.env);
+      const seconds = evaluate(s.sleep, scope);
       if (typeof seconds !== 'number') throw new PyError('TypeError: an integer is required');
       if (!(await ctx.sleep(seconds * 1000))) throw new Exit(143);
     } else if ('branches' in s) {
-      const taken = s.branches.find((b) => truthy(evaluate(b.cond, ctx.env)));
-      await runBlock(taken ? taken.body : s.otherwise ?? [], ctx);
+      const taken = s.branches.find((b) => truthy(evaluate(b.cond, scope)));
+      await runBlock(taken ? taken.body : s.otherwise ?? [], ctx, scope);
     } else {
-      const v = s.exit ? evaluate(s.exit, ctx.env) : null;
+      const v = s.exit ? evaluate(s.exit, scope) : null;
       if (typeof v === 'string') { ctx.write('stderr', `${v}\n`); throw new Exit(1); }
       throw new Exit(v === null ? 0 : typeof v === 'number' ? v & 0xff : v ? 1 : 0);
     }

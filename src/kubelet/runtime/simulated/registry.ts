@@ -8,7 +8,9 @@
  *    Basics tutorial's `kubectl set image ... kubernetes-bootcamp:v10` and
  *    the Deployment page's `nginx:1.161` typo;
  *  - a repository the docs name that no registry has (the Quick
- *    Reference's `image:v2`), refused as Docker Hub refuses it;
+ *    Reference's `image:v2`, the Pod failure policy page's
+ *    `non-existing-repo/non-existing-image:example`), refused as Docker Hub
+ *    refuses it;
  *  - any image whose tag says it does not exist (`doesnotexist`,
  *    `does-not-exist`, `nonexistent`, `non-existent`, `notfound`,
  *    `not-found`), the convention to use in your own tests.
@@ -28,10 +30,10 @@ const documentedMissing: ReadonlySet<string> = new Set([
 /**
  * Repositories the docs name that no registry has: the kubectl Quick
  * Reference's `kubectl set image deployment/frontend www=image:v2`
- * (docker.io/library/image). Docker Hub answers a pull of a repository that
+ * (docker.io/library/image) and the Pod failure policy page's config-issue Job. Docker Hub answers a pull of a repository that
  * does not exist with an authorization error, which containerd passes on.
  */
-const documentedMissingRepos: ReadonlySet<string> = new Set(['docker.io/library/image']);
+const documentedMissingRepos: ReadonlySet<string> = new Set(['docker.io/library/image', 'docker.io/non-existing-repo/non-existing-image']);
 
 const missingTags: ReadonlySet<string> = new Set(['doesnotexist', 'does-not-exist', 'nonexistent', 'non-existent', 'notfound', 'not-found']);
 

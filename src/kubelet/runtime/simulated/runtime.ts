@@ -36,7 +36,8 @@
  *     -readiness-fail, -startup-fail; an exec probe the simulated shell can
  *     run is run, exec-probe.ts), killContainer ends an instance whose
  *     liveness or startup probe failed failureThreshold times in a row.
- *  4. killPod stops running containers after the grace period (exit 0) and
+ *  4. killPod stops running containers after the grace period (exit 0 where
+ *     the image handles SIGTERM, else 137) and
  *     the sandbox; removePod frees the IP.
  * Every change is announced through onPodEvent (coalesced per microtask).
  * With podLogsDir, each container gets a CRI-format log file there (as the
@@ -1000,11 +1001,17 @@ export class SimulatedRuntime implements PodRuntime {
     const now = this.timers.now();
     p.stopped = true;
     p.timers.clear();
-    // Containers never started are simply not there; running ones exit as on SIGTERM.
+    // Containers never started are simply not there; running ones exit as on SIGTERM. A regular
+    // container exits 0 where its image's entrypoint handles it (redis, nginx, pause), else 137, the
+    // SIGKILL after the grace period that a PID 1 without a TERM handler (a shell, sleep) waits for: a
+    // Job counts such a deleted pod Failed, as upstream. Sidecars and ephemeral containers exit 0 (a
+    // finished Job pod's stopped sidecar leaves it Completed, as the Sidecar Containers page shows).
     for (const c of [...p.initContainers, ...p.containers, ...p.ephemeralContainers]) {
       if (c.state !== 'running') continue;
       const own = this.logStop(p, c);
-      Object.assign(c, { state: 'exited', exitCode: 0, reason: 'Completed', finishedAt: now, ready: false });
+      const spec = p.containers.includes(c) ? this.containerSpec(p, c.name) : undefined;
+      const exitCode = !p.containers.includes(c) ? 0 : spec ? mainExitOnSignal(spec, 15) ?? 137 : 137;
+      Object.assign(c, { state: 'exited', exitCode, reason: exitCode ? 'Error' : 'Completed', finishedAt: now, ready: false });
       if (!own) this.logExit(p, c);
     }
     if (p.sandbox) p.sandbox.ready = false;

@@ -33,6 +33,7 @@
 import type { Duplex } from 'node:stream';
 import { perlPiDigits, piToDigits } from './perl-pi.js';
 import { parsePythonArgv, runPython, type PyStatement } from './python-c.js';
+import { setXtrace, traceAssignment, traceLine, xtraceOption } from './xtrace.js';
 import { tar } from './tar.js';
 import { curl, wget, type HttpOutcome, type HttpRequest } from './http-commands.js';
 import { nslookup, type PodResolver } from './nslookup.js';
@@ -74,10 +75,10 @@ export type Command =
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set<string>(['echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'cd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', 'kill', ...filterNames, ...fileCommandNames]);
+const builtins = new Set<string>(['set', 'echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'cd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', 'kill', ...filterNames, ...fileCommandNames]);
 
 /** Commands only a shell has (no image has a /bin/cd): run directly, they are not found. */
-const shellOnly = new Set(['cd', 'exit']);
+const shellOnly = new Set(['cd', 'exit', 'set']);
 
 /** `tail -f` follows a file for ever: `tail -f /dev/null` sleeps, one file is followed (tail-follow.ts); other forms are not simulated. */
 const tailFollows = (args: (string | undefined)[]) => args.some((a) => a !== undefined && /^-[^-]*[fF]/.test(a));
@@ -342,6 +343,7 @@ function parseScript(src: string, lenient = false, bash = false): Command[] {
     if (lenient && words.length) return simple;
     if (name === undefined || !builtins.has(name)) throw new Unsupported(`command ${name ?? '(expanded)'}`);
     if (name === 'tail' && tailFollowUnsupported(words.slice(1).map(plain))) throw new Unsupported('tail -f');
+    if (name === 'set' && xtraceOption(words.slice(1).map(plain)) === undefined) throw new Unsupported('set');
     return simple;
   };
   const cmds = list([]);
@@ -637,7 +639,10 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
   }
   if (cmd.kind === 'assign') {
     // No field splitting in an assignment: the value's parts join as written.
-    ctx.env.set(cmd.name, (await fields([cmd.value.map((p) => ('lit' in p ? p : { ...p, quoted: true }))], ctx))[0] ?? '');
+    const value = (await fields([cmd.value.map((p) => ('lit' in p ? p : { ...p, quoted: true }))], ctx))[0] ?? '';
+    const trace = traceAssignment(ctx.env, cmd.name, value);
+    if (trace) out('stderr', trace);
+    ctx.env.set(cmd.name, value);
     return 0;
   }
   ctx = inWorkingDirectory(ctx);
@@ -651,6 +656,8 @@ async function runCommand(cmd: Command, ctx: ShellContext, out: Out): Promise<nu
   }
   const [name, ...args] = await fields(cmd.words, ctx);
   if (name === undefined) return 0;
+  const trace = traceLine(ctx.env, [name, ...args]);
+  if (trace) out('stderr', trace);
   const base = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name;
   // The image's own programs (apt-get, what it installs, nginx): extra-commands.ts.
   const own = imageCommand(base, ctx);
@@ -815,6 +822,7 @@ function sleepMs(arg: string | undefined): number | undefined {
 
 async function builtin(name: string, args: string[], ctx: ShellContext, out: Out): Promise<number> {
   switch (name) {
+    case 'set': setXtrace(ctx.env, xtraceOption(args) ?? false); return 0;
     case 'echo': {
       let newline = true;
       let escapes = false;
