@@ -80,6 +80,13 @@ async function openDatastore(kind: 'sqlite' | 'etcd', dataDir: string, values: P
     await backend.close();
     throw new Error(`cannot reach etcd at ${etcd.servers.join(',')}: ${(err as Error).message}`);
   }
+  try {
+    // An export reads, an import writes, upstream's keys only: an etcd of an older k8ts moves to them first, as at a server's start.
+    await backend.migrateKeyLayout();
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
   return backend;
 }
 

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { Backend } from '../storage/backend.js';
-import { withKeyPrefix, DEFAULT_ETCD_PREFIX } from '../storage/key-prefix.js';
+import { REGISTRY_ROOT } from '../storage/etcd/key-layout.js';
 import type { EtcdConfig } from './storage-flags.js';
 import { openSqliteBackend } from '../storage/sqlite/index.js';
 import type { Logger } from '../util/log.js';
@@ -22,7 +22,7 @@ export async function openStorage(dataDir: string, etcd: EtcdConfig | undefined,
     logger.info('storage', { backend: 'sqlite', path });
     return openSqliteBackend(path, { logger: storageLogger });
   }
-  logger.info('storage', { backend: 'etcd3', servers: etcd.servers, prefix: etcd.prefix ?? DEFAULT_ETCD_PREFIX, compactionIntervalMs: etcd.compactIntervalMs });
+  logger.info('storage', { backend: 'etcd3', servers: etcd.servers, prefix: etcd.prefix ?? REGISTRY_ROOT, compactionIntervalMs: etcd.compactIntervalMs });
   // Loaded only when etcd is configured. On one server the backend speaks gRPC on node:http2 itself;
   // only several servers load etcd3 and its gRPC stack (about 0.5 s).
   const { openEtcdBackend } = await import('../storage/etcd/index.js');
@@ -33,7 +33,14 @@ export async function openStorage(dataDir: string, etcd: EtcdConfig | undefined,
     await backend.close();
     throw new EtcdUnreachableError(`cannot start: cannot reach etcd at ${etcd.servers.join(',')}: ${(err as Error).message}`);
   }
-  return withKeyPrefix(backend, etcd.prefix ?? DEFAULT_ETCD_PREFIX);
+  // Before anything reads: objects a k8ts before upstream's key layout stored move to their keys now.
+  try {
+    await backend.migrateKeyLayout();
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
+  return backend;
 }
 
 /**
