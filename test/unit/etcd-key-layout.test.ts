@@ -127,6 +127,15 @@ test('prefixes: one resource, one namespace, the whole registry and the whole ke
   assert.throws(() => layout.prefixToEtcd('/registry/core/pods'), /no single etcd range/);
 });
 
+test('keys of k8ts\'s old layout read from etcd are no registry keys (an older server\'s writes are no objects here)', () => {
+  const layout = etcdKeyLayout();
+  assert.equal(layout.fromEtcd('/registry/core/pods/ns/p'), '/k8ts-old-layout/registry/core/pods/ns/p');
+  assert.equal(layout.fromEtcd('/registry/apps/deployments/ns/web'), '/k8ts-old-layout/registry/apps/deployments/ns/web');
+  assert.equal(layout.fromEtcd('/registry/apiextensions.k8s.io/customresourcedefinitions/x'), '/registry/apiextensions.k8s.io/customresourcedefinitions/x');
+  assert.equal(etcdKeyLayout('/cluster-a').fromEtcd('/cluster-a/core/nodes/n1'), '/k8ts-old-layout/cluster-a/core/nodes/n1');
+  assert.equal(etcdKeyLayout('/cluster-a').fromEtcd('/registry/core/nodes/n1'), '/registry/core/nodes/n1');
+});
+
 test('--etcd-prefix: the same paths under another root, or at the top for "/"', () => {
   const a = etcdKeyLayout('/cluster-a');
   assert.equal(a.toEtcd('/registry/core/pods/ns/p'), '/cluster-a/pods/ns/p');

@@ -88,9 +88,16 @@ export interface EtcdKeyLayout {
   toEtcd(key: string): string;
   /** The start of a range or watch: one prefix in etcd; throws for one that spans resources stored apart. */
   prefixToEtcd(prefix: string): string;
-  /** A key read from etcd as the registry names it. */
+  /**
+   * A key read from etcd as the registry names it. A key of k8ts's old layout (<root>/core/pods/...,
+   * an object not moved yet, which an older server on the same etcd may still write) is put under
+   * OLD_LAYOUT_ROOT: its name would pass for a registry key, and it is no object of this server's
+   * until a start moves it (./layout-migration.ts); its watch events still carry their revision.
+   */
   fromEtcd(key: string): string;
 }
+
+export const OLD_LAYOUT_ROOT = '/k8ts-old-layout';
 
 const INTERNAL = `${REGISTRY_ROOT}/`;
 /** Registry path -> etcd path, only where they differ. */
@@ -134,7 +141,10 @@ export function etcdKeyLayout(root = REGISTRY_ROOT): EtcdKeyLayout {
         end = key.indexOf('/', end + 1);
         if (end >= 0) from = movedBack.get(key.slice(start, end));
       }
-      return from === undefined ? INTERNAL + key.slice(start) : INTERNAL + from + key.slice(end);
+      if (from !== undefined) return INTERNAL + from + key.slice(end);
+      const pluralEnd = key.indexOf('/', key.indexOf('/', start) + 1);
+      if (pluralEnd > 0 && moved.has(key.slice(start, pluralEnd))) return OLD_LAYOUT_ROOT + key;
+      return INTERNAL + key.slice(start);
     },
   };
 }
