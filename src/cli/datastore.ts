@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import type { Backend } from '../storage/backend.js';
 import { exportStore, importStore, ImportError } from '../storage/dump.js';
 import { openSqliteBackend } from '../storage/sqlite/index.js';
-import { etcdConfig, etcdFlagOptions, etcdFlagsHelp } from './storage.js';
+import { etcdConfig, etcdFlagOptions, etcdFlagsHelp, openEtcdStorage } from './storage.js';
 
 export const datastoreHelp = `Export a cluster's objects from its datastore and import them into another.
 
@@ -74,13 +74,8 @@ async function openDatastore(kind: 'sqlite' | 'etcd', dataDir: string, values: P
   }
   const etcd = etcdConfig({ ...values, 'etcd-compaction-interval': '0s' });
   if (!etcd) throw new Error('--etcd-servers is required with --datastore etcd');
-  const { openEtcdBackend } = await import('../storage/etcd/index.js');
-  const backend = openEtcdBackend(etcd);
-  try { await backend.ping(); } catch (err) {
-    await backend.close();
-    throw new Error(`cannot reach etcd at ${etcd.servers.join(',')}: ${(err as Error).message}`);
-  }
-  return backend;
+  // One try; an etcd of an older k8ts moves to upstream's keys first, as at a server's start.
+  return openEtcdStorage(etcd, 0);
 }
 
 async function runExport(backend: Backend, output: string | undefined): Promise<void> {

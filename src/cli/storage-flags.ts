@@ -4,13 +4,10 @@
  * `--help` answers before any storage code (SQLite, etcd3) loads.
  */
 import type { EtcdBackendOptions } from '../storage/etcd/index.js';
-import { DEFAULT_ETCD_PREFIX } from '../storage/key-prefix.js';
+import { REGISTRY_ROOT as DEFAULT_ETCD_PREFIX } from '../storage/etcd/key-layout.js';
 import { parseDuration } from './duration.js';
 
-export type EtcdConfig = Omit<EtcdBackendOptions, 'logger'> & {
-  /** --etcd-prefix: the root of every key (upstream's default /registry). */
-  prefix?: string;
-};
+export type EtcdConfig = Omit<EtcdBackendOptions, 'logger'>;
 
 export const etcdFlagOptions = {
   'etcd-servers': { type: 'string' },

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { Backend } from '../storage/backend.js';
-import { withKeyPrefix, DEFAULT_ETCD_PREFIX } from '../storage/key-prefix.js';
+import { REGISTRY_ROOT } from '../storage/etcd/key-layout.js';
 import type { EtcdConfig } from './storage-flags.js';
 import { openSqliteBackend } from '../storage/sqlite/index.js';
 import type { Logger } from '../util/log.js';
@@ -22,18 +22,36 @@ export async function openStorage(dataDir: string, etcd: EtcdConfig | undefined,
     logger.info('storage', { backend: 'sqlite', path });
     return openSqliteBackend(path, { logger: storageLogger });
   }
-  logger.info('storage', { backend: 'etcd3', servers: etcd.servers, prefix: etcd.prefix ?? DEFAULT_ETCD_PREFIX, compactionIntervalMs: etcd.compactIntervalMs });
+  logger.info('storage', { backend: 'etcd3', servers: etcd.servers, prefix: etcd.prefix ?? REGISTRY_ROOT, compactionIntervalMs: etcd.compactIntervalMs });
+  try {
+    return await openEtcdStorage(etcd, ETCD_DIAL_TIMEOUT_MS, logger);
+  } catch (err) {
+    throw err instanceof EtcdUnreachableError ? new EtcdUnreachableError(`cannot start: ${err.message}`) : err;
+  }
+}
+
+/**
+ * The etcd backend, once etcd answers (retried for `waitMs`: 0 tries once) and the objects an older
+ * k8ts stored under its own keys have moved to upstream's (before anything reads them); closed on failure.
+ */
+export async function openEtcdStorage(etcd: EtcdConfig, waitMs: number, logger?: Logger): Promise<Backend> {
   // Loaded only when etcd is configured. On one server the backend speaks gRPC on node:http2 itself;
   // only several servers load etcd3 and its gRPC stack (about 0.5 s).
   const { openEtcdBackend } = await import('../storage/etcd/index.js');
-  const backend = openEtcdBackend({ ...etcd, logger: storageLogger });
+  const backend = openEtcdBackend({ ...etcd, logger: logger?.with('storage') });
   try {
-    await pingUntil(backend, Date.now() + ETCD_DIAL_TIMEOUT_MS, logger);
+    await pingUntil(backend, Date.now() + waitMs, logger);
   } catch (err) {
     await backend.close();
-    throw new EtcdUnreachableError(`cannot start: cannot reach etcd at ${etcd.servers.join(',')}: ${(err as Error).message}`);
+    throw new EtcdUnreachableError(`cannot reach etcd at ${etcd.servers.join(',')}: ${(err as Error).message}`);
   }
-  return withKeyPrefix(backend, etcd.prefix ?? DEFAULT_ETCD_PREFIX);
+  try {
+    await backend.migrateKeyLayout();
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
+  return backend;
 }
 
 /**
@@ -43,13 +61,13 @@ export async function openStorage(dataDir: string, etcd: EtcdConfig | undefined,
  */
 const ETCD_DIAL_TIMEOUT_MS = 20_000;
 
-async function pingUntil(backend: { ping(): Promise<void> }, deadline: number, logger: Logger): Promise<void> {
+async function pingUntil(backend: { ping(): Promise<void> }, deadline: number, logger?: Logger): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await backend.ping();
     } catch (err) {
       if (Date.now() >= deadline) throw err;
-      if (attempt === 1) logger.info('etcd not reachable yet, retrying', { error: (err as Error).message });
+      if (attempt === 1) logger?.info('etcd not reachable yet, retrying', { error: (err as Error).message });
       await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1_000)));
     }
   }

@@ -37,9 +37,9 @@ describe('k8ts server --etcd-prefix', () => {
 
   test('objects are stored under the prefix, and the default-prefix cluster on the same etcd does not see them', async () => {
     assert.equal((await prefixed.kubectl(['create', 'configmap', 'only-a', '--from-literal=v=a'])).code, 0);
-    const keys = await client.getAll().prefix('/cluster-a/core/configmaps/default/').keys();
-    assert.deepEqual(keys, ['/cluster-a/core/configmaps/default/only-a']);
-    assert.deepEqual(await client.getAll().prefix('/registry/core/configmaps/default/only-a').keys(), []);
+    const keys = await client.getAll().prefix('/cluster-a/configmaps/default/').keys();
+    assert.deepEqual(keys, ['/cluster-a/configmaps/default/only-a']);
+    assert.deepEqual(await client.getAll().prefix('/registry/configmaps/default/only-a').keys(), []);
     const other = await plain.kubectl(['get', 'configmap', 'only-a'], { allowFail: true });
     assert.notEqual(other.code, 0);
     assert.match(other.stderr, /Error from server \(NotFound\): configmaps "only-a" not found/);

@@ -60,7 +60,7 @@ spec:
 const json = async (c: Cluster, args: string[]) => JSON.parse((await c.kubectl([...args, '-o', 'json'])).stdout);
 
 describe('k8ts server on etcd', () => {
-  test('objects are stored in etcd under /registry, with etcd revisions as resourceVersions', async () => {
+  test('objects are stored in etcd under upstream keys (/registry/configmaps/...), with etcd revisions as resourceVersions', async () => {
     await cluster.kubectl(['create', '-f', '-'], { input: configMap('cfg', '1') });
     await cluster.kubectl(['create', '-f', '-'], { input: deployment });
     const cm = await json(cluster, ['get', 'configmap', 'cfg']);
@@ -70,7 +70,7 @@ describe('k8ts server on etcd', () => {
 
     const client = new Etcd3({ hosts: etcd.url });
     try {
-      const stored = await client.get('/registry/core/configmaps/default/cfg').exec();
+      const stored = await client.get('/registry/configmaps/default/cfg').exec();
       assert.equal(stored.kvs.length, 1);
       assert.equal(String(stored.kvs[0].mod_revision), cm.metadata.resourceVersion);
       assert.equal(JSON.parse(stored.kvs[0].value.toString()).data.v, '1');

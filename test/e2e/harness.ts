@@ -48,9 +48,10 @@ export async function startCluster(opts: { dataDir?: string; extraArgs?: string[
   const proc = spawn(process.execPath, [cliPath, 'server', '--data-dir', dataDir, '--port', '0', '--controllers', opts.controllers ?? 'none', ...(opts.extraArgs ?? [])], {
     stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K8TS_LOG_LEVEL: 'info', ...opts.env },
   });
+  // What the server logged before it was ready (storage's start, a migration) belongs to serverLog() too.
+  let buf = '';
   // A server that never got ready must not outlive the test file and keep its runner waiting.
   const url = await new Promise<string>((resolve, reject) => {
-    let buf = '';
     const onData = (d: Buffer) => {
       buf += d.toString();
       for (const line of buf.split('\n')) {
@@ -65,7 +66,7 @@ export async function startCluster(opts: { dataDir?: string; extraArgs?: string[
     proc.once('exit', (code) => reject(new Error(`server exited with ${code} before ready: ${buf}`)));
     setTimeout(() => reject(new Error(`server not ready in 60s: ${buf}`)), 60_000).unref();
   }).catch((err) => { proc.kill('SIGKILL'); throw err; });
-  let log = '';
+  let log = buf;
   proc.stderr!.on('data', (d: Buffer) => { log += d.toString(); if (log.length > 8 << 20) log = log.slice(-(4 << 20)); });
   proc.stdout!.resume();
   const kubeconfig = join(dataDir, 'admin.conf');

@@ -163,8 +163,8 @@ describe('k8ts init with local etcd as a static pod', () => {
     // etcdctl with the healthcheck client pair, as kubeadm's own etcd checks connect.
     const { stdout } = await run('etcdctl', ['--endpoints', `https://127.0.0.1:${ports.etcd}`, '--cacert', join(pki, 'etcd/ca.crt'),
       '--cert', join(pki, 'etcd/healthcheck-client.crt'), '--key', join(pki, 'etcd/healthcheck-client.key'),
-      'get', '--prefix', '--keys-only', '/registry/core/configmaps/default/'], { env: { ...process.env, ETCDCTL_API: '3' } });
-    assert.match(stdout, /^\/registry\/core\/configmaps\/default\/kept$/m);
+      'get', '--prefix', '--keys-only', '/registry/configmaps/default/'], { env: { ...process.env, ETCDCTL_API: '3' } });
+    assert.match(stdout, /^\/registry\/configmaps\/default\/kept$/m);
     assert.ok(!existsSync(join(prefix, 'var/lib/k8ts/state.db')), 'no SQLite database');
     // SIGKILL the API server's process group: the kubelet starts it again, on the same etcd.
     const pid = runningPid('kube-apiserver');

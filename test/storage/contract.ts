@@ -38,11 +38,12 @@ export function record(backend: Backend, prefix: string, fromRevision: number) {
 
 let prefixes = 0;
 
-export function backendContract(name: string, open: OpenBackend): void {
+/** `root`: where each test's keys live; under a registry resource's prefix a backend may map them (etcd's key layout). */
+export function backendContract(name: string, open: OpenBackend, root = '/contract/'): void {
   /** A fresh key space and the revision the store is at. */
   const setup = async (t: TestContext) => {
     const backend = await open(t);
-    const p = `/contract/${process.pid}-${++prefixes}/`;
+    const p = `${root}${process.pid}-${++prefixes}/`;
     return { backend, p, base: await backend.currentRevision() };
   };
 

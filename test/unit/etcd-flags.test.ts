@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { etcdConfig } from '../../src/cli/storage.js';
-import { normalizePrefix } from '../../src/storage/key-prefix.js';
+import { normalizePrefix } from '../../src/storage/etcd/key-layout.js';
 
 test('without --etcd-servers the server stays on SQLite', () => {
   assert.equal(etcdConfig({}), undefined);

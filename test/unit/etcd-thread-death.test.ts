@@ -153,7 +153,8 @@ test('the etcd client thread dies under load: 500s, never a 404; a new thread se
   // Every acknowledged create is in etcd, and served by the API server.
   const etcdClient = channelClient({ url: etcd.url });
   try {
-    const dir = '/registry/core/configmaps/default/';
+    // Read raw, where etcd keeps them: upstream's key layout (src/storage/etcd/key-layout.ts).
+    const dir = '/registry/configmaps/default/';
     const { key, range_end: rangeEnd } = prefixRange(`${dir}c-`);
     const stored = new Set((await etcdClient.range({ key, rangeEnd })).kvs.map((kv) => kv.key.slice(dir.length)));
     assert.deepEqual(seen.acked.filter((n) => !stored.has(n)), [], 'acknowledged creates missing from etcd');

@@ -6,7 +6,10 @@
  *   guard answers with the current value in the same round trip;
  * - every write's revision is its Txn header's; reads at a revision are Range at that revision;
  * - etcd acknowledges a write after its raft commit and fsync, so a SIGKILL of k8ts loses nothing
- *   acknowledged, and several k8ts servers on one etcd share one store, revisions and watches.
+ *   acknowledged, and several k8ts servers on one etcd share one store, revisions and watches;
+ * - keys are upstream's in etcd (/registry/pods/..., ./key-layout.ts) and the registry's outside:
+ *   every key and prefix going in is mapped, every key coming out (a get's, a list's, a watch
+ *   event's) mapped back.
  *
  * etcd does not report its compacted revision. compactedRevision() finds it: reads are
  * refused exactly below it, so it is the oldest revision a Range still answers at, searched
@@ -25,7 +28,9 @@ import type { EtcdClient, GuardedWrite, RangeRequest, RangeResult, TxnResult } f
 import { threadClient } from './thread-client.js';
 import { poolClient } from './pool-client.js';
 import { isCompactedError, isFutureRevisionError } from './errors.js';
+import { etcdKeyLayout, normalizePrefix, REGISTRY_ROOT, type EtcdKeyLayout } from './key-layout.js';
 import { prefixRange } from './keys.js';
+import { migrateKeyLayout, type LayoutMigration } from './layout-migration.js';
 import { defaultCompactIntervalMs, resolveLogger, type EtcdBackendOptions } from './options.js';
 import { watchEtcd } from './watch.js';
 
@@ -34,7 +39,10 @@ const REVISION_PROBE_KEY = Buffer.from('compact_rev_key');
 
 /** Connects lazily: the first call reaches the servers (see ping()). */
 export function openEtcdBackend(opts: EtcdBackendOptions): EtcdBackend {
-  return new EtcdBackend(openClient(opts), opts.compactIntervalMs ?? defaultCompactIntervalMs, resolveLogger(opts));
+  const root = normalizePrefix(opts.prefix ?? REGISTRY_ROOT);
+  // --etcd-prefix=/ puts objects at the top (/pods/...), as upstream's path.Join("/", "/", key).
+  const layout = etcdKeyLayout(root === '/' ? '' : root);
+  return new EtcdBackend(openClient(opts), opts.compactIntervalMs ?? defaultCompactIntervalMs, resolveLogger(opts), layout);
 }
 
 /**
@@ -62,8 +70,19 @@ export class EtcdBackend implements Backend {
   private readonly watchers = new Set<Watcher>();
   private readonly stopCompaction: () => void;
 
-  constructor(private readonly client: EtcdClient, compactIntervalMs: number, private readonly logger: StorageLogger) {
+  constructor(
+    private readonly client: EtcdClient, compactIntervalMs: number, private readonly logger: StorageLogger,
+    private readonly layout: EtcdKeyLayout = etcdKeyLayout(),
+  ) {
     this.stopCompaction = startAutoCompaction(this, compactIntervalMs, logger);
+  }
+
+  /**
+   * Moves objects a k8ts before upstream's key layout wrote (/registry/core/pods/...) to their
+   * keys now; run once at start, before serving. See ./layout-migration.ts.
+   */
+  migrateKeyLayout(): Promise<LayoutMigration> {
+    return migrateKeyLayout(this.open(), this.layout.root, this.logger);
   }
 
   /** One round trip; rejects when no server answers (startup checks etcd with it, as /readyz's etcd check does upstream). */
@@ -90,35 +109,38 @@ export class EtcdBackend implements Backend {
   }
 
   async get(key: string, opts?: { revision?: number }): Promise<{ kv?: KeyValue; revision: number }> {
-    const { res, revision } = await this.rangeAt({ key: Buffer.from(key) }, opts?.revision);
+    const { res, revision } = await this.rangeAt({ key: Buffer.from(this.layout.toEtcd(key)) }, opts?.revision);
     const kv = res.kvs[0];
-    return kv ? { kv, revision } : { revision };
+    if (!kv) return { revision };
+    kv.key = key;
+    return { kv, revision };
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : 0;
-    const { key, range_end: rangeEnd } = prefixRange(prefix, opts.startKey);
+    const { key, range_end: rangeEnd } = this.etcdRange(prefix, opts.startKey);
     const { res, revision } = await this.rangeAt({ key, rangeEnd, limit }, opts.revision);
+    for (const kv of res.kvs) kv.key = this.layout.fromEtcd(kv.key);
     return { kvs: res.kvs, revision, more: res.more };
   }
 
   async count(prefix: string, opts: Pick<ListOptions, 'revision' | 'startKey'> = {}): Promise<number> {
-    const { key, range_end: rangeEnd } = prefixRange(prefix, opts.startKey);
+    const { key, range_end: rangeEnd } = this.etcdRange(prefix, opts.startKey);
     const { res } = await this.rangeAt({ key, rangeEnd, countOnly: true }, opts.revision);
     return res.count;
   }
 
   /** One Txn, no read: If CreateRevision(key) == 0 Then Put Else Get. */
   async create(key: string, value: string): Promise<WriteResult> {
-    const res = await this.txn({ key, guard: 'create', revision: 0, put: { value, prevKv: false } });
-    if (!res.succeeded) return this.lost(res);
+    const res = await this.txn({ key: this.layout.toEtcd(key), guard: 'create', revision: 0, put: { value, prevKv: false } });
+    if (!res.succeeded) return this.lost(res, key);
     return { ok: true, kv: { key, value, createRevision: res.revision, modRevision: res.revision } };
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<WriteResult> {
     if (expectedModRevision <= 0) return this.refuse(key);
-    const res = await this.txn({ key, guard: 'mod', revision: expectedModRevision, put: { value, prevKv: true } });
-    if (!res.succeeded) return this.lost(res);
+    const res = await this.txn({ key: this.layout.toEtcd(key), guard: 'mod', revision: expectedModRevision, put: { value, prevKv: true } });
+    if (!res.succeeded) return this.lost(res, key);
     const prev = res.kvs[0];
     if (!prev) throw new Error(`etcd answered an update of ${key} without its previous value`);
     return { ok: true, kv: { key, value, createRevision: prev.createRevision, modRevision: res.revision } };
@@ -126,11 +148,11 @@ export class EtcdBackend implements Backend {
 
   async delete(key: string, expectedModRevision: number): Promise<WriteResult> {
     if (expectedModRevision <= 0) return this.refuse(key);
-    const res = await this.txn({ key, guard: 'mod', revision: expectedModRevision });
-    if (!res.succeeded) return this.lost(res);
+    const res = await this.txn({ key: this.layout.toEtcd(key), guard: 'mod', revision: expectedModRevision });
+    if (!res.succeeded) return this.lost(res, key);
     const prev = res.kvs[0];
     if (!prev) throw new Error(`etcd answered a delete of ${key} without its previous value`);
-    return { ok: true, kv: { ...prev, modRevision: res.revision } };
+    return { ok: true, kv: { ...prev, key, modRevision: res.revision } };
   }
 
   watch(prefix: string, opts: WatchOptions): Watcher {
@@ -146,7 +168,7 @@ export class EtcdBackend implements Backend {
       queueMicrotask(() => cancelled || opts.onError?.(err));
       return { close: () => { cancelled = true; } };
     }
-    const w = watchEtcd(this.open(), prefix, {
+    const w = watchEtcd(this.open(), this.layout, prefix, {
       ...opts,
       onError: (err) => { this.watchers.delete(w); opts.onError?.(err); },
     }, this.logger, (rev) => this.learnCompacted(rev));
@@ -202,9 +224,16 @@ export class EtcdBackend implements Backend {
   }
 
   /** A lost guard: the failure branch's Get is the key's current value. */
-  private lost(res: TxnResult): WriteResult {
+  private lost(res: TxnResult, key: string): WriteResult {
     const kv = res.kvs[0];
-    return kv ? { ok: false, current: kv } : { ok: false };
+    if (!kv) return { ok: false };
+    kv.key = key;
+    return { ok: false, current: kv };
+  }
+
+  /** The etcd range of the registry's `prefix`, from `startKey` (a registry key) on. */
+  private etcdRange(prefix: string, startKey: string | undefined): { key: Buffer; range_end: Buffer } {
+    return prefixRange(this.layout.prefixToEtcd(prefix), startKey === undefined ? undefined : this.layout.toEtcd(startKey));
   }
 
   /**

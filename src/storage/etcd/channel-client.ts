@@ -7,8 +7,8 @@
 import type { EtcdClient, WatchHandlers } from './client.js';
 import { GrpcChannel, type ChannelOptions } from './wire/channel.js';
 import {
-  decodeRange, decodeTxn, decodeWatch, encodeCompact, encodeGuardedTxn, encodeRange, encodeWatchCreate,
-  type GuardedWrite, type RangeRequest, type WatchCreate,
+  decodeRange, decodeTxn, decodeWatch, encodeCompact, encodeGuardedTxn, encodeMoveTxn, encodeRange, encodeWatchCreate,
+  type GuardedWrite, type KeyMove, type RangeRequest, type WatchCreate,
 } from './wire/messages.js';
 
 const TXN = '/etcdserverpb.KV/Txn';
@@ -21,6 +21,7 @@ export function channelClient(opts: ChannelOptions): EtcdClient {
   return {
     async txn(write: GuardedWrite) { return decodeTxn(await channel.unary(TXN, encodeGuardedTxn(write))); },
     async range(req: RangeRequest) { return decodeRange(await channel.unary(RANGE, encodeRange(req), true)); },
+    async move(m: KeyMove) { return decodeTxn(await channel.unary(TXN, encodeMoveTxn(m))); },
     async compact(revision: number) { await channel.unary(COMPACT, encodeCompact(revision)); },
     watch(req: WatchCreate, handlers: WatchHandlers) {
       const stream = channel.stream(WATCH, {

@@ -4,9 +4,9 @@
  * gRPC on node:http2 with hand-written messages, the fast path) and the pool client
  * (./pool-client.ts, several servers: the etcd3 library's host selection and failover).
  */
-import type { GuardedWrite, RangeRequest, RangeResult, TxnResult, WatchCreate, WatchResult } from './wire/messages.js';
+import type { GuardedWrite, KeyMove, RangeRequest, RangeResult, TxnResult, WatchCreate, WatchResult } from './wire/messages.js';
 
-export type { GuardedWrite, RangeRequest, RangeResult, TxnResult, WatchCreate, WatchResult, WireEvent } from './wire/messages.js';
+export type { GuardedWrite, KeyMove, RangeRequest, RangeResult, TxnResult, WatchCreate, WatchResult, WireEvent } from './wire/messages.js';
 
 export interface WatchHandlers {
   onResponse(res: WatchResult): void;
@@ -17,6 +17,8 @@ export interface WatchHandlers {
 export interface EtcdClient {
   txn(write: GuardedWrite): Promise<TxnResult>;
   range(req: RangeRequest): Promise<RangeResult>;
+  /** One object to another key in one Txn (the key layout's migration; rare). */
+  move(m: KeyMove): Promise<TxnResult>;
   compact(revision: number): Promise<void>;
   /** One Watch stream with one watch on it. */
   watch(req: WatchCreate, handlers: WatchHandlers): { close(): void };

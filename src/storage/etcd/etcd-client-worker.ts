@@ -42,6 +42,9 @@ function handle(c: Call): void {
     case 'range':
       client.range(c.req).then((r) => pushResult(out(), id, r), failed(id));
       return;
+    case 'move':
+      client.move(c.move).then((r) => pushTxnResult(out(), id, r), failed(id));
+      return;
     case 'compact':
       client.compact(c.revision).then(() => pushResult(out(), id, undefined), failed(id));
       return;

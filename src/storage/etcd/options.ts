@@ -10,6 +10,8 @@ export interface EtcdBackendOptions {
   keyFile?: string;
   /** --etcd-compaction-interval: how often history is compacted; 0 turns it off (default 5 min, as upstream). */
   compactIntervalMs?: number;
+  /** --etcd-prefix: the root of every key in etcd (default /registry, as upstream). */
+  prefix?: string;
   logger?: StorageLogger;
 }
 

@@ -6,7 +6,7 @@
 import type { Etcd3, IKeyValue, ITxnResponse } from 'etcd3';
 import type { EtcdClient, WatchHandlers, WireEvent } from './client.js';
 import type { EtcdBackendOptions } from './options.js';
-import type { GuardedWrite, RangeRequest, WatchCreate } from './wire/messages.js';
+import type { GuardedWrite, KeyMove, RangeRequest, WatchCreate } from './wire/messages.js';
 import type { KeyValue } from '../backend.js';
 
 export function poolClient(opts: EtcdBackendOptions): EtcdClient {
@@ -31,6 +31,20 @@ export function poolClient(opts: EtcdBackendOptions): EtcdClient {
         failure: [{ request_range: { key } }],
       });
       return { revision: Number(res.header.revision), succeeded: res.succeeded, kvs: firstKvs(res) };
+    },
+    async move(m: KeyMove) {
+      const c = await open();
+      const from = Buffer.from(m.from);
+      const to = Buffer.from(m.to);
+      const res = await c.kv.txn({
+        compare: [
+          { key: from, target: 'Mod', result: 'Equal', mod_revision: m.modRevision },
+          { key: to, target: 'Create', result: 'Equal', create_revision: 0 },
+        ],
+        success: [{ request_put: { key: to, value: Buffer.from(m.value) } }, { request_delete_range: { key: from } }],
+        failure: [],
+      });
+      return { revision: Number(res.header.revision), succeeded: res.succeeded, kvs: [] };
     },
     async range(r: RangeRequest) {
       const c = await open();

@@ -18,7 +18,7 @@
 import { Worker } from 'node:worker_threads';
 import type { EtcdClient, WatchHandlers } from './client.js';
 import { GrpcError, UNAVAILABLE } from './wire/channel.js';
-import type { GuardedWrite, RangeRequest, RangeResult, TxnResult, WatchCreate } from './wire/messages.js';
+import type { GuardedWrite, KeyMove, RangeRequest, RangeResult, TxnResult, WatchCreate } from './wire/messages.js';
 import { pushCall, readReplies, type Batch, type NewCall, type ReplyHandlers, type ThreadOptions, type WireError } from './thread-protocol.js';
 
 const workerURL = new URL('./etcd-client-worker.js', import.meta.url);
@@ -53,6 +53,7 @@ class ThreadClient implements EtcdClient {
 
   txn(write: GuardedWrite): Promise<TxnResult> { return this.call({ op: 'txn', write }) as Promise<TxnResult>; }
   range(req: RangeRequest): Promise<RangeResult> { return this.call({ op: 'range', req }) as Promise<RangeResult>; }
+  move(m: KeyMove): Promise<TxnResult> { return this.call({ op: 'move', move: m }) as Promise<TxnResult>; }
   async compact(revision: number): Promise<void> { await this.call({ op: 'compact', revision }); }
 
   watch(req: WatchCreate, handlers: WatchHandlers): { close(): void } {

@@ -6,16 +6,17 @@
  * pushResult and readReplies), not an object of objects:
  * structured clone writes every property name of every object and the reading side interns each
  * again, which for a create's Txn, its answer and its watch event cost more than the values
- * themselves (bench/RESULTS.md `etcd6-client-2026-12-06`). Ranges, compactions and watch creates are
- * rare and cross as objects. Buffers arrive as Uint8Arrays and are made Buffers again here.
+ * themselves (bench/RESULTS.md `etcd6-client-2026-12-06`). Ranges, moves, compactions and watch
+ * creates are rare and cross as objects. Buffers arrive as Uint8Arrays and are made Buffers again here.
  */
 import type { KeyValue } from '../backend.js';
 import type { ChannelOptions } from './wire/channel.js';
-import type { GuardedWrite, RangeRequest, RangeResult, TxnResult, WatchCreate, WatchResult, WireEvent } from './wire/messages.js';
+import type { GuardedWrite, KeyMove, RangeRequest, RangeResult, TxnResult, WatchCreate, WatchResult, WireEvent } from './wire/messages.js';
 
 export type Call =
   | { id: number; op: 'txn'; write: GuardedWrite }
   | { id: number; op: 'range'; req: RangeRequest }
+  | { id: number; op: 'move'; move: KeyMove }
   | { id: number; op: 'compact'; revision: number }
   | { id: number; op: 'watch'; req: WatchCreate }
   /** Ends the watch opened by call `id`. */
@@ -37,6 +38,7 @@ const RANGE = 1;
 const COMPACT = 2;
 const WATCH = 3;
 const CANCEL = 4;
+const MOVE = 5;
 
 /** Appends call `id` to `out`. A Txn is [TXN, id, key, mod guard, revision, value or null (a delete), prevKv]. */
 export function pushCall(out: Batch, id: number, c: NewCall): void {
@@ -49,7 +51,8 @@ export function pushCall(out: Batch, id: number, c: NewCall): void {
     case 'range': out.push(RANGE, id, c.req); return;
     case 'compact': out.push(COMPACT, id, c.revision); return;
     case 'watch': out.push(WATCH, id, c.req); return;
-    case 'cancel': out.push(CANCEL, id);
+    case 'cancel': out.push(CANCEL, id); return;
+    case 'move': out.push(MOVE, id, c.move);
   }
 }
 
@@ -81,6 +84,12 @@ export function readCalls(b: Batch, on: (c: Call) => void): void {
         break;
       }
       case CANCEL: on({ id, op: 'cancel' }); i += 2; break;
+      case MOVE: {
+        const m = b[i + 2] as KeyMove;
+        on({ id, op: 'move', move: { ...m, from: asBuffer(m.from), to: asBuffer(m.to), value: asBuffer(m.value) } });
+        i += 3;
+        break;
+      }
       default: throw new Error(`etcd client thread: unknown call ${String(code)}`);
     }
   }

@@ -9,10 +9,11 @@
 import { CompactedError, type WatchEvent, type WatchOptions, type Watcher } from '../backend.js';
 import type { StorageLogger } from '../backend.js';
 import type { EtcdClient, WatchResult, WireEvent } from './client.js';
+import type { EtcdKeyLayout } from './key-layout.js';
 import { prefixRange } from './keys.js';
 
 export function watchEtcd(
-  client: EtcdClient, prefix: string, opts: WatchOptions, logger: StorageLogger, learnCompacted: (rev: number) => void,
+  client: EtcdClient, layout: EtcdKeyLayout, prefix: string, opts: WatchOptions, logger: StorageLogger, learnCompacted: (rev: number) => void,
 ): Watcher {
   let closed = false;
   let delivered = opts.fromRevision;
@@ -33,7 +34,7 @@ export function watchEtcd(
     if (!res.events.length) return;
     let events: WatchEvent[];
     try {
-      events = res.events.map(toWatchEvent);
+      events = res.events.map((ev) => toWatchEvent(ev, layout));
     } catch (err) {
       fail(err as Error);
       return;
@@ -45,7 +46,7 @@ export function watchEtcd(
       logger.error('watch onEvents callback threw', { err });
     }
   };
-  const { key, range_end: rangeEnd } = prefixRange(prefix);
+  const { key, range_end: rangeEnd } = prefixRange(layout.prefixToEtcd(prefix));
   const stream = client.watch({ key, rangeEnd, startRevision: opts.fromRevision + 1, prevKv: true }, {
     onResponse,
     onError: fail,
@@ -56,9 +57,12 @@ export function watchEtcd(
 /**
  * Our event shape: a delete carries the deleted value at the delete's revision (etcd sends only
  * the key and revision, with prev_kv holding the value), a put says whether it created the key.
+ * Keys are the registry's (the key-values are this event's own, so renamed in place).
  */
-function toWatchEvent(ev: WireEvent): WatchEvent {
+function toWatchEvent(ev: WireEvent, layout: EtcdKeyLayout): WatchEvent {
   const { kv, prevKv } = ev;
+  kv.key = layout.fromEtcd(kv.key);
+  if (prevKv) prevKv.key = kv.key;
   if (ev.type === 'delete') {
     // Upstream fails the same way: without the previous value there is nothing to send as DELETED.
     if (!prevKv) throw new Error(`etcd event received with PrevKv=nil (key=${kv.key}, modRevision=${kv.modRevision}, type=DELETE)`);

@@ -29,6 +29,12 @@ export interface GuardedWrite {
   put?: { value: Bytes; prevKv: boolean };
 }
 
+/**
+ * One key moved to another in one Txn, as the key layout's migration moves objects: if `from`
+ * is still at `modRevision` and `to` is absent, put `value` at `to` and delete `from`.
+ */
+export interface KeyMove { from: Bytes; to: Bytes; modRevision: number; value: Bytes }
+
 export interface RangeResult { revision: number; kvs: KeyValue[]; more: boolean; count: number }
 
 /** A Txn's outcome; `kvs` are the first response's: the Get's on failure, the put's prev_kv or the delete's prev_kvs on success. */
@@ -114,6 +120,37 @@ export function encodeGuardedTxn(t: GuardedWrite): Buffer {
   w.messageField(3, failure);
   w.messageField(1, keyField);
   w.bytesField(1, t.key, keyLen);
+  return w.buf;
+}
+
+/**
+ * TxnRequest{ compare: [ModRevision(from) == modRevision, CreateRevision(to) == 0],
+ * success: [put to, delete from] }: nothing on failure (the caller reads again).
+ */
+export function encodeMoveTxn(m: KeyMove): Buffer {
+  const fromLen = byteLength(m.from);
+  const toLen = byteLength(m.to);
+  const valueLen = byteLength(m.value);
+  const stillThere = varintFieldSize(2) + fieldSize(fromLen) + varintFieldSize(m.modRevision);
+  const absent = varintFieldSize(1) + fieldSize(toLen) + varintFieldSize(0);
+  const put = fieldSize(toLen) + fieldSize(valueLen);
+  const del = fieldSize(fromLen);
+  const w = frame(fieldSize(stillThere) + fieldSize(absent) + fieldSize(fieldSize(put)) + fieldSize(fieldSize(del)));
+  w.messageField(1, stillThere);
+  w.varintField(2, 2);
+  w.bytesField(3, m.from, fromLen);
+  w.varintField(6, m.modRevision);
+  w.messageField(1, absent);
+  w.varintField(2, 1);
+  w.bytesField(3, m.to, toLen);
+  w.varintField(5, 0);
+  w.messageField(2, fieldSize(put));
+  w.messageField(2, put);
+  w.bytesField(1, m.to, toLen);
+  w.bytesField(2, m.value, valueLen);
+  w.messageField(2, fieldSize(del));
+  w.messageField(3, del);
+  w.bytesField(1, m.from, fromLen);
   return w.buf;
 }
 
