@@ -8,6 +8,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { X509Certificate } from 'node:crypto';
 import { parse } from 'yaml';
 import { eventually, seedsDir } from './harness.js';
@@ -139,9 +140,14 @@ describe('k8ts init and reset (kubeadm-style control plane)', () => {
     assert.ok(command.includes(`--root-ca-file=${join(etc, 'pki/ca.crt')}`), command.join(' '));
     assert.equal((await kubectl(admin, ['create', 'serviceaccount', 'build-robot'])).code, 0);
     const secret = { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/service-account-token', metadata: { name: 'build-robot-secret', annotations: { 'kubernetes.io/service-account.name': 'build-robot' } } };
-    const file = join(prefix, 'sa-secret.json');
+    // Outside the prefix: reset's test below expects nothing of ours left in it.
+    const file = join(tmpdir(), `k8ts-sa-secret-${process.pid}.json`);
     writeFileSync(file, JSON.stringify(secret));
-    assert.equal((await kubectl(admin, ['apply', '-f', file])).code, 0);
+    try {
+      assert.equal((await kubectl(admin, ['apply', '-f', file])).code, 0);
+    } finally {
+      rmSync(file, { force: true });
+    }
     const token = await eventually(async () => {
       const r = await kubectl(admin, ['get', 'secret', 'build-robot-secret', '-o', 'jsonpath={.data.token}']);
       return r.stdout ? Buffer.from(r.stdout, 'base64').toString() : undefined;
