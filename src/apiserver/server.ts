@@ -196,10 +196,10 @@ async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeo
   if (!isLongRunning(info)) deadlineFor(req, res, timeouts.requestMs);
   else if (info.isResourceRequest) trackLongRunning(opts.metrics, req, res, info);
   res.on('finish', () => {
-    const labels = { verb: reportedVerb(req, info), resource: info.resource ?? '', subresource: info.subresource ?? '' };
-    opts.metrics.requests.inc({ code: String(res.statusCode), ...requestLabels(req, info, url) });
+    const labels = requestLabels(req, info, url);
+    opts.metrics.requests.inc({ code: String(res.statusCode), ...labels });
     // A watch lasts as long as the client wants: its duration is not a latency.
-    if (info.verb !== 'watch') opts.metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    if (info.verb !== 'watch') opts.metrics.latency.observe({ verb: labels.verb, resource: labels.resource, subresource: labels.subresource }, Number(process.hrtime.bigint() - started) / 1e9);
   });
   try {
     const extra = summaryOf ? undefined : nonApiHandlerFor(opts.nonApiHandlers, url.pathname);
