@@ -35,6 +35,8 @@ export async function waitUntilFresh(backend: Backend, revision: bigint, waitMs:
     }, waitMs);
     const watcher: Watcher = backend.watch('', {
       fromRevision: current,
+      // Only the revisions are read.
+      prevKv: false,
       onEvents: (events) => {
         const last = events[events.length - 1];
         if (last && BigInt(last.kv.modRevision) >= revision) settle();

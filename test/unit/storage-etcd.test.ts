@@ -1,7 +1,7 @@
 /** The Backend contract on a real etcd (a private /usr/bin/etcd per file), and what only etcd shows. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CompactedError } from '../../src/storage/backend.js';
+import { CompactedError, type WatchEvent } from '../../src/storage/backend.js';
 import { openEtcdBackend } from '../../src/storage/etcd/index.js';
 import { startEtcd, type PrivateEtcd } from '../e2e/etcd.js';
 import { backendContract, ok, record, until } from '../storage/contract.js';
@@ -40,6 +40,24 @@ test('etcd: two backends on one etcd share revisions, guards and watches', async
   assert.deepEqual(await one.update('/shared/a', '"stale"', a.modRevision), { ok: false, current: a2 });
   await until(() => w.seen.events.length === 2, 'both writes');
   assert.deepEqual(w.revisions(), [a.modRevision, a2.modRevision]);
+});
+
+test('etcd: a watch without previous values (the watch cache\'s feed) gets updates without prevKv and deletes as key and revision', async (t) => {
+  const backend = open();
+  t.after(() => backend.close());
+  const base = await backend.currentRevision();
+  const events: WatchEvent[] = [];
+  const w = backend.watch('/noprev/', { fromRevision: base, prevKv: false, onEvents: (evs) => { events.push(...evs); } });
+  t.after(() => w.close());
+  const a = ok(await backend.create('/noprev/a', '"1"'));
+  const a2 = ok(await backend.update('/noprev/a', '"2"', a.modRevision));
+  const gone = ok(await backend.delete('/noprev/a', a2.modRevision));
+  await until(() => events.length === 3, 'three events');
+  assert.deepEqual(events, [
+    { type: 'put', kv: a, created: true },
+    { type: 'put', kv: a2 },
+    { type: 'delete', kv: { key: '/noprev/a', value: '', createRevision: 0, modRevision: gone.modRevision } },
+  ]);
 });
 
 test('etcd: compaction by another client is learned from etcd', async (t) => {

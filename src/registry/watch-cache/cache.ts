@@ -274,7 +274,16 @@ export class WatchCache implements FeedMember {
   private applyNow(e: WatchEvent): void {
     const key = e.kv.key;
     const prev = this.objects.get(key);
-    const obj = this.takeWritten(e) ?? this.source.decode(e.kv);
+    let obj: Unstructured;
+    if (e.type === 'delete' && e.kv.value === '') {
+      // The feed's storage watch sends no previous values (prevKv: false): a delete is its key and
+      // revision, and the object it deleted is the one held here.
+      this.written.delete(key);
+      if (prev === undefined) return;
+      obj = deletedAt(prev, e.kv.modRevision);
+    } else {
+      obj = this.takeWritten(e) ?? this.source.decode(e.kv);
+    }
     if (e.type !== 'delete') compact(obj, prev, this.compaction, this.lastCreated);
     // A new object's subtrees are first compared with the last one created's (compact.ts).
     if (prev === undefined && e.type !== 'delete') this.lastCreated = obj;
@@ -356,6 +365,11 @@ export class WatchCache implements FeedMember {
     this.readyResolved = false;
     this.ready = new Promise((resolve) => { this.markReady = () => { this.readyResolved = true; resolve(); }; });
   }
+}
+
+/** A DELETED event's object: the last version, at the delete's revision (as decoding etcd's prev_kv gave it). */
+function deletedAt(prev: Unstructured, revision: number): Unstructured {
+  return { ...prev, metadata: { ...prev.metadata, resourceVersion: String(revision) } };
 }
 
 /** One event to one watcher, as its selection sees it (upstream's cacheWatcher.convertToWatchEvent). */

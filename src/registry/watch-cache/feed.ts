@@ -94,6 +94,8 @@ export class CacheFeed {
     this.revision = from;
     this.watcher = this.backend.watch('', {
       fromRevision: from,
+      // Each cache holds the previous value of every key it follows (WatchCache.applyNow).
+      prevKv: false,
       onEvents: (events) => this.dispatch(events),
       onError: (err) => this.ended(err),
     });
