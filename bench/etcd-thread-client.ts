@@ -6,9 +6,13 @@
  * serving loop pays) and of the whole process (both threads and V8's), for this checkout and, with
  * `--baseline DIR`, a built checkout of another revision, each cell in a fresh process, in
  * interleaved rounds against one etcd. The per-create CPU of the etcd client without the noise of
- * the rest of a create, for A/B of the client itself (bench/RESULTS.md `etcd6-2026-12-06`).
+ * the rest of a create, for A/B of the client itself (bench/RESULTS.md `etcd6-2026-12-06`), and
+ * etcd's own. `--op update` updates instead (each caller its own key, guarded by its revision);
+ * `--prev-kv off` opens the watch without prev_kv, `--prev-kv ab` compares the two on this
+ * checkout (bench/RESULTS.md `etcd7-2026-12-06`: what the watch cache's feed saves etcd).
  *
- *   node dist/bench/etcd-thread-client.js [--rounds 5] [--calls 8000] [--concurrency 16,64] [--baseline DIR] [--section NAME] [--no-write]
+ *   node dist/bench/etcd-thread-client.js [--rounds 5] [--calls 8000] [--concurrency 16,64] [--baseline DIR]
+ *     [--op create|update] [--prev-kv on|off|ab] [--section NAME] [--no-write]
  *
  * Needs /usr/bin/etcd (Debian's etcd-server); everything binds to 127.0.0.1.
  */
@@ -21,7 +25,8 @@ import { promisify } from 'node:util';
 import type { EtcdClient } from '../src/storage/etcd/client.js';
 import { startEtcd } from './lib/etcd.js';
 import { cpuRows, type CpuSample } from './lib/cpu-rows.js';
-import { readThreadCpuMs } from './lib/server.js';
+import { median } from './lib/stats.js';
+import { readCpuMs, readThreadCpuMs } from './lib/server.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { benchArgs } from './lib/args.js';
 
@@ -29,8 +34,15 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 type Sample = CpuSample;
 
-/** One cell, in this process: `checkout`'s thread client, a warm-up of 2,000 creates, then `calls` measured. */
-async function cell(checkout: string, url: string, calls: number, concurrency: number, tag: string): Promise<Sample> {
+type Op = 'create' | 'update';
+
+/**
+ * One cell, in this process: `checkout`'s thread client, a warm-up of 2,000 calls, then `calls`
+ * measured: creates of new keys, or updates (each of `concurrency` keys updated again and again,
+ * guarded by its last revision). The watch asks etcd for prev_kv or not; etcd's CPU is read from
+ * /proc of `etcdPid` over the measured calls.
+ */
+async function cell(checkout: string, url: string, calls: number, concurrency: number, tag: string, op: Op, prevKv: boolean, etcdPid: number): Promise<Sample & { etcdUs: number }> {
   const { threadClient } = await import(pathToFileURL(join(checkout, 'dist', 'src', 'storage', 'etcd', 'thread-client.js')).href) as { threadClient(o: { url: string }): EtcdClient };
   const { prefixRange } = await import(pathToFileURL(join(checkout, 'dist', 'src', 'storage', 'etcd', 'keys.js')).href) as { prefixRange(p: string): { key: Buffer; range_end: Buffer } };
   const client = threadClient({ url });
@@ -38,32 +50,44 @@ async function cell(checkout: string, url: string, calls: number, concurrency: n
   let seen = 0;
   await new Promise<void>((ready) => {
     const { key, range_end: rangeEnd } = prefixRange(prefix);
-    client.watch({ key, rangeEnd, startRevision: 0, prevKv: true }, {
+    client.watch({ key, rangeEnd, startRevision: 0, prevKv }, {
       onResponse: (res) => { if (res.created) ready(); seen += res.events.length; },
       onError: (err) => { if (!/closed/.test(err.message)) console.error('watch ended:', err.message); },
     });
   });
   const value = JSON.stringify({ kind: 'Pod', apiVersion: 'v1', metadata: { name: tag, namespace: 'load', labels: { load: 'yes' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] }, pad: 'x'.repeat(1200) });
+  const revisions: number[] = [];
+  if (op === 'update') {
+    for (let k = 0; k < concurrency; k++) revisions.push((await client.txn({ key: `${prefix}u-${k}`, guard: 'create', revision: 0, put: { value, prevKv: false } })).revision);
+    while (seen < concurrency) await new Promise((r) => setTimeout(r, 1));
+  }
   const run = async (n: number, label: string) => {
     const seen0 = seen;
     let next = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
+    await Promise.all(Array.from({ length: concurrency }, async (_, k) => {
       while (next < n) {
         const i = next++;
-        const r = await client.txn({ key: `${prefix}${label}-${i}`, guard: 'create', revision: 0, put: { value, prevKv: false } });
-        if (!r.succeeded) throw new Error(`create ${label}-${i} lost its guard`);
+        const r = op === 'create'
+          ? await client.txn({ key: `${prefix}${label}-${i}`, guard: 'create', revision: 0, put: { value, prevKv: false } })
+          : await client.txn({ key: `${prefix}u-${k}`, guard: 'mod', revision: revisions[k], put: { value, prevKv: true } });
+        if (!r.succeeded) throw new Error(`${op} ${label}-${i} lost its guard`);
+        revisions[k] = r.revision;
       }
     }));
     while (seen - seen0 < n) await new Promise((r) => setTimeout(r, 1));
   };
   await run(2000, 'warm');
   const main0 = readThreadCpuMs(process.pid);
+  const etcd0 = readCpuMs(etcdPid);
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   await run(calls, 'm');
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.cpuUsage(cpu0);
-  const sample = { mainUs: ((readThreadCpuMs(process.pid) - main0) * 1000) / calls, processUs: (cpu.user + cpu.system) / calls, perSec: calls / secs };
+  const sample = {
+    mainUs: ((readThreadCpuMs(process.pid) - main0) * 1000) / calls, processUs: (cpu.user + cpu.system) / calls, perSec: calls / secs,
+    etcdUs: ((readCpuMs(etcdPid) - etcd0) * 1000) / calls,
+  };
   client.close();
   return sample;
 }
@@ -74,28 +98,36 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '5' }, calls: { type: 'string', default: '8000' }, concurrency: { type: 'string', default: '16,64' },
       baseline: { type: 'string', help: 'a built checkout of another revision (its dist/src)' },
       section: { type: 'string', default: 'etcd-thread-client' }, 'no-write': { type: 'boolean', default: false },
-      cell: { type: 'string', help: 'internal: run one cell (CHECKOUT,URL,CALLS,CONCURRENCY,TAG) and print its JSON' },
+      op: { type: 'string', default: 'create', help: 'create (new keys) or update (each in-flight caller updates its own key)' },
+      'prev-kv': { type: 'string', default: 'on', help: 'the watch asks for prev_kv: on, off, or ab (on against off with this checkout, instead of --baseline)' },
+      cell: { type: 'string', help: 'internal: run one cell (CHECKOUT,URL,CALLS,CONCURRENCY,TAG,OP,PREVKV,ETCDPID) and print its JSON' },
     },
   });
   if (values.cell) {
-    const [checkout, url, calls, concurrency, tag] = values.cell.split(',');
-    console.log(JSON.stringify(await cell(checkout, url, Number(calls), Number(concurrency), tag)));
+    const [checkout, url, calls, concurrency, tag, op, prevKv, etcdPid] = values.cell.split(',');
+    console.log(JSON.stringify(await cell(checkout, url, Number(calls), Number(concurrency), tag, op as Op, prevKv === 'on', Number(etcdPid))));
     return;
   }
-  const targets: Array<[string, string]> = [['this checkout', repoRoot], ...(values.baseline ? [['baseline', resolve(values.baseline)] as [string, string]] : [])];
+  const op = values.op as Op;
+  if (op !== 'create' && op !== 'update') throw new Error('--op is create or update');
+  const prevKvMode = values['prev-kv']!;
+  // [row name, checkout, prev_kv]
+  const targets: Array<[string, string, boolean]> = prevKvMode === 'ab'
+    ? [['watch with prev_kv', repoRoot, true], ['watch without prev_kv', repoRoot, false]]
+    : [['this checkout', repoRoot, prevKvMode === 'on'], ...(values.baseline ? [['baseline', resolve(values.baseline), prevKvMode === 'on'] as [string, string, boolean]] : [])];
   const levels = values.concurrency!.split(',').map(Number);
   const load0 = loadavg()[0];
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-etcd-thread-client-'));
   const etcd = await startEtcd(dir);
-  const samples = new Map<string, Sample[]>();
+  const samples = new Map<string, Array<Sample & { etcdUs: number }>>();
   try {
     for (let r = 0; r < Number(values.rounds); r++) {
       for (const c of levels) {
-        for (const [name, checkout] of targets) {
+        for (const [name, checkout, prevKv] of targets) {
           const tag = `r${r}-c${c}-${name.replace(/\W/g, '')}`;
-          const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(import.meta.url), '--cell', [checkout, etcd.url, values.calls, c, tag].join(',')]);
-          const s = JSON.parse(stdout.trim().split('\n').pop()!) as Sample;
-          console.log(`round ${r + 1}, ${name}, ${c} in flight: ${s.perSec.toFixed(0)} creates/s, calling thread ${s.mainUs.toFixed(1)} µs, process ${s.processUs.toFixed(1)} µs per create`);
+          const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(import.meta.url), '--cell', [checkout, etcd.url, values.calls, c, tag, op, prevKv ? 'on' : 'off', etcd.pid].join(',')]);
+          const s = JSON.parse(stdout.trim().split('\n').pop()!) as Sample & { etcdUs: number };
+          console.log(`round ${r + 1}, ${name}, ${c} in flight: ${s.perSec.toFixed(0)} ${op}s/s, calling thread ${s.mainUs.toFixed(1)} µs, process ${s.processUs.toFixed(1)} µs, etcd ${s.etcdUs.toFixed(0)} µs per ${op}`);
           samples.set(`${name}\t${c}`, [...(samples.get(`${name}\t${c}`) ?? []), s]);
         }
       }
@@ -104,12 +136,18 @@ async function main(): Promise<void> {
     await etcd.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const rows = cpuRows(samples, ['processUs', 'mainUs'], 1);
+  // etcd's CPU per call, after cpuRows' columns.
+  const rows = cpuRows(samples, ['processUs', 'mainUs'], 1).map((row, i) => {
+    const s = [...samples.values()][i];
+    return [...row, `${median(s.map((x) => x.etcdUs)).toFixed(0)} µs`, s.map((x) => x.etcdUs.toFixed(0)).join(', ')];
+  });
+  const what = op === 'create' ? 'create-if-absent Txns (1.4 KB pod-like values, new keys)' : 'guarded update Txns (1.4 KB pod-like values, each caller its own key)';
+  const watchWhat = prevKvMode === 'ab' ? 'with prev_kv in one row, without in the other' : prevKvMode === 'on' ? 'prev_kv' : 'no prev_kv';
   const body = [
     ...sectionHead(repoRoot, `## The etcd thread client alone (${values.section})`),
-    `- Setup: ${values.calls} create-if-absent Txns (1.4 KB pod-like values, new keys) per cell through src/storage/etcd/thread-client.ts of each checkout, after 2,000 unmeasured, with a watch of the prefix (prev_kv) whose events are all awaited; one fresh process per cell, one private etcd (Debian's 3.4) for the run; ${values.rounds} interleaved rounds, medians. Calling thread CPU from /proc (10 ms ticks), process CPU from process.cpuUsage. Load average at start: ${load0.toFixed(1)}.`,
+    `- Setup: ${values.calls} ${what} per cell through src/storage/etcd/thread-client.ts of each checkout, after 2,000 unmeasured, with a watch of the prefix (${watchWhat}) whose events are all awaited; one fresh process per cell, one private etcd (Debian's 3.4) for the run; ${values.rounds} interleaved rounds, medians. Calling thread CPU from /proc (10 ms ticks), process CPU from process.cpuUsage, etcd's from /proc over the measured calls. Load average at start: ${load0.toFixed(1)}.`,
     '',
-    table(['Client', 'In flight', 'Process CPU per create (median)', 'Rounds', 'Calling thread CPU per create', 'Rounds', 'Creates/s'], rows),
+    table(['Client', 'In flight', `Process CPU per ${op} (median)`, 'Rounds', `Calling thread CPU per ${op}`, 'Rounds', `${op === 'create' ? 'Creates' : 'Updates'}/s`, `etcd CPU per ${op}`, 'Rounds'], rows),
   ].join('\n');
   console.log(body);
   if (!values['no-write']) writeSection(join(repoRoot, 'bench', 'RESULTS.md'), values.section!, body);
