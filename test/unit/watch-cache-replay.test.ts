@@ -86,7 +86,7 @@ test(`${storage}: a replay from every resourceVersion the ring holds is what a w
   await write(cms.delete('ns2', 'b').then((r) => r.obj));
   await write(cms.create('ns2', cm('b', 'db', '3'))); // the same name again: ADDED
   for (let i = 0; i < capacity; i++) await write(cms.update('ns1', 'a', cm('a', i % 2 ? 'web' : 'db', `x${i}`)));
-  // Its previous event has left the ring: its previous version comes from the storage event's prevKv.
+  // Its previous event has left the ring: its previous version is the cache's own copy (the feed asks etcd for no prevKv).
   await write(cms.update('ns2', 'b', cm('b', 'web', '4')));
   await write(cms.update('ns1', 'a', cm('a', 'db', 'last')));
   await write(cms.delete('ns1', 'a').then((r) => r.obj));
