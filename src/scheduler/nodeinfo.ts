@@ -20,19 +20,33 @@ export interface PodResources {
 
 const memo = new WeakMap<object, PodResources>();
 
+/**
+ * What a pod's resources are memoized under: its containers array when they are all that counts
+ * (no init containers, no overhead: podRequestAmounts and podHostPorts read nothing else), else
+ * the pod. A ReplicaSet's pods share one frozen containers array in the control loops' informers
+ * (util/shared-objects.ts), so they share one PodResources: a memo entry per pod object was
+ * ~560 bytes a pod in the scheduler's cache (bench/RESULTS.md `meminf2-2026-12-06`).
+ */
+function memoKey(pod: Pod): object {
+  const spec = pod.spec;
+  return spec && !spec.initContainers && !spec.overhead && typeof spec.containers === 'object' && spec.containers !== null ? spec.containers : pod;
+}
+
 export function podResources(pod: Pod): PodResources {
-  let r = memo.get(pod);
+  const key = memoKey(pod);
+  let r = memo.get(key);
   if (!r) {
     const { requests, nonZero } = podRequestAmounts(pod.spec);
     r = { requests, nonZero, hostPorts: podHostPorts(pod.spec) };
-    memo.set(pod, r);
+    memo.set(key, r);
   }
   return r;
 }
 
 /** Lets `to` (a copy of `from` with the same containers) share `from`'s computed resources. */
 export function reusePodResources(from: Pod, to: Pod): void {
-  if (!memo.has(to)) memo.set(to, podResources(from));
+  const key = memoKey(to);
+  if (!memo.has(key)) memo.set(key, podResources(from));
 }
 
 /** schedutil.GetHostPorts: container ports with a hostPort, from containers and sidecar init containers. */
