@@ -20,16 +20,23 @@ export interface PodResources {
 
 const memo = new WeakMap<object, PodResources>();
 
+/** The memo key of a lone container without resources (BestEffort pods of any template). */
+const noResources = {};
+
 /**
- * What a pod's resources are memoized under: its containers array when they are all that counts
- * (no init containers, no overhead: podRequestAmounts and podHostPorts read nothing else), else
- * the pod. A ReplicaSet's pods share one frozen containers array in the control loops' informers
- * (util/shared-objects.ts), so they share one PodResources: a memo entry per pod object was
- * ~560 bytes a pod in the scheduler's cache (bench/RESULTS.md `meminf2-2026-12-06`).
+ * What a pod's resources are memoized under: for a pod of one container without ports, no init
+ * containers and no overhead (podRequestAmounts then reads only that container's resources, and
+ * podHostPorts finds none), the container's `resources` object; else the pod. A ReplicaSet's pods
+ * share one frozen `resources` in the control loops' informers (util/shared-objects.ts; not their
+ * containers array, which names each pod's own kube-api-access volume), so they share one
+ * PodResources: an entry per pod object was ~400 bytes a pod (bench/RESULTS.md `meminf2-2026-12-06`).
  */
 function memoKey(pod: Pod): object {
   const spec = pod.spec;
-  return spec && !spec.initContainers && !spec.overhead && typeof spec.containers === 'object' && spec.containers !== null ? spec.containers : pod;
+  if (!spec || spec.initContainers || spec.overhead || spec.containers?.length !== 1) return pod;
+  const c = spec.containers[0];
+  if (!c || c.ports?.length) return pod;
+  return c.resources ?? noResources;
 }
 
 export function podResources(pod: Pod): PodResources {
