@@ -78,7 +78,9 @@ export class EventRecorder {
       // A part of the object, e.g. a pod's container: spec.containers{name} (upstream's ObjectReference.fieldPath).
       ...(obj.fieldPath ? { fieldPath: obj.fieldPath } : {}),
     };
-    const key = `${involved.kind}/${namespace}/${involved.name}/${involved.uid}/${involved.fieldPath ?? ''}/${type}/${reason}/${message}`;
+    // Joined, not a template: a template's string is a tree of concatenations (a node of ~32 bytes
+    // per piece) that the seen map would keep as its key, up to 4,096 of them; join makes one flat string.
+    const key = [involved.kind, namespace, involved.name, involved.uid, involved.fieldPath ?? '', type, reason, message].join('/');
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     const prev = this.seen.get(key);
     if (prev) {

@@ -20,6 +20,18 @@ import { controllerRef } from '../api/pods.js';
 
 export interface OwnerKind { apiVersion: string; kind: string }
 
+/**
+ * The pod indexes of the workload controllers that claim pods by controllerRef (ReplicaSet,
+ * ReplicationController, StatefulSet), by one name each: the controllers share one pod informer,
+ * and an index is kept once per name, so one entry a pod serves them all (two same indexes under
+ * two names were an entry a pod each in the control loops, bench/RESULTS.md `meminf2-2026-12-06`).
+ */
+export const controllerUIDIndex = 'controllerUID';
+export const indexByControllerUID = (obj: Owned): string[] => { const r = controllerRef(obj); return r ? [r.uid!] : []; };
+/** Objects without a controllerRef, by namespace: the orphans a controller may adopt. */
+export const orphansByNamespaceIndex = 'orphansByNamespace';
+export const indexOrphansByNamespace = (obj: Owned): string[] => (controllerRef(obj) ? [] : [obj.metadata?.namespace ?? '']);
+
 /** Any object with object metadata: an owner or a candidate (Pod, ReplicaSet ...). */
 export interface Owned { metadata?: ObjectMeta }
 

@@ -13,7 +13,8 @@ import { NodeInfo, NodeTable, reusePodResources } from './nodeinfo.js';
 import type { NodeSnapshot } from './runtime.js';
 import { metaKey } from '../client/informer.js';
 
-interface PodState { pod: Pod; nodeName: string; assumed: boolean }
+/** The node a pod in the cache is counted on. */
+const nodeOf = (pod: Pod): string => pod.spec!.nodeName!;
 
 export class SchedulerCache implements NodeSnapshot {
   /** The Hot rows of every NodeInfo of the cache. */
@@ -22,7 +23,14 @@ export class SchedulerCache implements NodeSnapshot {
   /** Nodes with a Node object, in the order they arrived: the order filters walk them; and their rows. */
   private nodeList: NodeInfo[] = [];
   private slotList: number[] = [];
-  private readonly podStates = new Map<string, PodState>();
+  /**
+   * Each pod the cache counts, by key, as counted: its node is its spec.nodeName (an assumed pod is
+   * a copy with the chosen node set). No wrapper object per pod: at 150,000 pods a
+   * `{ pod, nodeName, assumed }` record each was ~60 bytes a pod (bench/RESULTS.md `meminf2-2026-12-06`).
+   */
+  private readonly podStates = new Map<string, Pod>();
+  /** The keys of pods assumed and not yet confirmed by the informer (few: the bindings in flight). */
+  private readonly assumed = new Set<string>();
   /** Nodes running pods with pod affinity, and with required anti-affinity (upstream's HavePodsWith*AffinityList). */
   private readonly withAffinity = new Set<NodeInfo>();
   private readonly withRequiredAntiAffinity = new Set<NodeInfo>();
@@ -56,7 +64,7 @@ export class SchedulerCache implements NodeSnapshot {
     if (info.pods.size === 0) this.dropNodeInfo(info);
   }
 
-  isAssumed(key: string): boolean { return !!this.podStates.get(key)?.assumed; }
+  isAssumed(key: string): boolean { return this.assumed.has(key); }
 
   /** Counts the pod on the node now; `pod` is the pending pod, placed as if bound. */
   assumePod(pod: Pod, nodeName: string): void {
@@ -65,14 +73,14 @@ export class SchedulerCache implements NodeSnapshot {
     const assumed: Pod = { ...pod, spec: { ...pod.spec!, nodeName } };
     reusePodResources(pod, assumed);
     this.addToNode(key, assumed, nodeName);
-    this.podStates.set(key, { pod: assumed, nodeName, assumed: true });
+    this.podStates.set(key, assumed);
+    this.assumed.add(key);
   }
 
   /** A failed binding: the assumed pod leaves its node. */
   forgetPod(key: string): void {
-    const st = this.podStates.get(key);
-    if (!st?.assumed) return;
-    this.removeFromNode(key, st.nodeName);
+    if (!this.assumed.delete(key)) return;
+    this.removeFromNode(key, nodeOf(this.podStates.get(key)!));
     this.podStates.delete(key);
   }
 
@@ -80,21 +88,23 @@ export class SchedulerCache implements NodeSnapshot {
   addPod(pod: Pod): void {
     const key = metaKey(pod);
     const st = this.podStates.get(key);
+    const wasAssumed = this.assumed.delete(key);
     if (st) {
+      const stNode = nodeOf(st);
       // The bound version of an assumed pod asks for the same resources (requests are immutable here).
-      if (st.assumed && st.pod.metadata?.uid === pod.metadata?.uid) reusePodResources(st.pod, pod);
+      if (wasAssumed && st.metadata?.uid === pod.metadata?.uid) reusePodResources(st, pod);
       // Upstream removes the old pod and adds the new one; on the same node with the same resources
       // (a binding confirmed) that leaves the node's sums as they were, so the pod is swapped in place.
-      const info = st.nodeName === pod.spec!.nodeName ? this.nodes.get(st.nodeName) : undefined;
+      const info = stNode === pod.spec!.nodeName ? this.nodes.get(stNode) : undefined;
       if (info?.replacePod(key, pod)) {
         this.trackAffinity(info);
-        this.podStates.set(key, { pod, nodeName: st.nodeName, assumed: false });
+        this.podStates.set(key, pod);
         return;
       }
-      this.removeFromNode(key, st.nodeName);
+      this.removeFromNode(key, stNode);
     }
     this.addToNode(key, pod, pod.spec!.nodeName!);
-    this.podStates.set(key, { pod, nodeName: pod.spec!.nodeName!, assumed: false });
+    this.podStates.set(key, pod);
   }
 
   updatePod(_old: Pod, pod: Pod): void { this.addPod(pod); }
@@ -103,8 +113,9 @@ export class SchedulerCache implements NodeSnapshot {
     const key = metaKey(pod);
     const st = this.podStates.get(key);
     if (!st) return;
-    this.removeFromNode(key, st.nodeName);
+    this.removeFromNode(key, nodeOf(st));
     this.podStates.delete(key);
+    this.assumed.delete(key);
   }
 
   get podCount(): number { return this.podStates.size; }

@@ -20,19 +20,40 @@ export interface PodResources {
 
 const memo = new WeakMap<object, PodResources>();
 
+/** The memo key of a lone container without resources (BestEffort pods of any template). */
+const noResources = {};
+
+/**
+ * What a pod's resources are memoized under: for a pod of one container without ports, no init
+ * containers and no overhead (podRequestAmounts then reads only that container's resources, and
+ * podHostPorts finds none), the container's `resources` object; else the pod. A ReplicaSet's pods
+ * share one frozen `resources` in the control loops' informers (util/shared-objects.ts; not their
+ * containers array, which names each pod's own kube-api-access volume), so they share one
+ * PodResources: an entry per pod object was ~400 bytes a pod (bench/RESULTS.md `meminf2-2026-12-06`).
+ */
+function memoKey(pod: Pod): object {
+  const spec = pod.spec;
+  if (!spec || spec.initContainers || spec.overhead || spec.containers?.length !== 1) return pod;
+  const c = spec.containers[0];
+  if (!c || c.ports?.length) return pod;
+  return c.resources ?? noResources;
+}
+
 export function podResources(pod: Pod): PodResources {
-  let r = memo.get(pod);
+  const key = memoKey(pod);
+  let r = memo.get(key);
   if (!r) {
     const { requests, nonZero } = podRequestAmounts(pod.spec);
     r = { requests, nonZero, hostPorts: podHostPorts(pod.spec) };
-    memo.set(pod, r);
+    memo.set(key, r);
   }
   return r;
 }
 
 /** Lets `to` (a copy of `from` with the same containers) share `from`'s computed resources. */
 export function reusePodResources(from: Pod, to: Pod): void {
-  if (!memo.has(to)) memo.set(to, podResources(from));
+  const key = memoKey(to);
+  if (!memo.has(key)) memo.set(key, podResources(from));
 }
 
 /** schedutil.GetHostPorts: container ports with a hostPort, from containers and sidecar init containers. */

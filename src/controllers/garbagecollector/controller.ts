@@ -135,8 +135,8 @@ export class GarbageCollectorController implements Controller {
 
   private apply(e: Enqueue): void {
     for (const id of e.absent) this.addAbsent(id);
-    for (const n of e.attemptToDelete) this.attemptToDelete.add(n.identity.uid);
-    for (const n of e.attemptToOrphan) this.attemptToOrphan.add(n.identity.uid);
+    for (const n of e.attemptToDelete) this.attemptToDelete.add(n.uid);
+    for (const n of e.attemptToOrphan) this.attemptToOrphan.add(n.uid);
     for (const { dependent, owner } of e.invalidNamespaceRefs) {
       const d = dependent.identity;
       const ref = { apiVersion: d.apiVersion, kind: d.kind, metadata: { name: d.name, namespace: d.namespace, uid: d.uid } };
@@ -175,7 +175,7 @@ export class GarbageCollectorController implements Controller {
   private async attemptToDeleteItem(item: GraphNode): Promise<'virtualDeleted' | void> {
     if (item.beingDeleted && !item.deletingDependents) return;
     const latest = await this.getObject(item.identity);
-    if (!latest || latest.metadata.uid !== item.identity.uid) return this.virtualDelete(item.identity);
+    if (!latest || latest.metadata.uid !== item.uid) return this.virtualDelete(item.identity);
     if (item.deletingDependents) return this.processDeletingDependentsItem(item);
     const ownerReferences: OwnerReference[] = latest.metadata.ownerReferences ?? [];
     if (!ownerReferences.length) return;
@@ -189,11 +189,11 @@ export class GarbageCollectorController implements Controller {
       case 'none': return;
       case 'removeOwnerReferences':
         this.logger.debug('remove dangling references and waiting references for item', { item: identityKey(item.identity), uids: d.uids });
-        if (!await this.patch(item.identity, deleteOwnerRefsPatch(item.identity.uid, d.uids))) return this.virtualDelete(item.identity);
+        if (!await this.patch(item.identity, deleteOwnerRefsPatch(item.uid, d.uids))) return this.virtualDelete(item.identity);
         return;
       case 'delete': {
         if (d.unblockFirst) {
-          const p = unblockOwnerRefsPatch(item.identity.uid, ownerReferences);
+          const p = unblockOwnerRefsPatch(item.uid, ownerReferences);
           if (p && !await this.patch(item.identity, p)) return this.virtualDelete(item.identity);
         }
         this.logger.debug('Deleting item', { item: identityKey(item.identity), propagationPolicy: d.policy });
@@ -210,7 +210,7 @@ export class GarbageCollectorController implements Controller {
       await this.removeFinalizer(item.identity, FinalizerDeleteDependents);
       return;
     }
-    for (const dep of blocking) if (!dep.deletingDependents) this.attemptToDelete.add(dep.identity.uid);
+    for (const dep of blocking) if (!dep.deletingDependents) this.attemptToDelete.add(dep.uid);
   }
 
   private async classifyReferences(item: GraphNode, refs: readonly OwnerReference[]): Promise<ClassifiedReferences> {
@@ -252,7 +252,7 @@ export class GarbageCollectorController implements Controller {
   private async attemptToOrphanWorker(uid: string): Promise<Outcome> {
     const owner = this.graph.get(uid);
     if (!owner) return 'forget';
-    const results = await Promise.allSettled([...owner.dependents].map((d) => this.patch(d.identity, deleteOwnerRefsPatch(d.identity.uid, [uid]))));
+    const results = await Promise.allSettled([...owner.dependents].map((d) => this.patch(d.identity, deleteOwnerRefsPatch(d.uid, [uid]))));
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) {
       this.logger.warn('orphanDependents failed', { owner: identityKey(owner.identity), err: (failed as PromiseRejectedResult).reason });

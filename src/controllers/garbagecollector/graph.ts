@@ -37,19 +37,60 @@ const sameIdentity = (a: ObjectIdentity, b: ObjectIdentity) => identityKey(a) ==
 const noDependents: ReadonlySet<GraphNode> = new Set();
 const noOwners: readonly OwnerReference[] = Object.freeze([]);
 
+const OBSERVED = 1;
+const BEING_DELETED = 2;
+const DELETING_DEPENDENTS = 4;
+
+/**
+ * One object of the graph. The graph holds a node per pod, so its shape is kept small (bench/RESULTS.md
+ * `meminf2-2026-12-06`): the identity's fields are the node's own (not an object of their own) and
+ * the three flags share one small integer; `identity` answers a copy, as the replaced object did.
+ */
 export class GraphNode {
   /**
    * Made on the first dependent and dropped with the last: an empty Set cost ~150 bytes per node,
    * a third of the graph at scale, and the graph holds a node per pod (bench/RESULTS.md `meminf-2026-12-06`).
    */
-  private deps?: Set<GraphNode>;
+  private deps?: Set<GraphNode> = undefined;
   owners: readonly OwnerReference[] = noOwners;
-  /** Seen through an informer (not only referenced as an owner). */
-  observed = false;
-  beingDeleted = false;
-  deletingDependents = false;
+  /** The identity's fields, read directly where a copy is not needed; set through `identity`. */
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  /** The object's uid: the graph's key, which never changes for a node. */
+  readonly uid: string;
+  private flags = 0;
 
-  constructor(public identity: ObjectIdentity, public readonly virtual: boolean) {}
+  constructor(identity: ObjectIdentity, public readonly virtual: boolean) {
+    this.apiVersion = identity.apiVersion;
+    this.kind = identity.kind;
+    this.name = identity.name;
+    this.namespace = identity.namespace;
+    this.uid = identity.uid;
+  }
+
+  get identity(): ObjectIdentity {
+    return { apiVersion: this.apiVersion, kind: this.kind, name: this.name, namespace: this.namespace, uid: this.uid };
+  }
+
+  /** New coordinates for the same uid (an observed object replacing a virtual node's guess). */
+  set identity(i: ObjectIdentity) {
+    this.apiVersion = i.apiVersion;
+    this.kind = i.kind;
+    this.name = i.name;
+    this.namespace = i.namespace;
+  }
+
+  /** Seen through an informer (not only referenced as an owner). */
+  get observed(): boolean { return (this.flags & OBSERVED) !== 0; }
+  set observed(v: boolean) { this.setFlag(OBSERVED, v); }
+  get beingDeleted(): boolean { return (this.flags & BEING_DELETED) !== 0; }
+  set beingDeleted(v: boolean) { this.setFlag(BEING_DELETED, v); }
+  get deletingDependents(): boolean { return (this.flags & DELETING_DEPENDENTS) !== 0; }
+  set deletingDependents(v: boolean) { this.setFlag(DELETING_DEPENDENTS, v); }
+
+  private setFlag(f: number, v: boolean): void { this.flags = v ? this.flags | f : this.flags & ~f; }
 
   get dependents(): ReadonlySet<GraphNode> { return this.deps ?? noDependents; }
 
@@ -62,7 +103,7 @@ export class GraphNode {
 
   /** Dependents whose ownerReference to this node has blockOwnerDeletion. */
   blockingDependents(): GraphNode[] {
-    return [...this.dependents].filter((d) => d.owners.some((o) => o.uid === this.identity.uid && o.blockOwnerDeletion));
+    return [...this.dependents].filter((d) => d.owners.some((o) => o.uid === this.uid && o.blockOwnerDeletion));
   }
 }
 
@@ -175,7 +216,7 @@ export class Graph {
       if (!owner) {
         const namespaced = this.isNamespaced(ref.apiVersion, ref.kind);
         owner = new GraphNode({ apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid,
-          namespace: namespaced === false ? '' : node.identity.namespace }, true);
+          namespace: namespaced === false ? '' : node.namespace }, true);
         this.uidToNode.set(ref.uid, owner);
         owner.addDependent(node);
         out.attemptToDelete.push(owner);
@@ -183,13 +224,13 @@ export class Graph {
       }
       owner.addDependent(node);
       if (potentiallyInvalid) continue;
-      const ownerNamespace = owner.identity.namespace;
-      if (ownerNamespace && ownerNamespace !== node.identity.namespace) {
+      const ownerNamespace = owner.namespace;
+      if (ownerNamespace && ownerNamespace !== node.namespace) {
         if (owner.observed) out.invalidNamespaceRefs.push({ dependent: node, owner: ref });
         potentiallyInvalid = true;
-      } else if (owner.identity.kind !== ref.kind || owner.identity.name !== ref.name || owner.identity.apiVersion !== ref.apiVersion) {
+      } else if (owner.kind !== ref.kind || owner.name !== ref.name || owner.apiVersion !== ref.apiVersion) {
         potentiallyInvalid = true;
-      } else if (!ownerNamespace && ownerNamespace !== node.identity.namespace && !owner.observed) {
+      } else if (!ownerNamespace && ownerNamespace !== node.namespace && !owner.observed) {
         potentiallyInvalid = true;
       }
     }

@@ -24,6 +24,7 @@ import type { Logger } from '../../util/log.js';
 import { controllerRef, podIsActive, podIsReady } from '../../api/pods.js';
 import { UIDTrackingExpectations, expectationsTimeoutMs } from '../expectations.js';
 import { claimObjects, newControllerRef, recheckOwner, sameControllerRef, sameLabels } from '../controller-ref.js';
+import { controllerUIDIndex, indexByControllerUID, indexOrphansByNamespace, orphansByNamespaceIndex } from '../controller-ref.js';
 import type { ReplicaKind, ReplicaOwner } from './kind.js';
 import { burstReplicas, calculateStatus, planManage, slowStartBatch, statusUnchanged } from './plan.js';
 
@@ -35,10 +36,6 @@ export interface ReplicaSetControllerOptions {
   expectationsTimeoutMs?: number;
 }
 
-const byController = 'controllerUID';
-const orphansByNamespace = 'orphansByNamespace';
-const indexByController = (obj: Pod): string[] => { const r = controllerRef(obj); return r ? [r.uid] : []; };
-const indexOrphans = (obj: Pod): string[] => (controllerRef(obj) ? [] : [obj.metadata?.namespace ?? '']);
 const isDeleting = (o: { metadata?: ObjectMeta } | undefined) => !!o?.metadata?.deletionTimestamp;
 
 export class ReplicaSetController implements Controller {
@@ -63,8 +60,8 @@ export class ReplicaSetController implements Controller {
     // An index added to an informer that already holds objects would miss them: scan instead.
     this.scan = this.podInformer.size > 0 || this.podInformer.hasSynced();
     if (!this.scan) {
-      this.podInformer.addIndex(byController, indexByController);
-      this.podInformer.addIndex(orphansByNamespace, indexOrphans);
+      this.podInformer.addIndex(controllerUIDIndex, indexByControllerUID);
+      this.podInformer.addIndex(orphansByNamespaceIndex, indexOrphansByNamespace);
     }
     this.registerHandlers();
   }
@@ -175,7 +172,7 @@ export class ReplicaSetController implements Controller {
     const uid = rs.metadata!.uid!;
     const pods: Pod[] = this.scan
       ? this.podInformer.list().filter((p: Pod) => p.metadata!.namespace === ns && (!controllerRef(p) || controllerRef(p)!.uid === uid))
-      : [...this.podInformer.byIndex(byController, uid).filter((p: Pod) => p.metadata!.namespace === ns), ...this.podInformer.byIndex(orphansByNamespace, ns)];
+      : [...this.podInformer.byIndex(controllerUIDIndex, uid).filter((p: Pod) => p.metadata!.namespace === ns), ...this.podInformer.byIndex(orphansByNamespaceIndex, ns)];
     return pods.filter(podIsActive);
   }
 
@@ -192,7 +189,7 @@ export class ReplicaSetController implements Controller {
     const out: Pod[] = [];
     for (const sib of siblings) {
       const sibUID = (sib as ReplicaOwner).metadata!.uid!;
-      const pods: Pod[] = this.scan ? this.podInformer.list().filter((p: Pod) => controllerRef(p)?.uid === sibUID) : this.podInformer.byIndex(byController, sibUID);
+      const pods: Pod[] = this.scan ? this.podInformer.list().filter((p: Pod) => controllerRef(p)?.uid === sibUID) : this.podInformer.byIndex(controllerUIDIndex, sibUID);
       out.push(...pods.filter((p) => p.metadata!.namespace === ns));
     }
     return out;

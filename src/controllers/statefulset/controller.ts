@@ -19,7 +19,7 @@ import { isEverything, matchesSelector, selectorFromLabelSelector } from '../../
 import type { Selector } from '../../api/labels.js';
 import { goJSON, newControllerRef, sortControllerRevisions, hashControllerRevision, controllerRevisionName } from '../../api/history.js';
 import { isMemberOf, statefulSetKind } from './identity.js';
-import { sameControllerRef, sameLabels } from '../controller-ref.js';
+import { sameControllerRef, sameLabels, controllerUIDIndex, indexByControllerUID, indexOrphansByNamespace, orphansByNamespaceIndex } from '../controller-ref.js';
 import { planStatefulSet, Plan } from './plan.js';
 import { PodControl, aggregate, runForAll } from './podcontrol.js';
 import { PendingWrites, CacheView } from './pending.js';
@@ -30,9 +30,7 @@ import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { ObjectMeta, OwnerReference } from 'kubernetes-types/meta/v1.js';
 
 export const controllerName = 'statefulset-controller';
-const podOwnerIndex = 'statefulset:controllerUID';
 const namespaceIndex = 'statefulset:namespace';
-const orphanKey = (ns: string) => `orphan:${ns}`;
 const retries = 5;
 /** While a sync waits for its own writes to show, look again at least this often. */
 const pendingRecheckMs = 5_000;
@@ -74,10 +72,9 @@ export class StatefulSetController implements Controller {
       lastResourceVersion: (r) => informers[r]?.lastResourceVersion() ?? '',
       get: (r, k) => informers[r]?.get(k),
     };
-    this.pods.addIndex(podOwnerIndex, (p) => {
-      const ref = controllerRef(p);
-      return [ref ? ref.uid : orphanKey(p.metadata.namespace)];
-    });
+    // The ReplicaSet controller's indexes (controller-ref.ts): one entry a pod for both.
+    this.pods.addIndex(controllerUIDIndex, indexByControllerUID);
+    this.pods.addIndex(orphansByNamespaceIndex, indexOrphansByNamespace);
     this.sets.addIndex(namespaceIndex, (s) => [s.metadata.namespace]);
     this.revisions.addIndex(namespaceIndex, (r) => [r.metadata.namespace]);
     this.pods.addEventHandler({ add: (p) => this.addPod(p), update: (o, p) => this.updatePod(o, p), delete: (p) => this.deletePod(p) });
@@ -369,7 +366,7 @@ export class StatefulSetController implements Controller {
    */
   private async claimPods(set: StatefulSet, selector: Selector): Promise<Pod[]> {
     const uid = set.metadata!.uid;
-    const candidates = [...this.pods.byIndex(podOwnerIndex, uid!), ...this.pods.byIndex(podOwnerIndex, orphanKey(set.metadata!.namespace!))]
+    const candidates = [...this.pods.byIndex(controllerUIDIndex, uid!), ...this.pods.byIndex(orphansByNamespaceIndex, set.metadata!.namespace!)]
       .filter((p) => p.metadata.namespace === set.metadata!.namespace);
     const match = (p: Pod) => matchesSelector(selector, p.metadata!.labels ?? {}) && isMemberOf(set, p);
     const claimed: Pod[] = [];
