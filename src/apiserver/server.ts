@@ -120,7 +120,7 @@ export interface ApiServer {
   listen(port: number, host: string): Promise<AddressInfo>;
   /**
    * Serves the same API, plain HTTP, on a Unix socket for this process's own clients (the control
-   * loops' thread): see loopback.ts. Its requests are authenticated by `authenticate` alone.
+   * loops, cli/loopback-clients.ts). Its requests are authenticated by `authenticate` alone (auth/loopback.ts).
    */
   listenLoopback(path: string, authenticate: ApiServerOptions['authenticate']): Promise<void>;
   close(): Promise<void>;
