@@ -6,7 +6,7 @@
  * ever), bounded header and idle times, and a last-resort answer for any
  * error that escaped a handler.
  */
-import type { Server } from 'node:https';
+import type { Server } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Status } from '../api/status.js';

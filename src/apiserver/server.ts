@@ -4,7 +4,7 @@
  * the registry's stores.
  */
 import https from 'node:https';
-import { ServerResponse, type IncomingMessage } from 'node:http';
+import http, { ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CustomResourceStore } from '../registry/custom/store.js';
@@ -118,6 +118,11 @@ const nonApiHandlerFor = (handlers: readonly NonApiHandler[] | undefined, path: 
 
 export interface ApiServer {
   listen(port: number, host: string): Promise<AddressInfo>;
+  /**
+   * Serves the same API, plain HTTP, on a Unix socket for this process's own clients (the control
+   * loops, cli/loopback-clients.ts). Its requests are authenticated by `authenticate` alone (auth/loopback.ts).
+   */
+  listenLoopback(path: string, authenticate: ApiServerOptions['authenticate']): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -141,35 +146,47 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const checking = tlsServerDeadlineOptions(timeouts);
   // The one error boundary: whatever a request makes a handler throw or reject with, the
   // process answers it (or drops that connection) and lives on.
-  const server = https.createServer({ ...opts.tls, ...checking }, (req, res) => {
+  const onRequest = (o: typeof opts) => (req: IncomingMessage, res: ServerResponse) => {
     // Latency counts from arrival, the wait for the quantum included (upstream's includes its queues).
     const arrived = process.hrtime.bigint();
-    const start = () => { serve({ opts, timeouts, seats, arrived }, req, res).catch((err) => lastResort(opts.logger, req, res, err)); };
+    const start = () => { serve({ opts: o, timeouts, seats, arrived }, req, res).catch((err) => lastResort(o.logger, req, res, err)); };
     // A read is served in its socket's read callback (answered from the watch cache at once). A
     // write's first steps (authentication, impersonation, authorization, its seat) wait for the
     // loop's time quantum (util/loop-quantum.ts): a flood's writes arrive in one poll of the
     // sockets, and run there they would all go before a GET read in the same poll.
     if (readMethods.has(req.method ?? '')) start();
     else inQuantum(start);
-  });
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  };
+  const onUpgrade = (o: typeof opts) => (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    serveUpgrade(opts, timeouts, seats, req, socket, head).catch((err) => {
-      opts.logger.error('upgrade request failed', { url: req.url, err: (err as Error)?.stack ?? String(err) });
+    serveUpgrade(o, timeouts, seats, req, socket, head).catch((err) => {
+      o.logger.error('upgrade request failed', { url: req.url, err: (err as Error)?.stack ?? String(err) });
       rejectUpgrade(socket, 500, JSON.stringify(toStatus(err)), 'application/json');
     });
-  });
+  };
+  const server = https.createServer({ ...opts.tls, ...checking }, onRequest(opts));
+  server.on('upgrade', onUpgrade(opts));
   boundConnections(server, timeouts, opts.logger);
+  let loopback: http.Server | undefined;
   return {
     listen: (port, host) => new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => resolve(server.address() as AddressInfo));
     }),
+    listenLoopback: (path, authenticate) => new Promise((resolve, reject) => {
+      const o = { ...opts, authenticate };
+      const plain = loopback = http.createServer({ connectionsCheckingInterval: checking.connectionsCheckingInterval }, onRequest(o));
+      plain.on('upgrade', onUpgrade(o));
+      boundConnections(plain, timeouts, opts.logger);
+      plain.once('error', reject);
+      plain.listen(path, () => resolve());
+    }),
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+      const closed = (s: http.Server) => new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeAllConnections();
       });
+      await Promise.all([closed(server), ...(loopback ? [closed(loopback)] : [])]);
       if (!options.proxyAgents) proxyAgents.close();
       await closeHeavyLane();
     },

@@ -15,7 +15,8 @@ import type { ControllerConfig } from '../controllers/types.js';
 import type { Logger } from '../util/log.js';
 import type { IsolateHeap } from './isolate-heap.js';
 
-export type ClientCredentials = { server: string; caPem: string; certPem: string; keyPem: string };
+/** A component's client: HTTPS with its certificate, or the server's loopback socket with a token (loopback-clients.ts). */
+export type ClientCredentials = { server: string; caPem: string; certPem: string; keyPem: string; socketPath?: string; token?: string };
 
 export interface ControlLoopsWorkerData {
   /** Logger component of the thread's lines (the process's own, e.g. `k8ts`). */

@@ -61,6 +61,7 @@ import { realClock } from '../util/clock.js';
 import { reportMemoryOnSignal } from './heap-report.js';
 import { startControlLoopsThread, type ClientCredentials, type ControlLoopsThread } from './control-loops-thread.js';
 import { startControlLoopsInline } from './control-loops-inline.js';
+import { loopbackClients } from './loopback-clients.js';
 import type { ControllerConfig } from '../controllers/types.js';
 import { secureDataDir, secureDataDirLogged, startupError } from './data-dir.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -378,10 +379,12 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   setImmediate(() => { metrics.collectDefaultMetrics(); });
   // Controllers are clients of the ready server; they catch up through their informers,
   // each component under its own identity (RBAC binds it to its bootstrap role).
-  const controlLoops = startInProcessControllers(opts, {
+  // In this process they reach the server on its loopback socket, without TLS (loopback-clients.ts).
+  const identities = {
     controllerManager: { ...clientConfig, certPem: pki.controllerManagerCertPem, keyPem: pki.controllerManagerKeyPem },
     scheduler: { ...clientConfig, certPem: pki.schedulerCertPem, keyPem: pki.schedulerKeyPem },
-  }, logger);
+  };
+  const controlLoops = startInProcessControllers(opts, (opts.controllers ?? 'all') === 'none' ? identities : await loopbackClients(server, identities), logger);
   cleanups.push(reportMemoryOnSignal(logger, controlLoops));
 
   let closing: Promise<void> | undefined;

@@ -13,7 +13,7 @@
  * the ones Node would pick.
  */
 import https from 'node:https';
-import type { ClientRequest, IncomingMessage } from 'node:http';
+import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /** A pooled socket as Node's agent sees it: the request it carried last, with its response. */
@@ -39,12 +39,7 @@ export class PooledAgent extends https.Agent {
   override keepSocketAlive(socket: Duplex): boolean {
     // Typed void by @types/node; Node's answers whether the socket may be kept (http.Agent docs).
     const kept: unknown = super.keepSocketAlive(socket);
-    if (kept === false) return false;
-    const s = socket as IdleSocket;
-    const hint = s._httpMessage?.res?.headers['keep-alive'];
-    const seconds = typeof hint === 'string' ? Number(/^timeout=(\d+)/.exec(hint)?.[1]) : NaN;
-    if (seconds > 0 && !this.options.timeout) s.setTimeout(Math.max(1, seconds * 1000 - keepAliveMarginMs));
-    return true;
+    return kept !== false && closeBeforeServer(socket, this.options.timeout);
   }
 
   /** A request taking an idle socket: its idle timer goes (a watch may be quiet for minutes). */
@@ -68,5 +63,31 @@ export class PooledAgent extends https.Agent {
     }
     this.last = { host: o.host, port: o.port, localAddress: o.localAddress, family: o.family, servername: o.servername, socketPath: o.socketPath, name };
     return name;
+  }
+}
+
+/** Arms an idle socket's timer to close it keepAliveMarginMs before the server's Keep-Alive timeout says it would. */
+function closeBeforeServer(socket: Duplex, agentTimeout: number | undefined): true {
+  const s = socket as IdleSocket;
+  const hint = s._httpMessage?.res?.headers['keep-alive'];
+  const seconds = typeof hint === 'string' ? Number(/^timeout=(\d+)/.exec(hint)?.[1]) : NaN;
+  if (seconds > 0 && !agentTimeout) s.setTimeout(Math.max(1, seconds * 1000 - keepAliveMarginMs));
+  return true;
+}
+
+/**
+ * PooledAgent's idle-connection rules for plain HTTP on a Unix socket (the API server's loopback
+ * socket, cli/loopback-clients.ts): no TLS options, so Node's pool name is short and not cached.
+ */
+export class LoopbackAgent extends http.Agent {
+  // Made without a timeout option (rest.ts), as PooledAgent's are.
+  override keepSocketAlive(socket: Duplex): boolean {
+    const kept: unknown = super.keepSocketAlive(socket);
+    return kept !== false && closeBeforeServer(socket, undefined);
+  }
+
+  override reuseSocket(socket: Duplex, request: ClientRequest): void {
+    super.reuseSocket(socket, request);
+    (socket as IdleSocket).setTimeout(0);
   }
 }

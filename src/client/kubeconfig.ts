@@ -14,6 +14,11 @@ export interface ClientConfig {
   /** A token file read again each minute (client-go's cachingTokenSource): bound service-account tokens rotate. */
   tokenFile?: string;
   insecureSkipTLSVerify?: boolean;
+  /**
+   * Plain HTTP on this Unix socket instead of HTTPS to `server`: the API server's loopback socket,
+   * for the control loops of its own process only (cli/loopback-clients.ts), with `token`.
+   */
+  socketPath?: string;
 }
 
 const b64 = (s: string | undefined) => (s ? Buffer.from(s, 'base64').toString('utf8') : undefined);

@@ -1,16 +1,17 @@
 /**
- * A small REST client for the Kubernetes API over HTTPS with keep-alive,
+ * A small REST client for the Kubernetes API over HTTPS (or plain HTTP on the
+ * API server's loopback socket, for its own process's control loops) with keep-alive,
  * client QPS limiting (upstream's token bucket: qps + burst), JSON bodies
  * and Status errors surfaced as ApiError.
  */
 import https from 'node:https';
 import tls from 'node:tls';
-import type { IncomingMessage } from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { Dispatcher, Pool } from 'undici';
 import type { ClientConfig } from './kubeconfig.js';
-import { PooledAgent } from './agent.js';
+import { LoopbackAgent, PooledAgent } from './agent.js';
 
 export class ApiError extends Error {
   constructor(readonly code: number, readonly reason: string, message: string, readonly status?: any) {
@@ -59,7 +60,7 @@ export interface RestClientOptions {
 }
 
 export class RestClient {
-  private agent: https.Agent;
+  private agent: http.Agent;
   private tokens: number;
   private lastRefill = Date.now();
   private readonly waiters: (() => void)[] = [];
@@ -70,7 +71,8 @@ export class RestClient {
     this.tokens = opts.burst ?? 100;
   }
 
-  private static agentFor(config: ClientConfig): https.Agent {
+  private static agentFor(config: ClientConfig): http.Agent {
+    if (config.socketPath) return new LoopbackAgent({ keepAlive: true, maxSockets: 64 });
     // One secure context for every connection: without it Node parses the CA, certificate and key
     // again for each new connection (a burst of 64 costs the scheduler ~0.5 s of CPU).
     const secureContext = tls.createSecureContext({ ca: config.caPem, cert: config.certPem, key: config.keyPem });
@@ -158,7 +160,9 @@ export class RestClient {
     if (body !== undefined) headers['Content-Length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     for (let sent = 1; ; sent++) {
       const out = await new Promise<IncomingMessage | 'replay'>((resolve, reject) => {
-        const req = https.request({ ...target, method, headers, agent: this.agent }, resolve);
+        const socketPath = this.config.socketPath;
+        const req = socketPath ? http.request({ ...target, socketPath, method, headers, agent: this.agent }, resolve)
+          : https.request({ ...target, method, headers, agent: this.agent }, resolve);
         req.on('error', (e) => (sent < maxReplays && req.reusedSocket && isReplayable(method) && isConnectionDrop(e) ? resolve('replay') : reject(e)));
         req.end(body);
       });
@@ -230,6 +234,7 @@ export class RestClient {
   private async lightPool(): Promise<Pool> {
     const { Pool } = await import('undici');
     const c = this.config;
+    if (c.socketPath) return new Pool('http://localhost', { connections: 64, pipelining: 1, socketPath: c.socketPath });
     const { hostname } = this.requestTarget('/', undefined);
     return new Pool(new URL(c.server).origin, {
       connections: 64, pipelining: 1,

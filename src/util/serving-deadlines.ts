@@ -7,7 +7,7 @@
  * never finishes its request headers is closed after that, instead of Node's
  * 120 s handshake default.
  */
-import type { Server } from 'node:https';
+import type { Server } from 'node:http';
 
 /** Upstream's ReadHeaderTimeout for the secure port. */
 export const readHeaderTimeoutMs = 32_000;
