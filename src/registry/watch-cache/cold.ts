@@ -3,8 +3,8 @@
  * holds decoded is about 2.4 KB of V8 heap even with its subtrees and strings shared
  * (bench/RESULTS.md `memsrv-2026-12-06`); its JSON text deflated against the text of another
  * pod of the resource as a dictionary is about 100-130 bytes. So a cached object nobody has read
- * or written for a while (cold-sweep.ts decides) is kept as those bytes, in a Buffer (outside
- * the V8 heap, never scanned by its collector), beside a stub of the few members the cache's
+ * or written for a while (cold-sweep.ts decides) is kept as those bytes (in a one-byte string:
+ * see ColdObject.of), beside a stub of the few members the cache's
  * readers look at without the whole object: metadata's namespace, name, uid, resourceVersion and
  * labels, and the values the resource's field selectors and indexes read (a pod's spec.nodeName,
  * status.phase, ...). Selections, the node index and the watch ring's `prev` read the stub as
@@ -96,7 +96,7 @@ export class ColdObject implements ColdStub {
   readonly spec?: Record<string, unknown>;
   readonly status?: Record<string, unknown>;
 
-  private constructor(stub: ColdStub, private readonly bytes: Buffer, private readonly dictionary: ColdDictionary) {
+  private constructor(stub: ColdStub, private readonly bytes: string, private readonly dictionary: ColdDictionary) {
     this.metadata = stub.metadata;
     if (stub.spec) this.spec = stub.spec;
     if (stub.status) this.status = stub.status;
@@ -104,12 +104,11 @@ export class ColdObject implements ColdStub {
 
   /** `obj` (whose text is `text`, JSON.stringify(obj)) as a cold object. */
   static of(obj: Unstructured, text: string, stubOf: StubOf, dictionary: ColdDictionary): ColdObject {
-    const deflated = deflateRawSync(text, { dictionary });
-    // zlib's answer is a view of its 16 KB output chunk: copied to a buffer of its own size (Buffer's
-    // shared 8 KB slabs below 4 KB), or each cold object would keep a chunk alive.
-    const bytes = Buffer.allocUnsafe(deflated.length);
-    deflated.copy(bytes);
-    return new ColdObject(stubOf(obj), bytes, dictionary);
+    // Kept as a one-byte string (a byte a character), not a Buffer: zlib's answer is a view of its
+    // 16 KB output chunk, and a copy in a Buffer of its own cost 3-8 times the string's memory
+    // (its ArrayBuffer and view objects, or Buffer's 8 KB slabs left part-used: measured in
+    // bench/RESULTS.md `mem5-2026-12-06`); a string of ~100 bytes is its bytes and a 16-byte header.
+    return new ColdObject(stubOf(obj), deflateRawSync(text, { dictionary }).toString('latin1'), dictionary);
   }
 
   /** Bytes kept for the text (tests, benchmarks). */
@@ -117,7 +116,7 @@ export class ColdObject implements ColdStub {
 
   /** The object's JSON text, exactly as JSON.stringify wrote it when it went cold. */
   text(): string {
-    return inflateRawSync(this.bytes, { dictionary: this.dictionary }).toString('utf8');
+    return inflateRawSync(Buffer.from(this.bytes, 'latin1'), { dictionary: this.dictionary }).toString('utf8');
   }
 
   /** A fresh copy of the object, its text known (a watcher or an update's private copy reuses it). */
