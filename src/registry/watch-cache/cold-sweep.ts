@@ -26,6 +26,17 @@ export interface ColdOptions {
 
 export const defaultColdOptions: ColdOptions = { afterMs: 60_000, tickMs: 100, budgetMs: 5 };
 
+/**
+ * The options K8TS_WATCH_CACHE_COLD_AFTER_MS asks for: a number of milliseconds (0: every pod
+ * goes cold within two ticks, which the end-to-end tests can run under), or "off" (pods stay
+ * decoded); unset or not a number: the defaults.
+ */
+export function coldOptionsFrom(value: string | undefined): ColdOptions | false {
+  if (value === 'off') return false;
+  const afterMs = value === undefined || value === '' ? NaN : Number(value);
+  return Number.isFinite(afterMs) && afterMs >= 0 ? { ...defaultColdOptions, afterMs } : defaultColdOptions;
+}
+
 /** Cold objects made with one dictionary before the next is built from the objects of then. */
 const dictionaryUses = 10_000;
 /** Event loop utilization since the last tick above which a tick does a fifth of its budget. */
