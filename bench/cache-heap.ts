@@ -7,6 +7,7 @@
  * and full GCs. Memory is V8's heap used plus the array buffers (where cold pods' bytes live:
  * outside the heap, but memory all the same), measured at `--pods` and at `--more` pods: the
  * marginal bytes per pod between them. Then CPU, each over every pod or `--ops` of them:
+ *  - the sweep that made them cold (none in a build without cold pods), per pod;
  *  - a list of all pods as JSON text from the cache (resourceVersion=0), per pod;
  *  - `kubectl get pods -A`'s pages of 500 (the first from the cache, the rest from storage by
  *    their continue token), per pod;
@@ -30,7 +31,7 @@ import { median } from './lib/stats.js';
 import { table } from './lib/results.js';
 import { thisDist } from './lib/builds-in-children.js';
 
-interface Figures { perPodAtN: number; marginal: number; heapMiB: number; listUs: number; pagesUs: number; currentUs: number; statusWriteUs: number; cold: number }
+interface Figures { perPodAtN: number; marginal: number; heapMiB: number; sweepUs: number; listUs: number; pagesUs: number; currentUs: number; statusWriteUs: number; cold: number }
 
 /** What the benchmark reads of a cache's insides (both builds have them; coldSweep only with cold pods). */
 interface CacheInsides { objects: Map<string, unknown>; coldSweep?: { turnedAt: number } }
@@ -54,11 +55,15 @@ async function child(dist: string, n: number, more: number, ops: number): Promis
     if (typeof cache.sweepCold !== 'function' || !insides.coldSweep) return;
     for (let turn = 0; turn < 2; turn++) { insides.coldSweep.turnedAt = -Infinity; while (cache.sweepCold(Infinity) > 0); }
   };
+  let sweepCpu = 0;
   const make = async (from: number, to: number) => {
     for (let i = from; i < to; i++) await pods.create('bench', podBody(i));
     for (let i = from; i < to; i++) await pods.guaranteedUpdate('bench', `p-${i}`, (p: Pod) => ({ ...p, status: running(i) }), { subresource: 'status' });
     await cache.waitFor(Number(await backend.currentRevision()), 60_000);
+    const t0 = process.cpuUsage();
     sweepAll();
+    const t = process.cpuUsage(t0);
+    sweepCpu += t.user + t.system;
   };
   const used = () => {
     for (let i = 0; i < 4; i++) (globalThis as { gc?: () => void }).gc!();
@@ -90,7 +95,7 @@ async function child(dist: string, n: number, more: number, ops: number): Promis
   registry.closeWatchCache();
   await backend.close();
   return {
-    perPodAtN: (atN - base) / n, marginal: (atMore - atN) / (more - n), heapMiB: atMore / 2 ** 20,
+    perPodAtN: (atN - base) / n, marginal: (atMore - atN) / (more - n), heapMiB: atMore / 2 ** 20, sweepUs: sweepCpu / more,
     listUs, pagesUs, currentUs, statusWriteUs, cold,
   };
 }
@@ -147,10 +152,10 @@ if (values.child) {
       loads.push(loadavg()[0]!.toFixed(1));
     }
   }
-  const col = (xs: Figures[], k: keyof Figures, d: number) => `**${median(xs.map((x) => x[k])).toFixed(d)}** (${xs.map((x) => x[k].toFixed(d)).join(', ')})`;
+  const col = (xs: Figures[], k: keyof Figures, d: number) => `**${median(xs.map((x) => x[k] ?? 0)).toFixed(d)}** (${xs.map((x) => (x[k] ?? 0).toFixed(d)).join(', ')})`;
   console.log(`cache-heap: ${n} -> ${more} Running pods, ${ops} reads/writes timed, load ${loads.join(' -> ')}`);
   console.log(table(
-    ['Build', `bytes per pod at ${n}`, `marginal bytes per pod ${n}-${more}`, 'cold pods', `list of all (rv=0), µs per pod`, 'pages of 500, µs per pod', 'current(), µs', 'status write of an untouched pod, µs'],
-    [...results].map(([name, xs]) => [name, col(xs, 'perPodAtN', 0), col(xs, 'marginal', 0), String(median(xs.map((x) => x.cold))), col(xs, 'listUs', 1), col(xs, 'pagesUs', 1), col(xs, 'currentUs', 1), col(xs, 'statusWriteUs', 0)]),
+    ['Build', `bytes per pod at ${n}`, `marginal bytes per pod ${n}-${more}`, 'cold pods', 'sweep, µs per pod', `list of all (rv=0), µs per pod`, 'pages of 500, µs per pod', 'current(), µs', 'status write of an untouched pod, µs'],
+    [...results].map(([name, xs]) => [name, col(xs, 'perPodAtN', 0), col(xs, 'marginal', 0), String(median(xs.map((x) => x.cold))), col(xs, 'sweepUs', 1), col(xs, 'listUs', 1), col(xs, 'pagesUs', 1), col(xs, 'currentUs', 1), col(xs, 'statusWriteUs', 0)]),
   ));
 }
