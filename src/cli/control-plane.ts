@@ -3,6 +3,7 @@
  * in-process loops (system namespaces, default service accounts, namespace
  * deletion). Shuts down cleanly on SIGTERM/SIGINT.
  */
+import { coldOptionsFrom } from '../registry/watch-cache/cold-sweep.js';
 import { PodSummary } from '../apiserver/pod-summary/summary.js';
 import { podSummaryEndpoint } from '../apiserver/pod-summary/endpoint.js';
 import { conversionWebhook } from '../apiserver/conversion/webhook-converter.js';
@@ -227,7 +228,10 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     },
   });
   // Lists and watches are served from the watch cache; the listers below are its first watchers.
-  await registry.startWatchCache({ capacity: opts.watchCacheSize ?? defaultWatchCacheSize, logger: logger.with('watch-cache') });
+  await registry.startWatchCache({
+    capacity: opts.watchCacheSize ?? defaultWatchCacheSize, logger: logger.with('watch-cache'),
+    cold: coldOptionsFrom(process.env.K8TS_WATCH_CACHE_COLD_AFTER_MS),
+  });
   cleanups.push(() => registry.closeWatchCache());
   // Admission reads the watch-fed caches (listers), synced before the server serves.
   const listers = createListers(registry, logger.with('cache'));

@@ -30,6 +30,7 @@ import { deploymentStrategy } from './strategies/deployments.js';
 import { coreEventStrategy, eventsV1StorageVersion } from './strategies/events.js';
 import { CacheFeed } from './watch-cache/feed.js';
 import { WatchCache } from './watch-cache/cache.js';
+import type { ColdOptions } from './watch-cache/cold-sweep.js';
 import type { Logger } from '../util/log.js';
 import type { Unstructured } from '../api/unstructured.js';
 
@@ -83,6 +84,8 @@ export interface WatchCacheOptions {
   /** Events kept per resource for watches that resume from a resourceVersion (0: no watch cache). */
   capacity: number;
   logger?: Logger;
+  /** When untouched pods go cold (watch-cache/cold-sweep.ts); false: they stay decoded. */
+  cold?: ColdOptions | false;
 }
 
 /**
@@ -140,7 +143,7 @@ export class Registry {
   }
 
   private attachWatchCache(store: Store): WatchCache {
-    const cache = new WatchCache(store.resourcePrefix, store.cacheSource(), this.feed!, this.cacheOptions!.capacity, this.cacheOptions!.logger);
+    const cache = new WatchCache(store.resourcePrefix, store.cacheSource(), this.feed!, this.cacheOptions!.capacity, this.cacheOptions!.logger, this.cacheOptions!.cold);
     store.useWatchCache(cache);
     this.feed!.register(cache).catch((err) => this.cacheOptions?.logger?.error('watch cache: start failed', { prefix: cache.prefix, err: (err as Error).message }));
     return cache;

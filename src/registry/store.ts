@@ -293,7 +293,8 @@ export class Store {
    */
   async listJSON(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult<string>> {
     // A recent object's text is reused; the others' is rendered for this list and not kept (rendered-json.ts).
-    const cached = await this.listFromCache(namespace, opts, objectJSON);
+    // A cold object's text is inflated as it was written (watch-cache/cold.ts): no decode, no render.
+    const cached = await this.listFromCache(namespace, opts, objectJSON, (json) => json);
     if (cached) return cached;
     return this.listWith(namespace, opts, (kv, sel) => {
       if (sel.everything) return this.decodedJSON(kv);
@@ -307,7 +308,9 @@ export class Store {
    * CacheDelegator.GetList and shouldDelegateList: continue tokens and Exact reads go to
    * storage; a consistent read goes there too when the cache does not catch up in time).
    */
-  private async listFromCache<T>(namespace: string | undefined, opts: ListOptions, pick: (obj: any) => T): Promise<ListResult<T> | undefined> {
+  private async listFromCache<T>(
+    namespace: string | undefined, opts: ListOptions, pick: (obj: any) => T, pickText?: (json: string) => T,
+  ): Promise<ListResult<T> | undefined> {
     const cache = this.cache;
     const mode = cache ? cachedListMode(opts) : 'storage';
     if (!cache || mode === 'storage') return undefined;
@@ -325,7 +328,7 @@ export class Store {
     const limit = opts.resourceVersion !== '0' && opts.limit && opts.limit > 0 ? opts.limit : 0;
     // A metadata.name field selector in one namespace (or of a cluster-scoped kind) names one key.
     const name = sel.name !== undefined && (!this.info.namespaced || namespace) ? sel.name : undefined;
-    const page = await cache.list(listPrefix(this.keyInfo, namespace), sel, limit, pick, name);
+    const page = await cache.list(listPrefix(this.keyInfo, namespace), sel, limit, pick, name, pickText);
     const result: ListResult<T> = { items: page.items, resourceVersion: String(page.revision) };
     if (page.continueFrom !== undefined) {
       // The next page is read from storage at the cache's revision, as upstream's token says.

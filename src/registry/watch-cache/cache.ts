@@ -6,6 +6,10 @@
  *
  * Contract:
  *  - Objects are decoded once and shared by every list, watcher and lister: nobody mutates them.
+ *  - A pod nobody has read for an update or written for a while is kept cold (cold.ts, cold-sweep.ts):
+ *    its deflated text and a stub of what selectors and indexes read. Every reader goes through
+ *    `objects` with that in mind: lists and watches write a cold object from its text or a fresh
+ *    decode, `current` decodes it and keeps it decoded again; served objects do not change.
  *  - A watch from resourceVersion N is served when every event of this resource after N is
  *    still in the ring (N >= `oldest`); otherwise it is 410 Expired "too old resource version",
  *    as upstream's watchCache answers. `oldest` starts at the revision the cache was listed at
@@ -28,6 +32,8 @@ import type { Unstructured } from '../../api/unstructured.js';
 import { lastMember, withResourceVersion } from '../stored-json.js';
 import { forgetRenderedJSON, hasRenderedJSON, seedRenderedJSON } from './rendered-json.js';
 import { compact, compactionFor, type Compaction } from './compact.js';
+import { coldStubFor, isCold } from './cold.js';
+import { ColdSweep, defaultColdOptions, type ColdOptions } from './cold-sweep.js';
 
 /** What the cache needs of its store. */
 export interface CacheSource {
@@ -63,6 +69,7 @@ interface CacheWatcher {
 const relistDelayMs = 1000;
 
 export class WatchCache implements FeedMember {
+  /** The current objects by key: decoded, or cold (cold.ts: a ColdObject, whose stub selectors and indexes read). */
   private objects = new Map<string, any>();
   private readonly keys = new SortedKeys();
   private ring: EventRing;
@@ -89,6 +96,8 @@ export class WatchCache implements FeedMember {
   private readonly compaction: Compaction;
   /** The object of the last create event: a new object's subtrees are tried against its (compact.ts). */
   private lastCreated: unknown;
+  /** What makes this resource's untouched objects cold (undefined: they stay decoded). */
+  private readonly coldSweep?: ColdSweep;
   /** A watch from below this revision is too old (events of this resource after it are all in the ring). */
   oldest = 0;
   /** The revision the cache was listed at: it has no history from before. */
@@ -97,11 +106,23 @@ export class WatchCache implements FeedMember {
   constructor(
     readonly prefix: string, private source: CacheSource, private readonly feed: CacheFeed,
     private readonly capacity: number, private readonly logger?: Logger,
+    cold: ColdOptions | false = defaultColdOptions,
   ) {
     this.ring = new EventRing(capacity);
     this.compaction = compactionFor(prefix);
+    const stubOf = cold ? coldStubFor(prefix) : undefined;
+    if (stubOf && cold) {
+      this.coldSweep = new ColdSweep(stubOf, () => this.objects, cold);
+      this.coldSweep.start();
+    }
     this.newReadiness();
   }
+
+  /**
+   * One tick of the sweep that makes untouched objects cold, now (tests, benchmarks; the cache
+   * runs it on its own timer). Returns how many went cold.
+   */
+  sweepCold(budgetMs = Infinity): number { return this.coldSweep?.sweep(budgetMs) ?? 0; }
 
   /** The store serving through this cache changed (a CRD re-served): decode with the new one from now on. */
   rebind(source: CacheSource): void { this.source = source; }
@@ -153,6 +174,7 @@ export class WatchCache implements FeedMember {
   close(): void {
     this.closed = true;
     this.generation++;
+    this.coldSweep?.stop();
     this.feed.unregister(this);
     this.endWatchers();
   }
@@ -160,17 +182,21 @@ export class WatchCache implements FeedMember {
   /**
    * The matching objects under `prefix` in key order, at most `limit` (0: all). `name`: the one
    * name a field selector allows, when `prefix + name` is a key (upstream's cacher serves such
-   * lists by key too).
+   * lists by key too). `pickText`: the item from the object's JSON text, for a cold object (no
+   * decode); without it a cold object is decoded for `pick` (a fresh copy, not kept).
    */
-  async list<T>(prefix: string, selection: Selection, limit: number, pick: (obj: any) => T, name?: string): Promise<CacheListPage<T>> {
+  async list<T>(
+    prefix: string, selection: Selection, limit: number, pick: (obj: any) => T, name?: string, pickText?: (json: string) => T,
+  ): Promise<CacheListPage<T>> {
     await this.ready;
     const revision = this.feed.revision;
     const items: T[] = [];
     const { keys, start, end } = this.candidates(prefix, selection, name);
     for (let i = start; i < end; i++) {
       const obj = this.objects.get(keys[i]);
+      // A cold object's stub has what every selection reads (cold.ts).
       if (!selection.everything && !selection.matches(obj)) continue;
-      items.push(pick(obj));
+      items.push(!isCold(obj) ? pick(obj) : pickText ? pickText(obj.text()) : pick(obj.decode()));
       if (limit && items.length === limit && i < end - 1) {
         // As upstream: only an unfiltered list knows how many items are left.
         return { items, revision, continueFrom: keys[i] + '\u0000', remainingItemCount: selection.everything ? end - i - 1 : undefined };
@@ -188,7 +214,8 @@ export class WatchCache implements FeedMember {
       const { keys, start, end } = this.candidates(opts.prefix, opts.selection);
       for (let i = start; i < end; i++) {
         const obj = this.objects.get(keys[i]);
-        if (opts.selection.matches(obj)) opts.send({ type: 'ADDED', object: obj });
+        // A cold object is sent as a fresh decode whose text is known: its watchers write that text.
+        if (opts.selection.matches(obj)) opts.send({ type: 'ADDED', object: isCold(obj) ? obj.decode() : obj });
       }
       w.after = startRevision = this.feed.revision;
     } else {
@@ -224,7 +251,16 @@ export class WatchCache implements FeedMember {
    */
   current(key: string): any | undefined {
     if (!this.readyResolved || this.pending) return undefined;
-    return this.objects.get(key);
+    const obj = this.objects.get(key);
+    if (obj === undefined) return undefined;
+    this.coldSweep?.touch(key);
+    if (!isCold(obj)) return obj;
+    // Read for an update: decoded and kept so for a while, as the write that follows and the next ones
+    // start from it. Not compacted (40-60 µs a pod): the write's new version is, and its parts are only
+    // shared with this one's where equal and frozen (util/shared-trees.ts internLike).
+    const warm = obj.decode();
+    this.objects.set(key, warm);
+    return warm;
   }
 
   private add(w: CacheWatcher): void {
@@ -273,18 +309,22 @@ export class WatchCache implements FeedMember {
 
   private applyNow(e: WatchEvent): void {
     const key = e.kv.key;
+    // A cold previous version is its stub: enough for the node index and the watchers' selections.
     const prev = this.objects.get(key);
     let obj: Unstructured;
     if (e.type === 'delete' && e.kv.value === '') {
       // The feed's storage watch sends no previous values (prevKv: false): a delete is its key and
-      // revision, and the object it deleted is the one held here.
+      // revision, and the object it deleted is the one held here (decoded again if it went cold).
       this.written.delete(key);
       if (prev === undefined) return;
-      obj = deletedAt(prev, e.kv.modRevision);
+      obj = deletedAt(isCold(prev) ? prev.decode() : prev, e.kv.modRevision);
     } else {
       obj = this.takeWritten(e) ?? this.source.decode(e.kv);
     }
-    if (e.type !== 'delete') compact(obj, prev, this.compaction, this.lastCreated);
+    if (e.type !== 'delete') {
+      compact(obj, isCold(prev) ? undefined : prev, this.compaction, this.lastCreated);
+      this.coldSweep?.touch(key);
+    }
     // A new object's subtrees are first compared with the last one created's (compact.ts).
     if (prev === undefined && e.type !== 'delete') this.lastCreated = obj;
     if (e.type === 'delete') {
