@@ -84,8 +84,11 @@ export function encodeManagedFields(managed: Managed, kept?: ReadonlyMap<string,
   const order = sortedForEncoding(items);
   for (const { id, e } of order) {
     const stored = kept?.get(id);
-    // A copy: the stored entry may be the watch cache's, shared; its FieldsV1 is only ever read.
-    if (stored) { out.push({ ...stored }); continue; }
+    // The watch cache's frozen entry is written again as that very object: nothing can change it, and
+    // the cache would otherwise compare the copy with it and keep the frozen one anyway (compact.ts),
+    // for each of an object's M managers on every write. Any other stored entry may be someone's to
+    // change later: a copy (its FieldsV1 is only ever read).
+    if (stored) { out.push(Object.isFrozen(stored) ? stored : { ...stored }); continue; }
     if (e.set.isEmpty()) continue;
     // Go's omitempty: an empty manager (no fieldManager, no User-Agent) is not written.
     const entry: ManagedFieldsEntry = {};
