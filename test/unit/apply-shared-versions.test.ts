@@ -101,3 +101,23 @@ test('an apply to a ConfigMap starts from the cached copy and leaves it unchange
   assert.notEqual(svcSeen[0], svc, 'a kind whose update keeps the old status merges into a private copy');
   assert.deepEqual(svcSeen[0], svc);
 });
+
+test("an apply writes the cached version's frozen entries of the other managers as those objects, checked once", async (t) => {
+  const registry = await setup(t);
+  const cms = registry.store('', 'v1', 'configmaps')!;
+  await cms.create('default', { metadata: { name: 'ssa' } } satisfies ConfigMap);
+  for (let i = 0; i < 4; i++) await apply(cms, 'ssa', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { [`k${i}`]: `v${i}` } }, `m${i}`);
+  const live = cms.watchCache!.current(cms.key('default', 'ssa')) as ConfigMap;
+  const before = live.metadata!.managedFields!;
+  assert.ok(before.filter((e) => e.manager !== 'm3').every((e) => Object.isFrozen(e)));
+  // The merge's own result, before the cache compacts it: m0..m2's entries are the live ones, not copies.
+  const ctx: ApplyContext = { kindKey: 'v1/ConfigMap', apiVersion: 'v1', manager: 'm3', force: false, now: new Date(), ignoredFields: [] };
+  const out = applyConfiguration(live, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { k3: 'changed' } }, ctx);
+  for (const m of ['m0', 'm1', 'm2']) assert.equal(out.metadata.managedFields.find((e: { manager: string }) => e.manager === m), before.find((e) => e.manager === m), m);
+  assert.deepEqual(out.data, { k0: 'v0', k1: 'v1', k2: 'v2', k3: 'changed' });
+  // A frozen entry is still checked as decoding checks it: a malformed one drops the live entries (upstream).
+  const bad = Object.freeze({ manager: 'x', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: Object.freeze({ 'bad-element': Object.freeze({}) }) });
+  const malformed = { ...live, metadata: { ...live.metadata, managedFields: [...before, bad] } };
+  const dropped = applyConfiguration(malformed, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { k3: 'v3' } }, ctx);
+  assert.deepEqual(dropped.metadata.managedFields.map((e: { manager: string }) => e.manager), ['m3']);
+});

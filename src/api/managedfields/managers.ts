@@ -53,8 +53,19 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
 
 type Sortable = { operation?: string; time?: string; manager?: string; apiVersion?: string; subresource?: string };
 
-/** Upstream's order of entries: Apply before Update, then by time (seconds), manager, apiVersion, subresource. */
-export function sortedForEncoding<T extends Sortable>(entries: readonly T[]): T[] {
+const cmpText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Upstream's order of two entries, given their times in seconds. */
+const compareEntries = (p: Sortable, pt: number, q: Sortable, qt: number) => cmpText(p.operation ?? '', q.operation ?? '') || pt - qt
+  || cmpText(p.manager ?? '', q.manager ?? '') || cmpText(p.apiVersion ?? '', q.apiVersion ?? '') || cmpText(p.subresource ?? '', q.subresource ?? '');
+
+/**
+ * The indices of `entries` in upstream's order (Apply before Update, then by time in seconds,
+ * manager, apiVersion, subresource), or undefined when they already are in it: a write by one of
+ * M managers usually leaves the live order as it was (its entry's time moves only when the second
+ * changes), and then nothing is sorted or copied.
+ */
+function encodingOrder(entries: readonly Sortable[]): number[] | undefined {
   // Each time is parsed once, not once per comparison: a sort of M entries compares M log M times.
   // Entries written in one second share their time's text: it is parsed once for all of them.
   const parsed = new Map<string, number>();
@@ -64,11 +75,18 @@ export function sortedForEncoding<T extends Sortable>(entries: readonly T[]): T[
     if (s === undefined) { s = Math.floor(Date.parse(t) / 1000); parsed.set(t, s); }
     return s;
   };
-  const keyed = entries.map((e) => ({ e, at: seconds(e.time) }));
-  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  keyed.sort(({ e: p, at: pt }, { e: q, at: qt }) => cmp(p.operation ?? '', q.operation ?? '') || pt - qt || cmp(p.manager ?? '', q.manager ?? '')
-    || cmp(p.apiVersion ?? '', q.apiVersion ?? '') || cmp(p.subresource ?? '', q.subresource ?? ''));
-  return keyed.map(({ e }) => e);
+  const at = entries.map((e) => seconds(e.time));
+  let inOrder = true;
+  for (let i = 1; i < entries.length && inOrder; i++) inOrder = compareEntries(entries[i - 1]!, at[i - 1]!, entries[i]!, at[i]!) <= 0;
+  if (inOrder) return undefined;
+  // Stable, as the sort of the entries themselves was.
+  return entries.map((_, i) => i).sort((i, j) => compareEntries(entries[i]!, at[i]!, entries[j]!, at[j]!));
+}
+
+/** `entries` in upstream's order (encodingOrder), as a new array. */
+export function sortedForEncoding<T extends Sortable>(entries: readonly T[]): T[] {
+  const order = encodingOrder(entries);
+  return order ? order.map((i) => entries[i]!) : [...entries];
 }
 
 /**
@@ -79,13 +97,20 @@ export function sortedForEncoding<T extends Sortable>(entries: readonly T[]): T[
 export function encodeManagedFields(managed: Managed, kept?: ReadonlyMap<string, ManagedFieldsEntry>): ManagedFieldsEntry[] {
   const out: ManagedFieldsEntry[] = [];
   // forEach, not a spread of the entries: no [id, entry] array per manager.
-  const items: Array<{ id: string; e: ManagerEntry } & Sortable> = [];
-  managed.forEach((e, id) => { items.push({ id, e, operation: e.operation, time: e.time, manager: e.manager, apiVersion: e.apiVersion, subresource: e.subresource }); });
-  const order = sortedForEncoding(items);
-  for (const { id, e } of order) {
+  const ids: string[] = [];
+  const entries: ManagerEntry[] = [];
+  managed.forEach((e, id) => { ids.push(id); entries.push(e); });
+  const order = encodingOrder(entries);
+  for (let k = 0; k < entries.length; k++) {
+    const i = order ? order[k]! : k;
+    const id = ids[i]!;
+    const e = entries[i]!;
     const stored = kept?.get(id);
-    // A copy: the stored entry may be the watch cache's, shared; its FieldsV1 is only ever read.
-    if (stored) { out.push({ ...stored }); continue; }
+    // The watch cache's frozen entry is written again as that very object: nothing can change it, and
+    // the cache would otherwise compare the copy with it and keep the frozen one anyway (compact.ts),
+    // for each of an object's M managers on every write. Any other stored entry may be someone's to
+    // change later: a copy (its FieldsV1 is only ever read).
+    if (stored) { out.push(Object.isFrozen(stored) ? stored : { ...stored }); continue; }
     if (e.set.isEmpty()) continue;
     // Go's omitempty: an empty manager (no fieldManager, no User-Agent) is not written.
     const entry: ManagedFieldsEntry = {};

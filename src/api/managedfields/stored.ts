@@ -65,18 +65,36 @@ export class StoredEntry implements ManagerEntry {
  */
 export function storedManagedFields(entries: readonly ManagedFieldsEntry[] | undefined): Managed | undefined {
   const out: Managed = new Map();
-  for (const [i, e] of (entries ?? []).entries()) {
-    if (e.operation !== 'Apply' && e.operation !== 'Update') throw new MalformedManagedFields(`managed fields entry ${i}: operation`);
-    const json: unknown = e.fieldsV1;
-    if (e.fieldsType !== 'FieldsV1' || (json !== undefined && !isWellFormed(json))) {
-      throw new MalformedManagedFields(`managed fields entry ${i}: fieldsV1`);
-    }
+  if (!entries) return out;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
     const entry = new StoredEntry(e);
-    const id = managerIdentifier(entry);
+    const id = checkedFrozen.get(e) ?? checked(e, i, entry);
     if (out.has(id)) return undefined;
     out.set(id, entry);
   }
   return out;
+}
+
+/**
+ * Identifiers of frozen entries already checked. An entry a write left as it was is the previous
+ * version's frozen object (registry/watch-cache/compact.ts), so an apply by one of M managers meets
+ * M-1 entries it checked before: each was walked (its FieldsV1) and its identifier built again per
+ * apply (sixteen managers applying in turn, issue 19's attack 4). Frozen, with a frozen FieldsV1
+ * (the cache's shared field sets), it cannot have changed since.
+ */
+const checkedFrozen = new WeakMap<ManagedFieldsEntry, string>();
+
+/** Checks entry `i` as decodeManagedFields would and answers its identifier (kept when it cannot change). */
+function checked(e: ManagedFieldsEntry, i: number, entry: StoredEntry): string {
+  if (e.operation !== 'Apply' && e.operation !== 'Update') throw new MalformedManagedFields(`managed fields entry ${i}: operation`);
+  const json: unknown = e.fieldsV1;
+  if (e.fieldsType !== 'FieldsV1' || (json !== undefined && !isWellFormed(json))) {
+    throw new MalformedManagedFields(`managed fields entry ${i}: fieldsV1`);
+  }
+  const id = managerIdentifier(entry);
+  if (Object.isFrozen(e) && (json === undefined || Object.isFrozen(json))) checkedFrozen.set(e, id);
+  return id;
 }
 
 /** `set` ∩ the entry's set, walking `set` (small: what one write changed) rather than the entry's. */
