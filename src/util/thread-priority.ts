@@ -66,33 +66,6 @@ function nameThisThread(name: string): void {
 }
 
 /**
- * Lowers every thread of this process to `nice` and names its main thread `name` (the heavy lane's
- * child process, at its start): V8's platform threads, which run its garbage collection, were
- * started before any JavaScript and do not inherit a nice set later; threads started afterwards
- * (libuv's pool) inherit the main thread's. Only ever lowered, Linux only, one log line either way.
- * Returns the ids lowered.
- */
-export function lowerThisProcess(name: string, logger: Logger, nice = backgroundNice): number[] {
-  if (process.platform !== 'linux') {
-    logger.info('process keeps its priority', { process: name, reason: `nice applies per process on ${process.platform}, not lowered` });
-    return [];
-  }
-  const tids: number[] = [];
-  try {
-    for (const { tid } of ownTasks()) {
-      if (getPriority(tid) < nice) setPriority(tid, nice);
-      tids.push(tid);
-    }
-    nameThisThread(name);
-    logger.info('process runs at a lower priority than the serving thread', { process: name, pid: process.pid, tids: tids.join(','), nice });
-  } catch (e) {
-    nameThisThread(name);
-    logger.info('process keeps its priority', { process: name, reason: (e as Error).message });
-  }
-  return tids;
-}
-
-/**
  * Lowers V8's platform threads (platform-threads.ts) to `nice`, as lowerThisThread does for one
  * thread: only ever lowered, Linux only, one log line either way. Returns the ids lowered.
  */

@@ -7,15 +7,14 @@
  * - A job has a time budget from the moment a worker takes it; past it the
  *   worker is terminated (the only way to stop a thread mid-computation), the
  *   job answers upstream's 504 timeout, and a fresh worker takes the slot.
- * Workers (a thread each, or a child process: lane-hosts.ts) start on first
- * use, so a server that never sees a large body pays nothing for them, and
+ * Workers (a thread each: lane-worker.ts) start on first use, so a server that never sees a large body pays nothing for them, and
  * are unref'd so they never keep a process alive.
  */
 import { availableParallelism } from 'node:os';
 import { StatusError, internalError, requestTimeout, serviceUnavailable, tooManyRequests } from '../../api/status.js';
 import type { ObjectBodyJob, ObjectBodyResult } from './object-body.js';
 import type { HeavyResponse } from './protocol.js';
-import { laneKind, startLaneHost, type LaneHost, type LaneKind } from './lane-hosts.js';
+import { startLaneWorker, type LaneWorker } from './lane-worker.js';
 import { idlePolicyFor, idlePolicyRequested, lowerPlatformThreads } from '../../util/thread-priority.js';
 import { serialScavenges } from '../../util/serial-scavenges.js';
 import { createLogger } from '../../util/log.js';
@@ -27,8 +26,6 @@ export interface HeavyPoolOptions {
   maxQueue?: number;
   /** A running job's budget in milliseconds (default 30 s). */
   budgetMs?: number;
-  /** A thread per worker, or a child process (default: K8TS_HEAVY_LANE, else thread). */
-  kind?: LaneKind;
 }
 
 interface Pending {
@@ -39,12 +36,12 @@ interface Pending {
   timer?: NodeJS.Timeout;
 }
 
-interface Slot { worker?: LaneHost; running?: Pending }
+interface Slot { worker?: LaneWorker; running?: Pending }
 
 export const defaultHeavyPoolSize = (): number => Math.max(1, availableParallelism() - 1);
 
 /**
- * Threads only (a process lane's collection runs in its own process, lowered whole): the first heavy worker to start also lowers V8's platform threads to the background nice, for the
+ * The first heavy worker to start also lowers V8's platform threads to the background nice, for the
  * rest of the process's life (a priority is never raised again), unless K8TS_HEAVY_LOWERS_V8_THREADS=0.
  * They run the worker's garbage collection, which competed with the serving thread at its priority
  * (a bystander's p99 during 3a and 3c: 2.06x and 2.31x of idle at nice 0, 1.44x and 1.63x lowered, on
@@ -57,7 +54,6 @@ let v8ThreadsLowered = false;
 
 export class HeavyPool {
   readonly size: number;
-  readonly kind: LaneKind;
   private readonly maxQueue: number;
   private readonly budgetMs: number;
   private readonly slots: Slot[];
@@ -71,7 +67,6 @@ export class HeavyPool {
     this.size = Math.max(1, opts.size ?? defaultHeavyPoolSize());
     this.maxQueue = opts.maxQueue ?? 4 * this.size;
     this.budgetMs = opts.budgetMs ?? 30_000;
-    this.kind = opts.kind ?? laneKind();
     this.slots = Array.from({ length: this.size }, () => ({}));
   }
 
@@ -118,18 +113,18 @@ export class HeavyPool {
 
   /** After every change of what runs: scavenges are serial while a job runs (util/serial-scavenges.ts). */
   private noteRunning(): void {
-    serialScavenges.note(this, this.kind === 'thread' && this.slots.some((s) => s.running));
+    serialScavenges.note(this, this.slots.some((s) => s.running));
   }
 
-  private workerOf(slot: Slot): LaneHost {
+  private workerOf(slot: Slot): LaneWorker {
     if (slot.worker) return slot.worker;
-    if (this.kind === 'thread' && lowerV8Threads && !v8ThreadsLowered) {
+    if (lowerV8Threads && !v8ThreadsLowered) {
       v8ThreadsLowered = true;
       const logger = createLogger('k8ts').with('heavy-lane');
       const lowered = lowerPlatformThreads(logger);
       if (idlePolicyRequested('platform')) idlePolicyFor(lowered, logger, 'V8 platform');
     }
-    const worker: LaneHost = startLaneHost(this.kind, {
+    const worker: LaneWorker = startLaneWorker({
       answered: (res) => this.answered(slot, worker, res),
       lost: (err) => this.lost(slot, worker, internalError(err.message)),
     });
@@ -137,7 +132,7 @@ export class HeavyPool {
     return worker;
   }
 
-  private answered(slot: Slot, worker: LaneHost, res: HeavyResponse): void {
+  private answered(slot: Slot, worker: LaneWorker, res: HeavyResponse): void {
     const p = slot.running;
     if (slot.worker !== worker || !p || p.id !== res.id) return;
     clearTimeout(p.timer);
@@ -148,7 +143,7 @@ export class HeavyPool {
     this.dispatch();
   }
 
-  /** Past its budget: stop the worker (process or thread), answer 504, and let a fresh worker take the slot. */
+  /** Past its budget: stop the worker, answer 504, and let a fresh worker take the slot. */
   private overrun(slot: Slot, p: Pending): void {
     if (slot.running !== p) return;
     slot.running = undefined;
@@ -157,7 +152,7 @@ export class HeavyPool {
     this.dispatch();
   }
 
-  private lost(slot: Slot, worker: LaneHost, err: Error): void {
+  private lost(slot: Slot, worker: LaneWorker, err: Error): void {
     if (slot.worker !== worker) return;
     const p = slot.running;
     slot.running = undefined;
