@@ -21,10 +21,11 @@
  * be the first to use it, so it does no asynchronous I/O of its own.
  */
 import { spawnSync } from 'node:child_process';
-import { readlinkSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import type { Logger } from './log.js';
 import { ownTasks, platformPoolSize, platformThreadIds } from './platform-threads.js';
+import { thisThreadId } from './thread-cpu.js';
 
 /**
  * The heavy lane's priority: weight 110 against the serving thread's 1,024, so a waking loop
@@ -45,7 +46,7 @@ export function lowerThisThread(name: string, logger: Logger, nice = backgroundN
     return undefined;
   }
   try {
-    const tid = Number(/^\d+\/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1]);
+    const tid = thisThreadId();
     if (!tid) throw new Error('/proc/thread-self does not name a task');
     const was = getPriority(tid);
     if (was < nice) setPriority(tid, nice);

@@ -6,12 +6,18 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ObjectBodyJob } from './object-body.js';
-import type { HeavyRequest, HeavyResponse } from './protocol.js';
+import type { HeavyHello, HeavyRequest, HeavyResponse } from './protocol.js';
+import { threadCpuMs } from '../../util/thread-cpu.js';
 
 export interface LaneWorker {
   post(req: HeavyRequest): void;
   /** Stops it now, mid-job or not (a job past its budget, a crash, the server closing). */
   terminate(): Promise<void>;
+  /**
+   * The thread's time on a CPU since it started, its start's own excluded, ms: 0 until its hello
+   * arrived (it had only started then), undefined where it cannot be read (a budget counts wall time).
+   */
+  cpuMs(): number | undefined;
 }
 
 export interface LaneEvents {
@@ -25,13 +31,23 @@ const workerURL = new URL('./worker.js', import.meta.url);
 export function startLaneWorker(ev: LaneEvents): LaneWorker {
   const worker = new Worker(workerURL);
   worker.unref();
-  worker.on('message', (res: HeavyResponse) => ev.answered(res));
+  let hello: HeavyHello | undefined;
+  worker.on('message', (msg: HeavyResponse | HeavyHello) => {
+    if ('hello' in msg) hello = msg;
+    else ev.answered(msg);
+  });
+  const cpuMs = (): number | undefined => {
+    if (!hello) return 0;
+    const now = hello.tid === undefined || hello.startCpuMs === undefined ? undefined : threadCpuMs(hello.tid);
+    return now === undefined ? undefined : now - hello.startCpuMs!;
+  };
   // A worker that dies mid-job (out of memory, a bug outside the job's try) fails that job only.
   worker.on('error', (err) => ev.lost(new Error(`heavy lane worker failed: ${err.message}`)));
   worker.on('exit', () => ev.lost(new Error('heavy lane worker exited')));
   return {
     post: (req) => worker.postMessage(req, movableBody(req.job)),
     terminate: async () => { await worker.terminate(); },
+    cpuMs,
   };
 }
 
