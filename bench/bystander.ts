@@ -44,7 +44,7 @@ import { ApiClient, type Credentials } from './lib/client.js';
 import { createPods } from './lib/load.js';
 import { readCpuMs, startServer } from './lib/server.js';
 import { fmtMs, fmtRate, percentile } from './lib/stats.js';
-import { childPids, loopSchedstat, slowest, threadClasses, summaryHeaders, summaryRows, type Row } from './lib/bystander-rows.js';
+import { loopSchedstat, slowest, threadClasses, summaryHeaders, summaryRows, type Row } from './lib/bystander-rows.js';
 import { gcLogNodeArgs, readGcPauses } from './lib/gc-pauses.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { jsonConfigMap, protobufPod, yamlConfigMap, type LargeBody } from '../test/e2e/large-bodies.js';
@@ -72,13 +72,6 @@ async function bystander(creds: Credentials): Promise<{ stop(): Promise<{ sample
 }
 
 /** A server under the benchmark: `this` build's, or the baseline's (`--baseline-cli`). */
-/** The server's CPU, its child processes' included (the heavy lane's process, while it lives), ms. */
-function serverCpuMs(pid: number): number {
-  let ms = readCpuMs(pid);
-  for (const c of childPids(pid)) { try { ms += readCpuMs(c); } catch { /* it ended */ } }
-  return ms;
-}
-
 interface Target { label: string; pid: number; creds: Credentials; attacker: ApiClient; platformThreads: number; /** --gc-log: the server's GC log (bench/lib/gc-pauses.ts). */ gcLog?: string }
 
 /** Runs `attack` in a loop for `seconds` (at least once, each capped at `timeoutMs`) with the bystander alongside. */
@@ -86,7 +79,7 @@ async function measure(t: Target, name: string, seconds: number, timeoutMs: numb
   log(`${t.label}: ${name}`);
   const recording = perfSched ? recordScheduler(perfSched) : undefined;
   if (recording) await sleep(500); // perf's own start-up, outside the row
-  const cpuBefore = serverCpuMs(t.pid);
+  const cpuBefore = readCpuMs(t.pid);
   const b = await bystander(t.creds);
   const benchCpu0 = process.cpuUsage();
   const sched = loopSchedstat(t.pid);
@@ -110,7 +103,7 @@ async function measure(t: Target, name: string, seconds: number, timeoutMs: numb
   const { samples, sentAt, ownRunMs, ownWaitMs } = await b.stop();
   await recording?.stop();
   if (perfSched) log(`  ${describeWakeDelays(await loopWakeDelays(perfSched, t.pid, holdersOf(t.pid, t.platformThreads)))}`);
-  const cpuMs = (serverCpuMs(t.pid) - cpuBefore) / attacks;
+  const cpuMs = (readCpuMs(t.pid) - cpuBefore) / attacks;
   const gc = t.gcLog ? await loopGcPauses(t.gcLog, beganAt, samples, sentAt) : undefined;
   const row = { server: t.label, name, outcome, attacks, samples, cpuMs, wallMs, loopRunMs: after.runMs - sched.runMs, loopWaitMs: after.waitMs - sched.waitMs,
     heavyRunMs: threadsAfter.heavy.runMs - threads.heavy.runMs, platformRunMs: threadsAfter.platform.runMs - threads.platform.runMs, ...gc };

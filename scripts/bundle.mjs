@@ -64,7 +64,7 @@ const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'wa
 rmSync('dist/bundle', { recursive: true, force: true });
 await build({
   ...common,
-  entryPoints: { cli: 'src/cli/main.ts', 'control-loops-worker': 'src/cli/control-loops-worker.ts', worker: 'src/apiserver/heavy/worker.ts', 'lane-process': 'src/apiserver/heavy/lane-process.ts', 'checkpoint-worker': 'src/storage/sqlite/checkpoint-worker.ts', 'etcd-client-worker': 'src/storage/etcd/etcd-client-worker.ts' },
+  entryPoints: { cli: 'src/cli/main.ts', 'control-loops-worker': 'src/cli/control-loops-worker.ts', worker: 'src/apiserver/heavy/worker.ts', 'checkpoint-worker': 'src/storage/sqlite/checkpoint-worker.ts', 'etcd-client-worker': 'src/storage/etcd/etcd-client-worker.ts' },
   outdir: 'dist/bundle',
   entryNames: '[name]',
   splitting: true,

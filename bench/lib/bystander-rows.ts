@@ -62,22 +62,13 @@ export type ThreadClass = 'loop' | 'heavy' | 'platform' | 'other';
 
 /**
  * The server's threads by class: the serving thread, heavy-lane workers (named k8ts-heavy), V8's
- * platform threads (the first `platformThreads` born after the main thread) and the rest. Every
- * thread of the server's child processes counts as the heavy lane's: with K8TS_HEAVY_LANE=process
- * the lane is a child process (src/apiserver/heavy/lane-process.ts), its collector's threads included.
+ * platform threads (the first `platformThreads` born after the main thread) and the rest.
  */
 export function serverThreads(pid: number, platformThreads = 5): { tid: number; cls: ThreadClass; sched: Sched }[] {
   const tasks = processTasks(pid);
   tasks.sort((a, b) => a.born - b.born || a.tid - b.tid);
   let order = 0;
-  const own = tasks.map((t) => ({ tid: t.tid, sched: t.sched, cls: (t.tid === pid ? 'loop' : t.comm.startsWith('k8ts-heavy') ? 'heavy' : order++ < platformThreads ? 'platform' : 'other') as ThreadClass }));
-  const children = childPids(pid).flatMap((c) => processTasks(c).map((t) => ({ tid: t.tid, sched: t.sched, cls: 'heavy' as ThreadClass })));
-  return [...own, ...children];
-}
-
-/** The ids of a process's children (the heavy lane's process), from /proc; none where it cannot be read. */
-export function childPids(pid: number): number[] {
-  try { return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch { return []; }
+  return tasks.map((t) => ({ tid: t.tid, sched: t.sched, cls: (t.tid === pid ? 'loop' : t.comm.startsWith('k8ts-heavy') ? 'heavy' : order++ < platformThreads ? 'platform' : 'other') as ThreadClass }));
 }
 
 function processTasks(pid: number): { tid: number; born: number; comm: string; sched: Sched }[] {

@@ -63,6 +63,8 @@ export const storageRequestTooLarge = () => failure(500, '', 'etcdserver: reques
 export const tooManyRequests = () => failure(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 });
 /** 504 as upstream's timeout filter answers a request past its deadline (NewTimeoutError). */
 export const requestTimeout = () => failure(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', { retryAfterSeconds: 0 });
+/** 504 as upstream's timeout filter (WithTimeoutForNonLongRunningRequests) answers a request still running at --request-timeout. */
+export const allottedTimeout = () => failure(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout', { retryAfterSeconds: 0 });
 export const tooLarge = (message = 'Request entity too large: limit is 3145728') => failure(413, 'RequestEntityTooLarge', message);
 /** 415, worded as upstream's negotiation.NewUnsupportedMediaTypeError with the types this endpoint accepts. */
 export const unsupportedMediaType = (accepted: readonly string[]) =>

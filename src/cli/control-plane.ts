@@ -290,9 +290,10 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   cleanups.push(() => cache.close());
   await cache.start();
   const requestMs = opts.requestTimeoutMs ?? 60_000;
-  // A heavy-lane job gets what any request gets (--request-timeout, upstream's 1m by default), no less:
-  // a large body on a busy machine must not be cut off sooner than a small one would be.
-  configureHeavyLane({ budgetMs: requestMs });
+  // A heavy-lane job's wall-clock ceiling is what any request gets (--request-timeout, upstream's 1m by
+  // default), no less: a large body on a busy machine must not be cut off sooner than a small one would
+  // be. Runaway work is stopped by its CPU budget (the worker's own CPU time, heavy/pool.ts).
+  configureHeavyLane({ deadlineMs: requestMs });
   // pods/log and nodes/proxy reach kubelets as kube-apiserver-kubelet-client (kubeadm's apiserver-kubelet-client.crt).
   const kubelet = createKubeletClient(registry, { certPem: pki.kubeletClientCertPem, keyPem: pki.kubeletClientKeyPem });
   cleanups.push(() => kubelet.close());

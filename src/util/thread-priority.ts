@@ -21,10 +21,11 @@
  * be the first to use it, so it does no asynchronous I/O of its own.
  */
 import { spawnSync } from 'node:child_process';
-import { readlinkSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import type { Logger } from './log.js';
 import { ownTasks, platformPoolSize, platformThreadIds } from './platform-threads.js';
+import { thisThreadId } from './thread-cpu.js';
 
 /**
  * The heavy lane's priority: weight 110 against the serving thread's 1,024, so a waking loop
@@ -45,7 +46,7 @@ export function lowerThisThread(name: string, logger: Logger, nice = backgroundN
     return undefined;
   }
   try {
-    const tid = Number(/^\d+\/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1]);
+    const tid = thisThreadId();
     if (!tid) throw new Error('/proc/thread-self does not name a task');
     const was = getPriority(tid);
     if (was < nice) setPriority(tid, nice);
@@ -63,33 +64,6 @@ export function lowerThisThread(name: string, logger: Logger, nice = backgroundN
 
 function nameThisThread(name: string): void {
   try { writeFileSync('/proc/thread-self/comm', name.slice(0, 15)); } catch { /* a name only helps people */ }
-}
-
-/**
- * Lowers every thread of this process to `nice` and names its main thread `name` (the heavy lane's
- * child process, at its start): V8's platform threads, which run its garbage collection, were
- * started before any JavaScript and do not inherit a nice set later; threads started afterwards
- * (libuv's pool) inherit the main thread's. Only ever lowered, Linux only, one log line either way.
- * Returns the ids lowered.
- */
-export function lowerThisProcess(name: string, logger: Logger, nice = backgroundNice): number[] {
-  if (process.platform !== 'linux') {
-    logger.info('process keeps its priority', { process: name, reason: `nice applies per process on ${process.platform}, not lowered` });
-    return [];
-  }
-  const tids: number[] = [];
-  try {
-    for (const { tid } of ownTasks()) {
-      if (getPriority(tid) < nice) setPriority(tid, nice);
-      tids.push(tid);
-    }
-    nameThisThread(name);
-    logger.info('process runs at a lower priority than the serving thread', { process: name, pid: process.pid, tids: tids.join(','), nice });
-  } catch (e) {
-    nameThisThread(name);
-    logger.info('process keeps its priority', { process: name, reason: (e as Error).message });
-  }
-  return tids;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The opt-in idle scheduling policy (docs/threads.md, "The idle policy, opt-in"): a real server
- * started with K8TS_HEAVY_SCHED_IDLE=1 and its heavy lane in threads (K8TS_HEAVY_LANE=thread), sent the hardening issue's 250,000-key JSON ConfigMap,
+ * started with K8TS_HEAVY_SCHED_IDLE=1, sent the hardening issue's 250,000-key JSON ConfigMap,
  * gives its heavy-lane worker and V8's five platform threads SCHED_IDLE (the kernel's own record,
  * /proc/<pid>/task/<tid>/stat field 41), keeps the serving thread and every other thread at the
  * normal policy, answers the body as before (etcd's 500) and still commits writes.
@@ -14,7 +14,7 @@ import { jsonConfigMap } from './large-bodies.js';
 const schedIdle = 5;
 let cluster: Cluster;
 
-before(async () => { cluster = await startCluster({ ...apiServerOnly, env: { K8TS_HEAVY_LANE: 'thread', K8TS_HEAVY_SCHED_IDLE: '1' } }); });
+before(async () => { cluster = await startCluster({ ...apiServerOnly, env: { K8TS_HEAVY_SCHED_IDLE: '1' } }); });
 after(async () => { await cluster?.cleanup(); });
 
 test('K8TS_HEAVY_SCHED_IDLE=1: the worker and the platform threads take the idle policy, nothing else', async () => {

@@ -1,5 +1,5 @@
 /**
- * The heavy lane's worker thread (the default, K8TS_HEAVY_LANE=thread; the opt-in process: heavy-lane-process.test.ts) runs at a lower scheduling priority than the serving
+ * The heavy lane's worker thread runs at a lower scheduling priority than the serving
  * thread (docs/threads.md, "Priorities"): while a real server decodes and
  * checks the hardening issue's 250,000-key JSON ConfigMap in its worker, the
  * kernel's own record of each thread (/proc/<pid>/task/<tid>/stat, field 19:
@@ -18,7 +18,7 @@ import { backgroundNice } from '../../src/util/thread-priority.js';
 
 let cluster: Cluster;
 
-before(async () => { cluster = await startCluster({ ...apiServerOnly, env: { K8TS_HEAVY_LANE: 'thread', K8TS_HEAVY_LOWERS_V8_THREADS: '0' } }); });
+before(async () => { cluster = await startCluster({ ...apiServerOnly, env: { K8TS_HEAVY_LOWERS_V8_THREADS: '0' } }); });
 after(async () => { await cluster?.cleanup(); });
 
 const tasks = processThreads;

@@ -1,5 +1,5 @@
 /**
- * With the heavy lane in threads (K8TS_HEAVY_LANE=thread; docs/threads.md, "Priorities"; K8TS_HEAVY_LOWERS_V8_THREADS=0 opts out,
+ * With the heavy lane's worker threads (docs/threads.md, "Priorities"; K8TS_HEAVY_LOWERS_V8_THREADS=0 opts out,
  * heavy-lane-priority.test.ts): on a real server, the first large body read in the heavy lane also lowers
  * V8's platform threads (the first 1 + 4 threads born after the serving
  * thread) to the background nice; the serving thread and every thread born
@@ -16,7 +16,7 @@ import { backgroundNice } from '../../src/util/thread-priority.js';
 
 let cluster: Cluster;
 
-before(async () => { cluster = await startCluster({ ...apiServerOnly, env: { K8TS_HEAVY_LANE: 'thread' } }); });
+before(async () => { cluster = await startCluster(apiServerOnly); });
 after(async () => { await cluster?.cleanup(); });
 
 const tasks = processThreads;

@@ -1,7 +1,6 @@
 /**
- * One heavy-lane job answered, wherever the lane runs (a worker thread,
- * worker.ts, or a child process, lane-process.ts): a value or a Status,
- * never shared state.
+ * One heavy-lane job answered in its worker thread (worker.ts): a value or a
+ * Status, never shared state.
  */
 import { StatusError } from '../../api/status.js';
 import { readObjectBody } from './object-body.js';

@@ -5,16 +5,20 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { answerJob } from './answer-job.js';
-import type { HeavyRequest } from './protocol.js';
+import type { HeavyHello, HeavyRequest } from './protocol.js';
 import type { EncodedStatus } from './invalid-status.js';
 import { pulledBytesFrom, servePulledBytes } from './pulled-bytes.js';
 import { createLogger } from '../../util/log.js';
 import { idlePolicyFor, idlePolicyRequested, lowerThisThread } from '../../util/thread-priority.js';
+import { thisThreadId, threadCpuMs } from '../../util/thread-cpu.js';
 
 // Its jobs can wait, the serving thread's clients cannot: when the cores are short, the kernel
 // runs the loop first (docs/threads.md, "Priorities"). The job's requester waits longer instead.
 const tid = lowerThisThread('k8ts-heavy', createLogger('k8ts').with('heavy-lane'));
 if (tid !== undefined && idlePolicyRequested('worker')) idlePolicyFor([tid], createLogger('k8ts').with('heavy-lane'), 'k8ts-heavy');
+// The pool reads this thread's CPU time for a job's budget (job-clock.ts): it needs the kernel's id.
+const ownTid = thisThreadId();
+parentPort!.postMessage({ hello: true, tid: ownTid, startCpuMs: ownTid && threadCpuMs(ownTid) } satisfies HeavyHello);
 
 parentPort!.on('message', (req: HeavyRequest) => {
   const res = answerJob(req);
