@@ -242,3 +242,44 @@ export const tolerationSeconds = `tolerations:
   effect: "NoExecute"
   tolerationSeconds: 3600
 `;
+
+/** pods/security/security-context-2.yaml: the container's runAsUser over the pod's. */
+export const securityContext2 = `apiVersion: v1
+kind: Pod
+metadata:
+  name: security-context-demo-2
+spec:
+  securityContext:
+    runAsUser: 1000
+  containers:
+  - name: sec-ctx-demo-2
+    image: gcr.io/google-samples/hello-app:2.0
+    securityContext:
+      runAsUser: 2000
+      allowPrivilegeEscalation: false
+`;
+
+/** pods/security/security-context-3.yaml: no capabilities field. */
+export const securityContext3 = `apiVersion: v1
+kind: Pod
+metadata:
+  name: security-context-demo-3
+spec:
+  containers:
+  - name: sec-ctx-3
+    image: gcr.io/google-samples/hello-app:2.0
+`;
+
+/** pods/security/security-context-4.yaml: CAP_NET_ADMIN and CAP_SYS_TIME added. */
+export const securityContext4 = `apiVersion: v1
+kind: Pod
+metadata:
+  name: security-context-demo-4
+spec:
+  containers:
+  - name: sec-ctx-4
+    image: gcr.io/google-samples/hello-app:2.0
+    securityContext:
+      capabilities:
+        add: ["NET_ADMIN", "SYS_TIME"]
+`;

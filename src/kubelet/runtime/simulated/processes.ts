@@ -7,7 +7,7 @@
  *    execs a script that is one simple command, so `sh -c "sleep 1h"` shows
  *    as `sleep 1h`. Without a command, the image's entrypoint where the
  *    simulation knows it (nginx: its master and one worker, the worker as
- *    user 101), else the image's default `sh`.
+ *    user 101; hello-app: `./hello-app`), else the image's default `sh`.
  *  - With shareProcessNamespace every container's processes are listed
  *    after the sandbox's `/pause` (PID 1); otherwise the container's own
  *    main process is PID 1.
@@ -20,7 +20,7 @@
  */
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { containerUser } from './identity.js';
-import { runsUntilStopped } from './image-entrypoints.js';
+import { helloAppOnAlpine, runsUntilStopped } from './image-entrypoints.js';
 import { PidNamespace } from './pid-namespace.js';
 
 export interface SimulatedProcess {
@@ -72,6 +72,7 @@ function mainProcesses(pod: Pod, c: Container): SimulatedProcess[] {
   }
   if (runsUntilStopped(c.image)) return [{ uid, args: '/pause' }];
   if (/(^|\/)nginx(:|@|$)/.test(c.image ?? '')) return [{ uid, args: 'nginx: master process nginx -g daemon off;' }, { uid: 101, args: 'nginx: worker process' }];
+  if (helloAppOnAlpine.test(c.image ?? '')) return [{ uid, args: './hello-app' }];
   // The images' CMD: bash in Debian's and Ubuntu's, sh in busybox's and alpine's.
   return [{ uid, args: /(^|\/)(ubuntu|debian)(:|@|$)/.test(c.image ?? '') ? 'bash' : 'sh' }];
 }
