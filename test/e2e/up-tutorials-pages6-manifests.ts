@@ -8,59 +8,18 @@
  *  - pods/topology-spread-constraints/{one-constraint,two-constraints,one-constraint-with-nodeaffinity}.yaml
  *    and the page's matchLabelKeys snippet in a Deployment;
  *  - pods/pod-with-toleration.yaml and the Taints and Tolerations page's
- *    toleration snippets in pods.
+ *    toleration snippets in pods;
+ *  - pods/security/security-context-{2,3,4}.yaml.
  */
+import { statefulSetBasicsWeb } from './up-tutorials-pages3-manifests.js';
 
-/** The headless Service and StatefulSet the StatefulSet task pages act on. */
-export const myAppWeb = (replicas: number) => `apiVersion: v1
-kind: Service
-metadata:
-  name: nginx
-  labels:
-    app.kubernetes.io/name: MyApp
-spec:
-  ports:
-  - port: 80
-    name: web
-  clusterIP: None
-  selector:
-    app.kubernetes.io/name: MyApp
----
-apiVersion: apps/v1
-kind: StatefulSet
-metadata:
-  name: web
-  labels:
-    app.kubernetes.io/name: MyApp
-spec:
-  serviceName: "nginx"
-  replicas: ${replicas}
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: MyApp
-  template:
-    metadata:
-      labels:
-        app.kubernetes.io/name: MyApp
-    spec:
-      containers:
-      - name: nginx
-        image: registry.k8s.io/nginx-slim:0.24
-        ports:
-        - containerPort: 80
-          name: web
-        volumeMounts:
-        - name: www
-          mountPath: /usr/share/nginx/html
-  volumeClaimTemplates:
-  - metadata:
-      name: www
-    spec:
-      accessModes: [ "ReadWriteOnce" ]
-      resources:
-        requests:
-          storage: 1Gi
-`;
+/**
+ * The headless Service and StatefulSet the StatefulSet task pages act on: StatefulSet Basics' web.yaml
+ * with the Delete a StatefulSet page's label, on the StatefulSet too (its `kubectl delete statefulset -l`).
+ */
+export const myAppWeb = (replicas: number) => statefulSetBasicsWeb(replicas)
+  .replaceAll('app: nginx', 'app.kubernetes.io/name: MyApp')
+  .replace('kind: StatefulSet\nmetadata:\n  name: web\n', 'kind: StatefulSet\nmetadata:\n  name: web\n  labels:\n    app.kubernetes.io/name: MyApp\n');
 
 /**
  * Scale a StatefulSet's troubleshooting: a set whose pods are Ready while
