@@ -242,3 +242,21 @@ spec:
       capabilities:
         add: ["NET_ADMIN", "SYS_TIME"]
 `;
+
+/** pods/security/security-context-5.yaml: agnhost, whose /etc/group puts its user 1000 in group 50000. */
+export const securityContext5 = `apiVersion: v1
+kind: Pod
+metadata:
+  name: security-context-demo
+spec:
+  securityContext:
+    runAsUser: 1000
+    runAsGroup: 3000
+    supplementalGroups: [4000]
+  containers:
+  - name: sec-ctx-demo
+    image: registry.k8s.io/e2e-test-images/agnhost:2.45
+    command: [ "sh", "-c", "sleep 1h" ]
+    securityContext:
+      allowPrivilegeEscalation: false
+`;

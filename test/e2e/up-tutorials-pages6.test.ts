@@ -20,7 +20,9 @@
  * capabilities parts answered unlike upstream: hello-app:2.0 (built on
  * alpine) had no `ps` (`sh: 1: ps: not found`, dash's words) and
  * /proc/1/status did not exist; now ps is busybox's with `./hello-app` as
- * PID 1, and the status shows the capability sets containerd gives.
+ * PID 1, and the status shows the capability sets containerd gives; in
+ * agnhost (also built on alpine) `id` lacked the group 50000 the image's
+ * /etc/group gives its user 1000, and /etc/group did not exist.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -301,5 +303,14 @@ describe('k8ts up: the StatefulSet scale, delete and force delete pages, Pod Top
     assert.match(status2, /\nUid:\t2000\t2000\t2000\t2000\n[^]*\nCapPrm:\t0{16}\nCapEff:\t0{16}\nCapBnd:\t00000000a80425fb\nCapAmb:\t0{16}\nNoNewPrivs:\t1\n/);
     assert.equal(await out(['delete', 'pod', 'security-context-demo-2', 'security-context-demo-3', 'security-context-demo-4']),
       'pod "security-context-demo-2" deleted\npod "security-context-demo-3" deleted\npod "security-context-demo-4" deleted\n');
+  });
+
+  it('Configure a Security Context, implicit group memberships: in agnhost, id adds the image\'s group 50000 of user 1000; cat /etc/group shows why', async () => {
+    await kubectl(['apply', '-f', file('security-context-5.yaml', m.securityContext5)]);
+    await kubectl(['wait', '--for=condition=Ready', 'pod/security-context-demo', '--timeout=60s']);
+    const t = await underTerminal(`kubectl --kubeconfig ${up.kubeconfig} exec -it security-context-demo -- sh`, ['id\n', 'cat /etc/group\n', 'exit\n'], 120_000);
+    assert.match(t.out, /\/ \$ id\r\nuid=1000 gid=3000 groups=3000,4000,50000\r\n/);
+    assert.match(t.out, /\r\nuser-defined-in-image:x:1000:\r\ngroup-defined-in-image:x:50000:user-defined-in-image\r\n/);
+    await kubectl(['delete', 'pod', 'security-context-demo']);
   });
 });

@@ -2,13 +2,15 @@
  * The capability sets of a simulated container (capabilities.ts) and the
  * /proc/1/status lines that show them, as the Configure a Security Context
  * page reads them: containerd's default set, `add` and `drop` (ALL too),
- * privileged, and a non-root user's empty permitted and effective sets.
+ * privileged, and a non-root user's empty permitted and effective sets;
+ * and the groups an image's /etc/group adds (the page's agnhost 50000).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod, PodSecurityContext } from 'kubernetes-types/core/v1.js';
 import { capabilityHex, containerCapabilities } from '../../src/kubelet/runtime/simulated/capabilities.js';
 import { procStatus } from '../../src/kubelet/runtime/simulated/proc-status.js';
+import { imageGroups } from '../../src/kubelet/runtime/simulated/image-accounts.js';
 
 const pod = (c: Container, podSC: PodSecurityContext = {}): Pod => ({ metadata: { name: 'p' }, spec: { containers: [c], securityContext: podSC } });
 const hello = (securityContext?: Container['securityContext']): Container => ({ name: 'c', image: 'gcr.io/google-samples/hello-app:2.0', ...(securityContext ? { securityContext } : {}) });
@@ -44,5 +46,14 @@ describe('simulated container capabilities', () => {
     const plain = procStatus(pod(hello()), { uid: 0, args: 'nginx: master process nginx -g daemon off;' }, hello());
     assert.match(plain, /^Name:\tnginx\n/);
     assert.match(plain, /\nCapPrm:\t00000000a80425fb\nCapEff:\t00000000a80425fb\n[^]*\nNoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n/);
+  });
+});
+
+describe('image accounts: the groups containerd adds from the image\'s /etc/group', () => {
+  it('agnhost: user-defined-in-image (1000) is in group-defined-in-image (50000); root in alpine\'s root groups; other uids and images in none', () => {
+    assert.deepEqual(imageGroups('registry.k8s.io/e2e-test-images/agnhost:2.45', 1000), [50000]);
+    assert.deepEqual(imageGroups('registry.k8s.io/e2e-test-images/agnhost:2.45', 0), [0, 1, 2, 3, 4, 6, 10, 11, 20, 26, 27]);
+    assert.deepEqual(imageGroups('registry.k8s.io/e2e-test-images/agnhost:2.45', 2000), []);
+    assert.equal(imageGroups('busybox:1.28', 1000), undefined);
   });
 });
