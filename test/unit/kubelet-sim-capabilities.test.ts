@@ -11,6 +11,7 @@ import type { Container, Pod, PodSecurityContext } from 'kubernetes-types/core/v
 import { capabilityHex, containerCapabilities } from '../../src/kubelet/runtime/simulated/capabilities.js';
 import { procStatus } from '../../src/kubelet/runtime/simulated/proc-status.js';
 import { imageGroups } from '../../src/kubelet/runtime/simulated/image-accounts.js';
+import { visibleProcesses } from '../../src/kubelet/runtime/simulated/processes.js';
 
 const pod = (c: Container, podSC: PodSecurityContext = {}): Pod => ({ metadata: { name: 'p' }, spec: { containers: [c], securityContext: podSC } });
 const hello = (securityContext?: Container['securityContext']): Container => ({ name: 'c', image: 'gcr.io/google-samples/hello-app:2.0', ...(securityContext ? { securityContext } : {}) });
@@ -55,5 +56,16 @@ describe('image accounts: the groups containerd adds from the image\'s /etc/grou
     assert.deepEqual(imageGroups('registry.k8s.io/e2e-test-images/agnhost:2.45', 0), [0, 1, 2, 3, 4, 6, 10, 11, 20, 26, 27]);
     assert.deepEqual(imageGroups('registry.k8s.io/e2e-test-images/agnhost:2.45', 2000), []);
     assert.equal(imageGroups('busybox:1.28', 1000), undefined);
+  });
+});
+
+describe('the main process of images whose entrypoint the simulation knows', () => {
+  const main = (c: Container) => visibleProcesses(pod(c), c).map((p) => p.args);
+  it('hello-app: ./hello-app; agnhost: /agnhost and its args (pause without), a command replacing it', () => {
+    assert.deepEqual(main(hello()), ['./hello-app']);
+    const agnhost = 'registry.k8s.io/e2e-test-images/agnhost:2.45';
+    assert.deepEqual(main({ name: 'c', image: agnhost }), ['/agnhost pause']);
+    assert.deepEqual(main({ name: 'c', image: agnhost, args: ['liveness'] }), ['/agnhost liveness']);
+    assert.deepEqual(main({ name: 'c', image: agnhost, command: ['sh', '-c', 'sleep 1h'] }), ['sleep 1h']);
   });
 });
