@@ -7,13 +7,15 @@
  * The ids follow the kubelet and containerd: runAsUser and runAsGroup of the
  * container, else of the pod, else the image's user (taken as root: no image
  * is unpacked); the supplementary groups are the primary group, fsGroup and
- * supplementalGroups (the kubelet passes fsGroup as one), and for root the
- * groups the image's /etc/group gives it (busybox's `wheel`). The kernel
+ * supplementalGroups (the kubelet passes fsGroup as one), and the groups
+ * the image's /etc/group gives the user (image-accounts.ts: agnhost's 50000
+ * for uid 1000; busybox's `wheel` for root). The kernel
  * keeps them sorted (setgroups), which is the order busybox's id prints;
  * coreutils' id prints the primary group first.
  */
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { lsFlavour } from './ls-columns.js';
+import { imageGroups } from './image-accounts.js';
 
 export interface ContainerUser {
   uid: number;
@@ -26,7 +28,8 @@ export function containerUser(pod: Pod, c: Container): ContainerUser {
   const podSC = pod.spec?.securityContext;
   const uid = c.securityContext?.runAsUser ?? podSC?.runAsUser ?? 0;
   const gid = c.securityContext?.runAsGroup ?? podSC?.runAsGroup ?? 0;
-  const image = uid === 0 && lsFlavour(c.image) === 'busybox' ? [0, 10] : [];
+  // The image's /etc/group where it is known (agnhost: user 1000 in 50000), else busybox's root in wheel.
+  const image = imageGroups(c.image, uid) ?? (uid === 0 && lsFlavour(c.image) === 'busybox' ? [0, 10] : []);
   const all = [gid, ...image, ...(podSC?.fsGroup !== undefined ? [podSC.fsGroup] : []), ...(podSC?.supplementalGroups ?? [])];
   return { uid, gid, groups: [...new Set(all)].sort((a, b) => a - b) };
 }

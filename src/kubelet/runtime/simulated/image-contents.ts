@@ -16,6 +16,7 @@
 import { normalizeImage } from './images.js';
 import { nginxStartLog, nginxStopLog } from './nginx-log.js';
 import { redisStartLog } from './redis.js';
+import { imageAccounts } from './image-accounts.js';
 
 export interface ImageContents {
   /** The image's ENV, in its Dockerfile's order (the runtime puts it before the kubelet's variables). */
@@ -182,5 +183,7 @@ export function imageContents(image: string): ImageContents | undefined {
   }
   if (repo === 'docker.io/library/redis' && /^\d+\.\d+\.\d+$/.test(tag)) return { env: [], files: new Map(), startLog: (_host, startedAt) => redisStartLog(tag, startedAt) };
   if (nginxRepos.has(repo)) return { env: [], files: new Map([[`${nginxDocRoot}/50x.html`, nginx50xPage], [`${nginxDocRoot}/index.html`, nginxWelcomePage]]) };
+  const accounts = imageAccounts(image);
+  if (accounts) return { env: [], files: new Map([['/etc/passwd', accounts.passwd], ['/etc/group', accounts.group]]) };
   return undefined;
 }

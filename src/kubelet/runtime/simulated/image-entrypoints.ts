@@ -16,3 +16,10 @@ export function runsUntilStopped(image: string | undefined): boolean {
 export function hasNoShell(image: string | undefined): boolean {
   return runsUntilStopped(image);
 }
+
+/**
+ * gcr.io/google-samples/hello-app's tags (the Configure a Security Context page's image): built FROM
+ * alpine:latest with ENTRYPOINT ["./hello-app"] (kubernetes-engine-samples' Dockerfile of the time),
+ * so its shell and ps are busybox's and PID 1 is `./hello-app`.
+ */
+export const helloAppOnAlpine = /^gcr\.io\/google-samples\/hello-app(:|@|$)/;

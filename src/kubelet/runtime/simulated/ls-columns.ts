@@ -12,13 +12,15 @@
  *    with tabs of 8 where a tab fits, then spaces (ls.c print_many_per_line,
  *    indent with tabsize 8).
  */
+import { helloAppOnAlpine } from './image-entrypoints.js';
+import { agnhostImage } from './image-accounts.js';
 
 /** Images built on busybox: busybox, alpine, and radial/busyboxplus (busybox with curl and git, the Services page's `curl` pod). */
 export const busyboxBased = /(^|\/)(busybox|busyboxplus|alpine)(:|@|$)/;
 
-/** Which ls an image's `ls` is: busybox's in busybox-based images, else coreutils'. */
+/** Which ls an image's `ls` is: busybox's in busybox-based images and hello-app's and agnhost's (built on alpine), else coreutils'. */
 export const lsFlavour = (image: string | undefined): 'busybox' | 'coreutils' =>
-  busyboxBased.test(image ?? 'busybox') ? 'busybox' : 'coreutils';
+  busyboxBased.test(image ?? 'busybox') || helloAppOnAlpine.test(image ?? '') || agnhostImage.test(image ?? '') ? 'busybox' : 'coreutils';
 
 /** The names laid out in columns for a terminal `width` columns wide, each row ending in a newline. */
 export function lsColumns(names: string[], width: number, flavour: 'busybox' | 'coreutils'): string {

@@ -12,7 +12,8 @@
  *    kubelet mounts them so), and the kubelet's /etc/hosts,
  *    /dev/termination-log, /etc/hostname and /etc/resolv.conf;
  *  - 1/maps (and self/maps): a memory map of PID 1's program, its heap,
- *    libc and the loader, the stack, vvar, vdso, as the kernel prints it.
+ *    libc and the loader, the stack, vvar, vdso, as the kernel prints it;
+ *  - 1/status: PID 1's ids and capability sets (proc-status.ts).
  *
  * Everything is invented: devices, snapshot numbers, inodes and addresses
  * are fixed values, not a node's. Other /proc files do not exist.
@@ -21,6 +22,7 @@ import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { ContainerView } from './program.js';
 import { withPids, type SimulatedProcess } from './processes.js';
 import { imageContents } from './image-contents.js';
+import { procStatus } from './proc-status.js';
 
 const diskMount = (path: string, ro: boolean) => `/dev/sda1 ${path} ext4 ${ro ? 'ro' : 'rw'},relatime 0 0`;
 
@@ -59,6 +61,8 @@ function programPath(main: SimulatedProcess | undefined): string {
   if (args.startsWith('nginx:')) return '/usr/sbin/nginx';
   if (args === '/pause') return '/pause';
   const first = args.split(' ')[0]!;
+  // A relative path (hello-app's `./hello-app`) is the image's working directory's: /.
+  if (first.startsWith('./')) return first.slice(1);
   return first.startsWith('/') ? first : `/usr/bin/${first}`;
 }
 
@@ -103,15 +107,16 @@ function otherRootFile(view: ContainerView, spec: Container, p: string): string 
   return imageContents(String(owner.image ?? ''))?.files.get(m![2]!);
 }
 
-/** `view` with /proc/mounts and PID 1's mounts and maps readable (and /proc/1, /proc/self listed), and other containers' files through /proc/PID/root. */
+/** `view` with /proc/mounts and PID 1's mounts, maps and status readable (and /proc/1, /proc/self listed), and other containers' files through /proc/PID/root. */
 export function withProcFiles(view: ContainerView, pod: Pod, spec: Container): ContainerView {
   const main = view.processes?.[0];
   const file = (p: string): string | undefined => {
     if (p === '/proc/mounts' || p === '/proc/self/mounts' || p === '/proc/1/mounts') return procMounts(pod, spec);
     if (p === '/proc/1/maps' || p === '/proc/self/maps') return procMaps(main);
+    if (p === '/proc/1/status') return procStatus(pod, main, spec);
     return otherRootFile(view, spec, p);
   };
-  const dirs: Record<string, string[]> = { '/proc': ['1', 'mounts', 'self'], '/proc/1': ['maps', 'mounts'], '/proc/self': ['maps', 'mounts'] };
+  const dirs: Record<string, string[]> = { '/proc': ['1', 'mounts', 'self'], '/proc/1': ['maps', 'mounts', 'status'], '/proc/self': ['maps', 'mounts'] };
   return {
     ...view,
     readFile: (p) => file(p) ?? view.readFile(p),

@@ -7,7 +7,8 @@
  *    execs a script that is one simple command, so `sh -c "sleep 1h"` shows
  *    as `sleep 1h`. Without a command, the image's entrypoint where the
  *    simulation knows it (nginx: its master and one worker, the worker as
- *    user 101), else the image's default `sh`.
+ *    user 101; hello-app: `./hello-app`; agnhost: `/agnhost` with the args,
+ *    `pause` without), else the image's default `sh`.
  *  - With shareProcessNamespace every container's processes are listed
  *    after the sandbox's `/pause` (PID 1); otherwise the container's own
  *    main process is PID 1.
@@ -20,8 +21,9 @@
  */
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { containerUser } from './identity.js';
-import { runsUntilStopped } from './image-entrypoints.js';
+import { helloAppOnAlpine, runsUntilStopped } from './image-entrypoints.js';
 import { PidNamespace } from './pid-namespace.js';
+import { agnhostImage } from './image-accounts.js';
 
 export interface SimulatedProcess {
   uid: number;
@@ -64,7 +66,9 @@ function containerProcesses(pod: Pod, c: Container, shared: boolean): SimulatedP
 
 function mainProcesses(pod: Pod, c: Container): SimulatedProcess[] {
   const { uid } = containerUser(pod, c);
-  const argv = [...(c.command ?? []), ...(c.args ?? [])];
+  // agnhost's ENTRYPOINT ["/agnhost"] (CMD ["pause"]) runs whatever args the pod gives it, unless a command replaces it.
+  const entrypoint = !c.command?.length && agnhostImage.test(c.image ?? '') ? ['/agnhost', ...(c.args?.length ? [] : ['pause'])] : [];
+  const argv = [...entrypoint, ...(c.command ?? []), ...(c.args ?? [])];
   if (argv.length) {
     // ash (and bash) exec a `-c` script that is one simple command.
     if (shells.has(argv[0]!) && argv[1] === '-c' && argv.length === 3 && /^[\w./ =:-]+$/.test(argv[2]!.trim())) return [{ uid, args: argv[2]!.trim() }];
@@ -72,6 +76,7 @@ function mainProcesses(pod: Pod, c: Container): SimulatedProcess[] {
   }
   if (runsUntilStopped(c.image)) return [{ uid, args: '/pause' }];
   if (/(^|\/)nginx(:|@|$)/.test(c.image ?? '')) return [{ uid, args: 'nginx: master process nginx -g daemon off;' }, { uid: 101, args: 'nginx: worker process' }];
+  if (helloAppOnAlpine.test(c.image ?? '')) return [{ uid, args: './hello-app' }];
   // The images' CMD: bash in Debian's and Ubuntu's, sh in busybox's and alpine's.
   return [{ uid, args: /(^|\/)(ubuntu|debian)(:|@|$)/.test(c.image ?? '') ? 'bash' : 'sh' }];
 }
