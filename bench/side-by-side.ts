@@ -15,11 +15,13 @@
  *     [--cpu-prof DIR] [--server-node-args="--heap-prof --heap-prof-dir=DIR"] [--warmup 2000] [--pod minimal|daemonset]
  *     [--alloc-profile FILE] [--client lean|node]
  *
- * `--client node` drives the creates through node:http(s) and a keep-alive Agent, as every run before
- * loop64 did; the default `lean` writes each request on its client's own socket and parses only the
- * status and body (bench/lib/lean-http.ts), at about half the bench's CPU per create. The bench shares
- * the 2 cores with the server, and one thread turns around a group commit's answers one by one, so
- * its cost showed up in both rows (raw etcd's more than k8ts's: bench/RESULTS.md `loop64-2026-12-06`).
+ * The default `--client node` drives the creates through node:http(s) and a keep-alive Agent, as the
+ * reference load (../shared/measure/api-load.mjs, etcd-load.mjs) and every run before loop64 did, so
+ * figures stay comparable with the issue's; `--client lean` writes each request on its client's own
+ * socket and parses only the status and body (bench/lib/lean-http.ts), at about half the bench's CPU
+ * per create. The bench shares the 2 cores with the server, and one thread turns around a group
+ * commit's answers one by one, so its cost shows in both rows (raw etcd's more than k8ts's:
+ * bench/RESULTS.md `loop64-2026-12-06`).
  *
  * `--pod daemonset` creates what a DaemonSet controller creates (bench/lib/pods.ts: owner reference,
  * node affinity, tolerations, resources, a volume; about 1.3 KB sent, a 4.1 KB answer) instead of
@@ -237,7 +239,7 @@ async function stopAllocSampling(pid: number, file: string): Promise<void> {
 }
 
 /** --client: lean or node (see posters). */
-let clientKind = 'lean';
+let clientKind = 'node';
 
 /** The pod each create sends (--pod). */
 let podBody = minimalPod;
@@ -263,9 +265,9 @@ async function main(): Promise<void> {
       // --section NAME: the bench/RESULTS.md section written (default side-by-side), e.g. etcd-path for the etcd cells alone.
       section: { type: 'string', default: 'side-by-side' },
       pod: { type: 'string', default: 'minimal' },
-      // --client lean|node: a lean socket per client (bench/lib/lean-http.ts; since loop64), or node:http(s) with a
-      // keep-alive Agent (every run before it: about twice the bench's CPU per create, on the server's cores).
-      client: { type: 'string', default: 'lean' },
+      // --client node|lean: node:http(s) with a keep-alive Agent, as the reference load, or a lean socket per
+      // client (bench/lib/lean-http.ts, loop64: about half the bench's CPU per create, on the server's cores).
+      client: { type: 'string', default: 'node' },
     },
   });
   if (values.pod !== 'minimal' && values.pod !== 'daemonset') throw new Error(`--pod: minimal or daemonset, not ${values.pod}`);
