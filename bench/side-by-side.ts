@@ -48,7 +48,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCpuMs, readThreadCpuMs, startServer, type ServerProcess } from './lib/server.js';
 import { daemonSetPod } from './lib/pods.js';
-import { startEtcd } from './lib/etcd.js';
+import { batchingBetween, readEtcdBatching, startEtcd } from './lib/etcd.js';
 import { median, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { allocSamplingNodeArgs } from './lib/alloc-sampling.js';
@@ -69,10 +69,13 @@ const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
  * loopBusy / loopQueued: the fractions of the measured wall time the serving thread ran on a CPU and waited on a run
  * queue (its schedstat); the rest it slept in the poll with creates in flight, i.e. waited for the disk or the clients.
  * benchQueued: the same run-queue fraction for this process's thread (its clients): a bench starved of a CPU is a convoy.
+ * perFsync, fsyncMs: etcd's writes per WAL fsync and the fsync's mean (its /metrics): at the same concurrency,
+ * fewer writes per fsync mean fewer arrived while the previous batch was being written, i.e. the clients'
+ * round trips outside etcd are longer, and the rate follows the batch size more than anyone's CPU.
  */
 interface Sample {
   perSec: number; p50: number; p99: number; errors: number; cpuUs: number; benchUs?: number; mainUs?: number; etcdUs?: number;
-  loopBusy?: number; loopQueued?: number; benchQueued?: number;
+  loopBusy?: number; loopQueued?: number; benchQueued?: number; perFsync?: number; fsyncMs?: number;
 }
 type Row = { name: string; concurrency: number; samples: Sample[] };
 
@@ -140,6 +143,7 @@ async function rawEtcd(pods: number, concurrency: number): Promise<Sample> {
   const clients = await posters(clientKind, { url: new URL(etcd.url) }, agent, concurrency);
   try {
     const etcd0 = readCpuMs(etcd.pid);
+    const batching0 = await readEtcdBatching(etcd.url);
     const bench0 = process.cpuUsage();
     const benchSched0 = loopSchedstat(process.pid);
     const wall0 = performance.now();
@@ -155,6 +159,7 @@ async function rawEtcd(pods: number, concurrency: number): Promise<Sample> {
     sample.benchQueued = (loopSchedstat(process.pid).waitMs - benchSched0.waitMs) / (performance.now() - wall0);
     const bench = process.cpuUsage(bench0);
     sample.benchUs = (bench.user + bench.system) / pods;
+    Object.assign(sample, batchingBetween(batching0, await readEtcdBatching(etcd.url)));
     return sample;
   } finally {
     clients.close();
@@ -197,6 +202,7 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     if (warmup > 0) await drive(warmup, concurrency, (i, w) => create(`w-${stamp}-${i}`, w));
     const cpu0 = readCpuMs(server.pid);
     const etcd0 = etcd ? readCpuMs(etcd.pid) : 0;
+    const batching0 = etcd ? await readEtcdBatching(etcd.url) : undefined;
     const main0 = readThreadCpuMs(server.pid);
     const bench0 = process.cpuUsage();
     const loop0 = loopSchedstat(server.pid);
@@ -216,6 +222,7 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     if (etcd) sample.etcdUs = ((readCpuMs(etcd.pid) - etcd0) * 1000) / pods;
     const bench = process.cpuUsage(bench0);
     sample.benchUs = (bench.user + bench.system) / pods;
+    if (etcd && batching0) Object.assign(sample, batchingBetween(batching0, await readEtcdBatching(etcd.url)));
     if (allocProfile) await stopAllocSampling(server.pid, allocProfile);
     // The measured phase on the monotonic clock, for its server's profile alone (bench/lib/cpuprofile.ts --from-us/--to-us).
     log(`server ${server.pid}: measured creates from-us ${from} to-us ${process.hrtime.bigint() / 1000n}`);
@@ -293,7 +300,7 @@ async function main(): Promise<void> {
     const key = `${name}@${concurrency}`;
     if (!rows.has(key)) rows.set(key, { name, concurrency, samples: [] });
     rows.get(key)!.samples.push(s);
-    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}${s.cpuUs ? ` server CPU ${Math.round(s.cpuUs)} µs/create (main thread ${Math.round(s.mainUs ?? 0)})` : ''}${s.benchUs ? ` bench CPU ${Math.round(s.benchUs)} µs/create` : ''}${s.etcdUs ? ` etcd CPU ${Math.round(s.etcdUs)} µs/create` : ''}${s.loopBusy !== undefined ? ` loop busy ${pct(s.loopBusy)} run queue ${pct(s.loopQueued!)} bench run queue ${pct(s.benchQueued!)}` : ''}`);
+    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}${s.cpuUs ? ` server CPU ${Math.round(s.cpuUs)} µs/create (main thread ${Math.round(s.mainUs ?? 0)})` : ''}${s.benchUs ? ` bench CPU ${Math.round(s.benchUs)} µs/create` : ''}${s.etcdUs ? ` etcd CPU ${Math.round(s.etcdUs)} µs/create` : ''}${s.perFsync ? ` etcd ${s.perFsync.toFixed(1)} writes/fsync (${s.fsyncMs!.toFixed(2)} ms)` : ''}${s.loopBusy !== undefined ? ` loop busy ${pct(s.loopBusy)} run queue ${pct(s.loopQueued!)} bench run queue ${pct(s.benchQueued!)}` : ''}`);
   };
   const load0 = loadavg()[0]!;
   for (let r = 1; r <= rounds; r++) {
@@ -332,13 +339,14 @@ async function main(): Promise<void> {
       `${Math.round(median(row.samples.map((s) => s.benchUs ?? 0)))} µs`,
       row.samples[0]?.etcdUs ? `${Math.round(median(row.samples.map((s) => s.etcdUs ?? 0)))} µs` : '',
       row.name === 'raw etcd txn' ? '' : `${pct(median(row.samples.map((s) => s.loopBusy ?? 0)))} / ${pct(median(row.samples.map((s) => s.loopQueued ?? 0)))}`,
-      pct(median(row.samples.map((s) => s.benchQueued ?? 0)))];
+      pct(median(row.samples.map((s) => s.benchQueued ?? 0))),
+      row.samples[0]?.perFsync ? `${median(row.samples.map((s) => s.perFsync ?? 0)).toFixed(1)} (${median(row.samples.map((s) => s.fsyncMs ?? 0)).toFixed(2)} ms)` : ''];
   });
   const body = [
     ...sectionHead(repoRoot, `## Side by side: k8ts and raw etcd${values.section === 'side-by-side' ? '' : ` (${values.section})`}`),
     `- Setup: ${pods} ${values.pod === 'daemonset' ? 'DaemonSet-shaped ' : ''}pod creates (HTTPS, keep-alive, admin client certificate; ${clientKind === 'lean' ? 'one lean socket per client, bench/lib/lean-http.ts' : 'node:https with a keep-alive Agent'}) per cell against a fresh \`k8ts server --controllers none\`${warmup ? ` after ${warmup} unmeasured pod creates (warm-up)` : ''}; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${baseline ? ` Baseline: ${values.baseline ? `the checkout at \`${values.baseline}\` (built)` : 'this checkout'}${baselineArgs.length ? ` with \`${baselineArgs.join(' ')}\`` : ''}, same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
     '',
-    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create', 'Main thread', 'Bench CPU per create', 'etcd CPU per create', 'Main thread on CPU / on run queue', 'Bench on run queue'], tableRows),
+    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create', 'Main thread', 'Bench CPU per create', 'etcd CPU per create', 'Main thread on CPU / on run queue', 'Bench on run queue', 'etcd writes per fsync (fsync)'], tableRows),
   ].join('\n');
   console.log(body);
   if (!values['no-write']) writeSection(resultsFile, values.section!, body);
