@@ -15,6 +15,11 @@
  * and numberReady are both N, or the cutoff (5 min) passes, in which case the
  * progress at the cutoff is reported.
  *
+ * Each run also logs where the rollout's core-seconds went, thread by thread
+ * (bench/lib/thread-split.ts: the server's serving thread, its control loops'
+ * thread, V8's platform threads, the heavy lane and the rest; this process's
+ * threads; the machine's idle time), with each group's run-queue wait.
+ *
  * Results go to bench/RESULTS.md, section "daemonset" (other sections are
  * left alone).
  *
@@ -307,7 +312,7 @@ function report(results: RunResult[], command: string, cutoffMs: number, renewMs
 }
 
 async function main(): Promise<void> {
-  const { values } = benchArgs('DaemonSet create to all pods Ready on N simulated nodes, with the server peak RSS.', {
+  const { values } = benchArgs('DaemonSet create to all pods Ready on N simulated nodes, with the server peak RSS and the CPU of each thread over the rollout.', {
     options: {
       nodes: { type: 'string', default: '1000,5000' },
       runs: { type: 'string', default: '1' },
