@@ -43,6 +43,16 @@ export function v8FlagsFor(
   return out.length ? out.join(' ') : undefined;
 }
 
+/**
+ * Whether the server adapts the factor to its live heap (heap-headroom.ts): when neither
+ * K8TS_HEAP_GROWING_PERCENT (unset or empty) nor node's own options set one. 0 keeps V8's own.
+ */
+export function adaptsHeapGrowing(
+  env: NodeJS.ProcessEnv = process.env, nodeOptions: readonly string[] = [...process.execArgv, env.NODE_OPTIONS ?? ''],
+): boolean {
+  return !env[heapGrowingPercentEnv]?.trim() && !nodeOptions.some((o) => /--heap[-_]growing[-_]percent\b/.test(o));
+}
+
 /** The factor to set, or undefined to leave V8's (node was given one, or none is asked for). */
 function heapGrowingPercent(override: string | undefined, nodeOptions: readonly string[]): number | undefined {
   if (nodeOptions.some((o) => /--heap[-_]growing[-_]percent\b/.test(o))) return undefined;
