@@ -20,7 +20,7 @@ import { visibleProcesses } from './processes.js';
 import type { PidNamespace } from './pid-namespace.js';
 
 /** The simulated node's capacity as the downward API reads an unset limit (the simulator's default node). */
-const simulatedAllocatable: NodeAllocatable = { cpu: '4', memory: '8Gi' };
+export const simulatedAllocatable: NodeAllocatable = { cpu: '4', memory: '8Gi' };
 
 const argvOf = (c: Container) => [...(c.command ?? []), ...(c.args ?? [])];
 
