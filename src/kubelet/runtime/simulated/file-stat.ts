@@ -80,6 +80,22 @@ export function dataDirName(pod: Pod, volume: string, at: Date): string {
   return `..${stamp}.${n}`;
 }
 
+/**
+ * Where a path through the atomic writer's `..data` link or its data
+ * directory leads (rule 1): `/etc/secret-volume/..data/my-group` is the
+ * volume's `/etc/secret-volume/my-group`, as the kernel follows the link.
+ * `mounts` are the container's projected mount points (no subPath).
+ */
+export function throughDataDirectory(path: string, mounts: readonly string[]): string {
+  for (const m of mounts) {
+    if (!path.startsWith(m === '/' ? m : `${m}/`)) continue;
+    const rest = path.slice(m.length + 1);
+    const first = rest.split('/')[0]!;
+    if (first === '..data' || /^\.\.\d{4}(_\d\d){5}\.\d+$/.test(first)) return `${m}${rest.slice(first.length)}`;
+  }
+  return path;
+}
+
 /** stat(2) for the container (the rules above), and the entries listDir leaves out (`..data` and its directory). */
 export function containerStat(d: StatDeps): { stat(path: string): FileStat | undefined; hiddenEntries(path: string): string[] } {
   const volumes = new Map((d.pod.spec?.volumes ?? []).map((v) => [v.name, v]));
