@@ -24,6 +24,7 @@ import { eventually } from './harness.js';
 import { underTerminal } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 import { lifecycleDemo } from './task-page-manifests.js';
+import { dapiVolume } from './up-tutorials-pages7-manifests.js';
 
 const configMapPods = `apiVersion: v1
 kind: ConfigMap
@@ -104,44 +105,8 @@ spec:
 `;
 
 // The environment-variable page's dapi-envars-fieldref is tutorial-logs.test.ts's.
-const downwardPods = `apiVersion: v1
-kind: Pod
-metadata:
-  name: kubernetes-downwardapi-volume-example
-  labels:
-    zone: us-est-coast
-    cluster: test-cluster1
-    rack: rack-22
-  annotations:
-    build: two
-    builder: john-doe
-spec:
-  containers:
-    - name: client-container
-      image: registry.k8s.io/busybox
-      command: ["sh", "-c"]
-      args:
-      - while true; do
-          if [[ -e /etc/podinfo/labels ]]; then
-            echo -en '\\n\\n'; cat /etc/podinfo/labels; fi;
-          if [[ -e /etc/podinfo/annotations ]]; then
-            echo -en '\\n\\n'; cat /etc/podinfo/annotations; fi;
-          sleep 5;
-        done;
-      volumeMounts:
-        - name: podinfo
-          mountPath: /etc/podinfo
-  volumes:
-    - name: podinfo
-      downwardAPI:
-        items:
-          - path: "labels"
-            fieldRef:
-              fieldPath: metadata.labels
-          - path: "annotations"
-            fieldRef:
-              fieldPath: metadata.annotations
-`;
+// The Expose Pod Information through files page's pod (up-tutorials-pages7 walks the rest of that page).
+const downwardPods = dapiVolume;
 
 const commandPods = `apiVersion: v1
 kind: Pod

@@ -9,8 +9,8 @@
  *     the files in a directory `..YYYY_MM_DD_HH_MM_SS.N`, `..data` a
  *     symlink to it, and each top-level name a symlink `NAME -> ..data/NAME`.
  *     Files take their item's mode, else defaultMode, else 0644; the mount's
- *     directory is an emptyDir's (0777; tmpfs, so 1777, for Secret and
- *     projected volumes).
+ *     directory is an emptyDir's (0777; tmpfs, so 1777, for Secret,
+ *     downward API and projected volumes).
  *  2. An emptyDir's directory is 0777 root:root.
  *  3. With the pod's fsGroup, the kubelet's SetVolumeOwnership
  *     (pkg/volume/volume_linux.go) gives the projected volumes and emptyDirs
@@ -118,7 +118,8 @@ export function containerStat(d: StatDeps): { stat(path: string): FileStat | und
     if (m.subPath) { const data = d.readBytes(path); return data && owned(file(data.length, d.projectedMode?.(path) ?? 0o644), true); }
     const ts = dataDirName(d.pod, m.name, d.startedAt);
     const rel = path.slice(m.path.length + 1);
-    const tmpfs = !!(m.volume?.secret || m.volume?.projected);
+    // Secret, downward API and projected volumes are memory-backed emptyDirs (their plugins' wrapped volume); a ConfigMap's is on disk.
+    const tmpfs = !!(m.volume?.secret || m.volume?.downwardAPI || m.volume?.projected);
     // The mount's only real subdirectory is the data directory: the top-level names are symlinks.
     if (path === m.path) return owned({ ...dir(path, tmpfs ? 0o1777 : 0o777), nlink: 3 }, true);
     if (rel === '..data') return owned({ ...base, type: 'link', mode: 0o777, size: ts.length, target: ts }, true);
