@@ -24,59 +24,10 @@ import { eventually } from './harness.js';
 import { underTerminal } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 import { lifecycleDemo } from './task-page-manifests.js';
-import { dapiVolume } from './up-tutorials-pages7-manifests.js';
+import { configMapEnvVarValueFrom, configMapMultikeys, configMapVolumeSpecificKey, dapiVolume } from './up-tutorials-pages7-manifests.js';
 
-const configMapPods = `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: special-config
-data:
-  SPECIAL_LEVEL: very
-  SPECIAL_TYPE: charm
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: dapi-test-pod
-spec:
-  containers:
-    - name: test-container
-      image: registry.k8s.io/busybox
-      command: [ "/bin/echo", "$(SPECIAL_LEVEL_KEY) $(SPECIAL_TYPE_KEY)" ]
-      env:
-        - name: SPECIAL_LEVEL_KEY
-          valueFrom:
-            configMapKeyRef:
-              name: special-config
-              key: SPECIAL_LEVEL
-        - name: SPECIAL_TYPE_KEY
-          valueFrom:
-            configMapKeyRef:
-              name: special-config
-              key: SPECIAL_TYPE
-  restartPolicy: Never
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: dapi-test-pod-keys
-spec:
-  containers:
-    - name: test-container
-      image: registry.k8s.io/busybox
-      command: [ "/bin/sh","-c","cat /etc/config/keys" ]
-      volumeMounts:
-      - name: config-volume
-        mountPath: /etc/config
-  volumes:
-    - name: config-volume
-      configMap:
-        name: special-config
-        items:
-        - key: SPECIAL_LEVEL
-          path: keys
-  restartPolicy: Never
-`;
+// The ConfigMap page's special-config with its $(VAR) pod and its key-at-a-path pod (renamed to run beside it).
+const configMapPods = `${configMapMultikeys}---\n${configMapEnvVarValueFrom}---\n${configMapVolumeSpecificKey.replace('name: dapi-test-pod', 'name: dapi-test-pod-keys')}`;
 
 const secretPod = `apiVersion: v1
 kind: Secret
