@@ -259,7 +259,9 @@ async function main(): Promise<void> {
     const targets: Target[] = servers.map((s, i) => ({ label: builds[i]!.label, pid: s.pid, creds: s.creds, attacker: new ApiClient(s.creds, 64), platformThreads: platformThreadsOf(builds[i]!.nodeArgs), gcLog: gcLog(builds[i]!.label) }));
     const attacks = new Map<Target, Map<string, () => Promise<string>>>();
     for (const t of targets) attacks.set(t, new Map(await Promise.all(wanted.map(async (name) => [name, await attackOf(name, t.attacker)] as const))));
-    const idle = async () => { await sleep(seconds * 1000); return 'no attack'; };
+    // Past the row's end: Node's timers run on the loop's millisecond clock and can fire a little before
+    // performance.now() reaches the end, which started a second sleep (idle rows of twice the length).
+    const idle = async () => { await sleep(seconds * 1000 + 5); return 'no attack'; };
     // Each repeat: idle, an attack, idle, the next attack, ..., idle; with a baseline, one server's
     // whole sequence and then the other's, the first server alternating between repeats.
     const rows: Row[] = [];
