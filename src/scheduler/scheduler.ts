@@ -309,7 +309,7 @@ export class Scheduler {
         apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
         // As upstream's DefaultBinder, Bind(...) returns only an error. Pipelined: a burst's bindings share
         // connections, writes and TLS records (client/light-pool.ts); a dropped connection fails each
-        // binding on it, and each such pod goes back to the queue as any failed binding does.
+        // binding on it, and each such pod goes back to the queue like every failed binding.
       }, { light: true, noResult: true, pipelined: true });
       const now = performance.now();
       this.stats.bound++;

@@ -14,6 +14,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
+import type http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { RestClient, ApiError, lightPoolBurst } from '../../src/client/rest.js';
 import { createCA, issueCertificate } from '../../src/pki/index.js';
@@ -37,7 +38,10 @@ describe('RestClient.requestLight', () => {
       requestsPerSocket.set(req.socket, (requestsPerSocket.get(req.socket) ?? 0) + 1);
       inFlightPerSocket.set(req.socket, (inFlightPerSocket.get(req.socket) ?? 0) + 1);
       maxInFlightOnASocket = Math.max(maxInFlightOnASocket, inFlightPerSocket.get(req.socket)!);
-      res.once('finish', () => inFlightPerSocket.set(req.socket, inFlightPerSocket.get(req.socket)! - 1));
+      // Out of flight once answered: when the handler ends the answer, not at 'finish' (its write's
+      // callback, a turn later), by which time the client may have sent the next request on the socket.
+      const end = res.end.bind(res) as (...a: unknown[]) => http.ServerResponse;
+      res.end = ((...a: unknown[]) => { inFlightPerSocket.set(req.socket, inFlightPerSocket.get(req.socket)! - 1); return end(...a); }) as typeof res.end;
       let body = '';
       req.setEncoding('utf8');
       req.on('data', (c: string) => { body += c; });
