@@ -15,6 +15,11 @@
  * and numberReady are both N, or the cutoff (5 min) passes, in which case the
  * progress at the cutoff is reported.
  *
+ * Each run also logs where the rollout's core-seconds went, thread by thread
+ * (bench/lib/thread-split.ts: the server's serving thread, its control loops'
+ * thread, V8's platform threads, the heavy lane and the rest; this process's
+ * threads; the machine's idle time), with each group's run-queue wait.
+ *
  * Results go to bench/RESULTS.md, section "daemonset" (other sections are
  * left alone).
  *
@@ -32,6 +37,7 @@ import { countOf, countsSince, describeCounts, requestCounts, writeCounts, type 
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
 import { median, msSince } from './lib/stats.js';
 import { Timeline, busiestOtherThread, renderTimeline, threadCpu } from './lib/timeline.js';
+import { describeGroups, machineCpu, snapshotThreads, splitThreads } from './lib/thread-split.js';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
 import { NodeSimulator } from '../src/kubelet/index.js';
 import { silentLogger } from '../src/util/log.js';
@@ -90,6 +96,11 @@ interface RunResult {
   benchPeakMB: number;
   loadBefore: number;
   loadAfter: number;
+  /** Create to end, by thread group (bench/lib/thread-split.ts): the server's, this process's, and the machine's idle core-seconds. */
+  serverThreads: string;
+  benchThreads: string;
+  machineBusySec: number;
+  machineIdleSec: number;
 }
 
 function httpGo(): object {
@@ -177,6 +188,7 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     const main0 = readThreadCpuMs(pid);
     const cpu0 = readCpuMs(pid);
     const self0 = selfCpuMs();
+    const threads0 = { server: snapshotThreads(pid), bench: snapshotThreads(process.pid), machine: machineCpu() };
     const c0 = process.hrtime.bigint();
     // The monotonic clock in µs, for bench/lib/cpuprofile.js --from-us/--to-us on a --cpu-prof of the server.
     log(`${nodes} nodes: DaemonSet create at monotonic ${c0 / 1000n} µs`);
@@ -199,6 +211,7 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
       await sleep(pollMs);
     }
     log(`${nodes} nodes: rollout window ends at monotonic ${process.hrtime.bigint() / 1000n} µs`);
+    const threads1 = { server: snapshotThreads(pid), bench: snapshotThreads(process.pid), machine: machineCpu() };
     if (timeline) {
       log(`${nodes} nodes: timeline (control loops' thread: tid ${loopsTid}), per 100 ms from the create:\n${renderTimeline(await timeline.stop())}`);
       log(`${nodes} nodes: answered 429 in the rollout: ${timeline.tooManyByRequest()}`);
@@ -224,10 +237,15 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
       rolloutCounts: describeCounts(rollout), rolloutWritesPerPod: (countOf(rollout, () => true) - leaseWrites) / podsDone, rolloutRequestsPerPod: requestsPerPod, perPod, cpuMsPerPod, mainCpuMsPerPod, benchCpuMsPerPod, benchCpuSec,
       benchPeakMB: readMemory(process.pid).hwmKB / 1024,
       loadBefore, loadAfter: loadavg()[0],
+      serverThreads: describeGroups(splitThreads(threads0.server, threads1.server)),
+      benchThreads: describeGroups(splitThreads(threads0.bench, threads1.bench)),
+      machineBusySec: (threads1.machine.busyMs - threads0.machine.busyMs) / 1000,
+      machineIdleSec: (threads1.machine.idleMs - threads0.machine.idleMs) / 1000,
     };
     log(`${nodes} nodes: ${finished ? `all ${nodes} pods Ready in ${readySec.toFixed(1)} s` : `CUTOFF after ${cutoffMs / 1000} s: ${result.ready}/${nodes} Ready`}, `
       + `server CPU ${serverCpuSec.toFixed(1)} s (main thread ${serverMainCpuSec.toFixed(1)} s; per pod net of leases ${cpuMsPerPod.toFixed(2)} ms, main ${mainCpuMsPerPod.toFixed(2)} ms), bench CPU ${benchCpuSec.toFixed(1)} s (per pod net of leases ${benchCpuMsPerPod.toFixed(2)} ms), `
       + `writes ${describeCounts(rollout)}, requests per pod ${requestsPerPod.toFixed(2)} (${perPod}), server peak ${result.serverPeakMB.toFixed(0)} MB, bench peak ${result.benchPeakMB.toFixed(0)} MB`);
+    log(`${nodes} nodes: CPU by thread, create → end: server: ${result.serverThreads}; bench: ${result.benchThreads}; machine busy ${result.machineBusySec.toFixed(1)} s, idle ${result.machineIdleSec.toFixed(1)} s (all cores)`);
     return result;
   } finally {
     await sim.close().catch((e) => log(`sim.close: ${e}`));
@@ -289,12 +307,12 @@ function report(results: RunResult[], command: string, cutoffMs: number, renewMs
     '',
     `${medians}.${scaling}`,
     '',
-    ...results.map((r) => `- ${f0(r.nodes)} nodes, run ${r.run}: steady-state writes over ${renewMs / 1000} s: ${r.steadyCounts}; rollout writes: ${r.rolloutCounts}; requests per pod, every verb (not Leases, not the benchmark's polls): ${r.perPod}.`),
+    ...results.map((r) => `- ${f0(r.nodes)} nodes, run ${r.run}: steady-state writes over ${renewMs / 1000} s: ${r.steadyCounts}; rollout writes: ${r.rolloutCounts}; requests per pod, every verb (not Leases, not the benchmark's polls): ${r.perPod}; CPU by thread, create → end: server: ${r.serverThreads}; bench: ${r.benchThreads}; machine busy ${r.machineBusySec.toFixed(1)} s, idle ${r.machineIdleSec.toFixed(1)} s.`),
   ].join('\n');
 }
 
 async function main(): Promise<void> {
-  const { values } = benchArgs('DaemonSet create to all pods Ready on N simulated nodes, with the server peak RSS.', {
+  const { values } = benchArgs('DaemonSet create to all pods Ready on N simulated nodes, with the server peak RSS and the CPU of each thread over the rollout.', {
     options: {
       nodes: { type: 'string', default: '1000,5000' },
       runs: { type: 'string', default: '1' },

@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { startServer, readMemory, RssSampler } from './lib/server.js';
+import { startServer, readMemory, readSmapsRollup, readCpuMs, RssSampler, type ServerProcess } from './lib/server.js';
 import { isolateReport, type IsolateReport } from './lib/isolate-report.js';
 import { ApiClient } from './lib/client.js';
 import { runConcurrent, podName } from './lib/load.js';
@@ -66,6 +66,11 @@ interface Run {
   /** Highest RSS sampled before the pods (nodes registered, Leases renewing). */
   nodesOnlyMiB: number;
   heap?: IsolateReport;
+  /** Anonymous and file-backed RSS at the end, MiB. */
+  anonMiB: number;
+  fileMiB: number;
+  /** Server CPU (user + system) from the first create to every pod Running, ms per pod. */
+  cpuMsPerPod: number;
   perObject: PerObject;
   load: [number, number];
 }
@@ -75,6 +80,16 @@ function pod(i: number): Pod {
   const p = daemonSetPod('default', podName('mem', i), `node-${i % 5000}`) as Pod;
   delete p.metadata!.ownerReferences;
   return p;
+}
+
+const heapLine = (name: string, h?: { usedMiB: number; totalMiB: number; usedAfterFullGcMiB?: number }) =>
+  h ? `${name} ${h.usedMiB}/${h.totalMiB} MiB used/total (${h.usedAfterFullGcMiB ?? '?'} after its last full GC)` : `${name} n/a`;
+
+/** RSS by kind and each isolate's heap, for the progress lines. */
+async function memoryLine(server: ServerProcess): Promise<string> {
+  const h = await isolateReport(server).catch(() => undefined);
+  const s = readSmapsRollup(server.pid);
+  return `RSS ${(readMemory(server.pid).rssKB / 1024).toFixed(0)} MiB (anonymous ${(s.anonKB / 1024).toFixed(0)}); ${heapLine('serving', h?.main)}; ${heapLine('loops', h?.controlLoops)}`;
 }
 
 /** Bytes of V8 heap per copy of what `make` returns, `n` copies held at once. */
@@ -118,6 +133,7 @@ async function runOnce(work: string, build: string, cliPath: string, o: Options)
     log(`${build}: ${o.nodes} nodes registered; RSS peak so far ${nodesOnlyMiB.toFixed(0)} MiB`);
     if (o.snapshots && build !== 'baseline') log(`${build}: nodes only: ${JSON.stringify(await isolateReport(server, true, log))}`);
     const p0 = process.hrtime.bigint();
+    const cpu0 = readCpuMs(server.pid);
     const client = new ApiClient(server.creds, 64);
     let podsReady = 0;
     let podsReadySec = NaN;
@@ -128,21 +144,25 @@ async function runOnce(work: string, build: string, cliPath: string, o: Options)
       while (msSince(p0) < 3_600_000) {
         const page = await client.expect(200, 'GET', '/api/v1/namespaces/default/pods?fieldSelector=status.phase%21%3DRunning&limit=1');
         if ((JSON.parse(page.body.toString()) as { items: unknown[] }).items.length === 0) { podsReady = o.pods; podsReadySec = msSince(p0) / 1000; break; }
-        log(`  ${(msSince(p0) / 1000).toFixed(0)} s: pods still starting; server RSS ${(readMemory(server.pid).rssKB / 1024).toFixed(0)} MiB`);
+        log(`  ${(msSince(p0) / 1000).toFixed(0)} s: pods still starting; ${await memoryLine(server)}`);
         await sleep(10_000);
       }
     } finally {
       client.close();
     }
-    log(`${build}: ${podsReady} pods ready in ${podsReadySec.toFixed(1)} s; settling ${o.settleMs / 1000} s`);
+    const cpuMsPerPod = (readCpuMs(server.pid) - cpu0) / o.pods;
+    log(`${build}: ${podsReady} pods ready in ${podsReadySec.toFixed(1)} s; settling ${o.settleMs / 1000} s; ${await memoryLine(server)}`);
     await sleep(o.settleMs);
-    // A build without the SIGUSR2 report (before src/cli/heap-report.ts) would die of the signal.
-    const heap = build === 'baseline' ? undefined : await isolateReport(server, o.snapshots, log);
+    // Baselines since src/cli/heap-report.ts answer SIGUSR2 too (older ones would die of it).
+    const heap = await isolateReport(server, o.snapshots, log);
+    const smaps = readSmapsRollup(server.pid);
+    log(`${build}: settled; ${await memoryLine(server)}`);
     const text = JSON.stringify((await clients.pods.get('default', podName('mem', 0))) as Pod);
     const mem = readMemory(server.pid);
     sampler.stop();
     return {
       build, podsReadySec, podsReady, rssMiB: mem.rssKB / 1024, peakMiB: mem.hwmKB / 1024, nodesOnlyMiB, heap,
+      anonMiB: smaps.anonKB / 1024, fileMiB: smaps.fileKB / 1024, cpuMsPerPod,
       perObject: perObject(text), load: [load0, loadavg()[0]!],
     };
   } finally {
@@ -155,13 +175,17 @@ async function runOnce(work: string, build: string, cliPath: string, o: Options)
 }
 
 const f0 = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+const heapCell = (h?: { usedMiB: number; totalMiB: number; usedAfterFullGcMiB?: number }) =>
+  h ? `${f0(h.usedMiB)} / ${f0(h.totalMiB)}${h.usedAfterFullGcMiB === undefined ? '' : ` (${f0(h.usedAfterFullGcMiB)})`}` : 'n/a';
 
 function report(runs: Run[], command: string, o: { nodes: number; pods: number }): string {
   const rows = runs.map((r) => [
     r.build, `${f0(r.podsReady)} in ${r.podsReadySec.toFixed(0)} s`, f0(r.nodesOnlyMiB), `**${f0(r.peakMiB)}**`, f0(r.rssMiB),
-    r.heap ? `${f0(r.heap.main.usedMiB)} / ${f0(r.heap.main.totalMiB)}` : 'n/a', r.heap?.controlLoops ? `${f0(r.heap.controlLoops.usedMiB)} / ${f0(r.heap.controlLoops.totalMiB)}` : 'n/a',
+    `${f0(r.anonMiB)} / ${f0(r.fileMiB)}`,
+    heapCell(r.heap?.main), heapCell(r.heap?.controlLoops),
     r.heap ? `${f0(r.heap.externalMiB)} (${f0(r.heap.arrayBuffersMiB)})` : 'n/a',
     `${f0(r.perObject.decoded)} / ${f0(r.perObject.withoutManagedFields)} / ${f0(r.perObject.text)} (${f0(r.perObject.textChars)} chars)`,
+    r.cpuMsPerPod.toFixed(2),
     `${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
   ]);
   return [
@@ -171,9 +195,9 @@ function report(runs: Run[], command: string, o: { nodes: number; pods: number }
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${machineLine()}`,
     `- Revision: ${revisionLine(repoRoot)}`,
-    `- Setup: per build a fresh \`k8ts server --controllers all\` on SQLite, ${f0(o.nodes)} simulated nodes (Leases every 10 s, no Events), ${f0(o.pods)} DaemonSet-style pods of ~1.3 KB (bench/lib/pods.ts, without the owner) created through the API by 64 clients, bound by spec.nodeName to nodes node-0 ... node-4999 and started by their simulated kubelets (status written); read once every pod is ready and the cluster settled. Heap: the serving thread's and the control loops' thread's V8 heap, used / total, MiB (SIGUSR2 report). Per pod: one of the run's pods as the server sends it, decoded / decoded without managedFields / its JSON text, bytes of V8 heap each (5,000 copies held in the benchmark process).`,
+    `- Setup: per build a fresh \`k8ts server --controllers all\` on SQLite, ${f0(o.nodes)} simulated nodes (Leases every 10 s, no Events), ${f0(o.pods)} DaemonSet-style pods of ~1.3 KB (bench/lib/pods.ts, without the owner) created through the API by 64 clients, bound by spec.nodeName to nodes node-0 ... node-4999 and started by their simulated kubelets (status written); read once every pod is ready and the cluster settled. Heap: the serving thread's and the control loops' thread's V8 heap, used / total, MiB (SIGUSR2 report), and in brackets what its last full collection kept (about the live heap; servers since mem6). Per pod: one of the run's pods as the server sends it, decoded / decoded without managedFields / its JSON text, bytes of V8 heap each (5,000 copies held in the benchmark process).`,
     '',
-    table(['build', 'pods Running', 'RSS with nodes only, MiB', 'peak RSS (VmHWM), MiB', 'RSS at the end, MiB', 'serving heap, MiB', 'control loops heap, MiB', 'external (ArrayBuffers), MiB', 'per pod, bytes', 'load'], rows),
+    table(['build', 'pods Running', 'RSS with nodes only, MiB', 'peak RSS (VmHWM), MiB', 'RSS at the end, MiB', 'anonymous / file RSS at the end, MiB', 'serving heap, MiB', 'control loops heap, MiB', 'external (ArrayBuffers), MiB', 'per pod, bytes', 'server CPU per pod created and started, ms', 'load'], rows),
   ].join('\n');
 }
 

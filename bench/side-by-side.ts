@@ -1,6 +1,6 @@
 /**
  * k8ts beside the storage under it, in one run: pod creates through HTTPS
- * with C keep-alive clients against a fresh `k8ts server --controllers none`
+ * with C keep-alive clients (one socket each, `--client`) against a fresh `k8ts server --controllers none`
  * on SQLite and on a private etcd, and the same number of same-size
  * create-if-absent transactions sent straight to a fresh private etcd through
  * its JSON gateway (`/v3/kv/txn`, as kube-apiserver writes a new object), in
@@ -13,7 +13,15 @@
  *     [--watchers 100] [--baseline /path/to/other/checkout] [--baseline-args default-watch-cache-size=0]
  *     [--no-etcd] [--no-write] [--only raw,sqlite,watchers,etcd] [--section side-by-side]
  *     [--cpu-prof DIR] [--server-node-args="--heap-prof --heap-prof-dir=DIR"] [--warmup 2000] [--pod minimal|daemonset]
- *     [--alloc-profile FILE]
+ *     [--alloc-profile FILE] [--client lean|node]
+ *
+ * The default `--client node` drives the creates through node:http(s) and a keep-alive Agent, as the
+ * reference load (../shared/measure/api-load.mjs, etcd-load.mjs) and every run before loop64 did, so
+ * figures stay comparable with the issue's; `--client lean` writes each request on its client's own
+ * socket and parses only the status and body (bench/lib/lean-http.ts), at about half the bench's CPU
+ * per create. The bench shares the 2 cores with the server, and one thread turns around a group
+ * commit's answers one by one, so its cost shows in both rows (raw etcd's more than k8ts's:
+ * bench/RESULTS.md `loop64-2026-12-06`).
  *
  * `--pod daemonset` creates what a DaemonSet controller creates (bench/lib/pods.ts: owner reference,
  * node affinity, tolerations, resources, a volume; about 1.3 KB sent, a 4.1 KB answer) instead of
@@ -40,11 +48,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCpuMs, readThreadCpuMs, startServer, type ServerProcess } from './lib/server.js';
 import { daemonSetPod } from './lib/pods.js';
-import { startEtcd } from './lib/etcd.js';
+import { batchingBetween, readEtcdBatching, startEtcd } from './lib/etcd.js';
 import { median, percentile } from './lib/stats.js';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { allocSamplingNodeArgs } from './lib/alloc-sampling.js';
 import { benchArgs } from './lib/args.js';
+import { LeanConnection, type LeanTarget } from './lib/lean-http.js';
+import { loopSchedstat } from './lib/bystander-rows.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
@@ -56,24 +66,34 @@ const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
  * per operation bounds the rate, etcd's included, so the ratio to raw etcd is read with all three.
  * mainUs: the server's main thread alone (the serving loop), without V8's compiler and GC threads and libuv's pool,
  * whose share of a fresh server's CPU is large and varies with the machine's load (bench/RESULTS.md, `write-cpu`).
+ * loopBusy / loopQueued: the fractions of the measured wall time the serving thread ran on a CPU and waited on a run
+ * queue (its schedstat); the rest it slept in the poll with creates in flight, i.e. waited for the disk or the clients.
+ * benchQueued: the same run-queue fraction for this process's thread (its clients): a bench starved of a CPU is a convoy.
+ * perFsync, fsyncMs: etcd's writes per WAL fsync and the fsync's mean (its /metrics): at the same concurrency,
+ * fewer writes per fsync mean fewer arrived while the previous batch was being written, i.e. the clients'
+ * round trips outside etcd are longer, and the rate follows the batch size more than anyone's CPU.
  */
-interface Sample { perSec: number; p50: number; p99: number; errors: number; cpuUs: number; benchUs?: number; mainUs?: number; etcdUs?: number }
+interface Sample {
+  perSec: number; p50: number; p99: number; errors: number; cpuUs: number; benchUs?: number; mainUs?: number; etcdUs?: number;
+  loopBusy?: number; loopQueued?: number; benchQueued?: number; perFsync?: number; fsyncMs?: number;
+}
 type Row = { name: string; concurrency: number; samples: Sample[] };
 
+const pct = (f: number) => `${Math.round(f * 100)}%`;
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
 
 /** Runs `count` tasks with `concurrency` workers; each answers whether it succeeded, and is timed. */
-async function drive(count: number, concurrency: number, task: (i: number) => Promise<boolean>): Promise<Sample> {
+async function drive(count: number, concurrency: number, task: (i: number, worker: number) => Promise<boolean>): Promise<Sample> {
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
   const t0 = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
+  await Promise.all(Array.from({ length: concurrency }, async (_, worker) => {
     while (next < count) {
       const i = next++;
       const s = process.hrtime.bigint();
-      if (!(await task(i))) errors++;
+      if (!(await task(i, worker))) errors++;
       latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
     }
   }));
@@ -97,6 +117,21 @@ function post(agent: http.Agent | https.Agent, url: URL, path: string, body: str
   });
 }
 
+/**
+ * How the clients send a create (`--client`): node:http(s) with a keep-alive Agent (`node`, every
+ * run before loop64), or one lean socket per client (`lean`, bench/lib/lean-http.ts).
+ */
+type Poster = (worker: number, path: string, body: string) => Promise<{ status: number; body: string }>;
+
+async function posters(kind: string, target: LeanTarget, agent: http.Agent, concurrency: number): Promise<{ post: Poster; close(): void }> {
+  if (kind === 'node') return { post: (_w, path, body) => post(agent, target.url, path, body), close: () => undefined };
+  const conns = await Promise.all(Array.from({ length: concurrency }, () => LeanConnection.open(target)));
+  return {
+    post: async (w, path, body) => { const r = await conns[w]!.post(target.url.host, path, body); return { status: r.status, body: r.body.toString() }; },
+    close: () => { for (const c of conns) c.close(); },
+  };
+}
+
 /** The storage ceiling: pod-sized create-if-absent transactions straight into etcd. */
 async function rawEtcd(pods: number, concurrency: number): Promise<Sample> {
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-sbs-etcd-'));
@@ -105,22 +140,29 @@ async function rawEtcd(pods: number, concurrency: number): Promise<Sample> {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   const filler = 'x'.repeat(1400);
   const stamp = Date.now();
+  const clients = await posters(clientKind, { url: new URL(etcd.url) }, agent, concurrency);
   try {
     const etcd0 = readCpuMs(etcd.pid);
+    const batching0 = await readEtcdBatching(etcd.url);
     const bench0 = process.cpuUsage();
-    const sample = await drive(pods, concurrency, async (i) => {
+    const benchSched0 = loopSchedstat(process.pid);
+    const wall0 = performance.now();
+    const sample = await drive(pods, concurrency, async (i, w) => {
       const key = b64(`/registry/pods/load/p-${stamp}-${i}`);
       const value = b64(JSON.stringify({ kind: 'Pod', metadata: { name: `p-${stamp}-${i}` }, pad: filler }));
-      const r = await post(agent, new URL(etcd.url), '/v3/kv/txn', JSON.stringify({
+      const r = await clients.post(w, '/v3/kv/txn', JSON.stringify({
         compare: [{ key, target: 'MOD', result: 'EQUAL', mod_revision: '0' }], success: [{ request_put: { key, value } }],
       }));
       return r.status === 200 && JSON.parse(r.body).succeeded === true;
     });
     sample.etcdUs = ((readCpuMs(etcd.pid) - etcd0) * 1000) / pods;
+    sample.benchQueued = (loopSchedstat(process.pid).waitMs - benchSched0.waitMs) / (performance.now() - wall0);
     const bench = process.cpuUsage(bench0);
     sample.benchUs = (bench.user + bench.system) / pods;
+    Object.assign(sample, batchingBetween(batching0, await readEtcdBatching(etcd.url)));
     return sample;
   } finally {
+    clients.close();
     agent.destroy();
     await etcd.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -133,6 +175,7 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
   const etcd = storage === 'etcd' ? await startEtcd(join(dir, 'etcd')) : undefined;
   let server: ServerProcess | undefined;
   const streams: http.ClientRequest[] = [];
+  const closers: Array<() => void> = [];
   try {
     server = await startServer({
       cliPath: join(checkout, 'dist', 'src', 'cli', 'main.js'), dataDir: join(dir, 'data'), nodeArgs,
@@ -150,24 +193,36 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     // Warm connections first, as kubectl and controllers hold theirs.
     await Promise.all(Array.from({ length: concurrency }, () => post(agent, url, '/api/v1/namespaces/load/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'warm-' } }))));
     const stamp = Date.now();
-    const create = async (name: string) => {
-      return (await post(agent, url, '/api/v1/namespaces/load/pods', JSON.stringify(podBody(name)))).status === 201;
+    const clients = await posters(clientKind, { url, ca: server.creds.ca, cert: server.creds.cert, key: server.creds.key }, agent, concurrency);
+    closers.push(() => clients.close());
+    const create = async (name: string, w: number) => {
+      return (await clients.post(w, '/api/v1/namespaces/load/pods', JSON.stringify(podBody(name)))).status === 201;
     };
     // --warmup N: N pod creates first, not measured (the server's JIT and caches warmed, as in a long-running server).
-    if (warmup > 0) await drive(warmup, concurrency, (i) => create(`w-${stamp}-${i}`));
+    if (warmup > 0) await drive(warmup, concurrency, (i, w) => create(`w-${stamp}-${i}`, w));
     const cpu0 = readCpuMs(server.pid);
     const etcd0 = etcd ? readCpuMs(etcd.pid) : 0;
+    const batching0 = etcd ? await readEtcdBatching(etcd.url) : undefined;
     const main0 = readThreadCpuMs(server.pid);
     const bench0 = process.cpuUsage();
+    const loop0 = loopSchedstat(server.pid);
+    const benchSched0 = loopSchedstat(process.pid);
+    const wall0 = performance.now();
     const from = process.hrtime.bigint() / 1000n;
     const allocProfile = process.env.K8TS_BENCH_ALLOC_PROFILE;
     if (allocProfile) process.kill(server.pid, 'SIGUSR2');
-    const sample = await drive(pods, concurrency, (i) => create(`p-${stamp}-${i}`));
+    const sample = await drive(pods, concurrency, (i, w) => create(`p-${stamp}-${i}`, w));
     sample.cpuUs = ((readCpuMs(server.pid) - cpu0) * 1000) / pods;
     sample.mainUs = ((readThreadCpuMs(server.pid) - main0) * 1000) / pods;
+    const wallMs = performance.now() - wall0;
+    const loop1 = loopSchedstat(server.pid);
+    sample.loopBusy = (loop1.runMs - loop0.runMs) / wallMs;
+    sample.loopQueued = (loop1.waitMs - loop0.waitMs) / wallMs;
+    sample.benchQueued = (loopSchedstat(process.pid).waitMs - benchSched0.waitMs) / wallMs;
     if (etcd) sample.etcdUs = ((readCpuMs(etcd.pid) - etcd0) * 1000) / pods;
     const bench = process.cpuUsage(bench0);
     sample.benchUs = (bench.user + bench.system) / pods;
+    if (etcd && batching0) Object.assign(sample, batchingBetween(batching0, await readEtcdBatching(etcd.url)));
     if (allocProfile) await stopAllocSampling(server.pid, allocProfile);
     // The measured phase on the monotonic clock, for its server's profile alone (bench/lib/cpuprofile.ts --from-us/--to-us).
     log(`server ${server.pid}: measured creates from-us ${from} to-us ${process.hrtime.bigint() / 1000n}`);
@@ -176,6 +231,7 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     return sample;
   } finally {
     for (const s of streams) s.destroy();
+    for (const close of closers) close();
     await server?.stop();
     await etcd?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -188,6 +244,9 @@ async function stopAllocSampling(pid: number, file: string): Promise<void> {
   process.kill(pid, 'SIGUSR2');
   for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
 }
+
+/** --client: lean or node (see posters). */
+let clientKind = 'node';
 
 /** The pod each create sends (--pod). */
 let podBody = minimalPod;
@@ -213,9 +272,14 @@ async function main(): Promise<void> {
       // --section NAME: the bench/RESULTS.md section written (default side-by-side), e.g. etcd-path for the etcd cells alone.
       section: { type: 'string', default: 'side-by-side' },
       pod: { type: 'string', default: 'minimal' },
+      // --client node|lean: node:http(s) with a keep-alive Agent, as the reference load, or a lean socket per
+      // client (bench/lib/lean-http.ts, loop64: about half the bench's CPU per create, on the server's cores).
+      client: { type: 'string', default: 'node' },
     },
   });
   if (values.pod !== 'minimal' && values.pod !== 'daemonset') throw new Error(`--pod: minimal or daemonset, not ${values.pod}`);
+  if (values.client !== 'node' && values.client !== 'lean') throw new Error(`--client: node or lean, not ${values.client}`);
+  clientKind = values.client;
   if (values.pod === 'daemonset') podBody = (name) => daemonSetPod('load', name, 'node-1');
   const rounds = Number(values.rounds);
   const pods = Number(values.pods);
@@ -236,7 +300,7 @@ async function main(): Promise<void> {
     const key = `${name}@${concurrency}`;
     if (!rows.has(key)) rows.set(key, { name, concurrency, samples: [] });
     rows.get(key)!.samples.push(s);
-    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}${s.cpuUs ? ` server CPU ${Math.round(s.cpuUs)} µs/create (main thread ${Math.round(s.mainUs ?? 0)})` : ''}${s.benchUs ? ` bench CPU ${Math.round(s.benchUs)} µs/create` : ''}${s.etcdUs ? ` etcd CPU ${Math.round(s.etcdUs)} µs/create` : ''}`);
+    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}${s.cpuUs ? ` server CPU ${Math.round(s.cpuUs)} µs/create (main thread ${Math.round(s.mainUs ?? 0)})` : ''}${s.benchUs ? ` bench CPU ${Math.round(s.benchUs)} µs/create` : ''}${s.etcdUs ? ` etcd CPU ${Math.round(s.etcdUs)} µs/create` : ''}${s.perFsync ? ` etcd ${s.perFsync.toFixed(1)} writes/fsync (${s.fsyncMs!.toFixed(2)} ms)` : ''}${s.loopBusy !== undefined ? ` loop busy ${pct(s.loopBusy)} run queue ${pct(s.loopQueued!)} bench run queue ${pct(s.benchQueued!)}` : ''}`);
   };
   const load0 = loadavg()[0]!;
   for (let r = 1; r <= rounds; r++) {
@@ -273,13 +337,16 @@ async function main(): Promise<void> {
       row.name === 'raw etcd txn' ? '' : `${Math.round(median(row.samples.map((s) => s.cpuUs)))} µs`,
       row.name === 'raw etcd txn' ? '' : `${Math.round(median(row.samples.map((s) => s.mainUs ?? 0)))} µs`,
       `${Math.round(median(row.samples.map((s) => s.benchUs ?? 0)))} µs`,
-      row.samples[0]?.etcdUs ? `${Math.round(median(row.samples.map((s) => s.etcdUs ?? 0)))} µs` : ''];
+      row.samples[0]?.etcdUs ? `${Math.round(median(row.samples.map((s) => s.etcdUs ?? 0)))} µs` : '',
+      row.name === 'raw etcd txn' ? '' : `${pct(median(row.samples.map((s) => s.loopBusy ?? 0)))} / ${pct(median(row.samples.map((s) => s.loopQueued ?? 0)))}`,
+      pct(median(row.samples.map((s) => s.benchQueued ?? 0))),
+      row.samples[0]?.perFsync ? `${median(row.samples.map((s) => s.perFsync ?? 0)).toFixed(1)} (${median(row.samples.map((s) => s.fsyncMs ?? 0)).toFixed(2)} ms)` : ''];
   });
   const body = [
     ...sectionHead(repoRoot, `## Side by side: k8ts and raw etcd${values.section === 'side-by-side' ? '' : ` (${values.section})`}`),
-    `- Setup: ${pods} ${values.pod === 'daemonset' ? 'DaemonSet-shaped ' : ''}pod creates (HTTPS, keep-alive, admin client certificate) per cell against a fresh \`k8ts server --controllers none\`${warmup ? ` after ${warmup} unmeasured pod creates (warm-up)` : ''}; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${baseline ? ` Baseline: ${values.baseline ? `the checkout at \`${values.baseline}\` (built)` : 'this checkout'}${baselineArgs.length ? ` with \`${baselineArgs.join(' ')}\`` : ''}, same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
+    `- Setup: ${pods} ${values.pod === 'daemonset' ? 'DaemonSet-shaped ' : ''}pod creates (HTTPS, keep-alive, admin client certificate; ${clientKind === 'lean' ? 'one lean socket per client, bench/lib/lean-http.ts' : 'node:https with a keep-alive Agent'}) per cell against a fresh \`k8ts server --controllers none\`${warmup ? ` after ${warmup} unmeasured pod creates (warm-up)` : ''}; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${baseline ? ` Baseline: ${values.baseline ? `the checkout at \`${values.baseline}\` (built)` : 'this checkout'}${baselineArgs.length ? ` with \`${baselineArgs.join(' ')}\`` : ''}, same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
     '',
-    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create', 'Main thread', 'Bench CPU per create', 'etcd CPU per create'], tableRows),
+    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create', 'Main thread', 'Bench CPU per create', 'etcd CPU per create', 'Main thread on CPU / on run queue', 'Bench on run queue', 'etcd writes per fsync (fsync)'], tableRows),
   ].join('\n');
   console.log(body);
   if (!values['no-write']) writeSection(resultsFile, values.section!, body);

@@ -38,3 +38,33 @@ export async function startEtcd(dir: string): Promise<Etcd> {
   await stop();
   throw new Error('etcd did not become healthy');
 }
+
+/**
+ * etcd's batching, from its /metrics: WAL fsyncs (each persists one raft Ready's entries, however
+ * many proposals it carries) and proposals committed. Deltas over a run give the writes per fsync
+ * (how many txns etcd gathered into one batch) and the fsync's mean time.
+ */
+export interface EtcdBatching { fsyncs: number; fsyncSeconds: number; proposals: number }
+
+export async function readEtcdBatching(url: string): Promise<EtcdBatching> {
+  const text = await new Promise<string>((resolve, reject) => {
+    http.get(`${url}/metrics`, (res) => { let b = ''; res.setEncoding('utf8'); res.on('data', (c) => { b += c; }); res.on('end', () => resolve(b)); })
+      .on('error', reject);
+  });
+  const value = (name: string) => {
+    const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+    if (!m) throw new Error(`etcd /metrics has no ${name}`);
+    return Number(m[1]);
+  };
+  return {
+    fsyncs: value('etcd_disk_wal_fsync_duration_seconds_count'),
+    fsyncSeconds: value('etcd_disk_wal_fsync_duration_seconds_sum'),
+    proposals: value('etcd_server_proposals_committed_total'),
+  };
+}
+
+/** Writes per WAL fsync and the fsync's mean in ms, between two readings. */
+export function batchingBetween(a: EtcdBatching, b: EtcdBatching): { perFsync: number; fsyncMs: number } {
+  const fsyncs = b.fsyncs - a.fsyncs;
+  return { perFsync: fsyncs ? (b.proposals - a.proposals) / fsyncs : 0, fsyncMs: fsyncs ? ((b.fsyncSeconds - a.fsyncSeconds) * 1000) / fsyncs : 0 };
+}

@@ -6,7 +6,13 @@
  */
 import type { ServerProcess } from './server.js';
 
-export interface HeapFields { usedMiB: number; totalMiB: number; externalMiB: number }
+export interface HeapFields {
+  usedMiB: number; totalMiB: number; externalMiB: number;
+  /** Heap used after the isolate's last full collection (servers since mem6): about its live heap. */
+  usedAfterFullGcMiB?: number;
+  /** Committed MiB by space (new_space, old_space ...). */
+  spacesMiB?: Record<string, number>;
+}
 export interface IsolateReport {
   rssMiB: number; externalMiB: number; arrayBuffersMiB: number; main: HeapFields; controlLoops?: HeapFields;
   /** With snapshots: each isolate's heap used after the snapshot's full GC, MiB ('serving', 'control loops'). */

@@ -70,6 +70,8 @@ function readyLine(proc: ChildProcess): Promise<{ url: string; startupMs: number
         buf = buf.slice(nl + 1);
         const rec = parseLogLine(line);
         if (rec?.level === 'error') process.stderr.write(`server: ${line}\n`);
+        // Whether the server's adaptive heap growing factor fired, and when (src/cli/heap-headroom.ts).
+        if (rec?.msg === 'heap growing factor') process.stdout.write(`server: ${line}\n`);
         if (rec?.msg === 'API server ready') {
           clearTimeout(timer);
           proc.off('exit', onExit);
@@ -118,6 +120,16 @@ export function readMemory(pid: number): Memory {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssKB: field('VmRSS'), hwmKB: field('VmHWM') };
+}
+
+/**
+ * The process's resident memory by kind, kB (/proc/<pid>/smaps_rollup): anonymous (V8's heaps,
+ * malloc's arenas, SQLite's page cache) against file-backed (the binary, libraries, mapped files).
+ */
+export function readSmapsRollup(pid: number): { anonKB: number; fileKB: number } {
+  const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
+  return { anonKB: field('Anonymous'), fileKB: field('Rss') - field('Anonymous') };
 }
 
 /**

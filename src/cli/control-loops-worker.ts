@@ -10,10 +10,13 @@ import { createLogger } from '../util/log.js';
 import type { ControlLoopsWorkerData, ControlLoopsMessage } from './control-loops-thread.js';
 import { startControlLoops } from './control-loops.js';
 import { isolateHeap } from './isolate-heap.js';
+import { watchFullCollections } from './full-collections.js';
 
 const data = workerData as ControlLoopsWorkerData;
 const logger = createLogger(data.component);
 const running = startControlLoops(data, logger);
+// What this isolate's full collections keep, for the memory report: its live heap against its committed one.
+const fullGcs = watchFullCollections();
 logger.info('control loops running in their own thread', { threadId, controllers: data.controllers });
 
 // A loop's stray rejection is logged, as on the main thread; it does not end the thread.
@@ -21,9 +24,10 @@ process.on('unhandledRejection', (reason) => logger.error('unhandled promise rej
 
 parentPort!.on('message', (m: ControlLoopsMessage) => {
   // The process's memory report asks each isolate for its own heap (heap-report.ts).
-  if (m.type === 'heap') { parentPort!.postMessage({ type: 'heap', heap: isolateHeap() } satisfies ControlLoopsMessage); return; }
+  if (m.type === 'heap') { parentPort!.postMessage({ type: 'heap', heap: isolateHeap(fullGcs) } satisfies ControlLoopsMessage); return; }
   if (m.type !== 'stop') return;
   // Stopping gives up the leader Leases' loops and closes every watch; the thread then ends.
+  fullGcs.close();
   void running.stop().then(() => {
     logger.info('control loops stopped', { threadId });
     parentPort!.postMessage({ type: 'stopped' } satisfies ControlLoopsMessage);

@@ -60,6 +60,9 @@ import { createLogger, Logger } from '../util/log.js';
 import type { PortRange } from '../util/port-range.js';
 import { realClock } from '../util/clock.js';
 import { reportMemoryOnSignal } from './heap-report.js';
+import { boundHeapHeadroom, defaultHeapHeadroom } from './heap-headroom.js';
+import { watchFullCollections } from './full-collections.js';
+import { adaptsHeapGrowing } from './v8-flags.js';
 import { startControlLoopsThread, type ClientCredentials, type ControlLoopsThread } from './control-loops-thread.js';
 import { startControlLoopsInline } from './control-loops-inline.js';
 import { loopbackClients } from './loopback-clients.js';
@@ -390,7 +393,11 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     scheduler: { ...clientConfig, certPem: pki.schedulerCertPem, keyPem: pki.schedulerKeyPem },
   };
   const controlLoops = startInProcessControllers(opts, (opts.controllers ?? 'all') === 'none' ? identities : await loopbackClients(server, identities), logger);
-  cleanups.push(reportMemoryOnSignal(logger, controlLoops));
+  // The serving isolate's full collections: the memory report's live heap, and unless a factor was
+  // set by hand, V8's garbage headroom bounded once the heap is large (heap-headroom.ts).
+  const fullGcs = adaptsHeapGrowing() ? boundHeapHeadroom({ ...defaultHeapHeadroom, logger }) : watchFullCollections();
+  cleanups.push(() => fullGcs.close());
+  cleanups.push(reportMemoryOnSignal(logger, controlLoops, fullGcs));
 
   let closing: Promise<void> | undefined;
   // The same undo list a failed start runs, newest first: the listener stops before the caches

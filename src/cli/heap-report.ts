@@ -17,6 +17,7 @@ import type { Readable } from 'node:stream';
 import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import type { Logger } from '../util/log.js';
 import { isolateHeap, type IsolateHeap } from './isolate-heap.js';
+import type { FullCollectionWatch } from './full-collections.js';
 
 export interface HeapSource {
   heapStatistics(): Promise<IsolateHeap | undefined>;
@@ -29,14 +30,17 @@ const mib = (b: number) => Math.round(b / 2 ** 20);
 /** MiB with one decimal: an idle isolate's spaces are a few MiB each. */
 const mib1 = (b: number) => Math.round(b / 2 ** 20 * 10) / 10;
 
-const heapFields = ({ stats: h, spaces }: IsolateHeap) => ({
+const heapFields = ({ stats: h, spaces, usedAfterFullGc }: IsolateHeap) => ({
   usedMiB: mib(h.used_heap_size), totalMiB: mib(h.total_heap_size), externalMiB: mib(h.external_memory), limitMiB: mib(h.heap_size_limit),
+  usedAfterFullGcMiB: usedAfterFullGc === undefined ? undefined : mib(usedAfterFullGc),
   // Committed by space (new_space, old_space, code_space, large_object_space ...), the empty ones left out.
   spacesMiB: Object.fromEntries(spaces.filter((s) => s.space_size > 0).map((s) => [s.space_name, mib1(s.space_size)])),
 });
 
 /** Logs the report on every SIGUSR2 until the returned function removes the handler. */
-export function reportMemoryOnSignal(logger: Logger, controlLoops?: HeapSource, snapshotDir = process.env.K8TS_HEAP_SNAPSHOT_DIR): () => void {
+export function reportMemoryOnSignal(
+  logger: Logger, controlLoops?: HeapSource, fullGcs?: FullCollectionWatch, snapshotDir = process.env.K8TS_HEAP_SNAPSHOT_DIR,
+): () => void {
   let seq = 0;
   const onSignal = () => {
     void (async () => {
@@ -44,7 +48,7 @@ export function reportMemoryOnSignal(logger: Logger, controlLoops?: HeapSource, 
       const loops = await controlLoops?.heapStatistics().catch(() => undefined);
       logger.info('memory by isolate', {
         rssMiB: mib(mem.rss), externalMiB: mib(mem.external), arrayBuffersMiB: mib(mem.arrayBuffers),
-        main: heapFields(isolateHeap()), controlLoops: loops ? heapFields(loops) : undefined,
+        main: heapFields(isolateHeap(fullGcs)), controlLoops: loops ? heapFields(loops) : undefined,
       });
       if (snapshotDir) await writeSnapshots(logger, snapshotDir, ++seq, controlLoops);
     })().catch((err) => logger.error('memory report failed', { err: (err as Error).message }));

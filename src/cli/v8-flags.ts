@@ -13,9 +13,9 @@ const flags: Record<string, string> = {
  * sets one: the old generation may grow to 1 + percent/100 times the live heap before the next full
  * collection. V8's own factor goes up to 4, and at 5,000 nodes most of the serving heap was garbage
  * waiting for that collection: 50 (Go's GOGC=50 trade) took the server's peak RSS from 1,008 to
- * 684 MiB at 5,000 nodes and 10,000 pods (bench/RESULTS.md, `memory3`). It is not the default: on a
- * quiet machine it cost 8-28% more server CPU per pod create (50 and 100 alike; `session-2026-12-04`),
- * which every cluster pays while only large ones need the memory. This is the value the docs suggest.
+ * 684 MiB at 5,000 nodes and 10,000 pods (bench/RESULTS.md, `memory3`). Fixed for every cluster it
+ * cost 8-28% more server CPU per pod create on a quiet machine (`session-2026-12-04`), so unset the
+ * server adapts the factor to its live heap instead (heap-headroom.ts). This is the value the docs suggest.
  */
 export const suggestedHeapGrowingPercent = 50;
 
@@ -41,6 +41,16 @@ export function v8FlagsFor(
     if (percent !== undefined) out.push(`--heap-growing-percent=${percent}`);
   }
   return out.length ? out.join(' ') : undefined;
+}
+
+/**
+ * Whether the server adapts the factor to its live heap (heap-headroom.ts): when neither
+ * K8TS_HEAP_GROWING_PERCENT (unset or empty) nor node's own options set one. 0 keeps V8's own.
+ */
+export function adaptsHeapGrowing(
+  env: NodeJS.ProcessEnv = process.env, nodeOptions: readonly string[] = [...process.execArgv, env.NODE_OPTIONS ?? ''],
+): boolean {
+  return !env[heapGrowingPercentEnv]?.trim() && !nodeOptions.some((o) => /--heap[-_]growing[-_]percent\b/.test(o));
 }
 
 /** The factor to set, or undefined to leave V8's (node was given one, or none is asked for). */

@@ -59,12 +59,16 @@ export class ResourceClient {
     if (light) return this.rest.requestLight('POST', this.path(namespace), { ...rest, body: obj, discardSuccessBody: noResult });
     return this.rest.request('POST', this.path(namespace), { ...rest, body: obj });
   }
-  /** `light` sends it through the client's undici pool (rest.ts requestLight): for a steady stream of small writes, the kubelet's Lease renewals and pod status. */
-  update(obj: any, sub?: string, o: { light?: boolean } = {}): Promise<any> {
+  /**
+   * `light` sends it through the client's undici pool (rest.ts requestLight): for a steady stream of small writes, the kubelet's Lease renewals and pod status.
+   * `withoutManagedFields`: the answer is decoded without metadata.managedFields (RequestOptions.skipManagedFields).
+   */
+  update(obj: any, sub?: string, o: { light?: boolean; withoutManagedFields?: boolean } = {}): Promise<any> {
     const path = this.path(obj.metadata.namespace, obj.metadata.name, sub);
-    return o.light ? this.rest.requestLight('PUT', path, { body: obj }) : this.rest.request('PUT', path, { body: obj });
+    const ro: RequestOptions = { body: obj, skipManagedFields: o.withoutManagedFields };
+    return o.light ? this.rest.requestLight('PUT', path, ro) : this.rest.request('PUT', path, ro);
   }
-  updateStatus(obj: any, o: { light?: boolean } = {}): Promise<any> { return this.update(obj, 'status', o); }
+  updateStatus(obj: any, o: { light?: boolean; withoutManagedFields?: boolean } = {}): Promise<any> { return this.update(obj, 'status', o); }
   patch(namespace: string | undefined, name: string, patch: unknown, type: PatchType = 'merge', sub?: string): Promise<any> {
     return this.rest.request('PATCH', this.path(namespace, name, sub), { body: patch, contentType: patchContentType[type] });
   }

@@ -12,6 +12,7 @@ import type { Dispatcher, Pool } from 'undici';
 import type { ClientConfig } from './kubeconfig.js';
 import { LoopbackAgent, PooledAgent } from './agent.js';
 import { onePerConnection, openLightPool, pipelinedShape } from './light-pool.js';
+import { skipManagedFields } from './skip-managed-fields.js';
 
 export class ApiError extends Error {
   constructor(readonly code: number, readonly reason: string, message: string, readonly status?: any) {
@@ -49,6 +50,12 @@ export interface RequestOptions {
    * failure of all of them (the scheduler's bindings). requestLight only.
    */
   pipelined?: boolean;
+  /**
+   * A 2xx answer's object is decoded without metadata.managedFields (skip-managed-fields.ts), for
+   * a caller that never reads them: the simulated nodes keep each pod status write's and Lease
+   * renewal's answer only to write the next one from it, which leaves managedFields out anyway.
+   */
+  skipManagedFields?: boolean;
 }
 
 export interface RestClientOptions {
@@ -187,7 +194,7 @@ export class RestClient {
       await new Promise((r) => setTimeout(r, wait));
       res = await this.raw(method, path, o);
     }
-    return decodeResponse<T>(method, path, res.statusCode ?? 0, await readText(res));
+    return decodeResponse<T>(method, path, res.statusCode ?? 0, await readText(res), o.skipManagedFields);
   }
 
   private light?: Promise<Pool>;
@@ -232,7 +239,7 @@ export class RestClient {
       const wait = retries < maxRetries ? retryAfterMs(res.statusCode, res.retryAfter) : undefined;
       if (wait === undefined) {
         if (o.discardSuccessBody && res.statusCode >= 200 && res.statusCode < 300) return undefined as T;
-        return decodeResponse<T>(method, path, res.statusCode, bodyText(res.chunks));
+        return decodeResponse<T>(method, path, res.statusCode, bodyText(res.chunks), o.skipManagedFields);
       }
       await new Promise((r) => setTimeout(r, wait));
     }
@@ -302,11 +309,16 @@ function dispatchText(pool: Pool, opts: Dispatcher.DispatchOptions): Promise<{ s
 /** A response body's chunks as text. */
 const bodyText = (chunks: Buffer[]) => (chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
 
-/** A response's body as the caller's value, or the ApiError of its Status. */
-function decodeResponse<T>(method: string, path: string, code: number, text: string): T {
+/** A response's body as the caller's value (a success's without managedFields when asked), or the ApiError of its Status. */
+function decodeResponse<T>(method: string, path: string, code: number, text: string, withoutManagedFields = false): T {
   let parsed: any;
-  try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
-  if (code >= 200 && code < 300) return (parsed ?? text) as T;
+  const ok = code >= 200 && code < 300;
+  try {
+    parsed = text ? JSON.parse(ok && withoutManagedFields ? skipManagedFields(text, true) : text) : undefined;
+  } catch {
+    try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
+  }
+  if (ok) return (parsed ?? text) as T;
   if (parsed?.kind === 'Status') throw new ApiError(code, parsed.reason ?? '', parsed.message ?? text, parsed);
   throw new ApiError(code, '', `${method} ${path}: HTTP ${code}: ${text.slice(0, 200)}`);
 }

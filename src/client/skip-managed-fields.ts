@@ -40,11 +40,12 @@ function stringEnd(text: string, start: number): number {
 }
 
 /**
- * Whether the member at `at` sits directly in `object.metadata` of the event:
+ * Whether the member at `at` sits directly in `object.metadata` of the event
+ * (`bare`: in `metadata` of the object the text is, an answer's body):
  * walks the text before it, keeping the key that opened each enclosing
  * object or array. False if `at` falls inside a string.
  */
-function inObjectMetadata(text: string, at: number): boolean {
+function inObjectMetadata(text: string, at: number, bare = false): boolean {
   // For each open container, the [start, end) of the string before it (its key), or -1.
   const keyStart: number[] = [];
   const keyEnd: number[] = [];
@@ -65,6 +66,7 @@ function inObjectMetadata(text: string, at: number): boolean {
     i++;
   }
   const keyIs = (d: number, name: string) => keyStart[d] >= 0 && keyEnd[d] - keyStart[d] === name.length && text.startsWith(name, keyStart[d]);
+  if (bare) return keyStart.length === 2 && keyIs(1, 'metadata');
   return keyStart.length === 3 && keyIs(1, 'object') && keyIs(2, 'metadata');
 }
 
@@ -88,10 +90,14 @@ function arrayEnd(text: string, open: number): number {
   return -1;
 }
 
-/** `line` (one watch event, compact JSON) without object.metadata.managedFields, or `line` itself when it has none or the cut is not certain. */
-export function skipManagedFields(line: string): string {
+/**
+ * `line` (one watch event, compact JSON) without object.metadata.managedFields, or `line` itself when
+ * it has none or the cut is not certain. `bare`: `line` is one object (a write's answer), cut is its
+ * own metadata.managedFields.
+ */
+export function skipManagedFields(line: string, bare = false): string {
   const at = line.indexOf(member);
-  if (at < 0 || !inObjectMetadata(line, at)) return line;
+  if (at < 0 || !inObjectMetadata(line, at, bare)) return line;
   const end = arrayEnd(line, at + member.length - 1);
   if (end < 0) return line;
   // Take one comma with the member: the one before it, or else the one after it. The server's

@@ -83,7 +83,8 @@ export class NodeLease {
     }
     if (this.latest) {
       try {
-        this.latest = await this.clients.leases.update(this.newLease(this.latest, now), undefined, { light: this.opts.light });
+        // The answer is kept only to renew from, which leaves its managedFields out: they are not decoded.
+        this.latest = await this.clients.leases.update(this.newLease(this.latest, now), undefined, { light: this.opts.light, withoutManagedFields: true });
         return 'renewed';
       } catch (e) {
         if (!isConflict(e) && !isNotFound(e)) throw e;
@@ -119,7 +120,7 @@ export class NodeLease {
       current = await this.clients.leases.get(nodeLeaseNamespace, this.opts.nodeName);
     }
     const uid = current!.metadata?.ownerReferences?.length ? undefined : await this.opts.nodeUID();
-    this.latest = await this.clients.leases.update(this.newLease(current!, now, uid), undefined, { light: this.opts.light });
+    this.latest = await this.clients.leases.update(this.newLease(current!, now, uid), undefined, { light: this.opts.light, withoutManagedFields: true });
     return 'renewed';
   }
 

@@ -34,6 +34,15 @@ export const minTasksPerTurn = 4;
 /** Waiting tasks from `head` on (an index, not shift(): shift copies a long array on every call). */
 let tasks: Array<() => void> = [];
 let head = 0;
+/**
+ * Tasks that finish a request rather than start one (the answers of writes an fsync made durable):
+ * they run before every task of `tasks`, under the same quantum. Why: under a burst the quantum
+ * holds a few dozen new writes' steps, and an answer queued behind them kept its client (and its
+ * flow-control seat) waiting that long for a write already durable, while the serving loop later
+ * sat idle waiting for that client's next request (bench/RESULTS.md `loop64-2026-12-06`).
+ */
+let firstTasks: Array<() => void> = [];
+let firstHead = 0;
 /** A turn is scheduled or running. */
 let pending = false;
 /** When the running turn began (performance.now()), and how many tasks it ran. */
@@ -43,6 +52,16 @@ let ranInTurn = 0;
 /** Runs `task` in this turn's quantum if it has time left, else after the loop's next poll. */
 export function inQuantum(task: () => void): void {
   tasks.push(task);
+  schedule();
+}
+
+/** As inQuantum, but ahead of every task queued with inQuantum (in their own order among themselves). */
+export function inQuantumFirst(task: () => void): void {
+  firstTasks.push(task);
+  schedule();
+}
+
+function schedule(): void {
   if (!pending) {
     pending = true;
     setImmediate(startTurn);
@@ -56,7 +75,7 @@ export function nextQuantum(): Promise<void> {
 
 /** Tasks waiting for a turn (for tests and metrics). */
 export function waitingTasks(): number {
-  return tasks.length - head;
+  return tasks.length - head + firstTasks.length - firstHead;
 }
 
 function startTurn(): void {
@@ -66,9 +85,11 @@ function startTurn(): void {
 }
 
 function runNext(): void {
-  if (head === tasks.length) {
+  if (firstHead === firstTasks.length && head === tasks.length) {
     tasks = [];
     head = 0;
+    firstTasks = [];
+    firstHead = 0;
     pending = false;
     return;
   }
@@ -78,13 +99,23 @@ function runNext(): void {
     setImmediate(startTurn);
     return;
   }
-  if (head >= 1024 && head * 2 >= tasks.length) {
-    // A queue that never empties (a sustained flood) drops the slots it has run.
-    tasks = tasks.slice(head);
-    head = 0;
+  let task: () => void;
+  if (firstHead < firstTasks.length) {
+    task = firstTasks[firstHead]!;
+    firstTasks[firstHead++] = undefined!;
+    if (firstHead === firstTasks.length) {
+      firstTasks = [];
+      firstHead = 0;
+    }
+  } else {
+    if (head >= 1024 && head * 2 >= tasks.length) {
+      // A queue that never empties (a sustained flood) drops the slots it has run.
+      tasks = tasks.slice(head);
+      head = 0;
+    }
+    task = tasks[head]!;
+    tasks[head++] = undefined!;
   }
-  const task = tasks[head]!;
-  tasks[head++] = undefined!;
   ranInTurn++;
   try {
     task();

@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { eventually } from './harness.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 import { helloCronJob } from './task-page-manifests.js';
+import { singleConfigMapEnv } from './up-tutorials-pages7-manifests.js';
 
 const run = promisify(execFile);
 
@@ -129,23 +130,8 @@ spec:
   restartPolicy: Never
 `;
 
-const dapiTestPod = `apiVersion: v1
-kind: Pod
-metadata:
-  name: dapi-test-pod
-spec:
-  containers:
-    - name: test-container
-      image: registry.k8s.io/busybox
-      command: [ "/bin/sh", "-c", "env" ]
-      env:
-        - name: SPECIAL_LEVEL_KEY
-          valueFrom:
-            configMapKeyRef:
-              name: special-config
-              key: special.how
-  restartPolicy: Never
-`;
+// The ConfigMap page's pod-single-configmap-env-variable.yaml (up-tutorials-pages7 walks the rest of the page).
+const dapiTestPod = singleConfigMapEnv;
 
 const configMapVolume = `apiVersion: apps/v1
 kind: Deployment

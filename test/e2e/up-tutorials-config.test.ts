@@ -24,58 +24,10 @@ import { eventually } from './harness.js';
 import { underTerminal } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 import { lifecycleDemo } from './task-page-manifests.js';
+import { configMapEnvVarValueFrom, configMapMultikeys, configMapVolumeSpecificKey, dapiVolume } from './up-tutorials-pages7-manifests.js';
 
-const configMapPods = `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: special-config
-data:
-  SPECIAL_LEVEL: very
-  SPECIAL_TYPE: charm
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: dapi-test-pod
-spec:
-  containers:
-    - name: test-container
-      image: registry.k8s.io/busybox
-      command: [ "/bin/echo", "$(SPECIAL_LEVEL_KEY) $(SPECIAL_TYPE_KEY)" ]
-      env:
-        - name: SPECIAL_LEVEL_KEY
-          valueFrom:
-            configMapKeyRef:
-              name: special-config
-              key: SPECIAL_LEVEL
-        - name: SPECIAL_TYPE_KEY
-          valueFrom:
-            configMapKeyRef:
-              name: special-config
-              key: SPECIAL_TYPE
-  restartPolicy: Never
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: dapi-test-pod-keys
-spec:
-  containers:
-    - name: test-container
-      image: registry.k8s.io/busybox
-      command: [ "/bin/sh","-c","cat /etc/config/keys" ]
-      volumeMounts:
-      - name: config-volume
-        mountPath: /etc/config
-  volumes:
-    - name: config-volume
-      configMap:
-        name: special-config
-        items:
-        - key: SPECIAL_LEVEL
-          path: keys
-  restartPolicy: Never
-`;
+// The ConfigMap page's special-config with its $(VAR) pod and its key-at-a-path pod (renamed to run beside it).
+const configMapPods = `${configMapMultikeys}---\n${configMapEnvVarValueFrom}---\n${configMapVolumeSpecificKey.replace('name: dapi-test-pod', 'name: dapi-test-pod-keys')}`;
 
 const secretPod = `apiVersion: v1
 kind: Secret
@@ -104,44 +56,8 @@ spec:
 `;
 
 // The environment-variable page's dapi-envars-fieldref is tutorial-logs.test.ts's.
-const downwardPods = `apiVersion: v1
-kind: Pod
-metadata:
-  name: kubernetes-downwardapi-volume-example
-  labels:
-    zone: us-est-coast
-    cluster: test-cluster1
-    rack: rack-22
-  annotations:
-    build: two
-    builder: john-doe
-spec:
-  containers:
-    - name: client-container
-      image: registry.k8s.io/busybox
-      command: ["sh", "-c"]
-      args:
-      - while true; do
-          if [[ -e /etc/podinfo/labels ]]; then
-            echo -en '\\n\\n'; cat /etc/podinfo/labels; fi;
-          if [[ -e /etc/podinfo/annotations ]]; then
-            echo -en '\\n\\n'; cat /etc/podinfo/annotations; fi;
-          sleep 5;
-        done;
-      volumeMounts:
-        - name: podinfo
-          mountPath: /etc/podinfo
-  volumes:
-    - name: podinfo
-      downwardAPI:
-        items:
-          - path: "labels"
-            fieldRef:
-              fieldPath: metadata.labels
-          - path: "annotations"
-            fieldRef:
-              fieldPath: metadata.annotations
-`;
+// The Expose Pod Information through files page's pod (up-tutorials-pages7 walks the rest of that page).
+const downwardPods = dapiVolume;
 
 const commandPods = `apiVersion: v1
 kind: Pod

@@ -182,4 +182,12 @@ describe('semanticEqual', () => {
     assert.ok(!semanticEqual({ a: [1, 2] }, { a: [2, 1] }));
     assert.ok(!semanticEqual({ a: {} }, { a: [] }));
   });
+  it('compares the keys of either side, whichever has more', () => {
+    assert.ok(semanticEqual({ a: 1 }, { a: 1, b: undefined, c: null }));
+    assert.ok(semanticEqual({ a: 1, b: undefined, c: null }, { a: 1 }));
+    assert.ok(!semanticEqual({ a: 1 }, { a: 1, b: 0 }));
+    assert.ok(!semanticEqual({ a: 1, b: '' }, { a: 1 }));
+    assert.ok(!semanticEqual({ a: { x: 1 } }, { a: { x: 1, y: { z: 2 } } }));
+    assert.ok(semanticEqual({ s: { conditions: [{ type: 'Ready', status: 'True' }] } }, { s: { conditions: [{ status: 'True', type: 'Ready', reason: null }] } }));
+  });
 });

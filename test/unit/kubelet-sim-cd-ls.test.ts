@@ -21,7 +21,7 @@ import { dataDirName } from '../../src/kubelet/runtime/simulated/file-stat.js';
 import { FakeTimers } from '../../src/kubelet/timers.js';
 import type { LocalStream } from '../../src/kubelet/runtime/runtime.js';
 import type { PodObjectGetter } from '../../src/kubelet/volumes/objects.js';
-import { collect, execRequest } from './sim-streams.js';
+import { collect, containersStarted, execRequest } from './sim-streams.js';
 
 // A start time in the last hour, whole minutes: both ls print it as `Mmm dd HH:MM` (recent) against the real clock too.
 const start = Math.floor((Date.now() - 3600_000) / 60_000) * 60_000;
@@ -30,10 +30,11 @@ const missing = () => Promise.reject(Object.assign(new Error('not found'), { cod
 const objects: PodObjectGetter = { claim: missing, volume: missing, secret: missing, configMap: async () => config };
 
 let seq = 0;
-function setup(spec: Pod['spec']) {
+async function setup(spec: Pod['spec']) {
   const p: Pod = { metadata: { name: `demo-${++seq}`, namespace: 'default', uid: `uid-cd-${seq}` }, spec: { nodeName: 'n', ...spec! }, status: { phase: 'Pending' } };
   const rt = new SimulatedRuntime({ podCIDR: '10.244.7.0/24', hostIP: '172.16.0.17', timers: new FakeTimers(start), nodeName: 'worker1', objects });
   rt.syncPod(p);
+  await containersStarted(rt, p.metadata!.uid!);
   const id = () => rt.status(p.metadata!.uid!)!.containers[0]!.id;
   return { rt, pod: p, uid: p.metadata!.uid!, id };
 }
@@ -96,7 +97,7 @@ describe('simulated shell: the Configure a Security Context page (cd, echo > fil
   ]);
 
   it('the page\'s session at a terminal: prompts follow cd; /data/demo is the fsGroup\'s, setgid; testfile is 1000:2000, 6 bytes', async () => {
-    const { rt, uid, id } = setup(securityContextDemo);
+    const { rt, uid, id } = await setup(securityContextDemo);
     const s = rt.openStream(uid, id(), req(['sh'], { stdin: true, tty: true, stderr: false }));
     typeAtPrompt(s, ['cd /data\r', 'ls -l\r', 'cd demo\r', 'echo hello > testfile\r', 'ls -l\r', 'pwd\r', 'exit\r']);
     const r = await collect(s);
@@ -112,7 +113,7 @@ describe('simulated shell: the Configure a Security Context page (cd, echo > fil
   });
 
   it('ls -la, -ld and -laR match busybox\'s on the same tree', async () => {
-    const { rt, uid, id } = setup(securityContextDemo);
+    const { rt, uid, id } = await setup(securityContextDemo);
     const sh = async (script: string) => (await collect(rt.openStream(uid, id(), req(['sh', '-c', script])))).out;
     assert.equal(await sh('cd /data/demo && echo hello > testfile && ls -la'), realLs('busybox', join(real, 'data/demo'), ['-la']));
     assert.equal(await sh('cd /data; ls -ld demo demo/testfile'), realLs('busybox', join(real, 'data'), ['-ld', 'demo', 'demo/testfile']));
@@ -150,7 +151,7 @@ describe('simulated shell: ls -l of a ConfigMap volume (the atomic writer\'s ..d
 
   for (const [image, flavour, fsGroup] of [['busybox', 'busybox', undefined], ['busybox:1.28', 'busybox', 2000], ['nginx', 'coreutils', undefined], ['debian', 'coreutils', 2000]] as const) {
     it(`${image}${fsGroup ? ` with fsGroup ${fsGroup}` : ''}: ls -l, -la and -laR as ${flavour === 'busybox' ? 'busybox' : 'GNU'} ls prints them`, async () => {
-      const { rt, uid, id, pod } = setup(spec(image, fsGroup));
+      const { rt, uid, id, pod } = await setup(spec(image, fsGroup));
       const real = kubeletTree(`config-${seq}`, pod, fsGroup, image);
       const sh = async (script: string) => { const r = await collect(rt.openStream(uid, id(), req(['sh', '-c', script]))); assert.equal(r.err, ''); return r.out; };
       assert.equal(await sh('cd /etc/config; ls -l'), realLs(flavour, join(real, 'etc/config'), ['-l']));
@@ -177,39 +178,39 @@ describe('simulated shell: cd and pwd', () => {
     ['nginx (bash)', nginx, ['bash', '-c', script], ['bash', '-c', script]],
   ] as const) {
     it(`${image}: the directory, relative paths, cd -, and the errors in the shell's words, as the real shell`, async () => {
-      const { rt, uid, id } = setup(spec);
+      const { rt, uid, id } = await setup(spec);
       const ours = await collect(rt.openStream(uid, id(), req([...argv])));
       assert.deepEqual(ours, realShell([...real]));
     });
   }
 
   it('bash: too many arguments and OLDPWD not set, status 1; ash goes nowhere on `cd -` without OLDPWD', async () => {
-    const { rt, uid, id } = setup(nginx);
+    const { rt, uid, id } = await setup(nginx);
     const s = 'cd -; echo $?; cd /etc /tmp; echo $?; pwd';
     assert.deepEqual(await collect(rt.openStream(uid, id(), req(['bash', '-c', s]))), realShell(['bash', '-c', s]));
-    const b = setup(busybox);
+    const b = await setup(busybox);
     assert.deepEqual(await collect(b.rt.openStream(b.uid, b.id(), req(['sh', '-c', 'cd -; echo $?']))), { out: '/\n0\n', err: '', code: 0 });
   });
 
   it('relative paths in every command and redirection start where cd went; a pipe\'s stage and $(...) keep their cd to themselves', async () => {
-    const { rt, uid, id } = setup(busybox);
+    const { rt, uid, id } = await setup(busybox);
     const r = await collect(rt.openStream(uid, id(), req(['sh', '-c', 'cd /tmp && mkdir d && cd d && echo hi > f && cat f ../d/f && ls && cd .. && ls d && test -f d/f && echo yes; cd /etc | true; echo "$(cd /usr; pwd)"; pwd'])));
     assert.deepEqual(r, { out: 'hi\nhi\nf\nf\nyes\n/usr\n/tmp\n', err: '', code: 0 });
     assert.equal((await collect(rt.openStream(uid, id(), req(['cat', '/tmp/d/f'])))).out, 'hi\n');
   });
 
   it('cd run directly is not found, as no image has a /bin/cd: containerd fails the exec', async () => {
-    const { rt, uid, id } = setup(busybox);
+    const { rt, uid, id } = await setup(busybox);
     await assert.rejects(collect(rt.openStream(uid, id(), req(['cd', '/tmp']))), { message: /^Internal error occurred: error executing command in container: failed to exec in container: failed to start exec "[0-9a-f]{64}": OCI runtime exec failed: exec failed: unable to start container process: exec: "cd": executable file not found in \$PATH: unknown$/ });
   });
 
   it('the interactive prompt shows where the shell is, $HOME as ~; ash\'s error at the prompt has no line', async () => {
-    const { rt, uid, id } = setup(busybox);
+    const { rt, uid, id } = await setup(busybox);
     const s = rt.openStream(uid, id(), req(['sh'], { stdin: true, tty: true, stderr: false }));
     typeAtPrompt(s, ['cd /nope\r', 'cd\r', 'cd /etc\r', '\x04']);
     const r = await collect(s);
     assert.equal(r.out, '/ # cd /nope\r\nsh: cd: can\'t cd to /nope: No such file or directory\r\n/ # cd\r\n~ # cd /etc\r\n/etc # ');
-    const b = setup(nginx);
+    const b = await setup(nginx);
     const t = b.rt.openStream(b.uid, b.id(), req(['bash'], { stdin: true, tty: true, stderr: false }));
     typeAtPrompt(t, ['cd /usr/share\r', 'cd\r', 'exit 3\r']);
     const q = await collect(t);
@@ -221,7 +222,7 @@ describe('simulated shell: cd and pwd', () => {
 describe('simulated shell: bash says exit as an interactive shell leaves', () => {
   const nginx = { containers: [{ name: 'c', image: 'nginx' }] };
   it('bash with a tty or -i prints exit (logout with -l) on exit and at the end of input, as the machine\'s bash -i; sh and plain bash do not', async () => {
-    const { rt, uid, id } = setup(nginx);
+    const { rt, uid, id } = await setup(nginx);
     const run = async (argv: string[], input: string) => { const s = rt.openStream(uid, id(), req(argv, { stdin: true })); s.stdin!.end(input); return collect(s); };
     assert.deepEqual(await run(['bash', '-i'], 'exit 4\n'), { out: '', err: 'exit\n', code: 4 });
     assert.deepEqual(await run(['bash', '-il'], 'true\n'), { out: '', err: 'logout\n', code: 0 });

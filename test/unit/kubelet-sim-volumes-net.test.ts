@@ -21,7 +21,7 @@ import { parseExecLine } from '../../src/kubelet/runtime/simulated/shell.js';
 import { nginxWelcomePage } from '../../src/kubelet/runtime/simulated/image-contents.js';
 import { FakeTimers } from '../../src/kubelet/timers.js';
 import type { PodObjectGetter } from '../../src/kubelet/volumes/objects.js';
-import { collect, execRequest } from './sim-streams.js';
+import { collect, execRequest, containersStarted } from './sim-streams.js';
 
 const notFound = (what: string) => Object.assign(new Error(`${what} not found`), { code: 404 });
 
@@ -132,6 +132,7 @@ describe('simulated shell: redirections', () => {
       volumes: [{ name: 'cfg', configMap: { name: 'x', optional: true } }, { name: 'www', persistentVolumeClaim: { claimName: 'www-web-0' } }],
     });
     rt.syncPod(p);
+    await containersStarted(rt, p.metadata!.uid!);
     assert.deepEqual(await exec(rt, p, ['sh', '-c', 'echo x > /etc/config/k && echo not-run']), { out: '', err: "sh: can't create /etc/config/k: Read-only file system\n", code: 1 });
     assert.deepEqual(await exec(rt, p, ['sh', '-c', 'echo x >> /data/k']), { out: '', err: "sh: can't create /data/k: Read-only file system\n", code: 1 });
     assert.deepEqual(await exec(rt, p, ['sh', '-c', 'echo x > /no/such/dir/f']), { out: '', err: "sh: can't create /no/such/dir/f: nonexistent directory\n", code: 1 });

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
-import { inQuantum, minTasksPerTurn, nextQuantum, quantumMs, waitingTasks } from '../../src/util/loop-quantum.js';
+import { inQuantum, inQuantumFirst, minTasksPerTurn, nextQuantum, quantumMs, waitingTasks } from '../../src/util/loop-quantum.js';
 
 /** Spins until the clock has moved past the whole quantum. */
 const spinPastQuantum = () => { const until = performance.now() + quantumMs * 1.5; while (performance.now() < until) { /* spin */ } };
@@ -45,6 +45,33 @@ test('tasks run in the order given; once a turn has used the quantum (and run it
   turns.stop();
   assert.deepEqual(ran.map(([i]) => i), Array.from({ length: 3 * minTasksPerTurn + 1 }, (_, i) => i));
   assertGroupsOfMin(ran.map(([, t]) => t));
+  assert.equal(waitingTasks(), 0);
+});
+
+test('tasks queued first (answers of durable writes) run before every waiting task, under the same quantum', async () => {
+  await afterQuietTurn();
+  const turns = turnCounter();
+  const ran: Array<[string, number]> = [];
+  const task = (name: string) => () => { ran.push([name, turns.now()]); spinPastQuantum(); };
+  const queued: Array<Promise<void>> = [];
+  const add = (queue: typeof inQuantum, name: string) => queued.push(new Promise<void>((resolve) => queue(() => { task(name)(); resolve(); })));
+  // Two turns' worth of new work waits; then the first answers arrive, and more while the work runs.
+  for (let i = 0; i < 2 * minTasksPerTurn; i++) add(inQuantum, `work${i}`);
+  add(inQuantumFirst, 'ack0');
+  add(inQuantumFirst, 'ack1');
+  queued.push(new Promise<void>((resolve) => inQuantum(() => { add(inQuantumFirst, 'ack2'); resolve(); })));
+  await Promise.all(queued);
+  await Promise.all(queued);
+  turns.stop();
+  const order = ran.map(([name]) => name);
+  assert.deepEqual(order.slice(0, 2), ['ack0', 'ack1']);
+  // ack2, queued by the last task, ran after it, behind nothing.
+  assert.equal(order.at(-1), 'ack2');
+  assert.deepEqual(order.filter((n) => n.startsWith('work')), Array.from({ length: 2 * minTasksPerTurn }, (_, i) => `work${i}`));
+  // The quantum still bounds each turn: at most minTasksPerTurn of these spinning tasks share one.
+  const perTurn = new Map<number, number>();
+  for (const [, t] of ran) perTurn.set(t, (perTurn.get(t) ?? 0) + 1);
+  for (const n of perTurn.values()) assert.ok(n <= minTasksPerTurn, `a turn ran ${n} tasks`);
   assert.equal(waitingTasks(), 0);
 });
 

@@ -17,3 +17,12 @@ export async function collect(s: LocalStream): Promise<{ out: string; err: strin
   await new Promise((r) => setImmediate(r));
   return { out, err, code };
 }
+
+/**
+ * Waits until the simulated runtime has started the pod's containers: a pod
+ * naming a ConfigMap or Secret starts once they are read (start-checks.ts), a
+ * few promise turns after syncPod.
+ */
+export async function containersStarted(rt: { status(uid: string): { containers: unknown[] } | undefined }, uid: string): Promise<void> {
+  for (let i = 0; i < 100 && !rt.status(uid)?.containers.length; i++) await new Promise((r) => setImmediate(r));
+}

@@ -68,3 +68,19 @@ test('skipManagedFields leaves text it cannot read whole', () => {
     '{"type":"ADDED","object":{"metadata":{"name":"x", "managedFields":[]}}}',
   ]) assert.equal(skipManagedFields(line), line);
 });
+
+for (const [name, line] of cases) {
+  test(`skipManagedFields of a bare object (a write's answer): ${name}`, () => {
+    const object = JSON.stringify(JSON.parse(line).object);
+    const cut = skipManagedFields(object, true);
+    assert.deepEqual(JSON.parse(cut), (reference(line) as { object: unknown }).object);
+    assert.ok(!JSON.stringify(JSON.parse(cut).metadata).includes('"managedFields"'));
+  });
+}
+
+test('skipManagedFields of a bare object leaves a nested metadata whole', () => {
+  const ds = JSON.stringify({ apiVersion: 'apps/v1', kind: 'DaemonSet', spec: { template: { metadata: { managedFields } } }, metadata: { name: 'd', managedFields } });
+  assert.equal(skipManagedFields(ds, true), ds, 'the first match is a template\'s: the text is parsed whole');
+  const event = JSON.stringify({ type: 'ADDED', object: pod({ managedFields }) });
+  assert.equal(skipManagedFields(event, true), event, 'an event\'s object.metadata is not a bare object\'s metadata');
+});

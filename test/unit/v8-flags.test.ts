@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suggestedHeapGrowingPercent, v8FlagsFor } from '../../src/cli/v8-flags.js';
+import { adaptsHeapGrowing, suggestedHeapGrowingPercent, v8FlagsFor } from '../../src/cli/v8-flags.js';
 
 test('V8 flags by command, environment and node options', () => {
   const d = `--heap-growing-percent=${suggestedHeapGrowingPercent}`;
@@ -27,4 +27,16 @@ test('V8 flags by command, environment and node options', () => {
     { what: 'other node options do not count', command: 'server', env: asked, node: ['--max-old-space-size=4096'], want: d },
   ];
   for (const c of cases) assert.equal(v8FlagsFor(c.command, c.env ?? {}, c.node ?? []), c.want, c.what);
+});
+
+test('the server adapts the factor to its heap only when nobody set one', () => {
+  const cases: { what: string; env: Record<string, string>; node?: string[]; want: boolean }[] = [
+    { what: 'unset: adapts', env: {}, want: true },
+    { what: 'empty: adapts', env: { K8TS_HEAP_GROWING_PERCENT: ' ' }, want: true },
+    { what: 'a factor asked for: fixed', env: { K8TS_HEAP_GROWING_PERCENT: '50' }, want: false },
+    { what: '0: V8\'s own, not adapted', env: { K8TS_HEAP_GROWING_PERCENT: '0' }, want: false },
+    { what: 'node was given one', env: {}, node: ['--heap_growing_percent=30'], want: false },
+    { what: 'other node options do not count', env: {}, node: ['--max-old-space-size=4096'], want: true },
+  ];
+  for (const c of cases) assert.equal(adaptsHeapGrowing(c.env, c.node ?? []), c.want, c.what);
 });

@@ -65,7 +65,9 @@ const ms = (t: string | undefined) => (t ? Date.parse(t) : 0);
 
 /** metav1.MicroTime.Before, to the microsecond; false when either is absent. */
 export function microTimeBefore(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b) return false;
+  // The same text is the same time: the 5-second health pass asks this of every node whose Lease
+  // did not change since the last pass, and the parse below costs a regular expression and two dates.
+  if (!a || !b || a === b) return false;
   const micros = (t: string) => {
     const m = /\.(\d+)/.exec(t);
     return Math.floor(Date.parse(t) / 1000) * 1_000_000 + Number(((m?.[1] ?? '') + '000000').slice(0, 6));
@@ -100,7 +102,7 @@ export function tryUpdateNodeHealth(node: Node, saved: NodeHealth | undefined, l
     const transition = savedReady.lastTransitionTime !== current.lastTransitionTime ? nowMs : health.readyTransitionTimestamp;
     health = { status: node.status, probeTimestamp: nowMs, readyTransitionTimestamp: transition };
   }
-  if (lease && (!savedLease || microTimeBefore(savedLease.spec?.renewTime, lease.spec?.renewTime))) { // 3
+  if (lease && lease !== savedLease && (!savedLease || microTimeBefore(savedLease.spec?.renewTime, lease.spec?.renewTime))) { // 3
     health = { ...health, lease, probeTimestamp: nowMs };
   }
   if (nowMs <= health.probeTimestamp + gracePeriodMs) return { health, gracePeriodMs, observedReady, currentReady: current };

@@ -16,7 +16,7 @@
 import type { WatchEvent, WriteResult } from '../backend.js';
 import type { BatchResult, LogWriter, WriteOutcome } from './log-writer.js';
 import type { WalSync } from './wal-sync.js';
-import { inQuantum } from '../../util/loop-quantum.js';
+import { inQuantumFirst } from '../../util/loop-quantum.js';
 
 /** Writes per transaction: bounds how long one commit holds the event loop. */
 const MAX_BATCH = 1000;
@@ -150,9 +150,10 @@ export class GroupCommit {
         if (r.outcome.event) this.publish(r.outcome.event);
         // Each acknowledgement runs the rest of its request (the answer, its TLS write): one
         // fsync covers up to a few dozen under a flood, so they take the loop's time quantum
-        // (util/loop-quantum.ts) and another client's GET is read between groups of them.
+        // (util/loop-quantum.ts) and another client's GET is read between groups of them; ahead
+        // of new writes' steps, which would otherwise keep a durable write's client waiting.
         const q = batch[i]!;
-        inQuantum(err ? () => q.reject(err) : () => q.resolve(r.outcome.result));
+        inQuantumFirst(err ? () => q.reject(err) : () => q.resolve(r.outcome.result));
       });
       this.durableRevision = revision;
     }

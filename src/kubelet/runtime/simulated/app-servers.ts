@@ -14,6 +14,7 @@ import { agnhostListener, goproxyListener } from './agnhost.js';
 import { redisFollowerListener, redisServerListener } from './redis.js';
 import { guestbookFrontendListener } from './guestbook.js';
 import { mysqlListener, wordpressListener } from './wordpress.js';
+import { mongoListener } from './mongo.js';
 
 /** The servers of images whose entrypoint runs them (no command in the pod). */
 function entrypointServer(repo: string, tag: string): ImageListener | undefined {
@@ -28,6 +29,7 @@ function entrypointServer(repo: string, tag: string): ImageListener | undefined 
     case 'gcr.io/google-samples/gb-frontend':
     case 'gcr.io/google_samples/gb-frontend': return guestbookFrontendListener;
     case 'docker.io/library/mysql': return mysqlListener(tag);
+    case 'docker.io/library/mongo': return mongoListener(tag);
     case 'docker.io/library/wordpress': return tag.includes('fpm') ? undefined : wordpressListener;
     default: return undefined;
   }

@@ -9,8 +9,8 @@
  *     the files in a directory `..YYYY_MM_DD_HH_MM_SS.N`, `..data` a
  *     symlink to it, and each top-level name a symlink `NAME -> ..data/NAME`.
  *     Files take their item's mode, else defaultMode, else 0644; the mount's
- *     directory is an emptyDir's (0777; tmpfs, so 1777, for Secret and
- *     projected volumes).
+ *     directory is an emptyDir's (0777; tmpfs, so 1777, for Secret,
+ *     downward API and projected volumes).
  *  2. An emptyDir's directory is 0777 root:root.
  *  3. With the pod's fsGroup, the kubelet's SetVolumeOwnership
  *     (pkg/volume/volume_linux.go) gives the projected volumes and emptyDirs
@@ -80,6 +80,22 @@ export function dataDirName(pod: Pod, volume: string, at: Date): string {
   return `..${stamp}.${n}`;
 }
 
+/**
+ * Where a path through the atomic writer's `..data` link or its data
+ * directory leads (rule 1): `/etc/secret-volume/..data/my-group` is the
+ * volume's `/etc/secret-volume/my-group`, as the kernel follows the link.
+ * `mounts` are the container's projected mount points (no subPath).
+ */
+export function throughDataDirectory(path: string, mounts: readonly string[]): string {
+  for (const m of mounts) {
+    if (!path.startsWith(m === '/' ? m : `${m}/`)) continue;
+    const rest = path.slice(m.length + 1);
+    const first = rest.split('/')[0]!;
+    if (first === '..data' || /^\.\.\d{4}(_\d\d){5}\.\d+$/.test(first)) return `${m}${rest.slice(first.length)}`;
+  }
+  return path;
+}
+
 /** stat(2) for the container (the rules above), and the entries listDir leaves out (`..data` and its directory). */
 export function containerStat(d: StatDeps): { stat(path: string): FileStat | undefined; hiddenEntries(path: string): string[] } {
   const volumes = new Map((d.pod.spec?.volumes ?? []).map((v) => [v.name, v]));
@@ -102,7 +118,8 @@ export function containerStat(d: StatDeps): { stat(path: string): FileStat | und
     if (m.subPath) { const data = d.readBytes(path); return data && owned(file(data.length, d.projectedMode?.(path) ?? 0o644), true); }
     const ts = dataDirName(d.pod, m.name, d.startedAt);
     const rel = path.slice(m.path.length + 1);
-    const tmpfs = !!(m.volume?.secret || m.volume?.projected);
+    // Secret, downward API and projected volumes are memory-backed emptyDirs (their plugins' wrapped volume); a ConfigMap's is on disk.
+    const tmpfs = !!(m.volume?.secret || m.volume?.downwardAPI || m.volume?.projected);
     // The mount's only real subdirectory is the data directory: the top-level names are symlinks.
     if (path === m.path) return owned({ ...dir(path, tmpfs ? 0o1777 : 0o777), nlink: 3 }, true);
     if (rel === '..data') return owned({ ...base, type: 'link', mode: 0o777, size: ts.length, target: ts }, true);

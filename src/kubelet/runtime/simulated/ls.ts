@@ -106,7 +106,9 @@ export function ls(args: string[], ctx: ShellContext, out: Out): number {
   for (const path of sorted(operands.length ? operands : ['.'])) {
     const s = statOf(ctx, path);
     if (!s) { out('stderr', gnu ? `ls: cannot access '${path}': No such file or directory\n` : `ls: ${path}: No such file or directory\n`); status = gnu ? 2 : 1; continue; }
-    if (s.type === 'dir' && !o.directory) dirs.push(path); else files.push(path);
+    // A symlink to a directory is listed as that directory without -l, or with a trailing slash (the kernel follows it then), as both ls do.
+    const followed = s.type === 'link' && (!o.long || path.endsWith('/')) && ctx.listDir(path) !== undefined;
+    if ((s.type === 'dir' || followed) && !o.directory) dirs.push(path); else files.push(path);
   }
   const blocks: string[] = files.length ? [block(files.map((f) => ({ name: f, path: f })))] : [];
   const headed = operands.length > 1 || o.recursive;

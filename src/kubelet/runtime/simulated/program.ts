@@ -11,7 +11,8 @@ import { posix } from 'node:path';
 import { containerEnv, expandVars } from '../cri/config.js';
 import { fetchEnvSources, type EnvSources } from '../../envsources.js';
 import type { PodObjectGetter } from '../../volumes/objects.js';
-import { volumePayload } from '../../volumes/projection.js';
+import { isProjectedVolume, volumePayload } from '../../volumes/projection.js';
+import { throughDataDirectory } from './file-stat.js';
 import type { NodeAllocatable } from '../../volumes/downward.js';
 import { parseProgram, type Command, type ShellContext } from './shell.js';
 import { imageContents } from './image-contents.js';
@@ -20,7 +21,7 @@ import { visibleProcesses } from './processes.js';
 import type { PidNamespace } from './pid-namespace.js';
 
 /** The simulated node's capacity as the downward API reads an unset limit (the simulator's default node). */
-const simulatedAllocatable: NodeAllocatable = { cpu: '4', memory: '8Gi' };
+export const simulatedAllocatable: NodeAllocatable = { cpu: '4', memory: '8Gi' };
 
 const argvOf = (c: Container) => [...(c.command ?? []), ...(c.args ?? [])];
 
@@ -96,7 +97,10 @@ export async function containerView(pod: Pod, c: Container, deps: ProgramDeps & 
   const refresh = async () => { ({ files, dirs, modes } = await volumeFiles(pod, c, deps.objects, deps)); };
   await refresh();
   const workingDir = c.workingDir ?? imageWorkingDir(c.image) ?? '/';
-  const abs = (p: string) => posix.normalize(posix.isAbsolute(p) ? p : posix.join(workingDir, p)).replace(/(.)\/$/, '$1');
+  const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
+  const projectedMounts = (c.volumeMounts ?? []).filter((m) => !m.subPath && volumes.has(m.name) && isProjectedVolume(volumes.get(m.name)!))
+    .map((m) => posix.normalize(m.mountPath).replace(/(.)\/$/, '$1'));
+  const abs = (p: string) => throughDataDirectory(posix.normalize(posix.isAbsolute(p) ? p : posix.join(workingDir, p)).replace(/(.)\/$/, '$1'), projectedMounts);
   return {
     expand,
     context: {

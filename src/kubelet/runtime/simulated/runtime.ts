@@ -67,7 +67,8 @@ import { terminationMessage } from './termination-message.js';
 import { PodEventEmitter } from '../pod-events.js';
 import { Backoff, goDuration } from '../cri/backoff.js';
 import type { PodObjectGetter } from '../../volumes/objects.js';
-import { containerView, prepareProgram, runsProgram } from './program.js';
+import { containerView, prepareProgram, runsProgram, simulatedAllocatable } from './program.js';
+import { needsStartChecks, startHolds, startRetryMs } from './start-checks.js';
 import { runPostStartHook } from './lifecycle-hooks.js';
 import { collectExec, preStopGraceSeconds, runPreStopHook } from './pre-stop.js';
 import { runProgram } from './shell.js';
@@ -189,6 +190,8 @@ interface SimPod {
   requests?: Map<string, number>;
   /** Each container instance's environment sources as read at its start (start-env.ts). */
   startEnv?: StartEnvironments;
+  /** Containers waiting in CreateContainerConfigError: name → the kubelet's message (start-checks.ts). */
+  configHeld?: Map<string, string>;
   /** Container instance ID → what its image's server keeps in memory (a redis's keys): gone with the instance. */
   serverMemory?: Map<string, Map<string, unknown>>;
 }
@@ -202,7 +205,7 @@ function serverMemory(p: SimPod, id: string): Map<string, unknown> {
   return m;
 }
 
-type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | `crash:${string}` | `sleep:${string}` | `oom:${string}`;
+type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | 'config' | `crash:${string}` | `sleep:${string}` | `oom:${string}`;
 
 /**
  * How long a failed pull shows ErrImagePull before the next sync shows
@@ -280,7 +283,7 @@ export class SimulatedRuntime implements PodRuntime {
       this.scheduleDeadline(p);
       if (this.adopt(p, pod)) return;
       const delay = simScript(pod).startDelayMs ?? this.opts.startDelayMs ?? 0;
-      this.after(p, 'start', delay, () => this.start(p!));
+      this.after(p, 'start', delay, () => this.checkedStart(p!));
       return;
     }
     p.pod = pod;
@@ -593,6 +596,51 @@ export class SimulatedRuntime implements PodRuntime {
     p.timers.set(which, this.timers.setTimeout(() => { p.timers.delete(which); fn(); }, ms));
   }
 
+  /**
+   * Starts the pod once the ConfigMaps and Secrets it names are there
+   * (start-checks.ts): a volume that cannot be set up holds the whole pod in
+   * ContainerCreating (a FailedMount event each try), a container whose
+   * environment cannot be built waits in CreateContainerConfigError. Pods
+   * that name none (most) start at once, as before.
+   */
+  private checkedStart(p: SimPod): void {
+    const objects = this.opts.objects;
+    if (!objects || !needsStartChecks(p.pod)) { this.start(p); return; }
+    void startHolds(p.pod, objects, simulatedAllocatable).then((holds) => {
+      if (p.stopped || p.stopping || this.closed) return;
+      if (holds.mount) {
+        this.opts.recorder?.event({ apiVersion: 'v1', kind: 'Pod', metadata: p.pod.metadata }, 'Warning', 'FailedMount', holds.mount);
+        this.after(p, 'start', startRetryMs, () => this.checkedStart(p));
+        return;
+      }
+      p.configHeld = holds.config;
+      this.start(p);
+    }, () => this.after(p, 'start', startRetryMs, () => this.checkedStart(p)));
+  }
+
+  /** Checks the containers held in CreateContainerConfigError again, and starts those whose objects are there now. */
+  private recheckConfig(p: SimPod): void {
+    const objects = this.opts.objects;
+    if (!objects || p.stopped || p.stopping || p.terminalPhase) return;
+    void startHolds(p.pod, objects, simulatedAllocatable).then((holds) => {
+      if (p.stopped || p.stopping || this.closed) return;
+      p.configHeld = holds.config;
+      this.startContainers(p);
+    }, () => this.after(p, 'config', startRetryMs, () => this.recheckConfig(p)));
+  }
+
+  /** True when c may be created; otherwise it waits in CreateContainerConfigError (start-checks.ts). */
+  private configured(p: SimPod, c: Container, list: RuntimeContainerStatus[], now: Date): boolean {
+    const message = p.configHeld?.get(c.name);
+    if (message === undefined) return true;
+    const old = list.find((x) => x.name === c.name);
+    putByName(list, {
+      name: c.name, id: '', image: String(c.image ?? ''), imageID: '', state: 'waiting', reason: 'CreateContainerConfigError', message,
+      createdAt: now, restartCount: old?.restartCount ?? 0, lastTermination: old?.lastTermination, ready: false,
+    });
+    return false;
+  }
+
   private start(p: SimPod): void {
     if (p.stopped || p.stopping) return;
     const now = this.timers.now();
@@ -629,14 +677,14 @@ export class SimulatedRuntime implements PodRuntime {
         if (this.initRunsProgram(c) && !(s?.state === 'exited' && s.exitCode === 0)) { blocked = true; break; }
         continue;
       }
-      if (!this.pulled(p, c, p.initContainers, now)) { blocked = true; break; }
+      if (!this.pulled(p, c, p.initContainers, now) || !this.configured(p, c, p.initContainers, now)) { blocked = true; break; }
       const runs = this.initRunsProgram(c);
       const s = c.restartPolicy === 'Always' || runs ? this.container(c, now, 'running') : { ...this.container(c, now, 'exited'), exitCode: 0, reason: 'Completed', finishedAt: now, ready: false };
       created.push(putByName(p.initContainers, s));
       if (runs) { blocked = true; break; }
     }
     for (const c of blocked ? [] : spec.containers ?? []) {
-      if (this.needsStart(p, p.containers, c.name) && this.pulled(p, c, p.containers, now)) created.push(putByName(p.containers, this.nextInstance(c, p.containers, now)));
+      if (this.needsStart(p, p.containers, c.name) && this.pulled(p, c, p.containers, now) && this.configured(p, c, p.containers, now)) created.push(putByName(p.containers, this.nextInstance(c, p.containers, now)));
     }
     // Ephemeral containers start even while init containers run (upstream's computePodActions), once each.
     for (const ec of spec.ephemeralContainers ?? []) {
@@ -653,21 +701,24 @@ export class SimulatedRuntime implements PodRuntime {
       p.endKey = undefined;
     }
     this.schedulePulls(p);
+    if (p.configHeld?.size && !p.timers.has('config')) this.after(p, 'config', startRetryMs, () => this.recheckConfig(p));
     this.updateReadiness(p);
     this.scheduleEnd(p);
     this.scheduleCrashes(p);
     this.emit(p.uid);
   }
 
-  /** Whether an init or regular container waits for its image (an ephemeral one holds back no script). */
+  /** Whether an init or regular container waits for its image or its ConfigMaps and Secrets (an ephemeral one holds back no script). */
   private workloadPulling(p: SimPod): boolean {
     const ephemeral = new Set((p.pod.spec?.ephemeralContainers ?? []).map((c) => c.name));
-    return [...p.pulling.keys()].some((name) => !ephemeral.has(name));
+    return [...p.pulling.keys()].some((name) => !ephemeral.has(name))
+      || [...p.initContainers, ...p.containers].some((c) => c.state === 'waiting' && c.reason === 'CreateContainerConfigError');
   }
 
-  /** A container never created, or waiting for its image. */
+  /** A container never created, waiting for its image, or for the ConfigMaps and Secrets its environment names. */
   private needsStart(p: SimPod, list: RuntimeContainerStatus[], name: string): boolean {
-    return p.pulling.has(name) || !list.some((x) => x.name === name);
+    const s = list.find((x) => x.name === name);
+    return p.pulling.has(name) || !s || (s.state === 'waiting' && s.reason === 'CreateContainerConfigError');
   }
 
   /**

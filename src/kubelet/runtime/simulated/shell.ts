@@ -825,8 +825,11 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'set': setXtrace(ctx.env, xtraceOption(args) ?? false); return 0;
     case 'echo': {
       let newline = true;
-      let escapes = false;
-      while (/^-[neE]+$/.test(args[0] ?? '')) {
+      // dash's echo (Debian's sh) always interprets backslash escapes and knows only -n: the Secrets page's
+      // `echo "username: $username\npassword: $password\n"` prints two lines. bash's and busybox's need -e.
+      const dash = ctx.dialect?.name === 'dash';
+      let escapes = dash;
+      while ((dash ? /^-n$/ : /^-[neE]+$/).test(args[0] ?? '')) {
         const flag = args.shift()!;
         if (flag.includes('n')) newline = false;
         if (flag.includes('e')) escapes = true;
