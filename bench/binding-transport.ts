@@ -2,7 +2,9 @@
  * Client and server CPU per binding POST, by transport: RestClient.request()
  * (Node's http client through the pooled agent), requestLight() (an undici
  * Pool, the transport the scheduler binds through) on HTTP/1.1, and an undici
- * Pool of the same shape offering HTTP/2 (issue #20's experiment: ALPN h2 then
+ * Pool of the same shape with `pipelined` requests (HTTP/1.1 pipelining, the
+ * scheduler's bindings since sched8: client/light-pool.ts), and an undici
+ * Pool offering HTTP/2 (issue #20's experiment: ALPN h2 then
  * http/1.1 as client-go, one connection, up to 250 streams at once as
  * kube-apiserver's default --http2-max-streams-per-connection). A child process
  * serves HTTPS on 127.0.0.1 twice: node:https (HTTP/1.1, as the API server
@@ -29,6 +31,7 @@ import { benchArgs } from './lib/args.js';
 const transports = {
   'https': { client: 'request', server: 'h1' },
   'undici': { client: 'requestLight', server: 'h1' },
+  'undici-pipelined': { client: 'pipelined', server: 'h1' },
   'undici-h1-to-h2server': { client: 'requestLight', server: 'h2' },
   'undici-h2': { client: 'h2', server: 'h2' },
 } as const;
@@ -79,7 +82,8 @@ async function main(): Promise<void> {
     const client = t.client === 'h2' ? await h2Client(server, ca) : new RestClient({ server, caPem: ca, token: 'x'.repeat(40) }, { qps: 0 });
     const send = (i: number) => {
       const path = `/api/v1/namespaces/default/pods/pod-${i}/binding`;
-      return t.client === 'request' ? (client as RestClient).request('POST', path, { body: binding(i) }) : client.requestLight('POST', path, { body: binding(i) });
+      if (t.client === 'request') return (client as RestClient).request('POST', path, { body: binding(i) });
+      return client.requestLight('POST', path, { body: binding(i), pipelined: t.client === 'pipelined' });
     };
     await Promise.all(Array.from({ length: 64 }, (_, i) => send(i))); // connections opened (and undici loaded) before measuring
     const s0 = await serverCpu();
@@ -107,7 +111,7 @@ async function main(): Promise<void> {
  * requests at once. `idempotent` because undici otherwise sends a POST on HTTP/2 only while no
  * other stream is open (it could not retry it); this client never sends a request again.
  */
-async function h2Client(server: string, ca: string): Promise<{ requestLight(method: string, path: string, o: { body: unknown }): Promise<unknown>; close(): void }> {
+async function h2Client(server: string, ca: string): Promise<{ requestLight(method: string, path: string, o: { body: unknown; pipelined?: boolean }): Promise<unknown>; close(): void }> {
   const { Pool } = await import('undici');
   const pool = new Pool(server, { allowH2: true, connections: 1, pipelining: 250, maxConcurrentStreams: 250, connect: { ca } });
   const headers = { Accept: 'application/json', 'User-Agent': 'k8ts', 'Content-Type': 'application/json', Authorization: `Bearer ${'x'.repeat(40)}` };

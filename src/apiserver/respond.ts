@@ -1,6 +1,6 @@
 /** Writing responses: JSON or protobuf objects and Status errors, always with kind and apiVersion. */
 import type { ServerResponse } from 'node:http';
-import { internalError, Status, StatusError, statusWireForm } from '../api/status.js';
+import { internalError, Status, StatusError, statusWireForm, successStatus } from '../api/status.js';
 import { encodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import type { EncodedStatus } from './heavy/invalid-status.js';
 import { pullSlice, type PulledBytes } from './heavy/pulled-bytes.js';
@@ -144,6 +144,20 @@ export function writeObjectAs(res: ServerResponse, code: number, obj: unknown, p
   if (gzipsAnswer(res.req, buf.length)) return void writeGzipped(res, code, headers, [buf]);
   res.writeHead(code, headers);
   void endFlushed(res, buf);
+}
+
+/** Upstream's answer to a create of pods/binding or pods/eviction: the Status {status: Success} with code 201. */
+const createdStatus = (): Status => ({ ...successStatus(), code: 201 });
+
+/** Its JSON text (ended by a newline, as writeObjectAs writes a Status) and headers, made once: the scheduler's every binding gets them. */
+const createdJSON = `${JSON.stringify(statusWireForm(createdStatus()))}\n`;
+const createdHeaders: Readonly<Headers> = Object.freeze(bodyHeaders('application/json', Buffer.byteLength(createdJSON)));
+
+/** writeObjectAs(res, 201, createdStatus(), protobuf), JSON from the text made once (protobuf and indented JSON as before). */
+export function writeCreatedStatus(res: ServerResponse, protobuf: boolean): void {
+  if (protobuf || wantsPretty(res.req)) return writeObjectAs(res, 201, createdStatus(), protobuf);
+  res.writeHead(201, createdHeaders);
+  res.end(createdJSON);
 }
 
 /** As upstream's ErrorNegotiated: a Status that asks the client to wait also says so in Retry-After; protobuf when the client prefers it. */

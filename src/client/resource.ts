@@ -77,12 +77,13 @@ export class ResourceClient {
   }
   /**
    * POST to a subresource (pods/binding, pods/eviction); `light` sends it
-   * through the client's undici pool (rest.ts requestLight), and `noResult`
-   * there leaves the answer of a success undecoded (resolves to undefined).
+   * through the client's undici pool (rest.ts requestLight), `noResult`
+   * there leaves the answer of a success undecoded (resolves to undefined),
+   * and `pipelined` lets it share a connection with others (light-pool.ts).
    */
-  createSub(namespace: string | undefined, name: string, sub: string, body: unknown, o: { light?: boolean; noResult?: boolean } = {}): Promise<any> {
+  createSub(namespace: string | undefined, name: string, sub: string, body: unknown, o: { light?: boolean; noResult?: boolean; pipelined?: boolean } = {}): Promise<any> {
     const path = this.path(namespace, name, sub);
-    return o.light ? this.rest.requestLight('POST', path, { body, discardSuccessBody: o.noResult }) : this.rest.request('POST', path, { body });
+    return o.light ? this.rest.requestLight('POST', path, { body, discardSuccessBody: o.noResult, pipelined: o.pipelined }) : this.rest.request('POST', path, { body });
   }
 
   /** Opens a watch stream; events are delivered in order; `done` resolves when the stream ends. */

@@ -8,10 +8,10 @@ import https from 'node:https';
 import tls from 'node:tls';
 import http, { type IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import type { Dispatcher, Pool } from 'undici';
 import type { ClientConfig } from './kubeconfig.js';
 import { LoopbackAgent, PooledAgent } from './agent.js';
+import { onePerConnection, openLightPool, pipelinedShape } from './light-pool.js';
 import { skipManagedFields } from './skip-managed-fields.js';
 
 export class ApiError extends Error {
@@ -44,6 +44,12 @@ export interface RequestOptions {
    * decoded and the call resolves to undefined. requestLight only.
    */
   discardSuccessBody?: boolean;
+  /**
+   * May share its connection with other pipelined requests in flight (light-pool.ts): for
+   * bursts of small requests with small answers, whose caller takes a dropped connection's
+   * failure of all of them (the scheduler's bindings). requestLight only.
+   */
+  pipelined?: boolean;
   /**
    * A 2xx answer's object is decoded without metadata.managedFields (skip-managed-fields.ts), for
    * a caller that never reads them: the simulated nodes keep each pod status write's and Lease
@@ -192,18 +198,21 @@ export class RestClient {
   }
 
   private light?: Promise<Pool>;
+  private pipelinedLight?: Promise<Pool>;
   /** Light requests in flight through request() while the pool is not open. */
   private lightBypassed = 0;
 
   /**
    * request(), sent through an undici Pool rather than Node's http client:
-   * the same one-request-at-a-time keep-alive connections on the wire, at a
-   * fraction of the client's CPU per request (bench/binding-transport.ts),
-   * for bursts of small requests: the scheduler's bindings. The same
-   * throttle, headers, Retry-After retries and Status errors. A request whose
-   * connection drops fails (undici's SocketError, UND_ERR_SOCKET) and is not
-   * sent again: a POST may already have been applied. A client given a shared
-   * agent (no client certificate of its own) uses request().
+   * the same keep-alive connections on the wire, at a fraction of the
+   * client's CPU per request (bench/binding-transport.ts), for bursts of
+   * small requests: the scheduler's bindings. One request at a time on each
+   * connection, or pipelined ones sharing connections (`o.pipelined`,
+   * light-pool.ts). The same throttle, headers, Retry-After retries and
+   * Status errors. A request whose connection drops fails (undici's
+   * SocketError, UND_ERR_SOCKET) and is not sent again: a POST may already
+   * have been applied. A client given a shared agent (no client certificate
+   * of its own) uses request().
    */
   async requestLight<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
     // undici's HTTP parser is WebAssembly, which the node agents run without (cli/agent-node-flags.ts):
@@ -216,11 +225,16 @@ export class RestClient {
       try { return await this.request<T>(method, path, o); } finally { this.lightBypassed--; }
     }
     const body = encodeBody(o);
-    const pool = await (this.light ??= this.lightPool());
+    this.light ??= this.lightPool(onePerConnection); // opened: no more bypass (it connects only when used)
+    // Pipelined requests go in a pool of their own, so no other request waits behind them.
+    const pool = await (o.pipelined ? (this.pipelinedLight ??= this.lightPool(pipelinedShape)) : this.light);
     for (let retries = 0; ; retries++) {
       if (this.opts.qps) await this.throttle(); // unlimited: no await, no microtask turn per request
       const res = await dispatchText(pool, {
         method: method as Dispatcher.HttpMethod, path: this.requestTarget(path, o.query).path, headers: this.requestHeaders(o), body,
+        // undici pipelines only requests it may send again (the caller said it takes the risk), and
+        // none behind a request it takes for a slow one ("blocking", by default every one but a HEAD).
+        ...(o.pipelined ? { idempotent: true, blocking: false } : {}),
       });
       const wait = retries < maxRetries ? retryAfterMs(res.statusCode, res.retryAfter) : undefined;
       if (wait === undefined) {
@@ -231,26 +245,8 @@ export class RestClient {
     }
   }
 
-  /**
-   * Up to 64 connections to the server, as the agent's maxSockets, each
-   * carrying one request at a time: pipelining 1, since Node's http server
-   * drops a pipelined connection it paused for backpressure (HPE_PAUSED).
-   * undici is loaded here, on first use: loading it costs ~0.1 s of CPU that
-   * only the scheduler's process needs to pay.
-   */
-  private async lightPool(): Promise<Pool> {
-    const { Pool } = await import('undici');
-    const c = this.config;
-    if (c.socketPath) return new Pool('http://localhost', { connections: 64, pipelining: 1, socketPath: c.socketPath });
-    const { hostname } = this.requestTarget('/', undefined);
-    return new Pool(new URL(c.server).origin, {
-      connections: 64, pipelining: 1,
-      connect: {
-        // One secure context for every connection: the CA, certificate and key parsed once.
-        secureContext: tls.createSecureContext({ ca: c.caPem, cert: c.certPem, key: c.keyPem }),
-        rejectUnauthorized: !c.insecureSkipTLSVerify, servername: isIP(hostname) ? undefined : hostname,
-      },
-    });
+  private lightPool(shape: typeof onePerConnection): Promise<Pool> {
+    return openLightPool(this.config, this.requestTarget('/', undefined).hostname, shape);
   }
 
   /** The headers of every request but Host and Content-Length (raw() adds the length; undici both). */
@@ -264,9 +260,8 @@ export class RestClient {
 
   /** Closes the light pool's connections: a request still on one fails, as with https.Agent.destroy(). */
   private closeLight(): void {
-    const light = this.light;
-    this.light = undefined;
-    light?.then((p) => p.destroy(), () => undefined).catch(() => undefined);
+    for (const light of [this.light, this.pipelinedLight]) light?.then((p) => p.destroy(), () => undefined).catch(() => undefined);
+    this.light = this.pipelinedLight = undefined;
   }
 
   close(): void {
@@ -276,7 +271,7 @@ export class RestClient {
     // A closed client opens no new pool: a later light request fails rather than leave connections open.
     const closed = Promise.reject(new Error('client closed'));
     closed.catch(() => undefined);
-    this.light = closed;
+    this.light = this.pipelinedLight = closed;
   }
 }
 

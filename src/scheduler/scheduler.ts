@@ -307,7 +307,10 @@ export class Scheduler {
       if (volumeBinding && node) await volumeBinding.preBind(this.ctx.clients, info.pod, node);
       await this.ctx.clients.pods.createSub(namespace!, name!, 'binding', {
         apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
-      }, { light: true, noResult: true }); // as upstream's DefaultBinder: Bind(...) returns only an error
+        // As upstream's DefaultBinder, Bind(...) returns only an error. Pipelined: a burst's bindings share
+        // connections, writes and TLS records (client/light-pool.ts); a dropped connection fails each
+        // binding on it, and each such pod goes back to the queue like every failed binding.
+      }, { light: true, noResult: true, pipelined: true });
       const now = performance.now();
       this.stats.bound++;
       this.stats.firstBindAt ??= now;

@@ -1,7 +1,9 @@
 /**
  * RestClient.requestLight (an undici Pool) against a real Node https server:
  * every request gets its own response, one request at a time on each of at
- * most 64 keep-alive connections (never pipelined), with the framing
+ * most 64 keep-alive connections (never pipelined unless asked: `pipelined`
+ * requests share up to 16 connections, 8 at a time on each, a turn's
+ * requests on one connection read by the server at once), with the framing
  * (Content-Length, chunked, 204), the Status errors and client-go's
  * Retry-After retries of request(); a connection the server drops fails only
  * the request on it, which is not sent again (a POST may have been applied),
@@ -12,6 +14,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
+import type http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { RestClient, ApiError, lightPoolBurst } from '../../src/client/rest.js';
 import { createCA, issueCertificate } from '../../src/pki/index.js';
@@ -25,6 +28,8 @@ describe('RestClient.requestLight', () => {
   let maxInFlightOnASocket = 0;
   const retryScript: Array<{ code: number; retryAfter?: string }> = [];
   let drops = 0;
+  /** The server's reads (TLS records handed to the HTTP parser), over all connections. */
+  let reads = 0;
 
   before(async () => {
     const ca = await createCA({ commonName: 'test-ca', days: 1 });
@@ -33,7 +38,10 @@ describe('RestClient.requestLight', () => {
       requestsPerSocket.set(req.socket, (requestsPerSocket.get(req.socket) ?? 0) + 1);
       inFlightPerSocket.set(req.socket, (inFlightPerSocket.get(req.socket) ?? 0) + 1);
       maxInFlightOnASocket = Math.max(maxInFlightOnASocket, inFlightPerSocket.get(req.socket)!);
-      res.once('finish', () => inFlightPerSocket.set(req.socket, inFlightPerSocket.get(req.socket)! - 1));
+      // Out of flight once answered: when the handler ends the answer, not at 'finish' (its write's
+      // callback, a turn later), by which time the client may have sent the next request on the socket.
+      const end = res.end.bind(res) as (...a: unknown[]) => http.ServerResponse;
+      res.end = ((...a: unknown[]) => { inFlightPerSocket.set(req.socket, inFlightPerSocket.get(req.socket)! - 1); return end(...a); }) as typeof res.end;
       let body = '';
       req.setEncoding('utf8');
       req.on('data', (c: string) => { body += c; });
@@ -74,7 +82,7 @@ describe('RestClient.requestLight', () => {
         res.writeHead(500); res.end('unexpected');
       });
     });
-    server.on('secureConnection', () => { connections++; });
+    server.on('secureConnection', (socket: Socket) => { connections++; socket.on('data', () => { reads++; }); });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     client = new RestClient({ server: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, caPem: ca.certPem, token: 'secret' });
   });
@@ -163,6 +171,49 @@ describe('RestClient.requestLight', () => {
     assert.equal(drops - dropsBefore, 1, 'the dropped POST was not sent again');
     others.forEach((r, n) => assert.deepEqual(r, { status: 'fulfilled', value: { path: `/echo?n=${n}`, method: 'POST', body: { n }, auth: 'Bearer secret' } }));
     assert.deepEqual(await echo(100), { path: '/echo?n=100', method: 'POST', body: { n: 100 }, auth: 'Bearer secret' });
+  });
+
+  it('pipelines requests marked pipelined: 8 at a time on each of at most 16 connections, a turn\'s requests read at once, each answered as its own', async () => {
+    maxInFlightOnASocket = 0;
+    const send = (i: number) => client.requestLight('POST', `/echo?p=${i}`, { body: { i }, pipelined: true });
+    await Promise.all(Array.from({ length: 128 }, (_, i) => send(i))); // the pool's connections opened
+    const readsBefore = reads;
+    const connectionsBefore = connections;
+    const out = await Promise.all(Array.from({ length: 128 }, (_, i) => send(i)));
+    out.forEach((r, i) => assert.deepEqual(r, { path: `/echo?p=${i}`, method: 'POST', body: { i }, auth: 'Bearer secret' }));
+    assert.equal(connections, connectionsBefore, 'the open connections were reused');
+    assert.equal(maxInFlightOnASocket, 8, 'eight requests at once on a connection');
+    // One write of 8 requests a connection: 16 reads at best; a record split by the socket may make a few more.
+    assert.ok(reads - readsBefore <= 32, `the server read 128 requests in ${reads - readsBefore} reads`);
+  });
+
+  it('answers pipelined requests that fail (404) in place, without holding back the others', async () => {
+    const out = await Promise.allSettled(Array.from({ length: 64 }, (_, i) => (i % 5 === 2
+      ? client.requestLight('POST', '/notfound', { body: {}, pipelined: true })
+      : client.requestLight('POST', `/echo?q=${i}`, { body: { i }, pipelined: true }))));
+    out.forEach((r, i) => {
+      if (i % 5 === 2) assert.ok(r.status === 'rejected' && r.reason instanceof ApiError && r.reason.code === 404, `request ${i}`);
+      else assert.deepEqual(r, { status: 'fulfilled', value: { path: `/echo?q=${i}`, method: 'POST', body: { i }, auth: 'Bearer secret' } });
+    });
+  });
+
+  it('fails the pipelined requests of a dropped connection without sending any again; the others are answered', async () => {
+    const dropsBefore = drops;
+    const [dropped, ...others] = await Promise.allSettled([
+      client.requestLight('POST', '/drop', { body: {}, pipelined: true }),
+      ...Array.from({ length: 100 }, (_, n) => client.requestLight('POST', `/echo?d=${n}`, { body: { n }, pipelined: true })),
+    ]);
+    assert.equal(dropped.status, 'rejected');
+    assert.equal(((dropped as PromiseRejectedResult).reason as NodeJS.ErrnoException).code, 'UND_ERR_SOCKET');
+    assert.equal(drops - dropsBefore, 1, 'the dropped POST was not sent again');
+    let failed = 0;
+    others.forEach((r, n) => {
+      if (r.status === 'rejected') { failed++; assert.equal((r.reason as NodeJS.ErrnoException).code, 'UND_ERR_SOCKET'); return; }
+      assert.deepEqual(r.value, { path: `/echo?d=${n}`, method: 'POST', body: { n }, auth: 'Bearer secret' });
+    });
+    // Only the requests behind it on its connection (at most 7) fail with it.
+    assert.ok(failed <= 7, `${failed} failed with the dropped connection`);
+    assert.deepEqual(await client.requestLight('POST', '/echo?d=x', { body: {}, pipelined: true }), { path: '/echo?d=x', method: 'POST', body: {}, auth: 'Bearer secret' });
   });
 
   it('fails requests sent after close() instead of opening connections again', async () => {

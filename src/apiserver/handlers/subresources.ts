@@ -4,7 +4,7 @@
  * namespace finalize. status reuses the main handlers with subresource=status,
  * and so does pods/ephemeralcontainers (a Pod each way).
  */
-import { badRequest, conflict, methodNotAllowed, successStatus, unsupportedMediaType } from '../../api/status.js';
+import { badRequest, conflict, methodNotAllowed, unsupportedMediaType } from '../../api/status.js';
 import type { Binding } from 'kubernetes-types/core/v1.js';
 import { validateBindingCreate } from '../../api/validation/controllerrevision.js';
 import { fieldErrorMessage } from '../../api/field-errors.js';
@@ -16,6 +16,7 @@ import { kindKey } from '../../api/resources.js';
 import { printerFor } from '../../registry/printers/index.js';
 import { prepareFinalize } from '../../registry/strategies/namespaces.js';
 import { decodeBody, mediaType, readBody } from '../body.js';
+import { writeCreatedStatus } from '../respond.js';
 import { checkFields } from '../field-validation.js';
 import { HandlerContext, query } from './context.js';
 import { handleGet, handlePatch, handleUpdate, writeAnswer, writeObject } from './crud.js';
@@ -124,7 +125,7 @@ export async function handleBinding(ctx: HandlerContext, podName: string): Promi
   const dryRun = isDryRun(ctx);
   await ctx.registry.admitSubresourceCreate({ ...ctx.store.info, kind: 'Binding' }, namespace, podName, binding, dryRun, ctx.request);
   await assignPod(ctx.store, namespace, podName, binding, { dryRun, signal: ctx.signalWhenNeeded, now: ctx.now });
-  writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
+  writeCreatedStatus(ctx.res, ctx.protobuf);
 }
 
 /** POST pods/x/eviction: a delete that PodDisruptionBudgets may refuse (eviction.ts). */
@@ -137,7 +138,7 @@ export async function handleEviction(ctx: HandlerContext): Promise<void> {
   await evictPod({ pods: ctx.store, pdbs }, {
     namespace: ctx.info.namespace!, name: ctx.info.name!, deleteOptions: eviction.deleteOptions ?? {}, dryRun, now: ctx.now, context: ctx.request,
   });
-  writeAnswer(ctx, 201, { ...successStatus(), code: 201 });
+  writeCreatedStatus(ctx.res, ctx.protobuf);
 }
 
 /**
