@@ -16,7 +16,7 @@
  *     [--alloc-profile FILE] [--client lean|node]
  *
  * The default `--client node` drives the creates through node:http(s) and a keep-alive Agent, as the
- * reference load (../shared/measure/api-load.mjs, etcd-load.mjs) and every run before loop64 did, so
+ * reference load (the steering's api-load.mjs and etcd-load.mjs, outside this repository) and every run before loop64 did, so
  * figures stay comparable with the issue's; `--client lean` writes each request on its client's own
  * socket and parses only the status and body (bench/lib/lean-http.ts), at about half the bench's CPU
  * per create. The bench shares the 2 cores with the server, and one thread turns around a group
