@@ -13,6 +13,7 @@ import type { Container, Pod, Probe } from 'kubernetes-types/core/v1.js';
 import { containerListener } from '../../src/kubelet/runtime/simulated/app-servers.js';
 import { connectListener, type ListenerContext } from '../../src/kubelet/runtime/simulated/listeners.js';
 import { goDuration } from '../../src/kubelet/runtime/simulated/agnhost.js';
+import { goNow } from '../../src/kubelet/runtime/simulated/agnhost-netexec.js';
 import { encodeCommand, parseValue, redisCall, redisStartLog } from '../../src/kubelet/runtime/simulated/redis.js';
 import { normalizeImage } from '../../src/kubelet/runtime/simulated/images.js';
 import { SimulatedRuntime } from '../../src/kubelet/runtime/simulated/runtime.js';
@@ -40,6 +41,47 @@ function get(spec: Container, c: ListenerContext, path: string): Promise<{ code:
   });
 }
 
+describe('agnhost netexec (the Hello Minikube server)', () => {
+  // The tutorial's command: kubectl create deployment hello-node --image=...agnhost:2.53 -- /agnhost netexec --http-port=8080
+  const netexec: Container = { name: 'agnhost', image: 'registry.k8s.io/e2e-test-images/agnhost:2.53', command: ['/agnhost', 'netexec', '--http-port=8080'] };
+
+  it('listens on --http-port, in either flag form, and logs its start as klog renders Go\'s log', () => {
+    assert.deepEqual(containerListener(netexec)?.ports(new Map()), [8080]);
+    assert.deepEqual(containerListener({ ...netexec, command: ['/agnhost', 'netexec', '--http-port', '9090'] })?.ports(new Map()), [9090]);
+    assert.deepEqual(containerListener({ name: 'a', image: netexec.image, args: ['netexec'] })?.ports(new Map()), [8080]);
+    const log = containerListener(netexec)!.startLog!(new Date('2026-09-11T09:19:26.677Z'));
+    assert.equal(log, 'I0911 09:19:26.677397       1 log.go:195] Started HTTP server on port 8080\n'
+      + 'I0911 09:19:26.677586       1 log.go:195] Started UDP server on port  8081\n');
+    const noUdp = containerListener({ ...netexec, command: [...netexec.command!, '--udp-port=-1'] })!.startLog!(t0);
+    assert.equal(noUdp.split('\n').filter(Boolean).length, 1);
+  });
+
+  it('answers /hostname, /echo, /clientip, /healthz, /redirect and / as the Go server, and logs each request', async () => {
+    const lines: string[] = [];
+    const stdout = { startedAt: t0, now: () => t0, nextRequest: () => 1, write: (t: string) => { lines.push(t); } };
+    const c = ctx({ hostname: 'hello-node-5f76cf6ccf-br9b5', stdout });
+    assert.deepEqual(await get(netexec, c, '/hostname').then((r) => [r.code, r.body]), [200, 'hello-node-5f76cf6ccf-br9b5']);
+    assert.deepEqual(await get(netexec, c, '/echo?msg=hello&code=418').then((r) => [r.code, r.body]), [418, 'hello']);
+    assert.match((await get(netexec, c, '/clientip')).body, /^127\.0\.0\.1:\d+$/);
+    assert.deepEqual(await get(netexec, c, '/healthz').then((r) => [r.code, r.body]), [200, '']);
+    const off = await get({ ...netexec, command: [...netexec.command!, '--udp-port=-1'] }, c, '/healthz');
+    assert.equal(off.code, 412);
+    const r = await get(netexec, c, '/redirect?location=/echo%3Fmsg%3Dfoobar&code=307');
+    assert.deepEqual([r.code, r.headers.location], [307, '/echo?msg=foobar']);
+    for (const path of ['/', '/anything']) assert.match((await get(netexec, c, path)).body, /^NOW: 2026-01-01 00:00:00(\.\d+)? \+0000 UTC m=\+0\.\d{9}$/);
+    assert.equal((await get(netexec, c, '/shell?cmd=ls')).code, 501);
+    assert.equal(lines[0], 'I0101 00:00:00.000000       1 log.go:195] GET /hostname\n');
+    assert.ok(lines.includes('I0101 00:00:00.000000       1 log.go:195] GET /echo?msg=hello&code=418\n'));
+    assert.equal(lines.filter((l) => l.endsWith('] GET /\n')).length, 2);
+  });
+
+  it('prints time.Now() as Go\'s %v: trailing zeros of the nanoseconds dropped, and the monotonic reading', () => {
+    assert.equal(goNow(new Date('2026-12-06T20:02:37.270Z'), new Date('2026-12-06T20:02:25.000Z'), 0), '2026-12-06 20:02:37.27 +0000 UTC m=+12.270000000');
+    assert.equal(goNow(new Date('2026-12-06T20:02:37.000Z'), new Date('2026-12-06T20:02:37.000Z'), 0), '2026-12-06 20:02:37 +0000 UTC m=+0.000000000');
+    assert.equal(goNow(new Date('2026-12-06T20:02:37.274Z'), new Date('2026-12-06T20:02:37.000Z'), 778123), '2026-12-06 20:02:37.274778123 +0000 UTC m=+0.274778123');
+  });
+});
+
 describe('agnhost liveness and goproxy', () => {
   const agnhost: Container = { name: 'liveness', image: 'registry.k8s.io/e2e-test-images/agnhost:2.40', args: ['liveness'] };
   const at = (ms: number) => ctx({ now: () => new Date(t0.getTime() + ms) });
@@ -56,8 +98,9 @@ describe('agnhost liveness and goproxy', () => {
     assert.deepEqual(await get(agnhost, at(0), '/nope').then((x) => [x.code, x.body]), [404, '404 page not found\n']);
   });
 
-  it('runs only as the liveness subcommand; goproxy answers a non-proxy request with its 500', async () => {
-    assert.equal(containerListener({ name: 'x', image: 'registry.k8s.io/e2e-test-images/agnhost:2.40', args: ['netexec'] }), undefined);
+  it('runs as the liveness and netexec subcommands only; goproxy answers a non-proxy request with its 500', async () => {
+    assert.equal(containerListener({ name: 'x', image: 'registry.k8s.io/e2e-test-images/agnhost:2.40', args: ['porter'] }), undefined);
+    assert.equal(containerListener({ name: 'x', image: 'registry.k8s.io/e2e-test-images/agnhost:2.40', args: ['netexec', '--http-port=eighty'] }), undefined);
     assert.equal(containerListener({ name: 'x', image: 'registry.k8s.io/e2e-test-images/agnhost:2.40', command: ['/agnhost', 'liveness'] })?.ports(new Map())[0], 8080);
     const r = await get({ name: 'goproxy', image: 'registry.k8s.io/goproxy:0.1' }, ctx(), '/');
     assert.deepEqual([r.code, r.body], [500, 'This is a proxy server. Does not respond to non-proxy requests.\n']);

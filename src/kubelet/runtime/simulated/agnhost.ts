@@ -12,11 +12,13 @@
  *    example) on 8080: a TCP probe connects; a request that is not a proxy
  *    request gets goproxy's 500. Proxying itself is not simulated.
  *
+ * `netexec` (the Hello Minikube tutorial's server) is agnhost-netexec.ts.
  * Other agnhost subcommands listen on nothing here.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Container } from 'kubernetes-types/core/v1.js';
 import type { ImageListener, ListenerContext } from './listeners.js';
+import { netexecListener } from './agnhost-netexec.js';
 
 /** Go's http.Error: the message and a newline, text/plain, nosniff. */
 function goError(res: ServerResponse, status: number, message: string): void {
@@ -77,12 +79,13 @@ function liveness(req: IncomingMessage, res: ServerResponse, ctx: ListenerContex
   }
 }
 
-/** agnhost, for the subcommands simulated here (`liveness`), when the image's entrypoint runs it. */
+/** agnhost, for the subcommands simulated (`liveness`, `netexec`), when the image's entrypoint runs it. */
 export function agnhostListener(spec: Container): ImageListener | undefined {
   const command = spec.command ?? [];
   const argv = command.length ? [...command, ...(spec.args ?? [])] : ['/agnhost', ...(spec.args ?? [])];
   if (!/(^|\/)agnhost$/.test(argv[0] ?? '')) return undefined;
   if (argv[1] === 'liveness') return { ports: () => [8080], respond: liveness };
+  if (argv[1] === 'netexec') return netexecListener(argv.slice(2));
   return undefined;
 }
 

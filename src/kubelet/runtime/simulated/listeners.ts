@@ -87,6 +87,8 @@ export interface ImageListener {
   serve?(socket: Duplex, ctx: ListenerContext): void;
   /** Called when the container instance starts, for what the server reads then (redis-server its config file). */
   start?(ctx: Pick<ListenerContext, 'files' | 'memory'>): void;
+  /** The server is what the pod's command or args name (agnhost's subcommands): it is the container's main process, its log the container's. */
+  namedByCommand?: boolean;
   /** What the server logs as it starts, where it differs from the image's entrypoint's (image-contents.ts). */
   startLog?(startedAt: Date): string;
 }

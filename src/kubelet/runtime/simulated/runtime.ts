@@ -521,9 +521,9 @@ export class SimulatedRuntime implements PodRuntime {
       if (!listener?.ports(env).includes(port)) continue;
       const hostname = p.pod.spec?.hostname ?? p.name;
       const files = () => listenerFiles(this.filesDeps(p, spec!, c.id));
-      // What the image's server writes per request goes to this instance's log, when its entrypoint is what runs.
+      // What the image's server writes per request goes to this instance's log, when its entrypoint (or the command that names it) is what runs.
       const id = c.id;
-      const stdout = spec && entrypointRuns(spec) && this.opts.podLogsDir ? {
+      const stdout = spec && (entrypointRuns(spec) || listener.namedByCommand) && this.opts.podLogsDir ? {
         startedAt: c.startedAt ?? c.createdAt, now: () => this.timers.now(),
         nextRequest: () => { const n = (p.requests?.get(id) ?? 0) + 1; (p.requests ??= new Map()).set(id, n); return n; },
         write: (text: string) => { if (c.id === id && c.state === 'running') { this.log(p, c, text); p.consoles?.get(id)?.write('stdout', text); } },
