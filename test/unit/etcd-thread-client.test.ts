@@ -8,7 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { threadClient } from '../../src/storage/etcd/thread-client.js';
+import { endEtcdClientThreads, restartBackoffMs, threadClient } from '../../src/storage/etcd/thread-client.js';
 import { GrpcError, UNAVAILABLE } from '../../src/storage/etcd/wire/channel.js';
 import { isCompactedError } from '../../src/storage/etcd/errors.js';
 import { startEtcd, type PrivateEtcd } from '../e2e/etcd.js';
@@ -75,4 +75,29 @@ test('etcd thread client: calls after close reject', async () => {
   const client = threadClient({ url: etcd.url });
   client.close();
   await assert.rejects(client.txn({ key: '/c', guard: 'create', revision: 0, put: { value: 'v', prevKv: false } }), /closed/);
+});
+
+test('etcd thread client: a thread that dies before answering is started again only after a back-off; one that answered, at once', async (t) => {
+  assert.deepEqual([0, 1, 2, 3, 7, 20].map(restartBackoffMs), [0, 100, 200, 400, 5000, 5000]);
+  const client = threadClient({ url: etcd.url });
+  t.after(() => client.close());
+  const unavailable = (e: unknown) => e instanceof GrpcError && e.code === UNAVAILABLE;
+  const put = (key: string) => client.txn({ key, guard: 'create', revision: 0, put: { value: 'v', prevKv: false } });
+  // A thread that answered, then died: the next call starts a new one at once.
+  await put('/backoff/a');
+  const inFlight = put('/backoff/b').then(() => 'answered', (e: unknown) => e);
+  assert.equal(await endEtcdClientThreads(), 1);
+  const outcome = await inFlight;
+  assert.ok(outcome === 'answered' || unavailable(outcome), String(outcome));
+  await put('/backoff/c');
+  // A thread ended before it answered anything (its first batch never crossed): the call fails, and calls
+  // fail at once, Unavailable, naming the back-off, until it has passed; then a new thread serves.
+  await endEtcdClientThreads();
+  const first = put('/backoff/d').then(() => undefined, (e: unknown) => e);
+  assert.equal(await endEtcdClientThreads(), 1);
+  assert.ok(unavailable(await first));
+  const refused = await put('/backoff/e').then(() => undefined, (e: unknown) => e);
+  assert.ok(unavailable(refused) && /failed to start 1 times in a row; starting again in \d+ ms/.test((refused as Error).message), String(refused));
+  await new Promise((r) => setTimeout(r, restartBackoffMs(1) + 20));
+  assert.equal((await put('/backoff/f')).succeeded, true);
 });

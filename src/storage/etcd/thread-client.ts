@@ -13,7 +13,10 @@
  * details (compaction and future revisions are read from them); a watch ends once, with its error.
  * If the thread itself dies, every call in flight fails Unavailable and every watch ends (the watch
  * cache lists again, as after any storage watch that ends); the next call starts a new thread
- * (test/unit/etcd-thread-death.test.ts ends it under load through endEtcdClientThreads).
+ * (test/unit/etcd-thread-death.test.ts ends it under load through endEtcdClientThreads). A thread
+ * that dies before it answered anything (one that cannot start: a crash loop) is not started again
+ * at once: calls fail Unavailable for a back-off of 100 ms doubling to 5 s, so a loop of failing
+ * starts does not take the serving loop's CPU, request after request.
  */
 import { Worker } from 'node:worker_threads';
 import type { EtcdClient, WatchHandlers } from './client.js';
@@ -22,6 +25,11 @@ import type { GuardedWrite, KeyMove, RangeRequest, RangeResult, TxnResult, Watch
 import { pushCall, readReplies, type Batch, type NewCall, type ReplyHandlers, type ThreadOptions, type WireError } from './thread-protocol.js';
 
 const workerURL = new URL('./etcd-client-worker.js', import.meta.url);
+
+/** The back-off after a thread that died before answering anything: 100 ms doubling, at most 5 s. */
+export function restartBackoffMs(failedStarts: number): number {
+  return failedStarts <= 0 ? 0 : Math.min(100 * 2 ** (failedStarts - 1), 5000);
+}
 
 export function threadClient(opts: ThreadOptions): EtcdClient {
   return new ThreadClient(opts);
@@ -48,6 +56,10 @@ class ThreadClient implements EtcdClient {
   private scheduled = false;
   private readonly calls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private readonly watches = new Map<number, WatchHandlers>();
+  /** Whether the running thread has answered anything; threads in a row that died before they did; no thread starts before restartAt. */
+  private answered = false;
+  private failedStarts = 0;
+  private restartAt = 0;
 
   constructor(private readonly opts: ThreadOptions) {}
 
@@ -57,8 +69,9 @@ class ThreadClient implements EtcdClient {
   async compact(revision: number): Promise<void> { await this.call({ op: 'compact', revision }); }
 
   watch(req: WatchCreate, handlers: WatchHandlers): { close(): void } {
-    if (this.closed) {
-      queueMicrotask(() => handlers.onError(closedError()));
+    const refused = this.refusal();
+    if (refused) {
+      queueMicrotask(() => handlers.onError(refused));
       return { close: () => {} };
     }
     const id = this.post({ op: 'watch', req });
@@ -91,7 +104,8 @@ class ThreadClient implements EtcdClient {
   }
 
   private call(c: NewCall): Promise<unknown> {
-    if (this.closed) return Promise.reject(closedError());
+    const refused = this.refusal();
+    if (refused) return Promise.reject(refused);
     return new Promise((resolve, reject) => { this.calls.set(this.post(c), { resolve, reject }); });
   }
 
@@ -111,18 +125,29 @@ class ThreadClient implements EtcdClient {
     return id;
   }
 
+  /** Why a call cannot start now: the client is closed, or its thread is in a restart back-off. */
+  private refusal(): Error | undefined {
+    if (this.closed) return closedError();
+    if (this.worker) return undefined;
+    const wait = this.restartAt - Date.now();
+    return wait > 0 ? new GrpcError(UNAVAILABLE, `etcd client thread failed to start ${this.failedStarts} times in a row; starting again in ${wait} ms`) : undefined;
+  }
+
   private thread(): Worker {
     if (this.worker) return this.worker;
+    this.answered = false;
     // No inherited node flags: they are the server's (an --input-type of a `node -e` would fail it).
     const w = new Worker(workerURL, { workerData: this.opts, execArgv: [] });
     // The serving loop's own handles keep the process up; this thread never does.
     w.unref();
-    w.on('message', (replies: Batch) => readReplies(replies, this.receive));
+    w.on('message', (replies: Batch) => { this.answered = true; readReplies(replies, this.receive); });
     const lost = (why: string) => {
       if (this.worker !== w) return;
       this.worker = undefined;
       running.delete(this);
       this.queue = [];
+      this.failedStarts = this.answered ? 0 : this.failedStarts + 1;
+      this.restartAt = Date.now() + restartBackoffMs(this.failedStarts);
       this.fail(new GrpcError(UNAVAILABLE, `etcd client thread ${why}`), true);
     };
     w.on('error', (err) => lost(`failed: ${err.message}`));
