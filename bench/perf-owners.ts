@@ -31,6 +31,10 @@ const natives: readonly [string, RegExp][] = [
   ['SQLite native', /better_sqlite3|sqlite3/],
   ['GC', /v8::internal::Heap::|Scavenger|MarkCompact|GCTracer|IncrementalMarking/],
   ['JSON native', /JsonStringifier|JsonParser/],
+  // V8 compiling JavaScript, mostly TurboFan on its background threads: in a benchmark's fresh
+  // processes a fixed amount of work that their per-operation figures carry (sched9's section).
+  // Before the HTTP/1 parser's pattern, which V8's own Parser:: would match.
+  ['V8 compilers (TurboFan, Maglev, Sparkplug, the JS parser)', /v8::internal::(compiler|maglev|baseline|interpreter)::|v8::internal::(Pre)?Parser::|OptimizedCompileJob/],
   ['HTTP/1 parser', /llhttp|Parser::/],
 ];
 

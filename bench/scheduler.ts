@@ -27,8 +27,8 @@ import { ApiClient, readAdminCredentials } from './lib/client.js';
 import { runConcurrent } from './lib/load.js';
 import { readMemory, resetPeakRss } from './lib/server.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
-import { Clientset, EventRecorder, InformerFactory, loadKubeconfig, stripManagedFields } from '../src/client/index.js';
-import { StringPool } from '../src/util/intern.js';
+import { Clientset, EventRecorder, loadKubeconfig } from '../src/client/index.js';
+import { controlLoopInformers } from '../src/cli/controller-manager.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';
 import { createLogger } from '../src/util/log.js';
 import { realClock } from '../src/util/clock.js';
@@ -115,9 +115,9 @@ function benchNode(i: number): string {
 }
 
 /** scheduler_perf's pod-default. */
-function benchPod(i: number): string {
+function benchPod(i: number, prefix = 'pod'): string {
   return JSON.stringify({
-    apiVersion: 'v1', kind: 'Pod', metadata: { name: `pod-${String(i).padStart(6, '0')}`, namespace: 'default' },
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: `${prefix}-${String(i).padStart(6, '0')}`, namespace: 'default' },
     spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10', ports: [{ containerPort: 80 }],
       resources: { requests: { cpu: '100m', memory: '500Mi' }, limits: { cpu: '100m', memory: '500Mi' } } }] },
   });
@@ -166,7 +166,31 @@ async function create(client: ApiClient, path: string, count: number, body: (i: 
   return wallMs / 1000;
 }
 
-async function runOnce(work: string, nodes: number, pods: number, events: boolean, run: number, maxInFlightBinds?: number): Promise<RunResult> {
+/**
+ * --warmup-pods: a first Scheduler, in this process and with informers of its own, binds `count`
+ * pods (warm-NNNNNN) and is stopped before the measured one starts, so the measured window runs
+ * code V8 has already optimized, in this process and on the server's binding path. Without it
+ * (the default) both processes compile while they schedule: TurboFan's background threads are
+ * part of each one's CPU per pod (bench/RESULTS.md, sched9's section).
+ */
+async function warmUp(api: ApiClient, kubeconfig: string, count: number, events: boolean): Promise<void> {
+  await create(api, '/api/v1/namespaces/default/pods', count, (i) => benchPod(i, 'warm'));
+  const clients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-scheduler-warmup' });
+  const logger = createLogger('bench', 'warn');
+  const informers = controlLoopInformers(clients, logger).scope();
+  const recorder = events ? new EventRecorder(clients, 'default-scheduler', logger) : ({ event() {} } as unknown as EventRecorder);
+  const scheduler = new Scheduler({ clients, informers, recorder, logger, clock: realClock });
+  informers.start();
+  scheduler.run();
+  const deadline = Date.now() + 10 * 60_000;
+  while (scheduler.stats.bound < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  scheduler.stop();
+  informers.stop();
+  clients.close();
+  if (scheduler.stats.bound < count) throw new Error(`warm-up bound ${scheduler.stats.bound} of ${count} pods`);
+}
+
+async function runOnce(work: string, nodes: number, pods: number, events: boolean, run: number, maxInFlightBinds?: number, warmupPods = 0): Promise<RunResult> {
   const dataDir = join(work, `n${nodes}-${run}`);
   const server = await startServer(dataDir);
   const pid = server.proc.pid!;
@@ -176,16 +200,20 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     log(`${nodes} nodes: creating nodes`);
     const nodeCreateSec = await create(api, '/api/v1/nodes', nodes, benchNode);
     log(`${nodes} nodes: created in ${nodeCreateSec.toFixed(1)} s; creating ${pods} pods`);
+    if (warmupPods > 0) {
+      log(`${nodes} nodes: warm-up: a first scheduler binds ${warmupPods} pods`);
+      await warmUp(api, kubeconfig, warmupPods, events);
+    }
     const podCreateSec = await create(api, '/api/v1/namespaces/default/pods', pods, benchPod);
     log(`${nodes} nodes: ${pods} pods created in ${podCreateSec.toFixed(1)} s; scheduling`);
 
     const loadBefore = loadavg()[0];
     const clients = new Clientset(loadKubeconfig(kubeconfig), { qps: 0, userAgent: 'k8ts-scheduler' });
     const logger = createLogger('bench', 'warn');
-    // Wired as k8ts runs the scheduler (cli/controller-manager.ts controlLoopInformers, as kube-scheduler's pod
-    // informer): the informers drop managedFields (their watch events parsed without them) and pool their objects' strings.
-    const strings = new StringPool();
-    const informers = new InformerFactory(clients, { logger, transform: (o) => strings.internAll(stripManagedFields(o)), skipManagedFields: true });
+    // Wired as k8ts runs the scheduler: a scope of the control loops' shared informers (cli/control-loops.ts), which
+    // drop managedFields (their watch events parsed without them), pool strings and share pods' common subtrees.
+    // Called, not copied: a copy here had kept string pooling alone after the product moved on to shared subtrees.
+    const informers = controlLoopInformers(clients, logger).scope();
     const recorder = events ? new EventRecorder(clients, 'default-scheduler', logger) : ({ event() {} } as unknown as EventRecorder);
     const scheduler = new Scheduler({ clients, informers, recorder, logger, clock: realClock }, { maxInFlightBinds });
     // Peaks while scheduling: each process's VmHWM reset here and read at the end, no sampling timer (two 100 ms
@@ -321,7 +349,7 @@ function report(results: RunResult[], command: string): string {
     `- Command: \`${command}\``,
     '- Setup (scheduler_perf SchedulingBasic shape): a fresh `k8ts server --controllers none` per row (separate process, SQLite, HTTPS); N Nodes with 4 cpu / 32Gi / 110 pods, Ready; '
       + '10,000 pending pods (pause, requests 100m / 500Mi) created before the scheduler starts; the Scheduler runs in the benchmark process as an ordinary HTTPS client '
-      + '(qps unlimited, default profile, adaptive percentageOfNodesToScore: 42% of 1,000 nodes, 10% of 5,000; its informers wired as the controller manager wires them: managedFields dropped, strings pooled). '
+      + '(qps unlimited, default profile, adaptive percentageOfNodesToScore: 42% of 1,000 nodes, 10% of 5,000; its informers a scope of the shared informers of k8ts\' control loops (controlLoopInformers): managedFields dropped, strings pooled, common pod subtrees shared). '
       + 'Events go through the scheduler\'s upstream-style sink (kube-scheduler\'s default client rate 50/s, burst 100, at most 1,000 queued, the rest dropped, as client-go\'s broadcaster does): '
       + `between ${f0(Math.min(...results.map((r) => r.eventsDropped)))} and ${f0(Math.max(...results.map((r) => r.eventsDropped)))} of the `
       + `${f0(results[0]?.pods ?? 0)} \`Scheduled\` events of a run were dropped.`,
@@ -353,6 +381,7 @@ async function main(): Promise<void> {
       /** Runs per node count (each on a fresh server): the machine is shared, so one run is one sample. */
       runs: { type: 'string', default: '3' },
       'max-in-flight': { type: 'string', help: 'bindings in flight at most (SchedulerOptions.maxInFlightBinds; default: the scheduler\'s own)' },
+      'warmup-pods': { type: 'string', default: '0', help: 'pods a first scheduler binds, unmeasured, before the measured one starts (0: none, a cold start)' },
     },
   });
   const nodeCounts = values.nodes!.split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
@@ -364,7 +393,7 @@ async function main(): Promise<void> {
   try {
     const results: RunResult[] = [];
     for (const n of nodeCounts) {
-      for (let run = 1; run <= Number(values.runs); run++) results.push(await runOnce(work, n, pods, !values['no-events'], run, maxInFlightBinds));
+      for (let run = 1; run <= Number(values.runs); run++) results.push(await runOnce(work, n, pods, !values['no-events'], run, maxInFlightBinds, Number(values['warmup-pods'])));
     }
     const md = report(results, command);
     console.log(`\n${md}`);

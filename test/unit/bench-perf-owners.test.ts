@@ -43,3 +43,25 @@ test('each sample goes to its innermost JavaScript file or the native family bel
     ['http2 native (nghttp2, node::http2)', 1], ['other: finish_task_switch.isra.0', 1],
   ].sort());
 });
+
+test('V8 compiling (TurboFan on a background thread, the JS parser) is its own family, not the HTTP/1 parser', () => {
+  const compiler = [
+    ' 7420 27292.151000: ',
+    '\t          e1 malloc (/usr/lib/x86_64-linux-gnu/libc.so.6)',
+    '\t          e2 v8::internal::compiler::GraphReducer::ReduceTop (/usr/bin/node)',
+    '\t          e3 v8::internal::compiler::PipelineImpl::OptimizeGraph (/usr/bin/node)',
+    '',
+    ' 7415 27292.151500: ',
+    '\t          f1 v8::internal::Parser::ParseFunction (/usr/bin/node)',
+    '\t          f2 v8::internal::Compiler::Compile (/usr/bin/node)',
+    '',
+    ' 7415 27292.152000: ',
+    '\t          f3 llhttp__internal__run (/usr/bin/node)',
+    '\t          f4 node::(anonymous namespace)::Parser::Execute (/usr/bin/node)',
+    '',
+  ].join('\n');
+  const [turbofan, parser, llhttp] = [...stacks(compiler)];
+  assert.equal(ownerOf(turbofan), 'V8 compilers (TurboFan, Maglev, Sparkplug, the JS parser)');
+  assert.equal(ownerOf(parser), 'V8 compilers (TurboFan, Maglev, Sparkplug, the JS parser)');
+  assert.equal(ownerOf(llhttp), 'HTTP/1 parser');
+});
