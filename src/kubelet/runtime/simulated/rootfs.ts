@@ -9,6 +9,7 @@
  * to mounted files.
  */
 import { posix } from 'node:path';
+import type { HostAlias } from 'kubernetes-types/core/v1.js';
 import type { ContainerView } from './program.js';
 import { lsFlavour } from './ls-columns.js';
 
@@ -31,15 +32,28 @@ const secondLevel = {
   },
 } as const;
 
+/** What the kubelet's hosts file says of the pod beyond its IP: its domain and its spec.hostAliases. */
+export interface PodHosts {
+  /** `subdomain.ns.svc.DOMAIN` of a pod with a subdomain (a StatefulSet's). */
+  domain?: string;
+  aliases?: HostAlias[];
+}
+
 /**
  * The kubelet's /etc/hosts for a pod on the pod network (pkg/kubelet/kubelet_pods.go
  * managedHostsFileContent): a pod with a subdomain (a StatefulSet's) gets
- * its FQDN `host.subdomain.ns.svc.DOMAIN` before its hostname.
+ * its FQDN `host.subdomain.ns.svc.DOMAIN` before its hostname; the pod's
+ * hostAliases follow under their own heading, one line per IP with its
+ * hostnames tab-separated (hostsEntriesFromHostAliases).
  */
-export function managedHostsFile(podIP: string | undefined, hostname: string, hostDomain?: string): string {
+export function managedHostsFile(podIP: string | undefined, hostname: string, hosts: PodHosts = {}): string {
   const lines = ['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback',
     'fe00::0\tip6-localnet', 'fe00::0\tip6-mcastprefix', 'fe00::1\tip6-allnodes', 'fe00::2\tip6-allrouters'];
-  if (podIP) lines.push(hostDomain ? `${podIP}\t${hostname}.${hostDomain}\t${hostname}` : `${podIP}\t${hostname}`);
+  if (podIP) lines.push(hosts.domain ? `${podIP}\t${hostname}.${hosts.domain}\t${hostname}` : `${podIP}\t${hostname}`);
+  if (hosts.aliases?.length) {
+    lines.push('', '# Entries added by HostAliases.');
+    for (const a of hosts.aliases) lines.push(`${a.ip}\t${(a.hostnames ?? []).join('\t')}`);
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -51,7 +65,7 @@ const union = (a: string[], b: string[] | undefined) => [...new Set([...a, ...(b
  * the simulation knows of the image's own files (image-contents.ts), under
  * the layer and volumes like the image's own.
  */
-export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = [], hostDomain?: string, imageFiles: ReadonlyMap<string, string> = new Map(), resolvConf?: string): ContainerView {
+export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = [], hosts: PodHosts = {}, imageFiles: ReadonlyMap<string, string> = new Map(), resolvConf?: string): ContainerView {
   const mountDirs = new Map<string, Set<string>>();
   // A volume mounted over an image directory hides what the image has there.
   const masked = (f: string) => mountPaths.some((m) => m === '/' || f.startsWith(`${m.replace(/\/$/, '')}/`));
@@ -74,7 +88,7 @@ export function withRootFilesystem(view: ContainerView, podIP: string | undefine
     }
     mountDirs.set(`/${parts.join('/')}`, mountDirs.get(`/${parts.join('/')}`) ?? new Set());
   }
-  const etc = new Map([['/etc/hostname', `${view.hostname}\n`], ['/etc/hosts', managedHostsFile(podIP, view.hostname, hostDomain)]]);
+  const etc = new Map([['/etc/hostname', `${view.hostname}\n`], ['/etc/hosts', managedHostsFile(podIP, view.hostname, hosts)]]);
   if (resolvConf !== undefined) etc.set('/etc/resolv.conf', resolvConf);
   const abs = (p: string) => {
     const joined = p.startsWith('/') ? p : `${view.workingDir.replace(/\/$/, '')}/${p}`;
