@@ -9,9 +9,9 @@
  * to mounted files.
  */
 import { posix } from 'node:path';
-import type { HostAlias } from 'kubernetes-types/core/v1.js';
 import type { ContainerView } from './program.js';
 import { lsFlavour } from './ls-columns.js';
+import { managedHostsFile, type PodHosts } from '../../hosts-file.js';
 
 const topLevel = ['bin', 'dev', 'etc', 'home', 'lib', 'proc', 'root', 'sys', 'tmp', 'usr', 'var'];
 /** Debian 12's (the nginx, httpd and debian images' base): busybox's and the FHS rest. */
@@ -31,31 +31,6 @@ const secondLevel = {
     '/var': ['backups', 'cache', 'lib', 'local', 'lock', 'log', 'mail', 'opt', 'run', 'spool', 'tmp'],
   },
 } as const;
-
-/** What the kubelet's hosts file says of the pod beyond its IP: its domain and its spec.hostAliases. */
-export interface PodHosts {
-  /** `subdomain.ns.svc.DOMAIN` of a pod with a subdomain (a StatefulSet's). */
-  domain?: string;
-  aliases?: HostAlias[];
-}
-
-/**
- * The kubelet's /etc/hosts for a pod on the pod network (pkg/kubelet/kubelet_pods.go
- * managedHostsFileContent): a pod with a subdomain (a StatefulSet's) gets
- * its FQDN `host.subdomain.ns.svc.DOMAIN` before its hostname; the pod's
- * hostAliases follow under their own heading, one line per IP with its
- * hostnames tab-separated (hostsEntriesFromHostAliases).
- */
-export function managedHostsFile(podIP: string | undefined, hostname: string, hosts: PodHosts = {}): string {
-  const lines = ['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback',
-    'fe00::0\tip6-localnet', 'fe00::0\tip6-mcastprefix', 'fe00::1\tip6-allnodes', 'fe00::2\tip6-allrouters'];
-  if (podIP) lines.push(hosts.domain ? `${podIP}\t${hostname}.${hosts.domain}\t${hostname}` : `${podIP}\t${hostname}`);
-  if (hosts.aliases?.length) {
-    lines.push('', '# Entries added by HostAliases.');
-    for (const a of hosts.aliases) lines.push(`${a.ip}\t${(a.hostnames ?? []).join('\t')}`);
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 const union = (a: string[], b: string[] | undefined) => [...new Set([...a, ...(b ?? [])])].sort();
 
