@@ -484,7 +484,7 @@ export class NodeAgent {
     if (!force && !due && !nodeStatusHasChanged(base.status, status)) return;
     this.statusInFlight = (async () => {
       try {
-        const res = await this.clients.nodes.patch(undefined, this.nodeName, nodeStatusPatch(status), 'strategic', 'status');
+        const res = await this.clients.nodes.patch(undefined, this.nodeName, nodeStatusPatch(status, base.status), 'strategic', 'status');
         if (!this.node || Number(res.metadata.resourceVersion) >= Number(this.node.metadata!.resourceVersion)) this.node = res;
         this.lastReportMs = now.getTime();
         this.metrics?.nodeStatusUpdates.inc({ result: 'ok' });

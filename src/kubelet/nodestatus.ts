@@ -10,7 +10,8 @@
  *  2. If the Node already exists, only the default labels are reconciled; the
  *     existing taints and user labels are left alone.
  *  3. Status setters run in upstream's order: addresses, capacity and
- *     allocatable, nodeInfo, daemon endpoints, then the conditions
+ *     allocatable (capacity keeps entries others added; allocatable follows
+ *     all of capacity), nodeInfo, daemon endpoints, then the conditions
  *     MemoryPressure, DiskPressure, PIDPressure and Ready (Ready last). Every
  *     condition gets lastHeartbeatTime = now; lastTransitionTime moves only
  *     when its status changes (a new pressure condition starts Unknown, so it
@@ -30,6 +31,7 @@ import type { Writable } from '../api/writable.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Taint } from '../api/taints.js';
 import { semanticEqual } from './equal.js';
+import { isExtendedResourceName } from '../api/resource-helpers.js';
 
 export const kubeletVersion = 'v1.32.0';
 export const labelHostname = 'kubernetes.io/hostname';
@@ -139,12 +141,12 @@ export function reconcileDefaultLabels(existing: Node | undefined, cfg: NodeConf
 /** Runs the status setters over (a copy of) node.status and returns the new status. */
 export function nodeStatus(node: Node | undefined, cfg: NodeConfig, health: NodeHealth, now: Date, record?: RecordNodeEvent): KubeletNodeStatus {
   const prev: NodeStatus = node?.status ?? {};
-  const capacity = { ...cfg.capacity };
+  const capacity = { ...prev.capacity, ...cfg.capacity };
   const status: KubeletNodeStatus = {
     ...prev,
     addresses: [{ type: 'InternalIP', address: cfg.internalIP }, { type: 'Hostname', address: cfg.nodeName }],
     capacity,
-    allocatable: { ...(cfg.allocatable ?? capacity) },
+    allocatable: allocatableOf(prev.allocatable, capacity, cfg.allocatable),
     nodeInfo: { ...cfg.nodeInfo },
     daemonEndpoints: { kubeletEndpoint: { Port: cfg.kubeletPort } },
     conditions: (prev.conditions ?? []).map((c) => ({ ...c })),
@@ -156,6 +158,21 @@ export function nodeStatus(node: Node | undefined, cfg: NodeConfig, health: Node
   setPressureCondition(status, 'PIDPressure', ts, false, pressureWords.pid, ev);
   setReadyCondition(status, health, ts, ev);
   return status;
+}
+
+/**
+ * Upstream's MachineInfo setter keeps what others wrote into capacity (the
+ * extended resources an administrator advertises with a PATCH of
+ * nodes/NAME/status, `example.com/dongle`) and derives allocatable from the
+ * whole of capacity: an extended resource removed from capacity leaves
+ * allocatable too, and every capacity entry is allocatable less what the node
+ * reserves (`reserved`: the agent's own allocatable, where it has one).
+ */
+function allocatableOf(prev: Record<string, string> | undefined, capacity: Record<string, string>, reserved: Record<string, string> | undefined): Record<string, string> {
+  const allocatable: Record<string, string> = {};
+  for (const [k, v] of Object.entries(prev ?? {})) if (k in capacity || !isExtendedResourceName(k)) allocatable[k] = v;
+  for (const [k, v] of Object.entries(capacity)) allocatable[k] = reserved?.[k] ?? v;
+  return allocatable;
 }
 
 /** Reason, message and event of each pressure condition, [when False, when True] (upstream setters.go). */
@@ -216,8 +233,14 @@ export function nodeStatusHasChanged(original: NodeStatus | undefined, status: N
   return !semanticEqual(strip(original ?? {}), strip(status ?? {}));
 }
 
-/** The strategic merge patch for nodes/<name>/status carrying the fields the kubelet owns. */
-export function nodeStatusPatch(status: NodeStatus): { status: NodeStatus } {
-  const { addresses, capacity, allocatable, nodeInfo, daemonEndpoints, conditions } = status;
-  return { status: { addresses, capacity, allocatable, nodeInfo, daemonEndpoints, conditions } };
+/**
+ * The strategic merge patch for nodes/<name>/status carrying the fields the
+ * kubelet owns; an allocatable entry the setters dropped since `prev` is
+ * deleted with null (upstream sends the two-way patch from the Node it read).
+ */
+export function nodeStatusPatch(status: NodeStatus, prev?: NodeStatus): { status: NodeStatus } {
+  const { addresses, capacity, nodeInfo, daemonEndpoints, conditions } = status;
+  const allocatable: Record<string, string | null> = { ...status.allocatable };
+  for (const k of Object.keys(prev?.allocatable ?? {})) if (!(k in allocatable)) allocatable[k] = null;
+  return { status: { addresses, capacity, allocatable: allocatable as NodeStatus['allocatable'], nodeInfo, daemonEndpoints, conditions } };
 }

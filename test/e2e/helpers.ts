@@ -284,3 +284,13 @@ export function processThreads(pid: number): ProcessThread[] {
   }
   return out;
 }
+
+/** `kubectl proxy` as the pages start it (their port 8001, here one of its choosing), once it serves: its port, and a stop. */
+export async function kubectlProxy(kubeconfig: string): Promise<{ port: string; stop(): void }> {
+  const proxy = spawn('kubectl', ['--kubeconfig', kubeconfig, 'proxy', '--port=0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const stop = () => { proxy.kill('SIGTERM'); };
+  let said = '';
+  proxy.stdout!.on('data', (d: Buffer) => { said += d.toString(); });
+  const port = await eventually(async () => /Starting to serve on 127\.0\.0\.1:(\d+)/.exec(said)?.[1], 30_000, 'kubectl proxy serving').catch((e) => { stop(); throw e; });
+  return { port, stop };
+}

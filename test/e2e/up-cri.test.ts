@@ -76,6 +76,35 @@ describe('k8ts up --runtime cri: one command, a real containerd node', () => {
     assert.equal(await kubectl(['exec', 'deploy/web', '--', 'cat', '/www/index.html']), 'hello web\n');
   });
 
+  it('the kubelet writes /etc/hosts: the pod\'s FQDN with its subdomain, then its hostAliases (Adding entries to Pod /etc/hosts with HostAliases)', async () => {
+    await kubectl(['apply', '-f', '-'], `apiVersion: v1
+kind: Pod
+metadata:
+  name: hostaliases-pod
+spec:
+  hostname: busybox-1
+  subdomain: busybox-subdomain
+  hostAliases:
+  - ip: "127.0.0.1"
+    hostnames: ["foo.local", "bar.local"]
+  - ip: "10.1.2.3"
+    hostnames: ["foo.remote", "bar.remote"]
+  containers:
+  - name: cat-hosts
+    image: k8ts.local/busybox:1
+    command: ["sleep", "3600"]
+`);
+    await kubectl(['wait', '--for=condition=Ready', 'pod/hostaliases-pod', '--timeout=120s']);
+    const ip = (await getJSON(['get', 'pod', 'hostaliases-pod'])).status.podIP as string;
+    const fqdn = 'busybox-1.busybox-subdomain.default.svc.cluster.local';
+    assert.equal(await kubectl(['exec', 'hostaliases-pod', '--', 'cat', '/etc/hosts']), '# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n'
+      + '::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n'
+      + `${ip}\t${fqdn}\tbusybox-1\n\n# Entries added by HostAliases.\n127.0.0.1\tfoo.local\tbar.local\n10.1.2.3\tfoo.remote\tbar.remote\n`);
+    // busybox's own hostname -f, which the simulated one follows.
+    assert.equal(await kubectl(['exec', 'hostaliases-pod', '--', 'hostname', '-f']), `${fqdn}\n`);
+    await kubectl(['delete', 'pod', 'hostaliases-pod', '--now']);
+  });
+
   it('the add-ons run as host processes of this k8ts: kube-proxy 1/1 with logs, coredns Running; a pod resolves Services through 10.96.0.10 and reaches a ClusterIP', async () => {
     await eventually(async () => {
       const ds = await getJSON(['get', 'ds', '-n', 'kube-system', 'kube-proxy']);

@@ -31,10 +31,11 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from './harness.js';
+import { kubectlProxy } from './helpers.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 import * as m from './up-tutorials-pages3-manifests.js';
 
@@ -62,12 +63,7 @@ describe('k8ts up: the Job success policy, Cascading Deletion, Finalizers, Secre
 
   before(async () => {
     up = await startUp('k8ts-e2e-tut-pages3-');
-    // kubectl proxy --port=8080 &, on a port of its choosing.
-    const proxy = spawn('kubectl', ['--kubeconfig', up.kubeconfig, 'proxy', '--port=0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    stopProxy = () => { proxy.kill('SIGTERM'); };
-    let said = '';
-    proxy.stdout.on('data', (d: Buffer) => { said += d.toString(); });
-    proxyPort = await eventually(async () => /Starting to serve on 127\.0\.0\.1:(\d+)/.exec(said)?.[1], 30_000, 'kubectl proxy serving');
+    ({ port: proxyPort, stop: stopProxy } = await kubectlProxy(up.kubeconfig));
   });
   after(async () => { stopProxy(); await up?.close(); });
 

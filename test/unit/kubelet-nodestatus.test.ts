@@ -142,6 +142,37 @@ describe('nodeStatus setters', () => {
     assert.equal(s.conditions.at(-1)?.type, 'Ready');
   });
 
+  it('keeps an extended resource advertised in capacity and makes it allocatable (Advertise Extended Resources for a Node)', () => {
+    const cfg = config();
+    const n = initialNode(cfg, healthy, t0);
+    n.status.capacity['example.com/dongle'] = '4';
+    const s = nodeStatus(n, cfg, healthy, t1);
+    assert.equal(s.capacity['example.com/dongle'], '4');
+    assert.equal(s.allocatable['example.com/dongle'], '4');
+    assert.ok(nodeStatusHasChanged(n.status, s));
+    assert.equal(nodeStatusHasChanged(s, nodeStatus({ ...n, status: s }, cfg, healthy, t2)), false);
+  });
+
+  it('drops an extended resource removed from capacity from allocatable, with null in the patch', () => {
+    const cfg = config();
+    const n = initialNode(cfg, healthy, t0);
+    n.status.allocatable['example.com/dongle'] = '4';
+    const s = nodeStatus(n, cfg, healthy, t1);
+    assert.equal(s.allocatable['example.com/dongle'], undefined);
+    assert.equal(nodeStatusPatch(s, n.status).status.allocatable!['example.com/dongle'], null);
+    assert.equal('example.com/dongle' in nodeStatusPatch(s, s).status.allocatable!, false);
+  });
+
+  it('gives each capacity entry the reserved allocatable where the node has one', () => {
+    const cfg = { ...config(), allocatable: { memory: '7Gi' } };
+    const n = initialNode(cfg, healthy, t0);
+    n.status.capacity['example.com/dongle'] = '2';
+    const s = nodeStatus(n, cfg, healthy, t1);
+    assert.equal(s.allocatable.memory, '7Gi');
+    assert.equal(s.allocatable.cpu, '4');
+    assert.equal(s.allocatable['example.com/dongle'], '2');
+  });
+
   it('patches only the kubelet-owned fields', () => {
     const s = initialNode(config(), healthy, t0).status;
     assert.deepEqual(Object.keys(nodeStatusPatch({ ...s, images: [], volumesAttached: [] }).status).sort(),

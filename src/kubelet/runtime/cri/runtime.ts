@@ -60,6 +60,7 @@ import { PodEventEmitter } from '../pod-events.js';
 import { runLifecycleHandler, runPreStopHook, type HookTarget } from './hooks.js';
 import { podDNSConfig, type KubeletDNSOptions } from '../../dns.js';
 import { KernelOOMLog } from './kernel-oom.js';
+import { hostsMount } from './hosts-mount.js';
 
 /**
  * The ephemeral container's target for its PID namespace: the newest instance
@@ -343,7 +344,9 @@ export class CRIRuntime implements PodRuntime {
     let config: cri.ContainerConfig;
     try {
       const { mounts, envSources } = await prepareContainer(pod, c, { volumes: this.opts.volumes, rootDir: this.opts.rootDir, node: this.ctx.allocatable ?? hostAllocatable() });
-      config = containerConfig({ pod, container: c, imageRef: image.imageRef, restartCount, mounts, podIP: latestSandbox(p)?.ip, envSources, pidTargetId }, this.ctx);
+      const podIP = latestSandbox(p)?.ip;
+      const hosts = hostsMount(pod, c, { podIP, rootDir: this.opts.rootDir, clusterDomain: this.ctx.dns?.clusterDomain ?? 'cluster.local' });
+      config = containerConfig({ pod, container: c, imageRef: image.imageRef, restartCount, mounts: hosts ? [...mounts, hosts] : mounts, podIP, envSources, pidTargetId }, this.ctx);
     } catch (e) {
       const reason = holdReason(e);
       if (reason) { this.setWaiting(p, c.name, reason, (e as Error).message); return; }

@@ -60,7 +60,8 @@ function readOnlyMounts(pod: Pod, spec: Container): string[] {
 export async function withContainerFiles(base: ContainerView, d: ContainerFilesDeps): Promise<ContainerView> {
   const mountPaths = (d.spec.volumeMounts ?? []).map((m) => m.mountPath);
   const subdomain = d.pod.spec?.subdomain;
-  const root = withRootFilesystem(base, d.podIP, mountPaths, subdomain ? `${subdomain}.${d.pod.metadata?.namespace}.svc.${simulatedClusterDomain}` : undefined,
+  const domain = subdomain ? `${subdomain}.${d.pod.metadata?.namespace}.svc.${simulatedClusterDomain}` : undefined;
+  const root = withRootFilesystem(base, d.podIP, mountPaths, { domain, aliases: d.pod.spec?.hostAliases },
     imageContents(String(d.spec.image ?? ''))?.files, podResolvConf(d.pod, d.clusterDNS));
   const volumes = await writableMounts(d.pod, d.spec, { store: d.store, objects: d.objects, nodeName: d.nodeName, keys: d.volumeKeys });
   const layered = withWritableLayer(root, d.layer, readOnlyMounts(d.pod, d.spec), volumes);

@@ -11,6 +11,7 @@
 import { posix } from 'node:path';
 import type { ContainerView } from './program.js';
 import { lsFlavour } from './ls-columns.js';
+import { managedHostsFile, type PodHosts } from '../../hosts-file.js';
 
 const topLevel = ['bin', 'dev', 'etc', 'home', 'lib', 'proc', 'root', 'sys', 'tmp', 'usr', 'var'];
 /** Debian 12's (the nginx, httpd and debian images' base): busybox's and the FHS rest. */
@@ -31,18 +32,6 @@ const secondLevel = {
   },
 } as const;
 
-/**
- * The kubelet's /etc/hosts for a pod on the pod network (pkg/kubelet/kubelet_pods.go
- * managedHostsFileContent): a pod with a subdomain (a StatefulSet's) gets
- * its FQDN `host.subdomain.ns.svc.DOMAIN` before its hostname.
- */
-export function managedHostsFile(podIP: string | undefined, hostname: string, hostDomain?: string): string {
-  const lines = ['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback',
-    'fe00::0\tip6-localnet', 'fe00::0\tip6-mcastprefix', 'fe00::1\tip6-allnodes', 'fe00::2\tip6-allrouters'];
-  if (podIP) lines.push(hostDomain ? `${podIP}\t${hostname}.${hostDomain}\t${hostname}` : `${podIP}\t${hostname}`);
-  return `${lines.join('\n')}\n`;
-}
-
 const union = (a: string[], b: string[] | undefined) => [...new Set([...a, ...(b ?? [])])].sort();
 
 /**
@@ -51,7 +40,7 @@ const union = (a: string[], b: string[] | undefined) => [...new Set([...a, ...(b
  * the simulation knows of the image's own files (image-contents.ts), under
  * the layer and volumes like the image's own.
  */
-export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = [], hostDomain?: string, imageFiles: ReadonlyMap<string, string> = new Map(), resolvConf?: string): ContainerView {
+export function withRootFilesystem(view: ContainerView, podIP: string | undefined, mountPaths: string[] = [], hosts: PodHosts = {}, imageFiles: ReadonlyMap<string, string> = new Map(), resolvConf?: string): ContainerView {
   const mountDirs = new Map<string, Set<string>>();
   // A volume mounted over an image directory hides what the image has there.
   const masked = (f: string) => mountPaths.some((m) => m === '/' || f.startsWith(`${m.replace(/\/$/, '')}/`));
@@ -74,7 +63,7 @@ export function withRootFilesystem(view: ContainerView, podIP: string | undefine
     }
     mountDirs.set(`/${parts.join('/')}`, mountDirs.get(`/${parts.join('/')}`) ?? new Set());
   }
-  const etc = new Map([['/etc/hostname', `${view.hostname}\n`], ['/etc/hosts', managedHostsFile(podIP, view.hostname, hostDomain)]]);
+  const etc = new Map([['/etc/hostname', `${view.hostname}\n`], ['/etc/hosts', managedHostsFile(podIP, view.hostname, hosts)]]);
   if (resolvConf !== undefined) etc.set('/etc/resolv.conf', resolvConf);
   const abs = (p: string) => {
     const joined = p.startsWith('/') ? p : `${view.workingDir.replace(/\/$/, '')}/${p}`;

@@ -53,6 +53,7 @@ import { signalListed } from './signal-process.js';
 import { parseTailFollow, tailFollow } from './tail-follow.js';
 import { braceExpand } from './brace-expansion.js';
 import { imageCommand } from './extra-commands.js';
+import { hostnameCommand } from './hostname.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean; index?: string } | { sub: Command[]; quoted: boolean } | { arith: string; quoted: boolean };
 type Word = Part[];
@@ -856,7 +857,7 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
       return status;
     }
     case 'date': out('stdout', `${containerDate(ctx.now())}\n`); return 0;
-    case 'hostname': out('stdout', `${ctx.hostname}\n`); return 0;
+    case 'hostname': return hostnameCommand(args, ctx.hostname, ctx.readFile('/etc/hosts'), (t) => out('stdout', t));
     case 'pwd': out('stdout', `${currentDirectory(ctx)}\n`); return 0;
     case 'cd': return cd(args, ctx, out);
     case 'kill': {
