@@ -25,7 +25,9 @@
  * Results go to bench/RESULTS.md (section `bystander`) with the command.
  *
  * The bystander runs on a thread of its own (bench/lib/bystander-thread.ts), so the attacker's
- * answers, handled on this thread's loop, do not delay its clock.
+ * answers, handled on this thread's loop, do not delay its clock; at SCHED_FIFO (when root) and
+ * with a client of its own (bench/lib/lean-get.ts), so its GETs measure the server rather than
+ * the bystander's own CPU and waits on the run queue (bench/RESULTS.md, byst23).
  *
  *   node dist/bench/bystander.js [--seconds=30] [--repeats=3] [--attack-timeout=60] [--no-write]
  *     [--only=4,5,3c] (a subset of the attacks, no pod creates unless --creates; implies --no-write unless --write)
@@ -60,12 +62,18 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+let fifoRefusedSaid = false;
+
 /** The bystander on its own thread (bench/lib/bystander-thread.ts): GETs every 100 ms until stopped; latencies in ms. */
 async function bystander(creds: Credentials): Promise<{ stop(): Promise<{ samples: number[]; sentAt: number[]; ownRunMs: number; ownWaitMs: number }> }> {
   const thread = new Worker(new URL('./lib/bystander-thread.js', import.meta.url), { workerData: creds });
   const failed = new Promise<never>((_, reject) => { thread.once('error', reject); });
   const message = () => Promise.race([failed, new Promise<unknown>((resolve) => thread.once('message', resolve))]);
-  await message();
+  const ready = await message() as { fifo: boolean };
+  if (!ready.fifo && !fifoRefusedSaid) {
+    fifoRefusedSaid = true;
+    log('  the bystander thread stays SCHED_OTHER (chrt -f refused: not root?): its own waits on a run queue are in its GETs');
+  }
   return {
     stop: async () => {
       thread.postMessage('stop');

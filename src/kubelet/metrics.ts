@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry, Counter, Gauge, Histogram, collectDefaultMetrics } from 'prom-client';
+import { eventLoopMonitoringPrecisionMs } from '../util/prom.js';
 
 export interface KubeletMetrics {
   registry: Registry;
@@ -27,7 +28,8 @@ export interface KubeletMetrics {
 
 export function createKubeletMetrics(opts: { defaultMetrics?: boolean } = {}): KubeletMetrics {
   const registry = new Registry();
-  if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  // As the API server's (src/util/prom.ts): a 10 ms sampling timer would wake an idle agent 100 times a second.
+  if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: eventLoopMonitoringPrecisionMs });
   const registers = [registry];
   return {
     registry,
