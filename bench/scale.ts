@@ -115,8 +115,8 @@ async function timedPagedList(clients: Clientset, path: string): Promise<{ pages
     pages.push(msSince(t));
     const list = JSON.parse(text) as { items: Pod[]; metadata?: { continue?: string } };
     items += list.items.length;
-    // The Deployments' readyReplicas lag far behind at 150,000 pods (each ReplicaSet's status is written
-    // after its sync's batches): the pods' own Ready condition says how many run.
+    // The pods' own Ready condition, to hold the Deployments' readyReplicas against (they trailed by minutes
+    // while the ReplicaSet controller's workers all sat in creates; bench/RESULTS.md `mem7`).
     ready += list.items.filter(isPodReady).length;
     cont = list.metadata?.continue ?? '';
   } while (cont);
@@ -158,6 +158,10 @@ interface Run {
   podsReady: number;
   /** Ready pods in the last timed list. */
   podsReadyListed: number;
+  /** At each timed list: the Ready pods it found and the Deployments' readyReplicas read right after it. */
+  statusLag: { listed: number; deployments: number }[];
+  /** Each isolate's heap once the pods were ready or the cutoff came (SIGUSR2, no snapshot). */
+  memoryAtPods?: IsolateReport;
   dsReadySec: number;
   dsReady: number;
   nodesReadyAtEnd: number;
@@ -194,6 +198,8 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
   const podListTotals: number[] = [];
   const nodeLists: number[] = [];
   let podsReadyListed = 0;
+  const statusLag: { listed: number; deployments: number }[] = [];
+  let memoryAtPods: IsolateReport | undefined;
   let listing = true;
   let lister: Promise<void> = Promise.resolve();
   const load0 = loadavg()[0]!;
@@ -221,6 +227,9 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
         podPages.push(...p.pages);
         podListTotals.push(p.totalMs);
         podsReadyListed = p.ready;
+        // How far the Deployments' status trails the pods it counts (upstream's controllers keep it within seconds).
+        const deployments = await deploymentsReady(clients).catch(() => NaN);
+        if (!Number.isNaN(deployments) && p.items > 0) statusLag.push({ listed: p.ready, deployments });
         const t = process.hrtime.bigint();
         // Outside the page loop's catch: a failed node list ended the first 150,000-pod run's lister.
         const listed = await clients.nodes.list().then(() => true, (e: Error) => { log(`  node list: ${e.message}`); return false; });
@@ -238,13 +247,15 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
     let podsReady = 0;
     let podsReadySec = NaN;
     while (msSince(p0) < o.cutoffMs - dsReserveMs) {
-      podsReady = ((await clients.resource('deployments').list('default')).items as Deployment[]).reduce((s, d) => s + (d.status?.readyReplicas ?? 0), 0);
+      podsReady = await deploymentsReady(clients);
       if (podsReady >= o.pods) { podsReadySec = msSince(p0) / 1000; break; }
       log(`  ${(msSince(p0) / 1000).toFixed(0)} s: ${podsReady} of ${o.pods} pods ready; server RSS ${(readMemory(server.pid).rssKB / 1024).toFixed(0)} MB (peak ${(readMemory(server.pid).hwmKB / 1024).toFixed(0)} MB); load ${loadavg()[0]!.toFixed(1)}`);
       await sleep(5000);
     }
     log(`${storage}: ${podsReady} pods ready${Number.isNaN(podsReadySec) ? ' at the cutoff' : ` in ${podsReadySec.toFixed(1)} s`}${o.skipDaemonSet ? '' : '; creating the DaemonSet'}`);
     if (snapshots) heapPods = await isolateReport(server, true, log);
+    else memoryAtPods = await isolateReport(server).catch(() => undefined);
+    if (memoryAtPods) log(`  memory by isolate: ${JSON.stringify(memoryAtPods)}`);
 
     const d0 = process.hrtime.bigint();
     if (!o.skipDaemonSet) await clients.daemonsets.create('default', httpGo());
@@ -269,7 +280,7 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
     const mutating = all.filter((q) => /^(POST|PUT|PATCH|DELETE) /.test(q.key));
     const lists = p99s(h0, h1, listSloSec).filter((q) => q.key.startsWith('LIST '));
     return {
-      storage, build: build.name, heapNodes, heapPods, nodes: o.nodes, pods: o.pods, registerSec, podsReadySec, podsReady, podsReadyListed, dsReadySec, dsReady, nodesReadyAtEnd, mutating, lists,
+      storage, build: build.name, heapNodes, heapPods, nodes: o.nodes, pods: o.pods, registerSec, podsReadySec, podsReady, podsReadyListed, statusLag, memoryAtPods, dsReadySec, dsReady, nodesReadyAtEnd, mutating, lists,
       podPages, podListTotals, nodeLists, serverPeakMB: readMemory(server.pid).hwmKB / 1024, serverCpuSec: (readCpuMs(server.pid) - cpu0) / 1000,
       counts: describeCounts(countsSince(c0, await writeCounts(clients))), load: [load0, loadavg()[0]!],
     };
@@ -300,6 +311,26 @@ function heapRows(r: Run): string[][] {
   });
 }
 
+/** The Deployments' readyReplicas against the Ready pods of the same timed list; each isolate's heap at the pods' end. */
+function lagRows(r: Run): string[][] {
+  const rows: string[][] = [];
+  if (r.statusLag.length) {
+    const shares = r.statusLag.filter((l) => l.listed > 0).map((l) => l.deployments / l.listed);
+    const worst = Math.min(...shares);
+    rows.push([r.storage, 'Deployments\' readyReplicas against the Ready pods of each timed list', `${r.statusLag.map((l) => `${f0(l.deployments)}/${f0(l.listed)}`).join(', ')} (lowest share ${Number.isFinite(worst) ? `${(worst * 100).toFixed(0)}%` : 'n/a'})`, '(measured)']);
+  }
+  const m = r.memoryAtPods;
+  if (m) {
+    const heap = (h?: { usedMiB: number; totalMiB: number; usedAfterFullGcMiB?: number }) => (h ? `${f0(h.usedMiB)} / ${f0(h.totalMiB)} MiB (${h.usedAfterFullGcMiB === undefined ? '?' : f0(h.usedAfterFullGcMiB)} after its last full GC)` : 'n/a');
+    rows.push([r.storage, 'at the pods\' end: RSS; heap used / committed, serving and control loops', `${f0(m.rssMiB)} MiB; serving ${heap(m.main)}; control loops ${heap(m.controlLoops)}`, '(measured)']);
+  }
+  return rows;
+}
+
+async function deploymentsReady(clients: Clientset): Promise<number> {
+  return ((await clients.resource('deployments').list('default')).items as Deployment[]).reduce((s, d) => s + (d.status?.readyReplicas ?? 0), 0);
+}
+
 function report(runs: Run[], command: string, o: { renewMs: number; deployments: number; listEveryMs: number }): string {
   const verdict = (ok: boolean) => (ok ? 'holds' : '**misses**');
   const rows = runs.flatMap((run) => {
@@ -318,6 +349,7 @@ function report(runs: Run[], command: string, o: { renewMs: number; deployments:
       [r.storage, 'every node Ready at the end', `${f0(r.nodesReadyAtEnd)} of ${f0(r.nodes)}`, verdict(r.nodesReadyAtEnd === r.nodes)],
       [r.storage, `server peak RSS (VmHWM)${run.storage === 'sqlite' ? ` < ${rssLimitMB} MB` : ''}`, `${f0(r.serverPeakMB)} MB`, run.storage === 'sqlite' ? verdict(r.serverPeakMB < rssLimitMB) : '(no target)'],
       ...heapRows(r),
+      ...lagRows(r),
     ];
   });
   return [

@@ -8,7 +8,10 @@
  *  2. Claim the active pods: adopt matching orphans, release pods that no
  *     longer match (controller-ref.ts).
  *  3. Expectations met and not being deleted: manageReplicas, the one writer
- *     (creates in slow-start batches, deletes ranked; burst 500 each).
+ *     (creates in slow-start batches, deletes ranked; burst 500 each). At most
+ *     workers - 1 syncs create at once (creation-slots.ts): one worker stays
+ *     free for syncs that only count pods, so status does not wait behind
+ *     other owners' creates; a sync without a slot skips to 4 and waits in line.
  *  4. Write status when it changed; requeue after minReadySeconds while
  *     ready pods are not yet available.
  */
@@ -27,6 +30,7 @@ import { claimObjects, newControllerRef, recheckOwner, sameControllerRef, sameLa
 import { controllerUIDIndex, indexByControllerUID, indexOrphansByNamespace, orphansByNamespaceIndex } from '../controller-ref.js';
 import type { ReplicaKind, ReplicaOwner } from './kind.js';
 import { burstReplicas, calculateStatus, planManage, slowStartBatch, statusUnchanged } from './plan.js';
+import { CreationSlots } from './creation-slots.js';
 
 /** controller.SlowStartInitialBatchSize. */
 const slowStartInitialBatchSize = 1;
@@ -48,6 +52,7 @@ export class ReplicaSetController implements Controller {
   private readonly logger: Logger;
   private readonly burst: number;
   private readonly scan: boolean;
+  private readonly slots: CreationSlots;
 
   constructor(private readonly ctx: ControllerContext, private readonly kind: ReplicaKind, opts: ReplicaSetControllerOptions = {}) {
     this.name = kind.controllerName;
@@ -55,6 +60,7 @@ export class ReplicaSetController implements Controller {
     this.recorder = ctx.recorder(kind.component);
     this.burst = opts.burstReplicas ?? burstReplicas;
     this.expectations = new UIDTrackingExpectations(ctx.clock, opts.expectationsTimeoutMs ?? expectationsTimeoutMs);
+    this.slots = new CreationSlots(ctx.config.workers - 1, (key) => this.queue.add(key));
     this.rsInformer = ctx.informers.informer(kind.resource);
     this.podInformer = ctx.informers.informer('pods');
     // An index added to an informer that already holds objects would miss them: scan instead.
@@ -197,7 +203,7 @@ export class ReplicaSetController implements Controller {
 
   async syncReplicaSet(key: string): Promise<void> {
     const rs: ReplicaOwner | undefined = this.rsInformer.get(key);
-    if (!rs) { this.expectations.delete(key); return; } // 1
+    if (!rs) { this.expectations.delete(key); this.slots.forget(key); return; } // 1
     const needsSync = this.expectations.satisfied(key);
     const selector = this.kind.selector(rs);
     if (!selector) { this.logger.warn('invalid selector', { [this.kind.owner.kind]: key }); return; }
@@ -227,11 +233,17 @@ export class ReplicaSetController implements Controller {
   private async manageReplicas(rs: ReplicaOwner, active: Pod[], key: string): Promise<void> {
     const plan = planManage(rs.spec?.replicas ?? 1, active, this.relatedPods(rs, active), this.burst, this.ctx.clock.now());
     if (plan.create > 0) {
-      this.expectations.expectCreations(key, plan.create);
-      const { successes, error } = await slowStartBatch(plan.create, slowStartInitialBatchSize, () => this.createPod(rs));
-      const skipped = plan.create - successes;
-      if (skipped > 0) this.expectations.creationObserved(key, skipped);
-      if (error) throw error;
+      // Every slot taken: no creates this time; the status is still written, and a slot given back brings the key back.
+      if (!this.slots.tryAcquire(key)) return;
+      try {
+        this.expectations.expectCreations(key, plan.create);
+        const { successes, error } = await slowStartBatch(plan.create, slowStartInitialBatchSize, () => this.createPod(rs));
+        const skipped = plan.create - successes;
+        if (skipped > 0) this.expectations.creationObserved(key, skipped);
+        if (error) throw error;
+      } finally {
+        this.slots.release();
+      }
       return;
     }
     if (plan.delete.length === 0) return;
