@@ -9,10 +9,12 @@
  * the rest of a create, for A/B of the client itself (bench/RESULTS.md `etcd6-2026-12-06`), and
  * etcd's own. `--op update` updates instead (each caller its own key, guarded by its revision);
  * `--prev-kv off` opens the watch without prev_kv, `--prev-kv ab` compares the two on this
- * checkout (bench/RESULTS.md `etcd7-2026-12-06`: what the watch cache's feed saves etcd).
+ * checkout (bench/RESULTS.md `etcd7-2026-12-06`: what the watch cache's feed saves etcd). `--feed off` opens
+ * no watch at all, `--feed ab` compares the watch (as --prev-kv says) against none on this checkout:
+ * what the watch cache's feed costs a create in the client and in etcd (bench/RESULTS.md `etcd9-2026-12-06`).
  *
  *   node dist/bench/etcd-thread-client.js [--rounds 5] [--calls 8000] [--concurrency 16,64] [--baseline DIR]
- *     [--op create|update] [--prev-kv on|off|ab] [--section NAME] [--no-write]
+ *     [--op create|update] [--prev-kv on|off|ab] [--feed on|off|ab] [--section NAME] [--no-write]
  *
  * Needs /usr/bin/etcd (Debian's etcd-server); everything binds to 127.0.0.1.
  */
@@ -36,33 +38,42 @@ type Sample = CpuSample;
 
 type Op = 'create' | 'update';
 
+/** The cell's watch of the prefix: with prev_kv, without, or none at all (no feed). */
+type Feed = 'on' | 'off' | 'none';
+
 /**
  * One cell, in this process: `checkout`'s thread client, a warm-up of 2,000 calls, then `calls`
  * measured: creates of new keys, or updates (each of `concurrency` keys updated again and again,
- * guarded by its last revision). The watch asks etcd for prev_kv or not; etcd's CPU is read from
- * /proc of `etcdPid` over the measured calls.
+ * guarded by its last revision). The watch asks etcd for prev_kv or not, or there is none (its
+ * events are then not awaited); etcd's CPU is read from /proc of `etcdPid` over the measured calls.
  */
-async function cell(checkout: string, url: string, calls: number, concurrency: number, tag: string, op: Op, prevKv: boolean, etcdPid: number): Promise<Sample & { etcdUs: number }> {
+async function cell(checkout: string, url: string, calls: number, concurrency: number, tag: string, op: Op, feed: Feed, etcdPid: number): Promise<Sample & { etcdUs: number }> {
   const { threadClient } = await import(pathToFileURL(join(checkout, 'dist', 'src', 'storage', 'etcd', 'thread-client.js')).href) as { threadClient(o: { url: string }): EtcdClient };
   const { prefixRange } = await import(pathToFileURL(join(checkout, 'dist', 'src', 'storage', 'etcd', 'keys.js')).href) as { prefixRange(p: string): { key: Buffer; range_end: Buffer } };
   const client = threadClient({ url });
   const prefix = `/registry/pods/${tag}/`;
   let seen = 0;
-  await new Promise<void>((ready) => {
-    const { key, range_end: rangeEnd } = prefixRange(prefix);
-    client.watch({ key, rangeEnd, startRevision: 0, prevKv }, {
-      onResponse: (res) => { if (res.created) ready(); seen += res.events.length; },
-      onError: (err) => { if (!/closed/.test(err.message)) console.error('watch ended:', err.message); },
+  let written = 0;
+  if (feed !== 'none') {
+    await new Promise<void>((ready) => {
+      const { key, range_end: rangeEnd } = prefixRange(prefix);
+      client.watch({ key, rangeEnd, startRevision: 0, prevKv: feed === 'on' }, {
+        onResponse: (res) => { if (res.created) ready(); seen += res.events.length; },
+        onError: (err) => { if (!/closed/.test(err.message)) console.error('watch ended:', err.message); },
+      });
     });
-  });
+  }
+  // Without a watch nothing is awaited but the writes themselves.
+  const events = () => (feed === 'none' ? written : seen);
   const value = JSON.stringify({ kind: 'Pod', apiVersion: 'v1', metadata: { name: tag, namespace: 'load', labels: { load: 'yes' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] }, pad: 'x'.repeat(1200) });
   const revisions: number[] = [];
   if (op === 'update') {
     for (let k = 0; k < concurrency; k++) revisions.push((await client.txn({ key: `${prefix}u-${k}`, guard: 'create', revision: 0, put: { value, prevKv: false } })).revision);
-    while (seen < concurrency) await new Promise((r) => setTimeout(r, 1));
+    written += concurrency;
+    while (events() < concurrency) await new Promise((r) => setTimeout(r, 1));
   }
   const run = async (n: number, label: string) => {
-    const seen0 = seen;
+    const seen0 = events();
     let next = 0;
     await Promise.all(Array.from({ length: concurrency }, async (_, k) => {
       while (next < n) {
@@ -71,10 +82,11 @@ async function cell(checkout: string, url: string, calls: number, concurrency: n
           ? await client.txn({ key: `${prefix}${label}-${i}`, guard: 'create', revision: 0, put: { value, prevKv: false } })
           : await client.txn({ key: `${prefix}u-${k}`, guard: 'mod', revision: revisions[k], put: { value, prevKv: true } });
         if (!r.succeeded) throw new Error(`${op} ${label}-${i} lost its guard`);
+        written++;
         revisions[k] = r.revision;
       }
     }));
-    while (seen - seen0 < n) await new Promise((r) => setTimeout(r, 1));
+    while (events() - seen0 < n) await new Promise((r) => setTimeout(r, 1));
   };
   await run(2000, 'warm');
   const main0 = readThreadCpuMs(process.pid);
@@ -100,21 +112,27 @@ async function main(): Promise<void> {
       section: { type: 'string', default: 'etcd-thread-client' }, 'no-write': { type: 'boolean', default: false },
       op: { type: 'string', default: 'create', help: 'create (new keys) or update (each in-flight caller updates its own key)' },
       'prev-kv': { type: 'string', default: 'on', help: 'the watch asks for prev_kv: on, off, or ab (on against off with this checkout, instead of --baseline)' },
+      feed: { type: 'string', default: 'on', help: 'the watch of the prefix: on, off (none), or ab (the watch against none with this checkout, instead of --baseline)' },
       cell: { type: 'string', help: 'internal: run one cell (CHECKOUT,URL,CALLS,CONCURRENCY,TAG,OP,PREVKV,ETCDPID) and print its JSON' },
     },
   });
   if (values.cell) {
-    const [checkout, url, calls, concurrency, tag, op, prevKv, etcdPid] = values.cell.split(',');
-    console.log(JSON.stringify(await cell(checkout, url, Number(calls), Number(concurrency), tag, op as Op, prevKv === 'on', Number(etcdPid))));
+    const [checkout, url, calls, concurrency, tag, op, feed, etcdPid] = values.cell.split(',');
+    console.log(JSON.stringify(await cell(checkout, url, Number(calls), Number(concurrency), tag, op as Op, feed as Feed, Number(etcdPid))));
     return;
   }
   const op = values.op as Op;
   if (op !== 'create' && op !== 'update') throw new Error('--op is create or update');
   const prevKvMode = values['prev-kv']!;
-  // [row name, checkout, prev_kv]
-  const targets: Array<[string, string, boolean]> = prevKvMode === 'ab'
-    ? [['watch with prev_kv', repoRoot, true], ['watch without prev_kv', repoRoot, false]]
-    : [['this checkout', repoRoot, prevKvMode === 'on'], ...(values.baseline ? [['baseline', resolve(values.baseline), prevKvMode === 'on'] as [string, string, boolean]] : [])];
+  const feedMode = values.feed!;
+  if (prevKvMode === 'ab' && feedMode !== 'on') throw new Error('--prev-kv ab compares two watches: leave --feed on');
+  const watch: Feed = feedMode === 'off' ? 'none' : prevKvMode === 'on' ? 'on' : 'off';
+  // [row name, checkout, the cell's watch]
+  const targets: Array<[string, string, Feed]> = prevKvMode === 'ab'
+    ? [['watch with prev_kv', repoRoot, 'on'], ['watch without prev_kv', repoRoot, 'off']]
+    : feedMode === 'ab'
+      ? [[`watch (${watch === 'on' ? 'prev_kv' : 'no prev_kv'})`, repoRoot, watch], ['no watch', repoRoot, 'none']]
+      : [['this checkout', repoRoot, watch], ...(values.baseline ? [['baseline', resolve(values.baseline), watch] as [string, string, Feed]] : [])];
   const levels = values.concurrency!.split(',').map(Number);
   const load0 = loadavg()[0];
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-etcd-thread-client-'));
@@ -123,9 +141,9 @@ async function main(): Promise<void> {
   try {
     for (let r = 0; r < Number(values.rounds); r++) {
       for (const c of levels) {
-        for (const [name, checkout, prevKv] of targets) {
+        for (const [name, checkout, feed] of targets) {
           const tag = `r${r}-c${c}-${name.replace(/\W/g, '')}`;
-          const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(import.meta.url), '--cell', [checkout, etcd.url, values.calls, c, tag, op, prevKv ? 'on' : 'off', etcd.pid].join(',')]);
+          const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(import.meta.url), '--cell', [checkout, etcd.url, values.calls, c, tag, op, feed, etcd.pid].join(',')]);
           const s = JSON.parse(stdout.trim().split('\n').pop()!) as Sample & { etcdUs: number };
           console.log(`round ${r + 1}, ${name}, ${c} in flight: ${s.perSec.toFixed(0)} ${op}s/s, calling thread ${s.mainUs.toFixed(1)} µs, process ${s.processUs.toFixed(1)} µs, etcd ${s.etcdUs.toFixed(0)} µs per ${op}`);
           samples.set(`${name}\t${c}`, [...(samples.get(`${name}\t${c}`) ?? []), s]);
@@ -142,10 +160,13 @@ async function main(): Promise<void> {
     return [...row, `${median(s.map((x) => x.etcdUs)).toFixed(0)} µs`, s.map((x) => x.etcdUs.toFixed(0)).join(', ')];
   });
   const what = op === 'create' ? 'create-if-absent Txns (1.4 KB pod-like values, new keys)' : 'guarded update Txns (1.4 KB pod-like values, each caller its own key)';
-  const watchWhat = prevKvMode === 'ab' ? 'with prev_kv in one row, without in the other' : prevKvMode === 'on' ? 'prev_kv' : 'no prev_kv';
+  const kv = watch === 'on' ? 'prev_kv' : 'no prev_kv';
+  const watchWhat = prevKvMode === 'ab' ? 'with a watch of the prefix (with prev_kv in one row, without in the other) whose events are all awaited'
+    : feedMode === 'ab' ? `with a watch of the prefix (${kv}) whose events are all awaited in one row, and no watch in the other`
+      : watch === 'none' ? 'with no watch (the writes alone awaited)' : `with a watch of the prefix (${kv}) whose events are all awaited`;
   const body = [
     ...sectionHead(repoRoot, `## The etcd thread client alone (${values.section})`),
-    `- Setup: ${values.calls} ${what} per cell through src/storage/etcd/thread-client.ts of each checkout, after 2,000 unmeasured, with a watch of the prefix (${watchWhat}) whose events are all awaited; one fresh process per cell, one private etcd (Debian's 3.4) for the run; ${values.rounds} interleaved rounds, medians. Calling thread CPU from /proc (10 ms ticks), process CPU from process.cpuUsage, etcd's from /proc over the measured calls. Load average at start: ${load0.toFixed(1)}.`,
+    `- Setup: ${values.calls} ${what} per cell through src/storage/etcd/thread-client.ts of each checkout, after 2,000 unmeasured, ${watchWhat}; one fresh process per cell, one private etcd (Debian's 3.4) for the run; ${values.rounds} interleaved rounds, medians. Calling thread CPU from /proc (10 ms ticks), process CPU from process.cpuUsage, etcd's from /proc over the measured calls. Load average at start: ${load0.toFixed(1)}.`,
     '',
     table(['Client', 'In flight', `Process CPU per ${op} (median)`, 'Rounds', `Calling thread CPU per ${op}`, 'Rounds', `${op === 'create' ? 'Creates' : 'Updates'}/s`, `etcd CPU per ${op}`, 'Rounds'], rows),
   ].join('\n');

@@ -46,7 +46,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readCpuMs, readThreadCpuMs, startServer, type ServerProcess } from './lib/server.js';
+import { readCpuMs, readThreadCpuMs, startServer, threadNamed, type ServerProcess } from './lib/server.js';
+import { etcdClientThreadName } from '../src/storage/etcd/thread-protocol.js';
 import { daemonSetPod } from './lib/pods.js';
 import { batchingBetween, readEtcdBatching, startEtcd } from './lib/etcd.js';
 import { median, percentile } from './lib/stats.js';
@@ -75,6 +76,8 @@ const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
  */
 interface Sample {
   perSec: number; p50: number; p99: number; errors: number; cpuUs: number; benchUs?: number; mainUs?: number; etcdUs?: number;
+  /** The server's etcd client thread (k8ts-etcd) alone; undefined on SQLite and for a build that does not name it. */
+  etcdThreadUs?: number;
   loopBusy?: number; loopQueued?: number; benchQueued?: number; perFsync?: number; fsyncMs?: number;
 }
 type Row = { name: string; concurrency: number; samples: Sample[] };
@@ -204,6 +207,8 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     const etcd0 = etcd ? readCpuMs(etcd.pid) : 0;
     const batching0 = etcd ? await readEtcdBatching(etcd.url) : undefined;
     const main0 = readThreadCpuMs(server.pid);
+    const etcdThread = etcd ? threadNamed(server.pid, etcdClientThreadName) : undefined;
+    const etcdThread0 = etcdThread ? readThreadCpuMs(server.pid, etcdThread) : 0;
     const bench0 = process.cpuUsage();
     const loop0 = loopSchedstat(server.pid);
     const benchSched0 = loopSchedstat(process.pid);
@@ -214,6 +219,7 @@ async function k8ts(checkout: string, storage: 'sqlite' | 'etcd', pods: number, 
     const sample = await drive(pods, concurrency, (i, w) => create(`p-${stamp}-${i}`, w));
     sample.cpuUs = ((readCpuMs(server.pid) - cpu0) * 1000) / pods;
     sample.mainUs = ((readThreadCpuMs(server.pid) - main0) * 1000) / pods;
+    if (etcdThread) sample.etcdThreadUs = ((readThreadCpuMs(server.pid, etcdThread) - etcdThread0) * 1000) / pods;
     const wallMs = performance.now() - wall0;
     const loop1 = loopSchedstat(server.pid);
     sample.loopBusy = (loop1.runMs - loop0.runMs) / wallMs;
@@ -300,7 +306,7 @@ async function main(): Promise<void> {
     const key = `${name}@${concurrency}`;
     if (!rows.has(key)) rows.set(key, { name, concurrency, samples: [] });
     rows.get(key)!.samples.push(s);
-    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}${s.cpuUs ? ` server CPU ${Math.round(s.cpuUs)} µs/create (main thread ${Math.round(s.mainUs ?? 0)})` : ''}${s.benchUs ? ` bench CPU ${Math.round(s.benchUs)} µs/create` : ''}${s.etcdUs ? ` etcd CPU ${Math.round(s.etcdUs)} µs/create` : ''}${s.perFsync ? ` etcd ${s.perFsync.toFixed(1)} writes/fsync (${s.fsyncMs!.toFixed(2)} ms)` : ''}${s.loopBusy !== undefined ? ` loop busy ${pct(s.loopBusy)} run queue ${pct(s.loopQueued!)} bench run queue ${pct(s.benchQueued!)}` : ''}`);
+    log(`${name} c=${concurrency}: ${Math.round(s.perSec)}/s p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms errors ${s.errors}${s.cpuUs ? ` server CPU ${Math.round(s.cpuUs)} µs/create (main thread ${Math.round(s.mainUs ?? 0)}${s.etcdThreadUs !== undefined ? `, etcd client thread ${Math.round(s.etcdThreadUs)}` : ''})` : ''}${s.benchUs ? ` bench CPU ${Math.round(s.benchUs)} µs/create` : ''}${s.etcdUs ? ` etcd CPU ${Math.round(s.etcdUs)} µs/create` : ''}${s.perFsync ? ` etcd ${s.perFsync.toFixed(1)} writes/fsync (${s.fsyncMs!.toFixed(2)} ms)` : ''}${s.loopBusy !== undefined ? ` loop busy ${pct(s.loopBusy)} run queue ${pct(s.loopQueued!)} bench run queue ${pct(s.benchQueued!)}` : ''}`);
   };
   const load0 = loadavg()[0]!;
   for (let r = 1; r <= rounds; r++) {
@@ -336,6 +342,7 @@ async function main(): Promise<void> {
       String(row.samples.reduce((a, s) => a + s.errors, 0)), ratio,
       row.name === 'raw etcd txn' ? '' : `${Math.round(median(row.samples.map((s) => s.cpuUs)))} µs`,
       row.name === 'raw etcd txn' ? '' : `${Math.round(median(row.samples.map((s) => s.mainUs ?? 0)))} µs`,
+      row.samples.every((s) => s.etcdThreadUs !== undefined) ? `${Math.round(median(row.samples.map((s) => s.etcdThreadUs!)))} µs` : '',
       `${Math.round(median(row.samples.map((s) => s.benchUs ?? 0)))} µs`,
       row.samples[0]?.etcdUs ? `${Math.round(median(row.samples.map((s) => s.etcdUs ?? 0)))} µs` : '',
       row.name === 'raw etcd txn' ? '' : `${pct(median(row.samples.map((s) => s.loopBusy ?? 0)))} / ${pct(median(row.samples.map((s) => s.loopQueued ?? 0)))}`,
@@ -346,7 +353,7 @@ async function main(): Promise<void> {
     ...sectionHead(repoRoot, `## Side by side: k8ts and raw etcd${values.section === 'side-by-side' ? '' : ` (${values.section})`}`),
     `- Setup: ${pods} ${values.pod === 'daemonset' ? 'DaemonSet-shaped ' : ''}pod creates (HTTPS, keep-alive, admin client certificate; ${clientKind === 'lean' ? 'one lean socket per client, bench/lib/lean-http.ts' : 'node:https with a keep-alive Agent'}) per cell against a fresh \`k8ts server --controllers none\`${warmup ? ` after ${warmup} unmeasured pod creates (warm-up)` : ''}; raw etcd: the same number of create-if-absent \`/v3/kv/txn\` puts of a 1.4 KB value to a fresh private etcd (Debian's 3.4) through its JSON gateway; ${rounds} interleaved rounds, medians.${baseline ? ` Baseline: ${values.baseline ? `the checkout at \`${values.baseline}\` (built)` : 'this checkout'}${baselineArgs.length ? ` with \`${baselineArgs.join(' ')}\`` : ''}, same cells.` : ''} Load average at start: ${load0.toFixed(1)}.`,
     '',
-    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create', 'Main thread', 'Bench CPU per create', 'etcd CPU per create', 'Main thread on CPU / on run queue', 'Bench on run queue', 'etcd writes per fsync (fsync)'], tableRows),
+    table(['Target', 'Clients', 'Creates/s (median)', 'Rounds', 'p50', 'p99', 'Errors', 'vs raw etcd', 'Server CPU per create', 'Main thread', 'etcd client thread', 'Bench CPU per create', 'etcd CPU per create', 'Main thread on CPU / on run queue', 'Bench on run queue', 'etcd writes per fsync (fsync)'], tableRows),
   ].join('\n');
   console.log(body);
   if (!values['no-write']) writeSection(resultsFile, values.section!, body);

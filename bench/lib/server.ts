@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readAdminCredentials, type Credentials } from './client.js';
 
@@ -148,6 +148,16 @@ export function readThreadCpuMs(pid: number, tid: number = pid): number {
   const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+}
+
+/** The id of the thread of `pid` named `name` (/proc/<pid>/task/<tid>/comm), if one is. */
+export function threadNamed(pid: number, name: string): number | undefined {
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === name) return Number(tid);
+    } catch { /* ended meanwhile */ }
+  }
+  return undefined;
 }
 
 /** USER_HZ: 100 on every Linux architecture node runs on. */

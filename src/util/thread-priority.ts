@@ -21,11 +21,11 @@
  * be the first to use it, so it does no asynchronous I/O of its own.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import type { Logger } from './log.js';
 import { ownTasks, platformPoolSize, platformThreadIds } from './platform-threads.js';
 import { thisThreadId } from './thread-cpu.js';
+import { nameThisThread } from './thread-name.js';
 
 /**
  * The heavy lane's priority: weight 110 against the serving thread's 1,024, so a waking loop
@@ -60,10 +60,6 @@ export function lowerThisThread(name: string, logger: Logger, nice = backgroundN
     logger.info('thread keeps its priority', { thread: name, reason: (e as Error).message });
     return undefined;
   }
-}
-
-function nameThisThread(name: string): void {
-  try { writeFileSync('/proc/thread-self/comm', name.slice(0, 15)); } catch { /* a name only helps people */ }
 }
 
 /**

@@ -7,10 +7,12 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { endEtcdClientThreads, restartBackoffMs, threadClient } from '../../src/storage/etcd/thread-client.js';
 import { GrpcError, UNAVAILABLE } from '../../src/storage/etcd/wire/channel.js';
 import { isCompactedError } from '../../src/storage/etcd/errors.js';
+import { etcdClientThreadName } from '../../src/storage/etcd/thread-protocol.js';
 import { startEtcd, type PrivateEtcd } from '../e2e/etcd.js';
 
 let etcd: PrivateEtcd;
@@ -32,6 +34,19 @@ test('etcd thread client: answers and gRPC errors cross with their code and deta
   const err = await client.range({ key: Buffer.from('/thread/a'), revision: put.revision }).then(() => undefined, (e: unknown) => e);
   assert.ok(err instanceof GrpcError, `a GrpcError, not ${String(err)}`);
   assert.ok(isCompactedError(err));
+});
+
+test('etcd thread client: its thread is named k8ts-etcd, so tools tell its CPU apart', async (t) => {
+  const named = () => readdirSync('/proc/self/task').filter((tid) => {
+    try { return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === etcdClientThreadName; } catch { return false; }
+  });
+  // Earlier tests' threads may still be ending: the new one is the named thread not seen before.
+  const before = new Set(named());
+  const client = threadClient({ url: etcd.url });
+  t.after(() => client.close());
+  // The thread starts with the first call, and has named itself once it answers.
+  await client.range({ key: Buffer.from('/thread/name'), countOnly: true });
+  assert.equal(named().filter((tid) => !before.has(tid)).length, 1);
 });
 
 test('etcd thread client: a watch\'s events come through in order', async (t) => {

@@ -1,15 +1,19 @@
 /**
  * The etcd client's thread (./thread-client.ts): the channel client (gRPC on node:http2) runs
  * here, off the serving loop. Calls come in batches; replies (results, errors, watch responses)
- * go back in one message per turn of this thread's loop.
+ * go back in one message per turn of this thread's loop. The thread is named k8ts-etcd, so its CPU
+ * is told apart from the serving thread's and V8's (`top -H`, `perf script --comm k8ts-etcd`,
+ * bench/side-by-side.ts's "etcd client thread" column).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { nameThisThread } from '../../util/thread-name.js';
 import { channelClient } from './channel-client.js';
 import { GrpcError } from './wire/channel.js';
 import {
-  asBuffer, pushError, pushResult, pushTxnResult, pushWatchResponse, readCalls, type Batch, type Call, type ThreadOptions, type WireError,
+  asBuffer, etcdClientThreadName, pushError, pushResult, pushTxnResult, pushWatchResponse, readCalls, type Batch, type Call, type ThreadOptions, type WireError,
 } from './thread-protocol.js';
 
+nameThisThread(etcdClientThreadName);
 const port = parentPort!;
 const opts = workerData as ThreadOptions;
 const client = channelClient({ url: opts.url, ca: asBuffer(opts.ca), cert: asBuffer(opts.cert), key: asBuffer(opts.key) });

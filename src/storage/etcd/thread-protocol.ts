@@ -30,6 +30,9 @@ export interface WireError { message: string; code?: number; details?: string }
 
 export type ThreadOptions = ChannelOptions;
 
+/** The client thread's name (/proc/<pid>/task/<tid>/comm), by which tools and benchmarks find it. */
+export const etcdClientThreadName = 'k8ts-etcd';
+
 /** A batch as it crosses: codes, ids and fields, flat. */
 export type Batch = unknown[];
 
