@@ -13,7 +13,7 @@
  * fresh process with its own cold JIT).
  *
  *   node dist/bench/cold-creates.js [--runs 5] [--pods 2000] [--concurrency 16]
- *     [--baseline /path/to/other/built/checkout] [--client PATH.mjs] [--server-node-args "--cpu-prof ..."] [--write]
+ *     [--baseline /path/to/other/built/checkout] [--client PATH.mjs] [--server-node-args "--cpu-prof ..."] [--baseline-node-args ...] [--write]
  *
  * `--client` (or K8TS_COLD_CLIENT): a load client called as `node PATH ADMIN.CONF --pods N
  * --concurrency C` that prints one JSON line with `createsPerSec`, such as the steering's reference
@@ -40,12 +40,13 @@ const args = benchArgs('A fresh server\'s CPU (all threads, main thread, others)
     concurrency: { type: 'string', default: '16', help: 'concurrent clients' },
     baseline: { type: 'string', help: 'another built checkout, interleaved with this one' },
     client: { type: 'string', help: 'load client (.mjs/.js) called as `node PATH ADMIN.CONF --pods N --concurrency C`; default K8TS_COLD_CLIENT, else the in-repo one' },
-    'server-node-args': { type: 'string', help: 'node flags for the servers (space-separated), e.g. "--cpu-prof --cpu-prof-dir=DIR"' },
+    'server-node-args': { type: 'string', help: 'node flags for this build\'s servers (space-separated), e.g. "--cpu-prof --cpu-prof-dir=DIR"' },
+    'baseline-node-args': { type: 'string', help: 'node flags for the baseline\'s servers (the baseline may be this checkout: one build, two sets of flags)' },
     write: { type: 'boolean', default: false, help: 'write the section cold-creates to bench/RESULTS.md' },
   },
 });
 
-interface Build { label: string; root: string }
+interface Build { label: string; root: string; nodeArgs: string[] }
 interface Sample { build: string; allMs: number; mainMs: number; perSec: number; p99: number; errors: number; load: number }
 
 const freePort = (): Promise<number> => new Promise((resolve, reject) => {
@@ -83,10 +84,10 @@ function runClient(client: string, conf: string, pods: number, concurrency: numb
   });
 }
 
-async function one(build: Build, client: string, pods: number, concurrency: number, nodeArgs: string[]): Promise<Sample> {
+async function one(build: Build, client: string, pods: number, concurrency: number): Promise<Sample> {
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-cold-'));
   const port = await freePort();
-  const proc = spawn(process.execPath, [...nodeArgs, join(build.root, 'dist/src/cli/main.js'), 'server', '--data-dir', dir, '--port', String(port), '--controllers', 'none'],
+  const proc = spawn(process.execPath, [...build.nodeArgs, join(build.root, 'dist/src/cli/main.js'), 'server', '--data-dir', dir, '--port', String(port), '--controllers', 'none'],
     { stdio: 'ignore' });
   try {
     await waitReady(dir, proc);
@@ -104,14 +105,14 @@ async function one(build: Build, client: string, pods: number, concurrency: numb
 async function main(): Promise<void> {
   const runs = Number(args.values.runs), pods = Number(args.values.pods), concurrency = Number(args.values.concurrency);
   const client = args.values.client ?? process.env.K8TS_COLD_CLIENT ?? join(repoRoot, 'dist/bench/lib/cold-client.js');
-  const nodeArgs = args.values['server-node-args']?.split(' ').filter(Boolean) ?? [];
-  const builds: Build[] = [{ label: 'this', root: repoRoot }];
-  if (args.values.baseline) builds.push({ label: 'baseline', root: args.values.baseline });
+  const flags = (s?: string) => s?.split(' ').filter(Boolean) ?? [];
+  const builds: Build[] = [{ label: 'this', root: repoRoot, nodeArgs: flags(args.values['server-node-args']) }];
+  if (args.values.baseline) builds.push({ label: 'baseline', root: args.values.baseline, nodeArgs: flags(args.values['baseline-node-args']) });
   const samples: Sample[] = [];
   for (let r = 0; r < runs; r++) {
     const order = r % 2 === 0 ? builds : [...builds].reverse();
     for (const b of order) {
-      const s = await one(b, client, pods, concurrency, nodeArgs);
+      const s = await one(b, client, pods, concurrency);
       samples.push(s);
       log(`run ${r + 1} ${b.label}: server CPU ${s.allMs.toFixed(0)} ms (main ${s.mainMs.toFixed(0)}, others ${(s.allMs - s.mainMs).toFixed(0)}), ${s.perSec} creates/s, p99 ${s.p99} ms, errors ${s.errors}, load ${s.load.toFixed(1)}`);
     }
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
   const rows = builds.map((b) => {
     const mine = samples.filter((s) => s.build === b.label);
     const col = (f: (s: Sample) => number, digits = 0) => `${median(mine.map(f)).toFixed(digits)} (${Math.min(...mine.map(f)).toFixed(digits)}-${Math.max(...mine.map(f)).toFixed(digits)})`;
-    return [`${b.label} (${b.root})`, col((s) => s.allMs), col((s) => s.mainMs), col((s) => s.allMs - s.mainMs), col((s) => s.perSec), col((s) => s.p99, 1), String(mine.reduce((n, s) => n + s.errors, 0))];
+    return [`${b.label} (${b.root}${b.nodeArgs.length ? ` ${b.nodeArgs.join(' ')}` : ''})`, col((s) => s.allMs), col((s) => s.mainMs), col((s) => s.allMs - s.mainMs), col((s) => s.perSec), col((s) => s.p99, 1), String(mine.reduce((n, s) => n + s.errors, 0))];
   });
   const text = table(['build', 'server CPU, all threads (ms)', 'main thread (ms)', 'other threads (ms)', 'creates/s', 'p99 (ms)', 'errors'], rows);
   console.log(text);
