@@ -142,9 +142,10 @@ const int = (v: unknown): string => (typeof v === 'number' ? String(Math.trunc(v
  * member added after a spread gives every result a hidden class of its own (util/with-members.ts),
  * and a pod's fields are computed for every event each field-selecting watcher is sent.
  */
-const objectMeta = (o: any, own?: Record<string, string>): Record<string, string> =>
+type Named = { metadata?: { name?: unknown; namespace?: unknown } } | undefined;
+const objectMeta = (o: Named, own?: Record<string, string>): Record<string, string> =>
   Object.assign({ 'metadata.name': str(o?.metadata?.name), 'metadata.namespace': str(o?.metadata?.namespace) }, own);
-const nameOnly = (o: any, own: Record<string, string>): Record<string, string> => Object.assign({ 'metadata.name': str(o?.metadata?.name) }, own);
+const nameOnly = (o: Named, own: Record<string, string>): Record<string, string> => Object.assign({ 'metadata.name': str(o?.metadata?.name) }, own);
 
 /** core Pod: the v1 fields read the way conversion to the internal type fills them. */
 const podFields: Computer = (o) => {
