@@ -20,6 +20,7 @@ import type { Binding, Pod, PodCondition } from 'kubernetes-types/core/v1.js';
 import { badRequest, conflict, type GroupResource } from '../api/status.js';
 import type { Store } from './store.js';
 import type { RequestSignal } from './key-turns.js';
+import { withMembers } from '../util/with-members.js';
 
 const bindingResource: GroupResource = { group: '', resource: 'pods/binding' };
 
@@ -67,10 +68,13 @@ export function setPodNodeNameAndMetadata(pod: Pod, node: string, annotations: R
   if (pod.spec!.nodeName) throw conflict(bindingResource, name, `pod ${name} is already assigned to node "${pod.spec!.nodeName}"`);
   if (pod.spec!.schedulingGates?.length) throw conflict(bindingResource, name, `pod ${name} has non-empty .spec.schedulingGates`);
   const { resourceVersion, ...rest } = pod.metadata!;
+  // withMembers, not `{ ...x, member }`: a member a spread copy lacks (nodeName, resourceVersion, the
+  // status's first conditions) would give every bound pod's spec, metadata and status a hidden class
+  // of its own (util/with-members.ts), which the watch cache and every reader of them then meet.
   const metadata = annotations && Object.keys(annotations).length
-    ? { ...rest, annotations: { ...rest.annotations, ...annotations }, resourceVersion }
-    : { ...rest, resourceVersion };
-  return { ...pod, metadata, spec: { ...pod.spec!, nodeName: node }, status: { ...pod.status, conditions: podScheduled(pod.status?.conditions, now) } };
+    ? withMembers(rest, { annotations: { ...rest.annotations, ...annotations }, resourceVersion })
+    : withMembers(rest, { resourceVersion });
+  return { ...pod, metadata, spec: withMembers(pod.spec!, { nodeName: node }), status: withMembers(pod.status, { conditions: podScheduled(pod.status?.conditions, now) }) };
 }
 
 /** UpdatePodCondition with PodScheduled=True: replaced in place, or appended. */

@@ -33,6 +33,7 @@ import type { Writable } from '../../api/writable.js';
 import type { Node, Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { sameControllerRef, sameLabels, type Owned } from '../controller-ref.js';
+import { withMembers } from '../../util/with-members.js';
 
 /** Upstream BurstReplicas: at most this many creates (and deletes) per sync. */
 export const burstReplicas = 250;
@@ -51,7 +52,8 @@ const byController = 'daemonset:controllerUID';
 const orphansByNamespace = 'daemonset:orphans';
 const indexByController = (obj: Owned): string[] => { const r = controllerRef(obj); return r && r.kind === 'DaemonSet' ? [r.uid] : []; };
 const indexOrphans = (obj: Owned): string[] => (controllerRef(obj) ? [] : [obj.metadata?.namespace ?? '']);
-const withKind = (ds: DaemonSet) => ({ ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet' });
+/** The DaemonSet as an event's involved object; withMembers, as the informer's copies may lack both (util/with-members.ts). */
+const withKind = (ds: DaemonSet) => withMembers(ds, { apiVersion: 'apps/v1', kind: 'DaemonSet' });
 
 export class DaemonSetsController implements Controller {
   readonly name = 'daemonset';

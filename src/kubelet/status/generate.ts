@@ -39,11 +39,12 @@ const goList = (names: string[]) => `[${names.join(' ')}]`;
 const isSidecar = (c: Container | undefined) => c?.restartPolicy === 'Always';
 const isTerminalPhase = (p: unknown) => p === 'Succeeded' || p === 'Failed';
 
-function volumeMounts(spec: Container): VolumeMountStatus[] | undefined {
+/** volumeMounts of a started container, left out when it mounts nothing. */
+function setVolumeMounts(out: APIContainerStatus, spec: Container): void {
   const mounts = (spec.volumeMounts ?? []).map((m): VolumeMountStatus => ({
     name: m.name, mountPath: m.mountPath, ...(m.readOnly ? { readOnly: true, recursiveReadOnly: 'Disabled' } : {}),
   }));
-  return mounts.length ? mounts : undefined;
+  if (mounts.length) out.volumeMounts = mounts;
 }
 
 /** One containerStatuses entry (upstream convertContainerStatus). */
@@ -54,17 +55,19 @@ export function containerStatus(spec: Container, rc: RuntimeContainerStatus | un
       state: { waiting: { reason: defaultWaiting } },
     };
   }
-  const out: APIContainerStatus = {
-    ...(rc.id ? { containerID: rc.id } : {}), image: rc.image || spec.image!, imageID: rc.imageID, lastState: lastState(rc), name: spec.name,
+  // Assigned onto the containerID literal, not spread before the members: a member added after a
+  // spread makes a new hidden class on every call (util/with-members.ts), 9.5 µs a call here.
+  const out: APIContainerStatus = Object.assign(rc.id ? { containerID: rc.id } : {}, {
+    image: rc.image || spec.image!, imageID: rc.imageID, lastState: lastState(rc), name: spec.name,
     ready: false, restartCount: rc.restartCount, started: false, state: {},
-  };
+  });
   switch (rc.state) {
     case 'running':
       out.state = { running: { startedAt: rfc3339(rc.startedAt ?? rc.createdAt) } };
       // A startup probe holds both back until it succeeds (upstream: not ready before started).
       out.started = rc.started ?? true;
       out.ready = out.started! && (rc.ready ?? true);
-      out.volumeMounts = volumeMounts(spec);
+      setVolumeMounts(out, spec);
       break;
     case 'exited':
       out.state = {
@@ -74,7 +77,7 @@ export function containerStatus(spec: Container, rc: RuntimeContainerStatus | un
           startedAt: rfc3339(rc.startedAt ?? rc.createdAt), finishedAt: rfc3339(rc.finishedAt ?? rc.createdAt),
         },
       };
-      out.volumeMounts = volumeMounts(spec);
+      setVolumeMounts(out, spec);
       break;
     case 'created':
       out.state = { waiting: { reason: 'ContainerCreating' } };
@@ -85,7 +88,6 @@ export function containerStatus(spec: Container, rc: RuntimeContainerStatus | un
     default:
       out.state = { waiting: {} };
   }
-  if (out.volumeMounts === undefined) delete out.volumeMounts;
   // A regular init container is ready once it exited 0 (upstream convertToAPIContainerStatuses).
   if (isInit && !isSidecar(spec)) out.ready = out.state.terminated?.exitCode === 0;
   return out;
@@ -234,15 +236,14 @@ export function generatePodStatus(pod: Pod, rs: RuntimePodStatus | undefined, ct
   const conditions = [...foreign, ...owned.map((c) => withTransitionTime(c, old.conditions ?? [], ctx.now))];
 
   const podIP = rs?.sandbox?.ip ?? old.podIP;
-  const status: GeneratedPodStatus = {
-    phase, conditions, hostIP: ctx.hostIP, hostIPs: [{ ip: ctx.hostIP }],
-    ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
-    startTime: old.startTime ?? rfc3339(ctx.now),
-    ...(hasInit ? { initContainerStatuses: initStatuses } : {}),
-    containerStatuses: statuses,
-    ...(old.qosClass ? { qosClass: old.qosClass } : {}),
-    ...(ephemeralStatuses.length ? { ephemeralContainerStatuses: ephemeralStatuses } : {}),
-  };
+  // Members set in order rather than spread in (util/with-members.ts: a member after a spread is a new hidden class a call).
+  const status = { phase, conditions, hostIP: ctx.hostIP, hostIPs: [{ ip: ctx.hostIP }] } as PodStatus as GeneratedPodStatus;
+  if (podIP) { status.podIP = podIP; status.podIPs = [{ ip: podIP }]; }
+  status.startTime = old.startTime ?? rfc3339(ctx.now);
+  if (hasInit) status.initContainerStatuses = initStatuses;
+  status.containerStatuses = statuses;
+  if (old.qosClass) status.qosClass = old.qosClass;
+  if (ephemeralStatuses.length) status.ephemeralContainerStatuses = ephemeralStatuses;
   if (rs?.terminalPhase && rs.reason) status.reason = rs.reason;
   if (rs?.terminalPhase && rs.message) status.message = rs.message;
   if (old.nominatedNodeName) status.nominatedNodeName = old.nominatedNodeName;
