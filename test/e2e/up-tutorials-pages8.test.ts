@@ -251,8 +251,9 @@ describe('k8ts up: the namespaces walkthrough, extended resources, HostAliases, 
     await kubectl(['delete', 'pvc', 'claim1', 'claim3']);
     // claim1's volume goes with it; claim3's stays, Released, for its data to be recovered.
     await eventually(async () => {
-      const r = Object.fromEntries((await rows(['get', 'pv'])).map((v) => [v[5], v[4]]));
-      return JSON.stringify(r) === JSON.stringify({ 'default/claim2': 'Bound', 'default/claim3': 'Released' }) || undefined;
+      // Rows come in the PVs' (random) name order: compare claim by claim, not as text.
+      const r = (await rows(['get', 'pv'])).map((v) => `${v[5]} ${v[4]}`).sort();
+      return r.join(', ') === 'default/claim2 Bound, default/claim3 Released' || undefined;
     }, 60_000, 'claim1\'s PV deleted, claim3\'s Released');
 
     await out(['apply', '-f', '-'], 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gold\nprovisioner: rancher.io/local-path\nvolumeBindingMode: WaitForFirstConsumer\n');
