@@ -19,8 +19,8 @@
  * says so rather than a made-up result: `/shell`, `/upload`, `/dial`, `/exit`,
  * `/shutdown`, and the UDP server itself (only TCP is simulated).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ImageListener, ListenerContext } from './listeners.js';
+import { goError, goRedirect, goWrite } from './go-http.js';
 
 interface NetexecFlags { httpPort: number; udpPort: number }
 
@@ -61,32 +61,6 @@ export function goNow(now: Date, startedAt: Date, subMillisNanos = 0): string {
   const time = `${pad(now.getUTCHours())}:${pad(now.getUTCMinutes())}:${pad(now.getUTCSeconds())}${fraction}`;
   const monotonic = ((now.getTime() - startedAt.getTime()) / 1000 + subMillisNanos / 1e9).toFixed(9);
   return `${date} ${time} +0000 UTC m=+${monotonic}`;
-}
-
-/** A body written by Go's ResponseWriter: Content-Type sniffed as text when there is a body. */
-function goWrite(res: ServerResponse, status: number, body: string): void {
-  const headers: Record<string, string | number> = { 'Content-Length': Buffer.byteLength(body) };
-  if (body) headers['Content-Type'] = 'text/plain; charset=utf-8';
-  res.writeHead(status, headers);
-  res.end(body);
-}
-
-/** Go's http.Error. */
-function goError(res: ServerResponse, status: number, message: string): void {
-  const body = `${message}\n`;
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-/** Go's http.Redirect for a GET or HEAD: the Location, and a short HTML body naming the status. */
-function goRedirect(req: IncomingMessage, res: ServerResponse, location: string, code: number): void {
-  const statusText: Record<number, string> = { 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect' };
-  const escaped = location.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
-  const body = (req.method === 'GET' || req.method === 'HEAD') && statusText[code] ? `<a href="${escaped}">${statusText[code]}</a>.\n\n` : '';
-  const headers: Record<string, string | number> = { Location: location, 'Content-Length': Buffer.byteLength(body) };
-  if (body) headers['Content-Type'] = 'text/html; charset=utf-8';
-  res.writeHead(code, headers);
-  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 /** The client's port as the container's server would see it: one of Linux's ephemeral ports (the simulated connection has none of its own). */

@@ -19,19 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Container } from 'kubernetes-types/core/v1.js';
 import type { ImageListener, ListenerContext } from './listeners.js';
 import { netexecListener } from './agnhost-netexec.js';
-
-/** Go's http.Error: the message and a newline, text/plain, nosniff. */
-function goError(res: ServerResponse, status: number, message: string): void {
-  const body = `${message}\n`;
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-/** A body written by Go's ResponseWriter (Content-Type sniffed as text). */
-function goText(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
-}
+import { goError, goRedirect, goWrite } from './go-http.js';
 
 /** Go's %v of a float64 (shortest representation that reads back: what JavaScript prints too, for these magnitudes). */
 const goFloat = (x: number) => String(x);
@@ -61,19 +49,15 @@ function liveness(req: IncomingMessage, res: ServerResponse, ctx: ListenerContex
   const upMs = now.getTime() - (ctx.startedAt ?? now).getTime();
   switch (url.pathname) {
     case '/healthz':
-      if (upMs / 1000 > 10) goText(res, 500, `error: ${goFloat(upMs / 1000)}`);
-      else goText(res, 200, 'ok');
+      if (upMs / 1000 > 10) goWrite(res, 500, `error: ${goFloat(upMs / 1000)}`);
+      else goWrite(res, 200, 'ok');
       return;
     case '/started':
-      goText(res, 200, goDuration(upMs));
+      goWrite(res, 200, goDuration(upMs));
       return;
-    case '/redirect': {
-      const loc = url.searchParams.get('loc') ?? '';
-      const body = req.method === 'GET' || req.method === 'HEAD' ? `<a href="${loc}">Found</a>.\n\n` : '';
-      res.writeHead(302, { Location: loc, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
-      res.end(req.method === 'HEAD' ? undefined : body);
+    case '/redirect':
+      goRedirect(req, res, url.searchParams.get('loc') ?? '', 302);
       return;
-    }
     default:
       goError(res, 404, '404 page not found');
   }
