@@ -1143,6 +1143,8 @@ export class SimulatedRuntime implements PodRuntime {
       if (exitCode === 0) this.startContainers(p);
       return;
     }
+    // An ephemeral container (kubectl debug -- echo hi) ends with its command, whatever its pod's other containers do.
+    if (p.ephemeralContainers.includes(c)) { this.ephemeralExited(p, c, exitCode); return; }
     if (!p.containers.includes(c) || !this.programEnds(p)) return;
     this.exitContainer(p, c, exitCode, false);
   }
@@ -1296,6 +1298,11 @@ export class SimulatedRuntime implements PodRuntime {
   private shellEnded(p: SimPod, c: RuntimeContainerStatus, id: string, exitCode: number): void {
     if (c.id !== id || c.state !== 'running' || p.stopped || p.stopping || p.terminalPhase || this.byUID.get(p.uid) !== p) return;
     if (!p.ephemeralContainers.includes(c)) { this.exitContainer(p, c, exitCode, false); return; }
+    this.ephemeralExited(p, c, exitCode);
+  }
+
+  /** An ephemeral container whose process ended: terminated for good (never restarted); emit ends its attaches. */
+  private ephemeralExited(p: SimPod, c: RuntimeContainerStatus, exitCode: number): void {
     Object.assign(c, { state: 'exited', exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', finishedAt: this.timers.now(), ready: false });
     this.emit(p.uid);
   }
