@@ -48,6 +48,8 @@ describe('nginxStartLog', () => {
     assert.equal(nginxStartLog('1.14.2', at), '');
     assert.equal(nginxStartLog('1.16.1', at), '');
     assert.deepEqual(['1.14.2', '1.27', 'stable', '1.26.2-alpine'].map(nginxImageVersion), ['1.14.2', '1.27.3', '1.27.3', '1.26.2']);
+    // An x.y tag runs its line's last release (`nginx:1.25` prints nginx/1.25.5 for `nginx -v`).
+    assert.deepEqual(['1.25', '1.16', '1.25-alpine', '1.26'].map(nginxImageVersion), ['1.25.5', '1.16.1', '1.25.5', '1.26.3']);
   });
 
   it('is the official image\'s start log only (nginx-slim writes none)', () => {

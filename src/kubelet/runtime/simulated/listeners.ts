@@ -34,7 +34,7 @@ import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { duplexPair } from '../../../util/duplex-pair.js';
 import { hpaExampleListener, hpaExampleRepos } from './hpa-example.js';
-import { nginxAccessLog } from './nginx-log.js';
+import { nginxAccessLog, nginxImageVersion } from './nginx-log.js';
 import { sampleServiceListener } from './sample-services.js';
 import type { HttpOutcome, HttpRequest } from './http-commands.js';
 import { bootcampRequestLog, bootcampVersion, nginxDocRoot as docRoot, nginxWelcomePage, repoAndTag } from './image-contents.js';
@@ -236,7 +236,7 @@ export function imageListener(image: string): ImageListener | undefined {
     case 'registry.k8s.io/nginx-slim':
     case 'k8s.gcr.io/nginx-slim':
     case 'gcr.io/google_containers/nginx-slim': return nginx(nginxDefaultVersion);
-    case 'docker.io/library/nginx': return nginx(/^\d+\.\d+\.\d+$/.test(tag.split('-')[0]!) ? tag.split('-')[0]! : nginxDefaultVersion, true);
+    case 'docker.io/library/nginx': return nginx(nginxImageVersion(tag), true);
     case 'docker.io/library/httpd': return httpd;
     case 'gcr.io/google-samples/kubernetes-bootcamp':
     case 'docker.io/jocatalin/kubernetes-bootcamp': return bootcamp(bootcampVersion(tag));

@@ -44,10 +44,20 @@ const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 /** The access log's $time_local: `05/Dec/2026:05:10:48 +0000`. */
 const timeLocal = (d: Date) => `${pad(d.getUTCDate())}/${months[d.getUTCMonth()]}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
 
-/** The nginx version an official image's tag runs: the tag's x.y.z, else 1.27.3 (as listeners.ts's `Server` header says). */
+/**
+ * The last release of each nginx line, which the official image's x.y tag (and its major tag) ends up on
+ * (`nginx:1.25` runs 1.25.5); newer lines than the table, `latest`, `stable` and `alpine` run 1.27.3.
+ */
+const lastRelease: Record<string, string> = {
+  '1.14': '1.14.2', '1.15': '1.15.12', '1.16': '1.16.1', '1.17': '1.17.10', '1.18': '1.18.0', '1.19': '1.19.10', '1.20': '1.20.2',
+  '1.21': '1.21.6', '1.22': '1.22.1', '1.23': '1.23.4', '1.24': '1.24.0', '1.25': '1.25.5', '1.26': '1.26.3',
+};
+
+/** The nginx version an official image's tag runs: the tag's x.y.z, the last x.y.z of an x.y tag, else 1.27.3 (listeners.ts's `Server` header says the same). */
 export function nginxImageVersion(tag: string): string {
   const v = tag.split('-')[0]!;
-  return /^\d+\.\d+\.\d+$/.test(v) ? v : '1.27.3';
+  if (/^\d+\.\d+\.\d+$/.test(v)) return v;
+  return lastRelease[v] ?? '1.27.3';
 }
 
 /** The start of an official nginx container's log for the image's tag ('' before 1.19: nothing is written). */
