@@ -40,7 +40,7 @@ export function kubeletPortForwardQuery(q: URLSearchParams): URLSearchParams {
   return out;
 }
 
-export async function handlePortForward(ctx: PodStreamContext): Promise<void> {
+export async function handlePortForward(ctx: PodStreamContext): Promise<number> {
   const { info, req } = ctx;
   const name = info.name!;
   if (req.method !== 'GET' && req.method !== 'POST') throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'MethodNotAllowed', code: 405, message: 'the server does not allow this method on the requested resource', details: {} });
@@ -57,11 +57,11 @@ export async function handlePortForward(ctx: PodStreamContext): Promise<void> {
   return proxyWebSocketToKubelet(ctx, await ctx.kubelet.endpoint(nodeName), `${base}${query ? `?${query}` : ''}`, protocols);
 }
 
-async function tunnelSPDY(ctx: PodStreamContext, nodeName: string, path: string, protocols: string[]): Promise<void> {
+async function tunnelSPDY(ctx: PodStreamContext, nodeName: string, path: string, protocols: string[]): Promise<number> {
   const endpoint = await ctx.kubelet.endpoint(nodeName);
   const answer = await ctx.kubelet.upgradeSPDY(endpoint, path, protocols);
   if (!answer.upgraded) throw kubeletErrorStatus(answer.statusCode, answer.body, 'pods/portforward', ctx.info.name!);
-  if (ctx.socket.destroyed) { answer.socket.destroy(); return; }
+  if (ctx.socket.destroyed) { answer.socket.destroy(); return 101; }
   const chosen = String(answer.res.headers['x-stream-protocol-version'] ?? '').trim();
   // `SPDY/3.1+...` is no RFC 7230 token, which ws refuses to parse: the
   // header is taken out of its sight and the answer's protocol added back.
@@ -72,5 +72,6 @@ async function tunnelSPDY(ctx: PodStreamContext, nodeName: string, path: string,
     if (answer.head.length) client.send(answer.head, { binary: true });
     tunnelWebSocket(client, answer.socket);
   });
+  return 101;
 }
 
