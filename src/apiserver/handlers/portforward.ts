@@ -6,7 +6,10 @@
  *  1. The pod must exist (404) and be bound to a node (400 `pod x does not
  *     have a host assigned`).
  *  2. SPDY/3.1 (X-Stream-Protocol-Version: portforward.k8s.io, kubectl's
- *     fallback): passed on to the kubelet and joined byte for byte.
+ *     fallback): passed on to the kubelet and joined byte for byte; a
+ *     refusal goes back as the kubelet wrote it (upstream's
+ *     UpgradeAwareHandler), so kubectl says `unable to upgrade connection:
+ *     <the kubelet's words>`.
  *  3. WebSocket offering `SPDY/3.1+portforward.k8s.io` (kubectl 1.31+): SPDY
  *     tunneled through WebSocket. The API server makes the SPDY upgrade to
  *     the kubelet with the protocols after the `SPDY/3.1+` prefix; on its
@@ -16,7 +19,8 @@
  *     kubectl falls back to SPDY and shows that error.
  *  4. Any other WebSocket (e.g. @kubernetes/client-node's
  *     v4.channel.k8s.io): `?ports=` becomes the kubelet's `?port=` (upstream
- *     streamParams), and frames pass both ways.
+ *     streamParams), and frames pass both ways; a refusal goes back as the
+ *     kubelet wrote it, as in 2.
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ws } from '../../util/ws.js';
