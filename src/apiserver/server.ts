@@ -294,8 +294,7 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
     if ('internalError' in acting) { count(500); return rejectUpgrade(socket, 500, acting.internalError, 'text/plain; charset=utf-8'); }
     await authorizeRequest(opts, acting, info);
     const ctx = { req, socket, head, url, info, store: opts.registry.store('', 'v1', 'pods')!, kubelet: opts.kubelet, logger: opts.logger };
-    await (info.subresource === 'portforward' ? handlePortForward(ctx) : handlePodStream(ctx));
-    count(101);
+    count(await (info.subresource === 'portforward' ? handlePortForward(ctx) : handlePodStream(ctx)));
   } catch (err) {
     const status = toStatus(err);
     if (status.code >= 500) logServerError(opts.logger, req.method, url.pathname, err);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CallerStreamsGate, plainSettleMs } from '../../src/kubelet/server/caller-streams.js';
+import { CallerStreamsGate, plainSettleMs } from '../../src/util/caller-streams.js';
 
 test('frames wait for the caller\'s streams, then go in order, and the close after them', () => {
   const sent: string[] = [];

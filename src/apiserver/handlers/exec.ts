@@ -14,11 +14,13 @@
  *  3. For a WebSocket, the API server opens a WebSocket to the node's kubelet
  *     (/exec/{ns}/{pod}/{container}?command=..&input=1&output=1&error=1&tty=1,
  *     upstream's streamParams names) with its kubelet client certificate,
- *     offering the client's subprotocols; a kubelet refusal becomes a Status
- *     as for logs (kubelet-client/response.ts).
+ *     offering the client's subprotocols.
  *  4. Then it accepts the client's upgrade with the protocol the kubelet
  *     chose, and frames pass both ways unchanged until either side closes.
- * Errors before the upgrade are answered as ordinary HTTP Status replies.
+ *  A kubelet's refusal (a container that has exited, say) is answered as
+ *  upstream's: on a v5 caller's error channel, else as the kubelet wrote it
+ *  (stream-refusal.ts). Errors before the kubelet is asked are ordinary HTTP
+ *  Status replies.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -30,7 +32,7 @@ import type { Store } from '../../registry/store.js';
 import type { Logger } from '../../util/log.js';
 import { bridgeWebSockets } from '../../util/ws-bridge.js';
 import { KubeletRefusal, type KubeletClient } from '../kubelet-client/client.js';
-import { kubeletErrorStatus } from '../kubelet-client/response.js';
+import { answerRefusal } from './stream-refusal.js';
 import type { RequestInfo } from '../request-info.js';
 import { isWebSocketRequest } from '../auth/bearer.js';
 import { spliceUpgrade } from '../../util/upgrade-proxy.js';
@@ -61,10 +63,11 @@ export interface PodStreamContext {
 }
 
 /**
- * Serves one exec/attach upgrade; resolves once the client is upgraded and
- * bridged, rejects (a StatusError) when it must be answered with an error.
+ * Serves one exec/attach upgrade; resolves with the HTTP status the client
+ * got (101, or the kubelet's refusal passed on), rejects (a StatusError)
+ * when it must be answered with an error.
  */
-export async function handlePodStream(ctx: PodStreamContext): Promise<void> {
+export async function handlePodStream(ctx: PodStreamContext): Promise<number> {
   const { info, url, req } = ctx;
   const sub = info.subresource as 'exec' | 'attach';
   const name = info.name!;
@@ -93,30 +96,33 @@ export function streamProtocolVersions(req: IncomingMessage): string[] {
   return raw.flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
 }
 
-/** A kubelet's refusal of an upgrade as the Status the client gets. */
-function refusal(ctx: PodStreamContext, e: unknown): unknown {
-  return e instanceof KubeletRefusal ? kubeletErrorStatus(e.statusCode, e.body, `pods/${ctx.info.subresource}`, ctx.info.name!) : e;
-}
+const ttyRequested = (ctx: PodStreamContext) => truthy(ctx.url.searchParams.get('tty'));
 
 /** SPDY end to end: the kubelet's 101 (or refusal) answers the client, then bytes pass unchanged. */
-export async function proxySPDYToKubelet(ctx: PodStreamContext, nodeName: string, path: string): Promise<void> {
+export async function proxySPDYToKubelet(ctx: PodStreamContext, nodeName: string, path: string): Promise<number> {
   const endpoint = await ctx.kubelet.endpoint(nodeName);
   const answer = await ctx.kubelet.upgradeSPDY(endpoint, path, streamProtocolVersions(ctx.req));
-  if (!answer.upgraded) throw refusal(ctx, new KubeletRefusal(answer.statusCode, answer.body));
-  if (ctx.socket.destroyed) { answer.socket.destroy(); return; }
+  if (!answer.upgraded) {
+    answerRefusal({ ...ctx, protocols: [], tty: ttyRequested(ctx) }, new KubeletRefusal(answer.statusCode, answer.body, answer.headers['content-type']));
+    return answer.statusCode;
+  }
+  if (ctx.socket.destroyed) { answer.socket.destroy(); return 101; }
   spliceUpgrade(ctx.socket, ctx.head, answer);
+  return 101;
 }
 
 /** A WebSocket to the kubelet offering the client's protocols; the client is accepted with the kubelet's choice. */
-export async function proxyWebSocketToKubelet(ctx: PodStreamContext, endpoint: KubeletEndpoint, path: string, protocols: string[]): Promise<void> {
+export async function proxyWebSocketToKubelet(ctx: PodStreamContext, endpoint: KubeletEndpoint, path: string, protocols: string[]): Promise<number> {
   const pod = `${ctx.info.namespace}/${ctx.info.name}`;
   let upstream;
   try {
     upstream = await ctx.kubelet.webSocket(endpoint, path, protocols);
   } catch (e) {
-    throw refusal(ctx, e);
+    if (!(e instanceof KubeletRefusal)) throw e;
+    answerRefusal({ ...ctx, protocols, tty: ttyRequested(ctx) }, e);
+    return protocols.includes('v5.channel.k8s.io') ? 101 : e.statusCode;
   }
-  if (ctx.socket.destroyed) { upstream.terminate(); return; }
+  if (ctx.socket.destroyed) { upstream.terminate(); return 101; }
   const chosen = upstream.protocol;
   const wss = new (ws().WebSocketServer)({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => chosen || false });
   upstream.on('error', (e) => ctx.logger.debug('kubelet stream failed', { pod, err: e.message }));
@@ -124,4 +130,5 @@ export async function proxyWebSocketToKubelet(ctx: PodStreamContext, endpoint: K
     client.on('error', (e) => ctx.logger.debug('client stream failed', { pod, err: e.message }));
     bridgeWebSockets(client, upstream);
   });
+  return 101;
 }

@@ -6,7 +6,10 @@
  *  1. The pod must exist (404) and be bound to a node (400 `pod x does not
  *     have a host assigned`).
  *  2. SPDY/3.1 (X-Stream-Protocol-Version: portforward.k8s.io, kubectl's
- *     fallback): passed on to the kubelet and joined byte for byte.
+ *     fallback): passed on to the kubelet and joined byte for byte; a
+ *     refusal goes back as the kubelet wrote it (upstream's
+ *     UpgradeAwareHandler), so kubectl says `unable to upgrade connection:
+ *     <the kubelet's words>`.
  *  3. WebSocket offering `SPDY/3.1+portforward.k8s.io` (kubectl 1.31+): SPDY
  *     tunneled through WebSocket. The API server makes the SPDY upgrade to
  *     the kubelet with the protocols after the `SPDY/3.1+` prefix; on its
@@ -16,7 +19,8 @@
  *     kubectl falls back to SPDY and shows that error.
  *  4. Any other WebSocket (e.g. @kubernetes/client-node's
  *     v4.channel.k8s.io): `?ports=` becomes the kubelet's `?port=` (upstream
- *     streamParams), and frames pass both ways.
+ *     streamParams), and frames pass both ways; a refusal goes back as the
+ *     kubelet wrote it, as in 2.
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ws } from '../../util/ws.js';
@@ -40,7 +44,7 @@ export function kubeletPortForwardQuery(q: URLSearchParams): URLSearchParams {
   return out;
 }
 
-export async function handlePortForward(ctx: PodStreamContext): Promise<void> {
+export async function handlePortForward(ctx: PodStreamContext): Promise<number> {
   const { info, req } = ctx;
   const name = info.name!;
   if (req.method !== 'GET' && req.method !== 'POST') throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'MethodNotAllowed', code: 405, message: 'the server does not allow this method on the requested resource', details: {} });
@@ -57,11 +61,11 @@ export async function handlePortForward(ctx: PodStreamContext): Promise<void> {
   return proxyWebSocketToKubelet(ctx, await ctx.kubelet.endpoint(nodeName), `${base}${query ? `?${query}` : ''}`, protocols);
 }
 
-async function tunnelSPDY(ctx: PodStreamContext, nodeName: string, path: string, protocols: string[]): Promise<void> {
+async function tunnelSPDY(ctx: PodStreamContext, nodeName: string, path: string, protocols: string[]): Promise<number> {
   const endpoint = await ctx.kubelet.endpoint(nodeName);
   const answer = await ctx.kubelet.upgradeSPDY(endpoint, path, protocols);
   if (!answer.upgraded) throw kubeletErrorStatus(answer.statusCode, answer.body, 'pods/portforward', ctx.info.name!);
-  if (ctx.socket.destroyed) { answer.socket.destroy(); return; }
+  if (ctx.socket.destroyed) { answer.socket.destroy(); return 101; }
   const chosen = String(answer.res.headers['x-stream-protocol-version'] ?? '').trim();
   // `SPDY/3.1+...` is no RFC 7230 token, which ws refuses to parse: the
   // header is taken out of its sight and the answer's protocol added back.
@@ -72,5 +76,6 @@ async function tunnelSPDY(ctx: PodStreamContext, nodeName: string, path: string,
     if (answer.head.length) client.send(answer.head, { binary: true });
     tunnelWebSocket(client, answer.socket);
   });
+  return 101;
 }
 

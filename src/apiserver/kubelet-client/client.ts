@@ -81,7 +81,7 @@ export function roundTripError(method: string, url: string, e: KubeletEndpoint, 
 
 /** The kubelet answered an upgrade with something other than 101. */
 export class KubeletRefusal extends Error {
-  constructor(readonly statusCode: number, readonly body: string) { super(body); }
+  constructor(readonly statusCode: number, readonly body: string, readonly contentType = 'text/plain; charset=utf-8') { super(body); }
 }
 
 export function createKubeletClient(registry: Registry, cfg: KubeletClientConfig): KubeletClient {
@@ -119,7 +119,7 @@ export function createKubeletClient(registry: Registry, cfg: KubeletClientConfig
         ws.once('unexpected-response', (_req, res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => { reject(new KubeletRefusal(res.statusCode ?? 500, Buffer.concat(chunks).toString())); ws.terminate(); });
+          res.on('end', () => { reject(new KubeletRefusal(res.statusCode ?? 500, Buffer.concat(chunks).toString(), res.headers['content-type'])); ws.terminate(); });
           res.on('error', () => reject(new KubeletRefusal(res.statusCode ?? 500, '')));
         });
         ws.once('error', (err: NodeJS.ErrnoException) => reject(unknownError(roundTripError('GET', url.replace(/^wss/, 'https'), endpoint, err))));

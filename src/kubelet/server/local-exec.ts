@@ -23,7 +23,7 @@ import { ws } from '../../util/ws.js';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 import type { LocalStream, StreamRequest } from '../runtime/runtime.js';
 import type { UpgradeCall } from './runtime-stream.js';
-import { CallerStreamsGate } from './caller-streams.js';
+import { CallerStreamsGate } from '../../util/caller-streams.js';
 
 const channelProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
 const asBuffer = (d: RawData): Buffer => (Buffer.isBuffer(d) ? d : Array.isArray(d) ? Buffer.concat(d) : Buffer.from(d));
@@ -53,7 +53,7 @@ export function serveLocalExec(call: UpgradeCall, protocols: string[], request: 
   if (!protocol) return rejectUpgrade(call.socket, 400, `${call.what} in this runtime needs a WebSocket speaking ${channelProtocols.join(' or ')}`);
   const wss = new (ws().WebSocketServer)({ noServer: true, perMessageDeflate: false, clientTracking: false, handleProtocols: () => protocol });
   wss.handleUpgrade(call.req, call.socket, call.head, (ws) => {
-    // Output waits until the caller has created its streams (caller-streams.ts: kubectl 1.32 drops frames that come before).
+    // Output waits until the caller has created its streams (util/caller-streams.ts: kubectl 1.32 drops frames that come before).
     const gate = new CallerStreamsGate((channel, data) => { if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([channel]), data])); }, request.tty);
     const send = (channel: number, data: Buffer) => gate.write(channel, data);
     const finish = (status: object) => {

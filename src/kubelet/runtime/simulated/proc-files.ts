@@ -13,16 +13,25 @@
  *    /dev/termination-log, /etc/hostname and /etc/resolv.conf;
  *  - 1/maps (and self/maps): a memory map of PID 1's program, its heap,
  *    libc and the loader, the stack, vvar, vdso, as the kernel prints it;
- *  - 1/status: PID 1's ids and capability sets (proc-status.ts).
+ *  - 1/status: PID 1's ids and capability sets (proc-status.ts);
+ *  - uid_map and gid_map (1/ and self/), and the ns/user link: the host's
+ *    user namespace (`user:[4026531837]`, the identity map of all 2^32
+ *    ids) unless the pod says `hostUsers: false`; then its own, whose ids
+ *    0-65535 are 65536 ids of the node from a multiple of 65536, as the
+ *    kubelet's user namespace manager hands them out (the Use a User
+ *    Namespace With a Pod page's `readlink /proc/self/ns/user` and
+ *    `cat /proc/self/uid_map`).
  *
  * Everything is invented: devices, snapshot numbers, inodes and addresses
  * are fixed values, not a node's. Other /proc files do not exist.
  */
+import { createHash } from 'node:crypto';
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { ContainerView } from './program.js';
 import { withPids, type SimulatedProcess } from './processes.js';
 import { imageContents } from './image-contents.js';
 import { procStatus } from './proc-status.js';
+import type { FileStat } from './file-stat.js';
 
 const diskMount = (path: string, ro: boolean) => `/dev/sda1 ${path} ext4 ${ro ? 'ro' : 'rw'},relatime 0 0`;
 
@@ -107,6 +116,31 @@ function otherRootFile(view: ContainerView, spec: Container, p: string): string 
   return imageContents(String(owner.image ?? ''))?.files.get(m![2]!);
 }
 
+/** The kernel's inode number of the initial (the host's) user namespace, PROC_USER_INIT_INO. */
+const hostUserNamespace = 4026531837;
+const idsPerPod = 65536;
+
+/** The pod's own user namespace when it asks for one (hostUsers: false): a first host id and an inode, fixed by the pod's UID. */
+function podUserNamespace(pod: Pod): { firstID: number; inode: number } | undefined {
+  if (pod.spec?.hostUsers !== false) return undefined;
+  const h = createHash('sha256').update(pod.metadata?.uid ?? pod.metadata?.name ?? '').digest().readUInt32BE(0);
+  // Never the first block (the host's own users), and below 2^32.
+  return { firstID: idsPerPod * (1 + (h % (idsPerPod - 2))), inode: 4026532200 + (h % 800) };
+}
+
+/** uid_map / gid_map as the kernel prints them (proc_id_map_show: three %10u columns). */
+function idMap(pod: Pod): string {
+  const own = podUserNamespace(pod);
+  const cols = own ? [0, own.firstID, idsPerPod] : [0, 0, 4294967295];
+  return `${cols.map((n) => String(n).padStart(10)).join(' ')}\n`;
+}
+
+/** /proc/1/ns/user and /proc/self/ns/user: symlinks whose target names the namespace, as readlink shows it. */
+function userNamespaceLink(pod: Pod, at: Date): FileStat {
+  const inode = podUserNamespace(pod)?.inode ?? hostUserNamespace;
+  return { type: 'link', mode: 0o777, uid: 0, gid: 0, size: 0, nlink: 1, mtime: at, target: `user:[${inode}]` };
+}
+
 /** `view` with /proc/mounts and PID 1's mounts, maps and status readable (and /proc/1, /proc/self listed), and other containers' files through /proc/PID/root. */
 export function withProcFiles(view: ContainerView, pod: Pod, spec: Container): ContainerView {
   const main = view.processes?.[0];
@@ -114,11 +148,16 @@ export function withProcFiles(view: ContainerView, pod: Pod, spec: Container): C
     if (p === '/proc/mounts' || p === '/proc/self/mounts' || p === '/proc/1/mounts') return procMounts(pod, spec);
     if (p === '/proc/1/maps' || p === '/proc/self/maps') return procMaps(main);
     if (p === '/proc/1/status') return procStatus(pod, main, spec);
+    if (/^\/proc\/(1|self)\/[ug]id_map$/.test(p)) return idMap(pod);
     return otherRootFile(view, spec, p);
   };
-  const dirs: Record<string, string[]> = { '/proc': ['1', 'mounts', 'self'], '/proc/1': ['maps', 'mounts', 'status'], '/proc/self': ['maps', 'mounts'] };
+  const dirs: Record<string, string[]> = {
+    '/proc': ['1', 'mounts', 'self'], '/proc/1': ['gid_map', 'maps', 'mounts', 'status', 'uid_map'], '/proc/self': ['gid_map', 'maps', 'mounts', 'uid_map'],
+  };
+  const stat = view.stat;
   return {
     ...view,
+    ...(stat ? { stat: (p: string) => (/^\/proc\/(1|self)\/ns\/user$/.test(p) ? userNamespaceLink(pod, stat('/')?.mtime ?? new Date(0)) : stat(p)) } : {}),
     readFile: (p) => file(p) ?? view.readFile(p),
     ...(view.readBytes ? { readBytes: (p: string) => { const f = file(p); return f === undefined ? view.readBytes!(p) : Buffer.from(f); } } : {}),
     listDir: (p) => dirs[p] ?? view.listDir(p),

@@ -6,7 +6,8 @@
  * so a restarted container starts empty as a redis without persistence
  * does. Commands: PING, ECHO, GET, SET, DEL, EXISTS, APPEND, KEYS *,
  * DBSIZE, SELECT 0, QUIT, COMMAND, CONFIG GET/SET (redis-config.ts: the
- * configuration the server started with); any other is redis's
+ * configuration the server started with), the list commands a work queue
+ * uses (redis-lists.ts: RPUSH, LRANGE, LPOP ...); any other is redis's
  * unknown-command error. A replica refuses writes (`READONLY`) and reads its leader's keys
  * (it dials `redis-leader:6379` as its run.sh's `--replicaof` names it, so
  * a read sees what was written, as a replica in sync does; with the leader
@@ -17,6 +18,7 @@ import type { Container } from 'kubernetes-types/core/v1.js';
 import type { ImageListener, ListenerContext } from './listeners.js';
 import { configCommand, hasConfigFile, readRedisConfig, redisServerArgs, type RedisConfig } from './redis-config.js';
 import { repoAndTag } from './image-contents.js';
+import { listCommand, listCommands, listWrites, wrongType, type RedisKeys } from './redis-lists.js';
 
 export type RedisReply = { simple: string } | { error: string } | { integer: number } | { bulk: string | null } | { array: RedisReply[] };
 
@@ -86,7 +88,7 @@ export function redisCall(socket: Duplex, args: string[]): Promise<RedisReply | 
   });
 }
 
-type Keys = Map<string, string>;
+type Keys = RedisKeys;
 
 function keysOf(ctx: ListenerContext): Keys {
   const memory = ctx.memory ?? new Map<string, unknown>();
@@ -95,7 +97,7 @@ function keysOf(ctx: ListenerContext): Keys {
   return keys;
 }
 
-const writes = new Set(['set', 'del', 'append']);
+const writes = new Set(['set', 'del', 'append', ...listWrites]);
 const wrongArgs = (name: string): RedisReply => ({ error: `ERR wrong number of arguments for '${name}' command` });
 
 /** One command against the instance's keys (a leader's, or a replica's reads through `read`). */
@@ -103,15 +105,20 @@ async function execute(args: string[], keys: Keys, config: RedisConfig, replicaR
   const [name = '', ...rest] = args;
   const cmd = name.toLowerCase();
   if (replicaRead && writes.has(cmd)) return { error: "READONLY You can't write against a read only replica." };
-  if (replicaRead && ['get', 'exists', 'keys', 'dbsize'].includes(cmd)) return (await replicaRead(args)) ?? (cmd === 'get' ? { bulk: null } : cmd === 'keys' ? { array: [] } : { integer: 0 });
+  if (replicaRead && ['get', 'exists', 'keys', 'dbsize', 'lrange', 'llen'].includes(cmd)) {
+    return (await replicaRead(args)) ?? (cmd === 'get' ? { bulk: null } : cmd === 'keys' || cmd === 'lrange' ? { array: [] } : { integer: 0 });
+  }
+  if (listCommands.has(cmd)) return listCommand(cmd, rest, keys);
+  const value = rest.length ? keys.get(rest[0]!) : undefined;
   switch (cmd) {
     case 'ping': return rest.length ? { bulk: rest[0]! } : { simple: 'PONG' };
     case 'echo': return rest.length === 1 ? { bulk: rest[0]! } : wrongArgs(cmd);
-    case 'get': return rest.length === 1 ? { bulk: keys.get(rest[0]!) ?? null } : wrongArgs(cmd);
+    case 'get': return rest.length !== 1 ? wrongArgs(cmd) : Array.isArray(value) ? wrongType : { bulk: value ?? null };
     case 'set': if (rest.length < 2) return wrongArgs(cmd); keys.set(rest[0]!, rest[1]!); return { simple: 'OK' };
     case 'append': {
       if (rest.length !== 2) return wrongArgs(cmd);
-      const v = (keys.get(rest[0]!) ?? '') + rest[1]!;
+      if (Array.isArray(value)) return wrongType;
+      const v = (value ?? '') + rest[1]!;
       keys.set(rest[0]!, v);
       return { integer: Buffer.byteLength(v) };
     }

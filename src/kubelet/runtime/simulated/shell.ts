@@ -30,6 +30,7 @@
  * example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts); the Job
  * success-policy example's `python3 -c SCRIPT` (python-c.ts).
  */
+import { readlink } from './readlink.js';
 import type { Duplex } from 'node:stream';
 import { perlPiDigits, piToDigits } from './perl-pi.js';
 import { parsePythonArgv, runPython, type PyStatement } from './python-c.js';
@@ -76,7 +77,7 @@ export type Command =
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set<string>(['set', 'echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'cd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', 'kill', ...filterNames, ...fileCommandNames]);
+const builtins = new Set<string>(['set', 'echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'cd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', 'kill', 'readlink', ...filterNames, ...fileCommandNames]);
 
 /** Commands only a shell has (no image has a /bin/cd): run directly, they are not found. */
 const shellOnly = new Set(['cd', 'exit', 'set']);
@@ -905,6 +906,7 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'curl': return curl(args, ctx, out);
     case 'wget': return wget(args, ctx, out);
     case 'nslookup': return nslookup(args, ctx, out);
+    case 'readlink': return readlink(args, { cwd: currentDirectory(ctx), stat: (p) => ctx.stat?.(p), out });
     case 'exit': throw new Exit(Number(args[0] ?? 0) || 0);
     case 'false': return 1;
     default: return 0;
