@@ -8,7 +8,10 @@
  *    `assign+1`, `assign+8`: the same through withMembers (Object.assign onto `{}`);
  *  - containerStatus and generatePodStatus (the simulated kubelet's status of a running pod),
  *    fieldsForObject('v1/Pod') (the fields a field-selecting watch matches, per event), and
- *    setPodNodeNameAndMetadata (the server's binding), each from the build under test.
+ *    setPodNodeNameAndMetadata (the server's binding), each from the build under test;
+ *  - `update opts spread+2` / `withMembers`: the store's update adding preconditionRV and replace to a
+ *    PUT's UpdateOptions (registry/store.ts update), and `turn ctx spread` / `withMembers`: the
+ *    attempt's options with its turn's keys in the request context (guaranteedUpdate), both ways.
  * CPU (process.cpuUsage) per call: the median of 5 batches of `--batch` calls after 20,000 warm-up calls.
  *
  *   node dist/bench/spread-maps.js [--rounds 3] [--batch 50000] [--baseline-dist /tmp/base/dist]
@@ -47,12 +50,16 @@ async function child(dist: string, batch: number): Promise<Record<string, number
   const { containerStatus, generatePodStatus } = await load('kubelet/status/generate.js');
   const { fieldsForObject } = await load('api/fields.js');
   const { setPodNodeNameAndMetadata } = await load('registry/pod-binding.js');
+  const { withMembers } = await load('util/with-members.js');
   // Decoded as the server and the kubelets decode them.
   const pod = JSON.parse(JSON.stringify(createdPod('p', 'uid-1', 'abcde'))) as Pod;
   const spec = pod.spec!;
   const now = new Date();
   const running = { id: 'containerd://1', image: 'docker.io/gasbugs/http-go:latest', imageID: 'docker.io/gasbugs/http-go@sha256:1', restartCount: 0, state: 'running', startedAt: now, createdAt: now };
   const rs = { sandbox: { ready: true, ip: '10.244.0.2' }, containers: [{ ...running, name: spec.containers[0]!.name }] };
+  // A PUT pods/status's UpdateOptions as the handler passes them (registry/store.ts UpdateOptions).
+  const opts = { fieldManager: { manager: 'kubelet', subresource: 'status' }, subresource: 'status', signal: { aborted: false }, context: { user: 'kubelet' }, resultShared: true };
+  const turns = new Set(['/registry/core/pods/default/p']);
   const cases: Record<string, Case> = {
     'spread+1': () => ({ ...spec, nodeName: 'node-1' }),
     'assign+1': () => Object.assign({}, spec, { nodeName: 'node-1' }),
@@ -62,6 +69,10 @@ async function child(dist: string, batch: number): Promise<Record<string, number
     generatePodStatus: () => generatePodStatus(pod, rs, { hostIP: '172.16.0.1', now }),
     podFields: () => fieldsForObject('v1/Pod', pod),
     binding: () => setPodNodeNameAndMetadata(pod, 'node-1', undefined, '2026-12-06T00:00:00Z'),
+    'update opts spread+2': () => ({ ...opts, preconditionRV: undefined, replace: true }),
+    'update opts withMembers+2': () => withMembers(opts, { preconditionRV: undefined, replace: true }),
+    'turn ctx spread': () => ({ ...opts, context: { ...opts.context, turns } }),
+    'turn ctx withMembers': () => withMembers(opts, { context: withMembers(opts.context, { turns }) }),
   };
   return Object.fromEntries(Object.entries(cases).map(([name, f]) => [name, perCall(f, batch)]));
 }

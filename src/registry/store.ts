@@ -15,6 +15,7 @@ import {
 import { required } from '../api/field-errors.js';
 import type { Clock } from '../util/clock.js';
 import { rfc3339 } from '../util/clock.js';
+import { withMembers } from '../util/with-members.js';
 import type { Strategy } from './strategy.js';
 import { defaultsAsTheKind } from './strategies/generic.js';
 import type { DeleteOptions, ListOptions, WatchEventOut, WatchOptions } from './types.js';
@@ -470,7 +471,9 @@ export class Store {
     let given = false;
     const again = opts.inputAgain;
     const mutate = again ? () => (given ? again() : (given = true, input)) : () => clone(input);
-    return this.guaranteedUpdate(namespace, name, mutate, { ...opts, preconditionRV: wantRV, replace: true });
+    // withMembers, not `{ ...opts, member }`: members a spread copy lacks give it a hidden class of its own
+    // per call (util/with-members.ts), and every read of the options down the write path a megamorphic load.
+    return this.guaranteedUpdate(namespace, name, mutate, withMembers(opts, { preconditionRV: wantRV, replace: true }));
   }
 
   /**
@@ -497,7 +500,7 @@ export class Store {
       // The turn's keys go on in the request context, so that a hook writing this key again does not wait for itself.
       const inTurn = (turns: ReadonlySet<string>) => {
         const cached = !opts.current && this.cache && !this.asyncConversion ? this.cache.current(key) : undefined;
-        const attempt = { ...opts, context: { ...opts.context, turns } };
+        const attempt = withMembers(opts, { context: withMembers(opts.context, { turns }) });
         if (cached) attempt.current = cached;
         return this.readModifyWrite(key, name, mutate, attempt);
       };
@@ -514,9 +517,9 @@ export class Store {
     mutate: (current: any) => any | Promise<any>,
     opts: UpdateOptions & { preconditionRV?: string; replace?: boolean },
   ): Promise<any> {
-    const fromStorage = async () => ({ ...(await this.readCurrent(key, name)), cached: false });
+    const fromStorage = async (): Promise<CurrentState> => { const { old, modRevision, kv } = await this.readCurrent(key, name); return { old, modRevision, cached: false, kv }; };
     // The first attempt may start from a watch-fed copy; a lost race starts over from the value that won.
-    let cur: { old: any; modRevision: number; cached: boolean; kv?: KeyValue } = opts.current ? { ...fromCache(opts.current), cached: true } : await fromStorage();
+    let cur: CurrentState = opts.current ? fromCache(opts.current) : await fromStorage();
     for (;;) {
       const { modRevision, cached, kv } = cur;
       // Strategies copy parts of the old object into the new one (the spec on /status, the status on the
@@ -832,9 +835,12 @@ function decodeShared(store: Store, kv: KeyValue): Unstructured {
   return o;
 }
 
+/** The state a read-modify-write attempt starts from: the watch cache's copy (cached) or storage's value (with its kv). */
+interface CurrentState { old: any; modRevision: number; cached: boolean; kv?: KeyValue }
+
 /** A cached object as the first attempt's current state: its resourceVersion is the revision the write is guarded by. */
-function fromCache(current: Unstructured): { old: Unstructured; modRevision: number } {
-  return { old: current, modRevision: Number(current.metadata!.resourceVersion) };
+function fromCache(current: Unstructured): CurrentState {
+  return { old: current, modRevision: Number(current.metadata!.resourceVersion), cached: true, kv: undefined };
 }
 
 /** Go's `omitempty`: empty metadata lists and maps are not stored (clients see them absent). */
