@@ -37,6 +37,7 @@ import { fillGoZeroValues } from '../api/go-zero-values.js';
 import type { Unstructured } from '../api/unstructured.js';
 import type { Writable } from '../api/writable.js';
 import type { ManagedFieldsEntry, ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import { withMembers } from '../util/with-members.js';
 
 /** The top-level fields a status write takes from its body (generic.ts prepareForStatusUpdate). */
 const statusWriteKeeps: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata', 'status']);
@@ -497,8 +498,9 @@ export class Store {
       // The turn's keys go on in the request context, so that a hook writing this key again does not wait for itself.
       const inTurn = (turns: ReadonlySet<string>) => {
         const cached = !opts.current && this.cache && !this.asyncConversion ? this.cache.current(key) : undefined;
-        const attempt = { ...opts, context: { ...opts.context, turns } };
-        if (cached) attempt.current = cached;
+        // withMembers, not `{ ...opts, context }` and a member set later: members a spread copy lacks
+        // gave each write's options a hidden class of their own (util/with-members.ts).
+        const attempt = withMembers(opts, { context: withMembers(opts.context, { turns }), current: cached ?? opts.current });
         return this.readModifyWrite(key, name, mutate, attempt);
       };
       return await this.writers.inTurn(key, inTurn, opts.signal, opts.context?.turns);
@@ -514,9 +516,9 @@ export class Store {
     mutate: (current: any) => any | Promise<any>,
     opts: UpdateOptions & { preconditionRV?: string; replace?: boolean },
   ): Promise<any> {
-    const fromStorage = async () => ({ ...(await this.readCurrent(key, name)), cached: false });
+    const fromStorage = async () => withMembers(await this.readCurrent(key, name), { cached: false });
     // The first attempt may start from a watch-fed copy; a lost race starts over from the value that won.
-    let cur: { old: any; modRevision: number; cached: boolean; kv?: KeyValue } = opts.current ? { ...fromCache(opts.current), cached: true } : await fromStorage();
+    let cur: { old: any; modRevision: number; cached: boolean; kv?: KeyValue } = opts.current ? fromCache(opts.current) : await fromStorage();
     for (;;) {
       const { modRevision, cached, kv } = cur;
       // Strategies copy parts of the old object into the new one (the spec on /status, the status on the
@@ -833,8 +835,8 @@ function decodeShared(store: Store, kv: KeyValue): Unstructured {
 }
 
 /** A cached object as the first attempt's current state: its resourceVersion is the revision the write is guarded by. */
-function fromCache(current: Unstructured): { old: Unstructured; modRevision: number } {
-  return { old: current, modRevision: Number(current.metadata!.resourceVersion) };
+function fromCache(current: Unstructured): { old: Unstructured; modRevision: number; cached: true } {
+  return { old: current, modRevision: Number(current.metadata!.resourceVersion), cached: true };
 }
 
 /** Go's `omitempty`: empty metadata lists and maps are not stored (clients see them absent). */
