@@ -500,8 +500,9 @@ export class Store {
       // The turn's keys go on in the request context, so that a hook writing this key again does not wait for itself.
       const inTurn = (turns: ReadonlySet<string>) => {
         const cached = !opts.current && this.cache && !this.asyncConversion ? this.cache.current(key) : undefined;
-        const attempt = withMembers(opts, { context: withMembers(opts.context, { turns }) });
-        if (cached) attempt.current = cached;
+        // withMembers, not `{ ...opts, context }` and a member set later: members a spread copy lacks
+        // gave each write's options a hidden class of their own (util/with-members.ts).
+        const attempt = withMembers(opts, { context: withMembers(opts.context, { turns }), current: cached ?? opts.current });
         return this.readModifyWrite(key, name, mutate, attempt);
       };
       return await this.writers.inTurn(key, inTurn, opts.signal, opts.context?.turns);

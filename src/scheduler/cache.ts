@@ -12,6 +12,7 @@ import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { NodeInfo, NodeTable, reusePodResources } from './nodeinfo.js';
 import type { NodeSnapshot } from './runtime.js';
 import { metaKey } from '../client/informer.js';
+import { withMembers } from '../util/with-members.js';
 
 /** The node a pod in the cache is counted on. */
 const nodeOf = (pod: Pod): string => pod.spec!.nodeName!;
@@ -70,7 +71,9 @@ export class SchedulerCache implements NodeSnapshot {
   assumePod(pod: Pod, nodeName: string): void {
     const key = metaKey(pod);
     if (this.podStates.has(key)) throw new Error(`pod ${key} is already in the scheduler cache`);
-    const assumed: Pod = { ...pod, spec: { ...pod.spec!, nodeName } };
+    // withMembers: a pending pod's spec has no nodeName, and `{ ...spec, nodeName }` gave each assumed
+    // pod's spec a hidden class of its own (util/with-members.ts), met by every plugin that reads it.
+    const assumed: Pod = { ...pod, spec: withMembers(pod.spec!, { nodeName }) };
     reusePodResources(pod, assumed);
     this.addToNode(key, assumed, nodeName);
     this.podStates.set(key, assumed);

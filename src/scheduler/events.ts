@@ -12,9 +12,18 @@
  */
 import type { EventType } from '../client/events.js';
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { withMembers } from '../util/with-members.js';
 
 /** The object an event is about (its involvedObject): a pod or a node, with kind and apiVersion set. */
 export interface InvolvedObject { apiVersion?: string; kind?: string; metadata?: ObjectMeta }
+
+/**
+ * Informer objects may lack kind and apiVersion; events need them for involvedObject. withMembers,
+ * not `{ ...pod, kind, apiVersion }`: two members after a spread gave each copy a hidden class of its own
+ * (util/with-members.ts).
+ */
+export const asPod = (pod: Pod): Pod => (pod.kind ? pod : withMembers(pod, { kind: 'Pod', apiVersion: 'v1' }));
 
 /** What the sink needs of a recorder; an EventRecorder is one. */
 export interface EventTarget {

@@ -12,7 +12,7 @@ import { isNotFound, metaKey } from '../client/index.js';
 import { disruptionTargetCondition } from '../api/disruptionbudget.js';
 import { rfc3339, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
-import type { EventSink } from './events.js';
+import { asPod, type EventSink } from './events.js';
 import type { Nomination } from './framework.js';
 import type { NominatedPods } from './runtime.js';
 
@@ -23,8 +23,6 @@ export interface PreemptorContext {
   clock: Clock;
   schedulerName: string;
 }
-
-const asPod = (pod: Pod) => (pod.kind ? pod : { ...pod, kind: 'Pod', apiVersion: 'v1' });
 
 export class Preemptor {
   constructor(private readonly ctx: PreemptorContext) {}

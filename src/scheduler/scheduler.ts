@@ -30,10 +30,11 @@ import { SchedulingQueue, type QueuedPodInfo } from './queue.js';
 import { Framework, type ScheduleResult } from './runtime.js';
 import { defaultProfile, eventMayHelp, type Profile } from './profile.js';
 import type { ClusterEvent } from './framework.js';
-import { EventSink } from './events.js';
+import { EventSink, asPod } from './events.js';
 import { VolumeBinding } from './plugins/volumebinding.js';
 import { Nominator, Preemptor } from './preemptor.js';
 import { DefaultSelectorSource } from './default-selector.js';
+import { withMembers } from '../util/with-members.js';
 
 export interface SchedulerContext {
   clients: Clientset;
@@ -322,7 +323,7 @@ export class Scheduler {
       this.stats.bindErrors++;
       this.log.warn('binding failed', { pod: info.key, node: nodeName, err: (e as Error).message, code: (e as NodeJS.ErrnoException).code });
       this.cache.forgetPod(info.key);
-      this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodDelete', pod: { ...info.pod, spec: { ...info.pod.spec!, nodeName } } });
+      this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodDelete', pod: { ...info.pod, spec: withMembers(info.pod.spec!, { nodeName }) } });
       this.handleFailure(info, 0, { kind: 'Error', message: `running Bind plugin "DefaultBinder": ${(e as Error).message}` });
     } finally {
       this.inFlight--;
@@ -364,5 +365,3 @@ export class Scheduler {
   }
 }
 
-/** Informer objects may lack kind and apiVersion; events need them for involvedObject. */
-const asPod = (pod: Pod) => (pod.kind ? pod : { ...pod, kind: 'Pod', apiVersion: 'v1' });

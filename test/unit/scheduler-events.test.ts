@@ -1,7 +1,8 @@
 /** The scheduler's event sink: bounded queue that drops, token-bucket pacing, one write at a time. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventSink } from '../../src/scheduler/events.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { EventSink, asPod } from '../../src/scheduler/events.js';
 
 const pod = { metadata: { name: 'p', namespace: 'default' } };
 
@@ -56,5 +57,18 @@ describe('EventSink', () => {
     while (done < 5) await new Promise((r) => setTimeout(r, 5));
     assert.equal(maxInFlight, 1);
     sink.close();
+  });
+});
+
+describe('asPod', () => {
+  it('gives an informer pod kind and apiVersion for involvedObject, on a copy, and keeps a pod that has them', () => {
+    const informerPod = { metadata: { name: 'p', namespace: 'default', uid: 'u1' }, spec: { containers: [] } };
+    const involved = asPod(informerPod);
+    assert.equal(involved.kind, 'Pod');
+    assert.equal(involved.apiVersion, 'v1');
+    assert.equal(involved.metadata, informerPod.metadata);
+    assert.equal((informerPod as { kind?: string }).kind, undefined);
+    const typed: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'q' } };
+    assert.equal(asPod(typed), typed);
   });
 });
