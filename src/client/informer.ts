@@ -93,6 +93,13 @@ export class InformerCore {
 
   get size(): number { return this.cache.size; }
 
+  /** How many objects are cold now (tests, benchmarks). */
+  coldCount(): number {
+    let n = 0;
+    for (const entry of this.cache.values()) if (isCold(entry)) n++;
+    return n;
+  }
+
   /**
    * The object under `key`. A cold one is decoded and kept decoded again (the transform applied
    * as to an added object) until the sweep finds it untouched once more: a controller that reads
