@@ -69,7 +69,7 @@ function child(n: number): Figures {
   const cold1 = used();
   add(n, 3 * n);
   const hot2 = used();
-  (sweep as unknown as { walkedUntilTurn: boolean }).walkedUntilTurn = false;
+  (sweep as unknown as { walkedUntilTurn?: unknown }).walkedUntilTurn = undefined;
   let c0 = cpuUs();
   made = sweep.sweep(1e9);
   const sweepUs = (cpuUs() - c0) / made;

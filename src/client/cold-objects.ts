@@ -13,18 +13,7 @@
  * warm object and must not change it either.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-
-/** A deflate dictionary: the texts of recent objects of one resource (their shared parts make each object's bytes short). */
-export type ColdDictionary = Buffer;
-
-/** The longest dictionary deflate uses (its window). */
-const maxDictionaryBytes = 32 * 1024;
-
-/** A dictionary from the texts of recent objects, the most recent last (deflate finds near matches cheapest). */
-export function coldDictionary(texts: readonly string[]): ColdDictionary {
-  const joined = Buffer.from(texts.join(''));
-  return joined.length <= maxDictionaryBytes ? joined : joined.subarray(joined.length - maxDictionaryBytes);
-}
+import type { ColdDictionary } from '../util/cold-sweep.js';
 
 interface ObjectMeta { metadata?: { resourceVersion?: string; labels?: Record<string, string> } }
 

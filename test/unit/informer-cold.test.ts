@@ -6,7 +6,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { ColdObject, coldDictionary, isCold } from '../../src/client/cold-objects.js';
+import { ColdObject, isCold } from '../../src/client/cold-objects.js';
+import { coldDictionary } from '../../src/util/cold-sweep.js';
 import { ColdSweep, coldOptionsFrom, defaultColdOptions } from '../../src/client/cold-sweep.js';
 import { stripManagedFields } from '../../src/client/informer.js';
 import { cachedPod } from '../../src/scheduler/cached-pod.js';
