@@ -32,6 +32,8 @@
  *   --heap-snapshots: a heap snapshot of each isolate once the nodes are Ready and once the pods
  *   are, each isolate's live heap (used after the snapshot's full GC) reported, and per pod the
  *   difference divided by the pods ready (src/cli/heap-report.ts; the files: bench/heap-summary.ts).
+ *   --settle-s N: N seconds after the pods are ready before their heap report (a control loops'
+ *   informer keeps pods untouched for a while compressed: client/cold-sweep.ts).
  *   --baseline DIR: a built checkout run in turn with this one, baseline first, --runs times each.
  *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process)
  */
@@ -42,7 +44,8 @@ import { fileURLToPath } from 'node:url';
 import type { DaemonSet, Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { mkdirSync } from 'node:fs';
-import { startServer, readMemory, readCpuMs } from './lib/server.js';
+import { readdirSync } from 'node:fs';
+import { startServer, readMemory, readCpuMs, readThreadCpuMs } from './lib/server.js';
 import { isolateReport, type IsolateReport } from './lib/isolate-report.js';
 import { startEtcd, type Etcd } from './lib/etcd.js';
 import { countsSince, describeCounts, metricsText, writeCounts } from './lib/request-counts.js';
@@ -172,11 +175,34 @@ interface Run {
   nodeLists: number[];
   serverPeakMB: number;
   serverCpuSec: number;
+  /** CPU from the creates to the pods' heap report: the server's main thread and its busiest other thread (the control loops'). */
+  podsCpu?: { mainSec: number; loopsSec: number };
   counts: string;
   load: [number, number];
 }
 
-interface Options { nodes: number; pods: number; deployments: number; renewMs: number; cutoffMs: number; listEveryMs: number; snapshotDir?: string; skipDaemonSet: boolean }
+interface Options { nodes: number; pods: number; deployments: number; renewMs: number; cutoffMs: number; listEveryMs: number; snapshotDir?: string; skipDaemonSet: boolean; settleMs: number }
+
+/** CPU ms of each thread of `pid` by id (threads that ended are left out). */
+function threadCpu(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try { out.set(Number(tid), readThreadCpuMs(pid, Number(tid))); } catch { /* ended meanwhile */ }
+  }
+  return out;
+}
+
+/**
+ * The main thread's CPU since `before`, and the most of any other thread's: in `k8ts server` under
+ * a rollout that is the control loops' worker thread (the heavy lane, libuv's pool and V8's
+ * helpers use far less; the thread is unnamed in older builds, so it is found by its CPU).
+ */
+function podsCpu(pid: number, before: Map<number, number>): { mainSec: number; loopsSec: number } {
+  const now = threadCpu(pid);
+  let loops = 0;
+  for (const [tid, ms] of now) if (tid !== pid) loops = Math.max(loops, ms - (before.get(tid) ?? 0));
+  return { mainSec: ((now.get(pid) ?? 0) - (before.get(pid) ?? 0)) / 1000, loopsSec: loops / 1000 };
+}
 
 async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: string; cliPath: string }, o: Options): Promise<Run> {
   const dataDir = join(work, storage);
@@ -220,6 +246,7 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
     const h0 = await histograms(clients);
     const c0 = await writeCounts(clients);
     const cpu0 = readCpuMs(server.pid);
+    const threads0 = threadCpu(server.pid);
     lister = (async () => {
       while (listing) {
         const p = await timedPagedList(clients, '/api/v1/pods').catch((e: Error) => { log(`  list: ${e.message}`); return undefined; });
@@ -253,6 +280,9 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
       await sleep(5000);
     }
     log(`${storage}: ${podsReady} pods ready${Number.isNaN(podsReadySec) ? ' at the cutoff' : ` in ${podsReadySec.toFixed(1)} s`}${o.skipDaemonSet ? '' : '; creating the DaemonSet'}`);
+    if (o.settleMs > 0) { log(`  settling ${o.settleMs / 1000} s`); await sleep(o.settleMs); }
+    const cpuAtPods = podsCpu(server.pid, threads0);
+    log(`  CPU from the creates: main thread ${cpuAtPods.mainSec.toFixed(1)} s, control loops ${cpuAtPods.loopsSec.toFixed(1)} s; RSS ${(readMemory(server.pid).rssKB / 1024).toFixed(0)} MB`);
     if (snapshots) heapPods = await isolateReport(server, true, log);
     else memoryAtPods = await isolateReport(server).catch(() => undefined);
     if (memoryAtPods) log(`  memory by isolate: ${JSON.stringify(memoryAtPods)}`);
@@ -281,7 +311,7 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
     const lists = p99s(h0, h1, listSloSec).filter((q) => q.key.startsWith('LIST '));
     return {
       storage, build: build.name, heapNodes, heapPods, nodes: o.nodes, pods: o.pods, registerSec, podsReadySec, podsReady, podsReadyListed, statusLag, memoryAtPods, dsReadySec, dsReady, nodesReadyAtEnd, mutating, lists,
-      podPages, podListTotals, nodeLists, serverPeakMB: readMemory(server.pid).hwmKB / 1024, serverCpuSec: (readCpuMs(server.pid) - cpu0) / 1000,
+      podPages, podListTotals, nodeLists, serverPeakMB: readMemory(server.pid).hwmKB / 1024, serverCpuSec: (readCpuMs(server.pid) - cpu0) / 1000, podsCpu: cpuAtPods,
       counts: describeCounts(countsSince(c0, await writeCounts(clients))), load: [load0, loadavg()[0]!],
     };
   } finally {
@@ -318,6 +348,10 @@ function lagRows(r: Run): string[][] {
     const shares = r.statusLag.filter((l) => l.listed > 0).map((l) => l.deployments / l.listed);
     const worst = Math.min(...shares);
     rows.push([r.storage, 'Deployments\' readyReplicas against the Ready pods of each timed list', `${r.statusLag.map((l) => `${f0(l.deployments)}/${f0(l.listed)}`).join(', ')} (lowest share ${Number.isFinite(worst) ? `${(worst * 100).toFixed(0)}%` : 'n/a'})`, '(measured)']);
+  }
+  if (r.podsCpu) {
+    const ms = (sec: number) => `${((sec * 1000) / Math.max(1, r.podsReady)).toFixed(2)} ms a pod`;
+    rows.push([r.storage, 'CPU from the creates to the pods\' heap report: control loops thread; main thread', `${f1(r.podsCpu.loopsSec)} s (${ms(r.podsCpu.loopsSec)}); ${f1(r.podsCpu.mainSec)} s (${ms(r.podsCpu.mainSec)})`, '(measured)']);
   }
   const m = r.memoryAtPods;
   if (m) {
@@ -375,13 +409,13 @@ async function main(): Promise<void> {
       storage: { type: 'string', default: 'sqlite,etcd' }, 'renew-ms': { type: 'string', default: '10000' }, 'cutoff-s': { type: 'string', default: '3600' },
       'list-every-s': { type: 'string', default: '30' }, 'no-write': { type: 'boolean', default: false },
       'heap-snapshots': { type: 'string' }, 'skip-daemonset': { type: 'boolean', default: false },
-      baseline: { type: 'string' }, runs: { type: 'string', default: '1' },
+      baseline: { type: 'string' }, runs: { type: 'string', default: '1' }, 'settle-s': { type: 'string', default: '0' },
     },
   });
   const o = {
     nodes: Number(values.nodes), pods: Number(values.pods), deployments: Number(values.deployments), renewMs: Number(values['renew-ms']),
     cutoffMs: Number(values['cutoff-s']) * 1000, listEveryMs: Number(values['list-every-s']) * 1000,
-    snapshotDir: values['heap-snapshots'], skipDaemonSet: values['skip-daemonset']!,
+    snapshotDir: values['heap-snapshots'], skipDaemonSet: values['skip-daemonset']!, settleMs: Number(values['settle-s']) * 1000,
   };
   const builds = [{ name: 'this build', cliPath }];
   if (values.baseline) builds.unshift({ name: 'baseline', cliPath: join(values.baseline, 'dist', 'src', 'cli', 'main.js') });

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { ObjectSharing } from '../util/shared-objects.js';
 import { Clientset, SharedInformers, stripManagedFields, EventRecorder, LeaderElector, loadKubeconfig } from '../client/index.js';
+import { coldOptionsFrom } from '../client/cold-sweep.js';
 import type { InformerScope } from '../client/index.js';
 import type { ClientConfig } from '../client/index.js';
 import type { Controller, ControllerConfig, ControllerContext, ControllerFactory } from '../controllers/types.js';
@@ -70,6 +71,15 @@ const informerObjects = new ObjectSharing();
 const sharedMembers: Record<string, readonly string[]> = { pods: ['spec', 'status', 'metadata'] };
 
 /**
+ * Pods left untouched for a while are kept compressed (client/cold-objects.ts): they are the
+ * objects counted by the hundred thousand, and the scheduler's cache keeps only what it counts of
+ * them (scheduler/cached-pod.ts), so the decoded pod is the informer's alone.
+ * Opt-in for now: K8TS_INFORMER_COLD_AFTER_MS sets the delay ("on" the default one, 0 in tests;
+ * unset or "off" keeps every pod decoded; client/cold-sweep.ts says why).
+ */
+const coldPods = coldOptionsFrom(process.env.K8TS_INFORMER_COLD_AFTER_MS);
+
+/**
  * The informers of kube-controller-manager and kube-scheduler: no control loop reads managedFields,
  * which are about half of a pod's decoded size (bench/memory.ts); an update without them keeps the
  * live ones. Their strings are pooled and pods' common subtrees shared (util/shared-objects.ts, as
@@ -81,6 +91,7 @@ const sharedMembers: Record<string, readonly string[]> = { pods: ['spec', 'statu
 export function controlLoopInformers(clients: Clientset, logger: Logger): SharedInformers {
   return new SharedInformers(clients, {
     logger: logger.with('informer'), skipManagedFields: true,
+    cold: (resource) => (resource === 'pods' ? coldPods : undefined),
     transform: (o, { resource, prev, like }) => informerObjects.compact(stripManagedFields(o), prev, sharedMembers[resource] ?? [], like),
   });
 }

@@ -8,6 +8,8 @@
 import type { ResourceClient, WatchHandle } from './resource.js';
 import { ApiError } from './rest.js';
 import type { Logger } from '../util/log.js';
+import { isCold } from './cold-objects.js';
+import { ColdSweep, type ColdOptions } from './cold-sweep.js';
 
 export interface EventHandlers {
   add?(obj: any): void;
@@ -37,6 +39,12 @@ export interface InformerOptions {
    * decoded whole (the transform still strips them).
    */
   skipManagedFields?: boolean;
+  /**
+   * Whether (and after how long untouched) the resource's objects are kept cold, compressed
+   * (cold-objects.ts, cold-sweep.ts); undefined: always decoded. Readers see no difference: get,
+   * byIndex and list decode a cold object (get and byIndex keep it decoded again for a while).
+   */
+  cold?: (resource: string) => ColdOptions | undefined;
 }
 
 export interface TransformContext { resource: string; prev?: unknown; like?: unknown }
@@ -58,7 +66,8 @@ export function stripManagedFields(obj: any): any {
  * sharedIndexInformer behind the handles its SharedInformerFactory gives out).
  */
 export class InformerCore {
-  readonly cache = new Map<string, any>();
+  /** The objects by key; an entry may be cold (cold-objects.ts): read them through get, byIndex, list. */
+  private readonly cache = new Map<string, any>();
   readonly handlers: EventHandlers[] = [];
   private readonly indexes = new Map<string, { fn: (obj: any) => string[]; map: Map<string, Set<string>> }>();
   private rv = '';
@@ -70,12 +79,52 @@ export class InformerCore {
   private retryTimer?: NodeJS.Timeout;
   /** The last object added (not an update): what a transform compares a new object with first. */
   private lastAdded?: unknown;
+  private readonly sweep?: ColdSweep;
 
-  constructor(private readonly client: ResourceClient, private readonly opts: InformerOptions = {}) {}
+  constructor(private readonly client: ResourceClient, private readonly opts: InformerOptions = {}) {
+    const cold = opts.cold?.(client.gvr.resource);
+    if (cold) this.sweep = new ColdSweep(this.cache, cold);
+  }
 
   addEventHandler(h: EventHandlers): void {
     this.handlers.push(h);
-    if (this.synced) for (const obj of this.cache.values()) h.add?.(obj);
+    if (this.synced) for (const obj of this.cache.values()) h.add?.(isCold(obj) ? obj.decode() : obj);
+  }
+
+  get size(): number { return this.cache.size; }
+
+  /** How many objects are cold now (tests, benchmarks). */
+  coldCount(): number {
+    let n = 0;
+    for (const entry of this.cache.values()) if (isCold(entry)) n++;
+    return n;
+  }
+
+  /**
+   * The object under `key`. A cold one is decoded and kept decoded again (the transform applied
+   * as to an added object) until the sweep finds it untouched once more: a controller that reads
+   * an owner's pods by key or index at each sync decodes each once, not at every sync.
+   */
+  get(key: string): any | undefined {
+    const entry = this.cache.get(key);
+    if (!isCold(entry)) return entry;
+    let obj = entry.decode();
+    if (this.opts.transform) obj = this.opts.transform(obj, { resource: this.client.gvr.resource, like: this.lastAdded });
+    this.cache.set(key, obj);
+    this.sweep!.touch(key);
+    return obj;
+  }
+
+  /** Every object; cold ones decoded for this list only (a periodic list of all must not warm them all). */
+  list(): any[] {
+    const out: any[] = [];
+    for (const entry of this.cache.values()) out.push(isCold(entry) ? entry.decode() : entry);
+    return out;
+  }
+
+  /** The values an index has objects under (client-go's ListIndexFuncValues). */
+  indexValues(name: string): string[] {
+    return [...(this.indexes.get(name)?.map.keys() ?? [])];
   }
 
   removeEventHandler(h: EventHandlers): void {
@@ -92,14 +141,25 @@ export class InformerCore {
     if (this.indexes.has(name)) return;
     const index = { fn, map: new Map<string, Set<string>>() };
     this.indexes.set(name, index);
-    for (const [key, obj] of this.cache) indexInto(index, key, obj);
+    for (const [key, obj] of this.cache) indexInto(index, key, isCold(obj) ? obj.decode() : obj);
   }
 
-  byIndex(name: string, value: string): any[] {
+  /**
+   * The objects under `value` of index `name`; with `labels`, only those whose labels it accepts,
+   * asked before a cold object is decoded (a Service's pods among its namespace's).
+   */
+  byIndex(name: string, value: string, labels?: (labels: Readonly<Record<string, string>> | undefined) => boolean): any[] {
     const keys = this.indexes.get(name)?.map.get(value);
     if (!keys) return [];
     const out: any[] = [];
-    for (const k of keys) { const o = this.cache.get(k); if (o) out.push(o); }
+    for (const k of keys) {
+      if (labels) {
+        const entry = this.cache.get(k);
+        if (!labels(isCold(entry) ? entry.labels : entry?.metadata?.labels)) continue;
+      }
+      const o = this.get(k);
+      if (o) out.push(o);
+    }
     return out;
   }
 
@@ -115,11 +175,13 @@ export class InformerCore {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.sweep?.start();
     void this.run();
   }
 
   stop(): void {
     this.stopped = true;
+    this.sweep?.stop();
     this.handle?.close();
     if (this.retryTimer) clearTimeout(this.retryTimer);
   }
@@ -159,7 +221,7 @@ export class InformerCore {
       seen.add(metaKey(obj));
       this.apply('ADDED', obj);
     }
-    for (const [k, old] of [...this.cache]) if (!seen.has(k)) this.apply('DELETED', old);
+    for (const [k, old] of [...this.cache]) if (!seen.has(k)) this.apply('DELETED', isCold(old) ? old.decode() : old);
     this.rv = list.metadata.resourceVersion;
     if (!this.synced) {
       this.synced = true;
@@ -171,9 +233,15 @@ export class InformerCore {
     if (obj?.metadata?.resourceVersion) this.rv = obj.metadata.resourceVersion;
     if (type === 'BOOKMARK') return;
     const key = metaKey(obj);
-    const old = this.cache.get(key);
+    const entry = this.cache.get(key);
+    const cold = isCold(entry);
+    if (cold && type !== 'DELETED' && entry.resourceVersion === obj.metadata.resourceVersion) return;
+    // A cold previous version is decoded for the handlers' update(old, new) and the indexes' unindex;
+    // the transform compares the new object with the last one added instead (no decoded parts to share).
+    const old = cold ? entry.decode() : entry;
     if (this.opts.transform) {
-      obj = this.opts.transform(obj, { resource: this.client.gvr.resource, prev: old, like: old === undefined ? this.lastAdded : undefined });
+      const prev = cold ? undefined : old;
+      obj = this.opts.transform(obj, { resource: this.client.gvr.resource, prev, like: prev === undefined ? this.lastAdded : undefined });
       if (!old && type !== 'DELETED') this.lastAdded = obj;
     }
     if (type === 'DELETED') {
@@ -185,6 +253,7 @@ export class InformerCore {
     }
     if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
     this.cache.set(key, obj);
+    this.sweep?.touch(key);
     if (old) this.unindex(key, old);
     for (const index of this.indexes.values()) indexInto(index, key, obj);
     for (const h of this.handlers) {
@@ -253,10 +322,14 @@ export class Informer {
 
   /** Adds an index (e.g. pods by spec.nodeName); see InformerCore.addIndex. */
   addIndex(name: string, fn: (obj: any) => string[]): void { this.core.addIndex(name, fn); }
-  byIndex(name: string, value: string): any[] { return this.core.byIndex(name, value); }
-  get(key: string): any | undefined { return this.core.cache.get(key); }
-  list(): any[] { return [...this.core.cache.values()]; }
-  get size(): number { return this.core.cache.size; }
+  byIndex(name: string, value: string, labels?: (labels: Readonly<Record<string, string>> | undefined) => boolean): any[] {
+    return this.core.byIndex(name, value, labels);
+  }
+  /** Indexes' values with objects under them (client-go's ListIndexFuncValues). */
+  indexValues(name: string): string[] { return this.core.indexValues(name); }
+  get(key: string): any | undefined { return this.core.get(key); }
+  list(): any[] { return this.core.list(); }
+  get size(): number { return this.core.size; }
   hasSynced(): boolean { return this.core.hasSynced(); }
   lastResourceVersion(): string { return this.core.lastResourceVersion(); }
   waitForSync(): Promise<void> { return this.core.waitForSync(); }

@@ -9,13 +9,13 @@
  * without a node and is left out of the scheduling list until the node comes.
  */
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import { NodeInfo, NodeTable, reusePodResources } from './nodeinfo.js';
+import { NodeInfo, NodeTable, podResources } from './nodeinfo.js';
+import { cachedPod, countedResources, type CachedPod } from './cached-pod.js';
 import type { NodeSnapshot } from './runtime.js';
 import { metaKey } from '../client/informer.js';
-import { withMembers } from '../util/with-members.js';
 
 /** The node a pod in the cache is counted on. */
-const nodeOf = (pod: Pod): string => pod.spec!.nodeName!;
+const nodeOf = (pod: CachedPod): string => pod.spec!.nodeName!;
 
 export class SchedulerCache implements NodeSnapshot {
   /** The Hot rows of every NodeInfo of the cache. */
@@ -25,11 +25,13 @@ export class SchedulerCache implements NodeSnapshot {
   private nodeList: NodeInfo[] = [];
   private slotList: number[] = [];
   /**
-   * Each pod the cache counts, by key, as counted: its node is its spec.nodeName (an assumed pod is
-   * a copy with the chosen node set). No wrapper object per pod: at 150,000 pods a
-   * `{ pod, nodeName, assumed }` record each was ~60 bytes a pod (bench/RESULTS.md `meminf2-2026-12-06`).
+   * Each pod the cache counts, by key, in its cached form (cached-pod.ts: the members the plugins
+   * read and the resources it counts, not the informer's pod, so the informer may keep that pod
+   * compressed): its node is its spec.nodeName (for an assumed pod the chosen node). No wrapper
+   * object per pod: at 150,000 pods a `{ pod, nodeName, assumed }` record each was ~60 bytes a pod
+   * (bench/RESULTS.md `meminf2-2026-12-06`).
    */
-  private readonly podStates = new Map<string, Pod>();
+  private readonly podStates = new Map<string, CachedPod>();
   /** The keys of pods assumed and not yet confirmed by the informer (few: the bindings in flight). */
   private readonly assumed = new Set<string>();
   /** Nodes running pods with pod affinity, and with required anti-affinity (upstream's HavePodsWith*AffinityList). */
@@ -71,10 +73,7 @@ export class SchedulerCache implements NodeSnapshot {
   assumePod(pod: Pod, nodeName: string): void {
     const key = metaKey(pod);
     if (this.podStates.has(key)) throw new Error(`pod ${key} is already in the scheduler cache`);
-    // withMembers: a pending pod's spec has no nodeName, and `{ ...spec, nodeName }` gave each assumed
-    // pod's spec a hidden class of its own (util/with-members.ts), met by every plugin that reads it.
-    const assumed: Pod = { ...pod, spec: withMembers(pod.spec!, { nodeName }) };
-    reusePodResources(pod, assumed);
+    const assumed = cachedPod(pod, nodeName, podResources(pod));
     this.addToNode(key, assumed, nodeName);
     this.podStates.set(key, assumed);
     this.assumed.add(key);
@@ -92,22 +91,24 @@ export class SchedulerCache implements NodeSnapshot {
     const key = metaKey(pod);
     const st = this.podStates.get(key);
     const wasAssumed = this.assumed.delete(key);
+    const nodeName = pod.spec!.nodeName!;
+    // The bound version of an assumed pod asks for the same resources (requests are immutable here).
+    const confirms = wasAssumed && st?.metadata?.uid === pod.metadata?.uid;
+    const cached = cachedPod(pod, nodeName, confirms ? st![countedResources] : podResources(pod));
     if (st) {
       const stNode = nodeOf(st);
-      // The bound version of an assumed pod asks for the same resources (requests are immutable here).
-      if (wasAssumed && st.metadata?.uid === pod.metadata?.uid) reusePodResources(st, pod);
       // Upstream removes the old pod and adds the new one; on the same node with the same resources
       // (a binding confirmed) that leaves the node's sums as they were, so the pod is swapped in place.
-      const info = stNode === pod.spec!.nodeName ? this.nodes.get(stNode) : undefined;
-      if (info?.replacePod(key, pod)) {
+      const info = stNode === nodeName ? this.nodes.get(stNode) : undefined;
+      if (info?.replacePod(key, cached)) {
         this.trackAffinity(info);
-        this.podStates.set(key, pod);
+        this.podStates.set(key, cached);
         return;
       }
       this.removeFromNode(key, stNode);
     }
-    this.addToNode(key, pod, pod.spec!.nodeName!);
-    this.podStates.set(key, pod);
+    this.addToNode(key, cached, nodeName);
+    this.podStates.set(key, cached);
   }
 
   updatePod(_old: Pod, pod: Pod): void { this.addPod(pod); }
@@ -134,7 +135,7 @@ export class SchedulerCache implements NodeSnapshot {
     this.table.release(info.slot);
   }
 
-  private addToNode(key: string, pod: Pod, nodeName: string): void {
+  private addToNode(key: string, pod: CachedPod, nodeName: string): void {
     const info = this.nodeInfo(nodeName);
     info.addPod(key, pod);
     this.trackAffinity(info);

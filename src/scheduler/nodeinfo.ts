@@ -8,6 +8,7 @@ import type { Container, Node, Pod, PodSpec } from 'kubernetes-types/core/v1.js'
 import type { Taint } from '../api/tolerations.js';
 import { hasPodAffinity, hasRequiredAntiAffinity } from './plugins/affinity-terms.js';
 import { emptyResources, podRequestAmounts, resourceListAmounts, type ResourceAmounts } from '../api/resource-helpers.js';
+import { countedResources, type CachedPod } from './cached-pod.js';
 
 export interface HostPort { hostIP: string; protocol: string; port: number }
 
@@ -40,6 +41,8 @@ function memoKey(pod: Pod): object {
 }
 
 export function podResources(pod: Pod): PodResources {
+  const counted = (pod as Partial<CachedPod>)[countedResources];
+  if (counted) return counted;
   const key = memoKey(pod);
   let r = memo.get(key);
   if (!r) {
@@ -48,12 +51,6 @@ export function podResources(pod: Pod): PodResources {
     memo.set(key, r);
   }
   return r;
-}
-
-/** Lets `to` (a copy of `from` with the same containers) share `from`'s computed resources. */
-export function reusePodResources(from: Pod, to: Pod): void {
-  const key = memoKey(to);
-  if (!memo.has(key)) memo.set(key, podResources(from));
 }
 
 /** schedutil.GetHostPorts: container ports with a hostPort, from containers and sidecar init containers. */
@@ -214,7 +211,7 @@ export class NodeInfo {
 
   /**
    * removePod then addPod of `pod` under `key`, when both count the same (one PodResources, as
-   * reusePodResources shares it): the sums stay, only the pod object and its affinity entries change.
+   * the cache's confirmed bindings share it): the sums stay, only the pod object and its affinity entries change.
    * False (nothing done) when they may count differently.
    */
   replacePod(key: string, pod: Pod): boolean {

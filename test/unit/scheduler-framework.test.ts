@@ -235,8 +235,11 @@ describe('SchedulerCache', () => {
     const bound = { ...pod, metadata: { ...pod.metadata, labels: { a: 'b' } }, spec: { ...pod.spec, nodeName: 'n', affinity } };
     cache.addPod(bound);
     const n = cache.get('n')!;
-    assert.equal(n.pods.get('default/p'), bound, 'the node holds the informer\'s object');
-    assert.equal(n.podsWithRequiredAntiAffinity.get('default/p'), bound);
+    // The node holds the bound pod's cached form (cached-pod.ts), not the informer's object: its labels and terms.
+    const held = n.pods.get('default/p');
+    assert.notEqual(held, bound);
+    assert.deepEqual([held.metadata.labels, held.spec.affinity, held.spec.nodeName], [bound.metadata.labels, affinity, 'n']);
+    assert.equal(n.podsWithRequiredAntiAffinity.get('default/p'), held);
     assert.deepEqual(cache.havePodsWithRequiredAntiAffinity().map((i) => i.name), ['n']);
     assert.deepEqual([n.requested.milliCPU, n.pods.size, n.usedPorts.checkConflict('', 'TCP', 8080)], [500, 1, true]);
     assert.ok(n.generation > generation);

@@ -253,6 +253,8 @@ export class DeploymentController implements Controller {
   private oldPodsRunning(newRS: ReplicaSet | undefined, oldRSs: ReplicaSet[]): boolean {
     if (oldRSs.some((rs) => (rs.status?.replicas ?? 0) > 0)) return true;
     const oldUIDs = new Set(oldRSs.map((rs) => rs.metadata!.uid));
+    // No old ReplicaSet, no old pod: the list below decodes every pod the informer keeps cold.
+    if (oldUIDs.size === 0) return false;
     return this.podInformer.list().some((p) => {
       const ref = controllerRef(p);
       return ref && oldUIDs.has(ref.uid) && ref.uid !== newRS?.metadata?.uid && p.status?.phase !== 'Failed' && p.status?.phase !== 'Succeeded';

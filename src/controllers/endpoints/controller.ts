@@ -124,7 +124,9 @@ export class EndpointsController implements Controller {
       return;
     }
     if (!serviceManagesEndpoints(svc)) return;
-    const pods = (this.pods.byIndex(namespaceIndex, namespace) as Pod[]).filter((p) => serviceSelectsPod(svc, p));
+    // The labels asked first: the namespace's other pods, kept cold by the informer, are not decoded.
+    const selected = (labels: Readonly<Record<string, string>> | undefined) => serviceSelectsPod(svc, { metadata: { labels: labels as Record<string, string> | undefined } });
+    const pods = (this.pods.byIndex(namespaceIndex, namespace, selected) as Pod[]).filter((p) => serviceSelectsPod(svc, p));
     const subsets = computeEndpointSubsets(svc, pods);
     const trigger = this.triggers.compute(svc, pods);
     const current = this.currentEndpoints(key);

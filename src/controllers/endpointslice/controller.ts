@@ -17,7 +17,7 @@ import type { Informer } from '../../client/index.js';
 import { WorkQueue, metaKey, runWorkers } from '../../client/index.js';
 import type { Controller, ControllerContext } from '../types.js';
 import type { Logger } from '../../util/log.js';
-import { desiredServiceGroups, serviceHasSlices, serviceSelectsPod } from './desired.js';
+import { desiredServiceGroups, serviceHasSlices, serviceSelectsLabels, serviceSelectsPod } from './desired.js';
 import { planSlices } from './reconcile.js';
 import { SliceWriter } from './writer.js';
 
@@ -96,7 +96,7 @@ export class EndpointSliceController implements Controller {
       else this.writer.forget(key);
       return;
     }
-    const pods = (this.pods.byIndex(namespaceIndex, namespace) as Pod[]).filter((p) => serviceSelectsPod(svc, p));
+    const pods = (this.pods.byIndex(namespaceIndex, namespace, serviceSelectsLabels(svc)) as Pod[]).filter((p) => serviceSelectsPod(svc, p));
     const groups = desiredServiceGroups(svc, pods, (n) => (n ? this.nodes.get(n) : undefined));
     const headless: Record<string, string> = svc.spec?.clusterIP === 'None' ? { 'service.kubernetes.io/headless': '' } : {};
     const plan = planSlices(existing, groups, {

@@ -39,6 +39,15 @@ export function serviceSelectsPod(svc: Service, pod: Pod): boolean {
   return matchesSelector(selectorFromSet(sel), pod.metadata!.labels);
 }
 
+/**
+ * The labels half of serviceSelectsPod, for Informer.byIndex to ask of cached pods before reading
+ * them: a namespace's other pods, kept cold by the informer, are not decoded at each sync.
+ */
+export function serviceSelectsLabels(svc: Service): (labels: Readonly<Record<string, string>> | undefined) => boolean {
+  const sel = selectorFromSet(svc.spec?.selector ?? {});
+  return (labels) => matchesSelector(sel, labels);
+}
+
 /** Rule 1: the services this controller manages. */
 export const serviceHasSlices = (svc: Service) => svc.spec?.type !== 'ExternalName' && svc.spec?.selector != null;
 

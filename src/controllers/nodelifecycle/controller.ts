@@ -213,7 +213,6 @@ export class NodeLifecycleController implements Controller {
       list.push(currentReady);
     }
     if (currentReady) {
-      const pods = this.pods.byIndex(nodeNameIndex, name!);
       await this.processTaintBaseEviction(node, observedReady);
       const needsRetry = this.nodesToRetry.has(name!);
       const becameNotReady = currentReady.status !== 'True' && observedReady.status === 'True';
@@ -222,7 +221,9 @@ export class NodeLifecycleController implements Controller {
           `Node ${name} status is now: NodeNotReady`);
       }
       if (becameNotReady || (needsRetry && observedReady.status !== 'True')) {
-        const errs = await this.markPodsNotReady(pods, name!);
+        // Read only when needed (upstream reads them every pass): each read of a node's pods decodes the
+        // ones the informer keeps cold (client/cold-objects.ts), every node every 5 s.
+        const errs = await this.markPodsNotReady(this.pods.byIndex(nodeNameIndex, name!), name!);
         if (errs.length) {
           this.logger.warn('unable to mark all pods NotReady on node; queuing for retry', { node: name, err: errs[0] });
           this.nodesToRetry.add(name!);

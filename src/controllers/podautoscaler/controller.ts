@@ -71,6 +71,8 @@ export class HorizontalController implements Controller {
     this.recorder = ctx.recorder('horizontal-pod-autoscaler');
     this.hpas = ctx.informers.informer('horizontalpodautoscalers');
     this.pods = ctx.informers.informer('pods');
+    // The endpoints and endpointslice controllers' index (one index, by its name): an HPA reads its namespace's pods.
+    this.pods.addIndex('metadata.namespace', (p: Pod) => [p.metadata?.namespace ?? '']);
     const enqueue = (h: HorizontalPodAutoscaler) => this.queue.add(metaKey(h));
     this.hpas.addEventHandler({
       add: enqueue,
@@ -189,7 +191,8 @@ export class HorizontalController implements Controller {
         const selector = scale.status?.selector;
         if (!selector) throw new Error('selector is required');
         const sel = parseSelector(selector);
-        const pods = this.pods.list().filter((p: Pod) => p.metadata?.namespace === hpa.metadata!.namespace && matchesSelector(sel, p.metadata?.labels));
+        // The labels asked before a pod is read: pods the informer keeps cold are decoded only when selected.
+        const pods: Pod[] = this.pods.byIndex('metadata.namespace', hpa.metadata!.namespace!, (labels) => matchesSelector(sel, labels));
         const metrics = await this.podMetrics(hpa.metadata!.namespace!, selector, name);
         const utilizationTarget = target.type === 'Utilization';
         const averageValue = parseQuantity(target.averageValue);

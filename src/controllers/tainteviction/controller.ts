@@ -112,7 +112,11 @@ export class TaintEvictionController implements Controller {
     const node = this.nodes.get(nodeName);
     if (!node) { this.taintedNodes.delete(nodeName); return; }
     const taints = getNoExecuteTaints(node.spec?.taints);
+    const wasTainted = this.taintedNodes.has(nodeName);
     if (taints.length) this.taintedNodes.set(nodeName, taints); else this.taintedNodes.delete(nodeName);
+    // Untainted before and after: no work of its pods can be pending (work is only scheduled under a
+    // taint), and reading them would decode those the informer keeps cold at every node update.
+    if (!taints.length && !wasTainted) return;
     const pods = this.pods.byIndex(nodeNameIndex, nodeName);
     const now = this.ctx.clock.now();
     for (const pod of pods) {

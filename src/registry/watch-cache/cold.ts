@@ -19,6 +19,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Unstructured } from '../../api/unstructured.js';
 import { seedRenderedJSON } from './rendered-json.js';
+import type { ColdDictionary } from '../../util/cold-sweep.js';
 
 /** The members of an object the cache reads without decoding it. */
 export interface ColdStub {
@@ -72,22 +73,6 @@ const coldStubs: Readonly<Record<string, StubOf>> = {
 /** The stub builder of the resource under `prefix`, or undefined when its objects stay decoded. */
 export function coldStubFor(prefix: string): StubOf | undefined {
   return Object.hasOwn(coldStubs, prefix) ? coldStubs[prefix] : undefined;
-}
-
-/**
- * A deflate dictionary: the text of recent objects of one resource, their repeated parts
- * (templates, managedFields, keys) what makes each object's bytes short. Kept for as long as
- * a cold object made with it is.
- */
-export type ColdDictionary = Buffer;
-
-/** The longest dictionary deflate uses (its window). */
-const maxDictionaryBytes = 32 * 1024;
-
-/** A dictionary from the texts of recent objects, the most recent last (deflate finds near matches cheapest). */
-export function coldDictionary(texts: readonly string[]): ColdDictionary {
-  const joined = Buffer.from(texts.join(''));
-  return joined.length <= maxDictionaryBytes ? joined : joined.subarray(joined.length - maxDictionaryBytes);
 }
 
 /** An object as the cache keeps it once cold: its stub's members, its text as deflated bytes. */

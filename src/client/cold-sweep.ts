@@ -1,0 +1,25 @@
+/**
+ * When an informer's objects go cold (cold-objects.ts): an object no watch event has changed,
+ * and no keyed read (get, byIndex) has asked for, for at least `afterMs` (at most twice that) is
+ * replaced in the cache by its cold form, by the sweep the API server's watch cache uses
+ * (util/cold-sweep.ts: its own timer, a budget per tick, two generations of touched keys).
+ */
+import { ColdSweep as Sweep, coldOptionsFromEnv, defaultColdOptions, type ColdOptions } from '../util/cold-sweep.js';
+import { ColdObject, isCold } from './cold-objects.js';
+
+export { defaultColdOptions, type ColdOptions };
+
+/**
+ * The options K8TS_INFORMER_COLD_AFTER_MS asks for: milliseconds (0: every untouched object goes
+ * cold within two ticks, which tests run under), "on" (the defaults), or "off". Unset: off, so
+ * objects stay decoded: at 5,000 pods the cold form cost the control loops more heap than it saved
+ * (the pools still hold its parts), and no run at the pod counts where it should save has been
+ * measured yet (bench/RESULTS.md, mem8), so it is opt-in until one is.
+ */
+export const coldOptionsFrom = (value: string | undefined): ColdOptions | undefined => (value ? coldOptionsFromEnv(value) : undefined);
+
+export class ColdSweep extends Sweep<object, ColdObject> {
+  constructor(objects: Map<string, unknown>, opts: ColdOptions) {
+    super(() => objects, opts, { isCold, text: (obj) => JSON.stringify(obj), cold: (obj, text, dictionary) => ColdObject.of(obj, text, dictionary) });
+  }
+}
