@@ -45,12 +45,16 @@ export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind
   if (typeErrors.length) throw typeFailure(typeErrors[0]);
   // Decoding, as Go does it, turns null list items into zero values; everything after expects them.
   fillNullItems(key, obj);
+  let unknown: string[] | undefined;
   if (mode !== 'Ignore') {
-    const errors = [...leading, ...strictErrors(findUnknownFields(key, obj), obj, raw)];
+    unknown = findUnknownFields(key, obj);
+    const errors = [...leading, ...strictErrors(unknown, obj, raw)];
     if (errors.length && mode === 'Strict') throw strictFailure(errors);
     if (errors.length) res.setHeader('Warning', warningHeaderValues(errors));
   }
-  pruneUnknownFields(key, obj);
+  // The walk that found no unknown field saw the whole object (it stops only at strict decoding's
+  // 100th): there is nothing to prune, and a typical body is not walked a third time.
+  if (unknown === undefined || unknown.length > 0) pruneUnknownFields(key, obj);
 }
 
 /**
