@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { badRequest } from '../api/status.js';
-import { fillNullItems, findTypeErrors, findUnknownFields, pruneUnknownFields, strictFieldErrors } from '../api/schema/index.js';
+import { checkTypes, fillNullItems, findUnknownFields, pruneUnknownFields, strictFieldErrors } from '../api/schema/index.js';
 import type { ResourceInfo } from '../api/resources.js';
 import { kindKey } from '../api/resources.js';
 import { warningHeaderValues } from './warnings.js';
@@ -41,10 +41,11 @@ export type { RawBody };
 export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind'>, obj: unknown, mode: string | undefined, res: WarningSink, raw?: RawBody, leading: string[] = [],
   strictFailure = bodyStrictFailure(info), typeFailure: TypeFailure = (e) => badRequest(`${cannotHandle(info)}: ${e}`)): void {
   const key = kindKey(info);
-  const typeErrors = findTypeErrors(key, obj);
-  if (typeErrors.length) throw typeFailure(typeErrors[0]);
+  const types = checkTypes(key, obj);
+  if (types.errors.length) throw typeFailure(types.errors[0]);
   // Decoding, as Go does it, turns null list items into zero values; everything after expects them.
-  fillNullItems(key, obj);
+  // A body without null items (nearly all) has none to fill: no second walk of it.
+  if (types.nullItems) fillNullItems(key, obj);
   let unknown: string[] | undefined;
   if (mode !== 'Ignore') {
     unknown = findUnknownFields(key, obj);

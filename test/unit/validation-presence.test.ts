@@ -2,7 +2,8 @@
  * The pod validators of fields a typical pod leaves out run only when the field is there
  * (podspec.ts, container.ts, pod.ts): each such field, null or of the wrong JSON type, still
  * gives no error (as when its validator ran and found nothing), and an invalid value is still
- * reported at its path. The decoding checks prune unknown fields whatever the mode that found them.
+ * reported at its path. The decoding checks prune unknown fields whatever the mode that found them,
+ * and fill null list items and map values (skipped only for a body without any).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,4 +80,27 @@ describe('checkFields prunes unknown fields in every mode', () => {
       assert.deepEqual(pod, before);
     });
   }
+});
+
+describe('checkFields fills null items found by the type walk', () => {
+  const info = { group: '', version: 'v1', kind: 'Pod' };
+  const sink = { setHeader: () => sink } as never;
+  it('a null list item or map value becomes its zero value, at any depth', () => {
+    const pod: any = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { a: null } },
+      spec: { containers: [{ name: 'c', image: 'i', args: ['x', null] }], tolerations: [null] } };
+    checkFields(info, pod, undefined, sink);
+    assert.deepEqual(pod.metadata.labels, { a: '' });
+    assert.deepEqual(pod.spec.containers[0].args, ['x', '']);
+    assert.deepEqual(pod.spec.tolerations, [{}]);
+  });
+  it('a null field (not an item) is left as it is', () => {
+    const pod: any = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: null }, spec: { containers: [{ name: 'c', image: 'i', args: null }] } };
+    checkFields(info, pod, undefined, sink);
+    assert.equal(pod.metadata.labels, null);
+    assert.equal(pod.spec.containers[0].args, null);
+  });
+  it('a type error is still answered first', () => {
+    const pod: any = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 5, args: [null] }] } };
+    assert.throws(() => checkFields(info, pod, undefined, sink), /cannot unmarshal number into Go struct field Container\.spec\.containers\.image of type string/);
+  });
 });
