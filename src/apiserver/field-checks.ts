@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { badRequest } from '../api/status.js';
-import { fillNullItems, findTypeErrors, findUnknownFields, pruneUnknownFields, strictFieldErrors } from '../api/schema/index.js';
+import { checkTypes, fillNullItems, findUnknownFields, pruneUnknownFields, strictFieldErrors } from '../api/schema/index.js';
 import type { ResourceInfo } from '../api/resources.js';
 import { kindKey } from '../api/resources.js';
 import { warningHeaderValues } from './warnings.js';
@@ -41,16 +41,21 @@ export type { RawBody };
 export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind'>, obj: unknown, mode: string | undefined, res: WarningSink, raw?: RawBody, leading: string[] = [],
   strictFailure = bodyStrictFailure(info), typeFailure: TypeFailure = (e) => badRequest(`${cannotHandle(info)}: ${e}`)): void {
   const key = kindKey(info);
-  const typeErrors = findTypeErrors(key, obj);
-  if (typeErrors.length) throw typeFailure(typeErrors[0]);
+  const types = checkTypes(key, obj);
+  if (types.errors.length) throw typeFailure(types.errors[0]);
   // Decoding, as Go does it, turns null list items into zero values; everything after expects them.
-  fillNullItems(key, obj);
+  // A body without null items (nearly all) has none to fill: no second walk of it.
+  if (types.nullItems) fillNullItems(key, obj);
+  let unknown: string[] | undefined;
   if (mode !== 'Ignore') {
-    const errors = [...leading, ...strictErrors(findUnknownFields(key, obj), obj, raw)];
+    unknown = findUnknownFields(key, obj);
+    const errors = [...leading, ...strictErrors(unknown, obj, raw)];
     if (errors.length && mode === 'Strict') throw strictFailure(errors);
     if (errors.length) res.setHeader('Warning', warningHeaderValues(errors));
   }
-  pruneUnknownFields(key, obj);
+  // The walk that found no unknown field saw the whole object (it stops only at strict decoding's
+  // 100th): there is nothing to prune, and a typical body is not walked a third time.
+  if (unknown === undefined || unknown.length > 0) pruneUnknownFields(key, obj);
 }
 
 /**

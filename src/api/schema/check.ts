@@ -91,16 +91,27 @@ function isContainer(node: DecodeNode): boolean {
  * null is accepted everywhere, as Go does.
  */
 export function findTypeErrors(key: string, obj: unknown): string[] {
+  return checkTypes(key, obj).errors;
+}
+
+/**
+ * findTypeErrors, and whether a list item or map value is null: without type errors this walk saw
+ * every value fillNullItems would visit, so with none null that walk has nothing to fill.
+ */
+export function checkTypes(key: string, obj: unknown): { errors: string[]; nullItems: boolean } {
   const root = decodeTreeFor(key);
   const out: string[] = [];
-  if (root) typesIn(root, obj, { struct: '', fields: [] }, out);
-  return out;
+  const ctx: Context = { struct: '', fields: [], nullItems: false };
+  if (root) typesIn(root, obj, ctx, out);
+  return { errors: out, nullItems: ctx.nullItems };
 }
 
 /** encoding/json's error context: the innermost struct and the struct-field names from the root (no indices, no map keys). */
 interface Context {
   struct: string;
   fields: string[];
+  /** A list item or map value was null (zero-values.ts fills them). */
+  nullItems: boolean;
 }
 
 function jsonKind(v: unknown): string {
@@ -138,11 +149,18 @@ function typesIn(node: DecodeNode, value: unknown, ctx: Context, out: string[]):
     case 'map':
       if (kind !== 'object') return void out.push(typeError(kind, node.goType, ctx));
       // for-in, not Object.values: about three times faster on a map of many keys (nesting.ts).
-      for (const k in value as Record<string, unknown>) typesIn(node.value, (value as Record<string, unknown>)[k], ctx, out);
+      for (const k in value as Record<string, unknown>) {
+        const v = (value as Record<string, unknown>)[k];
+        if (v === null) ctx.nullItems = true;
+        else typesIn(node.value, v, ctx, out);
+      }
       return;
     case 'array':
       if (kind !== 'array') return void out.push(typeError(kind, node.goType, ctx));
-      for (const v of value as unknown[]) typesIn(node.items, v, ctx, out);
+      for (const v of value as unknown[]) {
+        if (v === null) ctx.nullItems = true;
+        else typesIn(node.items, v, ctx, out);
+      }
       return;
     case 'string':
     case 'time':

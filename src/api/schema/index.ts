@@ -7,7 +7,7 @@ export {
   definitionFor, definitionNameFor, gvkKey, openapiDefinitions, reachableDefinitions, refName, REF_PREFIX,
   type GroupVersionKind, type OpenAPISchema,
 } from './definitions.js';
-export { findTypeErrors, findUnknownFields, strictDecodingError } from './check.js';
+export { checkTypes, findTypeErrors, findUnknownFields, strictDecodingError } from './check.js';
 export { pruneUnknownFields } from './prune.js';
 export { findDuplicateFields, strictFieldErrors } from './duplicates.js';
 export { fillNullItems } from './zero-values.js';

@@ -62,7 +62,7 @@ function validateVolumeMounts(ctr: Obj, volumes: Map<string, Obj>, path: string)
     if (mountPoints.has(mountPath)) errs.push(invalid(child(p, 'mountPath'), mountPath, 'must be unique'));
     mountPoints.add(mountPath);
     if (devices.has(name)) errs.push(invalid(child(p, 'name'), name, 'must not already exist in volumeDevices'));
-    if ([...devices.values()].includes(mountPath)) errs.push(invalid(child(p, 'mountPath'), mountPath, 'must not already exist as a path in volumeDevices'));
+    if (devices.size > 0 && [...devices.values()].includes(mountPath)) errs.push(invalid(child(p, 'mountPath'), mountPath, 'must not already exist as a path in volumeDevices'));
     if (str(m.subPath)) appendAll(errs, validateLocalDescendingPath(str(m.subPath), child(path, 'subPath')));
     if (str(m.subPathExpr)) {
       if (str(m.subPath)) errs.push(invalid(child(p, 'subPathExpr'), str(m.subPathExpr), 'subPathExpr and subPath are mutually exclusive'));
@@ -134,16 +134,17 @@ export function validateContainerCommon(raw: unknown, ctx: ContainerContext, pat
   const tmp = str(ctr.terminationMessagePolicy);
   if (!tmp) errs.push(required(child(path, 'terminationMessagePolicy')));
   else if (tmp !== 'File' && tmp !== 'FallbackToLogsOnError') errs.push(notSupported(child(path, 'terminationMessagePolicy'), tmp, ['File', 'FallbackToLogsOnError']));
-  appendAll(errs, validatePorts(ctr.ports, child(path, 'ports')));
-  appendAll(errs, validateEnv(ctr.env, child(path, 'env')));
-  appendAll(errs, validateEnvFrom(ctr.envFrom, child(path, 'envFrom')));
-  appendAll(errs, validateVolumeMounts(ctr, ctx.volumes, child(path, 'volumeMounts')));
-  appendAll(errs, validateVolumeDevices(ctr, ctx.volumes, child(path, 'volumeDevices')));
+  // As validatePodSpec's: the validators of fields a typical container leaves out run only when they are there.
+  if (has(ctr.ports)) appendAll(errs, validatePorts(ctr.ports, child(path, 'ports')));
+  if (has(ctr.env)) appendAll(errs, validateEnv(ctr.env, child(path, 'env')));
+  if (has(ctr.envFrom)) appendAll(errs, validateEnvFrom(ctr.envFrom, child(path, 'envFrom')));
+  if (has(ctr.volumeMounts)) appendAll(errs, validateVolumeMounts(ctr, ctx.volumes, child(path, 'volumeMounts')));
+  if (has(ctr.volumeDevices)) appendAll(errs, validateVolumeDevices(ctr, ctx.volumes, child(path, 'volumeDevices')));
   const pull = str(ctr.imagePullPolicy);
   if (!pull) errs.push(required(child(path, 'imagePullPolicy')));
   else if (!['Always', 'IfNotPresent', 'Never'].includes(pull)) errs.push(notSupported(child(path, 'imagePullPolicy'), pull, ['Always', 'IfNotPresent', 'Never']));
   appendAll(errs, validateResourceRequirements(ctr.resources, child(path, 'resources')));
-  appendAll(errs, validateContainerSecurityContext(ctr.securityContext, ctx.hostUsers, child(path, 'securityContext')));
+  if (has(ctr.securityContext)) appendAll(errs, validateContainerSecurityContext(ctr.securityContext, ctx.hostUsers, child(path, 'securityContext')));
   return errs;
 }
 
@@ -176,9 +177,9 @@ export function validateContainers(containers: unknown, ctx: ContainerContext, p
     if (names.has(str(ctr.name))) errs.push(duplicate(child(p, 'name'), str(ctr.name)));
     else names.add(str(ctr.name));
     if (isObj(ctr.lifecycle)) appendAll(errs, validateLifecycle(ctr.lifecycle, ctx.gracePeriod, child(p, 'lifecycle')));
-    appendAll(errs, validateProbe(ctr.livenessProbe, 'liveness', ctx.gracePeriod, child(p, 'livenessProbe')));
-    appendAll(errs, validateProbe(ctr.readinessProbe, 'readiness', ctx.gracePeriod, child(p, 'readinessProbe')));
-    appendAll(errs, validateProbe(ctr.startupProbe, 'startup', ctx.gracePeriod, child(p, 'startupProbe')));
+    if (has(ctr.livenessProbe)) appendAll(errs, validateProbe(ctr.livenessProbe, 'liveness', ctx.gracePeriod, child(p, 'livenessProbe')));
+    if (has(ctr.readinessProbe)) appendAll(errs, validateProbe(ctr.readinessProbe, 'readiness', ctx.gracePeriod, child(p, 'readinessProbe')));
+    if (has(ctr.startupProbe)) appendAll(errs, validateProbe(ctr.startupProbe, 'startup', ctx.gracePeriod, child(p, 'startupProbe')));
     if (has(ctr.restartPolicy)) errs.push(forbidden(child(p, 'restartPolicy'), 'may not be set for non-init containers'));
   });
   appendAll(errs, checkHostPortConflicts(list, path));

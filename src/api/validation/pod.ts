@@ -30,11 +30,10 @@ const updatablePodSpecFields = [
 export function validatePodMetadataAndSpec(pod: Obj): FieldError[] {
   const meta = obj(pod.metadata);
   const spec = obj(pod.spec);
-  const errs = [
-    ...validateObjectMeta(meta, true, nameIsDNSSubdomain),
-    ...validatePodSpecificAnnotations(meta.annotations, spec, 'metadata.annotations'),
-    ...validatePodSpec(spec, str(meta.name), 'spec', { resourceIsPod: true }),
-  ];
+  const errs = validateObjectMeta(meta, true, nameIsDNSSubdomain);
+  // A pod without annotations or init containers has nothing for their checks (validatePodSpec's reason).
+  if (has(meta.annotations)) appendAll(errs, validatePodSpecificAnnotations(meta.annotations, spec, 'metadata.annotations'));
+  appendAll(errs, validatePodSpec(spec, str(meta.name), 'spec', { resourceIsPod: true }));
   if (!str(spec.serviceAccountName)) {
     arr(spec.volumes).forEach((v, vi) => {
       arr(obj(obj(v).projected).sources).forEach((s, si) => {
@@ -45,7 +44,7 @@ export function validatePodMetadataAndSpec(pod: Obj): FieldError[] {
     });
   }
   appendAll(errs, validateContainersOnlyForPod(spec.containers, 'spec.containers'));
-  appendAll(errs, validateContainersOnlyForPod(spec.initContainers, 'spec.initContainers'));
+  if (has(spec.initContainers)) appendAll(errs, validateContainersOnlyForPod(spec.initContainers, 'spec.initContainers'));
   return errs;
 }
 
