@@ -36,6 +36,7 @@
  *   informer keeps pods untouched for a while compressed: client/cold-sweep.ts).
  *   --baseline DIR: a built checkout run in turn with this one, baseline first, --runs times each.
  *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process)
+ *   (K8TS_BENCH_SERVER_STDOUT=FILE keeps the server's stdout, e.g. with K8TS_BENCH_SERVER_NODE_ARGS=--trace-gc)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -213,6 +214,7 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
   const server = await startServer({
     cliPath: build.cliPath, dataDir, serverArgs: ['--controllers', 'all', ...(etcd ? ['--etcd-servers', etcd.url] : [])],
     nodeArgs: process.env.K8TS_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean), env: snapshots ? { K8TS_HEAP_SNAPSHOT_DIR: snapshots } : undefined,
+    stdoutFile: process.env.K8TS_BENCH_SERVER_STDOUT,
   });
   let heapNodes: IsolateReport | undefined;
   let heapPods: IsolateReport | undefined;

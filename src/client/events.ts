@@ -2,6 +2,13 @@
  * Event recorder: writes core/v1 Events about objects, aggregating repeats of
  * the same (object, reason, message) into one Event with a count, as
  * client-go's recorder does, so `kubectl describe` and `get events` read as upstream.
+ *
+ * Events are written as client-go's broadcaster writes them: stamped when they
+ * happen, queued (at most 1,000; beyond that dropped, watch.DropIfChannelFull),
+ * and sent one at a time. A controller that creates 500 pods in one sync thus
+ * never has 500 Event POSTs in flight, each holding a seat of the API server's
+ * fair queue beside the creates that matter (at 60,000 pods, POST events' p99
+ * at the server was in the 1-2.5 s bucket: bench/RESULTS.md `lead-events-2026-12-07`).
  */
 import type { Clientset } from './clientset.js';
 import { isNotFound } from './rest.js';
@@ -36,15 +43,56 @@ export function eventName(objectName: string, nowMs = Date.now()): string {
   return `${objectName}.${stamp.toString(16)}`;
 }
 
+/** client-go's maxQueuedEvents: events waiting to be written beyond this are dropped. */
+export const maxQueuedEvents = 1000;
+
+interface Pending { involved: InvolvedRef; namespace: string; type: EventType; reason: string; message: string; at: string }
+interface InvolvedRef { kind?: string; namespace?: string; name: string; uid?: string; apiVersion?: string; resourceVersion?: string; fieldPath?: string }
+
 export class EventRecorder {
   private readonly seen = new Map<string, Seen>();
   private readonly buckets = new Map<string, Bucket>();
+  /** Written events' slots are emptied at once; the array is reset when the queue drains. */
+  private readonly queue: (Pending | undefined)[] = [];
+  private head = 0;
+  private writing = false;
+  /** Events dropped because maxQueuedEvents were waiting. */
+  dropped = 0;
 
   constructor(private readonly clients: Clientset, private readonly component: string, private readonly logger?: Logger, private readonly host?: string) {}
 
+  /** Events waiting to be written (the one being written not counted). */
+  get queued(): number { return this.queue.length - this.head; }
+
   event(obj: any, type: EventType, reason: string, message: string): void {
     if (!this.allow(obj)) return;
-    void this.record(obj, type, reason, message).catch((e) => this.logger?.debug('event not recorded', { reason, err: e }));
+    if (this.queued >= maxQueuedEvents) { this.dropped++; return; }
+    // The object's identity and the time are taken now: the object may change before the event is written.
+    const involved: InvolvedRef = {
+      kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name, uid: obj.metadata.uid,
+      apiVersion: obj.apiVersion, resourceVersion: obj.metadata.resourceVersion,
+      // A part of the object, e.g. a pod's container: spec.containers{name} (upstream's ObjectReference.fieldPath).
+      ...(obj.fieldPath ? { fieldPath: obj.fieldPath } : {}),
+    };
+    const at = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    this.queue.push({ involved, namespace: obj.metadata.namespace || 'default', type, reason, message, at });
+    if (!this.writing) void this.drain();
+  }
+
+  /** Writes the queued events one at a time, as client-go's sink goroutine does. */
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.head < this.queue.length) {
+        const e = this.queue[this.head]!;
+        this.queue[this.head++] = undefined;
+        await this.record(e).catch((err) => this.logger?.debug('event not recorded', { reason: e.reason, err }));
+      }
+    } finally {
+      this.queue.length = 0;
+      this.head = 0;
+      this.writing = false;
+    }
   }
 
   /**
@@ -70,18 +118,10 @@ export class EventRecorder {
     return true;
   }
 
-  private async record(obj: any, type: EventType, reason: string, message: string): Promise<void> {
-    const namespace = obj.metadata.namespace || 'default';
-    const involved = {
-      kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name, uid: obj.metadata.uid,
-      apiVersion: obj.apiVersion, resourceVersion: obj.metadata.resourceVersion,
-      // A part of the object, e.g. a pod's container: spec.containers{name} (upstream's ObjectReference.fieldPath).
-      ...(obj.fieldPath ? { fieldPath: obj.fieldPath } : {}),
-    };
+  private async record({ involved, namespace, type, reason, message, at: now }: Pending): Promise<void> {
     // Joined, not a template: a template's string is a tree of concatenations (a node of ~32 bytes
     // per piece) that the seen map would keep as its key, up to 4,096 of them; join makes one flat string.
     const key = [involved.kind, namespace, involved.name, involved.uid, involved.fieldPath ?? '', type, reason, message].join('/');
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     const prev = this.seen.get(key);
     if (prev) {
       prev.count++;
