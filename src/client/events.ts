@@ -13,6 +13,10 @@
 import type { Clientset } from './clientset.js';
 import { isNotFound } from './rest.js';
 import type { Logger } from '../util/log.js';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+
+/** What an event is about: any object with its metadata, or a part of one (fieldPath, e.g. a pod's container). */
+export interface EventSubject { kind?: string; apiVersion?: string; metadata?: ObjectMeta; fieldPath?: string }
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -24,7 +28,7 @@ const spamBurst = 25;
 const spamRefillPerMs = 1 / 300_000;
 
 /** The spam filter's bucket of an object: its uid, else kind, namespace and name. */
-const spamKey = (obj: any): string => obj.metadata?.uid ?? `${obj.kind}/${obj.metadata?.namespace}/${obj.metadata?.name}`;
+const spamKey = (obj: EventSubject): string => obj.metadata?.uid ?? `${obj.kind}/${obj.metadata?.namespace}/${obj.metadata?.name}`;
 
 let lastStamp = 0n;
 
@@ -64,18 +68,19 @@ export class EventRecorder {
   /** Events waiting to be written (the one being written not counted). */
   get queued(): number { return this.queue.length - this.head; }
 
-  event(obj: any, type: EventType, reason: string, message: string): void {
+  event(obj: EventSubject, type: EventType, reason: string, message: string): void {
     if (!this.allow(obj)) return;
     if (this.queued >= maxQueuedEvents) { this.dropped++; return; }
     // The object's identity and the time are taken now: the object may change before the event is written.
+    const meta = obj.metadata ?? {};
     const involved: InvolvedRef = {
-      kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name, uid: obj.metadata.uid,
-      apiVersion: obj.apiVersion, resourceVersion: obj.metadata.resourceVersion,
+      kind: obj.kind, namespace: meta.namespace, name: meta.name ?? '', uid: meta.uid,
+      apiVersion: obj.apiVersion, resourceVersion: meta.resourceVersion,
       // A part of the object, e.g. a pod's container: spec.containers{name} (upstream's ObjectReference.fieldPath).
       ...(obj.fieldPath ? { fieldPath: obj.fieldPath } : {}),
     };
     const at = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    this.queue.push({ involved, namespace: obj.metadata.namespace || 'default', type, reason, message, at });
+    this.queue.push({ involved, namespace: meta.namespace || 'default', type, reason, message, at });
     if (!this.writing) void this.drain();
   }
 
@@ -100,12 +105,12 @@ export class EventRecorder {
    * without taking one: a caller can skip the work of building an event that would be dropped
    * (the DaemonSet controller decoding each created pod only to name it in SuccessfulCreate).
    */
-  wouldRecord(obj: any): boolean {
+  wouldRecord(obj: EventSubject): boolean {
     const b = this.buckets.get(spamKey(obj));
     return !b || Math.min(spamBurst, b.tokens + (Date.now() - b.last) * spamRefillPerMs) >= 1;
   }
 
-  private allow(obj: any): boolean {
+  private allow(obj: EventSubject): boolean {
     const key = spamKey(obj);
     const now = Date.now();
     const b = this.buckets.get(key) ?? { tokens: spamBurst, last: now };
