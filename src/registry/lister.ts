@@ -55,7 +55,7 @@ class Index<T extends Named> {
       return m ? [...m.values()] : [];
     }
     const all: T[] = [];
-    for (const m of this.byNamespace.values()) all.push(...m.values());
+    for (const m of this.byNamespace.values()) for (const v of m.values()) all.push(v);
     return all;
   }
 }
