@@ -8,20 +8,21 @@ export function instrumentBackend(backend: Backend, metrics: ApiMetrics): Backen
   const wrapped: any = Object.create(backend);
   for (const op of timed) {
     const fn = (backend as any)[op].bind(backend);
-    // The labels are made once per operation; the timer ends on the backend's own promise,
-    // with no async wrapper around it (its promise and await would cost every write two more).
+    // The labels are made once per operation; the time is observed when the backend's own promise
+    // settles, with no async wrapper around it (its promise and await would cost every write two more).
     const labels = { operation: op };
+    const observe = (start: number) => metrics.storageLatency.observe(labels, (performance.now() - start) / 1000);
     wrapped[op] = (...args: unknown[]) => {
-      const end = metrics.storageLatency.startTimer(labels);
+      const start = performance.now();
       let result: Promise<unknown>;
       try {
         result = fn(...args);
       } catch (err) {
         // A backend that throws at once still answers with a rejected promise, as the async wrapper did.
-        end();
+        observe(start);
         return Promise.reject(err);
       }
-      result.then(() => end(), () => end());
+      result.then(() => observe(start), () => observe(start));
       return result;
     };
   }

@@ -1,15 +1,16 @@
 /** Prometheus metrics with upstream's names (and label values) where upstream has one. */
 import type { IncomingMessage } from 'node:http';
-import { Registry, Histogram, Gauge, collectDefaultMetrics } from '../util/prom.js';
+import { Registry, Gauge, collectDefaultMetrics } from '../util/prom.js';
 import { BatchedCounter, BatchedHistogram } from '../util/batched-metrics.js';
-import type { RequestInfo } from './request-info.js';
+import { queryValues, type RequestInfo } from './request-info.js';
 
 export interface ApiMetrics {
   registry: Registry;
-  /** Every request records these two: batched (util/batched-metrics.ts), not prom-client's per-call hashing. */
+  /** Every request records these: batched (util/batched-metrics.ts), not prom-client's per-call hashing. */
   requests: BatchedCounter<RequestLabel | 'code'>;
   latency: BatchedHistogram<'verb' | 'resource' | 'subresource'>;
-  storageLatency: Histogram<'operation'>;
+  /** Every storage call (a create's write among them) records one. */
+  storageLatency: BatchedHistogram<'operation'>;
   watchers: Gauge<string>;
   /** Open long-running requests (watches, exec, logs...) by verb and resource, as upstream's gauge of that name. */
   longRunning: Gauge<'verb' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component'>;
@@ -34,7 +35,7 @@ export function createMetrics(opts: { deferDefaultMetrics?: boolean } = {}): Api
     registry, collectDefaultMetrics: collectDefaults,
     requests: new BatchedCounter({ name: 'apiserver_request_total', help: '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', labelNames: ['code', 'component', 'dry_run', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'], registers: [registry] }),
     latency: new BatchedHistogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, resource and subresource.', labelNames: ['verb', 'resource', 'subresource'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] }),
-    storageLatency: new Histogram({ name: 'k8ts_storage_request_duration_seconds', help: 'Storage backend operation latency in seconds.', labelNames: ['operation'], buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [registry] }),
+    storageLatency: new BatchedHistogram({ name: 'k8ts_storage_request_duration_seconds', help: 'Storage backend operation latency in seconds.', labelNames: ['operation'], buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [registry] }),
     watchers: new Gauge({ name: 'apiserver_registered_watchers', help: 'Number of currently open watch requests.', registers: [registry] }),
     longRunning: new Gauge({
       name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
@@ -54,7 +55,7 @@ export type RequestLabel = 'component' | 'dry_run' | 'group' | 'resource' | 'sco
 export function requestLabels(req: IncomingMessage, info: RequestInfo, url?: URL): Record<RequestLabel, string> {
   const scope = info.name || info.verb === 'create' ? 'resource' : info.namespace ? 'namespace' : info.isResourceRequest ? 'cluster' : '';
   return {
-    component: 'apiserver', dry_run: url?.searchParams.getAll('dryRun').join(',') ?? '', group: info.group, resource: info.resource ?? '',
+    component: 'apiserver', dry_run: url ? queryValues(url, 'dryRun').join(',') : '', group: info.group, resource: info.resource ?? '',
     scope, subresource: info.subresource ?? '', verb: reportedVerb(req, info), version: info.version,
   };
 }

@@ -35,7 +35,25 @@ const protobufType = 'application/vnd.kubernetes.protobuf';
  * has one. Whether the answer really is protobuf also depends on the kind
  * (custom resources have none): the writers fall back to JSON.
  */
-export function negotiateMedia(accept: string | undefined): { rendering: Rendering; protobuf: boolean } {
+export function negotiateMedia(accept: string | undefined): Readonly<{ rendering: Rendering; protobuf: boolean }> {
+  if (!accept) return jsonMedia;
+  if (accept.length > maxNegotiatedLength) return negotiateAccept(accept);
+  // Clients send the same few Accept headers again and again: each is parsed once (a bounded memo).
+  let media = negotiated.get(accept);
+  if (!media) {
+    if (negotiated.size >= maxNegotiated) negotiated.clear();
+    negotiated.set(accept, (media = Object.freeze(negotiateAccept(accept))));
+  }
+  return media;
+}
+
+const jsonMedia = Object.freeze({ rendering: 'json' as Rendering, protobuf: false });
+/** At most this many headers of at most this many characters are remembered. */
+const maxNegotiated = 256;
+const maxNegotiatedLength = 1024;
+const negotiated = new Map<string, Readonly<{ rendering: Rendering; protobuf: boolean }>>();
+
+function negotiateAccept(accept: string): { rendering: Rendering; protobuf: boolean } {
   for (const m of parseAccept(accept)) {
     const as = m.params.as;
     const protobuf = m.type === protobufType;

@@ -24,6 +24,19 @@ export interface RequestInfo {
 
 const namespaceSubresources = new Set(['status', 'finalize']);
 
+/**
+ * The query's values of `name`. url.searchParams parses the query into a URLSearchParams on its
+ * first use: a request without a query (nearly every create, update and get) makes none.
+ */
+export function queryValues(url: URL, name: string): string[] {
+  return url.search === '' ? [] : url.searchParams.getAll(name);
+}
+
+/** The query's first value of `name`, as queryValues. */
+export function queryValue(url: URL, name: string): string | undefined {
+  return url.search === '' ? undefined : url.searchParams.get(name) ?? undefined;
+}
+
 export function parseRequestInfo(method: string, url: URL): RequestInfo {
   const path = url.pathname;
   const segs = path.split('/').filter(Boolean);
@@ -61,16 +74,18 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
   info.name = rest[1];
   info.subresource = rest[2];
   info.verb = verbFor(method, info.name !== undefined, url, watchPath);
-  const selector = url.searchParams.get('fieldSelector');
-  if (selector && (info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection')) info.fieldSelector = selector;
+  // The query is parsed (url.searchParams makes its URLSearchParams) only for the verbs that read it.
+  if (info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection') {
+    const selector = queryValue(url, 'fieldSelector');
+    if (selector) info.fieldSelector = selector;
+  }
   return info;
 }
 
 function verbFor(method: string, hasName: boolean, url: URL, watchPath: boolean): string {
-  const watching = watchPath || queryBool(url.searchParams.get('watch'));
   switch (method) {
     case 'GET': case 'HEAD':
-      if (watching) return 'watch';
+      if (watchPath || queryBool(queryValue(url, 'watch'))) return 'watch';
       return hasName ? 'get' : 'list';
     case 'POST': return 'create';
     case 'PUT': return 'update';

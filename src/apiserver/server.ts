@@ -565,7 +565,7 @@ function context(opts: ApiServerOptions, req: IncomingMessage, res: ServerRespon
   return {
     req, res, url, info, store, request, registry: opts.registry, rendering: media.rendering, protobuf, now: new Date(),
     signalWhenNeeded,
-    logger: opts.logger, watchGauge: { inc: () => opts.metrics.watchers.inc(), dec: () => opts.metrics.watchers.dec() },
+    logger: opts.logger, watchGauge: opts.metrics.watchers,
   };
 }
 

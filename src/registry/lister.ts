@@ -49,9 +49,13 @@ class Index<T extends Named> {
   inNamespace(namespace: string): Iterable<T> { return this.byNamespace.get(namespace)?.values() ?? []; }
 
   list(namespace: string | undefined): T[] {
-    if (namespace !== undefined) return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+    if (namespace !== undefined) {
+      // Admission lists a namespace's LimitRanges and ResourceQuotas on every pod create: most have none.
+      const m = this.byNamespace.get(namespace);
+      return m ? [...m.values()] : [];
+    }
     const all: T[] = [];
-    for (const m of this.byNamespace.values()) all.push(...m.values());
+    for (const m of this.byNamespace.values()) for (const v of m.values()) all.push(v);
     return all;
   }
 }

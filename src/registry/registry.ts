@@ -164,7 +164,8 @@ export class Registry {
   resources(): ResourceInfo[] { return [...resources, ...this.custom.resources()]; }
 
   findResource(group: string, version: string, plural: string): ResourceInfo | undefined {
-    return this.resources().find((r) => r.group === group && r.version === version && r.plural === plural);
+    // Every resource request looks its resource up: the built-in catalogue by key, not a copy of it searched.
+    return builtInResources().get(storeKey(group, version, plural)) ?? this.custom.resources().find((r) => r.group === group && r.version === version && r.plural === plural);
   }
 
   /** Serves the served versions of an Established CRD (again, after a change). */
@@ -273,3 +274,16 @@ function checkNamespaceDeletion(info: ResourceInfo, obj: Unstructured): void {
 }
 
 const storeKey = (g: string, v: string, p: string) => `${g}/${v}/${p}`;
+
+let builtInByKey: Map<string, ResourceInfo> | undefined;
+
+/** The built-in catalogue by storeKey: the first entry of each, as a search of the list finds it. */
+function builtInResources(): Map<string, ResourceInfo> {
+  if (builtInByKey) return builtInByKey;
+  builtInByKey = new Map();
+  for (const r of resources) {
+    const k = storeKey(r.group, r.version, r.plural);
+    if (!builtInByKey.has(k)) builtInByKey.set(k, r);
+  }
+  return builtInByKey;
+}

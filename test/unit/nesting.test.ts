@@ -40,6 +40,20 @@ describe('nesting depth', () => {
     assert.equal(jsonTextTooDeep(jsonText(L + 1)), 5 * L);
     assert.equal(valueTooDeep(nest(L)), false);
     assert.equal(valueTooDeep(nest(L + 1)), true);
+  });
+
+  it('finds the same without a scan when the text has no more opening brackets than the limit', () => {
+    // At the limit (three brackets, depth 3) nothing is too deep; one more and the scan finds it.
+    assert.equal(jsonTextTooDeep('[[{}]]', 3), -1);
+    assert.equal(jsonTextTooDeep('{"a":[[{"b":{}}]]}', 3), 7);
+    // Brackets inside strings count toward the pre-check, not the depth.
+    assert.equal(jsonTextTooDeep('{"a":"{{{{[[[["}', 3), -1);
+    // A text shorter than the limit, unclosed.
+    assert.equal(jsonTextTooDeep('[[[', 3), -1);
+    assert.equal(jsonTextTooDeep('[[[[', 3), 3);
+  });
+
+  it('decoded values: counts open objects and arrays', () => {
     assert.equal(valueTooDeep([[[1]]], 3), false);
     assert.equal(valueTooDeep([[[[]]]], 3), true);
     assert.equal(valueTooDeep(nest(1_000_000)), true);

@@ -1,6 +1,6 @@
 /**
  * The pod validators of fields a typical pod leaves out run only when the field is there
- * (podspec.ts, container.ts, pod.ts): each such field, null or of the wrong JSON type, still
+ * (podspec.ts, container.ts, pod.ts, and ObjectMeta's in objectmeta.ts): each such field, null or of the wrong JSON type, still
  * gives no error (as when its validator ran and found nothing), and an invalid value is still
  * reported at its path. The decoding checks prune unknown fields whatever the mode that found them,
  * and fill null list items and map values (skipped only for a body without any).
@@ -27,6 +27,10 @@ function errorsOf(mutate: (p: any) => void): string[] {
 /** [what, the field's parent, its name, an invalid value, the path an error must start with]. */
 const guarded: [string, (p: any) => any, string, unknown, string][] = [
   ['annotations', (p) => p.metadata, 'annotations', { 'controller.kubernetes.io/pod-deletion-cost': 'x' }, 'metadata.annotations'],
+  ['annotations (ObjectMeta)', (p) => p.metadata, 'annotations', { 'bad key!': 'v' }, 'metadata.annotations'],
+  ['labels', (p) => p.metadata, 'labels', { 'bad key!': 'v' }, 'metadata.labels'],
+  ['ownerReferences', (p) => p.metadata, 'ownerReferences', [{}], 'metadata.ownerReferences'],
+  ['finalizers', (p) => p.metadata, 'finalizers', ['not a finalizer!'], 'metadata.finalizers'],
   ['initContainers', (p) => p.spec, 'initContainers', [{ name: 'init' }], 'spec.initContainers[0].image'],
   ['nodeSelector', (p) => p.spec, 'nodeSelector', { 'bad key!': 'v' }, 'spec.nodeSelector'],
   ['affinity', (p) => p.spec, 'affinity', { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } }, 'spec.affinity'],

@@ -36,9 +36,29 @@ const groupPackages: Record<string, string> = {
 /** Kinds of meta.k8s.io that every group version carries (a Status from /api/v1 says apiVersion v1). */
 const metaKinds = new Set(['Status', 'DeleteOptions', 'WatchEvent', 'PartialObjectMetadata', 'PartialObjectMetadataList']);
 
+/**
+ * The message names found, by apiVersion then kind: every create and update asks for its kind's
+ * (omitempty.ts, body-kind.ts). Only names found for a group's own kinds are kept, so the map is
+ * bounded by the schema's kinds whatever apiVersion and kind bodies carry (a meta kind is found
+ * under any apiVersion, and is not kept).
+ */
+const foundTypes = new Map<string, Map<string, string>>();
+
 /** The full message name of apiVersion/kind, when k8ts has a protobuf schema for it. */
 export function messageTypeFor(apiVersion: string | undefined, kind: string | undefined): string | undefined {
   if (!apiVersion || !kind) return undefined;
+  const found = foundTypes.get(apiVersion)?.get(kind);
+  if (found !== undefined) return found;
+  const full = lookUpMessageType(apiVersion, kind);
+  if (full !== undefined && !metaKinds.has(kind)) {
+    let kinds = foundTypes.get(apiVersion);
+    if (!kinds) foundTypes.set(apiVersion, (kinds = new Map()));
+    kinds.set(kind, full);
+  }
+  return full;
+}
+
+function lookUpMessageType(apiVersion: string, kind: string): string | undefined {
   const slash = apiVersion.lastIndexOf('/');
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);
   const version = apiVersion.slice(slash + 1);

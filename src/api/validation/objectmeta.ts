@@ -83,13 +83,17 @@ export function validateFinalizers(finalizers: unknown, path: string): FieldErro
   return errs;
 }
 
-/** The parts shared by create and update: labels, annotations, owners, finalizers. */
+/**
+ * The parts shared by create and update: labels, annotations, owners, finalizers. Each is checked
+ * only when present: absent or null, its check finds nothing, and a create without them (most
+ * pods) neither runs nor compiles it (bench/RESULTS.md `cold13`).
+ */
 function validateMetaContent(meta: Record<string, any>, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  appendAll(errs, validateLabels(meta.labels, child(path, 'labels')));
-  appendAll(errs, validateAnnotations(meta.annotations, child(path, 'annotations')));
-  appendAll(errs, validateOwnerReferences(meta.ownerReferences, child(path, 'ownerReferences')));
-  appendAll(errs, validateFinalizers(meta.finalizers, child(path, 'finalizers')));
+  if (has(meta.labels)) appendAll(errs, validateLabels(meta.labels, child(path, 'labels')));
+  if (has(meta.annotations)) appendAll(errs, validateAnnotations(meta.annotations, child(path, 'annotations')));
+  if (has(meta.ownerReferences)) appendAll(errs, validateOwnerReferences(meta.ownerReferences, child(path, 'ownerReferences')));
+  if (has(meta.finalizers)) appendAll(errs, validateFinalizers(meta.finalizers, child(path, 'finalizers')));
   return errs;
 }
 

@@ -25,10 +25,9 @@ export const defaultAdmissionConfig: AdmissionConfig = { notReadyTolerationSecon
 
 export function admit(op: 'create' | 'update', info: ResourceInfo, obj: any, config: AdmissionConfig = defaultAdmissionConfig): void {
   if (info.group !== '' || info.plural !== 'pods') return;
-  const on = (plugin: string) => !config.plugins || config.plugins.has(plugin);
   const spec = obj.spec ?? (obj.spec = {});
-  if (on('DefaultTolerationSeconds')) addDefaultTolerations(spec, config);
-  if (op !== 'create' || !on('ServiceAccount')) return;
+  if (enabled(config, 'DefaultTolerationSeconds')) addDefaultTolerations(spec, config);
+  if (op !== 'create' || !enabled(config, 'ServiceAccount')) return;
   if (isMirrorPod(obj)) validateMirrorPodReferences(obj);
   else {
     if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';
@@ -36,14 +35,22 @@ export function admit(op: 'create' | 'update', info: ResourceInfo, obj: any, con
   }
 }
 
+const enabled = (config: AdmissionConfig, plugin: string) => !config.plugins || config.plugins.has(plugin);
+
 /** Adds each toleration unless one already tolerates the taint's NoExecute effect (upstream's check). */
 function addDefaultTolerations(spec: any, config: AdmissionConfig): void {
   const tolerations: any[] = spec.tolerations ?? [];
-  const tolerates = (key: string) => tolerations.some((t) =>
-    (t.effect === 'NoExecute' || !t.effect) && (t.key === key || (!t.key && t.operator === 'Exists')));
-  const seconds: [string, number][] = [[notReadyTaint, config.notReadyTolerationSeconds], [unreachableTaint, config.unreachableTolerationSeconds]];
-  for (const [key, tolerationSeconds] of seconds) {
-    if (!tolerates(key)) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds });
-  }
+  // Checked before either is added, as upstream's plugin checks the pod's own tolerations.
+  const notReady = !toleratesNoExecute(tolerations, notReadyTaint);
+  const unreachable = !toleratesNoExecute(tolerations, unreachableTaint);
+  if (notReady) tolerations.push({ key: notReadyTaint, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: config.notReadyTolerationSeconds });
+  if (unreachable) tolerations.push({ key: unreachableTaint, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: config.unreachableTolerationSeconds });
   spec.tolerations = tolerations;
+}
+
+function toleratesNoExecute(tolerations: any[], key: string): boolean {
+  for (const t of tolerations) {
+    if ((t.effect === 'NoExecute' || !t.effect) && (t.key === key || (!t.key && t.operator === 'Exists'))) return true;
+  }
+  return false;
 }

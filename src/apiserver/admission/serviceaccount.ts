@@ -15,7 +15,7 @@
  *     3607 s, kube-root-ca.crt's ca.crt, the namespace), added once;
  *  3. a pod without imagePullSecrets gets the service account's.
  */
-import type { Pod, ServiceAccount, Volume, VolumeMount } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod, ServiceAccount, Volume } from 'kubernetes-types/core/v1.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import { forbiddenStatus } from '../../api/status.js';
 import { generateName } from '../../registry/meta.js';
@@ -88,17 +88,29 @@ export function shouldAutomount(sa: ServiceAccount, pod: Pod): boolean {
 /** 2: mounts the token volume in every container that has nothing at the default path. */
 export function mountServiceAccountToken(pod: Pod): void {
   const spec = pod.spec!;
-  const volumes = spec.volumes ?? [];
-  const existing = volumes.find((v) => v.name.startsWith(volumePrefix));
-  const names = new Set(volumes.map((v) => v.name));
+  const volumes = spec.volumes;
+  const existing = volumes?.find((v) => v.name.startsWith(volumePrefix));
   let volumeName = existing?.name;
-  while (!volumeName || (!existing && names.has(volumeName))) volumeName = generateName(volumePrefix);
-  const mount: VolumeMount = { name: volumeName, readOnly: true, mountPath: defaultAPITokenMountPath };
+  while (!volumeName || (!existing && volumes?.some((v) => v.name === volumeName))) volumeName = generateName(volumePrefix);
+  // Each container's list is a new one (the pod's own arrays are not appended to), as upstream's append.
   let needsVolume = false;
-  for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
-    if ((c.volumeMounts ?? []).some((m) => m.mountPath === defaultAPITokenMountPath)) continue;
-    c.volumeMounts = [...(c.volumeMounts ?? []), { ...mount }];
-    needsVolume = true;
-  }
-  if (!existing && needsVolume) spec.volumes = [...volumes, { name: volumeName, projected: tokenVolumeSource() }];
+  if (spec.initContainers) for (const c of spec.initContainers) needsVolume = mountIn(c, volumeName) || needsVolume;
+  if (spec.containers) for (const c of spec.containers) needsVolume = mountIn(c, volumeName) || needsVolume;
+  if (!existing && needsVolume) spec.volumes = withItem(volumes, { name: volumeName, projected: tokenVolumeSource() });
+}
+
+/** Mounts the token volume in `c` unless something is mounted at the default path; whether it did. */
+function mountIn(c: Container, volumeName: string): boolean {
+  const mounts = c.volumeMounts;
+  if (mounts?.some((m) => m.mountPath === defaultAPITokenMountPath)) return false;
+  c.volumeMounts = withItem(mounts, { name: volumeName, readOnly: true, mountPath: defaultAPITokenMountPath });
+  return true;
+}
+
+/** A new list of `list`'s items and then `item`. */
+function withItem<T>(list: T[] | undefined, item: T): T[] {
+  if (!list) return [item];
+  const out = list.slice();
+  out.push(item);
+  return out;
 }

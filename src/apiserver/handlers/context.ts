@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '../../registry/store.js';
 import type { Registry } from '../../registry/registry.js';
-import type { RequestInfo } from '../request-info.js';
+import { queryValue, type RequestInfo } from '../request-info.js';
 import type { Rendering } from '../negotiate.js';
 import type { Logger } from '../../util/log.js';
 import type { RequestContext } from '../request-context.js';
@@ -31,4 +31,4 @@ export interface HandlerContext {
   watchGauge: { inc(): void; dec(): void };
 }
 
-export const query = (ctx: Pick<HandlerContext, 'url'>, name: string) => ctx.url.searchParams.get(name) ?? undefined;
+export const query = (ctx: Pick<HandlerContext, 'url'>, name: string) => queryValue(ctx.url, name);

@@ -7,7 +7,7 @@
 import { GoValue, forbidden, invalid, notSupported, required, tooLong, type FieldError } from '../../api/field-errors.js';
 import { queryBool } from '../../api/list-options.js';
 import { invalidObject } from '../../api/status.js';
-import type { RequestInfo } from '../request-info.js';
+import { queryValues, type RequestInfo } from '../request-info.js';
 import { HandlerContext, query } from './context.js';
 
 const fieldManagerMaxLength = 128;
@@ -94,7 +94,7 @@ const optionsKinds: Record<string, string> = { create: 'CreateOptions', update: 
 
 /** The query's dryRun: true when it asks for one; upstream's 422 `<verb>Options.meta.k8s.io ""` for a value it does not support. */
 export function isDryRun(ctx: { url: URL; info: Pick<RequestInfo, 'verb'> }): boolean {
-  const values = ctx.url.searchParams.getAll('dryRun');
+  const values = queryValues(ctx.url, 'dryRun');
   const errs = dryRunErrors(values);
   if (errs.length) throw invalidObject(optionsKinds[ctx.info.verb] ?? 'CreateOptions', 'meta.k8s.io', '', errs);
   return values.length > 0;

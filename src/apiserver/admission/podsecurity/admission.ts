@@ -67,6 +67,19 @@ export interface PodSecurityDeps {
   listPods(namespace: string): Promise<Pod[]>;
 }
 
+/**
+ * The policy of a namespace from the watch-fed cache, parsed once per object: every pod create
+ * asks for its namespace's, and a cached Namespace is never mutated (a change is a new object).
+ * A namespace read from storage is parsed each time. The answer is only read.
+ */
+const policies = new WeakMap<Namespace, ReturnType<typeof policyToEvaluate>>();
+
+function namespacePolicy(ns: Namespace): ReturnType<typeof policyToEvaluate> {
+  let p = policies.get(ns);
+  if (!p) policies.set(ns, (p = policyToEvaluate(ns.metadata?.labels)));
+  return p;
+}
+
 /** At most this many existing pods are checked when a namespace's enforce level changes (upstream's default). */
 const namespaceMaxPodsToCheck = 3000;
 
@@ -148,7 +161,7 @@ export function podSecurityAdmission(deps: PodSecurityDeps) {
       if (enforce) throw internalError(`failed to lookup namespace "${namespace}"`);
       return;
     }
-    const { policy, errors } = policyToEvaluate(ns.metadata?.labels);
+    const { policy, errors } = namespacePolicy(ns);
     if (!errors.length && fullyPrivileged(policy)) return;
     if (enforce) {
       const r = resultFor(policy.enforce, meta, spec);
