@@ -12,6 +12,7 @@ import { boundPodStoredText } from '../../src/registry/pod-binding-text.js';
 import { assignPod, setPodNodeNameAndMetadata } from '../../src/registry/pod-binding.js';
 import { objectMembers, withoutResourceVersion } from '../../src/registry/stored-json.js';
 import { Registry } from '../../src/registry/registry.js';
+import { renderedJSON } from '../../src/registry/watch-cache/rendered-json.js';
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js';
 import { realClock } from '../../src/util/clock.js';
 import { silentLogger as quiet } from '../../src/util/log.js';
@@ -98,9 +99,11 @@ for (const annotations of [undefined, { 'example.com/bound-by': 'test' }]) {
     assert.equal(bound.metadata!.annotations?.['example.com/bound-by'], annotations?.['example.com/bound-by']);
     const { kv } = await backend.get(key);
     assert.equal(kv!.value, encoded(bound));
-    // The cached pod and its JSON: what a stringify of the bound pod gives; the pod before is unchanged.
+    // The cached pod and its kept JSON (the stored text with the revision spliced in: what its
+    // watchers are sent) are what a stringify of the pod read back gives; the pod before is unchanged.
     const cached = pods.watchCache!.current(key);
     assert.equal(JSON.stringify(cached), JSON.stringify(bound));
+    assert.equal(renderedJSON(cached), JSON.stringify(bound));
     assert.equal(JSON.stringify(cachedBefore), textBefore);
     await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(sent, [JSON.stringify(bound)]);
