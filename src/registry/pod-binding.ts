@@ -21,7 +21,6 @@ import { badRequest, conflict, type GroupResource } from '../api/status.js';
 import type { Store } from './store.js';
 import type { RequestSignal } from './key-turns.js';
 import { withMembers } from '../util/with-members.js';
-import { boundPodStoredText } from './pod-binding-text.js';
 
 const bindingResource: GroupResource = { group: '', resource: 'pods/binding' };
 
@@ -40,16 +39,10 @@ export function checkBindingName(binding: Binding, podName: string): void {
 export async function assignPod(pods: Store, namespace: string, podName: string, binding: Binding, opts: AssignPodOptions): Promise<void> {
   const node = binding.target!.name!;
   const now = opts.now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const annotations = binding.metadata?.annotations;
-  let bound: Pod | undefined;
   await pods.guaranteedUpdate(namespace, podName, (pod: Pod) => {
     checkBindingPreconditions(pods, pod, binding);
-    return (bound = setPodNodeNameAndMetadata(pod, node, annotations, now));
-  }, {
-    subresource: 'binding', dryRun: opts.dryRun, signal: opts.signal, resultShared: true, mutateCopies: true,
-    // The stored text spliced from the pod's (pod-binding-text.ts) when the Binding brings no annotations.
-    storedTextFrom: annotations && Object.keys(annotations).length ? undefined : (stored) => boundPodStoredText(stored, node, bound!.status!.conditions!),
-  });
+    return setPodNodeNameAndMetadata(pod, node, binding.metadata?.annotations, now);
+  }, { subresource: 'binding', dryRun: opts.dryRun, signal: opts.signal, resultShared: true, mutateCopies: true });
 }
 
 /** storage.Preconditions of the Binding's uid and resourceVersion (a 409 on pods, as InterpretUpdateError makes it). */

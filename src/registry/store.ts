@@ -22,7 +22,7 @@ import type { DeleteOptions, ListOptions, WatchEventOut, WatchOptions } from './
 import { listPrefix, objectKey } from './keys.js';
 import { clone, generateName, jsonEqual, newUID } from './meta.js';
 import { compileSelection, Selection } from './selection.js';
-import { lastMember, withoutResourceVersion, withResourceVersion, withResourceVersionLast } from './stored-json.js';
+import { lastMember, withResourceVersion, withResourceVersionLast } from './stored-json.js';
 import { inStoredOrder } from './subresource-order.js';
 import { KeyTurnAbandoned, KeyTurns, signalOf, type RequestSignal } from './key-turns.js';
 import type { RequestContext } from './request-context.js';
@@ -167,13 +167,6 @@ export interface UpdateOptions {
    * this function's fresh copy (the body decoded again).
    */
   inputAgain?: () => unknown;
-  /**
-   * The new object's stored text made from the current one's (a binding's splice: pod-binding-text.ts),
-   * used when that text is at hand without a stringify (read from storage, or the watch cache's kept
-   * text of a recent object); undefined from it, or no text at hand: the object is encoded as usual.
-   * It must be the text encoding the object `mutate` returned would give.
-   */
-  storedTextFrom?: (currentStoredText: string) => string | undefined;
 }
 
 export interface Watch {
@@ -228,11 +221,7 @@ export class Store {
    * the backend is sent.
    */
   private encodeForWrite(key: string, obj: Unstructured): string {
-    return this.checkedSize(key, this.encode(obj));
-  }
-
-  /** A stored value under etcd's request limit with its key; storageRequestTooLarge otherwise. */
-  private checkedSize(key: string, value: string): string {
+    const value = this.encode(obj);
     // A UTF-16 code unit is at most 3 bytes of UTF-8: nearly every object is far under the limit by its length
     // alone, and is not scanned for its byte count (every write of a 2-4 KB pod did that).
     if ((value.length + key.length) * 3 <= maxStoredRequestBytes) return value;
@@ -577,7 +566,7 @@ export class Store {
       if (opts.dryRun) return obj;
       if (opts.context?.ended?.()) throw requestTimeout();
       const deleting = shouldDeleteNow(obj) && !this.strategy.holdDeletion?.(obj);
-      const write: { res: WriteResult; value?: string } = deleting ? { res: await this.deps.backend.delete(key, modRevision) } : await this.writeUpdate(key, obj, cur, opts);
+      const write: { res: WriteResult; value?: string } = deleting ? { res: await this.deps.backend.delete(key, modRevision) } : await this.writeUpdate(key, obj, modRevision, opts);
       const res = write.res;
       // The written object is this write's own copy (the request's body, or parsed for this write from the
       // stored value or the cache's rendered JSON): answered as written, not parsed back from storage.
@@ -590,21 +579,13 @@ export class Store {
   }
 
   /** An update's storage write; the object goes to the watch cache when the caller drops it. */
-  private async writeUpdate(key: string, obj: Unstructured, cur: CurrentState, opts: UpdateOptions) {
-    const value = this.splicedValue(key, cur, opts) ?? (this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj));
+  private async writeUpdate(key: string, obj: Unstructured, modRevision: number, opts: UpdateOptions) {
+    const value = this.asyncConversion ? await this.storedValue(key, obj) : this.encodeForWrite(key, obj);
     const cache = this.handOverTo(opts);
     cache?.expectWrite(key, value, obj);
-    const res = await this.deps.backend.update(key, value, cur.modRevision);
+    const res = await this.deps.backend.update(key, value, modRevision);
     if (!res.ok) cache?.forgetWrite(key, value);
     return { res, value };
-  }
-
-  /** UpdateOptions.storedTextFrom of the current stored text: storage's value, or the cached object's kept JSON without its resourceVersion. */
-  private splicedValue(key: string, cur: CurrentState, opts: UpdateOptions): string | undefined {
-    if (!opts.storedTextFrom || !this.storedAsServed()) return undefined;
-    const text = cur.kv ? cur.kv.value : hasRenderedJSON(cur.old) ? withoutResourceVersion(objectJSON(cur.old)) : undefined;
-    const value = text === undefined ? undefined : opts.storedTextFrom(text);
-    return value === undefined ? undefined : this.checkedSize(key, value);
   }
 
   /** The watch cache that may keep the object being written as is (see UpdateOptions.resultShared). */

@@ -54,75 +54,19 @@ export function lastMember(o: object): string | undefined {
   return last;
 }
 
-/** Where a member's value is in a JSON text: [start, end). */
-export interface ValueSpan { start: number; end: number }
-
-/** What objectMembers read of one object. */
-export interface ObjectMembers {
-  /** The values of the members asked for, in the order asked (undefined: no such member). */
-  values: (ValueSpan | undefined)[];
-  /** The index of the object's closing brace. */
-  close: number;
-  /** The index of its last member's key (-1: an empty object). */
-  lastKey: number;
-}
-
-/**
- * The object starting at `start` (text JSON.stringify wrote), read member by member in one walk:
- * where the values of the members named `quotedKeys` are (its own members, not nested ones'), where
- * it closes and where its last member starts. Undefined for text it cannot read, so that the caller
- * takes the slower way.
- */
-export function objectMembers(text: string, start: number, quotedKeys: readonly string[]): ObjectMembers | undefined {
-  if (text.charCodeAt(start) !== OPEN_BRACE) return undefined;
-  const values: (ValueSpan | undefined)[] = quotedKeys.map(() => undefined);
-  let i = start + 1;
-  if (text.charCodeAt(i) === CLOSE_BRACE) return { values, close: i, lastKey: -1 };
-  while (text.charCodeAt(i) === QUOTE) {
-    const keyEnd = stringEnd(text, i);
-    if (keyEnd < 0 || text.charCodeAt(keyEnd) !== COLON) return undefined;
-    const valueEnd = valueEndAt(text, keyEnd + 1);
-    if (valueEnd < 0) return undefined;
-    for (let k = 0; k < quotedKeys.length; k++) if (isKey(text, i, keyEnd, quotedKeys[k])) values[k] = { start: keyEnd + 1, end: valueEnd };
-    const next = text.charCodeAt(valueEnd);
-    if (next === CLOSE_BRACE) return { values, close: valueEnd, lastKey: i };
-    if (next !== COMMA) return undefined;
-    i = valueEnd + 1;
-  }
-  return undefined;
-}
-
-/**
- * `text` (the JSON of a stored object read back, its metadata.resourceVersion the last member of
- * metadata, as withResourceVersion and Store.written make it) without that member: the stored
- * text itself. Undefined when resourceVersion is not metadata's last member or the text cannot be read.
- */
-export function withoutResourceVersion(text: string): string | undefined {
-  const start = topLevelValue(text, '"metadata"');
-  const meta = start < 0 ? undefined : objectMembers(text, start, ['"resourceVersion"']);
-  const rv = meta?.values[0];
-  if (!meta || !rv || rv.end !== meta.close) return undefined;
-  // The member and the comma before it (none when it is metadata's only member).
-  const cut = meta.lastKey === start + 1 ? meta.lastKey : meta.lastKey - 1;
-  return `${text.slice(0, cut)}${text.slice(meta.close)}`;
-}
-
 /** The index of the closing brace of the top-level "metadata" object, or -1. */
 function metadataEnd(text: string): number {
-  const start = topLevelValue(text, '"metadata"');
-  // metadata's members are walked once: its closing brace is where the walk ends.
-  return start >= 0 && text.charCodeAt(start) === OPEN_BRACE ? closeWithout(text, start, '"resourceVersion"') : -1;
-}
-
-/** The index where the value of the top-level member `quotedKey` starts, or -1; the members after it are not read. */
-function topLevelValue(text: string, quotedKey: string): number {
   if (text.charCodeAt(0) !== OPEN_BRACE) return -1;
   let i = 1;
   while (i < text.length && text.charCodeAt(i) === QUOTE) {
     const keyEnd = stringEnd(text, i);
     if (keyEnd < 0 || text.charCodeAt(keyEnd) !== COLON) return -1;
-    if (isKey(text, i, keyEnd, quotedKey)) return keyEnd + 1;
-    const valueEnd = valueEndAt(text, keyEnd + 1);
+    const valueStart = keyEnd + 1;
+    // metadata's members are walked once: its closing brace is where the walk ends.
+    if (isKey(text, i, keyEnd, '"metadata"')) {
+      return text.charCodeAt(valueStart) === OPEN_BRACE ? closeWithout(text, valueStart, '"resourceVersion"') : -1;
+    }
+    const valueEnd = valueEndAt(text, valueStart);
     if (valueEnd < 0) return -1;
     if (text.charCodeAt(valueEnd) !== COMMA) return -1;
     i = valueEnd + 1;

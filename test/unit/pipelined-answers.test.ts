@@ -98,11 +98,12 @@ test('whole answers ready before an earlier ordinary one wait for it, then go ou
   assert.equal(writes, 3);
 });
 
-test('an answer that closes the connection ends the run: nothing after it is written', async () => {
+// (Node's parser refuses bytes after a Connection: close request with a 400, so the closing request is the last.)
+test('an answer that closes the connection is written in its run, last, and the connection ends after it', async () => {
   const { answers, closed } = await exchange((path, res) => {
     const { headers, body } = whole(`answer to ${path}`);
     setTimeout(() => endWhole(res, 201, headers, body), 10);
-  }, [request('/a'), request('/b'), request('/close', true), request('/after')], 3);
+  }, [request('/a'), request('/b'), request('/close', true)], 3);
   assert.deepEqual(answers.map((a) => [a.body, a.connection]), [['answer to /a', 'keep-alive'], ['answer to /b', 'keep-alive'], ['answer to /close', 'close']]);
   assert.equal(closed, true);
 });
