@@ -131,6 +131,13 @@ function processCpuSplitMs(pid: number, statFile = `/proc/${pid}/stat`): { user:
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
+/** Write and read syscalls of a process so far (syscw, syscr of /proc/PID/io): the server's answers and watch events are writes. */
+function processSyscalls(pid: number): { writes: number; reads: number } {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? NaN);
+  return { writes: field('syscw'), reads: field('syscr') };
+}
+
 /** This process's collections while it schedules (young: scavenges; old: mark-compacts), counted and their pause time summed. */
 function watchGc(): { stop(): string } {
   const young = { n: 0, ms: 0 };
@@ -269,6 +276,8 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const serverCpu0 = processCpuMs(pid);
     const serverMain0 = mainThreadCpuMs(pid);
     const serverSplit0 = processCpuSplitMs(pid);
+    const serverSyscalls0 = processSyscalls(pid);
+    const selfSyscalls0 = processSyscalls(process.pid);
     const selfCpu0 = process.cpuUsage();
     const selfMain0 = mainThreadCpuMs(process.pid);
     const gc = watchGc();
@@ -296,10 +305,14 @@ async function runOnce(work: string, nodes: number, pods: number, events: boolea
     const selfCpu = process.cpuUsage(selfCpu0);
     const selfMainMs = mainThreadCpuMs(process.pid) - selfMain0;
     const serverSplit = processCpuSplitMs(pid);
+    const serverSyscalls = processSyscalls(pid);
+    const selfSyscalls = processSyscalls(process.pid);
     const perPod = (ms: number) => (ms / Math.max(1, bound)).toFixed(3);
     log(`${nodes} nodes: CPU ms/pod, user + system: server ${perPod(serverSplit.user - serverSplit0.user)} + ${perPod(serverSplit.system - serverSplit0.system)}, `
       + `scheduler ${perPod(selfCpu.user / 1000)} + ${perPod(selfCpu.system / 1000)}; main threads: server ${perPod(serverMainMs)}, scheduler ${perPod(selfMainMs)} `
       + '(the rest: V8\'s collector helpers, libuv\'s pool, workers)');
+    log(`${nodes} nodes: server syscalls per pod in the window: ${perPod(serverSyscalls.writes - serverSyscalls0.writes)} writes, ${perPod(serverSyscalls.reads - serverSyscalls0.reads)} reads; `
+      + `scheduler process ${perPod(selfSyscalls.writes - selfSyscalls0.writes)} writes, ${perPod(selfSyscalls.reads - selfSyscalls0.reads)} reads`);
     log(`${nodes} nodes: scheduler process GC in the window: ${gc.stop()}`);
     log(`${nodes} nodes: scheduling window --from-us ${windowFromUs} --to-us ${process.hrtime.bigint() / 1000n}`);
     const selfCpuMs = (selfCpu.user + selfCpu.system) / 1000;

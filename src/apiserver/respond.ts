@@ -8,6 +8,7 @@ import { gzipBody, gzipMinBytes } from '../util/http-gzip.js';
 import { gzipChunks, gzippedHeaders, gzipsAnswer, type BodyParts } from './response-compression.js';
 import { drainedOrClosed } from '../util/drained.js';
 import { prettyJSON, prettyMaxBytes, wantsPretty } from './pretty.js';
+import { endWhole } from './pipelined-answers.js';
 
 type Headers = Record<string, string | number>;
 
@@ -156,8 +157,8 @@ const createdHeaders: Readonly<Headers> = Object.freeze(bodyHeaders('application
 /** writeObjectAs(res, 201, createdStatus(), protobuf), JSON from the text made once (protobuf and indented JSON as before). */
 export function writeCreatedStatus(res: ServerResponse, protobuf: boolean): void {
   if (protobuf || wantsPretty(res.req)) return writeObjectAs(res, 201, createdStatus(), protobuf);
-  res.writeHead(201, createdHeaders);
-  res.end(createdJSON);
+  // Bindings come pipelined (the scheduler's light pool): their 201s go out together (pipelined-answers.ts).
+  endWhole(res, 201, createdHeaders, createdJSON);
 }
 
 /** As upstream's ErrorNegotiated: a Status that asks the client to wait also says so in Retry-After; protobuf when the client prefers it. */

@@ -20,6 +20,7 @@ import type { RequestContext } from './request-context.js';
 import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia, negotiateOpenAPIV2, openapiV2ProtobufType } from './negotiate.js';
 import { writeJSON, writeStatus, writeError, toStatus } from './respond.js';
+import { linkAnswer } from './pipelined-answers.js';
 import type { Aggregator } from './aggregation/aggregator.js';
 import { withAggregated, withAggregatedGroups } from './aggregation/discovery-merge.js';
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
@@ -147,6 +148,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // The one error boundary: whatever a request makes a handler throw or reject with, the
   // process answers it (or drops that connection) and lives on.
   const onRequest = (o: typeof opts) => (req: IncomingMessage, res: ServerResponse) => {
+    linkAnswer(req, res);
     // Latency counts from arrival, the wait for the quantum included (upstream's includes its queues).
     const arrived = process.hrtime.bigint();
     const start = () => { serve({ opts: o, timeouts, seats, arrived }, req, res).catch((err) => lastResort(o.logger, req, res, err)); };
