@@ -23,7 +23,9 @@
  * Results go to bench/RESULTS.md, section "daemonset" (other sections are
  * left alone).
  *
- *   node dist/bench/daemonset.js [--nodes 1000,5000] [--runs 1] [--cutoff-s 300] [--renew-ms 20000] [--no-write] [--keep] [--timeline]
+ *   node dist/bench/daemonset.js [--nodes 1000,5000] [--runs 1] [--cutoff-s 300] [--renew-ms 20000] [--no-write] [--keep] [--timeline] [--baseline DIR]
+ *   (--baseline DIR: another built checkout; --runs rounds, each running this build's and DIR's own benchmark
+ *   once per node count in child processes, the order alternating, and a table of both: bench/lib/daemonset-ab.ts)
  *   (--timeline: per 100 ms of the rollout, pods created / bound / Ready, the server's writes and 429s,
  *   and the CPU of the serving thread, the control loops' thread and this process: bench/lib/timeline.ts)
  *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process)
@@ -42,6 +44,7 @@ import { Clientset, loadKubeconfig } from '../src/client/index.js';
 import { NodeSimulator } from '../src/kubelet/index.js';
 import { silentLogger } from '../src/util/log.js';
 import { benchArgs } from './lib/args.js';
+import { renderInterleaved, runInterleaved, type Build } from './lib/daemonset-ab.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -321,8 +324,10 @@ async function main(): Promise<void> {
       'no-write': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       timeline: { type: 'boolean', default: false },
+      baseline: { type: 'string', help: 'another built checkout, run in turn with this one (--runs rounds); prints both, writes nothing' },
     },
   });
+  if (values.baseline) return interleaved(values.baseline, values);
   const nodeCounts = values.nodes!.split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
   const runs = Math.max(1, Math.min(10, Number(values.runs)));
   const cutoffMs = Number(values['cutoff-s']) * 1000;
@@ -343,6 +348,17 @@ async function main(): Promise<void> {
     }
   } finally {
     if (!values.keep) rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** --baseline: this build and `baseline` in turn, one child run of each per round and node count (bench/lib/daemonset-ab.ts). */
+async function interleaved(baseline: string, values: { nodes?: string; runs?: string; 'cutoff-s'?: string; 'renew-ms'?: string }): Promise<void> {
+  const builds: Build[] = [{ label: 'this', root: repoRoot }, { label: 'baseline', root: baseline }];
+  const rounds = Math.max(1, Math.min(20, Number(values.runs)));
+  for (const n of values.nodes!.split(',').map((s) => Number(s.trim())).filter((x) => x > 0)) {
+    const childArgs = ['--nodes', String(n), '--runs', '1', '--no-write', '--cutoff-s', values['cutoff-s']!, '--renew-ms', values['renew-ms']!];
+    const rows = await runInterleaved(builds, rounds, childArgs, log);
+    console.log(`\n${n} nodes, ${rounds} rounds, builds interleaved (this = ${repoRoot}, baseline = ${baseline}):\n\n${renderInterleaved(rows, builds)}`);
   }
 }
 

@@ -536,7 +536,14 @@ export class Store {
       const oldCopy = () => JSON.parse(oldText ??= objectJSON(cur.old));
       // A PUT's new object is its body (replace), which shares nothing with the old one either: a Lease
       // renewal (500 a second at 5,000 nodes) parsed a private copy of the old Lease only to read it.
-      const sharesOld = opts.subresource === 'binding' || ((opts.mutateCopies || opts.replace) && opts.subresource === undefined && this.strategy.updateCopiesNothingOfOld === true);
+      // A status write whose result is only read (resultShared) takes the stored spec by reference
+      // (prepareForStatusUpdate) and normalizes only what it was sent (prepareUpdate): nothing writes
+      // to the old object's parts, so the cache's copy serves, without a parse of the whole pod per
+      // kubelet status write, and the stored spec's frozen parts (and the creator's field set, decoded
+      // once per frozen FieldsV1) stay the same objects in the new version. Not an apply's (mutateCopies):
+      // its new status may hold the old one's parts, which the normalizing would then walk.
+      const sharesOld = opts.subresource === 'binding' || (opts.subresource === 'status' && opts.resultShared === true && !opts.mutateCopies)
+        || ((opts.mutateCopies || opts.replace) && opts.subresource === undefined && this.strategy.updateCopiesNothingOfOld === true);
       const old = cached && !sharesOld ? oldCopy() : cur.old;
       let obj: any;
       try {
@@ -671,10 +678,14 @@ export class Store {
     this.strategy.applyDefaults(next);
     const managedFields = opts.fieldManager && this.managedFieldsFor(old, next, opts.fieldManager);
     const ownSubresource = opts.subresource !== undefined && ownSubresourceWrites.has(opts.subresource);
+    // A status write's own members (metadata, status) are normalized before the stored rest is put
+    // back: that rest was normalized when it was written, and may be the watch cache's shared copy,
+    // which nothing may write to (see readModifyWrite's sharesOld).
+    const statusWrite = opts.subresource === 'status';
+    if (statusWrite) normalizeWritten(next);
     if (ownSubresource) this.strategy.prepareForStatusUpdate(next, old, opts.subresource);
     else this.strategy.prepareForUpdate(next, old);
-    dropOmittedZeros(next);
-    fillGoZeroValues(next);
+    if (!statusWrite) normalizeWritten(next);
     let step: Promise<void> | void;
     if ((step = this.deps.hooks?.admit?.('update', this.info, next, old, opts.context))) await step;
     const errs = this.strategy.validateUpdate(next, old, opts.subresource);
@@ -842,6 +853,12 @@ interface CurrentState { old: any; modRevision: number; cached: boolean; kv?: Ke
 /** A cached object as the first attempt's current state: its resourceVersion is the revision the write is guarded by. */
 function fromCache(current: Unstructured): CurrentState {
   return { old: current, modRevision: Number(current.metadata!.resourceVersion), cached: true, kv: undefined };
+}
+
+/** An update's object as upstream's Go types would write it: omitempty zeros dropped, Go's always-written zeros filled. */
+function normalizeWritten(obj: Unstructured): void {
+  dropOmittedZeros(obj);
+  fillGoZeroValues(obj);
 }
 
 /** Go's `omitempty`: empty metadata lists and maps are not stored (clients see them absent). */

@@ -123,7 +123,9 @@ export class ObjectSharing {
    * it was: the status of a spec change, the spec of a status write), else `v`.
    */
   private shareChildren(v: Record<string, unknown>, prev: unknown): Record<string, unknown> {
-    if (Object.isFrozen(v)) return v;
+    // The previous version's member itself (a status write takes the stored spec by reference): shared
+    // already, and written to by nobody, not even with its own children.
+    if (Object.isFrozen(v) || v === prev) return v;
     const before = isRecord(prev) ? prev : undefined;
     for (const k in v) {
       const c = v[k];
