@@ -87,6 +87,7 @@ import { hasNoShell, runsUntilStopped } from './image-entrypoints.js';
 import { execNotFoundError } from './exec-errors.js';
 import { probeServer, type ServerProbeTarget } from './server-probe.js';
 import { StartEnvironments } from './start-env.js';
+import type { EnvSources } from '../../envsources.js';
 import { imageContents } from './image-contents.js';
 import { interruptedExitCode, watchInterrupt } from './interrupt.js';
 import { SimulatedRuntimeUsage, type RunningContainer, type SimulatedUsageOptions } from './usage.js';
@@ -192,6 +193,8 @@ interface SimPod {
   startEnv?: StartEnvironments;
   /** Containers waiting in CreateContainerConfigError: name → the kubelet's message (start-checks.ts). */
   configHeld?: Map<string, string>;
+  /** Container name → the environment sources its last start check read, taken by the instance that starts next (start-checks.ts). */
+  checkedSources?: Map<string, EnvSources>;
   /** Container instance ID → what its image's server keeps in memory (a redis's keys): gone with the instance. */
   serverMemory?: Map<string, Map<string, unknown>>;
 }
@@ -614,7 +617,10 @@ export class SimulatedRuntime implements PodRuntime {
         return;
       }
       p.configHeld = holds.config;
+      // Only the instances that start now take what the check read (a later start reads again).
+      p.checkedSources = holds.sources;
       this.start(p);
+      p.checkedSources = undefined;
     }, () => this.after(p, 'start', startRetryMs, () => this.checkedStart(p)));
   }
 
@@ -625,7 +631,9 @@ export class SimulatedRuntime implements PodRuntime {
     void startHolds(p.pod, objects, simulatedAllocatable).then((holds) => {
       if (p.stopped || p.stopping || this.closed) return;
       p.configHeld = holds.config;
+      p.checkedSources = holds.sources;
       this.startContainers(p);
+      p.checkedSources = undefined;
     }, () => this.after(p, 'config', startRetryMs, () => this.recheckConfig(p)));
   }
 
@@ -1163,7 +1171,10 @@ export class SimulatedRuntime implements PodRuntime {
     const spec = [...(p.pod.spec?.initContainers ?? []), ...(p.pod.spec?.containers ?? []), ...((p.pod.spec?.ephemeralContainers ?? []) as Container[])].find((x) => x.name === c.name);
     if (spec) {
       const live = (id: string) => [...p.initContainers, ...p.containers, ...p.ephemeralContainers].some((x) => x.id === id);
-      (p.startEnv ??= new StartEnvironments()).capture(c.id, p.pod, spec, this.opts.objects, live);
+      // The sources the start check read, if it read them for this start (once: a restart reads them again).
+      const checked = p.checkedSources?.get(c.name);
+      p.checkedSources?.delete(c.name);
+      (p.startEnv ??= new StartEnvironments()).capture(c.id, p.pod, spec, this.opts.objects, live, checked);
     }
     // The image's server reads what it reads at start (redis-server its config file: redis-config.ts); only nodes that keep logs run servers' starts.
     const server = this.opts.podLogsDir && spec && c.state === 'running' ? containerListener(spec) : undefined;
