@@ -1158,7 +1158,7 @@ export class SimulatedRuntime implements PodRuntime {
     return runsToCompletion(p.pod) || containers.some(runs);
   }
 
-  /** Keeps a first instance whose command ends it out of the status until the kubelet would have seen it (relistPeriodMs). */
+  /** Keeps a first instance whose command ends it (restartPolicy Never or OnFailure) out of the status until the kubelet would have seen it (relistPeriodMs). */
   private hideUntilRelist(p: SimPod, c: RuntimeContainerStatus): void {
     (p.unobserved ??= new Set()).add(c.id);
     this.after(p, `relist:${c.name}`, relistPeriodMs, () => this.observed(p, c.id));
@@ -1226,7 +1226,8 @@ export class SimulatedRuntime implements PodRuntime {
     }
     p.programs.set(c.name, c.id);
     const id = c.id;
-    if (p.containers.includes(c) && c.restartCount === 0 && this.programEnds(p)) this.hideUntilRelist(p, c);
+    // Pods that run to completion (run --restart=Never, Jobs); under Always an ending command is a crash loop anyway.
+    if (p.containers.includes(c) && c.restartCount === 0 && runsToCompletion(p.pod) && this.programEnds(p)) this.hideUntilRelist(p, c);
     // A command that could not be prepared (its objects unreadable) ends at once in a pod that waits for its commands.
     void this.runContainerProgram(p, c, spec).catch(() => this.programEnded(p, c, id, 0));
   }
