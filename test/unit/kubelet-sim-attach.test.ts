@@ -145,6 +145,29 @@ describe('simulated attach', () => {
     await rt.close();
   });
 
+  it('kubectl run -it --rm -- echo hi: the kubelet first sees the container terminated, never running (its relist comes after the exit); a command that sleeps is seen running', async () => {
+    const seen = (rt: SimulatedRuntime, uid: string) => {
+      const states: string[] = [];
+      rt.onPodEvent((u) => { if (u === uid) states.push(rt.status(uid)!.containers.map((c) => c.state).join(',') || 'none'); });
+      return states;
+    };
+    const fast = setup({ stdin: true, stdinOnce: true, tty: true, command: ['echo', 'hi'] });
+    const fastStates = seen(fast.rt, fast.uid);
+    await settle();
+    assert.equal(fast.log().includes('hi'), true);
+    assert.deepEqual([fast.state().state, fast.state().reason], ['exited', 'Completed']);
+    assert.ok(!fastStates.includes('running'), fastStates.join(' '));
+    await fast.rt.close();
+    const slow = setup({ command: ['sh', '-c', 'echo one; sleep 5; echo two'] });
+    const slowStates = seen(slow.rt, slow.uid);
+    await settle();
+    assert.equal(slow.state().state, 'running');
+    slow.timers.advance(5000);
+    await settle();
+    assert.deepEqual(slowStates.filter((s, i) => s !== 'none' && s !== slowStates[i - 1]), ['running', 'exited']);
+    await slow.rt.close();
+  });
+
   it('kubectl attach to a loop: only the lines written from the attach on, until the caller detaches', async () => {
     const { rt, uid, timers, state } = setup({ command: ['sh', '-c', 'while true; do echo tick; sleep 1; done'] }, 'Always');
     await settle();

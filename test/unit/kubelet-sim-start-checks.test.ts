@@ -17,13 +17,14 @@ const notFound = () => Promise.reject(Object.assign(new Error('not found'), { co
 function cluster() {
   const configMaps = new Map<string, ConfigMap>();
   const events: string[] = [];
+  const reads: string[] = [];
   const objects: PodObjectGetter = {
     claim: notFound, volume: notFound, secret: notFound,
-    configMap: async (_ns, name) => configMaps.get(name) ?? notFound(),
+    configMap: async (_ns, name) => { reads.push(name); return configMaps.get(name) ?? notFound(); },
   };
   const timers = new FakeTimers();
   const rt = new SimulatedRuntime({ podCIDR: '10.244.9.0/24', hostIP: '172.16.0.9', timers, nodeName: 'n', objects, recorder: { event: (_o, type, reason, message) => { events.push(`${type} ${reason} ${message}`); } } });
-  return { rt, timers, events, configMaps };
+  return { rt, timers, events, configMaps, reads };
 }
 
 const settle = async () => { for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r)); };
@@ -70,6 +71,20 @@ describe('simulated runtime: a pod waits for the ConfigMaps it names', () => {
     timers.advance(startRetryMs);
     await settle();
     assert.equal(rt.status(p.metadata!.uid!)!.containers[0]!.state, 'running');
+    await rt.close();
+  });
+
+  it('a pod start reads each ConfigMap its environment names once: the check\'s read is the environment the container starts with', async () => {
+    const { rt, timers, configMaps, reads } = cluster();
+    configMaps.set('cfg', { metadata: { name: 'cfg', namespace: 'default' }, data: { k: 'v1' } });
+    configMaps.set('all', { metadata: { name: 'all', namespace: 'default' }, data: { A: 'a' } });
+    const p = pod({ nodeName: 'n', containers: [{ name: 'c', image: 'busybox', env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'k' } } }], envFrom: [{ configMapRef: { name: 'all' } }] }] });
+    rt.syncPod(p);
+    await settle();
+    timers.advance(startRetryMs);
+    await settle();
+    assert.equal(rt.status(p.metadata!.uid!)!.containers[0]!.state, 'running');
+    assert.deepEqual(reads.sort(), ['all', 'cfg']);
     await rt.close();
   });
 });

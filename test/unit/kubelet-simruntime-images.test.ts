@@ -37,6 +37,7 @@ describe('simulatedPullError', () => {
       'rpc error: code = NotFound desc = failed to pull and unpack image "gcr.io/google-samples/kubernetes-bootcamp:v10": ' +
       'failed to resolve reference "gcr.io/google-samples/kubernetes-bootcamp:v10": gcr.io/google-samples/kubernetes-bootcamp:v10: not found');
     assert.match(simulatedPullError('nginx:1.161')!, /"docker\.io\/library\/nginx:1\.161": docker\.io\/library\/nginx:1\.161: not found$/);
+    assert.match(simulatedPullError('nginx:sometag')!, /"docker\.io\/library\/nginx:sometag": docker\.io\/library\/nginx:sometag: not found$/);
     for (const tag of ['doesnotexist', 'does-not-exist', 'nonexistent', 'non-existent', 'notfound', 'not-found', 'DoesNotExist']) {
       assert.ok(simulatedPullError(`registry.example:5000/team/app:${tag}`), tag);
     }

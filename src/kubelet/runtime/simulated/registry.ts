@@ -5,8 +5,9 @@
  *
  *  - the references the Kubernetes documentation uses as "an image that does
  *    not exist", so its commands show what the docs show: the Kubernetes
- *    Basics tutorial's `kubectl set image ... kubernetes-bootcamp:v10` and
- *    the Deployment page's `nginx:1.161` typo;
+ *    Basics tutorial's `kubectl set image ... kubernetes-bootcamp:v10`, and
+ *    the Deployment page's `nginx:1.161` typo and the `nginx:sometag` of its
+ *    proportional scaling ("an image which happens to be unresolvable");
  *  - a repository the docs name that no registry has (the Quick
  *    Reference's `image:v2`, the Pod failure policy page's
  *    `non-existing-repo/non-existing-image:example`), refused as Docker Hub
@@ -25,6 +26,7 @@ import { normalizeImage } from './images.js';
 const documentedMissing: ReadonlySet<string> = new Set([
   'gcr.io/google-samples/kubernetes-bootcamp:v10',
   'docker.io/library/nginx:1.161',
+  'docker.io/library/nginx:sometag',
 ]);
 
 /**

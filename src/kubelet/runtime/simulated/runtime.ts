@@ -87,6 +87,7 @@ import { hasNoShell, runsUntilStopped } from './image-entrypoints.js';
 import { execNotFoundError } from './exec-errors.js';
 import { probeServer, type ServerProbeTarget } from './server-probe.js';
 import { StartEnvironments } from './start-env.js';
+import type { EnvSources } from '../../envsources.js';
 import { imageContents } from './image-contents.js';
 import { interruptedExitCode, watchInterrupt } from './interrupt.js';
 import { SimulatedRuntimeUsage, type RunningContainer, type SimulatedUsageOptions } from './usage.js';
@@ -192,6 +193,14 @@ interface SimPod {
   startEnv?: StartEnvironments;
   /** Containers waiting in CreateContainerConfigError: name → the kubelet's message (start-checks.ts). */
   configHeld?: Map<string, string>;
+  /**
+   * Instance IDs of first containers whose command runs and that the kubelet
+   * has not seen yet (hideUntilRelist): left out of status() until the
+   * command ends, sleeps or a relist period passed.
+   */
+  unobserved?: Set<string>;
+  /** Container name → the environment sources its last start check read, taken by the instance that starts next (start-checks.ts). */
+  checkedSources?: Map<string, EnvSources>;
   /** Container instance ID → what its image's server keeps in memory (a redis's keys): gone with the instance. */
   serverMemory?: Map<string, Map<string, unknown>>;
 }
@@ -205,7 +214,17 @@ function serverMemory(p: SimPod, id: string): Map<string, unknown> {
   return m;
 }
 
-type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | 'config' | `crash:${string}` | `sleep:${string}` | `oom:${string}`;
+type TimerName = 'start' | 'ready' | 'end' | 'restart' | 'deadline' | 'pull' | 'config' | `crash:${string}` | `sleep:${string}` | `oom:${string}` | `relist:${string}`;
+
+/**
+ * Upstream's PLEG relists the runtime's containers every second
+ * (plegRelistPeriod), and the status the kubelet posts right after starting
+ * a container was computed before it started. So a container whose command
+ * ends within that second (`kubectl run -it --rm bb --image=busybox -- echo
+ * hi`) is usually first posted already terminated, never Running, and kubectl
+ * prints its log instead of attaching.
+ */
+const relistPeriodMs = 1000;
 
 /**
  * How long a failed pull shows ErrImagePull before the next sync shows
@@ -565,7 +584,8 @@ export class SimulatedRuntime implements PodRuntime {
       uid, namespace: p.namespace, name: p.name,
       sandbox: p.sandbox && { ...p.sandbox },
       initContainers: p.initContainers.map((c) => ({ ...c })),
-      containers: p.containers.map((c) => ({ ...c })),
+      // A running instance the kubelet has not seen yet is not in its status (hideUntilRelist); one killed meanwhile is.
+      containers: p.containers.filter((c) => !(c.state === 'running' && p.unobserved?.has(c.id))).map((c) => ({ ...c })),
       ephemeralContainers: p.ephemeralContainers.map((c) => ({ ...c })),
       terminalPhase: p.terminalPhase, reason: p.reason, message: p.message,
     };
@@ -614,7 +634,10 @@ export class SimulatedRuntime implements PodRuntime {
         return;
       }
       p.configHeld = holds.config;
+      // Only the instances that start now take what the check read (a later start reads again).
+      p.checkedSources = holds.sources;
       this.start(p);
+      p.checkedSources = undefined;
     }, () => this.after(p, 'start', startRetryMs, () => this.checkedStart(p)));
   }
 
@@ -625,7 +648,9 @@ export class SimulatedRuntime implements PodRuntime {
     void startHolds(p.pod, objects, simulatedAllocatable).then((holds) => {
       if (p.stopped || p.stopping || this.closed) return;
       p.configHeld = holds.config;
+      p.checkedSources = holds.sources;
       this.startContainers(p);
+      p.checkedSources = undefined;
     }, () => this.after(p, 'config', startRetryMs, () => this.recheckConfig(p)));
   }
 
@@ -1133,9 +1158,25 @@ export class SimulatedRuntime implements PodRuntime {
     return runsToCompletion(p.pod) || containers.some(runs);
   }
 
+  /** Keeps a first instance whose command ends it (restartPolicy Never or OnFailure) out of the status until the kubelet would have seen it (relistPeriodMs). */
+  private hideUntilRelist(p: SimPod, c: RuntimeContainerStatus): void {
+    (p.unobserved ??= new Set()).add(c.id);
+    this.after(p, `relist:${c.name}`, relistPeriodMs, () => this.observed(p, c.id));
+  }
+
+  /** The kubelet sees the instance now (a relist, its command sleeping or ended); true if it was hidden. */
+  private observed(p: SimPod, id: string, emit = true): boolean {
+    if (!p.unobserved?.delete(id)) return false;
+    if (emit) this.emit(p.uid);
+    return true;
+  }
+
   /** A regular container of a programEnds pod whose command ended: it exits with the command's code. */
   private programEnded(p: SimPod, c: RuntimeContainerStatus, id: string, exitCode: number): void {
-    if (c.id !== id || c.state !== 'running' || p.stopped || p.stopping || p.terminalPhase) return;
+    // Seen from here on: terminated when the exit below posts it, else as it is now.
+    const hidden = this.observed(p, id, false);
+    const show = () => { if (hidden) this.emit(p.uid); };
+    if (c.id !== id || c.state !== 'running' || p.stopped || p.stopping || p.terminalPhase) { show(); return; }
     const init = p.pod.spec?.initContainers?.find((x) => x.name === c.name);
     if (p.initContainers.includes(c) && init && this.initRunsProgram(init)) {
       this.exitContainer(p, c, exitCode, false);
@@ -1145,7 +1186,7 @@ export class SimulatedRuntime implements PodRuntime {
     }
     // An ephemeral container (kubectl debug -- echo hi) ends with its command, whatever its pod's other containers do.
     if (p.ephemeralContainers.includes(c)) { this.ephemeralExited(p, c, exitCode); return; }
-    if (!p.containers.includes(c) || !this.programEnds(p)) return;
+    if (!p.containers.includes(c) || !this.programEnds(p)) { show(); return; }
     this.exitContainer(p, c, exitCode, false);
   }
 
@@ -1163,7 +1204,10 @@ export class SimulatedRuntime implements PodRuntime {
     const spec = [...(p.pod.spec?.initContainers ?? []), ...(p.pod.spec?.containers ?? []), ...((p.pod.spec?.ephemeralContainers ?? []) as Container[])].find((x) => x.name === c.name);
     if (spec) {
       const live = (id: string) => [...p.initContainers, ...p.containers, ...p.ephemeralContainers].some((x) => x.id === id);
-      (p.startEnv ??= new StartEnvironments()).capture(c.id, p.pod, spec, this.opts.objects, live);
+      // The sources the start check read, if it read them for this start (once: a restart reads them again).
+      const checked = p.checkedSources?.get(c.name);
+      p.checkedSources?.delete(c.name);
+      (p.startEnv ??= new StartEnvironments()).capture(c.id, p.pod, spec, this.opts.objects, live, checked);
     }
     // The image's server reads what it reads at start (redis-server its config file: redis-config.ts); only nodes that keep logs run servers' starts.
     const server = this.opts.podLogsDir && spec && c.state === 'running' ? containerListener(spec) : undefined;
@@ -1182,6 +1226,8 @@ export class SimulatedRuntime implements PodRuntime {
     }
     p.programs.set(c.name, c.id);
     const id = c.id;
+    // Pods that run to completion (run --restart=Never, Jobs); under Always an ending command is a crash loop anyway.
+    if (p.containers.includes(c) && c.restartCount === 0 && runsToCompletion(p.pod) && this.programEnds(p)) this.hideUntilRelist(p, c);
     // A command that could not be prepared (its objects unreadable) ends at once in a pod that waits for its commands.
     void this.runContainerProgram(p, c, spec).catch(() => this.programEnded(p, c, id, 0));
   }
@@ -1241,6 +1287,8 @@ export class SimulatedRuntime implements PodRuntime {
       },
       // A sleep ends early, and the program with it, once this instance stopped (the pod's timers are cleared then).
       sleep: (ms) => new Promise<boolean>((resolve) => {
+        // A command that sleeps runs long enough for the kubelet's next relist to see it Running.
+        this.observed(p, id);
         if (interrupted) { resolve(false); return; }
         wake = () => { const h = p.timers.get(`sleep:${c.name}`); if (h) { this.timers.clearTimeout(h); p.timers.delete(`sleep:${c.name}`); } resolve(false); };
         if (ms === Infinity) return;

@@ -15,13 +15,16 @@
  *    waits in CreateContainerConfigError with the kubelet's message
  *    (`configmap "x" not found`, `couldn't find key k in ConfigMap ns/x`);
  *    the sandbox and the pod's other containers run.
- * Both are tried again until they pass (startRetryMs).
+ * Both are tried again until they pass (startRetryMs). The environment
+ * sources a check read are what the container then starts with (`sources`),
+ * so a pod start reads each ConfigMap and Secret it names once, as the
+ * kubelet's generateContainerConfig does.
  */
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import { MountError, type PodObjectGetter } from '../../volumes/objects.js';
 import { volumePayload } from '../../volumes/projection.js';
 import type { NodeAllocatable } from '../../volumes/downward.js';
-import { EnvSourceError, fetchEnvSources } from '../../envsources.js';
+import { EnvSourceError, fetchEnvSources, type EnvSources } from '../../envsources.js';
 import { ContainerConfigError, containerEnv } from '../cri/config.js';
 
 /**
@@ -47,10 +50,12 @@ export interface StartHolds {
   mount?: string;
   /** Container name → why it waits in CreateContainerConfigError. */
   config: Map<string, string>;
+  /** Container name → the environment sources read for it, for the instance that starts now (start-env.ts). */
+  sources: Map<string, EnvSources>;
 }
 
 export async function startHolds(pod: Pod, objects: PodObjectGetter, node: NodeAllocatable): Promise<StartHolds> {
-  const holds: StartHolds = { config: new Map() };
+  const holds: StartHolds = { config: new Map(), sources: new Map() };
   for (const v of pod.spec?.volumes ?? []) {
     if (!checked(v)) continue;
     try {
@@ -66,6 +71,7 @@ export async function startHolds(pod: Pod, objects: PodObjectGetter, node: NodeA
     try {
       const sources = await fetchEnvSources(pod.metadata!.namespace!, c, objects, pod.spec?.enableServiceLinks ?? true);
       containerEnv(pod, c, { nodeName: pod.spec?.nodeName ?? '', hostIP: '', podLogsDir: '', allocatable: node }, undefined, sources);
+      holds.sources.set(c.name, sources);
     } catch (e) {
       if (!(e instanceof EnvSourceError) && !(e instanceof ContainerConfigError)) throw e;
       holds.config.set(c.name, e.message);

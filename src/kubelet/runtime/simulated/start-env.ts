@@ -17,12 +17,16 @@ export class StartEnvironments {
   /** Container instance ID → its sources as read at its start (undefined: they could not be read then). */
   private readonly byInstance = new Map<string, Promise<EnvSources | undefined>>();
 
-  /** Reads the sources of a starting instance; `live` says which instance IDs still exist (the others are forgotten). */
-  capture(id: string, pod: Pod, spec: Container, objects: PodObjectGetter | undefined, live: (id: string) => boolean): void {
+  /**
+   * Reads the sources of a starting instance, or takes `checked`: those its
+   * start check just read (start-checks.ts), so they are not read twice.
+   * `live` says which instance IDs still exist (the others are forgotten).
+   */
+  capture(id: string, pod: Pod, spec: Container, objects: PodObjectGetter | undefined, live: (id: string) => boolean, checked?: EnvSources): void {
     for (const old of this.byInstance.keys()) if (!live(old)) this.byInstance.delete(old);
     if (this.byInstance.has(id)) return;
     // A read that fails (a missing ConfigMap the agent let through as optional, the API server away) is read again by whoever asks.
-    this.byInstance.set(id, fetchEnvSources(pod.metadata!.namespace!, spec, objects, pod.spec?.enableServiceLinks ?? true).catch(() => undefined));
+    this.byInstance.set(id, checked ? Promise.resolve(checked) : fetchEnvSources(pod.metadata!.namespace!, spec, objects, pod.spec?.enableServiceLinks ?? true).catch(() => undefined));
   }
 
   /** The sources the instance started with, or undefined (the caller reads them now) for an instance not captured. */
