@@ -23,12 +23,14 @@ export class ObjectSharing {
   /**
    * Subtrees, each new node pooled as a fresh copy with its strings pooled (shared-trees.ts
    * TreePoolOptions: a frozen spread-made object had a hidden class of its own, and internAll
-   * does not walk into frozen subtrees).
+   * does not walk into frozen subtrees), held weakly until met a second time: the caches that
+   * share through this keep untouched pods cold, and a cold pod's own subtrees must not be kept
+   * alive by the pool.
    */
   private readonly trees: TreePool;
 
   constructor(readonly strings = new StringPool()) {
-    this.trees = new TreePool(32_768, 64, { freshNodes: true, internString: (s) => strings.intern(s) });
+    this.trees = new TreePool(32_768, 64, { freshNodes: true, internString: (s) => strings.intern(s), weakFirstSeen: true });
   }
 
   /**
