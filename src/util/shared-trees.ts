@@ -19,17 +19,15 @@ import { freshObject } from './fresh-object.js';
  *    (undefined, a function, a byte array) and its ancestors are left as they are.
  *  - The pool forgets: at most 2 x `generationSize` subtrees in two generations, as StringPool;
  *    a subtree found in the old generation moves to the young one, so the ones that repeat stay
- *    and a unique one (a pod IP's leaf) leaves within two generations. With `weakFirstSeen`, a
- *    subtree met once is held by a WeakRef until it is met again: it leaves as soon as nothing
- *    else holds it (a cache that keeps an untouched object cold, as compressed text, drops it).
+ *    and a unique one (a pod IP's leaf) leaves within two generations.
  *  - Walked by recursion at most `maxDepth` levels deep: a deeper subtree (a custom resource's
  *    field set nests as deep as its body) is left as it is, and so are its ancestors.
  *  - Symbol-keyed properties are not part of a tree (JSON has none).
  */
 export class TreePool {
   /** Pooled nodes by the hash of their content (a 30-bit number: a key string per node cost more than the node). */
-  private young = new Map<number, Pooled>();
-  private old = new Map<number, Pooled>();
+  private young = new Map<number, object>();
+  private old = new Map<number, object>();
   /**
    * The content hash of each node found shared (pooled, then met again), which its parents' hashes
    * mix in: a shared node is hashed once, not walked again. A node met once (a pod's IP, its
@@ -134,11 +132,10 @@ export class TreePool {
    * managed-fields create cache hands every create the same frozen set), it is remembered in `hashes`.
    */
   private share(node: object, h: number): object {
-    const entry = this.young.get(h);
-    let kept = held(entry);
+    let kept = this.young.get(h);
     let found = true;
     if (kept === undefined) {
-      kept = held(this.old.get(h));
+      kept = this.old.get(h);
       if (kept === undefined) {
         kept = Object.freeze(this.pooledCopy(node));
         found = false;
@@ -147,14 +144,11 @@ export class TreePool {
         return node;
       }
       if (this.young.size >= this.generationSize) { this.old = this.young; this.young = new Map(); }
-      this.young.set(h, found || !this.opts.weakFirstSeen ? kept : new WeakRef(kept));
+      this.young.set(h, kept);
     } else if (!this.sameNode(node, kept)) {
       // Two contents, one hash (about one lookup in 2^30): this one stays unshared.
       this.lastHash = 0;
       return node;
-    } else if (entry !== kept) {
-      // Met again: it repeats, so the pool holds it now.
-      this.young.set(h, kept);
     }
     if (found) this.hashes.set(kept, h);
     this.lastHash = h;
@@ -212,23 +206,6 @@ export interface TreePoolOptions {
    * token mount's path, its container status's image ID (10,000 copies each at 10,000 pods).
    */
   internString?: (s: string) => string;
-  /**
-   * Hold a subtree met for the first time by a WeakRef, and strongly only once it is met again:
-   * a unique subtree (a pod's container status with its container ID, its token volume) then
-   * lives only as long as the object that has it. A cache that keeps untouched objects cold
-   * (their JSON text compressed) frees their unique subtrees at once, instead of when the pool's
-   * generations turn: at 5,000 pods the pools still held every cold pod's own parts, and the cold
-   * form cost more than it saved (bench/RESULTS.md `mem8-2026-12-07`).
-   */
-  weakFirstSeen?: boolean;
-}
-
-/** A pool entry: the subtree, or a WeakRef to it while it has been met only once (weakFirstSeen). */
-type Pooled = object | WeakRef<object>;
-
-/** The subtree an entry holds, if it is still alive. */
-function held(entry: Pooled | undefined): object | undefined {
-  return entry instanceof WeakRef ? entry.deref() : entry;
 }
 
 /** One step of the hash (32 bits, murmur-style multiply and rotate). */

@@ -2,14 +2,12 @@
  * util/shared-trees.ts: intern keeps a tree equal to what it was (same JSON text, key order
  * and all), shares equal subtrees across trees as frozen copies, leaves what is not plain JSON
  * (and its ancestors) unshared, stops at maxDepth, and forgets subtrees that
- * stop repeating after two generations (with weakFirstSeen, a subtree met once as soon as nothing else holds it).
+ * stop repeating after two generations.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TreePool } from '../../src/util/shared-trees.js';
 import { StringPool } from '../../src/util/intern.js';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
 /** A pod's kubelet field set with its IP in a key, as on every running pod. */
 const fieldSet = (ip: string) => ({
@@ -189,48 +187,4 @@ test('internString: the string values of each node pooled for the first time go 
   seen.length = 0;
   assert.equal(pool.intern(status()), a);
   assert.deepEqual(seen, [], 'an equal tree is found, not pooled again');
-});
-
-/** A full collection, once the current job has ended (a WeakRef's target is kept alive until then). */
-const collect = async (): Promise<void> => {
-  await new Promise((r) => setImmediate(r));
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-};
-
-test('weakFirstSeen: a subtree met once lives only while something else holds it; met again, the pool holds it', async () => {
-  const pool = new TreePool(32_768, 64, { weakFirstSeen: true });
-  const status = (id: string) => ({ containerID: id, state: { running: { startedAt: '2026-12-07T03:00:00Z' } } });
-  let held: { containerID: string; state: object } | undefined = pool.intern(status('containerd://a'));
-  const second = pool.intern(status('containerd://b'));
-  assert.equal(second.state, held.state, 'shared while both are held');
-  assert.ok(Object.isFrozen(held), 'pooled, so an equal one can share it');
-  const released = new WeakRef(held);
-  const repeated = new WeakRef(held.state);
-  held = undefined;
-  await collect();
-  assert.equal(released.deref(), undefined, 'the subtree met once went with the only object that had it');
-  assert.ok(repeated.deref() !== undefined, 'the subtree met twice is the pool\'s');
-  assert.equal(pool.intern(status('containerd://c')).state, second.state);
-  // Met once, then again while it lives: held by the pool from then on.
-  let once: object | undefined = pool.intern({ only: { k: 'v' } });
-  const again = pool.intern({ only: { k: 'v' } });
-  assert.equal(again, once);
-  once = undefined;
-  const kept = new WeakRef(again);
-  await collect();
-  assert.ok(kept.deref() !== undefined);
-  assert.equal(pool.intern({ only: { k: 'v' } }), kept.deref());
-});
-
-test('weakFirstSeen: a dead entry is replaced by the next equal subtree', async () => {
-  const pool = new TreePool(32_768, 64, { weakFirstSeen: true });
-  let first: object | undefined = pool.intern({ ip: { v: '10.0.0.9' } });
-  const gone = new WeakRef(first);
-  first = undefined;
-  await collect();
-  assert.equal(gone.deref(), undefined);
-  const next = pool.intern({ ip: { v: '10.0.0.9' } });
-  assert.ok(Object.isFrozen(next), 'pooled anew');
-  assert.equal(pool.intern({ ip: { v: '10.0.0.9' } }), next);
 });

@@ -20,9 +20,8 @@ const strings = new StringPool();
 /**
  * managedFields' field sets: one manager's field sets repeat across a kind's objects, and they
  * were two thirds of the cache's heap at 5,000 nodes and 10,000 pods (bench/RESULTS.md, `memory`).
- * A field set met once (a pod's own `f:podIPs`) is held weakly: a cold pod's goes with it.
  */
-const fieldSets = new TreePool(32_768, 64, { weakFirstSeen: true });
+const fieldSets = new TreePool();
 
 /** Spec, status and metadata subtrees of the kinds in sharedTopLevel (util/shared-objects.ts), their strings in `strings`. */
 const sharing = new ObjectSharing(strings);
