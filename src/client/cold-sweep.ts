@@ -12,9 +12,9 @@ export { defaultColdOptions, type ColdOptions };
 /**
  * The options K8TS_INFORMER_COLD_AFTER_MS asks for: milliseconds (0: every untouched object goes
  * cold within two ticks, which tests run under), or "off" (objects stay decoded); unset or "on":
- * the defaults (60-120 s). On by default since the subtree pool holds a subtree met once only
- * weakly (util/shared-trees.ts weakFirstSeen): before, at 5,000 pods the pools still held each
- * cold pod's own parts and the cold form cost more heap than it saved (bench/RESULTS.md, mem8, mem9).
+ * the defaults (60-120 s). On by default: below the string and subtree pools' bounds (a few
+ * thousand pods) they still hold part of each cold pod, but past them a cold pod costs the
+ * informer about 0.6 KB against 1.5 KB decoded (bench/RESULTS.md, mem8, mem9).
  */
 export const coldOptionsFrom = (value: string | undefined): ColdOptions | undefined => coldOptionsFromEnv(value);
 
