@@ -11,12 +11,12 @@ export { defaultColdOptions, type ColdOptions };
 
 /**
  * The options K8TS_INFORMER_COLD_AFTER_MS asks for: milliseconds (0: every untouched object goes
- * cold within two ticks, which tests run under), "on" (the defaults), or "off". Unset: off, so
- * objects stay decoded: at 5,000 pods the cold form cost the control loops more heap than it saved
- * (the pools still hold its parts), and no run at the pod counts where it should save has been
- * measured yet (bench/RESULTS.md, mem8), so it is opt-in until one is.
+ * cold within two ticks, which tests run under), or "off" (objects stay decoded); unset or "on":
+ * the defaults (60-120 s). On by default: below the string and subtree pools' bounds (a few
+ * thousand pods) they still hold part of each cold pod, but past them a cold pod costs the
+ * informer about 0.6 KB against 1.5 KB decoded (bench/RESULTS.md, mem8, mem9).
  */
-export const coldOptionsFrom = (value: string | undefined): ColdOptions | undefined => (value ? coldOptionsFromEnv(value) : undefined);
+export const coldOptionsFrom = (value: string | undefined): ColdOptions | undefined => coldOptionsFromEnv(value);
 
 export class ColdSweep extends Sweep<object, ColdObject> {
   constructor(objects: Map<string, unknown>, opts: ColdOptions) {

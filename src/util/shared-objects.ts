@@ -59,7 +59,10 @@ export class ObjectSharing {
    * account, phase and QoS class as the last one; each lookup in the pool's large map cost a pod
    * create about 0.2 µs on the serving thread (bench/RESULTS.md, `percreate2-2026-12-06`).
    * metadata.uid and metadata.resourceVersion are left out of the pool: no other object or version
-   * has the same (an owner's uid in its dependents' ownerReferences is pooled with those).
+   * has the same resourceVersion, and no other object the same uid (an owner's uid in its
+   * dependents' ownerReferences is pooled with those); but every version of an object has the same
+   * uid, so an update takes the previous version's copy (the garbage collector's graph and the
+   * scheduler's cache keep a pod's uid from the versions they saw: one string, not one a version).
    */
   private poolStringsLike(o: Record<string, unknown>, members: readonly string[], model: Record<string, unknown>): void {
     for (const k in o) {
@@ -82,6 +85,7 @@ export class ObjectSharing {
       const s = v[k];
       if (typeof s === 'string') {
         if (!(metadata && (k === 'uid' || k === 'resourceVersion'))) v[k] = this.sameOrPooled(s, m?.[k]);
+        else if (k === 'uid' && s === m?.[k]) v[k] = m[k];
       } else this.poolIn(s);
     }
   }

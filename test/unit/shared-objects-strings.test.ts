@@ -2,7 +2,8 @@
  * util/shared-objects.ts pools a new object's strings by comparing them with the previous version
  * or the last object created first: equal strings directly under the object and its shared members
  * take that object's (pooled) copy without a lookup in the pool; others are looked up as before;
- * metadata.uid and metadata.resourceVersion are never pooled. The object stays equal throughout.
+ * metadata.uid and metadata.resourceVersion are never pooled (an update takes its previous version's
+ * uid string). The object stays equal throughout.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -53,4 +54,21 @@ test('an update is compared with its previous version; a member left as it was i
   sharing.compact(v2, v1, members);
   assert.deepEqual(pool.asked, ['Running']);
   assert.equal(v2.spec, v1.spec, 'the unchanged spec is the previous version\'s');
+});
+
+test('an update keeps the previous version\'s uid string (one copy a pod, not one a version), never the pool\'s', () => {
+  const pool = new RecordingPool();
+  const sharing = new ObjectSharing(pool);
+  const members = ['spec', 'status', 'metadata'];
+  const v1 = pod('a', 'uid-a', '10', 'Pending');
+  sharing.compact(v1, undefined, members, pod('z', 'uid-z', '9', 'Pending'));
+  pool.asked.length = 0;
+  // A uid equal in content but another string, as JSON.parse gives each event its own.
+  const v2 = pod('a', ['uid', 'a'].join('-'), '12', 'Running');
+  sharing.compact(v2, v1, members);
+  assert.equal(v2.metadata.uid, 'uid-a');
+  assert.ok(!pool.asked.includes('uid-a'), 'not looked up in the pool');
+  const v3 = pod('a', 'uid-other', '13', 'Running');
+  sharing.compact(v3, v2, members);
+  assert.equal(v3.metadata.uid, 'uid-other', 'a different uid is its own');
 });
