@@ -74,8 +74,8 @@ const sharedMembers: Record<string, readonly string[]> = { pods: ['spec', 'statu
  * Pods left untouched for a while are kept compressed (client/cold-objects.ts): they are the
  * objects counted by the hundred thousand, and the scheduler's cache keeps only what it counts of
  * them (scheduler/cached-pod.ts), so the decoded pod is the informer's alone.
- * K8TS_INFORMER_COLD_AFTER_MS sets the delay (unset: 60-120 s; 0 in tests; "off" keeps every pod
- * decoded; client/cold-sweep.ts).
+ * K8TS_INFORMER_COLD_AFTER_MS turns it on ("on": 60-120 s; a delay; 0 in tests); unset or "off"
+ * keeps every pod decoded, the default since it did not pay at 150,000 pods (client/cold-sweep.ts).
  */
 const coldPods = coldOptionsFrom(process.env.K8TS_INFORMER_COLD_AFTER_MS);
 

@@ -11,12 +11,15 @@ export { defaultColdOptions, type ColdOptions };
 
 /**
  * The options K8TS_INFORMER_COLD_AFTER_MS asks for: milliseconds (0: every untouched object goes
- * cold within two ticks, which tests run under), or "off" (objects stay decoded); unset or "on":
- * the defaults (60-120 s). On by default: below the string and subtree pools' bounds (a few
- * thousand pods) they still hold part of each cold pod, but past them a cold pod costs the
- * informer about 0.6 KB against 1.5 KB decoded (bench/RESULTS.md, mem8, mem9).
+ * cold within two ticks, which tests run under), "on" (the defaults, 60-120 s), or "off"/unset
+ * (objects stay decoded). Off by default: a cold pod costs the informer about 0.6 KB against
+ * 1.5 KB decoded past the pools' bounds (mem8, mem9), but at 5,000 nodes and 150,000 pods the
+ * server's peak RSS was no lower with it (1,767 against 1,672 MB) and a DaemonSet rolled out in
+ * 68 s against 16 s, likely its control loops decoding the pods the sweep had just made cold
+ * (one run each: bench/RESULTS.md `scale-150k-end-2026-12-07`).
  */
-export const coldOptionsFrom = (value: string | undefined): ColdOptions | undefined => coldOptionsFromEnv(value);
+export const coldOptionsFrom = (value: string | undefined): ColdOptions | undefined =>
+  (value === undefined || value === '' ? undefined : coldOptionsFromEnv(value));
 
 export class ColdSweep extends Sweep<object, ColdObject> {
   constructor(objects: Map<string, unknown>, opts: ColdOptions) {

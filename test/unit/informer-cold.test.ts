@@ -85,11 +85,11 @@ describe('cold informer objects', () => {
     assert.equal(immediate.sweep(1000), 1, 'a turn later it goes cold');
   });
 
-  it('K8TS_INFORMER_COLD_AFTER_MS: a delay, off, or on (the defaults), which unset means', () => {
+  it('K8TS_INFORMER_COLD_AFTER_MS: a delay, on (the defaults), or off, which unset means', () => {
     assert.deepEqual(coldOptionsFrom('0'), { ...defaultColdOptions, afterMs: 0 });
     assert.equal(coldOptionsFrom('off'), undefined);
-    assert.deepEqual(coldOptionsFrom(undefined), defaultColdOptions);
-    assert.deepEqual(coldOptionsFrom(''), defaultColdOptions);
+    assert.equal(coldOptionsFrom(undefined), undefined);
+    assert.equal(coldOptionsFrom(''), undefined);
     assert.deepEqual(coldOptionsFrom('on'), defaultColdOptions);
   });
 
