@@ -54,10 +54,10 @@ export class NetworkPolicyAgent {
     this.model = new PolicyModel(opts.nodeName);
     this.nft = opts.nft ?? nftRunner();
     if (!opts.nft) this.session = new NftSession();
-    const watch = (resource: 'networkpolicies' | 'pods' | 'namespaces', apply: (key: string, obj: any) => void) => this.informers.informer(resource).addEventHandler({
-      add: (o: any) => this.changed(() => apply(metaKey(o), o)),
-      update: (_old: any, o: any) => this.changed(() => apply(metaKey(o), o)),
-      delete: (o: any) => this.changed(() => apply(metaKey(o), undefined)),
+    const watch = <T extends NetworkPolicy | Pod | Namespace>(resource: 'networkpolicies' | 'pods' | 'namespaces', apply: (key: string, obj: T | undefined) => void) => this.informers.informer(resource).addEventHandler({
+      add: (o: T) => this.changed(() => apply(metaKey(o), o)),
+      update: (_old: T, o: T) => this.changed(() => apply(metaKey(o), o)),
+      delete: (o: T) => this.changed(() => apply(metaKey(o), undefined)),
     });
     watch('networkpolicies', (k, np: NetworkPolicy | undefined) => {
       this.model.setPolicy(k, np);

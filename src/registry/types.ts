@@ -1,4 +1,11 @@
 /** Request-level types shared by the registry and the apiserver. */
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+
+/**
+ * An object as the store hands it out: kubernetes-types makes every field optional (they are
+ * request bodies too), but a stored object always has its name and resourceVersion.
+ */
+export type Stored<T extends { metadata?: ObjectMeta }> = T & { metadata: ObjectMeta & { name: string; resourceVersion: string } };
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;

@@ -20,7 +20,10 @@ import {
   budgetsCoveringPod, disruptionTargetCondition, evictionCanIgnoreBudget, setDisruptionAllowedCondition, unhealthyPodMayBeEvicted,
 } from '../../api/disruptionbudget.js';
 import { rfc3339Now, updatePodCondition } from '../../api/pods.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Eviction, PodDisruptionBudget, PodDisruptionBudgetStatus } from 'kubernetes-types/policy/v1.js';
 import type { Store } from '../../registry/store.js';
+import type { DeleteOptions, Stored } from '../../registry/types.js';
 import type { RequestContext } from '../request-context.js';
 
 /** MaxDisruptedPodSize: evictions approved but not yet seen by the disruption controller. */
@@ -41,7 +44,7 @@ const pdbForbidden = (name: string, why: string) =>
 export interface EvictionRequest {
   namespace: string;
   name: string;
-  deleteOptions: any;
+  deleteOptions: DeleteOptions;
   dryRun: boolean;
   now: Date;
   /** The eviction request's context: its writes (the budget's status, the pod's condition, the delete) are admitted as its. */
@@ -51,9 +54,9 @@ export interface EvictionRequest {
 export interface EvictionStores { pods: Store; pdbs: Store }
 
 export async function evictPod(stores: EvictionStores, req: EvictionRequest): Promise<void> {
-  const pod = await stores.pods.get(req.namespace, req.name);
+  const pod: Stored<Pod> = await stores.pods.get(req.namespace, req.name);
   if (evictionCanIgnoreBudget(pod)) return deletePod(stores.pods, pod, req, false); // 1
-  const pdbs = budgetsCoveringPod((await stores.pdbs.list(req.namespace)).items, pod);
+  const pdbs = budgetsCoveringPod((await stores.pdbs.list(req.namespace)).items as Stored<PodDisruptionBudget>[], pod);
   if (pdbs.length > 1) throw failure(500, '', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.'); // 2
   if (pdbs.length === 0) return deletePod(stores.pods, pod, req, false);
   if (unhealthyPodMayBeEvicted(pdbs[0], pod)) return deletePod(stores.pods, pod, req, true, pdbs[0].metadata.name); // 3
@@ -62,10 +65,10 @@ export async function evictPod(stores: EvictionStores, req: EvictionRequest): Pr
 }
 
 /** checkAndDecrement, retried on conflicts with a fresh read of the budget. */
-async function checkAndDecrement(pdbs: Store, first: any, req: EvictionRequest): Promise<void> {
+async function checkAndDecrement(pdbs: Store, first: Stored<PodDisruptionBudget>, req: EvictionRequest): Promise<void> {
   let pdb = first;
   for (let attempt = 0; ; attempt++) {
-    const s = pdb.status ?? {};
+    const s: PodDisruptionBudgetStatus = pdb.status ?? { currentHealthy: 0, desiredHealthy: 0, disruptionsAllowed: 0, expectedPods: 0 };
     if ((s.observedGeneration ?? 0) < (pdb.metadata.generation ?? 0)) {
       throw tooManyRequests(`The disruption budget ${pdb.metadata.name} is still being processed by the server.`, 10);
     }
@@ -88,9 +91,10 @@ async function checkAndDecrement(pdbs: Store, first: any, req: EvictionRequest):
 }
 
 /** The budget with one disruption spent on the pod; its resourceVersion makes the write conditional. */
-function decremented(pdb: any, req: EvictionRequest): any {
+function decremented(pdb: Stored<PodDisruptionBudget>, req: EvictionRequest): PodDisruptionBudget {
   const next = structuredClone(pdb);
-  const status = next.status;
+  // checkAndDecrement saw disruptionsAllowed > 0, so the status is there.
+  const status = next.status!;
   status.disruptionsAllowed--;
   if (status.disruptionsAllowed === 0) setDisruptionAllowedCondition(status, status.observedGeneration ?? 0, rfc3339Now(req.now));
   status.disruptedPods = { ...(status.disruptedPods ?? {}), [req.name]: rfc3339Now(req.now) };
@@ -102,16 +106,17 @@ function decremented(pdb: any, req: EvictionRequest): any {
  * version checked against the budget; losing that race is a 429 (the client
  * retries), unless the caller gave its own precondition.
  */
-async function deletePod(pods: Store, pod: any, req: EvictionRequest, guarded: boolean, pdbName?: string): Promise<void> {
+async function deletePod(pods: Store, pod: Stored<Pod>, req: EvictionRequest, guarded: boolean, pdbName?: string): Promise<void> {
   const opts = { ...(req.deleteOptions ?? {}) };
   const callerRV = opts.preconditions?.resourceVersion;
-  let target = pod;
+  let target: Stored<Pod> = pod;
   const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
   if (!terminal && !pod.metadata.deletionTimestamp && !req.dryRun) {
-    target = await pods.guaranteedUpdate(req.namespace, req.name, (cur) => {
+    target = await pods.guaranteedUpdate(req.namespace, req.name, (cur: Stored<Pod>) => {
       if (guarded && !callerRV && cur.metadata.resourceVersion !== pod.metadata.resourceVersion) throw tooManyRequests(`The disruption budget ${pdbName} is still being processed by the server.`, 10);
-      updatePodCondition(cur.status ??= {}, { type: disruptionTargetCondition, status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' }, req.now);
-      return cur;
+      const status = cur.status ?? {};
+      updatePodCondition(status, { type: disruptionTargetCondition, status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' }, req.now);
+      return cur.status ? cur : { ...cur, status };
     }, { subresource: 'status', context: req.context });
     if (guarded && !callerRV) opts.preconditions = { ...(opts.preconditions ?? {}), resourceVersion: target.metadata.resourceVersion };
   }
@@ -124,6 +129,6 @@ async function deletePod(pods: Store, pod: any, req: EvictionRequest, guarded: b
 }
 
 /** The Eviction body names the pod of the URL. */
-export function checkEvictionName(eviction: any, name: string): void {
+export function checkEvictionName(eviction: Eviction | undefined, name: string): void {
   if (eviction?.metadata?.name && eviction.metadata.name !== name) throw badRequest('name in URL does not match name in Eviction object');
 }

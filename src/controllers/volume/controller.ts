@@ -48,8 +48,8 @@ export class PersistentVolumeController implements Controller {
   private readonly classes: Informer;
   private readonly nodes: Informer;
   private readonly pods: Informer;
-  private readonly claims: LatestStore;
-  private readonly volumes: LatestStore;
+  private readonly claims: LatestStore<PersistentVolumeClaim>;
+  private readonly volumes: LatestStore<PersistentVolume>;
   private readonly claimQueue = new WorkQueue();
   private readonly volumeQueue = new WorkQueue();
   private readonly dirs: LocalPathDirectories;
@@ -354,7 +354,7 @@ export class PersistentVolumeController implements Controller {
     if (!claim && pv.status?.phase !== 'Released' && pv.status?.phase !== 'Failed') {
       try { claim = await this.ctx.clients.resource('persistentvolumeclaims').get(r.namespace, r.name!); } catch (e) { if (!isNotFound(e)) throw e; }
     }
-    return claim && claim.metadata.uid === r.uid ? claim : undefined;
+    return claim && claim.metadata?.uid === r.uid ? claim : undefined;
   }
 
   private async updateVolumePhase(pv: PersistentVolume, phase: string, message = ''): Promise<PersistentVolume> {

@@ -5,23 +5,26 @@
  * acts on stale state. An overlay entry gives way once the informer holds the
  * same or a newer resourceVersion, or the object is deleted.
  */
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { Informer } from '../../client/index.js';
 import { metaKey } from '../../client/index.js';
 
-function newer(a: any, b: any): boolean {
+type Versioned = { metadata?: ObjectMeta };
+
+function newer(a: Versioned, b: Versioned): boolean {
   const ra = a?.metadata?.resourceVersion;
   const rb = b?.metadata?.resourceVersion;
   if (!/^\d+$/.test(ra ?? '') || !/^\d+$/.test(rb ?? '')) return false;
-  return BigInt(ra) > BigInt(rb);
+  return BigInt(ra!) > BigInt(rb!);
 }
 
-export class LatestStore {
-  private readonly written = new Map<string, any>();
+export class LatestStore<T extends Versioned> {
+  private readonly written = new Map<string, T>();
 
   constructor(private readonly informer: Informer) {}
 
-  get(key: string): any | undefined {
-    const cached = this.informer.get(key);
+  get(key: string): T | undefined {
+    const cached: T | undefined = this.informer.get(key);
     const mine = this.written.get(key);
     if (!mine) return cached;
     if (!cached || newer(mine, cached)) return mine;
@@ -29,17 +32,17 @@ export class LatestStore {
     return cached;
   }
 
-  values(): any[] {
-    const out: any[] = [];
-    for (const obj of this.informer.list()) out.push(this.get(metaKey(obj)) ?? obj);
+  values(): T[] {
+    const out: T[] = [];
+    for (const obj of this.informer.list() as T[]) out.push(this.get(metaKey(obj)) ?? obj);
     for (const [k, obj] of this.written) if (!this.informer.get(k)) out.push(obj);
     return out;
   }
 
-  list(): any[] { return this.values(); }
+  list(): T[] { return this.values(); }
 
   /** Records the object the API server returned for our write. */
-  note(obj: any): any {
+  note(obj: T): T {
     this.written.set(metaKey(obj), obj);
     return obj;
   }
