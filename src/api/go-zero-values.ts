@@ -10,7 +10,9 @@
  *    currentNumberScheduled, numberMisscheduled, desiredNumberScheduled,
  *    numberReady; StatefulSetStatus' replicas and availableReplicas);
  *  - a Node's `spec` and its status' daemonEndpoints.kubeletEndpoint.Port and
- *    nodeInfo strings.
+ *    nodeInfo strings;
+ *  - a Role's and ClusterRole's `rules` (no omitempty): `null` when it has none,
+ *    e.g. an aggregated ClusterRole that no role matches.
  * Events have their own (events.ts); Services' status.loadBalancer is their
  * strategy's.
  */
@@ -38,6 +40,8 @@ const zeroFields: Record<string, Obj> = {
   'batch/Job': { spec: { template }, status: {} },
   'batch/CronJob': { spec: { jobTemplate: { metadata: { creationTimestamp: null }, spec: { template } } }, status: {} },
   '/PodTemplate': { template },
+  'rbac.authorization.k8s.io/ClusterRole': { rules: null },
+  'rbac.authorization.k8s.io/Role': { rules: null },
   '/ReplicationController': { status: { replicas: 0 } },
   '/Node': {
     spec: {},

@@ -72,6 +72,16 @@ export class ResourceClient {
   patch(namespace: string | undefined, name: string, patch: unknown, type: PatchType = 'merge', sub?: string): Promise<any> {
     return this.rest.request('PATCH', this.path(namespace, name, sub), { body: patch, contentType: patchContentType[type] });
   }
+  /**
+   * Server-side apply as `fieldManager` (a JSON body is YAML). `force` takes the fields other
+   * managers own, as a controller that is the fields' one writer does (client-go's Apply with
+   * ApplyOptions.Force).
+   */
+  apply(namespace: string | undefined, name: string, obj: unknown, fieldManager: string, o: { force?: boolean; sub?: string } = {}): Promise<any> {
+    return this.rest.request('PATCH', this.path(namespace, name, o.sub), {
+      body: obj, contentType: 'application/apply-patch+yaml', query: { fieldManager, force: o.force ? 'true' : undefined },
+    });
+  }
   delete(namespace: string | undefined, name: string, opts: Record<string, unknown> = {}): Promise<any> {
     return this.rest.request('DELETE', this.path(namespace, name), { body: { kind: 'DeleteOptions', apiVersion: 'v1', ...opts } });
   }

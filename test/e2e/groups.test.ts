@@ -266,6 +266,10 @@ describe('RBAC bootstrap and aggregation', () => {
     await ok(['create', 'clusterrole', 'monitoring-endpoints', '--verb=get,list', '--resource=endpoints']);
     await ok(['label', 'clusterrole', 'monitoring-endpoints', 'rbac.example.com/aggregate-to-monitoring=true']);
     await eventually(async () => (await ok(['get', 'clusterrole', 'monitoring', '-o', 'jsonpath={.rules[0].resources[0]}'])) === 'endpoints', 30_000, 'monitoring aggregated');
+    // Written by server-side apply with force, as upstream's controller writes them: the rules are its fields.
+    const managers = JSON.parse(await ok(['get', 'clusterrole', 'monitoring', '-o', 'json', '--show-managed-fields'])).metadata.managedFields
+      .map((m: { manager: string; operation: string; fieldsV1: Record<string, unknown> }) => [m.manager, m.operation, Object.keys(m.fieldsV1)]);
+    assert.deepEqual(managers.find(([m]: string[]) => m === 'clusterrole-aggregation-controller'), ['clusterrole-aggregation-controller', 'Apply', ['f:rules']]);
     await ok(['label', 'clusterrole', 'monitoring-endpoints', 'rbac.example.com/aggregate-to-monitoring-']);
     await eventually(async () => !(await ok(['get', 'clusterrole', 'monitoring', '-o', 'json'])).includes('endpoints'), 30_000, 'rules removed');
     assert.equal(JSON.parse(await ok(['get', 'clusterrole', 'monitoring', '-o', 'json'])).rules, null);
