@@ -18,7 +18,9 @@
  * Each run also logs where the rollout's core-seconds went, thread by thread
  * (bench/lib/thread-split.ts: the server's serving thread, its control loops'
  * thread, V8's platform threads, the heavy lane and the rest; this process's
- * threads; the machine's idle time), with each group's run-queue wait.
+ * threads; the machine's idle time), with each group's run-queue wait, and the
+ * Events the server stored during the rollout by component and reason (the
+ * scheduler's Scheduled, the DaemonSet controller's SuccessfulCreate, ...).
  *
  * Results go to bench/RESULTS.md, section "daemonset" (other sections are
  * left alone).
@@ -43,6 +45,7 @@ import { describeGroups, machineCpu, snapshotThreads, splitThreads } from './lib
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
 import { NodeSimulator } from '../src/kubelet/index.js';
 import { silentLogger } from '../src/util/log.js';
+import type { Event as CoreEvent } from 'kubernetes-types/core/v1.js';
 import { benchArgs } from './lib/args.js';
 import { renderInterleaved, runInterleaved, type Build } from './lib/daemonset-ab.js';
 
@@ -137,6 +140,24 @@ function requestsPerDaemonPod(all: RequestCounts, pods: number): { total: number
   return { total: countOf(kept, () => true) / pods, perPod };
 }
 
+/**
+ * The Events the server stored from the create to the end (creationTimestamp, whole seconds, from the
+ * create's second on), counted by source component and reason: which of the rollout's POST events are
+ * the scheduler's Scheduled, the DaemonSet controller's SuccessfulCreate, the node lifecycle
+ * controller's RegisteredNode still draining from the nodes' registration, ... (one list after the
+ * rollout, outside the CPU window).
+ */
+async function eventsWrittenSince(clients: Clientset, sinceMs: number): Promise<string> {
+  const since = Math.floor(sinceMs / 1000) * 1000;
+  const counts = new Map<string, number>();
+  for (const e of (await clients.events.list()).items as CoreEvent[]) {
+    if (Date.parse(e.metadata.creationTimestamp ?? '') < since) continue;
+    const key = `${e.source?.component ?? e.reportingComponent ?? '?'} ${e.reason ?? '?'}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+}
+
 /** User + system CPU of this process, ms. */
 const selfCpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 
@@ -193,6 +214,7 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     const self0 = selfCpuMs();
     const threads0 = { server: snapshotThreads(pid), bench: snapshotThreads(process.pid), machine: machineCpu() };
     const c0 = process.hrtime.bigint();
+    const createdAtMs = Date.now();
     // The monotonic clock in µs, for bench/lib/cpuprofile.js --from-us/--to-us on a --cpu-prof of the server.
     log(`${nodes} nodes: DaemonSet create at monotonic ${c0 / 1000n} µs`);
     await timeline?.start(c0);
@@ -245,9 +267,12 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
       machineBusySec: (threads1.machine.busyMs - threads0.machine.busyMs) / 1000,
       machineIdleSec: (threads1.machine.idleMs - threads0.machine.idleMs) / 1000,
     };
+    // After every CPU, count and the peak RSS above: the list is the benchmark's, not the rollout's.
+    const eventsWritten = await eventsWrittenSince(clients, createdAtMs);
     log(`${nodes} nodes: ${finished ? `all ${nodes} pods Ready in ${readySec.toFixed(1)} s` : `CUTOFF after ${cutoffMs / 1000} s: ${result.ready}/${nodes} Ready`}, `
       + `server CPU ${serverCpuSec.toFixed(1)} s (main thread ${serverMainCpuSec.toFixed(1)} s; per pod net of leases ${cpuMsPerPod.toFixed(2)} ms, main ${mainCpuMsPerPod.toFixed(2)} ms), bench CPU ${benchCpuSec.toFixed(1)} s (per pod net of leases ${benchCpuMsPerPod.toFixed(2)} ms), `
       + `writes ${describeCounts(rollout)}, requests per pod ${requestsPerPod.toFixed(2)} (${perPod}), server peak ${result.serverPeakMB.toFixed(0)} MB, bench peak ${result.benchPeakMB.toFixed(0)} MB`);
+    log(`${nodes} nodes: Events written from the create to the end, by component and reason: ${eventsWritten}`);
     log(`${nodes} nodes: CPU by thread, create → end: server: ${result.serverThreads}; bench: ${result.benchThreads}; machine busy ${result.machineBusySec.toFixed(1)} s, idle ${result.machineIdleSec.toFixed(1)} s (all cores)`);
     return result;
   } finally {

@@ -15,7 +15,11 @@
  * `--stage NAME` lists the frames that put samples in that stage (the one a rule matched), most first.
  * perf's samples are CPU time (unlike V8's --cpu-prof, which samples wall time and charges a
  * preempted thread's waits to the frame it was in: bench/RESULTS.md, `write-cpu`). A caveat:
- * --perf-basic-prof's map is not rewritten when V8 moves code, so a frame is now and then misnamed.
+ * --perf-basic-prof's map is not rewritten when V8 moves code, so a frame is now and then misnamed
+ * (in a DaemonSet rollout's profile, ds14 found `validateContainersOnlyForPod` charged inside managed
+ * fields). Every frame is named right with V8's jitdump instead: run the server with `--perf-prof`
+ * (it writes jit-PID.dump into its working directory), record with `perf record -k mono ...`, then
+ * `perf inject --jit -i FILE -o FILE.j` and `perf script -i FILE.j ...` as above.
  */
 import { readFileSync } from 'node:fs';
 import { benchArgs } from './lib/args.js';
