@@ -46,15 +46,16 @@ export function checkFields(info: Pick<ResourceInfo, 'group' | 'version' | 'kind
   // Decoding, as Go does it, turns null list items into zero values; everything after expects them.
   // A body without null items (nearly all) has none to fill: no second walk of it.
   if (types.nullItems) fillNullItems(key, obj);
-  let unknown: string[] | undefined;
+  // A body whose every key its types declare (nearly all) is not walked again for unknown fields.
+  let unknown: string[] | undefined = types.unknownFields ? undefined : [];
   if (mode !== 'Ignore') {
-    unknown = findUnknownFields(key, obj);
+    unknown ??= findUnknownFields(key, obj);
     const errors = [...leading, ...strictErrors(unknown, obj, raw)];
     if (errors.length && mode === 'Strict') throw strictFailure(errors);
     if (errors.length) res.setHeader('Warning', warningHeaderValues(errors));
   }
-  // The walk that found no unknown field saw the whole object (it stops only at strict decoding's
-  // 100th): there is nothing to prune, and a typical body is not walked a third time.
+  // A walk that found no unknown field saw the whole object (findUnknownFields stops only at
+  // strict decoding's 100th): there is nothing to prune, and a typical body is not walked again.
   if (unknown === undefined || unknown.length > 0) pruneUnknownFields(key, obj);
 }
 

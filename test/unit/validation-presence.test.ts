@@ -86,6 +86,26 @@ describe('checkFields prunes unknown fields in every mode', () => {
   }
 });
 
+describe('checkFields finds unknown fields through the type walk', () => {
+  const info = { group: '', version: 'v1', kind: 'Pod' };
+  it('an unknown field deep in a list is warned with its path, and refused under Strict', () => {
+    const body = () => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' },
+      spec: { containers: [{ name: 'c', image: 'i', env: [{ name: 'A', valueFrom: { fieldRef: { fieldPath: 'x', bogus: 1 } } }] }] } });
+    const warnings: string[] = [];
+    const sink = { setHeader: (_: string, v: string[]) => { warnings.push(...v); return sink; } } as never;
+    checkFields(info, body(), 'Warn', sink);
+    assert.equal(warnings.length, 1);
+    assert.equal(warnings[0], '299 - "unknown field \\"spec.containers[0].env[0].valueFrom.fieldRef.bogus\\""');
+    assert.throws(() => checkFields(info, body(), 'Strict', sink), /strict decoding error: unknown field "spec\.containers\[0\]\.env\[0\]\.valueFrom\.fieldRef\.bogus"/);
+  });
+  it('map keys are not unknown fields', () => {
+    const warnings: string[] = [];
+    const sink = { setHeader: (_: string, v: string[]) => { warnings.push(...v); return sink; } } as never;
+    checkFields(info, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { bogus: 'x' } }, spec: { nodeSelector: { any: 'key' }, containers: [{ name: 'c', image: 'i' }] } }, 'Strict', sink);
+    assert.deepEqual(warnings, []);
+  });
+});
+
 describe('checkFields fills null items found by the type walk', () => {
   const info = { group: '', version: 'v1', kind: 'Pod' };
   const sink = { setHeader: () => sink } as never;

@@ -98,12 +98,12 @@ export function findTypeErrors(key: string, obj: unknown): string[] {
  * findTypeErrors, and whether a list item or map value is null: without type errors this walk saw
  * every value fillNullItems would visit, so with none null that walk has nothing to fill.
  */
-export function checkTypes(key: string, obj: unknown): { errors: string[]; nullItems: boolean } {
+export function checkTypes(key: string, obj: unknown): { errors: string[]; nullItems: boolean; unknownFields: boolean } {
   const root = decodeTreeFor(key);
   const out: string[] = [];
-  const ctx: Context = { struct: '', fields: [], nullItems: false };
+  const ctx: Context = { struct: '', fields: [], nullItems: false, unknownFields: false };
   if (root) typesIn(root, obj, ctx, out);
-  return { errors: out, nullItems: ctx.nullItems };
+  return { errors: out, nullItems: ctx.nullItems, unknownFields: ctx.unknownFields };
 }
 
 /** encoding/json's error context: the innermost struct and the struct-field names from the root (no indices, no map keys). */
@@ -112,6 +112,12 @@ interface Context {
   fields: string[];
   /** A list item or map value was null (zero-values.ts fills them). */
   nullItems: boolean;
+  /**
+   * A struct had a key its Go type does not declare. Without type errors this walk visited every
+   * struct findUnknownFields and pruneUnknownFields would (they skip what it skips: nulls, `any`
+   * subtrees, scalars), so with none seen neither has anything to find.
+   */
+  unknownFields: boolean;
 }
 
 function jsonKind(v: unknown): string {
@@ -137,7 +143,10 @@ function typesIn(node: DecodeNode, value: unknown, ctx: Context, out: string[]):
       if (kind !== 'object') return void out.push(typeError(kind, node.goType, ctx));
       for (const k in value as Record<string, unknown>) {
         const field = node.fields.get(k);
-        if (!field) continue;
+        if (!field) {
+          ctx.unknownFields = true;
+          continue;
+        }
         const outer = ctx.struct;
         ctx.struct = node.name;
         ctx.fields.push(k);
