@@ -8,13 +8,16 @@
  *  - Using Source IP: busybox's `ip addr` was `sh: ip: not found`;
  *    echoserver saw every client as 127.0.0.1, not the busybox pod's IP;
  *    busybox wget sent curl's User-Agent; and nothing answered on a
- *    LoadBalancer's healthCheckNodePort once externalTrafficPolicy was Local.
+ *    LoadBalancer's healthCheckNodePort once externalTrafficPolicy was Local;
+ *  - Jobs, suspending a Job: the Job controller cleared status.startTime of
+ *    a Job suspended after it had run, where upstream's keeps it (the page's
+ *    `kubectl get jobs/myjob -o yaml` shows it).
  * Walked and answering as upstream already, checked here so they stay so:
  * Labels and Selectors and Field Selectors (equality and set-based
  * selectors, -L columns, chained field selectors, several resource types),
  * Using RBAC Authorization (kubectl create role, clusterrole, rolebinding and
  * clusterrolebinding as the page gives them, aggregated ClusterRoles, auth
- * reconcile) and Jobs (ttlSecondsAfterFinished, suspending and resuming).
+ * reconcile) and the rest of Jobs (ttlSecondsAfterFinished, resuming).
  * Every wait polls a condition with a generous deadline; nothing is timed.
  */
 import { describe, it, before, after } from 'node:test';
@@ -216,6 +219,8 @@ describe('k8ts up: the Pod Scheduling Readiness, Using Source IP, labels and fie
     await eventually(async () => (await suspended()).startsWith('False JobResumed'), 60_000, 'myjob resumed', suspended);
     assert.equal(await out(['patch', 'job/myjob', '--type=strategic', '--patch', '{"spec":{"suspend":true}}']), 'job.batch/myjob patched\n');
     await eventually(async () => (await suspended()) === 'True JobSuspended ', 60_000, 'myjob suspended again', suspended);
+    // As the page's status shows: the Job suspended after it ran keeps its startTime.
+    assert.match(await out(['get', 'jobs/myjob', '-o', 'jsonpath={.status.startTime}']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const events = await out(['describe', 'jobs/myjob']);
     assert.match(events, /^\s+Normal\s+Resumed\s+\S+\s+job-controller\s+Job resumed$/m);
     assert.match(events, /^\s+Normal\s+Suspended\s+.*job-controller\s+Job suspended$/m);
