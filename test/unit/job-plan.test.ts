@@ -217,11 +217,13 @@ describe('planJob', () => {
     assert.equal(plan.delete.length, 1);
   });
 
-  it('suspend deletes active pods, clears startTime; resume sets Suspended False', () => {
+  it('suspend deletes active pods and keeps startTime; resume sets Suspended False and startTime anew', () => {
     const running = pod('Running');
     const suspended = sync(job({ suspend: true }, { startTime: iso(T0) }), [running], T0);
     assert.deepEqual(suspended.delete, [running]);
-    assert.equal(suspended.status.startTime, undefined);
+    assert.equal(suspended.status.startTime, iso(T0));
+    // Never started: still no startTime while suspended.
+    assert.equal(sync(job({ suspend: true }, {}), [], T0).status.startTime, undefined);
     assert.deepEqual(types(suspended.status), ['Suspended:JobSuspended']);
     const resumed = sync(job({ suspend: false }, suspended.status), [], T0 + 1000);
     assert.equal(resumed.status.conditions![0].status, 'False');

@@ -21,6 +21,14 @@ describe('simulated service ports: hostPorts', () => {
     { name: 'LoadBalancer with another ingress IP: the node port only', svc: svc('LoadBalancer', [{ port: 8080, nodePort: 30005 }], ['192.0.2.7']), want: [{ port: 30005, target: target() }] },
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(hostPorts(c.svc, '127.0.0.1'), c.want));
+
+  it('LoadBalancer with externalTrafficPolicy Local: its healthCheckNodePort as a health port too; Cluster has none', () => {
+    const local = svc('LoadBalancer', [{ port: 80, nodePort: 30006 }]);
+    local.spec = { ...local.spec, externalTrafficPolicy: 'Local', healthCheckNodePort: 32122 };
+    assert.deepEqual(hostPorts(local, '127.0.0.1'), [{ port: 30006, target: target() }, { port: 32122, target: { ...target(), health: true } }]);
+    local.spec.externalTrafficPolicy = 'Cluster';
+    assert.deepEqual(hostPorts(local, '127.0.0.1'), [{ port: 30006, target: target() }]);
+  });
 });
 
 describe('simulated service ports: readyBackends', () => {

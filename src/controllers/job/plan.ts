@@ -7,8 +7,10 @@
  *   1. A finished Job (Complete or Failed) does nothing more.
  *   2. A Job with FailureTarget or SuccessCriteriaMet deletes its active pods
  *      and gets Failed or Complete once none is left running or terminating.
- *   3. A suspended Job deletes its active pods, clears startTime and is
- *      Suspended; resuming sets startTime again and Suspended=False.
+ *   3. A suspended Job deletes its active pods and is Suspended, keeping
+ *      the startTime it has (upstream clears it nowhere: the Jobs page's
+ *      suspended myjob shows it; kueue clears it itself to change the
+ *      template); resuming sets startTime anew and Suspended=False.
  *   4. Failure: a FailJob match, too many failures (failed > backoffLimit,
  *      restarts counted for OnFailure), too many failed indexes, all indexes
  *      done with some failed, or activeDeadlineSeconds past startTime.
@@ -187,7 +189,6 @@ function suspend(c: Ctx): JobPlan {
   if (setCondition(c.conds, 'Suspended', 'True', 'JobSuspended', 'Job suspended', c.now)) {
     c.plan.events.push({ type: 'Normal', reason: 'Suspended', message: 'Job suspended' });
   }
-  delete c.status.startTime;
   return finish(c);
 }
 

@@ -4,7 +4,7 @@
  * CheckGracefulDelete); pods/ephemeralcontainers changes only
  * spec.ephemeralContainers (upstream's podEphemeralContainersStrategy).
  */
-import type { Pod, PodSpec } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodCondition, PodSpec } from 'kubernetes-types/core/v1.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import type { Strategy } from '../strategy.js';
 import type { DeleteOptions } from '../types.js';
@@ -32,6 +32,17 @@ export function dropNonEphemeralContainerUpdates(obj: Pod, old: Pod): void {
   obj.spec = spec as PodSpec;
 }
 
+/**
+ * Upstream's applySchedulingGatedCondition: a pod created with scheduling gates
+ * says why it waits, so `kubectl get pod` prints SchedulingGated rather than
+ * Pending (the Pod Scheduling Readiness page). Its times are null, as
+ * upstream's zero metav1.Time encodes; the binding replaces the condition.
+ */
+const schedulingGated = {
+  type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: null,
+  reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates',
+} as unknown as PodCondition;
+
 export function podStrategy(info: ResourceInfo): Strategy {
   const base = genericStrategy(info);
   return {
@@ -39,6 +50,7 @@ export function podStrategy(info: ResourceInfo): Strategy {
     prepareForCreate(obj) {
       base.prepareForCreate(obj);
       obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec) };
+      if (obj.spec?.schedulingGates?.length) obj.status.conditions = [{ ...schedulingGated }];
     },
     prepareForStatusUpdate(obj, old, subresource) {
       if (subresource === 'ephemeralcontainers') dropNonEphemeralContainerUpdates(obj, old);

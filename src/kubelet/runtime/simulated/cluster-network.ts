@@ -13,8 +13,13 @@ import type { Duplex } from 'node:stream';
 import type { Pod, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 
-/** A connection to a port of one pod (the runtime's dialPort). */
-export type PortDialer = (port: number) => Duplex;
+/**
+ * A connection to a port of one pod (the runtime's dialPort), from the
+ * address `from` (another pod's IP; the pod's own loopback when absent): what
+ * the pod's server sees as its client (echoserver's client_address, nginx's
+ * access log), as on a pod network without NAT.
+ */
+export type PortDialer = (port: number, from?: string) => Duplex;
 
 export class SimulatedPodNetwork {
   private readonly pods = new Map<string, PortDialer>();

@@ -30,3 +30,8 @@ function hostsEntry(text: string, host: string): { ip: string; names: string[] }
   }
   return undefined;
 }
+
+/** The address /etc/hosts gives `host` (the pod's IP, which the kubelet writes for its hostname). */
+export function hostsAddress(text: string, host: string): string | undefined {
+  return hostsEntry(text, host)?.ip;
+}

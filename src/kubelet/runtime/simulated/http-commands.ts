@@ -13,7 +13,11 @@ import type { ShellContext } from './shell.js';
 
 /** A request from the container; a body (curl -d) is sent with its Content-Length (pod-network.ts). */
 /** timeoutMs: how long the client waits for a connection a NetworkPolicy drops (network-policy.ts); absent: forever. */
-export interface HttpRequest { url: URL; method: string; headers: Record<string, string>; body?: Buffer; timeoutMs?: number }
+export interface HttpRequest {
+  url: URL; method: string; headers: Record<string, string>; body?: Buffer; timeoutMs?: number;
+  /** The headers the client sends of its own (curl's User-Agent and Accept when absent; busybox wget's `User-Agent: Wget`). */
+  clientHeaders?: Record<string, string>;
+}
 export interface HttpResponse { status: number; statusText: string; httpVersion: string; rawHeaders: string[]; body: Buffer }
 /** The answer, or why none came: the host is unknown (not the pod's), nothing listens (refused), or nothing answered in time (dropped). */
 export type HttpOutcome = { response: HttpResponse; address: string } | { error: 'resolve' } | { error: 'connect' | 'timeout'; address: string };
@@ -237,7 +241,7 @@ export async function wget(args: string[], ctx: ShellContext, out: Out): Promise
   const url = target === undefined ? undefined : parseURL(target);
   if (!url) { out('stderr', 'BusyBox wget: a URL is needed\n'); return 1; }
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const r = await (ctx.http ?? noHttp)({ url, method: 'GET', headers: {}, timeoutMs: timeoutSeconds * 1000 });
+  const r = await (ctx.http ?? noHttp)({ url, method: 'GET', headers: {}, clientHeaders: { 'User-Agent': 'Wget' }, timeoutMs: timeoutSeconds * 1000 });
   if ('error' in r) {
     if (r.error === 'resolve') { out('stderr', `wget: bad address '${host}'\n`); return 1; }
     if (!quiet) out('stderr', `Connecting to ${url.host} (${r.address}:${defaultPort(url)})\n`);

@@ -79,7 +79,7 @@ export function podReach(pod: Pod, objects: PodObjectGetter | undefined, network
     const inputs = sourceIP ? await objects?.networkPolicies?.().catch(() => undefined) : undefined;
     const guarded = (ip: string, port: number, dial: PortDialer): Duplex => {
       const to = inputs && network.podObject(ip);
-      return !to || connectionAllowed({ pod, ip: sourceIP! }, { pod: to, ip }, port, inputs) ? dial(port) : droppedConnection();
+      return !to || connectionAllowed({ pod, ip: sourceIP! }, { pod: to, ip }, port, inputs) ? dial(port, sourceIP) : droppedConnection();
     };
     const direct = network.pod(address);
     if (direct) return (port) => guarded(address, port, direct);
@@ -102,6 +102,9 @@ export function podReach(pod: Pod, objects: PodObjectGetter | undefined, network
   };
 }
 
+/** What curl sends of its own. */
+const curlHeaders = { 'User-Agent': 'curl/8.5.0', Accept: '*/*' };
+
 function request(req: HttpRequest, dial: PortDialer, address: string): Promise<HttpOutcome> {
   return new Promise<HttpOutcome>((done) => {
     let timer: NodeJS.Timeout | undefined;
@@ -114,7 +117,7 @@ function request(req: HttpRequest, dial: PortDialer, address: string): Promise<H
     const bodyHeaders = req.body ? { 'Content-Length': String(req.body.length), ...(typed ? {} : { 'Content-Type': 'application/x-www-form-urlencoded' }) } : {};
     const r = http.request({
       method: req.method, path: `${req.url.pathname}${req.url.search}`,
-      headers: { Host: req.url.host, 'User-Agent': 'curl/8.5.0', Accept: '*/*', ...req.headers, ...bodyHeaders },
+      headers: { Host: req.url.host, ...(req.clientHeaders ?? curlHeaders), ...req.headers, ...bodyHeaders },
       // No agent: the request goes over this connection alone, never a socket of the host.
       createConnection: () => dial(port),
     }, (res) => {

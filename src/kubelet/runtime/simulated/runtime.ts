@@ -528,8 +528,10 @@ export class SimulatedRuntime implements PodRuntime {
    * A connection to `port` in the pod (port-forward, and pods/proxy through
    * the kubelet): the in-process responder of the running container whose
    * image listens there (listeners.ts), else refused as a closed port.
+   * `remoteAddress` is the client its server sees: another pod's IP over the
+   * pod network, else loopback (port-forward connects inside the pod).
    */
-  dialPort(uid: string, port: number): Duplex {
+  dialPort(uid: string, port: number, remoteAddress = '127.0.0.1'): Duplex {
     const p = this.byUID.get(uid);
     if (!p || !p.sandbox?.ready || p.stopped) return refusedConnection(port);
     for (const c of p.containers) {
@@ -550,7 +552,7 @@ export class SimulatedRuntime implements PodRuntime {
       const running = { podUID: p.uid, id, spec: spec!, startedAt: c.startedAt ?? c.createdAt };
       const compute = this.usage && (() => this.usage!.serve(running));
       const instance = { startedAt: c.startedAt ?? c.createdAt, now: () => this.timers.now(), connect: (host: string, to: number) => containerConnect(this.filesDeps(p, spec!, id), host, to), memory: serverMemory(p, id) };
-      return connectListener(listener, { hostname, env, remoteAddress: '127.0.0.1', files, stdout, compute, ...instance }) ?? refusedConnection(port);
+      return connectListener(listener, { hostname, env, remoteAddress, files, stdout, compute, ...instance }) ?? refusedConnection(port);
     }
     return refusedConnection(port);
   }
@@ -672,7 +674,7 @@ export class SimulatedRuntime implements PodRuntime {
     const spec: Partial<PodSpec> = p.pod.spec ?? {};
     const ip = spec.hostNetwork ? this.opts.hostIP : this.pool.allocate();
     p.sandbox = { id: newID(), ready: true, ip, createdAt: now };
-    if (!spec.hostNetwork && ip) p.detachNetwork = this.network.attach(ip, (port) => this.dialPort(p.uid, port), () => p.pod);
+    if (!spec.hostNetwork && ip) p.detachNetwork = this.network.attach(ip, (port, from) => this.dialPort(p.uid, port, from), () => p.pod);
     p.startedAt = now;
     const readyDelay = simScript(p.pod).readyDelayMs ?? this.opts.readyDelayMs ?? 0;
     this.after(p, 'ready', readyDelay, () => { p.readyAt = this.timers.now(); this.updateReadiness(p); });
@@ -813,7 +815,7 @@ export class SimulatedRuntime implements PodRuntime {
       restartCount: s.restartCount ?? 0, ready: !!s.ready,
     });
     p.sandbox = { id: newID(), ready: true, ip, createdAt: now };
-    if (ip && ip !== this.opts.hostIP) p.detachNetwork = this.network.attach(ip, (port) => this.dialPort(p.uid, port), () => p.pod);
+    if (ip && ip !== this.opts.hostIP) p.detachNetwork = this.network.attach(ip, (port, from) => this.dialPort(p.uid, port, from), () => p.pod);
     p.startedAt = new Date(Math.min(...statuses.map((s) => Date.parse(s.state!.running!.startedAt!) || now.getTime())));
     const adoptExited = (s: ContainerStatus): RuntimeContainerStatus => ({
       name: s.name, id: s.containerID ?? `${this.type}://${newID()}`, image: s.image, imageID: s.imageID, state: 'exited' as const,

@@ -21,7 +21,15 @@
  *     (upstream rejects it; a reset is the nearest an accepted socket gets).
  *  3. A port another process holds (or one below 1024 without root) is not
  *     served: it is logged once, as kube-proxy logs a port it cannot open.
+ *  4. A LoadBalancer Service with externalTrafficPolicy Local has its
+ *     healthCheckNodePort answered as kube-proxy's service health server
+ *     does (pkg/proxy/healthcheck), on every path: JSON naming the Service, its
+ *     local endpoints and serviceProxyHealthy; 200 with an endpoint, else
+ *     503 (the Using Source IP tutorial's `curl localhost:PORT/healthz`).
+ *     The address stands for every simulated node at once, so the local
+ *     endpoints are all the ready ones, not those of one node.
  */
+import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Service } from 'kubernetes-types/core/v1.js';
@@ -40,7 +48,7 @@ export interface SimulatedServicePortsOptions {
 }
 
 /** A host port and what it serves: the Service (namespace/name) and its port's name. */
-interface Target { service: string; namespace: string; name: string; portName: string }
+interface Target { service: string; namespace: string; name: string; portName: string; health?: boolean }
 
 const targetKey = (t: Target) => `${t.service}:${t.portName}`;
 
@@ -57,6 +65,10 @@ export function hostPorts(svc: Service, address: string): { port: number; target
     const target = { service: `${namespace}/${name}`, namespace, name, portName: p.name ?? '' };
     if (p.nodePort) out.push({ port: p.nodePort, target });
     if (onAddress) out.push({ port: p.port, target });
+  }
+  const hc = svc.spec?.healthCheckNodePort;
+  if (type === 'LoadBalancer' && svc.spec?.externalTrafficPolicy === 'Local' && hc) {
+    out.push({ port: hc, target: { service: `${namespace}/${name}`, namespace, name, portName: '', health: true } });
   }
   return out;
 }
@@ -92,7 +104,7 @@ export class SimulatedServicePorts {
     }
     for (const [port, l] of this.listeners) {
       const t = wanted.get(port);
-      if (t) l.target = t;
+      if (t && !t.health === !l.target.health) l.target = t;
       else { l.server.close(); this.listeners.delete(port); }
     }
     for (const [port, owner] of this.failed) if (wanted.get(port)?.service !== owner) this.failed.delete(port);
@@ -100,7 +112,9 @@ export class SimulatedServicePorts {
   }
 
   private listen(port: number, target: Target): void {
-    const server = net.createServer((sock) => this.accept(sock, port));
+    const server = target.health
+      ? http.createServer((req, res) => { this.track(req.socket); void this.health(port, res); })
+      : net.createServer((sock) => this.accept(sock, port));
     const entry = { server, target };
     this.listeners.set(port, entry);
     server.on('error', (err: NodeJS.ErrnoException) => {
@@ -113,10 +127,15 @@ export class SimulatedServicePorts {
     server.listen(port, this.o.address);
   }
 
-  private accept(sock: net.Socket, port: number): void {
+  private track(sock: net.Socket): void {
+    if (this.sockets.has(sock)) return;
     this.sockets.add(sock);
     sock.once('close', () => this.sockets.delete(sock));
     sock.on('error', () => sock.destroy());
+  }
+
+  private accept(sock: net.Socket, port: number): void {
+    this.track(sock);
     const target = this.listeners.get(port)?.target;
     if (!target) { sock.resetAndDestroy(); return; }
     void this.backend(target).then((conn) => {
@@ -125,6 +144,21 @@ export class SimulatedServicePorts {
       sock.on('close', () => conn.destroy());
       sock.pipe(conn).pipe(sock);
     }, () => sock.resetAndDestroy());
+  }
+
+  /** Rule 4: kube-proxy's answer for the Service's health check port. */
+  private async health(port: number, res: http.ServerResponse): Promise<void> {
+    const target = this.listeners.get(port)?.target;
+    if (!target) { res.destroy(); return; }
+    const slices = await this.o.clients.resource('endpointslices').list(target.namespace, { labelSelector: `kubernetes.io/service-name=${target.name}` })
+      .then((l) => l.items as EndpointSlice[], () => []);
+    const local = new Set(slices.flatMap((sl) => (sl.endpoints ?? []).filter((e) => e.conditions?.ready !== false && e.nodeName && e.targetRef?.uid)
+      .map((e) => e.targetRef!.uid!))).size;
+    const body = `{\n\t"service": {\n\t\t"namespace": ${JSON.stringify(target.namespace)},\n\t\t"name": ${JSON.stringify(target.name)}\n\t},\n` +
+      `\t"localEndpoints": ${local},\n\t"serviceProxyHealthy": true\n}`;
+    // Go's server sets the length of a body written at once.
+    res.writeHead(local ? 200 : 503, { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
   }
 
   /** A connection to one ready endpoint of the Service's port, chosen at random; undefined without one. */

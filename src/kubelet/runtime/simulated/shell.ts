@@ -54,7 +54,8 @@ import { signalListed } from './signal-process.js';
 import { parseTailFollow, tailFollow } from './tail-follow.js';
 import { braceExpand } from './brace-expansion.js';
 import { imageCommand } from './extra-commands.js';
-import { hostnameCommand } from './hostname.js';
+import { ipCommand } from './ip-command.js';
+import { hostnameCommand, hostsAddress } from './hostname.js';
 
 type Part = { lit: string } | { var: string; quoted: boolean; index?: string } | { sub: Command[]; quoted: boolean } | { arith: string; quoted: boolean };
 type Word = Part[];
@@ -77,7 +78,7 @@ export type Command =
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set<string>(['set', 'echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'cd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', 'kill', 'readlink', ...filterNames, ...fileCommandNames]);
+const builtins = new Set<string>(['set', 'echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'cd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', 'kill', 'readlink', 'ip', ...filterNames, ...fileCommandNames]);
 
 /** Commands only a shell has (no image has a /bin/cd): run directly, they are not found. */
 const shellOnly = new Set(['cd', 'exit', 'set']);
@@ -875,6 +876,14 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
       if (lsFlavour(ctx.image) !== 'busybox') { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
       out('stdout', busyboxPs(withPids([...(ctx.processes ?? []), ...(ctx.pipePeers?.before ?? []), { uid: ctx.user?.uid ?? 0, args: ['ps', ...args].join(' ') }, ...(ctx.pipePeers?.after ?? [])], ctx.pids)));
       return 0;
+    case 'ip': {
+      // busybox's applet; Debian's images (nginx, debian) have no iproute2.
+      if (lsFlavour(ctx.image) !== 'busybox') { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
+      const text = ipCommand(args, hostsAddress(ctx.readFile('/etc/hosts') ?? '', ctx.hostname));
+      if (text === undefined) { out('stderr', `ip: ${args.join(' ')}: not simulated\n`); return 1; }
+      out('stdout', text);
+      return 0;
+    }
     case 'id': return id(args, ctx.user ?? { uid: 0, gid: 0, groups: [0] }, ctx.image, out);
     case 'ls': return ls(args, ctx, out);
     case 'sleep': {
