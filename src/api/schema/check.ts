@@ -115,7 +115,7 @@ interface Context {
   /**
    * A struct had a key its Go type does not declare. Without type errors this walk visited every
    * struct findUnknownFields and pruneUnknownFields would (they skip what it skips: nulls, `any`
-   * subtrees, scalars), so with none seen neither has anything to find.
+   * subtrees, scalars), so with none seen neither would find one.
    */
   unknownFields: boolean;
 }
