@@ -85,3 +85,11 @@ export function batchingBetween(a: EtcdBatching, b: EtcdBatching): { perFsync: n
   const fsyncs = b.fsyncs - a.fsyncs;
   return { perFsync: fsyncs ? (b.proposals - a.proposals) / fsyncs : 0, fsyncMs: fsyncs ? ((b.fsyncSeconds - a.fsyncSeconds) * 1000) / fsyncs : 0 };
 }
+
+/** The Ranges etcd has answered OK (its gRPC counter): a list page's storage reads, counted. */
+export async function readEtcdRanges(url: string): Promise<number> {
+  const text = await etcdMetrics(url);
+  const m = /^grpc_server_handled_total\{grpc_code="OK",grpc_method="Range",grpc_service="etcdserverpb.KV",grpc_type="unary"\} (\d+)$/m.exec(text);
+  if (!m) throw new Error('etcd /metrics has no Range counter');
+  return Number(m[1]);
+}
