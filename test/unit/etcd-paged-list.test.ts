@@ -31,12 +31,17 @@ async function rangesServed(): Promise<number> {
   return Number(m[1]);
 }
 
-test('etcd: a list page is one Range, and its remainingItemCount is that Range\'s count', async (t) => {
+/** The ConfigMaps store of a registry on the private etcd (no watch cache: lists read etcd), with `namespace` made. */
+async function configMaps(t: { after(fn: () => Promise<void>): void }, namespace: string) {
   const backend = openEtcdBackend({ servers: [etcd.url], compactIntervalMs: 0, logger: quiet });
   t.after(() => backend.close());
   const registry = new Registry(backend, realClock);
-  await registry.namespaces.create(undefined, { metadata: { name: 'paged' } });
-  const cms = registry.store('', 'v1', 'configmaps')!;
+  await registry.namespaces.create(undefined, { metadata: { name: namespace } });
+  return registry.store('', 'v1', 'configmaps')!;
+}
+
+test('etcd: a list page is one Range, and its remainingItemCount is that Range\'s count', async (t) => {
+  const cms = await configMaps(t, 'paged');
   for (let i = 0; i < 5; i++) await cms.create('paged', { metadata: { name: `cm-${i}` }, data: { i: String(i) } } satisfies ConfigMap);
 
   const pages: { names: string[]; remaining?: number; ranges: number }[] = [];
@@ -57,11 +62,7 @@ test('etcd: a list page is one Range, and its remainingItemCount is that Range\'
 });
 
 test('etcd: a filtered page has no remainingItemCount (the Range counts keys the selector drops), as upstream\'s', async (t) => {
-  const backend = openEtcdBackend({ servers: [etcd.url], compactIntervalMs: 0, logger: quiet });
-  t.after(() => backend.close());
-  const registry = new Registry(backend, realClock);
-  await registry.namespaces.create(undefined, { metadata: { name: 'filtered' } });
-  const cms = registry.store('', 'v1', 'configmaps')!;
+  const cms = await configMaps(t, 'filtered');
   for (let i = 0; i < 4; i++) await cms.create('filtered', { metadata: { name: `cm-${i}`, labels: { odd: String(i % 2 === 1) } } } satisfies ConfigMap);
   const page = await cms.list('filtered', { limit: 1, labelSelector: 'odd=true' });
   assert.deepEqual((page.items as ConfigMap[]).map((c) => c.metadata!.name), ['cm-1']);
