@@ -48,7 +48,7 @@ import { mkdirSync } from 'node:fs';
 import { readdirSync } from 'node:fs';
 import { startServer, readMemory, readCpuMs, readThreadCpuMs } from './lib/server.js';
 import { isolateReport, type IsolateReport } from './lib/isolate-report.js';
-import { startEtcd, type Etcd } from './lib/etcd.js';
+import { readEtcdDb, startEtcd, type Etcd, type EtcdDb } from './lib/etcd.js';
 import { countsSince, describeCounts, metricsText, writeCounts } from './lib/request-counts.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
 import { msSince } from './lib/stats.js';
@@ -180,6 +180,8 @@ interface Run {
   podsCpu?: { mainSec: number; loopsSec: number };
   counts: string;
   load: [number, number];
+  /** On etcd: the etcd process's peak RSS (VmHWM), its CPU from the creates to the end, and its backend file at the end. */
+  etcd?: { peakMB: number; cpuSec: number; db?: EtcdDb };
 }
 
 interface Options { nodes: number; pods: number; deployments: number; renewMs: number; cutoffMs: number; listEveryMs: number; snapshotDir?: string; skipDaemonSet: boolean; settleMs: number }
@@ -248,6 +250,7 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
     const h0 = await histograms(clients);
     const c0 = await writeCounts(clients);
     const cpu0 = readCpuMs(server.pid);
+    const etcdCpu0 = etcd ? readCpuMs(etcd.pid) : 0;
     const threads0 = threadCpu(server.pid);
     lister = (async () => {
       while (listing) {
@@ -278,7 +281,7 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
     while (msSince(p0) < o.cutoffMs - dsReserveMs) {
       podsReady = await deploymentsReady(clients);
       if (podsReady >= o.pods) { podsReadySec = msSince(p0) / 1000; break; }
-      log(`  ${(msSince(p0) / 1000).toFixed(0)} s: ${podsReady} of ${o.pods} pods ready; server RSS ${(readMemory(server.pid).rssKB / 1024).toFixed(0)} MB (peak ${(readMemory(server.pid).hwmKB / 1024).toFixed(0)} MB); load ${loadavg()[0]!.toFixed(1)}`);
+      log(`  ${(msSince(p0) / 1000).toFixed(0)} s: ${podsReady} of ${o.pods} pods ready; server RSS ${(readMemory(server.pid).rssKB / 1024).toFixed(0)} MB (peak ${(readMemory(server.pid).hwmKB / 1024).toFixed(0)} MB)${etcd ? await etcdLine(etcd) : ''}; load ${loadavg()[0]!.toFixed(1)}`);
       await sleep(5000);
     }
     log(`${storage}: ${podsReady} pods ready${Number.isNaN(podsReadySec) ? ' at the cutoff' : ` in ${podsReadySec.toFixed(1)} s`}${o.skipDaemonSet ? '' : '; creating the DaemonSet'}`);
@@ -315,6 +318,7 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
       storage, build: build.name, heapNodes, heapPods, nodes: o.nodes, pods: o.pods, registerSec, podsReadySec, podsReady, podsReadyListed, statusLag, memoryAtPods, dsReadySec, dsReady, nodesReadyAtEnd, mutating, lists,
       podPages, podListTotals, nodeLists, serverPeakMB: readMemory(server.pid).hwmKB / 1024, serverCpuSec: (readCpuMs(server.pid) - cpu0) / 1000, podsCpu: cpuAtPods,
       counts: describeCounts(countsSince(c0, await writeCounts(clients))), load: [load0, loadavg()[0]!],
+      etcd: etcd ? { peakMB: readMemory(etcd.pid).hwmKB / 1024, cpuSec: (readCpuMs(etcd.pid) - etcdCpu0) / 1000, db: await readEtcdDb(etcd.url).catch(() => undefined) } : undefined,
     };
   } finally {
     listing = false;
@@ -325,6 +329,13 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
     await server.stop();
     await etcd?.stop();
   }
+}
+
+/** etcd's RSS, CPU so far and backend file, for the progress lines. */
+async function etcdLine(etcd: Etcd): Promise<string> {
+  const db = await readEtcdDb(etcd.url).catch(() => undefined);
+  const mb = (b: number) => (b / 2 ** 20).toFixed(0);
+  return `; etcd RSS ${(readMemory(etcd.pid).rssKB / 1024).toFixed(0)} MB, CPU ${(readCpuMs(etcd.pid) / 1000).toFixed(0)} s${db ? `, db ${mb(db.totalBytes)} MB (${mb(db.inUseBytes)} in use)` : ''}`;
 }
 
 const f0 = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
@@ -384,6 +395,7 @@ function report(runs: Run[], command: string, o: { renewMs: number; deployments:
       [r.storage, `DaemonSet on ${f0(r.nodes)} nodes, create to all Ready`, Number.isNaN(r.dsReadySec) ? `${f0(r.dsReady)} Ready at the cutoff` : `${f1(r.dsReadySec)} s`, verdict(!Number.isNaN(r.dsReadySec))],
       [r.storage, 'every node Ready at the end', `${f0(r.nodesReadyAtEnd)} of ${f0(r.nodes)}`, verdict(r.nodesReadyAtEnd === r.nodes)],
       [r.storage, `server peak RSS (VmHWM)${run.storage === 'sqlite' ? ` < ${rssLimitMB} MB` : ''}`, `${f0(r.serverPeakMB)} MB`, run.storage === 'sqlite' ? verdict(r.serverPeakMB < rssLimitMB) : '(no target)'],
+      ...(r.etcd ? [[r.storage, 'etcd process: peak RSS (VmHWM); CPU from the creates to the end; backend file at the end', `${f0(r.etcd.peakMB)} MB; ${f1(r.etcd.cpuSec)} s${r.etcd.db ? `; ${f0(r.etcd.db.totalBytes / 2 ** 20)} MB (${f0(r.etcd.db.inUseBytes / 2 ** 20)} MB in use)` : ''}`, '(measured)']] : []),
       ...heapRows(r),
       ...lagRows(r),
     ];

@@ -39,6 +39,30 @@ export async function startEtcd(dir: string): Promise<Etcd> {
   throw new Error('etcd did not become healthy');
 }
 
+async function etcdMetrics(url: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    http.get(`${url}/metrics`, (res) => { let b = ''; res.setEncoding('utf8'); res.on('data', (c) => { b += c; }); res.on('end', () => resolve(b)); })
+      .on('error', reject);
+  });
+}
+
+function metricValue(text: string, name: string): number {
+  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  if (!m) throw new Error(`etcd /metrics has no ${name}`);
+  return Number(m[1]);
+}
+
+/**
+ * etcd's backend file against its quota (--quota-backend-bytes, 2 GiB by default): the file's size
+ * and the part of it in use (what compaction frees is reused, but only a defragmentation shrinks the file).
+ */
+export interface EtcdDb { totalBytes: number; inUseBytes: number }
+
+export async function readEtcdDb(url: string): Promise<EtcdDb> {
+  const text = await etcdMetrics(url);
+  return { totalBytes: metricValue(text, 'etcd_mvcc_db_total_size_in_bytes'), inUseBytes: metricValue(text, 'etcd_mvcc_db_total_size_in_use_in_bytes') };
+}
+
 /**
  * etcd's batching, from its /metrics: WAL fsyncs (each persists one raft Ready's entries, however
  * many proposals it carries) and proposals committed. Deltas over a run give the writes per fsync
@@ -47,15 +71,8 @@ export async function startEtcd(dir: string): Promise<Etcd> {
 export interface EtcdBatching { fsyncs: number; fsyncSeconds: number; proposals: number }
 
 export async function readEtcdBatching(url: string): Promise<EtcdBatching> {
-  const text = await new Promise<string>((resolve, reject) => {
-    http.get(`${url}/metrics`, (res) => { let b = ''; res.setEncoding('utf8'); res.on('data', (c) => { b += c; }); res.on('end', () => resolve(b)); })
-      .on('error', reject);
-  });
-  const value = (name: string) => {
-    const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
-    if (!m) throw new Error(`etcd /metrics has no ${name}`);
-    return Number(m[1]);
-  };
+  const text = await etcdMetrics(url);
+  const value = (name: string) => metricValue(text, name);
   return {
     fsyncs: value('etcd_disk_wal_fsync_duration_seconds_count'),
     fsyncSeconds: value('etcd_disk_wal_fsync_duration_seconds_sum'),
@@ -67,4 +84,12 @@ export async function readEtcdBatching(url: string): Promise<EtcdBatching> {
 export function batchingBetween(a: EtcdBatching, b: EtcdBatching): { perFsync: number; fsyncMs: number } {
   const fsyncs = b.fsyncs - a.fsyncs;
   return { perFsync: fsyncs ? (b.proposals - a.proposals) / fsyncs : 0, fsyncMs: fsyncs ? ((b.fsyncSeconds - a.fsyncSeconds) * 1000) / fsyncs : 0 };
+}
+
+/** The Ranges etcd has answered OK (its gRPC counter): a list page's storage reads, counted. */
+export async function readEtcdRanges(url: string): Promise<number> {
+  const text = await etcdMetrics(url);
+  const m = /^grpc_server_handled_total\{grpc_code="OK",grpc_method="Range",grpc_service="etcdserverpb.KV",grpc_type="unary"\} (\d+)$/m.exec(text);
+  if (!m) throw new Error('etcd /metrics has no Range counter');
+  return Number(m[1]);
 }

@@ -372,8 +372,13 @@ export class Store {
           if (!moreLeft) return { items, resourceVersion: String(revision) };
           const next = page.kvs[i].key + '\u0000';
           const result: ListResult<T> = { items, resourceVersion: String(revision), continue: encodeContinue(revision, next) };
-          // As upstream's etcd3 store: only an unfiltered list knows how many items are left.
-          if (sel.everything) result.remainingItemCount = await this.deps.backend.count(prefix, { revision, startKey: next });
+          // As upstream's etcd3 store: only an unfiltered list knows how many items are left; etcd's
+          // Range tells it (its Count is not cut by the limit), other storage is asked.
+          if (sel.everything) {
+            result.remainingItemCount = page.count !== undefined
+              ? page.count - (i + 1)
+              : await this.deps.backend.count(prefix, { revision, startKey: next });
+          }
           return result;
         }
       }

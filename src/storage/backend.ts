@@ -50,6 +50,12 @@ export interface ListResult {
   revision: number;
   /** True when limit cut the list short. */
   more: boolean;
+  /**
+   * The keys in the range from the start key at the revision, limit or not, when the backend
+   * learns it with the list: etcd's Range answers its Count so (upstream's store derives
+   * remainingItemCount from it). Absent: ask count().
+   */
+  count?: number;
 }
 
 export type WriteResult =

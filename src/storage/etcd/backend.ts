@@ -121,7 +121,7 @@ export class EtcdBackend implements Backend {
     const { key, range_end: rangeEnd } = this.etcdRange(prefix, opts.startKey);
     const { res, revision } = await this.rangeAt({ key, rangeEnd, limit }, opts.revision);
     for (const kv of res.kvs) kv.key = this.layout.fromEtcd(kv.key);
-    return { kvs: res.kvs, revision, more: res.more };
+    return { kvs: res.kvs, revision, more: res.more, count: res.count };
   }
 
   async count(prefix: string, opts: Pick<ListOptions, 'revision' | 'startKey'> = {}): Promise<number> {
