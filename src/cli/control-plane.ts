@@ -60,7 +60,7 @@ import { createLogger, Logger } from '../util/log.js';
 import type { PortRange } from '../util/port-range.js';
 import { realClock } from '../util/clock.js';
 import { reportMemoryOnSignal } from './heap-report.js';
-import { boundHeapHeadroom, defaultHeapHeadroom } from './heap-headroom.js';
+import { boundHeapHeadroom, defaultHeapHeadroom, headroomBudgetMiB } from './heap-headroom.js';
 import { watchFullCollections } from './full-collections.js';
 import { adaptsHeapGrowing } from './v8-flags.js';
 import { startControlLoopsThread, type ClientCredentials, type ControlLoopsThread } from './control-loops-thread.js';
@@ -395,7 +395,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const controlLoops = startInProcessControllers(opts, (opts.controllers ?? 'all') === 'none' ? identities : await loopbackClients(server, identities), logger);
   // The serving isolate's full collections: the memory report's live heap, and unless a factor was
   // set by hand, V8's garbage headroom bounded once the heap is large (heap-headroom.ts).
-  const fullGcs = adaptsHeapGrowing() ? boundHeapHeadroom({ ...defaultHeapHeadroom, logger }) : watchFullCollections();
+  const fullGcs = adaptsHeapGrowing() ? boundHeapHeadroom({ ...defaultHeapHeadroom, budgetMiB: headroomBudgetMiB(), logger }) : watchFullCollections();
   cleanups.push(() => fullGcs.close());
   cleanups.push(reportMemoryOnSignal(logger, controlLoops, fullGcs));
 

@@ -7,10 +7,15 @@
  * 424 MB). Fixing the factor for every cluster (K8TS_HEAP_GROWING_PERCENT) costs small clusters
  * CPU per create they do not need to spend (`session-2026-12-04`), so the factor here follows the
  * live heap, as a headroom budget in MiB rather than a ratio:
- *  1. while the serving isolate kept less than the budget after its last full collection, V8's own factor;
+ *  1. while V8's largest factor (4) keeps the headroom under the budget (the serving isolate kept
+ *     less than a third of it after its last full collection), V8's own factor;
  *  2. past it, 1 + budget / live (the headroom stays about the budget as the heap grows), in
- *     steps of 5% so that the flag (and its log line) changes a few times, not at every collection;
+ *     steps of 5% so that the flag (and its log line) changes a few times, not at every collection.
+ *     Between a third of the budget and the budget this is a factor of 2-4, not V8's: left to V8,
+ *     a heap of just under 128 MiB grew to ~350 MiB before its next full collection, and the pages
+ *     that garbage took stay committed (bench/RESULTS.md `mem10`);
  *  3. never under 1 + minPercent/100, so a very large heap is not collected back to back.
+ * K8TS_HEAP_HEADROOM_MIB sets the budget (default 128).
  * The flag is the process's, so the control loops' thread follows the same factor.
  */
 import { setFlagsFromString } from 'node:v8';
@@ -27,10 +32,19 @@ export interface HeapHeadroomOptions {
 
 export const defaultHeapHeadroom = { budgetMiB: 128, minPercent: 25 };
 
+/** V8's largest heap growing factor (heap-controller.cc's kMaxFactor): rule 1's bound. */
+const v8MaxFactor = 4;
+
+/** The headroom budget: K8TS_HEAP_HEADROOM_MIB when it is a positive number of MiB, else the default. */
+export function headroomBudgetMiB(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.K8TS_HEAP_HEADROOM_MIB?.trim() || Number.NaN);
+  return Number.isFinite(n) && n > 0 ? n : defaultHeapHeadroom.budgetMiB;
+}
+
 /** The growing percent for a live heap (rules 1-3 above); 0 is V8's own factor. */
 export function headroomPercent(liveBytes: number, budgetMiB: number, minPercent: number): number {
   const liveMiB = liveBytes / 2 ** 20;
-  if (liveMiB < budgetMiB) return 0;
+  if (liveMiB * (v8MaxFactor - 1) <= budgetMiB) return 0;
   return Math.max(minPercent, 5 * Math.floor((20 * budgetMiB) / liveMiB));
 }
 
