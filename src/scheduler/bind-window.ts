@@ -51,3 +51,14 @@ export class BindWindow {
     this.limit = Math.min(this.o.max, this.limit + (rtt < this.o.targetMs / 4 ? 1 : 1 / this.limit));
   }
 }
+
+/**
+ * The window K8TS_SCHEDULER_BIND_TARGET_MS asks for: a target in milliseconds turns it on with
+ * the default minimum; unset, empty or "off" leaves the scheduler's fixed maxInFlightBinds.
+ */
+export function bindWindowFromEnv(value: string | undefined): Partial<Omit<BindWindowOptions, 'max'>> | false {
+  if (value === undefined || value === '' || value === 'off') return false;
+  const targetMs = Number(value);
+  if (!Number.isFinite(targetMs) || targetMs <= 0) throw new Error(`K8TS_SCHEDULER_BIND_TARGET_MS: want a number of milliseconds or "off", got ${JSON.stringify(value)}`);
+  return { targetMs };
+}

@@ -64,7 +64,9 @@ export interface SchedulerOptions {
   maxInFlightBinds?: number;
   /**
    * The bindings' congestion window (bind-window.ts): fewer in flight, down to `min`, while
-   * answers take longer than `targetMs`. Default defaultBindWindow; false keeps maxInFlightBinds fixed.
+   * answers take longer than `targetMs` (defaults: defaultBindWindow). Off by default (false:
+   * maxInFlightBinds fixed): on a machine loaded by others it cut the scheduler benchmark's
+   * throughput by a third (bench/RESULTS.md `slo1`); K8TS_SCHEDULER_BIND_TARGET_MS turns it on in k8ts.
    */
   bindWindow?: Partial<Omit<BindWindowOptions, 'max'>> | false;
   initialBackoffMs?: number;
@@ -151,7 +153,8 @@ export class Scheduler {
     const recorder = typeof ctx.recorder === 'function' ? ctx.recorder(this.profile.schedulerName) : ctx.recorder;
     this.events = new EventSink(recorder, { qps: opts.eventQPS, burst: opts.eventBurst });
     const max = opts.maxInFlightBinds ?? 128;
-    this.window = new BindWindow(opts.bindWindow === false ? { max, min: max, targetMs: Infinity } : { max, ...defaultBindWindow, ...opts.bindWindow, ...(opts.bindWindow?.min === undefined ? { min: Math.min(max, defaultBindWindow.min) } : {}) });
+    const w = opts.bindWindow ?? false;
+    this.window = new BindWindow(w === false ? { max, min: max, targetMs: Infinity } : { max, ...defaultBindWindow, ...w, min: Math.min(max, w.min ?? defaultBindWindow.min) });
     this.queue = new SchedulingQueue({
       clock: ctx.clock, hint: (info, event) => this.queueingHint(info, event), initialBackoffMs: opts.initialBackoffMs,
       maxBackoffMs: opts.maxBackoffMs, podMaxInUnschedulablePodsDurationMs: opts.podMaxInUnschedulablePodsDurationMs,
