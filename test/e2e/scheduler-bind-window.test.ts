@@ -11,10 +11,9 @@ import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { startCluster, eventually } from './harness.js';
 import type { Cluster } from './harness.js';
 import { startWebhookServer, type WebhookServer } from './webhook-server.js';
-import { Clientset, InformerFactory, EventRecorder, loadKubeconfig } from '../../src/client/index.js';
-import { Scheduler } from '../../src/scheduler/scheduler.js';
-import { silentLogger } from '../../src/util/log.js';
-import { realClock } from '../../src/util/clock.js';
+import { Clientset, loadKubeconfig } from '../../src/client/index.js';
+import type { Scheduler } from '../../src/scheduler/scheduler.js';
+import { runScheduler, type RunningScheduler } from './scheduler-in-process.js';
 
 const maxInFlight = 32;
 /** Far above the window's target, so that every slow answer is late whatever the machine's load. */
@@ -38,7 +37,7 @@ const pod = (name: string): Pod => ({
 describe('the scheduler\'s bindings in flight against slow and fast answers', () => {
   let cluster: Cluster;
   let clients: Clientset;
-  let informers: InformerFactory;
+  let running: RunningScheduler;
   let scheduler: Scheduler;
   let hooks: WebhookServer;
   let slow = true;
@@ -67,17 +66,12 @@ describe('the scheduler\'s bindings in flight against slow and fast answers', ()
       }],
     }) });
     await clients.nodes.create(undefined, worker);
-    informers = new InformerFactory(clients);
-    scheduler = new Scheduler({ clients, informers, recorder: new EventRecorder(clients, 'default-scheduler'), logger: silentLogger, clock: realClock }, {
-      maxInFlightBinds: maxInFlight, bindWindow: { min: 2, targetMs },
-    });
-    informers.start();
-    scheduler.run();
+    running = runScheduler(clients, { maxInFlightBinds: maxInFlight, bindWindow: { min: 2, targetMs } });
+    scheduler = running.scheduler;
   });
 
   after(async () => {
-    scheduler?.stop();
-    informers?.stop();
+    running?.stop();
     clients?.close();
     await cluster?.cleanup();
     await hooks?.close();
