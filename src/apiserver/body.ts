@@ -11,6 +11,7 @@ import { decodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import { ProtoDecodeError } from '../api/protobuf/codec.js';
 import { seatFor } from './flowcontrol/seats.js';
 import { nextTurn } from './flowcontrol/turns.js';
+import { markStage } from './request-stages.js';
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 
@@ -21,9 +22,11 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   // The steps after the body are what a flood makes expensive: they wait for the flow's seat,
   // then for a turn of the loop (turns.ts), so a burst of writes does not run as one task.
   // A request with no seat to wait for (most) awaits nothing for it: no promise made.
+  markStage(req, 'read');
   const seat = seatFor(req, body.length);
   if (seat) await seat;
   await nextTurn();
+  markStage(req, 'turned');
   return body;
 }
 

@@ -9,6 +9,15 @@ export interface ApiMetrics {
   /** Every request records these: batched (util/batched-metrics.ts), not prom-client's per-call hashing. */
   requests: BatchedCounter<RequestLabel | 'code'>;
   latency: BatchedHistogram<'verb' | 'resource' | 'subresource'>;
+  /**
+   * Upstream's SLI histogram: the latency without the wait for a seat of the fair queue (and,
+   * upstream, without admission webhooks' time), what ClusterLoader2 reads for its API call SLO.
+   */
+  sli: BatchedHistogram<'verb' | 'resource' | 'subresource'>;
+  /** Where a write's time went, stage by stage (request-stages.ts); k8ts's own. */
+  stages: BatchedHistogram<'verb' | 'resource' | 'subresource' | 'stage'>;
+  /** The wait for a seat of the fair queue, by upstream's name; one flow schema and priority level here (flowcontrol/). */
+  flowcontrolWait: BatchedHistogram<'flow_schema' | 'priority_level' | 'execute'>;
   /** Every storage call (a create's write among them) records one. */
   storageLatency: BatchedHistogram<'operation'>;
   watchers: Gauge<string>;
@@ -17,6 +26,9 @@ export interface ApiMetrics {
   /** Registers the process_* and nodejs_* metrics, once; createMetrics({ deferDefaultMetrics: true }) leaves it to the caller. */
   collectDefaultMetrics(): void;
 }
+
+/** The request latency histograms' buckets (seconds). */
+const requestBuckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
  * deferDefaultMetrics: the process and Node.js metrics wait for collectDefaultMetrics(), so a
@@ -34,7 +46,10 @@ export function createMetrics(opts: { deferDefaultMetrics?: boolean } = {}): Api
   return {
     registry, collectDefaultMetrics: collectDefaults,
     requests: new BatchedCounter({ name: 'apiserver_request_total', help: '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', labelNames: ['code', 'component', 'dry_run', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'], registers: [registry] }),
-    latency: new BatchedHistogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, resource and subresource.', labelNames: ['verb', 'resource', 'subresource'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] }),
+    latency: new BatchedHistogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, resource and subresource.', labelNames: ['verb', 'resource', 'subresource'], buckets: requestBuckets, registers: [registry] }),
+    sli: new BatchedHistogram({ name: 'apiserver_request_sli_duration_seconds', help: 'Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, resource and subresource.', labelNames: ['verb', 'resource', 'subresource'], buckets: requestBuckets, registers: [registry] }),
+    stages: new BatchedHistogram({ name: 'k8ts_request_stage_duration_seconds', help: 'Time of each stage of a write (quantum, body, seat, turn, handler, answer) in seconds for each verb, resource and subresource.', labelNames: ['verb', 'resource', 'subresource', 'stage'], buckets: requestBuckets, registers: [registry] }),
+    flowcontrolWait: new BatchedHistogram({ name: 'apiserver_flowcontrol_request_wait_duration_seconds', help: 'Length of time a request spent waiting in its queue', labelNames: ['flow_schema', 'priority_level', 'execute'], buckets: [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30], registers: [registry] }),
     storageLatency: new BatchedHistogram({ name: 'k8ts_storage_request_duration_seconds', help: 'Storage backend operation latency in seconds.', labelNames: ['operation'], buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [registry] }),
     watchers: new Gauge({ name: 'apiserver_registered_watchers', help: 'Number of currently open watch requests.', registers: [registry] }),
     longRunning: new Gauge({

@@ -21,6 +21,7 @@ import { parseRequestInfo, RequestInfo } from './request-info.js';
 import { negotiate, negotiateMedia, negotiateOpenAPIV2, openapiV2ProtobufType } from './negotiate.js';
 import { writeJSON, writeStatus, writeError, toStatus } from './respond.js';
 import { linkAnswer } from './pipelined-answers.js';
+import { observeStages, seatWaitSeconds, stagesOf, trackStages } from './request-stages.js';
 import type { Aggregator } from './aggregation/aggregator.js';
 import { withAggregated, withAggregatedGroups } from './aggregation/discovery-merge.js';
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
@@ -157,7 +158,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     // loop's time quantum (util/loop-quantum.ts): a flood's writes arrive in one poll of the
     // sockets, and run there they would all go before a GET read in the same poll.
     if (readMethods.has(req.method ?? '')) start();
-    else inQuantum(start);
+    else {
+      trackStages(req, performance.now());
+      inQuantum(start);
+    }
   };
   const onUpgrade = (o: typeof opts) => (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
@@ -207,6 +211,8 @@ function trackLongRunning(metrics: ApiServerOptions['metrics'], req: IncomingMes
 
 async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeouts; seats: FairQueue; arrived: bigint }, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { opts, timeouts, seats, arrived: started } = server;
+  const marks = stagesOf(req);
+  if (marks) marks.started = performance.now();
   const url = requestURL(req.url);
   if (!url) { req.resume(); res.setHeader('Connection', 'close'); return writeStatus(res, badRequest(`malformed request URI ${JSON.stringify(req.url ?? '')}`).status); }
   // A summary request is authenticated and authorized as the pods list (or watch) it stands for.
@@ -218,7 +224,14 @@ async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeo
     const labels = requestLabels(req, info, url);
     opts.metrics.requests.inc({ code: String(res.statusCode), ...labels });
     // A watch lasts as long as the client wants: its duration is not a latency.
-    if (info.verb !== 'watch') opts.metrics.latency.observe({ verb: labels.verb, resource: labels.resource, subresource: labels.subresource }, Number(process.hrtime.bigint() - started) / 1e9);
+    if (info.verb === 'watch') return;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const keys = { verb: labels.verb, resource: labels.resource, subresource: labels.subresource };
+    opts.metrics.latency.observe(keys, seconds);
+    const end = performance.now();
+    // Upstream's SLI leaves out the wait for a seat (request-stages.ts splits the rest).
+    opts.metrics.sli.observe(keys, seconds - seatWaitSeconds(marks, end));
+    if (marks) observeStages(opts.metrics, keys, marks, end);
   });
   try {
     const extra = summaryOf ? undefined : nonApiHandlerFor(opts.nonApiHandlers, url.pathname);
@@ -247,6 +260,7 @@ async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeo
     if (summaryOf) return await opts.podSummary!.serve(req, res, url);
     if (!info.isResourceRequest) return await serveNonResource(opts, req, res, url, info);
     await serveResource(opts, req, res, url, info, { user, info, webhook: { url, res }, warnings: { res, texts: [] }, ended: () => res.writableEnded || res.destroyed });
+    if (marks) marks.handled = performance.now();
   } catch (err) {
     // Answered already (the deadline's 504): what the handler met writing an answer nobody
     // reads is no server error to report.

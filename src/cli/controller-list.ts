@@ -1,4 +1,5 @@
 /** The controllers k8ts runs, by the names `--controllers` takes. */
+import { bindWindowFromEnv } from '../scheduler/bind-window.js';
 import type { Controller, ControllerContext, ControllerFactory } from '../controllers/types.js';
 import { daemonSetController } from '../controllers/daemonset/index.js';
 import { statefulSetController } from '../controllers/statefulset/index.js';
@@ -66,6 +67,6 @@ export const controllerFactories: Record<string, ControllerFactory> = {
 
 /** The default scheduler, wrapped as a controller of the manager. */
 export const schedulerFactory: ((ctx: ControllerContext) => Controller) | undefined = (ctx) => {
-  const scheduler = new Scheduler({ ...ctx, logger: ctx.logger.with('scheduler') });
+  const scheduler = new Scheduler({ ...ctx, logger: ctx.logger.with('scheduler') }, { bindWindow: bindWindowFromEnv(process.env.K8TS_SCHEDULER_BIND_TARGET_MS) });
   return { name: 'default-scheduler', run: () => scheduler.run(), stop: () => scheduler.stop() };
 };

@@ -35,6 +35,7 @@ import { VolumeBinding } from './plugins/volumebinding.js';
 import { Nominator, Preemptor } from './preemptor.js';
 import { DefaultSelectorSource } from './default-selector.js';
 import { withMembers } from '../util/with-members.js';
+import { BindWindow, defaultBindWindow, type BindWindowOptions } from './bind-window.js';
 
 export interface SchedulerContext {
   clients: Clientset;
@@ -61,6 +62,13 @@ export interface SchedulerOptions {
    * and no CPU difference that a loaded machine could show (bench/RESULTS.md, `sched5`).
    */
   maxInFlightBinds?: number;
+  /**
+   * The bindings' congestion window (bind-window.ts): fewer in flight, down to `min`, while
+   * answers take longer than `targetMs` (defaults: defaultBindWindow). Off by default (false:
+   * maxInFlightBinds fixed): on a machine loaded by others it cut the scheduler benchmark's
+   * throughput by a third (bench/RESULTS.md `slo1`); K8TS_SCHEDULER_BIND_TARGET_MS turns it on in k8ts.
+   */
+  bindWindow?: Partial<Omit<BindWindowOptions, 'max'>> | false;
   initialBackoffMs?: number;
   maxBackoffMs?: number;
   podMaxInUnschedulablePodsDurationMs?: number;
@@ -120,7 +128,7 @@ export class Scheduler {
   private readonly preemption: Preemptor;
   private readonly nominator = new Nominator();
   private readonly log: Logger;
-  private readonly maxInFlight: number;
+  private readonly window: BindWindow;
   private inFlight = 0;
   private slotWaiter?: () => void;
   private running = false;
@@ -144,7 +152,9 @@ export class Scheduler {
     this.log = ctx.logger.with('scheduler');
     const recorder = typeof ctx.recorder === 'function' ? ctx.recorder(this.profile.schedulerName) : ctx.recorder;
     this.events = new EventSink(recorder, { qps: opts.eventQPS, burst: opts.eventBurst });
-    this.maxInFlight = opts.maxInFlightBinds ?? 128;
+    const max = opts.maxInFlightBinds ?? 128;
+    const w = opts.bindWindow ?? false;
+    this.window = new BindWindow(w === false ? { max, min: max, targetMs: Infinity } : { max, ...defaultBindWindow, ...w, min: Math.min(max, w.min ?? defaultBindWindow.min) });
     this.queue = new SchedulingQueue({
       clock: ctx.clock, hint: (info, event) => this.queueingHint(info, event), initialBackoffMs: opts.initialBackoffMs,
       maxBackoffMs: opts.maxBackoffMs, podMaxInUnschedulablePodsDurationMs: opts.podMaxInUnschedulablePodsDurationMs,
@@ -184,9 +194,9 @@ export class Scheduler {
     this.slotWaiter?.();
   }
 
-  /** Queue sizes and bindings in flight (diagnostics, benchmarks). */
-  get pending(): { active: number; backoff: number; unschedulable: number; binding: number; events: number; eventsDropped: number } {
-    return { ...this.queue.sizes, binding: this.inFlight, events: this.events.queued, eventsDropped: this.events.dropped };
+  /** Queue sizes, bindings in flight and the bindings' window (diagnostics, benchmarks, tests). */
+  get pending(): { active: number; backoff: number; unschedulable: number; binding: number; bindWindow: number; events: number; eventsDropped: number } {
+    return { ...this.queue.sizes, binding: this.inFlight, bindWindow: this.window.size, events: this.events.queued, eventsDropped: this.events.dropped };
   }
 
   // ---- informer events ------------------------------------------------------
@@ -259,7 +269,7 @@ export class Scheduler {
   private async loop(): Promise<void> {
     let sliceStart = performance.now();
     while (!this.stopped) {
-      if (this.inFlight >= this.maxInFlight) {
+      if (this.inFlight >= this.window.size) {
         await new Promise<void>((r) => { this.slotWaiter = r; });
         this.slotWaiter = undefined;
         continue;
@@ -301,11 +311,13 @@ export class Scheduler {
 
   private async bind(info: QueuedPodInfo, nodeName: string): Promise<void> {
     const { namespace, name, uid } = info.pod.metadata!;
+    let sentAt: number | undefined;
     try {
       // Only a pod with claims waits for PreBind: the rest (nearly every pod) go straight to the binding.
       const volumeBinding = this.profile.volumeBinding?.needsPreBind(info.pod) ? this.profile.volumeBinding : undefined;
       const node = volumeBinding && this.nodes.get(nodeName);
       if (volumeBinding && node) await volumeBinding.preBind(this.ctx.clients, info.pod, node);
+      sentAt = performance.now();
       await this.ctx.clients.pods.createSub(namespace!, name!, 'binding', {
         apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
         // As upstream's DefaultBinder, Bind(...) returns only an error. Pipelined: a burst's bindings share
@@ -326,6 +338,8 @@ export class Scheduler {
       this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodDelete', pod: { ...info.pod, spec: withMembers(info.pod.spec!, { nodeName }) } });
       this.handleFailure(info, 0, { kind: 'Error', message: `running Bind plugin "DefaultBinder": ${(e as Error).message}` });
     } finally {
+      // A failed binding's answer (a 429, a timeout) is as much a sign of the server's queue as a slow one.
+      if (sentAt !== undefined) this.window.answered(sentAt, performance.now());
       this.inFlight--;
       this.slotWaiter?.();
     }

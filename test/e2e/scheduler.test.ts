@@ -16,10 +16,9 @@ import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { startCluster, eventually } from './harness.js';
 import type { Cluster } from './harness.js';
-import { Clientset, InformerFactory, EventRecorder, loadKubeconfig } from '../../src/client/index.js';
-import { Scheduler } from '../../src/scheduler/scheduler.js';
-import { silentLogger } from '../../src/util/log.js';
-import { realClock } from '../../src/util/clock.js';
+import { Clientset, loadKubeconfig } from '../../src/client/index.js';
+import type { Scheduler } from '../../src/scheduler/scheduler.js';
+import { runScheduler, type RunningScheduler } from './scheduler-in-process.js';
 
 const controlPlaneTaint = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' };
 const tooBigMessage = '0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu. '
@@ -49,7 +48,7 @@ function pod(name: string, spec: Record<string, unknown> = {}, cpu?: string): st
 describe('scheduler against a real API server', () => {
   let cluster: Cluster;
   let clients: Clientset;
-  let informers: InformerFactory;
+  let running: RunningScheduler;
   let scheduler: Scheduler;
 
   const kubectl = (args: string[], input?: string) => cluster.kubectl(args, { input });
@@ -62,15 +61,12 @@ describe('scheduler against a real API server', () => {
     await clients.nodes.create(undefined, node('control-plane', { labels: { 'node-role.kubernetes.io/control-plane': '' }, taints: [controlPlaneTaint] }));
     await clients.nodes.create(undefined, node('worker1'));
     await clients.nodes.create(undefined, node('worker2'));
-    informers = new InformerFactory(clients);
-    scheduler = new Scheduler({ clients, informers, recorder: new EventRecorder(clients, 'default-scheduler'), logger: silentLogger, clock: realClock });
-    informers.start();
-    scheduler.run();
+    running = runScheduler(clients);
+    scheduler = running.scheduler;
   });
 
   after(async () => {
-    scheduler?.stop();
-    informers?.stop();
+    running?.stop();
     clients?.close();
     await cluster?.cleanup();
   });

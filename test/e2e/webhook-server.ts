@@ -23,7 +23,7 @@ export interface WebhookServer {
 }
 
 /** Starts a webhook server whose certificate is valid for 127.0.0.1 and the given DNS names. */
-export async function startWebhookServer(handler: ReviewHandler, opts: { dnsNames?: string[] } = {}): Promise<WebhookServer> {
+export async function startWebhookServer(handler: ReviewHandler, opts: { dnsNames?: string[]; delayMs?: (path: string) => number } = {}): Promise<WebhookServer> {
   const ca = await createCA({ commonName: 'webhook-test-ca', days: 1 });
   const leaf = await issueCertificate({ ca, commonName: 'webhook', dnsNames: opts.dnsNames ?? [], ipAddresses: ['127.0.0.1'], usages: ['server'], days: 1 });
   const reviews = new Map<string, ReviewRequest[]>();
@@ -42,7 +42,10 @@ export async function startWebhookServer(handler: ReviewHandler, opts: { dnsName
       const response: Record<string, unknown> = { uid: review.request.uid, ...rest };
       if (patch) { response.patchType = 'JSONPatch'; response.patch = Buffer.from(JSON.stringify(patch)).toString('base64'); }
       res.setHeader('Content-Type', 'application/json');
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
+      const reply = () => res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
+      // A slow webhook (opts.delayMs): its answer leaves that much later.
+      const delay = opts.delayMs?.(path) ?? 0;
+      if (delay > 0) setTimeout(reply, delay); else reply();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -18,6 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tooManyRequests } from '../../api/status.js';
 import type { UserInfo } from '../auth/types.js';
 import type { FairQueue } from './fair-queue.js';
+import { stagesOf, type StageMarks } from '../request-stages.js';
 
 const seatedVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
@@ -27,7 +28,7 @@ const pending = new WeakMap<IncomingMessage, (bytes: number) => Promise<void> | 
 /** Marks `req` as needing a seat of `queue` before the work after its body, unless its user or verb is exempt. */
 export function seatAfterBody(queue: FairQueue | undefined, req: IncomingMessage, res: ServerResponse, user: UserInfo, verb: string): void {
   if (!queue || !seatedVerbs.has(verb) || user.groups.includes('system:masters')) return;
-  pending.set(req, (bytes) => takeSeat(queue, res, user.name, bytes));
+  pending.set(req, (bytes) => takeSeat(queue, res, user.name, bytes, stagesOf(req)));
 }
 
 /** Waits for the seat `req` (whose body is `bytes` long) needs, if any; throws upstream's 429 when its flow's queue is full. */
@@ -38,10 +39,12 @@ export function seatFor(req: IncomingMessage, bytes = 0): Promise<void> | void {
   return take(bytes);
 }
 
-async function takeSeat(queue: FairQueue, res: ServerResponse, flow: string, bytes: number): Promise<void> {
+async function takeSeat(queue: FairQueue, res: ServerResponse, flow: string, bytes: number, marks: StageMarks | undefined): Promise<void> {
+  if (marks) marks.seatAsked = performance.now();
   const got = queue.acquire(flow, (forget) => res.once('close', forget), bytes);
   if (got === 'rejected') throw tooManyRequests();
   const release = typeof got === 'function' ? got : await got;
+  if (marks) marks.seated = performance.now();
   if (res.closed) return release();
   res.once('close', release);
 }
