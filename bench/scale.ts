@@ -49,7 +49,7 @@ import { readdirSync } from 'node:fs';
 import { startServer, readMemory, readCpuMs, readThreadCpuMs } from './lib/server.js';
 import { isolateReport, type IsolateReport } from './lib/isolate-report.js';
 import { readEtcdDb, startEtcd, type Etcd, type EtcdDb } from './lib/etcd.js';
-import { countsSince, describeCounts, metricsText, writeCounts } from './lib/request-counts.js';
+import { countsSince, describeCounts, writeCounts } from './lib/request-counts.js';
 import { describeStages, p99s, scrape, type Quantile } from './lib/request-histograms.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
 import { msSince } from './lib/stats.js';
