@@ -14,9 +14,8 @@ export { defaultColdOptions, type ColdOptions };
  * cold within two ticks, which tests run under), "on" (the defaults, 60-120 s), or "off"/unset
  * (objects stay decoded). Off by default: a cold pod costs the informer about 0.6 KB against
  * 1.5 KB decoded past the pools' bounds (mem8, mem9), but at 5,000 nodes and 150,000 pods the
- * server's peak RSS was no lower with it (1,767 against 1,672 MB) and a DaemonSet rolled out in
- * 68 s against 16 s, likely its control loops decoding the pods the sweep had just made cold
- * (one run each: bench/RESULTS.md `scale-150k-end-2026-12-07`).
+ * server's peak RSS was no lower with it (1,767 against 1,672 MB) and the control loops' CPU
+ * higher (222 against 198 s; one run each: bench/RESULTS.md `scale-150k-end-2026-12-07`).
  */
 export const coldOptionsFrom = (value: string | undefined): ColdOptions | undefined =>
   (value === undefined || value === '' ? undefined : coldOptionsFromEnv(value));
