@@ -11,6 +11,7 @@ import { CustomResourceStore } from '../registry/custom/store.js';
 import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable, serviceUnavailable, StatusError } from '../api/status.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
+import { keyOf } from '../util/batched-metrics.js';
 import { inQuantum } from '../util/loop-quantum.js';
 import type { UserInfo } from './auth/index.js';
 import { impersonate, internalErrorText, type Impersonation } from './auth/impersonation.js';
@@ -227,11 +228,12 @@ async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeo
     if (info.verb === 'watch') return;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const keys = { verb: labels.verb, resource: labels.resource, subresource: labels.subresource };
-    opts.metrics.latency.observe(keys, seconds);
+    const key = keyOf(keys);
+    opts.metrics.latency.observeKeyed(key, keys, seconds);
     const end = performance.now();
     // Upstream's SLI leaves out the wait for a seat (request-stages.ts splits the rest).
-    opts.metrics.sli.observe(keys, seconds - seatWaitSeconds(marks, end));
-    if (marks) observeStages(opts.metrics, keys, marks, end);
+    opts.metrics.sli.observeKeyed(key, keys, seconds - seatWaitSeconds(marks, end));
+    if (marks) observeStages(opts.metrics, keys, key, marks, end);
   });
   try {
     const extra = summaryOf ? undefined : nonApiHandlerFor(opts.nonApiHandlers, url.pathname);

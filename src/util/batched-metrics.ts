@@ -17,7 +17,7 @@ import { Counter } from './prom.js';
 type Labels<T extends string> = Record<T, string>;
 
 /** The label values in the object's order, as one key; a value holding the separator falls back to JSON. */
-function keyOf(labels: Record<string, string>): string {
+export function keyOf(labels: Record<string, string>): string {
   let key = '';
   for (const k in labels) {
     const v = labels[k]!;
@@ -69,11 +69,24 @@ export class BatchedHistogram<T extends string> {
   get help(): string { return this.cfg.help; }
 
   observe(labels: Labels<T>, value: number): void {
-    const key = keyOf(labels);
+    this.observeKeyed(keyOf(labels), labels, value);
+  }
+
+  /**
+   * As observe, with the series' key made by the caller once for all the histograms a request
+   * records (keyOf of the same label values); `labels` is read only when the series is new, so a
+   * caller can pass a function and build the object only then.
+   */
+  observeKeyed(key: string, labels: Labels<T> | (() => Labels<T>), value: number): void {
     let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = { labels: { ...labels }, counts: new Array<number>(this.buckets.length).fill(0), sum: 0, count: 0 }));
-    const i = this.buckets.findIndex((b) => value <= b);
-    if (i >= 0) s.counts[i]! += 1;
+    if (!s) {
+      const l = typeof labels === 'function' ? labels() : { ...labels };
+      this.series.set(key, (s = { labels: l, counts: new Array<number>(this.buckets.length).fill(0), sum: 0, count: 0 }));
+    }
+    const buckets = this.buckets;
+    for (let i = 0; i < buckets.length; i++) {
+      if (value <= buckets[i]!) { s.counts[i]! += 1; break; }
+    }
     s.sum += value;
     s.count += 1;
   }
