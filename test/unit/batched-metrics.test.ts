@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry, Counter, Histogram } from '../../src/util/prom.js';
-import { BatchedCounter, BatchedHistogram } from '../../src/util/batched-metrics.js';
+import { BatchedCounter, BatchedHistogram, keyOf } from '../../src/util/batched-metrics.js';
 
 const labelNames = ['code', 'verb', 'resource'] as const;
 type L = typeof labelNames[number];
@@ -43,4 +43,20 @@ test('text and JSON as prom-client prints them, across scrapes', async () => {
 test('an empty metric prints its HELP and TYPE only, as prom-client', async () => {
   const { theirs, ours } = both();
   assert.equal(await ours.metrics(), await theirs.metrics());
+});
+
+test('observeKeyed with keyOf\'s key records into the series observe does, building labels once', async () => {
+  const theirs = new Registry();
+  const ours = new Registry();
+  const h = new Histogram({ name: 'lat', help: 'latency', labelNames: [...labelNames], buckets, registers: [theirs] });
+  const bh = new BatchedHistogram({ name: 'lat', help: 'latency', labelNames: [...labelNames], buckets, registers: [ours] });
+  let built = 0;
+  for (const [l, v] of records) {
+    h.observe(l, v);
+    // Odd records through the keyed path with a function for the labels, even ones through observe.
+    if (v === 0.003 || v === 0.2 || v === 0.05) bh.observeKeyed(keyOf(l), () => { built += 1; return { ...l }; }, v);
+    else bh.observe(l, v);
+  }
+  assert.equal(await ours.metrics(), await theirs.metrics());
+  assert.equal(built, 2, 'labels are built for a new series only (POST pods existed, GET pods and GET a were new)');
 });
