@@ -16,6 +16,7 @@ import { silentLogger, type Logger } from '../util/log.js';
 import type { Registry } from './registry.js';
 import type { Store } from './store.js';
 import { statusCode } from './status-code.js';
+import { apiServerFieldManager } from './bootstrap.js';
 
 const group = 'rbac.authorization.k8s.io';
 
@@ -49,7 +50,7 @@ async function storedOrCreated<T extends ClusterRole | ClusterRoleBinding>(store
   } catch (e) {
     if (statusCode(e) !== 404) throw e;
   }
-  await store.create(undefined, expected);
+  await store.create(undefined, expected, { fieldManager: apiServerFieldManager });
   return undefined;
 }
 
@@ -64,7 +65,7 @@ async function reconcileRole(store: Store, expected: ClusterRole, logger: Logger
     logger.warn(`skipped reconcile-protected clusterrole.${group}/${name} with missing permissions: ${missing}`);
     return;
   }
-  await store.update(undefined, name, r.role);
+  await store.update(undefined, name, r.role, { fieldManager: apiServerFieldManager });
   logger.info(`updated clusterrole.${group}/${name} with additional permissions: ${missing}`);
 }
 
@@ -82,10 +83,10 @@ async function reconcileBinding(store: Store, expected: ClusterRoleBinding, logg
   if (r.operation === 'recreate') {
     await store.delete(undefined, name);
     const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, ...meta } = r.binding.metadata!;
-    await store.create(undefined, { ...r.binding, metadata: meta });
+    await store.create(undefined, { ...r.binding, metadata: meta }, { fieldManager: apiServerFieldManager });
     logger.info(`recreated clusterrolebinding.${group}/${name}`);
     return;
   }
-  await store.update(undefined, name, r.binding);
+  await store.update(undefined, name, r.binding, { fieldManager: apiServerFieldManager });
   logger.info(`updated clusterrolebinding.${group}/${name} with additional subjects: ${missing}`);
 }

@@ -10,15 +10,18 @@ import { statusCode } from './status-code.js';
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
+/** Who kube-apiserver's own writes are recorded for in managedFields (an Update, as upstream's post-start hooks show). */
+export const apiServerFieldManager = { manager: 'kube-apiserver' } as const;
+
 export async function ensureSystemNamespaces(registry: Registry): Promise<void> {
   // Concurrently, so that a fresh store commits them together (one fsync).
-  await Promise.all(systemNamespaces.map((name) => createIfAbsent(() => registry.namespaces.create(undefined, { metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } }))));
+  await Promise.all(systemNamespaces.map((name) => createIfAbsent(() => registry.namespaces.create(undefined, { metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } }, { fieldManager: apiServerFieldManager }))));
 }
 
 /** system-node-critical and system-cluster-critical, as kube-apiserver's scheduling post-start hook creates them. */
 export async function ensureSystemPriorityClasses(registry: Registry): Promise<void> {
   const store = registry.store('scheduling.k8s.io', 'v1', 'priorityclasses')!;
-  await Promise.all(systemPriorityClasses.map(({ name, value, description }) => createIfAbsent(() => store.create(undefined, { metadata: { name }, value, description, preemptionPolicy: 'PreemptLowerPriority' }))));
+  await Promise.all(systemPriorityClasses.map(({ name, value, description }) => createIfAbsent(() => store.create(undefined, { metadata: { name }, value, description, preemptionPolicy: 'PreemptLowerPriority' }, { fieldManager: apiServerFieldManager }))));
 }
 
 export async function ensureDefaultServiceAccount(registry: Registry, namespace: string): Promise<void> {
@@ -54,5 +57,5 @@ export async function ensureKubernetesService(registry: Registry): Promise<void>
   await createIfAbsent(() => svc.create('default', {
     metadata: { name: 'kubernetes', labels: { component: 'apiserver', provider: 'kubernetes' } },
     spec: { type: 'ClusterIP', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], sessionAffinity: 'None' },
-  }));
+  }, { fieldManager: apiServerFieldManager }));
 }

@@ -19,6 +19,7 @@ import type { Backend } from '../storage/backend.js';
 import type { Logger } from '../util/log.js';
 import type { Registry } from './registry.js';
 import { statusCode } from './status-code.js';
+import { apiServerFieldManager } from './bootstrap.js';
 
 const leasePrefix = '/registry/masterleases/';
 /** Upstream's DefaultEndpointReconcilerInterval and masterEndpointReconcileTTL. */
@@ -127,11 +128,11 @@ export class KubernetesEndpointReconciler {
   private async upsert<T>(group: string, plural: string, fresh: T, revise: (cur: T) => T): Promise<void> {
     const store = this.registry.store(group, 'v1', plural)!;
     try {
-      await store.guaranteedUpdate('default', 'kubernetes', revise);
+      await store.guaranteedUpdate('default', 'kubernetes', revise, { fieldManager: apiServerFieldManager });
     } catch (e) {
       if (statusCode(e) !== 404) throw e;
       try {
-        await store.create('default', fresh);
+        await store.create('default', fresh, { fieldManager: apiServerFieldManager });
       } catch (err) {
         if (statusCode(err) !== 409) throw err;
       }

@@ -135,6 +135,19 @@ describe('kubectl apply --server-side', () => {
 });
 
 describe('managedFields on every write', () => {
+  test('the objects kube-apiserver makes at start are recorded for kube-apiserver, as upstream shows them', async () => {
+    // Upstream's post-start hooks write through the API server's own storage with manager kube-apiserver.
+    for (const [kind, name, ns, field] of [
+      ['clusterrole', 'cluster-admin', '', 'f:rules'], ['clusterrolebinding', 'cluster-admin', '', 'f:subjects'],
+      ['namespace', 'kube-system', '', 'f:metadata'], ['service', 'kubernetes', 'default', 'f:spec'],
+      ['priorityclass', 'system-node-critical', '', 'f:value'],
+    ] as const) {
+      const got = await getJSON(kind, name, ns || undefined);
+      assert.deepEqual(entries(got), [['kube-apiserver', 'Update', '']], `${kind}/${name}`);
+      assert.ok(field in entry(got, 'kube-apiserver').fieldsV1, `${kind}/${name} owns ${field}`);
+    }
+  });
+
   test('kubectl create records kubectl-create, hidden without --show-managed-fields', async () => {
     await cluster.kubectl(['create', 'deployment', 'mf', '--image=nginx:1.25']);
     const plain = (await cluster.kubectl(['get', 'deployment', 'mf', '-o', 'yaml'])).stdout;
