@@ -1,5 +1,7 @@
 /** /version: a semver gitVersion, as `kubectl version` insists. */
-export const kubernetesVersion = 'v1.32.0';
+import { kubernetesVersion } from '../util/kube-version.js';
+
+export { kubernetesVersion };
 export const k8tsVersion = '0.1.0';
 
 export function versionInfo() {

@@ -30,6 +30,7 @@ import { ServiceAccountTokenManager } from '../kubelet/token/manager.js';
 import { parsePodNetworkBackend, startPodNetwork } from './agent-podnet.js';
 import { readKubeletConfigFile } from './kubelet-config-file.js';
 import { runtimeCNIConfDir, type PodNetwork } from '../kubelet/network/index.js';
+import { componentUserAgent } from '../util/user-agent.js';
 
 
 /** `k8ts agent` with its flags parsed (agent.ts): everything the agent loads, loaded once the flags parse. */
@@ -55,7 +56,7 @@ export async function runAgentWith(values: AgentFlags): Promise<number> {
     ? await loadOrBootstrapClientConfig({ kubeconfigPath: values.kubeconfig, bootstrapKubeconfigPath: values['bootstrap-kubeconfig']!, certDir, nodeName, logger })
     : loadKubeconfig(values.kubeconfig);
   const clients = clientConfig && new Clientset(clientConfig, {
-    qps: parseCountFlag('kube-api-qps', values['kube-api-qps']), burst: parseCountFlag('kube-api-burst', values['kube-api-burst']), userAgent: `k8ts-agent/${nodeName}`,
+    qps: parseCountFlag('kube-api-qps', values['kube-api-qps']), burst: parseCountFlag('kube-api-burst', values['kube-api-burst']), userAgent: componentUserAgent('kubelet', nodeName),
   });
   const metrics = createKubeletMetrics();
   const internalIP = values['node-ip'] ?? (real ? hostIPv4() : nodeIPForIndex(index));
@@ -125,7 +126,7 @@ export async function runAgentWith(values: AgentFlags): Promise<number> {
   // The kubelet API's reviews get their own client and rate limit: a caller spraying bearer tokens then queues
   // TokenReviews behind each other, not the node's heartbeats and status (upstream keeps heartbeats on a client of their own).
   const reviewClients = new Clientset(clientConfig, {
-    qps: parseCountFlag('kube-api-qps', values['kube-api-qps']), burst: parseCountFlag('kube-api-burst', values['kube-api-burst']), userAgent: `k8ts-agent/${nodeName}/auth`,
+    qps: parseCountFlag('kube-api-qps', values['kube-api-qps']), burst: parseCountFlag('kube-api-burst', values['kube-api-burst']), userAgent: componentUserAgent('kubelet', `${nodeName}/auth`),
   });
   const kubelet = await startKubeletServer(values, { clusterCAPem: clientConfig.caPem, clients: reviewClients, nodeName, internalIP }, logger)
     .catch((e) => { reviewClients.close(); throw e; });

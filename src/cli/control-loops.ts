@@ -11,6 +11,7 @@ import type { Logger } from '../util/log.js';
 import { Clientset } from '../client/index.js';
 import { controlLoopInformers, startControllerManager, type RunningControllers } from './controller-manager.js';
 import type { ControlLoopsWorkerData } from './control-loops-thread.js';
+import { componentUserAgent } from '../util/user-agent.js';
 
 /**
  * Starts the loops `data.controllers` names (`all`, or a list with or without `scheduler`); stop() ends them all.
@@ -28,8 +29,8 @@ export function startControlLoops(data: ControlLoopsWorkerData, logger: Logger):
   const controllerNames = names?.filter((n) => n !== 'scheduler');
   const withControllers = !controllerNames || controllerNames.length > 0;
   const withScheduler = !names || names.includes('scheduler');
-  const controllerClients = withControllers ? new Clientset(data.clients.controllerManager, { qps: 0, userAgent: 'k8ts-controller-manager' }) : undefined;
-  const schedulerClients = withScheduler ? new Clientset(data.clients.scheduler, { qps: 0, userAgent: 'k8ts-scheduler' }) : undefined;
+  const controllerClients = withControllers ? new Clientset(data.clients.controllerManager, { qps: 0, userAgent: componentUserAgent('kube-controller-manager') }) : undefined;
+  const schedulerClients = withScheduler ? new Clientset(data.clients.scheduler, { qps: 0, userAgent: componentUserAgent('kube-scheduler') }) : undefined;
   const informers = controlLoopInformers((controllerClients ?? schedulerClients)!, logger);
   const running: RunningControllers[] = [];
   if (withControllers) {
@@ -41,7 +42,7 @@ export function startControlLoops(data: ControlLoopsWorkerData, logger: Logger):
   if (withScheduler) {
     running.push(startControllerManager({
       client: data.clients.scheduler, logger: logger.with('scheduler'), config: data.config,
-      controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: 'k8ts-scheduler', informers, clients: schedulerClients,
+      controllers: [], scheduler: true, leaseName: 'kube-scheduler', userAgent: componentUserAgent('kube-scheduler'), informers, clients: schedulerClients,
     }));
   }
   return {

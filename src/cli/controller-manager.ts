@@ -15,6 +15,7 @@ import { defaultControllerConfig } from '../controllers/types.js';
 import type { Logger } from '../util/log.js';
 import { realClock } from '../util/clock.js';
 import { controllerFactories, schedulerFactory } from './controller-list.js';
+import { componentUserAgent } from '../util/user-agent.js';
 
 export interface ControllerManagerOptions {
   client: ClientConfig | string;
@@ -98,7 +99,7 @@ export function controlLoopInformers(clients: Clientset, logger: Logger): Shared
 
 export function startControllerManager(opts: ControllerManagerOptions): RunningControllers {
   const config = typeof opts.client === 'string' ? loadKubeconfig(opts.client) : opts.client;
-  const clients = opts.clients ?? new Clientset(config, { qps: 0, userAgent: opts.userAgent ?? 'k8ts-controller-manager' });
+  const clients = opts.clients ?? new Clientset(config, { qps: 0, userAgent: opts.userAgent ?? componentUserAgent('kube-controller-manager') });
   const closeClients = () => { if (!opts.clients) clients.close(); };
   const logger = opts.logger;
   const identity = `${hostname()}_${randomUUID()}`;

@@ -16,6 +16,7 @@ import { isIPv4CIDR } from '../proxy/node-addresses.js';
 import { parseDuration } from './duration.js';
 import { NetworkPolicyAgent } from '../netpol/agent.js';
 import { kubeProxyFlagsFromConfig, readKubeProxyConfigFile } from './kube-proxy-config-file.js';
+import { componentUserAgent } from '../util/user-agent.js';
 
 export const proxyHelp = `Run kube-proxy (nftables mode): program this node's Service rules from Services and EndpointSlices.
 
@@ -98,7 +99,7 @@ export async function runProxy(args: string[]): Promise<number> {
   const registry = new Registry();
   const metrics = await startMetricsServer(metricsAddr.port, metricsAddr.host, registry);
   const nodeName = (values['hostname-override'] ?? hostname()).toLowerCase();
-  const clientset = new Clientset(config, { userAgent: 'k8ts-proxy' });
+  const clientset = new Clientset(config, { userAgent: componentUserAgent('kube-proxy') });
   let lastOk = 0;
   const pm = proxyMetrics(registry);
   const proxier = new Proxier({

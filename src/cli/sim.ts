@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { createLogger } from '../util/log.js';
 import type { MetricsServer } from '../kubelet/index.js';
 import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
+import { componentUserAgent } from '../util/user-agent.js';
 
 export const simHelp = `Run many simulated nodes in one process.
 
@@ -65,7 +66,7 @@ export async function runSim(args: string[]): Promise<number> {
   const [{ Clientset, loadKubeconfig }, { NodeSimulator, createKubeletMetrics, serveMetrics, mustParseDuration }, { waitForSignal }] =
     await Promise.all([import('../client/index.js'), import('../kubelet/index.js'), import('./agent.js')]);
   const logger = createLogger('sim');
-  const clients = new Clientset(loadKubeconfig(values.kubeconfig), { qps, burst: burst || undefined, userAgent: 'k8ts-sim' });
+  const clients = new Clientset(loadKubeconfig(values.kubeconfig), { qps, burst: burst || undefined, userAgent: componentUserAgent('kubelet') });
   const metrics = createKubeletMetrics();
   const sim = new NodeSimulator(clients, {
     count, namePrefix: values.prefix, startIndex: parseCountFlag('start-index', values['start-index']),

@@ -12,6 +12,7 @@ import { afterPoll } from '../util/after-poll.js';
 import type { ControlPlane } from './control-plane.js';
 import type { Clientset } from '../client/index.js';
 import { mustParseDuration } from '../kubelet/duration.js';
+import { componentUserAgent } from '../util/user-agent.js';
 
 // Modules load when they are needed, not at import: `k8ts up --help` and a bad flag answer
 // without the control plane, and what runs after the API server is ready (the add-ons, the
@@ -32,7 +33,7 @@ const upClusterDNS = '10.96.0.10';
 
 /** kubeadm's addon phase, so `kubectl get -n kube-system deploy,svc` shows what a kubeadm cluster has. */
 async function applyAddons(cp: ControlPlane, Clients: typeof Clientset, runtime: string, podCIDR: string): Promise<void> {
-  const clients = new Clients(cp.clientConfig, { userAgent: 'k8ts-up' });
+  const clients = new Clients(cp.clientConfig, { userAgent: componentUserAgent('kubeadm') });
   try {
     const [{ applyCoreDNSAddon }, { applyKubeProxyAddon }] = await Promise.all([import('./kubeadm/addon-coredns.js'), import('./kubeadm/addon-kube-proxy.js')]);
     await applyCoreDNSAddon(clients, { dnsIP: upClusterDNS, apiServerHost: '127.0.0.1', apiServerPort: cp.port });
@@ -137,10 +138,10 @@ export async function runUp(args: string[]): Promise<number> {
   await applyAddons(cp, Clientset, values.runtime!, values['pod-cidr']!);
   if (realNode) return upRealNode(realNode.startRealNode, cp, { ...values, dataDir, logNote, runtime: values.runtime as 'cri' | 'process' }, logger);
   const [{ NodeSimulator }, { reviewerFor }] = await Promise.all([import('../kubelet/simulator.js'), import('../kubelet/server/index.js')]);
-  const clients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim' });
+  const clients = new Clientset(cp.clientConfig, { userAgent: componentUserAgent('kubelet') });
   // Each node serves the kubelet API on 127.0.0.1 (its InternalIP), so kubectl logs shows its pods' simulated lifecycle.
   // Their reviews (TokenReview, SubjectAccessReview) go through a client of their own, so a token spray cannot delay heartbeats.
-  const reviewClients = new Clientset(cp.clientConfig, { userAgent: 'k8ts-sim/auth' });
+  const reviewClients = new Clientset(cp.clientConfig, { userAgent: componentUserAgent('kubelet', 'auth') });
   const kubelet = {
     address: '127.0.0.1', clientCAPem: cp.clientConfig.caPem, podLogsDir: resolve(dataDir, 'pod-logs'), reviewer: reviewerFor(reviewClients),
     certDir: resolve(dataDir, 'kubelet-pki'), clusterDNS: [upClusterDNS],

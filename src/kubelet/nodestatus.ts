@@ -33,7 +33,7 @@ import type { Taint } from '../api/taints.js';
 import { semanticEqual } from './equal.js';
 import { isExtendedResourceName } from '../api/resource-helpers.js';
 
-export const kubeletVersion = 'v1.32.0';
+export { kubernetesVersion as kubeletVersion } from '../util/kube-version.js';
 export const labelHostname = 'kubernetes.io/hostname';
 export const labelOS = 'kubernetes.io/os';
 export const labelArch = 'kubernetes.io/arch';

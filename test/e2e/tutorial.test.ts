@@ -38,6 +38,18 @@ describe('tutorial: a first deployment on npm start\'s simulated nodes', () => {
     assert.equal((await kubectl(['get', '--raw=/readyz/ping'])).stdout, 'ok');
   });
 
+  it('--show-managed-fields names the components as a kubeadm cluster does (the Server-Side Apply page)', async () => {
+    const managers = async (args: string[]) => {
+      const obj = JSON.parse((await kubectl(['get', ...args, '-o', 'json', '--show-managed-fields'])).stdout);
+      return (obj.metadata.managedFields as { manager: string; operation: string; subresource?: string }[])
+        .map((e) => `${e.manager} ${e.operation}${e.subresource ? ` ${e.subresource}` : ''}`).sort();
+    };
+    assert.deepEqual(await managers(['deployment', 'nginx']), ['kube-controller-manager Update status', 'kubectl-create Update']);
+    assert.deepEqual(await managers(['pod', pod]), ['kube-controller-manager Update', 'kubelet Update status']);
+    assert.ok((await managers(['node', node])).includes('kubelet Update'), 'the kubelet registered the node');
+    assert.deepEqual(await managers(['deployment', 'coredns', '-n', 'kube-system']), ['kube-controller-manager Update status', 'kubeadm Update']);
+  });
+
   it('kubectl describe pod lists the kubelet\'s events in the order they happened', async () => {
     const reasons = await eventually(async () => {
       const out = (await kubectl(['describe', 'pod', pod])).stdout;

@@ -34,6 +34,7 @@ import { waitForAPIServer, waitForNodeReady, poll, getNode } from './wait.js';
 import { nodeRuntimeOf, serviceIPOf } from './common.js';
 import { criCheck } from './cri-socket.js';
 import { parseInitFlags } from './init-flags.js';
+import { componentUserAgent } from '../../util/user-agent.js';
 
 
 
@@ -140,7 +141,7 @@ export async function runInit(args: string[]): Promise<number> {
       stopHint = kubeletStartPhase({ ...agentConfig, staticPods: true }, log).howToStop;
     }
     phase = 'wait-control-plane';
-    const admin = new Clientset(clientConfigOf(layout, 'super-admin.conf'), { userAgent: 'k8ts-init' });
+    const admin = new Clientset(clientConfigOf(layout, 'super-admin.conf'), { userAgent: componentUserAgent('kubeadm') });
     try {
       if (!skip.has('wait-control-plane')) {
         log(`[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from directory "${layout.manifestsDir}"`);

@@ -31,6 +31,7 @@ import { addEtcdMember, etcdEndpointsFromCluster, etcdMemberStarted, openEtcdMem
 import { serviceIPOf } from './common.js';
 import { poll } from './wait.js';
 import { markControlPlane } from './init.js';
+import { componentUserAgent } from '../../util/user-agent.js';
 
 export interface ControlPlaneJoinOptions {
   layout: NodeLayout;
@@ -122,7 +123,7 @@ const removeMemberLater = (endpoints: string[], certDir: string, peerURL: string
 /** check-etcd: kubeadm's "[check-etcd] Checking that the etcd cluster is healthy" (every member answers). */
 export async function checkEtcdPhase(o: ControlPlaneJoinOptions): Promise<void> {
   o.log('[check-etcd] Checking that the etcd cluster is healthy');
-  const admin = new Clientset(loadKubeconfig(o.layout.kubeconfig('admin.conf')), { userAgent: 'k8ts-join' });
+  const admin = new Clientset(loadKubeconfig(o.layout.kubeconfig('admin.conf')), { userAgent: componentUserAgent('kubeadm') });
   const etcd = await clusterEtcd(admin, o).finally(() => admin.close());
   try {
     const { members } = await etcd.cluster.memberList({});
@@ -141,7 +142,7 @@ export async function checkEtcdPhase(o: ControlPlaneJoinOptions): Promise<void> 
  */
 export async function joinControlPlane(cfg: JoinClusterConfig, o: ControlPlaneJoinOptions, undo: Array<() => Promise<void>>): Promise<void> {
   const { layout, log } = o;
-  const admin = new Clientset(loadKubeconfig(layout.kubeconfig('admin.conf')), { userAgent: 'k8ts-join' });
+  const admin = new Clientset(loadKubeconfig(layout.kubeconfig('admin.conf')), { userAgent: componentUserAgent('kubeadm') });
   try {
     const endpoints = await etcdEndpointsFromCluster(admin);
     const etcd = openEtcdMembersClient(endpoints, layout.certDir);

@@ -32,6 +32,7 @@ import { validateCertificateKey } from './download-certs.js';
 import { etcdManifestPath } from './etcd-manifest.js';
 import { CONTROL_PLANE_COMPONENTS, manifestPath } from './manifests.js';
 import { parseJoinFlags } from './join-flags.js';
+import { componentUserAgent } from '../../util/user-agent.js';
 
 
 
@@ -105,7 +106,7 @@ export async function runJoin(args: string[]): Promise<number> {
       log('[preflight] Running pre-flight checks before initializing the new control plane instance');
       checkReadyForAdditionalControlPlane(clusterConfig, cpOptions);
       phase = 'control-plane-prepare';
-      const bootstrap = new Clientset({ server: info.server, caPem: info.caCertPem, token: bootstrapToken }, { userAgent: 'k8ts-join' });
+      const bootstrap = new Clientset({ server: info.server, caPem: info.caCertPem, token: bootstrapToken }, { userAgent: componentUserAgent('kubeadm') });
       try {
         written.push(...await prepareControlPlane(bootstrap, clusterConfig, cpOptions));
       } finally {
@@ -140,7 +141,7 @@ export async function runJoin(args: string[]): Promise<number> {
       phase = 'control-plane-join';
       await joinControlPlane(clusterConfig, cpOptions, undo);
     }
-    const clients = new Clientset(loadKubeconfig(kubeletConf), { userAgent: 'k8ts-join' });
+    const clients = new Clientset(loadKubeconfig(kubeletConf), { userAgent: componentUserAgent('kubeadm') });
     try {
       await poll(async () => (isReady(await getNode(clients, nodeName)) ? true : undefined), timeoutMs, () => `the node "${nodeName}" did not become Ready within ${values.timeout}`);
     } finally {
@@ -177,7 +178,7 @@ Run 'kubectl get nodes' on the control-plane to see this node join the cluster.
  * cluster's KubeletConfiguration (kubelet-config), both readable with the token.
  */
 async function checkNodeName(info: ClusterInfo, token: string, nodeName: string): Promise<{ podNetworkBackend: string; kubeletConfiguration?: KubeletConfiguration; clusterConfig: JoinClusterConfig }> {
-  const clients = new Clientset({ server: info.server, caPem: info.caCertPem, token }, { userAgent: 'k8ts-join' });
+  const clients = new Clientset({ server: info.server, caPem: info.caCertPem, token }, { userAgent: componentUserAgent('kubeadm') });
   try {
     const node = await getNode(clients, nodeName);
     if (node && isReady(node)) {

@@ -19,6 +19,7 @@ import { Clientset, loadKubeconfig } from '../../client/index.js';
 import { klogLine } from './klog.js';
 import { unmountKubeletDirectory } from './unmount.js';
 import { parseResetFlags } from './reset-flags.js';
+import { componentUserAgent } from '../../util/user-agent.js';
 
 
 
@@ -121,7 +122,7 @@ async function removeLocalEtcdMember(l: ReturnType<typeof nodeLayout>): Promise<
   let etcd: ReturnType<typeof openEtcdMembersClient> | undefined;
   try {
     if (!peerURL) throw new Error('the etcd manifest names no peer URL');
-    clients = new Clientset(loadKubeconfig(l.kubeconfig('admin.conf')), { userAgent: 'k8ts-reset' });
+    clients = new Clientset(loadKubeconfig(l.kubeconfig('admin.conf')), { userAgent: componentUserAgent('kubeadm') });
     // Ask the other members: this node's etcd stops itself once removed, mid-call if the call went to it.
     const self = localEtcdClientURL(l);
     const all = await etcdEndpointsFromCluster(clients);
@@ -146,7 +147,7 @@ async function removeLocalEtcdMember(l: ReturnType<typeof nodeLayout>): Promise<
 async function readConfigurationFromCluster(adminConf: string): Promise<void> {
   let clients: Clientset | undefined;
   try {
-    clients = new Clientset(loadKubeconfig(adminConf), { userAgent: 'k8ts-reset' });
+    clients = new Clientset(loadKubeconfig(adminConf), { userAgent: componentUserAgent('kubeadm') });
     const c = clients;
     await Promise.race([
       c.resource('configmaps').get('kube-system', 'kubeadm-config'),

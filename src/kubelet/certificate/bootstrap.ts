@@ -12,6 +12,7 @@ import { certificateInfo, generateKeyPair, pemBlocks } from '../../pki/index.js'
 import type { Logger } from '../../util/log.js';
 import { ClientCertificateStore, writeNodeKubeconfig } from './store.js';
 import { requestNodeCertificate } from './request.js';
+import { componentUserAgent } from '../../util/user-agent.js';
 
 export interface BootstrapOptions {
   kubeconfigPath: string;
@@ -47,7 +48,7 @@ export async function loadOrBootstrapClientConfig(opts: BootstrapOptions): Promi
   const bootstrap = loadKubeconfig(opts.bootstrapKubeconfigPath);
   const store = new ClientCertificateStore(opts.certDir);
   const keyPem = store.pendingKey(() => generateKeyPair().keyPem);
-  const clients = new Clientset(bootstrap, { userAgent: `k8ts-agent/${opts.nodeName} bootstrap` });
+  const clients = new Clientset(bootstrap, { userAgent: componentUserAgent('kubelet', `${opts.nodeName}/bootstrap`) });
   let certPem: string;
   try {
     certPem = await requestNodeCertificate({
