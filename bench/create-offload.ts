@@ -32,7 +32,6 @@
  *   node dist/bench/create-offload.js [--rounds 3] [--creates 20000] [--warmup 5000]
  * Prints a Markdown table; results are copied into bench/RESULTS.md by hand.
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 import type { Pod } from 'kubernetes-types/core/v1.js';
@@ -45,7 +44,7 @@ import { resetFields, updateManagedFields } from '../src/api/managedfields/index
 import { dropOmittedZeros } from '../src/api/protobuf/omitempty.js';
 import { fillGoZeroValues } from '../src/api/go-zero-values.js';
 import { mountServiceAccountToken } from '../src/apiserver/admission/serviceaccount.js';
-import { median } from './lib/stats.js';
+import { roundsCell, threadCpuNs } from './lib/thread-cpu.js';
 import { table } from './lib/results.js';
 import { benchArgs } from './lib/args.js';
 
@@ -114,7 +113,6 @@ function serveInWorker(): void {
   });
 }
 
-const threadCpuNs = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 
 /** The loop's side of the worker: one postMessage a turn, answers in order. */
 class Hop {
@@ -195,10 +193,9 @@ async function main(): Promise<void> {
     for (const m of r % 2 ? [...modes].reverse() : modes) results.get(m)!.push(await run(m, hop, creates, `${r}-${m}`));
   }
   await hop.close();
-  const col = (xs: number[]) => `**${median(xs).toFixed(1)}** (${xs.map((x) => x.toFixed(1)).join(', ')})`;
   console.log(`create-offload: ${creates} creates a mode and round, ${rounds} rounds, ${inFlight} in flight, load ${load0} -> ${loadavg()[0]!.toFixed(1)}`);
   console.log(table(['Mode', 'Loop CPU µs per create', 'Worker CPU µs per create', 'Process CPU µs per create'],
-    modes.map((m) => { const xs = results.get(m)!; return [m, col(xs.map((x) => x.loopUs)), col(xs.map((x) => x.workerUs)), col(xs.map((x) => x.processUs))]; })));
+    modes.map((m) => { const xs = results.get(m)!; return [m, roundsCell(xs.map((x) => x.loopUs)), roundsCell(xs.map((x) => x.workerUs)), roundsCell(xs.map((x) => x.processUs))]; })));
 }
 
 if (isMainThread) await main(); else serveInWorker();

@@ -30,12 +30,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { median } from './lib/stats.js';
+import { roundsCell, threadCpuNs } from './lib/thread-cpu.js';
 import { table } from './lib/results.js';
 import { benchArgs } from './lib/args.js';
 
 const clients = 16;
-const threadCpuNs = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 const padding = 'x'.repeat(1600);
 
 /** A pod-sized answer to a pod-sized body: the loop's own share of a create, kept tiny and equal in both modes. */
@@ -232,10 +231,9 @@ async function main(): Promise<void> {
   const load0 = loadavg()[0]!.toFixed(1);
   for (let r = 0; r < rounds; r++) for (const m of r % 2 ? [...modes].reverse() : modes) results[m].push(await measure(fronts[m], requests));
   for (const m of modes) await fronts[m].close();
-  const col = (xs: number[]) => `**${median(xs).toFixed(1)}** (${xs.map((x) => x.toFixed(1)).join(', ')})`;
   console.log(`front-thread: ${requests} requests a mode and round, ${rounds} rounds, ${clients} keep-alive clients in a child process, load ${load0} -> ${loadavg()[0]!.toFixed(1)}`);
   console.log(table(['Mode', 'Main thread CPU µs per request', 'Worker CPU µs per request', 'Process CPU µs per request'],
-    modes.map((m) => [m, col(results[m].map((x) => x.mainUs)), col(results[m].map((x) => x.workerUs)), col(results[m].map((x) => x.processUs))])));
+    modes.map((m) => [m, roundsCell(results[m].map((x) => x.mainUs)), roundsCell(results[m].map((x) => x.workerUs)), roundsCell(results[m].map((x) => x.processUs))])));
 }
 
 if (!isMainThread) await frontWorker();
