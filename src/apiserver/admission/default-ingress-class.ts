@@ -14,7 +14,7 @@ import type { Lister } from '../../registry/lister.js';
 const isDefaultAnnotation = 'ingressclass.kubernetes.io/is-default-class';
 const classAnnotation = 'kubernetes.io/ingress.class';
 
-export function defaultIngressClassAdmission(ingressClasses: Lister<IngressClass>) {
+export function defaultIngressClassAdmission(ingressClasses: Pick<Lister<IngressClass>, 'list'>) {
   return (op: 'create' | 'update', info: ResourceInfo, ingress: Ingress): void => {
     if (op !== 'create' || info.group !== 'networking.k8s.io' || info.plural !== 'ingresses') return;
     if (ingress.spec?.ingressClassName != null) return;

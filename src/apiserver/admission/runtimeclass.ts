@@ -25,7 +25,7 @@ import type { Lister } from '../../registry/lister.js';
 const gr = { group: '', resource: 'pods' };
 
 export interface RuntimeClassSource {
-  classes: Lister<RuntimeClass>;
+  classes: Pick<Lister<RuntimeClass>, 'get'>;
   /** A live read of one class (storage), undefined when it does not exist. */
   lookup(name: string): Promise<RuntimeClass | undefined>;
 }
