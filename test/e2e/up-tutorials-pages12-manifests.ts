@@ -8,7 +8,9 @@
  *    parameters), default-ingressclass.yaml, test-ingress.yaml and
  *    simple-fanout-example.yaml;
  *  - Resource Quotas: policy/quota.yaml (one quota per PriorityClass) and
- *    policy/high-priority-pod.yaml.
+ *    policy/high-priority-pod.yaml;
+ *  - Limit Ranges: concepts/policy/limit-range/problematic-limit-range.yaml
+ *    and its two example pods.
  * The security context part (readOnlyRootFilesystem and seccompProfile, which
  * the Configure a Security Context page gives as fragments) is a pod of its own;
  * the kubectl cheat sheet gives commands only.
@@ -253,4 +255,49 @@ spec:
     securityContext:
       readOnlyRootFilesystem: true
       allowPrivilegeEscalation: false
+`;
+
+export const problematicLimitRange = `apiVersion: v1
+kind: LimitRange
+metadata:
+  name: cpu-resource-constraint
+spec:
+  limits:
+  - default: # this section defines default limits
+      cpu: 500m
+    defaultRequest: # this section defines default requests
+      cpu: 500m
+    max: # max and min define the limit range
+      cpu: "1"
+    min:
+      cpu: 100m
+    type: Container
+`;
+
+export const conflictWithLimitRangeCpu = `apiVersion: v1
+kind: Pod
+metadata:
+  name: example-conflict-with-limitrange-cpu
+spec:
+  containers:
+  - name: demo
+    image: registry.k8s.io/pause:3.8
+    resources:
+      requests:
+        cpu: 700m
+`;
+
+export const noConflictWithLimitRangeCpu = `apiVersion: v1
+kind: Pod
+metadata:
+  name: example-no-conflict-with-limitrange-cpu
+spec:
+  containers:
+  - name: demo
+    image: registry.k8s.io/pause:3.8
+    resources:
+      requests:
+        cpu: 700m
+      limits:
+        cpu: 700m
 `;

@@ -9,7 +9,8 @@
  *    IngressClass (upstream's DefaultIngressClass admission);
  *  - readOnlyRootFilesystem: writes to a read-only root succeeded.
  * Walked and answering as upstream already, checked here so they stay so:
- * the Resource Quotas page's quota per PriorityClass, and a sweep of the
+ * the Resource Quotas page's quota per PriorityClass, the Limit Ranges
+ * page's conflicting default limit, and a sweep of the
  * kubectl cheat sheet (sort-by, custom columns, set image and rollout
  * history and undo, label --overwrite, events --for, auth can-i --list,
  * api-resources -o wide, top).
@@ -23,7 +24,7 @@ import { eventually } from './harness.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 import * as m from './up-tutorials-pages12-manifests.js';
 
-describe('k8ts up: the Runtime Class, Pod Overhead, Ingress, security context, Resource Quotas and kubectl cheat sheet pages on simulated nodes', () => {
+describe('k8ts up: the Runtime Class, Pod Overhead, Ingress, security context, Resource Quotas, Limit Ranges and kubectl cheat sheet pages on simulated nodes', () => {
   let up: UpCluster;
   const kubectl = (args: string[], input?: string, allowFail = false) => up.kubectl(args, input, allowFail);
   const out = async (args: string[], input?: string) => (await kubectl(args, input)).stdout;
@@ -139,6 +140,20 @@ describe('k8ts up: the Runtime Class, Pod Overhead, Ingress, security context, R
     const expected = [table('pods-high', '500m', '10Gi', '1', ['1k', '200Gi']), table('pods-low', '0', '0', '0', ['5', '10Gi']), table('pods-medium', '0', '0', '0', ['10', '20Gi'])].join('\n\n');
     await eventually(async () => (await out(['describe', 'quota'])) === expected, 120_000, 'the quotas\' usage', () => out(['describe', 'quota']));
     await kubectl(['delete', 'pod', 'high-priority', '--wait=false']);
+  });
+
+  it('Limit Ranges: the default limit below a pod\'s request refuses it; with a limit of its own it is created and within min and max', async () => {
+    await kubectl(['create', 'namespace', 'limits']);
+    assert.equal(await out(['apply', '-n', 'limits', '-f', file('problematic-limit-range.yaml', m.problematicLimitRange)]), 'limitrange/cpu-resource-constraint created\n');
+    const refused = await kubectl(['apply', '-n', 'limits', '-f', file('example-conflict-with-limitrange-cpu.yaml', m.conflictWithLimitRangeCpu)], undefined, true);
+    assert.equal(refused.stderr, 'The Pod "example-conflict-with-limitrange-cpu" is invalid: spec.containers[0].resources.requests: Invalid value: "700m": must be less than or equal to cpu limit of 500m\n');
+    assert.equal(await out(['apply', '-n', 'limits', '-f', file('example-no-conflict-with-limitrange-cpu.yaml', m.noConflictWithLimitRangeCpu)]), 'pod/example-no-conflict-with-limitrange-cpu created\n');
+    assert.equal(await out(['describe', 'limitrange', '-n', 'limits']), [
+      'Name:       cpu-resource-constraint', 'Namespace:  limits',
+      'Type        Resource  Min   Max  Default Request  Default Limit  Max Limit/Request Ratio',
+      '----        --------  ---   ---  ---------------  -------------  -----------------------',
+      'Container   cpu       100m  1    500m             500m           -', '',
+    ].join('\n'));
   });
 
   it('kubectl cheat sheet: sort-by, custom columns, set image and rollout history/undo, label --overwrite, events --for, auth can-i --list, api-resources -o wide, top', async () => {
