@@ -129,3 +129,38 @@ export function addOrUpdateToleration(tolerations: readonly Toleration[] | undef
 function sameToleration(a: Toleration, b: Toleration): boolean {
   return matchToleration(a, b) && (a.tolerationSeconds ?? null) === (b.tolerationSeconds ?? null);
 }
+
+/** Whether `ss` tolerates every taint `t` does (upstream's pkg/util/tolerations isSuperset). */
+export function isSupersetToleration(ss: Toleration, t: Toleration): boolean {
+  if (sameToleration(ss, t)) return true;
+  // An empty key with Exists matches every key and value.
+  if ((t.key ?? '') !== (ss.key ?? '') && ((ss.key ?? '') !== '' || ss.operator !== 'Exists')) return false;
+  // An empty effect matches every effect.
+  if ((t.effect ?? '') !== (ss.effect ?? '') && (ss.effect ?? '') !== '') return false;
+  if (ss.effect === 'NoExecute' && ss.tolerationSeconds !== undefined && ss.tolerationSeconds !== null) {
+    if (t.tolerationSeconds === undefined || t.tolerationSeconds === null || t.tolerationSeconds > ss.tolerationSeconds) return false;
+  }
+  switch (ss.operator ?? '') {
+    case '':
+    case 'Equal': return t.operator === 'Equal' && (t.value ?? '') === (ss.value ?? '');
+    case 'Exists': return true;
+    default: return false;
+  }
+}
+
+/**
+ * Two sets of tolerations as one (upstream's MergeTolerations, which the
+ * RuntimeClass and PodTolerationRestriction admission plugins use): a
+ * toleration another one tolerates a superset of is dropped; of two equal
+ * ones the first is kept.
+ */
+export function mergeTolerations(first: readonly Toleration[] | undefined, second: readonly Toleration[] | undefined): Toleration[] {
+  const all = [...(first ?? []), ...(second ?? [])];
+  const merged: Toleration[] = [];
+  all.forEach((t, i) => {
+    if (merged.some((m) => isSupersetToleration(m, t))) return;
+    if (all.slice(i + 1).some((later) => !sameToleration(t, later) && isSupersetToleration(later, t))) return;
+    merged.push(t);
+  });
+  return merged;
+}

@@ -5,6 +5,8 @@
  * defaulting read memory instead of listing storage on every request.
  */
 import type { LimitRange, Namespace, Node, ResourceQuota, Service, ServiceAccount } from 'kubernetes-types/core/v1.js';
+import type { IngressClass } from 'kubernetes-types/networking/v1.js';
+import type { RuntimeClass } from 'kubernetes-types/node/v1.js';
 import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { Lister } from '../registry/lister.js';
@@ -18,6 +20,8 @@ export interface Listers {
   resourceQuotas: Lister<ResourceQuota>;
   priorityClasses: Lister<PriorityClass>;
   storageClasses: Lister<StorageClass>;
+  runtimeClasses: Lister<RuntimeClass>;
+  ingressClasses: Lister<IngressClass>;
   services: Lister<Service>;
   nodes: Lister<Node>;
 }
@@ -37,6 +41,8 @@ export function createListers(registry: Registry, logger?: Logger): ListerSet {
     resourceQuotas: lister('', 'resourcequotas'),
     priorityClasses: lister('scheduling.k8s.io', 'priorityclasses'),
     storageClasses: lister('storage.k8s.io', 'storageclasses'),
+    runtimeClasses: lister('node.k8s.io', 'runtimeclasses'),
+    ingressClasses: lister('networking.k8s.io', 'ingressclasses'),
     services: lister('', 'services'),
     nodes: lister('', 'nodes'),
   };

@@ -29,6 +29,9 @@ import { ServiceAllocator, type ServiceIPRange } from '../registry/service-alloc
 import { defaultStorageClassAdmission } from '../apiserver/admission/default-storage-class.js';
 import { admitStorageObjectInUseProtection } from '../apiserver/admission/storage-protection.js';
 import { priorityAdmission } from '../apiserver/admission/priority.js';
+import { StatusError } from '../api/status.js';
+import { runtimeClassAdmission } from '../apiserver/admission/runtimeclass.js';
+import { defaultIngressClassAdmission } from '../apiserver/admission/default-ingress-class.js';
 import { configureHeavyLane } from '../apiserver/heavy/index.js';
 import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
 import { resourceQuotaAdmission } from '../apiserver/admission/resourcequota.js';
@@ -196,7 +199,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
       if (on('StorageObjectInUseProtection')) admitStorageObjectInUseProtection(op, info, obj);
       if (on('Priority')) priority(op, info, obj, old);
       if (on('LimitRanger')) limitRanger(op, info, obj);
+      if (on('DefaultIngressClass')) defaultIngressClass(op, info, obj);
     },
+    (op, info, obj) => on('RuntimeClass') ? runtimeClass.admit(op, info, obj) : undefined,
     (op, info, obj, old, ctx) => on('NodeRestriction') ? nodeRestriction.admit(op, info, obj, old, ctx) : undefined,
     (op, info, obj, _old, ctx) => rbacEscalation(op, info, obj, ctx),
     // MutatingAdmissionWebhook comes last among upstream's mutating plugins.
@@ -206,6 +211,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   type Validate = Parameters<NonNullable<StoreHooks['validate']>>;
   const validatingSteps: AdmissionStep<Validate>[] = [
     (...a) => on('PodSecurity') ? podSecurity.validate(...a) : undefined,
+    (op, info, obj) => on('RuntimeClass') ? runtimeClass.validate(op, info, obj) : undefined,
     (op, info, obj, _old, opts) => on('CertificateSubjectRestriction') ? certificateSubjectRestriction(op, info, obj, opts) : undefined,
     (...a) => vap.plugin?.validate(...a),
     (...a) => on('ValidatingAdmissionWebhook') ? webhooks.validate(...a) : undefined,
@@ -245,6 +251,14 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const defaultStorageClass = defaultStorageClassAdmission(listers.storageClasses);
   const priority = priorityAdmission(listers.priorityClasses);
   const limitRanger = limitRangerAdmission(listers.limitRanges);
+  const defaultIngressClass = defaultIngressClassAdmission(listers.ingressClasses);
+  const runtimeClass = runtimeClassAdmission({
+    classes: listers.runtimeClasses,
+    lookup: (name) => registry.store('node.k8s.io', 'v1', 'runtimeclasses')!.get(undefined, name).catch((err: unknown) => {
+      if (err instanceof StatusError && err.code === 404) return undefined;
+      throw err;
+    }),
+  });
   const serviceAccounts = serviceAccountAdmission(() => registry, listers.serviceAccounts);
   const resourceQuota = resourceQuotaAdmission(() => registry, listers.resourceQuotas, realClock);
   const podSecurity = podSecurityAdmission({

@@ -35,6 +35,8 @@ export const k8tsSteps: Partial<Record<AdmissionPluginName, string>> = {
   DefaultTolerationSeconds: 'not-ready/unreachable NoExecute tolerations of 300 s',
   PodSecurity: 'Pod Security Standards from the namespace labels pod-security.kubernetes.io/enforce|warn (audit: no audit log)',
   DefaultStorageClass: 'storageClassName of new PVCs',
+  RuntimeClass: "a pod's RuntimeClass: its existence, spec.overhead, its nodeSelector and tolerations",
+  DefaultIngressClass: 'ingressClassName of new Ingresses',
   StorageObjectInUseProtection: 'the kubernetes.io/pvc-protection and kubernetes.io/pv-protection finalizers on new PVCs and PVs',
   CertificateSubjectRestriction: 'the CSR requester fields; no kube-apiserver-client CSR for system:masters',
   ValidatingAdmissionPolicy: 'ValidatingAdmissionPolicies and their bindings',

@@ -50,10 +50,14 @@ function podResolvConf(pod: Pod, clusterDNS: string[] | undefined): string | und
   return clusterDNS ? resolvConfText(podDNSConfig(pod, { clusterDNS, clusterDomain: simulatedClusterDomain }).config) : undefined;
 }
 
-/** Mounts the kubelet makes read-only: readOnly ones and the projected kinds (ConfigMap, Secret, downward API, projected). */
+/**
+ * Mounts the kubelet makes read-only: readOnly ones and the projected kinds (ConfigMap, Secret, downward API,
+ * projected); and the root filesystem ('/') under securityContext.readOnlyRootFilesystem.
+ */
 function readOnlyMounts(pod: Pod, spec: Container): string[] {
   const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
-  return (spec.volumeMounts ?? []).filter((m) => m.readOnly || projectedReadOnly(volumes.get(m.name))).map((m) => m.mountPath);
+  const mounts = (spec.volumeMounts ?? []).filter((m) => m.readOnly || projectedReadOnly(volumes.get(m.name))).map((m) => m.mountPath);
+  return spec.securityContext?.readOnlyRootFilesystem ? ['/', ...mounts] : mounts;
 }
 
 /** `base` (program.ts containerView) with the root filesystem, layer, volumes and network. */

@@ -9,7 +9,9 @@
  * goes with the pod. ConfigMap, Secret, downward API and projected volumes
  * (and mounts marked readOnly) are mounted read-only by the kubelet, so a
  * write under one fails as it would in a real container; the rest of the
- * filesystem (/etc/hosts, /tmp, an emptyDir's mount) takes writes.
+ * filesystem (/etc/hosts, /tmp, an emptyDir's mount) takes writes, unless the
+ * container's securityContext.readOnlyRootFilesystem makes the root (and the
+ * runtime's /etc/hosts, /etc/hostname, /etc/resolv.conf) read-only too.
  */
 import { posix } from 'node:path';
 import type { ContainerView } from './program.js';
@@ -30,9 +32,16 @@ export function withWritableLayer(view: ContainerView, layer: WritableLayer, rea
   const under = (path: string, m: string) => path === m || path.startsWith(m === '/' ? m : `${m}/`);
   const clean = (m: string) => posix.normalize(m).replace(/(.)\/$/, '$1');
   const mounts = readOnlyMounts.map(clean);
-  const readOnly = (path: string) => mounts.some((m) => under(path, m));
   // The deepest volume mount holding the path wins, as the deepest mount does in the kernel.
   const volumes = volumeMounts.map((m) => ({ ...m, mountPath: clean(m.mountPath) })).sort((a, b) => b.mountPath.length - a.mountPath.length);
+  // Writable mounts over a read-only root (readOnlyRootFilesystem gives '/' among the read-only ones): the
+  // volumes and the runtime's /dev tmpfs. Of a read-only and a writable mount at one path, the read-only one.
+  const writable = [...volumes.map((v) => v.mountPath), '/dev'];
+  const readOnly = (path: string) => {
+    const depth = (list: string[]) => Math.max(-1, ...list.filter((m) => under(path, m)).map((m) => m.length));
+    const ro = depth(mounts);
+    return ro >= 0 && ro >= depth(writable);
+  };
   /** Where a path's file lives: a volume (its path from the volume's root, subPath first) or the layer. */
   const locate = (path: string): { fs: WritableLayer; path: string; root: boolean } => {
     const m = volumes.find((v) => under(path, v.mountPath));

@@ -46,8 +46,10 @@ function volumeLine(v: Volume | undefined, path: string, readOnly: boolean): str
 export function procMounts(pod: Pod, spec: Container): string {
   const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
   const snap = '/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs/snapshots';
+  // readOnlyRootFilesystem: the root is mounted ro, and containerd mounts the sandbox's hosts, hostname and resolv.conf so too.
+  const rootRO = !!spec.securityContext?.readOnlyRootFilesystem;
   const lines = [
-    `overlay / overlay rw,relatime,lowerdir=${snap}/28/fs:${snap}/27/fs:${snap}/26/fs,upperdir=${snap}/41/fs,workdir=${snap}/41/work 0 0`,
+    `overlay / overlay ${rootRO ? 'ro' : 'rw'},relatime,lowerdir=${snap}/28/fs:${snap}/27/fs:${snap}/26/fs,upperdir=${snap}/41/fs,workdir=${snap}/41/work 0 0`,
     'proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0',
     'tmpfs /dev tmpfs rw,nosuid,size=65536k,mode=755 0 0',
     'devpts /dev/pts devpts rw,nosuid,noexec,relatime,gid=5,mode=620,ptmxmode=666 0 0',
@@ -55,10 +57,10 @@ export function procMounts(pod: Pod, spec: Container): string {
     'sysfs /sys sysfs ro,nosuid,nodev,noexec,relatime 0 0',
     'cgroup /sys/fs/cgroup cgroup2 ro,nosuid,nodev,noexec,relatime,nsdelegate,memory_recursiveprot 0 0',
     ...(spec.volumeMounts ?? []).map((m) => volumeLine(volumes.get(m.name), m.mountPath, !!m.readOnly)),
-    diskMount('/etc/hosts', false),
+    diskMount('/etc/hosts', rootRO),
     diskMount(spec.terminationMessagePath ?? '/dev/termination-log', false),
-    diskMount('/etc/hostname', false),
-    diskMount('/etc/resolv.conf', false),
+    diskMount('/etc/hostname', rootRO),
+    diskMount('/etc/resolv.conf', rootRO),
     'shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k 0 0',
   ];
   return `${lines.join('\n')}\n`;
