@@ -46,6 +46,8 @@ export class TreePool {
   private readonly leftAlone = new WeakSet<object>();
   /** A shared node's keys, read into the same array for every comparison. */
   private readonly scratch: string[] = [];
+  /** visitLike's object children's hashes, one array per depth. */
+  private readonly childHashes: number[][] = [];
 
   constructor(private readonly generationSize = 32_768, private readonly maxDepth = 64, private readonly opts: TreePoolOptions = {}) {
     this.hashes.set(this.empty, 1);
@@ -56,22 +58,127 @@ export class TreePool {
   }
 
   /**
-   * As intern, but first tries `previous` (what the same place held before: an updated object's
-   * field set is usually its last one): when it is a frozen tree (a pool's) equal to `root`, key
-   * order included, it is the answer, found by one comparison instead of hashing every node.
+   * As intern, guided by `previous` (what the same place held before, or in an alike object: an
+   * updated object's field set is usually its last one, a pod's containers those of the pod created
+   * before it) when it is a frozen tree (a pool's): each node is compared with the node at the same
+   * place in `previous` once its children are shared, and a node equal to it is that node, found by
+   * comparing identities instead of hashing its keys and values. Only the nodes that differ are
+   * hashed (visitLike). Before, a whole-tree comparison came first and a subtree differing in one
+   * leaf (a pod's token volume name in its containers' volumeMounts) was then walked again to hash it.
    */
   internLike<T>(root: T, previous: unknown): T {
-    if (isTree(previous) && Object.isFrozen(previous) && sameTree(root, previous, this.maxDepth)) return previous as T;
-    return this.intern(root);
+    if (!isTree(root)) return root;
+    return (this.guided(root, previous) ? this.visitLike(root, previous, 0) : this.visit(root, 0)) as T;
+  }
+
+  /** Whether visitLike may walk `o` beside `like`: a pooled (frozen) node of the same kind, `o` new (unfrozen, not known). */
+  private guided(o: object, like: unknown): like is object {
+    return like !== o && isTree(like) && Object.isFrozen(like) && Array.isArray(o) === Array.isArray(like) && !Object.isFrozen(o);
+  }
+
+  /**
+   * visit beside `like`: each object child is shared first (beside like's child at the same key or
+   * index); then, when `o` has like's keys in like's order and the same children, like is the
+   * answer, and its hash is not looked up (lastHash `unknownHash`) unless a parent that differs
+   * needs it. Otherwise `o` is hashed as visit hashes it (the same hash, so the two walks find each
+   * other's nodes), its object children's hashes taken from the first pass.
+   */
+  private visitLike(o: any, like: any, depth: number): object {
+    if (depth >= this.maxDepth) { this.lastHash = 0; return o; }
+    const hs = this.levelHashes(depth);
+    let n = 0;
+    let shareable = true;
+    if (Array.isArray(o)) {
+      for (let i = 0; i < o.length; i++) {
+        if (o[i] === null || typeof o[i] !== 'object') continue;
+        const c = this.childLike(o, i, like[i], depth);
+        if (c === -1) shareable = false;
+        hs[n++] = c;
+      }
+    } else {
+      for (const k in o) {
+        if (o[k] === null || typeof o[k] !== 'object') continue;
+        const c = this.childLike(o, k, like[k], depth);
+        if (c === -1) shareable = false;
+        hs[n++] = c;
+      }
+    }
+    if (!shareable) { this.lastHash = 0; return o; }
+    if (this.sameNode(o, like)) { this.lastHash = unknownHash; return like; }
+    return this.hashWith(o, hs, depth);
+  }
+
+  /** child, beside `like` (the same place in the node visitLike walks beside); `unknownHash` for like's own node. */
+  private childLike(o: any, k: string | number, like: unknown, depth: number): number {
+    const v: unknown = o[k];
+    if (!isTree(v)) return -1;
+    const shared = this.guided(v, like) ? this.visitLike(v, like, depth + 1) : this.visit(v, depth + 1);
+    if (this.lastHash === 0) return -1;
+    if (shared !== v) o[k] = shared;
+    return this.lastHash === unknownHash ? unknownHash : mix(6, this.lastHash);
+  }
+
+  /**
+   * The shared copy of `o` (unfrozen, its object children shared already, what they mix in in
+   * `hs` in order), hashed as visit hashes it: keys and values other than objects hashed here,
+   * and a child found equal to like's looked up (or hashed) now.
+   */
+  private hashWith(o: any, hs: number[], depth: number): object {
+    let n = 0;
+    let h: number;
+    if (Array.isArray(o)) {
+      h = 0x2f1b3c5d;
+      for (let i = 0; i < o.length; i++) {
+        const c = this.hashOf(o, i, hs, n, depth);
+        if (o[i] !== null && typeof o[i] === 'object') n++;
+        if (c < 0) { this.lastHash = 0; return o; }
+        h = mix(h, c);
+      }
+    } else {
+      h = 0x5bd1e995;
+      let empty = true;
+      for (const k in o) {
+        empty = false;
+        const c = this.hashOf(o, k, hs, n, depth);
+        if (o[k] !== null && typeof o[k] === 'object') n++;
+        if (c < 0) { this.lastHash = 0; return o; }
+        h = mix(mix(h, hashString(k)), c);
+      }
+      if (empty) { this.lastHash = 1; return this.empty; }
+    }
+    return this.share(o, (h & 0x3fffffff) || 2);
+  }
+
+  /** What hashWith mixes in for the child `k` of `o`; `hs[n]` what visitLike found for it when it is an object. */
+  private hashOf(o: any, k: string | number, hs: number[], n: number, depth: number): number {
+    const v: unknown = o[k];
+    if (v === null || typeof v !== 'object') return valueHash(v);
+    if (hs[n] !== unknownHash) return hs[n]!;
+    const shared = this.visit(v, depth + 1);
+    if (this.lastHash === 0) return -1;
+    if (shared !== v) o[k] = shared;
+    return mix(6, this.lastHash);
+  }
+
+  /** The scratch array for the object children's hashes of a node at `depth` (one per depth, reused). */
+  private levelHashes(depth: number): number[] {
+    let hs = this.childHashes[depth];
+    if (hs === undefined) { hs = []; this.childHashes[depth] = hs; }
+    return hs;
   }
 
   /** The shared copy of `o` once its children are shared, or `o` when it cannot be shared (lastHash 0). */
   private visit(o: any, depth: number): object {
-    const known = this.hashes.get(o);
-    if (known !== undefined) { this.lastHash = known; return o; }
-    if (depth >= this.maxDepth || this.leftAlone.has(o)) { this.lastHash = 0; return o; }
-    // A frozen node (another cache's shared copy) cannot take its children's shared copies: shared only if they are its own.
+    // Only frozen nodes are known or left alone (a pool's nodes are frozen): an object JSON.parse just
+    // made is not looked up (a WeakMap lookup gives it an identity hash first, for nothing).
     const frozen = Object.isFrozen(o);
+    if (frozen) {
+      const known = this.hashes.get(o);
+      if (known !== undefined) { this.lastHash = known; return o; }
+      if (this.leftAlone.has(o)) { this.lastHash = 0; return o; }
+    }
+    if (depth >= this.maxDepth) { this.lastHash = 0; return o; }
+    // A frozen node (another cache's shared copy) cannot take its children's shared copies: shared only if they are its own.
     let shareable = true;
     let h: number;
     if (Array.isArray(o)) {
@@ -106,23 +213,15 @@ export class TreePool {
    */
   private child(o: any, k: string | number, frozen: boolean, depth: number): number {
     const v: unknown = o[k];
-    switch (typeof v) {
-      case 'string': return mix(1, hashString(v));
-      case 'number': return mix(2, hashString(String(v)));
-      case 'boolean': return v ? 3 : 4;
-      case 'object': {
-        if (v === null) return 5;
-        if (!isTree(v)) return -1;
-        const shared = this.visit(v, depth + 1);
-        if (this.lastHash === 0) return -1;
-        if (shared !== v) {
-          if (frozen) return -1;
-          o[k] = shared;
-        }
-        return mix(6, this.lastHash);
-      }
-      default: return -1;
+    if (v === null || typeof v !== 'object') return valueHash(v);
+    if (!isTree(v)) return -1;
+    const shared = this.visit(v, depth + 1);
+    if (this.lastHash === 0) return -1;
+    if (shared !== v) {
+      if (frozen) return -1;
+      o[k] = shared;
     }
+    return mix(6, this.lastHash);
   }
 
   /**
@@ -214,29 +313,25 @@ function mix(h: number, v: number): number {
   return ((h << 13) | (h >>> 19)) >>> 0;
 }
 
+/** visitLike's lastHash for a node found equal to its like, whose hash it did not look up (hashes are 30-bit and positive). */
+const unknownHash = -2;
+
+/** What a node's hash mixes in for a child that is not an object (tagged by type); -1 when it cannot be shared. */
+function valueHash(v: unknown): number {
+  switch (typeof v) {
+    case 'string': return mix(1, hashString(v));
+    case 'number': return mix(2, hashString(String(v)));
+    case 'boolean': return v ? 3 : 4;
+    case 'object': return v === null ? 5 : -1;
+    default: return -1;
+  }
+}
+
 /** FNV-1a of a string's code units. */
 function hashString(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h >>> 0;
-}
-
-/** Whether `a` and `b` are the same JSON, key order included (false past `depth` levels). */
-function sameTree(a: unknown, b: unknown, depth: number): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object' || depth === 0) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameTree(a[i], b[i], depth - 1)) return false;
-    return true;
-  }
-  if (Array.isArray(b) || !isTree(a) || !isTree(b)) return false;
-  const bKeys = Object.keys(b);
-  let i = 0;
-  for (const k in a) {
-    if (bKeys[i++] !== k || !sameTree((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], depth - 1)) return false;
-  }
-  return i === bKeys.length;
 }
 
 /** A JSON object or array as JSON.parse makes them (not a class instance, a byte array, a Date). */

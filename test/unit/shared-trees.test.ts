@@ -188,3 +188,44 @@ test('internString: the string values of each node pooled for the first time go 
   assert.equal(pool.intern(status()), a);
   assert.deepEqual(seen, [], 'an equal tree is found, not pooled again');
 });
+
+/** A pod's only container as the service-account admission leaves it: one leaf (the token volume's name) differs from pod to pod. */
+const container = (volume: string) => ({
+  name: 'pause', image: 'registry.k8s.io/pause:3.10', ports: [{ containerPort: 80, protocol: 'TCP' }],
+  resources: { requests: { cpu: '100m', memory: '500Mi' }, limits: { cpu: '100m', memory: '500Mi' } },
+  volumeMounts: [{ name: volume, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }],
+});
+
+test('internLike of a tree that differs from the previous one in a leaf: the same JSON, the previous tree\'s equal subtrees, the nodes intern finds', () => {
+  const pool = new TreePool(32_768, 64, { freshNodes: true });
+  const prev = pool.intern([container('kube-api-access-aaaaa')]);
+  pool.intern([container('kube-api-access-aaaaa')]);
+  const next = pool.internLike([container('kube-api-access-bbbbb')], prev);
+  assert.equal(JSON.stringify(next), JSON.stringify([container('kube-api-access-bbbbb')]));
+  assert.notEqual(next, prev);
+  assert.equal(next[0].ports, prev[0].ports, 'an equal subtree is the previous tree\'s');
+  assert.equal(next[0].resources, prev[0].resources);
+  assert.notEqual(next[0].volumeMounts[0], prev[0].volumeMounts[0]);
+  assert.ok(Object.isFrozen(next) && Object.isFrozen(next[0]) && Object.isFrozen(next[0].volumeMounts[0]), 'the nodes that differ are pooled');
+  assert.equal(pool.intern([container('kube-api-access-bbbbb')]), next, 'intern finds what internLike pooled: the same hash');
+  assert.equal(pool.internLike([container('kube-api-access-bbbbb')], prev), next, 'and internLike what it pooled itself');
+  assert.equal(pool.internLike([container('kube-api-access-aaaaa')], next), prev, 'beside another tree, an equal one is still found');
+});
+
+test('internLike beside a tree of another shape, or with what is not JSON inside, keeps the tree equal and unshared where intern would', () => {
+  const pool = new TreePool();
+  const prev = pool.intern({ a: { x: [1, 2] }, b: { y: 'z' } });
+  const longer = pool.internLike({ a: { x: [1, 2, 3] }, b: { y: 'z' }, c: {} }, prev);
+  assert.equal(JSON.stringify(longer), '{"a":{"x":[1,2,3]},"b":{"y":"z"},"c":{}}');
+  assert.equal(longer.b, prev.b);
+  const swapped = pool.internLike({ b: { y: 'z' }, a: { x: [1, 2] } }, prev);
+  assert.notEqual(swapped, prev, 'key order is part of equality');
+  assert.equal(swapped.a, prev.a);
+  const bytes = new Uint8Array([1]);
+  const odd = pool.internLike({ a: { x: [1, 2] }, b: { y: 'z', bytes } }, prev);
+  assert.equal(odd.b.bytes, bytes);
+  assert.ok(!Object.isFrozen(odd) && !Object.isFrozen(odd.b), 'a node holding bytes and its ancestors stay the object\'s own');
+  assert.equal(odd.a, prev.a, 'its equal siblings are still shared');
+  const arrayBeside = pool.internLike([{ y: 'z' }], prev);
+  assert.equal(arrayBeside[0], prev.b, 'an array beside an object is interned as intern does');
+});
