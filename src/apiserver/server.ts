@@ -102,7 +102,7 @@ export interface ApiServerOptions {
   aggregator?: Aggregator;
   /** The dashboard's pod summary (pod-summary/endpoint.ts), authorized as the pods list it stands for. */
   podSummary?: PodSummaryEndpoint;
-  /** Seats for mutating requests, shared fairly between users (flowcontrol/); defaultSeats when absent. */
+  /** Seats for mutating requests, shared by the priority levels and within each fairly between flows (flowcontrol/); defaultSeats when absent. */
   maxMutatingRequestsInflight?: number;
   /** The watch-fed caches pods/proxy and services/proxy read: Services and their endpoints (the ServiceResolver's); without them services/proxy answers 503. */
   serviceEndpoints?: ServiceResolverSources;
