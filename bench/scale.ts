@@ -50,7 +50,7 @@ import { startServer, readMemory, readCpuMs, readThreadCpuMs } from './lib/serve
 import { isolateReport, type IsolateReport } from './lib/isolate-report.js';
 import { readEtcdDb, startEtcd, type Etcd, type EtcdDb } from './lib/etcd.js';
 import { countsSince, describeCounts, writeCounts } from './lib/request-counts.js';
-import { describeStages, p99s, scrape, type Quantile } from './lib/request-histograms.js';
+import { describeSeatWait, describeStages, p99s, scrape, type Quantile } from './lib/request-histograms.js';
 import { machineLine, revisionLine, table, writeSection } from './lib/results.js';
 import { msSince } from './lib/stats.js';
 import { Clientset, loadKubeconfig } from '../src/client/index.js';
@@ -142,6 +142,8 @@ interface Run {
   mutatingSli: Quantile[];
   /** Where the staged calls' server time went (bench/lib/request-histograms.ts describeStages). */
   stages?: string;
+  /** The fair queue's wait by priority level and flow schema. */
+  seatWait?: string;
   lists: Quantile[];
   podPages: number[];
   podListTotals: number[];
@@ -287,9 +289,10 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
     const mutating = p99s(h0.duration, h1.duration, mutatingSloSec).filter(isMutating);
     const mutatingSli = p99s(h0.sli, h1.sli, mutatingSloSec).filter(isMutating);
     const stages = describeStages(h0, h1, stagedCalls, mutatingSloSec);
+    const seatWait = describeSeatWait(h0, h1, mutatingSloSec);
     const lists = p99s(h0.duration, h1.duration, listSloSec).filter((q) => q.key.startsWith('LIST '));
     return {
-      storage, build: build.name, heapNodes, heapPods, nodes: o.nodes, pods: o.pods, registerSec, podsReadySec, podsReady, podsReadyListed, statusLag, memoryAtPods, dsReadySec, dsReady, nodesReadyAtEnd, mutating, mutatingSli, stages, lists,
+      storage, build: build.name, heapNodes, heapPods, nodes: o.nodes, pods: o.pods, registerSec, podsReadySec, podsReady, podsReadyListed, statusLag, memoryAtPods, dsReadySec, dsReady, nodesReadyAtEnd, mutating, mutatingSli, stages, seatWait, lists,
       podPages, podListTotals, nodeLists, serverPeakMB: readMemory(server.pid).hwmKB / 1024, serverCpuSec: (readCpuMs(server.pid) - cpu0) / 1000, podsCpu: cpuAtPods,
       counts: describeCounts(countsSince(c0, await writeCounts(clients))), load: [load0, loadavg()[0]!],
       etcd: etcd ? { peakMB: readMemory(etcd.pid).hwmKB / 1024, cpuSec: (readCpuMs(etcd.pid) - etcdCpu0) / 1000, db: await readEtcdDb(etcd.url).catch(() => undefined) } : undefined,
@@ -360,6 +363,7 @@ function sliRows(r: Run): string[][] {
   const binding = r.mutating.find((q) => q.key === 'POST pods/binding');
   if (binding) rows.push([r.storage, 'POST pods/binding by apiserver_request_duration_seconds: mean', `${(binding.meanSec * 1000).toFixed(0)} ms`, '(measured)']);
   if (r.stages) rows.push([r.storage, 'where the server time went, mean ms a call by stage (calls whose stage alone took over 1 s)', r.stages, '(measured)']);
+  if (r.seatWait) rows.push([r.storage, "the fair queue's wait (apiserver_flowcontrol_request_wait_duration_seconds) by priority level / flow schema", r.seatWait, '(measured)']);
   return rows;
 }
 

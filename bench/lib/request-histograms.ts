@@ -12,19 +12,27 @@ export interface Buckets { le: Map<number, number>; sumSec: number }
 /** Per "VERB resource[/sub]" (and " stage" for the stage histogram). */
 export type Histograms = Map<string, Buckets>;
 
-export interface Scrape { duration: Histograms; sli: Histograms; stages: Histograms }
+/**
+ * `seatWait` is apiserver_flowcontrol_request_wait_duration_seconds by "priority_level/flow_schema"
+ * (" rejected" added for requests that never got a seat).
+ */
+export interface Scrape { duration: Histograms; sli: Histograms; stages: Histograms; seatWait: Histograms }
 
 const labelsOf = (text: string) => Object.fromEntries([...text.matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1]!, x[2]!]));
 
-/** The series of `metric` in `text`, keyed by verb, resource and subresource (and stage when it has one). */
-export function parseHistograms(text: string, metric: string): Histograms {
+type Labels = Record<string, string>;
+const byCall = (l: Labels) => `${l.verb} ${l.subresource ? `${l.resource}/${l.subresource}` : l.resource}${l.stage ? ` ${l.stage}` : ''}`;
+const byLevel = (l: Labels) => `${l.priority_level}/${l.flow_schema}${l.execute === 'false' ? ' rejected' : ''}`;
+
+/** The series of `metric` in `text`, keyed by verb, resource and subresource (and stage when it has one), or by `keyOf`. */
+export function parseHistograms(text: string, metric: string, keyOf: (l: Labels) => string = byCall): Histograms {
   const out: Histograms = new Map();
   const line = new RegExp(`^${metric}_(bucket|sum)\\{(.*)\\} ([0-9.e+-]+)`);
   for (const row of text.split('\n')) {
     const m = line.exec(row);
     if (!m) continue;
     const l = labelsOf(m[2]!);
-    const key = `${l.verb} ${l.subresource ? `${l.resource}/${l.subresource}` : l.resource}${l.stage ? ` ${l.stage}` : ''}`;
+    const key = keyOf(l);
     let h = out.get(key);
     if (!h) out.set(key, (h = { le: new Map(), sumSec: 0 }));
     if (m[1] === 'sum') h.sumSec = Number(m[3]);
@@ -39,6 +47,7 @@ export async function scrape(clients: Clientset): Promise<Scrape> {
     duration: parseHistograms(text, 'apiserver_request_duration_seconds'),
     sli: parseHistograms(text, 'apiserver_request_sli_duration_seconds'),
     stages: parseHistograms(text, 'k8ts_request_stage_duration_seconds'),
+    seatWait: parseHistograms(text, 'apiserver_flowcontrol_request_wait_duration_seconds', byLevel),
   };
 }
 
@@ -76,4 +85,11 @@ export function describeStages(a: Scrape, b: Scrape, keys: string[], sloSec: num
     });
     return `${key}: ${parts.join(', ')}`;
   }).join('; ');
+}
+
+/** The fair queue's wait by priority level and flow schema: calls, mean ms, the p99's bucket, calls over `sloSec`. */
+export function describeSeatWait(a: Scrape, b: Scrape, sloSec: number): string | undefined {
+  const q = p99s(a.seatWait, b.seatWait, sloSec);
+  if (q.length === 0) return undefined;
+  return q.map((x) => `${x.key}: ${x.count.toLocaleString('en-US')}, mean ${(x.meanSec * 1000).toFixed(1)} ms, p99 <= ${x.p99UpperSec} s${x.overSec ? ` (${x.overSec.toLocaleString('en-US')} over ${sloSec} s)` : ''}`).join('; ');
 }

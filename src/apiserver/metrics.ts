@@ -16,7 +16,7 @@ export interface ApiMetrics {
   sli: BatchedHistogram<'verb' | 'resource' | 'subresource'>;
   /** Where a write's time went, stage by stage (request-stages.ts); k8ts's own. */
   stages: BatchedHistogram<'verb' | 'resource' | 'subresource' | 'stage'>;
-  /** The wait for a seat of the fair queue, by upstream's name; one flow schema and priority level here (flowcontrol/). */
+  /** The wait for a seat of the fair queue, by upstream's name and labels: the request's flow schema and priority level (flowcontrol/). */
   flowcontrolWait: BatchedHistogram<'flow_schema' | 'priority_level' | 'execute'>;
   /** Every storage call (a create's write among them) records one. */
   storageLatency: BatchedHistogram<'operation'>;

@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { ApiMetrics } from './metrics.js';
+import type { Schema } from './flowcontrol/classify.js';
 
 export interface StageMarks {
   /** The request's 'request' event (Node parsed its head). */
@@ -19,6 +20,8 @@ export interface StageMarks {
   read?: number;
   /** The request asked for a seat (flowcontrol/seats.ts); unset for one exempt from the fair queue. */
   seatAsked?: number;
+  /** The FlowSchema of a request that asked for a seat, for the wait histogram's labels. */
+  schema?: Schema;
   /** The seat was granted; unset for a request rejected with a 429. */
   seated?: number;
   /** After the body, the request's turn of the loop came (flowcontrol/turns.ts). */
@@ -42,7 +45,7 @@ export function stagesOf(req: IncomingMessage): StageMarks | undefined {
 }
 
 /** Sets `stage` to now on the request's marks, if it keeps any. */
-export function markStage(req: IncomingMessage, stage: Exclude<keyof StageMarks, 'arrived'>): void {
+export function markStage(req: IncomingMessage, stage: Exclude<keyof StageMarks, 'arrived' | 'schema'>): void {
   const m = marks.get(req);
   if (m) m[stage] = performance.now();
 }
@@ -74,8 +77,9 @@ export function observeStages(metrics: ApiMetrics, labels: Labels, key: string, 
   stage('turn', m.seated ?? m.read, m.turned);
   stage('handler', m.turned ?? m.started, m.handled);
   stage('answer', m.handled, end);
-  if (m.seatAsked !== undefined) {
+  const schema = m.schema;
+  if (m.seatAsked !== undefined && schema) {
     const execute = m.seated === undefined ? 'false' : 'true';
-    metrics.flowcontrolWait.observeKeyed(`global-default\x00global-default\x00${execute}\x00`, () => ({ flow_schema: 'global-default', priority_level: 'global-default', execute }), seatWaitSeconds(m, end));
+    metrics.flowcontrolWait.observeKeyed(schema.waitKeys[execute], () => ({ flow_schema: schema.name, priority_level: schema.priorityLevel, execute }), seatWaitSeconds(m, end));
   }
 }

@@ -54,8 +54,9 @@ import { storageHealthCheck, type StorageHealth } from './storage-health.js';
 import type { PostStartHooks } from './post-start-hooks.js';
 import { closeHeavyLane } from './heavy/index.js';
 import type { PodSummaryEndpoint } from './pod-summary/endpoint.js';
-import { FairQueue, defaultQueueBytes, defaultQueueLength, defaultSeats } from './flowcontrol/fair-queue.js';
-import { seatAfterBody } from './flowcontrol/seats.js';
+import { defaultSeats } from './flowcontrol/fair-queue.js';
+import { FlowControl } from './flowcontrol/flow-control.js';
+import { registerFlowControlMetrics } from './flowcontrol/metrics.js';
 import { boundConnections, tlsServerDeadlineOptions, deadlineFor, defaultTimeouts, isLongRunning, settleBody, lastResort, requestURL, type ConnectionTimeouts } from './connections.js';
 
 export interface ApiServerOptions {
@@ -101,7 +102,7 @@ export interface ApiServerOptions {
   aggregator?: Aggregator;
   /** The dashboard's pod summary (pod-summary/endpoint.ts), authorized as the pods list it stands for. */
   podSummary?: PodSummaryEndpoint;
-  /** Seats for mutating requests, shared fairly between users (flowcontrol/); defaultSeats when absent. */
+  /** Seats for mutating requests, shared by the priority levels and within each fairly between flows (flowcontrol/); defaultSeats when absent. */
   maxMutatingRequestsInflight?: number;
   /** The watch-fed caches pods/proxy and services/proxy read: Services and their endpoints (the ServiceResolver's); without them services/proxy answers 503. */
   serviceEndpoints?: ServiceResolverSources;
@@ -127,6 +128,8 @@ export interface ApiServer {
    */
   listenLoopback(path: string, authenticate: ApiServerOptions['authenticate']): Promise<void>;
   close(): Promise<void>;
+  /** Its priority levels and flow schemas (flowcontrol/); setUIDs once the stored objects are ensured. */
+  readonly flowControl: FlowControl;
 }
 
 /** How long an error answer waits for the rest of a request body it will not use. */
@@ -144,7 +147,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     storageHealth: options.storageHealth ?? storageHealthCheck(options.registry.backend), proxyAgents,
   };
   const timeouts = { ...defaultTimeouts, ...opts.timeouts };
-  const seats = new FairQueue({ seats: opts.maxMutatingRequestsInflight ?? defaultSeats, queueLength: defaultQueueLength, queueBytes: defaultQueueBytes });
+  const seats = new FlowControl(opts.maxMutatingRequestsInflight ?? defaultSeats);
+  registerFlowControlMetrics(opts.metrics.registry, seats);
   // The handshake and header deadlines of upstream's http.Server (util/serving-deadlines.ts).
   const checking = tlsServerDeadlineOptions(timeouts);
   // The one error boundary: whatever a request makes a handler throw or reject with, the
@@ -176,6 +180,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   boundConnections(server, timeouts, opts.logger);
   let loopback: http.Server | undefined;
   return {
+    flowControl: seats,
     listen: (port, host) => new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => resolve(server.address() as AddressInfo));
@@ -210,7 +215,7 @@ function trackLongRunning(metrics: ApiServerOptions['metrics'], req: IncomingMes
   res.once('close', () => metrics.longRunning.dec(labels));
 }
 
-async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeouts; seats: FairQueue; arrived: bigint }, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeouts; seats: FlowControl; arrived: bigint }, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { opts, timeouts, seats, arrived: started } = server;
   const marks = stagesOf(req);
   if (marks) marks.started = performance.now();
@@ -253,7 +258,7 @@ async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeo
       user = acting;
       const authorized = authorizeRequest(opts, user, info);
       if (authorized) await authorized;
-      seatAfterBody(seats, req, res, user, info.verb);
+      seats.admit(req, res, user, info);
     }
     // A group version served by an extension API server goes there, authorized here first (kube-aggregator).
     const remote = user && info.apiPrefix === 'apis' && info.group && info.version ? opts.aggregator?.remoteFor(info.group, info.version) : undefined;
@@ -288,7 +293,7 @@ async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeo
  * if it had not asked (as upstream's handlers ignore the header), on a
  * response bound to the raw socket, which closes after it.
  */
-async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats: FairQueue, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts, seats: FlowControl, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   const url = requestURL(req.url);
   const info = url && parseRequestInfo(req.method ?? 'GET', url);
   const stream = info?.isResourceRequest && info.group === '' && info.resource === 'pods' && info.namespace && info.name && (info.subresource === 'exec' || info.subresource === 'attach' || info.subresource === 'portforward');

@@ -19,7 +19,7 @@ import { Aggregator } from '../apiserver/aggregation/aggregator.js';
 import { defaultRequestHeaders, publishAuthenticationConfigMap } from '../apiserver/aggregation/authentication-configmap.js';
 import { ensureFrontProxyPKI } from './front-proxy.js';
 import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
-import { ensureFlowControlBootstrap, runFlowControlEnsurer } from '../registry/flowcontrol-ensurer.js';
+import { ensureFlowControlBootstrap, runFlowControlEnsurer, storedFlowControlObjects } from '../registry/flowcontrol-ensurer.js';
 import { KubernetesEndpointReconciler, publishableAddress } from '../registry/kubernetes-endpoints.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { FlowSchemaStatus } from '../registry/flowschema-status.js';
@@ -351,7 +351,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
       server: url, caCertPem: pki.caCertPem, userName: 'kubernetes-admin', clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem,
     })),
     ensureSystemPriorityClasses(registry).then(() => hooks.finish('scheduling/bootstrap-system-priority-classes')),
-    ensureFlowControlBootstrap(registry),
+    ensureFlowControlBootstrap(registry).then(() => storedFlowControlObjects(registry)).then((o) => server.flowControl.setUIDs(o.schemas, o.levels)),
     ensureSystemNamespaces(registry).then(async () => {
       hooks.finish('start-system-namespaces-controller');
       await ensureKubernetesService(registry);

@@ -48,8 +48,9 @@ ${etcdFlagsHelp}
       --request-timeout duration the longest a non-long-running request may take; a request still
                                  unanswered then (e.g. its body stalled) gets 504 (default 1m0s)
       --max-mutating-requests-inflight int
-                                 seats for create, update, patch and delete requests, shared fairly
-                                 between users (system:masters exempt; 0: no limit) (default 32)
+                                 seats for create, update, patch and delete requests, shared by the
+                                 default priority levels' shares, and within a level fairly between
+                                 flows (system:masters exempt; 0: no limit) (default 32)
       --cluster-signing-cert-file string
                                  csrsigning: the CA certificate that signs approved CSRs (default DATA/pki/ca.crt)
       --cluster-signing-key-file string

@@ -74,6 +74,15 @@ export async function ensureFlowControlBootstrap(registry: Registry): Promise<vo
   ]);
 }
 
+/** The stored objects of both kinds (their UIDs name a request's schema and level in APF's response headers). */
+export async function storedFlowControlObjects(registry: Registry): Promise<{ schemas: FlowSchema[]; levels: PriorityLevelConfiguration[] }> {
+  const [levels, schemas] = await Promise.all([
+    registry.store(group, 'v1', 'prioritylevelconfigurations')!.list(undefined, { resourceVersion: '0' }),
+    registry.store(group, 'v1', 'flowschemas')!.list(undefined, { resourceVersion: '0' }),
+  ]);
+  return { schemas: schemas.items as FlowSchema[], levels: levels.items as PriorityLevelConfiguration[] };
+}
+
 /** Every interval after the first pass; returns a stop function. A failed pass is logged and tried at the next. */
 export function runFlowControlEnsurer(registry: Registry, logger: Logger, intervalMs = flowControlEnsureIntervalMs): () => void {
   let running = false;

@@ -8,8 +8,11 @@
  * flow that sent one: each waiting flow gets the next seat before any flow
  * gets a second.
  *
- * Departures from upstream, because k8ts serves one priority level from one
- * event loop: one queue per flow rather than flows shuffle-sharded onto a
+ * One FairQueue is one priority level's queues; levels.ts shares the server's
+ * seats among the levels (a queue given a `pool` asks it whether it may seat).
+ *
+ * Departures from upstream, because k8ts serves from one event loop: one
+ * queue per flow rather than flows shuffle-sharded onto a
  * fixed set of queues (the map holds only flows with requests waiting, so it
  * is bounded by the requests themselves), and plain round robin rather than
  * virtual-time fair queuing (every request costs one seat; upstream's width
@@ -56,12 +59,27 @@ export interface FairQueueOptions {
    * queue to what 50 bodies of the largest size held before the queue grew to 300 requests.
    */
   queueBytes?: number;
+  /**
+   * Seats shared with other priority levels (levels.ts): the pool decides whether this queue may
+   * seat one more request, and hears of each seat taken and given back; `seats` is then the
+   * level's nominal share, reported but not enforced here.
+   */
+  pool?: SeatPool;
+}
+
+/** The server's seats across priority levels (levels.ts). */
+export interface SeatPool {
+  admits(queue: FairQueue): boolean;
+  seated(queue: FairQueue): void;
+  /** A seat of `queue` was given back: the pool hands free seats to the levels' waiting requests. */
+  released(queue: FairQueue): void;
 }
 
 interface Waiter { grant(release: Release): void; bytes: number }
 
 export class FairQueue {
-  private inUse = 0;
+  /** Seats this queue's requests hold. */
+  inUse = 0;
   /** Flows with requests waiting, in the order they get the next seats (round robin). */
   private readonly waiting = new Map<string, Waiter[]>();
   /** Body bytes waiting, by flow (flows with requests waiting only). */
@@ -76,10 +94,10 @@ export class FairQueue {
    * requests, or in `bytes` of bodies).
    * `onCancel` is called only for a request that waits, with the function
    * that takes it out of its queue (when the client leaves or the request
-   * times out); the promise then never settles.
+   * times out; true if it still waited); the promise then never settles.
    */
-  acquire(flow: string, onCancel: (forget: () => void) => void, bytes = 0): Release | Promise<Release> | 'rejected' {
-    if (this.inUse < this.opts.seats && this.waiting.size === 0) return this.seat();
+  acquire(flow: string, onCancel: (forget: () => boolean) => void, bytes = 0): Release | Promise<Release> | 'rejected' {
+    if (this.waiting.size === 0 && this.admits()) return this.seat();
     const queue = this.waiting.get(flow) ?? [];
     if (queue.length >= this.opts.queueLength) return 'rejected';
     const queuedBytes = (this.waitingBytes.get(flow) ?? 0) + bytes;
@@ -100,36 +118,53 @@ export class FairQueue {
     return { inUse: this.inUse, waiting };
   }
 
+  /** The level's nominal seats (its share of the server's when it has a pool). */
+  get seats(): number { return this.opts.seats; }
+
+  /** Some request waits. */
+  get queued(): boolean { return this.waiting.size > 0; }
+
+  private admits(): boolean {
+    return this.opts.pool ? this.opts.pool.admits(this) : this.inUse < this.opts.seats;
+  }
+
   private seat(): Release {
     this.inUse++;
+    this.opts.pool?.seated(this);
     let held = true;
     return () => {
       if (!held) return;
       held = false;
       this.inUse--;
-      this.dispatch();
+      if (this.opts.pool) this.opts.pool.released(this);
+      else while (this.dispatchOne());
     };
   }
 
-  /** Hands free seats to the waiting flows in turn: the first flow's oldest request, then that flow goes last. */
-  private dispatch(): void {
-    while (this.inUse < this.opts.seats && this.waiting.size > 0) {
-      const [flow, queue] = this.waiting.entries().next().value as [string, Waiter[]];
-      const waiter = queue.shift()!;
-      this.waiting.delete(flow);
-      if (queue.length > 0) this.waiting.set(flow, queue);
-      this.unqueueBytes(flow, waiter);
-      waiter.grant(this.seat());
-    }
+  /**
+   * Seats the oldest request of the first waiting flow, if a seat is free for it, and puts that
+   * flow last (round robin); false when nothing waits or no seat is free.
+   */
+  dispatchOne(): boolean {
+    if (this.waiting.size === 0 || !this.admits()) return false;
+    const [flow, queue] = this.waiting.entries().next().value as [string, Waiter[]];
+    const waiter = queue.shift()!;
+    this.waiting.delete(flow);
+    if (queue.length > 0) this.waiting.set(flow, queue);
+    this.unqueueBytes(flow, waiter);
+    waiter.grant(this.seat());
+    return true;
   }
 
-  private forget(flow: string, waiter: Waiter): void {
+  /** Takes a waiting request out of its queue; false when it was not waiting (seated already, or forgotten). */
+  private forget(flow: string, waiter: Waiter): boolean {
     const queue = this.waiting.get(flow);
     const at = queue?.indexOf(waiter) ?? -1;
-    if (at < 0) return;
+    if (at < 0) return false;
     queue!.splice(at, 1);
     if (queue!.length === 0) this.waiting.delete(flow);
     this.unqueueBytes(flow, waiter);
+    return true;
   }
 
   private unqueueBytes(flow: string, waiter: Waiter): void {
