@@ -50,14 +50,19 @@ export function headroomPercent(liveBytes: number, budgetMiB: number, minPercent
 
 /** Adjusts V8's heap growing factor after each full collection of the calling isolate. */
 export function boundHeapHeadroom(opts: HeapHeadroomOptions): FullCollectionWatch {
+  return watchFullCollections(headroomAdjuster(opts));
+}
+
+/** The full-collection callback (full-collections.ts) that sets the growing factor for a live heap. */
+export function headroomAdjuster(opts: HeapHeadroomOptions): (usedBytes: number) => void {
   const setFlags = opts.setFlags ?? setFlagsFromString;
   let current = 0;
-  return watchFullCollections((used) => {
+  return (used) => {
     const percent = headroomPercent(used, opts.budgetMiB, opts.minPercent);
     if (percent === current) return;
     // Changes are logged at info level: bench/scale.ts and bench/memory.ts read whether it fired.
     opts.logger.info('heap growing factor', { percent: percent || "V8's own", liveMiB: Math.round(used / 2 ** 20) });
     current = percent;
     setFlags(`--heap-growing-percent=${percent}`);
-  });
+  };
 }
