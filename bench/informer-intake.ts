@@ -111,13 +111,15 @@ async function child(dist: string, batches: number, batch: number): Promise<numb
   return median(perPod);
 }
 
-if (!process.argv.includes('--child')) {
+/** The parent captures the event lines once, for every child (which finds them through the environment). */
+async function prepare(): Promise<void> {
   const file = join(mkdtempSync(join(tmpdir(), 'k8ts-intake-lines-')), 'lines.json');
   writeFileSync(file, JSON.stringify(await captureLines()));
   process.env.K8TS_BENCH_INTAKE_LINES = file;
 }
 
 await buildRoundsMain({
+  prepare,
   script: import.meta.url, description: 'CPU per pod as the scheduler\'s informer takes in its ADDED and MODIFIED events (compacted; --parse: parsed), in a fresh process per build and round.',
   defaults: { rounds: '5', batches: '25', batch: '2000' }, child,
   title: `informer-intake${timeParse ? ' --parse' : ''}`, column: `CPU µs per pod, its two events ${timeParse ? 'parsed' : 'compacted'} (median)`, digits: 2,

@@ -63,6 +63,8 @@ export interface BuildRoundsMain {
   digits: number;
   /** What a batch counts (default "pods"). */
   unit?: string;
+  /** Set-up the parent does once before the rounds (not for --help, a bad flag or a child). */
+  prepare?: () => Promise<void>;
 }
 
 /**
@@ -79,5 +81,7 @@ export async function buildRoundsMain(o: BuildRoundsMain): Promise<void> {
   const batches = Number(values.batches);
   const batch = Number(values.batch);
   if (values.child) return void console.log(JSON.stringify(await o.child(values.child, batches, batch)));
+  // After the arguments are checked: --help and a bad flag must not start or write anything (bench-help.test.ts).
+  await o.prepare?.();
   printBuildRounds({ script: o.script, rounds: Number(values.rounds), batches, batch, baselineDist: values['baseline-dist'], title: o.title, column: o.column, digits: o.digits, unit: o.unit });
 }
