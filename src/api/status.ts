@@ -70,6 +70,8 @@ export const tooLarge = (message = 'Request entity too large: limit is 3145728')
 export const unsupportedMediaType = (accepted: readonly string[]) =>
   failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
 export const notAcceptable = (message: string) => failure(406, 'NotAcceptable', message);
+/** 500 as upstream's ErrorToAPIStatus answers an error that is no Status (a storage failure): no reason, the error's text. */
+export const unknownFailure = (message: string) => failure(500, '', message);
 export const internalError = (message: string) => failure(500, 'InternalError', `Internal error occurred: ${message}`);
 export const serviceUnavailable = (message: string) => failure(503, 'ServiceUnavailable', message);
 /**

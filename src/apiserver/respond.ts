@@ -1,6 +1,7 @@
 /** Writing responses: JSON or protobuf objects and Status errors, always with kind and apiVersion. */
 import type { ServerResponse } from 'node:http';
-import { internalError, Status, StatusError, statusWireForm, successStatus } from '../api/status.js';
+import { internalError, Status, StatusError, statusWireForm, successStatus, unknownFailure } from '../api/status.js';
+import { StorageError } from '../storage/backend.js';
 import { encodeObject, protobufMediaType } from '../api/protobuf/envelope.js';
 import type { EncodedStatus } from './heavy/invalid-status.js';
 import { pullSlice, type PulledBytes } from './heavy/pulled-bytes.js';
@@ -252,6 +253,7 @@ async function* pulledSlices(body: PulledBytes): AsyncGenerator<Uint8Array> {
 /** Maps anything thrown in a handler to a Status; non-Status errors are 500s (bugs or I/O). */
 export function toStatus(err: unknown): Status {
   if (err instanceof StatusError) return err.status;
+  if (err instanceof StorageError) return unknownFailure(err.message).status;
   const msg = err instanceof Error ? err.message : String(err);
   return internalError(msg).status;
 }

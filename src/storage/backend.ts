@@ -91,6 +91,13 @@ export class BackendClosedError extends Error {
   }
 }
 
+/**
+ * The storage's own failure (etcd's "etcdserver: mvcc: database space exceeded"), in the words
+ * Go's etcd client gives it. The API answers it as upstream's ErrorToAPIStatus answers any error
+ * that is not a Status: 500, no reason, those words as the message.
+ */
+export class StorageError extends Error {}
+
 /** The slice of a logger a backend needs; `console` fits. */
 export interface StorageLogger {
   info(message: string, fields?: Record<string, unknown>): void;

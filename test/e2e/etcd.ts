@@ -80,8 +80,9 @@ export interface EtcdMember { dataDir: string; name: string; peerUrl: string }
 /**
  * `tls`: clients must present a certificate of a private CA (etcd's --client-cert-auth).
  * `prepare`: runs before etcd first starts, e.g. to restore a snapshot into its --data-dir.
+ * `args`: more flags for etcd (e.g. a small --quota-backend-bytes).
  */
-export async function startEtcd(opts: { tls?: boolean; prepare?: (member: EtcdMember) => Promise<void> } = {}): Promise<PrivateEtcd> {
+export async function startEtcd(opts: { tls?: boolean; prepare?: (member: EtcdMember) => Promise<void>; args?: string[] } = {}): Promise<PrivateEtcd> {
   const dataDir = mkdtempSync(join(tmpdir(), 'k8ts-etcd-'));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
@@ -92,7 +93,7 @@ export async function startEtcd(opts: { tls?: boolean; prepare?: (member: EtcdMe
     '--name', 'k8ts-test', '--data-dir', join(dataDir, 'data'),
     '--listen-client-urls', url, '--advertise-client-urls', url,
     '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer, '--initial-cluster', `k8ts-test=${peer}`,
-    ...tlsArgs,
+    ...tlsArgs, ...(opts.args ?? []),
   ];
   if (opts.prepare) {
     await opts.prepare({ dataDir: join(dataDir, 'data'), name: 'k8ts-test', peerUrl: peer })

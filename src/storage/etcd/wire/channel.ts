@@ -13,19 +13,26 @@
  */
 import http2 from 'node:http2';
 import { openStream } from './open-stream.js';
+import { StorageError } from '../../backend.js';
 
-/** A gRPC status (etcd's errors keep their text in `details`, e.g. "etcdserver: mvcc: required revision has been compacted"). */
-export class GrpcError extends Error {
+/**
+ * A gRPC status (etcd's errors keep their text in `details`, e.g. "etcdserver: mvcc: required
+ * revision has been compacted"). Its message is what Go's etcd client makes of it, so the API
+ * answers in kube-apiserver's words: etcd's own errors (rpctypes) read as their text alone, any
+ * other status as grpc-go prints one.
+ */
+export class GrpcError extends StorageError {
   constructor(readonly code: number, readonly details: string) {
-    super(`${code} ${statusNames[code] ?? 'UNKNOWN'}: ${details}`);
+    super(details.startsWith('etcdserver: ') ? details : `rpc error: code = ${codeNames[code] ?? `Code(${code})`} desc = ${details}`);
     this.name = 'GrpcError';
   }
 }
 
-const statusNames: Record<number, string> = {
-  0: 'OK', 1: 'CANCELLED', 2: 'UNKNOWN', 3: 'INVALID_ARGUMENT', 4: 'DEADLINE_EXCEEDED', 5: 'NOT_FOUND',
-  6: 'ALREADY_EXISTS', 7: 'PERMISSION_DENIED', 8: 'RESOURCE_EXHAUSTED', 9: 'FAILED_PRECONDITION', 10: 'ABORTED',
-  11: 'OUT_OF_RANGE', 12: 'UNIMPLEMENTED', 13: 'INTERNAL', 14: 'UNAVAILABLE', 15: 'DATA_LOSS', 16: 'UNAUTHENTICATED',
+/** grpc-go's codes.Code names. */
+const codeNames: Record<number, string> = {
+  0: 'OK', 1: 'Canceled', 2: 'Unknown', 3: 'InvalidArgument', 4: 'DeadlineExceeded', 5: 'NotFound',
+  6: 'AlreadyExists', 7: 'PermissionDenied', 8: 'ResourceExhausted', 9: 'FailedPrecondition', 10: 'Aborted',
+  11: 'OutOfRange', 12: 'Unimplemented', 13: 'Internal', 14: 'Unavailable', 15: 'DataLoss', 16: 'Unauthenticated',
 };
 
 export const UNAVAILABLE = 14;
