@@ -12,9 +12,14 @@
  * checkout (bench/RESULTS.md `etcd7-2026-12-06`: what the watch cache's feed saves etcd). `--feed off` opens
  * no watch at all, `--feed ab` compares the watch (as --prev-kv says) against none on this checkout:
  * what the watch cache's feed costs a create in the client and in etcd (bench/RESULTS.md `etcd9-2026-12-06`).
+ * `--update-answer` says what an update asks etcd to answer on success: `prev-kv` (the previous value, as
+ * the backend did before etcd11), `create-revision` (a keys-only Range after the Put, as it does since),
+ * `ab` both on this checkout (bench/RESULTS.md `etcd11-2026-12-07`). `--pad N`: the value's padding
+ * (1,200: a 1.4 KB value; a scale run's pods are about 4.5 KB).
  *
  *   node dist/bench/etcd-thread-client.js [--rounds 5] [--calls 8000] [--concurrency 16,64] [--baseline DIR]
- *     [--op create|update] [--prev-kv on|off|ab] [--feed on|off|ab] [--section NAME] [--no-write]
+ *     [--op create|update] [--prev-kv on|off|ab] [--feed on|off|ab] [--update-answer prev-kv|create-revision|ab]
+ *     [--pad 1200] [--section NAME] [--no-write]
  *
  * Needs /usr/bin/etcd (Debian's etcd-server); everything binds to 127.0.0.1.
  */
@@ -41,13 +46,18 @@ type Op = 'create' | 'update';
 /** The cell's watch of the prefix: with prev_kv, without, or none at all (no feed). */
 type Feed = 'on' | 'off' | 'none';
 
+/** What an update asks etcd to answer on success (see the file's comment). */
+type Answer = 'prev-kv' | 'create-revision';
+
 /**
  * One cell, in this process: `checkout`'s thread client, a warm-up of 2,000 calls, then `calls`
  * measured: creates of new keys, or updates (each of `concurrency` keys updated again and again,
  * guarded by its last revision). The watch asks etcd for prev_kv or not, or there is none (its
  * events are then not awaited); etcd's CPU is read from /proc of `etcdPid` over the measured calls.
  */
-async function cell(checkout: string, url: string, calls: number, concurrency: number, tag: string, op: Op, feed: Feed, etcdPid: number): Promise<Sample & { etcdUs: number }> {
+async function cell(
+  checkout: string, url: string, calls: number, concurrency: number, tag: string, op: Op, feed: Feed, etcdPid: number, answer: Answer, pad: number,
+): Promise<Sample & { etcdUs: number }> {
   const { threadClient } = await import(pathToFileURL(join(checkout, 'dist', 'src', 'storage', 'etcd', 'thread-client.js')).href) as { threadClient(o: { url: string }): EtcdClient };
   const { prefixRange } = await import(pathToFileURL(join(checkout, 'dist', 'src', 'storage', 'etcd', 'keys.js')).href) as { prefixRange(p: string): { key: Buffer; range_end: Buffer } };
   const client = threadClient({ url });
@@ -65,7 +75,8 @@ async function cell(checkout: string, url: string, calls: number, concurrency: n
   }
   // Without a watch nothing is awaited but the writes themselves.
   const events = () => (feed === 'none' ? written : seen);
-  const value = JSON.stringify({ kind: 'Pod', apiVersion: 'v1', metadata: { name: tag, namespace: 'load', labels: { load: 'yes' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] }, pad: 'x'.repeat(1200) });
+  const value = JSON.stringify({ kind: 'Pod', apiVersion: 'v1', metadata: { name: tag, namespace: 'load', labels: { load: 'yes' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] }, pad: 'x'.repeat(pad) });
+  const updated = answer === 'prev-kv' ? { value, prevKv: true } : { value, prevKv: false, createRevision: true };
   const revisions: number[] = [];
   if (op === 'update') {
     for (let k = 0; k < concurrency; k++) revisions.push((await client.txn({ key: `${prefix}u-${k}`, guard: 'create', revision: 0, put: { value, prevKv: false } })).revision);
@@ -80,7 +91,7 @@ async function cell(checkout: string, url: string, calls: number, concurrency: n
         const i = next++;
         const r = op === 'create'
           ? await client.txn({ key: `${prefix}${label}-${i}`, guard: 'create', revision: 0, put: { value, prevKv: false } })
-          : await client.txn({ key: `${prefix}u-${k}`, guard: 'mod', revision: revisions[k], put: { value, prevKv: true } });
+          : await client.txn({ key: `${prefix}u-${k}`, guard: 'mod', revision: revisions[k], put: updated });
         if (!r.succeeded) throw new Error(`${op} ${label}-${i} lost its guard`);
         written++;
         revisions[k] = r.revision;
@@ -113,12 +124,14 @@ async function main(): Promise<void> {
       op: { type: 'string', default: 'create', help: 'create (new keys) or update (each in-flight caller updates its own key)' },
       'prev-kv': { type: 'string', default: 'on', help: 'the watch asks for prev_kv: on, off, or ab (on against off with this checkout, instead of --baseline)' },
       feed: { type: 'string', default: 'on', help: 'the watch of the prefix: on, off (none), or ab (the watch against none with this checkout, instead of --baseline)' },
-      cell: { type: 'string', help: 'internal: run one cell (CHECKOUT,URL,CALLS,CONCURRENCY,TAG,OP,PREVKV,ETCDPID) and print its JSON' },
+      'update-answer': { type: 'string', default: 'prev-kv', help: 'what an update asks etcd to answer: prev-kv, create-revision (a keys-only range after the put), or ab (both with this checkout, instead of --baseline)' },
+      pad: { type: 'string', default: '1200', help: 'the value\'s padding in bytes (1200: a 1.4 KB value)' },
+      cell: { type: 'string', help: 'internal: run one cell (CHECKOUT,URL,CALLS,CONCURRENCY,TAG,OP,PREVKV,ETCDPID,ANSWER,PAD) and print its JSON' },
     },
   });
   if (values.cell) {
-    const [checkout, url, calls, concurrency, tag, op, feed, etcdPid] = values.cell.split(',');
-    console.log(JSON.stringify(await cell(checkout, url, Number(calls), Number(concurrency), tag, op as Op, feed as Feed, Number(etcdPid))));
+    const [checkout, url, calls, concurrency, tag, op, feed, etcdPid, answer, pad] = values.cell.split(',');
+    console.log(JSON.stringify(await cell(checkout, url, Number(calls), Number(concurrency), tag, op as Op, feed as Feed, Number(etcdPid), answer as Answer, Number(pad))));
     return;
   }
   const op = values.op as Op;
@@ -126,13 +139,21 @@ async function main(): Promise<void> {
   const prevKvMode = values['prev-kv']!;
   const feedMode = values.feed!;
   if (prevKvMode === 'ab' && feedMode !== 'on') throw new Error('--prev-kv ab compares two watches: leave --feed on');
+  const answerMode = values['update-answer']!;
+  if (!['prev-kv', 'create-revision', 'ab'].includes(answerMode)) throw new Error('--update-answer is prev-kv, create-revision or ab');
+  if (answerMode === 'ab' && (op !== 'update' || prevKvMode === 'ab' || feedMode === 'ab')) throw new Error('--update-answer ab compares two updates: use it with --op update alone');
+  const pad = Number(values.pad);
+  if (!Number.isInteger(pad) || pad < 0) throw new Error('--pad is a number of bytes');
+  const answer: Answer = answerMode === 'ab' ? 'prev-kv' : answerMode as Answer;
   const watch: Feed = feedMode === 'off' ? 'none' : prevKvMode === 'on' ? 'on' : 'off';
-  // [row name, checkout, the cell's watch]
-  const targets: Array<[string, string, Feed]> = prevKvMode === 'ab'
-    ? [['watch with prev_kv', repoRoot, 'on'], ['watch without prev_kv', repoRoot, 'off']]
+  // [row name, checkout, the cell's watch, an update's answer]
+  const targets: Array<[string, string, Feed, Answer]> = prevKvMode === 'ab'
+    ? [['watch with prev_kv', repoRoot, 'on', answer], ['watch without prev_kv', repoRoot, 'off', answer]]
     : feedMode === 'ab'
-      ? [[`watch (${watch === 'on' ? 'prev_kv' : 'no prev_kv'})`, repoRoot, watch], ['no watch', repoRoot, 'none']]
-      : [['this checkout', repoRoot, watch], ...(values.baseline ? [['baseline', resolve(values.baseline), watch] as [string, string, Feed]] : [])];
+      ? [[`watch (${watch === 'on' ? 'prev_kv' : 'no prev_kv'})`, repoRoot, watch, answer], ['no watch', repoRoot, 'none', answer]]
+      : answerMode === 'ab'
+        ? [['update answering prev_kv', repoRoot, watch, 'prev-kv'], ['update answering the create revision', repoRoot, watch, 'create-revision']]
+        : [['this checkout', repoRoot, watch, answer], ...(values.baseline ? [['baseline', resolve(values.baseline), watch, answer] as [string, string, Feed, Answer]] : [])];
   const levels = values.concurrency!.split(',').map(Number);
   const load0 = loadavg()[0];
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-etcd-thread-client-'));
@@ -141,9 +162,9 @@ async function main(): Promise<void> {
   try {
     for (let r = 0; r < Number(values.rounds); r++) {
       for (const c of levels) {
-        for (const [name, checkout, feed] of targets) {
+        for (const [name, checkout, feed, cellAnswer] of targets) {
           const tag = `r${r}-c${c}-${name.replace(/\W/g, '')}`;
-          const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(import.meta.url), '--cell', [checkout, etcd.url, values.calls, c, tag, op, feed, etcd.pid].join(',')]);
+          const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(import.meta.url), '--cell', [checkout, etcd.url, values.calls, c, tag, op, feed, etcd.pid, cellAnswer, pad].join(',')]);
           const s = JSON.parse(stdout.trim().split('\n').pop()!) as Sample & { etcdUs: number };
           console.log(`round ${r + 1}, ${name}, ${c} in flight: ${s.perSec.toFixed(0)} ${op}s/s, calling thread ${s.mainUs.toFixed(1)} µs, process ${s.processUs.toFixed(1)} µs, etcd ${s.etcdUs.toFixed(0)} µs per ${op}`);
           samples.set(`${name}\t${c}`, [...(samples.get(`${name}\t${c}`) ?? []), s]);
@@ -159,7 +180,10 @@ async function main(): Promise<void> {
     const s = [...samples.values()][i];
     return [...row, `${median(s.map((x) => x.etcdUs)).toFixed(0)} µs`, s.map((x) => x.etcdUs.toFixed(0)).join(', ')];
   });
-  const what = op === 'create' ? 'create-if-absent Txns (1.4 KB pod-like values, new keys)' : 'guarded update Txns (1.4 KB pod-like values, each caller its own key)';
+  const size = `${((pad + 200) / 1000).toFixed(1)} KB pod-like values`;
+  const answered = answerMode === 'ab' ? 'answering the previous value (prev_kv) in one row, the key without its value (a keys-only Range after the Put) in the other'
+    : answer === 'prev-kv' ? 'answering the previous value (prev_kv)' : 'answering the key without its value (a keys-only Range after the Put)';
+  const what = op === 'create' ? `create-if-absent Txns (${size}, new keys)` : `guarded update Txns (${size}, each caller its own key, ${answered})`;
   const kv = watch === 'on' ? 'prev_kv' : 'no prev_kv';
   const watchWhat = prevKvMode === 'ab' ? 'with a watch of the prefix (with prev_kv in one row, without in the other) whose events are all awaited'
     : feedMode === 'ab' ? `with a watch of the prefix (${kv}) whose events are all awaited in one row, and no watch in the other`

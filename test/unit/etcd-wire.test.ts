@@ -37,11 +37,18 @@ test('a guarded create is Txn(If CreateRevision == 0, Then Put, Else Get), with 
   assert.equal(decoded.compare[0]!.targetUnion, 'createRevision');
 });
 
-test('guarded updates and deletes compare ModRevision and ask for the previous value', () => {
+test('guarded updates and deletes compare ModRevision; an update asks for the previous value or its key after the Put', () => {
   const update = asObject('etcdserverpb.TxnRequest', unframe(encodeGuardedTxn({ key: Buffer.from('/k'), guard: 'mod', revision: 300_000_000_123, put: { value: 'v', prevKv: true } })));
   assert.deepEqual(update, {
     compare: [{ target: 2, key: b64('/k'), modRevision: 300_000_000_123 }],
     success: [{ requestPut: { key: b64('/k'), value: b64('v'), prevKv: true } }],
+    failure: [{ requestRange: { key: b64('/k') } }],
+  });
+  // The backend's update: no previous value, the key without its value after the Put (its create revision).
+  const keyAfter = asObject('etcdserverpb.TxnRequest', unframe(encodeGuardedTxn({ key: '/k', guard: 'mod', revision: 300_000_000_123, put: { value: 'ü', prevKv: false, createRevision: true } })));
+  assert.deepEqual(keyAfter, {
+    compare: [{ target: 2, key: b64('/k'), modRevision: 300_000_000_123 }],
+    success: [{ requestPut: { key: b64('/k'), value: b64('ü') } }, { requestRange: { key: b64('/k'), keysOnly: true } }],
     failure: [{ requestRange: { key: b64('/k') } }],
   });
   const del = asObject('etcdserverpb.TxnRequest', unframe(encodeGuardedTxn({ key: '/k', guard: 'mod', revision: 7 })));
@@ -70,6 +77,10 @@ test('Txn answers: success with prev_kv, failure with the Get, delete with prev_
     { revision: 2 ** 40, succeeded: false, kvs: [{ key: '/k', value: 'ünï', createRevision: 5, modRevision: 9 }] });
   assert.deepEqual(decodeTxn(encode('etcdserverpb.TxnResponse', { header, succeeded: true, responses: [{ responseDeleteRange: { header, deleted: 1, prevKvs: [kv('/k', 'v', 5, 9)] } }] })),
     { revision: 2 ** 40, succeeded: true, kvs: [{ key: '/k', value: 'v', createRevision: 5, modRevision: 9 }] });
+  // An update's Put without prev_kv, then its keys-only Range: the Range's key.
+  assert.deepEqual(decodeTxn(encode('etcdserverpb.TxnResponse', {
+    header, succeeded: true, responses: [{ responsePut: { header } }, { responseRange: { header, kvs: [{ key: Buffer.from('/k'), createRevision: 5, modRevision: 9, version: 2 }], count: 1 } }],
+  })), { revision: 2 ** 40, succeeded: true, kvs: [{ key: '/k', value: '', createRevision: 5, modRevision: 9 }] });
   // A missing key's failed guard: the Get answers nothing.
   assert.deepEqual(decodeTxn(encode('etcdserverpb.TxnResponse', { header, responses: [{ responseRange: { header } }] })), { revision: 2 ** 40, succeeded: false, kvs: [] });
 });

@@ -1,9 +1,9 @@
 /**
  * The Backend contract (../backend.ts) on etcd's v3 API, the way upstream's
  * k8s.io/apiserver/pkg/storage/etcd3 store uses it:
- * - create = Txn(If CreateRevision(key) == 0, Then Put); update and delete =
- *   Txn(If ModRevision(key) == expected, Then Put/Delete with prev_kv, Else Get), so a lost
- *   guard answers with the current value in the same round trip;
+ * - create = Txn(If CreateRevision(key) == 0, Then Put); update = Txn(If ModRevision(key) ==
+ *   expected, Then Put and a keys-only Get for the create revision, Else Get); delete = the same
+ *   with Delete with prev_kv; so a lost guard answers with the current value in the same round trip;
  * - every write's revision is its Txn header's; reads at a revision are Range at that revision;
  * - etcd acknowledges a write after its raft commit and fsync, so a SIGKILL of k8ts loses nothing
  *   acknowledged, and several k8ts servers on one etcd share one store, revisions and watches;
@@ -139,11 +139,12 @@ export class EtcdBackend implements Backend {
 
   async update(key: string, value: string, expectedModRevision: number): Promise<WriteResult> {
     if (expectedModRevision <= 0) return this.refuse(key);
-    const res = await this.txn({ key: this.layout.toEtcd(key), guard: 'mod', revision: expectedModRevision, put: { value, prevKv: true } });
+    // The key's create revision, not its previous value: a keys-only Range after the Put (./wire/messages.ts).
+    const res = await this.txn({ key: this.layout.toEtcd(key), guard: 'mod', revision: expectedModRevision, put: { value, prevKv: false, createRevision: true } });
     if (!res.succeeded) return this.lost(res, key);
-    const prev = res.kvs[0];
-    if (!prev) throw new Error(`etcd answered an update of ${key} without its previous value`);
-    return { ok: true, kv: { key, value, createRevision: prev.createRevision, modRevision: res.revision } };
+    const after = res.kvs[0];
+    if (!after) throw new Error(`etcd answered an update of ${key} without the key`);
+    return { ok: true, kv: { key, value, createRevision: after.createRevision, modRevision: res.revision } };
   }
 
   async delete(key: string, expectedModRevision: number): Promise<WriteResult> {

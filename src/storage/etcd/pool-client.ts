@@ -25,9 +25,12 @@ export function poolClient(opts: EtcdBackendOptions): EtcdClient {
         compare: [w.guard === 'create'
           ? { key, target: 'Create', result: 'Equal', create_revision: w.revision }
           : { key, target: 'Mod', result: 'Equal', mod_revision: w.revision }],
-        success: [w.put
-          ? { request_put: { key, value: Buffer.from(w.put.value), prev_kv: w.put.prevKv } }
-          : { request_delete_range: { key, prev_kv: true } }],
+        success: w.put
+          ? [
+            { request_put: { key, value: Buffer.from(w.put.value), prev_kv: w.put.prevKv } },
+            ...(w.put.createRevision ? [{ request_range: { key, keys_only: true } }] : []),
+          ]
+          : [{ request_delete_range: { key, prev_kv: true } }],
         failure: [{ request_range: { key } }],
       });
       return { revision: Number(res.header.revision), succeeded: res.succeeded, kvs: firstKvs(res) };
@@ -94,12 +97,12 @@ export function poolClient(opts: EtcdBackendOptions): EtcdClient {
   };
 }
 
+/** The key-values of the first response that has any (as wire/messages.ts's decodeTxn). */
 function firstKvs(res: ITxnResponse): KeyValue[] {
-  const op = res.responses[0];
-  if (!op) return [];
-  if (op.response_range) return op.response_range.kvs.map(toKeyValue);
-  if (op.response_put) return op.response_put.prev_kv ? [toKeyValue(op.response_put.prev_kv)] : [];
-  if (op.response_delete_range) return op.response_delete_range.prev_kvs.map(toKeyValue);
+  for (const op of res.responses) {
+    const kvs = op.response_range?.kvs ?? (op.response_put?.prev_kv ? [op.response_put.prev_kv] : op.response_delete_range?.prev_kvs ?? []);
+    if (kvs.length) return kvs.map(toKeyValue);
+  }
   return [];
 }
 

@@ -43,12 +43,15 @@ const WATCH = 3;
 const CANCEL = 4;
 const MOVE = 5;
 
-/** Appends call `id` to `out`. A Txn is [TXN, id, key, mod guard, revision, value or null (a delete), prevKv]. */
+/**
+ * Appends call `id` to `out`. A Txn is [TXN, id, key, mod guard, revision, value or null (a delete), answer]:
+ * answer 1 the put's prev_kv, 2 the key's create revision after the put, 0 nothing.
+ */
 export function pushCall(out: Batch, id: number, c: NewCall): void {
   switch (c.op) {
     case 'txn': {
       const w = c.write;
-      out.push(TXN, id, w.key, w.guard === 'mod', w.revision, w.put ? w.put.value : null, !!w.put?.prevKv);
+      out.push(TXN, id, w.key, w.guard === 'mod', w.revision, w.put ? w.put.value : null, w.put?.prevKv ? 1 : w.put?.createRevision ? 2 : 0);
       return;
     }
     case 'range': out.push(RANGE, id, c.req); return;
@@ -68,7 +71,10 @@ export function readCalls(b: Batch, on: (c: Call) => void): void {
       case TXN: {
         const value = b[i + 5] as Uint8Array | string | null;
         const write: GuardedWrite = { key: asBuffer(b[i + 2] as Uint8Array | string), guard: b[i + 3] ? 'mod' : 'create', revision: b[i + 4] as number };
-        if (value !== null) write.put = { value: asBuffer(value), prevKv: b[i + 6] as boolean };
+        if (value !== null) {
+          const answer = b[i + 6] as number;
+          write.put = answer === 2 ? { value: asBuffer(value), prevKv: false, createRevision: true } : { value: asBuffer(value), prevKv: answer === 1 };
+        }
         on({ id, op: 'txn', write });
         i += 7;
         break;

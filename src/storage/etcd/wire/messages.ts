@@ -24,9 +24,13 @@ export interface GuardedWrite {
   /**
    * Put `value` (answering the previous value when prevKv), or without it delete the key
    * (answering its value). When the guard fails the Txn gets the key instead, so that a lost
-   * guard answers the current value in the same round trip.
+   * guard answers the current value in the same round trip. `createRevision`: answer the key
+   * as the Put left it without its value (a keys-only Range after the Put), for an update that
+   * needs only the key's create revision: upstream's GuaranteedUpdate asks for no prev_kv either,
+   * and the previous value (a whole pod) crossed etcd's answer, the client's decode and the
+   * thread hop for nothing.
    */
-  put?: { value: Bytes; prevKv: boolean };
+  put?: { value: Bytes; prevKv: boolean; createRevision?: boolean };
 }
 
 /**
@@ -37,7 +41,10 @@ export interface KeyMove { from: Bytes; to: Bytes; modRevision: number; value: B
 
 export interface RangeResult { revision: number; kvs: KeyValue[]; more: boolean; count: number }
 
-/** A Txn's outcome; `kvs` are the first response's: the Get's on failure, the put's prev_kv or the delete's prev_kvs on success. */
+/**
+ * A Txn's outcome; `kvs` are those of the first response that has any: the Get's on failure, on
+ * success the put's prev_kv, the keys-only Range after the put, or the delete's prev_kvs.
+ */
 export interface TxnResult { revision: number; succeeded: boolean; kvs: KeyValue[] }
 
 export interface WatchCreate { key: Buffer; rangeEnd: Buffer; startRevision: number; prevKv: boolean }
@@ -83,7 +90,7 @@ function writeRangeFields(w: Writer, r: RangeRequest): void {
 
 /**
  * TxnRequest{ compare: [{ result: Equal, target, key, create_revision|mod_revision }],
- * success: [put or delete], failure: [range key] }.
+ * success: [put or delete, and a keys-only range key after a put when put.createRevision], failure: [range key] }.
  */
 export function encodeGuardedTxn(t: GuardedWrite): Buffer {
   const keyLen = byteLength(t.key);
@@ -100,8 +107,10 @@ export function encodeGuardedTxn(t: GuardedWrite): Buffer {
     op = keyField + 2;
   }
   const success = fieldSize(op);
+  // RangeRequest{ key, keys_only: true } in a RequestOp's request_range.
+  const after = t.put?.createRevision ? fieldSize(fieldSize(keyField + 2)) : 0;
   const failure = fieldSize(keyField);
-  const w = frame(fieldSize(compare) + fieldSize(success) + fieldSize(failure));
+  const w = frame(fieldSize(compare) + fieldSize(success) + after + fieldSize(failure));
   w.messageField(1, compare);
   w.varintField(2, t.guard === 'create' ? 1 : 2);
   w.bytesField(3, t.key, keyLen);
@@ -112,6 +121,12 @@ export function encodeGuardedTxn(t: GuardedWrite): Buffer {
     w.bytesField(1, t.key, keyLen);
     w.bytesField(2, t.put.value, valueLen);
     if (t.put.prevKv) w.varintField(4, 1);
+    if (after) {
+      w.messageField(2, fieldSize(keyField + 2));
+      w.messageField(1, keyField + 2);
+      w.bytesField(1, t.key, keyLen);
+      w.varintField(8, 1);
+    }
   } else {
     w.messageField(3, op);
     w.bytesField(1, t.key, keyLen);
@@ -225,7 +240,6 @@ function rangeFrom(r: Reader): RangeResult {
 export function decodeTxn(buf: Buffer): TxnResult {
   const r = new Reader(buf);
   const out: TxnResult = { revision: 0, succeeded: false, kvs: [] };
-  let first = true;
   while (!r.done) {
     const tag = r.tag();
     switch (tag) {
@@ -233,8 +247,7 @@ export function decodeTxn(buf: Buffer): TxnResult {
       case (2 << 3): out.succeeded = r.bool(); break;
       case (3 << 3) | 2: {
         const op = r.message();
-        if (first) out.kvs = responseOpKvs(op); else op.pos = op.end;
-        first = false;
+        if (!out.kvs.length) out.kvs = responseOpKvs(op); else op.pos = op.end;
         break;
       }
       default: r.skip(tag & 7);
