@@ -13,6 +13,7 @@ import { validateCreate, validateUpdate } from '../../api/validation/index.js';
 import type { Strategy } from '../strategy.js';
 import { specOf } from '../meta.js';
 import { tracksGeneration } from './generation.js';
+import { dropDisabledFields } from '../../api/disabled-fields.js';
 
 /** The applyDefaults of generic strategies: the kind's defaults (src/api) and nothing else. */
 const kindDefaults = new WeakSet<Strategy['applyDefaults']>();
@@ -38,8 +39,10 @@ export function genericStrategy(info: ResourceInfo, overrides: Partial<Strategy>
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
       if (generation) obj.metadata.generation = 1;
+      dropDisabledFields(key, obj);
     },
     prepareForUpdate(obj, old) {
+      dropDisabledFields(key, obj, old);
       if (hasStatus) {
         if (old.status === undefined) delete obj.status; else obj.status = old.status;
       }

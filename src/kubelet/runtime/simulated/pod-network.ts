@@ -23,7 +23,8 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { isIP } from 'node:net';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod, Service } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { ClusterRecords } from '../../../api/dns/cluster-records.js';
 import { ClusterZone } from '../../../api/dns/cluster-zone.js';
 import { canonicalName, inZone } from '../../../api/dns/names.js';
@@ -137,16 +138,24 @@ function request(req: HttpRequest, dial: PortDialer, address: string): Promise<H
 export async function podResolver(pod: Pod, objects: PodObjectGetter | undefined): Promise<PodResolver> {
   const records = new ClusterRecords(simulatedClusterDomain);
   const zone = new ClusterZone(records, () => 1);
-  const read = new Set<string>();
+  // What each Service read so far gave: read again at every query that names it, as CoreDNS answers from
+  // its watch. A Service not there yet is looked for again (a script's `until nslookup SVC` loop), and a
+  // pod's hostname record appears once its endpoint does (the Job pod-to-pod page's `ping` loop).
+  const read = new Map<string, { svc: Service; slices: EndpointSlice[] }>();
   const readService = async (namespace: string, name: string) => {
+    if (!objects?.service) return;
     const key = `${namespace}/${name}`;
-    if (read.has(key) || !objects?.service) return;
+    const before = read.get(key);
     const svc = await getOptional(() => objects.service!(namespace, name)).catch(() => undefined);
-    // A Service not there yet is looked for again by the next query (a script's `until nslookup SVC` loop).
-    if (!svc) return;
-    read.add(key);
+    const slices = svc ? ((await objects.endpointSlices?.(namespace, name).catch(() => undefined)) ?? []) : [];
+    // The cache hands out the same objects until they change: nothing to recompute (the HPA page's wget loop).
+    if (before && svc === before.svc && slices.length === before.slices.length && slices.every((x, i) => x === before.slices[i])) return;
+    for (const slice of before?.slices ?? []) records.deleteSlice(slice);
+    if (before && !svc) records.deleteService(before.svc);
+    if (!svc) { read.delete(key); return; }
+    read.set(key, { svc, slices });
     records.setService(svc);
-    for (const slice of (await objects.endpointSlices?.(namespace, name).catch(() => undefined)) ?? []) records.setSlice(slice);
+    for (const slice of slices) records.setSlice(slice);
   };
   await readService('kube-system', 'kube-dns');
   const kubeDNS = records.service('kube-system', 'kube-dns')?.spec?.clusterIP;

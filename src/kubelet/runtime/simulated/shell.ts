@@ -26,7 +26,8 @@
  * path after it starts there), the filters grep, head, tail, wc, sort, uniq, cut, tr (filters.ts),
  * the file commands touch, rm, mkdir, cp, mv, test, `[` and `[[` (file-commands.ts),
  * tar for `kubectl cp` (tar.ts), curl and wget to the pod's own ports
- * (http-commands.ts), busybox 1.28's nslookup (nslookup.ts); and the Job
+ * (http-commands.ts), busybox 1.28's nslookup (nslookup.ts), busybox's ping
+ * (ping.ts); and the Job
  * example's `perl -Mbignum=bpi -wle 'print bpi(N)'` (perl-pi.ts); the Job
  * success-policy example's `python3 -c SCRIPT` (python-c.ts).
  */
@@ -38,6 +39,7 @@ import { setXtrace, traceAssignment, traceLine, xtraceOption } from './xtrace.js
 import { tar } from './tar.js';
 import { curl, wget, type HttpOutcome, type HttpRequest } from './http-commands.js';
 import { nslookup, type PodResolver } from './nslookup.js';
+import { hasBusyboxPing, ping } from './ping.js';
 import { filterNames, runFilter } from './filters.js';
 import { fileCommandNames, runFileCommand } from './file-commands.js';
 import { posix } from 'node:path';
@@ -78,7 +80,7 @@ export type Command =
 type Op = ';' | '&&' | '||';
 
 /** The commands the subset runs; others make the program not understood. */
-const builtins = new Set<string>(['set', 'echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'cd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', 'kill', 'readlink', 'ip', ...filterNames, ...fileCommandNames]);
+const builtins = new Set<string>(['set', 'echo', 'printf', 'printenv', 'env', 'date', 'ls', 'hostname', 'pwd', 'cd', 'id', 'ps', 'sleep', 'true', 'false', ':', 'exit', 'tar', 'curl', 'wget', 'nslookup', 'ping', 'kill', 'readlink', 'ip', ...filterNames, ...fileCommandNames]);
 
 /** Commands only a shell has (no image has a /bin/cd): run directly, they are not found. */
 const shellOnly = new Set(['cd', 'exit', 'set']);
@@ -915,6 +917,10 @@ async function builtin(name: string, args: string[], ctx: ShellContext, out: Out
     case 'curl': return curl(args, ctx, out);
     case 'wget': return wget(args, ctx, out);
     case 'nslookup': return nslookup(args, ctx, out);
+    case 'ping':
+      // busybox's applet (ping.ts); Debian's images (nginx, debian) have no iputils-ping.
+      if (!hasBusyboxPing(ctx.image, lsFlavour(ctx.image) === 'busybox')) { out('stderr', ctx.notFound?.(name) ?? `sh: ${name}: not found\n`); return 127; }
+      return ping(args, ctx, out);
     case 'readlink': return readlink(args, { cwd: currentDirectory(ctx), stat: (p) => ctx.stat?.(p), out });
     case 'exit': throw new Exit(Number(args[0] ?? 0) || 0);
     case 'false': return 1;
