@@ -13,7 +13,10 @@
  * DaemonSet (the seed's http-go, with its control-plane toleration) is
  * created and its status is polled every 250 ms until desiredNumberScheduled
  * and numberReady are both N, or the cutoff (5 min) passes, in which case the
- * progress at the cutoff is reported.
+ * progress at the cutoff is reported. The times reported are the earlier of the
+ * poll's and a watch's (of the DaemonSet, opened before the create), which sees
+ * the status write that showed N as it is made, not up to 250 ms later; both
+ * are logged.
  *
  * Each run also logs where the rollout's core-seconds went, thread by thread
  * (bench/lib/thread-split.ts: the server's serving thread, its control loops'
@@ -46,6 +49,7 @@ import { Clientset, loadKubeconfig } from '../src/client/index.js';
 import { NodeSimulator } from '../src/kubelet/index.js';
 import { silentLogger } from '../src/util/log.js';
 import type { Event as CoreEvent } from 'kubernetes-types/core/v1.js';
+import type { DaemonSet, DaemonSetStatus } from 'kubernetes-types/apps/v1.js';
 import { benchArgs } from './lib/args.js';
 import { renderInterleaved, runInterleaved, type Build } from './lib/daemonset-ab.js';
 
@@ -59,6 +63,23 @@ const nodesReadyTimeoutMs = 5 * 60_000;
 
 const log = (msg: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A watch of the benchmark's DaemonSet, open before its create: the times from `c0` at which its
+ * status first showed desiredNumberScheduled == N, and both that and numberReady == N.
+ */
+async function watchRollout(clients: Clientset, nodes: number, c0: bigint) {
+  const seen = { desiredSec: NaN, readySec: NaN, close: () => {} };
+  const handle = await clients.daemonsets.watch('default', { fieldSelector: 'metadata.name=http-go' }, (e) => {
+    const st: DaemonSetStatus | undefined = e.type === 'ADDED' || e.type === 'MODIFIED' ? (e.object as DaemonSet).status : undefined;
+    if (st?.desiredNumberScheduled !== nodes) return;
+    const elapsed = msSince(c0) / 1000;
+    if (Number.isNaN(seen.desiredSec)) seen.desiredSec = elapsed;
+    if (st.numberReady === nodes && Number.isNaN(seen.readySec)) seen.readySec = elapsed;
+  });
+  seen.close = () => handle.close();
+  return seen;
+}
 
 interface RunResult {
   nodes: number;
@@ -218,6 +239,7 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     // The monotonic clock in µs, for bench/lib/cpuprofile.js --from-us/--to-us on a --cpu-prof of the server.
     log(`${nodes} nodes: DaemonSet create at monotonic ${c0 / 1000n} µs`);
     await timeline?.start(c0);
+    const seen = await watchRollout(clients, nodes, c0);
     await clients.daemonsets.create('default', httpGo());
     let desiredSec = NaN;
     let readySec = NaN;
@@ -235,6 +257,14 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
       }
       await sleep(pollMs);
     }
+    seen.close();
+    // The watch sees the status the controller wrote as it is written; a GET every 250 ms sees it
+    // up to 250 ms later. The earlier sighting is the result (`kubectl rollout status` watches too);
+    // the polls still end the window, so the CPU figures cover what they covered before.
+    if (!Number.isNaN(readySec)) log(`${nodes} nodes: Ready by the watch at ${seen.readySec.toFixed(2)} s (desired ${seen.desiredSec.toFixed(2)} s); by the ${pollMs} ms poll ${readySec.toFixed(2)} s (desired ${desiredSec.toFixed(2)} s)`);
+    // A watch event can lag a GET on a loaded server: the earlier sighting of the same write counts.
+    if (!Number.isNaN(seen.readySec)) readySec = Math.min(readySec, seen.readySec);
+    if (!Number.isNaN(seen.desiredSec)) desiredSec = Number.isNaN(desiredSec) ? seen.desiredSec : Math.min(desiredSec, seen.desiredSec);
     log(`${nodes} nodes: rollout window ends at monotonic ${process.hrtime.bigint() / 1000n} µs`);
     const threads1 = { server: snapshotThreads(pid), bench: snapshotThreads(process.pid), machine: machineCpu() };
     if (timeline) {
@@ -319,7 +349,8 @@ function report(results: RunResult[], command: string, cutoffMs: number, renewMs
     '- Setup: per row a fresh `k8ts server --controllers all` (separate process, fresh data dir, SQLite, HTTPS; the DaemonSet controller, scheduler and other controllers in-process, on the control loops\' worker thread as `k8ts server` runs them, sharing one set of informers), '
       + `and a NodeSimulator in the benchmark process with N simulated nodes (\`namePrefix: 'node-'\`, \`renewIntervalMs: ${renewMs}\`, \`events: false\`, \`lightWrites: true\`, one Clientset, qps unlimited), no control-plane nodes. `
       + 'Once a node list shows N Ready nodes, the seed\'s http-go DaemonSet (image gasbugs/http-go, control-plane/master NoSchedule tolerations) is created; '
-      + `its status is polled every ${pollMs} ms until desiredNumberScheduled == N and numberReady == N (cutoff ${cutoffMs / 1000} s).`,
+      + `its status is polled every ${pollMs} ms until desiredNumberScheduled == N and numberReady == N (cutoff ${cutoffMs / 1000} s); `
+      + 'the times are the earlier of the poll\'s and a watch\'s of the DaemonSet, opened before the create (the poll sees the status up to 250 ms after it is written; the CPU window ends at the poll).',
     `- Lease renewals every ${renewMs / 1000} s (upstream's kubelet: 10 s), so N / ${renewMs / 1000} Lease PUTs per second go on in the background of the whole run.`,
     '- CPU per operation (comparable across machine load, unlike wall time): before the create, one renew interval of steady state measures server CPU per mutating request '
       + '(its writes, from the server\'s apiserver_request_total, are almost all Lease PUTs); CPU per pod = (server CPU from create to end - Lease writes in that window × the steady-state cost) / pods scheduled. '
