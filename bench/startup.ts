@@ -14,7 +14,9 @@
  * Options: `--runs N` (default 5; the median is reported), `--idle-runs N`
  * (default 1: how many of a row's last runs measure idle RSS), `--baseline PATH`
  * (another build's main.js — e.g. dist/src/cli/main.js, the unbundled tree —
- * to compare; each row's runs alternate between the builds, baseline first). Results go to
+ * to compare; repeatable, to bisect several builds in one run; each row's runs
+ * alternate between the builds, baselines first), `--rows LIST` (some of the
+ * rows only, e.g. `up-existing` while bisecting a restart). Results go to
  * bench/RESULTS.md, section "startup".
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -27,24 +29,30 @@ import { fileURLToPath } from 'node:url';
 import { sectionHead, table, writeSection } from './lib/results.js';
 import { benchArgs } from './lib/args.js';
 
+/** The rows, in the order they run: `k8ts up`'s first start ever, then fresh and existing data dirs of `up` and `server`, then `--help`. */
+const allRows = ['up-first', 'up-fresh', 'up-existing', 'server-fresh', 'server-existing', 'help'] as const;
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsFile = join(repoRoot, 'bench', 'RESULTS.md');
 const { values: opts } = benchArgs('Start-up time, CPU and idle RSS of `k8ts up` and `k8ts server`.', {
   options: {
     runs: { type: 'string', help: 'runs per row (default 5)' },
     'idle-runs': { type: 'string', help: "how many of a row's last runs also measure idle RSS, 10 s each (default 1)" },
-    baseline: { type: 'string', help: "another build's PATH/main.js, measured in interleaved runs" },
+    baseline: { type: 'string', multiple: true, help: "another build's PATH/main.js, measured in interleaved runs" },
+    rows: { type: 'string', help: `comma-separated rows to measure, of ${allRows.join(', ')} (default all)` },
     'no-write': { type: 'boolean', help: 'print only; leave bench/RESULTS.md alone' },
   },
 });
-const arg = (name: '--runs' | '--idle-runs' | '--baseline') => opts[name.slice(2) as 'runs' | 'idle-runs' | 'baseline'];
-const runs = Number(arg('--runs') ?? 5);
+const runs = Number(opts.runs ?? 5);
 /** How many of a row's last runs also measure idle RSS (10 s each); the median is reported. */
-const idleRuns = Math.min(runs, Number(arg('--idle-runs') ?? 1));
+const idleRuns = Math.min(runs, Number(opts['idle-runs'] ?? 1));
 /** What `k8ts` and `npm start` run: the bundle (scripts/bundle.mjs). */
 const thisBuild = join(repoRoot, 'dist', 'bundle', 'main.js');
 /** Builds measured: this one, and with `--baseline PATH` another build's main.js (before/after in one run). */
-const clis = [...(arg('--baseline') ? [resolve(arg('--baseline')!)] : []), thisBuild];
+const clis = [...(opts.baseline ?? []).map((p) => resolve(p)), thisBuild];
+const rowsWanted = new Set(opts.rows ? opts.rows.split(',') : allRows);
+for (const r of rowsWanted) {
+  if (!(allRows as readonly string[]).includes(r)) { console.error(`--rows: unknown row ${r} (one of ${allRows.join(', ')})`); process.exit(2); }
+}
 const clockTicks = 100; // USER_HZ on Linux
 
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]!; };
@@ -162,7 +170,7 @@ async function measure(builds: string[], command: 'up' | 'server', fresh: boolea
   for (const dir of shared.values()) if (dir) rmSync(dir, { recursive: true, force: true });
   return builds.map((cli) => {
     const row = { what: `${buildName(cli)}: \`k8ts ${command}\`, ${noCodeCache ? 'first start ever (no code cache), ' : ''}${fresh ? 'fresh' : 'existing'} data dir`, samples: samples.get(cli)! };
-    console.log(row.what, row.samples.map((s) => `${s.readyMs.toFixed(0)} ms`).join(', '), `idle RSS ${idleText(row.samples)}`);
+    console.log(row.what, row.samples.map((s) => `${s.readyMs.toFixed(0)} ms (CPU ${s.cpuMs.toFixed(0)})`).join(', '), `idle RSS ${idleText(row.samples)}`);
     return row;
   });
 }
@@ -192,15 +200,19 @@ function idleText(samples: Sample[]): string {
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
+  const want = (row: typeof allRows[number]) => rowsWanted.has(row);
   const rows = [
-    ...await measure(clis, 'up', true, true),
-    ...await measure(clis, 'up', true), ...await measure(clis, 'up', false), ...await measure(clis, 'server', true), ...await measure(clis, 'server', false),
+    ...want('up-first') ? await measure(clis, 'up', true, true) : [],
+    ...want('up-fresh') ? await measure(clis, 'up', true) : [],
+    ...want('up-existing') ? await measure(clis, 'up', false) : [],
+    ...want('server-fresh') ? await measure(clis, 'server', true) : [],
+    ...want('server-existing') ? await measure(clis, 'server', false) : [],
   ];
-  const help = await measureHelp(clis);
+  const help = want('help') ? await measureHelp(clis) : [];
   const body = [
     ...sectionHead(repoRoot, '## Start-up: spawn to /readyz 200, idle RSS (bench/startup.ts)'),
     `- Load average (1 min) before: ${loadBefore.toFixed(1)}`,
-    `- Setup: ${runs} runs per row${clis.length > 1 ? ' (the builds\' runs interleaved, baseline first)' : ''}; each spawns \`node main.js up|server --data-dir D --port P\` (controllers: all) and polls GET /readyz every 5 ms; a fresh row uses a new empty data dir per run (PKI keys generated, database created), a first-start-ever row also removes the build's V8 code cache (dist/bundle/code-cache) before each run, an existing row the same dir again after one start that created it. CPU = user + system of the process (all its threads) at the first 200. Idle RSS = the median of 20 VmRSS readings of the process over 5 s, from 10 s after ready and after the controller manager and the scheduler both lead (an existing data dir: 10 s after they took over the last start's Leases), in the last ${idleRuns === 1 ? 'run' : `${idleRuns} runs (median, range)`}. Target: \`k8ts up\` under 0.5 s, idle RSS under 100 MB. Wall times move with the load average on this shared 2-core machine; CPU time much less.`,
+    `- Setup: ${runs} runs per row${clis.length > 1 ? ' (the builds\' runs interleaved, baselines first)' : ''}${opts.rows ? ` (rows: ${opts.rows})` : ''}; each spawns \`node main.js up|server --data-dir D --port P\` (controllers: all) and polls GET /readyz every 5 ms; a fresh row uses a new empty data dir per run (PKI keys generated, database created), a first-start-ever row also removes the build's V8 code cache (dist/bundle/code-cache) before each run, an existing row the same dir again after one start that created it. CPU = user + system of the process (all its threads) at the first 200. Idle RSS = the median of 20 VmRSS readings of the process over 5 s, from 10 s after ready and after the controller manager and the scheduler both lead (an existing data dir: 10 s after they took over the last start's Leases), in the last ${idleRuns === 1 ? 'run' : `${idleRuns} runs (median, range)`}. Target: \`k8ts up\` under 0.5 s, idle RSS under 100 MB. Wall times move with the load average on this shared 2-core machine; CPU time much less.`,
     '',
     table(['Build: start', 'Median to /readyz 200', 'Min', 'Max', 'Median CPU to ready', 'Idle RSS after 10 s'], rows.map((r) => {
       const t = r.samples.map((s) => s.readyMs);
