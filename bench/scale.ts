@@ -37,6 +37,7 @@
  *   --baseline DIR: a built checkout run in turn with this one, baseline first, --runs times each.
  *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process)
  *   (K8TS_BENCH_SERVER_STDOUT=FILE keeps the server's stdout, e.g. with K8TS_BENCH_SERVER_NODE_ARGS=--trace-gc)
+ *   (K8TS_BENCH_SERVER_ARGS="--max-mutating-requests-inflight 64" adds flags to `k8ts server`: one build A/B against itself)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -188,7 +189,7 @@ async function runOnce(work: string, storage: 'sqlite' | 'etcd', build: { name: 
   const snapshots = o.snapshotDir ? join(o.snapshotDir, `${basename(dirname(work))}-${storage}`) : undefined;
   if (snapshots) mkdirSync(snapshots, { recursive: true });
   const server = await startServer({
-    cliPath: build.cliPath, dataDir, serverArgs: ['--controllers', 'all', ...(etcd ? ['--etcd-servers', etcd.url] : [])],
+    cliPath: build.cliPath, dataDir, serverArgs: ['--controllers', 'all', ...(etcd ? ['--etcd-servers', etcd.url] : []), ...(process.env.K8TS_BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? [])],
     nodeArgs: process.env.K8TS_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean), env: snapshots ? { K8TS_HEAP_SNAPSHOT_DIR: snapshots } : undefined,
     stdoutFile: process.env.K8TS_BENCH_SERVER_STDOUT,
   });
@@ -401,7 +402,7 @@ function report(runs: Run[], command: string, o: { renewMs: number; deployments:
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${machineLine()}`,
     `- Revision: ${revisionLine(repoRoot)}`,
-    `- Setup: per storage a fresh \`k8ts server --controllers all\` (child process; on etcd a fresh private etcd 3.4), a NodeSimulator in the benchmark process (Leases renewed every ${o.renewMs / 1000} s, no kubelet Events), ${o.deployments} Deployments (pause, requests 10m/16Mi) created at once; their pods made by the ReplicaSet controller, bound by the scheduler and started by the simulated kubelets; then the seed's DaemonSet. Meanwhile, every ${o.listEveryMs / 1000} s, the benchmark lists pods as \`kubectl get pods -A\` does and lists nodes.`,
+    `- Setup: per storage a fresh \`k8ts server --controllers all${process.env.K8TS_BENCH_SERVER_ARGS ? ` ${process.env.K8TS_BENCH_SERVER_ARGS}` : ''}\` (child process; on etcd a fresh private etcd 3.4), a NodeSimulator in the benchmark process (Leases renewed every ${o.renewMs / 1000} s, no kubelet Events), ${o.deployments} Deployments (pause, requests 10m/16Mi) created at once; their pods made by the ReplicaSet controller, bound by the scheduler and started by the simulated kubelets; then the seed's DaemonSet. Meanwhile, every ${o.listEveryMs / 1000} s, the benchmark lists pods as \`kubectl get pods -A\` does and lists nodes.`,
     '- SLO figures from the server\'s apiserver_request_duration_seconds histogram over the window from the Deployments\' create to the end: the upper bound of the bucket holding the 99th percentile (buckets 1 ms ... 1, 2.5, 5, 10 s).',
     '',
     table(['Storage', 'SLO / criterion', 'Measured', 'Verdict'], rows),

@@ -13,6 +13,7 @@ import { parseServiceIPRange, type ServiceIPRange } from '../registry/service-al
 import { parseAuthorizationModes, type AuthorizationMode } from '../apiserver/authz/index.js';
 import { etcdConfig, etcdFlagOptions, etcdFlagsHelp, type EtcdConfig } from './storage-flags.js';
 import { enabledAdmissionPlugins, pluginList, type AdmissionPluginName } from '../apiserver/admission/plugins.js';
+import { defaultSeats } from '../apiserver/flowcontrol/fair-queue.js';
 
 export const serverHelp = `Run the k8ts API server.
 
@@ -50,7 +51,7 @@ ${etcdFlagsHelp}
       --max-mutating-requests-inflight int
                                  seats for create, update, patch and delete requests, shared by the
                                  default priority levels' shares, and within a level fairly between
-                                 flows (system:masters exempt; 0: no limit) (default 32)
+                                 flows (system:masters exempt; 0: no limit) (default ${defaultSeats})
       --cluster-signing-cert-file string
                                  csrsigning: the CA certificate that signs approved CSRs (default DATA/pki/ca.crt)
       --cluster-signing-key-file string
@@ -96,7 +97,7 @@ export async function runServer(args: string[]): Promise<number> {
       'pod-gc-quarantine': { type: 'string' },
       'default-unreachable-toleration-seconds': { type: 'string', default: '300' },
       'request-timeout': { type: 'string', default: '1m0s' },
-      'max-mutating-requests-inflight': { type: 'string', default: '32' },
+      'max-mutating-requests-inflight': { type: 'string', default: String(defaultSeats) },
       'resource-version-wait': { type: 'string' },
       'default-watch-cache-size': { type: 'string' },
       'service-node-port-range': { type: 'string', default: '30000-32767' },

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../../src/api/flowcontrol/bootstrap.js';
 import { Classifier, flowOf } from '../../src/apiserver/flowcontrol/classify.js';
 import { PriorityLevels, seatsOf } from '../../src/apiserver/flowcontrol/levels.js';
-import type { Release } from '../../src/apiserver/flowcontrol/fair-queue.js';
+import { defaultSeats, type Release } from '../../src/apiserver/flowcontrol/fair-queue.js';
 import type { UserInfo } from '../../src/apiserver/auth/types.js';
 import type { RequestInfo } from '../../src/apiserver/request-info.js';
 
@@ -94,6 +94,29 @@ describe('seats shared among the levels', () => {
 
   const never = () => {};
   const take = (levels: PriorityLevels, level: string, flow: string) => levels.byName.get(level)!.queue!.acquire(flow, never);
+  const seatAll = (levels: PriorityLevels, level: string, flow: string) => {
+    const held: Release[] = [];
+    for (let got = take(levels, level, flow); typeof got === 'function'; got = take(levels, level, flow)) held.push(got);
+    return held;
+  };
+
+  it("the server's default seats: workload-high (the scheduler's bindings, the controller manager's creates) borrows at least the 32 one level had", () => {
+    assert.equal(defaultSeats, 64);
+    assert.deepEqual(Object.fromEntries(seatsOf(configs, defaultSeats)), {
+      'catch-all': { nominal: 2, lendable: 0 }, exempt: { nominal: 0, lendable: 0 }, system: { nominal: 8, lendable: 3 },
+      'node-high': { nominal: 11, lendable: 3 }, 'leader-election': { nominal: 3, lendable: 0 }, 'workload-high': { nominal: 11, lendable: 6 },
+      'workload-low': { nominal: 27, lendable: 24 }, 'global-default': { nominal: 6, lendable: 3 },
+    });
+    const levels = new PriorityLevels(configs, defaultSeats);
+    assert.equal(levels.total, 68);
+    // Alone, it holds every seat but the other levels' guaranteed ones: 68 − (2 + 5 + 8 + 3 + 3 + 3).
+    const held = seatAll(levels, 'workload-high', 'kube-scheduler\x00default');
+    assert.equal(held.length, 44);
+    // The others' guaranteed seats stay theirs: a node's heartbeat and a user's create are seated at once.
+    assert.equal(typeof take(levels, 'node-high', 'node-1'), 'function');
+    assert.equal(typeof take(levels, 'global-default', 'alice'), 'function');
+    assert.deepEqual(levels.stats, { inUse: 44 + 2, waiting: 1 });
+  });
 
   it("a flood in one level borrows the free seats but never another level's guaranteed ones; a node's heartbeat is seated at once", () => {
     const levels = new PriorityLevels(configs, 32);
