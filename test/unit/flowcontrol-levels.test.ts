@@ -100,14 +100,14 @@ describe('seats shared among the levels', () => {
     return held;
   };
 
-  it("the server's default seats: workload-high (the scheduler's bindings, the controller manager's creates) borrows at least the 32 one level had", () => {
-    assert.equal(defaultSeats, 64);
-    assert.deepEqual(Object.fromEntries(seatsOf(configs, defaultSeats)), {
+  it('at 64 seats (--max-mutating-requests-inflight 64): workload-high (the scheduler\'s bindings, the controller manager\'s creates) borrows 44, and the other levels keep their guaranteed seats', () => {
+    assert.equal(defaultSeats, 32);
+    assert.deepEqual(Object.fromEntries(seatsOf(configs, 64)), {
       'catch-all': { nominal: 2, lendable: 0 }, exempt: { nominal: 0, lendable: 0 }, system: { nominal: 8, lendable: 3 },
       'node-high': { nominal: 11, lendable: 3 }, 'leader-election': { nominal: 3, lendable: 0 }, 'workload-high': { nominal: 11, lendable: 6 },
       'workload-low': { nominal: 27, lendable: 24 }, 'global-default': { nominal: 6, lendable: 3 },
     });
-    const levels = new PriorityLevels(configs, defaultSeats);
+    const levels = new PriorityLevels(configs, 64);
     assert.equal(levels.total, 68);
     // Alone, it holds every seat but the other levels' guaranteed ones: 68 − (2 + 5 + 8 + 3 + 3 + 3).
     const held = seatAll(levels, 'workload-high', 'kube-scheduler\x00default');

@@ -24,14 +24,14 @@
  * shared by the priority levels (levels.ts). Upstream's default is 200
  * (beside 400 for reads), sized for goroutines on many cores; on one loop a
  * seat is mostly a place in the next storage group commit, and seats past a
- * few dozen a level only interleave more work with every other client's.
- * 64 lets workload-high, which holds the scheduler's bindings and the
- * controller manager's pod creates, borrow 44 when the other levels are
- * quiet: 32 left it 24, fewer than the single level of 32 the bindings had
- * before the levels, and their wait for a seat took them past upstream's
- * 1 s at 150,000 pods (bench/RESULTS.md `bind12`).
+ * few dozen only interleave more work with every other client's. 64 (so
+ * that workload-high, the scheduler's bindings and the controller manager's
+ * pod creates, may borrow 44 rather than 24) was measured at 150,000 pods:
+ * the bindings' wait for a seat fell from 127 to 23 ms, but every write's
+ * turn on the loop grew and upstream's SLI missed where 32 held it
+ * (bench/RESULTS.md `bind12`, `session-end-s13-2026-12-07`).
  */
-export const defaultSeats = 64;
+export const defaultSeats = 32;
 /**
  * Requests one flow may have waiting: upstream's default priority levels
  * (workload-high, workload-low, global-default, system, node-high) deal each
