@@ -12,6 +12,9 @@
  *  3. The node's address and port come from its status (api/kubelet-endpoint).
  *  4. A kubelet that cannot be reached is an error in Go's words
  *     (`Get "https://...": dial tcp ...: connect: connection refused`).
+ *  5. Connections are kept alive; a GET that meets a reset on a reused one
+ *     (the kubelet closed it idle just as the request went out) is sent again
+ *     on another, as Go's transport does, instead of failing `kubectl logs`.
  */
 import https from 'node:https';
 import type { WebSocket } from 'ws';
@@ -79,6 +82,9 @@ export function roundTripError(method: string, url: string, e: KubeletEndpoint, 
   return `${verb} ${JSON.stringify(url)}: ${why}`;
 }
 
+/** Methods Go's transport may send twice (net/http isReplayable, for requests without a body). */
+const idempotent = (method: string) => ['GET', 'HEAD', 'OPTIONS', 'TRACE'].includes(method.toUpperCase());
+
 /** The kubelet answered an upgrade with something other than 101. */
 export class KubeletRefusal extends Error {
   constructor(readonly statusCode: number, readonly body: string, readonly contentType = 'text/plain; charset=utf-8') { super(body); }
@@ -97,15 +103,23 @@ export function createKubeletClient(registry: Registry, cfg: KubeletClientConfig
     },
     request(t) {
       const url = `https://${hostPort(t.endpoint)}${t.path}`;
-      return new Promise((resolve, reject) => {
+      const attempt = (resolve: (res: IncomingMessage) => void, reject: (err: Error) => void): void => {
+        let answered = false;
         const req = https.request(url, {
           method: t.method, headers: t.headers, agent: t.insecureSkipTLSVerify ? insecure : verifying, signal: t.signal,
           // A kubelet whose certificate names no address it is reached at is still the node's (upstream checks the CA only when it has one).
           checkServerIdentity: () => undefined,
-        }, resolve);
-        req.on('error', (err: NodeJS.ErrnoException) => reject(err.name === 'AbortError' ? err : unknownError(roundTripError(t.method, url, t.endpoint, err))));
+        }, (res) => { answered = true; resolve(res); });
+        req.on('error', (err: NodeJS.ErrnoException) => {
+          if (err.name === 'AbortError') return reject(err);
+          // A kept-alive connection the kubelet closed as this request went out on it: Go's transport sends an
+          // idempotent request again on another connection (shouldRetryRequest); each stale one fails once, so this ends.
+          if (!answered && req.reusedSocket && !t.body && idempotent(t.method) && !t.signal?.aborted) return attempt(resolve, reject);
+          reject(unknownError(roundTripError(t.method, url, t.endpoint, err)));
+        });
         if (t.body) t.body.pipe(req); else req.end();
-      });
+      };
+      return new Promise(attempt);
     },
     webSocket(endpoint, path, protocols) {
       const url = `wss://${hostPort(endpoint)}${path}`;
