@@ -88,6 +88,23 @@ describe('node authorizer graph', () => {
     assert.ok(!g.hasPath('n2', 'serviceaccount', 'ns', 'sa'));
   });
 
+  it('pods of two namespaces naming the same names reach only their own namespace\'s objects', () => {
+    const g = new NodeGraph();
+    const spec = { serviceAccountName: 'default', volumes: [{ name: 'v', projected: { sources: [{ configMap: { name: 'kube-root-ca.crt' } }] } }] };
+    g.setPod(pod('a', 'n1', spec));
+    g.setPod({ ...pod('b', 'n2', spec), metadata: { name: 'b', namespace: 'other' } });
+    g.setPod(pod('c', 'n3', spec)); // the same references as a: one shared entry, its own node
+    for (const [node, ns] of [['n1', 'ns'], ['n2', 'other'], ['n3', 'ns']] as const) {
+      const otherNs = ns === 'ns' ? 'other' : 'ns';
+      assert.ok(g.hasPath(node, 'configmap', ns, 'kube-root-ca.crt'), `${node} reaches ${ns}/kube-root-ca.crt`);
+      assert.ok(g.hasPath(node, 'serviceaccount', ns, 'default'));
+      assert.ok(!g.hasPath(node, 'configmap', otherNs, 'kube-root-ca.crt'), `${node} does not reach ${otherNs}/kube-root-ca.crt`);
+    }
+    g.deletePod('ns', 'a');
+    assert.ok(!g.hasPath('n1', 'configmap', 'ns', 'kube-root-ca.crt'));
+    assert.ok(g.hasPath('n3', 'configmap', 'ns', 'kube-root-ca.crt'), 'c keeps the shared references');
+  });
+
   it('after a relist keeps only what the list returned', () => {
     const g = new NodeGraph();
     const spec = { volumes: [{ name: 'v', secret: { secretName: 's' } }, { name: 'c', persistentVolumeClaim: { claimName: 'claim' } }] };

@@ -46,10 +46,10 @@ class ReverseIndex {
 
 type Targets = ReadonlyArray<readonly [ReverseIndex, string]>;
 
-/** The identity of a list of edges (names hold no newline). */
-function targetsKey(targets: Targets): string {
+/** The identity of a pod's edges in `namespace` (names hold no newline): the same text whether its targets are pooled yet or not. */
+function targetsKey(namespace: string, named: Targets): string {
   let k = '';
-  for (const [index, target] of targets) k += `${index.tag}${target}\n`;
+  for (const [index, name] of named) k += `${index.tag}${namespace}/${name}\n`;
   return k;
 }
 
@@ -108,25 +108,35 @@ export class NodeGraph {
     const name = pod.metadata?.name ?? '';
     const nodeName = pod.spec?.nodeName;
     if (!nodeName) { this.deletePod(ns, name); return; }
-    const targets: Array<readonly [ReverseIndex, string]> = [
-      ...podSecretNames(pod).map((n) => [this.podsBySecret, this.target(ns, n)] as const),
-      ...podConfigMapNames(pod).map((n) => [this.podsByConfigMap, this.target(ns, n)] as const),
-      ...podClaimNames(pod).map((n) => [this.podsByClaim, this.target(ns, n)] as const),
-    ];
-    if (pod.spec?.serviceAccountName) targets.push([this.podsByServiceAccount, this.target(ns, pod.spec.serviceAccountName)]);
-    const refsKey = targetsKey(targets);
+    const named = this.podTargetNames(pod);
+    const refsKey = targetsKey(ns, named);
     // Upstream's graph populator skips an update that leaves the node and the references alone (a kubelet's
     // status write): taking the pod out of every index and putting it back cost a status write 1-2%.
     const had = this.pods.get(ns)?.get(name);
     if (had && had.nodeName === nodeName && had.refs.key === refsKey) return;
     this.deletePod(ns, name);
+    // The edges are built (their targets' keys pooled) only for references no scheduled pod has yet:
+    // a binding of a pod alike the ones before it finds them by the key.
     let refs = this.references.get(refsKey);
-    if (!refs) this.references.set(refsKey, refs = { key: refsKey, targets: Object.freeze(targets), pods: 0 });
+    if (!refs) {
+      const targets = named.map(([index, n]) => [index, this.target(ns, n)] as const);
+      this.references.set(refsKey, refs = { key: refsKey, targets: Object.freeze(targets), pods: 0 });
+    }
     refs.pods++;
     for (const [index, target] of refs.targets) index.add(target, nodeName);
     let inNamespace = this.pods.get(ns);
     if (!inNamespace) this.pods.set(ns, inNamespace = new Map());
     inNamespace.set(name, { nodeName, refs });
+  }
+
+  /** What a pod's spec names, by index: secrets, configmaps, claims, then its service account. */
+  private podTargetNames(pod: Pod): Array<readonly [ReverseIndex, string]> {
+    const named: Array<readonly [ReverseIndex, string]> = [];
+    for (const n of podSecretNames(pod)) named.push([this.podsBySecret, n]);
+    for (const n of podConfigMapNames(pod)) named.push([this.podsByConfigMap, n]);
+    for (const n of podClaimNames(pod)) named.push([this.podsByClaim, n]);
+    if (pod.spec?.serviceAccountName) named.push([this.podsByServiceAccount, pod.spec.serviceAccountName]);
+    return named;
   }
 
   deletePod(namespace: string, name: string): void {
