@@ -14,7 +14,9 @@
  * the server's peak RSS (VmHWM) and this process's. Results go to bench/RESULTS.md, section "scheduler"
  * (other sections are left alone).
  *
- *   node dist/bench/scheduler.js [--nodes 1000,5000] [--pods 10000] [--init-pods 1000] [--shape upstream|cold] [--runs 3] [--no-write] [--keep] [--no-events] [--max-in-flight N]
+ *   node dist/bench/scheduler.js [--nodes 1000,5000] [--pods 10000] [--init-pods 1000] [--shape upstream|cold] [--runs 3] [--no-write] [--keep] [--no-events] [--max-in-flight N] [--baseline DIR]
+ *   (--baseline DIR: another built checkout; --runs rounds, each running this build's and DIR's own benchmark
+ *   once, the order flipped each round, then the pairs' CPU per pod of both processes; writes nothing)
  *   (K8TS_BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the server process;
  *   each row logs its scheduling window on the monotonic clock, for bench/lib/cpuprofile.ts --from-us/--to-us)
  */
@@ -34,6 +36,8 @@ import { Scheduler } from '../src/scheduler/scheduler.js';
 import { createLogger } from '../src/util/log.js';
 import { realClock } from '../src/util/clock.js';
 import { benchArgs } from './lib/args.js';
+import { renderSchedulerInterleaved, runSchedulerInterleaved } from './lib/scheduler-ab.js';
+import type { Build } from './lib/ab-child.js';
 import { benchNode, benchPod } from './lib/scheduler-perf-objects.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -447,8 +451,10 @@ async function main(): Promise<void> {
       'max-in-flight': { type: 'string', help: 'bindings in flight at most (SchedulerOptions.maxInFlightBinds; default: the scheduler\'s own)' },
       shape: { type: 'string', default: 'upstream', help: 'upstream: scheduler_perf SchedulingBasic (init pods bound by the same scheduler, then the measured pods created while it runs); cold: every pod created before a fresh scheduler starts' },
       'init-pods': { type: 'string', default: '1000', help: 'upstream shape: the init pods (scheduler_perf\'s initPods for 5000Nodes_10000Pods)' },
+      baseline: { type: 'string', help: 'another built checkout, run in turn with this one (--runs rounds, each flag but --runs passed to both); prints the pairs, writes nothing' },
     },
   });
+  if (values.baseline) return interleaved(values.baseline, values);
   const nodeCounts = values.nodes!.split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
   const pods = Number(values.pods);
   const shape = values.shape as Shape;
@@ -470,6 +476,18 @@ async function main(): Promise<void> {
     }
   } finally {
     if (!values.keep) rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** --baseline: this build and `baseline` in turn, one child run of each per round and node count (bench/lib/scheduler-ab.ts). */
+async function interleaved(baseline: string, values: Record<string, string | boolean | undefined>): Promise<void> {
+  const builds: Build[] = [{ label: 'this', root: repoRoot }, { label: 'baseline', root: baseline }];
+  const rounds = Math.max(1, Math.min(20, Number(values.runs)));
+  const passed = ['pods', 'shape', 'init-pods', 'max-in-flight'].flatMap((k) => (values[k] === undefined ? [] : [`--${k}`, String(values[k])]));
+  if (values['no-events']) passed.push('--no-events');
+  for (const n of String(values.nodes).split(',').map((s) => Number(s.trim())).filter((x) => x > 0)) {
+    const rows = await runSchedulerInterleaved(builds, rounds, ['--nodes', String(n), '--runs', '1', '--no-write', ...passed], log);
+    console.log(`\n${n} nodes, ${rounds} rounds, builds interleaved (this = ${repoRoot}, baseline = ${baseline}):\n\n${renderSchedulerInterleaved(rows, builds)}`);
   }
 }
 

@@ -9,13 +9,12 @@
  * rounds and their pairs are tabulated: CPU per pod of each process is what the noisy shared host
  * leaves readable, wall time only indicative.
  */
-import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { median } from './stats.js';
 import { table } from './results.js';
+import { runBenchChild, type Build } from './ab-child.js';
 
-export interface Build { label: string; root: string }
+export type { Build } from './ab-child.js';
 
 export interface AbRow {
   round: number;
@@ -57,20 +56,6 @@ export function parseRun(output: string, round: number, build: string, loadBefor
   };
 }
 
-function runChild(build: Build, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(build.root, 'dist', 'bench', 'daemonset.js'), ...args], { cwd: build.root, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (s: string) => {
-      out += s;
-      process.stdout.write(s.replace(/^(?=.)/gm, `  [${build.label}] `));
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${build.label}: bench exited ${code}`))));
-  });
-}
-
 /** `rounds` rounds of one run per build, alternating which goes first; the rows in the order they ran. */
 export async function runInterleaved(builds: Build[], rounds: number, childArgs: string[], log: (s: string) => void): Promise<AbRow[]> {
   const rows: AbRow[] = [];
@@ -79,7 +64,7 @@ export async function runInterleaved(builds: Build[], rounds: number, childArgs:
     for (const b of order) {
       const loadBefore = loadavg()[0]!;
       log(`round ${r}: ${b.label} (${b.root}), load ${loadBefore.toFixed(1)}`);
-      const out = await runChild(b, childArgs);
+      const out = await runBenchChild(b, 'daemonset.js', childArgs);
       const row = parseRun(out, r, b.label, loadBefore, loadavg()[0]!);
       if (!row) throw new Error(`${b.label}: no result line in its output`);
       rows.push(row);
