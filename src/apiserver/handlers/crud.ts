@@ -101,7 +101,7 @@ function readObjectBytes(ctx: HandlerContext): Promise<Buffer> {
 }
 
 /**
- * readObject's decoding of a body already read: the same body gives an equal object each time.
+ * The decoding of a body already read: the same body gives an equal object each time.
  * A small body is decoded at once and its object returned as is (no promise made for it).
  */
 function objectFromBody(ctx: HandlerContext, buf: Buffer, create?: CreateRead): any {
