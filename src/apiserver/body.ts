@@ -62,6 +62,13 @@ function collectBody(req: IncomingMessage, resolve: (body: Buffer) => void, reje
   const onError = (err: Error) => done(err);
   const onClose = () => { if (!req.readableEnded) done(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })); };
   if (req.readableEnded) return afterBody(req, Buffer.alloc(0), resolve, reject);
+  // A small body has usually arrived with its headers: the parser has pushed all of it (and its
+  // end) into the stream before the request's first step runs. Taken at once, it needs no
+  // listeners and no flowing mode (whose resume is a tick of its own); 'end' follows as ever.
+  if (req.complete && req.readableFlowing === null && req.readableLength > 0 && req.readableLength <= maxBodyBytes) {
+    const body = req.read() as Buffer | null;
+    if (body) return afterBody(req, body, resolve, reject);
+  }
   req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
 }
 
