@@ -16,9 +16,14 @@
  * Upstream has no equivalent: each request runs on its own goroutine and
  * the Go scheduler preempts between them.
  */
-import { nextQuantum } from '../../util/loop-quantum.js';
+import { inQuantum, nextQuantum } from '../../util/loop-quantum.js';
 
 /** Resolves when this request's turn comes: in a turn of the event loop whose quantum has time left. */
 export function nextTurn(): Promise<void> {
   return nextQuantum();
+}
+
+/** Runs `step` when this request's turn comes (nextTurn without its promise, for a caller that has one already). */
+export function inTurn(step: () => void): void {
+  inQuantum(step);
 }

@@ -47,9 +47,11 @@ export class LogWriter {
     // even when compaction deleted the newest rows.
     this.revision = db.prepare<[], number>(
       "SELECT seq FROM sqlite_sequence WHERE name = 'kv_log'").pluck().get() ?? 0;
-    const insert = db.prepare<[LogRow]>(
+    // Positional parameters: better-sqlite3 binds a named one by making its name a JavaScript
+    // string and reading it off the row object, seven times a write.
+    const insert = db.prepare<[number, string, number, number, number, number, string]>(
       `INSERT INTO kv_log (id, name, created, deleted, create_revision, prev_revision, value)
-       VALUES (@id, @name, @created, @deleted, @create_revision, @prev_revision, @value)`);
+       VALUES (?, ?, ?, ?, ?, ?, ?)`);
     const setCurrent = db.prepare<[string, number]>(
       'INSERT INTO kv_current (name, id) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET id = excluded.id');
     const dropCurrent = db.prepare<[string]>('DELETE FROM kv_current WHERE name = ?');
@@ -59,7 +61,7 @@ export class LogWriter {
       const fields = plan(current, this.revision + 1);
       if (!fields) return { conflict: current };
       const row: LogRow = { id: this.revision + 1, name: key, ...fields };
-      insert.run(row);
+      insert.run(row.id, row.name, row.created, row.deleted, row.create_revision, row.prev_revision, row.value);
       if (row.deleted) dropCurrent.run(key);
       else setCurrent.run(key, row.id);
       // Advanced at once: the next write of the same batch takes the next id.
