@@ -16,6 +16,12 @@
  * node, other V8 flags: V8 rejects it) by the first start, beside it or, when
  * the installation is read-only, in the user's cache directory. A rejected or
  * missing cache costs that start nothing but the compile it would have done anyway.
+ *
+ * A restart (an existing data directory) runs code a fresh start does not
+ * (the stored objects decoded, compared and kept rather than created), and a
+ * cache is only what ran before the start that wrote it was ready: the
+ * training restarts once more with K8TS_CODE_CACHE_RETRAIN set, which saves the
+ * cache again although it was accepted, now holding both starts' functions.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +41,8 @@ declare const K8TS_CJS_HASH: string | undefined;
 
 /** The commands run from main.cjs with a code cache: those that announce their start. */
 const cached = new Set(['up', 'server']);
+/** Set by the build's training restart (scripts/train-code-cache.mjs): save the cache even when it was accepted. */
+const retrainEnv = 'K8TS_CODE_CACHE_RETRAIN';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [command, ...rest] = process.argv.slice(2);
@@ -58,7 +66,7 @@ function runCached(name: string, hash: string): void {
     try { cachedData = readLargeFile(join(dir, file)); break; } catch { /* not there: the next, or none */ }
   }
   const script = new Script(source, { filename, cachedData, importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
-  if (cachedData === undefined || script.cachedDataRejected) {
+  if (cachedData === undefined || script.cachedDataRejected || process.env[retrainEnv]) {
     // After the loop's next poll for I/O: a readiness check already waiting is answered first.
     process.once(startedEvent, () => afterPoll(() => saveCache(script.createCachedData(), dirs, file, name, hash)));
   }

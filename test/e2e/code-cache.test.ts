@@ -4,17 +4,20 @@
  * with no cache writes one once the API server is ready, a cache V8 rejects is
  * replaced by the next start, the other commands run the ES module bundle
  * and write none, and a cache that cannot go beside the bundle goes to the
- * user's cache directory. A copy, so the cache beside the build under test stays the
+ * user's cache directory. A start whose cache V8 accepted leaves it as it is, unless
+ * K8TS_CODE_CACHE_RETRAIN asks it to save it again (the build's training restart,
+ * scripts/train-code-cache.mjs). A copy, so the cache beside the build under test stays the
  * one its build made.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually, repoRoot } from './harness.js';
+import { v8FlagsFor } from '../../src/cli/v8-flags.js';
 
 const run = promisify(execFile);
 
@@ -38,9 +41,8 @@ describe('k8ts server from the launcher: its V8 code cache', () => {
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  /** Starts `k8ts server` on a new data directory, waits for its first readiness, and returns how to stop it. */
-  async function startServer(moreEnv: Record<string, string> = {}): Promise<() => Promise<void>> {
-    const dataDir = mkdtempSync(join(root, 'data-'));
+  /** Starts `k8ts server` on a data directory (a new one unless given), waits for its first readiness, and returns how to stop it. */
+  async function startServer(moreEnv: Record<string, string> = {}, dataDir = mkdtempSync(join(root, 'data-'))): Promise<() => Promise<void>> {
     const proc = spawn(process.execPath, [join(copy, 'main.js'), 'server', '--data-dir', dataDir, '--port', '0', '--controllers', 'none'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...env, ...moreEnv } });
     let log = '';
     await new Promise<void>((resolve, reject) => {
@@ -66,6 +68,28 @@ describe('k8ts server from the launcher: its V8 code cache', () => {
     } finally {
       await stop();
     }
+  });
+
+  it('a restart with K8TS_CODE_CACHE_RETRAIN saves the accepted cache again, with what the restart ran besides, and V8 accepts it', async () => {
+    const [file] = caches();
+    const path = join(cacheDir, file!);
+    const fresh = statSync(path);
+    const dataDir = mkdtempSync(join(root, 'data-'));
+    await (await startServer({}, dataDir))();
+    // The restart on the same data directory, as the build's training makes it: a new file renamed over the old.
+    const stop = await startServer({ K8TS_CODE_CACHE_RETRAIN: '1' }, dataDir);
+    try {
+      await eventually(async () => statSync(path).ino !== fresh.ino, undefined, 'the accepted cache saved again');
+    } finally {
+      await stop();
+    }
+    assert.ok(statSync(path).size > fresh.size, `the fresh start's functions and the restart's: ${statSync(path).size} bytes against ${fresh.size}`);
+    // V8 checks a cache against the script's source and the flags in force: compiled as the launcher does.
+    const check = `const { Script } = require('node:vm'); const { readFileSync } = require('node:fs');
+      const s = new Script(readFileSync(process.argv[1], 'latin1'), { filename: process.argv[1], cachedData: readFileSync(process.argv[2]) });
+      process.stdout.write(String(s.cachedDataRejected));`;
+    const { stdout } = await run(process.execPath, [...v8FlagsFor('server')!.split(' '), '-e', check, join(copy, 'main.cjs'), path], { env });
+    assert.equal(stdout, 'false', 'V8 accepts the saved-again cache');
   });
 
   it('a cache V8 rejects is replaced by the next start', async () => {
