@@ -7,6 +7,8 @@
  * private parse of the whole pod: one encode (the stored value) and no parse. The cached old
  * version is left exactly as it was, and what is stored, answered and cached is what upstream's
  * status strategy gives: the stored spec, the body's status with omitempty zeros dropped.
+ * A create is counted too: one encode of the pod (the stored value), no parse, and its answer's
+ * text and its watch event's are that value with the resourceVersion spliced in, one string.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +19,8 @@ import { openSqliteBackend } from '../../src/storage/sqlite/index.js';
 import { realClock } from '../../src/util/clock.js';
 import { silentLogger as quiet } from '../../src/util/log.js';
 import type { Store } from '../../src/registry/store.js';
+import type { WatchEventOut } from '../../src/registry/types.js';
+import { objectJSON, renderedJSON } from '../../src/registry/watch-cache/rendered-json.js';
 
 const readOps = new Set(['get', 'list', 'count']);
 const writeOps = new Set(['create', 'update', 'delete']);
@@ -72,18 +76,21 @@ const running: PodStatus = {
 
 /**
  * Counts, while `run` runs, JSON.parse calls of a text holding `uid` and JSON.stringify calls of
- * an object whose metadata.uid is `uid`: the whole pod's parses and encodes.
+ * an object whose metadata.uid is `uid`: the whole pod's parses and encodes. `{ name }`: of a text
+ * holding its "name" member and of an object of that metadata.name instead (a create: no uid yet).
  */
-async function wholeObjectCodecs<T>(uid: string, run: () => Promise<T>): Promise<{ result: T; parses: number; encodes: number }> {
+async function wholeObjectCodecs<T>(uid: string | { name: string }, run: () => Promise<T>): Promise<{ result: T; parses: number; encodes: number }> {
   const { parse, stringify } = JSON;
+  const inText = typeof uid === 'string' ? uid : `"name":${stringify(uid.name)}`;
+  const isPod = typeof uid === 'string' ? (m: Pod['metadata']) => m?.uid === uid : (m: Pod['metadata']) => m?.name === uid.name;
   let parses = 0;
   let encodes = 0;
   JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
-    if (typeof text === 'string' && text.includes(uid)) parses++;
+    if (typeof text === 'string' && text.includes(inText)) parses++;
     return parse(text, reviver);
   }) as typeof JSON.parse;
   JSON.stringify = ((value: unknown, ...rest: unknown[]) => {
-    if ((value as Pod | null)?.metadata?.uid === uid) encodes++;
+    if (isPod((value as Pod | null)?.metadata)) encodes++;
     return (stringify as (...a: unknown[]) => string)(value, ...rest);
   }) as typeof JSON.stringify;
   try {
@@ -168,4 +175,30 @@ test('a status patch of a cached pod: no storage read, the stored spec kept, the
   assert.equal(updated.status!.phase, 'Running');
   assert.equal(updated.spec!.nodeName, 'node-1');
   assert.equal(JSON.stringify(cachedOld), oldText);
+});
+
+test('a pod create encodes the pod once: the stored value, which its answer and its watch event are (spliced), parsed never', async (t) => {
+  const { pods } = await setup(t);
+  const events: WatchEventOut[] = [];
+  const w = await pods.watch('default', { resourceVersion: String(pods.watchCache!.revision) }, (e) => events.push(e), () => {});
+  t.after(() => w.close());
+  const body: Pod = {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'c1', labels: { app: 'ds' } },
+    spec: { containers: [{ name: 'c', image: 'gasbugs/http-go', ports: [{ containerPort: 8080 }] }] },
+  };
+  const { result: created, parses, encodes } = await wholeObjectCodecs({ name: 'c1' }, async () => {
+    // As the API server's handler: the created object answered as its text (crud.ts), the event as its watchers write it (watch.ts).
+    const res: Pod = await pods.create('default', body, { fieldManager: { manager: 'kubectl-create' }, resultShared: true, inputOwned: true });
+    const answer = renderedJSON(res);
+    await pods.watchCache!.waitFor(Number(res.metadata!.resourceVersion), 5_000);
+    const event = events.map((e) => objectJSON(e.object));
+    return { res, answer, event };
+  });
+  assert.deepEqual({ parses, encodes }, { parses: 0, encodes: 1 });
+  assert.equal(events.length, 1);
+  assert.equal(events[0]!.type, 'ADDED');
+  assert.equal(events[0]!.object, created.res, 'the event\'s object is the answer\'s (the cache keeps the written object)');
+  assert.equal(created.event[0], created.answer, 'one text for the answer and the event');
+  assert.equal(created.answer, JSON.stringify(await pods.get('default', 'c1')), 'answered as stored, resourceVersion and managedFields included');
+  assert.deepEqual(created.res.metadata!.managedFields!.map((e) => [e.manager, e.operation]), [['kubectl-create', 'Update']]);
 });
