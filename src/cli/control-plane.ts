@@ -21,6 +21,7 @@ import { ensureFrontProxyPKI } from './front-proxy.js';
 import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { ensureFlowControlBootstrap, runFlowControlEnsurer, storedFlowControlObjects } from '../registry/flowcontrol-ensurer.js';
 import { KubernetesEndpointReconciler, publishableAddress } from '../registry/kubernetes-endpoints.js';
+import { APIServerIdentityLease } from '../registry/apiserver-identity-lease.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { FlowSchemaStatus } from '../registry/flowschema-status.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
@@ -380,6 +381,13 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   hooks.finish('kube-apiserver-autoregistration');
   await publishAuthenticationConfigMap(registry, { clientCAPem: pki.caCertPem, requestHeaderCAPem: frontProxy.caPem, ...defaultRequestHeaders });
   hooks.finish('start-cluster-authentication-info-controller');
+  // As upstream's hooks, these start their loops and finish at once: readiness does not wait on the first renewal.
+  const identity = new APIServerIdentityLease(registry, hostname(), logger.with('apiserver-identity'));
+  cleanups.push(() => identity.stop());
+  void identity.startController();
+  hooks.finish('start-kube-apiserver-identity-lease-controller');
+  void identity.startGarbageCollector();
+  hooks.finish('start-kube-apiserver-identity-lease-garbage-collector');
   await aggregator.start();
   hooks.finish('start-kube-aggregator-informers');
   hooks.finish('apiservice-registration-controller');
