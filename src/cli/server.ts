@@ -3,6 +3,7 @@
  * This module holds the help and the flags only: the control plane's modules load once the
  * flags are good (`k8ts server --help` or a bad flag answers without them).
  */
+import { parseFeatureGates, type FeatureGates } from './feature-gates.js';
 import { requireFlags } from './flag-errors.js';
 import { parseArgs } from 'node:util';
 import { parseDuration } from './duration.js';
@@ -84,6 +85,9 @@ ${etcdFlagsHelp}
                                  with a bearer token (default false)
       --anonymous-auth           requests without credentials are system:anonymous, group system:unauthenticated,
                                  and get what RBAC grants them (default true; false with AlwaysAllow)
+      --feature-gates mapStringBool
+                                 key=value pairs of the gates k8ts acts on: APIServerIdentity=true|false (default true:
+                                 each server keeps its identity Lease in kube-system)
   -h, --help                     help for server`;
 
 export async function runServer(args: string[]): Promise<number> {
@@ -106,6 +110,7 @@ export async function runServer(args: string[]): Promise<number> {
       ...nodeCIDRFlagOptions,
       'authorization-mode': { type: 'string', default: 'Node,RBAC' },
       'anonymous-auth': { type: 'string', default: 'true' },
+      'feature-gates': { type: 'string', default: '' },
       'default-storage-class': { type: 'string', default: 'true' },
       dashboard: { type: 'string', default: 'false' },
       'enable-admission-plugins': { type: 'string' }, 'disable-admission-plugins': { type: 'string' },
@@ -154,6 +159,13 @@ export async function runServer(args: string[]): Promise<number> {
     console.error(`Error: invalid argument "${anonymousAuth}" for "--anonymous-auth" flag: strconv.ParseBool: parsing "${anonymousAuth}": invalid syntax`);
     return 1;
   }
+  let featureGates: FeatureGates;
+  try {
+    featureGates = parseFeatureGates(values['feature-gates']!);
+  } catch (e) {
+    console.error(`Error: invalid argument "${values['feature-gates']}" for "--feature-gates" flag: ${(e as Error).message}`);
+    return 1;
+  }
   const defaultStorageClass = values['default-storage-class'];
   if (defaultStorageClass !== 'true' && defaultStorageClass !== 'false') {
     console.error(`Error: invalid argument "${defaultStorageClass}" for "--default-storage-class" flag: strconv.ParseBool: parsing "${defaultStorageClass}": invalid syntax`);
@@ -197,7 +209,7 @@ export async function runServer(args: string[]): Promise<number> {
     },
     controllerConfig: { ...controllerConfig(values), ...nodeCIDRs, defaultStorageClass: defaultStorageClass === 'true' }, controllersHeapLimitMb,
     freshnessWaitMs: values['resource-version-wait'] === undefined ? undefined : parseDuration(values['resource-version-wait']),
-    watchCacheSize, dashboard: dashboard === 'true',
+    watchCacheSize, dashboard: dashboard === 'true', apiServerIdentity: featureGates.APIServerIdentity,
   });
   return cp.waitForSignal();
 }
