@@ -8,6 +8,7 @@
  *    the smallest objects of those names stand in for them;
  *  - Limit Storage Consumption: the storagelimits LimitRange and the
  *    storagequota ResourceQuota;
+ *  - Building a Basic DaemonSet: application/basic-daemonset.yaml;
  *  - Logging Architecture: admin/logging/two-files-counter-pod-streaming-sidecar.yaml
  *    (its sidecars' `tail -n+1 -F`; the file's history has `-f` too, which
  *    k8ts runs alike once count has written the file).
@@ -193,4 +194,40 @@ spec:
   volumes:
   - name: varlog
     emptyDir: {}
+`;
+
+export const basicDaemonSet = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: example-daemonset
+spec:
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: example
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: example
+    spec:
+      containers:
+      - name: pause
+        image: registry.k8s.io/pause
+      initContainers:
+      - name: log-machine-id
+        image: busybox:1.37
+        command: ['sh', '-c', 'cat /etc/machine-id > /var/log/machine-id.log']
+        volumeMounts:
+        - name: machine-id
+          mountPath: /etc/machine-id
+          readOnly: true
+        - name: log-dir
+          mountPath: /var/log
+      volumes:
+      - name: machine-id
+        hostPath:
+          path: /etc/machine-id
+          type: File
+      - name: log-dir
+        hostPath:
+          path: /var/log
 `;

@@ -4,6 +4,9 @@
  *  - Leases: `kubectl -n kube-system get lease -l
  *    apiserver.kubernetes.io/identity=kube-apiserver` listed nothing; the API
  *    server kept no identity Lease (APIServerIdentity, on by default since 1.26);
+ *  - Building a Basic DaemonSet: a simulated node had no /etc/machine-id, so
+ *    the init container's `cat` of its hostPath failed and the pods crash-looped
+ *    in Init instead of running;
  *  - Logging Architecture: the streaming sidecars' `tail -n+1 -F /var/log/1.log`
  *    (the count attached to -n) was not run, so `kubectl logs counter
  *    count-log-1` showed the simulated lifecycle instead of the counter's lines.
@@ -25,7 +28,7 @@ import { eventually } from './harness.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 import * as m from './up-tutorials-pages14-manifests.js';
 
-describe('k8ts up: the Managing Workloads, Limit Storage Consumption, Leases, Logging Architecture and Resource metrics pipeline pages on simulated nodes', () => {
+describe('k8ts up: the Managing Workloads, Limit Storage Consumption, Leases, Basic DaemonSet, Logging Architecture and Resource metrics pipeline pages on simulated nodes', () => {
   let up: UpCluster;
   const kubectl = (args: string[], input?: string, allowFail = false) => up.kubectl(args, input, allowFail);
   const out = async (args: string[], input?: string) => (await kubectl(args, input)).stdout;
@@ -168,6 +171,35 @@ describe('k8ts up: the Managing Workloads, Limit Storage Consumption, Leases, Lo
     await eventually(async () => counted(await out(['logs', 'counter', 'count-log-2']), (i) => `${date} INFO ${i}`), 120_000,
       'count-log-2 streams 2.log', () => out(['logs', 'counter', 'count-log-2']));
     assert.match(await out(['get', 'pod', 'counter']), /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\ncounter\s+3\/3\s+Running\s+0\s+\S+\n$/);
+  });
+
+  it('Building a Basic DaemonSet: a pod per schedulable node, Running once its init container logged the node\'s machine-id to the node\'s /var/log', async () => {
+    const file_ = file('basic-daemonset.yaml', m.basicDaemonSet);
+    assert.equal(await out(['apply', '-f', file_]), 'daemonset.apps/example-daemonset created\n');
+    // The control plane's NoSchedule taint keeps it off that node, as on kubeadm.
+    const tainted = (await out(['get', 'nodes', '-o', 'jsonpath={range .items[?(@.spec.taints)]}{.metadata.name} {end}'])).trim().split(' ');
+    const schedulable = (await out(['get', 'nodes', '-o', 'jsonpath={.items[*].metadata.name}'])).split(' ').filter((n) => !tainted.includes(n)).sort();
+    const listing = await eventually(async () => {
+      const text = await out(['get', 'pods', '-o', 'wide', '-l', 'app.kubernetes.io/name=example']);
+      const rows = text.split('\n').slice(1, -1);
+      return rows.length === schedulable.length && rows.every((r) => /^example-daemonset-[a-z0-9]{5}\s+1\/1\s+Running\s+0\s/.test(r)) ? text : undefined;
+    }, 120_000, 'a pod Running per node', () => out(['get', 'pods', '-o', 'wide', '-l', 'app.kubernetes.io/name=example']));
+    assert.match(listing, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES\n/);
+    assert.deepEqual(listing.split('\n').slice(1, -1).map((r) => r.split(/\s+/)[6]).sort(), schedulable);
+    // The page's `kubectl exec <pod-name> -- cat /var/log/machine-id.log` goes to the pause container, which has no cat (upstream too).
+    const pod = listing.split('\n')[1]!.split(/\s+/)[0]!;
+    const node = listing.split('\n')[1]!.split(/\s+/)[6]!;
+    const noCat = await kubectl(['exec', pod, '--', 'cat', '/var/log/machine-id.log'], undefined, true);
+    assert.match(noCat.stderr, /error: Internal error occurred: error executing command in container: failed to exec in container: failed to start exec "[0-9a-f]{64}": OCI runtime exec failed: exec failed: unable to start container process: exec: "cat": executable file not found in \$PATH: unknown\n$/);
+    // The log is on the node: a node debugger reads it beside the machine-id it copied.
+    const created = await kubectl(['debug', `node/${node}`, '--image=busybox', '--profile=general', '--', 'sh', '-c', 'cat /host/var/log/machine-id.log /host/etc/machine-id']);
+    const debugger_ = /Creating debugging pod (\S+) /.exec(created.stdout + created.stderr)![1]!;
+    const logged = await eventually(async () => (await kubectl(['logs', debugger_], undefined, true)).stdout || undefined, 60_000, 'the node debugger\'s output');
+    const [copied, machineId] = logged.split('\n');
+    assert.match(copied!, /^[0-9a-f]{32}$/);
+    assert.equal(copied, machineId, logged);
+    assert.equal(await out(['delete', '-f', file_]), 'daemonset.apps "example-daemonset" deleted\n');
+    await kubectl(['delete', 'pod', debugger_, '--wait=false']);
   });
 
   it('Resource metrics pipeline: NodeMetrics and PodMetrics through kubectl get --raw, in the Metrics API\'s shape', async () => {
