@@ -23,6 +23,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Logger } from '../util/log.js';
+import { base32NoPadding } from '../util/base32.js';
 import type { Registry } from './registry.js';
 import { statusCode } from './status-code.js';
 import { apiServerFieldManager } from './bootstrap.js';
@@ -34,21 +35,6 @@ export const identityLeaseRenewIntervalMs = 10_000;
 export const identityLeaseGCPeriodMs = 3_600_000;
 const namespace = 'kube-system';
 
-/** RFC 4648 base32 without padding, lowercased (Go's base32.StdEncoding.WithPadding(NoPadding), then ToLower). */
-function base32Lower(bytes: Uint8Array): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const b of bytes) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) { out += alphabet[(value >>> (bits - 5)) & 31]; bits -= 5; }
-    value &= (1 << bits) - 1;
-  }
-  return bits > 0 ? out + alphabet[(value << (5 - bits)) & 31] : out;
-}
-
 const lengthPrefixed = (s: string) => {
   const bytes = Buffer.from(s, 'utf8');
   const len = Buffer.alloc(2);
@@ -59,7 +45,7 @@ const lengthPrefixed = (s: string) => {
 /** The API server's ID (the Lease's name) for `hostname`, as genericapiserver's NewConfig derives it. */
 export function apiServerID(hostname: string): string {
   const hash = createHash('sha256').update(Buffer.concat([lengthPrefixed(hostname), lengthPrefixed('kube-apiserver')])).digest();
-  return `apiserver-${base32Lower(hash.subarray(0, 16))}`;
+  return `apiserver-${base32NoPadding(hash.subarray(0, 16)).toLowerCase()}`;
 }
 
 /** metav1.MicroTime as JSON: RFC 3339 with microseconds. */
