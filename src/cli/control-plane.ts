@@ -21,6 +21,7 @@ import { ensureFrontProxyPKI } from './front-proxy.js';
 import { ensureSystemNamespaces, ensureSystemPriorityClasses, ensureKubernetesService, runServiceAccountsLoop } from '../registry/bootstrap.js';
 import { ensureFlowControlBootstrap, runFlowControlEnsurer, storedFlowControlObjects } from '../registry/flowcontrol-ensurer.js';
 import { KubernetesEndpointReconciler, publishableAddress } from '../registry/kubernetes-endpoints.js';
+import { APIServerIdentityLease } from '../registry/apiserver-identity-lease.js';
 import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { FlowSchemaStatus } from '../registry/flowschema-status.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
@@ -116,6 +117,8 @@ export interface ControlPlaneOptions {
   serviceClusterIPRange?: ServiceIPRange;
   /** --authorization-mode (default Node,RBAC). */
   authorizationModes?: AuthorizationMode[];
+  /** --feature-gates APIServerIdentity (default true): the identity Lease and its two post-start hooks. */
+  apiServerIdentity?: boolean;
   /** --anonymous-auth (default true; off with AlwaysAllow, as upstream). */
   anonymousAuth?: boolean;
   /** --etcd-servers and friends: store in etcd instead of DATA/state.db. */
@@ -285,7 +288,8 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   let ready = false;
   let shuttingDown = false;
   // Each start step below marks its upstream post-start hook finished (/readyz?verbose lists them).
-  const hooks = new PostStartHooks();
+  const identityHooks = ['start-kube-apiserver-identity-lease-controller', 'start-kube-apiserver-identity-lease-garbage-collector'] as const;
+  const hooks = new PostStartHooks(opts.apiServerIdentity === false ? identityHooks : []);
   // Bootstrap tokens (kube-apiserver --enable-bootstrap-token-auth, which kubeadm sets) read a watch-kept cache of kube-system's token Secrets.
   const bootstrapTokens = createBootstrapTokenAuthenticator(registry.store('', 'v1', 'secrets')!, { clock: realClock, logger: logger.with('bootstrap-token') });
   await bootstrapTokens.start();
@@ -380,6 +384,15 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   hooks.finish('kube-apiserver-autoregistration');
   await publishAuthenticationConfigMap(registry, { clientCAPem: pki.caCertPem, requestHeaderCAPem: frontProxy.caPem, ...defaultRequestHeaders });
   hooks.finish('start-cluster-authentication-info-controller');
+  if (opts.apiServerIdentity !== false) {
+    // As upstream's hooks, these start their loops and finish at once: readiness does not wait on the first renewal.
+    const identity = new APIServerIdentityLease(registry, hostname(), logger.with('apiserver-identity'));
+    cleanups.push(() => identity.stop());
+    void identity.startController();
+    hooks.finish('start-kube-apiserver-identity-lease-controller');
+    void identity.startGarbageCollector();
+    hooks.finish('start-kube-apiserver-identity-lease-garbage-collector');
+  }
   await aggregator.start();
   hooks.finish('start-kube-aggregator-informers');
   hooks.finish('apiservice-registration-controller');

@@ -3,13 +3,14 @@
  * This module holds the help and the flags only: the control plane's modules load once the
  * flags are good (`k8ts server --help` or a bad flag answers without them).
  */
+import { parseFeatureGates } from './feature-gates.js';
 import { requireFlags } from './flag-errors.js';
 import { parseArgs } from 'node:util';
 import { parseDuration } from './duration.js';
 import { clusterSigningConfig, clusterSigningFlagOptions } from './cluster-signing.js';
 import { bareBoolFlags, nodeCIDRConfigOrReport, nodeCIDRFlagOptions } from './node-cidrs.js';
-import { parsePortRange, type PortRange } from '../util/port-range.js';
-import { parseServiceIPRange, type ServiceIPRange } from '../registry/service-allocation.js';
+import { parsePortRange } from '../util/port-range.js';
+import { parseServiceIPRange } from '../registry/service-allocation.js';
 import { parseAuthorizationModes, type AuthorizationMode } from '../apiserver/authz/index.js';
 import { etcdConfig, etcdFlagOptions, etcdFlagsHelp, type EtcdConfig } from './storage-flags.js';
 import { enabledAdmissionPlugins, pluginList, type AdmissionPluginName } from '../apiserver/admission/plugins.js';
@@ -84,6 +85,9 @@ ${etcdFlagsHelp}
                                  with a bearer token (default false)
       --anonymous-auth           requests without credentials are system:anonymous, group system:unauthenticated,
                                  and get what RBAC grants them (default true; false with AlwaysAllow)
+      --feature-gates mapStringBool
+                                 key=value pairs of the gates k8ts acts on: APIServerIdentity=true|false (default true:
+                                 each server keeps its identity Lease in kube-system)
   -h, --help                     help for server`;
 
 export async function runServer(args: string[]): Promise<number> {
@@ -106,6 +110,7 @@ export async function runServer(args: string[]): Promise<number> {
       ...nodeCIDRFlagOptions,
       'authorization-mode': { type: 'string', default: 'Node,RBAC' },
       'anonymous-auth': { type: 'string', default: 'true' },
+      'feature-gates': { type: 'string', default: '' },
       'default-storage-class': { type: 'string', default: 'true' },
       dashboard: { type: 'string', default: 'false' },
       'enable-admission-plugins': { type: 'string' }, 'disable-admission-plugins': { type: 'string' },
@@ -128,20 +133,10 @@ export async function runServer(args: string[]): Promise<number> {
   }
   // kube-apiserver's ServerRunOptions.Validate, in its words.
   if (mutatingInflight < 0) { console.error('Error: --max-mutating-requests-inflight can not be negative value'); return 1; }
-  let serviceNodePortRange: PortRange;
-  try {
-    serviceNodePortRange = parsePortRange(values['service-node-port-range']!);
-  } catch (e) {
-    console.error(`Error: invalid argument "${values['service-node-port-range']}" for "--service-node-port-range" flag: ${(e as Error).message}`);
-    return 1;
-  }
-  let serviceClusterIPRange: ServiceIPRange;
-  try {
-    serviceClusterIPRange = parseServiceIPRange(values['service-cluster-ip-range']!);
-  } catch (e) {
-    console.error(`Error: invalid argument "${values['service-cluster-ip-range']}" for "--service-cluster-ip-range" flag: ${(e as Error).message}`);
-    return 1;
-  }
+  const serviceNodePortRange = flagValue(values, 'service-node-port-range', parsePortRange);
+  if (!serviceNodePortRange) return 1;
+  const serviceClusterIPRange = flagValue(values, 'service-cluster-ip-range', parseServiceIPRange);
+  if (!serviceClusterIPRange) return 1;
   let authorizationModes: AuthorizationMode[];
   try {
     authorizationModes = parseAuthorizationModes(values['authorization-mode']!);
@@ -154,6 +149,8 @@ export async function runServer(args: string[]): Promise<number> {
     console.error(`Error: invalid argument "${anonymousAuth}" for "--anonymous-auth" flag: strconv.ParseBool: parsing "${anonymousAuth}": invalid syntax`);
     return 1;
   }
+  const featureGates = flagValue(values, 'feature-gates', parseFeatureGates);
+  if (!featureGates) return 1;
   const defaultStorageClass = values['default-storage-class'];
   if (defaultStorageClass !== 'true' && defaultStorageClass !== 'false') {
     console.error(`Error: invalid argument "${defaultStorageClass}" for "--default-storage-class" flag: strconv.ParseBool: parsing "${defaultStorageClass}": invalid syntax`);
@@ -197,9 +194,20 @@ export async function runServer(args: string[]): Promise<number> {
     },
     controllerConfig: { ...controllerConfig(values), ...nodeCIDRs, defaultStorageClass: defaultStorageClass === 'true' }, controllersHeapLimitMb,
     freshnessWaitMs: values['resource-version-wait'] === undefined ? undefined : parseDuration(values['resource-version-wait']),
-    watchCacheSize, dashboard: dashboard === 'true',
+    watchCacheSize, dashboard: dashboard === 'true', apiServerIdentity: featureGates.APIServerIdentity,
   });
   return cp.waitForSignal();
+}
+
+/** A flag's parsed value, or undefined once pflag's `invalid argument` error for it is printed. */
+function flagValue<T>(values: Record<string, string | boolean | undefined>, name: string, parse: (text: string) => T): T | undefined {
+  const text = String(values[name]);
+  try {
+    return parse(text);
+  } catch (e) {
+    console.error(`Error: invalid argument "${text}" for "--${name}" flag: ${(e as Error).message}`);
+    return undefined;
+  }
 }
 
 function controllerConfig(values: Record<string, string | boolean | undefined>) {

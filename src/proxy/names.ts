@@ -6,6 +6,7 @@
  * tells a person which Service a chain belongs to.
  */
 import { createHash } from 'node:crypto';
+import { base32NoPadding } from '../util/base32.js';
 
 export const tableName = 'kube-proxy';
 export const tableFamily = 'ip';
@@ -14,21 +15,9 @@ export const table = `${tableFamily} ${tableName}`;
 /** nft's identifiers are at most 256 bytes (NFT_NAME_MAXLEN); upstream keeps well under it. */
 const chainNameMaxLen = 200;
 
-const base32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
 /** hashAndTruncate: 8 base32 characters of the SHA-256 of the full name. */
 function shortHash(s: string): string {
-  const d = createHash('sha256').update(s).digest();
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const byte of d) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5 && out.length < 8) { out += base32[(value >>> (bits - 5)) & 31]; bits -= 5; }
-    if (out.length === 8) break;
-  }
-  return out;
+  return base32NoPadding(createHash('sha256').update(s).digest(), 8);
 }
 
 /** nft identifiers take letters, digits and `/-_.`; anything else becomes `_`. */

@@ -11,7 +11,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, type Cluster } from './harness.js';
-import { apiRequest, apiServerOnly, manifestDir, storageCounts } from './helpers.js';
+import { apiRequest, apiServerOnly, manifestDir, noIdentityLease, storageCounts } from './helpers.js';
 import { startEtcd, type PrivateEtcd } from './etcd.js';
 
 const reads = ['get', 'list', 'count'] as const;
@@ -35,7 +35,7 @@ for (const storage of ['sqlite', 'etcd'] as const) describe(`one bind costs one 
   before(async () => {
     if (storage === 'etcd') etcd = await startEtcd();
     // No controllers: no scheduler binds the test's pods first.
-    cluster = await startCluster({ extraArgs: etcd ? [...apiServerOnly.extraArgs, '--etcd-servers', etcd.url] : apiServerOnly.extraArgs });
+    cluster = await startCluster({ extraArgs: [...apiServerOnly.extraArgs, ...noIdentityLease, ...(etcd ? ['--etcd-servers', etcd.url] : [])] });
   });
 
   after(async () => {

@@ -21,7 +21,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, type Cluster } from './harness.js';
-import { manifestDir, storageCounts } from './helpers.js';
+import { manifestDir, noIdentityLease, storageCounts } from './helpers.js';
 import { startEtcd, type PrivateEtcd } from './etcd.js';
 
 const reads = ['get', 'list', 'count'] as const;
@@ -59,7 +59,7 @@ for (const storage of ['sqlite', 'etcd'] as const) describe(`one create costs on
 
   before(async () => {
     if (storage === 'etcd') etcd = await startEtcd();
-    cluster = await startCluster(etcd ? { extraArgs: ['--etcd-servers', etcd.url] } : {});
+    cluster = await startCluster({ extraArgs: [...noIdentityLease, ...(etcd ? ['--etcd-servers', etcd.url] : [])] });
     // Objects the admission plugins look at, so the counts cover their cache hits, not empty namespaces:
     // a LimitRange and a ResourceQuota (its status filled as the quota controller would), a PriorityClass, a StorageClass.
     await cluster.kubectl(['create', 'namespace', 'counted']);

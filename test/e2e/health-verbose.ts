@@ -8,6 +8,8 @@ export const postStartHookLines = [
   '[+]poststarthook/start-apiextensions-controllers ok',
   '[+]poststarthook/start-system-namespaces-controller ok',
   '[+]poststarthook/start-cluster-authentication-info-controller ok',
+  '[+]poststarthook/start-kube-apiserver-identity-lease-controller ok',
+  '[+]poststarthook/start-kube-apiserver-identity-lease-garbage-collector ok',
   '[+]poststarthook/rbac/bootstrap-roles ok',
   '[+]poststarthook/scheduling/bootstrap-system-priority-classes ok',
   '[+]poststarthook/priority-and-fairness-config-producer ok',

@@ -18,6 +18,13 @@ import { eventually, minEventuallyMs, type Cluster } from './harness.js';
  */
 export const apiServerOnly = { extraArgs: ['--controllers', 'none'] };
 
+/**
+ * For tests that count every storage call while they run: without the identity
+ * Lease's renewal every 10 s (upstream's APIServerIdentity gate, off), an idle
+ * server makes none, so a count is the request's alone.
+ */
+export const noIdentityLease = ['--feature-gates', 'APIServerIdentity=false'];
+
 /** A temp dir for manifests; `write` returns the file's path, `close` removes them all. */
 export function manifestDir(): { write(name: string, text: string): string; close(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-e2e-manifests-'));

@@ -12,7 +12,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, type Cluster } from './harness.js';
-import { apiRequest, apiServerOnly, storageCounts } from './helpers.js';
+import { apiRequest, apiServerOnly, noIdentityLease, storageCounts } from './helpers.js';
 import { startEtcd, type PrivateEtcd } from './etcd.js';
 
 const leases = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
@@ -25,7 +25,7 @@ for (const storage of ['sqlite', 'etcd'] as const) describe(`updates from the wa
 
   before(async () => {
     if (storage === 'etcd') etcd = await startEtcd();
-    cluster = await startCluster({ extraArgs: etcd ? [...apiServerOnly.extraArgs, '--etcd-servers', etcd.url] : apiServerOnly.extraArgs });
+    cluster = await startCluster({ extraArgs: [...apiServerOnly.extraArgs, ...noIdentityLease, ...(etcd ? ['--etcd-servers', etcd.url] : [])] });
   });
 
   after(async () => {

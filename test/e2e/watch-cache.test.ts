@@ -12,7 +12,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, type Cluster } from './harness.js';
-import { apiRequest, apiServerOnly, apiStream, storageCounts } from './helpers.js';
+import { apiRequest, apiServerOnly, apiStream, noIdentityLease, storageCounts } from './helpers.js';
 import { startEtcd, type PrivateEtcd } from './etcd.js';
 
 const ringSize = 10;
@@ -34,7 +34,7 @@ for (const storage of ['sqlite', 'etcd'] as const) describe(`the watch cache (${
 
   before(async () => {
     if (storage === 'etcd') etcd = await startEtcd();
-    const extra = [...apiServerOnly.extraArgs, '--default-watch-cache-size', String(ringSize)];
+    const extra = [...apiServerOnly.extraArgs, ...noIdentityLease, '--default-watch-cache-size', String(ringSize)];
     cluster = await startCluster({ extraArgs: etcd ? [...extra, '--etcd-servers', etcd.url] : extra });
   });
 

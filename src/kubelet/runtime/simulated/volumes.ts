@@ -15,11 +15,15 @@
  *     node/NAME`'s /host) sees what a hostPath of `/mnt/data` holds, and a
  *     PersistentVolume whose source is hostPath (the PersistentVolume
  *     page's task-pv-volume) is that directory of the node the pod runs on,
- *     outliving the PV as the node's files do.
+ *     outliving the PV as the node's files do. A node's filesystem starts
+ *     with its /etc/machine-id (systemd's: 32 hex digits, one per machine),
+ *     which the Building a Basic DaemonSet page's init container reads
+ *     through a hostPath of type File.
  * Other volume types mounted writable (ephemeral, csi, nfs ...) get an
  * emptyDir-like volume of the pod. A volume is a WritableLayer (layer.ts)
  * whose paths start at the volume's root.
  */
+import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { PodObjectGetter } from '../../volumes/objects.js';
@@ -31,7 +35,7 @@ export class SimulatedVolumeStore {
 
   get(key: string): WritableLayer {
     let v = this.volumes.get(key);
-    if (!v) this.volumes.set(key, (v = emptyLayer()));
+    if (!v) this.volumes.set(key, (v = key.startsWith('hostPath/') ? nodeFilesystem() : emptyLayer()));
     return v;
   }
 
@@ -39,6 +43,14 @@ export class SimulatedVolumeStore {
   dropPod(uid: string): void {
     for (const key of this.volumes.keys()) if (key.startsWith(`emptyDir/${uid}/`)) this.volumes.delete(key);
   }
+}
+
+/** A node's own files that pages read through a hostPath, before anything writes there. */
+function nodeFilesystem(): WritableLayer {
+  const layer = emptyLayer();
+  layer.dirs.add('/etc');
+  layer.files.set('/etc/machine-id', Buffer.from(`${randomUUID().replace(/-/g, '')}\n`));
+  return layer;
 }
 
 /** One store for every simulated node of the process, so a claim's data follows its pod to another node. */
