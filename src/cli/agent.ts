@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import type { createLogger } from '../util/log.js';
 import { podNetworkFlagHelp, staticPodFlagOptions, staticPodFlagsHelp } from './agent-flags.js';
+import { onShutdownSignal } from './shutdown-signal.js';
 
 export const agentHelp = `Run a node agent (kubelet) that registers a node and runs the pods bound to it.
 
@@ -111,16 +112,7 @@ export async function runAgent(args: string[]): Promise<number> {
   return runAgentWith(values);
 }
 
-/** Resolves with the exit code once SIGTERM or SIGINT has run `shutdown`. */
+/** Resolves with the exit code once SIGTERM or SIGINT has run `shutdown` (shutdown-signal.ts). */
 export function waitForSignal(logger: ReturnType<typeof createLogger>, shutdown: () => Promise<void>): Promise<number> {
-  return new Promise<number>((resolve) => {
-    const onSignal = (sig: NodeJS.Signals) => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      logger.info('shutting down', { signal: sig });
-      shutdown().then(() => resolve(0), (e) => { logger.error('shutdown failed', { err: e }); resolve(1); });
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
+  return onShutdownSignal(logger, shutdown);
 }

@@ -78,6 +78,7 @@ import { readHeaderTimeoutMs } from '../util/serving-deadlines.js';
 import { packageRoot } from '../util/package-root.js';
 import { dashboardHandler } from '../dashboard/handler.js';
 import { announceStarted } from './started.js';
+import { onShutdownSignal } from './shutdown-signal.js';
 
 /** Events kept per resource for watches that resume (upstream sizes its ring between 100 and 100 Ki events by their age). */
 export const defaultWatchCacheSize = 1024;
@@ -439,13 +440,9 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   })();
   return {
     url, port: addr.port, kubeconfigPath, close, clientConfig,
-    waitForSignal: (before) => new Promise<number>((resolve) => {
-      const onSignal = (sig: NodeJS.Signals) => {
-        logger.info('shutting down', { signal: sig });
-        (before ? before() : Promise.resolve()).then(close).then(() => resolve(0), (e) => { logger.error('shutdown failed', { err: e }); resolve(1); });
-      };
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
+    waitForSignal: (before) => onShutdownSignal(logger, async () => {
+      if (before) await before();
+      await close();
     }),
   };
 }
