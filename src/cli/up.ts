@@ -159,6 +159,8 @@ export async function runUp(args: string[]): Promise<number> {
     for (let i = 1; i <= workers; i++) await sim.addNode(`worker${i}`);
     // NodePorts and LoadBalancer ports on the nodes' 127.0.0.1, as kube-proxy would answer them (curl 127.0.0.1:NODE_PORT).
     const { SimulatedServicePorts } = await import('../kubelet/runtime/simulated/service-ports.js');
+    // A signal while that module loaded has already run the shutdown, which found no ports to close: start none.
+    if (signalled) return stopped;
     servicePorts = new SimulatedServicePorts({
       clients, address: kubelet.address, logger: logger.with('service-ports'),
       dial: (node, uid, port) => sim.node(node)?.kubeletHost().runtime.dialPort?.(uid, port),

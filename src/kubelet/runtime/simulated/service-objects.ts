@@ -26,6 +26,8 @@ class NotInCache extends Error {
   readonly code = 404;
 }
 
+const stoppedError = () => new Error('the node\'s service objects are stopped (the node is shutting down)');
+
 export class ServiceObjects {
   private services?: Informer;
   private slices?: Informer;
@@ -33,6 +35,8 @@ export class ServiceObjects {
   private policies?: Informer;
   private namespaces?: Informer;
   private policiesSynced?: Promise<void>;
+  /** After stop no watch starts: a pod's lookup during shutdown would otherwise open informers nobody stops, which keep retrying. */
+  private stopped = false;
 
   constructor(private readonly clients: Clientset, private readonly logger?: Logger) {}
 
@@ -59,6 +63,7 @@ export class ServiceObjects {
    * as a policy-enforcing CNI plugin's agent watches them.
    */
   async networkPolicies(): Promise<{ policies(namespace: string): NetworkPolicy[]; namespaceLabels(name: string): Record<string, string> | undefined }> {
+    if (this.stopped) throw stoppedError();
     if (!this.policiesSynced) {
       const opts = { logger: this.logger, transform: stripManagedFields, skipManagedFields: true };
       this.policies = new Informer(this.clients.resource('networkpolicies'), opts);
@@ -81,6 +86,7 @@ export class ServiceObjects {
   }
 
   stop(): void {
+    this.stopped = true;
     this.services?.stop();
     this.slices?.stop();
     this.policies?.stop();
@@ -88,6 +94,7 @@ export class ServiceObjects {
   }
 
   private ready(): Promise<void> {
+    if (this.stopped) return Promise.reject(stoppedError());
     if (!this.synced) {
       const opts = { logger: this.logger, transform: stripManagedFields, skipManagedFields: true };
       this.services = new Informer(this.clients.resource('services'), opts);
