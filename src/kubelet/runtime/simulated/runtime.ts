@@ -612,6 +612,9 @@ export class SimulatedRuntime implements PodRuntime {
   get addressesInUse(): number { return this.pool.inUse; }
 
   private after(p: SimPod, which: TimerName, ms: number, fn: () => void): void {
+    // A closed runtime schedules nothing: a start check still in flight at close (its reads fail once the
+    // node stops) would otherwise retry every 2 s for ever, and keep the stopped process alive.
+    if (this.closed) return;
     const old = p.timers.get(which);
     if (old) this.timers.clearTimeout(old);
     if (ms <= 0) { p.timers.delete(which); fn(); return; }
