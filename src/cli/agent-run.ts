@@ -1,6 +1,7 @@
 /** `k8ts agent`'s body: what runs once its flags are parsed (agent.ts holds the help and the flags, so they answer without this module). */
 import { requireOneOf } from './flag-errors.js';
-import { waitForSignal, type AgentFlags } from './agent.js';
+import type { AgentFlags } from './agent.js';
+import { onShutdownSignal } from './shutdown-signal.js';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { isIP } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -121,7 +122,7 @@ export async function runAgentWith(values: AgentFlags): Promise<number> {
     nodeStatusReportFrequencyMs: mustParseDuration('node-status-report-frequency', values['node-status-report-frequency']!),
     deleteDelayMs: deleteDelay === undefined ? Number.MAX_SAFE_INTEGER : mustParseDuration('delete-delay', deleteDelay), events: !values['no-events'], staticPods,
   };
-  if (!clients || !clientConfig) return runStandaloneAgent({ runtime, logger }, { ...nodeOpts, staticPods: staticPods! }, (stop) => waitForSignal(logger, stop));
+  if (!clients || !clientConfig) return runStandaloneAgent({ runtime, logger }, { ...nodeOpts, staticPods: staticPods! }, (stop) => onShutdownSignal(logger, stop));
   // The kubelet's API listens before the node registers, so the node reports its real port.
   // The kubelet API's reviews get their own client and rate limit: a caller spraying bearer tokens then queues
   // TokenReviews behind each other, not the node's heartbeats and status (upstream keeps heartbeats on a client of their own).
@@ -164,7 +165,7 @@ export async function runAgentWith(values: AgentFlags): Promise<number> {
   logger.info(real ? 'node agent running' : 'node agent running (simulated runtime: no containers really run)', {
     node: nodeName, internalIP, podCIDR, runtime: runtime.version, metricsPort: metricsServer?.port, kubeletPort, podLogsDir,
   });
-  return waitForSignal(logger, async () => {
+  return onShutdownSignal(logger, async () => {
     await podNetwork?.stop();
     rotation?.stop();
     await agent.stop();

@@ -4,9 +4,7 @@
  * flag error answer without loading the kubelet.
  */
 import { parseArgs } from 'node:util';
-import type { createLogger } from '../util/log.js';
 import { podNetworkFlagHelp, staticPodFlagOptions, staticPodFlagsHelp } from './agent-flags.js';
-import { onShutdownSignal } from './shutdown-signal.js';
 
 export const agentHelp = `Run a node agent (kubelet) that registers a node and runs the pods bound to it.
 
@@ -110,9 +108,4 @@ export async function runAgent(args: string[]): Promise<number> {
   const { values } = parseAgentFlags(args);
   const { runAgentWith } = await import('./agent-run.js');
   return runAgentWith(values);
-}
-
-/** Resolves with the exit code once SIGTERM or SIGINT has run `shutdown` (shutdown-signal.ts). */
-export function waitForSignal(logger: ReturnType<typeof createLogger>, shutdown: () => Promise<void>): Promise<number> {
-  return onShutdownSignal(logger, shutdown);
 }

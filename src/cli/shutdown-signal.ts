@@ -1,5 +1,5 @@
 /**
- * SIGTERM and SIGINT for the long-running commands (server, up, agent), as
+ * SIGTERM and SIGINT for the long-running commands (server, up, agent, sim), as
  * upstream's SetupSignalHandler and a Go main do it:
  *
  *  1. The first signal runs the command's shutdown; the promise resolves

@@ -63,8 +63,8 @@ export async function runSim(args: string[]): Promise<number> {
   const qps = parseCountFlag('kube-api-qps', values['kube-api-qps']);
   const burst = parseCountFlag('kube-api-burst', values['kube-api-burst']);
   // The client and the kubelet's code load once the flags are good (`k8ts sim --help` and flag errors answer without them).
-  const [{ Clientset, loadKubeconfig }, { NodeSimulator, createKubeletMetrics, serveMetrics, mustParseDuration }, { waitForSignal }] =
-    await Promise.all([import('../client/index.js'), import('../kubelet/index.js'), import('./agent.js')]);
+  const [{ Clientset, loadKubeconfig }, { NodeSimulator, createKubeletMetrics, serveMetrics, mustParseDuration }, { onShutdownSignal }] =
+    await Promise.all([import('../client/index.js'), import('../kubelet/index.js'), import('./shutdown-signal.js')]);
   const logger = createLogger('sim');
   const clients = new Clientset(loadKubeconfig(values.kubeconfig), { qps, burst: burst || undefined, userAgent: componentUserAgent('kubelet') });
   const metrics = createKubeletMetrics();
@@ -96,5 +96,5 @@ export async function runSim(args: string[]): Promise<number> {
     throw e;
   }
   logger.info('simulated nodes running (no containers really run)', { nodes: sim.size, prefix: values.prefix, metricsPort: metricsServer?.port });
-  return waitForSignal(logger, shutdown);
+  return onShutdownSignal(logger, shutdown);
 }
