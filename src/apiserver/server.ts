@@ -156,7 +156,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const onRequest = (o: typeof opts) => (req: IncomingMessage, res: ServerResponse) => {
     linkAnswer(req, res);
     // Latency counts from arrival, the wait for the quantum included (upstream's includes its queues).
-    const arrived = process.hrtime.bigint();
+    // One clock and one instant for the latency and the stages, so the stages sum to the latency.
+    const arrived = performance.now();
     const start = () => { serve({ opts: o, timeouts, seats, arrived }, req, res).catch((err) => lastResort(o.logger, req, res, err)); };
     // A read is served in its socket's read callback (answered from the watch cache at once). A
     // write's first steps (authentication, impersonation, authorization, its seat) wait for the
@@ -164,7 +165,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     // sockets, and run there they would all go before a GET read in the same poll.
     if (readMethods.has(req.method ?? '')) start();
     else {
-      trackStages(req, performance.now());
+      trackStages(req, arrived);
       inQuantum(start);
     }
   };
@@ -215,7 +216,7 @@ function trackLongRunning(metrics: ApiServerOptions['metrics'], req: IncomingMes
   res.once('close', () => metrics.longRunning.dec(labels));
 }
 
-async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeouts; seats: FlowControl; arrived: bigint }, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeouts; seats: FlowControl; arrived: number }, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { opts, timeouts, seats, arrived: started } = server;
   const marks = stagesOf(req);
   if (marks) marks.started = performance.now();
@@ -231,11 +232,11 @@ async function serve(server: { opts: ApiServerOptions; timeouts: ConnectionTimeo
     opts.metrics.requests.inc({ code: String(res.statusCode), ...labels });
     // A watch lasts as long as the client wants: its duration is not a latency.
     if (info.verb === 'watch') return;
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const end = performance.now();
+    const seconds = (end - started) / 1000;
     const keys = { verb: labels.verb, resource: labels.resource, subresource: labels.subresource };
     const key = keyOf(keys);
     opts.metrics.latency.observeKeyed(key, keys, seconds);
-    const end = performance.now();
     // Upstream's SLI leaves out the wait for a seat (request-stages.ts splits the rest).
     opts.metrics.sli.observeKeyed(key, keys, seconds - seatWaitSeconds(marks, end));
     if (marks) observeStages(opts.metrics, keys, key, marks, end);
@@ -305,7 +306,7 @@ async function serveUpgrade(opts: ApiServerOptions, timeouts: ConnectionTimeouts
     res.shouldKeepAlive = false;
     res.assignSocket(socket as Socket);
     res.once('finish', () => socket.end());
-    return serve({ opts, timeouts, seats, arrived: process.hrtime.bigint() }, req, res);
+    return serve({ opts, timeouts, seats, arrived: performance.now() }, req, res);
   }
   const count = (code: number) => opts.metrics.requests.inc({ code: String(code), ...requestLabels(req, info, url) });
   const fail = (status: ReturnType<typeof toStatus>) => { count(status.code); rejectUpgrade(socket, status.code, JSON.stringify(status), 'application/json'); };
