@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { Registry, Gauge, collectDefaultMetrics } from '../util/prom.js';
 import { BatchedCounter, BatchedHistogram } from '../util/batched-metrics.js';
 import { queryValues, type RequestInfo } from './request-info.js';
+import { featureEnabledHelp, featureGates, type FeatureGate } from '../api/feature-gates.js';
 
 export interface ApiMetrics {
   registry: Registry;
@@ -34,8 +35,9 @@ const requestBuckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
  * deferDefaultMetrics: the process and Node.js metrics wait for collectDefaultMetrics(), so a
  * server can load their modules after it is ready rather than before (bench/startup.ts).
  */
-export function createMetrics(opts: { deferDefaultMetrics?: boolean } = {}): ApiMetrics {
+export function createMetrics(opts: { deferDefaultMetrics?: boolean; featureGates?: FeatureGate[] } = {}): ApiMetrics {
   const registry = new Registry();
+  registerFeatureEnabled(registry, opts.featureGates ?? featureGates());
   let defaults = false;
   const collectDefaults = () => {
     if (defaults) return;
@@ -92,4 +94,10 @@ export function reportedVerb(req: IncomingMessage, info: RequestInfo): string {
   if (method === 'HEAD') return 'GET';
   if (method === 'PATCH' && String(req.headers['content-type'] ?? '').startsWith('application/apply-patch+yaml')) return 'APPLY';
   return method;
+}
+
+/** component-base's kubernetes_feature_enabled: the server's feature gates, set once (they do not change while it runs). */
+function registerFeatureEnabled(registry: Registry, gates: FeatureGate[]): void {
+  const gauge = new Gauge({ name: 'kubernetes_feature_enabled', help: featureEnabledHelp, labelNames: ['name', 'stage'], registers: [registry] });
+  for (const g of gates) gauge.set({ name: g.name, stage: g.stage }, g.enabled ? 1 : 0);
 }

@@ -46,6 +46,7 @@ import { createApiServer } from '../apiserver/server.js';
 import { PostStartHooks } from '../apiserver/post-start-hooks.js';
 import { createListers } from '../apiserver/listers.js';
 import { createMetrics } from '../apiserver/metrics.js';
+import { featureGates } from '../api/feature-gates.js';
 import { instrumentBackend } from '../apiserver/instrumented-backend.js';
 import { admit, AdmissionConfig, defaultAdmissionConfig } from '../apiserver/admission/index.js';
 import { podSecurityAdmission } from '../apiserver/admission/podsecurity/admission.js';
@@ -168,7 +169,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   // data directory their file writes and fsyncs overlap on the thread pool.
   const [pki, frontProxy] = await Promise.all([ensureClusterPKI(opts.dataDir, { hosts, certDir: opts.certDir }), ensureFrontProxyPKI(certDir)]);
   // The process and Node.js metrics (and their modules) are registered once the server is ready.
-  const metrics = createMetrics({ deferDefaultMetrics: true });
+  const metrics = createMetrics({ deferDefaultMetrics: true, featureGates: featureGates({ APIServerIdentity: opts.apiServerIdentity !== false }) });
   const backend = instrumentBackend(await openStorage(opts.dataDir, opts.etcd, logger), metrics);
   cleanups.push(() => backend.close());
   // Certificates are written 0644 by the PKI code; in the data directory they are 0600 too.

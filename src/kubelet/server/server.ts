@@ -18,7 +18,8 @@
  *     any other upgrade is refused.
  * The API server reaches it for pods/log, nodes/proxy, pods/exec,
  * pods/attach and pods/portforward. GET /stats/summary and /metrics/resource
- * (stats.ts) serve the node's and its pods' CPU and memory.
+ * (stats.ts) serve the node's and its pods' CPU and memory, GET /metrics
+ * (metrics.ts) its feature gates.
  */
 import { boundHeaderRead, tlsServerDeadlineOptions, upstreamServingDeadlines } from '../../util/serving-deadlines.js';
 import { servingHandshakeOptions } from '../../util/tls-serving.js';
@@ -37,6 +38,7 @@ import { writeJSON, writeText } from './respond.js';
 import { serveStream } from './exec.js';
 import { servePortForward } from './portforward.js';
 import { isStatsPath, serveStats } from './stats.js';
+import { serveMetrics } from './metrics.js';
 import { rejectUpgrade } from '../../util/upgrade-response.js';
 
 export interface KubeletServerOptions {
@@ -135,11 +137,12 @@ async function serve(opts: KubeletServerOptions, req: IncomingMessage, res: Serv
   if (!auth.ok) { req.resume(); return writeText(res, auth.code, auth.body); }
   const segs = url.pathname.split('/').filter(Boolean);
   const route = isStatsPath(segs) ? 'stats' : segs[0] ?? '';
-  if (!['healthz', 'pods', 'containerLogs', 'stats'].includes(route) || (route !== 'containerLogs' && route !== 'stats' && segs.length > 1)) {
+  if (!['healthz', 'metrics', 'pods', 'containerLogs', 'stats'].includes(route) || (route !== 'containerLogs' && route !== 'stats' && segs.length > 1)) {
     return writeText(res, 404, '404 page not found\n');
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') { req.resume(); return writeText(res, 405, '405: Method Not Allowed'); }
   if (route === 'healthz') return writeText(res, 200, 'ok');
+  if (route === 'metrics') return serveMetrics(res);
   const host = opts.host;
   if (!host) return writeText(res, 503, 'the kubelet is starting');
   switch (route) {

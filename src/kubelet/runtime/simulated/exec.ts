@@ -27,6 +27,8 @@ import type { ContainerView } from './program.js';
 import { commandNotFound, shellDialect, shellPrompt } from './shell-dialect.js';
 import { execNotFoundError } from './exec-errors.js';
 import type { TimerHandle, Timers } from '../../timers.js';
+import { PidNamespace } from './pid-namespace.js';
+import { pidOfProcess } from './processes.js';
 
 /** setTimeout's limit (2^31 - 1 ms): a longer sleep wakes up then and sleeps on. */
 const maxTimerMs = 2 ** 31 - 1;
@@ -121,17 +123,22 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
       // A program run directly that the image does not have is never started: containerd's error, no shell's words (exec-errors.ts).
       const notFound = shell ? (name: string) => commandNotFound(shellDialect(shell, view.image), shell, name, 1) : (name: string): string => { throw execNotFoundError(name); };
       const dialect = shell ? { name: shellDialect(shell, view.image), argv0: shell, interactive: false, line: () => 1 } : undefined;
-      return (await runProgram(parsed.program, { ...ctx, notFound, ...(dialect ? { dialect } : {}) })) ?? 137;
+      // `sh -c`'s shell is a process of its own ($$); a command run directly has no shell to ask.
+      const shellPid = shell ? execShellPid(ctx, `exec/${++execSessions}`) : undefined;
+      return (await runProgram(parsed.program, { ...ctx, notFound, ...(dialect ? { dialect } : {}), ...(shellPid ? { shellPid } : {}) })) ?? 137;
     }
     input ??= new LineInput(stdin, req.tty, (text) => { if (!closed) stdout.write(text); }, () => { interrupted = true; wake(); });
     if (closed) input.close();
     // The interactive shell is a process of the container too (ps lists it).
-    const processes = deps.mainShell ? ctx.processes ?? [] : [...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: argv.join(' '), key: `exec/${++execSessions}` }];
+    const key = `exec/${++execSessions}`;
+    const processes = deps.mainShell ? ctx.processes ?? [] : [...(ctx.processes ?? []), { uid: ctx.user?.uid ?? 0, args: argv.join(' '), key }];
+    // The container's own shell (an attach) is its main process, whose PID the view says.
+    const shellPid = deps.mainShell ? ctx.shellPid : execShellPid({ ...ctx, processes }, key);
     // An interactive bash (a tty, or -i) says `exit` as it leaves, a login one (-l) `logout`.
     const flag = argv[1] ?? '';
     const bashInteractive = /(^|\/)bash$/.test(argv[0]!) && (req.tty || flag === '-i' || flag === '-il');
     const leaving = bashInteractive ? (['-l', '-il', '--login'].includes(flag) ? 'logout' : 'exit') : undefined;
-    return interactive(argv[0]!, { ...ctx, readStdin: undefined, processes }, input, {
+    return interactive(argv[0]!, { ...ctx, readStdin: undefined, processes, ...(shellPid ? { shellPid } : {}) }, input, {
       tty: req.tty, nodeName: deps.nodeName, running: () => deps.running() && !closed, leaving,
       resetInterrupt: () => { interrupted = false; },
     });
@@ -150,6 +157,12 @@ export function openSimulatedExec(argv: string[], req: StreamRequest, deps: Simu
       wake();
     },
   };
+}
+
+/** `$$` of an exec's shell, long-lived process `key`: numbered once asked, after the container's processes (a fresh namespace when the view keeps none). */
+function execShellPid(ctx: ShellContext, key: string): () => number {
+  const ns = ctx.pids ?? new PidNamespace();
+  return () => pidOfProcess(ctx.processes ?? [], key, ns);
 }
 
 interface InteractiveOptions {

@@ -35,6 +35,12 @@ export class PidNamespace {
     return pid;
   }
 
+  /** The long-lived process holding `pid`, if one does. */
+  keyOf(pid: number): string | undefined {
+    for (const [key, held] of this.held) if (held === pid) return key;
+    return undefined;
+  }
+
   /** A PID for a command that runs now (rule 2). */
   fresh(gap = 0): number {
     const pid = this.next + gap;

@@ -13,7 +13,8 @@
  *    /dev/termination-log, /etc/hostname and /etc/resolv.conf;
  *  - 1/maps (and self/maps): a memory map of PID 1's program, its heap,
  *    libc and the loader, the stack, vvar, vdso, as the kernel prints it;
- *  - 1/status: PID 1's ids and capability sets (proc-status.ts);
+ *  - 1/status: PID 1's ids and capability sets (proc-status.ts), and PID/status
+ *    of another process it sees or of an exec's shell (`grep Cap /proc/$$/status`);
  *  - uid_map and gid_map (1/ and self/), and the ns/user link: the host's
  *    user namespace (`user:[4026531837]`, the identity map of all 2^32
  *    ids) unless the pod says `hostUsers: false`; then its own, whose ids
@@ -29,6 +30,7 @@ import { createHash } from 'node:crypto';
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { ContainerView } from './program.js';
 import { withPids, type SimulatedProcess } from './processes.js';
+import { PidNamespace } from './pid-namespace.js';
 import { imageContents } from './image-contents.js';
 import { procStatus } from './proc-status.js';
 import type { FileStat } from './file-stat.js';
@@ -143,6 +145,20 @@ function userNamespaceLink(pod: Pod, at: Date): FileStat {
   return { type: 'link', mode: 0o777, uid: 0, gid: 0, size: 0, nlink: 1, mtime: at, target: `user:[${inode}]` };
 }
 
+/**
+ * /proc/PID/status of a process the container sees other than PID 1: a
+ * long-lived one ps lists, or an exec's shell of this container (`grep Cap
+ * /proc/$$/status` in `kubectl debug -it` or `kubectl exec`); undefined for a
+ * PID no process holds.
+ */
+function otherProcessStatus(view: ContainerView, pod: Pod, spec: Container, pid: number): string | undefined {
+  const ns = view.pids ?? new PidNamespace();
+  const listed = withPids((view.processes ?? []).filter((x) => x.key !== undefined), ns).find((x) => x.pid === pid);
+  const shell = !listed && ns.keyOf(pid)?.startsWith('exec/') ? { uid: view.user?.uid ?? 0, args: 'sh', container: spec } : undefined;
+  const proc = listed ?? shell;
+  return proc && procStatus(pod, proc, spec, pid);
+}
+
 /** `view` with /proc/mounts and PID 1's mounts, maps and status readable (and /proc/1, /proc/self listed), and other containers' files through /proc/PID/root. */
 export function withProcFiles(view: ContainerView, pod: Pod, spec: Container): ContainerView {
   const main = view.processes?.[0];
@@ -150,6 +166,8 @@ export function withProcFiles(view: ContainerView, pod: Pod, spec: Container): C
     if (p === '/proc/mounts' || p === '/proc/self/mounts' || p === '/proc/1/mounts') return procMounts(pod, spec);
     if (p === '/proc/1/maps' || p === '/proc/self/maps') return procMaps(main);
     if (p === '/proc/1/status') return procStatus(pod, main, spec);
+    const status = /^\/proc\/(\d+)\/status$/.exec(p);
+    if (status) return otherProcessStatus(view, pod, spec, Number(status[1]));
     if (/^\/proc\/(1|self)\/[ug]id_map$/.test(p)) return idMap(pod);
     return otherRootFile(view, spec, p);
   };

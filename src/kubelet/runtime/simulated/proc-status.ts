@@ -24,7 +24,7 @@ function seccompMode(pod: Pod, c: Container): number {
   return type === 'RuntimeDefault' || type === 'Localhost' ? 2 : 0;
 }
 
-export function procStatus(pod: Pod, main: SimulatedProcess | undefined, spec: Container): string {
+export function procStatus(pod: Pod, main: SimulatedProcess | undefined, spec: Container, pid = 1): string {
   const c = main ? main.container ?? { name: 'pause' } : spec;
   const user = containerUser(pod, c);
   const uid = main?.uid ?? user.uid;
@@ -32,9 +32,9 @@ export function procStatus(pod: Pod, main: SimulatedProcess | undefined, spec: C
   const seccomp = seccompMode(pod, c);
   const ids = (n: number) => `${n}\t${n}\t${n}\t${n}`;
   const fields: [string, string | number][] = [
-    ['Name', comm(main?.args ?? 'sh')], ['Umask', '0022'], ['State', 'S (sleeping)'], ['Tgid', 1], ['Ngid', 0], ['Pid', 1], ['PPid', 0], ['TracerPid', 0],
+    ['Name', comm(main?.args ?? 'sh')], ['Umask', '0022'], ['State', 'S (sleeping)'], ['Tgid', pid], ['Ngid', 0], ['Pid', pid], ['PPid', 0], ['TracerPid', 0],
     ['Uid', ids(uid)], ['Gid', ids(user.gid)], ['FDSize', 64], ['Groups', user.groups.map((g) => `${g} `).join('')],
-    ['NStgid', 1], ['NSpid', 1], ['NSpgid', 1], ['NSsid', 1],
+    ['NStgid', pid], ['NSpid', pid], ['NSpgid', pid], ['NSsid', pid],
     ['VmPeak', '    4336 kB'], ['VmSize', '    4336 kB'], ['VmLck', '       0 kB'], ['VmPin', '       0 kB'], ['VmHWM', '     764 kB'], ['VmRSS', '     764 kB'],
     ['RssAnon', '      88 kB'], ['RssFile', '     676 kB'], ['RssShmem', '       0 kB'], ['VmData', '     144 kB'], ['VmStk', '     132 kB'],
     ['VmExe', '     792 kB'], ['VmLib', '     576 kB'], ['VmPTE', '      48 kB'], ['VmSwap', '       0 kB'], ['HugetlbPages', '       0 kB'],

@@ -49,6 +49,19 @@ export function withPids<T extends SimulatedProcess>(processes: T[], ns = new Pi
   return numbered.sort((a, b) => a.pid - b.pid);
 }
 
+/**
+ * The PID of long-lived process `key` in `ns`, numbered after the long-lived
+ * `processes` before it (a debug container's shell after its target's), as a
+ * ps would list them; the commands among them take no PID.
+ */
+export function pidOfProcess(processes: SimulatedProcess[], key: string, ns: PidNamespace): number {
+  withPids(processes.filter((p) => p.key !== undefined), ns);
+  return ns.pidOf(key);
+}
+
+/** The key of a container's main process in its PID namespace. */
+export const mainProcessKey = (container: string) => `${container}/0`;
+
 /** The key of nginx's worker of `container`, which SIGHUP to its master replaces (kill.ts). */
 export const nginxWorkerKey = (container: string) => `${container}/worker`;
 
@@ -60,7 +73,7 @@ function containerProcesses(pod: Pod, c: Container, shared: boolean): SimulatedP
     const worker = p.args.startsWith('nginx: worker');
     // In a shared namespace the nginx image's entrypoint scripts run after /pause, before the master (the page's PID 8).
     const gap = shared && p.args.startsWith('nginx: master') ? 1 : 0;
-    return { ...p, container: c, key: worker ? nginxWorkerKey(c.name) : `${c.name}/${i}`, ...(gap ? { gap } : {}) };
+    return { ...p, container: c, key: worker ? nginxWorkerKey(c.name) : i === 0 ? mainProcessKey(c.name) : `${c.name}/${i}`, ...(gap ? { gap } : {}) };
   });
 }
 

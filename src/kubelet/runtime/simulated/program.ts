@@ -17,8 +17,8 @@ import type { NodeAllocatable } from '../../volumes/downward.js';
 import { parseProgram, type Command, type ShellContext } from './shell.js';
 import { imageContents } from './image-contents.js';
 import { containerUser } from './identity.js';
-import { visibleProcesses } from './processes.js';
-import type { PidNamespace } from './pid-namespace.js';
+import { mainProcessKey, pidOfProcess, visibleProcesses } from './processes.js';
+import { PidNamespace } from './pid-namespace.js';
 
 /** The simulated node's capacity as the downward API reads an unset limit (the simulator's default node). */
 export const simulatedAllocatable: NodeAllocatable = { cpu: '4', memory: '8Gi' };
@@ -101,10 +101,13 @@ export async function containerView(pod: Pod, c: Container, deps: ProgramDeps & 
   const projectedMounts = (c.volumeMounts ?? []).filter((m) => !m.subPath && volumes.has(m.name) && isProjectedVolume(volumes.get(m.name)!))
     .map((m) => posix.normalize(m.mountPath).replace(/(.)\/$/, '$1'));
   const abs = (p: string) => throughDataDirectory(posix.normalize(posix.isAbsolute(p) ? p : posix.join(workingDir, p)).replace(/(.)\/$/, '$1'), projectedMounts);
+  const processes = visibleProcesses(pod, c);
   return {
     expand,
     context: {
-      env, hostname, refresh, workingDir, image: c.image, user: containerUser(pod, c), processes: visibleProcesses(pod, c), pids: deps.pidNamespace,
+      env, hostname, refresh, workingDir, image: c.image, user: containerUser(pod, c), processes, pids: deps.pidNamespace,
+      // The container's own command is its main process (an exec's shell says its own: exec.ts).
+      shellPid: () => pidOfProcess(processes, mainProcessKey(c.name), deps.pidNamespace ?? new PidNamespace()),
       readFile: (p) => files.get(abs(p)),
       listDir: (p) => { const d = dirs.get(abs(p)); return d && [...d].sort(); },
       projectedMode: (p) => modes.get(abs(p)),

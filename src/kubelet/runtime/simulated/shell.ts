@@ -210,7 +210,7 @@ function expansion(src: string, i: number, word: Word, quoted: boolean, lenient:
   }
   const m = /^[A-Za-z_][A-Za-z0-9_]*|^[0-9?#$]/.exec(src.slice(i + 1));
   if (!m) { word.push({ lit: '$' }); return i + 1; }
-  if (!/^[A-Za-z_?]/.test(m[0])) throw new Unsupported(`special parameter $${m[0]}`);
+  if (!/^[A-Za-z_?$]/.test(m[0])) throw new Unsupported(`special parameter $${m[0]}`);
   word.push({ var: m[0], quoted });
   return i + 1 + m[0].length;
 }
@@ -356,11 +356,15 @@ function parseScript(src: string, lenient = false, bash = false): Command[] {
   return cmds;
 }
 
+/** A shell's argv without a script: `sh`, `bash -l`, `sh -i`: it reads its commands from stdin. */
+const interactiveShellArgs = (argv: string[]) => argv.length === 1 || (argv.length === 2 && ['-i', '-l', '-il', '--login'].includes(argv[1]!));
+
 /**
  * The container's argv (command then args, $(VAR) already expanded as the
  * kubelet expands them) as a program of the subset, or undefined when it is
  * not one: `sh -c SCRIPT`, `/bin/sh -c SCRIPT` ..., or one builtin command
- * run directly (`/bin/echo ...`, `printenv HOSTNAME`, `sleep 3600`).
+ * run directly (`/bin/echo ...`, `printenv HOSTNAME`, `sleep 3600`); a shell
+ * alone is the empty program (stdin's EOF ends it).
  */
 export function parseProgram(argv: string[]): Command[] | undefined {
   if (!argv.length) return undefined;
@@ -371,6 +375,9 @@ export function parseProgram(argv: string[]): Command[] | undefined {
   if (script) return [{ kind: 'python', script, op: ';' }];
   try {
     if (shells.has(base)) {
+      // A shell alone reads its commands from stdin; a container's or a probe's without stdin reads /dev/null's EOF at
+      // once and exits 0 (`kubectl debug --copy-to ... -- sh` without -i: upstream's pod completes, then crash-loops).
+      if (interactiveShellArgs(argv)) return [];
       if (argv[1] !== '-c' || argv[2] === undefined) return undefined;
       return parseScript(argv[2], false, base === 'bash');
     }
@@ -399,7 +406,7 @@ export function parseExec(argv: string[]): ExecProgram {
   const script = parsePythonArgv(argv);
   if (script) return { program: [{ kind: 'python', script, op: ';' }] };
   if (shells.has(base)) {
-    if (argv.length === 1 || (argv.length === 2 && ['-i', '-l', '-il', '--login'].includes(argv[1]!))) return { interactive: base };
+    if (interactiveShellArgs(argv)) return { interactive: base };
     if (argv[1] !== '-c' || argv[2] === undefined) return { unsupported: `${base} ${argv.slice(1).join(' ')}` };
     return parseExecLine(argv[2], base === 'bash');
   }
@@ -428,6 +435,8 @@ export interface ShellContext {
   processes?: SimulatedProcess[];
   /** The PID namespace the command runs in (pid-namespace.ts); absent: a new one for each ps, as if nothing ran before. */
   pids?: PidNamespace;
+  /** `$$`: the PID of the shell running the commands (a subshell's too, as in sh); absent: 1, a container's own command. */
+  shellPid?(): number;
   /**
    * The other stages of the pipe this command is a stage of: they run beside
    * it, forked before it (`before`) or after it (`after`), so ps lists them
@@ -774,7 +783,7 @@ async function fields(words: Word[], ctx: ShellContext): Promise<string[]> {
       let text: string;
       let quoted = true;
       if ('lit' in p) text = p.lit;
-      else if ('var' in p) { text = p.index !== undefined ? element(p.var, p.index, ctx) : p.var === '?' ? String(lastStatus.get(ctx.env) ?? 0) : ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else if ('arith' in p) {
+      else if ('var' in p) { text = p.index !== undefined ? element(p.var, p.index, ctx) : p.var === '?' ? String(lastStatus.get(ctx.env) ?? 0) : p.var === '$' ? String(ctx.shellPid?.() ?? 1) : ctx.env.get(p.var) ?? ''; quoted = p.quoted; } else if ('arith' in p) {
         text = arithmetic(p.arith, ctx);
         quoted = p.quoted;
       } else {
