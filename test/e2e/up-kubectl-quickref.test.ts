@@ -9,6 +9,12 @@
  *   manual Job (ACTIVE 1, "SawCompletedJob" at its end); upstream warns
  *   "UnexpectedJob" and lists it nowhere (so Forbid does not count it), and a
  *   listed Job that is deleted leaves with "MissingJob".
+ * - `kubectl top pod NAME` / `top node NAME` without metrics: every case said
+ *   `podmetrics.metrics.k8s.io "NAME" not found`; metrics-server names a pod
+ *   it does not see (missing, or not Running: its informer selects
+ *   status.phase=Running) `pods "NAME" not found`, a missing node
+ *   `node "NAME" not found`, and a Running pod without usage
+ *   `podmetrics.metrics.k8s.io "NAMESPACE/NAME" not found`.
  *
  * Walked and already answering as upstream (many covered by other e2e files):
  * get -o wide/yaml/json/jsonpath/custom-columns/name, --sort-by, --show-labels,
@@ -47,6 +53,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CronJob } from 'kubernetes-types/batch/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { eventually } from './harness.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 
@@ -78,5 +85,24 @@ describe('kubectl\'s everyday commands on npm start\'s cluster', () => {
     assert.equal(cj.status?.active, undefined);
     assert.equal(cj.status?.lastScheduleTime, undefined);
     assert.doesNotMatch(await events('nightly'), /SawCompletedJob/);
+  });
+
+  it('top pod / top node NAME without metrics: metrics-server\'s NotFound words for a missing node, a missing or finished pod, and a Running pod without usage', async () => {
+    const top = async (args: string[]) => {
+      const r = await kubectl(['top', ...args], undefined, true);
+      assert.equal(r.code, 1, `kubectl top ${args.join(' ')}: ${r.stdout}`);
+      return r.stderr;
+    };
+    const pod = async (name: string) => JSON.parse((await kubectl(['get', 'pod', name, '-o', 'json'])).stdout) as Pod;
+    assert.equal(await top(['node', 'nosuch']), 'Error from server (NotFound): node "nosuch" not found\n');
+    assert.equal(await top(['pod', 'nosuch']), 'Error from server (NotFound): pods "nosuch" not found\n');
+    await kubectl(['run', 'done', '--image=busybox:1.28', '--restart=Never', '--', 'true']);
+    await eventually(async () => (await pod('done')).status?.phase === 'Succeeded', 60_000, 'done Succeeded');
+    assert.equal(await top(['pod', 'done']), 'Error from server (NotFound): pods "done" not found\n');
+    // Running (restartPolicy Always) with no container up: no usage to report.
+    await kubectl(['run', 'crash', '--image=busybox:1.28', '--', 'sh', '-c', 'echo boom; exit 1']);
+    await eventually(async () => (await pod('crash')).status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff', 60_000, 'crash in CrashLoopBackOff');
+    assert.equal((await pod('crash')).status?.phase, 'Running');
+    assert.equal(await top(['pod', 'crash']), 'Error from server (NotFound): podmetrics.metrics.k8s.io "default/crash" not found\n');
   });
 });
