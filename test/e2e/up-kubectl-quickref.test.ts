@@ -87,6 +87,19 @@ describe('kubectl\'s everyday commands on npm start\'s cluster', () => {
     assert.doesNotMatch(await events('nightly'), /SawCompletedJob/);
   });
 
+  it('delete job of a CronJob\'s running Job: the CronJob drops it from ACTIVE with MissingJob, as upstream', async () => {
+    await kubectl(['create', 'cronjob', 'every', '--image=busybox:1.28', '--schedule=* * * * *', '--', 'sleep', '600']);
+    // The first run starts at the next minute.
+    const job = await eventually(async () => {
+      const cj = JSON.parse((await kubectl(['get', 'cronjob', 'every', '-o', 'json'])).stdout) as CronJob;
+      return cj.status?.active?.[0]?.name;
+    }, 120_000, 'the CronJob\'s first Job in status.active');
+    assert.equal((await kubectl(['delete', 'job', job])).stdout, `job.batch "${job}" deleted\n`);
+    const missing = await eventually(async () => (await events('every')).split('\n').find((l) => /^Normal +MissingJob +/.test(l)), 60_000, 'the MissingJob event');
+    assert.match(missing, new RegExp(`Active job went missing: ${job}$`));
+    await kubectl(['delete', 'cronjob', 'every']);
+  });
+
   it('top pod / top node NAME without metrics: metrics-server\'s NotFound words for a missing node, a missing or finished pod, and a Running pod without usage', async () => {
     const top = async (args: string[]) => {
       const r = await kubectl(['top', ...args], undefined, true);
