@@ -147,6 +147,35 @@ describe('planCronJob', () => {
     assert.deepEqual(plan.events[0], { type: 'Normal', reason: 'SawCompletedJob', message: 'Saw completed job: cj-1, condition: Complete' });
   });
 
+  // syncCronJob's loop over the Jobs and over status.active, case by case (upstream cronjob_controllerv2.go).
+  const activeCases: { name: string; active: string[]; jobs: Job[]; wantActive?: string[]; wantEvents: string[]; wantSuccess?: string }[] = [
+    {
+      name: 'a running Job the status does not list (kubectl create job --from=cronjob/cj) is warned about, not adopted',
+      active: [], jobs: [runningJob('manual', 'm1')], wantEvents: ['Warning UnexpectedJob Saw a job that the controller did not create or forgot: manual'],
+    },
+    {
+      name: 'a finished Job the status does not list still advances lastSuccessfulTime, with no event',
+      active: [], jobs: [finishedJob('manual', 'm1', 'Complete', '2026-01-01T00:00:40Z')], wantEvents: [], wantSuccess: '2026-01-01T00:00:40Z',
+    },
+    {
+      name: 'a listed Job that is gone leaves active with MissingJob',
+      active: ['cj-1'], jobs: [], wantEvents: ['Normal MissingJob Active job went missing: cj-1'],
+    },
+    {
+      name: 'a listed running Job stays',
+      active: ['cj-1'], jobs: [runningJob('cj-1', 'cj-1')], wantActive: ['cj-1'], wantEvents: [],
+    },
+  ];
+  for (const c of activeCases) {
+    it(c.name, () => {
+      const cj = cronJob({ suspend: true }, { active: c.active.map((n) => ({ kind: 'Job', name: n, uid: n })) });
+      const plan = planCronJob(cj, c.jobs, at('2026-01-01T00:01:30Z'));
+      assert.deepEqual(plan.status.active?.map((r) => r.name), c.wantActive);
+      assert.deepEqual(plan.events.map((e) => `${e.type} ${e.reason} ${e.message}`), c.wantEvents);
+      assert.equal(plan.status.lastSuccessfulTime, c.wantSuccess);
+    });
+  }
+
   it('history limits delete the oldest finished jobs', () => {
     const jobs = [
       ...[1, 2, 3, 4].map((i) => finishedJob(`ok-${i}`, `ok${i}`, 'Complete', `2026-01-01T00:0${i}:00Z`)),

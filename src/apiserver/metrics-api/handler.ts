@@ -5,9 +5,13 @@
  *  1. The objects come from the API (nodes, pods) with the request's label
  *     and field selectors; each gets the usage its kubelet's summary reports
  *     (scraper.ts, convert.ts), and one without usage is left out of a list.
- *  2. A get of an object without usage, or of one that does not exist, is
- *     404 `nodemetrics.metrics.k8s.io "x" not found` (podmetrics for pods);
- *     kubectl top turns that into "metrics not available yet".
+ *  2. Pods are those Running (metrics-server's pod informer selects
+ *     status.phase=Running). A get of a node or pod it does not know is its
+ *     lister's 404, `node "x" not found` (the typed lister's singular) or
+ *     `pods "x" not found` (the metadata lister's resource); of one known
+ *     without usage, 404 `nodemetrics.metrics.k8s.io "x" not found` or
+ *     `podmetrics.metrics.k8s.io "ns/x" not found` (metrics-server's
+ *     pkg/api/node.go and pod.go).
  *  3. k8ts only: when nothing is measured because the objects asked for
  *     are on simulated nodes that report no usage at all (no summary, or
  *     one without the node's usage: `k8ts sim`'s nodes serve no kubelet
@@ -59,18 +63,28 @@ export async function handleMetrics(r: MetricsRequest): Promise<void> {
   writeJSON(r.res, 200, { kind: `${resource.kind}List`, apiVersion, metadata: {}, items });
 }
 
-async function objects<T>(r: MetricsRequest, plural: 'nodes' | 'pods', kind: string): Promise<T[]> {
+/** Rule 2: the resource metrics-server's lister names in its NotFound. */
+const listerResource = { nodes: 'node', pods: 'pods' } as const;
+/** Rule 2: metrics-server sees only the Running pods. */
+const seen = (plural: 'nodes' | 'pods', o: Node | Pod) => plural === 'nodes' || (o as Pod).status?.phase === 'Running';
+
+async function objects<T extends Node | Pod>(r: MetricsRequest, plural: 'nodes' | 'pods'): Promise<T[]> {
   const store = r.registry.store('', 'v1', plural)!;
+  const unknown = () => notFound({ group: '', resource: listerResource[plural] }, r.info.name!);
   if (r.info.verb === 'get') {
+    let o: T;
     try {
-      return [await store.get(r.info.namespace, r.info.name!)];
+      o = await store.get(r.info.namespace, r.info.name!) as T;
     } catch (e) {
-      if (isNotFoundError(e)) throw notFound({ group: metricsGroup, resource: kind }, r.info.name!);
+      if (isNotFoundError(e)) throw unknown();
       throw e;
     }
+    if (!seen(plural, o)) throw unknown();
+    return [o];
   }
   const q = (k: string) => r.url.searchParams.get(k) ?? undefined;
-  return (await store.list(r.info.namespace, { labelSelector: q('labelSelector'), fieldSelector: q('fieldSelector') })).items as T[];
+  const items = (await store.list(r.info.namespace, { labelSelector: q('labelSelector'), fieldSelector: q('fieldSelector') })).items as T[];
+  return items.filter((o) => seen(plural, o));
 }
 
 /** The simulated nodes among `names` (the nodes asked for, or the asked pods' nodes) whose kubelet reported no usage. */
@@ -94,12 +108,12 @@ async function measured<T>(r: MetricsRequest, kind: string, items: (T | undefine
   if (out.length) return out;
   const simulated = await unmeasuredSimulated(r, nodeNames, summaries);
   if (simulated.length) throw simulatedNodesUnavailable(simulated);
-  if (r.info.verb === 'get') throw notFound({ group: metricsGroup, resource: kind }, r.info.name!);
+  if (r.info.verb === 'get') throw notFound({ group: metricsGroup, resource: kind }, r.info.namespace ? `${r.info.namespace}/${r.info.name}` : r.info.name!);
   return out;
 }
 
 async function nodeItems(r: MetricsRequest, summaries: Map<string, Summary>, o: ConvertOptions) {
-  const nodes = await objects<Node>(r, 'nodes', 'nodemetrics');
+  const nodes = await objects<Node>(r, 'nodes');
   return measured(r, 'nodemetrics', nodes.map((n) => {
     const s = summaries.get(n.metadata!.name!);
     return s && nodeMetricsOf(n, s, o);
@@ -107,7 +121,7 @@ async function nodeItems(r: MetricsRequest, summaries: Map<string, Summary>, o: 
 }
 
 async function podItems(r: MetricsRequest, summaries: Map<string, Summary>, o: ConvertOptions) {
-  const pods = await objects<Pod>(r, 'pods', 'podmetrics');
+  const pods = await objects<Pod>(r, 'pods');
   const byName = new Map<string, PodStats>();
   for (const s of summaries.values()) for (const p of s.pods) byName.set(`${p.podRef.namespace}/${p.podRef.name}`, p);
   return measured(r, 'podmetrics', pods.map((p) => {

@@ -12,7 +12,7 @@ import type { EventRecorder, Informer } from '../../client/index.js';
 import { WorkQueue, runWorkers, metaKey, isNotFound, isConflict, isAlreadyExists } from '../../client/index.js';
 import { controllerRef } from '../../api/pods.js';
 import type { Logger } from '../../util/log.js';
-import { jobRef, planCronJob } from './plan.js';
+import { jobRef, planCronJob, runsUnlisted } from './plan.js';
 
 const withKind = (cj: CronJob): CronJob => ({ ...cj, apiVersion: 'batch/v1', kind: 'CronJob' });
 
@@ -71,11 +71,38 @@ export class CronJobController implements Controller {
     return [...(this.jobsByCronJob.get(cj.metadata!.uid!) ?? [])].map((k) => this.jobs.get(k)).filter(Boolean);
   }
 
+  /**
+   * The CronJob and its Jobs as upstream's syncCronJob sees them: a Job that
+   * status.active lists but the cache lacks is read from the API server (a slow
+   * watch must not make it look gone), and when a Job runs unlisted the CronJob
+   * is read again (the cache may predate the status that lists it).
+   */
+  private async current(cached: CronJob): Promise<{ cj: CronJob; jobs: Job[] } | undefined> {
+    const ns = cached.metadata!.namespace!;
+    let cj = cached;
+    const jobs = this.jobsOf(cj);
+    if (jobs.some((j) => runsUnlisted(j, cj.status))) {
+      try { cj = await this.ctx.clients.cronjobs.get(ns, cj.metadata!.name!); } catch (e) { if (isNotFound(e)) return undefined; throw e; }
+    }
+    const cachedUids = new Set(jobs.map((j) => j.metadata!.uid));
+    for (const ref of cj.status?.active ?? []) {
+      if (cachedUids.has(ref.uid)) continue;
+      try {
+        const job: Job = await this.ctx.clients.jobs.get(ns, ref.name!);
+        if (job.metadata?.uid === ref.uid) jobs.push(job);
+      } catch (e) { if (!isNotFound(e)) throw e; }
+    }
+    return { cj, jobs };
+  }
+
   async syncCronJob(key: string): Promise<void | { requeueAfterMs?: number }> {
-    const cj: CronJob | undefined = this.cronJobs.get(key);
-    if (!cj) return;
+    const cached: CronJob | undefined = this.cronJobs.get(key);
+    if (!cached) return;
+    const read = await this.current(cached);
+    if (!read) return;
+    const { cj, jobs } = read;
     const now = this.ctx.clock.now().getTime();
-    const plan = planCronJob(cj, this.jobsOf(cj), now);
+    const plan = planCronJob(cj, jobs, now);
     const ns = cj.metadata!.namespace!;
     for (const e of plan.events) this.recorder.event(withKind(cj), e.type, e.reason, e.message);
     for (const job of plan.deleteJobs) {

@@ -1,8 +1,13 @@
 /**
  * One CronJob sync as pure planning (upstream cronjob_controllerv2.go syncCronJob):
  *   1. status.active keeps the Jobs that exist and run; a finished one leaves
- *      it ("SawCompletedJob") and a Complete one advances lastSuccessfulTime;
- *      running Jobs it owns but does not list are added.
+ *      it ("SawCompletedJob"), a listed one that is gone leaves it too
+ *      ("MissingJob"), and any Complete Job advances lastSuccessfulTime. A
+ *      running Job it owns but does not list (kubectl create job --from=cronjob/x)
+ *      is not adopted: upstream only warns "UnexpectedJob" (its TODO: "maybe
+ *      handle the adoption case?"), so the Job counts for no concurrency policy.
+ *      The caller reads the Jobs listed but not cached, and a fresh CronJob when
+ *      one runs unlisted, from the API server first, as upstream does.
  *   2. Finished Jobs beyond successfulJobsHistoryLimit / failedJobsHistoryLimit
  *      are deleted, the oldest first.
  *   3. Being deleted, suspended, an unknown time zone or an unparseable
@@ -32,27 +37,36 @@ export interface CronJobPlan {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-const finishedType = (job: Job) => (job.status?.conditions ?? []).find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')?.type;
+/** The Complete or Failed condition a finished Job has (upstream jobutil.FinishedCondition). */
+export const finishedType = (job: Job) => (job.status?.conditions ?? []).find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')?.type;
 
 export const jobRef = (job: Job): ObjectReference => ({
   apiVersion: 'batch/v1', kind: 'Job', name: job.metadata!.name, namespace: job.metadata!.namespace, uid: job.metadata!.uid, resourceVersion: job.metadata!.resourceVersion,
 });
 
-/** Step 1. */
+/** A Job that runs but that status.active does not list (the caller re-reads the CronJob when there is one). */
+export const runsUnlisted = (job: Job, status: CronJobStatus | undefined): boolean =>
+  !finishedType(job) && !(status?.active ?? []).some((r) => r.uid === job.metadata?.uid);
+
+/** Step 1 (syncCronJob's loop over the Jobs, then over status.active). */
 function syncActive(jobs: Job[], status: CronJobStatus, events: PlanEvent[]): void {
   const byUid = new Map(jobs.map((j) => [j.metadata!.uid!, j]));
-  const active: ObjectReference[] = [];
-  for (const ref of status.active ?? []) {
-    const job = byUid.get(ref.uid!);
-    if (!job) continue; // gone: dropped (upstream also logs it)
+  for (const job of jobs) {
     const done = finishedType(job);
-    if (!done) { active.push(ref); continue; }
-    events.push({ type: 'Normal', reason: 'SawCompletedJob', message: `Saw completed job: ${job.metadata!.name}, condition: ${done}` });
+    if (runsUnlisted(job, status)) {
+      events.push({ type: 'Warning', reason: 'UnexpectedJob', message: `Saw a job that the controller did not create or forgot: ${job.metadata!.name}` });
+    }
     const completed = Date.parse(job.status?.completionTime ?? '');
     if (done === 'Complete' && !Number.isNaN(completed) && completed > (Date.parse(status.lastSuccessfulTime ?? '') || 0)) status.lastSuccessfulTime = iso(completed);
   }
-  const listed = new Set(active.map((r) => r.uid));
-  for (const job of jobs) if (!finishedType(job) && !listed.has(job.metadata!.uid) && !job.metadata?.deletionTimestamp) active.push(jobRef(job));
+  const active: ObjectReference[] = [];
+  for (const ref of status.active ?? []) {
+    const job = byUid.get(ref.uid!);
+    const done = job && finishedType(job);
+    if (!job) events.push({ type: 'Normal', reason: 'MissingJob', message: `Active job went missing: ${ref.name}` });
+    else if (done) events.push({ type: 'Normal', reason: 'SawCompletedJob', message: `Saw completed job: ${job.metadata!.name}, condition: ${done}` });
+    else active.push(ref);
+  }
   if (active.length) status.active = active; else delete status.active;
 }
 
