@@ -161,6 +161,16 @@ function requestsPerDaemonPod(all: RequestCounts, pods: number): { total: number
   return { total: countOf(kept, () => true) / pods, perPod };
 }
 
+/** Counts keyed "VERB resource CODE" summed over codes, keyed "VERB resource" (requestCounts' default). */
+function sumOverCodes(byCode: RequestCounts): RequestCounts {
+  const out: RequestCounts = new Map();
+  for (const [k, v] of byCode) { const key = k.slice(0, k.lastIndexOf(' ')); out.set(key, (out.get(key) ?? 0) + v); }
+  return out;
+}
+
+/** The entries of a by-code count whose code is not 2xx: a conflict's 409, APF's 429, ... */
+const notSuccess = (byCode: RequestCounts): RequestCounts => new Map([...byCode].filter(([k]) => !/ 2\d\d$/.test(k)));
+
 /**
  * The Events the server stored from the create to the end (creationTimestamp, whole seconds, from the
  * create's second on), counted by source component and reason: which of the rollout's POST events are
@@ -229,7 +239,7 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     const loopsTid = withTimeline ? busiestOtherThread(pid, s0.threads) : undefined;
     const timeline = loopsTid === undefined ? undefined : new Timeline({ clients, pid, loopsTid, namespace: 'default', labelSelector: 'app=http-go' });
     const counts0 = await writeCounts(clients);
-    const all0 = await requestCounts(clients);
+    const all0 = await requestCounts(clients, { byCode: true });
     const main0 = readThreadCpuMs(pid);
     const cpu0 = readCpuMs(pid);
     const self0 = selfCpuMs();
@@ -275,7 +285,8 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     const benchCpuSec = (selfCpuMs() - self0) / 1000;
     const serverMainCpuSec = (readThreadCpuMs(pid) - main0) / 1000;
     const rollout = countsSince(counts0, await writeCounts(clients));
-    const rolloutAll = countsSince(all0, await requestCounts(clients));
+    const rolloutByCode = countsSince(all0, await requestCounts(clients, { byCode: true }));
+    const rolloutAll = sumOverCodes(rolloutByCode);
     // The heartbeats go on during the rollout: take them out at the steady state's cost per write.
     const leaseWrites = countOf(rollout, (k) => k.endsWith(' leases'));
     const podsDone = Math.max(1, st.currentNumberScheduled ?? 0);
@@ -302,6 +313,7 @@ async function runOnce(work: string, nodes: number, run: number, cutoffMs: numbe
     log(`${nodes} nodes: ${finished ? `all ${nodes} pods Ready in ${readySec.toFixed(1)} s` : `CUTOFF after ${cutoffMs / 1000} s: ${result.ready}/${nodes} Ready`}, `
       + `server CPU ${serverCpuSec.toFixed(1)} s (main thread ${serverMainCpuSec.toFixed(1)} s; per pod net of leases ${cpuMsPerPod.toFixed(2)} ms, main ${mainCpuMsPerPod.toFixed(2)} ms), bench CPU ${benchCpuSec.toFixed(1)} s (per pod net of leases ${benchCpuMsPerPod.toFixed(2)} ms), `
       + `writes ${describeCounts(rollout)}, requests per pod ${requestsPerPod.toFixed(2)} (${perPod}), server peak ${result.serverPeakMB.toFixed(0)} MB, bench peak ${result.benchPeakMB.toFixed(0)} MB`);
+    log(`${nodes} nodes: answers other than 2xx from the create to the end (Leases and the benchmark's polls too): ${describeCounts(notSuccess(rolloutByCode)) || 'none'}`);
     log(`${nodes} nodes: Events written from the create to the end, by component and reason: ${eventsWritten}`);
     log(`${nodes} nodes: CPU by thread, create → end: server: ${result.serverThreads}; bench: ${result.benchThreads}; machine busy ${result.machineBusySec.toFixed(1)} s, idle ${result.machineIdleSec.toFixed(1)} s (all cores)`);
     return result;

