@@ -3,13 +3,16 @@
  * total (inclusive) time, so the hot path of a benchmark's server can be read
  * without a browser. Recursion is counted once per stack for total time.
  *
- *   node dist/bench/lib/cpuprofile.js FILE.cpuprofile [--top 40] [--filter text] [--under functionName] [--from-us T0 --to-us T1]
+ *   node dist/bench/lib/cpuprofile.js FILE.cpuprofile [--top 40] [--filter text] [--under functionName] [--from-us T0 --to-us T1] [--by-samples]
  *     [--stalls GC_LOG [--min-cpu-ms 2] [--from-epoch-ms E0 --to-epoch-ms E1]]
  *
  * --from-us/--to-us keep only the samples taken in that window of the
  * monotonic clock in microseconds (a profile's startTime is on the clock of
  * process.hrtime, in any process of the machine): a benchmark logs
  * `process.hrtime.bigint() / 1000n` around a phase to read that phase alone.
+ *
+ * --by-samples counts samples instead of the time between them: on a loaded host V8's sampler
+ * runs late (gaps of several ms), and weighting by the gap charges whichever frame ran after a stall.
  *
  * --stalls keeps only the samples inside the loop stalls of a server's K8TS_BENCH_LOOP_STALLS log
  * (bench/lib/gc-pauses.ts) in which the loop spent over --min-cpu-ms on a CPU, optionally those
@@ -30,7 +33,7 @@ export interface FunctionCost { name: string; selfMs: number; totalMs: number }
 const frameName = (f: CallFrame) => `${f.functionName || '(anonymous)'} ${f.url ? `${basename(f.url)}:${f.lineNumber + 1}` : ''}`.trim();
 
 /** Self and total milliseconds per function (name, file and line), largest total first. */
-export function summarise(profile: CpuProfile, under?: string, window?: Window | readonly Window[]): FunctionCost[] {
+export function summarise(profile: CpuProfile, under?: string, window?: Window | readonly Window[], bySamples = false): FunctionCost[] {
   const windows = window === undefined ? undefined : 'fromUs' in window ? [window] : window;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -40,7 +43,7 @@ export function summarise(profile: CpuProfile, under?: string, window?: Window |
   let at = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     at += profile.timeDeltas[i] ?? 0;
-    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    const ms = bySamples ? 1 : (profile.timeDeltas[i + 1] ?? 0) / 1000;
     if (windows && !windows.some((w) => at >= w.fromUs && at <= w.toUs)) continue;
     const stack: string[] = [];
     for (let id: number | undefined = profile.samples[i]!; id !== undefined; id = parent.get(id)) stack.push(frameName(byId.get(id)!.callFrame));
@@ -57,21 +60,24 @@ function main(): void {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: {
     top: { type: 'string', default: '40' }, filter: { type: 'string' }, under: { type: 'string' }, 'from-us': { type: 'string' }, 'to-us': { type: 'string' },
     stalls: { type: 'string' }, 'min-cpu-ms': { type: 'string', default: '2' }, 'from-epoch-ms': { type: 'string' }, 'to-epoch-ms': { type: 'string' },
+    'by-samples': { type: 'boolean', default: false },
   } });
   const profile = JSON.parse(readFileSync(positionals[0]!, 'utf8')) as CpuProfile;
   const window = values.stalls
     ? stallWindows(values.stalls, Number(values['min-cpu-ms']), Number(values['from-epoch-ms'] ?? -Infinity), Number(values['to-epoch-ms'] ?? Infinity))
     : values['from-us'] || values['to-us'] ? { fromUs: Number(values['from-us'] ?? 0), toUs: Number(values['to-us'] ?? Infinity) } : undefined;
   if (Array.isArray(window)) console.log(`${window.length} stalls with over ${values['min-cpu-ms']} ms on a CPU`);
-  const whole = summarise(profile, undefined, window);
-  const rows = values.under === undefined ? whole : summarise(profile, values.under, window);
+  const bySamples = values['by-samples']!;
+  const whole = summarise(profile, undefined, window, bySamples);
+  const rows = values.under === undefined ? whole : summarise(profile, values.under, window, bySamples);
   const all = whole.find((r) => r.name === '(root)')?.totalMs ?? 1;
   const idle = whole.find((r) => r.name === '(idle)')?.selfMs ?? 0;
   const busy = all - idle;
   const top = Number(values.top);
   const show = (r: FunctionCost) => `${r.selfMs.toFixed(0).padStart(7)} ${((100 * r.selfMs) / busy).toFixed(1).padStart(5)}% ${r.totalMs.toFixed(0).padStart(7)} ${((100 * r.totalMs) / busy).toFixed(1).padStart(5)}%  ${r.name}`;
   const filtered = values.filter ? rows.filter((r) => r.name.includes(values.filter!)) : rows;
-  console.log(`busy ${busy.toFixed(0)} ms of ${all.toFixed(0)} ms (percentages of busy)\n   self     %    total     %`);
+  const unit = bySamples ? 'samples' : 'ms';
+  console.log(`busy ${busy.toFixed(0)} ${unit} of ${all.toFixed(0)} ${unit} (percentages of busy)\n   self     %    total     %`);
   console.log('-- by self time');
   for (const r of [...filtered].sort((a, b) => b.selfMs - a.selfMs).slice(0, top)) console.log(show(r));
   console.log('-- by total time');

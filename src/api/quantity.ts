@@ -79,8 +79,36 @@ function roundUpTo(q: Quantity, scale: number): Quantity {
   return { ...q, unscaled: q.unscaled < 0n ? -m : m, scale };
 }
 
+type Parsed = { readonly quantity?: Quantity; readonly error?: string };
+
+/**
+ * Parses of strings already seen, by the string. Why: a pod create parsed each of its requests and
+ * limits three times (defaulting's canonical form, validation, the QoS class: ~12 parses and their
+ * bigint work for a one-container pod), and a cluster's pods repeat a handful of strings ("100m",
+ * "500Mi"), so nearly every parse was one done before. A parse depends on the string alone, and a
+ * Quantity is never changed in place (every operation here makes a new one; the cached ones are
+ * frozen to keep it so). Bounded: short strings only, and the map is emptied when full.
+ */
+const parsedStrings = new Map<string, Parsed>();
+const maxParsedStrings = 1024;
+const maxParsedChars = 64;
+
 /** Parses like ParseQuantity; `error` carries upstream's message. Numbers are taken as their JSON text. */
-export function parseQuantityDetailed(input: unknown): { quantity?: Quantity; error?: string } {
+export function parseQuantityDetailed(input: unknown): Parsed {
+  if (typeof input !== 'string') return parseUncached(input);
+  let parsed = parsedStrings.get(input);
+  if (parsed === undefined) {
+    parsed = parseUncached(input);
+    if (input.length <= maxParsedChars) {
+      if (parsedStrings.size >= maxParsedStrings) parsedStrings.clear();
+      if (parsed.quantity) Object.freeze(parsed.quantity);
+      parsedStrings.set(input, Object.freeze(parsed));
+    }
+  }
+  return parsed;
+}
+
+function parseUncached(input: unknown): Parsed {
   if (typeof input !== 'string' && typeof input !== 'number') return { error: quantityFormatError };
   const str = (typeof input === 'number' ? String(input) : input).trim();
   if (str.length === 0) return { error: quantityFormatError };
@@ -193,8 +221,21 @@ function canonicalBinary(q: Quantity): string {
   return `${m}${binaryByPower[power]}`;
 }
 
+/** The canonical strings of frozen quantities (the parses kept above): each is formatted once. */
+const formatted = new WeakMap<Quantity, string>();
+
 /** String(): the canonical form upstream serializes. */
 export function formatQuantity(q: Quantity): string {
+  if (!Object.isFrozen(q)) return formatUncached(q);
+  let text = formatted.get(q);
+  if (text === undefined) {
+    text = formatUncached(q);
+    formatted.set(q, text);
+  }
+  return text;
+}
+
+function formatUncached(q: Quantity): string {
   if (q.unscaled === 0n) return '0';
   let format = q.format;
   if (format === 'BinarySI') {

@@ -78,3 +78,25 @@ test('RoundUp to milli (SetDefaults_ResourceList)', () => {
   const cases: [string, string][] = [['0.0001', '1m'], ['1.0001', '1001m'], ['5n', '1m'], ['100m', '100m'], ['1Gi', '1Gi']];
   for (const [s, want] of cases) assert.equal(formatQuantity(roundUpQuantity(q(s), -3)), want, `roundUp(${s})`);
 });
+
+test('a string parsed again answers the first parse, frozen, and arithmetic on it leaves it as it was', () => {
+  const first = q('500Mi');
+  assert.equal(q('500Mi'), first, 'the same string is not parsed twice');
+  assert.ok(Object.isFrozen(first));
+  assert.throws(() => { (first as { scale: number }).scale = 3; }, TypeError);
+  const sum = addQuantities(first, q('12Mi'));
+  assert.equal(formatQuantity(sum), '512Mi');
+  assert.equal(formatQuantity(first), '500Mi');
+  assert.equal(formatQuantity(q('500Mi')), '500Mi', 'its kept canonical form');
+  assert.equal(formatQuantity(roundUpQuantity(q('1.0001'), -3)), '1001m', 'a rounded copy is formatted as itself');
+  // Errors are kept as well, and stay errors; numbers are parsed as their text, each time.
+  assert.equal(quantityError('12iM'), quantitySuffixError);
+  assert.equal(quantityError('12iM'), quantitySuffixError);
+  assert.equal(formatQuantity(q(1.5)), '1500m');
+  assert.notEqual(q(1.5), q(1.5));
+  // Past the kept strings' bound the map starts over; answers stay right.
+  for (let i = 0; i < 3000; i++) assert.equal(formatQuantity(q(`${i}m`)), i === 0 ? '0' : i % 1000 === 0 ? `${i / 1000}` : `${i}m`);
+  assert.equal(formatQuantity(q('500Mi')), '500Mi');
+  const long = `${'1'.repeat(70)}m`;
+  assert.notEqual(q(long), q(long), 'a long string is not kept');
+});
