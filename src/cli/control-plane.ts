@@ -5,6 +5,7 @@
  */
 import { coldOptionsFrom } from '../registry/watch-cache/cold-sweep.js';
 import { PodSummary } from '../apiserver/pod-summary/summary.js';
+import { addWarning } from '../apiserver/request-warnings.js';
 import { podSummaryEndpoint } from '../apiserver/pod-summary/endpoint.js';
 import { conversionWebhook } from '../apiserver/conversion/webhook-converter.js';
 import { createServiceResolution } from '../apiserver/service-resolver.js';
@@ -235,6 +236,7 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     freshnessWaitMs: opts.freshnessWaitMs,
     validateAdmission: (...a) => runSteps(validatingSteps, a),
     admitSubresourceCreate: (...a) => runSteps(subresourceCreateSteps, a),
+    warn: (texts, ctx) => { for (const text of texts) addWarning(ctx, text); },
     admitDelete: async (info, obj, ctx) => {
       if (on('NodeRestriction')) await nodeRestriction.admitDelete(info, obj, ctx);
       await vap.plugin?.validateDelete(info, obj, ctx);

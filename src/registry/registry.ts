@@ -69,6 +69,8 @@ export interface RegistryOptions {
   validateAdmission?: StoreHooks['validate'];
   /** Admission of deletes (NodeRestriction). */
   admitDelete?: StoreHooks['admitDelete'];
+  /** Where a write's warnings go (the response's Warning headers). */
+  warn?: StoreHooks['warn'];
   /** Admission of a CREATE on a subresource with a kind of its own (see Registry.admitSubresourceCreate). */
   admitSubresourceCreate?: (info: ResourceInfo, obj: object, opts: { dryRun: boolean }, ctx?: RequestContext) => Promise<void> | void;
 }
@@ -113,7 +115,7 @@ export class Registry {
       checkNamespaceDeletion(info, obj);
       return opts.admitDelete?.(info, obj, ctx);
     };
-    const hooks: StoreHooks = { admit, validate: opts.validateAdmission, admitDelete, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
+    const hooks: StoreHooks = { admit, validate: opts.validateAdmission, admitDelete, warn: opts.warn, checkNamespace: (ns, gr, name) => this.checkNamespace(ns, gr, name) };
     const deps = { backend, clock, hooks, freshnessWaitMs: opts.freshnessWaitMs };
     this.deps = deps;
     for (const info of resources) {

@@ -56,6 +56,8 @@ export interface StoreHooks {
    * it is written; may throw a StatusError. A dry run is checked, never charged.
    */
   validate?(op: 'create' | 'update', info: ResourceInfo, obj: any, old: any | undefined, opts: { dryRun: boolean; subresource?: string }, ctx?: RequestContext): Promise<void> | void;
+  /** Sends a valid write's warnings (the strategy's) to its client: Warning headers of the response. */
+  warn?(texts: readonly string[], ctx: RequestContext): void;
   /** Admission of a DELETE (NodeRestriction), given the object as stored; may throw a StatusError. */
   admitDelete?(info: ResourceInfo, obj: any, ctx?: RequestContext): Promise<void> | void;
   /** Throws when objects may not be created in this namespace (absent or terminating). */
@@ -439,6 +441,7 @@ export class Store {
     if ((step = this.deps.hooks?.admit?.('create', this.info, obj, undefined, opts.context))) await step;
     const errs = this.strategy.validate(obj);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, meta.name, errs);
+    this.warn(opts.context, this.strategy.warningsOnCreate, obj);
     if (managedFields !== undefined) setManagedFields(obj, managedFields);
     if ((step = this.deps.hooks?.validate?.('create', this.info, obj, undefined, { dryRun: !!opts.dryRun }, opts.context))) await step;
     if (opts.dryRun) return obj;
@@ -457,6 +460,17 @@ export class Store {
       if (!generated || attempt >= nameGenerationAttempts) throw alreadyExists(this.gr, meta.name);
       meta.name = nameOf(meta.generateName!);
     }
+  }
+
+  /**
+   * A client's write that passed validation hears what the strategy warns of (upstream's
+   * WarningsOnCreate/WarningsOnUpdate, after validation); the server's own writes have no one to tell.
+   */
+  private warn<A extends unknown[]>(ctx: RequestContext | undefined, warnings: ((...a: A) => string[] | undefined) | undefined, ...args: A): void {
+    const send = this.deps.hooks?.warn;
+    if (!ctx || !send || !warnings) return;
+    const texts = warnings(...args);
+    if (texts?.length) send(texts, ctx);
   }
 
   private checkNamespaceMatch(namespace: string | undefined, meta: ObjectMeta) {
@@ -695,6 +709,7 @@ export class Store {
     if ((step = this.deps.hooks?.admit?.('update', this.info, next, old, opts.context))) await step;
     const errs = this.strategy.validateUpdate(next, old, opts.subresource);
     if (errs.length) throw invalidObject(this.info.kind, this.info.group, m.name, errs);
+    if (opts.subresource === undefined) this.warn(opts.context, this.strategy.warningsOnUpdate, next, old);
     if (managedFields !== undefined) setManagedFields(next, managedFields);
     if ((step = this.deps.hooks?.validate?.('update', this.info, next, old, { dryRun: !!opts.dryRun, subresource: opts.subresource }, opts.context))) await step;
     // The answer and the watch event are then the stored text with the revision spliced in (written).

@@ -5,6 +5,7 @@
  */
 import type { FieldError } from '../api/field-errors.js';
 import type { DeleteOptions } from './types.js';
+import type { Unstructured } from '../api/unstructured.js';
 
 export interface Strategy {
   /** The kind has a /status subresource: the main resource ignores status, /status ignores the rest. */
@@ -29,6 +30,10 @@ export interface Strategy {
   validate(obj: any): FieldError[];
   /** `subresource` is 'status', 'approval' ... for subresource writes. */
   validateUpdate(obj: any, old: any, subresource?: string): FieldError[];
+  /** Upstream's WarningsOnCreate: what a valid object is warned about (pod specs and templates). */
+  warningsOnCreate?(obj: Unstructured): string[] | undefined;
+  /** Upstream's WarningsOnUpdate, for writes of the main resource (subresources have none). */
+  warningsOnUpdate?(obj: Unstructured, old: Unstructured): string[] | undefined;
   /**
    * The grace period a delete waits for (pods: until the kubelet confirms); 0 deletes at once.
    * Returns undefined for kinds without graceful deletion.

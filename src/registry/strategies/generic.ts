@@ -14,6 +14,7 @@ import type { Strategy } from '../strategy.js';
 import { specOf } from '../meta.js';
 import { tracksGeneration } from './generation.js';
 import { dropDisabledFields } from '../../api/disabled-fields.js';
+import { warningsOnCreate, warningsOnUpdate } from '../../api/warnings/index.js';
 
 /** The applyDefaults of generic strategies: the kind's defaults (src/api) and nothing else. */
 const kindDefaults = new WeakSet<Strategy['applyDefaults']>();
@@ -56,6 +57,8 @@ export function genericStrategy(info: ResourceInfo, overrides: Partial<Strategy>
     },
     validate: (obj) => validateCreate(key, obj),
     validateUpdate: (obj, old, subresource) => validateUpdate(key, obj, old, subresource),
+    warningsOnCreate: (obj) => warningsOnCreate(key, obj),
+    warningsOnUpdate: (obj, old) => warningsOnUpdate(key, obj, old),
   };
   return { ...base, ...overrides };
 }
