@@ -4,8 +4,8 @@
  *      it ("SawCompletedJob"), a listed one that is gone leaves it too
  *      ("MissingJob"), and any Complete Job advances lastSuccessfulTime. A
  *      running Job it owns but does not list (kubectl create job --from=cronjob/x)
- *      is not adopted: upstream only warns "UnexpectedJob" (its TODO: "maybe
- *      handle the adoption case?"), so the Job counts for no concurrency policy.
+ *      is not adopted: upstream only warns "UnexpectedJob" (adoption is left
+ *      open in its code), so the Job counts for no concurrency policy.
  *      The caller reads the Jobs listed but not cached, and a fresh CronJob when
  *      one runs unlisted, from the API server first, as upstream does.
  *   2. Finished Jobs beyond successfulJobsHistoryLimit / failedJobsHistoryLimit
