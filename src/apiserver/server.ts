@@ -110,6 +110,11 @@ export interface ApiServerOptions {
   nodes?: { get(namespace: undefined, name: string): Node | undefined };
   /** Kept-alive connections to pods for pods/proxy and services/proxy; the server makes its own when absent (and closes them with itself). */
   proxyAgents?: ProxyAgents;
+  /**
+   * HOST:PORT clients are told to reach the server at (upstream's ExternalAddress: the advertise address and
+   * secure port), known once it listens: /api's serverAddressByClientCIDRs. Until then, or absent: the request's Host.
+   */
+  externalAddress?: () => string | undefined;
 }
 
 export interface NonApiHandler {
@@ -388,7 +393,7 @@ async function serveNonResource(opts: ApiServerOptions, req: IncomingMessage, re
     case '/metrics': return text(res, 200, await opts.metrics.registry.metrics(), opts.metrics.registry.contentType);
     case '/openapi/v3': return writeJSON(res, 200, openapiV3Index(opts.registry.custom));
     case '/openapi/v2': return openapiV2(req, res);
-    case '/api': return discovery(res, req, () => aggregatedDiscovery(true, served), () => apiVersions(hostOf(req)));
+    case '/api': return discovery(res, req, () => aggregatedDiscovery(true, served), () => apiVersions(opts.externalAddress?.() ?? hostOf(req)));
     case '/apis': return discovery(res, req, () => withAggregated(aggregatedDiscovery(false, served), opts.aggregator), () => withAggregatedGroups(apiGroupList(served), opts.aggregator));
   }
   const health = /^\/(healthz|livez|readyz)(\/|$)/.exec(p);

@@ -27,7 +27,7 @@ import { NamespaceLifecycle } from '../registry/namespace-lifecycle.js';
 import { FlowSchemaStatus } from '../registry/flowschema-status.js';
 import { ensureBootstrapPolicy } from '../registry/bootstrap-rbac.js';
 import { CRDController } from '../registry/custom/crd-controller.js';
-import { ServiceAllocator, type ServiceIPRange } from '../registry/service-allocation.js';
+import { ServiceAllocator, defaultServiceIPRange, kubernetesServiceIPOf, type ServiceIPRange } from '../registry/service-allocation.js';
 import { defaultStorageClassAdmission } from '../apiserver/admission/default-storage-class.js';
 import { admitStorageObjectInUseProtection } from '../apiserver/admission/storage-protection.js';
 import { priorityAdmission } from '../apiserver/admission/priority.js';
@@ -164,7 +164,10 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   secureDataDirLogged(opts.dataDir, logger);
   // Before anything in it is read or written: a second k8ts on the same directory stops here.
   cleanups.push(lockDataDir(opts.dataDir));
-  const hosts = [opts.bind, opts.advertiseAddress, hostname()].filter((h): h is string => !!h && h !== '0.0.0.0' && h !== '::');
+  // The `kubernetes` Service's IP too, as kubeadm's apiserver.crt names it: a pod's `curl --cacert ca.crt
+  // https://$KUBERNETES_SERVICE_HOST` verifies the name it used (the Service's DNS names are always there, pki/cluster.ts).
+  const serviceIP = kubernetesServiceIPOf(opts.serviceClusterIPRange ?? defaultServiceIPRange);
+  const hosts = [opts.bind, opts.advertiseAddress, hostname(), serviceIP].filter((h): h is string => !!h && h !== '0.0.0.0' && h !== '::');
   const certDir = opts.certDir ?? join(opts.dataDir, 'pki');
   // The aggregation layer's front-proxy PKI is made (when absent) alongside the cluster's: on a fresh
   // data directory their file writes and fsyncs overlap on the thread pool.
@@ -328,6 +331,8 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
   const authorize = authz.authorize = authorizerFor(modes, { rbac: rbacAuthorizer(cache), node: nodeAuthz.authorize });
   // The dashboard reaches the API as a client (with each caller's token), at the URL known after listen.
   let apiServer = { server: '', caPem: pki.caCertPem };
+  // HOST:PORT the server advertises (/api's serverAddressByClientCIDRs), known once it listens.
+  const external: { address?: string } = {};
   const dashboard = opts.dashboard ? dashboardHandler({ apiServer: () => apiServer, webRoot: join(packageRoot(), 'dist', 'web') }) : undefined;
   const nonApiHandlers = dashboard ? [dashboard] : [];
   // The dashboard's pod counts, from the pods' watch cache (started by the first summary request).
@@ -343,12 +348,13 @@ async function assemble(opts: ControlPlaneOptions, logger: Logger, cleanups: Arr
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight, authorize, serviceAccountTokens: sa.issuer,
     admitTokenRequest: on('NodeRestriction') ? nodeRestriction.admitTokenRequest : undefined,
     rulesResolver: rulesResolverFor(modes, { rbac: (user, ns) => rulesFor(cache, user, ns) }), nonApiHandlers, podSummary,
-    serviceEndpoints: serviceResolution.resolver.sources, nodes: listers.nodes,
+    serviceEndpoints: serviceResolution.resolver.sources, nodes: listers.nodes, externalAddress: () => external.address,
   });
   const addr = await server.listen(opts.port, opts.bind);
   cleanups.push(() => server.close());
   const host = opts.advertiseAddress ?? (opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : opts.bind);
-  const url = `https://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
+  external.address = `${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
+  const url = `https://${external.address}`;
   // In-process calls go to the loopback address the server listens on, whatever it advertises.
   apiServer = { server: `https://${opts.bind === '0.0.0.0' || opts.bind === '::' ? '127.0.0.1' : opts.bind.includes(':') ? `[${opts.bind}]` : opts.bind}:${addr.port}`, caPem: pki.caCertPem };
   const kubeconfigPath = join(opts.dataDir, 'admin.conf');
