@@ -91,6 +91,8 @@ export async function runAgentWith(values: AgentFlags): Promise<number> {
         podCIDR: podCIDR!, hostIP: internalIP, podLogsDir, objects: volumes, nodeName, usage: { cpu: values.cpu, memory: values.memory },
         startDelayMs: mustParseDuration('start-delay', values['start-delay']!), readyDelayMs: mustParseDuration('ready-delay', values['ready-delay']!),
         clusterDNS: dnsFlags['cluster-dns'] ? kubeletDNSOptions(dnsFlags, internalIP, logger).clusterDNS : undefined,
+        // A pod's https to the kubernetes Service goes where this kubelet's own requests go.
+        apiServer: clientConfig?.server.startsWith('https://') ? clientConfig.server : undefined,
       });
   let runtime: PodRuntime;
   try {

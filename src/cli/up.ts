@@ -144,7 +144,7 @@ export async function runUp(args: string[]): Promise<number> {
   const reviewClients = new Clientset(cp.clientConfig, { userAgent: componentUserAgent('kubelet', 'auth') });
   const kubelet = {
     address: '127.0.0.1', clientCAPem: cp.clientConfig.caPem, podLogsDir: resolve(dataDir, 'pod-logs'), reviewer: reviewerFor(reviewClients),
-    certDir: resolve(dataDir, 'kubelet-pki'), clusterDNS: [upClusterDNS],
+    certDir: resolve(dataDir, 'kubelet-pki'), clusterDNS: [upClusterDNS], apiServer: cp.clientConfig.server,
   };
   const sim = new NodeSimulator(clients, { count: 0, logger: logger.with('sim'), kubelet, startDelayMs, deleteDelayMs });
   const workers = Number(values.workers);

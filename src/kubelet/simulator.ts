@@ -105,6 +105,8 @@ export interface SimulatedKubeletOptions {
   reviewer?: KubeletReviewer;
   /** The cluster DNS addresses pods are given (the kubelet's --cluster-dns): their /etc/resolv.conf. */
   clusterDNS?: string[];
+  /** The API server as the nodes' kubelet reaches it (https://HOST:PORT): where a pod's https to the `kubernetes` Service goes. */
+  apiServer?: string;
   /** Keep each node's self-signed serving certificate here and reuse it on the next start (upstream's --cert-dir); default: made anew each start. */
   certDir?: string;
 }
@@ -198,7 +200,7 @@ export class NodeSimulator {
     // Nodes that serve the kubelet API also model their containers' usage (its /stats/summary, so kubectl top and the HPA).
     const usage = kubelet ? { cpu: o.cpu, memory: o.memory } : undefined;
     const runtime = new SimulatedRuntime({ podCIDR, hostIP: internalIP, startDelayMs: o.startDelayMs, readyDelayMs: o.readyDelayMs, timers, podLogsDir, objects, nodeName: name, usage,
-      clusterDNS: this.opts.kubelet?.clusterDNS,
+      clusterDNS: this.opts.kubelet?.clusterDNS, apiServer: this.opts.kubelet?.apiServer,
       // What the runtime reports itself (a failed preStop hook) is the node's kubelet's event.
       recorder: kubelet && (this.opts.events ?? true) ? new EventRecorder(this.clients, 'kubelet', this.logger, name) : undefined });
     const agentOpts: NodeAgentOptions = {

@@ -100,6 +100,8 @@ function get(conn: Duplex, path = '/'): Promise<{ status: number; body: string }
 /** curl's progress meter on stderr (no -s, stdout no terminal): its heading and first line, then the last for a body of n bytes (Content-Length known or not). */
 const meterStart = '  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n' +
   '                                 Dload  Upload   Total   Spent    Left  Speed\n\r  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0';
+/** After a refused connection curl writes the meter's line again and ends it (the machine's curl 7.88.1). */
+const meterRefused = `${meterStart}\r  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0\n`;
 const meterDone = (n: number, known: boolean) => `\r100 ${String(n).padStart(5)}  ${known ? '100' : '  0'} ${String(n).padStart(5)}    0     0      0      0 --:--:-- --:--:-- --:--:--     0\n`;
 
 describe('simulated shell: redirections', () => {
@@ -222,14 +224,14 @@ describe('simulated curl, wget and the nginx responder', () => {
       out: hello, code: 0,
       err: `Connecting to localhost:8080 (127.0.0.1:8080)\nsaving to '/tmp/got.html'\n/tmp/got.html        100% |********************************|    ${hello.length}  0:00:00 ETA\n'/tmp/got.html' saved\n`,
     });
-    assert.deepEqual(await exec(rt, p, ['curl', 'http://localhost/']), { out: '', err: meterStart + "curl: (7) Failed to connect to localhost port 80 after 0 ms: Couldn't connect to server\n", code: 7 });
+    assert.deepEqual(await exec(rt, p, ['curl', 'http://localhost/']), { out: '', err: meterRefused + "curl: (7) Failed to connect to localhost port 80 after 0 ms: Couldn't connect to server\n", code: 7 });
     assert.deepEqual(await exec(rt, p, ['curl', '-s', 'http://localhost/']), { out: '', err: '', code: 7 });
     assert.deepEqual(await exec(rt, p, ['curl', 'example.com']), { out: '', err: meterStart + 'curl: (6) Could not resolve host: example.com\n', code: 6 });
     assert.deepEqual(await exec(rt, p, ['curl', '--bogus', 'localhost']), { out: '', err: "curl: option --bogus: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n", code: 2 });
     assert.deepEqual(await exec(rt, p, ['wget', '-qO-', 'http://example.com']), { out: '', err: "wget: bad address 'example.com'\n", code: 1 });
     assert.deepEqual(await exec(rt, p, ['wget', '-qO-', 'http://localhost:81']), { out: '', err: "wget: can't connect to remote host (127.0.0.1): Connection refused\n", code: 1 });
     // A name the cluster DNS resolves to another pod: found, but a simulated pod reaches no other pod.
-    assert.deepEqual(await exec(rt, p, ['curl', 'web-1.nginx']), { out: '', err: meterStart + "curl: (7) Failed to connect to web-1.nginx port 80 after 0 ms: Couldn't connect to server\n", code: 7 });
+    assert.deepEqual(await exec(rt, p, ['curl', 'web-1.nginx']), { out: '', err: meterRefused + "curl: (7) Failed to connect to web-1.nginx port 80 after 0 ms: Couldn't connect to server\n", code: 7 });
     assert.deepEqual(await exec(rt, p, ['wget', '-O-', 'web-1.nginx:8080']), { out: '', err: "Connecting to web-1.nginx:8080 (10.244.2.6:8080)\nwget: can't connect to remote host (10.244.2.6): Connection refused\n", code: 1 });
     const head = await exec(rt, p, ['curl', '-si', 'localhost:8080']);
     assert.match(head.out, /^HTTP\/1\.1 200 OK\r\nContent-Type: text\/plain\r\n/);

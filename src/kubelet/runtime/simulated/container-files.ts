@@ -9,7 +9,7 @@
  */
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { Duplex } from 'node:stream';
-import type { PodObjectGetter } from '../../volumes/objects.js';
+import { getOptional, type PodObjectGetter } from '../../volumes/objects.js';
 import { podDNSConfig, resolvConfText } from '../../dns.js';
 import type { ContainerView } from './program.js';
 import { withRootFilesystem } from './rootfs.js';
@@ -19,6 +19,7 @@ import { projectedReadOnly, writableMounts, type SimulatedVolumeStore } from './
 import { podHttp, podReach, podResolver, simulatedClusterDomain } from './pod-network.js';
 import { processPodNetwork, type SimulatedPodNetwork } from './cluster-network.js';
 import { resolveHost } from './nslookup.js';
+import { withInClusterAPIServer, type InClusterAPIServer } from './in-cluster-apiserver.js';
 import type { ListenerFiles } from './listeners.js';
 import { containerStat } from './file-stat.js';
 import { containerUser } from './identity.js';
@@ -43,6 +44,8 @@ export interface ContainerFilesDeps {
   startedAt?: Date;
   /** The node's cluster DNS addresses (the kubelet's --cluster-dns): the pod's /etc/resolv.conf; absent: no resolv.conf is shown. */
   clusterDNS?: string[];
+  /** The API server as the kubelet reaches it (https://HOST:PORT): where https to the `kubernetes` Service goes (in-cluster-apiserver.ts). */
+  apiServer?: string;
 }
 
 /** The sandbox's resolv.conf, as the kubelet's DNS configuration makes it and containerd writes it. */
@@ -78,7 +81,15 @@ export async function withContainerFiles(base: ContainerView, d: ContainerFilesD
   let resolver: ReturnType<typeof podResolver> | undefined;
   const dns = () => (resolver ??= podResolver(d.pod, d.objects));
   const reach = podReach(d.pod, d.objects, d.network ?? processPodNetwork, d.podIP);
-  return { ...files, http: podHttp(ownHosts, d.dial, (host) => resolveHost(host, files, dns), reach), dns, connect: tcpConnect(d, base.hostname, files, dns, reach) };
+  const resolveName = (host: string) => resolveHost(host, files, dns);
+  const podNetwork = podHttp(ownHosts, d.dial, resolveName, reach);
+  const http = d.apiServer && d.objects?.service ? withInClusterAPIServer(podNetwork, resolveName, kubernetesService(d.apiServer, d.objects)) : podNetwork;
+  return { ...files, http, dns, connect: tcpConnect(d, base.hostname, files, dns, reach) };
+}
+
+/** The `kubernetes` Service of the default namespace (from the process's watch of Services) and the API server behind it. */
+function kubernetesService(server: string, objects: PodObjectGetter): InClusterAPIServer {
+  return { server: new URL(server), serviceIP: async () => (await getOptional(() => objects.service!('default', 'kubernetes')))?.spec?.clusterIP };
 }
 
 /**

@@ -17,10 +17,23 @@ export interface HttpRequest {
   url: URL; method: string; headers: Record<string, string>; body?: Buffer; timeoutMs?: number;
   /** The headers the client sends of its own (curl's User-Agent and Accept when absent; busybox wget's `User-Agent: Wget`). */
   clientHeaders?: Record<string, string>;
+  /** How an https client checks the server (in-cluster-apiserver.ts). */
+  tls?: HttpsClient;
 }
+/**
+ * curl's --cacert (the file's path and its text as the container holds it; undefined text: no such file) and
+ * -k; busybox 1.28 wget's TLS, which offers RSA key exchange only.
+ */
+export interface HttpsClient { caFile?: string; caPem?: string; insecure?: boolean; rsaKeyExchangeOnly?: boolean }
+/**
+ * Why a TLS session did not come up: the chain does not verify (OpenSSL's words in `detail`), the
+ * certificate does not name the URL's host, the CA file holds no certificate, or the server sent an alert.
+ */
+export type TlsFailure = { kind: 'chain'; detail: string } | { kind: 'name' } | { kind: 'cafile' } | { kind: 'alert'; code: number; text: string };
 export interface HttpResponse { status: number; statusText: string; httpVersion: string; rawHeaders: string[]; body: Buffer }
-/** The answer, or why none came: the host is unknown (not the pod's), nothing listens (refused), or nothing answered in time (dropped). */
-export type HttpOutcome = { response: HttpResponse; address: string } | { error: 'resolve' } | { error: 'connect' | 'timeout'; address: string };
+/** The answer, or why none came: the host is unknown (not the pod's), nothing listens (refused), nothing answered in time (dropped), or TLS failed. */
+export type HttpOutcome = { response: HttpResponse; address: string } | { error: 'resolve' } | { error: 'connect' | 'timeout'; address: string }
+  | { error: 'tls'; address: string; failure: TlsFailure };
 
 type Out = (stream: 'stdout' | 'stderr', text: string) => void;
 
@@ -49,7 +62,7 @@ const curlValueShort = 'XHmowd';
 const curlValueLong: Record<string, string> = {
   '--request': 'X', '--header': 'H', '--max-time': 'm', '--connect-timeout': 'm', '--output': 'o', '--write-out': 'w',
   '--retry': 'retry', '--retry-delay': 'retry', '--user-agent': 'A', '--data': 'd', '--data-ascii': 'd', '--data-raw': 'data-raw',
-  '--data-binary': 'data-binary',
+  '--data-binary': 'data-binary', '--cacert': 'cacert',
 };
 const curlFlagLong: Record<string, string> = {
   '--silent': 's', '--show-error': 'S', '--include': 'i', '--head': 'I', '--fail': 'f', '--location': 'L', '--verbose': 'v',
@@ -87,7 +100,7 @@ const headerValue = (r: HttpResponse, name: string): string | undefined => {
  * progress meter goes to stderr when stdout is not the exec's terminal.
  */
 export async function curl(args: string[], ctx: ShellContext, out: Out): Promise<number> {
-  const o = { silent: false, showError: false, include: false, head: false, fail: false, remoteName: false, method: 'GET', headers: {} as Record<string, string>, output: undefined as string | undefined, writeOut: undefined as string | undefined, data: [] as string[], maxTimeMs: curlConnectTimeoutMs };
+  const o = { silent: false, showError: false, include: false, head: false, fail: false, remoteName: false, insecure: false, caFile: undefined as string | undefined, method: 'GET', headers: {} as Record<string, string>, output: undefined as string | undefined, writeOut: undefined as string | undefined, data: [] as string[], maxTimeMs: curlConnectTimeoutMs };
   const urls: string[] = [];
   const unknown = (a: string) => {
     out('stderr', `curl: option ${a}: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n`);
@@ -100,6 +113,7 @@ export async function curl(args: string[], ctx: ShellContext, out: Out): Promise
     else if (opt === 'A') o.headers['User-Agent'] = value;
     else if (opt === 'o') o.output = value;
     else if (opt === 'w') o.writeOut = value;
+    else if (opt === 'cacert') o.caFile = value;
     else if (opt === 'm' && Number(value) > 0) o.maxTimeMs = Number(value) * 1000;
     else if (opt === 'd' || opt === 'data-raw' || opt === 'data-binary') {
       const data = postData(opt, value, ctx);
@@ -120,6 +134,7 @@ export async function curl(args: string[], ctx: ShellContext, out: Out): Promise
       if (!f) return unknown(a);
       if (f === 's') o.silent = true; else if (f === 'S') o.showError = true; else if (f === 'i') o.include = true;
       else if (f === 'I') { o.head = true; o.method = 'HEAD'; } else if (f === 'f') o.fail = true; else if (f === 'O') o.remoteName = true;
+      else if (f === 'k') o.insecure = true;
       continue;
     }
     for (let j = 1; j < a.length; j++) {
@@ -132,9 +147,16 @@ export async function curl(args: string[], ctx: ShellContext, out: Out): Promise
       if (!'sSiIfLvkO4'.includes(f)) return unknown(a);
       if (f === 's') o.silent = true; else if (f === 'S') o.showError = true; else if (f === 'i') o.include = true;
       else if (f === 'I') { o.head = true; o.method = 'HEAD'; } else if (f === 'f') o.fail = true; else if (f === 'O') o.remoteName = true;
+      else if (f === 'k') o.insecure = true;
     }
   }
-  const error = (code: number, text: string) => { if (!o.silent || o.showError) out('stderr', `curl: (${code}) ${text}\n`); return code; };
+  const error = (code: number, text: string) => {
+    // A peer that failed verification gets curl's advice after the error (tool_operate.c, CURL_CA_CERT_ERRORMSG).
+    if (!o.silent || o.showError) out('stderr', `curl: (${code}) ${text}\n${code === curlPeerFailedVerification ? curlCACertAdvice : ''}`);
+    return code;
+  };
+  // -k reads no CA file (nothing is verified); a --cacert file the container does not have reads as no text.
+  const tls: HttpsClient = o.insecure ? { insecure: true } : o.caFile === undefined ? {} : { caFile: o.caFile, caPem: ctx.readFile(o.caFile) };
   // Several -d join with `&`, as curl sends them.
   const body = o.data.length ? Buffer.from(o.data.join('&')) : undefined;
   if (!urls.length) { out('stderr', "curl: try 'curl --help' or 'curl --manual' for more information\n"); return 2; }
@@ -147,12 +169,15 @@ export async function curl(args: string[], ctx: ShellContext, out: Out): Promise
     // The progress meter goes to stderr unless -s, or the body goes to stdout and stdout is a terminal (the exec's tty).
     const meter = !o.silent && ((file !== undefined && file !== '-') || !ctx.terminalColumns);
     if (meter) out('stderr', `${progressHeader}\r${curlProgressLine({ downloaded: 0, uploaded: 0 })}`);
-    const r = await (ctx.http ?? noHttp)({ url, method: o.method, headers: o.headers, timeoutMs: o.maxTimeMs, ...(body ? { body } : {}) });
+    const r = await (ctx.http ?? noHttp)({ url, method: o.method, headers: o.headers, timeoutMs: o.maxTimeMs, tls, ...(body ? { body } : {}) });
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if ('error' in r) {
+      // After a connection was tried (refused, or TLS failed on it), the meter's line is written once more and ended (curl 7.88).
+      if (meter && (r.error === 'connect' || r.error === 'tls')) out('stderr', `\r${curlProgressLine({ downloaded: 0, uploaded: 0 })}\n`);
       status = r.error === 'resolve' ? error(6, `Could not resolve host: ${host}`)
         : r.error === 'timeout' ? error(28, `Connection timed out after ${o.maxTimeMs} milliseconds`)
-          : error(7, `Failed to connect to ${host} port ${defaultPort(url)} after 0 ms: Couldn't connect to server`);
+          : r.error === 'tls' ? curlTlsError(r.failure, host, o.caFile, error)
+            : error(7, `Failed to connect to ${host} port ${defaultPort(url)} after 0 ms: Couldn't connect to server`);
       if (o.writeOut !== undefined) out('stdout', o.writeOut.replace(/%\{(?:http_code|response_code)\}/g, '000').replace(/%\{[a-z_]+\}/g, '').replace(/\\n/g, '\n'));
       continue;
     }
@@ -173,6 +198,26 @@ export async function curl(args: string[], ctx: ShellContext, out: Out): Promise
     if (o.writeOut !== undefined) out('stdout', writeOut(o.writeOut, url, r.response, r.address));
   }
   return status;
+}
+
+/** CURLE_PEER_FAILED_VERIFICATION: 60 since curl 7.62 (51 before, for a name that did not match). */
+const curlPeerFailedVerification = 60;
+
+/** What curl prints after an error 60 (curl 7.88's tool_operate.c, CURL_CA_CERT_ERRORMSG). */
+const curlCACertAdvice = 'More details here: https://curl.se/docs/sslcerts.html\n\n' +
+  'curl failed to verify the legitimacy of the server and therefore could not\n' +
+  'establish a secure connection to it. To learn more about this situation and\n' +
+  'how to fix it, please visit the web page mentioned above.\n';
+
+/** A TLS failure in curl 7.88's words (lib/vtls/openssl.c), as checked against the machine's curl 7.88.1 and OpenSSL 3. */
+function curlTlsError(f: TlsFailure, host: string, caFile: string | undefined, error: (code: number, text: string) => number): number {
+  switch (f.kind) {
+    case 'chain': return error(curlPeerFailedVerification, `SSL certificate problem: ${f.detail}`);
+    case 'name': return error(curlPeerFailedVerification, `SSL: no alternative certificate subject name matches target host name '${host}'`);
+    case 'cafile': return error(77, `error setting certificate file: ${caFile ?? ''}`);
+    // CURLE_SSL_CONNECT_ERROR with OpenSSL's alert text (curl offers what the API server takes: not reached today).
+    case 'alert': return error(35, `OpenSSL/3.0.11: error:0A000410:SSL routines::sslv3 alert ${f.text}`);
+  }
 }
 
 /**
@@ -241,10 +286,14 @@ export async function wget(args: string[], ctx: ShellContext, out: Out): Promise
   const url = target === undefined ? undefined : parseURL(target);
   if (!url) { out('stderr', 'BusyBox wget: a URL is needed\n'); return 1; }
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const r = await (ctx.http ?? noHttp)({ url, method: 'GET', headers: {}, clientHeaders: { 'User-Agent': 'Wget' }, timeoutMs: timeoutSeconds * 1000 });
+  // busybox 1.28's TLS (the DNS examples' image) offers RSA key exchange only (in-cluster-apiserver.ts).
+  const tls = url.protocol === 'https:' ? { tls: { rsaKeyExchangeOnly: true } } : {};
+  const r = await (ctx.http ?? noHttp)({ url, method: 'GET', headers: {}, clientHeaders: { 'User-Agent': 'Wget' }, timeoutMs: timeoutSeconds * 1000, ...tls });
   if ('error' in r) {
     if (r.error === 'resolve') { out('stderr', `wget: bad address '${host}'\n`); return 1; }
     if (!quiet) out('stderr', `Connecting to ${url.host} (${r.address}:${defaultPort(url)})\n`);
+    // The TLS helper dies on the alert (networking/tls.c); wget then reads a connection that is gone.
+    if (r.error === 'tls') { out('stderr', `${busyboxTlsError(r.failure)}wget: error getting response: Connection reset by peer\n`); return 1; }
     out('stderr', r.error === 'timeout' ? 'wget: download timed out\n' : `wget: can't connect to remote host (${r.address}): Connection refused\n`);
     return 1;
   }
@@ -262,6 +311,11 @@ export async function wget(args: string[], ctx: ShellContext, out: Out): Promise
   if (failed) { out('stderr', `wget: can't open '${file}': ${failed}\n`); return 1; }
   if (!quiet) out('stderr', `saving to '${file}'\n${progressLine(file, r.response.body.length)}'${file}' saved\n`);
   return 0;
+}
+
+/** busybox 1.28's ssl_client dying on a failure (tls.c's alert_text names 20, 40, 50, 51 and 112, else the number). */
+function busyboxTlsError(f: TlsFailure): string {
+  return f.kind === 'alert' ? `wget: TLS error from peer (alert code ${f.code}): ${f.text}\n` : '';
 }
 
 /** busybox wget's last progress line (its bar full, as when the transfer ended; no terminal width is known). */

@@ -31,6 +31,7 @@ import { canonicalName, inZone } from '../../../api/dns/names.js';
 import { podDNSConfig } from '../../dns.js';
 import { getOptional, type PodObjectGetter } from '../../volumes/objects.js';
 import type { HttpOutcome, HttpRequest } from './http-commands.js';
+import { clientRequestHeaders, readResponse } from './http-wire.js';
 import type { PodResolver } from './nslookup.js';
 import { serviceBackends, type PortDialer, type SimulatedPodNetwork } from './cluster-network.js';
 import { refusedConnection } from './listeners.js';
@@ -103,30 +104,18 @@ export function podReach(pod: Pod, objects: PodObjectGetter | undefined, network
   };
 }
 
-/** What curl sends of its own. */
-const curlHeaders = { 'User-Agent': 'curl/8.5.0', Accept: '*/*' };
-
 function request(req: HttpRequest, dial: PortDialer, address: string): Promise<HttpOutcome> {
   return new Promise<HttpOutcome>((done) => {
     let timer: NodeJS.Timeout | undefined;
     const resolve = (outcome: HttpOutcome) => { clearTimeout(timer); done(outcome); };
     const port = Number(req.url.port) || (req.url.protocol === 'https:' ? 443 : 80);
-    // Nothing in a simulated pod speaks TLS: https reaches no one.
+    // Nothing in a simulated pod speaks TLS: https reaches no one (but the API server: in-cluster-apiserver.ts).
     if (req.url.protocol === 'https:') { resolve({ error: 'connect', address }); return; }
-    // A body (curl -d) goes with its length and, unless the caller named one, curl's form type.
-    const typed = Object.keys(req.headers).some((k) => k.toLowerCase() === 'content-type');
-    const bodyHeaders = req.body ? { 'Content-Length': String(req.body.length), ...(typed ? {} : { 'Content-Type': 'application/x-www-form-urlencoded' }) } : {};
     const r = http.request({
-      method: req.method, path: `${req.url.pathname}${req.url.search}`,
-      headers: { Host: req.url.host, ...(req.clientHeaders ?? curlHeaders), ...req.headers, ...bodyHeaders },
+      method: req.method, path: `${req.url.pathname}${req.url.search}`, headers: clientRequestHeaders(req),
       // No agent: the request goes over this connection alone, never a socket of the host.
       createConnection: () => dial(port),
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ response: { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', httpVersion: res.httpVersion, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }, address }));
-      res.on('error', () => resolve({ error: 'connect', address }));
-    });
+    }, (res) => { readResponse(res).then((response) => resolve({ response, address }), () => resolve({ error: 'connect', address })); });
     r.on('error', () => resolve({ error: 'connect', address }));
     // A dropped connection (NetworkPolicy) answers nothing: the client gives up after its timeout.
     if (req.timeoutMs) timer = setTimeout(() => { resolve({ error: 'timeout', address }); r.destroy(); }, req.timeoutMs);

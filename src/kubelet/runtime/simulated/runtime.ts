@@ -128,6 +128,8 @@ export interface SimulatedRuntimeOptions {
   usage?: SimulatedUsageOptions;
   /** The cluster DNS addresses the node's kubelet gives pods (--cluster-dns): their /etc/resolv.conf; none when absent. */
   clusterDNS?: string[];
+  /** The API server as the kubelet reaches it (its kubeconfig's server, https://HOST:PORT): where a pod's https to the `kubernetes` Service goes. */
+  apiServer?: string;
   /** Records the events the runtime itself reports (FailedPreStopHook). */
   recorder?: { event(obj: unknown, type: 'Normal' | 'Warning', reason: string, message: string): void };
 }
@@ -570,7 +572,7 @@ export class SimulatedRuntime implements PodRuntime {
       pod: p.pod, spec, podIP: p.sandbox?.ip, layer: p.layers.get(containerID)!, store: this.opts.volumes ?? processVolumeStore, volumeKeys: (p.volumeKeys ??= new Map()),
       objects: this.opts.objects, nodeName: this.opts.nodeName ?? p.pod.spec?.nodeName ?? '', dial: (port) => this.dialPort(p.uid, port), network: this.network,
       startedAt: [...p.containers, ...p.initContainers, ...p.ephemeralContainers].find((x) => x.id === containerID)?.startedAt,
-      clusterDNS: this.opts.clusterDNS,
+      clusterDNS: this.opts.clusterDNS, apiServer: this.opts.apiServer,
     };
   }
 
