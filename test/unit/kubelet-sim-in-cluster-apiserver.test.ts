@@ -133,6 +133,20 @@ describe('simulated curl to the kubernetes Service: a real TLS connection to the
       out: '', code: 1,
       err: 'Connecting to kubernetes.default.svc (10.96.0.1:443)\nwget: TLS error from peer (alert code 40): handshake failure\nwget: error getting response: Connection reset by peer\n',
     });
+    // An init container's in-cluster call (netdata's chart, kubernetes/website issues): the same with -q, a token header and --no-check-certificate.
+    assert.deepEqual(await exec(rt, p, ['wget', '-q', '-T', '5', '--no-check-certificate', '--header', 'Authorization: Bearer T', '-O', '-', 'https://kubernetes.default.svc/api/v1/nodes']), {
+      out: '', code: 1, err: 'wget: TLS error from peer (alert code 40): handshake failure\nwget: error getting response: Connection reset by peer\n',
+    });
+  });
+
+  it('busybox wget --header sends the header over http (echoserver echoes it)', async () => {
+    const rt = new SimulatedRuntime({ podCIDR: '10.244.2.0/24', hostIP: '127.0.0.1', timers: new FakeTimers(), nodeName: 'n', volumes: new SimulatedVolumeStore() });
+    const p: Pod = { metadata: { name: 'echo', namespace: 'default', uid: 'uid-echo' }, spec: { nodeName: 'n', containers: [{ name: 'echo', image: 'registry.k8s.io/echoserver:1.10' }] }, status: { phase: 'Pending' } };
+    rt.syncPod(p);
+    await containersStarted(rt, p.metadata!.uid!);
+    const r = await exec(rt, p, ['wget', '-qO-', '--header', 'X-Token: abc', '--no-check-certificate', 'http://localhost:8080/']);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /\tx-token=abc\n/);
   });
 
   it('a node that does not know the API server reaches nobody over https', async () => {

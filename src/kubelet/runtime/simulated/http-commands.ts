@@ -261,7 +261,7 @@ function curlProgressLine(t: { downloaded: number; downloadSize?: number; upload
 }
 
 /**
- * busybox wget [-q] [-O FILE|-] [-S] [-T SEC|--timeout=SEC] [--spider] URL: `-qO-` prints the body; without -O
+ * busybox wget [-q] [-O FILE|-] [-S] [-T SEC|--timeout=SEC] [--spider] [--header 'H: V'] [--no-check-certificate] URL: `-qO-` prints the body; without -O
  * the file is saved as the URL's last name (index.html); --spider only checks that the URL answers
  * (`remote file exists`). A connection nothing answers (a NetworkPolicy drops it) ends after the
  * timeout (busybox's default 900 s) with `download timed out`.
@@ -272,9 +272,14 @@ export async function wget(args: string[], ctx: ShellContext, out: Out): Promise
   let timeoutSeconds = 900;
   let output: string | undefined;
   let target: string | undefined;
+  const headers: Record<string, string> = {};
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--spider') { spider = true; continue; }
+    // Checked by nothing: busybox's TLS does not validate certificates (in-cluster scripts pass it with a token --header).
+    if (a === '--no-check-certificate') continue;
+    const header = /^--header(?:=(.*))?$/.exec(a);
+    if (header) { const [k, ...v] = (header[1] ?? args[++i] ?? '').split(':'); headers[k!.trim()] = v.join(':').trim(); continue; }
     const long = /^--timeout(?:=(.*))?$/.exec(a);
     if (long) { timeoutSeconds = Number(long[1] ?? args[++i]) || timeoutSeconds; continue; }
     const m = /^-([qSOT]+)(.*)$/.exec(a);
@@ -288,7 +293,7 @@ export async function wget(args: string[], ctx: ShellContext, out: Out): Promise
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // busybox 1.28's TLS (the DNS examples' image) offers RSA key exchange only (in-cluster-apiserver.ts).
   const tls = url.protocol === 'https:' ? { tls: { rsaKeyExchangeOnly: true } } : {};
-  const r = await (ctx.http ?? noHttp)({ url, method: 'GET', headers: {}, clientHeaders: { 'User-Agent': 'Wget' }, timeoutMs: timeoutSeconds * 1000, ...tls });
+  const r = await (ctx.http ?? noHttp)({ url, method: 'GET', headers, clientHeaders: { 'User-Agent': 'Wget' }, timeoutMs: timeoutSeconds * 1000, ...tls });
   if ('error' in r) {
     if (r.error === 'resolve') { out('stderr', `wget: bad address '${host}'\n`); return 1; }
     if (!quiet) out('stderr', `Connecting to ${url.host} (${r.address}:${defaultPort(url)})\n`);
