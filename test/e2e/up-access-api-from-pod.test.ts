@@ -125,6 +125,8 @@ describe('k8ts up: Accessing the Kubernetes API from a Pod, over real HTTPS from
     assert.equal(noCA.code, 60);
     assert.equal(noCA.stdout, '');
     assert.ok(noCA.stderr.endsWith(`\ncurl: (60) SSL certificate problem: unable to get local issuer certificate\n${curlAdvice}command terminated with exit code 60\n`), noCA.stderr);
+    // Forgetting https:// meets the TLS port as kube-apiserver's Go server answers plain HTTP there.
+    assert.equal((await inPod('curl -s kubernetes:443')).stdout, 'Client sent an HTTP request to an HTTPS server.\n');
     const insecure = await inPod('curl -s --insecure https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT/version');
     assert.match(insecure.stdout, /^\{\n {2}"major": "1",\n {2}"minor": "32",\n/);
     // The Service IP is one of the certificate's names, as kubeadm's apiserver.crt holds it.

@@ -118,6 +118,9 @@ describe('simulated curl to the kubernetes Service: a real TLS connection to the
       [['curl', '-sS', '--cacert', '/etc/hostname', 'https://kubernetes/api'], { out: '', err: 'curl: (77) error setting certificate file: /etc/hostname\n', code: 77 }],
       [['curl', '-sS', '-k', '--cacert', '/nope.crt', 'https://api.example/x'], { out: 'GET /x host=api.example auth= body=\n', err: '', code: 0 }],
       [['curl', '-s', '--insecure', 'https://kubernetes/'], { out: 'GET / host=kubernetes auth= body=\n', err: '', code: 0 }],
+      // Plain http to the TLS port: Go's net/http 400, its body printed.
+      [['curl', '-sS', 'kubernetes:443'], { out: 'Client sent an HTTP request to an HTTPS server.\n', err: '', code: 0 }],
+      [['curl', '-sS', '-w', '%{http_code}', '-o', '/dev/null', 'http://10.96.0.1:443/api'], { out: '400', err: '', code: 0 }],
       // Another port of the Service IP is not the API server: the pod network refuses it, as kube-proxy does.
       [['curl', '-sS', '-k', 'https://kubernetes:6443/'], { out: '', err: "curl: (7) Failed to connect to kubernetes port 6443 after 0 ms: Couldn't connect to server\n", code: 7 }],
     ];

@@ -30,7 +30,7 @@ import https from 'node:https';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { isIP } from 'node:net';
 import { X509Certificate } from 'node:crypto';
-import type { HttpOutcome, HttpRequest } from './http-commands.js';
+import type { HttpOutcome, HttpRequest, HttpResponse } from './http-commands.js';
 import { clientRequestHeaders, readResponse } from './http-wire.js';
 
 /** The Service port the API server is published on (the master service's `https` port). */
@@ -62,7 +62,9 @@ export function apiServerRequest(req: HttpRequest, server: URL, address: string)
   const ca = t.insecure || t.caFile === undefined ? [] : caCertificates(t.caPem);
   if (!ca) return Promise.resolve({ error: 'tls', address, failure: { kind: 'cafile' } });
   const host = req.url.hostname.replace(/^\[|\]$/g, '');
-  return new Promise<HttpOutcome>((resolve) => {
+  return new Promise<HttpOutcome>((done) => {
+    let timer: NodeJS.Timeout | undefined;
+    const resolve = (outcome: HttpOutcome) => { clearTimeout(timer); done(outcome); };
     const r = https.request({
       host: server.hostname.replace(/^\[|\]$/g, ''), port: Number(server.port) || 443, method: req.method, path: `${req.url.pathname}${req.url.search}`,
       headers: clientRequestHeaders(req),
@@ -75,6 +77,8 @@ export function apiServerRequest(req: HttpRequest, server: URL, address: string)
       agent: false,
     }, (res) => { readResponse(res).then((response) => resolve({ response, address }), () => resolve({ error: 'connect', address })); });
     r.on('error', (err: NodeJS.ErrnoException) => resolve(tlsOutcome(err, address)));
+    // curl -m (else its 300 s connect timeout): an API server that never answers ends the exec all the same.
+    if (req.timeoutMs) timer = setTimeout(() => { resolve({ error: 'timeout', address }); r.destroy(); }, req.timeoutMs);
     r.end(req.body);
   });
 }
@@ -105,18 +109,29 @@ export interface InClusterAPIServer {
 
 /**
  * `podHttp` with https to the kubernetes Service's port 443 sent to the API
- * server: the host resolved as the pod's libc would (`resolveName`: its
- * /etc/hosts, the cluster DNS), an address taken as it is. Plain http and
- * every other host go to the pod network as before.
+ * server (plain http there gets Go's answer to it): the host resolved as the
+ * pod's libc would (`resolveName`: its /etc/hosts, the cluster DNS), an
+ * address taken as it is. Every other port and host goes to the pod network
+ * as before.
  */
 export function withInClusterAPIServer(podHttp: (req: HttpRequest) => Promise<HttpOutcome>, resolveName: (host: string) => Promise<string[]>, api: InClusterAPIServer): (req: HttpRequest) => Promise<HttpOutcome> {
   return async (req) => {
-    if (req.url.protocol !== 'https:' || (Number(req.url.port) || 443) !== kubernetesServicePort) return podHttp(req);
+    const https = req.url.protocol === 'https:';
+    if ((Number(req.url.port) || (https ? 443 : 80)) !== kubernetesServicePort) return podHttp(req);
     const host = req.url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
     const [serviceIP, address] = await Promise.all([
       api.serviceIP().catch(() => undefined),
       isIP(host) ? host : resolveName(host).then((a) => a[0], () => undefined),
     ]);
-    return serviceIP && address === serviceIP ? apiServerRequest(req, api.server, address) : podHttp(req);
+    if (!serviceIP || address !== serviceIP) return podHttp(req);
+    return https ? apiServerRequest(req, api.server, address) : { response: plainHttpToTLS(), address };
   };
+}
+
+/**
+ * Plain http to the API server's TLS port (`curl kubernetes:443`): Go's net/http answers a request that is
+ * not a TLS handshake with this 400 (server.go), which curl prints as the body.
+ */
+function plainHttpToTLS(): HttpResponse {
+  return { status: 400, statusText: 'Bad Request', httpVersion: '1.0', rawHeaders: [], body: Buffer.from('Client sent an HTTP request to an HTTPS server.\n') };
 }
