@@ -1,0 +1,117 @@
+/**
+ * The manifests of the kubernetes.io pages walked by up-tutorials-pages16, as
+ * the pages give them:
+ *  - Change the Access Mode of a PersistentVolume to ReadWriteOncePod:
+ *    cat-pictures-pvc.yaml and cat-pictures-writer-deployment.yaml, and the
+ *    claim as the page says to edit it (ReadWriteOncePod its only access
+ *    mode, spec.volumeName the volume's name) in `catPicturesPvcRwop`;
+ *  - Running Pods on Only Some Nodes: controllers/daemonset-label-selector.yaml;
+ *  - Imperative Management of Kubernetes Objects Using Configuration Files:
+ *    the page names `<filename|url>` only, so application/deployment.yaml
+ *    (the Deployments page's nginx-deployment) stands in for it;
+ *  - Configure Multiple Schedulers: admin/sched/pod1.yaml, pod2.yaml and
+ *    pod3.yaml (the last for a second scheduler that is not running).
+ */
+
+export const catPicturesPvc = `kind: PersistentVolumeClaim
+apiVersion: v1
+metadata:
+  name: cat-pictures-pvc
+spec:
+  accessModes:
+  - ReadWriteOnce
+  resources:
+    requests:
+      storage: 1Gi
+`;
+
+export const catPicturesPvcRwop = (volumeName: string) => `kind: PersistentVolumeClaim
+apiVersion: v1
+metadata:
+  name: cat-pictures-pvc
+spec:
+  accessModes:
+  - ReadWriteOncePod
+  volumeName: ${volumeName}
+  resources:
+    requests:
+      storage: 1Gi
+`;
+
+export const catPicturesWriter = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: cat-pictures-writer
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: cat-pictures-writer
+  template:
+    metadata:
+      labels:
+        app: cat-pictures-writer
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.14.2
+        ports:
+        - containerPort: 80
+        volumeMounts:
+        - name: cat-pictures
+          mountPath: /mnt
+      volumes:
+      - name: cat-pictures
+        persistentVolumeClaim:
+          claimName: cat-pictures-pvc
+          readOnly: false
+`;
+
+export const daemonsetLabelSelector = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nginx-ssd
+  labels:
+    app: nginx
+spec:
+  selector:
+    matchLabels:
+      app: web-server
+  template:
+    metadata:
+      labels:
+        app: web-server
+    spec:
+      nodeSelector:
+        ssd: "true"
+      containers:
+        - name: nginx
+          image: nginx:latest`;
+
+/** application/deployment.yaml, as up-tutorials-pages2 walks it. */
+export { nginxDeployment } from './up-tutorials-pages2-manifests.js';
+
+const schedPod = (name: string, scheduler: string, container: string) => `---
+{
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: {
+    name: "${name}",
+    labels: {
+      name: "multischeduler-example",
+    },
+  },
+  spec: {${scheduler ? `
+    schedulerName: "${scheduler}",` : ''}
+    containers: [{
+      name: "${container}",
+      image: "registry.k8s.io/pause:3.8",
+    }],
+  },
+}
+`;
+
+/** admin/sched/pod1.yaml, pod2.yaml and pod3.yaml: no scheduler named, the default one, the second one. */
+export const pod1 = schedPod('no-annotation', '', 'pod-with-no-annotation-container');
+export const pod2 = schedPod('annotation-default-scheduler', 'default-scheduler', 'pod-with-default-annotation-container');
+export const pod3 = schedPod('annotation-second-scheduler', 'my-scheduler', 'pod-with-second-annotation-container');
