@@ -10,7 +10,8 @@
  *    the page names `<filename|url>` only, so application/deployment.yaml
  *    (the Deployments page's nginx-deployment) stands in for it;
  *  - Configure Multiple Schedulers: admin/sched/pod1.yaml, pod2.yaml and
- *    pod3.yaml (the last for a second scheduler that is not running).
+ *    pod3.yaml (the last for a second scheduler that is not running);
+ *  - Using sysctls in a Kubernetes Cluster: its sysctl-example pod (below).
  */
 
 export const catPicturesPvc = `kind: PersistentVolumeClaim
@@ -115,3 +116,30 @@ const schedPod = (name: string, scheduler: string, container: string) => `---
 export const pod1 = schedPod('no-annotation', '', 'pod-with-no-annotation-container');
 export const pod2 = schedPod('annotation-default-scheduler', 'default-scheduler', 'pod-with-default-annotation-container');
 export const pod3 = schedPod('annotation-second-scheduler', 'my-scheduler', 'pod-with-second-annotation-container');
+
+/**
+ * Using sysctls in a Kubernetes Cluster: the page's pod sets one safe and two
+ * unsafe sysctls and elides the rest of its spec (`...`); a busybox container
+ * stands in for it. `sysctlSafe` sets safe ones only.
+ */
+export const sysctlExample = `apiVersion: v1
+kind: Pod
+metadata:
+  name: sysctl-example
+spec:
+  securityContext:
+    sysctls:
+    - name: kernel.shm_rmid_forced
+      value: "0"
+    - name: net.core.somaxconn
+      value: "1024"
+    - name: kernel.msgmax
+      value: "65536"
+  containers:
+  - name: sysctl-example
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+`;
+
+export const sysctlSafe = sysctlExample.replace('name: sysctl-example\nspec', 'name: sysctl-safe\nspec')
+  .replace(/ {4}- name: net\.core\.somaxconn\n {6}value: "1024"\n {4}- name: kernel\.msgmax\n {6}value: "65536"\n/, '    - name: net.ipv4.ip_local_port_range\n      value: "32768 60999"\n');

@@ -13,6 +13,12 @@
  *    Pending with upstream's FailedScheduling message ("... node has pod using
  *    PersistentVolumeClaim with the same name and ReadWriteOncePod access
  *    mode. preemption: ...").
+ *  - Using sysctls in a Kubernetes Cluster: the page's pod, with the unsafe
+ *    net.core.somaxconn and kernel.msgmax on a node that allows none, ran;
+ *    the kubelet had no sysctl allowlist. Now the node rejects it as
+ *    upstream's: STATUS SysctlForbidden, phase Failed, `Pod was rejected:
+ *    forbidden sysctl: "net.core.somaxconn" not allowlisted` and the
+ *    kubelet's Warning event; a pod setting safe sysctls only runs.
  * Walked and answering as upstream already, checked here so they stay so:
  * the rest of that page (Retain, Released, the cleared claimRef uid making
  * the volume Available, ReadWriteOncePod refused beside another mode, the
@@ -39,7 +45,7 @@ import { eventually } from './harness.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 import * as m from './up-tutorials-pages16-manifests.js';
 
-describe('k8ts up: the ReadWriteOncePod, Only Some Nodes, Imperative Configuration, Multiple Schedulers and Troubleshooting Clusters pages on simulated nodes', () => {
+describe('k8ts up: the ReadWriteOncePod, Only Some Nodes, Imperative Configuration, Multiple Schedulers, sysctls and Troubleshooting Clusters pages on simulated nodes', () => {
   let up: UpCluster;
   let workers: string[];
   const kubectl = (args: string[], input?: string, allowFail = false) => up.kubectl(args, input, allowFail);
@@ -168,6 +174,20 @@ describe('k8ts up: the ReadWriteOncePod, Only Some Nodes, Imperative Configurati
     assert.match(third, /\nannotation-second-scheduler\s+0\/1\s+Pending\s+0\s+\S+\n$/);
     assert.match(await out(['describe', 'pod', 'annotation-second-scheduler']), /\nNode:\s+<none>\n[\s\S]*\nEvents:\s+<none>\n$/);
     await kubectl(['delete', 'pod', 'no-annotation', 'annotation-default-scheduler', 'annotation-second-scheduler', '--wait=false']);
+  });
+
+  it('Using sysctls: the page\'s pod with unsafe sysctls is rejected by the node (SysctlForbidden); safe ones run', async () => {
+    assert.equal(await out(['apply', '-f', file('sysctl-example.yaml', m.sysctlExample)]), 'pod/sysctl-example created\n');
+    assert.equal(await out(['apply', '-f', file('sysctl-safe.yaml', m.sysctlSafe)]), 'pod/sysctl-safe created\n');
+    await eventually(async () => /\nsysctl-example\s+0\/1\s+SysctlForbidden\s+0\s+\S+\n/.test(await out(['get', 'pods'])), 120_000, 'sysctl-example rejected');
+    const described = await eventually(async () => {
+      const d = await out(['describe', 'pod', 'sysctl-example']);
+      return /Warning {2}SysctlForbidden/.test(d) ? d : undefined;
+    }, 120_000, 'the kubelet\'s SysctlForbidden event');
+    assert.match(described, /\nStatus: {11}Failed\nReason: {11}SysctlForbidden\nMessage: {10}Pod was rejected: forbidden sysctl: "net\.core\.somaxconn" not allowlisted\n/);
+    assert.match(described, /\n {2}Warning {2}SysctlForbidden {2}\S+ +kubelet {12}forbidden sysctl: "net\.core\.somaxconn" not allowlisted\n/);
+    await kubectl(['wait', '--for=condition=Ready', 'pod/sysctl-safe', '--timeout=120s']);
+    await kubectl(['delete', 'pod', 'sysctl-example', 'sysctl-safe', '--wait=false']);
   });
 
   it('Troubleshooting Clusters: every node Ready, cluster-info dump\'s objects and logs, a node\'s yaml', async () => {
