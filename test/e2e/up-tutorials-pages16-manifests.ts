@@ -11,7 +11,8 @@
  *    (the Deployments page's nginx-deployment) stands in for it;
  *  - Configure Multiple Schedulers: admin/sched/pod1.yaml, pod2.yaml and
  *    pod3.yaml (the last for a second scheduler that is not running);
- *  - Using sysctls in a Kubernetes Cluster: its sysctl-example pod (below).
+ *  - Using sysctls in a Kubernetes Cluster: its sysctl-example pod (below);
+ *  - Versions in CustomResourceDefinitions: the deprecation example (below).
  */
 
 export const catPicturesPvc = `kind: PersistentVolumeClaim
@@ -143,3 +144,62 @@ spec:
 
 export const sysctlSafe = sysctlExample.replace('name: sysctl-example\nspec', 'name: sysctl-safe\nspec')
   .replace(/ {4}- name: net\.core\.somaxconn\n {6}value: "1024"\n {4}- name: kernel\.msgmax\n {6}value: "65536"\n/, '    - name: net.ipv4.ip_local_port_range\n      value: "32768 60999"\n');
+
+const crontabSchema = `    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              host:
+                type: string
+              port:
+                type: string
+`;
+
+/**
+ * Versions in CustomResourceDefinitions, Version deprecation: the page's CRD
+ * with its comments; the page elides each version's schema (`schema: ...`),
+ * so the host and port CronTab schema of its other examples fills them.
+ */
+export const crontabsDeprecated = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.example.com
+spec:
+  group: example.com
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+  scope: Namespaced
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: false
+    # This indicates the v1alpha1 version of the custom resource is deprecated.
+    # API requests to this version receive a warning header in the server response.
+    deprecated: true
+    # This overrides the default warning returned to API clients making v1alpha1 API requests.
+    deprecationWarning: "example.com/v1alpha1 CronTab is deprecated; see http://example.com/v1alpha1-v1 for instructions to migrate to example.com/v1 CronTab"
+${crontabSchema}  - name: v1beta1
+    served: true
+    # This indicates the v1beta1 version of the custom resource is deprecated.
+    # API requests to this version receive a warning header in the server response.
+    # A default warning message is returned for this version.
+    deprecated: true
+    storage: false
+${crontabSchema}  - name: v1
+    served: true
+    storage: true
+${crontabSchema}`;
+
+export const crontabV1alpha1 = `apiVersion: example.com/v1alpha1
+kind: CronTab
+metadata:
+  name: my-new-cron-object
+spec:
+  host: localhost
+  port: "8080"
+`;

@@ -19,6 +19,12 @@
  *    upstream's: STATUS SysctlForbidden, phase Failed, `Pod was rejected:
  *    forbidden sysctl: "net.core.somaxconn" not allowlisted` and the
  *    kubelet's Warning event; a pod setting safe sysctls only runs.
+ *  - Versions in CustomResourceDefinitions, Version deprecation: requests to
+ *    the deprecated v1alpha1 and v1beta1 got no Warning header (the catalogue
+ *    knew each version's warning, nothing sent it); now every request to such
+ *    a version carries it, and kubectl prints `Warning: example.com/v1alpha1
+ *    CronTab is deprecated; see ...` and `Warning: example.com/v1beta1 CronTab
+ *    is deprecated`.
  * Walked and answering as upstream already, checked here so they stay so:
  * the rest of that page (Retain, Released, the cleared claimRef uid making
  * the volume Available, ReadWriteOncePod refused beside another mode, the
@@ -45,7 +51,7 @@ import { eventually } from './harness.js';
 import { startUp, type UpCluster } from './up-cluster.js';
 import * as m from './up-tutorials-pages16-manifests.js';
 
-describe('k8ts up: the ReadWriteOncePod, Only Some Nodes, Imperative Configuration, Multiple Schedulers, sysctls and Troubleshooting Clusters pages on simulated nodes', () => {
+describe('k8ts up: the ReadWriteOncePod, Only Some Nodes, Imperative Configuration, Multiple Schedulers, sysctls, CRD versions and Troubleshooting Clusters pages on simulated nodes', () => {
   let up: UpCluster;
   let workers: string[];
   const kubectl = (args: string[], input?: string, allowFail = false) => up.kubectl(args, input, allowFail);
@@ -188,6 +194,27 @@ describe('k8ts up: the ReadWriteOncePod, Only Some Nodes, Imperative Configurati
     assert.match(described, /\n {2}Warning {2}SysctlForbidden {2}\S+ +kubelet {12}forbidden sysctl: "net\.core\.somaxconn" not allowlisted\n/);
     await kubectl(['wait', '--for=condition=Ready', 'pod/sysctl-safe', '--timeout=120s']);
     await kubectl(['delete', 'pod', 'sysctl-example', 'sysctl-safe', '--wait=false']);
+  });
+
+  it('Versions in CustomResourceDefinitions: requests to a deprecated version warn, with the CRD\'s text or the default one', async () => {
+    assert.equal(await out(['apply', '-f', file('crontabs.yaml', m.crontabsDeprecated)]), 'customresourcedefinition.apiextensions.k8s.io/crontabs.example.com created\n');
+    await kubectl(['wait', '--for', 'condition=established', 'crd/crontabs.example.com', '--timeout=120s']);
+    const created = await eventually(async () => {
+      const r = await kubectl(['apply', '-f', file('my-crontab.yaml', m.crontabV1alpha1)], undefined, true);
+      return r.code === 0 ? r : undefined;
+    }, 120_000, 'the v1alpha1 CronTab created (its version served)');
+    assert.equal(created.stdout, 'crontab.example.com/my-new-cron-object created\n');
+    const alpha = 'Warning: example.com/v1alpha1 CronTab is deprecated; see http://example.com/v1alpha1-v1 for instructions to migrate to example.com/v1 CronTab\n';
+    assert.equal(created.stderr, alpha);
+    const preferred = await kubectl(['get', 'crontabs']);
+    assert.match(preferred.stdout, /^NAME\s+AGE\nmy-new-cron-object\s+\S+\n$/);
+    assert.equal(preferred.stderr, '');
+    assert.equal((await kubectl(['get', 'crontabs.v1alpha1.example.com'])).stderr, alpha);
+    const beta = await kubectl(['get', 'crontabs.v1beta1.example.com', 'my-new-cron-object', '-o', 'jsonpath={.apiVersion}']);
+    assert.equal(beta.stdout, 'example.com/v1beta1');
+    assert.equal(beta.stderr, 'Warning: example.com/v1beta1 CronTab is deprecated\n');
+    assert.equal((await kubectl(['get', 'crontabs.v1.example.com'])).stderr, '');
+    await kubectl(['delete', 'crd', 'crontabs.example.com']);
   });
 
   it('Troubleshooting Clusters: every node Ready, cluster-info dump\'s objects and logs, a node\'s yaml', async () => {
