@@ -317,8 +317,7 @@ export class Scheduler {
     try {
       // Only a pod with claims waits for PreBind: the rest (nearly every pod) go straight to the binding.
       const volumeBinding = this.profile.volumeBinding?.needsPreBind(info.pod) ? this.profile.volumeBinding : undefined;
-      const node = volumeBinding && this.nodes.get(nodeName);
-      if (volumeBinding && node) await volumeBinding.preBind(this.ctx.clients, info.pod, node);
+      if (volumeBinding) await volumeBinding.preBind(this.ctx.clients, info.pod, nodeName);
       sentAt = performance.now();
       await this.ctx.clients.pods.createSub(namespace!, name!, 'binding', {
         apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName },

@@ -85,7 +85,7 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
   }
 
   /** PreBind: write Reserve's volume decisions for the chosen node before the pod is bound. */
-  async preBind(clients: Clientset, pod: Pod, node: Node): Promise<void> {
+  async preBind(clients: Clientset, pod: Pod, nodeName: string): Promise<void> {
     const plan = this.reserved.get(podKey(pod));
     if (!plan) return;
     for (const { pv, pvc } of plan.staticBindings) {
@@ -93,7 +93,7 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
       if (updated) await clients.resource('persistentvolumes').update(updated);
     }
     for (const pvc of plan.dynamicProvisions) {
-      await clients.resource('persistentvolumeclaims').patch(pvc.metadata!.namespace!, pvc.metadata!.name!, selectedNodePatch(node.metadata!.name!));
+      await clients.resource('persistentvolumeclaims').patch(pvc.metadata!.namespace!, pvc.metadata!.name!, selectedNodePatch(nodeName));
     }
     // Written: the informer brings the objects back; a failure before here leaves the plan to Unreserve.
     this.reserved.delete(podKey(pod));
