@@ -39,7 +39,12 @@
  * Resources. 1.32 (PodLevelResources alpha, off) drops the pod's
  * `spec.resources` and creates the pod; k8ts's schema (kubernetes-types 1.30)
  * has no such field, so strict decoding refuses the page's pod with
- * `strict decoding error: unknown field "spec.resources"`.
+ * `strict decoding error: unknown field "spec.resources"`. Customizing DNS
+ * Service: `kubectl -n kube-system get configmap coredns -o yaml` is NotFound
+ * (k8ts's DNS answers from informers and reads no Corefile, so the page's
+ * stub domains and upstream nameservers have nowhere to go). Using sysctls'
+ * "Enabling Unsafe Sysctls": the nodes of `k8ts up` take no
+ * --allowed-unsafe-sysctls, so only the safe list is ever allowed.
  * Every wait polls a condition with a generous deadline; nothing is timed.
  */
 import { describe, it, before, after } from 'node:test';
