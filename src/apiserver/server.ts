@@ -8,6 +8,7 @@ import http, { ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CustomResourceStore } from '../registry/custom/store.js';
+import { addWarning } from './request-warnings.js';
 import { badRequest, methodNotAllowed, pageNotFound, unauthorized, notAcceptable, serviceUnavailable, StatusError } from '../api/status.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/log.js';
@@ -502,6 +503,8 @@ function serveResource(opts: ApiServerOptions, req: IncomingMessage, res: Server
   }
   // Access and identity reviews have no store: answered at once (reviews/).
   if (review || !store) return handleReview({ req, res, url, info, resource: rinfo, user: request.user }, opts);
+  // A deprecated version of a custom resource warns on every request to it, subresources too (upstream's crdHandler).
+  if (store instanceof CustomResourceStore && store.custom.deprecationWarning) addWarning(request, store.custom.deprecationWarning);
   const ctx = context(opts, req, res, url, info, store, request);
   const sub = info.subresource;
   if (sub) {

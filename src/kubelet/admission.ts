@@ -1,8 +1,12 @@
 /**
  * Pod admission on the node (pkg/kubelet/lifecycle/predicate.go
- * generalFilter), checked once when a pod first reaches the agent, in
- * upstream's order; the first failure rejects the pod (phase Failed):
+ * generalFilter, after the sysctl allowlist), checked once when a pod first
+ * reaches the agent, in upstream's order; the first failure rejects the pod
+ * (phase Failed):
  *
+ *  0. Sysctls: each one the pod sets must be allowlisted on the node
+ *     (sysctl.ts): reason SysctlForbidden, message `forbidden sysctl:
+ *     "net.core.somaxconn" not allowlisted`.
  *  1. Resources: one more pod must fit the node's allocatable pods, and the
  *     pod's requests (cpu, memory, ephemeral-storage) must fit next to the
  *     pods already admitted. Reason `OutOf<resource>`, message
@@ -20,6 +24,7 @@ import type { Container, Node, Pod, PodSpec } from 'kubernetes-types/core/v1.js'
 import { parseQuantity, milliValue, integerValue } from '../api/quantity.js';
 import { podMatchesNodeSelectorAndAffinity } from '../api/nodeaffinity.js';
 import { findMatchingUntoleratedTaint } from '../api/tolerations.js';
+import { SysctlAllowlist, sysctlForbiddenReason } from './sysctl.js';
 
 export type AdmitResult = { admit: true } | { admit: false; reason: string; message: string };
 
@@ -69,8 +74,12 @@ export function podRequests(spec: PodSpec | undefined): Record<string, bigint> {
   return add(reqs, overhead);
 }
 
+const safeSysctlsOnly = new SysctlAllowlist();
+
 /** Whether `pod` may run on `node` next to the `admitted` pods (active pods already running there). */
-export function canAdmitPod(node: Node | undefined, pod: Pod, admitted: readonly Pod[]): AdmitResult {
+export function canAdmitPod(node: Node | undefined, pod: Pod, admitted: readonly Pod[], sysctls = safeSysctlsOnly): AdmitResult {
+  const forbidden = sysctls.forbidden(pod);
+  if (forbidden) return { admit: false, reason: sysctlForbiddenReason, message: forbidden };
   const allocatable: Record<string, unknown> = node?.status?.allocatable ?? {};
   const allowedPods = Number(allocatable.pods ?? 110);
   if (admitted.length + 1 > allowedPods) {

@@ -21,6 +21,7 @@ import { PodTopologySpread, type DefaultSelector } from './plugins/podtopologysp
 import { InterPodAffinity } from './plugins/interpodaffinity.js';
 import type { NamespaceLabels } from './plugins/affinity-terms.js';
 import type { VolumeBinding } from './plugins/volumebinding.js';
+import { VolumeRestrictions, type ClaimGetter } from './plugins/volumerestrictions.js';
 
 export const defaultSchedulerName = 'default-scheduler';
 
@@ -41,6 +42,8 @@ export interface ProfileListers {
   namespaceLabels?: NamespaceLabels;
   /** The workload selector PodTopologySpread's system defaults spread over. */
   defaultSelector?: DefaultSelector;
+  /** Claims by `namespace/name`, for VolumeRestrictions (without them the plugin is left out). */
+  claims?: ClaimGetter;
 }
 
 export function defaultProfile(volumeBinding?: VolumeBinding, listers: ProfileListers = {}): Profile {
@@ -53,7 +56,7 @@ export function defaultProfile(volumeBinding?: VolumeBinding, listers: ProfileLi
   const balanced = new BalancedAllocation();
   const spread = new PodTopologySpread(listers.defaultSelector);
   const interPod = new InterPodAffinity(listers.namespaceLabels);
-  const volume = volumeBinding ? [volumeBinding] : [];
+  const volume = [...(listers.claims ? [new VolumeRestrictions(listers.claims)] : []), ...(volumeBinding ? [volumeBinding] : [])];
   return {
     schedulerName: defaultSchedulerName,
     plugins: {

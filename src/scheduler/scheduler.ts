@@ -144,7 +144,7 @@ export class Scheduler {
     this.profile = opts.profile ?? defaultProfile(new VolumeBinding({
       pvcs: ctx.informers.informer('persistentvolumeclaims'), pvs: ctx.informers.informer('persistentvolumes'),
       classes: ctx.informers.informer('storageclasses'),
-    }), { pdbs: () => pdbs.list(), namespaceLabels: (ns) => namespaces.get(ns)?.metadata?.labels, defaultSelector: workloads.selectorFor });
+    }), { claims: ctx.informers.informer('persistentvolumeclaims'), pdbs: () => pdbs.list(), namespaceLabels: (ns) => namespaces.get(ns)?.metadata?.labels, defaultSelector: workloads.selectorFor });
     this.preemption = new Preemptor({ clients: ctx.clients, events: () => this.events, logger: ctx.logger.with('preemption'), clock: ctx.clock, schedulerName: this.profile.schedulerName });
     this.framework = new Framework(this.profile.plugins, {
       percentageOfNodesToScore: opts.percentageOfNodesToScore, random: opts.random, nominated: this.nominator,
@@ -304,6 +304,8 @@ export class Scheduler {
     }
     const nodeName = result.node.name;
     this.cache.assumePod(pod, nodeName);
+    // Reserve: the next cycles see the claims' and volumes' decisions before PreBind writes them.
+    if (result.node.node && this.profile.volumeBinding?.needsPreBind(pod)) this.profile.volumeBinding.reserve(pod, result.node.node);
     this.stats.scheduled++;
     this.inFlight++;
     void this.bind(info, nodeName);
@@ -315,8 +317,7 @@ export class Scheduler {
     try {
       // Only a pod with claims waits for PreBind: the rest (nearly every pod) go straight to the binding.
       const volumeBinding = this.profile.volumeBinding?.needsPreBind(info.pod) ? this.profile.volumeBinding : undefined;
-      const node = volumeBinding && this.nodes.get(nodeName);
-      if (volumeBinding && node) await volumeBinding.preBind(this.ctx.clients, info.pod, node);
+      if (volumeBinding) await volumeBinding.preBind(this.ctx.clients, info.pod, nodeName);
       sentAt = performance.now();
       await this.ctx.clients.pods.createSub(namespace!, name!, 'binding', {
         apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
@@ -335,6 +336,7 @@ export class Scheduler {
       this.stats.bindErrors++;
       this.log.warn('binding failed', { pod: info.key, node: nodeName, err: (e as Error).message, code: (e as NodeJS.ErrnoException).code });
       this.cache.forgetPod(info.key);
+      this.profile.volumeBinding?.unreserve(info.pod);
       this.queue.moveAllToActiveOrBackoffQueue({ type: 'AssignedPodDelete', pod: { ...info.pod, spec: withMembers(info.pod.spec!, { nodeName }) } });
       this.handleFailure(info, 0, { kind: 'Error', message: `running Bind plugin "DefaultBinder": ${(e as Error).message}` });
     } finally {
