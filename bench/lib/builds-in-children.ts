@@ -85,3 +85,23 @@ export async function buildRoundsMain(o: BuildRoundsMain): Promise<void> {
   await o.prepare?.();
   printBuildRounds({ script: o.script, rounds: Number(values.rounds), batches, batch, baselineDist: values['baseline-dist'], title: o.title, column: o.column, digits: o.digits, unit: o.unit });
 }
+
+/**
+ * Each build's figures per round, this checkout first: the script run as a child with
+ * `--expose-gc` and `--child DIST` plus `args`, printing its figures as JSON on its last line
+ * (a heap benchmark's children: sched-cache-heap.ts).
+ */
+export function runJsonRounds<F>(script: string, rounds: number, baselineDist: string | undefined, args: string[]): { results: Map<string, F[]>; loads: string[] } {
+  const builds: Array<[string, string]> = [['this checkout', thisDist(script)]];
+  if (baselineDist) builds.push(['baseline', baselineDist]);
+  const results = new Map<string, F[]>(builds.map(([name]) => [name, []]));
+  const loads = [loadavg()[0]!.toFixed(1)];
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, dist] of r % 2 ? [...builds].reverse() : builds) {
+      const out = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(script), '--child', dist, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      results.get(name)!.push(JSON.parse(out.trim().split('\n').at(-1)!) as F);
+      loads.push(loadavg()[0]!.toFixed(1));
+    }
+  }
+  return { results, loads };
+}

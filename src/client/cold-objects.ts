@@ -14,12 +14,14 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { ColdDictionary } from '../util/cold-sweep.js';
+import { packRevision, unpackRevision, type PackedRevision } from '../util/packed-revision.js';
 
 interface ObjectMeta { metadata?: { resourceVersion?: string; labels?: Record<string, string> } }
 
 export class ColdObject {
   private constructor(
-    readonly resourceVersion: string | undefined,
+    /** util/packed-revision.ts: a number, not a string of its own a pod. */
+    private readonly revision: PackedRevision,
     readonly labels: Readonly<Record<string, string>> | undefined,
     /** The deflated text as a one-byte string: zlib's answer is a view of its 16 KB chunk, and a Buffer copy of ~200 bytes costs several times a string's memory (bench/RESULTS.md `mem5-2026-12-06`). */
     private readonly bytes: string,
@@ -29,8 +31,11 @@ export class ColdObject {
   /** `obj`, whose JSON text is `text`, as a cold object. */
   static of(obj: ObjectMeta, text: string, dictionary: ColdDictionary): ColdObject {
     const m = obj.metadata;
-    return new ColdObject(m?.resourceVersion, m?.labels, deflateRawSync(text, { dictionary }).toString('latin1'), dictionary);
+    return new ColdObject(packRevision(m?.resourceVersion), m?.labels, deflateRawSync(text, { dictionary }).toString('latin1'), dictionary);
   }
+
+  /** The object's resourceVersion (is an event news?). */
+  get resourceVersion(): string | undefined { return unpackRevision(this.revision); }
 
   /** Bytes kept for the text (tests, benchmarks). */
   get size(): number { return this.bytes.length; }

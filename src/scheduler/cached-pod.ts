@@ -15,9 +15,10 @@
  *    (VolumeRestrictions: ReadWriteOncePod claims in use, disks mounted twice);
  *  - status startTime (preemption's order).
  * Every string and subtree is the informer object's own (shared among alike pods), not a copy;
- * the shape is fixed (absent members are undefined) so V8 gives every cached pod one hidden class.
+ * every cached pod is one instance of one class (one hidden class, absent members undefined).
  */
-import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
+import type { Affinity, Container, Pod, PodSpec, PodStatus, Volume } from 'kubernetes-types/core/v1.js';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { PodResources } from './nodeinfo.js';
 
 /** Where a cached pod carries what it counts (NodeInfo's podResources reads it first). */
@@ -39,18 +40,48 @@ function restrictedVolumes(volumes: readonly Volume[] | undefined): Volume[] | u
   return out;
 }
 
+/**
+ * One object a pod: its members are the object's own fields, and `metadata`, `spec` and `status`
+ * (getters on the prototype, no memory a pod) answer the object itself, so `pod.metadata.labels`
+ * and `pod.spec.nodeName` read as from a Pod. Four objects a pod (the pod, its metadata, spec and
+ * status) were ~216 bytes a pod, this one 112 (bench/RESULTS.md `mem12-2026-12-07`). kind and
+ * apiVersion are known, so an event about a cached pod (a preemption's victim) takes it as it is
+ * (events.ts asPod): a copy of it (Object.assign, a spread) would have its fields, not a pod's shape.
+ */
+class FlatCachedPod implements CachedPod {
+  readonly [countedResources]: PodResources;
+
+  constructor(
+    readonly name: string | undefined,
+    readonly namespace: string | undefined,
+    readonly uid: string | undefined,
+    readonly labels: Record<string, string> | undefined,
+    readonly creationTimestamp: string | undefined,
+    readonly deletionTimestamp: string | undefined,
+    readonly nodeName: string,
+    readonly priority: number | undefined,
+    readonly affinity: Affinity | undefined,
+    readonly volumes: Volume[] | undefined,
+    readonly startTime: string | undefined,
+    resources: PodResources,
+  ) {
+    this[countedResources] = resources;
+  }
+
+  get kind(): 'Pod' { return 'Pod'; }
+  get apiVersion(): 'v1' { return 'v1'; }
+  get metadata(): ObjectMeta { return this; }
+  get spec(): PodSpec { return this; }
+  get status(): PodStatus { return this; }
+  get containers(): Container[] { return noContainers; }
+}
+
 /** The cached form of `pod` counted on `nodeName` with `resources` (podResources of the pod). */
 export function cachedPod(pod: Pod, nodeName: string, resources: PodResources): CachedPod {
   const m = pod.metadata ?? {};
   const spec = pod.spec;
-  return {
-    metadata: {
-      name: m.name, namespace: m.namespace, uid: m.uid, labels: m.labels,
-      creationTimestamp: m.creationTimestamp, deletionTimestamp: m.deletionTimestamp,
-    },
-    spec: { containers: noContainers, nodeName, priority: spec?.priority, affinity: spec?.affinity, volumes: restrictedVolumes(spec?.volumes) },
-    status: { startTime: pod.status?.startTime },
-    [countedResources]: resources,
-  };
+  return new FlatCachedPod(
+    m.name, m.namespace, m.uid, m.labels, m.creationTimestamp, m.deletionTimestamp,
+    nodeName, spec?.priority, spec?.affinity, restrictedVolumes(spec?.volumes), pod.status?.startTime, resources,
+  );
 }
-

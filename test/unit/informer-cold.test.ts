@@ -12,6 +12,7 @@ import { ColdSweep, coldOptionsFrom, defaultColdOptions } from '../../src/client
 import { stripManagedFields } from '../../src/client/informer.js';
 import { cachedPod } from '../../src/scheduler/cached-pod.js';
 import { podResources } from '../../src/scheduler/nodeinfo.js';
+import { asPod } from '../../src/scheduler/events.js';
 
 /** A pod with every kind of member the API gives one: nested objects, arrays, numbers, booleans, nulls, unicode. */
 function fullPod(i: number): Pod {
@@ -96,13 +97,26 @@ describe('cold informer objects', () => {
   it('the scheduler cache\'s form of a pod has every member its plugins read, and what the pod counts', () => {
     const pod = fullPod(1);
     const cached = cachedPod(pod, 'node-9', podResources(pod));
-    assert.deepEqual(cached.metadata, {
-      name: pod.metadata!.name, namespace: 'default', uid: pod.metadata!.uid, labels: pod.metadata!.labels,
-      creationTimestamp: pod.metadata!.creationTimestamp, deletionTimestamp: pod.metadata!.deletionTimestamp,
-    });
+    const m = cached.metadata!;
+    assert.deepEqual([m.name, m.namespace, m.uid, m.labels, m.creationTimestamp, m.deletionTimestamp], [
+      pod.metadata!.name, 'default', pod.metadata!.uid, pod.metadata!.labels, pod.metadata!.creationTimestamp, pod.metadata!.deletionTimestamp,
+    ]);
+    assert.deepEqual([m.ownerReferences, m.annotations, cached.spec!.tolerations, cached.status!.phase], [undefined, undefined, undefined, undefined], 'what is not kept reads as absent');
+    assert.deepEqual(cached.spec!.containers, [], 'its containers counted in its resources instead');
     assert.equal(cached.metadata!.labels, pod.metadata!.labels, 'shared, not copied');
     assert.deepEqual([cached.spec!.nodeName, cached.spec!.priority, cached.spec!.affinity, cached.status!.startTime], ['node-9', 1000, pod.spec!.affinity, pod.status!.startTime]);
     assert.equal(podResources(cached), podResources(pod), 'counted as the pod, by the same PodResources');
     assert.deepEqual(podResources(cached).hostPorts, [{ hostIP: '', protocol: 'TCP', port: 8080 }]);
+  });
+
+  it('a cached pod is one object, and an event about it (a preemption victim) names the pod', () => {
+    const pod = fullPod(2);
+    const cached = cachedPod(pod, 'node-1', podResources(pod));
+    assert.equal(cached.metadata, cached as unknown, 'metadata is the object itself');
+    assert.equal(cached.spec, cached as unknown);
+    assert.equal(cached.status, cached as unknown);
+    const involved = asPod(cached);
+    assert.deepEqual([involved.kind, involved.apiVersion, involved.metadata!.name, involved.metadata!.namespace, involved.metadata!.uid],
+      ['Pod', 'v1', pod.metadata!.name, 'default', pod.metadata!.uid]);
   });
 });

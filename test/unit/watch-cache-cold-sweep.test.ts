@@ -8,9 +8,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ColdSweep } from '../../src/registry/watch-cache/cold-sweep.js';
-import { coldStubFor, isCold } from '../../src/registry/watch-cache/cold.js';
+import { coldFormFor, isCold } from '../../src/registry/watch-cache/cold.js';
 
-const stubOf = coldStubFor('/registry/core/pods/')!;
+const form = coldFormFor('/registry/core/pods/')!;
 
 function pods(n: number): { map: Map<string, unknown>; walks: () => number } {
   const map = new Map<string, unknown>();
@@ -25,7 +25,7 @@ function pods(n: number): { map: Map<string, unknown>; walks: () => number } {
 
 test('a walk that reached the end is not walked again until the generations turn', () => {
   const { map, walks } = pods(50);
-  const sweep = new ColdSweep(stubOf, () => map, { afterMs: 60_000, tickMs: 0, budgetMs: Infinity });
+  const sweep = new ColdSweep(form, () => map, { afterMs: 60_000, tickMs: 0, budgetMs: Infinity });
   // Nothing touched yet and no turn due: all go cold in the first walk.
   assert.equal(sweep.sweep(Infinity), 50);
   assert.equal([...map.values()].filter(isCold).length, 50);
@@ -34,7 +34,7 @@ test('a walk that reached the end is not walked again until the generations turn
   assert.equal(walks(), 1, 'no walk of a map already walked since the last turn');
   // A replaced map (a relist) is walked.
   const other = pods(3);
-  const swept = new ColdSweep(stubOf, () => other.map, { afterMs: 60_000, tickMs: 0, budgetMs: Infinity });
+  const swept = new ColdSweep(form, () => other.map, { afterMs: 60_000, tickMs: 0, budgetMs: Infinity });
   swept.touch('/registry/core/pods/ns/p-0');
   assert.equal(swept.sweep(Infinity), 2);
   assert.equal(swept.sweep(Infinity), 0);
@@ -43,7 +43,7 @@ test('a walk that reached the end is not walked again until the generations turn
 
 test('with every turn due (afterMs 0) each sweep walks again, and a touched object goes cold two turns later', () => {
   const { map, walks } = pods(4);
-  const sweep = new ColdSweep(stubOf, () => map, { afterMs: 0, tickMs: 0, budgetMs: Infinity });
+  const sweep = new ColdSweep(form, () => map, { afterMs: 0, tickMs: 0, budgetMs: Infinity });
   const key = '/registry/core/pods/ns/p-2';
   sweep.touch(key);
   assert.equal(sweep.sweep(Infinity), 3, 'the touched one is in the generation just turned');
@@ -55,7 +55,7 @@ test('with every turn due (afterMs 0) each sweep walks again, and a touched obje
 
 test('a tick that only skips entries still stops at its budget', () => {
   const { map } = pods(200_000);
-  const sweep = new ColdSweep(stubOf, () => map, { afterMs: 60_000, tickMs: 0, budgetMs: Infinity });
+  const sweep = new ColdSweep(form, () => map, { afterMs: 60_000, tickMs: 0, budgetMs: Infinity });
   for (const key of map.keys()) sweep.touch(key);
   assert.equal(sweep.sweep(0), 0);
   const walk = (sweep as unknown as { walk?: unknown }).walk;

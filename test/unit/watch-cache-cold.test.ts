@@ -19,7 +19,8 @@ import { realClock } from '../../src/util/clock.js';
 import { silentLogger as quiet } from '../../src/util/log.js';
 import { fieldsForObject } from '../../src/api/fields.js';
 import { nodeNameOf } from '../../src/registry/watch-cache/node-index.js';
-import { coldStubFor, isCold } from '../../src/registry/watch-cache/cold.js';
+import { ColdObject, coldFormFor, coldStubFor, isCold } from '../../src/registry/watch-cache/cold.js';
+import { coldDictionary } from '../../src/util/cold-sweep.js';
 import { objectJSON } from '../../src/registry/watch-cache/rendered-json.js';
 import type { Unstructured } from '../../src/api/unstructured.js';
 
@@ -92,6 +93,23 @@ test('a pod stub gives selectors and the node index what the whole pod gives', (
     assert.equal(nodeNameOf(stub), nodeNameOf(p));
   }
   assert.equal(coldStubFor('/registry/configmaps/'), undefined, 'only pods go cold');
+});
+
+test('a cold pod is one object: its stub members its own fields, its text the pod\'s', () => {
+  const form = coldFormFor(podsPrefix)!;
+  const pods = Array.from({ length: 6 }, (_, i) => ({ ...pod(i), metadata: { ...pod(i).metadata, uid: `uid-${i}`, resourceVersion: String(10 + i) } }));
+  const dictionary = coldDictionary(pods.slice(0, 2).map((p) => JSON.stringify(p)));
+  for (const p of pods) {
+    const cold = ColdObject.of(p as unknown as Unstructured, JSON.stringify(p), form, dictionary);
+    assert.ok(isCold(cold));
+    assert.equal(cold.metadata, cold as unknown, 'metadata is the object itself');
+    assert.equal(cold.spec, cold as unknown);
+    assert.equal(cold.status, cold as unknown);
+    assert.deepEqual([cold.metadata.name, cold.metadata.namespace, cold.metadata.uid, cold.metadata.resourceVersion], [p.metadata.name, p.metadata.namespace, p.metadata.uid, p.metadata.resourceVersion]);
+    assert.deepEqual(fieldsForObject('v1/Pod', cold), fieldsForObject('v1/Pod', p));
+    assert.equal(cold.text(), JSON.stringify(p));
+    assert.deepEqual(cold.decode(), p);
+  }
 });
 
 test('a pod read after going cold is the pod written: lists, their JSON, updates', async (t) => {

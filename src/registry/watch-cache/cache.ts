@@ -32,7 +32,7 @@ import type { Unstructured } from '../../api/unstructured.js';
 import { lastMember, withResourceVersion } from '../stored-json.js';
 import { forgetRenderedJSON, hasRenderedJSON, seedRenderedJSON } from './rendered-json.js';
 import { compact, compactionFor, type Compaction } from './compact.js';
-import { coldStubFor, isCold } from './cold.js';
+import { coldFormFor, isCold } from './cold.js';
 import { ColdSweep, defaultColdOptions, type ColdOptions } from './cold-sweep.js';
 
 /** What the cache needs of its store. */
@@ -110,9 +110,9 @@ export class WatchCache implements FeedMember {
   ) {
     this.ring = new EventRing(capacity);
     this.compaction = compactionFor(prefix);
-    const stubOf = cold ? coldStubFor(prefix) : undefined;
-    if (stubOf && cold) {
-      this.coldSweep = new ColdSweep(stubOf, () => this.objects, cold);
+    const form = cold ? coldFormFor(prefix) : undefined;
+    if (form && cold) {
+      this.coldSweep = new ColdSweep(form, () => this.objects, cold);
       this.coldSweep.start();
     }
     this.newReadiness();

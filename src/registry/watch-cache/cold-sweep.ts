@@ -6,7 +6,7 @@
  */
 import type { Unstructured } from '../../api/unstructured.js';
 import { ColdSweep as Sweep, coldOptionsFromEnv, defaultColdOptions, type ColdOptions } from '../../util/cold-sweep.js';
-import { ColdObject, isCold, type ColdStub } from './cold.js';
+import { ColdObject, isCold, type ColdForm } from './cold.js';
 import { objectJSON } from './rendered-json.js';
 
 export { defaultColdOptions, type ColdOptions };
@@ -21,7 +21,7 @@ export function coldOptionsFrom(value: string | undefined): ColdOptions | false 
 }
 
 export class ColdSweep extends Sweep<Unstructured, ColdObject> {
-  constructor(stubOf: (obj: Unstructured) => ColdStub, objects: () => Map<string, unknown>, opts: ColdOptions) {
-    super(objects, opts, { isCold, text: objectJSON, cold: (obj, text, dictionary) => ColdObject.of(obj, text, stubOf, dictionary) });
+  constructor(form: ColdForm, objects: () => Map<string, unknown>, opts: ColdOptions) {
+    super(objects, opts, { isCold, text: objectJSON, cold: (obj, text, dictionary) => ColdObject.of(obj, text, form, dictionary) });
   }
 }
