@@ -1,6 +1,6 @@
 /**
  * Validation that makes a field's path only when an error names it (alloc15: container
- * resource requirements, projected volume sources, key-to-path items, downward API files):
+ * ports and volume mounts, pod volumes, resource requirements, projected volume sources, key-to-path items, downward API files):
  * the errors, their order and every path as the eager validators gave them. The expected texts
  * were taken from main before the change (d270de9b), for bodies that trip every branch.
  */
@@ -16,6 +16,18 @@ const c = (extra: Partial<Container> = {}): Container => ({ name: 'c', image: 'b
 const messages = (p: Pod) => validateCreate('v1/Pod', p).map(fieldErrorMessage);
 
 const cases: Record<string, Pod> = {
+  ports: pod({ containers: [
+    c({ ports: [{ containerPort: 80, name: 'web' }, { containerPort: 0, name: 'web', protocol: 'TCP' }, { containerPort: 70000, hostPort: -1, name: 'Bad--', protocol: 'XX' as never },
+      { containerPort: 1.5, name: 'web2', protocol: 'UDP', hostPort: 99999 }] }),
+    c({ name: 'd', ports: [{ containerPort: 80, hostPort: 8080, protocol: 'TCP' }] }), c({ name: 'e', ports: [{ containerPort: 81, hostPort: 8080, protocol: 'TCP' }] }),
+  ] }),
+  mounts: pod({ containers: [c({
+    volumeMounts: [{ name: 'v', mountPath: '/a' }, { name: '', mountPath: '/a', subPath: '/abs', subPathExpr: '../x', mountPropagation: 'Bidirectional', recursiveReadOnly: 'Enabled' },
+      { name: 'nope', mountPath: '', recursiveReadOnly: 'Weird' }, { name: 'v', mountPath: '/b', recursiveReadOnly: 'IfPossible', readOnly: true, mountPropagation: 'None' }, { name: 'blk', mountPath: '/dev/x' }],
+    volumeDevices: [{ name: 'blk', devicePath: '/dev/x' }] })],
+  volumes: [{ name: 'v', emptyDir: {} }, { name: 'blk', persistentVolumeClaim: { claimName: 'p-eph' } },
+    { name: 'eph', ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } } },
+    { name: 'x', persistentVolumeClaim: { claimName: 'p-eph' } }, { name: 'Bad_Name', emptyDir: {} }, { name: 'v', emptyDir: {} }] }),
   resources: pod({ containers: [c({ resources: {
     limits: { cpu: '1', memory: 'x', 'example.com/gpu': '1.5', hugepages_bad: '1', 'hugepages-2Mi': '1Gi', pods: '-1' },
     requests: { cpu: '2', memory: '1Gi', 'example.com/gpu': '1', 'hugepages-1Gi': '1Gi', 'ephemeral-storage': -1 as unknown as string, 'a/b/c': '1', nvidia: 'abc' },
@@ -38,6 +50,42 @@ const cases: Record<string, Pod> = {
 };
 
 const expected: Record<string, string[]> = {
+  ports: [
+    "spec.containers[0].ports[0].protocol: Required value",
+    "spec.containers[0].ports[1].name: Duplicate value: \"web\"",
+    "spec.containers[0].ports[1].containerPort: Required value",
+    "spec.containers[0].ports[2].name: Invalid value: \"Bad--\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)",
+    "spec.containers[0].ports[2].name: Invalid value: \"Bad--\": must not contain consecutive hyphens",
+    "spec.containers[0].ports[2].name: Invalid value: \"Bad--\": must not begin or end with a hyphen",
+    "spec.containers[0].ports[2].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive",
+    "spec.containers[0].ports[2].hostPort: Invalid value: -1: must be between 1 and 65535, inclusive",
+    "spec.containers[0].ports[2].protocol: Unsupported value: \"XX\": supported values: \"SCTP\", \"TCP\", \"UDP\"",
+    "spec.containers[0].ports[3].containerPort: Invalid value: 1.5: must be between 1 and 65535, inclusive",
+    "spec.containers[0].ports[3].hostPort: Invalid value: 99999: must be between 1 and 65535, inclusive",
+    "spec.containers[2].ports[0].hostPort: Duplicate value: \"TCP//8080\"",
+  ],
+  mounts: [
+    "spec.volumes[1].persistentVolumeClaim.claimName: Invalid value: \"p-eph\": must not reference a PVC that gets created for an ephemeral volume",
+    "spec.volumes[3].persistentVolumeClaim.claimName: Invalid value: \"p-eph\": must not reference a PVC that gets created for an ephemeral volume",
+    "spec.volumes[4].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+    "spec.volumes[5].name: Duplicate value: \"v\"",
+    "spec.containers[0].volumeMounts[1].name: Required value",
+    "spec.containers[0].volumeMounts[1].name: Not found: \"\"",
+    "spec.containers[0].volumeMounts[1].mountPath: Invalid value: \"/a\": must be unique",
+    "spec.containers[0].volumeMounts.subPath: Invalid value: \"/abs\": must be a relative path",
+    "spec.containers[0].volumeMounts[1].subPathExpr: Invalid value: \"../x\": subPathExpr and subPath are mutually exclusive",
+    "spec.containers[0].volumeMounts.subPathExpr: Invalid value: \"../x\": must not contain '..'",
+    "spec.containers[0].volumeMounts.mountPropagation: Forbidden: Bidirectional mount propagation is available only to privileged containers",
+    "spec.containers[0].volumeMounts.recursiveReadOnly: Forbidden: may only be specified when readOnly is true",
+    "spec.containers[0].volumeMounts.recursiveReadOnly: Forbidden: may only be specified when mountPropagation is None or not specified",
+    "spec.containers[0].volumeMounts[2].name: Not found: \"nope\"",
+    "spec.containers[0].volumeMounts[2].mountPath: Required value",
+    "spec.containers[0].volumeMounts.recursiveReadOnly: Unsupported value: \"Weird\": supported values: \"Disabled\", \"Enabled\", \"IfPossible\"",
+    "spec.containers[0].volumeMounts[4].name: Invalid value: \"blk\": must not already exist in volumeDevices",
+    "spec.containers[0].volumeMounts[4].mountPath: Invalid value: \"/dev/x\": must not already exist as a path in volumeDevices",
+    "spec.containers[0].volumeDevices[0].name: Invalid value: \"blk\": must not already exist in volumeMounts",
+    "spec.containers[0].volumeDevices[0].devicePath: Invalid value: \"/dev/x\": must not already exist as a path in volumeMounts",
+  ],
   resources: [
     "spec.containers[0].resources.limits[memory]: Invalid value: \"x\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
     "spec.containers[0].resources.requests[nvidia]: Invalid value: \"abc\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",

@@ -250,14 +250,20 @@ export function validateVolumes(volumes: unknown, podName: string, path: string)
   const valid = new Map<string, Obj>();
   const names = new Set<string>();
   const errors: FieldError[] = [];
-  const ephemeralPVCs = new Set(arr(volumes).filter((v) => isObj(obj(v).ephemeral) && podName).map((v) => `${podName}-${str(obj(v).name)}`));
-  arr(volumes).forEach((raw, i) => {
-    const vol = obj(raw);
+  // The claims ephemeral volumes create, only for a pod that has such a volume.
+  let ephemeralPVCs: Set<string> | undefined;
+  const list = arr(volumes);
+  if (podName) for (const v of list) if (isObj(obj(v).ephemeral)) (ephemeralPVCs ??= new Set()).add(`${podName}-${str(obj(v).name)}`);
+  for (let i = 0; i < list.length; i++) {
+    const vol = obj(list[i]);
     const p = index(path, i);
     const name = str(vol.name);
     const el = validateVolumeSource(vol, p, podName);
     if (!name) el.push(required(child(p, 'name')));
-    else appendAll(el, isDNS1123Label(name).map((msg) => invalid(child(p, 'name'), name, msg)));
+    else {
+      const msgs = isDNS1123Label(name);
+      if (msgs.length > 0) appendAll(el, msgs.map((msg) => invalid(child(p, 'name'), name, msg)));
+    }
     if (names.has(name)) el.push(duplicate(child(p, 'name'), name));
     if (el.length === 0) {
       names.add(name);
@@ -265,10 +271,12 @@ export function validateVolumes(volumes: unknown, podName: string, path: string)
     } else {
       appendAll(errors, el);
     }
-    const claim = str(obj(vol.persistentVolumeClaim).claimName);
-    if (isObj(vol.persistentVolumeClaim) && ephemeralPVCs.has(claim)) {
-      errors.push(invalid(child(child(p, 'persistentVolumeClaim'), 'claimName'), claim, 'must not reference a PVC that gets created for an ephemeral volume'));
+    if (ephemeralPVCs && isObj(vol.persistentVolumeClaim)) {
+      const claim = str(vol.persistentVolumeClaim.claimName);
+      if (ephemeralPVCs.has(claim)) {
+        errors.push(invalid(child(child(p, 'persistentVolumeClaim'), 'claimName'), claim, 'must not reference a PVC that gets created for an ephemeral volume'));
+      }
     }
-  });
+  }
   return { volumes: valid, errors };
 }
