@@ -14,21 +14,21 @@
  *
  *   node dist/bench/create-allocations.js [--pod scheduler-perf|minimal] [--rounds 3] [--batches 20] [--batch 1000] [--baseline-dist /tmp/base/dist]
  *
- * Each round runs each build in a fresh child process, the builds' order alternating by round.
+ * Each round runs each build in a fresh child process, the builds' order alternating by round
+ * (bench/lib/builds-in-children.ts runBuildRecords).
  * Prints a Markdown table (bytes per pod: the median of a build's rounds, each round the median of
  * its batches); results are copied into bench/RESULTS.md by hand.
  */
-import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { benchArgs } from './lib/args.js';
 import { median } from './lib/stats.js';
 import { table } from './lib/results.js';
-import { thisDist } from './lib/builds-in-children.js';
+import { runBuildRecords } from './lib/builds-in-children.js';
 import { benchPod } from './lib/scheduler-perf-objects.js';
 
 type Step = (pod: Pod) => unknown;
@@ -134,20 +134,13 @@ async function main(): Promise<void> {
   const batches = Number(values.batches);
   const batch = Number(values.batch);
   if (values.child) return void console.log(JSON.stringify(await child(values.child, values.pod, batches, batch)));
-  const builds: Array<[string, string]> = [['this checkout', thisDist(import.meta.url)]];
-  if (values['baseline-dist']) builds.push(['baseline', values['baseline-dist']]);
-  const results = new Map<string, Array<Record<string, number>>>(builds.map(([name]) => [name, []]));
   const loadStart = loadavg()[0]!.toFixed(1);
-  for (let r = 0; r < Number(values.rounds); r++) {
-    for (const [name, dist] of r % 2 ? [...builds].reverse() : builds) {
-      const out = execFileSync(process.execPath, [...nodeArgs, fileURLToPath(import.meta.url), '--child', dist, '--pod', values.pod, '--batches', String(batches), '--batch', String(batch)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-      results.get(name)!.push(JSON.parse(out) as Record<string, number>);
-    }
-  }
+  const results = runBuildRecords({ script: import.meta.url, rounds: Number(values.rounds), baselineDist: values['baseline-dist'], nodeArgs,
+    args: ['--pod', values.pod, '--batches', String(batches), '--batch', String(batch)] });
   console.log(`create-allocations: ${values.pod} pod, ${batch} pods a batch, ${batches} batches (first 5 uncounted), load ${loadStart} -> ${loadavg()[0]!.toFixed(1)}`);
   const stepNames = Object.keys(results.get('this checkout')![0]!);
-  console.log(table(['Step', ...builds.map(([name]) => `${name}: bytes a pod (rounds)`)],
-    stepNames.map((s) => [s, ...builds.map(([name]) => {
+  console.log(table(['Step', ...[...results.keys()].map((name) => `${name}: bytes a pod (rounds)`)],
+    stepNames.map((s) => [s, ...[...results.keys()].map((name) => {
       const xs = results.get(name)!.map((o) => o[s]!);
       return `**${median(xs).toFixed(0)}** (${xs.map((x) => x.toFixed(0)).join(', ')})`;
     })])));

@@ -85,3 +85,21 @@ export async function buildRoundsMain(o: BuildRoundsMain): Promise<void> {
   await o.prepare?.();
   printBuildRounds({ script: o.script, rounds: Number(values.rounds), batches, batch, baselineDist: values['baseline-dist'], title: o.title, column: o.column, digits: o.digits, unit: o.unit });
 }
+
+/**
+ * Rounds of a benchmark whose child prints one JSON record of figures (not one number): each
+ * build's records, this checkout first, the builds' order alternating by round. `args` are the
+ * child's flags after `--child DIST`; `nodeArgs` the flags its node runs with.
+ */
+export function runBuildRecords(o: { script: string; rounds: number; baselineDist?: string; args: string[]; nodeArgs?: string[] }): Map<string, Array<Record<string, number>>> {
+  const builds: Array<[string, string]> = [['this checkout', thisDist(o.script)]];
+  if (o.baselineDist) builds.push(['baseline', o.baselineDist]);
+  const results = new Map<string, Array<Record<string, number>>>(builds.map(([name]) => [name, []]));
+  for (let r = 0; r < o.rounds; r++) {
+    for (const [name, dist] of r % 2 ? [...builds].reverse() : builds) {
+      const out = execFileSync(process.execPath, [...o.nodeArgs ?? [], fileURLToPath(o.script), '--child', dist, ...o.args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      results.get(name)!.push(JSON.parse(out) as Record<string, number>);
+    }
+  }
+  return results;
+}
