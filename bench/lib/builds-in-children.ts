@@ -87,21 +87,27 @@ export async function buildRoundsMain(o: BuildRoundsMain): Promise<void> {
 }
 
 /**
- * Each build's figures per round, this checkout first: the script run as a child with
- * `--expose-gc` and `--child DIST` plus `args`, printing its figures as JSON on its last line
- * (a heap benchmark's children: sched-cache-heap.ts).
+ * Rounds of a benchmark whose child prints one JSON record of figures on its last line (not one
+ * number): each build's records, this checkout first, the builds' order alternating by round, and
+ * the 1-minute load before the first and after each child. `args` are the child's flags after
+ * `--child DIST`; `nodeArgs` the flags its node runs with.
  */
-export function runJsonRounds<F>(script: string, rounds: number, baselineDist: string | undefined, args: string[]): { results: Map<string, F[]>; loads: string[] } {
-  const builds: Array<[string, string]> = [['this checkout', thisDist(script)]];
-  if (baselineDist) builds.push(['baseline', baselineDist]);
+export function runBuildRecords<F = Record<string, number>>(o: { script: string; rounds: number; baselineDist?: string; args: string[]; nodeArgs?: string[] }): { results: Map<string, F[]>; loads: string[] } {
+  const builds: Array<[string, string]> = [['this checkout', thisDist(o.script)]];
+  if (o.baselineDist) builds.push(['baseline', o.baselineDist]);
   const results = new Map<string, F[]>(builds.map(([name]) => [name, []]));
   const loads = [loadavg()[0]!.toFixed(1)];
-  for (let r = 0; r < rounds; r++) {
+  for (let r = 0; r < o.rounds; r++) {
     for (const [name, dist] of r % 2 ? [...builds].reverse() : builds) {
-      const out = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(script), '--child', dist, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      const out = execFileSync(process.execPath, [...o.nodeArgs ?? [], fileURLToPath(o.script), '--child', dist, ...o.args], { encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
       results.get(name)!.push(JSON.parse(out.trim().split('\n').at(-1)!) as F);
       loads.push(loadavg()[0]!.toFixed(1));
     }
   }
   return { results, loads };
+}
+
+/** runBuildRecords with `--expose-gc` (a heap benchmark's children: sched-cache-heap.ts). */
+export function runJsonRounds<F>(script: string, rounds: number, baselineDist: string | undefined, args: string[]): { results: Map<string, F[]>; loads: string[] } {
+  return runBuildRecords<F>({ script, rounds, baselineDist, args, nodeArgs: ['--expose-gc'] });
 }

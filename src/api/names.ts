@@ -129,8 +129,11 @@ export function isConfigMapKey(value: string): string[] {
 
 /** IsValidPortNum: 1..65535. */
 export function isValidPortNum(port: number): string[] {
-  return Number.isInteger(port) && port >= 1 && port <= 65535 ? [] : [inclusiveRangeError(1, 65535)];
+  return isPortNum(port) ? [] : [inclusiveRangeError(1, 65535)];
 }
+
+/** Whether isValidPortNum finds nothing: a caller checks this first and makes no list (or field path) for a good port. */
+export const isPortNum = (port: unknown): boolean => Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535;
 
 /** IsValidPortName (IANA_SVC_NAME). */
 export function isValidPortName(port: string): string[] {

@@ -108,3 +108,57 @@ test('by kind: templates at their paths; a workload\'s update only when its gene
   assert.deepEqual(warningsOnUpdate('apps/v1/DaemonSet', ds(2), ds(1)), text('spec.template.'));
   assert.deepEqual(warningsOnUpdate('v1/Pod', { metadata: { generation: 1 }, spec }, { metadata: { generation: 1 }, spec }), text(''));
 });
+
+test('paths are made only for a warning, and each names its member as before: every list of containers, every projection, a template', () => {
+  // The expected texts are those the walk gave when it built every path up front (main before alloc15).
+  const spec = {
+    initContainers: [{ name: 'i', image: 'x', ports: [{ containerPort: 8080 }], resources: { limits: { memory: '1.5', 'ephemeral-storage': '100m' } },
+      env: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] }],
+    containers: [
+      c({ ports: [{ containerPort: 8080, hostIP: '10.0.0.1' }], resources: { requests: { memory: '0.5', cpu: '0.5' }, limits: { memory: '1Gi' } } }),
+      { name: 'd', image: 'busybox' },
+    ],
+    ephemeralContainers: [{ name: 'e', image: 'x', resources: { requests: { 'ephemeral-storage': '1m' } } }],
+    imagePullSecrets: [{ name: 'a' }, { name: '' }, { name: 'a' }],
+    overhead: { 'ephemeral-storage': '2.5', memory: '3' },
+    volumes: [
+      { name: 'p', projected: { sources: [
+        { secret: { name: 's', items: [{ key: 'k', path: 'x' }, { key: 'k2', path: 'token' }] } },
+        { downwardAPI: { items: [{ path: 'token', fieldRef: { fieldPath: 'metadata.name' } }] } },
+        { clusterTrustBundle: { path: 'token', signerName: 'a/b' } },
+      ] } },
+      { name: 'q', projected: { sources: [{ serviceAccountToken: { path: 'token' } }, { configMap: { name: 'cm', items: [{ key: 'k', path: 'token' }, { key: 'k', path: 'token' }] } }] } },
+      { name: 's', storageos: {}, flocker: {} },
+    ],
+    terminationGracePeriodSeconds: -1,
+  } as PodSpec;
+  const annotations = { 'container.seccomp.security.alpha.kubernetes.io/e': 'x', 'container.apparmor.security.beta.kubernetes.io/i': 'y' };
+  const p = 'spec.template.';
+  const expected = [
+    `${p}spec.volumes[2].flocker: deprecated in v1.22, non-functional in v1.25+`,
+    `${p}spec.volumes[2].storageOS: deprecated in v1.22, non-functional in v1.25+`,
+    `${p}spec.volumes[0].projected.sources.secrets[1]: has duplicated path with ServiceAccountToken "token"`,
+    `${p}spec.volumes[0].projected.sources.downwardAPI[0]: has duplicated path with ServiceAccountToken "token"`,
+    `${p}spec.volumes[0].projected.sources.ClusterTrustBundle: has duplicated path with ServiceAccountToken "token"`,
+    `${p}spec.volumes[1].projected.sources.configMap[0]: has duplicated path with ServiceAccountToken "token"`,
+    `${p}spec.volumes[1].projected.sources.configMap[1]: has duplicated path with ServiceAccountToken "token"`,
+    `${p}spec.imagePullSecrets[2].name: duplicate name "a"`,
+    `${p}spec.imagePullSecrets[1].name: invalid empty name ""`,
+    `${p}spec.overhead[ephemeral-storage]: fractional byte value "2500m" is invalid, must be an integer`,
+    `${p}metadata.annotations[container.apparmor.security.beta.kubernetes.io/i]: deprecated since v1.30; use the "appArmorProfile" field instead`,
+    `${p}spec.initContainers[0].resources.limits[memory]: fractional byte value "1500m" is invalid, must be an integer`,
+    `${p}spec.initContainers[0].resources.limits[ephemeral-storage]: fractional byte value "100m" is invalid, must be an integer`,
+    `${p}spec.initContainers[0].env[1]: hides previous definition of "A", which may be dropped when using apply`,
+    `${p}spec.containers[0].resources.requests[memory]: fractional byte value "500m" is invalid, must be an integer`,
+    `${p}metadata.annotations[container.seccomp.security.alpha.kubernetes.io/e]: non-functional in v1.27+; use the "seccompProfile" field instead`,
+    `${p}spec.ephemeralContainers[0].resources.requests[ephemeral-storage]: fractional byte value "1m" is invalid, must be an integer`,
+    `${p}spec.containers[0].ports[0]: hostIP set without hostPort: {Name: HostPort:0 ContainerPort:8080 Protocol:TCP HostIP:10.0.0.1}`,
+    `${p}spec.containers[0].ports[0]: overlapping port definition with ${p}spec.initContainers[0].ports[0]`,
+    `${p}spec.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be treated as 1`,
+  ];
+  assert.deepEqual(podSpecWarnings(p, spec, { annotations }), expected);
+  // A pod's own: no AppArmor annotation warning (synced to the field), the rest at the pod's paths.
+  assert.deepEqual(podSpecWarnings('', spec, { annotations }), expected.filter((w) => !w.includes('apparmor')).map((w) => w.replaceAll(p, '')));
+  assert.deepEqual(podSpecWarnings('', { containers: [c({ ports: [{ containerPort: 80, hostIP: '1.2.3.4' }] })], volumes: [{ name: 'v', projected: { sources: [] } }] }, {}),
+    ['spec.containers[0].ports[0]: hostIP set without hostPort: {Name: HostPort:0 ContainerPort:80 Protocol:TCP HostIP:1.2.3.4}'], 'a single port is still checked for its hostIP');
+});

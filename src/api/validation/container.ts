@@ -5,7 +5,7 @@
  * lifecycle, restartPolicy, host port conflicts) in upstream's order.
  */
 import { FieldError, duplicate, forbidden, invalid, notFound, notSupported, required } from '../field-errors.js';
-import { isDNS1123Label, isValidPortName, isValidPortNum } from '../names.js';
+import { isDNS1123Label, isPortNum, isValidPortName, isValidPortNum } from '../names.js';
 import { validateEnv, validateEnvFrom } from './env.js';
 import { validateLocalDescendingPath, validatePathNoBacksteps } from './paths.js';
 import { validateLifecycle, validateProbe } from './probes.js';
@@ -22,55 +22,62 @@ export interface ContainerContext {
   hostUsers: boolean;
 }
 
-/** validateContainerPorts. */
+/**
+ * validateContainerPorts. A port's member paths are made only for an error, and the Set of
+ * names only once a port has one: every create of a pod with ports walks this.
+ */
 function validatePorts(ports: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  const names = new Set<string>();
-  arr(ports).forEach((raw, i) => {
-    const port = obj(raw);
-    const p = index(path, i);
+  let names: Set<string> | undefined;
+  const list = arr(ports);
+  for (let i = 0; i < list.length; i++) {
+    const port = obj(list[i]);
     const name = str(port.name);
     if (name) {
       const msgs = isValidPortName(name);
-      if (msgs.length > 0) appendAll(errs, msgs.map((msg) => invalid(child(p, 'name'), name, msg)));
-      else if (names.has(name)) errs.push(duplicate(child(p, 'name'), name));
+      if (msgs.length > 0) appendAll(errs, msgs.map((msg) => invalid(child(index(path, i), 'name'), name, msg)));
+      else if ((names ??= new Set()).has(name)) errs.push(duplicate(child(index(path, i), 'name'), name));
       else names.add(name);
     }
-    if (!port.containerPort) errs.push(required(child(p, 'containerPort')));
-    else appendAll(errs, isValidPortNum(port.containerPort).map((msg) => invalid(child(p, 'containerPort'), port.containerPort, msg)));
-    if (port.hostPort) appendAll(errs, isValidPortNum(port.hostPort).map((msg) => invalid(child(p, 'hostPort'), port.hostPort, msg)));
+    if (!port.containerPort) errs.push(required(child(index(path, i), 'containerPort')));
+    else if (!isPortNum(port.containerPort)) appendAll(errs, isValidPortNum(port.containerPort).map((msg) => invalid(child(index(path, i), 'containerPort'), port.containerPort, msg)));
+    if (port.hostPort && !isPortNum(port.hostPort)) appendAll(errs, isValidPortNum(port.hostPort).map((msg) => invalid(child(index(path, i), 'hostPort'), port.hostPort, msg)));
     const protocol = str(port.protocol);
-    if (!protocol) errs.push(required(child(p, 'protocol')));
-    else if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(child(p, 'protocol'), protocol, supportedPortProtocols));
-  });
+    if (!protocol) errs.push(required(child(index(path, i), 'protocol')));
+    else if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(child(index(path, i), 'protocol'), protocol, supportedPortProtocols));
+  }
   return errs;
 }
 
-/** ValidateVolumeMounts (sub-path and propagation errors use the list's path, as upstream does). */
+/**
+ * ValidateVolumeMounts (sub-path and propagation errors use the list's path, as upstream does).
+ * A mount's member paths are made only for an error; the devices' Map only for a container with devices.
+ */
 function validateVolumeMounts(ctr: Obj, volumes: Map<string, Obj>, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const mountPoints = new Set<string>();
-  const devices = new Map(arr(ctr.volumeDevices).map((d) => [str(obj(d).name), str(obj(d).devicePath)]));
-  arr(ctr.volumeMounts).forEach((raw, i) => {
-    const m = obj(raw);
-    const p = index(path, i);
+  const devices = has(ctr.volumeDevices) ? new Map(arr(ctr.volumeDevices).map((d) => [str(obj(d).name), str(obj(d).devicePath)])) : undefined;
+  const mounts = arr(ctr.volumeMounts);
+  for (let i = 0; i < mounts.length; i++) {
+    const m = obj(mounts[i]);
     const name = str(m.name);
     const mountPath = str(m.mountPath);
-    if (!name) errs.push(required(child(p, 'name')));
-    if (!volumes.has(name)) errs.push(notFound(child(p, 'name'), name));
-    if (!mountPath) errs.push(required(child(p, 'mountPath')));
-    if (mountPoints.has(mountPath)) errs.push(invalid(child(p, 'mountPath'), mountPath, 'must be unique'));
+    if (!name) errs.push(required(child(index(path, i), 'name')));
+    if (!volumes.has(name)) errs.push(notFound(child(index(path, i), 'name'), name));
+    if (!mountPath) errs.push(required(child(index(path, i), 'mountPath')));
+    if (mountPoints.has(mountPath)) errs.push(invalid(child(index(path, i), 'mountPath'), mountPath, 'must be unique'));
     mountPoints.add(mountPath);
-    if (devices.has(name)) errs.push(invalid(child(p, 'name'), name, 'must not already exist in volumeDevices'));
-    if (devices.size > 0 && [...devices.values()].includes(mountPath)) errs.push(invalid(child(p, 'mountPath'), mountPath, 'must not already exist as a path in volumeDevices'));
+    if (devices?.has(name)) errs.push(invalid(child(index(path, i), 'name'), name, 'must not already exist in volumeDevices'));
+    if (devices && devices.size > 0 && [...devices.values()].includes(mountPath)) errs.push(invalid(child(index(path, i), 'mountPath'), mountPath, 'must not already exist as a path in volumeDevices'));
     if (str(m.subPath)) appendAll(errs, validateLocalDescendingPath(str(m.subPath), child(path, 'subPath')));
     if (str(m.subPathExpr)) {
-      if (str(m.subPath)) errs.push(invalid(child(p, 'subPathExpr'), str(m.subPathExpr), 'subPathExpr and subPath are mutually exclusive'));
+      if (str(m.subPath)) errs.push(invalid(child(index(path, i), 'subPathExpr'), str(m.subPathExpr), 'subPathExpr and subPath are mutually exclusive'));
       appendAll(errs, validateLocalDescendingPath(str(m.subPathExpr), child(path, 'subPathExpr')));
     }
     if (has(m.mountPropagation)) appendAll(errs, validateMountPropagation(str(m.mountPropagation), ctr, child(path, 'mountPropagation')));
-    appendAll(errs, validateRecursiveReadOnly(m, child(path, 'recursiveReadOnly')));
-  });
+    // validateRecursiveReadOnly finds nothing in a mount without the field.
+    if (has(m.recursiveReadOnly)) appendAll(errs, validateRecursiveReadOnly(m, child(path, 'recursiveReadOnly')));
+  }
   return errs;
 }
 

@@ -17,6 +17,12 @@ export function validateLocalDescendingPath(target: string, path: string): Field
   return errs;
 }
 
+/**
+ * Whether validateLocalNonReservedPath (or validateLocalDescendingPath) can find anything in `target`:
+ * only an absolute path or one with `..` in it. Without, a caller need not make the field's path.
+ */
+export const mayNotBeLocal = (target: string) => target.startsWith('/') || target.includes('..');
+
 /** ValidateLocalNonReservedPath: also may not start with `..`. */
 export function validateLocalNonReservedPath(target: string, path: string): FieldError[] {
   const errs = validateLocalDescendingPath(target, path);

@@ -7,6 +7,7 @@ import { FieldError, forbidden, invalid, required } from '../field-errors.js';
 import { isQualifiedName } from '../names.js';
 import { Quantity, compareQuantities, formatQuantity, milliValue, parseQuantityDetailed, quantitySign } from '../quantity.js';
 import { goValue, key, obj, str } from './util.js';
+import { appendAll } from '../append.js';
 
 const standardResources = new Set([
   'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage',
@@ -77,38 +78,74 @@ export function resourceList(list: unknown, path: string, errs: FieldError[]): M
   return out;
 }
 
-/** ValidateContainerResourceRequirements (requests, limits; claims are not checked). */
+/** Names validateContainerResourceName always accepts (qualified, standard, for containers): not checked again per pod. */
+const isPlainContainerResource = (name: string) => name === 'cpu' || name === 'memory' || name === 'ephemeral-storage';
+
+/**
+ * ValidateContainerResourceRequirements (requests, limits; claims are not checked). Every pod
+ * create runs it once per container, nearly always without an error: an entry's path is made
+ * only when an error names it, the lists are walked in place (no entries, Map or spread lists),
+ * and a quantity string is parsed from the shared cache each time it is read (quantity.ts).
+ * Errors in upstream's order: bad quantities of limits, then of requests; then per limit its
+ * name and value; then per request its name, value and its limit.
+ */
 export function validateResourceRequirements(requirements: unknown, path: string,
   nameFn: (name: string, path: string) => FieldError[] = validateContainerResourceName): FieldError[] {
   const r = obj(requirements);
   const errs: FieldError[] = [];
-  const limPath = `${path}.limits`;
-  const reqPath = `${path}.requests`;
-  const limits = resourceList(r.limits, limPath, errs);
-  const requests = resourceList(r.requests, reqPath, errs);
+  const limits = obj(r.limits);
+  const requests = obj(r.requests);
+  quantityErrors(limits, path, '.limits', errs);
+  quantityErrors(requests, path, '.requests', errs);
   let cpuOrMemory = false;
   let hugePages = false;
-  for (const [name, { input, q }] of limits) {
-    errs.push(...nameFn(name, key(limPath, name)), ...validateResourceQuantityValue(name, input, q, key(limPath, name)));
+  for (const name in limits) {
+    const q = parseQuantityDetailed(limits[name]).quantity;
+    if (!q) continue;
+    entryErrors(name, limits[name], q, path, '.limits', nameFn, errs);
     if (isHugePageResourceName(name)) hugePages = true;
     if (name === 'cpu' || name === 'memory') cpuOrMemory = true;
   }
-  for (const [name, { input, q }] of requests) {
-    errs.push(...nameFn(name, key(reqPath, name)), ...validateResourceQuantityValue(name, input, q, key(reqPath, name)));
-    const limit = limits.get(name);
+  for (const name in requests) {
+    const q = parseQuantityDetailed(requests[name]).quantity;
+    if (!q) continue;
+    entryErrors(name, requests[name], q, path, '.requests', nameFn, errs);
+    const limit = Object.hasOwn(limits, name) ? parseQuantityDetailed(limits[name]).quantity : undefined;
     if (limit) {
-      const cmp = compareQuantities(q, limit.q);
+      // Equal strings parse to the one cached quantity: equal without comparing.
+      const cmp = q === limit ? 0 : compareQuantities(q, limit);
       if (cmp !== 0 && !isOvercommitAllowed(name)) {
-        errs.push(invalid(reqPath, formatQuantity(q), `must be equal to ${name} limit of ${formatQuantity(limit.q)}`));
+        errs.push(invalid(`${path}.requests`, formatQuantity(q), `must be equal to ${name} limit of ${formatQuantity(limit)}`));
       } else if (cmp > 0) {
-        errs.push(invalid(reqPath, formatQuantity(q), `must be less than or equal to ${name} limit of ${formatQuantity(limit.q)}`));
+        errs.push(invalid(`${path}.requests`, formatQuantity(q), `must be less than or equal to ${name} limit of ${formatQuantity(limit)}`));
       }
     } else if (!isOvercommitAllowed(name)) {
-      errs.push(required(limPath, 'Limit must be set for non overcommitable resources'));
+      errs.push(required(`${path}.limits`, 'Limit must be set for non overcommitable resources'));
     }
     if (isHugePageResourceName(name)) hugePages = true;
     if (name === 'cpu' || name === 'memory') cpuOrMemory = true;
   }
   if (!cpuOrMemory && hugePages) errs.push(forbidden(path, 'HugePages require cpu or memory'));
   return errs;
+}
+
+/** resourceList's errors for a list at `${path}${member}`: each quantity that does not parse. */
+function quantityErrors(list: Record<string, unknown>, path: string, member: string, errs: FieldError[]): void {
+  for (const name in list) {
+    const input = list[name];
+    const { error } = parseQuantityDetailed(input);
+    if (error) errs.push(invalid(`${path}${member}[${name}]`, typeof input === 'string' ? input : str(input), error));
+  }
+}
+
+/** An entry's name and value errors; its path made only if one of them can be wrong. */
+function entryErrors(name: string, input: unknown, q: Quantity, path: string, member: string,
+  nameFn: (name: string, path: string) => FieldError[], errs: FieldError[]): void {
+  const namesChecked = !(nameFn === validateContainerResourceName && isPlainContainerResource(name));
+  // validateResourceQuantityValue finds nothing in a non-negative value of a resource that need not be whole.
+  const valueChecked = quantitySign(q) < 0 || isIntegerResourceName(name);
+  if (!namesChecked && !valueChecked) return;
+  const at = `${path}${member}[${name}]`;
+  if (namesChecked) appendAll(errs, nameFn(name, at));
+  if (valueChecked) appendAll(errs, validateResourceQuantityValue(name, input, q, at));
 }

@@ -8,7 +8,7 @@ import { compareQuantities, quantityFromInt } from '../quantity.js';
 import { validateObjectFieldSelector, validateResourceFieldSelector, volumeFieldPaths } from './downwardapi.js';
 import { validateLabels } from './labels.js';
 import { validateAnnotations } from './objectmeta.js';
-import { validateLocalDescendingPath, validateLocalNonReservedPath, validatePathNoBacksteps } from './paths.js';
+import { mayNotBeLocal, validateLocalDescendingPath, validateLocalNonReservedPath, validatePathNoBacksteps } from './paths.js';
 import { validatePersistentVolumeClaimSpec } from './pvcspec.js';
 import { parseQuantityField } from './resources.js';
 import { Obj, arr, child, has, index, isObj, obj, str, validateName } from './util.js';
@@ -27,11 +27,15 @@ function keyToPath(item: unknown, path: string): FieldError[] {
   const kp = obj(item);
   const errs: FieldError[] = [];
   if (!str(kp.key)) errs.push(required(child(path, 'key')));
-  if (!str(kp.path)) errs.push(required(child(path, 'path')));
-  appendAll(errs, validateLocalNonReservedPath(str(kp.path), child(path, 'path')));
-  appendAll(errs, mode(kp.mode, child(path, 'mode')));
+  const target = str(kp.path);
+  if (!target) errs.push(required(child(path, 'path')));
+  // The item's member paths are made only for an error (every pod's token volume has two items).
+  if (mayNotBeLocal(target)) appendAll(errs, validateLocalNonReservedPath(target, child(path, 'path')));
+  if (badMode(kp.mode)) appendAll(errs, mode(kp.mode, child(path, 'mode')));
   return errs;
 }
+
+const badMode = (value: unknown) => typeof value === 'number' && (value > 0o777 || value < 0);
 
 function items(list: unknown, path: string): FieldError[] {
   return arr(list).flatMap((it, i) => keyToPath(it, index(path, i)));
@@ -41,8 +45,9 @@ function items(list: unknown, path: string): FieldError[] {
 function downwardAPIFile(file: unknown, path: string): FieldError[] {
   const f = obj(file);
   const errs: FieldError[] = [];
-  if (!str(f.path)) errs.push(required(child(path, 'path')));
-  appendAll(errs, validateLocalNonReservedPath(str(f.path), child(path, 'path')));
+  const target = str(f.path);
+  if (!target) errs.push(required(child(path, 'path')));
+  if (mayNotBeLocal(target)) appendAll(errs, validateLocalNonReservedPath(target, child(path, 'path')));
   if (isObj(f.fieldRef)) {
     appendAll(errs, validateObjectFieldSelector(f.fieldRef, volumeFieldPaths, child(path, 'fieldRef')));
     if (isObj(f.resourceFieldRef)) errs.push(invalid(path, 'resource', 'fieldRef and resourceFieldRef can not be specified simultaneously'));
@@ -51,55 +56,66 @@ function downwardAPIFile(file: unknown, path: string): FieldError[] {
   } else {
     errs.push(required(path, 'one of fieldRef and resourceFieldRef is required'));
   }
-  appendAll(errs, mode(f.mode, child(path, 'mode')));
+  if (badMode(f.mode)) appendAll(errs, mode(f.mode, child(path, 'mode')));
   return errs;
 }
 
 /** The projections of keys to paths, in upstream's order (a constant: not an array per source). */
 const keyedProjections = ['secret', 'configMap'] as const;
 
+/** A projected file's path, noted; one seen before is a conflict, reported at the projected source's path. */
+function notePath(seen: Set<string>, p: string, shown: string, path: string, errs: FieldError[]): void {
+  if (seen.has(p)) errs.push(invalid(path, shown, 'conflicting duplicate paths'));
+  seen.add(p);
+}
+
+/** `path.sources[i]`, made when an error names it. */
+const sourcePath = (path: string, i: number) => index(child(path, 'sources'), i);
+
 function projectedSources(src: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
-  const note = (p: string, shown: string) => {
-    if (seen.has(p)) errs.push(invalid(path, shown, 'conflicting duplicate paths'));
-    seen.add(p);
-  };
-  const sourcesPath = child(path, 'sources');
-  arr(src.sources).forEach((raw, i) => {
-    const s = obj(raw);
-    const srcPath = index(sourcesPath, i);
+  const sources = arr(src.sources);
+  for (let i = 0; i < sources.length; i++) {
+    const s = obj(sources[i]);
     let count = 0;
     for (const kind of keyedProjections) {
-      if (!isObj(s[kind])) continue;
+      const projection = s[kind];
+      if (!isObj(projection)) continue;
       count++;
-      const p = child(srcPath, kind);
-      if (!str(s[kind].name)) errs.push(required(child(p, 'name')));
-      arr(s[kind].items).forEach((it, j) => {
-        appendAll(errs, keyToPath(it, index(child(p, 'items'), j)));
-        if (str(obj(it).path)) note(str(obj(it).path), str(s[kind].name));
-      });
+      const name = str(projection.name);
+      if (!name) errs.push(required(child(child(sourcePath(path, i), kind), 'name')));
+      const list = arr(projection.items);
+      for (let j = 0; j < list.length; j++) {
+        const it = list[j];
+        appendAll(errs, keyToPath(it, index(child(child(sourcePath(path, i), kind), 'items'), j)));
+        const target = str(obj(it).path);
+        if (target) notePath(seen, target, name, path, errs);
+      }
     }
     if (isObj(s.downwardAPI)) {
       count++;
-      for (const f of arr(s.downwardAPI.items)) {
-        appendAll(errs, downwardAPIFile(f, child(srcPath, 'downwardAPI')));
-        if (str(obj(f).path)) note(str(obj(f).path), str(obj(f).path));
+      const files = arr(s.downwardAPI.items);
+      for (let j = 0; j < files.length; j++) {
+        const f = files[j];
+        appendAll(errs, downwardAPIFile(f, child(sourcePath(path, i), 'downwardAPI')));
+        const target = str(obj(f).path);
+        if (target) notePath(seen, target, target, path, errs);
       }
     }
     if (isObj(s.serviceAccountToken)) {
       count++;
       const t = s.serviceAccountToken;
       const seconds = typeof t.expirationSeconds === 'number' ? t.expirationSeconds : 3600;
-      const p = child(srcPath, 'serviceAccountToken');
-      if (seconds < 600) errs.push(invalid(child(p, 'expirationSeconds'), seconds, 'may not specify a duration less than 10 minutes'));
-      if (seconds > 2 ** 32) errs.push(invalid(child(p, 'expirationSeconds'), seconds, 'may not specify a duration larger than 2^32 seconds'));
-      if (!str(t.path)) errs.push(required(child(path, 'path')));
-      else appendAll(errs, validateLocalNonReservedPath(str(t.path), child(path, 'path')));
+      if (seconds < 600) errs.push(invalid(child(child(sourcePath(path, i), 'serviceAccountToken'), 'expirationSeconds'), seconds, 'may not specify a duration less than 10 minutes'));
+      if (seconds > 2 ** 32) errs.push(invalid(child(child(sourcePath(path, i), 'serviceAccountToken'), 'expirationSeconds'), seconds, 'may not specify a duration larger than 2^32 seconds'));
+      const target = str(t.path);
+      if (!target) errs.push(required(child(path, 'path')));
+      else if (mayNotBeLocal(target)) appendAll(errs, validateLocalNonReservedPath(target, child(path, 'path')));
     }
     if (isObj(s.clusterTrustBundle)) count++;
-    if (count > 1) errs.push(forbidden(srcPath, 'may not specify more than 1 volume type per source'));
-  });
+    if (count > 1) errs.push(forbidden(sourcePath(path, i), 'may not specify more than 1 volume type per source'));
+  }
   return errs;
 }
 
@@ -234,14 +250,20 @@ export function validateVolumes(volumes: unknown, podName: string, path: string)
   const valid = new Map<string, Obj>();
   const names = new Set<string>();
   const errors: FieldError[] = [];
-  const ephemeralPVCs = new Set(arr(volumes).filter((v) => isObj(obj(v).ephemeral) && podName).map((v) => `${podName}-${str(obj(v).name)}`));
-  arr(volumes).forEach((raw, i) => {
-    const vol = obj(raw);
+  // The claims ephemeral volumes create, only for a pod that has such a volume.
+  let ephemeralPVCs: Set<string> | undefined;
+  const list = arr(volumes);
+  if (podName) for (const v of list) if (isObj(obj(v).ephemeral)) (ephemeralPVCs ??= new Set()).add(`${podName}-${str(obj(v).name)}`);
+  for (let i = 0; i < list.length; i++) {
+    const vol = obj(list[i]);
     const p = index(path, i);
     const name = str(vol.name);
     const el = validateVolumeSource(vol, p, podName);
     if (!name) el.push(required(child(p, 'name')));
-    else appendAll(el, isDNS1123Label(name).map((msg) => invalid(child(p, 'name'), name, msg)));
+    else {
+      const msgs = isDNS1123Label(name);
+      if (msgs.length > 0) appendAll(el, msgs.map((msg) => invalid(child(p, 'name'), name, msg)));
+    }
     if (names.has(name)) el.push(duplicate(child(p, 'name'), name));
     if (el.length === 0) {
       names.add(name);
@@ -249,10 +271,12 @@ export function validateVolumes(volumes: unknown, podName: string, path: string)
     } else {
       appendAll(errors, el);
     }
-    const claim = str(obj(vol.persistentVolumeClaim).claimName);
-    if (isObj(vol.persistentVolumeClaim) && ephemeralPVCs.has(claim)) {
-      errors.push(invalid(child(child(p, 'persistentVolumeClaim'), 'claimName'), claim, 'must not reference a PVC that gets created for an ephemeral volume'));
+    if (ephemeralPVCs && isObj(vol.persistentVolumeClaim)) {
+      const claim = str(vol.persistentVolumeClaim.claimName);
+      if (ephemeralPVCs.has(claim)) {
+        errors.push(invalid(child(child(p, 'persistentVolumeClaim'), 'claimName'), claim, 'must not reference a PVC that gets created for an ephemeral volume'));
+      }
     }
-  });
+  }
   return { volumes: valid, errors };
 }
