@@ -22,7 +22,7 @@ import { cliEntry } from '../util/package-root.js';
 import type { PodObjectGetter } from '../kubelet/volumes/objects.js';
 import { hostInfo } from '../kubelet/hostinfo.js';
 import { measureHost } from '../kubelet/hostpressure.js';
-import { parseCountFlag, parseLabelsFlag, parseTaintsFlag } from '../kubelet/flags.js';
+import { parseCountFlag, parseLabelsFlag, parseTaintsFlag, parseUnsafeSysctlsFlag } from '../kubelet/flags.js';
 import { createKubeletAuth, createKubeletServer, reviewerFor, selfSignedServingCertificate, type KubeletServer } from '../kubelet/server/index.js';
 import type { NodeAgentOptions } from '../kubelet/index.js';
 import { ClientCertificateRotation, ClientCertificateStore, loadOrBootstrapClientConfig } from '../kubelet/certificate/index.js';
@@ -43,6 +43,8 @@ export async function runAgentWith(values: AgentFlags): Promise<number> {
   }
   let dnsFlags: typeof values;
   try { dnsFlags = withKubeletConfigFile(values); } catch (e) { console.error(`Error: ${(e as Error).message}`); return 1; }
+  let sysctls: ReturnType<typeof parseUnsafeSysctlsFlag>;
+  try { sysctls = parseUnsafeSysctlsFlag(dnsFlags['allowed-unsafe-sysctls']); } catch (e) { console.error(`Error: failed to run Kubelet: failed to create kubelet: ${(e as Error).message}`); return 1; }
   const real = values.runtime !== 'simulated';
   let podNetworkBackend: ReturnType<typeof parsePodNetworkBackend>;
   try { podNetworkBackend = parsePodNetworkBackend(values['pod-network-backend']); } catch (e) { console.error(`Error: ${(e as Error).message}`); return 1; }
@@ -122,7 +124,7 @@ export async function runAgentWith(values: AgentFlags): Promise<number> {
     ephemeralStorage: values['ephemeral-storage'] ?? host?.capacity['ephemeral-storage'],
     leaseDurationSeconds: leaseSeconds, renewIntervalMs: (leaseSeconds * 1000) / 4,
     nodeStatusReportFrequencyMs: mustParseDuration('node-status-report-frequency', values['node-status-report-frequency']!),
-    deleteDelayMs: deleteDelay === undefined ? Number.MAX_SAFE_INTEGER : mustParseDuration('delete-delay', deleteDelay), events: !values['no-events'], staticPods,
+    deleteDelayMs: deleteDelay === undefined ? Number.MAX_SAFE_INTEGER : mustParseDuration('delete-delay', deleteDelay), events: !values['no-events'], staticPods, sysctls,
   };
   if (!clients || !clientConfig) return runStandaloneAgent({ runtime, logger }, { ...nodeOpts, staticPods: staticPods! }, (stop) => onShutdownSignal(logger, stop));
   // The kubelet's API listens before the node registers, so the node reports its real port.
@@ -214,14 +216,15 @@ function hostIPv4(): string {
   return '127.0.0.1';
 }
 
-/** The DNS flags, filled from --config's KubeletConfiguration where the command line does not give them. */
-function withKubeletConfigFile<T extends { config?: string; 'cluster-dns'?: string; 'cluster-domain'?: string }>(values: T): T {
+/** The DNS and sysctl flags, filled from --config's KubeletConfiguration where the command line does not give them. */
+function withKubeletConfigFile<T extends { config?: string; 'cluster-dns'?: string; 'cluster-domain'?: string; 'allowed-unsafe-sysctls'?: string }>(values: T): T {
   if (!values.config) return values;
   const file = readKubeletConfigFile(values.config);
   return {
     ...values,
     'cluster-dns': values['cluster-dns'] ?? file.clusterDNS?.join(','),
     'cluster-domain': values['cluster-domain'] ?? file.clusterDomain,
+    'allowed-unsafe-sysctls': values['allowed-unsafe-sysctls'] ?? file.allowedUnsafeSysctls?.join(','),
   };
 }
 

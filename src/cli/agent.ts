@@ -44,6 +44,8 @@ Flags:
       --control-plane                       register as a control-plane node (label node-role.kubernetes.io/control-plane
                                             and taint node-role.kubernetes.io/control-plane:NoSchedule)
       --max-pods int                        pods the node can run (default 110)
+      --allowed-unsafe-sysctls strings      comma-separated allowlist of unsafe sysctls or unsafe sysctl patterns
+                                            (ending in *) pods may set beside the safe ones; use at your own risk
       --cpu string                          cpu capacity (default "4"; cri, process: the host's)
       --memory string                       memory capacity (default "8Gi"; cri, process: the host's)
       --ephemeral-storage string            ephemeral-storage capacity (default "100Gi"; cri, process: the root dir's filesystem)
@@ -86,7 +88,7 @@ const agentFlagOptions = {
   kubeconfig: { type: 'string' }, 'bootstrap-kubeconfig': { type: 'string' }, 'cert-dir': { type: 'string' }, 'node-name': { type: 'string' }, runtime: { type: 'string', default: 'simulated' },
   'static-pod-runtime': { type: 'string' },
   labels: { type: 'string' }, 'node-labels': { type: 'string' }, 'register-with-taints': { type: 'string' }, 'control-plane': { type: 'boolean' },
-  'max-pods': { type: 'string', default: '110' }, cpu: { type: 'string' }, memory: { type: 'string' },
+  'max-pods': { type: 'string', default: '110' }, 'allowed-unsafe-sysctls': { type: 'string' }, cpu: { type: 'string' }, memory: { type: 'string' },
   'ephemeral-storage': { type: 'string' }, 'node-ip': { type: 'string' }, 'pod-cidr': { type: 'string' },
   'start-delay': { type: 'string', default: '0s' }, 'ready-delay': { type: 'string', default: '0s' }, 'delete-delay': { type: 'string' },
   'container-runtime-endpoint': { type: 'string', default: 'unix:///run/containerd/containerd.sock' },

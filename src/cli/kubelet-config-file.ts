@@ -2,7 +2,7 @@
  * The kubelet's configuration file (`--config`, kubelet.config.k8s.io/v1beta1
  * KubeletConfiguration), as kubeadm writes it to /var/lib/kubelet/config.yaml
  * from the cluster's `kubelet-config` ConfigMap. k8ts's agent reads the DNS
- * fields (clusterDNS, clusterDomain); staticPodPath is written for kubeadm's
+ * fields (clusterDNS, clusterDomain) and allowedUnsafeSysctls; staticPodPath is written for kubeadm's
  * shape but the agent takes --pod-manifest-path, and other fields of the
  * kind are accepted and ignored. A flag given on the command line wins over
  * the file, as the kubelet's flag precedence says.
@@ -20,6 +20,7 @@ export interface KubeletConfiguration {
   clusterDNS?: string[];
   clusterDomain?: string;
   staticPodPath?: string;
+  allowedUnsafeSysctls?: string[];
 }
 
 /** kubeadm's defaults for a cluster whose kube-dns Service is at `dnsIP` (componentconfigs/kubelet.go). */
@@ -47,10 +48,15 @@ export function parseKubeletConfiguration(text: string, source: string): Kubelet
   }
   if (o.clusterDomain !== undefined && typeof o.clusterDomain !== 'string') throw new Error('invalid configuration: clusterDomain (--cluster-domain) must be a string');
   if (o.staticPodPath !== undefined && typeof o.staticPodPath !== 'string') throw new Error('invalid configuration: staticPodPath must be a string');
+  const unsafe = o.allowedUnsafeSysctls;
+  if (unsafe !== undefined && (!Array.isArray(unsafe) || unsafe.some((s) => typeof s !== 'string'))) {
+    throw new Error('invalid configuration: allowedUnsafeSysctls (--allowed-unsafe-sysctls) must be a list of strings');
+  }
   return {
     apiVersion: kubeletConfigAPIVersion, kind: 'KubeletConfiguration', clusterDNS: dns as string[],
     ...(o.clusterDomain !== undefined ? { clusterDomain: o.clusterDomain as string } : {}),
     ...(o.staticPodPath !== undefined ? { staticPodPath: o.staticPodPath as string } : {}),
+    ...(unsafe !== undefined ? { allowedUnsafeSysctls: unsafe as string[] } : {}),
   };
 }
 

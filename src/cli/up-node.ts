@@ -38,6 +38,8 @@ export interface RealNodeOptions {
   logger: Logger;
   /** --cluster-dns for the node agent: the kube-dns Service address (KubeletConfiguration clusterDNS). */
   clusterDNS?: string;
+  /** The agent's --allowed-unsafe-sysctls, as given to up. */
+  allowedUnsafeSysctls?: string;
 }
 
 export interface RealNode {
@@ -73,6 +75,7 @@ export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
     '--pod-cidr', o.podCIDR, '--root-dir', join(o.dataDir, 'kubelet'), '--pod-logs-dir', join(o.dataDir, 'pods'),
     '--kubelet-port', String(o.kubeletPort), ...(endpoint ? ['--container-runtime-endpoint', endpoint] : []),
     ...(o.clusterDNS ? ['--cluster-dns', o.clusterDNS] : []),
+    ...(o.allowedUnsafeSysctls ? ['--allowed-unsafe-sysctls', o.allowedUnsafeSysctls] : []),
   ];
   const agent = superviseAgent(args, o.logger);
   return {

@@ -53,6 +53,7 @@ export const upHelp = `Start a local k8ts cluster: simulated nodes, or one real 
 Usage:
   k8ts up [--data-dir .k8ts] [--port 6443] [--workers 2] [--control-plane-name control-plane] [--log-format text|json]
           [--control-loops-thread] [--start-delay 500ms] [--delete-delay 1s]
+          [--allowed-unsafe-sysctls 'kernel.msg*,net.core.somaxconn']
   sudo k8ts up --runtime cri [--container-runtime-endpoint unix:///run/containerd/containerd.sock]
           [--node-name NAME] [--node-ip IP] [--pod-cidr 10.244.0.0/24] [--kubelet-port 10250]
   k8ts up --runtime process [--node-name NAME] ...
@@ -90,6 +91,9 @@ hello-app, echoserver, httpd, agnhost liveness, goproxy, redis, guestbook
 frontend, mysql and WordPress servers, and so do NodePort and LoadBalancer
 ports on 127.0.0.1 (the nodes' address) and httpGet/tcpSocket probes (a port
 none of them listens on is refused); attach says that no process runs.
+Every node admits pods as the kubelet does: a pod setting a sysctl outside
+1.32's safe ones and --allowed-unsafe-sysctls (namespaced sysctls or patterns
+ending in *) fails with SysctlForbidden.
 Ctrl-C stops everything; the data stays in the data directory.
 
 On a terminal the JSON log lines go to DATA_DIR/k8ts.log (errors are also
@@ -105,7 +109,7 @@ export async function runUp(args: string[]): Promise<number> {
       'node-name': { type: 'string' }, 'node-ip': { type: 'string' }, 'pod-cidr': { type: 'string', default: '10.244.0.0/24' },
       'kubelet-port': { type: 'string', default: '10250' }, 'log-format': { type: 'string' },
       'control-loops-thread': { type: 'boolean', default: false }, 'start-delay': { type: 'string', default: upStartDelay },
-      'delete-delay': { type: 'string', default: upDeleteDelay },
+      'delete-delay': { type: 'string', default: upDeleteDelay }, 'allowed-unsafe-sysctls': { type: 'string' },
     },
   });
   let startDelayMs: number, deleteDelayMs: number;
@@ -113,6 +117,13 @@ export async function runUp(args: string[]): Promise<number> {
     startDelayMs = mustParseDuration('start-delay', values['start-delay']!);
     deleteDelayMs = mustParseDuration('delete-delay', values['delete-delay']!);
   } catch (err) { console.error(`Error: ${(err as Error).message}`); return 1; }
+  // Checked before anything starts, in the kubelet's words (its nodes are kubelets); parsed only when given.
+  let sysctls: import('../kubelet/sysctl.js').SysctlAllowlist | undefined;
+  if (values['allowed-unsafe-sysctls']) {
+    try {
+      sysctls = (await import('../kubelet/flags.js')).parseUnsafeSysctlsFlag(values['allowed-unsafe-sysctls']);
+    } catch (err) { console.error(`Error: failed to run Kubelet: failed to create kubelet: ${(err as Error).message}`); return 1; }
+  }
   if (!['simulated', 'cri', 'process'].includes(values.runtime!)) { console.error(`Error: runtime "${values.runtime}" is not supported (available: simulated, cri, process)`); return 1; }
   const dataDir = resolve(values['data-dir']!);
   const logNote = routeLogs(values['log-format'], dataDir);
@@ -146,7 +157,7 @@ export async function runUp(args: string[]): Promise<number> {
     address: '127.0.0.1', clientCAPem: cp.clientConfig.caPem, podLogsDir: resolve(dataDir, 'pod-logs'), reviewer: reviewerFor(reviewClients),
     certDir: resolve(dataDir, 'kubelet-pki'), clusterDNS: [upClusterDNS], apiServer: cp.clientConfig.server,
   };
-  const sim = new NodeSimulator(clients, { count: 0, logger: logger.with('sim'), kubelet, startDelayMs, deleteDelayMs });
+  const sim = new NodeSimulator(clients, { count: 0, logger: logger.with('sim'), kubelet, startDelayMs, deleteDelayMs, sysctls });
   const workers = Number(values.workers);
   // Listening for SIGTERM/SIGINT before the nodes register: a signal while they do stops the cluster cleanly
   // instead of killing the process (Node's default for a signal nobody handles).
@@ -200,6 +211,7 @@ interface RealNodeFlags {
   'node-ip'?: string;
   'pod-cidr'?: string;
   'kubelet-port'?: string;
+  'allowed-unsafe-sysctls'?: string;
   logNote: string;
 }
 
@@ -209,7 +221,7 @@ async function upRealNode(startRealNode: typeof import('./up-node.js').startReal
     node = await startRealNode({
       runtime: f.runtime, dataDir: f.dataDir, kubeconfigPath: cp.kubeconfigPath, nodeName: f['node-name'], nodeIP: f['node-ip'],
       podCIDR: f['pod-cidr']!, endpoint: f['container-runtime-endpoint'], kubeletPort: Number(f['kubelet-port']), logger: logger.with('node'),
-      clusterDNS: upClusterDNS,
+      clusterDNS: upClusterDNS, allowedUnsafeSysctls: f['allowed-unsafe-sysctls'],
     });
   } catch (err) {
     await cp.close();

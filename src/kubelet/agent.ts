@@ -48,6 +48,7 @@ import type { KubeletHost } from './server/host.js';
 import { procMachine, simulatedMachine, SummaryProvider } from './stats/provider.js';
 import { generatePodStatus } from './status/generate.js';
 import { PressureTracker, type NodeMeasurements } from './pressure.js';
+import type { SysctlAllowlist } from './sysctl.js';
 import {
   annotationSimulated, controlPlaneTaint, initialNode, kubeletVersion, labelControlPlane, labelExcludeFromLB,
   nodeStatus, nodeStatusHasChanged, nodeStatusPatch, reconcileDefaultLabels, type NodeConfig, type NodeHealth, type RecordNodeEvent,
@@ -91,6 +92,8 @@ export interface NodeAgentOptions {
   simulated?: boolean;
   /** The kubelet server's port, reported in status.daemonEndpoints (default 10250). */
   kubeletPort?: number;
+  /** The safe sysctls and --allowed-unsafe-sysctls (sysctl.ts nodeSysctlAllowlist); default: the safe ones. */
+  sysctls?: SysctlAllowlist;
   /** A real node's measurements behind MemoryPressure and DiskPressure (hostpressure.ts); absent: never under pressure. */
   measurePressure?: () => NodeMeasurements;
   /**
@@ -223,7 +226,7 @@ export class NodeAgent {
       nodeName: opts.nodeName, runtime: deps.runtime, status: this.staticPods?.status ?? this.statusManager, clients: deps.clients,
       node: () => this.node ?? initialNode(this.config, this.health, this.timers.now()),
       hostIP: opts.internalIP, timers: this.timers, logger: this.logger, recorder: this.recorder,
-      deleteDelayMs: opts.deleteDelayMs ?? 200, metrics: deps.metrics, housekeeping: deps.housekeeping,
+      deleteDelayMs: opts.deleteDelayMs ?? 200, metrics: deps.metrics, housekeeping: deps.housekeeping, sysctls: opts.sysctls,
     });
     this.staticPods?.attach(this.workers);
     this.stats = new SummaryProvider({

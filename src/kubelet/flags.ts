@@ -5,6 +5,7 @@
  */
 import { parseTaint, type Taint } from '../api/taints.js';
 import { isQualifiedName, isValidLabelValue } from '../api/names.js';
+import { nodeSysctlAllowlist, type SysctlAllowlist } from './sysctl.js';
 
 export function parseLabelsFlag(flag: string, value: string | undefined): Record<string, string> {
   const labels: Record<string, string> = {};
@@ -34,4 +35,13 @@ export function parseCountFlag(flag: string, value: string | undefined, min = 0)
   const n = Number(value);
   if (value === undefined || !Number.isInteger(n) || n < min) throw new Error(`invalid argument "${value}" for "--${flag}" flag: must be an integer >= ${min}`);
   return n;
+}
+
+/**
+ * --allowed-unsafe-sysctls a,b*: the node's sysctl allowlist, undefined when none is given (the safe
+ * sysctls only). Throws the kubelet's start-up error for a pattern it would not allow.
+ */
+export function parseUnsafeSysctlsFlag(value: string | undefined): SysctlAllowlist | undefined {
+  const patterns = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return patterns.length ? nodeSysctlAllowlist(patterns) : undefined;
 }

@@ -32,6 +32,7 @@ import type { PodHandler } from './podsource.js';
 import type { PodStatusWriter } from './staticpods/status.js';
 import { generatePodStatus, rejectedPodStatus } from './status/generate.js';
 import { canAdmitPod } from './admission.js';
+import type { SysctlAllowlist } from './sysctl.js';
 import type { Timers } from './timers.js';
 import type { KubeletMetrics } from './metrics.js';
 import { ProbeManager } from './prober/manager.js';
@@ -50,6 +51,8 @@ export interface PodWorkersDeps {
   clients?: Clientset;
   /** The node as last seen (for admission). */
   node(): Node | undefined;
+  /** The sysctls pods may set here (admission); default: the safe ones only. */
+  sysctls?: SysctlAllowlist;
   hostIP: string;
   timers: Timers;
   logger: Logger;
@@ -194,7 +197,7 @@ export class PodWorkers implements PodHandler {
   }
 
   private admit(rec: PodRecord): void {
-    const result = canAdmitPod(this.deps.node(), rec.pod, this.activePods());
+    const result = canAdmitPod(this.deps.node(), rec.pod, this.activePods(), this.deps.sysctls);
     if (result.admit) { rec.admitted = true; return; }
     rec.admitted = false;
     rec.rejection = { reason: result.reason, message: result.message };

@@ -41,6 +41,7 @@ import { SimulatedRuntime } from './runtime/simulated/runtime.js';
 import { nodeIPForIndex, podCIDRForIndex } from './runtime/simulated/ipam.js';
 import { ServiceObjects } from './runtime/simulated/service-objects.js';
 import type { KubeletMetrics } from './metrics.js';
+import type { SysctlAllowlist } from './sysctl.js';
 import { createKubeletAuth, createKubeletServer, persistedServingCertificate, reviewerFor, selfSignedServingCertificate, type KubeletAuth, type KubeletReviewer, type KubeletServer } from './server/index.js';
 import type { PodObjectGetter } from './volumes/objects.js';
 import { ServiceAccountTokenManager } from './token/manager.js';
@@ -63,6 +64,8 @@ export interface SimulatedNodeOptions {
   deleteDelayMs?: number;
   /** Index for the pod CIDR and node IP; default: the next free one. */
   index?: number;
+  /** The sysctls its pods may set (--allowed-unsafe-sysctls, sysctl.ts); default: the safe ones. */
+  sysctls?: SysctlAllowlist;
 }
 
 export interface NodeSimulatorOptions extends Omit<SimulatedNodeOptions, 'controlPlane' | 'index'> {
@@ -207,7 +210,7 @@ export class NodeSimulator {
       nodeName: name, labels: o.labels, annotations: o.annotations, taints: o.taints, controlPlane: o.controlPlane, instanceType: o.instanceType,
       cpu: o.cpu, memory: o.memory, pods: o.pods, ephemeralStorage: o.ephemeralStorage, internalIP, podCIDR,
       leaseDurationSeconds: this.opts.leaseDurationSeconds, nodeStatusReportFrequencyMs: this.opts.nodeStatusReportFrequencyMs,
-      deleteDelayMs: o.deleteDelayMs, events: this.opts.events ?? true, kubeletPort: kubelet?.port ?? 0, lightWrites: this.opts.lightWrites,
+      deleteDelayMs: o.deleteDelayMs, events: this.opts.events ?? true, kubeletPort: kubelet?.port ?? 0, lightWrites: this.opts.lightWrites, sysctls: o.sysctls,
     };
     const agent = new NodeAgent({
       clients: this.clients, runtime, logger: this.logger, timers, pods: this.pods, nodes: this.nodes, heartbeats: this.heartbeats, housekeeping: this.housekeeping,

@@ -32,6 +32,29 @@ function namespacedBy(name: string): Namespace {
   return name.startsWith('net.') ? 'Net' : '';
 }
 
+/** The pattern a --allowed-unsafe-sysctls entry must match (SysctlContainSlashPatternFmt). */
+export const sysctlPatternFmt = '([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*([a-z0-9][-_a-z0-9]*)?[a-z0-9*]';
+const sysctlPattern = new RegExp(`^${sysctlPatternFmt}$`);
+
+/**
+ * NewAllowlist of the safe sysctls and the node's --allowed-unsafe-sysctls. The kubelet refuses to
+ * start, in these words, on a pattern that is malformed or names no namespaced sysctl: a sysctl the
+ * kernel does not namespace would change the node itself, not the pod's sandbox.
+ */
+export function nodeSysctlAllowlist(unsafe: readonly string[]): SysctlAllowlist {
+  const names: string[] = [];
+  for (const pattern of unsafe) {
+    if (pattern.length > 253 || !sysctlPattern.test(pattern)) {
+      throw new Error(`sysctl ${JSON.stringify(pattern)} must have at most 253 characters and match regex ${sysctlPatternFmt}`);
+    }
+    const name = normalizeSysctlName(pattern);
+    const prefix = name.endsWith('*') ? name.slice(0, -1) : name;
+    if (namespacedBy(prefix) === '') throw new Error(`the sysctls ${JSON.stringify(prefix)} are not known to be namespaced`);
+    names.push(name);
+  }
+  return new SysctlAllowlist([...safeSysctls, ...names]);
+}
+
 /** NormalizeName: a name whose first separator is `/` has its `/` and `.` swapped. */
 export function normalizeSysctlName(name: string): string {
   const first = name.search(/[./]/);

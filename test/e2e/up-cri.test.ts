@@ -105,6 +105,28 @@ spec:
     await kubectl(['delete', 'pod', 'hostaliases-pod', '--now']);
   });
 
+  it('a pod\'s sysctls are set in its sandbox\'s namespaces, which its container shares (Using sysctls: the safe ones)', async () => {
+    await kubectl(['apply', '-f', '-'], `apiVersion: v1
+kind: Pod
+metadata:
+  name: sysctl-safe
+spec:
+  securityContext:
+    sysctls:
+    - name: kernel.shm_rmid_forced
+      value: "1"
+    - name: net/ipv4/ip_local_port_range
+      value: "1024 65000"
+  containers:
+  - name: c
+    image: k8ts.local/busybox:1
+    command: ["sleep", "3600"]
+`);
+    await kubectl(['wait', '--for=condition=Ready', 'pod/sysctl-safe', '--timeout=120s']);
+    assert.equal(await kubectl(['exec', 'sysctl-safe', '--', 'cat', '/proc/sys/kernel/shm_rmid_forced', '/proc/sys/net/ipv4/ip_local_port_range']), '1\n1024\t65000\n');
+    await kubectl(['delete', 'pod', 'sysctl-safe', '--now']);
+  });
+
   it('the add-ons run as host processes of this k8ts: kube-proxy 1/1 with logs, coredns Running; a pod resolves Services through 10.96.0.10 and reaches a ClusterIP', async () => {
     await eventually(async () => {
       const ds = await getJSON(['get', 'ds', '-n', 'kube-system', 'kube-proxy']);

@@ -43,8 +43,8 @@
  * Service: `kubectl -n kube-system get configmap coredns -o yaml` is NotFound
  * (k8ts's DNS answers from informers and reads no Corefile, so the page's
  * stub domains and upstream nameservers have nowhere to go). Using sysctls'
- * "Enabling Unsafe Sysctls": the nodes of `k8ts up` take no
- * --allowed-unsafe-sysctls, so only the safe list is ever allowed.
+ * "Enabling Unsafe Sysctls" (`k8ts up --allowed-unsafe-sysctls`) is walked in
+ * up-unsafe-sysctls.test.ts.
  * Every wait polls a condition with a generous deadline; nothing is timed.
  */
 import { describe, it, before, after } from 'node:test';

@@ -47,6 +47,14 @@ describe('CRI configs', () => {
     }
   });
 
+  it('the pod\'s sysctls go to the sandbox, names dotted as the kubelet converts them; none: no sysctls member', () => {
+    const cfg = podSandboxConfig(pod({ securityContext: { sysctls: [
+      { name: 'kernel.shm_rmid_forced', value: '1' }, { name: 'net/ipv4/ip_local_port_range', value: '1024 65000' },
+    ] } }), ctx, 0);
+    assert.deepEqual(cfg.linux!.sysctls, { 'kernel.shm_rmid_forced': '1', 'net.ipv4.ip_local_port_range': '1024 65000' });
+    assert.equal('sysctls' in podSandboxConfig(pod(), ctx, 0).linux!, false);
+  });
+
   it('port mappings: every app container port, TCP by default, a repeated name left out (MakePortMappings)', () => {
     const cfg = podSandboxConfig(pod({
       containers: [

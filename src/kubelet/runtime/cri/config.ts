@@ -32,6 +32,7 @@ import { podFieldValue, resourceFieldValue, type NodeAllocatable } from '../../v
 import { podLogsDirectory } from '../../logs/index.js';
 import { linuxContainerResources } from './resources.js';
 import { podDNSConfig, type KubeletDNSOptions } from '../../dns.js';
+import { normalizeSysctlName } from '../../sysctl.js';
 
 export const labelPodName = 'io.kubernetes.pod.name';
 export const labelPodNamespace = 'io.kubernetes.pod.namespace';
@@ -81,6 +82,17 @@ export function sandboxLabels(pod: Pod, nodeName: string): Record<string, string
   return { ...(m.labels ?? {}), [labelPodName]: m.name!, [labelPodNamespace]: m.namespace!, [labelPodUID]: m.uid!, [labelNodeName]: nodeName };
 }
 
+/**
+ * The pod's sysctls for the sandbox (upstream's generatePodSandboxLinuxConfig), names in the dotted
+ * form as the kubelet converts them: the runtime sets them in the pod's namespaces, which its
+ * containers share. Admission (kubelet/sysctl.ts) has already refused any the node does not allow.
+ */
+function sandboxSysctls(pod: Pod): { sysctls?: Record<string, string> } {
+  const list = pod.spec?.securityContext?.sysctls;
+  if (!list?.length) return {};
+  return { sysctls: Object.fromEntries(list.map((s) => [normalizeSysctlName(s.name), s.value])) };
+}
+
 export function podSandboxConfig(pod: Pod, ctx: PodContext, attempt: number): cri.PodSandboxConfig {
   const m = pod.metadata!;
   const spec = pod.spec ?? ({} as NonNullable<Pod['spec']>);
@@ -92,7 +104,7 @@ export function podSandboxConfig(pod: Pod, ctx: PodContext, attempt: number): cr
     labels: sandboxLabels(pod, ctx.nodeName),
     annotations: { ...(m.annotations ?? {}) },
     portMappings: portMappings(pod),
-    linux: { securityContext: { namespaceOptions: namespaceOptions(pod) } },
+    linux: { securityContext: { namespaceOptions: namespaceOptions(pod) }, ...sandboxSysctls(pod) },
     ...(ctx.dns ? { dnsConfig: podDNSConfig(pod, ctx.dns).config } : {}),
   };
 }
