@@ -7,11 +7,22 @@
  *  - InPlacePodVerticalScaling (alpha in 1.32): containers' `resizePolicy`.
  *    The Resize CPU and Memory Resources page's qos-demo-5 is stored without
  *    it, as a default 1.32 cluster stores it.
+ *  - PodLevelResources (alpha in 1.32): the pod's own `spec.resources`. The
+ *    Assign Pod-level CPU and Memory Resources page's pod is created without
+ *    it (dropPodLevelResources).
+ *  - ImageVolume (alpha in 1.31 and 1.32): a volume's `image` source. A volume
+ *    that had no other source then has none, and validation refuses the pod
+ *    (`must specify a volume type`), as 1.32 refuses Use an Image Volume with
+ *    a Pod's pod (dropImageVolumes).
  *
  * A field the old object already uses stays (upstream's "InUse" checks), so an
  * object written with it before keeps it through its updates.
  */
-import type { Container, PodSpec } from 'kubernetes-types/core/v1.js';
+import type { Container, PodSpec, ResourceRequirements, Volume } from 'kubernetes-types/core/v1.js';
+
+/** The 1.31-1.32 fields kubernetes-types 1.30 lacks (scripts/openapi-1.32-fields.json has their schema). */
+type Spec132 = PodSpec & { resources?: ResourceRequirements };
+type Volume132 = Volume & { image?: { reference?: string; pullPolicy?: string } };
 
 type Containers = (Pick<Container, 'resizePolicy'>)[] | undefined;
 
@@ -23,8 +34,10 @@ const resizePolicyInUse = (spec: PodSpec | undefined) => containerLists(spec).so
 
 /** Drops from `spec` the fields of the gates that are off, unless `old` (an update's stored spec) uses them. */
 export function dropDisabledPodSpecFields(spec: PodSpec | undefined, old: PodSpec | undefined): void {
-  if (!spec || resizePolicyInUse(old)) return;
-  for (const list of containerLists(spec)) for (const c of list ?? []) delete c.resizePolicy;
+  if (!spec) return;
+  if (!resizePolicyInUse(old)) for (const list of containerLists(spec)) for (const c of list ?? []) delete c.resizePolicy;
+  if ((old as Spec132 | undefined)?.resources === undefined) delete (spec as Spec132).resources;
+  if (!(old?.volumes as Volume132[] | undefined)?.some((v) => v.image !== undefined)) for (const v of (spec.volumes ?? []) as Volume132[]) delete v.image;
 }
 
 /** Where a kind keeps its pod template's spec (keys as resources.ts's kindKey); undefined: the kind has none. */

@@ -21,11 +21,8 @@
  * --dry-run=server; --validate=ignore creates the pod) and the rest of Debug
  * Running Pods (nginx-with-request described, the crashing `false` pod,
  * --set-image, the custom profile).
- * Not as upstream, too big for this walk: Use an Image Volume with a Pod. 1.32
- * (ImageVolume alpha, off) drops `volumes[].image` and refuses the pod with
- * `spec.volumes[0]: Required value: must specify a volume type`; k8ts's
- * schema (kubernetes-types 1.30) has no such field, so strict decoding
- * refuses it as unknown.
+ * Use an Image Volume with a Pod, once refused as an unknown field, is walked
+ * in up-tutorials-pages16.
  * Every wait polls a condition with a generous deadline; nothing is timed.
  */
 import { describe, it, before, after } from 'node:test';

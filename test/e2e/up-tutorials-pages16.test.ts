@@ -35,11 +35,15 @@
  * Configure Multiple Schedulers (a pod for a scheduler that is not running
  * stays Pending without events) and Troubleshooting Clusters (get nodes,
  * cluster-info dump's sections and logs, a node's yaml).
- * Not as upstream, too big for this walk: Assign Pod-level CPU and Memory
- * Resources. 1.32 (PodLevelResources alpha, off) drops the pod's
- * `spec.resources` and creates the pod; k8ts's schema (kubernetes-types 1.30)
- * has no such field, so strict decoding refuses the page's pod with
- * `strict decoding error: unknown field "spec.resources"`. Customizing DNS
+ *  - Assign Pod-level CPU and Memory Resources and Use an Image Volume with a
+ *    Pod: k8ts's schema (kubernetes-types 1.30) had neither `spec.resources`
+ *    nor `volumes[].image`, so strict decoding refused the pages' pods as
+ *    unknown fields. 1.32's schema has both, and with their gates off
+ *    (PodLevelResources, ImageVolume) its API server drops them: the first pod
+ *    is created without pod-level resources, the second is refused with
+ *    `spec.volumes[0]: Required value: must specify a volume type` (its only
+ *    volume source gone); now the same, and `kubectl explain` shows both.
+ * Not as upstream, too big for this walk: Customizing DNS
  * Service: `kubectl -n kube-system get configmap coredns -o yaml` is NotFound
  * (k8ts's DNS answers from informers and reads no Corefile, so the page's
  * stub domains and upstream nameservers have nowhere to go). Using sysctls'
@@ -220,6 +224,21 @@ describe('k8ts up: the ReadWriteOncePod, Only Some Nodes, Imperative Configurati
     assert.equal(beta.stderr, 'Warning: example.com/v1beta1 CronTab is deprecated\n');
     assert.equal((await kubectl(['get', 'crontabs.v1.example.com'])).stderr, '');
     await kubectl(['delete', 'crd', 'crontabs.example.com']);
+  });
+
+  it('Pod-level resources and image volumes (1.32 gates off): the fields are known, then dropped as 1.32 drops them', async () => {
+    await kubectl(['create', 'namespace', 'pod-resources-example']);
+    assert.equal(await out(['apply', '-f', file('pod-level-resources.yaml', m.podLevelResources)]), 'pod/pod-resources-demo created\n');
+    const stored = JSON.parse(await out(['get', 'pod', '-n', 'pod-resources-example', 'pod-resources-demo', '-o', 'json'])) as Pod;
+    assert.equal('resources' in stored.spec!, false);
+    assert.deepEqual(stored.spec!.containers[0]!.resources, { limits: { cpu: '500m', memory: '100Mi' }, requests: { cpu: '500m', memory: '50Mi' } });
+    const refused = await kubectl(['apply', '-f', file('image-volumes.yaml', m.imageVolumePod)], undefined, true);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr, 'The Pod "image-volume" is invalid: \n* spec.volumes[0]: Required value: must specify a volume type\n'
+      + '* spec.containers[0].volumeMounts[0].name: Not found: "volume"\n');
+    assert.match(await out(['explain', 'pod.spec.resources']), /^KIND: {7}Pod\nVERSION: {4}v1\n\nFIELD: resources <ResourceRequirements>\n\n\nDESCRIPTION:\n {4}Resources is the total amount of CPU and Memory resources required by all\n/);
+    assert.match(await out(['explain', 'pod.spec.volumes.image']), /\nFIELD: image <ImageVolumeSource>\n[\s\S]*\nFIELDS:\n {2}pullPolicy\t<string>\n[\s\S]*\n {2}reference\t<string>\n/);
+    await kubectl(['delete', 'namespace', 'pod-resources-example', '--wait=false']);
   });
 
   it('Troubleshooting Clusters: every node Ready, cluster-info dump\'s objects and logs, a node\'s yaml', async () => {

@@ -74,6 +74,17 @@ describe('podResolver', () => {
 
 describe('dropDisabledFields', () => {
   const policy = [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }];
+  it('drops the pod\'s own resources and volumes\' image sources (PodLevelResources, ImageVolume), unless the stored spec uses them', () => {
+    const requirements = { requests: { cpu: '1' } };
+    const volumes = () => [{ name: 'v', image: { reference: 'r' } }, { name: 'e', emptyDir: {} }];
+    const pod = { spec: { containers: [], resources: requirements, volumes: volumes() } };
+    dropDisabledFields('v1/Pod', pod);
+    assert.deepEqual(pod.spec, { containers: [], volumes: [{ name: 'v' }, { name: 'e', emptyDir: {} }] });
+    const deployment = { spec: { template: { spec: { containers: [], resources: requirements, volumes: volumes() } } } };
+    dropDisabledFields('apps/v1/Deployment', deployment, { spec: { template: { spec: { containers: [], resources: requirements, volumes: volumes() } } } });
+    assert.deepEqual(deployment.spec.template.spec, { containers: [], resources: requirements, volumes: volumes() });
+  });
+
   it('drops containers\' resizePolicy from pods and templates, unless the stored object uses it', () => {
     const pod = { spec: { containers: [{ name: 'c', resizePolicy: policy }], initContainers: [{ name: 'i', resizePolicy: policy }] } };
     dropDisabledFields('v1/Pod', pod);
