@@ -32,6 +32,7 @@ import { isIP } from 'node:net';
 import { X509Certificate } from 'node:crypto';
 import type { HttpOutcome, HttpRequest, HttpResponse } from './http-commands.js';
 import { clientRequestHeaders, readResponse } from './http-wire.js';
+import { pemBlocks } from '../../../pki/index.js';
 
 /** The Service port the API server is published on (the master service's `https` port). */
 export const kubernetesServicePort = 443;
@@ -44,8 +45,7 @@ const chainFailures = new Set([
 
 /** The CA certificates of a PEM file's text, or undefined when it holds none (curl's CURLE_SSL_CACERT_BADFILE). */
 function caCertificates(pem: string | undefined): string[] | undefined {
-  const blocks = pem?.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  const valid = blocks.filter((b) => { try { new X509Certificate(b); return true; } catch { return false; } });
+  const valid = pemBlocks(pem ?? '').filter((b) => { try { new X509Certificate(b); return true; } catch { return false; } });
   return valid.length ? valid : undefined;
 }
 
